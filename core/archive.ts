@@ -1,0 +1,124 @@
+// Archive paths and the small JSON files that describe the archive (docs/FORMAT.md §2–§7). Like tessera's
+// layout package, every path is a pure function here, imported by every writer and reader, so the pipeline,
+// the server and the browser can never disagree on where a file lives. Paths are relative to the archive root
+// (`ledgers/`), with `/` separators.
+import { FormatError } from './errors.ts';
+import { isDate, isIsoTime } from './ledger.ts';
+
+export const CHECKPOINT_PATH = 'checkpoint';
+export const DAYS_PATH = 'days.json';
+export const INDEX_JSON_PATH = 'index-sha256.json';
+export const OTS_STATUS_PATH = 'ots_status.json';
+export const BLOCK_INFO_PATH = 'block_info.json';
+
+export const ledgerPath = (date: string): string => `${date}.json`;
+export const ecdsaSignaturePath = (date: string): string => `${date}.json.sig`;
+export const mldsaSignaturePath = (date: string): string => `${date}.json.dilithium.sig`;
+export const signaturesMetaPath = (date: string): string => `${date}.json.signatures.json`;
+export const dayCheckpointPath = (date: string): string => `${date}.checkpoint`;
+export const ledgerOtsPath = (date: string): string => `${date}.json.ots`;
+
+/** The files published for one day, in the order they are written (the ledger file last is not required:
+ * every file is created atomically and the day counts as published only once days.json names it). */
+export function dayArtifactPaths(date: string): string[] {
+  return [ledgerPath(date), ecdsaSignaturePath(date), mldsaSignaturePath(date), signaturesMetaPath(date), dayCheckpointPath(date)];
+}
+
+export type CacheClass = 'immutable' | 'short';
+
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint)$/;
+const FULL_TILE = /^tile\/(\d+|entries)\/(x\d{3}\/)*\d{3}$/;
+
+/** How long a file may be cached: daily artifacts and full tiles never change; partial tiles never change
+ * either (their width is in the path). Everything else (checkpoint, index, status) is replaced over time. */
+export function cacheClass(path: string): CacheClass {
+  if (DAY_FILE.test(path) || FULL_TILE.test(path) || /^tile\/.+\.p\/\d+$/.test(path)) return 'immutable';
+  return 'short';
+}
+
+/** Date of a daily artifact path, or null. */
+export function dateOfDayFile(path: string): string | null {
+  const m = DAY_FILE.exec(path);
+  return m && isDate(m[1]!) ? m[1]! : null;
+}
+
+export interface DayRecord {
+  date: string;
+  firstIndex: number;
+  entryCount: number;
+  treeSize: number;
+  /** Root after the day, lower-case hex. */
+  root: string;
+  /** SHA-256 of the ledger file, lower-case hex. */
+  sha256: string;
+}
+
+export interface DaysFile {
+  origin: string;
+  days: DayRecord[];
+}
+
+export const DAYS_FORMAT = 'timeseal-days/1';
+
+export function encodeDays(file: DaysFile): string {
+  const days = file.days.map((d) => ({
+    date: d.date,
+    first_index: d.firstIndex,
+    entry_count: d.entryCount,
+    tree_size: d.treeSize,
+    root: d.root,
+    sha256: d.sha256,
+  }));
+  return `${JSON.stringify({ format: DAYS_FORMAT, origin: file.origin, days }, null, 1)}\n`;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+export function parseDays(text: string): DaysFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new FormatError(DAYS_PATH, 'not valid JSON', { cause: err });
+  }
+  const obj = raw as { format?: unknown; origin?: unknown; days?: unknown };
+  if (obj?.format !== DAYS_FORMAT) throw new FormatError(`${DAYS_PATH}.format`, `expected "${DAYS_FORMAT}"`);
+  if (typeof obj.origin !== 'string' || !obj.origin) throw new FormatError(`${DAYS_PATH}.origin`, 'expected a string');
+  if (!Array.isArray(obj.days)) throw new FormatError(`${DAYS_PATH}.days`, 'expected an array');
+  let previous: DayRecord | undefined;
+  const days = obj.days.map((d: Record<string, unknown>, i: number): DayRecord => {
+    const where = `${DAYS_PATH}.days[${i}]`;
+    const day: DayRecord = {
+      date: String(d.date),
+      firstIndex: Number(d.first_index),
+      entryCount: Number(d.entry_count),
+      treeSize: Number(d.tree_size),
+      root: String(d.root),
+      sha256: String(d.sha256),
+    };
+    if (!isDate(day.date)) throw new FormatError(`${where}.date`, 'expected YYYY-MM-DD');
+    for (const n of ['firstIndex', 'entryCount', 'treeSize'] as const) {
+      if (!Number.isSafeInteger(day[n]) || day[n] < 0) throw new FormatError(`${where}.${n}`, 'expected an integer');
+    }
+    if (!HEX64.test(day.root) || !HEX64.test(day.sha256)) throw new FormatError(where, 'expected hex digests');
+    if (day.firstIndex + day.entryCount !== day.treeSize) throw new FormatError(where, 'first_index + entry_count != tree_size');
+    if (previous && (previous.date >= day.date || previous.treeSize !== day.firstIndex)) {
+      throw new FormatError(where, `does not follow ${previous.date}`);
+    }
+    previous = day;
+    return day;
+  });
+  return { origin: obj.origin, days };
+}
+
+export interface OtsStatus {
+  latest_ots_ok: string;
+  last_update: string;
+  queue_size: number;
+}
+
+export function encodeOtsStatus(status: OtsStatus): string {
+  if (status.latest_ots_ok !== '' && !isDate(status.latest_ots_ok)) throw new FormatError('latest_ots_ok', 'expected a date or ""');
+  if (!isIsoTime(status.last_update)) throw new FormatError('last_update', 'expected an ISO time');
+  return `${JSON.stringify(status, null, 2)}\n`;
+}

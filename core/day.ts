@@ -1,0 +1,133 @@
+// One published day (docs/FORMAT.md §3–§4): the signature metadata encoding, and the pure check of a day's
+// five files against the two public keys. Used by the pipeline before it extends the log, by `timeseal
+// verify`, and by the browser and the offline verifier, so there is one definition of "this day is valid".
+import { verifyCheckpoint, type ParsedCheckpoint } from './checkpoint.ts';
+import { equalBytes, fromUtf8, toHex, utf8 } from './encoding.ts';
+import { FormatError, MismatchError, SignatureError, withContext } from './errors.ts';
+import { sha256, type Hasher } from './hash.ts';
+import { parseLedger, type Ledger } from './ledger.ts';
+import { ecdsaNoteVerifier, mldsaNoteVerifier } from './note.ts';
+import {
+  ecdsaPublicKeyToSpkiDer,
+  ecdsaVerifyDigest,
+  fingerprint,
+  mldsaMuPrefix,
+  mldsaVerifyMu,
+} from './sig.ts';
+import { shake256 } from '@noble/hashes/sha3.js';
+import { ecdsaSignaturePath, ledgerPath, mldsaSignaturePath } from './archive.ts';
+
+export interface PublicKeySet {
+  /** 65-byte uncompressed ECDSA P-256 point. */
+  ecdsa: Uint8Array;
+  /** Raw 1952-byte ML-DSA-65 key. */
+  mldsa: Uint8Array;
+}
+
+export interface KeyFingerprints {
+  ecdsa: string;
+  mldsa: string;
+}
+
+export function keyFingerprints(keys: PublicKeySet): KeyFingerprints {
+  return { ecdsa: fingerprint(ecdsaPublicKeyToSpkiDer(keys.ecdsa)), mldsa: fingerprint(keys.mldsa) };
+}
+
+/** μ = SHAKE256(tr || 0 || 0 || message, 64) for pure ML-DSA-65; callers with a faster SHAKE pass their own. */
+export type MuFunction = (publicKey: Uint8Array, message: Uint8Array) => Uint8Array;
+
+export const nobleMu: MuFunction = (publicKey, message) =>
+  shake256.create({ dkLen: 64 }).update(mldsaMuPrefix(publicKey)).update(message).digest();
+
+export const SIGNATURES_FORMAT = 'timeseal-signatures/1';
+
+/** The bytes of YYYY-MM-DD.json.signatures.json (docs/FORMAT.md §3). */
+export function encodeSignaturesMeta(date: string, ledgerSize: number, ledgerSha256: string, keys: KeyFingerprints): Uint8Array {
+  const meta = {
+    format: SIGNATURES_FORMAT,
+    file: ledgerPath(date),
+    size: ledgerSize,
+    sha256: ledgerSha256,
+    signatures: [
+      {
+        algorithm: 'ECDSA-P256-SHA256',
+        file: ecdsaSignaturePath(date),
+        encoding: 'DER',
+        public_key: '/keys/public.pem',
+        key_fingerprint: keys.ecdsa,
+      },
+      {
+        algorithm: 'ML-DSA-65',
+        file: mldsaSignaturePath(date),
+        encoding: 'raw FIPS 204 signature, pure, empty context',
+        public_key: '/keys/dilithium_public.key',
+        key_fingerprint: keys.mldsa,
+      },
+    ],
+  };
+  return utf8(`${JSON.stringify(meta, null, 2)}\n`);
+}
+
+export interface DayFiles {
+  ledger: Uint8Array;
+  ecdsaSignature: Uint8Array;
+  mldsaSignature: Uint8Array;
+  signaturesMeta: Uint8Array;
+  checkpoint: Uint8Array;
+}
+
+export interface VerifiedDay {
+  ledger: Ledger;
+  /** SHA-256 of the ledger file, hex. */
+  sha256: string;
+  checkpoint: ParsedCheckpoint;
+}
+
+export interface DayCheckOptions {
+  hasher?: Hasher;
+  mu?: MuFunction;
+}
+
+/**
+ * Checks one day's files: both detached signatures over the exact ledger bytes, the ledger's canonical
+ * encoding, the signature metadata, and the day's checkpoint (both signatures, same origin, size and root as
+ * the ledger). Throws a typed error naming the file and what differs.
+ */
+export function verifyDayFiles(date: string, files: DayFiles, keys: PublicKeySet, options: DayCheckOptions = {}): VerifiedDay {
+  const hasher = options.hasher ?? sha256;
+  const mu = options.mu ?? nobleMu;
+  const digest = hasher(files.ledger);
+  if (!ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa)) throw new SignatureError(ecdsaSignaturePath(date));
+  if (!mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa)) {
+    throw new SignatureError(mldsaSignaturePath(date));
+  }
+  let ledger: Ledger;
+  try {
+    ledger = parseLedger(files.ledger);
+  } catch (err) {
+    throw withContext(ledgerPath(date), err);
+  }
+  if (ledger.date !== date) throw new MismatchError(`${ledgerPath(date)} date`, date, ledger.date);
+  const sha = toHex(digest);
+  const expectedMeta = encodeSignaturesMeta(date, files.ledger.length, sha, keyFingerprints(keys));
+  if (!equalBytes(expectedMeta, files.signaturesMeta)) {
+    throw new FormatError(`${date}.json.signatures.json`, 'does not describe this ledger and these keys');
+  }
+  let checkpoint: ParsedCheckpoint;
+  try {
+    checkpoint = verifyCheckpoint(
+      fromUtf8(files.checkpoint, 'checkpoint'),
+      [ecdsaNoteVerifier(ledger.origin, keys.ecdsa), mldsaNoteVerifier(ledger.origin, keys.mldsa)],
+      { origin: ledger.origin },
+    );
+  } catch (err) {
+    throw withContext(`${date}.checkpoint`, err);
+  }
+  if (checkpoint.size !== ledger.treeSize) {
+    throw new MismatchError(`${date}.checkpoint tree size`, String(ledger.treeSize), String(checkpoint.size));
+  }
+  if (toHex(checkpoint.root) !== ledger.root) {
+    throw new MismatchError(`${date}.checkpoint root`, ledger.root, toHex(checkpoint.root));
+  }
+  return { ledger, sha256: sha, checkpoint };
+}

@@ -1,0 +1,169 @@
+// The day's ledger file (docs/FORMAT.md §3): canonical JSON, byte-stable. `parseLedger` is strict: a file is
+// accepted only if re-encoding what it parsed gives back the same bytes, so there is exactly one valid
+// encoding of every ledger.
+import { equalBytes, fromUtf8, utf8 } from './encoding.ts';
+import { FormatError, MismatchError } from './errors.ts';
+
+export const LEDGER_FORMAT = 'timeseal-ledger/1';
+
+export interface LedgerEntry {
+  /** Lower-case 64-hex SHA-256 submitted by the user. */
+  hash: string;
+  /** Earliest submission time of this hash on this day, ISO-8601 UTC with milliseconds. */
+  submittedAt: string;
+}
+
+export interface LedgerPrevious {
+  date: string;
+  sha256: string;
+}
+
+export interface Ledger {
+  origin: string;
+  date: string;
+  firstIndex: number;
+  treeSize: number;
+  /** Root of the whole log at `treeSize`, lower-case hex. */
+  root: string;
+  previous: LedgerPrevious | null;
+  entries: LedgerEntry[];
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+const TIME = /^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+const LOWER_HASH = /^[0-9a-f]{64}$/;
+
+/** True for a real calendar date written YYYY-MM-DD (2025-02-30 is not one). */
+export function isDate(text: string): boolean {
+  if (!DATE.test(text)) return false;
+  const d = new Date(`${text}T00:00:00.000Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === text;
+}
+
+/** True for an ISO-8601 UTC instant with milliseconds that round-trips through Date. */
+export function isIsoTime(text: string): boolean {
+  if (!TIME.test(text)) return false;
+  const d = new Date(text);
+  return !Number.isNaN(d.getTime()) && d.toISOString() === text;
+}
+
+/** The UTC date (YYYY-MM-DD) of an instant: the ledger a submission at that time belongs to. */
+export function utcDate(time: Date | number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+function header(ledger: Ledger): string {
+  const previous =
+    ledger.previous === null
+      ? 'null'
+      : `{"date":${JSON.stringify(ledger.previous.date)},"sha256":${JSON.stringify(ledger.previous.sha256)}}`;
+  return (
+    `{"format":"${LEDGER_FORMAT}","origin":${JSON.stringify(ledger.origin)},"date":"${ledger.date}",` +
+    `"first_index":${ledger.firstIndex},"entry_count":${ledger.entries.length},"tree_size":${ledger.treeSize},` +
+    `"root":"${ledger.root}","previous":${previous},"entries":[`
+  );
+}
+
+/** Validates the semantic rules every ledger obeys; throws FormatError naming the field. */
+export function checkLedger(ledger: Ledger): void {
+  if (typeof ledger.origin !== 'string' || ledger.origin.length === 0 || /[\s+]/.test(ledger.origin)) {
+    throw new FormatError('origin', 'must be non-empty without spaces or "+"');
+  }
+  if (!isDate(ledger.date)) throw new FormatError('date', `not a YYYY-MM-DD date: ${String(ledger.date)}`);
+  if (!Number.isSafeInteger(ledger.firstIndex) || ledger.firstIndex < 0) {
+    throw new FormatError('first_index', 'must be a non-negative integer');
+  }
+  if (ledger.firstIndex + ledger.entries.length !== ledger.treeSize) {
+    throw new MismatchError(
+      'tree_size',
+      String(ledger.firstIndex + ledger.entries.length),
+      String(ledger.treeSize),
+    );
+  }
+  if (!LOWER_HASH.test(ledger.root)) throw new FormatError('root', 'must be 64 lower-case hex digits');
+  if (ledger.previous !== null) {
+    if (!isDate(ledger.previous.date) || ledger.previous.date >= ledger.date) {
+      throw new FormatError('previous.date', 'must be a date before the ledger date');
+    }
+    if (!LOWER_HASH.test(ledger.previous.sha256)) {
+      throw new FormatError('previous.sha256', 'must be 64 lower-case hex digits');
+    }
+  }
+  let last = '';
+  ledger.entries.forEach((entry, i) => {
+    if (!LOWER_HASH.test(entry.hash)) throw new FormatError(`entries[${i}].hash`, 'must be 64 lower-case hex digits');
+    if (entry.hash <= last) {
+      throw new FormatError(`entries[${i}].hash`, 'entries must be sorted by hash without duplicates');
+    }
+    last = entry.hash;
+    // The date part equals the (already validated) ledger date, and TIME bounds the clock fields.
+    if (!TIME.test(entry.submittedAt) || !entry.submittedAt.startsWith(ledger.date)) {
+      throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${ledger.date}`);
+    }
+  });
+}
+
+/** The canonical bytes of a ledger (docs/FORMAT.md §3). */
+export function encodeLedger(ledger: Ledger): Uint8Array {
+  checkLedger(ledger);
+  const parts: string[] = [header(ledger)];
+  const lines = ledger.entries.map((e) => `["${e.hash}","${e.submittedAt}"]`);
+  parts.push('\n', lines.join(',\n'), lines.length ? '\n' : '', ']}\n');
+  return utf8(parts.join(''));
+}
+
+function field<T>(obj: Record<string, unknown>, name: string, check: (v: unknown) => v is T, what: string): T {
+  const value = obj[name];
+  if (!check(value)) throw new FormatError(name, `expected ${what}`);
+  return value;
+}
+const isString = (v: unknown): v is string => typeof v === 'string';
+const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/** Strict parse: the bytes must be exactly the canonical encoding of what they contain. */
+export function parseLedger(bytes: Uint8Array): Ledger {
+  const text = fromUtf8(bytes, 'ledger');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new FormatError('ledger', 'not valid JSON', { cause: err });
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FormatError('ledger', 'not an object');
+  const obj = raw as Record<string, unknown>;
+  if (obj.format !== LEDGER_FORMAT) throw new FormatError('format', `expected "${LEDGER_FORMAT}"`);
+  const entriesRaw = obj.entries;
+  if (!Array.isArray(entriesRaw)) throw new FormatError('entries', 'expected an array');
+  const entries = entriesRaw.map((e, i): LedgerEntry => {
+    if (!Array.isArray(e) || e.length !== 2 || typeof e[0] !== 'string' || typeof e[1] !== 'string') {
+      throw new FormatError(`entries[${i}]`, 'expected [hash, submitted time]');
+    }
+    return { hash: e[0], submittedAt: e[1] };
+  });
+  let previous: LedgerPrevious | null = null;
+  if (obj.previous !== null) {
+    const p = obj.previous as Record<string, unknown> | undefined;
+    if (typeof p !== 'object' || p === null) throw new FormatError('previous', 'expected null or an object');
+    previous = {
+      date: field(p, 'date', isString, 'a date'),
+      sha256: field(p, 'sha256', isString, 'a hex digest'),
+    };
+  }
+  const ledger: Ledger = {
+    origin: field(obj, 'origin', isString, 'a string'),
+    date: field(obj, 'date', isString, 'a date'),
+    firstIndex: field(obj, 'first_index', isInt, 'a non-negative integer'),
+    treeSize: field(obj, 'tree_size', isInt, 'a non-negative integer'),
+    root: field(obj, 'root', isString, 'a hex root'),
+    previous,
+    entries,
+  };
+  if (obj.entry_count !== entries.length) {
+    throw new MismatchError('entry_count', String(entries.length), String(obj.entry_count));
+  }
+  const canonical = encodeLedger(ledger);
+  if (!equalBytes(canonical, bytes)) {
+    throw new FormatError('ledger', 'not in canonical encoding (docs/FORMAT.md §3)');
+  }
+  return ledger;
+}

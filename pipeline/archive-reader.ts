@@ -1,0 +1,49 @@
+// Reading an archive from a local folder or from a live site over HTTP(S), behind one small interface, so the
+// same verifier checks both (as tessera's fetcher does).
+import fs from 'node:fs';
+import path from 'node:path';
+import { withContext } from '../core/errors.ts';
+
+/** Contract: `read(rel)` returns the bytes of the archive file at the relative path `rel`, or undefined when
+ * the file does not exist (HTTP 404); any other failure throws. `rel` never starts with '/'. */
+export interface ArchiveReader {
+  readonly location: string;
+  read(rel: string): Promise<Uint8Array | undefined>;
+}
+
+export function folderReader(root: string): ArchiveReader {
+  return {
+    location: root,
+    async read(rel) {
+      try {
+        return await fs.promises.readFile(path.join(root, rel));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        throw withContext(`reading ${rel}`, err);
+      }
+    },
+  };
+}
+
+export function httpReader(baseUrl: string, timeoutMs = 30_000): ArchiveReader {
+  const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
+  return {
+    location: base,
+    async read(rel) {
+      const url = new URL(rel, base);
+      let res: Response;
+      try {
+        res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
+      } catch (err) {
+        throw withContext(`fetching ${url}`, err);
+      }
+      if (res.status === 404) return undefined;
+      if (!res.ok) throw new Error(`fetching ${url}: HTTP ${res.status}`);
+      return new Uint8Array(await res.arrayBuffer());
+    },
+  };
+}
+
+export function readerFor(location: string): ArchiveReader {
+  return /^https?:\/\//.test(location) ? httpReader(location) : folderReader(location);
+}

@@ -1,0 +1,57 @@
+// The `timeseal` operator CLI (DESIGN.md §4). Only this entry point chooses exit codes:
+// 0 success, 1 failure or failed verification, 2 bad usage. Errors print one line (plus details for bad
+// input) on stderr, never a stack trace.
+import { Command, CommanderError } from 'commander';
+import { TimesealError } from '../core/errors.ts';
+import { UsageError } from './config.ts';
+import { createContext, type Context } from './context.ts';
+import { registerImport, InputError } from './commands/import.ts';
+import { registerKeys } from './commands/keys.ts';
+import { registerLedger } from './commands/ledger.ts';
+import { registerProof } from './commands/proof.ts';
+import { registerStatus } from './commands/status.ts';
+import { registerVerify } from './commands/verify.ts';
+
+export async function main(argv: string[]): Promise<number> {
+  let context: Context | undefined;
+  const ctx = (): Context => (context ??= createContext());
+  const program = new Command('timeseal')
+    .description('Timeseal operator CLI: build, sign, verify and prove the public ledger archive')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+  registerKeys(program, ctx);
+  registerImport(program, ctx);
+  registerLedger(program, ctx);
+  registerVerify(program, ctx);
+  registerProof(program, ctx);
+  registerStatus(program, ctx);
+  program.commands.forEach(function exitOverride(c: Command) {
+    c.exitOverride();
+    c.commands.forEach(exitOverride);
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      return 2;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`timeseal: ${err.message}\n`);
+      return 2;
+    }
+    if (err instanceof InputError) {
+      process.stderr.write(`timeseal: ${err.message}\n${err.problems.map((p) => `  ${p}\n`).join('')}`);
+      return 1;
+    }
+    const message = err instanceof TimesealError || err instanceof Error ? err.message : String(err);
+    process.stderr.write(`timeseal: ${message}\n`);
+    if (process.env.TIMESEAL_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    return 1;
+  } finally {
+    context?.close();
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,71 @@
+// `timeseal import FILE|-`: enqueue hashes at the current clock. One hash a line, in either case; a line may
+// also be `sha256sum` output ("HASH  NAME" or "HASH *NAME"), the name kept as the file name. Blank lines are
+// skipped. If any line is invalid nothing is enqueued and every bad line is reported with its number.
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { isHashHex } from '../../core/hash.ts';
+import { utcDate } from '../../core/ledger.ts';
+import { TimesealError } from '../../core/errors.ts';
+import type { Context } from '../context.ts';
+import { output } from '../output.ts';
+import { enqueue, type Submission } from '../queue.ts';
+
+export class InputError extends TimesealError {
+  readonly problems: string[];
+  constructor(message: string, problems: string[]) {
+    super('format', message);
+    this.name = 'InputError';
+    this.problems = problems;
+  }
+}
+
+const MAX_NAME = 255;
+
+export function parseHashLines(text: string, at: Date): Submission[] {
+  const rows: Submission[] = [];
+  const problems: string[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const line = raw.replace(/\r$/, '');
+    if (line.trim() === '') return;
+    const m = /^\s*(\S+)(?:\s+\*?(.*))?$/.exec(line)!;
+    const hash = m[1]!;
+    const name = m[2]?.trim() || null;
+    if (!isHashHex(hash)) {
+      const shown = hash.length > 70 ? `${hash.slice(0, 70)}…` : hash;
+      problems.push(`line ${i + 1}: "${shown}" is not a SHA-256 hash (64 hexadecimal characters)`);
+    } else if (name !== null && name.length > MAX_NAME) {
+      problems.push(`line ${i + 1}: file name longer than ${MAX_NAME} characters`);
+    } else {
+      rows.push({ hash: hash.toLowerCase(), submittedAt: at, fileName: name, source: 'import' });
+    }
+  });
+  if (problems.length > 0) {
+    throw new InputError(`${problems.length} invalid line${problems.length > 1 ? 's' : ''}; nothing was enqueued`, problems);
+  }
+  if (rows.length === 0) throw new InputError('no hashes found; nothing was enqueued', []);
+  return rows;
+}
+
+export function registerImport(program: Command, ctx: () => Context): void {
+  program
+    .command('import')
+    .description('enqueue SHA-256 hashes (one 64-hex hash a line, or sha256sum output; "-" reads stdin)')
+    .argument('<file>', 'file of hashes, or - for standard input')
+    .option('--json', 'machine-readable output')
+    .action((file: string, opts: { json?: boolean }) => {
+      const c = ctx();
+      let text: string;
+      try {
+        text = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+      } catch (err) {
+        throw new TimesealError('io', `cannot read ${file}: ${(err as Error).message}`);
+      }
+      const at = c.clock();
+      const rows = parseHashLines(text, at);
+      enqueue(c.db(), rows);
+      const date = utcDate(at);
+      output(!!opts.json).result({ enqueued: rows.length, submitted_at: at.toISOString(), ledger_date: date }, () => [
+        `Enqueued ${rows.length} hash${rows.length === 1 ? '' : 'es'} for the ledger of ${date} (published after 00:00 UTC).`,
+      ]);
+    });
+}

@@ -1,0 +1,52 @@
+// `timeseal status`: queue size, last published day, archive size.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { readState } from '../build.ts';
+import type { Context } from '../context.ts';
+import { formatBytes, output } from '../output.ts';
+import { queueSize } from '../queue.ts';
+
+function folderSize(dir: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  const walk = (d: string): void => {
+    for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile()) {
+        files++;
+        bytes += fs.statSync(p).size;
+      }
+    }
+  };
+  walk(dir);
+  return { files, bytes };
+}
+
+export function registerStatus(program: Command, ctx: () => Context): void {
+  program
+    .command('status')
+    .description('queue size, last published day, archive size')
+    .option('--json', 'machine-readable output')
+    .action((opts: { json?: boolean }) => {
+      const c = ctx();
+      const { days } = readState(c.config.archive, c.config.logOrigin);
+      const last = days.at(-1) ?? null;
+      const queued = queueSize(c.db(), last?.date ?? '');
+      const size = folderSize(c.config.archive);
+      const data = {
+        queue_size: queued,
+        last_published_day: last?.date ?? null,
+        published_days: days.length,
+        tree_size: last?.treeSize ?? 0,
+        archive: { path: c.config.archive, files: size.files, bytes: size.bytes },
+        now: c.clock().toISOString(),
+      };
+      output(!!opts.json).result(data, () => [
+        `Queue: ${queued} submission${queued === 1 ? '' : 's'} waiting for the next ledger`,
+        `Last published day: ${last?.date ?? 'none yet'} (${days.length} day${days.length === 1 ? '' : 's'}, tree size ${data.tree_size})`,
+        `Archive: ${c.config.archive}, ${size.files} files, ${formatBytes(size.bytes)}`,
+      ]);
+    });
+}

@@ -1,0 +1,73 @@
+// Configuration from the environment (DESIGN.md §5). A `.env` file in the working directory is read first if
+// present; real environment variables win over it. Every setting has a working default for one machine.
+import fs from 'node:fs';
+import path from 'node:path';
+import { TimesealError } from '../core/errors.ts';
+
+export interface Config {
+  db: string;
+  archive: string;
+  keys: string;
+  privateKeys: string;
+  /** Public base URL, e.g. https://timeseal.example */
+  origin: string;
+  /** The log origin derived from `origin` (docs/FORMAT.md §5). */
+  logOrigin: string;
+  host: string;
+  port: number;
+}
+
+export class UsageError extends TimesealError {
+  constructor(message: string) {
+    super('usage', message);
+    this.name = 'UsageError';
+  }
+}
+
+/** Parses KEY=VALUE lines (# comments, optional quotes). Only keys not already in `env` are set. */
+export function loadDotEnv(file: string, env: NodeJS.ProcessEnv = process.env): void {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return;
+  }
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!m || line.trimStart().startsWith('#')) continue;
+    let value = m[2]!;
+    if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1);
+    if (env[m[1]!] === undefined) env[m[1]!] = value;
+  }
+}
+
+/** `https://timeseal.example/` → `timeseal.example` (docs/FORMAT.md §5). */
+export function logOriginOf(origin: string): string {
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    throw new UsageError(`TIMESEAL_ORIGIN is not a URL: ${origin}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError('TIMESEAL_ORIGIN must be http(s)');
+  const rest = `${url.host}${url.pathname}`.replace(/\/+$/, '');
+  if (/[\s+]/.test(rest)) throw new UsageError('TIMESEAL_ORIGIN must not contain spaces or "+"');
+  return rest;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  loadDotEnv(path.resolve('.env'), env);
+  const port = Number(env.PORT ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`PORT is not a port number: ${env.PORT}`);
+  const origin = env.TIMESEAL_ORIGIN ?? 'http://localhost:8080';
+  return {
+    db: env.TIMESEAL_DB ?? 'data/timeseal.db',
+    archive: env.TIMESEAL_ARCHIVE ?? 'ledgers',
+    keys: env.TIMESEAL_KEYS ?? 'keys',
+    privateKeys: env.TIMESEAL_PRIVATE_KEYS ?? 'data/private-keys',
+    origin,
+    logOrigin: logOriginOf(origin),
+    host: env.HOST ?? '127.0.0.1',
+    port,
+  };
+}

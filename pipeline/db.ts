@@ -1,0 +1,107 @@
+// The SQLite database shared by the ingest service and the pipeline (better-sqlite3, WAL). Migrations are
+// numbered and applied in order inside a transaction; PRAGMA user_version records the last one applied, so
+// later issues only append to MIGRATIONS. Tables follow the product spec §3, plus the submission queue.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type DB = Database.Database;
+
+export const MIGRATIONS: string[] = [
+  // 1: the submission queue and the spec's entities.
+  `
+  CREATE TABLE submissions (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL CHECK (length(hash) = 64 AND hash NOT GLOB '*[^0-9a-f]*'),
+    submitted_at TEXT NOT NULL,
+    ledger_date TEXT NOT NULL,
+    file_name TEXT,
+    source TEXT NOT NULL
+  );
+  CREATE INDEX submissions_by_day ON submissions (ledger_date, hash);
+
+  CREATE TABLE users (
+    id TEXT PRIMARY KEY,
+    username TEXT NOT NULL UNIQUE,
+    email TEXT NOT NULL UNIQUE,
+    password TEXT NOT NULL,
+    email_verified INTEGER NOT NULL DEFAULT 0,
+    verification_token TEXT,
+    password_reset_token TEXT,
+    password_reset_expires TEXT,
+    newsletter_subscribed INTEGER NOT NULL DEFAULT 0,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  );
+
+  CREATE TABLE subscriptions (
+    id INTEGER PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users (id),
+    stripe_customer_id TEXT,
+    stripe_subscription_id TEXT,
+    stripe_price_id TEXT,
+    status TEXT NOT NULL DEFAULT 'inactive',
+    current_period_start TEXT,
+    current_period_end TEXT,
+    cancel_at_period_end INTEGER NOT NULL DEFAULT 0
+  );
+
+  CREATE TABLE quota_usage (
+    id INTEGER PRIMARY KEY,
+    user_id TEXT REFERENCES users (id),
+    ip_address TEXT,
+    month TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 0,
+    last_reset TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  );
+
+  CREATE TABLE ip_rate_limit (
+    id INTEGER PRIMARY KEY,
+    ip_address TEXT NOT NULL,
+    date TEXT NOT NULL,
+    count INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (ip_address, date)
+  );
+
+  CREATE TABLE timestamps (
+    id INTEGER PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users (id),
+    hash TEXT NOT NULL,
+    submitted_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now')),
+    ledger_date TEXT,
+    file_name TEXT
+  );
+
+  CREATE TABLE professional_waitlist (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL CHECK (length(name) <= 255),
+    email TEXT NOT NULL UNIQUE,
+    message TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+  );
+  `,
+];
+
+/** Opens (creating if needed) the database file and applies pending migrations. */
+export function openDatabase(file: string): DB {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: DB): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(`database schema version ${current} is newer than this program (${MIGRATIONS.length})`);
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}

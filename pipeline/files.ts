@@ -1,0 +1,94 @@
+// Archive writes. Immutable daily artifacts and mutable files are different functions (STYLE.md):
+// - writeImmutable: create if absent, accept if byte-identical, otherwise a hard error — published files
+//   never change.
+// - writeMutable: temp file + rename, for the few files that are replaced (checkpoint, index, status).
+// Both write a temp file in the same folder and rename it, so a process killed at any point leaves either
+// the old file or the complete new one, never a partial file. Durability against power loss comes from one
+// file-system barrier (syncArchive) before the build's commit point, instead of one fsync per file.
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { TimesealError } from '../core/errors.ts';
+
+export const TEMP_MARK = '.tmp-';
+
+export class ConflictError extends TimesealError {
+  constructor(message: string) {
+    super('conflict', message);
+    this.name = 'ConflictError';
+  }
+}
+
+function writeTempAndRename(file: string, bytes: Uint8Array): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}${TEMP_MARK}${process.pid}`;
+  fs.writeFileSync(temp, bytes);
+  fs.renameSync(temp, file);
+}
+
+function digest(bytes: Uint8Array): string {
+  return crypto.hash('sha256', bytes, 'hex');
+}
+
+/** Returns true when the file was written, false when an identical file was already there. */
+export function writeImmutable(root: string, rel: string, bytes: Uint8Array): boolean {
+  const file = path.join(root, rel);
+  let existing: Buffer | undefined;
+  try {
+    existing = fs.readFileSync(file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  if (existing !== undefined) {
+    if (Buffer.compare(existing, bytes) !== 0) {
+      throw new ConflictError(
+        `published file ${rel} differs from the rebuild: sha256 on disk ${digest(existing)} != rebuilt ${digest(bytes)}`,
+      );
+    }
+    return false;
+  }
+  writeTempAndRename(file, bytes);
+  return true;
+}
+
+export function writeMutable(root: string, rel: string, bytes: Uint8Array | string): void {
+  writeTempAndRename(path.join(root, rel), typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+}
+
+export function readOptional(root: string, rel: string): Uint8Array | undefined {
+  try {
+    return fs.readFileSync(path.join(root, rel));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Flushes the archive's file system to disk (coreutils `sync -f`, one syncfs call). */
+export function syncArchive(root: string): void {
+  spawnSync('sync', ['-f', root], { stdio: 'ignore' });
+}
+
+/** Removes temp files left by a killed writer (they are never part of the archive). */
+export function removeStaleTemps(root: string): number {
+  let removed = 0;
+  const walk = (dir: string): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.includes(TEMP_MARK)) {
+        fs.rmSync(p, { force: true });
+        removed++;
+      }
+    }
+  };
+  walk(root);
+  return removed;
+}

@@ -1,0 +1,22 @@
+// Command output: with --json exactly one JSON document on stdout, otherwise lines for a person.
+export interface Output {
+  json: boolean;
+  /** Prints `data` as JSON, or `human()`'s lines. */
+  result(data: unknown, human: () => string[]): void;
+}
+
+export function output(json: boolean): Output {
+  return {
+    json,
+    result(data, human) {
+      process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${human().join('\n')}\n`);
+    },
+  };
+}
+
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  if (n < 1024 ** 2) return `${(n / 1024).toFixed(1)} KB`;
+  if (n < 1024 ** 3) return `${(n / 1024 ** 2).toFixed(1)} MB`;
+  return `${(n / 1024 ** 3).toFixed(2)} GB`;
+}

@@ -1,0 +1,63 @@
+// Finding a published hash in a local archive and assembling its proof bundle (docs/FORMAT.md §8).
+import { dayCheckpointPath, ledgerPath, type DayRecord } from '../core/archive.ts';
+import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
+import { fromUtf8, toHex } from '../core/encoding.ts';
+import { NotFoundError, TimesealError } from '../core/errors.ts';
+import { lookupShard, shardPath } from '../core/index-shard.ts';
+import { inclusionProof } from '../core/merkle.ts';
+import { normalizeHashHex } from '../core/hash.ts';
+import type { ProofBundle } from '../core/proof.ts';
+import { tileHashReader, tilePath } from '../core/tiles.ts';
+import { readState } from './build.ts';
+import { readOptional } from './files.ts';
+import { nodeSha256 } from './node-hash.ts';
+
+export interface Occurrence {
+  date: string;
+  leafIndex: number;
+  submittedAt: string;
+  day: DayRecord;
+}
+
+/** Every published occurrence of a hash, oldest first (a hash submitted on several days has several). */
+export function findHash(archive: string, origin: string, hashHex: string): Occurrence[] {
+  const hash = normalizeHashHex(hashHex);
+  const { days } = readState(archive, origin);
+  const last = days.at(-1);
+  if (!last) return [];
+  const shard = readOptional(archive, shardPath(hash, last.treeSize));
+  if (shard === undefined) return [];
+  return lookupShard(shard, hash).map((r) => {
+    const day = days.find((d) => r.leafIndex >= d.firstIndex && r.leafIndex < d.treeSize);
+    if (!day) throw new TimesealError('mismatch', `index names leaf ${r.leafIndex}, which no published day holds`);
+    return { date: day.date, leafIndex: r.leafIndex, submittedAt: new Date(r.submittedMs).toISOString(), day };
+  });
+}
+
+export function buildProof(archive: string, origin: string, hashHex: string, keys: PublicKeySet): ProofBundle {
+  const hash = normalizeHashHex(hashHex);
+  const found = findHash(archive, origin, hash)[0];
+  if (!found) throw new NotFoundError(`${hash} is not in any published ledger`);
+  const { day } = found;
+  const checkpoint = readOptional(archive, dayCheckpointPath(day.date));
+  if (checkpoint === undefined) throw new NotFoundError(`${dayCheckpointPath(day.date)} is missing`);
+  const readTile = (level: number, index: number, width: number): Uint8Array => {
+    const data = readOptional(archive, tilePath(level, index, width));
+    if (data === undefined) throw new NotFoundError(`tile ${tilePath(level, index, width)} is missing`);
+    return data;
+  };
+  const path = inclusionProof(found.leafIndex, day.treeSize, tileHashReader(day.treeSize, readTile, nodeSha256), nodeSha256);
+  const fp = keyFingerprints(keys);
+  return {
+    hash,
+    date: day.date,
+    submittedAt: found.submittedAt,
+    leafIndex: found.leafIndex,
+    treeSize: day.treeSize,
+    inclusionPath: path.map(toHex),
+    checkpoint: fromUtf8(checkpoint, 'checkpoint'),
+    ledger: { path: ledgerPath(day.date), sha256: day.sha256, firstIndex: day.firstIndex, entryCount: day.entryCount },
+    keys: { ecdsaP256Fingerprint: fp.ecdsa, mlDsa65Fingerprint: fp.mldsa },
+    ots: null,
+  };
+}

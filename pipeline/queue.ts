@@ -1,0 +1,49 @@
+// The submission queue in SQLite: every acknowledged submission is a row; a day's ledger is built from the
+// rows of that UTC day. Shared by the ingest service (which enqueues) and the pipeline (which publishes).
+import { utcDate } from '../core/ledger.ts';
+import type { DB } from './db.ts';
+
+export type SubmissionSource = 'web' | 'api_beta' | 'import' | 'account' | 'demo';
+
+export interface Submission {
+  /** Lower-case 64-hex. */
+  hash: string;
+  submittedAt: Date;
+  fileName?: string | null;
+  source: SubmissionSource;
+}
+
+/** Inserts all rows in one transaction: either every row is committed or none is. */
+export function enqueue(db: DB, rows: Submission[]): void {
+  const insert = db.prepare(
+    'INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES (?, ?, ?, ?, ?)',
+  );
+  db.transaction(() => {
+    for (const r of rows) {
+      insert.run(r.hash, r.submittedAt.toISOString(), utcDate(r.submittedAt), r.fileName ?? null, r.source);
+    }
+  })();
+}
+
+/** The day's distinct hashes, sorted, each with its earliest submission time. */
+export function dayEntries(db: DB, date: string): Array<{ hash: string; submittedAt: string }> {
+  return db
+    .prepare(
+      'SELECT hash, MIN(submitted_at) AS submittedAt FROM submissions WHERE ledger_date = ? GROUP BY hash ORDER BY hash',
+    )
+    .all(date) as Array<{ hash: string; submittedAt: string }>;
+}
+
+/** Dates with submissions after `after` (exclusive, '' for all) and before `before` (exclusive), in order. */
+export function datesWithSubmissions(db: DB, after: string, before: string): string[] {
+  return (
+    db
+      .prepare('SELECT DISTINCT ledger_date AS d FROM submissions WHERE ledger_date > ? AND ledger_date < ? ORDER BY d')
+      .all(after, before) as Array<{ d: string }>
+  ).map((r) => r.d);
+}
+
+/** Submissions not yet in a published ledger (dates after the last published day). */
+export function queueSize(db: DB, lastPublished: string): number {
+  return (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(lastPublished) as { n: number }).n;
+}

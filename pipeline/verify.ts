@@ -1,0 +1,188 @@
+// `timeseal verify`: recompute the whole archive from scratch — every day's files and signatures, the chain
+// of days, every tile and entry bundle, every root and checkpoint, the index shards and index-sha256.json —
+// and report each mismatch by name. Reads through an ArchiveReader, so a local folder and a live site are
+// checked by the same code.
+import {
+  CHECKPOINT_PATH,
+  DAYS_PATH,
+  dayCheckpointPath,
+  ecdsaSignaturePath,
+  INDEX_JSON_PATH,
+  ledgerPath,
+  mldsaSignaturePath,
+  OTS_STATUS_PATH,
+  parseDays,
+  signaturesMetaPath,
+  type DaysFile,
+} from '../core/archive.ts';
+import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
+import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
+import { encodeShard, shardDigits, shardDir, type ShardRecord } from '../core/index-shard.ts';
+import { isDate, isIsoTime } from '../core/ledger.ts';
+import { leafHash } from '../core/merkle.ts';
+import { appendLeaves, encodeEntryBundle, entryBundlePath, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
+import type { ArchiveReader } from './archive-reader.ts';
+import { encodeIndexJson } from './build.ts';
+import { mldsaMu, nodeSha256 } from './node-hash.ts';
+
+export interface VerifyReport {
+  ok: boolean;
+  location: string;
+  days: number;
+  treeSize: number;
+  root: string | null;
+  filesChecked: number;
+  problems: string[];
+}
+
+export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: { listShards?: (digits: number) => Promise<string[]> } = {}): Promise<VerifyReport> {
+  const problems: string[] = [];
+  let filesChecked = 0;
+  const report = (extra: Partial<VerifyReport>): VerifyReport => ({
+    ok: problems.length === 0,
+    location: reader.location,
+    days: 0,
+    treeSize: 0,
+    root: null,
+    filesChecked,
+    problems,
+    ...extra,
+  });
+  const read = async (rel: string): Promise<Uint8Array | undefined> => {
+    const data = await reader.read(rel);
+    if (data === undefined) problems.push(`${rel}: missing`);
+    else filesChecked++;
+    return data;
+  };
+
+  const daysRaw = await reader.read(DAYS_PATH);
+  if (daysRaw === undefined) {
+    const checkpoint = await reader.read(CHECKPOINT_PATH);
+    if (checkpoint !== undefined) problems.push(`${DAYS_PATH}: missing, but a checkpoint exists`);
+    return report({});
+  }
+  filesChecked++;
+  let state: DaysFile;
+  try {
+    state = parseDays(fromUtf8(daysRaw, DAYS_PATH));
+  } catch (err) {
+    problems.push((err as Error).message);
+    return report({});
+  }
+
+  // The tree, recomputed from the ledgers' entries day by day, tiles compared with the published ones.
+  const tiles = new Map<string, Uint8Array>();
+  const memoryTile = (level: number, index: number, width: number): Uint8Array => {
+    const t = tiles.get(`${level}/${index}`);
+    if (!t || t.length < width * 32) throw new Error(`tile ${level}/${index} not computed`);
+    return t.subarray(0, width * 32);
+  };
+  const allRecords: ShardRecord[] = [];
+  let carried: Uint8Array[] = [];
+  let size = 0;
+  let rootHex: string | null = null;
+  let previous: { date: string; sha256: string } | null = null;
+
+  for (const day of state.days) {
+    const files = await Promise.all([
+      read(ledgerPath(day.date)),
+      read(ecdsaSignaturePath(day.date)),
+      read(mldsaSignaturePath(day.date)),
+      read(signaturesMetaPath(day.date)),
+      read(dayCheckpointPath(day.date)),
+    ]);
+    const [ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = files;
+    if (!ledgerBytes || !ecdsaSignature || !mldsaSignature || !signaturesMeta || !checkpoint) break;
+    let verified;
+    try {
+      verified = verifyDayFiles(day.date, { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint }, keys, { hasher: nodeSha256, mu: mldsaMu });
+    } catch (err) {
+      problems.push(`${day.date}: ${(err as Error).message}`);
+      break;
+    }
+    const { ledger } = verified;
+    const expect = (what: string, want: unknown, got: unknown) => {
+      if (JSON.stringify(want) !== JSON.stringify(got)) problems.push(`${day.date}: ${what}: expected ${JSON.stringify(want)} != got ${JSON.stringify(got)}`);
+    };
+    expect('ledger sha256 (days.json)', day.sha256, verified.sha256);
+    expect('origin (days.json)', state.origin, ledger.origin);
+    expect('first_index', size, ledger.firstIndex);
+    expect('first_index (days.json)', day.firstIndex, ledger.firstIndex);
+    expect('tree_size (days.json)', day.treeSize, ledger.treeSize);
+    expect('previous day link', previous, ledger.previous);
+
+    const entries = ledger.entries.map((e) => fromHex(e.hash));
+    const appended = appendLeaves(size, tileHashReader(size, memoryTile, nodeSha256), entries.map((e) => leafHash(e, nodeSha256)), nodeSha256);
+    for (const t of appended.tiles) {
+      tiles.set(`${t.level}/${t.index}`, t.data.slice());
+      const rel = tilePath(t.level, t.index, t.width);
+      const published = await read(rel);
+      if (published && !equalBytes(published, t.data)) problems.push(`${rel}: differs from the tile recomputed from the ledgers`);
+    }
+    const bundleEntries = [...carried, ...entries];
+    const firstBundle = Math.floor(size / TILE_WIDTH);
+    for (let start = 0; start < bundleEntries.length; start += TILE_WIDTH) {
+      const chunk = bundleEntries.slice(start, start + TILE_WIDTH);
+      const rel = entryBundlePath(firstBundle + start / TILE_WIDTH, chunk.length);
+      const published = await read(rel);
+      if (published && !equalBytes(published, encodeEntryBundle(chunk))) problems.push(`${rel}: differs from the ledger's entries`);
+    }
+    const rest = (size + entries.length) % TILE_WIDTH;
+    carried = rest === 0 ? [] : bundleEntries.slice(bundleEntries.length - rest);
+    const computedRoot = toHex(appended.root);
+    expect('root recomputed from the entries', ledger.root, computedRoot);
+    expect('root (days.json)', day.root, computedRoot);
+    ledger.entries.forEach((e, i) => allRecords.push({ hash: entries[i]!, leafIndex: size + i, submittedMs: Date.parse(e.submittedAt) }));
+    size = appended.size;
+    rootHex = computedRoot;
+    previous = { date: day.date, sha256: verified.sha256 };
+  }
+  if (problems.length > 0) return report({ days: state.days.length, treeSize: size, root: rootHex });
+
+  const last = state.days.at(-1);
+  if (last) {
+    const latest = await read(CHECKPOINT_PATH);
+    const dayCheckpoint = await reader.read(dayCheckpointPath(last.date));
+    if (latest && dayCheckpoint && !equalBytes(latest, dayCheckpoint)) problems.push(`${CHECKPOINT_PATH}: is not the checkpoint of the last day ${last.date}`);
+  }
+
+  // The index: every record, grouped as the shards must be.
+  allRecords.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
+  const digits = shardDigits(size);
+  const expected = new Map<string, ShardRecord[]>();
+  for (const r of allRecords) {
+    const prefix = toHex(r.hash).slice(0, digits);
+    const g = expected.get(prefix);
+    if (g) g.push(r);
+    else expected.set(prefix, [r]);
+  }
+  for (const [prefix, group] of expected) {
+    const rel = `${shardDir(digits)}/${prefix}`;
+    const published = await read(rel);
+    if (published && !equalBytes(published, encodeShard(group))) problems.push(`${rel}: index shard differs from the ledgers`);
+  }
+  if (options.listShards) {
+    for (const prefix of await options.listShards(digits)) {
+      if (!expected.has(prefix)) problems.push(`${shardDir(digits)}/${prefix}: index shard names hashes no ledger holds`);
+    }
+  }
+  if (allRecords.length > 0) {
+    const indexJson = await read(INDEX_JSON_PATH);
+    if (indexJson && !equalBytes(indexJson, Buffer.from(encodeIndexJson(allRecords).join('')))) {
+      problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
+    }
+  }
+  const status = await read(OTS_STATUS_PATH);
+  if (status) {
+    try {
+      const s = JSON.parse(fromUtf8(status)) as Record<string, unknown>;
+      const okDate = s.latest_ots_ok === '' || (typeof s.latest_ots_ok === 'string' && isDate(s.latest_ots_ok));
+      if (!okDate || typeof s.last_update !== 'string' || !isIsoTime(s.last_update) || !Number.isSafeInteger(s.queue_size)) {
+        problems.push(`${OTS_STATUS_PATH}: fields have the wrong form`);
+      }
+    } catch {
+      problems.push(`${OTS_STATUS_PATH}: not valid JSON`);
+    }
+  }
+  return report({ days: state.days.length, treeSize: size, root: rootHex });
+}
