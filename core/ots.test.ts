@@ -10,7 +10,6 @@ import {
   addAttestation,
   addOp,
   appendOp,
-  applyOp,
   bitcoinAttestation,
   BITCOIN_TAG,
   formatAttestation,
@@ -36,6 +35,7 @@ import {
   type OtsOp,
   type Timestamp,
 } from './ots.ts';
+import { buildFromPlan, planArb } from '../test/ots-arbitraries.ts';
 import { isRejectedVector, loadOtsVectors, OTS_VECTORS_DIR, readOtsVector } from '../test/ots-vectors.ts';
 
 const vectors = loadOtsVectors();
@@ -429,66 +429,19 @@ describe('building and merging', () => {
 
 // --- Properties ---------------------------------------------------------------------------------------------
 
-interface Plan {
-  readonly attestations: readonly OtsAttestation[];
-  readonly children: readonly { readonly op: OtsOp; readonly plan: Plan }[];
-}
-
-const opArb: fc.Arbitrary<OtsOp> = fc.oneof(
-  fc.uint8Array({ minLength: 1, maxLength: 40 }).map(appendOp),
-  fc.uint8Array({ minLength: 1, maxLength: 40 }).map(prependOp),
-  fc.constantFrom<OtsOp>({ kind: 'sha256' }, { kind: 'sha1' }, { kind: 'ripemd160' }, { kind: 'reverse' }, { kind: 'hexlify' }),
-);
-const attestationArb: fc.Arbitrary<OtsAttestation> = fc.oneof(
-  fc.stringMatching(/^[A-Za-z0-9._/:-]{0,60}$/).map(pendingAttestation),
-  fc.maxSafeNat().map(bitcoinAttestation),
-  fc
-    .record({ tag: fc.uint8Array({ minLength: 8, maxLength: 8 }), payload: fc.uint8Array({ maxLength: 50 }) })
-    .filter(({ tag }) => !equalBytes(tag, PENDING_TAG) && !equalBytes(tag, BITCOIN_TAG))
-    .map(({ tag, payload }): OtsAttestation => ({ kind: 'unknown', tag, payload })),
-);
-const planArb: fc.Arbitrary<Plan> = fc.letrec<{ plan: Plan }>((tie) => ({
-  plan: fc.oneof(
-    { maxDepth: 4, depthIdentifier: 'plan' },
-    fc.record({ attestations: fc.array(attestationArb, { minLength: 1, maxLength: 2 }), children: fc.constant([]) }),
-    fc.record({
-      attestations: fc.array(attestationArb, { maxLength: 2 }),
-      children: fc.array(fc.record({ op: opArb, plan: tie('plan') }), { minLength: 1, maxLength: 3 }),
-    }),
-  ),
-})).plan;
-
-function build(node: Timestamp, plan: Plan, reversed = false): void {
-  const attestations = reversed ? [...plan.attestations].reverse() : plan.attestations;
-  const children = reversed ? [...plan.children].reverse() : plan.children;
-  for (const a of attestations) addAttestation(node, a);
-  for (const { op, plan: childPlan } of children) {
-    let child: Timestamp;
-    try {
-      applyOp(op, node.message);
-      child = addOp(node, op);
-    } catch (err) {
-      if (err instanceof OtsFormatError) continue; // e.g. reverse of an empty message
-      throw err;
-    }
-    build(child, childPlan, reversed);
-  }
-  if (node.attestations.length === 0 && node.ops.length === 0) addAttestation(node, bitcoinAttestation(0));
-}
-
 describe('properties', () => {
   it('random trees round trip, whatever order they were built in', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), planArb, (message, plan) => {
         const t = newTimestamp(message);
-        build(t, plan);
+        buildFromPlan(t, plan);
         const bytes = serializeTimestamp(t);
         const back = parseTimestamp(bytes, message);
         expect(toHex(serializeTimestamp(back))).toBe(toHex(bytes));
         expect(walkAttestations(back).map(describeAttestation)).toEqual(walkAttestations(t).map(describeAttestation));
         expect(formatTimestampTree(back)).toBe(formatTimestampTree(t));
         const other = newTimestamp(message);
-        build(other, plan, true);
+        buildFromPlan(other, plan, true);
         expect(toHex(serializeTimestamp(other))).toBe(toHex(bytes));
       }),
       { numRuns: 300 },
@@ -499,7 +452,7 @@ describe('properties', () => {
     fc.assert(
       fc.property(fc.constantFrom<HashOpKind>('sha256', 'sha1', 'ripemd160'), fc.uint8Array(), planArb, (op, file, plan) => {
         const d = newDetached(op, hashFile(op, file));
-        build(d.timestamp, plan);
+        buildFromPlan(d.timestamp, plan);
         const bytes = serializeDetached(d);
         const back = parseDetached(bytes);
         expect(back.fileHashOp).toBe(op);
