@@ -283,7 +283,7 @@ function search<T, K>(list: readonly T[], key: K, compare: (item: T, key: K) => 
 }
 
 function checkOp(op: OtsOp): void {
-  if (!(op.kind in OP_TAG)) throw new OtsFormatError('op', `unsupported op ${String(op.kind)}`);
+  if (!Object.hasOwn(OP_TAG, op.kind)) throw new OtsFormatError('op', `unsupported op ${String(op.kind)}`);
   if ('argument' in op) {
     if (op.argument.length < 1 || op.argument.length > MAX_RESULT_LENGTH) {
       throw new OtsFormatError(op.kind, `argument must be 1..${MAX_RESULT_LENGTH} bytes, got ${op.argument.length}`);
@@ -509,8 +509,10 @@ function encodeVaruint(value: number): Uint8Array {
 }
 
 export function serializeDetached(d: DetachedTimestampFile): Uint8Array {
+  if (!Object.hasOwn(DIGEST_LENGTH, d.fileHashOp)) {
+    throw new OtsFormatError('file hash op', `unsupported ${String(d.fileHashOp)}`);
+  }
   const expected = DIGEST_LENGTH[d.fileHashOp];
-  if (expected === undefined) throw new OtsFormatError('file hash op', `unsupported ${String(d.fileHashOp)}`);
   if (d.timestamp.message.length !== expected) {
     throw new OtsFormatError('file digest', `${d.fileHashOp} digests are ${expected} bytes, got ${d.timestamp.message.length}`);
   }
