@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# Debian packages the tests use as independent cross-checks: openssl (ECDSA), python3-opentimestamps (OTS),
-# chromium (browser tests). Installed with apt-get when missing, so a fresh machine passes `make test`.
+# Debian packages the tests use as independent cross-checks, installed with apt-get when missing so a fresh
+# machine passes `make test`: openssl (ECDSA signatures), python3-opentimestamps (the OpenTimestamps reference
+# library, for .ots files), chromium (browser tests, once the site has them).
 set -euo pipefail
 need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
+/usr/bin/python3 -c 'import opentimestamps' >/dev/null 2>&1 || need+=(python3-opentimestamps)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+    echo "installing test tools: ${need[*]}" >&2
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else
     echo "missing test tools: ${need[*]} (install them with apt-get)" >&2
     exit 1

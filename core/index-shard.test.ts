@@ -1,0 +1,64 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { toHex } from './encoding.ts';
+import { FormatError } from './errors.ts';
+import { encodeShard, lookupShard, mergeRecords, parseShard, shardDigits, shardPath, SHARD_RECORD_SIZE, type ShardRecord } from './index-shard.ts';
+
+const record = (byte: number, leafIndex: number, submittedMs = 1_762_000_000_000): ShardRecord => ({
+  hash: new Uint8Array(32).fill(byte),
+  leafIndex,
+  submittedMs,
+});
+
+describe('index shards (FORMAT.md §6)', () => {
+  it('grows the prefix with the log so shards stay small', () => {
+    expect(shardDigits(0)).toBe(2);
+    expect(shardDigits(131_072)).toBe(2);
+    expect(shardDigits(131_073)).toBe(3);
+    expect(shardDigits(2_097_152)).toBe(3);
+    expect(shardDigits(2_097_153)).toBe(4);
+    expect(shardDigits(10_000_000)).toBe(4);
+    expect(shardDigits(33_554_433)).toBe(5);
+    expect(shardPath('abcdef' + '0'.repeat(58), 10)).toBe('index/2/ab');
+    expect(shardPath('abcdef' + '0'.repeat(58), 10_000_000)).toBe('index/4/abcd');
+  });
+
+  it('encodes 44-byte big-endian records after TSX1 and finds every occurrence', () => {
+    const records = [record(1, 7, 2 ** 40 + 5), record(2, 1), record(2, 300), record(3, 2 ** 47)];
+    const bytes = encodeShard(records);
+    expect(bytes.length).toBe(4 + 4 * SHARD_RECORD_SIZE);
+    expect(Buffer.from(bytes.subarray(0, 4)).toString('latin1')).toBe('TSX1');
+    expect(toHex(bytes.subarray(4 + 32, 4 + 44))).toBe('000000000007' + '010000000005');
+    expect(parseShard(bytes)).toEqual(records);
+    expect(lookupShard(bytes, toHex(record(2, 0).hash)).map((r) => r.leafIndex)).toEqual([1, 300]);
+    expect(lookupShard(bytes, toHex(record(9, 0).hash))).toEqual([]);
+  });
+
+  it('rejects truncated, unsorted, foreign and mislabelled shards', () => {
+    const good = encodeShard([record(1, 0), record(2, 1)]);
+    expect(() => parseShard(good.subarray(0, good.length - 1))).toThrow(FormatError);
+    expect(() => parseShard(encodeShard([record(1, 0)]).map((b, i) => (i === 0 ? 0 : b)))).toThrow(/magic/);
+    expect(() => encodeShard([record(2, 0), record(1, 1)])).toThrow(/sorted/);
+    expect(() => parseShard(good, '01')).toThrow(/does not belong/);
+  });
+
+  it('merge keeps (hash, leaf) order for random inputs', () => {
+    const recs = fc.array(fc.tuple(fc.integer({ min: 0, max: 5 }), fc.nat(1000)), { maxLength: 30 });
+    fc.assert(
+      fc.property(recs, recs, (a, b) => {
+        const toRecords = (xs: Array<[number, number]>) => {
+          const seen = new Set<string>();
+          return xs
+            .map(([h, i]) => record(h, i))
+            .filter((r) => !seen.has(`${r.hash[0]}/${r.leafIndex}`) && seen.add(`${r.hash[0]}/${r.leafIndex}`))
+            .sort((x, y) => x.hash[0]! - y.hash[0]! || x.leafIndex - y.leafIndex);
+        };
+        const ra = toRecords(a);
+        const rb = toRecords(b).filter((r) => !ra.some((x) => x.hash[0] === r.hash[0] && x.leafIndex === r.leafIndex));
+        const merged = mergeRecords(ra, rb);
+        expect(merged.length).toBe(ra.length + rb.length);
+        expect(parseShard(encodeShard(merged))).toEqual(merged);
+      }),
+    );
+  });
+});

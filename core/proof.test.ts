@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { signCheckpoint } from './checkpoint.ts';
+import { keyFingerprints } from './day.ts';
+import { fromHex, toHex } from './encoding.ts';
+import { TimesealError } from './errors.ts';
+import { sha256 } from './hash.ts';
+import { inclusionProof, leafHash, type HashReader } from './merkle.ts';
+import { ecdsaNoteSigner, mldsaNoteSigner } from './note.ts';
+import { encodeProofBundle, parseProofBundle, verifyProofBundle, type ProofBundle } from './proof.ts';
+import { ecdsaKeygen, mldsaKeygen } from './sig.ts';
+import { appendLeaves } from './tiles.ts';
+
+const ecdsa = ecdsaKeygen(new Uint8Array(48).fill(7));
+const mldsa = mldsaKeygen(new Uint8Array(32).fill(9));
+const keys = { ecdsa: ecdsa.publicKey, mldsa: mldsa.publicKey };
+const origin = 'timeseal.example';
+
+/** A two-day log built with core alone: 5 leaves on 2025-11-01, 7 on 2025-11-02. */
+function makeBundle(): ProofBundle {
+  const hashes = Array.from({ length: 12 }, (_, i) => sha256(new Uint8Array([i])));
+  const leaves = hashes.map((h) => leafHash(h));
+  const nodes = new Map<string, Uint8Array>();
+  const read: HashReader = (level, index) => {
+    if (level === 0) return leaves[index]!;
+    const key = `${level}/${index}`;
+    if (!nodes.has(key)) {
+      const l = read(level - 1, 2 * index);
+      const r = read(level - 1, 2 * index + 1);
+      nodes.set(key, sha256(new Uint8Array([1, ...l, ...r])));
+    }
+    return nodes.get(key)!;
+  };
+  const { root, size } = appendLeaves(0, read, leaves);
+  const checkpoint = signCheckpoint({ origin, size, root }, [
+    ecdsaNoteSigner(origin, ecdsa.secretKey, ecdsa.publicKey),
+    mldsaNoteSigner(origin, mldsa.seed, mldsa.publicKey),
+  ]);
+  const leafIndex = 8;
+  const fp = keyFingerprints(keys);
+  return {
+    hash: toHex(hashes[leafIndex]!),
+    date: '2025-11-02',
+    submittedAt: '2025-11-02T08:00:00.000Z',
+    leafIndex,
+    treeSize: size,
+    inclusionPath: inclusionProof(leafIndex, size, read).map(toHex),
+    checkpoint,
+    ledger: { path: '2025-11-02.json', sha256: 'ab'.repeat(32), firstIndex: 5, entryCount: 7 },
+    keys: { ecdsaP256Fingerprint: fp.ecdsa, mlDsa65Fingerprint: fp.mldsa },
+    ots: null,
+  };
+}
+
+describe('proof bundle (FORMAT.md §8)', () => {
+  const bundle = makeBundle();
+
+  it('verifies offline with the two public keys and survives its JSON encoding', () => {
+    const parsed = parseProofBundle(encodeProofBundle(bundle));
+    expect(parsed).toEqual(bundle);
+    const result = verifyProofBundle(parsed, keys);
+    expect(result).toMatchObject({ hash: bundle.hash, date: '2025-11-02', origin, treeSize: 12 });
+  });
+
+  it('fails, naming the reason, for every kind of tampering', () => {
+    const flipHex = (h: string) => (h[0] === '0' ? '1' : '0') + h.slice(1);
+    const other = mldsaKeygen(new Uint8Array(32).fill(1)).publicKey;
+    const cases: Array<[string, () => unknown, RegExp]> = [
+      ['hash', () => verifyProofBundle({ ...bundle, hash: flipHex(bundle.hash) }, keys), /inclusion proof/],
+      ['path', () => verifyProofBundle({ ...bundle, inclusionPath: bundle.inclusionPath.map((h, i) => (i === 1 ? flipHex(h) : h)) }, keys), /inclusion proof/],
+      ['leaf index', () => verifyProofBundle({ ...bundle, leafIndex: 9 }, keys), /inclusion proof/],
+      ['leaf outside the day', () => verifyProofBundle({ ...bundle, leafIndex: 2 }, keys), /outside the day/],
+      ['tree size', () => verifyProofBundle({ ...bundle, treeSize: 11 }, keys), /tree size/],
+      ['day range', () => verifyProofBundle({ ...bundle, ledger: { ...bundle.ledger, entryCount: 6 } }, keys), /range end/],
+      ['date', () => verifyProofBundle({ ...bundle, date: '2025-11-03' }, keys), /date/],
+      ['checkpoint size', () => verifyProofBundle({ ...bundle, checkpoint: bundle.checkpoint.replace('\n12\n', '\n13\n') }, keys), /signature/],
+      ['checkpoint signature', () => verifyProofBundle({ ...bundle, checkpoint: bundle.checkpoint.replace(/— (\S+) (.)/, (_m, n, c) => `— ${n} ${c === 'A' ? 'B' : 'A'}`) }, keys), /signature|key/],
+      ['other ML-DSA key', () => verifyProofBundle(bundle, { ...keys, mldsa: other }), /fingerprint/],
+    ];
+    for (const [what, run, reason] of cases) {
+      expect(run, what).toThrow(TimesealError);
+      expect(run, what).toThrow(reason);
+    }
+  });
+
+  it('rejects unknown and missing fields when parsing', () => {
+    const json = JSON.parse(encodeProofBundle(bundle));
+    expect(() => parseProofBundle(JSON.stringify({ ...json, extra: 1 }))).toThrow(/unknown field extra/);
+    delete json.leaf_index;
+    expect(() => parseProofBundle(JSON.stringify(json))).toThrow(/missing field leaf_index/);
+    expect(() => parseProofBundle('{')).toThrow(/JSON/);
+    expect(fromHex(bundle.hash).length).toBe(32);
+  });
+});
