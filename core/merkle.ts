@@ -156,7 +156,8 @@ export function verifyInclusion(
 ): void {
   const computed = rootFromInclusionProof(leaf, index, size, proof, hasher);
   if (!equalBytes(computed, root)) {
-    throw new MismatchError(`inclusion proof of leaf ${index} in tree of size ${size}: root`, toHex(root), toHex(computed));
+    const what = `inclusion proof of leaf ${index} in tree of size ${size}: root`;
+    throw new MismatchError(what, toHex(root), toHex(computed));
   }
 }
 

@@ -122,7 +122,8 @@ export function parseEntryBundle(bytes: Uint8Array, width?: number): Uint8Array[
     const length = (bytes[offset]! << 8) | bytes[offset + 1]!;
     const end = offset + 2 + length;
     if (end > bytes.length) {
-      throw new FormatError('entry bundle', `entry ${i}: ${length} bytes announced, ${bytes.length - offset - 2} present`);
+      const present = bytes.length - offset - 2;
+      throw new FormatError('entry bundle', `entry ${i}: ${length} bytes announced, ${present} present`);
     }
     entries.push(bytes.slice(offset + 2, end));
     offset = end;
@@ -183,7 +184,7 @@ export function tileHashReader(size: number, getTile: TileFetcher, hasher: Hashe
   return (level, index) => {
     const { tileLevel, first, span } = locate(level, index);
     if (first + span > levelCount(tileLevel, size)) {
-      throw new NotFoundError(`hash at level ${level} index ${index}: not a complete subtree of the tree of size ${size}`);
+      throw new NotFoundError(`hash at level ${level} index ${index}: not a complete subtree of a tree of size ${size}`);
     }
     const tileIndex = Math.floor(first / TILE_WIDTH);
     const width = tileWidthAt(tileLevel, tileIndex, size);
@@ -192,7 +193,8 @@ export function tileHashReader(size: number, getTile: TileFetcher, hasher: Hashe
     if (tile === undefined) {
       tile = getTile(tileLevel, tileIndex, width);
       if (tile.length !== width * HASH_SIZE) {
-        throw new FormatError(tilePath(tileLevel, tileIndex, width), `expected ${width * HASH_SIZE} bytes, got ${tile.length}`);
+        const expected = width * HASH_SIZE;
+        throw new FormatError(tilePath(tileLevel, tileIndex, width), `expected ${expected} bytes, got ${tile.length}`);
       }
       cache.set(key, tile);
     }
@@ -219,7 +221,9 @@ export interface AppendResult {
  * Appends `newLeafHashes` (32-byte leaf hashes) to the tree of `oldSize` leaves whose stored hashes `read`
  * returns, and gives the new root and the tiles that changed. `read` is only asked for the level-8·L hashes
  * of the old rightmost partial tiles and for old complete subtrees the new root needs. All hashing goes
- * through `hasher`, hashes of one level are written into one buffer, and each tile is reduced in place.
+ * through `hasher` (the pipeline passes node:crypto's); the hashes of one level go into one buffer and each
+ * full tile is reduced to its root through one reused scratch buffer, so the only per-hash allocation is the
+ * digest the hasher returns.
  */
 export function appendLeaves(
   oldSize: number,
@@ -264,7 +268,9 @@ export function appendLeaves(
     }
     const fullTiles = Math.floor((newCount - base) / TILE_WIDTH);
     fresh = new Uint8Array(fullTiles * HASH_SIZE);
-    for (let t = 0; t < fullTiles; t++) hashRun(hashes, t * TILE_WIDTH, TILE_WIDTH, hasher, fresh, t * HASH_SIZE, scratch);
+    for (let t = 0; t < fullTiles; t++) {
+      hashRun(hashes, t * TILE_WIDTH, TILE_WIDTH, hasher, fresh, t * HASH_SIZE, scratch);
+    }
   }
   const readNew: HashReader = (level, index) => {
     const { tileLevel, first, span } = locate(level, index);
