@@ -27,10 +27,10 @@ node_modules/.installed: package.json package-lock.json $(NODE_DEP)
 	touch $@
 
 build: install
-	npm run --silent build
+	node scripts/build.ts
 
-start: install
-	npm run --silent start
+start: build
+	sh scripts/start.sh
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
@@ -38,6 +38,7 @@ typecheck: install
 test: install
 	bash scripts/ensure-test-tools.sh
 	npx tsc --noEmit -p tsconfig.json
+	node scripts/build.ts
 	npx vitest run
 
 bench: install

@@ -1,0 +1,86 @@
+// The built-in daily schedule (DESIGN.md §3), run inside `timeseal serve`: at 00:01 UTC build and dual-sign
+// every finished day. On start, missed runs are caught up in order. Steps are idempotent and serialized (one
+// at a time in this process; the archive lock keeps other processes out). The anchoring steps (00:02 anchor,
+// hourly :05 upgrade) plug in as further entries of STEPS.
+import { buildLedgers } from './build.ts';
+import type { Context } from './context.ts';
+
+export interface ScheduleLog {
+  info(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface ScheduledStep {
+  name: string;
+  /** Minutes past the hour when it runs, and whether only in hour 0 (daily) or every hour. */
+  minute: number;
+  daily: boolean;
+  run(ctx: Context): unknown;
+}
+
+export const STEPS: ScheduledStep[] = [
+  {
+    name: 'ledger build',
+    minute: 1,
+    daily: true,
+    run: (ctx) => buildLedgers({ config: ctx.config, db: ctx.db(), clock: ctx.clock, keys: ctx.signingKeys() }),
+  },
+];
+
+export interface Schedule {
+  /** Runs every step once now (catch-up), in order. */
+  runAll(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Next instant (ms) strictly after `now` at which `step` is due. */
+export function nextRun(step: ScheduledStep, now: number): number {
+  const d = new Date(now);
+  const candidate = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), step.daily ? 0 : d.getUTCHours(), step.minute);
+  if (candidate > now) return candidate;
+  return candidate + (step.daily ? 86_400_000 : 3_600_000);
+}
+
+/**
+ * Starts the schedule: catches up at once, then sleeps until the next due step. Uses the real clock for
+ * sleeping; a fixed TIMESEAL_NOW means the steps run once at start (catch-up) and then at real due times.
+ */
+export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS): Schedule {
+  let chain: Promise<void> = Promise.resolve();
+  let stopped = false;
+  const timers = new Set<NodeJS.Timeout>();
+  const runStep = (step: ScheduledStep): Promise<void> => {
+    chain = chain.then(async () => {
+      if (stopped) return;
+      try {
+        const result = await step.run(ctx);
+        log.info({ step: step.name, result }, `scheduled ${step.name} done`);
+      } catch (err) {
+        log.error({ step: step.name, err: (err as Error).message }, `scheduled ${step.name} failed; the next run retries`);
+      }
+    });
+    return chain;
+  };
+  const arm = (step: ScheduledStep): void => {
+    if (stopped) return;
+    const now = Date.now();
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      void runStep(step).then(() => arm(step));
+    }, Math.min(nextRun(step, now) - now, 2 ** 31 - 1));
+    timer.unref();
+    timers.add(timer);
+  };
+  const runAll = async (): Promise<void> => {
+    for (const step of steps) await runStep(step);
+  };
+  void runAll().then(() => steps.forEach(arm));
+  return {
+    runAll,
+    async stop() {
+      stopped = true;
+      for (const t of timers) clearTimeout(t);
+      await chain;
+    },
+  };
+}
