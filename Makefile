@@ -29,7 +29,7 @@ node_modules/.installed: package.json package-lock.json $(NODE_DEP)
 build: install
 	node scripts/build.ts
 
-start: build
+start: install
 	sh scripts/start.sh
 
 typecheck: install

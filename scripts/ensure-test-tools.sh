@@ -6,6 +6,8 @@ set -euo pipefail
 need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 /usr/bin/python3 -c 'import opentimestamps' >/dev/null 2>&1 || need+=(python3-opentimestamps)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing test tools: ${need[*]}" >&2
