@@ -121,3 +121,38 @@ export function mergeRecords(a: ShardRecord[], b: ShardRecord[]): ShardRecord[] 
   }
   return out;
 }
+
+function isoDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+/**
+ * The text of index-sha256.json (docs/FORMAT.md §6) as a sequence of chunks, so it can be written or compared
+ * without ever holding it as one string (it grows with the whole archive). `shards` is called twice (one pass
+ * for "map", one for "timestamps") and yields each shard's records in prefix order.
+ */
+export function* indexJsonChunks(shards: () => Iterable<ShardRecord[]>): Generator<string> {
+  for (const section of ['map', 'timestamps'] as const) {
+    yield section === 'map' ? '{"map":{\n' : '\n},"timestamps":{\n';
+    let first = true;
+    for (const records of shards()) {
+      const lines: string[] = [];
+      for (let i = 0; i < records.length; ) {
+        let j = i + 1;
+        while (j < records.length && compareBytes(records[j]!.hash, records[i]!.hash) === 0) j++;
+        const hash = toHex(records[i]!.hash);
+        if (section === 'map') {
+          const dates = records.slice(i, j).map((r) => isoDate(r.submittedMs));
+          lines.push(`"${hash}":${dates.length === 1 ? `"${dates[0]}"` : JSON.stringify(dates)}`);
+        } else {
+          lines.push(`"${hash}":"${new Date(records[i]!.submittedMs).toISOString()}"`);
+        }
+        i = j;
+      }
+      if (lines.length === 0) continue;
+      yield (first ? '' : ',\n') + lines.join(',\n');
+      first = false;
+    }
+  }
+  yield '\n}}\n';
+}

@@ -103,13 +103,31 @@ export function checkLedger(ledger: Ledger): void {
   });
 }
 
-/** The canonical bytes of a ledger (docs/FORMAT.md §3). */
+/** The canonical bytes of a ledger (docs/FORMAT.md §3). Entries are ASCII of fixed length, so the bytes are
+ * written straight into one buffer: no intermediate string, whatever the number of entries. */
 export function encodeLedger(ledger: Ledger): Uint8Array {
   checkLedger(ledger);
-  const parts: string[] = [header(ledger)];
-  const lines = ledger.entries.map((e) => `["${e.hash}","${e.submittedAt}"]`);
-  parts.push('\n', lines.join(',\n'), lines.length ? '\n' : '', ']}\n');
-  return utf8(parts.join(''));
+  const head = utf8(header(ledger));
+  const n = ledger.entries.length;
+  const line = 2 + 64 + 3 + 24 + 2; // ["<hash>","<time>"]
+  const out = new Uint8Array(head.length + 1 + n * line + Math.max(0, n - 1) * 2 + (n ? 1 : 0) + 3);
+  out.set(head, 0);
+  let o = head.length;
+  out[o++] = 0x0a;
+  const ascii = (text: string): void => {
+    for (let i = 0; i < text.length; i++) out[o++] = text.charCodeAt(i);
+  };
+  ledger.entries.forEach((e, i) => {
+    if (i > 0) ascii(',\n');
+    ascii('["');
+    ascii(e.hash);
+    ascii('","');
+    ascii(e.submittedAt);
+    ascii('"]');
+  });
+  if (n) out[o++] = 0x0a;
+  ascii(']}\n');
+  return out;
 }
 
 function field<T>(obj: Record<string, unknown>, name: string, check: (v: unknown) => v is T, what: string): T {

@@ -30,6 +30,7 @@ import { fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import {
   encodeShard,
+  indexJsonChunks,
   mergeRecords,
   parseShard,
   shardDigits,
@@ -44,8 +45,9 @@ import { appendLeaves, encodeEntryBundle, entryBundlePath, parseEntryBundle, til
 import type { Clock } from './clock.ts';
 import { UsageError, type Config } from './config.ts';
 import type { DB } from './db.ts';
-import { readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable } from './files.ts';
+import { readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable, writeMutableChunks } from './files.ts';
 import type { SigningKeys, PublicKeys } from './keys.ts';
+import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock } from './lock.ts';
 import { mldsaMu, nodeSha256 } from './node-hash.ts';
 import { datesWithSubmissions, dayEntries } from './queue.ts';
@@ -180,7 +182,11 @@ function completeMutableFiles(ctx: BuildContext, state: ArchiveState): void {
   if (dayCheckpoint === undefined) throw new TimesealError('not-found', `${dayCheckpointPath(last.date)} is missing`);
   const latest = readOptional(archive, CHECKPOINT_PATH);
   if (latest === undefined || Buffer.compare(latest, dayCheckpoint) !== 0) writeMutable(archive, CHECKPOINT_PATH, dayCheckpoint);
-  const digits = shardDigits(last.treeSize);
+  removeOtherIndexes(archive, shardDigits(last.treeSize));
+}
+
+/** Once days.json names a size, only the index at that size's prefix length is current. */
+function removeOtherIndexes(archive: string, digits: number): void {
   const indexRoot = path.join(archive, 'index');
   for (const name of fs.existsSync(indexRoot) ? fs.readdirSync(indexRoot) : []) {
     if (name !== String(digits)) fs.rmSync(path.join(indexRoot, name), { recursive: true, force: true });
@@ -247,6 +253,7 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
     state.days.push(record);
     out.mutable(archive, DAYS_PATH, encodeDays(state));
     out.mutable(archive, CHECKPOINT_PATH, checkpoint);
+    removeOtherIndexes(archive, shardDigits(appended.size));
   }
   return { date, alreadyPublished, entryCount: rows.length, firstIndex: oldSize, treeSize: appended.size, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes };
 }
@@ -274,20 +281,23 @@ function listShards(archive: string, digits: number): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => /^[0-9a-f]+$/.test(n) && n.length === digits).sort() : [];
 }
 
-/** Every record of the index at `digits`, globally sorted, without records at or past `limit`. */
-export function readAllShards(archive: string, digits: number, limit: number): ShardRecord[] {
-  const all: ShardRecord[] = [];
+/** Each shard's records at `digits`, in prefix order, one file at a time, without records at or past `limit`
+ * (left by an attempt that was killed before its commit point). `known` supplies shards already in memory. */
+export function* shardRecords(archive: string, digits: number, limit: number, known?: Map<string, ShardRecord[]>): Generator<ShardRecord[]> {
   for (const prefix of listShards(archive, digits)) {
-    const rel = `${shardDir(digits)}/${prefix}`;
-    for (const r of parseShard(readOptional(archive, rel)!, prefix)) if (r.leafIndex < limit) all.push(r);
+    const records = known?.get(prefix) ?? parseShard(readOptional(archive, `${shardDir(digits)}/${prefix}`)!, prefix);
+    yield records.every((r) => r.leafIndex < limit) ? records : records.filter((r) => r.leafIndex < limit);
   }
-  return all;
+}
+
+function prefixOf(hash: Uint8Array, digits: number): string {
+  return toHex(hash.subarray(0, Math.ceil(digits / 2))).slice(0, digits);
 }
 
 function groupByPrefix(records: ShardRecord[], digits: number): Map<string, ShardRecord[]> {
   const groups = new Map<string, ShardRecord[]>();
   for (const r of records) {
-    const prefix = toHex(r.hash.subarray(0, Math.ceil(digits / 2))).slice(0, digits);
+    const prefix = prefixOf(r.hash, digits);
     let g = groups.get(prefix);
     if (!g) groups.set(prefix, (g = []));
     g.push(r);
@@ -295,59 +305,40 @@ function groupByPrefix(records: ShardRecord[], digits: number): Map<string, Shar
   return groups;
 }
 
+/**
+ * Adds a day's records to the shards. When the log outgrows the prefix length (FORMAT.md §6), every old shard
+ * is split into its longer-prefix children, one old shard at a time. Then index-sha256.json is rewritten from
+ * the shards, streamed.
+ */
 function updateIndex(archive: string, out: WriteCounter, oldSize: number, newSize: number, newRecords: ShardRecord[]): void {
   const digits = shardDigits(newSize);
-  let all: ShardRecord[];
-  if (oldSize === 0 || shardDigits(oldSize) !== digits) {
-    const old = oldSize === 0 ? [] : readAllShards(archive, shardDigits(oldSize), oldSize);
-    all = mergeRecords(old, newRecords);
-    for (const [prefix, group] of groupByPrefix(all, digits)) out.mutable(archive, `${shardDir(digits)}/${prefix}`, encodeShard(group));
-  } else {
-    for (const [prefix, group] of groupByPrefix(newRecords, digits)) {
-      const rel = `${shardDir(digits)}/${prefix}`;
-      const existing = readOptional(archive, rel);
+  const oldDigits = oldSize === 0 ? digits : shardDigits(oldSize);
+  const fresh = groupByPrefix(newRecords, digits);
+  const written = new Map<string, ShardRecord[]>();
+  const write = (prefix: string, records: ShardRecord[]) => {
+    out.mutable(archive, `${shardDir(digits)}/${prefix}`, encodeShard(records));
+    written.set(prefix, records);
+  };
+  if (oldDigits === digits) {
+    for (const [prefix, group] of fresh) {
+      const existing = readOptional(archive, `${shardDir(digits)}/${prefix}`);
       const kept = existing === undefined ? [] : parseShard(existing, prefix).filter((r) => r.leafIndex < oldSize);
-      out.mutable(archive, rel, encodeShard(mergeRecords(kept, group)));
+      write(prefix, mergeRecords(kept, group));
     }
-    all = readAllShards(archive, digits, newSize);
+  } else {
+    for (const oldRecords of shardRecords(archive, oldDigits, oldSize)) {
+      for (const [prefix, group] of groupByPrefix(oldRecords, digits)) {
+        write(prefix, mergeRecords(group, fresh.get(prefix) ?? []));
+        fresh.delete(prefix);
+      }
+    }
+    for (const [prefix, group] of fresh) write(prefix, group);
   }
-  writeIndexJson(archive, out, all);
+  out.bytes += writeMutableChunks(archive, INDEX_JSON_PATH, indexJsonChunks(() => shardRecords(archive, digits, newSize, written)));
+  out.files++;
 }
 
-/** index-sha256.json in the spec's shape: {"map":{hash: date | [dates]},"timestamps":{hash: first time}}. */
-export function encodeIndexJson(all: ShardRecord[]): string[] {
-  const mapLines: string[] = [];
-  const timeLines: string[] = [];
-  for (let i = 0; i < all.length; ) {
-    let j = i + 1;
-    while (j < all.length && Buffer.compare(all[j]!.hash, all[i]!.hash) === 0) j++;
-    const hash = toHex(all[i]!.hash);
-    const dates = all.slice(i, j).map((r) => utcDate(r.submittedMs));
-    mapLines.push(`"${hash}":${dates.length === 1 ? `"${dates[0]}"` : JSON.stringify(dates)}`);
-    timeLines.push(`"${hash}":"${new Date(all[i]!.submittedMs).toISOString()}"`);
-    i = j;
-  }
-  return ['{"map":{\n', mapLines.join(',\n'), '\n},"timestamps":{\n', timeLines.join(',\n'), '\n}}\n'];
-}
-
-function writeIndexJson(archive: string, out: WriteCounter, all: ShardRecord[]): void {
-  const parts = encodeIndexJson(all);
-  out.mutable(archive, INDEX_JSON_PATH, Buffer.concat(parts.map((p) => Buffer.from(p))));
-}
-
-/** ots_status.json: keeps latest_ots_ok (the anchoring step owns it); counts days not yet confirmed. */
+/** ots_status.json and block_info.json for the published days (pipeline/anchor/status.ts owns their content). */
 export function writeOtsStatus(ctx: BuildContext, state: ArchiveState): void {
-  const archive = ctx.config.archive;
-  let latest = '';
-  const existing = readOptional(archive, OTS_STATUS_PATH);
-  if (existing !== undefined) {
-    try {
-      const parsed = JSON.parse(fromUtf8(existing)) as { latest_ots_ok?: unknown };
-      if (typeof parsed.latest_ots_ok === 'string' && (parsed.latest_ots_ok === '' || isDate(parsed.latest_ots_ok))) latest = parsed.latest_ots_ok;
-    } catch {
-      latest = '';
-    }
-  }
-  const queue = state.days.filter((d) => d.date > latest).length;
-  writeMutable(archive, OTS_STATUS_PATH, encodeOtsStatus({ latest_ots_ok: latest, last_update: ctx.clock().toISOString(), queue_size: queue }));
+  writeAnchorStatus(ctx.config.archive, state.days, ctx.clock());
 }

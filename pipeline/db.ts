@@ -18,7 +18,7 @@ export const MIGRATIONS: string[] = [
     file_name TEXT,
     source TEXT NOT NULL
   );
-  CREATE INDEX submissions_by_day ON submissions (ledger_date, hash);
+  CREATE INDEX submissions_by_day ON submissions (ledger_date, hash, submitted_at);
 
   CREATE TABLE users (
     id TEXT PRIMARY KEY,

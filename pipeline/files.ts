@@ -20,8 +20,17 @@ export class ConflictError extends TimesealError {
   }
 }
 
+const madeDirs = new Set<string>();
+
+/** mkdir -p, remembered: a build writes thousands of files into a few hundred folders. */
+function ensureDir(dir: string): void {
+  if (madeDirs.has(dir)) return;
+  fs.mkdirSync(dir, { recursive: true });
+  madeDirs.add(dir);
+}
+
 function writeTempAndRename(file: string, bytes: Uint8Array): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
+  ensureDir(path.dirname(file));
   const temp = `${file}${TEMP_MARK}${process.pid}`;
   fs.writeFileSync(temp, bytes);
   fs.renameSync(temp, file);
@@ -54,6 +63,40 @@ export function writeImmutable(root: string, rel: string, bytes: Uint8Array): bo
 
 export function writeMutable(root: string, rel: string, bytes: Uint8Array | string): void {
   writeTempAndRename(path.join(root, rel), typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+}
+
+/** writeMutable for content produced in chunks (files too large to hold as one string). */
+export function writeMutableChunks(root: string, rel: string, chunks: Iterable<string | Uint8Array>): number {
+  const file = path.join(root, rel);
+  ensureDir(path.dirname(file));
+  const temp = `${file}${TEMP_MARK}${process.pid}`;
+  const fd = fs.openSync(temp, 'w');
+  let bytes = 0;
+  try {
+    let pending: string[] = [];
+    let pendingLength = 0;
+    const flush = (): void => {
+      if (pending.length === 0) return;
+      bytes += fs.writeSync(fd, pending.join(''));
+      pending = [];
+      pendingLength = 0;
+    };
+    for (const chunk of chunks) {
+      if (typeof chunk === 'string') {
+        pending.push(chunk);
+        pendingLength += chunk.length;
+        if (pendingLength > 1 << 22) flush();
+      } else {
+        flush();
+        bytes += fs.writeSync(fd, chunk);
+      }
+    }
+    flush();
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, file);
+  return bytes;
 }
 
 export function readOptional(root: string, rel: string): Uint8Array | undefined {

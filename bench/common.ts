@@ -1,0 +1,50 @@
+// Shared by the benchmarks: the machine's description, running the real CLI with GNU time, folder sizes.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+export const TIMESEAL = path.join(ROOT, 'pipeline/bin/timeseal');
+
+export function machine(): string {
+  const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
+  return `${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+export interface Measured {
+  seconds: number;
+  maxRssMb: number;
+  stdout: string;
+}
+
+/** Runs the timeseal CLI under GNU time (wall seconds, peak RSS of the process). */
+export function timed(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Measured {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', TIMESEAL, ...args], { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const last = result.stderr.trim().split('\n').at(-1) ?? '';
+  const [seconds, kb] = last.split(' ').map(Number);
+  if (result.status !== 0 || seconds === undefined || kb === undefined) {
+    throw new Error(`timeseal ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  }
+  return { seconds, maxRssMb: kb / 1024, stdout: result.stdout };
+}
+
+export function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
+  const result = spawnSync(TIMESEAL, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (result.status !== 0) throw new Error(`timeseal ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
+  return result.stdout;
+}
+
+export function folderBytes(dir: string): { files: number; bytes: number } {
+  let files = 0;
+  let bytes = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (e.isFile()) {
+      files++;
+      bytes += fs.statSync(path.join(e.parentPath, e.name)).size;
+    }
+  }
+  return { files, bytes };
+}
+
+export const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
