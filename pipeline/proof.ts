@@ -1,7 +1,7 @@
 // Finding a published hash in a local archive and assembling its proof bundle (docs/FORMAT.md §8).
 import { dayCheckpointPath, ledgerPath, type DayRecord } from '../core/archive.ts';
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
-import { fromUtf8, toHex } from '../core/encoding.ts';
+import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
 import { NotFoundError, TimesealError } from '../core/errors.ts';
 import { lookupShard, shardPath } from '../core/index-shard.ts';
 import { inclusionProof } from '../core/merkle.ts';
@@ -9,6 +9,7 @@ import { normalizeHashHex } from '../core/hash.ts';
 import type { ProofBundle } from '../core/proof.ts';
 import { tileHashReader, tilePath } from '../core/tiles.ts';
 import { readState } from './build.ts';
+import { perHashOts } from './anchor/proofs.ts';
 import { readOptional } from './files.ts';
 import { nodeSha256 } from './node-hash.ts';
 
@@ -48,6 +49,7 @@ export function buildProof(archive: string, origin: string, hashHex: string, key
   };
   const path = inclusionProof(found.leafIndex, day.treeSize, tileHashReader(day.treeSize, readTile, nodeSha256), nodeSha256);
   const fp = keyFingerprints(keys);
+  const ots = perHashOts(archive, day, fromHex(hash), found.leafIndex, path);
   return {
     hash,
     date: day.date,
@@ -58,6 +60,6 @@ export function buildProof(archive: string, origin: string, hashHex: string, key
     checkpoint: fromUtf8(checkpoint, 'checkpoint'),
     ledger: { path: ledgerPath(day.date), sha256: day.sha256, firstIndex: day.firstIndex, entryCount: day.entryCount },
     keys: { ecdsaP256Fingerprint: fp.ecdsa, mlDsa65Fingerprint: fp.mldsa },
-    ots: null,
+    ots: ots === null ? null : toBase64(ots),
   };
 }

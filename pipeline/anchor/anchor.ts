@@ -1,0 +1,299 @@
+// Anchoring the archive's days to Bitcoin through OpenTimestamps calendars (DESIGN.md §2–§3, issue 5):
+// - stamp: submit each day's commitment C = SHA-256(R || F) to every configured calendar in parallel; the
+//   stamp counts when at least m answered, and every answer is kept. The day's proof `D.json.ots` (starting
+//   at F) is then written. Fewer than m answers: nothing is written, the day stays "not stamped" with the
+//   reason in block_info.json, and the next run (00:02 or any hourly upgrade) tries again.
+// - upgrade: for each day not yet confirmed, ask every trusted calendar named by a pending attestation for its
+//   upgrade (404 = still pending, its text kept for the status; 200 = merged into the day's proof), then check
+//   every Bitcoin attestation against a verified block header. A day is confirmed once one verifies; its
+//   confirmations (tip − height + 1) are refreshed every run, and its header re-checked while fewer than 6.
+// The day's `.ots` stays mutable (replaced atomically) until the day is confirmed; then it is no longer
+// touched. Network calls happen under the anchoring lock only; the writes take the archive lock as well and
+// merge into the file as it is then, so a concurrent writer never loses an answer.
+import path from 'node:path';
+import { ledgerOtsPath, type DayRecord } from '../../core/archive.ts';
+import { fromHex, toHex } from '../../core/encoding.ts';
+import { FormatError, MismatchError } from '../../core/errors.ts';
+import { calendarTreeOf, dayCommitment, ledgerTimestamp } from '../../core/ots-path.ts';
+import { mergeTimestamps, newTimestamp, parseDetached, serializeDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../core/ots.ts';
+import { readState } from '../build.ts';
+import type { Clock } from '../clock.ts';
+import { UsageError, type Config } from '../config.ts';
+import { readOptional, writeMutable } from '../files.ts';
+import { withLock } from '../lock.ts';
+import { fetchUpgrade, submitDigest } from './calendar.ts';
+import { isTrustedCalendar, type AnchorConfig } from './config.ts';
+import { headerSourceFor, verifyAttestation, type HeaderSource } from './headers.ts';
+import { withAnchorLock } from './lock.ts';
+import { readBlockInfo, writeAnchorStatus, type LedgerBlock, type PendingInfo } from './status.ts';
+
+/** Below this many confirmations a confirmed day's block header is re-checked every run (reorg guard). */
+export const RECHECK_BELOW_CONFIRMATIONS = 6;
+
+export interface AnchorContext {
+  config: Config;
+  anchor: AnchorConfig;
+  clock: Clock;
+  /** Defaults to the configured source (BITCOIN_ESPLORA_URL / BITCOIN_RPC_URL). */
+  headers?: HeaderSource;
+  progress?: (message: string) => void;
+}
+
+export interface StampResult {
+  date: string;
+  commitment: string;
+  outcome: 'stamped' | 'already-stamped' | 'failed';
+  answered: string[];
+  failures: Array<{ calendar: string; error: string }>;
+  reason?: string;
+}
+
+export type DayState = 'confirmed' | PendingInfo['state'];
+
+export interface DayReport {
+  date: string;
+  state: DayState;
+  block_height?: number;
+  confirmations?: number;
+  reason?: string;
+  upgraded_from: string[];
+}
+
+export interface UpgradeReport {
+  stamps: StampResult[];
+  days: DayReport[];
+  tip_height: number | null;
+}
+
+const archiveLockOf = (config: Config) => path.join(path.dirname(path.resolve(config.db)), 'archive.lock');
+const anchorLockOf = (config: Config) => path.join(path.dirname(path.resolve(config.db)), 'anchor.lock');
+
+function readLedgerProof(archive: string, day: DayRecord): DetachedTimestampFile | undefined {
+  const raw = readOptional(archive, ledgerOtsPath(day.date));
+  if (raw === undefined) return undefined;
+  const proof = parseDetached(raw);
+  calendarTreeOf(proof, fromHex(day.root), fromHex(day.sha256)); // it must be this day's proof
+  return proof;
+}
+
+/** `timeseal anchor [--date D]`: stamps day D, or every published day without a calendar proof. */
+export async function anchorDays(ctx: AnchorContext, options: { date?: string } = {}): Promise<StampResult[]> {
+  return withAnchorLock(anchorLockOf(ctx.config), async () => {
+    const { days } = readState(ctx.config.archive, ctx.config.logOrigin);
+    let targets: DayRecord[];
+    if (options.date !== undefined) {
+      const day = days.find((d) => d.date === options.date);
+      if (!day) throw new UsageError(`${options.date} is not a published day (build it first: timeseal ledger build)`);
+      targets = [day];
+    } else {
+      targets = days.filter((d) => readOptional(ctx.config.archive, ledgerOtsPath(d.date)) === undefined);
+    }
+    const { results, pending } = await stampDays(ctx, targets);
+    withLock(archiveLockOf(ctx.config), () => {
+      writeStamps(ctx, results);
+      writeAnchorStatus(ctx.config.archive, readState(ctx.config.archive, ctx.config.logOrigin).days, ctx.clock(), { pending });
+    });
+    return results.map((r) => r.result);
+  });
+}
+
+interface StampOutcome {
+  result: StampResult;
+  day: DayRecord;
+  proof?: DetachedTimestampFile;
+}
+
+async function stampDays(ctx: AnchorContext, targets: DayRecord[]): Promise<{ results: StampOutcome[]; pending: Record<string, PendingInfo> }> {
+  const results: StampOutcome[] = [];
+  const pending: Record<string, PendingInfo> = {};
+  const now = ctx.clock().toISOString();
+  for (const day of targets) {
+    const root = fromHex(day.root);
+    const ledgerSha256 = fromHex(day.sha256);
+    const c = dayCommitment(root, ledgerSha256);
+    const base = { date: day.date, commitment: toHex(c) };
+    if (readOptional(ctx.config.archive, ledgerOtsPath(day.date)) !== undefined) {
+      results.push({ day, result: { ...base, outcome: 'already-stamped', answered: [], failures: [] } });
+      continue;
+    }
+    ctx.progress?.(`${day.date}: submitting ${toHex(c)} to ${ctx.anchor.calendars.length} calendars`);
+    const settled = await Promise.allSettled(ctx.anchor.calendars.map((cal) => submitDigest(cal, c, ctx.anchor.calendarTimeoutMs)));
+    const answered: string[] = [];
+    const failures: StampResult['failures'] = [];
+    const tree = newTimestamp(c);
+    settled.forEach((s, i) => {
+      const calendar = ctx.anchor.calendars[i]!;
+      if (s.status === 'fulfilled') {
+        mergeTimestamps(tree, s.value);
+        answered.push(calendar);
+      } else {
+        failures.push({ calendar, error: (s.reason as Error).message });
+      }
+    });
+    if (answered.length >= ctx.anchor.minCalendars) {
+      const proof = ledgerTimestamp(root, ledgerSha256, tree);
+      const note = failures.length ? `; no answer from ${failures.map((f) => f.error).join('; ')}` : '';
+      pending[day.date] = { state: 'pending', reason: `submitted to ${answered.length} calendar${answered.length === 1 ? '' : 's'}; waiting for Bitcoin confirmation${note}`, checked_at: now };
+      results.push({ day, proof, result: { ...base, outcome: 'stamped', answered, failures } });
+    } else {
+      const reason = `stamp failed: ${answered.length} of ${ctx.anchor.calendars.length} calendars answered (${ctx.anchor.minCalendars} needed): ${failures.map((f) => f.error).join('; ')}`;
+      pending[day.date] = { state: 'not-stamped', reason, checked_at: now };
+      results.push({ day, result: { ...base, outcome: 'failed', answered, failures, reason } });
+    }
+  }
+  return { results, pending };
+}
+
+/** Writes new stamps; a proof another run wrote meanwhile is kept and this run's answers merged into it. */
+function writeStamps(ctx: AnchorContext, results: StampOutcome[]): void {
+  for (const { day, proof } of results) {
+    if (!proof) continue;
+    const current = readLedgerProof(ctx.config.archive, day);
+    if (current) {
+      mergeTimestamps(current.timestamp, calendarTreeOf(proof, fromHex(day.root), fromHex(day.sha256)));
+      writeMutable(ctx.config.archive, ledgerOtsPath(day.date), serializeDetached(current));
+    } else {
+      writeMutable(ctx.config.archive, ledgerOtsPath(day.date), serializeDetached(proof));
+    }
+  }
+}
+
+/** Asks trusted calendars for the upgrades of every pending attestation in `t`. */
+export async function collectUpgrades(
+  t: Timestamp,
+  trusted: readonly string[],
+  timeoutMs: number,
+): Promise<{ upgrades: Array<{ calendar: string; timestamp: Timestamp }>; notes: string[] }> {
+  const seen = new Set<string>();
+  const asks: Array<{ calendar: string; message: Uint8Array }> = [];
+  const notes: string[] = [];
+  for (const { message, attestation } of walkAttestations(t)) {
+    if (attestation.kind !== 'pending') continue;
+    const key = `${attestation.uri} ${toHex(message)}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (!isTrustedCalendar(attestation.uri, trusted)) notes.push(`${attestation.uri}: not a trusted calendar (OTS_CALENDARS, OTS_TRUSTED_CALENDARS); not asked`);
+    else asks.push({ calendar: attestation.uri.replace(/\/+$/, ''), message });
+  }
+  const answers = await Promise.allSettled(asks.map((a) => fetchUpgrade(a.calendar, a.message, timeoutMs)));
+  const upgrades: Array<{ calendar: string; timestamp: Timestamp }> = [];
+  answers.forEach((s, i) => {
+    const { calendar } = asks[i]!;
+    if (s.status === 'rejected') notes.push((s.reason as Error).message);
+    else if (s.value.kind === 'pending') notes.push(`${calendar}: ${s.value.text}`);
+    else upgrades.push({ calendar, timestamp: s.value.timestamp });
+  });
+  return { upgrades, notes };
+}
+
+/** Every Bitcoin attestation of `t` checked against the header source: the verified ones and the problems. */
+export async function checkBitcoinAttestations(t: Timestamp, ctx: { headers: HeaderSource; network: AnchorConfig['network'] }) {
+  const verified: Array<{ height: number; time: number; blockHash: string; merkleRoot: string }> = [];
+  const problems: string[] = [];
+  let rejected = 0;
+  for (const { message, attestation } of walkAttestations(t)) {
+    if (attestation.kind !== 'bitcoin') continue;
+    try {
+      verified.push(await verifyAttestation(ctx.headers, message, attestation.height, ctx.network));
+    } catch (err) {
+      if (err instanceof MismatchError || err instanceof FormatError) rejected++;
+      problems.push(`Bitcoin attestation at height ${attestation.height}: ${(err as Error).message}`);
+    }
+  }
+  verified.sort((a, b) => a.height - b.height);
+  /** rejected: attestations whose header was obtained and failed a check (as opposed to a source failure). */
+  return { verified, problems, rejected, bitcoinCount: verified.length + problems.length };
+}
+
+/**
+ * `timeseal upgrade` and the hourly step: stamps days that have no calendar proof yet, fetches upgrades for
+ * days not yet confirmed, verifies Bitcoin attestations, refreshes confirmations, rewrites the status files.
+ */
+export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
+  return withAnchorLock(anchorLockOf(ctx.config), async () => {
+    const archive = ctx.config.archive;
+    const headers = ctx.headers ?? headerSourceFor(ctx.anchor.headerSource, ctx.anchor.bitcoinTimeoutMs);
+    const now = ctx.clock().toISOString();
+    const { days } = readState(archive, ctx.config.logOrigin);
+    const stored = readBlockInfo(archive);
+    const unstamped = days.filter((d) => readOptional(archive, ledgerOtsPath(d.date)) === undefined);
+    const stamping = await stampDays(ctx, unstamped);
+    const pending: Record<string, PendingInfo> = { ...stamping.pending };
+    const confirmed: Record<string, LedgerBlock> = {};
+    const reports = new Map<string, DayReport>();
+    const merges = new Map<string, Timestamp[]>();
+    let tip: number | null = null;
+    let tipError = '';
+    const tipHeight = async (): Promise<number | null> => {
+      if (tip === null && tipError === '') {
+        try {
+          tip = await headers.tipHeight();
+        } catch (err) {
+          tipError = (err as Error).message;
+        }
+      }
+      return tip;
+    };
+    for (const day of days) {
+      const known = stored.ledgers[day.date];
+      const stampedNow = stamping.results.find((r) => r.day.date === day.date)?.proof;
+      const proof = stampedNow ?? readLedgerProof(archive, day);
+      if (!proof) {
+        reports.set(day.date, { date: day.date, state: 'not-stamped', reason: pending[day.date]?.reason ?? stored.pending[day.date]?.reason, upgraded_from: [] });
+        continue;
+      }
+      if (known && known.confirmations >= RECHECK_BELOW_CONFIRMATIONS) {
+        const t = await tipHeight();
+        const confirmations = t === null ? known.confirmations : Math.max(known.confirmations, t - known.block_height + 1);
+        confirmed[day.date] = { block_height: known.block_height, confirmations };
+        reports.set(day.date, { date: day.date, state: 'confirmed', ...confirmed[day.date], upgraded_from: [] });
+        continue;
+      }
+      const upgradedFrom: string[] = [];
+      const notes: string[] = [];
+      if (!known) {
+        ctx.progress?.(`${day.date}: asking the calendars for upgrades`);
+        const got = await collectUpgrades(proof.timestamp, ctx.anchor.trusted, ctx.anchor.calendarTimeoutMs);
+        for (const u of got.upgrades) {
+          mergeTimestamps(proof.timestamp, u.timestamp);
+          upgradedFrom.push(u.calendar);
+        }
+        if (got.upgrades.length) merges.set(day.date, got.upgrades.map((u) => u.timestamp));
+        notes.push(...got.notes);
+      }
+      const checked = await checkBitcoinAttestations(proof.timestamp, { headers, network: ctx.anchor.network });
+      const best = checked.verified[0];
+      if (!best && known && checked.rejected === 0) {
+        // The header source failed this run; a confirmed day stays confirmed until a check actually fails.
+        confirmed[day.date] = known;
+        reports.set(day.date, { date: day.date, state: 'confirmed', ...known, reason: checked.problems.join('; '), upgraded_from: [] });
+      } else if (best) {
+        const t = await tipHeight();
+        const confirmations = t === null ? Math.max(known?.confirmations ?? 1, 1) : Math.max(t - best.height + 1, 1);
+        confirmed[day.date] = { block_height: best.height, confirmations };
+        reports.set(day.date, { date: day.date, state: 'confirmed', ...confirmed[day.date], upgraded_from: upgradedFrom });
+      } else {
+        const state = checked.bitcoinCount > 0 ? 'unverified' : 'pending';
+        const reason =
+          state === 'unverified'
+            ? checked.problems.join('; ')
+            : `waiting for Bitcoin confirmation: ${notes.join('; ') || 'no trusted calendar to ask'}`;
+        pending[day.date] = { state, reason, checked_at: now };
+        reports.set(day.date, { date: day.date, state, reason, upgraded_from: upgradedFrom });
+      }
+    }
+    withLock(archiveLockOf(ctx.config), () => {
+      writeStamps(ctx, stamping.results);
+      for (const [date, answers] of merges) {
+        const day = days.find((d) => d.date === date)!;
+        const current = readLedgerProof(archive, day);
+        if (!current) continue;
+        for (const a of answers) mergeTimestamps(current.timestamp, a);
+        writeMutable(archive, ledgerOtsPath(date), serializeDetached(current));
+      }
+      const latestDays = readState(archive, ctx.config.logOrigin).days;
+      writeAnchorStatus(archive, latestDays, ctx.clock(), { confirmed, pending, ...(tip === null ? {} : { tipHeight: tip }) });
+    });
+    return { stamps: stamping.results.map((r) => r.result), days: [...reports.values()], tip_height: tip };
+  });
+}

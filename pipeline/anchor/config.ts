@@ -1,0 +1,121 @@
+// Anchoring settings from the environment (DESIGN.md §5, docs/OPERATIONS.md): the calendars, how many must
+// answer, which calendars are trusted for upgrades, the Bitcoin header source and network, and timeouts.
+import { UsageError } from '../config.ts';
+import type { BitcoinNetwork } from '../../core/bitcoin.ts';
+
+/** The public OpenTimestamps calendar pool (the reference client's defaults, otsclient/args.py). */
+export const DEFAULT_CALENDARS = [
+  'https://a.pool.opentimestamps.org',
+  'https://b.pool.opentimestamps.org',
+  'https://a.pool.eternitywall.com',
+  'https://ots.btc.catallaxy.com',
+];
+
+/**
+ * Calendars trusted for upgrades besides the configured ones: the reference client's default whitelist
+ * (otsclient/args.py). The pool servers answer with pending attestations that name the calendars behind them
+ * (alice.btc.calendar.opentimestamps.org, finney.calendar.eternitywall.com, …), so upgrades must reach those.
+ */
+export const DEFAULT_TRUSTED_CALENDARS = [
+  'https://*.calendar.opentimestamps.org',
+  'https://*.calendar.eternitywall.com',
+  'https://*.calendar.catallaxy.com',
+];
+
+export const DEFAULT_ESPLORA_URL = 'https://blockstream.info/api';
+
+export type HeaderSourceConfig = { kind: 'esplora'; url: string } | { kind: 'rpc'; url: string };
+
+export interface AnchorConfig {
+  calendars: string[];
+  /** m: how many calendars must answer a submission for the stamp to count. */
+  minCalendars: number;
+  /** Patterns (exact URLs, or `https://*.domain` for any subdomain) trusted for upgrades, configured calendars included. */
+  trusted: string[];
+  headerSource: HeaderSourceConfig;
+  network: BitcoinNetwork;
+  calendarTimeoutMs: number;
+  bitcoinTimeoutMs: number;
+}
+
+function list(value: string | undefined): string[] | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+/** Lower-cases scheme and host and drops a trailing slash: the form calendar URLs are compared in. */
+export function normalizeCalendarUrl(raw: string, name = 'calendar URL'): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UsageError(`${name} is not a URL: ${raw}`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be http(s): ${raw}`);
+  if (url.username || url.password || url.search || url.hash) throw new UsageError(`${name} must not carry credentials, a query or a fragment: ${raw}`);
+  return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
+}
+
+function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer: ${raw}`);
+  return n;
+}
+
+export function loadAnchorConfig(env: NodeJS.ProcessEnv = process.env): AnchorConfig {
+  const calendars = [...new Set((list(env.OTS_CALENDARS) ?? DEFAULT_CALENDARS).map((u) => normalizeCalendarUrl(u, 'OTS_CALENDARS entry')))];
+  const minCalendars = positiveInt(env, 'OTS_MIN_CALENDARS', 2);
+  if (minCalendars > calendars.length) {
+    throw new UsageError(`OTS_MIN_CALENDARS is ${minCalendars} but OTS_CALENDARS names only ${calendars.length} calendar${calendars.length === 1 ? '' : 's'}`);
+  }
+  const extra = list(env.OTS_TRUSTED_CALENDARS) ?? DEFAULT_TRUSTED_CALENDARS;
+  for (const p of extra) normalizeCalendarUrl(p.replace('*.', 'wildcard.'), 'OTS_TRUSTED_CALENDARS entry');
+  const network = env.BITCOIN_NETWORK ?? 'mainnet';
+  if (network !== 'mainnet' && network !== 'regtest') throw new UsageError(`BITCOIN_NETWORK must be mainnet or regtest: ${network}`);
+  let headerSource: HeaderSourceConfig;
+  if (env.BITCOIN_RPC_URL) {
+    if (env.BITCOIN_ESPLORA_URL) throw new UsageError('set BITCOIN_ESPLORA_URL or BITCOIN_RPC_URL, not both');
+    headerSource = { kind: 'rpc', url: env.BITCOIN_RPC_URL };
+  } else {
+    headerSource = { kind: 'esplora', url: env.BITCOIN_ESPLORA_URL || DEFAULT_ESPLORA_URL };
+  }
+  try {
+    const u = new URL(headerSource.url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
+  } catch {
+    throw new UsageError(`${headerSource.kind === 'rpc' ? 'BITCOIN_RPC_URL' : 'BITCOIN_ESPLORA_URL'} is not an http(s) URL`);
+  }
+  return {
+    calendars,
+    minCalendars,
+    trusted: [...calendars, ...extra],
+    headerSource,
+    network,
+    calendarTimeoutMs: positiveInt(env, 'OTS_TIMEOUT_MS', 10_000),
+    bitcoinTimeoutMs: positiveInt(env, 'BITCOIN_TIMEOUT_MS', 10_000),
+  };
+}
+
+/** Whether a pending attestation's calendar URI may be asked for upgrades. */
+export function isTrustedCalendar(uri: string, trusted: readonly string[]): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return false;
+  const normalized = `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
+  for (const pattern of trusted) {
+    const star = /^(https?:\/\/)\*\.(.+)$/.exec(pattern.toLowerCase());
+    if (star) {
+      const [, scheme, domain] = star;
+      if (url.protocol === scheme!.slice(0, -2) && url.host.endsWith(`.${domain!.replace(/\/+$/, '')}`) && (url.pathname === '/' || url.pathname === '')) return true;
+    } else if (normalized === pattern.replace(/\/+$/, '')) {
+      return true;
+    }
+  }
+  return false;
+}
