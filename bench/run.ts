@@ -1,0 +1,33 @@
+// `make bench`: runs every bench/*.bench.ts in turn (each prints a Markdown section) and writes them, with the
+// machine they ran on, to docs/BENCHMARKS.md. Extra arguments after `--only NAME` pick one benchmark.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { machine, ROOT } from './common.ts';
+
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const benches = fs
+  .readdirSync(path.join(ROOT, 'bench'))
+  .filter((f) => f.endsWith('.bench.ts') && (!only || f.startsWith(only)))
+  .sort();
+const sections: string[] = [];
+for (const file of benches) {
+  process.stderr.write(`bench: ${file}\n`);
+  const started = Date.now();
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'bench', file)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  if (result.status !== 0) {
+    sections.push(`## ${file}\n\nFailed (exit ${result.status}); see the console output of \`make bench\`.\n`);
+    continue;
+  }
+  sections.push(`${result.stdout.trim()}\n\n_(${file}, ${((Date.now() - started) / 1000).toFixed(0)} s)_\n`);
+}
+const doc = [
+  '# Benchmarks',
+  '',
+  `Measured by \`make bench\` (\`node bench/run.ts\`) on ${new Date().toISOString().slice(0, 10)}.`,
+  `Machine: ${machine()}. Other processes may share the machine; figures are from one run.`,
+  '',
+  ...sections,
+].join('\n');
+fs.writeFileSync(path.join(ROOT, 'docs/BENCHMARKS.md'), `${doc}\n`);
+process.stdout.write(doc);
