@@ -79,6 +79,19 @@ export const MIGRATIONS: string[] = [
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
   );
   `,
+  // 2 (ingest): messages of the contact form (POST /api/contact), kept whether or not the e-mail went out;
+  // `delivery` says where it went (smtp:<message id>, outbox:<file>, failed).
+  `
+  CREATE TABLE contact_messages (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL CHECK (length(name) BETWEEN 2 AND 255),
+    email TEXT NOT NULL CHECK (length(email) <= 254),
+    subject TEXT NOT NULL CHECK (subject IN ('general', 'enterprise', 'support', 'billing')),
+    message TEXT NOT NULL CHECK (length(message) BETWEEN 10 AND 5000),
+    created_at TEXT NOT NULL,
+    delivery TEXT
+  );
+  `,
 ];
 
 /** Opens (creating if needed) the database file and applies pending migrations. */
