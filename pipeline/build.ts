@@ -50,6 +50,7 @@ import type { SigningKeys, PublicKeys } from './keys.ts';
 import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock } from './lock.ts';
 import { mldsaMu, nodeSha256 } from './node-hash.ts';
+import { smallSha256 } from './small-sha256.ts';
 import { datesWithSubmissions, dayEntries } from './queue.ts';
 
 export interface BuildContext {
@@ -207,9 +208,9 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
   ctx.progress?.(`${date}: ${rows.length} hashes`);
   const oldSize = previous?.treeSize ?? 0;
   const entries = rows.map((r) => fromHex(r.hash, 'hash'));
-  const leafHashes = entries.map((e) => leafHash(e, nodeSha256));
-  const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), nodeSha256);
-  const appended = appendLeaves(oldSize, reader, leafHashes, nodeSha256);
+  const leafHashes = entries.map((e) => leafHash(e, smallSha256));
+  const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), smallSha256);
+  const appended = appendLeaves(oldSize, reader, leafHashes, smallSha256);
   const root = toHex(appended.root);
   const out = new WriteCounter();
 
