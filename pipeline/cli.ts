@@ -5,11 +5,15 @@ import { Command, CommanderError } from 'commander';
 import { TimesealError } from '../core/errors.ts';
 import { UsageError } from './config.ts';
 import { createContext, type Context } from './context.ts';
+import { registerAnchor } from './commands/anchor.ts';
 import { registerImport, InputError } from './commands/import.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerLedger } from './commands/ledger.ts';
+import { registerOts } from './commands/ots.ts';
 import { registerProof } from './commands/proof.ts';
+import { registerServe } from './commands/serve.ts';
 import { registerStatus } from './commands/status.ts';
+import { registerUpgrade } from './commands/upgrade.ts';
 import { registerVerify } from './commands/verify.ts';
 
 export async function main(argv: string[]): Promise<number> {
@@ -25,6 +29,10 @@ export async function main(argv: string[]): Promise<number> {
   registerVerify(program, ctx);
   registerProof(program, ctx);
   registerStatus(program, ctx);
+  registerServe(program, ctx);
+  registerAnchor(program, ctx);
+  registerUpgrade(program, ctx);
+  registerOts(program, ctx);
   program.commands.forEach(function exitOverride(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverride);

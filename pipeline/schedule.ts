@@ -1,7 +1,8 @@
 // The built-in daily schedule (DESIGN.md §3), run inside `timeseal serve`: at 00:01 UTC build and dual-sign
 // every finished day. On start, missed runs are caught up in order. Steps are idempotent and serialized (one
-// at a time in this process; the archive lock keeps other processes out). The anchoring steps (00:02 anchor,
-// hourly :05 upgrade) plug in as further entries of STEPS.
+// at a time in this process; the archive and anchoring locks keep other processes out). 00:02 anchor: stamp
+// every published day without a calendar proof; hourly at :05: upgrade, verify, refresh block information.
+import { anchorContextOf, anchorDays, upgradeDays } from './anchor/anchor.ts';
 import { buildLedgers } from './build.ts';
 import type { Context } from './context.ts';
 
@@ -24,6 +25,18 @@ export const STEPS: ScheduledStep[] = [
     minute: 1,
     daily: true,
     run: (ctx) => buildLedgers({ config: ctx.config, db: ctx.db(), clock: ctx.clock, keys: ctx.signingKeys() }),
+  },
+  {
+    name: 'anchor',
+    minute: 2,
+    daily: true,
+    run: (ctx) => anchorDays(anchorContextOf(ctx)),
+  },
+  {
+    name: 'upgrade and block refresh',
+    minute: 5,
+    daily: false,
+    run: (ctx) => upgradeDays(anchorContextOf(ctx)),
   },
 ];
 

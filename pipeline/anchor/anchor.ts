@@ -18,11 +18,12 @@ import { calendarTreeOf, dayCommitment, ledgerTimestamp } from '../../core/ots-p
 import { mergeTimestamps, newTimestamp, parseDetached, serializeDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../core/ots.ts';
 import { readState } from '../build.ts';
 import type { Clock } from '../clock.ts';
+import type { Context } from '../context.ts';
 import { UsageError, type Config } from '../config.ts';
 import { readOptional, writeMutable } from '../files.ts';
 import { withLock } from '../lock.ts';
 import { fetchUpgrade, submitDigest } from './calendar.ts';
-import { isTrustedCalendar, type AnchorConfig } from './config.ts';
+import { isTrustedCalendar, loadAnchorConfig, type AnchorConfig } from './config.ts';
 import { headerSourceFor, verifyAttestation, type HeaderSource } from './headers.ts';
 import { withAnchorLock } from './lock.ts';
 import { readBlockInfo, writeAnchorStatus, type LedgerBlock, type PendingInfo } from './status.ts';
@@ -296,4 +297,9 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
     });
     return { stamps: stamping.results.map((r) => r.result), days: [...reports.values()], tip_height: tip };
   });
+}
+
+/** The anchoring context of a CLI or server context (reads OTS_* and BITCOIN_* from the environment). */
+export function anchorContextOf(c: Context, env: NodeJS.ProcessEnv = process.env): AnchorContext {
+  return { config: c.config, anchor: loadAnchorConfig(env), clock: c.clock, progress: c.progress };
 }

