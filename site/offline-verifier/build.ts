@@ -1,0 +1,239 @@
+// Builds the offline verifier (issue 7): one self-contained HTML file with its script and style inline,
+// bundled from src/ and core/ by esbuild, with the public keys of TIMESEAL_KEYS (default keys/) built in when
+// they exist. Run by `make build` (scripts/build.ts) after Astro. Writes, into --out DIR (default dist/site):
+//   offline-verifier.html           the verifier
+//   offline-verifier.html.sha256    its SHA-256 in sha256sum format
+//   offline-verifier.webmanifest    web app manifest (used only when served over HTTP(S))
+//   offline-verifier-sw.js          service worker that keeps the page for offline use
+// Prints the file's size and fails when it is over MAX_BYTES. The output is reproducible: same sources and
+// keys, same bytes.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { build, transform } from 'esbuild';
+import { ecdsaPublicKeyFromPem, fingerprint, ecdsaPublicKeyToSpkiDer, mldsaPublicKeyFromPem, MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
+import { toBase64 } from '../../core/encoding.ts';
+
+export const VERSION = '2.0';
+/** Issue 7: the file stays at most 160 KB (KiB here: 163,840 bytes). */
+export const MAX_BYTES = 160 * 1024;
+export const PAGE_NAME = 'offline-verifier.html';
+
+const HERE = import.meta.dirname;
+const SRC = path.join(HERE, 'src');
+const ACCENT: [number, number, number] = [0x3b, 0x4f, 0xd8];
+
+export interface BuildOptions {
+  outDir: string;
+  keysDir: string;
+}
+
+export interface BuildResult {
+  file: string;
+  size: number;
+  sha256: string;
+  keys: { ecdsa: string | null; mldsa: string | null; missing: string[] };
+}
+
+interface BuiltInKeys {
+  ecdsaPem: string | null;
+  mldsaKey: string | null;
+  missing: string[];
+  fingerprints: { ecdsa: string | null; mldsa: string | null };
+}
+
+/** Reads keys/public.pem and keys/dilithium_public.key (or .pem); a missing file is reported, a bad one fails. */
+function readKeys(dir: string): BuiltInKeys {
+  const out: BuiltInKeys = { ecdsaPem: null, mldsaKey: null, missing: [], fingerprints: { ecdsa: null, mldsa: null } };
+  const ecdsaFile = path.join(dir, 'public.pem');
+  if (fs.existsSync(ecdsaFile)) {
+    const pem = fs.readFileSync(ecdsaFile, 'utf8');
+    const key = ecdsaPublicKeyFromPem(pem);
+    out.ecdsaPem = pem;
+    out.fingerprints.ecdsa = fingerprint(ecdsaPublicKeyToSpkiDer(key));
+  } else out.missing.push(ecdsaFile);
+  const rawFile = path.join(dir, 'dilithium_public.key');
+  const pemFile = path.join(dir, 'dilithium_public.pem');
+  let raw: Uint8Array | undefined;
+  if (fs.existsSync(rawFile)) raw = new Uint8Array(fs.readFileSync(rawFile));
+  else if (fs.existsSync(pemFile)) raw = mldsaPublicKeyFromPem(fs.readFileSync(pemFile, 'utf8'));
+  else out.missing.push(rawFile);
+  if (raw) {
+    if (raw.length !== MLDSA_PUBLIC_KEY_SIZE) throw new Error(`${rawFile}: ${raw.length} bytes, an ML-DSA-65 public key is ${MLDSA_PUBLIC_KEY_SIZE}`);
+    out.mldsaKey = toBase64(raw);
+    out.fingerprints.mldsa = fingerprint(raw);
+  }
+  return out;
+}
+
+// --- App icon: a small PNG drawn here (rounded square, ring, check mark), so the build needs no image files ---
+
+function crc32(bytes: Uint8Array): number {
+  let c = ~0;
+  for (const b of bytes) {
+    c ^= b;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xedb88320 & -(c & 1));
+  }
+  return ~c >>> 0;
+}
+
+function pngChunk(type: string, data: Uint8Array): Buffer {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])), 0);
+  return Buffer.concat([head, data, crc]);
+}
+
+function segmentDistance(px: number, py: number, ax: number, ay: number, bx: number, by: number): number {
+  const dx = bx - ax;
+  const dy = by - ay;
+  const t = Math.max(0, Math.min(1, ((px - ax) * dx + (py - ay) * dy) / (dx * dx + dy * dy)));
+  return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
+}
+
+/** RGBA PNG of the icon at `size` pixels (4×4 supersampling). `full` fills the square (maskable icons). */
+export function iconPng(size: number, full = false): Buffer {
+  const rows: Buffer[] = [];
+  const s = 4;
+  for (let y = 0; y < size; y++) {
+    const row = Buffer.alloc(1 + size * 4);
+    for (let x = 0; x < size; x++) {
+      let bg = 0;
+      let fg = 0;
+      for (let sy = 0; sy < s; sy++) {
+        for (let sx = 0; sx < s; sx++) {
+          const u = (x + (sx + 0.5) / s) / size;
+          const v = (y + (sy + 0.5) / s) / size;
+          const r = 0.2;
+          const qx = Math.max(Math.abs(u - 0.5) - (0.5 - r), 0);
+          const qy = Math.max(Math.abs(v - 0.5) - (0.5 - r), 0);
+          if (!full && Math.hypot(qx, qy) > r) continue;
+          bg++;
+          const d = Math.hypot(u - 0.5, v - 0.5);
+          const ring = d > 0.27 && d < 0.33;
+          const check = Math.min(segmentDistance(u, v, 0.37, 0.51, 0.46, 0.6), segmentDistance(u, v, 0.46, 0.6, 0.64, 0.41)) < 0.035;
+          if (ring || check) fg++;
+        }
+      }
+      const n = s * s;
+      const a = bg / n;
+      const f = bg ? fg / bg : 0;
+      const o = 1 + x * 4;
+      for (let c = 0; c < 3; c++) row[o + c] = Math.round(ACCENT[c]! * (1 - f) + 255 * f);
+      row[o + 3] = Math.round(a * 255);
+    }
+    rows.push(row);
+  }
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(size, 0);
+  ihdr.writeUInt32BE(size, 4);
+  ihdr.set([8, 6, 0, 0, 0], 8);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    pngChunk('IHDR', ihdr),
+    pngChunk('IDAT', zlib.deflateSync(Buffer.concat(rows), { level: 9 })),
+    pngChunk('IEND', new Uint8Array(0)),
+  ]);
+}
+
+const ICON_SVG =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 64 64'%3E%3Crect width='64' height='64' rx='13' fill='%233b4fd8'/%3E%3Ccircle cx='32' cy='32' r='19.2' fill='none' stroke='%23fff' stroke-width='3.8'/%3E%3Cpath d='M23.7 32.6l5.8 5.8 11.5-12.2' fill='none' stroke='%23fff' stroke-width='4.5' stroke-linecap='round' stroke-linejoin='round'/%3E%3C/svg%3E";
+
+const dataUrl = (png: Buffer): string => `data:image/png;base64,${png.toString('base64')}`;
+
+function cspHash(text: string): string {
+  return `'sha256-${crypto.createHash('sha256').update(text).digest('base64')}'`;
+}
+
+/** Builds the four files; throws when the page would be over MAX_BYTES. */
+export async function buildVerifier(options: BuildOptions): Promise<BuildResult> {
+  const keys = readKeys(options.keysDir);
+  const bundle = await build({
+    entryPoints: [path.join(SRC, 'main.ts')],
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    platform: 'browser',
+    target: ['es2022', 'chrome100', 'safari15', 'firefox100'],
+    charset: 'utf8',
+    legalComments: 'none',
+    write: false,
+    define: {
+      __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey }),
+    },
+    logLevel: 'warning',
+  });
+  // Inside an inline <script>, "</script" would end the element early; "<\/script" means the same in JS.
+  const script = bundle.outputFiles[0]!.text.trim().replace(/<\/script/gi, '<\\/script');
+  const style = (await transform(fs.readFileSync(path.join(SRC, 'style.css'), 'utf8'), { loader: 'css', minify: true })).code.trim();
+  const template = fs.readFileSync(path.join(SRC, 'page.html'), 'utf8');
+  const fill: Record<string, string> = {
+    __VERSION__: VERSION,
+    __ICON_SVG__: ICON_SVG,
+    __ICON_180__: dataUrl(iconPng(180, true)),
+    __STYLE__: style,
+    __SCRIPT__: script,
+  };
+  let html = template.replace(/__(VERSION|ICON_SVG|ICON_180|STYLE|SCRIPT)__/g, (m) => fill[m]!);
+  // Tighten the CSP from 'unsafe-inline' to the hashes of this exact script and style.
+  html = html.replace("script-src 'unsafe-inline'", `script-src ${cspHash(script)}`).replace("style-src 'unsafe-inline'", `style-src ${cspHash(style)}`);
+  const bytes = Buffer.from(html, 'utf8');
+  const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
+  if (bytes.length > MAX_BYTES) {
+    throw new Error(`${PAGE_NAME} is ${bytes.length} bytes, over the limit of ${MAX_BYTES} (160 KB)`);
+  }
+  fs.mkdirSync(options.outDir, { recursive: true });
+  const file = path.join(options.outDir, PAGE_NAME);
+  fs.writeFileSync(file, bytes);
+  fs.writeFileSync(`${file}.sha256`, `${sha256}  ${PAGE_NAME}\n`);
+  const manifest = {
+    name: 'Timeseal Offline Verifier',
+    short_name: 'Verifier',
+    description: 'Check Timeseal proofs with no network.',
+    id: PAGE_NAME,
+    start_url: PAGE_NAME,
+    scope: 'offline-verifier',
+    display: 'standalone',
+    background_color: '#0f1420',
+    theme_color: '#3b4fd8',
+    icons: [
+      { src: dataUrl(iconPng(192)), sizes: '192x192', type: 'image/png', purpose: 'any' },
+      { src: dataUrl(iconPng(512)), sizes: '512x512', type: 'image/png', purpose: 'any' },
+      { src: dataUrl(iconPng(512, true)), sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+    ],
+  };
+  fs.writeFileSync(path.join(options.outDir, 'offline-verifier.webmanifest'), `${JSON.stringify(manifest, null, 2)}\n`);
+  const sw = fs.readFileSync(path.join(SRC, 'sw.js'), 'utf8').replace('__PAGE_SHA256__', sha256.slice(0, 16));
+  fs.writeFileSync(path.join(options.outDir, 'offline-verifier-sw.js'), sw);
+  return { file, size: bytes.length, sha256, keys: { ecdsa: keys.fingerprints.ecdsa, mldsa: keys.fingerprints.mldsa, missing: keys.missing } };
+}
+
+function parseArgs(argv: string[]): BuildOptions {
+  let outDir = 'dist/site';
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--out' && argv[i + 1]) outDir = argv[++i]!;
+    else throw new Error(`usage: node site/offline-verifier/build.ts [--out DIR]  (unknown argument ${argv[i]})`);
+  }
+  return { outDir, keysDir: process.env.TIMESEAL_KEYS ?? 'keys' };
+}
+
+if (import.meta.main) {
+  try {
+    const options = parseArgs(process.argv.slice(2));
+    const r = await buildVerifier(options);
+    const kb = (r.size / 1024).toFixed(1);
+    process.stdout.write(`offline verifier ${VERSION}: ${r.file} ${kb} KB (${r.size} bytes, limit ${MAX_BYTES / 1024} KB), sha256 ${r.sha256}\n`);
+    if (r.keys.ecdsa || r.keys.mldsa) {
+      process.stdout.write(`  built-in keys: ECDSA P-256 ${r.keys.ecdsa ?? 'none'}, ML-DSA-65 ${r.keys.mldsa ?? 'none'}\n`);
+    }
+    if (r.keys.missing.length > 0) {
+      process.stdout.write(`  no built-in key for: ${r.keys.missing.join(', ')} (absent); the page asks people to load keys\n`);
+    }
+  } catch (err) {
+    process.stderr.write(`offline verifier: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}

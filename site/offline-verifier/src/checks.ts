@@ -1,0 +1,622 @@
+// Every check the offline verifier runs, as a pure function from what the person gave (document hash, files,
+// keys, fetched block headers) to a report of plain verdicts. The checking itself is core/'s: the same parsers
+// and verifiers the site, the CLI and the pipeline use. This module only decides which core function applies to
+// which inputs, and turns each outcome into "Verified" or "Not verified: <reason>". It has no DOM and no I/O, so
+// it runs unchanged under Node in the tests.
+import { ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath } from '../../../core/archive.ts';
+import { checkProofOfWork, parseBlockHeader, blockHash, reversedHex, verifyBitcoinAttestation } from '../../../core/bitcoin.ts';
+import { parseCheckpoint, verifyCheckpoint } from '../../../core/checkpoint.ts';
+import { verifyDayFiles, type PublicKeySet } from '../../../core/day.ts';
+import { equalBytes, fromBase64, fromHex, fromUtf8, toHex } from '../../../core/encoding.ts';
+import { MismatchError } from '../../../core/errors.ts';
+import { sha256 } from '../../../core/hash.ts';
+import { parseLedger, type Ledger } from '../../../core/ledger.ts';
+import { leafHash, verifyInclusion } from '../../../core/merkle.ts';
+import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote } from '../../../core/note.ts';
+import { formatDetached, parseDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../../core/ots.ts';
+import { parseProofBundle, verifyProofBundle, type ProofBundle } from '../../../core/proof.ts';
+import { ecdsaPublicKeyToSpkiDer, ecdsaVerify, fingerprint, mldsaVerify } from '../../../core/sig.ts';
+import type { ClassifiedInput } from './inputs.ts';
+
+export type CheckState = 'ok' | 'fail' | 'pending' | 'info';
+
+export interface Check {
+  label: string;
+  state: CheckState;
+  /** "Verified", "Not verified: <reason>", or for info rows the information itself. */
+  verdict: string;
+  details?: string[];
+  /** A Bitcoin attestation still waiting for its block header: the page offers the Esplora fetch for it. */
+  needsHeader?: { height: number };
+}
+
+export interface Section {
+  title: string;
+  checks: Check[];
+  /** The proof as `ots info` prints it. */
+  tree?: string;
+}
+
+export interface Report {
+  summary: { state: 'ok' | 'fail' | 'pending' | 'empty'; text: string };
+  sections: Section[];
+}
+
+export interface KeyInput {
+  key: Uint8Array;
+  /** "built into this file" or the name of the file it was loaded from. */
+  source: string;
+}
+
+export interface FetchedHeader {
+  height: number;
+  header: Uint8Array;
+  /** The block hash the explorer named for that height (explorer byte order). */
+  blockHash: string;
+  source: string;
+}
+
+export interface VerifierInputs {
+  document?: { hash: string; source: string };
+  files: ClassifiedInput[];
+  keys: { ecdsa?: KeyInput; mldsa?: KeyInput };
+  fetchedHeaders?: FetchedHeader[];
+}
+
+const VERIFIED = 'Verified';
+const ok = (label: string, details?: string[]): Check => ({ label, state: 'ok', verdict: VERIFIED, ...(details ? { details } : {}) });
+const fail = (label: string, reason: string, details?: string[]): Check => ({
+  label,
+  state: 'fail',
+  verdict: `Not verified: ${reason}`,
+  ...(details ? { details } : {}),
+});
+const pending = (label: string, reason: string, details?: string[]): Check => ({
+  label,
+  state: 'pending',
+  verdict: `Not verified: ${reason}`,
+  ...(details ? { details } : {}),
+});
+const info = (label: string, text: string, details?: string[]): Check => ({ label, state: 'info', verdict: text, ...(details ? { details } : {}) });
+
+function message(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Runs `fn`; a throw becomes a failed check with core's message as the reason. */
+function attempt(label: string, fn: () => string[] | void): Check {
+  try {
+    const details = fn();
+    return ok(label, details ?? undefined);
+  } catch (err) {
+    return fail(label, message(err));
+  }
+}
+
+function short(hex: string): string {
+  return hex.length > 20 ? `${hex.slice(0, 12)}…${hex.slice(-8)}` : hex;
+}
+
+export function blockTimeIso(seconds: number): string {
+  return new Date(seconds * 1000).toISOString().replace('.000Z', 'Z');
+}
+
+const NO_ECDSA = 'no ECDSA P-256 public key: load public.pem';
+const NO_MLDSA = 'no ML-DSA-65 public key: load dilithium_public.key';
+
+// --- Bitcoin attestations and block headers -------------------------------------------------------------
+
+interface BitcoinClaim {
+  height: number;
+  message: Uint8Array;
+}
+
+interface GivenHeader {
+  input: ClassifiedInput;
+  used: boolean;
+}
+
+class HeaderPool {
+  private readonly given: GivenHeader[];
+  private readonly fetched: FetchedHeader[];
+  readonly claims: BitcoinClaim[];
+
+  constructor(files: ClassifiedInput[], fetched: FetchedHeader[], claims: BitcoinClaim[]) {
+    this.given = files.filter((f) => f.kind === 'header').map((input) => ({ input, used: false }));
+    this.fetched = fetched;
+    this.claims = claims;
+    // A header whose merkle root matches no attestation is still given to the one attestation that needs a
+    // header, so that a damaged header fails there with the reason, instead of standing alone.
+    const heights = new Set(claims.map((c) => c.height));
+    const unmatched = this.given.filter((g) => !claims.some((c) => this.matches(g, c)));
+    const open = [...heights].filter((h) => !this.fetched.some((f) => f.height === h) && !this.given.some((g) => claims.some((c) => c.height === h && this.matches(g, c))));
+    if (unmatched.length === 1 && open.length === 1) this.assigned.set(open[0]!, unmatched[0]!);
+  }
+
+  private readonly assigned = new Map<number, GivenHeader>();
+
+  private matches(g: GivenHeader, c: BitcoinClaim): boolean {
+    const header = g.input.value;
+    return header instanceof Uint8Array && header.length === 80 && equalBytes(parseBlockHeader(header).merkleRoot, c.message);
+  }
+
+  /** The header to check an attestation with, if the person gave or fetched one. */
+  headerFor(claim: BitcoinClaim): { header?: Uint8Array; problem?: string; expectedHash?: string; source: string } | undefined {
+    const fetched = this.fetched.find((f) => f.height === claim.height);
+    if (fetched) return { header: fetched.header, expectedHash: fetched.blockHash, source: fetched.source };
+    const g = this.given.find((x) => this.matches(x, claim)) ?? this.assigned.get(claim.height);
+    if (!g) return undefined;
+    g.used = true;
+    const value = g.input.value;
+    return value instanceof Uint8Array ? { header: value, source: g.input.name } : { problem: g.input.problem ?? 'not a block header', source: g.input.name };
+  }
+
+  unused(): ClassifiedInput[] {
+    return this.given.filter((g) => !g.used).map((g) => g.input);
+  }
+}
+
+function attestationChecks(d: DetachedTimestampFile, pool: HeaderPool): Check[] {
+  const checks: Check[] = [];
+  const all = walkAttestations(d.timestamp);
+  const pendingUris = all.flatMap((a) => (a.attestation.kind === 'pending' ? [a.attestation.uri] : []));
+  const bitcoin = all.filter((a) => a.attestation.kind === 'bitcoin');
+  for (const a of bitcoin) {
+    const height = (a.attestation as { height: number }).height;
+    const label = `Bitcoin block ${height}`;
+    const root = reversedHex(a.message);
+    const given = pool.headerFor({ height, message: a.message });
+    if (!given) {
+      checks.push({
+        ...pending(label, `needs the block header at height ${height}: paste or drop it, or fetch it below`, [`Merkle root to compare (as explorers print it): ${root}`]),
+        needsHeader: { height },
+      });
+      continue;
+    }
+    if (given.header === undefined) {
+      checks.push({ ...fail(label, `block header ${given.source}: ${given.problem}`), needsHeader: { height } });
+      continue;
+    }
+    try {
+      const v = verifyBitcoinAttestation(a.message, height, given.header, given.expectedHash, 'mainnet');
+      checks.push(
+        ok(label, [
+          `Block time ${blockTimeIso(v.time)}`,
+          `Block hash ${v.blockHash}`,
+          `Merkle root ${v.merkleRoot}`,
+          `Header from ${given.source}`,
+        ]),
+      );
+    } catch (err) {
+      checks.push({ ...fail(label, message(err), [`Merkle root to compare (as explorers print it): ${root}`]), needsHeader: { height } });
+    }
+  }
+  if (pendingUris.length > 0) {
+    const list = pendingUris.map((u) => `Pending at ${u}`);
+    if (bitcoin.length === 0) {
+      checks.push(pending('Bitcoin anchor', 'not in Bitcoin yet, the calendars below have not been asked for an upgrade in this file', list));
+    } else {
+      checks.push(info('Calendars', `${pendingUris.length} pending calendar${pendingUris.length > 1 ? 's' : ''} (not needed: Bitcoin already confirms it)`, list));
+    }
+  }
+  if (bitcoin.length === 0 && pendingUris.length === 0) checks.push(fail('Bitcoin anchor', 'the proof has no Bitcoin or pending attestation'));
+  for (const a of all) {
+    if (a.attestation.kind === 'unknown') checks.push(info('Other attestation', `unknown notary ${toHex(a.attestation.tag)} (not checked)`));
+  }
+  return checks;
+}
+
+function findNode(t: Timestamp, test: (node: Timestamp) => boolean): Timestamp | undefined {
+  const stack = [t];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (test(node)) return node;
+    for (const b of node.ops) stack.push(b.timestamp);
+  }
+  return undefined;
+}
+
+/** DESIGN.md §2: a per-hash .ots reaches the checkpoint root R, then appends F (the ledger file's SHA-256). */
+function commitsToDay(d: DetachedTimestampFile, root: Uint8Array, ledgerSha256: Uint8Array): boolean {
+  const atRoot = findNode(d.timestamp, (n) => equalBytes(n.message, root));
+  return atRoot !== undefined && atRoot.ops.some((b) => b.op.kind === 'append' && equalBytes(b.op.argument, ledgerSha256));
+}
+
+// --- Sections -------------------------------------------------------------------------------------------
+
+interface Context {
+  inputs: VerifierInputs;
+  keys: Partial<PublicKeySet>;
+  ledgers: Array<{ input: ClassifiedInput; sha256: string; ledger?: Ledger }>;
+  bundles: Array<{ input: ClassifiedInput; bundle?: ProofBundle }>;
+  pool: HeaderPool;
+}
+
+function documentMatch(ctx: Context, hash: string, what: string): Check {
+  const doc = ctx.inputs.document;
+  const label = 'Hash matches the document';
+  if (!doc) return pending(label, `no document given: choose the original file or paste its hash (${what} is for ${short(hash)})`);
+  return doc.hash === hash ? ok(label, [`SHA-256 ${hash}`]) : fail(label, `your document's hash ${doc.hash} is not ${what}'s hash ${hash}`);
+}
+
+function checkpointSignatureChecks(note: string, keys: Partial<PublicKeySet>): Check[] {
+  let origin: string;
+  try {
+    origin = parseCheckpoint(parseNote(note).text).origin;
+  } catch (err) {
+    return [fail('Checkpoint', message(err))];
+  }
+  const one = (label: string, key: Uint8Array | undefined, missing: string, make: (o: string, k: Uint8Array) => ReturnType<typeof ecdsaNoteVerifier>): Check =>
+    key ? attempt(label, () => void verifyCheckpoint(note, [make(origin, key)])) : pending(label, missing);
+  return [
+    one('Checkpoint ECDSA P-256 signature', keys.ecdsa, NO_ECDSA, ecdsaNoteVerifier),
+    one('Checkpoint ML-DSA-65 signature', keys.mldsa, NO_MLDSA, mldsaNoteVerifier),
+  ];
+}
+
+function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section {
+  const title = `Proof bundle ${entry.input.name}`;
+  let bundle: ProofBundle;
+  try {
+    bundle = parseProofBundle(fromUtf8(entry.input.bytes, 'proof bundle'));
+  } catch (err) {
+    return { title, checks: [fail('Proof bundle format', message(err))] };
+  }
+  const checks: Check[] = [info('Claim', `hash ${bundle.hash} was in the ledger of ${bundle.date}`, [`Leaf ${bundle.leafIndex} of a tree of ${bundle.treeSize}`])];
+  checks.push(documentMatch(ctx, bundle.hash, 'the proof bundle'));
+  const { ecdsa, mldsa } = ctx.keys;
+  checks.push(
+    ecdsa
+      ? attempt('Bundle names the ECDSA P-256 key', () => {
+          const fp = fingerprint(ecdsaPublicKeyToSpkiDer(ecdsa));
+          if (fp !== bundle.keys.ecdsaP256Fingerprint) throw new MismatchError('ECDSA P-256 key fingerprint', fp, bundle.keys.ecdsaP256Fingerprint);
+        })
+      : pending('Bundle names the ECDSA P-256 key', NO_ECDSA),
+    mldsa
+      ? attempt('Bundle names the ML-DSA-65 key', () => {
+          const fp = fingerprint(mldsa);
+          if (fp !== bundle.keys.mlDsa65Fingerprint) throw new MismatchError('ML-DSA-65 key fingerprint', fp, bundle.keys.mlDsa65Fingerprint);
+        })
+      : pending('Bundle names the ML-DSA-65 key', NO_MLDSA),
+  );
+  checks.push(...checkpointSignatureChecks(bundle.checkpoint, ctx.keys));
+  let root: Uint8Array | undefined;
+  checks.push(
+    attempt('Inclusion proof leads to the checkpoint root', () => {
+      const cp = parseCheckpoint(parseNote(bundle.checkpoint).text);
+      root = cp.root;
+      if (cp.size !== bundle.treeSize) throw new MismatchError('tree size (checkpoint vs bundle)', String(cp.size), String(bundle.treeSize));
+      const path = bundle.inclusionPath.map((h, i) => fromHex(h, `inclusion_path[${i}]`));
+      verifyInclusion(leafHash(fromHex(bundle.hash)), bundle.leafIndex, bundle.treeSize, path, cp.root);
+      return [`Root ${toHex(cp.root)}`, `Tree size ${cp.size}, leaf ${bundle.leafIndex}`];
+    }),
+  );
+  if (ecdsa && mldsa) {
+    checks.push(attempt("Whole bundle (keys, both signatures, the day's leaf range, dates)", () => void verifyProofBundle(bundle, { ecdsa, mldsa })));
+  }
+  const day = ctx.ledgers.find((l) => l.sha256 === bundle.ledger.sha256) ?? ctx.ledgers.find((l) => l.ledger?.date === bundle.date || l.input.date === bundle.date);
+  if (day) {
+    checks.push(
+      attempt(`Matches the ledger file ${day.input.name}`, () => {
+        if (day.sha256 !== bundle.ledger.sha256) throw new MismatchError(`SHA-256 of ${day.input.name}`, bundle.ledger.sha256, day.sha256);
+        const ledger = parseLedger(day.input.bytes);
+        const expect = (what: string, a: string | number, b: string | number) => {
+          if (a !== b) throw new MismatchError(what, String(a), String(b));
+        };
+        expect('ledger path', ledgerPath(ledger.date), bundle.ledger.path);
+        expect('date', ledger.date, bundle.date);
+        expect('first_index', ledger.firstIndex, bundle.ledger.firstIndex);
+        expect('entry_count', ledger.entries.length, bundle.ledger.entryCount);
+        expect('tree_size', ledger.treeSize, bundle.treeSize);
+        if (root) expect('root (ledger vs checkpoint)', ledger.root, toHex(root));
+        const entry = ledger.entries[bundle.leafIndex - ledger.firstIndex];
+        expect(`ledger entry at leaf ${bundle.leafIndex}`, entry?.hash ?? '(none)', bundle.hash);
+        expect('submission time', entry!.submittedAt, bundle.submittedAt);
+        return [`Submitted ${bundle.submittedAt}`, `Ledger SHA-256 ${day.sha256}`];
+      }),
+    );
+  } else {
+    checks.push(
+      info('Date and time', `submitted ${bundle.submittedAt}, as the bundle states`, [
+        `The day's ledger file ${bundle.ledger.path} and its signatures bind the date and time: add them to check.`,
+      ]),
+    );
+  }
+  const section: Section = { title, checks };
+  if (bundle.ots !== null) {
+    try {
+      const d = parseDetached(fromBase64(bundle.ots, 'ots'));
+      checks.push(
+        equalBytes(d.timestamp.message, fromHex(bundle.hash)) && d.fileHashOp === 'sha256'
+          ? ok('OpenTimestamps proof starts at the hash')
+          : fail('OpenTimestamps proof starts at the hash', `the embedded .ots starts at ${d.fileHashOp} ${toHex(d.timestamp.message)}, not ${bundle.hash}`),
+      );
+      if (root) {
+        const ledgerSha = fromHex(bundle.ledger.sha256);
+        checks.push(
+          commitsToDay(d, root, ledgerSha)
+            ? ok("OpenTimestamps path goes through the checkpoint root and the ledger file's SHA-256")
+            : fail("OpenTimestamps path goes through the checkpoint root and the ledger file's SHA-256", `no step of the .ots reaches root ${short(toHex(root))} and then appends ${short(bundle.ledger.sha256)}`),
+        );
+      }
+      checks.push(...attestationChecks(d, ctx.pool));
+      section.tree = formatDetached(d);
+    } catch (err) {
+      checks.push(fail('OpenTimestamps proof', message(err)));
+    }
+  } else {
+    checks.push(info('Bitcoin anchor', 'no OpenTimestamps proof in this bundle yet (the day is anchored within about a day; fetch the bundle again later)'));
+  }
+  return section;
+}
+
+function otsSection(ctx: Context, input: ClassifiedInput): Section {
+  const title = `OpenTimestamps proof ${input.name}`;
+  let d: DetachedTimestampFile;
+  try {
+    d = parseDetached(input.bytes);
+  } catch (err) {
+    return { title, checks: [fail('OpenTimestamps file', message(err))] };
+  }
+  const digest = toHex(d.timestamp.message);
+  const checks: Check[] = [];
+  const label = 'Proof starts at';
+  const doc = ctx.inputs.document;
+  const ledger = ctx.ledgers.find((l) => l.sha256 === digest);
+  const bundle = ctx.bundles.find((b) => b.bundle?.hash === digest);
+  if (d.fileHashOp !== 'sha256') {
+    checks.push(info(label, `the ${d.fileHashOp} digest ${digest} (Timeseal uses SHA-256; compare it yourself)`));
+  } else if (doc && doc.hash === digest) {
+    checks.push(ok('Hash matches the document', [`The .ots starts at your document's SHA-256 ${digest}`]));
+  } else if (ledger) {
+    checks.push(ok(label, [`The SHA-256 of ${ledger.input.name}: ${digest}`]));
+  } else if (bundle) {
+    checks.push(ok(label, [`The hash of ${bundle.input.name}: ${digest}`]));
+  } else if (doc) {
+    checks.push(fail('Hash matches the document', `the .ots is for ${digest}, not your document's hash ${doc.hash}`));
+  } else {
+    checks.push(pending('Hash matches the document', `no document given: the .ots is for ${digest}; choose the original file or paste its hash`));
+  }
+  checks.push(...attestationChecks(d, ctx.pool));
+  return { title, checks, tree: formatDetached(d) };
+}
+
+interface Day {
+  date: string;
+  ledger?: Context['ledgers'][number];
+  ecdsa?: ClassifiedInput;
+  mldsa?: ClassifiedInput;
+  meta?: ClassifiedInput;
+  checkpoint?: ClassifiedInput;
+}
+
+function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
+  const { date } = day;
+  const title = `Ledger ${date}`;
+  const checks: Check[] = [];
+  const ledgerBytes = day.ledger?.input.bytes;
+  if (!ledgerBytes) {
+    return { title, checks: [pending('Ledger file', `${ledgerPath(date)} is missing: add it to check its signatures`)] };
+  }
+  const { ecdsa, mldsa } = ctx.keys;
+  const sigCheck = (label: string, file: ClassifiedInput | undefined, path: string, key: Uint8Array | undefined, missingKey: string, verify: (m: Uint8Array, s: Uint8Array, k: Uint8Array) => boolean): Check => {
+    if (!file) return pending(label, `${path} is missing`);
+    if (!key) return pending(label, missingKey);
+    return verify(ledgerBytes, file.bytes, key) ? ok(label, [`${file.name} over ${day.ledger!.input.name}`]) : fail(label, `${file.name}: signature does not verify`);
+  };
+  checks.push(sigCheck('ECDSA P-256 signature', day.ecdsa, ecdsaSignaturePath(date), ecdsa, NO_ECDSA, ecdsaVerify));
+  checks.push(sigCheck('ML-DSA-65 signature', day.mldsa, mldsaSignaturePath(date), mldsa, NO_MLDSA, mldsaVerify));
+  const missing = [
+    day.ecdsa ? '' : ecdsaSignaturePath(date),
+    day.mldsa ? '' : mldsaSignaturePath(date),
+    day.meta ? '' : signaturesMetaPath(date),
+    day.checkpoint ? '' : dayCheckpointPath(date),
+  ].filter(Boolean);
+  const wholeLabel = "Ledger format, signature metadata and the day's checkpoint";
+  if (missing.length > 0) checks.push(pending(wholeLabel, `missing ${missing.join(', ')}`));
+  else if (!ecdsa || !mldsa) checks.push(pending(wholeLabel, !ecdsa ? NO_ECDSA : NO_MLDSA));
+  else {
+    checks.push(
+      attempt(wholeLabel, () => {
+        const v = verifyDayFiles(date, { ledger: ledgerBytes, ecdsaSignature: day.ecdsa!.bytes, mldsaSignature: day.mldsa!.bytes, signaturesMeta: day.meta!.bytes, checkpoint: day.checkpoint!.bytes }, { ecdsa, mldsa });
+        return [`${v.ledger.entries.length} hashes, leaves ${v.ledger.firstIndex}–${v.ledger.treeSize - 1}`, `Root ${v.ledger.root}`, `Ledger SHA-256 ${v.sha256}`];
+      }),
+    );
+  }
+  const ledger = day.ledger?.ledger;
+  if (ledger) {
+    if (ledger.previous === null) checks.push(info('Chain to the previous day', 'this is the first day of the log'));
+    else {
+      const prev = days.get(ledger.previous.date)?.ledger;
+      if (!prev) {
+        checks.push(info('Chain to the previous day', `names ${ledgerPath(ledger.previous.date)} with SHA-256 ${short(ledger.previous.sha256)}; add that file to check the chain`));
+      } else {
+        checks.push(
+          prev.sha256 === ledger.previous.sha256
+            ? ok('Chain to the previous day', [`${prev.input.name} has the SHA-256 this ledger names: ${prev.sha256}`])
+            : fail('Chain to the previous day', `${prev.input.name} has SHA-256 ${prev.sha256}, but this ledger names ${ledger.previous.sha256}`),
+        );
+      }
+    }
+    const doc = ctx.inputs.document;
+    if (doc) {
+      const i = ledger.entries.findIndex((e) => e.hash === doc.hash);
+      checks.push(
+        i >= 0
+          ? info('Your document in this ledger', `listed: submitted ${ledger.entries[i]!.submittedAt}, leaf ${ledger.firstIndex + i}`)
+          : info('Your document in this ledger', 'not listed in this day'),
+      );
+    }
+  }
+  return { title, checks };
+}
+
+function checkpointSection(ctx: Context, input: ClassifiedInput): Section {
+  const title = `Checkpoint ${input.name}`;
+  let note: string;
+  try {
+    note = fromUtf8(input.bytes, 'checkpoint');
+  } catch (err) {
+    return { title, checks: [fail('Checkpoint', message(err))] };
+  }
+  const checks = checkpointSignatureChecks(note, ctx.keys);
+  try {
+    const cp = parseCheckpoint(parseNote(note).text);
+    checks.unshift(info('Tree head', `${cp.origin}, tree size ${cp.size}`, [`Root ${toHex(cp.root)}`]));
+  } catch {
+    // The signature rows already carry the parse error.
+  }
+  return { title, checks };
+}
+
+function headerSection(ctx: Context, input: ClassifiedInput): Section {
+  const title = `Block header ${input.name}`;
+  const header = input.value;
+  if (!(header instanceof Uint8Array)) return { title, checks: [fail('Block header', input.problem ?? 'not a block header')] };
+  const h = parseBlockHeader(header);
+  const checks: Check[] = [
+    info('Block', `hash ${blockHash(header)}`, [`Block time ${blockTimeIso(h.time)}`, `Merkle root ${reversedHex(h.merkleRoot)}`]),
+    attempt('Proof of work', () => void checkProofOfWork(header, 'mainnet')),
+  ];
+  checks.push(
+    ctx.pool.claims.length === 0
+      ? pending('Confirms an attestation', 'add the .ots file (or proof bundle) this block should confirm')
+      : fail('Confirms an attestation', `its merkle root ${reversedHex(h.merkleRoot)} is not the message of any Bitcoin attestation given`),
+  );
+  return { title, checks };
+}
+
+function keySection(inputs: VerifierInputs, problems: ClassifiedInput[]): Section {
+  const checks: Check[] = [];
+  const { ecdsa, mldsa } = inputs.keys;
+  checks.push(
+    ecdsa
+      ? info('ECDSA P-256 public key', `fingerprint ${fingerprint(ecdsaPublicKeyToSpkiDer(ecdsa.key))}`, [`From ${ecdsa.source}`])
+      : pending('ECDSA P-256 public key', NO_ECDSA),
+  );
+  checks.push(
+    mldsa ? info('ML-DSA-65 public key', `fingerprint ${fingerprint(mldsa.key)}`, [`From ${mldsa.source}`]) : pending('ML-DSA-65 public key', NO_MLDSA),
+  );
+  for (const p of problems) checks.push(fail(`Key file ${p.name}`, p.problem ?? 'not a public key'));
+  return { title: 'Public keys', checks };
+}
+
+/** Checks everything given and returns the report the page shows. */
+export function verifyInputs(inputs: VerifierInputs): Report {
+  const files = inputs.files;
+  const keys: Partial<PublicKeySet> = {};
+  if (inputs.keys.ecdsa) keys.ecdsa = inputs.keys.ecdsa.key;
+  if (inputs.keys.mldsa) keys.mldsa = inputs.keys.mldsa.key;
+
+  const ledgers = files
+    .filter((f) => f.kind === 'ledger')
+    .map((input) => {
+      let ledger: Ledger | undefined;
+      try {
+        ledger = parseLedger(input.bytes);
+      } catch {
+        ledger = undefined;
+      }
+      return { input, sha256: toHex(sha256(input.bytes)), ...(ledger ? { ledger } : {}) };
+    });
+  const bundles = files
+    .filter((f) => f.kind === 'bundle')
+    .map((input) => {
+      try {
+        return { input, bundle: parseProofBundle(fromUtf8(input.bytes)) };
+      } catch {
+        return { input };
+      }
+    });
+
+  // Every Bitcoin attestation in any proof given, for pairing block headers with them.
+  const claims: BitcoinClaim[] = [];
+  const otsSources: Uint8Array[] = [
+    ...files.filter((f) => f.kind === 'ots').map((f) => f.bytes),
+    ...bundles.flatMap((b) => {
+      try {
+        return b.bundle?.ots ? [fromBase64(b.bundle.ots)] : [];
+      } catch {
+        return [];
+      }
+    }),
+  ];
+  for (const bytes of otsSources) {
+    try {
+      for (const a of walkAttestations(parseDetached(bytes).timestamp)) {
+        if (a.attestation.kind === 'bitcoin') claims.push({ height: a.attestation.height, message: a.message });
+      }
+    } catch {
+      // Reported in the proof's own section.
+    }
+  }
+  const ctx: Context = { inputs, keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims) };
+
+  const sections: Section[] = [];
+  for (const b of bundles) sections.push(bundleSection(ctx, b));
+
+  // Group the day files by date: from their names, else from the ledger's content; a lone unnamed signature
+  // belongs to the only ledger given.
+  const days = new Map<string, Day>();
+  const dayOf = (date: string): Day => {
+    let d = days.get(date);
+    if (!d) days.set(date, (d = { date }));
+    return d;
+  };
+  const unplaced: ClassifiedInput[] = [];
+  for (const l of ledgers) {
+    const date = l.input.date ?? l.ledger?.date;
+    if (date) dayOf(date).ledger = l;
+    else unplaced.push(l.input);
+  }
+  const onlyDate = days.size === 1 ? [...days.keys()][0] : undefined;
+  const slot = { 'ecdsa-signature': 'ecdsa', 'mldsa-signature': 'mldsa', 'signatures-meta': 'meta' } as const;
+  for (const f of files) {
+    if (f.kind === 'ecdsa-signature' || f.kind === 'mldsa-signature' || f.kind === 'signatures-meta') {
+      const date = f.date ?? onlyDate;
+      if (date) dayOf(date)[slot[f.kind]] = f;
+      else unplaced.push(f);
+    }
+  }
+  const standaloneCheckpoints: ClassifiedInput[] = [];
+  for (const f of files.filter((x) => x.kind === 'checkpoint')) {
+    const date =
+      f.date ??
+      [...days.values()].find((d) => {
+        try {
+          const cp = parseCheckpoint(parseNote(f.bytes).text);
+          return d.ledger?.ledger && cp.size === d.ledger.ledger.treeSize && toHex(cp.root) === d.ledger.ledger.root;
+        } catch {
+          return false;
+        }
+      })?.date;
+    if (date && days.has(date) && !dayOf(date).checkpoint) dayOf(date).checkpoint = f;
+    else standaloneCheckpoints.push(f);
+  }
+  for (const day of [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1))) sections.push(daySection(ctx, day, days));
+  for (const c of standaloneCheckpoints) sections.push(checkpointSection(ctx, c));
+  for (const o of files.filter((f) => f.kind === 'ots')) sections.push(otsSection(ctx, o));
+  for (const h of ctx.pool.unused()) sections.push(headerSection(ctx, h));
+  for (const u of unplaced) {
+    sections.push({ title: u.name, checks: [fail(`${u.name}`, `cannot tell which day this ${u.kind.replace('-', ' ')} belongs to: name it as in the archive (YYYY-MM-DD.json…)`)] });
+  }
+
+  const evidence = sections.length;
+  const keyProblems = files.filter((f) => (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key') && f.problem);
+  sections.unshift(keySection(inputs, keyProblems));
+  if (inputs.document) {
+    sections.unshift({ title: 'Your document', checks: [info('SHA-256', inputs.document.hash, [`From ${inputs.document.source}`])] });
+  }
+  return { summary: summarize(sections, evidence, keyProblems.length > 0), sections };
+}
+
+function summarize(sections: Section[], evidence: number, keyProblem: boolean): Report['summary'] {
+  const rows = sections.flatMap((s) => s.checks.map((c) => ({ s, c })));
+  const failed = rows.find((r) => r.c.state === 'fail');
+  if (failed) return { state: 'fail', text: `${failed.c.verdict} (${failed.s.title}: ${failed.c.label})` };
+  if (evidence === 0 && !keyProblem) return { state: 'empty', text: 'Add your document and its proof files to check them.' };
+  const waiting = rows.find((r) => r.c.state === 'pending' && r.s.title !== 'Public keys') ?? rows.find((r) => r.c.state === 'pending');
+  if (waiting) return { state: 'pending', text: `${waiting.c.verdict} (${waiting.s.title}: ${waiting.c.label})` };
+  const passed = rows.filter((r) => r.c.state === 'ok').length;
+  return { state: 'ok', text: `Verified: all ${passed} checks passed.` };
+}

@@ -1,0 +1,147 @@
+// What each dropped file or pasted text is. The verifier takes any mix of files at once, so every input is
+// classified here: first by the archive's own file names (docs/FORMAT.md §3–§4, §9), which are unambiguous,
+// then by content. A damaged file must still be recognised as what it claims to be (so that it fails its check
+// instead of being mistaken for the person's document), which is why content rules look for several markers.
+import { dateOfDayFile } from '../../../core/archive.ts';
+import { equalBytes, fromHex, fromUtf8 } from '../../../core/encoding.ts';
+import { HEADER_MAGIC } from '../../../core/ots.ts';
+import {
+  ecdsaPublicKeyFromPem,
+  mldsaPublicKeyFromPem,
+  MLDSA_PUBLIC_KEY_SIZE,
+  MLDSA_SIGNATURE_SIZE,
+} from '../../../core/sig.ts';
+import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
+
+export type InputKind =
+  | 'bundle'
+  | 'ledger'
+  | 'signatures-meta'
+  | 'ecdsa-signature'
+  | 'mldsa-signature'
+  | 'checkpoint'
+  | 'ots'
+  | 'header'
+  | 'ecdsa-key'
+  | 'mldsa-key'
+  | 'hash'
+  | 'document';
+
+export interface ClassifiedInput {
+  kind: InputKind;
+  name: string;
+  bytes: Uint8Array;
+  /** The date named by an archive file name (2025-11-02.json.sig → 2025-11-02). */
+  date?: string;
+  /** Decoded value for keys (raw public key), headers (80 bytes) and hashes (lower-case hex). */
+  value?: Uint8Array | string;
+  /** Why a file that looks like `kind` could not be decoded (a damaged key or header). */
+  problem?: string;
+}
+
+export const KIND_LABEL: Record<InputKind, string> = {
+  bundle: 'proof bundle',
+  ledger: 'ledger file',
+  'signatures-meta': 'signature metadata',
+  'ecdsa-signature': 'ECDSA P-256 signature',
+  'mldsa-signature': 'ML-DSA-65 signature',
+  checkpoint: 'checkpoint',
+  ots: 'OpenTimestamps proof',
+  header: 'Bitcoin block header',
+  'ecdsa-key': 'ECDSA P-256 public key',
+  'mldsa-key': 'ML-DSA-65 public key',
+  hash: 'SHA-256 hash',
+  document: 'document to hash',
+};
+
+function text(bytes: Uint8Array): string | undefined {
+  try {
+    return fromUtf8(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+const HEX = /^[0-9a-fA-F]*$/;
+
+function headerFromText(t: string): Pick<ClassifiedInput, 'value' | 'problem'> {
+  const hex = t.trim();
+  if (hex.length !== 2 * BLOCK_HEADER_SIZE) return { problem: `a block header is ${2 * BLOCK_HEADER_SIZE} hex digits, this is ${hex.length}` };
+  try {
+    return { value: fromHex(hex, 'block header') };
+  } catch (err) {
+    return { problem: (err as Error).message };
+  }
+}
+
+function keyFromPem(pem: string, name: string): ClassifiedInput {
+  const bytes = new TextEncoder().encode(pem);
+  const normalized = pem.replace(/\r\n/g, '\n').trim() + '\n';
+  try {
+    return { kind: 'ecdsa-key', name, bytes, value: ecdsaPublicKeyFromPem(normalized) };
+  } catch (ecdsaError) {
+    try {
+      return { kind: 'mldsa-key', name, bytes, value: mldsaPublicKeyFromPem(normalized) };
+    } catch {
+      const kind = /dilithium|ml-?dsa/i.test(name) ? 'mldsa-key' : 'ecdsa-key';
+      return { kind, name, bytes, problem: (ecdsaError as Error).message };
+    }
+  }
+}
+
+/** Classifies a file by its name and bytes. Anything not recognised is a document to hash. */
+export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
+  const base = name.split(/[\\/]/).pop() ?? name;
+  const date = dateOfDayFile(base) ?? undefined;
+  const t = text(bytes);
+  const withDate = (kind: InputKind): ClassifiedInput => ({ kind, name: base, bytes, ...(date ? { date } : {}) });
+
+  if (date) {
+    if (base.endsWith('.json.signatures.json')) return withDate('signatures-meta');
+    if (base.endsWith('.json.dilithium.sig')) return withDate('mldsa-signature');
+    if (base.endsWith('.json.sig')) return withDate('ecdsa-signature');
+    if (base.endsWith('.checkpoint')) return withDate('checkpoint');
+    if (base.endsWith('.json')) return withDate('ledger');
+  }
+  if (bytes.length >= HEADER_MAGIC.length && equalBytes(bytes.subarray(0, HEADER_MAGIC.length), HEADER_MAGIC)) {
+    return { kind: 'ots', name: base, bytes };
+  }
+  if (/\.ots$/i.test(base)) return { kind: 'ots', name: base, bytes };
+  if (base === 'checkpoint') return { kind: 'checkpoint', name: base, bytes };
+  if (/\.dilithium\.sig$/i.test(base)) return { kind: 'mldsa-signature', name: base, bytes };
+  if (/\.sig$/i.test(base)) return { kind: bytes.length === MLDSA_SIGNATURE_SIZE ? 'mldsa-signature' : 'ecdsa-signature', name: base, bytes };
+  if (base === 'dilithium_public.key' || (bytes.length === MLDSA_PUBLIC_KEY_SIZE && /\.key$/i.test(base))) {
+    return bytes.length === MLDSA_PUBLIC_KEY_SIZE
+      ? { kind: 'mldsa-key', name: base, bytes, value: bytes }
+      : { kind: 'mldsa-key', name: base, bytes, problem: `a raw ML-DSA-65 public key is ${MLDSA_PUBLIC_KEY_SIZE} bytes, this file is ${bytes.length}` };
+  }
+  const headerName = /header|\.hex$/i.test(base);
+  if (bytes.length === BLOCK_HEADER_SIZE && (headerName || /\.bin$/i.test(base))) {
+    return { kind: 'header', name: base, bytes, value: bytes };
+  }
+  if (t !== undefined) {
+    const fromText = classifyText(t, base);
+    if (fromText) return { ...fromText, bytes };
+    if (headerName && t.trim().length === 2 * BLOCK_HEADER_SIZE) return { kind: 'header', name: base, bytes, ...headerFromText(t) };
+  }
+  return { kind: 'document', name: base, bytes };
+}
+
+/**
+ * Classifies pasted text, or the text of a file. Returns undefined for text that is none of the verifier's
+ * inputs (for a file: then it is a document).
+ */
+export function classifyText(t: string, name = 'pasted text'): ClassifiedInput | undefined {
+  const bytes = new TextEncoder().encode(t);
+  const trimmed = t.trim();
+  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return { kind: 'hash', name, bytes, value: trimmed.toLowerCase() };
+  if (trimmed.length === 2 * BLOCK_HEADER_SIZE && HEX.test(trimmed)) return { kind: 'header', name, bytes, ...headerFromText(trimmed) };
+  if (trimmed.startsWith('-----BEGIN PUBLIC KEY-----')) return keyFromPem(t, name);
+  // JSON files: several markers each, so that one damaged byte (even the opening brace) cannot hide what
+  // the file is.
+  if (/timeseal-proof\/|"inclusion_path"|"leaf_index"|"submitted_at"/.test(t)) return { kind: 'bundle', name, bytes };
+  if (/timeseal-ledger\/|"first_index":\d+,"entry_count"|"entries":\[/.test(t)) return { kind: 'ledger', name, bytes };
+  if (/timeseal-signatures\/|"key_fingerprint"|"signatures": \[/.test(t)) return { kind: 'signatures-meta', name, bytes };
+  if (/\n\n\u2014 /.test(t) && /^[^\n]+\n\d+\n[A-Za-z0-9+/=]+\n/.test(t)) return { kind: 'checkpoint', name, bytes };
+  return undefined;
+}

@@ -1,0 +1,356 @@
+// The offline verifier page: reads what the person drops, chooses or pastes, hashes documents locally
+// (streaming, hash-wasm), runs checks.ts on everything and shows the verdicts. The only network request it can
+// ever make is the Esplora block-header fetch, and only when the person clicks for it.
+import { createSHA256, type IHasher } from 'hash-wasm';
+import { fromBase64, fromHex } from '../../../core/encoding.ts';
+import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
+import { blockHash } from '../../../core/bitcoin.ts';
+import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Report } from './checks.ts';
+import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput } from './inputs.ts';
+
+declare const __VERIFIER_BUILD__: { version: string; ecdsaPem: string | null; mldsaKey: string | null };
+
+const BUILD = __VERIFIER_BUILD__;
+const CHUNK = 4 * 1024 * 1024;
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+const builtIn: { ecdsa?: KeyInput; mldsa?: KeyInput } = {};
+if (BUILD.ecdsaPem) builtIn.ecdsa = { key: ecdsaPublicKeyFromPem(BUILD.ecdsaPem), source: 'the keys built into this file' };
+if (BUILD.mldsaKey) builtIn.mldsa = { key: fromBase64(BUILD.mldsaKey), source: 'the keys built into this file' };
+
+const state = {
+  document: undefined as { hash: string; source: string } | undefined,
+  files: [] as ClassifiedInput[],
+  loadedKeys: {} as { ecdsa?: KeyInput; mldsa?: KeyInput },
+  fetched: [] as FetchedHeader[],
+  hashing: 0,
+};
+
+// --- Theme ----------------------------------------------------------------------------------------------
+
+function storedTheme(): string | null {
+  try {
+    return localStorage.getItem('theme');
+  } catch {
+    return null;
+  }
+}
+
+function applyTheme(theme: string | null): void {
+  const dark = theme ? theme === 'dark' : matchMedia('(prefers-color-scheme: dark)').matches;
+  document.documentElement.dataset.theme = dark ? 'dark' : 'light';
+  const button = $('theme');
+  button.setAttribute('aria-pressed', String(dark));
+  button.textContent = dark ? 'Light theme' : 'Dark theme';
+}
+
+// --- Document hashing -----------------------------------------------------------------------------------
+
+let hasherPromise: Promise<IHasher> | undefined;
+
+async function hashFile(file: File): Promise<void> {
+  const run = ++state.hashing;
+  const progress = $<HTMLProgressElement>('doc-progress');
+  const status = $('doc-status');
+  progress.hidden = false;
+  progress.value = 0;
+  status.textContent = `Hashing ${file.name}…`;
+  try {
+    const hasher = await (hasherPromise ??= createSHA256());
+    hasher.init();
+    for (let offset = 0; offset < file.size || offset === 0; offset += CHUNK) {
+      const chunk = new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer());
+      if (run !== state.hashing) return;
+      hasher.update(chunk);
+      progress.value = file.size ? Math.min(1, (offset + chunk.length) / file.size) : 1;
+      if (file.size === 0) break;
+    }
+    const hash = hasher.digest('hex');
+    if (run !== state.hashing) return;
+    state.document = { hash, source: `${file.name} (${formatSize(file.size)}, hashed in this page)` };
+    $<HTMLInputElement>('hash-input').value = hash;
+    status.textContent = `SHA-256 of ${file.name}: ${hash}`;
+  } catch (err) {
+    status.textContent = `Could not read ${file.name}: ${(err as Error).message}`;
+  } finally {
+    if (run === state.hashing) progress.hidden = true;
+  }
+  refresh();
+}
+
+function onHashInput(): void {
+  const value = $<HTMLInputElement>('hash-input').value.trim();
+  const status = $('doc-status');
+  state.hashing++;
+  $<HTMLProgressElement>('doc-progress').hidden = true;
+  if (value === '') {
+    state.document = undefined;
+    status.textContent = '';
+  } else if (/^[0-9a-fA-F]{64}$/.test(value)) {
+    if (state.document?.hash !== value.toLowerCase()) state.document = { hash: value.toLowerCase(), source: 'the hash you pasted' };
+    status.textContent = '';
+  } else {
+    state.document = undefined;
+    status.textContent = `A SHA-256 hash is 64 hexadecimal characters (this has ${value.length}).`;
+  }
+  refresh();
+}
+
+// --- Proof files ----------------------------------------------------------------------------------------
+
+function formatSize(n: number): string {
+  return n < 1024 ? `${n} B` : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function addInput(input: ClassifiedInput): void {
+  if (input.kind === 'hash') {
+    const box = $<HTMLInputElement>('hash-input');
+    box.value = input.value as string;
+    onHashInput();
+    return;
+  }
+  if ((input.kind === 'ecdsa-key' || input.kind === 'mldsa-key') && input.value instanceof Uint8Array) {
+    const key: KeyInput = { key: input.value, source: input.name };
+    if (input.kind === 'ecdsa-key') state.loadedKeys.ecdsa = key;
+    else state.loadedKeys.mldsa = key;
+  }
+  state.files = state.files.filter((f) => !(f.name === input.name && f.kind === input.kind));
+  state.files.push(input);
+}
+
+async function addFiles(list: FileList | File[]): Promise<void> {
+  const files = [...list];
+  for (const file of files) {
+    // Proof files are small; a large file can only be a document, which is hashed in chunks.
+    if (file.size > 8 * 1024 * 1024) {
+      void hashFile(file);
+      continue;
+    }
+    const input = classifyFile(file.name, new Uint8Array(await file.arrayBuffer()));
+    if (input.kind === 'document') void hashFile(file);
+    else addInput(input);
+  }
+  refresh();
+}
+
+function onPaste(): void {
+  const area = $<HTMLTextAreaElement>('paste');
+  const status = $('paste-status');
+  const input = classifyText(area.value, 'pasted text');
+  if (!input) {
+    status.textContent = 'Not recognised: paste a proof bundle, a checkpoint, a block header (160 hex digits), a SHA-256 hash or a public key (PEM).';
+    return;
+  }
+  const n = state.files.filter((f) => f.name.startsWith('pasted ')).length + 1;
+  addInput({ ...input, name: input.kind === 'hash' ? input.name : `pasted ${KIND_LABEL[input.kind]} ${n}` });
+  status.textContent = `Added: ${KIND_LABEL[input.kind]}.`;
+  area.value = '';
+  refresh();
+}
+
+// --- Esplora --------------------------------------------------------------------------------------------
+
+async function fetchHeader(height: number, out: HTMLElement, button: HTMLButtonElement): Promise<void> {
+  const base = $<HTMLInputElement>('esplora').value.trim().replace(/\/+$/, '');
+  let url: URL;
+  try {
+    url = new URL(base);
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('not http(s)');
+  } catch {
+    out.textContent = 'Enter the address of an Esplora API first, such as https://blockstream.info/api.';
+    return;
+  }
+  button.disabled = true;
+  out.textContent = `Asking ${url.host} for the header of block ${height}…`;
+  const get = async (path: string): Promise<string> => {
+    const r = await fetch(`${base}${path}`, { credentials: 'omit', referrerPolicy: 'no-referrer', cache: 'no-store' });
+    if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
+    return (await r.text()).trim();
+  };
+  try {
+    const hash = (await get(`/block-height/${height}`)).toLowerCase();
+    if (!/^[0-9a-f]{64}$/.test(hash)) throw new Error(`/block-height/${height} did not answer a block hash`);
+    const header = fromHex(await get(`/block/${hash}/header`), 'block header');
+    if (header.length !== 80) throw new Error(`the header is ${header.length} bytes, not 80`);
+    state.fetched = state.fetched.filter((f) => f.height !== height);
+    state.fetched.push({ height, header, blockHash: hash, source: `${url.host} (fetched; checked here: ${blockHash(header) === hash ? 'its hash matches' : 'its hash differs'})` });
+    refresh();
+  } catch (err) {
+    out.textContent = `Could not fetch the header: ${(err as Error).message}`;
+    button.disabled = false;
+  }
+}
+
+// --- Rendering ------------------------------------------------------------------------------------------
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  node.append(...children);
+  return node;
+}
+
+const ICON: Record<Check['state'], string> = { ok: '✓', fail: '✗', pending: '…', info: 'i' };
+
+function renderCheck(check: Check): HTMLElement {
+  const li = el('li', { class: 'check', 'data-state': check.state });
+  li.append(el('span', { class: 'icon', 'aria-hidden': 'true' }, ICON[check.state]));
+  const body = el('div', { class: 'body' }, el('span', { class: 'label' }, check.label), ' ', el('strong', { class: 'verdict' }, check.verdict));
+  if (check.details?.length) body.append(el('ul', { class: 'details' }, ...check.details.map((d) => el('li', {}, d))));
+  if (check.needsHeader) {
+    const { height } = check.needsHeader;
+    const out = el('p', { class: 'fetch-status', role: 'status' });
+    const button = el('button', { type: 'button', class: 'btn small' }, `Fetch the header of block ${height}`);
+    button.addEventListener('click', () => void fetchHeader(height, out, button));
+    body.append(el('div', { class: 'fetch' }, button, el('span', { class: 'muted' }, ' from the Esplora address below (the only request this page can make)'), out));
+  }
+  li.append(body);
+  return li;
+}
+
+function render(report: Report): void {
+  const summary = $('summary');
+  summary.dataset.state = report.summary.state;
+  summary.textContent = report.summary.text;
+  const container = $('sections');
+  container.replaceChildren(
+    ...report.sections.map((s, i) => {
+      const id = `section-${i}`;
+      const section = el('section', { class: 'result', 'aria-labelledby': id }, el('h3', { id }, s.title), el('ul', { class: 'checks' }, ...s.checks.map(renderCheck)));
+      if (s.tree) section.append(el('details', {}, el('summary', {}, 'Show the proof path (as ots info prints it)'), el('pre', {}, s.tree)));
+      return section;
+    }),
+  );
+  const list = $('file-list');
+  list.replaceChildren(
+    ...state.files.map((f) => {
+      const remove = el('button', { type: 'button', class: 'link', 'aria-label': `Remove ${f.name}` }, 'Remove');
+      remove.addEventListener('click', () => {
+        state.files = state.files.filter((x) => x !== f);
+        if (state.loadedKeys.ecdsa?.source === f.name && f.kind === 'ecdsa-key') delete state.loadedKeys.ecdsa;
+        if (state.loadedKeys.mldsa?.source === f.name && f.kind === 'mldsa-key') delete state.loadedKeys.mldsa;
+        refresh();
+      });
+      return el('li', {}, el('span', { class: 'name' }, f.name), ' ', el('span', { class: 'kind' }, `${KIND_LABEL[f.kind]}, ${formatSize(f.bytes.length)}`), ' ', remove);
+    }),
+  );
+  $('file-count').textContent = state.files.length ? `${state.files.length} file${state.files.length > 1 ? 's' : ''} given` : '';
+  renderKeys();
+}
+
+function renderKeys(): void {
+  const rows: string[] = [];
+  for (const [name, k] of [['ECDSA P-256', activeKeys().ecdsa], ['ML-DSA-65', activeKeys().mldsa]] as const) {
+    rows.push(k ? `${name}: from ${k.source}` : `${name}: none`);
+  }
+  $('keys-status').textContent = rows.join('. ') + '.';
+  $('keys-reset').hidden = !state.loadedKeys.ecdsa && !state.loadedKeys.mldsa;
+}
+
+function activeKeys(): { ecdsa?: KeyInput; mldsa?: KeyInput } {
+  const keys: { ecdsa?: KeyInput; mldsa?: KeyInput } = {};
+  const ecdsa = state.loadedKeys.ecdsa ?? builtIn.ecdsa;
+  const mldsa = state.loadedKeys.mldsa ?? builtIn.mldsa;
+  if (ecdsa) keys.ecdsa = ecdsa;
+  if (mldsa) keys.mldsa = mldsa;
+  return keys;
+}
+
+function refresh(): void {
+  const report = verifyInputs({
+    ...(state.document ? { document: state.document } : {}),
+    files: state.files,
+    keys: activeKeys(),
+    fetchedHeaders: state.fetched,
+  });
+  render(report);
+}
+
+// --- Wiring ---------------------------------------------------------------------------------------------
+
+function dropZone(zone: HTMLElement, onFiles: (files: FileList) => void): void {
+  zone.addEventListener('dragover', (e) => {
+    e.preventDefault();
+    zone.classList.add('over');
+  });
+  zone.addEventListener('dragleave', () => zone.classList.remove('over'));
+  zone.addEventListener('drop', (e) => {
+    e.preventDefault();
+    e.stopPropagation();
+    zone.classList.remove('over');
+    if (e.dataTransfer?.files.length) onFiles(e.dataTransfer.files);
+  });
+}
+
+function installable(): void {
+  // Over HTTP(S) only: a file opened from disk has nothing to install and must not request anything.
+  if (location.protocol !== 'https:' && location.protocol !== 'http:') return;
+  document.head.append(el('link', { rel: 'manifest', href: 'offline-verifier.webmanifest' }));
+  if ('serviceWorker' in navigator) {
+    navigator.serviceWorker.register('offline-verifier-sw.js', { scope: 'offline-verifier' }).catch(() => undefined);
+  }
+}
+
+function start(): void {
+  applyTheme(storedTheme());
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => applyTheme(storedTheme()));
+  $('theme').addEventListener('click', () => {
+    const next = document.documentElement.dataset.theme === 'dark' ? 'light' : 'dark';
+    try {
+      localStorage.setItem('theme', next);
+    } catch {
+      // Private mode: the choice lasts until the page closes.
+    }
+    applyTheme(next);
+  });
+  $('version').textContent = BUILD.version;
+  const docInput = $<HTMLInputElement>('doc-file');
+  docInput.addEventListener('change', () => {
+    const file = docInput.files?.[0];
+    if (file) void hashFile(file);
+    docInput.value = '';
+  });
+  const proofInput = $<HTMLInputElement>('proof-files');
+  proofInput.addEventListener('change', () => {
+    if (proofInput.files?.length) void addFiles(proofInput.files).then(() => (proofInput.value = ''));
+  });
+  const keyInput = $<HTMLInputElement>('key-files');
+  keyInput.addEventListener('change', () => {
+    if (keyInput.files?.length) void addFiles(keyInput.files).then(() => (keyInput.value = ''));
+  });
+  $('keys-reset').addEventListener('click', () => {
+    state.loadedKeys = {};
+    state.files = state.files.filter((f) => f.kind !== 'ecdsa-key' && f.kind !== 'mldsa-key');
+    refresh();
+  });
+  $('hash-input').addEventListener('input', onHashInput);
+  $('paste-add').addEventListener('click', onPaste);
+  $('clear').addEventListener('click', () => {
+    state.files = [];
+    state.fetched = [];
+    state.loadedKeys = {};
+    state.document = undefined;
+    state.hashing++;
+    $<HTMLInputElement>('hash-input').value = '';
+    $('doc-status').textContent = '';
+    $('paste-status').textContent = '';
+    $<HTMLProgressElement>('doc-progress').hidden = true;
+    refresh();
+  });
+  dropZone($('doc-drop'), (files) => void hashFile(files[0]!));
+  dropZone($('proof-drop'), (files) => void addFiles(files));
+  // A file dropped anywhere else is a proof file; never let the browser navigate away to show it.
+  window.addEventListener('dragover', (e) => e.preventDefault());
+  window.addEventListener('drop', (e) => {
+    e.preventDefault();
+    if (e.dataTransfer?.files.length) void addFiles(e.dataTransfer.files);
+  });
+  $('builtin-keys').textContent = builtIn.ecdsa || builtIn.mldsa
+    ? 'This file has the Timeseal public keys built in; their fingerprints are listed under Result.'
+    : 'This copy was built without public keys: load public.pem and dilithium_public.key (from the archive’s /keys/) below.';
+  installable();
+  refresh();
+}
+
+start();

@@ -1,0 +1,164 @@
+// The "Try It Now" / Create drop zone (spec §2 Home and Create, §4 file item states). Every dropped file is
+// hashed in a Web Worker (lib/file-hasher.ts) with a progress bar and a Cancel button, then its hash — and
+// its name, nothing else — is submitted once, automatically (spec §4). The "Create Proof" button appears
+// only on a file whose automatic submission failed (or was never made, e.g. hashing finished offline), and
+// sends the hash alone (spec §7), so a file is never submitted twice.
+import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
+import { HttpError, postJson } from '../lib/api.ts';
+import { hashFile, HashCancelledError, type HashJob } from '../lib/file-hasher.ts';
+import { toast } from '../lib/toast.ts';
+import CopyButton from './CopyButton.tsx';
+
+type SubmitState = 'none' | 'submitting' | 'submitted' | 'failed';
+interface Item {
+  id: number;
+  name: string;
+  size: number;
+  status: 'hashing' | 'complete' | 'cancelled' | 'error';
+  loaded: number;
+  hash: string | null;
+  submit: SubmitState;
+}
+
+interface SubmitAnswer { ok?: boolean; error?: string }
+
+export async function submitHash(hash: string, fileName?: string): Promise<boolean> {
+  try {
+    const answer = await postJson<SubmitAnswer>('/api/submit', fileName === undefined ? { hash } : { hash, fileName });
+    if (answer.ok === false) {
+      toast({ title: 'Submission failed', description: answer.error || 'Please try again', variant: 'destructive' });
+      return false;
+    }
+    toast({ title: 'Hash queued!', description: 'Your timestamp has been submitted' });
+    return true;
+  } catch (err) {
+    const description = err instanceof HttpError ? err.serverMessage || 'Please try again' : 'Network error - please try again';
+    toast({ title: 'Submission failed', description, variant: 'destructive' });
+    return false;
+  }
+}
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let v = bytes / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
+}
+
+export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string }) {
+  const [items, setItems] = useState<Item[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const jobs = useRef(new Map<number, HashJob>());
+  const nextId = useRef(1);
+  const inputRef = useRef<HTMLInputElement>(null);
+
+  const update = useCallback((id: number, patch: Partial<Item>) => {
+    setItems((all) => all.map((it) => (it.id === id ? { ...it, ...patch } : it)));
+  }, []);
+
+  useEffect(() => () => jobs.current.forEach((j) => j.cancel()), []);
+
+  const submit = useCallback(async (id: number, hash: string, fileName?: string) => {
+    update(id, { submit: 'submitting' });
+    const ok = await submitHash(hash, fileName);
+    update(id, { submit: ok ? 'submitted' : 'failed' });
+  }, [update]);
+
+  const addFiles = useCallback((files: FileList | File[]) => {
+    for (const file of Array.from(files)) {
+      const id = nextId.current++;
+      setItems((all) => [...all, { id, name: file.name, size: file.size, status: 'hashing', loaded: 0, hash: null, submit: 'none' }]);
+      let lastPaint = 0;
+      const job = hashFile(file, (loaded) => {
+        const now = performance.now();
+        if (now - lastPaint > 100 || loaded === file.size) {
+          lastPaint = now;
+          update(id, { loaded });
+        }
+      });
+      jobs.current.set(id, job);
+      job.promise.then(
+        (hash) => {
+          jobs.current.delete(id);
+          update(id, { status: 'complete', hash, loaded: file.size });
+          toast({ title: 'Hash computed', description: `${file.name} hashed successfully` });
+          void submit(id, hash, file.name);
+        },
+        (err: unknown) => {
+          jobs.current.delete(id);
+          update(id, { status: err instanceof HashCancelledError ? 'cancelled' : 'error' });
+        },
+      );
+    }
+  }, [submit, update]);
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    if (e.dataTransfer.files.length) addFiles(e.dataTransfer.files);
+  };
+
+  return (
+    <div>
+      <div
+        className={`flex flex-col items-center justify-center rounded-xl border-2 border-dashed px-6 py-10 text-center transition-colors ${dragging ? 'border-emerald-500 bg-emerald-50 dark:bg-emerald-950/40' : 'border-slate-300 bg-slate-50 dark:border-slate-700 dark:bg-slate-950'}`}
+        data-dragging={dragging || undefined}
+        data-testid="dropzone"
+        onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+        onDragEnter={(e) => { e.preventDefault(); setDragging(true); }}
+        onDragLeave={() => setDragging(false)}
+        onDrop={onDrop}
+      >
+        <svg className="mb-3 h-10 w-10 text-emerald-600 dark:text-emerald-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden="true"><path d="M12 16V4m0 0-4 4m4-4 4 4M4 16v2a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-2" /></svg>
+        <p className="font-semibold">Drop files here to hash them</p>
+        <p className="muted mt-1 text-sm">Any size. Files are hashed on your device; only the SHA-256 hash is sent.</p>
+        <label htmlFor={`${idPrefix}-input`} className="btn-primary mt-4 cursor-pointer">Choose files</label>
+        <input id={`${idPrefix}-input`} ref={inputRef} type="file" multiple className="sr-only" onChange={(e) => { if (e.target.files) addFiles(e.target.files); e.target.value = ''; }} />
+      </div>
+      {items.length > 0 && (
+        <ul className="mt-4 space-y-3" aria-label="Files">
+          {items.map((it) => (
+            <li key={it.id} className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-status={it.status} data-submit={it.submit}>
+              <div className="flex items-center justify-between gap-2">
+                <p className="truncate text-sm font-medium" title={it.name}>{it.name}</p>
+                <span className="muted shrink-0 text-xs">{formatSize(it.size)}</span>
+              </div>
+              {it.status === 'hashing' && (
+                <div className="mt-2 flex items-center gap-3">
+                  <progress className="h-2 w-full accent-emerald-600" max={Math.max(it.size, 1)} value={it.loaded} aria-label={`Hashing ${it.name}`} />
+                  <span className="muted w-12 text-right text-xs tabular-nums">{it.size ? Math.floor((it.loaded / it.size) * 100) : 0}%</span>
+                  <button type="button" className="btn-ghost px-2 py-1 text-xs" onClick={() => jobs.current.get(it.id)?.cancel()}>Cancel</button>
+                </div>
+              )}
+              {it.status === 'cancelled' && <p className="muted mt-2 text-sm">Hashing cancelled.</p>}
+              {it.status === 'error' && <p className="field-error">This file could not be read.</p>}
+              {it.hash && (
+                <div className="mt-2 flex items-center gap-2">
+                  <code className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800" data-testid="file-hash">{it.hash}</code>
+                  <CopyButton value={it.hash} />
+                </div>
+              )}
+              {it.hash && (
+                <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+                  {it.submit === 'submitting' && <span className="badge-slate">Submitting...</span>}
+                  {it.submit === 'submitted' && <span className="badge-green">Queued for today's ledger</span>}
+                  {(it.submit === 'failed' || it.submit === 'none') && (
+                    <button type="button" className="btn-primary px-3 py-1" onClick={() => void submit(it.id, it.hash!)}>Create Proof</button>
+                  )}
+                  {it.submit === 'submitted' && (
+                    <a className="link" href={`/verify?hash=${it.hash}&search=true`}>Verify after the next ledger</a>
+                  )}
+                </div>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,172 @@
+// Browse ledgers (spec §2 Ledgers browse, §3 ledger list item, §7): GET /api/ledgers.php for the list and the
+// OTS status, enriched with /api/ots-block-info.php and one /api/verify-quantum.php per date (silent on
+// failure, spec §8). When the API cannot list ledgers, the static archive's own days.json and status files
+// are read instead, so the page works from any static copy of the archive.
+import { useEffect, useState } from 'react';
+import { confirmationLabel, confirmationsStrong, formatLedgerDate } from '../lib/format.ts';
+import { getJson } from '../lib/api.ts';
+import type { OtsStatusFile } from '../lib/status.ts';
+
+export interface LedgerItem {
+  date: string;
+  jsonUrl: string;
+  otsUrl: string;
+  otsStatus: 'verified' | 'pending';
+  signatureVerified: boolean;
+  blockHeight?: number;
+  confirmations?: number;
+  quantumShield?: boolean;
+  dualSignature?: boolean;
+}
+interface LedgersAnswer { ledgers: LedgerItem[]; otsStatus: OtsStatusFile | null }
+type BlockInfo = { ledgers?: Record<string, { block_height?: number; confirmations?: number }> };
+
+async function fromArchive(): Promise<LedgersAnswer> {
+  const days = await getJson<{ days: { date: string }[] }>('/ledgers/days.json');
+  const ots = await getJson<OtsStatusFile>('/ledgers/ots_status.json').catch(() => null);
+  const latest = ots?.latest_ots_ok ?? '';
+  return {
+    otsStatus: ots,
+    ledgers: days.days.map((d) => ({
+      date: d.date,
+      jsonUrl: `/ledgers/${d.date}.json`,
+      otsUrl: `/ledgers/${d.date}.json.ots`,
+      otsStatus: latest !== '' && latest >= d.date ? 'verified' : 'pending',
+      signatureVerified: false,
+    })).reverse(),
+  };
+}
+
+async function loadLedgers(): Promise<LedgersAnswer> {
+  try {
+    return await getJson<LedgersAnswer>('/api/ledgers.php');
+  } catch (err) {
+    console.warn('ledgers API unavailable, reading the archive', err);
+    return fromArchive();
+  }
+}
+
+async function loadBlockInfo(): Promise<BlockInfo> {
+  try {
+    return await getJson<BlockInfo>('/api/ots-block-info.php');
+  } catch {
+    return getJson<BlockInfo>('/ledgers/block_info.json');
+  }
+}
+
+function LedgerCard({ item }: { item: LedgerItem }) {
+  const anchored = item.otsStatus === 'verified';
+  const base = `/ledgers/${item.date}.json`;
+  return (
+    <article className="card flex flex-col" data-testid="ledger-card" data-date={item.date}>
+      <h3 className="card-title">{formatLedgerDate(item.date)}</h3>
+      <p className="muted font-mono text-xs">{item.date}</p>
+      <div className="mt-3 flex flex-wrap gap-1.5">
+        {item.quantumShield && <span className="badge-violet">Quantum Shield</span>}
+        {(item.signatureVerified || item.dualSignature) && <span className="badge-blue">Signed</span>}
+        {anchored ? <span className="badge-green">Anchored</span> : <span className="badge-yellow">Pending</span>}
+      </div>
+      <dl className="mt-4 space-y-1 text-sm">
+        <div className="flex justify-between gap-2">
+          <dt className="muted">Bitcoin block</dt>
+          <dd className="font-medium">{item.blockHeight !== undefined ? `#${item.blockHeight.toLocaleString('en-US')}` : '—'}</dd>
+        </div>
+        <div className="flex justify-between gap-2">
+          <dt className="muted">Confirmations</dt>
+          <dd>
+            {item.confirmations !== undefined ? (
+              <span className={confirmationsStrong(item.confirmations) ? 'badge-green' : 'badge-yellow'}>
+                {item.confirmations.toLocaleString('en-US')} · {confirmationLabel(item.confirmations)}
+              </span>
+            ) : '—'}
+          </dd>
+        </div>
+      </dl>
+      <div className="mt-4 grid gap-2">
+        <a className="btn-primary" href={item.jsonUrl} download>Download Ledger</a>
+        <div className="grid grid-cols-2 gap-2">
+          <a className="btn-secondary px-2 text-xs" href={`${base}.signatures.json`} download>Signature Metadata</a>
+          <a className="btn-secondary px-2 text-xs" href={`${base}.sig`} download>ECDSA P-256 Signature</a>
+          <a className="btn-secondary px-2 text-xs" href={`${base}.dilithium.sig`} download>ML-DSA-65 Signature</a>
+          <a className="btn-secondary px-2 text-xs" href={item.otsUrl} download>OTS Proof</a>
+        </div>
+      </div>
+    </article>
+  );
+}
+
+export default function LedgersBrowser() {
+  const [loading, setLoading] = useState(true);
+  const [ledgers, setLedgers] = useState<LedgerItem[]>([]);
+  const [ots, setOts] = useState<OtsStatusFile | null>(null);
+
+  useEffect(() => {
+    let alive = true;
+    loadLedgers()
+      .then(async (answer) => {
+        if (!alive) return;
+        setLedgers(answer.ledgers);
+        setOts(answer.otsStatus);
+        setLoading(false);
+        const blocks = await loadBlockInfo().catch(() => ({}) as BlockInfo);
+        const quantum = await Promise.all(
+          answer.ledgers.map((l) =>
+            getJson<{ quantum_shield?: boolean; dual_signature?: boolean }>(`/api/verify-quantum.php?date=${l.date}`).catch(() => null),
+          ),
+        );
+        if (!alive) return;
+        setLedgers(answer.ledgers.map((l, i) => {
+          const b = blocks.ledgers?.[l.date];
+          const q = quantum[i];
+          return {
+            ...l,
+            ...(typeof b?.block_height === 'number' ? { blockHeight: b.block_height } : {}),
+            ...(typeof b?.confirmations === 'number' ? { confirmations: b.confirmations } : {}),
+            ...(q ? { quantumShield: !!q.quantum_shield, dualSignature: !!q.dual_signature } : {}),
+          };
+        }));
+      })
+      .catch((err: unknown) => {
+        console.error('ledgers', err);
+        if (alive) setLoading(false);
+      });
+    return () => {
+      alive = false;
+    };
+  }, []);
+
+  return (
+    <div>
+      {ots ? (
+        <section className="card mb-8" aria-labelledby="ots-card-title" data-testid="ots-card">
+          <h2 id="ots-card-title" className="card-title">Bitcoin anchoring (OpenTimestamps)</h2>
+          <div className="mt-3 flex flex-wrap items-center gap-3">
+            {ots.latest_ots_ok ? (
+              <p>Latest verified ledger: <strong>{formatLedgerDate(ots.latest_ots_ok)}</strong></p>
+            ) : (
+              <p className="font-semibold">Verification pending</p>
+            )}
+            {ots.queue_size > 0 && <span className="badge-yellow">{ots.queue_size} pending</span>}
+          </div>
+        </section>
+      ) : !loading && (
+        <section className="card mb-8" data-testid="ots-card"><p className="muted">No OTS data available</p></section>
+      )}
+      {loading ? (
+        <div className="flex items-center gap-3 py-12" role="status">
+          <span className="h-5 w-5 animate-spin rounded-full border-2 border-emerald-500 border-t-transparent" aria-hidden="true"></span>
+          <span className="muted">Loading ledgers...</span>
+        </div>
+      ) : ledgers.length === 0 ? (
+        <div className="card py-12 text-center" data-testid="ledgers-empty">
+          <h2 className="text-xl font-semibold">No Ledgers Found</h2>
+          <p className="muted mt-2">Ledgers are generated daily at 00:01 UTC. Check back after the next generation.</p>
+        </div>
+      ) : (
+        <div className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3">
+          {ledgers.map((l) => <LedgerCard key={l.date} item={l} />)}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,80 @@
+// Home "Live System Status" (spec §2 Home, §4 status card states, §8): the queue-stats card refreshed every
+// 30 s, and the collapsible countdown card (Show/Hide) to the next ledger at 00:01 UTC.
+import { useEffect, useState } from 'react';
+import { formatDateTime, formatLedgerDate } from '../lib/format.ts';
+import { fetchQueueStats, REFRESH_MS, type QueueStats } from '../lib/status.ts';
+import Countdown from './Countdown.tsx';
+
+type State = { kind: 'loading' } | { kind: 'error' } | { kind: 'loaded'; stats: QueueStats };
+
+export function useQueueStats(onLoad?: () => void): State {
+  const [state, setState] = useState<State>({ kind: 'loading' });
+  useEffect(() => {
+    let alive = true;
+    const load = () =>
+      fetchQueueStats().then(
+        (stats) => {
+          if (!alive) return;
+          setState({ kind: 'loaded', stats });
+          onLoad?.();
+        },
+        (err: unknown) => {
+          console.error('queue stats', err);
+          if (alive) setState({ kind: 'error' });
+        },
+      );
+    void load();
+    const id = setInterval(load, REFRESH_MS);
+    return () => {
+      alive = false;
+      clearInterval(id);
+    };
+  }, []);
+  return state;
+}
+
+export default function SystemStatus() {
+  const state = useQueueStats();
+  const [showCountdown, setShowCountdown] = useState(true);
+  return (
+    <div className="grid gap-6 md:grid-cols-2">
+      <section className="card" aria-labelledby="queue-card-title" data-testid="queue-card" data-state={state.kind}>
+        <div className="flex items-center justify-between gap-2">
+          <h3 id="queue-card-title" className="card-title">Submission queue</h3>
+          {state.kind === 'loaded' && <span className="badge-green">{state.stats.status}</span>}
+          {state.kind === 'error' && <span className="badge-red">Error</span>}
+        </div>
+        {state.kind === 'loading' && <p className="muted mt-4">Loading stats...</p>}
+        {state.kind === 'error' && <p className="mt-4 text-sm text-red-700 dark:text-red-400">Unable to load queue stats. Will retry in 30 seconds.</p>}
+        {state.kind === 'loaded' && (
+          <dl className="mt-4 grid grid-cols-2 gap-4">
+            <div>
+              <dt className="muted text-xs">Hashes waiting for the next ledger</dt>
+              <dd className="text-2xl font-bold tabular-nums">{state.stats.queueSize.toLocaleString('en-US')}</dd>
+            </div>
+            <div>
+              <dt className="muted text-xs">Latest anchored day</dt>
+              <dd className="font-semibold">{state.stats.latestAnchoredDay ? formatLedgerDate(state.stats.latestAnchoredDay) : 'None yet'}</dd>
+            </div>
+            <div className="col-span-2">
+              <dt className="muted text-xs">Last update</dt>
+              <dd className="text-sm">{state.stats.lastUpdate ? formatDateTime(state.stats.lastUpdate) : '—'}</dd>
+            </div>
+          </dl>
+        )}
+      </section>
+      <section className="card" aria-labelledby="countdown-card-title">
+        <div className="flex items-center justify-between gap-2">
+          <h3 id="countdown-card-title" className="card-title">Next ledger</h3>
+          <button type="button" className="link text-sm" onClick={() => setShowCountdown((s) => !s)} aria-expanded={showCountdown} aria-controls="home-countdown">
+            {showCountdown ? 'Hide' : 'Show'}
+          </button>
+        </div>
+        <div id="home-countdown" hidden={!showCountdown}>
+          <p className="mt-4 text-4xl font-bold"><Countdown /></p>
+          <p className="muted mt-2 text-sm">Generated and dual-signed daily at 00:01 UTC, submitted to Bitcoin anchoring at 00:02 UTC.</p>
+        </div>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,28 @@
+// Shapes of the status answers (spec §3, §7) and the 30-second refresh constant (spec §9).
+import { getJson } from './api.ts';
+
+export const REFRESH_MS = 30_000;
+export const PULSE_MS = 1000;
+
+export interface QueueStats {
+  status: string;
+  lastUpdate: string;
+  latestAnchoredDay: string;
+  queueSize: number;
+}
+
+export interface OtsStatusFile {
+  latest_ots_ok: string;
+  last_update: string;
+  queue_size: number;
+}
+
+export const fetchQueueStats = (): Promise<QueueStats> => getJson<QueueStats>('/api/queue-stats.php');
+
+/** /ledgers/ots_status.json, or null when the archive has none yet. */
+export async function fetchOtsStatus(): Promise<OtsStatusFile | null> {
+  const res = await fetch('/ledgers/ots_status.json', { credentials: 'include' });
+  if (res.status === 404) return null;
+  if (!res.ok) throw new Error(`${res.status}: ${res.statusText}`);
+  return (await res.json()) as OtsStatusFile;
+}

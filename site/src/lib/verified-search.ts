@@ -1,0 +1,205 @@
+// Search that the browser verifies instead of trusting (issue 4; docs/FORMAT.md §4, §6; spec §4, §7):
+//   1. fetch the latest signed checkpoint and both public keys, and verify the checkpoint's ECDSA P-256 and
+//      ML-DSA-65 lines (core/checkpoint.ts, core/note.ts);
+//   2. from the verified tree size, compute the one index shard that can hold the hash and fetch it (404:
+//      not in any ledger); its first record (oldest leaf) gives the first date, the UTC date of its
+//      submission time;
+//   3. fetch only the tiles the inclusion proof needs (core/tiles.ts), rebuild the RFC 6962 inclusion proof
+//      and check it against the signed root;
+//   4. read the OTS status and block information files (failures keep the defaults, spec §7).
+// "quantum shield" means the ML-DSA-65 line verified here, "dual signature" that both did.
+// index-sha256.json is never downloaded.
+import { BLOCK_INFO_PATH, CHECKPOINT_PATH, OTS_STATUS_PATH, ledgerPath } from '../../../core/archive.ts';
+import { parseCheckpoint, verifyCheckpoint, type ParsedCheckpoint } from '../../../core/checkpoint.ts';
+import { fromHex } from '../../../core/encoding.ts';
+import { lookupShard, shardPath } from '../../../core/index-shard.ts';
+import { utcDate } from '../../../core/ledger.ts';
+import { inclusionProof, leafHash, verifyInclusion } from '../../../core/merkle.ts';
+import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote, type NoteVerifier } from '../../../core/note.ts';
+import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
+import { tileHashReader, tilePath, tilesForInclusion } from '../../../core/tiles.ts';
+
+/** Where the archive and the keys are served (DESIGN.md §2). */
+export const ARCHIVE_BASE = '/ledgers/';
+export const ECDSA_KEY_URL = '/keys/public.pem';
+export const MLDSA_KEY_URL = '/keys/dilithium_public.key';
+
+/** Contract: like `fetch(url)` for a same-origin URL; may reject on network failure. */
+export type Fetcher = (url: string) => Promise<Response>;
+
+export type OtsState = 'pending' | 'verified';
+
+/** Spec §3 "Search result", plus what the browser checked. */
+export interface SearchResult {
+  found: boolean;
+  hash: string;
+  date: string | null;
+  /** Submission time, ISO-8601 UTC. */
+  timestamp: string | null;
+  ledgerUrl: string | null;
+  otsStatus: OtsState;
+  blockHeight: number | null;
+  confirmations: number | null;
+  /** The checkpoint's ML-DSA-65 signature verified in this browser. */
+  quantumShield: boolean;
+  /** Both the ECDSA P-256 and the ML-DSA-65 signatures verified in this browser. */
+  dualSignature: boolean;
+  ecdsaVerified: boolean;
+  /** The inclusion proof led to the signed root. */
+  inclusionVerified: boolean;
+  leafIndex: number | null;
+  treeSize: number;
+  /** Bytes of every response body this search read. */
+  bytesFetched: number;
+}
+
+/** The archive or the keys could not be read (spec §8: "Search unavailable"). */
+export class SearchUnavailableError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SearchUnavailableError';
+  }
+}
+
+/** What the archive says could not be verified (spec §8: "Search failed"). */
+export class VerificationFailedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'VerificationFailedError';
+  }
+}
+
+const HASH_HEX = /^[0-9a-f]{64}$/;
+
+class ByteCountingFetcher {
+  bytes = 0;
+  constructor(private readonly fetcher: Fetcher) {}
+
+  /** The body, or null for a 404; throws SearchUnavailableError for anything else. */
+  async get(url: string): Promise<Uint8Array | null> {
+    let res: Response;
+    try {
+      res = await this.fetcher(url);
+    } catch (err) {
+      throw new SearchUnavailableError(`${url}: network error`, { cause: err });
+    }
+    if (res.status === 404) return null;
+    if (!res.ok) throw new SearchUnavailableError(`${url}: ${res.status} ${res.statusText}`);
+    const body = new Uint8Array(await res.arrayBuffer());
+    this.bytes += body.length;
+    return body;
+  }
+
+  async require(url: string): Promise<Uint8Array> {
+    const body = await this.get(url);
+    if (body === null) throw new SearchUnavailableError(`${url}: 404 Not Found`);
+    return body;
+  }
+}
+
+export interface VerifiedCheckpoint {
+  checkpoint: ParsedCheckpoint;
+  ecdsaVerified: boolean;
+  mldsaVerified: boolean;
+}
+
+/** Verifies each signature line on its own, so the result says which algorithms hold; at least one must. */
+export function verifyCheckpointDual(note: Uint8Array, ecdsaPem: string, mldsaKey: Uint8Array): VerifiedCheckpoint {
+  let origin: string;
+  try {
+    origin = parseCheckpoint(parseNote(note).text).origin;
+  } catch (err) {
+    throw new VerificationFailedError('checkpoint: not a signed checkpoint', { cause: err });
+  }
+  const check = (make: () => NoteVerifier): ParsedCheckpoint | null => {
+    try {
+      return verifyCheckpoint(note, [make()], { origin });
+    } catch {
+      return null;
+    }
+  };
+  const byEcdsa = check(() => ecdsaNoteVerifier(origin, ecdsaPublicKeyFromPem(ecdsaPem)));
+  const byMldsa = check(() => mldsaNoteVerifier(origin, mldsaKey));
+  const checkpoint = byMldsa ?? byEcdsa;
+  if (!checkpoint) throw new VerificationFailedError('checkpoint: neither the ECDSA P-256 nor the ML-DSA-65 signature verifies');
+  return { checkpoint, ecdsaVerified: byEcdsa !== null, mldsaVerified: byMldsa !== null };
+}
+
+/** Spec §4: verified when latest_ots_ok is on or after the ledger date, or block info has confirmations for it. */
+export function otsStateFor(date: string, latestOtsOk: unknown, block: { confirmations?: unknown } | undefined): OtsState {
+  if (typeof latestOtsOk === 'string' && latestOtsOk !== '' && latestOtsOk >= date) return 'verified';
+  if (block && typeof block.confirmations === 'number') return 'verified';
+  return 'pending';
+}
+
+function decodeJson(bytes: Uint8Array | null): unknown {
+  return bytes === null ? null : JSON.parse(new TextDecoder().decode(bytes));
+}
+
+/** Searches `hashInput` (64 hex characters, either case) in the archive and verifies what it finds. */
+export async function verifiedSearch(hashInput: string, fetcher: Fetcher = (url) => fetch(url, { credentials: 'include' })): Promise<SearchResult> {
+  const hash = hashInput.trim().toLowerCase();
+  if (!HASH_HEX.test(hash)) throw new RangeError('hash: expected 64 hexadecimal characters');
+  const net = new ByteCountingFetcher(fetcher);
+  const [note, pem, mldsaKey] = await Promise.all([
+    net.get(`${ARCHIVE_BASE}${CHECKPOINT_PATH}`),
+    net.require(ECDSA_KEY_URL),
+    net.require(MLDSA_KEY_URL),
+  ]);
+  const notFound = (treeSize: number, flags: Partial<SearchResult> = {}): SearchResult => ({
+    found: false, hash, date: null, timestamp: null, ledgerUrl: null, otsStatus: 'pending', blockHeight: null, confirmations: null,
+    quantumShield: false, dualSignature: false, ecdsaVerified: false, inclusionVerified: false, leafIndex: null, treeSize,
+    bytesFetched: net.bytes, ...flags,
+  });
+  // No checkpoint yet: nothing has been published, so nothing can be found.
+  if (note === null) return notFound(0);
+
+  const { checkpoint, ecdsaVerified, mldsaVerified } = verifyCheckpointDual(note, new TextDecoder().decode(pem), mldsaKey);
+  const size = checkpoint.size;
+  const flags = { quantumShield: mldsaVerified, dualSignature: mldsaVerified && ecdsaVerified, ecdsaVerified };
+  if (size === 0) return notFound(0, flags);
+
+  const shard = await net.get(`${ARCHIVE_BASE}${shardPath(hash, size)}`);
+  // Records past the verified size belong to a day being published right now; the checkpoint does not cover them.
+  const records = shard === null ? [] : lookupShard(shard, hash).filter((r) => r.leafIndex < size);
+  const first = records[0];
+  if (!first) return { ...notFound(size, flags), bytesFetched: net.bytes };
+
+  const tiles = tilesForInclusion(first.leafIndex, size);
+  const bodies = await Promise.all(tiles.map((t) => net.require(`${ARCHIVE_BASE}${tilePath(t.level, t.index, t.width)}`)));
+  const byKey = new Map(tiles.map((t, i) => [`${t.level}/${t.index}/${t.width}`, bodies[i]!]));
+  const reader = tileHashReader(size, (level, index, width) => {
+    const tile = byKey.get(`${level}/${index}/${width}`);
+    if (!tile) throw new VerificationFailedError(`tile ${tilePath(level, index, width)} was not fetched`);
+    return tile;
+  });
+  try {
+    const proof = inclusionProof(first.leafIndex, size, reader);
+    verifyInclusion(leafHash(fromHex(hash)), first.leafIndex, size, proof, checkpoint.root);
+  } catch (err) {
+    throw new VerificationFailedError(`inclusion proof of ${hash} at leaf ${first.leafIndex}: ${(err as Error).message}`, { cause: err });
+  }
+
+  const date = utcDate(first.submittedMs);
+  const [ots, blocks] = await Promise.all([
+    net.get(`${ARCHIVE_BASE}${OTS_STATUS_PATH}`).then(decodeJson).catch((err) => void console.warn('ots_status.json', err)),
+    net.get(`${ARCHIVE_BASE}${BLOCK_INFO_PATH}`).then(decodeJson).catch((err) => void console.warn('block_info.json', err)),
+  ]);
+  const latestOtsOk = (ots as { latest_ots_ok?: unknown } | null | undefined)?.latest_ots_ok;
+  const block = (blocks as { ledgers?: Record<string, { block_height?: unknown; confirmations?: unknown }> } | null | undefined)?.ledgers?.[date];
+  return {
+    found: true,
+    hash,
+    date,
+    timestamp: new Date(first.submittedMs).toISOString(),
+    ledgerUrl: `${ARCHIVE_BASE}${ledgerPath(date)}`,
+    otsStatus: otsStateFor(date, latestOtsOk, block),
+    blockHeight: typeof block?.block_height === 'number' ? block.block_height : null,
+    confirmations: typeof block?.confirmations === 'number' ? block.confirmations : null,
+    ...flags,
+    inclusionVerified: true,
+    leafIndex: first.leafIndex,
+    treeSize: size,
+    bytesFetched: net.bytes,
+  };
+}
