@@ -1,0 +1,140 @@
+// The Timeseal web application as a Fastify plugin (STYLE.md: the app is a plugin, server.ts only listens,
+// tests build the same app and call inject()). It serves the public API (product spec §7), the built site,
+// the archive under /ledgers/ and the public keys.
+//
+// Layout of the encapsulation contexts:
+//   root (this plugin, not encapsulated): JSON body parser, error handlers, 404, security headers,
+//     compression, OpenAPI, request logging
+//   ├─ publicRoutes   every anonymous API route (routes/*.ts), one context
+//   ├─ accountRoutes  (accounts issue) the authenticated context registers here, beside publicRoutes, with
+//   │                 its own session hook; nothing in publicRoutes changes
+//   └─ staticRoutes   site, /ledgers/*, /keys/*
+import compress from '@fastify/compress';
+import helmet from '@fastify/helmet';
+import swagger from '@fastify/swagger';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import type { Logger } from 'pino';
+import type { Clock } from '../pipeline/clock.ts';
+import type { Config } from '../pipeline/config.ts';
+import type { DB } from '../pipeline/db.ts';
+import { loadPublicKeys, type PublicKeys } from '../pipeline/keys.ts';
+import { createArchiveView } from './archive-view.ts';
+import type { IngestConfig } from './config.ts';
+import { BODY_LIMIT, formatSchemaErrors, handleError, handleFrameworkError, parseJsonBody } from './errors.ts';
+import type { Mailer } from './mail.ts';
+import { betaRoutes } from './routes/beta.ts';
+import { certificateRoutes } from './routes/certificate.ts';
+import { formRoutes } from './routes/forms.ts';
+import { proofRoutes } from './routes/proof.ts';
+import { statusRoutes } from './routes/status.ts';
+import { submitRoutes } from './routes/submit.ts';
+import { createSubmissionWriter, type Services } from './services.ts';
+import { sendNotFoundPage, staticRoutes } from './static.ts';
+
+export interface AppOptions {
+  config: Config;
+  ingest: IngestConfig;
+  clock: Clock;
+  db: DB;
+  mailer: Mailer;
+}
+
+/** The site's CSP. Astro inlines small hydration scripts, hence 'unsafe-inline' for scripts (ingest/README.md). */
+export const CSP_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'", "'unsafe-inline'", "'wasm-unsafe-eval'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  frameAncestors: ["'none'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+};
+
+/** Server options that must be given to the Fastify factory (they cannot be set by a plugin). */
+export function serverOptions(ingest: IngestConfig, logger?: Logger): FastifyServerOptions {
+  return {
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    // Fastify accepts a hop count at run time (proxy-addr); its types omit numbers.
+    ...(ingest.trustProxy === undefined ? {} : { trustProxy: ingest.trustProxy as FastifyServerOptions['trustProxy'] }),
+    // Unknown fields are rejected rather than dropped, and types are never coerced.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    schemaErrorFormatter: formatSchemaErrors,
+    frameworkErrors: handleFrameworkError,
+    return503OnClosing: true,
+  };
+}
+
+/** Every anonymous API route, in one encapsulated context. */
+export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) => {
+  for (const routes of [submitRoutes, betaRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes]) {
+    await app.register(routes, services);
+  }
+};
+
+export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
+  const { config, ingest } = options;
+  let keys: PublicKeys | undefined;
+  const publicKeys = (): PublicKeys => (keys ??= loadPublicKeys(config.keys));
+  const services: Services = {
+    config,
+    ingest,
+    clock: options.clock,
+    db: options.db,
+    archive: createArchiveView(config.archive, config.logOrigin, publicKeys),
+    publicKeys,
+    mailer: options.mailer,
+    submissions: createSubmissionWriter(options.db),
+  };
+
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
+  fastify.setErrorHandler(handleError);
+  fastify.setNotFoundHandler(async (request, reply) => {
+    if (request.url.startsWith('/api/')) return reply.code(404).send({ error: `No API endpoint ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}` });
+    return sendNotFoundPage(ingest.site, reply);
+  });
+  fastify.addHook('onResponse', async (request, reply) => {
+    // No client address and no URL (it may hold a hash): the route pattern, status and time only.
+    request.log.info({ method: request.method, route: request.routeOptions.url ?? '(none)', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
+  });
+  fastify.addHook('onClose', async () => {
+    services.submissions.close();
+    services.mailer.close();
+  });
+
+  await fastify.register(helmet, {
+    contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
+    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+    frameguard: { action: 'deny' },
+  });
+  await fastify.register(compress, { global: true, threshold: 1024 });
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Timeseal beta API',
+        version: '1.0.0-beta',
+        description: 'Free beta API: timestamp a SHA-256 hash. No authentication and no rate limit during the beta; no SLA.',
+      },
+      servers: [{ url: config.origin.replace(/\/+$/, '') }],
+    },
+    transform: ({ schema, url }) => ({ schema: { ...(schema as object), hide: !url.startsWith('/api/v1/') } as typeof schema, url }),
+  });
+  fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => fastify.swagger());
+
+  await fastify.register(publicRoutes, services);
+  // accounts issue: `await fastify.register(accountRoutes, services);` goes here (authenticated context).
+  await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys });
+};
+// Not encapsulated (what fastify-plugin does): the parser, error and 404 handlers above apply to the whole server.
+Object.assign(app, { [Symbol.for('skip-override')]: true });
+
+/** A Fastify instance with the app registered: used by server.ts, the tests and the benchmark. */
+export async function buildApp(options: AppOptions, logger?: Logger): Promise<FastifyInstance> {
+  const fastify = Fastify(serverOptions(options.ingest, logger));
+  await fastify.register(app, options);
+  return fastify;
+}

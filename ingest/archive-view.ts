@@ -1,0 +1,152 @@
+// What the API reads from the published archive (ledgers/): the list of days, the status files written by
+// the pipeline and the anchoring step, hash look-ups, and the real verification of a day's signatures. The
+// ingest service never writes the archive (DESIGN.md §1).
+//
+// Day verification is cached per date, keyed by the size and modification time of the day's five files:
+// daily files are immutable, so a day is verified once; a file changed on disk (tampering, a test) is
+// noticed and verified again.
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  BLOCK_INFO_PATH,
+  dayCheckpointPath,
+  ecdsaSignaturePath,
+  ledgerPath,
+  mldsaSignaturePath,
+  OTS_STATUS_PATH,
+  signaturesMetaPath,
+  type DayRecord,
+} from '../core/archive.ts';
+import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
+import { isDate, isIsoTime } from '../core/ledger.ts';
+import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
+import { readState } from '../pipeline/build.ts';
+import { mldsaMu, nodeSha256 } from '../pipeline/node-hash.ts';
+import { findHash, type Occurrence } from '../pipeline/proof.ts';
+
+export interface OtsStatusView {
+  latest_ots_ok: string;
+  last_update: string;
+  queue_size: number;
+}
+
+export interface BlockInfo {
+  block_height: number | null;
+  confirmations: number;
+}
+
+/** Result of verifying one published day's files (see docs/API.md, verify-quantum). */
+export interface DayVerification {
+  /** The ML-DSA-65 detached signature verifies over the ledger file. */
+  quantumShield: boolean;
+  /** Everything verifies: both detached signatures, the metadata, and the dual-signed day checkpoint. */
+  dualSignature: boolean;
+  ecdsa: boolean;
+  mldsa: boolean;
+}
+
+export interface ArchiveView {
+  days(): DayRecord[];
+  otsStatus(): OtsStatusView | null;
+  blockInfo(): Record<string, BlockInfo>;
+  /** null when the date is not a published day. */
+  verifyDay(date: string): DayVerification | null;
+  find(hash: string): Occurrence[];
+  /** The OTS state of a published day (product spec §4). */
+  otsState(date: string): 'verified' | 'pending';
+}
+
+function readJson(archive: string, rel: string): unknown {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(archive, rel), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function createArchiveView(archive: string, logOrigin: string, publicKeys: () => PublicKeySet): ArchiveView {
+  const cache = new Map<string, { key: string; result: DayVerification }>();
+
+  const days = (): DayRecord[] => readState(archive, logOrigin).days;
+
+  const otsStatus = (): OtsStatusView | null => {
+    const raw = readJson(archive, OTS_STATUS_PATH);
+    if (!isObject(raw)) return null;
+    const latest = typeof raw.latest_ots_ok === 'string' && isDate(raw.latest_ots_ok) ? raw.latest_ots_ok : '';
+    const lastUpdate = typeof raw.last_update === 'string' && isIsoTime(raw.last_update) ? raw.last_update : '';
+    const queue = Number.isSafeInteger(raw.queue_size) && (raw.queue_size as number) >= 0 ? (raw.queue_size as number) : 0;
+    return { latest_ots_ok: latest, last_update: lastUpdate, queue_size: queue };
+  };
+
+  /** Accepts `{ledgers: {date: {...}}}` (the API's shape) or a bare map of dates; drops malformed entries. */
+  const blockInfo = (): Record<string, BlockInfo> => {
+    const raw = readJson(archive, BLOCK_INFO_PATH);
+    const map = isObject(raw) ? (isObject(raw.ledgers) ? raw.ledgers : raw) : {};
+    const out: Record<string, BlockInfo> = {};
+    for (const [date, v] of Object.entries(map)) {
+      if (!isDate(date) || !isObject(v)) continue;
+      const height = Number.isSafeInteger(v.block_height) && (v.block_height as number) >= 0 ? (v.block_height as number) : null;
+      const confirmations = Number.isSafeInteger(v.confirmations) && (v.confirmations as number) >= 0 ? (v.confirmations as number) : 0;
+      out[date] = { block_height: height, confirmations };
+    }
+    return out;
+  };
+
+  const verifyDay = (date: string): DayVerification | null => {
+    if (!days().some((d) => d.date === date)) return null;
+    const rels = [ledgerPath(date), ecdsaSignaturePath(date), mldsaSignaturePath(date), signaturesMetaPath(date), dayCheckpointPath(date)];
+    const stats = rels.map((rel) => fs.statSync(path.join(archive, rel), { throwIfNoEntry: false }));
+    const key = stats.map((s) => (s ? `${s.size}:${s.mtimeMs}` : '-')).join('|');
+    const hit = cache.get(date);
+    if (hit && hit.key === key) return hit.result;
+    const read = (rel: string) => fs.readFileSync(path.join(archive, rel));
+    const keys = publicKeys();
+    let result: DayVerification;
+    if (stats.some((s) => s === undefined)) {
+      result = { quantumShield: false, dualSignature: false, ecdsa: false, mldsa: false };
+    } else {
+      const files = {
+        ledger: read(rels[0]!),
+        ecdsaSignature: read(rels[1]!),
+        mldsaSignature: read(rels[2]!),
+        signaturesMeta: read(rels[3]!),
+        checkpoint: read(rels[4]!),
+      };
+      let all = true;
+      try {
+        verifyDayFiles(date, files, keys, { hasher: nodeSha256, mu: mldsaMu });
+      } catch {
+        all = false;
+      }
+      const attempt = (check: () => boolean): boolean => {
+        try {
+          return check();
+        } catch {
+          return false;
+        }
+      };
+      const ecdsa = all || attempt(() => ecdsaVerifyDigest(nodeSha256(files.ledger), files.ecdsaSignature, keys.ecdsa));
+      const mldsa = all || attempt(() => mldsaVerifyMu(mldsaMu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa));
+      result = { quantumShield: mldsa, dualSignature: all, ecdsa, mldsa };
+    }
+    cache.set(date, { key, result });
+    return result;
+  };
+
+  const otsState = (date: string): 'verified' | 'pending' => {
+    const status = otsStatus();
+    if (status && status.latest_ots_ok !== '' && status.latest_ots_ok >= date) return 'verified';
+    return (blockInfo()[date]?.confirmations ?? 0) > 0 ? 'verified' : 'pending';
+  };
+
+  return { days, otsStatus, blockInfo, verifyDay, find: (hash) => findHash(archive, logOrigin, hash), otsState };
+}

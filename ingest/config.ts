@@ -1,0 +1,46 @@
+// The ingest service's own settings, read from the environment beside pipeline/config.ts (which it does not
+// extend): where the built site lives, whether a reverse proxy's X-Forwarded-For is trusted, and how e-mail
+// leaves the machine (DESIGN.md §5: SMTP_URL / MAIL_FROM, otherwise an outbox folder).
+import path from 'node:path';
+import { UsageError, type Config } from '../pipeline/config.ts';
+
+export interface IngestConfig {
+  /** The built site (Astro's dist/site). May be absent: the server then answers with built-in pages only. */
+  site: string;
+  /**
+   * Fastify `trustProxy`: undefined = use the socket's address (X-Forwarded-For is ignored); a number = trust
+   * that many proxy hops; true = trust every hop; a string = comma-separated trusted proxy addresses/CIDRs.
+   */
+  trustProxy: boolean | number | string | undefined;
+  /** SMTP connection URL (smtp:// or smtps://); undefined writes each e-mail to `outbox` instead. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  /** Where contact-form messages go. */
+  contactTo: string;
+  outbox: string;
+}
+
+/** TRUST_PROXY: unset, "", "0" or "false" = off; "true" = all hops; an integer = hops; else addresses. */
+export function parseTrustProxy(value: string | undefined): IngestConfig['trustProxy'] {
+  const v = value?.trim();
+  if (v === undefined || v === '' || v === '0' || v.toLowerCase() === 'false') return undefined;
+  if (v.toLowerCase() === 'true') return true;
+  if (/^\d+$/.test(v)) return Number(v);
+  if (!/^[0-9a-fA-F.:/, ]+$/.test(v)) throw new UsageError(`TRUST_PROXY must be true, a hop count or proxy addresses: ${v}`);
+  return v;
+}
+
+export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = process.env): IngestConfig {
+  const host = new URL(config.origin).hostname;
+  const mailFrom = env.MAIL_FROM || `Timeseal <noreply@${host.includes('.') ? host : `${host}.localdomain`}>`;
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) throw new UsageError(`SMTP_URL must start with smtp:// or smtps://`);
+  return {
+    site: env.TIMESEAL_SITE || 'dist/site',
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    smtpUrl,
+    mailFrom,
+    contactTo: env.CONTACT_TO || mailFrom,
+    outbox: env.TIMESEAL_OUTBOX || path.join(path.dirname(config.db), 'outbox'),
+  };
+}

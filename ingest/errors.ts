@@ -1,0 +1,161 @@
+// Error answers of the ingest service. Every client mistake gets a 4xx whose body says exactly what was
+// wrong; a server fault gets a 500 that says nothing about internals (the details go to the log only).
+// Bodies follow the route's shape (route config `errorStyle`):
+//   plain  {error}                       most routes
+//   ok     {ok: false, error}            POST /api/submit (product spec §7: the client reads ok and error)
+//   beta   {success: false, error, example}  POST /api/v1/beta/timestamp (product spec §8)
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+export type ErrorStyle = 'plain' | 'ok' | 'beta';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorStyle?: ErrorStyle;
+  }
+}
+
+/** Product spec §8 (beta API 400 body); also used for an invalid hash on POST /api/submit. */
+export const INVALID_HASH_ERROR = 'Invalid hash format. Expected 64-character hexadecimal SHA-256 hash.';
+/** SHA-256("hello world"): a valid example for the beta API's 400 answer. */
+export const EXAMPLE_HASH = 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9';
+export const INTERNAL_ERROR = 'Internal server error';
+export const BODY_LIMIT = 16 * 1024;
+
+/** A 4xx with a message meant for the client. */
+export class ClientError extends Error {
+  readonly statusCode: number;
+  constructor(statusCode: number, message: string) {
+    super(message);
+    this.name = 'ClientError';
+    this.statusCode = statusCode;
+  }
+}
+
+interface SchemaError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+function fieldName(dataVar: string, instancePath: string): string {
+  const field = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
+  return field === '' ? dataVar : field;
+}
+
+/** Fastify `schemaErrorFormatter`: one sentence naming the field, e.g. `email: must be a string`. */
+export function formatSchemaErrors(errors: SchemaError[], dataVar: string): Error {
+  const e = errors[0];
+  if (e === undefined) return new Error(`${dataVar} is invalid`);
+  const where = fieldName(dataVar, e.instancePath);
+  const p = e.params;
+  let message: string;
+  switch (e.keyword) {
+    case 'required':
+      message = `${fieldName(dataVar, `${e.instancePath}/${String(p.missingProperty)}`)}: is required`;
+      break;
+    case 'additionalProperties':
+      message = `${where}: unknown field ${JSON.stringify(String(p.additionalProperty)).slice(0, 80)}`;
+      break;
+    case 'type':
+      message = `${where}: must be ${p.type === 'object' ? 'a JSON object' : `of type ${String(p.type)}`}`;
+      break;
+    case 'maxLength':
+      message = `${where}: must be at most ${String(p.limit)} characters`;
+      break;
+    case 'minLength':
+      message = `${where}: must be at least ${String(p.limit)} characters`;
+      break;
+    case 'pattern':
+    case 'format':
+      message = `${where}: has the wrong format`;
+      break;
+    case 'enum':
+      message = `${where}: must be one of ${(p.allowedValues as unknown[]).join(', ')}`;
+      break;
+    default:
+      message = `${where}: ${e.message ?? 'is invalid'}`;
+  }
+  const err = new Error(message) as Error & { hashField?: boolean };
+  err.hashField = dataVar === 'body' && (e.instancePath === '/hash' || (e.keyword === 'required' && p.missingProperty === 'hash'));
+  return err;
+}
+
+/** The client-facing text for an error Fastify or a handler raised, or undefined for a server fault. */
+function clientMessage(err: FastifyError & { hashField?: boolean }, style: ErrorStyle): string | undefined {
+  const status = err.statusCode ?? 500;
+  if (status < 400 || status >= 500) return undefined;
+  if (err.validation && err.hashField && style !== 'plain') return INVALID_HASH_ERROR;
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return `Request body is larger than ${BODY_LIMIT} bytes`;
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return 'Content-Type must be application/json';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'Request body is empty; expected a JSON object';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'Content-Length does not match the body';
+    case 'FST_ERR_BAD_URL':
+      return 'URL is not validly percent-encoded';
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return 'URL path parameter is too long';
+  }
+  if (err instanceof ClientError || err.validation) return err.message;
+  if (status === 404) return 'Not found';
+  if (status === 405) return 'Method not allowed';
+  if (status === 503) return 'Server is shutting down';
+  return 'Bad request';
+}
+
+export function errorBody(style: ErrorStyle, message: string): Record<string, unknown> {
+  if (style === 'ok') return { ok: false, error: message };
+  if (style === 'beta') return { success: false, error: message, example: { hash: EXAMPLE_HASH } };
+  return { error: message };
+}
+
+/** Fastify error handler for the whole app. */
+export function handleError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const style = request.routeOptions.config?.errorStyle ?? 'plain';
+  const message = clientMessage(err, style);
+  if (message === undefined) {
+    request.log.error({ err, route: request.routeOptions.url }, 'request failed');
+    void reply.code(500).type('application/json; charset=utf-8').send(errorBody(style, INTERNAL_ERROR));
+    return;
+  }
+  const status = err.statusCode === 503 ? 503 : (err.statusCode ?? 400);
+  void reply.code(status).type('application/json; charset=utf-8').send(errorBody(style, message));
+}
+
+/** Fastify `frameworkErrors`: malformed URLs answered before routing. */
+export function handleFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const message = clientMessage(err, 'plain') ?? 'Bad request';
+  void reply.code(err.statusCode && err.statusCode < 500 ? err.statusCode : 400).type('application/json; charset=utf-8').send({ error: message });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** application/json bodies: strict UTF-8 (invalid bytes are a 400, not silently replaced), then JSON. */
+export function parseJsonBody(_request: FastifyRequest, body: Buffer, done: (err: Error | null, value?: unknown) => void): void {
+  if (body.length === 0) {
+    done(new ClientError(400, 'Request body is empty; expected a JSON object'));
+    return;
+  }
+  let text: string;
+  try {
+    text = utf8.decode(body);
+  } catch {
+    done(new ClientError(400, 'Request body is not valid UTF-8'));
+    return;
+  }
+  try {
+    done(null, JSON.parse(text));
+  } catch {
+    done(new ClientError(400, 'Request body is not valid JSON'));
+  }
+}

@@ -1,0 +1,19 @@
+// The service log (pino) on stderr, so stdout carries only the "listening" line. JSON lines when stderr is
+// not a terminal (journald, files, log shippers); one short readable line per record on a terminal.
+// LOG_LEVEL sets the level (default info). Records never hold client addresses next to hashes (app.ts).
+import pino, { type Logger } from 'pino';
+
+const LABELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO ', 40: 'WARN ', 50: 'ERROR', 60: 'FATAL' };
+
+export function createLogger(env: NodeJS.ProcessEnv = process.env): Logger {
+  const level = env.LOG_LEVEL || 'info';
+  if (!process.stderr.isTTY) return pino({ level }, pino.destination({ dest: 2, sync: true }));
+  const terminal = {
+    write(line: string): void {
+      const { time, level: n, msg, pid: _pid, hostname: _host, ...rest } = JSON.parse(line) as Record<string, unknown>;
+      const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : '';
+      process.stderr.write(`${new Date(Number(time)).toISOString().slice(11, 19)} ${LABELS[Number(n)] ?? n} ${String(msg)}${extra}\n`);
+    },
+  };
+  return pino({ level }, terminal);
+}

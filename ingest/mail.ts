@@ -1,0 +1,63 @@
+// Outgoing e-mail (DESIGN.md §5): nodemailer over SMTP when SMTP_URL is set; otherwise each message is
+// written as an RFC 5322 .eml file into the outbox folder and its path logged, so a single machine needs no
+// mail server. Used by the contact form now and by the accounts issue (verification and reset e-mails).
+//
+// Contract of `Mailer.send(mail)`: resolves once the message is accepted by the SMTP server or written to
+// the outbox (fsynced), with where it went; rejects when neither happened. Header values are encoded by
+// nodemailer; callers pass plain text and never build headers themselves.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import nodemailer from 'nodemailer';
+import type { IngestConfig } from './config.ts';
+
+export interface OutgoingMail {
+  to: string;
+  subject: string;
+  text: string;
+  replyTo?: string;
+}
+
+export type MailReceipt = { via: 'smtp'; messageId: string } | { via: 'outbox'; path: string };
+
+export interface Mailer {
+  send(mail: OutgoingMail): Promise<MailReceipt>;
+  close(): void;
+}
+
+export interface MailLog {
+  info(obj: object, msg: string): void;
+}
+
+export function createMailer(config: Pick<IngestConfig, 'smtpUrl' | 'mailFrom' | 'outbox'>, log: MailLog): Mailer {
+  if (config.smtpUrl !== undefined) {
+    const transport = nodemailer.createTransport(config.smtpUrl);
+    return {
+      async send(mail) {
+        const info = await transport.sendMail({ from: config.mailFrom, ...mail });
+        log.info({ messageId: info.messageId }, 'e-mail sent');
+        return { via: 'smtp', messageId: String(info.messageId) };
+      },
+      close: () => transport.close(),
+    };
+  }
+  const transport = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(mail) {
+      const info = await transport.sendMail({ from: config.mailFrom, ...mail });
+      fs.mkdirSync(config.outbox, { recursive: true });
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      const file = path.resolve(config.outbox, `${stamp}-${crypto.randomBytes(4).toString('hex')}.eml`);
+      const fd = fs.openSync(file, 'wx', 0o600);
+      try {
+        fs.writeFileSync(fd, info.message as Buffer);
+        fs.fsyncSync(fd);
+      } finally {
+        fs.closeSync(fd);
+      }
+      log.info({ path: file }, 'e-mail written to the outbox (no SMTP_URL configured)');
+      return { via: 'outbox', path: file };
+    },
+    close: () => transport.close(),
+  };
+}

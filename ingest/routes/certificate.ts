@@ -1,0 +1,134 @@
+// GET /api/certificate.php?hash= (product spec §2 Quantum Shield page, §7): a printable HTML certificate for a
+// published hash: the hash, ledger date, submission time, Bitcoin status, the day's signed checkpoint, the
+// signature status and links to every proof file. Every value placed in the page is HTML-escaped. The `id=`
+// form (certificates from an account's history) belongs to the accounts issue; it answers 404 until then.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyPluginAsync } from 'fastify';
+import { dayCheckpointPath, ecdsaSignaturePath, ledgerOtsPath, ledgerPath, mldsaSignaturePath, signaturesMetaPath } from '../../core/archive.ts';
+import { ClientError } from '../errors.ts';
+import { HASH_PATTERN, plainErrors } from '../schemas.ts';
+import type { Services } from '../services.ts';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+}
+
+function page(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<title>${escapeHtml(title)}</title>
+<style>
+body{font-family:Georgia,'Times New Roman',serif;color:#111;background:#fff;max-width:52rem;margin:2rem auto;padding:0 1.5rem;line-height:1.5}
+h1{font-size:1.8rem;text-align:center;margin-bottom:.2rem}.sub{text-align:center;color:#444;margin-top:0}
+.frame{border:3px double #333;padding:1.5rem 2rem;margin-top:1.5rem}
+dl{display:grid;grid-template-columns:13rem 1fr;gap:.5rem 1rem}dt{font-weight:bold}dd{margin:0}
+code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85rem;word-break:break-all;white-space:pre-wrap}
+pre{background:#f5f5f5;padding:.75rem;border:1px solid #ddd}
+.ok{color:#065f46}.bad{color:#991b1b}.wait{color:#92400e}
+ul.links{columns:2}footer{font-size:.8rem;color:#555;margin-top:1.5rem}
+@media print{.noprint{display:none}body{margin:0}}
+</style>
+</head>
+<body>
+${body}
+</body>
+</html>
+`;
+}
+
+function confirmationText(confirmations: number): string {
+  if (confirmations >= 100) return 'deeply confirmed';
+  if (confirmations >= 6) return 'secure';
+  return 'wait for 6+';
+}
+
+export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+  app.get<{ Querystring: { hash?: string; id?: string } }>(
+    '/api/certificate.php',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { hash: { type: 'string', pattern: HASH_PATTERN }, id: { type: 'string', maxLength: 64 } },
+          additionalProperties: false,
+        },
+        response: { 200: { type: 'string' }, 404: { type: 'string' }, ...plainErrors },
+      },
+    },
+    async (request, reply) => {
+      const { hash: rawHash, id } = request.query;
+      if ((rawHash === undefined) === (id === undefined)) throw new ClientError(400, 'Give exactly one of hash or id');
+      reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache');
+      if (id !== undefined) {
+        return reply.code(404).send(page('Certificate not found', `<main><h1>Certificate not found</h1><p>No certificate with id <code>${escapeHtml(id)}</code>. Certificates from an account's history need an account.</p><p><a href="/">Go to Home</a></p></main>`));
+      }
+      const hash = rawHash!.toLowerCase();
+      const found = s.archive.find(hash)[0];
+      if (!found) {
+        return reply.code(404).send(page('Certificate not found', `<main><h1>Certificate not found</h1><p>The hash <code>${escapeHtml(hash)}</code> is not in any published ledger. A submitted hash enters the ledger published at 00:01 UTC after its day.</p><p><a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">Search the ledgers</a></p></main>`));
+      }
+      const date = found.date;
+      const verification = s.archive.verifyDay(date);
+      const block = s.archive.blockInfo()[date];
+      const otsState = s.archive.otsState(date);
+      const bitcoin =
+        block && block.block_height !== null
+          ? `<span class="ok">Anchored in Bitcoin block ${block.block_height}</span> (${block.confirmations} confirmation${block.confirmations === 1 ? '' : 's'}, ${confirmationText(block.confirmations)})`
+          : otsState === 'verified'
+            ? '<span class="ok">Anchored in Bitcoin</span>'
+            : '<span class="wait">Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours</span>';
+      const flag = (ok: boolean | undefined, yes: string, no: string) => (ok ? `<span class="ok">${yes}</span>` : `<span class="bad">${no}</span>`);
+      let checkpoint = '';
+      try {
+        checkpoint = fs.readFileSync(path.join(s.config.archive, dayCheckpointPath(date)), 'utf8');
+      } catch {
+        checkpoint = '(checkpoint file missing)';
+      }
+      const base = s.config.origin.replace(/\/+$/, '');
+      const link = (href: string, label: string) => `<li><a href="${escapeHtml(href)}" download>${escapeHtml(label)}</a></li>`;
+      const body = `<main>
+<h1>Timestamp Certificate</h1>
+<p class="sub">Timeseal — public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring</p>
+<div class="frame">
+<dl>
+<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
+<dt>Ledger date (UTC)</dt><dd>${escapeHtml(date)}</dd>
+<dt>Submitted at (UTC)</dt><dd>${escapeHtml(found.submittedAt)}</dd>
+<dt>Leaf index</dt><dd>${found.leafIndex} of a log of ${found.day.treeSize} (day entries ${found.day.firstIndex}–${found.day.treeSize - 1})</dd>
+<dt>Ledger file SHA-256</dt><dd><code>${escapeHtml(found.day.sha256)}</code></dd>
+<dt>ECDSA P-256 signature</dt><dd>${flag(verification?.ecdsa, 'Verified', 'Not verified')}</dd>
+<dt>ML-DSA-65 signature (quantum shield)</dt><dd>${flag(verification?.quantumShield, 'Verified', 'Not verified')}</dd>
+<dt>Dual signature</dt><dd>${flag(verification?.dualSignature, 'Verified (ledger, signatures and checkpoint)', 'Not verified')}</dd>
+<dt>Bitcoin</dt><dd>${bitcoin}</dd>
+</dl>
+<h2>Signed checkpoint of ${escapeHtml(date)}</h2>
+<pre>${escapeHtml(checkpoint)}</pre>
+<h2>Proof files</h2>
+<ul class="links">
+${link(`/api/proof/${hash}`, 'Proof bundle (JSON)')}
+${link(`/api/proof/${hash}.ots`, 'OpenTimestamps proof of this hash')}
+${link(`/ledgers/${ledgerPath(date)}`, 'Ledger file')}
+${link(`/ledgers/${ecdsaSignaturePath(date)}`, 'ECDSA P-256 signature')}
+${link(`/ledgers/${mldsaSignaturePath(date)}`, 'ML-DSA-65 signature')}
+${link(`/ledgers/${signaturesMetaPath(date)}`, 'Signature metadata')}
+${link(`/ledgers/${ledgerOtsPath(date)}`, 'OpenTimestamps proof of the ledger')}
+${link('/keys/public.pem', 'ECDSA P-256 public key')}
+${link('/keys/dilithium_public.key', 'ML-DSA-65 public key')}
+</ul>
+</div>
+<footer>
+<p>Verify online: <a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">${escapeHtml(base)}/verify?hash=${escapeHtml(hash)}&amp;search=true</a>. The proof bundle verifies offline with the two public keys. Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows.</p>
+<p class="noprint"><button type="button" onclick="window.print()">Print</button></p>
+</footer>
+</main>`;
+      return reply.code(200).send(page(`Timestamp certificate ${hash.slice(0, 16)}…`, body));
+    },
+  );
+};

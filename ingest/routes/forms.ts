@@ -1,0 +1,136 @@
+// The two forms that write to the database: POST /api/professional-waitlist.php {name, email, message} and
+// POST /api/contact {name, email, subject, message} (product spec §2 Pricing and Contact, §5 validation, §8
+// texts). The schema checks types and hard size limits; the spec's own texts come from the checks below, so
+// the site can show the server's message as it is.
+import type { FastifyPluginAsync } from 'fastify';
+import { ClientError } from '../errors.ts';
+import { MULTI_LINE, noQuery, plainErrors, SINGLE_LINE } from '../schemas.ts';
+import type { Services } from '../services.ts';
+
+/** Product spec §5 and §8. */
+export const TEXTS = {
+  invalidEmail: 'Please enter a valid email address',
+  waitlistJoined: "We'll notify you when Professional tier launches.",
+  waitlistAlready: "You're already on the waitlist. We'll notify you when Professional tier launches.",
+  nameRequired: 'Name is required',
+  nameTooLong: 'Name must be at most 255 characters',
+  messageRequired: 'Message is required',
+  contactName: 'Name must be at least 2 characters',
+  contactSubject: 'Please select a subject',
+  contactMessage: 'Message must be at least 10 characters',
+  contactSent: "Message sent successfully! We'll get back to you as soon as possible.",
+} as const;
+
+export const CONTACT_SUBJECTS: Record<string, string> = {
+  general: 'General inquiry',
+  enterprise: 'Enterprise',
+  support: 'Support',
+  billing: 'Billing',
+};
+
+/** Longest text accepted in a message field (our limit; the body limit is 16 KB anyway). */
+export const MESSAGE_MAX = 5000;
+const EMAIL_MAX = 254;
+
+/** A practical address check: local@domain.tld, no spaces, brackets, quotes or control characters. */
+export function isEmail(text: string): boolean {
+  return text.length <= EMAIL_MAX && /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"_]+\.[A-Za-z]{2,63}$/.test(text) && !text.includes('..');
+}
+
+const textField = (maxLength: number, pattern: string) => ({ type: 'string', maxLength, pattern }) as const;
+
+export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+  app.post<{ Body: { name: string; email: string; message: string } }>(
+    '/api/professional-waitlist.php',
+    {
+      schema: {
+        querystring: noQuery,
+        body: {
+          type: 'object',
+          properties: { name: textField(1024, SINGLE_LINE), email: textField(1024, SINGLE_LINE), message: textField(MESSAGE_MAX, MULTI_LINE) },
+          required: ['name', 'email', 'message'],
+          additionalProperties: false,
+        },
+        response: {
+          '2xx': {
+            type: 'object',
+            properties: { success: { type: 'boolean' }, alreadyExists: { type: 'boolean' }, message: { type: 'string' } },
+            required: ['success', 'alreadyExists', 'message'],
+          },
+          ...plainErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const name = request.body.name.trim();
+      const email = request.body.email.trim();
+      const message = request.body.message.trim();
+      if (name === '') throw new ClientError(400, TEXTS.nameRequired);
+      if (name.length > 255) throw new ClientError(400, TEXTS.nameTooLong);
+      if (!isEmail(email)) throw new ClientError(400, TEXTS.invalidEmail);
+      if (message === '') throw new ClientError(400, TEXTS.messageRequired);
+      const inserted = s.db
+        .prepare('INSERT INTO professional_waitlist (name, email, message, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING')
+        .run(name, email.toLowerCase(), message, s.clock().toISOString());
+      if (inserted.changes === 0) return reply.code(200).send({ success: true, alreadyExists: true, message: TEXTS.waitlistAlready });
+      return reply.code(201).send({ success: true, alreadyExists: false, message: TEXTS.waitlistJoined });
+    },
+  );
+
+  app.post<{ Body: { name: string; email: string; subject: string; message: string } }>(
+    '/api/contact',
+    {
+      schema: {
+        querystring: noQuery,
+        body: {
+          type: 'object',
+          properties: {
+            name: textField(255, SINGLE_LINE),
+            email: textField(1024, SINGLE_LINE),
+            subject: textField(64, SINGLE_LINE),
+            message: textField(MESSAGE_MAX, MULTI_LINE),
+          },
+          required: ['name', 'email', 'subject', 'message'],
+          additionalProperties: false,
+        },
+        response: {
+          201: {
+            type: 'object',
+            properties: { success: { type: 'boolean', const: true }, message: { type: 'string' } },
+            required: ['success', 'message'],
+          },
+          ...plainErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const name = request.body.name.trim();
+      const email = request.body.email.trim();
+      const subject = request.body.subject;
+      const message = request.body.message.trim();
+      if (name.length < 2) throw new ClientError(400, TEXTS.contactName);
+      if (!isEmail(email)) throw new ClientError(400, TEXTS.invalidEmail);
+      if (!Object.hasOwn(CONTACT_SUBJECTS, subject)) throw new ClientError(400, TEXTS.contactSubject);
+      if (message.length < 10) throw new ClientError(400, TEXTS.contactMessage);
+      const now = s.clock().toISOString();
+      const { lastInsertRowid: id } = s.db
+        .prepare('INSERT INTO contact_messages (name, email, subject, message, created_at) VALUES (?, ?, ?, ?, ?)')
+        .run(name, email, subject, message, now);
+      let delivery: string;
+      try {
+        const receipt = await s.mailer.send({
+          to: s.ingest.contactTo,
+          replyTo: email,
+          subject: `[Timeseal contact] ${CONTACT_SUBJECTS[subject]}: message #${id} from ${name}`,
+          text: `From: ${name} <${email}>\nSubject: ${CONTACT_SUBJECTS[subject]}\nReceived: ${now}\nMessage #${id}\n\n${message}\n`,
+        });
+        delivery = receipt.via === 'smtp' ? `smtp:${receipt.messageId}` : `outbox:${receipt.path}`;
+      } catch (err) {
+        request.log.error({ err: (err as Error).message, contactMessage: Number(id) }, 'contact e-mail not sent; the message is stored');
+        delivery = 'failed';
+      }
+      s.db.prepare('UPDATE contact_messages SET delivery = ? WHERE id = ?').run(delivery, id);
+      return reply.code(201).send({ success: true, message: TEXTS.contactSent });
+    },
+  );
+};

@@ -1,0 +1,49 @@
+// GET /api/proof/:hash — the proof bundle of a published hash (docs/FORMAT.md §8), built from the archive by
+// pipeline/proof.ts and encoded by core/proof.ts. GET /api/proof/:hash.ots — the per-hash OpenTimestamps
+// proof (DESIGN.md §2); it belongs to the Bitcoin anchoring issue, which fills it in here. Until then it
+// answers 404.
+import type { FastifyPluginAsync } from 'fastify';
+import { NotFoundError } from '../../core/errors.ts';
+import { encodeProofBundle } from '../../core/proof.ts';
+import { buildProof } from '../../pipeline/proof.ts';
+import { errorSchema, hashParams, noQuery, plainErrors } from '../schemas.ts';
+import type { Services } from '../services.ts';
+
+export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+  app.get<{ Params: { hash: string } }>(
+    '/api/proof/:hash.ots',
+    { schema: { params: hashParams, querystring: noQuery, response: { 404: errorSchema, ...plainErrors } } },
+    async (_request, reply) => reply.code(404).send({ error: 'not anchored yet' }),
+  );
+
+  app.get<{ Params: { hash: string } }>(
+    '/api/proof/:hash',
+    {
+      schema: {
+        params: hashParams,
+        querystring: noQuery,
+        response: {
+          200: { type: 'object', description: 'timeseal-proof/1 bundle (docs/FORMAT.md §8)', additionalProperties: true },
+          ...plainErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const hash = request.params.hash.toLowerCase();
+      let text: string;
+      try {
+        text = encodeProofBundle(buildProof(s.config.archive, s.config.logOrigin, hash, s.publicKeys()));
+      } catch (err) {
+        if (err instanceof NotFoundError && s.archive.find(hash).length === 0) {
+          return reply.code(404).send({ error: `${hash} is not in any published ledger` });
+        }
+        throw err;
+      }
+      return reply
+        .header('Cache-Control', 'no-cache')
+        .header('Content-Disposition', `inline; filename="timeseal-proof-${hash}.json"`)
+        .type('application/json; charset=utf-8')
+        .send(text);
+    },
+  );
+};

