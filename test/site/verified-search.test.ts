@@ -1,0 +1,150 @@
+// lib/verified-search.ts against a real archive written by the real CLI (keys init, import, ledger build):
+// found hashes verify (both signatures, inclusion proof), the first day wins, unknown hashes are not found,
+// and a tampered tile, checkpoint or key is caught instead of trusted.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { otsStateFor, SearchUnavailableError, verifiedSearch, VerificationFailedError, type Fetcher } from '../../site/src/lib/verified-search.ts';
+import { shardPath } from '../../core/index-shard.ts';
+import { tilePath, tilesForInclusion } from '../../core/tiles.ts';
+import { cli, createProject, removeProject, type Project } from './helpers.ts';
+
+const h = (n: number) => n.toString(16).padStart(2, '0').repeat(32);
+const DAY1 = ['a1', 'b2', 'c3', 'd4', 'e5'].map((p) => p.repeat(32));
+const DAY2 = [DAY1[1]!, 'f6'.repeat(32), h(7)];
+
+let project: Project;
+let archive: string;
+let keys: string;
+
+/** Serves the archive and keys folders like the web server: /ledgers/… and /keys/…, 404 when absent. */
+function diskFetcher(overrides: Record<string, Uint8Array | null> = {}, log: string[] = []): Fetcher {
+  return async (url) => {
+    log.push(url);
+    if (Object.hasOwn(overrides, url)) {
+      const body = overrides[url];
+      return body === null ? new Response('not found', { status: 404 }) : new Response(body);
+    }
+    const file = url.startsWith('/ledgers/') ? path.join(archive, url.slice(9)) : url.startsWith('/keys/') ? path.join(keys, url.slice(6)) : null;
+    if (file === null || !fs.existsSync(file)) return new Response('not found', { status: 404 });
+    return new Response(fs.readFileSync(file));
+  };
+}
+
+beforeAll(() => {
+  project = createProject();
+  archive = project.env.TIMESEAL_ARCHIVE!;
+  keys = project.env.TIMESEAL_KEYS!;
+  cli(['import', '-'], { env: project.env, now: '2025-11-02T09:14:03.123Z', input: DAY1.join('\n') });
+  cli(['ledger', 'build'], { env: project.env, now: '2025-11-03T00:01:00Z' });
+  cli(['import', '-'], { env: project.env, now: '2025-11-03T12:00:00.000Z', input: DAY2.join('\n') });
+  cli(['ledger', 'build'], { env: project.env, now: '2025-11-04T00:01:00Z' });
+});
+
+afterAll(() => removeProject(project));
+
+describe('verifiedSearch', () => {
+  it('finds a hash, verifies both checkpoint signatures and the inclusion proof, and reports its day', async () => {
+    const log: string[] = [];
+    const result = await verifiedSearch(DAY1[3]!.toUpperCase(), diskFetcher({}, log));
+    expect(result).toMatchObject({
+      found: true,
+      hash: DAY1[3],
+      date: '2025-11-02',
+      timestamp: '2025-11-02T09:14:03.123Z',
+      ledgerUrl: '/ledgers/2025-11-02.json',
+      quantumShield: true,
+      dualSignature: true,
+      ecdsaVerified: true,
+      inclusionVerified: true,
+      treeSize: 8,
+      otsStatus: 'pending',
+    });
+    expect(log).not.toContain('/ledgers/index-sha256.json');
+    expect(log).toContain(`/ledgers/${shardPath(DAY1[3]!, 8)}`);
+    const expectedTiles = tilesForInclusion(result.leafIndex!, 8).map((t) => `/ledgers/${tilePath(t.level, t.index, t.width)}`);
+    expect(log.filter((u) => u.includes('/tile/')).sort()).toEqual(expectedTiles.sort());
+  });
+
+  it('gives the first day of a hash submitted on two days', async () => {
+    const result = await verifiedSearch(DAY1[1]!, diskFetcher());
+    expect(result.found).toBe(true);
+    expect(result.date).toBe('2025-11-02');
+  });
+
+  it('finds a hash of the second day at its own date', async () => {
+    const result = await verifiedSearch(DAY2[2]!, diskFetcher());
+    expect(result).toMatchObject({ found: true, date: '2025-11-03', timestamp: '2025-11-03T12:00:00.000Z', dualSignature: true });
+  });
+
+  it('answers not found for an unknown hash, whether its shard exists or not', async () => {
+    const missingShard = await verifiedSearch('99'.repeat(32), diskFetcher());
+    expect(missingShard.found).toBe(false);
+    const sameShard = await verifiedSearch(`${DAY1[0]!.slice(0, 8)}${'0'.repeat(56)}`, diskFetcher());
+    expect(sameShard.found).toBe(false);
+    expect(sameShard.quantumShield).toBe(true);
+  });
+
+  it('answers not found on an archive without a checkpoint', async () => {
+    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/checkpoint': null }));
+    expect(result.found).toBe(false);
+  });
+
+  it('rejects a hash that is not 64 hexadecimal characters', async () => {
+    await expect(verifiedSearch('abc', diskFetcher())).rejects.toThrow(RangeError);
+  });
+
+  it('catches a tampered tile', async () => {
+    const index = 3;
+    const [tile] = tilesForInclusion(index, 8);
+    const url = `/ledgers/${tilePath(tile!.level, tile!.index, tile!.width)}`;
+    const bytes = new Uint8Array(fs.readFileSync(path.join(archive, url.slice(9))));
+    bytes[5]! ^= 1;
+    await expect(verifiedSearch(DAY1[3]!, diskFetcher({ [url]: bytes }))).rejects.toThrow(VerificationFailedError);
+  });
+
+  it('catches a checkpoint whose root was changed (both signatures fail)', async () => {
+    const text = fs.readFileSync(path.join(archive, 'checkpoint'), 'utf8').split('\n');
+    text[2] = Buffer.alloc(32, 7).toString('base64');
+    await expect(verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/checkpoint': new TextEncoder().encode(text.join('\n')) }))).rejects.toThrow(VerificationFailedError);
+  });
+
+  it('shows the quantum shield off when the ML-DSA-65 key does not match, and keeps the ECDSA result', async () => {
+    const otherKey = new Uint8Array(1952).fill(3);
+    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/keys/dilithium_public.key': otherKey }));
+    expect(result).toMatchObject({ found: true, quantumShield: false, dualSignature: false, ecdsaVerified: true });
+  });
+
+  it('reports the archive unreachable when a key cannot be fetched', async () => {
+    await expect(verifiedSearch(DAY1[0]!, diskFetcher({ '/keys/public.pem': null }))).rejects.toThrow(SearchUnavailableError);
+    await expect(verifiedSearch(DAY1[0]!, async () => { throw new TypeError('network'); })).rejects.toThrow(SearchUnavailableError);
+  });
+
+  it('reads block height and confirmations from block_info.json and the OTS state from ots_status.json', async () => {
+    const blocks = new TextEncoder().encode(JSON.stringify({ ledgers: { '2025-11-02': { block_height: 922004, confirmations: 7 } } }));
+    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/block_info.json': blocks }));
+    expect(result).toMatchObject({ blockHeight: 922004, confirmations: 7, otsStatus: 'verified' });
+    const ots = new TextEncoder().encode(JSON.stringify({ latest_ots_ok: '2025-11-03', last_update: '2025-11-04T00:05:00Z', queue_size: 0 }));
+    const viaOts = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/ots_status.json': ots, '/ledgers/block_info.json': null }));
+    expect(viaOts).toMatchObject({ otsStatus: 'verified', blockHeight: null, confirmations: null });
+  });
+
+  it('keeps the defaults when the status files are broken', async () => {
+    const broken = new TextEncoder().encode('{not json');
+    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/ots_status.json': broken, '/ledgers/block_info.json': broken }));
+    expect(result).toMatchObject({ found: true, otsStatus: 'pending', blockHeight: null, confirmations: null });
+  });
+});
+
+describe('otsStateFor (spec §4)', () => {
+  it.each([
+    ['2025-11-02', '', undefined, 'pending'],
+    ['2025-11-02', '2025-11-01', undefined, 'pending'],
+    ['2025-11-02', '2025-11-02', undefined, 'verified'],
+    ['2025-11-02', '2025-11-05', undefined, 'verified'],
+    ['2025-11-02', '', { confirmations: 0 }, 'verified'],
+    ['2025-11-02', '', { block_height: 1 }, 'pending'],
+  ] as const)('date %s, latest_ots_ok "%s", block %j → %s', (date, latest, block, expected) => {
+    expect(otsStateFor(date, latest, block)).toBe(expected);
+  });
+});
