@@ -96,7 +96,7 @@ export function registerOts(program: Command, ctx: () => Context): void {
       const pending = [...new Set(walkAttestations(d.timestamp).flatMap(({ attestation: a }) => (a.kind === 'pending' ? [a.uri] : [])))];
       const ok = checked.verified.length > 0 && checked.problems.length === 0;
       if (!ok) process.exitCode = 1;
-      const verified = checked.verified.map((v) => ({ height: v.height, time: new Date(v.time * 1000).toISOString(), block_hash: v.blockHash, merkle_root: v.merkleRoot }));
+      const verified = checked.verified.map((v) => ({ height: v.height, time: new Date(v.time * 1000).toISOString().replace('.000Z', 'Z'), block_hash: v.blockHash, merkle_root: v.merkleRoot }));
       output(!!opts.json).result({ ok, file_hash_op: d.fileHashOp, digest: toHex(d.timestamp.message), network: config.network, header_source: headers.name, verified, problems: checked.problems, pending }, () => [
         ...verified.map((v) => `Success! Bitcoin block ${v.height} attests existence as of ${v.time} (block ${v.block_hash})`),
         ...checked.problems.map((p) => `FAILED: ${p}`),
