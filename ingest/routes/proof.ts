@@ -1,8 +1,9 @@
 // GET /api/proof/:hash — the proof bundle of a published hash (docs/FORMAT.md §8), built from the archive by
 // pipeline/proof.ts and encoded by core/proof.ts. GET /api/proof/:hash.ots — the per-hash OpenTimestamps
-// proof (DESIGN.md §2); it belongs to the Bitcoin anchoring issue, which fills it in here. Until then it
-// answers 404.
+// proof (DESIGN.md §2), derived from the day's `D.json.ots` (pipeline/anchor/proofs.ts); 404 while the hash's
+// day has no calendar proof yet.
 import type { FastifyPluginAsync } from 'fastify';
+import { fromBase64 } from '../../core/encoding.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { encodeProofBundle } from '../../core/proof.ts';
 import { buildProof } from '../../pipeline/proof.ts';
@@ -12,8 +13,37 @@ import type { Services } from '../services.ts';
 export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   app.get<{ Params: { hash: string } }>(
     '/api/proof/:hash.ots',
-    { schema: { params: hashParams, querystring: noQuery, response: { 404: errorSchema, ...plainErrors } } },
-    async (_request, reply) => reply.code(404).send({ error: 'not anchored yet' }),
+    {
+      schema: {
+        params: hashParams,
+        querystring: noQuery,
+        response: {
+          200: { description: 'the per-hash OpenTimestamps proof (binary .ots, DESIGN.md §2)', type: 'string', format: 'binary' },
+          404: errorSchema,
+          ...plainErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const hash = request.params.hash.toLowerCase();
+      let bundle;
+      try {
+        bundle = buildProof(s.config.archive, s.config.logOrigin, hash, s.publicKeys());
+      } catch (err) {
+        if (err instanceof NotFoundError && s.archive.find(hash).length === 0) {
+          return reply.code(404).send({ error: `${hash} is not in any published ledger` });
+        }
+        throw err;
+      }
+      if (bundle.ots === null) {
+        return reply.code(404).send({ error: `${bundle.date} is not anchored yet: its commitment has not been accepted by the OpenTimestamps calendars` });
+      }
+      return reply
+        .header('Cache-Control', 'no-cache')
+        .header('Content-Disposition', `attachment; filename="${hash}.ots"`)
+        .type('application/octet-stream')
+        .send(Buffer.from(fromBase64(bundle.ots)));
+    },
   );
 
   app.get<{ Params: { hash: string } }>(
