@@ -36,7 +36,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         throw err;
       }
       if (bundle.ots === null) {
-        return reply.code(404).send({ error: `${bundle.date} is not anchored yet: its commitment has not been accepted by the OpenTimestamps calendars` });
+        return reply.code(404).send({ error: 'not anchored yet' });
       }
       return reply
         .header('Cache-Control', 'no-cache')
