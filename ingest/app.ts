@@ -51,14 +51,23 @@ export const CSP_DIRECTIVES = {
   baseUri: ["'self'"],
 };
 
+/**
+ * Fastify `trustProxy` from TRUST_PROXY. A hop count n trusts the n nearest hops (the socket's peer first), as
+ * Express does: the client is the address the outermost trusted proxy saw. Fastify 5 makes bare numbers
+ * fail closed (a directly reachable server would let clients forge the header), so the count is given as a
+ * function; setting a count asserts that the server is reachable only through the proxy (ingest/README.md).
+ */
+function trustProxyOption(value: NonNullable<IngestConfig['trustProxy']>): FastifyServerOptions['trustProxy'] {
+  return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
+}
+
 /** Server options that must be given to the Fastify factory (they cannot be set by a plugin). */
 export function serverOptions(ingest: IngestConfig, logger?: Logger): FastifyServerOptions {
   return {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
-    // Fastify accepts a hop count at run time (proxy-addr); its types omit numbers.
-    ...(ingest.trustProxy === undefined ? {} : { trustProxy: ingest.trustProxy as FastifyServerOptions['trustProxy'] }),
+    ...(ingest.trustProxy === undefined ? {} : { trustProxy: trustProxyOption(ingest.trustProxy) }),
     // Unknown fields are rejected rather than dropped, and types are never coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
     schemaErrorFormatter: formatSchemaErrors,

@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ecdsaSignaturePath, ledgerOtsPath, ledgerPath, mldsaSignaturePath } from '../../core/archive.ts';
 import { utcDate } from '../../core/ledger.ts';
-import { betaErrorSchema, HASH_PATTERN } from '../schemas.ts';
+import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
 export const BETA_NOTE =
@@ -61,6 +61,7 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         description:
           'Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta.',
         tags: ['beta'],
+        querystring: noQuery,
         body: {
           type: 'object',
           properties: { hash: { type: 'string', pattern: HASH_PATTERN, description: 'SHA-256 hash, 64 hexadecimal characters' } },

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { utcDate } from '../../core/ledger.ts';
 import { enqueue } from '../../pipeline/queue.ts';
 import { checkAndCount } from '../limits.ts';
-import { HASH_PATTERN, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
+import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
 /** Product spec §8: the client shows "Hash queued!" / "Your timestamp has been submitted". */
@@ -21,6 +21,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     {
       config: { errorStyle: 'ok' },
       schema: {
+        querystring: noQuery,
         body: {
           type: 'object',
           properties: {

@@ -1,0 +1,92 @@
+// The free tier's limit (ingest/limits.ts): the counting key, atomicity across database connections, the
+// client address behind a trusted proxy, and verification of tampered days in verify-quantum.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../pipeline/db.ts';
+import { parseTrustProxy } from '../config.ts';
+import { checkAndCount, clientKey, FREE_PER_DAY } from '../limits.ts';
+import { DAY, makeFixture, randomHash, removeTempDirs, tempDir } from './fixture.ts';
+
+afterAll(removeTempDirs);
+
+describe('clientKey', () => {
+  it.each([
+    ['203.0.113.9', '203.0.113.9'],
+    ['::ffff:203.0.113.9', '203.0.113.9'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::1', '2001:db8:1:2::/64'],
+    ['2001:0db8:0001:0002:ffff::', '2001:db8:1:2::/64'],
+    ['::1', '0:0:0:0::/64'],
+  ])('%s counts as %s', (ip, key) => expect(clientKey(ip)).toBe(key));
+});
+
+describe('checkAndCount', () => {
+  it('two connections to one database file never admit more than the limit', () => {
+    const file = path.join(tempDir('limits'), 'db.sqlite');
+    const a = openDatabase(file);
+    const b = openDatabase(file);
+    const now = new Date('2025-11-03T10:00:00Z');
+    const decisions = [a, b, a, b, a, b].map((db) => checkAndCount(db, { ip: '192.0.2.1', now }).allowed);
+    expect(decisions.filter(Boolean)).toHaveLength(FREE_PER_DAY);
+    expect(checkAndCount(a, { ip: '192.0.2.1', now: new Date('2025-11-04T00:00:00Z') }).allowed).toBe(true);
+    expect(checkAndCount(b, { ip: '192.0.2.2', now }).allowed).toBe(true);
+    a.close();
+    b.close();
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('parses its forms', () => {
+    expect(parseTrustProxy(undefined)).toBeUndefined();
+    expect(parseTrustProxy('false')).toBeUndefined();
+    expect(parseTrustProxy('1')).toBe(1);
+    expect(parseTrustProxy('true')).toBe(true);
+    expect(parseTrustProxy('10.0.0.1, 10.0.0.0/8')).toBe('10.0.0.1, 10.0.0.0/8');
+    expect(() => parseTrustProxy('anything; rm')).toThrow(/TRUST_PROXY/);
+  });
+
+  it('with TRUST_PROXY=1 the address the proxy forwarded is the client; forging earlier hops buys nothing', async () => {
+    const f = await makeFixture({ env: { TRUST_PROXY: '1' }, publish: [] });
+    try {
+      const submit = (xff: string) =>
+        f.app.inject({ method: 'POST', url: '/api/submit', payload: { hash: randomHash() }, remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': xff } });
+      const alice = [];
+      for (const forged of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) alice.push((await submit(`${forged}, 203.0.113.5`)).statusCode);
+      expect(alice).toEqual([201, 201, 429]);
+      expect((await submit('203.0.113.6')).statusCode).toBe(201);
+      expect((await submit('203.0.113.6')).statusCode).toBe(201);
+      expect((await submit('203.0.113.6')).statusCode).toBe(429);
+      const keys = (f.db.prepare('SELECT ip_address FROM ip_rate_limit ORDER BY ip_address').all() as Array<{ ip_address: string }>).map((r) => r.ip_address);
+      expect(keys).toEqual(['203.0.113.5', '203.0.113.6']);
+    } finally {
+      await f.close();
+    }
+  });
+});
+
+describe('verify-quantum on a tampered archive', () => {
+  it('a corrupted .dilithium.sig turns quantum_shield false; a corrupted .sig only dual_signature', async () => {
+    const f = await makeFixture();
+    try {
+      const url = `/api/verify-quantum.php?date=${DAY}`;
+      expect((await f.app.inject(url)).json()).toMatchObject({ quantum_shield: true, dual_signature: true });
+      const mldsa = path.join(f.config.archive, `${DAY}.json.dilithium.sig`);
+      const good = fs.readFileSync(mldsa);
+      const bad = Buffer.from(good);
+      bad[100]! ^= 0x01;
+      fs.writeFileSync(mldsa, bad);
+      expect((await f.app.inject(url)).json()).toEqual({ date: DAY, quantum_shield: false, dual_signature: false, ecdsa_p256: true, ml_dsa_65: false });
+      expect((await f.app.inject('/api/ledgers.php')).json().ledgers[0].signatureVerified).toBe(false);
+      fs.writeFileSync(mldsa, good);
+      const ecdsa = path.join(f.config.archive, `${DAY}.json.sig`);
+      const sig = fs.readFileSync(ecdsa);
+      sig[sig.length - 1]! ^= 0x01;
+      fs.writeFileSync(ecdsa, sig);
+      fs.utimesSync(mldsa, new Date(), new Date(Date.now() + 5000));
+      expect((await f.app.inject(url)).json()).toEqual({ date: DAY, quantum_shield: true, dual_signature: false, ecdsa_p256: false, ml_dsa_65: true });
+    } finally {
+      await f.close();
+    }
+  });
+});

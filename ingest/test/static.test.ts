@@ -1,0 +1,192 @@
+// Static serving: site pages with and without a trailing slash, the 404 page, the archive's cache classes,
+// compression, and that nothing private is ever served, checked over a real socket so that no client
+// normalizes `..` or percent-escapes before the server sees them.
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tilePath } from '../../core/tiles.ts';
+import { DAY, makeFixture, removeTempDirs, type Fixture } from './fixture.ts';
+
+let f: Fixture;
+let port: number;
+
+function writeSite(site: string): void {
+  const files: Record<string, string> = {
+    'index.html': '<!doctype html><title>Home</title><h1>Timeseal home</h1>',
+    'proof/index.html': '<!doctype html><title>Create</title><h1>Create a Quantum-Resistant Proof</h1>',
+    'verify/index.html': '<!doctype html><title>Verify</title><h1>Verify</h1>',
+    '404.html': '<!doctype html><title>Page Not Found</title><h1>Page Not Found</h1><p>site 404</p>',
+    '_astro/app.abc123.js': 'console.log(1)',
+    'offline-verifier.html': '<!doctype html><title>Offline verifier</title>',
+    '.hidden': 'secret',
+  };
+  for (const [rel, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(site, rel)), { recursive: true });
+    fs.writeFileSync(path.join(site, rel), text);
+  }
+}
+
+beforeAll(async () => {
+  f = await makeFixture();
+  writeSite(f.ingest.site);
+  fs.writeFileSync(path.join(f.dir, '.env'), 'SECRET=1\n');
+  fs.mkdirSync(path.join(f.dir, 'keys/private'), { recursive: true });
+  fs.writeFileSync(path.join(f.dir, 'keys/private/ecdsa_private.pem'), '-----BEGIN PRIVATE KEY-----\nplanted\n');
+  fs.symlinkSync(path.join(f.config.privateKeys, 'ecdsa_private.pem'), path.join(f.config.archive, `2030-01-01.json`));
+  await f.app.listen({ host: '127.0.0.1', port: 0 });
+  port = (f.app.server.address() as net.AddressInfo).port;
+});
+afterAll(async () => {
+  await f.close();
+  removeTempDirs();
+});
+
+/** One HTTP/1.1 request with the path sent byte for byte. */
+function raw(pathBytes: string): Promise<{ status: number; head: string; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(port, '127.0.0.1');
+    let data = '';
+    socket.on('data', (d) => (data += d.toString('latin1')));
+    socket.on('end', () => {
+      const [head = '', ...rest] = data.split('\r\n\r\n');
+      resolve({ status: Number(/^HTTP\/1\.1 (\d+)/.exec(head)?.[1] ?? 0), head, body: rest.join('\r\n\r\n') });
+    });
+    socket.on('error', reject);
+    socket.write(`GET ${pathBytes} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+  });
+}
+
+describe('site pages', () => {
+  it('answers with and without a trailing slash', async () => {
+    for (const url of ['/proof', '/proof/']) {
+      const res = await f.app.inject(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.body).toContain('Create a Quantum-Resistant Proof');
+      expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(res.headers['cache-control']).toBe('no-cache');
+    }
+    expect((await f.app.inject('/')).body).toContain('Timeseal home');
+    expect((await f.app.inject('/offline-verifier.html')).statusCode).toBe(200);
+    const asset = await f.app.inject('/_astro/app.abc123.js');
+    expect(asset.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(asset.headers['content-type']).toBe('text/javascript; charset=utf-8');
+  });
+
+  it('unknown paths get the site 404 page with status 404; dot-files are never served', async () => {
+    for (const url of ['/no-such-page', '/proof/deeper', '/.hidden', '/ledgers/unknown-file.txt']) {
+      const res = await f.app.inject(url);
+      expect(res.statusCode, url).toBe(404);
+      expect(res.body).toContain('site 404');
+    }
+    expect((await f.app.inject({ method: 'POST', url: '/proof' })).statusCode).toBe(404);
+  });
+
+  it('without a built site, the built-in "Page Not Found" page', async () => {
+    fs.renameSync(f.ingest.site, `${f.ingest.site}.off`);
+    try {
+      const res = await f.app.inject('/anything');
+      expect(res.statusCode).toBe(404);
+      expect(res.body).toContain('<title>Page Not Found</title>');
+      expect(res.body).toContain('<h1>Page Not Found</h1>');
+      expect((await f.app.inject('/api/queue-stats.php')).statusCode).toBe(200);
+    } finally {
+      fs.renameSync(`${f.ingest.site}.off`, f.ingest.site);
+    }
+  });
+});
+
+describe('archive and keys', () => {
+  it('serves archive files with their cache class and CORS for verifiers', async () => {
+    const cases: Array<[string, string]> = [
+      [`/ledgers/${DAY}.json`, 'public, max-age=31536000, immutable'],
+      [`/ledgers/${DAY}.json.sig`, 'public, max-age=31536000, immutable'],
+      [`/ledgers/${DAY}.json.dilithium.sig`, 'public, max-age=31536000, immutable'],
+      [`/ledgers/${DAY}.json.signatures.json`, 'public, max-age=31536000, immutable'],
+      [`/ledgers/${DAY}.checkpoint`, 'public, max-age=31536000, immutable'],
+      [`/ledgers/${tilePath(0, 0, 3)}`, 'public, max-age=31536000, immutable'],
+      ['/ledgers/checkpoint', 'public, max-age=60'],
+      ['/ledgers/days.json', 'public, max-age=60'],
+      ['/ledgers/index-sha256.json', 'public, max-age=60'],
+      ['/ledgers/ots_status.json', 'no-cache'],
+    ];
+    for (const [url, cache] of cases) {
+      const res = await f.app.inject(url);
+      expect(res.statusCode, url).toBe(200);
+      expect(res.headers['cache-control'], url).toBe(cache);
+      expect(res.headers['access-control-allow-origin']).toBe('*');
+    }
+    const shardDir = fs.readdirSync(path.join(f.config.archive, 'index'))[0]!;
+    const shard = fs.readdirSync(path.join(f.config.archive, 'index', shardDir))[0]!;
+    const res = await f.app.inject(`/ledgers/index/${shardDir}/${shard}`);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['cache-control']).toBe('public, max-age=60');
+    expect(res.rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, 'index', shardDir, shard)));
+    expect((await f.app.inject(`/ledgers/${DAY}.json`)).rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`)));
+  });
+
+  it('answers 304 to a matching If-None-Match and compresses large answers', async () => {
+    const first = await f.app.inject(`/ledgers/${DAY}.json.dilithium.sig`);
+    const again = await f.app.inject({ url: `/ledgers/${DAY}.json.dilithium.sig`, headers: { 'if-none-match': String(first.headers.etag) } });
+    expect(again.statusCode).toBe(304);
+    const gz = await f.app.inject({ url: '/api/openapi.json', headers: { 'accept-encoding': 'gzip' } });
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(zlib.gunzipSync(gz.rawPayload).toString()).openapi).toMatch(/^3\./);
+  });
+
+  it('serves exactly the three public keys', async () => {
+    for (const name of ['public.pem', 'dilithium_public.key', 'dilithium_public.pem']) {
+      const res = await f.app.inject(`/keys/${name}`);
+      expect(res.statusCode, name).toBe(200);
+      expect(res.rawPayload).toEqual(fs.readFileSync(path.join(f.config.keys, name)));
+    }
+    expect((await f.app.inject('/keys/dilithium_public.key')).rawPayload).toHaveLength(1952);
+  });
+});
+
+describe('private files are never served', () => {
+  const PRIVATE = /PRIVATE KEY|SQLite format|SECRET=|planted/;
+  const paths = [
+    '/keys/',
+    '/keys',
+    '/keys/private/ecdsa_private.pem',
+    '/keys/../data/timeseal.db',
+    '/keys/..%2fdata%2ftimeseal.db',
+    '/keys/%2e%2e/data/timeseal.db',
+    '/data/timeseal.db',
+    '/data/private-keys/ecdsa_private.pem',
+    '/ledgers/../keys/private/ecdsa_private.pem',
+    '/ledgers/../data/timeseal.db',
+    '/ledgers/..%2fdata%2ftimeseal.db',
+    '/ledgers/%2e%2e/data/timeseal.db',
+    '/ledgers/tile%2f0%2f000.p%2f3',
+    `/ledgers/${DAY}.json%00`,
+    '/ledgers/2030-01-01.json',
+    '/../data/timeseal.db',
+    '/%2e%2e/data/timeseal.db',
+    '/..%2fdata/timeseal.db',
+    '/site/../data/timeseal.db',
+    '/proof/..%2f..%2fdata/timeseal.db',
+    '/%00',
+    '/.env',
+    '/..%5c.env',
+    '/..\\.env',
+    '/ledgers/archive.lock',
+    '/package.json',
+  ];
+  it.each(paths)('%s', async (p) => {
+    const res = await raw(p);
+    expect(res.status, `${p}\n${res.head}`).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.body).not.toMatch(PRIVATE);
+  });
+
+  it('path tricks under /ledgers/ get a 400 JSON error', async () => {
+    for (const p of ['/ledgers/..%2fdata%2ftimeseal.db', '/ledgers/../keys/public.pem', `/ledgers/${DAY}.json%00`, '/ledgers/a//b']) {
+      const res = await raw(p);
+      expect(res.status, p).toBe(400);
+      expect(JSON.parse(res.body).error).toMatch(/Archive paths/);
+    }
+  });
+});
