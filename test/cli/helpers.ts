@@ -88,11 +88,6 @@ export function start(cwd: string, args: string[], options: RunOptions = {}): { 
   return { child, exited };
 }
 
-/** Asserts nothing went wrong in a way a user would see as a crash: a stack trace on stderr. */
-export function hasStackTrace(stderr: string): boolean {
-  return /\n\s+at /.test(stderr) || stderr.includes('    at ');
-}
-
 export function sha256Hex(data: string | Uint8Array): string {
   return crypto.createHash('sha256').update(data).digest('hex');
 }
