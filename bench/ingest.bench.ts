@@ -1,0 +1,141 @@
+// Ingest throughput (issue 3): beta-API submissions per second against the real server (`timeseal serve`,
+// production mode, loopback), divided by a bare Fastify JSON route measured in the same run on the same
+// machine. autocannon, 32 connections, ~10 s each; every submission is a unique hash. Goal: ratio ≥ 0.6 with
+// 0 errors. Afterwards the database must hold exactly one row per 201 (acknowledged = committed).
+// Prints a Markdown section on stdout; progress on stderr.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { machine, ROOT, TIMESEAL } from './common.ts';
+
+interface Histogram {
+  average: number;
+  p99: number;
+}
+interface AutocannonResult {
+  requests: Histogram & { total: number };
+  latency: Histogram;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  '2xx': number;
+}
+interface AutocannonRequest {
+  method?: string;
+  path?: string;
+  headers?: Record<string, string>;
+  body?: string;
+  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
+}
+type Autocannon = (options: { url: string; connections: number; duration: number; requests?: AutocannonRequest[] }) => Promise<AutocannonResult>;
+// autocannon ships no types; its documented programmatic API is typed above.
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+const CONNECTIONS = 32;
+const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+
+const BARE_SERVER = `
+import Fastify from 'fastify';
+const app = Fastify();
+app.post('/json', async (request) => ({ ok: true, echo: request.body.hash }));
+await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write('Timeseal listening on http://127.0.0.1:' + app.server.address().port + '\\n');
+`;
+
+function waitForUrl(child: ChildProcess): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+/** Unique hashes without paying for a digest per request: a random prefix and a counter. */
+function uniqueHashes(): () => string {
+  const prefix = crypto.randomBytes(24).toString('hex');
+  let n = 0;
+  return () => prefix + (n++).toString(16).padStart(16, '0');
+}
+
+async function load(url: string, requestPath: string): Promise<AutocannonResult> {
+  const next = uniqueHashes();
+  return autocannon({
+    url,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    requests: [
+      {
+        method: 'POST',
+        path: requestPath,
+        headers: { 'content-type': 'application/json' },
+        setupRequest: (request) => ({ ...request, body: `{"hash":"${next()}"}` }),
+      },
+    ],
+  });
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-ingest-'));
+try {
+  const env = {
+    ...process.env,
+    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
+    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
+    TIMESEAL_KEYS: path.join(dir, 'keys'),
+    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
+    TIMESEAL_SITE: path.join(dir, 'site'),
+    OTS_CALENDARS: 'http://127.0.0.1:9/,http://127.0.0.1:7/',
+    HOST: '127.0.0.1',
+    PORT: '0',
+  };
+  const keys = spawnSync(TIMESEAL, ['keys', 'init'], { cwd: dir, env, encoding: 'utf8' });
+  if (keys.status !== 0) throw new Error(`keys init failed: ${keys.stderr}`);
+
+  process.stderr.write(`bench ingest: bare Fastify JSON route, ${CONNECTIONS} connections, ${DURATION} s\n`);
+  const bare = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+  const bareResult = await load(await waitForUrl(bare), '/json');
+  await stop(bare);
+
+  process.stderr.write(`bench ingest: POST /api/v1/beta/timestamp on timeseal serve, ${CONNECTIONS} connections, ${DURATION} s\n`);
+  const server = spawn(TIMESEAL, ['serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const betaResult = await load(await waitForUrl(server), '/api/v1/beta/timestamp');
+  await stop(server);
+
+  const db = new Database(env.TIMESEAL_DB, { readonly: true });
+  const rows = (db.prepare("SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta'").get() as { n: number }).n;
+  db.close();
+
+  const ratio = betaResult.requests.average / bareResult.requests.average;
+  const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? 'unknown';
+  const nproc = spawnSync('nproc', { encoding: 'utf8' }).stdout.trim();
+  const line = (name: string, r: AutocannonResult) =>
+    `| ${name} | ${Math.round(r.requests.average).toLocaleString('en-US')} | ${r.latency.p99} ms | ${r.errors + r.timeouts} | ${r.non2xx} | ${r['2xx'].toLocaleString('en-US')} |`;
+  const out = [
+    '## Ingest: beta API submissions vs a bare Fastify route',
+    '',
+    `Machine: nproc ${nproc}, ${cpu}, Node ${process.version} (${machine()}). autocannon ${CONNECTIONS} connections, ${DURATION} s per target, loopback; the server and autocannon share the machine.`,
+    '',
+    '| target | req/s (mean) | p99 latency | errors | non-2xx | 2xx answers |',
+    '|---|---|---|---|---|---|',
+    line('bare Fastify JSON route (separate process)', bareResult),
+    line('`POST /api/v1/beta/timestamp` (`timeseal serve`)', betaResult),
+    '',
+    `Ratio beta / bare: **${ratio.toFixed(2)}** (goal ≥ 0.6). Rows committed: ${rows.toLocaleString('en-US')} for ${betaResult['2xx'].toLocaleString('en-US')} answers 201 (${rows >= betaResult['2xx'] ? 'every acknowledged submission is stored' : 'MISSING ROWS'}); each answer waits for its group commit (WAL, synchronous=FULL).`,
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
