@@ -4,7 +4,7 @@
 // which inputs, and turns each outcome into "Verified" or "Not verified: <reason>". It has no DOM and no I/O, so
 // it runs unchanged under Node in the tests.
 import { ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath } from '../../../core/archive.ts';
-import { checkProofOfWork, parseBlockHeader, blockHash, reversedHex, verifyBitcoinAttestation } from '../../../core/bitcoin.ts';
+import { checkProofOfWork, parseBlockHeader, blockHash, reversedHex, verifyBitcoinAttestation, type BitcoinNetwork } from '../../../core/bitcoin.ts';
 import { parseCheckpoint, verifyCheckpoint } from '../../../core/checkpoint.ts';
 import { verifyDayFiles, type PublicKeySet } from '../../../core/day.ts';
 import { equalBytes, fromBase64, fromHex, fromUtf8, toHex } from '../../../core/encoding.ts';
@@ -61,6 +61,8 @@ export interface VerifierInputs {
   files: ClassifiedInput[];
   keys: { ecdsa?: KeyInput; mldsa?: KeyInput };
   fetchedHeaders?: FetchedHeader[];
+  /** Whose proof-of-work limit headers are held to; mainnet unless a test network is chosen. */
+  network?: BitcoinNetwork;
 }
 
 const VERIFIED = 'Verified';
@@ -156,7 +158,8 @@ class HeaderPool {
   }
 }
 
-function attestationChecks(d: DetachedTimestampFile, pool: HeaderPool): Check[] {
+function attestationChecks(d: DetachedTimestampFile, ctx: Context): Check[] {
+  const pool = ctx.pool;
   const checks: Check[] = [];
   const all = walkAttestations(d.timestamp);
   const pendingUris = all.flatMap((a) => (a.attestation.kind === 'pending' ? [a.attestation.uri] : []));
@@ -178,13 +181,14 @@ function attestationChecks(d: DetachedTimestampFile, pool: HeaderPool): Check[] 
       continue;
     }
     try {
-      const v = verifyBitcoinAttestation(a.message, height, given.header, given.expectedHash, 'mainnet');
+      const v = verifyBitcoinAttestation(a.message, height, given.header, given.expectedHash, ctx.network);
       checks.push(
         ok(label, [
           `Block time ${blockTimeIso(v.time)}`,
           `Block hash ${v.blockHash}`,
           `Merkle root ${v.merkleRoot}`,
           `Header from ${given.source}`,
+          ...(ctx.network === 'mainnet' ? [] : [`Checked against the ${ctx.network} proof-of-work limit (a test network, not Bitcoin)`]),
         ]),
       );
     } catch (err) {
@@ -230,6 +234,7 @@ interface Context {
   ledgers: Array<{ input: ClassifiedInput; sha256: string; ledger?: Ledger }>;
   bundles: Array<{ input: ClassifiedInput; bundle?: ProofBundle }>;
   pool: HeaderPool;
+  network: BitcoinNetwork;
 }
 
 function documentMatch(ctx: Context, hash: string, what: string): Check {
@@ -339,7 +344,7 @@ function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section
             : fail("OpenTimestamps path goes through the checkpoint root and the ledger file's SHA-256", `no step of the .ots reaches root ${short(toHex(root))} and then appends ${short(bundle.ledger.sha256)}`),
         );
       }
-      checks.push(...attestationChecks(d, ctx.pool));
+      checks.push(...attestationChecks(d, ctx));
       section.tree = formatDetached(d);
     } catch (err) {
       checks.push(fail('OpenTimestamps proof', message(err)));
@@ -377,7 +382,7 @@ function otsSection(ctx: Context, input: ClassifiedInput): Section {
   } else {
     checks.push(pending('Hash matches the document', `no document given: the .ots is for ${digest}; choose the original file or paste its hash`));
   }
-  checks.push(...attestationChecks(d, ctx.pool));
+  checks.push(...attestationChecks(d, ctx));
   return { title, checks, tree: formatDetached(d) };
 }
 
@@ -476,7 +481,7 @@ function headerSection(ctx: Context, input: ClassifiedInput): Section {
   const h = parseBlockHeader(header);
   const checks: Check[] = [
     info('Block', `hash ${blockHash(header)}`, [`Block time ${blockTimeIso(h.time)}`, `Merkle root ${reversedHex(h.merkleRoot)}`]),
-    attempt('Proof of work', () => void checkProofOfWork(header, 'mainnet')),
+    attempt('Proof of work', () => void checkProofOfWork(header, ctx.network)),
   ];
   checks.push(
     ctx.pool.claims.length === 0
@@ -550,7 +555,7 @@ export function verifyInputs(inputs: VerifierInputs): Report {
       // Reported in the proof's own section.
     }
   }
-  const ctx: Context = { inputs, keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims) };
+  const ctx: Context = { inputs, keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims), network: inputs.network ?? 'mainnet' };
 
   const sections: Section[] = [];
   for (const b of bundles) sections.push(bundleSection(ctx, b));

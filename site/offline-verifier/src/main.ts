@@ -263,6 +263,7 @@ function refresh(): void {
     files: state.files,
     keys: activeKeys(),
     fetchedHeaders: state.fetched,
+    network: $<HTMLSelectElement>('network').value === 'regtest' ? 'regtest' : 'mainnet',
   });
   render(report);
 }
@@ -325,6 +326,7 @@ function start(): void {
     refresh();
   });
   $('hash-input').addEventListener('input', onHashInput);
+  $('network').addEventListener('change', refresh);
   $('paste-add').addEventListener('click', onPaste);
   $('clear').addEventListener('click', () => {
     state.files = [];
