@@ -95,7 +95,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     archive: createArchiveView(config.archive, config.logOrigin, publicKeys),
     publicKeys,
     mailer: options.mailer,
-    submissions: createSubmissionWriter(options.db),
+    submissions: createSubmissionWriter(config.db),
   };
 
   fastify.removeAllContentTypeParsers();
@@ -110,7 +110,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     request.log.info({ method: request.method, route: request.routeOptions.url ?? '(none)', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
   });
   fastify.addHook('onClose', async () => {
-    services.submissions.close();
+    await services.submissions.close();
     services.mailer.close();
   });
 
