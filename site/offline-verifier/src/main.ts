@@ -212,7 +212,13 @@ function renderCheck(check: Check): HTMLElement {
 function render(report: Report): void {
   const summary = $('summary');
   summary.dataset.state = report.summary.state;
-  summary.textContent = report.summary.text;
+  // The verdict in bold, the reason after it in normal weight (the text reads the same either way).
+  const split = report.summary.text.indexOf(': ');
+  summary.replaceChildren(
+    ...(split > 0
+      ? [el('strong', {}, report.summary.text.slice(0, split)), el('span', { class: 'reason' }, report.summary.text.slice(split))]
+      : [report.summary.text]),
+  );
   const container = $('sections');
   container.replaceChildren(
     ...report.sections.map((s, i) => {

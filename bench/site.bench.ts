@@ -1,0 +1,190 @@
+// `make bench` (bench/run.ts): the website's two costs that matter to a visitor, measured in Debian's headless
+// Chromium against the real server (`timeseal serve`) and the built site:
+//   1. hashing a 1 GiB file on /verify (Web Worker, hash-wasm streaming): throughput as a ratio to
+//      `sha256sum` on the same file in the same run (goal ≥ 0.25), and the peak memory growth of the browser's
+//      processes while hashing (goal ≤ 256 MB);
+//   2. the bytes one verified search downloads on an archive of 10,000,000 hashes (goal ≤ 64 KB). The archive
+//      is written directly with core/ functions and holds exactly the files a lookup reads — the signed
+//      checkpoint (tree size 10,000,000), the keys, one index shard of 153 records (the average at that size,
+//      docs/FORMAT.md §6) and the tiles of the inclusion proof — so the sizes are those of a real archive.
+// Prints a Markdown section on stdout.
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { signCheckpoint } from '../core/checkpoint.ts';
+import { encodeShard, shardPath, type ShardRecord } from '../core/index-shard.ts';
+import { inclusionProof, leafHash, rootFromInclusionProof } from '../core/merkle.ts';
+import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
+import { ecdsaSecretKeyFromPkcs8Pem, mldsaPublicKey, mldsaSeedFromPkcs8Pem } from '../core/sig.ts';
+import { tileHashReader, tilePath, tilesForInclusion, TILE_WIDTH } from '../core/tiles.ts';
+import { createProject, ensureBuilt, launchBrowser, removeProject, startServer } from '../test/site/helpers.ts';
+
+const GIB = 1024 ** 3;
+const TREE_SIZE = 10_000_000;
+
+function log(message: string): void {
+  process.stderr.write(`site.bench: ${message}\n`);
+}
+
+/** Sum of the resident memory (bytes) of every process below `pid` (the browser and its renderers). */
+function descendantsRss(pid: number): number {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  let total = 0;
+  const stack = [...(children.get(pid) ?? [])];
+  while (stack.length) {
+    const p = stack.pop()!;
+    try {
+      const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${p}/status`, 'utf8'));
+      if (m) total += Number(m[1]) * 1024;
+    } catch {
+      // Gone.
+    }
+    stack.push(...(children.get(p) ?? []));
+  }
+  return total;
+}
+
+function writeFile(file: string, bytes: number): void {
+  const block = crypto.randomBytes(16 * 1024 * 1024);
+  const fd = fs.openSync(file, 'w');
+  for (let written = 0; written < bytes; written += block.length) fs.writeSync(fd, block, 0, Math.min(block.length, bytes - written), null);
+  fs.closeSync(fd);
+}
+
+/** The files one lookup of `hash` reads in a 10,000,000-leaf archive, signed with the project's keys. */
+function writeLargeArchive(archive: string, privateKeys: string, hash: string): void {
+  const { secretKey, publicKey } = ecdsaSecretKeyFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'ecdsa_private.pem'), 'utf8'));
+  const seed = mldsaSeedFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'dilithium_private.pem'), 'utf8'));
+  const leafIndex = 7_654_321;
+  const tiles = new Map<string, Uint8Array>();
+  for (const t of tilesForInclusion(leafIndex, TREE_SIZE)) {
+    const data = new Uint8Array(crypto.randomBytes(t.width * 32));
+    if (t.level === 0 && t.index === Math.floor(leafIndex / TILE_WIDTH)) data.set(leafHash(Buffer.from(hash, 'hex')), (leafIndex % TILE_WIDTH) * 32);
+    tiles.set(`${t.level}/${t.index}`, data);
+    const file = path.join(archive, tilePath(t.level, t.index, t.width));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, data);
+  }
+  const reader = tileHashReader(TREE_SIZE, (level, index) => tiles.get(`${level}/${index}`)!);
+  const proof = inclusionProof(leafIndex, TREE_SIZE, reader);
+  const root = rootFromInclusionProof(leafHash(Buffer.from(hash, 'hex')), leafIndex, TREE_SIZE, proof);
+  const origin = 'timeseal.test';
+  fs.writeFileSync(path.join(archive, 'checkpoint'), signCheckpoint({ origin, size: TREE_SIZE, root }, [
+    ecdsaNoteSigner(origin, secretKey, publicKey),
+    mldsaNoteSigner(origin, seed, mldsaPublicKey(seed)),
+  ]));
+  const shard = shardPath(hash, TREE_SIZE);
+  const prefix = shard.split('/').at(-1)!;
+  const records: ShardRecord[] = [{ hash: Buffer.from(hash, 'hex'), leafIndex, submittedMs: Date.parse('2025-11-02T09:00:00Z') }];
+  while (records.length < 153) {
+    const other = Buffer.from(prefix + crypto.randomBytes(32).toString('hex').slice(prefix.length), 'hex');
+    records.push({ hash: other, leafIndex: Math.floor(Math.random() * TREE_SIZE), submittedMs: Date.parse('2025-10-01T00:00:00Z') });
+  }
+  records.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
+  fs.mkdirSync(path.join(archive, path.dirname(shard)), { recursive: true });
+  fs.writeFileSync(path.join(archive, shard), encodeShard(records));
+}
+
+ensureBuilt();
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-site-bench-'));
+const bigFile = path.join(tmp, 'one-gib.bin');
+const project = createProject();
+const browser = await launchBrowser();
+let server = await startServer(project);
+const lines: string[] = [];
+try {
+  // 1. Hashing 1 GiB.
+  log('writing a 1 GiB file');
+  writeFile(bigFile, GIB);
+  spawnSync('cat', [bigFile], { stdio: ['ignore', 'ignore', 'ignore'] });
+  const t0 = performance.now();
+  const sum = spawnSync('sha256sum', [bigFile], { encoding: 'utf8' });
+  const sha256sumSeconds = (performance.now() - t0) / 1000;
+  const expected = sum.stdout.split(' ')[0]!;
+
+  const context = await browser.newContext({ baseURL: server.url });
+  const page = await context.newPage();
+  await page.goto('/verify');
+  await page.waitForFunction(() => !document.querySelector('#verify-file')?.closest('astro-island')?.hasAttribute('ssr'));
+  const browserPid = spawnSync('pgrep', ['-P', String(process.pid), '-f', 'chromium'], { encoding: 'utf8' }).stdout.trim().split('\n').map(Number).find((n) => n > 0);
+  if (!browserPid) throw new Error('cannot find the Chromium process');
+  await page.waitForTimeout(500);
+  const baseline = descendantsRss(browserPid);
+  let peak = baseline;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, descendantsRss(browserPid));
+  }, 100);
+  log('hashing in Chromium');
+  const t1 = performance.now();
+  await page.setInputFiles('#verify-file', bigFile);
+  await page.locator('[data-testid=computed-hash]').waitFor({ timeout: 300_000 });
+  const browserSeconds = (performance.now() - t1) / 1000;
+  clearInterval(sampler);
+  const got = await page.locator('[data-testid=computed-hash]').textContent();
+  if (got !== expected) throw new Error(`browser hash ${got} != sha256sum ${expected}`);
+  await context.close();
+  fs.rmSync(bigFile);
+  const ratio = sha256sumSeconds / browserSeconds;
+  const growthMb = (peak - baseline) / 2 ** 20;
+
+  // 2. One verified search on a 10,000,000-hash archive.
+  await server.stop();
+  const archive = project.env.TIMESEAL_ARCHIVE!;
+  fs.rmSync(archive, { recursive: true, force: true });
+  fs.mkdirSync(archive, { recursive: true });
+  const hash = crypto.randomBytes(32).toString('hex');
+  writeLargeArchive(archive, project.env.TIMESEAL_PRIVATE_KEYS!, hash);
+  server = await startServer(project);
+  const searchContext = await browser.newContext({ baseURL: server.url });
+  const searchPage = await searchContext.newPage();
+  const transfers: Promise<{ url: string; bytes: number }>[] = [];
+  searchPage.on('requestfinished', (request) => {
+    const url = new URL(request.url()).pathname;
+    if (url.startsWith('/ledgers/') || url.startsWith('/keys/')) transfers.push(request.sizes().then((s) => ({ url, bytes: s.responseBodySize })));
+  });
+  await searchPage.goto(`/verify?hash=${hash}&search=true`);
+  const result = searchPage.locator('[data-testid=search-result][data-found=true]');
+  await result.waitFor({ timeout: 60_000 });
+  const dual = await result.locator('[data-flag="Dual signature"]').getAttribute('data-ok');
+  if (dual !== 'true') throw new Error('the search did not verify both signatures');
+  const fetched = await Promise.all(transfers);
+  const transferred = fetched.reduce((n, f) => n + f.bytes, 0);
+  const bodies = fetched.map((f) => `${f.url.replace(/^\/ledgers\//, '')} ${f.bytes} B`).join(', ');
+  await searchContext.close();
+
+  lines.push(
+    '## Website (bench/site.bench.ts)',
+    '',
+    'Debian Chromium (headless) against `timeseal serve` and the built site.',
+    '',
+    '| measure | result | goal |',
+    '|---|---|---|',
+    `| \`sha256sum\` on a 1 GiB file (page cache warm) | ${sha256sumSeconds.toFixed(2)} s (${(1024 / sha256sumSeconds).toFixed(0)} MiB/s) | — |`,
+    `| /verify hashing the same file (Web Worker, hash-wasm, 8 MiB slices) | ${browserSeconds.toFixed(2)} s (${(1024 / browserSeconds).toFixed(0)} MiB/s) | — |`,
+    `| throughput ratio browser / \`sha256sum\` | **${ratio.toFixed(2)}** | ≥ 0.25 |`,
+    `| peak memory growth of the browser's processes while hashing | **${growthMb.toFixed(0)} MB** (RSS, ${(baseline / 2 ** 20).toFixed(0)} MB before) | ≤ 256 MB |`,
+    `| bytes transferred by one verified search, 10,000,000-hash archive | **${(transferred / 1024).toFixed(1)} KB** in ${fetched.length} requests | ≤ 64 KB |`,
+    '',
+    `Search requests: ${bodies}.`,
+  );
+} finally {
+  await browser.close();
+  await server.stop();
+  removeProject(project);
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+process.stdout.write(`${lines.join('\n')}\n`);
