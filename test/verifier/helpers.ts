@@ -1,7 +1,7 @@
 // Helpers for the offline verifier tests: a real archive made by the real pipeline (the `timeseal` CLI in a temp
 // folder, clock set with TIMESEAL_NOW), a verifier built with that archive's keys, and Chromium with the
 // network shut off.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,6 +28,19 @@ export function run(cwd: string, command: string, args: string[], extra: Record<
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
+}
+
+/** As run(), without blocking the event loop (for CLI runs that talk to servers in this process). */
+export function runAsync(cwd: string, command: string, args: string[], extra: Record<string, string> = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${stdout}\n${stderr}`))));
+  });
 }
 
 export function sha256Hex(data: string | Uint8Array): string {

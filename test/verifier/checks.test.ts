@@ -1,0 +1,96 @@
+// The verifier's logic without a browser: what each input is taken for (table), and verdicts for inputs that
+// are incomplete or mismatched, on an archive made by the real pipeline.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ecdsaPublicKeyFromPem } from '../../core/sig.ts';
+import { verifyInputs, type KeyInput, type VerifierInputs } from '../../site/offline-verifier/src/checks.ts';
+import { classifyFile, classifyText } from '../../site/offline-verifier/src/inputs.ts';
+import { buildArchive, DAY1, DAY2, OTS_VECTORS, sha256Hex, type TestArchive } from './helpers.ts';
+
+let archive: TestArchive;
+let keys: { ecdsa: KeyInput; mldsa: KeyInput };
+const read = (file: string) => classifyFile(path.basename(file), new Uint8Array(fs.readFileSync(file)));
+
+beforeAll(() => {
+  archive = buildArchive();
+  keys = {
+    ecdsa: { key: ecdsaPublicKeyFromPem(fs.readFileSync(path.join(archive.keys, 'public.pem'), 'utf8')), source: 'test' },
+    mldsa: { key: new Uint8Array(fs.readFileSync(path.join(archive.keys, 'dilithium_public.key'))), source: 'test' },
+  };
+}, 60_000);
+afterAll(() => fs.rmSync(archive.dir, { recursive: true, force: true }));
+
+describe('classifying inputs', () => {
+  test('archive files by name, others by content; a damaged file keeps its kind', () => {
+    const kinds = (files: string[]) => files.map((f) => read(f).kind);
+    expect(kinds(archive.dayFiles(DAY1))).toEqual(['ledger', 'ecdsa-signature', 'mldsa-signature', 'signatures-meta', 'checkpoint']);
+    expect(read(archive.bundle).kind).toBe('bundle');
+    expect(read(path.join(archive.keys, 'public.pem')).kind).toBe('ecdsa-key');
+    expect(read(path.join(archive.keys, 'dilithium_public.pem')).kind).toBe('mldsa-key');
+    expect(read(path.join(archive.keys, 'dilithium_public.key')).kind).toBe('mldsa-key');
+    expect(read(path.join(OTS_VECTORS, 'opentimestamps-client/hello-world.txt.ots')).kind).toBe('ots');
+    expect(read(path.join(OTS_VECTORS, 'headers/block-358391-header.hex')).kind).toBe('header');
+    expect(read(archive.document).kind).toBe('document');
+    // The bundle under another name, with its first byte (the brace) or its format damaged, is still a bundle.
+    const text = fs.readFileSync(archive.bundle, 'utf8');
+    expect(classifyFile('x.json', new TextEncoder().encode(`[${text.slice(1)}`)).kind).toBe('bundle');
+    expect(classifyFile('x.json', new TextEncoder().encode(text.replace('timeseal-proof/1', 'timeseal-proog/1'))).kind).toBe('bundle');
+  });
+
+  test.each([
+    ['a'.repeat(64), 'hash'],
+    [`  ${'AB'.repeat(32)}\n`, 'hash'],
+    ['00'.repeat(80), 'header'],
+    ['hello world', undefined],
+    ['ab'.repeat(40), undefined],
+  ])('pasted %j is %s', (text, kind) => {
+    expect(classifyText(text)?.kind).toBe(kind);
+  });
+});
+
+describe('verdicts', () => {
+  const given = (files: string[], extra: Partial<VerifierInputs> = {}): VerifierInputs => ({ files: files.map(read), keys, ...extra });
+  const rows = (r: ReturnType<typeof verifyInputs>) => r.sections.flatMap((s) => s.checks.map((c) => `${s.title} | ${c.label} | ${c.verdict}`));
+
+  test('nothing given: nothing to say yet', () => {
+    expect(verifyInputs({ files: [], keys }).summary.state).toBe('empty');
+  });
+
+  test('a bundle without the document is not verified yet, and says what to add', () => {
+    const r = verifyInputs(given([archive.bundle]));
+    expect(r.summary.state).toBe('pending');
+    expect(r.summary.text).toMatch(/^Not verified: no document given/);
+    expect(rows(r)).toContain(`Proof bundle proof.json | Inclusion proof leads to the checkpoint root | Verified`);
+  });
+
+  test('a ledger without some of its files names the missing ones', () => {
+    const [ledger, ecdsaSig] = archive.dayFiles(DAY2);
+    const r = verifyInputs(given([ledger!, ecdsaSig!]));
+    expect(r.summary.text).toBe(`Not verified: ${DAY2}.json.dilithium.sig is missing (Ledger ${DAY2}: ML-DSA-65 signature)`);
+    expect(rows(r)).toContain(
+      `Ledger ${DAY2} | Ledger format, signature metadata and the day's checkpoint | Not verified: missing ${DAY2}.json.dilithium.sig, ${DAY2}.json.signatures.json, ${DAY2}.checkpoint`,
+    );
+    expect(rows(r)).toContain(`Ledger ${DAY2} | ECDSA P-256 signature | Verified`);
+  });
+
+  test("one day's signature given for another day's ledger fails", () => {
+    const files = archive.dayFiles(DAY2).map((f, i) => (i === 1 ? archive.dayFiles(DAY1)[1]! : f));
+    const copy = path.join(archive.dir, `${DAY2}.json.sig`);
+    fs.copyFileSync(files[1]!, copy);
+    files[1] = copy;
+    expect(verifyInputs(given(files)).summary.text).toMatch(new RegExp(`^Not verified: ${DAY2}\\.json\\.sig: signature does not verify`));
+  });
+
+  test('a block header alone: its proof of work is checked and it waits for the proof it should confirm', () => {
+    const r = verifyInputs(given([path.join(OTS_VECTORS, 'headers/block-358391-header.hex')]));
+    expect(rows(r)).toContain('Block header block-358391-header.hex | Proof of work | Verified');
+    expect(r.summary.text).toMatch(/^Not verified: add the \.ots file/);
+  });
+
+  test('the document hash must match the .ots digest', () => {
+    const ots = path.join(OTS_VECTORS, 'opentimestamps-client/hello-world.txt.ots');
+    const r = verifyInputs(given([ots], { document: { hash: sha256Hex('other'), source: 'test' } }));
+    expect(r.summary.text).toMatch(/^Not verified: the \.ots is for 03ba204e50d126e4674c005e04d82e84c21366780af1f43bd54a37816b6ab340, not your document's hash/);
+  });
+});
