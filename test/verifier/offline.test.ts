@@ -139,6 +139,16 @@ describe('opened from disk with the network off', () => {
     expect(await page.textContent('#doc-status')).toContain(archive.documentHash);
   });
 
+  test('hashes a large document in chunks (several 4 MiB pieces) to the same SHA-256 as node:crypto', async () => {
+    const big = path.join(work, 'big.bin');
+    const block = crypto.createHash('sha512').update('seed').digest();
+    fs.writeFileSync(big, Buffer.concat(Array.from({ length: (24 * 1024 * 1024) / 64 + 3 }, (_, i) => (i % 7 ? block : crypto.createHash('sha512').update(String(i)).digest()))));
+    await page.click('#clear');
+    await page.setInputFiles('#doc-file', big);
+    await page.waitForFunction(() => document.getElementById('doc-status')!.textContent!.startsWith('SHA-256 of'), undefined, { timeout: 60_000 });
+    expect(await page.inputValue('#hash-input')).toBe(sha256Hex(fs.readFileSync(big)));
+  }, 90_000);
+
   test('a pasted hash of another document is "Not verified" for the bundle', async () => {
     const r = await verify({ hash: sha256Hex('another document'), files: [archive.bundle] });
     expect(r.summary).toMatch(/^Not verified: your document's hash [0-9a-f]{64} is not the proof bundle's hash/);
