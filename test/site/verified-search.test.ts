@@ -23,7 +23,7 @@ function diskFetcher(overrides: Record<string, Uint8Array | null> = {}, log: str
     log.push(url);
     if (Object.hasOwn(overrides, url)) {
       const body = overrides[url];
-      return body === null ? new Response('not found', { status: 404 }) : new Response(body);
+      return body === null || body === undefined ? new Response('not found', { status: 404 }) : new Response(body as Uint8Array<ArrayBuffer>);
     }
     const file = url.startsWith('/ledgers/') ? path.join(archive, url.slice(9)) : url.startsWith('/keys/') ? path.join(keys, url.slice(6)) : null;
     if (file === null || !fs.existsSync(file)) return new Response('not found', { status: 404 });

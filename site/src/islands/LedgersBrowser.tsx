@@ -27,7 +27,7 @@ async function fromArchive(): Promise<LedgersAnswer> {
   const latest = ots?.latest_ots_ok ?? '';
   return {
     otsStatus: ots,
-    ledgers: days.days.map((d) => ({
+    ledgers: days.days.map((d): LedgerItem => ({
       date: d.date,
       jsonUrl: `/ledgers/${d.date}.json`,
       otsUrl: `/ledgers/${d.date}.json.ots`,

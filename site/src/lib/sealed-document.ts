@@ -8,7 +8,7 @@ import path from 'node:path';
 export const SEALED_DOCUMENT_SOURCE = 'docs/sealed-disclosure.md';
 export const SEALED_DOCUMENT_URL = '/sealed-disclosure.md';
 
-export function sealedDocument(): { bytes: Uint8Array; sha256: string; size: number } {
+export function sealedDocument(): { bytes: Uint8Array<ArrayBuffer>; sha256: string; size: number } {
   const bytes = readFileSync(path.resolve(process.cwd(), SEALED_DOCUMENT_SOURCE));
   return { bytes: new Uint8Array(bytes), sha256: createHash('sha256').update(bytes).digest('hex'), size: bytes.length };
 }

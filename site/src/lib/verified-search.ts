@@ -73,7 +73,10 @@ const HASH_HEX = /^[0-9a-f]{64}$/;
 
 class ByteCountingFetcher {
   bytes = 0;
-  constructor(private readonly fetcher: Fetcher) {}
+  private readonly fetcher: Fetcher;
+  constructor(fetcher: Fetcher) {
+    this.fetcher = fetcher;
+  }
 
   /** The body, or null for a 404; throws SearchUnavailableError for anything else. */
   async get(url: string): Promise<Uint8Array | null> {
@@ -126,7 +129,7 @@ export function verifyCheckpointDual(note: Uint8Array, ecdsaPem: string, mldsaKe
 }
 
 /** Spec §4: verified when latest_ots_ok is on or after the ledger date, or block info has confirmations for it. */
-export function otsStateFor(date: string, latestOtsOk: unknown, block: { confirmations?: unknown } | undefined): OtsState {
+export function otsStateFor(date: string, latestOtsOk: unknown, block: { confirmations?: unknown; block_height?: unknown } | undefined): OtsState {
   if (typeof latestOtsOk === 'string' && latestOtsOk !== '' && latestOtsOk >= date) return 'verified';
   if (block && typeof block.confirmations === 'number') return 'verified';
   return 'pending';

@@ -1,0 +1,50 @@
+// The built site (dist/site) as files: one page per route plus 404.html, the sealed document copied byte for
+// byte with its hash in the Quantum Shield page, the hashing worker, no use of index-sha256.json, and the
+// legal pages shipping no framework JavaScript.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, ROOT, ROUTES, SITE_DIR } from './helpers.ts';
+
+const read = (rel: string) => fs.readFileSync(path.join(SITE_DIR, rel), 'utf8');
+const pageFile = (route: string) => (route === '/' ? 'index.html' : `${route.slice(1)}/index.html`);
+const assets = () => fs.readdirSync(path.join(SITE_DIR, '_astro'));
+
+beforeAll(() => ensureBuilt());
+
+describe('built site', () => {
+  it('has one page per route and a 404 page, each starting dark with the before-paint theme script', () => {
+    for (const route of ROUTES) {
+      const html = read(pageFile(route));
+      expect(html, route).toContain('<html lang="en" class="dark">');
+      expect(html, route).toContain("localStorage.getItem('theme')");
+      expect(html.indexOf("localStorage.getItem('theme')"), route).toBeLessThan(html.indexOf('<body'));
+    }
+    expect(read('404.html')).toContain('Page Not Found');
+  });
+
+  it('ships the sealed disclosure document unchanged and shows its SHA-256 on /quantum-shield and /', () => {
+    const doc = fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md'));
+    expect(fs.readFileSync(path.join(SITE_DIR, 'sealed-disclosure.md')).equals(doc)).toBe(true);
+    const sha256 = crypto.createHash('sha256').update(doc).digest('hex');
+    expect(read('quantum-shield/index.html')).toContain(sha256);
+    expect(read('index.html')).toContain(sha256);
+  });
+
+  it('never fetches index-sha256.json and hashes files in a worker with hash-wasm', () => {
+    const scripts = assets().filter((f) => f.endsWith('.js'));
+    for (const f of scripts) expect(read(`_astro/${f}`), f).not.toContain('index-sha256.json');
+    const worker = scripts.find((f) => f.startsWith('hash.worker'));
+    expect(worker).toBeDefined();
+    expect(read(`_astro/${worker}`)).toMatch(/WebAssembly/);
+  });
+
+  it('loads no external script and no island on the legal pages', () => {
+    for (const route of ['/privacy', '/terms']) {
+      const html = read(pageFile(route));
+      expect(html, route).not.toMatch(/<script[^>]+src=/);
+      expect(html, route).not.toContain('<astro-island');
+    }
+  });
+});
