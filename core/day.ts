@@ -97,10 +97,14 @@ export function verifyDayFiles(date: string, files: DayFiles, keys: PublicKeySet
   const hasher = options.hasher ?? sha256;
   const mu = options.mu ?? nobleMu;
   const digest = hasher(files.ledger);
-  if (!ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa)) throw new SignatureError(ecdsaSignaturePath(date));
-  if (!mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa)) {
-    throw new SignatureError(mldsaSignaturePath(date));
+  const ecdsaOk = ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa);
+  const mldsaOk = mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa);
+  if (!ecdsaOk && !mldsaOk) {
+    // Two independent signatures failing at once points at the signed bytes, not at both signature files.
+    throw new SignatureError(`${ledgerPath(date)} was altered after signing: neither its ECDSA P-256 (${ecdsaSignaturePath(date)}) nor its ML-DSA-65 (${mldsaSignaturePath(date)}) signature`);
   }
+  if (!ecdsaOk) throw new SignatureError(ecdsaSignaturePath(date));
+  if (!mldsaOk) throw new SignatureError(mldsaSignaturePath(date));
   let ledger: Ledger;
   try {
     ledger = parseLedger(files.ledger);

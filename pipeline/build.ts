@@ -140,6 +140,11 @@ export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRe
 /** Builds, signs and publishes the given day or every finished unpublished day. Returns what it did. */
 export function buildLedgers(ctx: BuildContext, options: { date?: string } = {}): DayBuild[] {
   const archive = ctx.config.archive;
+  if (options.date !== undefined) {
+    if (!isDate(options.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${options.date}`);
+    const today = utcDate(ctx.clock());
+    if (options.date >= today) throw new UsageError(`${options.date} is not finished yet (today is ${today} UTC)`);
+  }
   fs.mkdirSync(archive, { recursive: true });
   return withLock(path.join(path.dirname(path.resolve(ctx.config.db)), 'archive.lock'), () => {
     removeStaleTemps(archive);

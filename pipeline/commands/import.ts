@@ -9,6 +9,7 @@ import { TimesealError } from '../../core/errors.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 import { enqueue, type Submission } from '../queue.ts';
+import { readState } from '../build.ts';
 
 export class InputError extends TimesealError {
   readonly problems: string[];
@@ -61,9 +62,14 @@ export function registerImport(program: Command, ctx: () => Context): void {
         throw new TimesealError('io', `cannot read ${file}: ${(err as Error).message}`);
       }
       const at = c.clock();
-      const rows = parseHashLines(text, at);
-      enqueue(c.db(), rows);
       const date = utcDate(at);
+      const rows = parseHashLines(text, at);
+      const last = readState(c.config.archive, c.config.logOrigin).days.at(-1);
+      if (last && date <= last.date) {
+        // Only a clock set back can get here; an acknowledged hash must never miss its ledger.
+        throw new TimesealError('conflict', `the ledger of ${date} is already published (last published day: ${last.date}); nothing was enqueued`);
+      }
+      enqueue(c.db(), rows);
       output(!!opts.json).result({ enqueued: rows.length, submitted_at: at.toISOString(), ledger_date: date }, () => [
         `Enqueued ${rows.length} hash${rows.length === 1 ? '' : 'es'} for the ledger of ${date} (published after 00:00 UTC).`,
       ]);

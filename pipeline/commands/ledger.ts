@@ -1,6 +1,8 @@
 // `timeseal ledger build [--date D]`: build, sign and publish finished days.
 import type { Command } from 'commander';
+import { isDate } from '../../core/ledger.ts';
 import { buildLedgers } from '../build.ts';
+import { UsageError } from '../config.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
 
@@ -12,6 +14,7 @@ export function registerLedger(program: Command, ctx: () => Context): void {
     .option('--date <date>', 'the day to build or re-check, YYYY-MM-DD')
     .option('--json', 'machine-readable output')
     .action((opts: { date?: string; json?: boolean }) => {
+      if (opts.date !== undefined && !isDate(opts.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
       const results = buildLedgers(
         { config: c.config, db: c.db(), clock: c.clock, keys: c.signingKeys(), progress: c.progress },

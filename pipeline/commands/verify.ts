@@ -36,7 +36,10 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       const c = ctx();
       const location = opts.archive ?? c.config.archive;
       const remote = /^https?:\/\//.test(location);
-      if (!remote && !fs.existsSync(location)) throw new TimesealError('not-found', `archive folder ${location} does not exist`);
+      // Named explicitly, a missing folder is a mistake; the default one simply has nothing published yet.
+      if (!remote && opts.archive !== undefined && !fs.existsSync(location)) {
+        throw new TimesealError('not-found', `archive folder ${location} does not exist`);
+      }
       const keysLocation = opts.keys ?? (remote && !opts.keys ? new URL('../keys/', location.endsWith('/') ? location : `${location}/`).href : c.config.keys);
       const keys = await loadKeys(keysLocation);
       const listShards = remote
