@@ -52,6 +52,14 @@ export const CSP_DIRECTIVES = {
 };
 
 /**
+ * The offline verifier page (issue 7) carries its own strict policy; served from the site it must also be
+ * allowed the one request a person can ask for: fetching a block header from an Esplora URL they type.
+ */
+export const VERIFIER_PAGE = '/offline-verifier.html';
+export const VERIFIER_CSP =
+  "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src https: http:; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/**
  * Fastify `trustProxy` from TRUST_PROXY. A hop count n trusts the n nearest hops (the socket's peer first), as
  * Express does: the client is the address the outermost trusted proxy saw. Fastify 5 makes bare numbers
  * fail closed (a directly reachable server would let clients forge the header), so the count is given as a
@@ -118,6 +126,10 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
     referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
     frameguard: { action: 'deny' },
+  });
+  fastify.addHook('onSend', async (request, reply, payload) => {
+    if (request.url.split('?')[0] === VERIFIER_PAGE) reply.header('content-security-policy', VERIFIER_CSP);
+    return payload;
   });
   await fastify.register(compress, { global: true, threshold: 1024 });
   await fastify.register(swagger, {

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH } from '../core/archive.ts';
+import { VERIFIER_ARCHIVE_PATH } from '../pipeline/verifier-release.ts';
 import { isDate } from '../core/ledger.ts';
 import { parseTilePath } from '../core/tiles.ts';
 import { ClientError } from './errors.ts';
@@ -28,7 +29,7 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   'dilithium_public.pem': 'application/x-pem-file',
 };
 
-const NAMED_ARCHIVE_FILES = new Set([CHECKPOINT_PATH, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, BLOCK_INFO_PATH]);
+const NAMED_ARCHIVE_FILES = new Set([CHECKPOINT_PATH, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, BLOCK_INFO_PATH, VERIFIER_ARCHIVE_PATH]);
 const STATUS_FILES = new Set([OTS_STATUS_PATH, BLOCK_INFO_PATH]);
 
 const TYPES: Record<string, string> = {

@@ -10,6 +10,9 @@ import { createMailer } from '../../ingest/mail.ts';
 import { listen } from '../../ingest/server.ts';
 import type { Context } from '../context.ts';
 import { startSchedule } from '../schedule.ts';
+import { releaseVerifier } from '../verifier-release.ts';
+import fs from 'node:fs';
+import path from 'node:path';
 
 export async function serve(c: Context, options: { demo: boolean }): Promise<void> {
   const logger = createLogger();
@@ -17,6 +20,12 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   if (options.demo) {
     const built = publishDemo(c);
     if (built !== null) logger.info({ days: built.map((d) => d.date) }, 'demonstration ledger published');
+  }
+  // Issue 7: the built offline verifier is listed with its SHA-256 in the archive and timestamped once.
+  const verifier = path.join(ingest.site, 'offline-verifier.html');
+  if (fs.existsSync(verifier)) {
+    const { release, added } = releaseVerifier({ file: verifier, archive: c.config.archive, db: c.db(), now: c.clock() });
+    if (added) logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
   }
   const app = await buildApp({ config: c.config, ingest, clock: c.clock, db: c.db(), mailer: createMailer(ingest, logger) }, logger);
   const stopped = new Promise<string>((resolve) => {
