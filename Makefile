@@ -34,10 +34,12 @@ start: install
 
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
+	npx tsc --noEmit -p site/tsconfig.json
 
 test: install
 	bash scripts/ensure-test-tools.sh
 	npx tsc --noEmit -p tsconfig.json
+	npx tsc --noEmit -p site/tsconfig.json
 	node scripts/build.ts
 	npx vitest run
 
