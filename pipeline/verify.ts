@@ -5,6 +5,7 @@
 import {
   CHECKPOINT_PATH,
   DAYS_PATH,
+  ledgerOtsPath,
   dayCheckpointPath,
   ecdsaSignaturePath,
   INDEX_JSON_PATH,
@@ -19,6 +20,8 @@ import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { encodeShard, indexJsonChunks, shardDigits, shardDir, type ShardRecord } from '../core/index-shard.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
+import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
+import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { leafHash } from '../core/merkle.ts';
 import { appendLeaves, encodeEntryBundle, entryBundlePath, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
@@ -131,6 +134,22 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     const computedRoot = toHex(appended.root);
     expect('root recomputed from the entries', ledger.root, computedRoot);
     expect('root (days.json)', day.root, computedRoot);
+    // The day's OpenTimestamps proof, when anchored: it must start at this ledger's SHA-256 and commit to
+    // C = SHA-256(R || F) (DESIGN.md §2). Its Bitcoin attestations are checked against block headers by
+    // `timeseal ots verify`, which needs a header source.
+    const ots = await reader.read(ledgerOtsPath(day.date));
+    if (ots !== undefined) {
+      filesChecked++;
+      try {
+        const root = fromHex(ledger.root);
+        const sha = fromHex(verified.sha256);
+        const calendar = calendarTreeOf(parseDetached(ots), root, sha);
+        if (!equalBytes(calendar.message, dayCommitment(root, sha))) throw new Error('does not reach the day commitment SHA-256(R || F)');
+        if (walkAttestations(calendar).length === 0) throw new Error('holds no attestation');
+      } catch (err) {
+        problems.push(`${ledgerOtsPath(day.date)}: ${(err as Error).message}`);
+      }
+    }
     ledger.entries.forEach((e, i) => allRecords.push({ hash: entries[i]!, leafIndex: size + i, submittedMs: Date.parse(e.submittedAt) }));
     size = appended.size;
     rootHex = computedRoot;
