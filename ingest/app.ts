@@ -6,14 +6,16 @@
 //   root (this plugin, not encapsulated): JSON body parser, error handlers, 404, security headers,
 //     compression, OpenAPI, request logging
 //   ├─ publicRoutes   every anonymous API route (routes/*.ts), one context
-//   ├─ accountRoutes  (accounts issue) the authenticated context registers here, beside publicRoutes, with
-//   │                 its own session hook; nothing in publicRoutes changes
+//   ├─ accountRoutes  accounts (issue 6, accounts/routes.ts): its own CSRF and session hook, a member context
+//   │                 that requires a session, and the Stripe webhook with its raw-body parser
 //   └─ staticRoutes   site, /ledgers/*, /keys/*
 import compress from '@fastify/compress';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
+import { loadAccountsConfig, type AccountsConfig } from './accounts/config.ts';
+import { accountRoutes } from './accounts/routes.ts';
 import type { Clock } from '../pipeline/clock.ts';
 import type { Config } from '../pipeline/config.ts';
 import type { DB } from '../pipeline/db.ts';
@@ -37,6 +39,8 @@ export interface AppOptions {
   clock: Clock;
   db: DB;
   mailer: Mailer;
+  /** Accounts and Stripe settings; default: read from the environment (accounts/config.ts). */
+  accounts?: AccountsConfig;
 }
 
 /** The site's CSP. Astro inlines small hydration scripts, hence 'unsafe-inline' for scripts (ingest/README.md). */
@@ -147,7 +151,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => fastify.swagger());
 
   await fastify.register(publicRoutes, services);
-  // accounts issue: `await fastify.register(accountRoutes, services);` goes here (authenticated context).
+  await fastify.register(accountRoutes, { ...services, accounts: options.accounts ?? loadAccountsConfig(config.origin) });
   await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys });
 };
 // Not encapsulated (what fastify-plugin does): the parser, error and 404 handlers above apply to the whole server.

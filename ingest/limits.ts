@@ -1,6 +1,6 @@
-// Submission limits (product spec §5, §9): the free tier allows 2 timestamps per UTC day per client IP,
-// counted in the ip_rate_limit table. The accounts issue extends this module with the Standard tier's 500 a
-// month (quota_usage) behind the same function; callers do not change.
+// Submission limits (product spec §5, §6, §9): the free tier allows 2 timestamps per UTC day per client IP,
+// counted in the ip_rate_limit table; a paying Standard subscriber (status "active" or "trialing") has 500
+// per UTC calendar month instead, counted in quota_usage (one row per user and month).
 //
 // Contract of `checkAndCount(db, request)`:
 // - Decides whether one more submission is allowed for this client and, if so, counts it. Deciding and
@@ -11,17 +11,29 @@
 // - `ip` is the client address as Fastify reports it (socket, or the trusted proxy's forwarded address);
 //   `userId` is set for a logged-in user (accounts issue: paying users count against their monthly quota
 //   instead of the IP's daily one); `now` is the injectable clock's instant and picks the UTC day.
-// - Returns { allowed: true, remaining } or { allowed: false, status, error } where `error` is the text shown
-//   to the user and `status` the HTTP status to answer with (429).
+// - Returns { allowed: true, remaining, tier } or { allowed: false, status, error, tier } where `error` is the
+//   text shown to the user and `status` the HTTP status to answer with (429); `tier` says which rule applied
+//   ('standard': the caller records the submission in the user's history).
 import type { DB } from '../pipeline/db.ts';
 import { utcDate } from '../core/ledger.ts';
 
 /** Product spec §9: "Free tier — 2 timestamps per day per IP". */
 export const FREE_PER_DAY = 2;
 
+/** Product spec §9: "Standard — 500 per month". */
+export const STANDARD_PER_MONTH = 500;
+
+/** Product spec §4, §6: the subscription statuses that count as paying. */
+export const PAYING_STATUSES = ['active', 'trialing'] as const;
+
 /** Our text (the spec gives none); documented in docs/API.md. */
 export const DAILY_LIMIT_ERROR =
   'Daily limit reached: the free tier allows 2 timestamps per day. Try again tomorrow or upgrade to Standard.';
+/** Our text (the spec gives none); documented in docs/API.md. */
+export const MONTHLY_LIMIT_ERROR =
+  'Monthly limit reached: the Standard plan allows 500 timestamps per month. Your quota renews on the 1st of next month (UTC).';
+
+export type Tier = 'free' | 'standard';
 
 export interface LimitRequest {
   ip: string;
@@ -30,8 +42,29 @@ export interface LimitRequest {
 }
 
 export type LimitDecision =
-  | { allowed: true; remaining: number }
-  | { allowed: false; status: 429; error: string };
+  | { allowed: true; remaining: number; tier: Tier }
+  | { allowed: false; status: 429; error: string; tier: Tier };
+
+/** "2025-11" from an instant: the UTC calendar month a Standard submission counts in. */
+export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
+
+/** Whether the user has a paying subscription now (status active or trialing). */
+export function isPaying(db: DB, userId: string): boolean {
+  const row = db.prepare('SELECT status FROM subscriptions WHERE user_id = ?').get(userId) as { status: string } | undefined;
+  return row !== undefined && (PAYING_STATUSES as readonly string[]).includes(row.status);
+}
+
+/** The user's count in the month (0 when nothing was submitted). */
+export function monthlyUsed(db: DB, userId: string, now: Date): number {
+  const row = db.prepare('SELECT count FROM quota_usage WHERE user_id = ? AND month = ?').get(userId, utcMonth(now)) as { count: number } | undefined;
+  return row?.count ?? 0;
+}
+
+/** The address's count on the UTC day (0 when nothing was submitted). */
+export function dailyUsed(db: DB, ip: string, now: Date): number {
+  const row = db.prepare('SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date = ?').get(clientKey(ip), utcDate(now)) as { count: number } | undefined;
+  return row?.count ?? 0;
+}
 
 /**
  * The key an address is counted under: an IPv4 address as is (IPv4-mapped IPv6 unwrapped); an IPv6 address
@@ -49,6 +82,17 @@ export function clientKey(ip: string): string {
 }
 
 export function checkAndCount(db: DB, request: LimitRequest): LimitDecision {
+  if (request.userId !== undefined && isPaying(db, request.userId)) {
+    const row = db
+      .prepare(
+        `INSERT INTO quota_usage (user_id, month, count, last_reset) VALUES (?, ?, 1, ?)
+         ON CONFLICT (user_id, month) DO UPDATE SET count = count + 1 WHERE count < ?
+         RETURNING count`,
+      )
+      .get(request.userId, utcMonth(request.now), request.now.toISOString(), STANDARD_PER_MONTH) as { count: number } | undefined;
+    if (row === undefined) return { allowed: false, status: 429, error: MONTHLY_LIMIT_ERROR, tier: 'standard' };
+    return { allowed: true, remaining: STANDARD_PER_MONTH - row.count, tier: 'standard' };
+  }
   const row = db
     .prepare(
       `INSERT INTO ip_rate_limit (ip_address, date, count) VALUES (?, ?, 1)
@@ -56,6 +100,6 @@ export function checkAndCount(db: DB, request: LimitRequest): LimitDecision {
        RETURNING count`,
     )
     .get(clientKey(request.ip), utcDate(request.now), FREE_PER_DAY) as { count: number } | undefined;
-  if (row === undefined) return { allowed: false, status: 429, error: DAILY_LIMIT_ERROR };
-  return { allowed: true, remaining: FREE_PER_DAY - row.count };
+  if (row === undefined) return { allowed: false, status: 429, error: DAILY_LIMIT_ERROR, tier: 'free' };
+  return { allowed: true, remaining: FREE_PER_DAY - row.count, tier: 'free' };
 }

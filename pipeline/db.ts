@@ -92,6 +92,33 @@ export const MIGRATIONS: string[] = [
     delivery TEXT
   );
   `,
+  // 3 (accounts, issue 6): server-side sessions (SHA-256 of the cookie's id), processed Stripe events (webhook
+  // idempotency), an expiry for verification tokens, one subscription row per user, one quota row per user and
+  // month (the atomic monthly count's UPSERT target), case-insensitive usernames, and history by user.
+  `
+  CREATE TABLE sessions (
+    id_hash TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL
+  );
+  CREATE INDEX sessions_by_user ON sessions (user_id);
+
+  CREATE TABLE stripe_events (
+    id TEXT PRIMARY KEY,
+    type TEXT NOT NULL,
+    received_at TEXT NOT NULL
+  );
+
+  ALTER TABLE users ADD COLUMN verification_expires TEXT;
+  CREATE UNIQUE INDEX users_username_nocase ON users (lower(username));
+  CREATE INDEX users_verification_token ON users (verification_token);
+  CREATE INDEX users_reset_token ON users (password_reset_token);
+  CREATE UNIQUE INDEX subscriptions_by_user ON subscriptions (user_id);
+  CREATE INDEX subscriptions_by_customer ON subscriptions (stripe_customer_id);
+  CREATE UNIQUE INDEX quota_usage_by_user_month ON quota_usage (user_id, month);
+  CREATE INDEX timestamps_by_user ON timestamps (user_id, submitted_at);
+  `,
 ];
 
 /** Opens (creating if needed) the database file and applies pending migrations. */

@@ -1,11 +1,14 @@
 // GET /api/certificate.php?hash= (product spec §2 Quantum Shield page, §7): a printable HTML certificate for a
 // published hash: the hash, ledger date, submission time, Bitcoin status, the day's signed checkpoint, the
 // signature status and links to every proof file. Every value placed in the page is HTML-escaped. The `id=`
-// form (certificates from an account's history) belongs to the accounts issue; it answers 404 until then.
+// form is a certificate from an account's history (issue 6): only the row's owner (the session's user) sees
+// it, with the file name; any other id — someone else's, unknown, or no session — is the same 404. A history
+// row whose day is not published yet gets a "pending" certificate.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyPluginAsync } from 'fastify';
 import { dayCheckpointPath, ecdsaSignaturePath, ledgerOtsPath, ledgerPath, mldsaSignaturePath, signaturesMetaPath } from '../../core/archive.ts';
+import { sessionUser } from '../accounts/sessions.ts';
 import { ClientError } from '../errors.ts';
 import { HASH_PATTERN, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -66,11 +69,39 @@ export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) =>
       const { hash: rawHash, id } = request.query;
       if ((rawHash === undefined) === (id === undefined)) throw new ClientError(400, 'Give exactly one of hash or id');
       reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache');
+      let hash: string;
+      let owned: { fileName: string | null; submittedAt: string; ledgerDate: string } | undefined;
       if (id !== undefined) {
-        return reply.code(404).send(page('Certificate not found', `<main><h1>Certificate not found</h1><p>No certificate with id <code>${escapeHtml(id)}</code>. Certificates from an account's history need an account.</p><p><a href="/">Go to Home</a></p></main>`));
+        reply.header('Cache-Control', 'private, no-store');
+        const user = sessionUser(s.db, request, s.clock());
+        const row = user && /^[1-9][0-9]{0,14}$/.test(id)
+          ? (s.db.prepare('SELECT hash, file_name AS fileName, submitted_at AS submittedAt, ledger_date AS ledgerDate FROM timestamps WHERE id = ? AND user_id = ?').get(Number(id), user.id) as { hash: string; fileName: string | null; submittedAt: string; ledgerDate: string } | undefined)
+          : undefined;
+        if (!row) {
+          return reply.code(404).send(page('Certificate not found', `<main><h1>Certificate not found</h1><p>No certificate with id <code>${escapeHtml(id)}</code> in your history. Certificates from an account's history open only for their owner, while logged in.</p><p><a href="/login">Log in</a> · <a href="/">Go to Home</a></p></main>`));
+        }
+        hash = row.hash;
+        owned = row;
+      } else {
+        hash = rawHash!.toLowerCase();
       }
-      const hash = rawHash!.toLowerCase();
+      const fileRow = owned?.fileName ? `<dt>File name</dt><dd>${escapeHtml(owned.fileName)}</dd>\n` : '';
       const found = s.archive.find(hash)[0];
+      if (!found && owned) {
+        return reply.code(200).send(page(`Timestamp certificate ${hash.slice(0, 16)}… (pending)`, `<main>
+<h1>Timestamp Certificate</h1>
+<p class="sub">Timeseal — pending: this submission enters the ledger published at 00:01 UTC after its day</p>
+<div class="frame">
+<dl>
+${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
+<dt>Submitted at (UTC)</dt><dd>${escapeHtml(owned.submittedAt)}</dd>
+<dt>Ledger date (UTC)</dt><dd>${escapeHtml(owned.ledgerDate)}</dd>
+<dt>Status</dt><dd><span class="wait">Queued: the ledger of ${escapeHtml(owned.ledgerDate)} is generated and dual-signed at 00:01 UTC the next day, then anchored to Bitcoin</span></dd>
+</dl>
+</div>
+<footer><p>Open this certificate again after the ledger is published for the signatures, the checkpoint and the proof files.</p></footer>
+</main>`));
+      }
       if (!found) {
         return reply.code(404).send(page('Certificate not found', `<main><h1>Certificate not found</h1><p>The hash <code>${escapeHtml(hash)}</code> is not in any published ledger. A submitted hash enters the ledger published at 00:01 UTC after its day.</p><p><a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">Search the ledgers</a></p></main>`));
       }
@@ -98,7 +129,7 @@ export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) =>
 <p class="sub">Timeseal — public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring</p>
 <div class="frame">
 <dl>
-<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
+${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
 <dt>Ledger date (UTC)</dt><dd>${escapeHtml(date)}</dd>
 <dt>Submitted at (UTC)</dt><dd>${escapeHtml(found.submittedAt)}</dd>
 <dt>Leaf index</dt><dd>${found.leafIndex} of a log of ${found.day.treeSize} (day entries ${found.day.firstIndex}–${found.day.treeSize - 1})</dd>

@@ -1,8 +1,12 @@
-// POST /api/submit (product spec §7): the site's free-tier submission, {hash, fileName?}. 2 per UTC day per
-// client IP (ingest/limits.ts). The limit check and the row are one transaction, committed before the answer.
+// POST /api/submit (product spec §7): the site's submission, {hash, fileName?}. Anonymous and free users: 2 per
+// UTC day per client IP; a logged-in paying user: 500 per month, and the submission is also recorded in the
+// user's history (timestamps table) (ingest/limits.ts). The limit check and the rows are one transaction,
+// committed before the answer. A request carrying the session cookie must pass the CSRF origin check.
 import type { FastifyPluginAsync } from 'fastify';
 import { utcDate } from '../../core/ledger.ts';
 import { enqueue } from '../../pipeline/queue.ts';
+import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
+import { ClientError } from '../errors.ts';
 import { checkAndCount } from '../limits.ts';
 import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -41,8 +45,9 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
               ledgerDate: { type: 'string' },
               message: { type: 'string' },
               remainingToday: { type: 'integer' },
+              remainingThisMonth: { type: 'integer' },
             },
-            required: ['ok', 'hash', 'submittedAt', 'ledgerDate', 'message', 'remainingToday'],
+            required: ['ok', 'hash', 'submittedAt', 'ledgerDate', 'message'],
           },
           '4xx': okErrorSchema,
           '5xx': okErrorSchema,
@@ -52,9 +57,17 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     async (request, reply) => {
       const now = s.clock();
       const hash = request.body.hash.toLowerCase();
+      // Anonymous submissions stay open to any client; one that carries the session cookie must be same-origin.
+      if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin)) throw new ClientError(403, CROSS_ORIGIN_ERROR);
+      const user = sessionUser(s.db, request, now);
+      const fileName = request.body.fileName ?? null;
       const decision = s.db.transaction(() => {
-        const d = checkAndCount(s.db, { ip: request.ip, now });
-        if (d.allowed) enqueue(s.db, [{ hash, submittedAt: now, fileName: request.body.fileName ?? null, source: 'web' }]);
+        const d = checkAndCount(s.db, { ip: request.ip, now, ...(user ? { userId: user.id } : {}) });
+        if (!d.allowed) return d;
+        enqueue(s.db, [{ hash, submittedAt: now, fileName, source: d.tier === 'standard' ? 'account' : 'web' }]);
+        if (d.tier === 'standard') {
+          s.db.prepare('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(user!.id, hash, now.toISOString(), utcDate(now), fileName);
+        }
         return d;
       })();
       if (!decision.allowed) return reply.code(decision.status).send({ ok: false, error: decision.error });
@@ -64,7 +77,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         submittedAt: now.toISOString(),
         ledgerDate: utcDate(now),
         message: SUBMIT_MESSAGE,
-        remainingToday: decision.remaining,
+        ...(decision.tier === 'standard' ? { remainingThisMonth: decision.remaining } : { remainingToday: decision.remaining }),
       });
     },
   );

@@ -1,0 +1,40 @@
+// Settings of the accounts context (DESIGN.md §5): the site's public origin (links in e-mails, Stripe return
+// URLs, the CSRF origin check, the Secure cookie flag) and Stripe. Without STRIPE_SECRET_KEY and both price
+// ids, payments are off and the payment endpoints answer 503 (`PAYMENTS_UNAVAILABLE`).
+import { UsageError } from '../../pipeline/config.ts';
+
+export interface StripeSettings {
+  secretKey: string;
+  /** Webhooks are refused (503) without it. */
+  webhookSecret: string | undefined;
+  priceMonthly: string;
+  priceAnnual: string;
+  /** STRIPE_API_BASE (tests only): e.g. http://127.0.0.1:4242 — the SDK's host, port and protocol. */
+  apiBase: URL | undefined;
+}
+
+export interface AccountsConfig {
+  /** TIMESEAL_ORIGIN without a trailing slash, e.g. https://timeseal.example */
+  origin: string;
+  stripe: StripeSettings | undefined;
+}
+
+export function loadAccountsConfig(origin: string, env: NodeJS.ProcessEnv = process.env): AccountsConfig {
+  const secretKey = env.STRIPE_SECRET_KEY || undefined;
+  const priceMonthly = env.STRIPE_PRICE_MONTHLY || undefined;
+  const priceAnnual = env.STRIPE_PRICE_ANNUAL || undefined;
+  let apiBase: URL | undefined;
+  if (env.STRIPE_API_BASE) {
+    try {
+      apiBase = new URL(env.STRIPE_API_BASE);
+    } catch {
+      throw new UsageError(`STRIPE_API_BASE is not a URL: ${env.STRIPE_API_BASE}`);
+    }
+    if (apiBase.protocol !== 'http:' && apiBase.protocol !== 'https:') throw new UsageError('STRIPE_API_BASE must be http(s)');
+  }
+  const stripe =
+    secretKey && priceMonthly && priceAnnual
+      ? { secretKey, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, priceMonthly, priceAnnual, apiBase }
+      : undefined;
+  return { origin: origin.replace(/\/+$/, ''), stripe };
+}

@@ -1,0 +1,50 @@
+// The two account e-mails (issue 6): verification and password reset, each in plain text and HTML, with
+// links to the site (`${TIMESEAL_ORIGIN}/verify-email?token=…`, `/reset-password?token=…`). The username is
+// the only user-chosen text in them; it is HTML-escaped in the HTML part.
+import { escapeHtml } from '../routes/certificate.ts';
+import type { OutgoingMail } from '../mail.ts';
+
+/** mail.ts passes every field to nodemailer; `html` adds the HTML alternative. */
+export type AccountMail = OutgoingMail & { html: string };
+
+export const VERIFY_HOURS = 24;
+export const RESET_MINUTES = 60;
+
+function html(title: string, paragraphs: string[], link: string, button: string): string {
+  return `<!doctype html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#0f172a;line-height:1.5;max-width:36rem;margin:auto;padding:1.5rem">
+<h1 style="font-size:1.3rem">${escapeHtml(title)}</h1>
+${paragraphs.map((p) => `<p>${p}</p>`).join('\n')}
+<p><a href="${escapeHtml(link)}" style="display:inline-block;background:#047857;color:#fff;padding:.6rem 1rem;border-radius:.5rem;text-decoration:none;font-weight:600">${escapeHtml(button)}</a></p>
+<p style="font-size:.85rem;color:#475569">Or paste this address into your browser:<br>${escapeHtml(link)}</p>
+</body></html>`;
+}
+
+export function verificationMail(origin: string, to: string, username: string, token: string): AccountMail {
+  const link = `${origin}/verify-email?token=${token}`;
+  return {
+    to,
+    subject: 'Verify your Timeseal email address',
+    text: `Hello ${username},\n\nPlease verify your email address for your Timeseal account by opening this link:\n\n${link}\n\nThe link is valid for ${VERIFY_HOURS} hours and can be used once. A verified address is needed to subscribe to a paid plan.\n\nIf you did not create a Timeseal account, ignore this message.\n`,
+    html: html(
+      'Verify your email address',
+      [`Hello ${escapeHtml(username)},`, `Please verify your email address for your Timeseal account. The link is valid for ${VERIFY_HOURS} hours and can be used once. A verified address is needed to subscribe to a paid plan.`, 'If you did not create a Timeseal account, ignore this message.'],
+      link,
+      'Verify email',
+    ),
+  };
+}
+
+export function resetMail(origin: string, to: string, username: string, token: string): AccountMail {
+  const link = `${origin}/reset-password?token=${token}`;
+  return {
+    to,
+    subject: 'Reset your Timeseal password',
+    text: `Hello ${username},\n\nSomeone (hopefully you) asked to reset the password of your Timeseal account. Open this link to choose a new password:\n\n${link}\n\nThe link expires in 1 hour and can be used once. If you did not ask for this, ignore this message: your password stays as it is.\n`,
+    html: html(
+      'Reset your password',
+      [`Hello ${escapeHtml(username)},`, 'Someone (hopefully you) asked to reset the password of your Timeseal account. The link expires in 1 hour and can be used once.', 'If you did not ask for this, ignore this message: your password stays as it is.'],
+      link,
+      'Reset password',
+    ),
+  };
+}

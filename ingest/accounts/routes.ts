@@ -1,0 +1,597 @@
+// The accounts API (issue 6; product spec §2 account screens, §3, §6, §7, §8): sign-up, login, logout, e-mail
+// verification, password reset, the current user, the subscription, quota and history of a paying user, and
+// Stripe checkout, billing portal and webhook.
+//
+// Encapsulation (STYLE.md; ingest/app.ts registers `accountRoutes` beside publicRoutes):
+//   accountRoutes
+//   ├─ browserRoutes      CSRF origin check and the session lookup on every request (onRequest hook)
+//   │  ├─ openRoutes      anonymous allowed: signup, login, logout, me, verify-email, forgot/reset-password,
+//   │  │                  GET /api/stripe/config
+//   │  └─ memberRoutes    a preHandler refuses requests without a session (401): resend-verification,
+//   │                     subscription, quota/usage, timestamps, create-checkout, create-portal
+//   └─ webhookRoutes      POST /api/stripe/webhook: its own raw-body parser, Stripe's signature, no cookies
+// No URL prefix decides who is authenticated: the context a route is registered in does.
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type Stripe from 'stripe';
+import { ClientError } from '../errors.ts';
+import { isEmail } from '../routes/forms.ts';
+import { clientKey, dailyUsed, FREE_PER_DAY, isPaying, monthlyUsed, STANDARD_PER_MONTH } from '../limits.ts';
+import { noQuery, plainErrors, SINGLE_LINE } from '../schemas.ts';
+import type { Services } from '../services.ts';
+import type { AccountsConfig } from './config.ts';
+import { resetMail, RESET_MINUTES, verificationMail, VERIFY_HOURS, type AccountMail } from './emails.ts';
+import { dummyHash, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './passwords.ts';
+import {
+  clearSessionCookie,
+  createSession,
+  CROSS_ORIGIN_ERROR,
+  destroySession,
+  destroyUserSessions,
+  pruneSessions,
+  readCookie,
+  sameOriginAllowed,
+  SESSION_COOKIE,
+  sessionUser,
+  setSessionCookie,
+  type SessionUser,
+} from './sessions.ts';
+import { applyEvent, createStripeClient, prefetchSubscription } from './stripe.ts';
+import { Throttle, THROTTLED_ERROR } from './throttle.ts';
+import { isTokenShape, newToken, tokenHash } from './tokens.ts';
+
+export type AccountServices = Services & { accounts: AccountsConfig };
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The session's user in the account contexts (undefined when logged out). */
+    account?: SessionUser;
+  }
+}
+
+/** Texts: the spec's where it gives them (§5, §8), ours otherwise (docs/API.md "Accounts"). */
+export const TEXTS = {
+  loginRequired: 'Please log in first.',
+  usernameRequired: 'Username is required',
+  emailRequired: 'Email is required',
+  passwordRequired: 'Password is required',
+  usernameRule: 'Username must be 3 to 32 characters: letters, digits, dot, dash or underscore',
+  invalidEmail: 'Please enter a valid email address',
+  passwordShort: 'Password must be at least 8 characters',
+  terms: 'You must agree to the Terms of Service and Privacy Policy',
+  usernameTaken: 'That username is already taken',
+  emailTaken: 'An account with that email already exists',
+  badLogin: 'Invalid username or password',
+  loginFields: 'Username and password are required',
+  loggedOut: 'Logged out',
+  noVerificationToken: 'No verification token provided',
+  badVerificationToken: 'Invalid or expired verification link',
+  verified: 'Your email address has been verified. You can now subscribe to a paid plan.',
+  alreadyVerified: 'Your email address is already verified',
+  verificationSent: 'Verification email sent. Please check your inbox.',
+  tooManyEmails: 'Too many emails requested. Please wait an hour and try again.',
+  mailFailed: 'Could not send the email right now. Please try again later.',
+  forgotSent: 'If an account exists with that email, a password reset link has been sent',
+  forgotEmail: 'Please enter your email address',
+  badResetToken: 'Invalid or expired reset token',
+  resetDone: 'You can now log in with your new password',
+  historyPaying: 'Timestamp history is part of the Standard plan.',
+  paymentsUnavailable: 'Payments are not available on this server.',
+  webhooksUnavailable: 'Stripe webhooks are not configured on this server.',
+  verifyFirst: 'Please verify your email address before subscribing.',
+  alreadySubscribed: 'You already have an active Standard subscription. Manage it from your dashboard.',
+  noBillingAccount: 'No billing account yet: subscribe to the Standard plan first.',
+  stripeFailed: 'The payment provider could not be reached. Please try again.',
+  badSignature: 'Invalid Stripe signature',
+  tooManyRequests: 'Too many requests. Please wait and try again.',
+} as const;
+
+const USERNAME = /^[A-Za-z0-9_.-]{3,32}$/;
+const RESET_MS = RESET_MINUTES * 60_000;
+const VERIFY_MS = VERIFY_HOURS * 3_600_000;
+
+const str = (maxLength: number) => ({ type: 'string', maxLength, pattern: SINGLE_LINE }) as const;
+const messageSchema = { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } as const;
+const urlSchema = { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } as const;
+/** Bodies of the POST routes that take none: nothing, or an empty JSON object. */
+const emptyBody = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+const subscriptionSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string' },
+    stripePriceId: { type: ['string', 'null'] },
+    currentPeriodEnd: { type: ['string', 'null'] },
+    cancelAtPeriodEnd: { type: 'boolean' },
+    plan: { type: ['string', 'null'] },
+  },
+  required: ['status', 'stripePriceId', 'currentPeriodEnd', 'cancelAtPeriodEnd', 'plan'],
+} as const;
+
+const userSchema = {
+  type: 'object',
+  properties: {
+    username: { type: 'string' },
+    email: { type: 'string' },
+    emailVerified: { type: 'boolean' },
+    subscription: subscriptionSchema,
+  },
+  required: ['username', 'email', 'emailVerified'],
+} as const;
+
+interface SubscriptionView {
+  status: string;
+  stripePriceId: string | null;
+  currentPeriodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  /** "Standard Monthly" when the price id is STRIPE_PRICE_MONTHLY, else "Standard Annual" (spec §2); null when free. */
+  plan: string | null;
+  stripeCustomerId: string | null;
+}
+
+const PAYING = new Set(['active', 'trialing']);
+
+function subscriptionOf(s: AccountServices, userId: string): SubscriptionView | undefined {
+  const row = s.db
+    .prepare('SELECT status, stripe_price_id AS priceId, current_period_end AS periodEnd, cancel_at_period_end AS cancel, stripe_customer_id AS customerId FROM subscriptions WHERE user_id = ?')
+    .get(userId) as { status: string; priceId: string | null; periodEnd: string | null; cancel: number; customerId: string | null } | undefined;
+  if (!row) return undefined;
+  const monthly = s.accounts.stripe?.priceMonthly;
+  return {
+    status: row.status,
+    stripePriceId: row.priceId,
+    currentPeriodEnd: row.periodEnd,
+    cancelAtPeriodEnd: row.cancel === 1,
+    plan: PAYING.has(row.status) ? (row.priceId !== null && row.priceId === monthly ? 'Standard Monthly' : 'Standard Annual') : null,
+    stripeCustomerId: row.customerId,
+  };
+}
+
+function publicSubscription(view: SubscriptionView | undefined) {
+  if (!view) return { status: 'inactive', stripePriceId: null, currentPeriodEnd: null, cancelAtPeriodEnd: false, plan: null };
+  const { stripeCustomerId: _hidden, ...rest } = view;
+  return rest;
+}
+
+/** Sends an account e-mail and logs where it went (the link too when it went to the outbox: `make start`). */
+async function sendAccountMail(s: AccountServices, request: FastifyRequest, mail: AccountMail, link: string): Promise<void> {
+  const receipt = await s.mailer.send(mail);
+  if (receipt.via === 'outbox') request.log.info({ path: receipt.path, link }, `account e-mail for the outbox: ${mail.subject}`);
+}
+
+/** Fire and forget: the answer never waits for (or reveals) the mail server. Failures are logged. */
+function sendInBackground(s: AccountServices, request: FastifyRequest, mail: AccountMail, link: string): void {
+  sendAccountMail(s, request, mail, link).catch((err: unknown) => request.log.error({ err }, 'account e-mail failed'));
+}
+
+function issueVerification(s: AccountServices, userId: string, now: Date): string {
+  const token = newToken();
+  s.db.prepare('UPDATE users SET verification_token = ?, verification_expires = ? WHERE id = ?').run(tokenHash(token), new Date(now.getTime() + VERIFY_MS).toISOString(), userId);
+  return token;
+}
+
+function startSession(s: AccountServices, request: FastifyRequest, reply: FastifyReply, userId: string, now: Date): void {
+  const previous = readCookie(request, SESSION_COOKIE);
+  if (previous) destroySession(s.db, previous);
+  setSessionCookie(reply, request, s.accounts.origin, createSession(s.db, userId, now));
+  if (Math.random() < 0.01) pruneSessions(s.db, now);
+}
+
+function meOf(s: AccountServices, user: SessionUser) {
+  const sub = subscriptionOf(s, user.id);
+  return { username: user.username, email: user.email, emailVerified: user.emailVerified, ...(sub ? { subscription: publicSubscription(sub) } : {}) };
+}
+
+function isUniqueViolation(err: unknown): err is Error & { code: string } {
+  return err instanceof Error && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** Anonymous allowed (a session is used when present). */
+const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> => async (app, s) => {
+  app.post<{ Body: { username: string; email: string; password: string; agreeTerms: boolean; newsletterSubscribed?: boolean } }>(
+    '/api/auth/signup',
+    {
+      schema: {
+        querystring: noQuery,
+        body: {
+          type: 'object',
+          properties: { username: str(64), email: str(254), password: { type: 'string', maxLength: PASSWORD_MAX }, agreeTerms: { type: 'boolean' }, newsletterSubscribed: { type: 'boolean' } },
+          required: ['username', 'email', 'password', 'agreeTerms'],
+          additionalProperties: false,
+        },
+        response: { 201: userSchema, ...plainErrors },
+      },
+    },
+    async (request, reply) => {
+      const username = request.body.username.trim();
+      const email = request.body.email.trim().toLowerCase();
+      const { password, agreeTerms } = request.body;
+      if (!username) throw new ClientError(400, TEXTS.usernameRequired);
+      if (!email) throw new ClientError(400, TEXTS.emailRequired);
+      if (!password) throw new ClientError(400, TEXTS.passwordRequired);
+      if (!USERNAME.test(username)) throw new ClientError(400, TEXTS.usernameRule);
+      if (!isEmail(email)) throw new ClientError(400, TEXTS.invalidEmail);
+      if (password.length < PASSWORD_MIN) throw new ClientError(400, TEXTS.passwordShort);
+      if (agreeTerms !== true) throw new ClientError(400, TEXTS.terms);
+      const now = s.clock();
+      const id = crypto.randomUUID();
+      const passwordHash = await hashPassword(password);
+      let token: string;
+      try {
+        token = s.db.transaction(() => {
+          s.db
+            .prepare('INSERT INTO users (id, username, email, password, newsletter_subscribed, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+            .run(id, username, email, passwordHash, request.body.newsletterSubscribed ? 1 : 0, now.toISOString());
+          return issueVerification(s, id, now);
+        })();
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new ClientError(409, /email/.test(err.message) ? TEXTS.emailTaken : TEXTS.usernameTaken);
+        throw err;
+      }
+      startSession(s, request, reply, id, now);
+      const mail = verificationMail(s.accounts.origin, email, username, token);
+      sendInBackground(s, request, mail, `${s.accounts.origin}/verify-email?token=${token}`);
+      return reply.code(201).send({ username, email, emailVerified: false });
+    },
+  );
+
+  app.post<{ Body: { username: string; password: string } }>(
+    '/api/auth/login',
+    {
+      schema: {
+        querystring: noQuery,
+        body: {
+          type: 'object',
+          properties: { username: str(254), password: { type: 'string', maxLength: PASSWORD_MAX } },
+          required: ['username', 'password'],
+          additionalProperties: false,
+        },
+        response: { 200: userSchema, ...plainErrors },
+      },
+    },
+    async (request, reply) => {
+      const name = request.body.username.trim();
+      const { password } = request.body;
+      if (!name || !password) throw new ClientError(400, TEXTS.loginFields);
+      const now = s.clock();
+      const keys = [`account:${name.toLowerCase()}`, `ip:${clientKey(request.ip)}`];
+      if (throttles.login.blocked(keys, now)) throw new ClientError(429, THROTTLED_ERROR);
+      const row = s.db
+        .prepare('SELECT id, password FROM users WHERE lower(username) = lower(?) OR email = lower(?)')
+        .get(name, name) as { id: string; password: string } | undefined;
+      // Without such a user, still spend one scrypt so that timing does not tell which names exist.
+      const ok = await verifyPassword(password, row?.password ?? (await dummyHash()));
+      if (!row || !ok) {
+        throttles.login.fail(keys, now);
+        throw new ClientError(401, TEXTS.badLogin);
+      }
+      throttles.login.clear(keys[0]!);
+      startSession(s, request, reply, row.id, now);
+      const user = s.db.prepare('SELECT id, username, email, email_verified AS v FROM users WHERE id = ?').get(row.id) as { id: string; username: string; email: string; v: number };
+      return meOf(s, { id: user.id, username: user.username, email: user.email, emailVerified: user.v === 1 });
+    },
+  );
+
+  app.post(
+    '/api/auth/logout',
+    { schema: { querystring: noQuery, body: emptyBody, response: { 200: messageSchema, ...plainErrors } } },
+    async (request, reply) => {
+      const id = readCookie(request, SESSION_COOKIE);
+      if (id) destroySession(s.db, id);
+      clearSessionCookie(reply, request, s.accounts.origin);
+      return { message: TEXTS.loggedOut };
+    },
+  );
+
+  app.get(
+    '/api/auth/me',
+    { schema: { querystring: noQuery, response: { 200: { anyOf: [{ type: 'null' }, userSchema] }, ...plainErrors } } },
+    async (request, reply) => {
+      reply.header('Cache-Control', 'private, no-store');
+      return request.account ? meOf(s, request.account) : null;
+    },
+  );
+
+  app.post<{ Body: { token?: string } }>(
+    '/api/auth/verify-email',
+    {
+      schema: {
+        querystring: noQuery,
+        body: { type: 'object', properties: { token: { type: 'string', maxLength: 200 } }, additionalProperties: false },
+        response: { 200: messageSchema, ...plainErrors },
+      },
+    },
+    async (request) => {
+      const token = request.body.token?.trim();
+      if (!token) throw new ClientError(400, TEXTS.noVerificationToken);
+      if (!isTokenShape(token)) throw new ClientError(400, TEXTS.badVerificationToken);
+      const done = s.db
+        .prepare('UPDATE users SET email_verified = 1, verification_token = NULL, verification_expires = NULL WHERE verification_token = ? AND verification_expires > ? RETURNING id')
+        .get(tokenHash(token), s.clock().toISOString());
+      if (!done) throw new ClientError(400, TEXTS.badVerificationToken);
+      return { message: TEXTS.verified };
+    },
+  );
+
+  app.post<{ Body: { email: string } }>(
+    '/api/auth/forgot-password',
+    {
+      schema: {
+        querystring: noQuery,
+        body: { type: 'object', properties: { email: str(254) }, required: ['email'], additionalProperties: false },
+        response: { 200: messageSchema, ...plainErrors },
+      },
+    },
+    async (request) => {
+      const email = request.body.email.trim().toLowerCase();
+      if (!email) throw new ClientError(400, TEXTS.forgotEmail);
+      if (!isEmail(email)) throw new ClientError(400, TEXTS.invalidEmail);
+      const now = s.clock();
+      const ipKey = `ip:${clientKey(request.ip)}`;
+      if (throttles.forgotIp.blocked([ipKey], now)) throw new ClientError(429, TEXTS.tooManyRequests);
+      throttles.forgotIp.fail([ipKey], now);
+      // Same answer, same work on the request path, whether or not the address has an account: the e-mail
+      // (if any) leaves in the background.
+      const user = s.db.prepare('SELECT id, username FROM users WHERE email = ?').get(email) as { id: string; username: string } | undefined;
+      const accountKey = `account:${user?.id ?? email}`;
+      if (user && !throttles.resetMails.blocked([accountKey], now)) {
+        throttles.resetMails.fail([accountKey], now);
+        const token = newToken();
+        s.db.prepare('UPDATE users SET password_reset_token = ?, password_reset_expires = ? WHERE id = ?').run(tokenHash(token), new Date(now.getTime() + RESET_MS).toISOString(), user.id);
+        sendInBackground(s, request, resetMail(s.accounts.origin, email, user.username, token), `${s.accounts.origin}/reset-password?token=${token}`);
+      }
+      return { message: TEXTS.forgotSent };
+    },
+  );
+
+  app.post<{ Body: { token: string; password: string } }>(
+    '/api/auth/reset-password',
+    {
+      schema: {
+        querystring: noQuery,
+        body: {
+          type: 'object',
+          properties: { token: { type: 'string', maxLength: 200 }, password: { type: 'string', maxLength: PASSWORD_MAX } },
+          required: ['token', 'password'],
+          additionalProperties: false,
+        },
+        response: { 200: messageSchema, ...plainErrors },
+      },
+    },
+    async (request) => {
+      const { token, password } = request.body;
+      const now = s.clock();
+      const ipKey = `ip:${clientKey(request.ip)}`;
+      if (throttles.reset.blocked([ipKey], now)) throw new ClientError(429, THROTTLED_ERROR);
+      if (password.length < PASSWORD_MIN) throw new ClientError(400, TEXTS.passwordShort);
+      const find = () =>
+        isTokenShape(token)
+          ? (s.db.prepare('SELECT id FROM users WHERE password_reset_token = ? AND password_reset_expires > ?').get(tokenHash(token), now.toISOString()) as { id: string } | undefined)
+          : undefined;
+      const user = find();
+      if (!user) {
+        throttles.reset.fail([ipKey], now);
+        throw new ClientError(400, TEXTS.badResetToken);
+      }
+      if (throttles.reset.blocked([`account:${user.id}`], now)) throw new ClientError(429, THROTTLED_ERROR);
+      const passwordHash = await hashPassword(password);
+      // Single use even under concurrency: only the request that still finds the token changes the password.
+      const changed = s.db.transaction(() => {
+        const n = s.db
+          .prepare('UPDATE users SET password = ?, password_reset_token = NULL, password_reset_expires = NULL, email_verified = 1 WHERE id = ? AND password_reset_token = ?')
+          .run(passwordHash, user.id, tokenHash(token)).changes;
+        if (n === 1) destroyUserSessions(s.db, user.id);
+        return n === 1;
+      })();
+      if (!changed) {
+        throttles.reset.fail([ipKey, `account:${user.id}`], now);
+        throw new ClientError(400, TEXTS.badResetToken);
+      }
+      return { message: TEXTS.resetDone };
+    },
+  );
+
+  app.get('/api/stripe/config', { schema: { querystring: noQuery, response: { 200: { type: 'object', properties: { paymentsAvailable: { type: 'boolean' } }, required: ['paymentsAvailable'] } } } }, async () => ({
+    paymentsAvailable: s.accounts.stripe !== undefined,
+  }));
+};
+
+/** Logged-in users only. */
+const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): FastifyPluginAsync<AccountServices> => async (app, s) => {
+  app.addHook('preHandler', async (request) => {
+    if (!request.account) throw new ClientError(401, TEXTS.loginRequired);
+  });
+  const me = (request: FastifyRequest): SessionUser => request.account!;
+
+  app.post(
+    '/api/auth/resend-verification',
+    { schema: { querystring: noQuery, body: emptyBody, response: { 200: messageSchema, ...plainErrors } } },
+    async (request, reply) => {
+      const user = me(request);
+      if (user.emailVerified) throw new ClientError(400, TEXTS.alreadyVerified);
+      const now = s.clock();
+      const key = `account:${user.id}`;
+      if (throttles.verifyMails.blocked([key], now)) throw new ClientError(429, TEXTS.tooManyEmails);
+      throttles.verifyMails.fail([key], now);
+      const token = issueVerification(s, user.id, now);
+      try {
+        await sendAccountMail(s, request, verificationMail(s.accounts.origin, user.email, user.username, token), `${s.accounts.origin}/verify-email?token=${token}`);
+      } catch (err) {
+        request.log.error({ err }, 'verification e-mail failed');
+        return reply.code(502).send({ error: TEXTS.mailFailed });
+      }
+      return { message: TEXTS.verificationSent };
+    },
+  );
+
+  app.get('/api/subscription', { schema: { querystring: noQuery, response: { 200: { ...subscriptionSchema, properties: { ...subscriptionSchema.properties, paymentsAvailable: { type: 'boolean' } } }, ...plainErrors } } }, async (request, reply) => {
+    reply.header('Cache-Control', 'private, no-store');
+    return { ...publicSubscription(subscriptionOf(s, me(request).id)), paymentsAvailable: s.accounts.stripe !== undefined };
+  });
+
+  app.get(
+    '/api/quota/usage',
+    {
+      schema: {
+        querystring: noQuery,
+        response: { 200: { type: 'object', properties: { used: { type: 'integer' }, limit: { type: 'integer' }, period: { type: 'string', enum: ['month', 'day'] } }, required: ['used', 'limit', 'period'] }, ...plainErrors },
+      },
+    },
+    async (request, reply) => {
+      reply.header('Cache-Control', 'private, no-store');
+      const now = s.clock();
+      const user = me(request);
+      if (isPaying(s.db, user.id)) return { used: monthlyUsed(s.db, user.id, now), limit: STANDARD_PER_MONTH, period: 'month' };
+      return { used: dailyUsed(s.db, request.ip, now), limit: FREE_PER_DAY, period: 'day' };
+    },
+  );
+
+  app.get(
+    '/api/timestamps',
+    {
+      schema: {
+        querystring: noQuery,
+        response: {
+          200: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { id: { type: 'integer' }, fileName: { type: ['string', 'null'] }, submittedAt: { type: 'string' }, hash: { type: 'string' }, ledgerDate: { type: ['string', 'null'] } },
+              required: ['id', 'fileName', 'submittedAt', 'hash', 'ledgerDate'],
+            },
+          },
+          ...plainErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      reply.header('Cache-Control', 'private, no-store');
+      const user = me(request);
+      if (!isPaying(s.db, user.id)) throw new ClientError(403, TEXTS.historyPaying);
+      return s.db
+        .prepare('SELECT id, file_name AS fileName, submitted_at AS submittedAt, hash, ledger_date AS ledgerDate FROM timestamps WHERE user_id = ? ORDER BY submitted_at DESC, id DESC LIMIT 1000')
+        .all(user.id);
+    },
+  );
+
+  app.post<{ Body: { billingPeriod: 'monthly' | 'annual' } }>(
+    '/api/stripe/create-checkout',
+    {
+      schema: {
+        querystring: noQuery,
+        body: { type: 'object', properties: { billingPeriod: { type: 'string', enum: ['monthly', 'annual'] } }, required: ['billingPeriod'], additionalProperties: false },
+        response: { 200: urlSchema, ...plainErrors },
+      },
+    },
+    async (request, reply) => {
+      const settings = s.accounts.stripe;
+      if (!settings || !stripe) return reply.code(503).send({ error: TEXTS.paymentsUnavailable });
+      const user = me(request);
+      if (!user.emailVerified) throw new ClientError(403, TEXTS.verifyFirst);
+      const current = subscriptionOf(s, user.id);
+      if (current && PAYING.has(current.status)) throw new ClientError(409, TEXTS.alreadySubscribed);
+      try {
+        let customer = current?.stripeCustomerId ?? null;
+        if (!customer) {
+          customer = (await stripe.customers.create({ email: user.email, metadata: { userId: user.id } }, { idempotencyKey: `customer-${user.id}` })).id;
+          s.db
+            .prepare(`INSERT INTO subscriptions (user_id, stripe_customer_id, status) VALUES (?, ?, 'inactive') ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(stripe_customer_id, excluded.stripe_customer_id)`)
+            .run(user.id, customer);
+          customer = (s.db.prepare('SELECT stripe_customer_id AS c FROM subscriptions WHERE user_id = ?').get(user.id) as { c: string }).c;
+        }
+        const session = await stripe.checkout.sessions.create({
+          mode: 'subscription',
+          customer,
+          client_reference_id: user.id,
+          line_items: [{ price: request.body.billingPeriod === 'monthly' ? settings.priceMonthly : settings.priceAnnual, quantity: 1 }],
+          subscription_data: { metadata: { userId: user.id } },
+          success_url: `${s.accounts.origin}/dashboard?checkout=success`,
+          cancel_url: `${s.accounts.origin}/pricing`,
+        });
+        if (!session.url) throw new Error('checkout session without url');
+        return { url: session.url };
+      } catch (err) {
+        request.log.error({ err }, 'stripe checkout failed');
+        return reply.code(502).send({ error: TEXTS.stripeFailed });
+      }
+    },
+  );
+
+  app.post(
+    '/api/stripe/create-portal',
+    { schema: { querystring: noQuery, body: emptyBody, response: { 200: urlSchema, ...plainErrors } } },
+    async (request, reply) => {
+      if (!s.accounts.stripe || !stripe) return reply.code(503).send({ error: TEXTS.paymentsUnavailable });
+      const customer = subscriptionOf(s, me(request).id)?.stripeCustomerId;
+      if (!customer) throw new ClientError(400, TEXTS.noBillingAccount);
+      try {
+        const session = await stripe.billingPortal.sessions.create({ customer, return_url: `${s.accounts.origin}/dashboard` });
+        return { url: session.url };
+      } catch (err) {
+        request.log.error({ err }, 'stripe portal failed');
+        return reply.code(502).send({ error: TEXTS.stripeFailed });
+      }
+    },
+  );
+};
+
+/** Stripe's webhook: the raw body (the signature covers its exact bytes), no session, no CSRF check. */
+const webhookRoutes = (stripe: Stripe | undefined): FastifyPluginAsync<AccountServices> => async (app, s) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
+  app.post<{ Body: Buffer }>(
+    '/api/stripe/webhook',
+    { bodyLimit: 1024 * 1024, schema: { querystring: noQuery, response: { 200: { type: 'object', properties: { received: { type: 'boolean' }, duplicate: { type: 'boolean' } }, required: ['received'] }, ...plainErrors } } },
+    async (request, reply) => {
+      const secret = s.accounts.stripe?.webhookSecret;
+      if (!stripe || !secret) return reply.code(503).send({ error: TEXTS.webhooksUnavailable });
+      const signature = request.headers['stripe-signature'];
+      if (typeof signature !== 'string' || !Buffer.isBuffer(request.body)) throw new ClientError(400, TEXTS.badSignature);
+      let event: Stripe.Event;
+      try {
+        event = stripe.webhooks.constructEvent(request.body, signature, secret);
+      } catch {
+        throw new ClientError(400, TEXTS.badSignature);
+      }
+      if (s.db.prepare('SELECT 1 FROM stripe_events WHERE id = ?').get(event.id)) return { received: true, duplicate: true };
+      // Fetched before the transaction (network), applied inside it; a failure here is a 5xx so Stripe retries.
+      const prefetched = await prefetchSubscription(stripe, event);
+      const outcome = s.db.transaction(() => {
+        const fresh = s.db.prepare('INSERT INTO stripe_events (id, type, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING').run(event.id, event.type, s.clock().toISOString()).changes;
+        return fresh === 1 ? applyEvent(s.db, event, prefetched) : undefined;
+      })();
+      if (outcome === undefined) return { received: true, duplicate: true };
+      request.log.info({ event: event.type, outcome }, 'stripe event');
+      return { received: true };
+    },
+  );
+};
+
+interface Throttles {
+  login: Throttle;
+  reset: Throttle;
+  forgotIp: Throttle;
+  resetMails: Throttle;
+  verifyMails: Throttle;
+}
+
+export const accountRoutes: FastifyPluginAsync<AccountServices> = async (app, s) => {
+  const throttles: Throttles = {
+    login: new Throttle(),
+    reset: new Throttle(),
+    forgotIp: new Throttle(20, 60 * 60_000),
+    resetMails: new Throttle(5, 60 * 60_000),
+    verifyMails: new Throttle(5, 60 * 60_000),
+  };
+  const stripe = s.accounts.stripe ? createStripeClient(s.accounts.stripe) : undefined;
+
+  await app.register(async (browser: FastifyInstance) => {
+    browser.decorateRequest('account', undefined);
+    browser.addHook('onRequest', async (request) => {
+      if (!sameOriginAllowed(request, s.accounts.origin)) throw new ClientError(403, CROSS_ORIGIN_ERROR);
+      request.account = sessionUser(s.db, request, s.clock());
+    });
+    await browser.register(openRoutes(throttles), s);
+    await browser.register(memberRoutes(throttles, stripe), s);
+  });
+  await app.register(webhookRoutes(stripe), s);
+};

@@ -1,0 +1,111 @@
+// Sessions (issue 6): a random 32-byte id in the `ts_session` cookie (HttpOnly, SameSite=Lax, Path=/, Secure
+// when the request is HTTPS or TIMESEAL_ORIGIN is https), stored server-side as its SHA-256 in `sessions`
+// with a 30-day lifetime. Login rotates the id (the old session is deleted); logout deletes it; a password
+// reset deletes every session of that user.
+//
+// Also the CSRF rule: a state-changing request that carries the session cookie must come from the site's own
+// origin — its Origin header equals TIMESEAL_ORIGIN or the request's own scheme://host, or, without Origin,
+// Sec-Fetch-Site is same-origin. A cross-origin request carrying the cookie is refused (403) before any
+// handler runs. Functions here take the request, so public routes (submit, certificate) use the same rules.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { DB } from '../../pipeline/db.ts';
+import { newToken, tokenHash } from './tokens.ts';
+
+export const SESSION_COOKIE = 'ts_session';
+export const SESSION_DAYS = 30;
+const SESSION_MS = SESSION_DAYS * 86_400_000;
+
+/** The value of one cookie from the Cookie header (RFC 6265 §5.4; the first occurrence wins). */
+export function readCookie(request: FastifyRequest, name: string): string | undefined {
+  const header = request.headers.cookie;
+  if (typeof header !== 'string') return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() !== name) continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.startsWith('"') && value.endsWith('"') && value.length >= 2) value = value.slice(1, -1);
+    return value;
+  }
+  return undefined;
+}
+
+function secureCookie(request: FastifyRequest, origin: string): boolean {
+  return request.protocol === 'https' || origin.startsWith('https:');
+}
+
+export function setSessionCookie(reply: FastifyReply, request: FastifyRequest, origin: string, id: string): void {
+  const attrs = [`${SESSION_COOKIE}=${id}`, 'Path=/', 'HttpOnly', 'SameSite=Lax', `Max-Age=${SESSION_DAYS * 86_400}`];
+  if (secureCookie(request, origin)) attrs.push('Secure');
+  void reply.header('set-cookie', attrs.join('; '));
+}
+
+export function clearSessionCookie(reply: FastifyReply, request: FastifyRequest, origin: string): void {
+  const attrs = [`${SESSION_COOKIE}=`, 'Path=/', 'HttpOnly', 'SameSite=Lax', 'Max-Age=0'];
+  if (secureCookie(request, origin)) attrs.push('Secure');
+  void reply.header('set-cookie', attrs.join('; '));
+}
+
+export function createSession(db: DB, userId: string, now: Date): string {
+  const id = newToken();
+  db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(
+    tokenHash(id),
+    userId,
+    now.toISOString(),
+    new Date(now.getTime() + SESSION_MS).toISOString(),
+  );
+  return id;
+}
+
+export function destroySession(db: DB, id: string): void {
+  db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(tokenHash(id));
+}
+
+export function destroyUserSessions(db: DB, userId: string): void {
+  db.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
+}
+
+export interface SessionUser {
+  id: string;
+  username: string;
+  email: string;
+  emailVerified: boolean;
+}
+
+/** The user of the request's session cookie, or undefined (no cookie, unknown or expired session). */
+export function sessionUser(db: DB, request: FastifyRequest, now: Date): SessionUser | undefined {
+  const id = readCookie(request, SESSION_COOKIE);
+  if (!id || id.length > 100) return undefined;
+  const row = db
+    .prepare(
+      `SELECT u.id, u.username, u.email, u.email_verified AS verified FROM sessions s JOIN users u ON u.id = s.user_id
+       WHERE s.id_hash = ? AND s.expires_at > ?`,
+    )
+    .get(tokenHash(id), now.toISOString()) as { id: string; username: string; email: string; verified: number } | undefined;
+  return row && { id: row.id, username: row.username, email: row.email, emailVerified: row.verified === 1 };
+}
+
+/** Deletes expired sessions (called now and then; an expired row is never honoured anyway). */
+export function pruneSessions(db: DB, now: Date): void {
+  db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now.toISOString());
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * CSRF: whether a state-changing request may be served. Safe methods always may. A request with the session
+ * cookie must prove it comes from this site (Origin, else Sec-Fetch-Site: same-origin). A request without the
+ * cookie that names a foreign Origin is refused too (no logging a victim into an attacker's account).
+ */
+export function sameOriginAllowed(request: FastifyRequest, origin: string): boolean {
+  if (SAFE_METHODS.has(request.method)) return true;
+  const hasSession = readCookie(request, SESSION_COOKIE) !== undefined;
+  const claimed = request.headers.origin;
+  if (typeof claimed === 'string' && claimed !== '') {
+    return claimed === new URL(origin).origin || claimed === `${request.protocol}://${request.host}`;
+  }
+  if (!hasSession) return true;
+  return request.headers['sec-fetch-site'] === 'same-origin';
+}
+
+export const CROSS_ORIGIN_ERROR = 'Cross-origin request refused: this action must come from the Timeseal site itself.';

@@ -1,0 +1,132 @@
+// Stripe (DESIGN.md §5, §6): the official SDK, pointed at STRIPE_API_BASE when set (tests: a loopback
+// stand-in), and the webhook events that keep the `subscriptions` row of a user in step with Stripe.
+//
+// Contract of `applyEvent(db, event, prefetched)`: runs inside the caller's transaction, after the event id was
+// recorded in `stripe_events` for the first time (so a replayed event is never applied twice). Handled:
+//   checkout.session.completed            the session's customer and subscription (retrieved beforehand with
+//                                         `prefetchSubscription`, outside the transaction) for its
+//                                         client_reference_id (our user id)
+//   customer.subscription.created|updated|deleted   the subscription's status, price, period, cancel flag
+//   invoice.payment_failed                the customer's paying status becomes "past_due"
+// Anything else is acknowledged and ignored. Status is Stripe's text; "active" and "trialing" count as paying.
+import Stripe from 'stripe';
+import type { DB } from '../../pipeline/db.ts';
+import { PAYING_STATUSES } from '../limits.ts';
+import type { StripeSettings } from './config.ts';
+
+export function createStripeClient(settings: StripeSettings): Stripe {
+  const base = settings.apiBase;
+  return new Stripe(settings.secretKey, {
+    maxNetworkRetries: 1,
+    timeout: 20_000,
+    telemetry: false,
+    ...(base
+      ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol === 'https:' ? 'https' : 'http' }
+      : {}),
+  });
+}
+
+export const HANDLED_EVENTS = [
+  'checkout.session.completed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'invoice.payment_failed',
+] as const;
+
+const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);
+const iso = (seconds: number | null | undefined): string | null => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : null);
+
+interface SubscriptionFields {
+  customerId: string | null;
+  subscriptionId: string;
+  priceId: string | null;
+  status: string;
+  periodStart: string | null;
+  periodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  userIdHint: string | null;
+}
+
+function fieldsOf(sub: Stripe.Subscription): SubscriptionFields {
+  // Since API version 2025-03-31 the billing period lives on the subscription items; older versions had it on
+  // the subscription itself.
+  const item = sub.items?.data?.[0] as (Stripe.SubscriptionItem & { current_period_start?: number; current_period_end?: number }) | undefined;
+  const legacy = sub as unknown as { current_period_start?: number; current_period_end?: number };
+  return {
+    customerId: idOf(sub.customer as string | { id: string }),
+    subscriptionId: sub.id,
+    priceId: item?.price?.id ?? null,
+    status: sub.status,
+    periodStart: iso(item?.current_period_start ?? legacy.current_period_start),
+    periodEnd: iso(item?.current_period_end ?? legacy.current_period_end),
+    cancelAtPeriodEnd: sub.cancel_at_period_end === true,
+    userIdHint: typeof sub.metadata?.userId === 'string' ? sub.metadata.userId : null,
+  };
+}
+
+function userExists(db: DB, id: string | null): id is string {
+  return id !== null && db.prepare('SELECT 1 FROM users WHERE id = ?').get(id) !== undefined;
+}
+
+function userForCustomer(db: DB, customerId: string | null): string | null {
+  if (customerId === null) return null;
+  const row = db.prepare('SELECT user_id FROM subscriptions WHERE stripe_customer_id = ?').get(customerId) as { user_id: string } | undefined;
+  return row?.user_id ?? null;
+}
+
+function writeSubscription(db: DB, userId: string, f: SubscriptionFields): void {
+  const current = db.prepare('SELECT stripe_subscription_id AS sid, status FROM subscriptions WHERE user_id = ?').get(userId) as { sid: string | null; status: string } | undefined;
+  // A late event about an older subscription must not overwrite the one the user pays for now.
+  if (current?.sid && current.sid !== f.subscriptionId && (PAYING_STATUSES as readonly string[]).includes(current.status) && !(PAYING_STATUSES as readonly string[]).includes(f.status)) return;
+  db.prepare(
+    `INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, stripe_price_id, status, current_period_start, current_period_end, cancel_at_period_end)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(excluded.stripe_customer_id, stripe_customer_id),
+       stripe_subscription_id = excluded.stripe_subscription_id, stripe_price_id = excluded.stripe_price_id, status = excluded.status,
+       current_period_start = excluded.current_period_start, current_period_end = excluded.current_period_end,
+       cancel_at_period_end = excluded.cancel_at_period_end`,
+  ).run(userId, f.customerId, f.subscriptionId, f.priceId, f.status, f.periodStart, f.periodEnd, f.cancelAtPeriodEnd ? 1 : 0);
+}
+
+/** For checkout.session.completed: the session's subscription, fetched from Stripe before the transaction. */
+export async function prefetchSubscription(stripe: Stripe, event: Stripe.Event): Promise<Stripe.Subscription | undefined> {
+  if (event.type !== 'checkout.session.completed') return undefined;
+  const session = event.data.object;
+  const id = idOf(session.subscription as string | { id: string } | null);
+  if (session.mode !== 'subscription' || id === null) return undefined;
+  return stripe.subscriptions.retrieve(id);
+}
+
+/** Applies one verified, first-seen event. Returns what it did, for the log. */
+export function applyEvent(db: DB, event: Stripe.Event, prefetched: Stripe.Subscription | undefined): string {
+  switch (event.type) {
+    case 'checkout.session.completed': {
+      const session = event.data.object;
+      const userId = session.client_reference_id ?? null;
+      if (!userExists(db, userId)) return `ignored: no user ${String(userId)}`;
+      if (prefetched === undefined) return 'ignored: not a subscription checkout';
+      writeSubscription(db, userId, { ...fieldsOf(prefetched), customerId: idOf(session.customer as string | { id: string } | null) ?? fieldsOf(prefetched).customerId });
+      return `subscription ${prefetched.id} ${prefetched.status} for user ${userId}`;
+    }
+    case 'customer.subscription.created':
+    case 'customer.subscription.updated':
+    case 'customer.subscription.deleted': {
+      const f = fieldsOf(event.data.object);
+      if (event.type === 'customer.subscription.deleted' && f.status !== 'canceled') f.status = 'canceled';
+      const userId = userForCustomer(db, f.customerId) ?? f.userIdHint;
+      if (!userExists(db, userId)) return `ignored: no user for customer ${String(f.customerId)}`;
+      writeSubscription(db, userId, f);
+      return `subscription ${f.subscriptionId} ${f.status} for user ${userId}`;
+    }
+    case 'invoice.payment_failed': {
+      const customerId = idOf(event.data.object.customer as string | { id: string } | null);
+      const changed = db
+        .prepare(`UPDATE subscriptions SET status = 'past_due' WHERE stripe_customer_id = ? AND status IN ('active', 'trialing')`)
+        .run(customerId).changes;
+      return `payment failed for customer ${String(customerId)}${changed ? ': past_due' : ''}`;
+    }
+    default:
+      return `ignored: ${event.type}`;
+  }
+}
