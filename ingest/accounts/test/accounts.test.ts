@@ -1,0 +1,538 @@
+// The accounts API through inject() on the real app, with a real SMTP server on loopback and the official
+// Stripe SDK against a loopback Stripe stand-in: the whole flow (sign up → e-mail → verify → checkout → signed
+// webhooks → Standard with usage, history and certificates → portal → reset password), every error text, and
+// each security property tried the way an attacker would.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type DB } from '../../../pipeline/db.ts';
+import { loadConfig } from '../../../pipeline/config.ts';
+import { initKeys } from '../../../pipeline/keys.ts';
+import { buildApp } from '../../app.ts';
+import { loadIngestConfig } from '../../config.ts';
+import { createMailer } from '../../mail.ts';
+import { MONTHLY_LIMIT_ERROR, utcMonth } from '../../limits.ts';
+import { ORIGIN, projectEnv, randomHash, removeTempDirs, tempDir } from '../../test/fixture.ts';
+import { loadAccountsConfig, type AccountsConfig } from '../config.ts';
+import { hashPassword, verifyPassword } from '../passwords.ts';
+import { TEXTS } from '../routes.ts';
+import { THROTTLED_ERROR } from '../throttle.ts';
+import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from './stand-ins.ts';
+
+let smtp: SmtpStandIn;
+let stripe: StripeStandIn;
+let now = Date.parse('2025-11-02T03:06:00.000Z');
+
+interface App {
+  app: FastifyInstance;
+  db: DB;
+  close(): Promise<void>;
+}
+
+async function makeApp(accountsEnv: Record<string, string> | null): Promise<App> {
+  const dir = tempDir('accounts');
+  const env = projectEnv(dir, { SMTP_URL: smtp.url, MAIL_FROM: 'Timeseal <noreply@timeseal.test>' });
+  const config = loadConfig({ ...env });
+  const ingest = loadIngestConfig(config, env);
+  initKeys({ keys: config.keys, privateKeys: config.privateKeys });
+  const db = openDatabase(config.db);
+  const accounts: AccountsConfig = loadAccountsConfig(config.origin, accountsEnv ?? {});
+  const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), accounts });
+  await app.ready();
+  return { app, db, close: async () => { await app.close(); db.close(); } };
+}
+
+let main: App;
+
+beforeAll(async () => {
+  smtp = await startSmtp();
+  stripe = await startStripeStandIn();
+  main = await makeApp({ STRIPE_SECRET_KEY: STRIPE_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_PRICE_MONTHLY: PRICE_MONTHLY, STRIPE_PRICE_ANNUAL: PRICE_ANNUAL, STRIPE_API_BASE: stripe.url });
+});
+afterAll(async () => {
+  await main?.close();
+  await stripe?.close();
+  await smtp?.close();
+  removeTempDirs();
+});
+
+/** A browser-like client: keeps the session cookie, sends the site's Origin on POSTs. */
+class Client {
+  cookie: string | undefined;
+  constructor(readonly a: App = main, readonly ip = '198.51.100.7') {}
+  async req(method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
+    const res = await this.a.app.inject({
+      method,
+      url,
+      remoteAddress: this.ip,
+      headers: { ...(this.cookie ? { cookie: `ts_session=${this.cookie}` } : {}), ...(method === 'POST' ? { origin: ORIGIN } : {}), ...headers },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+    const set = res.headers['set-cookie'];
+    const line = Array.isArray(set) ? set[0] : set;
+    if (line?.startsWith('ts_session=')) this.cookie = /^ts_session=([^;]*)/.exec(line)![1] || undefined;
+    return res;
+  }
+  get = (url: string) => this.req('GET', url);
+  post = (url: string, payload: unknown = {}, headers?: Record<string, string>) => this.req('POST', url, payload, headers);
+}
+
+let userCount = 0;
+async function signUp(c: Client = new Client(), overrides: Record<string, unknown> = {}): Promise<{ c: Client; username: string; email: string; password: string }> {
+  const n = ++userCount;
+  const username = `user${n}_${Date.now() % 100000}`;
+  const email = `${username}@example.org`;
+  const password = `correct horse ${n}`;
+  const res = await c.post('/api/auth/signup', { username, email, password, agreeTerms: true, newsletterSubscribed: false, ...overrides });
+  expect(res.statusCode, res.body).toBe(201);
+  return { c, username, email, password };
+}
+
+async function verify(c: Client, email: string, after = 0): Promise<void> {
+  const token = linkToken(await smtp.next(email, after), 'verify-email');
+  const res = await c.post('/api/auth/verify-email', { token });
+  expect(res.json()).toEqual({ message: TEXTS.verified });
+}
+
+async function deliver(payload: { payload: string; signature: string }, a: App = main): Promise<LightMyRequestResponse> {
+  return a.app.inject({ method: 'POST', url: '/api/stripe/webhook', payload: payload.payload, headers: { 'content-type': 'application/json; charset=utf-8', 'stripe-signature': payload.signature } });
+}
+
+/** Verified user → checkout → the two webhooks Stripe sends → paying. Returns the subscription id. */
+async function subscribe(c: Client, userId: string, price = PRICE_MONTHLY): Promise<string> {
+  const checkout = await c.post('/api/stripe/create-checkout', { billingPeriod: price === PRICE_MONTHLY ? 'monthly' : 'annual' });
+  expect(checkout.statusCode, checkout.body).toBe(200);
+  const sessionCall = stripe.calls.filter((x) => x.path === '/v1/checkout/sessions').at(-1)!;
+  const customer = sessionCall.params.customer!;
+  const sub = subscriptionObject({ customer, price, status: 'active', userId, periodStart: Math.floor(now / 1000) });
+  stripe.subscriptions.set(sub.id, sub);
+  expect((await deliver(signedEvent('checkout.session.completed', { id: 'cs_x', object: 'checkout.session', mode: 'subscription', customer, subscription: sub.id, client_reference_id: userId }))).statusCode).toBe(200);
+  expect((await deliver(signedEvent('customer.subscription.created', sub))).statusCode).toBe(200);
+  return sub.id;
+}
+
+const userId = (a: App, username: string) => (a.db.prepare('SELECT id FROM users WHERE username = ?').get(username) as { id: string }).id;
+
+describe('passwords', () => {
+  it('are scrypt N=2^15 r=8 p=1 with a 16-byte salt and a 64-byte key, salted per hash', async () => {
+    const a = await hashPassword('a password');
+    const b = await hashPassword('a password');
+    expect(a).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{86}$/);
+    expect(a).not.toBe(b);
+    await expect(verifyPassword('a password', a)).resolves.toBe(true);
+    await expect(verifyPassword('a passwore', a)).resolves.toBe(false);
+    await expect(verifyPassword('a password', 'plain')).resolves.toBe(false);
+  });
+});
+
+describe('the whole flow', () => {
+  it('sign up → e-mail over SMTP → verify → checkout → signed webhooks → Standard with usage, history, certificates → portal → reset', async () => {
+    const before = smtp.mails.length;
+    const { c, username, email, password } = await signUp();
+    const id = userId(main, username);
+    // The password is stored as scrypt, never as given.
+    const stored = (main.db.prepare('SELECT password FROM users WHERE id = ?').get(id) as { password: string }).password;
+    expect(stored.startsWith('scrypt$')).toBe(true);
+    expect(stored).not.toContain(password);
+
+    const me = await c.get('/api/auth/me');
+    expect(me.json()).toEqual({ username, email, emailVerified: false });
+    // Checkout is refused until the e-mail is verified.
+    const early = await c.post('/api/stripe/create-checkout', { billingPeriod: 'annual' });
+    expect(early.statusCode).toBe(403);
+    expect(early.json()).toEqual({ error: TEXTS.verifyFirst });
+
+    const mail = await smtp.next(email, before);
+    expect(mail.text).toContain('Subject: Verify your Timeseal email address');
+    expect(mail.raw).toMatch(/Content-Type: text\/plain/);
+    expect(mail.raw).toMatch(/Content-Type: text\/html/);
+    expect(mail.text).toContain(`${ORIGIN}/verify-email?token=`);
+    // The database holds only the token's hash.
+    const token = linkToken(mail, 'verify-email');
+    expect(JSON.stringify(main.db.prepare('SELECT * FROM users WHERE id = ?').get(id))).not.toContain(token);
+    expect((await c.post('/api/auth/verify-email', { token })).json()).toEqual({ message: TEXTS.verified });
+    expect((await c.get('/api/auth/me')).json().emailVerified).toBe(true);
+
+    // Free tier before paying.
+    expect((await c.get('/api/subscription')).json()).toEqual({ status: 'inactive', stripePriceId: null, currentPeriodEnd: null, cancelAtPeriodEnd: false, plan: null, paymentsAvailable: true });
+    expect((await c.get('/api/timestamps')).statusCode).toBe(403);
+
+    const checkout = await c.post('/api/stripe/create-checkout', { billingPeriod: 'monthly' });
+    expect(checkout.statusCode).toBe(200);
+    expect(checkout.json().url).toMatch(new RegExp(`^${stripe.url}/checkout/cs_test_`));
+    const calls = stripe.calls.slice(-2);
+    expect(calls[0]).toMatchObject({ path: '/v1/customers', params: { email, 'metadata[userId]': id } });
+    expect(calls[1]).toMatchObject({ path: '/v1/checkout/sessions', params: { mode: 'subscription', client_reference_id: id, 'line_items[0][price]': PRICE_MONTHLY, success_url: `${ORIGIN}/dashboard?checkout=success`, cancel_url: `${ORIGIN}/pricing` } });
+    const customer = calls[1]!.params.customer!;
+    const sub = subscriptionObject({ customer, price: PRICE_MONTHLY, status: 'active', userId: id, periodStart: Math.floor(now / 1000), periodEnd: Math.floor(Date.parse('2025-12-02T03:06:00Z') / 1000) });
+    stripe.subscriptions.set(sub.id, sub);
+    const completed = await deliver(signedEvent('checkout.session.completed', { id: 'cs_1', object: 'checkout.session', mode: 'subscription', customer, subscription: sub.id, client_reference_id: id }));
+    expect(completed.json()).toEqual({ received: true });
+    expect(stripe.calls.at(-1)).toMatchObject({ method: 'GET', path: `/v1/subscriptions/${sub.id}` });
+    expect((await c.get('/api/subscription')).json()).toEqual({ status: 'active', stripePriceId: PRICE_MONTHLY, currentPeriodEnd: '2025-12-02T03:06:00.000Z', cancelAtPeriodEnd: false, plan: 'Standard Monthly', paymentsAvailable: true });
+    expect((await c.get('/api/auth/me')).json().subscription).toMatchObject({ status: 'active', plan: 'Standard Monthly' });
+    // Paying: checkout again is refused.
+    expect((await c.post('/api/stripe/create-checkout', { billingPeriod: 'annual' })).json()).toEqual({ error: TEXTS.alreadySubscribed });
+
+    // Submissions now count against the month and land in the history.
+    const hashes = [randomHash(), randomHash()];
+    const first = await c.post('/api/submit', { hash: hashes[0], fileName: 'contract <final>.pdf' });
+    expect(first.statusCode).toBe(201);
+    expect(first.json()).toMatchObject({ ok: true, remainingThisMonth: 499 });
+    now += 60_000;
+    expect((await c.post('/api/submit', { hash: hashes[1] })).json()).toMatchObject({ remainingThisMonth: 498 });
+    // Paying users are not held to the IP's 2 a day.
+    now += 60_000;
+    expect((await c.post('/api/submit', { hash: randomHash() })).statusCode).toBe(201);
+    expect((await c.get('/api/quota/usage')).json()).toEqual({ used: 3, limit: 500, period: 'month' });
+    const history = (await c.get('/api/timestamps')).json() as Array<{ id: number; fileName: string | null; hash: string; submittedAt: string }>;
+    expect(history).toHaveLength(3);
+    expect(history[2]).toMatchObject({ fileName: 'contract <final>.pdf', hash: hashes[0], submittedAt: '2025-11-02T03:06:00.000Z', ledgerDate: '2025-11-02' });
+    const cert = await c.get(`/api/certificate.php?id=${history[2]!.id}`);
+    expect(cert.statusCode).toBe(200);
+    expect(cert.body).toContain('contract &lt;final&gt;.pdf');
+    expect(cert.body).not.toContain('<final>');
+    expect(cert.body).toContain(hashes[0]);
+    expect(cert.headers['cache-control']).toBe('private, no-store');
+
+    // Portal.
+    const portal = await c.post('/api/stripe/create-portal');
+    expect(portal.json().url).toMatch(new RegExp(`^${stripe.url}/portal/bps_`));
+    expect(stripe.calls.at(-1)).toMatchObject({ path: '/v1/billing_portal/sessions', params: { customer, return_url: `${ORIGIN}/dashboard` } });
+
+    // Cancellation at period end, then deletion.
+    await deliver(signedEvent('customer.subscription.updated', { ...sub, cancel_at_period_end: true }));
+    expect((await c.get('/api/subscription')).json()).toMatchObject({ status: 'active', cancelAtPeriodEnd: true });
+    await deliver(signedEvent('customer.subscription.deleted', { ...sub, status: 'canceled' }));
+    expect((await c.get('/api/subscription')).json()).toMatchObject({ status: 'canceled', plan: null });
+    expect((await c.get('/api/timestamps')).statusCode).toBe(403);
+
+    // Forgot and reset the password: old sessions die, the new password works, the old one not.
+    const other = new Client();
+    expect((await other.post('/api/auth/login', { username, password })).statusCode).toBe(200);
+    const count = smtp.mails.length;
+    expect((await new Client().post('/api/auth/forgot-password', { email })).json()).toEqual({ message: TEXTS.forgotSent });
+    const reset = await smtp.next(email, count);
+    expect(reset.text).toContain('Subject: Reset your Timeseal password');
+    const resetToken = linkToken(reset, 'reset-password');
+    expect((await new Client().post('/api/auth/reset-password', { token: resetToken, password: 'a new password' })).json()).toEqual({ message: TEXTS.resetDone });
+    expect((await c.get('/api/auth/me')).json()).toBeNull();
+    expect((await other.get('/api/auth/me')).json()).toBeNull();
+    expect((await new Client().post('/api/auth/login', { username, password })).statusCode).toBe(401);
+    expect((await new Client().post('/api/auth/login', { username: email.toUpperCase(), password: 'a new password' })).statusCode).toBe(200);
+  });
+
+  it('names the annual plan "Standard Annual" and shows the Next Renewal data; invoice.payment_failed makes it past_due', async () => {
+    const { c, username, email } = await signUp();
+    await verify(c, email);
+    const subId = await subscribe(c, userId(main, username), PRICE_ANNUAL);
+    expect((await c.get('/api/subscription')).json()).toMatchObject({ status: 'active', plan: 'Standard Annual', stripePriceId: PRICE_ANNUAL });
+    const customer = (main.db.prepare('SELECT stripe_customer_id AS c FROM subscriptions WHERE stripe_subscription_id = ?').get(subId) as { c: string }).c;
+    await deliver(signedEvent('invoice.payment_failed', { id: 'in_1', object: 'invoice', customer, status: 'open' }));
+    expect((await c.get('/api/subscription')).json()).toMatchObject({ status: 'past_due', plan: null });
+  });
+});
+
+describe('error texts', () => {
+  it('signup', async () => {
+    const c = new Client();
+    const ok = { username: 'valid_name', email: 'valid@example.org', password: 'long enough', agreeTerms: true, newsletterSubscribed: false };
+    const cases: Array<[Record<string, unknown>, number, string]> = [
+      [{ ...ok, username: '  ' }, 400, TEXTS.usernameRequired],
+      [{ ...ok, email: '' }, 400, TEXTS.emailRequired],
+      [{ ...ok, password: '' }, 400, TEXTS.passwordRequired],
+      [{ ...ok, username: 'a b' }, 400, TEXTS.usernameRule],
+      [{ ...ok, email: 'not-an-email' }, 400, TEXTS.invalidEmail],
+      [{ ...ok, password: 'short' }, 400, TEXTS.passwordShort],
+      [{ ...ok, agreeTerms: false }, 400, 'You must agree to the Terms of Service and Privacy Policy'],
+      [{ ...ok, admin: true }, 400, 'body: unknown field "admin"'],
+    ];
+    for (const [body, status, error] of cases) {
+      const res = await c.post('/api/auth/signup', body);
+      expect(res.statusCode, error).toBe(status);
+      expect(res.json()).toEqual({ error });
+    }
+    expect(main.db.prepare('SELECT COUNT(*) AS n FROM users WHERE username = ?').get('valid_name')).toEqual({ n: 0 });
+    const { username, email } = await signUp();
+    expect((await c.post('/api/auth/signup', { ...ok, username: username.toUpperCase() })).json()).toEqual({ error: TEXTS.usernameTaken });
+    expect((await c.post('/api/auth/signup', { ...ok, email: email.toUpperCase() })).json()).toEqual({ error: TEXTS.emailTaken });
+  });
+
+  it('login, verification, reset, forgot, members-only and payments', async () => {
+    const c = new Client(main, '198.51.100.99');
+    expect((await c.post('/api/auth/login', { username: '', password: '' })).json()).toEqual({ error: TEXTS.loginFields });
+    const bad = await c.post('/api/auth/login', { username: 'nobody', password: 'whatever1' });
+    expect([bad.statusCode, bad.json()]).toEqual([401, { error: TEXTS.badLogin }]);
+    expect((await c.post('/api/auth/verify-email', {})).json()).toEqual({ error: TEXTS.noVerificationToken });
+    expect((await c.post('/api/auth/verify-email', { token: 'x'.repeat(43) })).json()).toEqual({ error: TEXTS.badVerificationToken });
+    expect((await c.post('/api/auth/reset-password', { token: 'x'.repeat(43), password: 'short' })).json()).toEqual({ error: 'Password must be at least 8 characters' });
+    expect((await c.post('/api/auth/reset-password', { token: 'x'.repeat(43), password: 'long enough' })).json()).toEqual({ error: 'Invalid or expired reset token' });
+    expect((await c.post('/api/auth/forgot-password', { email: '' })).json()).toEqual({ error: TEXTS.forgotEmail });
+    for (const [method, url] of [['GET', '/api/subscription'], ['GET', '/api/quota/usage'], ['GET', '/api/timestamps'], ['POST', '/api/stripe/create-checkout'], ['POST', '/api/stripe/create-portal'], ['POST', '/api/auth/resend-verification']] as const) {
+      const res = await c.req(method, url, method === 'POST' ? (url.endsWith('checkout') ? { billingPeriod: 'monthly' } : {}) : undefined);
+      expect([url, res.statusCode, res.json()]).toEqual([url, 401, { error: TEXTS.loginRequired }]);
+    }
+    const { c: member, email } = await signUp();
+    await verify(member, email);
+    expect((await member.post('/api/auth/resend-verification')).json()).toEqual({ error: TEXTS.alreadyVerified });
+    expect((await member.post('/api/stripe/create-portal')).json()).toEqual({ error: TEXTS.noBillingAccount });
+    expect((await member.post('/api/stripe/create-checkout', { billingPeriod: 'weekly' })).json()).toEqual({ error: 'billingPeriod: must be one of monthly, annual' });
+  });
+
+  it('without Stripe keys: payment endpoints answer 503 and the config says payments are unavailable', async () => {
+    const bare = await makeApp(null);
+    try {
+      const c = new Client(bare);
+      expect((await c.get('/api/stripe/config')).json()).toEqual({ paymentsAvailable: false });
+      await signUp(c);
+      for (const [url, body] of [['/api/stripe/create-checkout', { billingPeriod: 'monthly' }], ['/api/stripe/create-portal', {}]] as const) {
+        const res = await c.post(url, body);
+        expect([res.statusCode, res.json()]).toEqual([503, { error: 'Payments are not available on this server.' }]);
+      }
+      expect((await c.get('/api/subscription')).json().paymentsAvailable).toBe(false);
+      const hook = signedEvent('customer.subscription.updated', {});
+      expect((await deliver(hook, bare)).statusCode).toBe(503);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('resend-verification sends a fresh link and the old one stops working', async () => {
+    const { c, email } = await signUp();
+    const first = linkToken(await smtp.next(email), 'verify-email');
+    const count = smtp.mails.length;
+    expect((await c.post('/api/auth/resend-verification')).json()).toEqual({ message: TEXTS.verificationSent });
+    const second = linkToken(await smtp.next(email, count), 'verify-email');
+    expect(second).not.toBe(first);
+    expect((await c.post('/api/auth/verify-email', { token: first })).json()).toEqual({ error: TEXTS.badVerificationToken });
+    expect((await c.post('/api/auth/verify-email', { token: second })).json()).toEqual({ message: TEXTS.verified });
+  });
+});
+
+describe('security, as an attacker would try it', () => {
+  it('session cookie: HttpOnly, SameSite=Lax, Path=/, Secure on an https origin; rotated on login; gone after logout', async () => {
+    const { c, username, password } = await signUp();
+    const res = await c.post('/api/auth/login', { username, password });
+    const cookie = String(res.headers['set-cookie']);
+    expect(cookie).toMatch(/^ts_session=[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=2592000; Secure$/);
+    // Rotation: a session id fixed before login (here: the sign-up session) is not the one after, and is dead.
+    const fixed = new Client();
+    fixed.cookie = c.cookie;
+    const before = c.cookie;
+    const again = await fixed.post('/api/auth/login', { username, password });
+    expect(again.statusCode).toBe(200);
+    expect(fixed.cookie).not.toBe(before);
+    const stale = new Client();
+    stale.cookie = before;
+    expect((await stale.get('/api/auth/me')).json()).toBeNull();
+    // The database stores only the id's hash.
+    expect(JSON.stringify(main.db.prepare('SELECT * FROM sessions').all())).not.toContain(fixed.cookie!);
+    // Logout destroys the session on the server, not just the cookie.
+    const kept = fixed.cookie;
+    expect((await fixed.post('/api/auth/logout')).statusCode).toBe(200);
+    const replay = new Client();
+    replay.cookie = kept;
+    expect((await replay.get('/api/auth/me')).json()).toBeNull();
+    expect((await replay.get('/api/subscription')).statusCode).toBe(401);
+  });
+
+  it('an expired session (30 days) is refused', async () => {
+    const { c } = await signUp();
+    expect((await c.get('/api/auth/me')).json()).not.toBeNull();
+    now += 31 * 86_400_000;
+    try {
+      expect((await c.get('/api/auth/me')).json()).toBeNull();
+    } finally {
+      now -= 31 * 86_400_000;
+    }
+  });
+
+  it('CSRF: a cross-origin POST carrying the cookie is refused; same-origin (Origin or Sec-Fetch-Site) passes', async () => {
+    const { c, email } = await signUp();
+    await verify(c, email);
+    const evil = { origin: 'https://evil.example' };
+    for (const [url, body] of [['/api/stripe/create-checkout', { billingPeriod: 'monthly' }], ['/api/auth/logout', {}], ['/api/auth/resend-verification', {}], ['/api/submit', { hash: randomHash() }]] as const) {
+      const res = await c.post(url, body, evil);
+      expect([url, res.statusCode]).toEqual([url, 403]);
+      expect(res.body).toContain('Cross-origin request refused');
+    }
+    // Without Origin, Sec-Fetch-Site decides; a cross-site one is refused, a same-origin one passes.
+    const noOrigin = (site: string) => main.app.inject({ method: 'POST', url: '/api/auth/logout', payload: {}, headers: { cookie: `ts_session=${c.cookie}`, 'sec-fetch-site': site } });
+    expect((await noOrigin('cross-site')).statusCode).toBe(403);
+    expect((await c.get('/api/auth/me')).json()).not.toBeNull();
+    // A foreign Origin cannot log a victim into another account either (login CSRF).
+    expect((await new Client().post('/api/auth/login', { username: 'x', password: 'y' }, evil)).statusCode).toBe(403);
+    // The request's own host is accepted as the origin too (a server reached under another name).
+    expect((await c.post('/api/auth/logout', {}, { origin: 'http://localhost:80', host: 'localhost:80' })).statusCode).toBe(200);
+    expect((await c.get('/api/auth/me')).json()).toBeNull();
+  });
+
+  it('no IDOR: another user sees neither the history nor the certificates of a paying user', async () => {
+    const alice = await signUp();
+    await verify(alice.c, alice.email);
+    await subscribe(alice.c, userId(main, alice.username));
+    const secret = randomHash();
+    expect((await alice.c.post('/api/submit', { hash: secret, fileName: 'alice-secret.txt' })).statusCode).toBe(201);
+    const [row] = (await alice.c.get('/api/timestamps')).json() as Array<{ id: number }>;
+    expect((await alice.c.get(`/api/certificate.php?id=${row!.id}`)).body).toContain('alice-secret.txt');
+
+    const mallory = await signUp();
+    await verify(mallory.c, mallory.email);
+    await subscribe(mallory.c, userId(main, mallory.username));
+    const theirs = await mallory.c.get(`/api/certificate.php?id=${row!.id}`);
+    const unknown = await mallory.c.get('/api/certificate.php?id=99999999');
+    const anonymous = await new Client().get(`/api/certificate.php?id=${row!.id}`);
+    for (const res of [theirs, anonymous]) {
+      expect(res.statusCode).toBe(404);
+      expect(res.body).not.toContain('alice-secret.txt');
+      expect(res.body).not.toContain(secret);
+    }
+    expect(unknown.body.replace('99999999', String(row!.id))).toBe(theirs.body);
+    const list = (await mallory.c.get('/api/timestamps')).json() as Array<{ hash: string }>;
+    expect(list.map((r) => r.hash)).not.toContain(secret);
+  });
+
+  it('verification and reset tokens are single use; a reset link expires after 1 hour', async () => {
+    const { c, email, username } = await signUp();
+    const token = linkToken(await smtp.next(email), 'verify-email');
+    expect((await c.post('/api/auth/verify-email', { token })).statusCode).toBe(200);
+    expect((await c.post('/api/auth/verify-email', { token })).json()).toEqual({ error: TEXTS.badVerificationToken });
+
+    const count = smtp.mails.length;
+    await new Client().post('/api/auth/forgot-password', { email });
+    const reset = linkToken(await smtp.next(email, count), 'reset-password');
+    expect((await new Client().post('/api/auth/reset-password', { token: reset, password: 'first new password' })).statusCode).toBe(200);
+    expect((await new Client().post('/api/auth/reset-password', { token: reset, password: 'second new password' })).json()).toEqual({ error: 'Invalid or expired reset token' });
+
+    const count2 = smtp.mails.length;
+    await new Client().post('/api/auth/forgot-password', { email });
+    const late = linkToken(await smtp.next(email, count2), 'reset-password');
+    now += 61 * 60_000;
+    try {
+      expect((await new Client().post('/api/auth/reset-password', { token: late, password: 'third new password' })).json()).toEqual({ error: 'Invalid or expired reset token' });
+    } finally {
+      now -= 61 * 60_000;
+    }
+    expect((await new Client().post('/api/auth/login', { username, password: 'first new password' })).statusCode).toBe(200);
+  });
+
+  it('forgot-password answers the same whether or not the e-mail exists, and mails only the real one', async () => {
+    const { email } = await signUp();
+    await smtp.next(email);
+    const count = smtp.mails.length;
+    const c = new Client(main, '198.51.100.50');
+    const real = await c.post('/api/auth/forgot-password', { email });
+    const fake = await c.post('/api/auth/forgot-password', { email: 'no-such-user@example.org' });
+    expect(fake.statusCode).toBe(real.statusCode);
+    expect(fake.body).toBe(real.body);
+    expect(Object.keys(fake.headers).sort()).toEqual(Object.keys(real.headers).sort());
+    await smtp.next(email, count);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(smtp.mails.slice(count).flatMap((m) => m.to)).toEqual([email]);
+  });
+
+  it('login is throttled per account (from many addresses) and per address (over many accounts): 429', async () => {
+    const { username, password } = await signUp();
+    for (let i = 0; i < 10; i++) {
+      const res = await new Client(main, `203.0.113.${i + 1}`).post('/api/auth/login', { username, password: `wrong ${i}` });
+      expect(res.statusCode).toBe(401);
+    }
+    const locked = await new Client(main, '203.0.113.200').post('/api/auth/login', { username, password });
+    expect([locked.statusCode, locked.json()]).toEqual([429, { error: THROTTLED_ERROR }]);
+    now += 16 * 60_000;
+    try {
+      expect((await new Client(main, '203.0.113.201').post('/api/auth/login', { username, password })).statusCode).toBe(200);
+      const sprayer = new Client(main, '192.0.2.77');
+      for (let i = 0; i < 10; i++) expect((await sprayer.post('/api/auth/login', { username: `victim${i}`, password: 'guess1234' })).statusCode).toBe(401);
+      expect((await sprayer.post('/api/auth/login', { username, password })).statusCode).toBe(429);
+      const resetter = new Client(main, '192.0.2.78');
+      for (let i = 0; i < 10; i++) expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).statusCode).toBe(400);
+      expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).json()).toEqual({ error: THROTTLED_ERROR });
+    } finally {
+      now -= 16 * 60_000;
+    }
+  });
+
+  it('webhooks: a forged or missing signature is refused and changes nothing; a replayed event is applied once', async () => {
+    const { c, username, email } = await signUp();
+    await verify(c, email);
+    const id = userId(main, username);
+    await c.post('/api/stripe/create-checkout', { billingPeriod: 'monthly' });
+    const customer = stripe.calls.filter((x) => x.path === '/v1/checkout/sessions').at(-1)!.params.customer!;
+    const sub = subscriptionObject({ customer, price: PRICE_MONTHLY, status: 'active', userId: id });
+    const forged = signedEvent('customer.subscription.created', sub, { secret: 'whsec_attacker' });
+    const res = await deliver(forged);
+    expect([res.statusCode, res.json()]).toEqual([400, { error: 'Invalid Stripe signature' }]);
+    const tampered = signedEvent('customer.subscription.created', { ...sub, status: 'incomplete' });
+    expect((await deliver({ payload: tampered.payload.replace('"incomplete"', '"active"'), signature: tampered.signature })).statusCode).toBe(400);
+    expect((await main.app.inject({ method: 'POST', url: '/api/stripe/webhook', payload: forged.payload, headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
+    expect((await c.get('/api/subscription')).json().status).toBe('inactive');
+
+    const created = signedEvent('customer.subscription.created', sub);
+    expect((await deliver(created)).json()).toEqual({ received: true });
+    expect((await c.get('/api/subscription')).json().status).toBe('active');
+    // A later state, then the first event again (Stripe retries): the replay is not applied.
+    await deliver(signedEvent('customer.subscription.updated', { ...sub, status: 'past_due' }));
+    expect((await deliver(created)).json()).toEqual({ received: true, duplicate: true });
+    expect((await c.get('/api/subscription')).json().status).toBe('past_due');
+    expect(main.db.prepare('SELECT COUNT(*) AS n FROM stripe_events WHERE id = ?').get(created.id)).toEqual({ n: 1 });
+  });
+
+  it('the monthly quota is atomic: at 498 used, 10 concurrent submissions admit exactly 2', async () => {
+    const { c, username, email } = await signUp();
+    await verify(c, email);
+    const id = userId(main, username);
+    await subscribe(c, id);
+    main.db.prepare('INSERT INTO quota_usage (user_id, month, count) VALUES (?, ?, 498)').run(id, utcMonth(new Date(now)));
+    const results = await Promise.all(Array.from({ length: 10 }, () => c.post('/api/submit', { hash: randomHash() })));
+    const codes = results.map((r) => r.statusCode).sort();
+    expect(codes).toEqual([201, 201, 429, 429, 429, 429, 429, 429, 429, 429]);
+    expect(results.find((r) => r.statusCode === 429)!.json()).toEqual({ ok: false, error: MONTHLY_LIMIT_ERROR });
+    expect((await c.get('/api/quota/usage')).json()).toEqual({ used: 500, limit: 500, period: 'month' });
+    expect((await c.get('/api/timestamps')).json()).toHaveLength(2);
+    // A new month starts from zero.
+    now += 31 * 86_400_000;
+    try {
+      expect((await c.post('/api/submit', { hash: randomHash() })).statusCode).toBe(201);
+    } finally {
+      now -= 31 * 86_400_000;
+    }
+  });
+
+  it('free users keep the 2-per-day IP rule and get no history', async () => {
+    const { c } = await signUp(new Client(main, '192.0.2.200'));
+    expect((await c.post('/api/submit', { hash: randomHash() })).json()).toMatchObject({ remainingToday: 1 });
+    expect((await c.post('/api/submit', { hash: randomHash() })).statusCode).toBe(201);
+    expect((await c.post('/api/submit', { hash: randomHash() })).statusCode).toBe(429);
+    expect((await c.get('/api/quota/usage')).json()).toEqual({ used: 2, limit: 2, period: 'day' });
+    expect((await c.get('/api/timestamps')).json()).toEqual({ error: TEXTS.historyPaying });
+  });
+});
+
+describe('outbox without SMTP', () => {
+  it('writes the verification e-mail (text and HTML) to the outbox folder', async () => {
+    const dir = tempDir('outbox');
+    const env = projectEnv(dir);
+    const config = loadConfig({ ...env });
+    const ingest = loadIngestConfig(config, env);
+    const db = openDatabase(config.db);
+    const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), accounts: loadAccountsConfig(config.origin, {}) });
+    try {
+      const res = await app.inject({ method: 'POST', url: '/api/auth/signup', payload: { username: 'outboxer', email: 'outboxer@example.org', password: 'long enough', agreeTerms: true } });
+      expect(res.statusCode).toBe(201);
+      let files: string[] = [];
+      for (let i = 0; i < 100 && files.length === 0; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        files = fs.existsSync(ingest.outbox) ? fs.readdirSync(ingest.outbox) : [];
+      }
+      const eml = fs.readFileSync(path.join(ingest.outbox, files[0]!), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+      expect(eml).toContain('To: outboxer@example.org');
+      expect(eml).toMatch(/verify-email\?token=[A-Za-z0-9_-]{43}/);
+      expect(eml).toContain('text/html');
+    } finally {
+      await app.close();
+      db.close();
+    }
+  });
+});
