@@ -60,7 +60,12 @@ afterAll(async () => {
 /** A browser-like client: keeps the session cookie, sends the site's Origin on POSTs. */
 class Client {
   cookie: string | undefined;
-  constructor(readonly a: App = main, readonly ip = '198.51.100.7') {}
+  readonly a: App;
+  readonly ip: string;
+  constructor(a: App = main, ip = '198.51.100.7') {
+    this.a = a;
+    this.ip = ip;
+  }
   async req(method: 'GET' | 'POST', url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
     const res = await this.a.app.inject({
       method,
