@@ -29,7 +29,7 @@ describe('verify checks the day .ots', () => {
     expect(run(dir, ['verify']).code).toBe(0);
 
     const flipped = Buffer.from(good);
-    flipped[flipped.length - 40] ^= 0x01;
+    flipped[flipped.length - 40] = flipped[flipped.length - 40]! ^ 0x01;
     fs.writeFileSync(otsFile, flipped);
     const bad = run(dir, ['verify']);
     expect(bad.code).toBe(1);
