@@ -94,6 +94,10 @@ const messageSchema = { type: 'object', properties: { message: { type: 'string' 
 const urlSchema = { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } as const;
 /** Bodies of the POST routes that take none: nothing, or an empty JSON object. */
 const emptyBody = { type: 'object', properties: {}, additionalProperties: false } as const;
+/** Route option for those routes: an absent body is validated as `{}` (the site's Logout sends no body). */
+const noBodyIsEmpty = async (request: FastifyRequest): Promise<void> => {
+  request.body ??= {};
+};
 
 const subscriptionSchema = {
   type: 'object',
@@ -273,7 +277,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
 
   app.post(
     '/api/auth/logout',
-    { schema: { querystring: noQuery, body: emptyBody, response: { 200: messageSchema, ...plainErrors } } },
+    { preValidation: noBodyIsEmpty, schema: { querystring: noQuery, body: emptyBody, response: { 200: messageSchema, ...plainErrors } } },
     async (request, reply) => {
       const id = readCookie(request, SESSION_COOKIE);
       if (id) destroySession(s.db, id);
@@ -404,7 +408,7 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
 
   app.post(
     '/api/auth/resend-verification',
-    { schema: { querystring: noQuery, body: emptyBody, response: { 200: messageSchema, ...plainErrors } } },
+    { preValidation: noBodyIsEmpty, schema: { querystring: noQuery, body: emptyBody, response: { 200: messageSchema, ...plainErrors } } },
     async (request, reply) => {
       const user = me(request);
       if (user.emailVerified) throw new ClientError(400, TEXTS.alreadyVerified);
@@ -518,7 +522,7 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
 
   app.post(
     '/api/stripe/create-portal',
-    { schema: { querystring: noQuery, body: emptyBody, response: { 200: urlSchema, ...plainErrors } } },
+    { preValidation: noBodyIsEmpty, schema: { querystring: noQuery, body: emptyBody, response: { 200: urlSchema, ...plainErrors } } },
     async (request, reply) => {
       if (!s.accounts.stripe || !stripe) return reply.code(503).send({ error: TEXTS.paymentsUnavailable });
       const customer = subscriptionOf(s, me(request).id)?.stripeCustomerId;

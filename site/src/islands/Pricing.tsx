@@ -1,9 +1,12 @@
 // Pricing (spec §2 Pricing, §6, §8, §9): monthly/annual toggle (annual by default, "Save 40%"), four tiers, the
 // "Current Plan" badge from /api/auth/me and /api/subscription, Subscribe (visitors go to /signup, users
-// start checkout), and the Professional waitlist dialog (cannot close while pending; closing resets it).
+// start checkout; a 403 is the "Email verification required" toast, shown again on /dashboard where the user is
+// sent), "payments are unavailable" when the server has no Stripe keys (GET /api/stripe/config), and the
+// Professional waitlist dialog (cannot close while pending; closing resets it).
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { getJson, HttpError, postJson } from '../lib/api.ts';
 import { toast } from '../lib/toast.ts';
+import { toastAcrossNavigation } from '../lib/account.ts';
 import { validateWaitlist, type Errors, type WaitlistInput } from '../lib/validation.ts';
 
 type Period = 'monthly' | 'annual';
@@ -106,8 +109,12 @@ export default function Pricing() {
   const [plan, setPlan] = useState<Plan>('visitor');
   const [waitlist, setWaitlist] = useState(false);
   const [checkingOut, setCheckingOut] = useState(false);
+  const [paymentsAvailable, setPaymentsAvailable] = useState(true);
 
   useEffect(() => {
+    getJson<{ paymentsAvailable?: boolean }>('/api/stripe/config')
+      .then((c) => setPaymentsAvailable(c.paymentsAvailable !== false))
+      .catch(() => {});
     getJson<{ username?: string } | null>('/api/auth/me')
       .then(async (user) => {
         if (!user?.username) return;
@@ -129,7 +136,7 @@ export default function Pricing() {
       location.href = url;
     } catch (err) {
       if (err instanceof HttpError && err.status === 403) {
-        toast({ title: 'Email verification required', description: 'Please verify your email address before subscribing. Check your inbox or go to your dashboard to resend the verification link.', variant: 'destructive' });
+        toastAcrossNavigation({ title: 'Email verification required', description: 'Please verify your email address before subscribing. Check your inbox or go to your dashboard to resend the verification link.', variant: 'destructive' });
         location.href = '/dashboard';
       } else {
         toast({ title: 'Subscription failed', description: (err instanceof HttpError && err.serverMessage) || 'Failed to start checkout. Please try again.', variant: 'destructive' });
@@ -145,6 +152,9 @@ export default function Pricing() {
     <div>
       {plan !== 'visitor' && (
         <p className="mb-6 text-center"><span className="badge-green" data-testid="current-plan">Current Plan: {plan === 'standard' ? 'Standard Tier' : 'Free Tier'}</span></p>
+      )}
+      {!paymentsAvailable && (
+        <p role="status" data-testid="payments-unavailable" className="mx-auto mb-6 max-w-2xl rounded-lg border border-amber-300 bg-amber-50 p-3 text-center text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">Payments are not available on this server right now, so the Standard plan cannot be bought here. The free tier works as usual.</p>
       )}
       <div className="mb-10 flex items-center justify-center gap-3">
         <div role="group" aria-label="Billing period" className="inline-flex rounded-lg border border-slate-300 bg-white p-1 dark:border-slate-700 dark:bg-slate-900">
@@ -169,7 +179,7 @@ export default function Pricing() {
           {plan === 'standard' ? (
             <button type="button" className="btn-primary mt-6" disabled>Current Plan</button>
           ) : (
-            <button type="button" className="btn-primary mt-6" onClick={subscribe} disabled={checkingOut}>Subscribe Now</button>
+            <button type="button" className="btn-primary mt-6" onClick={subscribe} disabled={checkingOut || (!paymentsAvailable && plan !== 'visitor')}>Subscribe Now</button>
           )}
         </article>
         <article className="card relative flex flex-col" data-tier="professional">

@@ -1,0 +1,57 @@
+// E-mail verification (spec §2 Verify e-mail, §4, §5, §8): reads ?token=, posts it once; "Verifying Email"
+// while loading; "Email Verified!" with the server's message, or "Verification Failed" with the server's
+// message (fallback "Failed to verify email"; no token: "No verification token provided").
+import { useEffect, useState } from 'react';
+import { errorMessage, postJson } from '../lib/api.ts';
+
+type State = { kind: 'loading' } | { kind: 'success'; message: string } | { kind: 'error'; message: string };
+
+export default function VerifyEmail() {
+  const [state, setState] = useState<State>({ kind: 'loading' });
+
+  useEffect(() => {
+    const token = new URLSearchParams(location.search).get('token');
+    if (!token) {
+      setState({ kind: 'error', message: 'No verification token provided' });
+      return;
+    }
+    postJson<{ message?: string }>('/api/auth/verify-email', { token })
+      .then((answer) => setState({ kind: 'success', message: answer.message || 'Your email address has been verified.' }))
+      .catch((err: unknown) => setState({ kind: 'error', message: errorMessage(err, 'Failed to verify email') }));
+  }, []);
+
+  if (state.kind === 'loading') {
+    return (
+      <div className="flex flex-col items-center gap-4 text-center" role="status">
+        <span className="h-10 w-10 animate-spin rounded-full border-4 border-emerald-600 border-t-transparent" aria-hidden="true" />
+        <h2 className="text-xl font-semibold">Verifying Email</h2>
+        <p className="muted text-sm">Please wait while we check your link.</p>
+      </div>
+    );
+  }
+  if (state.kind === 'success') {
+    return (
+      <div className="space-y-4 text-center" data-testid="verify-success">
+        <div className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-emerald-100 text-2xl text-emerald-700 dark:bg-emerald-900 dark:text-emerald-300" aria-hidden="true">✓</div>
+        <h2 className="text-xl font-semibold">Email Verified!</h2>
+        <p className="muted text-sm">{state.message}</p>
+        <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
+          <a href="/dashboard" className="btn-primary">Go to Dashboard</a>
+          <a href="/" className="btn-secondary">Go to Home</a>
+        </div>
+      </div>
+    );
+  }
+  return (
+    <div className="space-y-4 text-center" data-testid="verify-error">
+      <div className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-red-100 text-2xl text-red-700 dark:bg-red-950 dark:text-red-300" aria-hidden="true">✕</div>
+      <h2 className="text-xl font-semibold">Verification Failed</h2>
+      <p className="text-sm text-red-700 dark:text-red-400">{state.message}</p>
+      <p className="muted text-sm">The link may be invalid or expired. Log in and request a new verification email from your dashboard.</p>
+      <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
+        <a href="/login" className="btn-primary">Go to Login</a>
+        <a href="/" className="btn-secondary">Go to Home</a>
+      </div>
+    </div>
+  );
+}
