@@ -119,3 +119,32 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
 }
+
+/** Decodes `text` (2·n hex digits) into out[offset … offset+n) without allocating. */
+export function hexInto(text: string, out: Uint8Array, offset: number, field = 'hex'): void {
+  if (text.length % 2 !== 0) throw new FormatError(field, `odd number of hex digits (${text.length})`);
+  for (let i = 0; i < text.length / 2; i++) {
+    const hi = hexValue(text.charCodeAt(2 * i));
+    const lo = hexValue(text.charCodeAt(2 * i + 1));
+    if (hi < 0 || lo < 0) throw new FormatError(field, `not hexadecimal at character ${2 * i + (hi < 0 ? 1 : 2)}`);
+    out[offset + i] = (hi << 4) | lo;
+  }
+}
+
+/** Lower-case hex of bytes[start … end) without making a view. */
+export function hexOf(bytes: Uint8Array, start: number, end: number): string {
+  let out = '';
+  for (let i = start; i < end; i++) out += HEX_BYTE[bytes[i]!];
+  return out;
+}
+
+/** Writes the lower-case hex of bytes[start … end) into out at `at` (ASCII); returns the next position. */
+export function writeHex(bytes: Uint8Array, start: number, end: number, out: Uint8Array, at: number): number {
+  for (let i = start; i < end; i++) {
+    const b = bytes[i]!;
+    out[at++] = HEX_CODES[b >> 4]!;
+    out[at++] = HEX_CODES[b & 15]!;
+  }
+  return at;
+}
+const HEX_CODES = Uint8Array.from(HEX, (c) => c.charCodeAt(0));

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
-import { encodeShard, lookupShard, mergeRecords, parseShard, shardDigits, shardPath, SHARD_RECORD_SIZE, type ShardRecord } from './index-shard.ts';
+import { checkShard, encodeShard, indexJsonChunks, lookupShard, mergeRecords, mergeShard, parseShard, shardDigits, shardPath, SHARD_RECORD_SIZE, type ShardRecord } from './index-shard.ts';
 
 const record = (byte: number, leafIndex: number, submittedMs = 1_762_000_000_000): ShardRecord => ({
   hash: new Uint8Array(32).fill(byte),
@@ -62,3 +62,62 @@ describe('index shards (FORMAT.md §6)', () => {
     );
   });
 });
+
+describe('byte-level shard merging (what the build uses)', () => {
+  const day = (hashBytes: number[], firstLeaf: number, ms: number[]) => ({
+    hashes: new Uint8Array(hashBytes.flatMap((b) => Array<number>(32).fill(b))),
+    ms,
+    firstLeaf,
+  });
+
+  it('equals encodeShard(mergeRecords(...)) for random shards and days, dropping records past keepBelow', () => {
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: 12 }),
+        fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: 12 }),
+        fc.nat(5),
+        (oldBytes, newBytes, leftovers) => {
+          const oldSize = 100;
+          const existing = [...oldBytes].sort((a, b) => a - b).map((b, i) => record(b, i * 3));
+          // Records of an unfinished attempt (leaf index >= oldSize) must be dropped.
+          const stale = Array.from({ length: leftovers }, (_, i) => record(41 + i, oldSize + i));
+          const existingBytes = encodeShard([...existing, ...stale].sort(compareForTest)).subarray(4);
+          const sortedNew = [...newBytes].sort((a, b) => a - b);
+          const d = day(sortedNew, oldSize, sortedNew.map((_, i) => 1_762_000_000_000 + i));
+          const merged = mergeShard(existingBytes, oldSize, d, 0, sortedNew.length);
+          const fresh = sortedNew.map((b, i) => record(b, oldSize + i, 1_762_000_000_000 + i));
+          expect(toHex(merged)).toBe(toHex(encodeShard(mergeRecords(existing, fresh))));
+          expect(() => checkShard(merged)).not.toThrow();
+        },
+      ),
+    );
+  });
+
+  it('checkShard rejects what parseShard rejects', () => {
+    const good = encodeShard([record(1, 0), record(2, 1)]);
+    expect(() => checkShard(good.subarray(0, good.length - 1))).toThrow(/truncated/);
+    const swapped = good.slice();
+    swapped.set(good.subarray(48, 92), 4);
+    swapped.set(good.subarray(4, 48), 48);
+    expect(() => checkShard(swapped)).toThrow(/sorted/);
+    expect(() => checkShard(good, '02')).toThrow(/does not belong/);
+    expect(() => checkShard(encodeShard([record(0xab, 0)]), 'ab')).not.toThrow();
+  });
+
+  it('index-sha256.json chunks: one date for a hash on one day, a list for several, the first time', () => {
+    const t1 = Date.UTC(2025, 10, 2, 9, 14, 3, 123);
+    const t2 = Date.UTC(2025, 10, 3, 23, 59, 59, 999);
+    const shards = [encodeShard([record(1, 0, t1), record(1, 7, t2)]), encodeShard([record(2, 3, t2)])];
+    const text = [...indexJsonChunks(() => shards)].join('');
+    const parsed = JSON.parse(text) as { map: Record<string, unknown>; timestamps: Record<string, string> };
+    expect(parsed.map[toHex(record(1, 0).hash)]).toEqual(['2025-11-02', '2025-11-03']);
+    expect(parsed.map[toHex(record(2, 0).hash)]).toBe('2025-11-03');
+    expect(parsed.timestamps[toHex(record(1, 0).hash)]).toBe(new Date(t1).toISOString());
+    expect(parsed.timestamps[toHex(record(2, 0).hash)]).toBe(new Date(t2).toISOString());
+    expect(text.split('\n').length).toBe(8);
+  });
+});
+
+function compareForTest(a: ShardRecord, b: ShardRecord): number {
+  return a.hash[0]! - b.hash[0]! || a.leafIndex - b.leafIndex;
+}

@@ -2,7 +2,7 @@
 // bounded amount whatever the archive size. The prefix grows with the log (shardDigits) so that a shard holds
 // at most about SHARD_TARGET records on average. Records are 44 bytes: hash (32) || leaf index (uint48 BE) ||
 // submission time in ms (uint48 BE), sorted by (hash, leaf index), after the magic "TSX1".
-import { compareBytes, fromHex, toHex } from './encoding.ts';
+import { compareBytes, fromHex, hexOf, toHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
 
 export const SHARD_MAGIC = new Uint8Array([0x54, 0x53, 0x58, 0x31]); // "TSX1"
@@ -89,6 +89,24 @@ export function parseShard(bytes: Uint8Array, expectedPrefix?: string): ShardRec
   return records;
 }
 
+/** Checks shard bytes without parsing them into objects: magic, whole records sorted by (hash, leaf index),
+ * and, with `prefix`, that every hash starts with it. */
+export function checkShard(bytes: Uint8Array, prefix?: string): void {
+  if (bytes.length < 4 || SHARD_MAGIC.some((b, i) => bytes[i] !== b)) throw new FormatError('shard', 'bad magic (expected TSX1)');
+  if ((bytes.length - 4) % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
+  const digits = prefix?.length ?? 0;
+  const want = prefix === undefined ? 0 : parseInt(prefix, 16);
+  for (let o = 4; o < bytes.length; o += SHARD_RECORD_SIZE) {
+    if (prefix !== undefined && prefixValue(bytes, o, digits) !== want) {
+      throw new FormatError('shard', `hash ${hexOf(bytes, o, o + 32)} does not belong in shard ${prefix}`);
+    }
+    if (o > 4) {
+      const c = compareHashAt(bytes, o - SHARD_RECORD_SIZE, bytes, o) || readUint48(bytes, o - 12) - readUint48(bytes, o + 32);
+      if (c >= 0) throw new FormatError('shard', 'records not sorted');
+    }
+  }
+}
+
 /** Every record of `hashHex` in a shard, oldest leaf first (binary search; no full parse). */
 export function lookupShard(bytes: Uint8Array, hashHex: string): ShardRecord[] {
   const target = fromHex(hashHex, 'hash');
@@ -122,32 +140,114 @@ export function mergeRecords(a: ShardRecord[], b: ShardRecord[]): ShardRecord[] 
   return out;
 }
 
+/** Compares a[ao … ao+32) with b[bo … bo+32) as unsigned bytes, without views. */
+function compareHashAt(a: Uint8Array, ao: number, b: Uint8Array, bo: number): number {
+  for (let k = 0; k < 32; k++) {
+    const d = a[ao + k]! - b[bo + k]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** The first `digits` hex digits (at most 6) of the hash at bytes[offset …], as a number. */
+export function prefixValue(bytes: Uint8Array, offset: number, digits: number): number {
+  const top = (bytes[offset]! << 16) | (bytes[offset + 1]! << 8) | bytes[offset + 2]!;
+  return top >>> (24 - 4 * digits);
+}
+
+export function prefixText(value: number, digits: number): string {
+  return value.toString(16).padStart(digits, '0');
+}
+
+/** A day's new index records in columns: hash i is hashes[32i … 32i+32), its leaf firstLeaf + i, its time ms[i]. */
+export interface DayRecords {
+  hashes: Uint8Array;
+  ms: ArrayLike<number>;
+  firstLeaf: number;
+}
+
+/**
+ * Shard bytes (with magic) merging `existing` — 44-byte records without magic, sorted, of which those whose
+ * leaf index is `keepBelow` or more are dropped (left by an unfinished earlier attempt) — with the day's
+ * records [from, to). Works on bytes alone: no object per record.
+ */
+export function mergeShard(existing: Uint8Array, keepBelow: number, day: DayRecords, from: number, to: number): Uint8Array {
+  if (existing.length % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
+  const out = new Uint8Array(4 + existing.length + (to - from) * SHARD_RECORD_SIZE);
+  out.set(SHARD_MAGIC, 0);
+  let o = 4;
+  let e = 0;
+  let i = from;
+  const writeDay = (k: number): void => {
+    out.set(day.hashes.subarray(32 * k, 32 * k + 32), o);
+    writeUint48(out, o + 32, day.firstLeaf + k);
+    writeUint48(out, o + 38, day.ms[k]!);
+    o += SHARD_RECORD_SIZE;
+  };
+  while (e < existing.length || i < to) {
+    if (e < existing.length && readUint48(existing, e + 32) >= keepBelow) {
+      e += SHARD_RECORD_SIZE;
+      continue;
+    }
+    // Equal hashes: the existing record is an earlier day's, so its leaf index is smaller and goes first.
+    if (i >= to || (e < existing.length && compareHashAt(existing, e, day.hashes, 32 * i) <= 0)) {
+      out.set(existing.subarray(e, e + SHARD_RECORD_SIZE), o);
+      o += SHARD_RECORD_SIZE;
+      e += SHARD_RECORD_SIZE;
+    } else {
+      writeDay(i++);
+    }
+  }
+  return o === out.length ? out : out.slice(0, o);
+}
+
+const DAY_MS = 86_400_000;
+const dayNames = new Map<number, string>();
+const pad = (n: number, width: number): string => String(n).padStart(width, '0');
+
+/** UTC date of an epoch-millisecond time, cached per day (a shard's records share a few hundred days). */
 function isoDate(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const day = Math.floor(ms / DAY_MS);
+  let name = dayNames.get(day);
+  if (name === undefined) {
+    name = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    dayNames.set(day, name);
+  }
+  return name;
+}
+
+/** new Date(ms).toISOString() for ms ≥ 0, without a Date per call. */
+function isoTime(ms: number): string {
+  const rest = ms % DAY_MS;
+  return `${isoDate(ms)}T${pad(Math.floor(rest / 3_600_000), 2)}:${pad(Math.floor(rest / 60_000) % 60, 2)}:${pad(Math.floor(rest / 1000) % 60, 2)}.${pad(rest % 1000, 3)}Z`;
 }
 
 /**
  * The text of index-sha256.json (docs/FORMAT.md §6) as a sequence of chunks, so it can be written or compared
  * without ever holding it as one string (it grows with the whole archive). `shards` is called twice (one pass
- * for "map", one for "timestamps") and yields each shard's records in prefix order.
+ * for "map", one for "timestamps") and yields each shard's bytes (as in the archive) in prefix order.
  */
-export function* indexJsonChunks(shards: () => Iterable<ShardRecord[]>): Generator<string> {
+export function* indexJsonChunks(shards: () => Iterable<Uint8Array>): Generator<string> {
   for (const section of ['map', 'timestamps'] as const) {
     yield section === 'map' ? '{"map":{\n' : '\n},"timestamps":{\n';
     let first = true;
-    for (const records of shards()) {
+    for (const shard of shards()) {
       const lines: string[] = [];
-      for (let i = 0; i < records.length; ) {
-        let j = i + 1;
-        while (j < records.length && compareBytes(records[j]!.hash, records[i]!.hash) === 0) j++;
-        const hash = toHex(records[i]!.hash);
+      for (let o = 4; o < shard.length; ) {
+        let next = o + SHARD_RECORD_SIZE;
+        while (next < shard.length && compareHashAt(shard, next, shard, o) === 0) next += SHARD_RECORD_SIZE;
+        const hash = hexOf(shard, o, o + 32);
         if (section === 'map') {
-          const dates = records.slice(i, j).map((r) => isoDate(r.submittedMs));
-          lines.push(`"${hash}":${dates.length === 1 ? `"${dates[0]}"` : JSON.stringify(dates)}`);
+          if (next === o + SHARD_RECORD_SIZE) lines.push(`"${hash}":"${isoDate(readUint48(shard, o + 38))}"`);
+          else {
+            const dates: string[] = [];
+            for (let r = o; r < next; r += SHARD_RECORD_SIZE) dates.push(isoDate(readUint48(shard, r + 38)));
+            lines.push(`"${hash}":${JSON.stringify(dates)}`);
+          }
         } else {
-          lines.push(`"${hash}":"${new Date(records[i]!.submittedMs).toISOString()}"`);
+          lines.push(`"${hash}":"${isoTime(readUint48(shard, o + 38))}"`);
         }
-        i = j;
+        o = next;
       }
       if (lines.length === 0) continue;
       yield (first ? '' : ',\n') + lines.join(',\n');

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromUtf8, utf8 } from './encoding.ts';
 import { FormatError } from './errors.ts';
-import { encodeLedger, isDate, parseLedger, type Ledger } from './ledger.ts';
+import { encodeLedger, encodeLedgerColumns, isDate, parseLedger, type Ledger } from './ledger.ts';
 
 const H = (c: string) => c.repeat(64);
 
@@ -90,5 +90,24 @@ describe('ledger file (FORMAT.md §3)', () => {
     expect(isDate('2024-02-29')).toBe(true);
     expect(isDate('2025-02-29')).toBe(false);
     expect(isDate('2025-1-01')).toBe(false);
+  });
+});
+
+describe('columnar ledger encoding (what the build uses)', () => {
+  it('gives the same bytes as encodeLedger and the same errors', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 30 }), (raw) => {
+        const sorted = raw.map((b) => Buffer.from(b)).sort(Buffer.compare);
+        const entries = sorted.map((b, i) => ({ hash: b.toString('hex'), submittedAt: new Date(Date.UTC(2025, 10, 2) + i * 1000).toISOString() }));
+        const l = ledger({ firstIndex: 7, treeSize: 7 + entries.length, entries });
+        const { entries: _, ...head } = l;
+        const columns = encodeLedgerColumns(head, new Uint8Array(Buffer.concat(sorted)), entries.map((e) => e.submittedAt));
+        expect(Buffer.from(columns).equals(Buffer.from(encodeLedger(l)))).toBe(true);
+      }),
+    );
+    const { entries: _, ...head } = ledger({ treeSize: 5 });
+    const two = new Uint8Array(64).fill(2, 0, 32).fill(1, 32);
+    expect(() => encodeLedgerColumns(head, two, ['2025-11-02T00:00:00.000Z', '2025-11-02T00:00:00.000Z'])).toThrow(/sorted/);
+    expect(() => encodeLedgerColumns(head, new Uint8Array(32), ['2025-11-02T00:00:00.000Z'])).toThrow(/tree_size/);
   });
 });

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { concatBytes, toHex, utf8 } from './encoding.ts';
 import { FormatError, NotFoundError } from './errors.ts';
-import type { Hasher } from './hash.ts';
+import { sha256, type Hasher } from './hash.ts';
 import {
   consistencyProof,
   inclusionProof,
@@ -450,3 +450,19 @@ function tileStore(initial: Tile[]) {
     },
   };
 }
+
+describe('appendLeaves with one flat buffer of leaf hashes', () => {
+  it('gives the same root and tiles as a list of leaf hashes', () => {
+    const leaves = Array.from({ length: 700 }, (_, i) => sha256(new Uint8Array([i & 255, i >> 8])));
+    const none: HashReader = () => {
+      throw new Error('empty tree');
+    };
+    const listed = appendLeaves(0, none, leaves);
+    const flat = appendLeaves(0, none, new Uint8Array(Buffer.concat(leaves)));
+    expect(toHex(flat.root)).toBe(toHex(listed.root));
+    expect(flat.tiles.map((t) => `${t.level}/${t.index}/${t.width}/${toHex(t.data)}`)).toEqual(
+      listed.tiles.map((t) => `${t.level}/${t.index}/${t.width}/${toHex(t.data)}`),
+    );
+    expect(() => appendLeaves(0, none, new Uint8Array(33))).toThrow(/whole 32-byte hashes/);
+  });
+});

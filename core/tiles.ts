@@ -223,16 +223,22 @@ export interface AppendResult {
  * of the old rightmost partial tiles and for old complete subtrees the new root needs. All hashing goes
  * through `hasher` (the pipeline passes node:crypto's); the hashes of one level go into one buffer and each
  * full tile is reduced to its root through one reused scratch buffer, so the only per-hash allocation is the
- * digest the hasher returns.
+ * digest the hasher returns. `newLeafHashes` may also be one flat buffer of concatenated 32-byte leaf hashes,
+ * which spares a writer with millions of leaves one object per leaf.
  */
 export function appendLeaves(
   oldSize: number,
   read: HashReader,
-  newLeafHashes: readonly Uint8Array[],
+  newLeafHashes: readonly Uint8Array[] | Uint8Array,
   hasher: Hasher = sha256,
 ): AppendResult {
   checkCount(oldSize, 'old size');
-  const size = oldSize + newLeafHashes.length;
+  const flat = newLeafHashes instanceof Uint8Array ? newLeafHashes : undefined;
+  if (flat !== undefined && flat.length % HASH_SIZE !== 0) {
+    throw new FormatError('new leaf hashes', `a flat buffer must hold whole 32-byte hashes, got ${flat.length} bytes`);
+  }
+  const count = flat !== undefined ? flat.length / HASH_SIZE : (newLeafHashes as readonly Uint8Array[]).length;
+  const size = oldSize + count;
   checkCount(size, 'new size');
   const tiles: Tile[] = [];
   const layers: Array<{ base: number; hashes: Uint8Array }> = [];
@@ -251,9 +257,12 @@ export function appendLeaves(
       hashes.set(hash, (i - base) * HASH_SIZE);
     }
     const freshOffset = (oldCount - base) * HASH_SIZE;
-    if (fresh === undefined) {
-      for (let i = 0; i < newLeafHashes.length; i++) {
-        const leaf = newLeafHashes[i]!;
+    if (fresh === undefined && flat !== undefined) {
+      hashes.set(flat, freshOffset);
+    } else if (fresh === undefined) {
+      const list = newLeafHashes as readonly Uint8Array[];
+      for (let i = 0; i < list.length; i++) {
+        const leaf = list[i]!;
         if (leaf.length !== HASH_SIZE) throw hashSizeError(`new leaf hash ${i}`, leaf);
         hashes.set(leaf, freshOffset + i * HASH_SIZE);
       }

@@ -26,32 +26,35 @@ import {
 } from '../core/archive.ts';
 import { signCheckpoint } from '../core/checkpoint.ts';
 import { encodeSignaturesMeta, keyFingerprints, verifyDayFiles } from '../core/day.ts';
-import { fromHex, fromUtf8, toHex } from '../core/encoding.ts';
+import { concatBytes, fromUtf8, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import {
-  encodeShard,
+  checkShard,
   indexJsonChunks,
-  mergeRecords,
-  parseShard,
+  mergeShard,
+  prefixText,
+  prefixValue,
   shardDigits,
   shardDir,
-  type ShardRecord,
+  SHARD_MAGIC,
+  SHARD_RECORD_SIZE,
+  type DayRecords,
 } from '../core/index-shard.ts';
-import { encodeLedger, isDate, utcDate, type Ledger } from '../core/ledger.ts';
-import { leafHash, treeHash } from '../core/merkle.ts';
+import { encodeLedgerColumns, isDate, utcDate } from '../core/ledger.ts';
+import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
 import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
 import { appendLeaves, encodeEntryBundle, entryBundlePath, parseEntryBundle, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { Clock } from './clock.ts';
 import { UsageError, type Config } from './config.ts';
 import type { DB } from './db.ts';
-import { readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable, writeMutableChunks } from './files.ts';
+import { forgetListings, readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable, writeMutableChunks } from './files.ts';
 import type { SigningKeys, PublicKeys } from './keys.ts';
 import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock } from './lock.ts';
 import { mldsaMu, nodeSha256 } from './node-hash.ts';
-import { smallSha256 } from './small-sha256.ts';
-import { datesWithSubmissions, dayEntries } from './queue.ts';
+import { smallSha256, smallSha256Into } from './small-sha256.ts';
+import { datesWithSubmissions, dayColumns } from './queue.ts';
 
 export interface BuildContext {
   config: Config;
@@ -147,6 +150,8 @@ export function buildLedgers(ctx: BuildContext, options: { date?: string } = {})
   }
   fs.mkdirSync(archive, { recursive: true });
   return withLock(path.join(path.dirname(path.resolve(ctx.config.db)), 'archive.lock'), () => {
+    // Another process may have written the archive since this one last did (a server runs builds for days).
+    forgetListings();
     removeStaleTemps(archive);
     const state = readState(archive, ctx.config.logOrigin);
     completeMutableFiles(ctx, state);
@@ -208,30 +213,32 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
     ctx.progress?.(`re-verifying ${previous.date} before extending the log`);
     verifyPublishedDay(archive, ctx.keys.public, previous);
   }
-  const rows = dayEntries(ctx.db, date);
-  if (rows.length === 0) throw new UsageError(`no submissions for ${date}`);
-  ctx.progress?.(`${date}: ${rows.length} hashes`);
+  const day = dayColumns(ctx.db, date);
+  if (day.count === 0) throw new UsageError(`no submissions for ${date}`);
+  ctx.progress?.(`${date}: ${day.count} hashes`);
   const oldSize = previous?.treeSize ?? 0;
-  const entries = rows.map((r) => fromHex(r.hash, 'hash'));
-  const leafHashes = entries.map((e) => leafHash(e, smallSha256));
+  const leafHashes = leafHashesOf(day.hashes);
   const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), smallSha256);
   const appended = appendLeaves(oldSize, reader, leafHashes, smallSha256);
   const root = toHex(appended.root);
   const out = new WriteCounter();
+  // Small files first, large ones last: on ext4 (data=ordered) creating files stalls behind the writeback of
+  // hundreds of MB, so the ~12,000 tiles, bundles and shards go out before the ledger and index-sha256.json.
+  // Shards may be written before the commit point: records of an unfinished attempt are dropped on rerun.
+  const shards = alreadyPublished ? undefined : updateShards(archive, out, oldSize, appended.size, { hashes: day.hashes, ms: day.ms, firstLeaf: oldSize });
 
   for (const tile of appended.tiles) out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data);
-  writeEntryBundles(archive, out, oldSize, entries);
+  writeEntryBundles(archive, out, oldSize, day.hashes);
 
-  const ledger: Ledger = {
+  const header = {
     origin: state.origin,
     date,
     firstIndex: oldSize,
     treeSize: appended.size,
     root,
     previous: previous ? { date: previous.date, sha256: previous.sha256 } : null,
-    entries: rows,
   };
-  const ledgerBytes = encodeLedger(ledger);
+  const ledgerBytes = encodeLedgerColumns(header, day.hashes, day.times);
   const digest = nodeSha256(ledgerBytes);
   const ledgerSha256 = toHex(digest);
   const { ecdsaSecret, mldsaSeed } = ctx.keys;
@@ -246,32 +253,44 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
   out.immutable(archive, signaturesMetaPath(date), encodeSignaturesMeta(date, ledgerBytes.length, ledgerSha256, keyFingerprints(pub)));
   out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
 
-  const record: DayRecord = { date, firstIndex: oldSize, entryCount: rows.length, treeSize: appended.size, root, sha256: ledgerSha256 };
+  const record: DayRecord = { date, firstIndex: oldSize, entryCount: day.count, treeSize: appended.size, root, sha256: ledgerSha256 };
   if (alreadyPublished) {
     const published = state.days[position]!;
     if (JSON.stringify(published) !== JSON.stringify(record)) {
       throw new MismatchError(`${date} in days.json`, JSON.stringify(published), JSON.stringify(record));
     }
   } else {
-    const newRecords = rows.map((r, i): ShardRecord => ({ hash: entries[i]!, leafIndex: oldSize + i, submittedMs: Date.parse(r.submittedAt) }));
-    updateIndex(archive, out, oldSize, appended.size, newRecords);
+    writeIndexJson(archive, out, appended.size, shards!);
     syncArchive(archive);
     state.days.push(record);
     out.mutable(archive, DAYS_PATH, encodeDays(state));
     out.mutable(archive, CHECKPOINT_PATH, checkpoint);
     removeOtherIndexes(archive, shardDigits(appended.size));
   }
-  return { date, alreadyPublished, entryCount: rows.length, firstIndex: oldSize, treeSize: appended.size, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes };
+  return { date, alreadyPublished, entryCount: day.count, firstIndex: oldSize, treeSize: appended.size, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes };
+}
+
+/** RFC 6962 leaf hashes SHA-256(0x00 || entry) of back-to-back 32-byte entries, back to back. */
+function leafHashesOf(entries: Uint8Array): Uint8Array {
+  const out = new Uint8Array(entries.length);
+  const input = new Uint8Array(33); // input[0] = 0x00, RFC 6962 §2.1 leaf prefix
+  for (let at = 0; at < entries.length; at += 32) {
+    input.set(entries.subarray(at, at + 32), 1);
+    smallSha256Into(input, out, at);
+  }
+  return out;
 }
 
 /** Entry bundles from the old size's partial bundle onwards (tlog-tiles: tile/entries/N[.p/W]). */
-function writeEntryBundles(archive: string, out: WriteCounter, oldSize: number, entries: Uint8Array[]): void {
+function writeEntryBundles(archive: string, out: WriteCounter, oldSize: number, entries: Uint8Array): void {
   const firstBundle = Math.floor(oldSize / TILE_WIDTH);
   const carried = oldSize % TILE_WIDTH;
-  const all = carried === 0 ? entries : [...parseEntryBundle(readEntryBundle(archive, firstBundle, carried), carried), ...entries];
-  for (let start = 0; start < all.length; start += TILE_WIDTH) {
-    const chunk = all.slice(start, start + TILE_WIDTH);
-    out.immutable(archive, entryBundlePath(firstBundle + start / TILE_WIDTH, chunk.length), encodeEntryBundle(chunk));
+  const all = carried === 0 ? entries : concatBytes(...parseEntryBundle(readEntryBundle(archive, firstBundle, carried), carried), entries);
+  const count = all.length / 32;
+  for (let start = 0; start < count; start += TILE_WIDTH) {
+    const width = Math.min(TILE_WIDTH, count - start);
+    const chunk = Array.from({ length: width }, (_, j) => all.subarray(32 * (start + j), 32 * (start + j + 1)));
+    out.immutable(archive, entryBundlePath(firstBundle + start / TILE_WIDTH, width), encodeEntryBundle(chunk));
   }
 }
 
@@ -287,60 +306,70 @@ function listShards(archive: string, digits: number): string[] {
   return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => /^[0-9a-f]+$/.test(n) && n.length === digits).sort() : [];
 }
 
-/** Each shard's records at `digits`, in prefix order, one file at a time, without records at or past `limit`
- * (left by an attempt that was killed before its commit point). `known` supplies shards already in memory. */
-export function* shardRecords(archive: string, digits: number, limit: number, known?: Map<string, ShardRecord[]>): Generator<ShardRecord[]> {
-  for (const prefix of listShards(archive, digits)) {
-    const records = known?.get(prefix) ?? parseShard(readOptional(archive, `${shardDir(digits)}/${prefix}`)!, prefix);
-    yield records.every((r) => r.leafIndex < limit) ? records : records.filter((r) => r.leafIndex < limit);
-  }
+/** A shard read back from the archive, checked (magic, whole sorted records, all with its prefix). */
+function readShard(archive: string, digits: number, prefix: string): Uint8Array | undefined {
+  const bytes = readOptional(archive, `${shardDir(digits)}/${prefix}`);
+  if (bytes !== undefined) checkShard(bytes, prefix);
+  return bytes;
 }
 
-function prefixOf(hash: Uint8Array, digits: number): string {
-  return toHex(hash.subarray(0, Math.ceil(digits / 2))).slice(0, digits);
-}
-
-function groupByPrefix(records: ShardRecord[], digits: number): Map<string, ShardRecord[]> {
-  const groups = new Map<string, ShardRecord[]>();
-  for (const r of records) {
-    const prefix = prefixOf(r.hash, digits);
-    let g = groups.get(prefix);
-    if (!g) groups.set(prefix, (g = []));
-    g.push(r);
-  }
-  return groups;
-}
+const NO_RECORDS = new Uint8Array(0);
 
 /**
- * Adds a day's records to the shards. When the log outgrows the prefix length (FORMAT.md §6), every old shard
- * is split into its longer-prefix children, one old shard at a time. Then index-sha256.json is rewritten from
- * the shards, streamed.
+ * Adds a day's records to the shards, merging bytes with bytes (no object per record). A day's hashes are
+ * sorted, so each shard's share of them is one contiguous range. When the log outgrows the prefix length
+ * (FORMAT.md §6), every old shard is split into its longer-prefix children, one old shard at a time. Returns
+ * the shards it wrote, by prefix.
  */
-function updateIndex(archive: string, out: WriteCounter, oldSize: number, newSize: number, newRecords: ShardRecord[]): void {
+function updateShards(archive: string, out: WriteCounter, oldSize: number, newSize: number, day: DayRecords): Map<string, Uint8Array> {
   const digits = shardDigits(newSize);
   const oldDigits = oldSize === 0 ? digits : shardDigits(oldSize);
-  const fresh = groupByPrefix(newRecords, digits);
-  const written = new Map<string, ShardRecord[]>();
-  const write = (prefix: string, records: ShardRecord[]) => {
-    out.mutable(archive, `${shardDir(digits)}/${prefix}`, encodeShard(records));
-    written.set(prefix, records);
+  const ranges = new Map<number, [number, number]>();
+  for (let i = 0; i < day.hashes.length / 32; ) {
+    const p = prefixValue(day.hashes, 32 * i, digits);
+    let end = i + 1;
+    while (end < day.hashes.length / 32 && prefixValue(day.hashes, 32 * end, digits) === p) end++;
+    ranges.set(p, [i, end]);
+    i = end;
+  }
+  const written = new Map<string, Uint8Array>();
+  const write = (p: number, records: Uint8Array, range: [number, number] = [0, 0]): void => {
+    const bytes = mergeShard(records, oldSize, day, range[0], range[1]);
+    if (bytes.length === SHARD_MAGIC.length) return;
+    const prefix = prefixText(p, digits);
+    out.mutable(archive, `${shardDir(digits)}/${prefix}`, bytes);
+    written.set(prefix, bytes);
   };
   if (oldDigits === digits) {
-    for (const [prefix, group] of fresh) {
-      const existing = readOptional(archive, `${shardDir(digits)}/${prefix}`);
-      const kept = existing === undefined ? [] : parseShard(existing, prefix).filter((r) => r.leafIndex < oldSize);
-      write(prefix, mergeRecords(kept, group));
-    }
+    for (const [p, range] of ranges) write(p, readShard(archive, digits, prefixText(p, digits))?.subarray(4) ?? NO_RECORDS, range);
   } else {
-    for (const oldRecords of shardRecords(archive, oldDigits, oldSize)) {
-      for (const [prefix, group] of groupByPrefix(oldRecords, digits)) {
-        write(prefix, mergeRecords(group, fresh.get(prefix) ?? []));
-        fresh.delete(prefix);
+    for (const oldPrefix of listShards(archive, oldDigits)) {
+      const old = readShard(archive, oldDigits, oldPrefix)!;
+      for (let o = 4; o < old.length; ) {
+        const p = prefixValue(old, o, digits);
+        let end = o + SHARD_RECORD_SIZE;
+        while (end < old.length && prefixValue(old, end, digits) === p) end += SHARD_RECORD_SIZE;
+        write(p, old.subarray(o, end), ranges.get(p));
+        ranges.delete(p);
+        o = end;
       }
     }
-    for (const [prefix, group] of fresh) write(prefix, group);
+    for (const [p, range] of ranges) write(p, NO_RECORDS, range);
   }
-  out.bytes += writeMutableChunks(archive, INDEX_JSON_PATH, indexJsonChunks(() => shardRecords(archive, digits, newSize, written)));
+  return written;
+}
+
+/** index-sha256.json, streamed from the shards (those just written are in `written`). */
+function writeIndexJson(archive: string, out: WriteCounter, size: number, written: Map<string, Uint8Array>): void {
+  const digits = shardDigits(size);
+  const none: DayRecords = { hashes: NO_RECORDS, ms: [], firstLeaf: size };
+  const shards = function* (): Generator<Uint8Array> {
+    for (const prefix of listShards(archive, digits)) {
+      const bytes = written.get(prefix) ?? readShard(archive, digits, prefix)!;
+      yield mergeShard(bytes.subarray(4), size, none, 0, 0);
+    }
+  };
+  out.bytes += writeMutableChunks(archive, INDEX_JSON_PATH, indexJsonChunks(shards));
   out.files++;
 }
 

@@ -40,15 +40,33 @@ function digest(bytes: Uint8Array): string {
   return crypto.hash('sha256', bytes, 'hex');
 }
 
+/**
+ * Names present in a folder, listed once per folder and kept up to date by this process's own writes, so that
+ * creating thousands of new files costs no failed open each. Valid because one process writes the archive at a
+ * time (pipeline/lock.ts).
+ */
+const listings = new Map<string, Set<string>>();
+
+function listing(dir: string): Set<string> {
+  let names = listings.get(dir);
+  if (names === undefined) {
+    try {
+      names = new Set(fs.readdirSync(dir));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      names = new Set();
+    }
+    listings.set(dir, names);
+  }
+  return names;
+}
+
 /** Returns true when the file was written, false when an identical file was already there. */
 export function writeImmutable(root: string, rel: string, bytes: Uint8Array): boolean {
   const file = path.join(root, rel);
+  const names = listing(path.dirname(file));
   let existing: Buffer | undefined;
-  try {
-    existing = fs.readFileSync(file);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
+  if (names.has(path.basename(file))) existing = fs.readFileSync(file);
   if (existing !== undefined) {
     if (Buffer.compare(existing, bytes) !== 0) {
       throw new ConflictError(
@@ -58,11 +76,19 @@ export function writeImmutable(root: string, rel: string, bytes: Uint8Array): bo
     return false;
   }
   writeTempAndRename(file, bytes);
+  names.add(path.basename(file));
   return true;
 }
 
 export function writeMutable(root: string, rel: string, bytes: Uint8Array | string): void {
-  writeTempAndRename(path.join(root, rel), typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+  const file = path.join(root, rel);
+  writeTempAndRename(file, typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+  listings.get(path.dirname(file))?.add(path.basename(file));
+}
+
+/** Forgets cached folder listings (after files were removed by other means). */
+export function forgetListings(): void {
+  listings.clear();
 }
 
 /** writeMutable for content produced in chunks (files too large to hold as one string). */

@@ -28,7 +28,8 @@ export function findHash(archive: string, origin: string, hashHex: string): Occu
   if (!last) return [];
   const shard = readOptional(archive, shardPath(hash, last.treeSize));
   if (shard === undefined) return [];
-  return lookupShard(shard, hash).map((r) => {
+  // Records past the published size belong to a build that has not reached its commit point yet.
+  return lookupShard(shard, hash).filter((r) => r.leafIndex < last.treeSize).map((r) => {
     const day = days.find((d) => r.leafIndex >= d.firstIndex && r.leafIndex < d.treeSize);
     if (!day) throw new TimesealError('mismatch', `index names leaf ${r.leafIndex}, which no published day holds`);
     return { date: day.date, leafIndex: r.leafIndex, submittedAt: new Date(r.submittedMs).toISOString(), day };

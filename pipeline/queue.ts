@@ -1,5 +1,6 @@
 // The submission queue in SQLite: every acknowledged submission is a row; a day's ledger is built from the
 // rows of that UTC day. Shared by the ingest service (which enqueues) and the pipeline (which publishes).
+import { hexInto } from '../core/encoding.ts';
 import { utcDate } from '../core/ledger.ts';
 import type { DB } from './db.ts';
 
@@ -25,13 +26,33 @@ export function enqueue(db: DB, rows: Submission[]): void {
   })();
 }
 
-/** The day's distinct hashes, sorted, each with its earliest submission time. */
-export function dayEntries(db: DB, date: string): Array<{ hash: string; submittedAt: string }> {
-  return db
-    .prepare(
-      'SELECT hash, MIN(submitted_at) AS submittedAt FROM submissions WHERE ledger_date = ? GROUP BY hash ORDER BY hash',
-    )
-    .all(date) as Array<{ hash: string; submittedAt: string }>;
+export interface DayColumns {
+  count: number;
+  /** The day's distinct hashes, sorted, back to back (32 bytes each). */
+  hashes: Uint8Array;
+  /** Each hash's earliest submission time, ISO-8601, and the same in epoch milliseconds. */
+  times: string[];
+  ms: Float64Array;
+}
+
+/** The day's distinct hashes, sorted, each with its earliest submission time, in columns: no object is kept
+ * per hash. (`all()` in raw mode measured three times faster than iterating a statement row by row.) */
+export function dayColumns(db: DB, date: string): DayColumns {
+  const rows = db
+    .prepare('SELECT hash, MIN(submitted_at) FROM submissions WHERE ledger_date = ? GROUP BY hash ORDER BY hash')
+    .raw(true)
+    .all(date) as Array<[string, string]>;
+  const count = rows.length;
+  const hashes = new Uint8Array(32 * count);
+  const times = new Array<string>(count);
+  const ms = new Float64Array(count);
+  for (let i = 0; i < count; i++) {
+    const [hash, time] = rows[i]!;
+    hexInto(hash, hashes, 32 * i, 'hash');
+    times[i] = time;
+    ms[i] = Date.parse(time);
+  }
+  return { count, hashes, times, ms };
 }
 
 /** Dates with submissions after `after` (exclusive, '' for all) and before `before` (exclusive), in order. */

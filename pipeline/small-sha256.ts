@@ -63,8 +63,16 @@ function compress(b: Uint8Array, off: number): void {
 }
 
 export const smallSha256: Hasher = (data) => {
+  if (data.length > SMALL_MAX) return crypto.hash('sha256', data, 'buffer');
+  const out = new Uint8Array(32);
+  smallSha256Into(data, out, 0);
+  return out;
+};
+
+/** SHA-256 of `data` (at most SMALL_MAX bytes) written into out[offset … offset+32). */
+export function smallSha256Into(data: Uint8Array, out: Uint8Array, offset: number): void {
   const n = data.length;
-  if (n > SMALL_MAX) return crypto.hash('sha256', data, 'buffer');
+  if (n > SMALL_MAX) throw new RangeError(`smallSha256Into takes at most ${SMALL_MAX} bytes, got ${n}`);
   const blocks = n < 56 ? 1 : 2;
   const end = blocks * 64;
   block.fill(0, 0, end);
@@ -76,13 +84,11 @@ export const smallSha256: Hasher = (data) => {
   H.set(IV);
   compress(block, 0);
   if (blocks === 2) compress(block, 64);
-  const out = new Uint8Array(32);
   for (let i = 0; i < 8; i++) {
     const v = H[i]!;
-    out[4 * i] = v >>> 24;
-    out[4 * i + 1] = (v >>> 16) & 255;
-    out[4 * i + 2] = (v >>> 8) & 255;
-    out[4 * i + 3] = v & 255;
+    out[offset + 4 * i] = v >>> 24;
+    out[offset + 4 * i + 1] = (v >>> 16) & 255;
+    out[offset + 4 * i + 2] = (v >>> 8) & 255;
+    out[offset + 4 * i + 3] = v & 255;
   }
-  return out;
-};
+}

@@ -174,10 +174,13 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     if (g) g.push(r);
     else expected.set(prefix, [r]);
   }
+  const encoded = new Map<string, Uint8Array>();
   for (const [prefix, group] of expected) {
     const rel = `${shardDir(digits)}/${prefix}`;
+    const shard = encodeShard(group);
+    encoded.set(prefix, shard);
     const published = await read(rel);
-    if (published && !equalBytes(published, encodeShard(group))) problems.push(`${rel}: index shard differs from the ledgers`);
+    if (published && !equalBytes(published, shard)) problems.push(`${rel}: index shard differs from the ledgers`);
   }
   if (options.listShards) {
     for (const prefix of await options.listShards(digits)) {
@@ -186,8 +189,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   }
   if (allRecords.length > 0) {
     const indexJson = await read(INDEX_JSON_PATH);
-    const groups = [...expected.keys()].sort().map((prefix) => expected.get(prefix)!);
-    if (indexJson && !sameAsChunks(indexJson, indexJsonChunks(() => groups))) {
+    const shards = [...encoded.keys()].sort().map((prefix) => encoded.get(prefix)!);
+    if (indexJson && !sameAsChunks(indexJson, indexJsonChunks(() => shards))) {
       problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
     }
   }

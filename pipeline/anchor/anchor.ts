@@ -21,11 +21,10 @@ import type { Clock } from '../clock.ts';
 import type { Context } from '../context.ts';
 import { UsageError, type Config } from '../config.ts';
 import { readOptional, writeMutable } from '../files.ts';
-import { withLock } from '../lock.ts';
+import { withLock, withLockAsync } from '../lock.ts';
 import { fetchUpgrade, submitDigest } from './calendar.ts';
 import { isTrustedCalendar, loadAnchorConfig, type AnchorConfig } from './config.ts';
 import { headerSourceFor, verifyAttestation, type HeaderSource } from './headers.ts';
-import { withAnchorLock } from './lock.ts';
 import { readBlockInfo, writeAnchorStatus, type LedgerBlock, type PendingInfo } from './status.ts';
 
 /** Below this many confirmations a confirmed day's block header is re-checked every run (reorg guard). */
@@ -79,7 +78,7 @@ function readLedgerProof(archive: string, day: DayRecord): DetachedTimestampFile
 
 /** `timeseal anchor [--date D]`: stamps day D, or every published day without a calendar proof. */
 export async function anchorDays(ctx: AnchorContext, options: { date?: string } = {}): Promise<StampResult[]> {
-  return withAnchorLock(anchorLockOf(ctx.config), async () => {
+  return withLockAsync(anchorLockOf(ctx.config), async () => {
     const { days } = readState(ctx.config.archive, ctx.config.logOrigin);
     let targets: DayRecord[];
     if (options.date !== undefined) {
@@ -95,7 +94,7 @@ export async function anchorDays(ctx: AnchorContext, options: { date?: string } 
       writeAnchorStatus(ctx.config.archive, readState(ctx.config.archive, ctx.config.logOrigin).days, ctx.clock(), { pending });
     });
     return results.map((r) => r.result);
-  });
+  }, 'anchoring run');
 }
 
 interface StampOutcome {
@@ -211,7 +210,7 @@ export async function checkBitcoinAttestations(t: Timestamp, ctx: { headers: Hea
  * days not yet confirmed, verifies Bitcoin attestations, refreshes confirmations, rewrites the status files.
  */
 export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
-  return withAnchorLock(anchorLockOf(ctx.config), async () => {
+  return withLockAsync(anchorLockOf(ctx.config), async () => {
     const archive = ctx.config.archive;
     const headers = ctx.headers ?? headerSourceFor(ctx.anchor.headerSource, ctx.anchor.bitcoinTimeoutMs);
     const now = ctx.clock().toISOString();
@@ -296,7 +295,7 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
       writeAnchorStatus(archive, latestDays, ctx.clock(), { confirmed, pending, ...(tip === null ? {} : { tipHeight: tip }) });
     });
     return { stamps: stamping.results.map((r) => r.result), days: [...reports.values()], tip_height: tip };
-  });
+  }, 'anchoring run');
 }
 
 /** The anchoring context of a CLI or server context (reads OTS_* and BITCOIN_* from the environment). */

@@ -1,45 +1,7 @@
-// `timeseal serve [--demo]`: the web server (ingest/) on HOST:PORT with the built-in daily schedule
-// (pipeline/schedule.ts). SIGTERM or SIGINT: stop the schedule, stop accepting connections, finish the
-// requests in flight, then return so the CLI closes the database and exits 0.
+// `timeseal serve [--demo]`: registered here; the server itself (pipeline/serve.ts) is imported only when the
+// command runs, so the other commands start without loading Fastify, Stripe and nodemailer.
 import type { Command } from 'commander';
-import { buildApp } from '../../ingest/app.ts';
-import { loadIngestConfig } from '../../ingest/config.ts';
-import { publishDemo } from '../../ingest/demo.ts';
-import { createLogger } from '../../ingest/logger.ts';
-import { createMailer } from '../../ingest/mail.ts';
-import { listen } from '../../ingest/server.ts';
 import type { Context } from '../context.ts';
-import { startSchedule } from '../schedule.ts';
-import { releaseVerifier } from '../verifier-release.ts';
-import fs from 'node:fs';
-import path from 'node:path';
-
-export async function serve(c: Context, options: { demo: boolean }): Promise<void> {
-  const logger = createLogger();
-  const ingest = loadIngestConfig(c.config);
-  if (options.demo) {
-    const built = publishDemo(c);
-    if (built !== null) logger.info({ days: built.map((d) => d.date) }, 'demonstration ledger published');
-  }
-  // Issue 7: the built offline verifier is listed with its SHA-256 in the archive and timestamped once.
-  const verifier = path.join(ingest.site, 'offline-verifier.html');
-  if (fs.existsSync(verifier)) {
-    const { release, added } = releaseVerifier({ file: verifier, archive: c.config.archive, db: c.db(), now: c.clock() });
-    if (added) logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
-  }
-  const app = await buildApp({ config: c.config, ingest, clock: c.clock, db: c.db(), mailer: createMailer(ingest, logger) }, logger);
-  const stopped = new Promise<string>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
-  await listen(app, c.config.host, c.config.port);
-  const schedule = startSchedule(c, logger);
-  const signal = await stopped;
-  logger.info({ signal }, 'shutting down: finishing requests in flight');
-  await schedule.stop();
-  await app.close();
-  logger.info('stopped');
-}
 
 export function registerServe(program: Command, ctx: () => Context): void {
   program
@@ -47,6 +9,7 @@ export function registerServe(program: Command, ctx: () => Context): void {
     .description('the web server: site, archive, API, and the built-in daily schedule')
     .option('--demo', 'on an archive with no published day, first publish a demonstration ledger for yesterday')
     .action(async (opts: { demo?: boolean }) => {
+      const { serve } = await import('../serve.ts');
       await serve(ctx(), { demo: !!opts.demo });
     });
 }
