@@ -120,17 +120,6 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
-/** Decodes `text` (2·n hex digits) into out[offset … offset+n) without allocating. */
-export function hexInto(text: string, out: Uint8Array, offset: number, field = 'hex'): void {
-  if (text.length % 2 !== 0) throw new FormatError(field, `odd number of hex digits (${text.length})`);
-  for (let i = 0; i < text.length / 2; i++) {
-    const hi = hexValue(text.charCodeAt(2 * i));
-    const lo = hexValue(text.charCodeAt(2 * i + 1));
-    if (hi < 0 || lo < 0) throw new FormatError(field, `not hexadecimal at character ${2 * i + (hi < 0 ? 1 : 2)}`);
-    out[offset + i] = (hi << 4) | lo;
-  }
-}
-
 /** Lower-case hex of bytes[start … end) without making a view. */
 export function hexOf(bytes: Uint8Array, start: number, end: number): string {
   let out = '';

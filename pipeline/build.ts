@@ -213,15 +213,47 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
     ctx.progress?.(`re-verifying ${previous.date} before extending the log`);
     verifyPublishedDay(archive, ctx.keys.public, previous);
   }
+  const oldSize = previous?.treeSize ?? 0;
+  const out = new WriteCounter();
+  // The day's columns, leaf hashes, tiles and ledger bytes live only inside writeDayFiles, so they can be
+  // collected before index-sha256.json (the largest file) is streamed.
+  const { record, checkpoint, shards } = writeDayFiles(ctx, state, date, previous, oldSize, alreadyPublished, out);
+  if (alreadyPublished) {
+    const published = state.days[position]!;
+    if (JSON.stringify(published) !== JSON.stringify(record)) {
+      throw new MismatchError(`${date} in days.json`, JSON.stringify(published), JSON.stringify(record));
+    }
+  } else {
+    writeIndexJson(archive, out, record.treeSize, shards!);
+    syncArchive(archive);
+    state.days.push(record);
+    out.mutable(archive, DAYS_PATH, encodeDays(state));
+    out.mutable(archive, CHECKPOINT_PATH, checkpoint);
+    removeOtherIndexes(archive, shardDigits(record.treeSize));
+  }
+  const { entryCount, treeSize, root, sha256: ledgerSha256 } = record;
+  return { date, alreadyPublished, entryCount, firstIndex: oldSize, treeSize, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes };
+}
+
+/** Everything of one day but the index JSON and the commit: shards, tiles, entry bundles, the ledger, its two
+ * signatures, their metadata and the day's checkpoint. */
+function writeDayFiles(
+  ctx: BuildContext,
+  state: ArchiveState,
+  date: string,
+  previous: DayRecord | undefined,
+  oldSize: number,
+  alreadyPublished: boolean,
+  out: WriteCounter,
+): { record: DayRecord; checkpoint: string; shards: Map<string, Uint8Array> | undefined } {
+  const archive = ctx.config.archive;
   const day = dayColumns(ctx.db, date);
   if (day.count === 0) throw new UsageError(`no submissions for ${date}`);
   ctx.progress?.(`${date}: ${day.count} hashes`);
-  const oldSize = previous?.treeSize ?? 0;
   const leafHashes = leafHashesOf(day.hashes);
   const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), smallSha256);
   const appended = appendLeaves(oldSize, reader, leafHashes, smallSha256);
   const root = toHex(appended.root);
-  const out = new WriteCounter();
   // Small files first, large ones last: on ext4 (data=ordered) creating files stalls behind the writeback of
   // hundreds of MB, so the ~12,000 tiles, bundles and shards go out before the ledger and index-sha256.json.
   // Shards may be written before the commit point: records of an unfinished attempt are dropped on rerun.
@@ -254,20 +286,7 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
   out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
 
   const record: DayRecord = { date, firstIndex: oldSize, entryCount: day.count, treeSize: appended.size, root, sha256: ledgerSha256 };
-  if (alreadyPublished) {
-    const published = state.days[position]!;
-    if (JSON.stringify(published) !== JSON.stringify(record)) {
-      throw new MismatchError(`${date} in days.json`, JSON.stringify(published), JSON.stringify(record));
-    }
-  } else {
-    writeIndexJson(archive, out, appended.size, shards!);
-    syncArchive(archive);
-    state.days.push(record);
-    out.mutable(archive, DAYS_PATH, encodeDays(state));
-    out.mutable(archive, CHECKPOINT_PATH, checkpoint);
-    removeOtherIndexes(archive, shardDigits(appended.size));
-  }
-  return { date, alreadyPublished, entryCount: day.count, firstIndex: oldSize, treeSize: appended.size, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes };
+  return { record, checkpoint, shards };
 }
 
 /** RFC 6962 leaf hashes SHA-256(0x00 || entry) of back-to-back 32-byte entries, back to back. */
