@@ -1,5 +1,5 @@
 // `make bench`: runs every bench/*.bench.ts in turn (each prints a Markdown section) and writes them, with the
-// machine they ran on, to docs/BENCHMARKS.md. Extra arguments after `--only NAME` pick one benchmark.
+// machine they ran on, to docs/BENCHMARKS.md, followed by bench/NOTES.md (how to read them). Extra arguments after `--only NAME` pick one benchmark.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,6 +28,7 @@ const doc = [
   `Machine: ${machine()}. Other processes may share the machine; figures are from one run.`,
   '',
   ...sections,
+  fs.readFileSync(path.join(ROOT, 'bench/NOTES.md'), 'utf8').trim(),
 ].join('\n');
 fs.writeFileSync(path.join(ROOT, 'docs/BENCHMARKS.md'), `${doc}\n`);
 process.stdout.write(doc);
