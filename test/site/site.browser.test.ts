@@ -243,7 +243,8 @@ describe('verify page rules', () => {
     await page.goto(`/verify?hash=${SEALED_SHA256.slice(0, 63)}&search=true`);
     await hydrated(page, '#search-hash');
     const search = page.locator('form button[type=submit]', { hasText: 'Search' });
-    await expect(page.inputValue('#search-hash')).resolves.toBe(SEALED_SHA256.slice(0, 63));
+    // The island fills the field from the query in an effect after hydration: wait for it (times out = fails).
+    await page.waitForFunction((v) => (document.querySelector('#search-hash') as HTMLInputElement | null)?.value === v, SEALED_SHA256.slice(0, 63));
     await expect(search.isDisabled()).resolves.toBe(true);
     await page.waitForTimeout(300);
     await expect(page.locator('[data-testid=search-result]').count()).resolves.toBe(0);
