@@ -13,7 +13,7 @@ afterAll(removeTempProjects);
 const BUILD_AT = { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' };
 const BIG = 200_000;
 
-describe('a ledger build killed at any moment completes to the same archive', () => {
+describe('a ledger build killed at any moment completes to the same archive', { timeout: 240_000 }, () => {
   let pristine: string; // data/ and keys/ after import, before any build
   let reference: string;
   let referenceDigest: Map<string, string>;
