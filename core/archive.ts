@@ -18,12 +18,6 @@ export const signaturesMetaPath = (date: string): string => `${date}.json.signat
 export const dayCheckpointPath = (date: string): string => `${date}.checkpoint`;
 export const ledgerOtsPath = (date: string): string => `${date}.json.ots`;
 
-/** The files published for one day, in the order they are written (the ledger file last is not required:
- * every file is created atomically and the day counts as published only once days.json names it). */
-export function dayArtifactPaths(date: string): string[] {
-  return [ledgerPath(date), ecdsaSignaturePath(date), mldsaSignaturePath(date), signaturesMetaPath(date), dayCheckpointPath(date)];
-}
-
 export type CacheClass = 'immutable' | 'short';
 
 const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint)$/;

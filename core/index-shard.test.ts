@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
-import { checkShard, encodeShard, indexJsonChunks, lookupShard, mergeRecords, mergeShard, parseShard, shardDigits, shardPath, SHARD_RECORD_SIZE, type ShardRecord } from './index-shard.ts';
+import { checkShard, compareRecords, encodeShard, indexJsonChunks, lookupShard, mergeShard, parseShard, shardDigits, shardPath, SHARD_RECORD_SIZE, type ShardRecord } from './index-shard.ts';
 
 const record = (byte: number, leafIndex: number, submittedMs = 1_762_000_000_000): ShardRecord => ({
   hash: new Uint8Array(32).fill(byte),
@@ -121,3 +121,16 @@ describe('byte-level shard merging (what the build uses)', () => {
 function compareForTest(a: ShardRecord, b: ShardRecord): number {
   return a.hash[0]! - b.hash[0]! || a.leafIndex - b.leafIndex;
 }
+
+/** The plain merge of two sorted record lists: the oracle that mergeShard, the build's byte-level merge, must equal. */
+function mergeRecords(a: ShardRecord[], b: ShardRecord[]): ShardRecord[] {
+  const out: ShardRecord[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (j >= b.length || (i < a.length && compareRecords(a[i]!, b[j]!) < 0)) out.push(a[i++]!);
+    else out.push(b[j++]!);
+  }
+  return out;
+}
+

@@ -128,18 +128,6 @@ export function lookupShard(bytes: Uint8Array, hashHex: string): ShardRecord[] {
   return found;
 }
 
-/** Merges two sorted record lists (an existing shard and a new day's records for it). */
-export function mergeRecords(a: ShardRecord[], b: ShardRecord[]): ShardRecord[] {
-  const out: ShardRecord[] = [];
-  let i = 0;
-  let j = 0;
-  while (i < a.length || j < b.length) {
-    if (j >= b.length || (i < a.length && compareRecords(a[i]!, b[j]!) < 0)) out.push(a[i++]!);
-    else out.push(b[j++]!);
-  }
-  return out;
-}
-
 /** Compares a[ao … ao+32) with b[bo … bo+32) as unsigned bytes, without views. */
 function compareHashAt(a: Uint8Array, ao: number, b: Uint8Array, bo: number): number {
   for (let k = 0; k < 32; k++) {

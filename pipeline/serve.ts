@@ -1,6 +1,9 @@
-// `timeseal serve [--demo]` (loaded only by that command, so other commands start without Fastify): the web server (ingest/) on HOST:PORT with the built-in daily schedule
-// (pipeline/schedule.ts). SIGTERM or SIGINT: stop the schedule, stop accepting connections, finish the
-// requests in flight, then return so the CLI closes the database and exits 0.
+// `timeseal serve [--demo]`: the web server (ingest/) on HOST:PORT with the built-in daily schedule
+// (pipeline/schedule.ts), loaded only by that command so the others start without Fastify. SIGTERM or
+// SIGINT: stop the schedule, stop accepting connections, finish the requests in flight, then return so the
+// CLI closes the database and exits 0.
+import fs from 'node:fs';
+import path from 'node:path';
 import { buildApp } from '../ingest/app.ts';
 import { loadIngestConfig } from '../ingest/config.ts';
 import { publishDemo } from '../ingest/demo.ts';
@@ -10,8 +13,6 @@ import { listen } from '../ingest/server.ts';
 import type { Context } from './context.ts';
 import { startSchedule } from './schedule.ts';
 import { releaseVerifier } from './verifier-release.ts';
-import fs from 'node:fs';
-import path from 'node:path';
 
 export async function serve(c: Context, options: { demo: boolean }): Promise<void> {
   const logger = createLogger();
