@@ -10,7 +10,6 @@
 //   │                 that requires a session, and the Stripe webhook with its raw-body parser
 //   └─ staticRoutes   site, /ledgers/*, /keys/*
 import compress from '@fastify/compress';
-import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
@@ -31,6 +30,8 @@ import { proofRoutes } from './routes/proof.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import { createSubmissionWriter, type Services } from './services.ts';
+import { registerRequestLog } from './request-log.ts';
+import { API_HELMET_OPTIONS, SITE_HELMET_OPTIONS, securityHeaders } from './security-headers.ts';
 import { sendNotFoundPage, staticRoutes } from './static.ts';
 
 export interface AppOptions {
@@ -39,29 +40,11 @@ export interface AppOptions {
   clock: Clock;
   db: DB;
   mailer: Mailer;
+  /** How often the request summary is logged (request-log.ts); default one minute. */
+  requestLogIntervalMs?: number;
   /** Accounts and Stripe settings; default: read from the environment (accounts/config.ts). */
   accounts?: AccountsConfig;
 }
-
-/** The site's CSP. Astro inlines small hydration scripts, hence 'unsafe-inline' for scripts (ingest/README.md). */
-export const CSP_DIRECTIVES = {
-  defaultSrc: ["'self'"],
-  scriptSrc: ["'self'", "'unsafe-inline'", "'wasm-unsafe-eval'"],
-  styleSrc: ["'self'", "'unsafe-inline'"],
-  imgSrc: ["'self'", 'data:'],
-  connectSrc: ["'self'"],
-  frameAncestors: ["'none'"],
-  objectSrc: ["'none'"],
-  baseUri: ["'self'"],
-};
-
-/**
- * The offline verifier page (issue 7) carries its own strict policy; served from the site it must also be
- * allowed the one request a person can ask for: fetching a block header from an Esplora URL they type.
- */
-export const VERIFIER_PAGE = '/offline-verifier.html';
-export const VERIFIER_CSP =
-  "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src https: http:; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /**
  * Fastify `trustProxy` from TRUST_PROXY. A hop count n trusts the n nearest hops (the socket's peer first), as
@@ -117,24 +100,13 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     if (request.url.startsWith('/api/')) return reply.code(404).send({ error: `No API endpoint ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}` });
     return sendNotFoundPage(ingest.site, reply);
   });
-  fastify.addHook('onResponse', async (request, reply) => {
-    // No client address and no URL (it may hold a hash): the route pattern, status and time only.
-    request.log.info({ method: request.method, route: request.routeOptions.url ?? '(none)', status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request');
-  });
+  registerRequestLog(fastify, { intervalMs: options.requestLogIntervalMs });
   fastify.addHook('onClose', async () => {
     await services.submissions.close();
     services.mailer.close();
   });
 
-  await fastify.register(helmet, {
-    contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
-    referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
-    frameguard: { action: 'deny' },
-  });
-  fastify.addHook('onSend', async (request, reply, payload) => {
-    if (request.url.split('?')[0] === VERIFIER_PAGE) reply.header('content-security-policy', VERIFIER_CSP);
-    return payload;
-  });
+  await fastify.register(securityHeaders, { site: SITE_HELMET_OPTIONS, api: API_HELMET_OPTIONS });
   await fastify.register(compress, { global: true, threshold: 1024 });
   await fastify.register(swagger, {
     openapi: {

@@ -4,19 +4,26 @@ import type { Config } from '../pipeline/config.ts';
 import type { Clock } from '../pipeline/clock.ts';
 import type { DB } from '../pipeline/db.ts';
 import type { PublicKeys } from '../pipeline/keys.ts';
-import { Worker } from 'node:worker_threads';
-import type { Submission } from '../pipeline/queue.ts';
-import type { CommitRequest, CommitResult } from './commit-worker.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { openDatabase } from '../pipeline/db.ts';
+import { submissionInserter, type Submission } from '../pipeline/queue.ts';
 import type { ArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import type { Mailer } from './mail.ts';
 
 /**
  * Group commit for submissions. Contract of `write(row)`: resolves only after the row is committed to SQLite
- * (WAL, synchronous=FULL, so it survives kill -9 and power loss); rejects if the commit failed. Rows that
- * arrive while a commit is running are committed together by the next one, so one fsync acknowledges many
- * submissions. The commits run on a worker thread with its own connection (commit-worker.ts): the fsync
- * does not stop the event loop.
+ * and the commit is on disk (it survives kill -9 and power loss); rejects if the commit failed.
+ *
+ * How: the writer has its own connection in WAL mode with `synchronous=NORMAL`, so a commit appends its frames
+ * to the -wal file without waiting for the disk, and then calls fdatasync on the -wal file itself, on
+ * libuv's thread pool, before it answers. That is what `synchronous=FULL` does (sync the WAL after each
+ * commit), minus blocking the event loop for the fsync. NORMAL keeps every other guarantee of FULL in WAL
+ * mode: the WAL is synced before a checkpoint copies it and the database after. Rows are committed as they
+ * come (one transaction per turn of the event loop); while one fdatasync runs, the rows committed meanwhile
+ * wait for the next, which starts as soon as it ends: one fsync acknowledges every row committed during the
+ * previous one, and the disk is never idle while a submission waits.
  */
 export interface SubmissionWriter {
   write(row: Submission): Promise<void>;
@@ -31,53 +38,91 @@ interface Pending {
 }
 
 export function createSubmissionWriter(dbFile: string): SubmissionWriter {
-  const worker = new Worker(new URL('./commit-worker.ts', import.meta.url), { workerData: { db: dbFile } });
+  const db = openDatabase(dbFile);
+  db.pragma('synchronous = NORMAL');
+  const insert = submissionInserter(db);
+  const walFile = `${path.resolve(dbFile)}-wal`;
+  let walFd: number | null = null;
+  /** Rows not yet committed, then rows committed but not yet covered by an fdatasync. */
   let waiting: Pending[] = [];
-  let inFlight: Pending[] | null = null;
-  let nextId = 0;
+  let committed: Pending[] = [];
+  let syncing = false;
+  let scheduled = false;
   let closed = false;
   let drained: (() => void) | null = null;
-  let failure: Error | null = null;
 
-  const send = (): void => {
-    if (inFlight !== null || waiting.length === 0) {
-      if (inFlight === null && drained) drained();
+  /** The -wal file's descriptor, opened once; its directory entry is made durable the first time. */
+  const wal = (): number => {
+    if (walFd === null) {
+      walFd = fs.openSync(walFile, 'r');
+      const dir = fs.openSync(path.dirname(walFile), 'r');
+      try {
+        fs.fsyncSync(dir);
+      } finally {
+        fs.closeSync(dir);
+      }
+    }
+    return walFd;
+  };
+
+  /** Starts an fdatasync covering every row committed so far, unless one is running (it restarts after). */
+  const sync = (): void => {
+    if (syncing) return;
+    if (committed.length === 0) {
+      if (waiting.length === 0 && !scheduled) drained?.();
       return;
     }
-    inFlight = waiting;
-    waiting = [];
-    const request: CommitRequest = {
-      id: nextId++,
-      rows: inFlight.map(({ row }) => ({ hash: row.hash, submittedAt: row.submittedAt.toISOString(), fileName: row.fileName ?? null, source: row.source })),
-    };
-    worker.postMessage(request);
+    const batch = committed;
+    committed = [];
+    syncing = true;
+    fs.fdatasync(walFd!, (err) => {
+      syncing = false;
+      if (err) for (const p of batch) p.reject(err);
+      else for (const p of batch) p.resolve();
+      sync();
+    });
   };
-  worker.on('message', (result: CommitResult) => {
-    const batch = inFlight ?? [];
-    inFlight = null;
-    if (result.ok) for (const p of batch) p.resolve();
-    else for (const p of batch) p.reject(new Error(`commit failed: ${result.error}`));
-    send();
-  });
-  const fail = (err: Error): void => {
-    failure = err;
-    for (const p of [...(inFlight ?? []), ...waiting]) p.reject(err);
-    inFlight = null;
+
+  /** Commits the rows that arrived in this turn of the event loop in one transaction, without waiting for the
+   * disk: the fdatasync that acknowledges them starts when the previous one ends. */
+  const commit = (): void => {
+    scheduled = false;
+    const batch = waiting;
     waiting = [];
-    drained?.();
+    try {
+      insert(batch.map((p) => p.row));
+      for (const p of batch) committed.push(p);
+    } catch {
+      // One bad row must not fail the others that happened to share its transaction: each on its own.
+      for (const p of batch) {
+        try {
+          insert([p.row]);
+          committed.push(p);
+        } catch (err) {
+          p.reject(err);
+        }
+      }
+    }
+    if (committed.length > 0) {
+      try {
+        wal();
+      } catch (err) {
+        for (const p of committed) p.reject(err);
+        committed = [];
+      }
+    }
+    sync();
   };
-  worker.on('error', fail);
-  worker.on('exit', (code) => {
-    if (!closed) fail(new Error(`submission committer stopped (exit ${code})`));
-  });
 
   return {
     write(row) {
       if (closed) return Promise.reject(new Error('submission writer is closed'));
-      if (failure) return Promise.reject(failure);
       return new Promise((resolve, reject) => {
         waiting.push({ row, resolve, reject });
-        send();
+        if (!scheduled) {
+          scheduled = true;
+          setImmediate(commit);
+        }
       });
     },
     async close() {
@@ -85,11 +130,10 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
       closed = true;
       await new Promise<void>((resolve) => {
         drained = resolve;
-        send();
+        if (!syncing && !scheduled) sync();
       });
-      const exited = new Promise((resolve) => worker.once('exit', resolve));
-      worker.postMessage('close');
-      await exited;
+      if (walFd !== null) fs.closeSync(walFd);
+      db.close();
     },
   };
 }

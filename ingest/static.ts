@@ -11,6 +11,7 @@ import { VERIFIER_ARCHIVE_PATH } from '../pipeline/verifier-release.ts';
 import { isDate } from '../core/ledger.ts';
 import { parseTilePath } from '../core/tiles.ts';
 import { ClientError } from './errors.ts';
+import { VERIFIER_CSP, VERIFIER_PAGE } from './security-headers.ts';
 
 export interface StaticOptions {
   site: string;
@@ -194,6 +195,7 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
       const file = path.join(site, candidate);
       if (!file.startsWith(site + path.sep)) break;
       const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
+      if (candidate === VERIFIER_PAGE) reply.header('content-security-policy', VERIFIER_CSP);
       if (await sendFile(request, reply, file, type, siteCacheControl(candidate))) return;
     }
     await sendNotFoundPage(site, reply);

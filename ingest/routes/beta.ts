@@ -1,8 +1,9 @@
 // POST /api/v1/beta/timestamp (product spec §3, §7, §8, §9): the free beta API for developers. No rate limit
 // and no authentication during the beta. The answer (201) waits for the row's commit (group commit,
 // services.ts), so an acknowledged hash is in the next ledger even if the server is killed right after.
+import crypto from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { ecdsaSignaturePath, ledgerOtsPath, ledgerPath, mldsaSignaturePath } from '../../core/archive.ts';
+import { ledgerPath } from '../../core/archive.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -36,22 +37,66 @@ export const betaResponseSchema = {
         instructions: { type: 'string' },
         verifyUrl: url,
         proofUrl: url,
-        otsProofUrl: url,
-        certificateUrl: url,
         ledgerUrl: url,
-        ecdsaSignatureUrl: url,
-        mldsaSignatureUrl: url,
-        ledgerOtsUrl: url,
-        publicKeys: { type: 'object', properties: { ecdsaP256: url, mlDsa65: url }, required: ['ecdsaP256', 'mlDsa65'] },
       },
-      required: ['availableAt', 'anchoring', 'instructions', 'verifyUrl', 'proofUrl', 'otsProofUrl', 'certificateUrl', 'ledgerUrl', 'ecdsaSignatureUrl', 'mldsaSignatureUrl', 'ledgerOtsUrl', 'publicKeys'],
+      required: ['availableAt', 'anchoring', 'instructions', 'verifyUrl', 'proofUrl', 'ledgerUrl'],
     },
   },
   required: ['success', 'hash', 'submittedAt', 'ledgerDate', 'message', 'origin', 'note', 'verification'],
 } as const;
 
+/** The 201 body for `hash` submitted at `submittedAt` (ISO) into the ledger of `ledgerDate`. */
+export function betaResponse(base: string, hash: string, submittedAt: string, ledgerDate: string) {
+  const availableAt = publicationTime(ledgerDate);
+  return {
+    success: true,
+    hash,
+    submittedAt,
+    ledgerDate,
+    message: `Hash queued. It will be included in the ledger of ${ledgerDate}, published and dual-signed (ECDSA P-256 + ML-DSA-65) at ${availableAt}.`,
+    origin: 'api_beta',
+    note: BETA_NOTE,
+    verification: {
+      availableAt,
+      anchoring: 'Anchored to Bitcoin through OpenTimestamps from 00:02 UTC; confirmation typically follows within 12 to 24 hours.',
+      instructions: `After ${availableAt}, search the hash at verifyUrl, or download proofUrl and verify it offline with the public keys (${base}/keys/public.pem, ${base}/keys/dilithium_public.key). ledgerUrl is the day's ledger; its signatures and Bitcoin proof sit beside it (.sig, .dilithium.sig, .ots).`,
+      verifyUrl: `${base}/verify?hash=${hash}&search=true`,
+      proofUrl: `${base}/api/proof/${hash}`,
+      ledgerUrl: `${base}/ledgers/${ledgerPath(ledgerDate)}`,
+    },
+  };
+}
+
+/**
+ * The 201 body as JSON text, from a template made once per ledger day: JSON.stringify of the answer with two
+ * unguessable tokens in place of the hash and the time, split on them. A hash is 64 hex digits and a time
+ * ISO-8601, so neither needs escaping when put back. This is the beta API's hot path; the template saves
+ * building and serializing the object for every submission.
+ */
+export function betaResponseWriter(base: string): (hash: string, submittedAt: string, ledgerDate: string) => string {
+  const HASH = `hash-${crypto.randomUUID()}`;
+  const TIME = `time-${crypto.randomUUID()}`;
+  let day = '';
+  let parts: string[] = [];
+  let slots: boolean[] = [];
+  return (hash, submittedAt, ledgerDate) => {
+    if (ledgerDate !== day) {
+      const pieces = JSON.stringify(betaResponse(base, HASH, TIME, ledgerDate)).split(new RegExp(`(${HASH}|${TIME})`));
+      parts = pieces.filter((_, i) => i % 2 === 0);
+      slots = pieces.filter((_, i) => i % 2 === 1).map((token) => token === HASH);
+      day = ledgerDate;
+    }
+    let out = parts[0]!;
+    for (let i = 0; i < slots.length; i++) out += (slots[i] ? hash : submittedAt) + parts[i + 1]!;
+    return out;
+  };
+}
+
 export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
+  const answer = betaResponseWriter(base);
+  let today = '';
+  let todayEnds = 0;
   app.post<{ Body: { hash: string } }>(
     '/api/v1/beta/timestamp',
     {
@@ -75,31 +120,13 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const now = s.clock();
       const hash = request.body.hash.toLowerCase();
       await s.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
-      const ledgerDate = utcDate(now);
-      const availableAt = publicationTime(ledgerDate);
-      return reply.code(201).send({
-        success: true,
-        hash,
-        submittedAt: now.toISOString(),
-        ledgerDate,
-        message: `Hash queued. It will be included in the ledger of ${ledgerDate}, published and dual-signed (ECDSA P-256 + ML-DSA-65) at ${availableAt}.`,
-        origin: 'api_beta',
-        note: BETA_NOTE,
-        verification: {
-          availableAt,
-          anchoring: 'The ledger is submitted for Bitcoin anchoring through OpenTimestamps at 00:02 UTC; Bitcoin confirmation typically follows within 12 to 24 hours.',
-          instructions: `After ${availableAt}, search the hash at verifyUrl, or download proofUrl and check it offline with the public keys. The ledger file and its two detached signatures are at ledgerUrl, ecdsaSignatureUrl and mldsaSignatureUrl; the Bitcoin proofs (ledgerOtsUrl, otsProofUrl) appear once the day is anchored.`,
-          verifyUrl: `${base}/verify?hash=${hash}&search=true`,
-          proofUrl: `${base}/api/proof/${hash}`,
-          otsProofUrl: `${base}/api/proof/${hash}.ots`,
-          certificateUrl: `${base}/api/certificate.php?hash=${hash}`,
-          ledgerUrl: `${base}/ledgers/${ledgerPath(ledgerDate)}`,
-          ecdsaSignatureUrl: `${base}/ledgers/${ecdsaSignaturePath(ledgerDate)}`,
-          mldsaSignatureUrl: `${base}/ledgers/${mldsaSignaturePath(ledgerDate)}`,
-          ledgerOtsUrl: `${base}/ledgers/${ledgerOtsPath(ledgerDate)}`,
-          publicKeys: { ecdsaP256: `${base}/keys/public.pem`, mlDsa65: `${base}/keys/dilithium_public.key` },
-        },
-      });
+      const t = now.getTime();
+      if (t >= todayEnds || t < todayEnds - 86_400_000) {
+        today = utcDate(now);
+        todayEnds = Date.parse(`${today}T00:00:00.000Z`) + 86_400_000;
+      }
+      // A string body is sent as it is (the response schema above documents it for OpenAPI).
+      return reply.code(201).type('application/json; charset=utf-8').send(answer(hash, now.toISOString(), today));
     },
   );
 };

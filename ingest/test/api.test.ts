@@ -7,6 +7,7 @@ import { parseProofBundle, verifyProofBundle } from '../../core/proof.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
 import { loadPublicKeys, loadSigningKeys } from '../../pipeline/keys.ts';
 import { DAILY_LIMIT_ERROR } from '../limits.ts';
+import { betaResponse, betaResponseWriter } from '../routes/beta.ts';
 import { DAY, makeFixture, NOW, ORIGIN, randomHash, removeTempDirs, sha256, TODAY, type Fixture } from './fixture.ts';
 
 const INVALID_HASH = 'Invalid hash format. Expected 64-character hexadecimal SHA-256 hash.';
@@ -101,8 +102,8 @@ describe('POST /api/v1/beta/timestamp', () => {
       verifyUrl: `${ORIGIN}/verify?hash=${hash}&search=true`,
       proofUrl: `${ORIGIN}/api/proof/${hash}`,
       ledgerUrl: `${ORIGIN}/ledgers/${TODAY}.json`,
-      mldsaSignatureUrl: `${ORIGIN}/ledgers/${TODAY}.json.dilithium.sig`,
     });
+    expect(body.verification.instructions).toContain(`${ORIGIN}/keys/dilithium_public.key`);
     expect(submissionsOf(hash)).toEqual([{ source: 'api_beta', file_name: null, ledger_date: TODAY }]);
   });
 
@@ -116,6 +117,21 @@ describe('POST /api/v1/beta/timestamp', () => {
     const extra = await post('/api/v1/beta/timestamp', { hash: randomHash(), fileName: 'a' });
     expect(extra.statusCode).toBe(400);
     expect(extra.json()).toMatchObject({ success: false, error: 'body: unknown field "fileName"' });
+  });
+
+  it('writes the same JSON as serializing the answer, across a change of day and for an origin that needs escaping', () => {
+    for (const base of [ORIGIN, 'https://example.org/a"b\\c']) {
+      const write = betaResponseWriter(base);
+      for (const [hash, at, day] of [
+        [randomHash(), '2025-11-03T23:59:59.999Z', '2025-11-03'],
+        [randomHash(), '2025-11-04T00:00:00.000Z', '2025-11-04'],
+        [randomHash(), '2025-11-04T12:00:00.000Z', '2025-11-04'],
+      ] as const) {
+        const text = write(hash, at, day);
+        expect(text).toBe(JSON.stringify(betaResponse(base, hash, at, day)));
+        expect(JSON.parse(text).verification.proofUrl).toBe(`${base}/api/proof/${hash}`);
+      }
+    }
   });
 
   it('has no rate limit', async () => {
@@ -273,13 +289,22 @@ describe('errors, limits and headers', () => {
     }
   });
 
-  it('sends the security headers on pages and API answers', async () => {
-    for (const url of ['/api/queue-stats.php', '/no-such-page']) {
-      const res = await f.app.inject(url);
-      expect(res.headers['content-security-policy']).toBe(CSP);
+  it('sends the site security headers on pages and the API set on JSON answers', async () => {
+    const page = await f.app.inject('/no-such-page');
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.headers['content-security-policy']).toBe(CSP);
+    expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
+    for (const res of [page, await f.app.inject('/api/queue-stats.php'), await post('/api/v1/beta/timestamp', { hash: 'bad' })]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
       expect(res.headers['x-frame-options']).toBe('DENY');
+      expect(res.headers['strict-transport-security']).toMatch(/^max-age=\d+/);
+    }
+    for (const url of ['/api/queue-stats.php', '/api/no-such-endpoint']) {
+      const res = await f.app.inject(url);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.headers['content-security-policy']).toBe("default-src 'none';frame-ancestors 'none'");
+      expect(res.headers['cross-origin-opener-policy']).toBeUndefined();
     }
   });
 

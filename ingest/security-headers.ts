@@ -1,0 +1,100 @@
+// Security headers for every answer (CSP, nosniff, frame-ancestors, referrer policy, HSTS …), computed by
+// helmet once at start-up and set on each reply as one precomputed object: pages get the site's set, JSON
+// answers a smaller set made for data.
+//
+// Why not @fastify/helmet: its onRequest hook calls helmet(options) again for every request, re-parsing the
+// CSP directives each time; on the beta API that was about 12 % of the server's CPU per submission
+// (`node --cpu-prof`, bench/ingest.bench.ts). Our headers do not depend on the request (no nonces), so they
+// are computed once. The offline verifier page sets its own CSP (static.ts), which is kept.
+import type { FastifyPluginAsync } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import helmet, { type HelmetOptions } from 'helmet';
+
+/** The headers helmet sets for `options`, captured once (helmet writes them with setHeader). */
+export function helmetHeaders(options: Readonly<HelmetOptions>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const response = {
+    setHeader(name: string, value: string | number | readonly string[]) {
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
+    },
+    removeHeader(name: string) {
+      delete headers[name.toLowerCase()];
+    },
+  };
+  let failure: unknown;
+  helmet(options)({} as IncomingMessage, response as unknown as ServerResponse, (err?: unknown) => {
+    failure = err;
+  });
+  if (failure) throw failure;
+  return headers;
+}
+
+/** The site's CSP. Astro inlines small hydration scripts, hence 'unsafe-inline' for scripts (ingest/README.md). */
+export const CSP_DIRECTIVES = {
+  defaultSrc: ["'self'"],
+  scriptSrc: ["'self'", "'unsafe-inline'", "'wasm-unsafe-eval'"],
+  styleSrc: ["'self'", "'unsafe-inline'"],
+  imgSrc: ["'self'", 'data:'],
+  connectSrc: ["'self'"],
+  frameAncestors: ["'none'"],
+  objectSrc: ["'none'"],
+  baseUri: ["'self'"],
+};
+
+/**
+ * The offline verifier page (issue 7) carries its own strict policy; served from the site it must also be
+ * allowed the one request a person can ask for: fetching a block header from an Esplora URL they type.
+ */
+export const VERIFIER_PAGE = 'offline-verifier.html';
+export const VERIFIER_CSP =
+  "default-src 'none'; script-src 'unsafe-inline' 'wasm-unsafe-eval'; style-src 'unsafe-inline'; img-src data:; connect-src https: http:; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+/** Pages and other documents: the site's policy (helmet's full set). */
+export const SITE_HELMET_OPTIONS: HelmetOptions = {
+  contentSecurityPolicy: { useDefaults: false, directives: CSP_DIRECTIVES },
+  referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+  frameguard: { action: 'deny' },
+};
+
+/**
+ * JSON answers: the headers that mean something for data (OWASP REST Security Cheat Sheet): a policy that
+ * allows nothing (`default-src 'none'; frame-ancestors 'none'`), nosniff, no framing, the referrer policy and
+ * HSTS. The document-only headers (COOP, Origin-Agent-Cluster, X-DNS-Prefetch-Control, X-Download-Options,
+ * X-Permitted-Cross-Domain-Policies, X-XSS-Protection, CORP) are left out: about 400 bytes less on every
+ * API answer, and CORP same-origin would only get in the way of the public API's cross-origin users.
+ */
+export const API_HELMET_OPTIONS: HelmetOptions = {
+  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  referrerPolicy: { policy: 'strict-origin-when-cross-origin' },
+  frameguard: { action: 'deny' },
+  crossOriginOpenerPolicy: false,
+  crossOriginResourcePolicy: false,
+  originAgentCluster: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+};
+
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/;
+
+/**
+ * Sets the headers on every answer when it is sent, by what it is: JSON gets the API set, anything else the
+ * site set. A Content-Security-Policy a route set itself (the offline verifier page) is kept.
+ */
+export const securityHeaders: FastifyPluginAsync<{ site: HelmetOptions; api: HelmetOptions }> = async (fastify, options) => {
+  const site = helmetHeaders(options.site);
+  const api = helmetHeaders(options.api);
+  const { 'content-security-policy': siteCsp, ...siteRest } = site;
+  fastify.addHook('onSend', (_request, reply, payload, done) => {
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && JSON_TYPE.test(type)) reply.headers(api);
+    else {
+      if (!reply.hasHeader('content-security-policy') && siteCsp !== undefined) reply.header('content-security-policy', siteCsp);
+      reply.headers(siteRest);
+    }
+    done(null, payload);
+  });
+};
+// Not encapsulated: the headers apply to every route of the server.
+Object.assign(securityHeaders, { [Symbol.for('skip-override')]: true });

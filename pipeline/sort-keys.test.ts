@@ -1,0 +1,88 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from './db.ts';
+import { dayColumns, enqueue } from './queue.ts';
+import { sameKey, sortedOrder } from './sort-keys.ts';
+
+/** The obvious stable sort of 32-byte keys, as the oracle. */
+function referenceOrder(keys: Uint8Array, n: number): number[] {
+  const key = (i: number) => Buffer.from(keys.subarray(32 * i, 32 * i + 32));
+  return Array.from({ length: n }, (_, i) => i).sort((a, b) => Buffer.compare(key(a), key(b)) || a - b);
+}
+
+/** Keys that collide on purpose: a few shared prefixes of random length and repeated keys. */
+const keySets = fc
+  .array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 32 }), fc.uint8Array({ minLength: 32, maxLength: 32 })), { maxLength: 300 })
+  .map((specs) => {
+    const prefixes = [crypto.randomBytes(32), crypto.randomBytes(32), Buffer.alloc(32), Buffer.alloc(32, 0xff)];
+    const keys = new Uint8Array(32 * specs.length);
+    specs.forEach(([p, shared, tail], i) => {
+      keys.set(tail, 32 * i);
+      keys.set(prefixes[p]!.subarray(0, shared), 32 * i);
+    });
+    return { keys, n: specs.length };
+  });
+
+describe('sortedOrder', () => {
+  it('equals a stable Buffer.compare sort, for shared prefixes and repeated keys', () => {
+    fc.assert(
+      fc.property(keySets, ({ keys, n }) => {
+        expect(Array.from(sortedOrder(keys, n))).toEqual(referenceOrder(keys, n));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('sorts one large bucket (5,000 keys with the same first two bytes) and 50,000 random keys', () => {
+    const crowded = crypto.randomBytes(32 * 5000);
+    for (let i = 0; i < 5000; i++) crowded.set([0xab, 0xcd], 32 * i);
+    expect(Array.from(sortedOrder(crowded, 5000))).toEqual(referenceOrder(crowded, 5000));
+    const random = crypto.randomBytes(32 * 50_000);
+    expect(Array.from(sortedOrder(random, 50_000))).toEqual(referenceOrder(random, 50_000));
+  });
+
+  it('refuses a buffer too short for n keys, and compares keys byte by byte', () => {
+    expect(() => sortedOrder(new Uint8Array(63), 2)).toThrow(RangeError);
+    const keys = new Uint8Array(96);
+    keys[31] = 1;
+    keys[63] = 1;
+    expect(sameKey(keys, 0, 1)).toBe(true);
+    expect(sameKey(keys, 0, 2)).toBe(false);
+  });
+});
+
+describe('dayColumns', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-day-'));
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('gives the day’s distinct hashes sorted, each with its earliest time, across read chunks', () => {
+    const db = openDatabase(path.join(dir, 'q.db'));
+    const distinct = Array.from({ length: 70_000 }, () => crypto.randomBytes(32).toString('hex'));
+    const base = Date.parse('2026-11-21T00:00:00.000Z');
+    // Each hash once at a random time, a third of them again later and earlier, and a row on the next day.
+    const rows = distinct.map((hash, i) => ({ hash, submittedAt: new Date(base + 1000 + ((i * 7919) % 80_000_000)), source: 'import' as const }));
+    const again = distinct.filter((_, i) => i % 3 === 0);
+    enqueue(db, [
+      ...rows.slice(0, 35_000),
+      ...again.map((hash) => ({ hash, submittedAt: new Date(base + 86_000_000), source: 'web' as const })),
+      ...again.map((hash) => ({ hash, submittedAt: new Date(base + 5), source: 'web' as const })),
+      ...rows.slice(35_000),
+      { hash: distinct[1]!, submittedAt: new Date(base + 86_400_000), source: 'web' },
+    ]);
+    const day = dayColumns(db, '2026-11-21');
+    db.close();
+
+    const expected = new Map(rows.map((r) => [r.hash, r.submittedAt.toISOString()]));
+    for (const hash of again) expected.set(hash, new Date(base + 5).toISOString());
+    const sorted = [...expected.keys()].sort();
+    expect(day.count).toBe(70_000);
+    const got = Array.from({ length: day.count }, (_, i) => Buffer.from(day.hashes.subarray(32 * i, 32 * i + 32)).toString('hex'));
+    expect(got).toEqual(sorted);
+    expect(day.times).toEqual(sorted.map((h) => expected.get(h)));
+    expect(Array.from(day.ms)).toEqual(sorted.map((h) => Date.parse(expected.get(h)!)));
+  });
+});
