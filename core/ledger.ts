@@ -124,21 +124,26 @@ export function encodeLedger(ledger: Ledger): Uint8Array {
 
 /**
  * The same bytes from columns: `hashes` holds the entries' 32-byte hashes back to back and `times` their
- * submission times, so a writer with a million entries needs no object per entry. Validated like encodeLedger.
+ * submission times (an array, or a function giving entry i's time, so a writer with a million entries needs no
+ * object or string kept per entry). Validated like encodeLedger.
  */
-export function encodeLedgerColumns(head: LedgerHeader, hashes: Uint8Array, times: readonly string[]): Uint8Array {
-  const n = times.length;
-  if (hashes.length !== n * 32) throw new FormatError('entries', `${hashes.length} hash bytes for ${n} times`);
+export function encodeLedgerColumns(head: LedgerHeader, hashes: Uint8Array, times: readonly string[] | ((i: number) => string)): Uint8Array {
+  const n = hashes.length / 32;
+  const timeOf = typeof times === 'function' ? times : (i: number) => times[i]!;
+  if (!Number.isInteger(n) || (typeof times !== 'function' && times.length !== n)) {
+    throw new FormatError('entries', `${hashes.length} hash bytes for ${typeof times === 'function' ? '?' : times.length} times`);
+  }
   checkHeader(head, n);
-  for (let i = 0; i < n; i++) {
-    if (i > 0 && compareBytes(hashes.subarray(32 * (i - 1), 32 * i), hashes.subarray(32 * i, 32 * i + 32)) >= 0) {
+  for (let i = 1; i < n; i++) {
+    if (compareBytes(hashes.subarray(32 * (i - 1), 32 * i), hashes.subarray(32 * i, 32 * i + 32)) >= 0) {
       throw new FormatError(`entries[${i}].hash`, 'entries must be sorted by hash without duplicates');
     }
-    checkEntryTime(head.date, times[i]!, i);
   }
   return writeLedger(head, n, (out, o, i) => {
+    const time = timeOf(i);
+    checkEntryTime(head.date, time, i);
     writeHex(hashes, 32 * i, 32 * i + 32, out, o);
-    return times[i]!;
+    return time;
   });
 }
 

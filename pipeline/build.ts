@@ -16,7 +16,6 @@ import {
   ecdsaSignaturePath,
   encodeDays,
   encodeOtsStatus,
-  INDEX_JSON_PATH,
   ledgerPath,
   mldsaSignaturePath,
   OTS_STATUS_PATH,
@@ -28,18 +27,7 @@ import { signCheckpoint } from '../core/checkpoint.ts';
 import { encodeSignaturesMeta, keyFingerprints, verifyDayFiles } from '../core/day.ts';
 import { concatBytes, fromUtf8, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
-import {
-  checkShard,
-  indexJsonChunks,
-  mergeShard,
-  prefixText,
-  prefixValue,
-  shardDigits,
-  shardDir,
-  SHARD_MAGIC,
-  SHARD_RECORD_SIZE,
-  type DayRecords,
-} from '../core/index-shard.ts';
+import { shardDigits } from '../core/index-shard.ts';
 import { encodeLedgerColumns, isDate, utcDate } from '../core/ledger.ts';
 import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
@@ -48,13 +36,14 @@ import { appendLeaves, encodeEntryBundle, entryBundlePath, parseEntryBundle, til
 import type { Clock } from './clock.ts';
 import { UsageError, type Config } from './config.ts';
 import type { DB } from './db.ts';
-import { forgetListings, readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable, writeMutableChunks } from './files.ts';
+import { forgetListings, readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable } from './files.ts';
 import type { SigningKeys, PublicKeys } from './keys.ts';
 import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock } from './lock.ts';
 import { mldsaMu, nodeSha256 } from './node-hash.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { datesWithSubmissions, dayColumns } from './queue.ts';
+import { startIndexJob, type IndexJob } from './index-worker.ts';
 
 export interface BuildContext {
   config: Config;
@@ -216,15 +205,17 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
   const oldSize = previous?.treeSize ?? 0;
   const out = new WriteCounter();
   // The day's columns, leaf hashes, tiles and ledger bytes live only inside writeDayFiles, so they can be
-  // collected before index-sha256.json (the largest file) is streamed.
-  const { record, checkpoint, shards } = writeDayFiles(ctx, state, date, previous, oldSize, alreadyPublished, out);
+  // collected while the index worker finishes index-sha256.json (the largest file).
+  const { record, checkpoint, index } = writeDayFiles(ctx, state, date, previous, oldSize, alreadyPublished, out);
   if (alreadyPublished) {
     const published = state.days[position]!;
     if (JSON.stringify(published) !== JSON.stringify(record)) {
       throw new MismatchError(`${date} in days.json`, JSON.stringify(published), JSON.stringify(record));
     }
   } else {
-    writeIndexJson(archive, out, record.treeSize, shards!);
+    const written = index!.wait();
+    out.files += written.files;
+    out.bytes += written.bytes;
     syncArchive(archive);
     state.days.push(record);
     out.mutable(archive, DAYS_PATH, encodeDays(state));
@@ -235,8 +226,9 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
   return { date, alreadyPublished, entryCount, firstIndex: oldSize, treeSize, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes };
 }
 
-/** Everything of one day but the index JSON and the commit: shards, tiles, entry bundles, the ledger, its two
- * signatures, their metadata and the day's checkpoint. */
+/** Everything of one day but the commit: tiles, entry bundles, the ledger, its two signatures, their metadata
+ * and the day's checkpoint here, and the index shards and index-sha256.json on a worker thread (the returned
+ * job; the caller waits for it before the commit point). */
 function writeDayFiles(
   ctx: BuildContext,
   state: ArchiveState,
@@ -245,48 +237,64 @@ function writeDayFiles(
   oldSize: number,
   alreadyPublished: boolean,
   out: WriteCounter,
-): { record: DayRecord; checkpoint: string; shards: Map<string, Uint8Array> | undefined } {
+): { record: DayRecord; checkpoint: string; index: IndexJob | undefined } {
   const archive = ctx.config.archive;
   const day = dayColumns(ctx.db, date);
   if (day.count === 0) throw new UsageError(`no submissions for ${date}`);
   ctx.progress?.(`${date}: ${day.count} hashes`);
-  const leafHashes = leafHashesOf(day.hashes);
+  const newSize = oldSize + day.count;
+  // The index (shards and index-sha256.json) only needs the sorted hashes and their leaf numbers, so a worker
+  // thread writes it while this thread hashes the tree, writes tiles and bundles, and signs.
+  const index = alreadyPublished ? undefined : startIndexJob(archive, oldSize, newSize, day);
+  try {
+    const appended = appendToTree(archive, out, oldSize, day.hashes);
+    if (appended.size !== newSize) throw new MismatchError('tree size after appending the day', String(newSize), String(appended.size));
+    const root = toHex(appended.root);
+    writeEntryBundles(archive, out, oldSize, day.hashes);
+
+    const header = {
+      origin: state.origin,
+      date,
+      firstIndex: oldSize,
+      treeSize: appended.size,
+      root,
+      previous: previous ? { date: previous.date, sha256: previous.sha256 } : null,
+    };
+    const ledgerBytes = encodeLedgerColumns(header, day.hashes, (i) => new Date(day.ms[i]!).toISOString());
+    const digest = nodeSha256(ledgerBytes);
+    const ledgerSha256 = toHex(digest);
+    const { ecdsaSecret, mldsaSeed } = ctx.keys;
+    const pub = ctx.keys.public;
+    const checkpoint = signCheckpoint({ origin: state.origin, size: appended.size, root: appended.root }, [
+      ecdsaNoteSigner(state.origin, ecdsaSecret, pub.ecdsa),
+      mldsaNoteSigner(state.origin, mldsaSeed, pub.mldsa),
+    ]);
+    out.immutable(archive, ledgerPath(date), ledgerBytes);
+    out.immutable(archive, ecdsaSignaturePath(date), ecdsaSignDigest(digest, ecdsaSecret));
+    out.immutable(archive, mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledgerBytes), mldsaSeed));
+    out.immutable(archive, signaturesMetaPath(date), encodeSignaturesMeta(date, ledgerBytes.length, ledgerSha256, keyFingerprints(pub)));
+    out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
+
+    const record: DayRecord = { date, firstIndex: oldSize, entryCount: day.count, treeSize: appended.size, root, sha256: ledgerSha256 };
+    return { record, checkpoint, index };
+  } catch (err) {
+    // Never leave the worker writing the archive after this build has failed (serve runs the next one).
+    try {
+      index?.wait();
+    } catch {
+      // the build's own error is the one to report
+    }
+    throw err;
+  }
+}
+
+/** Appends the entries to the tree and writes its new tiles; returns the new size and root. The leaf hashes
+ * and tiles (~100 MB for a million entries) are garbage once it returns, before the ledger is encoded. */
+function appendToTree(archive: string, out: WriteCounter, oldSize: number, entries: Uint8Array): { size: number; root: Uint8Array } {
   const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), smallSha256);
-  const appended = appendLeaves(oldSize, reader, leafHashes, smallSha256);
-  const root = toHex(appended.root);
-  // Small files first, large ones last: on ext4 (data=ordered) creating files stalls behind the writeback of
-  // hundreds of MB, so the ~12,000 tiles, bundles and shards go out before the ledger and index-sha256.json.
-  // Shards may be written before the commit point: records of an unfinished attempt are dropped on rerun.
-  const shards = alreadyPublished ? undefined : updateShards(archive, out, oldSize, appended.size, { hashes: day.hashes, ms: day.ms, firstLeaf: oldSize });
-
+  const appended = appendLeaves(oldSize, reader, leafHashesOf(entries), smallSha256);
   for (const tile of appended.tiles) out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data);
-  writeEntryBundles(archive, out, oldSize, day.hashes);
-
-  const header = {
-    origin: state.origin,
-    date,
-    firstIndex: oldSize,
-    treeSize: appended.size,
-    root,
-    previous: previous ? { date: previous.date, sha256: previous.sha256 } : null,
-  };
-  const ledgerBytes = encodeLedgerColumns(header, day.hashes, day.times);
-  const digest = nodeSha256(ledgerBytes);
-  const ledgerSha256 = toHex(digest);
-  const { ecdsaSecret, mldsaSeed } = ctx.keys;
-  const pub = ctx.keys.public;
-  const checkpoint = signCheckpoint({ origin: state.origin, size: appended.size, root: appended.root }, [
-    ecdsaNoteSigner(state.origin, ecdsaSecret, pub.ecdsa),
-    mldsaNoteSigner(state.origin, mldsaSeed, pub.mldsa),
-  ]);
-  out.immutable(archive, ledgerPath(date), ledgerBytes);
-  out.immutable(archive, ecdsaSignaturePath(date), ecdsaSignDigest(digest, ecdsaSecret));
-  out.immutable(archive, mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledgerBytes), mldsaSeed));
-  out.immutable(archive, signaturesMetaPath(date), encodeSignaturesMeta(date, ledgerBytes.length, ledgerSha256, keyFingerprints(pub)));
-  out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
-
-  const record: DayRecord = { date, firstIndex: oldSize, entryCount: day.count, treeSize: appended.size, root, sha256: ledgerSha256 };
-  return { record, checkpoint, shards };
+  return { size: appended.size, root: appended.root };
 }
 
 /** RFC 6962 leaf hashes SHA-256(0x00 || entry) of back-to-back 32-byte entries, back to back. */
@@ -318,78 +326,6 @@ function readEntryBundle(archive: string, index: number, width: number): Uint8Ar
   const data = readOptional(archive, rel);
   if (data === undefined) throw new TimesealError('not-found', `${rel} is missing from the archive`);
   return data;
-}
-
-function listShards(archive: string, digits: number): string[] {
-  const dir = path.join(archive, shardDir(digits));
-  return fs.existsSync(dir) ? fs.readdirSync(dir).filter((n) => /^[0-9a-f]+$/.test(n) && n.length === digits).sort() : [];
-}
-
-/** A shard read back from the archive, checked (magic, whole sorted records, all with its prefix). */
-function readShard(archive: string, digits: number, prefix: string): Uint8Array | undefined {
-  const bytes = readOptional(archive, `${shardDir(digits)}/${prefix}`);
-  if (bytes !== undefined) checkShard(bytes, prefix);
-  return bytes;
-}
-
-const NO_RECORDS = new Uint8Array(0);
-
-/**
- * Adds a day's records to the shards, merging bytes with bytes (no object per record). A day's hashes are
- * sorted, so each shard's share of them is one contiguous range. When the log outgrows the prefix length
- * (FORMAT.md §6), every old shard is split into its longer-prefix children, one old shard at a time. Returns
- * the shards it wrote, by prefix.
- */
-function updateShards(archive: string, out: WriteCounter, oldSize: number, newSize: number, day: DayRecords): Map<string, Uint8Array> {
-  const digits = shardDigits(newSize);
-  const oldDigits = oldSize === 0 ? digits : shardDigits(oldSize);
-  const ranges = new Map<number, [number, number]>();
-  for (let i = 0; i < day.hashes.length / 32; ) {
-    const p = prefixValue(day.hashes, 32 * i, digits);
-    let end = i + 1;
-    while (end < day.hashes.length / 32 && prefixValue(day.hashes, 32 * end, digits) === p) end++;
-    ranges.set(p, [i, end]);
-    i = end;
-  }
-  const written = new Map<string, Uint8Array>();
-  const write = (p: number, records: Uint8Array, range: [number, number] = [0, 0]): void => {
-    const bytes = mergeShard(records, oldSize, day, range[0], range[1]);
-    if (bytes.length === SHARD_MAGIC.length) return;
-    const prefix = prefixText(p, digits);
-    out.mutable(archive, `${shardDir(digits)}/${prefix}`, bytes);
-    written.set(prefix, bytes);
-  };
-  if (oldDigits === digits) {
-    for (const [p, range] of ranges) write(p, readShard(archive, digits, prefixText(p, digits))?.subarray(4) ?? NO_RECORDS, range);
-  } else {
-    for (const oldPrefix of listShards(archive, oldDigits)) {
-      const old = readShard(archive, oldDigits, oldPrefix)!;
-      for (let o = 4; o < old.length; ) {
-        const p = prefixValue(old, o, digits);
-        let end = o + SHARD_RECORD_SIZE;
-        while (end < old.length && prefixValue(old, end, digits) === p) end += SHARD_RECORD_SIZE;
-        write(p, old.subarray(o, end), ranges.get(p));
-        ranges.delete(p);
-        o = end;
-      }
-    }
-    for (const [p, range] of ranges) write(p, NO_RECORDS, range);
-  }
-  return written;
-}
-
-/** index-sha256.json, streamed from the shards (those just written are in `written`). */
-function writeIndexJson(archive: string, out: WriteCounter, size: number, written: Map<string, Uint8Array>): void {
-  const digits = shardDigits(size);
-  const none: DayRecords = { hashes: NO_RECORDS, ms: [], firstLeaf: size };
-  const shards = function* (): Generator<Uint8Array> {
-    for (const prefix of listShards(archive, digits)) {
-      const bytes = written.get(prefix) ?? readShard(archive, digits, prefix)!;
-      yield mergeShard(bytes.subarray(4), size, none, 0, 0);
-    }
-  };
-  out.bytes += writeMutableChunks(archive, INDEX_JSON_PATH, indexJsonChunks(shards));
-  out.files++;
 }
 
 /** ots_status.json and block_info.json for the published days (pipeline/anchor/status.ts owns their content). */

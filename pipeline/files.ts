@@ -111,7 +111,7 @@ export function writeMutableChunks(root: string, rel: string, chunks: Iterable<s
       if (typeof chunk === 'string') {
         pending.push(chunk);
         pendingLength += chunk.length;
-        if (pendingLength > 1 << 22) flush();
+        if (pendingLength > 1 << 18) flush();
       } else {
         flush();
         bytes += fs.writeSync(fd, chunk);

@@ -36,8 +36,8 @@ export interface DayColumns {
   count: number;
   /** The day's distinct hashes, sorted, back to back (32 bytes each). */
   hashes: Uint8Array;
-  /** Each hash's earliest submission time, ISO-8601, and the same in epoch milliseconds. */
-  times: string[];
+  /** Each hash's earliest submission time in epoch milliseconds (its ISO text is `new Date(ms).toISOString()`:
+   * dayColumns accepts only times written that way). */
   ms: Float64Array;
 }
 
@@ -54,11 +54,14 @@ export function dayColumns(db: DB, date: string): DayColumns {
   return db.transaction(() => readDay(db, date))();
 }
 
+/** Submission times as stored: what Date#toISOString writes, so that milliseconds give back the same text. */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 function readDay(db: DB, date: string): DayColumns {
   const total = (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(date) as { n: number }).n;
   const chunk = db.prepare('SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? ORDER BY id LIMIT ?').raw(true);
   const all = Buffer.alloc(32 * total);
-  const allTimes = new Array<string>(total);
+  const allMs = new Float64Array(total);
   let n = 0;
   for (let after = -1; ; ) {
     const rows = chunk.all(date, after, DAY_CHUNK) as Array<[number, string, string]>;
@@ -68,7 +71,9 @@ function readDay(db: DB, date: string): DayColumns {
       // Native hex decoding; the table's CHECK keeps hashes to 64 lower-case hex digits, and a short write
       // (which is how Buffer reports a bad digit) is refused all the same.
       if (all.write(hash, 32 * n, 32, 'hex') !== 32) throw new FormatError('hash', `not 64 hex digits in the queue: ${hash}`);
-      allTimes[n++] = time;
+      const ms = Date.parse(time);
+      if (!ISO_TIME.test(time) || Number.isNaN(ms)) throw new FormatError('submitted_at', `not an ISO-8601 UTC time with milliseconds in the queue: ${time}`);
+      allMs[n++] = ms;
     }
     after = rows[rows.length - 1]![0];
   }
@@ -77,23 +82,21 @@ function readDay(db: DB, date: string): DayColumns {
   const order = sortedOrder(all, n);
   let count = 0;
   for (let k = 0; k < n; k++) if (k === 0 || !sameKey(all, order[k - 1]!, order[k]!)) count++;
-  const hashes = Buffer.alloc(32 * count);
-  const times = new Array<string>(count);
-  const ms = new Float64Array(count);
+  // Shared memory, so the build's index worker (index-worker.ts) reads the columns without a copy.
+  const hashes = new Uint8Array(new SharedArrayBuffer(32 * count));
+  const ms = new Float64Array(new SharedArrayBuffer(8 * count));
   let out = -1;
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
-    const time = allTimes[i]!;
     if (k === 0 || !sameKey(all, order[k - 1]!, i)) {
       out++;
       all.copy(hashes, 32 * out, 32 * i, 32 * i + 32);
-      times[out] = time;
-    } else if (time < times[out]!) {
-      times[out] = time;
+      ms[out] = allMs[i]!;
+    } else if (allMs[i]! < ms[out]!) {
+      ms[out] = allMs[i]!;
     }
   }
-  for (let j = 0; j < count; j++) ms[j] = Date.parse(times[j]!);
-  return { count, hashes, times, ms };
+  return { count, hashes, ms };
 }
 
 /** Dates with submissions after `after` (exclusive, '' for all) and before `before` (exclusive), in order. */

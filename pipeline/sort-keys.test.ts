@@ -82,7 +82,14 @@ describe('dayColumns', () => {
     expect(day.count).toBe(70_000);
     const got = Array.from({ length: day.count }, (_, i) => Buffer.from(day.hashes.subarray(32 * i, 32 * i + 32)).toString('hex'));
     expect(got).toEqual(sorted);
-    expect(day.times).toEqual(sorted.map((h) => expected.get(h)));
+    expect(Array.from(day.ms, (t) => new Date(t).toISOString())).toEqual(sorted.map((h) => expected.get(h)));
     expect(Array.from(day.ms)).toEqual(sorted.map((h) => Date.parse(expected.get(h)!)));
+  });
+
+  it('refuses a stored time that milliseconds would not give back (not Date#toISOString text)', () => {
+    const db = openDatabase(path.join(dir, 'bad-time.db'));
+    db.prepare("INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, '2026-11-21T10:00:00Z', '2026-11-21', 'import')").run('ab'.repeat(32));
+    expect(() => dayColumns(db, '2026-11-21')).toThrow(/ISO-8601/);
+    db.close();
   });
 });

@@ -1,0 +1,70 @@
+// The index worker: writes the shards and index-sha256.json on its own thread, and the build's synchronous
+// wait() returns what it wrote or throws what failed there.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { INDEX_JSON_PATH } from '../core/archive.ts';
+import { startIndexJob } from './index-worker.ts';
+import { writeShardsAndIndex } from './shard-files.ts';
+import { sortedOrder } from './sort-keys.ts';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+function archive(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-index-'));
+  dirs.push(dir);
+  return dir;
+}
+
+/** n sorted random hashes and times, in shared memory as dayColumns gives them. */
+function day(n: number): { hashes: Uint8Array; ms: Float64Array } {
+  const raw = crypto.randomBytes(32 * n);
+  const order = sortedOrder(raw, n);
+  const hashes = new Uint8Array(new SharedArrayBuffer(32 * n));
+  order.forEach((i, k) => hashes.set(raw.subarray(32 * i, 32 * i + 32), 32 * k));
+  const ms = new Float64Array(new SharedArrayBuffer(8 * n)).map((_, i) => Date.parse('2026-11-21T00:00:00.000Z') + i);
+  return { hashes, ms };
+}
+
+function tree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (e.isFile()) out[path.relative(dir, path.join(e.parentPath, e.name))] = crypto.hash('sha256', fs.readFileSync(path.join(e.parentPath, e.name)), 'hex');
+  }
+  return out;
+}
+
+describe('startIndexJob', () => {
+  it('writes the same files as writing in this thread, and wait() reports them (twice the same)', () => {
+    const d = day(3000);
+    const inThread = archive();
+    const expected = writeShardsAndIndex(inThread, 0, 3000, { ...d, firstLeaf: 0 });
+    const onWorker = archive();
+    const job = startIndexJob(onWorker, 0, 3000, d);
+    const written = job.wait();
+    expect(written).toEqual(expected);
+    expect(job.wait()).toBe(written);
+    expect(tree(onWorker)).toEqual(tree(inThread));
+    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(onWorker, INDEX_JSON_PATH), 'utf8')).map)).toHaveLength(3000);
+  });
+
+  it('copies columns that are not in shared memory, and leaves the caller’s arrays intact', () => {
+    const d = day(100);
+    const hashes = Buffer.from(d.hashes);
+    const ms = Float64Array.from(d.ms);
+    startIndexJob(archive(), 0, 100, { hashes, ms }).wait();
+    expect(hashes.length).toBe(3200);
+    expect(Buffer.compare(hashes, Buffer.from(d.hashes))).toBe(0);
+    expect(Array.from(ms)).toEqual(Array.from(d.ms));
+  });
+
+  it('a failure on the worker is thrown by wait()', () => {
+    const dir = archive();
+    fs.mkdirSync(path.join(dir, INDEX_JSON_PATH, 'in-the-way'), { recursive: true });
+    expect(() => startIndexJob(dir, 0, 10, day(10)).wait()).toThrow(/index-sha256\.json|EISDIR|directory/);
+  });
+});

@@ -1,0 +1,77 @@
+// Merges a day into the index shards and writes them and index-sha256.json on a worker thread
+// (shard-files.ts), and the synchronous handle the build waits on. The build stays synchronous: `wait()`
+// blocks on a shared flag (Atomics.wait) and reads the worker's answer with receiveMessageOnPort, so no
+// caller has to become async. The worker always answers (its work is inside try/catch); only a failure to
+// load this module would leave the flag unset, which every build in the tests would show at once.
+import { isMainThread, MessageChannel, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
+import { writeShardsAndIndex, type Written } from './shard-files.ts';
+
+interface Job {
+  archive: string;
+  oldSize: number;
+  newSize: number;
+  hashes: Uint8Array;
+  ms: Float64Array;
+  done: Int32Array;
+  port: MessagePort;
+}
+
+type Answer = { ok: true; written: Written } | { ok: false; message: string; name: string; stack?: string };
+
+export interface IndexJob {
+  /** Blocks until the worker has finished; returns what it wrote or throws what it threw. */
+  wait(): Written;
+}
+
+/**
+ * Starts merging a day's records (hashes i at leaf oldSize + i, times in ms) into the shards, writing them and
+ * index-sha256.json for a log of `newSize` leaves. Arrays backed by a SharedArrayBuffer (dayColumns makes
+ * them so) are shared with the worker, others copied; the caller must not change them until wait() returns.
+ */
+export function startIndexJob(archive: string, oldSize: number, newSize: number, day: { hashes: Uint8Array; ms: Float64Array }): IndexJob {
+  const done = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
+  const shared = day.hashes.buffer instanceof SharedArrayBuffer && day.ms.buffer instanceof SharedArrayBuffer;
+  const hashes = shared ? day.hashes : new Uint8Array(day.hashes); // a copy (Buffer#slice would be a view)
+  const ms = shared ? day.ms : day.ms.slice();
+  const worker = new Worker(new URL(import.meta.url), {
+    workerData: { archive, oldSize, newSize, hashes, ms, done, port: port2 },
+    transferList: shared ? [port2] : [port2, hashes.buffer as ArrayBuffer, ms.buffer as ArrayBuffer],
+    // A small young generation: the worker makes ~170 MB of short-lived strings and shard copies per million
+    // hashes, and frequent scavenges free them at once instead of letting the heap grow beside the build's.
+    resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.XYOUNG ?? 4) },
+  });
+  worker.unref();
+  let result: Written | undefined;
+  return {
+    wait() {
+      if (result !== undefined) return result;
+      while (Atomics.load(done, 0) === 0) Atomics.wait(done, 0, 0, 1000);
+      const answer = receiveMessageOnPort(port1)?.message as Answer | undefined;
+      port1.close();
+      if (answer === undefined) throw new Error('index writer stopped without an answer');
+      if (!answer.ok) {
+        const err = new Error(answer.message);
+        err.name = answer.name;
+        if (answer.stack) err.stack = answer.stack;
+        throw err;
+      }
+      result = answer.written;
+      return result;
+    },
+  };
+}
+
+if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array) {
+  const job = workerData as Job;
+  let answer: Answer;
+  try {
+    answer = { ok: true, written: writeShardsAndIndex(job.archive, job.oldSize, job.newSize, { hashes: job.hashes, ms: job.ms, firstLeaf: job.oldSize }) };
+  } catch (err) {
+    const e = err as Error;
+    answer = { ok: false, message: e.message, name: e.name, stack: e.stack };
+  }
+  job.port.postMessage(answer);
+  Atomics.store(job.done, 0, 1);
+  Atomics.notify(job.done, 0);
+}
