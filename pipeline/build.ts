@@ -25,14 +25,14 @@ import {
 } from '../core/archive.ts';
 import { signCheckpoint } from '../core/checkpoint.ts';
 import { encodeSignaturesMeta, keyFingerprints, verifyDayFiles } from '../core/day.ts';
-import { concatBytes, fromUtf8, toHex } from '../core/encoding.ts';
+import { fromUtf8, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import { shardDigits } from '../core/index-shard.ts';
 import { encodeLedgerColumns, isDate, utcDate } from '../core/ledger.ts';
 import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
 import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
-import { appendLeaves, encodeEntryBundle, entryBundlePath, parseEntryBundle, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
+import { appendLeaves, tileHashReader, tilePath } from '../core/tiles.ts';
 import type { Clock } from './clock.ts';
 import { UsageError, type Config } from './config.ts';
 import type { DB } from './db.ts';
@@ -43,7 +43,7 @@ import { withLock } from './lock.ts';
 import { mldsaMu, nodeSha256 } from './node-hash.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { datesWithSubmissions, dayColumns } from './queue.ts';
-import { startIndexJob, type IndexJob } from './index-worker.ts';
+import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
 
 export interface BuildContext {
   config: Config;
@@ -206,16 +206,16 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
   const out = new WriteCounter();
   // The day's columns, leaf hashes, tiles and ledger bytes live only inside writeDayFiles, so they can be
   // collected while the index worker finishes index-sha256.json (the largest file).
-  const { record, checkpoint, index } = writeDayFiles(ctx, state, date, previous, oldSize, alreadyPublished, out);
+  const { record, checkpoint, hashFiles } = writeDayFiles(ctx, state, date, previous, oldSize, alreadyPublished, out);
+  const written = hashFiles.wait();
+  out.files += written.files;
+  out.bytes += written.bytes;
   if (alreadyPublished) {
     const published = state.days[position]!;
     if (JSON.stringify(published) !== JSON.stringify(record)) {
       throw new MismatchError(`${date} in days.json`, JSON.stringify(published), JSON.stringify(record));
     }
   } else {
-    const written = index!.wait();
-    out.files += written.files;
-    out.bytes += written.bytes;
     syncArchive(archive);
     state.days.push(record);
     out.mutable(archive, DAYS_PATH, encodeDays(state));
@@ -226,8 +226,8 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
   return { date, alreadyPublished, entryCount, firstIndex: oldSize, treeSize, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes };
 }
 
-/** Everything of one day but the commit: tiles, entry bundles, the ledger, its two signatures, their metadata
- * and the day's checkpoint here, and the index shards and index-sha256.json on a worker thread (the returned
+/** Everything of one day but the commit: tiles, the ledger, its two signatures, their metadata and the day's
+ * checkpoint here, and the entry bundles, index shards and index-sha256.json on a worker thread (the returned
  * job; the caller waits for it before the commit point). */
 function writeDayFiles(
   ctx: BuildContext,
@@ -237,20 +237,20 @@ function writeDayFiles(
   oldSize: number,
   alreadyPublished: boolean,
   out: WriteCounter,
-): { record: DayRecord; checkpoint: string; index: IndexJob | undefined } {
+): { record: DayRecord; checkpoint: string; hashFiles: HashFilesJob } {
   const archive = ctx.config.archive;
   const day = dayColumns(ctx.db, date);
   if (day.count === 0) throw new UsageError(`no submissions for ${date}`);
   ctx.progress?.(`${date}: ${day.count} hashes`);
   const newSize = oldSize + day.count;
-  // The index (shards and index-sha256.json) only needs the sorted hashes and their leaf numbers, so a worker
-  // thread writes it while this thread hashes the tree, writes tiles and bundles, and signs.
-  const index = alreadyPublished ? undefined : startIndexJob(archive, oldSize, newSize, day);
+  // The entry bundles and the index (shards, index-sha256.json) need only the sorted hashes and their leaf
+  // numbers, so a worker thread writes them while this thread hashes the tree, writes tiles, and signs. A
+  // published day being rebuilt gets its bundles compared; its index is not rewritten.
+  const hashFiles = startHashFilesJob(archive, oldSize, newSize, day, { index: !alreadyPublished });
   try {
     const appended = appendToTree(archive, out, oldSize, day.hashes);
     if (appended.size !== newSize) throw new MismatchError('tree size after appending the day', String(newSize), String(appended.size));
     const root = toHex(appended.root);
-    writeEntryBundles(archive, out, oldSize, day.hashes);
 
     const header = {
       origin: state.origin,
@@ -276,11 +276,11 @@ function writeDayFiles(
     out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
 
     const record: DayRecord = { date, firstIndex: oldSize, entryCount: day.count, treeSize: appended.size, root, sha256: ledgerSha256 };
-    return { record, checkpoint, index };
+    return { record, checkpoint, hashFiles };
   } catch (err) {
     // Never leave the worker writing the archive after this build has failed (serve runs the next one).
     try {
-      index?.wait();
+      hashFiles.wait();
     } catch {
       // the build's own error is the one to report
     }
@@ -306,26 +306,6 @@ function leafHashesOf(entries: Uint8Array): Uint8Array {
     smallSha256Into(input, out, at);
   }
   return out;
-}
-
-/** Entry bundles from the old size's partial bundle onwards (tlog-tiles: tile/entries/N[.p/W]). */
-function writeEntryBundles(archive: string, out: WriteCounter, oldSize: number, entries: Uint8Array): void {
-  const firstBundle = Math.floor(oldSize / TILE_WIDTH);
-  const carried = oldSize % TILE_WIDTH;
-  const all = carried === 0 ? entries : concatBytes(...parseEntryBundle(readEntryBundle(archive, firstBundle, carried), carried), entries);
-  const count = all.length / 32;
-  for (let start = 0; start < count; start += TILE_WIDTH) {
-    const width = Math.min(TILE_WIDTH, count - start);
-    const chunk = Array.from({ length: width }, (_, j) => all.subarray(32 * (start + j), 32 * (start + j + 1)));
-    out.immutable(archive, entryBundlePath(firstBundle + start / TILE_WIDTH, width), encodeEntryBundle(chunk));
-  }
-}
-
-function readEntryBundle(archive: string, index: number, width: number): Uint8Array {
-  const rel = entryBundlePath(index, width);
-  const data = readOptional(archive, rel);
-  if (data === undefined) throw new TimesealError('not-found', `${rel} is missing from the archive`);
-  return data;
 }
 
 /** ots_status.json and block_info.json for the published days (pipeline/anchor/status.ts owns their content). */

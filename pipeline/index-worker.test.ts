@@ -6,7 +6,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { INDEX_JSON_PATH } from '../core/archive.ts';
-import { startIndexJob } from './index-worker.ts';
+import { TimesealError } from '../core/errors.ts';
+import { writeEntryBundles } from './bundle-files.ts';
+import { startHashFilesJob } from './index-worker.ts';
 import { writeShardsAndIndex } from './shard-files.ts';
 import { sortedOrder } from './sort-keys.ts';
 
@@ -38,13 +40,14 @@ function tree(dir: string): Record<string, string> {
   return out;
 }
 
-describe('startIndexJob', () => {
+describe('startHashFilesJob', () => {
   it('writes the same files as writing in this thread, and wait() reports them (twice the same)', () => {
     const d = day(3000);
     const inThread = archive();
     const expected = writeShardsAndIndex(inThread, 0, 3000, { ...d, firstLeaf: 0 });
+    writeEntryBundles(inThread, 0, d.hashes, expected);
     const onWorker = archive();
-    const job = startIndexJob(onWorker, 0, 3000, d);
+    const job = startHashFilesJob(onWorker, 0, 3000, d, { index: true });
     const written = job.wait();
     expect(written).toEqual(expected);
     expect(job.wait()).toBe(written);
@@ -56,7 +59,7 @@ describe('startIndexJob', () => {
     const d = day(100);
     const hashes = Buffer.from(d.hashes);
     const ms = Float64Array.from(d.ms);
-    startIndexJob(archive(), 0, 100, { hashes, ms }).wait();
+    startHashFilesJob(archive(), 0, 100, { hashes, ms }, { index: true }).wait();
     expect(hashes.length).toBe(3200);
     expect(Buffer.compare(hashes, Buffer.from(d.hashes))).toBe(0);
     expect(Array.from(ms)).toEqual(Array.from(d.ms));
@@ -65,6 +68,24 @@ describe('startIndexJob', () => {
   it('a failure on the worker is thrown by wait()', () => {
     const dir = archive();
     fs.mkdirSync(path.join(dir, INDEX_JSON_PATH, 'in-the-way'), { recursive: true });
-    expect(() => startIndexJob(dir, 0, 10, day(10)).wait()).toThrow(/index-sha256\.json|EISDIR|directory/);
+    expect(() => startHashFilesJob(dir, 0, 10, day(10), { index: true }).wait()).toThrow(/index-sha256\.json|EISDIR|directory/);
+  });
+
+  it('without the index, writes only the bundles; a published bundle that differs is a conflict, typed', () => {
+    const dir = archive();
+    const d = day(300);
+    expect(startHashFilesJob(dir, 0, 300, d, { index: false }).wait()).toEqual({ files: 2, bytes: 300 * 34 });
+    expect(fs.existsSync(path.join(dir, INDEX_JSON_PATH))).toBe(false);
+    expect(startHashFilesJob(dir, 0, 300, d, { index: false }).wait()).toEqual({ files: 0, bytes: 0 });
+    const other = day(300);
+    let failure: unknown;
+    try {
+      startHashFilesJob(dir, 0, 300, other, { index: false }).wait();
+    } catch (err) {
+      failure = err;
+    }
+    expect(failure).toBeInstanceOf(TimesealError);
+    expect((failure as TimesealError).code).toBe('conflict');
+    expect((failure as Error).message).toMatch(/differs from the rebuild/);
   });
 });

@@ -1,9 +1,11 @@
-// Merges a day into the index shards and writes them and index-sha256.json on a worker thread
-// (shard-files.ts), and the synchronous handle the build waits on. The build stays synchronous: `wait()`
+// Writes the files made from a day's sorted hashes alone on a worker thread: entry bundles (bundle-files.ts),
+// index shards and index-sha256.json (shard-files.ts), and the synchronous handle the build waits on. The build stays synchronous: `wait()`
 // blocks on a shared flag (Atomics.wait) and reads the worker's answer with receiveMessageOnPort, so no
 // caller has to become async. The worker always answers (its work is inside try/catch); only a failure to
 // load this module would leave the flag unset, which every build in the tests would show at once.
 import { isMainThread, MessageChannel, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
+import { TimesealError, type ErrorCode } from '../core/errors.ts';
+import { writeEntryBundles } from './bundle-files.ts';
 import { writeShardsAndIndex, type Written } from './shard-files.ts';
 
 interface Job {
@@ -12,30 +14,38 @@ interface Job {
   newSize: number;
   hashes: Uint8Array;
   ms: Float64Array;
+  index: boolean;
   done: Int32Array;
   port: MessagePort;
 }
 
-type Answer = { ok: true; written: Written } | { ok: false; message: string; name: string; stack?: string };
+type Answer = { ok: true; written: Written } | { ok: false; message: string; name: string; code?: ErrorCode; stack?: string };
 
-export interface IndexJob {
+export interface HashFilesJob {
   /** Blocks until the worker has finished; returns what it wrote or throws what it threw. */
   wait(): Written;
 }
 
 /**
- * Starts merging a day's records (hashes i at leaf oldSize + i, times in ms) into the shards, writing them and
+ * Starts writing the entry bundles of a day's sorted hashes (i at leaf oldSize + i), and with `index` merging
+ * the day's records (hashes i at leaf oldSize + i, times in ms) into the shards, writing them and
  * index-sha256.json for a log of `newSize` leaves. Arrays backed by a SharedArrayBuffer (dayColumns makes
  * them so) are shared with the worker, others copied; the caller must not change them until wait() returns.
  */
-export function startIndexJob(archive: string, oldSize: number, newSize: number, day: { hashes: Uint8Array; ms: Float64Array }): IndexJob {
+export function startHashFilesJob(
+  archive: string,
+  oldSize: number,
+  newSize: number,
+  day: { hashes: Uint8Array; ms: Float64Array },
+  options: { index: boolean },
+): HashFilesJob {
   const done = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const shared = day.hashes.buffer instanceof SharedArrayBuffer && day.ms.buffer instanceof SharedArrayBuffer;
   const hashes = shared ? day.hashes : new Uint8Array(day.hashes); // a copy (Buffer#slice would be a view)
   const ms = shared ? day.ms : day.ms.slice();
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { archive, oldSize, newSize, hashes, ms, done, port: port2 },
+    workerData: { archive, oldSize, newSize, hashes, ms, index: options.index, done, port: port2 },
     transferList: shared ? [port2] : [port2, hashes.buffer as ArrayBuffer, ms.buffer as ArrayBuffer],
     // A small young generation: the worker makes ~170 MB of short-lived strings and shard copies per million
     // hashes, and frequent scavenges free them at once instead of letting the heap grow beside the build's.
@@ -51,7 +61,7 @@ export function startIndexJob(archive: string, oldSize: number, newSize: number,
       port1.close();
       if (answer === undefined) throw new Error('index writer stopped without an answer');
       if (!answer.ok) {
-        const err = new Error(answer.message);
+        const err = answer.code ? new TimesealError(answer.code, answer.message) : new Error(answer.message);
         err.name = answer.name;
         if (answer.stack) err.stack = answer.stack;
         throw err;
@@ -66,10 +76,17 @@ if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array
   const job = workerData as Job;
   let answer: Answer;
   try {
-    answer = { ok: true, written: writeShardsAndIndex(job.archive, job.oldSize, job.newSize, { hashes: job.hashes, ms: job.ms, firstLeaf: job.oldSize }) };
+    const written: Written = { files: 0, bytes: 0 };
+    writeEntryBundles(job.archive, job.oldSize, job.hashes, written);
+    if (job.index) {
+      const index = writeShardsAndIndex(job.archive, job.oldSize, job.newSize, { hashes: job.hashes, ms: job.ms, firstLeaf: job.oldSize });
+      written.files += index.files;
+      written.bytes += index.bytes;
+    }
+    answer = { ok: true, written };
   } catch (err) {
     const e = err as Error;
-    answer = { ok: false, message: e.message, name: e.name, stack: e.stack };
+    answer = { ok: false, message: e.message, name: e.name, stack: e.stack, ...(err instanceof TimesealError ? { code: err.code } : {}) };
   }
   job.port.postMessage(answer);
   Atomics.store(job.done, 0, 1);
