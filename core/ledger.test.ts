@@ -110,4 +110,23 @@ describe('columnar ledger encoding (what the build uses)', () => {
     expect(() => encodeLedgerColumns(head, two, ['2025-11-02T00:00:00.000Z', '2025-11-02T00:00:00.000Z'])).toThrow(/sorted/);
     expect(() => encodeLedgerColumns(head, new Uint8Array(32), ['2025-11-02T00:00:00.000Z'])).toThrow(/tree_size/);
   });
+
+  it('writes times given as milliseconds exactly as Date#toISOString does, and refuses times off the day', () => {
+    const dayStart = Date.UTC(2025, 10, 2);
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 86_399_999 }), { minLength: 1, maxLength: 40 }), (offsets) => {
+        const n = offsets.length;
+        const hashes = new Uint8Array(32 * n);
+        for (let i = 0; i < n; i++) hashes.set([i >> 8, i & 0xff], 32 * i);
+        const { entries: _, ...head } = ledger({ firstIndex: 0, treeSize: n });
+        const ms = Float64Array.from(offsets, (x) => dayStart + x);
+        const strings = Array.from(ms, (t) => new Date(t).toISOString());
+        expect(Buffer.from(encodeLedgerColumns(head, hashes, ms)).equals(Buffer.from(encodeLedgerColumns(head, hashes, strings)))).toBe(true);
+      }),
+    );
+    const { entries: _, ...head } = ledger({ firstIndex: 0, treeSize: 1 });
+    for (const t of [dayStart - 1, dayStart + 86_400_000, dayStart + 0.5, Number.NaN]) {
+      expect(() => encodeLedgerColumns(head, new Uint8Array(32), Float64Array.of(t))).toThrow(/submitted_at/);
+    }
+  });
 });

@@ -115,41 +115,70 @@ const LINE = 2 + 64 + 3 + 24 + 2; // ["<hash>","<time>"]
 /** The canonical bytes of a ledger (docs/FORMAT.md §3). */
 export function encodeLedger(ledger: Ledger): Uint8Array {
   checkLedger(ledger);
-  return writeLedger(ledger, ledger.entries.length, (out, o, i) => {
+  return writeLedger(ledger, ledger.entries.length, (out, o, t, i) => {
     const e = ledger.entries[i]!;
     for (let k = 0; k < 64; k++) out[o + k] = e.hash.charCodeAt(k);
-    return e.submittedAt;
+    for (let k = 0; k < 24; k++) out[t + k] = e.submittedAt.charCodeAt(k);
   });
 }
 
 /**
  * The same bytes from columns: `hashes` holds the entries' 32-byte hashes back to back and `times` their
- * submission times (an array, or a function giving entry i's time, so a writer with a million entries needs no
- * object or string kept per entry). Validated like encodeLedger.
+ * submission times, as ISO strings or as epoch milliseconds on the ledger's date (written as Date#toISOString
+ * would write them), so a writer with a million entries needs no object or string per entry. Validated like
+ * encodeLedger.
  */
-export function encodeLedgerColumns(head: LedgerHeader, hashes: Uint8Array, times: readonly string[] | ((i: number) => string)): Uint8Array {
-  const n = hashes.length / 32;
-  const timeOf = typeof times === 'function' ? times : (i: number) => times[i]!;
-  if (!Number.isInteger(n) || (typeof times !== 'function' && times.length !== n)) {
-    throw new FormatError('entries', `${hashes.length} hash bytes for ${typeof times === 'function' ? '?' : times.length} times`);
-  }
+export function encodeLedgerColumns(head: LedgerHeader, hashes: Uint8Array, times: readonly string[] | Float64Array): Uint8Array {
+  const n = times.length;
+  if (hashes.length !== n * 32) throw new FormatError('entries', `${hashes.length} hash bytes for ${n} times`);
   checkHeader(head, n);
   for (let i = 1; i < n; i++) {
     if (compareBytes(hashes.subarray(32 * (i - 1), 32 * i), hashes.subarray(32 * i, 32 * i + 32)) >= 0) {
       throw new FormatError(`entries[${i}].hash`, 'entries must be sorted by hash without duplicates');
     }
   }
-  return writeLedger(head, n, (out, o, i) => {
-    const time = timeOf(i);
+  if (times instanceof Float64Array) {
+    const dayStart = Date.parse(`${head.date}T00:00:00.000Z`);
+    const datePart = Uint8Array.from(`${head.date}T`, (c) => c.charCodeAt(0));
+    return writeLedger(head, n, (out, o, t, i) => {
+      const ms = times[i]! - dayStart;
+      if (!Number.isInteger(ms) || ms < 0 || ms >= 86_400_000) {
+        throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+      }
+      writeHex(hashes, 32 * i, 32 * i + 32, out, o);
+      out.set(datePart, t);
+      writeClock(out, t + 11, ms);
+    });
+  }
+  return writeLedger(head, n, (out, o, t, i) => {
+    const time = times[i]!;
     checkEntryTime(head.date, time, i);
     writeHex(hashes, 32 * i, 32 * i + 32, out, o);
-    return time;
+    for (let k = 0; k < 24; k++) out[t + k] = time.charCodeAt(k);
   });
 }
 
+/** HH:MM:SS.mmmZ of `ms` milliseconds after midnight, as ASCII at `at` (13 bytes). */
+function writeClock(out: Uint8Array, at: number, ms: number): void {
+  const two = (v: number, p: number): void => {
+    out[p] = 0x30 + Math.floor(v / 10);
+    out[p + 1] = 0x30 + (v % 10);
+  };
+  two(Math.floor(ms / 3_600_000), at);
+  out[at + 2] = 0x3a;
+  two(Math.floor(ms / 60_000) % 60, at + 3);
+  out[at + 5] = 0x3a;
+  two(Math.floor(ms / 1000) % 60, at + 6);
+  out[at + 8] = 0x2e;
+  const milli = ms % 1000;
+  out[at + 9] = 0x30 + Math.floor(milli / 100);
+  two(milli % 100, at + 10);
+  out[at + 12] = 0x5a;
+}
+
 /** Entries are ASCII of fixed length, so the bytes go straight into one buffer whatever their number.
- * `entry(out, at, i)` writes entry i's 64 hex digits at `at` and returns its time. */
-function writeLedger(head: LedgerHeader, n: number, entry: (out: Uint8Array, at: number, i: number) => string): Uint8Array {
+ * `entry(out, hashAt, timeAt, i)` writes entry i's 64 hex digits at `hashAt` and its 24-byte time at `timeAt`. */
+function writeLedger(head: LedgerHeader, n: number, entry: (out: Uint8Array, hashAt: number, timeAt: number, i: number) => void): Uint8Array {
   const top = utf8(header(head, n));
   const out = new Uint8Array(top.length + 1 + n * LINE + Math.max(0, n - 1) * 2 + (n ? 1 : 0) + 3);
   out.set(top, 0);
@@ -161,10 +190,10 @@ function writeLedger(head: LedgerHeader, n: number, entry: (out: Uint8Array, at:
   for (let i = 0; i < n; i++) {
     if (i > 0) ascii(',\n');
     ascii('["');
-    const time = entry(out, o, i);
+    entry(out, o, o + 67, i);
     o += 64;
     ascii('","');
-    ascii(time);
+    o += 24;
     ascii('"]');
   }
   if (n) out[o++] = 0x0a;

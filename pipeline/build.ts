@@ -260,7 +260,7 @@ function writeDayFiles(
       root,
       previous: previous ? { date: previous.date, sha256: previous.sha256 } : null,
     };
-    const ledgerBytes = encodeLedgerColumns(header, day.hashes, (i) => new Date(day.ms[i]!).toISOString());
+    const ledgerBytes = encodeLedgerColumns(header, day.hashes, day.ms);
     const digest = nodeSha256(ledgerBytes);
     const ledgerSha256 = toHex(digest);
     const { ecdsaSecret, mldsaSeed } = ctx.keys;
