@@ -55,18 +55,23 @@ export function logOriginOf(origin: string): string {
   return rest;
 }
 
+/** The public base URL when TIMESEAL_ORIGIN is not set; its host is then the log origin. */
+export const DEFAULT_ORIGIN = 'http://localhost:8080';
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   loadDotEnv(path.resolve('.env'), env);
   const port = Number(env.PORT ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`PORT is not a port number: ${env.PORT}`);
-  const origin = env.TIMESEAL_ORIGIN ?? 'http://localhost:8080';
+  // Without TIMESEAL_ORIGIN (development), links follow PORT but the log origin stays DEFAULT_ORIGIN's, so
+  // serving on another port never changes an archive's origin.
+  const origin = env.TIMESEAL_ORIGIN ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`);
   return {
     db: env.TIMESEAL_DB ?? 'data/timeseal.db',
     archive: env.TIMESEAL_ARCHIVE ?? 'ledgers',
     keys: env.TIMESEAL_KEYS ?? 'keys',
     privateKeys: env.TIMESEAL_PRIVATE_KEYS ?? 'data/private-keys',
     origin,
-    logOrigin: logOriginOf(origin),
+    logOrigin: logOriginOf(env.TIMESEAL_ORIGIN ?? DEFAULT_ORIGIN),
     host: env.HOST ?? '127.0.0.1',
     port,
   };

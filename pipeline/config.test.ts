@@ -1,0 +1,22 @@
+// Configuration from the environment: the public base URL (links) and the log origin (fixed per archive).
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('without TIMESEAL_ORIGIN, links follow PORT while the log origin stays localhost:8080', () => {
+    expect(loadConfig({ PORT: '8765' })).toMatchObject({ port: 8765, origin: 'http://localhost:8765', logOrigin: 'localhost:8080' });
+    expect(loadConfig({})).toMatchObject({ port: 8080, origin: 'http://localhost:8080', logOrigin: 'localhost:8080' });
+    expect(loadConfig({ PORT: '0' })).toMatchObject({ port: 0, origin: 'http://localhost:8080', logOrigin: 'localhost:8080' });
+  });
+
+  it('TIMESEAL_ORIGIN sets both, whatever the port', () => {
+    expect(loadConfig({ PORT: '8765', TIMESEAL_ORIGIN: 'https://timeseal.example/' })).toMatchObject({
+      origin: 'https://timeseal.example/',
+      logOrigin: 'timeseal.example',
+    });
+  });
+
+  it('refuses a port that is not one', () => {
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
+  });
+});
