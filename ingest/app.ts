@@ -40,8 +40,6 @@ export interface AppOptions {
   clock: Clock;
   db: DB;
   mailer: Mailer;
-  /** How often the request summary is logged (request-log.ts); default one minute. */
-  requestLogIntervalMs?: number;
   /** Accounts and Stripe settings; default: read from the environment (accounts/config.ts). */
   accounts?: AccountsConfig;
 }
@@ -100,7 +98,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     if (request.url.startsWith('/api/')) return reply.code(404).send({ error: `No API endpoint ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}` });
     return sendNotFoundPage(ingest.site, reply);
   });
-  registerRequestLog(fastify, { intervalMs: options.requestLogIntervalMs });
+  registerRequestLog(fastify);
   fastify.addHook('onClose', async () => {
     await services.submissions.close();
     services.mailer.close();

@@ -11,6 +11,9 @@ export interface RequestLogOptions {
 }
 
 interface Tally {
+  method: string;
+  route: string;
+  status: number;
   count: number;
   slowestMs: number;
 }
@@ -20,10 +23,7 @@ export function registerRequestLog(fastify: FastifyInstance, options: RequestLog
   let since = Date.now();
   const flush = (): void => {
     if (tallies.size === 0) return;
-    const requests = [...tallies].map(([key, t]) => {
-      const [method, status, route] = key.split(' ', 3) as [string, string, string];
-      return { method, route, status: Number(status), count: t.count, slowestMs: Math.round(t.slowestMs) };
-    });
+    const requests = [...tallies.values()].map((t) => ({ ...t, slowestMs: Math.round(t.slowestMs) }));
     fastify.log.info({ seconds: Math.round((Date.now() - since) / 1000), requests }, 'requests answered');
     tallies = new Map();
     since = Date.now();
@@ -39,7 +39,7 @@ export function registerRequestLog(fastify: FastifyInstance, options: RequestLog
     else if (debug) request.log.debug({ method: request.method, route, status, ms: Math.round(ms) }, 'request');
     const key = `${request.method} ${status} ${route}`;
     const tally = tallies.get(key);
-    if (tally === undefined) tallies.set(key, { count: 1, slowestMs: ms });
+    if (tally === undefined) tallies.set(key, { method: request.method, route, status, count: 1, slowestMs: ms });
     else {
       tally.count++;
       if (ms > tally.slowestMs) tally.slowestMs = ms;

@@ -195,8 +195,11 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
       const file = path.join(site, candidate);
       if (!file.startsWith(site + path.sep)) break;
       const type = TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream';
-      if (candidate === VERIFIER_PAGE) reply.header('content-security-policy', VERIFIER_CSP);
+      const verifier = candidate === VERIFIER_PAGE;
+      if (verifier) reply.header('content-security-policy', VERIFIER_CSP);
       if (await sendFile(request, reply, file, type, siteCacheControl(candidate))) return;
+      // Not there: what is answered next (another candidate, the 404 page) keeps the site's policy.
+      if (verifier) reply.removeHeader('content-security-policy');
     }
     await sendNotFoundPage(site, reply);
   };

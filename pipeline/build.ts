@@ -148,9 +148,7 @@ export function buildLedgers(ctx: BuildContext, options: { date?: string } = {})
     const last = state.days.at(-1);
     let targets: string[];
     if (options.date !== undefined) {
-      const date = options.date;
-      if (!isDate(date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${date}`);
-      if (date >= today) throw new UsageError(`${date} is not finished yet (today is ${today} UTC)`);
+      const date = options.date; // checked above, before the lock
       if (!state.days.some((d) => d.date === date)) {
         const earlier = datesWithSubmissions(ctx.db, last?.date ?? '', date);
         if (earlier.length > 0) throw new UsageError(`publish ${earlier.join(', ')} first: days are appended in order`);

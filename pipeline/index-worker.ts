@@ -1,7 +1,7 @@
 // Writes the files made from a day's sorted hashes alone on a worker thread: entry bundles (bundle-files.ts),
-// index shards and index-sha256.json (shard-files.ts), and the synchronous handle the build waits on. The build stays synchronous: `wait()`
-// blocks on a shared flag (Atomics.wait) and reads the worker's answer with receiveMessageOnPort, so no
-// caller has to become async. The worker always answers (its work is inside try/catch); only a failure to
+// index shards and index-sha256.json (shard-files.ts); and the handle the build waits on. The build stays
+// synchronous: `wait()` blocks on a shared flag (Atomics.wait) and reads the worker's answer with
+// receiveMessageOnPort, so no caller has to become async. The worker always answers (its work is inside try/catch); only a failure to
 // load this module would leave the flag unset, which every build in the tests would show at once.
 import { isMainThread, MessageChannel, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { TimesealError, type ErrorCode } from '../core/errors.ts';
@@ -78,11 +78,7 @@ if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array
   try {
     const written: Written = { files: 0, bytes: 0 };
     writeEntryBundles(job.archive, job.oldSize, job.hashes, written);
-    if (job.index) {
-      const index = writeShardsAndIndex(job.archive, job.oldSize, job.newSize, { hashes: job.hashes, ms: job.ms, firstLeaf: job.oldSize });
-      written.files += index.files;
-      written.bytes += index.bytes;
-    }
+    if (job.index) writeShardsAndIndex(job.archive, job.oldSize, job.newSize, { hashes: job.hashes, ms: job.ms, firstLeaf: job.oldSize }, written);
     answer = { ok: true, written };
   } catch (err) {
     const e = err as Error;

@@ -96,9 +96,7 @@ export function writeIndexJson(archive: string, size: number, written: Written):
 }
 
 /** Both steps: the shards of a day appended to a log of `oldSize` leaves, then index-sha256.json. */
-export function writeShardsAndIndex(archive: string, oldSize: number, newSize: number, day: DayRecords): Written {
-  const written: Written = { files: 0, bytes: 0 };
+export function writeShardsAndIndex(archive: string, oldSize: number, newSize: number, day: DayRecords, written: Written): void {
   updateShards(archive, oldSize, newSize, day, written);
   writeIndexJson(archive, newSize, written);
-  return written;
 }

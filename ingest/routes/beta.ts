@@ -4,7 +4,6 @@
 import crypto from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { ledgerPath } from '../../core/archive.ts';
-import { utcDate } from '../../core/ledger.ts';
 import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
@@ -95,8 +94,6 @@ export function betaResponseWriter(base: string): (hash: string, submittedAt: st
 export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
   const answer = betaResponseWriter(base);
-  let today = '';
-  let todayEnds = 0;
   app.post<{ Body: { hash: string } }>(
     '/api/v1/beta/timestamp',
     {
@@ -120,13 +117,10 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const now = s.clock();
       const hash = request.body.hash.toLowerCase();
       await s.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
-      const t = now.getTime();
-      if (t >= todayEnds || t < todayEnds - 86_400_000) {
-        today = utcDate(now);
-        todayEnds = Date.parse(`${today}T00:00:00.000Z`) + 86_400_000;
-      }
-      // A string body is sent as it is (the response schema above documents it for OpenAPI).
-      return reply.code(201).type('application/json; charset=utf-8').send(answer(hash, now.toISOString(), today));
+      const submittedAt = now.toISOString();
+      // A string body is sent as it is (the response schema above documents it for OpenAPI). The ledger date
+      // is the UTC date of the time, read off its ISO text (what core/ledger.ts utcDate does).
+      return reply.code(201).type('application/json; charset=utf-8').send(answer(hash, submittedAt, submittedAt.slice(0, 10)));
     },
   );
 };

@@ -31,6 +31,19 @@ describe('offline verifier page', () => {
     expect(String(home.headers['content-security-policy'])).toContain("connect-src 'self'");
   });
 
+  it('when the verifier page is missing, the 404 page answered instead keeps the site policy', async () => {
+    const file = path.join(f.ingest.site, 'offline-verifier.html');
+    const saved = fs.readFileSync(file);
+    fs.rmSync(file);
+    try {
+      const res = await f.app.inject({ url: '/offline-verifier.html' });
+      expect(res.statusCode).toBe(404);
+      expect(String(res.headers['content-security-policy'])).toContain("connect-src 'self'");
+    } finally {
+      fs.writeFileSync(file, saved);
+    }
+  });
+
   it('lists each release with its SHA-256 in the archive, served under /ledgers', async () => {
     const file = path.join(f.ingest.site, 'offline-verifier.html');
     const first = releaseVerifier({ file, archive: f.config.archive, db: f.db, now: new Date('2025-11-03T12:00:00Z') });
