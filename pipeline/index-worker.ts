@@ -49,7 +49,7 @@ export function startHashFilesJob(
     transferList: shared ? [port2] : [port2, hashes.buffer as ArrayBuffer, ms.buffer as ArrayBuffer],
     // A small young generation: the worker makes ~170 MB of short-lived strings and shard copies per million
     // hashes, and frequent scavenges free them at once instead of letting the heap grow beside the build's.
-    resourceLimits: { maxYoungGenerationSizeMb: Number(process.env.XYOUNG ?? 4) },
+    resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   worker.unref();
   let result: Written | undefined;

@@ -1,4 +1,4 @@
-// The group-commit submission writer (services.ts): an acknowledgement means committed and synced to disk.
+// The group-commit submission writer (submission-writer.ts): an acknowledgement means committed and synced to disk.
 // The fdatasync calls are observed (not replaced): each acknowledged row must have been committed before an
 // fdatasync of the -wal file that finished before the acknowledgement.
 import crypto from 'node:crypto';
@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { createSubmissionWriter } from '../services.ts';
+import { createSubmissionWriter } from '../submission-writer.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -37,15 +37,13 @@ describe('submission writer', () => {
     const walIno = () => fs.statSync(`${file}-wal`).ino;
     /** Highest row id committed when a finished fdatasync of the -wal file started. */
     let durableUpTo = 0;
-    const real = fs.fdatasync;
-    const spy = vi.spyOn(fs, 'fdatasync').mockImplementation(((fd: number, callback: (err: NodeJS.ErrnoException | null) => void) => {
+    const real = fs.fdatasyncSync;
+    const spy = vi.spyOn(fs, 'fdatasyncSync').mockImplementation((fd: number) => {
       const onWal = fs.fstatSync(fd).ino === walIno();
       const committed = lastId();
-      real(fd, (err) => {
-        if (!err && onWal) durableUpTo = Math.max(durableUpTo, committed);
-        callback(err);
-      });
-    }) as typeof fs.fdatasync);
+      real(fd);
+      if (onWal) durableUpTo = Math.max(durableUpTo, committed);
+    });
 
     const hashes = Array.from({ length: 400 }, hash);
     const late: string[] = [];
