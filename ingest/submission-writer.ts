@@ -10,11 +10,12 @@
 // after).
 //
 // The sync runs on the event loop's thread, on purpose. Every alternative measured here was slower for the
-// beta API at 32 connections (bench/NOTES.md "Ingest"): fdatasync on libuv's thread pool, a writer thread
-// with FULL, a writer thread with several fdatasyncs in flight. Each hands work to another thread and waits
-// for it to wake up and hand back; on a 2-core VM those wake-ups cost more than the sync itself (about 0.3 ms),
-// and the answers waited a turn longer. Blocking the loop for one sync per turn, whatever the number of rows,
-// is what SQLite's FULL mode does on every better-sqlite3 commit.
+// beta API at 32 connections (bench/NOTES.md, "Beta-API throughput"): fdatasync on libuv's thread pool, with
+// one or several syncs in flight; a writer thread with FULL; a writer thread with several fdatasyncs in
+// flight. Each hands work to another thread and waits for it to wake up and hand back; on a 2-core VM those
+// wake-ups cost about as much as the sync itself (~0.15 ms), and the answers went out a turn later. Blocking
+// the loop for one sync per turn, whatever the number of rows, is what SQLite's FULL mode does on every
+// better-sqlite3 commit.
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../pipeline/db.ts';

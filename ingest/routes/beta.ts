@@ -99,7 +99,8 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     {
       config: { errorStyle: 'beta' },
       // The hottest route sends its small answer (1.3 KB) uncompressed and takes no compressed bodies: without
-      // @fastify/compress's two hooks it serves ~4 % more submissions per second (bench/NOTES.md "Ingest").
+      // @fastify/compress's two hooks it serves ~4 % more submissions per second (bench/NOTES.md, "Beta-API
+      // throughput").
       compress: false,
       decompress: false,
       schema: {
