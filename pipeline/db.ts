@@ -126,6 +126,11 @@ export const MIGRATIONS: string[] = [
   DROP INDEX submissions_by_day;
   CREATE INDEX submissions_by_date ON submissions (ledger_date);
   `,
+  // Stripe does not deliver webhook events in order: the creation time (Unix seconds) of the newest event
+  // applied to a subscription row, so that an older event arriving late cannot undo a newer one.
+  `
+  ALTER TABLE subscriptions ADD COLUMN stripe_event_created INTEGER;
+  `,
 ];
 
 /** Opens (creating if needed) the database file and applies pending migrations. */

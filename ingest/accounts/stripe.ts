@@ -9,6 +9,12 @@
 //   customer.subscription.created|updated|deleted   the subscription's status, price, period, cancel flag
 //   invoice.payment_failed                the customer's paying status becomes "past_due"
 // Anything else is acknowledged and ignored. Status is Stripe's text; "active" and "trialing" count as paying.
+//
+// Order: Stripe does not promise to deliver events in the order they happened, so each subscription row keeps
+// the creation time of the newest event applied to it (`stripe_event_created`). An event older than that is
+// acknowledged and ignored; events of the same second apply in arrival order. A canceled subscription stays
+// canceled (Stripe never reactivates one). checkout.session.completed carries the subscription as fetched
+// from Stripe while handling it, the freshest state there is, so it is applied whatever its age.
 import Stripe from 'stripe';
 import type { DB } from '../../pipeline/db.ts';
 import { PAYING_STATUSES } from '../limits.ts';
@@ -75,18 +81,34 @@ function userForCustomer(db: DB, customerId: string | null): string | null {
   return row?.user_id ?? null;
 }
 
-function writeSubscription(db: DB, userId: string, f: SubscriptionFields): void {
-  const current = db.prepare('SELECT stripe_subscription_id AS sid, status FROM subscriptions WHERE user_id = ?').get(userId) as { sid: string | null; status: string } | undefined;
+/**
+ * Writes a subscription's fields to the user's row, unless the row already holds newer news of the same
+ * subscription. `created` is the event's creation time (Unix seconds); `fresh` marks fields fetched from
+ * Stripe just now rather than carried by the event. Returns why it did nothing, or undefined when it wrote.
+ */
+function writeSubscription(db: DB, userId: string, f: SubscriptionFields, created: number, fresh = false): string | undefined {
+  const current = db
+    .prepare('SELECT stripe_subscription_id AS sid, status, stripe_event_created AS created FROM subscriptions WHERE user_id = ?')
+    .get(userId) as { sid: string | null; status: string; created: number | null } | undefined;
   // A late event about an older subscription must not overwrite the one the user pays for now.
-  if (current?.sid && current.sid !== f.subscriptionId && (PAYING_STATUSES as readonly string[]).includes(current.status) && !(PAYING_STATUSES as readonly string[]).includes(f.status)) return;
+  if (current?.sid && current.sid !== f.subscriptionId && (PAYING_STATUSES as readonly string[]).includes(current.status) && !(PAYING_STATUSES as readonly string[]).includes(f.status)) {
+    return `ignored: user ${userId} pays through ${current.sid}`;
+  }
+  if (current?.sid === f.subscriptionId) {
+    if (current.status === 'canceled' && f.status !== 'canceled') return `ignored: ${f.subscriptionId} is canceled`;
+    if (!fresh && current.created !== null && created < current.created) return `ignored: older than the last event applied to ${f.subscriptionId}`;
+  }
   db.prepare(
-    `INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, stripe_price_id, status, current_period_start, current_period_end, cancel_at_period_end)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    `INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, stripe_price_id, status, current_period_start, current_period_end, cancel_at_period_end, stripe_event_created)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(excluded.stripe_customer_id, stripe_customer_id),
        stripe_subscription_id = excluded.stripe_subscription_id, stripe_price_id = excluded.stripe_price_id, status = excluded.status,
        current_period_start = excluded.current_period_start, current_period_end = excluded.current_period_end,
-       cancel_at_period_end = excluded.cancel_at_period_end`,
-  ).run(userId, f.customerId, f.subscriptionId, f.priceId, f.status, f.periodStart, f.periodEnd, f.cancelAtPeriodEnd ? 1 : 0);
+       cancel_at_period_end = excluded.cancel_at_period_end,
+       stripe_event_created = CASE WHEN stripe_subscription_id IS excluded.stripe_subscription_id
+         THEN MAX(COALESCE(stripe_event_created, 0), excluded.stripe_event_created) ELSE excluded.stripe_event_created END`,
+  ).run(userId, f.customerId, f.subscriptionId, f.priceId, f.status, f.periodStart, f.periodEnd, f.cancelAtPeriodEnd ? 1 : 0, created);
+  return undefined;
 }
 
 /** For checkout.session.completed: the session's subscription, fetched from Stripe before the transaction. */
@@ -106,8 +128,8 @@ export function applyEvent(db: DB, event: Stripe.Event, prefetched: Stripe.Subsc
       const userId = session.client_reference_id ?? null;
       if (!userExists(db, userId)) return `ignored: no user ${String(userId)}`;
       if (prefetched === undefined) return 'ignored: not a subscription checkout';
-      writeSubscription(db, userId, { ...fieldsOf(prefetched), customerId: idOf(session.customer as string | { id: string } | null) ?? fieldsOf(prefetched).customerId });
-      return `subscription ${prefetched.id} ${prefetched.status} for user ${userId}`;
+      const fields = { ...fieldsOf(prefetched), customerId: idOf(session.customer as string | { id: string } | null) ?? fieldsOf(prefetched).customerId };
+      return writeSubscription(db, userId, fields, event.created, true) ?? `subscription ${prefetched.id} ${prefetched.status} for user ${userId}`;
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
@@ -116,14 +138,16 @@ export function applyEvent(db: DB, event: Stripe.Event, prefetched: Stripe.Subsc
       if (event.type === 'customer.subscription.deleted' && f.status !== 'canceled') f.status = 'canceled';
       const userId = userForCustomer(db, f.customerId) ?? f.userIdHint;
       if (!userExists(db, userId)) return `ignored: no user for customer ${String(f.customerId)}`;
-      writeSubscription(db, userId, f);
-      return `subscription ${f.subscriptionId} ${f.status} for user ${userId}`;
+      return writeSubscription(db, userId, f, event.created) ?? `subscription ${f.subscriptionId} ${f.status} for user ${userId}`;
     }
     case 'invoice.payment_failed': {
       const customerId = idOf(event.data.object.customer as string | { id: string } | null);
       const changed = db
-        .prepare(`UPDATE subscriptions SET status = 'past_due' WHERE stripe_customer_id = ? AND status IN ('active', 'trialing')`)
-        .run(customerId).changes;
+        .prepare(
+          `UPDATE subscriptions SET status = 'past_due', stripe_event_created = ?
+           WHERE stripe_customer_id = ? AND status IN ('active', 'trialing') AND COALESCE(stripe_event_created, 0) <= ?`,
+        )
+        .run(event.created, customerId, event.created).changes;
       return `payment failed for customer ${String(customerId)}${changed ? ': past_due' : ''}`;
     }
     default:

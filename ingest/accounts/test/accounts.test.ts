@@ -487,6 +487,33 @@ describe('security, as an attacker would try it', () => {
     expect(main.db.prepare('SELECT COUNT(*) AS n FROM stripe_events WHERE id = ?').get(created.id)).toEqual({ n: 1 });
   });
 
+  it('webhooks out of order: an older event arriving late changes nothing, and a canceled subscription stays canceled', async () => {
+    const { c, username, email } = await signUp();
+    await verify(c, email);
+    const id = userId(main, username);
+    const subId = await subscribe(c, id);
+    const sub = stripe.subscriptions.get(subId)!;
+    const t = Math.floor(Date.now() / 1000) + 1000; // later than the events subscribe() sent
+    const status = async () => (await c.get('/api/subscription')).json().status as string;
+
+    await deliver(signedEvent('customer.subscription.updated', { ...sub, status: 'past_due' }, { created: t + 20 }));
+    expect(await status()).toBe('past_due');
+    // Stripe sent this one first (t + 10), it arrives second: not applied.
+    expect((await deliver(signedEvent('customer.subscription.updated', { ...sub, status: 'active' }, { created: t + 10 }))).json()).toEqual({ received: true });
+    expect(await status()).toBe('past_due');
+    // The payment recovers (t + 30); a failed invoice from before (t + 25) arrives after it: still active.
+    await deliver(signedEvent('customer.subscription.updated', { ...sub, status: 'active' }, { created: t + 30 }));
+    await deliver(signedEvent('invoice.payment_failed', { id: 'in_old', object: 'invoice', customer: sub.customer }, { created: t + 25 }));
+    expect(await status()).toBe('active');
+    await deliver(signedEvent('invoice.payment_failed', { id: 'in_new', object: 'invoice', customer: sub.customer }, { created: t + 40 }));
+    expect(await status()).toBe('past_due');
+    // Deleted, then an "active" update of the same second arrives: a canceled subscription is never revived.
+    await deliver(signedEvent('customer.subscription.deleted', { ...sub, status: 'canceled' }, { created: t + 50 }));
+    await deliver(signedEvent('customer.subscription.updated', { ...sub, status: 'active' }, { created: t + 50 }));
+    expect(await status()).toBe('canceled');
+    expect(main.db.prepare('SELECT stripe_event_created AS t FROM subscriptions WHERE user_id = ?').get(id)).toEqual({ t: t + 50 });
+  });
+
   it('the monthly quota is atomic: at 498 used, 10 concurrent submissions admit exactly 2', async () => {
     const { c, username, email } = await signUp();
     await verify(c, email);

@@ -112,10 +112,10 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   return { url: base, calls, subscriptions, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
-/** A webhook body and its Stripe-Signature header, signed by the SDK with `secret`. */
-export function signedEvent(type: string, object: unknown, options: { id?: string; secret?: string } = {}): { id: string; payload: string; signature: string } {
+/** A webhook body and its Stripe-Signature header, signed by the SDK with `secret`; `created` in Unix seconds (default: now). */
+export function signedEvent(type: string, object: unknown, options: { id?: string; secret?: string; created?: number } = {}): { id: string; payload: string; signature: string } {
   const id = options.id ?? rid('evt');
-  const payload = JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created: Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 1, type, data: { object } });
+  const payload = JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created: options.created ?? Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 1, type, data: { object } });
   const stripe = new Stripe(STRIPE_KEY);
   return { id, payload, signature: stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET }) };
 }
