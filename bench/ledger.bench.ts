@@ -93,6 +93,8 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
     total += bytes;
   }
   const index = fs.statSync(path.join(archive, 'index-sha256.json')).size;
+  // The whole archive checked from scratch (exits non-zero, and so fails the bench, on any problem).
+  const whole = timed(['verify', '--json'], dir);
   lines.push(
     `Archive of ${(archiveDays * perDay).toLocaleString('en-US')} hashes (${archiveDays} days of ${perDay.toLocaleString('en-US')}; each day's build took ${Math.min(...dayTimes).toFixed(1)}–${Math.max(...dayTimes).toFixed(1)} s):`,
     '',
@@ -100,6 +102,8 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
     '|---|---|---|',
     `| bytes read for one lookup (checkpoint + index shard + inclusion-proof tiles), worst of ${sample.length} | ${(worst / 1024).toFixed(1)} KB (mean ${(total / sample.length / 1024).toFixed(1)} KB) | ≤ 64 KB |`,
     `| index-sha256.json, for comparison | ${mb(index)} | — |`,
+    '',
+    `\`timeseal verify\` of the whole archive from scratch: ${whole.seconds.toFixed(1)} s, peak RSS ${whole.maxRssMb.toFixed(0)} MB.`,
     '',
   );
   fs.rmSync(dir, { recursive: true, force: true });

@@ -72,14 +72,15 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     return report({});
   }
 
-  // The tree, recomputed from the ledgers' entries day by day, tiles compared with the published ones.
+  // The tree, recomputed from the ledgers' entries day by day, tiles compared with the published ones. Only
+  // the partial tile of each level is kept: appending reads nothing else (a full tile never changes again).
   const tiles = new Map<string, Uint8Array>();
   const memoryTile = (level: number, index: number, width: number): Uint8Array => {
     const t = tiles.get(`${level}/${index}`);
     if (!t || t.length < width * 32) throw new Error(`tile ${level}/${index} not computed`);
     return t.subarray(0, width * 32);
   };
-  const allRecords: ShardRecord[] = [];
+  const records = new RecordColumns();
   let carried: Uint8Array[] = [];
   let size = 0;
   let rootHex: string | null = null;
@@ -116,7 +117,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     const entries = ledger.entries.map((e) => fromHex(e.hash));
     const appended = appendLeaves(size, tileHashReader(size, memoryTile, nodeSha256), entries.map((e) => leafHash(e, nodeSha256)), nodeSha256);
     for (const t of appended.tiles) {
-      tiles.set(`${t.level}/${t.index}`, t.data.slice());
+      if (t.width < TILE_WIDTH) tiles.set(`${t.level}/${t.index}`, t.data.slice());
+      else tiles.delete(`${t.level}/${t.index}`);
       const rel = tilePath(t.level, t.index, t.width);
       const published = await read(rel);
       if (published && !equalBytes(published, t.data)) problems.push(`${rel}: differs from the tile recomputed from the ledgers`);
@@ -150,7 +152,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
         problems.push(`${ledgerOtsPath(day.date)}: ${(err as Error).message}`);
       }
     }
-    ledger.entries.forEach((e, i) => allRecords.push({ hash: entries[i]!, leafIndex: size + i, submittedMs: Date.parse(e.submittedAt) }));
+    ledger.entries.forEach((e, i) => records.push(entries[i]!, Date.parse(e.submittedAt)));
     size = appended.size;
     rootHex = computedRoot;
     previous = { date: day.date, sha256: verified.sha256 };
@@ -164,34 +166,31 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     if (latest && dayCheckpoint && !equalBytes(latest, dayCheckpoint)) problems.push(`${CHECKPOINT_PATH}: is not the checkpoint of the last day ${last.date}`);
   }
 
-  // The index: every record, grouped as the shards must be.
-  allRecords.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
+  // The index: every record, grouped by shard prefix and sorted within each shard as the shards must be.
   const digits = shardDigits(size);
-  const expected = new Map<string, ShardRecord[]>();
-  for (const r of allRecords) {
-    const prefix = toHex(r.hash).slice(0, digits);
-    const g = expected.get(prefix);
-    if (g) g.push(r);
-    else expected.set(prefix, [r]);
-  }
-  const encoded = new Map<string, Uint8Array>();
-  for (const [prefix, group] of expected) {
-    const rel = `${shardDir(digits)}/${prefix}`;
-    const shard = encodeShard(group);
-    encoded.set(prefix, shard);
+  const shards = records.byShard(digits);
+  const shardName = (prefix: number) => prefix.toString(16).padStart(digits, '0');
+  for (const prefix of shards.prefixes()) {
+    const rel = `${shardDir(digits)}/${shardName(prefix)}`;
     const published = await read(rel);
-    if (published && !equalBytes(published, shard)) problems.push(`${rel}: index shard differs from the ledgers`);
+    if (published && !equalBytes(published, shards.encode(prefix))) problems.push(`${rel}: index shard differs from the ledgers`);
   }
   if (options.listShards) {
-    for (const prefix of await options.listShards(digits)) {
-      if (!expected.has(prefix)) problems.push(`${shardDir(digits)}/${prefix}: index shard names hashes no ledger holds`);
+    for (const name of await options.listShards(digits)) {
+      const prefix = /^[0-9a-f]+$/.test(name) && name.length === digits ? Number.parseInt(name, 16) : -1;
+      if (!shards.holds(prefix)) problems.push(`${shardDir(digits)}/${name}: index shard names hashes no ledger holds`);
     }
   }
-  if (allRecords.length > 0) {
-    const indexJson = await read(INDEX_JSON_PATH);
-    const shards = [...encoded.keys()].sort().map((prefix) => encoded.get(prefix)!);
-    if (indexJson && !sameAsChunks(indexJson, indexJsonChunks(() => shards))) {
-      problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
+  if (records.count > 0) {
+    // Compared as it streams in: at 10,000,000 hashes the file is 1.7 GB.
+    const indexJson = await reader.stream(INDEX_JSON_PATH);
+    if (indexJson === undefined) problems.push(`${INDEX_JSON_PATH}: missing`);
+    else {
+      filesChecked++;
+      const all = function* () {
+        for (const prefix of shards.prefixes()) yield shards.encode(prefix);
+      };
+      if (!(await sameAsChunks(indexJson, indexJsonChunks(all)))) problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
     }
   }
   const status = await read(OTS_STATUS_PATH);
@@ -209,13 +208,86 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   return report({ days: state.days.length, treeSize: size, root: rootHex });
 }
 
-/** Compares bytes with a text produced in chunks, without joining the chunks. */
-function sameAsChunks(bytes: Uint8Array, chunks: Iterable<string>): boolean {
-  let offset = 0;
-  for (const chunk of chunks) {
-    const encoded = Buffer.from(chunk);
-    if (offset + encoded.length > bytes.length || !equalBytes(bytes.subarray(offset, offset + encoded.length), encoded)) return false;
-    offset += encoded.length;
+/**
+ * Every ledger entry of the archive as columns (hash bytes, submission time in ms; the leaf index is the
+ * position), so that a large archive costs 40 bytes per entry rather than an object each.
+ */
+class RecordColumns {
+  count = 0;
+  private hashes = new Uint8Array(32 * 1024);
+  private ms = new Float64Array(1024);
+
+  push(hash: Uint8Array, submittedMs: number): void {
+    if (this.count === this.ms.length) {
+      const hashes = new Uint8Array(this.hashes.length * 2);
+      hashes.set(this.hashes);
+      this.hashes = hashes;
+      const ms = new Float64Array(this.ms.length * 2);
+      ms.set(this.ms);
+      this.ms = ms;
+    }
+    this.hashes.set(hash, 32 * this.count);
+    this.ms[this.count++] = submittedMs;
   }
-  return offset === bytes.length;
+
+  /**
+   * The records grouped by the first `digits` hex digits of their hash (a counting sort on the prefix), each
+   * group sorted by (hash, leaf index); a group's shard is encoded when asked for, not kept.
+   */
+  byShard(digits: number): { prefixes(): Iterable<number>; holds(prefix: number): boolean; encode(prefix: number): Uint8Array } {
+    if (digits > 7) throw new Error(`shard prefixes of ${digits} hex digits are beyond this verifier`);
+    const { count, hashes, ms } = this;
+    const shift = 32 - 4 * digits;
+    const prefixOf = (i: number) => ((hashes[32 * i]! << 24) | (hashes[32 * i + 1]! << 16) | (hashes[32 * i + 2]! << 8) | hashes[32 * i + 3]!) >>> shift;
+    const starts = new Uint32Array(16 ** digits + 1);
+    for (let i = 0; i < count; i++) starts[prefixOf(i) + 1]!++;
+    for (let p = 1; p < starts.length; p++) starts[p]! += starts[p - 1]!;
+    const order = new Uint32Array(count);
+    const next = starts.slice(0, -1);
+    for (let i = 0; i < count; i++) order[next[prefixOf(i)]!++] = i;
+    const compare = (a: number, b: number): number => {
+      for (let k = 0; k < 32; k++) {
+        const d = hashes[32 * a + k]! - hashes[32 * b + k]!;
+        if (d !== 0) return d;
+      }
+      return a - b;
+    };
+    for (let p = 0; p + 1 < starts.length; p++) if (starts[p + 1]! - starts[p]! > 1) order.subarray(starts[p], starts[p + 1]).sort(compare);
+    return {
+      *prefixes() {
+        for (let p = 0; p + 1 < starts.length; p++) if (starts[p + 1]! > starts[p]!) yield p;
+      },
+      holds: (prefix) => prefix >= 0 && prefix + 1 < starts.length && starts[prefix + 1]! > starts[prefix]!,
+      encode: (prefix) => {
+        const group: ShardRecord[] = [];
+        for (const i of order.subarray(starts[prefix], starts[prefix + 1])) {
+          group.push({ hash: hashes.subarray(32 * i, 32 * i + 32), leafIndex: i, submittedMs: ms[i]! });
+        }
+        return encodeShard(group);
+      },
+    };
+  }
+}
+
+/** Whether the bytes of `file` are exactly the text produced in `chunks`, neither side held whole. */
+async function sameAsChunks(file: AsyncIterable<Uint8Array>, chunks: Iterable<string>): Promise<boolean> {
+  const text = chunks[Symbol.iterator]();
+  let expected: Uint8Array = new Uint8Array(0);
+  for await (const piece of file) {
+    for (let offset = 0; offset < piece.length; ) {
+      if (expected.length === 0) {
+        const next = text.next();
+        if (next.done) return false;
+        expected = Buffer.from(next.value);
+        continue;
+      }
+      const n = Math.min(expected.length, piece.length - offset);
+      if (!equalBytes(piece.subarray(offset, offset + n), expected.subarray(0, n))) return false;
+      offset += n;
+      expected = expected.subarray(n);
+    }
+  }
+  if (expected.length > 0) return false;
+  for (let next = text.next(); !next.done; next = text.next()) if (next.value.length > 0) return false;
+  return true;
 }

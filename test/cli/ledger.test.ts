@@ -2,7 +2,7 @@
 // spawned in a fresh temp project per scenario, with the clock set through TIMESEAL_NOW. The archive it writes
 // is checked with tools we did not write (openssl, node:crypto) and with an RFC 6962 implementation in
 // helpers.ts, never with core/.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -445,6 +445,66 @@ describe('a ledger built over several days', () => {
     const human = run(dir, ['verify', '--archive', copy]);
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/^FAILED/);
+  });
+
+  test('verify reads a live site over HTTP the same way (index-sha256.json streamed), and names a corrupt file', async () => {
+    const copy = path.join(tempProject('http-verify'), 'ledgers');
+    fs.cpSync(archive(), copy, { recursive: true });
+    // A static file server in its own process (the CLI runs synchronously here): GET /ledgers/<file>, else 404.
+    const server = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const http = require('node:http'), fs = require('node:fs'), path = require('node:path');
+         const root = process.argv[1];
+         const s = http.createServer((req, res) => {
+           const pathname = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+           const rel = pathname.startsWith('/ledgers/') ? pathname.slice('/ledgers/'.length) : pathname;
+           const file = path.join(root, rel);
+           if (!file.startsWith(root + path.sep) || !fs.existsSync(file) || !fs.statSync(file).isFile()) { res.writeHead(404).end(); return; }
+           res.writeHead(200, { 'content-length': fs.statSync(file).size });
+           fs.createReadStream(file).pipe(res);
+         });
+         s.listen(0, '127.0.0.1', () => console.log('http://127.0.0.1:' + s.address().port + '/ledgers/'));`,
+        copy,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        server.stdout!.once('data', (d: Buffer) => resolve(d.toString().trim()));
+        server.once('exit', (code) => reject(new Error(`static server exited (${code})`)));
+      });
+      const keys = ['--keys', path.join(dir, 'keys')];
+      const good = runJson(dir, ['verify', '--archive', url, ...keys]);
+      expect(good.result.code, good.result.stderr).toBe(0);
+      expect(good.json).toMatchObject({ ok: true, days: 2, treeSize: 322, problems: [] });
+      const index = path.join(copy, 'index-sha256.json');
+      const original = fs.readFileSync(index);
+      // A flipped byte, one byte short, one byte more: each is named.
+      for (const change of [() => flipByte(index), () => fs.writeFileSync(index, original.subarray(0, -1)), () => fs.writeFileSync(index, Buffer.concat([original, Buffer.from('\n')]))]) {
+        fs.writeFileSync(index, original);
+        change();
+        const bad = runJson(dir, ['verify', '--archive', url, ...keys]);
+        expect(bad.result.code).toBe(1);
+        expect(bad.json.problems).toEqual(['index-sha256.json: differs from the ledgers']);
+      }
+    } finally {
+      server.kill();
+    }
+  });
+
+  test('a shard file that no ledger accounts for fails verify, which names it', () => {
+    const copy = path.join(tempProject('stray-shard'), 'ledgers');
+    fs.cpSync(archive(), copy, { recursive: true });
+    const digitsDir = fs.readdirSync(path.join(copy, 'index'))[0]!;
+    const present = new Set(fs.readdirSync(path.join(copy, 'index', digitsDir)));
+    const names = Array.from({ length: 16 ** Number(digitsDir) }, (_, i) => i.toString(16).padStart(Number(digitsDir), '0'));
+    const stray = names.find((n) => !present.has(n))!;
+    fs.copyFileSync(path.join(copy, 'index', digitsDir, [...present][0]!), path.join(copy, 'index', digitsDir, stray));
+    const { result, json } = runJson(dir, ['verify', '--archive', copy]);
+    expect(result.code).toBe(1);
+    expect(json.problems).toEqual([`index/${digitsDir}/${stray}: index shard names hashes no ledger holds`]);
   });
 });
 
