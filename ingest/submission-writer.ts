@@ -49,11 +49,16 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
   const wal = (): number => {
     if (walFd === undefined) {
       const fd = fs.openSync(walFile, 'r');
-      const dir = fs.openSync(path.dirname(walFile), 'r');
       try {
-        fs.fsyncSync(dir);
-      } finally {
-        fs.closeSync(dir);
+        const dir = fs.openSync(path.dirname(walFile), 'r');
+        try {
+          fs.fsyncSync(dir);
+        } finally {
+          fs.closeSync(dir);
+        }
+      } catch (err) {
+        fs.closeSync(fd);
+        throw err;
       }
       walFd = fd;
     }
