@@ -15,25 +15,21 @@ export interface ArchiveReader {
 }
 
 export function folderReader(root: string): ArchiveReader {
+  /** `open(file)`, or undefined when the file does not exist; other failures name `rel`. */
+  const opened = async <T>(rel: string, open: (file: string) => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await open(path.join(root, rel));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw withContext(`reading ${rel}`, err);
+    }
+  };
   return {
     location: root,
-    async read(rel) {
-      try {
-        return await fs.promises.readFile(path.join(root, rel));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw withContext(`reading ${rel}`, err);
-      }
-    },
+    read: (rel) => opened(rel, (file) => fs.promises.readFile(file)),
     async stream(rel) {
-      let handle: fs.promises.FileHandle;
-      try {
-        handle = await fs.promises.open(path.join(root, rel));
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw withContext(`reading ${rel}`, err);
-      }
-      return handle.createReadStream({ highWaterMark: 1 << 20 });
+      const handle = await opened(rel, (file) => fs.promises.open(file));
+      return handle?.createReadStream({ highWaterMark: 1 << 20 });
     },
   };
 }

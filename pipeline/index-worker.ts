@@ -1,8 +1,9 @@
 // Writes the files made from a day's sorted hashes alone on a worker thread: entry bundles (bundle-files.ts),
 // index shards and index-sha256.json (shard-files.ts); and the handle the build waits on. The build stays
 // synchronous: `wait()` blocks on a shared flag (Atomics.wait) and reads the worker's answer with
-// receiveMessageOnPort, so no caller has to become async. The worker always answers (its work is inside try/catch); only a failure to
-// load this module would leave the flag unset, which every build in the tests would show at once.
+// receiveMessageOnPort, so no caller has to become async. The worker always answers (its work is inside
+// try/catch); only a failure to load this module would leave the flag unset, which every build in the tests
+// would show at once.
 import { isMainThread, MessageChannel, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { TimesealError, type ErrorCode } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';

@@ -37,7 +37,8 @@ export function submissionInserter(db: DB): (rows: readonly Submission[]) => voi
       let n = ROWS_PER_STATEMENT;
       while (n > rows.length - i) n >>= 1;
       const values: Array<string | null> = [];
-      for (const r of rows.slice(i, i + n)) {
+      for (let k = i; k < i + n; k++) {
+        const r = rows[k]!;
         const time = r.submittedAt.toISOString();
         // utcDate(r.submittedAt), from the text already made.
         values.push(r.hash, time, time.slice(0, 10), r.fileName ?? null, r.source);
