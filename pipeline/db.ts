@@ -131,6 +131,17 @@ export const MIGRATIONS: string[] = [
   `
   ALTER TABLE subscriptions ADD COLUMN stripe_event_created INTEGER;
   `,
+  // Login, reset and account e-mail throttling (ingest/accounts/throttle.ts) in the database instead of one
+  // process's memory: one row per counted attempt, pruned once it leaves its window.
+  `
+  CREATE TABLE auth_throttle (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    at_ms INTEGER NOT NULL
+  );
+  CREATE INDEX auth_throttle_by_key ON auth_throttle (scope, key, at_ms);
+  CREATE INDEX auth_throttle_by_time ON auth_throttle (scope, at_ms);
+  `,
 ];
 
 /** Opens (creating if needed) the database file and applies pending migrations. */

@@ -258,16 +258,16 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       if (!name || !password) throw new ClientError(400, TEXTS.loginFields);
       const now = s.clock();
       const keys = [`account:${name.toLowerCase()}`, `ip:${clientKey(request.ip)}`];
-      if (throttles.login.blocked(keys, now)) throw new ClientError(429, THROTTLED_ERROR);
+      // Counted before the (asynchronous) password check, so guesses sent at once cannot all get through.
+      const attempt = throttles.login.attempt(keys, now);
+      if (!attempt) throw new ClientError(429, THROTTLED_ERROR);
       const row = s.db
         .prepare('SELECT id, password FROM users WHERE lower(username) = lower(?) OR email = lower(?)')
         .get(name, name) as { id: string; password: string } | undefined;
       // Without such a user, still spend one scrypt so that timing does not tell which names exist.
       const ok = await verifyPassword(password, row?.password ?? (await dummyHash()));
-      if (!row || !ok) {
-        throttles.login.fail(keys, now);
-        throw new ClientError(401, TEXTS.badLogin);
-      }
+      if (!row || !ok) throw new ClientError(401, TEXTS.badLogin);
+      throttles.login.withdraw(attempt);
       throttles.login.clear(keys[0]!);
       startSession(s, request, reply, row.id, now);
       const user = s.db.prepare('SELECT id, username, email, email_verified AS v FROM users WHERE id = ?').get(row.id) as { id: string; username: string; email: string; v: number };
@@ -331,14 +331,12 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       if (!isEmail(email)) throw new ClientError(400, TEXTS.invalidEmail);
       const now = s.clock();
       const ipKey = `ip:${clientKey(request.ip)}`;
-      if (throttles.forgotIp.blocked([ipKey], now)) throw new ClientError(429, TEXTS.tooManyRequests);
-      throttles.forgotIp.fail([ipKey], now);
+      if (!throttles.forgotIp.attempt([ipKey], now)) throw new ClientError(429, TEXTS.tooManyRequests);
       // Same answer, same work on the request path, whether or not the address has an account: the e-mail
       // (if any) leaves in the background.
       const user = s.db.prepare('SELECT id, username FROM users WHERE email = ?').get(email) as { id: string; username: string } | undefined;
       const accountKey = `account:${user?.id ?? email}`;
-      if (user && !throttles.resetMails.blocked([accountKey], now)) {
-        throttles.resetMails.fail([accountKey], now);
+      if (user && throttles.resetMails.attempt([accountKey], now)) {
         const token = newToken();
         s.db.prepare('UPDATE users SET password_reset_token = ?, password_reset_expires = ? WHERE id = ?').run(tokenHash(token), new Date(now.getTime() + RESET_MS).toISOString(), user.id);
         sendInBackground(s, request, resetMail(s.accounts.origin, email, user.username, token), `${s.accounts.origin}/reset-password?token=${token}`);
@@ -414,8 +412,7 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
       if (user.emailVerified) throw new ClientError(400, TEXTS.alreadyVerified);
       const now = s.clock();
       const key = `account:${user.id}`;
-      if (throttles.verifyMails.blocked([key], now)) throw new ClientError(429, TEXTS.tooManyEmails);
-      throttles.verifyMails.fail([key], now);
+      if (!throttles.verifyMails.attempt([key], now)) throw new ClientError(429, TEXTS.tooManyEmails);
       const token = issueVerification(s, user.id, now);
       try {
         await sendAccountMail(s, request, verificationMail(s.accounts.origin, user.email, user.username, token), `${s.accounts.origin}/verify-email?token=${token}`);
@@ -580,11 +577,11 @@ interface Throttles {
 
 export const accountRoutes: FastifyPluginAsync<AccountServices> = async (app, s) => {
   const throttles: Throttles = {
-    login: new Throttle(),
-    reset: new Throttle(),
-    forgotIp: new Throttle(20, 60 * 60_000),
-    resetMails: new Throttle(5, 60 * 60_000),
-    verifyMails: new Throttle(5, 60 * 60_000),
+    login: new Throttle(s.db, 'login'),
+    reset: new Throttle(s.db, 'reset'),
+    forgotIp: new Throttle(s.db, 'forgot', 20, 60 * 60_000),
+    resetMails: new Throttle(s.db, 'reset-mail', 5, 60 * 60_000),
+    verifyMails: new Throttle(s.db, 'verify-mail', 5, 60 * 60_000),
   };
   const stripe = s.accounts.stripe ? createStripeClient(s.accounts.stripe) : undefined;
 

@@ -1,44 +1,86 @@
-// Failure throttling for login and password reset (issue 6): at most 10 failures per key in a sliding
-// 15-minute window; then the key is refused (429) until old failures leave the window. Keys are
-// `account:<name>` and `ip:<client key>`, so one account cannot be brute-forced from many addresses and one
-// address cannot spray many accounts. Kept in memory: one `timeseal serve` process owns the accounts API,
-// and a restart only forgets recent failures (documented in ingest/accounts/README.md).
+// Failure throttling for login, password reset and account e-mails (issue 6): at most `max` attempts per key
+// in a sliding window (10 failed logins in 15 minutes by default); then the key is refused (429) until old
+// attempts leave the window. Keys are `account:<name>` and `ip:<client key>`, so one account cannot be
+// brute-forced from many addresses and one address cannot spray many accounts.
+//
+// Kept in SQLite (table auth_throttle), so a restart forgets nothing and every process sharing the database
+// sees the same counts. `attempt` checks and records in one synchronous step: a login is counted before its
+// password is checked (scrypt runs asynchronously), so guesses sent all at once cannot pass the check before
+// the first of them is counted. A successful login then withdraws its attempt.
+import type { DB } from '../../pipeline/db.ts';
+
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 15 * 60_000;
 export const THROTTLED_ERROR = 'Too many failed attempts. Please wait 15 minutes and try again.';
 
+/** Rows recorded by one `attempt`, to withdraw it if it succeeds. */
+export interface Attempt {
+  readonly rowids: readonly number[];
+}
+
+/** Expired rows are deleted at most once per this much clock time. */
+const PRUNE_EVERY_MS = 60_000;
+
 export class Throttle {
-  readonly #failures = new Map<string, number[]>();
+  readonly #db: DB;
+  readonly #scope: string;
   readonly #max: number;
   readonly #windowMs: number;
+  #prunedAt = -Infinity;
 
-  constructor(max = MAX_FAILURES, windowMs = WINDOW_MS) {
+  constructor(db: DB, scope: string, max = MAX_FAILURES, windowMs = WINDOW_MS) {
+    this.#db = db;
+    this.#scope = scope;
     this.#max = max;
     this.#windowMs = windowMs;
   }
 
-  #recent(key: string, now: number): number[] {
-    const list = (this.#failures.get(key) ?? []).filter((t) => t > now - this.#windowMs && t <= now);
-    if (list.length === 0) this.#failures.delete(key);
-    else this.#failures.set(key, list);
-    return list;
+  /** Attempts recorded for `key` within the window that ends at `now`. */
+  #count(key: string, now: number): number {
+    const row = this.#db
+      .prepare('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = ? AND key = ? AND at_ms > ? AND at_ms <= ?')
+      .get(this.#scope, key, now - this.#windowMs, now) as { n: number };
+    return row.n;
+  }
+
+  #record(keys: readonly string[], now: number): number[] {
+    const insert = this.#db.prepare('INSERT INTO auth_throttle (scope, key, at_ms) VALUES (?, ?, ?)');
+    const rowids = keys.map((k) => Number(insert.run(this.#scope, k, now).lastInsertRowid));
+    if (now - this.#prunedAt >= PRUNE_EVERY_MS) {
+      this.#db.prepare('DELETE FROM auth_throttle WHERE scope = ? AND at_ms <= ?').run(this.#scope, now - this.#windowMs);
+      this.#prunedAt = now;
+    }
+    return rowids;
   }
 
   /** True when any of the keys has reached the limit. */
-  blocked(keys: string[], now: Date): boolean {
-    return keys.some((k) => this.#recent(k, now.getTime()).length >= this.#max);
+  blocked(keys: readonly string[], now: Date): boolean {
+    return keys.some((k) => this.#count(k, now.getTime()) >= this.#max);
   }
 
-  fail(keys: string[], now: Date): void {
-    for (const k of keys) this.#failures.set(k, [...this.#recent(k, now.getTime()), now.getTime()]);
-    if (this.#failures.size > 100_000) this.#prune(now.getTime());
+  /** Records a failure for every key. */
+  fail(keys: readonly string[], now: Date): void {
+    this.#db.transaction(() => this.#record(keys, now.getTime()))();
   }
 
+  /**
+   * Counts an attempt for every key unless one of them has reached the limit: undefined (and nothing recorded)
+   * when blocked. Attempts still in progress count, so at most `max` run at once for a key.
+   */
+  attempt(keys: readonly string[], now: Date): Attempt | undefined {
+    return this.#db.transaction(() => (this.blocked(keys, now) ? undefined : { rowids: this.#record(keys, now.getTime()) }))();
+  }
+
+  /** Takes back an attempt that turned out not to be a failure. */
+  withdraw(attempt: Attempt): void {
+    const remove = this.#db.prepare('DELETE FROM auth_throttle WHERE rowid = ?');
+    this.#db.transaction(() => {
+      for (const id of attempt.rowids) remove.run(id);
+    })();
+  }
+
+  /** Forgets every attempt of `key`. */
   clear(key: string): void {
-    this.#failures.delete(key);
-  }
-
-  #prune(now: number): void {
-    for (const k of [...this.#failures.keys()]) this.#recent(k, now);
+    this.#db.prepare('DELETE FROM auth_throttle WHERE scope = ? AND key = ?').run(this.#scope, key);
   }
 }

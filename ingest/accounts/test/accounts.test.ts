@@ -30,12 +30,14 @@ interface App {
   close(): Promise<void>;
 }
 
-async function makeApp(accountsEnv: Record<string, string> | null): Promise<App> {
-  const dir = tempDir('accounts');
+/** A server on a new project folder, or (a restart) on the folder of an earlier one. */
+async function makeApp(accountsEnv: Record<string, string> | null, dir?: string): Promise<App> {
+  const restart = dir !== undefined;
+  dir ??= tempDir('accounts');
   const env = projectEnv(dir, { SMTP_URL: smtp.url, MAIL_FROM: 'Timeseal <noreply@timeseal.test>' });
   const config = loadConfig({ ...env });
   const ingest = loadIngestConfig(config, env);
-  initKeys({ keys: config.keys, privateKeys: config.privateKeys });
+  if (!restart) initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   const db = openDatabase(config.db);
   const accounts: AccountsConfig = loadAccountsConfig(config.origin, accountsEnv ?? {});
   const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), accounts });
@@ -459,6 +461,41 @@ describe('security, as an attacker would try it', () => {
       expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).json()).toEqual({ error: THROTTLED_ERROR });
     } finally {
       now -= 16 * 60_000;
+    }
+  });
+
+  it('login throttling cannot be outrun by concurrent guesses, survives a restart, and successful logins do not count', async () => {
+    let server = await makeApp(null);
+    const { username, password } = await signUp(new Client(server));
+    try {
+      // The password check is asynchronous (scrypt): 30 guesses sent at once must not all be let through.
+      const guesses = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => new Client(server, `203.0.113.${i + 1}`).post('/api/auth/login', { username, password: `wrong ${i}` })),
+      );
+      const codes = guesses.map((r) => r.statusCode);
+      expect(codes.filter((code) => code === 401)).toHaveLength(10);
+      expect(codes.filter((code) => code === 429)).toHaveLength(20);
+      // A restart does not forget the failures.
+      const folder = path.dirname(path.dirname(server.db.name));
+      await server.close();
+      server = await makeApp(null, folder);
+      const afterRestart = await new Client(server, '203.0.113.99').post('/api/auth/login', { username, password });
+      expect([afterRestart.statusCode, afterRestart.json()]).toEqual([429, { error: THROTTLED_ERROR }]);
+      now += 16 * 60_000;
+      try {
+        // Twelve good logins from one address in a row: successes are not failures.
+        const office = new Client(server, '192.0.2.90');
+        for (let i = 0; i < 12; i++) expect((await office.post('/api/auth/login', { username, password })).statusCode).toBe(200);
+        // Logins still being checked count: ten at once from one address are let in, an eleventh is not.
+        const burst = await Promise.all(Array.from({ length: 11 }, () => new Client(server, '192.0.2.91').post('/api/auth/login', { username, password })));
+        expect(burst.map((r) => r.statusCode).sort()).toEqual([...Array(10).fill(200), 429]);
+        // Once they have succeeded, their attempts are withdrawn.
+        expect((await new Client(server, '192.0.2.91').post('/api/auth/login', { username, password })).statusCode).toBe(200);
+      } finally {
+        now -= 16 * 60_000;
+      }
+    } finally {
+      await server.close();
     }
   });
 
