@@ -36,7 +36,7 @@ import {
   type SessionUser,
 } from './sessions.ts';
 import { applyEvent, createStripeClient, prefetchSubscription } from './stripe.ts';
-import { Throttle, THROTTLED_ERROR } from './throttle.ts';
+import { Throttle, THROTTLED_ERROR } from '../throttle.ts';
 import { isTokenShape, newToken, tokenHash } from './tokens.ts';
 
 export type AccountServices = Services & { accounts: AccountsConfig };

@@ -4,8 +4,10 @@
 // the site can show the server's message as it is.
 import type { FastifyPluginAsync } from 'fastify';
 import { ClientError } from '../errors.ts';
+import { clientKey } from '../limits.ts';
 import { MULTI_LINE, noQuery, plainErrors, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
+import { Throttle } from '../throttle.ts';
 
 /** Product spec §5 and §8. */
 export const TEXTS = {
@@ -19,7 +21,12 @@ export const TEXTS = {
   contactSubject: 'Please select a subject',
   contactMessage: 'Message must be at least 10 characters',
   contactSent: "Message sent successfully! We'll get back to you as soon as possible.",
+  // Our text (the spec has none): the site shows its own failure toast for any error.
+  contactTooMany: 'Too many messages from this address. Please try again in an hour.',
 } as const;
+
+/** Contact messages accepted per client address an hour: each one is e-mailed to the operator. */
+export const CONTACT_PER_HOUR = 5;
 
 export const CONTACT_SUBJECTS: Record<string, string> = {
   general: 'General inquiry',
@@ -40,6 +47,7 @@ export function isEmail(text: string): boolean {
 const textField = (maxLength: number, pattern: string) => ({ type: 'string', maxLength, pattern }) as const;
 
 export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+  const contactLimit = new Throttle(s.db, 'contact', CONTACT_PER_HOUR, 60 * 60_000);
   app.post<{ Body: { name: string; email: string; message: string } }>(
     '/api/professional-waitlist.php',
     {
@@ -112,6 +120,7 @@ export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       if (!isEmail(email)) throw new ClientError(400, TEXTS.invalidEmail);
       if (!Object.hasOwn(CONTACT_SUBJECTS, subject)) throw new ClientError(400, TEXTS.contactSubject);
       if (message.length < 10) throw new ClientError(400, TEXTS.contactMessage);
+      if (!contactLimit.attempt([`ip:${clientKey(request.ip)}`], s.clock())) throw new ClientError(429, TEXTS.contactTooMany);
       const now = s.clock().toISOString();
       const { lastInsertRowid: id } = s.db
         .prepare('INSERT INTO contact_messages (name, email, subject, message, created_at) VALUES (?, ?, ?, ?, ?)')

@@ -73,6 +73,8 @@ export interface FixtureOptions {
   /** Hashes to publish in DAY's ledger (default: three sample hashes). */
   publish?: string[];
   mailer?: Mailer;
+  /** The app's clock (default: always NOW). */
+  clock?: () => Date;
 }
 
 export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture> {
@@ -88,7 +90,7 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
     buildLedgers({ config, db, clock: () => new Date(`${TODAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }) });
   }
   const mailer = options.mailer ?? createMailer(ingest, { info: () => {} });
-  const app = await buildApp({ config, ingest, clock: () => new Date(NOW), db, mailer });
+  const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), db, mailer });
   await app.ready();
   const rowCounts = (): Record<string, number> => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;

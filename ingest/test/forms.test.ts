@@ -2,10 +2,12 @@
 // operator, both through a real SMTP server on loopback (smtp-server) and into the outbox folder.
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMailer } from '../mail.ts';
-import { makeFixture, removeTempDirs, type Fixture } from './fixture.ts';
+import { CONTACT_PER_HOUR, TEXTS } from '../routes/forms.ts';
+import { makeFixture, NOW, removeTempDirs, type Fixture } from './fixture.ts';
 
 const valid = { name: 'Ada Lovelace', email: 'ada@example.org', subject: 'enterprise', message: 'We would like an on-premise archive.' };
 
@@ -115,6 +117,28 @@ describe('POST /api/contact', () => {
     }
     expect(f.rowCounts()).toEqual(before);
     expect(received).toHaveLength(1);
+  });
+
+  it(`accepts ${CONTACT_PER_HOUR} messages an hour from one address, even sent at once; the others get 429 and are neither stored nor mailed`, async () => {
+    let now = Date.parse(NOW);
+    const g = await makeFixture({ publish: [], clock: () => new Date(now) });
+    try {
+      const from = (ip: string) => g.app.inject({ method: 'POST', url: '/api/contact', payload: valid, remoteAddress: ip });
+      const mails = () => fs.readdirSync(path.join(g.dir, 'data/outbox')).filter((name) => name.endsWith('.eml')).length;
+      const burst = await Promise.all(Array.from({ length: 2 * CONTACT_PER_HOUR }, () => from('198.51.100.20')));
+      expect(burst.map((r) => r.statusCode).sort()).toEqual([...Array(CONTACT_PER_HOUR).fill(201), ...Array(CONTACT_PER_HOUR).fill(429)]);
+      expect(burst.find((r) => r.statusCode === 429)!.json()).toEqual({ error: TEXTS.contactTooMany });
+      expect((g.db.prepare('SELECT COUNT(*) AS n FROM contact_messages').get() as { n: number }).n).toBe(CONTACT_PER_HOUR);
+      expect(mails()).toBe(CONTACT_PER_HOUR);
+      // Another address is not affected; the first one may write again an hour later.
+      expect((await from('198.51.100.21')).statusCode).toBe(201);
+      expect((await from('198.51.100.20')).statusCode).toBe(429);
+      now += 60 * 60_000;
+      expect((await from('198.51.100.20')).statusCode).toBe(201);
+      expect(mails()).toBe(CONTACT_PER_HOUR + 2);
+    } finally {
+      await g.close();
+    }
   });
 
   it('without SMTP the e-mail is written to the outbox folder', async () => {

@@ -17,7 +17,7 @@ import { ORIGIN, projectEnv, randomHash, removeTempDirs, tempDir } from '../../t
 import { loadAccountsConfig, type AccountsConfig } from '../config.ts';
 import { hashPassword, verifyPassword } from '../passwords.ts';
 import { TEXTS } from '../routes.ts';
-import { THROTTLED_ERROR } from '../throttle.ts';
+import { THROTTLED_ERROR } from '../../throttle.ts';
 import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from './stand-ins.ts';
 
 let smtp: SmtpStandIn;

@@ -1,7 +1,7 @@
 // The throttle's counting on a real SQLite database: the sliding window and its boundary, attempts that are
 // refused record nothing, withdrawn attempts stop counting, scopes are separate, expired rows are deleted.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../../pipeline/db.ts';
+import { openDatabase, type DB } from '../../pipeline/db.ts';
 import { Throttle } from '../throttle.ts';
 
 const T0 = Date.parse('2026-01-05T10:00:00.000Z');
