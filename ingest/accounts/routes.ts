@@ -217,6 +217,9 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       if (password.length < PASSWORD_MIN) throw new ClientError(400, TEXTS.passwordShort);
       if (agreeTerms !== true) throw new ClientError(400, TEXTS.terms);
       const now = s.clock();
+      // Each sign-up e-mails an address of the caller's choosing, and a 409 tells whether a name or address
+      // is taken: both are limited per client address (counted before the asynchronous password hashing).
+      if (!throttles.signup.attempt([`ip:${clientKey(request.ip)}`], now)) throw new ClientError(429, TEXTS.tooManyRequests);
       const id = crypto.randomUUID();
       const passwordHash = await hashPassword(password);
       let token: string;
@@ -567,7 +570,11 @@ const webhookRoutes = (stripe: Stripe | undefined): FastifyPluginAsync<AccountSe
   );
 };
 
+/** Sign-ups accepted per client address an hour (each sends a verification e-mail). */
+export const SIGNUPS_PER_HOUR = 20;
+
 interface Throttles {
+  signup: Throttle;
   login: Throttle;
   reset: Throttle;
   forgotIp: Throttle;
@@ -577,6 +584,7 @@ interface Throttles {
 
 export const accountRoutes: FastifyPluginAsync<AccountServices> = async (app, s) => {
   const throttles: Throttles = {
+    signup: new Throttle(s.db, 'signup', SIGNUPS_PER_HOUR, 60 * 60_000),
     login: new Throttle(s.db, 'login'),
     reset: new Throttle(s.db, 'reset'),
     forgotIp: new Throttle(s.db, 'forgot', 20, 60 * 60_000),

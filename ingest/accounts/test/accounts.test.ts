@@ -16,7 +16,7 @@ import { MONTHLY_LIMIT_ERROR, utcMonth } from '../../limits.ts';
 import { ORIGIN, projectEnv, randomHash, removeTempDirs, tempDir } from '../../test/fixture.ts';
 import { loadAccountsConfig, type AccountsConfig } from '../config.ts';
 import { hashPassword, verifyPassword } from '../passwords.ts';
-import { TEXTS } from '../routes.ts';
+import { SIGNUPS_PER_HOUR, TEXTS } from '../routes.ts';
 import { THROTTLED_ERROR } from '../../throttle.ts';
 import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from './stand-ins.ts';
 
@@ -59,12 +59,16 @@ afterAll(async () => {
   removeTempDirs();
 });
 
+let clients = 0;
+
 /** A browser-like client: keeps the session cookie, sends the site's Origin on POSTs. */
 class Client {
   cookie: string | undefined;
   readonly a: App;
   readonly ip: string;
-  constructor(a: App = main, ip = '198.51.100.7') {
+  /** Each client has its own address unless given one (sign-ups are limited per address). */
+  constructor(a: App = main, ip = `198.51.${100 + Math.floor(clients / 250)}.${(clients % 250) + 1}`) {
+    clients++;
     this.a = a;
     this.ip = ip;
   }
@@ -462,6 +466,28 @@ describe('security, as an attacker would try it', () => {
     } finally {
       now -= 16 * 60_000;
     }
+  });
+
+  it(`sign-ups: ${SIGNUPS_PER_HOUR} an hour per address, even sent at once; a taken name counts too`, async () => {
+    const ip = '203.0.113.150';
+    const body = (i: number) => ({ username: `burst${i}_${Date.now() % 100000}`, email: `burst${i}_${Date.now() % 100000}@example.org`, password: 'correct horse', agreeTerms: true });
+    const taken = await signUp(new Client(main, '203.0.113.151'));
+    const users = () => (main.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
+    const before = users();
+    // Sign-ups refused for bad input are not counted.
+    for (let i = 0; i < 5; i++) expect((await new Client(main, ip).post('/api/auth/signup', { ...body(90 + i), agreeTerms: false })).statusCode).toBe(400);
+    const answers = await Promise.all([
+      new Client(main, ip).post('/api/auth/signup', { ...body(0), username: taken.username }),
+      ...Array.from({ length: SIGNUPS_PER_HOUR + 4 }, (_, i) => new Client(main, ip).post('/api/auth/signup', body(i + 1))),
+    ]);
+    const codes = answers.map((r) => r.statusCode);
+    expect(codes.filter((c) => c === 409)).toHaveLength(1);
+    expect(codes.filter((c) => c === 201)).toHaveLength(SIGNUPS_PER_HOUR - 1);
+    expect(codes.filter((c) => c === 429)).toHaveLength(5);
+    expect(answers.find((r) => r.statusCode === 429)!.json()).toEqual({ error: TEXTS.tooManyRequests });
+    expect(users()).toBe(before + SIGNUPS_PER_HOUR - 1);
+    // Another address is not affected.
+    expect((await new Client(main, '203.0.113.152').post('/api/auth/signup', body(100))).statusCode).toBe(201);
   });
 
   it('login throttling cannot be outrun by concurrent guesses, survives a restart, and successful logins do not count', async () => {
