@@ -5,7 +5,7 @@ import { verifyCheckpoint, type ParsedCheckpoint } from './checkpoint.ts';
 import { equalBytes, fromUtf8, toHex, utf8 } from './encoding.ts';
 import { FormatError, MismatchError, SignatureError, withContext } from './errors.ts';
 import { sha256, type Hasher } from './hash.ts';
-import { parseLedger, type Ledger } from './ledger.ts';
+import { parseLedger, parseLedgerColumns, type Ledger, type LedgerColumns, type LedgerHeader } from './ledger.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier } from './note.ts';
 import {
   ecdsaPublicKeyToSpkiDer,
@@ -76,8 +76,8 @@ export interface DayFiles {
   checkpoint: Uint8Array;
 }
 
-export interface VerifiedDay {
-  ledger: Ledger;
+export interface VerifiedDay<L = Ledger> {
+  ledger: L;
   /** SHA-256 of the ledger file, hex. */
   sha256: string;
   checkpoint: ParsedCheckpoint;
@@ -94,6 +94,22 @@ export interface DayCheckOptions {
  * the ledger). Throws a typed error naming the file and what differs.
  */
 export function verifyDayFiles(date: string, files: DayFiles, keys: PublicKeySet, options: DayCheckOptions = {}): VerifiedDay {
+  return checkDay(date, files, keys, options, parseLedger, (ledger) => ledger);
+}
+
+/** verifyDayFiles with the ledger parsed into columns (parseLedgerColumns): for days of millions of entries. */
+export function verifyDayFilesColumns(date: string, files: DayFiles, keys: PublicKeySet, options: DayCheckOptions = {}): VerifiedDay<LedgerColumns> {
+  return checkDay(date, files, keys, options, parseLedgerColumns, (ledger) => ledger.head);
+}
+
+function checkDay<L>(
+  date: string,
+  files: DayFiles,
+  keys: PublicKeySet,
+  options: DayCheckOptions,
+  parse: (bytes: Uint8Array) => L,
+  headOf: (ledger: L) => LedgerHeader,
+): VerifiedDay<L> {
   const hasher = options.hasher ?? sha256;
   const mu = options.mu ?? nobleMu;
   const digest = hasher(files.ledger);
@@ -105,12 +121,13 @@ export function verifyDayFiles(date: string, files: DayFiles, keys: PublicKeySet
   }
   if (!ecdsaOk) throw new SignatureError(ecdsaSignaturePath(date));
   if (!mldsaOk) throw new SignatureError(mldsaSignaturePath(date));
-  let ledger: Ledger;
+  let parsed: L;
   try {
-    ledger = parseLedger(files.ledger);
+    parsed = parse(files.ledger);
   } catch (err) {
     throw withContext(ledgerPath(date), err);
   }
+  const ledger = headOf(parsed);
   if (ledger.date !== date) throw new MismatchError(`${ledgerPath(date)} date`, date, ledger.date);
   const sha = toHex(digest);
   const expectedMeta = encodeSignaturesMeta(date, files.ledger.length, sha, keyFingerprints(keys));
@@ -133,5 +150,5 @@ export function verifyDayFiles(date: string, files: DayFiles, keys: PublicKeySet
   if (toHex(checkpoint.root) !== ledger.root) {
     throw new MismatchError(`${date}.checkpoint root`, ledger.root, toHex(checkpoint.root));
   }
-  return { ledger, sha256: sha, checkpoint };
+  return { ledger: parsed, sha256: sha, checkpoint };
 }

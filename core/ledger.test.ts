@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromUtf8, utf8 } from './encoding.ts';
-import { FormatError } from './errors.ts';
-import { encodeLedger, encodeLedgerColumns, isDate, parseLedger, type Ledger } from './ledger.ts';
+import { encodeLedger, encodeLedgerColumns, isDate, parseLedger, parseLedgerColumns, type Ledger, type LedgerColumns } from './ledger.ts';
+import { TimesealError } from './errors.ts';
 
 const H = (c: string) => c.repeat(64);
 
@@ -22,6 +22,22 @@ function ledger(over: Partial<Ledger> = {}): Ledger {
   };
 }
 
+/** Texts that differ from the canonical encoding `text` of a two-entry ledger without changing its meaning much. */
+function nonCanonical(text: string): string[] {
+  return [
+    text.replace('{"format"', '{ "format"'),
+    text.replace('\n]}\n', ']}\n'),
+    text.replace(']}\n', ']}'),
+    text.replace(']}\n', ']}\n\n'),
+    text.replace('"origin":"timeseal.example","date"', '"date":"2025-11-02","origin":"timeseal.example","x"'),
+    text.replace(`"root":"${H('a')}"`, `"root":"${H('A')}"`),
+    text.replace('"entry_count":2', '"entry_count":3'),
+    text.replace('"entries":[\n', '"entries": [\n'),
+    JSON.stringify(JSON.parse(text)),
+    '',
+  ];
+}
+
 describe('ledger file (FORMAT.md §3)', () => {
   it('encodes the documented canonical bytes', () => {
     const text = fromUtf8(encodeLedger(ledger()));
@@ -35,17 +51,7 @@ describe('ledger file (FORMAT.md §3)', () => {
   it('round-trips and rejects every non-canonical variant', () => {
     const bytes = encodeLedger(ledger({ previous: null, firstIndex: 0, treeSize: 2 }));
     expect(parseLedger(bytes)).toEqual(ledger({ previous: null, firstIndex: 0, treeSize: 2 }));
-    const text = fromUtf8(bytes);
-    const variants = [
-      text.replace('{"format"', '{ "format"'),
-      text.replace('\n]}\n', ']}\n'),
-      text.replace(']}\n', ']}'),
-      text.replace(']}\n', ']}\n\n'),
-      text.replace('"origin":"timeseal.example","date"', '"date":"2025-11-02","origin":"timeseal.example","x"'),
-      text.replace(`"root":"${H('a')}"`, `"root":"${H('A')}"`),
-      JSON.stringify(JSON.parse(text)),
-    ];
-    for (const v of variants) expect(() => parseLedger(utf8(v)), v.slice(0, 60)).toThrow(FormatError);
+    for (const v of nonCanonical(fromUtf8(bytes))) expect(() => parseLedger(utf8(v)), v.slice(0, 60)).toThrow(TimesealError);
   });
 
   it('names the field of each semantic error', () => {
@@ -128,5 +134,87 @@ describe('columnar ledger encoding (what the build uses)', () => {
     for (const t of [dayStart - 1, dayStart + 86_400_000, dayStart + 0.5, Number.NaN]) {
       expect(() => encodeLedgerColumns(head, new Uint8Array(32), Float64Array.of(t))).toThrow(/submitted_at/);
     }
+  });
+});
+
+/** What parseLedgerColumns should give for a ledger parseLedger gave. */
+function columnsOf(l: Ledger): LedgerColumns {
+  const { entries, ...head } = l;
+  return {
+    head,
+    hashes: new Uint8Array(Buffer.concat(entries.map((e) => Buffer.from(e.hash, 'hex')))),
+    ms: Float64Array.from(entries, (e) => Date.parse(e.submittedAt)),
+  };
+}
+
+/** The outcome of a parse: its value, or that it threw a typed error (anything else fails the test). */
+function outcome<T>(parse: () => T): T | 'rejected' {
+  try {
+    return parse();
+  } catch (err) {
+    expect(err).toBeInstanceOf(TimesealError);
+    return 'rejected';
+  }
+}
+
+describe('columnar ledger parsing (what verify uses for large days)', () => {
+  const arbitraryLedger = fc
+    .record({
+      hashes: fc.uniqueArray(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')), { maxLength: 12 }),
+      times: fc.array(fc.integer({ min: 0, max: 86_399_999 }), { minLength: 12, maxLength: 12 }),
+      first: fc.nat(1_000_000),
+      origin: fc.constantFrom('timeseal.example', 'a"b\\c', 'zürich.example/log', '<x>&y'),
+      withPrevious: fc.boolean(),
+    })
+    .map(({ hashes, times, first, origin, withPrevious }) => {
+      const entries = [...hashes].sort().map((hash, i) => ({ hash, submittedAt: new Date(Date.UTC(2025, 10, 2) + times[i]!).toISOString() }));
+      return ledger({ origin, firstIndex: first, treeSize: first + entries.length, entries, ...(withPrevious ? {} : { previous: null }) });
+    });
+  // Edits that keep the length (a flipped bit, a swapped character) and edits that do not.
+  const edit = fc.oneof(
+    fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
+    fc.record({ kind: fc.constant('set' as const), at: fc.nat(), to: fc.constantFrom(...Array.from('0123456789abcdefABF"[],:\n {}TZ.-', (c) => c.charCodeAt(0))) }),
+    fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
+    fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), to: fc.constantFrom(0x30, 0x61, 0x22, 0x2c, 0x0a, 0x20) }),
+  );
+
+  it('accepts exactly the bytes parseLedger accepts, with the same content, under random edits', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(arbitraryLedger, fc.array(edit, { maxLength: 2 }), (l, edits) => {
+        let bytes = encodeLedger(l);
+        for (const e of edits) {
+          const at = e.at % (bytes.length + 1);
+          if (e.kind === 'flip' && at < bytes.length) bytes[at] = bytes[at]! ^ (1 << e.bit);
+          if (e.kind === 'set' && at < bytes.length) bytes[at] = e.to;
+          if (e.kind === 'delete' && at < bytes.length) bytes = Uint8Array.of(...bytes.subarray(0, at), ...bytes.subarray(at + 1));
+          if (e.kind === 'insert') bytes = Uint8Array.of(...bytes.subarray(0, at), e.to, ...bytes.subarray(at));
+        }
+        const whole = outcome(() => parseLedger(bytes));
+        const columns = outcome(() => parseLedgerColumns(bytes));
+        if (whole === 'rejected') {
+          expect(columns).toBe('rejected');
+        } else {
+          accepted++;
+          expect(columns).toEqual(columnsOf(whole));
+        }
+      }),
+      { numRuns: 600 },
+    );
+    // Enough of the edited ledgers stay valid (a changed hex digit, an unedited ledger) for "same content" to be tested.
+    expect(accepted).toBeGreaterThan(100);
+  });
+
+  it('rejects the non-canonical variants parseLedger rejects, and names the field of an entry error', () => {
+    const bytes = encodeLedger(ledger());
+    const text = fromUtf8(bytes);
+    for (const v of nonCanonical(text)) expect(() => parseLedgerColumns(utf8(v)), v.slice(0, 60)).toThrow(TimesealError);
+    expect(() => parseLedgerColumns(utf8(text.replace(H('2'), H('A'))))).toThrow(/entries\[1\]\.hash/);
+    expect(() => parseLedgerColumns(utf8(text.replace(H('1'), H('3'))))).toThrow(/sorted/);
+    expect(() => parseLedgerColumns(utf8(text.replace('T23:59:59.999Z', 'T24:00:00.000Z')))).toThrow(/entries\[1\]\.submitted_at/);
+    expect(() => parseLedgerColumns(utf8(text.replace('2025-11-02T00:00:00.000Z', '2025-11-03T00:00:00.000Z')))).toThrow(/entries\[0\]\.submitted_at/);
+    expect(parseLedgerColumns(bytes)).toEqual(columnsOf(ledger()));
+    const empty = ledger({ entries: [], treeSize: 3 });
+    expect(parseLedgerColumns(encodeLedger(empty))).toEqual(columnsOf(empty));
   });
 });

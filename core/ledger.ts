@@ -209,6 +209,134 @@ function field<T>(obj: Record<string, unknown>, name: string, check: (v: unknown
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isInt = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
+/** A parsed ledger in columns: no object or string per entry. */
+export interface LedgerColumns {
+  head: LedgerHeader;
+  /** The entries' hashes, 32 bytes each, back to back, in ledger (sorted) order. */
+  hashes: Uint8Array;
+  /** Each entry's submission time in epoch milliseconds (its text is `new Date(ms).toISOString()`). */
+  ms: Float64Array;
+}
+
+/** ASCII codes of the fixed parts of a canonical ledger. */
+const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
+const ENTRIES_OPEN = ascii('"entries":[\n');
+
+/** Value of an ASCII hex digit 0-9 a-f, or -1 (upper case is not canonical). */
+function hexValue(c: number): number {
+  if (c >= 0x30 && c <= 0x39) return c - 0x30;
+  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
+  return -1;
+}
+
+/**
+ * Strict parse into columns, for readers of very large days: it accepts exactly the bytes `parseLedger`
+ * accepts (the canonical encoding, docs/FORMAT.md §3), but reads the entries straight from their fixed-width
+ * lines instead of through JSON.parse, so its memory is the columns (40 bytes an entry) and not an object and
+ * two strings an entry. The header is parsed as JSON and must re-encode to the same bytes.
+ */
+export function parseLedgerColumns(bytes: Uint8Array): LedgerColumns {
+  const notCanonical = (): FormatError => new FormatError('ledger', 'not in canonical encoding (docs/FORMAT.md §3)');
+  // The header ends at the first `"entries":[` + newline: inside the JSON strings before it a quote is escaped.
+  let end = -1;
+  search: for (let i = 0; i + ENTRIES_OPEN.length <= bytes.length; i++) {
+    for (let k = 0; k < ENTRIES_OPEN.length; k++) if (bytes[i + k] !== ENTRIES_OPEN[k]) continue search;
+    end = i + ENTRIES_OPEN.length - 1;
+    break;
+  }
+  if (end < 0) throw new FormatError('ledger', 'no entries array');
+  const top = bytes.subarray(0, end);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(`${fromUtf8(top, 'ledger')}]}`);
+  } catch (err) {
+    throw new FormatError('ledger', 'not valid JSON', { cause: err });
+  }
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FormatError('ledger', 'not an object');
+  const obj = raw as Record<string, unknown>;
+  if (obj.format !== LEDGER_FORMAT) throw new FormatError('format', `expected "${LEDGER_FORMAT}"`);
+  const head = ledgerHeader(obj);
+  const n = field(obj, 'entry_count', isInt, 'a non-negative integer');
+  checkHeader(head, n);
+  if (!equalBytes(utf8(header(head, n)), top)) throw notCanonical();
+  if (bytes.length !== end + 1 + n * LINE + Math.max(0, n - 1) * 2 + (n ? 1 : 0) + 3) throw notCanonical();
+
+  const hashes = new Uint8Array(32 * n);
+  const ms = new Float64Array(n);
+  const dayStart = Date.parse(`${head.date}T00:00:00.000Z`);
+  const datePart = ascii(`${head.date}T`);
+  let o = end + 1;
+  const expect = (text: Uint8Array): void => {
+    for (let k = 0; k < text.length; k++) if (bytes[o + k] !== text[k]) throw notCanonical();
+    o += text.length;
+  };
+  const digits = (count: number, max: number, i: number): number => {
+    let v = 0;
+    for (let k = 0; k < count; k++) {
+      const c = bytes[o + k]! - 0x30;
+      if (c < 0 || c > 9) throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+      v = 10 * v + c;
+    }
+    if (v > max) throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+    o += count;
+    return v;
+  };
+  const [OPEN, MIDDLE, CLOSE, NEXT, COLON, DOT, ZULU] = ['["', '","', '"]', ',\n', ':', '.', 'Z'].map(ascii) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+  for (let i = 0; i < n; i++) {
+    if (i > 0) expect(NEXT);
+    expect(OPEN);
+    for (let k = 0; k < 32; k++) {
+      const hi = hexValue(bytes[o + 2 * k]!);
+      const lo = hexValue(bytes[o + 2 * k + 1]!);
+      if (hi < 0 || lo < 0) throw new FormatError(`entries[${i}].hash`, 'must be 64 lower-case hex digits');
+      hashes[32 * i + k] = (hi << 4) | lo;
+    }
+    o += 64;
+    if (i > 0 && compareBytes(hashes.subarray(32 * (i - 1), 32 * i), hashes.subarray(32 * i, 32 * i + 32)) >= 0) {
+      throw new FormatError(`entries[${i}].hash`, 'entries must be sorted by hash without duplicates');
+    }
+    expect(MIDDLE);
+    for (let k = 0; k < datePart.length; k++) {
+      if (bytes[o + k] !== datePart[k]) throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+    }
+    o += datePart.length;
+    const hours = digits(2, 23, i);
+    expect(COLON);
+    const minutes = digits(2, 59, i);
+    expect(COLON);
+    const seconds = digits(2, 59, i);
+    expect(DOT);
+    const milli = digits(3, 999, i);
+    expect(ZULU);
+    ms[i] = dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + milli;
+    expect(CLOSE);
+  }
+  if (n) expect(ascii('\n'));
+  expect(ascii(']}\n'));
+  return { head, hashes, ms };
+}
+
+/** The header fields of a parsed ledger object, each checked for its JSON type. */
+function ledgerHeader(obj: Record<string, unknown>): LedgerHeader {
+  let previous: LedgerPrevious | null = null;
+  if (obj.previous !== null) {
+    const p = obj.previous as Record<string, unknown> | undefined;
+    if (typeof p !== 'object' || p === null) throw new FormatError('previous', 'expected null or an object');
+    previous = {
+      date: field(p, 'date', isString, 'a date'),
+      sha256: field(p, 'sha256', isString, 'a hex digest'),
+    };
+  }
+  return {
+    origin: field(obj, 'origin', isString, 'a string'),
+    date: field(obj, 'date', isString, 'a date'),
+    firstIndex: field(obj, 'first_index', isInt, 'a non-negative integer'),
+    treeSize: field(obj, 'tree_size', isInt, 'a non-negative integer'),
+    root: field(obj, 'root', isString, 'a hex root'),
+    previous,
+  };
+}
+
 /** Strict parse: the bytes must be exactly the canonical encoding of what they contain. */
 export function parseLedger(bytes: Uint8Array): Ledger {
   const text = fromUtf8(bytes, 'ledger');
@@ -229,24 +357,7 @@ export function parseLedger(bytes: Uint8Array): Ledger {
     }
     return { hash: e[0], submittedAt: e[1] };
   });
-  let previous: LedgerPrevious | null = null;
-  if (obj.previous !== null) {
-    const p = obj.previous as Record<string, unknown> | undefined;
-    if (typeof p !== 'object' || p === null) throw new FormatError('previous', 'expected null or an object');
-    previous = {
-      date: field(p, 'date', isString, 'a date'),
-      sha256: field(p, 'sha256', isString, 'a hex digest'),
-    };
-  }
-  const ledger: Ledger = {
-    origin: field(obj, 'origin', isString, 'a string'),
-    date: field(obj, 'date', isString, 'a date'),
-    firstIndex: field(obj, 'first_index', isInt, 'a non-negative integer'),
-    treeSize: field(obj, 'tree_size', isInt, 'a non-negative integer'),
-    root: field(obj, 'root', isString, 'a hex root'),
-    previous,
-    entries,
-  };
+  const ledger: Ledger = { ...ledgerHeader(obj), entries };
   if (obj.entry_count !== entries.length) {
     throw new MismatchError('entry_count', String(entries.length), String(obj.entry_count));
   }

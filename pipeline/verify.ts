@@ -16,7 +16,7 @@ import {
   signaturesMetaPath,
   type DaysFile,
 } from '../core/archive.ts';
-import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
+import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { encodeShard, indexJsonChunks, shardDigits, shardDir, type ShardRecord } from '../core/index-shard.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
@@ -98,12 +98,13 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     if (!ledgerBytes || !ecdsaSignature || !mldsaSignature || !signaturesMeta || !checkpoint) break;
     let verified;
     try {
-      verified = verifyDayFiles(day.date, { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint }, keys, { hasher: nodeSha256, mu: mldsaMu });
+      verified = verifyDayFilesColumns(day.date, { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint }, keys, { hasher: nodeSha256, mu: mldsaMu });
     } catch (err) {
       problems.push(`${day.date}: ${(err as Error).message}`);
       break;
     }
-    const { ledger } = verified;
+    // The day's ledger in columns (40 bytes an entry), each entry's hash a view into them.
+    const { head: ledger, hashes, ms } = verified.ledger;
     const expect = (what: string, want: unknown, got: unknown) => {
       if (JSON.stringify(want) !== JSON.stringify(got)) problems.push(`${day.date}: ${what}: expected ${JSON.stringify(want)} != got ${JSON.stringify(got)}`);
     };
@@ -114,7 +115,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     expect('tree_size (days.json)', day.treeSize, ledger.treeSize);
     expect('previous day link', previous, ledger.previous);
 
-    const entries = ledger.entries.map((e) => fromHex(e.hash));
+    const entries = Array.from(ms, (_, i) => hashes.subarray(32 * i, 32 * i + 32));
     const appended = appendLeaves(size, tileHashReader(size, memoryTile, nodeSha256), entries.map((e) => leafHash(e, nodeSha256)), nodeSha256);
     for (const t of appended.tiles) {
       if (t.width < TILE_WIDTH) tiles.set(`${t.level}/${t.index}`, t.data.slice());
@@ -152,7 +153,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
         problems.push(`${ledgerOtsPath(day.date)}: ${(err as Error).message}`);
       }
     }
-    ledger.entries.forEach((e, i) => records.push(entries[i]!, Date.parse(e.submittedAt)));
+    entries.forEach((hash, i) => records.push(hash, ms[i]!));
     size = appended.size;
     rootHex = computedRoot;
     previous = { date: day.date, sha256: verified.sha256 };
