@@ -115,8 +115,12 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     expect('tree_size (days.json)', day.treeSize, ledger.treeSize);
     expect('previous day link', previous, ledger.previous);
 
-    const entries = Array.from(ms, (_, i) => hashes.subarray(32 * i, 32 * i + 32));
-    const appended = appendLeaves(size, tileHashReader(size, memoryTile, nodeSha256), entries.map((e) => leafHash(e, nodeSha256)), nodeSha256);
+    const n = ms.length;
+    const entry = (i: number) => hashes.subarray(32 * i, 32 * i + 32);
+    // The leaf hashes in one buffer, as appendLeaves accepts them: no object per leaf.
+    const leaves = new Uint8Array(32 * n);
+    for (let i = 0; i < n; i++) leaves.set(leafHash(entry(i), nodeSha256), 32 * i);
+    const appended = appendLeaves(size, tileHashReader(size, memoryTile, nodeSha256), leaves, nodeSha256);
     for (const t of appended.tiles) {
       if (t.width < TILE_WIDTH) tiles.set(`${t.level}/${t.index}`, t.data.slice());
       else tiles.delete(`${t.level}/${t.index}`);
@@ -124,16 +128,18 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       const published = await read(rel);
       if (published && !equalBytes(published, t.data)) problems.push(`${rel}: differs from the tile recomputed from the ledgers`);
     }
-    const bundleEntries = [...carried, ...entries];
+    // Entry bundles start with the entries carried over from the previous day's partial bundle.
+    const bundleEntry = (k: number) => (k < carried.length ? carried[k]! : entry(k - carried.length));
+    const bundled = carried.length + n;
     const firstBundle = Math.floor(size / TILE_WIDTH);
-    for (let start = 0; start < bundleEntries.length; start += TILE_WIDTH) {
-      const chunk = bundleEntries.slice(start, start + TILE_WIDTH);
+    for (let start = 0; start < bundled; start += TILE_WIDTH) {
+      const chunk = Array.from({ length: Math.min(TILE_WIDTH, bundled - start) }, (_, j) => bundleEntry(start + j));
       const rel = entryBundlePath(firstBundle + start / TILE_WIDTH, chunk.length);
       const published = await read(rel);
       if (published && !equalBytes(published, encodeEntryBundle(chunk))) problems.push(`${rel}: differs from the ledger's entries`);
     }
-    const rest = (size + entries.length) % TILE_WIDTH;
-    carried = rest === 0 ? [] : bundleEntries.slice(bundleEntries.length - rest);
+    const rest = (size + n) % TILE_WIDTH;
+    carried = Array.from({ length: rest }, (_, j) => bundleEntry(bundled - rest + j).slice());
     const computedRoot = toHex(appended.root);
     expect('root recomputed from the entries', ledger.root, computedRoot);
     expect('root (days.json)', day.root, computedRoot);
@@ -153,7 +159,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
         problems.push(`${ledgerOtsPath(day.date)}: ${(err as Error).message}`);
       }
     }
-    entries.forEach((hash, i) => records.push(hash, ms[i]!));
+    for (let i = 0; i < n; i++) records.push(entry(i), ms[i]!);
     size = appended.size;
     rootHex = computedRoot;
     previous = { date: day.date, sha256: verified.sha256 };
