@@ -25,11 +25,16 @@ export function fromHex(text: string, field = 'hex'): Uint8Array {
   return out;
 }
 
-function hexValue(c: number): number {
+/** Value of the ASCII code of a lower-case hex digit (0-9, a-f), or -1. */
+export function lowerHexValue(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;
   if (c >= 97 && c <= 102) return c - 87;
-  if (c >= 65 && c <= 70) return c - 55;
   return -1;
+}
+
+function hexValue(c: number): number {
+  if (c >= 65 && c <= 70) return c - 55;
+  return lowerHexValue(c);
 }
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -1,7 +1,7 @@
 // The day's ledger file (docs/FORMAT.md §3): canonical JSON, byte-stable. `parseLedger` is strict: a file is
 // accepted only if re-encoding what it parsed gives back the same bytes, so there is exactly one valid
 // encoding of every ledger.
-import { compareBytes, equalBytes, fromUtf8, utf8, writeHex } from './encoding.ts';
+import { compareBytes, equalBytes, fromUtf8, lowerHexValue, utf8, writeHex } from './encoding.ts';
 import { FormatError, MismatchError } from './errors.ts';
 
 export const LEDGER_FORMAT = 'timeseal-ledger/1';
@@ -221,13 +221,15 @@ export interface LedgerColumns {
 /** ASCII codes of the fixed parts of a canonical ledger. */
 const ascii = (text: string): Uint8Array => Uint8Array.from(text, (c) => c.charCodeAt(0));
 const ENTRIES_OPEN = ascii('"entries":[\n');
-
-/** Value of an ASCII hex digit 0-9 a-f, or -1 (upper case is not canonical). */
-function hexValue(c: number): number {
-  if (c >= 0x30 && c <= 0x39) return c - 0x30;
-  if (c >= 0x61 && c <= 0x66) return c - 0x61 + 10;
-  return -1;
-}
+const OPEN = ascii('["');
+const MIDDLE = ascii('","');
+const CLOSE = ascii('"]');
+const NEXT = ascii(',\n');
+const COLON = ascii(':');
+const DOT = ascii('.');
+const ZULU = ascii('Z');
+const NEWLINE = ascii('\n');
+const END = ascii(']}\n');
 
 /**
  * Strict parse into columns, for readers of very large days: it accepts exactly the bytes `parseLedger`
@@ -270,24 +272,24 @@ export function parseLedgerColumns(bytes: Uint8Array): LedgerColumns {
     for (let k = 0; k < text.length; k++) if (bytes[o + k] !== text[k]) throw notCanonical();
     o += text.length;
   };
+  const badTime = (i: number): FormatError => new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
   const digits = (count: number, max: number, i: number): number => {
     let v = 0;
     for (let k = 0; k < count; k++) {
       const c = bytes[o + k]! - 0x30;
-      if (c < 0 || c > 9) throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+      if (c < 0 || c > 9) throw badTime(i);
       v = 10 * v + c;
     }
-    if (v > max) throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+    if (v > max) throw badTime(i);
     o += count;
     return v;
   };
-  const [OPEN, MIDDLE, CLOSE, NEXT, COLON, DOT, ZULU] = ['["', '","', '"]', ',\n', ':', '.', 'Z'].map(ascii) as [Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array, Uint8Array];
   for (let i = 0; i < n; i++) {
     if (i > 0) expect(NEXT);
     expect(OPEN);
     for (let k = 0; k < 32; k++) {
-      const hi = hexValue(bytes[o + 2 * k]!);
-      const lo = hexValue(bytes[o + 2 * k + 1]!);
+      const hi = lowerHexValue(bytes[o + 2 * k]!);
+      const lo = lowerHexValue(bytes[o + 2 * k + 1]!);
       if (hi < 0 || lo < 0) throw new FormatError(`entries[${i}].hash`, 'must be 64 lower-case hex digits');
       hashes[32 * i + k] = (hi << 4) | lo;
     }
@@ -297,7 +299,7 @@ export function parseLedgerColumns(bytes: Uint8Array): LedgerColumns {
     }
     expect(MIDDLE);
     for (let k = 0; k < datePart.length; k++) {
-      if (bytes[o + k] !== datePart[k]) throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+      if (bytes[o + k] !== datePart[k]) throw badTime(i);
     }
     o += datePart.length;
     const hours = digits(2, 23, i);
@@ -311,8 +313,8 @@ export function parseLedgerColumns(bytes: Uint8Array): LedgerColumns {
     ms[i] = dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + milli;
     expect(CLOSE);
   }
-  if (n) expect(ascii('\n'));
-  expect(ascii(']}\n'));
+  if (n) expect(NEWLINE);
+  expect(END);
   return { head, hashes, ms };
 }
 

@@ -1,12 +1,14 @@
-// Failure throttling for login, password reset and account e-mails (issue 6): at most `max` attempts per key
-// in a sliding window (10 failed logins in 15 minutes by default); then the key is refused (429) until old
-// attempts leave the window. Keys are `account:<name>` and `ip:<client key>`, so one account cannot be
-// brute-forced from many addresses and one address cannot spray many accounts.
+// Attempt throttling: at most `max` attempts per key in a sliding window (10 failed logins in 15 minutes by
+// default); then the key is refused (429) until old attempts leave the window. Used for login, password reset
+// and account e-mails (issue 6), sign-ups and contact messages. Login keys are `account:<name>` and
+// `ip:<client key>`, so one account cannot be brute-forced from many addresses and one address cannot spray
+// many accounts.
 //
 // Kept in SQLite (table auth_throttle), so a restart forgets nothing and every process sharing the database
 // sees the same counts. `attempt` checks and records in one synchronous step: a login is counted before its
 // password is checked (scrypt runs asynchronously), so guesses sent all at once cannot pass the check before
 // the first of them is counted. A successful login then withdraws its attempt.
+import type Database from 'better-sqlite3';
 import type { DB } from '../pipeline/db.ts';
 
 export const MAX_FAILURES = 10;
@@ -26,6 +28,7 @@ export class Throttle {
   readonly #scope: string;
   readonly #max: number;
   readonly #windowMs: number;
+  readonly #sql: Record<'count' | 'insert' | 'prune' | 'remove' | 'clear', Database.Statement>;
   #prunedAt = -Infinity;
 
   constructor(db: DB, scope: string, max = MAX_FAILURES, windowMs = WINDOW_MS) {
@@ -33,21 +36,24 @@ export class Throttle {
     this.#scope = scope;
     this.#max = max;
     this.#windowMs = windowMs;
+    this.#sql = {
+      count: db.prepare('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = ? AND key = ? AND at_ms > ? AND at_ms <= ?'),
+      insert: db.prepare('INSERT INTO auth_throttle (scope, key, at_ms) VALUES (?, ?, ?)'),
+      prune: db.prepare('DELETE FROM auth_throttle WHERE scope = ? AND at_ms <= ?'),
+      remove: db.prepare('DELETE FROM auth_throttle WHERE rowid = ?'),
+      clear: db.prepare('DELETE FROM auth_throttle WHERE scope = ? AND key = ?'),
+    };
   }
 
   /** Attempts recorded for `key` within the window that ends at `now`. */
   #count(key: string, now: number): number {
-    const row = this.#db
-      .prepare('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = ? AND key = ? AND at_ms > ? AND at_ms <= ?')
-      .get(this.#scope, key, now - this.#windowMs, now) as { n: number };
-    return row.n;
+    return (this.#sql.count.get(this.#scope, key, now - this.#windowMs, now) as { n: number }).n;
   }
 
   #record(keys: readonly string[], now: number): number[] {
-    const insert = this.#db.prepare('INSERT INTO auth_throttle (scope, key, at_ms) VALUES (?, ?, ?)');
-    const rowids = keys.map((k) => Number(insert.run(this.#scope, k, now).lastInsertRowid));
+    const rowids = keys.map((k) => Number(this.#sql.insert.run(this.#scope, k, now).lastInsertRowid));
     if (now - this.#prunedAt >= PRUNE_EVERY_MS) {
-      this.#db.prepare('DELETE FROM auth_throttle WHERE scope = ? AND at_ms <= ?').run(this.#scope, now - this.#windowMs);
+      this.#sql.prune.run(this.#scope, now - this.#windowMs);
       this.#prunedAt = now;
     }
     return rowids;
@@ -73,14 +79,13 @@ export class Throttle {
 
   /** Takes back an attempt that turned out not to be a failure. */
   withdraw(attempt: Attempt): void {
-    const remove = this.#db.prepare('DELETE FROM auth_throttle WHERE rowid = ?');
     this.#db.transaction(() => {
-      for (const id of attempt.rowids) remove.run(id);
+      for (const id of attempt.rowids) this.#sql.remove.run(id);
     })();
   }
 
   /** Forgets every attempt of `key`. */
   clear(key: string): void {
-    this.#db.prepare('DELETE FROM auth_throttle WHERE scope = ? AND key = ?').run(this.#scope, key);
+    this.#sql.clear.run(this.#scope, key);
   }
 }

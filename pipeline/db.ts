@@ -131,8 +131,8 @@ export const MIGRATIONS: string[] = [
   `
   ALTER TABLE subscriptions ADD COLUMN stripe_event_created INTEGER;
   `,
-  // Login, reset and account e-mail throttling (ingest/accounts/throttle.ts) in the database instead of one
-  // process's memory: one row per counted attempt, pruned once it leaves its window.
+  // Attempt throttling (ingest/throttle.ts: login, reset, account e-mails, sign-ups, contact messages) in the
+  // database instead of one process's memory: one row per counted attempt, pruned once it leaves its window.
   `
   CREATE TABLE auth_throttle (
     scope TEXT NOT NULL,

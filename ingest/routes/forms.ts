@@ -120,8 +120,9 @@ export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       if (!isEmail(email)) throw new ClientError(400, TEXTS.invalidEmail);
       if (!Object.hasOwn(CONTACT_SUBJECTS, subject)) throw new ClientError(400, TEXTS.contactSubject);
       if (message.length < 10) throw new ClientError(400, TEXTS.contactMessage);
-      if (!contactLimit.attempt([`ip:${clientKey(request.ip)}`], s.clock())) throw new ClientError(429, TEXTS.contactTooMany);
-      const now = s.clock().toISOString();
+      const at = s.clock();
+      if (!contactLimit.attempt([`ip:${clientKey(request.ip)}`], at)) throw new ClientError(429, TEXTS.contactTooMany);
+      const now = at.toISOString();
       const { lastInsertRowid: id } = s.db
         .prepare('INSERT INTO contact_messages (name, email, subject, message, created_at) VALUES (?, ?, ?, ?, ?)')
         .run(name, email, subject, message, now);
