@@ -30,6 +30,7 @@ import { proofRoutes } from './routes/proof.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import type { Services } from './services.ts';
+import { createSubmissionGate } from './submission-gate.ts';
 import { createSubmissionWriter } from './submission-writer.ts';
 import { registerRequestLog } from './request-log.ts';
 import { API_HELMET_OPTIONS, SITE_HELMET_OPTIONS, securityHeaders } from './security-headers.ts';
@@ -90,6 +91,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     publicKeys,
     mailer: options.mailer,
     submissions: createSubmissionWriter(config.db),
+    gate: createSubmissionGate({ archive: config.archive, log: fastify.log }),
   };
 
   fastify.removeAllContentTypeParsers();

@@ -1,4 +1,5 @@
-// What the routes are given: configuration, clock, database, archive view, mailer, and the submission writer.
+// What the routes are given: configuration, clock, database, archive view, mailer, the submission writer and
+// the submission gate.
 // Built once per app (app.ts); tests build the same thing around temporary folders.
 import type { Config } from '../pipeline/config.ts';
 import type { Clock } from '../pipeline/clock.ts';
@@ -7,6 +8,7 @@ import type { PublicKeys } from '../pipeline/keys.ts';
 import type { ArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import type { Mailer } from './mail.ts';
+import type { SubmissionGate } from './submission-gate.ts';
 import type { SubmissionWriter } from './submission-writer.ts';
 
 export interface Services {
@@ -19,4 +21,6 @@ export interface Services {
   publicKeys(): PublicKeys;
   mailer: Mailer;
   submissions: SubmissionWriter;
+  /** Refuses submissions while the clock is not after the last published day (503). */
+  gate: SubmissionGate;
 }

@@ -3,7 +3,9 @@
 // at a time in this process; the archive and anchoring locks keep other processes out). 00:02 anchor: stamp
 // every published day without a calendar proof; hourly at :05: upgrade, verify, refresh block information.
 import { anchorContextOf, anchorDays, upgradeDays } from './anchor/anchor.ts';
+import { utcDate } from '../core/ledger.ts';
 import { buildLedgers } from './build.ts';
+import { readLastPublishedDay, refuseClockBehindArchive } from './clock-guard.ts';
 import type { Context } from './context.ts';
 
 export interface ScheduleLog {
@@ -24,7 +26,11 @@ export const STEPS: ScheduledStep[] = [
     name: 'ledger build',
     minute: 1,
     daily: true,
-    run: (ctx) => buildLedgers({ config: ctx.config, db: ctx.db(), clock: ctx.clock, keys: ctx.signingKeys() }),
+    run: (ctx) => {
+      // As `timeseal ledger build`: a clock behind the archive is an error in the log, not a quiet "done".
+      refuseClockBehindArchive(utcDate(ctx.clock()), readLastPublishedDay(ctx.config.archive), 'Nothing was built.');
+      return buildLedgers({ config: ctx.config, db: ctx.db(), clock: ctx.clock, keys: ctx.signingKeys() });
+    },
   },
   {
     name: 'anchor',

@@ -1,9 +1,11 @@
 // POST /api/v1/beta/timestamp (product spec §3, §7, §8, §9): the free beta API for developers. No rate limit
 // and no authentication during the beta. The answer (201) waits for the row's commit (group commit,
-// services.ts), so an acknowledged hash is in the next ledger even if the server is killed right after.
+// services.ts), so an acknowledged hash is in the next ledger even if the server is killed right after. While the
+// clock is not after the last published day the answer is 503 and nothing is written (submission-gate.ts).
 import crypto from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { ledgerPath } from '../../core/archive.ts';
+import { errorBody } from '../errors.ts';
 import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
@@ -106,7 +108,7 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       schema: {
         summary: 'Timestamp a SHA-256 hash',
         description:
-          'Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta.',
+          'Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta. 503 (nothing stored) while the server\'s clock is not after the last published ledger.',
         tags: ['beta'],
         querystring: noQuery,
         body: {
@@ -120,12 +122,16 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
     async (request, reply) => {
       const now = s.clock();
+      const submittedAt = now.toISOString();
+      // The ledger date is the UTC date of the time, read off its ISO text (what core/ledger.ts utcDate does).
+      const ledgerDate = submittedAt.slice(0, 10);
+      // A ledger on or before the last published day can never be built: 503, and nothing is written.
+      const paused = s.gate.refusal(ledgerDate);
+      if (paused !== null) return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', paused));
       const hash = request.body.hash.toLowerCase();
       await s.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
-      const submittedAt = now.toISOString();
-      // A string body is sent as it is (the response schema above documents it for OpenAPI). The ledger date
-      // is the UTC date of the time, read off its ISO text (what core/ledger.ts utcDate does).
-      return reply.code(201).type('application/json; charset=utf-8').send(answer(hash, submittedAt, submittedAt.slice(0, 10)));
+      // A string body is sent as it is (the response schema above documents it for OpenAPI).
+      return reply.code(201).type('application/json; charset=utf-8').send(answer(hash, submittedAt, ledgerDate));
     },
   );
 };

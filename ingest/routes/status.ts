@@ -15,6 +15,9 @@ const otsStatusSchema = {
   required: ['latest_ots_ok', 'last_update', 'queue_size'],
 } as const;
 
+/** queue-stats `status` while submissions are refused (ingest/submission-gate.ts). */
+export const PAUSED_STATUS = 'submissions paused';
+
 export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   app.get(
     '/api/queue-stats.php',
@@ -30,8 +33,12 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
               latestAnchoredDay: { type: 'string' },
               queueSize: { type: 'integer' },
               lastPublishedDay: { type: 'string' },
+              // Beyond the spec's shape: false (status "submissions paused", and `problem` says why) while the
+              // server's clock is not after the last published day and both submission routes answer 503.
+              submissionsOpen: { type: 'boolean' },
+              problem: { type: 'string' },
             },
-            required: ['status', 'lastUpdate', 'latestAnchoredDay', 'queueSize', 'lastPublishedDay'],
+            required: ['status', 'lastUpdate', 'latestAnchoredDay', 'queueSize', 'lastPublishedDay', 'submissionsOpen'],
           },
           ...plainErrors,
         },
@@ -39,13 +46,17 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
     async (_request, reply) => {
       const last = s.archive.days().at(-1)?.date ?? '';
+      const now = s.clock().toISOString();
+      const paused = s.gate.condition(now.slice(0, 10));
       reply.header('Cache-Control', 'no-cache');
       return {
-        status: 'operational',
-        lastUpdate: s.clock().toISOString(),
+        status: paused ? PAUSED_STATUS : 'operational',
+        lastUpdate: now,
         latestAnchoredDay: s.archive.otsStatus()?.latest_ots_ok ?? '',
         queueSize: queueSize(s.db, last),
         lastPublishedDay: last,
+        submissionsOpen: paused === null,
+        ...(paused ? { problem: paused.problem } : {}),
       };
     },
   );

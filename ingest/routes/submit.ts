@@ -1,12 +1,13 @@
 // POST /api/submit (product spec §7): the site's submission, {hash, fileName?}. Anonymous and free users: 2 per
 // UTC day per client IP; a logged-in paying user: 500 per month, and the submission is also recorded in the
 // user's history (timestamps table) (ingest/limits.ts). The limit check and the rows are one transaction,
-// committed before the answer. A request carrying the session cookie must pass the CSRF origin check.
+// committed before the answer. A request carrying the session cookie must pass the CSRF origin check. While the
+// clock is not after the last published day the answer is 503 and nothing is written (submission-gate.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import { utcDate } from '../../core/ledger.ts';
 import { enqueue } from '../../pipeline/queue.ts';
 import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
-import { ClientError } from '../errors.ts';
+import { ClientError, errorBody } from '../errors.ts';
 import { checkAndCount } from '../limits.ts';
 import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -56,6 +57,10 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
     async (request, reply) => {
       const now = s.clock();
+      // A ledger on or before the last published day can never be built: 503, and nothing is written (not even
+      // the rate-limit count).
+      const paused = s.gate.refusal(utcDate(now));
+      if (paused !== null) return reply.code(503).send(errorBody('ok', paused));
       const hash = request.body.hash.toLowerCase();
       // Anonymous submissions stay open to any client; one that carries the session cookie must be same-origin.
       if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin)) throw new ClientError(403, CROSS_ORIGIN_ERROR);

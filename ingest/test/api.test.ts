@@ -146,7 +146,7 @@ describe('status routes', () => {
     expect(res.statusCode).toBe(200);
     const body = res.json();
     const waiting = (f.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(DAY) as { n: number }).n;
-    expect(body).toEqual({ status: 'operational', lastUpdate: NOW, latestAnchoredDay: '', queueSize: waiting, lastPublishedDay: DAY });
+    expect(body).toEqual({ status: 'operational', lastUpdate: NOW, latestAnchoredDay: '', queueSize: waiting, lastPublishedDay: DAY, submissionsOpen: true });
     expect(waiting).toBeGreaterThan(0);
     fs.writeFileSync(path.join(f.config.archive, 'ots_status.json'), JSON.stringify({ latest_ots_ok: DAY, last_update: NOW, queue_size: 0 }));
     expect((await f.app.inject('/api/queue-stats.php')).json().latestAnchoredDay).toBe(DAY);

@@ -10,6 +10,7 @@ import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 import { enqueue, type Submission } from '../queue.ts';
 import { readState } from '../build.ts';
+import { refuseClockBehindArchive } from '../clock-guard.ts';
 
 export class InputError extends TimesealError {
   readonly problems: string[];
@@ -64,11 +65,9 @@ export function registerImport(program: Command, ctx: () => Context): void {
       const at = c.clock();
       const date = utcDate(at);
       const rows = parseHashLines(text, at);
-      const last = readState(c.config.archive, c.config.logOrigin).days.at(-1);
-      if (last && date <= last.date) {
-        // Only a clock set back can get here; an acknowledged hash must never miss its ledger.
-        throw new TimesealError('conflict', `the ledger of ${date} is already published (last published day: ${last.date}); nothing was enqueued`);
-      }
+      // Only a clock set back can be on or before the last published day; an acknowledged hash must never miss
+      // its ledger. (readState also checks the archive's origin.)
+      refuseClockBehindArchive(date, readState(c.config.archive, c.config.logOrigin).days.at(-1)?.date ?? '', 'Nothing was enqueued.');
       enqueue(c.db(), rows);
       output(!!opts.json).result({ enqueued: rows.length, submitted_at: at.toISOString(), ledger_date: date }, () => [
         `Enqueued ${rows.length} hash${rows.length === 1 ? '' : 'es'} for the ledger of ${date} (published after 00:00 UTC).`,

@@ -1,7 +1,8 @@
 // `timeseal ledger build [--date D]`: build, sign and publish finished days.
 import type { Command } from 'commander';
-import { isDate } from '../../core/ledger.ts';
+import { isDate, utcDate } from '../../core/ledger.ts';
 import { buildLedgers } from '../build.ts';
+import { readLastPublishedDay, refuseClockBehindArchive } from '../clock-guard.ts';
 import { UsageError } from '../config.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
@@ -16,6 +17,9 @@ export function registerLedger(program: Command, ctx: () => Context): void {
     .action((opts: { date?: string; json?: boolean }) => {
       if (opts.date !== undefined && !isDate(opts.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
+      // A clock on or before the last published day can publish nothing, ever: say so (exit 1) rather than
+      // "Nothing to publish", and leave the archive as it is.
+      refuseClockBehindArchive(utcDate(c.clock()), readLastPublishedDay(c.config.archive), 'Nothing was built.');
       const results = buildLedgers(
         { config: c.config, db: c.db(), clock: c.clock, keys: c.signingKeys(), progress: c.progress },
         opts.date === undefined ? {} : { date: opts.date },

@@ -1,8 +1,10 @@
-// `timeseal status`: queue size, last published day, archive size.
+// `timeseal status`: queue size, last published day, archive size, and whether the clock is behind the archive.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { utcDate } from '../../core/ledger.ts';
 import { readState } from '../build.ts';
+import { clockBehindArchive, clockBehindText } from '../clock-guard.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
 import { queueSize } from '../queue.ts';
@@ -35,18 +37,23 @@ export function registerStatus(program: Command, ctx: () => Context): void {
       const last = days.at(-1) ?? null;
       const queued = queueSize(c.db(), last?.date ?? '');
       const size = folderSize(c.config.archive);
+      const now = c.clock();
+      // The server refuses submissions (503) while this holds (pipeline/clock-guard.ts).
+      const behind = clockBehindArchive(utcDate(now), last?.date ?? '');
       const data = {
         queue_size: queued,
         last_published_day: last?.date ?? null,
         published_days: days.length,
         tree_size: last?.treeSize ?? 0,
         archive: { path: c.config.archive, files: size.files, bytes: size.bytes },
-        now: c.clock().toISOString(),
+        now: now.toISOString(),
+        clock_behind_archive: behind,
       };
       output(!!opts.json).result(data, () => [
         `Queue: ${queued} submission${queued === 1 ? '' : 's'} waiting for the next ledger`,
         `Last published day: ${last?.date ?? 'none yet'} (${days.length} day${days.length === 1 ? '' : 's'}, tree size ${data.tree_size})`,
         `Archive: ${c.config.archive}, ${size.files} files, ${formatBytes(size.bytes)}`,
+        ...(behind ? [`Clock behind the archive: the ${clockBehindText(utcDate(now), last!.date)}; submissions are refused and nothing can be published until the clock is corrected.`] : []),
       ]);
     });
 }

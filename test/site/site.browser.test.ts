@@ -156,9 +156,12 @@ describe("a newcomer's flow", () => {
       }
     }
 
-    // The next day: the ledger is built; the search verifies it in the browser.
+    // The next day: the ledger is built; the search verifies it in the browser. The server's clock moves on to
+    // that day too: left on 2025-11-03, now published, it would refuse every submission (503) from here on.
     cli(['ledger', 'build'], { env: project.env, now: NEXT_DAY });
-    await page.goto(`/verify?hash=${expected}&search=true`);
+    await server.stop();
+    server = await startServer(project, { now: NEXT_DAY });
+    await page.goto(`${server.url}/verify?hash=${expected}&search=true`);
     const result = page.locator('[data-testid=search-result]');
     await result.waitFor({ timeout: 20_000 });
     await expect(result.getAttribute('data-found')).resolves.toBe('true');
@@ -345,6 +348,17 @@ describe('status, ledgers and home widgets', () => {
     await page.route('**/api/queue-stats.php', (route) => route.fulfill({ status: 500, body: 'boom' }));
     await page.goto('/live');
     await page.getByText('Unable to load queue stats. Will retry in 30 seconds.').waitFor();
+    await context.close();
+  });
+
+  it('shows paused submissions (the server\'s clock behind the archive) in red with the reason', async () => {
+    const { context, page } = await newPage();
+    const problem = "The server's clock (2025-11-03) is not after the last published ledger (2025-11-03); submissions are paused until it is corrected.";
+    const stats = { status: 'submissions paused', lastUpdate: NOW, latestAnchoredDay: '', queueSize: 0, lastPublishedDay: '2025-11-03', submissionsOpen: false, problem };
+    await page.route('**/api/queue-stats.php', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(stats) }));
+    await page.goto('/live');
+    await expect(page.locator('[data-testid=live-queue] [data-testid=queue-problem]').textContent({ timeout: 15_000 })).resolves.toBe(problem);
+    await expect(page.locator('[data-testid=live-queue] .badge-red').textContent()).resolves.toBe('submissions paused');
     await context.close();
   });
 

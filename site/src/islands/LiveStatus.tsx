@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { formatDateTime, formatLedgerDate } from '../lib/format.ts';
 import { fetchOtsStatus, PULSE_MS, REFRESH_MS, type OtsStatusFile } from '../lib/status.ts';
 import Countdown from './Countdown.tsx';
-import { useQueueStats } from './SystemStatus.tsx';
+import { QueueBadge, QueueProblem, useQueueStats } from './SystemStatus.tsx';
 
 export default function LiveStatus() {
   const [pulse, setPulse] = useState(false);
@@ -32,11 +32,12 @@ export default function LiveStatus() {
         <section className={cardClass} aria-labelledby="live-queue-title" data-testid="live-queue" data-state={queue.kind}>
           <div className="flex items-center justify-between gap-2">
             <h2 id="live-queue-title" className="card-title">Queue status</h2>
-            {queue.kind === 'loaded' && <span className="badge-green">{queue.stats.status}</span>}
+            {queue.kind === 'loaded' && <QueueBadge stats={queue.stats} />}
             {queue.kind === 'error' && <span className="badge-red">Error</span>}
           </div>
           {queue.kind === 'loading' && <p className="muted mt-4">Loading stats...</p>}
           {queue.kind === 'error' && <p className="mt-4 text-sm text-red-700 dark:text-red-400">Unable to load queue stats. Will retry in 30 seconds.</p>}
+          {queue.kind === 'loaded' && <QueueProblem stats={queue.stats} />}
           {queue.kind === 'loaded' && (
             <dl className="mt-4 space-y-3">
               <div>

@@ -33,6 +33,17 @@ export function useQueueStats(onLoad?: () => void): State {
   return state;
 }
 
+/** The status badge: green, or red while submissions are paused. */
+export function QueueBadge({ stats }: { stats: QueueStats }) {
+  return <span className={stats.submissionsOpen === false ? 'badge-red' : 'badge-green'}>{stats.status}</span>;
+}
+
+/** Why submissions are paused, when they are. */
+export function QueueProblem({ stats }: { stats: QueueStats }) {
+  if (stats.submissionsOpen !== false || !stats.problem) return null;
+  return <p className="mt-4 text-sm text-red-700 dark:text-red-400" role="alert" data-testid="queue-problem">{stats.problem}</p>;
+}
+
 export default function SystemStatus() {
   const state = useQueueStats();
   const [showCountdown, setShowCountdown] = useState(true);
@@ -41,11 +52,12 @@ export default function SystemStatus() {
       <section className="card" aria-labelledby="queue-card-title" data-testid="queue-card" data-state={state.kind}>
         <div className="flex items-center justify-between gap-2">
           <h3 id="queue-card-title" className="card-title">Submission queue</h3>
-          {state.kind === 'loaded' && <span className="badge-green">{state.stats.status}</span>}
+          {state.kind === 'loaded' && <QueueBadge stats={state.stats} />}
           {state.kind === 'error' && <span className="badge-red">Error</span>}
         </div>
         {state.kind === 'loading' && <p className="muted mt-4">Loading stats...</p>}
         {state.kind === 'error' && <p className="mt-4 text-sm text-red-700 dark:text-red-400">Unable to load queue stats. Will retry in 30 seconds.</p>}
+        {state.kind === 'loaded' && <QueueProblem stats={state.stats} />}
         {state.kind === 'loaded' && (
           <dl className="mt-4 grid grid-cols-2 gap-4">
             <div>

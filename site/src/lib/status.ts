@@ -9,6 +9,10 @@ export interface QueueStats {
   lastUpdate: string;
   latestAnchoredDay: string;
   queueSize: number;
+  /** Beyond the spec: false while the server refuses submissions (its clock is not after the last published
+   * ledger); `problem` then says why. Absent from older servers. */
+  submissionsOpen?: boolean;
+  problem?: string;
 }
 
 export interface OtsStatusFile {
