@@ -1,7 +1,8 @@
-// Benchmark of the daily pipeline (issue 2): `timeseal ledger build` publishing one day of 1,000,000 hashes
-// (goal ≤ 6 s, peak RSS ≤ 600 MB), and on a 10,000,000-hash archive the bytes one lookup reads from the
-// sharded index plus its inclusion proof's tiles (goal ≤ 64 KB), next to the size of index-sha256.json.
-// Prints a Markdown section. Usage: node bench/ledger.bench.ts [--hashes 1000000] [--archive-days 10]
+// Benchmark of the daily pipeline: `timeseal ledger build` publishing one day of 1,000,000 hashes (issue 2:
+// goal ≤ 6 s, peak RSS ≤ 600 MB), then the archive's growth over 30 days of a million hashes (issue 13: the
+// cost of a day must not grow with the archive), with the bytes of one lookup, index-sha256.json made by
+// `timeseal index-json`, and `timeseal verify` along the way.
+// Prints a Markdown section. Usage: node bench/ledger.bench.ts [--hashes 1000000] [--days 30]
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,15 +10,16 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseCheckpoint } from '../core/checkpoint.ts';
 import { fromUtf8 } from '../core/encoding.ts';
-import { lookupShard, shardPath } from '../core/index-shard.ts';
+import { INDEX_HEAD_PATH, parseIndexHead, shardPathFor } from '../core/index-segments.ts';
+import { lookupShard } from '../core/index-shard.ts';
 import { parseNote } from '../core/note.ts';
 import { tilePath, tilesForInclusion } from '../core/tiles.ts';
 import { openDatabase } from '../pipeline/db.ts';
 import { folderBytes, mb, run, timed } from './common.ts';
 
-const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, 'archive-days': { type: 'string', default: '10' } } });
+const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '30' } } });
 const perDay = Number(values.hashes);
-const archiveDays = Number(values['archive-days']);
+const days = Number(values.days);
 
 function project(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-'));
@@ -34,7 +36,7 @@ function enqueueRandom(dir: string, date: string, count: number): string[] {
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const hash = crypto.randomBytes(32).toString('hex');
-      if (i % 100_000 === 0) sample.push(hash);
+      if (i % Math.max(1, Math.floor(count / 20)) === 0) sample.push(hash);
       insert.run(hash, new Date(base + Math.floor((i / count) * 86_399_000)).toISOString(), date);
     }
   })();
@@ -57,7 +59,7 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
     '',
     '| measure | result | goal |',
     '|---|---|---|',
-    `| wall time (tiles, ledger, both signatures, checkpoint, index shards, index-sha256.json, status) | ${m.seconds.toFixed(2)} s | ≤ 6 s |`,
+    `| wall time (tiles, ledger, both signatures, checkpoint, index segment and head, status) | ${m.seconds.toFixed(2)} s | ≤ 6 s |`,
     `| peak RSS | ${m.maxRssMb.toFixed(0)} MB | ≤ 600 MB |`,
     `| written | ${written.files.toLocaleString('en-US')} files, ${mb(written.bytes)} | — |`,
     '',
@@ -67,46 +69,96 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-// 2. An archive of archiveDays × perDay hashes: what one lookup reads.
+// 2. Growth: `days` days of `perDay` hashes, one build per day (issue 13). Per day: the time until the day is
+//    published (ledger, signatures, tiles, checkpoint, its index segment, the head), the index upkeep after it
+//    (merges, removals), bytes and files written, the process's peak RSS. Goals as ratios within this run.
 {
   const dir = project();
   let date = '2025-11-02';
-  let sample: string[] = [];
-  const dayTimes: number[] = [];
-  for (let d = 0; d < archiveDays; d++) {
-    sample = enqueueRandom(dir, date, perDay);
-    dayTimes.push(timed(['ledger', 'build'], dir, { TIMESEAL_NOW: `${nextDay(date)}T00:01:00Z` }).seconds);
+  interface Row { day: number; publish: number; upkeep: number; process: number; files: number; bytes: number; upkeepBytes: number; rss: number; segments: number }
+  const rows: Row[] = [];
+  const extra: string[] = [];
+  for (let d = 1; d <= days; d++) {
+    const sample = enqueueRandom(dir, date, perDay);
+    const m = timed(['ledger', 'build', '--json'], dir, { TIMESEAL_NOW: `${nextDay(date)}T00:01:00Z` });
+    const out = JSON.parse(m.stdout) as { days: { seconds: number; filesWritten: number; bytesWritten: number }[]; index: { seconds: number; filesWritten: number; bytesWritten: number; segments: number } };
+    const day = out.days[0]!;
+    rows.push({
+      day: d,
+      publish: day.seconds,
+      upkeep: out.index.seconds,
+      process: m.seconds,
+      files: day.filesWritten + out.index.filesWritten,
+      bytes: day.bytesWritten,
+      upkeepBytes: out.index.bytesWritten,
+      rss: m.maxRssMb,
+      segments: out.index.segments,
+    });
+    process.stderr.write(`day ${d}: publish ${day.seconds.toFixed(2)} s, upkeep ${out.index.seconds.toFixed(2)} s, ${mb(day.bytesWritten + out.index.bytesWritten)}, RSS ${m.maxRssMb.toFixed(0)} MB, ${out.index.segments} segments\n`);
+    if (d === 10 || d === days) {
+      const archive = path.join(dir, 'ledgers');
+      const lookups = lookupBytes(archive, sample);
+      const json = timed(['index-json', '--json', '--out', path.join(dir, 'index-sha256.json')], dir);
+      const jsonBytes = fs.statSync(path.join(dir, 'index-sha256.json')).size;
+      fs.rmSync(path.join(dir, 'index-sha256.json'));
+      extra.push(
+        `- At ${(d * perDay).toLocaleString('en-US')} hashes (${rows.at(-1)!.segments} segments): one lookup (checkpoint + index head + a shard of each segment + inclusion-proof tiles) reads ${(lookups.worst / 1024).toFixed(1)} KB at worst of ${lookups.count} present hashes (mean ${(lookups.mean / 1024).toFixed(1)} KB); \`timeseal index-json\` writes index-sha256.json (${mb(jsonBytes)}) in ${json.seconds.toFixed(1)} s, peak RSS ${json.maxRssMb.toFixed(0)} MB.`,
+      );
+      if (d === 10) {
+        const whole = timed(['verify', '--json'], dir);
+        extra.push(`- \`timeseal verify\` of the whole ${(d * perDay).toLocaleString('en-US')}-hash archive from scratch (index segments included): ${whole.seconds.toFixed(1)} s, peak RSS ${whole.maxRssMb.toFixed(0)} MB.`);
+      }
+    }
     date = nextDay(date);
   }
-  const archive = path.join(dir, 'ledgers');
-  const checkpointText = fs.readFileSync(path.join(archive, 'checkpoint'));
-  const size = parseCheckpoint(parseNote(fromUtf8(checkpointText)).text).size;
-  let worst = 0;
-  let total = 0;
-  for (const hash of sample) {
-    const shard = fs.readFileSync(path.join(archive, shardPath(hash, size)));
-    const [record] = lookupShard(shard, hash);
-    if (!record) throw new Error(`sample hash ${hash} not found`);
-    const tiles = tilesForInclusion(record.leafIndex, size).map((t) => fs.statSync(path.join(archive, tilePath(t.level, t.index, t.width))).size);
-    const bytes = checkpointText.length + shard.length + tiles.reduce((a, b) => a + b, 0);
-    worst = Math.max(worst, bytes);
-    total += bytes;
-  }
-  const index = fs.statSync(path.join(archive, 'index-sha256.json')).size;
-  // The whole archive checked from scratch (exits non-zero, and so fails the bench, on any problem).
-  const whole = timed(['verify', '--json'], dir);
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const firstTen = rows.slice(0, Math.min(10, rows.length));
+  const lastTen = rows.slice(-Math.min(10, rows.length));
+  const written = (r: Row) => r.bytes + r.upkeepBytes;
+  const largest = rows.reduce((a, b) => (written(b) > written(a) ? b : a));
   lines.push(
-    `Archive of ${(archiveDays * perDay).toLocaleString('en-US')} hashes (${archiveDays} days of ${perDay.toLocaleString('en-US')}; each day's build took ${Math.min(...dayTimes).toFixed(1)}–${Math.max(...dayTimes).toFixed(1)} s):`,
+    `Growth: ${days} days of ${perDay.toLocaleString('en-US')} random hashes, one \`timeseal ledger build\` a day (\`node bench/ledger.bench.ts --days ${days}\`). "publish" is the time until the day is published (ledger, signatures, tiles, checkpoint, its index segment and the index head); "upkeep" the index merges and removals that follow in the same run; "process" the whole command.`,
     '',
-    '| measure | result | goal |',
-    '|---|---|---|',
-    `| bytes read for one lookup (checkpoint + index shard + inclusion-proof tiles), worst of ${sample.length} | ${(worst / 1024).toFixed(1)} KB (mean ${(total / sample.length / 1024).toFixed(1)} KB) | ≤ 64 KB |`,
-    `| index-sha256.json, for comparison | ${mb(index)} | — |`,
+    '| day | publish | upkeep | process | written (day + upkeep) | files | peak RSS | segments |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.day} | ${r.publish.toFixed(2)} s | ${r.upkeep.toFixed(2)} s | ${r.process.toFixed(1)} s | ${mb(r.bytes)} + ${mb(r.upkeepBytes)} | ${r.files.toLocaleString('en-US')} | ${r.rss.toFixed(0)} MB | ${r.segments} |`),
     '',
-    `\`timeseal verify\` of the whole archive from scratch: ${whole.seconds.toFixed(1)} s, peak RSS ${whole.maxRssMb.toFixed(0)} MB.`,
+    '| goal | result |',
+    '|---|---|',
+    `| publication time, day ${rows.at(-1)!.day} ÷ day 1 ≤ 1.25 | ${(rows.at(-1)!.publish / rows[0]!.publish).toFixed(2)} (mean of the last 5 ÷ mean of the first 5: ${(mean(rows.slice(-5).map((r) => r.publish)) / mean(rows.slice(0, 5).map((r) => r.publish))).toFixed(2)}) |`,
+    `| bytes written a day including merges, mean of days ${lastTen[0]!.day}–${lastTen.at(-1)!.day} ÷ mean of days 1–${firstTen.length} ≤ 2 | ${(mean(lastTen.map(written)) / mean(firstTen.map(written))).toFixed(2)} |`,
+    `| peak RSS ≤ 600 MB every day | largest ${Math.max(...rows.map((r) => r.rss)).toFixed(0)} MB |`,
+    `| largest single day | day ${largest.day}: ${mb(written(largest))}, ${largest.publish.toFixed(1)} s + ${largest.upkeep.toFixed(1)} s upkeep |`,
+    '',
+    ...extra,
     '',
   );
   fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** What a verified lookup of each sample hash reads, from the files themselves: the checkpoint, the index head,
+ * the one shard of every segment it names, and the tiles of the inclusion proof. */
+function lookupBytes(archive: string, sample: string[]): { worst: number; mean: number; count: number } {
+  const checkpointText = fs.readFileSync(path.join(archive, 'checkpoint'));
+  const size = parseCheckpoint(parseNote(fromUtf8(checkpointText)).text).size;
+  const headBytes = fs.readFileSync(path.join(archive, INDEX_HEAD_PATH));
+  const head = parseIndexHead(fromUtf8(headBytes));
+  let worst = 0;
+  let total = 0;
+  for (const hash of sample) {
+    let bytes = checkpointText.length + headBytes.length;
+    let leaf: number | undefined;
+    for (const segment of head.segments) {
+      const shard = fs.readFileSync(path.join(archive, shardPathFor(segment, hash)));
+      bytes += shard.length;
+      leaf ??= lookupShard(shard, hash)[0]?.leafIndex;
+    }
+    if (leaf === undefined) throw new Error(`sample hash ${hash} not found`);
+    for (const t of tilesForInclusion(leaf, size)) bytes += fs.statSync(path.join(archive, tilePath(t.level, t.index, t.width))).size;
+    worst = Math.max(worst, bytes);
+    total += bytes;
+  }
+  return { worst, mean: total / sample.length, count: sample.length };
 }
 
 process.stdout.write(`${lines.join('\n')}\n`);

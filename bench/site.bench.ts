@@ -5,8 +5,9 @@
 //      processes while hashing (goal ≤ 256 MB);
 //   2. the bytes one verified search downloads on an archive of 10,000,000 hashes (goal ≤ 64 KB). The archive
 //      is written directly with core/ functions and holds exactly the files a lookup reads — the signed
-//      checkpoint (tree size 10,000,000), the keys, one index shard of 153 records (the average at that size,
-//      docs/FORMAT.md §6) and the tiles of the inclusion proof — so the sizes are those of a real archive.
+//      checkpoint (tree size 10,000,000), the keys, the index head with the two segments ten days of a million
+//      hashes leave, one shard of each with the average number of records (docs/FORMAT.md §6) and the tiles of
+//      the inclusion proof — so the sizes are those of a real archive.
 // Prints a Markdown section on stdout.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -14,7 +15,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { signCheckpoint } from '../core/checkpoint.ts';
-import { encodeShard, shardPath, type ShardRecord } from '../core/index-shard.ts';
+import { encodeIndexHead, INDEX_HEAD_PATH, segmentBits, shardPathFor, type Segment } from '../core/index-segments.ts';
+import { encodeShard, hashPrefix, type ShardRecord } from '../core/index-shard.ts';
 import { inclusionProof, leafHash, rootFromInclusionProof } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
 import { ecdsaSecretKeyFromPkcs8Pem, mldsaPublicKey, mldsaSeedFromPkcs8Pem } from '../core/sig.ts';
@@ -87,16 +89,27 @@ function writeLargeArchive(archive: string, privateKeys: string, hash: string): 
     ecdsaNoteSigner(origin, secretKey, publicKey),
     mldsaNoteSigner(origin, seed, mldsaPublicKey(seed)),
   ]));
-  const shard = shardPath(hash, TREE_SIZE);
-  const prefix = shard.split('/').at(-1)!;
-  const records: ShardRecord[] = [{ hash: Buffer.from(hash, 'hex'), leafIndex, submittedMs: Date.parse('2025-11-02T09:00:00Z') }];
-  while (records.length < 153) {
-    const other = Buffer.from(prefix + crypto.randomBytes(32).toString('hex').slice(prefix.length), 'hex');
-    records.push({ hash: other, leafIndex: Math.floor(Math.random() * TREE_SIZE), submittedMs: Date.parse('2025-10-01T00:00:00Z') });
+  // The index of ten days of a million hashes after its merges (core/index-segments.ts): segments of 8 M and
+  // 2 M leaves; the hash in the first. The shard of each segment that the hash maps to holds the average
+  // number of records of that segment's shards.
+  const segments: Segment[] = [{ from: 0, to: 8_000_000 }, { from: 8_000_000, to: TREE_SIZE }];
+  fs.mkdirSync(path.join(archive, 'index'), { recursive: true });
+  fs.writeFileSync(path.join(archive, INDEX_HEAD_PATH), encodeIndexHead({ treeSize: TREE_SIZE, segments }));
+  for (const segment of segments) {
+    const bits = segmentBits(segment);
+    const prefix = hashPrefix(Buffer.from(hash, 'hex'), 0, bits);
+    const records: ShardRecord[] = segment.from <= leafIndex && leafIndex < segment.to ? [{ hash: Buffer.from(hash, 'hex'), leafIndex, submittedMs: Date.parse('2025-11-02T09:00:00Z') }] : [];
+    const average = Math.round((segment.to - segment.from) / 2 ** bits);
+    while (records.length < average) {
+      const other = crypto.randomBytes(32);
+      if (hashPrefix(other, 0, bits) !== prefix) continue;
+      records.push({ hash: other, leafIndex: segment.from + Math.floor(Math.random() * (segment.to - segment.from)), submittedMs: Date.parse('2025-10-01T00:00:00Z') });
+    }
+    records.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
+    const shard = path.join(archive, shardPathFor(segment, hash));
+    fs.mkdirSync(path.dirname(shard), { recursive: true });
+    fs.writeFileSync(shard, encodeShard(records));
   }
-  records.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
-  fs.mkdirSync(path.join(archive, path.dirname(shard)), { recursive: true });
-  fs.writeFileSync(path.join(archive, shard), encodeShard(records));
 }
 
 ensureBuilt();

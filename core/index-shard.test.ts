@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
-import { checkShard, compareRecords, encodeShard, indexJsonChunks, lookupShard, mergeShard, parseShard, shardDigits, shardPath, SHARD_RECORD_SIZE, type ShardRecord } from './index-shard.ts';
+import { checkShard, compareRecords, encodeShard, hashPrefix, indexJsonChunks, lookupShard, parseShard, SHARD_RECORD_SIZE, type ShardRecord } from './index-shard.ts';
 
 const record = (byte: number, leafIndex: number, submittedMs = 1_762_000_000_000): ShardRecord => ({
   hash: new Uint8Array(32).fill(byte),
@@ -11,16 +11,14 @@ const record = (byte: number, leafIndex: number, submittedMs = 1_762_000_000_000
 });
 
 describe('index shards (FORMAT.md §6)', () => {
-  it('grows the prefix with the log so shards stay small', () => {
-    expect(shardDigits(0)).toBe(2);
-    expect(shardDigits(131_072)).toBe(2);
-    expect(shardDigits(131_073)).toBe(3);
-    expect(shardDigits(2_097_152)).toBe(3);
-    expect(shardDigits(2_097_153)).toBe(4);
-    expect(shardDigits(10_000_000)).toBe(4);
-    expect(shardDigits(33_554_433)).toBe(5);
-    expect(shardPath('abcdef' + '0'.repeat(58), 10)).toBe('index/2/ab');
-    expect(shardPath('abcdef' + '0'.repeat(58), 10_000_000)).toBe('index/4/abcd');
+  it('reads the first bits of a hash as a number', () => {
+    const hash = new Uint8Array(32).fill(0);
+    hash.set([0xab, 0xcd, 0xef, 0x12]);
+    expect(hashPrefix(hash, 0, 0)).toBe(0);
+    expect(hashPrefix(hash, 0, 1)).toBe(1);
+    expect(hashPrefix(hash, 0, 8)).toBe(0xab);
+    expect(hashPrefix(hash, 0, 14)).toBe(0xabcd >>> 2);
+    expect(hashPrefix(hash, 0, 32)).toBe(0xabcdef12);
   });
 
   it('encodes 44-byte big-endian records after TSX1 and finds every occurrence', () => {
@@ -63,36 +61,7 @@ describe('index shards (FORMAT.md §6)', () => {
   });
 });
 
-describe('byte-level shard merging (what the build uses)', () => {
-  const day = (hashBytes: number[], firstLeaf: number, ms: number[]) => ({
-    hashes: new Uint8Array(hashBytes.flatMap((b) => Array<number>(32).fill(b))),
-    ms,
-    firstLeaf,
-  });
-
-  it('equals encodeShard(mergeRecords(...)) for random shards and days, dropping records past keepBelow', () => {
-    fc.assert(
-      fc.property(
-        fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: 12 }),
-        fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: 12 }),
-        fc.nat(5),
-        (oldBytes, newBytes, leftovers) => {
-          const oldSize = 100;
-          const existing = [...oldBytes].sort((a, b) => a - b).map((b, i) => record(b, i * 3));
-          // Records of an unfinished attempt (leaf index >= oldSize) must be dropped.
-          const stale = Array.from({ length: leftovers }, (_, i) => record(41 + i, oldSize + i));
-          const existingBytes = encodeShard([...existing, ...stale].sort(compareForTest)).subarray(4);
-          const sortedNew = [...newBytes].sort((a, b) => a - b);
-          const d = day(sortedNew, oldSize, sortedNew.map((_, i) => 1_762_000_000_000 + i));
-          const merged = mergeShard(existingBytes, oldSize, d, 0, sortedNew.length);
-          const fresh = sortedNew.map((b, i) => record(b, oldSize + i, 1_762_000_000_000 + i));
-          expect(toHex(merged)).toBe(toHex(encodeShard(mergeRecords(existing, fresh))));
-          expect(() => checkShard(merged)).not.toThrow();
-        },
-      ),
-    );
-  });
-
+describe('shard checks and index-sha256.json', () => {
   it('checkShard rejects what parseShard rejects', () => {
     const good = encodeShard([record(1, 0), record(2, 1)]);
     expect(() => checkShard(good.subarray(0, good.length - 1))).toThrow(/truncated/);
@@ -100,8 +69,10 @@ describe('byte-level shard merging (what the build uses)', () => {
     swapped.set(good.subarray(48, 92), 4);
     swapped.set(good.subarray(4, 48), 48);
     expect(() => checkShard(swapped)).toThrow(/sorted/);
-    expect(() => checkShard(good, '02')).toThrow(/does not belong/);
-    expect(() => checkShard(encodeShard([record(0xab, 0)]), 'ab')).not.toThrow();
+    expect(() => checkShard(good, { value: 2, bits: 8 })).toThrow(/does not belong/);
+    expect(() => checkShard(encodeShard([record(0xab, 0)]), { value: 0xab, bits: 8 })).not.toThrow();
+    expect(() => checkShard(encodeShard([record(0xab, 0)]), { value: 5, bits: 3 })).not.toThrow();
+    expect(() => checkShard(encodeShard([record(0xab, 0)]), { value: 4, bits: 3 })).toThrow(/does not belong/);
   });
 
   it('index-sha256.json chunks: one date for a hash on one day, a list for several, the first time', () => {
@@ -118,11 +89,7 @@ describe('byte-level shard merging (what the build uses)', () => {
   });
 });
 
-function compareForTest(a: ShardRecord, b: ShardRecord): number {
-  return a.hash[0]! - b.hash[0]! || a.leafIndex - b.leafIndex;
-}
-
-/** The plain merge of two sorted record lists: the oracle that mergeShard, the build's byte-level merge, must equal. */
+/** The plain merge of two sorted record lists. */
 function mergeRecords(a: ShardRecord[], b: ShardRecord[]): ShardRecord[] {
   const out: ShardRecord[] = [];
   let i = 0;

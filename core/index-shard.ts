@@ -1,7 +1,7 @@
-// The sharded hash index (docs/FORMAT.md §6): one small binary file per hash prefix, so a lookup downloads a
-// bounded amount whatever the archive size. The prefix grows with the log (shardDigits) so that a shard holds
-// at most about SHARD_TARGET records on average. Records are 44 bytes: hash (32) || leaf index (uint48 BE) ||
-// submission time in ms (uint48 BE), sorted by (hash, leaf index), after the magic "TSX1".
+// Index shards (docs/FORMAT.md §6): the binary file format of one shard of an index segment, and the text of
+// index-sha256.json made from shards. Records are 44 bytes: hash (32) || leaf index (uint48 BE) || submission
+// time in ms (uint48 BE), sorted by (hash, leaf index), after the magic "TSX1". Which shards exist and where
+// they live is index-segments.ts.
 import { compareBytes, fromHex, hexOf, toHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
 
@@ -14,29 +14,7 @@ export interface ShardRecord {
   submittedMs: number;
 }
 
-/** Average records per shard that the prefix length keeps the index under. */
-export const SHARD_TARGET = 512;
-
-/** Hex digits of the shard prefix for a log of `treeSize` leaves: the smallest p >= 2 with
- * treeSize / 16^p <= SHARD_TARGET (p = 3 up to 2,097,152 leaves, 4 up to 33,554,432). */
-export function shardDigits(treeSize: number): number {
-  let p = 2;
-  while (treeSize / 16 ** p > SHARD_TARGET) p++;
-  return p;
-}
-
-/** The folder holding every shard of one prefix length: index/3, index/4, … */
-export function shardDir(digits: number): string {
-  return `index/${digits}`;
-}
-
-/** The shard path of a hash (lower-case hex) in a log of `treeSize` leaves: index/3/abc. */
-export function shardPath(hashHex: string, treeSize: number): string {
-  const digits = shardDigits(treeSize);
-  return `${shardDir(digits)}/${hashHex.slice(0, digits)}`;
-}
-
-function writeUint48(out: Uint8Array, offset: number, value: number): void {
+export function writeUint48(out: Uint8Array, offset: number, value: number): void {
   if (!Number.isSafeInteger(value) || value < 0 || value >= 2 ** 48) throw new FormatError('shard', `value out of range: ${value}`);
   const hi = Math.floor(value / 2 ** 32);
   const lo = value >>> 0;
@@ -90,21 +68,21 @@ export function parseShard(bytes: Uint8Array, expectedPrefix?: string): ShardRec
 }
 
 /** Checks shard bytes without parsing them into objects: magic, whole records sorted by (hash, leaf index),
- * and, with `prefix`, that every hash starts with it. */
-export function checkShard(bytes: Uint8Array, prefix?: string): void {
+ * and, with `prefix`, that every hash's first `prefix.bits` bits are `prefix.value`. */
+export function checkShard(bytes: Uint8Array, prefix?: { value: number; bits: number }): void {
   if (bytes.length < 4 || SHARD_MAGIC.some((b, i) => bytes[i] !== b)) throw new FormatError('shard', 'bad magic (expected TSX1)');
   if ((bytes.length - 4) % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
-  const digits = prefix?.length ?? 0;
-  const want = prefix === undefined ? 0 : parseInt(prefix, 16);
   for (let o = 4; o < bytes.length; o += SHARD_RECORD_SIZE) {
-    if (prefix !== undefined && prefixValue(bytes, o, digits) !== want) {
-      throw new FormatError('shard', `hash ${hexOf(bytes, o, o + 32)} does not belong in shard ${prefix}`);
+    if (prefix !== undefined && hashPrefix(bytes, o, prefix.bits) !== prefix.value) {
+      throw new FormatError('shard', `hash ${hexOf(bytes, o, o + 32)} does not belong in shard ${prefix.value} of ${prefix.bits} bits`);
     }
-    if (o > 4) {
-      const c = compareHashAt(bytes, o - SHARD_RECORD_SIZE, bytes, o) || readUint48(bytes, o - 12) - readUint48(bytes, o + 32);
-      if (c >= 0) throw new FormatError('shard', 'records not sorted');
-    }
+    if (o > 4 && compareRecordsAt(bytes, o - SHARD_RECORD_SIZE, bytes, o) >= 0) throw new FormatError('shard', 'records not sorted');
   }
+}
+
+/** Compares the 44-byte records at a[ao …] and b[bo …] by (hash, leaf index). */
+export function compareRecordsAt(a: Uint8Array, ao: number, b: Uint8Array, bo: number): number {
+  return compareHashAt(a, ao, b, bo) || readUint48(a, ao + 32) - readUint48(b, bo + 32);
 }
 
 /** Every record of `hashHex` in a shard, oldest leaf first (binary search; no full parse). */
@@ -137,56 +115,11 @@ function compareHashAt(a: Uint8Array, ao: number, b: Uint8Array, bo: number): nu
   return 0;
 }
 
-/** The first `digits` hex digits (at most 6) of the hash at bytes[offset …], as a number. */
-export function prefixValue(bytes: Uint8Array, offset: number, digits: number): number {
-  const top = (bytes[offset]! << 16) | (bytes[offset + 1]! << 8) | bytes[offset + 2]!;
-  return top >>> (24 - 4 * digits);
-}
-
-export function prefixText(value: number, digits: number): string {
-  return value.toString(16).padStart(digits, '0');
-}
-
-/** A day's new index records in columns: hash i is hashes[32i … 32i+32), its leaf firstLeaf + i, its time ms[i]. */
-export interface DayRecords {
-  hashes: Uint8Array;
-  ms: ArrayLike<number>;
-  firstLeaf: number;
-}
-
-/**
- * Shard bytes (with magic) merging `existing` — 44-byte records without magic, sorted, of which those whose
- * leaf index is `keepBelow` or more are dropped (left by an unfinished earlier attempt) — with the day's
- * records [from, to). Works on bytes alone: no object per record.
- */
-export function mergeShard(existing: Uint8Array, keepBelow: number, day: DayRecords, from: number, to: number): Uint8Array {
-  if (existing.length % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
-  const out = new Uint8Array(4 + existing.length + (to - from) * SHARD_RECORD_SIZE);
-  out.set(SHARD_MAGIC, 0);
-  let o = 4;
-  let e = 0;
-  let i = from;
-  const writeDay = (k: number): void => {
-    out.set(day.hashes.subarray(32 * k, 32 * k + 32), o);
-    writeUint48(out, o + 32, day.firstLeaf + k);
-    writeUint48(out, o + 38, day.ms[k]!);
-    o += SHARD_RECORD_SIZE;
-  };
-  while (e < existing.length || i < to) {
-    if (e < existing.length && readUint48(existing, e + 32) >= keepBelow) {
-      e += SHARD_RECORD_SIZE;
-      continue;
-    }
-    // Equal hashes: the existing record is an earlier day's, so its leaf index is smaller and goes first.
-    if (i >= to || (e < existing.length && compareHashAt(existing, e, day.hashes, 32 * i) <= 0)) {
-      out.set(existing.subarray(e, e + SHARD_RECORD_SIZE), o);
-      o += SHARD_RECORD_SIZE;
-      e += SHARD_RECORD_SIZE;
-    } else {
-      writeDay(i++);
-    }
-  }
-  return o === out.length ? out : out.slice(0, o);
+/** The first `bits` bits (0 … 32) of the hash at bytes[offset …], as a number. */
+export function hashPrefix(bytes: Uint8Array, offset: number, bits: number): number {
+  if (bits === 0) return 0;
+  const top = ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0;
+  return top >>> (32 - bits);
 }
 
 const DAY_MS = 86_400_000;

@@ -11,6 +11,7 @@
 //   └─ staticRoutes   site, /ledgers/*, /keys/*
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
+import path from 'node:path';
 import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { Logger } from 'pino';
 import { loadAccountsConfig, type AccountsConfig } from './accounts/config.ts';
@@ -125,7 +126,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
 
   await fastify.register(publicRoutes, services);
   await fastify.register(accountRoutes, { ...services, accounts: options.accounts ?? loadAccountsConfig(config.origin) });
-  await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys });
+  await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys, cache: path.join(path.dirname(path.resolve(config.db)), 'cache') });
 };
 // Not encapsulated (what fastify-plugin does): the parser, error and 404 handlers above apply to the whole server.
 Object.assign(app, { [Symbol.for('skip-override')]: true });

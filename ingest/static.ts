@@ -1,6 +1,6 @@
 // Static files: the built site (TIMESEAL_SITE), the public archive under /ledgers/, and exactly three public
 // keys under /keys/. Nothing else on disk is reachable: archive paths must be names the archive format
-// defines (core/archive.ts, core/tiles.ts, the index shards), site paths are resolved inside the site folder
+// defines (core/archive.ts, core/tiles.ts, core/index-segments.ts), site paths are resolved inside the site folder
 // with `..`, dot-files, encoded slashes and NUL refused, and files are opened with O_NOFOLLOW so a symbolic
 // link planted in a served folder cannot lead out of it.
 import fs from 'node:fs';
@@ -9,14 +9,18 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH } from '../core/archive.ts';
 import { VERIFIER_ARCHIVE_PATH } from '../pipeline/verifier-release.ts';
 import { isDate } from '../core/ledger.ts';
+import { INDEX_HEAD_PATH, parseSegmentShardPath } from '../core/index-segments.ts';
 import { parseTilePath } from '../core/tiles.ts';
 import { ClientError } from './errors.ts';
+import { IndexJsonCache } from './index-json.ts';
 import { VERIFIER_CSP, VERIFIER_PAGE } from './security-headers.ts';
 
 export interface StaticOptions {
   site: string;
   archive: string;
   keys: string;
+  /** Where index-sha256.json is made on request (ingest/index-json.ts). */
+  cache: string;
 }
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -30,7 +34,7 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   'dilithium_public.pem': 'application/x-pem-file',
 };
 
-const NAMED_ARCHIVE_FILES = new Set([CHECKPOINT_PATH, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, BLOCK_INFO_PATH, VERIFIER_ARCHIVE_PATH]);
+const NAMED_ARCHIVE_FILES = new Set([CHECKPOINT_PATH, DAYS_PATH, INDEX_HEAD_PATH, OTS_STATUS_PATH, BLOCK_INFO_PATH, VERIFIER_ARCHIVE_PATH]);
 const STATUS_FILES = new Set([OTS_STATUS_PATH, BLOCK_INFO_PATH]);
 
 const TYPES: Record<string, string> = {
@@ -65,8 +69,7 @@ export function archivePath(raw: string): string | null {
   if (dateOfDayFile(raw) !== null) return raw;
   const ots = /^(\d{4}-\d{2}-\d{2})\.json\.ots$/.exec(raw);
   if (ots && isDate(ots[1]!)) return raw;
-  const shard = /^index\/(\d{1,2})\/([0-9a-f]+)$/.exec(raw);
-  if (shard && Number(shard[1]) >= 2 && shard[2]!.length === Number(shard[1])) return raw;
+  if (parseSegmentShardPath(raw) !== null) return raw;
   if (raw.startsWith('tile/')) {
     try {
       parseTilePath(raw);
@@ -211,9 +214,17 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
   };
   const wildcard = { params: { type: 'object', properties: { '*': { type: 'string', maxLength: 2048 } }, additionalProperties: false }, hide: true };
 
+  const indexJson = new IndexJsonCache(archive, path.resolve(options.cache));
+
   app.get('/ledgers/*', { schema: wildcard }, async (request, reply) => {
     const raw = rawPath(request).slice('/ledgers/'.length);
     if (raw === '') return serveSite(request, reply, 'ledgers/');
+    if (raw === INDEX_JSON_PATH) {
+      publicData(reply);
+      const file = await indexJson.file();
+      if (await sendFile(request, reply, file, archiveType(INDEX_JSON_PATH), SHORT)) return;
+      return sendNotFoundPage(site, reply);
+    }
     const rel = archivePath(raw);
     publicData(reply);
     if (rel === null || !(await sendFile(request, reply, path.join(archive, rel), archiveType(rel), archiveCacheControl(rel)))) {

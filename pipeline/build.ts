@@ -1,11 +1,13 @@
 // `timeseal ledger build`: turns each finished day's queued hashes into published, dual-signed archive files
 // (DESIGN.md §2, docs/FORMAT.md). Order of writes, so that a process killed at any point leaves a valid
 // archive and the next run completes it:
-//   1. immutable files (tiles, entry bundles, the day's ledger, signatures, metadata, checkpoint),
-//      each created atomically or found byte-identical;
-//   2. the index shards and index-sha256.json (mutable; records of an unfinished earlier attempt are dropped);
-//   3. a file-system barrier, then days.json — the commit point: a day is published once days.json names it;
-//   4. the latest checkpoint and ots_status.json, which every run re-derives from days.json.
+//   1. immutable files (tiles, entry bundles, the day's ledger, signatures, metadata, checkpoint, the day's
+//      index segment), each created atomically or found byte-identical;
+//   2. a file-system barrier, then days.json — the commit point: a day is published once days.json names it;
+//   3. the index head (index/segments.json) naming the day's segment, the latest checkpoint and
+//      ots_status.json, which every run re-derives from days.json.
+// After the days, the index upkeep (background work: no day waits for it): the newest segments are merged
+// (core/index-segments.ts), and segment folders that the head stopped naming in an earlier run are removed.
 // Rebuilding a published day reproduces every immutable file; a differing byte is a hard error.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,8 +29,8 @@ import { signCheckpoint } from '../core/checkpoint.ts';
 import { encodeSignaturesMeta, keyFingerprints, verifyDayFiles } from '../core/day.ts';
 import { fromUtf8, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
-import { shardDigits } from '../core/index-shard.ts';
-import { encodeLedgerColumns, isDate, utcDate } from '../core/ledger.ts';
+import { mergeStart, segmentDir, type IndexHead, type Segment } from '../core/index-segments.ts';
+import { encodeLedgerColumns, isDate, parseLedgerColumns, utcDate } from '../core/ledger.ts';
 import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
 import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
@@ -44,6 +46,7 @@ import { mldsaMu, nodeSha256 } from './node-hash.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { datesWithSubmissions, dayColumns } from './queue.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
+import { readIndexHead, removeUnnamedIndexFiles, segmentFolders, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from './segment-files.ts';
 
 export interface BuildContext {
   config: Config;
@@ -64,6 +67,25 @@ export interface DayBuild {
   ledgerSha256: string;
   filesWritten: number;
   bytesWritten: number;
+  /** Wall time from the start of the day's build to its publication (head and latest checkpoint written). */
+  seconds: number;
+}
+
+/** The index upkeep after the days of a run: merges and the removal of folders no head names. */
+export interface IndexUpkeep {
+  /** Segments written by merging, each replacing the newest segments it covers. */
+  merged: Segment[];
+  /** Segment folders (and files of the previous release's index) removed. */
+  removed: number;
+  segments: number;
+  filesWritten: number;
+  bytesWritten: number;
+  seconds: number;
+}
+
+export interface PublishReport {
+  days: DayBuild[];
+  index: IndexUpkeep;
 }
 
 interface ArchiveState {
@@ -131,19 +153,17 @@ export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRe
 
 /** Builds, signs and publishes the given day or every finished unpublished day. Returns what it did. */
 export function buildLedgers(ctx: BuildContext, options: { date?: string } = {}): DayBuild[] {
-  const archive = ctx.config.archive;
+  return publishLedgers(ctx, options).days;
+}
+
+/** buildLedgers, and what the index upkeep after the days did (`upkeep: false` leaves it to a later run). */
+export function publishLedgers(ctx: BuildContext, options: { date?: string; upkeep?: boolean } = {}): PublishReport {
   if (options.date !== undefined) {
     if (!isDate(options.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${options.date}`);
     const today = utcDate(ctx.clock());
     if (options.date >= today) throw new UsageError(`${options.date} is not finished yet (today is ${today} UTC)`);
   }
-  fs.mkdirSync(archive, { recursive: true });
-  return withLock(path.join(path.dirname(path.resolve(ctx.config.db)), 'archive.lock'), () => {
-    // Another process may have written the archive since this one last did (a server runs builds for days).
-    forgetListings();
-    removeStaleTemps(archive);
-    const state = readState(archive, ctx.config.logOrigin);
-    completeMutableFiles(ctx, state);
+  return withArchive(ctx, ({ state, head, retiredBefore }) => {
     const today = utcDate(ctx.clock());
     const last = state.days.at(-1);
     let targets: string[];
@@ -158,40 +178,115 @@ export function buildLedgers(ctx: BuildContext, options: { date?: string } = {})
     } else {
       targets = datesWithSubmissions(ctx.db, last?.date ?? '', today);
     }
-    const results: DayBuild[] = [];
+    const days: DayBuild[] = [];
     for (const date of targets) {
       try {
-        results.push(buildDay(ctx, state, date));
+        days.push(buildDay(ctx, state, head, date));
       } catch (err) {
         throw withContext(`ledger ${date}`, err);
       }
     }
     writeOtsStatus(ctx, state);
-    return results;
+    const index = options.upkeep === false ? noUpkeep(head) : upkeepIndex(ctx, head, retiredBefore);
+    return { days, index };
   });
 }
 
-/** After a crash between the commit point and the end of a run: the latest checkpoint follows days.json. */
-function completeMutableFiles(ctx: BuildContext, state: ArchiveState): void {
+/** The index upkeep alone (what publishLedgers does after the days), for a run that left it out. */
+export function upkeepArchiveIndex(ctx: BuildContext): IndexUpkeep {
+  return withArchive(ctx, ({ head, retiredBefore }) => upkeepIndex(ctx, head, retiredBefore));
+}
+
+/**
+ * Runs `work` holding the archive lock, on an archive brought up to date with days.json (completeMutableFiles).
+ * `retiredBefore` says which segment folders the head already did not name when the run began: retired by an
+ * earlier run's merges, so a reader that fetched an older head has had at least one run's interval to finish
+ * with them, and this run's upkeep may remove them.
+ */
+function withArchive<T>(ctx: BuildContext, work: (run: { state: ArchiveState; head: IndexHead; retiredBefore: (segment: Segment) => boolean }) => T): T {
+  const archive = ctx.config.archive;
+  fs.mkdirSync(archive, { recursive: true });
+  return withLock(path.join(path.dirname(path.resolve(ctx.config.db)), 'archive.lock'), () => {
+    // Another process may have written the archive since this one last did (a server runs builds for days).
+    forgetListings();
+    removeStaleTemps(archive);
+    const state = readState(archive, ctx.config.logOrigin);
+    const head = completeMutableFiles(ctx, state);
+    const named = new Set(head.segments.map(segmentDir));
+    const retired = new Set(segmentFolders(archive).map(segmentDir).filter((dir) => !named.has(dir)));
+    return work({ state, head, retiredBefore: (segment) => retired.has(segmentDir(segment)) });
+  });
+}
+
+function noUpkeep(head: IndexHead): IndexUpkeep {
+  return { merged: [], removed: 0, segments: head.segments.length, filesWritten: 0, bytesWritten: 0, seconds: 0 };
+}
+
+/**
+ * After a crash between the commit point and the end of a run, or on an archive made before index segments:
+ * the index head and the latest checkpoint follow days.json. Every published day the head does not cover gets
+ * its segment (written from its ledger file, or found byte-identical where the crashed run wrote it); segment
+ * folders of unpublished leaves (an unfinished build) are removed, since a rerun may publish other hashes
+ * there. Returns the head, which covers every published day.
+ */
+function completeMutableFiles(ctx: BuildContext, state: ArchiveState): IndexHead {
   const archive = ctx.config.archive;
   const last = state.days.at(-1);
-  if (!last) return;
+  const head = readIndexHead(archive);
+  const size = last?.treeSize ?? 0;
+  if (head.treeSize > size) throw new MismatchError(`tree size of index/segments.json (days.json)`, String(size), String(head.treeSize));
+  removeUnnamedIndexFiles(archive, head, (segment) => segment.to > size, { legacy: false });
+  if (!last) return head;
+  const missing = state.days.filter((d) => d.firstIndex >= head.treeSize);
+  if (missing.length > 0) {
+    const written: Written = { files: 0, bytes: 0 };
+    for (const day of missing) {
+      ctx.progress?.(`indexing ${day.date}`);
+      const ledger = readOptional(archive, ledgerPath(day.date));
+      if (ledger === undefined) throw new TimesealError('not-found', `${ledgerPath(day.date)} is missing`);
+      const columns = parseLedgerColumns(ledger);
+      head.segments.push(writeDaySegment(archive, day.firstIndex, columns.hashes, columns.ms, written));
+    }
+    head.treeSize = size;
+    syncArchive(archive);
+    writeIndexHead(archive, head);
+    syncArchive(archive);
+  }
+  // Only now that a head covering every day is on disk: the previous release's index goes.
+  removeUnnamedIndexFiles(archive, head, () => false, { legacy: true });
   const dayCheckpoint = readOptional(archive, dayCheckpointPath(last.date));
   if (dayCheckpoint === undefined) throw new TimesealError('not-found', `${dayCheckpointPath(last.date)} is missing`);
   const latest = readOptional(archive, CHECKPOINT_PATH);
   if (latest === undefined || Buffer.compare(latest, dayCheckpoint) !== 0) writeMutable(archive, CHECKPOINT_PATH, dayCheckpoint);
-  removeOtherIndexes(archive, shardDigits(last.treeSize));
+  return head;
 }
 
-/** Once days.json names a size, only the index at that size's prefix length is current. */
-function removeOtherIndexes(archive: string, digits: number): void {
-  const indexRoot = path.join(archive, 'index');
-  for (const name of fs.existsSync(indexRoot) ? fs.readdirSync(indexRoot) : []) {
-    if (name !== String(digits)) fs.rmSync(path.join(indexRoot, name), { recursive: true, force: true });
+/**
+ * The index upkeep after publication: merges the newest segments while core/index-segments.ts mergeStart asks
+ * for it (the merged segment is written and synced before the head names it), then removes the folders that
+ * `removable` allows among those the head does not name.
+ */
+function upkeepIndex(ctx: BuildContext, head: IndexHead, removable: (segment: Segment) => boolean): IndexUpkeep {
+  const started = performance.now();
+  const archive = ctx.config.archive;
+  const written: Written = { files: 0, bytes: 0 };
+  const merged: Segment[] = [];
+  for (let start = mergeStart(head.segments); start >= 0; start = mergeStart(head.segments)) {
+    const inputs = head.segments.slice(start);
+    ctx.progress?.(`merging ${inputs.length} index segments (leaves ${inputs[0]!.from}–${inputs.at(-1)!.to - 1})`);
+    const segment = writeMergedSegment(archive, inputs, written);
+    syncArchive(archive);
+    head.segments.splice(start, inputs.length, segment);
+    writeIndexHead(archive, head, written);
+    merged.push(segment);
   }
+  const removed = removeUnnamedIndexFiles(archive, head, removable, { legacy: false });
+  const seconds = (performance.now() - started) / 1000;
+  return { merged, removed, segments: head.segments.length, filesWritten: written.files, bytesWritten: written.bytes, seconds };
 }
 
-function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuild {
+function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date: string): DayBuild {
+  const started = performance.now();
   const archive = ctx.config.archive;
   const position = state.days.findIndex((d) => d.date === date);
   const alreadyPublished = position >= 0;
@@ -203,7 +298,7 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
   const oldSize = previous?.treeSize ?? 0;
   const out = new WriteCounter();
   // The day's columns, leaf hashes, tiles and ledger bytes live only inside writeDayFiles, so they can be
-  // collected while the index worker finishes index-sha256.json (the largest file).
+  // collected while the worker finishes the entry bundles and the day's index segment.
   const { record, checkpoint, hashFiles } = writeDayFiles(ctx, state, date, previous, oldSize, alreadyPublished, out);
   const written = hashFiles.wait();
   out.files += written.files;
@@ -217,16 +312,19 @@ function buildDay(ctx: BuildContext, state: ArchiveState, date: string): DayBuil
     syncArchive(archive);
     state.days.push(record);
     out.mutable(archive, DAYS_PATH, encodeDays(state));
+    head.segments.push({ from: oldSize, to: record.treeSize });
+    head.treeSize = record.treeSize;
+    writeIndexHead(archive, head, out);
     out.mutable(archive, CHECKPOINT_PATH, checkpoint);
-    removeOtherIndexes(archive, shardDigits(record.treeSize));
   }
   const { entryCount, treeSize, root, sha256: ledgerSha256 } = record;
-  return { date, alreadyPublished, entryCount, firstIndex: oldSize, treeSize, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes };
+  const seconds = (performance.now() - started) / 1000;
+  return { date, alreadyPublished, entryCount, firstIndex: oldSize, treeSize, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes, seconds };
 }
 
 /** Everything of one day but the commit: tiles, the ledger, its two signatures, their metadata and the day's
- * checkpoint here, and the entry bundles, index shards and index-sha256.json on a worker thread (the returned
- * job; the caller waits for it before the commit point). */
+ * checkpoint here, and the entry bundles and the day's index segment on a worker thread (the returned job;
+ * the caller waits for it before the commit point). */
 function writeDayFiles(
   ctx: BuildContext,
   state: ArchiveState,
@@ -241,10 +339,10 @@ function writeDayFiles(
   if (day.count === 0) throw new UsageError(`no submissions for ${date}`);
   ctx.progress?.(`${date}: ${day.count} hashes`);
   const newSize = oldSize + day.count;
-  // The entry bundles and the index (shards, index-sha256.json) need only the sorted hashes and their leaf
-  // numbers, so a worker thread writes them while this thread hashes the tree, writes tiles, and signs. A
-  // published day being rebuilt gets its bundles compared; its index is not rewritten.
-  const hashFiles = startHashFilesJob(archive, oldSize, newSize, day, { index: !alreadyPublished });
+  // The entry bundles and the day's index segment need only the sorted hashes and their leaf numbers, so a
+  // worker thread writes them while this thread hashes the tree, writes tiles, and signs. A published day
+  // being rebuilt gets its bundles compared; its segment may since have been merged into a larger one.
+  const hashFiles = startHashFilesJob(archive, oldSize, day, { index: !alreadyPublished });
   try {
     const appended = appendToTree(archive, out, oldSize, day.hashes);
     if (appended.size !== newSize) throw new MismatchError('tree size after appending the day', String(newSize), String(appended.size));

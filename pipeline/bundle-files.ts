@@ -4,7 +4,7 @@ import { concatBytes } from '../core/encoding.ts';
 import { TimesealError } from '../core/errors.ts';
 import { encodeEntryBundle, entryBundlePath, parseEntryBundle, TILE_WIDTH } from '../core/tiles.ts';
 import { readOptional, writeImmutable } from './files.ts';
-import type { Written } from './shard-files.ts';
+import type { Written } from './segment-files.ts';
 
 function readEntryBundle(archive: string, index: number, width: number): Uint8Array {
   const rel = entryBundlePath(index, width);

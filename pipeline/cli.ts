@@ -7,6 +7,7 @@ import { UsageError } from './config.ts';
 import { createContext, type Context } from './context.ts';
 import { registerAnchor } from './commands/anchor.ts';
 import { registerImport, InputError } from './commands/import.ts';
+import { registerIndexJson } from './commands/index-json.ts';
 import { registerKeys } from './commands/keys.ts';
 import { registerLedger } from './commands/ledger.ts';
 import { registerOts } from './commands/ots.ts';
@@ -27,6 +28,7 @@ export async function main(argv: string[]): Promise<number> {
   registerImport(program, ctx);
   registerLedger(program, ctx);
   registerVerify(program, ctx);
+  registerIndexJson(program, ctx);
   registerProof(program, ctx);
   registerStatus(program, ctx);
   registerServe(program, ctx);

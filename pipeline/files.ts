@@ -86,9 +86,10 @@ export function writeMutable(root: string, rel: string, bytes: Uint8Array | stri
   listings.get(path.dirname(file))?.add(path.basename(file));
 }
 
-/** Forgets cached folder listings (after files were removed by other means). */
+/** Forgets cached folder listings and made folders (after files or folders were removed by other means). */
 export function forgetListings(): void {
   listings.clear();
+  madeDirs.clear();
 }
 
 /** writeMutable for content produced in chunks (files too large to hold as one string). */

@@ -1,15 +1,15 @@
-// The index worker: writes the shards and index-sha256.json on its own thread, and the build's synchronous
+// The index worker: writes the entry bundles and the day's index segment on its own thread, and the build's synchronous
 // wait() returns what it wrote or throws what failed there.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INDEX_JSON_PATH } from '../core/archive.ts';
+import { INDEX_HEAD_PATH, segmentDir } from '../core/index-segments.ts';
 import { TimesealError } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
 import { startHashFilesJob } from './index-worker.ts';
-import { writeShardsAndIndex } from './shard-files.ts';
+import { writeDaySegment } from './segment-files.ts';
 import { sortedOrder } from './sort-keys.ts';
 
 const dirs: string[] = [];
@@ -45,22 +45,24 @@ describe('startHashFilesJob', () => {
     const d = day(3000);
     const inThread = archive();
     const expected = { files: 0, bytes: 0 };
-    writeShardsAndIndex(inThread, 0, 3000, { ...d, firstLeaf: 0 }, expected);
+    writeDaySegment(inThread, 0, d.hashes, d.ms, expected);
     writeEntryBundles(inThread, 0, d.hashes, expected);
     const onWorker = archive();
-    const job = startHashFilesJob(onWorker, 0, 3000, d, { index: true });
+    const job = startHashFilesJob(onWorker, 0, d, { index: true });
     const written = job.wait();
     expect(written).toEqual(expected);
     expect(job.wait()).toBe(written);
     expect(tree(onWorker)).toEqual(tree(inThread));
-    expect(Object.keys(JSON.parse(fs.readFileSync(path.join(onWorker, INDEX_JSON_PATH), 'utf8')).map)).toHaveLength(3000);
+    // 3,000 records: 64 shards (6 bits) of at most 64 records on average, every one written.
+    expect(fs.readdirSync(path.join(onWorker, segmentDir({ from: 0, to: 3000 })))).toHaveLength(64);
+    expect(fs.existsSync(path.join(onWorker, INDEX_HEAD_PATH))).toBe(false);
   });
 
   it('copies columns that are not in shared memory, and leaves the caller’s arrays intact', () => {
     const d = day(100);
     const hashes = Buffer.from(d.hashes);
     const ms = Float64Array.from(d.ms);
-    startHashFilesJob(archive(), 0, 100, { hashes, ms }, { index: true }).wait();
+    startHashFilesJob(archive(), 0, { hashes, ms }, { index: true }).wait();
     expect(hashes.length).toBe(3200);
     expect(Buffer.compare(hashes, Buffer.from(d.hashes))).toBe(0);
     expect(Array.from(ms)).toEqual(Array.from(d.ms));
@@ -68,20 +70,21 @@ describe('startHashFilesJob', () => {
 
   it('a failure on the worker is thrown by wait()', () => {
     const dir = archive();
-    fs.mkdirSync(path.join(dir, INDEX_JSON_PATH, 'in-the-way'), { recursive: true });
-    expect(() => startHashFilesJob(dir, 0, 10, day(10), { index: true }).wait()).toThrow(/index-sha256\.json|EISDIR|directory/);
+    fs.mkdirSync(path.join(dir, 'index'), { recursive: true });
+    fs.writeFileSync(path.join(dir, segmentDir({ from: 0, to: 10 })), 'a file where the segment folder goes');
+    expect(() => startHashFilesJob(dir, 0, day(10), { index: true }).wait()).toThrow(/ENOTDIR|not a directory/);
   });
 
   it('without the index, writes only the bundles; a published bundle that differs is a conflict, typed', () => {
     const dir = archive();
     const d = day(300);
-    expect(startHashFilesJob(dir, 0, 300, d, { index: false }).wait()).toEqual({ files: 2, bytes: 300 * 34 });
-    expect(fs.existsSync(path.join(dir, INDEX_JSON_PATH))).toBe(false);
-    expect(startHashFilesJob(dir, 0, 300, d, { index: false }).wait()).toEqual({ files: 0, bytes: 0 });
+    expect(startHashFilesJob(dir, 0, d, { index: false }).wait()).toEqual({ files: 2, bytes: 300 * 34 });
+    expect(fs.existsSync(path.join(dir, 'index'))).toBe(false);
+    expect(startHashFilesJob(dir, 0, d, { index: false }).wait()).toEqual({ files: 0, bytes: 0 });
     const other = day(300);
     let failure: unknown;
     try {
-      startHashFilesJob(dir, 0, 300, other, { index: false }).wait();
+      startHashFilesJob(dir, 0, other, { index: false }).wait();
     } catch (err) {
       failure = err;
     }

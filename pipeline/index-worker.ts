@@ -1,5 +1,5 @@
-// Writes the files made from a day's sorted hashes alone on a worker thread: entry bundles (bundle-files.ts),
-// index shards and index-sha256.json (shard-files.ts); and the handle the build waits on. The build stays
+// Writes the files made from a day's sorted hashes alone on a worker thread: entry bundles (bundle-files.ts)
+// and the day's index segment (segment-files.ts); and the handle the build waits on. The build stays
 // synchronous: `wait()` blocks on a shared flag (Atomics.wait) and reads the worker's answer with
 // receiveMessageOnPort, so no caller has to become async. The worker always answers (its work is inside
 // try/catch); only a failure to load this module would leave the flag unset, which every build in the tests
@@ -7,12 +7,11 @@
 import { isMainThread, MessageChannel, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { TimesealError, type ErrorCode } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
-import { writeShardsAndIndex, type Written } from './shard-files.ts';
+import { writeDaySegment, type Written } from './segment-files.ts';
 
 interface Job {
   archive: string;
   oldSize: number;
-  newSize: number;
   hashes: Uint8Array;
   ms: Float64Array;
   index: boolean;
@@ -28,15 +27,13 @@ export interface HashFilesJob {
 }
 
 /**
- * Starts writing the entry bundles of a day's sorted hashes (i at leaf oldSize + i), and with `index` merging
- * the day's records (hashes i at leaf oldSize + i, times in ms) into the shards, writing them and
- * index-sha256.json for a log of `newSize` leaves. Arrays backed by a SharedArrayBuffer (dayColumns makes
+ * Starts writing the entry bundles of a day's sorted hashes (i at leaf oldSize + i), and with `index` the day's
+ * index segment (hash i at leaf oldSize + i, times in ms). Arrays backed by a SharedArrayBuffer (dayColumns makes
  * them so) are shared with the worker, others copied; the caller must not change them until wait() returns.
  */
 export function startHashFilesJob(
   archive: string,
   oldSize: number,
-  newSize: number,
   day: { hashes: Uint8Array; ms: Float64Array },
   options: { index: boolean },
 ): HashFilesJob {
@@ -46,7 +43,7 @@ export function startHashFilesJob(
   const hashes = shared ? day.hashes : new Uint8Array(day.hashes); // a copy (Buffer#slice would be a view)
   const ms = shared ? day.ms : day.ms.slice();
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { archive, oldSize, newSize, hashes, ms, index: options.index, done, port: port2 },
+    workerData: { archive, oldSize, hashes, ms, index: options.index, done, port: port2 },
     transferList: shared ? [port2] : [port2, hashes.buffer as ArrayBuffer, ms.buffer as ArrayBuffer],
     // A small young generation: the worker makes ~170 MB of short-lived strings and shard copies per million
     // hashes, and frequent scavenges free them at once instead of letting the heap grow beside the build's.
@@ -79,7 +76,7 @@ if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array
   try {
     const written: Written = { files: 0, bytes: 0 };
     writeEntryBundles(job.archive, job.oldSize, job.hashes, written);
-    if (job.index) writeShardsAndIndex(job.archive, job.oldSize, job.newSize, { hashes: job.hashes, ms: job.ms, firstLeaf: job.oldSize }, written);
+    if (job.index) writeDaySegment(job.archive, job.oldSize, job.hashes, job.ms, written);
     answer = { ok: true, written };
   } catch (err) {
     const e = err as Error;

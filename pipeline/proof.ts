@@ -3,7 +3,8 @@ import { dayCheckpointPath, ledgerPath, type DayRecord } from '../core/archive.t
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
 import { NotFoundError, TimesealError } from '../core/errors.ts';
-import { lookupShard, shardPath } from '../core/index-shard.ts';
+import { shardPathFor } from '../core/index-segments.ts';
+import { lookupShard } from '../core/index-shard.ts';
 import { inclusionProof } from '../core/merkle.ts';
 import { normalizeHashHex } from '../core/hash.ts';
 import type { ProofBundle } from '../core/proof.ts';
@@ -11,6 +12,7 @@ import { tileHashReader, tilePath } from '../core/tiles.ts';
 import { readState } from './build.ts';
 import { perHashOts } from './anchor/proofs.ts';
 import { readOptional } from './files.ts';
+import { readIndexHead } from './segment-files.ts';
 import { nodeSha256 } from './node-hash.ts';
 
 export interface Occurrence {
@@ -26,14 +28,27 @@ export function findHash(archive: string, origin: string, hashHex: string): Occu
   const { days } = readState(archive, origin);
   const last = days.at(-1);
   if (!last) return [];
-  const shard = readOptional(archive, shardPath(hash, last.treeSize));
-  if (shard === undefined) return [];
-  // Records past the published size belong to a build that has not reached its commit point yet.
-  return lookupShard(shard, hash).filter((r) => r.leafIndex < last.treeSize).map((r) => {
-    const day = days.find((d) => r.leafIndex >= d.firstIndex && r.leafIndex < d.treeSize);
-    if (!day) throw new TimesealError('mismatch', `index names leaf ${r.leafIndex}, which no published day holds`);
-    return { date: day.date, leafIndex: r.leafIndex, submittedAt: new Date(r.submittedMs).toISOString(), day };
-  });
+  const head = readIndexHead(archive);
+  if (head.treeSize < last.treeSize) {
+    // Only after a crash right after a commit point, or before the first build of this release on an archive
+    // made by the previous one: never answer "not found" for leaves the index does not cover yet.
+    throw new TimesealError('io', `the archive's index covers ${head.treeSize} of ${last.treeSize} leaves; run timeseal ledger build to complete it`);
+  }
+  const found: Occurrence[] = [];
+  for (const segment of head.segments) {
+    if (segment.from >= last.treeSize) break;
+    const rel = shardPathFor(segment, hash);
+    const shard = readOptional(archive, rel);
+    if (shard === undefined) throw new TimesealError('not-found', `index shard ${rel} is missing from the archive`);
+    // Records past the published size belong to a build that has not reached its commit point yet.
+    for (const r of lookupShard(shard, hash)) {
+      if (r.leafIndex >= last.treeSize) continue;
+      const day = days.find((d) => r.leafIndex >= d.firstIndex && r.leafIndex < d.treeSize);
+      if (!day) throw new TimesealError('mismatch', `index names leaf ${r.leafIndex}, which no published day holds`);
+      found.push({ date: day.date, leafIndex: r.leafIndex, submittedAt: new Date(r.submittedMs).toISOString(), day });
+    }
+  }
+  return found;
 }
 
 export function buildProof(archive: string, origin: string, hashHex: string, keys: PublicKeySet): ProofBundle {

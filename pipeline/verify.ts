@@ -1,5 +1,6 @@
 // `timeseal verify`: recompute the whole archive from scratch — every day's files and signatures, the chain
-// of days, every tile and entry bundle, every root and checkpoint, the index shards and index-sha256.json —
+// of days, every tile and entry bundle, every root and checkpoint, the index (its head and every shard of every
+// segment it names) and, where the archive offers it, index-sha256.json —
 // and report each mismatch by name. Reads through an ArchiveReader, so a local folder and a live site are
 // checked by the same code.
 import {
@@ -18,7 +19,8 @@ import {
 } from '../core/archive.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
-import { encodeShard, indexJsonChunks, shardDigits, shardDir, type ShardRecord } from '../core/index-shard.ts';
+import { INDEX_HEAD_PATH, parseIndexHead, segmentBits, segmentShardPath, type IndexHead, type Segment } from '../core/index-segments.ts';
+import { encodeShard, hashPrefix, indexJsonChunks, type ShardRecord } from '../core/index-shard.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
 import { parseDetached, walkAttestations } from '../core/ots.ts';
@@ -37,7 +39,12 @@ export interface VerifyReport {
   problems: string[];
 }
 
-export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: { listShards?: (digits: number) => Promise<string[]> } = {}): Promise<VerifyReport> {
+export interface VerifyOptions {
+  /** The files in a segment's folder (paths relative to the archive), to find files that do not belong. */
+  listSegmentFiles?: (segment: Segment) => Promise<string[]>;
+}
+
+export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: VerifyOptions = {}): Promise<VerifyReport> {
   const problems: string[] = [];
   let filesChecked = 0;
   const report = (extra: Partial<VerifyReport>): VerifyReport => ({
@@ -173,31 +180,49 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     if (latest && dayCheckpoint && !equalBytes(latest, dayCheckpoint)) problems.push(`${CHECKPOINT_PATH}: is not the checkpoint of the last day ${last.date}`);
   }
 
-  // The index: every record, grouped by shard prefix and sorted within each shard as the shards must be.
-  const digits = shardDigits(size);
-  const shards = records.byShard(digits);
-  const shardName = (prefix: number) => prefix.toString(16).padStart(digits, '0');
-  for (const prefix of shards.prefixes()) {
-    const rel = `${shardDir(digits)}/${shardName(prefix)}`;
-    const published = await read(rel);
-    if (published && !equalBytes(published, shards.encode(prefix))) problems.push(`${rel}: index shard differs from the ledgers`);
+  // The index: the head must name segments that cover the published leaves exactly, on day boundaries, and
+  // every shard of every segment must be exactly the records of its leaves with its prefix, in order.
+  const headRaw = await read(INDEX_HEAD_PATH);
+  let head: IndexHead | undefined;
+  if (headRaw) {
+    try {
+      head = parseIndexHead(fromUtf8(headRaw, INDEX_HEAD_PATH));
+      if (head.treeSize !== size) throw new Error(`tree_size ${head.treeSize} != the published tree size ${size}`);
+      const boundaries = new Set([0, ...state.days.map((d) => d.treeSize)]);
+      for (const segment of head.segments) {
+        if (!boundaries.has(segment.from) || !boundaries.has(segment.to)) throw new Error(`segment ${segment.from}-${segment.to} does not begin and end on day boundaries`);
+      }
+    } catch (err) {
+      problems.push(`${INDEX_HEAD_PATH}: ${(err as Error).message}`);
+      head = undefined;
+    }
   }
-  if (options.listShards) {
-    for (const name of await options.listShards(digits)) {
-      const prefix = /^[0-9a-f]+$/.test(name) && name.length === digits ? Number.parseInt(name, 16) : -1;
-      if (!shards.holds(prefix)) problems.push(`${shardDir(digits)}/${name}: index shard names hashes no ledger holds`);
+  for (const segment of head?.segments ?? []) {
+    const bits = segmentBits(segment);
+    const shards = records.byShard(segment.from, segment.to, bits);
+    const expected = new Set<string>();
+    for (let prefix = 0; prefix < 2 ** bits; prefix++) {
+      const rel = segmentShardPath(segment, prefix);
+      expected.add(rel);
+      const published = await read(rel);
+      if (published && !equalBytes(published, shards.encode(prefix))) problems.push(`${rel}: index shard differs from the ledgers`);
+    }
+    for (const rel of (await options.listSegmentFiles?.(segment)) ?? []) {
+      if (!expected.has(rel)) problems.push(`${rel}: not a shard of index segment ${segment.from}-${segment.to}`);
     }
   }
   if (records.count > 0) {
-    // Compared as it streams in: at 10,000,000 hashes the file is 1.7 GB.
+    // index-sha256.json is no archive file any more (a server makes it on request, a static deployment with
+    // `timeseal index-json`); where it is offered, it must be exactly what the ledgers give. Compared as it
+    // streams in: at 10,000,000 hashes it is 1.7 GB.
     const indexJson = await reader.stream(INDEX_JSON_PATH);
-    if (indexJson === undefined) problems.push(`${INDEX_JSON_PATH}: missing`);
-    else {
+    if (indexJson !== undefined) {
       filesChecked++;
-      const all = function* () {
-        for (const prefix of shards.prefixes()) yield shards.encode(prefix);
+      const all = records.byShard(0, size, segmentBits({ from: 0, to: size }));
+      const chunks = function* () {
+        for (let prefix = 0; prefix < 2 ** all.bits; prefix++) yield all.encode(prefix);
       };
-      if (!(await sameAsChunks(indexJson, indexJsonChunks(all)))) problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
+      if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks)))) problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
     }
   }
   const status = await read(OTS_STATUS_PATH);
@@ -238,20 +263,18 @@ class RecordColumns {
   }
 
   /**
-   * The records grouped by the first `digits` hex digits of their hash (a counting sort on the prefix), each
-   * group sorted by (hash, leaf index); a group's shard is encoded when asked for, not kept.
+   * The records of leaves [from, to) grouped by the first `bits` bits of their hash (a counting sort on the
+   * prefix), each group sorted by (hash, leaf index); a group's shard is encoded when asked for, not kept.
    */
-  byShard(digits: number): { prefixes(): Iterable<number>; holds(prefix: number): boolean; encode(prefix: number): Uint8Array } {
-    if (digits > 7) throw new Error(`shard prefixes of ${digits} hex digits are beyond this verifier`);
-    const { count, hashes, ms } = this;
-    const shift = 32 - 4 * digits;
-    const prefixOf = (i: number) => ((hashes[32 * i]! << 24) | (hashes[32 * i + 1]! << 16) | (hashes[32 * i + 2]! << 8) | hashes[32 * i + 3]!) >>> shift;
-    const starts = new Uint32Array(16 ** digits + 1);
-    for (let i = 0; i < count; i++) starts[prefixOf(i) + 1]!++;
+  byShard(from: number, to: number, bits: number): { bits: number; encode(prefix: number): Uint8Array } {
+    const { hashes, ms } = this;
+    const prefixOf = (i: number) => hashPrefix(hashes, 32 * i, bits);
+    const starts = new Uint32Array(2 ** bits + 1);
+    for (let i = from; i < to; i++) starts[prefixOf(i) + 1]!++;
     for (let p = 1; p < starts.length; p++) starts[p]! += starts[p - 1]!;
-    const order = new Uint32Array(count);
+    const order = new Uint32Array(to - from);
     const next = starts.slice(0, -1);
-    for (let i = 0; i < count; i++) order[next[prefixOf(i)]!++] = i;
+    for (let i = from; i < to; i++) order[next[prefixOf(i)]!++] = i;
     const compare = (a: number, b: number): number => {
       for (let k = 0; k < 32; k++) {
         const d = hashes[32 * a + k]! - hashes[32 * b + k]!;
@@ -261,10 +284,7 @@ class RecordColumns {
     };
     for (let p = 0; p + 1 < starts.length; p++) if (starts[p + 1]! - starts[p]! > 1) order.subarray(starts[p], starts[p + 1]).sort(compare);
     return {
-      *prefixes() {
-        for (let p = 0; p + 1 < starts.length; p++) if (starts[p + 1]! > starts[p]!) yield p;
-      },
-      holds: (prefix) => prefix >= 0 && prefix + 1 < starts.length && starts[prefix + 1]! > starts[prefix]!,
+      bits,
       encode: (prefix) => {
         const group: ShardRecord[] = [];
         for (const i of order.subarray(starts[prefix], starts[prefix + 1])) {

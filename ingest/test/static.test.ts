@@ -109,6 +109,7 @@ describe('archive and keys', () => {
       ['/ledgers/checkpoint', 'public, max-age=60'],
       ['/ledgers/days.json', 'public, max-age=60'],
       ['/ledgers/index-sha256.json', 'public, max-age=60'],
+      ['/ledgers/index/segments.json', 'public, max-age=60'],
       ['/ledgers/ots_status.json', 'no-cache'],
     ];
     for (const [url, cache] of cases) {
@@ -117,12 +118,18 @@ describe('archive and keys', () => {
       expect(res.headers['cache-control'], url).toBe(cache);
       expect(res.headers['access-control-allow-origin']).toBe('*');
     }
-    const shardDir = fs.readdirSync(path.join(f.config.archive, 'index'))[0]!;
-    const shard = fs.readdirSync(path.join(f.config.archive, 'index', shardDir))[0]!;
-    const res = await f.app.inject(`/ledgers/index/${shardDir}/${shard}`);
+    // An index segment's shards never change: the long, immutable cache class.
+    const segmentDir = fs.readdirSync(path.join(f.config.archive, 'index')).find((n) => /^\d+-\d+$/.test(n))!;
+    const shard = fs.readdirSync(path.join(f.config.archive, 'index', segmentDir)).sort()[0]!;
+    const res = await f.app.inject(`/ledgers/index/${segmentDir}/${shard}`);
     expect(res.statusCode).toBe(200);
-    expect(res.headers['cache-control']).toBe('public, max-age=60');
-    expect(res.rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, 'index', shardDir, shard)));
+    expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(res.rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, 'index', segmentDir, shard)));
+    // index-sha256.json is made by the server from the segments, in the spec's shape.
+    const index = JSON.parse((await f.app.inject('/ledgers/index-sha256.json')).body) as { map: Record<string, string>; timestamps: Record<string, string> };
+    const ledger = JSON.parse(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`), 'utf8')) as { entries: [string, string][] };
+    expect(Object.keys(index.map).sort()).toEqual(ledger.entries.map((e) => e[0]).sort());
+    for (const [hash, time] of ledger.entries) expect([index.map[hash], index.timestamps[hash]]).toEqual([DAY, time]);
     expect((await f.app.inject(`/ledgers/${DAY}.json`)).rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`)));
   });
 

@@ -1,7 +1,7 @@
 // `timeseal ledger build [--date D]`: build, sign and publish finished days.
 import type { Command } from 'commander';
 import { isDate, utcDate } from '../../core/ledger.ts';
-import { buildLedgers } from '../build.ts';
+import { publishLedgers } from '../build.ts';
 import { readLastPublishedDay, refuseClockBehindArchive } from '../clock-guard.ts';
 import { UsageError } from '../config.ts';
 import type { Context } from '../context.ts';
@@ -20,18 +20,22 @@ export function registerLedger(program: Command, ctx: () => Context): void {
       // A clock on or before the last published day can publish nothing, ever: say so (exit 1) rather than
       // "Nothing to publish", and leave the archive as it is.
       refuseClockBehindArchive(utcDate(c.clock()), readLastPublishedDay(c.config.archive), 'Nothing was built.');
-      const results = buildLedgers(
+      const { days: results, index } = publishLedgers(
         { config: c.config, db: c.db(), clock: c.clock, keys: c.signingKeys(), progress: c.progress },
         opts.date === undefined ? {} : { date: opts.date },
       );
-      output(!!opts.json).result({ days: results }, () =>
-        results.length === 0
+      const upkeep = index.merged.length === 0
+        ? []
+        : [`Index: merged into ${index.merged.map((s) => `leaves ${s.from}–${s.to - 1}`).join(', ')}; ${index.segments} segment${index.segments === 1 ? '' : 's'}; ${index.filesWritten} files, ${formatBytes(index.bytesWritten)} written in ${index.seconds.toFixed(1)} s.`];
+      output(!!opts.json).result({ days: results, index }, () => [
+        ...(results.length === 0
           ? ['Nothing to publish: no finished day has unpublished submissions.']
           : results.map((r) =>
               r.alreadyPublished
                 ? `${r.date}: already published; the rebuild reproduced every file byte for byte.`
                 : `${r.date}: published ${r.entryCount} hash${r.entryCount === 1 ? '' : 'es'} (leaves ${r.firstIndex}–${r.treeSize - 1}, tree size ${r.treeSize}, root ${r.root.slice(0, 16)}…); ${r.filesWritten} files, ${formatBytes(r.bytesWritten)} written.`,
-            ),
-      );
+            )),
+        ...upkeep,
+      ]);
     });
 }

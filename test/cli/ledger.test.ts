@@ -425,17 +425,22 @@ describe('a ledger built over several days', () => {
     'tile/entries/000',
     'tile/entries/001.p/66',
     'index shard',
+    'index/segments.json',
     'index-sha256.json',
     'days.json',
   ];
+  /** The first shard file of the index's first segment, relative to the archive. */
+  const firstShard = (archiveDir: string): string => {
+    const segmentDir = fs.readdirSync(path.join(archiveDir, 'index')).filter((n) => /^\d+-\d+$/.test(n)).sort()[0]!;
+    return `index/${segmentDir}/${fs.readdirSync(path.join(archiveDir, 'index', segmentDir)).sort()[0]}`;
+  };
   test.each(corruptions)('a flipped byte in %s fails verify, which names the file', (which) => {
     const copy = path.join(tempProject('corrupt'), 'ledgers');
     fs.cpSync(archive(), copy, { recursive: true });
     let rel = which;
-    if (which === 'index shard') {
-      const digitsDir = fs.readdirSync(path.join(copy, 'index'))[0]!;
-      rel = `index/${digitsDir}/${fs.readdirSync(path.join(copy, 'index', digitsDir)).sort()[0]}`;
-    }
+    if (which === 'index shard') rel = firstShard(copy);
+    // index-sha256.json is not in the archive unless a static deployment writes it there.
+    if (which === 'index-sha256.json') expect(run(dir, ['index-json', '--out', path.join(copy, rel)]).code).toBe(0);
     flipByte(path.join(copy, rel));
     const { result, json } = runJson(dir, ['verify', '--archive', copy]);
     expect(result.code).toBe(1);
@@ -476,6 +481,7 @@ describe('a ledger built over several days', () => {
         server.once('exit', (code) => reject(new Error(`static server exited (${code})`)));
       });
       const keys = ['--keys', path.join(dir, 'keys')];
+      expect(run(dir, ['index-json', '--out', path.join(copy, 'index-sha256.json')]).code).toBe(0);
       const good = runJson(dir, ['verify', '--archive', url, ...keys]);
       expect(good.result.code, good.result.stderr).toBe(0);
       expect(good.json).toMatchObject({ ok: true, days: 2, treeSize: 322, problems: [] });
@@ -494,17 +500,37 @@ describe('a ledger built over several days', () => {
     }
   });
 
-  test('a shard file that no ledger accounts for fails verify, which names it', () => {
+  test('a file in a segment folder that is not one of its shards fails verify, which names it', () => {
     const copy = path.join(tempProject('stray-shard'), 'ledgers');
     fs.cpSync(archive(), copy, { recursive: true });
-    const digitsDir = fs.readdirSync(path.join(copy, 'index'))[0]!;
-    const present = new Set(fs.readdirSync(path.join(copy, 'index', digitsDir)));
-    const names = Array.from({ length: 16 ** Number(digitsDir) }, (_, i) => i.toString(16).padStart(Number(digitsDir), '0'));
-    const stray = names.find((n) => !present.has(n))!;
-    fs.copyFileSync(path.join(copy, 'index', digitsDir, [...present][0]!), path.join(copy, 'index', digitsDir, stray));
+    const shard = firstShard(copy);
+    const stray = `${path.dirname(shard)}/fff`;
+    fs.copyFileSync(path.join(copy, shard), path.join(copy, stray));
     const { result, json } = runJson(dir, ['verify', '--archive', copy]);
     expect(result.code).toBe(1);
-    expect(json.problems).toEqual([`index/${digitsDir}/${stray}: index shard names hashes no ledger holds`]);
+    expect(json.problems).toEqual([`${stray}: not a shard of index segment ${path.basename(path.dirname(shard))}`]);
+  });
+
+  test('index-json writes the spec\'s index-sha256.json from the segments: every hash, its date(s) and first time', () => {
+    const out = path.join(tempProject('index-json'), 'index-sha256.json');
+    const { result, json } = runJson(dir, ['index-json', '--out', out]);
+    expect(result.code, result.stderr).toBe(0);
+    expect(json).toMatchObject({ file: out, tree_size: 322 });
+    const index = JSON.parse(fs.readFileSync(out, 'utf8')) as { map: Record<string, string | string[]>; timestamps: Record<string, string> };
+    const ledgers = [DAY1, DAY2].map((d) => JSON.parse(fs.readFileSync(path.join(archive(), `${d}.json`), 'utf8')) as { date: string; entries: [string, string][] });
+    const expected = new Map<string, string[]>();
+    const first = new Map<string, string>();
+    for (const l of ledgers) {
+      for (const [h, t] of l.entries) {
+        expected.set(h, [...(expected.get(h) ?? []), l.date]);
+        if (!first.has(h)) first.set(h, t);
+      }
+    }
+    expect(Object.keys(index.map).sort()).toEqual([...expected.keys()].sort());
+    for (const [h, dates] of expected) {
+      expect(index.map[h]).toEqual(dates.length === 1 ? dates[0] : dates);
+      expect(index.timestamps[h]).toBe(first.get(h));
+    }
   });
 });
 

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otsStateFor, SearchUnavailableError, verifiedSearch, VerificationFailedError, type Fetcher } from '../../site/src/lib/verified-search.ts';
-import { shardPath } from '../../core/index-shard.ts';
+import { encodeIndexHead, INDEX_HEAD_PATH, shardPathFor } from '../../core/index-segments.ts';
 import { tilePath, tilesForInclusion } from '../../core/tiles.ts';
 import { cli, createProject, removeProject, type Project } from './helpers.ts';
 
@@ -61,7 +61,9 @@ describe('verifiedSearch', () => {
       otsStatus: 'pending',
     });
     expect(log).not.toContain('/ledgers/index-sha256.json');
-    expect(log).toContain(`/ledgers/${shardPath(DAY1[3]!, 8)}`);
+    // Two days of 5 and 3 leaves: the second day's segment was merged with the first (5 < 2 x 3).
+    expect(log).toContain(`/ledgers/${INDEX_HEAD_PATH}`);
+    expect(log).toContain(`/ledgers/${shardPathFor({ from: 0, to: 8 }, DAY1[3]!)}`);
     const expectedTiles = tilesForInclusion(result.leafIndex!, 8).map((t) => `/ledgers/${tilePath(t.level, t.index, t.width)}`);
     expect(log.filter((u) => u.includes('/tile/')).sort()).toEqual(expectedTiles.sort());
   });
@@ -83,6 +85,15 @@ describe('verifiedSearch', () => {
     const sameShard = await verifiedSearch(`${DAY1[0]!.slice(0, 8)}${'0'.repeat(56)}`, diskFetcher());
     expect(sameShard.found).toBe(false);
     expect(sameShard.quantumShield).toBe(true);
+  });
+
+  it('never answers "not found" when the index is incomplete: a missing segment shard or a head behind the checkpoint', async () => {
+    const shard = `/ledgers/${shardPathFor({ from: 0, to: 8 }, DAY1[3]!)}`;
+    const log: string[] = [];
+    await expect(verifiedSearch(DAY1[3]!, diskFetcher({ [shard]: null }, log))).rejects.toThrow(SearchUnavailableError);
+    expect(log.filter((u) => u === `/ledgers/${INDEX_HEAD_PATH}`)).toHaveLength(2);
+    const behind = new TextEncoder().encode(encodeIndexHead({ treeSize: 5, segments: [{ from: 0, to: 5 }] }));
+    await expect(verifiedSearch(DAY2[2]!, diskFetcher({ [`/ledgers/${INDEX_HEAD_PATH}`]: behind }))).rejects.toThrow(/index covers 5 leaves, the checkpoint 8/);
   });
 
   it('answers not found on an archive without a checkpoint', async () => {

@@ -1,9 +1,10 @@
 // Search that the browser verifies instead of trusting (issue 4; docs/FORMAT.md §4, §6; spec §4, §7):
 //   1. fetch the latest signed checkpoint and both public keys, and verify the checkpoint's ECDSA P-256 and
 //      ML-DSA-65 lines (core/checkpoint.ts, core/note.ts);
-//   2. from the verified tree size, compute the one index shard that can hold the hash and fetch it (404:
-//      not in any ledger); its first record (oldest leaf) gives the first date, the UTC date of its
-//      submission time;
+//   2. fetch the index head (index/segments.json) and, from each segment it names below the verified tree
+//      size, the one shard that can hold the hash (docs/FORMAT.md §6: a missing shard means a segment merged
+//      away since the head was read, so the head is read again once); the first record (oldest leaf) gives
+//      the first date, the UTC date of its submission time;
 //   3. fetch only the tiles the inclusion proof needs (core/tiles.ts), rebuild the RFC 6962 inclusion proof
 //      and check it against the signed root;
 //   4. read the OTS status and block information files (failures keep the defaults, spec §7).
@@ -12,7 +13,8 @@
 import { BLOCK_INFO_PATH, CHECKPOINT_PATH, OTS_STATUS_PATH, ledgerPath } from '../../../core/archive.ts';
 import { parseCheckpoint, verifyCheckpoint, type ParsedCheckpoint } from '../../../core/checkpoint.ts';
 import { fromHex } from '../../../core/encoding.ts';
-import { lookupShard, shardPath } from '../../../core/index-shard.ts';
+import { INDEX_HEAD_PATH, parseIndexHead, shardPathFor } from '../../../core/index-segments.ts';
+import { lookupShard, type ShardRecord } from '../../../core/index-shard.ts';
 import { utcDate } from '../../../core/ledger.ts';
 import { inclusionProof, leafHash, verifyInclusion } from '../../../core/merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote, type NoteVerifier } from '../../../core/note.ts';
@@ -139,6 +141,25 @@ function decodeJson(bytes: Uint8Array | null): unknown {
   return bytes === null ? null : JSON.parse(new TextDecoder().decode(bytes));
 }
 
+/**
+ * Every index record of `hash` below the verified tree size, oldest leaf first. Records past that size belong
+ * to a day being published right now; the checkpoint does not cover them. An index that covers less than the
+ * checkpoint, or a segment still missing after the head was read again, is reported, never taken as "not found".
+ */
+async function indexRecords(net: ByteCountingFetcher, hash: string, size: number): Promise<ShardRecord[]> {
+  for (let attempt = 0; ; attempt++) {
+    const raw = await net.require(`${ARCHIVE_BASE}${INDEX_HEAD_PATH}`);
+    const head = parseIndexHead(new TextDecoder().decode(raw));
+    if (head.treeSize < size) {
+      throw new SearchUnavailableError(`the index covers ${head.treeSize} leaves, the checkpoint ${size}: the archive is being updated; try again in a minute`);
+    }
+    const live = head.segments.filter((s) => s.from < size);
+    const shards = await Promise.all(live.map((s) => net.get(`${ARCHIVE_BASE}${shardPathFor(s, hash)}`)));
+    if (shards.every((b) => b !== null)) return shards.flatMap((b) => lookupShard(b!, hash)).filter((r) => r.leafIndex < size);
+    if (attempt > 0) throw new SearchUnavailableError(`${INDEX_HEAD_PATH} names an index segment that is missing`);
+  }
+}
+
 /** Searches `hashInput` (64 hex characters, either case) in the archive and verifies what it finds. */
 export async function verifiedSearch(hashInput: string, fetcher: Fetcher = (url) => fetch(url, { credentials: 'include' })): Promise<SearchResult> {
   const hash = hashInput.trim().toLowerCase();
@@ -162,9 +183,7 @@ export async function verifiedSearch(hashInput: string, fetcher: Fetcher = (url)
   const flags = { quantumShield: mldsaVerified, dualSignature: mldsaVerified && ecdsaVerified, ecdsaVerified };
   if (size === 0) return notFound(0, flags);
 
-  const shard = await net.get(`${ARCHIVE_BASE}${shardPath(hash, size)}`);
-  // Records past the verified size belong to a day being published right now; the checkpoint does not cover them.
-  const records = shard === null ? [] : lookupShard(shard, hash).filter((r) => r.leafIndex < size);
+  const records = await indexRecords(net, hash, size);
   const first = records[0];
   if (!first) return { ...notFound(size, flags), bytesFetched: net.bytes };
 

@@ -1,0 +1,117 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { toHex } from './encoding.ts';
+import {
+  daySegmentShards,
+  encodeIndexHead,
+  mergeShards,
+  mergeStart,
+  parseIndexHead,
+  segmentBits,
+  segmentShardPath,
+  shardPathFor,
+  type Segment,
+} from './index-segments.ts';
+import { encodeShard, hashPrefix, lookupShard, parseShard, type ShardRecord } from './index-shard.ts';
+
+const seg = (from: number, to: number): Segment => ({ from, to });
+
+describe('index segments (FORMAT.md §6)', () => {
+  it('sizes shards to at most 64 records on average, and names them by prefix', () => {
+    expect(segmentBits(seg(0, 1))).toBe(0);
+    expect(segmentBits(seg(10, 74))).toBe(0);
+    expect(segmentBits(seg(10, 75))).toBe(1);
+    expect(segmentBits(seg(0, 1_000_000))).toBe(14);
+    expect(segmentBits(seg(0, 2 ** 20 * 64))).toBe(20);
+    expect(() => segmentBits(seg(0, 2 ** 25 * 64))).toThrow(/larger than this format allows/);
+    expect(segmentShardPath(seg(0, 50), 0)).toBe('index/0-50/0');
+    expect(segmentShardPath(seg(0, 3000), 0x3a)).toBe('index/0-3000/3a');
+    expect(segmentShardPath(seg(5, 1_000_005), 0x3a7f)).toBe('index/5-1000005/3a7/f');
+    expect(shardPathFor(seg(0, 3000), 'ff' + '0'.repeat(62))).toBe('index/0-3000/3f');
+  });
+
+  it('head: canonical text, strict parse', () => {
+    const head = { treeSize: 300, segments: [seg(0, 200), seg(200, 300)] };
+    const text = encodeIndexHead(head);
+    expect(text).toBe('{"format":"timeseal-index/2","tree_size":300,"segments":[\n{"from":0,"to":200},\n{"from":200,"to":300}\n]}\n');
+    expect(parseIndexHead(text)).toEqual(head);
+    expect(parseIndexHead(encodeIndexHead({ treeSize: 0, segments: [] }))).toEqual({ treeSize: 0, segments: [] });
+    expect(() => parseIndexHead(text.replace('"to":200},\n{"from":200', '"to":199},\n{"from":200'))).toThrow(/does not continue at leaf 199/);
+    expect(() => parseIndexHead(text.replace('"tree_size":300', '"tree_size":301'))).toThrow(/not the tree size 301/);
+    expect(() => parseIndexHead(text.replace('\n]}', ']}'))).toThrow(/canonical/);
+    expect(() => parseIndexHead(text.replace('index/2', 'index/1'))).toThrow(/format/);
+    expect(() => parseIndexHead('{')).toThrow(/JSON/);
+  });
+
+  it('merges the newest segments while the one before is less than twice their size', () => {
+    const sized = (...sizes: number[]) => {
+      let at = 0;
+      return sizes.map((n) => seg(at, (at += n)));
+    };
+    expect(mergeStart(sized(10))).toBe(-1);
+    expect(mergeStart(sized(10, 10))).toBe(0);
+    expect(mergeStart(sized(20, 10))).toBe(-1);
+    expect(mergeStart(sized(40, 20, 10, 10))).toBe(0);
+    expect(mergeStart(sized(79, 20, 10, 10))).toBe(0);
+    expect(mergeStart(sized(80, 20, 10, 10))).toBe(1);
+    expect(mergeStart(sized(81, 20, 10, 10))).toBe(1);
+    expect(mergeStart(sized(100, 3))).toBe(-1);
+    // Days of equal size behave as a binary counter: after every append the sizes at least double downwards.
+    const sizes: number[] = [];
+    for (let day = 1; day <= 100; day++) {
+      sizes.push(1);
+      const segments = sized(...sizes);
+      const start = mergeStart(segments);
+      if (start >= 0) sizes.splice(start, sizes.length - start, sizes.slice(start).reduce((a, b) => a + b));
+      for (let i = 1; i < sizes.length; i++) expect(sizes[i - 1]!).toBeGreaterThanOrEqual(2 * sizes[i]!);
+      expect(sizes.length).toBe(day.toString(2).replace(/0/g, '').length);
+    }
+  });
+
+  it('a day segment and a merge of segments give exactly the shards of the sorted records (property)', () => {
+    const hash = fc.uint8Array({ minLength: 32, maxLength: 32 });
+    const day = fc.uniqueArray(hash, { minLength: 1, maxLength: 300, selector: (h) => toHex(h) });
+    fc.assert(
+      fc.property(fc.array(day, { minLength: 1, maxLength: 5 }), (days) => {
+        const all: ShardRecord[] = [];
+        const sources = [];
+        let leaf = 0;
+        for (const hashes of days) {
+          const sorted = [...hashes].sort((a, b) => Buffer.compare(a, b));
+          const ms = sorted.map((_, i) => 1_762_000_000_000 + leaf + i);
+          const segment = seg(leaf, leaf + sorted.length);
+          const shards = [...daySegmentShards(leaf, Uint8Array.from(sorted.flatMap((h) => [...h])), ms)];
+          expect(shards.map((s) => s.prefix)).toEqual(Array.from({ length: 2 ** segmentBits(segment) }, (_, i) => i));
+          sorted.forEach((h, i) => all.push({ hash: h, leafIndex: leaf + i, submittedMs: ms[i]! }));
+          sources.push({ segment, read: (prefix: number) => shards[prefix]!.bytes });
+          leaf += sorted.length;
+        }
+        all.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
+        const merged = seg(0, leaf);
+        const bits = segmentBits(merged);
+        const out = [...mergeShards(sources, bits)];
+        expect(out).toHaveLength(2 ** bits);
+        for (const { prefix, bytes } of out) {
+          expect(toHex(bytes)).toBe(toHex(encodeShard(all.filter((r) => hashPrefix(r.hash, 0, bits) === prefix))));
+        }
+        // Every hash is found in the one shard its prefix names, with all its leaves, oldest first.
+        for (const r of all) {
+          const found = lookupShard(out[hashPrefix(r.hash, 0, bits)]!.bytes, toHex(r.hash));
+          expect(found.map((f) => f.leafIndex)).toEqual(all.filter((x) => toHex(x.hash) === toHex(r.hash)).map((x) => x.leafIndex));
+        }
+        expect(out.flatMap((s) => parseShard(s.bytes))).toEqual(all);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('refuses input shards holding records outside their prefix', () => {
+    const segment = seg(0, 100); // 1 bit: shards 0 and 1
+    const low = encodeShard([{ hash: new Uint8Array(32).fill(0x10), leafIndex: 0, submittedMs: 0 }]);
+    const high = encodeShard([{ hash: new Uint8Array(32).fill(0x90), leafIndex: 1, submittedMs: 0 }]);
+    const ok = [...mergeShards([{ segment, read: (p) => (p === 0 ? low : high) }], 2)];
+    expect(ok.map((s) => parseShard(s.bytes).length)).toEqual([1, 0, 1, 0]);
+    expect(() => [...mergeShards([{ segment, read: (p) => (p === 0 ? high : low) }], 2)]).toThrow(/outside its prefix/);
+    expect(() => [...mergeShards([{ segment, read: () => low }], 0)]).toThrow(/cannot merge/);
+  });
+});

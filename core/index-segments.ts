@@ -1,0 +1,199 @@
+// The log-structured hash index (docs/FORMAT.md §6), shaped like an LSM tree (LevelDB doc/impl.md): the index
+// is a list of immutable segments, each covering a contiguous range of leaves [from, to) that begins and ends
+// on day boundaries, each split into 2^bits shard files by the first bits of the hash. Publishing a day writes
+// one new segment for the day's leaves; afterwards the newest segments are merged into one whenever the one
+// before them is less than twice their size, so segment sizes at least double from newest to oldest: a log of
+// N leaves in days of at least m leaves has at most log2(N / m) + 1 segments, a lookup reads one shard from
+// each, and each leaf's record is rewritten about log2(N / m) times in its life. Only the head
+// (index/segments.json, the list of live segments) changes; segment files never do.
+import { fromHex } from './encoding.ts';
+import { FormatError } from './errors.ts';
+import { compareRecordsAt, hashPrefix, SHARD_MAGIC, SHARD_RECORD_SIZE, writeUint48 } from './index-shard.ts';
+
+/** The mutable head: which segments make up the index of the log as of `tree_size`. */
+export const INDEX_HEAD_PATH = 'index/segments.json';
+export const INDEX_FORMAT = 'timeseal-index/2';
+
+/**
+ * A segment's shards hold at most this many records on average (between half of it and it): about 1.4–2.8 KB a
+ * shard, so that a lookup reading one shard of each of ~10 segments stays far below the 64 KB goal together
+ * with its inclusion proof's tiles (docs/BENCHMARKS.md), while a million-leaf day makes 16,384 files.
+ */
+export const SEGMENT_SHARD_TARGET = 64;
+/** 2^24 shards of 64 records: segments of up to a billion leaves. */
+export const MAX_SEGMENT_BITS = 24;
+
+export interface Segment {
+  /** First leaf index covered. */
+  from: number;
+  /** One past the last leaf index covered; every leaf in [from, to) has exactly one record. */
+  to: number;
+}
+
+export interface IndexHead {
+  treeSize: number;
+  segments: Segment[];
+}
+
+/** Prefix bits of a segment's shards: the smallest b with (to - from) / 2^b <= SEGMENT_SHARD_TARGET. */
+export function segmentBits(segment: Segment): number {
+  const records = segment.to - segment.from;
+  let bits = 0;
+  while (records > SEGMENT_SHARD_TARGET * 2 ** bits) bits++;
+  if (bits > MAX_SEGMENT_BITS) throw new FormatError('index', `segment ${segment.from}-${segment.to} is larger than this format allows`);
+  return bits;
+}
+
+export function segmentDir(segment: Segment): string {
+  return `index/${segment.from}-${segment.to}`;
+}
+
+/** index/<from>-<to>/<hex>, the prefix in ceil(bits / 4) lower-case hex digits, the first three of them a
+ * folder of their own when there are more (so no folder holds more than 4,096 names). */
+export function segmentShardPath(segment: Segment, prefix: number): string {
+  const bits = segmentBits(segment);
+  const hex = prefix.toString(16).padStart(Math.max(1, Math.ceil(bits / 4)), '0');
+  return `${segmentDir(segment)}/${hex.length > 3 ? `${hex.slice(0, 3)}/${hex.slice(3)}` : hex}`;
+}
+
+/** The shard of `segment` that holds the records of a hash (lower-case hex). */
+export function shardPathFor(segment: Segment, hashHex: string): string {
+  return segmentShardPath(segment, hashPrefix(fromHex(hashHex, 'hash'), 0, segmentBits(segment)));
+}
+
+/** The head's canonical bytes: one segment a line, newest last. */
+export function encodeIndexHead(head: IndexHead): string {
+  const lines = head.segments.map((s) => `{"from":${s.from},"to":${s.to}}`);
+  return `{"format":"${INDEX_FORMAT}","tree_size":${head.treeSize},"segments":[${lines.length ? `\n${lines.join(',\n')}\n` : ''}]}\n`;
+}
+
+/** Strict parse: canonical bytes only; segments contiguous from leaf 0 to tree_size, each of a size this
+ * format allows. */
+export function parseIndexHead(text: string): IndexHead {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new FormatError(INDEX_HEAD_PATH, 'not valid JSON');
+  }
+  const v = value as { format?: unknown; tree_size?: unknown; segments?: unknown };
+  if (v?.format !== INDEX_FORMAT) throw new FormatError(`${INDEX_HEAD_PATH} format`, `expected ${INDEX_FORMAT}`);
+  if (!Number.isSafeInteger(v.tree_size) || (v.tree_size as number) < 0) throw new FormatError(`${INDEX_HEAD_PATH} tree_size`, 'expected a whole number');
+  if (!Array.isArray(v.segments)) throw new FormatError(`${INDEX_HEAD_PATH} segments`, 'expected a list');
+  const segments: Segment[] = [];
+  let next = 0;
+  for (const s of v.segments as { from?: unknown; to?: unknown }[]) {
+    if (!Number.isSafeInteger(s?.from) || !Number.isSafeInteger(s?.to)) throw new FormatError(`${INDEX_HEAD_PATH} segments`, 'from and to must be whole numbers');
+    const segment = { from: s.from as number, to: s.to as number };
+    if (segment.from !== next || segment.to <= segment.from) {
+      throw new FormatError(`${INDEX_HEAD_PATH} segments`, `segment ${segment.from}-${segment.to} does not continue at leaf ${next}`);
+    }
+    segmentBits(segment);
+    segments.push(segment);
+    next = segment.to;
+  }
+  const head = { treeSize: v.tree_size as number, segments };
+  if (next !== head.treeSize) throw new FormatError(`${INDEX_HEAD_PATH} segments`, `cover leaves up to ${next}, not the tree size ${head.treeSize}`);
+  if (encodeIndexHead(head) !== text) throw new FormatError(INDEX_HEAD_PATH, 'not in canonical form');
+  return head;
+}
+
+/**
+ * Which newest segments to merge after a segment was appended: the index of the first of them, or -1 for none.
+ * Merging continues downwards while the next older segment is less than twice the merged size, so that
+ * afterwards every segment is at least twice the size of the next newer one. The whole run is merged in one pass.
+ */
+export function mergeStart(segments: readonly Segment[]): number {
+  const size = (i: number): number => segments[i]!.to - segments[i]!.from;
+  let start = segments.length - 1;
+  if (start < 1) return -1;
+  let merged = size(start);
+  while (start > 0 && size(start - 1) < 2 * merged) merged += size(--start);
+  return start === segments.length - 1 ? -1 : start;
+}
+
+/** One input of mergeShards: a published segment and a way to read its shards (checked, with magic). */
+export interface SegmentSource {
+  segment: Segment;
+  read(prefix: number): Uint8Array;
+}
+
+/**
+ * The shards, at `bits` prefix bits, of the records of several segments in leaf order — every prefix from 0 to
+ * 2^bits - 1, empty shards included — each the k-way merge of the inputs' records with that prefix (equal
+ * hashes: the older segment's record first, as its leaf index is smaller). Reads each input shard once, in
+ * order; `bits` must be at least every input's own. Checks that each input shard's records all carry its prefix.
+ */
+export function* mergeShards(inputs: readonly SegmentSource[], bits: number): Generator<{ prefix: number; bytes: Uint8Array }> {
+  const cursors = inputs.map((input) => {
+    const own = segmentBits(input.segment);
+    if (own > bits) throw new FormatError('index', `cannot merge segment ${input.segment.from}-${input.segment.to} of ${own} bits into ${bits}`);
+    return { input, shift: bits - own, shard: -1, bytes: SHARD_MAGIC as Uint8Array, at: 4, end: 4 };
+  });
+  for (let prefix = 0; prefix < 2 ** bits; prefix++) {
+    let total = 0;
+    for (const c of cursors) {
+      const shard = Math.floor(prefix / 2 ** c.shift);
+      if (shard !== c.shard) {
+        if (c.at !== c.bytes.length) throw new FormatError(segmentShardPath(c.input.segment, c.shard), 'holds records outside its prefix');
+        c.bytes = c.input.read(shard);
+        c.shard = shard;
+        c.at = 4;
+      }
+      c.end = c.at;
+      while (c.end < c.bytes.length && hashPrefix(c.bytes, c.end, bits) === prefix) c.end += SHARD_RECORD_SIZE;
+      total += c.end - c.at;
+    }
+    const out = new Uint8Array(4 + total);
+    out.set(SHARD_MAGIC, 0);
+    for (let o = 4; o < out.length; o += SHARD_RECORD_SIZE) {
+      let best: (typeof cursors)[number] | undefined;
+      for (const c of cursors) {
+        if (c.at < c.end && (best === undefined || compareRecordsAt(c.bytes, c.at, best.bytes, best.at) < 0)) best = c;
+      }
+      out.set(best!.bytes.subarray(best!.at, best!.at + SHARD_RECORD_SIZE), o);
+      best!.at += SHARD_RECORD_SIZE;
+    }
+    yield { prefix, bytes: out };
+  }
+  for (const c of cursors) {
+    if (c.at !== c.bytes.length) throw new FormatError(segmentShardPath(c.input.segment, c.shard), 'holds records outside its prefix');
+  }
+}
+
+/**
+ * The shards of one day's segment [firstLeaf, firstLeaf + n): `hashes` holds the day's n hashes sorted by byte
+ * value without repeats (hash i is leaf firstLeaf + i), `ms` their submission times. Every prefix is yielded,
+ * empty shards included, so that a missing shard file always means a missing segment, never "no such hash".
+ */
+export function* daySegmentShards(firstLeaf: number, hashes: Uint8Array, ms: ArrayLike<number>): Generator<{ prefix: number; bytes: Uint8Array }> {
+  const n = hashes.length / 32;
+  const bits = segmentBits({ from: firstLeaf, to: firstLeaf + n });
+  let i = 0;
+  for (let prefix = 0; prefix < 2 ** bits; prefix++) {
+    let end = i;
+    while (end < n && hashPrefix(hashes, 32 * end, bits) === prefix) end++;
+    const out = new Uint8Array(4 + (end - i) * SHARD_RECORD_SIZE);
+    out.set(SHARD_MAGIC, 0);
+    for (let k = i, o = 4; k < end; k++, o += SHARD_RECORD_SIZE) {
+      out.set(hashes.subarray(32 * k, 32 * k + 32), o);
+      writeUint48(out, o + 32, firstLeaf + k);
+      writeUint48(out, o + 38, ms[k]!);
+      if (k > i && compareRecordsAt(out, o - SHARD_RECORD_SIZE, out, o) >= 0) throw new FormatError('index', 'day hashes not sorted or repeated');
+    }
+    i = end;
+    yield { prefix, bytes: out };
+  }
+  if (i !== n) throw new FormatError('index', 'day hashes not sorted');
+}
+
+/** The segment and prefix of an archive path that segmentShardPath would give, or null for any other path. */
+export function parseSegmentShardPath(rel: string): { segment: Segment; prefix: number } | null {
+  const m = /^index\/(0|[1-9]\d{0,14})-([1-9]\d{0,14})\/([0-9a-f]{1,3}(?:\/[0-9a-f]{1,3})?)$/.exec(rel);
+  if (!m) return null;
+  const segment = { from: Number(m[1]), to: Number(m[2]) };
+  if (segment.to <= segment.from || segment.to - segment.from > SEGMENT_SHARD_TARGET * 2 ** MAX_SEGMENT_BITS) return null;
+  const prefix = Number.parseInt(m[3]!.replace('/', ''), 16);
+  if (prefix >= 2 ** segmentBits(segment) || segmentShardPath(segment, prefix) !== rel) return null;
+  return { segment, prefix };
+}
