@@ -2,16 +2,29 @@
 // - writeImmutable: create if absent, accept if byte-identical, otherwise a hard error — published files
 //   never change.
 // - writeMutable: temp file + rename, for the few files that are replaced (checkpoint, index, status).
-// Both write a temp file in the same folder and rename it, so a process killed at any point leaves either
-// the old file or the complete new one, never a partial file. Durability against power loss comes from one
+// Both write a temp file in the archive's own .tmp/ folder and rename it into place (one file system, so the
+// rename is atomic), so a process killed at any point leaves either the old file or the complete new one, never
+// a partial file; and what a killed writer left is found in that one folder, not by walking an archive of
+// millions of files. Durability against power loss comes from one
 // file-system barrier (syncArchive) before the build's commit point, instead of one fsync per file.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { threadId } from 'node:worker_threads';
 import { TimesealError } from '../core/errors.ts';
+import { alive } from './lock.ts';
 
-export const TEMP_MARK = '.tmp-';
+/** The folder of temp files under an archive root; never part of the archive, never served. */
+export const TEMP_DIR = '.tmp';
+let tempCounter = 0;
+
+/** A temp file name unique to this process and thread, in root's temp folder (made if missing). */
+function tempFile(root: string): string {
+  const dir = path.join(root, TEMP_DIR);
+  ensureDir(dir);
+  return path.join(dir, `${process.pid}-${threadId}-${tempCounter++}`);
+}
 
 export class ConflictError extends TimesealError {
   constructor(message: string) {
@@ -29,9 +42,9 @@ function ensureDir(dir: string): void {
   madeDirs.add(dir);
 }
 
-function writeTempAndRename(file: string, bytes: Uint8Array): void {
+function writeTempAndRename(root: string, file: string, bytes: Uint8Array): void {
   ensureDir(path.dirname(file));
-  const temp = `${file}${TEMP_MARK}${process.pid}`;
+  const temp = tempFile(root);
   fs.writeFileSync(temp, bytes);
   fs.renameSync(temp, file);
 }
@@ -75,14 +88,14 @@ export function writeImmutable(root: string, rel: string, bytes: Uint8Array): bo
     }
     return false;
   }
-  writeTempAndRename(file, bytes);
+  writeTempAndRename(root, file, bytes);
   names.add(path.basename(file));
   return true;
 }
 
 export function writeMutable(root: string, rel: string, bytes: Uint8Array | string): void {
   const file = path.join(root, rel);
-  writeTempAndRename(file, typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
+  writeTempAndRename(root, file, typeof bytes === 'string' ? Buffer.from(bytes) : bytes);
   listings.get(path.dirname(file))?.add(path.basename(file));
 }
 
@@ -96,7 +109,7 @@ export function forgetListings(): void {
 export function writeMutableChunks(root: string, rel: string, chunks: Iterable<string | Uint8Array>): number {
   const file = path.join(root, rel);
   ensureDir(path.dirname(file));
-  const temp = `${file}${TEMP_MARK}${process.pid}`;
+  const temp = tempFile(root);
   const fd = fs.openSync(temp, 'w');
   let bytes = 0;
   try {
@@ -140,25 +153,16 @@ export function syncArchive(root: string): void {
   spawnSync('sync', ['-f', root], { stdio: 'ignore' });
 }
 
-/** Removes temp files left by a killed writer (they are never part of the archive). */
+/** Removes temp files left by a killed writer (they are never part of the archive); those of a process that
+ * still runs (another command writing its own files) are left alone. */
 export function removeStaleTemps(root: string): number {
+  const dir = path.join(root, TEMP_DIR);
   let removed = 0;
-  const walk = (dir: string): void => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      const p = path.join(dir, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.includes(TEMP_MARK)) {
-        fs.rmSync(p, { force: true });
-        removed++;
-      }
-    }
-  };
-  walk(root);
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    const pid = Number(name.split('-')[0]);
+    if (pid !== process.pid && alive(pid)) continue;
+    fs.rmSync(path.join(dir, name), { force: true });
+    removed++;
+  }
   return removed;
 }

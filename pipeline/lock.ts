@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { TimesealError } from '../core/errors.ts';
 
-function alive(pid: number): boolean {
+/** Whether a process with this id runs (a non-positive or non-integer id never does). */
+export function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
