@@ -17,9 +17,12 @@ import { tilePath, tilesForInclusion } from '../core/tiles.ts';
 import { openDatabase } from '../pipeline/db.ts';
 import { folderBytes, mb, run, timed } from './common.ts';
 
-const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '30' } } });
+const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '30' }, gap: { type: 'string', default: '65' } } });
 const perDay = Number(values.hashes);
 const days = Number(values.days);
+// Seconds between the end of one day's build and the start of the next (bench/NOTES.md: this file system makes
+// file creation slow for about a minute after mass deletions; in production builds are a day apart).
+const gap = Number(values.gap);
 
 function project(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-'));
@@ -78,8 +81,11 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
   interface Row { day: number; publish: number; upkeep: number; process: number; files: number; bytes: number; upkeepBytes: number; rss: number; segments: number }
   const rows: Row[] = [];
   const extra: string[] = [];
+  let lastEnd = 0;
   for (let d = 1; d <= days; d++) {
     const sample = enqueueRandom(dir, date, perDay);
+    const wait = lastEnd + gap * 1000 - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const m = timed(['ledger', 'build', '--json'], dir, { TIMESEAL_NOW: `${nextDay(date)}T00:01:00Z` });
     const out = JSON.parse(m.stdout) as { days: { seconds: number; filesWritten: number; bytesWritten: number }[]; index: { seconds: number; filesWritten: number; bytesWritten: number; segments: number } };
     const day = out.days[0]!;
@@ -94,6 +100,7 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
       rss: m.maxRssMb,
       segments: out.index.segments,
     });
+    lastEnd = Date.now();
     process.stderr.write(`day ${d}: publish ${day.seconds.toFixed(2)} s, upkeep ${out.index.seconds.toFixed(2)} s, ${mb(day.bytesWritten + out.index.bytesWritten)}, RSS ${m.maxRssMb.toFixed(0)} MB, ${out.index.segments} segments\n`);
     if (d === 10 || d === days) {
       const archive = path.join(dir, 'ledgers');
@@ -117,7 +124,7 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
   const written = (r: Row) => r.bytes + r.upkeepBytes;
   const largest = rows.reduce((a, b) => (written(b) > written(a) ? b : a));
   lines.push(
-    `Growth: ${days} days of ${perDay.toLocaleString('en-US')} random hashes, one \`timeseal ledger build\` a day (\`node bench/ledger.bench.ts --days ${days}\`). "publish" is the time until the day is published (ledger, signatures, tiles, checkpoint, its index segment and the index head); "upkeep" the index merges and removals that follow in the same run; "process" the whole command.`,
+    `Growth: ${days} days of ${perDay.toLocaleString('en-US')} random hashes, one \`timeseal ledger build\` a day (\`node bench/ledger.bench.ts --days ${days}\`), the builds ${gap} s apart (bench/NOTES.md). "publish" is the time until the day is published (ledger, signatures, tiles, checkpoint, its index segment and the index head); "upkeep" the index merges and removals that follow in the same run; "process" the whole command.`,
     '',
     '| day | publish | upkeep | process | written (day + upkeep) | files | peak RSS | segments |',
     '|---|---|---|---|---|---|---|---|',

@@ -5,6 +5,7 @@
 //   ok     {ok: false, error}            POST /api/submit (product spec §7: the client reads ok and error)
 //   beta   {success: false, error, example}  POST /api/v1/beta/timestamp (product spec §8)
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { IndexIncompleteError } from '../pipeline/proof.ts';
 
 export type ErrorStyle = 'plain' | 'ok' | 'beta';
 
@@ -119,9 +120,17 @@ export function errorBody(style: ErrorStyle, message: string): Record<string, un
   return { error: message };
 }
 
+export const INDEX_INCOMPLETE = "The archive's index is being completed; please try again in a few minutes.";
+
 /** Fastify error handler for the whole app. */
 export function handleError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const style = request.routeOptions.config?.errorStyle ?? 'plain';
+  // A look-up on an archive whose index a build has not completed yet (pipeline/proof.ts): never "not found".
+  if (err instanceof IndexIncompleteError) {
+    request.log.warn({ err: err.message }, 'index incomplete');
+    void reply.code(503).header('Retry-After', '300').type('application/json; charset=utf-8').send(errorBody(style, INDEX_INCOMPLETE));
+    return;
+  }
   const message = clientMessage(err, style);
   if (message === undefined) {
     request.log.error({ err, route: request.routeOptions.url }, 'request failed');

@@ -15,6 +15,14 @@ import { readOptional } from './files.ts';
 import { readIndexHead } from './segment-files.ts';
 import { nodeSha256 } from './node-hash.ts';
 
+/** The index covers fewer leaves than days.json publishes: a lookup cannot answer yet (never "not found"). */
+export class IndexIncompleteError extends TimesealError {
+  constructor(covered: number, published: number) {
+    super('io', `the archive's index covers ${covered} of ${published} published leaves; it is completed by the next timeseal ledger build`);
+    this.name = 'IndexIncompleteError';
+  }
+}
+
 export interface Occurrence {
   date: string;
   leafIndex: number;
@@ -32,7 +40,7 @@ export function findHash(archive: string, origin: string, hashHex: string): Occu
   if (head.treeSize < last.treeSize) {
     // Only after a crash right after a commit point, or before the first build of this release on an archive
     // made by the previous one: never answer "not found" for leaves the index does not cover yet.
-    throw new TimesealError('io', `the archive's index covers ${head.treeSize} of ${last.treeSize} leaves; run timeseal ledger build to complete it`);
+    throw new IndexIncompleteError(head.treeSize, last.treeSize);
   }
   const found: Occurrence[] = [];
   for (const segment of head.segments) {
