@@ -2,7 +2,13 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import crypto from 'node:crypto';
 import path from 'node:path';
+import { signCheckpoint } from '../core/checkpoint.ts';
+import { inclusionProof, leafHash, rootFromInclusionProof } from '../core/merkle.ts';
+import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
+import { ecdsaSecretKeyFromPkcs8Pem, mldsaPublicKey, mldsaSeedFromPkcs8Pem } from '../core/sig.ts';
+import { tileHashReader, tilePath, tilesForInclusion, TILE_WIDTH } from '../core/tiles.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const TIMESEAL = path.join(ROOT, 'pipeline/bin/timeseal');
@@ -48,3 +54,27 @@ export function folderBytes(dir: string): { files: number; bytes: number } {
 }
 
 export const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
+
+/**
+ * The files a verified lookup of `hash` at `leaf` reads from a log of `size` leaves besides the index: the tiles
+ * of its inclusion proof (random siblings, its leaf hash in place) and the latest checkpoint, signed with the
+ * project's private keys over the root those tiles give. Their sizes are exactly those of a real archive.
+ */
+export function writeProofWorld(archive: string, privateKeys: string, origin: string, size: number, hash: string, leaf: number): void {
+  const { secretKey, publicKey } = ecdsaSecretKeyFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'ecdsa_private.pem'), 'utf8'));
+  const seed = mldsaSeedFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'dilithium_private.pem'), 'utf8'));
+  const leafBytes = leafHash(Buffer.from(hash, 'hex'));
+  const tiles = new Map<string, Uint8Array>();
+  for (const t of tilesForInclusion(leaf, size)) {
+    const data = new Uint8Array(crypto.randomBytes(t.width * 32));
+    if (t.level === 0 && t.index === Math.floor(leaf / TILE_WIDTH)) data.set(leafBytes, (leaf % TILE_WIDTH) * 32);
+    tiles.set(`${t.level}/${t.index}`, data);
+    const file = path.join(archive, tilePath(t.level, t.index, t.width));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, data);
+  }
+  const proof = inclusionProof(leaf, size, tileHashReader(size, (level, index) => tiles.get(`${level}/${index}`)!));
+  const root = rootFromInclusionProof(leafBytes, leaf, size, proof);
+  const signers = [ecdsaNoteSigner(origin, secretKey, publicKey), mldsaNoteSigner(origin, seed, mldsaPublicKey(seed))];
+  fs.writeFileSync(path.join(archive, 'checkpoint'), signCheckpoint({ origin, size, root }, signers));
+}

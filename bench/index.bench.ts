@@ -7,24 +7,19 @@
 // proof's tiles. The tiles of each present hash's proof path are written for that lookup (random siblings,
 // its leaf in place) with a checkpoint signed over the root they give, so the proof verifies and the sizes are
 // exactly those of a real archive of that size.
-// Prints a Markdown section. Usage: node bench/index.bench.ts [--hashes 100000000] [--days 7] [--index-json]
+// Prints a Markdown section. Usage: node bench/index.bench.ts [--hashes 100000000] [--days 3] [--index-json]
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { signCheckpoint } from '../core/checkpoint.ts';
 import { INDEX_HEAD_PATH, mergeStart, type IndexHead } from '../core/index-segments.ts';
-import { inclusionProof, leafHash, rootFromInclusionProof } from '../core/merkle.ts';
-import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
-import { ecdsaSecretKeyFromPkcs8Pem, mldsaPublicKey, mldsaSeedFromPkcs8Pem } from '../core/sig.ts';
-import { tileHashReader, tilePath, tilesForInclusion, TILE_WIDTH } from '../core/tiles.ts';
 import { removeUnnamedIndexFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from '../pipeline/segment-files.ts';
 import { sortedOrder } from '../pipeline/sort-keys.ts';
 import { verifiedSearch, type Fetcher } from '../site/src/lib/verified-search.ts';
-import { mb, run, timed } from './common.ts';
+import { mb, run, timed, writeProofWorld } from './common.ts';
 
-const { values } = parseArgs({ options: { hashes: { type: 'string', default: '100000000' }, days: { type: 'string', default: '7' }, 'index-json': { type: 'boolean', default: false } } });
+const { values } = parseArgs({ options: { hashes: { type: 'string', default: '100000000' }, days: { type: 'string', default: '3' }, 'index-json': { type: 'boolean', default: false } } });
 const total = Number(values.hashes);
 const days = Number(values.days);
 const ORIGIN = 'localhost:8080';
@@ -67,26 +62,7 @@ const buildSeconds = (performance.now() - started) / 1000;
 
 // 2. Verified lookups: 20 present (from every day), 20 absent.
 const privateKeys = path.join(dir, 'data/private-keys');
-const { secretKey, publicKey } = ecdsaSecretKeyFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'ecdsa_private.pem'), 'utf8'));
-const seed = mldsaSeedFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'dilithium_private.pem'), 'utf8'));
 const size = head.treeSize;
-const sign = (root: Uint8Array) =>
-  signCheckpoint({ origin: ORIGIN, size, root }, [ecdsaNoteSigner(ORIGIN, secretKey, publicKey), mldsaNoteSigner(ORIGIN, seed, mldsaPublicKey(seed))]);
-
-/** The tiles of `leaf`'s inclusion proof (random siblings, its leaf hash in place) and the checkpoint over their root. */
-function writeProofWorld(hash: string, leaf: number): void {
-  const tiles = new Map<string, Uint8Array>();
-  for (const t of tilesForInclusion(leaf, size)) {
-    const data = new Uint8Array(crypto.randomBytes(t.width * 32));
-    if (t.level === 0 && t.index === Math.floor(leaf / TILE_WIDTH)) data.set(leafHash(Buffer.from(hash, 'hex')), (leaf % TILE_WIDTH) * 32);
-    tiles.set(`${t.level}/${t.index}`, data);
-    const file = path.join(archive, tilePath(t.level, t.index, t.width));
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, data);
-  }
-  const proof = inclusionProof(leaf, size, tileHashReader(size, (level, index) => tiles.get(`${level}/${index}`)!));
-  fs.writeFileSync(path.join(archive, 'checkpoint'), sign(rootFromInclusionProof(leafHash(Buffer.from(hash, 'hex')), leaf, size, proof)));
-}
 
 const fetcher: Fetcher = async (url) => {
   const file = url.startsWith('/ledgers/') ? path.join(archive, url.slice(9)) : url.startsWith('/keys/') ? path.join(keysDir, url.slice(6)) : null;
@@ -97,7 +73,7 @@ const fetcher: Fetcher = async (url) => {
 const sample = present.sort(() => Math.random() - 0.5).slice(0, 20);
 const found: number[] = [];
 for (const { hash, leaf } of sample) {
-  writeProofWorld(hash, leaf);
+  writeProofWorld(archive, privateKeys, ORIGIN, size, hash, leaf);
   const result = await verifiedSearch(hash, fetcher);
   if (!result.found || !result.inclusionVerified || result.leafIndex !== leaf) throw new Error(`${hash} at leaf ${leaf}: not found and verified`);
   found.push(result.bytesFetched);
@@ -121,6 +97,8 @@ lines.push(
   `A segment count of log2(N / day) + 1 is the most the merge rule leaves; each extra segment adds one shard (1.4–2.8 KB) to a lookup.`,
   '',
 );
+
+log(lines.join(' | '));
 
 // 3. index-sha256.json at this size (optional: about 170 bytes a hash on disk).
 if (values['index-json']) {

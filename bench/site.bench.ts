@@ -14,13 +14,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { signCheckpoint } from '../core/checkpoint.ts';
 import { encodeIndexHead, INDEX_HEAD_PATH, segmentBits, shardPathFor, type Segment } from '../core/index-segments.ts';
 import { encodeShard, hashPrefix, type ShardRecord } from '../core/index-shard.ts';
-import { inclusionProof, leafHash, rootFromInclusionProof } from '../core/merkle.ts';
-import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
-import { ecdsaSecretKeyFromPkcs8Pem, mldsaPublicKey, mldsaSeedFromPkcs8Pem } from '../core/sig.ts';
-import { tileHashReader, tilePath, tilesForInclusion, TILE_WIDTH } from '../core/tiles.ts';
+import { writeProofWorld } from './common.ts';
 import { createProject, ensureBuilt, launchBrowser, removeProject, startServer } from '../test/site/helpers.ts';
 
 const GIB = 1024 ** 3;
@@ -69,26 +65,8 @@ function writeFile(file: string, bytes: number): void {
 
 /** The files one lookup of `hash` reads in a 10,000,000-leaf archive, signed with the project's keys. */
 function writeLargeArchive(archive: string, privateKeys: string, hash: string): void {
-  const { secretKey, publicKey } = ecdsaSecretKeyFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'ecdsa_private.pem'), 'utf8'));
-  const seed = mldsaSeedFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'dilithium_private.pem'), 'utf8'));
   const leafIndex = 7_654_321;
-  const tiles = new Map<string, Uint8Array>();
-  for (const t of tilesForInclusion(leafIndex, TREE_SIZE)) {
-    const data = new Uint8Array(crypto.randomBytes(t.width * 32));
-    if (t.level === 0 && t.index === Math.floor(leafIndex / TILE_WIDTH)) data.set(leafHash(Buffer.from(hash, 'hex')), (leafIndex % TILE_WIDTH) * 32);
-    tiles.set(`${t.level}/${t.index}`, data);
-    const file = path.join(archive, tilePath(t.level, t.index, t.width));
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    fs.writeFileSync(file, data);
-  }
-  const reader = tileHashReader(TREE_SIZE, (level, index) => tiles.get(`${level}/${index}`)!);
-  const proof = inclusionProof(leafIndex, TREE_SIZE, reader);
-  const root = rootFromInclusionProof(leafHash(Buffer.from(hash, 'hex')), leafIndex, TREE_SIZE, proof);
-  const origin = 'timeseal.test';
-  fs.writeFileSync(path.join(archive, 'checkpoint'), signCheckpoint({ origin, size: TREE_SIZE, root }, [
-    ecdsaNoteSigner(origin, secretKey, publicKey),
-    mldsaNoteSigner(origin, seed, mldsaPublicKey(seed)),
-  ]));
+  writeProofWorld(archive, privateKeys, 'timeseal.test', TREE_SIZE, hash, leafIndex);
   // The index of ten days of a million hashes after its merges (core/index-segments.ts): segments of 8 M and
   // 2 M leaves; the hash in the first. The shard of each segment that the hash maps to holds the average
   // number of records of that segment's shards.
