@@ -43,7 +43,7 @@ for (let d = 0; d < days; d++) {
   const hashes = new Uint8Array(32 * n);
   order.forEach((i, k) => hashes.set(raw.subarray(32 * i, 32 * i + 32), 32 * k));
   const ms = new Float64Array(n).fill(Date.parse('2025-11-02T12:00:00Z') + d * 86_400_000);
-  for (let k = 0; k < 6; k++) {
+  for (let k = 0; k < Math.ceil(20 / days); k++) {
     const i = Math.floor(Math.random() * n);
     present.push({ hash: Buffer.from(hashes.subarray(32 * i, 32 * i + 32)).toString('hex'), leaf: head.treeSize + i });
   }

@@ -1,12 +1,39 @@
 // The built-in daily schedule (DESIGN.md §3), run inside `timeseal serve`: at 00:01 UTC build and dual-sign
-// every finished day. On start, missed runs are caught up in order. Steps are idempotent and serialized (one
+// every finished day. On start, missed runs are caught up in order. The build runs as a child process (the
+// `timeseal ledger build` command itself): it is synchronous and, with its index merges, can take minutes
+// (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and serialized (one
 // at a time in this process; the archive and anchoring locks keep other processes out). 00:02 anchor: stamp
 // every published day without a calendar proof; hourly at :05: upgrade, verify, refresh block information.
 import { anchorContextOf, anchorDays, upgradeDays } from './anchor/anchor.ts';
-import { utcDate } from '../core/ledger.ts';
-import { buildLedgers } from './build.ts';
-import { readLastPublishedDay, refuseClockBehindArchive } from './clock-guard.ts';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
 import type { Context } from './context.ts';
+
+/** Runs a `timeseal` command in a child process with this one's environment and folder; resolves to its
+ * --json output, rejects with the last line it wrote on stderr. */
+function runCommand(args: string[]): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(import.meta.dirname, 'cli.ts'), ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) {
+        try {
+          resolve(JSON.parse(stdout));
+        } catch {
+          reject(new Error(`timeseal ${args.join(' ')}: output is not JSON`));
+        }
+      } else {
+        reject(new Error(stderr.trim().split('\n').at(-1) || `timeseal ${args.join(' ')} exited with ${code}`));
+      }
+    });
+  });
+}
 
 export interface ScheduleLog {
   info(obj: object, msg: string): void;
@@ -26,11 +53,8 @@ export const STEPS: ScheduledStep[] = [
     name: 'ledger build',
     minute: 1,
     daily: true,
-    run: (ctx) => {
-      // As `timeseal ledger build`: a clock behind the archive is an error in the log, not a quiet "done".
-      refuseClockBehindArchive(utcDate(ctx.clock()), readLastPublishedDay(ctx.config.archive), 'Nothing was built.');
-      return buildLedgers({ config: ctx.config, db: ctx.db(), clock: ctx.clock, keys: ctx.signingKeys() });
-    },
+    // `timeseal ledger build` says when the clock is behind the archive: an error in the log, not a quiet "done".
+    run: () => runCommand(['ledger', 'build', '--json']),
   },
   {
     name: 'anchor',
