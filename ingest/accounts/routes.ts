@@ -156,15 +156,16 @@ function publicSubscription(view: SubscriptionView | undefined) {
   return rest;
 }
 
-/** Sends an account e-mail and logs where it went (the link too when it went to the outbox: `make start`). */
-async function sendAccountMail(s: AccountServices, request: FastifyRequest, mail: AccountMail, link: string): Promise<void> {
+/** Sends an account e-mail and, when it went to the outbox (no SMTP_URL: `make start`), logs the file's path;
+ * never its link, which is a live credential (a password reset or an e-mail verification). */
+async function sendAccountMail(s: AccountServices, request: FastifyRequest, mail: AccountMail): Promise<void> {
   const receipt = await s.mailer.send(mail);
-  if (receipt.via === 'outbox') request.log.info({ path: receipt.path, link }, `account e-mail for the outbox: ${mail.subject}`);
+  if (receipt.via === 'outbox') request.log.info({ path: receipt.path }, `account e-mail for the outbox: ${mail.subject}`);
 }
 
 /** Fire and forget: the answer never waits for (or reveals) the mail server. Failures are logged. */
-function sendInBackground(s: AccountServices, request: FastifyRequest, mail: AccountMail, link: string): void {
-  sendAccountMail(s, request, mail, link).catch((err: unknown) => request.log.error({ err }, 'account e-mail failed'));
+function sendInBackground(s: AccountServices, request: FastifyRequest, mail: AccountMail): void {
+  sendAccountMail(s, request, mail).catch((err: unknown) => request.log.error({ err }, 'account e-mail failed'));
 }
 
 function issueVerification(s: AccountServices, userId: string, now: Date): string {
@@ -236,7 +237,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       }
       startSession(s, request, reply, id, now);
       const mail = verificationMail(s.accounts.origin, email, username, token);
-      sendInBackground(s, request, mail, `${s.accounts.origin}/verify-email?token=${token}`);
+      sendInBackground(s, request, mail);
       return reply.code(201).send({ username, email, emailVerified: false });
     },
   );
@@ -342,7 +343,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       if (user && throttles.resetMails.attempt([accountKey], now)) {
         const token = newToken();
         s.db.prepare('UPDATE users SET password_reset_token = ?, password_reset_expires = ? WHERE id = ?').run(tokenHash(token), new Date(now.getTime() + RESET_MS).toISOString(), user.id);
-        sendInBackground(s, request, resetMail(s.accounts.origin, email, user.username, token), `${s.accounts.origin}/reset-password?token=${token}`);
+        sendInBackground(s, request, resetMail(s.accounts.origin, email, user.username, token));
       }
       return { message: TEXTS.forgotSent };
     },
@@ -418,7 +419,7 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
       if (!throttles.verifyMails.attempt([key], now)) throw new ClientError(429, TEXTS.tooManyEmails);
       const token = issueVerification(s, user.id, now);
       try {
-        await sendAccountMail(s, request, verificationMail(s.accounts.origin, user.email, user.username, token), `${s.accounts.origin}/verify-email?token=${token}`);
+        await sendAccountMail(s, request, verificationMail(s.accounts.origin, user.email, user.username, token));
       } catch (err) {
         request.log.error({ err }, 'verification e-mail failed');
         return reply.code(502).send({ error: TEXTS.mailFailed });
