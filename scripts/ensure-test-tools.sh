@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Debian packages the tests use as independent cross-checks, installed with apt-get when missing so a fresh
 # machine passes `make test`: openssl (ECDSA signatures), python3-opentimestamps (the OpenTimestamps reference
-# library, for .ots files), chromium (browser tests, once the site has them).
+# library, for .ots files), chromium (browser tests, once the site has them), postgresql (a private
+# PostgreSQL cluster per test run: test/support/postgres.ts) and nginx (the several-node topology in deploy/).
 set -euo pipefail
 need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 /usr/bin/python3 -c 'import opentimestamps' >/dev/null 2>&1 || need+=(python3-opentimestamps)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+[ -x /usr/sbin/nginx ] || need+=(nginx)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing test tools: ${need[*]}" >&2
