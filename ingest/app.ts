@@ -34,6 +34,7 @@ import type { Services } from './services.ts';
 import { createSubmissionGate } from './submission-gate.ts';
 import { createSubmissionWriter } from './submission-writer.ts';
 import { registerRequestLog } from './request-log.ts';
+import { httpLimits, httpServerFactory, type HttpLimits } from './server.ts';
 import { API_HELMET_OPTIONS, SITE_HELMET_OPTIONS, securityHeaders } from './security-headers.ts';
 import { sendNotFoundPage, staticRoutes } from './static.ts';
 
@@ -57,10 +58,14 @@ function trustProxyOption(value: NonNullable<IngestConfig['trustProxy']>): Fasti
   return typeof value === 'number' ? (_address: string, hop: number) => hop < value : value;
 }
 
-/** Server options that must be given to the Fastify factory (they cannot be set by a plugin). */
-export function serverOptions(ingest: IngestConfig, logger?: Logger): FastifyServerOptions {
+/**
+ * Server options that must be given to the Fastify factory (they cannot be set by a plugin), among them the
+ * HTTP server with its timeouts and connection cap (server.ts; default: from the environment).
+ */
+export function serverOptions(ingest: IngestConfig, logger?: Logger, limits: HttpLimits = httpLimits()): FastifyServerOptions {
   return {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
+    serverFactory: httpServerFactory(limits, logger),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     ...(ingest.trustProxy === undefined ? {} : { trustProxy: trustProxyOption(ingest.trustProxy) }),
