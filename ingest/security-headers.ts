@@ -6,6 +6,9 @@
 // CSP directives each time; on the beta API that was about 12 % of the server's CPU per submission
 // (`node --cpu-prof`, bench/ingest.bench.ts). Our headers do not depend on the request (no nonces), so they
 // are computed once. The offline verifier page sets its own CSP (static.ts), which is kept.
+//
+// Cross-origin access (issue 16, item 13) is decided here too, by route: the public, unauthenticated reads and
+// the beta API answer any origin (CORS `*`, CORP cross-origin, never credentials), every other route none.
 import type { FastifyPluginAsync } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
@@ -78,6 +81,36 @@ export const API_HELMET_OPTIONS: HelmetOptions = {
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\b/;
 
+const READ = ['GET', 'HEAD'] as const;
+/** Request headers a cross-origin reader may send: conditional and range requests of the archive. */
+const READ_HEADERS = 'Range, If-None-Match, If-Modified-Since, If-Range';
+
+/**
+ * Routes (Fastify route patterns) that any web page may call, with their methods: the archive, the public
+ * keys, proofs, the public status and verification reads (product spec §7) and the beta API. Anything not
+ * listed never answers CORS, whatever a route sets: the accounts, `/api/submit` and `/api/certificate.php`
+ * (which read the session cookie), the contact and waitlist forms, Stripe, and the site's pages.
+ */
+export const PUBLIC_ROUTES: Readonly<Record<string, readonly string[]>> = {
+  '/ledgers/*': READ,
+  '/keys/*': READ,
+  '/api/proof/:hash': READ,
+  '/api/proof/:hash.ots': READ,
+  '/api/queue-stats.php': READ,
+  '/api/ledgers.php': READ,
+  '/api/ots-block-info.php': READ,
+  '/api/verify-quantum.php': READ,
+  '/api/openapi.json': READ,
+  '/api/v1/beta/timestamp': ['POST'],
+};
+
+/** Headers of a public route's answer: any origin, no credentials, readable by a page of any origin. */
+const PUBLIC_HEADERS = {
+  'access-control-allow-origin': '*',
+  'access-control-expose-headers': 'ETag, Content-Range, Accept-Ranges, Retry-After',
+  'cross-origin-resource-policy': 'cross-origin',
+};
+
 /**
  * Sets the headers on every answer when it is sent, by what it is: JSON gets the API set, anything else the
  * site set. A Content-Security-Policy a route set itself (the offline verifier page) is kept.
@@ -86,15 +119,34 @@ export const securityHeaders: FastifyPluginAsync<{ site: HelmetOptions; api: Hel
   const site = helmetHeaders(options.site);
   const api = helmetHeaders(options.api);
   const { 'content-security-policy': siteCsp, ...siteRest } = site;
-  fastify.addHook('onSend', (_request, reply, payload, done) => {
+  fastify.addHook('onSend', (request, reply, payload, done) => {
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && JSON_TYPE.test(type)) reply.headers(api);
     else {
       if (!reply.hasHeader('content-security-policy') && siteCsp !== undefined) reply.header('content-security-policy', siteCsp);
       reply.headers(siteRest);
     }
+    const route = request.routeOptions.url;
+    if (route !== undefined && Object.hasOwn(PUBLIC_ROUTES, route)) reply.headers(PUBLIC_HEADERS);
+    else {
+      reply.removeHeader('access-control-allow-origin');
+      reply.removeHeader('access-control-allow-credentials');
+    }
     done(null, payload);
   });
+  // The preflight a browser sends before a cross-origin call that is not "simple": the beta API's POST with
+  // Content-Type: application/json, or a read with If-Range. Cached by the browser for a day.
+  for (const [route, methods] of Object.entries(PUBLIC_ROUTES)) {
+    const allowHeaders = methods.includes('POST') ? 'Content-Type' : READ_HEADERS;
+    fastify.options(route, { schema: { hide: true } }, async (_request, reply) => {
+      await reply
+        .code(204)
+        .header('access-control-allow-methods', [...methods, 'OPTIONS'].join(', '))
+        .header('access-control-allow-headers', allowHeaders)
+        .header('access-control-max-age', '86400')
+        .send();
+    });
+  }
 };
 // Not encapsulated: the headers apply to every route of the server.
 Object.assign(securityHeaders, { [Symbol.for('skip-override')]: true });

@@ -208,10 +208,8 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
   };
 
   const rawPath = (request: FastifyRequest): string => request.url.split('?')[0]!;
-  /** The archive and the keys are public data meant for any verifier, including other origins. */
-  const publicData = (reply: FastifyReply): void => {
-    reply.header('Access-Control-Allow-Origin', '*').header('Cross-Origin-Resource-Policy', 'cross-origin');
-  };
+  // The archive and the keys are public data meant for any verifier, including other origins: their CORS and
+  // Cross-Origin-Resource-Policy headers are set with the other security headers (security-headers.ts).
   const wildcard = { params: { type: 'object', properties: { '*': { type: 'string', maxLength: 2048 } }, additionalProperties: false }, hide: true };
 
   const indexJson = new IndexJsonCache(archive, path.resolve(options.cache));
@@ -220,13 +218,11 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
     const raw = rawPath(request).slice('/ledgers/'.length);
     if (raw === '') return serveSite(request, reply, 'ledgers/');
     if (raw === INDEX_JSON_PATH) {
-      publicData(reply);
       const file = await indexJson.file();
       if (await sendFile(request, reply, file, archiveType(INDEX_JSON_PATH), SHORT)) return;
       return sendNotFoundPage(site, reply);
     }
     const rel = archivePath(raw);
-    publicData(reply);
     if (rel === null || !(await sendFile(request, reply, path.join(archive, rel), archiveType(rel), archiveCacheControl(rel)))) {
       return sendNotFoundPage(site, reply);
     }
@@ -235,7 +231,6 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
   app.get('/keys/*', { schema: wildcard }, async (request, reply) => {
     const name = rawPath(request).slice('/keys/'.length);
     const type = Object.hasOwn(PUBLIC_KEY_FILES, name) ? PUBLIC_KEY_FILES[name] : undefined;
-    publicData(reply);
     if (type === undefined || !(await sendFile(request, reply, path.join(keys, name), type, 'public, max-age=300'))) {
       return sendNotFoundPage(site, reply);
     }
