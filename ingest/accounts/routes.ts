@@ -35,7 +35,7 @@ import {
   setSessionCookie,
   type SessionUser,
 } from './sessions.ts';
-import { applyEvent, createStripeClient, prefetchSubscription } from './stripe.ts';
+import { applyEvent, createStripeClient, eventProblem, prefetchSubscription, stripeFailure } from './stripe.ts';
 import { Throttle, THROTTLED_ERROR } from '../throttle.ts';
 import { isTokenShape, newToken, tokenHash } from './tokens.ts';
 
@@ -81,6 +81,7 @@ export const TEXTS = {
   alreadySubscribed: 'You already have an active Standard subscription. Manage it from your dashboard.',
   noBillingAccount: 'No billing account yet: subscribe to the Standard plan first.',
   stripeFailed: 'The payment provider could not be reached. Please try again.',
+  webhookStripeFailed: "Could not fetch this event's subscription from Stripe; please retry the event.",
   badSignature: 'Invalid Stripe signature',
   tooManyRequests: 'Too many requests. Please wait and try again.',
 } as const;
@@ -536,8 +537,9 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
         if (!session.url) throw new Error('checkout session without url');
         return { url: session.url };
       } catch (err) {
-        request.log.error({ err }, 'stripe checkout failed');
-        return reply.code(502).send({ error: TEXTS.stripeFailed });
+        const failure = stripeFailure(err);
+        request.log.error({ err, stripe: failure.cause }, 'stripe checkout failed');
+        return reply.code(failure.status).send({ error: TEXTS.stripeFailed });
       }
     },
   );
@@ -553,8 +555,9 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
         const session = await stripe.billingPortal.sessions.create({ customer, return_url: `${s.accounts.origin}/dashboard` });
         return { url: session.url };
       } catch (err) {
-        request.log.error({ err }, 'stripe portal failed');
-        return reply.code(502).send({ error: TEXTS.stripeFailed });
+        const failure = stripeFailure(err);
+        request.log.error({ err, stripe: failure.cause }, 'stripe portal failed');
+        return reply.code(failure.status).send({ error: TEXTS.stripeFailed });
       }
     },
   );
@@ -578,9 +581,23 @@ const webhookRoutes = (stripe: Stripe | undefined): FastifyPluginAsync<AccountSe
       } catch {
         throw new ClientError(400, TEXTS.badSignature);
       }
+      // Signed, but not necessarily of the shape we read: refused before anything is recorded or fetched.
+      const problem = eventProblem(event);
+      if (problem !== undefined) {
+        request.log.warn({ problem }, 'stripe event refused');
+        throw new ClientError(400, problem);
+      }
       if (s.db.prepare('SELECT 1 FROM stripe_events WHERE id = ?').get(event.id)) return { received: true, duplicate: true };
-      // Fetched before the transaction (network), applied inside it; a failure here is a 5xx so Stripe retries.
-      const prefetched = await prefetchSubscription(stripe, event);
+      // Fetched before the transaction (network), applied inside it. A failure is our 502 or 503 (never
+      // Stripe's own status), with Stripe's answer in the log; the event is not recorded, so Stripe retries it.
+      let prefetched: Stripe.Subscription | undefined;
+      try {
+        prefetched = await prefetchSubscription(stripe, event);
+      } catch (err) {
+        const failure = stripeFailure(err);
+        request.log.error({ err, stripe: failure.cause, event: event.type, eventId: event.id }, 'stripe API call failed while handling a webhook event');
+        return reply.code(failure.status).send({ error: TEXTS.webhookStripeFailed });
+      }
       const outcome = s.db.transaction(() => {
         const fresh = s.db.prepare('INSERT INTO stripe_events (id, type, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING').run(event.id, event.type, s.clock().toISOString()).changes;
         return fresh === 1 ? applyEvent(s.db, event, prefetched) : undefined;

@@ -9,6 +9,8 @@
 //   customer.subscription.created|updated|deleted   the subscription's status, price, period, cancel flag
 //   invoice.payment_failed                the customer's paying status becomes "past_due"
 // Anything else is acknowledged and ignored. Status is Stripe's text; "active" and "trialing" count as paying.
+// Before that, `eventProblem` checks the shape of a signed event (400 for a handled type whose data.object
+// lacks what we read), and `stripeFailure` turns a failed API call into our 502 or 503 and the log's cause.
 //
 // Order: Stripe does not promise to deliver events in the order they happened, so each subscription row keeps
 // the creation time of the newest event applied to it (`stripe_event_created`). An event older than that is
@@ -39,6 +41,75 @@ export const HANDLED_EVENTS = [
   'customer.subscription.deleted',
   'invoice.payment_failed',
 ] as const;
+type HandledEvent = (typeof HANDLED_EVENTS)[number];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isString = (v: unknown): v is string => typeof v === 'string';
+/** A reference to another Stripe object: its id, or the object itself when expanded. */
+const isRef = (v: unknown): boolean => isString(v) || (isObject(v) && isString(v.id));
+const orNull = (ok: (v: unknown) => boolean) => (v: unknown) => v == null || ok(v);
+
+/** Fields of `data.object` that `applyEvent` reads, per handled event type: [field, check, what it must be]. */
+type FieldRule = readonly [string, (v: unknown) => boolean, string];
+const SUBSCRIPTION_RULES: readonly FieldRule[] = [
+  ['id', isString, 'a string'],
+  ['status', isString, 'a string'],
+  ['customer', isRef, 'a customer id'],
+  ['cancel_at_period_end', orNull((v) => typeof v === 'boolean'), 'a boolean'],
+  ['metadata', orNull(isObject), 'an object'],
+  ['items', orNull((v) => isObject(v) && (v.data == null || Array.isArray(v.data))), 'a list object'],
+];
+const OBJECT_RULES: Record<HandledEvent, readonly FieldRule[]> = {
+  'checkout.session.completed': [
+    ['client_reference_id', orNull(isString), 'a string or null'],
+    ['mode', isString, 'a string'],
+    ['subscription', orNull(isRef), 'a subscription id or null'],
+    ['customer', orNull(isRef), 'a customer id or null'],
+  ],
+  'customer.subscription.created': SUBSCRIPTION_RULES,
+  'customer.subscription.updated': SUBSCRIPTION_RULES,
+  'customer.subscription.deleted': SUBSCRIPTION_RULES,
+  'invoice.payment_failed': [['customer', orNull(isRef), 'a customer id or null']],
+};
+
+/**
+ * What is wrong with a signed event's shape, or undefined when it can be handled: the envelope (id, type,
+ * created) of every event, and for the types we handle the fields of `data.object` that `applyEvent` reads.
+ * A signature proves who sent the bytes, not that they have the shape the SDK's types promise (issue 16: an
+ * event with `data: null` made a 500). Events of other types are acknowledged whatever their data.
+ */
+export function eventProblem(event: unknown): string | undefined {
+  if (!isObject(event)) return 'Stripe event: must be a JSON object';
+  if (!isString(event.id) || event.id === '') return 'Stripe event: id must be a non-empty string';
+  if (!isString(event.type)) return `Stripe event ${event.id}: type must be a string`;
+  if (!Number.isInteger(event.created)) return `Stripe event ${event.id}: created must be an integer`;
+  const rules = OBJECT_RULES[event.type as HandledEvent] as readonly FieldRule[] | undefined;
+  if (rules === undefined) return undefined;
+  const where = `Stripe event ${event.type}`;
+  if (!isObject(event.data)) return `${where}: data must be an object`;
+  const object = event.data.object;
+  if (!isObject(object)) return `${where}: data.object must be an object`;
+  for (const [field, ok, rule] of rules) if (!ok(object[field])) return `${where}: data.object.${field} must be ${rule}`;
+  return undefined;
+}
+
+/** A failed call to Stripe's API: the status we answer with, and what the log needs to find the cause. */
+export interface StripeFailure {
+  /** 503 when Stripe could not be reached or is failing itself (try again later), 502 when it refused our call. */
+  status: 502 | 503;
+  cause: { type: string; statusCode: number | null; code: string | null; requestId: string | null; message: string };
+}
+
+/** Never Stripe's own status passed through: a 404 from Stripe is not a 404 of ours. */
+export function stripeFailure(err: unknown): StripeFailure {
+  if (err instanceof Stripe.errors.StripeError) {
+    const statusCode = err.statusCode ?? null;
+    const unavailable = err instanceof Stripe.errors.StripeConnectionError || statusCode === null || statusCode === 429 || statusCode >= 500;
+    return { status: unavailable ? 503 : 502, cause: { type: err.type, statusCode, code: err.code ?? null, requestId: err.requestId ?? null, message: err.message } };
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return { status: 502, cause: { type: err instanceof Error ? err.name : typeof err, statusCode: null, code: null, requestId: null, message } };
+}
 
 const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);
 const iso = (seconds: number | null | undefined): string | null => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : null);

@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../../pipeline/db.ts';
 import { loadConfig } from '../../../pipeline/config.ts';
@@ -18,7 +19,7 @@ import { loadAccountsConfig, type AccountsConfig } from '../config.ts';
 import { hashPassword, verifyPassword } from '../passwords.ts';
 import { SIGNUPS_PER_HOUR, TEXTS } from '../routes.ts';
 import { THROTTLED_ERROR } from '../../throttle.ts';
-import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from './stand-ins.ts';
+import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, signedPayload, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from './stand-ins.ts';
 
 let smtp: SmtpStandIn;
 let stripe: StripeStandIn;
@@ -30,8 +31,8 @@ interface App {
   close(): Promise<void>;
 }
 
-/** A server on a new project folder, or (a restart) on the folder of an earlier one. */
-async function makeApp(accountsEnv: Record<string, string> | null, dir?: string): Promise<App> {
+/** A server on a new project folder, or (a restart) on the folder of an earlier one; `logger` receives its log. */
+async function makeApp(accountsEnv: Record<string, string> | null, dir?: string, logger?: Logger): Promise<App> {
   const restart = dir !== undefined;
   dir ??= tempDir('accounts');
   const env = projectEnv(dir, { SMTP_URL: smtp.url, MAIL_FROM: 'Timeseal <noreply@timeseal.test>' });
@@ -40,20 +41,26 @@ async function makeApp(accountsEnv: Record<string, string> | null, dir?: string)
   if (!restart) initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   const db = openDatabase(config.db);
   const accounts: AccountsConfig = loadAccountsConfig(config.origin, accountsEnv ?? {});
-  const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), accounts });
+  const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), accounts }, logger);
   await app.ready();
   return { app, db, close: async () => { await app.close(); db.close(); } };
 }
 
 let main: App;
+/** A second server with Stripe, whose log lines are kept in `logs`. */
+let logged: App;
+const logs: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   smtp = await startSmtp();
   stripe = await startStripeStandIn();
-  main = await makeApp({ STRIPE_SECRET_KEY: STRIPE_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_PRICE_MONTHLY: PRICE_MONTHLY, STRIPE_PRICE_ANNUAL: PRICE_ANNUAL, STRIPE_API_BASE: stripe.url });
+  const stripeEnv = { STRIPE_SECRET_KEY: STRIPE_KEY, STRIPE_WEBHOOK_SECRET: WEBHOOK_SECRET, STRIPE_PRICE_MONTHLY: PRICE_MONTHLY, STRIPE_PRICE_ANNUAL: PRICE_ANNUAL, STRIPE_API_BASE: stripe.url };
+  main = await makeApp(stripeEnv);
+  logged = await makeApp(stripeEnv, undefined, pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as Record<string, unknown>) }));
 });
 afterAll(async () => {
   await main?.close();
+  await logged?.close();
   await stripe?.close();
   await smtp?.close();
   removeTempDirs();
@@ -605,6 +612,114 @@ describe('security, as an attacker would try it', () => {
     expect((await c.post('/api/submit', { hash: randomHash() })).statusCode).toBe(429);
     expect((await c.get('/api/quota/usage')).json()).toEqual({ used: 2, limit: 2, period: 'day' });
     expect((await c.get('/api/timestamps')).json()).toEqual({ error: TEXTS.historyPaying });
+  });
+});
+
+describe('Stripe: events of the wrong shape and failures of its API (issue 16, item 8)', () => {
+  const envelope = (type: string, data: unknown, id = `evt_shape_${crypto.randomUUID()}`) =>
+    JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created: Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 1, type, data });
+  const recorded = (a: App, id: string) => a.db.prepare('SELECT 1 FROM stripe_events WHERE id = ?').get(id) !== undefined;
+
+  it('a signed event of a type we handle with data null or a field of the wrong type: 400 naming it, nothing recorded', async () => {
+    const handled = ['checkout.session.completed', 'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted', 'invoice.payment_failed'];
+    for (const type of handled) {
+      const res = await deliver(signedPayload(envelope(type, null)), logged);
+      expect([type, res.statusCode, res.json()]).toEqual([type, 400, { error: `Stripe event ${type}: data must be an object` }]);
+      const noObject = await deliver(signedPayload(envelope(type, { object: null })), logged);
+      expect([type, noObject.statusCode, noObject.json()]).toEqual([type, 400, { error: `Stripe event ${type}: data.object must be an object` }]);
+    }
+    const { c, username, email } = await signUp(new Client(logged));
+    await verify(c, email);
+    const id = userId(logged, username);
+    await c.post('/api/stripe/create-checkout', { billingPeriod: 'monthly' });
+    const customer = stripe.calls.filter((x) => x.path === '/v1/checkout/sessions').at(-1)!.params.customer!;
+    const sub = subscriptionObject({ customer, price: PRICE_MONTHLY, status: 'active', userId: id });
+    const cases: Array<[string, unknown, string]> = [
+      ['customer.subscription.updated', { ...sub, status: 7 }, 'data.object.status must be a string'],
+      ['customer.subscription.created', { ...sub, customer: null }, 'data.object.customer must be a customer id'],
+      ['customer.subscription.created', { ...sub, items: 'all of them' }, 'data.object.items must be a list object'],
+      ['checkout.session.completed', { id: 'cs_bad', object: 'checkout.session', mode: 'subscription', customer, subscription: { no: 'id' }, client_reference_id: id }, 'data.object.subscription must be a subscription id or null'],
+      ['invoice.payment_failed', { id: 'in_bad', object: 'invoice', customer: 42 }, 'data.object.customer must be a customer id or null'],
+    ];
+    for (const [type, object, problem] of cases) {
+      const event = signedEvent(type, object);
+      const res = await deliver(event, logged);
+      expect([type, res.statusCode, res.json()]).toEqual([type, 400, { error: `Stripe event ${type}: ${problem}` }]);
+      expect(recorded(logged, event.id)).toBe(false);
+    }
+    for (const [payload, error] of [
+      ['null', 'Stripe event: must be a JSON object'],
+      [JSON.stringify({ id: 5, type: 'customer.subscription.created', created: 1, data: { object: sub } }), 'Stripe event: id must be a non-empty string'],
+      [JSON.stringify({ id: 'evt_no_created', type: 'customer.subscription.created', data: { object: sub } }), 'Stripe event evt_no_created: created must be an integer'],
+    ] as const) {
+      const res = await deliver(signedPayload(payload), logged);
+      expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+    }
+    expect(logs.filter((l) => l.msg === 'stripe event refused').length).toBeGreaterThanOrEqual(handled.length * 2 + cases.length);
+    expect((await c.get('/api/subscription')).json().status).toBe('inactive');
+    // An event refused for its shape was not recorded: the same id, well formed, is applied.
+    const good = signedEvent('customer.subscription.created', sub);
+    const bad = signedPayload(envelope('customer.subscription.created', null, good.id));
+    expect((await deliver(bad, logged)).statusCode).toBe(400);
+    expect((await deliver(good, logged)).json()).toEqual({ received: true });
+    expect((await c.get('/api/subscription')).json().status).toBe('active');
+  });
+
+  it('a signed event of a type we ignore is acknowledged whatever its data', async () => {
+    for (const data of [null, { object: null }, 'text']) {
+      const res = await deliver(signedPayload(envelope('charge.refunded', data)), logged);
+      expect([res.statusCode, res.json()]).toEqual([200, { received: true }]);
+    }
+  });
+
+  it("Stripe's errors are our 502 or 503 with Stripe's answer in the log, never its own status passed through", async () => {
+    const { c, username, email } = await signUp(new Client(logged));
+    await verify(c, email);
+    const id = userId(logged, username);
+    expect((await c.post('/api/stripe/create-checkout', { billingPeriod: 'annual' })).statusCode).toBe(200);
+    const customer = stripe.calls.filter((x) => x.path === '/v1/checkout/sessions').at(-1)!.params.customer!;
+    // The session's subscription is unknown to Stripe (its 404): 502, the event is not recorded, so Stripe's
+    // retry is applied once the subscription can be fetched.
+    const sub = subscriptionObject({ customer, price: PRICE_ANNUAL, status: 'active', userId: id });
+    const completed = signedEvent('checkout.session.completed', { id: 'cs_404', object: 'checkout.session', mode: 'subscription', customer, subscription: sub.id, client_reference_id: id });
+    const missing = await deliver(completed, logged);
+    expect([missing.statusCode, missing.json()]).toEqual([502, { error: TEXTS.webhookStripeFailed }]);
+    const line = logs.findLast((l) => l.msg === 'stripe API call failed while handling a webhook event')!;
+    expect(line).toMatchObject({ level: 50, event: 'checkout.session.completed', eventId: completed.id, stripe: { statusCode: 404, code: 'resource_missing', type: 'StripeInvalidRequestError' } });
+    expect((line.stripe as { requestId: string }).requestId).toMatch(/^req_/);
+    expect(recorded(logged, completed.id)).toBe(false);
+    // Stripe failing itself (a 500, after the SDK's one retry): 503.
+    stripe.failures.set(`GET /v1/subscriptions/${sub.id}`, 500);
+    try {
+      const down = await deliver(completed, logged);
+      expect([down.statusCode, down.json()]).toEqual([503, { error: TEXTS.webhookStripeFailed }]);
+      expect(logs.findLast((l) => l.msg === 'stripe API call failed while handling a webhook event')).toMatchObject({ stripe: { statusCode: 500, type: 'StripeAPIError' } });
+    } finally {
+      stripe.failures.delete(`GET /v1/subscriptions/${sub.id}`);
+    }
+    stripe.subscriptions.set(sub.id, sub);
+    expect((await deliver(completed, logged)).json()).toEqual({ received: true });
+    expect((await c.get('/api/subscription')).json()).toMatchObject({ status: 'active', plan: 'Standard Annual' });
+
+    // The billing portal and checkout: Stripe's 404 is our 502, its 500 our 503; the cause is logged.
+    const { c: other, email: otherEmail } = await signUp(new Client(logged));
+    await verify(other, otherEmail);
+    for (const [path, url, body, message] of [
+      ['POST /v1/billing_portal/sessions', '/api/stripe/create-portal', {}, 'stripe portal failed'],
+      ['POST /v1/checkout/sessions', '/api/stripe/create-checkout', { billingPeriod: 'monthly' }, 'stripe checkout failed'],
+    ] as const) {
+      const client = url.endsWith('portal') ? c : other;
+      for (const [upstream, ours] of [[404, 502], [500, 503]] as const) {
+        stripe.failures.set(path, upstream);
+        try {
+          const res = await client.post(url, body);
+          expect([url, upstream, res.statusCode, res.json()]).toEqual([url, upstream, ours, { error: TEXTS.stripeFailed }]);
+          expect(logs.findLast((l) => l.msg === message)).toMatchObject({ level: 50, stripe: { statusCode: upstream } });
+        } finally {
+          stripe.failures.delete(path);
+        }
+      }
+    }
   });
 });
 

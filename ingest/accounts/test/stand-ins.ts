@@ -3,7 +3,8 @@
 //   checkout.sessions, billing_portal.sessions, subscriptions retrieve) with JSON shaped like Stripe's, and two
 //   HTML pages standing for Stripe's hosted checkout and portal; it checks the secret key like Stripe does;
 // - a real SMTP server (the `smtp-server` package) collecting every message.
-// Also `signedEvent`: a webhook payload with a real Stripe-Signature header made by the SDK.
+// Also `signedEvent` and `signedPayload`: a webhook payload with a real Stripe-Signature header made by the SDK.
+// Calls named in `failures` are answered with that HTTP status and an error body like Stripe's.
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +27,8 @@ export interface StripeStandIn {
   calls: StripeCall[];
   /** What GET /v1/subscriptions/:id answers (set by the test before the webhook that needs it). */
   subscriptions: Map<string, Stripe.Subscription>;
+  /** Calls to fail, as "METHOD /path" → the HTTP status Stripe answers them with (an error body like Stripe's). */
+  failures: Map<string, number>;
   close(): Promise<void>;
 }
 
@@ -68,6 +71,7 @@ export function subscriptionObject(options: { id?: string; customer: string; pri
 export async function startStripeStandIn(): Promise<StripeStandIn> {
   const calls: StripeCall[] = [];
   const subscriptions = new Map<string, Stripe.Subscription>();
+  const failures = new Map<string, number>();
   let base = '';
   const server = http.createServer((req, res) => {
     let body = '';
@@ -90,6 +94,11 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const params = Object.fromEntries(new URLSearchParams(body));
       calls.push({ method: req.method ?? '', path: url.pathname, params });
       const now = Math.floor(Date.now() / 1000);
+      const failure = failures.get(`${req.method} ${url.pathname}`);
+      if (failure !== undefined) {
+        json(failure, { error: { type: failure >= 500 ? 'api_error' : 'invalid_request_error', code: failure === 404 ? 'resource_missing' : undefined, message: `Stand-in failure ${failure} for ${url.pathname}` } });
+        return;
+      }
       if (req.method === 'POST' && url.pathname === '/v1/customers') {
         json(200, { id: rid('cus'), object: 'customer', email: params.email ?? null, created: now, livemode: false, metadata: { userId: params['metadata[userId]'] } });
       } else if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
@@ -109,15 +118,19 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: base, calls, subscriptions, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return { url: base, calls, subscriptions, failures, close: () => new Promise((resolve) => server.close(() => resolve())) };
 }
 
 /** A webhook body and its Stripe-Signature header, signed by the SDK with `secret`; `created` in Unix seconds (default: now). */
 export function signedEvent(type: string, object: unknown, options: { id?: string; secret?: string; created?: number } = {}): { id: string; payload: string; signature: string } {
   const id = options.id ?? rid('evt');
   const payload = JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created: options.created ?? Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 1, type, data: { object } });
-  const stripe = new Stripe(STRIPE_KEY);
-  return { id, payload, signature: stripe.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WEBHOOK_SECRET }) };
+  return { id, ...signedPayload(payload, options.secret) };
+}
+
+/** Any webhook body, signed as Stripe would sign it: for events whose shape is not the one Stripe documents. */
+export function signedPayload(payload: string, secret = WEBHOOK_SECRET): { payload: string; signature: string } {
+  return { payload, signature: new Stripe(STRIPE_KEY).webhooks.generateTestHeaderString({ payload, secret }) };
 }
 
 export interface Mail {
