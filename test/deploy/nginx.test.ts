@@ -1,0 +1,347 @@
+// deploy/nginx/timeseal.conf in front of two real `timeseal serve` nodes (DESIGN.md §8: "Tests start real …
+// nginx from Debian's packages on loopback; nothing is mocked"). One project folder (keys, a SQLite database and
+// an archive with one published day) is shared by both nodes, run with TRUST_PROXY=1 as the config requires.
+// Through nginx: the site, archive files and keys come from disk with the same bytes, types, Cache-Control
+// classes and security headers as a node sends; /api/ and index-sha256.json reach the nodes, both of them, and
+// still work with one node stopped; a forged X-Forwarded-For never becomes the client's address; bodies over
+// the app's limit stop at nginx; with every node down the static files are still served.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAY, makeFixture, NOW, randomHash, removeTempDirs, ROOT, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
+import { freePort } from '../support/postgres.ts';
+
+const NGINX = '/usr/sbin/nginx';
+const TEMPLATE = path.join(ROOT, 'deploy/nginx/timeseal.conf');
+const SNIPPETS = path.join(ROOT, 'deploy/nginx/snippets');
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const SHORT = 'public, max-age=60';
+/** The security headers ingest/security-headers.ts sets; nginx must send the same on the files it serves. */
+const SECURITY_HEADERS = [
+  'content-security-policy',
+  'referrer-policy',
+  'strict-transport-security',
+  'x-content-type-options',
+  'x-frame-options',
+  'cross-origin-opener-policy',
+  'origin-agent-cluster',
+  'x-dns-prefetch-control',
+  'x-download-options',
+  'x-permitted-cross-domain-policies',
+  'x-xss-protection',
+];
+/** Cross-origin reading (ingest/security-headers.ts PUBLIC_HEADERS): the archive and keys have them, pages not. */
+const CROSS_ORIGIN_HEADERS = ['access-control-allow-origin', 'access-control-expose-headers', 'cross-origin-resource-policy'];
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** One HTTP request without compression or connection reuse, so every byte and header is what was sent. */
+function request(base: string, urlPath: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(new URL(urlPath, base), { method: options.method ?? 'GET', agent: false, headers: { 'accept-encoding': 'identity', ...options.headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+const submit = (base: string, forwardedFor?: string): Promise<Answer> =>
+  request(base, '/api/submit', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+    body: JSON.stringify({ hash: randomHash() }),
+  });
+
+/** The template with the test's folder, port and nodes; fails if the template no longer has a placeholder. */
+function renderConfig(root: string, listen: number, logs: string, nodes: string[]): string {
+  let text = fs.readFileSync(TEMPLATE, 'utf8');
+  for (const [placeholder, value] of [['@ROOT@', root], ['@LISTEN@', `127.0.0.1:${listen}`], ['@LOGS@', logs]] as const) {
+    expect(text, `template has ${placeholder}`).toContain(placeholder);
+    text = text.replaceAll(placeholder, value);
+  }
+  const servers = [...text.matchAll(/^\s*server 127\.0\.0\.1:\d+ .*;$/gm)];
+  expect(servers, 'template lists two example nodes').toHaveLength(2);
+  return text.replace(servers[0]![0], `    server ${nodes[0]} max_fails=1 fail_timeout=5s;`).replace(servers[1]![0], `    server ${nodes[1]} max_fails=1 fail_timeout=5s;`);
+}
+
+/** A small site like the built one, for runs where dist/site has not been built. */
+function writeSmallSite(site: string): void {
+  const page = (title: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1></body></html>\n`;
+  const files: Record<string, string> = {
+    'index.html': page('Timeseal'),
+    '404.html': page('Page Not Found'),
+    'about/index.html': page('About'),
+    'pricing.html': page('Pricing'),
+    'ledgers/index.html': page('Ledgers'),
+    '_astro/app.Ab12Cd34.js': 'console.log("timeseal");\n',
+    'robots.txt': 'User-agent: *\nAllow: /\n',
+  };
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(site, name)), { recursive: true });
+    fs.writeFileSync(path.join(site, name), text);
+  }
+}
+
+function firstFile(dir: string, accept: (rel: string) => boolean): string {
+  const rel = (fs.readdirSync(dir, { recursive: true }) as string[]).sort().find((r) => fs.statSync(path.join(dir, r)).isFile() && accept(r));
+  if (rel === undefined) throw new Error(`no matching file under ${dir}`);
+  return rel.split(path.sep).join('/');
+}
+
+let dir: string;
+let site: string;
+let nodes: SpawnedServer[] = [];
+let nginx: ChildProcess;
+let nginxExited: Promise<void>;
+let proxy: string;
+let accessLog: string;
+
+/** The upstream field of every access-log line written so far ('-' for a file nginx served itself). */
+const upstreams = (): string[] => fs.readFileSync(accessLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => /upstream=(.*)$/.exec(l)![1]!);
+
+/** The upstream fields of the `count` requests logged after the first `before` lines (nginx logs a request
+ * once its answer is sent, so the line may come a moment after the answer). */
+async function loggedAfter(before: number, count: number): Promise<string[]> {
+  for (let i = 0; i < 100 && upstreams().length < before + count; i++) await new Promise((r) => setTimeout(r, 20));
+  return upstreams().slice(before);
+}
+
+async function stopNode(node: SpawnedServer): Promise<void> {
+  if (node.child.exitCode === null && node.child.signalCode === null) {
+    process.kill(node.child.pid!, 'SIGTERM');
+    await node.exited;
+  }
+}
+
+beforeAll(async () => {
+  expect(fs.existsSync(NGINX), `${NGINX} (Debian's nginx: bash scripts/ensure-test-tools.sh)`).toBe(true);
+  const f = await makeFixture({ env: { TRUST_PROXY: '1' } });
+  dir = f.dir;
+  await f.close();
+  site = path.join(dir, 'dist/site');
+  const built = path.join(ROOT, 'dist/site');
+  if (fs.existsSync(path.join(built, 'index.html'))) fs.cpSync(built, site, { recursive: true });
+  else writeSmallSite(site);
+
+  // One after the other: each node records the offline verifier release (if the site has one) before it listens.
+  const env = { ...f.env, TIMESEAL_SITE: site, TRUST_PROXY: '1', TIMESEAL_NOW: NOW };
+  nodes.push(await startServer(dir, env));
+  nodes.push(await startServer(dir, env));
+
+  const conf = path.join(dir, 'nginx/conf');
+  const logs = path.join(dir, 'nginx/logs');
+  const temp = path.join(dir, 'nginx/temp');
+  for (const d of [path.join(conf, 'snippets'), logs, temp]) fs.mkdirSync(d, { recursive: true });
+  const port = await freePort();
+  fs.writeFileSync(path.join(conf, 'timeseal.conf'), renderConfig(dir, port, logs, nodes.map((n) => new URL(n.url).host)));
+  fs.cpSync(SNIPPETS, path.join(conf, 'snippets'), { recursive: true });
+  // The main file Debian's nginx.conf would be, reduced to what the site file needs; as root the workers stay
+  // root, since the project folder is private to this user (mode 0700).
+  fs.writeFileSync(
+    path.join(conf, 'nginx.conf'),
+    `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
+events { worker_connections 128; }
+http {
+  client_body_temp_path ${temp}/body;
+  proxy_temp_path ${temp}/proxy;
+  fastcgi_temp_path ${temp}/fastcgi;
+  uwsgi_temp_path ${temp}/uwsgi;
+  scgi_temp_path ${temp}/scgi;
+  include timeseal.conf;
+}
+`,
+  );
+  accessLog = path.join(logs, 'timeseal.access.log');
+  const args = ['-p', path.join(dir, 'nginx'), '-e', path.join(logs, 'startup.log'), '-c', path.join(conf, 'nginx.conf')];
+  const check = spawnSync(NGINX, [...args, '-t'], { encoding: 'utf8' });
+  expect(check.status, `nginx -t:\n${check.stderr}`).toBe(0);
+  nginx = spawn(NGINX, [...args, '-g', `daemon off; pid ${path.join(dir, 'nginx/nginx.pid')};`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  nginx.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  nginxExited = new Promise((resolve) => nginx.once('exit', () => resolve()));
+  proxy = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    const ok = await request(proxy, '/robots.txt').then(
+      () => true,
+      () => false,
+    );
+    if (ok) break;
+    if (nginx.exitCode !== null || i > 100) throw new Error(`nginx did not start:\n${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+afterAll(async () => {
+  if (nginx?.exitCode === null && nginx.signalCode === null) {
+    process.kill(nginx.pid!, 'SIGTERM');
+    await nginxExited;
+  }
+  await Promise.all(nodes.map(stopNode));
+  removeTempDirs();
+});
+
+describe('nginx in front of two timeseal serve nodes', () => {
+  it('serves the site from disk with the same bytes, cache class and security headers as a node', async () => {
+    const node = nodes[0]!.url;
+    const before = upstreams().length;
+    const cases = [
+      ['/', 'index.html', 'no-cache'],
+      ['/ledgers/', 'ledgers/index.html', 'no-cache'],
+      ['/robots.txt', 'robots.txt', 'public, max-age=3600'],
+      [`/${firstFile(site, (r) => r.startsWith('_astro/'))}`, firstFile(site, (r) => r.startsWith('_astro/')), IMMUTABLE],
+    ] as const;
+    for (const [urlPath, file, cacheControl] of cases) {
+      const viaNginx = await request(proxy, urlPath);
+      const direct = await request(node, urlPath);
+      expect([viaNginx.status, direct.status], urlPath).toEqual([200, 200]);
+      expect(viaNginx.body.equals(fs.readFileSync(path.join(site, file))), urlPath).toBe(true);
+      expect(viaNginx.body.equals(direct.body), urlPath).toBe(true);
+      expect(viaNginx.headers['cache-control'], urlPath).toBe(cacheControl);
+      expect(direct.headers['cache-control'], urlPath).toBe(cacheControl);
+      expect(viaNginx.headers['content-type'], urlPath).toBe(direct.headers['content-type']);
+      for (const name of [...SECURITY_HEADERS, ...CROSS_ORIGIN_HEADERS]) expect(viaNginx.headers[name], `${urlPath} ${name}`).toBe(direct.headers[name]);
+    }
+    // Every one of them was a file nginx read itself: no upstream in its log.
+    expect(await loggedAfter(before, cases.length)).toEqual(cases.map(() => '-'));
+  });
+
+  it('answers a missing page, a dot-file and an unknown archive name with the site 404 page', async () => {
+    for (const urlPath of ['/no-such-page', '/.env', '/ledgers/secret.txt', '/keys/private.pem']) {
+      const viaNginx = await request(proxy, urlPath);
+      const direct = await request(nodes[0]!.url, urlPath);
+      expect([viaNginx.status, direct.status], urlPath).toEqual([404, 404]);
+      expect(viaNginx.body.toString(), urlPath).toContain('Page Not Found');
+      expect(viaNginx.headers['cache-control'], urlPath).toBe('no-cache');
+    }
+  });
+
+  it('serves archive files and keys from disk: same bytes, type and Cache-Control class as a node', async () => {
+    const archive = path.join(dir, 'ledgers');
+    const cases: Array<[string, string]> = [
+      [`ledgers/${DAY}.json`, IMMUTABLE],
+      [`ledgers/${DAY}.json.sig`, IMMUTABLE],
+      [`ledgers/${DAY}.json.dilithium.sig`, IMMUTABLE],
+      [`ledgers/${DAY}.checkpoint`, IMMUTABLE],
+      [`ledgers/${firstFile(archive, (r) => r.startsWith(`tile${path.sep}0${path.sep}`))}`, IMMUTABLE],
+      [`ledgers/${firstFile(archive, (r) => r.startsWith(`tile${path.sep}entries${path.sep}`))}`, IMMUTABLE],
+      [`ledgers/${firstFile(archive, (r) => /^index[/\\]\d+-\d+[/\\]/.test(r))}`, IMMUTABLE],
+      ['ledgers/checkpoint', SHORT],
+      ['ledgers/days.json', SHORT],
+      ['ledgers/index/segments.json', SHORT],
+      ['ledgers/ots_status.json', 'no-cache'],
+      ['keys/public.pem', 'public, max-age=300'],
+      ['keys/dilithium_public.key', 'public, max-age=300'],
+    ];
+    const before = upstreams().length;
+    for (const [rel, cacheControl] of cases) {
+      const viaNginx = await request(proxy, `/${rel}`);
+      const direct = await request(nodes[1]!.url, `/${rel}`);
+      expect([viaNginx.status, direct.status], rel).toEqual([200, 200]);
+      expect(viaNginx.body.equals(fs.readFileSync(path.join(dir, rel))), rel).toBe(true);
+      expect(viaNginx.body.equals(direct.body), rel).toBe(true);
+      expect([viaNginx.headers['cache-control'], direct.headers['cache-control']], rel).toEqual([cacheControl, cacheControl]);
+      expect(viaNginx.headers['content-type'], rel).toBe(direct.headers['content-type']);
+      expect(viaNginx.headers['access-control-allow-origin'], rel).toBe('*');
+      for (const name of [...SECURITY_HEADERS, ...CROSS_ORIGIN_HEADERS]) expect(viaNginx.headers[name], `${rel} ${name}`).toBe(direct.headers[name]);
+    }
+    expect(await loggedAfter(before, cases.length)).toEqual(cases.map(() => '-'));
+  });
+
+  it('answers a cross-origin preflight for the archive and keys as a node does', async () => {
+    const preflight = { origin: 'https://verifier.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' };
+    for (const urlPath of ['/ledgers/checkpoint', `/ledgers/${DAY}.json`, '/keys/public.pem']) {
+      const viaNginx = await request(proxy, urlPath, { method: 'OPTIONS', headers: preflight });
+      const direct = await request(nodes[0]!.url, urlPath, { method: 'OPTIONS', headers: preflight });
+      expect([viaNginx.status, direct.status], urlPath).toEqual([204, 204]);
+      for (const name of ['access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', ...CROSS_ORIGIN_HEADERS]) {
+        expect(viaNginx.headers[name], `${urlPath} ${name}`).toBe(direct.headers[name]);
+      }
+      expect(viaNginx.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
+    }
+  });
+
+  it('proxies index-sha256.json, which no file on disk holds, and the API to the nodes', async () => {
+    expect(fs.existsSync(path.join(dir, 'ledgers/index-sha256.json'))).toBe(false);
+    const before = upstreams().length;
+    const index = await request(proxy, '/ledgers/index-sha256.json');
+    expect(index.status).toBe(200);
+    expect(index.headers['cache-control']).toBe(SHORT);
+    expect(index.body.equals((await request(nodes[0]!.url, '/ledgers/index-sha256.json')).body)).toBe(true);
+    expect(await loggedAfter(before, 1)).toEqual([expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
+
+    const stats = await request(proxy, '/api/queue-stats.php');
+    expect(stats.status).toBe(200);
+    expect(JSON.parse(stats.body.toString())).toMatchObject({ lastPublishedDay: DAY, submissionsOpen: true });
+    expect((await request(proxy, '/api/no-such-endpoint')).status).toBe(404);
+  });
+
+  it('spreads requests over both nodes', async () => {
+    const before = upstreams().length;
+    for (let i = 0; i < 6; i++) expect((await request(proxy, '/api/queue-stats.php')).status).toBe(200);
+    const used = new Set(await loggedAfter(before, 6));
+    expect(used).toEqual(new Set(nodes.map((n) => new URL(n.url).host)));
+  });
+
+  it('a forged X-Forwarded-For buys nothing: the free tier counts the real client across both nodes', async () => {
+    const before = upstreams().length;
+    const statuses: number[] = [];
+    for (const forged of ['1.2.3.4', '5.6.7.8', '9.10.11.12', '13.14.15.16']) statuses.push((await submit(proxy, forged)).status);
+    expect(statuses).toEqual([201, 201, 429, 429]);
+    expect(new Set(await loggedAfter(before, 4)).size).toBe(2);
+    // Control: a node reached directly trusts the header (TRUST_PROXY=1), which is why only nginx may reach it.
+    expect((await submit(nodes[0]!.url, '198.51.100.7')).status).toBe(201);
+    const db = new Database(path.join(dir, 'data/timeseal.db'), { readonly: true });
+    try {
+      const counted = db.prepare('SELECT ip_address, count FROM ip_rate_limit ORDER BY ip_address').all();
+      expect(counted).toEqual([
+        { ip_address: '127.0.0.1', count: 2 },
+        { ip_address: '198.51.100.7', count: 1 },
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('stops a body over the app limit (16 KiB) at nginx, with the answer a node gives', async () => {
+    const before = upstreams().length;
+    for (const [urlPath, body] of [
+      ['/api/submit', JSON.stringify({ hash: randomHash(), fileName: 'x'.repeat(20 * 1024) })],
+      ['/api/v1/beta/timestamp', JSON.stringify({ hash: randomHash(), note: 'x'.repeat(20 * 1024) })],
+      ['/api/contact', JSON.stringify({ message: 'x'.repeat(20 * 1024) })],
+    ] as const) {
+      const post = { method: 'POST', headers: { 'content-type': 'application/json' }, body };
+      const viaNginx = await request(proxy, urlPath, post);
+      const direct = await request(nodes[0]!.url, urlPath, post);
+      expect([viaNginx.status, direct.status], urlPath).toEqual([413, 413]);
+      expect(viaNginx.headers['content-type'], urlPath).toBe(direct.headers['content-type']);
+      expect(JSON.parse(viaNginx.body.toString()), urlPath).toEqual(JSON.parse(direct.body.toString()));
+    }
+    // Only the three answers nginx gave itself were logged: no body reached a node.
+    expect(await loggedAfter(before, 3)).toEqual(['-', '-', '-']);
+    // Just under the limit still reaches a node (which refuses the file name, not the size).
+    const under = JSON.stringify({ hash: randomHash(), fileName: 'x'.repeat(16 * 1024 - 100) });
+    expect((await request(proxy, '/api/submit', { method: 'POST', headers: { 'content-type': 'application/json' }, body: under })).status).toBe(400);
+  });
+
+  it('keeps answering with one node stopped, and serves the site and archive with none', async () => {
+    await stopNode(nodes[0]!);
+    for (let i = 0; i < 4; i++) expect((await request(proxy, '/api/queue-stats.php')).status).toBe(200);
+    await stopNode(nodes[1]!);
+    expect((await request(proxy, '/api/queue-stats.php')).status).toBe(502);
+    expect((await request(proxy, '/')).status).toBe(200);
+    const ledger = await request(proxy, `/ledgers/${DAY}.json`);
+    expect(ledger.status).toBe(200);
+    expect(ledger.body.equals(fs.readFileSync(path.join(dir, `ledgers/${DAY}.json`)))).toBe(true);
+  });
+});
