@@ -5,6 +5,7 @@
 // link planted in a served folder cannot lead out of it.
 import fs from 'node:fs';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH } from '../core/archive.ts';
 import { VERIFIER_ARCHIVE_PATH } from '../pipeline/verifier-release.ts';
@@ -109,11 +110,68 @@ export function sitePath(rawPath: string): string {
   return decoded.replace(/^\/+/, '');
 }
 
+/** Files at least this large are never compressed per request (a 100 MB day file kept a core busy per download). */
+export const AS_STORED_BYTES = 1 << 20;
+/** Smaller files are read whole; larger ones are streamed. */
+const READ_WHOLE_BYTES = 64 * 1024;
+
+/**
+ * The byte range a `Range` header asks of a file of `size` bytes (RFC 9110 §14): `{start, end}` (end
+ * inclusive), 'unsatisfiable' (416), or null when the header is to be ignored and the whole file sent: no
+ * header, another unit, several ranges (allowed to be ignored; no multipart answers) or a malformed one.
+ */
+export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  if (header === undefined) return null;
+  const m = /^bytes=[ \t]*(\d*)-(\d*)[ \t]*$/i.exec(header);
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0 || size === 0) return 'unsatisfiable';
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const last = m[2] === '' ? Infinity : Number(m[2]);
+  if (last < start) return null;
+  if (start >= size) return 'unsatisfiable';
+  return { start, end: Math.min(last, size - 1) };
+}
+
+/** If-None-Match (RFC 9110 §13.1.2): `*` or a list of tags, compared weakly. */
+function noneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  const opaque = etag.replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === opaque);
+}
+
+/**
+ * If-Range (RFC 9110 §13.1.5): the range is honoured only when the validator still matches: a strong ETag
+ * compared strongly (a weak one never matches), or exactly the file's Last-Modified date.
+ */
+function ifRangeHolds(header: string | undefined, etag: string, mtime: Date): boolean {
+  if (header === undefined) return true;
+  const value = header.trim();
+  if (value.startsWith('"') || value.startsWith('W/')) return !etag.startsWith('W/') && value === etag;
+  const date = Date.parse(value);
+  return !Number.isNaN(date) && date === Math.floor(mtime.getTime() / 1000) * 1000;
+}
+
+export interface SendFileOptions {
+  /**
+   * Send the bytes as stored, never compressed per request: immutable archive files, which clients and caches
+   * keep for ever and which are fetched again by every new verifier. Files of AS_STORED_BYTES or more always are.
+   */
+  asStored?: boolean;
+}
+
 /**
  * Sends a regular file (no symbolic link as the last component) with its type, length, ETag and the given
- * Cache-Control; answers 304 to a matching If-None-Match. Returns false when there is no such file.
+ * Cache-Control; answers 304 to a matching If-None-Match, and a single byte range (206, or 416 when it lies
+ * beyond the end) to `Range`, subject to If-Range. A file sent as stored has a strong ETag (its bytes are the
+ * only representation); one that @fastify/compress may compress keeps a weak one, so If-Range never matches
+ * it and a range request of it gets the whole file unless no If-Range is sent. Returns false when there is no such file.
  */
-export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: string, type: string, cacheControl: string): Promise<boolean> {
+export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: string, type: string, cacheControl: string, options: SendFileOptions = {}): Promise<boolean> {
   let handle: fs.promises.FileHandle;
   try {
     handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -122,27 +180,70 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
     if (code === 'ENOENT' || code === 'ELOOP' || code === 'ENOTDIR' || code === 'EISDIR') return false;
     throw err;
   }
-  const stat = await handle.stat();
+  let stat: fs.Stats;
+  try {
+    stat = await handle.stat();
+  } catch (err) {
+    await handle.close();
+    throw err;
+  }
   if (!stat.isFile()) {
     await handle.close();
     return false;
   }
-  const etag = `W/"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
-  reply.header('Cache-Control', cacheControl).header('ETag', etag).header('Last-Modified', stat.mtime.toUTCString()).type(type);
-  if (request.headers['if-none-match'] === etag) {
+  const asStored = options.asStored === true || stat.size >= AS_STORED_BYTES;
+  const tag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
+  const etag = asStored ? tag : `W/${tag}`;
+  reply
+    .header('Cache-Control', cacheControl)
+    .header('ETag', etag)
+    .header('Last-Modified', stat.mtime.toUTCString())
+    .header('Accept-Ranges', 'bytes')
+    .type(type);
+  // @fastify/compress's documented per-request opt-out, set by the server for answers sent as stored.
+  if (asStored) request.headers['x-no-compression'] = 'as-stored';
+  if (noneMatch(request.headers['if-none-match'], etag)) {
     await handle.close();
     await reply.code(304).send();
     return true;
   }
-  if (request.method === 'HEAD' || stat.size < 64 * 1024) {
-    const data = request.method === 'HEAD' ? Buffer.alloc(0) : await handle.readFile();
+  const ifRange = request.headers['if-range'];
+  const holds = ifRangeHolds(Array.isArray(ifRange) ? ifRange.join(', ') : ifRange, etag, stat.mtime);
+  const range = request.method === 'GET' && holds ? byteRange(request.headers.range, stat.size) : null;
+  if (range === 'unsatisfiable') {
     await handle.close();
-    reply.header('Content-Length', stat.size);
-    await reply.send(request.method === 'HEAD' ? undefined : data);
+    await reply.code(416).header('Content-Range', `bytes */${stat.size}`).header('Content-Length', 0).send();
     return true;
   }
-  const stream = handle.createReadStream();
-  await reply.send(stream);
+  const start = range?.start ?? 0;
+  const length = range ? range.end - range.start + 1 : stat.size;
+  if (range) reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
+  if (request.method === 'HEAD') {
+    await handle.close();
+    // Fastify's HEAD handling answers Content-Length: 0 for an empty body but keeps the header set for a stream.
+    await reply.header('Content-Length', length).send(Readable.from([]));
+    return true;
+  }
+  if (length < READ_WHOLE_BYTES) {
+    let data = Buffer.alloc(length);
+    try {
+      let read = 0;
+      while (read < length) {
+        const { bytesRead } = await handle.read(data, read, length - read, start + read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+      data = data.subarray(0, read);
+    } finally {
+      await handle.close();
+    }
+    reply.header('Content-Length', data.length);
+    await reply.send(data);
+    return true;
+  }
+  // A streamed answer as stored has a known length; one that may be compressed loses it to the encoder.
+  reply.header('Content-Length', length);
+  await reply.send(handle.createReadStream({ start, end: start + length - 1 }));
   return true;
 }
 
@@ -223,7 +324,9 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
       return sendNotFoundPage(site, reply);
     }
     const rel = archivePath(raw);
-    if (rel === null || !(await sendFile(request, reply, path.join(archive, rel), archiveType(rel), archiveCacheControl(rel)))) {
+    // Immutable archive files are sent as stored: never compressed again per request, with strong ETags for If-Range.
+    const cacheControl = rel === null ? SHORT : archiveCacheControl(rel);
+    if (rel === null || !(await sendFile(request, reply, path.join(archive, rel), archiveType(rel), cacheControl, { asStored: cacheControl === IMMUTABLE }))) {
       return sendNotFoundPage(site, reply);
     }
   });
