@@ -36,7 +36,7 @@ import {
   type SessionUser,
 } from './sessions.ts';
 import { applyEvent, createStripeClient, eventProblem, prefetchSubscription, stripeFailure } from './stripe.ts';
-import { Throttle, THROTTLED_ERROR } from '../throttle.ts';
+import { LoginThrottle, Throttle, THROTTLED_ERROR } from '../throttle.ts';
 import { isTokenShape, newToken, tokenHash } from './tokens.ts';
 
 export type AccountServices = Services & { accounts: AccountsConfig };
@@ -249,6 +249,8 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
         throw err;
       }
       startSession(s, request, reply, id, now);
+      // The address an account was created from is its owner's (the login throttle spares it).
+      throttles.login.remember(`account:${id}`, clientKey(request.ip), now);
       const mail = verificationMail(s.accounts.origin, email, username, token);
       sendInBackground(s, request, mail);
       return reply.code(201).send({ username, email, emailVerified: false });
@@ -274,18 +276,19 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       const { password } = request.body;
       if (!name || !password) throw new ClientError(400, TEXTS.loginFields);
       const now = s.clock();
-      const keys = [`account:${name.toLowerCase()}`, `ip:${clientKey(request.ip)}`];
-      // Counted before the (asynchronous) password check, so guesses sent at once cannot all get through.
-      const attempt = throttles.login.attempt(keys, now);
-      if (!attempt) throw new ClientError(429, THROTTLED_ERROR);
       const row = s.db
         .prepare('SELECT id, password FROM users WHERE lower(username) = lower(?) OR email = lower(?)')
         .get(name, name) as { id: string; password: string } | undefined;
+      // Failures count against the account, whichever of its username or e-mail was typed; a name without an
+      // account counts under its own text, the same way, so the answers do not tell which names exist.
+      const account = row ? `account:${row.id}` : `name:${name.toLowerCase()}`;
+      // Counted before the (asynchronous) password check, so guesses sent at once cannot all get through.
+      const attempt = throttles.login.attempt(account, clientKey(request.ip), now);
+      if (!attempt) throw new ClientError(429, THROTTLED_ERROR);
       // Without such a user, still spend one scrypt so that timing does not tell which names exist.
       const ok = await verifyPassword(password, row?.password ?? (await dummyHash()));
       if (!row || !ok) throw new ClientError(401, TEXTS.badLogin);
-      throttles.login.withdraw(attempt);
-      throttles.login.clear(keys[0]!);
+      throttles.login.succeeded(attempt, now);
       startSession(s, request, reply, row.id, now);
       const user = s.db.prepare('SELECT id, username, email, email_verified AS v FROM users WHERE id = ?').get(row.id) as { id: string; username: string; email: string; v: number };
       return meOf(s, { id: user.id, username: user.username, email: user.email, emailVerified: user.v === 1 });
@@ -614,7 +617,7 @@ export const SIGNUPS_PER_HOUR = 20;
 
 interface Throttles {
   signup: Throttle;
-  login: Throttle;
+  login: LoginThrottle;
   reset: Throttle;
   forgotIp: Throttle;
   resetMails: Throttle;
@@ -624,7 +627,7 @@ interface Throttles {
 export const accountRoutes: FastifyPluginAsync<AccountServices> = async (app, s) => {
   const throttles: Throttles = {
     signup: new Throttle(s.db, 'signup', SIGNUPS_PER_HOUR, 60 * 60_000),
-    login: new Throttle(s.db, 'login'),
+    login: new LoginThrottle(s.db),
     reset: new Throttle(s.db, 'reset'),
     forgotIp: new Throttle(s.db, 'forgot', 20, 60 * 60_000),
     resetMails: new Throttle(s.db, 'reset-mail', 5, 60 * 60_000),

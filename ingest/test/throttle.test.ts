@@ -1,8 +1,9 @@
 // The throttle's counting on a real SQLite database: the sliding window and its boundary, attempts that are
-// refused record nothing, withdrawn attempts stop counting, scopes are separate, expired rows are deleted.
+// refused record nothing, withdrawn attempts stop counting, scopes are separate, expired rows are deleted; and
+// the login throttle's three counts (per account and address, per address, per account) and its known addresses.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../pipeline/db.ts';
-import { Throttle } from '../throttle.ts';
+import { LoginThrottle, Throttle } from '../throttle.ts';
 
 const T0 = Date.parse('2026-01-05T10:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms);
@@ -66,5 +67,55 @@ describe('Throttle', () => {
     expect(rows()).toBe(500);
     t.fail(['ip:late'], at(WINDOW + 1_000));
     expect(rows()).toBe(1);
+  });
+});
+
+describe('LoginThrottle', () => {
+  const limits = { windowMs: WINDOW, perPair: 3, perAddress: 6, perAccount: 5, knownForMs: 10 * WINDOW };
+  /** Attempts that fail (counted and never withdrawn), one per address; how many were let through. */
+  const failFrom = (t: LoginThrottle, account: string, addresses: string[], when: number) => addresses.filter((a) => t.attempt(account, a, at(when)) !== undefined).length;
+  const many = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}.${i}`);
+
+  it('refuses an address for one account after perPair failures; the owner elsewhere and other accounts there are let through', () => {
+    const t = new LoginThrottle(db, limits);
+    expect(failFrom(t, 'account:a', Array(5).fill('evil'), 0)).toBe(limits.perPair);
+    expect(t.attempt('account:a', 'home', at(1))).toBeDefined();
+    expect(t.attempt('account:b', 'evil', at(1))).toBeDefined();
+    expect(t.attempt('account:a', 'evil', at(WINDOW))).toBeDefined();
+  });
+
+  it('lets at most perAccount failures through from addresses the account never logged in from; its known addresses still get in', () => {
+    const t = new LoginThrottle(db, limits);
+    t.remember('account:a', 'home', at(0));
+    expect(failFrom(t, 'account:a', many('bot', 20), 1)).toBe(limits.perAccount);
+    expect(t.attempt('account:a', 'new-place', at(2))).toBeUndefined();
+    const owner = t.attempt('account:a', 'home', at(2))!;
+    expect(owner).toBeDefined();
+    t.succeeded(owner, at(3));
+    // The owner's success does not give the attacker a new budget.
+    expect(t.attempt('account:a', 'bot.99', at(4))).toBeUndefined();
+    // Known addresses are forgotten after knownForMs.
+    expect(t.known('account:a', 'home', at(3 + limits.knownForMs - 1))).toBe(true);
+    expect(t.known('account:a', 'home', at(3 + limits.knownForMs))).toBe(false);
+  });
+
+  it('refuses an address after perAddress failures over many accounts, except for accounts known there', () => {
+    const t = new LoginThrottle(db, limits);
+    t.remember('account:colleague', 'office', at(0));
+    const accounts = many('name:sprayed', 10);
+    expect(accounts.filter((a) => t.attempt(a, 'office', at(1)) !== undefined)).toHaveLength(limits.perAddress);
+    expect(t.attempt('name:one-more', 'office', at(2))).toBeUndefined();
+    expect(t.attempt('account:colleague', 'office', at(2))).toBeDefined();
+    expect(t.attempt('name:one-more', 'elsewhere', at(2))).toBeDefined();
+  });
+
+  it('a successful login withdraws its attempt and forgets the failures of its (account, address) pair only', () => {
+    const t = new LoginThrottle(db, limits);
+    expect(failFrom(t, 'account:a', ['home', 'home'], 0)).toBe(2);
+    const ok = t.attempt('account:a', 'home', at(1))!;
+    t.succeeded(ok, at(1));
+    expect(failFrom(t, 'account:a', Array(5).fill('home'), 2)).toBe(limits.perPair);
+    // Two failures from home before the success, and three after it: the account's count holds all five.
+    expect(t.attempt('account:a', 'stranger', at(3))).toBeUndefined();
   });
 });

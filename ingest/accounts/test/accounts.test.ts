@@ -18,7 +18,7 @@ import { ORIGIN, projectEnv, randomHash, removeTempDirs, tempDir } from '../../t
 import { loadAccountsConfig, type AccountsConfig } from '../config.ts';
 import { hashPassword, verifyPassword } from '../passwords.ts';
 import { SIGNUPS_PER_HOUR, TEXTS } from '../routes.ts';
-import { THROTTLED_ERROR } from '../../throttle.ts';
+import { LOGIN_LIMITS, THROTTLED_ERROR } from '../../throttle.ts';
 import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, signedPayload, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from './stand-ins.ts';
 
 let smtp: SmtpStandIn;
@@ -453,28 +453,78 @@ describe('security, as an attacker would try it', () => {
     expect(smtp.mails.slice(count).flatMap((m) => m.to)).toEqual([email]);
   });
 
-  it('login is throttled per account (from many addresses) and per address (over many accounts): 429', async () => {
+  it('login: an attacker address cannot lock the owner out, and an unknown name is throttled like a real one', async () => {
     const { username, password } = await signUp();
-    for (let i = 0; i < 10; i++) {
-      const res = await new Client(main, `203.0.113.${i + 1}`).post('/api/auth/login', { username, password: `wrong ${i}` });
-      expect(res.statusCode).toBe(401);
-    }
-    const locked = await new Client(main, '203.0.113.200').post('/api/auth/login', { username, password });
-    expect([locked.statusCode, locked.json()]).toEqual([429, { error: THROTTLED_ERROR }]);
-    now += 16 * 60_000;
+    const attacker = new Client(main, '203.0.113.1');
+    for (let i = 0; i < LOGIN_LIMITS.perPair; i++) expect((await attacker.post('/api/auth/login', { username, password: `wrong ${i}` })).statusCode).toBe(401);
+    const refused = await attacker.post('/api/auth/login', { username, password });
+    expect([refused.statusCode, refused.json()]).toEqual([429, { error: THROTTLED_ERROR }]);
+    // The owner, from an address never used before, is not locked out.
+    expect((await new Client(main, '203.0.113.2').post('/api/auth/login', { username, password })).statusCode).toBe(200);
+    // The attacker's address stays refused for this account, not for the others.
+    expect((await attacker.post('/api/auth/login', { username, password })).statusCode).toBe(429);
+    expect((await attacker.post('/api/auth/login', { username: 'someone-else', password: 'guess1234' })).statusCode).toBe(401);
+    // A name no account has gets the same answers in the same order.
+    const prober = new Client(main, '203.0.113.3');
+    const ghost: number[] = [];
+    for (let i = 0; i <= LOGIN_LIMITS.perPair; i++) ghost.push((await prober.post('/api/auth/login', { username: 'no-such-user-here', password: `wrong ${i}` })).statusCode);
+    expect(ghost).toEqual([...Array(LOGIN_LIMITS.perPair).fill(401), 429]);
+    // After the window the attacker's address may try again.
+    now += LOGIN_LIMITS.windowMs;
     try {
-      expect((await new Client(main, '203.0.113.201').post('/api/auth/login', { username, password })).statusCode).toBe(200);
-      const sprayer = new Client(main, '192.0.2.77');
-      for (let i = 0; i < 10; i++) expect((await sprayer.post('/api/auth/login', { username: `victim${i}`, password: 'guess1234' })).statusCode).toBe(401);
-      expect((await sprayer.post('/api/auth/login', { username, password })).statusCode).toBe(429);
-      const resetter = new Client(main, '192.0.2.78');
-      for (let i = 0; i < 10; i++) expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).statusCode).toBe(400);
-      expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).json()).toEqual({ error: THROTTLED_ERROR });
+      expect((await attacker.post('/api/auth/login', { username, password: 'wrong again' })).statusCode).toBe(401);
     } finally {
-      now -= 16 * 60_000;
+      now -= LOGIN_LIMITS.windowMs;
+    }
+    const resetter = new Client(main, '192.0.2.78');
+    for (let i = 0; i < 10; i++) expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).statusCode).toBe(400);
+    expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).json()).toEqual({ error: THROTTLED_ERROR });
+  });
+
+  it('login: guesses at one account are bounded over many addresses, its username and e-mail counting as one; its own addresses still get in', async () => {
+    const owner = new Client(main, '198.18.0.1');
+    const { username, email, password } = await signUp(owner);
+    // Sent at once from many addresses, typing the username or the e-mail (in any case) by turns.
+    const n = LOGIN_LIMITS.perAccount + 20;
+    const guesses = await Promise.all(
+      Array.from({ length: n }, (_, i) => new Client(main, `198.18.1.${i + 1}`).post('/api/auth/login', { username: i % 2 ? email.toUpperCase() : username, password: `wrong ${i}` })),
+    );
+    const codes = guesses.map((r) => r.statusCode);
+    expect(codes.filter((c) => c === 401)).toHaveLength(LOGIN_LIMITS.perAccount);
+    expect(codes.filter((c) => c === 429)).toHaveLength(n - LOGIN_LIMITS.perAccount);
+    // A further address is refused, with either identifier, even with the right password...
+    expect((await new Client(main, '198.18.2.1').post('/api/auth/login', { username: email, password })).json()).toEqual({ error: THROTTLED_ERROR });
+    expect((await new Client(main, '198.18.2.2').post('/api/auth/login', { username, password })).statusCode).toBe(429);
+    // ...but the owner, from the address the account was created from, logs in; and from there on that
+    // address (and any the owner logged in from) keeps working.
+    expect((await owner.post('/api/auth/login', { username, password })).statusCode).toBe(200);
+    expect((await owner.post('/api/auth/login', { username: email, password })).statusCode).toBe(200);
+    // The owner's success does not reset the count: other addresses stay refused until the window has passed.
+    expect((await new Client(main, '198.18.2.3').post('/api/auth/login', { username, password })).statusCode).toBe(429);
+    now += LOGIN_LIMITS.windowMs;
+    try {
+      expect((await new Client(main, '198.18.2.4').post('/api/auth/login', { username, password })).statusCode).toBe(200);
+    } finally {
+      now -= LOGIN_LIMITS.windowMs;
     }
   });
 
+  it('login: a shared address where many logins fail still lets its own users in, and stops spraying', async () => {
+    const shared = '198.19.0.1';
+    const colleague = await signUp(new Client(main, shared));
+    const other = await signUp();
+    const answers = await Promise.all(
+      Array.from({ length: LOGIN_LIMITS.perAddress }, (_, i) => new Client(main, shared).post('/api/auth/login', { username: `sprayed${i}`, password: 'Summer2025!' })),
+    );
+    expect(answers.every((r) => r.statusCode === 401)).toBe(true);
+    expect((await new Client(main, shared).post('/api/auth/login', { username: 'sprayed-more', password: 'Summer2025!' })).json()).toEqual({ error: THROTTLED_ERROR });
+    // Someone whose account lives at this address is let in (and may mistype it, up to the pair's limit).
+    expect((await new Client(main, shared).post('/api/auth/login', { username: colleague.username, password: 'a typo here' })).statusCode).toBe(401);
+    expect((await new Client(main, shared).post('/api/auth/login', { username: colleague.username, password: colleague.password })).statusCode).toBe(200);
+    // An account never used from this address waits for the window like the sprayer; from elsewhere it is fine.
+    expect((await new Client(main, shared).post('/api/auth/login', { username: other.username, password: other.password })).statusCode).toBe(429);
+    expect((await new Client(main).post('/api/auth/login', { username: other.username, password: other.password })).statusCode).toBe(200);
+  });
   it(`sign-ups: ${SIGNUPS_PER_HOUR} an hour per address, even sent at once; a taken name counts too`, async () => {
     const ip = '203.0.113.150';
     const body = (i: number) => ({ username: `burst${i}_${Date.now() % 100000}`, email: `burst${i}_${Date.now() % 100000}@example.org`, password: 'correct horse', agreeTerms: true });
@@ -502,36 +552,28 @@ describe('security, as an attacker would try it', () => {
     const { username, password } = await signUp(new Client(server));
     try {
       // The password check is asynchronous (scrypt): 30 guesses sent at once must not all be let through.
-      const guesses = await Promise.all(
-        Array.from({ length: 30 }, (_, i) => new Client(server, `203.0.113.${i + 1}`).post('/api/auth/login', { username, password: `wrong ${i}` })),
-      );
+      const guesses = await Promise.all(Array.from({ length: 30 }, (_, i) => new Client(server, '203.0.113.50').post('/api/auth/login', { username, password: `wrong ${i}` })));
       const codes = guesses.map((r) => r.statusCode);
-      expect(codes.filter((code) => code === 401)).toHaveLength(10);
-      expect(codes.filter((code) => code === 429)).toHaveLength(20);
+      expect(codes.filter((code) => code === 401)).toHaveLength(LOGIN_LIMITS.perPair);
+      expect(codes.filter((code) => code === 429)).toHaveLength(30 - LOGIN_LIMITS.perPair);
       // A restart does not forget the failures.
       const folder = path.dirname(path.dirname(server.db.name));
       await server.close();
       server = await makeApp(null, folder);
-      const afterRestart = await new Client(server, '203.0.113.99').post('/api/auth/login', { username, password });
+      const afterRestart = await new Client(server, '203.0.113.50').post('/api/auth/login', { username, password });
       expect([afterRestart.statusCode, afterRestart.json()]).toEqual([429, { error: THROTTLED_ERROR }]);
-      now += 16 * 60_000;
-      try {
-        // Twelve good logins from one address in a row: successes are not failures.
-        const office = new Client(server, '192.0.2.90');
-        for (let i = 0; i < 12; i++) expect((await office.post('/api/auth/login', { username, password })).statusCode).toBe(200);
-        // Logins still being checked count: ten at once from one address are let in, an eleventh is not.
-        const burst = await Promise.all(Array.from({ length: 11 }, () => new Client(server, '192.0.2.91').post('/api/auth/login', { username, password })));
-        expect(burst.map((r) => r.statusCode).sort()).toEqual([...Array(10).fill(200), 429]);
-        // Once they have succeeded, their attempts are withdrawn.
-        expect((await new Client(server, '192.0.2.91').post('/api/auth/login', { username, password })).statusCode).toBe(200);
-      } finally {
-        now -= 16 * 60_000;
-      }
+      // Twelve good logins from one address in a row: successes are not failures.
+      const office = new Client(server, '192.0.2.90');
+      for (let i = 0; i < 12; i++) expect((await office.post('/api/auth/login', { username, password })).statusCode).toBe(200);
+      // Logins still being checked count: ten at once from one address are let in, an eleventh is not.
+      const burst = await Promise.all(Array.from({ length: LOGIN_LIMITS.perPair + 1 }, () => new Client(server, '192.0.2.91').post('/api/auth/login', { username, password })));
+      expect(burst.map((r) => r.statusCode).sort()).toEqual([...Array(LOGIN_LIMITS.perPair).fill(200), 429]);
+      // Once they have succeeded, their attempts are withdrawn.
+      expect((await new Client(server, '192.0.2.91').post('/api/auth/login', { username, password })).statusCode).toBe(200);
     } finally {
       await server.close();
     }
   });
-
   it('webhooks: a forged or missing signature is refused and changes nothing; a replayed event is applied once', async () => {
     const { c, username, email } = await signUp();
     await verify(c, email);
