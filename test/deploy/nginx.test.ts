@@ -85,7 +85,9 @@ function writeSmallSite(site: string): void {
     'pricing.html': page('Pricing'),
     'ledgers/index.html': page('Ledgers'),
     '_astro/app.Ab12Cd34.js': 'console.log("timeseal");\n',
-    'robots.txt': 'User-agent: *\nAllow: /\n',
+    'favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7"/></svg>\n',
+    // serve records the verifier's release (pipeline/verifier-release.ts), which reads its version here.
+    'offline-verifier.html': page('Offline verifier').replace('<title>', '<meta name="generator" content="Timeseal offline verifier 0.0.1"><title>'),
   };
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(site, name)), { recursive: true });
@@ -172,7 +174,7 @@ http {
   nginxExited = new Promise((resolve) => nginx.once('exit', () => resolve()));
   proxy = `http://127.0.0.1:${port}`;
   for (let i = 0; ; i++) {
-    const ok = await request(proxy, '/robots.txt').then(
+    const ok = await request(proxy, '/').then(
       () => true,
       () => false,
     );
@@ -198,7 +200,8 @@ describe('nginx in front of two timeseal serve nodes', () => {
     const cases = [
       ['/', 'index.html', 'no-cache'],
       ['/ledgers/', 'ledgers/index.html', 'no-cache'],
-      ['/robots.txt', 'robots.txt', 'public, max-age=3600'],
+      ['/favicon.svg', 'favicon.svg', 'public, max-age=3600'],
+      ['/offline-verifier.html', 'offline-verifier.html', 'no-cache'],
       [`/${firstFile(site, (r) => r.startsWith('_astro/'))}`, firstFile(site, (r) => r.startsWith('_astro/')), IMMUTABLE],
     ] as const;
     for (const [urlPath, file, cacheControl] of cases) {
@@ -239,6 +242,7 @@ describe('nginx in front of two timeseal serve nodes', () => {
       ['ledgers/checkpoint', SHORT],
       ['ledgers/days.json', SHORT],
       ['ledgers/index/segments.json', SHORT],
+      ['ledgers/offline-verifier.json', SHORT],
       ['ledgers/ots_status.json', 'no-cache'],
       ['keys/public.pem', 'public, max-age=300'],
       ['keys/dilithium_public.key', 'public, max-age=300'],
