@@ -587,7 +587,7 @@ const webhookRoutes = (stripe: Stripe | undefined): FastifyPluginAsync<AccountSe
       // Signed, but not necessarily of the shape we read: refused before anything is recorded or fetched.
       const problem = eventProblem(event);
       if (problem !== undefined) {
-        request.log.warn({ problem }, 'stripe event refused');
+        request.log.warn({ problem, eventId: (event as { id?: unknown } | null)?.id }, 'stripe event refused');
         throw new ClientError(400, problem);
       }
       if (s.db.prepare('SELECT 1 FROM stripe_events WHERE id = ?').get(event.id)) return { received: true, duplicate: true };
