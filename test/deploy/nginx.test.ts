@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, makeFixture, NOW, randomHash, removeTempDirs, ROOT, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
-import { freePort } from '../support/postgres.ts';
+import { freePort } from '../support/ports.ts';
 
 const NGINX = '/usr/sbin/nginx';
 const TEMPLATE = path.join(ROOT, 'deploy/nginx/timeseal.conf');

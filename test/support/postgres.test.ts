@@ -4,8 +4,9 @@
 import fs from 'node:fs';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgres, type TestPostgres } from './postgres.ts';
+import { postgresForSuite, startPostgres, type TestPostgres } from './postgres.ts';
 
+const other = postgresForSuite();
 let server: TestPostgres;
 const clients: pg.Client[] = [];
 
@@ -75,6 +76,20 @@ describe('startPostgres', () => {
     await second.query('UPDATE counter SET n = n + 1 WHERE id = 1');
     await second.query('COMMIT');
     expect((await observer.query('SELECT n FROM counter WHERE id = 1')).rows[0].n).toBe(2);
+  });
+
+  it('each call gives its own database: what one suite writes another never sees', async () => {
+    expect(other.url).not.toBe(server.url);
+    const mine = await connect();
+    await mine.query('CREATE TABLE only_here (x integer)');
+    const theirs = new pg.Client({ connectionString: other.url });
+    await theirs.connect();
+    try {
+      const found = await theirs.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'only_here'`);
+      expect(found.rows[0].n).toBe(0);
+    } finally {
+      await theirs.end();
+    }
   });
 
   it('stop() stops the server: new connections are refused, the process and its folder are gone', async () => {

@@ -17,11 +17,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { freePort } from './ports.ts';
 
 export interface TestPostgres {
   /** postgres://user@127.0.0.1:port/database, for `pg` (and anything taking a libpq URL). */
@@ -127,18 +127,6 @@ function clusterAccount(): Account | undefined {
   const created = lookup();
   if (created === undefined) throw new Error('useradd postgres succeeded but /etc/passwd has no postgres line');
   return created;
-}
-
-/** A TCP port nobody listens on right now on 127.0.0.1 (the server may still lose a race for it: retried). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 function runChecked(command: string, args: string[], account: Account | undefined, env: NodeJS.ProcessEnv): void {

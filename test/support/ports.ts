@@ -1,0 +1,15 @@
+// A free TCP port on loopback for a server a test starts (PostgreSQL, nginx). The port is free when this
+// returns; a server that loses it to another process in the meantime fails to bind (startPostgres then
+// tries another port).
+import net from 'node:net';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
