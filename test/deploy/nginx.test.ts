@@ -102,6 +102,8 @@ function firstFile(dir: string, accept: (rel: string) => boolean): string {
 }
 
 let dir: string;
+/** Hashes in the published day's ledger. */
+let published: string[];
 let site: string;
 let nodes: SpawnedServer[] = [];
 let nginx: ChildProcess;
@@ -130,6 +132,7 @@ beforeAll(async () => {
   expect(fs.existsSync(NGINX), `${NGINX} (Debian's nginx: bash scripts/ensure-test-tools.sh)`).toBe(true);
   const f = await makeFixture({ env: { TRUST_PROXY: '1' } });
   dir = f.dir;
+  published = f.published;
   await f.close();
   site = path.join(dir, 'dist/site');
   const built = path.join(ROOT, 'dist/site');
@@ -336,6 +339,24 @@ describe('nginx in front of two timeseal serve nodes', () => {
     // Just under the limit still reaches a node (which refuses the file name, not the size).
     const under = JSON.stringify({ hash: randomHash(), fileName: 'x'.repeat(16 * 1024 - 100) });
     expect((await request(proxy, '/api/submit', { method: 'POST', headers: { 'content-type': 'application/json' }, body: under })).status).toBe(400);
+  });
+
+  it("passes a node's own 503 on, without taking the nodes out of the upstream", async () => {
+    // With the index head set aside the index covers none of the published leaves, so a proof look-up answers
+    // 503 with Retry-After (ingest/errors.ts): a real answer, not a failing node.
+    const head = path.join(dir, 'ledgers/index/segments.json');
+    fs.renameSync(head, `${head}.aside`);
+    try {
+      for (let i = 0; i < 2; i++) {
+        const viaNginx = await request(proxy, `/api/proof/${published[0]}`);
+        expect(viaNginx.status).toBe(503);
+        expect(viaNginx.headers['retry-after']).toBe('300');
+      }
+    } finally {
+      fs.renameSync(`${head}.aside`, head);
+    }
+    for (let i = 0; i < 4; i++) expect((await request(proxy, '/api/queue-stats.php')).status).toBe(200);
+    expect((await request(proxy, `/api/proof/${published[0]}`)).status).toBe(200);
   });
 
   it('keeps answering with one node stopped, and serves the site and archive with none', async () => {
