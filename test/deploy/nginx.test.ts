@@ -12,7 +12,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, makeFixture, NOW, randomHash, removeTempDirs, ROOT, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
-import { freePort } from '../support/ports.ts';
+import { freePort, parentDeathSignal } from '../support/servers.ts';
 
 const NGINX = '/usr/sbin/nginx';
 const TEMPLATE = path.join(ROOT, 'deploy/nginx/timeseal.conf');
@@ -171,7 +171,9 @@ http {
   const args = ['-p', path.join(dir, 'nginx'), '-e', path.join(logs, 'startup.log'), '-c', path.join(conf, 'nginx.conf')];
   const check = spawnSync(NGINX, [...args, '-t'], { encoding: 'utf8' });
   expect(check.status, `nginx -t:\n${check.stderr}`).toBe(0);
-  nginx = spawn(NGINX, [...args, '-g', `daemon off; pid ${path.join(dir, 'nginx/nginx.pid')};`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // nginx stops (SIGTERM) with this test process, however it ends; afterAll stops it first in the normal case.
+  const [command, ...prefix] = [...parentDeathSignal('TERM'), NGINX];
+  nginx = spawn(command!, [...prefix, ...args, '-g', `daemon off; pid ${path.join(dir, 'nginx/nginx.pid')};`], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   nginx.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   nginxExited = new Promise((resolve) => nginx.once('exit', () => resolve()));

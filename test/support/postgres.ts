@@ -8,8 +8,9 @@
 //   a unix socket in that folder, trust authentication (only this machine can reach it), fsync and
 //   synchronous_commit on (their defaults, set explicitly: a 2xx from Timeseal must mean "on disk", and the
 //   tests must exercise the same commit path as production). stop() shuts the server down by its pid
-//   (`pg_ctl stop -m fast`, waits) and removes the folder. Debian's own cluster (`main`, port 5432) is never
-//   used.
+//   (`pg_ctl stop -m fast`, waits) and removes the folder; should the test process die first, the server gets
+//   SIGINT from the kernel (parent-death signal) and stops too. Debian's own cluster (`main`, port 5432) is
+//   never used.
 //
 // initdb and postgres refuse to run as root; as root the cluster runs as the unprivileged `postgres` user that
 // Debian's package creates (a system user is created when it is missing), and the temporary folder is given to
@@ -21,7 +22,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { freePort } from './ports.ts';
+import { freePort, parentDeathSignal } from './servers.ts';
 
 export interface TestPostgres {
   /** postgres://user@127.0.0.1:port/database, for `pg` (and anything taking a libpq URL). */
@@ -192,7 +193,8 @@ function startServer(bin: string, data: string, dir: string, port: number, accou
     '-c', 'synchronous_commit=on',
     '-c', 'max_connections=50',
   ];
-  const child = spawn(path.join(bin, 'postgres'), args, { env, stdio: ['ignore', 'ignore', 'pipe'], ...(account ?? {}) });
+  const [command, ...prefix] = [...parentDeathSignal('INT'), path.join(bin, 'postgres')];
+  const child = spawn(command!, [...prefix, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], ...(account ?? {}) });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const guard = (): void => {
     try {
