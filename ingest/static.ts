@@ -6,6 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import zlib from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH } from '../core/archive.ts';
 import { VERIFIER_ARCHIVE_PATH } from '../pipeline/verifier-release.ts';
@@ -114,6 +116,7 @@ export function sitePath(rawPath: string): string {
 export const AS_STORED_BYTES = 1 << 20;
 /** Smaller files are read whole; larger ones are streamed. */
 const READ_WHOLE_BYTES = 64 * 1024;
+const JSON_OR_TEXT = /^(application\/json|text\/)/;
 
 /**
  * The byte range a `Range` header asks of a file of `size` bytes (RFC 9110 §14): `{start, end}` (end
@@ -156,12 +159,96 @@ function ifRangeHolds(header: string | undefined, etag: string, mtime: Date): bo
   return !Number.isNaN(date) && date === Math.floor(mtime.getTime() / 1000) * 1000;
 }
 
+/** Accept-Encoding allows gzip (RFC 9110 §12.5.3): `gzip`, `x-gzip` or `*` with a weight above 0, gzip not refused. */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false;
+  let star = false;
+  for (const part of header.toLowerCase().split(',')) {
+    const [coding = '', ...params] = part.split(';').map((x) => x.trim());
+    const q = params.map((x) => /^q=([\d.]+)$/.exec(x)).find((m) => m !== null);
+    const weight = q ? Number(q[1]) : 1;
+    if (coding === 'gzip' || coding === 'x-gzip') return weight > 0;
+    if (coding === '*') star = weight > 0;
+  }
+  return star;
+}
+
+/**
+ * gzip copies of large files sent as stored (an immutable day file, index-sha256.json), each made once into
+ * `dir` and then sent as they are to clients that accept gzip: the compression is paid once per file, not
+ * once per download. A copy is made in the background when first wanted, one at a time (zlib runs on libuv's
+ * thread pool, so one core at most); until it exists the file goes out uncompressed. A copy is named after
+ * its source and the source's size and time, and replaces the older copies of the same name (index-sha256.json
+ * changes daily).
+ */
+export class GzipCopies {
+  private readonly dir: string;
+  private queue: Promise<unknown> = Promise.resolve();
+  private readonly making = new Set<string>();
+
+  constructor(dir: string) {
+    this.dir = dir;
+  }
+
+  /** The copy of `source` (served as `name`, version `version`) when made; otherwise starts making it and returns null. */
+  async ready(source: string, name: string, version: string, log: { warn(fields: object, message: string): void }): Promise<string | null> {
+    const key = name.replaceAll('/', '%');
+    const copy = path.join(this.dir, `${key}.${version}.gz`);
+    try {
+      await fs.promises.access(copy);
+      return copy;
+    } catch {
+      // Not made yet.
+    }
+    if (!this.making.has(copy)) {
+      this.making.add(copy);
+      const made = this.queue
+        .then(() => this.make(source, key, version, copy))
+        .catch((err: unknown) => log.warn({ err, file: name }, 'could not make the gzip copy; the file is sent uncompressed'))
+        .finally(() => this.making.delete(copy));
+      this.queue = made;
+    }
+    return null;
+  }
+
+  private async make(source: string, key: string, version: string, copy: string): Promise<void> {
+    await fs.promises.mkdir(this.dir, { recursive: true });
+    const temp = `${copy}.tmp-${process.pid}`;
+    if (tagOf(await fs.promises.lstat(source)) !== version) return;
+    try {
+      const input = await fs.promises.open(source, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+      await pipeline(input.createReadStream(), zlib.createGzip({ level: 9 }), fs.createWriteStream(temp));
+      // Synced before the rename: a copy cut short by a crash would otherwise be served for good.
+      const output = await fs.promises.open(temp, 'r+');
+      try {
+        await output.sync();
+      } finally {
+        await output.close();
+      }
+    } catch (err) {
+      await fs.promises.rm(temp, { force: true });
+      throw err;
+    }
+    await fs.promises.rename(temp, copy);
+    for (const other of await fs.promises.readdir(this.dir)) {
+      if (other.startsWith(`${key}.`) && other.endsWith('.gz') && other !== path.basename(copy)) await fs.promises.rm(path.join(this.dir, other), { force: true });
+    }
+  }
+}
+
+/** A file version's validator: its size and modification time (hex). */
+function tagOf(stat: fs.Stats): string {
+  return `${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}`;
+}
+
 export interface SendFileOptions {
   /**
    * Send the bytes as stored, never compressed per request: immutable archive files, which clients and caches
    * keep for ever and which are fetched again by every new verifier. Files of AS_STORED_BYTES or more always are.
    */
   asStored?: boolean;
+  /** Where gzip copies of large JSON files sent as stored come from, and the name the file is served as. */
+  gzip?: { copies: GzipCopies; name: string };
 }
 
 /**
@@ -192,12 +279,30 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
     return false;
   }
   const asStored = options.asStored === true || stat.size >= AS_STORED_BYTES;
-  const tag = `"${stat.size.toString(16)}-${Math.floor(stat.mtimeMs).toString(16)}"`;
-  const etag = asStored ? tag : `W/${tag}`;
+  const mtime = stat.mtime;
+  let size = stat.size;
+  let etag = asStored ? `"${tagOf(stat)}"` : `W/"${tagOf(stat)}"`;
+  // A large JSON file sent as stored has two representations: the file and its gzip copy (once made). A range
+  // is always of the file itself.
+  if (asStored && options.gzip && stat.size >= READ_WHOLE_BYTES && JSON_OR_TEXT.test(type)) {
+    reply.header('Vary', 'Accept-Encoding');
+    const accept = request.headers['accept-encoding'];
+    if (request.headers.range === undefined && acceptsGzip(Array.isArray(accept) ? accept.join(',') : accept)) {
+      const copy = await options.gzip.copies.ready(file, options.gzip.name, tagOf(stat), request.log);
+      const gz = copy === null ? null : await fs.promises.open(copy, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(() => null);
+      if (gz !== null) {
+        await handle.close();
+        handle = gz;
+        size = (await gz.stat()).size;
+        etag = `"${tagOf(stat)}-gz"`;
+        reply.header('Content-Encoding', 'gzip');
+      }
+    }
+  }
   reply
     .header('Cache-Control', cacheControl)
     .header('ETag', etag)
-    .header('Last-Modified', stat.mtime.toUTCString())
+    .header('Last-Modified', mtime.toUTCString())
     .header('Accept-Ranges', 'bytes')
     .type(type);
   // @fastify/compress's documented per-request opt-out, set by the server for answers sent as stored.
@@ -208,16 +313,16 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
     return true;
   }
   const ifRange = request.headers['if-range'];
-  const holds = ifRangeHolds(Array.isArray(ifRange) ? ifRange.join(', ') : ifRange, etag, stat.mtime);
-  const range = request.method === 'GET' && holds ? byteRange(request.headers.range, stat.size) : null;
+  const holds = ifRangeHolds(Array.isArray(ifRange) ? ifRange.join(', ') : ifRange, etag, mtime);
+  const range = request.method === 'GET' && holds ? byteRange(request.headers.range, size) : null;
   if (range === 'unsatisfiable') {
     await handle.close();
-    await reply.code(416).header('Content-Range', `bytes */${stat.size}`).header('Content-Length', 0).send();
+    await reply.code(416).header('Content-Range', `bytes */${size}`).header('Content-Length', 0).send();
     return true;
   }
   const start = range?.start ?? 0;
-  const length = range ? range.end - range.start + 1 : stat.size;
-  if (range) reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
+  const length = range ? range.end - range.start + 1 : size;
+  if (range) reply.code(206).header('Content-Range', `bytes ${range.start}-${range.end}/${size}`);
   if (request.method === 'HEAD') {
     await handle.close();
     // Fastify's HEAD handling answers Content-Length: 0 for an empty body but keeps the header set for a stream.
@@ -314,19 +419,20 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
   const wildcard = { params: { type: 'object', properties: { '*': { type: 'string', maxLength: 2048 } }, additionalProperties: false }, hide: true };
 
   const indexJson = new IndexJsonCache(archive, path.resolve(options.cache));
+  const gzipCopies = new GzipCopies(path.join(path.resolve(options.cache), 'gz'));
 
   app.get('/ledgers/*', { schema: wildcard }, async (request, reply) => {
     const raw = rawPath(request).slice('/ledgers/'.length);
     if (raw === '') return serveSite(request, reply, 'ledgers/');
     if (raw === INDEX_JSON_PATH) {
       const file = await indexJson.file();
-      if (await sendFile(request, reply, file, archiveType(INDEX_JSON_PATH), SHORT)) return;
+      if (await sendFile(request, reply, file, archiveType(INDEX_JSON_PATH), SHORT, { gzip: { copies: gzipCopies, name: INDEX_JSON_PATH } })) return;
       return sendNotFoundPage(site, reply);
     }
     const rel = archivePath(raw);
     // Immutable archive files are sent as stored: never compressed again per request, with strong ETags for If-Range.
     const cacheControl = rel === null ? SHORT : archiveCacheControl(rel);
-    if (rel === null || !(await sendFile(request, reply, path.join(archive, rel), archiveType(rel), cacheControl, { asStored: cacheControl === IMMUTABLE }))) {
+    if (rel === null || !(await sendFile(request, reply, path.join(archive, rel), archiveType(rel), cacheControl, { asStored: cacheControl === IMMUTABLE, gzip: { copies: gzipCopies, name: rel } }))) {
       return sendNotFoundPage(site, reply);
     }
   });

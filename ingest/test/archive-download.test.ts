@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { byteRange } from '../static.ts';
+import { acceptsGzip, byteRange } from '../static.ts';
 import { makeFixture, removeTempDirs, type Fixture } from './fixture.ts';
 
 let f: Fixture;
@@ -49,22 +49,54 @@ function watchCompressors(): () => number {
   return () => spies.reduce((sum, s) => sum + s.mock.calls.length, 0);
 }
 
-describe('immutable archive files are sent as stored', () => {
-  it('a large ledger asked for with Accept-Encoding: gzip, br is not compressed, and its bytes equal the file', async () => {
+describe('immutable archive files are not compressed per request', () => {
+  it('a large ledger asked for with Accept-Encoding gzip is compressed once, into a copy sent from then on; its bytes equal the file', async () => {
     const compressors = watchCompressors();
-    for (let i = 0; i < 3; i++) {
-      const res = await f.app.inject({ url: `/ledgers/${LARGE}`, headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
-      expect(res.statusCode).toBe(200);
-      expect(res.headers['content-encoding']).toBeUndefined();
-      expect(Number(res.headers['content-length'])).toBe(large.length);
-      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-      expect(res.headers['accept-ranges']).toBe('bytes');
-      expect(res.rawPayload.equals(large)).toBe(true);
+    const get = () => f.app.inject({ url: `/ledgers/${LARGE}`, headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
+    // Until the copy is made the file goes out as stored.
+    const first = await get();
+    expect(first.statusCode).toBe(200);
+    expect(first.headers['content-encoding']).toBeUndefined();
+    expect(Number(first.headers['content-length'])).toBe(large.length);
+    expect(first.headers.vary).toBe('Accept-Encoding');
+    expect(first.rawPayload.equals(large)).toBe(true);
+    let res = first;
+    for (let i = 0; i < 200 && res.headers['content-encoding'] === undefined; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      res = await get();
     }
+    expect(res.headers['content-encoding'], 'the gzip copy was never served').toBe('gzip');
+    for (let i = 0; i < 5; i++) {
+      res = await get();
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-encoding']).toBe('gzip');
+      expect(Number(res.headers['content-length'])).toBe(res.rawPayload.length);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.vary).toBe('Accept-Encoding');
+      expect(String(res.headers.etag)).not.toBe(String(first.headers.etag));
+      expect(zlib.gunzipSync(res.rawPayload).equals(large)).toBe(true);
+    }
+    // One compressor in all: the copy's.
+    expect(compressors()).toBe(1);
+    // A client that does not take gzip gets the file as stored, and its ETag.
+    for (const encoding of [undefined, 'identity', 'gzip;q=0, br', 'br']) {
+      const plain = await f.app.inject({ url: `/ledgers/${LARGE}`, headers: encoding === undefined ? {} : { 'accept-encoding': encoding } });
+      expect(plain.headers['content-encoding'], encoding).toBeUndefined();
+      expect(plain.headers.etag).toBe(first.headers.etag);
+      expect(plain.rawPayload.equals(large)).toBe(true);
+    }
+    expect(compressors()).toBe(1);
+  });
+
+  it('a small immutable file is sent as stored', async () => {
+    const compressors = watchCompressors();
+    const res = await f.app.inject({ url: `/ledgers/${SMALL}`, headers: { 'accept-encoding': 'gzip' } });
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.rawPayload.equals(small)).toBe(true);
     expect(compressors()).toBe(0);
   });
 
-  it('while a compressible site file of the same kind of size still is (so the watch above can see compression)', async () => {
+  it('while a compressible site file of the same kind of size still is compressed per request (so the watch above can see compression)', async () => {
     const compressors = watchCompressors();
     const res = await f.app.inject({ url: '/_astro/big.abc.js', headers: { 'accept-encoding': 'gzip' } });
     expect(res.headers['content-encoding']).toBe('gzip');
@@ -158,10 +190,11 @@ describe('over a real socket', () => {
     expect(res.status).toBe(206);
     expect(res.headers.get('content-range')).toBe(`bytes 100-199/${large.length}`);
     expect(Buffer.from(await res.arrayBuffer()).equals(large.subarray(100, 200))).toBe(true);
-    const head = await fetch(`${url}/ledgers/${LARGE}`, { method: 'HEAD' });
+    const head = await fetch(`${url}/ledgers/${LARGE}`, { method: 'HEAD', headers: { 'accept-encoding': 'identity' } });
     expect(head.headers.get('content-length')).toBe(String(large.length));
+    // As stored or the gzip copy (fetch decodes it): the file's bytes either way.
     const whole = await fetch(`${url}/ledgers/${LARGE}`, { headers: { 'accept-encoding': 'gzip' } });
-    expect(whole.headers.get('content-encoding')).toBeNull();
+    expect([null, 'gzip']).toContain(whole.headers.get('content-encoding'));
     expect(Buffer.from(await whole.arrayBuffer()).equals(large)).toBe(true);
   });
 });
@@ -183,5 +216,24 @@ describe('byteRange', () => {
     ['pages=0-1', 10, null],
   ] as const)('%s of %d bytes', (header, size, expected) => {
     expect(byteRange(header, size)).toEqual(expected);
+  });
+});
+
+describe('acceptsGzip', () => {
+  it.each([
+    [undefined, false],
+    ['', false],
+    ['gzip', true],
+    ['deflate, gzip;q=0.5', true],
+    ['GZIP', true],
+    ['x-gzip', true],
+    ['br', false],
+    ['gzip;q=0', false],
+    ['*', true],
+    ['*;q=0', false],
+    ['gzip;q=0, *', false],
+    ['identity', false],
+  ] as const)('%s', (header, expected) => {
+    expect(acceptsGzip(header)).toBe(expected);
   });
 });
