@@ -130,7 +130,8 @@ async function stopNode(node: SpawnedServer): Promise<void> {
 
 beforeAll(async () => {
   expect(fs.existsSync(NGINX), `${NGINX} (Debian's nginx: bash scripts/ensure-test-tools.sh)`).toBe(true);
-  const f = await makeFixture({ env: { TRUST_PROXY: '1' } });
+  // Enough hashes for a day file of several KB (compression matters) and full-width tiles stay partial (40 < 256).
+  const f = await makeFixture({ env: { TRUST_PROXY: '1' }, publish: Array.from({ length: 40 }, randomHash) });
   dir = f.dir;
   published = f.published;
   await f.close();
@@ -265,6 +266,24 @@ describe('nginx in front of two timeseal serve nodes', () => {
       for (const name of [...SECURITY_HEADERS, ...CROSS_ORIGIN_HEADERS]) expect(viaNginx.headers[name], `${rel} ${name}`).toBe(direct.headers[name]);
     }
     expect(await loggedAfter(before, cases.length)).toEqual(cases.map(() => '-'));
+
+    // An immutable file goes out as stored even to a client that accepts gzip, as a node sends it (the day's
+    // ledger is well over nginx's gzip_min_length).
+    expect(fs.statSync(path.join(archive, `${DAY}.json`)).size).toBeGreaterThan(4096);
+    const gzipOk = { 'accept-encoding': 'gzip' };
+    const storedViaNginx = await request(proxy, `/ledgers/${DAY}.json`, { headers: gzipOk });
+    const storedDirect = await request(nodes[1]!.url, `/ledgers/${DAY}.json`, { headers: gzipOk });
+    expect([storedViaNginx.headers['content-encoding'], storedDirect.headers['content-encoding']]).toEqual([undefined, undefined]);
+    expect(storedViaNginx.body.equals(storedDirect.body)).toBe(true);
+
+    // A byte range, as a verifier resuming a large download asks it.
+    const range = { range: 'bytes=10-41' };
+    const partViaNginx = await request(proxy, `/ledgers/${DAY}.json`, { headers: range });
+    const partDirect = await request(nodes[1]!.url, `/ledgers/${DAY}.json`, { headers: range });
+    expect([partViaNginx.status, partDirect.status]).toEqual([206, 206]);
+    expect(partViaNginx.headers['content-range']).toBe(partDirect.headers['content-range']);
+    expect(partViaNginx.body.equals(fs.readFileSync(path.join(archive, `${DAY}.json`)).subarray(10, 42))).toBe(true);
+    expect(partViaNginx.body.equals(partDirect.body)).toBe(true);
   });
 
   it('answers a cross-origin preflight for the archive and keys as a node does', async () => {
