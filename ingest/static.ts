@@ -254,9 +254,9 @@ export interface SendFileOptions {
 /**
  * Sends a regular file (no symbolic link as the last component) with its type, length, ETag and the given
  * Cache-Control; answers 304 to a matching If-None-Match, and a single byte range (206, or 416 when it lies
- * beyond the end) to `Range`, subject to If-Range. A file sent as stored has a strong ETag (its bytes are the
- * only representation); one that @fastify/compress may compress keeps a weak one, so If-Range never matches
- * it and a range request of it gets the whole file unless no If-Range is sent. Returns false when there is no such file.
+ * beyond the end) to `Range`, subject to If-Range. A file sent as stored has a strong ETag (its bytes, or its
+ * gzip copy's, are fixed by it); one that @fastify/compress may compress keeps a weak one, which never satisfies
+ * If-Range, so a range asked with If-Range gets the whole file. Returns false when there is no such file.
  */
 export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: string, type: string, cacheControl: string, options: SendFileOptions = {}): Promise<boolean> {
   let handle: fs.promises.FileHandle;

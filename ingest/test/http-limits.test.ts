@@ -2,8 +2,10 @@
 // server built with serverOptions() as in production, with the limits shortened: silent connections are
 // closed within their limit while other connections keep being answered, and refused connections are logged
 // once with a count, not once each.
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { app, serverOptions } from '../app.ts';
@@ -121,6 +123,38 @@ describe('timeouts', () => {
       expect(t).toBeGreaterThanOrEqual(250);
       // Node 24 keeps the socket 1 s beyond keepAliveTimeout (keepAliveTimeoutBuffer).
       expect(t).toBeLessThan(2500);
+    } finally {
+      for (const s of sockets.splice(0)) s.destroy();
+      await server.close();
+    }
+  });
+});
+
+describe('downloads', () => {
+  it('a download that outlasts the request timeout is not cut while the client keeps reading', async () => {
+    const file = Buffer.alloc(24 << 20, 'x');
+    fs.writeFileSync(path.join(f.config.archive, '2025-09-30.json'), file);
+    const { server, port } = await start(SHORT);
+    try {
+      const conn = silent(port, 'GET /ledgers/2025-09-30.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+      // Read in short bursts with pauses, for twice the whole-request limit (0.8 s) but never idle for the idle limit.
+      const started = Date.now();
+      let receivedAtOneSecond = -1;
+      while (Date.now() - started < 1600) {
+        conn.socket.pause();
+        await new Promise((r) => setTimeout(r, 200));
+        if (receivedAtOneSecond < 0 && Date.now() - started >= 1000) receivedAtOneSecond = conn.received().length;
+        conn.socket.resume();
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // Still under way after the request limit.
+      expect(receivedAtOneSecond).toBeGreaterThan(0);
+      expect(receivedAtOneSecond).toBeLessThan(file.length);
+      conn.socket.resume();
+      await conn.closed;
+      const [head = '', body = ''] = conn.received().split('\r\n\r\n');
+      expect(head).toMatch(/^HTTP\/1\.1 200 /);
+      expect(body.length).toBe(file.length);
     } finally {
       for (const s of sockets.splice(0)) s.destroy();
       await server.close();
