@@ -130,8 +130,8 @@ async function stopNode(node: SpawnedServer): Promise<void> {
 
 beforeAll(async () => {
   expect(fs.existsSync(NGINX), `${NGINX} (Debian's nginx: bash scripts/ensure-test-tools.sh)`).toBe(true);
-  // Enough hashes for a day file of several KB (compression matters) and full-width tiles stay partial (40 < 256).
-  const f = await makeFixture({ env: { TRUST_PROXY: '1' }, publish: Array.from({ length: 40 }, randomHash) });
+  // 300 hashes: a day file of tens of KB (compression matters), a full tile (256 leaves) and a partial one.
+  const f = await makeFixture({ env: { TRUST_PROXY: '1' }, publish: Array.from({ length: 300 }, randomHash) });
   dir = f.dir;
   published = f.published;
   await f.close();
@@ -242,7 +242,8 @@ describe('nginx in front of two timeseal serve nodes', () => {
       [`ledgers/${DAY}.json.sig`, IMMUTABLE],
       [`ledgers/${DAY}.json.dilithium.sig`, IMMUTABLE],
       [`ledgers/${DAY}.checkpoint`, IMMUTABLE],
-      [`ledgers/${firstFile(archive, (r) => r.startsWith(`tile${path.sep}0${path.sep}`))}`, IMMUTABLE],
+      [`ledgers/${firstFile(archive, (r) => /^tile[/\\]0[/\\]\d{3}$/.test(r))}`, IMMUTABLE],
+      [`ledgers/${firstFile(archive, (r) => /^tile[/\\]0[/\\]\d{3}\.p[/\\]\d+$/.test(r))}`, IMMUTABLE],
       [`ledgers/${firstFile(archive, (r) => r.startsWith(`tile${path.sep}entries${path.sep}`))}`, IMMUTABLE],
       [`ledgers/${firstFile(archive, (r) => /^index[/\\]\d+-\d+[/\\]/.test(r))}`, IMMUTABLE],
       ['ledgers/checkpoint', SHORT],
