@@ -152,14 +152,20 @@ async function startPrivateCluster(): Promise<TestPostgres> {
       const port = await freePort();
       try {
         const server = await startServer(bin, data, dir, port, account, env);
-        const admin = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, database: 'postgres' });
-        await admin.connect();
+        const stop = onceOnly(() => stopServer(bin, data, dir, server, account, env));
         try {
-          await admin.query(`CREATE DATABASE ${DATABASE}`);
-        } finally {
-          await admin.end();
+          const admin = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, database: 'postgres' });
+          await admin.connect();
+          try {
+            await admin.query(`CREATE DATABASE ${DATABASE}`);
+          } finally {
+            await admin.end();
+          }
+        } catch (err) {
+          await stop();
+          throw err;
         }
-        return { url: `postgres://${SUPERUSER}@127.0.0.1:${port}/${DATABASE}`, pid: server.pid, dir, stop: onceOnly(() => stopServer(bin, data, dir, server, account, env)) };
+        return { url: `postgres://${SUPERUSER}@127.0.0.1:${port}/${DATABASE}`, pid: server.pid, dir, stop };
       } catch (err) {
         if (attempt < 3 && err instanceof PortTakenError) continue;
         throw err;
