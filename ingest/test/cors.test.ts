@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { tilePath } from '../../core/tiles.ts';
+import { PUBLIC_ROUTES } from '../security-headers.ts';
 import { DAY, makeFixture, randomHash, removeTempDirs, type Fixture } from './fixture.ts';
 
 let f: Fixture;
@@ -60,10 +61,18 @@ describe('public reads answer any origin', () => {
   });
 
   it('their errors too, so that a page elsewhere can read why', async () => {
-    for (const url of ['/ledgers/2031-01-01.json', '/keys/nothing.pem', `/api/proof/${randomHash()}`, '/api/verify-quantum.php?date=yesterday']) {
+    for (const url of ['/ledgers/2031-01-01.json', '/keys/nothing.pem', `/api/proof/${randomHash()}`, `/api/proof/${randomHash()}.ots`, '/api/verify-quantum.php?date=yesterday']) {
       const res = await f.app.inject({ url, headers: { origin: ORIGIN } });
       expect(res.statusCode, url).toBeGreaterThanOrEqual(400);
       expectPublic(res, url);
+    }
+  });
+});
+
+describe('the allow-list', () => {
+  it('names only routes the server has, with their methods (a renamed route must not silently lose CORS)', () => {
+    for (const [url, methods] of Object.entries(PUBLIC_ROUTES)) {
+      for (const method of methods) expect(f.app.hasRoute({ method: method as 'GET', url }), `${method} ${url}`).toBe(true);
     }
   });
 });
