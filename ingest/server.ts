@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { UsageError } from '../pipeline/config.ts';
 
 export interface HttpLimits {
-  /** Time to receive a request's headers, from the connection's first byte or the previous request (Node `headersTimeout`). */
+  /** Time to receive a request's headers, from the connection's start or the request's first byte (Node `headersTimeout`). */
   headersTimeoutMs: number;
   /** Time to receive a whole request, headers and body (Node `requestTimeout`). */
   requestTimeoutMs: number;
