@@ -113,7 +113,9 @@ const PUBLIC_HEADERS = {
 
 /**
  * Sets the headers on every answer when it is sent, by what it is: JSON gets the API set, anything else the
- * site set. A Content-Security-Policy a route set itself (the offline verifier page) is kept.
+ * site set. A Content-Security-Policy a route set itself (the offline verifier page) is kept. Then by route:
+ * the PUBLIC_ROUTES get the cross-origin headers (over the site set's CORP same-origin), every other route
+ * loses any it set. Also answers the public routes' CORS preflights.
  */
 export const securityHeaders: FastifyPluginAsync<{ site: HelmetOptions; api: HelmetOptions }> = async (fastify, options) => {
   const site = helmetHeaders(options.site);
