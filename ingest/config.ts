@@ -9,9 +9,10 @@ export interface IngestConfig {
   site: string;
   /**
    * Fastify `trustProxy`: undefined = use the socket's address (X-Forwarded-For is ignored); a number = trust
-   * that many proxy hops; true = trust every hop; a string = comma-separated trusted proxy addresses/CIDRs.
+   * that many proxy hops; a string = comma-separated trusted proxy addresses/CIDRs. Never "trust every hop":
+   * with it the leftmost X-Forwarded-For entry, which any client writes, would be its address (issue 16).
    */
-  trustProxy: boolean | number | string | undefined;
+  trustProxy: number | string | undefined;
   /** SMTP connection URL (smtp:// or smtps://); undefined writes each e-mail to `outbox` instead. */
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -20,13 +21,17 @@ export interface IngestConfig {
   outbox: string;
 }
 
-/** TRUST_PROXY: unset, "", "0" or "false" = off; "true" = all hops; an integer = hops; else addresses. */
+/** TRUST_PROXY: unset, "", "0" or "false" = off; an integer = hops; else the proxies' addresses/CIDRs. */
 export function parseTrustProxy(value: string | undefined): IngestConfig['trustProxy'] {
   const v = value?.trim();
   if (v === undefined || v === '' || v === '0' || v.toLowerCase() === 'false') return undefined;
-  if (v.toLowerCase() === 'true') return true;
+  if (v.toLowerCase() === 'true') {
+    throw new UsageError(
+      'TRUST_PROXY=true would let every client choose its own address (X-Forwarded-For). Set the number of proxies in front of the server (TRUST_PROXY=1 behind one nginx) or their addresses (TRUST_PROXY=10.0.0.5,10.0.0.6).',
+    );
+  }
   if (/^\d+$/.test(v)) return Number(v);
-  if (!/^[0-9a-fA-F.:/, ]+$/.test(v)) throw new UsageError(`TRUST_PROXY must be true, a hop count or proxy addresses: ${v}`);
+  if (!/^[0-9a-fA-F.:/, ]+$/.test(v)) throw new UsageError(`TRUST_PROXY must be a hop count or the proxies' addresses: ${v}`);
   return v;
 }
 

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { UsageError } from './config.ts';
 
 export type DB = Database.Database;
 
@@ -144,16 +145,61 @@ export const MIGRATIONS: string[] = [
   `,
 ];
 
-/** Opens (creating if needed) the database file and applies pending migrations. */
+/**
+ * Opens the database file, creating it when it does not exist, and applies pending migrations. A file that
+ * exists but is empty is refused (issue 16): SQLite would take it as a new database and the service would
+ * start with none of its accounts, submissions or quotas, which is what a truncated or lost file looks like.
+ * A file that is not a SQLite database is refused with the same kind of message.
+ */
 export function openDatabase(file: string): DB {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') {
+    fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+    const size = fileSize(file);
+    if (size === 0) {
+      throw new UsageError(
+        `the database file ${file} is empty (0 bytes): it is not a Timeseal database. Restore it from a backup, or, for a new installation, delete the empty file and start again.`,
+      );
+    }
+  }
   const db = new Database(file);
-  db.pragma('journal_mode = WAL');
+  try {
+    db.pragma('journal_mode = WAL');
+  } catch (err) {
+    db.close();
+    throw new UsageError(`the database file ${file} cannot be opened: ${(err as Error).message}. Restore it from a backup.`);
+  }
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');
   migrate(db);
   return db;
+}
+
+function fileSize(file: string): number | undefined {
+  try {
+    return fs.statSync(file).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/**
+ * SQLite's `PRAGMA quick_check` (every page and record well-formed; indexes not compared with their tables):
+ * `timeseal serve` runs it before it accepts anything, so a damaged file is found at start, not by the request
+ * that reaches the damaged page. It reads the whole file (docs/OPERATIONS.md gives its time per size).
+ */
+export function checkDatabase(db: DB, file: string): void {
+  let rows: Array<{ quick_check: string }>;
+  try {
+    rows = db.pragma('quick_check(3)') as Array<{ quick_check: string }>;
+  } catch (err) {
+    throw new UsageError(`the database file ${file} is damaged: ${(err as Error).message}. Restore it from a backup.`);
+  }
+  const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok').map((m) => m.replace(/\s*\n\s*/g, ' '));
+  if (problems.length > 0) {
+    throw new UsageError(`the database file ${file} is damaged (PRAGMA quick_check: ${problems.join('; ')}). Restore it from a backup.`);
+  }
 }
 
 export function migrate(db: DB): void {

@@ -41,7 +41,8 @@ describe('TRUST_PROXY', () => {
     expect(parseTrustProxy(undefined)).toBeUndefined();
     expect(parseTrustProxy('false')).toBeUndefined();
     expect(parseTrustProxy('1')).toBe(1);
-    expect(parseTrustProxy('true')).toBe(true);
+    expect(() => parseTrustProxy('true')).toThrow(/TRUST_PROXY=true would let every client choose its own address/);
+    expect(() => parseTrustProxy(' TRUE ')).toThrow(/TRUST_PROXY=1 behind one nginx/);
     expect(parseTrustProxy('10.0.0.1, 10.0.0.0/8')).toBe('10.0.0.1, 10.0.0.0/8');
     expect(() => parseTrustProxy('anything; rm')).toThrow(/TRUST_PROXY/);
   });

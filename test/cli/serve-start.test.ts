@@ -1,0 +1,147 @@
+// What `timeseal serve` checks before it accepts anything (issue 16, items 4, 6, 11 and 15): each broken
+// installation refuses to start with exit code 2 and one line naming the cause, instead of starting and
+// answering 500 (or, for TRUST_PROXY=true, letting every client pick its address); and a read-only archive is
+// served without the server ever writing to it.
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../pipeline/db.ts';
+import { enqueue } from '../../pipeline/queue.ts';
+import { BIN, childEnv, projectEnv, removeTempDirs, tempDir } from '../../ingest/test/fixture.ts';
+
+afterAll(removeTempDirs);
+
+function timeseal(cwd: string, env: Record<string, string>, args: string[], timeout = 60_000): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(BIN, args, { cwd, env: childEnv({ PORT: '0', ...env }), encoding: 'utf8', timeout });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A project with keys and a database holding 2,000 queued submissions. */
+function project(label: string): { dir: string; env: Record<string, string> } {
+  const dir = tempDir(label);
+  const env = projectEnv(dir);
+  expect(timeseal(dir, env, ['keys', 'init']).code).toBe(0);
+  const db = openDatabase(env.TIMESEAL_DB!);
+  const hashes = Array.from({ length: 2000 }, (_, i) => ({ hash: i.toString(16).padStart(64, '0'), submittedAt: new Date('2025-11-02T09:00:00Z'), source: 'import' as const }));
+  enqueue(db, hashes);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  db.close();
+  return { dir, env };
+}
+
+/** `timeseal serve` must exit by itself (it would otherwise listen until killed) with code 2 and this line. */
+function expectRefused(dir: string, env: Record<string, string>, message: RegExp): void {
+  const r = timeseal(dir, env, ['serve'], 30_000);
+  expect(r.stdout).not.toMatch(/listening/);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+}
+
+describe('timeseal serve refuses to start', () => {
+  it('with TRUST_PROXY=true, naming the safe settings', () => {
+    const { dir, env } = project('trust-true');
+    expectRefused(dir, { ...env, TRUST_PROXY: 'true' }, /^timeseal: TRUST_PROXY=true would let every client choose its own address .*TRUST_PROXY=1 behind one nginx/);
+  });
+
+  it('without a public key file, or with an unreadable one', () => {
+    const { dir, env } = project('keys');
+    const keys = env.TIMESEAL_KEYS!;
+    const pem = fs.readdirSync(keys).find((f) => f.endsWith('.pem'))!;
+    const saved = fs.readFileSync(path.join(keys, pem));
+    fs.rmSync(path.join(keys, pem));
+    expectRefused(dir, env, new RegExp(`cannot serve without the public keys in ${keys}: .*${pem.replace('.', '\\.')}.*timeseal keys init`));
+    fs.writeFileSync(path.join(keys, pem), 'not a key\n');
+    expectRefused(dir, env, /cannot serve without the public keys/);
+    fs.writeFileSync(path.join(keys, pem), saved);
+    const started = timeseal(dir, { ...env, TIMESEAL_NOW: '2025-11-03T12:00:00Z' }, ['status']);
+    expect(started.code).toBe(0);
+  });
+
+  it('on an empty (0-byte) database file, which SQLite would take as a new database', () => {
+    const { dir, env } = project('empty-db');
+    const db = env.TIMESEAL_DB!;
+    for (const f of [db, `${db}-wal`, `${db}-shm`]) fs.rmSync(f, { force: true });
+    fs.writeFileSync(db, '');
+    expectRefused(dir, env, /the database file .* is empty \(0 bytes\): it is not a Timeseal database\. Restore it from a backup/);
+    expect(fs.statSync(db).size).toBe(0);
+  });
+
+  it('on a file that is not a database', () => {
+    const { dir, env } = project('garbage-db');
+    const db = env.TIMESEAL_DB!;
+    fs.writeFileSync(db, Buffer.alloc(8192, 0x41));
+    expectRefused(dir, env, /the database file .* cannot be opened: .*not a database.*Restore it from a backup/);
+  });
+
+  it('on a database with a damaged page (PRAGMA quick_check)', () => {
+    const { dir, env } = project('damaged-db');
+    const db = env.TIMESEAL_DB!;
+    const bytes = fs.readFileSync(db);
+    const page = Math.floor(bytes.length / 4096 / 2);
+    for (let i = 0; i < 64; i++) bytes[page * 4096 + 8 + i]! ^= 0xff;
+    fs.writeFileSync(db, bytes);
+    expectRefused(dir, env, /the database file .* is damaged \(PRAGMA quick_check: .*page.*\)\. Restore it from a backup/);
+  });
+});
+
+describe('timeseal serve on a read-only archive', () => {
+  it('serves the archive and writes nothing to it', async () => {
+    const { dir, env } = project('read-only');
+    expect(timeseal(dir, { ...env, TIMESEAL_NOW: '2025-11-03T00:01:00Z' }, ['ledger', 'build']).code).toBe(0);
+    const archive = env.TIMESEAL_ARCHIVE!;
+    // A built offline verifier in the site folder: on a writable archive serve would list it there.
+    fs.mkdirSync(env.TIMESEAL_SITE!, { recursive: true });
+    fs.writeFileSync(path.join(env.TIMESEAL_SITE!, 'offline-verifier.html'), '<html><head><meta name="generator" content="Timeseal offline verifier 1.0.0"></head></html>\n');
+    const before = listing(archive);
+    const serverEnv = childEnv({ ...env, PORT: '0', TIMESEAL_NOW: '2025-11-03T12:00:00Z' });
+    // Root ignores file modes, so as root the archive is made read-only by a bind mount in a mount namespace of
+    // the server's own (gone with it); otherwise by taking away write permission.
+    const root = process.getuid?.() === 0;
+    if (!root) chmodTree(archive, false);
+    const child = root
+      ? spawn('unshare', ['-m', 'sh', '-c', 'mount --bind -o ro "$0" "$0" && exec "$1" serve', archive, BIN], { cwd: dir, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      : spawn(BIN, ['serve'], { cwd: dir, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /Timeseal listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${stderr}`)));
+      });
+      const checkpoint = await fetch(`${url}/ledgers/checkpoint`);
+      expect(checkpoint.status).toBe(200);
+      expect(await checkpoint.text()).toBe(fs.readFileSync(path.join(archive, 'checkpoint'), 'utf8'));
+      const ledger = await fetch(`${url}/ledgers/2025-11-02.json`);
+      expect(ledger.status).toBe(200);
+      expect(Buffer.from(await ledger.arrayBuffer()).equals(fs.readFileSync(path.join(archive, '2025-11-02.json')))).toBe(true);
+      const submitted = await fetch(`${url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash: 'ab'.repeat(32) }) });
+      expect(submitted.status).toBe(201);
+      // The log is buffered (written at least every second).
+      for (let i = 0; i < 50 && !/the archive is read-only here/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+      expect(stderr).toMatch(/the archive is read-only here/);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)));
+      if (!root) chmodTree(archive, true);
+    }
+    expect(listing(archive)).toEqual(before);
+    expect(fs.existsSync(path.join(archive, 'offline-verifier.json'))).toBe(false);
+  });
+});
+
+function listing(dir: string): string[] {
+  return (fs.readdirSync(dir, { recursive: true }) as string[]).map((f) => `${f} ${fs.statSync(path.join(dir, f)).mtimeMs}`).sort();
+}
+
+function chmodTree(dir: string, writable: boolean): void {
+  for (const f of [dir, ...(fs.readdirSync(dir, { recursive: true }) as string[]).map((r) => path.join(dir, r))]) {
+    if (fs.statSync(f).isDirectory()) fs.chmodSync(f, writable ? 0o755 : 0o555);
+  }
+}
