@@ -6,6 +6,7 @@ import { TimesealError } from '../core/errors.ts';
 import { UsageError } from './config.ts';
 import { createContext, type Context } from './context.ts';
 import { registerAnchor } from './commands/anchor.ts';
+import { registerDb } from './commands/db.ts';
 import { registerImport, InputError } from './commands/import.ts';
 import { registerIndexJson } from './commands/index-json.ts';
 import { registerKeys } from './commands/keys.ts';
@@ -35,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   registerAnchor(program, ctx);
   registerUpgrade(program, ctx);
   registerOts(program, ctx);
+  registerDb(program, ctx);
   program.commands.forEach(function exitOverride(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverride);

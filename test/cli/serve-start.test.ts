@@ -83,6 +83,17 @@ describe('timeseal serve refuses to start', () => {
     for (let i = 0; i < 64; i++) bytes[page * 4096 + 8 + i]! ^= 0xff;
     fs.writeFileSync(db, bytes);
     expectRefused(dir, env, /the database file .* is damaged \(PRAGMA quick_check: .*page.*\)\. Restore it from a backup/);
+    // The same check as a command, for files too large to check at every start.
+    const checked = timeseal(dir, env, ['db', 'check']);
+    expect(checked.code).toBe(2);
+    expect(checked.stderr).toMatch(/is damaged \(PRAGMA quick_check/);
+  });
+
+  it('`timeseal db check` passes a sound database', () => {
+    const { dir, env } = project('sound-db');
+    const checked = timeseal(dir, env, ['db', 'check', '--json']);
+    expect(checked.code).toBe(0);
+    expect(JSON.parse(checked.stdout)).toMatchObject({ ok: true, file: env.TIMESEAL_DB });
   });
 });
 
