@@ -1,9 +1,14 @@
-// One writer at a time: an exclusive lock file holding the owner's pid. A lock left by a process that no
-// longer runs (killed mid-run) is stale and taken over. `withLock` guards synchronous work (the archive
-// writes of a build or an anchoring step); `withLockAsync` guards a run that awaits (an anchoring run's
-// network calls). `what` names the run in the refusal a second process gets.
+// One writer at a time. The lock itself is a POSIX record lock that the kernel holds for the owning process:
+// an SQLite database next to the pid file (`<file>.sqlite`), held in an exclusive transaction with
+// locking_mode=EXCLUSIVE and a busy timeout of 0. A process that dies, however it dies, loses the lock with
+// it, so there is no stale lock to detect or take over, and two processes can never both get in (a pid file
+// taken over when its owner looked dead let two racing processes in). The pid file `<file>` is written only
+// while the lock is held and says who holds it, for the refusal message. `withLock` guards synchronous work
+// (the archive writes of a build or an anchoring step); `withLockAsync` guards a run that awaits (an anchoring
+// run's network calls). `what` names the run in the refusal a second process gets.
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { TimesealError } from '../core/errors.ts';
 
 /** Whether a process with this id runs (a non-positive or non-integer id never does). */
@@ -17,37 +22,59 @@ export function alive(pid: number): boolean {
   }
 }
 
-function acquire(file: string, what: string): void {
+interface Held {
+  release(): void;
+}
+
+function acquire(file: string, what: string): Held {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  for (let attempt = 0; ; attempt++) {
+  const db = new Database(`${file}.sqlite`, { timeout: 0 });
+  try {
+    db.pragma('locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    let owner = '?';
     try {
-      fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
-      const owner = Number(fs.readFileSync(file, 'utf8'));
-      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && alive(owner)) {
-        throw new TimesealError('conflict', `another ${what} holds ${file} (pid ${owner}); try again when it ends`);
-      }
-      fs.rmSync(file, { force: true });
+      owner = fs.readFileSync(file, 'utf8').trim() || '?';
+    } catch {
+      // the holder has not written its pid yet
     }
+    throw new TimesealError('conflict', `another ${what} holds ${file} (pid ${owner}); try again when it ends`);
   }
+  try {
+    fs.writeFileSync(file, String(process.pid));
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return {
+    release() {
+      // The pid file goes while the lock is still held, so it never removes the next holder's.
+      try {
+        fs.rmSync(file, { force: true });
+      } finally {
+        db.close();
+      }
+    },
+  };
 }
 
 export function withLock<T>(file: string, fn: () => T, what = 'timeseal run'): T {
-  acquire(file, what);
+  const held = acquire(file, what);
   try {
     return fn();
   } finally {
-    fs.rmSync(file, { force: true });
+    held.release();
   }
 }
 
 export async function withLockAsync<T>(file: string, fn: () => Promise<T>, what = 'timeseal run'): Promise<T> {
-  acquire(file, what);
+  const held = acquire(file, what);
   try {
     return await fn();
   } finally {
-    fs.rmSync(file, { force: true });
+    held.release();
   }
 }
