@@ -1,6 +1,7 @@
 // The ingest service's own settings, read from the environment beside pipeline/config.ts (which it does not
 // extend): where the built site lives, whether a reverse proxy's X-Forwarded-For is trusted, and how e-mail
-// leaves the machine (DESIGN.md §5: SMTP_URL / MAIL_FROM, otherwise an outbox folder).
+// leaves the machine (DESIGN.md §5: SMTP_URL / MAIL_FROM, otherwise an outbox folder), and the operator's
+// optional cap on the beta API (BETA_API_RATE; the product spec sets none during the beta).
 import path from 'node:path';
 import { UsageError, type Config } from '../pipeline/config.ts';
 
@@ -19,6 +20,32 @@ export interface IngestConfig {
   /** Where contact-form messages go. */
   contactTo: string;
   outbox: string;
+  /** BETA_API_RATE: a cap on beta-API submissions per client address, or undefined (the default: no cap). */
+  betaApiRate: Rate | undefined;
+}
+
+/** A count per fixed, clock-aligned window (a UTC second, minute, hour or day). */
+export interface Rate {
+  count: number;
+  unit: RateUnit;
+  windowMs: number;
+}
+
+export type RateUnit = 'second' | 'minute' | 'hour' | 'day';
+const UNIT_MS: Record<RateUnit, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+/** BETA_API_RATE: unset or "" = no cap; else "COUNT/UNIT" with UNIT second, minute, hour or day ("600/hour"). */
+export function parseRate(name: string, value: string | undefined): Rate | undefined {
+  const v = value?.trim();
+  if (v === undefined || v === '') return undefined;
+  const m = /^(\d{1,9})\s*\/\s*(second|minute|hour|day)$/.exec(v);
+  if (m === null || Number(m[1]) < 1) {
+    throw new UsageError(
+      `${name} must be a count per second, minute, hour or day, like ${name}=600/hour or ${name}=10/minute (leave it unset for no limit), not ${JSON.stringify(v.slice(0, 60))}`,
+    );
+  }
+  const unit = m[2] as RateUnit;
+  return { count: Number(m[1]), unit, windowMs: UNIT_MS[unit] };
 }
 
 /** TRUST_PROXY: unset, "", "0" or "false" = off; an integer = hops; else the proxies' addresses/CIDRs. */
@@ -47,5 +74,6 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
     mailFrom,
     contactTo: env.CONTACT_TO || mailFrom,
     outbox: env.TIMESEAL_OUTBOX || path.join(path.dirname(config.db), 'outbox'),
+    betaApiRate: parseRate('BETA_API_RATE', env.BETA_API_RATE),
   };
 }

@@ -103,3 +103,51 @@ export function checkAndCount(db: DB, request: LimitRequest): LimitDecision {
   if (row === undefined) return { allowed: false, status: 429, error: DAILY_LIMIT_ERROR, tier: 'free' };
   return { allowed: true, remaining: FREE_PER_DAY - row.count, tier: 'free' };
 }
+
+/**
+ * The operator's optional cap on the beta API (BETA_API_RATE, ingest/config.ts; the product spec sets none
+ * during the beta). Counted per client address like the free tier (`clientKey`: IPv6 per /64; the address is
+ * Fastify's, so TRUST_PROXY applies) in the same table, ip_rate_limit, one row per address and window: the
+ * `date` column holds `beta-api:<window start, ISO>/<unit>`, which sorts after every free-tier date
+ * ("2025-…" < "beta-…"), so the two never meet. Windows are fixed and aligned on the UTC clock (a whole
+ * minute, hour, …): a client can send up to twice the count across a window boundary.
+ *
+ * Deciding and counting are one UPSERT, as for the free tier, so processes sharing the database share the
+ * cap and concurrent requests never pass it. The first request of an address in a window also deletes that
+ * address's rows of earlier windows (an index look-up), so the table holds about one beta row per address.
+ */
+export interface RateCap {
+  /** null to go ahead (the request is counted), or the refusal: the 429 text and Retry-After in seconds. */
+  check(ip: string, now: Date): { error: string; retryAfter: number } | null;
+}
+
+const BETA_WINDOW_PREFIX = 'beta-api:';
+
+/** Our text (the spec gives none: "rate limiting … may be added later"). */
+export function betaRateError(rate: { count: number; unit: string }, retryAfter: number): string {
+  return `Rate limit reached: this server accepts at most ${rate.count} beta API submission${rate.count === 1 ? '' : 's'} per ${rate.unit} from one address. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`;
+}
+
+export function betaRateCap(db: DB, rate: { count: number; unit: string; windowMs: number }): RateCap {
+  const count = db.prepare(
+    `INSERT INTO ip_rate_limit (ip_address, date, count) VALUES (?, ?, 1)
+     ON CONFLICT (ip_address, date) DO UPDATE SET count = count + 1 WHERE count < ?
+     RETURNING count`,
+  );
+  const prune = db.prepare('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?');
+  return {
+    check(ip, now) {
+      const t = now.getTime();
+      const start = t - (((t % rate.windowMs) + rate.windowMs) % rate.windowMs);
+      const window = `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}/${rate.unit}`;
+      const key = clientKey(ip);
+      const row = count.get(key, window, rate.count) as { count: number } | undefined;
+      if (row === undefined) {
+        const retryAfter = Math.max(1, Math.ceil((start + rate.windowMs - t) / 1000));
+        return { error: betaRateError(rate, retryAfter), retryAfter };
+      }
+      if (row.count === 1) prune.run(key, BETA_WINDOW_PREFIX, `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}`);
+      return null;
+    },
+  };
+}

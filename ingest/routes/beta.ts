@@ -1,11 +1,14 @@
 // POST /api/v1/beta/timestamp (product spec §3, §7, §8, §9): the free beta API for developers. No rate limit
-// and no authentication during the beta. The answer (201) waits for the row's commit (group commit,
-// services.ts), so an acknowledged hash is in the next ledger even if the server is killed right after. While the
-// clock is not after the last published day the answer is 503 and nothing is written (submission-gate.ts).
+// and no authentication during the beta, unless the operator sets BETA_API_RATE (limits.ts betaRateCap: 429
+// with Retry-After past the cap; unset, the route does nothing more than before). The answer (201) waits for
+// the row's commit (group commit, services.ts), so an acknowledged hash is in the next ledger even if the
+// server is killed right after. While the clock is not after the last published day the answer is 503 and
+// nothing is written (submission-gate.ts).
 import crypto from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { ledgerPath } from '../../core/archive.ts';
 import { errorBody } from '../errors.ts';
+import { betaRateCap } from '../limits.ts';
 import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
@@ -96,6 +99,7 @@ export function betaResponseWriter(base: string): (hash: string, submittedAt: st
 export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
   const answer = betaResponseWriter(base);
+  const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.db, s.ingest.betaApiRate);
   app.post<{ Body: { hash: string } }>(
     '/api/v1/beta/timestamp',
     {
@@ -108,7 +112,7 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       schema: {
         summary: 'Timestamp a SHA-256 hash',
         description:
-          'Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta. 503 (nothing stored) while the server\'s clock is not after the last published ledger.',
+          'Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta (an operator may set a per-address cap: then 429 with Retry-After past it). 503 (nothing stored) while the server\'s clock is not after the last published ledger.',
         tags: ['beta'],
         querystring: noQuery,
         body: {
@@ -128,6 +132,12 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       // A ledger on or before the last published day can never be built: 503, and nothing is written.
       const paused = s.gate.refusal(ledgerDate);
       if (paused !== null) return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', paused));
+      if (cap !== undefined) {
+        const refused = cap.check(request.ip, now);
+        if (refused !== null) {
+          return reply.code(429).header('Retry-After', String(refused.retryAfter)).type('application/json; charset=utf-8').send(errorBody('beta', refused.error));
+        }
+      }
       const hash = request.body.hash.toLowerCase();
       await s.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
       // A string body is sent as it is (the response schema above documents it for OpenAPI).
