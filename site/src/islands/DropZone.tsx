@@ -117,8 +117,10 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
         <svg className="mb-3 h-10 w-10 text-emerald-600 dark:text-emerald-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden="true"><path d="M12 16V4m0 0-4 4m4-4 4 4M4 16v2a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-2" /></svg>
         <p className="font-semibold">Drop files here to hash them</p>
         <p className="muted mt-1 text-sm">Any size. Files are hashed on your device; only the SHA-256 hash is sent.</p>
-        <label htmlFor={`${idPrefix}-input`} className="btn-primary mt-4 cursor-pointer">Choose files</label>
-        <input id={`${idPrefix}-input`} ref={inputRef} type="file" multiple className="sr-only" onChange={(e) => { if (e.target.files) addFiles(e.target.files); e.target.value = ''; }} />
+        <label className="btn-primary mt-4 cursor-pointer">
+          Choose files
+          <input id={`${idPrefix}-input`} ref={inputRef} type="file" multiple className="sr-only" onChange={(e) => { if (e.target.files) addFiles(e.target.files); e.target.value = ''; }} />
+        </label>
       </div>
       {items.length > 0 && (
         <ul className="mt-4 space-y-3" aria-label="Files">

