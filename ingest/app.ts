@@ -22,7 +22,7 @@ import type { DB } from '../pipeline/db.ts';
 import { loadPublicKeys, type PublicKeys } from '../pipeline/keys.ts';
 import { createArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
-import { BODY_LIMIT, formatSchemaErrors, handleError, handleFrameworkError, parseJsonBody } from './errors.ts';
+import { BODY_LIMIT, errorHandler, formatSchemaErrors, handleFrameworkError, parseJsonBody } from './errors.ts';
 import type { Mailer } from './mail.ts';
 import { betaRoutes } from './routes/beta.ts';
 import { certificateRoutes } from './routes/certificate.ts';
@@ -102,7 +102,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
-  fastify.setErrorHandler(handleError);
+  // A full disk is reported to the gate (queue-stats, one log line a minute), not logged per request.
+  fastify.setErrorHandler(errorHandler(services.gate));
   fastify.setNotFoundHandler(async (request, reply) => {
     if (request.url.startsWith('/api/')) return reply.code(404).send({ error: `No API endpoint ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}` });
     return sendNotFoundPage(ingest.site, reply);

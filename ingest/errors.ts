@@ -4,6 +4,9 @@
 //   plain  {error}                       most routes
 //   ok     {ok: false, error}            POST /api/submit (product spec §7: the client reads ok and error)
 //   beta   {success: false, error, example}  POST /api/v1/beta/timestamp (product spec §8)
+// A write refused by a full or failing disk (`storageFault`) is not a fault of the server's code: 503 with
+// Retry-After and a text saying so, reported to the submission gate (which logs it once a minute with a count,
+// and puts it on /api/queue-stats.php) instead of a stack trace per request (issue 16, item 7).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { IndexIncompleteError } from '../pipeline/proof.ts';
 
@@ -120,11 +123,70 @@ export function errorBody(style: ErrorStyle, message: string): Record<string, un
   return { error: message };
 }
 
+/**
+ * 'full' for an error of a write that found no space (SQLITE_FULL; ENOSPC or EDQUOT from a file call), 'io' for
+ * one that failed otherwise at the disk (SQLITE_IOERR and its extended codes; EIO from a write or sync, not from
+ * reading an archive file), else undefined.
+ */
+export type StorageFault = 'full' | 'io';
+export function storageFault(err: unknown): StorageFault | undefined {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return 'full';
+  if (code.startsWith('SQLITE_IOERR')) return 'io';
+  const syscall = (err as { syscall?: unknown }).syscall;
+  if (code === 'EIO' && (syscall === 'write' || syscall === 'fsync' || syscall === 'fdatasync')) return 'io';
+  return undefined;
+}
+
+/** Seconds a client is asked to wait after a write refused by the disk. */
+export const STORAGE_RETRY_AFTER = '60';
+
+/** Our texts (the spec has none). `committed`: the row was written but its sync to disk failed. */
+export function storageMessage(fault: StorageFault, what: 'submission' | 'data', committed = false): string {
+  const why = fault === 'full' ? 'its disk is full' : 'writing to its disk failed';
+  if (committed) return `The server could not confirm that your submission was stored (${why}). Please submit it again later.`;
+  if (what === 'submission') return `The server cannot store submissions right now (${why}); nothing was recorded. Please try again later.`;
+  return `The server cannot store anything right now (${why}). Please try again later.`;
+}
+
+/** Where storage failures are reported (the submission gate). */
+export interface StorageMonitor {
+  storageFailed(fault: StorageFault, err: unknown): void;
+}
+
+/**
+ * For an error of a full or failing disk: reports it to `monitor` and gives the 503's text and Retry-After;
+ * undefined for any other error (the caller rethrows it).
+ */
+export function storageRefusal(err: unknown, monitor: StorageMonitor | undefined, what: 'submission' | 'data'): { message: string; retryAfter: string } | undefined {
+  const fault = storageFault(err);
+  if (fault === undefined) return undefined;
+  monitor?.storageFailed(fault, err);
+  const committed = (err as { committed?: unknown }).committed === true;
+  return { message: storageMessage(fault, what, committed), retryAfter: STORAGE_RETRY_AFTER };
+}
+
 export const INDEX_INCOMPLETE = "The archive's index is being completed; please try again in a few minutes.";
 
-/** Fastify error handler for the whole app. */
-export function handleError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+/**
+ * Fastify error handler for the whole app. A storage failure (a full disk) is reported to `storage` and
+ * answered 503 with Retry-After; the submission routes' (errorStyle ok, beta) with the submission text.
+ */
+export function errorHandler(storage?: StorageMonitor): (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (err, request, reply) => answerError(err, request, reply, storage);
+}
+
+/** The error handler without a storage monitor: a full disk is still a 503, only not reported. */
+export const handleError = errorHandler();
+
+function answerError(err: FastifyError, request: FastifyRequest, reply: FastifyReply, storage: StorageMonitor | undefined): void {
   const style = request.routeOptions.config?.errorStyle ?? 'plain';
+  const refusal = storageRefusal(err, storage, style === 'plain' ? 'data' : 'submission');
+  if (refusal !== undefined) {
+    void reply.code(503).header('Retry-After', refusal.retryAfter).type('application/json; charset=utf-8').send(errorBody(style, refusal.message));
+    return;
+  }
   // A look-up on an archive whose index a build has not completed yet (pipeline/proof.ts): never "not found".
   if (err instanceof IndexIncompleteError) {
     request.log.warn({ err: err.message }, 'index incomplete');

@@ -9,7 +9,16 @@
 // Logging: the first refusal is logged at error level at once, then at most one error line a minute while
 // refusals go on, each with the number refused since the previous line; when a submission is accepted again,
 // one line says so with the total refused. A flood of requests never becomes a flood of lines.
+//
+// The gate also tracks the database's disk (issue 16, item 7): a write that fails because the disk is full or
+// failing (errors.ts storageFault: SQLITE_FULL, SQLITE_IOERR*, ENOSPC, EDQUOT, EIO) is answered 503 with
+// Retry-After by whoever caught it, and reported here with `storageFailed`; `condition()` then reports it
+// (queue-stats: not "operational") until a submission is stored again (`stored()`). Logged the same way: the
+// first failure at error level with its cause, then at most one line a minute with the count, and one line
+// when a write succeeds again. Submissions are still attempted while it lasts: the next one that succeeds
+// is what clears it.
 import { clockBehindArchive, clockBehindText, lastPublishedDayReader } from '../pipeline/clock-guard.ts';
+import type { StorageFault } from './errors.ts';
 
 export interface GateLog {
   error(obj: object, msg: string): void;
@@ -24,11 +33,29 @@ export interface ClockCondition {
   problem: string;
 }
 
+export interface StorageCondition {
+  /** 'full': no space (or quota) left; 'io': writes fail otherwise. */
+  fault: StorageFault;
+  /** The first failure's error code, e.g. SQLITE_FULL. */
+  code: string;
+  /** ISO time of the first failure. */
+  since: string;
+  /** For a person: what is wrong and what it means. */
+  problem: string;
+}
+
 export interface SubmissionGate {
   /** For a submission at UTC date `today`: null to go ahead, or the 503 message (the refusal is counted). */
   refusal(today: string): string | null;
-  /** The condition at UTC date `today`, or null when submissions are open. Counts nothing. */
-  condition(today: string): ClockCondition | null;
+  /**
+   * What keeps submissions from being stored at UTC date `today`, or null when they are open: the clock
+   * behind the archive first, else a failing disk. Counts nothing.
+   */
+  condition(today: string): ((ClockCondition & { kind: 'clock' }) | (StorageCondition & { kind: 'storage' })) | null;
+  /** A write failed because the disk is full or failing (the caller answered 503): counted and logged. */
+  storageFailed(fault: StorageFault, err: unknown): void;
+  /** A submission was stored: ends a storage failure (one log line); otherwise a single comparison. */
+  stored(): void;
 }
 
 export interface GateOptions {
@@ -38,6 +65,14 @@ export interface GateOptions {
   logEveryMs?: number;
   /** Monotonic milliseconds (default performance.now); also drives the days.json re-check. */
   now?: () => number;
+  /** Wall-clock time of a storage failure, for `since` (default the system clock). */
+  wallClock?: () => Date;
+}
+
+/** The text of a failing disk, in /api/queue-stats.php. */
+export function storageProblem(fault: StorageFault, since: string): string {
+  const what = fault === 'full' ? 'its disk is full' : 'writing to its disk fails';
+  return `The server cannot store submissions since ${since}: ${what}. Submissions are refused until it is fixed.`;
 }
 
 /** The text of a paused server, in /api/queue-stats.php and (with "Nothing was stored.") in the 503. */
@@ -57,6 +92,12 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
   let refusedTotal = 0;
   let refusedSinceLine = 0;
   let lineAt = -Infinity;
+  const wallClock = options.wallClock ?? (() => new Date());
+  let storage: StorageCondition | undefined;
+  let failedTotal = 0;
+  let failedSinceLine = 0;
+  let failedLineAt = -Infinity;
+  let failedAt = 0;
 
   return {
     refusal(today) {
@@ -87,7 +128,46 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
     },
     condition(today) {
       const last = lastPublished();
-      return clockBehindArchive(today, last) ? { clockDate: today, lastPublishedDay: last, problem: pausedProblem(today, last) } : null;
+      if (clockBehindArchive(today, last)) return { kind: 'clock', clockDate: today, lastPublishedDay: last, problem: pausedProblem(today, last) };
+      return storage === undefined ? null : { kind: 'storage', ...storage };
+    },
+    storageFailed(fault, err) {
+      const code = String((err as { code?: unknown } | null)?.code ?? 'unknown');
+      const cause = err instanceof Error ? err.message : String(err);
+      const t = now();
+      failedTotal++;
+      failedSinceLine++;
+      if (storage === undefined) {
+        const since = wallClock().toISOString();
+        storage = { fault, code, since, problem: storageProblem(fault, since) };
+        failedAt = t;
+        log.error(
+          { code, cause, fault, refused: 1 },
+          `STORAGE FAILING: a write to the database failed (${code}: ${cause}); submissions and other writes are answered 503 until one succeeds. ${fault === 'full' ? 'Free space on the database\'s disk.' : 'Check the database\'s disk.'}`,
+        );
+        failedLineAt = t;
+        failedSinceLine = 0;
+        return;
+      }
+      if (t - failedLineAt >= logEveryMs) {
+        log.error(
+          { code, cause, fault, refused: failedSinceLine, refusedTotal: failedTotal, since: storage.since },
+          `STORAGE STILL FAILING since ${storage.since} (${code}): ${failedSinceLine} write${failedSinceLine === 1 ? '' : 's'} refused with 503 since the last line, ${failedTotal} in all`,
+        );
+        failedLineAt = t;
+        failedSinceLine = 0;
+      }
+    },
+    stored() {
+      if (storage === undefined) return;
+      log.warn(
+        { refusedTotal: failedTotal, since: storage.since, seconds: Math.round((now() - failedAt) / 1000) },
+        `storage writable again: a submission was stored; ${failedTotal} write${failedTotal === 1 ? ' was' : 's were'} refused with 503 since ${storage.since}`,
+      );
+      storage = undefined;
+      failedTotal = 0;
+      failedSinceLine = 0;
+      failedLineAt = -Infinity;
     },
   };
 }

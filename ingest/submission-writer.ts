@@ -19,6 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from '../pipeline/db.ts';
+import { storageFault } from './errors.ts';
 import { submissionInserter, type Submission } from '../pipeline/queue.ts';
 
 export interface SubmissionWriter {
@@ -75,7 +76,13 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
     try {
       insert(batch.map((p) => p.row));
       committed = batch;
-    } catch {
+    } catch (err) {
+      // A full or failing disk fails every row alike (and each retry would cost another failing write): all
+      // are rejected with it, nothing of the batch committed (the transaction was rolled back).
+      if (storageFault(err) !== undefined) {
+        for (const p of batch) p.reject(err);
+        return;
+      }
       // One bad row must not fail the others that happened to share its transaction: each on its own.
       for (const p of batch) {
         try {
@@ -90,6 +97,9 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
     try {
       fs.fdatasyncSync(wal());
     } catch (err) {
+      // The rows are committed but not known to be on disk: rejected, marked so that the answer does not say
+      // "nothing was recorded" (errors.ts storageMessage).
+      if (typeof err === 'object' && err !== null) Object.assign(err, { committed: true });
       for (const p of committed) p.reject(err);
       return;
     }

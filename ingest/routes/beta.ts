@@ -3,11 +3,12 @@
 // with Retry-After past the cap; unset, the route does nothing more than before). The answer (201) waits for
 // the row's commit (group commit, services.ts), so an acknowledged hash is in the next ledger even if the
 // server is killed right after. While the clock is not after the last published day the answer is 503 and
-// nothing is written (submission-gate.ts).
+// nothing is written (submission-gate.ts); on a full or failing disk it is 503 with Retry-After (errors.ts
+// storageRefusal), and the first submission stored again clears that condition.
 import crypto from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { ledgerPath } from '../../core/archive.ts';
-import { errorBody } from '../errors.ts';
+import { errorBody, storageRefusal } from '../errors.ts';
 import { betaRateCap } from '../limits.ts';
 import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -112,7 +113,7 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       schema: {
         summary: 'Timestamp a SHA-256 hash',
         description:
-          'Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta (an operator may set a per-address cap: then 429 with Retry-After past it). 503 (nothing stored) while the server\'s clock is not after the last published ledger.',
+          'Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta (an operator may set a per-address cap: then 429 with Retry-After past it). 503 (nothing stored) while the server\'s clock is not after the last published ledger, and with Retry-After while its disk is full.',
         tags: ['beta'],
         querystring: noQuery,
         body: {
@@ -139,7 +140,15 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         }
       }
       const hash = request.body.hash.toLowerCase();
-      await s.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
+      try {
+        await s.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
+      } catch (err) {
+        // A full or failing disk: 503 with Retry-After, counted and logged by the gate (never a stack trace each).
+        const refusal = storageRefusal(err, s.gate, 'submission');
+        if (refusal === undefined) throw err;
+        return reply.code(503).header('Retry-After', refusal.retryAfter).type('application/json; charset=utf-8').send(errorBody('beta', refusal.message));
+      }
+      s.gate.stored();
       // A string body is sent as it is (the response schema above documents it for OpenAPI).
       return reply.code(201).type('application/json; charset=utf-8').send(answer(hash, submittedAt, ledgerDate));
     },

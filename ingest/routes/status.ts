@@ -17,6 +17,8 @@ const otsStatusSchema = {
 
 /** queue-stats `status` while submissions are refused (ingest/submission-gate.ts). */
 export const PAUSED_STATUS = 'submissions paused';
+/** queue-stats `status` while writes to the database fail (a full disk; submission-gate.ts). */
+export const STORAGE_STATUS = 'submissions failing';
 
 export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   app.get(
@@ -34,7 +36,9 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
               queueSize: { type: 'integer' },
               lastPublishedDay: { type: 'string' },
               // Beyond the spec's shape: false (status "submissions paused", and `problem` says why) while the
-              // server's clock is not after the last published day and both submission routes answer 503.
+              // server's clock is not after the last published day and both submission routes answer 503; also
+              // false (status "submissions failing") from a write that failed on a full or failing disk until
+              // a submission is stored again.
               submissionsOpen: { type: 'boolean' },
               problem: { type: 'string' },
             },
@@ -50,7 +54,7 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const paused = s.gate.condition(now.slice(0, 10));
       reply.header('Cache-Control', 'no-cache');
       return {
-        status: paused ? PAUSED_STATUS : 'operational',
+        status: paused === null ? 'operational' : paused.kind === 'clock' ? PAUSED_STATUS : STORAGE_STATUS,
         lastUpdate: now,
         latestAnchoredDay: s.archive.otsStatus()?.latest_ots_ok ?? '',
         queueSize: queueSize(s.db, last),

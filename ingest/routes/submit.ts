@@ -2,12 +2,13 @@
 // UTC day per client IP; a logged-in paying user: 500 per month, and the submission is also recorded in the
 // user's history (timestamps table) (ingest/limits.ts). The limit check and the rows are one transaction,
 // committed before the answer. A request carrying the session cookie must pass the CSRF origin check. While the
-// clock is not after the last published day the answer is 503 and nothing is written (submission-gate.ts).
+// clock is not after the last published day the answer is 503 and nothing is written (submission-gate.ts); on a
+// full or failing disk it is 503 with Retry-After, the transaction rolled back (errors.ts storageRefusal).
 import type { FastifyPluginAsync } from 'fastify';
 import { utcDate } from '../../core/ledger.ts';
 import { enqueue } from '../../pipeline/queue.ts';
 import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
-import { ClientError, errorBody } from '../errors.ts';
+import { ClientError, errorBody, storageRefusal } from '../errors.ts';
 import { checkAndCount } from '../limits.ts';
 import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -66,16 +67,25 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin)) throw new ClientError(403, CROSS_ORIGIN_ERROR);
       const user = sessionUser(s.db, request, now);
       const fileName = request.body.fileName ?? null;
-      const decision = s.db.transaction(() => {
-        const d = checkAndCount(s.db, { ip: request.ip, now, ...(user ? { userId: user.id } : {}) });
-        if (!d.allowed) return d;
-        enqueue(s.db, [{ hash, submittedAt: now, fileName, source: d.tier === 'standard' ? 'account' : 'web' }]);
-        if (d.tier === 'standard') {
-          s.db.prepare('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(user!.id, hash, now.toISOString(), utcDate(now), fileName);
-        }
-        return d;
-      })();
+      let decision;
+      try {
+        decision = s.db.transaction(() => {
+          const d = checkAndCount(s.db, { ip: request.ip, now, ...(user ? { userId: user.id } : {}) });
+          if (!d.allowed) return d;
+          enqueue(s.db, [{ hash, submittedAt: now, fileName, source: d.tier === 'standard' ? 'account' : 'web' }]);
+          if (d.tier === 'standard') {
+            s.db.prepare('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(user!.id, hash, now.toISOString(), utcDate(now), fileName);
+          }
+          return d;
+        })();
+      } catch (err) {
+        // A full or failing disk: nothing of the transaction was kept (not the count either).
+        const refusal = storageRefusal(err, s.gate, 'submission');
+        if (refusal === undefined) throw err;
+        return reply.code(503).header('Retry-After', refusal.retryAfter).send(errorBody('ok', refusal.message));
+      }
       if (!decision.allowed) return reply.code(decision.status).send({ ok: false, error: decision.error });
+      s.gate.stored();
       return reply.code(201).send({
         ok: true,
         hash,
