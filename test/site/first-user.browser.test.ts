@@ -178,3 +178,73 @@ describe('screenshots', () => {
     }
   }, 180_000);
 });
+
+describe('dialogs, menus and disabled buttons', () => {
+  it('shows a toast raised while the waitlist dialog is open above its backdrop, and it can be dismissed', async () => {
+    const { context, page } = await newPage();
+    await page.route('**/api/professional-waitlist.php', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"waitlist store down"}' }));
+    await page.goto('/pricing');
+    await page.waitForFunction(() => !document.querySelector('#waitlist-name')?.closest('astro-island')?.hasAttribute('ssr'));
+    await page.click('button:has-text("Join Waitlist")');
+    await page.fill('#waitlist-name', 'Ada');
+    await page.fill('#waitlist-email', 'ada@example.org');
+    await page.fill('#waitlist-message', 'Team plan for a lab');
+    await page.locator('dialog button[type=submit]').click();
+    const toastEl = page.locator('#toaster .toast');
+    await expect(toastEl.locator('.toast-title').textContent()).resolves.toBe('Error');
+    expect(await page.locator('dialog[open]').count()).toBe(1);
+    const onTop = await toastEl.evaluate((t) => {
+      const r = t.getBoundingClientRect();
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      return !!hit && t.contains(hit);
+    });
+    expect(onTop).toBe(true);
+    await screenshot(page, 'waitlist-dialog-toast', false);
+    await toastEl.locator('.toast-close').click({ timeout: 3000 });
+    expect(await toastEl.count()).toBe(0);
+    expect(await page.locator('dialog[open]').count()).toBe(1);
+    await page.locator('dialog button:has-text("Cancel")').click();
+    expect(await page.locator('dialog[open]').count()).toBe(0);
+    await context.close();
+  }, 60_000);
+
+  it('closes the mobile menu on Escape and returns the focus to its button', async () => {
+    const { context, page } = await newPage({ width: 390, height: 844 });
+    await page.goto('/');
+    await page.click('[data-menu-toggle]');
+    await expect(page.locator('#mobile-menu').isVisible()).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+    await expect(page.locator('#mobile-menu').isVisible()).resolves.toBe(false);
+    await expect(page.locator('[data-menu-toggle]').getAttribute('aria-expanded')).resolves.toBe('false');
+    await expect(page.evaluate(() => document.activeElement?.hasAttribute('data-menu-toggle'))).resolves.toBe(true);
+    await context.close();
+  });
+
+  it('gives disabled buttons a grey, clearly disabled look in both themes', async () => {
+    /** Chroma of an element's background as painted (sRGB bytes through a canvas): 0 for a grey, large for emerald. */
+    const chroma = (el: HTMLElement) => {
+      const ctx = document.createElement('canvas').getContext('2d')!;
+      ctx.fillStyle = getComputedStyle(el).backgroundColor;
+      ctx.fillRect(0, 0, 1, 1);
+      const [r, g, b] = ctx.getImageData(0, 0, 1, 1).data;
+      return Math.max(r!, g!, b!) - Math.min(r!, g!, b!);
+    };
+    for (const theme of ['dark', 'light'] as const) {
+      const { context, page } = await newPage({ theme });
+      await page.goto('/verify');
+      await hydrated(page, '#search-hash');
+      const search = page.locator('#search-hash ~ button[type=submit]');
+      await expect(search.isDisabled()).resolves.toBe(true);
+      const disabled = await search.evaluate((b, fn) => ({ chroma: (0, eval)(fn)(b) as number, opacity: getComputedStyle(b).opacity }), chroma.toString());
+      await page.fill('#search-hash', 'a'.repeat(64));
+      await page.waitForFunction(() => !(document.querySelector('#search-hash ~ button[type=submit]') as HTMLButtonElement).disabled);
+      await page.mouse.move(0, 0);
+      await page.waitForTimeout(200);
+      const enabled = await search.evaluate((b, fn) => (0, eval)(fn)(b) as number, chroma.toString());
+      expect(enabled, `${theme} enabled`).toBeGreaterThan(60);
+      expect(disabled.chroma, `${theme} disabled`).toBeLessThan(40);
+      expect(disabled.opacity, theme).toBe('1');
+      await context.close();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 // The page shell's behaviour, loaded on every page (a few hundred bytes, no framework): theme toggle persisted
-// under localStorage "theme" (spec §4), the mobile menu toggle, the logged-in header state from
+// under localStorage "theme" (spec §4), the mobile menu toggle (Escape closes it), the logged-in header state from
 // GET /api/auth/me (anything but a user means logged out), Logout, and F8 focusing the notifications.
 const root = document.documentElement;
 
@@ -17,17 +17,21 @@ for (const button of document.querySelectorAll<HTMLButtonElement>('[data-theme-t
 
 const menu = document.getElementById('mobile-menu');
 const menuToggle = document.querySelector<HTMLButtonElement>('[data-menu-toggle]');
-menuToggle?.addEventListener('click', () => {
-  const open = menuToggle.getAttribute('aria-expanded') !== 'true';
+function setMenu(open: boolean): void {
+  if (!menuToggle) return;
   menuToggle.setAttribute('aria-expanded', String(open));
   menuToggle.setAttribute('aria-label', open ? 'Close menu' : 'Open menu');
   if (menu) menu.hidden = !open;
-});
+}
+menuToggle?.addEventListener('click', () => setMenu(menuToggle.getAttribute('aria-expanded') !== 'true'));
 
 document.addEventListener('keydown', (e) => {
   if (e.key === 'F8') {
     e.preventDefault();
     document.getElementById('toaster')?.focus();
+  } else if (e.key === 'Escape' && menu && !menu.hidden) {
+    setMenu(false);
+    menuToggle?.focus();
   }
 });
 

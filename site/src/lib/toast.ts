@@ -1,6 +1,7 @@
 // Toast notifications (spec §8 texts, §9 behaviour): one visible toast at a time (a new one replaces the
 // old), shown 5000 ms, dismissed by its close button or by swiping it right 50 px; F8 focuses the region
-// (lib/shell.ts). Plain DOM so that static pages and every island share the one region in Base.astro.
+// (lib/shell.ts). Plain DOM so that static pages and every island share the one region in Base.astro; above
+// an open modal dialog too.
 export type ToastVariant = 'default' | 'destructive';
 export interface ToastOptions {
   title: string;
@@ -13,9 +14,21 @@ export const SWIPE_DISMISS_PX = 50;
 
 let timer: ReturnType<typeof setTimeout> | undefined;
 
+/** A modal dialog makes the rest of the page inert under its backdrop: while one is open the region lives
+ *  inside it, so its toasts can be read and dismissed, and it returns to the body when the dialog closes. */
+function placeRegion(region: HTMLElement): void {
+  const modal = Array.from(document.querySelectorAll<HTMLDialogElement>('dialog[open]')).filter((d) => d.matches(':modal')).at(-1);
+  const home = modal ?? document.body;
+  if (region.parentElement === home) return;
+  home.append(region);
+  modal?.addEventListener('close', () => document.body.append(region), { once: true });
+}
+
 export function toast({ title, description, variant = 'default' }: ToastOptions): void {
-  const list = document.querySelector<HTMLOListElement>('#toaster ol');
-  if (!list) return;
+  const region = document.getElementById('toaster');
+  const list = region?.querySelector<HTMLOListElement>('ol');
+  if (!region || !list) return;
+  placeRegion(region);
   clearTimeout(timer);
   list.replaceChildren();
   const item = document.createElement('li');
