@@ -2,15 +2,18 @@
 // on a temporary project): no page scrolls sideways on a phone, every control shows where the keyboard
 // focus is, the home hero stays put while files are added, dialogs and toasts, search input, status labels,
 // the free tier's limit, and the downloads a person needs to verify offline.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createProject, ensureBuilt, launchBrowser, removeProject, ROUTES, SCREENSHOTS, startServer, type Project, type Server } from './helpers.ts';
+import { createProject, ensureBuilt, ROOT, launchBrowser, removeProject, ROUTES, SCREENSHOTS, startServer, type Project, type Server } from './helpers.ts';
 
 /** The server's clock: the demo ledger is the day before (2025-11-02). */
 const NOW = '2025-11-03T10:00:00.000Z';
+/** In the demo ledger of 2025-11-02. */
+const SEALED_SHA256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md'))).digest('hex');
 
 /** Every page: the site's routes, the account screens of spec §2, and the 404 page. */
 const ALL_ROUTES = [...ROUTES, '/login', '/signup', '/forgot-password', '/reset-password?token=t', '/verify-email?token=t', '/dashboard', '/no-such-page'];
@@ -247,4 +250,24 @@ describe('dialogs, menus and disabled buttons', () => {
       await context.close();
     }
   });
+});
+
+describe('search input', () => {
+  it('takes a pasted hash with surrounding spaces and in upper case, in the field and in ?hash=', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/verify');
+    await hydrated(page, '#search-hash');
+    await page.fill('#search-hash', `  ${SEALED_SHA256.toUpperCase()} \n`);
+    expect(await page.locator('[data-testid=length-hint]').count()).toBe(0);
+    await page.locator('#search-hash ~ button[type=submit]').click({ timeout: 3000 });
+    await page.waitForSelector('[data-testid=search-result]');
+    await expect(page.locator('[data-testid=search-result]').getAttribute('data-found')).resolves.toBe('true');
+    await expect(page.inputValue('#search-hash')).resolves.toBe(SEALED_SHA256);
+
+    await page.goto(`/verify?hash=${encodeURIComponent(` ${SEALED_SHA256.toUpperCase()} `)}&search=true`);
+    await page.waitForSelector('[data-testid=search-result]');
+    await expect(page.locator('[data-testid=search-result]').getAttribute('data-found')).resolves.toBe('true');
+    await expect(page.inputValue('#search-hash')).resolves.toBe(SEALED_SHA256);
+    await context.close();
+  }, 60_000);
 });

@@ -1,14 +1,16 @@
 // The Verify page's interactive cards (spec §2 Verify, §5, §8): hash one file (only the first dropped file is
 // used), hash a text, and search the ledgers with a search the browser verifies (lib/verified-search.ts).
-// `?hash=…&search=true` pre-fills the field and searches when the hash has exactly 64 characters.
+// `?hash=…&search=true` pre-fills the field and searches when the hash has exactly 64 characters. The field
+// and the parameter drop whitespace and take upper case (lib/validation.ts normalizeHashInput).
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { hashFile, hashText, HashCancelledError, type HashJob } from '../lib/file-hasher.ts';
 import { toast } from '../lib/toast.ts';
+import { normalizeHashInput } from '../lib/validation.ts';
 import { SearchUnavailableError, verifiedSearch, type SearchResult } from '../lib/verified-search.ts';
 import CopyButton from './CopyButton.tsx';
 import SearchResultPanel from './SearchResultPanel.tsx';
 
-const HEX64 = /^[0-9a-fA-F]{64}$/;
+const HEX64 = /^[0-9a-f]{64}$/;
 
 function HashOutput({ hash, onSearch }: { hash: string; onSearch: (hash: string) => void }) {
   return (
@@ -116,7 +118,7 @@ export default function VerifyTools() {
   const searchRef = useRef<HTMLElement>(null);
 
   const search = async (value: string) => {
-    const hash = value.trim();
+    const hash = normalizeHashInput(value);
     if (hash.length !== 64) return;
     setSearching(true);
     setResult(null);
@@ -146,8 +148,9 @@ export default function VerifyTools() {
     const params = new URLSearchParams(location.search);
     const hash = params.get('hash');
     if (hash === null) return;
-    setQuery(hash);
-    if (params.get('search') === 'true' && hash.length === 64) void search(hash);
+    const normalized = normalizeHashInput(hash);
+    setQuery(normalized);
+    if (params.get('search') === 'true' && normalized.length === 64) void search(normalized);
   }, []);
 
   const searchFor = (hash: string) => {
@@ -167,7 +170,7 @@ export default function VerifyTools() {
         <p className="muted mt-1 text-sm">Your browser checks the answer itself: both checkpoint signatures and the Merkle inclusion proof.</p>
         <form className="mt-3 flex flex-col gap-3 sm:flex-row" onSubmit={(e) => { e.preventDefault(); void search(query); }}>
           <label htmlFor="search-hash" className="sr-only">SHA-256 hash</label>
-          <input id="search-hash" className="input flex-1 font-mono" value={query} onChange={(e) => setQuery(e.target.value)} placeholder="Enter a 64-character SHA-256 hash" spellCheck={false} autoComplete="off" />
+          <input id="search-hash" className="input flex-1 font-mono" value={query} onChange={(e) => setQuery(normalizeHashInput(e.target.value))} placeholder="Enter a 64-character SHA-256 hash" spellCheck={false} autoComplete="off" />
           <button type="submit" className="btn-primary sm:w-40" disabled={query.length !== 64 || searching}>{searching ? 'Searching...' : 'Search'}</button>
         </form>
         {query.length > 0 && query.length !== 64 && <p className="muted mt-2 text-xs" data-testid="length-hint">{query.length} of 64 characters</p>}
