@@ -37,6 +37,13 @@ describe('request log', () => {
     expect(text).not.toContain('203.0.113.9');
   });
 
+  it('a flood of the same failure is one record and a count in the summary, not a record each', async () => {
+    const records = await logOf('info', [...Array.from({ length: 1000 }, () => '/bad'), `/ok/${HASH}`]);
+    expect(records.filter((r) => r.msg === 'request')).toHaveLength(1);
+    const summary = records.find((r) => r.msg === 'requests answered')!;
+    expect(summary.requests).toEqual(expect.arrayContaining([expect.objectContaining({ route: '/bad', status: 400, count: 1000 })]));
+  });
+
   it('at debug, logs every answer', async () => {
     const records = await logOf('debug', [`/ok/${HASH}`, '/bad']);
     expect(records.filter((r) => r.msg === 'request').map((r) => r.status)).toEqual([200, 400]);
