@@ -3,17 +3,23 @@
 // defines (core/archive.ts, core/tiles.ts, core/index-segments.ts), site paths are resolved inside the site folder
 // with `..`, dot-files, encoded slashes and NUL refused, and files are opened with O_NOFOLLOW so a symbolic
 // link planted in a served folder cannot lead out of it.
+//
+// Nothing of the archive is served before its commit point (docs/FORMAT.md §10): a build writes a day's files
+// before days.json names the day, so a day file is served only for a day days.json names, a tile or entry
+// bundle only when it lies within days.json's tree size, and an index shard only when its segment does; and
+// `checkpoint` is the last published day's checkpoint (`<date>.checkpoint`, the same bytes once a build has
+// finished), so a build killed between days.json and the latest checkpoint never leaves it missing or behind.
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH } from '../core/archive.ts';
+import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, dayCheckpointPath, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, parseDays } from '../core/archive.ts';
 import { VERIFIER_ARCHIVE_PATH } from '../pipeline/verifier-release.ts';
 import { isDate } from '../core/ledger.ts';
 import { INDEX_HEAD_PATH, parseSegmentShardPath } from '../core/index-segments.ts';
-import { parseTilePath } from '../core/tiles.ts';
+import { parseTilePath, TILE_WIDTH } from '../core/tiles.ts';
 import { ClientError } from './errors.ts';
 import { IndexJsonCache } from './index-json.ts';
 import { VERIFIER_CSP, VERIFIER_PAGE } from './security-headers.ts';
@@ -82,6 +88,65 @@ export function archivePath(raw: string): string | null {
     }
   }
   return null;
+}
+
+/** What days.json commits to: the published days and the tree size after the last one. */
+export interface Committed {
+  dates: ReadonlySet<string>;
+  last: string | null;
+  treeSize: number;
+}
+
+const NOTHING_COMMITTED: Committed = { dates: new Set(), last: null, treeSize: 0 };
+
+/**
+ * Whether the archive file `rel` (a name archivePath accepted) is published by `committed`: day files of
+ * published days, tiles and entry bundles within its tree size, shards of segments within it, and the named
+ * files (whose own writers replace them only after the commit point).
+ */
+export function isCommitted(rel: string, committed: Committed): boolean {
+  const date = dateOfDayFile(rel) ?? /^(\d{4}-\d{2}-\d{2})\.json\.ots$/.exec(rel)?.[1];
+  if (date !== undefined) return committed.dates.has(date);
+  const shard = parseSegmentShardPath(rel);
+  if (shard !== null) return shard.segment.to <= committed.treeSize;
+  if (rel.startsWith('tile/')) {
+    const tile = parseTilePath(rel);
+    const level = tile.kind === 'entries' ? 0 : tile.level;
+    // The leaves a tile covers end at (index · 256 + width) · 256^level.
+    return (tile.index * TILE_WIDTH + tile.width) * TILE_WIDTH ** level <= committed.treeSize;
+  }
+  return true;
+}
+
+/** days.json read again only when it changed (it is replaced by rename: a new inode each time). */
+class CommittedView {
+  private key = '';
+  private value: Committed = NOTHING_COMMITTED;
+  private readonly archive: string;
+
+  constructor(archive: string) {
+    this.archive = archive;
+  }
+
+  async get(): Promise<Committed> {
+    const file = path.join(this.archive, DAYS_PATH);
+    const stat = await fs.promises.stat(file).catch(() => null);
+    const key = stat === null ? '-' : `${stat.ino}:${stat.size}:${stat.mtimeMs}`;
+    if (key === this.key) return this.value;
+    let value = NOTHING_COMMITTED;
+    if (stat !== null) {
+      try {
+        const { days } = parseDays(await fs.promises.readFile(file, 'utf8'));
+        const last = days.at(-1);
+        value = { dates: new Set(days.map((d) => d.date)), last: last?.date ?? null, treeSize: last?.treeSize ?? 0 };
+      } catch {
+        value = NOTHING_COMMITTED; // unreadable: nothing is served as published
+      }
+    }
+    this.key = key;
+    this.value = value;
+    return value;
+  }
 }
 
 export function archiveCacheControl(rel: string): string {
@@ -420,6 +485,7 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
 
   const indexJson = new IndexJsonCache(archive, path.resolve(options.cache));
   const gzipCopies = new GzipCopies(path.join(path.resolve(options.cache), 'gz'));
+  const committedView = new CommittedView(archive);
 
   app.get('/ledgers/*', { schema: wildcard }, async (request, reply) => {
     const raw = rawPath(request).slice('/ledgers/'.length);
@@ -430,9 +496,14 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
       return sendNotFoundPage(site, reply);
     }
     const rel = archivePath(raw);
+    if (rel === null) return sendNotFoundPage(site, reply);
+    const committed = await committedView.get();
+    if (!isCommitted(rel, committed)) return sendNotFoundPage(site, reply);
+    // The latest checkpoint is the last published day's: never missing or behind days.json after a crash.
+    const file = rel === CHECKPOINT_PATH ? (committed.last === null ? null : dayCheckpointPath(committed.last)) : rel;
     // Immutable archive files are sent as stored: never compressed again per request, with strong ETags for If-Range.
-    const cacheControl = rel === null ? SHORT : archiveCacheControl(rel);
-    if (rel === null || !(await sendFile(request, reply, path.join(archive, rel), archiveType(rel), cacheControl, { asStored: cacheControl === IMMUTABLE, gzip: { copies: gzipCopies, name: rel } }))) {
+    const cacheControl = archiveCacheControl(rel);
+    if (file === null || !(await sendFile(request, reply, path.join(archive, file), archiveType(rel), cacheControl, { asStored: cacheControl === IMMUTABLE, gzip: { copies: gzipCopies, name: rel } }))) {
       return sendNotFoundPage(site, reply);
     }
   });

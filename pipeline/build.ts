@@ -289,6 +289,19 @@ function upkeepIndex(ctx: BuildContext, head: IndexHead, removable: (segment: Se
   return { merged, removed, segments: head.segments.length, filesWritten: written.files, bytesWritten: written.bytes, seconds };
 }
 
+/**
+ * Crash-safety tests only (test/cli/build-commit.test.ts): TIMESEAL_TEST_KILL_AT=<point>[@<date>] makes the build
+ * kill itself with SIGKILL at that point of its write order (of that day's build), as a power cut or the OOM
+ * killer would. Points: day-files (every file of the day written, before the barrier and days.json), days.json
+ * (right after the commit point), head (after the index head), checkpoint (after the latest checkpoint).
+ */
+function crashPoint(point: string, date?: string): void {
+  const at = process.env.TIMESEAL_TEST_KILL_AT;
+  if (at === undefined) return;
+  const [wanted, day] = at.split('@');
+  if (wanted === point && (day === undefined || day === date)) process.kill(process.pid, 'SIGKILL');
+}
+
 function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date: string): DayBuild {
   const started = performance.now();
   const archive = ctx.config.archive;
@@ -313,13 +326,17 @@ function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date:
       throw new MismatchError(`${date} in days.json`, JSON.stringify(published), JSON.stringify(record));
     }
   } else {
+    crashPoint('day-files', date);
     syncArchive(archive);
     state.days.push(record);
     out.mutable(archive, DAYS_PATH, encodeDays(state));
+    crashPoint('days.json', date);
     head.segments.push({ from: oldSize, to: record.treeSize });
     head.treeSize = record.treeSize;
     writeIndexHead(archive, head, out);
+    crashPoint('head', date);
     out.mutable(archive, CHECKPOINT_PATH, checkpoint);
+    crashPoint('checkpoint', date);
   }
   const { entryCount, treeSize, root, sha256: ledgerSha256 } = record;
   const seconds = (performance.now() - started) / 1000;

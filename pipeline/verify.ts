@@ -37,6 +37,8 @@ export interface VerifyReport {
   root: string | null;
   filesChecked: number;
   problems: string[];
+  /** States that are not problems: the latest checkpoint or the index head behind days.json after a stopped build. */
+  notes: string[];
 }
 
 export interface VerifyOptions {
@@ -46,6 +48,7 @@ export interface VerifyOptions {
 
 export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: VerifyOptions = {}): Promise<VerifyReport> {
   const problems: string[] = [];
+  const notes: string[] = [];
   let filesChecked = 0;
   const report = (extra: Partial<VerifyReport>): VerifyReport => ({
     ok: problems.length === 0,
@@ -55,6 +58,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     root: null,
     filesChecked,
     problems,
+    notes,
     ...extra,
   });
   const read = async (rel: string): Promise<Uint8Array | undefined> => {
@@ -173,22 +177,45 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   }
   if (problems.length > 0) return report({ days: state.days.length, treeSize: size, root: rootHex });
 
+  // The latest checkpoint and the index head follow days.json (written after it, in this order: head, then
+  // checkpoint). A build stopped between its commit point and its end leaves them behind days.json: the
+  // checkpoint of an earlier published day (or none before the first one), and the head as well only while the
+  // checkpoint is behind. That is a state readers handle ("being updated") and the next build completes, so
+  // it is a note, not a problem; anything else is a problem.
   const last = state.days.at(-1);
+  let checkpointBehind = false;
   if (last) {
-    const latest = await read(CHECKPOINT_PATH);
+    const latest = await reader.read(CHECKPOINT_PATH);
     const dayCheckpoint = await reader.read(dayCheckpointPath(last.date));
-    if (latest && dayCheckpoint && !equalBytes(latest, dayCheckpoint)) problems.push(`${CHECKPOINT_PATH}: is not the checkpoint of the last day ${last.date}`);
+    if (latest !== undefined) filesChecked++;
+    if (latest === undefined || (dayCheckpoint !== undefined && !equalBytes(latest, dayCheckpoint))) {
+      let earlier: string | undefined;
+      for (const day of state.days.slice(0, -1)) {
+        const candidate = latest && (await reader.read(dayCheckpointPath(day.date)));
+        if (candidate && equalBytes(candidate, latest)) earlier = day.date;
+      }
+      if (latest === undefined || earlier !== undefined) {
+        checkpointBehind = true;
+        notes.push(`${CHECKPOINT_PATH}: ${latest === undefined ? 'missing' : `the checkpoint of ${earlier}`}, not yet of the last published day ${last.date} (a build stopped after its commit point; the next \`timeseal ledger build\` completes it)`);
+      } else {
+        problems.push(`${CHECKPOINT_PATH}: is not the checkpoint of the last day ${last.date}`);
+      }
+    }
   }
 
   // The index: the head must name segments that cover the published leaves exactly, on day boundaries, and
   // every shard of every segment must be exactly the records of its leaves with its prefix, in order.
-  const headRaw = await read(INDEX_HEAD_PATH);
+  const headRaw = checkpointBehind ? await reader.read(INDEX_HEAD_PATH) : await read(INDEX_HEAD_PATH);
+  if (headRaw === undefined && checkpointBehind && size > 0) notes.push(`${INDEX_HEAD_PATH}: missing, not yet written for the published days (the next build writes it)`);
   let head: IndexHead | undefined;
   if (headRaw) {
+    if (checkpointBehind) filesChecked++;
     try {
       head = parseIndexHead(fromUtf8(headRaw, INDEX_HEAD_PATH));
-      if (head.treeSize !== size) throw new Error(`tree_size ${head.treeSize} != the published tree size ${size}`);
       const boundaries = new Set([0, ...state.days.map((d) => d.treeSize)]);
+      if (head.treeSize < size && checkpointBehind && boundaries.has(head.treeSize)) {
+        notes.push(`${INDEX_HEAD_PATH}: covers ${head.treeSize} of the ${size} published leaves (the next build indexes the rest)`);
+      } else if (head.treeSize !== size) throw new Error(`tree_size ${head.treeSize} != the published tree size ${size}`);
       for (const segment of head.segments) {
         if (!boundaries.has(segment.from) || !boundaries.has(segment.to)) throw new Error(`segment ${segment.from}-${segment.to} does not begin and end on day boundaries`);
       }
@@ -225,8 +252,10 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks)))) problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
     }
   }
-  const status = await read(OTS_STATUS_PATH);
+  const status = checkpointBehind ? await reader.read(OTS_STATUS_PATH) : await read(OTS_STATUS_PATH);
+  if (status === undefined && checkpointBehind) notes.push(`${OTS_STATUS_PATH}: missing, not yet written for the published days (the next build writes it)`);
   if (status) {
+    if (checkpointBehind) filesChecked++;
     try {
       const s = JSON.parse(fromUtf8(status)) as Record<string, unknown>;
       const okDate = s.latest_ots_ok === '' || (typeof s.latest_ots_ok === 'string' && isDate(s.latest_ots_ok));

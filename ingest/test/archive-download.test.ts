@@ -30,6 +30,13 @@ beforeAll(async () => {
   small = ledgerLike(50);
   fs.writeFileSync(path.join(f.config.archive, LARGE), large);
   fs.writeFileSync(path.join(f.config.archive, SMALL), small);
+  // A day file is served only for a day days.json names (ingest/static.ts): name the two planted ones, as
+  // empty days before the fixture's published day.
+  const daysFile = path.join(f.config.archive, 'days.json');
+  const days = JSON.parse(fs.readFileSync(daysFile, 'utf8')) as { days: unknown[] };
+  const planted = (date: string) => ({ date, first_index: 0, entry_count: 0, tree_size: 0, root: '0'.repeat(64), sha256: '0'.repeat(64) });
+  days.days.unshift(planted('2025-10-01'), planted('2025-10-02'));
+  fs.writeFileSync(daysFile, JSON.stringify(days));
   asset = Buffer.from(`console.log(${JSON.stringify('x'.repeat(200_000))});\n`);
   fs.mkdirSync(path.join(f.ingest.site, '_astro'), { recursive: true });
   fs.writeFileSync(path.join(f.ingest.site, '_astro/big.abc.js'), asset);

@@ -134,6 +134,11 @@ describe('downloads', () => {
   it('a download that outlasts the request timeout is not cut while the client keeps reading', async () => {
     const file = Buffer.alloc(24 << 20, 'x');
     fs.writeFileSync(path.join(f.config.archive, '2025-09-30.json'), file);
+    // Served only for a day days.json names (ingest/static.ts): name it, as an empty day before the fixture's.
+    const daysFile = path.join(f.config.archive, 'days.json');
+    const days = JSON.parse(fs.readFileSync(daysFile, 'utf8')) as { days: unknown[] };
+    days.days.unshift({ date: '2025-09-30', first_index: 0, entry_count: 0, tree_size: 0, root: '0'.repeat(64), sha256: '0'.repeat(64) });
+    fs.writeFileSync(daysFile, JSON.stringify(days));
     const { server, port } = await start(SHORT);
     try {
       const conn = silent(port, 'GET /ledgers/2025-09-30.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');

@@ -54,7 +54,7 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       const report = await verifyArchive(readerFor(location), keys, listSegmentFiles ? { listSegmentFiles } : {});
       output(!!opts.json).result(report, () =>
         report.ok
-          ? [`OK: ${report.location} — ${report.days} day${report.days === 1 ? '' : 's'}, tree size ${report.treeSize}, root ${report.root ?? '(empty)'}; ${report.filesChecked} files checked.`]
+          ? [`OK: ${report.location} — ${report.days} day${report.days === 1 ? '' : 's'}, tree size ${report.treeSize}, root ${report.root ?? '(empty)'}; ${report.filesChecked} files checked.`, ...report.notes.map((n) => `  note: ${n}`)]
           : [`FAILED: ${report.location} — ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`, ...report.problems.map((p) => `  ${p}`)],
       );
       if (!report.ok) process.exitCode = 1;

