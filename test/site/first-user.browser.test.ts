@@ -271,3 +271,29 @@ describe('search input', () => {
     await context.close();
   }, 60_000);
 });
+
+describe('status labels say what their number is', () => {
+  it('/live and the home card name the latest published ledger and the latest anchored day apart', async () => {
+    const { context, page } = await newPage();
+    for (const route of ['/live', '/']) {
+      await page.goto(route);
+      if (route === '/') await page.locator('#status-title').scrollIntoViewIfNeeded();
+      const published = page.locator('[data-testid=latest-published]');
+      await expect(published.locator('dt').textContent()).resolves.toBe('Latest published ledger');
+      await expect(published.locator('dd').textContent()).resolves.toBe('November 2, 2025');
+      const anchored = page.locator('[data-testid=latest-anchored]');
+      await expect(anchored.locator('dt').textContent()).resolves.toBe('Latest anchored day');
+      await expect(anchored.locator('dd').textContent()).resolves.toBe('None yet');
+      expect(await page.getByText('Latest processed day').count(), route).toBe(0);
+    }
+    await context.close();
+  });
+
+  it('/ledgers counts the ledgers awaiting Bitcoin confirmation under "Bitcoin anchoring", not the submissions', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/ledgers');
+    const badge = page.locator('[data-testid=ots-card] [data-testid=ots-pending]');
+    await expect(badge.textContent()).resolves.toBe('1 ledger awaiting Bitcoin confirmation');
+    await context.close();
+  });
+});

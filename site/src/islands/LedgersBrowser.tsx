@@ -142,11 +142,15 @@ export default function LedgersBrowser() {
           <h2 id="ots-card-title" className="card-title">Bitcoin anchoring (OpenTimestamps)</h2>
           <div className="mt-3 flex flex-wrap items-center gap-3">
             {ots.latest_ots_ok ? (
-              <p>Latest verified ledger: <strong>{formatLedgerDate(ots.latest_ots_ok)}</strong></p>
+              <p>Latest anchored day: <strong>{formatLedgerDate(ots.latest_ots_ok)}</strong></p>
             ) : (
               <p className="font-semibold">Verification pending</p>
             )}
-            {ots.queue_size > 0 && <span className="badge-yellow">{ots.queue_size} pending</span>}
+            {ots.queue_size > 0 && (
+              <span className="badge-yellow" data-testid="ots-pending">
+                {ots.queue_size.toLocaleString('en-US')} {ots.queue_size === 1 ? 'ledger' : 'ledgers'} awaiting Bitcoin confirmation
+              </span>
+            )}
           </div>
         </section>
       ) : !loading && (

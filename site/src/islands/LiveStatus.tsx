@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'react';
 import { formatDateTime, formatLedgerDate } from '../lib/format.ts';
 import { fetchOtsStatus, PULSE_MS, REFRESH_MS, type OtsStatusFile } from '../lib/status.ts';
 import Countdown from './Countdown.tsx';
-import { QueueBadge, QueueProblem, useQueueStats } from './SystemStatus.tsx';
+import { QueueBadge, QueueDays, QueueProblem, useQueueStats } from './SystemStatus.tsx';
 
 export default function LiveStatus() {
   const [pulse, setPulse] = useState(false);
@@ -45,14 +45,11 @@ export default function LiveStatus() {
                 <dd className="text-sm">{queue.stats.lastUpdate ? formatDateTime(queue.stats.lastUpdate) : '—'}</dd>
               </div>
               <div>
-                <dt className="muted text-xs">Pending submissions</dt>
+                <dt className="muted text-xs">Pending submissions (for the next ledger)</dt>
                 <dd className="text-3xl font-bold tabular-nums">{queue.stats.queueSize.toLocaleString('en-US')}</dd>
                 <dd className="muted text-sm">{queue.stats.queueSize === 0 ? 'All caught up!' : 'Waiting for next ledger'}</dd>
               </div>
-              <div>
-                <dt className="muted text-xs">Latest processed day</dt>
-                <dd className="font-semibold">{queue.stats.latestAnchoredDay ? formatLedgerDate(queue.stats.latestAnchoredDay) : 'None yet'}</dd>
-              </div>
+              <QueueDays stats={queue.stats} />
             </dl>
           )}
         </section>

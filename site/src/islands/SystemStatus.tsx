@@ -38,6 +38,26 @@ export function QueueBadge({ stats }: { stats: QueueStats }) {
   return <span className={stats.submissionsOpen === false ? 'badge-red' : 'badge-green'}>{stats.status}</span>;
 }
 
+/** The two days the queue stats name, each under what it is: the last ledger published (signed) and the last
+ *  day confirmed in Bitcoin. A published ledger is not anchored until a block confirms it, hours later. */
+export function QueueDays({ stats }: { stats: QueueStats }) {
+  const day = (d: string | undefined) => (d ? formatLedgerDate(d) : 'None yet');
+  return (
+    <>
+      {stats.lastPublishedDay !== undefined && (
+        <div data-testid="latest-published">
+          <dt className="muted text-xs">Latest published ledger</dt>
+          <dd className="font-semibold">{day(stats.lastPublishedDay)}</dd>
+        </div>
+      )}
+      <div data-testid="latest-anchored">
+        <dt className="muted text-xs">Latest anchored day</dt>
+        <dd className="font-semibold">{day(stats.latestAnchoredDay)}</dd>
+      </div>
+    </>
+  );
+}
+
 /** Why submissions are paused, when they are. */
 export function QueueProblem({ stats }: { stats: QueueStats }) {
   if (stats.submissionsOpen !== false || !stats.problem) return null;
@@ -60,14 +80,11 @@ export default function SystemStatus() {
         {state.kind === 'loaded' && <QueueProblem stats={state.stats} />}
         {state.kind === 'loaded' && (
           <dl className="mt-4 grid grid-cols-2 gap-4">
-            <div>
+            <div className="col-span-2">
               <dt className="muted text-xs">Hashes waiting for the next ledger</dt>
               <dd className="text-2xl font-bold tabular-nums">{state.stats.queueSize.toLocaleString('en-US')}</dd>
             </div>
-            <div>
-              <dt className="muted text-xs">Latest anchored day</dt>
-              <dd className="font-semibold">{state.stats.latestAnchoredDay ? formatLedgerDate(state.stats.latestAnchoredDay) : 'None yet'}</dd>
-            </div>
+            <QueueDays stats={state.stats} />
             <div className="col-span-2">
               <dt className="muted text-xs">Last update</dt>
               <dd className="text-sm">{state.stats.lastUpdate ? formatDateTime(state.stats.lastUpdate) : '—'}</dd>

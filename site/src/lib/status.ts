@@ -13,6 +13,8 @@ export interface QueueStats {
    * ledger); `problem` then says why. Absent from older servers. */
   submissionsOpen?: boolean;
   problem?: string;
+  /** Beyond the spec: the date of the last published ledger, '' before the first. Absent from older servers. */
+  lastPublishedDay?: string;
 }
 
 export interface OtsStatusFile {
