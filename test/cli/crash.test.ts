@@ -1,7 +1,7 @@
 // Crash safety of `timeseal ledger build` (pipeline/build.ts's write order): a build killed with SIGKILL at
-// an early, a middle and a late moment, then run again to completion, must leave an archive that verifies and
-// is byte-identical to one built without interruption from the same database and keys. Also: a second
-// concurrent build is refused with a clear message and does not disturb the running one.
+// an early, a middle and a late moment must leave an archive that verifies as it is and, run again to
+// completion, one that verifies and is byte-identical to one built without interruption from the same database
+// and keys. Also: a second concurrent build is refused with a clear message and does not disturb the running one.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -87,6 +87,9 @@ describe('a ledger build killed at any moment completes to the same archive', { 
   }
 
   function expectRecovers(dir: string, context: string): void {
+    // As left by the kill, before anything completes it, the archive verifies (docs/FORMAT.md §10).
+    const left = run(dir, ['verify']);
+    expect(left.code, `${context}; verify as left: ${left.stdout}${left.stderr}`).toBe(0);
     const again = run(dir, ['ledger', 'build'], { env: BUILD_AT });
     expect(again.code, `${context}; rerun: ${again.stderr}`).toBe(0);
     const verify = run(dir, ['verify']);
