@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { isCommitted } from '../../ingest/static.ts';
 import { makeHashes, ROOT, removeTempProjects, run, runJson, sleep, tempProject, treeDiff, treeDigest, writeHashFile } from './helpers.ts';
 
 afterAll(removeTempProjects);
@@ -123,5 +124,30 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
     const verified = runJson(dir, ['verify', '--json']);
     expect(verified.json).toMatchObject({ ok: true, notes: [], days: 2, treeSize: 4000 });
     expect(treeDiff(reference, treeDigest(archive))).toEqual([]);
+  });
+});
+
+describe('what the server counts as published (ingest/static.ts isCommitted)', () => {
+  const committed = { dates: new Set([DAY1]), last: DAY1, treeSize: 3000 };
+  test.each([
+    [`${DAY1}.json`, true],
+    [`${DAY1}.json.ots`, true],
+    [`${DAY2}.json`, false],
+    [`${DAY2}.json.dilithium.sig`, false],
+    [`${DAY2}.checkpoint`, false],
+    [`${DAY2}.json.ots`, false],
+    ['tile/0/011.p/184', true], // leaves up to 11·256 + 184 = 3000
+    ['tile/0/011.p/185', false],
+    ['tile/0/011', false],
+    ['tile/entries/010', true],
+    ['tile/entries/011.p/185', false],
+    ['tile/1/000.p/11', true], // up to 11·256 = 2816
+    ['tile/1/000.p/12', false], // up to 3072
+    ['index/0-3000/0a', true],
+    ['index/3000-4000/3', false],
+    ['days.json', true],
+    ['checkpoint', true],
+  ])('%s: %s', (rel, expected) => {
+    expect(isCommitted(rel, committed)).toBe(expected);
   });
 });
