@@ -297,3 +297,76 @@ describe('status labels say what their number is', () => {
     await context.close();
   });
 });
+
+describe("the free tier's daily limit on the file list", () => {
+  let own: Project;
+  let ownServer: Server;
+  beforeAll(async () => {
+    own = createProject();
+    ownServer = await startServer(own, { now: NOW });
+  }, 60_000);
+  afterAll(async () => {
+    await ownServer?.stop();
+    if (own) removeProject(own);
+  });
+
+  function writeFiles(prefix: string, n: number): string[] {
+    return Array.from({ length: n }, (_, i) => {
+      const file = path.join(tmp, `${prefix}-${i + 1}.txt`);
+      fs.writeFileSync(file, `${prefix} ${i} ${crypto.randomBytes(8).toString('hex')}`);
+      return file;
+    });
+  }
+
+  it('shows each file its outcome and what is left, then stops submitting and offering retries; no upgrade where it cannot be bought', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: ownServer.url });
+    const page = await context.newPage();
+    const submits: string[] = [];
+    page.on('request', (r) => { if (r.url().endsWith('/api/submit')) submits.push(r.postData() ?? ''); });
+    await page.goto('/');
+    await hydrated(page, '#home-dropzone-input');
+    await page.setInputFiles('#home-dropzone-input', writeFiles('limit', 4));
+    await page.waitForFunction(() => document.querySelectorAll('li[data-submit="submitted"], li[data-submit="limited"]').length === 4);
+    const submitted = page.locator('li[data-submit="submitted"]');
+    await expect(submitted.count()).resolves.toBe(2);
+    const notes = await submitted.locator('[data-testid=file-note]').allTextContents();
+    expect(notes.sort()).toEqual(['0 free timestamps left today', '1 free timestamp left today']);
+    await expect(page.locator('li[data-submit="limited"] [data-testid=file-limited]').allTextContents()).resolves.toEqual(['Not submitted: daily limit reached', 'Not submitted: daily limit reached']);
+    await expect(page.getByRole('button', { name: 'Create Proof' }).count()).resolves.toBe(0);
+    const notice = page.locator('[data-testid=limit-notice]');
+    await expect(notice.textContent()).resolves.toMatch(/^Daily limit reached: the free tier allows 2 timestamps per day\. It resets at 00:00 UTC \(in \d+ (h \d+ )?min\)\./);
+    expect((await notice.textContent())!.toLowerCase()).not.toContain('upgrade');
+    expect(await page.locator('#toaster').textContent()).not.toMatch(/upgrade/i);
+    await screenshot(page, 'free-limit-home', false);
+
+    const before = submits.length;
+    await page.setInputFiles('#home-dropzone-input', writeFiles('after-limit', 1));
+    await page.waitForFunction(() => document.querySelectorAll('li[data-submit="limited"]').length === 3);
+    expect(submits.length).toBe(before);
+    await context.close();
+  }, 60_000);
+
+  it('offers the upgrade to Standard only where payments are available', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: ownServer.url });
+    const page = await context.newPage();
+    await page.route('**/api/stripe/config', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"paymentsAvailable":true}' }));
+    await page.goto('/proof');
+    await hydrated(page, '#proof-dropzone-input');
+    await page.setInputFiles('#proof-dropzone-input', writeFiles('paid', 1));
+    const link = page.locator('[data-testid=limit-notice] a', { hasText: 'Upgrade to Standard' });
+    await link.waitFor();
+    await expect(link.getAttribute('href')).resolves.toBe('/pricing/');
+    await context.close();
+  }, 60_000);
+
+  it("shows a free user's usage today on the dashboard", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: ownServer.url });
+    const page = await context.newPage();
+    const res = await page.request.post('/api/auth/signup', { data: { username: 'firstuser', email: 'first@example.org', password: 'correct horse battery', agreeTerms: true, newsletterSubscribed: false } });
+    expect(res.status(), await res.text()).toBeLessThan(300);
+    await page.goto('/dashboard');
+    await expect(page.locator('[data-testid=daily-card] [data-testid=daily-usage]').textContent()).resolves.toBe('2 of 2 today');
+    await screenshot(page, 'dashboard-free-usage', false);
+    await context.close();
+  }, 60_000);
+});

@@ -197,7 +197,7 @@ describe("a newcomer's flow", () => {
     await hydrated(page, '[data-testid=dropzone]');
     await dropFile(page, '[data-testid=dropzone]', file);
     await page.getByText('Submission failed').waitFor();
-    await page.getByText('Queue unavailable').waitFor();
+    await page.locator('#toaster').getByText('Queue unavailable').waitFor();
     fail = false;
     await page.getByRole('button', { name: 'Create Proof' }).click();
     await page.locator('li[data-submit="submitted"]').waitFor();

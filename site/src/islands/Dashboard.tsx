@@ -121,8 +121,17 @@ export default function Dashboard() {
           </>
         ) : (
           <Card title="Daily Limit" testid="daily-card">
-            <p className="mt-2 text-2xl font-bold">2 per day</p>
-            <p className="muted mt-1 text-sm">Based on your IP address</p>
+            {usage.period === 'day' ? (
+              <>
+                <p className="mt-2 text-2xl font-bold" data-testid="daily-usage">{usage.used} of {usage.limit} today</p>
+                <p className="muted mt-1 text-sm">{usage.limit} per day, based on your IP address; resets at 00:00 UTC</p>
+              </>
+            ) : (
+              <>
+                <p className="mt-2 text-2xl font-bold">2 per day</p>
+                <p className="muted mt-1 text-sm">Based on your IP address</p>
+              </>
+            )}
           </Card>
         )}
       </div>

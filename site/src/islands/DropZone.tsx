@@ -3,13 +3,17 @@
 // its name, nothing else — is submitted once, automatically (spec §4). The "Create Proof" button appears
 // only on a file whose automatic submission failed (or was never made, e.g. hashing finished offline), and
 // sends the hash alone (spec §7), so a file is never submitted twice.
+// Each file shows its own outcome (the one toast of spec §9 only shows the latest), with what the server says
+// is left (`remainingToday` / `remainingThisMonth`). After a 429 (the plan's limit) no file is submitted and
+// no retry is offered until the limit resets (the free tier's at 00:00 UTC); the upgrade to Standard is
+// offered only when the server can sell it (GET /api/stripe/config).
 import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
-import { HttpError, postJson } from '../lib/api.ts';
+import { getJson, HttpError, postJson } from '../lib/api.ts';
 import { hashFile, HashCancelledError, type HashJob } from '../lib/file-hasher.ts';
 import { toast } from '../lib/toast.ts';
 import CopyButton from './CopyButton.tsx';
 
-type SubmitState = 'none' | 'submitting' | 'submitted' | 'failed';
+type SubmitState = 'none' | 'submitting' | 'submitted' | 'failed' | 'limited';
 interface Item {
   id: number;
   name: string;
@@ -18,23 +22,78 @@ interface Item {
   loaded: number;
   hash: string | null;
   submit: SubmitState;
+  /** What the server said about this file: what is left after it, or why it was not accepted. */
+  note?: string;
 }
 
-interface SubmitAnswer { ok?: boolean; error?: string }
+/** Spec §9: the free tier allows 2 timestamps per day per IP address; the day is UTC. */
+const FREE_PER_DAY = 2;
 
-export async function submitHash(hash: string, fileName?: string): Promise<boolean> {
+interface SubmitAnswer { ok?: boolean; error?: string; remainingToday?: number; remainingThisMonth?: number }
+
+export type SubmitOutcome =
+  | { kind: 'submitted'; note?: string }
+  | { kind: 'failed'; note: string }
+  /** The plan's limit (429): nothing more is accepted until `until` (ms since the epoch) or, without it, on this page. */
+  | { kind: 'limited'; daily: boolean; serverMessage: string; until: number | null };
+
+const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+
+function leftNote(answer: SubmitAnswer): string | undefined {
+  if (typeof answer.remainingToday === 'number') return `${plural(answer.remainingToday, 'free timestamp', 'free timestamps')} left today`;
+  if (typeof answer.remainingThisMonth === 'number') return `${plural(answer.remainingThisMonth, 'timestamp', 'timestamps')} left this month`;
+  return undefined;
+}
+
+/** The next 00:00 UTC after `now`. */
+export function nextUtcMidnight(now: number): number {
+  const d = new Date(now);
+  return Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1);
+}
+
+function untilText(until: number, now: number): string {
+  const minutes = Math.max(1, Math.ceil((until - now) / 60_000));
+  const h = Math.floor(minutes / 60);
+  return h > 0 ? `${h} h ${minutes % 60} min` : `${minutes} min`;
+}
+
+let paymentsAvailable: Promise<boolean> | null = null;
+/** Whether Standard can be bought on this server (GET /api/stripe/config); asked once, false on any failure. */
+function canUpgrade(): Promise<boolean> {
+  paymentsAvailable ??= getJson<{ paymentsAvailable?: boolean }>('/api/stripe/config').then((c) => c.paymentsAvailable === true, () => false);
+  return paymentsAvailable;
+}
+
+/** The sentence for a reached limit: what the limit is and when it resets (the server's own text for a plan
+ *  other than the free tier, whose renewal it knows). */
+function limitText(outcome: Extract<SubmitOutcome, { kind: 'limited' }>, now: number): string {
+  if (!outcome.daily || outcome.until === null) return outcome.serverMessage;
+  return `Daily limit reached: the free tier allows ${FREE_PER_DAY} timestamps per day. It resets at 00:00 UTC (in ${untilText(outcome.until, now)}).`;
+}
+
+export async function submitHash(hash: string, fileName?: string): Promise<SubmitOutcome> {
   try {
     const answer = await postJson<SubmitAnswer>('/api/submit', fileName === undefined ? { hash } : { hash, fileName });
     if (answer.ok === false) {
-      toast({ title: 'Submission failed', description: answer.error || 'Please try again', variant: 'destructive' });
-      return false;
+      const note = answer.error || 'Please try again';
+      toast({ title: 'Submission failed', description: note, variant: 'destructive' });
+      return { kind: 'failed', note };
     }
+    const note = leftNote(answer);
     toast({ title: 'Hash queued!', description: 'Your timestamp has been submitted' });
-    return true;
+    return note === undefined ? { kind: 'submitted' } : { kind: 'submitted', note };
   } catch (err) {
-    const description = err instanceof HttpError ? err.serverMessage || 'Please try again' : 'Network error - please try again';
-    toast({ title: 'Submission failed', description, variant: 'destructive' });
-    return false;
+    if (err instanceof HttpError && err.status === 429) {
+      const serverMessage = err.serverMessage || 'Limit reached';
+      const daily = /\bdaily\b|\bper day\b/i.test(serverMessage);
+      const now = Date.now();
+      const outcome: SubmitOutcome = { kind: 'limited', daily, serverMessage, until: daily ? nextUtcMidnight(now) : null };
+      toast({ title: 'Submission failed', description: limitText(outcome, now), variant: 'destructive' });
+      return outcome;
+    }
+    const note = err instanceof HttpError ? err.serverMessage || 'Please try again' : 'Network error - please try again';
+    toast({ title: 'Submission failed', description: note, variant: 'destructive' });
+    return { kind: 'failed', note };
   }
 }
 
@@ -53,6 +112,9 @@ function formatSize(bytes: number): string {
 export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string }) {
   const [items, setItems] = useState<Item[]>([]);
   const [dragging, setDragging] = useState(false);
+  const [limit, setLimit] = useState<Extract<SubmitOutcome, { kind: 'limited' }> | null>(null);
+  const [upgrade, setUpgrade] = useState(false);
+  const limitRef = useRef<Extract<SubmitOutcome, { kind: 'limited' }> | null>(null);
   const jobs = useRef(new Map<number, HashJob>());
   const nextId = useRef(1);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -63,11 +125,34 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
 
   useEffect(() => () => jobs.current.forEach((j) => j.cancel()), []);
 
+  /** The limit still in force, if any (a daily one lapses at its 00:00 UTC). */
+  const activeLimit = useCallback(() => {
+    const l = limitRef.current;
+    if (l && l.until !== null && Date.now() >= l.until) {
+      limitRef.current = null;
+      setLimit(null);
+      return null;
+    }
+    return l;
+  }, []);
+
   const submit = useCallback(async (id: number, hash: string, fileName?: string) => {
-    update(id, { submit: 'submitting' });
-    const ok = await submitHash(hash, fileName);
-    update(id, { submit: ok ? 'submitted' : 'failed' });
-  }, [update]);
+    if (activeLimit()) {
+      update(id, { submit: 'limited', note: undefined });
+      return;
+    }
+    update(id, { submit: 'submitting', note: undefined });
+    const outcome = await submitHash(hash, fileName);
+    if (outcome.kind === 'limited') {
+      limitRef.current = outcome;
+      setLimit(outcome);
+      void canUpgrade().then(setUpgrade);
+      // Files that were waiting to be submitted will not be accepted either.
+      setItems((all) => all.map((it) => (it.id === id || (it.hash && (it.submit === 'none' || it.submit === 'failed')) ? { ...it, submit: 'limited', note: undefined } : it)));
+      return;
+    }
+    update(id, { submit: outcome.kind, note: outcome.note });
+  }, [activeLimit, update]);
 
   const addFiles = useCallback((files: FileList | File[]) => {
     for (const file of Array.from(files)) {
@@ -122,6 +207,12 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
           <input id={`${idPrefix}-input`} ref={inputRef} type="file" multiple className="sr-only" onChange={(e) => { if (e.target.files) addFiles(e.target.files); e.target.value = ''; }} />
         </label>
       </div>
+      {limit && (
+        <div role="status" className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100" data-testid="limit-notice">
+          <p>{limitText(limit, Date.now())} Files added until then are hashed but not submitted.</p>
+          {upgrade && limit.daily && <p className="mt-1"><a className="link" href="/pricing/">Upgrade to Standard</a> for 500 timestamps a month.</p>}
+        </div>
+      )}
       {items.length > 0 && (
         <ul className="mt-4 space-y-3" aria-label="Files">
           {items.map((it) => (
@@ -149,6 +240,8 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
                 <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
                   {it.submit === 'submitting' && <span className="badge-slate">Submitting...</span>}
                   {it.submit === 'submitted' && <span className="badge-green">Queued for today's ledger</span>}
+                  {it.submit === 'submitted' && it.note && <span className="muted text-xs" data-testid="file-note">{it.note}</span>}
+                  {it.submit === 'limited' && <span className="badge-yellow" data-testid="file-limited">Not submitted: {limit?.daily === false ? 'limit reached' : 'daily limit reached'}</span>}
                   {(it.submit === 'failed' || it.submit === 'none') && (
                     <button type="button" className="btn-primary px-3 py-1" onClick={() => void submit(it.id, it.hash!)}>Create Proof</button>
                   )}
@@ -157,6 +250,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
                   )}
                 </div>
               )}
+              {it.submit === 'failed' && it.note && <p className="field-error" data-testid="file-error">Not submitted: {it.note}</p>}
             </li>
           ))}
         </ul>

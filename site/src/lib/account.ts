@@ -23,6 +23,8 @@ export interface CurrentUser {
 export interface QuotaUsage {
   used: number;
   limit: number;
+  /** Beyond the spec: 'day' for the free tier (per IP address), 'month' for Standard. Absent from older servers. */
+  period?: 'day' | 'month';
 }
 
 export interface HistoryRecord {
