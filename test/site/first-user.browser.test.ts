@@ -370,3 +370,20 @@ describe("the free tier's daily limit on the file list", () => {
     await context.close();
   }, 60_000);
 });
+
+describe('pricing without payments', () => {
+  it('says on the Standard card that it cannot be bought here, instead of sending visitors to /signup', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/pricing');
+    await hydrated(page, '[data-tier=standard]');
+    const card = page.locator('[data-tier=standard]');
+    await expect(card.locator('[data-testid=payments-unavailable]').textContent()).resolves.toBe('Payments are not available on this server right now, so Standard cannot be bought here. The free tier works as usual.');
+    const button = card.getByRole('button', { name: 'Subscribe Now' });
+    await expect(button.isDisabled()).resolves.toBe(true);
+    await button.click({ force: true });
+    await page.waitForTimeout(300);
+    expect(new URL(page.url()).pathname).toBe('/pricing');
+    await screenshot(page, 'pricing-no-payments', false);
+    await context.close();
+  });
+});

@@ -398,6 +398,8 @@ describe('theme', () => {
 describe('pricing', () => {
   it('defaults to annual, toggles to monthly, and sends visitors who subscribe to /signup', async () => {
     const { context, page } = await newPage();
+    // This server has no Stripe keys; a server that can sell Standard says so here.
+    await page.route('**/api/stripe/config', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"paymentsAvailable":true}' }));
     await page.goto('/pricing');
     await hydrated(page, '[data-tier=standard]');
     await page.getByText('Save 40%').waitFor();

@@ -1,7 +1,9 @@
 // Pricing (spec §2 Pricing, §6, §8, §9): monthly/annual toggle (annual by default, "Save 40%"), four tiers, the
 // "Current Plan" badge from /api/auth/me and /api/subscription, Subscribe (visitors go to /signup, users
 // start checkout; a 403 is the "Email verification required" toast, shown again on /dashboard where the user is
-// sent), "payments are unavailable" when the server has no Stripe keys (GET /api/stripe/config), and the
+// sent); when the server has no Stripe keys (GET /api/stripe/config) the Standard card says payments are
+// unavailable and its button is disabled for everyone (a visitor sent to /signup would meet the same
+// disabled button there: a circle), and the
 // Professional waitlist dialog (cannot close while pending; closing resets it).
 import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { getJson, HttpError, postJson } from '../lib/api.ts';
@@ -153,9 +155,6 @@ export default function Pricing() {
       {plan !== 'visitor' && (
         <p className="mb-6 text-center"><span className="badge-green" data-testid="current-plan">Current Plan: {plan === 'standard' ? 'Standard Tier' : 'Free Tier'}</span></p>
       )}
-      {!paymentsAvailable && (
-        <p role="status" data-testid="payments-unavailable" className="mx-auto mb-6 max-w-2xl rounded-lg border border-amber-300 bg-amber-50 p-3 text-center text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">Payments are not available on this server right now, so the Standard plan cannot be bought here. The free tier works as usual.</p>
-      )}
       <div className="mb-10 flex items-center justify-center gap-3">
         <div role="group" aria-label="Billing period" className="inline-flex rounded-lg border border-slate-300 bg-white p-1 dark:border-slate-700 dark:bg-slate-900">
           <button type="button" className={toggleClass(!annual)} aria-pressed={!annual} onClick={() => setPeriod('monthly')}>Monthly</button>
@@ -178,8 +177,13 @@ export default function Pricing() {
           <Features items={['500 timestamps/month', 'Personal dashboard', 'History tracking', 'Quantum shield (ML-DSA-65)', 'Bitcoin anchoring', 'Priority support']} />
           {plan === 'standard' ? (
             <button type="button" className="btn-primary mt-6" disabled>Current Plan</button>
+          ) : paymentsAvailable ? (
+            <button type="button" className="btn-primary mt-6" onClick={subscribe} disabled={checkingOut}>Subscribe Now</button>
           ) : (
-            <button type="button" className="btn-primary mt-6" onClick={subscribe} disabled={checkingOut || (!paymentsAvailable && plan !== 'visitor')}>Subscribe Now</button>
+            <>
+              <p role="status" id="standard-unavailable" data-testid="payments-unavailable" className="mt-6 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-100">Payments are not available on this server right now, so Standard cannot be bought here. The free tier works as usual.</p>
+              <button type="button" className="btn-primary mt-3" disabled aria-describedby="standard-unavailable">Subscribe Now</button>
+            </>
           )}
         </article>
         <article className="card relative flex flex-col" data-tier="professional">
