@@ -15,7 +15,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { INDEX_HEAD_PATH, mergeStart, type IndexHead } from '../core/index-segments.ts';
 import { removeUnnamedIndexFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from '../pipeline/segment-files.ts';
-import { sortedOrder } from '../pipeline/sort-keys.ts';
+import { sortedOrder } from '../store/sort-keys.ts';
 import { verifiedSearch, type Fetcher } from '../site/src/lib/verified-search.ts';
 import { mb, run, timed, writeProofWorld } from './common.ts';
 

@@ -14,7 +14,7 @@ import { INDEX_HEAD_PATH, parseIndexHead, shardPathFor } from '../core/index-seg
 import { lookupShard } from '../core/index-shard.ts';
 import { parseNote } from '../core/note.ts';
 import { tilePath, tilesForInclusion } from '../core/tiles.ts';
-import { openDatabase } from '../pipeline/db.ts';
+import { openDatabase } from '../store/db.ts';
 import { folderBytes, mb, run, timed } from './common.ts';
 
 const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '30' }, gap: { type: 'string', default: '65' } } });

@@ -16,10 +16,10 @@ import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, 
 import type { Logger } from 'pino';
 import { loadAccountsConfig, type AccountsConfig } from './accounts/config.ts';
 import { accountRoutes } from './accounts/routes.ts';
-import type { Clock } from '../pipeline/clock.ts';
-import type { Config } from '../pipeline/config.ts';
-import type { DB } from '../pipeline/db.ts';
-import { loadPublicKeys, type PublicKeys } from '../pipeline/keys.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { Config } from '../runtime/config.ts';
+import type { DB } from '../store/db.ts';
+import { loadPublicKeys, type PublicKeys } from '../runtime/keys.ts';
 import { createArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import { BODY_LIMIT, errorHandler, formatSchemaErrors, handleFrameworkError, parseJsonBody } from './errors.ts';

@@ -21,7 +21,7 @@ import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
 import { readState } from '../pipeline/build.ts';
-import { mldsaMu, nodeSha256 } from '../pipeline/node-hash.ts';
+import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 import { findHash, type Occurrence } from '../pipeline/proof.ts';
 
 export interface OtsStatusView {

@@ -1,9 +1,9 @@
-// The ingest service's own settings, read from the environment beside pipeline/config.ts (which it does not
+// The ingest service's own settings, read from the environment beside runtime/config.ts (which it does not
 // extend): where the built site lives, whether a reverse proxy's X-Forwarded-For is trusted, and how e-mail
 // leaves the machine (DESIGN.md §5: SMTP_URL / MAIL_FROM, otherwise an outbox folder), and the operator's
 // optional cap on the beta API (BETA_API_RATE; the product spec sets none during the beta).
 import path from 'node:path';
-import { UsageError, type Config } from '../pipeline/config.ts';
+import { UsageError, type Config } from '../runtime/config.ts';
 
 export interface IngestConfig {
   /** The built site (Astro's dist/site). May be absent: the server then answers with built-in pages only. */

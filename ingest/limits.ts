@@ -14,7 +14,7 @@
 // - Returns { allowed: true, remaining, tier } or { allowed: false, status, error, tier } where `error` is the
 //   text shown to the user and `status` the HTTP status to answer with (429); `tier` says which rule applied
 //   ('standard': the caller records the submission in the user's history).
-import type { DB } from '../pipeline/db.ts';
+import type { DB } from '../store/db.ts';
 import { utcDate } from '../core/ledger.ts';
 
 /** Product spec §9: "Free tier — 2 timestamps per day per IP". */

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { UsageError } from '../pipeline/config.ts';
+import { UsageError } from '../runtime/config.ts';
 
 export interface HttpLimits {
   /** Time to receive a request's headers, from the connection's start or the request's first byte (Node `headersTimeout`). */

@@ -1,10 +1,10 @@
 // What the routes are given: configuration, clock, database, archive view, mailer, the submission writer and
 // the submission gate.
 // Built once per app (app.ts); tests build the same thing around temporary folders.
-import type { Config } from '../pipeline/config.ts';
-import type { Clock } from '../pipeline/clock.ts';
-import type { DB } from '../pipeline/db.ts';
-import type { PublicKeys } from '../pipeline/keys.ts';
+import type { Config } from '../runtime/config.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { DB } from '../store/db.ts';
+import type { PublicKeys } from '../runtime/keys.ts';
 import type { ArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import type { Mailer } from './mail.ts';

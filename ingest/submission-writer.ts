@@ -18,9 +18,9 @@
 // better-sqlite3 commit.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '../pipeline/db.ts';
+import { openDatabase } from '../store/db.ts';
 import { storageFault } from './errors.ts';
-import { submissionInserter, type Submission } from '../pipeline/queue.ts';
+import { submissionInserter, type Submission } from '../store/queue.ts';
 
 export interface SubmissionWriter {
   write(row: Submission): Promise<void>;

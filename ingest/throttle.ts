@@ -17,7 +17,7 @@
 // password is checked (scrypt runs asynchronously), so guesses sent all at once cannot pass the check before
 // the first of them is counted. A successful login then withdraws its attempt.
 import type Database from 'better-sqlite3';
-import type { DB } from '../pipeline/db.ts';
+import type { DB } from '../store/db.ts';
 
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 15 * 60_000;

@@ -3,7 +3,7 @@
 // input) on stderr, never a stack trace.
 import { Command, CommanderError } from 'commander';
 import { TimesealError } from '../core/errors.ts';
-import { UsageError } from './config.ts';
+import { UsageError } from '../runtime/config.ts';
 import { createContext, type Context } from './context.ts';
 import { registerAnchor } from './commands/anchor.ts';
 import { registerDb } from './commands/db.ts';

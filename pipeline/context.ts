@@ -1,8 +1,8 @@
 // What every command needs, created once and only when used: configuration, clock, database, keys.
-import { clockFromEnv, type Clock } from './clock.ts';
-import { loadConfig, type Config } from './config.ts';
-import { openDatabase, type DB } from './db.ts';
-import { loadPublicKeys, loadSigningKeys, type PublicKeys, type SigningKeys } from './keys.ts';
+import { clockFromEnv, type Clock } from '../runtime/clock.ts';
+import { loadConfig, type Config } from '../runtime/config.ts';
+import { openDatabase, type DB } from '../store/db.ts';
+import { loadPublicKeys, loadSigningKeys, type PublicKeys, type SigningKeys } from '../runtime/keys.ts';
 
 export interface Context {
   config: Config;

@@ -10,7 +10,7 @@ import { TimesealError } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
 import { startHashFilesJob } from './index-worker.ts';
 import { writeDaySegment } from './segment-files.ts';
-import { sortedOrder } from './sort-keys.ts';
+import { sortedOrder } from '../store/sort-keys.ts';
 
 const dirs: string[] = [];
 afterAll(() => {

@@ -13,7 +13,7 @@ import { readState } from './build.ts';
 import { perHashOts } from './anchor/proofs.ts';
 import { readOptional } from './files.ts';
 import { readIndexHead } from './segment-files.ts';
-import { nodeSha256 } from './node-hash.ts';
+import { nodeSha256 } from '../runtime/node-hash.ts';
 
 /** The index covers fewer leaves than days.json publishes: a lookup cannot answer yet (never "not found"). */
 export class IndexIncompleteError extends TimesealError {

@@ -7,12 +7,12 @@ import path from 'node:path';
 import { buildApp } from '../ingest/app.ts';
 import { loadIngestConfig } from '../ingest/config.ts';
 import { publishDemo } from '../ingest/demo.ts';
-import { createLogger } from '../ingest/logger.ts';
+import { createLogger } from '../runtime/logger.ts';
 import { createMailer } from '../ingest/mail.ts';
 import { listen } from '../ingest/server.ts';
-import { UsageError } from './config.ts';
+import { UsageError } from '../runtime/config.ts';
 import type { Context } from './context.ts';
-import { checkDatabase } from './db.ts';
+import { checkDatabase } from '../store/db.ts';
 import { startSchedule } from './schedule.ts';
 import { releaseVerifier } from './verifier-release.ts';
 

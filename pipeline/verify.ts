@@ -27,7 +27,7 @@ import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { leafHash } from '../core/merkle.ts';
 import { appendLeaves, encodeEntryBundle, entryBundlePath, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
-import { mldsaMu, nodeSha256 } from './node-hash.ts';
+import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 
 export interface VerifyReport {
   ok: boolean;

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { UsageError } from './config.ts';
+import { UsageError } from '../runtime/config.ts';
 
 export type DB = Database.Database;
 
@@ -122,7 +122,7 @@ export const MIGRATIONS: string[] = [
   `,
   // Submissions are indexed by date only: an insert then appends to the right edge of the index instead of
   // writing a random page of a (date, hash) index, about six times cheaper on a day that already holds
-  // 500,000 rows (a build sorts the day in memory, pipeline/sort-keys.ts).
+  // 500,000 rows (a build sorts the day in memory, store/sort-keys.ts).
   `
   DROP INDEX submissions_by_day;
   CREATE INDEX submissions_by_date ON submissions (ledger_date);

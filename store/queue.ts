@@ -68,7 +68,7 @@ const DAY_CHUNK = 65_536;
 
 /**
  * The day's distinct hashes, sorted, each with its earliest submission time, in columns: no object is kept
- * per hash. Rows are read in arrival order in chunks (the index holds only the date, see pipeline/sort-keys.ts),
+ * per hash. Rows are read in arrival order in chunks (the index holds only the date, see store/sort-keys.ts),
  * decoded to bytes, sorted in memory, and duplicates folded into their earliest time.
  */
 export function dayColumns(db: DB, date: string): DayColumns {

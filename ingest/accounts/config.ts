@@ -1,7 +1,7 @@
 // Settings of the accounts context (DESIGN.md §5): the site's public origin (links in e-mails, Stripe return
 // URLs, the CSRF origin check, the Secure cookie flag) and Stripe. Without STRIPE_SECRET_KEY and both price
 // ids, payments are off and the payment endpoints answer 503 (`PAYMENTS_UNAVAILABLE`).
-import { UsageError } from '../../pipeline/config.ts';
+import { UsageError } from '../../runtime/config.ts';
 
 export interface StripeSettings {
   secretKey: string;

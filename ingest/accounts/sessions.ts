@@ -8,7 +8,7 @@
 // Sec-Fetch-Site is same-origin. A cross-origin request carrying the cookie is refused (403) before any
 // handler runs. Functions here take the request, so public routes (submit, certificate) use the same rules.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DB } from '../../pipeline/db.ts';
+import type { DB } from '../../store/db.ts';
 import { newToken, tokenHash } from './tokens.ts';
 
 export const SESSION_COOKIE = 'ts_session';

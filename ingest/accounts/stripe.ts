@@ -18,7 +18,7 @@
 // canceled (Stripe never reactivates one). checkout.session.completed carries the subscription as fetched
 // from Stripe while handling it, the freshest state there is, so it is applied whatever its age.
 import Stripe from 'stripe';
-import type { DB } from '../../pipeline/db.ts';
+import type { DB } from '../../store/db.ts';
 import { PAYING_STATUSES } from '../limits.ts';
 import type { StripeSettings } from './config.ts';
 

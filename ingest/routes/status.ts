@@ -4,7 +4,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ledgerOtsPath, ledgerPath } from '../../core/archive.ts';
 import { isDate } from '../../core/ledger.ts';
-import { queueSize } from '../../pipeline/queue.ts';
+import { queueSize } from '../../store/queue.ts';
 import { ClientError } from '../errors.ts';
 import { DATE_PATTERN, noQuery, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';

@@ -6,7 +6,7 @@
 // full or failing disk it is 503 with Retry-After, the transaction rolled back (errors.ts storageRefusal).
 import type { FastifyPluginAsync } from 'fastify';
 import { utcDate } from '../../core/ledger.ts';
-import { enqueue } from '../../pipeline/queue.ts';
+import { enqueue } from '../../store/queue.ts';
 import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
 import { ClientError, errorBody, storageRefusal } from '../errors.ts';
 import { checkAndCount } from '../limits.ts';

@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../pipeline/config.ts';
+import { UsageError } from '../../runtime/config.ts';
 import { parseRate } from '../config.ts';
 import { betaRateCap } from '../limits.ts';
 import { WAITLIST_PER_HOUR } from '../routes/forms.ts';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseProofBundle, verifyProofBundle } from '../../core/proof.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
-import { loadPublicKeys, loadSigningKeys } from '../../pipeline/keys.ts';
+import { loadPublicKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { DAILY_LIMIT_ERROR } from '../limits.ts';
 import { betaResponse, betaResponseWriter } from '../routes/beta.ts';
 import { DAY, makeFixture, NOW, ORIGIN, randomHash, removeTempDirs, sha256, TODAY, type Fixture } from './fixture.ts';

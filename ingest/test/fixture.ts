@@ -10,10 +10,10 @@ import { buildApp } from '../app.ts';
 import { loadIngestConfig, type IngestConfig } from '../config.ts';
 import { createMailer, type Mailer } from '../mail.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
-import { loadConfig, type Config } from '../../pipeline/config.ts';
-import { openDatabase, type DB } from '../../pipeline/db.ts';
-import { initKeys, loadSigningKeys } from '../../pipeline/keys.ts';
-import { enqueue } from '../../pipeline/queue.ts';
+import { loadConfig, type Config } from '../../runtime/config.ts';
+import { openDatabase, type DB } from '../../store/db.ts';
+import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
+import { enqueue } from '../../store/queue.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'pipeline/bin/timeseal');

@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../pipeline/db.ts';
+import { openDatabase } from '../../store/db.ts';
 import { parseTrustProxy } from '../config.ts';
 import { checkAndCount, clientKey, FREE_PER_DAY } from '../limits.ts';
 import { DAY, makeFixture, randomHash, removeTempDirs, tempDir } from './fixture.ts';

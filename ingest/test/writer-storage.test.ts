@@ -12,8 +12,8 @@ import { storageRefusal } from '../errors.ts';
 const inserts: number[] = [];
 let failWith: Error | undefined;
 
-vi.mock('../../pipeline/queue.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../pipeline/queue.ts')>();
+vi.mock('../../store/queue.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../store/queue.ts')>();
   return {
     ...original,
     submissionInserter: (db: Parameters<typeof original.submissionInserter>[0]) => {

@@ -1,6 +1,6 @@
 // Anchoring settings from the environment (DESIGN.md §5, docs/OPERATIONS.md): the calendars, how many must
 // answer, which calendars are trusted for upgrades, the Bitcoin header source and network, and timeouts.
-import { UsageError } from '../config.ts';
+import { UsageError } from '../../runtime/config.ts';
 import type { BitcoinNetwork } from '../../core/bitcoin.ts';
 
 /** The public OpenTimestamps calendar pool (the reference client's defaults, otsclient/args.py). */

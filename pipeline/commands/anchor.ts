@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { isDate } from '../../core/ledger.ts';
 import { anchorContextOf, anchorDays } from '../anchor/anchor.ts';
-import { UsageError } from '../config.ts';
+import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 

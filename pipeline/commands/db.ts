@@ -3,7 +3,7 @@
 // command, which reads the whole file (about 30 MB/s from a cold cache here: docs/OPERATIONS.md).
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
-import { checkDatabase } from '../db.ts';
+import { checkDatabase } from '../../store/db.ts';
 import { output } from '../output.ts';
 
 export function registerDb(program: Command, ctx: () => Context): void {

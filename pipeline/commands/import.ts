@@ -8,7 +8,7 @@ import { utcDate } from '../../core/ledger.ts';
 import { TimesealError } from '../../core/errors.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
-import { enqueue, type Submission } from '../queue.ts';
+import { enqueue, type Submission } from '../../store/queue.ts';
 import { readState } from '../build.ts';
 import { refuseClockBehindArchive } from '../clock-guard.ts';
 

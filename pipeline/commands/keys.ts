@@ -1,6 +1,6 @@
 // `timeseal keys init`: create the ECDSA P-256 and ML-DSA-65 signing keys if absent.
 import type { Command } from 'commander';
-import { initKeys } from '../keys.ts';
+import { initKeys } from '../../runtime/keys.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { isDate, utcDate } from '../../core/ledger.ts';
 import { publishLedgers } from '../build.ts';
 import { readLastPublishedDay, refuseClockBehindArchive } from '../clock-guard.ts';
-import { UsageError } from '../config.ts';
+import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
 

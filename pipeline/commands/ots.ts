@@ -13,7 +13,7 @@ import { formatAttestation, formatDetached, hashFile, mergeTimestamps, parseDeta
 import { checkBitcoinAttestations, collectUpgrades } from '../anchor/anchor.ts';
 import { loadAnchorConfig } from '../anchor/config.ts';
 import { headerSourceFor } from '../anchor/headers.ts';
-import { UsageError } from '../config.ts';
+import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 

@@ -7,7 +7,7 @@ import { fromBase64 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { isHashHex } from '../../core/hash.ts';
 import { encodeProofBundle } from '../../core/proof.ts';
-import { UsageError } from '../config.ts';
+import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { buildProof } from '../proof.ts';
 

@@ -7,7 +7,7 @@ import { readState } from '../build.ts';
 import { clockBehindArchive, clockBehindText } from '../clock-guard.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
-import { queueSize } from '../queue.ts';
+import { queueSize } from '../../store/queue.ts';
 
 function folderSize(dir: string): { files: number; bytes: number } {
   let files = 0;

@@ -8,7 +8,7 @@ import { TimesealError } from '../../core/errors.ts';
 import { segmentDir } from '../../core/index-segments.ts';
 import { readerFor } from '../archive-reader.ts';
 import type { Context } from '../context.ts';
-import { PUBLIC_ECDSA_PEM, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../keys.ts';
+import { PUBLIC_ECDSA_PEM, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
 import { output } from '../output.ts';
 import { verifyArchive } from '../verify.ts';
 

@@ -11,11 +11,11 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { INDEX_HEAD_PATH, parseIndexHead, segmentDir, SEGMENT_SHARD_TARGET } from '../../core/index-segments.ts';
 import { publishLedgers, upkeepArchiveIndex, type BuildContext } from '../../pipeline/build.ts';
-import { loadConfig } from '../../pipeline/config.ts';
-import { openDatabase } from '../../pipeline/db.ts';
-import { initKeys, loadSigningKeys } from '../../pipeline/keys.ts';
+import { loadConfig } from '../../runtime/config.ts';
+import { openDatabase } from '../../store/db.ts';
+import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { findHash } from '../../pipeline/proof.ts';
-import { enqueue } from '../../pipeline/queue.ts';
+import { enqueue } from '../../store/queue.ts';
 import { SearchUnavailableError, verifiedSearch, type Fetcher } from '../../site/src/lib/verified-search.ts';
 
 const dirs: string[] = [];

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { openDatabase } from '../../pipeline/db.ts';
+import { openDatabase } from '../../store/db.ts';
 import { readVerifierReleases, releaseVerifier } from '../../pipeline/verifier-release.ts';
 import { BIN, buildVerifier, run, sha256Hex, tempDir } from './helpers.ts';
 

@@ -6,9 +6,9 @@
 import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadConfig } from '../../../pipeline/config.ts';
-import { openDatabase, type DB } from '../../../pipeline/db.ts';
-import { initKeys } from '../../../pipeline/keys.ts';
+import { loadConfig } from '../../../runtime/config.ts';
+import { openDatabase, type DB } from '../../../store/db.ts';
+import { initKeys } from '../../../runtime/keys.ts';
 import { buildApp } from '../../app.ts';
 import { loadIngestConfig } from '../../config.ts';
 import type { Mailer, OutgoingMail } from '../../mail.ts';
