@@ -387,3 +387,65 @@ describe('pricing without payments', () => {
     await context.close();
   });
 });
+
+describe('what a person needs to verify offline', () => {
+  it('/ledgers offers the day\'s checkpoint, and a disabled "pending" OTS control with the reason until the file exists', async () => {
+    const { context, page } = await newPage();
+    await page.goto('/ledgers');
+    const card = page.locator('[data-testid=ledger-card][data-date="2025-11-02"]');
+    const checkpoint = card.getByRole('link', { name: 'Checkpoint' });
+    await expect(checkpoint.getAttribute('href')).resolves.toBe('/ledgers/2025-11-02.checkpoint');
+    expect((await fetch(server.url + '/ledgers/2025-11-02.checkpoint')).status).toBe(200);
+    expect((await fetch(server.url + '/ledgers/2025-11-02.json.ots')).status).toBe(404);
+    await card.locator('[data-testid=ots-reason]').waitFor();
+    expect(await card.locator('a[href$=".json.ots"]').count()).toBe(0);
+    const pending = card.getByRole('button', { name: 'OTS proof: pending, usually within 24 hours' });
+    await expect(pending.isDisabled()).resolves.toBe(true);
+    await expect(card.locator('[data-testid=ots-reason]').textContent()).resolves.toMatch(/^No OpenTimestamps file yet: .+\.$/);
+    await screenshot(page, 'ledgers-ots-pending', false);
+    await context.close();
+  });
+
+  it('/ledgers links the OTS proof of an anchored day', async () => {
+    const { context, page } = await newPage();
+    await page.route('**/api/ledgers.php', async (route) => {
+      const answer = await (await route.fetch()).json() as { ledgers: { otsStatus: string }[] };
+      for (const l of answer.ledgers) l.otsStatus = 'verified';
+      await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) });
+    });
+    await page.goto('/ledgers');
+    const card = page.locator('[data-testid=ledger-card][data-date="2025-11-02"]');
+    await expect(card.getByRole('link', { name: 'OTS Proof' }).getAttribute('href')).resolves.toBe('/ledgers/2025-11-02.json.ots');
+    await context.close();
+  });
+
+  it('a found hash on /verify offers the proof bundle under a name a person understands, the certificate, and the .ots only once anchored', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
+    const downloads = page.locator('[data-testid=search-result][data-found=true] [data-testid=proof-downloads]');
+    await downloads.waitFor();
+    const [download] = await Promise.all([page.waitForEvent('download'), downloads.getByRole('link', { name: 'Download proof bundle' }).click()]);
+    expect(download.suggestedFilename()).toBe(`timeseal-proof-${SEALED_SHA256.slice(0, 12)}.json`);
+    const saved = path.join(tmp, download.suggestedFilename());
+    await download.saveAs(saved);
+    const expected = await (await fetch(`${server.url}/api/proof/${SEALED_SHA256}`)).text();
+    expect(fs.readFileSync(saved, 'utf8')).toBe(expected);
+    await expect(downloads.getByRole('link', { name: 'View certificate' }).getAttribute('href')).resolves.toBe(`/api/certificate.php?hash=${SEALED_SHA256}`);
+    // The demo day is not anchored: no per-hash .ots yet (it would be a 404), a pending note instead.
+    expect(await downloads.locator('a[href$=".ots"]').count()).toBe(0);
+    await expect(downloads.locator('[data-testid=ots-pending]').textContent()).resolves.toBe('OTS proof: pending, usually within 24 hours');
+    await screenshot(page, 'verify-found-downloads', false);
+    await context.close();
+  });
+
+  it('offers the per-hash .ots on /verify once the day is anchored', async () => {
+    const { context, page } = await newPage();
+    await page.route('**/ledgers/ots_status.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ latest_ots_ok: '2025-11-02', last_update: NOW, queue_size: 0 }) }));
+    await page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
+    const downloads = page.locator('[data-testid=search-result][data-found=true] [data-testid=proof-downloads]');
+    await downloads.waitFor();
+    const ots = downloads.getByRole('link', { name: 'Download OTS proof (.ots)' });
+    await expect(ots.getAttribute('href')).resolves.toBe(`/api/proof/${SEALED_SHA256}.ots`);
+    await context.close();
+  });
+});

@@ -1,6 +1,7 @@
 // Browse ledgers (spec §2 Ledgers browse, §3 ledger list item, §7): GET /api/ledgers.php for the list and the
 // OTS status, enriched with /api/ots-block-info.php and one /api/verify-quantum.php per date (silent on
-// failure, spec §8). When the API cannot list ledgers, the static archive's own days.json and status files
+// failure, spec §8), and block_info.json's `pending` for why a day is not anchored yet: its OTS Proof is a
+// disabled "pending" control until the file exists. When the API cannot list ledgers, the static archive's own days.json and status files
 // are read instead, so the page works from any static copy of the archive.
 import { useEffect, useState } from 'react';
 import { confirmationLabel, confirmationsStrong, formatLedgerDate } from '../lib/format.ts';
@@ -17,9 +18,15 @@ export interface LedgerItem {
   confirmations?: number;
   quantumShield?: boolean;
   dualSignature?: boolean;
+  /** From block_info.json `pending` (beyond the spec): why the day is not confirmed yet; 'not-stamped' means
+   *  its `.json.ots` does not exist yet. */
+  anchoring?: { state: string; reason: string };
 }
 interface LedgersAnswer { ledgers: LedgerItem[]; otsStatus: OtsStatusFile | null }
-type BlockInfo = { ledgers?: Record<string, { block_height?: number; confirmations?: number }> };
+type BlockInfo = {
+  ledgers?: Record<string, { block_height?: number; confirmations?: number }>;
+  pending?: Record<string, { state?: string; reason?: string }>;
+};
 
 async function fromArchive(): Promise<LedgersAnswer> {
   const days = await getJson<{ days: { date: string }[] }>('/ledgers/days.json');
@@ -52,6 +59,18 @@ async function loadBlockInfo(): Promise<BlockInfo> {
   } catch {
     return getJson<BlockInfo>('/ledgers/block_info.json');
   }
+}
+
+/** Why each unconfirmed day is not confirmed yet: the archive's block_info.json `pending` (the API answers
+ *  only the confirmed days). */
+async function loadPending(): Promise<NonNullable<BlockInfo['pending']>> {
+  return getJson<BlockInfo>('/ledgers/block_info.json').then((b) => b.pending ?? {}, () => ({}));
+}
+
+/** The day's OTS file exists once it is anchored or the calendars hold it (state pending / unverified);
+ *  before that (not stamped, or not known) there is nothing to download. */
+function otsFileExists(item: LedgerItem): boolean {
+  return item.otsStatus === 'verified' || item.anchoring?.state === 'pending' || item.anchoring?.state === 'unverified';
 }
 
 function LedgerCard({ item }: { item: LedgerItem }) {
@@ -88,8 +107,18 @@ function LedgerCard({ item }: { item: LedgerItem }) {
           <a className="btn-secondary px-2 text-xs" href={`${base}.signatures.json`} download>Signature Metadata</a>
           <a className="btn-secondary px-2 text-xs" href={`${base}.sig`} download>ECDSA P-256 Signature</a>
           <a className="btn-secondary px-2 text-xs" href={`${base}.dilithium.sig`} download>ML-DSA-65 Signature</a>
-          <a className="btn-secondary px-2 text-xs" href={item.otsUrl} download>OTS Proof</a>
+          <a className="btn-secondary px-2 text-xs" href={`/ledgers/${item.date}.checkpoint`} download>Checkpoint</a>
+          {otsFileExists(item) ? (
+            <a className="btn-secondary px-2 text-xs" href={item.otsUrl} download>OTS Proof</a>
+          ) : (
+            <button type="button" className="btn-secondary col-span-2 px-2 text-xs" disabled aria-describedby={`ots-reason-${item.date}`}>OTS proof: pending, usually within 24 hours</button>
+          )}
         </div>
+        {!otsFileExists(item) && (
+          <p id={`ots-reason-${item.date}`} className="muted text-xs" data-testid="ots-reason">
+            No OpenTimestamps file yet: {item.anchoring?.reason ?? 'the ledger is submitted for Bitcoin anchoring at 00:02 UTC'}.
+          </p>
+        )}
       </div>
     </article>
   );
@@ -108,7 +137,7 @@ export default function LedgersBrowser() {
         setLedgers(answer.ledgers);
         setOts(answer.otsStatus);
         setLoading(false);
-        const blocks = await loadBlockInfo().catch(() => ({}) as BlockInfo);
+        const [blocks, pending] = await Promise.all([loadBlockInfo().catch(() => ({}) as BlockInfo), loadPending()]);
         const quantum = await Promise.all(
           answer.ledgers.map((l) =>
             getJson<{ quantum_shield?: boolean; dual_signature?: boolean }>(`/api/verify-quantum.php?date=${l.date}`).catch(() => null),
@@ -118,8 +147,10 @@ export default function LedgersBrowser() {
         setLedgers(answer.ledgers.map((l, i) => {
           const b = blocks.ledgers?.[l.date];
           const q = quantum[i];
+          const p = pending[l.date];
           return {
             ...l,
+            ...(typeof p?.state === 'string' && typeof p.reason === 'string' ? { anchoring: { state: p.state, reason: p.reason } } : {}),
             ...(typeof b?.block_height === 'number' ? { blockHeight: b.block_height } : {}),
             ...(typeof b?.confirmations === 'number' ? { confirmations: b.confirmations } : {}),
             ...(q ? { quantumShield: !!q.quantum_shield, dualSignature: !!q.dual_signature } : {}),

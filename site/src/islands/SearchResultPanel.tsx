@@ -1,7 +1,31 @@
 // The result of a verified search (spec §2 Verify: ledger date, timestamp, ledger download, OTS status, block
-// height, confirmations, quantum shield and dual signature), every flag being what the browser checked.
+// height, confirmations, quantum shield and dual signature), every flag being what the browser checked; and
+// what a person needs to verify it offline: the proof bundle (GET /api/proof/<hash>, saved as
+// timeseal-proof-<first 12 hex>.json), the per-hash .ots once the day is anchored, the certificate and the
+// offline verifier.
 import { confirmationLabel, confirmationsStrong, formatDateTime, formatLedgerDate } from '../lib/format.ts';
+import { toast } from '../lib/toast.ts';
 import type { SearchResult } from '../lib/verified-search.ts';
+
+/** Saves GET /api/proof/<hash> under `name` (the server's Content-Disposition names it after the whole hash,
+ *  and a download attribute cannot override that; a blob URL can). Without JavaScript the link still works. */
+async function saveProofBundle(hash: string, name: string): Promise<void> {
+  try {
+    const res = await fetch(`/api/proof/${hash}`, { credentials: 'include' });
+    if (!res.ok) throw new Error(`${res.status}: ${res.statusText}`);
+    const url = URL.createObjectURL(await res.blob());
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+  } catch (err) {
+    console.error('proof bundle', err);
+    toast({ title: 'Download failed', description: 'The proof bundle could not be downloaded. Please try again.', variant: 'destructive' });
+  }
+}
 
 function Flag({ ok, label, detail }: { ok: boolean; label: string; detail: string }) {
   return (
@@ -34,6 +58,7 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
     );
   }
   const confirmations = result.confirmations;
+  const bundleName = `timeseal-proof-${result.hash.slice(0, 12)}.json`;
   return (
     <div role="status" className="mt-4 rounded-lg border border-emerald-300 bg-emerald-50/60 p-4 dark:border-emerald-800 dark:bg-emerald-950/40" data-testid="search-result" data-found="true">
       <p className="font-semibold text-emerald-900 dark:text-emerald-200">Found in the ledger of {formatLedgerDate(result.date!)}</p>
@@ -53,6 +78,20 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
         <Flag ok={result.quantumShield} label="Quantum shield" detail="ML-DSA-65 signature of the checkpoint, checked in your browser" />
         <Flag ok={result.dualSignature} label="Dual signature" detail="ECDSA P-256 and ML-DSA-65 signatures, both checked in your browser" />
       </div>
+      <section className="mt-4 border-t border-emerald-200 pt-3 dark:border-emerald-900" aria-labelledby="proof-downloads-title" data-testid="proof-downloads">
+        <h3 id="proof-downloads-title" className="text-sm font-semibold">Keep the proof</h3>
+        <p className="muted mt-1 text-xs">The proof bundle holds the signed checkpoint and the inclusion path of this hash: with your file it verifies in the <a className="link" href="/offline-verifier.html">offline verifier</a>, with no network and without us.</p>
+        <div className="mt-2 flex flex-wrap items-center gap-2">
+          <a className="btn-primary px-3 py-1.5" href={`/api/proof/${result.hash}`} download={bundleName} onClick={(e) => { e.preventDefault(); void saveProofBundle(result.hash, bundleName); }}>Download proof bundle</a>
+          {result.otsStatus === 'verified' ? (
+            <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.ots`} download>Download OTS proof (.ots)</a>
+          ) : (
+            <span className="badge-yellow" data-testid="ots-pending">OTS proof: pending, usually within 24 hours</span>
+          )}
+          <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}`} target="_blank" rel="noopener">View certificate</a>
+        </div>
+        <p className="muted mt-2 text-xs">Public keys, if your copy of the verifier asks for them: <a className="link" href="/keys/public.pem" download>ECDSA P-256</a> · <a className="link" href="/keys/dilithium_public.key" download>ML-DSA-65</a></p>
+      </section>
       <p className="muted mt-3 text-xs">
         Inclusion proof rebuilt from the public tiles and checked against the signed checkpoint ({result.treeSize.toLocaleString('en-US')} hashes, leaf #{result.leafIndex}). {result.bytesFetched.toLocaleString('en-US')} bytes downloaded.
       </p>
