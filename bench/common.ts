@@ -11,7 +11,7 @@ import { ecdsaSecretKeyFromPkcs8Pem, mldsaPublicKey, mldsaSeedFromPkcs8Pem } fro
 import { tileHashReader, tilePath, tilesForInclusion, TILE_WIDTH } from '../core/tiles.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
-export const TIMESEAL = path.join(ROOT, 'pipeline/bin/timeseal');
+export const TIMESEAL = path.join(ROOT, 'cli/bin/timeseal');
 
 export function machine(): string {
   const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildLedgers, readState, type DayBuild } from '../pipeline/build.ts';
-import type { Context } from '../pipeline/context.ts';
+import type { Context } from './context.ts';
 import { enqueue, type Submission } from '../store/queue.ts';
 
 export const DISCLOSURE_DOCUMENT = path.resolve(import.meta.dirname, '../docs/sealed-disclosure.md');

@@ -4,7 +4,7 @@
 // (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and serialized (one
 // at a time in this process; the archive and anchoring locks keep other processes out). 00:02 anchor: stamp
 // every published day without a calendar proof; hourly at :05: upgrade, verify, refresh block information.
-import { anchorContextOf, anchorDays, upgradeDays } from './anchor/anchor.ts';
+import { anchorContextOf, anchorDays, upgradeDays } from '../pipeline/anchor/anchor.ts';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { Context } from './context.ts';

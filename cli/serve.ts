@@ -1,12 +1,12 @@
 // `timeseal serve [--demo]`: the web server (ingest/) on HOST:PORT with the built-in daily schedule
-// (pipeline/schedule.ts), loaded only by that command so the others start without Fastify. SIGTERM or
+// (cli/schedule.ts), loaded only by that command so the others start without Fastify. SIGTERM or
 // SIGINT: stop the schedule, stop accepting connections, finish the requests in flight, then return so the
 // CLI closes the database and exits 0.
 import fs from 'node:fs';
 import path from 'node:path';
 import { buildApp } from '../ingest/app.ts';
 import { loadIngestConfig } from '../ingest/config.ts';
-import { publishDemo } from '../ingest/demo.ts';
+import { publishDemo } from './demo.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { createMailer } from '../ingest/mail.ts';
 import { listen } from '../ingest/server.ts';
@@ -14,7 +14,7 @@ import { UsageError } from '../runtime/config.ts';
 import type { Context } from './context.ts';
 import { checkDatabase } from '../store/db.ts';
 import { startSchedule } from './schedule.ts';
-import { releaseVerifier } from './verifier-release.ts';
+import { releaseVerifier } from '../pipeline/verifier-release.ts';
 
 /** Whether this process may write the archive folder (false on a read-only mount or without permission). */
 function archiveWritable(archive: string): boolean {

@@ -3,7 +3,7 @@
 # on PORT (default 8080) with the demonstration ledger on an empty archive (see README). Keys come before the
 # build because the offline verifier embeds the public keys.
 set -e
-bin=pipeline/bin/timeseal
+bin=cli/bin/timeseal
 if [ ! -f "${TIMESEAL_KEYS:-keys}/public.pem" ]; then
   "$bin" keys init
 fi

@@ -3,7 +3,7 @@
 // that day stays "not stamped" with the reason in block_info.json.
 import type { Command } from 'commander';
 import { isDate } from '../../core/ledger.ts';
-import { anchorContextOf, anchorDays } from '../anchor/anchor.ts';
+import { anchorContextOf, anchorDays } from '../../pipeline/anchor/anchor.ts';
 import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';

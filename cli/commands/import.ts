@@ -9,8 +9,8 @@ import { TimesealError } from '../../core/errors.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 import { enqueue, type Submission } from '../../store/queue.ts';
-import { readState } from '../build.ts';
-import { refuseClockBehindArchive } from '../clock-guard.ts';
+import { readState } from '../../pipeline/build.ts';
+import { refuseClockBehindArchive } from '../../pipeline/clock-guard.ts';
 
 export class InputError extends TimesealError {
   readonly problems: string[];

@@ -6,9 +6,9 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { INDEX_JSON_PATH } from '../../core/archive.ts';
 import type { Context } from '../context.ts';
-import { writeMutableChunks } from '../files.ts';
+import { writeMutableChunks } from '../../pipeline/files.ts';
 import { formatBytes, output } from '../output.ts';
-import { indexJsonFromSegments, readIndexHead } from '../segment-files.ts';
+import { indexJsonFromSegments, readIndexHead } from '../../pipeline/segment-files.ts';
 
 export function registerIndexJson(program: Command, ctx: () => Context): void {
   program

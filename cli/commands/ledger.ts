@@ -1,8 +1,8 @@
 // `timeseal ledger build [--date D]`: build, sign and publish finished days.
 import type { Command } from 'commander';
 import { isDate, utcDate } from '../../core/ledger.ts';
-import { publishLedgers } from '../build.ts';
-import { readLastPublishedDay, refuseClockBehindArchive } from '../clock-guard.ts';
+import { publishLedgers } from '../../pipeline/build.ts';
+import { readLastPublishedDay, refuseClockBehindArchive } from '../../pipeline/clock-guard.ts';
 import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';

@@ -9,7 +9,7 @@ import { isHashHex } from '../../core/hash.ts';
 import { encodeProofBundle } from '../../core/proof.ts';
 import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
-import { buildProof } from '../proof.ts';
+import { buildProof } from '../../pipeline/proof.ts';
 
 export function registerProof(program: Command, ctx: () => Context): void {
   program

@@ -1,4 +1,4 @@
-// `timeseal serve [--demo]`: registered here; the server itself (pipeline/serve.ts) is imported only when the
+// `timeseal serve [--demo]`: registered here; the server itself (cli/serve.ts) is imported only when the
 // command runs, so the other commands start without loading Fastify, Stripe and nodemailer.
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';

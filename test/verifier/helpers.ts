@@ -9,7 +9,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-export const BIN = path.join(ROOT, 'pipeline/bin/timeseal');
+export const BIN = path.join(ROOT, 'cli/bin/timeseal');
 export const BUILD_SCRIPT = path.join(ROOT, 'site/offline-verifier/build.ts');
 export const OTS_VECTORS = path.join(ROOT, 'test/vectors/ots');
 export const RESULTS = path.join(ROOT, 'test-results');
