@@ -10,7 +10,7 @@ import { chromium, type Browser } from 'playwright-core';
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SITE_DIR = path.join(ROOT, 'dist/site');
 /** The CLI; TIMESEAL_BIN runs another checkout's (e.g. a clean copy of HEAD while server files are being edited). */
-export const TIMESEAL = process.env.TIMESEAL_BIN ?? path.join(ROOT, 'pipeline/bin/timeseal');
+export const TIMESEAL = process.env.TIMESEAL_BIN ?? path.join(ROOT, 'cli/bin/timeseal');
 export const AXE_PATH = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
 export const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
 
