@@ -449,3 +449,44 @@ describe('what a person needs to verify offline', () => {
     await context.close();
   });
 });
+
+describe('offline verifier', () => {
+  it('recognises a proof bundle dropped on "Your document", says what it proves and what is missing, then verifies with the file', async () => {
+    const bundle = path.join(tmp, `timeseal-proof-${SEALED_SHA256.slice(0, 12)}.json`);
+    fs.writeFileSync(bundle, await (await fetch(`${server.url}/api/proof/${SEALED_SHA256}`)).text());
+    const keys = ['public.pem', 'dilithium_public.key'].map((k) => path.join(project.env.TIMESEAL_KEYS!, k));
+    const { context, page } = await newPage();
+    await page.goto('/offline-verifier.html');
+    await page.setInputFiles('#doc-file', bundle);
+    await page.waitForFunction(() => /proof bundle/.test(document.getElementById('doc-status')!.textContent ?? ''));
+    await expect(page.locator('#doc-status').textContent()).resolves.toContain('not your document: added to the proof files');
+    await expect(page.inputValue('#hash-input')).resolves.toBe('');
+    await page.locator('#sections', { hasText: 'What this bundle proves' }).waitFor();
+    const report = (await page.locator('#sections').textContent())!;
+    expect(report).toContain(`that SHA-256 ${SEALED_SHA256} is in the signed ledger of 2025-11-02`);
+    expect(report).toContain('Still needed: your original file');
+    await screenshot(page, 'offline-verifier-bundle-only', false);
+    await page.locator('#sections').screenshot({ path: path.join(SCREENSHOTS, 'offline-verifier-bundle-only-result.png') });
+
+    // Dropped (not chosen) on the document zone: the same.
+    const b64 = fs.readFileSync(bundle).toString('base64');
+    const dataTransfer = await page.evaluateHandle(({ b64, name }) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name, { type: 'application/json' }));
+      return dt;
+    }, { b64, name: 'proof.json' });
+    await page.dispatchEvent('#doc-drop', 'drop', { dataTransfer });
+    await page.waitForFunction(() => /proof\.json is a proof bundle/.test(document.getElementById('doc-status')!.textContent ?? ''));
+    await expect(page.inputValue('#hash-input')).resolves.toBe('');
+
+    // With what the result panel gave (the bundle and the public keys) and the original file: verified.
+    await page.setInputFiles('#proof-files', keys);
+    await page.setInputFiles('#doc-file', path.join(ROOT, 'docs/sealed-disclosure.md'));
+    await page.waitForFunction((h) => (document.getElementById('hash-input') as HTMLInputElement).value === h, SEALED_SHA256);
+    await page.waitForFunction(() => document.getElementById('summary')!.dataset.state === 'ok');
+    await expect(page.locator('#summary').textContent()).resolves.toMatch(/^Verified: all \d+ checks passed\.$/);
+    expect(await page.locator('#sections').textContent()).not.toContain('What this bundle proves');
+    await screenshot(page, 'offline-verifier-bundle-and-file', false);
+    await context.close();
+  }, 60_000);
+});

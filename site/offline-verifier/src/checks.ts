@@ -268,6 +268,19 @@ function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section
     return { title, checks: [fail('Proof bundle format', message(err))] };
   }
   const checks: Check[] = [info('Claim', `hash ${bundle.hash} was in the ledger of ${bundle.date}`, [`Leaf ${bundle.leafIndex} of a tree of ${bundle.treeSize}`])];
+  if (!ctx.inputs.document) {
+    // A bundle alone: say what it can prove, for which hash, and what it still needs (the document first).
+    const needed = ['your original file in step 1 (or its SHA-256 hash): the bundle names a hash, not a file, so only the file shows the proof is about it'];
+    if (!ctx.keys.ecdsa || !ctx.keys.mldsa) needed.push('the two public keys (public.pem and dilithium_public.key from /keys/) to check the signatures');
+    if (bundle.ots === null) needed.push(`for the Bitcoin anchor, the bundle downloaded again once ${bundle.date} is anchored (it then carries the OpenTimestamps proof)`);
+    checks.push(
+      info(
+        'What this bundle proves',
+        `that SHA-256 ${bundle.hash} is in the signed ledger of ${bundle.date}${bundle.ots !== null ? ', anchored in Bitcoin by its OpenTimestamps proof' : ''}`,
+        needed.map((n) => `Still needed: ${n}`),
+      ),
+    );
+  }
   checks.push(documentMatch(ctx, bundle.hash, 'the proof bundle'));
   const { ecdsa, mldsa } = ctx.keys;
   checks.push(

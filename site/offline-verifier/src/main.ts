@@ -134,6 +134,27 @@ async function addFiles(list: FileList | File[]): Promise<void> {
   refresh();
 }
 
+/** Files given as "your document" (dropped on step 1 or chosen there). A proof file (bundle, .ots,
+ *  checkpoint, ledger files, keys, header) is never hashed as the document: it joins the proof files and the
+ *  status says so. The first other file is the document. A small file holding only a hash is a document too
+ *  (someone may have timestamped exactly that file). */
+async function addDocumentFiles(list: FileList | File[]): Promise<void> {
+  const moved: string[] = [];
+  let documentFile: File | undefined;
+  for (const file of [...list]) {
+    const input = file.size > 8 * 1024 * 1024 ? undefined : classifyFile(file.name, new Uint8Array(await file.arrayBuffer()));
+    if (input && input.kind !== 'document' && input.kind !== 'hash') {
+      addInput(input);
+      moved.push(`${file.name} is a ${KIND_LABEL[input.kind]}`);
+    } else {
+      documentFile ??= file;
+    }
+  }
+  if (documentFile) void hashFile(documentFile);
+  else if (moved.length > 0) $('doc-status').textContent = `${moved.join('; ')}, not your document: added to the proof files (step 2). Here, choose the original file or paste its SHA-256 hash.`;
+  refresh();
+}
+
 function onPaste(): void {
   const area = $<HTMLTextAreaElement>('paste');
   const status = $('paste-status');
@@ -314,8 +335,8 @@ function start(): void {
   $('version').textContent = BUILD.version;
   const docInput = $<HTMLInputElement>('doc-file');
   docInput.addEventListener('change', () => {
-    const file = docInput.files?.[0];
-    if (file) void hashFile(file);
+    const files = [...(docInput.files ?? [])];
+    if (files.length) void addDocumentFiles(files);
     docInput.value = '';
   });
   const proofInput = $<HTMLInputElement>('proof-files');
@@ -346,7 +367,7 @@ function start(): void {
     $<HTMLProgressElement>('doc-progress').hidden = true;
     refresh();
   });
-  dropZone($('doc-drop'), (files) => void hashFile(files[0]!));
+  dropZone($('doc-drop'), (files) => void addDocumentFiles(files));
   dropZone($('proof-drop'), (files) => void addFiles(files));
   // A file dropped anywhere else is a proof file; never let the browser navigate away to show it.
   window.addEventListener('dragover', (e) => e.preventDefault());
