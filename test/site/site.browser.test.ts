@@ -170,7 +170,7 @@ describe("a newcomer's flow", () => {
     await expect(result.locator('[data-flag="Dual signature"]').getAttribute('data-ok')).resolves.toBe('true');
     await page.getByText('Proof found! ✓').waitFor();
     await expect(page.getByText('Hash recorded in ledger 2025-11-03').count()).resolves.toBe(1);
-    const ledgerHref = await result.locator('a[download]').getAttribute('href');
+    const ledgerHref = await result.getByRole('link', { name: /^Download Ledger/ }).getAttribute('href');
     expect(ledgerHref).toBe('/ledgers/2025-11-03.json');
     expect(requests.some((r) => r.url().endsWith('index-sha256.json'))).toBe(false);
 
@@ -314,9 +314,11 @@ describe('status, ledgers and home widgets', () => {
     await page.goto('/ledgers');
     const card = page.locator('[data-testid=ledger-card][data-date="2025-11-02"]');
     await card.waitFor({ timeout: 15_000 });
-    for (const name of ['Download Ledger', 'Signature Metadata', 'ECDSA P-256 Signature', 'ML-DSA-65 Signature', 'OTS Proof']) {
+    for (const name of ['Download Ledger', 'Signature Metadata', 'ECDSA P-256 Signature', 'ML-DSA-65 Signature', 'Checkpoint']) {
       await expect(card.getByRole('link', { name }).count()).resolves.toBe(1);
     }
+    // Not anchored yet: no .json.ots exists, so OTS Proof is a disabled "pending" control (first-user test).
+    await expect(card.getByRole('button', { name: 'OTS proof: pending, usually within 24 hours' }).isDisabled()).resolves.toBe(true);
     const res = await fetch(`${server.url}${await card.getByRole('link', { name: 'Download Ledger' }).getAttribute('href')}`);
     expect(res.status).toBe(200);
     await context.close();
