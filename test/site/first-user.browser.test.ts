@@ -436,6 +436,14 @@ describe('what a person needs to verify offline', () => {
     await expect(downloads.locator('[data-testid=ots-pending]').textContent()).resolves.toBe('OTS proof: pending, usually within 24 hours');
     await screenshot(page, 'verify-found-downloads', false);
     await context.close();
+    for (const theme of ['light', 'dark'] as const) {
+      const phone = await newPage({ theme, width: 390, height: 844 });
+      await phone.page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
+      const panel = phone.page.locator('[data-testid=proof-downloads]');
+      await panel.waitFor();
+      await phone.page.locator('[data-testid=search-result]').screenshot({ path: path.join(SCREENSHOTS, `verify-found-downloads-phone-${theme}.png`) });
+      await phone.context.close();
+    }
   });
 
   it('offers the per-hash .ots on /verify once the day is anchored', async () => {
