@@ -121,11 +121,11 @@ describe('keyboard focus', () => {
     await context.close();
   }, 60_000);
 
-  it('shows a visible focus indicator on every control reached with Tab, on every route, in both themes', async () => {
+  it('shows a visible focus indicator on every control reached with Tab, on every page, in both themes', async () => {
     const missing: string[] = [];
     for (const theme of ['dark', 'light'] as const) {
       const { context, page } = await newPage({ theme });
-      for (const route of ROUTES) {
+      for (const route of ALL_ROUTES) {
         await page.goto(route);
         await page.waitForLoadState('networkidle');
         const seen = new Set<string>();
