@@ -2,6 +2,7 @@
 // extend): where the built site lives, whether a reverse proxy's X-Forwarded-For is trusted, and how e-mail
 // leaves the machine (DESIGN.md §5: SMTP_URL / MAIL_FROM, otherwise an outbox folder), and the operator's
 // optional cap on the beta API (BETA_API_RATE; the product spec sets none during the beta).
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { UsageError, type Config } from '../runtime/config.ts';
 
@@ -57,9 +58,34 @@ export function parseTrustProxy(value: string | undefined): IngestConfig['trustP
       'TRUST_PROXY=true would let every client choose its own address (X-Forwarded-For). Set the number of proxies in front of the server (TRUST_PROXY=1 behind one nginx) or their addresses (TRUST_PROXY=10.0.0.5,10.0.0.6).',
     );
   }
-  if (/^\d+$/.test(v)) return Number(v);
+  if (/^\d+$/.test(v)) {
+    // A count larger than the real number of proxies trusts addresses the client wrote, like `true`.
+    if (Number(v) > MAX_PROXY_HOPS) throw new UsageError(`TRUST_PROXY=${v}: at most ${MAX_PROXY_HOPS} proxies in front of the server; set the number of proxies that really are there (TRUST_PROXY=1 behind one nginx).`);
+    return Number(v);
+  }
   if (!/^[0-9a-fA-F.:/, ]+$/.test(v)) throw new UsageError(`TRUST_PROXY must be a hop count or the proxies' addresses: ${v}`);
+  for (const entry of v.split(',').map((e) => e.trim()).filter((e) => e !== '')) checkProxyAddress(entry);
   return v;
+}
+
+/** The most proxy hops TRUST_PROXY may name (a CDN and a load balancer in front of nginx is three). */
+export const MAX_PROXY_HOPS = 5;
+
+/**
+ * One TRUST_PROXY address or CIDR range: a valid address, and a range no wider than a /8 (IPv4) or a /16
+ * (IPv6) — wider ranges (0.0.0.0/1 and 128.0.0.0/1 together are everyone) would trust the addresses clients
+ * write, as `true` would.
+ */
+function checkProxyAddress(entry: string): void {
+  const [address, prefix, ...rest] = entry.split('/');
+  const family = isIP(address!);
+  const bits = prefix === undefined ? (family === 4 ? 32 : 128) : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+  if (family === 0 || rest.length > 0 || !(bits <= (family === 4 ? 32 : 128))) {
+    throw new UsageError(`TRUST_PROXY: "${entry}" is not an IP address or CIDR range (like 10.0.0.5 or 10.0.0.0/24)`);
+  }
+  if (bits < (family === 4 ? 8 : 16)) {
+    throw new UsageError(`TRUST_PROXY: "${entry}" trusts far more than your proxies (at most a /${family === 4 ? 8 : 16} range); list the proxies' own addresses.`);
+  }
 }
 
 export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = process.env): IngestConfig {

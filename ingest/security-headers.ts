@@ -133,6 +133,9 @@ export const securityHeaders: FastifyPluginAsync<{ site: HelmetOptions; api: Hel
     else {
       reply.removeHeader('access-control-allow-origin');
       reply.removeHeader('access-control-allow-credentials');
+      // Everything else is for our own pages only: JSON answers too (the API set leaves CORP out for the
+      // public routes' sake), so a session route's answer cannot be embedded by another site either.
+      reply.header('cross-origin-resource-policy', 'same-origin');
     }
     done(null, payload);
   });

@@ -122,6 +122,8 @@ describe('session routes and pages never answer CORS', () => {
       const res = await f.app.inject({ ...r, headers: { origin: ORIGIN } });
       expect(res.statusCode, r.url).toBeGreaterThan(0);
       expectNoCors(res, `${r.method} ${r.url}`);
+      // Not embeddable by another site either (the re-probe found no CORP on JSON session answers).
+      expect(res.headers['cross-origin-resource-policy'], `${r.method} ${r.url}`).toBe('same-origin');
     }
   });
 

@@ -45,6 +45,15 @@ describe('TRUST_PROXY', () => {
     expect(() => parseTrustProxy(' TRUE ')).toThrow(/TRUST_PROXY=1 behind one nginx/);
     expect(parseTrustProxy('10.0.0.1, 10.0.0.0/8')).toBe('10.0.0.1, 10.0.0.0/8');
     expect(() => parseTrustProxy('anything; rm')).toThrow(/TRUST_PROXY/);
+    // Settings that trust what clients write, as `true` would (found by the re-probe): refused.
+    expect(parseTrustProxy('5')).toBe(5);
+    expect(() => parseTrustProxy('99')).toThrow(/at most 5 proxies/);
+    expect(() => parseTrustProxy('0.0.0.0/1,128.0.0.0/1')).toThrow(/"0\.0\.0\.0\/1" trusts far more than your proxies/);
+    expect(() => parseTrustProxy('0.0.0.0/0')).toThrow(/trusts far more/);
+    expect(() => parseTrustProxy('::/0')).toThrow(/trusts far more/);
+    expect(() => parseTrustProxy('10.0.0.300')).toThrow(/is not an IP address or CIDR range/);
+    expect(() => parseTrustProxy('10.0.0.0/33')).toThrow(/is not an IP address or CIDR range/);
+    expect(parseTrustProxy('10.0.0.0/8, fd00::/16, 192.168.1.7')).toBe('10.0.0.0/8, fd00::/16, 192.168.1.7');
   });
 
   it('with TRUST_PROXY=1 the address the proxy forwarded is the client; forging earlier hops buys nothing', async () => {
