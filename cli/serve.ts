@@ -4,6 +4,7 @@
 // CLI closes the database and exits 0.
 import fs from 'node:fs';
 import path from 'node:path';
+import { archiveAccess } from './archive-access.ts';
 import { buildApp } from '../ingest/app.ts';
 import { loadIngestConfig } from '../ingest/config.ts';
 import { publishDemo } from './demo.ts';
@@ -69,7 +70,7 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     const { release, added } = releaseVerifier({ file: verifier, archive: c.config.archive, db: c.db(), now: c.clock() });
     if (added) logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
   }
-  const app = await buildApp({ config: c.config, ingest, clock: c.clock, db: c.db(), mailer: createMailer(ingest, logger) }, logger);
+  const app = await buildApp({ config: c.config, ingest, clock: c.clock, db: c.db(), mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin) }, logger);
   const stopped = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

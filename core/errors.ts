@@ -64,3 +64,11 @@ export function withContext(context: string, err: unknown): TimesealError {
 function shorten(value: string): string {
   return value.length > 80 ? `${value.slice(0, 38)}…${value.slice(-38)}` : value;
 }
+
+/** The index covers fewer leaves than days.json publishes: a lookup cannot answer yet (never "not found"). */
+export class IndexIncompleteError extends TimesealError {
+  constructor(covered: number, published: number) {
+    super('io', `the archive's index covers ${covered} of ${published} published leaves; it is completed by the next timeseal ledger build`);
+    this.name = 'IndexIncompleteError';
+  }
+}

@@ -1,5 +1,6 @@
 // The per-hash proof bundle `timeseal-proof/1` (docs/FORMAT.md §8): everything needed to check offline, with
 // only the two public keys, that a hash is a leaf of a dual-signed checkpoint of the day's tree.
+import type { DayRecord } from './archive.ts';
 import { parseCheckpoint, verifyCheckpoint } from './checkpoint.ts';
 import { keyFingerprints, type PublicKeySet } from './day.ts';
 import { fromHex, toHex } from './encoding.ts';
@@ -10,6 +11,14 @@ import { leafHash, verifyInclusion } from './merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote } from './note.ts';
 
 export const PROOF_FORMAT = 'timeseal-proof/1';
+
+/** One published occurrence of a hash: its day, its leaf in the log, its submission time. */
+export interface Occurrence {
+  date: string;
+  leafIndex: number;
+  submittedAt: string;
+  day: DayRecord;
+}
 
 export interface ProofBundle {
   hash: string;

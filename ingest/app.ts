@@ -30,7 +30,7 @@ import { formRoutes } from './routes/forms.ts';
 import { proofRoutes } from './routes/proof.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
-import type { Services } from './services.ts';
+import type { ArchiveAccess, Services } from './services.ts';
 import { createSubmissionGate } from './submission-gate.ts';
 import { createSubmissionWriter } from './submission-writer.ts';
 import { registerRequestLog } from './request-log.ts';
@@ -44,6 +44,8 @@ export interface AppOptions {
   clock: Clock;
   db: DB;
   mailer: Mailer;
+  /** The published archive, read through the pipeline's readers (cli/archive-access.ts). */
+  archiveAccess: ArchiveAccess;
   /** Accounts and Stripe settings; default: read from the environment (accounts/config.ts). */
   accounts?: AccountsConfig;
 }
@@ -93,7 +95,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     ingest,
     clock: options.clock,
     db: options.db,
-    archive: createArchiveView(config.archive, config.logOrigin, publicKeys),
+    archive: createArchiveView(config.archive, options.archiveAccess, publicKeys),
     publicKeys,
     mailer: options.mailer,
     submissions: createSubmissionWriter(config.db),
@@ -132,7 +134,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
 
   await fastify.register(publicRoutes, services);
   await fastify.register(accountRoutes, { ...services, accounts: options.accounts ?? loadAccountsConfig(config.origin) });
-  await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys, cache: path.join(path.dirname(path.resolve(config.db)), 'cache') });
+  await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys, cache: path.join(path.dirname(path.resolve(config.db)), 'cache'), index: options.archiveAccess });
 };
 // Not encapsulated (what fastify-plugin does): the parser, error and 404 handlers above apply to the whole server.
 Object.assign(app, { [Symbol.for('skip-override')]: true });

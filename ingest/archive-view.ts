@@ -19,10 +19,10 @@ import {
 } from '../core/archive.ts';
 import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
+import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
-import { readState } from '../pipeline/build.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
-import { findHash, type Occurrence } from '../pipeline/proof.ts';
+import type { ArchiveAccess } from './services.ts';
 
 export interface OtsStatusView {
   latest_ots_ok: string;
@@ -52,6 +52,8 @@ export interface ArchiveView {
   /** null when the date is not a published day. */
   verifyDay(date: string): DayVerification | null;
   find(hash: string): Occurrence[];
+  /** The proof bundle of a published hash, under the served public keys. */
+  proof(hash: string): ProofBundle;
   /** The OTS state of a published day (product spec §4). */
   otsState(date: string): 'verified' | 'pending';
 }
@@ -73,10 +75,10 @@ function readJson(archive: string, rel: string): unknown {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export function createArchiveView(archive: string, logOrigin: string, publicKeys: () => PublicKeySet): ArchiveView {
+export function createArchiveView(archive: string, access: ArchiveAccess, publicKeys: () => PublicKeySet): ArchiveView {
   const cache = new Map<string, { key: string; result: DayVerification }>();
 
-  const days = (): DayRecord[] => readState(archive, logOrigin).days;
+  const days = (): DayRecord[] => access.days();
 
   const otsStatus = (): OtsStatusView | null => {
     const raw = readJson(archive, OTS_STATUS_PATH);
@@ -148,5 +150,5 @@ export function createArchiveView(archive: string, logOrigin: string, publicKeys
     return (blockInfo()[date]?.confirmations ?? 0) > 0 ? 'verified' : 'pending';
   };
 
-  return { days, otsStatus, blockInfo, verifyDay, find: (hash) => findHash(archive, logOrigin, hash), otsState };
+  return { days, otsStatus, blockInfo, verifyDay, find: (hash) => access.find(hash), proof: (hash) => access.proof(hash, publicKeys()), otsState };
 }

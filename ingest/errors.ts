@@ -8,7 +8,7 @@
 // Retry-After and a text saying so, reported to the submission gate (which logs it once a minute with a count,
 // and puts it on /api/queue-stats.php) instead of a stack trace per request (issue 16, item 7).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { IndexIncompleteError } from '../pipeline/proof.ts';
+import { IndexIncompleteError } from '../core/errors.ts';
 
 export type ErrorStyle = 'plain' | 'ok' | 'beta';
 
@@ -187,7 +187,7 @@ function answerError(err: FastifyError, request: FastifyRequest, reply: FastifyR
     void reply.code(503).header('Retry-After', refusal.retryAfter).type('application/json; charset=utf-8').send(errorBody(style, refusal.message));
     return;
   }
-  // A look-up on an archive whose index a build has not completed yet (pipeline/proof.ts): never "not found".
+  // A look-up on an archive whose index a build has not completed yet (core/errors.ts): never "not found".
   if (err instanceof IndexIncompleteError) {
     request.log.warn({ err: err.message }, 'index incomplete');
     void reply.code(503).header('Retry-After', '300').type('application/json; charset=utf-8').send(errorBody(style, INDEX_INCOMPLETE));

@@ -2,29 +2,30 @@
 // made by the server on request now that the nightly build no longer writes it (it grows with the archive).
 // The file for the current index head is made once, into the cache folder (beside the database), and kept
 // until a larger head replaces it: one generation at a time in the process, requests for the same tree size
-// wait for the same one. Generation streams the segments' shards (pipeline/segment-files.ts) and yields to the
-// event loop between chunks, so the server keeps answering while it runs; memory does not grow with the archive.
+// wait for the same one. Generation streams the segments' shards (pipeline/segment-files.ts, through the
+// injected ArchiveAccess of services.ts) and yields to the event loop between chunks, so the server keeps
+// answering while it runs; memory does not grow with the archive.
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
-import { indexJsonFromSegments, readIndexHead } from '../pipeline/segment-files.ts';
+import type { ArchiveAccess } from './services.ts';
 
 const CHUNK_BYTES = 1 << 20;
 
 export class IndexJsonCache {
-  private readonly archive: string;
+  private readonly archive: Pick<ArchiveAccess, 'indexHead' | 'indexJson'>;
   private readonly dir: string;
   private running: Promise<unknown> = Promise.resolve();
   private readonly made = new Map<number, Promise<string>>();
 
-  constructor(archive: string, dir: string) {
+  constructor(archive: Pick<ArchiveAccess, 'indexHead' | 'indexJson'>, dir: string) {
     this.archive = archive;
     this.dir = dir;
   }
 
   /** The path of index-sha256.json for the archive's current head, made first if needed. */
   async file(): Promise<string> {
-    const head = readIndexHead(this.archive);
+    const head = this.archive.indexHead();
     const file = path.join(this.dir, `index-sha256-${head.treeSize}.json`);
     if (fs.existsSync(file)) return file;
     let making = this.made.get(head.treeSize);
@@ -40,7 +41,7 @@ export class IndexJsonCache {
 
   /** Makes the file for the head as it is now (the archive may have grown while this waited its turn). */
   private async make(): Promise<string> {
-    const head = readIndexHead(this.archive);
+    const head = this.archive.indexHead();
     const file = path.join(this.dir, `index-sha256-${head.treeSize}.json`);
     if (fs.existsSync(file)) return file;
     fs.mkdirSync(this.dir, { recursive: true });
@@ -49,7 +50,7 @@ export class IndexJsonCache {
     try {
       let pending: string[] = [];
       let length = 0;
-      for (const chunk of indexJsonFromSegments(this.archive, head)) {
+      for (const chunk of this.archive.indexJson(head)) {
         pending.push(chunk);
         length += chunk.length;
         if (length >= CHUNK_BYTES) {

@@ -1,6 +1,10 @@
 // What the routes are given: configuration, clock, database, archive view, mailer, the submission writer and
 // the submission gate.
 // Built once per app (app.ts); tests build the same thing around temporary folders.
+import type { DayRecord } from '../core/archive.ts';
+import type { PublicKeySet } from '../core/day.ts';
+import type { IndexHead } from '../core/index-segments.ts';
+import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import type { Config } from '../runtime/config.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { DB } from '../store/db.ts';
@@ -23,4 +27,25 @@ export interface Services {
   submissions: SubmissionWriter;
   /** Refuses submissions while the clock is not after the last published day (503). */
   gate: SubmissionGate;
+}
+
+/**
+ * The published archive read through the archive writer's own readers. The service never imports `pipeline/`
+ * (DESIGN.md §8): whoever composes it (cli/serve.ts, the tests) passes one to `buildApp`, made by
+ * cli/archive-access.ts. Every call reads the configured archive folder as it is on disk at that moment; none
+ * writes it.
+ */
+export interface ArchiveAccess {
+  /** The published days of days.json, oldest first; none when nothing is published. */
+  days(): DayRecord[];
+  /** Every published occurrence of a hash, oldest first. Throws IndexIncompleteError (core/errors.ts) while a
+   * build has not completed the index. */
+  find(hash: string): Occurrence[];
+  /** The proof bundle of a published hash (docs/FORMAT.md §8); NotFoundError when it is not published. */
+  proof(hash: string, keys: PublicKeySet): ProofBundle;
+  /** The index head (`index/segments.json`); an empty head when there is none. */
+  indexHead(): IndexHead;
+  /** index-sha256.json for `head`, in chunks streamed from the segments' shards (memory does not grow with the
+   * archive). */
+  indexJson(head: IndexHead): Iterable<string>;
 }

@@ -15,13 +15,13 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, dayCheckpointPath, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, parseDays } from '../core/archive.ts';
-import { VERIFIER_ARCHIVE_PATH } from '../pipeline/verifier-release.ts';
+import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, dayCheckpointPath, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, parseDays, VERIFIER_ARCHIVE_PATH } from '../core/archive.ts';
 import { isDate } from '../core/ledger.ts';
 import { INDEX_HEAD_PATH, parseSegmentShardPath } from '../core/index-segments.ts';
 import { parseTilePath, TILE_WIDTH } from '../core/tiles.ts';
 import { ClientError } from './errors.ts';
 import { IndexJsonCache } from './index-json.ts';
+import type { ArchiveAccess } from './services.ts';
 import { VERIFIER_CSP, VERIFIER_PAGE } from './security-headers.ts';
 
 export interface StaticOptions {
@@ -30,6 +30,8 @@ export interface StaticOptions {
   keys: string;
   /** Where index-sha256.json is made on request (ingest/index-json.ts). */
   cache: string;
+  /** The index head and index-sha256.json's text (services.ts). */
+  index: Pick<ArchiveAccess, 'indexHead' | 'indexJson'>;
 }
 
 export const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -483,7 +485,7 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
   // Cross-Origin-Resource-Policy headers are set with the other security headers (security-headers.ts).
   const wildcard = { params: { type: 'object', properties: { '*': { type: 'string', maxLength: 2048 } }, additionalProperties: false }, hide: true };
 
-  const indexJson = new IndexJsonCache(archive, path.resolve(options.cache));
+  const indexJson = new IndexJsonCache(options.index, path.resolve(options.cache));
   const gzipCopies = new GzipCopies(path.join(path.resolve(options.cache), 'gz'));
   const committedView = new CommittedView(archive);
 

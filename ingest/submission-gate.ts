@@ -1,9 +1,9 @@
 // Submissions are paused while the server's clock is on or before the last published day
-// (pipeline/clock-guard.ts): a 2xx must always mean the hash will be published, and a ledger on or before the
+// (runtime/clock-guard.ts): a 2xx must always mean the hash will be published, and a ledger on or before the
 // last published day can never be built. Both submission routes ask `refusal()` before writing anything and
 // answer 503 with its text; /api/queue-stats.php reports `condition()`.
 //
-// The last published day is cached (pipeline/clock-guard.ts lastPublishedDayReader: days.json is stat()ed at
+// The last published day is cached (runtime/clock-guard.ts lastPublishedDayReader: days.json is stat()ed at
 // most once a second and parsed again only when it changed), so the check costs a comparison per request.
 //
 // Logging: the first refusal is logged at error level at once, then at most one error line a minute while
@@ -17,7 +17,7 @@
 // first failure at error level with its cause, then at most one line a minute with the count, and one line
 // when a write succeeds again. Submissions are still attempted while it lasts: the next one that succeeds
 // is what clears it.
-import { clockBehindArchive, clockBehindText, lastPublishedDayReader } from '../pipeline/clock-guard.ts';
+import { clockBehindArchive, clockBehindText, lastPublishedDayReader } from '../runtime/clock-guard.ts';
 import type { StorageFault } from './errors.ts';
 
 export interface GateLog {

@@ -1,34 +1,19 @@
 // Finding a published hash in a local archive and assembling its proof bundle (docs/FORMAT.md §8).
-import { dayCheckpointPath, ledgerPath, type DayRecord } from '../core/archive.ts';
+import { dayCheckpointPath, ledgerPath } from '../core/archive.ts';
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
-import { NotFoundError, TimesealError } from '../core/errors.ts';
+import { IndexIncompleteError, NotFoundError, TimesealError } from '../core/errors.ts';
 import { shardPathFor } from '../core/index-segments.ts';
 import { lookupShard } from '../core/index-shard.ts';
 import { inclusionProof } from '../core/merkle.ts';
 import { normalizeHashHex } from '../core/hash.ts';
-import type { ProofBundle } from '../core/proof.ts';
+import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { tileHashReader, tilePath } from '../core/tiles.ts';
 import { readState } from './build.ts';
 import { perHashOts } from './anchor/proofs.ts';
 import { readOptional } from './files.ts';
 import { readIndexHead } from './segment-files.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';
-
-/** The index covers fewer leaves than days.json publishes: a lookup cannot answer yet (never "not found"). */
-export class IndexIncompleteError extends TimesealError {
-  constructor(covered: number, published: number) {
-    super('io', `the archive's index covers ${covered} of ${published} published leaves; it is completed by the next timeseal ledger build`);
-    this.name = 'IndexIncompleteError';
-  }
-}
-
-export interface Occurrence {
-  date: string;
-  leafIndex: number;
-  submittedAt: string;
-  day: DayRecord;
-}
 
 /** Every published occurrence of a hash, oldest first (a hash submitted on several days has several). */
 export function findHash(archive: string, origin: string, hashHex: string): Occurrence[] {

@@ -5,13 +5,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { VERIFIER_ARCHIVE_PATH } from '../core/archive.ts';
 import { FormatError } from '../core/errors.ts';
 import { utcDate } from '../core/ledger.ts';
 import type { DB } from '../store/db.ts';
 import { writeMutable } from './files.ts';
 import { enqueue } from '../store/queue.ts';
 
-export const VERIFIER_ARCHIVE_PATH = 'offline-verifier.json';
 export const VERIFIER_RELEASES_FORMAT = 'timeseal-offline-verifier/1';
 
 export interface VerifierRelease {

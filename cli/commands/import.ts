@@ -10,7 +10,7 @@ import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 import { enqueue, type Submission } from '../../store/queue.ts';
 import { readState } from '../../pipeline/build.ts';
-import { refuseClockBehindArchive } from '../../pipeline/clock-guard.ts';
+import { refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
 
 export class InputError extends TimesealError {
   readonly problems: string[];

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { isDate, utcDate } from '../../core/ledger.ts';
 import { publishLedgers } from '../../pipeline/build.ts';
-import { readLastPublishedDay, refuseClockBehindArchive } from '../../pipeline/clock-guard.ts';
+import { readLastPublishedDay, refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
 import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';

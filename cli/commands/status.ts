@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { utcDate } from '../../core/ledger.ts';
 import { readState } from '../../pipeline/build.ts';
-import { clockBehindArchive, clockBehindText } from '../../pipeline/clock-guard.ts';
+import { clockBehindArchive, clockBehindText } from '../../runtime/clock-guard.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
 import { queueSize } from '../../store/queue.ts';
@@ -38,7 +38,7 @@ export function registerStatus(program: Command, ctx: () => Context): void {
       const queued = queueSize(c.db(), last?.date ?? '');
       const size = folderSize(c.config.archive);
       const now = c.clock();
-      // The server refuses submissions (503) while this holds (pipeline/clock-guard.ts).
+      // The server refuses submissions (503) while this holds (runtime/clock-guard.ts).
       const behind = clockBehindArchive(utcDate(now), last?.date ?? '');
       const data = {
         queue_size: queued,

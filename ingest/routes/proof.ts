@@ -1,12 +1,11 @@
 // GET /api/proof/:hash — the proof bundle of a published hash (docs/FORMAT.md §8), built from the archive by
-// pipeline/proof.ts and encoded by core/proof.ts. GET /api/proof/:hash.ots — the per-hash OpenTimestamps
-// proof (DESIGN.md §2), derived from the day's `D.json.ots` (pipeline/anchor/proofs.ts); 404 while the hash's
-// day has no calendar proof yet.
+// pipeline/proof.ts (through the injected ArchiveAccess, services.ts) and encoded by core/proof.ts.
+// GET /api/proof/:hash.ots — the per-hash OpenTimestamps proof (DESIGN.md §2), derived from the day's
+// `D.json.ots` (pipeline/anchor/proofs.ts); 404 while the hash's day has no calendar proof yet.
 import type { FastifyPluginAsync } from 'fastify';
 import { fromBase64 } from '../../core/encoding.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { encodeProofBundle } from '../../core/proof.ts';
-import { buildProof } from '../../pipeline/proof.ts';
 import { errorSchema, hashParams, noQuery, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
@@ -28,7 +27,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const hash = request.params.hash.toLowerCase();
       let bundle;
       try {
-        bundle = buildProof(s.config.archive, s.config.logOrigin, hash, s.publicKeys());
+        bundle = s.archive.proof(hash);
       } catch (err) {
         if (err instanceof NotFoundError && s.archive.find(hash).length === 0) {
           return reply.code(404).send({ error: `${hash} is not in any published ledger` });
@@ -62,7 +61,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const hash = request.params.hash.toLowerCase();
       let text: string;
       try {
-        text = encodeProofBundle(buildProof(s.config.archive, s.config.logOrigin, hash, s.publicKeys()));
+        text = encodeProofBundle(s.archive.proof(hash));
       } catch (err) {
         if (err instanceof NotFoundError && s.archive.find(hash).length === 0) {
           return reply.code(404).send({ error: `${hash} is not in any published ledger` });

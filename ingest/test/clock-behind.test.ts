@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { lastPublishedDayReader } from '../../pipeline/clock-guard.ts';
+import { lastPublishedDayReader } from '../../runtime/clock-guard.ts';
 import { createSubmissionGate } from '../submission-gate.ts';
 import { DAY, makeFixture, NOW, randomHash, removeTempDirs, startServer, type Fixture } from './fixture.ts';
 

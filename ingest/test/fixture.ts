@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { archiveAccess } from '../../cli/archive-access.ts';
 import { buildApp } from '../app.ts';
 import { loadIngestConfig, type IngestConfig } from '../config.ts';
 import { createMailer, type Mailer } from '../mail.ts';
@@ -90,7 +91,7 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
     buildLedgers({ config, db, clock: () => new Date(`${TODAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }) });
   }
   const mailer = options.mailer ?? createMailer(ingest, { info: () => {} });
-  const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), db, mailer });
+  const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), db, mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin) });
   await app.ready();
   const rowCounts = (): Record<string, number> => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;

@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { releaseVerifier, VERIFIER_ARCHIVE_PATH } from '../../pipeline/verifier-release.ts';
+import { VERIFIER_ARCHIVE_PATH } from '../../core/archive.ts';
+import { releaseVerifier } from '../../pipeline/verifier-release.ts';
 import { makeFixture, removeTempDirs, type Fixture } from './fixture.ts';
 
 let f: Fixture;

@@ -9,6 +9,7 @@ import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type DB } from '../../../store/db.ts';
 import { loadConfig } from '../../../runtime/config.ts';
+import { archiveAccess } from '../../../cli/archive-access.ts';
 import { initKeys } from '../../../runtime/keys.ts';
 import { buildApp } from '../../app.ts';
 import { loadIngestConfig } from '../../config.ts';
@@ -41,7 +42,7 @@ async function makeApp(accountsEnv: Record<string, string> | null, dir?: string,
   if (!restart) initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   const db = openDatabase(config.db);
   const accounts: AccountsConfig = loadAccountsConfig(config.origin, accountsEnv ?? {});
-  const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), accounts }, logger);
+  const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts }, logger);
   await app.ready();
   return { app, db, close: async () => { await app.close(); db.close(); } };
 }
@@ -772,7 +773,7 @@ describe('outbox without SMTP', () => {
     const config = loadConfig({ ...env });
     const ingest = loadIngestConfig(config, env);
     const db = openDatabase(config.db);
-    const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), accounts: loadAccountsConfig(config.origin, {}) });
+    const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts: loadAccountsConfig(config.origin, {}) });
     try {
       const res = await app.inject({ method: 'POST', url: '/api/auth/signup', payload: { username: 'outboxer', email: 'outboxer@example.org', password: 'long enough', agreeTerms: true } });
       expect(res.statusCode).toBe(201);

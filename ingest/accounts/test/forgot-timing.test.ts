@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../../runtime/config.ts';
 import { openDatabase, type DB } from '../../../store/db.ts';
 import { initKeys } from '../../../runtime/keys.ts';
+import { archiveAccess } from '../../../cli/archive-access.ts';
 import { buildApp } from '../../app.ts';
 import { loadIngestConfig } from '../../config.ts';
 import type { Mailer, OutgoingMail } from '../../mail.ts';
@@ -36,7 +37,7 @@ beforeAll(async () => {
   const ingest = loadIngestConfig(config, env);
   initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   db = openDatabase(config.db);
-  app = await buildApp({ config, ingest, clock: () => new Date(), db, mailer, accounts: loadAccountsConfig(config.origin, {}) });
+  app = await buildApp({ config, ingest, clock: () => new Date(), db, mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts: loadAccountsConfig(config.origin, {}) });
   await app.ready();
   // One account per registered request (at most 5 reset e-mails per account an hour would otherwise stop the
   // e-mails); inserted directly, the password is never used.

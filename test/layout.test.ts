@@ -1,0 +1,89 @@
+// The layout follows the architecture (DESIGN.md §8, issue 14): which folder's source may import which. Tests
+// may import from anywhere (a fixture builds an archive with pipeline/); the rule is for the other .ts files.
+//   core/      itself and npm only, no node:* (pure, runs in the browser)
+//   runtime/   core/, npm, node
+//   store/     core/, runtime/, npm, node
+//   pipeline/  core/, store/, runtime/, npm, node: never ingest/ or cli/
+//   ingest/    core/, store/, runtime/, npm, node: never pipeline/ or cli/ (what it needs of the archive writer
+//              is injected: ArchiveAccess in ingest/services.ts, made by cli/archive-access.ts)
+//   cli/       anything: the `timeseal` command composes pipeline/ and ingest/
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+
+const ALLOWED: Record<string, readonly string[]> = {
+  core: ['core'],
+  runtime: ['core', 'runtime'],
+  store: ['core', 'runtime', 'store'],
+  pipeline: ['core', 'store', 'runtime', 'pipeline'],
+  ingest: ['core', 'store', 'runtime', 'ingest'],
+};
+/** Folders of the repository that source may name at all (anything else relative is an error too). */
+const FOLDERS = ['core', 'runtime', 'store', 'pipeline', 'ingest', 'cli'];
+
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\1/gm;
+
+/** The module specifiers a source file names: static imports and re-exports, side-effect and dynamic imports. */
+export function importsOf(source: string): string[] {
+  return [...source.matchAll(SPECIFIER)].map((m) => m[2]!);
+}
+
+/** Each import of `file` (a path relative to the repository) that breaks the folder rules, as "file: specifier (why)". */
+export function violationsOf(file: string, source: string): string[] {
+  const folder = file.split('/')[0]!;
+  const allowed = ALLOWED[folder];
+  if (allowed === undefined) return [];
+  const found: string[] = [];
+  for (const spec of importsOf(source)) {
+    if (spec.startsWith('.')) {
+      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).split('/')[0]!;
+      if (!allowed.includes(target)) found.push(`${file}: ${spec} (${folder}/ may import only ${allowed.map((f) => `${f}/`).join(', ')}${FOLDERS.includes(target) ? '' : ', not outside the code folders'})`);
+    } else if (folder === 'core' && spec.startsWith('node:')) {
+      found.push(`${file}: ${spec} (core/ is pure: no node:* imports)`);
+    }
+  }
+  return found;
+}
+
+function* sourceFiles(dir: string): Generator<string> {
+  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = `${dir}/${entry.name}`;
+    if (entry.isDirectory()) {
+      if (entry.name !== 'test' && entry.name !== 'node_modules') yield* sourceFiles(rel);
+    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+      yield rel;
+    }
+  }
+}
+
+describe('layout: what each folder may import', () => {
+  it('finds a forbidden import in an example (the check can fail)', () => {
+    expect(violationsOf('ingest/routes/proof.ts', "import { buildProof } from '../../pipeline/proof.ts';")).toEqual([
+      'ingest/routes/proof.ts: ../../pipeline/proof.ts (ingest/ may import only core/, store/, runtime/, ingest/)',
+    ]);
+    expect(violationsOf('pipeline/x.ts', "const { serve } = await import('../cli/serve.ts');")).toHaveLength(1);
+    expect(violationsOf('store/db.ts', "import type { Services } from '../ingest/services.ts';")).toHaveLength(1);
+    expect(violationsOf('runtime/clock.ts', "export { openDatabase } from '../store/db.ts';")).toHaveLength(1);
+    expect(violationsOf('core/hash.ts', "import crypto from 'node:crypto';")).toHaveLength(1);
+    expect(violationsOf('core/hash.ts', "import { x } from '../scripts/x.ts';")).toHaveLength(1);
+    expect(violationsOf('pipeline/build.ts', "import { openDatabase } from '../store/db.ts';\nimport fs from 'node:fs';")).toEqual([]);
+    expect(violationsOf('cli/serve.ts', "import { buildApp } from '../ingest/app.ts';")).toEqual([]);
+  });
+
+  it('core/, runtime/, store/, pipeline/ and ingest/ import only what their README allows', () => {
+    const files = Object.keys(ALLOWED).flatMap((folder) => [...sourceFiles(folder)]);
+    const counted = Object.fromEntries(Object.keys(ALLOWED).map((folder) => [folder, files.filter((f) => f.startsWith(`${folder}/`)).length]));
+    for (const [folder, n] of Object.entries(counted)) expect(n, `source files found in ${folder}/`).toBeGreaterThan(0);
+    let imports = 0;
+    const violations: string[] = [];
+    for (const file of files) {
+      const source = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      imports += importsOf(source).length;
+      violations.push(...violationsOf(file, source));
+    }
+    expect(imports).toBeGreaterThan(files.length);
+    expect(violations).toEqual([]);
+  });
+});
