@@ -48,17 +48,25 @@ export function parseHashLines(text: string, at: Date): Submission[] {
   return rows;
 }
 
+/** All of standard input, read as a stream: readFileSync(0) fails with EAGAIN when stdin is a non-blocking
+ *  pipe whose writer has not yet written everything (anything past the pipe's 64 KB buffer). */
+export async function readStdin(input: NodeJS.ReadableStream = process.stdin): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of input) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 export function registerImport(program: Command, ctx: () => Context): void {
   program
     .command('import')
     .description('enqueue SHA-256 hashes (one 64-hex hash a line, or sha256sum output; "-" reads stdin)')
     .argument('<file>', 'file of hashes, or - for standard input')
     .option('--json', 'machine-readable output')
-    .action((file: string, opts: { json?: boolean }) => {
+    .action(async (file: string, opts: { json?: boolean }) => {
       const c = ctx();
       let text: string;
       try {
-        text = fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+        text = file === '-' ? await readStdin() : fs.readFileSync(file, 'utf8');
       } catch (err) {
         throw new TimesealError('io', `cannot read ${file}: ${(err as Error).message}`);
       }
