@@ -5,7 +5,10 @@ import path from 'node:path';
 import { TimesealError } from '../core/errors.ts';
 
 export interface Config {
+  /** The SQLite database file (TIMESEAL_DB), used when `databaseUrl` is not set. */
   db: string;
+  /** TIMESEAL_DATABASE_URL (postgres://…): the PostgreSQL engine instead of SQLite (store/index.ts openStore). */
+  databaseUrl?: string;
   archive: string;
   keys: string;
   privateKeys: string;
@@ -67,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const origin = env.TIMESEAL_ORIGIN ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`);
   return {
     db: env.TIMESEAL_DB ?? 'data/timeseal.db',
+    ...(env.TIMESEAL_DATABASE_URL ? { databaseUrl: env.TIMESEAL_DATABASE_URL } : {}),
     archive: env.TIMESEAL_ARCHIVE ?? 'ledgers',
     keys: env.TIMESEAL_KEYS ?? 'keys',
     privateKeys: env.TIMESEAL_PRIVATE_KEYS ?? 'data/private-keys',

@@ -1,0 +1,337 @@
+// The storage module's interface (issue 14, step 2; DESIGN.md §8): every table and every SQL statement of
+// Timeseal sits behind `Store`, with two engines: SQLite (store/sqlite/, better-sqlite3, the embedded default)
+// and PostgreSQL (store/postgres/, the pg package, for several ingest nodes). Callers (ingest/, pipeline/,
+// cli/) use only this file's types; none of them sees SQL, a connection or an engine's error codes.
+//
+// Every method is asynchronous, because PostgreSQL's client is. Every method's doc comment states the guarantee
+// it keeps on EVERY engine; store/test/contract.ts checks them and each engine runs that suite. Where a
+// guarantee says "one transaction", an engine may use any means that gives the same result seen from outside
+// (SQLite: a synchronous better-sqlite3 transaction with no await inside; PostgreSQL: a transaction on one
+// client, with row locks or an UPSERT).
+//
+// Times are passed in by the caller (the injectable clock), never read from the engine's clock. Instants are
+// `Date`s or ISO-8601 UTC texts with milliseconds (what Date#toISOString writes), UTC days 'YYYY-MM-DD',
+// UTC months 'YYYY-MM'.
+
+// ---------------------------------------------------------------------------------------------- errors
+
+/**
+ * The storage could not write or read because of the disk (full, quota, I/O error) or the database server
+ * being unreachable: the caller answers 503 with Retry-After (ingest/errors.ts), never 500. `kind` is 'full'
+ * (no space) or 'io' (anything else at the storage). `code` is the engine's own code, for the log only
+ * (SQLITE_FULL, ENOSPC, 53100, ECONNREFUSED…). `committed` is true when the write may have been committed but
+ * is not known to be durable (an fdatasync failed after the commit): the answer must not say "nothing was
+ * recorded".
+ */
+export class StorageUnavailableError extends Error {
+  override readonly name = 'StorageUnavailableError';
+  readonly kind: 'full' | 'io';
+  readonly code: string;
+  readonly committed: boolean;
+  constructor(kind: 'full' | 'io', code: string, message: string, options: { committed?: boolean; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.kind = kind;
+    this.code = code;
+    this.committed = options.committed ?? false;
+  }
+}
+
+/** A row would repeat a unique value: `field` names which (a user's 'username' or 'email'). */
+export class UniqueViolationError extends Error {
+  override readonly name = 'UniqueViolationError';
+  readonly field: 'username' | 'email';
+  constructor(field: 'username' | 'email', message: string) {
+    super(message);
+    this.field = field;
+  }
+}
+
+/** The store was closed; nothing more is accepted. */
+export class StoreClosedError extends Error {
+  override readonly name = 'StoreClosedError';
+  constructor() {
+    super('the store is closed');
+  }
+}
+
+// ----------------------------------------------------------------------------------------- submissions
+
+export type SubmissionSource = 'web' | 'api_beta' | 'import' | 'account' | 'demo';
+
+export interface Submission {
+  /** Lower-case 64-hex. */
+  hash: string;
+  submittedAt: Date;
+  fileName?: string | null;
+  source: SubmissionSource;
+}
+
+/** One submission row of a day as stored: [hash (64 lower-case hex), submittedAt (ISO text)]. */
+export type DayRow = readonly [hash: string, submittedAt: string];
+
+/** A batch of a day's rows. `total` is the number of rows the whole stream will yield (the same in every
+ * batch), so that a reader can allocate once. */
+export interface DayBatch {
+  total: number;
+  rows: readonly DayRow[];
+}
+
+export interface SubmissionStore {
+  /**
+   * Stores one submission. Resolves only once the row is committed AND durable (survives kill -9 and power
+   * loss); rejects when it is not (StorageUnavailableError on a full or failing disk, `committed` set when the
+   * commit happened but its sync failed). Concurrent calls may share one commit (SQLite: group commit, one
+   * fdatasync per event-loop turn); a row that fails alone never fails the others of its group.
+   */
+  write(row: Submission): Promise<void>;
+  /** Stores every row in one transaction, all or none; resolves once committed and durable. */
+  enqueue(rows: readonly Submission[]): Promise<void>;
+  /** Distinct dates with submissions strictly after `after` ('' for all) and strictly before `before`, ascending. */
+  dates(after: string, before: string): Promise<string[]>;
+  /** Number of submissions with a date strictly after `lastPublished` ('' counts all). */
+  queueSize(lastPublished: string): Promise<number>;
+  /**
+   * The rows of one UTC day, streamed in arrival order, in batches of at most `batchRows` (default 65,536):
+   * never the whole day in one result. The stream is one consistent snapshot taken when iteration starts: rows
+   * committed after that are not yielded, and no row is yielded twice or skipped, even while writers append to
+   * the same day. A day without rows yields no batch.
+   */
+  readDay(date: string, options?: { batchRows?: number }): AsyncIterable<DayBatch>;
+}
+
+// ------------------------------------------------------------------------------------------------ limits
+
+/** The caps the caller applies (ingest/limits.ts: product spec §9). */
+export interface LimitCaps {
+  freePerDay: number;
+  standardPerMonth: number;
+}
+
+export interface LimitedSubmission {
+  submission: Omit<Submission, 'source'>;
+  /** The client's counting key (ingest/limits.ts clientKey: IPv4 address, or IPv6 /64). */
+  clientKey: string;
+  /** The logged-in user, if any: a paying one counts against the monthly quota instead. */
+  userId?: string;
+  caps: LimitCaps;
+}
+
+export type LimitOutcome =
+  | { allowed: true; tier: 'free' | 'standard'; count: number }
+  | { allowed: false; tier: 'free' | 'standard' };
+
+export interface LimitStore {
+  /**
+   * The site's submission under the limits, as ONE transaction: whether the user pays (subscription status
+   * active or trialing), the check, the count and the rows. A paying user: accepted only while the user has
+   * < caps.standardPerMonth in the submission's UTC month; the submission is stored with source 'account' and
+   * in the user's history. Anyone else: accepted only while `clientKey` has < caps.freePerDay on the UTC day;
+   * stored with source 'web'. Exact under concurrency, across processes and nodes: N concurrent calls never
+   * admit more than the cap. A refused call stores and counts nothing; a failed one (rolled back) counts
+   * nothing either. Resolves once the rows are committed and durable. `count` is the count after this one.
+   */
+  submit(request: LimitedSubmission): Promise<LimitOutcome>;
+  /** The key's free-tier count on a UTC day (0 when none). */
+  dailyUsed(clientKey: string, date: string): Promise<number>;
+  /** The user's Standard count in a UTC month (0 when none). */
+  monthlyUsed(userId: string, month: string): Promise<number>;
+  /**
+   * A fixed-window cap (the beta API's BETA_API_RATE): counts one for (clientKey, window) unless it already
+   * has `max`, and returns the count after it, or undefined when refused (nothing counted). Exact under
+   * concurrency across processes. When the count becomes 1, the key's windows that sort in [pruneFrom,
+   * window) are deleted. Window names never collide with the free tier's dates (the caller prefixes them).
+   */
+  countWindow(clientKey: string, window: string, max: number, pruneFrom: string): Promise<number | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------- throttle
+
+/** One counted attempt's rows, to withdraw it later. Opaque to callers. */
+export type ThrottleMark = readonly number[];
+
+export interface ThrottleKey {
+  scope: string;
+  key: string;
+}
+
+/** Blocks when (scope, key) has >= max attempts in the window ending now, unless `unlessSeen` has at least one
+ * attempt in its own window (a known owner's address). */
+export interface ThrottleGuard extends ThrottleKey {
+  max: number;
+  windowMs: number;
+  unlessSeen?: ThrottleKey & { windowMs: number };
+}
+
+export interface ThrottleStore {
+  /** Attempts of (scope, key) with a time in (nowMs - windowMs, nowMs]. */
+  count(k: ThrottleKey, windowMs: number, nowMs: number): Promise<number>;
+  /**
+   * Checks every guard and, if none blocks, records one attempt at `nowMs` for each key of `record`: ONE
+   * transaction, so concurrent attempts (in any process) can never all pass a check before the first is
+   * recorded. Undefined (nothing recorded) when blocked. Rows older than `pruneBeforeMs` of the recorded scopes
+   * may be deleted.
+   */
+  attempt(guards: readonly ThrottleGuard[], record: readonly ThrottleKey[], nowMs: number, pruneBeforeMs?: number): Promise<ThrottleMark | undefined>;
+  /** Records attempts whatever the counts; one transaction. */
+  record(keys: readonly ThrottleKey[], nowMs: number, pruneBeforeMs?: number): Promise<ThrottleMark>;
+  /** In ONE transaction: withdraws the marked attempts, forgets every attempt of the `clear` keys, then records
+   * `record` at `nowMs`. */
+  change(change: { withdraw?: readonly ThrottleMark[]; clear?: readonly ThrottleKey[]; record?: readonly ThrottleKey[]; nowMs: number }): Promise<void>;
+}
+
+// ----------------------------------------------------------------------------------- users and sessions
+
+export interface User {
+  id: string;
+  username: string;
+  email: string;
+  emailVerified: boolean;
+}
+
+export interface NewUser {
+  id: string;
+  username: string;
+  email: string;
+  passwordHash: string;
+  newsletter: boolean;
+  createdAt: Date;
+  /** SHA-256 of the e-mail verification token, and its expiry. */
+  verification: { tokenHash: string; expires: Date };
+}
+
+export interface UserStore {
+  /** Creates the user with its verification token in one transaction. Usernames are unique without regard to
+   * case, e-mails exactly: a repeat rejects with UniqueViolationError and stores nothing. */
+  create(user: NewUser): Promise<void>;
+  get(id: string): Promise<User | undefined>;
+  /** The user whose username (any case) or e-mail (as lower-cased) is `name`, with the password hash. */
+  forLogin(name: string): Promise<{ id: string; passwordHash: string } | undefined>;
+  byEmail(email: string): Promise<{ id: string; username: string } | undefined>;
+  /** Replaces the user's verification token (its SHA-256) and expiry. */
+  setVerification(userId: string, tokenHash: string, expires: Date): Promise<void>;
+  /** Marks the e-mail verified if a user holds this token unexpired at `now`, and clears the token: single use
+   * under concurrency (exactly one of concurrent calls gets true). */
+  verifyEmail(tokenHash: string, now: Date): Promise<boolean>;
+  /** Replaces the user's password reset token (its SHA-256) and expiry. */
+  setReset(userId: string, tokenHash: string, expires: Date): Promise<void>;
+  /** The user holding this reset token unexpired at `now`. */
+  forReset(tokenHash: string, now: Date): Promise<string | undefined>;
+  /**
+   * Sets the password (and marks the e-mail verified) only if the user still holds `tokenHash`, clears the
+   * token and deletes every session of the user: one transaction, single use under concurrency (exactly one of
+   * concurrent calls gets true).
+   */
+  resetPassword(userId: string, tokenHash: string, passwordHash: string): Promise<boolean>;
+}
+
+export interface SessionStore {
+  /** Stores a session by the SHA-256 of its id. */
+  create(idHash: string, userId: string, createdAt: Date, expiresAt: Date): Promise<void>;
+  /** The session's user while it has not expired at `now` (an expired session is never honoured). */
+  user(idHash: string, now: Date): Promise<User | undefined>;
+  destroy(idHash: string): Promise<void>;
+  destroyUser(userId: string): Promise<void>;
+  /** Deletes sessions expired at `now`. */
+  prune(now: Date): Promise<void>;
+}
+
+// --------------------------------------------------------------------------------- subscriptions, Stripe
+
+export const PAYING_STATUSES = ['active', 'trialing'] as const;
+
+export interface Subscription {
+  status: string;
+  priceId: string | null;
+  periodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+  customerId: string | null;
+}
+
+export interface SubscriptionStore {
+  get(userId: string): Promise<Subscription | undefined>;
+  /** Whether the user's subscription status is active or trialing. */
+  isPaying(userId: string): Promise<boolean>;
+  /** Records the Stripe customer of a user (an 'inactive' row if none) unless one is already recorded, and
+   * returns the recorded one: concurrent calls all get the same customer id. */
+  setCustomer(userId: string, customerId: string): Promise<string>;
+}
+
+/** A subscription's state as Stripe reports it. */
+export interface SubscriptionFields {
+  customerId: string | null;
+  subscriptionId: string;
+  priceId: string | null;
+  status: string;
+  periodStart: string | null;
+  periodEnd: string | null;
+  cancelAtPeriodEnd: boolean;
+}
+
+/** What one Stripe event asks of the subscriptions (ingest/accounts/stripe.ts reads the event). */
+export type StripeChange =
+  /** checkout.session.completed: `fields` fetched from Stripe now ("fresh": applied whatever its age). */
+  | { kind: 'checkout'; userId: string | null; fields: SubscriptionFields }
+  /** customer.subscription.*: the user is the one of the customer, else `userIdHint`. */
+  | { kind: 'subscription'; userIdHint: string | null; fields: SubscriptionFields }
+  /** invoice.payment_failed: a paying subscription of the customer becomes past_due. */
+  | { kind: 'payment-failed'; customerId: string | null }
+  /** Anything else: recorded, nothing changed. */
+  | { kind: 'none'; outcome: string };
+
+export interface StripeEventStore {
+  /** Whether the event id was applied already. */
+  seen(eventId: string): Promise<boolean>;
+  /**
+   * Records the event id and applies `change` in ONE transaction: each event id is applied at most once, even
+   * when delivered concurrently to several processes (the others get undefined: a duplicate). Returns what was
+   * done, for the log. Ordering rules (Stripe delivers out of order): a subscription row keeps the creation time
+   * of the newest event applied; an older event is ignored (except a 'checkout', fresh); a canceled subscription
+   * stays canceled; a late event about another subscription never turns a paying row into a non-paying one.
+   */
+  apply(event: { id: string; type: string; created: number; receivedAt: Date }, change: StripeChange): Promise<string | undefined>;
+}
+
+// ------------------------------------------------------------------------------- forms and history
+
+export interface FormStore {
+  /** Adds to the professional waitlist; false (nothing changed) when the e-mail is already on it. Unique under
+   * concurrency. */
+  joinWaitlist(entry: { name: string; email: string; message: string; createdAt: Date }): Promise<boolean>;
+  /** Stores a contact message; returns its id. */
+  addContact(message: { name: string; email: string; subject: string; message: string; createdAt: Date }): Promise<number>;
+  /** Where the message's e-mail went (smtp:<id>, outbox:<file>, failed). */
+  setContactDelivery(id: number, delivery: string): Promise<void>;
+}
+
+export interface HistoryEntry {
+  id: number;
+  fileName: string | null;
+  submittedAt: string;
+  hash: string;
+  ledgerDate: string;
+}
+
+export interface HistoryStore {
+  /** The user's newest 1,000 history entries, newest first (ties: higher id first). */
+  list(userId: string): Promise<HistoryEntry[]>;
+  /** One entry, only if it is the user's. */
+  get(id: number, userId: string): Promise<HistoryEntry | undefined>;
+}
+
+// -------------------------------------------------------------------------------------------- the store
+
+export interface Store {
+  readonly engine: 'sqlite' | 'postgres';
+  readonly submissions: SubmissionStore;
+  readonly limits: LimitStore;
+  readonly throttle: ThrottleStore;
+  readonly users: UserStore;
+  readonly sessions: SessionStore;
+  readonly subscriptions: SubscriptionStore;
+  readonly stripeEvents: StripeEventStore;
+  readonly forms: FormStore;
+  readonly history: HistoryStore;
+  /** Commits what is pending (pending writes resolve or reject), then closes; later calls reject with
+   * StoreClosedError. */
+  close(): Promise<void>;
+}
