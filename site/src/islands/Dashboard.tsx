@@ -124,7 +124,7 @@ export default function Dashboard() {
             {usage.period === 'day' ? (
               <>
                 <p className="mt-2 text-2xl font-bold" data-testid="daily-usage">{usage.used} of {usage.limit} today</p>
-                <p className="muted mt-1 text-sm">{usage.limit} per day, based on your IP address; resets at 00:00 UTC</p>
+                <p className="muted mt-1 text-sm">{usage.limit} per day. Based on your IP address; resets at 00:00 UTC</p>
               </>
             ) : (
               <>
@@ -175,7 +175,7 @@ export default function Dashboard() {
                     <p className="muted text-xs">{formatDayTime(r.submittedAt)}</p>
                     <p className="hash mt-1">{r.hash}</p>
                   </div>
-                  <a href={`/api/certificate.php?id=${encodeURIComponent(String(r.id))}`} target="_blank" rel="noopener" className="btn-secondary shrink-0">Download Certificate</a>
+                  <a href={`/api/certificate.php?id=${encodeURIComponent(String(r.id))}&format=pdf`} download className="btn-secondary shrink-0">Download Certificate</a>
                 </li>
               ))}
             </ul>
