@@ -32,7 +32,7 @@ import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import type { ArchiveAccess, Services } from './services.ts';
 import { createSubmissionGate } from './submission-gate.ts';
-import { createSubmissionWriter } from './submission-writer.ts';
+import { createSubmissionWriter } from '../store/sqlite/submission-writer.ts';
 import { registerRequestLog } from './request-log.ts';
 import { httpLimits, httpServerFactory, type HttpLimits } from './server.ts';
 import { API_HELMET_OPTIONS, SITE_HELMET_OPTIONS, securityHeaders } from './security-headers.ts';

@@ -9,6 +9,7 @@
 // and puts it on /api/queue-stats.php) instead of a stack trace per request (issue 16, item 7).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { IndexIncompleteError } from '../core/errors.ts';
+import { StorageUnavailableError } from '../store/store.ts';
 
 export type ErrorStyle = 'plain' | 'ok' | 'beta';
 
@@ -130,6 +131,8 @@ export function errorBody(style: ErrorStyle, message: string): Record<string, un
  */
 export type StorageFault = 'full' | 'io';
 export function storageFault(err: unknown): StorageFault | undefined {
+  // The store's engine-neutral error (store/store.ts): the engine already classified it.
+  if (err instanceof StorageUnavailableError) return err.kind;
   const code = (err as { code?: unknown } | null | undefined)?.code;
   if (typeof code !== 'string') return undefined;
   if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return 'full';

@@ -13,7 +13,7 @@ import type { ArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import type { Mailer } from './mail.ts';
 import type { SubmissionGate } from './submission-gate.ts';
-import type { SubmissionWriter } from './submission-writer.ts';
+import type { SubmissionWriter } from '../store/sqlite/submission-writer.ts';
 
 export interface Services {
   config: Config;

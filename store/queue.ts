@@ -1,19 +1,13 @@
 // The submission queue in SQLite: every acknowledged submission is a row; a day's ledger is built from the
 // rows of that UTC day. Shared by the ingest service (which enqueues) and the pipeline (which publishes).
-import { FormatError } from '../core/errors.ts';
 import type Database from 'better-sqlite3';
 import type { DB } from './db.ts';
-import { sameKey, sortedOrder } from './sort-keys.ts';
 
-export type SubmissionSource = 'web' | 'api_beta' | 'import' | 'account' | 'demo';
+import type { Submission } from './store.ts';
+import { columnsOf, decodeRow, type DayColumns } from './day-columns.ts';
 
-export interface Submission {
-  /** Lower-case 64-hex. */
-  hash: string;
-  submittedAt: Date;
-  fileName?: string | null;
-  source: SubmissionSource;
-}
+export type { Submission, SubmissionSource } from './store.ts';
+export type { DayColumns } from './day-columns.ts';
 
 /** Rows per INSERT statement at most; a batch is split into statements of 32, 16, 8, 4, 2 and 1 rows. */
 const ROWS_PER_STATEMENT = 32;
@@ -54,15 +48,6 @@ export function enqueue(db: DB, rows: readonly Submission[]): void {
   submissionInserter(db)(rows);
 }
 
-export interface DayColumns {
-  count: number;
-  /** The day's distinct hashes, sorted, back to back (32 bytes each). */
-  hashes: Uint8Array;
-  /** Each hash's earliest submission time in epoch milliseconds (its ISO text is `new Date(ms).toISOString()`:
-   * dayColumns accepts only times written that way). */
-  ms: Float64Array;
-}
-
 /** Rows read per query while collecting a day: bounds the memory held in row arrays and strings. */
 const DAY_CHUNK = 65_536;
 
@@ -76,9 +61,6 @@ export function dayColumns(db: DB, date: string): DayColumns {
   return db.transaction(() => readDay(db, date))();
 }
 
-/** Submission times as stored: what Date#toISOString writes, so that milliseconds give back the same text. */
-const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-
 function readDay(db: DB, date: string): DayColumns {
   const total = (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(date) as { n: number }).n;
   const chunk = db.prepare('SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? ORDER BY id LIMIT ?').raw(true);
@@ -89,36 +71,12 @@ function readDay(db: DB, date: string): DayColumns {
     const rows = chunk.all(date, after, DAY_CHUNK) as Array<[number, string, string]>;
     if (rows.length === 0) break;
     if (n + rows.length > total) throw new Error(`submissions of ${date} changed while the day was read`);
-    for (const [, hash, time] of rows) {
-      // Native hex decoding; the table's CHECK keeps hashes to 64 lower-case hex digits, and a short write
-      // (which is how Buffer reports a bad digit) is refused all the same.
-      if (all.write(hash, 32 * n, 32, 'hex') !== 32) throw new FormatError('hash', `not 64 hex digits in the queue: ${hash}`);
-      const ms = Date.parse(time);
-      if (!ISO_TIME.test(time) || Number.isNaN(ms)) throw new FormatError('submitted_at', `not an ISO-8601 UTC time with milliseconds in the queue: ${time}`);
-      allMs[n++] = ms;
-    }
+    for (const [, hash, time] of rows) decodeRow(all, allMs, n++, hash, time);
     after = rows[rows.length - 1]![0];
   }
   if (n !== total) throw new Error(`submissions of ${date} changed while the day was read`);
 
-  const order = sortedOrder(all, n);
-  let count = 0;
-  for (let k = 0; k < n; k++) if (k === 0 || !sameKey(all, order[k - 1]!, order[k]!)) count++;
-  // Shared memory, so the build's index worker (index-worker.ts) reads the columns without a copy.
-  const hashes = new Uint8Array(new SharedArrayBuffer(32 * count));
-  const ms = new Float64Array(new SharedArrayBuffer(8 * count));
-  let out = -1;
-  for (let k = 0; k < n; k++) {
-    const i = order[k]!;
-    if (k === 0 || !sameKey(all, order[k - 1]!, i)) {
-      out++;
-      all.copy(hashes, 32 * out, 32 * i, 32 * i + 32);
-      ms[out] = allMs[i]!;
-    } else if (allMs[i]! < ms[out]!) {
-      ms[out] = allMs[i]!;
-    }
-  }
-  return { count, hashes, ms };
+  return columnsOf(all, allMs, n);
 }
 
 /** Dates with submissions after `after` (exclusive, '' for all) and before `before` (exclusive), in order. */

@@ -162,21 +162,26 @@ export interface ThrottleGuard extends ThrottleKey {
   unlessSeen?: ThrottleKey & { windowMs: number };
 }
 
+/** An attempt to record: `windowMs` is its scope's window; rows of the scope older than the window may be
+ * deleted (at most about once a minute per scope). */
+export interface ThrottleRecord extends ThrottleKey {
+  windowMs: number;
+}
+
 export interface ThrottleStore {
   /** Attempts of (scope, key) with a time in (nowMs - windowMs, nowMs]. */
   count(k: ThrottleKey, windowMs: number, nowMs: number): Promise<number>;
   /**
-   * Checks every guard and, if none blocks, records one attempt at `nowMs` for each key of `record`: ONE
+   * Checks every guard and, if none blocks, records one attempt at `nowMs` for each of `record`: ONE
    * transaction, so concurrent attempts (in any process) can never all pass a check before the first is
-   * recorded. Undefined (nothing recorded) when blocked. Rows older than `pruneBeforeMs` of the recorded scopes
-   * may be deleted.
+   * recorded; at most `max` attempts are ever counted in a window. Undefined (nothing recorded) when blocked.
    */
-  attempt(guards: readonly ThrottleGuard[], record: readonly ThrottleKey[], nowMs: number, pruneBeforeMs?: number): Promise<ThrottleMark | undefined>;
+  attempt(guards: readonly ThrottleGuard[], record: readonly ThrottleRecord[], nowMs: number): Promise<ThrottleMark | undefined>;
   /** Records attempts whatever the counts; one transaction. */
-  record(keys: readonly ThrottleKey[], nowMs: number, pruneBeforeMs?: number): Promise<ThrottleMark>;
+  record(keys: readonly ThrottleRecord[], nowMs: number): Promise<ThrottleMark>;
   /** In ONE transaction: withdraws the marked attempts, forgets every attempt of the `clear` keys, then records
    * `record` at `nowMs`. */
-  change(change: { withdraw?: readonly ThrottleMark[]; clear?: readonly ThrottleKey[]; record?: readonly ThrottleKey[]; nowMs: number }): Promise<void>;
+  change(change: { withdraw?: readonly ThrottleMark[]; clear?: readonly ThrottleKey[]; record?: readonly ThrottleRecord[]; nowMs: number }): Promise<void>;
 }
 
 // ----------------------------------------------------------------------------------- users and sessions

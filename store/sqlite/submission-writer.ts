@@ -1,4 +1,5 @@
-// Group commit for submissions. Contract of `write(row)`: resolves only after the row is committed to SQLite
+// Group commit for submissions: the SQLite engine's `submissions.write` (store/store.ts; moved here from
+// ingest/ in issue 14, step 2). Contract of `write(row)`: resolves only after the row is committed to SQLite
 // and the commit is on disk (it survives kill -9 and power loss); rejects if the commit failed.
 //
 // How: the rows that arrive in one turn of the event loop are committed together in one transaction, at the
@@ -18,9 +19,10 @@
 // better-sqlite3 commit.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '../store/db.ts';
-import { storageFault } from './errors.ts';
-import { submissionInserter, type Submission } from '../store/queue.ts';
+import { openDatabase } from '../db.ts';
+import { submissionInserter } from '../queue.ts';
+import { StoreClosedError, type Submission } from '../store.ts';
+import { neutralError, sqliteFault } from './errors.ts';
 
 export interface SubmissionWriter {
   write(row: Submission): Promise<void>;
@@ -79,8 +81,9 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
     } catch (err) {
       // A full or failing disk fails every row alike (and each retry would cost another failing write): all
       // are rejected with it, nothing of the batch committed (the transaction was rolled back).
-      if (storageFault(err) !== undefined) {
-        for (const p of batch) p.reject(err);
+      if (sqliteFault(err) !== undefined) {
+        const neutral = neutralError(err);
+        for (const p of batch) p.reject(neutral);
         return;
       }
       // One bad row must not fail the others that happened to share its transaction: each on its own.
@@ -89,7 +92,7 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
           insert([p.row]);
           committed.push(p);
         } catch (err) {
-          p.reject(err);
+          p.reject(neutralError(err));
         }
       }
     }
@@ -98,9 +101,10 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
       fs.fdatasyncSync(wal());
     } catch (err) {
       // The rows are committed but not known to be on disk: rejected, marked so that the answer does not say
-      // "nothing was recorded" (errors.ts storageMessage).
-      if (typeof err === 'object' && err !== null) Object.assign(err, { committed: true });
-      for (const p of committed) p.reject(err);
+      // "nothing was recorded" (ingest/errors.ts storageMessage).
+      const neutral = neutralError(err, true);
+      if (neutral === err && typeof err === 'object' && err !== null) Object.assign(err, { committed: true });
+      for (const p of committed) p.reject(neutral);
       return;
     }
     for (const p of committed) p.resolve();
@@ -108,7 +112,7 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
 
   return {
     write(row) {
-      if (closed) return Promise.reject(new Error('submission writer is closed'));
+      if (closed) return Promise.reject(new StoreClosedError());
       return new Promise((resolve, reject) => {
         waiting.push({ row, resolve, reject });
         if (!scheduled) {

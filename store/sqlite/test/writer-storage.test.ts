@@ -7,13 +7,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { storageRefusal } from '../errors.ts';
+import { storageRefusal } from '../../../ingest/errors.ts';
 
 const inserts: number[] = [];
 let failWith: Error | undefined;
 
-vi.mock('../../store/queue.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../store/queue.ts')>();
+vi.mock('../../queue.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../queue.ts')>();
   return {
     ...original,
     submissionInserter: (db: Parameters<typeof original.submissionInserter>[0]) => {

@@ -1,0 +1,28 @@
+// Choosing the storage engine (DESIGN.md §8): TIMESEAL_DATABASE_URL (postgres://…) selects PostgreSQL, otherwise
+// SQLite on the file TIMESEAL_DB (the embedded default: `make start` needs nothing else).
+import { UsageError } from '../runtime/config.ts';
+import type { DB } from './db.ts';
+import { openSqliteStore } from './sqlite/engine.ts';
+import type { Store } from './store.ts';
+
+export * from './store.ts';
+
+export interface StoreOptions {
+  /** The SQLite file (Config.db). */
+  db: string;
+  /** Config.databaseUrl: postgres://… or postgresql://… selects the PostgreSQL engine. */
+  databaseUrl?: string;
+  /** SQLite only: an already open connection to `db` to use as the main one (the caller closes it). */
+  sqlite?: DB;
+}
+
+/** Opens the configured store (migrations applied). */
+export async function openStore(options: StoreOptions): Promise<Store> {
+  const url = options.databaseUrl;
+  if (url !== undefined && url !== '') {
+    if (!/^postgres(?:ql)?:\/\//.test(url)) throw new UsageError('TIMESEAL_DATABASE_URL must be a postgres:// or postgresql:// URL');
+    // The PostgreSQL engine (store/postgres/) replaces this.
+    throw new UsageError('PostgreSQL support is not in this build yet: unset TIMESEAL_DATABASE_URL to use SQLite (TIMESEAL_DB)');
+  }
+  return openSqliteStore(options.db, options.sqlite ? { db: options.sqlite } : {});
+}

@@ -1,0 +1,382 @@
+// The SQLite engine of the Store (store/store.ts): better-sqlite3 on the file of TIMESEAL_DB, schema and
+// migrations in store/db.ts. Every method does its work synchronously inside a better-sqlite3 transaction
+// (no await between a check and its write), which makes it atomic against this process and, through SQLite's
+// write lock (BEGIN IMMEDIATE), against every other process on the same file; the async signature is the
+// interface's. Submissions written one by one (`submissions.write`) go through the group-commit writer
+// (submission-writer.ts, its own connection); everything else uses the main connection (synchronous=FULL,
+// so a resolved write is durable).
+import type Database from 'better-sqlite3';
+import { openDatabase, type DB } from '../db.ts';
+import { enqueue, queueSize, datesWithSubmissions, submissionInserter } from '../queue.ts';
+import {
+  PAYING_STATUSES,
+  StoreClosedError,
+  UniqueViolationError,
+  type DayBatch,
+  type DayRow,
+  type HistoryEntry,
+  type LimitOutcome,
+  type Store,
+  type StripeChange,
+  type SubscriptionFields,
+  type ThrottleKey,
+  type ThrottleMark,
+  type ThrottleRecord,
+  type User,
+} from '../store.ts';
+import { neutral } from './errors.ts';
+import { createSubmissionWriter, type SubmissionWriter } from './submission-writer.ts';
+
+export interface SqliteStoreOptions {
+  /** Use this open connection as the main one (the caller keeps it and closes it); default: open `file`. */
+  db?: DB;
+}
+
+/** Rows read per query while streaming a day. */
+const DAY_CHUNK = 65_536;
+/** Expired throttle rows are deleted at most once per this much clock time per scope. */
+const PRUNE_EVERY_MS = 60_000;
+
+const isPayingStatus = (status: string | undefined): boolean => status !== undefined && (PAYING_STATUSES as readonly string[]).includes(status);
+
+/** Opens the SQLite store on `file` (created and migrated when needed; store/db.ts openDatabase). */
+export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Store {
+  const db = options.db ?? openDatabase(file);
+  const ownsDb = options.db === undefined;
+  let writer: SubmissionWriter | undefined;
+  let closed = false;
+  const statements = new Map<string, Database.Statement>();
+  const sql = (text: string): Database.Statement => {
+    let s = statements.get(text);
+    if (s === undefined) {
+      s = db.prepare(text);
+      statements.set(text, s);
+    }
+    return s;
+  };
+  /** Runs `work` in one IMMEDIATE transaction (takes the write lock at once: no upgrade deadlock between
+   * processes), disk faults made engine-neutral. */
+  const tx = <T>(work: () => T): Promise<T> => {
+    if (closed) return Promise.reject(new StoreClosedError());
+    try {
+      return Promise.resolve(neutral(() => db.transaction(work).immediate()));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+  /** A single statement or a read (autocommit). */
+  const run = <T>(work: () => T): Promise<T> => {
+    if (closed) return Promise.reject(new StoreClosedError());
+    try {
+      return Promise.resolve(neutral(work));
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  };
+
+  // --- limits
+  const insertSubmission = submissionInserter(db);
+  const countUpTo = (table: 'ip_rate_limit', key: string, date: string, max: number): number | undefined =>
+    (
+      sql(`INSERT INTO ${table} (ip_address, date, count) VALUES (?, ?, 1)
+           ON CONFLICT (ip_address, date) DO UPDATE SET count = count + 1 WHERE count < ?
+           RETURNING count`).get(key, date, max) as { count: number } | undefined
+    )?.count;
+  const subscriptionStatus = (userId: string): string | undefined =>
+    (sql('SELECT status FROM subscriptions WHERE user_id = ?').get(userId) as { status: string } | undefined)?.status;
+
+  // --- throttle
+  const prunedAt = new Map<string, number>();
+  const count = (k: ThrottleKey, windowMs: number, nowMs: number): number =>
+    (sql('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = ? AND key = ? AND at_ms > ? AND at_ms <= ?').get(k.scope, k.key, nowMs - windowMs, nowMs) as { n: number }).n;
+  const record = (keys: readonly ThrottleRecord[], nowMs: number): ThrottleMark => {
+    const ids = keys.map((k) => Number(sql('INSERT INTO auth_throttle (scope, key, at_ms) VALUES (?, ?, ?)').run(k.scope, k.key, nowMs).lastInsertRowid));
+    for (const k of keys) {
+      if (nowMs - (prunedAt.get(k.scope) ?? -Infinity) >= PRUNE_EVERY_MS) {
+        sql('DELETE FROM auth_throttle WHERE scope = ? AND at_ms <= ?').run(k.scope, nowMs - k.windowMs);
+        prunedAt.set(k.scope, nowMs);
+      }
+    }
+    return ids;
+  };
+
+  // --- users
+  const userRow = (row: { id: string; username: string; email: string; v: number } | undefined): User | undefined =>
+    row && { id: row.id, username: row.username, email: row.email, emailVerified: row.v === 1 };
+
+  // --- stripe
+  const userExists = (id: string | null): id is string => id !== null && sql('SELECT 1 FROM users WHERE id = ?').get(id) !== undefined;
+  const userForCustomer = (customerId: string | null): string | null => {
+    if (customerId === null) return null;
+    const row = sql('SELECT user_id FROM subscriptions WHERE stripe_customer_id = ?').get(customerId) as { user_id: string } | undefined;
+    return row?.user_id ?? null;
+  };
+  /** Writes a subscription's fields to the user's row unless it already holds newer news (store.ts apply). */
+  const writeSubscription = (userId: string, f: SubscriptionFields, created: number, fresh: boolean): string | undefined => {
+    const current = sql('SELECT stripe_subscription_id AS sid, status, stripe_event_created AS created FROM subscriptions WHERE user_id = ?').get(userId) as
+      | { sid: string | null; status: string; created: number | null }
+      | undefined;
+    // A late event about an older subscription must not overwrite the one the user pays for now.
+    if (current?.sid && current.sid !== f.subscriptionId && isPayingStatus(current.status) && !isPayingStatus(f.status)) {
+      return `ignored: user ${userId} pays through ${current.sid}`;
+    }
+    if (current?.sid === f.subscriptionId) {
+      if (current.status === 'canceled' && f.status !== 'canceled') return `ignored: ${f.subscriptionId} is canceled`;
+      if (!fresh && current.created !== null && created < current.created) return `ignored: older than the last event applied to ${f.subscriptionId}`;
+    }
+    sql(
+      `INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, stripe_price_id, status, current_period_start, current_period_end, cancel_at_period_end, stripe_event_created)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(excluded.stripe_customer_id, stripe_customer_id),
+         stripe_subscription_id = excluded.stripe_subscription_id, stripe_price_id = excluded.stripe_price_id, status = excluded.status,
+         current_period_start = excluded.current_period_start, current_period_end = excluded.current_period_end,
+         cancel_at_period_end = excluded.cancel_at_period_end,
+         stripe_event_created = CASE WHEN stripe_subscription_id IS excluded.stripe_subscription_id
+           THEN MAX(COALESCE(stripe_event_created, 0), excluded.stripe_event_created) ELSE excluded.stripe_event_created END`,
+    ).run(userId, f.customerId, f.subscriptionId, f.priceId, f.status, f.periodStart, f.periodEnd, f.cancelAtPeriodEnd ? 1 : 0, created);
+    return undefined;
+  };
+  const applyChange = (change: StripeChange, created: number): string => {
+    switch (change.kind) {
+      case 'checkout': {
+        if (!userExists(change.userId)) return `ignored: no user ${String(change.userId)}`;
+        const f = change.fields;
+        return writeSubscription(change.userId, f, created, true) ?? `subscription ${f.subscriptionId} ${f.status} for user ${change.userId}`;
+      }
+      case 'subscription': {
+        const f = change.fields;
+        const userId = userForCustomer(f.customerId) ?? change.userIdHint;
+        if (!userExists(userId)) return `ignored: no user for customer ${String(f.customerId)}`;
+        return writeSubscription(userId, f, created, false) ?? `subscription ${f.subscriptionId} ${f.status} for user ${userId}`;
+      }
+      case 'payment-failed': {
+        const changed = sql(
+          `UPDATE subscriptions SET status = 'past_due', stripe_event_created = ?
+           WHERE stripe_customer_id = ? AND status IN ('active', 'trialing') AND COALESCE(stripe_event_created, 0) <= ?`,
+        ).run(created, change.customerId, created).changes;
+        return `payment failed for customer ${String(change.customerId)}${changed ? ': past_due' : ''}`;
+      }
+      case 'none':
+        return change.outcome;
+    }
+  };
+
+  const HISTORY_COLUMNS = 'id, file_name AS fileName, submitted_at AS submittedAt, hash, ledger_date AS ledgerDate';
+
+  const store: Store = {
+    engine: 'sqlite',
+
+    submissions: {
+      write(row) {
+        if (closed) return Promise.reject(new StoreClosedError());
+        writer ??= createSubmissionWriter(file);
+        return writer.write(row);
+      },
+      enqueue: (rows) => run(() => enqueue(db, rows)),
+      dates: (after, before) => run(() => datesWithSubmissions(db, after, before)),
+      queueSize: (lastPublished) => run(() => queueSize(db, lastPublished)),
+      readDay(date, options = {}) {
+        const batchRows = options.batchRows ?? DAY_CHUNK;
+        return {
+          async *[Symbol.asyncIterator](): AsyncGenerator<DayBatch> {
+            if (closed) throw new StoreClosedError();
+            // The snapshot: rows are only appended and ids grow with each commit (one writer at a time), so the
+            // day's rows with an id up to the largest one now are exactly those committed now.
+            const { last, total } = neutral(() =>
+              db.transaction(() => ({
+                last: (sql('SELECT MAX(id) AS m FROM submissions').get() as { m: number | null }).m ?? 0,
+                total: (sql('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(date) as { n: number }).n,
+              }))(),
+            );
+            if (total === 0) return;
+            const chunk = db.prepare('SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?').raw(true);
+            for (let after = -1; ; ) {
+              const rows = neutral(() => chunk.all(date, after, last, batchRows)) as Array<[number, string, string]>;
+              if (rows.length === 0) return;
+              after = rows[rows.length - 1]![0];
+              yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
+            }
+          },
+        };
+      },
+    },
+
+    limits: {
+      submit: ({ submission, clientKey, userId, caps }) =>
+        tx((): LimitOutcome => {
+          const now = submission.submittedAt;
+          const time = now.toISOString();
+          if (userId !== undefined && isPayingStatus(subscriptionStatus(userId))) {
+            const row = sql(
+              `INSERT INTO quota_usage (user_id, month, count, last_reset) VALUES (?, ?, 1, ?)
+               ON CONFLICT (user_id, month) DO UPDATE SET count = count + 1 WHERE count < ?
+               RETURNING count`,
+            ).get(userId, time.slice(0, 7), time, caps.standardPerMonth) as { count: number } | undefined;
+            if (row === undefined) return { allowed: false, tier: 'standard' };
+            insertSubmission([{ ...submission, source: 'account' }]);
+            sql('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(userId, submission.hash, time, time.slice(0, 10), submission.fileName ?? null);
+            return { allowed: true, tier: 'standard', count: row.count };
+          }
+          const n = countUpTo('ip_rate_limit', clientKey, time.slice(0, 10), caps.freePerDay);
+          if (n === undefined) return { allowed: false, tier: 'free' };
+          insertSubmission([{ ...submission, source: 'web' }]);
+          return { allowed: true, tier: 'free', count: n };
+        }),
+      dailyUsed: (clientKey, date) =>
+        run(() => (sql('SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date = ?').get(clientKey, date) as { count: number } | undefined)?.count ?? 0),
+      monthlyUsed: (userId, month) =>
+        run(() => (sql('SELECT count FROM quota_usage WHERE user_id = ? AND month = ?').get(userId, month) as { count: number } | undefined)?.count ?? 0),
+      countWindow: (clientKey, window, max, pruneFrom) =>
+        run(() => {
+          const n = countUpTo('ip_rate_limit', clientKey, window, max);
+          if (n === 1) sql('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?').run(clientKey, pruneFrom, window);
+          return n;
+        }),
+    },
+
+    throttle: {
+      count: (k, windowMs, nowMs) => run(() => count(k, windowMs, nowMs)),
+      attempt: (guards, keys, nowMs) =>
+        tx(() => {
+          for (const g of guards) {
+            if (count(g, g.windowMs, nowMs) < g.max) continue;
+            if (g.unlessSeen !== undefined && count(g.unlessSeen, g.unlessSeen.windowMs, nowMs) > 0) continue;
+            return undefined;
+          }
+          return record(keys, nowMs);
+        }),
+      record: (keys, nowMs) => tx(() => record(keys, nowMs)),
+      change: ({ withdraw = [], clear = [], record: keys = [], nowMs }) =>
+        tx(() => {
+          for (const mark of withdraw) for (const id of mark) sql('DELETE FROM auth_throttle WHERE rowid = ?').run(id);
+          for (const k of clear) sql('DELETE FROM auth_throttle WHERE scope = ? AND key = ?').run(k.scope, k.key);
+          record(keys, nowMs);
+        }),
+    },
+
+    users: {
+      create: (u) =>
+        tx(() => {
+          try {
+            sql('INSERT INTO users (id, username, email, password, newsletter_subscribed, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
+              u.id,
+              u.username,
+              u.email,
+              u.passwordHash,
+              u.newsletter ? 1 : 0,
+              u.createdAt.toISOString(),
+            );
+          } catch (err) {
+            const e = err as { code?: unknown; message?: string };
+            if (e.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+              throw new UniqueViolationError(/email/.test(e.message ?? '') ? 'email' : 'username', e.message ?? 'unique violation');
+            }
+            throw err;
+          }
+          sql('UPDATE users SET verification_token = ?, verification_expires = ? WHERE id = ?').run(u.verification.tokenHash, u.verification.expires.toISOString(), u.id);
+        }),
+      get: (id) => run(() => userRow(sql('SELECT id, username, email, email_verified AS v FROM users WHERE id = ?').get(id) as never)),
+      forLogin: (name) =>
+        run(() => {
+          const row = sql('SELECT id, password FROM users WHERE lower(username) = lower(?) OR email = lower(?)').get(name, name) as { id: string; password: string } | undefined;
+          return row && { id: row.id, passwordHash: row.password };
+        }),
+      byEmail: (email) => run(() => sql('SELECT id, username FROM users WHERE email = ?').get(email) as { id: string; username: string } | undefined),
+      setVerification: (userId, tokenHash, expires) =>
+        run(() => void sql('UPDATE users SET verification_token = ?, verification_expires = ? WHERE id = ?').run(tokenHash, expires.toISOString(), userId)),
+      verifyEmail: (tokenHash, now) =>
+        run(
+          () =>
+            sql('UPDATE users SET email_verified = 1, verification_token = NULL, verification_expires = NULL WHERE verification_token = ? AND verification_expires > ? RETURNING id').get(
+              tokenHash,
+              now.toISOString(),
+            ) !== undefined,
+        ),
+      setReset: (userId, tokenHash, expires) =>
+        run(() => void sql('UPDATE users SET password_reset_token = ?, password_reset_expires = ? WHERE id = ?').run(tokenHash, expires.toISOString(), userId)),
+      forReset: (tokenHash, now) =>
+        run(() => (sql('SELECT id FROM users WHERE password_reset_token = ? AND password_reset_expires > ?').get(tokenHash, now.toISOString()) as { id: string } | undefined)?.id),
+      resetPassword: (userId, tokenHash, passwordHash) =>
+        tx(() => {
+          const n = sql('UPDATE users SET password = ?, password_reset_token = NULL, password_reset_expires = NULL, email_verified = 1 WHERE id = ? AND password_reset_token = ?').run(
+            passwordHash,
+            userId,
+            tokenHash,
+          ).changes;
+          if (n === 1) sql('DELETE FROM sessions WHERE user_id = ?').run(userId);
+          return n === 1;
+        }),
+    },
+
+    sessions: {
+      create: (idHash, userId, createdAt, expiresAt) =>
+        run(() => void sql('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(idHash, userId, createdAt.toISOString(), expiresAt.toISOString())),
+      user: (idHash, now) =>
+        run(() =>
+          userRow(
+            sql(
+              `SELECT u.id, u.username, u.email, u.email_verified AS v FROM sessions s JOIN users u ON u.id = s.user_id
+               WHERE s.id_hash = ? AND s.expires_at > ?`,
+            ).get(idHash, now.toISOString()) as never,
+          ),
+        ),
+      destroy: (idHash) => run(() => void sql('DELETE FROM sessions WHERE id_hash = ?').run(idHash)),
+      destroyUser: (userId) => run(() => void sql('DELETE FROM sessions WHERE user_id = ?').run(userId)),
+      prune: (now) => run(() => void sql('DELETE FROM sessions WHERE expires_at <= ?').run(now.toISOString())),
+    },
+
+    subscriptions: {
+      get: (userId) =>
+        run(() => {
+          const row = sql(
+            'SELECT status, stripe_price_id AS priceId, current_period_end AS periodEnd, cancel_at_period_end AS cancel, stripe_customer_id AS customerId FROM subscriptions WHERE user_id = ?',
+          ).get(userId) as { status: string; priceId: string | null; periodEnd: string | null; cancel: number; customerId: string | null } | undefined;
+          return row && { status: row.status, priceId: row.priceId, periodEnd: row.periodEnd, cancelAtPeriodEnd: row.cancel === 1, customerId: row.customerId };
+        }),
+      isPaying: (userId) => run(() => isPayingStatus(subscriptionStatus(userId))),
+      setCustomer: (userId, customerId) =>
+        tx(() => {
+          sql(
+            `INSERT INTO subscriptions (user_id, stripe_customer_id, status) VALUES (?, ?, 'inactive') ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(stripe_customer_id, excluded.stripe_customer_id)`,
+          ).run(userId, customerId);
+          return (sql('SELECT stripe_customer_id AS c FROM subscriptions WHERE user_id = ?').get(userId) as { c: string }).c;
+        }),
+    },
+
+    stripeEvents: {
+      seen: (eventId) => run(() => sql('SELECT 1 FROM stripe_events WHERE id = ?').get(eventId) !== undefined),
+      apply: (event, change) =>
+        tx(() => {
+          const fresh = sql('INSERT INTO stripe_events (id, type, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING').run(event.id, event.type, event.receivedAt.toISOString()).changes;
+          return fresh === 1 ? applyChange(change, event.created) : undefined;
+        }),
+    },
+
+    forms: {
+      joinWaitlist: (e) =>
+        run(
+          () =>
+            sql('INSERT INTO professional_waitlist (name, email, message, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING').run(e.name, e.email, e.message, e.createdAt.toISOString())
+              .changes === 1,
+        ),
+      addContact: (m) =>
+        run(() =>
+          Number(sql('INSERT INTO contact_messages (name, email, subject, message, created_at) VALUES (?, ?, ?, ?, ?)').run(m.name, m.email, m.subject, m.message, m.createdAt.toISOString()).lastInsertRowid),
+        ),
+      setContactDelivery: (id, delivery) => run(() => void sql('UPDATE contact_messages SET delivery = ? WHERE id = ?').run(delivery, id)),
+    },
+
+    history: {
+      list: (userId) => run(() => sql(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE user_id = ? ORDER BY submitted_at DESC, id DESC LIMIT 1000`).all(userId) as HistoryEntry[]),
+      get: (id, userId) => run(() => sql(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = ? AND user_id = ?`).get(id, userId) as HistoryEntry | undefined),
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await writer?.close();
+      if (ownsDb) db.close();
+    },
+  };
+  return store;
+}

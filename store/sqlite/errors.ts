@@ -1,0 +1,36 @@
+// The SQLite engine's errors made engine-neutral (store/store.ts): a full or failing disk becomes
+// StorageUnavailableError, a repeated username or e-mail UniqueViolationError. Callers never see SQLite codes.
+import { StorageUnavailableError } from '../store.ts';
+
+/**
+ * 'full' for a write that found no space (SQLITE_FULL; ENOSPC or EDQUOT from a file call), 'io' for one that
+ * failed otherwise at the disk (SQLITE_IOERR and its extended codes; EIO from a write or sync), else undefined.
+ */
+export function sqliteFault(err: unknown): 'full' | 'io' | undefined {
+  if (err instanceof StorageUnavailableError) return err.kind;
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  if (typeof code !== 'string') return undefined;
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return 'full';
+  if (code.startsWith('SQLITE_IOERR')) return 'io';
+  const syscall = (err as { syscall?: unknown }).syscall;
+  if (code === 'EIO' && (syscall === 'write' || syscall === 'fsync' || syscall === 'fdatasync')) return 'io';
+  return undefined;
+}
+
+/** `err` as StorageUnavailableError when it is a disk fault (its code kept for the log), else `err` itself. */
+export function neutralError(err: unknown, committed = false): unknown {
+  if (err instanceof StorageUnavailableError) return err;
+  const kind = sqliteFault(err);
+  if (kind === undefined) return err;
+  const code = String((err as { code: unknown }).code);
+  return new StorageUnavailableError(kind, code, (err as Error).message ?? code, { committed, cause: err });
+}
+
+/** Runs `work`, turning a disk fault into StorageUnavailableError. */
+export function neutral<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (err) {
+    throw neutralError(err);
+  }
+}

@@ -1,0 +1,329 @@
+// The Store contract (store/store.ts): every guarantee an engine must keep, as vitest blocks. Each engine's test
+// calls `storeContract` (store/test/sqlite.test.ts; store/test/postgres.test.ts). Engine-neutral: no SQL here,
+// only the Store interface; concurrency is Promise.all on one store, or on two stores opened on the same
+// database (`makeStore` called twice must give two stores on ONE database, as two processes would).
+import crypto from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { collectDay } from '../day-columns.ts';
+import { UniqueViolationError, type Store, type SubscriptionFields } from '../store.ts';
+
+export interface OpenedStore {
+  store: Store;
+  close(): Promise<void>;
+}
+
+const hex = (): string => crypto.randomBytes(32).toString('hex');
+const CAPS = { freePerDay: 2, standardPerMonth: 500 };
+const NOW = new Date('2026-03-10T12:00:00.000Z');
+
+async function drain(store: Store, date: string, batchRows?: number): Promise<Array<readonly [string, string]>> {
+  const rows: Array<readonly [string, string]> = [];
+  for await (const batch of store.submissions.readDay(date, batchRows === undefined ? {} : { batchRows })) rows.push(...batch.rows);
+  return rows;
+}
+
+async function newUser(store: Store, name = `u${crypto.randomBytes(4).toString('hex')}`): Promise<string> {
+  const id = crypto.randomUUID();
+  await store.users.create({
+    id,
+    username: name,
+    email: `${name}@example.com`,
+    passwordHash: 'hash',
+    newsletter: false,
+    createdAt: NOW,
+    verification: { tokenHash: hex(), expires: new Date(NOW.getTime() + 86_400_000) },
+  });
+  return id;
+}
+
+const fields = (over: Partial<SubscriptionFields> = {}): SubscriptionFields => ({
+  customerId: 'cus_1',
+  subscriptionId: 'sub_1',
+  priceId: 'price_m',
+  status: 'active',
+  periodStart: NOW.toISOString(),
+  periodEnd: new Date(NOW.getTime() + 30 * 86_400_000).toISOString(),
+  cancelAtPeriodEnd: false,
+  ...over,
+});
+
+/**
+ * Defines the contract's tests. `makeStore` opens a store on a fresh or the current test database: within one
+ * test, every call must open the SAME database (the first call of a test may create it).
+ */
+export function storeContract(name: string, makeStore: () => Promise<OpenedStore>, options: { newDatabase: () => Promise<void> | void }): void {
+  describe(`Store contract: ${name}`, () => {
+    const opened: OpenedStore[] = [];
+    const open = async (): Promise<Store> => {
+      const o = await makeStore();
+      opened.push(o);
+      return o.store;
+    };
+    const fresh = async (): Promise<Store> => {
+      await options.newDatabase();
+      return open();
+    };
+    afterEach(async () => {
+      for (const o of opened.splice(0).reverse()) await o.close();
+    });
+
+    describe('submissions', () => {
+      it('write resolves once the row is stored; a day streams back every row in arrival order', async () => {
+        const store = await fresh();
+        const rows = Array.from({ length: 25 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i), source: 'api_beta' as const }));
+        await Promise.all(rows.map((r) => store.submissions.write(r)));
+        const other = await open();
+        const read = await drain(other, '2026-03-10', 7);
+        expect(new Set(read.map((r) => r[0]))).toEqual(new Set(rows.map((r) => r.hash)));
+        expect(read).toHaveLength(25);
+      });
+
+      it('enqueue stores all rows or none; dates and queueSize see them', async () => {
+        const store = await fresh();
+        const day1 = [0, 1, 2].map((i) => ({ hash: hex(), submittedAt: new Date(`2026-03-0${i + 1}T10:00:00.000Z`), source: 'import' as const }));
+        await store.submissions.enqueue(day1);
+        await expect(store.submissions.enqueue([{ hash: hex(), submittedAt: NOW, source: 'import' }, { hash: 'not hex', submittedAt: NOW, source: 'import' }])).rejects.toThrow();
+        expect(await store.submissions.queueSize('')).toBe(3);
+        expect(await store.submissions.queueSize('2026-03-01')).toBe(2);
+        expect(await store.submissions.dates('', '2026-03-03')).toEqual(['2026-03-01', '2026-03-02']);
+        expect(await store.submissions.dates('2026-03-01', '2026-12-31')).toEqual(['2026-03-02', '2026-03-03']);
+        expect(await drain(store, '2026-03-10')).toEqual([]);
+      });
+
+      it('readDay streams in batches, in order, equal to what was stored, and collects into sorted columns', async () => {
+        const store = await fresh();
+        const a = hex();
+        const rows = [
+          { hash: a, submittedAt: new Date('2026-03-10T05:00:00.000Z'), source: 'import' as const },
+          ...Array.from({ length: 40 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i * 1000), source: 'import' as const })),
+          { hash: a, submittedAt: new Date('2026-03-10T01:00:00.000Z'), source: 'import' as const },
+        ];
+        await store.submissions.enqueue(rows);
+        await store.submissions.enqueue([{ hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'import' }]);
+        const batches: number[] = [];
+        const read: Array<readonly [string, string]> = [];
+        for await (const batch of store.submissions.readDay('2026-03-10', { batchRows: 16 })) {
+          expect(batch.total).toBe(42);
+          batches.push(batch.rows.length);
+          read.push(...batch.rows);
+        }
+        expect(batches).toEqual([16, 16, 10]);
+        expect(read).toEqual(rows.map((r) => [r.hash, r.submittedAt.toISOString()]));
+        const columns = await collectDay(store.submissions.readDay('2026-03-10', { batchRows: 5 }), '2026-03-10');
+        expect(columns.count).toBe(41);
+        const hashes = Array.from({ length: columns.count }, (_, i) => Buffer.from(columns.hashes.subarray(32 * i, 32 * i + 32)).toString('hex'));
+        expect(hashes).toEqual([...hashes].sort());
+        expect(columns.ms[hashes.indexOf(a)]).toBe(Date.parse('2026-03-10T01:00:00.000Z'));
+      });
+
+      it('readDay is one snapshot: rows committed while the stream is read are not yielded', async () => {
+        const store = await fresh();
+        await store.submissions.enqueue(Array.from({ length: 10 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i), source: 'import' as const })));
+        const other = await open();
+        let seen = 0;
+        for await (const batch of store.submissions.readDay('2026-03-10', { batchRows: 3 })) {
+          seen += batch.rows.length;
+          await other.submissions.enqueue([{ hash: hex(), submittedAt: NOW, source: 'import' }]);
+        }
+        expect(seen).toBe(10);
+        expect((await drain(store, '2026-03-10')).length).toBe(14);
+      });
+    });
+
+    describe('limits', () => {
+      it('the free tier admits exactly 2 per address and UTC day under concurrent calls from two stores', async () => {
+        const a = await fresh();
+        const b = await open();
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.1', caps: CAPS })),
+        );
+        expect(results.filter((r) => r.allowed)).toHaveLength(2);
+        expect(results.filter((r) => r.allowed).map((r) => (r.allowed ? r.count : 0)).sort()).toEqual([1, 2]);
+        expect(results.every((r) => r.tier === 'free')).toBe(true);
+        expect(await a.limits.dailyUsed('192.0.2.1', '2026-03-10')).toBe(2);
+        expect(await a.submissions.queueSize('')).toBe(2);
+        // Another address, another day: counted apart.
+        expect((await a.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.2', caps: CAPS })).allowed).toBe(true);
+        expect((await a.limits.submit({ submission: { hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z') }, clientKey: '192.0.2.1', caps: CAPS })).allowed).toBe(true);
+      });
+
+      it('a paying user admits exactly 500 a month under concurrency, with history; a non-paying one is free tier', async () => {
+        const a = await fresh();
+        const b = await open();
+        const user = await newUser(a);
+        expect((await a.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.9', userId: user, caps: CAPS })).tier).toBe('free');
+        await a.stripeEvents.apply({ id: 'evt_pay', type: 'customer.subscription.created', created: 1, receivedAt: NOW }, { kind: 'subscription', userIdHint: user, fields: fields() });
+        expect(await a.subscriptions.isPaying(user)).toBe(true);
+        const results = await Promise.all(
+          Array.from({ length: 520 }, (_, i) =>
+            (i % 2 ? a : b).limits.submit({ submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i), fileName: `f${i}` }, clientKey: '192.0.2.9', userId: user, caps: CAPS }),
+          ),
+        );
+        expect(results.filter((r) => r.allowed)).toHaveLength(500);
+        expect(results.every((r) => r.tier === 'standard')).toBe(true);
+        expect(await a.limits.monthlyUsed(user, '2026-03')).toBe(500);
+        const history = await b.history.list(user);
+        expect(history).toHaveLength(500);
+        expect(history[0]!.submittedAt >= history[1]!.submittedAt).toBe(true);
+        expect(await a.history.get(history[0]!.id, user)).toEqual(history[0]);
+        expect(await a.history.get(history[0]!.id, 'someone else')).toBeUndefined();
+      });
+
+      it('countWindow caps a window exactly under concurrency and prunes earlier windows', async () => {
+        const a = await fresh();
+        const b = await open();
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute', 3, 'beta-api:')));
+        expect(results.filter((r) => r !== undefined).sort()).toEqual([1, 2, 3]);
+        expect(await a.limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:01:00.000Z/minute', 3, 'beta-api:')).toBe(1);
+        expect(await a.limits.dailyUsed('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute')).toBe(0);
+      });
+    });
+
+    describe('throttle', () => {
+      const W = 60_000;
+      it('attempt admits exactly max under concurrency from two stores, then blocks until the window passes', async () => {
+        const a = await fresh();
+        const b = await open();
+        const k = { scope: 'login', key: 'account:x' };
+        const t = NOW.getTime();
+        const results = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).throttle.attempt([{ ...k, max: 5, windowMs: W }], [{ ...k, windowMs: W }], t)));
+        expect(results.filter((r) => r !== undefined)).toHaveLength(5);
+        expect(await a.throttle.count(k, W, t)).toBe(5);
+        expect(await a.throttle.attempt([{ ...k, max: 5, windowMs: W }], [{ ...k, windowMs: W }], t + W)).toBeDefined();
+      });
+
+      it('unlessSeen spares a known key; change withdraws, clears and records in one step', async () => {
+        const store = await fresh();
+        const t = NOW.getTime();
+        const addr = { scope: 'login-address', key: 'ip:1' };
+        const known = { scope: 'login-known', key: 'account:x|ip:1' };
+        await store.throttle.record([{ ...addr, windowMs: W }], t);
+        const guard = { ...addr, max: 1, windowMs: W, unlessSeen: { ...known, windowMs: 10 * W } };
+        expect(await store.throttle.attempt([guard], [], t)).toBeUndefined();
+        await store.throttle.change({ record: [{ ...known, windowMs: 10 * W }], nowMs: t });
+        const mark = await store.throttle.attempt([guard], [{ ...addr, windowMs: W }], t);
+        expect(mark).toBeDefined();
+        expect(await store.throttle.count(addr, W, t)).toBe(2);
+        await store.throttle.change({ withdraw: [mark!], clear: [known], nowMs: t });
+        expect(await store.throttle.count(addr, W, t)).toBe(1);
+        expect(await store.throttle.count(known, 10 * W, t)).toBe(0);
+      });
+    });
+
+    describe('users, sessions, tokens', () => {
+      it('usernames are unique whatever their case, e-mails exactly', async () => {
+        const store = await fresh();
+        await newUser(store, 'alice');
+        await expect(newUser(store, 'ALICE')).rejects.toBeInstanceOf(UniqueViolationError);
+        const id = crypto.randomUUID();
+        const dup = store.users.create({ id, username: 'bob', email: 'alice@example.com', passwordHash: 'h', newsletter: true, createdAt: NOW, verification: { tokenHash: hex(), expires: NOW } });
+        await expect(dup).rejects.toMatchObject({ field: 'email' });
+        expect(await store.users.get(id)).toBeUndefined();
+        expect((await store.users.forLogin('Alice'))?.passwordHash).toBe('hash');
+        expect((await store.users.forLogin('ALICE@example.com'))?.passwordHash).toBe('hash');
+        expect(await store.users.byEmail('alice@example.com')).toMatchObject({ username: 'alice' });
+      });
+
+      it('a verification token is single use under concurrency and not after it expires', async () => {
+        const a = await fresh();
+        const b = await open();
+        const user = await newUser(a);
+        const token = hex();
+        await a.users.setVerification(user, token, new Date(NOW.getTime() + 1000));
+        expect(await a.users.verifyEmail(token, new Date(NOW.getTime() + 1000))).toBe(false);
+        const results = await Promise.all([a, b, a, b].map((s) => s.users.verifyEmail(token, NOW)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect((await a.users.get(user))?.emailVerified).toBe(true);
+      });
+
+      it('a reset token is single use under concurrency and deletes every session of the user', async () => {
+        const a = await fresh();
+        const b = await open();
+        const user = await newUser(a);
+        const token = hex();
+        await a.users.setReset(user, token, new Date(NOW.getTime() + 1000));
+        expect(await a.users.forReset(token, NOW)).toBe(user);
+        expect(await a.users.forReset(token, new Date(NOW.getTime() + 1000))).toBeUndefined();
+        const session = hex();
+        await a.sessions.create(session, user, NOW, new Date(NOW.getTime() + 1000));
+        const results = await Promise.all([a, b, a, b].map((s, i) => s.users.resetPassword(user, token, `new${i}`)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        expect(await a.sessions.user(session, NOW)).toBeUndefined();
+        expect(await a.users.forReset(token, NOW)).toBeUndefined();
+      });
+
+      it('a session is honoured until it expires, then pruned; destroy and destroyUser end it', async () => {
+        const store = await fresh();
+        const user = await newUser(store, 'carol');
+        const [s1, s2] = [hex(), hex()];
+        await store.sessions.create(s1, user, NOW, new Date(NOW.getTime() + 1000));
+        await store.sessions.create(s2, user, NOW, new Date(NOW.getTime() + 5000));
+        expect(await store.sessions.user(s1, NOW)).toEqual({ id: user, username: 'carol', email: 'carol@example.com', emailVerified: false });
+        expect(await store.sessions.user(s1, new Date(NOW.getTime() + 1000))).toBeUndefined();
+        await store.sessions.prune(new Date(NOW.getTime() + 1000));
+        await store.sessions.destroy(s2);
+        expect(await store.sessions.user(s2, NOW)).toBeUndefined();
+        await store.sessions.create(s1, user, NOW, new Date(NOW.getTime() + 1000));
+        await store.sessions.destroyUser(user);
+        expect(await store.sessions.user(s1, NOW)).toBeUndefined();
+      });
+    });
+
+    describe('Stripe', () => {
+      it('an event id is applied at most once, also when delivered concurrently to two stores', async () => {
+        const a = await fresh();
+        const b = await open();
+        const user = await newUser(a);
+        const event = { id: 'evt_1', type: 'customer.subscription.created', created: 100, receivedAt: NOW };
+        const outcomes = await Promise.all([a, b, a, b].map((s) => s.stripeEvents.apply(event, { kind: 'subscription', userIdHint: user, fields: fields() })));
+        expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
+        expect(await a.stripeEvents.seen('evt_1')).toBe(true);
+        expect(await a.stripeEvents.seen('evt_2')).toBe(false);
+        expect(await a.subscriptions.get(user)).toMatchObject({ status: 'active', customerId: 'cus_1', priceId: 'price_m', cancelAtPeriodEnd: false });
+      });
+
+      it('keeps the newest event: an older one is ignored, a canceled subscription stays canceled, payment failures mark past_due', async () => {
+        const store = await fresh();
+        const user = await newUser(store);
+        const apply = (id: string, created: number, f: Partial<SubscriptionFields>) =>
+          store.stripeEvents.apply({ id, type: 'customer.subscription.updated', created, receivedAt: NOW }, { kind: 'subscription', userIdHint: user, fields: fields(f) });
+        await apply('e1', 200, { status: 'active' });
+        expect(await apply('e0', 100, { status: 'incomplete' })).toMatch(/^ignored: older/);
+        expect(await store.stripeEvents.apply({ id: 'e2', type: 'invoice.payment_failed', created: 300, receivedAt: NOW }, { kind: 'payment-failed', customerId: 'cus_1' })).toMatch(/past_due$/);
+        expect((await store.subscriptions.get(user))?.status).toBe('past_due');
+        await apply('e3', 400, { status: 'canceled' });
+        expect(await apply('e4', 500, { status: 'active' })).toMatch(/is canceled$/);
+        expect(await store.subscriptions.isPaying(user)).toBe(false);
+        expect(await store.stripeEvents.apply({ id: 'e5', type: 'x', created: 1, receivedAt: NOW }, { kind: 'none', outcome: 'ignored: x' })).toBe('ignored: x');
+      });
+
+      it('setCustomer keeps the first customer recorded', async () => {
+        const store = await fresh();
+        const user = await newUser(store);
+        expect(await store.subscriptions.setCustomer(user, 'cus_a')).toBe('cus_a');
+        expect(await store.subscriptions.setCustomer(user, 'cus_b')).toBe('cus_a');
+        expect(await store.subscriptions.get(user)).toMatchObject({ status: 'inactive', customerId: 'cus_a' });
+        expect(await store.subscriptions.isPaying(user)).toBe(false);
+      });
+    });
+
+    describe('forms', () => {
+      it('the waitlist keeps one entry per e-mail under concurrency; contact messages get ids and deliveries', async () => {
+        const a = await fresh();
+        const b = await open();
+        const entry = { name: 'N', email: 'w@example.com', message: 'hello', createdAt: NOW };
+        const results = await Promise.all([a, b, a, b].map((s) => s.forms.joinWaitlist(entry)));
+        expect(results.filter(Boolean)).toHaveLength(1);
+        const id = await a.forms.addContact({ name: 'Name', email: 'c@example.com', subject: 'general', message: 'a message of some length', createdAt: NOW });
+        expect(typeof id).toBe('number');
+        await a.forms.setContactDelivery(id, 'outbox:x.eml');
+      });
+    });
+
+    it('a closed store refuses further calls', async () => {
+      const store = await fresh();
+      await store.close();
+      await expect(store.submissions.queueSize('')).rejects.toThrow(/closed/);
+    });
+  });
+}
