@@ -50,9 +50,12 @@ export interface ScheduledStep {
 
 export const STEPS: ScheduledStep[] = [
   {
+    // Hourly, not only at 00:01: a build that failed or was killed (OOM, a restart) is retried within the
+    // hour, not the next night; a run with nothing to publish completes what a killed run left, and removes
+    // the index segments an earlier run's merge retired, an hour or more after they were retired.
     name: 'ledger build',
     minute: 1,
-    daily: true,
+    daily: false,
     // `timeseal ledger build` says when the clock is behind the archive: an error in the log, not a quiet "done".
     run: () => runCommand(['ledger', 'build', '--json']),
   },
