@@ -3,12 +3,14 @@
 // signature status and links to every proof file. Every value placed in the page is HTML-escaped. The `id=`
 // form is a certificate from an account's history (issue 6): only the row's owner (the session's user) sees
 // it, with the file name; any other id — someone else's, unknown, or no session — is the same 404. A history
-// row whose day is not published yet gets a "pending" certificate.
+// row whose day is not published yet gets a "pending" certificate. `&format=pdf` answers the same certificate as
+// a PDF download (certificate-pdf.ts); links name only files that exist now.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { dayCheckpointPath, ecdsaSignaturePath, ledgerOtsPath, ledgerPath, mldsaSignaturePath, signaturesMetaPath } from '../../core/archive.ts';
 import { sessionUser } from '../accounts/sessions.ts';
+import { certificatePdf, type CertificateLink, type CertificateView } from '../certificate-pdf.ts';
 import { ClientError } from '../errors.ts';
 import { HASH_PATTERN, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -53,20 +55,31 @@ function confirmationText(confirmations: number): string {
 }
 
 export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) => {
-  app.get<{ Querystring: { hash?: string; id?: string } }>(
+  const sendPdf = async (reply: FastifyReply, view: CertificateView) =>
+    reply
+      .code(200)
+      .type('application/pdf')
+      .header('Content-Disposition', `attachment; filename="timeseal-certificate-${view.hash.slice(0, 12)}-${view.ledgerDate}.pdf"`)
+      .send(Buffer.from(await certificatePdf(view)));
+
+  app.get<{ Querystring: { hash?: string; id?: string; format?: 'html' | 'pdf' } }>(
     '/api/certificate.php',
     {
       schema: {
         querystring: {
           type: 'object',
-          properties: { hash: { type: 'string', pattern: HASH_PATTERN }, id: { type: 'string', maxLength: 64 } },
+          properties: {
+            hash: { type: 'string', pattern: HASH_PATTERN },
+            id: { type: 'string', maxLength: 64 },
+            format: { type: 'string', enum: ['html', 'pdf'], description: 'pdf: the certificate as a PDF download (default html)' },
+          },
           additionalProperties: false,
         },
-        response: { 200: { type: 'string' }, 404: { type: 'string' }, ...plainErrors },
+        response: { 200: { type: 'string', description: 'text/html, or application/pdf with format=pdf' }, 404: { type: 'string' }, ...plainErrors },
       },
     },
     async (request, reply) => {
-      const { hash: rawHash, id } = request.query;
+      const { hash: rawHash, id, format } = request.query;
       if ((rawHash === undefined) === (id === undefined)) throw new ClientError(400, 'Give exactly one of hash or id');
       reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-cache');
       let hash: string;
@@ -87,6 +100,15 @@ export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) =>
       }
       const fileRow = owned?.fileName ? `<dt>File name</dt><dd>${escapeHtml(owned.fileName)}</dd>\n` : '';
       const found = s.archive.find(hash)[0];
+      const base = s.config.origin.replace(/\/+$/, '');
+      const verifyUrl = `${base}/verify?hash=${hash}&search=true`;
+      if (!found && owned && format === 'pdf') {
+        return sendPdf(reply, {
+          state: 'pending', hash, fileName: owned.fileName, submittedAt: owned.submittedAt, ledgerDate: owned.ledgerDate, verifyUrl, origin: base, files: [],
+          bitcoin: { ok: false, text: 'Queued: not yet in a published ledger' },
+          next: `Come back after 00:01 UTC on the day after ${owned.ledgerDate}, when the ledger of ${owned.ledgerDate} is published and dual-signed; download this certificate again then for the signatures, the checkpoint and the proof files. The Bitcoin anchor follows from 00:02 UTC, confirmed typically within 12 to 24 hours.`,
+        });
+      }
       if (!found && owned) {
         return reply.code(200).send(page(`Timestamp certificate ${hash.slice(0, 16)}… (pending)`, `<main>
 <h1>Timestamp Certificate</h1>
@@ -99,7 +121,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
 <dt>Status</dt><dd><span class="wait">Queued: the ledger of ${escapeHtml(owned.ledgerDate)} is generated and dual-signed at 00:01 UTC the next day, then anchored to Bitcoin</span></dd>
 </dl>
 </div>
-<footer><p>Open this certificate again after the ledger is published for the signatures, the checkpoint and the proof files.</p></footer>
+<footer><p>Come back after 00:01 UTC on the day after ${escapeHtml(owned.ledgerDate)}: open this certificate again once the ledger is published for the signatures, the checkpoint and the proof files. <a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">Search the ledgers</a></p></footer>
 </main>`));
       }
       if (!found) {
@@ -122,7 +144,37 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
       } catch {
         checkpoint = '(checkpoint file missing)';
       }
-      const base = s.config.origin.replace(/\/+$/, '');
+      const anchoredFile = fs.existsSync(path.join(s.config.archive, ledgerOtsPath(date)));
+      const files: CertificateLink[] = [
+        { url: `/api/proof/${hash}`, label: 'Proof bundle (JSON)' },
+        ...(anchoredFile ? [{ url: `/api/proof/${hash}.ots`, label: 'OpenTimestamps proof of this hash' }] : []),
+        { url: `/ledgers/${ledgerPath(date)}`, label: 'Ledger file' },
+        { url: `/ledgers/${ecdsaSignaturePath(date)}`, label: 'ECDSA P-256 signature' },
+        { url: `/ledgers/${mldsaSignaturePath(date)}`, label: 'ML-DSA-65 signature' },
+        { url: `/ledgers/${signaturesMetaPath(date)}`, label: 'Signature metadata' },
+        ...(anchoredFile ? [{ url: `/ledgers/${ledgerOtsPath(date)}`, label: 'OpenTimestamps proof of the ledger' }] : []),
+        { url: '/keys/public.pem', label: 'ECDSA P-256 public key' },
+        { url: '/keys/dilithium_public.key', label: 'ML-DSA-65 public key' },
+      ];
+      const anchorNote = anchoredFile
+        ? undefined
+        : `The OpenTimestamps proofs of this ledger do not exist yet: the ledger is submitted to the calendars at 00:02 UTC after ${date}. Come back after that for the .ots files, and 12 to 24 hours later for the Bitcoin block.`;
+      if (format === 'pdf') {
+        const bitcoinText = block && block.block_height !== null
+          ? `Anchored in Bitcoin block ${block.block_height} (${block.confirmations} confirmation${block.confirmations === 1 ? '' : 's'}, ${confirmationText(block.confirmations)})`
+          : otsState === 'verified'
+            ? 'Anchored in Bitcoin'
+            : 'Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours';
+        return sendPdf(reply, {
+          state: 'published', hash, fileName: owned?.fileName ?? null, submittedAt: found.submittedAt, ledgerDate: date, verifyUrl, origin: base,
+          leaf: `${found.leafIndex} of a log of ${found.day.treeSize}`, ledgerSha256: found.day.sha256,
+          ecdsa: verification?.ecdsa, mldsa: verification?.quantumShield, dual: verification?.dualSignature,
+          bitcoin: { ok: otsState === 'verified', text: bitcoinText }, checkpoint,
+          files: files.map((f) => ({ ...f, url: `${base}${f.url}` })),
+          anchored: anchoredFile,
+          next: anchorNote,
+        });
+      }
       const link = (href: string, label: string) => `<li><a href="${escapeHtml(href)}" download>${escapeHtml(label)}</a></li>`;
       const body = `<main>
 <h1>Timestamp Certificate</h1>
@@ -143,20 +195,13 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
 <pre>${escapeHtml(checkpoint)}</pre>
 <h2>Proof files</h2>
 <ul class="links">
-${link(`/api/proof/${hash}`, 'Proof bundle (JSON)')}
-${link(`/api/proof/${hash}.ots`, 'OpenTimestamps proof of this hash')}
-${link(`/ledgers/${ledgerPath(date)}`, 'Ledger file')}
-${link(`/ledgers/${ecdsaSignaturePath(date)}`, 'ECDSA P-256 signature')}
-${link(`/ledgers/${mldsaSignaturePath(date)}`, 'ML-DSA-65 signature')}
-${link(`/ledgers/${signaturesMetaPath(date)}`, 'Signature metadata')}
-${link(`/ledgers/${ledgerOtsPath(date)}`, 'OpenTimestamps proof of the ledger')}
-${link('/keys/public.pem', 'ECDSA P-256 public key')}
-${link('/keys/dilithium_public.key', 'ML-DSA-65 public key')}
+${files.map((f) => link(f.url, f.label)).join('\n')}
 </ul>
+${anchorNote ? `<p class="wait">${escapeHtml(anchorNote)}</p>` : ''}
 </div>
 <footer>
 <p>Verify online: <a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">${escapeHtml(base)}/verify?hash=${escapeHtml(hash)}&amp;search=true</a>. The proof bundle verifies offline with the two public keys. Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows.</p>
-<p class="noprint"><button type="button" onclick="window.print()">Print</button></p>
+<p class="noprint"><a href="/api/certificate.php?${id !== undefined ? `id=${escapeHtml(id)}` : `hash=${escapeHtml(hash)}`}&amp;format=pdf" download>Download the PDF certificate</a> · <button type="button" onclick="window.print()">Print</button></p>
 </footer>
 </main>`;
       return reply.code(200).send(page(`Timestamp certificate ${hash.slice(0, 16)}…`, body));

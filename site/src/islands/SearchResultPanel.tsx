@@ -88,6 +88,7 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
           ) : (
             <span className="badge-yellow" data-testid="ots-pending">OTS proof: pending, usually within 24 hours</span>
           )}
+          <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}&format=pdf`} download>Download certificate (PDF)</a>
           <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}`} target="_blank" rel="noopener">View certificate</a>
         </div>
         <p className="muted mt-2 text-xs">Public keys, if your copy of the verifier asks for them: <a className="link" href="/keys/public.pem" download>ECDSA P-256</a> · <a className="link" href="/keys/dilithium_public.key" download>ML-DSA-65</a></p>

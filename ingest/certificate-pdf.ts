@@ -1,0 +1,294 @@
+// The timestamp certificate as a PDF (GET /api/certificate.php?…&format=pdf, issue 15): an A4 document styled
+// like the site (slate text, emerald accents), with the hash, file name, ledger date and time, both signature
+// verdicts, the day's checkpoint, the Bitcoin status, a QR code of the online verification link, and an
+// appendix on verifying without Timeseal. pdf-lib writes it (no browser, no native code); the QR code is drawn
+// as vector squares from the `qrcode` package's module matrix. Text is drawn as text, never parsed: a file name
+// holding markup is just characters. User text (the file name) uses DejaVu Sans when the system has it (every
+// script it covers); otherwise, or for a character the font lacks, the character becomes "?".
+import fs from 'node:fs';
+import fontkit from '@pdf-lib/fontkit';
+import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
+import QRCode from 'qrcode';
+
+export interface CertificateLink {
+  label: string;
+  url: string;
+}
+
+export interface CertificateView {
+  /** published: the hash is in a published ledger; pending: a history row whose day is not published yet. */
+  state: 'published' | 'pending';
+  hash: string;
+  fileName: string | null;
+  submittedAt: string;
+  ledgerDate: string;
+  leaf?: string;
+  ledgerSha256?: string;
+  ecdsa?: boolean;
+  mldsa?: boolean;
+  dual?: boolean;
+  bitcoin: { ok: boolean; text: string };
+  checkpoint?: string;
+  /** Absolute URL of /verify?hash=…&search=true. */
+  verifyUrl: string;
+  /** What to do next (pending items: when to come back). */
+  next?: string;
+  /** Whether the ledger's OpenTimestamps proof (D.json.ots) exists. */
+  anchored?: boolean;
+  /** Absolute URLs of files that exist now. */
+  files: CertificateLink[];
+  origin: string;
+}
+
+const SLATE_900 = rgb(0x0f / 255, 0x17 / 255, 0x2a / 255);
+const SLATE_600 = rgb(0x47 / 255, 0x55 / 255, 0x69 / 255);
+const SLATE_200 = rgb(0xe2 / 255, 0xe8 / 255, 0xf0 / 255);
+const SLATE_50 = rgb(0xf8 / 255, 0xfa / 255, 0xfc / 255);
+const EMERALD_700 = rgb(0x04 / 255, 0x78 / 255, 0x57 / 255);
+const EMERALD_50 = rgb(0xec / 255, 0xfd / 255, 0xf5 / 255);
+const AMBER_800 = rgb(0x92 / 255, 0x40 / 255, 0x0e / 255);
+const AMBER_50 = rgb(0xff / 255, 0xfb / 255, 0xeb / 255);
+const RED_800 = rgb(0x99 / 255, 0x1b / 255, 0x1b / 255);
+const RED_50 = rgb(0xfe / 255, 0xf2 / 255, 0xf2 / 255);
+const WHITE = rgb(1, 1, 1);
+
+const UNICODE_FONTS = [
+  '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf',
+  '/usr/share/fonts/dejavu/DejaVuSans.ttf',
+  '/usr/share/fonts/TTF/DejaVuSans.ttf',
+];
+let unicodeFontBytes: Buffer | null | undefined;
+function unicodeFont(): Buffer | null {
+  if (unicodeFontBytes === undefined) {
+    unicodeFontBytes = null;
+    for (const file of UNICODE_FONTS) {
+      try {
+        unicodeFontBytes = fs.readFileSync(file);
+        break;
+      } catch {
+        // next
+      }
+    }
+  }
+  return unicodeFontBytes;
+}
+
+/** Keeps what `font` can draw; control characters and anything else become "?". */
+function drawable(text: string, font: PDFFont): string {
+  const set = new Set(font.getCharacterSet());
+  let out = '';
+  for (const ch of text) {
+    const cp = ch.codePointAt(0)!;
+    out += cp >= 0x20 && cp !== 0x7f && set.has(cp) ? ch : '?';
+  }
+  return out;
+}
+
+/** Lines of at most `width` points, broken at spaces, and inside a word longer than a line. */
+function wrap(text: string, font: PDFFont, size: number, width: number): string[] {
+  const lines: string[] = [];
+  for (const paragraph of text.split('\n')) {
+    let line = '';
+    for (const word of paragraph.split(/(?<= )/)) {
+      if (font.widthOfTextAtSize(line + word, size) <= width) {
+        line += word;
+        continue;
+      }
+      if (line !== '') lines.push(line.trimEnd());
+      line = '';
+      for (const ch of word) {
+        if (line !== '' && font.widthOfTextAtSize(line + ch, size) > width) {
+          lines.push(line);
+          line = '';
+        }
+        line += ch;
+      }
+    }
+    lines.push(line.trimEnd());
+  }
+  return lines;
+}
+
+const fmtTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
+
+export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setTitle(`Timestamp certificate ${v.hash}`);
+  doc.setAuthor('Timeseal');
+  doc.setSubject(`SHA-256 ${v.hash}, ledger of ${v.ledgerDate}`);
+  doc.setCreator('Timeseal');
+  doc.setProducer('Timeseal (pdf-lib)');
+  const sans = await doc.embedFont(StandardFonts.Helvetica);
+  const bold = await doc.embedFont(StandardFonts.HelveticaBold);
+  const mono = await doc.embedFont(StandardFonts.Courier);
+  let userFont = sans;
+  const ttf = unicodeFont();
+  if (ttf) {
+    doc.registerFontkit(fontkit);
+    userFont = await doc.embedFont(ttf, { subset: true });
+  }
+
+  const W = 595.28;
+  const H = 841.89;
+  const M = 48;
+  let page: PDFPage = doc.addPage([W, H]);
+  let y = H - M;
+
+  const text = (s: string, x: number, size: number, font: PDFFont, color: RGB = SLATE_900) => page.drawText(drawable(s, font), { x, y, size, font, color });
+  const para = (s: string, x: number, width: number, size: number, font: PDFFont, color: RGB = SLATE_900, leading = size * 1.35) => {
+    for (const line of wrap(drawable(s, font), font, size, width)) {
+      if (y < M + leading) newPage();
+      text(line, x, size, font, color);
+      y -= leading;
+    }
+  };
+  const newPage = () => {
+    page = doc.addPage([W, H]);
+    y = H - M;
+  };
+
+  // Header band.
+  page.drawRectangle({ x: 0, y: H - 96, width: W, height: 96, color: EMERALD_700 });
+  y = H - 44;
+  text('Timeseal', M, 12, bold, WHITE);
+  y = H - 72;
+  text(v.state === 'pending' ? 'Timestamp Certificate (pending)' : 'Timestamp Certificate', M, 22, bold, WHITE);
+  y = H - 122;
+  para('Public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring through OpenTimestamps.', M, W - 2 * M, 9.5, sans, SLATE_600);
+
+  const cardTop = y - 4;
+
+  // The card: label / value rows.
+  y = cardTop - 22;
+  const labelX = M + 14;
+  const valueX = M + 130;
+  const valueW = W - M - 14 - valueX;
+  const rows: Array<[string, string, PDFFont, RGB?]> = [];
+  if (v.fileName !== null) rows.push(['File name', v.fileName, userFont]);
+  rows.push(['SHA-256 hash', v.hash, mono]);
+  rows.push(['Ledger date (UTC)', v.ledgerDate, sans]);
+  rows.push(['Submitted at', fmtTime(v.submittedAt), sans]);
+  if (v.leaf) rows.push(['Leaf', v.leaf, sans]);
+  if (v.ledgerSha256) rows.push(['Ledger file SHA-256', v.ledgerSha256, mono]);
+  const cardStartY = cardTop;
+  const verdicts: Array<[string, boolean | undefined]> = v.state === 'published' ? [['ECDSA P-256 signature', v.ecdsa], ['ML-DSA-65 signature', v.mldsa], ['Dual signature', v.dual]] : [];
+  const drawRow = (label: string, value: string, font: PDFFont, width: number, color: RGB = SLATE_900) => {
+    text(label, labelX, 9, bold, SLATE_600);
+    para(value, valueX, width, font === mono ? 9 : 10, font, color, 13);
+    y -= 5;
+  };
+  for (const [label, value, font] of rows) drawRow(label, value, font, valueW);
+  const badge = (label: string, ok: boolean | undefined, okText: string, noText: string) => {
+    text(label, labelX, 9, bold, SLATE_600);
+    const t = ok ? okText : noText;
+    const w = bold.widthOfTextAtSize(t, 9) + 14;
+    page.drawRectangle({ x: valueX, y: y - 4, width: w, height: 15, color: ok ? EMERALD_50 : RED_50, borderColor: ok ? EMERALD_700 : RED_800, borderWidth: 0.6 });
+    text(t, valueX + 7, 9, bold, ok ? EMERALD_700 : RED_800);
+    y -= 22;
+  };
+  for (const [label, ok] of verdicts) badge(label, ok, 'Verified', 'Not verified');
+  text('Bitcoin', labelX, 9, bold, SLATE_600);
+  para(v.bitcoin.text, valueX, valueW, 10, bold, v.bitcoin.ok ? EMERALD_700 : AMBER_800, 13);
+  y -= 5;
+  if (v.next) {
+    y -= 4;
+    const lines = wrap(drawable(v.next, sans), sans, 9.5, W - 2 * M - 40);
+    const h = lines.length * 13 + 10;
+    page.drawRectangle({ x: labelX, y: y - h + 13, width: W - 2 * M - 28, height: h, color: AMBER_50, borderColor: AMBER_800, borderWidth: 0.6 });
+    y -= 2;
+    for (const line of lines) {
+      text(line, labelX + 8, 9.5, sans, AMBER_800);
+      y -= 13;
+    }
+    y -= 6;
+  }
+  const cardBottom = y;
+  page.drawRectangle({ x: M, y: cardBottom, width: W - 2 * M, height: cardStartY - cardBottom, borderColor: SLATE_200, borderWidth: 1 });
+  y -= 24;
+
+  // Verify online: a QR code of the link (vector squares), the link beside it.
+  const qr = QRCode.create(v.verifyUrl, { errorCorrectionLevel: 'M' });
+  const modules = qr.modules.size;
+  const qrSize = 96;
+  const cell = qrSize / modules;
+  const qrTop = y + 10;
+  const qrY = qrTop - qrSize;
+  for (let r = 0; r < modules; r++) {
+    for (let c = 0; c < modules; c++) {
+      if (qr.modules.get(r, c)) page.drawRectangle({ x: M + c * cell, y: qrY + (modules - 1 - r) * cell, width: cell + 0.05, height: cell + 0.05, color: SLATE_900 });
+    }
+  }
+  const tx = M + qrSize + 18;
+  const tw = W - M - tx;
+  text('Verify online', tx, 11, bold);
+  y -= 16;
+  para('Scan the code or open this address: it searches every published ledger for the hash and checks both signatures and the Merkle proof in your browser.', tx, tw, 9, sans, SLATE_600, 12);
+  y -= 2;
+  para(v.verifyUrl, tx, tw, 8, mono, EMERALD_700, 11);
+  y = Math.min(y, qrY) - 24;
+
+  if (v.checkpoint) {
+    text(`Signed checkpoint of ${v.ledgerDate}`, M, 11, bold);
+    y -= 8;
+    const lines = v.checkpoint.replace(/\n$/, '').split('\n').flatMap((l) => wrap(drawable(l, mono), mono, 7.5, W - 2 * M - 16));
+    const h = lines.length * 10 + 10;
+    if (y - h < M) newPage();
+    page.drawRectangle({ x: M, y: y - h, width: W - 2 * M, height: h, color: SLATE_50, borderColor: SLATE_200, borderWidth: 0.6 });
+    y -= 14;
+    for (const line of lines) {
+      text(line, M + 8, 7.5, mono, SLATE_900);
+      y -= 10;
+    }
+    y -= 12;
+  }
+
+  if (v.files.length > 0) {
+    if (y < M + 60) newPage();
+    text('Proof files', M, 11, bold);
+    y -= 15;
+    for (const f of v.files) {
+      if (y < M + 24) newPage();
+      text(f.label, M, 8.5, bold, SLATE_600);
+      y -= 10;
+      para(f.url, M + 10, W - 2 * M - 10, 7, mono, EMERALD_700, 10);
+      y -= 3;
+    }
+  }
+
+  // Appendix: verifying without Timeseal.
+  newPage();
+  text('Appendix: how to verify without Timeseal', M, 15, bold);
+  y -= 22;
+  const d = v.ledgerDate;
+  const base = v.origin.replace(/\/+$/, '');
+  const steps: Array<[string, string[]]> = [
+    v.state === 'published'
+      ? ['1. Fetch the ledger, its signatures and the public keys', [
+        `curl -O ${base}/ledgers/${d}.json -O ${base}/ledgers/${d}.json.sig`,
+        `curl -O ${base}/ledgers/${d}.json.dilithium.sig`,
+        `curl -O ${base}/keys/public.pem -O ${base}/keys/dilithium_public.pem`,
+      ]]
+      : ['1. After the ledger is published (00:01 UTC the day after the ledger date), fetch the ledger file, its two signatures (.sig, .dilithium.sig) from the archive folder /ledgers/ and the public keys from /keys/', [base]],
+    ['2. The hash is in the ledger', [`grep -c ${v.hash} ${d}.json`]],
+    ['3. ECDSA P-256 signature (any OpenSSL)', [`openssl dgst -sha256 -verify public.pem -signature ${d}.json.sig ${d}.json`]],
+    ['4. ML-DSA-65 signature (OpenSSL 3.5 or later)', [`openssl pkeyutl -verify -pubin -inkey dilithium_public.pem -rawin -in ${d}.json -sigfile ${d}.json.dilithium.sig`]],
+    ['5. Bitcoin anchor (OpenTimestamps reference client; needs a Bitcoin node)', v.anchored ? [`curl -O ${base}/ledgers/${d}.json.ots`, `ots verify -f ${d}.json ${d}.json.ots`] : ['(the ledger\'s .ots proof does not exist yet: see above for when to come back)']],
+  ];
+  for (const [title, cmds] of steps) {
+    para(title, M, W - 2 * M, 10.5, bold);
+    y -= 2;
+    for (const cmd of cmds) para(cmd, M + 10, W - 2 * M - 10, 8, mono, SLATE_900, 11);
+    y -= 8;
+  }
+  para('6. With no network at all: open the offline verifier page, one self-contained file', M, W - 2 * M, 10.5, bold);
+  para(`${base}/offline-verifier.html`, M + 10, W - 2 * M - 10, 8, mono, EMERALD_700, 11);
+  para('Save it with the proof bundle of this hash; it checks both checkpoint signatures and the Merkle inclusion proof in the browser, with no server.', M + 10, W - 2 * M - 10, 9.5, sans, SLATE_600);
+  y -= 8;
+  if (v.state === 'pending') {
+    para(`The ledger of ${d} and its files exist once it is published (00:01 UTC the next day); the .ots proof once it is anchored (from 00:02 UTC, confirmed in Bitcoin typically within 12 to 24 hours).`, M, W - 2 * M, 9.5, sans, AMBER_800);
+    y -= 8;
+  }
+  para('Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows. The file formats are documented in docs/FORMAT.md.', M, W - 2 * M, 8.5, sans, SLATE_600);
+
+  return doc.save();
+}

@@ -1,0 +1,128 @@
+// The PDF certificate (issue 15): GET /api/certificate.php?…&format=pdf is a real PDF that Debian's pdftotext
+// (poppler-utils, an independent reader) opens and that shows the hash, the ledger date and time, the signature
+// verdicts, the Bitcoin status and the verification link; a file name with markup, non-Latin letters or 300
+// characters is drawn as text; a history certificate (?id=) opens only for its owner; links name only files that
+// exist (no .ots before anchoring); a pending day says when to come back.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenHash } from '../accounts/tokens.ts';
+import { DAY, makeFixture, removeTempDirs, sha256, tempDir, type Fixture } from './fixture.ts';
+
+let f: Fixture;
+beforeAll(async () => {
+  f = await makeFixture();
+});
+afterAll(async () => {
+  await f?.close();
+  removeTempDirs();
+});
+
+function pdfText(body: Buffer): string {
+  const file = path.join(tempDir('pdf'), 'c.pdf');
+  fs.writeFileSync(file, body);
+  const r = spawnSync('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`pdftotext: ${r.stderr}`);
+  return r.stdout;
+}
+
+let users = 0;
+/** A user with a session and one history row; returns the session cookie and the row id. */
+function userWithRow(hash: string, fileName: string | null, ledgerDate: string): { cookie: string; id: number } {
+  users++;
+  const userId = `user-${users}`;
+  f.db.prepare('INSERT INTO users (id, username, email, password, email_verified) VALUES (?, ?, ?, ?, 1)').run(userId, `u${users}`, `u${users}@example.test`, 'x');
+  const session = `session-token-${users}-${'a'.repeat(40)}`;
+  f.db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(tokenHash(session), userId, '2025-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z');
+  const r = f.db.prepare('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(userId, hash, `${ledgerDate}T09:00:00.000Z`, ledgerDate, fileName);
+  return { cookie: `ts_session=${session}`, id: Number(r.lastInsertRowid) };
+}
+
+describe('PDF certificate', () => {
+  it('of a published hash: a PDF attachment that pdftotext reads, with hash, date, verdicts, Bitcoin and the link', async () => {
+    const hash = f.published[0]!;
+    const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?hash=${hash}&format=pdf` });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toBe('application/pdf');
+    expect(r.headers['content-disposition']).toBe(`attachment; filename="timeseal-certificate-${hash.slice(0, 12)}-${DAY}.pdf"`);
+    expect(r.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
+    const text = pdfText(r.rawPayload);
+    expect(text).toContain(hash);
+    expect(text).toContain(DAY);
+    expect(text).toContain(`${DAY} 09:00:00 UTC`);
+    expect(text).toMatch(/ECDSA P-256 signature\s+Verified/);
+    expect(text).toMatch(/ML-DSA-65 signature\s+Verified/);
+    expect(text).toContain('Pending: the ledger is submitted for Bitcoin anchoring');
+    expect(text.replace(/\s+/g, "")).toContain(`https://timeseal.test/verify?hash=${hash}&search=true`);
+    expect(text).toContain('how to verify without Timeseal');
+    expect(text).toContain(`openssl dgst -sha256 -verify public.pem -signature ${DAY}.json.sig ${DAY}.json`);
+    expect(text).toContain('offline-verifier.html');
+    // Not anchored: no link to .ots files that would 404, and a word on when to come back.
+    expect(text).not.toContain(`/api/proof/${hash}.ots`);
+    expect(text).not.toContain(`/ledgers/${DAY}.json.ots`);
+    expect(text).toContain('Come back after that');
+    for (const link of text.match(/https:\/\/timeseal\.test\/(?:api|ledgers|keys)\/\S+/g) ?? []) {
+      const res = await f.app.inject({ method: 'GET', url: link.replace('https://timeseal.test', '') });
+      expect(res.statusCode, link).toBe(200);
+    }
+  });
+
+  it('the HTML certificate links only to proof files that exist, and to its PDF', async () => {
+    const hash = f.published[1]!;
+    const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?hash=${hash}` });
+    expect(r.statusCode).toBe(200);
+    expect(r.headers['content-type']).toContain('text/html');
+    expect(r.body).not.toContain('.ots"');
+    expect(r.body).toContain(`/api/certificate.php?hash=${hash}&amp;format=pdf`);
+    for (const [, href] of r.body.matchAll(/href="(\/(?:api\/proof|ledgers|keys)\/[^"]+)"/g)) {
+      expect((await f.app.inject({ method: 'GET', url: href! })).statusCode, href).toBe(200);
+    }
+  });
+
+  it('user text is drawn as text: markup, non-Latin letters and a 300-character name', async () => {
+    const hash = f.published[2]!;
+    const names = ['<script>alert(1)</script>.pdf', 'Ünïcødé résumé Ωμέγα Кириллица.txt', `${'long-name-'.repeat(30)}.bin`];
+    for (const name of names) {
+      const { cookie, id } = userWithRow(hash, name, DAY);
+      const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers: { cookie } });
+      expect(r.statusCode).toBe(200);
+      expect(r.headers['content-type']).toBe('application/pdf');
+      const text = pdfText(r.rawPayload).replace(/\s+/g, '');
+      expect(text).toContain(name.replace(/\s+/g, ''));
+      expect(text).toContain(hash);
+    }
+  });
+
+  it('a history certificate PDF opens only for its owner', async () => {
+    const { cookie, id } = userWithRow(f.published[0]!, 'alice-secret.txt', DAY);
+    const other = userWithRow(sha256('other'), null, DAY);
+    const mine = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers: { cookie } });
+    expect(mine.statusCode).toBe(200);
+    expect(pdfText(mine.rawPayload)).toContain('alice-secret.txt');
+    for (const headers of [{ cookie: other.cookie }, {}]) {
+      const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers });
+      expect(r.statusCode).toBe(404);
+      expect(r.headers['content-type']).not.toContain('pdf');
+      expect(r.body).not.toContain('alice-secret');
+    }
+  });
+
+  it('a pending history row: a PDF saying when to come back, with no proof links', async () => {
+    const hash = sha256('pending-item');
+    const { cookie, id } = userWithRow(hash, 'draft.docx', '2025-11-03');
+    const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers: { cookie } });
+    expect(r.statusCode).toBe(200);
+    const text = pdfText(r.rawPayload);
+    expect(text).toContain('Timestamp Certificate (pending)');
+    expect(text).toContain(hash);
+    expect(text).toContain('Come back after 00:01 UTC on the day after 2025-11-03');
+    expect(text).not.toContain('/ledgers/2025-11-03.json.sig');
+    expect(text).not.toContain('/api/proof/');
+  });
+
+  it('format is html or pdf', async () => {
+    const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?hash=${f.published[0]}&format=docx` });
+    expect(r.statusCode).toBe(400);
+  });
+});
