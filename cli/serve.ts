@@ -70,7 +70,7 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     const { release, added } = releaseVerifier({ file: verifier, archive: c.config.archive, db: c.db(), now: c.clock() });
     if (added) logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
   }
-  const app = await buildApp({ config: c.config, ingest, clock: c.clock, db: c.db(), mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin) }, logger);
+  const app = await buildApp({ config: c.config, ingest, clock: c.clock, store: await c.store(), mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin) }, logger);
   const stopped = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

@@ -18,7 +18,7 @@ import { loadAccountsConfig, type AccountsConfig } from './accounts/config.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import type { Clock } from '../runtime/clock.ts';
 import type { Config } from '../runtime/config.ts';
-import type { DB } from '../store/db.ts';
+import type { Store } from '../store/store.ts';
 import { loadPublicKeys, type PublicKeys } from '../runtime/keys.ts';
 import { createArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
@@ -32,7 +32,6 @@ import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import type { ArchiveAccess, Services } from './services.ts';
 import { createSubmissionGate } from './submission-gate.ts';
-import { createSubmissionWriter } from '../store/sqlite/submission-writer.ts';
 import { registerRequestLog } from './request-log.ts';
 import { httpLimits, httpServerFactory, type HttpLimits } from './server.ts';
 import { API_HELMET_OPTIONS, SITE_HELMET_OPTIONS, securityHeaders } from './security-headers.ts';
@@ -42,7 +41,9 @@ export interface AppOptions {
   config: Config;
   ingest: IngestConfig;
   clock: Clock;
-  db: DB;
+  /** The database, made by the composer (cli/, tests: store/index.ts openStore); closing the app closes it
+   * (pending submissions are committed first). */
+  store: Store;
   mailer: Mailer;
   /** The published archive, read through the pipeline's readers (cli/archive-access.ts). */
   archiveAccess: ArchiveAccess;
@@ -94,11 +95,10 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     config,
     ingest,
     clock: options.clock,
-    db: options.db,
+    store: options.store,
     archive: createArchiveView(config.archive, options.archiveAccess, publicKeys),
     publicKeys,
     mailer: options.mailer,
-    submissions: createSubmissionWriter(config.db),
     gate: createSubmissionGate({ archive: config.archive, log: fastify.log }),
   };
 
@@ -112,7 +112,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   });
   registerRequestLog(fastify);
   fastify.addHook('onClose', async () => {
-    await services.submissions.close();
+    await services.store.close();
     services.mailer.close();
   });
 

@@ -2,20 +2,18 @@
 // counted in the ip_rate_limit table; a paying Standard subscriber (status "active" or "trialing") has 500
 // per UTC calendar month instead, counted in quota_usage (one row per user and month).
 //
-// Contract of `checkAndCount(db, request)`:
-// - Decides whether one more submission is allowed for this client and, if so, counts it. Deciding and
-//   counting are one SQL statement (an UPSERT that only increments while the count is below the limit), so
-//   concurrent calls can never admit more than the limit, in this process or in another one on the same file.
-// - Call it inside the same transaction as the write it guards (see routes/submit.ts): a rolled-back
-//   submission is then not counted either.
+// Contract of `submitWithinLimits(store, request)`:
+// - Decides whether one more submission is allowed for this client and, if so, counts it and stores it: the
+//   store's `limits.submit` (store/store.ts), one transaction holding the paying check, the count and the
+//   rows, exact under concurrency in this process or another one on the same database, and a rolled-back
+//   submission is not counted either.
 // - `ip` is the client address as Fastify reports it (socket, or the trusted proxy's forwarded address);
-//   `userId` is set for a logged-in user (accounts issue: paying users count against their monthly quota
-//   instead of the IP's daily one); `now` is the injectable clock's instant and picks the UTC day.
+//   `userId` is set for a logged-in user (paying users count against their monthly quota instead of the IP's
+//   daily one, and the submission goes into their history); `now` is the injectable clock's instant and picks
+//   the UTC day.
 // - Returns { allowed: true, remaining, tier } or { allowed: false, status, error, tier } where `error` is the
-//   text shown to the user and `status` the HTTP status to answer with (429); `tier` says which rule applied
-//   ('standard': the caller records the submission in the user's history).
-import type { DB } from '../store/db.ts';
-import { utcDate } from '../core/ledger.ts';
+//   text shown to the user and `status` the HTTP status to answer with (429).
+import { PAYING_STATUSES, type Store } from '../store/store.ts';
 
 /** Product spec §9: "Free tier — 2 timestamps per day per IP". */
 export const FREE_PER_DAY = 2;
@@ -23,8 +21,8 @@ export const FREE_PER_DAY = 2;
 /** Product spec §9: "Standard — 500 per month". */
 export const STANDARD_PER_MONTH = 500;
 
-/** Product spec §4, §6: the subscription statuses that count as paying. */
-export const PAYING_STATUSES = ['active', 'trialing'] as const;
+/** Product spec §4, §6: the subscription statuses that count as paying (kept by the store, store/store.ts). */
+export { PAYING_STATUSES };
 
 /** Our text (the spec gives none); documented in docs/API.md. */
 export const DAILY_LIMIT_ERROR =
@@ -39,6 +37,8 @@ export interface LimitRequest {
   ip: string;
   userId?: string;
   now: Date;
+  hash: string;
+  fileName: string | null;
 }
 
 export type LimitDecision =
@@ -47,24 +47,6 @@ export type LimitDecision =
 
 /** "2025-11" from an instant: the UTC calendar month a Standard submission counts in. */
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
-
-/** Whether the user has a paying subscription now (status active or trialing). */
-export function isPaying(db: DB, userId: string): boolean {
-  const row = db.prepare('SELECT status FROM subscriptions WHERE user_id = ?').get(userId) as { status: string } | undefined;
-  return row !== undefined && (PAYING_STATUSES as readonly string[]).includes(row.status);
-}
-
-/** The user's count in the month (0 when nothing was submitted). */
-export function monthlyUsed(db: DB, userId: string, now: Date): number {
-  const row = db.prepare('SELECT count FROM quota_usage WHERE user_id = ? AND month = ?').get(userId, utcMonth(now)) as { count: number } | undefined;
-  return row?.count ?? 0;
-}
-
-/** The address's count on the UTC day (0 when nothing was submitted). */
-export function dailyUsed(db: DB, ip: string, now: Date): number {
-  const row = db.prepare('SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date = ?').get(clientKey(ip), utcDate(now)) as { count: number } | undefined;
-  return row?.count ?? 0;
-}
 
 /**
  * The key an address is counted under: an IPv4 address as is (IPv4-mapped IPv6 unwrapped); an IPv6 address
@@ -81,27 +63,19 @@ export function clientKey(ip: string): string {
   return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
 }
 
-export function checkAndCount(db: DB, request: LimitRequest): LimitDecision {
-  if (request.userId !== undefined && isPaying(db, request.userId)) {
-    const row = db
-      .prepare(
-        `INSERT INTO quota_usage (user_id, month, count, last_reset) VALUES (?, ?, 1, ?)
-         ON CONFLICT (user_id, month) DO UPDATE SET count = count + 1 WHERE count < ?
-         RETURNING count`,
-      )
-      .get(request.userId, utcMonth(request.now), request.now.toISOString(), STANDARD_PER_MONTH) as { count: number } | undefined;
-    if (row === undefined) return { allowed: false, status: 429, error: MONTHLY_LIMIT_ERROR, tier: 'standard' };
-    return { allowed: true, remaining: STANDARD_PER_MONTH - row.count, tier: 'standard' };
+export async function submitWithinLimits(store: Store, request: LimitRequest): Promise<LimitDecision> {
+  const outcome = await store.limits.submit({
+    submission: { hash: request.hash, submittedAt: request.now, fileName: request.fileName },
+    clientKey: clientKey(request.ip),
+    ...(request.userId === undefined ? {} : { userId: request.userId }),
+    caps: { freePerDay: FREE_PER_DAY, standardPerMonth: STANDARD_PER_MONTH },
+  });
+  if (outcome.tier === 'standard') {
+    if (!outcome.allowed) return { allowed: false, status: 429, error: MONTHLY_LIMIT_ERROR, tier: 'standard' };
+    return { allowed: true, remaining: STANDARD_PER_MONTH - outcome.count, tier: 'standard' };
   }
-  const row = db
-    .prepare(
-      `INSERT INTO ip_rate_limit (ip_address, date, count) VALUES (?, ?, 1)
-       ON CONFLICT (ip_address, date) DO UPDATE SET count = count + 1 WHERE count < ?
-       RETURNING count`,
-    )
-    .get(clientKey(request.ip), utcDate(request.now), FREE_PER_DAY) as { count: number } | undefined;
-  if (row === undefined) return { allowed: false, status: 429, error: DAILY_LIMIT_ERROR, tier: 'free' };
-  return { allowed: true, remaining: FREE_PER_DAY - row.count, tier: 'free' };
+  if (!outcome.allowed) return { allowed: false, status: 429, error: DAILY_LIMIT_ERROR, tier: 'free' };
+  return { allowed: true, remaining: FREE_PER_DAY - outcome.count, tier: 'free' };
 }
 
 /**
@@ -112,13 +86,13 @@ export function checkAndCount(db: DB, request: LimitRequest): LimitDecision {
  * ("2025-…" < "beta-…"), so the two never meet. Windows are fixed and aligned on the UTC clock (a whole
  * minute, hour, …): a client can send up to twice the count across a window boundary.
  *
- * Deciding and counting are one UPSERT, as for the free tier, so processes sharing the database share the
- * cap and concurrent requests never pass it. The first request of an address in a window also deletes that
+ * Deciding and counting are one step of the store (`limits.countWindow`), as for the free tier, so processes
+ * sharing the database share the cap and concurrent requests never pass it. The first request of an address in a window also deletes that
  * address's rows of earlier windows (an index look-up), so the table holds about one beta row per address.
  */
 export interface RateCap {
   /** null to go ahead (the request is counted), or the refusal: the 429 text and Retry-After in seconds. */
-  check(ip: string, now: Date): { error: string; retryAfter: number } | null;
+  check(ip: string, now: Date): Promise<{ error: string; retryAfter: number } | null>;
 }
 
 const BETA_WINDOW_PREFIX = 'beta-api:';
@@ -128,25 +102,17 @@ export function betaRateError(rate: { count: number; unit: string }, retryAfter:
   return `Rate limit reached: this server accepts at most ${rate.count} beta API submission${rate.count === 1 ? '' : 's'} per ${rate.unit} from one address. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`;
 }
 
-export function betaRateCap(db: DB, rate: { count: number; unit: string; windowMs: number }): RateCap {
-  const count = db.prepare(
-    `INSERT INTO ip_rate_limit (ip_address, date, count) VALUES (?, ?, 1)
-     ON CONFLICT (ip_address, date) DO UPDATE SET count = count + 1 WHERE count < ?
-     RETURNING count`,
-  );
-  const prune = db.prepare('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?');
+export function betaRateCap(store: Store, rate: { count: number; unit: string; windowMs: number }): RateCap {
   return {
-    check(ip, now) {
+    async check(ip, now) {
       const t = now.getTime();
       const start = t - (((t % rate.windowMs) + rate.windowMs) % rate.windowMs);
       const window = `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}/${rate.unit}`;
-      const key = clientKey(ip);
-      const row = count.get(key, window, rate.count) as { count: number } | undefined;
-      if (row === undefined) {
+      const n = await store.limits.countWindow(clientKey(ip), window, rate.count, { from: BETA_WINDOW_PREFIX, before: `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}` });
+      if (n === undefined) {
         const retryAfter = Math.max(1, Math.ceil((start + rate.windowMs - t) / 1000));
         return { error: betaRateError(rate, retryAfter), retryAfter };
       }
-      if (row.count === 1) prune.run(key, BETA_WINDOW_PREFIX, `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}`);
       return null;
     },
   };

@@ -8,15 +8,18 @@ export const SINGLE_LINE = '^[^\\u0000-\\u001f\\u007f]*$';
 /** Free text: tab, line feed and carriage return allowed, other control characters not. */
 export const MULTI_LINE = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
 
+/** Every error body's `message`: the text of `error` again (error-message.ts; product spec §7, §8). */
+const MESSAGE = { type: 'string', description: 'the same text as error, for clients that show message' } as const;
+
 export const errorSchema = {
   type: 'object',
-  properties: { error: { type: 'string' } },
+  properties: { error: { type: 'string' }, message: MESSAGE },
   required: ['error'],
 } as const;
 
 export const okErrorSchema = {
   type: 'object',
-  properties: { ok: { type: 'boolean', const: false }, error: { type: 'string' } },
+  properties: { ok: { type: 'boolean', const: false }, error: { type: 'string' }, message: MESSAGE },
   required: ['ok', 'error'],
 } as const;
 
@@ -25,6 +28,7 @@ export const betaErrorSchema = {
   properties: {
     success: { type: 'boolean', const: false },
     error: { type: 'string' },
+    message: MESSAGE,
     example: { type: 'object', properties: { hash: { type: 'string' } }, required: ['hash'] },
   },
   required: ['success', 'error', 'example'],

@@ -1,5 +1,5 @@
-// What the routes are given: configuration, clock, database, archive view, mailer, the submission writer and
-// the submission gate.
+// What the routes are given: configuration, clock, the store (store/store.ts: every table behind one interface),
+// archive view, mailer and the submission gate.
 // Built once per app (app.ts); tests build the same thing around temporary folders.
 import type { DayRecord } from '../core/archive.ts';
 import type { PublicKeySet } from '../core/day.ts';
@@ -7,24 +7,23 @@ import type { IndexHead } from '../core/index-segments.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import type { Config } from '../runtime/config.ts';
 import type { Clock } from '../runtime/clock.ts';
-import type { DB } from '../store/db.ts';
+import type { Store } from '../store/store.ts';
 import type { PublicKeys } from '../runtime/keys.ts';
 import type { ArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import type { Mailer } from './mail.ts';
 import type { SubmissionGate } from './submission-gate.ts';
-import type { SubmissionWriter } from '../store/sqlite/submission-writer.ts';
 
 export interface Services {
   config: Config;
   ingest: IngestConfig;
   clock: Clock;
-  db: DB;
+  /** Every database access (store/store.ts); never SQL here. */
+  store: Store;
   archive: ArchiveView;
   /** The served public keys, loaded once. */
   publicKeys(): PublicKeys;
   mailer: Mailer;
-  submissions: SubmissionWriter;
   /** Refuses submissions while the clock is not after the last published day (503). */
   gate: SubmissionGate;
 }

@@ -12,99 +12,82 @@
 // The account is the one the typed username or e-mail names (`account:<id>`), so both identifiers count
 // alike; a name no account has is counted under its lower-cased text (`name:<text>`), the same way.
 //
-// Kept in SQLite (table auth_throttle), so a restart forgets nothing and every process sharing the database
-// sees the same counts. `attempt` checks and records in one synchronous step: a login is counted before its
-// password is checked (scrypt runs asynchronously), so guesses sent all at once cannot pass the check before
-// the first of them is counted. A successful login then withdraws its attempt.
-import type Database from 'better-sqlite3';
-import type { DB } from '../store/db.ts';
+// Kept in the database (the store's `throttle`, store/store.ts), so a restart forgets nothing and every process
+// sharing the database sees the same counts. `attempt` checks and records in one transaction of the store: a
+// login is counted before its password is checked (scrypt runs asynchronously), so guesses sent all at once
+// cannot pass the check before the first of them is counted. A successful login then withdraws its attempt.
+import type { Store, ThrottleGuard, ThrottleMark } from '../store/store.ts';
 
 export const MAX_FAILURES = 10;
 export const WINDOW_MS = 15 * 60_000;
 export const THROTTLED_ERROR = 'Too many failed attempts. Please wait 15 minutes and try again.';
 
-/** Rows recorded by one `attempt`, to withdraw it if it succeeds. */
+/** What one `attempt` recorded, to withdraw it if it succeeds. */
 export interface Attempt {
-  readonly rowids: readonly number[];
+  readonly mark: ThrottleMark;
 }
 
-/** Expired rows are deleted at most once per this much clock time. */
-const PRUNE_EVERY_MS = 60_000;
-
 export class Throttle {
-  readonly #db: DB;
-  readonly #scope: string;
-  readonly #max: number;
-  readonly #windowMs: number;
-  readonly #sql: Record<'count' | 'insert' | 'prune' | 'remove' | 'clear', Database.Statement>;
-  #prunedAt = -Infinity;
+  readonly #store: Store;
+  readonly scope: string;
+  readonly max: number;
+  readonly windowMs: number;
 
-  constructor(db: DB, scope: string, max = MAX_FAILURES, windowMs = WINDOW_MS) {
-    this.#db = db;
-    this.#scope = scope;
-    this.#max = max;
-    this.#windowMs = windowMs;
-    this.#sql = {
-      count: db.prepare('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = ? AND key = ? AND at_ms > ? AND at_ms <= ?'),
-      insert: db.prepare('INSERT INTO auth_throttle (scope, key, at_ms) VALUES (?, ?, ?)'),
-      prune: db.prepare('DELETE FROM auth_throttle WHERE scope = ? AND at_ms <= ?'),
-      remove: db.prepare('DELETE FROM auth_throttle WHERE rowid = ?'),
-      clear: db.prepare('DELETE FROM auth_throttle WHERE scope = ? AND key = ?'),
-    };
+  constructor(store: Store, scope: string, max = MAX_FAILURES, windowMs = WINDOW_MS) {
+    this.#store = store;
+    this.scope = scope;
+    this.max = max;
+    this.windowMs = windowMs;
   }
 
-  /** Attempts recorded for `key` within the window that ends at `now`. */
-  #count(key: string, now: number): number {
-    return (this.#sql.count.get(this.#scope, key, now - this.#windowMs, now) as { n: number }).n;
+  /** The guard of `key`: blocked at `max` attempts in the window. */
+  guard(key: string): ThrottleGuard {
+    return { scope: this.scope, key, max: this.max, windowMs: this.windowMs };
   }
 
-  #record(keys: readonly string[], now: number): number[] {
-    const rowids = keys.map((k) => Number(this.#sql.insert.run(this.#scope, k, now).lastInsertRowid));
-    if (now - this.#prunedAt >= PRUNE_EVERY_MS) {
-      this.#sql.prune.run(this.#scope, now - this.#windowMs);
-      this.#prunedAt = now;
-    }
-    return rowids;
+  /** What to record for `key`. */
+  entry(key: string) {
+    return { scope: this.scope, key, windowMs: this.windowMs };
   }
 
   /** True when any of the keys has reached the limit. */
-  blocked(keys: readonly string[], now: Date): boolean {
-    return keys.some((k) => this.#count(k, now.getTime()) >= this.#max);
+  async blocked(keys: readonly string[], now: Date): Promise<boolean> {
+    for (const k of keys) if ((await this.#store.throttle.count({ scope: this.scope, key: k }, this.windowMs, now.getTime())) >= this.max) return true;
+    return false;
   }
 
   /** Records a failure for every key. */
-  fail(keys: readonly string[], now: Date): void {
-    this.#db.transaction(() => this.#record(keys, now.getTime()))();
+  async fail(keys: readonly string[], now: Date): Promise<void> {
+    await this.#store.throttle.record(keys.map((k) => this.entry(k)), now.getTime());
   }
 
   /** Counts an attempt for every key whatever the limit (the caller decided it may go ahead). */
-  record(keys: readonly string[], now: Date): Attempt {
-    return { rowids: this.#db.transaction(() => this.#record(keys, now.getTime()))() };
+  async record(keys: readonly string[], now: Date): Promise<Attempt> {
+    return { mark: await this.#store.throttle.record(keys.map((k) => this.entry(k)), now.getTime()) };
   }
 
   /** True when `key` has at least one attempt in the window. */
-  seen(key: string, now: Date): boolean {
-    return this.#count(key, now.getTime()) > 0;
+  async seen(key: string, now: Date): Promise<boolean> {
+    return (await this.#store.throttle.count({ scope: this.scope, key }, this.windowMs, now.getTime())) > 0;
   }
 
   /**
    * Counts an attempt for every key unless one of them has reached the limit: undefined (and nothing recorded)
    * when blocked. Attempts still in progress count, so at most `max` run at once for a key.
    */
-  attempt(keys: readonly string[], now: Date): Attempt | undefined {
-    return this.#db.transaction(() => (this.blocked(keys, now) ? undefined : { rowids: this.#record(keys, now.getTime()) }))();
+  async attempt(keys: readonly string[], now: Date): Promise<Attempt | undefined> {
+    const mark = await this.#store.throttle.attempt(keys.map((k) => this.guard(k)), keys.map((k) => this.entry(k)), now.getTime());
+    return mark && { mark };
   }
 
   /** Takes back an attempt that turned out not to be a failure. */
-  withdraw(attempt: Attempt): void {
-    this.#db.transaction(() => {
-      for (const id of attempt.rowids) this.#sql.remove.run(id);
-    })();
+  async withdraw(attempt: Attempt): Promise<void> {
+    await this.#store.throttle.change({ withdraw: [attempt.mark], nowMs: 0 });
   }
 
   /** Forgets every attempt of `key`. */
-  clear(key: string): void {
-    this.#sql.clear.run(this.#scope, key);
+  async clear(key: string): Promise<void> {
+    await this.#store.throttle.change({ clear: [{ scope: this.scope, key }], nowMs: 0 });
   }
 }
 
@@ -127,8 +110,8 @@ export type LoginLimits = { readonly [K in keyof typeof LOGIN_LIMITS]: number };
 export interface LoginAttempt {
   readonly account: string;
   readonly address: string;
-  /** What was counted per (account, address), per address and per account, in that order. */
-  readonly counted: readonly [Attempt, Attempt, Attempt];
+  /** What was counted per (account, address), per address and per account. */
+  readonly counted: Attempt;
 }
 
 /**
@@ -137,61 +120,61 @@ export interface LoginAttempt {
  * the client's key (`clientKey` in limits.ts: IPv4 address or IPv6 /64).
  */
 export class LoginThrottle {
-  readonly #db: DB;
+  readonly #store: Store;
   readonly #pair: Throttle;
   readonly #address: Throttle;
   readonly #account: Throttle;
   readonly #known: Throttle;
 
-  constructor(db: DB, limits: LoginLimits = LOGIN_LIMITS) {
-    this.#db = db;
-    this.#pair = new Throttle(db, 'login', limits.perPair, limits.windowMs);
-    this.#address = new Throttle(db, 'login-address', limits.perAddress, limits.windowMs);
-    this.#account = new Throttle(db, 'login-account', limits.perAccount, limits.windowMs);
-    this.#known = new Throttle(db, 'login-known', 1, limits.knownForMs);
+  constructor(store: Store, limits: LoginLimits = LOGIN_LIMITS) {
+    this.#store = store;
+    this.#pair = new Throttle(store, 'login', limits.perPair, limits.windowMs);
+    this.#address = new Throttle(store, 'login-address', limits.perAddress, limits.windowMs);
+    this.#account = new Throttle(store, 'login-account', limits.perAccount, limits.windowMs);
+    this.#known = new Throttle(store, 'login-known', 1, limits.knownForMs);
   }
 
   static #pairKey = (account: string, address: string) => `${account}|ip:${address}`;
 
   /** True when `account` logged in successfully from `address` within `knownForMs`. */
-  known(account: string, address: string, now: Date): boolean {
+  known(account: string, address: string, now: Date): Promise<boolean> {
     return this.#known.seen(LoginThrottle.#pairKey(account, address), now);
   }
 
-  /** Counts an attempt before its password is checked; undefined (nothing counted) when it is refused. */
-  attempt(account: string, address: string, now: Date): LoginAttempt | undefined {
+  /** Counts an attempt before its password is checked; undefined (nothing counted) when it is refused. One
+   * transaction of the store: the pair's limit always, the address's and the account's unless the address is
+   * one the account's owner logged in from. */
+  async attempt(account: string, address: string, now: Date): Promise<LoginAttempt | undefined> {
     const pair = LoginThrottle.#pairKey(account, address);
     const ip = `ip:${address}`;
-    return this.#db.transaction((): LoginAttempt | undefined => {
-      if (this.#pair.blocked([pair], now)) return undefined;
-      const owners = this.known(account, address, now);
-      if (!owners && (this.#address.blocked([ip], now) || this.#account.blocked([account], now))) return undefined;
-      return { account, address, counted: [this.#pair.record([pair], now), this.#address.record([ip], now), this.#account.record([account], now)] };
-    })();
+    const known = { scope: this.#known.scope, key: pair, windowMs: this.#known.windowMs };
+    const mark = await this.#store.throttle.attempt(
+      [this.#pair.guard(pair), { ...this.#address.guard(ip), unlessSeen: known }, { ...this.#account.guard(account), unlessSeen: known }],
+      [this.#pair.entry(pair), this.#address.entry(ip), this.#account.entry(account)],
+      now.getTime(),
+    );
+    if (mark === undefined) return undefined;
+    return { account, address, counted: { mark } };
   }
 
   /**
    * The password was right: the attempt stops counting, the pair's earlier failures are forgotten (the owner
    * typed it right at last), and the address becomes one of the account's own. The account's failures from
-   * elsewhere still count: an owner's login must not reset an attacker's budget.
+   * elsewhere still count: an owner's login must not reset an attacker's budget. One transaction.
    */
-  succeeded(attempt: LoginAttempt, now: Date): void {
-    this.#db.transaction(() => {
-      const [pair, address, account] = attempt.counted;
-      this.#pair.withdraw(pair);
-      this.#address.withdraw(address);
-      this.#account.withdraw(account);
-      this.#pair.clear(LoginThrottle.#pairKey(attempt.account, attempt.address));
-      this.remember(attempt.account, attempt.address, now);
-    })();
+  async succeeded(attempt: LoginAttempt, now: Date): Promise<void> {
+    const pair = LoginThrottle.#pairKey(attempt.account, attempt.address);
+    await this.#store.throttle.change({
+      withdraw: [attempt.counted.mark],
+      clear: [{ scope: this.#pair.scope, key: pair }, { scope: this.#known.scope, key: pair }],
+      record: [this.#known.entry(pair)],
+      nowMs: now.getTime(),
+    });
   }
 
   /** Marks `address` as one the account's owner uses (a successful login, or the sign-up). */
-  remember(account: string, address: string, now: Date): void {
+  async remember(account: string, address: string, now: Date): Promise<void> {
     const key = LoginThrottle.#pairKey(account, address);
-    this.#db.transaction(() => {
-      this.#known.clear(key);
-      this.#known.record([key], now);
-    })();
+    await this.#store.throttle.change({ clear: [{ scope: this.#known.scope, key }], record: [this.#known.entry(key)], nowMs: now.getTime() });
   }
 }

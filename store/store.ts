@@ -138,10 +138,11 @@ export interface LimitStore {
   /**
    * A fixed-window cap (the beta API's BETA_API_RATE): counts one for (clientKey, window) unless it already
    * has `max`, and returns the count after it, or undefined when refused (nothing counted). Exact under
-   * concurrency across processes. When the count becomes 1, the key's windows that sort in [pruneFrom,
-   * window) are deleted. Window names never collide with the free tier's dates (the caller prefixes them).
+   * concurrency across processes. When the count becomes 1, the key's windows whose names sort in
+   * [prune.from, prune.before) are deleted. Window names never collide with the free tier's dates (the caller
+   * prefixes them).
    */
-  countWindow(clientKey: string, window: string, max: number, pruneFrom: string): Promise<number | undefined>;
+  countWindow(clientKey: string, window: string, max: number, prune: { from: string; before: string }): Promise<number | undefined>;
 }
 
 // ---------------------------------------------------------------------------------------------- throttle
@@ -274,8 +275,9 @@ export interface SubscriptionFields {
 
 /** What one Stripe event asks of the subscriptions (ingest/accounts/stripe.ts reads the event). */
 export type StripeChange =
-  /** checkout.session.completed: `fields` fetched from Stripe now ("fresh": applied whatever its age). */
-  | { kind: 'checkout'; userId: string | null; fields: SubscriptionFields }
+  /** checkout.session.completed: `fields` fetched from Stripe now ("fresh": applied whatever its age); null when
+   * the checkout was not a subscription's. */
+  | { kind: 'checkout'; userId: string | null; fields: SubscriptionFields | null }
   /** customer.subscription.*: the user is the one of the customer, else `userIdHint`. */
   | { kind: 'subscription'; userIdHint: string | null; fields: SubscriptionFields }
   /** invoice.payment_failed: a paying subscription of the customer becomes past_due. */

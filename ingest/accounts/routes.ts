@@ -15,7 +15,9 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import type Stripe from 'stripe';
 import { ClientError } from '../errors.ts';
 import { isEmail } from '../routes/forms.ts';
-import { clientKey, dailyUsed, FREE_PER_DAY, isPaying, monthlyUsed, STANDARD_PER_MONTH } from '../limits.ts';
+import { clientKey, FREE_PER_DAY, STANDARD_PER_MONTH, utcMonth } from '../limits.ts';
+import { utcDate } from '../../core/ledger.ts';
+import { UniqueViolationError } from '../../store/store.ts';
 import { noQuery, plainErrors, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import type { AccountsConfig } from './config.ts';
@@ -26,7 +28,6 @@ import {
   createSession,
   CROSS_ORIGIN_ERROR,
   destroySession,
-  destroyUserSessions,
   pruneSessions,
   readCookie,
   sameOriginAllowed,
@@ -35,7 +36,7 @@ import {
   setSessionCookie,
   type SessionUser,
 } from './sessions.ts';
-import { applyEvent, createStripeClient, eventProblem, prefetchSubscription, stripeFailure } from './stripe.ts';
+import { changeOf, createStripeClient, eventProblem, prefetchSubscription, stripeFailure } from './stripe.ts';
 import { LoginThrottle, Throttle, THROTTLED_ERROR } from '../throttle.ts';
 import { isTokenShape, newToken, tokenHash } from './tokens.ts';
 
@@ -135,17 +136,15 @@ interface SubscriptionView {
 
 const PAYING = new Set(['active', 'trialing']);
 
-function subscriptionOf(s: AccountServices, userId: string): SubscriptionView | undefined {
-  const row = s.db
-    .prepare('SELECT status, stripe_price_id AS priceId, current_period_end AS periodEnd, cancel_at_period_end AS cancel, stripe_customer_id AS customerId FROM subscriptions WHERE user_id = ?')
-    .get(userId) as { status: string; priceId: string | null; periodEnd: string | null; cancel: number; customerId: string | null } | undefined;
+async function subscriptionOf(s: AccountServices, userId: string): Promise<SubscriptionView | undefined> {
+  const row = await s.store.subscriptions.get(userId);
   if (!row) return undefined;
   const monthly = s.accounts.stripe?.priceMonthly;
   return {
     status: row.status,
     stripePriceId: row.priceId,
     currentPeriodEnd: row.periodEnd,
-    cancelAtPeriodEnd: row.cancel === 1,
+    cancelAtPeriodEnd: row.cancelAtPeriodEnd,
     plan: PAYING.has(row.status) ? (row.priceId !== null && row.priceId === monthly ? 'Standard Monthly' : 'Standard Annual') : null,
     stripeCustomerId: row.customerId,
   };
@@ -173,34 +172,30 @@ function sendInBackground(s: AccountServices, request: FastifyRequest, mail: Acc
  * After a forgot-password answer: when `email` has an account and fewer than 5 reset e-mails went to it this
  * hour, a new reset token replaces the previous one and the e-mail leaves in the background.
  */
-function sendResetIfRegistered(s: AccountServices, throttles: Throttles, request: FastifyRequest, email: string, now: Date): void {
-  const user = s.db.prepare('SELECT id, username FROM users WHERE email = ?').get(email) as { id: string; username: string } | undefined;
-  if (!user || !throttles.resetMails.attempt([`account:${user.id}`], now)) return;
+async function sendResetIfRegistered(s: AccountServices, throttles: Throttles, request: FastifyRequest, email: string, now: Date): Promise<void> {
+  const user = await s.store.users.byEmail(email);
+  if (!user || !(await throttles.resetMails.attempt([`account:${user.id}`], now))) return;
   const token = newToken();
-  s.db.prepare('UPDATE users SET password_reset_token = ?, password_reset_expires = ? WHERE id = ?').run(tokenHash(token), new Date(now.getTime() + RESET_MS).toISOString(), user.id);
+  await s.store.users.setReset(user.id, tokenHash(token), new Date(now.getTime() + RESET_MS));
   sendInBackground(s, request, resetMail(s.accounts.origin, email, user.username, token));
 }
 
-function issueVerification(s: AccountServices, userId: string, now: Date): string {
+async function issueVerification(s: AccountServices, userId: string, now: Date): Promise<string> {
   const token = newToken();
-  s.db.prepare('UPDATE users SET verification_token = ?, verification_expires = ? WHERE id = ?').run(tokenHash(token), new Date(now.getTime() + VERIFY_MS).toISOString(), userId);
+  await s.store.users.setVerification(userId, tokenHash(token), new Date(now.getTime() + VERIFY_MS));
   return token;
 }
 
-function startSession(s: AccountServices, request: FastifyRequest, reply: FastifyReply, userId: string, now: Date): void {
+async function startSession(s: AccountServices, request: FastifyRequest, reply: FastifyReply, userId: string, now: Date): Promise<void> {
   const previous = readCookie(request, SESSION_COOKIE);
-  if (previous) destroySession(s.db, previous);
-  setSessionCookie(reply, request, s.accounts.origin, createSession(s.db, userId, now));
-  if (Math.random() < 0.01) pruneSessions(s.db, now);
+  if (previous) await destroySession(s.store, previous);
+  setSessionCookie(reply, request, s.accounts.origin, await createSession(s.store, userId, now));
+  if (Math.random() < 0.01) await pruneSessions(s.store, now);
 }
 
-function meOf(s: AccountServices, user: SessionUser) {
-  const sub = subscriptionOf(s, user.id);
+async function meOf(s: AccountServices, user: SessionUser) {
+  const sub = await subscriptionOf(s, user.id);
   return { username: user.username, email: user.email, emailVerified: user.emailVerified, ...(sub ? { subscription: publicSubscription(sub) } : {}) };
-}
-
-function isUniqueViolation(err: unknown): err is Error & { code: string } {
-  return err instanceof Error && (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /** Anonymous allowed (a session is used when present). */
@@ -233,24 +228,27 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       const now = s.clock();
       // Each sign-up e-mails an address of the caller's choosing, and a 409 tells whether a name or address
       // is taken: both are limited per client address (counted before the asynchronous password hashing).
-      if (!throttles.signup.attempt([`ip:${clientKey(request.ip)}`], now)) throw new ClientError(429, TEXTS.tooManyRequests);
+      if (!(await throttles.signup.attempt([`ip:${clientKey(request.ip)}`], now))) throw new ClientError(429, TEXTS.tooManyRequests);
       const id = crypto.randomUUID();
       const passwordHash = await hashPassword(password);
-      let token: string;
+      const token = newToken();
       try {
-        token = s.db.transaction(() => {
-          s.db
-            .prepare('INSERT INTO users (id, username, email, password, newsletter_subscribed, created_at) VALUES (?, ?, ?, ?, ?, ?)')
-            .run(id, username, email, passwordHash, request.body.newsletterSubscribed ? 1 : 0, now.toISOString());
-          return issueVerification(s, id, now);
-        })();
+        await s.store.users.create({
+          id,
+          username,
+          email,
+          passwordHash,
+          newsletter: request.body.newsletterSubscribed === true,
+          createdAt: now,
+          verification: { tokenHash: tokenHash(token), expires: new Date(now.getTime() + VERIFY_MS) },
+        });
       } catch (err) {
-        if (isUniqueViolation(err)) throw new ClientError(409, /email/.test(err.message) ? TEXTS.emailTaken : TEXTS.usernameTaken);
+        if (err instanceof UniqueViolationError) throw new ClientError(409, err.field === 'email' ? TEXTS.emailTaken : TEXTS.usernameTaken);
         throw err;
       }
-      startSession(s, request, reply, id, now);
+      await startSession(s, request, reply, id, now);
       // The address an account was created from is its owner's (the login throttle spares it).
-      throttles.login.remember(`account:${id}`, clientKey(request.ip), now);
+      await throttles.login.remember(`account:${id}`, clientKey(request.ip), now);
       const mail = verificationMail(s.accounts.origin, email, username, token);
       sendInBackground(s, request, mail);
       return reply.code(201).send({ username, email, emailVerified: false });
@@ -276,22 +274,21 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       const { password } = request.body;
       if (!name || !password) throw new ClientError(400, TEXTS.loginFields);
       const now = s.clock();
-      const row = s.db
-        .prepare('SELECT id, password FROM users WHERE lower(username) = lower(?) OR email = lower(?)')
-        .get(name, name) as { id: string; password: string } | undefined;
+      const row = await s.store.users.forLogin(name);
       // Failures count against the account, whichever of its username or e-mail was typed; a name without an
       // account counts under its own text, the same way, so the answers do not tell which names exist.
       const account = row ? `account:${row.id}` : `name:${name.toLowerCase()}`;
       // Counted before the (asynchronous) password check, so guesses sent at once cannot all get through.
-      const attempt = throttles.login.attempt(account, clientKey(request.ip), now);
+      const attempt = await throttles.login.attempt(account, clientKey(request.ip), now);
       if (!attempt) throw new ClientError(429, THROTTLED_ERROR);
       // Without such a user, still spend one scrypt so that timing does not tell which names exist.
-      const ok = await verifyPassword(password, row?.password ?? (await dummyHash()));
+      const ok = await verifyPassword(password, row?.passwordHash ?? (await dummyHash()));
       if (!row || !ok) throw new ClientError(401, TEXTS.badLogin);
-      throttles.login.succeeded(attempt, now);
-      startSession(s, request, reply, row.id, now);
-      const user = s.db.prepare('SELECT id, username, email, email_verified AS v FROM users WHERE id = ?').get(row.id) as { id: string; username: string; email: string; v: number };
-      return meOf(s, { id: user.id, username: user.username, email: user.email, emailVerified: user.v === 1 });
+      await throttles.login.succeeded(attempt, now);
+      await startSession(s, request, reply, row.id, now);
+      const user = await s.store.users.get(row.id);
+      if (!user) throw new ClientError(401, TEXTS.badLogin);
+      return meOf(s, user);
     },
   );
 
@@ -300,7 +297,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
     { preValidation: noBodyIsEmpty, schema: { querystring: noQuery, body: emptyBody, response: { 200: messageSchema, ...plainErrors } } },
     async (request, reply) => {
       const id = readCookie(request, SESSION_COOKIE);
-      if (id) destroySession(s.db, id);
+      if (id) await destroySession(s.store, id);
       clearSessionCookie(reply, request, s.accounts.origin);
       return { message: TEXTS.loggedOut };
     },
@@ -328,9 +325,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       const token = request.body.token?.trim();
       if (!token) throw new ClientError(400, TEXTS.noVerificationToken);
       if (!isTokenShape(token)) throw new ClientError(400, TEXTS.badVerificationToken);
-      const done = s.db
-        .prepare('UPDATE users SET email_verified = 1, verification_token = NULL, verification_expires = NULL WHERE verification_token = ? AND verification_expires > ? RETURNING id')
-        .get(tokenHash(token), s.clock().toISOString());
+      const done = await s.store.users.verifyEmail(tokenHash(token), s.clock());
       if (!done) throw new ClientError(400, TEXTS.badVerificationToken);
       return { message: TEXTS.verified };
     },
@@ -355,11 +350,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
         pendingResets.delete(request);
         // A later turn of the event loop: inject() (and any work queued behind this answer) is not held up.
         setImmediate(() => {
-          try {
-            sendResetIfRegistered(s, throttles, request, pending.email, pending.now);
-          } catch (err) {
-            request.log.error({ err }, 'password reset e-mail failed');
-          }
+          sendResetIfRegistered(s, throttles, request, pending.email, pending.now).catch((err: unknown) => request.log.error({ err }, 'password reset e-mail failed'));
         });
       },
     },
@@ -368,7 +359,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       if (!email) throw new ClientError(400, TEXTS.forgotEmail);
       if (!isEmail(email)) throw new ClientError(400, TEXTS.invalidEmail);
       const now = s.clock();
-      if (!throttles.forgotIp.attempt([`ip:${clientKey(request.ip)}`], now)) throw new ClientError(429, TEXTS.tooManyRequests);
+      if (!(await throttles.forgotIp.attempt([`ip:${clientKey(request.ip)}`], now))) throw new ClientError(429, TEXTS.tooManyRequests);
       pendingResets.set(request, { email, now });
       return { message: TEXTS.forgotSent };
     },
@@ -392,29 +383,20 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       const { token, password } = request.body;
       const now = s.clock();
       const ipKey = `ip:${clientKey(request.ip)}`;
-      if (throttles.reset.blocked([ipKey], now)) throw new ClientError(429, THROTTLED_ERROR);
+      if (await throttles.reset.blocked([ipKey], now)) throw new ClientError(429, THROTTLED_ERROR);
       if (password.length < PASSWORD_MIN) throw new ClientError(400, TEXTS.passwordShort);
-      const find = () =>
-        isTokenShape(token)
-          ? (s.db.prepare('SELECT id FROM users WHERE password_reset_token = ? AND password_reset_expires > ?').get(tokenHash(token), now.toISOString()) as { id: string } | undefined)
-          : undefined;
-      const user = find();
+      const userId = isTokenShape(token) ? await s.store.users.forReset(tokenHash(token), now) : undefined;
+      const user = userId === undefined ? undefined : { id: userId };
       if (!user) {
-        throttles.reset.fail([ipKey], now);
+        await throttles.reset.fail([ipKey], now);
         throw new ClientError(400, TEXTS.badResetToken);
       }
-      if (throttles.reset.blocked([`account:${user.id}`], now)) throw new ClientError(429, THROTTLED_ERROR);
+      if (await throttles.reset.blocked([`account:${user.id}`], now)) throw new ClientError(429, THROTTLED_ERROR);
       const passwordHash = await hashPassword(password);
       // Single use even under concurrency: only the request that still finds the token changes the password.
-      const changed = s.db.transaction(() => {
-        const n = s.db
-          .prepare('UPDATE users SET password = ?, password_reset_token = NULL, password_reset_expires = NULL, email_verified = 1 WHERE id = ? AND password_reset_token = ?')
-          .run(passwordHash, user.id, tokenHash(token)).changes;
-        if (n === 1) destroyUserSessions(s.db, user.id);
-        return n === 1;
-      })();
+      const changed = await s.store.users.resetPassword(user.id, tokenHash(token), passwordHash);
       if (!changed) {
-        throttles.reset.fail([ipKey, `account:${user.id}`], now);
+        await throttles.reset.fail([ipKey, `account:${user.id}`], now);
         throw new ClientError(400, TEXTS.badResetToken);
       }
       return { message: TEXTS.resetDone };
@@ -441,8 +423,8 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
       if (user.emailVerified) throw new ClientError(400, TEXTS.alreadyVerified);
       const now = s.clock();
       const key = `account:${user.id}`;
-      if (!throttles.verifyMails.attempt([key], now)) throw new ClientError(429, TEXTS.tooManyEmails);
-      const token = issueVerification(s, user.id, now);
+      if (!(await throttles.verifyMails.attempt([key], now))) throw new ClientError(429, TEXTS.tooManyEmails);
+      const token = await issueVerification(s, user.id, now);
       try {
         await sendAccountMail(s, request, verificationMail(s.accounts.origin, user.email, user.username, token));
       } catch (err) {
@@ -455,7 +437,7 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
 
   app.get('/api/subscription', { schema: { querystring: noQuery, response: { 200: { ...subscriptionSchema, properties: { ...subscriptionSchema.properties, paymentsAvailable: { type: 'boolean' } } }, ...plainErrors } } }, async (request, reply) => {
     reply.header('Cache-Control', 'private, no-store');
-    return { ...publicSubscription(subscriptionOf(s, me(request).id)), paymentsAvailable: s.accounts.stripe !== undefined };
+    return { ...publicSubscription(await subscriptionOf(s, me(request).id)), paymentsAvailable: s.accounts.stripe !== undefined };
   });
 
   app.get(
@@ -470,8 +452,8 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
       reply.header('Cache-Control', 'private, no-store');
       const now = s.clock();
       const user = me(request);
-      if (isPaying(s.db, user.id)) return { used: monthlyUsed(s.db, user.id, now), limit: STANDARD_PER_MONTH, period: 'month' };
-      return { used: dailyUsed(s.db, request.ip, now), limit: FREE_PER_DAY, period: 'day' };
+      if (await s.store.subscriptions.isPaying(user.id)) return { used: await s.store.limits.monthlyUsed(user.id, utcMonth(now)), limit: STANDARD_PER_MONTH, period: 'month' };
+      return { used: await s.store.limits.dailyUsed(clientKey(request.ip), utcDate(now)), limit: FREE_PER_DAY, period: 'day' };
     },
   );
 
@@ -496,10 +478,8 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
     async (request, reply) => {
       reply.header('Cache-Control', 'private, no-store');
       const user = me(request);
-      if (!isPaying(s.db, user.id)) throw new ClientError(403, TEXTS.historyPaying);
-      return s.db
-        .prepare('SELECT id, file_name AS fileName, submitted_at AS submittedAt, hash, ledger_date AS ledgerDate FROM timestamps WHERE user_id = ? ORDER BY submitted_at DESC, id DESC LIMIT 1000')
-        .all(user.id);
+      if (!(await s.store.subscriptions.isPaying(user.id))) throw new ClientError(403, TEXTS.historyPaying);
+      return s.store.history.list(user.id);
     },
   );
 
@@ -517,16 +497,13 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
       if (!settings || !stripe) return reply.code(503).send({ error: TEXTS.paymentsUnavailable });
       const user = me(request);
       if (!user.emailVerified) throw new ClientError(403, TEXTS.verifyFirst);
-      const current = subscriptionOf(s, user.id);
+      const current = await subscriptionOf(s, user.id);
       if (current && PAYING.has(current.status)) throw new ClientError(409, TEXTS.alreadySubscribed);
       try {
         let customer = current?.stripeCustomerId ?? null;
         if (!customer) {
           customer = (await stripe.customers.create({ email: user.email, metadata: { userId: user.id } }, { idempotencyKey: `customer-${user.id}` })).id;
-          s.db
-            .prepare(`INSERT INTO subscriptions (user_id, stripe_customer_id, status) VALUES (?, ?, 'inactive') ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(stripe_customer_id, excluded.stripe_customer_id)`)
-            .run(user.id, customer);
-          customer = (s.db.prepare('SELECT stripe_customer_id AS c FROM subscriptions WHERE user_id = ?').get(user.id) as { c: string }).c;
+          customer = await s.store.subscriptions.setCustomer(user.id, customer);
         }
         const session = await stripe.checkout.sessions.create({
           mode: 'subscription',
@@ -552,7 +529,7 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
     { preValidation: noBodyIsEmpty, schema: { querystring: noQuery, body: emptyBody, response: { 200: urlSchema, ...plainErrors } } },
     async (request, reply) => {
       if (!s.accounts.stripe || !stripe) return reply.code(503).send({ error: TEXTS.paymentsUnavailable });
-      const customer = subscriptionOf(s, me(request).id)?.stripeCustomerId;
+      const customer = (await subscriptionOf(s, me(request).id))?.stripeCustomerId;
       if (!customer) throw new ClientError(400, TEXTS.noBillingAccount);
       try {
         const session = await stripe.billingPortal.sessions.create({ customer, return_url: `${s.accounts.origin}/dashboard` });
@@ -590,7 +567,7 @@ const webhookRoutes = (stripe: Stripe | undefined): FastifyPluginAsync<AccountSe
         request.log.warn({ problem, eventId: (event as { id?: unknown } | null)?.id }, 'stripe event refused');
         throw new ClientError(400, problem);
       }
-      if (s.db.prepare('SELECT 1 FROM stripe_events WHERE id = ?').get(event.id)) return { received: true, duplicate: true };
+      if (await s.store.stripeEvents.seen(event.id)) return { received: true, duplicate: true };
       // Fetched before the transaction (network), applied inside it. A failure is our 502 or 503 (never
       // Stripe's own status), with Stripe's answer in the log; the event is not recorded, so Stripe retries it.
       let prefetched: Stripe.Subscription | undefined;
@@ -601,10 +578,7 @@ const webhookRoutes = (stripe: Stripe | undefined): FastifyPluginAsync<AccountSe
         request.log.error({ err, stripe: failure.cause, event: event.type, eventId: event.id }, 'stripe API call failed while handling a webhook event');
         return reply.code(failure.status).send({ error: TEXTS.webhookStripeFailed });
       }
-      const outcome = s.db.transaction(() => {
-        const fresh = s.db.prepare('INSERT INTO stripe_events (id, type, received_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING').run(event.id, event.type, s.clock().toISOString()).changes;
-        return fresh === 1 ? applyEvent(s.db, event, prefetched) : undefined;
-      })();
+      const outcome = await s.store.stripeEvents.apply({ id: event.id, type: event.type, created: event.created, receivedAt: s.clock() }, changeOf(event, prefetched));
       if (outcome === undefined) return { received: true, duplicate: true };
       request.log.info({ event: event.type, outcome }, 'stripe event');
       return { received: true };
@@ -626,12 +600,12 @@ interface Throttles {
 
 export const accountRoutes: FastifyPluginAsync<AccountServices> = async (app, s) => {
   const throttles: Throttles = {
-    signup: new Throttle(s.db, 'signup', SIGNUPS_PER_HOUR, 60 * 60_000),
-    login: new LoginThrottle(s.db),
-    reset: new Throttle(s.db, 'reset'),
-    forgotIp: new Throttle(s.db, 'forgot', 20, 60 * 60_000),
-    resetMails: new Throttle(s.db, 'reset-mail', 5, 60 * 60_000),
-    verifyMails: new Throttle(s.db, 'verify-mail', 5, 60 * 60_000),
+    signup: new Throttle(s.store, 'signup', SIGNUPS_PER_HOUR, 60 * 60_000),
+    login: new LoginThrottle(s.store),
+    reset: new Throttle(s.store, 'reset'),
+    forgotIp: new Throttle(s.store, 'forgot', 20, 60 * 60_000),
+    resetMails: new Throttle(s.store, 'reset-mail', 5, 60 * 60_000),
+    verifyMails: new Throttle(s.store, 'verify-mail', 5, 60 * 60_000),
   };
   const stripe = s.accounts.stripe ? createStripeClient(s.accounts.stripe) : undefined;
 
@@ -639,7 +613,7 @@ export const accountRoutes: FastifyPluginAsync<AccountServices> = async (app, s)
     browser.decorateRequest('account', undefined);
     browser.addHook('onRequest', async (request) => {
       if (!sameOriginAllowed(request, s.accounts.origin)) throw new ClientError(403, CROSS_ORIGIN_ERROR);
-      request.account = sessionUser(s.db, request, s.clock());
+      request.account = await sessionUser(s.store, request, s.clock());
     });
     await browser.register(openRoutes(throttles), s);
     await browser.register(memberRoutes(throttles, stripe), s);

@@ -8,7 +8,7 @@
 // Sec-Fetch-Site is same-origin. A cross-origin request carrying the cookie is refused (403) before any
 // handler runs. Functions here take the request, so public routes (submit, certificate) use the same rules.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { DB } from '../../store/db.ts';
+import type { Store, User } from '../../store/store.ts';
 import { newToken, tokenHash } from './tokens.ts';
 
 export const SESSION_COOKIE = 'ts_session';
@@ -46,48 +46,28 @@ export function clearSessionCookie(reply: FastifyReply, request: FastifyRequest,
   void reply.header('set-cookie', attrs.join('; '));
 }
 
-export function createSession(db: DB, userId: string, now: Date): string {
+export async function createSession(store: Store, userId: string, now: Date): Promise<string> {
   const id = newToken();
-  db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(
-    tokenHash(id),
-    userId,
-    now.toISOString(),
-    new Date(now.getTime() + SESSION_MS).toISOString(),
-  );
+  await store.sessions.create(tokenHash(id), userId, now, new Date(now.getTime() + SESSION_MS));
   return id;
 }
 
-export function destroySession(db: DB, id: string): void {
-  db.prepare('DELETE FROM sessions WHERE id_hash = ?').run(tokenHash(id));
+export async function destroySession(store: Store, id: string): Promise<void> {
+  await store.sessions.destroy(tokenHash(id));
 }
 
-export function destroyUserSessions(db: DB, userId: string): void {
-  db.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
-}
-
-export interface SessionUser {
-  id: string;
-  username: string;
-  email: string;
-  emailVerified: boolean;
-}
+export type SessionUser = User;
 
 /** The user of the request's session cookie, or undefined (no cookie, unknown or expired session). */
-export function sessionUser(db: DB, request: FastifyRequest, now: Date): SessionUser | undefined {
+export async function sessionUser(store: Store, request: FastifyRequest, now: Date): Promise<SessionUser | undefined> {
   const id = readCookie(request, SESSION_COOKIE);
   if (!id || id.length > 100) return undefined;
-  const row = db
-    .prepare(
-      `SELECT u.id, u.username, u.email, u.email_verified AS verified FROM sessions s JOIN users u ON u.id = s.user_id
-       WHERE s.id_hash = ? AND s.expires_at > ?`,
-    )
-    .get(tokenHash(id), now.toISOString()) as { id: string; username: string; email: string; verified: number } | undefined;
-  return row && { id: row.id, username: row.username, email: row.email, emailVerified: row.verified === 1 };
+  return store.sessions.user(tokenHash(id), now);
 }
 
 /** Deletes expired sessions (called now and then; an expired row is never honoured anyway). */
-export function pruneSessions(db: DB, now: Date): void {
-  db.prepare('DELETE FROM sessions WHERE expires_at <= ?').run(now.toISOString());
+export async function pruneSessions(store: Store, now: Date): Promise<void> {
+  await store.sessions.prune(now);
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -1,8 +1,9 @@
 // Stripe (DESIGN.md §5, §6): the official SDK, pointed at STRIPE_API_BASE when set (tests: a loopback
 // stand-in), and the webhook events that keep the `subscriptions` row of a user in step with Stripe.
 //
-// Contract of `applyEvent(db, event, prefetched)`: runs inside the caller's transaction, after the event id was
-// recorded in `stripe_events` for the first time (so a replayed event is never applied twice). Handled:
+// Contract of `changeOf(event, prefetched)`: what the event asks of the subscriptions, which the store applies
+// with the event id in one transaction (store/store.ts stripeEvents.apply: a replayed event is never applied
+// twice; the ordering rules below are the store's). Handled:
 //   checkout.session.completed            the session's customer and subscription (retrieved beforehand with
 //                                         `prefetchSubscription`, outside the transaction) for its
 //                                         client_reference_id (our user id)
@@ -18,8 +19,7 @@
 // canceled (Stripe never reactivates one). checkout.session.completed carries the subscription as fetched
 // from Stripe while handling it, the freshest state there is, so it is applied whatever its age.
 import Stripe from 'stripe';
-import type { DB } from '../../store/db.ts';
-import { PAYING_STATUSES } from '../limits.ts';
+import type { StripeChange, SubscriptionFields } from '../../store/store.ts';
 import type { StripeSettings } from './config.ts';
 
 export function createStripeClient(settings: StripeSettings): Stripe {
@@ -114,18 +114,11 @@ export function stripeFailure(err: unknown): StripeFailure {
 const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);
 const iso = (seconds: number | null | undefined): string | null => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : null);
 
-interface SubscriptionFields {
-  customerId: string | null;
-  subscriptionId: string;
-  priceId: string | null;
-  status: string;
-  periodStart: string | null;
-  periodEnd: string | null;
-  cancelAtPeriodEnd: boolean;
+interface EventFields extends SubscriptionFields {
   userIdHint: string | null;
 }
 
-function fieldsOf(sub: Stripe.Subscription): SubscriptionFields {
+function fieldsOf(sub: Stripe.Subscription): EventFields {
   // Since API version 2025-03-31 the billing period lives on the subscription items; older versions had it on
   // the subscription itself.
   const item = sub.items?.data?.[0] as (Stripe.SubscriptionItem & { current_period_start?: number; current_period_end?: number }) | undefined;
@@ -142,46 +135,6 @@ function fieldsOf(sub: Stripe.Subscription): SubscriptionFields {
   };
 }
 
-function userExists(db: DB, id: string | null): id is string {
-  return id !== null && db.prepare('SELECT 1 FROM users WHERE id = ?').get(id) !== undefined;
-}
-
-function userForCustomer(db: DB, customerId: string | null): string | null {
-  if (customerId === null) return null;
-  const row = db.prepare('SELECT user_id FROM subscriptions WHERE stripe_customer_id = ?').get(customerId) as { user_id: string } | undefined;
-  return row?.user_id ?? null;
-}
-
-/**
- * Writes a subscription's fields to the user's row, unless the row already holds newer news of the same
- * subscription. `created` is the event's creation time (Unix seconds); `fresh` marks fields fetched from
- * Stripe just now rather than carried by the event. Returns why it did nothing, or undefined when it wrote.
- */
-function writeSubscription(db: DB, userId: string, f: SubscriptionFields, created: number, fresh = false): string | undefined {
-  const current = db
-    .prepare('SELECT stripe_subscription_id AS sid, status, stripe_event_created AS created FROM subscriptions WHERE user_id = ?')
-    .get(userId) as { sid: string | null; status: string; created: number | null } | undefined;
-  // A late event about an older subscription must not overwrite the one the user pays for now.
-  if (current?.sid && current.sid !== f.subscriptionId && (PAYING_STATUSES as readonly string[]).includes(current.status) && !(PAYING_STATUSES as readonly string[]).includes(f.status)) {
-    return `ignored: user ${userId} pays through ${current.sid}`;
-  }
-  if (current?.sid === f.subscriptionId) {
-    if (current.status === 'canceled' && f.status !== 'canceled') return `ignored: ${f.subscriptionId} is canceled`;
-    if (!fresh && current.created !== null && created < current.created) return `ignored: older than the last event applied to ${f.subscriptionId}`;
-  }
-  db.prepare(
-    `INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, stripe_price_id, status, current_period_start, current_period_end, cancel_at_period_end, stripe_event_created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(excluded.stripe_customer_id, stripe_customer_id),
-       stripe_subscription_id = excluded.stripe_subscription_id, stripe_price_id = excluded.stripe_price_id, status = excluded.status,
-       current_period_start = excluded.current_period_start, current_period_end = excluded.current_period_end,
-       cancel_at_period_end = excluded.cancel_at_period_end,
-       stripe_event_created = CASE WHEN stripe_subscription_id IS excluded.stripe_subscription_id
-         THEN MAX(COALESCE(stripe_event_created, 0), excluded.stripe_event_created) ELSE excluded.stripe_event_created END`,
-  ).run(userId, f.customerId, f.subscriptionId, f.priceId, f.status, f.periodStart, f.periodEnd, f.cancelAtPeriodEnd ? 1 : 0, created);
-  return undefined;
-}
-
 /** For checkout.session.completed: the session's subscription, fetched from Stripe before the transaction. */
 export async function prefetchSubscription(stripe: Stripe, event: Stripe.Event): Promise<Stripe.Subscription | undefined> {
   if (event.type !== 'checkout.session.completed') return undefined;
@@ -191,37 +144,28 @@ export async function prefetchSubscription(stripe: Stripe, event: Stripe.Event):
   return stripe.subscriptions.retrieve(id);
 }
 
-/** Applies one verified, first-seen event. Returns what it did, for the log. */
-export function applyEvent(db: DB, event: Stripe.Event, prefetched: Stripe.Subscription | undefined): string {
+const withoutHint = ({ userIdHint: _hint, ...fields }: EventFields): SubscriptionFields => fields;
+
+/** What one verified event asks of the subscriptions (the store applies it, store/store.ts). */
+export function changeOf(event: Stripe.Event, prefetched: Stripe.Subscription | undefined): StripeChange {
   switch (event.type) {
     case 'checkout.session.completed': {
       const session = event.data.object;
       const userId = session.client_reference_id ?? null;
-      if (!userExists(db, userId)) return `ignored: no user ${String(userId)}`;
-      if (prefetched === undefined) return 'ignored: not a subscription checkout';
-      const fields = { ...fieldsOf(prefetched), customerId: idOf(session.customer as string | { id: string } | null) ?? fieldsOf(prefetched).customerId };
-      return writeSubscription(db, userId, fields, event.created, true) ?? `subscription ${prefetched.id} ${prefetched.status} for user ${userId}`;
+      if (prefetched === undefined) return { kind: 'checkout', userId, fields: null };
+      const fields = { ...withoutHint(fieldsOf(prefetched)), customerId: idOf(session.customer as string | { id: string } | null) ?? fieldsOf(prefetched).customerId };
+      return { kind: 'checkout', userId, fields };
     }
     case 'customer.subscription.created':
     case 'customer.subscription.updated':
     case 'customer.subscription.deleted': {
       const f = fieldsOf(event.data.object);
       if (event.type === 'customer.subscription.deleted' && f.status !== 'canceled') f.status = 'canceled';
-      const userId = userForCustomer(db, f.customerId) ?? f.userIdHint;
-      if (!userExists(db, userId)) return `ignored: no user for customer ${String(f.customerId)}`;
-      return writeSubscription(db, userId, f, event.created) ?? `subscription ${f.subscriptionId} ${f.status} for user ${userId}`;
+      return { kind: 'subscription', userIdHint: f.userIdHint, fields: withoutHint(f) };
     }
-    case 'invoice.payment_failed': {
-      const customerId = idOf(event.data.object.customer as string | { id: string } | null);
-      const changed = db
-        .prepare(
-          `UPDATE subscriptions SET status = 'past_due', stripe_event_created = ?
-           WHERE stripe_customer_id = ? AND status IN ('active', 'trialing') AND COALESCE(stripe_event_created, 0) <= ?`,
-        )
-        .run(event.created, customerId, event.created).changes;
-      return `payment failed for customer ${String(customerId)}${changed ? ': past_due' : ''}`;
-    }
+    case 'invoice.payment_failed':
+      return { kind: 'payment-failed', customerId: idOf(event.data.object.customer as string | { id: string } | null) };
     default:
-      return `ignored: ${event.type}`;
+      return { kind: 'none', outcome: `ignored: ${event.type}` };
   }
 }

@@ -100,7 +100,7 @@ export function betaResponseWriter(base: string): (hash: string, submittedAt: st
 export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
   const answer = betaResponseWriter(base);
-  const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.db, s.ingest.betaApiRate);
+  const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
   app.post<{ Body: { hash: string } }>(
     '/api/v1/beta/timestamp',
     {
@@ -134,14 +134,14 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const paused = s.gate.refusal(ledgerDate);
       if (paused !== null) return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', paused));
       if (cap !== undefined) {
-        const refused = cap.check(request.ip, now);
+        const refused = await cap.check(request.ip, now);
         if (refused !== null) {
           return reply.code(429).header('Retry-After', String(refused.retryAfter)).type('application/json; charset=utf-8').send(errorBody('beta', refused.error));
         }
       }
       const hash = request.body.hash.toLowerCase();
       try {
-        await s.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
+        await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
       } catch (err) {
         // A full or failing disk: 503 with Retry-After, counted and logged by the gate (never a stack trace each).
         const refusal = storageRefusal(err, s.gate, 'submission');

@@ -86,10 +86,8 @@ export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) =>
       let owned: { fileName: string | null; submittedAt: string; ledgerDate: string } | undefined;
       if (id !== undefined) {
         reply.header('Cache-Control', 'private, no-store');
-        const user = sessionUser(s.db, request, s.clock());
-        const row = user && /^[1-9][0-9]{0,14}$/.test(id)
-          ? (s.db.prepare('SELECT hash, file_name AS fileName, submitted_at AS submittedAt, ledger_date AS ledgerDate FROM timestamps WHERE id = ? AND user_id = ?').get(Number(id), user.id) as { hash: string; fileName: string | null; submittedAt: string; ledgerDate: string } | undefined)
-          : undefined;
+        const user = await sessionUser(s.store, request, s.clock());
+        const row = user && /^[1-9][0-9]{0,14}$/.test(id) ? await s.store.history.get(Number(id), user.id) : undefined;
         if (!row) {
           return reply.code(404).send(page('Certificate not found', `<main><h1>Certificate not found</h1><p>No certificate with id <code>${escapeHtml(id)}</code> in your history. Certificates from an account's history open only for their owner, while logged in.</p><p><a href="/login">Log in</a> · <a href="/">Go to Home</a></p></main>`));
         }

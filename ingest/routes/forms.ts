@@ -56,8 +56,8 @@ export function isEmail(text: string): boolean {
 const textField = (maxLength: number, pattern: string) => ({ type: 'string', maxLength, pattern }) as const;
 
 export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
-  const contactLimit = new Throttle(s.db, 'contact', CONTACT_PER_HOUR, 60 * 60_000);
-  const waitlistLimit = new Throttle(s.db, 'waitlist', WAITLIST_PER_HOUR, 60 * 60_000);
+  const contactLimit = new Throttle(s.store, 'contact', CONTACT_PER_HOUR, 60 * 60_000);
+  const waitlistLimit = new Throttle(s.store, 'waitlist', WAITLIST_PER_HOUR, 60 * 60_000);
   app.post<{ Body: { name: string; email: string; message: string } }>(
     '/api/professional-waitlist.php',
     {
@@ -90,13 +90,11 @@ export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       // Counted per address (throttle.ts, table auth_throttle), a repeated e-mail address too: at most
       // WAITLIST_PER_HOUR rows an hour from one address.
       const at = s.clock();
-      if (!waitlistLimit.attempt([`ip:${clientKey(request.ip)}`], at)) {
+      if (!(await waitlistLimit.attempt([`ip:${clientKey(request.ip)}`], at))) {
         return reply.code(429).header('Retry-After', '3600').send({ error: TEXTS.waitlistTooMany });
       }
-      const inserted = s.db
-        .prepare('INSERT INTO professional_waitlist (name, email, message, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (email) DO NOTHING')
-        .run(name, email.toLowerCase(), message, at.toISOString());
-      if (inserted.changes === 0) return reply.code(200).send({ success: true, alreadyExists: true, message: TEXTS.waitlistAlready });
+      const inserted = await s.store.forms.joinWaitlist({ name, email: email.toLowerCase(), message, createdAt: at });
+      if (!inserted) return reply.code(200).send({ success: true, alreadyExists: true, message: TEXTS.waitlistAlready });
       return reply.code(201).send({ success: true, alreadyExists: false, message: TEXTS.waitlistJoined });
     },
   );
@@ -137,11 +135,9 @@ export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       if (!Object.hasOwn(CONTACT_SUBJECTS, subject)) throw new ClientError(400, TEXTS.contactSubject);
       if (message.length < 10) throw new ClientError(400, TEXTS.contactMessage);
       const at = s.clock();
-      if (!contactLimit.attempt([`ip:${clientKey(request.ip)}`], at)) throw new ClientError(429, TEXTS.contactTooMany);
+      if (!(await contactLimit.attempt([`ip:${clientKey(request.ip)}`], at))) throw new ClientError(429, TEXTS.contactTooMany);
       const now = at.toISOString();
-      const { lastInsertRowid: id } = s.db
-        .prepare('INSERT INTO contact_messages (name, email, subject, message, created_at) VALUES (?, ?, ?, ?, ?)')
-        .run(name, email, subject, message, now);
+      const id = await s.store.forms.addContact({ name, email, subject, message, createdAt: at });
       let delivery: string;
       try {
         const receipt = await s.mailer.send({
@@ -155,7 +151,7 @@ export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         request.log.error({ err: (err as Error).message, contactMessage: Number(id) }, 'contact e-mail not sent; the message is stored');
         delivery = 'failed';
       }
-      s.db.prepare('UPDATE contact_messages SET delivery = ? WHERE id = ?').run(delivery, id);
+      await s.store.forms.setContactDelivery(id, delivery);
       return reply.code(201).send({ success: true, message: TEXTS.contactSent });
     },
   );

@@ -4,7 +4,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ledgerOtsPath, ledgerPath } from '../../core/archive.ts';
 import { isDate } from '../../core/ledger.ts';
-import { queueSize } from '../../store/queue.ts';
 import { ClientError } from '../errors.ts';
 import { DATE_PATTERN, noQuery, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -57,7 +56,7 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         status: paused === null ? 'operational' : paused.kind === 'clock' ? PAUSED_STATUS : STORAGE_STATUS,
         lastUpdate: now,
         latestAnchoredDay: s.archive.otsStatus()?.latest_ots_ok ?? '',
-        queueSize: queueSize(s.db, last),
+        queueSize: await s.store.submissions.queueSize(last),
         lastPublishedDay: last,
         submissionsOpen: paused === null,
         ...(paused ? { problem: paused.problem } : {}),

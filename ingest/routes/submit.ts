@@ -6,10 +6,9 @@
 // full or failing disk it is 503 with Retry-After, the transaction rolled back (errors.ts storageRefusal).
 import type { FastifyPluginAsync } from 'fastify';
 import { utcDate } from '../../core/ledger.ts';
-import { enqueue } from '../../store/queue.ts';
 import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
 import { ClientError, errorBody, storageRefusal } from '../errors.ts';
-import { checkAndCount } from '../limits.ts';
+import { submitWithinLimits } from '../limits.ts';
 import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
@@ -65,19 +64,13 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const hash = request.body.hash.toLowerCase();
       // Anonymous submissions stay open to any client; one that carries the session cookie must be same-origin.
       if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin)) throw new ClientError(403, CROSS_ORIGIN_ERROR);
-      const user = sessionUser(s.db, request, now);
+      const user = await sessionUser(s.store, request, now);
       const fileName = request.body.fileName ?? null;
       let decision;
       try {
-        decision = s.db.transaction(() => {
-          const d = checkAndCount(s.db, { ip: request.ip, now, ...(user ? { userId: user.id } : {}) });
-          if (!d.allowed) return d;
-          enqueue(s.db, [{ hash, submittedAt: now, fileName, source: d.tier === 'standard' ? 'account' : 'web' }]);
-          if (d.tier === 'standard') {
-            s.db.prepare('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(user!.id, hash, now.toISOString(), utcDate(now), fileName);
-          }
-          return d;
-        })();
+        // The limit check, the count and the rows (with the history row of a paying user) are one transaction
+        // of the store.
+        decision = await submitWithinLimits(s.store, { ip: request.ip, now, hash, fileName, ...(user ? { userId: user.id } : {}) });
       } catch (err) {
         // A full or failing disk: nothing of the transaction was kept (not the count either).
         const refusal = storageRefusal(err, s.gate, 'submission');

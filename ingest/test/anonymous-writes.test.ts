@@ -10,6 +10,7 @@ import { parseRate } from '../config.ts';
 import { betaRateCap } from '../limits.ts';
 import { WAITLIST_PER_HOUR } from '../routes/forms.ts';
 import { BIN, childEnv, makeFixture, NOW, projectEnv, randomHash, removeTempDirs, tempDir, type Fixture } from './fixture.ts';
+import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 const open: Fixture[] = [];
 afterEach(async () => {
@@ -69,6 +70,7 @@ describe('BETA_API_RATE', () => {
     expect(refused.json()).toEqual({
       success: false,
       error: 'Rate limit reached: this server accepts at most 3 beta API submissions per minute from one address. Try again in 60 seconds.',
+      message: 'Rate limit reached: this server accepts at most 3 beta API submissions per minute from one address. Try again in 60 seconds.',
       example: { hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' },
     });
     // The same address as IPv4-mapped IPv6 is the same client.
@@ -108,17 +110,17 @@ describe('BETA_API_RATE', () => {
 
   it('is shared by every connection (process) on the database: one statement decides and counts', async () => {
     const f = await fixture({ BETA_API_RATE: '5/hour' });
-    const other = new Database(f.config.db);
+    const other = openSqliteStore(f.config.db);
     try {
       const cap = betaRateCap(other, { count: 5, unit: 'hour', windowMs: 3_600_000 });
       const now = new Date(NOW);
-      for (let i = 0; i < 3; i++) expect(cap.check('203.0.113.7', now)).toBeNull();
+      for (let i = 0; i < 3; i++) expect(await cap.check('203.0.113.7', now)).toBeNull();
       expect((await beta(f, '203.0.113.7')).statusCode).toBe(201);
       expect((await beta(f, '203.0.113.7')).statusCode).toBe(201);
       expect((await beta(f, '203.0.113.7')).statusCode).toBe(429);
-      expect(cap.check('203.0.113.7', now)).toMatchObject({ retryAfter: 3600 });
+      expect(await cap.check('203.0.113.7', now)).toMatchObject({ retryAfter: 3600 });
     } finally {
-      other.close();
+      await other.close();
     }
   });
 });
@@ -144,7 +146,7 @@ describe('POST /api/professional-waitlist.php', () => {
     const refused = await join(f, '203.0.113.7', 1000);
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('3600');
-    expect(refused.json()).toEqual({ error: 'Too many waitlist requests from this address. Please try again in an hour.' });
+    expect(refused.json()).toEqual({ error: 'Too many waitlist requests from this address. Please try again in an hour.', message: 'Too many waitlist requests from this address. Please try again in an hour.' });
     // An already-listed address counts too: the same e-mail sent again is no way around the bound.
     expect((await join(f, '203.0.113.7', 0)).statusCode).toBe(429);
     // Another address.
@@ -162,7 +164,7 @@ describe('POST /api/professional-waitlist.php', () => {
     const post = (payload: object) => f.app.inject({ method: 'POST', url: '/api/professional-waitlist.php', payload });
     const long = await post({ name: 'n'.repeat(256), email: 'a@example.com', message: 'hi' });
     expect(long.statusCode).toBe(400);
-    expect(long.json()).toEqual({ error: 'Name must be at most 255 characters' });
+    expect(long.json()).toEqual({ error: 'Name must be at most 255 characters', message: 'Name must be at most 255 characters' });
     expect((await post({ name: 'n', email: 'a@example.com', message: 'm'.repeat(5001) })).statusCode).toBe(400);
     expect(rows(f)).toBe(0);
   });

@@ -44,7 +44,7 @@ describe('POST /api/submit (free tier)', () => {
     const hash = randomHash();
     const res = await post('/api/submit', { hash }, { ip });
     expect(res.statusCode).toBe(429);
-    expect(res.json()).toEqual({ ok: false, error: DAILY_LIMIT_ERROR });
+    expect(res.json()).toEqual({ ok: false, error: DAILY_LIMIT_ERROR, message: DAILY_LIMIT_ERROR });
     expect(DAILY_LIMIT_ERROR).toBe('Daily limit reached: the free tier allows 2 timestamps per day. Try again tomorrow or upgrade to Standard.');
     expect(submissionsOf(hash)).toEqual([]);
     expect((await post('/api/submit', { hash: randomHash() }, { ip: '198.51.100.3' })).statusCode).toBe(201);
@@ -82,7 +82,7 @@ describe('POST /api/submit (free tier)', () => {
     for (const [body, error] of cases) {
       const res = await post('/api/submit', body, { ip: '198.51.100.40' });
       expect(res.statusCode, JSON.stringify(body)).toBe(400);
-      expect(res.json()).toEqual({ ok: false, error });
+      expect(res.json()).toEqual({ ok: false, error, message: error });
     }
     expect(f.rowCounts()).toEqual(before);
   });
@@ -112,7 +112,7 @@ describe('POST /api/v1/beta/timestamp', () => {
       const res = await post('/api/v1/beta/timestamp', body);
       expect(res.statusCode).toBe(400);
       const json = res.json();
-      expect(json).toEqual({ success: false, error: INVALID_HASH, example: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+      expect(json).toEqual({ success: false, error: INVALID_HASH, message: INVALID_HASH, example: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
     }
     const extra = await post('/api/v1/beta/timestamp', { hash: randomHash(), fileName: 'a' });
     expect(extra.statusCode).toBe(400);
@@ -172,7 +172,7 @@ describe('status routes', () => {
     expect(ok.statusCode).toBe(200);
     expect(ok.json()).toEqual({ date: DAY, quantum_shield: true, dual_signature: true, ecdsa_p256: true, ml_dsa_65: true });
     expect((await f.app.inject('/api/verify-quantum.php?date=2025-11-01')).statusCode).toBe(404);
-    expect((await f.app.inject('/api/verify-quantum.php?date=2025-11-01')).json()).toEqual({ error: 'No published ledger for 2025-11-01' });
+    expect((await f.app.inject('/api/verify-quantum.php?date=2025-11-01')).json()).toEqual({ error: 'No published ledger for 2025-11-01', message: 'No published ledger for 2025-11-01' });
     for (const q of ['date=2025-02-30', 'date=20251102', 'date=2025-11-02T00:00', '', 'date=2025-11-02&x=1', 'date=2025-11-02&date=2025-11-03']) {
       const res = await f.app.inject(`/api/verify-quantum.php?${q}`);
       expect(res.statusCode, q).toBe(400);
@@ -196,11 +196,11 @@ describe('GET /api/proof/:hash', () => {
   it('404 for an unknown hash, 400 for a malformed one, and no .ots before anchoring', async () => {
     const unknown = randomHash();
     expect((await f.app.inject(`/api/proof/${unknown}`)).statusCode).toBe(404);
-    expect((await f.app.inject(`/api/proof/${unknown}`)).json()).toEqual({ error: `${unknown} is not in any published ledger` });
+    expect((await f.app.inject(`/api/proof/${unknown}`)).json()).toEqual({ error: `${unknown} is not in any published ledger`, message: `${unknown} is not in any published ledger` });
     expect((await f.app.inject('/api/proof/abc')).statusCode).toBe(400);
     const ots = await f.app.inject(`/api/proof/${f.published[0]}.ots`);
     expect(ots.statusCode).toBe(404);
-    expect(ots.json()).toEqual({ error: 'not anchored yet' });
+    expect(ots.json()).toEqual({ error: 'not anchored yet', message: 'not anchored yet' });
   });
 });
 
@@ -270,7 +270,7 @@ describe('errors, limits and headers', () => {
     }
     const plain = await f.app.inject({ method: 'POST', url: '/api/contact', payload: '[', headers: { 'content-type': 'application/json' } });
     expect(plain.statusCode).toBe(400);
-    expect(plain.json()).toEqual({ error: 'Request body is not valid JSON' });
+    expect(plain.json()).toEqual({ error: 'Request body is not valid JSON', message: 'Request body is not valid JSON' });
   });
 
   it('unknown API paths are 404 JSON; a server fault is a 500 that reveals nothing', async () => {
@@ -283,7 +283,7 @@ describe('errors, limits and headers', () => {
     try {
       const res = await f.app.inject('/api/ledgers.php');
       expect(res.statusCode).toBe(500);
-      expect(res.json()).toEqual({ error: 'Internal server error' });
+      expect(res.json()).toEqual({ error: 'Internal server error', message: 'Internal server error' });
     } finally {
       fs.writeFileSync(days, saved);
     }

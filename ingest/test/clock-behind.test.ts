@@ -43,11 +43,12 @@ describe.each([
     expect(b.json()).toEqual({
       success: false,
       error: `${paused(clockDate)} Nothing was stored.`,
+      message: `${paused(clockDate)} Nothing was stored.`,
       example: { hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' },
     });
     const s = await submit(hash);
     expect(s.statusCode).toBe(503);
-    expect(s.json()).toEqual({ ok: false, error: `${paused(clockDate)} Nothing was stored.` });
+    expect(s.json()).toEqual({ ok: false, error: `${paused(clockDate)} Nothing was stored.`, message: `${paused(clockDate)} Nothing was stored.` });
     // No submission row, no rate-limit count, nothing anywhere.
     expect(f.rowCounts()).toEqual(before);
     expect(f.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash = ?').get(hash)).toEqual({ n: 0 });

@@ -166,13 +166,13 @@ describe.skipIf(!root)('timeseal serve on a full disk (a real 1 MiB tmpfs)', () 
       }
       expect(failing).toBeGreaterThanOrEqual(1000);
       expect(statuses.get(500)).toBeUndefined();
-      expect([...bodies.keys()]).toEqual([`503 60 ${JSON.stringify({ success: false, error: FULL_SUBMISSION, example: { hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' } })}`]);
+      expect([...bodies.keys()]).toEqual([`503 60 ${JSON.stringify({ success: false, error: FULL_SUBMISSION, example: { hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' }, message: FULL_SUBMISSION })}`]);
       // The site's route and an account write say so too.
-      expect(await submit()).toEqual({ status: 503, retryAfter: '60', body: { ok: false, error: FULL_SUBMISSION } });
+      expect(await submit()).toEqual({ status: 503, retryAfter: '60', body: { ok: false, error: FULL_SUBMISSION, message: FULL_SUBMISSION } });
       const signup = await post('/api/auth/signup', { username: 'fullDisk', email: 'full@example.com', password: 'a long enough password 1', agreeTerms: true }, { origin: ORIGIN });
       expect(signup.status).toBe(503);
       expect(signup.headers.get('retry-after')).toBe('60');
-      expect(await signup.json()).toEqual({ error: 'The server cannot store anything right now (its disk is full). Please try again later.' });
+      expect(await signup.json()).toEqual({ error: 'The server cannot store anything right now (its disk is full). Please try again later.', message: 'The server cannot store anything right now (its disk is full). Please try again later.' });
 
       const stats = await (await fetch(`${url}/api/queue-stats.php`)).json();
       expect(stats).toMatchObject({ status: 'submissions failing', submissionsOpen: false });

@@ -15,6 +15,7 @@ import { loadConfig, type Config } from '../../runtime/config.ts';
 import { openDatabase, type DB } from '../../store/db.ts';
 import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { enqueue } from '../../store/queue.ts';
+import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'cli/bin/timeseal');
@@ -91,7 +92,7 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
     buildLedgers({ config, db, clock: () => new Date(`${TODAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }) });
   }
   const mailer = options.mailer ?? createMailer(ingest, { info: () => {} });
-  const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), db, mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin) });
+  const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), store: openSqliteStore(config.db, { db }), mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin) });
   await app.ready();
   const rowCounts = (): Record<string, number> => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;

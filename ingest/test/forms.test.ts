@@ -76,7 +76,7 @@ describe('POST /api/professional-waitlist.php', () => {
     for (const [body, error] of cases) {
       const res = await post('/api/professional-waitlist.php', body);
       expect(res.statusCode, error).toBe(400);
-      expect(res.json()).toEqual({ error });
+      expect(res.json()).toEqual({ error, message: error });
     }
     expect(f.rowCounts()).toEqual(before);
   });
@@ -113,7 +113,7 @@ describe('POST /api/contact', () => {
     for (const [body, error] of cases) {
       const res = await post('/api/contact', body);
       expect(res.statusCode, error).toBe(400);
-      expect(res.json()).toEqual({ error });
+      expect(res.json()).toEqual({ error, message: error });
     }
     expect(f.rowCounts()).toEqual(before);
     expect(received).toHaveLength(1);
@@ -127,7 +127,7 @@ describe('POST /api/contact', () => {
       const mails = () => fs.readdirSync(path.join(g.dir, 'data/outbox')).filter((name) => name.endsWith('.eml')).length;
       const burst = await Promise.all(Array.from({ length: 2 * CONTACT_PER_HOUR }, () => from('198.51.100.20')));
       expect(burst.map((r) => r.statusCode).sort()).toEqual([...Array(CONTACT_PER_HOUR).fill(201), ...Array(CONTACT_PER_HOUR).fill(429)]);
-      expect(burst.find((r) => r.statusCode === 429)!.json()).toEqual({ error: TEXTS.contactTooMany });
+      expect(burst.find((r) => r.statusCode === 429)!.json()).toEqual({ error: TEXTS.contactTooMany, message: TEXTS.contactTooMany });
       expect((g.db.prepare('SELECT COUNT(*) AS n FROM contact_messages').get() as { n: number }).n).toBe(CONTACT_PER_HOUR);
       expect(mails()).toBe(CONTACT_PER_HOUR);
       // Another address is not affected; the first one may write again an hour later.

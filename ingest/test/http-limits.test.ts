@@ -13,6 +13,7 @@ import { app, serverOptions } from '../app.ts';
 import { createMailer } from '../mail.ts';
 import { httpLimits, httpServerFactory, type HttpLimits, type LimitLog } from '../server.ts';
 import { makeFixture, NOW, removeTempDirs, type Fixture } from './fixture.ts';
+import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 let f: Fixture;
 
@@ -36,7 +37,7 @@ async function start(limits: HttpLimits, log?: { lines: Array<[string, object, s
     options.serverFactory = httpServerFactory(limits, sink, log.everyMs);
   }
   const server = Fastify(options);
-  await server.register(app, { config: f.config, ingest: f.ingest, clock: () => new Date(NOW), db: f.db, mailer: createMailer(f.ingest, { info: () => {} }), archiveAccess: archiveAccess(f.config.archive, f.config.logOrigin) });
+  await server.register(app, { config: f.config, ingest: f.ingest, clock: () => new Date(NOW), store: openSqliteStore(f.config.db, { db: f.db }), mailer: createMailer(f.ingest, { info: () => {} }), archiveAccess: archiveAccess(f.config.archive, f.config.logOrigin) });
   await server.listen({ host: '127.0.0.1', port: 0 });
   return { server, port: (server.server.address() as net.AddressInfo).port };
 }

@@ -3,9 +3,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../store/db.ts';
 import { parseTrustProxy } from '../config.ts';
-import { checkAndCount, clientKey, FREE_PER_DAY } from '../limits.ts';
+import { clientKey, FREE_PER_DAY, submitWithinLimits } from '../limits.ts';
+import { openSqliteStore } from '../../store/sqlite/engine.ts';
+import type { Store } from '../../store/store.ts';
 import { DAY, makeFixture, randomHash, removeTempDirs, tempDir } from './fixture.ts';
 
 afterAll(removeTempDirs);
@@ -21,18 +22,19 @@ describe('clientKey', () => {
   ])('%s counts as %s', (ip, key) => expect(clientKey(ip)).toBe(key));
 });
 
-describe('checkAndCount', () => {
-  it('two connections to one database file never admit more than the limit', () => {
+describe('submitWithinLimits', () => {
+  it('two connections to one database file never admit more than the limit', async () => {
     const file = path.join(tempDir('limits'), 'db.sqlite');
-    const a = openDatabase(file);
-    const b = openDatabase(file);
+    const a = openSqliteStore(file);
+    const b = openSqliteStore(file);
     const now = new Date('2025-11-03T10:00:00Z');
-    const decisions = [a, b, a, b, a, b].map((db) => checkAndCount(db, { ip: '192.0.2.1', now }).allowed);
-    expect(decisions.filter(Boolean)).toHaveLength(FREE_PER_DAY);
-    expect(checkAndCount(a, { ip: '192.0.2.1', now: new Date('2025-11-04T00:00:00Z') }).allowed).toBe(true);
-    expect(checkAndCount(b, { ip: '192.0.2.2', now }).allowed).toBe(true);
-    a.close();
-    b.close();
+    const submit = (store: Store, ip: string, at: Date) => submitWithinLimits(store, { ip, now: at, hash: randomHash(), fileName: null });
+    const decisions = await Promise.all([a, b, a, b, a, b].map((store) => submit(store, '192.0.2.1', now)));
+    expect(decisions.filter((d) => d.allowed)).toHaveLength(FREE_PER_DAY);
+    expect((await submit(a, '192.0.2.1', new Date('2025-11-04T00:00:00Z'))).allowed).toBe(true);
+    expect((await submit(b, '192.0.2.2', now)).allowed).toBe(true);
+    await a.close();
+    await b.close();
   });
 });
 

@@ -141,6 +141,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       case 'checkout': {
         if (!userExists(change.userId)) return `ignored: no user ${String(change.userId)}`;
         const f = change.fields;
+        if (f === null) return 'ignored: not a subscription checkout';
         return writeSubscription(change.userId, f, created, true) ?? `subscription ${f.subscriptionId} ${f.status} for user ${change.userId}`;
       }
       case 'subscription': {
@@ -226,10 +227,10 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
         run(() => (sql('SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date = ?').get(clientKey, date) as { count: number } | undefined)?.count ?? 0),
       monthlyUsed: (userId, month) =>
         run(() => (sql('SELECT count FROM quota_usage WHERE user_id = ? AND month = ?').get(userId, month) as { count: number } | undefined)?.count ?? 0),
-      countWindow: (clientKey, window, max, pruneFrom) =>
+      countWindow: (clientKey, window, max, prune) =>
         run(() => {
           const n = countUpTo('ip_rate_limit', clientKey, window, max);
-          if (n === 1) sql('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?').run(clientKey, pruneFrom, window);
+          if (n === 1) sql('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?').run(clientKey, prune.from, prune.before);
           return n;
         }),
     },

@@ -172,9 +172,9 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
       it('countWindow caps a window exactly under concurrency and prunes earlier windows', async () => {
         const a = await fresh();
         const b = await open();
-        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute', 3, 'beta-api:')));
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute', 3, { from: 'beta-api:', before: 'beta-api:2026-03-10T12:00:00.000Z' })));
         expect(results.filter((r) => r !== undefined).sort()).toEqual([1, 2, 3]);
-        expect(await a.limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:01:00.000Z/minute', 3, 'beta-api:')).toBe(1);
+        expect(await a.limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:01:00.000Z/minute', 3, { from: 'beta-api:', before: 'beta-api:2026-03-10T12:01:00.000Z' })).toBe(1);
         expect(await a.limits.dailyUsed('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute')).toBe(0);
       });
     });

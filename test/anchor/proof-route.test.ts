@@ -39,7 +39,7 @@ describe('GET /api/proof/:hash.ots', () => {
   it('answers 404 while the day is not anchored and for unknown hashes', async () => {
     const r = await f.app.inject({ method: 'GET', url: `/api/proof/${f.published[0]}.ots` });
     expect(r.statusCode).toBe(404);
-    expect(r.json()).toEqual({ error: 'not anchored yet' });
+    expect(r.json()).toEqual({ error: 'not anchored yet', message: 'not anchored yet' });
     const unknown = await f.app.inject({ method: 'GET', url: `/api/proof/${'ab'.repeat(32)}.ots` });
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json().error).toMatch(/not in any published ledger/);

@@ -21,6 +21,7 @@ import { hashPassword, verifyPassword } from '../passwords.ts';
 import { SIGNUPS_PER_HOUR, TEXTS } from '../routes.ts';
 import { LOGIN_LIMITS, THROTTLED_ERROR } from '../../throttle.ts';
 import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, signedPayload, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from './stand-ins.ts';
+import { openSqliteStore } from '../../../store/sqlite/engine.ts';
 
 let smtp: SmtpStandIn;
 let stripe: StripeStandIn;
@@ -42,7 +43,7 @@ async function makeApp(accountsEnv: Record<string, string> | null, dir?: string,
   if (!restart) initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   const db = openDatabase(config.db);
   const accounts: AccountsConfig = loadAccountsConfig(config.origin, accountsEnv ?? {});
-  const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts }, logger);
+  const app = await buildApp({ config, ingest, clock: () => new Date(now), store: openSqliteStore(config.db, { db }), mailer: createMailer(ingest, { info: () => {} }), archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts }, logger);
   await app.ready();
   return { app, db, close: async () => { await app.close(); db.close(); } };
 }
@@ -160,7 +161,7 @@ describe('the whole flow', () => {
     // Checkout is refused until the e-mail is verified.
     const early = await c.post('/api/stripe/create-checkout', { billingPeriod: 'annual' });
     expect(early.statusCode).toBe(403);
-    expect(early.json()).toEqual({ error: TEXTS.verifyFirst });
+    expect(early.json()).toEqual({ error: TEXTS.verifyFirst, message: TEXTS.verifyFirst });
 
     const mail = await smtp.next(email, before);
     expect(mail.text).toContain('Subject: Verify your Timeseal email address');
@@ -192,7 +193,7 @@ describe('the whole flow', () => {
     expect((await c.get('/api/subscription')).json()).toEqual({ status: 'active', stripePriceId: PRICE_MONTHLY, currentPeriodEnd: '2025-12-02T03:06:00.000Z', cancelAtPeriodEnd: false, plan: 'Standard Monthly', paymentsAvailable: true });
     expect((await c.get('/api/auth/me')).json().subscription).toMatchObject({ status: 'active', plan: 'Standard Monthly' });
     // Paying: checkout again is refused.
-    expect((await c.post('/api/stripe/create-checkout', { billingPeriod: 'annual' })).json()).toEqual({ error: TEXTS.alreadySubscribed });
+    expect((await c.post('/api/stripe/create-checkout', { billingPeriod: 'annual' })).json()).toEqual({ error: TEXTS.alreadySubscribed, message: TEXTS.alreadySubscribed });
 
     // Submissions now count against the month and land in the history.
     const hashes = [randomHash(), randomHash()];
@@ -270,33 +271,33 @@ describe('error texts', () => {
     for (const [body, status, error] of cases) {
       const res = await c.post('/api/auth/signup', body);
       expect(res.statusCode, error).toBe(status);
-      expect(res.json()).toEqual({ error });
+      expect(res.json()).toEqual({ error, message: error });
     }
     expect(main.db.prepare('SELECT COUNT(*) AS n FROM users WHERE username = ?').get('valid_name')).toEqual({ n: 0 });
     const { username, email } = await signUp();
-    expect((await c.post('/api/auth/signup', { ...ok, username: username.toUpperCase() })).json()).toEqual({ error: TEXTS.usernameTaken });
-    expect((await c.post('/api/auth/signup', { ...ok, email: email.toUpperCase() })).json()).toEqual({ error: TEXTS.emailTaken });
+    expect((await c.post('/api/auth/signup', { ...ok, username: username.toUpperCase() })).json()).toEqual({ error: TEXTS.usernameTaken, message: TEXTS.usernameTaken });
+    expect((await c.post('/api/auth/signup', { ...ok, email: email.toUpperCase() })).json()).toEqual({ error: TEXTS.emailTaken, message: TEXTS.emailTaken });
   });
 
   it('login, verification, reset, forgot, members-only and payments', async () => {
     const c = new Client(main, '198.51.100.99');
-    expect((await c.post('/api/auth/login', { username: '', password: '' })).json()).toEqual({ error: TEXTS.loginFields });
+    expect((await c.post('/api/auth/login', { username: '', password: '' })).json()).toEqual({ error: TEXTS.loginFields, message: TEXTS.loginFields });
     const bad = await c.post('/api/auth/login', { username: 'nobody', password: 'whatever1' });
-    expect([bad.statusCode, bad.json()]).toEqual([401, { error: TEXTS.badLogin }]);
-    expect((await c.post('/api/auth/verify-email', {})).json()).toEqual({ error: TEXTS.noVerificationToken });
-    expect((await c.post('/api/auth/verify-email', { token: 'x'.repeat(43) })).json()).toEqual({ error: TEXTS.badVerificationToken });
-    expect((await c.post('/api/auth/reset-password', { token: 'x'.repeat(43), password: 'short' })).json()).toEqual({ error: 'Password must be at least 8 characters' });
-    expect((await c.post('/api/auth/reset-password', { token: 'x'.repeat(43), password: 'long enough' })).json()).toEqual({ error: 'Invalid or expired reset token' });
-    expect((await c.post('/api/auth/forgot-password', { email: '' })).json()).toEqual({ error: TEXTS.forgotEmail });
+    expect([bad.statusCode, bad.json()]).toEqual([401, { error: TEXTS.badLogin, message: TEXTS.badLogin}]);
+    expect((await c.post('/api/auth/verify-email', {})).json()).toEqual({ error: TEXTS.noVerificationToken, message: TEXTS.noVerificationToken });
+    expect((await c.post('/api/auth/verify-email', { token: 'x'.repeat(43) })).json()).toEqual({ error: TEXTS.badVerificationToken, message: TEXTS.badVerificationToken });
+    expect((await c.post('/api/auth/reset-password', { token: 'x'.repeat(43), password: 'short' })).json()).toEqual({ error: 'Password must be at least 8 characters', message: 'Password must be at least 8 characters' });
+    expect((await c.post('/api/auth/reset-password', { token: 'x'.repeat(43), password: 'long enough' })).json()).toEqual({ error: 'Invalid or expired reset token', message: 'Invalid or expired reset token' });
+    expect((await c.post('/api/auth/forgot-password', { email: '' })).json()).toEqual({ error: TEXTS.forgotEmail, message: TEXTS.forgotEmail });
     for (const [method, url] of [['GET', '/api/subscription'], ['GET', '/api/quota/usage'], ['GET', '/api/timestamps'], ['POST', '/api/stripe/create-checkout'], ['POST', '/api/stripe/create-portal'], ['POST', '/api/auth/resend-verification']] as const) {
       const res = await c.req(method, url, method === 'POST' ? (url.endsWith('checkout') ? { billingPeriod: 'monthly' } : {}) : undefined);
-      expect([url, res.statusCode, res.json()]).toEqual([url, 401, { error: TEXTS.loginRequired }]);
+      expect([url, res.statusCode, res.json()]).toEqual([url, 401, { error: TEXTS.loginRequired, message: TEXTS.loginRequired}]);
     }
     const { c: member, email } = await signUp();
     await verify(member, email);
-    expect((await member.post('/api/auth/resend-verification')).json()).toEqual({ error: TEXTS.alreadyVerified });
-    expect((await member.post('/api/stripe/create-portal')).json()).toEqual({ error: TEXTS.noBillingAccount });
-    expect((await member.post('/api/stripe/create-checkout', { billingPeriod: 'weekly' })).json()).toEqual({ error: 'billingPeriod: must be one of monthly, annual' });
+    expect((await member.post('/api/auth/resend-verification')).json()).toEqual({ error: TEXTS.alreadyVerified, message: TEXTS.alreadyVerified });
+    expect((await member.post('/api/stripe/create-portal')).json()).toEqual({ error: TEXTS.noBillingAccount, message: TEXTS.noBillingAccount });
+    expect((await member.post('/api/stripe/create-checkout', { billingPeriod: 'weekly' })).json()).toEqual({ error: 'billingPeriod: must be one of monthly, annual', message: 'billingPeriod: must be one of monthly, annual' });
   });
 
   it('without Stripe keys: payment endpoints answer 503 and the config says payments are unavailable', async () => {
@@ -307,7 +308,7 @@ describe('error texts', () => {
       await signUp(c);
       for (const [url, body] of [['/api/stripe/create-checkout', { billingPeriod: 'monthly' }], ['/api/stripe/create-portal', {}]] as const) {
         const res = await c.post(url, body);
-        expect([res.statusCode, res.json()]).toEqual([503, { error: 'Payments are not available on this server.' }]);
+        expect([res.statusCode, res.json()]).toEqual([503, { error: 'Payments are not available on this server.', message: 'Payments are not available on this server.'}]);
       }
       expect((await c.get('/api/subscription')).json().paymentsAvailable).toBe(false);
       const hook = signedEvent('customer.subscription.updated', {});
@@ -324,7 +325,7 @@ describe('error texts', () => {
     expect((await c.post('/api/auth/resend-verification')).json()).toEqual({ message: TEXTS.verificationSent });
     const second = linkToken(await smtp.next(email, count), 'verify-email');
     expect(second).not.toBe(first);
-    expect((await c.post('/api/auth/verify-email', { token: first })).json()).toEqual({ error: TEXTS.badVerificationToken });
+    expect((await c.post('/api/auth/verify-email', { token: first })).json()).toEqual({ error: TEXTS.badVerificationToken, message: TEXTS.badVerificationToken });
     expect((await c.post('/api/auth/verify-email', { token: second })).json()).toEqual({ message: TEXTS.verified });
   });
 });
@@ -419,20 +420,20 @@ describe('security, as an attacker would try it', () => {
     const { c, email, username } = await signUp();
     const token = linkToken(await smtp.next(email), 'verify-email');
     expect((await c.post('/api/auth/verify-email', { token })).statusCode).toBe(200);
-    expect((await c.post('/api/auth/verify-email', { token })).json()).toEqual({ error: TEXTS.badVerificationToken });
+    expect((await c.post('/api/auth/verify-email', { token })).json()).toEqual({ error: TEXTS.badVerificationToken, message: TEXTS.badVerificationToken });
 
     const count = smtp.mails.length;
     await new Client().post('/api/auth/forgot-password', { email });
     const reset = linkToken(await smtp.next(email, count), 'reset-password');
     expect((await new Client().post('/api/auth/reset-password', { token: reset, password: 'first new password' })).statusCode).toBe(200);
-    expect((await new Client().post('/api/auth/reset-password', { token: reset, password: 'second new password' })).json()).toEqual({ error: 'Invalid or expired reset token' });
+    expect((await new Client().post('/api/auth/reset-password', { token: reset, password: 'second new password' })).json()).toEqual({ error: 'Invalid or expired reset token', message: 'Invalid or expired reset token' });
 
     const count2 = smtp.mails.length;
     await new Client().post('/api/auth/forgot-password', { email });
     const late = linkToken(await smtp.next(email, count2), 'reset-password');
     now += 61 * 60_000;
     try {
-      expect((await new Client().post('/api/auth/reset-password', { token: late, password: 'third new password' })).json()).toEqual({ error: 'Invalid or expired reset token' });
+      expect((await new Client().post('/api/auth/reset-password', { token: late, password: 'third new password' })).json()).toEqual({ error: 'Invalid or expired reset token', message: 'Invalid or expired reset token' });
     } finally {
       now -= 61 * 60_000;
     }
@@ -459,7 +460,7 @@ describe('security, as an attacker would try it', () => {
     const attacker = new Client(main, '203.0.113.1');
     for (let i = 0; i < LOGIN_LIMITS.perPair; i++) expect((await attacker.post('/api/auth/login', { username, password: `wrong ${i}` })).statusCode).toBe(401);
     const refused = await attacker.post('/api/auth/login', { username, password });
-    expect([refused.statusCode, refused.json()]).toEqual([429, { error: THROTTLED_ERROR }]);
+    expect([refused.statusCode, refused.json()]).toEqual([429, { error: THROTTLED_ERROR, message: THROTTLED_ERROR}]);
     // The owner, from an address never used before, is not locked out.
     expect((await new Client(main, '203.0.113.2').post('/api/auth/login', { username, password })).statusCode).toBe(200);
     // The attacker's address stays refused for this account, not for the others.
@@ -479,7 +480,7 @@ describe('security, as an attacker would try it', () => {
     }
     const resetter = new Client(main, '192.0.2.78');
     for (let i = 0; i < 10; i++) expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).statusCode).toBe(400);
-    expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).json()).toEqual({ error: THROTTLED_ERROR });
+    expect((await resetter.post('/api/auth/reset-password', { token: 'y'.repeat(43), password: 'long enough' })).json()).toEqual({ error: THROTTLED_ERROR, message: THROTTLED_ERROR });
   });
 
   it('login: guesses at one account are bounded over many addresses, its username and e-mail counting as one; its own addresses still get in', async () => {
@@ -494,7 +495,7 @@ describe('security, as an attacker would try it', () => {
     expect(codes.filter((c) => c === 401)).toHaveLength(LOGIN_LIMITS.perAccount);
     expect(codes.filter((c) => c === 429)).toHaveLength(n - LOGIN_LIMITS.perAccount);
     // A further address is refused, with either identifier, even with the right password...
-    expect((await new Client(main, '198.18.2.1').post('/api/auth/login', { username: email, password })).json()).toEqual({ error: THROTTLED_ERROR });
+    expect((await new Client(main, '198.18.2.1').post('/api/auth/login', { username: email, password })).json()).toEqual({ error: THROTTLED_ERROR, message: THROTTLED_ERROR });
     expect((await new Client(main, '198.18.2.2').post('/api/auth/login', { username, password })).statusCode).toBe(429);
     // ...but the owner, from the address the account was created from, logs in; and from there on that
     // address (and any the owner logged in from) keeps working.
@@ -518,7 +519,7 @@ describe('security, as an attacker would try it', () => {
       Array.from({ length: LOGIN_LIMITS.perAddress }, (_, i) => new Client(main, shared).post('/api/auth/login', { username: `sprayed${i}`, password: 'Summer2025!' })),
     );
     expect(answers.every((r) => r.statusCode === 401)).toBe(true);
-    expect((await new Client(main, shared).post('/api/auth/login', { username: 'sprayed-more', password: 'Summer2025!' })).json()).toEqual({ error: THROTTLED_ERROR });
+    expect((await new Client(main, shared).post('/api/auth/login', { username: 'sprayed-more', password: 'Summer2025!' })).json()).toEqual({ error: THROTTLED_ERROR, message: THROTTLED_ERROR });
     // Someone whose account lives at this address is let in (and may mistype it, up to the pair's limit).
     expect((await new Client(main, shared).post('/api/auth/login', { username: colleague.username, password: 'a typo here' })).statusCode).toBe(401);
     expect((await new Client(main, shared).post('/api/auth/login', { username: colleague.username, password: colleague.password })).statusCode).toBe(200);
@@ -542,7 +543,7 @@ describe('security, as an attacker would try it', () => {
     expect(codes.filter((c) => c === 409)).toHaveLength(1);
     expect(codes.filter((c) => c === 201)).toHaveLength(SIGNUPS_PER_HOUR - 1);
     expect(codes.filter((c) => c === 429)).toHaveLength(5);
-    expect(answers.find((r) => r.statusCode === 429)!.json()).toEqual({ error: TEXTS.tooManyRequests });
+    expect(answers.find((r) => r.statusCode === 429)!.json()).toEqual({ error: TEXTS.tooManyRequests, message: TEXTS.tooManyRequests });
     expect(users()).toBe(before + SIGNUPS_PER_HOUR - 1);
     // Another address is not affected.
     expect((await new Client(main, '203.0.113.152').post('/api/auth/signup', body(100))).statusCode).toBe(201);
@@ -562,7 +563,7 @@ describe('security, as an attacker would try it', () => {
       await server.close();
       server = await makeApp(null, folder);
       const afterRestart = await new Client(server, '203.0.113.50').post('/api/auth/login', { username, password });
-      expect([afterRestart.statusCode, afterRestart.json()]).toEqual([429, { error: THROTTLED_ERROR }]);
+      expect([afterRestart.statusCode, afterRestart.json()]).toEqual([429, { error: THROTTLED_ERROR, message: THROTTLED_ERROR}]);
       // Twelve good logins from one address in a row: successes are not failures.
       const office = new Client(server, '192.0.2.90');
       for (let i = 0; i < 12; i++) expect((await office.post('/api/auth/login', { username, password })).statusCode).toBe(200);
@@ -584,7 +585,7 @@ describe('security, as an attacker would try it', () => {
     const sub = subscriptionObject({ customer, price: PRICE_MONTHLY, status: 'active', userId: id });
     const forged = signedEvent('customer.subscription.created', sub, { secret: 'whsec_attacker' });
     const res = await deliver(forged);
-    expect([res.statusCode, res.json()]).toEqual([400, { error: 'Invalid Stripe signature' }]);
+    expect([res.statusCode, res.json()]).toEqual([400, { error: 'Invalid Stripe signature', message: 'Invalid Stripe signature'}]);
     const tampered = signedEvent('customer.subscription.created', { ...sub, status: 'incomplete' });
     expect((await deliver({ payload: tampered.payload.replace('"incomplete"', '"active"'), signature: tampered.signature })).statusCode).toBe(400);
     expect((await main.app.inject({ method: 'POST', url: '/api/stripe/webhook', payload: forged.payload, headers: { 'content-type': 'application/json' } })).statusCode).toBe(400);
@@ -636,7 +637,7 @@ describe('security, as an attacker would try it', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => c.post('/api/submit', { hash: randomHash() })));
     const codes = results.map((r) => r.statusCode).sort();
     expect(codes).toEqual([201, 201, 429, 429, 429, 429, 429, 429, 429, 429]);
-    expect(results.find((r) => r.statusCode === 429)!.json()).toEqual({ ok: false, error: MONTHLY_LIMIT_ERROR });
+    expect(results.find((r) => r.statusCode === 429)!.json()).toEqual({ ok: false, error: MONTHLY_LIMIT_ERROR, message: MONTHLY_LIMIT_ERROR });
     expect((await c.get('/api/quota/usage')).json()).toEqual({ used: 500, limit: 500, period: 'month' });
     expect((await c.get('/api/timestamps')).json()).toHaveLength(2);
     // A new month starts from zero.
@@ -654,7 +655,7 @@ describe('security, as an attacker would try it', () => {
     expect((await c.post('/api/submit', { hash: randomHash() })).statusCode).toBe(201);
     expect((await c.post('/api/submit', { hash: randomHash() })).statusCode).toBe(429);
     expect((await c.get('/api/quota/usage')).json()).toEqual({ used: 2, limit: 2, period: 'day' });
-    expect((await c.get('/api/timestamps')).json()).toEqual({ error: TEXTS.historyPaying });
+    expect((await c.get('/api/timestamps')).json()).toEqual({ error: TEXTS.historyPaying, message: TEXTS.historyPaying });
   });
 });
 
@@ -667,9 +668,9 @@ describe('Stripe: events of the wrong shape and failures of its API (issue 16, i
     const handled = ['checkout.session.completed', 'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted', 'invoice.payment_failed'];
     for (const type of handled) {
       const res = await deliver(signedPayload(envelope(type, null)), logged);
-      expect([type, res.statusCode, res.json()]).toEqual([type, 400, { error: `Stripe event ${type}: data must be an object` }]);
+      expect([type, res.statusCode, res.json()]).toEqual([type, 400, { error: `Stripe event ${type}: data must be an object`, message: `Stripe event ${type}: data must be an object`}]);
       const noObject = await deliver(signedPayload(envelope(type, { object: null })), logged);
-      expect([type, noObject.statusCode, noObject.json()]).toEqual([type, 400, { error: `Stripe event ${type}: data.object must be an object` }]);
+      expect([type, noObject.statusCode, noObject.json()]).toEqual([type, 400, { error: `Stripe event ${type}: data.object must be an object`, message: `Stripe event ${type}: data.object must be an object`}]);
     }
     const { c, username, email } = await signUp(new Client(logged));
     await verify(c, email);
@@ -687,7 +688,7 @@ describe('Stripe: events of the wrong shape and failures of its API (issue 16, i
     for (const [type, object, problem] of cases) {
       const event = signedEvent(type, object);
       const res = await deliver(event, logged);
-      expect([type, res.statusCode, res.json()]).toEqual([type, 400, { error: `Stripe event ${type}: ${problem}` }]);
+      expect([type, res.statusCode, res.json()]).toEqual([type, 400, { error: `Stripe event ${type}: ${problem}`, message: `Stripe event ${type}: ${problem}`}]);
       expect(recorded(logged, event.id)).toBe(false);
     }
     for (const [payload, error] of [
@@ -696,7 +697,7 @@ describe('Stripe: events of the wrong shape and failures of its API (issue 16, i
       [JSON.stringify({ id: 'evt_no_created', type: 'customer.subscription.created', data: { object: sub } }), 'Stripe event evt_no_created: created must be an integer'],
     ] as const) {
       const res = await deliver(signedPayload(payload), logged);
-      expect([res.statusCode, res.json()]).toEqual([400, { error }]);
+      expect([res.statusCode, res.json()]).toEqual([400, { error, message: error }]);
     }
     expect(logs.filter((l) => l.msg === 'stripe event refused').length).toBeGreaterThanOrEqual(handled.length * 2 + cases.length);
     expect((await c.get('/api/subscription')).json().status).toBe('inactive');
@@ -726,7 +727,7 @@ describe('Stripe: events of the wrong shape and failures of its API (issue 16, i
     const sub = subscriptionObject({ customer, price: PRICE_ANNUAL, status: 'active', userId: id });
     const completed = signedEvent('checkout.session.completed', { id: 'cs_404', object: 'checkout.session', mode: 'subscription', customer, subscription: sub.id, client_reference_id: id });
     const missing = await deliver(completed, logged);
-    expect([missing.statusCode, missing.json()]).toEqual([502, { error: TEXTS.webhookStripeFailed }]);
+    expect([missing.statusCode, missing.json()]).toEqual([502, { error: TEXTS.webhookStripeFailed, message: TEXTS.webhookStripeFailed}]);
     const line = logs.findLast((l) => l.msg === 'stripe API call failed while handling a webhook event')!;
     expect(line).toMatchObject({ level: 50, event: 'checkout.session.completed', eventId: completed.id, stripe: { statusCode: 404, code: 'resource_missing', type: 'StripeInvalidRequestError' } });
     expect((line.stripe as { requestId: string }).requestId).toMatch(/^req_/);
@@ -735,7 +736,7 @@ describe('Stripe: events of the wrong shape and failures of its API (issue 16, i
     stripe.failures.set(`GET /v1/subscriptions/${sub.id}`, 500);
     try {
       const down = await deliver(completed, logged);
-      expect([down.statusCode, down.json()]).toEqual([503, { error: TEXTS.webhookStripeFailed }]);
+      expect([down.statusCode, down.json()]).toEqual([503, { error: TEXTS.webhookStripeFailed, message: TEXTS.webhookStripeFailed}]);
       expect(logs.findLast((l) => l.msg === 'stripe API call failed while handling a webhook event')).toMatchObject({ stripe: { statusCode: 500, type: 'StripeAPIError' } });
     } finally {
       stripe.failures.delete(`GET /v1/subscriptions/${sub.id}`);
@@ -756,7 +757,7 @@ describe('Stripe: events of the wrong shape and failures of its API (issue 16, i
         stripe.failures.set(path, upstream);
         try {
           const res = await client.post(url, body);
-          expect([url, upstream, res.statusCode, res.json()]).toEqual([url, upstream, ours, { error: TEXTS.stripeFailed }]);
+          expect([url, upstream, res.statusCode, res.json()]).toEqual([url, upstream, ours, { error: TEXTS.stripeFailed, message: TEXTS.stripeFailed}]);
           expect(logs.findLast((l) => l.msg === message)).toMatchObject({ level: 50, stripe: { statusCode: upstream } });
         } finally {
           stripe.failures.delete(path);
@@ -773,7 +774,7 @@ describe('outbox without SMTP', () => {
     const config = loadConfig({ ...env });
     const ingest = loadIngestConfig(config, env);
     const db = openDatabase(config.db);
-    const app = await buildApp({ config, ingest, clock: () => new Date(now), db, mailer: createMailer(ingest, { info: () => {} }), archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts: loadAccountsConfig(config.origin, {}) });
+    const app = await buildApp({ config, ingest, clock: () => new Date(now), store: openSqliteStore(config.db, { db }), mailer: createMailer(ingest, { info: () => {} }), archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts: loadAccountsConfig(config.origin, {}) });
     try {
       const res = await app.inject({ method: 'POST', url: '/api/auth/signup', payload: { username: 'outboxer', email: 'outboxer@example.org', password: 'long enough', agreeTerms: true } });
       expect(res.statusCode).toBe(201);

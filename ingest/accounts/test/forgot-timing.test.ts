@@ -16,6 +16,7 @@ import type { Mailer, OutgoingMail } from '../../mail.ts';
 import { ORIGIN, projectEnv, removeTempDirs, tempDir } from '../../test/fixture.ts';
 import { loadAccountsConfig } from '../config.ts';
 import { TEXTS } from '../routes.ts';
+import { openSqliteStore } from '../../../store/sqlite/engine.ts';
 
 const PAIRS = 150;
 /** Every e-mail the app sends, accepted at once: a mail server's own work stays out of the times measured. */
@@ -37,7 +38,7 @@ beforeAll(async () => {
   const ingest = loadIngestConfig(config, env);
   initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   db = openDatabase(config.db);
-  app = await buildApp({ config, ingest, clock: () => new Date(), db, mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts: loadAccountsConfig(config.origin, {}) });
+  app = await buildApp({ config, ingest, clock: () => new Date(), store: openSqliteStore(config.db, { db }), mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts: loadAccountsConfig(config.origin, {}) });
   await app.ready();
   // One account per registered request (at most 5 reset e-mails per account an hour would otherwise stop the
   // e-mails); inserted directly, the password is never used.
