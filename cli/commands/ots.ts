@@ -90,7 +90,7 @@ export function registerOts(program: Command, ctx: () => Context): void {
         throw new MismatchError(`${d.fileHashOp} digest of the stamped data (the proof is for other data)`, toHex(d.timestamp.message), toHex(digest!));
       }
       ctx();
-      const config = loadAnchorConfig(process.env);
+      const config = loadAnchorConfig(process.env, { stamping: false });
       const headers = headerSourceFor(config.headerSource, config.bitcoinTimeoutMs);
       const checked = await checkBitcoinAttestations(d.timestamp, { headers, network: config.network });
       const pending = [...new Set(walkAttestations(d.timestamp).flatMap(({ attestation: a }) => (a.kind === 'pending' ? [a.uri] : [])))];
@@ -112,7 +112,7 @@ export function registerOts(program: Command, ctx: () => Context): void {
     .action(async (file: string, opts: { json?: boolean }) => {
       const d = readProof(file);
       ctx();
-      const config = loadAnchorConfig(process.env);
+      const config = loadAnchorConfig(process.env, { stamping: false });
       const { upgrades, notes } = await collectUpgrades(d.timestamp, config.trusted, config.calendarTimeoutMs);
       for (const u of upgrades) mergeTimestamps(d.timestamp, u.timestamp);
       if (upgrades.length > 0) {

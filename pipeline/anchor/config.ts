@@ -64,10 +64,16 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   return n;
 }
 
-export function loadAnchorConfig(env: NodeJS.ProcessEnv = process.env): AnchorConfig {
+/**
+ * `stamping: false` is for commands that never submit to calendars (`timeseal ots verify`, `ots upgrade`): they
+ * do not read OTS_MIN_CALENDARS, so a stamping setting that is wrong, or right only on the server, cannot stop
+ * them (issue 18); `minCalendars` is then 1.
+ */
+export function loadAnchorConfig(env: NodeJS.ProcessEnv = process.env, options: { stamping?: boolean } = {}): AnchorConfig {
+  const stamping = options.stamping ?? true;
   const calendars = [...new Set((list(env.OTS_CALENDARS) ?? DEFAULT_CALENDARS).map((u) => normalizeCalendarUrl(u, 'OTS_CALENDARS entry')))];
-  const minCalendars = positiveInt(env, 'OTS_MIN_CALENDARS', 2);
-  if (minCalendars > calendars.length) {
+  const minCalendars = stamping ? positiveInt(env, 'OTS_MIN_CALENDARS', 2) : 1;
+  if (stamping && minCalendars > calendars.length) {
     throw new UsageError(`OTS_MIN_CALENDARS is ${minCalendars} but OTS_CALENDARS names only ${calendars.length} calendar${calendars.length === 1 ? '' : 's'}`);
   }
   const extra = list(env.OTS_TRUSTED_CALENDARS) ?? DEFAULT_TRUSTED_CALENDARS;
