@@ -24,7 +24,6 @@ import { createArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import { BODY_LIMIT, errorHandler, formatSchemaErrors, handleFrameworkError, parseJsonBody } from './errors.ts';
 import { addErrorMessage } from './error-message.ts';
-import { addErrorMessage } from './error-message.ts';
 import type { Mailer } from './mail.ts';
 import { betaRoutes } from './routes/beta.ts';
 import { certificateRoutes } from './routes/certificate.ts';
@@ -108,8 +107,6 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
   // A full disk is reported to the gate (queue-stats, one log line a minute), not logged per request.
   fastify.setErrorHandler(errorHandler(services.gate));
-  // Every JSON error body carries `message` beside `error` (issue 11).
-  fastify.addHook('preSerialization', addErrorMessage);
   // Every JSON error body carries `message` beside `error` (issue 11).
   fastify.addHook('preSerialization', addErrorMessage);
   fastify.setNotFoundHandler(async (request, reply) => {
