@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { UsageError, type Config } from '../runtime/config.ts';
+import { loadAccountsConfig } from './accounts/config.ts';
 
 export interface IngestConfig {
   /** The built site (Astro's dist/site). May be absent: the server then answers with built-in pages only. */
@@ -23,6 +24,8 @@ export interface IngestConfig {
   outbox: string;
   /** BETA_API_RATE: a cap on beta-API submissions per client address, or undefined (the default: no cap). */
   betaApiRate: Rate | undefined;
+  /** Whether Stripe is configured (the rule of accounts/config.ts): the free tier's 429 offers the upgrade only then. */
+  paymentsAvailable: boolean;
 }
 
 /** A count per fixed, clock-aligned window (a UTC second, minute, hour or day). */
@@ -101,5 +104,6 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
     contactTo: env.CONTACT_TO || mailFrom,
     outbox: env.TIMESEAL_OUTBOX || path.join(path.dirname(config.db), 'outbox'),
     betaApiRate: parseRate('BETA_API_RATE', env.BETA_API_RATE),
+    paymentsAvailable: loadAccountsConfig(config.origin, env).stripe !== undefined,
   };
 }

@@ -70,7 +70,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       }
       return reply
         .header('Cache-Control', 'no-cache')
-        .header('Content-Disposition', `inline; filename="timeseal-proof-${hash}.json"`)
+        .header('Content-Disposition', `inline; filename="timeseal-proof-${hash.slice(0, 12)}.json"`)
         .type('application/json; charset=utf-8')
         .send(text);
     },

@@ -8,6 +8,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { utcDate } from '../../core/ledger.ts';
 import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
 import { ClientError, errorBody, storageRefusal } from '../errors.ts';
+import { limitRefusal, submitErrorSchema } from '../limit-answer.ts';
 import { submitWithinLimits } from '../limits.ts';
 import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -50,7 +51,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
             },
             required: ['ok', 'hash', 'submittedAt', 'ledgerDate', 'message'],
           },
-          '4xx': okErrorSchema,
+          '4xx': submitErrorSchema,
           '5xx': okErrorSchema,
         },
       },
@@ -77,7 +78,10 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         if (refusal === undefined) throw err;
         return reply.code(503).header('Retry-After', refusal.retryAfter).send(errorBody('ok', refusal.message));
       }
-      if (!decision.allowed) return reply.code(decision.status).send({ ok: false, error: decision.error });
+      if (!decision.allowed) {
+        const refusal = limitRefusal(decision.tier, decision.error, now, s.ingest.paymentsAvailable);
+        return reply.code(decision.status).header('Retry-After', String(refusal.retryAfter)).send(refusal.body);
+      }
       s.gate.stored();
       return reply.code(201).send({
         ok: true,

@@ -7,6 +7,7 @@ import { parseProofBundle, verifyProofBundle } from '../../core/proof.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
 import { loadPublicKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { DAILY_LIMIT_ERROR } from '../limits.ts';
+import { DAILY_LIMIT_ERROR_NO_PAYMENTS } from '../limit-answer.ts';
 import { betaResponse, betaResponseWriter } from '../routes/beta.ts';
 import { DAY, makeFixture, NOW, ORIGIN, randomHash, removeTempDirs, sha256, TODAY, type Fixture } from './fixture.ts';
 
@@ -44,7 +45,8 @@ describe('POST /api/submit (free tier)', () => {
     const hash = randomHash();
     const res = await post('/api/submit', { hash }, { ip });
     expect(res.statusCode).toBe(429);
-    expect(res.json()).toEqual({ ok: false, error: DAILY_LIMIT_ERROR, message: DAILY_LIMIT_ERROR });
+    // No payments configured here: the text does not offer the upgrade (limit-answer.ts).
+    expect(res.json()).toEqual({ ok: false, error: DAILY_LIMIT_ERROR_NO_PAYMENTS, message: DAILY_LIMIT_ERROR_NO_PAYMENTS, limit: { period: 'day', max: 2, resetsAt: '2025-11-04T00:00:00.000Z' } });
     expect(DAILY_LIMIT_ERROR).toBe('Daily limit reached: the free tier allows 2 timestamps per day. Try again tomorrow or upgrade to Standard.');
     expect(submissionsOf(hash)).toEqual([]);
     expect((await post('/api/submit', { hash: randomHash() }, { ip: '198.51.100.3' })).statusCode).toBe(201);

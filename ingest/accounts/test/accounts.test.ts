@@ -637,7 +637,7 @@ describe('security, as an attacker would try it', () => {
     const results = await Promise.all(Array.from({ length: 10 }, () => c.post('/api/submit', { hash: randomHash() })));
     const codes = results.map((r) => r.statusCode).sort();
     expect(codes).toEqual([201, 201, 429, 429, 429, 429, 429, 429, 429, 429]);
-    expect(results.find((r) => r.statusCode === 429)!.json()).toEqual({ ok: false, error: MONTHLY_LIMIT_ERROR, message: MONTHLY_LIMIT_ERROR });
+    expect(results.find((r) => r.statusCode === 429)!.json()).toEqual({ ok: false, error: MONTHLY_LIMIT_ERROR, message: MONTHLY_LIMIT_ERROR, limit: { period: 'month', max: 500, resetsAt: new Date(Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth() + 1, 1)).toISOString() } });
     expect((await c.get('/api/quota/usage')).json()).toEqual({ used: 500, limit: 500, period: 'month' });
     expect((await c.get('/api/timestamps')).json()).toHaveLength(2);
     // A new month starts from zero.
