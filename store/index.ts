@@ -2,6 +2,7 @@
 // SQLite on the file TIMESEAL_DB (the embedded default: `make start` needs nothing else).
 import { UsageError } from '../runtime/config.ts';
 import type { DB } from './db.ts';
+import { openPostgresStore } from './postgres/engine.ts';
 import { openSqliteStore } from './sqlite/engine.ts';
 import type { Store } from './store.ts';
 
@@ -21,8 +22,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.databaseUrl;
   if (url !== undefined && url !== '') {
     if (!/^postgres(?:ql)?:\/\//.test(url)) throw new UsageError('TIMESEAL_DATABASE_URL must be a postgres:// or postgresql:// URL');
-    // The PostgreSQL engine (store/postgres/) replaces this.
-    throw new UsageError('PostgreSQL support is not in this build yet: unset TIMESEAL_DATABASE_URL to use SQLite (TIMESEAL_DB)');
+    return openPostgresStore(url);
   }
   return openSqliteStore(options.db, options.sqlite ? { db: options.sqlite } : {});
 }

@@ -1,0 +1,535 @@
+// The PostgreSQL engine of the Store (store/store.ts; DESIGN.md §8: several ingest nodes, one database), on a
+// `pg` Pool. Schema and migrations: migrations.ts. Every guarantee holds across processes and nodes because it
+// is the server's, never this process's memory:
+//
+// - durable: synchronous_commit is on for every connection (set when the server's default is off) and the
+//   store refuses a server with fsync off; a method resolves only after its COMMIT returned.
+// - exact counts: one UPSERT ... DO UPDATE ... WHERE count < max RETURNING (the conflicting row is locked and
+//   the condition re-checked on its newest version), in the same transaction as the rows it admits.
+// - checks then writes (throttle, Stripe subscription rules): pg_advisory_xact_lock on the keys involved,
+//   taken in a fixed order, held until the transaction ends.
+// - single use: UPDATE ... WHERE token = $1 RETURNING (a concurrent one waits for the row, then finds the token
+//   gone); Stripe idempotency: INSERT ... ON CONFLICT DO NOTHING RETURNING in the transaction of its effect.
+// - a day is streamed by keyset pagination on id inside one REPEATABLE READ READ ONLY transaction: one snapshot.
+import crypto from 'node:crypto';
+import pg from 'pg';
+import {
+  PAYING_STATUSES,
+  StoreClosedError,
+  UniqueViolationError,
+  type DayBatch,
+  type DayRow,
+  type HistoryEntry,
+  type LimitOutcome,
+  type Store,
+  type StripeChange,
+  type Submission,
+  type SubscriptionFields,
+  type ThrottleKey,
+  type ThrottleMark,
+  type ThrottleRecord,
+  type User,
+} from '../store.ts';
+import { neutralError } from './errors.ts';
+import { migrate } from './migrations.ts';
+
+export interface PostgresStoreOptions {
+  /** Connections in this process's pool (default 10). */
+  poolSize?: number;
+}
+
+/** Rows read per query while streaming a day (the interface's default batch). */
+const DAY_CHUNK = 65_536;
+/** Rows per INSERT statement of `enqueue` (arrays bound as parameters; every statement in one transaction). */
+const ENQUEUE_CHUNK = 10_000;
+/** Expired throttle rows are deleted at most once per this much clock time per scope (per process). */
+const PRUNE_EVERY_MS = 60_000;
+/** PostgreSQL's type oid of BIGINT (int8): ids and counts, read as numbers (all far below 2^53). */
+const INT8_OID = 20;
+
+const isPayingStatus = (status: string | undefined): boolean => status !== undefined && (PAYING_STATUSES as readonly string[]).includes(status);
+
+/** An advisory lock key (a signed 64-bit integer, as text) for a name. */
+const lockKey = (name: string): string => crypto.createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
+
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === INT8_OID && format !== 'binary' ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
+type Client = pg.PoolClient;
+
+/** Opens the PostgreSQL store at `url` (postgres://…): a pool, the pending migrations applied. */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  // Durability is checked before anything is accepted: fsync must be on at the server, and synchronous_commit
+  // (a connection's setting) is forced on for this pool when the server's default for us is off.
+  const settings = await serverSettings(url);
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    types,
+    connectionTimeoutMillis: 10_000,
+    ...(settings.synchronousCommit === 'off' ? { options: '-c synchronous_commit=on' } : {}),
+  });
+  // An idle connection's error (the server restarted) must not crash the process; the next query fails and is
+  // answered as StorageUnavailableError.
+  pool.on('error', () => undefined);
+  try {
+    await migrate(pool);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw neutralError(err);
+  }
+  return postgresStore(pool);
+}
+
+/** The server's fsync and our default synchronous_commit; refuses a server that does not flush commits. */
+async function serverSettings(url: string): Promise<{ synchronousCommit: string }> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  try {
+    await client.connect();
+    const row = (await client.query<{ fsync: string; sc: string }>(`SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sc`)).rows[0]!;
+    if (row.fsync !== 'on') throw new Error(`the PostgreSQL server runs with fsync=${row.fsync}: a stored submission would not survive a crash; turn fsync on`);
+    return { synchronousCommit: row.sc };
+  } catch (err) {
+    throw neutralError(err);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function postgresStore(pool: pg.Pool): Store {
+  let closed = false;
+  const inFlight = new Set<Promise<unknown>>();
+  const track = <T>(work: () => Promise<T>): Promise<T> => {
+    if (closed) return Promise.reject(new StoreClosedError());
+    const p = work();
+    inFlight.add(p);
+    void p.then(
+      () => inFlight.delete(p),
+      () => inFlight.delete(p),
+    );
+    return p;
+  };
+
+  /** One statement, autocommit. `write` marks a statement that changes rows (a lost connection may have
+   * committed it). */
+  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = [], write = false): Promise<pg.QueryResult<R>> =>
+    track(async () => {
+      try {
+        return await pool.query<R>(text, values);
+      } catch (err) {
+        throw neutralError(err, write);
+      }
+    });
+  const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> => (await query<R>(text, values)).rows[0];
+
+  /** `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  const tx = <T>(work: (c: Client) => Promise<T>): Promise<T> =>
+    track(async () => {
+      let client: Client;
+      try {
+        client = await pool.connect();
+      } catch (err) {
+        throw neutralError(err);
+      }
+      // A connection that failed mid-transaction is discarded, not returned to the pool.
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        let result: T;
+        try {
+          result = await work(client);
+        } catch (err) {
+          await client.query('ROLLBACK').catch(() => void (broken = true));
+          throw err;
+        }
+        try {
+          await client.query('COMMIT');
+        } catch (err) {
+          throw neutralError(err, true);
+        }
+        return result;
+      } catch (err) {
+        const neutral = neutralError(err);
+        if (neutral !== err && !(neutral instanceof UniqueViolationError)) broken = true;
+        throw neutral;
+      } finally {
+        client.release(broken);
+      }
+    });
+
+  /** Takes the advisory locks of `names` for the transaction, in a fixed order (no deadlock between two). */
+  const lock = async (c: Client, names: readonly string[]): Promise<void> => {
+    const keys = [...new Set(names.map(lockKey))].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+    for (const key of keys) await c.query('SELECT pg_advisory_xact_lock($1)', [key]);
+  };
+
+  const INSERT_SUBMISSION = 'INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES ($1, $2, $3, $4, $5)';
+  const insertSubmission = (c: Client, r: Submission): Promise<unknown> => c.query(INSERT_SUBMISSION, submissionValues(r));
+
+  // --- limits: counts one for (key, date) unless it has `max` already; the count after, or undefined.
+  const countUpTo = async (c: Client, key: string, date: string, max: number): Promise<number | undefined> =>
+    (
+      await c.query<{ count: number }>(
+        `INSERT INTO ip_rate_limit (ip_address, date, count) VALUES ($1, $2, 1)
+         ON CONFLICT (ip_address, date) DO UPDATE SET count = ip_rate_limit.count + 1 WHERE ip_rate_limit.count < $3
+         RETURNING count`,
+        [key, date, max],
+      )
+    ).rows[0]?.count;
+  const subscriptionStatus = async (c: Client | pg.Pool, userId: string): Promise<string | undefined> =>
+    (await c.query<{ status: string }>('SELECT status FROM subscriptions WHERE user_id = $1', [userId])).rows[0]?.status;
+
+  // --- throttle
+  const throttleLock = (k: ThrottleKey): string => `throttle\0${k.scope}\0${k.key}`;
+  const prunedAt = new Map<string, number>();
+  const count = async (c: Client | pg.Pool, k: ThrottleKey, windowMs: number, nowMs: number): Promise<number> =>
+    (await c.query<{ n: number }>('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = $1 AND key = $2 AND at_ms > $3 AND at_ms <= $4', [k.scope, k.key, nowMs - windowMs, nowMs])).rows[0]!.n;
+  const record = async (c: Client, keys: readonly ThrottleRecord[], nowMs: number): Promise<ThrottleMark> => {
+    const ids: number[] = [];
+    for (const k of keys) ids.push((await c.query<{ id: number }>('INSERT INTO auth_throttle (scope, key, at_ms) VALUES ($1, $2, $3) RETURNING id', [k.scope, k.key, nowMs])).rows[0]!.id);
+    for (const k of keys) {
+      if (nowMs - (prunedAt.get(k.scope) ?? -Infinity) >= PRUNE_EVERY_MS) {
+        await c.query('DELETE FROM auth_throttle WHERE scope = $1 AND at_ms <= $2', [k.scope, nowMs - k.windowMs]);
+        prunedAt.set(k.scope, nowMs);
+      }
+    }
+    return ids;
+  };
+
+  // --- users
+  const USER_COLUMNS = 'u.id, u.username, u.email, u.email_verified AS v';
+  const userRow = (row: { id: string; username: string; email: string; v: boolean } | undefined): User | undefined =>
+    row && { id: row.id, username: row.username, email: row.email, emailVerified: row.v };
+
+  // --- stripe
+  const userExists = async (c: Client, id: string | null): Promise<boolean> => id !== null && (await c.query('SELECT 1 FROM users WHERE id = $1', [id])).rowCount === 1;
+  const userForCustomer = async (c: Client, customerId: string | null): Promise<string | null> => {
+    if (customerId === null) return null;
+    return (await c.query<{ user_id: string }>('SELECT user_id FROM subscriptions WHERE stripe_customer_id = $1 ORDER BY id LIMIT 1', [customerId])).rows[0]?.user_id ?? null;
+  };
+  /** Writes a subscription's fields to the user's row unless it already holds newer news (store.ts apply). The
+   * user's subscription lock makes the read and the write one step against every other event of the user. */
+  const writeSubscription = async (c: Client, userId: string, f: SubscriptionFields, created: number, fresh: boolean): Promise<string | undefined> => {
+    await lock(c, [`subscription\0${userId}`]);
+    const current = (
+      await c.query<{ sid: string | null; status: string; created: number | null }>(
+        'SELECT stripe_subscription_id AS sid, status, stripe_event_created AS created FROM subscriptions WHERE user_id = $1',
+        [userId],
+      )
+    ).rows[0];
+    // A late event about an older subscription must not overwrite the one the user pays for now.
+    if (current?.sid && current.sid !== f.subscriptionId && isPayingStatus(current.status) && !isPayingStatus(f.status)) {
+      return `ignored: user ${userId} pays through ${current.sid}`;
+    }
+    if (current?.sid === f.subscriptionId) {
+      if (current.status === 'canceled' && f.status !== 'canceled') return `ignored: ${f.subscriptionId} is canceled`;
+      if (!fresh && current.created !== null && created < current.created) return `ignored: older than the last event applied to ${f.subscriptionId}`;
+    }
+    await c.query(
+      `INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, stripe_price_id, status, current_period_start, current_period_end, cancel_at_period_end, stripe_event_created)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+       ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(excluded.stripe_customer_id, subscriptions.stripe_customer_id),
+         stripe_subscription_id = excluded.stripe_subscription_id, stripe_price_id = excluded.stripe_price_id, status = excluded.status,
+         current_period_start = excluded.current_period_start, current_period_end = excluded.current_period_end,
+         cancel_at_period_end = excluded.cancel_at_period_end,
+         stripe_event_created = CASE WHEN subscriptions.stripe_subscription_id IS NOT DISTINCT FROM excluded.stripe_subscription_id
+           THEN GREATEST(COALESCE(subscriptions.stripe_event_created, 0), excluded.stripe_event_created) ELSE excluded.stripe_event_created END`,
+      [userId, f.customerId, f.subscriptionId, f.priceId, f.status, f.periodStart, f.periodEnd, f.cancelAtPeriodEnd, created],
+    );
+    return undefined;
+  };
+  const applyChange = async (c: Client, change: StripeChange, created: number): Promise<string> => {
+    switch (change.kind) {
+      case 'checkout': {
+        if (change.userId === null || !(await userExists(c, change.userId))) return `ignored: no user ${String(change.userId)}`;
+        const f = change.fields;
+        if (f === null) return 'ignored: not a subscription checkout';
+        return (await writeSubscription(c, change.userId, f, created, true)) ?? `subscription ${f.subscriptionId} ${f.status} for user ${change.userId}`;
+      }
+      case 'subscription': {
+        const f = change.fields;
+        const userId = (await userForCustomer(c, f.customerId)) ?? change.userIdHint;
+        if (userId === null || !(await userExists(c, userId))) return `ignored: no user for customer ${String(f.customerId)}`;
+        return (await writeSubscription(c, userId, f, created, false)) ?? `subscription ${f.subscriptionId} ${f.status} for user ${userId}`;
+      }
+      case 'payment-failed': {
+        const changed = (
+          await c.query(
+            `UPDATE subscriptions SET status = 'past_due', stripe_event_created = $1
+             WHERE stripe_customer_id = $2 AND status IN ('active', 'trialing') AND COALESCE(stripe_event_created, 0) <= $1`,
+            [created, change.customerId],
+          )
+        ).rowCount;
+        return `payment failed for customer ${String(change.customerId)}${changed ? ': past_due' : ''}`;
+      }
+      case 'none':
+        return change.outcome;
+    }
+  };
+
+  const HISTORY_COLUMNS = 'id, file_name AS "fileName", submitted_at AS "submittedAt", hash, ledger_date AS "ledgerDate"';
+
+  const store: Store = {
+    engine: 'postgres',
+
+    submissions: {
+      // One autocommit INSERT per row: PostgreSQL groups concurrent commits into one WAL flush by itself, and a
+      // row that fails fails alone.
+      write: (row) => query(INSERT_SUBMISSION, submissionValues(row), true).then(() => undefined),
+      enqueue: (rows) =>
+        tx(async (c) => {
+          for (let i = 0; i < rows.length; i += ENQUEUE_CHUNK) {
+            const columns: Array<Array<string | null>> = [[], [], [], [], []];
+            for (const r of rows.slice(i, i + ENQUEUE_CHUNK)) submissionValues(r).forEach((v, k) => columns[k]!.push(v));
+            await c.query(
+              `INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source)
+               SELECT h, t, d, f, s FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r (h, t, d, f, s, n) ORDER BY n`,
+              columns,
+            );
+          }
+        }),
+      async dates(after, before) {
+        // One index seek per date (a skip scan) instead of reading every row of a million-row day.
+        const dates: string[] = [];
+        for (let d = after; ; ) {
+          const next = (await one<{ d: string | null }>('SELECT MIN(ledger_date) AS d FROM submissions WHERE ledger_date > $1 AND ledger_date < $2', [d, before]))?.d ?? null;
+          if (next === null) return dates;
+          dates.push(next);
+          d = next;
+        }
+      },
+      queueSize: async (lastPublished) => (await one<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > $1', [lastPublished]))!.n,
+      readDay(date, options = {}) {
+        const batchRows = options.batchRows ?? DAY_CHUNK;
+        return {
+          async *[Symbol.asyncIterator](): AsyncGenerator<DayBatch> {
+            if (closed) throw new StoreClosedError();
+            let client: Client;
+            try {
+              client = await pool.connect();
+            } catch (err) {
+              throw neutralError(err);
+            }
+            let broken = false;
+            let open = false;
+            try {
+              // The snapshot: every query of this transaction sees the rows committed when its first one ran.
+              await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+              open = true;
+              const total = (await client.query<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = $1', [date])).rows[0]!.n;
+              if (total > 0) {
+                for (let after = -1; ; ) {
+                  const rows = (
+                    await client.query<[number, string, string]>({
+                      text: 'SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = $1 AND id > $2 ORDER BY id LIMIT $3',
+                      values: [date, after, batchRows],
+                      rowMode: 'array',
+                    })
+                  ).rows;
+                  if (rows.length === 0) break;
+                  after = rows[rows.length - 1]![0];
+                  yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
+                }
+              }
+              await client.query('COMMIT');
+              open = false;
+            } catch (err) {
+              broken = neutralError(err) !== err;
+              throw neutralError(err);
+            } finally {
+              // Left early (break, an error of the reader): end the transaction before the connection is reused.
+              if (open && !broken) await client.query('ROLLBACK').catch(() => void (broken = true));
+              client.release(broken);
+            }
+          },
+        };
+      },
+    },
+
+    limits: {
+      submit: ({ submission, clientKey, userId, caps }) =>
+        tx(async (c): Promise<LimitOutcome> => {
+          const time = submission.submittedAt.toISOString();
+          if (userId !== undefined && isPayingStatus(await subscriptionStatus(c, userId))) {
+            const row = (
+              await c.query<{ count: number }>(
+                `INSERT INTO quota_usage (user_id, month, count, last_reset) VALUES ($1, $2, 1, $3)
+                 ON CONFLICT (user_id, month) DO UPDATE SET count = quota_usage.count + 1 WHERE quota_usage.count < $4
+                 RETURNING count`,
+                [userId, time.slice(0, 7), time, caps.standardPerMonth],
+              )
+            ).rows[0];
+            if (row === undefined) return { allowed: false, tier: 'standard' };
+            await insertSubmission(c, { ...submission, source: 'account' });
+            await c.query('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES ($1, $2, $3, $4, $5)', [
+              userId,
+              submission.hash,
+              time,
+              time.slice(0, 10),
+              submission.fileName ?? null,
+            ]);
+            return { allowed: true, tier: 'standard', count: row.count };
+          }
+          const n = await countUpTo(c, clientKey, time.slice(0, 10), caps.freePerDay);
+          if (n === undefined) return { allowed: false, tier: 'free' };
+          await insertSubmission(c, { ...submission, source: 'web' });
+          return { allowed: true, tier: 'free', count: n };
+        }),
+      dailyUsed: async (clientKey, date) => (await one<{ count: number }>('SELECT count FROM ip_rate_limit WHERE ip_address = $1 AND date = $2', [clientKey, date]))?.count ?? 0,
+      monthlyUsed: async (userId, month) => (await one<{ count: number }>('SELECT count FROM quota_usage WHERE user_id = $1 AND month = $2', [userId, month]))?.count ?? 0,
+      countWindow: (clientKey, window, max, prune) =>
+        tx(async (c) => {
+          const n = await countUpTo(c, clientKey, window, max);
+          if (n === 1) await c.query('DELETE FROM ip_rate_limit WHERE ip_address = $1 AND date >= $2 AND date < $3', [clientKey, prune.from, prune.before]);
+          return n;
+        }),
+    },
+
+    throttle: {
+      count: (k, windowMs, nowMs) => track(async () => count(pool, k, windowMs, nowMs).catch((err: unknown) => Promise.reject(neutralError(err)))),
+      attempt: (guards, keys, nowMs) =>
+        tx(async (c) => {
+          await lock(c, [...guards, ...keys].map(throttleLock));
+          for (const g of guards) {
+            if ((await count(c, g, g.windowMs, nowMs)) < g.max) continue;
+            if (g.unlessSeen !== undefined && (await count(c, g.unlessSeen, g.unlessSeen.windowMs, nowMs)) > 0) continue;
+            return undefined;
+          }
+          return record(c, keys, nowMs);
+        }),
+      record: (keys, nowMs) =>
+        tx(async (c) => {
+          await lock(c, keys.map(throttleLock));
+          return record(c, keys, nowMs);
+        }),
+      change: ({ withdraw = [], clear = [], record: keys = [], nowMs }) =>
+        tx(async (c) => {
+          await lock(c, [...clear, ...keys].map(throttleLock));
+          const ids = withdraw.flat();
+          if (ids.length > 0) await c.query('DELETE FROM auth_throttle WHERE id = ANY($1::bigint[])', [ids]);
+          for (const k of clear) await c.query('DELETE FROM auth_throttle WHERE scope = $1 AND key = $2', [k.scope, k.key]);
+          await record(c, keys, nowMs);
+        }),
+    },
+
+    users: {
+      create: (u) =>
+        tx(async (c) => {
+          await c.query(
+            `INSERT INTO users (id, username, email, password, newsletter_subscribed, created_at, verification_token, verification_expires)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+            [u.id, u.username, u.email, u.passwordHash, u.newsletter, u.createdAt.toISOString(), u.verification.tokenHash, u.verification.expires.toISOString()],
+          );
+        }),
+      get: async (id) => userRow(await one(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id])),
+      forLogin: async (name) => {
+        const row = await one<{ id: string; password: string }>('SELECT id, password FROM users WHERE lower(username) = lower($1) OR email = lower($1) LIMIT 1', [name]);
+        return row && { id: row.id, passwordHash: row.password };
+      },
+      byEmail: (email) => one<{ id: string; username: string }>('SELECT id, username FROM users WHERE email = $1', [email]),
+      setVerification: async (userId, tokenHash, expires) =>
+        void (await query('UPDATE users SET verification_token = $1, verification_expires = $2 WHERE id = $3', [tokenHash, expires.toISOString(), userId], true)),
+      verifyEmail: async (tokenHash, now) =>
+        (
+          await query(
+            'UPDATE users SET email_verified = true, verification_token = NULL, verification_expires = NULL WHERE verification_token = $1 AND verification_expires > $2 RETURNING id',
+            [tokenHash, now.toISOString()],
+            true,
+          )
+        ).rowCount === 1,
+      setReset: async (userId, tokenHash, expires) =>
+        void (await query('UPDATE users SET password_reset_token = $1, password_reset_expires = $2 WHERE id = $3', [tokenHash, expires.toISOString(), userId], true)),
+      forReset: async (tokenHash, now) => (await one<{ id: string }>('SELECT id FROM users WHERE password_reset_token = $1 AND password_reset_expires > $2', [tokenHash, now.toISOString()]))?.id,
+      resetPassword: (userId, tokenHash, passwordHash) =>
+        tx(async (c) => {
+          const n = (
+            await c.query(
+              'UPDATE users SET password = $1, password_reset_token = NULL, password_reset_expires = NULL, email_verified = true WHERE id = $2 AND password_reset_token = $3 RETURNING id',
+              [passwordHash, userId, tokenHash],
+            )
+          ).rowCount;
+          if (n === 1) await c.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
+          return n === 1;
+        }),
+    },
+
+    sessions: {
+      create: async (idHash, userId, createdAt, expiresAt) =>
+        void (await query('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [idHash, userId, createdAt.toISOString(), expiresAt.toISOString()], true)),
+      user: async (idHash, now) =>
+        userRow(await one(`SELECT ${USER_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = $1 AND s.expires_at > $2`, [idHash, now.toISOString()])),
+      destroy: async (idHash) => void (await query('DELETE FROM sessions WHERE id_hash = $1', [idHash], true)),
+      destroyUser: async (userId) => void (await query('DELETE FROM sessions WHERE user_id = $1', [userId], true)),
+      prune: async (now) => void (await query('DELETE FROM sessions WHERE expires_at <= $1', [now.toISOString()], true)),
+    },
+
+    subscriptions: {
+      get: async (userId) => {
+        const row = await one<{ status: string; priceId: string | null; periodEnd: string | null; cancel: boolean; customerId: string | null }>(
+          'SELECT status, stripe_price_id AS "priceId", current_period_end AS "periodEnd", cancel_at_period_end AS cancel, stripe_customer_id AS "customerId" FROM subscriptions WHERE user_id = $1',
+          [userId],
+        );
+        return row && { status: row.status, priceId: row.priceId, periodEnd: row.periodEnd, cancelAtPeriodEnd: row.cancel, customerId: row.customerId };
+      },
+      isPaying: async (userId) => isPayingStatus((await one<{ status: string }>('SELECT status FROM subscriptions WHERE user_id = $1', [userId]))?.status),
+      // One statement: a concurrent call waits for the row, then keeps the customer recorded first.
+      setCustomer: async (userId, customerId) =>
+        (
+          await query<{ c: string }>(
+            `INSERT INTO subscriptions (user_id, stripe_customer_id, status) VALUES ($1, $2, 'inactive')
+             ON CONFLICT (user_id) DO UPDATE SET stripe_customer_id = COALESCE(subscriptions.stripe_customer_id, excluded.stripe_customer_id)
+             RETURNING stripe_customer_id AS c`,
+            [userId, customerId],
+            true,
+          )
+        ).rows[0]!.c,
+    },
+
+    stripeEvents: {
+      seen: async (eventId) => (await one('SELECT 1 FROM stripe_events WHERE id = $1', [eventId])) !== undefined,
+      apply: (event, change) =>
+        tx(async (c) => {
+          // A concurrent insert of the same id waits for this transaction, then does nothing.
+          const fresh = (await c.query('INSERT INTO stripe_events (id, type, received_at) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING RETURNING id', [event.id, event.type, event.receivedAt.toISOString()])).rowCount;
+          return fresh === 1 ? applyChange(c, change, event.created) : undefined;
+        }),
+    },
+
+    forms: {
+      joinWaitlist: async (e) =>
+        (
+          await query('INSERT INTO professional_waitlist (name, email, message, created_at) VALUES ($1, $2, $3, $4) ON CONFLICT (email) DO NOTHING RETURNING id', [
+            e.name,
+            e.email,
+            e.message,
+            e.createdAt.toISOString(),
+          ], true)
+        ).rowCount === 1,
+      addContact: async (m) =>
+        (await query<{ id: number }>('INSERT INTO contact_messages (name, email, subject, message, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id', [m.name, m.email, m.subject, m.message, m.createdAt.toISOString()], true))
+          .rows[0]!.id,
+      setContactDelivery: async (id, delivery) => void (await query('UPDATE contact_messages SET delivery = $1 WHERE id = $2', [delivery, id], true)),
+    },
+
+    history: {
+      list: async (userId) => (await query<HistoryEntry>(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE user_id = $1 ORDER BY submitted_at DESC, id DESC LIMIT 1000`, [userId])).rows,
+      get: (id, userId) => one<HistoryEntry>(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = $1 AND user_id = $2`, [id, userId]),
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...inFlight]);
+      await pool.end();
+    },
+  };
+  return store;
+}
+
+/** A submission's column values: hash, submitted_at, ledger_date (its UTC day), file_name, source. */
+function submissionValues(r: Submission): Array<string | null> {
+  const time = r.submittedAt.toISOString();
+  return [r.hash, time, time.slice(0, 10), r.fileName ?? null, r.source];
+}

@@ -1,0 +1,54 @@
+// The PostgreSQL engine's errors made engine-neutral (store/store.ts): a full or failing disk at the server, or a
+// server that cannot be reached or dropped the connection, becomes StorageUnavailableError; a repeated username
+// or e-mail UniqueViolationError. Callers never see SQLSTATE codes. Codes: PostgreSQL's appendix A "Error
+// Codes".
+import { StorageUnavailableError, UniqueViolationError } from '../store.ts';
+
+/** SQLSTATE 23505 unique_violation. */
+export const UNIQUE_VIOLATION = '23505';
+
+/** Node's socket errors that mean the server is not there (connect) or went away (mid-query). */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/**
+ * 'full' for the server's disk full (53100 disk_full), 'io' for another storage or connection failure (58030
+ * io_error, class 08 connection exceptions, 57P01-57P03 shutdown/cannot connect now, 53300
+ * too_many_connections, a socket error, the pg client's "Connection terminated" and pool time-outs), else
+ * undefined (a bug or a constraint: not the storage's fault).
+ */
+export function postgresFault(err: unknown): 'full' | 'io' | undefined {
+  if (err instanceof StorageUnavailableError) return err.kind;
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  if (code === '53100') return 'full';
+  if (typeof code === 'string') {
+    if (code === '58030' || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return 'io';
+    if (SOCKET_CODES.has(code)) return 'io';
+  }
+  const message = (err as { message?: unknown } | null | undefined)?.message;
+  if (code === undefined && typeof message === 'string' && /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message)) return 'io';
+  return undefined;
+}
+
+/** Whether `err` says the connection went away after a statement was sent (so a write may have committed). */
+function lostMidStatement(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  const message = (err as { message?: unknown } | null | undefined)?.message;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code === '57P02' || (typeof message === 'string' && message.startsWith('Connection terminated'));
+}
+
+/**
+ * `err` as an engine-neutral error: StorageUnavailableError for a storage or connection fault (its code kept
+ * for the log; `committed` when `mayHaveCommitted` and the connection was lost while the commit was under way),
+ * UniqueViolationError for 23505 on the users table, else `err` itself.
+ */
+export function neutralError(err: unknown, mayHaveCommitted = false): unknown {
+  if (err instanceof StorageUnavailableError || err instanceof UniqueViolationError) return err;
+  const e = err as { code?: unknown; constraint?: unknown; table?: unknown; message?: string };
+  if (e?.code === UNIQUE_VIOLATION && e.table === 'users') {
+    return new UniqueViolationError(/email/.test(String(e.constraint)) ? 'email' : 'username', e.message ?? 'unique violation');
+  }
+  const kind = postgresFault(err);
+  if (kind === undefined) return err;
+  const code = typeof e.code === 'string' ? e.code : 'ECONNLOST';
+  return new StorageUnavailableError(kind, code, `PostgreSQL: ${e.message ?? code}`, { committed: mayHaveCommitted && lostMidStatement(err), cause: err });
+}
