@@ -31,6 +31,7 @@ import { formRoutes } from './routes/forms.ts';
 import { proofRoutes } from './routes/proof.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
+import { siteConfigRoutes } from './routes/site-config.ts';
 import type { ArchiveAccess, Services } from './services.ts';
 import { createSubmissionGate } from './submission-gate.ts';
 import { registerRequestLog } from './request-log.ts';
@@ -83,7 +84,7 @@ export function serverOptions(ingest: IngestConfig, logger?: Logger, limits: Htt
 
 /** Every anonymous API route, in one encapsulated context. */
 export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) => {
-  for (const routes of [submitRoutes, betaRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes]) {
+  for (const routes of [submitRoutes, betaRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes, siteConfigRoutes]) {
     await app.register(routes, services);
   }
 };

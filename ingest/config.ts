@@ -26,6 +26,8 @@ export interface IngestConfig {
   betaApiRate: Rate | undefined;
   /** Whether Stripe is configured (the rule of accounts/config.ts): the free tier's 429 offers the upgrade only then. */
   paymentsAvailable: boolean;
+  /** DONATION_URL: the card-payment donation page the /beta-api page links to (GET /api/site-config); unset, no link. */
+  donationUrl: string | undefined;
 }
 
 /** A count per fixed, clock-aligned window (a UTC second, minute, hour or day). */
@@ -91,6 +93,21 @@ function checkProxyAddress(entry: string): void {
   }
 }
 
+/** DONATION_URL: an absolute http(s) URL without credentials, or unset/empty. */
+export function parseDonationUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value.trim() === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    throw new UsageError(`DONATION_URL is not a URL: ${value}`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.username || url.password) {
+    throw new UsageError(`DONATION_URL must be an http(s) URL without credentials: ${value}`);
+  }
+  return url.href;
+}
+
 export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = process.env): IngestConfig {
   const host = new URL(config.origin).hostname;
   const mailFrom = env.MAIL_FROM || `Timeseal <noreply@${host.includes('.') ? host : `${host}.localdomain`}>`;
@@ -105,5 +122,6 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
     outbox: env.TIMESEAL_OUTBOX || path.join(path.dirname(config.db), 'outbox'),
     betaApiRate: parseRate('BETA_API_RATE', env.BETA_API_RATE),
     paymentsAvailable: loadAccountsConfig(config.origin, env).stripe !== undefined,
+    donationUrl: parseDonationUrl(env.DONATION_URL),
   };
 }
