@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { buildLedgers, readState, type DayBuild } from '../pipeline/build.ts';
 import type { Context } from './context.ts';
-import { enqueue, type Submission } from '../store/queue.ts';
+import type { Submission } from '../store/store.ts';
 
 export const DISCLOSURE_DOCUMENT = path.resolve(import.meta.dirname, '../docs/sealed-disclosure.md');
 
@@ -27,7 +27,7 @@ export function demoHashes(): string[] {
 }
 
 /** Publishes yesterday's demonstration ledger when nothing is published yet; returns null otherwise. */
-export function publishDemo(c: Context): DayBuild[] | null {
+export async function publishDemo(c: Context): Promise<DayBuild[] | null> {
   if (readState(c.config.archive, c.config.logOrigin).days.length > 0) return null;
   const now = c.clock();
   const yesterday = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - 1);
@@ -36,6 +36,7 @@ export function publishDemo(c: Context): DayBuild[] | null {
     submittedAt: new Date(yesterday + (9 + 3 * i) * 3_600_000),
     source: 'demo',
   }));
-  enqueue(c.db(), rows);
-  return buildLedgers({ config: c.config, db: c.db(), clock: c.clock, keys: c.signingKeys(), progress: c.progress });
+  const store = await c.store();
+  await store.submissions.enqueue(rows);
+  return buildLedgers({ config: c.config, store, clock: c.clock, keys: c.signingKeys(), progress: c.progress });
 }

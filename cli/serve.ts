@@ -8,8 +8,7 @@ import { archiveAccess } from './archive-access.ts';
 import { buildApp } from '../ingest/app.ts';
 import { loadIngestConfig } from '../ingest/config.ts';
 import { publishDemo } from './demo.ts';
-import { startBanner } from './start-banner.ts';
-import { createLogger, logFormat } from '../runtime/logger.ts';
+import { createLogger } from '../runtime/logger.ts';
 import { createMailer } from '../ingest/mail.ts';
 import { listen } from '../ingest/server.ts';
 import { UsageError } from '../runtime/config.ts';
@@ -61,16 +60,14 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   // what another machine writes) it neither records the verifier release nor runs the schedule's writing steps.
   const writable = archiveWritable(c.config.archive);
   if (!writable) logger.warn({ archive: c.config.archive }, 'the archive is read-only here: serving it, recording no verifier release and running no schedule');
-  let demoDays: string[] = [];
   if (options.demo && writable) {
-    const built = publishDemo(c);
+    const built = await publishDemo(c);
     if (built !== null) logger.info({ days: built.map((d) => d.date) }, 'demonstration ledger published');
-    if (built !== null) demoDays = built.map((d) => d.date);
   }
   // Issue 7: the built offline verifier is listed with its SHA-256 in the archive and timestamped once.
   const verifier = path.join(ingest.site, 'offline-verifier.html');
   if (writable && fs.existsSync(verifier)) {
-    const { release, added } = releaseVerifier({ file: verifier, archive: c.config.archive, db: c.db(), now: c.clock() });
+    const { release, added } = await releaseVerifier({ file: verifier, archive: c.config.archive, store: await c.store(), now: c.clock() });
     if (added) logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
   }
   const app = await buildApp({ config: c.config, ingest, clock: c.clock, store: await c.store(), mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin) }, logger);
@@ -78,12 +75,7 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const listening = await listen(app, c.config.host, c.config.port);
-  if (process.stderr.isTTY && logFormat(process.env, true) === 'pretty') {
-    const days = archiveAccess(c.config.archive, c.config.logOrigin).days();
-    const banner = startBanner({ origin: c.config.origin, listening, smtpUrl: ingest.smtpUrl, outbox: ingest.outbox, demoDays, lastDay: days.at(-1)?.date, publishedDays: days.length });
-    process.stderr.write(`${banner.join('\n')}\n`);
-  }
+  await listen(app, c.config.host, c.config.port);
   const schedule = writable ? startSchedule(c, logger) : { stop: async () => {} };
   const signal = await stopped;
   logger.info({ signal }, 'shutting down: finishing requests in flight');

@@ -37,20 +37,21 @@ import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
 import { appendLeaves, tileHashReader, tilePath } from '../core/tiles.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
-import type { DB } from '../store/db.ts';
+import { collectDay, type DayColumns } from '../store/day-columns.ts';
+import type { Store } from '../store/store.ts';
 import { forgetListings, readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable } from './files.ts';
 import type { SigningKeys, PublicKeys } from '../runtime/keys.ts';
 import { writeAnchorStatus } from './anchor/status.ts';
-import { withLock } from './lock.ts';
+import { withLock, withLockAsync } from './lock.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
-import { datesWithSubmissions, dayColumns } from '../store/queue.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
 import { readIndexHead, removeUnnamedIndexFiles, segmentFolders, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from './segment-files.ts';
 
 export interface BuildContext {
   config: Config;
-  db: DB;
+  /** The submissions are read through the store (store/store.ts), whichever engine it is. */
+  store: Store;
   clock: Clock;
   keys: SigningKeys;
   progress?: (message: string) => void;
@@ -153,36 +154,40 @@ export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRe
 }
 
 /** Builds, signs and publishes the given day or every finished unpublished day. Returns what it did. */
-export function buildLedgers(ctx: BuildContext, options: { date?: string } = {}): DayBuild[] {
-  return publishLedgers(ctx, options).days;
+export async function buildLedgers(ctx: BuildContext, options: { date?: string } = {}): Promise<DayBuild[]> {
+  return (await publishLedgers(ctx, options)).days;
 }
 
 /** buildLedgers, and what the index upkeep after the days did (`upkeep: false` leaves it to a later run). */
-export function publishLedgers(ctx: BuildContext, options: { date?: string; upkeep?: boolean } = {}): PublishReport {
+export async function publishLedgers(ctx: BuildContext, options: { date?: string; upkeep?: boolean } = {}): Promise<PublishReport> {
   if (options.date !== undefined) {
     if (!isDate(options.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${options.date}`);
     const today = utcDate(ctx.clock());
     if (options.date >= today) throw new UsageError(`${options.date} is not finished yet (today is ${today} UTC)`);
   }
-  return withArchive(ctx, ({ state, head, retiredBefore }) => {
+  // Under the archive lock, held while the store is read (awaited); each day's rows are read, streamed, just
+  // before the synchronous build of that day.
+  return withArchiveAsync(ctx, async ({ state, head, retiredBefore }) => {
     const today = utcDate(ctx.clock());
     const last = state.days.at(-1);
     let targets: string[];
     if (options.date !== undefined) {
       const date = options.date; // checked above, before the lock
       if (!state.days.some((d) => d.date === date)) {
-        const earlier = datesWithSubmissions(ctx.db, last?.date ?? '', date);
+        const earlier = await ctx.store.submissions.dates(last?.date ?? '', date);
         if (earlier.length > 0) throw new UsageError(`publish ${earlier.join(', ')} first: days are appended in order`);
         if (last && date < last.date) throw new UsageError(`${date} is before the last published day ${last.date} and cannot be appended`);
       }
       targets = [date];
     } else {
-      targets = datesWithSubmissions(ctx.db, last?.date ?? '', today);
+      targets = await ctx.store.submissions.dates(last?.date ?? '', today);
     }
     const days: DayBuild[] = [];
     for (const date of targets) {
       try {
-        days.push(buildDay(ctx, state, head, date));
+        const started = performance.now();
+        const columns = await collectDay(ctx.store.submissions.readDay(date), date);
+        days.push(buildDay(ctx, state, head, date, columns, started));
       } catch (err) {
         throw withContext(`ledger ${date}`, err);
       }
@@ -204,19 +209,32 @@ export function upkeepArchiveIndex(ctx: BuildContext): IndexUpkeep {
  * earlier run's merges, so a reader that fetched an older head has had at least one run's interval to finish
  * with them, and this run's upkeep may remove them.
  */
-function withArchive<T>(ctx: BuildContext, work: (run: { state: ArchiveState; head: IndexHead; retiredBefore: (segment: Segment) => boolean }) => T): T {
+type ArchiveRun = { state: ArchiveState; head: IndexHead; retiredBefore: (segment: Segment) => boolean };
+
+function withArchive<T>(ctx: BuildContext, work: (run: ArchiveRun) => T): T {
   const archive = ctx.config.archive;
   fs.mkdirSync(archive, { recursive: true });
-  return withLock(path.join(path.dirname(path.resolve(ctx.config.db)), 'archive.lock'), () => {
-    // Another process may have written the archive since this one last did (a server runs builds for days).
-    forgetListings();
-    removeStaleTemps(archive);
-    const state = readState(archive, ctx.config.logOrigin);
-    const head = completeMutableFiles(ctx, state);
-    const named = new Set(head.segments.map(segmentDir));
-    const retired = new Set(segmentFolders(archive).map(segmentDir).filter((dir) => !named.has(dir)));
-    return work({ state, head, retiredBefore: (segment) => retired.has(segmentDir(segment)) });
-  });
+  return withLock(archiveLock(ctx), () => work(openArchiveRun(ctx)));
+}
+
+/** withArchive for a run that awaits (reading the store) while it holds the lock. */
+function withArchiveAsync<T>(ctx: BuildContext, work: (run: ArchiveRun) => Promise<T>): Promise<T> {
+  fs.mkdirSync(ctx.config.archive, { recursive: true });
+  return withLockAsync(archiveLock(ctx), () => work(openArchiveRun(ctx)));
+}
+
+const archiveLock = (ctx: BuildContext): string => path.join(path.dirname(path.resolve(ctx.config.db)), 'archive.lock');
+
+function openArchiveRun(ctx: BuildContext): ArchiveRun {
+  const archive = ctx.config.archive;
+  // Another process may have written the archive since this one last did (a server runs builds for days).
+  forgetListings();
+  removeStaleTemps(archive);
+  const state = readState(archive, ctx.config.logOrigin);
+  const head = completeMutableFiles(ctx, state);
+  const named = new Set(head.segments.map(segmentDir));
+  const retired = new Set(segmentFolders(archive).map(segmentDir).filter((dir) => !named.has(dir)));
+  return { state, head, retiredBefore: (segment) => retired.has(segmentDir(segment)) };
 }
 
 function noUpkeep(head: IndexHead): IndexUpkeep {
@@ -302,8 +320,7 @@ function crashPoint(point: string, date?: string): void {
   if (wanted === point && (day === undefined || day === date)) process.kill(process.pid, 'SIGKILL');
 }
 
-function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date: string): DayBuild {
-  const started = performance.now();
+function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date: string, day: DayColumns, started: number): DayBuild {
   const archive = ctx.config.archive;
   const position = state.days.findIndex((d) => d.date === date);
   const alreadyPublished = position >= 0;
@@ -316,7 +333,7 @@ function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date:
   const out = new WriteCounter();
   // The day's columns, leaf hashes, tiles and ledger bytes live only inside writeDayFiles, so they can be
   // collected while the worker finishes the entry bundles and the day's index segment.
-  const { record, checkpoint, hashFiles } = writeDayFiles(ctx, state, date, previous, oldSize, alreadyPublished, out);
+  const { record, checkpoint, hashFiles } = writeDayFiles(ctx, state, date, day, previous, oldSize, alreadyPublished, out);
   const written = hashFiles.wait();
   out.files += written.files;
   out.bytes += written.bytes;
@@ -350,13 +367,13 @@ function writeDayFiles(
   ctx: BuildContext,
   state: ArchiveState,
   date: string,
+  day: DayColumns,
   previous: DayRecord | undefined,
   oldSize: number,
   alreadyPublished: boolean,
   out: WriteCounter,
 ): { record: DayRecord; checkpoint: string; hashFiles: HashFilesJob } {
   const archive = ctx.config.archive;
-  const day = dayColumns(ctx.db, date);
   if (day.count === 0) throw new UsageError(`no submissions for ${date}`);
   ctx.progress?.(`${date}: ${day.count} hashes`);
   const newSize = oldSize + day.count;

@@ -8,9 +8,8 @@ import path from 'node:path';
 import { VERIFIER_ARCHIVE_PATH } from '../core/archive.ts';
 import { FormatError } from '../core/errors.ts';
 import { utcDate } from '../core/ledger.ts';
-import type { DB } from '../store/db.ts';
+import type { Store } from '../store/store.ts';
 import { writeMutable } from './files.ts';
-import { enqueue } from '../store/queue.ts';
 
 export const VERIFIER_RELEASES_FORMAT = 'timeseal-offline-verifier/1';
 
@@ -34,7 +33,7 @@ export interface ReleaseOptions {
   file: string;
   /** The archive folder (TIMESEAL_ARCHIVE). */
   archive: string;
-  db: DB;
+  store: Store;
   now: Date;
 }
 
@@ -59,7 +58,7 @@ export function readVerifierReleases(archive: string): VerifierReleases {
  * Lists the built verifier in `archive/offline-verifier.json` and enqueues its SHA-256 (source "import", file
  * name "offline-verifier.html <version>"). Returns the release and whether it was new.
  */
-export function releaseVerifier(options: ReleaseOptions): { release: VerifierRelease; added: boolean } {
+export async function releaseVerifier(options: ReleaseOptions): Promise<{ release: VerifierRelease; added: boolean }> {
   const bytes = fs.readFileSync(options.file);
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
   const version = verifierVersion(bytes.toString('utf8'));
@@ -74,7 +73,7 @@ export function releaseVerifier(options: ReleaseOptions): { release: VerifierRel
     ledger_date: utcDate(options.now),
   };
   // Enqueue first: a listed release is always one whose hash is committed to the queue.
-  enqueue(options.db, [{ hash: sha256, submittedAt: options.now, fileName: `offline-verifier.html ${version}`, source: 'import' }]);
+  await options.store.submissions.enqueue([{ hash: sha256, submittedAt: options.now, fileName: `offline-verifier.html ${version}`, source: 'import' }]);
   const next: VerifierReleases = { ...current, releases: [...current.releases, release] };
   writeMutable(options.archive, VERIFIER_ARCHIVE_PATH, `${JSON.stringify(next, null, 2)}\n`);
   return { release, added: true };

@@ -7,6 +7,9 @@
 //   ingest/    core/, store/, runtime/, npm, node: never pipeline/ or cli/ (what it needs of the archive writer
 //              is injected: ArchiveAccess in ingest/services.ts, made by cli/archive-access.ts)
 //   cli/       anything: the `timeseal` command composes pipeline/ and ingest/
+// And store/ owns the database (DESIGN.md §8, issue 14 step 2): no other folder's source prepares a statement or
+// imports better-sqlite3, except pipeline/lock.ts, whose SQLite file is a kernel lock on a lock file, not the
+// database.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -85,5 +88,38 @@ describe('layout: what each folder may import', () => {
     }
     expect(imports).toBeGreaterThan(files.length);
     expect(violations).toEqual([]);
+  });
+});
+
+/** Source outside store/ that may use SQLite anyway, and why. */
+const SQL_ALLOWED: Record<string, string> = {
+  'pipeline/lock.ts': 'a kernel file lock held through an exclusive SQLite transaction on <lock>.sqlite, not the database',
+};
+
+/** Where `source` touches SQL directly: a prepared statement or better-sqlite3 itself. */
+export function sqlUsesOf(source: string): string[] {
+  const found: string[] = [];
+  if (/\.prepare\(/.test(source)) found.push('.prepare(');
+  if (importsOf(source).includes('better-sqlite3')) found.push('better-sqlite3');
+  return found;
+}
+
+describe('layout: only store/ speaks SQL', () => {
+  it('finds SQL in an example (the check can fail)', () => {
+    expect(sqlUsesOf("const row = db.prepare('SELECT 1').get();")).toEqual(['.prepare(']);
+    expect(sqlUsesOf("import Database from 'better-sqlite3';")).toEqual(['better-sqlite3']);
+    expect(sqlUsesOf("import type Database from 'better-sqlite3';\nawait store.users.get(id);")).toEqual(['better-sqlite3']);
+    expect(sqlUsesOf('await store.submissions.queueSize(last);')).toEqual([]);
+  });
+
+  it('no source of core/, runtime/, pipeline/, ingest/ or cli/ prepares a statement or imports better-sqlite3', () => {
+    const files = ['core', 'runtime', 'pipeline', 'ingest', 'cli'].flatMap((folder) => [...sourceFiles(folder)]);
+    expect(files.length).toBeGreaterThan(50);
+    const found = files.flatMap((file) => {
+      if (SQL_ALLOWED[file] !== undefined) return [];
+      return sqlUsesOf(fs.readFileSync(path.join(ROOT, file), 'utf8')).map((use) => `${file}: ${use}`);
+    });
+    expect(found).toEqual([]);
+    for (const file of Object.keys(SQL_ALLOWED)) expect(fs.existsSync(path.join(ROOT, file)), `${file} (allowed) exists`).toBe(true);
   });
 });

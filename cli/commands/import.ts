@@ -8,7 +8,7 @@ import { utcDate } from '../../core/ledger.ts';
 import { TimesealError } from '../../core/errors.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
-import { enqueue, type Submission } from '../../store/queue.ts';
+import type { Submission } from '../../store/store.ts';
 import { readState } from '../../pipeline/build.ts';
 import { refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
 
@@ -76,7 +76,7 @@ export function registerImport(program: Command, ctx: () => Context): void {
       // Only a clock set back can be on or before the last published day; an acknowledged hash must never miss
       // its ledger. (readState also checks the archive's origin.)
       refuseClockBehindArchive(date, readState(c.config.archive, c.config.logOrigin).days.at(-1)?.date ?? '', 'Nothing was enqueued.');
-      enqueue(c.db(), rows);
+      await (await c.store()).submissions.enqueue(rows);
       output(!!opts.json).result({ enqueued: rows.length, submitted_at: at.toISOString(), ledger_date: date }, () => [
         `Enqueued ${rows.length} hash${rows.length === 1 ? '' : 'es'} for the ledger of ${date} (published after 00:00 UTC).`,
       ]);

@@ -14,14 +14,14 @@ export function registerLedger(program: Command, ctx: () => Context): void {
     .description('build, sign and publish day D (default: every finished day not yet published)')
     .option('--date <date>', 'the day to build or re-check, YYYY-MM-DD')
     .option('--json', 'machine-readable output')
-    .action((opts: { date?: string; json?: boolean }) => {
+    .action(async (opts: { date?: string; json?: boolean }) => {
       if (opts.date !== undefined && !isDate(opts.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
       // A clock on or before the last published day can publish nothing, ever: say so (exit 1) rather than
       // "Nothing to publish", and leave the archive as it is.
       refuseClockBehindArchive(utcDate(c.clock()), readLastPublishedDay(c.config.archive), 'Nothing was built.');
-      const { days: results, index } = publishLedgers(
-        { config: c.config, db: c.db(), clock: c.clock, keys: c.signingKeys(), progress: c.progress },
+      const { days: results, index } = await publishLedgers(
+        { config: c.config, store: await c.store(), clock: c.clock, keys: c.signingKeys(), progress: c.progress },
         opts.date === undefined ? {} : { date: opts.date },
       );
       const upkeep = index.merged.length === 0

@@ -7,7 +7,6 @@ import { readState } from '../../pipeline/build.ts';
 import { clockBehindArchive, clockBehindText } from '../../runtime/clock-guard.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
-import { queueSize } from '../../store/queue.ts';
 
 function folderSize(dir: string): { files: number; bytes: number } {
   let files = 0;
@@ -31,11 +30,11 @@ export function registerStatus(program: Command, ctx: () => Context): void {
     .command('status')
     .description('queue size, last published day, archive size')
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .action(async (opts: { json?: boolean }) => {
       const c = ctx();
       const { days } = readState(c.config.archive, c.config.logOrigin);
       const last = days.at(-1) ?? null;
-      const queued = queueSize(c.db(), last?.date ?? '');
+      const queued = await (await c.store()).submissions.queueSize(last?.date ?? '');
       const size = folderSize(c.config.archive);
       const now = c.clock();
       // The server refuses submissions (503) while this holds (runtime/clock-guard.ts).

@@ -10,6 +10,7 @@ import { DAILY_LIMIT_ERROR } from '../limits.ts';
 import { DAILY_LIMIT_ERROR_NO_PAYMENTS } from '../limit-answer.ts';
 import { betaResponse, betaResponseWriter } from '../routes/beta.ts';
 import { DAY, makeFixture, NOW, ORIGIN, randomHash, removeTempDirs, sha256, TODAY, type Fixture } from './fixture.ts';
+import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 const INVALID_HASH = 'Invalid hash format. Expected 64-character hexadecimal SHA-256 hash.';
 const CSP =
@@ -240,9 +241,9 @@ describe('same hash twice in a day', () => {
     expect((await post('/api/v1/beta/timestamp', { hash })).statusCode).toBe(201);
     expect((await post('/api/submit', { hash }, { ip: '198.51.100.60' })).statusCode).toBe(201);
     expect(submissionsOf(hash)).toHaveLength(2);
-    const [built] = buildLedgers({
+    const [built] = await buildLedgers({
       config: f.config,
-      db: f.db,
+      store: openSqliteStore(f.config.db, { db: f.db }),
       clock: () => new Date('2025-11-04T00:01:00.000Z'),
       keys: loadSigningKeys({ keys: f.config.keys, privateKeys: f.config.privateKeys }),
     });

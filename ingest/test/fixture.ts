@@ -89,7 +89,7 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
   const published = options.publish ?? ['first', 'second', 'third'].map(sha256);
   if (published.length > 0) {
     enqueue(db, published.map((hash, i) => ({ hash, submittedAt: new Date(Date.parse(`${DAY}T09:00:00.000Z`) + i * 60_000), source: 'import' })));
-    buildLedgers({ config, db, clock: () => new Date(`${TODAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }) });
+    await buildLedgers({ config, store: openSqliteStore(config.db, { db }), clock: () => new Date(`${TODAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }) });
   }
   const mailer = options.mailer ?? createMailer(ingest, { info: () => {} });
   const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), store: openSqliteStore(config.db, { db }), mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin) });

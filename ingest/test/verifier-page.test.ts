@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERIFIER_ARCHIVE_PATH } from '../../core/archive.ts';
 import { releaseVerifier } from '../../pipeline/verifier-release.ts';
 import { makeFixture, removeTempDirs, type Fixture } from './fixture.ts';
+import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 let f: Fixture;
 
@@ -47,9 +48,10 @@ describe('offline verifier page', () => {
 
   it('lists each release with its SHA-256 in the archive, served under /ledgers', async () => {
     const file = path.join(f.ingest.site, 'offline-verifier.html');
-    const first = releaseVerifier({ file, archive: f.config.archive, db: f.db, now: new Date('2025-11-03T12:00:00Z') });
+    const store = openSqliteStore(f.config.db, { db: f.db });
+    const first = await releaseVerifier({ file, archive: f.config.archive, store, now: new Date('2025-11-03T12:00:00Z') });
     expect(first.added).toBe(true);
-    expect(releaseVerifier({ file, archive: f.config.archive, db: f.db, now: new Date('2025-11-03T13:00:00Z') }).added).toBe(false);
+    expect((await releaseVerifier({ file, archive: f.config.archive, store, now: new Date('2025-11-03T13:00:00Z') })).added).toBe(false);
     const res = await f.app.inject({ url: `/ledgers/${VERIFIER_ARCHIVE_PATH}` });
     expect(res.statusCode).toBe(200);
     const listed = JSON.parse(res.body) as { releases: Array<{ sha256: string }> };

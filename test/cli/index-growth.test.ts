@@ -12,11 +12,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { INDEX_HEAD_PATH, parseIndexHead, segmentDir, SEGMENT_SHARD_TARGET } from '../../core/index-segments.ts';
 import { publishLedgers, upkeepArchiveIndex, type BuildContext } from '../../pipeline/build.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { openDatabase } from '../../store/db.ts';
+import { openDatabase, type DB } from '../../store/db.ts';
 import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { findHash } from '../../pipeline/proof.ts';
 import { enqueue } from '../../store/queue.ts';
 import { SearchUnavailableError, verifiedSearch, type Fetcher } from '../../site/src/lib/verified-search.ts';
+import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -28,7 +29,7 @@ const FIRST_DAY = Date.parse('2025-11-02T00:00:00.000Z');
 const dateOf = (day: number) => new Date(FIRST_DAY + day * DAY_MS).toISOString().slice(0, 10);
 
 /** A project folder with keys and a database, built in this process. */
-function project(): { ctx: (day: number) => BuildContext; archive: string; keysDir: string; close(): void } {
+function project(): { ctx: (day: number) => BuildContext; db: DB; archive: string; keysDir: string; close(): void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-index-growth-'));
   dirs.push(dir);
   const config = loadConfig({
@@ -41,9 +42,11 @@ function project(): { ctx: (day: number) => BuildContext; archive: string; keysD
   initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   const db = openDatabase(config.db);
   const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
+  const store = openSqliteStore(config.db, { db });
   return {
+    db,
     // The clock just after midnight following `day`, so that day is finished.
-    ctx: (day) => ({ config, db, keys, clock: () => new Date(FIRST_DAY + (day + 1) * DAY_MS + 60_000) }),
+    ctx: (day) => ({ config, store, keys, clock: () => new Date(FIRST_DAY + (day + 1) * DAY_MS + 60_000) }),
     archive: config.archive,
     keysDir: config.keys,
     close: () => db.close(),
@@ -96,17 +99,17 @@ function expectLookupsMatch(archive: string, model: Model, absent: string[], whe
 }
 
 describe('the log-structured index', () => {
-  it('answers every lookup like a brute-force map, after every day and after every merge (property)', () => {
+  it('answers every lookup like a brute-force map, after every day and after every merge (property)', async () => {
     // Day sizes around the shard-size boundaries (a segment gains a prefix bit past 64 · 2^b leaves) and empty days.
     const boundary = fc.constantFrom(0, 1, SEGMENT_SHARD_TARGET, SEGMENT_SHARD_TARGET + 1, 2 * SEGMENT_SHARD_TARGET, 2 * SEGMENT_SHARD_TARGET + 1);
     const daySize = fc.oneof(boundary, fc.integer({ min: 0, max: 300 }));
-    fc.assert(
-      fc.property(fc.array(daySize, { minLength: 3, maxLength: 8 }), fc.integer({ min: 0, max: 20 }), (sizes, repeatPercent) => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(daySize, { minLength: 3, maxLength: 8 }), fc.integer({ min: 0, max: 20 }), async (sizes, repeatPercent) => {
         const p = project();
         const model = new Model();
         const pool: string[] = [];
         try {
-          sizes.forEach((n, day) => {
+          for (const [day, n] of sizes.entries()) {
             const submissions: { hash: string; ms: number }[] = [];
             for (let i = 0; i < n; i++) {
               // Some hashes were published on earlier days, some are sent twice in a day.
@@ -116,8 +119,8 @@ describe('the log-structured index', () => {
               pool.push(hash);
             }
             const ctx = p.ctx(day);
-            if (submissions.length > 0) enqueue(ctx.db, submissions.map((s) => ({ hash: s.hash, submittedAt: new Date(s.ms), source: 'import' })));
-            const report = publishLedgers(ctx, { upkeep: false });
+            if (submissions.length > 0) enqueue(p.db, submissions.map((s) => ({ hash: s.hash, submittedAt: new Date(s.ms), source: 'import' })));
+            const report = await publishLedgers(ctx, { upkeep: false });
             expect(report.days.length).toBe(submissions.length > 0 ? 1 : 0);
             model.publishDay(day, submissions);
             const absent = [randomHash(), randomHash()];
@@ -127,13 +130,13 @@ describe('the log-structured index', () => {
             // Sizes at least double from the newest segment to the oldest. (Nothing published: no head yet.)
             if (model.size === 0) {
               expect(fs.existsSync(path.join(p.archive, INDEX_HEAD_PATH))).toBe(false);
-              return;
+              continue;
             }
             const head = parseIndexHead(fs.readFileSync(path.join(p.archive, INDEX_HEAD_PATH), 'utf8'));
             const lengths = head.segments.map((s) => s.to - s.from);
             for (let i = 1; i < lengths.length; i++) expect(lengths[i - 1]!).toBeGreaterThanOrEqual(2 * lengths[i]!);
             expect(head.treeSize).toBe(model.size);
-          });
+          }
         } finally {
           p.close();
         }
@@ -154,8 +157,8 @@ describe('the log-structured index', () => {
         const n = day === 5 ? 0 : 40 + ((day * 37) % 90);
         const submissions = Array.from({ length: n }, (_, i) => ({ hash: day > 0 && i === 0 ? model.hashes()[0]! : randomHash(), ms: FIRST_DAY + day * DAY_MS + i * 1000 }));
         const ctx = p.ctx(day);
-        if (n > 0) enqueue(ctx.db, submissions.map((s) => ({ hash: s.hash, submittedAt: new Date(s.ms), source: 'import' })));
-        publishLedgers(ctx);
+        if (n > 0) enqueue(p.db, submissions.map((s) => ({ hash: s.hash, submittedAt: new Date(s.ms), source: 'import' })));
+        await publishLedgers(ctx);
         model.publishDay(day, submissions);
         // Every segment named by the previous run's head is still on disk (removed at the earliest a run later).
         for (const dir of previousHeadDirs) expect(fs.existsSync(path.join(p.archive, dir)), `${dir} removed one run after its head`).toBe(true);

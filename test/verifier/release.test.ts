@@ -7,12 +7,13 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { openDatabase } from '../../store/db.ts';
 import { readVerifierReleases, releaseVerifier } from '../../pipeline/verifier-release.ts';
 import { BIN, buildVerifier, run, sha256Hex, tempDir } from './helpers.ts';
+import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
 
 describe('releasing the offline verifier', () => {
-  test('lists {version, sha256, size}, enqueues the hash once, and the next ledger contains it', () => {
+  test('lists {version, sha256, size}, enqueues the hash once, and the next ledger contains it', async () => {
     const project = tempDir('release');
     dirs.push(project);
     run(project, BIN, ['keys', 'init']);
@@ -22,11 +23,12 @@ describe('releasing the offline verifier', () => {
     const archive = path.join(project, 'ledgers');
     const db = openDatabase(path.join(project, 'data/timeseal.db'));
     const now = new Date('2025-12-01T12:00:00.000Z');
-    const first = releaseVerifier({ file, archive, db, now });
+    const store = openSqliteStore(path.join(project, 'data/timeseal.db'), { db });
+    const first = await releaseVerifier({ file, archive, store, now });
     const bytes = fs.readFileSync(file);
     expect(first.added).toBe(true);
     expect(first.release).toEqual({ version: '2.0', sha256: sha256Hex(bytes), size: bytes.length, submitted_at: now.toISOString(), ledger_date: '2025-12-01' });
-    const again = releaseVerifier({ file, archive, db, now: new Date('2025-12-01T13:00:00.000Z') });
+    const again = await releaseVerifier({ file, archive, store, now: new Date('2025-12-01T13:00:00.000Z') });
     expect(again.added).toBe(false);
     const count = () => (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash = ?').get(sha256Hex(bytes)) as { n: number }).n;
     expect(count()).toBe(1);
@@ -35,9 +37,10 @@ describe('releasing the offline verifier', () => {
     // A different build (no keys built in) is a second release.
     const other = path.join(project, 'other');
     buildVerifier(other, path.join(project, 'no-keys'));
-    const second = releaseVerifier({ file: path.join(other, 'offline-verifier.html'), archive, db, now });
+    const second = await releaseVerifier({ file: path.join(other, 'offline-verifier.html'), archive, store, now });
     expect(second.added).toBe(true);
     expect(readVerifierReleases(archive).releases.map((r) => r.sha256)).toEqual([first.release.sha256, second.release.sha256]);
+    await store.close();
     db.close();
 
     run(project, BIN, ['ledger', 'build'], { TIMESEAL_NOW: '2025-12-02T00:01:00.000Z' });
