@@ -8,7 +8,10 @@ SYSTEM_NODE_OK := $(shell node -e 'const [a,b]=process.versions.node.split(".").
 
 ifneq ($(SYSTEM_NODE_OK),yes)
 export PATH := $(LOCAL_NODE)/bin:$(PATH)
-export npm_config_nodedir := $(LOCAL_NODE)
+# Native addons build against the local Node's headers. node-gyp reads its nodedir from
+# npm_package_config_node_gyp_nodedir as well as npm_config_nodedir; npm 11 warns "Unknown env config" about
+# the second on every npm and npx command, so only the first is set.
+export npm_package_config_node_gyp_nodedir := $(LOCAL_NODE)
 NODE_DEP := $(LOCAL_NODE)/bin/node
 endif
 export ASTRO_TELEMETRY_DISABLED := 1

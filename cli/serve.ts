@@ -8,7 +8,8 @@ import { archiveAccess } from './archive-access.ts';
 import { buildApp } from '../ingest/app.ts';
 import { loadIngestConfig } from '../ingest/config.ts';
 import { publishDemo } from './demo.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { startBanner } from './start-banner.ts';
+import { createLogger, logFormat } from '../runtime/logger.ts';
 import { createMailer } from '../ingest/mail.ts';
 import { listen } from '../ingest/server.ts';
 import { UsageError } from '../runtime/config.ts';
@@ -60,9 +61,11 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   // what another machine writes) it neither records the verifier release nor runs the schedule's writing steps.
   const writable = archiveWritable(c.config.archive);
   if (!writable) logger.warn({ archive: c.config.archive }, 'the archive is read-only here: serving it, recording no verifier release and running no schedule');
+  let demoDays: string[] = [];
   if (options.demo && writable) {
     const built = await publishDemo(c);
     if (built !== null) logger.info({ days: built.map((d) => d.date) }, 'demonstration ledger published');
+    if (built !== null) demoDays = built.map((d) => d.date);
   }
   // Issue 7: the built offline verifier is listed with its SHA-256 in the archive and timestamped once.
   const verifier = path.join(ingest.site, 'offline-verifier.html');
@@ -75,7 +78,12 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  await listen(app, c.config.host, c.config.port);
+  const listening = await listen(app, c.config.host, c.config.port);
+  if (process.stderr.isTTY && logFormat(process.env, true) === 'pretty') {
+    const days = archiveAccess(c.config.archive, c.config.logOrigin).days();
+    const banner = startBanner({ origin: c.config.origin, listening, smtpUrl: ingest.smtpUrl, outbox: ingest.outbox, demoDays, lastDay: days.at(-1)?.date, publishedDays: days.length });
+    process.stderr.write(`${banner.join('\n')}\n`);
+  }
   const schedule = writable ? startSchedule(c, logger) : { stop: async () => {} };
   const signal = await stopped;
   logger.info({ signal }, 'shutting down: finishing requests in flight');

@@ -7,7 +7,8 @@
 // Migrations are applied in order, all pending ones inside one transaction that first takes
 // pg_advisory_xact_lock(MIGRATION_LOCK): several nodes starting at once migrate once (the others wait, then
 // find nothing to do). schema_migrations holds one row per version applied. Later issues only append.
-import type pg from 'pg';
+import pg from 'pg';
+import { neutralError } from './errors.ts';
 
 /** The advisory lock key of migrations ('timeseal' in ASCII, as a bigint). */
 export const MIGRATION_LOCK = '8388356063449407852';
@@ -155,5 +156,18 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
     }
   } finally {
     client.release();
+  }
+}
+
+/** `timeseal db migrate` on PostgreSQL: applies the pending migrations at `url` on a connection of its own. */
+export async function migratePostgres(url: string): Promise<{ applied: number[]; version: number }> {
+  const pool = new pg.Pool({ connectionString: url, max: 1 });
+  pool.on('error', () => undefined);
+  try {
+    return { applied: await migrate(pool), version: MIGRATIONS.length };
+  } catch (err) {
+    throw neutralError(err);
+  } finally {
+    await pool.end().catch(() => undefined);
   }
 }

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { removeTempProjects, run, tempProject } from '../../test/cli/helpers.ts';
 import { postgresForSuite } from '../../test/support/postgres.ts';
 import { openStore } from '../index.ts';
 import { MIGRATIONS } from '../postgres/migrations.ts';
@@ -52,16 +53,18 @@ async function drain(store: Store, date: string, batchRows: number): Promise<Day
   return rows;
 }
 
+const stores: Store[] = [];
+/** A store on `url`, closed after the file's tests. */
+const open = async (url: string): Promise<Store> => {
+  const store = await openStore({ db: '', databaseUrl: url });
+  stores.push(store);
+  return store;
+};
+afterAll(async () => {
+  for (const s of stores) await s.close();
+});
+
 describe('PostgreSQL engine', () => {
-  const stores: Store[] = [];
-  const open = async (url: string): Promise<Store> => {
-    const store = await openStore({ db: '', databaseUrl: url });
-    stores.push(store);
-    return store;
-  };
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-  });
 
   it('openStore selects PostgreSQL for a postgres:// URL', async () => {
     const store = await open(await newDatabase());
@@ -186,3 +189,82 @@ describe('PostgreSQL engine', () => {
     expect(err).toMatchObject({ kind: 'io', code: 'ECONNREFUSED' });
   });
 });
+
+describe('timeseal db copy and db migrate', () => {
+  afterAll(() => removeTempProjects());
+
+  it('db migrate applies the schema once on each engine', async () => {
+    const dir = tempProject('db-migrate');
+    const url = await newDatabase();
+    const first = run(dir, ['db', 'migrate', '--json'], { env: { TIMESEAL_DATABASE_URL: url } });
+    expect(first.stderr).toBe('');
+    expect(JSON.parse(first.stdout)).toEqual({ ok: true, engine: 'postgres', applied: MIGRATIONS.map((_, i) => i + 1), version: MIGRATIONS.length });
+    const again = run(dir, ['db', 'migrate'], { env: { TIMESEAL_DATABASE_URL: url } });
+    expect(again.code).toBe(0);
+    expect(again.stdout).toBe(`The PostgreSQL database is at schema version ${MIGRATIONS.length}: nothing to apply.\n`);
+    const sqlite = run(dir, ['db', 'migrate', '--json'], { env: { TIMESEAL_DB: path.join(dir, 'timeseal.db') } });
+    expect(JSON.parse(sqlite.stdout)).toMatchObject({ ok: true, engine: 'sqlite' });
+    expect(fs.statSync(path.join(dir, 'timeseal.db')).size).toBeGreaterThan(0);
+  });
+
+  it('db copy moves every row of a SQLite database into PostgreSQL, where the store reads the same answers', async () => {
+    const dir = tempProject('db-copy');
+    const file = path.join(dir, 'timeseal.db');
+    const sqlite = await openStore({ db: file });
+    const user = crypto.randomUUID();
+    const session = hex();
+    const reset = hex();
+    let contact = 0;
+    try {
+      await sqlite.users.create({ id: user, username: 'Dana', email: 'dana@example.com', passwordHash: 'h1', newsletter: true, createdAt: NOW, verification: { tokenHash: hex(), expires: NOW } });
+      await sqlite.users.setReset(user, reset, new Date(NOW.getTime() + 60_000));
+      await sqlite.sessions.create(session, user, NOW, new Date(NOW.getTime() + 60_000));
+      await sqlite.stripeEvents.apply(
+        { id: 'evt_copy', type: 'customer.subscription.created', created: 7, receivedAt: NOW },
+        { kind: 'subscription', userIdHint: user, fields: { customerId: 'cus_c', subscriptionId: 'sub_c', priceId: 'price_c', status: 'active', periodStart: null, periodEnd: '2026-04-10T12:00:00.000Z', cancelAtPeriodEnd: true } },
+      );
+      for (let i = 0; i < 3; i++) await sqlite.limits.submit({ submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i), fileName: `doc${i}.pdf` }, clientKey: '192.0.2.5', userId: user, caps: CAPS });
+      await sqlite.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.6', caps: CAPS });
+      await sqlite.submissions.enqueue(Array.from({ length: 2500 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() - i * 1000), source: 'import' as const })));
+      await sqlite.throttle.record([{ scope: 'login', key: 'ip:1', windowMs: 60_000 }], NOW.getTime());
+      await sqlite.forms.joinWaitlist({ name: 'W', email: 'w@example.com', message: 'm', createdAt: NOW });
+      contact = await sqlite.forms.addContact({ name: 'Name', email: 'c@example.com', subject: 'support', message: 'a message of some length', createdAt: NOW });
+    } finally {
+      await sqlite.close();
+    }
+
+    const url = await newDatabase();
+    const copied = run(dir, ['db', 'copy', '--to', url, '--json'], { env: { TIMESEAL_DB: file } });
+    expect(copied.stderr).toBe('');
+    expect(copied.code).toBe(0);
+    expect(JSON.parse(copied.stdout).rows).toMatchObject({ users: 1, sessions: 1, subscriptions: 1, submissions: 2504, timestamps: 3, quota_usage: 1, ip_rate_limit: 1, auth_throttle: 1, stripe_events: 1, professional_waitlist: 1, contact_messages: 1 });
+
+    const [before, after] = [await openStore({ db: file }), await open(url)];
+    try {
+      expect(await drain(after, '2026-03-10', 1000)).toEqual(await drain(before, '2026-03-10', 1000));
+      expect(await after.users.get(user)).toEqual(await before.users.get(user));
+      expect(await after.users.forLogin('dana')).toEqual({ id: user, passwordHash: 'h1' });
+      expect(await after.users.forReset(reset, NOW)).toBe(user);
+      expect(await after.sessions.user(session, NOW)).toEqual(await before.sessions.user(session, NOW));
+      expect(await after.subscriptions.get(user)).toEqual(await before.subscriptions.get(user));
+      expect(await after.history.list(user)).toEqual(await before.history.list(user));
+      expect(await after.limits.monthlyUsed(user, '2026-03')).toBe(3);
+      expect(await after.limits.dailyUsed('192.0.2.6', '2026-03-10')).toBe(1);
+      expect(await after.stripeEvents.seen('evt_copy')).toBe(true);
+      expect(await after.throttle.count({ scope: 'login', key: 'ip:1' }, 60_000, NOW.getTime())).toBe(1);
+      expect(await after.forms.joinWaitlist({ name: 'W', email: 'w@example.com', message: 'm', createdAt: NOW })).toBe(false);
+      // Identity sequences continue after the copied ids.
+      expect(await after.forms.addContact({ name: 'Name', email: 'c@example.com', subject: 'general', message: 'another message here', createdAt: NOW })).toBe(contact + 1);
+      await after.submissions.write({ hash: hex(), submittedAt: NOW, source: 'web' });
+      expect((await drain(after, '2026-03-10', 5000)).length).toBe((await drain(before, '2026-03-10', 5000)).length + 1);
+    } finally {
+      await before.close();
+    }
+
+    // A database that already holds rows is never copied into.
+    const refused = run(dir, ['db', 'copy', '--to', url], { env: { TIMESEAL_DB: file } });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/already holds rows \(table users\): copy only into a new, empty database/);
+  });
+});
+
