@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeTempProjects, run, tempProject } from '../../test/cli/helpers.ts';
+import { makeHashes, removeTempProjects, run, tempProject, treeDiff, treeDigest, writeHashFile } from '../../test/cli/helpers.ts';
 import { postgresForSuite } from '../../test/support/postgres.ts';
 import { openStore } from '../index.ts';
 import { MIGRATIONS } from '../postgres/migrations.ts';
@@ -266,5 +266,40 @@ describe('timeseal db copy and db migrate', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/already holds rows \(table users\): copy only into a new, empty database/);
   });
-});
 
+  it('timeseal import and ledger build publish the same archive, byte for byte, on PostgreSQL as on SQLite', async () => {
+    const onSqlite = tempProject('build-sqlite');
+    expect(run(onSqlite, ['keys', 'init']).code).toBe(0);
+    const onPostgres = tempProject('build-postgres');
+    for (const folder of ['keys', 'data/private-keys']) fs.cpSync(path.join(onSqlite, folder), path.join(onPostgres, folder), { recursive: true });
+    const url = await newDatabase();
+    const hashes = makeHashes('same-day', 200);
+    const imports: Array<[string, string[]]> = [
+      ['2025-11-01T09:00:00.000Z', hashes.slice(0, 120)],
+      ['2025-11-01T17:30:00.250Z', [...hashes.slice(100), hashes[7]!.toUpperCase()]],
+    ];
+    for (const [dir, env] of [
+      [onSqlite, {}],
+      [onPostgres, { TIMESEAL_DATABASE_URL: url }],
+    ] as const) {
+      for (const [i, [at, lines]] of imports.entries()) {
+        const r = run(dir, ['import', writeHashFile(dir, `day-${i}.txt`, lines)], { env: { ...env, TIMESEAL_NOW: at } });
+        expect(r.code, r.stderr).toBe(0);
+      }
+      const built = run(dir, ['ledger', 'build', '--json'], { env: { ...env, TIMESEAL_NOW: '2025-11-02T00:01:00.000Z' } });
+      expect(built.code, built.stderr).toBe(0);
+      expect(JSON.parse(built.stdout).days.map((d: { date: string; entryCount: number }) => [d.date, d.entryCount])).toEqual([['2025-11-01', 200]]);
+    }
+    // The PostgreSQL project's submissions really are in PostgreSQL.
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      expect((await client.query<{ n: string }>('SELECT COUNT(*) AS n FROM submissions')).rows[0]!.n).toBe('221');
+    } finally {
+      await client.end();
+    }
+    const sqliteArchive = treeDigest(path.join(onSqlite, 'ledgers'));
+    expect(sqliteArchive.size).toBeGreaterThan(3);
+    expect(treeDiff(sqliteArchive, treeDigest(path.join(onPostgres, 'ledgers')))).toEqual([]);
+  });
+});
