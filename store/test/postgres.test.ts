@@ -9,7 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeHashes, removeTempProjects, run, tempProject, treeDiff, treeDigest, writeHashFile } from '../../test/cli/helpers.ts';
-import { postgresForSuite } from '../../test/support/postgres.ts';
+import { postgresForSuite, startPostgres } from '../../test/support/postgres.ts';
 import { openStore } from '../index.ts';
 import { MIGRATIONS } from '../postgres/migrations.ts';
 import { StorageUnavailableError, type DayRow, type Store, type Submission } from '../store.ts';
@@ -167,6 +167,33 @@ describe('PostgreSQL engine', () => {
     // More early exits than the pool has connections: each went back to the pool, outside a transaction.
     await store.submissions.enqueue([{ hash: hex(), submittedAt: NOW, source: 'import' }]);
     expect((await drain(store, '2026-03-10', 100)).length).toBe(31);
+  });
+
+  it('a server that goes away mid-service makes every kind of call StorageUnavailableError, never a raw error', async () => {
+    const own = await startPostgres();
+    const store = await openStore({ db: '', databaseUrl: own.url });
+    try {
+      await store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'web' });
+      await own.stop();
+      const calls: Array<[string, () => Promise<unknown>]> = [
+        ['write', () => store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'web' })],
+        ['submit', () => store.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.1', caps: CAPS })],
+        ['queueSize', () => store.submissions.queueSize('')],
+        ['readDay', () => drain(store, '2026-03-10', 10)],
+        ['throttle.count', () => store.throttle.count({ scope: 's', key: 'k' }, 1000, NOW.getTime())],
+      ];
+      for (const [name, call] of calls) {
+        const err = await call().then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(err, name).toBeInstanceOf(StorageUnavailableError);
+        expect(err, name).toMatchObject({ kind: 'io' });
+      }
+    } finally {
+      await store.close();
+      await own.stop();
+    }
   });
 
   it('an unreachable server is StorageUnavailableError', async () => {
