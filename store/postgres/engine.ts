@@ -75,6 +75,9 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   // answered as StorageUnavailableError.
   pool.on('error', () => undefined);
   try {
+    // What the pool's connections really run with (a URL's own `options` would override ours).
+    const sc = (await pool.query<{ sc: string }>(`SELECT current_setting('synchronous_commit') AS sc`)).rows[0]!.sc;
+    if (sc === 'off') throw new Error('the PostgreSQL connections run with synchronous_commit=off (set by the URL\'s options): a stored submission could be lost in a crash; remove that setting');
     await migrate(pool);
   } catch (err) {
     await pool.end().catch(() => undefined);

@@ -102,6 +102,23 @@ describe('PostgreSQL engine', () => {
     await open(url);
   });
 
+  it('commits are synchronous even on a database whose default is synchronous_commit=off; a URL that turns it off is refused', async () => {
+    const url = await newDatabase();
+    const admin = new pg.Client({ connectionString: server.url });
+    await admin.connect();
+    try {
+      await admin.query(`ALTER DATABASE ${new URL(url).pathname.slice(1)} SET synchronous_commit = off`);
+    } finally {
+      await admin.end();
+    }
+    // The store checks what its connections run with and refuses 'off': opening proves it forced 'on'.
+    const store = await open(url);
+    await store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'web' });
+    const off = new URL(url);
+    off.searchParams.set('options', '-c synchronous_commit=off');
+    await expect(openStore({ db: '', databaseUrl: off.toString() })).rejects.toThrow(/synchronous_commit=off/);
+  });
+
   it('a database newer than the program is refused', async () => {
     const url = await newDatabase();
     await open(url);
