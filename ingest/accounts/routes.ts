@@ -326,6 +326,9 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       if (!token) throw new ClientError(400, TEXTS.noVerificationToken);
       if (!isTokenShape(token)) throw new ClientError(400, TEXTS.badVerificationToken);
       const done = await s.store.users.verifyEmail(tokenHash(token), s.clock());
+      // A used link opened again (or the success page reloaded) by the verified user's own session: the token
+      // is gone (single use), but the session says the address is verified (issue 14 of the site work).
+      if (!done && request.account?.emailVerified) return { message: TEXTS.alreadyVerified };
       if (!done) throw new ClientError(400, TEXTS.badVerificationToken);
       return { message: TEXTS.verified };
     },

@@ -133,7 +133,7 @@ describe('account screens', () => {
     await expect(toastText(page).textContent()).resolves.toContain('Please verify your email address before subscribing. Check your inbox or go to your dashboard to resend the verification link.');
   });
 
-  it('verify-email: no token, success, then the same link again fails', async () => {
+  it('verify-email: no token, success; the same link again or a reload says already verified; elsewhere it fails', async () => {
     await page.goto('/verify-email');
     await page.getByRole('heading', { name: 'Verification Failed' }).waitFor();
     await page.getByText('No verification token provided').waitFor();
@@ -142,10 +142,22 @@ describe('account screens', () => {
     await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
     await shoot(page, 'verify-success-desktop-dark');
     await expect(page.getByRole('link', { name: 'Go to Dashboard' }).getAttribute('href')).resolves.toBe('/dashboard');
+    // Reloading the success page, and opening the link again in this (logged-in) browser: already verified.
+    await page.reload();
+    await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
+    await page.getByText('Your email address is already verified').waitFor();
+    await page.evaluate(() => sessionStorage.clear());
     await page.goto(`/verify-email?token=${token}`);
-    await page.getByRole('heading', { name: 'Verification Failed' }).waitFor();
-    await page.getByText('Invalid or expired verification link').waitFor();
-    await expect(page.getByRole('link', { name: 'Go to Login' }).getAttribute('href')).resolves.toBe('/login');
+    await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
+    await page.getByText('Your email address is already verified').waitFor();
+    // Another browser, without the session: the used link is invalid.
+    const other = await browser.newContext({ baseURL: server.url });
+    const stranger = await other.newPage();
+    await stranger.goto(`/verify-email?token=${token}`);
+    await stranger.getByRole('heading', { name: 'Verification Failed' }).waitFor();
+    await stranger.getByText('Invalid or expired verification link').waitFor();
+    await expect(stranger.getByRole('link', { name: 'Go to Login' }).getAttribute('href')).resolves.toBe('/login');
+    await other.close();
   });
 
   it('checkout through the stand-in, signed webhooks, and the paying dashboard with history and certificates', async () => {

@@ -93,3 +93,26 @@ it('without DONATION_URL there is no donation link or promise; the found result 
     }
   }
 });
+
+it('verify-email: a link that succeeded in this tab shows "already verified" on reload, not "Verification Failed"; screenshots', async () => {
+  const server = servers[0] ?? (await serve({}));
+  for (const width of [1280, 390]) {
+    for (const theme of ['light', 'dark'] as const) {
+      const context = await browser.newContext({ viewport: { width, height: 700 }, baseURL: server.url });
+      await context.addInitScript((t) => {
+        localStorage.setItem('theme', t);
+        sessionStorage.setItem('timeseal-verified-token', 'used-token');
+      }, theme);
+      const page = await context.newPage();
+      await page.goto('/verify-email?token=used-token');
+      await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
+      await page.getByText('Your email address is already verified').waitFor();
+      await page.screenshot({ path: path.join(SCREENSHOTS, `verify-email-already-${width}-${theme}.png`) });
+      await context.close();
+    }
+  }
+  // Another token in the same tab is still checked by the server.
+  const page = await open(server, '/verify-email?token=other-token');
+  await page.getByRole('heading', { name: 'Verification Failed' }).waitFor();
+  await page.context().close();
+});

@@ -1,8 +1,13 @@
 // E-mail verification (spec §2 Verify e-mail, §4, §5, §8): reads ?token=, posts it once; "Verifying Email"
 // while loading; "Email Verified!" with the server's message, or "Verification Failed" with the server's
-// message (fallback "Failed to verify email"; no token: "No verification token provided").
+// message (fallback "Failed to verify email"; no token: "No verification token provided"). A link that
+// succeeded in this tab is remembered (sessionStorage), so reloading the success page shows it again instead of
+// "Verification Failed" (the token is single use); the server also answers "already verified" to the verified
+// user's own session.
 import { useEffect, useState } from 'react';
 import { errorMessage, postJson } from '../lib/api.ts';
+
+const VERIFIED_KEY = 'timeseal-verified-token';
 
 type State = { kind: 'loading' } | { kind: 'success'; message: string } | { kind: 'error'; message: string };
 
@@ -15,8 +20,25 @@ export default function VerifyEmail() {
       setState({ kind: 'error', message: 'No verification token provided' });
       return;
     }
+    let remembered: string | null = null;
+    try {
+      remembered = sessionStorage.getItem(VERIFIED_KEY);
+    } catch {
+      // storage unavailable: no memory of an earlier success
+    }
+    if (remembered === token) {
+      setState({ kind: 'success', message: 'Your email address is already verified' });
+      return;
+    }
     postJson<{ message?: string }>('/api/auth/verify-email', { token })
-      .then((answer) => setState({ kind: 'success', message: answer.message || 'Your email address has been verified.' }))
+      .then((answer) => {
+        try {
+          sessionStorage.setItem(VERIFIED_KEY, token);
+        } catch {
+          // storage unavailable
+        }
+        setState({ kind: 'success', message: answer.message || 'Your email address has been verified.' });
+      })
       .catch((err: unknown) => setState({ kind: 'error', message: errorMessage(err, 'Failed to verify email') }));
   }, []);
 
