@@ -150,6 +150,7 @@ function postgresStore(pool: pg.Pool): Store {
         try {
           await client.query('COMMIT');
         } catch (err) {
+          broken = true;
           throw neutralError(err, true);
         }
         return result;
