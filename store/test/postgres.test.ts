@@ -16,11 +16,14 @@ import { StorageUnavailableError, type DayRow, type Store, type Submission } fro
 import { storeContract } from './contract.ts';
 
 const server = postgresForSuite();
-let databases = 0;
+/** The databases this file created on the suite's server, dropped after its tests (on a TIMESEAL_TEST_DATABASE_URL
+ * server they would outlive the run). */
+const databases: string[] = [];
 
 /** A new, empty database on the suite's server; its URL. */
 async function newDatabase(): Promise<string> {
-  const name = `store_${++databases}_${crypto.randomBytes(3).toString('hex')}`;
+  const name = `store_${databases.length + 1}_${crypto.randomBytes(3).toString('hex')}`;
+  databases.push(name);
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
@@ -62,6 +65,13 @@ const open = async (url: string): Promise<Store> => {
 };
 afterAll(async () => {
   for (const s of stores) await s.close();
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  try {
+    for (const name of databases) await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
 });
 
 describe('PostgreSQL engine', () => {
