@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import { UsageError, type Config } from '../runtime/config.ts';
 import { loadAccountsConfig } from './accounts/config.ts';
+import { FREE_PER_DAY } from './limits.ts';
 
 export interface IngestConfig {
   /** The built site (Astro's dist/site). May be absent: the server then answers with built-in pages only. */
@@ -28,6 +29,8 @@ export interface IngestConfig {
   paymentsAvailable: boolean;
   /** DONATION_URL: the card-payment donation page the /beta-api page links to (GET /api/site-config); unset, no link. */
   donationUrl: string | undefined;
+  /** The free tier's daily cap: 2 (product spec §9), or FREE_TIER_DAILY_LIMIT on a local development server. */
+  freePerDay: number;
 }
 
 /** A count per fixed, clock-aligned window (a UTC second, minute, hour or day). */
@@ -108,6 +111,28 @@ export function parseDonationUrl(value: string | undefined): string | undefined 
   return url.href;
 }
 
+/**
+ * FREE_TIER_DAILY_LIMIT (issue 17): every test on a local server comes from 127.0.0.1 and shares its free-tier
+ * count, so a development server may raise it. Honoured only without TIMESEAL_ORIGIN or with a loopback one
+ * (localhost, 127.x, [::1]); a public server refuses to start with it — its free tier is 2 a day (spec §9).
+ */
+export function parseFreeTierLimit(value: string | undefined, origin: string | undefined): number {
+  if (value === undefined || value.trim() === '') return FREE_PER_DAY;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 1_000_000) throw new UsageError(`FREE_TIER_DAILY_LIMIT must be a whole number from 1 to 1000000: ${value}`);
+  const host = origin === undefined ? 'localhost' : (() => {
+    try {
+      return new URL(origin).hostname;
+    } catch {
+      return origin;
+    }
+  })();
+  if (!/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host)) {
+    throw new UsageError(`FREE_TIER_DAILY_LIMIT is for a local development server only (TIMESEAL_ORIGIN unset or on localhost); this one is ${origin}, whose free tier stays ${FREE_PER_DAY} a day`);
+  }
+  return n;
+}
+
 export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = process.env): IngestConfig {
   const host = new URL(config.origin).hostname;
   const mailFrom = env.MAIL_FROM || `Timeseal <noreply@${host.includes('.') ? host : `${host}.localdomain`}>`;
@@ -123,5 +148,6 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
     betaApiRate: parseRate('BETA_API_RATE', env.BETA_API_RATE),
     paymentsAvailable: loadAccountsConfig(config.origin, env).stripe !== undefined,
     donationUrl: parseDonationUrl(env.DONATION_URL),
+    freePerDay: parseFreeTierLimit(env.FREE_TIER_DAILY_LIMIT, env.TIMESEAL_ORIGIN),
   };
 }

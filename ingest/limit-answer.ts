@@ -3,10 +3,12 @@
 // — and `Retry-After` gives the seconds until then, so a client can wait without knowing our plans. The free
 // tier's text offers the upgrade to Standard only when this server can sell it (Stripe configured).
 import { DAILY_LIMIT_ERROR, FREE_PER_DAY, STANDARD_PER_MONTH } from './limits.ts';
+
+const UPGRADE = ' or upgrade to Standard.';
 import { okErrorSchema } from './schemas.ts';
 
 /** Our text (the spec gives none) when payments are not configured: no upgrade is offered. */
-export const DAILY_LIMIT_ERROR_NO_PAYMENTS = 'Daily limit reached: the free tier allows 2 timestamps per day. Try again tomorrow.';
+export const DAILY_LIMIT_ERROR_NO_PAYMENTS = DAILY_LIMIT_ERROR.replace(UPGRADE, '.');
 
 export interface LimitInfo {
   period: 'day' | 'month';
@@ -15,18 +17,18 @@ export interface LimitInfo {
   resetsAt: string;
 }
 
-export function limitInfo(tier: 'free' | 'standard', now: Date): LimitInfo {
+export function limitInfo(tier: 'free' | 'standard', now: Date, freePerDay = FREE_PER_DAY): LimitInfo {
   const y = now.getUTCFullYear();
   const m = now.getUTCMonth();
   return tier === 'standard'
     ? { period: 'month', max: STANDARD_PER_MONTH, resetsAt: new Date(Date.UTC(y, m + 1, 1)).toISOString() }
-    : { period: 'day', max: FREE_PER_DAY, resetsAt: new Date(Date.UTC(y, m, now.getUTCDate() + 1)).toISOString() };
+    : { period: 'day', max: freePerDay, resetsAt: new Date(Date.UTC(y, m, now.getUTCDate() + 1)).toISOString() };
 }
 
-export function limitRefusal(tier: 'free' | 'standard', error: string, now: Date, paymentsAvailable: boolean): { retryAfter: number; body: { ok: false; error: string; limit: LimitInfo } } {
-  const limit = limitInfo(tier, now);
+export function limitRefusal(tier: 'free' | 'standard', error: string, now: Date, paymentsAvailable: boolean, freePerDay = FREE_PER_DAY): { retryAfter: number; body: { ok: false; error: string; limit: LimitInfo } } {
+  const limit = limitInfo(tier, now, freePerDay);
   const retryAfter = Math.max(1, Math.ceil((Date.parse(limit.resetsAt) - now.getTime()) / 1000));
-  const text = tier === 'free' && !paymentsAvailable && error === DAILY_LIMIT_ERROR ? DAILY_LIMIT_ERROR_NO_PAYMENTS : error;
+  const text = tier === 'free' && !paymentsAvailable && error.endsWith(UPGRADE) ? error.replace(UPGRADE, '.') : error;
   return { retryAfter, body: { ok: false, error: text, limit } };
 }
 

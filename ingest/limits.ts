@@ -24,9 +24,11 @@ export const STANDARD_PER_MONTH = 500;
 /** Product spec §4, §6: the subscription statuses that count as paying (kept by the store, store/store.ts). */
 export { PAYING_STATUSES };
 
-/** Our text (the spec gives none); documented in docs/API.md. */
-export const DAILY_LIMIT_ERROR =
-  'Daily limit reached: the free tier allows 2 timestamps per day. Try again tomorrow or upgrade to Standard.';
+/** Our text (the spec gives none); documented in docs/API.md. `n` differs from 2 only on a local development
+ * server (FREE_TIER_DAILY_LIMIT, ingest/config.ts). */
+export const dailyLimitError = (n: number): string =>
+  `Daily limit reached: the free tier allows ${n} timestamp${n === 1 ? '' : 's'} per day. Try again tomorrow or upgrade to Standard.`;
+export const DAILY_LIMIT_ERROR = dailyLimitError(FREE_PER_DAY);
 /** Our text (the spec gives none); documented in docs/API.md. */
 export const MONTHLY_LIMIT_ERROR =
   'Monthly limit reached: the Standard plan allows 500 timestamps per month. Your quota renews on the 1st of next month (UTC).';
@@ -39,6 +41,8 @@ export interface LimitRequest {
   now: Date;
   hash: string;
   fileName: string | null;
+  /** The free tier's daily cap when not FREE_PER_DAY: FREE_TIER_DAILY_LIMIT on a local development server. */
+  freePerDay?: number;
 }
 
 export type LimitDecision =
@@ -68,14 +72,15 @@ export async function submitWithinLimits(store: Store, request: LimitRequest): P
     submission: { hash: request.hash, submittedAt: request.now, fileName: request.fileName },
     clientKey: clientKey(request.ip),
     ...(request.userId === undefined ? {} : { userId: request.userId }),
-    caps: { freePerDay: FREE_PER_DAY, standardPerMonth: STANDARD_PER_MONTH },
+    caps: { freePerDay: request.freePerDay ?? FREE_PER_DAY, standardPerMonth: STANDARD_PER_MONTH },
   });
   if (outcome.tier === 'standard') {
     if (!outcome.allowed) return { allowed: false, status: 429, error: MONTHLY_LIMIT_ERROR, tier: 'standard' };
     return { allowed: true, remaining: STANDARD_PER_MONTH - outcome.count, tier: 'standard' };
   }
-  if (!outcome.allowed) return { allowed: false, status: 429, error: DAILY_LIMIT_ERROR, tier: 'free' };
-  return { allowed: true, remaining: FREE_PER_DAY - outcome.count, tier: 'free' };
+  const freePerDay = request.freePerDay ?? FREE_PER_DAY;
+  if (!outcome.allowed) return { allowed: false, status: 429, error: dailyLimitError(freePerDay), tier: 'free' };
+  return { allowed: true, remaining: freePerDay - outcome.count, tier: 'free' };
 }
 
 /**

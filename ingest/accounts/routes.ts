@@ -15,7 +15,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest 
 import type Stripe from 'stripe';
 import { ClientError } from '../errors.ts';
 import { isEmail } from '../routes/forms.ts';
-import { clientKey, FREE_PER_DAY, STANDARD_PER_MONTH, utcMonth } from '../limits.ts';
+import { clientKey, STANDARD_PER_MONTH, utcMonth } from '../limits.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { UniqueViolationError } from '../../store/store.ts';
 import { noQuery, plainErrors, SINGLE_LINE } from '../schemas.ts';
@@ -456,7 +456,7 @@ const memberRoutes = (throttles: Throttles, stripe: Stripe | undefined): Fastify
       const now = s.clock();
       const user = me(request);
       if (await s.store.subscriptions.isPaying(user.id)) return { used: await s.store.limits.monthlyUsed(user.id, utcMonth(now)), limit: STANDARD_PER_MONTH, period: 'month' };
-      return { used: await s.store.limits.dailyUsed(clientKey(request.ip), utcDate(now)), limit: FREE_PER_DAY, period: 'day' };
+      return { used: await s.store.limits.dailyUsed(clientKey(request.ip), utcDate(now)), limit: s.ingest.freePerDay, period: 'day' };
     },
   );
 

@@ -71,7 +71,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       try {
         // The limit check, the count and the rows (with the history row of a paying user) are one transaction
         // of the store.
-        decision = await submitWithinLimits(s.store, { ip: request.ip, now, hash, fileName, ...(user ? { userId: user.id } : {}) });
+        decision = await submitWithinLimits(s.store, { ip: request.ip, now, hash, fileName, freePerDay: s.ingest.freePerDay, ...(user ? { userId: user.id } : {}) });
       } catch (err) {
         // A full or failing disk: nothing of the transaction was kept (not the count either).
         const refusal = storageRefusal(err, s.gate, 'submission');
@@ -79,7 +79,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         return reply.code(503).header('Retry-After', refusal.retryAfter).send(errorBody('ok', refusal.message));
       }
       if (!decision.allowed) {
-        const refusal = limitRefusal(decision.tier, decision.error, now, s.ingest.paymentsAvailable);
+        const refusal = limitRefusal(decision.tier, decision.error, now, s.ingest.paymentsAvailable, s.ingest.freePerDay);
         return reply.code(decision.status).header('Retry-After', String(refusal.retryAfter)).send(refusal.body);
       }
       s.gate.stored();
