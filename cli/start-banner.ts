@@ -32,7 +32,7 @@ export function startBanner(b: BannerInput): string[] {
     '',
     `  Timeseal is running: open ${site}`,
     `    links in e-mails use this address too; open the site there so a login carries over`,
-    ...(new URL(site).host !== new URL(b.listening).host ? [`    (listening on ${b.listening}; set TIMESEAL_ORIGIN for another public address)`] : []),
+    ...(new URL(site).host !== new URL(b.listening).host ? [`    (listening on ${b.listening}: page visits there are sent here; set TIMESEAL_ORIGIN for another address)`] : []),
     `  E-mail:  ${mail}`,
     `  Archive: ${archive}`,
     `  Logs:    one line per event below; LOG_FORMAT=json for JSON lines`,

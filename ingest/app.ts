@@ -24,6 +24,7 @@ import { createArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import { BODY_LIMIT, errorHandler, formatSchemaErrors, handleFrameworkError, parseJsonBody } from './errors.ts';
 import { addErrorMessage } from './error-message.ts';
+import { devOriginRedirect } from './dev-origin.ts';
 import type { Mailer } from './mail.ts';
 import { betaRoutes } from './routes/beta.ts';
 import { certificateRoutes } from './routes/certificate.ts';
@@ -110,6 +111,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   fastify.setErrorHandler(errorHandler(services.gate));
   // Every JSON error body carries `message` beside `error` (issue 11).
   fastify.addHook('preSerialization', addErrorMessage);
+  // Without TIMESEAL_ORIGIN, a browser on 127.0.0.1 is sent to the origin's address (one origin for sessions).
+  if (ingest.defaultOrigin) fastify.addHook('onRequest', devOriginRedirect(config.origin));
   fastify.setNotFoundHandler(async (request, reply) => {
     if (request.url.startsWith('/api/')) return reply.code(404).send({ error: `No API endpoint ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}` });
     return sendNotFoundPage(ingest.site, reply);

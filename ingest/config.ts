@@ -31,6 +31,8 @@ export interface IngestConfig {
   donationUrl: string | undefined;
   /** The free tier's daily cap: 2 (product spec §9), or FREE_TIER_DAILY_LIMIT on a local development server. */
   freePerDay: number;
+  /** TIMESEAL_ORIGIN is unset (a development server): page visits on a loopback address go to the origin (dev-origin.ts). */
+  defaultOrigin: boolean;
 }
 
 /** A count per fixed, clock-aligned window (a UTC second, minute, hour or day). */
@@ -149,5 +151,6 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
     paymentsAvailable: loadAccountsConfig(config.origin, env).stripe !== undefined,
     donationUrl: parseDonationUrl(env.DONATION_URL),
     freePerDay: parseFreeTierLimit(env.FREE_TIER_DAILY_LIMIT, env.TIMESEAL_ORIGIN),
+    defaultOrigin: env.TIMESEAL_ORIGIN === undefined,
   };
 }

@@ -12,7 +12,7 @@ it('the banner names the one address, where e-mail goes, the demonstration ledge
   const text = lines.join('\n');
   expect(text).toContain('Timeseal is running: open http://localhost:8080');
   expect(text).toContain('links in e-mails use this address too');
-  expect(text).toContain('(listening on http://127.0.0.1:8080; set TIMESEAL_ORIGIN');
+  expect(text).toContain('(listening on http://127.0.0.1:8080: page visits there are sent here; set TIMESEAL_ORIGIN');
   expect(text).toContain(`E-mail:  written as .eml files to data${path.sep}outbox${path.sep} (no SMTP_URL set)`);
   expect(text).toContain('demonstration ledger of 2025-11-02 published; search it at http://localhost:8080/verify');
   expect(text).toContain('LOG_FORMAT=json');
