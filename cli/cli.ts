@@ -62,7 +62,7 @@ export async function main(argv: string[]): Promise<number> {
     if (process.env.TIMESEAL_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     return 1;
   } finally {
-    context?.close();
+    await context?.close().catch((err: unknown) => process.stderr.write(`timeseal: closing the database: ${err instanceof Error ? err.message : String(err)}\n`));
   }
 }
 

@@ -18,7 +18,8 @@ export interface Context {
   publicKeys(): PublicKeys;
   /** Progress for a person: stderr, and only on a terminal. */
   progress(message: string): void;
-  close(): void;
+  /** Closes the store (a PostgreSQL pool would otherwise keep the process alive) and the SQLite handle. */
+  close(): Promise<void>;
 }
 
 export function createContext(env: NodeJS.ProcessEnv = process.env): Context {
@@ -37,6 +38,12 @@ export function createContext(env: NodeJS.ProcessEnv = process.env): Context {
     progress: (message) => {
       if (process.stderr.isTTY) process.stderr.write(`${message}\n`);
     },
-    close: () => db?.close(),
+    close: async () => {
+      try {
+        if (store !== undefined) await (await store.catch(() => undefined))?.close();
+      } finally {
+        db?.close();
+      }
+    },
   };
 }
