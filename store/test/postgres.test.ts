@@ -2,12 +2,14 @@
 // (test/support/postgres.ts): each contract test gets a new database on it, and the stores of one test are two
 // pools on that database, as two nodes would be. Then what is PostgreSQL's own: migrations under concurrent
 // starts, the free tier exact across two pools, and a day read back exactly as the SQLite engine reads it.
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { BIN, ORIGIN, childEnv, projectEnv } from '../../ingest/test/fixture.ts';
 import { makeHashes, removeTempProjects, run, tempProject, treeDiff, treeDigest, writeHashFile } from '../../test/cli/helpers.ts';
 import { postgresForSuite, startPostgres } from '../../test/support/postgres.ts';
 import { openStore } from '../index.ts';
@@ -57,14 +59,16 @@ async function drain(store: Store, date: string, batchRows: number): Promise<Day
 }
 
 const stores: Store[] = [];
-/** A store on `url`, closed after the file's tests. */
+/** A store on `url`, closed after the test (the test cluster allows 50 connections; each pool keeps up to 10). */
 const open = async (url: string): Promise<Store> => {
   const store = await openStore({ db: '', databaseUrl: url });
   stores.push(store);
   return store;
 };
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+});
 afterAll(async () => {
-  for (const s of stores) await s.close();
   const admin = new pg.Client({ connectionString: server.url });
   await admin.connect();
   try {
@@ -356,4 +360,53 @@ describe('timeseal db copy and db migrate', () => {
     expect(sqliteArchive.size).toBeGreaterThan(3);
     expect(treeDiff(sqliteArchive, treeDigest(path.join(onPostgres, 'ledgers')))).toEqual([]);
   });
+
+  it('two timeseal serve nodes on one PostgreSQL admit exactly 2 free submissions from one address between them', async () => {
+    const dir = tempProject('two-nodes');
+    const url = await newDatabase();
+    const env = { ...projectEnv(dir), TIMESEAL_DATABASE_URL: url, TIMESEAL_NOW: '2026-03-10T12:00:00Z' };
+    expect(run(dir, ['keys', 'init'], { env }).code).toBe(0);
+    // Each node its own TIMESEAL_DB: cli/serve.ts (checkBeforeServing) still opens and quick-checks the SQLite
+    // file at start on PostgreSQL too, and two processes creating one new SQLite file at once collide ('table
+    // submissions already exists', or 'is empty (0 bytes)').
+    const nodes = [0, 1].map((i) => {
+      const child = spawn(BIN, ['serve'], { cwd: dir, env: childEnv({ ...env, PORT: '0', TIMESEAL_DB: path.join(dir, `data/node-${i}.db`) }), stdio: ['ignore', 'pipe', 'pipe'] });
+      let log = '';
+      child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
+      const listening = new Promise<string>((resolve, reject) => {
+        let out = '';
+        child.stdout!.on('data', (d: Buffer) => {
+          out += d.toString();
+          const m = /Timeseal listening on (http:\/\/\S+)/.exec(out);
+          if (m) resolve(m[1]!);
+        });
+        child.on('close', (code) => reject(new Error(`timeseal serve exited with ${code}:\n${log}${out}`)));
+      });
+      return { child, listening };
+    });
+    try {
+      const bases = await Promise.all(nodes.map((n) => n.listening));
+      const statuses = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          fetch(`${bases[i % 2]}/api/submit`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body: JSON.stringify({ hash: hex() }) }).then((r) => r.status),
+        ),
+      );
+      expect(statuses.filter((s) => s === 201)).toHaveLength(2);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(18);
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        expect((await client.query('SELECT source, COUNT(*)::int AS n FROM submissions GROUP BY source')).rows).toEqual([{ source: 'web', n: 2 }]);
+        expect((await client.query('SELECT count FROM ip_rate_limit')).rows).toEqual([{ count: 2 }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      for (const n of nodes) {
+        n.child.kill('SIGTERM');
+        if (n.child.exitCode === null) await new Promise((resolve) => n.child.once('exit', resolve));
+      }
+    }
+  });
 });
+
