@@ -40,6 +40,9 @@ function checkBeforeServing(c: Context, log: { warn(obj: object, msg: string): v
   } catch (err) {
     throw new UsageError(`cannot serve without the public keys in ${c.config.keys}: ${(err as Error).message}. Run \`timeseal keys init\` for a new installation, or restore the keys folder.`);
   }
+  // SQLite's own check; on PostgreSQL (TIMESEAL_DATABASE_URL) the server keeps its data safe itself, and no
+  // SQLite file is opened (several nodes sharing a data folder would race to create one).
+  if (c.config.databaseUrl !== undefined) return;
   const db = c.db();
   const size = fs.statSync(c.config.db).size;
   if (size <= START_CHECK_MAX_BYTES) checkDatabase(db, c.config.db);
