@@ -143,6 +143,16 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX auth_throttle_by_key ON auth_throttle (scope, key, at_ms);
   CREATE INDEX auth_throttle_by_time ON auth_throttle (scope, at_ms);
   `,
+  // 7 (issue 14, §3): leases with expiry (Store.lease): the schedule's 'schedule' lease, so that one of several
+  // `timeseal serve` nodes runs the daily schedule at a time (harmless on SQLite's single host).
+  // expires_at: ms since the epoch, the caller's clock.
+  `
+  CREATE TABLE schedule_lease (
+    name TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /**

@@ -325,6 +325,22 @@ export interface HistoryStore {
   get(id: number, userId: string): Promise<HistoryEntry | undefined>;
 }
 
+// ------------------------------------------------------------------------------------------------ leases
+
+export interface LeaseStore {
+  /**
+   * Takes or renews the lease `name` for `holder` until `nowMs + ttlMs`, in ONE atomic statement: succeeds
+   * (true) when the lease is free, expired at `nowMs` (its expiry strictly before it) or already held by
+   * `holder` (a renewal); otherwise false and nothing changes. Guarantee, on every engine and across processes
+   * and nodes: at any instant of the callers' clocks at most one holder has an unexpired lease (callers' clocks
+   * must agree to well within the ttl); a holder that dies stops renewing, and its lease can be taken by another
+   * caller once `ttlMs` has passed since its last renewal. Times are the caller's (ms since the epoch).
+   */
+  acquire(name: string, holder: string, ttlMs: number, nowMs: number): Promise<boolean>;
+  /** Gives the lease up if `holder` holds it (another holder's lease is left alone): free at once for others. */
+  release(name: string, holder: string): Promise<void>;
+}
+
 // -------------------------------------------------------------------------------------------- the store
 
 export interface Store {
@@ -338,6 +354,8 @@ export interface Store {
   readonly stripeEvents: StripeEventStore;
   readonly forms: FormStore;
   readonly history: HistoryStore;
+  /** Leases with expiry (the schedule's 'schedule' lease: one `timeseal serve` node runs it at a time). */
+  readonly lease: LeaseStore;
   /** Commits what is pending (pending writes resolve or reject), then closes; later calls reject with
    * StoreClosedError. */
   close(): Promise<void>;

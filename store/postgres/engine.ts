@@ -522,6 +522,20 @@ function postgresStore(pool: pg.Pool): Store {
       get: (id, userId) => one<HistoryEntry>(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = $1 AND user_id = $2`, [id, userId]),
     },
 
+    lease: {
+      acquire: async (name, holder, ttlMs, nowMs) =>
+        (
+          await query(
+            `INSERT INTO schedule_lease (name, holder, expires_at) VALUES ($1, $2, $3)
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+             WHERE schedule_lease.holder = excluded.holder OR schedule_lease.expires_at < $4 RETURNING holder`,
+            [name, holder, nowMs + ttlMs, nowMs],
+            true,
+          )
+        ).rowCount === 1,
+      release: async (name, holder) => void (await query('DELETE FROM schedule_lease WHERE name = $1 AND holder = $2', [name, holder], true)),
+    },
+
     async close() {
       if (closed) return;
       closed = true;

@@ -130,6 +130,15 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX auth_throttle_by_key ON auth_throttle (scope, key, at_ms);
   CREATE INDEX auth_throttle_by_time ON auth_throttle (scope, at_ms);
   `,
+  // 2 (issue 14, §3): leases with expiry (Store.lease): the schedule's 'schedule' lease, so that one of several
+  // `timeseal serve` nodes runs the daily schedule at a time. expires_at: ms since the epoch, the caller's clock.
+  `
+  CREATE TABLE schedule_lease (
+    name TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    expires_at BIGINT NOT NULL
+  );
+  `,
 ];
 
 /** Applies the pending migrations (see the module comment); returns the versions it applied. */

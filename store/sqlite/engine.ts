@@ -372,6 +372,19 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       get: (id, userId) => run(() => sql(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = ? AND user_id = ?`).get(id, userId) as HistoryEntry | undefined),
     },
 
+    lease: {
+      acquire: (name, holder, ttlMs, nowMs) =>
+        run(
+          () =>
+            sql(
+              `INSERT INTO schedule_lease (name, holder, expires_at) VALUES (?, ?, ?)
+               ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+               WHERE schedule_lease.holder = excluded.holder OR schedule_lease.expires_at < ? RETURNING holder`,
+            ).get(name, holder, nowMs + ttlMs, nowMs) !== undefined,
+        ),
+      release: (name, holder) => run(() => void sql('DELETE FROM schedule_lease WHERE name = ? AND holder = ?').run(name, holder)),
+    },
+
     async close() {
       if (closed) return;
       closed = true;

@@ -100,6 +100,7 @@ describe('PostgreSQL engine', () => {
         'ip_rate_limit',
         'professional_waitlist',
         'quota_usage',
+        'schedule_lease',
         'schema_migrations',
         'sessions',
         'stripe_events',
