@@ -4,8 +4,17 @@
 // (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and serialized (one
 // at a time in this process; the archive and anchoring locks keep other processes out). 00:02 anchor: stamp
 // every published day without a calendar proof; hourly at :05: upgrade, verify, refresh block information.
+//
+// Several nodes (issue 14, §3): N `timeseal serve` processes may share one PostgreSQL and one archive folder;
+// exactly one of them runs the schedule at a time. Each node holds lease 'schedule' in the store (Store.lease,
+// holder `hostname:pid:random`, ttl TIMESEAL_SCHEDULE_LEASE_SECONDS, default 90 s): it takes or renews it
+// before each step and every ttl/3 on a timer (also while a step runs); a node without it skips its steps.
+// When a node newly takes the lease (its holder died or stopped), it runs the catch-up at once. Takeover bound:
+// ttl + ttl/3 after the holder's last renewal. On SQLite (one host) the lease works the same, harmlessly.
 import { anchorContextOf, anchorDays, upgradeDays } from '../pipeline/anchor/anchor.ts';
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import type { Context } from './context.ts';
 
@@ -87,17 +96,59 @@ export function nextRun(step: ScheduledStep, now: number): number {
   return candidate + (step.daily ? 86_400_000 : 3_600_000);
 }
 
+/** The schedule lease's name in Store.lease. */
+export const SCHEDULE_LEASE = 'schedule';
+export const DEFAULT_LEASE_SECONDS = 90;
+
+/** The lease's ttl in ms from TIMESEAL_SCHEDULE_LEASE_SECONDS (seconds, default 90; at least 1). */
+export function scheduleLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
+  const text = env.TIMESEAL_SCHEDULE_LEASE_SECONDS;
+  if (text === undefined || text === '') return DEFAULT_LEASE_SECONDS * 1000;
+  const seconds = Number(text);
+  if (!Number.isFinite(seconds) || seconds < 1) throw new Error(`TIMESEAL_SCHEDULE_LEASE_SECONDS must be a number of seconds, at least 1 (got ${JSON.stringify(text)})`);
+  return Math.round(seconds * 1000);
+}
+
 /**
  * Starts the schedule: catches up at once, then sleeps until the next due step. Uses the real clock for
  * sleeping; a fixed TIMESEAL_NOW means the steps run once at start (catch-up) and then at real due times.
+ * A step runs only while this node holds the schedule lease (see the module comment); the lease's times are
+ * the real clock's too (a fixed TIMESEAL_NOW would never let a lease expire).
  */
-export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS): Schedule {
+export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS, options: { leaseMs?: number } = {}): Schedule {
   let chain: Promise<void> = Promise.resolve();
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
+  const leaseMs = options.leaseMs ?? scheduleLeaseMs();
+  const holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  let held = false;
+  let saidHeldElsewhere = false;
+  /** Takes or renews the lease; true while this node holds it. `newly` when it was not held before. */
+  const checkLease = async (): Promise<{ held: boolean; newly: boolean }> => {
+    let ok = false;
+    try {
+      ok = await (await ctx.store()).lease.acquire(SCHEDULE_LEASE, holder, leaseMs, Date.now());
+    } catch (err) {
+      log.error({ lease: SCHEDULE_LEASE, err: (err as Error).message }, 'the schedule lease could not be checked; no step runs until it can');
+    }
+    const newly = ok && !held;
+    if (newly) {
+      saidHeldElsewhere = false;
+      log.info({ lease: SCHEDULE_LEASE, holder, ttlSeconds: leaseMs / 1000 }, 'schedule lease taken: this node runs the schedule');
+    } else if (!ok && held) {
+      log.info({ lease: SCHEDULE_LEASE, holder }, 'schedule lease lost: another node runs the schedule');
+      saidHeldElsewhere = true;
+    } else if (!ok && !saidHeldElsewhere) {
+      saidHeldElsewhere = true;
+      log.info({ lease: SCHEDULE_LEASE, ttlSeconds: leaseMs / 1000 }, 'schedule held by another node: this node skips its steps');
+    }
+    held = ok;
+    return { held: ok, newly };
+  };
   const runStep = (step: ScheduledStep): Promise<void> => {
     chain = chain.then(async () => {
       if (stopped) return;
+      if (!(await checkLease()).held) return;
       try {
         const result = await step.run(ctx);
         log.info({ step: step.name, result }, `scheduled ${step.name} done`);
@@ -120,13 +171,32 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
   const runAll = async (): Promise<void> => {
     for (const step of steps) await runStep(step);
   };
+  // The lease timer: renews every ttl/3 (also while a step runs: it does not wait for the chain); a node that
+  // newly takes the lease (the holder died) catches up at once instead of at the next due step.
+  let renewing = false;
+  const renewal = setInterval(() => {
+    if (stopped || renewing) return;
+    renewing = true;
+    void checkLease()
+      .then(({ newly }) => {
+        if (newly && !stopped) void runAll();
+      })
+      .finally(() => (renewing = false));
+  }, Math.max(1, Math.floor(leaseMs / 3)));
+  renewal.unref();
   void runAll().then(() => steps.forEach(arm));
   return {
     runAll,
     async stop() {
       stopped = true;
+      clearInterval(renewal);
       for (const t of timers) clearTimeout(t);
       await chain;
+      // Free the lease at once so that another node takes over without waiting for the ttl.
+      if (held) {
+        held = false;
+        await (await ctx.store()).lease.release(SCHEDULE_LEASE, holder).catch(() => undefined);
+      }
     },
   };
 }
