@@ -7,6 +7,7 @@
 // A write refused by a full or failing disk (`storageFault`) is not a fault of the server's code: 503 with
 // Retry-After and a text saying so, reported to the submission gate (which logs it once a minute with a count,
 // and puts it on /api/queue-stats.php) instead of a stack trace per request (issue 16, item 7).
+import { sqliteFault } from '../store/sqlite/errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { IndexIncompleteError } from '../core/errors.ts';
 import { StorageUnavailableError } from '../store/store.ts';
@@ -125,22 +126,12 @@ export function errorBody(style: ErrorStyle, message: string): Record<string, un
 }
 
 /**
- * 'full' for an error of a write that found no space (SQLITE_FULL; ENOSPC or EDQUOT from a file call), 'io' for
- * one that failed otherwise at the disk (SQLITE_IOERR and its extended codes; EIO from a write or sync, not from
- * reading an archive file), else undefined.
+ * 'full' for an error of a write that found no space, 'io' for one that failed otherwise at the disk, else
+ * undefined: the storage module's classification (store/sqlite/errors.ts), which also knows the file-call codes
+ * (ENOSPC, EDQUOT, EIO from a write or sync) of the server's own writes.
  */
 export type StorageFault = 'full' | 'io';
-export function storageFault(err: unknown): StorageFault | undefined {
-  // The store's engine-neutral error (store/store.ts): the engine already classified it.
-  if (err instanceof StorageUnavailableError) return err.kind;
-  const code = (err as { code?: unknown } | null | undefined)?.code;
-  if (typeof code !== 'string') return undefined;
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return 'full';
-  if (code.startsWith('SQLITE_IOERR')) return 'io';
-  const syscall = (err as { syscall?: unknown }).syscall;
-  if (code === 'EIO' && (syscall === 'write' || syscall === 'fsync' || syscall === 'fdatasync')) return 'io';
-  return undefined;
-}
+export const storageFault: (err: unknown) => StorageFault | undefined = sqliteFault;
 
 /** Seconds a client is asked to wait after a write refused by the disk. */
 export const STORAGE_RETRY_AFTER = '60';

@@ -245,6 +245,9 @@ export interface SessionStore {
 
 export const PAYING_STATUSES = ['active', 'trialing'] as const;
 
+/** Whether a subscription status is one of PAYING_STATUSES (every engine's quota check). */
+export const isPayingStatus = (status: string | undefined): boolean => status !== undefined && (PAYING_STATUSES as readonly string[]).includes(status);
+
 export interface Subscription {
   status: string;
   priceId: string | null;

@@ -14,7 +14,7 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import {
-  PAYING_STATUSES,
+  isPayingStatus,
   StoreClosedError,
   UniqueViolationError,
   type DayBatch,
@@ -47,7 +47,6 @@ const PRUNE_EVERY_MS = 60_000;
 /** PostgreSQL's type oid of BIGINT (int8): ids and counts, read as numbers (all far below 2^53). */
 const INT8_OID = 20;
 
-const isPayingStatus = (status: string | undefined): boolean => status !== undefined && (PAYING_STATUSES as readonly string[]).includes(status);
 
 /** An advisory lock key (a signed 64-bit integer, as text) for a name. */
 const lockKey = (name: string): string => crypto.createHash('sha256').update(name).digest().readBigInt64BE(0).toString();

@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { openDatabase, type DB } from '../db.ts';
 import { enqueue, queueSize, datesWithSubmissions, submissionInserter } from '../queue.ts';
 import {
-  PAYING_STATUSES,
+  isPayingStatus,
   StoreClosedError,
   UniqueViolationError,
   type DayBatch,
@@ -37,7 +37,6 @@ const DAY_CHUNK = 65_536;
 /** Expired throttle rows are deleted at most once per this much clock time per scope. */
 const PRUNE_EVERY_MS = 60_000;
 
-const isPayingStatus = (status: string | undefined): boolean => status !== undefined && (PAYING_STATUSES as readonly string[]).includes(status);
 
 /** Opens the SQLite store on `file` (created and migrated when needed; store/db.ts openDatabase). */
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Store {
