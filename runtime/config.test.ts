@@ -19,4 +19,10 @@ describe('loadConfig', () => {
   it('refuses a port that is not one', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
   });
+
+  it('TIMESEAL_DATABASE_POOL: 10 by default, a whole number from 1 to 1000, anything else refused with its name', () => {
+    expect(loadConfig({}).databasePool).toBe(10);
+    expect(loadConfig({ TIMESEAL_DATABASE_POOL: '3' }).databasePool).toBe(3);
+    for (const bad of ['0', '-1', '2.5', 'ten', '1001', '']) expect(() => loadConfig({ TIMESEAL_DATABASE_POOL: bad }), bad).toThrow(/TIMESEAL_DATABASE_POOL/);
+  });
 });

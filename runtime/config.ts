@@ -9,6 +9,8 @@ export interface Config {
   db: string;
   /** TIMESEAL_DATABASE_URL (postgres://…): the PostgreSQL engine instead of SQLite (store/index.ts openStore). */
   databaseUrl?: string;
+  /** TIMESEAL_DATABASE_POOL: PostgreSQL connections per process (default 10); each node holds up to this many. */
+  databasePool: number;
   archive: string;
   keys: string;
   privateKeys: string;
@@ -58,6 +60,9 @@ export function logOriginOf(origin: string): string {
   return rest;
 }
 
+/** PostgreSQL connections per process when TIMESEAL_DATABASE_POOL is not set. */
+export const DEFAULT_DATABASE_POOL = 10;
+
 /** The public base URL when TIMESEAL_ORIGIN is not set; its host is then the log origin. */
 export const DEFAULT_ORIGIN = 'http://localhost:8080';
 
@@ -67,10 +72,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`PORT is not a port number: ${env.PORT}`);
   // Without TIMESEAL_ORIGIN (development), links follow PORT but the log origin stays DEFAULT_ORIGIN's, so
   // serving on another port never changes an archive's origin.
+  const pool = Number(env.TIMESEAL_DATABASE_POOL ?? DEFAULT_DATABASE_POOL);
+  if (!Number.isInteger(pool) || pool < 1 || pool > 1000) {
+    throw new UsageError(`TIMESEAL_DATABASE_POOL must be a whole number of connections from 1 to 1000, not "${env.TIMESEAL_DATABASE_POOL}"`);
+  }
   const origin = env.TIMESEAL_ORIGIN ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`);
   return {
     db: env.TIMESEAL_DB ?? 'data/timeseal.db',
     ...(env.TIMESEAL_DATABASE_URL ? { databaseUrl: env.TIMESEAL_DATABASE_URL } : {}),
+    databasePool: pool,
     archive: env.TIMESEAL_ARCHIVE ?? 'ledgers',
     keys: env.TIMESEAL_KEYS ?? 'keys',
     privateKeys: env.TIMESEAL_PRIVATE_KEYS ?? 'data/private-keys',

@@ -13,6 +13,8 @@ export interface StoreOptions {
   db: string;
   /** Config.databaseUrl: postgres://… or postgresql://… selects the PostgreSQL engine. */
   databaseUrl?: string;
+  /** PostgreSQL only: connections in the pool (Config.databasePool, TIMESEAL_DATABASE_POOL; default 10). */
+  poolSize?: number;
   /** SQLite only: an already open connection to `db` to use as the main one (the caller closes it). */
   sqlite?: DB;
 }
@@ -22,7 +24,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.databaseUrl;
   if (url !== undefined && url !== '') {
     if (!/^postgres(?:ql)?:\/\//.test(url)) throw new UsageError('TIMESEAL_DATABASE_URL must be a postgres:// or postgresql:// URL');
-    return openPostgresStore(url);
+    return openPostgresStore(url, options.poolSize !== undefined ? { poolSize: options.poolSize } : {});
   }
   return openSqliteStore(options.db, options.sqlite ? { db: options.sqlite } : {});
 }

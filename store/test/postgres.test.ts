@@ -85,6 +85,28 @@ describe('PostgreSQL engine', () => {
     expect(store.engine).toBe('postgres');
   });
 
+  it('keeps at most TIMESEAL_DATABASE_POOL connections however many requests wait', async () => {
+    const url = await newDatabase();
+    const connections = async (): Promise<number> => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const sql = 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()';
+        return (await client.query<{ n: number }>(sql)).rows[0]!.n;
+      } finally {
+        await client.end();
+      }
+    };
+    const writes = (store: Store) => Promise.all(Array.from({ length: 40 }, () => store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'web' })));
+    const small = await openStore({ db: '', databaseUrl: url, poolSize: 2 });
+    await writes(small);
+    expect(await connections()).toBeLessThanOrEqual(2);
+    await small.close();
+    // The default pool opens more under the same load: the setting, not the load, kept the count at 2.
+    await writes(await open(url));
+    expect(await connections()).toBeGreaterThan(2);
+  });
+
   it('migrations run once when several stores open the same new database at the same time', async () => {
     const url = await newDatabase();
     await Promise.all(Array.from({ length: 4 }, () => open(url)));
