@@ -52,6 +52,8 @@ export interface AppOptions {
   archiveAccess: ArchiveAccess;
   /** Accounts and Stripe settings; default: read from the environment (accounts/config.ts). */
   accounts?: AccountsConfig;
+  /** How long a request for the first index-sha256.json waits for it (ingest/index-json.ts READY_WAIT_MS). */
+  indexJsonWaitMs?: number;
 }
 
 /**
@@ -141,7 +143,7 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
 
   await fastify.register(publicRoutes, services);
   await fastify.register(accountRoutes, { ...services, accounts: options.accounts ?? loadAccountsConfig(config.origin) });
-  await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys, cache: path.join(path.dirname(path.resolve(config.db)), 'cache'), index: options.archiveAccess });
+  await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys, cache: path.join(path.dirname(path.resolve(config.db)), 'cache'), index: options.archiveAccess, ...(options.indexJsonWaitMs !== undefined ? { indexJsonWaitMs: options.indexJsonWaitMs } : {}) });
 };
 // Not encapsulated (what fastify-plugin does): the parser, error and 404 handlers above apply to the whole server.
 Object.assign(app, { [Symbol.for('skip-override')]: true });

@@ -5,12 +5,38 @@
 // wait for the same one. Generation streams the segments' shards (pipeline/segment-files.ts, through the
 // injected ArchiveAccess of services.ts) and yields to the event loop between chunks, so the server keeps
 // answering while it runs; memory does not grow with the archive.
+//
+// A large archive takes minutes to index (16 min at 100 M hashes), longer than a client waits on a silent
+// connection (HTTP_IDLE_TIMEOUT). So a request for a size not made yet starts the generation and, while it
+// runs, gets the newest file already made (a complete index of a smaller tree: its `timestamps` and tree-size
+// header say which), or, when there is none, waits up to READY_WAIT_MS and is then told to come back
+// (IndexJsonPreparingError: 503 with Retry-After). Only the last complete file is kept.
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import type { ArchiveAccess } from './services.ts';
 
 const CHUNK_BYTES = 1 << 20;
+/** How long a request waits for a generation when no earlier file can stand in for it. */
+export const READY_WAIT_MS = 15_000;
+const NAME = /^index-sha256-(\d+)\.json$/;
+
+/** No index-sha256.json can be sent yet: the first one is being made. */
+export class IndexJsonPreparingError extends Error {
+  readonly treeSize: number;
+
+  constructor(treeSize: number) {
+    super(`index-sha256.json for ${treeSize} hashes is being prepared`);
+    this.treeSize = treeSize;
+    this.name = 'IndexJsonPreparingError';
+  }
+}
+
+/** A made file and the tree size it indexes. */
+export interface IndexJsonFile {
+  path: string;
+  treeSize: number;
+}
 
 export class IndexJsonCache {
   private readonly archive: Pick<ArchiveAccess, 'indexHead' | 'indexJson'>;
@@ -23,18 +49,53 @@ export class IndexJsonCache {
     this.dir = dir;
   }
 
-  /** The path of index-sha256.json for the archive's current head, made first if needed. */
-  async file(): Promise<string> {
-    const head = this.archive.indexHead();
-    const file = path.join(this.dir, `index-sha256-${head.treeSize}.json`);
-    if (fs.existsSync(file)) return file;
-    let making = this.made.get(head.treeSize);
+  /**
+   * index-sha256.json for the archive's current head if made, else the newest earlier one while the current
+   * one is made; with neither, waits up to `waitMs` for the generation, then throws IndexJsonPreparingError.
+   */
+  async file(waitMs = READY_WAIT_MS): Promise<IndexJsonFile> {
+    const { treeSize } = this.archive.indexHead();
+    const file = path.join(this.dir, `index-sha256-${treeSize}.json`);
+    if (fs.existsSync(file)) return { path: file, treeSize };
+    const making = this.start(treeSize);
+    const earlier = this.newestMade(treeSize);
+    if (earlier !== undefined) return earlier;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<undefined>((resolve) => (timer = setTimeout(resolve, waitMs, undefined)));
+    try {
+      const made = await Promise.race([making, waited]);
+      if (made === undefined) throw new IndexJsonPreparingError(treeSize);
+      return { path: made, treeSize: Number(NAME.exec(path.basename(made))![1]) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The newest complete file for a tree smaller than `treeSize`, if any. */
+  private newestMade(treeSize: number): IndexJsonFile | undefined {
+    let best: IndexJsonFile | undefined;
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return undefined;
+    }
+    for (const name of names) {
+      const size = Number(NAME.exec(name)?.[1] ?? NaN);
+      if (size < treeSize && (best === undefined || size > best.treeSize)) best = { path: path.join(this.dir, name), treeSize: size };
+    }
+    return best;
+  }
+
+  /** The generation for `treeSize`, started unless under way. */
+  private start(treeSize: number): Promise<string> {
+    let making = this.made.get(treeSize);
     if (making === undefined) {
       // One generation at a time: a new size waits for the one before it.
       making = this.running.then(() => this.make());
       this.running = making.catch(() => undefined);
-      this.made.set(head.treeSize, making);
-      making.finally(() => this.made.delete(head.treeSize)).catch(() => undefined);
+      this.made.set(treeSize, making);
+      making.finally(() => this.made.delete(treeSize)).catch(() => undefined);
     }
     return making;
   }
@@ -50,7 +111,7 @@ export class IndexJsonCache {
     try {
       let pending: string[] = [];
       let length = 0;
-      for (const chunk of this.archive.indexJson(head)) {
+      for await (const chunk of this.archive.indexJson(head)) {
         pending.push(chunk);
         length += chunk.length;
         if (length >= CHUNK_BYTES) {

@@ -45,6 +45,6 @@ export interface ArchiveAccess {
   /** The index head (`index/segments.json`); an empty head when there is none. */
   indexHead(): IndexHead;
   /** index-sha256.json for `head`, in chunks streamed from the segments' shards (memory does not grow with the
-   * archive). */
-  indexJson(head: IndexHead): Iterable<string>;
+   * archive); asynchronous chunks are awaited one by one. */
+  indexJson(head: IndexHead): Iterable<string> | AsyncIterable<string>;
 }

@@ -19,15 +19,23 @@ import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, dayCheckpo
 import { isDate } from '../core/ledger.ts';
 import { INDEX_HEAD_PATH, parseSegmentShardPath } from '../core/index-segments.ts';
 import { parseTilePath, TILE_WIDTH } from '../core/tiles.ts';
-import { ClientError } from './errors.ts';
-import { IndexJsonCache } from './index-json.ts';
+import { ClientError, errorBody } from './errors.ts';
+import { IndexJsonCache, IndexJsonPreparingError, type IndexJsonFile } from './index-json.ts';
 import type { ArchiveAccess } from './services.ts';
 import { VERIFIER_CSP, VERIFIER_PAGE } from './security-headers.ts';
+
+/** The tree size an index-sha256.json answer covers: the current head's, or a smaller one while that is made. */
+export const TREE_SIZE_HEADER = 'Timeseal-Tree-Size';
+/** Our text (the spec has none) for the first index-sha256.json of an archive, while it is made. */
+export const INDEX_JSON_PREPARING = 'index-sha256.json is being prepared for this archive; please try again in a minute.';
+const INDEX_JSON_RETRY_AFTER = '60';
 
 export interface StaticOptions {
   site: string;
   archive: string;
   keys: string;
+  /** How long a request for the first index-sha256.json waits for it (default READY_WAIT_MS). */
+  indexJsonWaitMs?: number;
   /** Where index-sha256.json is made on request (ingest/index-json.ts). */
   cache: string;
   /** The index head and index-sha256.json's text (services.ts). */
@@ -493,8 +501,18 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
     const raw = rawPath(request).slice('/ledgers/'.length);
     if (raw === '') return serveSite(request, reply, 'ledgers/');
     if (raw === INDEX_JSON_PATH) {
-      const file = await indexJson.file();
-      if (await sendFile(request, reply, file, archiveType(INDEX_JSON_PATH), SHORT, { gzip: { copies: gzipCopies, name: INDEX_JSON_PATH } })) return;
+      // Twice: an earlier file sent while the current one is made may be removed the moment that one is done.
+      for (let attempt = 0; attempt < 2; attempt++) {
+        let made: IndexJsonFile;
+        try {
+          made = await indexJson.file(options.indexJsonWaitMs);
+        } catch (err) {
+          if (!(err instanceof IndexJsonPreparingError)) throw err;
+          return reply.code(503).header('Retry-After', INDEX_JSON_RETRY_AFTER).type('application/json; charset=utf-8').send(errorBody('plain', INDEX_JSON_PREPARING));
+        }
+        void reply.header(TREE_SIZE_HEADER, String(made.treeSize));
+        if (await sendFile(request, reply, made.path, archiveType(INDEX_JSON_PATH), SHORT, { gzip: { copies: gzipCopies, name: INDEX_JSON_PATH } })) return;
+      }
       return sendNotFoundPage(site, reply);
     }
     const rel = archivePath(raw);

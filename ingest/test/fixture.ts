@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { archiveAccess } from '../../cli/archive-access.ts';
 import { buildApp } from '../app.ts';
+import type { ArchiveAccess } from '../services.ts';
 import { loadIngestConfig, type IngestConfig } from '../config.ts';
 import { createMailer, type Mailer } from '../mail.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
@@ -77,6 +78,10 @@ export interface FixtureOptions {
   mailer?: Mailer;
   /** The app's clock (default: always NOW). */
   clock?: () => Date;
+  /** Changes the app's view of the archive (default: the real one, cli/archive-access.ts). */
+  archiveAccess?: (real: ArchiveAccess) => ArchiveAccess;
+  /** AppOptions.indexJsonWaitMs. */
+  indexJsonWaitMs?: number;
 }
 
 export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture> {
@@ -92,7 +97,7 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
     await buildLedgers({ config, store: openSqliteStore(config.db, { db }), clock: () => new Date(`${TODAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }) });
   }
   const mailer = options.mailer ?? createMailer(ingest, { info: () => {} });
-  const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), store: openSqliteStore(config.db, { db }), mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin) });
+  const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), store: openSqliteStore(config.db, { db }), mailer, archiveAccess: (options.archiveAccess ?? ((a) => a))(archiveAccess(config.archive, config.logOrigin)), ...(options.indexJsonWaitMs !== undefined ? { indexJsonWaitMs: options.indexJsonWaitMs } : {}) });
   await app.ready();
   const rowCounts = (): Record<string, number> => {
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
