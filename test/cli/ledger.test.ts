@@ -532,6 +532,16 @@ describe('a ledger built over several days', () => {
       expect(index.timestamps[h]).toBe(first.get(h));
     }
   });
+
+  test('status counts the archive on disk only with --disk (the walk grows with the archive)', () => {
+    const { json } = runJson(dir, ['status']);
+    expect((json as { archive: Record<string, unknown> }).archive).toEqual({ path: 'ledgers' });
+    const disk = runJson(dir, ['status', '--disk']).json as { archive: { files: number; bytes: number } };
+    const files = (fs.readdirSync(archive(), { recursive: true }) as string[]).map((r) => path.join(archive(), r)).filter((p) => fs.statSync(p).isFile());
+    expect(disk.archive.files).toBe(files.length);
+    expect(disk.archive.bytes).toBe(files.reduce((sum, p) => sum + fs.statSync(p).size, 0));
+    expect(run(dir, ['status']).stdout).toMatch(/timeseal status --disk/);
+  });
 });
 
 describe('bad input gives a clear message and exit 2 (usage) or 1 (failure), never a stack trace', () => {
