@@ -1,12 +1,14 @@
 // `timeseal proof HASH [--ots FILE]`: print the proof bundle (JSON) of a published hash; with --ots also write
 // its per-hash OpenTimestamps proof (the bundle's `ots` field, decoded), which fails while the hash's day has
-// no calendar proof yet.
+// no calendar proof yet. With --tlog-proof FILE also write the same proof as c2sp.org/tlog-proof@v1
+// (docs/FORMAT.md §8a); FILE '-' prints it instead of the bundle.
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { fromBase64 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { isHashHex } from '../../core/hash.ts';
 import { encodeProofBundle } from '../../core/proof.ts';
+import { encodeTlogProof, tlogProofFromBundle } from '../../core/tlog-proof.ts';
 import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { buildProof } from '../../pipeline/proof.ts';
@@ -17,8 +19,9 @@ export function registerProof(program: Command, ctx: () => Context): void {
     .description('print the proof bundle (JSON) of a published hash')
     .argument('<hash>', 'the SHA-256 hash, 64 hexadecimal characters')
     .option('--ots <file>', "also write the hash's OpenTimestamps proof to this file")
+    .option('--tlog-proof <file>', "also write the hash's c2sp.org/tlog-proof@v1 to this file ('-': print it instead of the bundle)")
     .option('--json', 'machine-readable output (the bundle is JSON either way)')
-    .action((hash: string, opts: { ots?: string }) => {
+    .action((hash: string, opts: { ots?: string; tlogProof?: string }) => {
       if (!isHashHex(hash)) throw new UsageError(`not a SHA-256 hash (64 hexadecimal characters): ${hash}`);
       const c = ctx();
       const bundle = buildProof(c.config.archive, c.config.logOrigin, hash, c.publicKeys());
@@ -27,6 +30,14 @@ export function registerProof(program: Command, ctx: () => Context): void {
           throw new TimesealError('not-found', `${bundle.date} has no calendar proof yet (run timeseal anchor); ${opts.ots} not written`);
         }
         fs.writeFileSync(opts.ots, fromBase64(bundle.ots));
+      }
+      if (opts.tlogProof !== undefined) {
+        const text = encodeTlogProof(tlogProofFromBundle(bundle));
+        if (opts.tlogProof === '-') {
+          process.stdout.write(text);
+          return;
+        }
+        fs.writeFileSync(opts.tlogProof, text);
       }
       process.stdout.write(encodeProofBundle(bundle));
     });

@@ -2,14 +2,30 @@
 // pipeline/proof.ts (through the injected ArchiveAccess, services.ts) and encoded by core/proof.ts.
 // GET /api/proof/:hash.ots — the per-hash OpenTimestamps proof (DESIGN.md §2), derived from the day's
 // `D.json.ots` (pipeline/anchor/proofs.ts); 404 while the hash's day has no calendar proof yet.
-import type { FastifyPluginAsync } from 'fastify';
+// GET /api/proof/:hash.tlog-proof — the same proof as c2sp.org/tlog-proof@v1 text (docs/FORMAT.md §8a,
+// core/tlog-proof.ts).
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { fromBase64 } from '../../core/encoding.ts';
 import { NotFoundError } from '../../core/errors.ts';
-import { encodeProofBundle } from '../../core/proof.ts';
+import { encodeProofBundle, type ProofBundle } from '../../core/proof.ts';
+import { encodeTlogProof, tlogProofFromBundle, TLOG_PROOF_MEDIA_TYPE } from '../../core/tlog-proof.ts';
 import { errorSchema, hashParams, noQuery, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
 export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+  /** The bundle of a published hash (its first day), or null once the 404 naming the hash is sent. */
+  const publishedProof = (hash: string, reply: FastifyReply): ProofBundle | null => {
+    try {
+      return s.archive.proof(hash);
+    } catch (err) {
+      if (err instanceof NotFoundError && s.archive.find(hash).length === 0) {
+        void reply.code(404).send({ error: `${hash} is not in any published ledger` });
+        return null;
+      }
+      throw err;
+    }
+  };
+
   app.get<{ Params: { hash: string } }>(
     '/api/proof/:hash.ots',
     {
@@ -25,15 +41,8 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
     async (request, reply) => {
       const hash = request.params.hash.toLowerCase();
-      let bundle;
-      try {
-        bundle = s.archive.proof(hash);
-      } catch (err) {
-        if (err instanceof NotFoundError && s.archive.find(hash).length === 0) {
-          return reply.code(404).send({ error: `${hash} is not in any published ledger` });
-        }
-        throw err;
-      }
+      const bundle = publishedProof(hash, reply);
+      if (bundle === null) return reply;
       if (bundle.ots === null) {
         return reply.code(404).send({ error: 'not anchored yet' });
       }
@@ -42,6 +51,31 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         .header('Content-Disposition', `attachment; filename="${hash}.ots"`)
         .type('application/octet-stream')
         .send(Buffer.from(fromBase64(bundle.ots)));
+    },
+  );
+
+  app.get<{ Params: { hash: string } }>(
+    '/api/proof/:hash.tlog-proof',
+    {
+      schema: {
+        params: hashParams,
+        querystring: noQuery,
+        response: {
+          200: { description: 'c2sp.org/tlog-proof@v1 text (docs/FORMAT.md §8a)', type: 'string' },
+          ...plainErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const hash = request.params.hash.toLowerCase();
+      const bundle = publishedProof(hash, reply);
+      if (bundle === null) return reply;
+      const text = encodeTlogProof(tlogProofFromBundle(bundle));
+      return reply
+        .header('Cache-Control', 'no-cache')
+        .header('Content-Disposition', `attachment; filename="${hash}.tlog-proof"`)
+        .type(TLOG_PROOF_MEDIA_TYPE)
+        .send(text);
     },
   );
 
@@ -59,15 +93,9 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
     async (request, reply) => {
       const hash = request.params.hash.toLowerCase();
-      let text: string;
-      try {
-        text = encodeProofBundle(s.archive.proof(hash));
-      } catch (err) {
-        if (err instanceof NotFoundError && s.archive.find(hash).length === 0) {
-          return reply.code(404).send({ error: `${hash} is not in any published ledger` });
-        }
-        throw err;
-      }
+      const bundle = publishedProof(hash, reply);
+      if (bundle === null) return reply;
+      const text = encodeProofBundle(bundle);
       return reply
         .header('Cache-Control', 'no-cache')
         .header('Content-Disposition', `inline; filename="timeseal-proof-${hash.slice(0, 12)}.json"`)

@@ -3,7 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fromHex, toHex } from '../../core/encoding.ts';
 import { parseProofBundle, verifyProofBundle } from '../../core/proof.ts';
+import { parseTlogProof, verifyTlogProof } from '../../core/tlog-proof.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
 import { loadPublicKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { DAILY_LIMIT_ERROR } from '../limits.ts';
@@ -204,6 +206,40 @@ describe('GET /api/proof/:hash', () => {
     const ots = await f.app.inject(`/api/proof/${f.published[0]}.ots`);
     expect(ots.statusCode).toBe(404);
     expect(ots.json()).toEqual({ error: 'not anchored yet', message: 'not anchored yet' });
+  });
+});
+
+describe('GET /api/proof/:hash.tlog-proof', () => {
+  it('answers the c2sp.org/tlog-proof@v1 of a published hash: the bundle’s leaf, path and day checkpoint, verified with the keys', async () => {
+    const hash = f.published[1]!;
+    const res = await f.app.inject(`/api/proof/${hash.toUpperCase()}.tlog-proof`);
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(res.headers['cache-control']).toBe('no-cache');
+    expect(res.headers['content-disposition']).toBe(`attachment; filename="${hash}.tlog-proof"`);
+    expect(res.body.startsWith('c2sp.org/tlog-proof@v1\n')).toBe(true);
+    const proof = parseTlogProof(res.body);
+    const verified = verifyTlogProof(proof, loadPublicKeys(f.config.keys), { hash: fromHex(hash) });
+    expect(verified.hash).toBe(hash);
+    const bundle = parseProofBundle((await f.app.inject(`/api/proof/${hash}`)).body);
+    expect(bundle.date).toBe(DAY);
+    expect(proof.index).toBe(bundle.leafIndex);
+    expect(proof.proof.map(toHex)).toEqual(bundle.inclusionPath);
+    expect(proof.checkpoint).toBe(bundle.checkpoint);
+    expect(verified.treeSize).toBe(bundle.treeSize);
+  });
+
+  it('404 with a JSON message for an unknown hash, 400 for a malformed one', async () => {
+    const unknown = randomHash();
+    const missing = await f.app.inject(`/api/proof/${unknown}.tlog-proof`);
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/^application\/json/);
+    expect(missing.json()).toEqual({ error: `${unknown} is not in any published ledger`, message: `${unknown} is not in any published ledger` });
+    for (const bad of ['abc', `${unknown}0`, `${unknown.slice(1)}g`]) {
+      const res = await f.app.inject(`/api/proof/${bad}.tlog-proof`);
+      expect(res.statusCode, bad).toBe(400);
+      expect(res.json().error, bad).toMatch(/hash/);
+    }
   });
 });
 

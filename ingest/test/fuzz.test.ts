@@ -30,6 +30,7 @@ const GETS = [
   `/api/certificate.php?hash=${'a'.repeat(64)}`,
   `/api/proof/${'a'.repeat(64)}`,
   `/api/proof/${'a'.repeat(64)}.ots`,
+  `/api/proof/${'a'.repeat(64)}.tlog-proof`,
   '/api/openapi.json',
   '/ledgers/days.json',
   '/keys/public.pem',
