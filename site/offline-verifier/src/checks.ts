@@ -16,6 +16,7 @@ import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote } from '../../../core/n
 import { formatDetached, parseDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../../core/ots.ts';
 import { parseProofBundle, verifyProofBundle, type ProofBundle } from '../../../core/proof.ts';
 import { ecdsaPublicKeyToSpkiDer, ecdsaVerify, fingerprint, mldsaVerify } from '../../../core/sig.ts';
+import { parseTlogProof, verifyTlogProof, type TlogProof } from '../../../core/tlog-proof.ts';
 import type { ClassifiedInput } from './inputs.ts';
 
 export type CheckState = 'ok' | 'fail' | 'pending' | 'info';
@@ -368,6 +369,52 @@ function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section
   return section;
 }
 
+/** A c2sp.org/tlog-proof@v1 file (docs/FORMAT.md §8a): the hash it names, both checkpoint signatures, the
+ *  inclusion proof; with the day's ledger, the leaf and the date. */
+function tlogProofSection(ctx: Context, input: ClassifiedInput): Section {
+  const title = `tlog-proof ${input.name}`;
+  let proof: TlogProof;
+  try {
+    proof = parseTlogProof(input.bytes);
+  } catch (err) {
+    return { title, checks: [fail('tlog-proof format', message(err))] };
+  }
+  const cp = parseCheckpoint(parseNote(proof.checkpoint).text);
+  const named = proof.extra?.length === 32 ? toHex(proof.extra) : undefined;
+  const doc = ctx.inputs.document;
+  const hash = named ?? doc?.hash;
+  const checks: Check[] = [
+    info('Claim', named ? `hash ${named} is leaf ${proof.index} of ${cp.origin}` : `leaf ${proof.index} of ${cp.origin} (the file names no hash: your document's is used)`, [
+      `Checkpoint: tree size ${cp.size}, root ${toHex(cp.root)}`,
+    ]),
+  ];
+  if (named) checks.push(documentMatch(ctx, named, 'the tlog-proof'));
+  checks.push(...checkpointSignatureChecks(proof.checkpoint, ctx.keys));
+  const label = 'Inclusion proof leads to the checkpoint root';
+  checks.push(
+    hash === undefined
+      ? pending(label, 'no hash: choose the original file or paste its SHA-256 hash')
+      : attempt(label, () => {
+          verifyInclusion(leafHash(fromHex(hash)), proof.index, cp.size, proof.proof, cp.root);
+          return [`Leaf ${proof.index} of ${cp.size}`, `Root ${toHex(cp.root)}`];
+        }),
+  );
+  const { ecdsa, mldsa } = ctx.keys;
+  if (ecdsa && mldsa && hash !== undefined) {
+    checks.push(attempt('Whole tlog-proof (both signatures, inclusion)', () => void verifyTlogProof(proof, { ecdsa, mldsa }, doc ? { hash: fromHex(doc.hash) } : {})));
+  }
+  const day = ctx.ledgers.find((l) => l.ledger?.treeSize === cp.size && l.ledger.root === toHex(cp.root));
+  const entry = day?.ledger?.entries[proof.index - day.ledger.firstIndex];
+  if (day && entry && entry.hash === hash) {
+    checks.push(ok(`Leaf in the ledger file ${day.input.name}`, [`Ledger of ${day.ledger!.date}, submitted ${entry.submittedAt}`]));
+  } else if (day) {
+    checks.push(fail(`Leaf in the ledger file ${day.input.name}`, `leaf ${proof.index} of ${day.input.name} is ${entry ? entry.hash : 'not one of its day'}, not ${hash ?? 'the hash'}`));
+  } else {
+    checks.push(info('Date', `a tlog-proof names no date: its checkpoint (tree size ${cp.size}) is the end of the day it proves; add that day's ledger file to see the date and time`));
+  }
+  return { title, checks };
+}
+
 function otsSection(ctx: Context, input: ClassifiedInput): Section {
   const title = `OpenTimestamps proof ${input.name}`;
   let d: DetachedTimestampFile;
@@ -572,6 +619,7 @@ export function verifyInputs(inputs: VerifierInputs): Report {
 
   const sections: Section[] = [];
   for (const b of bundles) sections.push(bundleSection(ctx, b));
+  for (const t of files.filter((f) => f.kind === 'tlog-proof')) sections.push(tlogProofSection(ctx, t));
 
   // Group the day files by date: from their names, else from the ledger's content; a lone unnamed signature
   // belongs to the only ledger given.

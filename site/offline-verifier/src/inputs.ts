@@ -15,6 +15,7 @@ import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
 
 export type InputKind =
   | 'bundle'
+  | 'tlog-proof'
   | 'ledger'
   | 'signatures-meta'
   | 'ecdsa-signature'
@@ -41,6 +42,7 @@ export interface ClassifiedInput {
 
 export const KIND_LABEL: Record<InputKind, string> = {
   bundle: 'proof bundle',
+  'tlog-proof': 'tlog-proof (C2SP)',
   ledger: 'ledger file',
   'signatures-meta': 'signature metadata',
   'ecdsa-signature': 'ECDSA P-256 signature',
@@ -107,6 +109,7 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     return { kind: 'ots', name: base, bytes };
   }
   if (/\.ots$/i.test(base)) return { kind: 'ots', name: base, bytes };
+  if (/\.tlog-proof$/i.test(base)) return { kind: 'tlog-proof', name: base, bytes };
   if (base === 'checkpoint') return { kind: 'checkpoint', name: base, bytes };
   if (/\.dilithium\.sig$/i.test(base)) return { kind: 'mldsa-signature', name: base, bytes };
   if (/\.sig$/i.test(base)) return { kind: bytes.length === MLDSA_SIGNATURE_SIZE ? 'mldsa-signature' : 'ecdsa-signature', name: base, bytes };
@@ -140,6 +143,8 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   // JSON files: several markers each, so that one damaged byte (even the opening brace) cannot hide what
   // the file is.
   if (/timeseal-proof\/|"inclusion_path"|"leaf_index"|"submitted_at"/.test(t)) return { kind: 'bundle', name, bytes };
+  // c2sp.org/tlog-proof@v1 (docs/FORMAT.md §8a): its header, or (header damaged) an index line and proof hashes.
+  if (/^c2sp\.org\/tlog-proof@|\nindex \d+\n[A-Za-z0-9+/]{43}=\n/.test(t)) return { kind: 'tlog-proof', name, bytes };
   if (/timeseal-ledger\/|"first_index":\d+,"entry_count"|"entries":\[/.test(t)) return { kind: 'ledger', name, bytes };
   if (/timeseal-signatures\/|"key_fingerprint"|"signatures": \[/.test(t)) return { kind: 'signatures-meta', name, bytes };
   if (/\n\n\u2014 /.test(t) && /^[^\n]+\n\d+\n[A-Za-z0-9+/=]+\n/.test(t)) return { kind: 'checkpoint', name, bytes };

@@ -160,7 +160,7 @@ function onPaste(): void {
   const status = $('paste-status');
   const input = classifyText(area.value, 'pasted text');
   if (!input) {
-    status.textContent = 'Not recognised: paste a proof bundle, a checkpoint, a block header (160 hex digits), a SHA-256 hash or a public key (PEM).';
+    status.textContent = 'Not recognised: paste a proof bundle, a tlog-proof, a checkpoint, a block header (160 hex digits), a SHA-256 hash or a public key (PEM).';
     return;
   }
   const n = state.files.filter((f) => f.name.startsWith('pasted ')).length + 1;
