@@ -8,6 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTlogProof, verifyTlogProof } from '../../core/tlog-proof.ts';
+import { loadPublicKeys } from '../../runtime/keys.ts';
 import { createProject, ensureBuilt, ROOT, launchBrowser, removeProject, ROUTES, SCREENSHOTS, startServer, type Project, type Server } from './helpers.ts';
 
 /** The server's clock: the demo ledger is the day before (2025-11-02). */
@@ -455,6 +457,36 @@ describe('what a person needs to verify offline', () => {
     const ots = downloads.getByRole('link', { name: 'Download OTS proof (.ots)' });
     await expect(ots.getAttribute('href')).resolves.toBe(`/api/proof/${SEALED_SHA256}.ots`);
     await context.close();
+  });
+
+  it('a found hash on /verify offers its c2sp.org/tlog-proof, saved as <hash>.tlog-proof, which verifies with the served keys', async () => {
+    const { context, page } = await newPage();
+    await page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
+    const downloads = page.locator('[data-testid=search-result][data-found=true] [data-testid=proof-downloads]');
+    await downloads.waitFor();
+    const link = downloads.getByRole('link', { name: 'Download tlog-proof (C2SP)' });
+    await expect(link.getAttribute('href')).resolves.toBe(`/api/proof/${SEALED_SHA256}.tlog-proof`);
+    const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+    expect(download.suggestedFilename()).toBe(`${SEALED_SHA256}.tlog-proof`);
+    const saved = path.join(tmp, download.suggestedFilename());
+    await download.saveAs(saved);
+    const keys = loadPublicKeys(project.env.TIMESEAL_KEYS!);
+    const verified = verifyTlogProof(parseTlogProof(fs.readFileSync(saved)), keys, { hash: Buffer.from(SEALED_SHA256, 'hex') });
+    expect(verified.hash).toBe(SEALED_SHA256);
+    await context.close();
+    for (const width of [1280, 390]) {
+      for (const theme of ['light', 'dark'] as const) {
+        // Tall enough that the whole result shows without scrolling (no sticky header over it); the "Proof found"
+        // toast is closed as a person would.
+        const shot = await newPage({ theme, width, height: width === 390 ? 1400 : 1000 });
+        await shot.page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
+        await shot.page.locator('[data-testid=tlog-proof-download]').waitFor();
+        await shot.page.getByRole('button', { name: 'Close notification' }).click();
+        await shot.page.locator('#toaster li').waitFor({ state: 'detached' });
+        await shot.page.locator('[data-testid=search-result]').screenshot({ path: path.join(SCREENSHOTS, `verify-found-tlog-proof-${width}-${theme}.png`) });
+        await shot.context.close();
+      }
+    }
   });
 });
 

@@ -1,8 +1,9 @@
 // The result of a verified search (spec §2 Verify: ledger date, timestamp, ledger download, OTS status, block
 // height, confirmations, quantum shield and dual signature), every flag being what the browser checked; and
 // what a person needs to verify it offline: the proof bundle (GET /api/proof/<hash>, saved as
-// timeseal-proof-<first 12 hex>.json), the per-hash .ots once the day is anchored, the certificate and the
-// offline verifier.
+// timeseal-proof-<first 12 hex>.json), the same proof as a c2sp.org/tlog-proof@v1 file (GET
+// /api/proof/<hash>.tlog-proof, docs/FORMAT.md §8a), the per-hash .ots once the day is anchored, the certificate
+// and the offline verifier.
 import { confirmationLabel, confirmationsStrong, formatDateTime, formatLedgerDate } from '../lib/format.ts';
 import { toast } from '../lib/toast.ts';
 import type { SearchResult } from '../lib/verified-search.ts';
@@ -80,9 +81,10 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
       </div>
       <section className="mt-4 border-t border-emerald-200 pt-3 dark:border-emerald-900" aria-labelledby="proof-downloads-title" data-testid="proof-downloads">
         <h3 id="proof-downloads-title" className="text-sm font-semibold">Keep the proof</h3>
-        <p className="muted mt-1 text-xs">The proof bundle holds the signed checkpoint and the inclusion path of this hash: with your file it verifies in the <a className="link" href="/offline-verifier.html">offline verifier</a>, with no network and without us.</p>
+        <p className="muted mt-1 text-xs">The proof bundle holds the signed checkpoint and the inclusion path of this hash: with your file it verifies in the <a className="link" href="/offline-verifier.html">offline verifier</a>, with no network and without us. The <span className="whitespace-nowrap">tlog-proof</span> is the same proof in the C2SP format that other transparency-log tools read.</p>
         <div className="mt-2 flex flex-wrap items-center gap-2">
           <a className="btn-primary px-3 py-1.5" href={`/api/proof/${result.hash}`} download={bundleName} onClick={(e) => { e.preventDefault(); void saveProofBundle(result.hash, bundleName); }}>Download proof bundle</a>
+          <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.tlog-proof`} download={`${result.hash}.tlog-proof`} data-testid="tlog-proof-download">Download tlog-proof (C2SP)</a>
           {result.otsStatus === 'verified' ? (
             <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.ots`} download>Download OTS proof (.ots)</a>
           ) : (
