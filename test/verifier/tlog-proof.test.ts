@@ -37,11 +37,13 @@ const input = (name: string, t: string | Uint8Array) => classifyFile(name, typeo
 const given = (files: ReturnType<typeof input>[], extra: Partial<VerifierInputs> = {}): VerifierInputs => ({ files, keys, document: doc(), ...extra });
 const rows = (r: ReturnType<typeof verifyInputs>) => r.sections.flatMap((s) => s.checks.map((c) => `${c.label} | ${c.verdict}`));
 
-/** The text with one byte flipped at the first occurrence of `marker` plus `offset`. */
-function flipped(marker: string, offset = 0): Uint8Array {
+/** The text with one byte flipped at the first occurrence of `marker` plus `offset`. With `letter`, the first
+ *  letter from there changes case instead, so that base64 stays base64 and the signature check itself fails. */
+function flipped(marker: string, offset = 0, letter = false): Uint8Array {
   const bytes = new TextEncoder().encode(text);
-  const at = new TextEncoder().encode(text.slice(0, text.indexOf(marker))).length + offset;
-  bytes[at] = bytes[at]! ^ 0x01;
+  let at = new TextEncoder().encode(text.slice(0, text.indexOf(marker))).length + offset;
+  if (letter) while (!/[A-Za-z]/.test(String.fromCharCode(bytes[at]!))) at++;
+  bytes[at] = bytes[at]! ^ (letter ? 0x20 : 0x01);
   return bytes;
 }
 
@@ -82,8 +84,8 @@ describe('tlog-proof in the offline verifier (checks.ts)', () => {
   test.each([
     ['a proof hash', () => flipped('\n\n', -5), /Inclusion proof leads to the checkpoint root/],
     ['the index', () => flipped('index ', 6), /Inclusion proof leads to the checkpoint root|tlog-proof format/],
-    ['the ECDSA signature', () => flipped('\u2014 ', 40), /Checkpoint ECDSA P-256 signature/],
-    ['the ML-DSA-65 signature', () => flipped('\u2014 ', text.length - text.indexOf('\u2014 ') - 400), /Checkpoint ML-DSA-65 signature/],
+    ['the ECDSA signature', () => flipped('\u2014 ', 40, true), /Checkpoint ECDSA P-256 signature/],
+    ['the ML-DSA-65 signature', () => flipped('\u2014 ', text.length - text.indexOf('\u2014 ') - 400, true), /Checkpoint ML-DSA-65 signature/],
     ['the checkpoint root', () => flipped('\n\n', 2 + text.slice(text.indexOf('\n\n') + 2).split('\n').slice(0, 2).join('\n').length + 5), /Checkpoint ECDSA P-256 signature/],
   ])('a flipped byte in %s: Not verified, with the reason', (_what, bytes, where) => {
     const r = verifyInputs(given([input('p.tlog-proof', bytes())]));
