@@ -21,8 +21,9 @@ export function registerProof(program: Command, ctx: () => Context): void {
     .option('--ots <file>', "also write the hash's OpenTimestamps proof to this file")
     .option('--tlog-proof <file>', "also write the hash's c2sp.org/tlog-proof@v1 to this file ('-': print it instead of the bundle)")
     .option('--json', 'machine-readable output (the bundle is JSON either way)')
-    .action((hash: string, opts: { ots?: string; tlogProof?: string }) => {
+    .action((hash: string, opts: { ots?: string; tlogProof?: string; json?: boolean }) => {
       if (!isHashHex(hash)) throw new UsageError(`not a SHA-256 hash (64 hexadecimal characters): ${hash}`);
+      if (opts.tlogProof === '-' && opts.json) throw new UsageError('--tlog-proof - prints text, not JSON: drop --json or name a file');
       const c = ctx();
       const bundle = buildProof(c.config.archive, c.config.logOrigin, hash, c.publicKeys());
       if (opts.ots !== undefined) {

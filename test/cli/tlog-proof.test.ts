@@ -88,6 +88,13 @@ describe('timeseal proof --tlog-proof', () => {
     expect(parseCheckpoint(p.checkpoint).size).toBe(66);
   });
 
+  test("'-' with --json is a usage error (stdout would not be JSON)", () => {
+    const r = run(dir, ['proof', day2[3]!, '--tlog-proof', '-', '--json'], { env: BUILD_AT });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--tlog-proof - prints text, not JSON/);
+    expect(r.stdout).toBe('');
+  });
+
   test('an unknown hash exits 1 and writes no file', () => {
     const unknown = makeHashes('never', 1)[0]!;
     const file = path.join(dir, 'unknown.tlog-proof');
