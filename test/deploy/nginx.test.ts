@@ -5,18 +5,13 @@
 // classes and security headers as a node sends; /api/ and index-sha256.json reach the nodes, both of them, and
 // still work with one node stopped; a forged X-Forwarded-For never becomes the client's address; bodies over
 // the app's limit stop at nginx; with every node down the static files are still served.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DAY, makeFixture, NOW, randomHash, removeTempDirs, ROOT, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
-import { freePort, parentDeathSignal } from '../support/servers.ts';
+import { request, startNginx, submit } from '../support/nginx.ts';
 
-const NGINX = '/usr/sbin/nginx';
-const TEMPLATE = path.join(ROOT, 'deploy/nginx/timeseal.conf');
-const SNIPPETS = path.join(ROOT, 'deploy/nginx/snippets');
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 const SHORT = 'public, max-age=60';
 /** The security headers ingest/security-headers.ts sets; nginx must send the same on the files it serves. */
@@ -35,45 +30,6 @@ const SECURITY_HEADERS = [
 ];
 /** Cross-origin reading (ingest/security-headers.ts PUBLIC_HEADERS): the archive and keys have them, pages not. */
 const CROSS_ORIGIN_HEADERS = ['access-control-allow-origin', 'access-control-expose-headers', 'cross-origin-resource-policy'];
-
-interface Answer {
-  status: number;
-  headers: http.IncomingHttpHeaders;
-  body: Buffer;
-}
-
-/** One HTTP request without compression or connection reuse, so every byte and header is what was sent. */
-function request(base: string, urlPath: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(new URL(urlPath, base), { method: options.method ?? 'GET', agent: false, headers: { 'accept-encoding': 'identity', ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(options.body);
-  });
-}
-
-const submit = (base: string, forwardedFor?: string): Promise<Answer> =>
-  request(base, '/api/submit', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
-    body: JSON.stringify({ hash: randomHash() }),
-  });
-
-/** The template with the test's folder, port and nodes; fails if the template no longer has a placeholder. */
-function renderConfig(root: string, listen: number, logs: string, nodes: string[]): string {
-  let text = fs.readFileSync(TEMPLATE, 'utf8');
-  for (const [placeholder, value] of [['@ROOT@', root], ['@LISTEN@', `127.0.0.1:${listen}`], ['@LOGS@', logs]] as const) {
-    expect(text, `template has ${placeholder}`).toContain(placeholder);
-    text = text.replaceAll(placeholder, value);
-  }
-  const servers = [...text.matchAll(/^\s*server 127\.0\.0\.1:\d+ .*;$/gm)];
-  expect(servers, 'template lists two example nodes').toHaveLength(2);
-  return text.replace(servers[0]![0], `    server ${nodes[0]} max_fails=1 fail_timeout=5s;`).replace(servers[1]![0], `    server ${nodes[1]} max_fails=1 fail_timeout=5s;`);
-}
 
 /** A small site like the built one, for runs where dist/site has not been built. */
 function writeSmallSite(site: string): void {
@@ -106,8 +62,7 @@ let dir: string;
 let published: string[];
 let site: string;
 let nodes: SpawnedServer[] = [];
-let nginx: ChildProcess;
-let nginxExited: Promise<void>;
+let stopNginx: (() => Promise<void>) | undefined;
 let proxy: string;
 let accessLog: string;
 
@@ -129,7 +84,6 @@ async function stopNode(node: SpawnedServer): Promise<void> {
 }
 
 beforeAll(async () => {
-  expect(fs.existsSync(NGINX), `${NGINX} (Debian's nginx: bash scripts/ensure-test-tools.sh)`).toBe(true);
   // 300 hashes: a day file of tens of KB (compression matters), a full tile (256 leaves) and a partial one.
   const f = await makeFixture({ env: { TRUST_PROXY: '1' }, publish: Array.from({ length: 300 }, randomHash) });
   dir = f.dir;
@@ -145,56 +99,13 @@ beforeAll(async () => {
   nodes.push(await startServer(dir, env));
   nodes.push(await startServer(dir, env));
 
-  const conf = path.join(dir, 'nginx/conf');
-  const logs = path.join(dir, 'nginx/logs');
-  const temp = path.join(dir, 'nginx/temp');
-  for (const d of [path.join(conf, 'snippets'), logs, temp]) fs.mkdirSync(d, { recursive: true });
-  const port = await freePort();
-  fs.writeFileSync(path.join(conf, 'timeseal.conf'), renderConfig(dir, port, logs, nodes.map((n) => new URL(n.url).host)));
-  fs.cpSync(SNIPPETS, path.join(conf, 'snippets'), { recursive: true });
-  // The main file Debian's nginx.conf would be, reduced to what the site file needs; as root the workers stay
-  // root, since the project folder is private to this user (mode 0700).
-  fs.writeFileSync(
-    path.join(conf, 'nginx.conf'),
-    `${process.getuid?.() === 0 ? 'user root;\n' : ''}worker_processes 1;
-events { worker_connections 128; }
-http {
-  client_body_temp_path ${temp}/body;
-  proxy_temp_path ${temp}/proxy;
-  fastcgi_temp_path ${temp}/fastcgi;
-  uwsgi_temp_path ${temp}/uwsgi;
-  scgi_temp_path ${temp}/scgi;
-  include timeseal.conf;
-}
-`,
-  );
-  accessLog = path.join(logs, 'timeseal.access.log');
-  const args = ['-p', path.join(dir, 'nginx'), '-e', path.join(logs, 'startup.log'), '-c', path.join(conf, 'nginx.conf')];
-  const check = spawnSync(NGINX, [...args, '-t'], { encoding: 'utf8' });
-  expect(check.status, `nginx -t:\n${check.stderr}`).toBe(0);
-  // nginx stops (SIGTERM) with this test process, however it ends; afterAll stops it first in the normal case.
-  const [command, ...prefix] = [...parentDeathSignal('TERM'), NGINX];
-  nginx = spawn(command!, [...prefix, ...args, '-g', `daemon off; pid ${path.join(dir, 'nginx/nginx.pid')};`], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let stderr = '';
-  nginx.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-  nginxExited = new Promise((resolve) => nginx.once('exit', () => resolve()));
-  proxy = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    const ok = await request(proxy, '/').then(
-      () => true,
-      () => false,
-    );
-    if (ok) break;
-    if (nginx.exitCode !== null || i > 100) throw new Error(`nginx did not start:\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  const started = await startNginx(dir, nodes.map((n) => new URL(n.url).host));
+  ({ url: proxy, accessLog } = started);
+  stopNginx = started.stop;
 });
 
 afterAll(async () => {
-  if (nginx?.exitCode === null && nginx.signalCode === null) {
-    process.kill(nginx.pid!, 'SIGTERM');
-    await nginxExited;
-  }
+  await stopNginx?.();
   await Promise.all(nodes.map(stopNode));
   removeTempDirs();
 });
