@@ -4,41 +4,19 @@
 // minute to minute); every submission is a unique hash. Goal: ratio ≥ 0.6 with 0 errors. Afterwards the
 // database must hold a row for every 201 (acknowledged = committed).
 // Prints a Markdown section on stdout; progress on stderr.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import crypto from 'node:crypto';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { machine, ROOT, TIMESEAL } from './common.ts';
-
-interface Histogram {
-  average: number;
-  p99: number;
-}
-interface AutocannonResult {
-  requests: Histogram & { total: number };
-  latency: Histogram;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  '2xx': number;
-}
-interface AutocannonRequest {
-  method?: string;
-  path?: string;
-  headers?: Record<string, string>;
-  body?: string;
-  setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
-}
-type Autocannon = (options: { url: string; connections: number; duration: number; requests?: AutocannonRequest[] }) => Promise<AutocannonResult>;
-// autocannon ships no types; its documented programmatic API is typed above.
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+import { load as loadWith, median, stop, waitForUrl, type AutocannonResult } from './load.ts';
 
 const CONNECTIONS = 32;
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+const load = (url: string, requestPath: string) => loadWith(url, requestPath, CONNECTIONS, DURATION);
 
 const BARE_SERVER = `
 import Fastify from 'fastify';
@@ -47,48 +25,6 @@ app.post('/json', async (request) => ({ ok: true, echo: request.body.hash }));
 await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write('Timeseal listening on http://127.0.0.1:' + app.server.address().port + '\\n');
 `;
-
-function waitForUrl(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) resolve(m[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`server exited (${code}) before listening: ${out}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  child.kill('SIGTERM');
-  await exited;
-}
-
-/** Unique hashes without paying for a digest per request: a random prefix and a counter. */
-function uniqueHashes(): () => string {
-  const prefix = crypto.randomBytes(24).toString('hex');
-  let n = 0;
-  return () => prefix + (n++).toString(16).padStart(16, '0');
-}
-
-async function load(url: string, requestPath: string): Promise<AutocannonResult> {
-  const next = uniqueHashes();
-  return autocannon({
-    url,
-    connections: CONNECTIONS,
-    duration: DURATION,
-    requests: [
-      {
-        method: 'POST',
-        path: requestPath,
-        headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: `{"hash":"${next()}"}` }),
-      },
-    ],
-  });
-}
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-ingest-'));
 try {
@@ -119,7 +55,7 @@ try {
     betaRuns.push(await load(serverUrl, '/api/v1/beta/timestamp'));
   }
   await Promise.all([stop(bare), stop(server)]);
-  const median = (runs: AutocannonResult[]) => [...runs].sort((x, y) => x.requests.average - y.requests.average)[Math.floor(runs.length / 2)]!;
+
   const bareResult = median(bareRuns);
   const betaResult = median(betaRuns);
   const acknowledged = betaRuns.reduce((n, r) => n + r['2xx'], 0);

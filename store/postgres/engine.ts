@@ -15,6 +15,7 @@ import crypto from 'node:crypto';
 import pg from 'pg';
 import {
   isPayingStatus,
+  StorageUnavailableError,
   StoreClosedError,
   UniqueViolationError,
   type DayBatch,
@@ -42,6 +43,9 @@ export interface PostgresStoreOptions {
 const DAY_CHUNK = 65_536;
 /** Rows per INSERT statement of `enqueue` (arrays bound as parameters; every statement in one transaction). */
 const ENQUEUE_CHUNK = 10_000;
+/** Group commit of `submissions.write`: statements in flight at once, and rows in one statement at most. */
+const WRITE_FLUSHES = 2;
+const WRITE_BATCH_MAX = 1_000;
 /** Expired throttle rows are deleted at most once per this much clock time per scope (per process). */
 const PRUNE_EVERY_MS = 60_000;
 /** PostgreSQL's type oid of BIGINT (int8): ids and counts, read as numbers (all far below 2^53). */
@@ -171,6 +175,43 @@ function postgresStore(pool: pg.Pool): Store {
   const INSERT_SUBMISSION = 'INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES ($1, $2, $3, $4, $5)';
   const insertSubmission = (c: Client, r: Submission): Promise<unknown> => c.query(INSERT_SUBMISSION, submissionValues(r));
 
+  // Group commit of submissions.write (like the SQLite engine's writer): rows that arrive while WRITE_FLUSHES
+  // statements are in flight wait and go together in the next one, one INSERT … unnest and one commit (one WAL
+  // flush) for all of them; each promise resolves after that commit. A statement that fails for one row (not for
+  // the server) is retried row by row, so a row that fails fails alone. close() waits for every queued row.
+  const queuedWrites: Array<{ row: Submission; resolve: () => void; reject: (err: unknown) => void }> = [];
+  let flushing = 0;
+  const flushWrites = (): void => {
+    while (flushing < WRITE_FLUSHES && queuedWrites.length > 0) {
+      const batch = queuedWrites.splice(0, WRITE_BATCH_MAX);
+      flushing++;
+      const p = (async () => {
+        try {
+          await pool.query(INSERT_SUBMISSIONS, submissionColumns(batch.map((w) => w.row)));
+          for (const w of batch) w.resolve();
+        } catch (err) {
+          const neutral = neutralError(err, true);
+          if (batch.length === 1 || neutral instanceof StorageUnavailableError) for (const w of batch) w.reject(neutral);
+          else {
+            await Promise.all(
+              batch.map((w) =>
+                pool.query(INSERT_SUBMISSION, submissionValues(w.row)).then(
+                  () => w.resolve(),
+                  (e: unknown) => w.reject(neutralError(e, true)),
+                ),
+              ),
+            );
+          }
+        } finally {
+          flushing--;
+          flushWrites();
+        }
+      })();
+      inFlight.add(p);
+      void p.finally(() => inFlight.delete(p));
+    }
+  };
+
   // --- limits: counts one for (key, date) unless it has `max` already; the count after, or undefined.
   const countUpTo = async (c: Client, key: string, date: string, max: number): Promise<number | undefined> =>
     (
@@ -278,19 +319,18 @@ function postgresStore(pool: pg.Pool): Store {
     engine: 'postgres',
 
     submissions: {
-      // One autocommit INSERT per row: PostgreSQL groups concurrent commits into one WAL flush by itself, and a
-      // row that fails fails alone.
-      write: (row) => query(INSERT_SUBMISSION, submissionValues(row), true).then(() => undefined),
+      // Group commit (flushWrites above): one statement and one commit for the rows that arrive together.
+      write: (row) =>
+        closed
+          ? Promise.reject(new StoreClosedError())
+          : new Promise<void>((resolve, reject) => {
+              queuedWrites.push({ row, resolve, reject });
+              flushWrites();
+            }),
       enqueue: (rows) =>
         tx(async (c) => {
           for (let i = 0; i < rows.length; i += ENQUEUE_CHUNK) {
-            const columns: Array<Array<string | null>> = [[], [], [], [], []];
-            for (const r of rows.slice(i, i + ENQUEUE_CHUNK)) submissionValues(r).forEach((v, k) => columns[k]!.push(v));
-            await c.query(
-              `INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source)
-               SELECT h, t, d, f, s FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r (h, t, d, f, s, n) ORDER BY n`,
-              columns,
-            );
+            await c.query(INSERT_SUBMISSIONS, submissionColumns(rows.slice(i, i + ENQUEUE_CHUNK)));
           }
         }),
       async dates(after, before) {
@@ -538,11 +578,23 @@ function postgresStore(pool: pg.Pool): Store {
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled([...inFlight]);
+      // A flush that ends starts the next one for the rows queued meanwhile: wait until none is left.
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
       await pool.end();
     },
   };
   return store;
+}
+
+/** Rows in one statement, in their order (ids follow it). */
+const INSERT_SUBMISSIONS = `INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source)
+  SELECT h, t, d, f, s FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r (h, t, d, f, s, n) ORDER BY n`;
+
+/** The values of INSERT_SUBMISSIONS: one array per column. */
+function submissionColumns(rows: readonly Submission[]): Array<Array<string | null>> {
+  const columns: Array<Array<string | null>> = [[], [], [], [], []];
+  for (const r of rows) submissionValues(r).forEach((v, k) => columns[k]!.push(v));
+  return columns;
 }
 
 /** A submission's column values: hash, submitted_at, ledger_date (its UTC day), file_name, source. */
