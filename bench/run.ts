@@ -21,14 +21,31 @@ for (const file of benches) {
   }
   sections.push(`${result.stdout.trim()}\n\n_(${file}, ${((Date.now() - started) / 1000).toFixed(0)} s)_\n`);
 }
-const doc = [
-  '# Benchmarks',
-  '',
-  `Measured by \`make bench\` (\`node bench/run.ts\`) on ${new Date().toISOString().slice(0, 10)}.`,
-  `Machine: ${machine()}. Other processes may share the machine; figures are from one run.`,
-  '',
-  ...sections,
-  fs.readFileSync(path.join(ROOT, 'bench/NOTES.md'), 'utf8').trim(),
-].join('\n');
-fs.writeFileSync(path.join(ROOT, 'docs/BENCHMARKS.md'), `${doc}\n`);
+const notes = fs.readFileSync(path.join(ROOT, 'bench/NOTES.md'), 'utf8').trim();
+const docPath = path.join(ROOT, 'docs/BENCHMARKS.md');
+let doc: string;
+if (only !== undefined && fs.existsSync(docPath)) {
+  // One benchmark rerun: its section replaces the one it wrote before (found by the file named in its footer),
+  // or goes before the notes; every other section stays as it was.
+  doc = fs.readFileSync(docPath, 'utf8');
+  const parts = doc.split(/(?=^## )/m);
+  for (const [i, file] of benches.entries()) {
+    const at = parts.findIndex((part) => part.includes(`_(${file}`));
+    const notesAt = parts.findIndex((part) => part.startsWith(notes.split('\n')[0]!));
+    if (at >= 0) parts[at] = `${sections[i]}\n`;
+    else parts.splice(notesAt >= 0 ? notesAt : parts.length, 0, `${sections[i]}\n`);
+  }
+  doc = parts.join('');
+} else {
+  doc = [
+    '# Benchmarks',
+    '',
+    `Measured by \`make bench\` (\`node bench/run.ts\`) on ${new Date().toISOString().slice(0, 10)}.`,
+    `Machine: ${machine()}. Other processes may share the machine; figures are from one run.`,
+    '',
+    ...sections,
+    notes,
+  ].join('\n');
+}
+fs.writeFileSync(docPath, `${doc.trimEnd()}\n`);
 process.stdout.write(doc);
