@@ -29,9 +29,10 @@ if (only !== undefined && fs.existsSync(docPath)) {
   // or goes before the notes; every other section stays as it was.
   doc = fs.readFileSync(docPath, 'utf8');
   const parts = doc.split(/(?=^## )/m);
+  const notesHeading = notes.split('\n')[0]!;
   for (const [i, file] of benches.entries()) {
     const at = parts.findIndex((part) => part.includes(`_(${file}`));
-    const notesAt = parts.findIndex((part) => part.startsWith(notes.split('\n')[0]!));
+    const notesAt = parts.findIndex((part) => part.startsWith(notesHeading));
     if (at >= 0) parts[at] = `${sections[i]}\n`;
     else parts.splice(notesAt >= 0 ? notesAt : parts.length, 0, `${sections[i]}\n`);
   }

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import { treeDiff, treeDigest } from '../test/cli/helpers.ts';
 import { startNginx } from '../test/support/nginx.ts';
 import { startPostgres } from '../test/support/postgres.ts';
 import { folderBytes, machine, mb, run, timed, TIMESEAL } from './common.ts';
@@ -119,13 +120,8 @@ try {
       builds[name]!.push({ seconds: m.seconds, maxRssMb: m.maxRssMb });
     }
   }
-  const digest = (root: string): string => {
-    const h = crypto.createHash('sha256');
-    const files = (fs.readdirSync(root, { recursive: true }) as string[]).filter((r) => fs.statSync(path.join(root, r)).isFile() && !r.startsWith('.tmp')).sort();
-    for (const rel of files) h.update(`${rel}\0`).update(fs.readFileSync(path.join(root, rel)));
-    return h.digest('hex');
-  };
-  const same = digest(project('day-sqlite').TIMESEAL_ARCHIVE!) === digest(pgEnv('day-pg').TIMESEAL_ARCHIVE!);
+  const differences = treeDiff(treeDigest(project('day-sqlite').TIMESEAL_ARCHIVE!), treeDigest(pgEnv('day-pg').TIMESEAL_ARCHIVE!));
+  const same = differences.length === 0;
   const written = folderBytes(project('day-sqlite').TIMESEAL_ARCHIVE!);
   const best = (name: string) => builds[name]!.reduce((a, b) => (b.seconds < a.seconds ? b : a));
   const buildRatio = best('PostgreSQL').seconds / best('SQLite').seconds;
@@ -149,7 +145,7 @@ try {
     '|---|---|---|---|',
     ...(['SQLite', 'PostgreSQL'] as const).map((name) => `| ${name} | ${importTime[name]!.toFixed(1)} s | ${builds[name]!.map((b) => `${b.seconds.toFixed(2)} s`).join(', ')} | ${Math.round(Math.max(...builds[name]!.map((b) => b.maxRssMb)))} MB |`),
     '',
-    `- Build from PostgreSQL ÷ from SQLite: **${buildRatio.toFixed(2)}** (goal ≤ 1.5). The two archives are ${same ? 'byte-identical' : 'DIFFERENT'} (${written.files.toLocaleString('en-US')} files, ${mb(written.bytes)}).`,
+    `- Build from PostgreSQL ÷ from SQLite: **${buildRatio.toFixed(2)}** (goal ≤ 1.5). The two archives are ${same ? 'byte-identical' : `DIFFERENT (${differences.slice(0, 5).join('; ')})`} (${written.files.toLocaleString('en-US')} files, ${mb(written.bytes)}).`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 } finally {

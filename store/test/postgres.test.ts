@@ -98,13 +98,13 @@ describe('PostgreSQL engine', () => {
       }
     };
     // Reads, one statement each (writes share one statement: the group commit).
-    const writes = (store: Store) => Promise.all(Array.from({ length: 40 }, () => store.submissions.queueSize('2026-03-10')));
+    const calls = (store: Store) => Promise.all(Array.from({ length: 40 }, () => store.submissions.queueSize('2026-03-10')));
     const small = await openStore({ db: '', databaseUrl: url, poolSize: 2 });
-    await writes(small);
+    await calls(small);
     expect(await connections()).toBeLessThanOrEqual(2);
     await small.close();
     // The default pool opens more under the same load: the setting, not the load, kept the count at 2.
-    await writes(await open(url));
+    await calls(await open(url));
     expect(await connections()).toBeGreaterThan(2);
   });
 
