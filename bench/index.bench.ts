@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { diskFetcher } from '../test/support/disk-fetcher.ts';
 import { INDEX_HEAD_PATH, mergeStart, type IndexHead } from '../core/index-segments.ts';
 import { removeUnnamedIndexFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from '../pipeline/segment-files.ts';
 import { sortedOrder } from '../store/sort-keys.ts';
@@ -64,11 +65,8 @@ const buildSeconds = (performance.now() - started) / 1000;
 const privateKeys = path.join(dir, 'data/private-keys');
 const size = head.treeSize;
 
-const fetcher: Fetcher = async (url) => {
-  const file = url.startsWith('/ledgers/') ? path.join(archive, url.slice(9)) : url.startsWith('/keys/') ? path.join(keysDir, url.slice(6)) : null;
-  if (file === null || !fs.existsSync(file)) return new Response('not found', { status: 404 });
-  return new Response(fs.readFileSync(file));
-};
+// Served like the web server, segment files by byte range (test/support/disk-fetcher.ts).
+const fetcher: Fetcher = diskFetcher(archive, keysDir);
 
 const sample = present.sort(() => Math.random() - 0.5).slice(0, 20);
 const found: number[] = [];

@@ -10,11 +10,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseCheckpoint } from '../core/checkpoint.ts';
 import { fromUtf8 } from '../core/encoding.ts';
-import { INDEX_HEAD_PATH, parseIndexHead, shardPathFor } from '../core/index-segments.ts';
+import { INDEX_HEAD_PATH, parseIndexHead, shardOf } from '../core/index-segments.ts';
 import { lookupShard } from '../core/index-shard.ts';
 import { parseNote } from '../core/note.ts';
 import { tilePath, tilesForInclusion } from '../core/tiles.ts';
 import { openDatabase } from '../store/db.ts';
+import { SegmentFile } from '../pipeline/segment-files.ts';
 import { folderBytes, mb, run, timed } from './common.ts';
 
 const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '30' }, gap: { type: 'string', default: '65' } } });
@@ -144,7 +145,7 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
 }
 
 /** What a verified lookup of each sample hash reads, from the files themselves: the checkpoint, the index head,
- * the one shard of every segment it names, and the tiles of the inclusion proof. */
+ * the one shard of every segment it names (and its two fan-out entries), and the tiles of the inclusion proof. */
 function lookupBytes(archive: string, sample: string[]): { worst: number; mean: number; count: number } {
   const checkpointText = fs.readFileSync(path.join(archive, 'checkpoint'));
   const size = parseCheckpoint(parseNote(fromUtf8(checkpointText)).text).size;
@@ -156,8 +157,11 @@ function lookupBytes(archive: string, sample: string[]): { worst: number; mean: 
     let bytes = checkpointText.length + headBytes.length;
     let leaf: number | undefined;
     for (const segment of head.segments) {
-      const shard = fs.readFileSync(path.join(archive, shardPathFor(segment, hash)));
-      bytes += shard.length;
+      // Two byte ranges of the segment file: the shard's two fan-out entries, then its records.
+      const file = new SegmentFile(archive, segment);
+      const shard = file.shard(shardOf(segment, hash));
+      file.close();
+      bytes += 8 + shard.length;
       leaf ??= lookupShard(shard, hash)[0]?.leafIndex;
     }
     if (leaf === undefined) throw new Error(`sample hash ${hash} not found`);

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeIndexHead, INDEX_HEAD_PATH, segmentBits, shardPathFor, type Segment } from '../core/index-segments.ts';
+import { encodeIndexHead, encodeSegmentHeader, INDEX_HEAD_PATH, segmentBits, segmentPath, type Segment } from '../core/index-segments.ts';
 import { encodeShard, hashPrefix, type ShardRecord } from '../core/index-shard.ts';
 import { writeProofWorld } from './common.ts';
 import { createProject, ensureBuilt, launchBrowser, removeProject, startServer } from '../test/site/helpers.ts';
@@ -84,9 +84,13 @@ function writeLargeArchive(archive: string, privateKeys: string, hash: string): 
       records.push({ hash: other, leafIndex: segment.from + Math.floor(Math.random() * (segment.to - segment.from)), submittedMs: Date.parse('2025-10-01T00:00:00Z') });
     }
     records.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
-    const shard = path.join(archive, shardPathFor(segment, hash));
-    fs.mkdirSync(path.dirname(shard), { recursive: true });
-    fs.writeFileSync(shard, encodeShard(records));
+    // The segment file with its whole fan-out table but only this shard's records (what a lookup reads).
+    const counts = new Uint32Array(2 ** bits);
+    counts[prefix] = records.length;
+    if (prefix + 1 < counts.length) counts[prefix + 1] = segment.to - segment.from - records.length;
+    else counts[0] = segment.to - segment.from - records.length;
+    if (prefix + 1 === counts.length) throw new Error('the sample hash must not fall in the last shard');
+    fs.writeFileSync(path.join(archive, segmentPath(segment)), Buffer.concat([encodeSegmentHeader(counts), encodeShard(records)]));
   }
 }
 

@@ -3,7 +3,7 @@
 // the server and the browser can never disagree on where a file lives. Paths are relative to the archive root
 // (`ledgers/`), with `/` separators.
 import { FormatError } from './errors.ts';
-import { parseSegmentShardPath } from './index-segments.ts';
+import { parseSegmentPath } from './index-segments.ts';
 import { isDate, isIsoTime } from './ledger.ts';
 
 export const CHECKPOINT_PATH = 'checkpoint';
@@ -30,8 +30,8 @@ const FULL_TILE = /^tile\/(\d+|entries)\/(x\d{3}\/)*\d{3}$/;
  * either (their width is in the path). Everything else (checkpoint, index, status) is replaced over time. */
 export function cacheClass(path: string): CacheClass {
   if (DAY_FILE.test(path) || FULL_TILE.test(path) || /^tile\/.+\.p\/\d+$/.test(path)) return 'immutable';
-  // An index segment's shards never change (core/index-segments.ts); its head index/segments.json does.
-  if (parseSegmentShardPath(path) !== null) return 'immutable';
+  // An index segment file never changes (core/index-segments.ts); its head index/segments.json does.
+  if (parseSegmentPath(path) !== null) return 'immutable';
   return 'short';
 }
 

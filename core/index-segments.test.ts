@@ -8,8 +8,14 @@ import {
   mergeStart,
   parseIndexHead,
   segmentBits,
-  segmentShardPath,
-  shardPathFor,
+  encodeSegmentHeader,
+  parseSegmentHeader,
+  parseSegmentPath,
+  recordBytes,
+  segmentPath,
+  shardOf,
+  shardRecordRange,
+  tableEntryOffset,
   type Segment,
 } from './index-segments.ts';
 import { encodeShard, hashPrefix, lookupShard, parseShard, type ShardRecord } from './index-shard.ts';
@@ -17,29 +23,30 @@ import { encodeShard, hashPrefix, lookupShard, parseShard, type ShardRecord } fr
 const seg = (from: number, to: number): Segment => ({ from, to });
 
 describe('index segments (FORMAT.md §6)', () => {
-  it('sizes shards to at most 64 records on average, and names them by prefix', () => {
+  it('sizes shards to at most 64 records on average, and names segment files by their leaves', () => {
     expect(segmentBits(seg(0, 1))).toBe(0);
     expect(segmentBits(seg(10, 74))).toBe(0);
     expect(segmentBits(seg(10, 75))).toBe(1);
     expect(segmentBits(seg(0, 1_000_000))).toBe(14);
     expect(segmentBits(seg(0, 2 ** 20 * 64))).toBe(20);
     expect(() => segmentBits(seg(0, 2 ** 25 * 64))).toThrow(/larger than this format allows/);
-    expect(segmentShardPath(seg(0, 50), 0)).toBe('index/0-50/0');
-    expect(segmentShardPath(seg(0, 3000), 0x3a)).toBe('index/0-3000/3a');
-    expect(segmentShardPath(seg(5, 1_000_005), 0x3a7f)).toBe('index/5-1000005/3a7/f');
-    expect(shardPathFor(seg(0, 3000), 'ff' + '0'.repeat(62))).toBe('index/0-3000/3f');
+    expect(segmentPath(seg(5, 1_000_005))).toBe('index/5-1000005.idx');
+    expect(parseSegmentPath('index/5-1000005.idx')).toEqual(seg(5, 1_000_005));
+    for (const bad of ['index/5-5.idx', 'index/05-9.idx', 'index/0-9', 'index/0-9/0', 'index/0-9.idx/', 'index/1-2.idx.tmp']) expect(parseSegmentPath(bad)).toBeNull();
+    expect(shardOf(seg(0, 3000), 'ff' + '0'.repeat(62))).toBe(0x3f);
+    expect(shardOf(seg(0, 50), 'ff' + '0'.repeat(62))).toBe(0);
   });
 
   it('head: canonical text, strict parse', () => {
     const head = { treeSize: 300, segments: [seg(0, 200), seg(200, 300)] };
     const text = encodeIndexHead(head);
-    expect(text).toBe('{"format":"timeseal-index/2","tree_size":300,"segments":[\n{"from":0,"to":200},\n{"from":200,"to":300}\n]}\n');
+    expect(text).toBe('{"format":"timeseal-index/3","tree_size":300,"segments":[\n{"from":0,"to":200},\n{"from":200,"to":300}\n]}\n');
     expect(parseIndexHead(text)).toEqual(head);
     expect(parseIndexHead(encodeIndexHead({ treeSize: 0, segments: [] }))).toEqual({ treeSize: 0, segments: [] });
     expect(() => parseIndexHead(text.replace('"to":200},\n{"from":200', '"to":199},\n{"from":200'))).toThrow(/does not continue at leaf 199/);
     expect(() => parseIndexHead(text.replace('"tree_size":300', '"tree_size":301'))).toThrow(/not the tree size 301/);
     expect(() => parseIndexHead(text.replace('\n]}', ']}'))).toThrow(/canonical/);
-    expect(() => parseIndexHead(text.replace('index/2', 'index/1'))).toThrow(/format/);
+    expect(() => parseIndexHead(text.replace('index/3', 'index/2'))).toThrow(/format/);
     expect(() => parseIndexHead('{')).toThrow(/JSON/);
   });
 
@@ -103,6 +110,26 @@ describe('index segments (FORMAT.md §6)', () => {
       }),
       { numRuns: 60 },
     );
+  });
+
+  it('segment file header: magic, a fan-out table of record numbers, records after it', () => {
+    const segment = seg(10, 210); // 2 bits: 4 shards
+    const header = encodeSegmentHeader([60, 0, 100, 40]);
+    expect(Buffer.from(header.subarray(0, 4)).toString('latin1')).toBe('TSX2');
+    expect(toHex(header.subarray(4))).toBe(['00000000', '0000003c', '0000003c', '000000a0', '000000c8'].join(''));
+    expect([...parseSegmentHeader(segment, header)]).toEqual([0, 60, 60, 160, 200]);
+    expect(shardRecordRange(segment, header.subarray(tableEntryOffset(2), tableEntryOffset(2) + 8))).toEqual({ start: 60, end: 160 });
+    expect(recordBytes(2, { start: 60, end: 160 })).toEqual({ offset: 4 + 4 * 5 + 44 * 60, length: 44 * 100 });
+    expect(() => parseSegmentHeader(seg(10, 211), header)).toThrow(/counts 200 records, not 201/);
+    expect(() => parseSegmentHeader(segment, header.subarray(0, 20))).toThrow(/truncated/);
+    const bad = header.slice();
+    bad[0] = 0x55;
+    expect(() => parseSegmentHeader(segment, bad)).toThrow(/magic/);
+    const disorder = header.slice();
+    disorder[11] = 0x70; // entry 1 = 112 > entry 2 = 60
+    expect(() => parseSegmentHeader(segment, disorder)).toThrow(/entry 2 is out of order/);
+    expect(() => shardRecordRange(segment, Uint8Array.from([0, 0, 0, 9, 0, 0, 0, 8]))).toThrow(/out of order/);
+    expect(() => shardRecordRange(segment, Uint8Array.from([0, 0, 0, 9, 0, 0, 0, 201]))).toThrow(/out of order/);
   });
 
   it('refuses input shards holding records outside their prefix', () => {

@@ -1,26 +1,33 @@
 // The log-structured hash index (docs/FORMAT.md §6), shaped like an LSM tree (LevelDB doc/impl.md): the index
 // is a list of immutable segments, each covering a contiguous range of leaves [from, to) that begins and ends
-// on day boundaries, each split into 2^bits shard files by the first bits of the hash. Publishing a day writes
-// one new segment for the day's leaves; afterwards the newest segments are merged into one whenever the one
-// before them is less than twice their size, so segment sizes at least double from newest to oldest: a log of
-// N leaves in days of at least m leaves has at most log2(N / m) + 1 segments, a lookup reads one shard from
-// each, and each leaf's record is rewritten about log2(N / m) times in its life. Only the head
-// (index/segments.json, the list of live segments) changes; segment files never do.
+// on day boundaries. A segment is one file: its records sorted by hash, split into 2^bits shards by the first
+// bits of the hash, behind a fan-out table saying where each shard starts (as git's pack index does), so a
+// reader fetches one shard with two small byte-range reads, and a day writes one file instead of thousands.
+// Publishing a day writes one new segment for the day's leaves; afterwards the newest segments are merged into
+// one whenever the one before them is less than twice their size, so segment sizes at least double from newest
+// to oldest: a log of N leaves in days of at least m leaves has at most log2(N / m) + 1 segments, a lookup
+// reads one shard from each, and each leaf's record is rewritten about log2(N / m) times in its life. Only the
+// head (index/segments.json, the list of live segments) changes; segment files never do.
 import { fromHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
-import { compareRecordsAt, hashPrefix, SHARD_MAGIC, SHARD_RECORD_SIZE, writeUint48 } from './index-shard.ts';
+import { compareRecordsAt, hashPrefix, SHARD_RECORD_SIZE, writeUint48 } from './index-shard.ts';
 
 /** The mutable head: which segments make up the index of the log as of `tree_size`. */
 export const INDEX_HEAD_PATH = 'index/segments.json';
-export const INDEX_FORMAT = 'timeseal-index/2';
+export const INDEX_FORMAT = 'timeseal-index/3';
+/** The head of the previous release's index (a folder of shard files per segment), upgraded by the next build. */
+export const PREVIOUS_INDEX_FORMAT = 'timeseal-index/2';
+
+/** The first bytes of a segment file, "TSX2". */
+export const SEGMENT_MAGIC = new Uint8Array([0x54, 0x53, 0x58, 0x32]);
 
 /**
  * A segment's shards hold at most this many records on average (between half of it and it): about 1.4–2.8 KB a
  * shard, so that a lookup reading one shard of each of ~10 segments stays far below the 64 KB goal together
- * with its inclusion proof's tiles (docs/BENCHMARKS.md), while a million-leaf day makes 16,384 files.
+ * with its inclusion proof's tiles (docs/BENCHMARKS.md).
  */
 export const SEGMENT_SHARD_TARGET = 64;
-/** 2^24 shards of 64 records: segments of up to a billion leaves. */
+/** 2^24 shards of 64 records: segments of up to a billion leaves (record numbers fit the table's uint32). */
 export const MAX_SEGMENT_BITS = 24;
 
 export interface Segment {
@@ -44,21 +51,74 @@ export function segmentBits(segment: Segment): number {
   return bits;
 }
 
-export function segmentDir(segment: Segment): string {
-  return `index/${segment.from}-${segment.to}`;
+/** The segment file: index/<from>-<to>.idx. */
+export function segmentPath(segment: Segment): string {
+  return `index/${segment.from}-${segment.to}.idx`;
 }
 
-/** index/<from>-<to>/<hex>, the prefix in ceil(bits / 4) lower-case hex digits, the first three of them a
- * folder of their own when there are more (so no folder holds more than 4,096 names). */
-export function segmentShardPath(segment: Segment, prefix: number): string {
+/** Where the shards of a segment of `bits` prefix bits lie in its file: the fan-out table of 2^bits + 1
+ * big-endian uint32 record numbers starts at byte 4 (entry p: records before shard p; the last: all of them),
+ * the 44-byte records right after it. */
+export function segmentLayout(bits: number): { tableOffset: number; recordsOffset: number } {
+  return { tableOffset: 4, recordsOffset: 4 + 4 * (2 ** bits + 1) };
+}
+
+/** Byte offset in the segment file of fan-out entry `prefix` (two consecutive entries bound shard `prefix`). */
+export function tableEntryOffset(prefix: number): number {
+  return 4 + 4 * prefix;
+}
+
+/** The prefix of `hashHex` (lower-case hex) in a segment: the shard that holds its records. */
+export function shardOf(segment: Segment, hashHex: string): number {
+  return hashPrefix(fromHex(hashHex, 'hash'), 0, segmentBits(segment));
+}
+
+/** The segment file's header: magic and fan-out table, from the number of records in each shard. */
+export function encodeSegmentHeader(counts: ArrayLike<number>): Uint8Array {
+  const out = new Uint8Array(4 + 4 * (counts.length + 1));
+  out.set(SEGMENT_MAGIC, 0);
+  const view = new DataView(out.buffer);
+  let total = 0;
+  for (let p = 0; p < counts.length; p++) {
+    total += counts[p]!;
+    view.setUint32(4 + 4 * (p + 1), total);
+  }
+  return out;
+}
+
+/**
+ * Strict parse of a segment file's header (its first segmentLayout(bits).recordsOffset bytes): the magic, a
+ * table that starts at 0, never decreases and ends at the segment's leaf count. Returns the table.
+ */
+export function parseSegmentHeader(segment: Segment, header: Uint8Array): Uint32Array {
   const bits = segmentBits(segment);
-  const hex = prefix.toString(16).padStart(Math.max(1, Math.ceil(bits / 4)), '0');
-  return `${segmentDir(segment)}/${hex.length > 3 ? `${hex.slice(0, 3)}/${hex.slice(3)}` : hex}`;
+  const { recordsOffset } = segmentLayout(bits);
+  const where = segmentPath(segment);
+  if (header.length < recordsOffset) throw new FormatError(where, 'truncated header');
+  if (SEGMENT_MAGIC.some((b, i) => header[i] !== b)) throw new FormatError(where, 'bad magic (expected TSX2)');
+  const view = new DataView(header.buffer, header.byteOffset, recordsOffset);
+  const table = new Uint32Array(2 ** bits + 1);
+  for (let p = 0; p < table.length; p++) {
+    table[p] = view.getUint32(4 + 4 * p);
+    if (p === 0 ? table[p] !== 0 : table[p]! < table[p - 1]!) throw new FormatError(where, `fan-out entry ${p} is out of order`);
+  }
+  if (table[table.length - 1] !== segment.to - segment.from) throw new FormatError(where, `fan-out table counts ${table[table.length - 1]} records, not ${segment.to - segment.from}`);
+  return table;
 }
 
-/** The shard of `segment` that holds the records of a hash (lower-case hex). */
-export function shardPathFor(segment: Segment, hashHex: string): string {
-  return segmentShardPath(segment, hashPrefix(fromHex(hashHex, 'hash'), 0, segmentBits(segment)));
+/** The records [start, end) of shard `prefix` from the two fan-out entries read at tableEntryOffset(prefix). */
+export function shardRecordRange(segment: Segment, entries: Uint8Array): { start: number; end: number } {
+  if (entries.length !== 8) throw new FormatError(segmentPath(segment), 'truncated fan-out table');
+  const view = new DataView(entries.buffer, entries.byteOffset, 8);
+  const start = view.getUint32(0);
+  const end = view.getUint32(4);
+  if (end < start || end > segment.to - segment.from) throw new FormatError(segmentPath(segment), 'fan-out table out of order');
+  return { start, end };
+}
+
+/** Byte range of records [start, end) in a segment file of `bits` prefix bits. */
+export function recordBytes(bits: number, range: { start: number; end: number }): { offset: number; length: number } {
+  return { offset: segmentLayout(bits).recordsOffset + SHARD_RECORD_SIZE * range.start, length: SHARD_RECORD_SIZE * (range.end - range.start) };
 }
 
 /** The head's canonical bytes: one segment a line, newest last. */
@@ -98,6 +158,15 @@ export function parseIndexHead(text: string): IndexHead {
   return head;
 }
 
+/** Whether head bytes are the previous release's head (its segments are folders of shard files). */
+export function isPreviousIndexHead(text: string): boolean {
+  try {
+    return (JSON.parse(text) as { format?: unknown })?.format === PREVIOUS_INDEX_FORMAT;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Which newest segments to merge after a segment was appended: the index of the first of them, or -1 for none.
  * Merging continues downwards while the next older segment is less than twice the merged size, so that
@@ -112,7 +181,7 @@ export function mergeStart(segments: readonly Segment[]): number {
   return start === segments.length - 1 ? -1 : start;
 }
 
-/** One input of mergeShards: a published segment and a way to read its shards (checked, with magic). */
+/** One input of mergeShards: a published segment and a way to read its shards (checked records). */
 export interface SegmentSource {
   segment: Segment;
   read(prefix: number): Uint8Array;
@@ -128,25 +197,24 @@ export function* mergeShards(inputs: readonly SegmentSource[], bits: number): Ge
   const cursors = inputs.map((input) => {
     const own = segmentBits(input.segment);
     if (own > bits) throw new FormatError('index', `cannot merge segment ${input.segment.from}-${input.segment.to} of ${own} bits into ${bits}`);
-    return { input, shift: bits - own, shard: -1, bytes: SHARD_MAGIC as Uint8Array, at: 4, end: 4 };
+    return { input, shift: bits - own, shard: -1, bytes: new Uint8Array(0) as Uint8Array, at: 0, end: 0 };
   });
   for (let prefix = 0; prefix < 2 ** bits; prefix++) {
     let total = 0;
     for (const c of cursors) {
       const shard = Math.floor(prefix / 2 ** c.shift);
       if (shard !== c.shard) {
-        if (c.at !== c.bytes.length) throw new FormatError(segmentShardPath(c.input.segment, c.shard), 'holds records outside its prefix');
+        if (c.at !== c.bytes.length) throw new FormatError(`${segmentPath(c.input.segment)} shard ${c.shard}`, 'holds records outside its prefix');
         c.bytes = c.input.read(shard);
         c.shard = shard;
-        c.at = 4;
+        c.at = 0;
       }
       c.end = c.at;
       while (c.end < c.bytes.length && hashPrefix(c.bytes, c.end, bits) === prefix) c.end += SHARD_RECORD_SIZE;
       total += c.end - c.at;
     }
-    const out = new Uint8Array(4 + total);
-    out.set(SHARD_MAGIC, 0);
-    for (let o = 4; o < out.length; o += SHARD_RECORD_SIZE) {
+    const out = new Uint8Array(total);
+    for (let o = 0; o < out.length; o += SHARD_RECORD_SIZE) {
       let best: (typeof cursors)[number] | undefined;
       for (const c of cursors) {
         if (c.at < c.end && (best === undefined || compareRecordsAt(c.bytes, c.at, best.bytes, best.at) < 0)) best = c;
@@ -157,7 +225,7 @@ export function* mergeShards(inputs: readonly SegmentSource[], bits: number): Ge
     yield { prefix, bytes: out };
   }
   for (const c of cursors) {
-    if (c.at !== c.bytes.length) throw new FormatError(segmentShardPath(c.input.segment, c.shard), 'holds records outside its prefix');
+    if (c.at !== c.bytes.length) throw new FormatError(`${segmentPath(c.input.segment)} shard ${c.shard}`, 'holds records outside its prefix');
   }
 }
 
@@ -173,9 +241,8 @@ export function* daySegmentShards(firstLeaf: number, hashes: Uint8Array, ms: Arr
   for (let prefix = 0; prefix < 2 ** bits; prefix++) {
     let end = i;
     while (end < n && hashPrefix(hashes, 32 * end, bits) === prefix) end++;
-    const out = new Uint8Array(4 + (end - i) * SHARD_RECORD_SIZE);
-    out.set(SHARD_MAGIC, 0);
-    for (let k = i, o = 4; k < end; k++, o += SHARD_RECORD_SIZE) {
+    const out = new Uint8Array((end - i) * SHARD_RECORD_SIZE);
+    for (let k = i, o = 0; k < end; k++, o += SHARD_RECORD_SIZE) {
       out.set(hashes.subarray(32 * k, 32 * k + 32), o);
       writeUint48(out, o + 32, firstLeaf + k);
       writeUint48(out, o + 38, ms[k]!);
@@ -187,13 +254,11 @@ export function* daySegmentShards(firstLeaf: number, hashes: Uint8Array, ms: Arr
   if (i !== n) throw new FormatError('index', 'day hashes not sorted');
 }
 
-/** The segment and prefix of an archive path that segmentShardPath would give, or null for any other path. */
-export function parseSegmentShardPath(rel: string): { segment: Segment; prefix: number } | null {
-  const m = /^index\/(0|[1-9]\d{0,14})-([1-9]\d{0,14})\/([0-9a-f]{1,3}(?:\/[0-9a-f]{1,3})?)$/.exec(rel);
+/** The segment of an archive path that segmentPath would give, or null for any other path. */
+export function parseSegmentPath(rel: string): Segment | null {
+  const m = /^index\/(0|[1-9]\d{0,14})-([1-9]\d{0,14})\.idx$/.exec(rel);
   if (!m) return null;
   const segment = { from: Number(m[1]), to: Number(m[2]) };
   if (segment.to <= segment.from || segment.to - segment.from > SEGMENT_SHARD_TARGET * 2 ** MAX_SEGMENT_BITS) return null;
-  const prefix = Number.parseInt(m[3]!.replace('/', ''), 16);
-  if (prefix >= 2 ** segmentBits(segment) || segmentShardPath(segment, prefix) !== rel) return null;
-  return { segment, prefix };
+  return segment;
 }

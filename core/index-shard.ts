@@ -1,11 +1,10 @@
-// Index shards (docs/FORMAT.md §6): the binary file format of one shard of an index segment, and the text of
-// index-sha256.json made from shards. Records are 44 bytes: hash (32) || leaf index (uint48 BE) || submission
-// time in ms (uint48 BE), sorted by (hash, leaf index), after the magic "TSX1". Which shards exist and where
-// they live is index-segments.ts.
+// Index shards (docs/FORMAT.md §6): the records of one shard of an index segment, and the text of
+// index-sha256.json made from shards. A shard is a run of 44-byte records: hash (32) || leaf index (uint48 BE)
+// || submission time in ms (uint48 BE), sorted by (hash, leaf index); it has no header of its own. Where a
+// segment's shards live (one file per segment, a fan-out table in front) is index-segments.ts.
 import { compareBytes, fromHex, hexOf, toHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
 
-export const SHARD_MAGIC = new Uint8Array([0x54, 0x53, 0x58, 0x31]); // "TSX1"
 export const SHARD_RECORD_SIZE = 44;
 
 export interface ShardRecord {
@@ -26,7 +25,7 @@ export function writeUint48(out: Uint8Array, offset: number, value: number): voi
   out[offset + 5] = lo & 255;
 }
 
-function readUint48(bytes: Uint8Array, offset: number): number {
+export function readUint48(bytes: Uint8Array, offset: number): number {
   const hi = (bytes[offset]! << 8) | bytes[offset + 1]!;
   const lo = ((bytes[offset + 2]! << 24) | (bytes[offset + 3]! << 16) | (bytes[offset + 4]! << 8) | bytes[offset + 5]!) >>> 0;
   return hi * 2 ** 32 + lo;
@@ -38,12 +37,11 @@ export function compareRecords(a: ShardRecord, b: ShardRecord): number {
 
 /** Records must already be sorted by (hash, leaf index); encodeShard checks it. */
 export function encodeShard(records: ShardRecord[]): Uint8Array {
-  const out = new Uint8Array(4 + records.length * SHARD_RECORD_SIZE);
-  out.set(SHARD_MAGIC, 0);
+  const out = new Uint8Array(records.length * SHARD_RECORD_SIZE);
   records.forEach((r, i) => {
     if (r.hash.length !== 32) throw new FormatError('shard', 'hash must be 32 bytes');
     if (i > 0 && compareRecords(records[i - 1]!, r) >= 0) throw new FormatError('shard', 'records not sorted');
-    const o = 4 + i * SHARD_RECORD_SIZE;
+    const o = i * SHARD_RECORD_SIZE;
     out.set(r.hash, o);
     writeUint48(out, o + 32, r.leafIndex);
     writeUint48(out, o + 38, r.submittedMs);
@@ -53,10 +51,9 @@ export function encodeShard(records: ShardRecord[]): Uint8Array {
 
 /** Strict parse. With `expectedPrefix` (hex), every hash must start with it. */
 export function parseShard(bytes: Uint8Array, expectedPrefix?: string): ShardRecord[] {
-  if (bytes.length < 4 || SHARD_MAGIC.some((b, i) => bytes[i] !== b)) throw new FormatError('shard', 'bad magic (expected TSX1)');
-  if ((bytes.length - 4) % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
+  if (bytes.length % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
   const records: ShardRecord[] = [];
-  for (let o = 4; o < bytes.length; o += SHARD_RECORD_SIZE) {
+  for (let o = 0; o < bytes.length; o += SHARD_RECORD_SIZE) {
     const r = { hash: bytes.slice(o, o + 32), leafIndex: readUint48(bytes, o + 32), submittedMs: readUint48(bytes, o + 38) };
     if (records.length && compareRecords(records[records.length - 1]!, r) >= 0) throw new FormatError('shard', 'records not sorted');
     if (expectedPrefix !== undefined && !toHex(r.hash).startsWith(expectedPrefix)) {
@@ -67,16 +64,15 @@ export function parseShard(bytes: Uint8Array, expectedPrefix?: string): ShardRec
   return records;
 }
 
-/** Checks shard bytes without parsing them into objects: magic, whole records sorted by (hash, leaf index),
- * and, with `prefix`, that every hash's first `prefix.bits` bits are `prefix.value`. */
+/** Checks shard bytes without parsing them into objects: whole records sorted by (hash, leaf index), and, with
+ * `prefix`, that every hash's first `prefix.bits` bits are `prefix.value`. */
 export function checkShard(bytes: Uint8Array, prefix?: { value: number; bits: number }): void {
-  if (bytes.length < 4 || SHARD_MAGIC.some((b, i) => bytes[i] !== b)) throw new FormatError('shard', 'bad magic (expected TSX1)');
-  if ((bytes.length - 4) % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
-  for (let o = 4; o < bytes.length; o += SHARD_RECORD_SIZE) {
+  if (bytes.length % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
+  for (let o = 0; o < bytes.length; o += SHARD_RECORD_SIZE) {
     if (prefix !== undefined && hashPrefix(bytes, o, prefix.bits) !== prefix.value) {
       throw new FormatError('shard', `hash ${hexOf(bytes, o, o + 32)} does not belong in shard ${prefix.value} of ${prefix.bits} bits`);
     }
-    if (o > 4 && compareRecordsAt(bytes, o - SHARD_RECORD_SIZE, bytes, o) >= 0) throw new FormatError('shard', 'records not sorted');
+    if (o > 0 && compareRecordsAt(bytes, o - SHARD_RECORD_SIZE, bytes, o) >= 0) throw new FormatError('shard', 'records not sorted');
   }
 }
 
@@ -88,18 +84,18 @@ export function compareRecordsAt(a: Uint8Array, ao: number, b: Uint8Array, bo: n
 /** Every record of `hashHex` in a shard, oldest leaf first (binary search; no full parse). */
 export function lookupShard(bytes: Uint8Array, hashHex: string): ShardRecord[] {
   const target = fromHex(hashHex, 'hash');
-  const count = (bytes.length - 4) / SHARD_RECORD_SIZE;
+  const count = Math.floor(bytes.length / SHARD_RECORD_SIZE);
   let lo = 0;
   let hi = count;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const o = 4 + mid * SHARD_RECORD_SIZE;
+    const o = mid * SHARD_RECORD_SIZE;
     if (compareBytes(bytes.subarray(o, o + 32), target) < 0) lo = mid + 1;
     else hi = mid;
   }
   const found: ShardRecord[] = [];
   for (let i = lo; i < count; i++) {
-    const o = 4 + i * SHARD_RECORD_SIZE;
+    const o = i * SHARD_RECORD_SIZE;
     if (compareBytes(bytes.subarray(o, o + 32), target) !== 0) break;
     found.push({ hash: bytes.slice(o, o + 32), leafIndex: readUint48(bytes, o + 32), submittedMs: readUint48(bytes, o + 38) });
   }
@@ -154,7 +150,7 @@ export function* indexJsonChunks(shards: () => Iterable<Uint8Array>): Generator<
     let first = true;
     for (const shard of shards()) {
       const lines: string[] = [];
-      for (let o = 4; o < shard.length; ) {
+      for (let o = 0; o < shard.length; ) {
         let next = o + SHARD_RECORD_SIZE;
         while (next < shard.length && compareHashAt(shard, next, shard, o) === 0) next += SHARD_RECORD_SIZE;
         const hash = hexOf(shard, o, o + 32);

@@ -6,7 +6,7 @@
 //
 // Nothing of the archive is served before its commit point (docs/FORMAT.md §10): a build writes a day's files
 // before days.json names the day, so a day file is served only for a day days.json names, a tile or entry
-// bundle only when it lies within days.json's tree size, and an index shard only when its segment does; and
+// bundle only when it lies within days.json's tree size, and an index segment file only when its leaves are; and
 // `checkpoint` is the last published day's checkpoint (`<date>.checkpoint`, the same bytes once a build has
 // finished), so a build killed between days.json and the latest checkpoint never leaves it missing or behind.
 import fs from 'node:fs';
@@ -17,7 +17,7 @@ import zlib from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, dayCheckpointPath, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, parseDays, VERIFIER_ARCHIVE_PATH } from '../core/archive.ts';
 import { isDate } from '../core/ledger.ts';
-import { INDEX_HEAD_PATH, parseSegmentShardPath } from '../core/index-segments.ts';
+import { INDEX_HEAD_PATH, parseSegmentPath } from '../core/index-segments.ts';
 import { parseTilePath, TILE_WIDTH } from '../core/tiles.ts';
 import { ClientError, errorBody } from './errors.ts';
 import { IndexJsonCache, IndexJsonPreparingError, type IndexJsonFile } from './index-json.ts';
@@ -88,7 +88,7 @@ export function archivePath(raw: string): string | null {
   if (dateOfDayFile(raw) !== null) return raw;
   const ots = /^(\d{4}-\d{2}-\d{2})\.json\.ots$/.exec(raw);
   if (ots && isDate(ots[1]!)) return raw;
-  if (parseSegmentShardPath(raw) !== null) return raw;
+  if (parseSegmentPath(raw) !== null) return raw;
   if (raw.startsWith('tile/')) {
     try {
       parseTilePath(raw);
@@ -111,14 +111,14 @@ const NOTHING_COMMITTED: Committed = { dates: new Set(), last: null, treeSize: 0
 
 /**
  * Whether the archive file `rel` (a name archivePath accepted) is published by `committed`: day files of
- * published days, tiles and entry bundles within its tree size, shards of segments within it, and the named
+ * published days, tiles and entry bundles within its tree size, index segments within it, and the named
  * files (whose own writers replace them only after the commit point).
  */
 export function isCommitted(rel: string, committed: Committed): boolean {
   const date = dateOfDayFile(rel) ?? /^(\d{4}-\d{2}-\d{2})\.json\.ots$/.exec(rel)?.[1];
   if (date !== undefined) return committed.dates.has(date);
-  const shard = parseSegmentShardPath(rel);
-  if (shard !== null) return shard.segment.to <= committed.treeSize;
+  const segment = parseSegmentPath(rel);
+  if (segment !== null) return segment.to <= committed.treeSize;
   if (rel.startsWith('tile/')) {
     const tile = parseTilePath(rel);
     const level = tile.kind === 'entries' ? 0 : tile.level;

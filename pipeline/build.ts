@@ -29,7 +29,7 @@ import { signCheckpoint } from '../core/checkpoint.ts';
 import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesColumns } from '../core/day.ts';
 import { fromUtf8, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
-import { mergeStart, segmentDir, type IndexHead, type Segment } from '../core/index-segments.ts';
+import { mergeStart, segmentPath, type IndexHead, type Segment } from '../core/index-segments.ts';
 import { encodeLedgerColumns, isDate, parseLedgerColumns, utcDate } from '../core/ledger.ts';
 import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
@@ -46,7 +46,7 @@ import { withLock, withLockAsync } from './lock.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
-import { readIndexHead, removeUnnamedIndexFiles, segmentFolders, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from './segment-files.ts';
+import { readIndexHead, removeUnnamedIndexFiles, segmentFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from './segment-files.ts';
 
 export interface BuildContext {
   config: Config;
@@ -232,9 +232,9 @@ function openArchiveRun(ctx: BuildContext): ArchiveRun {
   removeStaleTemps(archive);
   const state = readState(archive, ctx.config.logOrigin);
   const head = completeMutableFiles(ctx, state);
-  const named = new Set(head.segments.map(segmentDir));
-  const retired = new Set(segmentFolders(archive).map(segmentDir).filter((dir) => !named.has(dir)));
-  return { state, head, retiredBefore: (segment) => retired.has(segmentDir(segment)) };
+  const named = new Set(head.segments.map(segmentPath));
+  const retired = new Set(segmentFiles(archive).map(segmentPath).filter((rel) => !named.has(rel)));
+  return { state, head, retiredBefore: (segment) => retired.has(segmentPath(segment)) };
 }
 
 function noUpkeep(head: IndexHead): IndexUpkeep {

@@ -20,7 +20,7 @@ export const TEMP_DIR = '.tmp';
 let tempCounter = 0;
 
 /** A temp file name unique to this process and thread, in root's temp folder (made if missing). */
-function tempFile(root: string): string {
+export function tempFile(root: string): string {
   const dir = path.join(root, TEMP_DIR);
   ensureDir(dir);
   return path.join(dir, `${process.pid}-${threadId}-${tempCounter++}`);

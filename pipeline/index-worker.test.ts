@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INDEX_HEAD_PATH, segmentDir } from '../core/index-segments.ts';
+import { INDEX_HEAD_PATH, parseSegmentHeader, segmentPath } from '../core/index-segments.ts';
 import { TimesealError } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
 import { startHashFilesJob } from './index-worker.ts';
@@ -53,8 +53,11 @@ describe('startHashFilesJob', () => {
     expect(written).toEqual(expected);
     expect(job.wait()).toBe(written);
     expect(tree(onWorker)).toEqual(tree(inThread));
-    // 3,000 records: 64 shards (6 bits) of at most 64 records on average, every one written.
-    expect(fs.readdirSync(path.join(onWorker, segmentDir({ from: 0, to: 3000 })))).toHaveLength(64);
+    // 3,000 records: one file of 64 shards (6 bits) of at most 64 records on average, after a table of 65 entries.
+    const file = fs.readFileSync(path.join(onWorker, segmentPath({ from: 0, to: 3000 })));
+    expect(file.length).toBe(4 + 4 * 65 + 44 * 3000);
+    expect(parseSegmentHeader({ from: 0, to: 3000 }, file).length).toBe(65);
+    expect(fs.readdirSync(path.join(onWorker, 'index'))).toEqual(['0-3000.idx']);
     expect(fs.existsSync(path.join(onWorker, INDEX_HEAD_PATH))).toBe(false);
   });
 
@@ -70,9 +73,8 @@ describe('startHashFilesJob', () => {
 
   it('a failure on the worker is thrown by wait()', () => {
     const dir = archive();
-    fs.mkdirSync(path.join(dir, 'index'), { recursive: true });
-    fs.writeFileSync(path.join(dir, segmentDir({ from: 0, to: 10 })), 'a file where the segment folder goes');
-    expect(() => startHashFilesJob(dir, 0, day(10), { index: true }).wait()).toThrow(/ENOTDIR|not a directory/);
+    fs.mkdirSync(path.join(dir, segmentPath({ from: 0, to: 10 })), { recursive: true });
+    expect(() => startHashFilesJob(dir, 0, day(10), { index: true }).wait()).toThrow(/published file index\/0-10.idx differs from the rebuild/);
   });
 
   it('without the index, writes only the bundles; a published bundle that differs is a conflict, typed', () => {

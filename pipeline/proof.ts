@@ -3,8 +3,6 @@ import { dayCheckpointPath, ledgerPath } from '../core/archive.ts';
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
 import { IndexIncompleteError, NotFoundError, TimesealError } from '../core/errors.ts';
-import { shardPathFor } from '../core/index-segments.ts';
-import { lookupShard } from '../core/index-shard.ts';
 import { inclusionProof } from '../core/merkle.ts';
 import { normalizeHashHex } from '../core/hash.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
@@ -12,7 +10,7 @@ import { tileHashReader, tilePath } from '../core/tiles.ts';
 import { readState } from './build.ts';
 import { perHashOts } from './anchor/proofs.ts';
 import { readOptional } from './files.ts';
-import { readIndexHead } from './segment-files.ts';
+import { lookupSegment, readIndexHead } from './segment-files.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';
 
 /** Every published occurrence of a hash, oldest first (a hash submitted on several days has several). */
@@ -30,11 +28,8 @@ export function findHash(archive: string, origin: string, hashHex: string): Occu
   const found: Occurrence[] = [];
   for (const segment of head.segments) {
     if (segment.from >= last.treeSize) break;
-    const rel = shardPathFor(segment, hash);
-    const shard = readOptional(archive, rel);
-    if (shard === undefined) throw new TimesealError('not-found', `index shard ${rel} is missing from the archive`);
     // Records past the published size belong to a build that has not reached its commit point yet.
-    for (const r of lookupShard(shard, hash)) {
+    for (const r of lookupSegment(archive, segment, hash)) {
       if (r.leafIndex >= last.treeSize) continue;
       const day = days.find((d) => r.leafIndex >= d.firstIndex && r.leafIndex < d.treeSize);
       if (!day) throw new TimesealError('mismatch', `index names leaf ${r.leafIndex}, which no published day holds`);

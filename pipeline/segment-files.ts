@@ -1,7 +1,7 @@
-// The index segments on disk (core/index-segments.ts has the layout): the day's segment, written before the
-// build's commit point; the head (index/segments.json), replaced after it; the merges that follow publication;
-// and the removal of folders no head names any more. During a build the day's segment is written on a worker
-// thread (index-worker.ts) so that it overlaps the Merkle hashing, tiles and signing.
+// The index segments on disk (core/index-segments.ts has the layout): the day's segment file, written before
+// the build's commit point; the head (index/segments.json), replaced after it; the merges that follow
+// publication; and the removal of segment files no head names any more. During a build the day's segment is
+// written on a worker thread (index-worker.ts) so that it overlaps the Merkle hashing, tiles and signing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_JSON_PATH } from '../core/archive.ts';
@@ -10,29 +10,38 @@ import { TimesealError } from '../core/errors.ts';
 import {
   daySegmentShards,
   encodeIndexHead,
+  encodeSegmentHeader,
   INDEX_HEAD_PATH,
+  isPreviousIndexHead,
   mergeShards,
   parseIndexHead,
+  parseSegmentHeader,
+  recordBytes,
   segmentBits,
-  segmentDir,
-  segmentShardPath,
+  segmentLayout,
+  segmentPath,
+  shardOf,
+  shardRecordRange,
+  tableEntryOffset,
   type IndexHead,
   type Segment,
-  type SegmentSource,
-} from '../core/index-segments.ts';
-import { checkShard, indexJsonChunks } from '../core/index-shard.ts';
-import { forgetListings, readOptional, writeImmutable, writeMutable } from './files.ts';
+  } from '../core/index-segments.ts';
+import { checkShard, indexJsonChunks, lookupShard, type ShardRecord } from '../core/index-shard.ts';
+import { ConflictError, forgetListings, readOptional, tempFile, writeMutable } from './files.ts';
 
 export interface Written {
   files: number;
   bytes: number;
 }
 
-/** The head on disk, or a new empty index when there is none (a new archive, or one made before segments);
- * the caller may change what it gets. */
+/** The head on disk, or a new empty index when there is none (a new archive, or one made before this
+ * release's segment files: its index is the previous layout's, which the build replaces); the caller may
+ * change what it gets. */
 export function readIndexHead(archive: string): IndexHead {
   const raw = readOptional(archive, INDEX_HEAD_PATH);
-  return raw === undefined ? { treeSize: 0, segments: [] } : parseIndexHead(fromUtf8(raw, INDEX_HEAD_PATH));
+  if (raw === undefined) return { treeSize: 0, segments: [] };
+  const text = fromUtf8(raw, INDEX_HEAD_PATH);
+  return isPreviousIndexHead(text) ? { treeSize: 0, segments: [] } : parseIndexHead(text);
 }
 
 export function writeIndexHead(archive: string, head: IndexHead, written?: Written): void {
@@ -44,71 +53,228 @@ export function writeIndexHead(archive: string, head: IndexHead, written?: Writt
   }
 }
 
-/** A published shard, checked (magic, sorted whole records, all with its prefix); a missing one is an error. */
-export function readSegmentShard(archive: string, segment: Segment, prefix: number): Uint8Array {
-  const rel = segmentShardPath(segment, prefix);
-  const bytes = readOptional(archive, rel);
-  if (bytes === undefined) throw new TimesealError('not-found', `index shard ${rel} is missing from the archive`);
-  try {
-    checkShard(bytes, { value: prefix, bits: segmentBits(segment) });
-  } catch (err) {
-    throw new TimesealError('format', `index shard ${rel}: ${(err as Error).message}`, { cause: err });
+/** A published segment file open for reading shards; close() when done. */
+export class SegmentFile {
+  readonly segment: Segment;
+  readonly rel: string;
+  private readonly fd: number;
+  private readonly bits: number;
+  private table: Uint32Array | undefined;
+  /** Read-ahead for shards read in order (merges, index-sha256.json): a window of the records. */
+  private window = { offset: 0, bytes: new Uint8Array(0) as Uint8Array };
+
+  /** Opens the file of `segment`; a missing one is an error naming it. */
+  constructor(archive: string, segment: Segment) {
+    this.segment = segment;
+    this.rel = segmentPath(segment);
+    this.bits = segmentBits(segment);
+    try {
+      this.fd = fs.openSync(path.join(archive, this.rel), 'r');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new TimesealError('not-found', `index segment ${this.rel} is missing from the archive`);
+      throw err;
+    }
   }
-  return bytes;
+
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+
+  private pread(offset: number, length: number): Uint8Array {
+    const out = Buffer.alloc(length);
+    let got = 0;
+    while (got < length) {
+      const n = fs.readSync(this.fd, out, got, length - got, offset + got);
+      if (n === 0) throw new TimesealError('format', `index segment ${this.rel}: truncated`);
+      got += n;
+    }
+    return out;
+  }
+
+  private fail(err: unknown): never {
+    if (err instanceof TimesealError) throw err;
+    throw new TimesealError('format', `index segment ${this.rel}: ${(err as Error).message}`, { cause: err });
+  }
+
+  /** The records of shard `prefix`, checked (whole records, sorted, all with its prefix). With the table read
+   * once (sequential use) or two entries of it (one lookup). */
+  shard(prefix: number): Uint8Array {
+    try {
+      const range = this.table
+        ? { start: this.table[prefix]!, end: this.table[prefix + 1]! }
+        : shardRecordRange(this.segment, this.pread(tableEntryOffset(prefix), 8));
+      const { offset, length } = recordBytes(this.bits, range);
+      let bytes: Uint8Array;
+      if (this.table) {
+        const w = this.window;
+        if (offset < w.offset || offset + length > w.offset + w.bytes.length) {
+          const size = segmentLayout(this.bits).recordsOffset + 44 * (this.segment.to - this.segment.from);
+          this.window = { offset, bytes: this.pread(offset, Math.min(size - offset, Math.max(length, 1 << 22))) };
+        }
+        bytes = this.window.bytes.subarray(offset - this.window.offset, offset - this.window.offset + length);
+      } else {
+        bytes = this.pread(offset, length);
+      }
+      checkShard(bytes, { value: prefix, bits: this.bits });
+      return bytes;
+    } catch (err) {
+      this.fail(err);
+    }
+  }
+
+  /** Reads and checks the whole fan-out table, for reading every shard in order. */
+  readTable(): this {
+    try {
+      this.table = parseSegmentHeader(this.segment, this.pread(0, segmentLayout(this.bits).recordsOffset));
+    } catch (err) {
+      this.fail(err);
+    }
+    return this;
+  }
 }
 
-function writeShards(archive: string, segment: Segment, shards: Iterable<{ prefix: number; bytes: Uint8Array }>, written: Written): void {
-  for (const { prefix, bytes } of shards) {
-    if (writeImmutable(archive, segmentShardPath(segment, prefix), bytes)) {
-      written.files++;
-      written.bytes += bytes.length;
+/** Every record of a hash in one published segment, oldest leaf first (two small reads). */
+export function lookupSegment(archive: string, segment: Segment, hashHex: string): ShardRecord[] {
+  const file = new SegmentFile(archive, segment);
+  try {
+    return lookupShard(file.shard(shardOf(segment, hashHex)), hashHex);
+  } finally {
+    file.close();
+  }
+}
+
+/** The merged shards of `segments` at `bits`, the files open while the caller iterates (closed after). */
+function* mergedShards(archive: string, segments: readonly Segment[], bits: number): Generator<{ prefix: number; bytes: Uint8Array }> {
+  const files: SegmentFile[] = [];
+  try {
+    for (const segment of segments) files.push(new SegmentFile(archive, segment).readTable());
+    const sources = files.map((file) => ({ segment: file.segment, read: (prefix: number) => file.shard(prefix) }));
+    yield* mergeShards(sources, bits);
+  } finally {
+    for (const file of files) file.close();
+  }
+}
+
+/**
+ * Writes a segment file from its shards (every prefix in order): records first, after room for the header,
+ * then the header, into a temp file renamed into place. A file already there (a rerun after a crash) must be
+ * byte-identical: published files never change.
+ */
+function writeSegmentFile(archive: string, segment: Segment, shards: Iterable<{ prefix: number; bytes: Uint8Array }>, written: Written): void {
+  const rel = segmentPath(segment);
+  const file = path.join(archive, rel);
+  const bits = segmentBits(segment);
+  const counts = new Uint32Array(2 ** bits);
+  const temp = tempFile(archive);
+  const fd = fs.openSync(temp, 'w');
+  let size = 0;
+  try {
+    let position = segmentLayout(bits).recordsOffset;
+    let pending: Uint8Array[] = [];
+    let pendingBytes = 0;
+    const flush = (): void => {
+      if (pendingBytes === 0) return;
+      const chunk = Buffer.concat(pending, pendingBytes);
+      for (let at = 0; at < chunk.length; ) at += fs.writeSync(fd, chunk, at, chunk.length - at, position + at);
+      position += chunk.length;
+      pending = [];
+      pendingBytes = 0;
+    };
+    let expected = 0;
+    for (const { prefix, bytes } of shards) {
+      if (prefix !== expected++) throw new TimesealError('format', `${rel}: shard ${prefix} out of order`);
+      counts[prefix] = bytes.length / 44;
+      pending.push(bytes);
+      pendingBytes += bytes.length;
+      if (pendingBytes >= 1 << 20) flush();
     }
+    flush();
+    const header = encodeSegmentHeader(counts);
+    parseSegmentHeader(segment, header); // every prefix written, and exactly the segment's leaves
+    fs.writeSync(fd, header, 0, header.length, 0);
+    size = position;
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+  fs.closeSync(fd);
+  if (fs.existsSync(file)) {
+    const same = sameFileBytes(temp, file);
+    fs.rmSync(temp, { force: true });
+    if (!same) throw new ConflictError(`published file ${rel} differs from the rebuild`);
+    return;
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.renameSync(temp, file);
+  written.files++;
+  written.bytes += size;
+}
+
+/** Whether two files hold the same bytes, read a few MB at a time. */
+function sameFileBytes(a: string, b: string): boolean {
+  const fa = fs.openSync(a, 'r');
+  const fb = fs.openSync(b, 'r');
+  try {
+    if (fs.fstatSync(fa).size !== fs.fstatSync(fb).size) return false;
+    const ba = Buffer.alloc(1 << 22);
+    const bb = Buffer.alloc(1 << 22);
+    for (let position = 0; ; ) {
+      const na = fs.readSync(fa, ba, 0, ba.length, position);
+      const nb = fs.readSync(fb, bb, 0, bb.length, position);
+      if (na !== nb || ba.compare(bb, 0, nb, 0, na) !== 0) return false;
+      if (na === 0) return true;
+      position += na;
+    }
+  } finally {
+    fs.closeSync(fa);
+    fs.closeSync(fb);
   }
 }
 
 /** The segment of a day appended at leaf `firstLeaf` (hashes sorted, without repeats; ms their times). */
 export function writeDaySegment(archive: string, firstLeaf: number, hashes: Uint8Array, ms: ArrayLike<number>, written: Written): Segment {
   const segment = { from: firstLeaf, to: firstLeaf + hashes.length / 32 };
-  writeShards(archive, segment, daySegmentShards(firstLeaf, hashes, ms), written);
+  writeSegmentFile(archive, segment, daySegmentShards(firstLeaf, hashes, ms), written);
   return segment;
 }
 
 /** Merges consecutive published segments into one new segment (written, not yet named by the head). */
 export function writeMergedSegment(archive: string, segments: readonly Segment[], written: Written): Segment {
   const merged = { from: segments[0]!.from, to: segments.at(-1)!.to };
-  const sources: SegmentSource[] = segments.map((segment) => ({ segment, read: (prefix) => readSegmentShard(archive, segment, prefix) }));
-  writeShards(archive, merged, mergeShards(sources, segmentBits(merged)), written);
+  writeSegmentFile(archive, merged, mergedShards(archive, segments, segmentBits(merged)), written);
   return merged;
 }
 
-/** Every segment folder under index/ (named from-to), named by the head or not. */
-export function segmentFolders(archive: string): Segment[] {
+/** Every segment file under index/ (named from-to.idx), named by the head or not. */
+export function segmentFiles(archive: string): Segment[] {
   const dir = path.join(archive, 'index');
   const found: Segment[] = [];
   for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
-    const m = /^(\d+)-(\d+)$/.exec(name);
+    const m = /^(\d+)-(\d+)\.idx$/.exec(name);
     if (m) found.push({ from: Number(m[1]), to: Number(m[2]) });
   }
   return found;
 }
 
 /**
- * Removes what no reader can reach through the head: segment folders it does not name for which `remove` says
- * yes, and with `legacy` the previous release's index (its index-sha256.json, then the index/<digits>/
- * folders). Only ever called once the head that stopped naming them is on disk and synced.
+ * Removes what no reader can reach through the head: segment files it does not name for which `remove` says
+ * yes, and with `legacy` the earlier releases' index: index-sha256.json and the index/<digits>/ folders of the
+ * first, the index/<from>-<to>/ folders of shard files of the second. Only ever called once the head that
+ * stopped naming them is on disk and synced.
  */
 export function removeUnnamedIndexFiles(archive: string, head: IndexHead, remove: (segment: Segment) => boolean, options: { legacy: boolean }): number {
-  const named = new Set(head.segments.map(segmentDir));
+  const named = new Set(head.segments.map(segmentPath));
   let removed = 0;
   forgetListings();
-  for (const segment of segmentFolders(archive)) {
-    if (named.has(segmentDir(segment)) || !remove(segment)) continue;
-    fs.rmSync(path.join(archive, segmentDir(segment)), { recursive: true, force: true });
+  for (const segment of segmentFiles(archive)) {
+    if (named.has(segmentPath(segment)) || !remove(segment)) continue;
+    fs.rmSync(path.join(archive, segmentPath(segment)), { force: true });
     removed++;
   }
   if (!options.legacy) return removed;
   const dir = path.join(archive, 'index');
-  const legacy = (fs.existsSync(dir) ? fs.readdirSync(dir) : []).filter((name) => /^\d+$/.test(name));
+  const legacy = (fs.existsSync(dir) ? fs.readdirSync(dir) : []).filter((name) => /^\d+(-\d+)?$/.test(name));
   // The previous release's index-sha256.json goes first, so a crash in between leaves no stale copy.
   if (legacy.length > 0 && fs.existsSync(path.join(archive, INDEX_JSON_PATH))) {
     fs.rmSync(path.join(archive, INDEX_JSON_PATH), { force: true });
@@ -128,9 +294,8 @@ export function removeUnnamedIndexFiles(archive: string, head: IndexHead, remove
  */
 export function indexJsonFromSegments(archive: string, head: IndexHead): Iterable<string> {
   const bits = Math.max(0, ...head.segments.map(segmentBits));
-  const sources: SegmentSource[] = head.segments.map((segment) => ({ segment, read: (prefix) => readSegmentShard(archive, segment, prefix) }));
   return indexJsonChunks(function* () {
-    if (sources.length === 0) return;
-    for (const { bytes } of mergeShards(sources, bits)) yield bytes;
+    if (head.segments.length === 0) return;
+    for (const { bytes } of mergedShards(archive, head.segments, bits)) yield bytes;
   });
 }

@@ -1,6 +1,6 @@
 // `timeseal verify`: recompute the whole archive from scratch — every day's files and signatures, the chain
-// of days, every tile and entry bundle, every root and checkpoint, the index (its head and every shard of every
-// segment it names) and, where the archive offers it, index-sha256.json —
+// of days, every tile and entry bundle, every root and checkpoint, the index (its head and every segment file it
+// names) and, where the archive offers it, index-sha256.json —
 // and report each mismatch by name. Reads through an ArchiveReader, so a local folder and a live site are
 // checked by the same code.
 import {
@@ -19,7 +19,7 @@ import {
 } from '../core/archive.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
-import { INDEX_HEAD_PATH, parseIndexHead, segmentBits, segmentShardPath, type IndexHead, type Segment } from '../core/index-segments.ts';
+import { encodeSegmentHeader, INDEX_HEAD_PATH, parseIndexHead, segmentBits, segmentPath, type IndexHead } from '../core/index-segments.ts';
 import { encodeShard, hashPrefix, indexJsonChunks, type ShardRecord } from '../core/index-shard.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
@@ -41,12 +41,7 @@ export interface VerifyReport {
   notes: string[];
 }
 
-export interface VerifyOptions {
-  /** The files in a segment's folder (paths relative to the archive), to find files that do not belong. */
-  listSegmentFiles?: (segment: Segment) => Promise<string[]>;
-}
-
-export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet): Promise<VerifyReport> {
   const problems: string[] = [];
   const notes: string[] = [];
   let filesChecked = 0;
@@ -204,7 +199,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   }
 
   // The index: the head must name segments that cover the published leaves exactly, on day boundaries, and
-  // every shard of every segment must be exactly the records of its leaves with its prefix, in order.
+  // every segment file must be exactly its fan-out table and the records of its leaves, shard by shard.
   const headRaw = checkpointBehind ? await reader.read(INDEX_HEAD_PATH) : await read(INDEX_HEAD_PATH);
   if (headRaw === undefined && checkpointBehind && size > 0) notes.push(`${INDEX_HEAD_PATH}: missing, not yet written for the published days (the next build writes it)`);
   let head: IndexHead | undefined;
@@ -225,18 +220,19 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     }
   }
   for (const segment of head?.segments ?? []) {
-    const bits = segmentBits(segment);
-    const shards = records.byShard(segment.from, segment.to, bits);
-    const expected = new Set<string>();
-    for (let prefix = 0; prefix < 2 ** bits; prefix++) {
-      const rel = segmentShardPath(segment, prefix);
-      expected.add(rel);
-      const published = await read(rel);
-      if (published && !equalBytes(published, shards.encode(prefix))) problems.push(`${rel}: index shard differs from the ledgers`);
+    const rel = segmentPath(segment);
+    const published = await reader.stream(rel);
+    if (published === undefined) {
+      problems.push(`${rel}: missing`);
+      continue;
     }
-    for (const rel of (await options.listSegmentFiles?.(segment)) ?? []) {
-      if (!expected.has(rel)) problems.push(`${rel}: not a shard of index segment ${segment.from}-${segment.to}`);
-    }
+    filesChecked++;
+    const shards = records.byShard(segment.from, segment.to, segmentBits(segment));
+    const chunks = function* () {
+      yield encodeSegmentHeader(shards.counts);
+      for (let prefix = 0; prefix < shards.counts.length; prefix++) yield shards.encode(prefix);
+    };
+    if (!(await sameAsChunks(published, chunks()))) problems.push(`${rel}: index segment differs from the ledgers`);
   }
   if (records.count > 0) {
     // index-sha256.json is no archive file any more (a server makes it on request, a static deployment with
@@ -297,7 +293,7 @@ class RecordColumns {
    * The records of leaves [from, to) grouped by the first `bits` bits of their hash (a counting sort on the
    * prefix), each group sorted by (hash, leaf index); a group's shard is encoded when asked for, not kept.
    */
-  byShard(from: number, to: number, bits: number): { bits: number; encode(prefix: number): Uint8Array } {
+  byShard(from: number, to: number, bits: number): { bits: number; counts: Uint32Array; encode(prefix: number): Uint8Array } {
     const { hashes, ms } = this;
     const prefixOf = (i: number) => hashPrefix(hashes, 32 * i, bits);
     const starts = new Uint32Array(2 ** bits + 1);
@@ -314,8 +310,11 @@ class RecordColumns {
       return a - b;
     };
     for (let p = 0; p + 1 < starts.length; p++) if (starts[p + 1]! - starts[p]! > 1) order.subarray(starts[p], starts[p + 1]).sort(compare);
+    const counts = new Uint32Array(2 ** bits);
+    for (let p = 0; p < counts.length; p++) counts[p] = starts[p + 1]! - starts[p]!;
     return {
       bits,
+      counts,
       encode: (prefix) => {
         const group: ShardRecord[] = [];
         for (const i of order.subarray(starts[prefix], starts[prefix + 1])) {
@@ -327,8 +326,8 @@ class RecordColumns {
   }
 }
 
-/** Whether the bytes of `file` are exactly the text produced in `chunks`, neither side held whole. */
-async function sameAsChunks(file: AsyncIterable<Uint8Array>, chunks: Iterable<string>): Promise<boolean> {
+/** Whether the bytes of `file` are exactly those produced in `chunks`, neither side held whole. */
+async function sameAsChunks(file: AsyncIterable<Uint8Array>, chunks: Iterable<string | Uint8Array>): Promise<boolean> {
   const text = chunks[Symbol.iterator]();
   let expected: Uint8Array = new Uint8Array(0);
   for await (const piece of file) {

@@ -5,7 +5,6 @@ import type { Command } from 'commander';
 import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts';
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
-import { segmentDir } from '../../core/index-segments.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
 import type { Context } from '../context.ts';
 import { PUBLIC_ECDSA_PEM, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
@@ -42,16 +41,7 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       }
       const keysLocation = opts.keys ?? (remote && !opts.keys ? new URL('../keys/', location.endsWith('/') ? location : `${location}/`).href : c.config.keys);
       const keys = await loadKeys(keysLocation);
-      const listSegmentFiles = remote
-        ? undefined
-        : async (segment: { from: number; to: number }) => {
-            const dir = path.join(location, segmentDir(segment));
-            if (!fs.existsSync(dir)) return [];
-            return fs.readdirSync(dir, { recursive: true, withFileTypes: true })
-              .filter((e) => !e.isDirectory())
-              .map((e) => path.relative(location, path.join(e.parentPath, e.name)).split(path.sep).join('/'));
-          };
-      const report = await verifyArchive(readerFor(location), keys, listSegmentFiles ? { listSegmentFiles } : {});
+      const report = await verifyArchive(readerFor(location), keys);
       output(!!opts.json).result(report, () =>
         report.ok
           ? [`OK: ${report.location} — ${report.days} day${report.days === 1 ? '' : 's'}, tree size ${report.treeSize}, root ${report.root ?? '(empty)'}; ${report.filesChecked} files checked.`, ...report.notes.map((n) => `  note: ${n}`)]

@@ -118,13 +118,18 @@ describe('archive and keys', () => {
       expect(res.headers['cache-control'], url).toBe(cache);
       expect(res.headers['access-control-allow-origin']).toBe('*');
     }
-    // An index segment's shards never change: the long, immutable cache class.
-    const segmentDir = fs.readdirSync(path.join(f.config.archive, 'index')).find((n) => /^\d+-\d+$/.test(n))!;
-    const shard = fs.readdirSync(path.join(f.config.archive, 'index', segmentDir)).sort()[0]!;
-    const res = await f.app.inject(`/ledgers/index/${segmentDir}/${shard}`);
+    // An index segment file never changes: the long, immutable cache class; readers take byte ranges of it.
+    const segment = fs.readdirSync(path.join(f.config.archive, 'index')).find((n) => /^\d+-\d+\.idx$/.test(n))!;
+    const bytes = fs.readFileSync(path.join(f.config.archive, 'index', segment));
+    const res = await f.app.inject({ url: `/ledgers/index/${segment}`, headers: { 'accept-encoding': 'gzip' } });
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect(res.rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, 'index', segmentDir, shard)));
+    expect(res.headers['content-encoding']).toBeUndefined();
+    expect(res.rawPayload).toEqual(bytes);
+    const part = await f.app.inject({ url: `/ledgers/index/${segment}`, headers: { range: 'bytes=4-11', 'accept-encoding': 'gzip' } });
+    expect(part.statusCode).toBe(206);
+    expect(part.headers['content-range']).toBe(`bytes 4-11/${bytes.length}`);
+    expect(part.rawPayload).toEqual(bytes.subarray(4, 12));
     // index-sha256.json is made by the server from the segments, in the spec's shape.
     const index = JSON.parse((await f.app.inject('/ledgers/index-sha256.json')).body) as { map: Record<string, string>; timestamps: Record<string, string> };
     const ledger = JSON.parse(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`), 'utf8')) as { entries: [string, string][] };

@@ -143,8 +143,8 @@ describe('what the server counts as published (ingest/static.ts isCommitted)', (
     ['tile/entries/011.p/185', false],
     ['tile/1/000.p/11', true], // up to 11·256 = 2816
     ['tile/1/000.p/12', false], // up to 3072
-    ['index/0-3000/0a', true],
-    ['index/3000-4000/3', false],
+    ['index/0-3000.idx', true],
+    ['index/3000-4000.idx', false],
     ['days.json', true],
     ['checkpoint', true],
   ])('%s: %s', (rel, expected) => {

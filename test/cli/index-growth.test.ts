@@ -9,14 +9,15 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INDEX_HEAD_PATH, parseIndexHead, segmentDir, SEGMENT_SHARD_TARGET } from '../../core/index-segments.ts';
+import { INDEX_HEAD_PATH, parseIndexHead, segmentPath, SEGMENT_SHARD_TARGET } from '../../core/index-segments.ts';
+import { diskFetcher } from '../support/disk-fetcher.ts';
 import { publishLedgers, upkeepArchiveIndex, type BuildContext } from '../../pipeline/build.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import { openDatabase, type DB } from '../../store/db.ts';
 import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { findHash } from '../../pipeline/proof.ts';
 import { enqueue } from '../../store/queue.ts';
-import { SearchUnavailableError, verifiedSearch, type Fetcher } from '../../site/src/lib/verified-search.ts';
+import { SearchUnavailableError, verifiedSearch } from '../../site/src/lib/verified-search.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 const dirs: string[] = [];
@@ -77,19 +78,6 @@ class Model {
 }
 
 const randomHash = () => crypto.randomBytes(32).toString('hex');
-
-/** Serves an archive folder and its keys like the web server, with overrides (null: 404). */
-function diskFetcher(archive: string, keysDir: string, overrides: Record<string, Uint8Array | null> = {}): Fetcher {
-  return async (url) => {
-    if (Object.hasOwn(overrides, url)) {
-      const body = overrides[url];
-      return body === null || body === undefined ? new Response('not found', { status: 404 }) : new Response(body as Uint8Array<ArrayBuffer>);
-    }
-    const file = url.startsWith('/ledgers/') ? path.join(archive, url.slice(9)) : url.startsWith('/keys/') ? path.join(keysDir, url.slice(6)) : null;
-    if (file === null || !fs.existsSync(file)) return new Response('not found', { status: 404 });
-    return new Response(fs.readFileSync(file));
-  };
-}
 
 function expectLookupsMatch(archive: string, model: Model, absent: string[], when: string): void {
   for (const hash of [...model.hashes(), ...absent]) {
@@ -163,7 +151,7 @@ describe('the log-structured index', () => {
         // Every segment named by the previous run's head is still on disk (removed at the earliest a run later).
         for (const dir of previousHeadDirs) expect(fs.existsSync(path.join(p.archive, dir)), `${dir} removed one run after its head`).toBe(true);
         const headBytes = fs.readFileSync(path.join(p.archive, INDEX_HEAD_PATH));
-        previousHeadDirs = parseIndexHead(headBytes.toString()).segments.map(segmentDir);
+        previousHeadDirs = parseIndexHead(headBytes.toString()).segments.map(segmentPath);
         for (const e of fs.readdirSync(path.join(p.archive, 'index'), { recursive: true, withFileTypes: true })) {
           const file = path.join(e.parentPath, e.name);
           if (!e.isFile() || file === path.join(p.archive, INDEX_HEAD_PATH)) continue;
@@ -182,7 +170,7 @@ describe('the log-structured index', () => {
 
       // A reader that verified an older checkpoint: every hash published by then is found, at its first day.
       for (const old of checkpoints) {
-        const fetcher = diskFetcher(p.archive, p.keysDir, { '/ledgers/checkpoint': old.text });
+        const fetcher = diskFetcher(p.archive, p.keysDir, { overrides: { '/ledgers/checkpoint': old.text } });
         const sample = model.hashes().filter((h) => model.lookup(h, old.size).length > 0).slice(0, 25);
         for (const hash of sample) {
           const result = await verifiedSearch(hash, fetcher);
@@ -193,7 +181,7 @@ describe('the log-structured index', () => {
         if (later) expect((await verifiedSearch(later, fetcher)).found).toBe(false);
         // Holding the head of that time too (a cache that never refreshes): a correct answer or "unavailable",
         // never a false "not found".
-        const stale = diskFetcher(p.archive, p.keysDir, { '/ledgers/checkpoint': old.text, [`/ledgers/${INDEX_HEAD_PATH}`]: old.head });
+        const stale = diskFetcher(p.archive, p.keysDir, { overrides: { '/ledgers/checkpoint': old.text, [`/ledgers/${INDEX_HEAD_PATH}`]: old.head } });
         for (const hash of sample.slice(0, 5)) {
           const outcome = await verifiedSearch(hash, stale).catch((err: unknown) => err);
           if (outcome instanceof SearchUnavailableError) continue;

@@ -1,8 +1,8 @@
 // Crash safety of the index merge (pipeline/build.ts upkeepIndex; docs/FORMAT.md §6): two days of 60,000
-// hashes are published and then merged into one segment of 120,000 leaves (2,048 shards). The real CLI is
-// killed with SIGKILL while the merged segment is being written; a rerun must finish the merge and leave
+// hashes are published and then merged into one segment file of 120,000 leaves (2,048 shards, 5.3 MB). The real
+// CLI is killed with SIGKILL while the merged segment is being written; a rerun must finish the merge and leave
 // exactly the bytes of an uninterrupted run, `timeseal verify` must pass, and a flipped byte in the index head
-// or in any shard fails it, naming the file.
+// or anywhere in a segment file (its fan-out table, its records) fails it, naming the file.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -12,7 +12,7 @@ afterAll(removeTempProjects);
 
 const BUILD_AT = { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' };
 const PER_DAY = 60_000;
-const MERGED = `index/0-${2 * PER_DAY}`;
+const MERGED = `index/0-${2 * PER_DAY}.idx`;
 
 describe('an index merge killed with SIGKILL completes to the same archive', { timeout: 240_000 }, () => {
   let pristine: string;
@@ -46,14 +46,30 @@ describe('an index merge killed with SIGKILL completes to the same archive', { t
       const victim = start(dir, ['ledger', 'build'], { env: BUILD_AT });
       let ended = false;
       void victim.exited.then(() => (ended = true));
-      const merged = path.join(dir, 'ledgers', MERGED);
-      // Kill part-way through the segment's 2,048 shards (earlier on each retry, when the merge won the race).
-      const target = Math.max(1, 600 >> attempt);
-      const written = () => (fs.existsSync(merged) ? fs.readdirSync(merged, { recursive: true }).length : 0);
-      while (!ended && written() < target) await sleep(1);
+      // Kill part-way through writing the merged segment: once the day's segment is named by the head, while the
+      // merge's temp file (written by the main thread, `<pid>-0-<n>` in ledgers/.tmp) has grown to `target`
+      // bytes and is not yet renamed into place (earlier on each retry, when the merge won the race).
+      const ledgers = path.join(dir, 'ledgers');
+      const target = Math.max(1, (3 << 20) >> attempt);
+      const headNamesDay2 = () => fs.existsSync(path.join(ledgers, 'index/segments.json')) && fs.readFileSync(path.join(ledgers, 'index/segments.json'), 'utf8').includes(`{"from":${PER_DAY},"to":${2 * PER_DAY}}`);
+      const mergeTemp = () => {
+        const tmp = path.join(ledgers, '.tmp');
+        if (!fs.existsSync(tmp)) return 0;
+        let largest = 0;
+        for (const name of fs.readdirSync(tmp)) {
+          if (!/^\d+-0-\d+$/.test(name)) continue;
+          try {
+            largest = Math.max(largest, fs.statSync(path.join(tmp, name)).size);
+          } catch {
+            // renamed meanwhile
+          }
+        }
+        return largest;
+      };
+      while (!ended && !(headNamesDay2() && mergeTemp() >= target)) await sleep(1);
       if (!ended) victim.child.kill('SIGKILL');
       const killed = await victim.exited;
-      context = `killed after ${target} entries of the merged segment (signal ${killed.signal}; ${written()} entries on disk)`;
+      context = `killed with a merge temp file of ${mergeTemp()} bytes (target ${target}; signal ${killed.signal}; merged file present: ${fs.existsSync(path.join(ledgers, MERGED))})`;
       if (killed.signal === 'SIGKILL') break;
       fs.rmSync(dir, { recursive: true, force: true });
     }
@@ -70,19 +86,18 @@ describe('an index merge killed with SIGKILL completes to the same archive', { t
     expect(verify.json).toMatchObject({ ok: true, treeSize: 2 * PER_DAY });
   });
 
-  test('a flipped byte in the head or in any shard of the index fails verify, which names the file', () => {
+  test('a flipped byte in the head or anywhere in a segment file fails verify, which names the file', () => {
     const ledgers = path.join(reference, 'ledgers');
-    const shards = (fs.readdirSync(path.join(ledgers, MERGED), { recursive: true }) as string[])
-      .map((n) => `${MERGED}/${n}`)
-      .filter((rel) => fs.statSync(path.join(ledgers, rel)).isFile() && fs.statSync(path.join(ledgers, rel)).size > 4);
-    expect(shards.length).toBeGreaterThan(2000);
-    const picks = ['index/segments.json', shards[0]!, shards[Math.floor(shards.length / 2)]!, shards.at(-1)!];
-    for (const rel of picks) {
+    const size = fs.statSync(path.join(ledgers, MERGED)).size;
+    expect(size).toBe(4 + 4 * 2049 + 44 * 2 * PER_DAY);
+    // The magic, a fan-out entry, the first record, a record in the middle, the last byte.
+    const picks: [string, number | undefined][] = [['index/segments.json', undefined], [MERGED, 0], [MERGED, 4 + 4 * 1000 + 3], [MERGED, 4 + 4 * 2049], [MERGED, undefined], [MERGED, size - 1]];
+    for (const [rel, at] of picks) {
       const copy = path.join(tempProject('merge-flip'), 'ledgers');
       fs.cpSync(ledgers, copy, { recursive: true });
-      flipByte(path.join(copy, rel));
+      flipByte(path.join(copy, rel), at);
       const { result, json } = runJson(reference, ['verify', '--archive', copy]);
-      expect(result.code, rel).toBe(1);
+      expect(result.code, `${rel} @ ${at}`).toBe(1);
       expect(json.problems.some((p: string) => p.startsWith(`${rel}:`)), `${rel}: ${JSON.stringify(json.problems)}`).toBe(true);
       fs.rmSync(path.dirname(copy), { recursive: true, force: true });
     }

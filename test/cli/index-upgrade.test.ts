@@ -1,7 +1,8 @@
-// Upgrading an archive made by the previous release (test/fixtures/archive-r1: sharded index/<p>/<prefix>
-// files and index-sha256.json) in place: the first `timeseal ledger build` of this release changes no
-// published daily file or tile, builds the segment index from the ledgers, removes the old index only once the
-// new head is on disk, and the archive then verifies, answers lookups and keeps growing.
+// Upgrading an archive made by an earlier release in place — test/fixtures/archive-r1 (sharded index/<p>/<prefix>
+// files and index-sha256.json) and test/fixtures/archive-r2 (segments as folders of shard files, head format
+// timeseal-index/2): the first `timeseal ledger build` of this release changes no published daily file or
+// tile, builds the index of segment files from the ledgers, removes the old index only once the new head is on
+// disk, and the archive then verifies, answers lookups and keeps growing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
@@ -9,12 +10,15 @@ import { removeTempProjects, run, runJson, tempProject, treeDigest } from './hel
 
 afterAll(removeTempProjects);
 
-const FIXTURE = path.resolve(import.meta.dirname, '../fixtures/archive-r1');
+const RELEASES = [
+  { fixture: 'archive-r1', oldIndex: ['index/2', 'index-sha256.json'] },
+  { fixture: 'archive-r2', oldIndex: ['index/0-503', 'index/503-504'] },
+];
 const AFTER = { TIMESEAL_NOW: '2025-11-07T00:01:00.000Z' };
 const ONES = '1'.repeat(64);
 
-/** A project holding a copy of the fixture: its archive, public keys and (test) signing keys. */
-function fixtureProject(): string {
+/** A project holding a copy of a fixture: its archive, public keys and (test) signing keys. */
+function fixtureProject(FIXTURE: string): string {
   const dir = tempProject('upgrade');
   fs.cpSync(path.join(FIXTURE, 'ledgers'), path.join(dir, 'ledgers'), { recursive: true });
   fs.cpSync(path.join(FIXTURE, 'keys'), path.join(dir, 'keys'), { recursive: true });
@@ -33,11 +37,12 @@ function publishedFiles(ledgers: string): Map<string, string> {
   return all;
 }
 
-describe('an archive of the previous release upgrades in place', () => {
+describe.each(RELEASES)('an archive of an earlier release upgrades in place ($fixture)', ({ fixture, oldIndex }) => {
+  const FIXTURE = path.resolve(import.meta.dirname, '../fixtures', fixture);
   let dir: string;
   let shared: string;
   beforeEach(() => {
-    dir = fixtureProject();
+    dir = fixtureProject(FIXTURE);
     // A hash published on two days (the first three of day one were sent again on day two).
     const day1 = JSON.parse(fs.readFileSync(path.join(dir, 'ledgers/2025-11-02.json'), 'utf8')) as { entries: [string, string][] };
     const day2 = JSON.parse(fs.readFileSync(path.join(dir, 'ledgers/2025-11-03.json'), 'utf8')) as { entries: [string, string][] };
@@ -46,9 +51,10 @@ describe('an archive of the previous release upgrades in place', () => {
   });
 
   test('the fixture is the old layout', () => {
-    expect(fs.existsSync(path.join(dir, 'ledgers/index/2'))).toBe(true);
-    expect(fs.existsSync(path.join(dir, 'ledgers/index-sha256.json'))).toBe(true);
-    expect(fs.existsSync(path.join(dir, 'ledgers/index/segments.json'))).toBe(false);
+    for (const old of oldIndex) expect(fs.existsSync(path.join(dir, 'ledgers', old)), old).toBe(true);
+    const head = path.join(dir, 'ledgers/index/segments.json');
+    if (fixture === 'archive-r1') expect(fs.existsSync(head)).toBe(false);
+    else expect(JSON.parse(fs.readFileSync(head, 'utf8'))).toMatchObject({ format: 'timeseal-index/2', tree_size: 504 });
     expect(shared).toMatch(/^[0-9a-f]{64}$/);
   });
 
@@ -59,9 +65,9 @@ describe('an archive of the previous release upgrades in place', () => {
     expect(built.result.code, built.result.stderr).toBe(0);
     expect(built.json.days).toEqual([]);
     expect(publishedFiles(ledgers)).toEqual(before);
-    expect(fs.existsSync(path.join(ledgers, 'index/2'))).toBe(false);
-    expect(fs.existsSync(path.join(ledgers, 'index-sha256.json'))).toBe(false);
-    expect(JSON.parse(fs.readFileSync(path.join(ledgers, 'index/segments.json'), 'utf8'))).toMatchObject({ format: 'timeseal-index/2', tree_size: 504 });
+    for (const old of oldIndex) expect(fs.existsSync(path.join(ledgers, old)), old).toBe(false);
+    expect(JSON.parse(fs.readFileSync(path.join(ledgers, 'index/segments.json'), 'utf8'))).toMatchObject({ format: 'timeseal-index/3', tree_size: 504 });
+    expect(fs.readdirSync(path.join(ledgers, 'index')).sort()).toEqual(['0-300.idx', '300-503.idx', '503-504.idx', 'segments.json']);
     const verify = runJson(dir, ['verify']);
     expect(verify.result.code, verify.result.stdout).toBe(0);
     expect(verify.json).toMatchObject({ ok: true, days: 3, treeSize: 504 });
@@ -81,17 +87,18 @@ describe('an archive of the previous release upgrades in place', () => {
     // Killed after segments were written but before the head: segment folders with no head, old index still there.
     expect(run(dir, ['ledger', 'build'], { env: AFTER }).code).toBe(0);
     const upgraded = treeDigest(ledgers);
-    const crashed = fixtureProject();
+    const crashed = fixtureProject(FIXTURE);
+    fs.mkdirSync(path.join(crashed, 'ledgers/index'), { recursive: true });
     for (const name of fs.readdirSync(path.join(ledgers, 'index'))) {
-      if (/^\d+-\d+$/.test(name)) fs.cpSync(path.join(ledgers, 'index', name), path.join(crashed, 'ledgers/index', name), { recursive: true });
+      if (/^\d+-\d+\.idx$/.test(name)) fs.copyFileSync(path.join(ledgers, 'index', name), path.join(crashed, 'ledgers/index', name));
     }
     expect(run(crashed, ['ledger', 'build'], { env: AFTER }).code).toBe(0);
     expect(treeDigest(path.join(crashed, 'ledgers'))).toEqual(upgraded);
     // Killed after the head, before the old index was removed.
-    const late = fixtureProject();
-    fs.cpSync(ledgers, path.join(late, 'ledgers'), { recursive: true, force: true });
-    fs.cpSync(path.join(FIXTURE, 'ledgers/index/2'), path.join(late, 'ledgers/index/2'), { recursive: true });
-    fs.copyFileSync(path.join(FIXTURE, 'ledgers/index-sha256.json'), path.join(late, 'ledgers/index-sha256.json'));
+    const late = fixtureProject(FIXTURE);
+    fs.rmSync(path.join(late, 'ledgers'), { recursive: true });
+    fs.cpSync(ledgers, path.join(late, 'ledgers'), { recursive: true });
+    for (const old of oldIndex) fs.cpSync(path.join(FIXTURE, 'ledgers', old), path.join(late, 'ledgers', old), { recursive: true });
     expect(run(late, ['ledger', 'build'], { env: AFTER }).code).toBe(0);
     expect(treeDigest(path.join(late, 'ledgers'))).toEqual(upgraded);
     expect(runJson(late, ['verify']).json).toMatchObject({ ok: true });

@@ -424,21 +424,18 @@ describe('a ledger built over several days', () => {
     'tile/1/000.p/1',
     'tile/entries/000',
     'tile/entries/001.p/66',
-    'index shard',
+    'index segment',
     'index/segments.json',
     'index-sha256.json',
     'days.json',
   ];
-  /** The first shard file of the index's first segment, relative to the archive. */
-  const firstShard = (archiveDir: string): string => {
-    const segmentDir = fs.readdirSync(path.join(archiveDir, 'index')).filter((n) => /^\d+-\d+$/.test(n)).sort()[0]!;
-    return `index/${segmentDir}/${fs.readdirSync(path.join(archiveDir, 'index', segmentDir)).sort()[0]}`;
-  };
+  /** The index's first segment file, relative to the archive. */
+  const firstSegment = (archiveDir: string): string => `index/${fs.readdirSync(path.join(archiveDir, 'index')).filter((n) => /^\d+-\d+\.idx$/.test(n)).sort()[0]!}`;
   test.each(corruptions)('a flipped byte in %s fails verify, which names the file', (which) => {
     const copy = path.join(tempProject('corrupt'), 'ledgers');
     fs.cpSync(archive(), copy, { recursive: true });
     let rel = which;
-    if (which === 'index shard') rel = firstShard(copy);
+    if (which === 'index segment') rel = firstSegment(copy);
     // index-sha256.json is not in the archive unless a static deployment writes it there.
     if (which === 'index-sha256.json') expect(run(dir, ['index-json', '--out', path.join(copy, rel)]).code).toBe(0);
     flipByte(path.join(copy, rel));
@@ -500,15 +497,17 @@ describe('a ledger built over several days', () => {
     }
   });
 
-  test('a file in a segment folder that is not one of its shards fails verify, which names it', () => {
-    const copy = path.join(tempProject('stray-shard'), 'ledgers');
-    fs.cpSync(archive(), copy, { recursive: true });
-    const shard = firstShard(copy);
-    const stray = `${path.dirname(shard)}/fff`;
-    fs.copyFileSync(path.join(copy, shard), path.join(copy, stray));
-    const { result, json } = runJson(dir, ['verify', '--archive', copy]);
-    expect(result.code).toBe(1);
-    expect(json.problems).toEqual([`${stray}: not a shard of index segment ${path.basename(path.dirname(shard))}`]);
+  test('a segment file cut short, or with a record appended, fails verify, which names it', () => {
+    for (const change of ['cut', 'grown'] as const) {
+      const copy = path.join(tempProject(`segment-${change}`), 'ledgers');
+      fs.cpSync(archive(), copy, { recursive: true });
+      const segment = firstSegment(copy);
+      const bytes = fs.readFileSync(path.join(copy, segment));
+      fs.writeFileSync(path.join(copy, segment), change === 'cut' ? bytes.subarray(0, bytes.length - 44) : Buffer.concat([bytes, bytes.subarray(-44)]));
+      const { result, json } = runJson(dir, ['verify', '--archive', copy]);
+      expect(result.code).toBe(1);
+      expect(json.problems).toEqual([`${segment}: index segment differs from the ledgers`]);
+    }
   });
 
   test('index-json writes the spec\'s index-sha256.json from the segments: every hash, its date(s) and first time', () => {

@@ -156,7 +156,7 @@ describe('nginx in front of two timeseal serve nodes', () => {
       [`ledgers/${firstFile(archive, (r) => /^tile[/\\]0[/\\]\d{3}$/.test(r))}`, IMMUTABLE],
       [`ledgers/${firstFile(archive, (r) => /^tile[/\\]0[/\\]\d{3}\.p[/\\]\d+$/.test(r))}`, IMMUTABLE],
       [`ledgers/${firstFile(archive, (r) => r.startsWith(`tile${path.sep}entries${path.sep}`))}`, IMMUTABLE],
-      [`ledgers/${firstFile(archive, (r) => /^index[/\\]\d+-\d+[/\\]/.test(r))}`, IMMUTABLE],
+      [`ledgers/${firstFile(archive, (r) => /^index[/\\]\d+-\d+\.idx$/.test(r))}`, IMMUTABLE],
       ['ledgers/checkpoint', SHORT],
       ['ledgers/days.json', SHORT],
       ['ledgers/index/segments.json', SHORT],
@@ -187,6 +187,15 @@ describe('nginx in front of two timeseal serve nodes', () => {
     const storedDirect = await request(nodes[1]!.url, `/ledgers/${DAY}.json`, { headers: gzipOk });
     expect([storedViaNginx.headers['content-encoding'], storedDirect.headers['content-encoding']]).toEqual([undefined, undefined]);
     expect(storedViaNginx.body.equals(storedDirect.body)).toBe(true);
+
+    // Readers take byte ranges of index segment files (docs/FORMAT.md §6): nginx answers them from disk as a node does.
+    const segment = `/ledgers/${firstFile(archive, (r) => /^index[/\\]\d+-\d+\.idx$/.test(r))}`;
+    const rangeViaNginx = await request(proxy, segment, { headers: { range: 'bytes=4-11', ...gzipOk } });
+    const rangeDirect = await request(nodes[1]!.url, segment, { headers: { range: 'bytes=4-11', ...gzipOk } });
+    expect([rangeViaNginx.status, rangeDirect.status]).toEqual([206, 206]);
+    expect(rangeViaNginx.headers['content-range']).toBe(rangeDirect.headers['content-range']);
+    expect(rangeViaNginx.body.length).toBe(8);
+    expect(rangeViaNginx.body.equals(rangeDirect.body)).toBe(true);
 
     // A byte range, as a verifier resuming a large download asks it.
     const range = { range: 'bytes=10-41' };

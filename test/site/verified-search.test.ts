@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otsStateFor, SearchUnavailableError, verifiedSearch, VerificationFailedError, type Fetcher } from '../../site/src/lib/verified-search.ts';
-import { encodeIndexHead, INDEX_HEAD_PATH, shardPathFor } from '../../core/index-segments.ts';
+import { encodeIndexHead, INDEX_HEAD_PATH, segmentPath } from '../../core/index-segments.ts';
+import { diskFetcher as serveFolders } from '../support/disk-fetcher.ts';
 import { tilePath, tilesForInclusion } from '../../core/tiles.ts';
 import { cli, createProject, removeProject, type Project } from './helpers.ts';
 
@@ -17,19 +18,9 @@ let project: Project;
 let archive: string;
 let keys: string;
 
-/** Serves the archive and keys folders like the web server: /ledgers/… and /keys/…, 404 when absent. */
-function diskFetcher(overrides: Record<string, Uint8Array | null> = {}, log: string[] = []): Fetcher {
-  return async (url) => {
-    log.push(url);
-    if (Object.hasOwn(overrides, url)) {
-      const body = overrides[url];
-      return body === null || body === undefined ? new Response('not found', { status: 404 }) : new Response(body as Uint8Array<ArrayBuffer>);
-    }
-    const file = url.startsWith('/ledgers/') ? path.join(archive, url.slice(9)) : url.startsWith('/keys/') ? path.join(keys, url.slice(6)) : null;
-    if (file === null || !fs.existsSync(file)) return new Response('not found', { status: 404 });
-    return new Response(fs.readFileSync(file));
-  };
-}
+/** Serves the archive and keys folders like the web server (test/support/disk-fetcher.ts). */
+const diskFetcher = (overrides: Record<string, Uint8Array | null> = {}, log: string[] = [], ignoreRange = false): Fetcher =>
+  serveFolders(archive, keys, { overrides, log, ignoreRange });
 
 beforeAll(() => {
   project = createProject();
@@ -63,7 +54,8 @@ describe('verifiedSearch', () => {
     expect(log).not.toContain('/ledgers/index-sha256.json');
     // Two days of 5 and 3 leaves: the second day's segment was merged with the first (5 < 2 x 3).
     expect(log).toContain(`/ledgers/${INDEX_HEAD_PATH}`);
-    expect(log).toContain(`/ledgers/${shardPathFor({ from: 0, to: 8 }, DAY1[3]!)}`);
+    // One segment file, read twice: the shard's fan-out entries, then its records.
+    expect(log.filter((u) => u === `/ledgers/${segmentPath({ from: 0, to: 8 })}`)).toHaveLength(2);
     const expectedTiles = tilesForInclusion(result.leafIndex!, 8).map((t) => `/ledgers/${tilePath(t.level, t.index, t.width)}`);
     expect(log.filter((u) => u.includes('/tile/')).sort()).toEqual(expectedTiles.sort());
   });
@@ -88,12 +80,29 @@ describe('verifiedSearch', () => {
   });
 
   it('never answers "not found" when the index is incomplete: a missing segment shard or a head behind the checkpoint', async () => {
-    const shard = `/ledgers/${shardPathFor({ from: 0, to: 8 }, DAY1[3]!)}`;
+    const segment = `/ledgers/${segmentPath({ from: 0, to: 8 })}`;
     const log: string[] = [];
-    await expect(verifiedSearch(DAY1[3]!, diskFetcher({ [shard]: null }, log))).rejects.toThrow(SearchUnavailableError);
+    await expect(verifiedSearch(DAY1[3]!, diskFetcher({ [segment]: null }, log))).rejects.toThrow(SearchUnavailableError);
     expect(log.filter((u) => u === `/ledgers/${INDEX_HEAD_PATH}`)).toHaveLength(2);
     const behind = new TextEncoder().encode(encodeIndexHead({ treeSize: 5, segments: [{ from: 0, to: 5 }] }));
     await expect(verifiedSearch(DAY2[2]!, diskFetcher({ [`/ledgers/${INDEX_HEAD_PATH}`]: behind }))).rejects.toThrow(/index covers 5 leaves, the checkpoint 8/);
+  });
+
+  it('reads a segment file from a server without Range support too, and refuses a segment file that lies', async () => {
+    const whole = await verifiedSearch(DAY1[3]!, diskFetcher({}, [], true));
+    expect(whole).toMatchObject({ found: true, date: '2025-11-02', inclusionVerified: true });
+    const ranged = await verifiedSearch(DAY1[3]!, diskFetcher());
+    expect(whole.bytesFetched).toBeGreaterThan(ranged.bytesFetched);
+    const url = `/ledgers/${segmentPath({ from: 0, to: 8 })}`;
+    const file = fs.readFileSync(path.join(archive, segmentPath({ from: 0, to: 8 })));
+    // 8 leaves: one shard (0 bits); its fan-out table says 8 records at bytes 12 on.
+    expect(file.length).toBe(12 + 8 * 44);
+    await expect(verifiedSearch(DAY1[3]!, diskFetcher({ [url]: file.subarray(0, file.length - 44) }))).rejects.toThrow(/shorter than its index says/);
+    const unsorted = Buffer.concat([file.subarray(0, 12), file.subarray(56, 100), file.subarray(12, 56), file.subarray(100)]);
+    await expect(verifiedSearch(DAY1[3]!, diskFetcher({ [url]: unsorted }))).rejects.toThrow(VerificationFailedError);
+    const table = Buffer.from(file);
+    table.writeUInt32BE(9, 8); // says 9 records: past the segment's 8 leaves
+    await expect(verifiedSearch(DAY1[3]!, diskFetcher({ [url]: table }))).rejects.toThrow(/fan-out table out of order/);
   });
 
   it('answers not found on an archive without a checkpoint', async () => {

@@ -1,10 +1,11 @@
 // Search that the browser verifies instead of trusting (issue 4; docs/FORMAT.md §4, §6; spec §4, §7):
 //   1. fetch the latest signed checkpoint and both public keys, and verify the checkpoint's ECDSA P-256 and
 //      ML-DSA-65 lines (core/checkpoint.ts, core/note.ts);
-//   2. fetch the index head (index/segments.json) and, from each segment it names below the verified tree
-//      size, the one shard that can hold the hash (docs/FORMAT.md §6: a missing shard means a segment merged
-//      away since the head was read, so the head is read again once); the first record (oldest leaf) gives
-//      the first date, the UTC date of its submission time;
+//   2. fetch the index head (index/segments.json) and, from each segment file it names below the verified tree
+//      size, the one shard that can hold the hash: two byte ranges, its fan-out entries and then its records
+//      (docs/FORMAT.md §6: a missing segment file means one merged away since the head was read, so the head
+//      is read again once); the first record (oldest leaf) gives the first date, the UTC date of its
+//      submission time;
 //   3. fetch only the tiles the inclusion proof needs (core/tiles.ts), rebuild the RFC 6962 inclusion proof
 //      and check it against the signed root;
 //   4. read the OTS status and block information files (failures keep the defaults, spec §7).
@@ -13,8 +14,8 @@
 import { BLOCK_INFO_PATH, CHECKPOINT_PATH, OTS_STATUS_PATH, ledgerPath } from '../../../core/archive.ts';
 import { parseCheckpoint, verifyCheckpoint, type ParsedCheckpoint } from '../../../core/checkpoint.ts';
 import { fromHex } from '../../../core/encoding.ts';
-import { INDEX_HEAD_PATH, parseIndexHead, shardPathFor } from '../../../core/index-segments.ts';
-import { lookupShard, type ShardRecord } from '../../../core/index-shard.ts';
+import { INDEX_HEAD_PATH, parseIndexHead, recordBytes, segmentBits, segmentPath, shardOf, shardRecordRange, tableEntryOffset, type Segment } from '../../../core/index-segments.ts';
+import { checkShard, lookupShard, type ShardRecord } from '../../../core/index-shard.ts';
 import { utcDate } from '../../../core/ledger.ts';
 import { inclusionProof, leafHash, verifyInclusion } from '../../../core/merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote, type NoteVerifier } from '../../../core/note.ts';
@@ -26,8 +27,9 @@ export const ARCHIVE_BASE = '/ledgers/';
 export const ECDSA_KEY_URL = '/keys/public.pem';
 export const MLDSA_KEY_URL = '/keys/dilithium_public.key';
 
-/** Contract: like `fetch(url)` for a same-origin URL; may reject on network failure. */
-export type Fetcher = (url: string) => Promise<Response>;
+/** Contract: like `fetch(url, init)` for a same-origin URL (init carries at most a Range header); may reject on
+ * network failure. */
+export type Fetcher = (url: string, init?: { headers: Record<string, string> }) => Promise<Response>;
 
 export type OtsState = 'pending' | 'verified';
 
@@ -100,6 +102,28 @@ class ByteCountingFetcher {
     if (body === null) throw new SearchUnavailableError(`${url}: 404 Not Found`);
     return body;
   }
+
+  /**
+   * Bytes [offset, offset + length) of a file, or null for a 404: a 206 answer must be exactly that range; a
+   * server that ignores Range (200) sends the whole file, which is cut here. A file shorter than the range is
+   * a broken archive, not a network problem.
+   */
+  async range(url: string, offset: number, length: number): Promise<Uint8Array | null> {
+    let res: Response;
+    try {
+      res = await this.fetcher(url, { headers: { Range: `bytes=${offset}-${offset + length - 1}` } });
+    } catch (err) {
+      throw new SearchUnavailableError(`${url}: network error`, { cause: err });
+    }
+    if (res.status === 404) return null;
+    if (res.status === 416) throw new VerificationFailedError(`${url}: shorter than its index says`);
+    if (!res.ok) throw new SearchUnavailableError(`${url}: ${res.status} ${res.statusText}`);
+    const body = new Uint8Array(await res.arrayBuffer());
+    this.bytes += body.length;
+    const part = res.status === 206 ? body : body.subarray(offset, offset + length);
+    if (part.length !== length) throw new VerificationFailedError(`${url}: shorter than its index says`);
+    return part;
+  }
 }
 
 export interface VerifiedCheckpoint {
@@ -154,14 +178,32 @@ async function indexRecords(net: ByteCountingFetcher, hash: string, size: number
       throw new SearchUnavailableError(`the index covers ${head.treeSize} leaves, the checkpoint ${size}: the archive is being updated; try again in a minute`);
     }
     const live = head.segments.filter((s) => s.from < size);
-    const shards = await Promise.all(live.map((s) => net.get(`${ARCHIVE_BASE}${shardPathFor(s, hash)}`)));
+    const shards = await Promise.all(live.map((s) => segmentShard(net, s, hash)));
     if (shards.every((b) => b !== null)) return shards.flatMap((b) => lookupShard(b!, hash)).filter((r) => r.leafIndex < size);
     if (attempt > 0) throw new SearchUnavailableError(`${INDEX_HEAD_PATH} names an index segment that is missing`);
   }
 }
 
+/** The checked records of the shard of `segment` that can hold `hash`, or null when the segment file is missing. */
+async function segmentShard(net: ByteCountingFetcher, segment: Segment, hash: string): Promise<Uint8Array | null> {
+  const url = `${ARCHIVE_BASE}${segmentPath(segment)}`;
+  const prefix = shardOf(segment, hash);
+  const entries = await net.range(url, tableEntryOffset(prefix), 8);
+  if (entries === null) return null;
+  try {
+    const { offset, length } = recordBytes(segmentBits(segment), shardRecordRange(segment, entries));
+    const records = length === 0 ? new Uint8Array(0) : await net.range(url, offset, length);
+    if (records === null) return null;
+    checkShard(records, { value: prefix, bits: segmentBits(segment) });
+    return records;
+  } catch (err) {
+    if (err instanceof SearchUnavailableError || err instanceof VerificationFailedError) throw err;
+    throw new VerificationFailedError(`${url}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 /** Searches `hashInput` (64 hex characters, either case) in the archive and verifies what it finds. */
-export async function verifiedSearch(hashInput: string, fetcher: Fetcher = (url) => fetch(url, { credentials: 'include' })): Promise<SearchResult> {
+export async function verifiedSearch(hashInput: string, fetcher: Fetcher = (url, init) => fetch(url, { credentials: 'include', ...init })): Promise<SearchResult> {
   const hash = hashInput.trim().toLowerCase();
   if (!HASH_HEX.test(hash)) throw new RangeError('hash: expected 64 hexadecimal characters');
   const net = new ByteCountingFetcher(fetcher);
