@@ -1,6 +1,5 @@
 // `timeseal verify [--archive DIR|URL] [--keys DIR|URL]`: check the whole archive from scratch.
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Command } from 'commander';
 import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts';
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
