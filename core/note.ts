@@ -31,7 +31,7 @@ export const NOTE_TYPE_ECDSA = 0x02;
 export const NOTE_TYPE_ESCAPE = 0xff;
 export const MLDSA_NOTE_IDENTIFIER = 'timeseal/ML-DSA-65';
 
-export type NoteAlgorithm = 'ECDSA-P256-SHA256' | 'ML-DSA-65';
+export type NoteAlgorithm = 'ECDSA-P256-SHA256' | 'ML-DSA-65' | 'Ed25519' | 'ML-DSA-44 cosignature' | 'Ed25519 cosignature';
 
 /** Signs note text bytes; `keyId` is the uint32 written before each signature. */
 export type NoteSigner = {
