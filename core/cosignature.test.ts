@@ -25,7 +25,7 @@ import {
   typedKeyId,
   vkeyVerifier,
 } from './cosignature.ts';
-import { concatBytes, fromBase64, toHex, utf8 } from './encoding.ts';
+import { concatBytes, fromBase64, fromHex, toHex, utf8 } from './encoding.ts';
 import { parseNote, signNote, verifyNoteSignatures } from './note.ts';
 
 const VECTORS = path.resolve(import.meta.dirname, '../test/vectors/signed-note');
@@ -80,6 +80,12 @@ describe('ML-DSA-44 cosignatures (tlog-cosignature, type 0x06)', () => {
     const verifier = mldsa44CosignatureVerifier('timeseal.test', mldsa44PublicKey(seed(9)));
     expect(line.keyId).toBe(verifier.keyId);
     expect(verifyNoteSignatures(a, [verifier]).verified).toEqual([verifier]);
+    // An implementation not written here agrees: Node's crypto (OpenSSL 3.5) verifies the ML-DSA-44 signature
+    // over the cosigned_message with the key in an RFC 9881 SubjectPublicKeyInfo.
+    const spki = concatBytes(fromHex('30820532300b06096086480165030403110382052100'), mldsa44PublicKey(seed(9)));
+    const nodeKey = crypto.createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' });
+    expect(nodeKey.asymmetricKeyType).toBe('ml-dsa-44');
+    expect(crypto.verify(null, message, nodeKey, line.signature.subarray(8))).toBe(true);
     // Another root, size or origin; another cosigner name for the same key; a changed timestamp: all refused.
     for (const other of [{ ...checkpoint, size: 1235 }, { ...checkpoint, root: new Uint8Array(32) }, { ...checkpoint, origin: 'other.test' }]) {
       expect(verifier.verify(utf8(encodeCheckpoint(other)), line.signature)).toBe(false);

@@ -22,6 +22,9 @@ export interface PublicKeySet {
   ecdsa: Uint8Array;
   /** Raw 1952-byte ML-DSA-65 key. */
   mldsa: Uint8Array;
+  /** The checkpoint keys witnesses know (keys/ed25519.vkey, keys/mldsa44.vkey), when the archive has them. */
+  ed25519?: Uint8Array;
+  mldsa44?: Uint8Array;
 }
 
 export interface KeyFingerprints {
@@ -86,6 +89,11 @@ export interface VerifiedDay<L = Ledger> {
 export interface DayCheckOptions {
   hasher?: Hasher;
   mu?: MuFunction;
+  /**
+   * A further check of the checkpoint's signature lines (core/log-keys.ts checkLogLines: every line from one of
+   * the log's keys, the Ed25519 and ML-DSA-44 lines too). Left out where those algorithms are not bundled.
+   */
+  checkpointLines?: (text: string, origin: string) => void;
 }
 
 /**
@@ -136,11 +144,9 @@ function checkDay<L>(
   }
   let checkpoint: ParsedCheckpoint;
   try {
-    checkpoint = verifyCheckpoint(
-      fromUtf8(files.checkpoint, 'checkpoint'),
-      [ecdsaNoteVerifier(ledger.origin, keys.ecdsa), mldsaNoteVerifier(ledger.origin, keys.mldsa)],
-      { origin: ledger.origin },
-    );
+    const text = fromUtf8(files.checkpoint, 'checkpoint');
+    checkpoint = verifyCheckpoint(text, [ecdsaNoteVerifier(ledger.origin, keys.ecdsa), mldsaNoteVerifier(ledger.origin, keys.mldsa)], { origin: ledger.origin });
+    options.checkpointLines?.(text, ledger.origin);
   } catch (err) {
     throw withContext(`${date}.checkpoint`, err);
   }
@@ -152,3 +158,4 @@ function checkDay<L>(
   }
   return { ledger: parsed, sha256: sha, checkpoint };
 }
+

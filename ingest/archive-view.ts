@@ -18,6 +18,7 @@ import {
   type DayRecord,
 } from '../core/archive.ts';
 import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
+import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
@@ -125,7 +126,7 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
       };
       let all = true;
       try {
-        verifyDayFiles(date, files, keys, { hasher: nodeSha256, mu: mldsaMu });
+        verifyDayFiles(date, files, keys, { hasher: nodeSha256, mu: mldsaMu, checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)) });
       } catch {
         all = false;
       }

@@ -32,7 +32,9 @@ import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import { mergeStart, segmentPath, type IndexHead, type Segment } from '../core/index-segments.ts';
 import { encodeLedgerColumns, isDate, parseLedgerColumns, utcDate } from '../core/ledger.ts';
 import { treeHash } from '../core/merkle.ts';
-import { ecdsaNoteSigner, mldsaNoteSigner } from '../core/note.ts';
+import { ecdsaNoteSigner, mldsaNoteSigner, type NoteSigner } from '../core/note.ts';
+import { ed25519NoteSigner, mldsa44CosignatureSigner } from '../core/cosignature.ts';
+import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
 import { appendLeaves, tileHashReader, tilePath } from '../core/tiles.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -40,7 +42,7 @@ import { UsageError, type Config } from '../runtime/config.ts';
 import { collectDay, type DayColumns } from '../store/day-columns.ts';
 import type { Store } from '../store/store.ts';
 import { forgetListings, readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable } from './files.ts';
-import type { SigningKeys, PublicKeys } from '../runtime/keys.ts';
+import { renameCheckpointKeys, type PublicKeys, type SigningKeys } from '../runtime/keys.ts';
 import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock, withLockAsync } from './lock.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
@@ -146,7 +148,7 @@ export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRe
     checkpoint: read(dayCheckpointPath(day.date)),
   };
   // In columns (40 bytes an entry), not an object per entry: a million-entry day must fit the build's memory.
-  const verified = verifyDayFilesColumns(day.date, files, keys, { hasher: nodeSha256, mu: mldsaMu });
+  const verified = verifyDayFilesColumns(day.date, files, keys, { hasher: nodeSha256, mu: mldsaMu, checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)) });
   if (verified.sha256 !== day.sha256) throw new MismatchError(`${ledgerPath(day.date)} sha256 (days.json)`, day.sha256, verified.sha256);
   if (verified.ledger.head.root !== day.root) throw new MismatchError(`${day.date} root (days.json)`, day.root, verified.ledger.head.root);
   const tilesRoot = toHex(treeHash(day.treeSize, tileHashReader(day.treeSize, (l, i, w) => readTile(archive, l, i, w), nodeSha256), nodeSha256));
@@ -399,10 +401,7 @@ function writeDayFiles(
     const ledgerSha256 = toHex(digest);
     const { ecdsaSecret, mldsaSeed } = ctx.keys;
     const pub = ctx.keys.public;
-    const checkpoint = signCheckpoint({ origin: state.origin, size: appended.size, root: appended.root }, [
-      ecdsaNoteSigner(state.origin, ecdsaSecret, pub.ecdsa),
-      mldsaNoteSigner(state.origin, mldsaSeed, pub.mldsa),
-    ]);
+    const checkpoint = signCheckpoint({ origin: state.origin, size: appended.size, root: appended.root }, checkpointSigners(ctx, state));
     out.immutable(archive, ledgerPath(date), ledgerBytes);
     out.immutable(archive, ecdsaSignaturePath(date), ecdsaSignDigest(digest, ecdsaSecret));
     out.immutable(archive, mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledgerBytes), mldsaSeed));
@@ -445,4 +444,23 @@ function leafHashesOf(entries: Uint8Array): Uint8Array {
 /** ots_status.json and block_info.json for the published days (pipeline/anchor/status.ts owns their content). */
 export function writeOtsStatus(ctx: BuildContext, state: ArchiveState): void {
   writeAnchorStatus(ctx.config.archive, state.days, ctx.clock());
+}
+
+/**
+ * The checkpoint's signers (docs/FORMAT.md §4): ECDSA P-256 and ML-DSA-65, then, when the archive has them, the
+ * Ed25519 line (0x01) and the ML-DSA-44 cosignature line (0x06, timestamp 0) that witnesses know.
+ */
+function checkpointSigners(ctx: BuildContext, state: ArchiveState): NoteSigner[] {
+  const { keys } = ctx;
+  const origin = state.origin;
+  const signers = [ecdsaNoteSigner(origin, keys.ecdsaSecret, keys.public.ecdsa), mldsaNoteSigner(origin, keys.mldsaSeed, keys.public.mldsa)];
+  if (keys.ed25519Seed === undefined || keys.mldsa44Seed === undefined) return signers;
+  if (keys.public.checkpointKeyName !== origin) {
+    // Keys made before TIMESEAL_ORIGIN was set: while nothing is published, their vkeys take the log's name.
+    if (state.days.length > 0) {
+      throw new MismatchError('name of the checkpoint keys (keys/ed25519.vkey, keys/mldsa44.vkey) and log origin', origin, String(keys.public.checkpointKeyName));
+    }
+    renameCheckpointKeys(ctx.config.keys, keys, origin);
+  }
+  return [...signers, ed25519NoteSigner(origin, keys.ed25519Seed), mldsa44CosignatureSigner(origin, keys.mldsa44Seed)];
 }

@@ -109,7 +109,7 @@ export class SegmentFile {
         const w = this.window;
         if (offset < w.offset || offset + length > w.offset + w.bytes.length) {
           const size = segmentLayout(this.bits).recordsOffset + 44 * (this.segment.to - this.segment.from);
-          this.window = { offset, bytes: this.pread(offset, Math.min(size - offset, Math.max(length, 1 << 22))) };
+          this.window = { offset, bytes: this.pread(offset, Math.min(size - offset, Math.max(length, 1 << 20))) };
         }
         bytes = this.window.bytes.subarray(offset - this.window.offset, offset - this.window.offset + length);
       } else {
@@ -172,11 +172,12 @@ function writeSegmentFile(archive: string, segment: Segment, shards: Iterable<{ 
     let position = segmentLayout(bits).recordsOffset;
     let pending: Uint8Array[] = [];
     let pendingBytes = 0;
+    // Shards go out in one writev per megabyte, without copying them into a buffer of their own.
     const flush = (): void => {
       if (pendingBytes === 0) return;
-      const chunk = Buffer.concat(pending, pendingBytes);
-      for (let at = 0; at < chunk.length; ) at += fs.writeSync(fd, chunk, at, chunk.length - at, position + at);
-      position += chunk.length;
+      let done = fs.writevSync(fd, pending, position);
+      while (done < pendingBytes) done += fs.writeSync(fd, Buffer.concat(pending).subarray(done), 0, pendingBytes - done, position + done);
+      position += pendingBytes;
       pending = [];
       pendingBytes = 0;
     };
@@ -184,9 +185,10 @@ function writeSegmentFile(archive: string, segment: Segment, shards: Iterable<{ 
     for (const { prefix, bytes } of shards) {
       if (prefix !== expected++) throw new TimesealError('format', `${rel}: shard ${prefix} out of order`);
       counts[prefix] = bytes.length / 44;
+      if (bytes.length === 0) continue;
       pending.push(bytes);
       pendingBytes += bytes.length;
-      if (pendingBytes >= 1 << 20) flush();
+      if (pendingBytes >= 1 << 20 || pending.length >= 512) flush();
     }
     flush();
     const header = encodeSegmentHeader(counts);

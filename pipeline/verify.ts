@@ -18,6 +18,7 @@ import {
   type DaysFile,
 } from '../core/archive.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
+import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { encodeSegmentHeader, INDEX_HEAD_PATH, parseIndexHead, segmentBits, segmentPath, type IndexHead } from '../core/index-segments.ts';
 import { encodeShard, hashPrefix, indexJsonChunks, type ShardRecord } from '../core/index-shard.ts';
@@ -104,7 +105,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet): 
     if (!ledgerBytes || !ecdsaSignature || !mldsaSignature || !signaturesMeta || !checkpoint) break;
     let verified;
     try {
-      verified = verifyDayFilesColumns(day.date, { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint }, keys, { hasher: nodeSha256, mu: mldsaMu });
+      verified = verifyDayFilesColumns(day.date, { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint }, keys, { hasher: nodeSha256, mu: mldsaMu, checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)) });
     } catch (err) {
       problems.push(`${day.date}: ${(err as Error).message}`);
       break;

@@ -1,8 +1,22 @@
 // The signing keys on disk (docs/FORMAT.md §9). Public keys go to the served keys folder; private keys to a
 // separate folder outside anything served, mode 0600. `initKeys` refuses to overwrite any existing key.
+// Besides the ECDSA P-256 and ML-DSA-65 keys that sign every ledger file and checkpoint, two keys sign the
+// checkpoints in the forms witnesses know (issue 17): Ed25519 (type 0x01) and an ML-DSA-44 cosignature (0x06),
+// published as C2SP vkeys named after the log origin. An archive made before them gets them with
+// `addCheckpointKeys` (`timeseal keys add`); its past checkpoints are not touched.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import {
+  ed25519PublicKey,
+  encodeVkey,
+  mldsa44PublicKey,
+  NOTE_TYPE_ED25519,
+  NOTE_TYPE_MLDSA44_COSIGNATURE,
+  parseVkey,
+  seedFromPkcs8Pem,
+  seedToPkcs8Pem,
+} from '../core/cosignature.ts';
 import { TimesealError, withContext } from '../core/errors.ts';
 import {
   ecdsaKeygen,
@@ -25,16 +39,26 @@ export const PUBLIC_MLDSA_RAW = 'dilithium_public.key';
 export const PUBLIC_MLDSA_PEM = 'dilithium_public.pem';
 export const PRIVATE_ECDSA_PEM = 'ecdsa_private.pem';
 export const PRIVATE_MLDSA_PEM = 'dilithium_private.pem';
+export const PUBLIC_ED25519_VKEY = 'ed25519.vkey';
+export const PUBLIC_MLDSA44_VKEY = 'mldsa44.vkey';
+export const PRIVATE_ED25519_PEM = 'ed25519_private.pem';
+export const PRIVATE_MLDSA44_PEM = 'mldsa44_private.pem';
 
 export interface PublicKeys {
   ecdsa: Uint8Array;
   mldsa: Uint8Array;
+  /** The checkpoint keys witnesses know, when the archive has them: raw public keys and the name they sign as. */
+  ed25519?: Uint8Array;
+  mldsa44?: Uint8Array;
+  checkpointKeyName?: string;
 }
 
 export interface SigningKeys {
   public: PublicKeys;
   ecdsaSecret: Uint8Array;
   mldsaSeed: Uint8Array;
+  ed25519Seed?: Uint8Array;
+  mldsa44Seed?: Uint8Array;
 }
 
 export interface KeyDirs {
@@ -42,8 +66,12 @@ export interface KeyDirs {
   privateKeys: string;
 }
 
-/** Creates both key pairs. Throws (changing nothing) if any of the five files already exists. */
-export function initKeys(dirs: KeyDirs): string[] {
+/**
+ * Creates the ECDSA P-256 and ML-DSA-65 key pairs, and with `origin` the Ed25519 and ML-DSA-44 checkpoint keys
+ * too (named after it). Throws (changing nothing) if any of the files already exists.
+ */
+export function initKeys(dirs: KeyDirs, origin?: string): string[] {
+  if (origin !== undefined) refuseExisting(checkpointKeyFiles(dirs));
   const files = [
     path.join(dirs.keys, PUBLIC_ECDSA_PEM),
     path.join(dirs.keys, PUBLIC_MLDSA_RAW),
@@ -65,7 +93,75 @@ export function initKeys(dirs: KeyDirs): string[] {
   fs.writeFileSync(files[0]!, ecdsaPublicKeyToPem(ecdsa.publicKey), { flag: 'wx' });
   fs.writeFileSync(files[1]!, mldsa.publicKey, { flag: 'wx' });
   fs.writeFileSync(files[2]!, mldsaPublicKeyToPem(mldsa.publicKey), { flag: 'wx' });
+  return origin === undefined ? files : [...files, ...addCheckpointKeys(dirs, origin)];
+}
+
+function checkpointKeyFiles(dirs: KeyDirs): string[] {
+  return [
+    path.join(dirs.keys, PUBLIC_ED25519_VKEY),
+    path.join(dirs.keys, PUBLIC_MLDSA44_VKEY),
+    path.join(dirs.privateKeys, PRIVATE_ED25519_PEM),
+    path.join(dirs.privateKeys, PRIVATE_MLDSA44_PEM),
+  ];
+}
+
+function refuseExisting(files: string[]): void {
+  const existing = files.filter((f) => fs.existsSync(f));
+  if (existing.length > 0) throw new TimesealError('conflict', `keys already exist, refusing to overwrite: ${existing.join(', ')}`);
+}
+
+/**
+ * Creates the Ed25519 and ML-DSA-44 checkpoint keys named `origin` (the log origin) beside existing keys: from
+ * the next build on, every new checkpoint carries their lines too. Throws (changing nothing) if any exists.
+ */
+export function addCheckpointKeys(dirs: KeyDirs, origin: string): string[] {
+  const files = checkpointKeyFiles(dirs);
+  refuseExisting(files);
+  const ed25519 = crypto.randomBytes(32);
+  const mldsa44 = crypto.randomBytes(32);
+  fs.mkdirSync(dirs.keys, { recursive: true });
+  fs.mkdirSync(dirs.privateKeys, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(files[2]!, seedToPkcs8Pem('Ed25519', ed25519), { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(files[3]!, seedToPkcs8Pem('ML-DSA-44', mldsa44), { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(files[0]!, `${encodeVkey(origin, NOTE_TYPE_ED25519, ed25519PublicKey(ed25519))}\n`, { flag: 'wx' });
+  fs.writeFileSync(files[1]!, `${encodeVkey(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(mldsa44))}\n`, { flag: 'wx' });
   return files;
+}
+
+/** Rewrites the two checkpoint vkeys under the name `origin` (only while no checkpoint carries their lines). */
+export function renameCheckpointKeys(keysDir: string, keys: SigningKeys, origin: string): void {
+  if (keys.ed25519Seed === undefined || keys.mldsa44Seed === undefined) return;
+  const write = (name: string, text: string): void => {
+    const file = path.join(keysDir, name);
+    fs.writeFileSync(`${file}.tmp`, text);
+    fs.renameSync(`${file}.tmp`, file);
+  };
+  write(PUBLIC_ED25519_VKEY, `${encodeVkey(origin, NOTE_TYPE_ED25519, ed25519PublicKey(keys.ed25519Seed))}\n`);
+  write(PUBLIC_MLDSA44_VKEY, `${encodeVkey(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(keys.mldsa44Seed))}\n`);
+  keys.public.checkpointKeyName = origin;
+}
+
+/** The checkpoint keys in a keys folder's vkey texts (either may be absent; both or neither in a sound folder). */
+export function checkpointKeysFromVkeys(ed25519Text: string | undefined, mldsa44Text: string | undefined): Pick<PublicKeys, 'ed25519' | 'mldsa44' | 'checkpointKeyName'> {
+  if (ed25519Text === undefined && mldsa44Text === undefined) return {};
+  if (ed25519Text === undefined || mldsa44Text === undefined) {
+    throw new TimesealError('not-found', `only one of ${PUBLIC_ED25519_VKEY} and ${PUBLIC_MLDSA44_VKEY} is published; both or neither`);
+  }
+  const ed = parseVkey(ed25519Text);
+  const ml = parseVkey(mldsa44Text);
+  if (ed.type !== NOTE_TYPE_ED25519) throw new TimesealError('format', `${PUBLIC_ED25519_VKEY} is not an Ed25519 (0x01) vkey`);
+  if (ml.type !== NOTE_TYPE_MLDSA44_COSIGNATURE) throw new TimesealError('format', `${PUBLIC_MLDSA44_VKEY} is not an ML-DSA-44 cosignature (0x06) vkey`);
+  if (ed.name !== ml.name) throw new TimesealError('mismatch', `${PUBLIC_ED25519_VKEY} and ${PUBLIC_MLDSA44_VKEY} name different signers (${ed.name}, ${ml.name})`);
+  return { ed25519: ed.publicKey, mldsa44: ml.publicKey, checkpointKeyName: ed.name };
+}
+
+function readOptionalText(file: string): string | undefined {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw withContext(`cannot read key ${file}`, err);
+  }
 }
 
 function readText(file: string): string {
@@ -90,7 +186,8 @@ export function loadPublicKeys(keysDir: string): PublicKeys {
   if (!equalBytes(raw, mldsa)) {
     throw new TimesealError('mismatch', `${rawFile} is not the key in ${PUBLIC_MLDSA_PEM}`);
   }
-  return { ecdsa, mldsa };
+  const checkpointKeys = checkpointKeysFromVkeys(readOptionalText(path.join(keysDir, PUBLIC_ED25519_VKEY)), readOptionalText(path.join(keysDir, PUBLIC_MLDSA44_VKEY)));
+  return { ecdsa, mldsa, ...checkpointKeys };
 }
 
 /** Private and public keys; each private key must belong to its public key. */
@@ -104,5 +201,12 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
   if (!equalBytes(mldsa.publicKey, pub.mldsa)) {
     throw new TimesealError('mismatch', `the ML-DSA-65 private key does not match ${PUBLIC_MLDSA_PEM}`);
   }
-  return { public: pub, ecdsaSecret: ecdsa.secretKey, mldsaSeed: mldsa.seed };
+  const keys: SigningKeys = { public: pub, ecdsaSecret: ecdsa.secretKey, mldsaSeed: mldsa.seed };
+  if (pub.ed25519 !== undefined && pub.mldsa44 !== undefined) {
+    keys.ed25519Seed = seedFromPkcs8Pem('Ed25519', readText(path.join(dirs.privateKeys, PRIVATE_ED25519_PEM)));
+    keys.mldsa44Seed = seedFromPkcs8Pem('ML-DSA-44', readText(path.join(dirs.privateKeys, PRIVATE_MLDSA44_PEM)));
+    if (!equalBytes(ed25519PublicKey(keys.ed25519Seed), pub.ed25519)) throw new TimesealError('mismatch', `the Ed25519 private key does not match ${PUBLIC_ED25519_VKEY}`);
+    if (!equalBytes(mldsa44PublicKey(keys.mldsa44Seed), pub.mldsa44)) throw new TimesealError('mismatch', `the ML-DSA-44 private key does not match ${PUBLIC_MLDSA44_VKEY}`);
+  }
+  return keys;
 }

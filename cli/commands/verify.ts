@@ -6,7 +6,7 @@ import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
 import type { Context } from '../context.ts';
-import { PUBLIC_ECDSA_PEM, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
+import { checkpointKeysFromVkeys, PUBLIC_ECDSA_PEM, PUBLIC_ED25519_VKEY, PUBLIC_MLDSA44_VKEY, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
 import { output } from '../output.ts';
 import { verifyArchive } from '../../pipeline/verify.ts';
 
@@ -20,7 +20,12 @@ async function loadKeys(location: string) {
   const ecdsa = ecdsaPublicKeyFromPem(fromUtf8(await get(PUBLIC_ECDSA_PEM)));
   const mldsa = mldsaPublicKeyFromPem(fromUtf8(await get(PUBLIC_MLDSA_PEM)));
   if (!equalBytes(await get(PUBLIC_MLDSA_RAW), mldsa)) throw new TimesealError('mismatch', `${PUBLIC_MLDSA_RAW} is not the key in ${PUBLIC_MLDSA_PEM}`);
-  return { ecdsa, mldsa };
+  // The checkpoint keys witnesses know, when published (archives made before `timeseal keys add` have none).
+  const optional = async (name: string) => {
+    const data = await reader.read(name);
+    return data === undefined ? undefined : fromUtf8(data, name);
+  };
+  return { ecdsa, mldsa, ...checkpointKeysFromVkeys(await optional(PUBLIC_ED25519_VKEY), await optional(PUBLIC_MLDSA44_VKEY)) };
 }
 
 export function registerVerify(program: Command, ctx: () => Context): void {

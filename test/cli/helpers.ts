@@ -239,3 +239,16 @@ export function pemDer(pem: string): Buffer {
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
+
+/** A project holding a copy of a fixture: its archive, public keys and (test) signing keys. */
+export function fixtureProject(FIXTURE: string): string {
+  const dir = tempProject('upgrade');
+  fs.cpSync(path.join(FIXTURE, 'ledgers'), path.join(dir, 'ledgers'), { recursive: true });
+  fs.cpSync(path.join(FIXTURE, 'keys'), path.join(dir, 'keys'), { recursive: true });
+  const privateKeys = path.join(dir, 'data/private-keys');
+  fs.mkdirSync(privateKeys, { recursive: true });
+  fs.copyFileSync(path.join(FIXTURE, 'signing/ecdsa.pkcs8.pem'), path.join(privateKeys, 'ecdsa_private.pem'));
+  fs.copyFileSync(path.join(FIXTURE, 'signing/mldsa.pkcs8.pem'), path.join(privateKeys, 'dilithium_private.pem'));
+  for (const f of fs.readdirSync(privateKeys)) fs.chmodSync(path.join(privateKeys, f), 0o600);
+  return dir;
+}

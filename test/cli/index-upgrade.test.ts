@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeEach, describe, expect, test } from 'vitest';
-import { removeTempProjects, run, runJson, tempProject, treeDigest } from './helpers.ts';
+import { fixtureProject, removeTempProjects, run, runJson, treeDigest } from './helpers.ts';
 
 afterAll(removeTempProjects);
 
@@ -16,19 +16,6 @@ const RELEASES = [
 ];
 const AFTER = { TIMESEAL_NOW: '2025-11-07T00:01:00.000Z' };
 const ONES = '1'.repeat(64);
-
-/** A project holding a copy of a fixture: its archive, public keys and (test) signing keys. */
-function fixtureProject(FIXTURE: string): string {
-  const dir = tempProject('upgrade');
-  fs.cpSync(path.join(FIXTURE, 'ledgers'), path.join(dir, 'ledgers'), { recursive: true });
-  fs.cpSync(path.join(FIXTURE, 'keys'), path.join(dir, 'keys'), { recursive: true });
-  const privateKeys = path.join(dir, 'data/private-keys');
-  fs.mkdirSync(privateKeys, { recursive: true });
-  fs.copyFileSync(path.join(FIXTURE, 'signing/ecdsa.pkcs8.pem'), path.join(privateKeys, 'ecdsa_private.pem'));
-  fs.copyFileSync(path.join(FIXTURE, 'signing/mldsa.pkcs8.pem'), path.join(privateKeys, 'dilithium_private.pem'));
-  for (const f of fs.readdirSync(privateKeys)) fs.chmodSync(path.join(privateKeys, f), 0o600);
-  return dir;
-}
 
 /** Every published file but the index: days, signatures, checkpoints, tiles, status. */
 function publishedFiles(ledgers: string): Map<string, string> {

@@ -316,8 +316,9 @@ describe('a ledger built over several days', () => {
       expect(cp.size, file).toBe(ledgers.at(-1).tree_size);
       expect(cp.root.toString('hex'), file).toBe(root.toString('hex'));
       expect(ledgers.at(-1).root, file).toBe(root.toString('hex'));
-      expect(cp.signatures.length).toBe(2);
-      const [e, m] = cp.signatures as [any, any];
+      // ECDSA P-256, ML-DSA-65, then the two lines witnesses know: Ed25519 (0x01) and an ML-DSA-44 cosignature (0x06).
+      expect(cp.signatures.length).toBe(4);
+      const [e, m, ed, ml] = cp.signatures as [any, any, any, any];
       expect(e.name).toBe(cp.origin);
       expect(e.keyId.equals(crypto.createHash('sha256').update(pemDer(ecdsaPem)).digest().subarray(0, 4))).toBe(true);
       expect(crypto.verify('sha256', Buffer.from(cp.text), ecdsaKey, e.signature), `${file} ECDSA`).toBe(true);
@@ -329,6 +330,29 @@ describe('a ledger built over several days', () => {
       expect(m.keyId.equals(mldsaId)).toBe(true);
       expect(m.signature.length).toBe(3309);
       expect(crypto.verify(null, Buffer.from(cp.text), mldsaKey, m.signature), `${file} ML-DSA-65`).toBe(true);
+      // Checked with Node's own crypto (OpenSSL 3.5), from the published vkeys: <name>+<key id>+base64(type || key).
+      const vkey = (name: string) => {
+        const [, keyName, id, key] = /^([^+]*)\+([0-9a-f]{8})\+(.*)$/.exec(fs.readFileSync(path.join(dir, 'keys', name), 'utf8').trim())!;
+        return { keyName, id: Buffer.from(id!, 'hex'), bytes: Buffer.from(key!, 'base64') };
+      };
+      const edKey = vkey('ed25519.vkey');
+      const mlKey = vkey('mldsa44.vkey');
+      expect([edKey.keyName, mlKey.keyName, edKey.bytes[0], mlKey.bytes[0]]).toEqual([cp.origin, cp.origin, 0x01, 0x06]);
+      expect([ed.name, ml.name]).toEqual([cp.origin, cp.origin]);
+      const idOf = (type: number, key: Buffer) => crypto.createHash('sha256').update(Buffer.concat([Buffer.from(`${cp.origin}\n`), Buffer.of(type), key])).digest().subarray(0, 4);
+      expect(ed.keyId.equals(idOf(0x01, edKey.bytes.subarray(1))) && ed.keyId.equals(edKey.id)).toBe(true);
+      expect(ml.keyId.equals(idOf(0x06, mlKey.bytes.subarray(1))) && ml.keyId.equals(mlKey.id)).toBe(true);
+      const edPublic = crypto.createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), edKey.bytes.subarray(1)]), format: 'der', type: 'spki' });
+      expect(crypto.verify(null, Buffer.from(cp.text), edPublic, ed.signature), `${file} Ed25519`).toBe(true);
+      // tlog-cosignature: timestamp (8 bytes, 0 for the log's own) || ML-DSA-44 over the subtree/v1 cosigned_message.
+      expect(ml.signature.length).toBe(8 + 2420);
+      expect(ml.signature.subarray(0, 8).equals(Buffer.alloc(8))).toBe(true);
+      const name = Buffer.from(cp.origin);
+      const size = Buffer.alloc(8);
+      size.writeBigUInt64BE(BigInt(cp.size));
+      const message = Buffer.concat([Buffer.from('subtree/v1\n\0'), Buffer.of(name.length), name, Buffer.alloc(8), Buffer.of(name.length), name, Buffer.alloc(8), size, cp.root]);
+      const mlPublic = crypto.createPublicKey({ key: Buffer.concat([Buffer.from('30820532300b06096086480165030403110382052100', 'hex'), mlKey.bytes.subarray(1)]), format: 'der', type: 'spki' });
+      expect(crypto.verify(null, message, mlPublic, ml.signature.subarray(8)), `${file} ML-DSA-44 cosignature`).toBe(true);
     }
     expect(fs.readFileSync(path.join(archive(), 'checkpoint')).equals(fs.readFileSync(path.join(archive(), `${DAY2}.checkpoint`)))).toBe(true);
   });
@@ -659,7 +683,7 @@ describe('--json prints one JSON document on stdout', () => {
     ];
     for (const { result } of docs) expect(result.code, result.stderr).toBe(0);
     const [keys, imp, build, verify, status] = docs.map((d) => d.json);
-    expect(keys.created).toHaveLength(5);
+    expect(keys.created).toHaveLength(9);
     expect(imp).toMatchObject({ enqueued: 2, ledger_date: '2025-11-01' });
     expect(build.days).toMatchObject([{ date: '2025-11-01', entryCount: 2, treeSize: 2 }]);
     expect(verify).toMatchObject({ ok: true, days: 1, treeSize: 2 });
