@@ -51,6 +51,10 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   'public.pem': 'application/x-pem-file',
   'dilithium_public.key': 'application/octet-stream',
   'dilithium_public.pem': 'application/x-pem-file',
+  // The checkpoint keys witnesses know (C2SP vkeys) and the witness policy (pipeline/witness.ts), when present.
+  'ed25519.vkey': 'text/plain; charset=utf-8',
+  'mldsa44.vkey': 'text/plain; charset=utf-8',
+  witnesses: 'text/plain; charset=utf-8',
 };
 
 const NAMED_ARCHIVE_FILES = new Set([CHECKPOINT_PATH, DAYS_PATH, INDEX_HEAD_PATH, OTS_STATUS_PATH, BLOCK_INFO_PATH, VERIFIER_ARCHIVE_PATH]);

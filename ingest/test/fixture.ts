@@ -89,7 +89,7 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
   const env = projectEnv(dir, options.env);
   const config = loadConfig({ ...env });
   const ingest = loadIngestConfig(config, env);
-  initKeys({ keys: config.keys, privateKeys: config.privateKeys });
+  initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin);
   const db = openDatabase(config.db);
   const published = options.publish ?? ['first', 'second', 'third'].map(sha256);
   if (published.length > 0) {

@@ -163,8 +163,13 @@ describe('nginx in front of two timeseal serve nodes', () => {
       ['ledgers/offline-verifier.json', SHORT],
       ['ledgers/ots_status.json', 'no-cache'],
       ['keys/public.pem', 'public, max-age=300'],
+      ['keys/ed25519.vkey', 'public, max-age=300'],
+      ['keys/mldsa44.vkey', 'public, max-age=300'],
+      ['keys/witnesses', 'public, max-age=300'],
       ['keys/dilithium_public.key', 'public, max-age=300'],
     ];
+    // The witness policy (pipeline/witness.ts writes it when witnesses are configured).
+    fs.writeFileSync(path.join(dir, 'keys/witnesses'), 'quorum 1\n');
     const before = upstreams().length;
     for (const [rel, cacheControl] of cases) {
       const viaNginx = await request(proxy, `/${rel}`);

@@ -8,6 +8,8 @@ import { otsStateFor, SearchUnavailableError, verifiedSearch, VerificationFailed
 import { encodeIndexHead, INDEX_HEAD_PATH, segmentPath } from '../../core/index-segments.ts';
 import { diskFetcher as serveFolders } from '../support/disk-fetcher.ts';
 import { tilePath, tilesForInclusion } from '../../core/tiles.ts';
+import { encodeVkey, mldsa44CosignatureSigner, mldsa44PublicKey } from '../../core/cosignature.ts';
+import { signNote } from '../../core/note.ts';
 import { cli, createProject, removeProject, type Project } from './helpers.ts';
 
 const h = (n: number) => n.toString(16).padStart(2, '0').repeat(32);
@@ -127,6 +129,38 @@ describe('verifiedSearch', () => {
     const text = fs.readFileSync(path.join(archive, 'checkpoint'), 'utf8').split('\n');
     text[2] = Buffer.alloc(32, 7).toString('base64');
     await expect(verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/checkpoint': new TextEncoder().encode(text.join('\n')) }))).rejects.toThrow(VerificationFailedError);
+  });
+
+  it('checks the Ed25519 and ML-DSA-44 lines with the published vkeys, and the witnesses\' cosignatures', async () => {
+    const plain = await verifiedSearch(DAY1[0]!, diskFetcher());
+    expect(plain.signers).toEqual(['ECDSA P-256', 'ML-DSA-65', 'Ed25519', 'ML-DSA-44']);
+    expect(plain.witnesses).toBeUndefined();
+    // Without the vkeys (an archive made before them): the two lines are not checked, and not claimed.
+    const older = await verifiedSearch(DAY1[0]!, diskFetcher({ '/keys/ed25519.vkey': null, '/keys/mldsa44.vkey': null }));
+    expect(older.signers).toEqual(['ECDSA P-256', 'ML-DSA-65']);
+    // A changed byte in the Ed25519 line: the checkpoint is not what its signer signed.
+    const note = fs.readFileSync(path.join(archive, 'checkpoint'), 'utf8');
+    const lines = note.split('\n');
+    const ed = lines.findIndex((l, i) => i > 4 && l.startsWith('\u2014') && Buffer.from(l.split(' ')[2]!, 'base64').length === 68);
+    const sig = Buffer.from(lines[ed]!.split(' ')[2]!, 'base64');
+    sig[20]! ^= 1;
+    const flipped = [...lines];
+    flipped[ed] = `${lines[ed]!.split(' ').slice(0, 2).join(' ')} ${sig.toString('base64')}`;
+    await expect(verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/checkpoint': new TextEncoder().encode(flipped.join('\n')) }))).rejects.toThrow(/Ed25519 line of/);
+    // Two witnesses named in keys/witnesses, quorum 2; one cosigned this checkpoint.
+    const seedA = new Uint8Array(32).fill(1);
+    const seedB = new Uint8Array(32).fill(2);
+    const policy = ['quorum 2', encodeVkey('w1.example', 6, mldsa44PublicKey(seedA)), encodeVkey('w2.example', 6, mldsa44PublicKey(seedB)), ''].join('\n');
+    const text = note.slice(0, note.indexOf('\n\n') + 1);
+    const witnessLine = signNote(text, [mldsa44CosignatureSigner('w1.example', seedA, () => 1_762_000_000)]).slice(text.length + 1);
+    const witnessed = new TextEncoder().encode(note + witnessLine);
+    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/checkpoint': witnessed, '/keys/witnesses': new TextEncoder().encode(policy) }));
+    expect(result).toMatchObject({ found: true, witnessQuorum: 2, witnesses: [{ name: 'w1.example', cosigned: true }, { name: 'w2.example', cosigned: false }] });
+    expect(result.signers).toContain('w1.example');
+    // A cosignature for another checkpoint (another size) is refused, not counted.
+    const otherText = text.replace(/\n8\n/, '\n7\n');
+    const foreign = signNote(otherText, [mldsa44CosignatureSigner('w1.example', seedA, () => 1_762_000_000)]).slice(otherText.length + 1);
+    await expect(verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/checkpoint': new TextEncoder().encode(note + foreign), '/keys/witnesses': new TextEncoder().encode(policy) }))).rejects.toThrow(/ML-DSA-44 cosignature line of w1.example does not verify/);
   });
 
   it('shows the quantum shield off when the ML-DSA-65 key does not match, and keeps the ECDSA result', async () => {

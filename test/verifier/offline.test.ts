@@ -219,7 +219,10 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
     const targeted = ['"submitted_at": "', '"date": "', '"path": "', '"leaf_index": ', '"tree_size": ', '"ots": ', '"first_index": ', '"ml_dsa_65_fingerprint": "'].map(
       (key) => text.indexOf(key) + key.length + 3,
     );
-    const positions = [...samplePositions(text.length, 14), ...targeted];
+    // Not inside the checkpoint's Ed25519 and ML-DSA-44 lines, which the page names but does not check.
+    const start = text.indexOf('\u2014 ', text.indexOf('\u2014 ', text.indexOf('\u2014 ') + 1) + 1);
+    const end = text.indexOf('"', start);
+    const positions = [...samplePositions(text.length, 14, (i) => i < start || i > end), ...targeted];
     for (const at of positions) {
       const bad = corruptCopy(archive.bundle, corruptDir(), at);
       await expectNotVerified(
@@ -240,13 +243,29 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
       [checkpoint, 6, /checkpoint/],
     ];
     for (const [file, count, reason] of cases) {
-      const size = fs.statSync(file).size;
+      // In a checkpoint, the text and the ECDSA P-256 and ML-DSA-65 lines: the page checks those two, and names
+      // the Ed25519 and ML-DSA-44 lines after them without checking them (the test below).
+      const content = fs.readFileSync(file, 'latin1');
+      const size = file === checkpoint ? content.indexOf('\n', content.indexOf('\u00e2\u0080\u0094 ', content.indexOf('\u00e2\u0080\u0094 ') + 1)) : fs.statSync(file).size;
       for (const at of samplePositions(size, count)) {
         const files = archive.dayFiles(DAY1).map((f) => (f === file ? corruptCopy(file, corruptDir(), at) : f));
         await expectNotVerified({ files }, reason, `${path.basename(file)} byte ${at}`);
       }
     }
   }, 120_000);
+
+  test('a changed byte in the Ed25519 or ML-DSA-44 line: named as not checked here; the verdict rests on the other two', async () => {
+    const checkpoint = archive.dayFiles(DAY1)[4]!;
+    const content = fs.readFileSync(checkpoint, 'latin1');
+    const dash = '\u00e2\u0080\u0094 ';
+    const third = content.indexOf(dash, content.indexOf(dash, content.indexOf(dash) + 1) + 1);
+    expect(third).toBeGreaterThan(0);
+    const files = archive.dayFiles(DAY1).map((f) => (f === checkpoint ? corruptCopy(f, corruptDir(), third + 60) : f));
+    const r = await verify({ files });
+    expect(r.state, r.summary).toBe('ok');
+    const other = page.locator('li.check', { hasText: 'Other checkpoint lines' }).first();
+    expect(await other.textContent()).toMatch(/2 more signature lines \(Ed25519, ML-DSA-44, witnesses\) not checked by this page/);
+  });
 
   test('the previous day: a changed byte in it breaks the chain (and its own signatures)', async () => {
     const prev = archive.dayFiles(DAY1)[0]!;

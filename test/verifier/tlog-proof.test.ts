@@ -85,7 +85,8 @@ describe('tlog-proof in the offline verifier (checks.ts)', () => {
     ['a proof hash', () => flipped('\n\n', -5), /Inclusion proof leads to the checkpoint root/],
     ['the index', () => flipped('index ', 6), /Inclusion proof leads to the checkpoint root|tlog-proof format/],
     ['the ECDSA signature', () => flipped('\u2014 ', 40, true), /Checkpoint ECDSA P-256 signature/],
-    ['the ML-DSA-65 signature', () => flipped('\u2014 ', text.length - text.indexOf('\u2014 ') - 400, true), /Checkpoint ML-DSA-65 signature/],
+    // The second signature line is ML-DSA-65 (then Ed25519 and ML-DSA-44, which this page names but does not check).
+    ['the ML-DSA-65 signature', () => flipped('\u2014 ', text.indexOf('\u2014 ', text.indexOf('\u2014 ') + 1) - text.indexOf('\u2014 ') + 400, true), /Checkpoint ML-DSA-65 signature/],
     ['the checkpoint root', () => flipped('\n\n', 2 + text.slice(text.indexOf('\n\n') + 2).split('\n').slice(0, 2).join('\n').length + 5), /Checkpoint ECDSA P-256 signature/],
   ])('a flipped byte in %s: Not verified, with the reason', (_what, bytes, where) => {
     const r = verifyInputs(given([input('p.tlog-proof', bytes())]));

@@ -254,10 +254,26 @@ function checkpointSignatureChecks(note: string, keys: Partial<PublicKeySet>): C
   }
   const one = (label: string, key: Uint8Array | undefined, missing: string, make: (o: string, k: Uint8Array) => ReturnType<typeof ecdsaNoteVerifier>): Check =>
     key ? attempt(label, () => void verifyCheckpoint(note, [make(origin, key)])) : pending(label, missing);
-  return [
+  const checks = [
     one('Checkpoint ECDSA P-256 signature', keys.ecdsa, NO_ECDSA, ecdsaNoteVerifier),
     one('Checkpoint ML-DSA-65 signature', keys.mldsa, NO_MLDSA, mldsaNoteVerifier),
   ];
+  return [...checks, ...otherLines(note)];
+}
+
+/**
+ * Lines this page does not check (the log's Ed25519 and ML-DSA-44 lines, witnesses' cosignatures): named, not
+ * trusted; the verdict rests on the ECDSA P-256 and ML-DSA-65 lines, which sign the same checkpoint text.
+ */
+function otherLines(note: string | Uint8Array): Check[] {
+  let others: number;
+  try {
+    others = parseNote(note).signatures.length - 2;
+  } catch {
+    return [];
+  }
+  if (others <= 0) return [];
+  return [info('Other checkpoint lines', `${others} more signature line${others === 1 ? '' : 's'} (Ed25519, ML-DSA-44, witnesses) not checked by this page: \`timeseal verify\` and the site's search check them`)];
 }
 
 function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section {
@@ -487,6 +503,7 @@ function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
         return [`${v.ledger.entries.length} hashes, leaves ${v.ledger.firstIndex}–${v.ledger.treeSize - 1}`, `Root ${v.ledger.root}`, `Ledger SHA-256 ${v.sha256}`];
       }),
     );
+    checks.push(...otherLines(day.checkpoint!.bytes));
   }
   const ledger = day.ledger?.ledger;
   if (ledger) {

@@ -21,7 +21,7 @@ export default function LiveProof({ hash, compact = false }: { hash: string; com
   const [state, setState] = useState<State>({ kind: 'loading' });
   const [generating, setGenerating] = useState(false);
   useEffect(() => {
-    verifiedSearch(hash).then(
+    verifiedSearch(hash, undefined, { otherLines: false }).then(
       (result) => setState({ kind: 'done', result }),
       (err: unknown) => {
         console.error('live proof', err);

@@ -78,6 +78,16 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
       <div className="mt-3 grid gap-3 sm:grid-cols-2">
         <Flag ok={result.quantumShield} label="Quantum shield" detail="ML-DSA-65 signature of the checkpoint, checked in your browser" />
         <Flag ok={result.dualSignature} label="Dual signature" detail="ECDSA P-256 and ML-DSA-65 signatures, both checked in your browser" />
+        {result.signers?.includes('Ed25519') && result.signers.includes('ML-DSA-44') && (
+          <Flag ok label="Witness-ready signatures" detail="Ed25519 and ML-DSA-44 signatures of the checkpoint, the kinds transparency-log witnesses check, checked in your browser" />
+        )}
+        {result.witnesses !== undefined && result.witnessQuorum !== undefined && (
+          <Flag
+            ok={result.witnesses.filter((w) => w.cosigned).length >= result.witnessQuorum}
+            label="Witnessed"
+            detail={`${result.witnesses.filter((w) => w.cosigned).length} of ${result.witnesses.length} independent witnesses cosigned this checkpoint (${result.witnessQuorum} required): ${result.witnesses.map((w) => `${w.name} ${w.cosigned ? '✓' : '✕'}`).join(', ')}`}
+          />
+        )}
       </div>
       <section className="mt-4 border-t border-emerald-200 pt-3 dark:border-emerald-900" aria-labelledby="proof-downloads-title" data-testid="proof-downloads">
         <h3 id="proof-downloads-title" className="text-sm font-semibold">Keep the proof</h3>
@@ -93,7 +103,10 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
           <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}&format=pdf`} download>Download certificate (PDF)</a>
           <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}`} target="_blank" rel="noopener">View certificate</a>
         </div>
-        <p className="muted mt-2 text-xs">Public keys, if your copy of the verifier asks for them: <a className="link" href="/keys/public.pem" download>ECDSA P-256</a> · <a className="link" href="/keys/dilithium_public.key" download>ML-DSA-65</a></p>
+        <p className="muted mt-2 text-xs">Public keys, if your copy of the verifier asks for them: <a className="link" href="/keys/public.pem" download>ECDSA P-256</a> · <a className="link" href="/keys/dilithium_public.key" download>ML-DSA-65</a>
+          {result.signers?.includes('Ed25519') && <> · <a className="link" href="/keys/ed25519.vkey" download>Ed25519 (vkey)</a> · <a className="link" href="/keys/mldsa44.vkey" download>ML-DSA-44 (vkey)</a></>}
+          {result.witnesses !== undefined && <> · <a className="link" href="/keys/witnesses" download>witnesses</a></>}
+        </p>
       </section>
       <p className="muted mt-3 text-xs">
         Inclusion proof rebuilt from the public tiles and checked against the signed checkpoint ({result.treeSize.toLocaleString('en-US')} hashes, leaf #{result.leafIndex}). {result.bytesFetched.toLocaleString('en-US')} bytes downloaded.

@@ -9,7 +9,9 @@
 //   3. fetch only the tiles the inclusion proof needs (core/tiles.ts), rebuild the RFC 6962 inclusion proof
 //      and check it against the signed root;
 //   4. read the OTS status and block information files (failures keep the defaults, spec §7).
-// "quantum shield" means the ML-DSA-65 line verified here, "dual signature" that both did.
+// "quantum shield" means the ML-DSA-65 line verified here, "dual signature" that both did. Where the archive
+// publishes them (keys/ed25519.vkey, keys/mldsa44.vkey, keys/witnesses), the checkpoint's Ed25519 and ML-DSA-44
+// lines and the witnesses' cosignature lines are checked too, and the result says which of them vouched.
 // index-sha256.json is never downloaded.
 import { BLOCK_INFO_PATH, CHECKPOINT_PATH, OTS_STATUS_PATH, ledgerPath } from '../../../core/archive.ts';
 import { parseCheckpoint, verifyCheckpoint, type ParsedCheckpoint } from '../../../core/checkpoint.ts';
@@ -26,6 +28,10 @@ import { tileHashReader, tilePath, tilesForInclusion } from '../../../core/tiles
 export const ARCHIVE_BASE = '/ledgers/';
 export const ECDSA_KEY_URL = '/keys/public.pem';
 export const MLDSA_KEY_URL = '/keys/dilithium_public.key';
+export const ED25519_VKEY_URL = '/keys/ed25519.vkey';
+export const MLDSA44_VKEY_URL = '/keys/mldsa44.vkey';
+/** The witness policy: `quorum <N>`, then one vkey a line (pipeline/witness.ts writes it). */
+export const WITNESSES_URL = '/keys/witnesses';
 
 /** Contract: like `fetch(url, init)` for a same-origin URL (init carries at most a Range header); may reject on
  * network failure. */
@@ -55,6 +61,11 @@ export interface SearchResult {
   treeSize: number;
   /** Bytes of every response body this search read. */
   bytesFetched: number;
+  /** Every checkpoint line that verified here, by signer: the log's algorithms, then each witness by name. */
+  signers?: string[];
+  /** The witnesses the archive names, whether each cosigned this checkpoint (verified here), and how many must. */
+  witnesses?: { name: string; cosigned: boolean }[];
+  witnessQuorum?: number;
 }
 
 /** The archive or the keys could not be read (spec §8: "Search unavailable"). */
@@ -202,15 +213,72 @@ async function segmentShard(net: ByteCountingFetcher, segment: Segment, hash: st
   }
 }
 
+/**
+ * The checkpoint's other lines: the log's Ed25519 and ML-DSA-44 lines (with its published vkeys) and the
+ * witnesses' cosignatures (with keys/witnesses). A known key's line that fails to verify fails the search: the
+ * checkpoint is not what its signers signed.
+ */
+async function otherLines(
+  note: Uint8Array,
+  origin: string,
+  baseSigners: readonly string[],
+  edVkey: Uint8Array | null,
+  mlVkey: Uint8Array | null,
+  witnessPolicy: Uint8Array | null,
+): Promise<Pick<SearchResult, 'signers' | 'witnesses' | 'witnessQuorum'>> {
+  const { parseVkey, vkeyVerifier } = await import('../../../core/cosignature.ts');
+  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
+  const signers = [...baseSigners];
+  const log: NoteVerifier[] = [];
+  let witnessKeys: NoteVerifier[] = [];
+  let quorum: number | undefined;
+  try {
+    for (const v of [edVkey, mlVkey]) if (v !== null) log.push(vkeyVerifier(parseVkey(decode(v))));
+    if (witnessPolicy !== null) {
+      const [first = '', ...rest] = decode(witnessPolicy).split('\n').filter((l) => l.trim() !== '');
+      const m = /^quorum ([1-9]\d*)$/.exec(first.trim());
+      if (m === null) throw new Error(`${WITNESSES_URL}: the first line is not "quorum <N>"`);
+      quorum = Number(m[1]);
+      witnessKeys = rest.map((line) => vkeyVerifier(parseVkey(line)));
+    }
+  } catch (err) {
+    throw new SearchUnavailableError(`published keys: ${(err as Error).message}`, { cause: err });
+  }
+  if (log.some((v) => v.name !== origin)) throw new VerificationFailedError(`checkpoint keys are named ${log.map((v) => v.name).join(', ')}, not ${origin}`);
+  const { text, signatures } = parseNote(note);
+  const bytes = new TextEncoder().encode(text);
+  const vouched = new Set<NoteVerifier>();
+  for (const sig of signatures) {
+    const v = [...log, ...witnessKeys].find((k) => k.name === sig.name && k.keyId === sig.keyId);
+    if (v === undefined) continue;
+    if (!v.verify(bytes, sig.signature)) throw new VerificationFailedError(`checkpoint: the ${v.algorithm} line of ${v.name} does not verify`);
+    vouched.add(v);
+  }
+  for (const v of log) if (vouched.has(v)) signers.push(v.algorithm === 'Ed25519' ? 'Ed25519' : 'ML-DSA-44');
+  const witnesses = witnessKeys.map((v) => ({ name: v.name, cosigned: vouched.has(v) }));
+  for (const w of witnesses) if (w.cosigned) signers.push(w.name);
+  return { signers, ...(quorum === undefined ? {} : { witnesses, witnessQuorum: quorum }) };
+}
+
 /** Searches `hashInput` (64 hex characters, either case) in the archive and verifies what it finds. */
-export async function verifiedSearch(hashInput: string, fetcher: Fetcher = (url, init) => fetch(url, { credentials: 'include', ...init })): Promise<SearchResult> {
+export async function verifiedSearch(
+  hashInput: string,
+  fetcher: Fetcher = (url, init) => fetch(url, { credentials: 'include', ...init }),
+  options: { otherLines?: boolean } = {},
+): Promise<SearchResult> {
   const hash = hashInput.trim().toLowerCase();
   if (!HASH_HEX.test(hash)) throw new RangeError('hash: expected 64 hexadecimal characters');
   const net = new ByteCountingFetcher(fetcher);
-  const [note, pem, mldsaKey] = await Promise.all([
+  // The showcase on the home page (LiveProof) checks the ECDSA and ML-DSA-65 lines only (otherLines: false), so
+  // that it loads neither the vkeys nor the Ed25519 / ML-DSA-44 code (a chunk of its own, loaded on demand).
+  const other = options.otherLines ?? true;
+  const [note, pem, mldsaKey, edVkey, mlVkey, witnessPolicy] = await Promise.all([
     net.get(`${ARCHIVE_BASE}${CHECKPOINT_PATH}`),
     net.require(ECDSA_KEY_URL),
     net.require(MLDSA_KEY_URL),
+    other ? net.get(ED25519_VKEY_URL) : null,
+    other ? net.get(MLDSA44_VKEY_URL) : null,
+    other ? net.get(WITNESSES_URL) : null,
   ]);
   const notFound = (treeSize: number, flags: Partial<SearchResult> = {}): SearchResult => ({
     found: false, hash, date: null, timestamp: null, ledgerUrl: null, otsStatus: 'pending', blockHeight: null, confirmations: null,
@@ -222,7 +290,15 @@ export async function verifiedSearch(hashInput: string, fetcher: Fetcher = (url,
 
   const { checkpoint, ecdsaVerified, mldsaVerified } = verifyCheckpointDual(note, new TextDecoder().decode(pem), mldsaKey);
   const size = checkpoint.size;
-  const flags = { quantumShield: mldsaVerified, dualSignature: mldsaVerified && ecdsaVerified, ecdsaVerified };
+  const signers = [...(ecdsaVerified ? ['ECDSA P-256'] : []), ...(mldsaVerified ? ['ML-DSA-65'] : [])];
+  const flags = {
+    quantumShield: mldsaVerified,
+    dualSignature: mldsaVerified && ecdsaVerified,
+    ecdsaVerified,
+    ...(edVkey ?? mlVkey ?? witnessPolicy
+      ? await otherLines(note, checkpoint.origin, signers, edVkey, mlVkey, witnessPolicy)
+      : { signers }),
+  };
   if (size === 0) return notFound(0, flags);
 
   const records = await indexRecords(net, hash, size);
