@@ -48,8 +48,9 @@ export function enqueue(db: DB, rows: readonly Submission[]): void {
   submissionInserter(db)(rows);
 }
 
-/** Rows read per query while collecting a day: bounds the memory held in row arrays and strings. */
-const DAY_CHUNK = 65_536;
+/** Rows read per query while collecting a day: bounds the memory held in row arrays and strings, small enough
+ * that they die young (store/sqlite/engine.ts DAY_CHUNK). */
+const DAY_CHUNK = 4_096;
 
 /**
  * The day's distinct hashes, sorted, each with its earliest submission time, in columns: no object is kept

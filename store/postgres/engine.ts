@@ -39,8 +39,9 @@ export interface PostgresStoreOptions {
   poolSize?: number;
 }
 
-/** Rows read per query while streaming a day (the interface's default batch). */
-const DAY_CHUNK = 65_536;
+/** Rows read per query while streaming a day (the interface's default batch): small, so that a chunk's rows die
+ * young instead of being promoted (store/sqlite/engine.ts DAY_CHUNK; docs/BENCHMARKS.md). */
+const DAY_CHUNK = 4_096;
 /** Rows per INSERT statement of `enqueue` (arrays bound as parameters; every statement in one transaction). */
 const ENQUEUE_CHUNK = 10_000;
 /** Group commit of `submissions.write`: statements in flight at once, and rows in one statement at most. */
