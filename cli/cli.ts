@@ -17,6 +17,7 @@ import { registerServe } from './commands/serve.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerUpgrade } from './commands/upgrade.ts';
 import { registerVerify } from './commands/verify.ts';
+import { registerWitness } from './commands/witness.ts';
 
 export async function main(argv: string[]): Promise<number> {
   let context: Context | undefined;
@@ -33,6 +34,7 @@ export async function main(argv: string[]): Promise<number> {
   registerProof(program, ctx);
   registerStatus(program, ctx);
   registerServe(program, ctx);
+  registerWitness(program, ctx);
   registerAnchor(program, ctx);
   registerUpgrade(program, ctx);
   registerOts(program, ctx);

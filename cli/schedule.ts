@@ -3,7 +3,8 @@
 // `timeseal ledger build` command itself): it is synchronous and, with its index merges, can take minutes
 // (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and serialized (one
 // at a time in this process; the archive and anchoring locks keep other processes out). 00:02 anchor: stamp
-// every published day without a calendar proof; hourly at :05: upgrade, verify, refresh block information.
+// every published day without a calendar proof; hourly at :03: the witnesses' cosignatures of the latest
+// checkpoint (pipeline/witness.ts); hourly at :05: upgrade, verify, refresh block information.
 //
 // Several nodes (issue 14, §3): N `timeseal serve` processes may share one PostgreSQL and one archive folder;
 // exactly one of them runs the schedule at a time. Each node holds lease 'schedule' in the store (Store.lease,
@@ -12,6 +13,7 @@
 // When a node newly takes the lease (its holder died or stopped), it runs the catch-up at once. Takeover bound:
 // ttl + ttl/3 after the holder's last renewal. On SQLite (one host) the lease works the same, harmlessly.
 import { anchorContextOf, anchorDays, upgradeDays } from '../pipeline/anchor/anchor.ts';
+import { cosignLatest, witnessContextOf } from '../pipeline/witness.ts';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -79,6 +81,14 @@ export const STEPS: ScheduledStep[] = [
     minute: 5,
     daily: false,
     run: (ctx) => upgradeDays(anchorContextOf(ctx)),
+  },
+  {
+    // Hourly, after the build's hourly retry: the latest checkpoint goes to the witnesses until the quorum has
+    // cosigned it (nothing to do without TIMESEAL_WITNESSES, or once it has). A witness that is down delays nothing.
+    name: 'witness cosign',
+    minute: 3,
+    daily: false,
+    run: (ctx) => cosignLatest(witnessContextOf(ctx)),
   },
 ];
 

@@ -132,6 +132,16 @@ export function isCommitted(rel: string, committed: Committed): boolean {
   return true;
 }
 
+/** `checkpoint` when it is the day's checkpoint with witness lines after it, else `<date>.checkpoint`. */
+async function latestCheckpointFile(archive: string, date: string): Promise<string> {
+  const day = dayCheckpointPath(date);
+  const [latest, own] = await Promise.all([
+    fs.promises.readFile(path.join(archive, CHECKPOINT_PATH)).catch(() => null),
+    fs.promises.readFile(path.join(archive, day)).catch(() => null),
+  ]);
+  return latest !== null && own !== null && latest.length > own.length && latest.subarray(0, own.length).equals(own) ? CHECKPOINT_PATH : day;
+}
+
 /** days.json read again only when it changed (it is replaced by rename: a new inode each time). */
 class CommittedView {
   private key = '';
@@ -523,8 +533,10 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
     if (rel === null) return sendNotFoundPage(site, reply);
     const committed = await committedView.get();
     if (!isCommitted(rel, committed)) return sendNotFoundPage(site, reply);
-    // The latest checkpoint is the last published day's: never missing or behind days.json after a crash.
-    const file = rel === CHECKPOINT_PATH ? (committed.last === null ? null : dayCheckpointPath(committed.last)) : rel;
+    // The latest checkpoint is the last published day's: never missing or behind days.json after a crash. Once
+    // witnesses have cosigned it, the `checkpoint` file is that day's checkpoint followed by their lines
+    // (pipeline/witness.ts): it is sent when it begins with the day's checkpoint.
+    const file = rel === CHECKPOINT_PATH ? (committed.last === null ? null : await latestCheckpointFile(archive, committed.last)) : rel;
     // Immutable archive files are sent as stored: never compressed again per request, with strong ETags for If-Range.
     const cacheControl = archiveCacheControl(rel);
     if (file === null || !(await sendFile(request, reply, path.join(archive, file), archiveType(rel), cacheControl, { asStored: cacheControl === IMMUTABLE, gzip: { copies: gzipCopies, name: rel } }))) {

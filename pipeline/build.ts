@@ -48,6 +48,7 @@ import { withLock, withLockAsync } from './lock.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
+import { cosignaturesPath, withCosignatures } from './witness.ts';
 import { readIndexHead, removeUnnamedIndexFiles, segmentFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from './segment-files.ts';
 
 export interface BuildContext {
@@ -277,8 +278,10 @@ function completeMutableFiles(ctx: BuildContext, state: ArchiveState): IndexHead
   removeUnnamedIndexFiles(archive, head, () => false, { legacy: true });
   const dayCheckpoint = readOptional(archive, dayCheckpointPath(last.date));
   if (dayCheckpoint === undefined) throw new TimesealError('not-found', `${dayCheckpointPath(last.date)} is missing`);
+  // The latest checkpoint is the last day's, followed by the witnesses' cosignatures of it (pipeline/witness.ts).
+  const expected = withCosignatures(dayCheckpoint, readOptional(archive, cosignaturesPath(last.date)));
   const latest = readOptional(archive, CHECKPOINT_PATH);
-  if (latest === undefined || Buffer.compare(latest, dayCheckpoint) !== 0) writeMutable(archive, CHECKPOINT_PATH, dayCheckpoint);
+  if (latest === undefined || Buffer.compare(latest, expected) !== 0) writeMutable(archive, CHECKPOINT_PATH, expected);
   return head;
 }
 

@@ -11,6 +11,7 @@ import { readState } from './build.ts';
 import { perHashOts } from './anchor/proofs.ts';
 import { readOptional } from './files.ts';
 import { lookupSegment, readIndexHead } from './segment-files.ts';
+import { cosignaturesPath, withCosignatures } from './witness.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';
 
 /** Every published occurrence of a hash, oldest first (a hash submitted on several days has several). */
@@ -44,8 +45,11 @@ export function buildProof(archive: string, origin: string, hashHex: string, key
   const found = findHash(archive, origin, hash)[0];
   if (!found) throw new NotFoundError(`${hash} is not in any published ledger`);
   const { day } = found;
-  const checkpoint = readOptional(archive, dayCheckpointPath(day.date));
-  if (checkpoint === undefined) throw new NotFoundError(`${dayCheckpointPath(day.date)} is missing`);
+  const dayCheckpoint = readOptional(archive, dayCheckpointPath(day.date));
+  if (dayCheckpoint === undefined) throw new NotFoundError(`${dayCheckpointPath(day.date)} is missing`);
+  // With the witnesses' cosignatures of it, when there are (a signed note with more lines; readers that do not
+  // know the witnesses ignore them).
+  const checkpoint = withCosignatures(dayCheckpoint, readOptional(archive, cosignaturesPath(day.date)));
   const readTile = (level: number, index: number, width: number): Uint8Array => {
     const data = readOptional(archive, tilePath(level, index, width));
     if (data === undefined) throw new NotFoundError(`tile ${tilePath(level, index, width)} is missing`);

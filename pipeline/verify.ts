@@ -28,6 +28,7 @@ import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { leafHash } from '../core/merkle.ts';
 import { appendLeaves, encodeEntryBundle, entryBundlePath, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
+import { checkCosignatures, cosignaturesPath, withCosignatures } from './witness.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 
 export interface VerifyReport {
@@ -42,7 +43,12 @@ export interface VerifyReport {
   notes: string[];
 }
 
-export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet): Promise<VerifyReport> {
+export interface VerifyOptions {
+  /** keys/witnesses (pipeline/witness.ts), when published: the witnesses whose cosignatures are checked. */
+  witnessPolicy?: string;
+}
+
+export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: VerifyOptions = {}): Promise<VerifyReport> {
   const problems: string[] = [];
   const notes: string[] = [];
   let filesChecked = 0;
@@ -182,7 +188,9 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet): 
   let checkpointBehind = false;
   if (last) {
     const latest = await reader.read(CHECKPOINT_PATH);
-    const dayCheckpoint = await reader.read(dayCheckpointPath(last.date));
+    const ownCheckpoint = await reader.read(dayCheckpointPath(last.date));
+    // The latest checkpoint is the last day's followed by the witnesses' cosignatures of it, when there are.
+    const dayCheckpoint = ownCheckpoint && withCosignatures(ownCheckpoint, await reader.read(cosignaturesPath(last.date)));
     if (latest !== undefined) filesChecked++;
     if (latest === undefined || (dayCheckpoint !== undefined && !equalBytes(latest, dayCheckpoint))) {
       let earlier: string | undefined;
@@ -249,6 +257,11 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet): 
       if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks)))) problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
     }
   }
+  // Witness cosignatures: every line of every D.cosignatures a verified cosignature of D.checkpoint by a
+  // witness of keys/witnesses.
+  const cosigned = await checkCosignatures(reader, options.witnessPolicy, state.days);
+  problems.push(...cosigned.problems);
+  filesChecked += cosigned.checked;
   const status = await reader.read(OTS_STATUS_PATH);
   // A status file, re-derived by every build after its days: a build killed after its last checkpoint but
   // before this file leaves it missing, and the next run writes it (crash.test.ts hit that window).

@@ -9,6 +9,7 @@ import type { Context } from '../context.ts';
 import { checkpointKeysFromVkeys, PUBLIC_ECDSA_PEM, PUBLIC_ED25519_VKEY, PUBLIC_MLDSA44_VKEY, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
 import { output } from '../output.ts';
 import { verifyArchive } from '../../pipeline/verify.ts';
+import { WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
 
 async function loadKeys(location: string) {
   const reader = readerFor(location);
@@ -45,7 +46,8 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       }
       const keysLocation = opts.keys ?? (remote && !opts.keys ? new URL('../keys/', location.endsWith('/') ? location : `${location}/`).href : c.config.keys);
       const keys = await loadKeys(keysLocation);
-      const report = await verifyArchive(readerFor(location), keys);
+      const policy = await readerFor(keysLocation).read(WITNESS_POLICY_FILE);
+      const report = await verifyArchive(readerFor(location), keys, policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) });
       output(!!opts.json).result(report, () =>
         report.ok
           ? [`OK: ${report.location} — ${report.days} day${report.days === 1 ? '' : 's'}, tree size ${report.treeSize}, root ${report.root ?? '(empty)'}; ${report.filesChecked} files checked.`, ...report.notes.map((n) => `  note: ${n}`)]

@@ -138,6 +138,22 @@ describe('archive and keys', () => {
     expect((await f.app.inject(`/ledgers/${DAY}.json`)).rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`)));
   });
 
+  it('serves the latest checkpoint with the witnesses\' cosignature lines once they are in it, else the day\'s own', async () => {
+    const own = fs.readFileSync(path.join(f.config.archive, `${DAY}.checkpoint`));
+    const latest = path.join(f.config.archive, 'checkpoint');
+    const saved = fs.readFileSync(latest);
+    try {
+      const witnessed = Buffer.concat([own, Buffer.from(`\u2014 w1.example ${Buffer.alloc(80, 1).toString('base64')}\n`)]);
+      fs.writeFileSync(latest, witnessed);
+      expect((await f.app.inject('/ledgers/checkpoint')).rawPayload).toEqual(witnessed);
+      // A `checkpoint` that is not this day's (a stopped build left an older one): the day's own is sent.
+      fs.writeFileSync(latest, `x${witnessed.toString()}`);
+      expect((await f.app.inject('/ledgers/checkpoint')).rawPayload).toEqual(own);
+    } finally {
+      fs.writeFileSync(latest, saved);
+    }
+  });
+
   it('answers 304 to a matching If-None-Match and compresses large answers', async () => {
     const first = await f.app.inject(`/ledgers/${DAY}.json.dilithium.sig`);
     const again = await f.app.inject({ url: `/ledgers/${DAY}.json.dilithium.sig`, headers: { 'if-none-match': String(first.headers.etag) } });

@@ -1,0 +1,29 @@
+// `timeseal witness cosign`: send the latest published checkpoint to the witnesses of TIMESEAL_WITNESSES
+// (c2sp.org/tlog-witness add-checkpoint) and publish the cosignatures that verify (pipeline/witness.ts). Exit 1
+// when fewer than TIMESEAL_WITNESS_QUORUM have cosigned it; the hourly schedule asks again.
+import type { Command } from 'commander';
+import { cosignLatest, witnessContextOf } from '../../pipeline/witness.ts';
+import type { Context } from '../context.ts';
+import { output } from '../output.ts';
+
+export function registerWitness(program: Command, ctx: () => Context): void {
+  const witness = program.command('witness').description('witness cosignatures of the checkpoints (c2sp.org/tlog-witness)');
+  witness
+    .command('cosign')
+    .description('ask the witnesses of TIMESEAL_WITNESSES to cosign the latest checkpoint, and publish their verified cosignatures')
+    .option('--json', 'machine-readable output')
+    .action(async (opts: { json?: boolean }) => {
+      const c = ctx();
+      const context = witnessContextOf(c);
+      const report = await cosignLatest(context);
+      if (!report.met) process.exitCode = 1;
+      output(!!opts.json).result(report, () => {
+        if (context.witness.witnesses.length === 0) return ['No witnesses configured (TIMESEAL_WITNESSES is empty): nothing to do.'];
+        if (report.date === null) return ['Nothing published yet: no checkpoint to cosign.'];
+        return [
+          `${report.date} (tree size ${report.treeSize}): cosigned by ${report.cosigned.length} of ${context.witness.witnesses.length} witnesses (${report.quorum} required)${report.cosigned.length ? `: ${report.cosigned.join(', ')}` : ''}.`,
+          ...report.failures.map((f) => `  ${f.witness}: ${f.reason}`),
+        ];
+      });
+    });
+}

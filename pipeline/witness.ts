@@ -1,0 +1,330 @@
+// Witness cosignatures (issue 17 part 2; docs/FORMAT.md "Witness cosignatures"; c2sp.org/tlog-witness): after a
+// build, the latest published checkpoint is sent to each configured witness with a consistency proof from the
+// last tree size that witness cosigned (`add-checkpoint`); every cosignature line that comes back is verified
+// against that witness's vkey and that exact checkpoint before it is published in `YYYY-MM-DD.cosignatures`,
+// and the latest `checkpoint` becomes the day's checkpoint followed by those lines. A witness that is down
+// delays nothing: the day is already published; the hourly step asks again until the quorum has cosigned.
+//
+// Settings: TIMESEAL_WITNESSES = comma-separated `<vkey> <submission URL prefix>`; TIMESEAL_WITNESS_QUORUM = how
+// many must cosign (default: all). The policy is published as `keys/witnesses` (`quorum N`, then one vkey a
+// line) so that readers know whom to count. State: `<database folder>/witness-state.json`, the size each witness
+// last cosigned (a 409 from the witness corrects it).
+import fs from 'node:fs';
+import path from 'node:path';
+import { CHECKPOINT_PATH, dayCheckpointPath, type DayRecord } from '../core/archive.ts';
+import { parseCheckpoint } from '../core/checkpoint.ts';
+import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
+import { concatBytes, fromUtf8, toBase64, utf8 } from '../core/encoding.ts';
+import { consistencyProof } from '../core/merkle.ts';
+import { parseNote, type NoteVerifier } from '../core/note.ts';
+import { tileHashReader, tilePath } from '../core/tiles.ts';
+import type { Clock } from '../runtime/clock.ts';
+import { UsageError, type Config } from '../runtime/config.ts';
+import { nodeSha256 } from '../runtime/node-hash.ts';
+import type { ArchiveReader } from './archive-reader.ts';
+import { readState } from './build.ts';
+import { readOptional, writeMutable } from './files.ts';
+import { withLock } from './lock.ts';
+
+export const WITNESS_POLICY_FILE = 'witnesses';
+export const WITNESS_STATE_FILE = 'witness-state.json';
+/** The published cosignatures of a day's checkpoint. */
+export const cosignaturesPath = (date: string): string => `${date}.cosignatures`;
+
+export interface Witness {
+  vkey: Vkey;
+  /** The vkey as configured (published in keys/witnesses). */
+  text: string;
+  /** Submission URL prefix; `add-checkpoint` is appended. */
+  url: string;
+  verifier: NoteVerifier;
+}
+
+export interface WitnessConfig {
+  witnesses: Witness[];
+  quorum: number;
+  timeoutMs: number;
+}
+
+/** TIMESEAL_WITNESSES and TIMESEAL_WITNESS_QUORUM; an empty list means no witnesses. Bad values name the setting. */
+export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): WitnessConfig {
+  const raw = (env.TIMESEAL_WITNESSES ?? '').trim();
+  const witnesses: Witness[] = [];
+  for (const entry of raw === '' ? [] : raw.split(',')) {
+    const parts = entry.trim().split(/\s+/);
+    if (parts.length !== 2) throw new UsageError(`TIMESEAL_WITNESSES: each entry is "<vkey> <URL>", got ${JSON.stringify(entry.trim())}`);
+    const [text, url] = parts as [string, string];
+    let vkey: Vkey;
+    try {
+      vkey = parseVkey(text);
+    } catch (err) {
+      throw new UsageError(`TIMESEAL_WITNESSES: ${(err as Error).message} (${text.slice(0, 40)}…)`);
+    }
+    if (vkey.type !== NOTE_TYPE_MLDSA44_COSIGNATURE && vkey.type !== NOTE_TYPE_ED25519_COSIGNATURE) {
+      throw new UsageError(`TIMESEAL_WITNESSES: ${vkey.name} is not a cosigner key (type 0x04 Ed25519 or 0x06 ML-DSA-44)`);
+    }
+    if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`TIMESEAL_WITNESSES: ${vkey.name}'s URL must start with http:// or https://, got ${url}`);
+    if (witnesses.some((w) => w.vkey.name === vkey.name && w.vkey.keyId === vkey.keyId)) throw new UsageError(`TIMESEAL_WITNESSES names ${vkey.name} twice`);
+    witnesses.push({ vkey, text, url: url.replace(/\/+$/, ''), verifier: vkeyVerifier(vkey) });
+  }
+  const quorumText = env.TIMESEAL_WITNESS_QUORUM;
+  let quorum = witnesses.length;
+  if (quorumText !== undefined && quorumText !== '') {
+    quorum = Number(quorumText);
+    if (!Number.isInteger(quorum) || quorum < 1 || quorum > Math.max(1, witnesses.length)) {
+      throw new UsageError(`TIMESEAL_WITNESS_QUORUM must be a whole number from 1 to the ${witnesses.length} witnesses of TIMESEAL_WITNESSES, got ${JSON.stringify(quorumText)}`);
+    }
+  }
+  const timeout = Number(env.TIMESEAL_WITNESS_TIMEOUT_MS ?? 10_000);
+  if (!Number.isInteger(timeout) || timeout < 1) throw new UsageError(`TIMESEAL_WITNESS_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TIMESEAL_WITNESS_TIMEOUT_MS)}`);
+  return { witnesses, quorum, timeoutMs: timeout };
+}
+
+/** keys/witnesses: `quorum N`, then each witness's vkey, one a line. */
+export function encodeWitnessPolicy(config: WitnessConfig): string {
+  return [`quorum ${config.quorum}`, ...config.witnesses.map((w) => w.text), ''].join('\n');
+}
+
+/** The checkpoint note followed by the witnesses' cosignature lines (a valid signed note either way). */
+export function withCosignatures(checkpoint: Uint8Array, cosignatures: Uint8Array | undefined): Uint8Array {
+  return cosignatures === undefined || cosignatures.length === 0 ? checkpoint : concatBytes(checkpoint, cosignatures);
+}
+
+/** Signature lines of a `.cosignatures` file (text of `— name base64` lines, each ending in a newline). */
+function cosignatureLines(text: string): string[] {
+  if (text === '') return [];
+  if (!text.endsWith('\n')) throw new Error('does not end in a newline');
+  return text.slice(0, -1).split('\n');
+}
+
+/**
+ * Checks a day's cosignature lines against its checkpoint and the witness vkeys: every line must be a
+ * cosignature of that checkpoint by one of them (a line from anyone else, a bad signature or a malformed line is
+ * a problem). Returns the witnesses that cosigned.
+ */
+export function checkCosignatureLines(checkpoint: Uint8Array, cosignatures: string, verifiers: readonly NoteVerifier[]): NoteVerifier[] {
+  const lines = cosignatureLines(cosignatures);
+  if (lines.length === 0) return [];
+  const text = parseNote(checkpoint).text;
+  const note = parseNote(`${text}\n${lines.join('\n')}\n`);
+  const signed: NoteVerifier[] = [];
+  for (const sig of note.signatures) {
+    const v = verifiers.find((k) => k.name === sig.name && k.keyId === sig.keyId);
+    if (v === undefined) throw new Error(`a line of ${sig.name} (key id ${sig.keyId.toString(16).padStart(8, '0')}) is from no witness in keys/witnesses`);
+    if (!v.verify(utf8(text), sig.signature)) throw new Error(`the ${v.algorithm} line of ${sig.name} does not verify against the day's checkpoint`);
+    if (signed.includes(v)) throw new Error(`${sig.name} cosigned twice`);
+    signed.push(v);
+  }
+  return signed;
+}
+
+/** For `timeseal verify`: every day's cosignatures, and the witness policy they are checked with. */
+export async function checkCosignatures(reader: ArchiveReader, policyText: string | undefined, days: readonly DayRecord[]): Promise<{ problems: string[]; checked: number }> {
+  const problems: string[] = [];
+  let checked = 0;
+  let verifiers: NoteVerifier[] = [];
+  if (policyText !== undefined) {
+    try {
+      verifiers = parseWitnessPolicy(policyText).witnesses.map(vkeyVerifier);
+    } catch (err) {
+      problems.push(`keys/${WITNESS_POLICY_FILE}: ${(err as Error).message}`);
+    }
+  }
+  for (const day of days) {
+    const rel = cosignaturesPath(day.date);
+    const bytes = await reader.read(rel);
+    if (bytes === undefined) continue;
+    checked++;
+    const checkpoint = await reader.read(dayCheckpointPath(day.date));
+    try {
+      if (checkpoint === undefined) throw new Error(`${dayCheckpointPath(day.date)} is missing`);
+      checkCosignatureLines(checkpoint, fromUtf8(bytes, rel), verifiers);
+    } catch (err) {
+      problems.push(`${rel}: ${(err as Error).message}`);
+    }
+  }
+  return { problems, checked };
+}
+
+/** Strict parse of keys/witnesses. */
+export function parseWitnessPolicy(text: string): { quorum: number; witnesses: Vkey[] } {
+  const [first = '', ...rest] = text.split('\n').filter((l) => l !== '');
+  const m = /^quorum ([1-9]\d*)$/.exec(first);
+  if (m === null) throw new Error('the first line is not "quorum <N>"');
+  const witnesses = rest.map((line) => parseVkey(line));
+  if (Number(m[1]) > witnesses.length) throw new Error(`quorum ${m[1]} but ${witnesses.length} witnesses`);
+  return { quorum: Number(m[1]), witnesses };
+}
+
+export interface WitnessContext {
+  config: Config;
+  witness: WitnessConfig;
+  clock: Clock;
+  progress?: (message: string) => void;
+}
+
+export function witnessContextOf(c: { config: Config; clock: Clock; progress(message: string): void }, env: NodeJS.ProcessEnv = process.env): WitnessContext {
+  return { config: c.config, witness: loadWitnessConfig(env), clock: c.clock, progress: c.progress };
+}
+
+export interface CosignReport {
+  date: string | null;
+  treeSize: number;
+  quorum: number;
+  /** Witnesses whose verified cosignature of that checkpoint is published. */
+  cosigned: string[];
+  failures: Array<{ witness: string; reason: string }>;
+  met: boolean;
+}
+
+type StateFile = Record<string, number>;
+
+const keyOf = (w: Witness): string => `${w.vkey.name}+${w.vkey.keyId.toString(16).padStart(8, '0')}`;
+
+function statePath(config: Config): string {
+  return path.join(path.dirname(path.resolve(config.db)), WITNESS_STATE_FILE);
+}
+
+function readStateFile(config: Config): StateFile {
+  try {
+    const value = JSON.parse(fs.readFileSync(statePath(config), 'utf8')) as unknown;
+    return value !== null && typeof value === 'object' ? (value as StateFile) : {};
+  } catch {
+    return {};
+  }
+}
+
+const archiveLockOf = (config: Config): string => path.join(path.dirname(path.resolve(config.db)), 'archive.lock');
+
+/**
+ * Asks every configured witness that has not yet cosigned the latest published checkpoint, publishes the
+ * verified cosignatures, and says whether the quorum is met. With no witnesses configured: nothing to do.
+ */
+export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
+  const { config, witness } = ctx;
+  const archive = config.archive;
+  const state = readState(archive, config.logOrigin);
+  const last = state.days.at(-1);
+  const report: CosignReport = { date: last?.date ?? null, treeSize: last?.treeSize ?? 0, quorum: witness.quorum, cosigned: [], failures: [], met: false };
+  if (witness.witnesses.length === 0) return { ...report, met: true };
+  publishPolicy(config, witness);
+  if (!last) return report;
+  const checkpoint = readOptional(archive, dayCheckpointPath(last.date));
+  if (checkpoint === undefined) throw new UsageError(`${dayCheckpointPath(last.date)} is missing`);
+  const existing = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
+  const verifiers = witness.witnesses.map((w) => w.verifier);
+  const already = new Set(checkCosignatureLines(checkpoint, existing, verifiers));
+  const states = readStateFile(config);
+  const fresh: string[] = [];
+  await Promise.all(
+    witness.witnesses.map(async (w) => {
+      if (already.has(w.verifier)) return;
+      try {
+        const line = await askWitness(ctx, w, checkpoint, last, states);
+        fresh.push(line);
+        states[keyOf(w)] = last.treeSize;
+      } catch (err) {
+        report.failures.push({ witness: w.vkey.name, reason: (err as Error).message });
+      }
+    }),
+  );
+  if (fresh.length > 0) {
+    withLock(archiveLockOf(config), () => {
+      // Merged with what is on disk now, sorted by name and key id, one line per witness.
+      const onDisk = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
+      const lines = [...new Set([...cosignatureLines(onDisk), ...fresh])].sort();
+      const text = lines.map((l) => `${l}\n`).join('');
+      checkCosignatureLines(checkpoint, text, verifiers);
+      writeMutable(archive, cosignaturesPath(last.date), text);
+      const now = readState(archive, config.logOrigin).days.at(-1);
+      if (now?.date === last.date) writeMutable(archive, CHECKPOINT_PATH, withCosignatures(checkpoint, utf8(text)));
+    });
+    fs.mkdirSync(path.dirname(statePath(config)), { recursive: true });
+    fs.writeFileSync(`${statePath(config)}.tmp`, `${JSON.stringify(states)}\n`);
+    fs.renameSync(`${statePath(config)}.tmp`, statePath(config));
+  }
+  const final = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
+  const signed = checkCosignatureLines(checkpoint, final, verifiers);
+  report.cosigned = witness.witnesses.filter((w) => signed.includes(w.verifier)).map((w) => w.vkey.name);
+  report.met = report.cosigned.length >= witness.quorum;
+  ctx.progress?.(`${last.date}: ${report.cosigned.length} of ${witness.witnesses.length} witnesses cosigned (${witness.quorum} required)`);
+  return report;
+}
+
+function publishPolicy(config: Config, witness: WitnessConfig): void {
+  const file = path.join(config.keys, WITNESS_POLICY_FILE);
+  const text = encodeWitnessPolicy(witness);
+  let current: string | undefined;
+  try {
+    current = fs.readFileSync(file, 'utf8');
+  } catch {
+    current = undefined;
+  }
+  if (current === text) return;
+  fs.mkdirSync(config.keys, { recursive: true });
+  fs.writeFileSync(`${file}.tmp`, text);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/**
+ * One add-checkpoint exchange (and, on 409, one more from the size the witness names): returns the witness's
+ * verified cosignature line of `checkpoint`, or throws with the reason.
+ */
+async function askWitness(ctx: WitnessContext, w: Witness, checkpoint: Uint8Array, day: DayRecord, states: StateFile): Promise<string> {
+  const size = day.treeSize;
+  let old = Math.min(states[keyOf(w)] ?? 0, size);
+  for (let attempt = 0; ; attempt++) {
+    const body = concatBytes(utf8(requestHead(ctx.config.archive, old, size)), checkpoint);
+    let res: Response;
+    try {
+      res = await fetch(`${w.url}/add-checkpoint`, { method: 'POST', body: Buffer.from(body), headers: { 'content-type': 'text/plain; charset=utf-8' }, signal: AbortSignal.timeout(ctx.witness.timeoutMs) });
+    } catch (err) {
+      const cause = (err as Error & { cause?: { code?: string } }).cause?.code ?? (err as Error).name;
+      throw new Error(`${w.url}/add-checkpoint: no answer (${cause})`);
+    }
+    const text = await res.text().catch(() => '');
+    if (res.status === 409 && attempt === 0) {
+      const theirs = /^(0|[1-9]\d*)\n$/.exec(text);
+      if (theirs === null) throw new Error(`409 without a tree size (${JSON.stringify(text.slice(0, 80))})`);
+      const seen = Number(theirs[1]);
+      if (seen > size) throw new Error(`the witness has cosigned tree size ${seen}, larger than this log's ${size}: a fork or a rollback; nothing published`);
+      old = seen;
+      continue;
+    }
+    if (res.status !== 200) throw new Error(`HTTP ${res.status} from ${w.url}/add-checkpoint: ${text.trim().slice(0, 200) || res.statusText}`);
+    return verifiedLine(w, checkpoint, text);
+  }
+}
+
+/** `old N`, the consistency proof from N to `size` (one base64 hash a line), and the blank line. */
+function requestHead(archive: string, old: number, size: number): string {
+  let proof: Uint8Array[] = [];
+  if (old > 0 && old < size) {
+    const readTile = (level: number, index: number, width: number): Uint8Array => {
+      const data = readOptional(archive, tilePath(level, index, width));
+      if (data === undefined) throw new Error(`tile ${tilePath(level, index, width)} is missing`);
+      return data;
+    };
+    proof = consistencyProof(old, size, tileHashReader(size, readTile, nodeSha256), nodeSha256);
+  }
+  return `old ${old}\n${proof.map((h) => `${toBase64(h)}\n`).join('')}\n`;
+}
+
+/** The one line of `w` in a witness's answer that cosigns exactly `checkpoint`. */
+function verifiedLine(w: Witness, checkpoint: Uint8Array, answer: string): string {
+  if (!answer.endsWith('\n') || answer.length > 64 * 1024) throw new Error('the answer is not signature lines');
+  const text = parseNote(checkpoint).text;
+  let parsed;
+  try {
+    parsed = parseNote(`${text}\n${answer}`);
+  } catch (err) {
+    throw new Error(`the answer is not signature lines: ${(err as Error).message}`);
+  }
+  const lines = answer.slice(0, -1).split('\n');
+  for (const [i, sig] of parsed.signatures.entries()) {
+    if (sig.name !== w.vkey.name || sig.keyId !== w.verifier.keyId) continue;
+    if (!w.verifier.verify(utf8(text), sig.signature)) throw new Error(`its ${w.verifier.algorithm} line does not verify against this checkpoint (tree size ${parseCheckpoint(text).size}); not published`);
+    return lines[i]!;
+  }
+  throw new Error(`no line from ${w.vkey.name} (key id ${w.verifier.keyId.toString(16).padStart(8, '0')}) in the answer`);
+}
