@@ -18,6 +18,7 @@ import { registerStatus } from './commands/status.ts';
 import { registerUpgrade } from './commands/upgrade.ts';
 import { registerVerify } from './commands/verify.ts';
 import { registerWitness } from './commands/witness.ts';
+import { registerTsa } from './commands/tsa.ts';
 
 export async function main(argv: string[]): Promise<number> {
   let context: Context | undefined;
@@ -35,6 +36,7 @@ export async function main(argv: string[]): Promise<number> {
   registerStatus(program, ctx);
   registerServe(program, ctx);
   registerWitness(program, ctx);
+  registerTsa(program, ctx);
   registerAnchor(program, ctx);
   registerUpgrade(program, ctx);
   registerOts(program, ctx);

@@ -4,7 +4,8 @@
 // (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and serialized (one
 // at a time in this process; the archive and anchoring locks keep other processes out). 00:02 anchor: stamp
 // every published day without a calendar proof; hourly at :03: the witnesses' cosignatures of the latest
-// checkpoint (pipeline/witness.ts); hourly at :05: upgrade, verify, refresh block information.
+// checkpoint (pipeline/witness.ts); hourly at :04: RFC 3161 tokens of the ledger files (pipeline/tsa.ts);
+// hourly at :05: upgrade, verify, refresh block information.
 //
 // Several nodes (issue 14, §3): N `timeseal serve` processes may share one PostgreSQL and one archive folder;
 // exactly one of them runs the schedule at a time. Each node holds lease 'schedule' in the store (Store.lease,
@@ -14,6 +15,7 @@
 // ttl + ttl/3 after the holder's last renewal. On SQLite (one host) the lease works the same, harmlessly.
 import { anchorContextOf, anchorDays, upgradeDays } from '../pipeline/anchor/anchor.ts';
 import { cosignLatest, witnessContextOf } from '../pipeline/witness.ts';
+import { stampLedgers, tsaContextOf } from '../pipeline/tsa.ts';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
@@ -89,6 +91,14 @@ export const STEPS: ScheduledStep[] = [
     minute: 3,
     daily: false,
     run: (ctx) => cosignLatest(witnessContextOf(ctx)),
+  },
+  {
+    // Hourly: an RFC 3161 token for every published ledger file without one (nothing to do without TSA_URLS);
+    // a TSA that is down or answers wrongly delays nothing, and is asked again the next hour.
+    name: 'tsa stamp',
+    minute: 4,
+    daily: false,
+    run: (ctx) => stampLedgers(tsaContextOf(ctx)),
   },
 ];
 

@@ -23,13 +23,15 @@ export const ledgerOtsPath = (date: string): string => `${date}.json.ots`;
 
 export type CacheClass = 'immutable' | 'short';
 
-const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint)$/;
+// A day's files: the immutable ones (ledger, signatures, metadata, checkpoint, RFC 3161 tokens) and its witness
+// cosignatures, which grow as witnesses answer (pipeline/witness.ts).
+const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint|json\.tsr|json\.[2-9]\.tsr|cosignatures)$/;
 const FULL_TILE = /^tile\/(\d+|entries)\/(x\d{3}\/)*\d{3}$/;
 
 /** How long a file may be cached: daily artifacts and full tiles never change; partial tiles never change
  * either (their width is in the path). Everything else (checkpoint, index, status) is replaced over time. */
 export function cacheClass(path: string): CacheClass {
-  if (DAY_FILE.test(path) || FULL_TILE.test(path) || /^tile\/.+\.p\/\d+$/.test(path)) return 'immutable';
+  if ((DAY_FILE.test(path) && !path.endsWith('.cosignatures')) || FULL_TILE.test(path) || /^tile\/.+\.p\/\d+$/.test(path)) return 'immutable';
   // An index segment file never changes (core/index-segments.ts); its head index/segments.json does.
   if (parseSegmentPath(path) !== null) return 'immutable';
   return 'short';

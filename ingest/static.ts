@@ -55,6 +55,8 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   'ed25519.vkey': 'text/plain; charset=utf-8',
   'mldsa44.vkey': 'text/plain; charset=utf-8',
   witnesses: 'text/plain; charset=utf-8',
+  // The CA chain of the RFC 3161 time-stamp authorities, when the operator publishes it (pipeline/tsa.ts).
+  'tsa-ca.pem': 'application/x-pem-file',
 };
 
 const NAMED_ARCHIVE_FILES = new Set([CHECKPOINT_PATH, DAYS_PATH, INDEX_HEAD_PATH, OTS_STATUS_PATH, BLOCK_INFO_PATH, VERIFIER_ARCHIVE_PATH]);
@@ -180,7 +182,8 @@ export function archiveCacheControl(rel: string): string {
 
 function archiveType(rel: string): string {
   if (rel.endsWith('.json')) return 'application/json; charset=utf-8';
-  if (rel === CHECKPOINT_PATH || rel.endsWith('.checkpoint')) return 'text/plain; charset=utf-8';
+  if (rel === CHECKPOINT_PATH || rel.endsWith('.checkpoint') || rel.endsWith('.cosignatures')) return 'text/plain; charset=utf-8';
+  if (rel.endsWith('.tsr')) return 'application/timestamp-reply';
   return 'application/octet-stream';
 }
 

@@ -29,6 +29,7 @@ import { leafHash } from '../core/merkle.ts';
 import { appendLeaves, encodeEntryBundle, entryBundlePath, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { checkCosignatures, cosignaturesPath, withCosignatures } from './witness.ts';
+import { checkTimeStamps } from './tsa.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 
 export interface VerifyReport {
@@ -46,6 +47,8 @@ export interface VerifyReport {
 export interface VerifyOptions {
   /** keys/witnesses (pipeline/witness.ts), when published: the witnesses whose cosignatures are checked. */
   witnessPolicy?: string;
+  /** keys/tsa-ca.pem (pipeline/tsa.ts), when published: the chain RFC 3161 tokens must lead to. */
+  tsaCaPem?: string;
 }
 
 export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: VerifyOptions = {}): Promise<VerifyReport> {
@@ -262,6 +265,11 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   const cosigned = await checkCosignatures(reader, options.witnessPolicy, state.days);
   problems.push(...cosigned.problems);
   filesChecked += cosigned.checked;
+  // RFC 3161 tokens: each for its ledger's digest, signed by a time-stamping certificate (and its chain).
+  const stamped = await checkTimeStamps(reader, options.tsaCaPem, state.days);
+  problems.push(...stamped.problems);
+  notes.push(...stamped.notes);
+  filesChecked += stamped.checked;
   const status = await reader.read(OTS_STATUS_PATH);
   // A status file, re-derived by every build after its days: a build killed after its last checkpoint but
   // before this file leaves it missing, and the next run writes it (crash.test.ts hit that window).

@@ -10,6 +10,7 @@ import { checkpointKeysFromVkeys, PUBLIC_ECDSA_PEM, PUBLIC_ED25519_VKEY, PUBLIC_
 import { output } from '../output.ts';
 import { verifyArchive } from '../../pipeline/verify.ts';
 import { WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
+import { TSA_CA_FILE } from '../../pipeline/tsa.ts';
 
 async function loadKeys(location: string) {
   const reader = readerFor(location);
@@ -46,8 +47,11 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       }
       const keysLocation = opts.keys ?? (remote && !opts.keys ? new URL('../keys/', location.endsWith('/') ? location : `${location}/`).href : c.config.keys);
       const keys = await loadKeys(keysLocation);
-      const policy = await readerFor(keysLocation).read(WITNESS_POLICY_FILE);
-      const report = await verifyArchive(readerFor(location), keys, policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) });
+      const [policy, tsaCa] = await Promise.all([readerFor(keysLocation).read(WITNESS_POLICY_FILE), readerFor(keysLocation).read(TSA_CA_FILE)]);
+      const report = await verifyArchive(readerFor(location), keys, {
+        ...(policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) }),
+        ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),
+      });
       output(!!opts.json).result(report, () =>
         report.ok
           ? [`OK: ${report.location} — ${report.days} day${report.days === 1 ? '' : 's'}, tree size ${report.treeSize}, root ${report.root ?? '(empty)'}; ${report.filesChecked} files checked.`, ...report.notes.map((n) => `  note: ${n}`)]

@@ -138,6 +138,23 @@ describe('archive and keys', () => {
     expect((await f.app.inject(`/ledgers/${DAY}.json`)).rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`)));
   });
 
+  it('serves a day\'s RFC 3161 tokens (immutable) and witness cosignatures (short) with their types', async () => {
+    const tokens = [`${DAY}.json.tsr`, `${DAY}.json.2.tsr`];
+    for (const name of tokens) fs.writeFileSync(path.join(f.config.archive, name), Buffer.from('3003020100', 'hex'));
+    fs.writeFileSync(path.join(f.config.archive, `${DAY}.cosignatures`), '');
+    try {
+      for (const name of tokens) {
+        const res = await f.app.inject(`/ledgers/${name}`);
+        expect([res.statusCode, res.headers['content-type'], res.headers['cache-control']], name).toEqual([200, 'application/timestamp-reply', 'public, max-age=31536000, immutable']);
+      }
+      const cos = await f.app.inject(`/ledgers/${DAY}.cosignatures`);
+      expect([cos.statusCode, cos.headers['content-type'], cos.headers['cache-control']]).toEqual([200, 'text/plain; charset=utf-8', 'public, max-age=60']);
+      expect((await f.app.inject(`/ledgers/${DAY}.json.1.tsr`)).statusCode).toBe(404);
+    } finally {
+      for (const name of [...tokens, `${DAY}.cosignatures`]) fs.rmSync(path.join(f.config.archive, name));
+    }
+  });
+
   it('serves the latest checkpoint with the witnesses\' cosignature lines once they are in it, else the day\'s own', async () => {
     const own = fs.readFileSync(path.join(f.config.archive, `${DAY}.checkpoint`));
     const latest = path.join(f.config.archive, 'checkpoint');

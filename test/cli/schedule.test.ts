@@ -17,7 +17,7 @@ describe('schedule', () => {
   it('anchors daily at 00:02 and upgrades hourly at :05, after the build', () => {
     expect(new Date(nextRun(step('anchor'), at('2025-11-03T00:03:00Z'))).toISOString()).toBe('2025-11-04T00:02:00.000Z');
     expect(new Date(nextRun(step('upgrade and block refresh'), at('2025-11-03T07:06:00Z'))).toISOString()).toBe('2025-11-03T08:05:00.000Z');
-    expect(STEPS.map((s) => s.name)).toEqual(['ledger build', 'anchor', 'upgrade and block refresh', 'witness cosign']);
+    expect(STEPS.map((s) => s.name)).toEqual(['ledger build', 'anchor', 'upgrade and block refresh', 'witness cosign', 'tsa stamp']);
   });
 
   it('asks the witnesses hourly at :03, after the build', () => {

@@ -1,0 +1,148 @@
+// RFC 3161 time-stamps of the published ledger files (issue 17 part 1; docs/FORMAT.md §3a). For every published
+// day without a token, the SHA-256 of `YYYY-MM-DD.json` (days.json's `sha256`) is sent to each TSA of TSA_URLS
+// (RFC 3161 §3.4: POST application/timestamp-query) with a fresh nonce; every answer is checked (core/tsa.ts)
+// before anything is written, and only when at least TSA_MIN answers are good are they published, once:
+// `YYYY-MM-DD.json.tsr` (the first good answer in TSA_URLS order), `YYYY-MM-DD.json.2.tsr`, … (the others). A day
+// short of good answers gets nothing and is asked again by the next run (hourly under `timeseal serve`). Anyone
+// checks a token with stock OpenSSL: `openssl ts -verify -data D.json -in D.json.tsr -CAfile <chain>`.
+import crypto from 'node:crypto';
+import path from 'node:path';
+import { ledgerPath, type DayRecord } from '../core/archive.ts';
+import { fromHex } from '../core/encoding.ts';
+import { certificatesFromPem, checkTimeStamp, timeStampRequest, TsaAnswerError, type TokenFacts } from '../core/tsa.ts';
+import type { Clock } from '../runtime/clock.ts';
+import { UsageError, type Config } from '../runtime/config.ts';
+import type { ArchiveReader } from './archive-reader.ts';
+import { readState } from './build.ts';
+import { readOptional, writeImmutable } from './files.ts';
+import { withLock } from './lock.ts';
+
+/** The CA chain an operator may publish in keys/ so that readers can check tokens against it. */
+export const TSA_CA_FILE = 'tsa-ca.pem';
+/** The n-th token of a day (0: the first). */
+export const tsrPath = (date: string, n: number): string => (n === 0 ? `${ledgerPath(date)}.tsr` : `${date}.json.${n + 1}.tsr`);
+/** At most this many tokens a day (one per configured TSA). */
+export const MAX_TSAS = 9;
+
+export interface TsaConfig {
+  urls: string[];
+  min: number;
+  timeoutMs: number;
+}
+
+/** TSA_URLS (comma-separated; empty: no time-stamps), TSA_MIN (default 1), TSA_TIMEOUT_MS (default 30000). */
+export function loadTsaConfig(env: NodeJS.ProcessEnv = process.env): TsaConfig {
+  const urls = (env.TSA_URLS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
+  for (const url of urls) if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`TSA_URLS: each entry must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  if (new Set(urls).size !== urls.length) throw new UsageError('TSA_URLS names a TSA twice');
+  if (urls.length > MAX_TSAS) throw new UsageError(`TSA_URLS names ${urls.length} TSAs, at most ${MAX_TSAS}`);
+  const min = env.TSA_MIN === undefined || env.TSA_MIN === '' ? Math.min(1, urls.length) : Number(env.TSA_MIN);
+  if (!Number.isInteger(min) || min < (urls.length ? 1 : 0) || min > urls.length) {
+    throw new UsageError(`TSA_MIN must be a whole number from 1 to the ${urls.length} TSAs of TSA_URLS, got ${JSON.stringify(env.TSA_MIN)}`);
+  }
+  const timeoutMs = Number(env.TSA_TIMEOUT_MS ?? 30_000);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`TSA_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TSA_TIMEOUT_MS)}`);
+  return { urls, min, timeoutMs };
+}
+
+export interface TsaContext {
+  config: Config;
+  tsa: TsaConfig;
+  clock: Clock;
+  progress?: (message: string) => void;
+}
+
+export function tsaContextOf(c: { config: Config; clock: Clock; progress(message: string): void }, env: NodeJS.ProcessEnv = process.env): TsaContext {
+  return { config: c.config, tsa: loadTsaConfig(env), clock: c.clock, progress: c.progress };
+}
+
+export interface TsaDayResult {
+  date: string;
+  outcome: 'stamped' | 'failed';
+  /** Good answers, in TSA_URLS order, each with what it states and the file it went to. */
+  tokens: Array<{ tsa: string; file: string; genTime: string; tsaName: string }>;
+  failures: Array<{ tsa: string; reason: string }>;
+  reason?: string;
+}
+
+/** Asks the TSAs for every published day without a token; see the file's head. */
+export async function stampLedgers(ctx: TsaContext): Promise<TsaDayResult[]> {
+  const { config, tsa } = ctx;
+  if (tsa.urls.length === 0) return [];
+  const days = readState(config.archive, config.logOrigin).days.filter((d) => readOptional(config.archive, tsrPath(d.date, 0)) === undefined);
+  const results: TsaDayResult[] = [];
+  for (const day of days) results.push(await stampDay(ctx, day));
+  return results;
+}
+
+async function stampDay(ctx: TsaContext, day: DayRecord): Promise<TsaDayResult> {
+  const digest = fromHex(day.sha256, 'ledger sha256');
+  const answers = await Promise.all(ctx.tsa.urls.map((url) => ask(url, digest, ctx.tsa.timeoutMs)));
+  const good = answers.filter((a): a is Extract<typeof a, { der: Uint8Array }> => 'der' in a);
+  const failures = answers.filter((a): a is Extract<typeof a, { reason: string }> => 'reason' in a).map((a) => ({ tsa: a.url, reason: a.reason }));
+  if (good.length < ctx.tsa.min) {
+    const reason = `${good.length} good answer${good.length === 1 ? '' : 's'}, TSA_MIN is ${ctx.tsa.min}; nothing published, asked again at the next run`;
+    ctx.progress?.(`${day.date}: not time-stamped — ${reason}`);
+    return { date: day.date, outcome: 'failed', tokens: [], failures, reason };
+  }
+  const tokens = good.map((a, n) => ({ tsa: a.url, file: tsrPath(day.date, n), genTime: a.facts.genTime.toISOString(), tsaName: a.facts.tsaName }));
+  withLock(path.join(path.dirname(path.resolve(ctx.config.db)), 'archive.lock'), () => {
+    // In order: a run killed between two files leaves the first tokens (each complete: temp file and rename);
+    // the day then counts as time-stamped, with fewer tokens than the others got.
+    good.forEach((a, n) => writeImmutable(ctx.config.archive, tsrPath(day.date, n), a.der));
+  });
+  ctx.progress?.(`${day.date}: time-stamped by ${tokens.map((t) => `${t.tsaName} at ${t.genTime}`).join('; ')}`);
+  return { date: day.date, outcome: 'stamped', tokens, failures };
+}
+
+/** One request to one TSA: the checked answer, or why there is none. */
+async function ask(url: string, digest: Uint8Array, timeoutMs: number): Promise<{ url: string; der: Uint8Array; facts: TokenFacts } | { url: string; reason: string }> {
+  const nonce = crypto.randomBytes(8);
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' },
+      body: Buffer.from(timeStampRequest(digest, nonce)),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string } };
+    return { url, reason: e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `no answer (${e.cause?.code ?? e.message})` };
+  }
+  const body = new Uint8Array(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
+  if (res.status !== 200) return { url, reason: `HTTP ${res.status} ${res.statusText}` };
+  if (body.length > 1 << 20) return { url, reason: 'an answer larger than 1 MiB' };
+  try {
+    return { url, der: body, facts: await checkTimeStamp(body, digest, { nonce }) };
+  } catch (err) {
+    if (err instanceof TsaAnswerError) return { url, reason: err.message };
+    throw err;
+  }
+}
+
+/**
+ * For `timeseal verify`: every published token of every day checked against the day's ledger digest, and, when
+ * the operator publishes keys/tsa-ca.pem, against that chain. A day's tokens are numbered without gaps.
+ */
+export async function checkTimeStamps(reader: ArchiveReader, caPem: string | undefined, days: readonly DayRecord[]): Promise<{ problems: string[]; checked: number; notes: string[] }> {
+  const problems: string[] = [];
+  const notes: string[] = [];
+  let checked = 0;
+  const trusted = caPem === undefined ? [] : certificatesFromPem(caPem);
+  for (const day of days) {
+    for (let n = 0; n < MAX_TSAS; n++) {
+      const rel = tsrPath(day.date, n);
+      const der = await reader.read(rel);
+      if (der === undefined) break;
+      checked++;
+      try {
+        await checkTimeStamp(der, fromHex(day.sha256, 'ledger sha256'), trusted.length > 0 ? { trusted } : {});
+      } catch (err) {
+        problems.push(`${rel}: ${(err as Error).message}`);
+      }
+    }
+  }
+  if (checked > 0 && trusted.length === 0) notes.push(`${checked} RFC 3161 token${checked === 1 ? '' : 's'} checked without a CA chain (publish keys/${TSA_CA_FILE} to check the TSA's chain too)`);
+  return { problems, checked, notes };
+}
