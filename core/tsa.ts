@@ -77,6 +77,16 @@ export interface CheckOptions {
  * what it says, or rejects with a TsaAnswerError naming the first thing wrong.
  */
 export async function checkTimeStamp(der: Uint8Array, digest: Uint8Array, options: CheckOptions = {}): Promise<TokenFacts> {
+  try {
+    return await checkTimeStampOrThrow(der, digest, options);
+  } catch (err) {
+    // Whatever a malformed answer makes the ASN.1 layer throw is an answer not to publish, with its reason.
+    if (err instanceof TsaAnswerError) throw err;
+    throw new TsaAnswerError(`a malformed token: ${(err as Error).message}`);
+  }
+}
+
+async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, options: CheckOptions): Promise<TokenFacts> {
   engine();
   let resp: pkijs.TimeStampResp;
   try {

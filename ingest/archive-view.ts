@@ -18,7 +18,10 @@ import {
   type DayRecord,
 } from '../core/archive.ts';
 import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
+import { fromHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
+import { checkTimeStamp } from '../core/tsa.ts';
+import { MAX_TSAS, tsrPath } from '../pipeline/tsa.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
@@ -57,6 +60,15 @@ export interface ArchiveView {
   proof(hash: string): ProofBundle;
   /** The OTS state of a published day (product spec §4). */
   otsState(date: string): 'verified' | 'pending';
+  /** The day's RFC 3161 tokens (pipeline/tsa.ts), checked against its ledger digest; [] when none. */
+  timeStamps(date: string): Promise<TimeStampView[]>;
+}
+
+export interface TimeStampView {
+  /** Archive path, e.g. 2025-11-02.json.tsr. */
+  file: string;
+  genTime: string;
+  tsaName: string;
 }
 
 function readJson(archive: string, rel: string): unknown {
@@ -151,5 +163,26 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     return (blockInfo()[date]?.confirmations ?? 0) > 0 ? 'verified' : 'pending';
   };
 
-  return { days, otsStatus, blockInfo, verifyDay, find: (hash) => access.find(hash), proof: (hash) => access.proof(hash, publicKeys()), otsState };
+  // Tokens never change once published: each is checked once and remembered by its file's inode and size.
+  const stamps = new Map<string, { key: string; view: TimeStampView | null }>();
+  const timeStamps = async (date: string): Promise<TimeStampView[]> => {
+    const day = days().find((d) => d.date === date);
+    if (!day) return [];
+    const out: TimeStampView[] = [];
+    for (let n = 0; n < MAX_TSAS; n++) {
+      const file = tsrPath(date, n);
+      const stat = fs.statSync(path.join(archive, file), { throwIfNoEntry: false });
+      if (!stat) break;
+      const key = `${stat.ino}:${stat.size}:${day.sha256}`;
+      let known = stamps.get(file);
+      if (known?.key !== key) {
+        const facts = await checkTimeStamp(fs.readFileSync(path.join(archive, file)), fromHex(day.sha256, 'ledger sha256')).catch(() => null);
+        known = { key, view: facts && { file, genTime: facts.genTime.toISOString(), tsaName: facts.tsaName } };
+        stamps.set(file, known);
+      }
+      if (known.view) out.push(known.view);
+    }
+    return out;
+  };
+  return { days, otsStatus, blockInfo, verifyDay, find: (hash) => access.find(hash), proof: (hash) => access.proof(hash, publicKeys()), otsState, timeStamps };
 }

@@ -37,6 +37,8 @@ export interface CertificateView {
   anchored?: boolean;
   /** Absolute URLs of files that exist now. */
   files: CertificateLink[];
+  /** The ledger file's RFC 3161 tokens (checked): file name, stated time, TSA. */
+  rfc3161?: { file: string; genTime: string; tsaName: string }[];
   origin: string;
 }
 
@@ -190,6 +192,9 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   text('Bitcoin', labelX, 9, bold, SLATE_600);
   para(v.bitcoin.text, valueX, valueW, 10, bold, v.bitcoin.ok ? EMERALD_700 : AMBER_800, 13);
   y -= 5;
+  for (const t of v.rfc3161 ?? []) {
+    drawRow('RFC 3161 time-stamp', `${fmtTime(t.genTime)} by ${t.tsaName}. Check: openssl ts -verify -data ${v.ledgerDate}.json -in ${t.file} -CAfile tsa-ca.pem`, sans, valueW);
+  }
   if (v.next) {
     y -= 4;
     const lines = wrap(drawable(v.next, sans), sans, 9.5, W - 2 * M - 40);

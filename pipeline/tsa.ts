@@ -131,10 +131,16 @@ export async function checkTimeStamps(reader: ArchiveReader, caPem: string | und
   let checked = 0;
   const trusted = caPem === undefined ? [] : certificatesFromPem(caPem);
   for (const day of days) {
+    let missing: string | undefined;
     for (let n = 0; n < MAX_TSAS; n++) {
       const rel = tsrPath(day.date, n);
       const der = await reader.read(rel);
-      if (der === undefined) break;
+      if (der === undefined) {
+        missing ??= rel;
+        continue;
+      }
+      // Tokens are numbered from the first without gaps: a later one without an earlier means one was removed.
+      if (missing !== undefined) problems.push(`${missing}: missing, but ${rel} exists`);
       checked++;
       try {
         await checkTimeStamp(der, fromHex(day.sha256, 'ledger sha256'), trusted.length > 0 ? { trusted } : {});

@@ -143,6 +143,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
         checkpoint = '(checkpoint file missing)';
       }
       const anchoredFile = fs.existsSync(path.join(s.config.archive, ledgerOtsPath(date)));
+      const stamps = await s.archive.timeStamps(date);
       const files: CertificateLink[] = [
         { url: `/api/proof/${hash}`, label: 'Proof bundle (JSON)' },
         ...(anchoredFile ? [{ url: `/api/proof/${hash}.ots`, label: 'OpenTimestamps proof of this hash' }] : []),
@@ -151,6 +152,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
         { url: `/ledgers/${mldsaSignaturePath(date)}`, label: 'ML-DSA-65 signature' },
         { url: `/ledgers/${signaturesMetaPath(date)}`, label: 'Signature metadata' },
         ...(anchoredFile ? [{ url: `/ledgers/${ledgerOtsPath(date)}`, label: 'OpenTimestamps proof of the ledger' }] : []),
+        ...stamps.map((t) => ({ url: `/ledgers/${t.file}`, label: `RFC 3161 time-stamp token (${t.tsaName})` })),
         { url: '/keys/public.pem', label: 'ECDSA P-256 public key' },
         { url: '/keys/dilithium_public.key', label: 'ML-DSA-65 public key' },
       ];
@@ -170,6 +172,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
           bitcoin: { ok: otsState === 'verified', text: bitcoinText }, checkpoint,
           files: files.map((f) => ({ ...f, url: `${base}${f.url}` })),
           anchored: anchoredFile,
+          rfc3161: stamps,
           next: anchorNote,
         });
       }
@@ -188,6 +191,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
 <dt>ML-DSA-65 signature (quantum shield)</dt><dd>${flag(verification?.quantumShield, 'Verified', 'Not verified')}</dd>
 <dt>Dual signature</dt><dd>${flag(verification?.dualSignature, 'Verified (ledger, signatures and checkpoint)', 'Not verified')}</dd>
 <dt>Bitcoin</dt><dd>${bitcoin}</dd>
+${stamps.map((t) => `<dt>RFC 3161 time-stamp</dt><dd><span class="ok">${escapeHtml(t.genTime)}</span> by ${escapeHtml(t.tsaName)}<br><code>openssl ts -verify -data ${escapeHtml(date)}.json -in ${escapeHtml(t.file)} -CAfile tsa-ca.pem</code></dd>`).join('\n')}
 </dl>
 <h2>Signed checkpoint of ${escapeHtml(date)}</h2>
 <pre>${escapeHtml(checkpoint)}</pre>

@@ -84,8 +84,13 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
                     otsStatus: { type: 'string', enum: ['verified', 'pending'] },
                     signatureVerified: { type: 'boolean' },
                     entryCount: { type: 'integer' },
+                    // RFC 3161 tokens of the ledger file (pipeline/tsa.ts), checked: where, when, by whom.
+                    rfc3161: {
+                      type: 'array',
+                      items: { type: 'object', properties: { url: { type: 'string' }, genTime: { type: 'string' }, tsa: { type: 'string' } }, required: ['url', 'genTime', 'tsa'] },
+                    },
                   },
-                  required: ['date', 'jsonUrl', 'otsUrl', 'otsStatus', 'signatureVerified', 'entryCount'],
+                  required: ['date', 'jsonUrl', 'otsUrl', 'otsStatus', 'signatureVerified', 'entryCount', 'rfc3161'],
                 },
               },
               otsStatus: { anyOf: [otsStatusSchema, { type: 'null' }] },
@@ -99,14 +104,16 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     async (_request, reply) => {
       const days = s.archive.days().slice().reverse();
       reply.header('Cache-Control', 'no-cache');
+      const stamps = await Promise.all(days.map((d) => s.archive.timeStamps(d.date)));
       return {
-        ledgers: days.map((d) => ({
+        ledgers: days.map((d, i) => ({
           date: d.date,
           jsonUrl: `/ledgers/${ledgerPath(d.date)}`,
           otsUrl: `/ledgers/${ledgerOtsPath(d.date)}`,
           otsStatus: s.archive.otsState(d.date),
           signatureVerified: s.archive.verifyDay(d.date)?.dualSignature ?? false,
           entryCount: d.entryCount,
+          rfc3161: stamps[i]!.map((t) => ({ url: `/ledgers/${t.file}`, genTime: t.genTime, tsa: t.tsaName })),
         })),
         otsStatus: s.archive.otsStatus(),
       };

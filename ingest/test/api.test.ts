@@ -161,7 +161,7 @@ describe('status routes', () => {
     fs.writeFileSync(path.join(f.config.archive, 'ots_status.json'), JSON.stringify({ latest_ots_ok: '', last_update: NOW, queue_size: 1 }));
     let body = (await f.app.inject('/api/ledgers.php')).json();
     expect(body.ledgers).toEqual([
-      { date: DAY, jsonUrl: `/ledgers/${DAY}.json`, otsUrl: `/ledgers/${DAY}.json.ots`, otsStatus: 'pending', signatureVerified: true, entryCount: 3 },
+      { date: DAY, jsonUrl: `/ledgers/${DAY}.json`, otsUrl: `/ledgers/${DAY}.json.ots`, otsStatus: 'pending', signatureVerified: true, entryCount: 3, rfc3161: [] },
     ]);
     expect(body.otsStatus).toEqual({ latest_ots_ok: '', last_update: NOW, queue_size: 1 });
     fs.writeFileSync(path.join(f.config.archive, 'block_info.json'), JSON.stringify({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } }, pending: {} }));

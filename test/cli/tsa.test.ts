@@ -55,6 +55,8 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
   test.each<[TsaMode, RegExp]>([
     ['other-digest', /the token is for another digest/],
     ['no-nonce', /the token has no nonce/],
+    ['other-nonce', /the token holds another nonce than the request/],
+    ['not-signed-data', /a malformed token|not a DER TimeStampResp/],
     ['expired', /certificate was not valid at the stated time/],
     ['refuse', /the TSA refused: status 2/],
     ['garbage', /not a DER TimeStampResp/],
@@ -134,6 +136,15 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
         expect(json.problems.some((p: string) => p.startsWith(`${file}:`)), `${file} @ ${at}: ${JSON.stringify(json.problems)}`).toBe(true);
       }
     }
+  });
+
+  test('a removed first token, with a later one still there, fails verify', () => {
+    const copy = path.join(tempProject('tsa-gap'), 'ledgers');
+    fs.cpSync(ledgers(), copy, { recursive: true });
+    fs.rmSync(path.join(copy, `${dateOf(0)}.json.tsr`));
+    const { result, json } = runJson(dir, ['verify', '--archive', copy]);
+    expect(result.code).toBe(1);
+    expect(json.problems).toContain(`${dateOf(0)}.json.tsr: missing, but ${dateOf(0)}.json.2.tsr exists`);
   });
 
   test('bad settings stop the command with a message naming them', async () => {

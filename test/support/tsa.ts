@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as pkijs from 'pkijs';
 
-export type TsaMode = 'ok' | 'other-digest' | 'no-nonce' | 'expired' | 'refuse' | 'garbage' | 'http-error' | 'timeout';
+export type TsaMode = 'ok' | 'other-digest' | 'no-nonce' | 'other-nonce' | 'not-signed-data' | 'expired' | 'refuse' | 'garbage' | 'http-error' | 'timeout';
 
 export interface LoopbackTsa {
   url: string;
@@ -80,6 +80,12 @@ export async function startTsa(name = 'Timeseal Test TSA'): Promise<LoopbackTsa>
           return send(200, reply(query('ab'.repeat(32), true), 'good'));
         case 'no-nonce':
           return send(200, reply(query(digest, false), 'good'));
+        case 'other-nonce':
+          // The same digest, but the nonce of another request (openssl ts -query makes a random one).
+          return send(200, reply(query(digest, true), 'good'));
+        case 'not-signed-data':
+          // Status granted, and a "token" that is a ContentInfo naming signedData around an empty SEQUENCE.
+          return send(200, Buffer.from('3014300302010030' + '0d06092a864886f70d010702a000', 'hex'));
         case 'refuse':
           // TimeStampResp { status PKIStatusInfo { status rejection(2) } }
           return send(200, Buffer.from('30053003020102', 'hex'));

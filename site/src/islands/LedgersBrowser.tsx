@@ -21,6 +21,8 @@ export interface LedgerItem {
   /** From block_info.json `pending` (beyond the spec): why the day is not confirmed yet; 'not-stamped' means
    *  its `.json.ots` does not exist yet. */
   anchoring?: { state: string; reason: string };
+  /** The ledger file's RFC 3161 tokens, checked by the server (GET /api/ledgers.php; beyond the spec). */
+  rfc3161?: { url: string; genTime: string; tsa: string }[];
 }
 interface LedgersAnswer { ledgers: LedgerItem[]; otsStatus: OtsStatusFile | null }
 type BlockInfo = {
@@ -84,6 +86,7 @@ function LedgerCard({ item }: { item: LedgerItem }) {
         {item.quantumShield && <span className="badge-violet">Quantum Shield</span>}
         {(item.signatureVerified || item.dualSignature) && <span className="badge-blue">Signed</span>}
         {anchored ? <span className="badge-green">Anchored</span> : <span className="badge-yellow">Pending</span>}
+        {item.rfc3161 && item.rfc3161.length > 0 && <span className="badge-blue" title="RFC 3161 time-stamp tokens of the ledger file">RFC 3161</span>}
       </div>
       <dl className="mt-4 space-y-1 text-sm">
         <div className="flex justify-between gap-2">
@@ -114,6 +117,11 @@ function LedgerCard({ item }: { item: LedgerItem }) {
             <button type="button" className="btn-secondary col-span-2 px-2 text-xs" disabled aria-describedby={`ots-reason-${item.date}`}>OTS proof: pending, usually within 24 hours</button>
           )}
         </div>
+        {item.rfc3161?.map((t) => (
+          <p key={t.url} className="muted text-xs" data-testid="rfc3161">
+            <a className="link" href={t.url} download>RFC 3161 time-stamp</a>: {t.genTime.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')} by {t.tsa}
+          </p>
+        ))}
         {!otsFileExists(item) && (
           <p id={`ots-reason-${item.date}`} className="muted text-xs" data-testid="ots-reason">
             No OpenTimestamps file yet: {item.anchoring?.reason ?? 'the ledger is submitted for Bitcoin anchoring at 00:02 UTC'}.
