@@ -4,6 +4,7 @@
 // timeseal-proof-<first 12 hex>.json), the same proof as a c2sp.org/tlog-proof@v1 file (GET
 // /api/proof/<hash>.tlog-proof, docs/FORMAT.md §8a), the per-hash .ots once the day is anchored, the certificate
 // and the offline verifier.
+import { useEffect, useState } from 'react';
 import { confirmationLabel, confirmationsStrong, formatDateTime, formatLedgerDate } from '../lib/format.ts';
 import { toast } from '../lib/toast.ts';
 import type { SearchResult } from '../lib/verified-search.ts';
@@ -49,7 +50,22 @@ export function Row({ label, children }: { label: string; children: React.ReactN
   );
 }
 
+/** Whether the day's ledger file has an RFC 3161 token (`D.json.tsr`, pipeline/tsa.ts): one HEAD request. */
+function useTimeStampToken(date: string | null): boolean {
+  const [present, setPresent] = useState(false);
+  useEffect(() => {
+    if (date === null) return;
+    let live = true;
+    fetch(`/ledgers/${date}.json.tsr`, { method: 'HEAD' }).then((r) => live && setPresent(r.ok), () => undefined);
+    return () => {
+      live = false;
+    };
+  }, [date]);
+  return present;
+}
+
 export default function SearchResultPanel({ result }: { result: SearchResult }) {
+  const tokenPresent = useTimeStampToken(result.found ? result.date : null);
   if (!result.found) {
     return (
       <div role="status" className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-4 dark:border-amber-700 dark:bg-amber-950/50" data-testid="search-result" data-found="false">
@@ -99,6 +115,9 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
             <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.ots`} download>Download OTS proof (.ots)</a>
           ) : (
             <span className="badge-yellow" data-testid="ots-pending">OTS proof: pending, usually within 24 hours</span>
+          )}
+          {tokenPresent && (
+            <a className="btn-secondary px-3 py-1.5" href={`/ledgers/${result.date}.json.tsr`} download data-testid="rfc3161-download">Download RFC 3161 time-stamp (.tsr)</a>
           )}
           <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}&format=pdf`} download>Download certificate (PDF)</a>
           <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}`} target="_blank" rel="noopener">View certificate</a>
