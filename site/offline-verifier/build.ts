@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { build, transform } from 'esbuild';
+import { parseVkey } from '../../core/cosignature.ts';
 import { ecdsaPublicKeyFromPem, fingerprint, ecdsaPublicKeyToSpkiDer, mldsaPublicKeyFromPem, MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
 import { toBase64 } from '../../core/encoding.ts';
 
@@ -65,6 +66,18 @@ function readKeys(dir: string): BuiltInKeys {
     out.fingerprints.mldsa = fingerprint(raw);
   }
   return out;
+}
+
+/** keys/ed25519.vkey and keys/mldsa44.vkey, when the archive has them (checked, one line each). */
+function readVkeys(dir: string): string[] {
+  return ['ed25519.vkey', 'mldsa44.vkey']
+    .map((name) => path.join(dir, name))
+    .filter((file) => fs.existsSync(file))
+    .map((file) => {
+      const text = fs.readFileSync(file, 'utf8').trim();
+      parseVkey(text);
+      return text;
+    });
 }
 
 // --- App icon: a small PNG drawn here (rounded square, ring, check mark), so the build needs no image files ---
@@ -162,7 +175,7 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
     legalComments: 'none',
     write: false,
     define: {
-      __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey }),
+      __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey, vkeys: readVkeys(options.keysDir) }),
     },
     logLevel: 'warning',
   });

@@ -21,6 +21,22 @@ beforeAll(() => {
 }, 60_000);
 afterAll(() => fs.rmSync(archive.dir, { recursive: true, force: true }));
 
+describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
+  test('a vkey is taken for a key; the ML-DSA-44 line is checked with it, a wrong key fails it', () => {
+    const ed = read(path.join(archive.keys, 'ed25519.vkey'));
+    const ml = read(path.join(archive.keys, 'mldsa44.vkey'));
+    expect([ed.kind, (ed.value as Uint8Array).length, ml.kind, (ml.value as Uint8Array).length]).toEqual(['vkey', 32, 'vkey', 1312]);
+    const files = archive.dayFiles(DAY1).map(read);
+    const rows = (r: ReturnType<typeof verifyInputs>) => r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
+    const withKey = verifyInputs({ files, keys: { ...keys, mldsa44: { key: ml.value as Uint8Array, source: 'mldsa44.vkey' } } });
+    expect(withKey.summary.state, rows(withKey).join('\n')).toBe('ok');
+    expect(rows(withKey)).toContain('Checkpoint ML-DSA-44 cosignature | Verified');
+    const other = verifyInputs({ files, keys: { ...keys, mldsa44: { key: new Uint8Array(1312).fill(5), source: 'other.vkey' } } });
+    expect(rows(other).some((r) => r.startsWith('Checkpoint ML-DSA-44 cosignature | Verified'))).toBe(false);
+    expect(classifyText('x+0000000a+AQ==')).toMatchObject({ kind: 'vkey', problem: expect.any(String) });
+  });
+});
+
 describe('classifying inputs', () => {
   test('archive files by name, others by content; a damaged file keeps its kind', () => {
     const kinds = (files: string[]) => files.map((f) => read(f).kind);

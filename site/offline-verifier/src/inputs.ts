@@ -12,6 +12,7 @@ import {
   MLDSA_SIGNATURE_SIZE,
 } from '../../../core/sig.ts';
 import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
+import { parseVkey } from '../../../core/cosignature.ts';
 
 export type InputKind =
   | 'bundle'
@@ -25,6 +26,7 @@ export type InputKind =
   | 'header'
   | 'ecdsa-key'
   | 'mldsa-key'
+  | 'vkey'
   | 'hash'
   | 'document';
 
@@ -52,6 +54,7 @@ export const KIND_LABEL: Record<InputKind, string> = {
   header: 'Bitcoin block header',
   'ecdsa-key': 'ECDSA P-256 public key',
   'mldsa-key': 'ML-DSA-65 public key',
+  vkey: 'checkpoint key (C2SP vkey)',
   hash: 'SHA-256 hash',
   document: 'document to hash',
 };
@@ -140,6 +143,16 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return { kind: 'hash', name, bytes, value: trimmed.toLowerCase() };
   if (trimmed.length === 2 * BLOCK_HEADER_SIZE && HEX.test(trimmed)) return { kind: 'header', name, bytes, ...headerFromText(trimmed) };
   if (trimmed.startsWith('-----BEGIN PUBLIC KEY-----')) return keyFromPem(t, name);
+  // A C2SP verifier key (keys/ed25519.vkey, keys/mldsa44.vkey): <name>+<8 hex>+<base64>.
+  if (/^[^\s+]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+$/.test(trimmed)) {
+    try {
+      const v = parseVkey(trimmed);
+      if (v.type !== 0x01 && v.type !== 0x06) return { kind: 'vkey', name, bytes, problem: 'not one of the log\'s checkpoint keys (type 0x01 or 0x06)' };
+      return { kind: 'vkey', name, bytes, value: v.publicKey };
+    } catch (err) {
+      return { kind: 'vkey', name, bytes, problem: (err as Error).message };
+    }
+  }
   // JSON files: several markers each, so that one damaged byte (even the opening brace) cannot hide what
   // the file is.
   if (/timeseal-proof\/|"inclusion_path"|"leaf_index"|"submitted_at"/.test(t)) return { kind: 'bundle', name, bytes };

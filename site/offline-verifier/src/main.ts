@@ -1,28 +1,35 @@
 // The offline verifier page: reads what the person drops, chooses or pastes, hashes documents locally
-// (streaming, hash-wasm), runs checks.ts on everything and shows the verdicts. The only network request it can
+// (streaming, @noble/hashes' SHA-256), runs checks.ts on everything and shows the verdicts. The only network request it can
 // ever make is the Esplora block-header fetch, and only when the person clicks for it.
-import { createSHA256, type IHasher } from 'hash-wasm';
-import { fromBase64, fromHex } from '../../../core/encoding.ts';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { fromBase64, fromHex, toHex } from '../../../core/encoding.ts';
+import { parseVkey } from '../../../core/cosignature.ts';
 import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { blockHash } from '../../../core/bitcoin.ts';
 import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Report } from './checks.ts';
 import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput } from './inputs.ts';
 
-declare const __VERIFIER_BUILD__: { version: string; ecdsaPem: string | null; mldsaKey: string | null };
+declare const __VERIFIER_BUILD__: { version: string; ecdsaPem: string | null; mldsaKey: string | null; vkeys: string[] };
 
 const BUILD = __VERIFIER_BUILD__;
 const CHUNK = 4 * 1024 * 1024;
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
-const builtIn: { ecdsa?: KeyInput; mldsa?: KeyInput } = {};
+type Keys = { ecdsa?: KeyInput; mldsa?: KeyInput; ed25519?: KeyInput; mldsa44?: KeyInput };
+const builtIn: Keys = {};
 if (BUILD.ecdsaPem) builtIn.ecdsa = { key: ecdsaPublicKeyFromPem(BUILD.ecdsaPem), source: 'the keys built into this file' };
 if (BUILD.mldsaKey) builtIn.mldsa = { key: fromBase64(BUILD.mldsaKey), source: 'the keys built into this file' };
+// The checkpoint keys witnesses know (keys/ed25519.vkey, keys/mldsa44.vkey), when the archive had them.
+for (const text of BUILD.vkeys) {
+  const v = parseVkey(text);
+  builtIn[v.type === 0x01 ? 'ed25519' : 'mldsa44'] = { key: v.publicKey, source: 'the keys built into this file' };
+}
 
 const state = {
   document: undefined as { hash: string; source: string } | undefined,
   files: [] as ClassifiedInput[],
-  loadedKeys: {} as { ecdsa?: KeyInput; mldsa?: KeyInput },
+  loadedKeys: {} as Keys,
   fetched: [] as FetchedHeader[],
   hashing: 0,
 };
@@ -47,7 +54,6 @@ function applyTheme(theme: string | null): void {
 
 // --- Document hashing -----------------------------------------------------------------------------------
 
-let hasherPromise: Promise<IHasher> | undefined;
 
 async function hashFile(file: File): Promise<void> {
   const run = ++state.hashing;
@@ -57,8 +63,7 @@ async function hashFile(file: File): Promise<void> {
   progress.value = 0;
   status.textContent = `Hashing ${file.name}…`;
   try {
-    const hasher = await (hasherPromise ??= createSHA256());
-    hasher.init();
+    const hasher = sha256.create();
     for (let offset = 0; offset < file.size || offset === 0; offset += CHUNK) {
       const chunk = new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer());
       if (run !== state.hashing) return;
@@ -66,7 +71,7 @@ async function hashFile(file: File): Promise<void> {
       progress.value = file.size ? Math.min(1, (offset + chunk.length) / file.size) : 1;
       if (file.size === 0) break;
     }
-    const hash = hasher.digest('hex');
+    const hash = toHex(hasher.digest());
     if (run !== state.hashing) return;
     state.document = { hash, source: `${file.name} (${formatSize(file.size)}, hashed in this page)` };
     $<HTMLInputElement>('hash-input').value = hash;
@@ -110,10 +115,11 @@ function addInput(input: ClassifiedInput): void {
     onHashInput();
     return;
   }
-  if ((input.kind === 'ecdsa-key' || input.kind === 'mldsa-key') && input.value instanceof Uint8Array) {
+  if ((input.kind === 'ecdsa-key' || input.kind === 'mldsa-key' || input.kind === 'vkey') && input.value instanceof Uint8Array) {
     const key: KeyInput = { key: input.value, source: input.name };
     if (input.kind === 'ecdsa-key') state.loadedKeys.ecdsa = key;
-    else state.loadedKeys.mldsa = key;
+    else if (input.kind === 'mldsa-key') state.loadedKeys.mldsa = key;
+    else state.loadedKeys[input.value.length === 32 ? 'ed25519' : 'mldsa44'] = key;
   }
   state.files = state.files.filter((f) => !(f.name === input.name && f.kind === input.kind));
   state.files.push(input);
@@ -257,6 +263,7 @@ function render(report: Report): void {
         state.files = state.files.filter((x) => x !== f);
         if (state.loadedKeys.ecdsa?.source === f.name && f.kind === 'ecdsa-key') delete state.loadedKeys.ecdsa;
         if (state.loadedKeys.mldsa?.source === f.name && f.kind === 'mldsa-key') delete state.loadedKeys.mldsa;
+        if (f.kind === 'vkey') for (const k of ['ed25519', 'mldsa44'] as const) if (state.loadedKeys[k]?.source === f.name) delete state.loadedKeys[k];
         refresh();
       });
       return el('li', {}, el('span', { class: 'name' }, f.name), ' ', el('span', { class: 'kind' }, `${KIND_LABEL[f.kind]}, ${formatSize(f.bytes.length)}`), ' ', remove);
@@ -271,16 +278,17 @@ function renderKeys(): void {
   for (const [name, k] of [['ECDSA P-256', activeKeys().ecdsa], ['ML-DSA-65', activeKeys().mldsa]] as const) {
     rows.push(k ? `${name}: from ${k.source}` : `${name}: none`);
   }
+  for (const [name, k] of [['Ed25519', activeKeys().ed25519], ['ML-DSA-44', activeKeys().mldsa44]] as const) if (k) rows.push(`${name}: from ${k.source}`);
   $('keys-status').textContent = rows.join('. ') + '.';
-  $('keys-reset').hidden = !state.loadedKeys.ecdsa && !state.loadedKeys.mldsa;
+  $('keys-reset').hidden = Object.keys(state.loadedKeys).length === 0;
 }
 
-function activeKeys(): { ecdsa?: KeyInput; mldsa?: KeyInput } {
-  const keys: { ecdsa?: KeyInput; mldsa?: KeyInput } = {};
-  const ecdsa = state.loadedKeys.ecdsa ?? builtIn.ecdsa;
-  const mldsa = state.loadedKeys.mldsa ?? builtIn.mldsa;
-  if (ecdsa) keys.ecdsa = ecdsa;
-  if (mldsa) keys.mldsa = mldsa;
+function activeKeys(): Keys {
+  const keys: Keys = {};
+  for (const name of ['ecdsa', 'mldsa', 'ed25519', 'mldsa44'] as const) {
+    const k = state.loadedKeys[name] ?? builtIn[name];
+    if (k) keys[name] = k;
+  }
   return keys;
 }
 
@@ -349,7 +357,7 @@ function start(): void {
   });
   $('keys-reset').addEventListener('click', () => {
     state.loadedKeys = {};
-    state.files = state.files.filter((f) => f.kind !== 'ecdsa-key' && f.kind !== 'mldsa-key');
+    state.files = state.files.filter((f) => f.kind !== 'ecdsa-key' && f.kind !== 'mldsa-key' && f.kind !== 'vkey');
     refresh();
   });
   $('hash-input').addEventListener('input', onHashInput);
