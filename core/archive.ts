@@ -20,6 +20,10 @@ export const mldsaSignaturePath = (date: string): string => `${date}.json.dilith
 export const signaturesMetaPath = (date: string): string => `${date}.json.signatures.json`;
 export const dayCheckpointPath = (date: string): string => `${date}.checkpoint`;
 export const ledgerOtsPath = (date: string): string => `${date}.json.ots`;
+/** The n-th RFC 3161 token of a day's ledger file (0: the first; docs/FORMAT.md §3a). */
+export const tsrPath = (date: string, n: number): string => (n === 0 ? `${date}.json.tsr` : `${date}.json.${n + 1}.tsr`);
+/** At most this many tokens a day (one per configured TSA). */
+export const MAX_TSAS = 9;
 
 export type CacheClass = 'immutable' | 'short';
 

@@ -15,13 +15,11 @@ import {
   mldsaSignaturePath,
   OTS_STATUS_PATH,
   signaturesMetaPath,
-  type DayRecord,
-} from '../core/archive.ts';
+  type DayRecord, MAX_TSAS, tsrPath } from '../core/archive.ts';
 import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
 import { fromHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { checkTimeStamp } from '../core/tsa.ts';
-import { MAX_TSAS, tsrPath } from '../pipeline/tsa.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';

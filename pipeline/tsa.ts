@@ -7,7 +7,7 @@
 // checks a token with stock OpenSSL: `openssl ts -verify -data D.json -in D.json.tsr -CAfile <chain>`.
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { ledgerPath, type DayRecord } from '../core/archive.ts';
+import { MAX_TSAS, tsrPath, type DayRecord } from '../core/archive.ts';
 import { fromHex } from '../core/encoding.ts';
 import { certificatesFromPem, checkTimeStamp, timeStampRequest, TsaAnswerError, type TokenFacts } from '../core/tsa.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -19,10 +19,6 @@ import { withLock } from './lock.ts';
 
 /** The CA chain an operator may publish in keys/ so that readers can check tokens against it. */
 export const TSA_CA_FILE = 'tsa-ca.pem';
-/** The n-th token of a day (0: the first). */
-export const tsrPath = (date: string, n: number): string => (n === 0 ? `${ledgerPath(date)}.tsr` : `${date}.json.${n + 1}.tsr`);
-/** At most this many tokens a day (one per configured TSA). */
-export const MAX_TSAS = 9;
 
 export interface TsaConfig {
   urls: string[];

@@ -215,13 +215,17 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
   }
 
   test('the proof bundle (given with the day files, which bind its date and time)', async () => {
-    const text = fs.readFileSync(archive.bundle, 'utf8');
+    // Byte offsets: read as latin1, so that each character is one byte (the em dashes are three).
+    const text = fs.readFileSync(archive.bundle, 'latin1');
     const targeted = ['"submitted_at": "', '"date": "', '"path": "', '"leaf_index": ', '"tree_size": ', '"ots": ', '"first_index": ', '"ml_dsa_65_fingerprint": "'].map(
       (key) => text.indexOf(key) + key.length + 3,
     );
-    // Not inside the checkpoint's Ed25519 and ML-DSA-44 lines, which the page names but does not check.
-    const start = text.indexOf('\u2014 ', text.indexOf('\u2014 ', text.indexOf('\u2014 ') + 1) + 1);
-    const end = text.indexOf('"', start);
+    // Not inside the checkpoint's Ed25519 line (the third), which the page names but does not check.
+    const dash = '\u00e2\u0080\u0094 ';
+    const start = text.indexOf(dash, text.indexOf(dash, text.indexOf(dash) + 1) + 1);
+    const end = text.indexOf(dash, start + 1);
+    expect(start).toBeGreaterThan(0);
+    expect(end).toBeGreaterThan(start);
     const positions = [...samplePositions(text.length, 14, (i) => i < start || i > end), ...targeted];
     for (const at of positions) {
       const bad = corruptCopy(archive.bundle, corruptDir(), at);
