@@ -134,7 +134,7 @@ describe('timeouts', () => {
 
 describe('downloads', () => {
   it('a download that outlasts the request timeout is not cut while the client keeps reading', async () => {
-    const file = Buffer.alloc(24 << 20, 'x');
+    const file = Buffer.alloc(64 << 20, 'x'); // large enough that five short reading windows cannot take it all (24 MB once arrived within the first second)
     fs.writeFileSync(path.join(f.config.archive, '2025-09-30.json'), file);
     // Served only for a day days.json names (ingest/static.ts): name it, as an empty day before the fixture's.
     const daysFile = path.join(f.config.archive, 'days.json');
