@@ -6,7 +6,7 @@
 // hand-written DER. The same check without the nonce verifies a published token (`timeseal verify`).
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { equalBytes, toHex } from './encoding.ts';
+import { equalBytes, fromBase64, toHex } from './encoding.ts';
 
 const SHA256_OID = '2.16.840.1.101.3.4.2.1';
 const EKU_OID = '2.5.29.37';
@@ -172,7 +172,7 @@ async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, option
 export function certificatesFromPem(pem: string): Uint8Array[] {
   const out: Uint8Array[] = [];
   for (const m of pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)) {
-    out.push(Uint8Array.from(atob(m[1]!.replace(/\s+/g, '')), (c) => c.charCodeAt(0)));
+    out.push(fromBase64(m[1]!.replace(/\s+/g, ''), 'certificate'));
   }
   return out;
 }

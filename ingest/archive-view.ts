@@ -59,7 +59,7 @@ export interface ArchiveView {
   /** The OTS state of a published day (product spec §4). */
   otsState(date: string): 'verified' | 'pending';
   /** The day's RFC 3161 tokens (pipeline/tsa.ts), checked against its ledger digest; [] when none. */
-  timeStamps(date: string): Promise<TimeStampView[]>;
+  timeStamps(day: DayRecord): Promise<TimeStampView[]>;
 }
 
 export interface TimeStampView {
@@ -163,9 +163,8 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
 
   // Tokens never change once published: each is checked once and remembered by its file's inode and size.
   const stamps = new Map<string, { key: string; view: TimeStampView | null }>();
-  const timeStamps = async (date: string): Promise<TimeStampView[]> => {
-    const day = days().find((d) => d.date === date);
-    if (!day) return [];
+  const timeStamps = async (day: DayRecord): Promise<TimeStampView[]> => {
+    const date = day.date;
     const out: TimeStampView[] = [];
     for (let n = 0; n < MAX_TSAS; n++) {
       const file = tsrPath(date, n);

@@ -134,14 +134,26 @@ export function isCommitted(rel: string, committed: Committed): boolean {
   return true;
 }
 
-/** `checkpoint` when it is the day's checkpoint with witness lines after it, else `<date>.checkpoint`. */
+/** The last answer of latestCheckpointFile, by the date and `checkpoint`'s inode, size and time. */
+let latestCheckpointSeen = { key: '', file: '' };
+
+/**
+ * `checkpoint` when it is the day's checkpoint with witness lines after it, else `<date>.checkpoint`. The two
+ * files are compared only when `checkpoint` changed (it is replaced by rename) and is the longer one.
+ */
 async function latestCheckpointFile(archive: string, date: string): Promise<string> {
   const day = dayCheckpointPath(date);
-  const [latest, own] = await Promise.all([
-    fs.promises.readFile(path.join(archive, CHECKPOINT_PATH)).catch(() => null),
-    fs.promises.readFile(path.join(archive, day)).catch(() => null),
+  const [latestStat, ownStat] = await Promise.all([
+    fs.promises.stat(path.join(archive, CHECKPOINT_PATH)).catch(() => null),
+    fs.promises.stat(path.join(archive, day)).catch(() => null),
   ]);
-  return latest !== null && own !== null && latest.length > own.length && latest.subarray(0, own.length).equals(own) ? CHECKPOINT_PATH : day;
+  if (latestStat === null || ownStat === null || latestStat.size <= ownStat.size) return day;
+  const key = `${archive}:${date}:${latestStat.ino}:${latestStat.size}:${latestStat.mtimeMs}`;
+  if (latestCheckpointSeen.key === key) return latestCheckpointSeen.file;
+  const [latest, own] = await Promise.all([fs.promises.readFile(path.join(archive, CHECKPOINT_PATH)), fs.promises.readFile(path.join(archive, day))]);
+  const file = latest.subarray(0, own.length).equals(own) ? CHECKPOINT_PATH : day;
+  latestCheckpointSeen = { key, file };
+  return file;
 }
 
 /** days.json read again only when it changed (it is replaced by rename: a new inode each time). */

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CHECKPOINT_PATH, dayCheckpointPath, type DayRecord } from '../core/archive.ts';
 import { parseCheckpoint } from '../core/checkpoint.ts';
-import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
+import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, parseWitnessPolicy, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
 import { concatBytes, fromUtf8, toBase64, utf8 } from '../core/encoding.ts';
 import { consistencyProof } from '../core/merkle.ts';
 import { parseNote, type NoteVerifier } from '../core/note.ts';
@@ -144,16 +144,6 @@ export async function checkCosignatures(reader: ArchiveReader, policyText: strin
     }
   }
   return { problems, checked };
-}
-
-/** Strict parse of keys/witnesses. */
-export function parseWitnessPolicy(text: string): { quorum: number; witnesses: Vkey[] } {
-  const [first = '', ...rest] = text.split('\n').filter((l) => l !== '');
-  const m = /^quorum ([1-9]\d*)$/.exec(first);
-  if (m === null) throw new Error('the first line is not "quorum <N>"');
-  const witnesses = rest.map((line) => parseVkey(line));
-  if (Number(m[1]) > witnesses.length) throw new Error(`quorum ${m[1]} but ${witnesses.length} witnesses`);
-  return { quorum: Number(m[1]), witnesses };
 }
 
 export interface WitnessContext {

@@ -143,7 +143,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
         checkpoint = '(checkpoint file missing)';
       }
       const anchoredFile = fs.existsSync(path.join(s.config.archive, ledgerOtsPath(date)));
-      const stamps = await s.archive.timeStamps(date);
+      const stamps = await s.archive.timeStamps(found.day);
       const files: CertificateLink[] = [
         { url: `/api/proof/${hash}`, label: 'Proof bundle (JSON)' },
         ...(anchoredFile ? [{ url: `/api/proof/${hash}.ots`, label: 'OpenTimestamps proof of this hash' }] : []),

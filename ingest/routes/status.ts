@@ -104,7 +104,7 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     async (_request, reply) => {
       const days = s.archive.days().slice().reverse();
       reply.header('Cache-Control', 'no-cache');
-      const stamps = await Promise.all(days.map((d) => s.archive.timeStamps(d.date)));
+      const stamps = await Promise.all(days.map((d) => s.archive.timeStamps(d)));
       return {
         ledgers: days.map((d, i) => ({
           date: d.date,

@@ -226,7 +226,7 @@ async function otherLines(
   mlVkey: Uint8Array | null,
   witnessPolicy: Uint8Array | null,
 ): Promise<Pick<SearchResult, 'signers' | 'witnesses' | 'witnessQuorum'>> {
-  const { parseVkey, vkeyVerifier } = await import('../../../core/cosignature.ts');
+  const { parseVkey, parseWitnessPolicy, vkeyVerifier } = await import('../../../core/cosignature.ts');
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   const signers = [...baseSigners];
   const log: NoteVerifier[] = [];
@@ -235,11 +235,9 @@ async function otherLines(
   try {
     for (const v of [edVkey, mlVkey]) if (v !== null) log.push(vkeyVerifier(parseVkey(decode(v))));
     if (witnessPolicy !== null) {
-      const [first = '', ...rest] = decode(witnessPolicy).split('\n').filter((l) => l.trim() !== '');
-      const m = /^quorum ([1-9]\d*)$/.exec(first.trim());
-      if (m === null) throw new Error(`${WITNESSES_URL}: the first line is not "quorum <N>"`);
-      quorum = Number(m[1]);
-      witnessKeys = rest.map((line) => vkeyVerifier(parseVkey(line)));
+      const policy = parseWitnessPolicy(decode(witnessPolicy));
+      quorum = policy.quorum;
+      witnessKeys = policy.witnesses.map(vkeyVerifier);
     }
   } catch (err) {
     throw new SearchUnavailableError(`published keys: ${(err as Error).message}`, { cause: err });
