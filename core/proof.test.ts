@@ -48,6 +48,7 @@ function makeBundle(): ProofBundle {
     ledger: { path: '2025-11-02.json', sha256: 'ab'.repeat(32), firstIndex: 5, entryCount: 7 },
     keys: { ecdsaP256Fingerprint: fp.ecdsa, mlDsa65Fingerprint: fp.mldsa },
     ots: null,
+    rfc3161: [],
   };
 }
 
@@ -88,6 +89,21 @@ describe('proof bundle (FORMAT.md §8)', () => {
     delete json.leaf_index;
     expect(() => parseProofBundle(JSON.stringify(json))).toThrow(/missing field leaf_index/);
     expect(() => parseProofBundle('{')).toThrow(/JSON/);
+    expect(() => parseProofBundle(JSON.stringify({ ...JSON.parse(encodeProofBundle(bundle)), rfc3161: ['not base64!'] }))).toThrow(/rfc3161/);
+    expect(() => parseProofBundle(JSON.stringify({ ...JSON.parse(encodeProofBundle(bundle)), rfc3161: 'MIIB' }))).toThrow(/rfc3161/);
     expect(fromHex(bundle.hash).length).toBe(32);
+  });
+
+  it('writes version 2 with the RFC 3161 tokens, and still reads version 1 (no tokens; the field is then unknown)', () => {
+    const tokens = { ...bundle, rfc3161: ['MIIBAAECAw==', 'AAEC'] };
+    const json = JSON.parse(encodeProofBundle(tokens));
+    expect(json.format).toBe('timeseal-proof/2');
+    expect(parseProofBundle(JSON.stringify(json)).rfc3161).toEqual(['MIIBAAECAw==', 'AAEC']);
+    const { rfc3161: _dropped, ...v1 } = { ...json, format: 'timeseal-proof/1' };
+    expect(parseProofBundle(JSON.stringify(v1))).toEqual({ ...bundle, rfc3161: [] });
+    expect(() => parseProofBundle(JSON.stringify({ ...v1, rfc3161: [] }))).toThrow(/unknown field rfc3161/);
+    const { rfc3161: _gone, ...noTokens } = json;
+    expect(() => parseProofBundle(JSON.stringify(noTokens))).toThrow(/missing field rfc3161/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 'timeseal-proof/3' }))).toThrow(/expected "timeseal-proof\/2"/);
   });
 });

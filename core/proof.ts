@@ -1,5 +1,6 @@
-// The per-hash proof bundle `timeseal-proof/1` (docs/FORMAT.md §8): everything needed to check offline, with
-// only the two public keys, that a hash is a leaf of a dual-signed checkpoint of the day's tree.
+// The per-hash proof bundle `timeseal-proof/2` (docs/FORMAT.md §8): everything needed to check offline, with
+// only the two public keys, that a hash is a leaf of a dual-signed checkpoint of the day's tree; and the day's
+// RFC 3161 time-stamp tokens. Bundles of the first version (`timeseal-proof/1`, without tokens) still parse.
 import type { DayRecord } from './archive.ts';
 import { parseCheckpoint, verifyCheckpoint } from './checkpoint.ts';
 import { keyFingerprints, type PublicKeySet } from './day.ts';
@@ -10,7 +11,9 @@ import { isDate, isIsoTime, utcDate } from './ledger.ts';
 import { leafHash, verifyInclusion } from './merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote } from './note.ts';
 
-export const PROOF_FORMAT = 'timeseal-proof/1';
+export const PROOF_FORMAT = 'timeseal-proof/2';
+/** The first version: the same fields without `rfc3161`. */
+export const PROOF_FORMAT_V1 = 'timeseal-proof/1';
 
 /** One published occurrence of a hash: its day, its leaf in the log, its submission time. */
 export interface Occurrence {
@@ -32,6 +35,9 @@ export interface ProofBundle {
   keys: { ecdsaP256Fingerprint: string; mlDsa65Fingerprint: string };
   /** The per-hash OpenTimestamps proof, base64, once the day is anchored. */
   ots: string | null;
+  /** The day's RFC 3161 time-stamp answers (DER TimeStampResp of the ledger file, base64), in the order of its
+   * `.tsr` files; empty before the TSAs answered, or when none is configured (and in a version 1 bundle). */
+  rfc3161: string[];
 }
 
 export function encodeProofBundle(b: ProofBundle): string {
@@ -48,6 +54,7 @@ export function encodeProofBundle(b: ProofBundle): string {
       ledger: { path: b.ledger.path, sha256: b.ledger.sha256, first_index: b.ledger.firstIndex, entry_count: b.ledger.entryCount },
       keys: { ecdsa_p256_fingerprint: b.keys.ecdsaP256Fingerprint, ml_dsa_65_fingerprint: b.keys.mlDsa65Fingerprint },
       ots: b.ots,
+      rfc3161: b.rfc3161,
     },
     null,
     2,
@@ -78,6 +85,7 @@ function int(o: Json, k: string, where: string): number {
 }
 
 const HEX64 = (s: string) => /^[0-9a-f]{64}$/.test(s);
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
 
 /** Strict parse of a bundle's JSON text: unknown or missing fields are errors. */
 export function parseProofBundle(text: string): ProofBundle {
@@ -88,8 +96,12 @@ export function parseProofBundle(text: string): ProofBundle {
     throw new FormatError('proof bundle', 'not valid JSON', { cause: err });
   }
   const w = 'proof';
-  const o = exactKeys(raw, ['format', 'hash', 'date', 'submitted_at', 'leaf_index', 'tree_size', 'inclusion_path', 'checkpoint', 'ledger', 'keys', 'ots'], w);
-  if (o.format !== PROOF_FORMAT) throw new FormatError(`${w}.format`, `expected "${PROOF_FORMAT}"`);
+  const fields = ['format', 'hash', 'date', 'submitted_at', 'leaf_index', 'tree_size', 'inclusion_path', 'checkpoint', 'ledger', 'keys', 'ots'];
+  const v1 = typeof raw === 'object' && raw !== null && (raw as Json).format === PROOF_FORMAT_V1;
+  const o = exactKeys(raw, v1 ? fields : [...fields, 'rfc3161'], w);
+  if (o.format !== PROOF_FORMAT && !v1) throw new FormatError(`${w}.format`, `expected "${PROOF_FORMAT}" (or "${PROOF_FORMAT_V1}")`);
+  const tokens = v1 ? [] : o.rfc3161;
+  if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string' || !BASE64.test(t))) throw new FormatError(`${w}.rfc3161`, 'expected an array of base64 texts');
   const path = o.inclusion_path;
   if (!Array.isArray(path) || path.some((p) => typeof p !== 'string' || !HEX64(p))) {
     throw new FormatError(`${w}.inclusion_path`, 'expected an array of 64-hex hashes');
@@ -116,6 +128,7 @@ export function parseProofBundle(text: string): ProofBundle {
       mlDsa65Fingerprint: str(keys, 'ml_dsa_65_fingerprint', `${w}.keys`, HEX64),
     },
     ots: o.ots as string | null,
+    rfc3161: tokens as string[],
   };
 }
 

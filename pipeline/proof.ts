@@ -1,5 +1,5 @@
 // Finding a published hash in a local archive and assembling its proof bundle (docs/FORMAT.md §8).
-import { dayCheckpointPath, ledgerPath } from '../core/archive.ts';
+import { dayCheckpointPath, ledgerPath, MAX_TSAS, tsrPath } from '../core/archive.ts';
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
 import { IndexIncompleteError, NotFoundError, TimesealError } from '../core/errors.ts';
@@ -69,5 +69,17 @@ export function buildProof(archive: string, origin: string, hashHex: string, key
     ledger: { path: ledgerPath(day.date), sha256: day.sha256, firstIndex: day.firstIndex, entryCount: day.entryCount },
     keys: { ecdsaP256Fingerprint: fp.ecdsa, mlDsa65Fingerprint: fp.mldsa },
     ots: ots === null ? null : toBase64(ots),
+    rfc3161: dayTokens(archive, day.date).map(toBase64),
   };
+}
+
+/** The day's published RFC 3161 answers, in file order (D.json.tsr, D.json.2.tsr, …; numbered without gaps). */
+function dayTokens(archive: string, date: string): Uint8Array[] {
+  const tokens: Uint8Array[] = [];
+  for (let n = 0; n < MAX_TSAS; n++) {
+    const der = readOptional(archive, tsrPath(date, n));
+    if (der === undefined) break;
+    tokens.push(der);
+  }
+  return tokens;
 }

@@ -86,7 +86,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         params: hashParams,
         querystring: noQuery,
         response: {
-          200: { type: 'object', description: 'timeseal-proof/1 bundle (docs/FORMAT.md §8)', additionalProperties: true },
+          200: { type: 'object', description: 'timeseal-proof/2 bundle (docs/FORMAT.md §8)', additionalProperties: true },
           ...plainErrors,
         },
       },

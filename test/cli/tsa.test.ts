@@ -96,6 +96,12 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
       const out = execFileSync('openssl', ['ts', '-verify', '-data', path.join(ledgers(), `${date}.json`), '-in', path.join(ledgers(), file), '-CAfile', ca], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
       expect(out.trim(), file).toBe('Verification: OK');
     }
+    // The proof bundle of a hash of that day carries both answers, byte for byte (docs/FORMAT.md §8).
+    const proof = run(dir, ['proof', makeHashes(`t-${date}`, 20)[3]!]);
+    expect(proof.code, proof.stderr).toBe(0);
+    const bundle = JSON.parse(proof.stdout);
+    expect(bundle.format).toBe('timeseal-proof/2');
+    expect(bundle.rfc3161).toEqual([`${date}.json.tsr`, `${date}.json.2.tsr`].map((f) => fs.readFileSync(path.join(ledgers(), f)).toString('base64')));
     // The other TSA's chain does not vouch for the first token: OpenSSL says so too.
     expect(() => execFileSync('openssl', ['ts', '-verify', '-data', path.join(ledgers(), `${date}.json`), '-in', path.join(ledgers(), `${date}.json.tsr`), '-CAfile', other.caFile], { stdio: 'pipe' })).toThrow();
     // A day is stamped once: the next run asks nobody about it.
