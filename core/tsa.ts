@@ -6,6 +6,7 @@
 // hand-written DER. The same check without the nonce verifies a published token (`timeseal verify`).
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
+import { checkToken } from './rfc3161.ts';
 import { equalBytes, fromBase64, toHex } from './encoding.ts';
 
 const SHA256_OID = '2.16.840.1.101.3.4.2.1';
@@ -130,7 +131,9 @@ async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, option
   // What the signature does not cover must be exactly what it describes: versions, the one digest algorithm.
   const signerInfo = signed.signerInfos[0]!;
   if (signed.version !== 3 || signerInfo.version !== 1 || signed.signerInfos.length !== 1) throw new TsaAnswerError('unexpected SignedData or SignerInfo version');
-  if (signed.digestAlgorithms.length !== 1 || signed.digestAlgorithms[0]!.algorithmId !== signerInfo.digestAlgorithm.algorithmId) throw new TsaAnswerError("the token's digest algorithms are not its signer's");
+  // Compared as DER, parameters included: an algorithm identifier the signature does not cover may differ in no byte.
+  const algDer = (a: pkijs.AlgorithmIdentifier) => new Uint8Array(a.toSchema().toBER(false));
+  if (signed.digestAlgorithms.length !== 1 || !equalBytes(algDer(signed.digestAlgorithms[0]!), algDer(signerInfo.digestAlgorithm))) throw new TsaAnswerError("the token's digest algorithms are not its signer's");
   if (signerInfo.unsignedAttrs !== undefined) throw new TsaAnswerError('the token has unsigned attributes');
   const plain = new pkijs.SignedData({ schema: token.content });
   plain.encapContentInfo.eContentType = '1.2.840.113549.1.7.1';
@@ -159,6 +162,13 @@ async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, option
   const genTime = info.genTime;
   if (genTime < cert.notBefore.value || genTime > cert.notAfter.value) {
     throw new TsaAnswerError(`the TSA's certificate was not valid at the stated time ${genTime.toISOString()} (valid ${cert.notBefore.value.toISOString()} to ${cert.notAfter.value.toISOString()})`);
+  }
+  // A second, strict reading of every element, including the DER inside signature values, which pkijs reads
+  // leniently (core/rfc3161.ts, the offline verifier's check).
+  try {
+    await checkToken(der, digest, options.trusted ?? []);
+  } catch (err) {
+    throw new TsaAnswerError((err as Error).message);
   }
   return {
     genTime,

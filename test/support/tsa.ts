@@ -25,8 +25,8 @@ export interface LoopbackTsa {
 const openssl = (args: string[], cwd: string): Buffer => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** Makes the CA, the TSA certificate and an expired one, and the `openssl ts` configuration, in `dir`. */
-function makeAuthority(dir: string, name: string): void {
-  const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+function makeAuthority(dir: string, name: string, rsa: boolean): void {
+  const ec = rsa ? ['-newkey', 'rsa:2048', '-nodes'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
   openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650', '-subj', `/O=Timeseal tests/CN=${name} Root CA`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
   fs.writeFileSync(path.join(dir, 'tsa.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n');
   openssl(['req', ...ec, '-keyout', 'tsa.key', '-out', 'tsa.csr', '-subj', `/O=Timeseal tests/CN=${name}`], dir);
@@ -43,9 +43,10 @@ function makeAuthority(dir: string, name: string): void {
   fs.writeFileSync(path.join(dir, 'tsaserial'), '01\n');
 }
 
-export async function startTsa(name = 'Timeseal Test TSA'): Promise<LoopbackTsa> {
+/** A TSA on loopback; `rsa`: its CA and TSA keys are RSA 2048 (as most public TSAs'), else ECDSA P-256. */
+export async function startTsa(name = 'Timeseal Test TSA', { rsa = false }: { rsa?: boolean } = {}): Promise<LoopbackTsa> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-tsa-'));
-  makeAuthority(dir, name);
+  makeAuthority(dir, name, rsa);
   const held: http.ServerResponse[] = [];
   const tsa = { caFile: path.join(dir, 'ca.pem'), mode: 'ok' as TsaMode, requests: 0 } as LoopbackTsa;
 

@@ -1,0 +1,84 @@
+// The offline verifier's RFC 3161 check (core/rfc3161.ts: a small DER reader and Web Crypto,
+// because pkijs would not fit the page) against real answers of Debian's `openssl ts -reply` on loopback, with
+// ECDSA P-256 and RSA 2048 authorities: the same facts as `timeseal verify`'s pkijs check (core/tsa.ts) for the
+// good token, a refusal of every single flipped byte of it (by both), and each refusal the pipeline makes.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { certificatesFromPem, checkTimeStamp, timeStampRequest } from '../../core/tsa.ts';
+import { checkToken, pemCertificates } from '../../core/rfc3161.ts';
+import { startTsa, type LoopbackTsa, type TsaMode } from '../support/tsa.ts';
+
+const digest = new Uint8Array(crypto.createHash('sha256').update('a ledger file').digest());
+
+async function ask(tsa: LoopbackTsa, mode: TsaMode = 'ok'): Promise<Uint8Array> {
+  tsa.mode = mode;
+  try {
+    const res = await fetch(tsa.url, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: Buffer.from(timeStampRequest(digest, crypto.randomBytes(8))) });
+    expect(res.status).toBe(200);
+    return new Uint8Array(await res.arrayBuffer());
+  } finally {
+    tsa.mode = 'ok';
+  }
+}
+
+/** The reason the page's check gives, or 'ok'. */
+const page = (der: Uint8Array, ca: Uint8Array[] = []) => checkToken(der, digest, ca).then(() => 'ok', (e: Error) => e.message);
+/** The reason core/tsa.ts (pkijs) gives, or 'ok'. */
+const core = (der: Uint8Array, ca: Uint8Array[] = []) => checkTimeStamp(der, digest, ca.length ? { trusted: ca } : {}).then(() => 'ok', (e: Error) => e.message);
+
+describe.each([['ECDSA P-256', false], ['RSA 2048', true]] as const)('an RFC 3161 answer from an %s TSA, checked in the offline verifier', (_name, rsa) => {
+  let tsa: LoopbackTsa;
+  let other: LoopbackTsa;
+  let ca: Uint8Array[];
+  let token: Uint8Array;
+
+  beforeAll(async () => {
+    tsa = await startTsa('Timeseal Test TSA', { rsa });
+    other = await startTsa('Other Test TSA', { rsa });
+    ca = pemCertificates(fs.readFileSync(tsa.caFile, 'utf8'));
+    token = await ask(tsa);
+  });
+  afterAll(async () => {
+    await tsa.stop();
+    await other.stop();
+  });
+
+  test('a good answer: what it says, the same as pkijs; anchored only with its own authority', async () => {
+    expect(ca).toEqual(certificatesFromPem(fs.readFileSync(tsa.caFile, 'utf8')));
+    const facts = await checkToken(token, digest, ca);
+    const byCore = await checkTimeStamp(token, digest, { trusted: ca });
+    expect(facts).toMatchObject({ tsaName: 'O=Timeseal tests, CN=Timeseal Test TSA', anchored: true, genTime: byCore.genTime, serialNumber: byCore.serialNumber });
+    expect(facts.chain).toEqual(['O=Timeseal tests, CN=Timeseal Test TSA', 'O=Timeseal tests, CN=Timeseal Test TSA Root CA']);
+    expect(Math.abs(facts.genTime.getTime() - Date.now())).toBeLessThan(60_000);
+    expect(await checkToken(token, digest)).toMatchObject({ anchored: false });
+    const otherCa = pemCertificates(fs.readFileSync(other.caFile, 'utf8'));
+    expect(await page(token, otherCa)).toMatch(/does not lead to the certificate authority given/);
+    expect(await core(token, otherCa)).not.toBe('ok');
+    expect(await page(token.subarray(0, token.length - 1), ca)).toMatch(/not DER/);
+    expect(await checkToken(token, new Uint8Array(32), ca).catch((e: Error) => e.message)).toMatch(/^the token is for another digest/);
+  });
+
+  test.each<[TsaMode, RegExp]>([
+    ['other-digest', /the token is for another digest/],
+    ['expired', /was not valid at the stated time/],
+    ['refuse', /the TSA refused: status 02/],
+    ['garbage', /not DER|not a DER TimeStampResp|malformed/],
+    ['not-signed-data', /not CMS SignedData|malformed|not DER/],
+  ])('an answer of a TSA in mode %s is refused, as by pkijs', async (mode, reason) => {
+    const der = await ask(tsa, mode);
+    expect(await page(der, ca)).toMatch(reason);
+    expect(await core(der, ca)).not.toBe('ok');
+  });
+
+  test('every single flipped byte is refused with the authority, by the page and by `timeseal verify` (pkijs, then the same strict reading)', async () => {
+    const accepted: string[] = [];
+    for (let at = 0; at < token.length; at++) {
+      const bad = Uint8Array.from(token);
+      bad[at] = bad[at]! ^ 0x01;
+      const [mine, theirs] = await Promise.all([page(bad, ca), core(bad, ca)]);
+      if (mine === 'ok' || theirs === 'ok') accepted.push(`byte ${at}: page ${mine}; core ${theirs}`);
+    }
+    expect(accepted).toEqual([]);
+  }, 120_000);
+});
