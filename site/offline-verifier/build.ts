@@ -13,6 +13,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { build, transform } from 'esbuild';
 import { parseVkey } from '../../core/cosignature.ts';
+import { pemCertificates } from '../../core/rfc3161.ts';
 import { ecdsaPublicKeyFromPem, fingerprint, ecdsaPublicKeyToSpkiDer, mldsaPublicKeyFromPem, MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
 import { toBase64 } from '../../core/encoding.ts';
 
@@ -66,6 +67,15 @@ function readKeys(dir: string): BuiltInKeys {
     out.fingerprints.mldsa = fingerprint(raw);
   }
   return out;
+}
+
+/** keys/tsa-ca.pem, the RFC 3161 TSAs' certificate authority, when the operator publishes one (PEM text). */
+function readTsaCa(dir: string): string | null {
+  const file = path.join(dir, 'tsa-ca.pem');
+  if (!fs.existsSync(file)) return null;
+  const pem = fs.readFileSync(file, 'utf8');
+  if (pemCertificates(pem).length === 0) throw new Error(`${file}: no certificate in it`);
+  return pem;
 }
 
 /** keys/ed25519.vkey and keys/mldsa44.vkey, when the archive has them (checked, one line each). */
@@ -175,7 +185,7 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
     legalComments: 'none',
     write: false,
     define: {
-      __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey, vkeys: readVkeys(options.keysDir) }),
+      __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey, vkeys: readVkeys(options.keysDir), tsaCa: readTsaCa(options.keysDir) }),
     },
     logLevel: 'warning',
   });

@@ -22,23 +22,23 @@ beforeAll(() => {
 afterAll(() => fs.rmSync(archive.dir, { recursive: true, force: true }));
 
 describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
-  test('a vkey is taken for a key; the ML-DSA-44 line is checked with it, a wrong key fails it', () => {
+  test('a vkey is taken for a key; the ML-DSA-44 line is checked with it, a wrong key fails it', async () => {
     const ed = read(path.join(archive.keys, 'ed25519.vkey'));
     const ml = read(path.join(archive.keys, 'mldsa44.vkey'));
     expect([ed.kind, (ed.value as Uint8Array).length, ml.kind, (ml.value as Uint8Array).length]).toEqual(['vkey', 32, 'vkey', 1312]);
     const files = archive.dayFiles(DAY1).map(read);
-    const rows = (r: ReturnType<typeof verifyInputs>) => r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
-    const withKey = verifyInputs({ files, keys: { ...keys, mldsa44: { key: ml.value as Uint8Array, source: 'mldsa44.vkey' } } });
+    const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) => r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
+    const withKey = await verifyInputs({ files, keys: { ...keys, mldsa44: { key: ml.value as Uint8Array, source: 'mldsa44.vkey' } } });
     expect(withKey.summary.state, rows(withKey).join('\n')).toBe('ok');
     expect(rows(withKey)).toContain('Checkpoint ML-DSA-44 cosignature | Verified');
-    const other = verifyInputs({ files, keys: { ...keys, mldsa44: { key: new Uint8Array(1312).fill(5), source: 'other.vkey' } } });
+    const other = await verifyInputs({ files, keys: { ...keys, mldsa44: { key: new Uint8Array(1312).fill(5), source: 'other.vkey' } } });
     expect(rows(other).some((r) => r.startsWith('Checkpoint ML-DSA-44 cosignature | Verified'))).toBe(false);
     expect(classifyText('x+0000000a+AQ==')).toMatchObject({ kind: 'vkey', problem: expect.any(String) });
   });
 });
 
 describe('classifying inputs', () => {
-  test('archive files by name, others by content; a damaged file keeps its kind', () => {
+  test('archive files by name, others by content; a damaged file keeps its kind', async () => {
     const kinds = (files: string[]) => files.map((f) => read(f).kind);
     expect(kinds(archive.dayFiles(DAY1))).toEqual(['ledger', 'ecdsa-signature', 'mldsa-signature', 'signatures-meta', 'checkpoint']);
     expect(read(archive.bundle).kind).toBe('bundle');
@@ -67,22 +67,22 @@ describe('classifying inputs', () => {
 
 describe('verdicts', () => {
   const given = (files: string[], extra: Partial<VerifierInputs> = {}): VerifierInputs => ({ files: files.map(read), keys, ...extra });
-  const rows = (r: ReturnType<typeof verifyInputs>) => r.sections.flatMap((s) => s.checks.map((c) => `${s.title} | ${c.label} | ${c.verdict}`));
+  const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) => r.sections.flatMap((s) => s.checks.map((c) => `${s.title} | ${c.label} | ${c.verdict}`));
 
-  test('nothing given: nothing to say yet', () => {
-    expect(verifyInputs({ files: [], keys }).summary.state).toBe('empty');
+  test('nothing given: nothing to say yet', async () => {
+    expect((await verifyInputs({ files: [], keys })).summary.state).toBe('empty');
   });
 
-  test('a bundle without the document is not verified yet, and says what to add', () => {
-    const r = verifyInputs(given([archive.bundle]));
+  test('a bundle without the document is not verified yet, and says what to add', async () => {
+    const r = await verifyInputs(given([archive.bundle]));
     expect(r.summary.state).toBe('pending');
     expect(r.summary.text).toMatch(/^Not verified: no document given/);
     expect(rows(r)).toContain(`Proof bundle proof.json | Inclusion proof leads to the checkpoint root | Verified`);
   });
 
-  test('a ledger without some of its files names the missing ones', () => {
+  test('a ledger without some of its files names the missing ones', async () => {
     const [ledger, ecdsaSig] = archive.dayFiles(DAY2);
-    const r = verifyInputs(given([ledger!, ecdsaSig!]));
+    const r = await verifyInputs(given([ledger!, ecdsaSig!]));
     expect(r.summary.text).toBe(`Not verified: ${DAY2}.json.dilithium.sig is missing (Ledger ${DAY2}: ML-DSA-65 signature)`);
     expect(rows(r)).toContain(
       `Ledger ${DAY2} | Ledger format, signature metadata and the day's checkpoint | Not verified: missing ${DAY2}.json.dilithium.sig, ${DAY2}.json.signatures.json, ${DAY2}.checkpoint`,
@@ -90,23 +90,23 @@ describe('verdicts', () => {
     expect(rows(r)).toContain(`Ledger ${DAY2} | ECDSA P-256 signature | Verified`);
   });
 
-  test("one day's signature given for another day's ledger fails", () => {
+  test("one day's signature given for another day's ledger fails", async () => {
     const files = archive.dayFiles(DAY2).map((f, i) => (i === 1 ? archive.dayFiles(DAY1)[1]! : f));
     const copy = path.join(archive.dir, `${DAY2}.json.sig`);
     fs.copyFileSync(files[1]!, copy);
     files[1] = copy;
-    expect(verifyInputs(given(files)).summary.text).toMatch(new RegExp(`^Not verified: ${DAY2}\\.json\\.sig: signature does not verify`));
+    expect((await verifyInputs(given(files))).summary.text).toMatch(new RegExp(`^Not verified: ${DAY2}\\.json\\.sig: signature does not verify`));
   });
 
-  test('a block header alone: its proof of work is checked and it waits for the proof it should confirm', () => {
-    const r = verifyInputs(given([path.join(OTS_VECTORS, 'headers/block-358391-header.hex')]));
+  test('a block header alone: its proof of work is checked and it waits for the proof it should confirm', async () => {
+    const r = await verifyInputs(given([path.join(OTS_VECTORS, 'headers/block-358391-header.hex')]));
     expect(rows(r)).toContain('Block header block-358391-header.hex | Proof of work | Verified');
     expect(r.summary.text).toMatch(/^Not verified: add the \.ots file/);
   });
 
-  test('the document hash must match the .ots digest', () => {
+  test('the document hash must match the .ots digest', async () => {
     const ots = path.join(OTS_VECTORS, 'opentimestamps-client/hello-world.txt.ots');
-    const r = verifyInputs(given([ots], { document: { hash: sha256Hex('other'), source: 'test' } }));
+    const r = await verifyInputs(given([ots], { document: { hash: sha256Hex('other'), source: 'test' } }));
     expect(r.summary.text).toMatch(/^Not verified: the \.ots is for 03ba204e50d126e4674c005e04d82e84c21366780af1f43bd54a37816b6ab340, not your document's hash/);
   });
 });

@@ -35,7 +35,7 @@ afterAll(() => {
 const doc = () => ({ hash: archive.documentHash, source: 'test' });
 const input = (name: string, t: string | Uint8Array) => classifyFile(name, typeof t === 'string' ? new TextEncoder().encode(t) : t);
 const given = (files: ReturnType<typeof input>[], extra: Partial<VerifierInputs> = {}): VerifierInputs => ({ files, keys, document: doc(), ...extra });
-const rows = (r: ReturnType<typeof verifyInputs>) => r.sections.flatMap((s) => s.checks.map((c) => `${c.label} | ${c.verdict}`));
+const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) => r.sections.flatMap((s) => s.checks.map((c) => `${c.label} | ${c.verdict}`));
 
 /** The text with one byte flipped at the first occurrence of `marker` plus `offset`. With `letter`, the first
  *  letter from there changes case instead, so that base64 stays base64 and the signature check itself fails. */
@@ -48,14 +48,14 @@ function flipped(marker: string, offset = 0, letter = false): Uint8Array {
 }
 
 describe('tlog-proof in the offline verifier (checks.ts)', () => {
-  test('is recognised by its extension, and by its content under any name, also with a damaged header', () => {
+  test('is recognised by its extension, and by its content under any name, also with a damaged header', async () => {
     expect(input('x.tlog-proof', text).kind).toBe('tlog-proof');
     expect(input('proof.txt', text).kind).toBe('tlog-proof');
     expect(input('proof.txt', text.replace('c2sp.org', 'c2sp.orh')).kind).toBe('tlog-proof');
   });
 
-  test('verifies with the document and the keys; names the leaf and, with the ledger, the date', () => {
-    const r = verifyInputs(given([input('p.tlog-proof', text)]));
+  test('verifies with the document and the keys; names the leaf and, with the ledger, the date', async () => {
+    const r = await verifyInputs(given([input('p.tlog-proof', text)]));
     expect(r.summary.state, rows(r).join('\n')).toBe('ok');
     expect(rows(r)).toEqual(
       expect.arrayContaining([
@@ -66,17 +66,17 @@ describe('tlog-proof in the offline verifier (checks.ts)', () => {
         'Whole tlog-proof (both signatures, inclusion) | Verified',
       ]),
     );
-    const withLedger = verifyInputs(given([input('p.tlog-proof', text), ...archive.dayFiles(DAY1).map((f) => input(path.basename(f), fs.readFileSync(f)))]));
+    const withLedger = await verifyInputs(given([input('p.tlog-proof', text), ...archive.dayFiles(DAY1).map((f) => input(path.basename(f), fs.readFileSync(f)))]));
     expect(withLedger.summary.state, rows(withLedger).join('\n')).toBe('ok');
     const leaf = withLedger.sections.flatMap((s) => s.checks).find((c) => c.label === `Leaf in the ledger file ${DAY1}.json`);
     expect(leaf?.details?.[0]).toMatch(new RegExp(`^Ledger of ${DAY1}, submitted ${DAY1}T09:15:00.123Z`));
   });
 
-  test('without the document: not verified yet, it asks for it; another document fails', () => {
-    const alone = verifyInputs({ files: [input('p.tlog-proof', text)], keys });
+  test('without the document: not verified yet, it asks for it; another document fails', async () => {
+    const alone = await verifyInputs({ files: [input('p.tlog-proof', text)], keys });
     expect(alone.summary.state).toBe('pending');
     expect(alone.summary.text).toMatch(/no document given/);
-    const other = verifyInputs(given([input('p.tlog-proof', text)], { document: { hash: sha256Hex('another file'), source: 'test' } }));
+    const other = await verifyInputs(given([input('p.tlog-proof', text)], { document: { hash: sha256Hex('another file'), source: 'test' } }));
     expect(other.summary.state).toBe('fail');
     expect(other.summary.text).toMatch(/Hash matches the document/);
   });
@@ -88,8 +88,8 @@ describe('tlog-proof in the offline verifier (checks.ts)', () => {
     // The second signature line is ML-DSA-65 (then Ed25519 and ML-DSA-44, which this page names but does not check).
     ['the ML-DSA-65 signature', () => flipped('\u2014 ', text.indexOf('\u2014 ', text.indexOf('\u2014 ') + 1) - text.indexOf('\u2014 ') + 400, true), /Checkpoint ML-DSA-65 signature/],
     ['the checkpoint root', () => flipped('\n\n', 2 + text.slice(text.indexOf('\n\n') + 2).split('\n').slice(0, 2).join('\n').length + 5), /Checkpoint ECDSA P-256 signature/],
-  ])('a flipped byte in %s: Not verified, with the reason', (_what, bytes, where) => {
-    const r = verifyInputs(given([input('p.tlog-proof', bytes())]));
+  ])('a flipped byte in %s: Not verified, with the reason', async (_what, bytes, where) => {
+    const r = await verifyInputs(given([input('p.tlog-proof', bytes())]));
     expect(r.summary.state, rows(r).join('\n')).toBe('fail');
     expect(r.summary.text).toMatch(/^Not verified: /);
     expect(r.summary.text).toMatch(where);

@@ -3,7 +3,8 @@
 // and verifiers the site, the CLI and the pipeline use. This module only decides which core function applies to
 // which inputs, and turns each outcome into "Verified" or "Not verified: <reason>". It has no DOM and no I/O, so
 // it runs unchanged under Node in the tests.
-import { ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath } from '../../../core/archive.ts';
+import { ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath, tsrPath } from '../../../core/archive.ts';
+import { checkToken } from '../../../core/rfc3161.ts';
 import { checkProofOfWork, parseBlockHeader, blockHash, reversedHex, verifyBitcoinAttestation, type BitcoinNetwork } from '../../../core/bitcoin.ts';
 import { parseCheckpoint, verifyCheckpoint } from '../../../core/checkpoint.ts';
 import { verifyDayFiles, type PublicKeySet } from '../../../core/day.ts';
@@ -65,6 +66,8 @@ export interface VerifierInputs {
   fetchedHeaders?: FetchedHeader[];
   /** Whose proof-of-work limit headers are held to; mainnet unless a test network is chosen. */
   network?: BitcoinNetwork;
+  /** The RFC 3161 TSAs' certificate authority (keys/tsa-ca.pem, built in or loaded): DER certificates. */
+  authority?: { certs: Uint8Array[]; source: string };
 }
 
 const VERIFIED = 'Verified';
@@ -237,6 +240,32 @@ interface Context {
   bundles: Array<{ input: ClassifiedInput; bundle?: ProofBundle }>;
   pool: HeaderPool;
   network: BitcoinNetwork;
+  /** Checks that finish later (Web Crypto is asynchronous): their rows are filled in before the report. */
+  later: Promise<unknown>[];
+}
+
+/**
+ * One row per RFC 3161 answer over a ledger file (docs/FORMAT.md §3a): verified when its chain reaches the
+ * authority given; without one, what it says, with its own signature checked and its authority still to check.
+ */
+function tokenChecks(ctx: Context, tokens: Array<{ name: string; der: Uint8Array }>, ledgerSha256: string): Check[] {
+  const authority = ctx.inputs.authority;
+  return tokens.map(({ name, der }) => {
+    const label = `RFC 3161 time-stamp ${name}`;
+    const row = pending(label, 'checking…');
+    ctx.later.push(
+      checkToken(der, fromHex(ledgerSha256), authority?.certs ?? []).then(
+        (f) => {
+          const time = f.genTime.toISOString();
+          const details = [`Time ${time}`, `TSA ${f.tsaName}`, `Serial ${f.serialNumber}`, `Certificates ${f.chain.join(' → ')}`, `Over the ledger SHA-256 ${ledgerSha256}`];
+          if (f.anchored) return Object.assign(row, ok(label, [...details, `Authority from ${authority!.source}`]));
+          return Object.assign(row, info(label, `stamped by ${f.tsaName} at ${time}; its certificate authority was not given: add tsa-ca.pem from /keys/ (or the TSA's root certificate) to check it`, details));
+        },
+        (err) => Object.assign(row, fail(label, message(err))),
+      ),
+    );
+    return row;
+  });
 }
 
 function documentMatch(ctx: Context, hash: string, what: string): Check {
@@ -410,6 +439,13 @@ function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section
   } else {
     checks.push(info('Bitcoin anchor', 'no OpenTimestamps proof in this bundle yet (the day is anchored within about a day; fetch the bundle again later)'));
   }
+  const tokens: Array<{ name: string; der: Uint8Array }> = [];
+  try {
+    bundle.rfc3161.forEach((b, i) => tokens.push({ name: tsrPath(bundle.date, i), der: fromBase64(b, 'rfc3161') }));
+  } catch (err) {
+    checks.push(fail('RFC 3161 time-stamps', message(err)));
+  }
+  checks.push(...tokenChecks(ctx, tokens, bundle.ledger.sha256));
   return section;
 }
 
@@ -497,6 +533,7 @@ interface Day {
   mldsa?: ClassifiedInput;
   meta?: ClassifiedInput;
   checkpoint?: ClassifiedInput;
+  tokens?: ClassifiedInput[];
 }
 
 function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
@@ -534,6 +571,7 @@ function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
     const origin = day.ledger?.ledger?.origin;
     if (origin !== undefined) checks.push(...witnessReadyLines(day.checkpoint!.bytes, origin, ctx.keys));
   }
+  checks.push(...tokenChecks(ctx, (day.tokens ?? []).map((t) => ({ name: t.name, der: t.bytes })), day.ledger!.sha256));
   const ledger = day.ledger?.ledger;
   if (ledger) {
     if (ledger.previous === null) checks.push(info('Chain to the previous day', 'this is the first day of the log'));
@@ -608,12 +646,13 @@ function keySection(inputs: VerifierInputs, problems: ClassifiedInput[]): Sectio
   checks.push(
     mldsa ? info('ML-DSA-65 public key', `fingerprint ${fingerprint(mldsa.key)}`, [`From ${mldsa.source}`]) : pending('ML-DSA-65 public key', NO_MLDSA),
   );
+  if (inputs.authority) checks.push(info('TSA certificate authority', `${inputs.authority.certs.length} certificate${inputs.authority.certs.length === 1 ? '' : 's'}`, [`From ${inputs.authority.source}`]));
   for (const p of problems) checks.push(fail(`Key file ${p.name}`, p.problem ?? 'not a public key'));
   return { title: 'Public keys', checks };
 }
 
 /** Checks everything given and returns the report the page shows. */
-export function verifyInputs(inputs: VerifierInputs): Report {
+export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
   const files = inputs.files;
   const keys: Partial<PublicKeySet> = {};
   if (inputs.keys.ecdsa) keys.ecdsa = inputs.keys.ecdsa.key;
@@ -663,7 +702,7 @@ export function verifyInputs(inputs: VerifierInputs): Report {
       // Reported in the proof's own section.
     }
   }
-  const ctx: Context = { inputs, keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims), network: inputs.network ?? 'mainnet' };
+  const ctx: Context = { inputs, keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims), network: inputs.network ?? 'mainnet', later: [] };
 
   const sections: Section[] = [];
   for (const b of bundles) sections.push(bundleSection(ctx, b));
@@ -691,6 +730,11 @@ export function verifyInputs(inputs: VerifierInputs): Report {
       if (date) dayOf(date)[slot[f.kind]] = f;
       else unplaced.push(f);
     }
+    if (f.kind === 'tsr') {
+      const date = f.date ?? onlyDate;
+      if (date) (dayOf(date).tokens ??= []).push(f);
+      else unplaced.push(f);
+    }
   }
   const standaloneCheckpoints: ClassifiedInput[] = [];
   for (const f of files.filter((x) => x.kind === 'checkpoint')) {
@@ -716,8 +760,9 @@ export function verifyInputs(inputs: VerifierInputs): Report {
   }
 
   const evidence = sections.length;
-  const keyProblems = files.filter((f) => (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key') && f.problem);
+  const keyProblems = files.filter((f) => (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key' || f.kind === 'tsa-ca') && f.problem);
   sections.unshift(keySection(inputs, keyProblems));
+  await Promise.all(ctx.later);
   if (inputs.document) {
     sections.unshift({ title: 'Your document', checks: [info('SHA-256', inputs.document.hash, [`From ${inputs.document.source}`])] });
   }

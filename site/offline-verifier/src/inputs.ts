@@ -13,6 +13,18 @@ import {
 } from '../../../core/sig.ts';
 import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
 import { parseVkey } from '../../../core/cosignature.ts';
+import { pemCertificates } from '../../../core/rfc3161.ts';
+
+/** DER of the id-ct-TSTInfo OID (1.2.840.113549.1.9.16.1.4), which every RFC 3161 token holds. */
+const TST_INFO_OID = Uint8Array.of(0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01, 0x04);
+
+function includes(haystack: Uint8Array, needle: Uint8Array): boolean {
+  outer: for (let i = 0; i + needle.length <= haystack.length && i < 4096; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
 
 export type InputKind =
   | 'bundle'
@@ -27,6 +39,8 @@ export type InputKind =
   | 'ecdsa-key'
   | 'mldsa-key'
   | 'vkey'
+  | 'tsr'
+  | 'tsa-ca'
   | 'hash'
   | 'document';
 
@@ -36,8 +50,9 @@ export interface ClassifiedInput {
   bytes: Uint8Array;
   /** The date named by an archive file name (2025-11-02.json.sig → 2025-11-02). */
   date?: string;
-  /** Decoded value for keys (raw public key), headers (80 bytes) and hashes (lower-case hex). */
-  value?: Uint8Array | string;
+  /** Decoded value for keys (raw public key), headers (80 bytes), hashes (lower-case hex) and certificate
+   * authorities (DER certificates). */
+  value?: Uint8Array | string | Uint8Array[];
   /** Why a file that looks like `kind` could not be decoded (a damaged key or header). */
   problem?: string;
 }
@@ -55,6 +70,8 @@ export const KIND_LABEL: Record<InputKind, string> = {
   'ecdsa-key': 'ECDSA P-256 public key',
   'mldsa-key': 'ML-DSA-65 public key',
   vkey: 'checkpoint key (C2SP vkey)',
+  tsr: 'RFC 3161 time-stamp',
+  'tsa-ca': 'TSA certificate authority',
   hash: 'SHA-256 hash',
   document: 'document to hash',
 };
@@ -112,6 +129,10 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     return { kind: 'ots', name: base, bytes };
   }
   if (/\.ots$/i.test(base)) return { kind: 'ots', name: base, bytes };
+  // An RFC 3161 answer: YYYY-MM-DD.json.tsr, YYYY-MM-DD.json.2.tsr, … (docs/FORMAT.md §3a), or any DER that holds
+  // the TSTInfo content type.
+  const tsrDate = /^(\d{4}-\d{2}-\d{2})\.json(?:\.\d+)?\.tsr$/.exec(base)?.[1];
+  if (/\.tsr$/i.test(base) || (bytes[0] === 0x30 && includes(bytes, TST_INFO_OID))) return { kind: 'tsr', name: base, bytes, ...(tsrDate ? { date: tsrDate } : {}) };
   if (/\.tlog-proof$/i.test(base)) return { kind: 'tlog-proof', name: base, bytes };
   if (base === 'checkpoint') return { kind: 'checkpoint', name: base, bytes };
   if (/\.dilithium\.sig$/i.test(base)) return { kind: 'mldsa-signature', name: base, bytes };
@@ -143,6 +164,15 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return { kind: 'hash', name, bytes, value: trimmed.toLowerCase() };
   if (trimmed.length === 2 * BLOCK_HEADER_SIZE && HEX.test(trimmed)) return { kind: 'header', name, bytes, ...headerFromText(trimmed) };
   if (trimmed.startsWith('-----BEGIN PUBLIC KEY-----')) return keyFromPem(t, name);
+  if (trimmed.includes('-----BEGIN CERTIFICATE-----')) {
+    try {
+      const certs = pemCertificates(t);
+      if (certs.length > 0) return { kind: 'tsa-ca', name, bytes, value: certs };
+    } catch {
+      // A damaged PEM: reported below.
+    }
+    return { kind: 'tsa-ca', name, bytes, problem: 'no certificate could be read from it' };
+  }
   // A C2SP verifier key (keys/ed25519.vkey, keys/mldsa44.vkey): <name>+<8 hex>+<base64>.
   if (/^[^\s+]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+$/.test(trimmed)) {
     try {

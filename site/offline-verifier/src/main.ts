@@ -6,10 +6,11 @@ import { fromBase64, fromHex, toHex } from '../../../core/encoding.ts';
 import { parseVkey } from '../../../core/cosignature.ts';
 import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { blockHash } from '../../../core/bitcoin.ts';
+import { pemCertificates } from '../../../core/rfc3161.ts';
 import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Report } from './checks.ts';
 import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput } from './inputs.ts';
 
-declare const __VERIFIER_BUILD__: { version: string; ecdsaPem: string | null; mldsaKey: string | null; vkeys: string[] };
+declare const __VERIFIER_BUILD__: { version: string; ecdsaPem: string | null; mldsaKey: string | null; vkeys: string[]; tsaCa: string | null };
 
 const BUILD = __VERIFIER_BUILD__;
 const CHUNK = 4 * 1024 * 1024;
@@ -25,6 +26,9 @@ for (const text of BUILD.vkeys) {
   const v = parseVkey(text);
   builtIn[v.type === 0x01 ? 'ed25519' : 'mldsa44'] = { key: v.publicKey, source: 'the keys built into this file' };
 }
+
+// The RFC 3161 TSAs' certificate authority the operator published (keys/tsa-ca.pem), when it had one.
+const builtInAuthority = BUILD.tsaCa ? { certs: pemCertificates(BUILD.tsaCa), source: 'the tsa-ca.pem built into this file' } : undefined;
 
 const state = {
   document: undefined as { hash: string; source: string } | undefined,
@@ -292,15 +296,22 @@ function activeKeys(): Keys {
   return keys;
 }
 
-function refresh(): void {
-  const report = verifyInputs({
+let checking = 0;
+
+/** Checks everything again and shows the report (only the newest run's: Web Crypto answers asynchronously). */
+async function refresh(): Promise<void> {
+  const run = ++checking;
+  const loaded = state.files.filter((f) => f.kind === 'tsa-ca' && Array.isArray(f.value)).at(-1);
+  const authority = loaded ? { certs: loaded.value as Uint8Array[], source: loaded.name } : builtInAuthority;
+  const report = await verifyInputs({
+    ...(authority ? { authority } : {}),
     ...(state.document ? { document: state.document } : {}),
     files: state.files,
     keys: activeKeys(),
     fetchedHeaders: state.fetched,
     network: $<HTMLSelectElement>('network').value === 'regtest' ? 'regtest' : 'mainnet',
   });
-  render(report);
+  if (run === checking) render(report);
 }
 
 // --- Wiring ---------------------------------------------------------------------------------------------
