@@ -13,7 +13,6 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { build, transform } from 'esbuild';
 import { parseVkey } from '../../core/cosignature.ts';
-import { pemCertificates } from '../../core/rfc3161.ts';
 import { ecdsaPublicKeyFromPem, fingerprint, ecdsaPublicKeyToSpkiDer, mldsaPublicKeyFromPem, MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
 import { toBase64 } from '../../core/encoding.ts';
 
@@ -69,15 +68,6 @@ function readKeys(dir: string): BuiltInKeys {
   return out;
 }
 
-/** keys/tsa-ca.pem, the RFC 3161 TSAs' certificate authority, when the operator publishes one (PEM text). */
-function readTsaCa(dir: string): string | null {
-  const file = path.join(dir, 'tsa-ca.pem');
-  if (!fs.existsSync(file)) return null;
-  const pem = fs.readFileSync(file, 'utf8');
-  if (pemCertificates(pem).length === 0) throw new Error(`${file}: no certificate in it`);
-  return pem;
-}
-
 /** keys/ed25519.vkey and keys/mldsa44.vkey, when the archive has them (checked, one line each). */
 function readVkeys(dir: string): string[] {
   return ['ed25519.vkey', 'mldsa44.vkey']
@@ -117,12 +107,18 @@ function segmentDistance(px: number, py: number, ax: number, ay: number, bx: num
   return Math.hypot(px - (ax + t * dx), py - (ay + t * dy));
 }
 
-/** RGBA PNG of the icon at `size` pixels (4×4 supersampling). `full` fills the square (maskable icons). */
+/** Shades of the icon's palette form, from the accent colour to white. */
+const SHADES = 32;
+
+/**
+ * PNG of the icon at `size` pixels (4×4 supersampling). `full` fills the square (maskable and Apple icons), and is
+ * written with a palette of SHADES colours, one byte a pixel (a third of the RGBA size: the page carries one).
+ */
 export function iconPng(size: number, full = false): Buffer {
   const rows: Buffer[] = [];
   const s = 4;
   for (let y = 0; y < size; y++) {
-    const row = Buffer.alloc(1 + size * 4);
+    const row = Buffer.alloc(1 + size * (full ? 1 : 4));
     for (let x = 0; x < size; x++) {
       let bg = 0;
       let fg = 0;
@@ -144,6 +140,10 @@ export function iconPng(size: number, full = false): Buffer {
       const n = s * s;
       const a = bg / n;
       const f = bg ? fg / bg : 0;
+      if (full) {
+        row[1 + x] = Math.round(f * (SHADES - 1));
+        continue;
+      }
       const o = 1 + x * 4;
       for (let c = 0; c < 3; c++) row[o + c] = Math.round(ACCENT[c]! * (1 - f) + 255 * f);
       row[o + 3] = Math.round(a * 255);
@@ -153,10 +153,13 @@ export function iconPng(size: number, full = false): Buffer {
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(size, 0);
   ihdr.writeUInt32BE(size, 4);
-  ihdr.set([8, 6, 0, 0, 0], 8);
+  ihdr.set([8, full ? 3 : 6, 0, 0, 0], 8);
+  const palette = Buffer.alloc(3 * SHADES);
+  for (let i = 0; i < SHADES; i++) for (let c = 0; c < 3; c++) palette[3 * i + c] = Math.round(ACCENT[c]! * (1 - i / (SHADES - 1)) + (255 * i) / (SHADES - 1));
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', ihdr),
+    ...(full ? [pngChunk('PLTE', palette)] : []),
     pngChunk('IDAT', zlib.deflateSync(Buffer.concat(rows), { level: 9 })),
     pngChunk('IEND', new Uint8Array(0)),
   ]);
@@ -185,7 +188,7 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
     legalComments: 'none',
     write: false,
     define: {
-      __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey, vkeys: readVkeys(options.keysDir), tsaCa: readTsaCa(options.keysDir) }),
+      __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey, vkeys: readVkeys(options.keysDir) }),
     },
     logLevel: 'warning',
   });

@@ -8,13 +8,21 @@ import { checkToken } from '../../../core/rfc3161.ts';
 import { checkProofOfWork, parseBlockHeader, blockHash, reversedHex, verifyBitcoinAttestation, type BitcoinNetwork } from '../../../core/bitcoin.ts';
 import { parseCheckpoint, verifyCheckpoint } from '../../../core/checkpoint.ts';
 import { verifyDayFiles, type PublicKeySet } from '../../../core/day.ts';
-import { equalBytes, fromBase64, fromHex, fromUtf8, toHex } from '../../../core/encoding.ts';
+import { equalBytes, fromBase64, fromHex, fromUtf8, toHex, utf8 } from '../../../core/encoding.ts';
 import { MismatchError } from '../../../core/errors.ts';
 import { sha256 } from '../../../core/hash.ts';
 import { parseLedger, type Ledger } from '../../../core/ledger.ts';
 import { leafHash, verifyInclusion } from '../../../core/merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote, verifyNoteSignatures } from '../../../core/note.ts';
-import { mldsa44CosignatureVerifier } from '../../../core/cosignature.ts';
+import {
+  ed25519CosignedMessage,
+  mldsa44CosignatureVerifier,
+  NOTE_TYPE_ED25519,
+  NOTE_TYPE_ED25519_COSIGNATURE,
+  NOTE_TYPE_MLDSA44_COSIGNATURE,
+  typedKeyId,
+  type Vkey,
+} from '../../../core/cosignature.ts';
 import { formatDetached, parseDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../../core/ots.ts';
 import { parseProofBundle, verifyProofBundle, type ProofBundle } from '../../../core/proof.ts';
 import { ecdsaPublicKeyToSpkiDer, ecdsaVerify, fingerprint, mldsaVerify } from '../../../core/sig.ts';
@@ -66,6 +74,8 @@ export interface VerifierInputs {
   fetchedHeaders?: FetchedHeader[];
   /** Whose proof-of-work limit headers are held to; mainnet unless a test network is chosen. */
   network?: BitcoinNetwork;
+  /** The witness policy (keys/witnesses, built in or loaded): whose cosignatures to check, and how many. */
+  witnesses?: { quorum: number; witnesses: Vkey[]; source: string };
   /** The RFC 3161 TSAs' certificate authority (keys/tsa-ca.pem, built in or loaded): DER certificates. */
   authority?: { certs: Uint8Array[]; source: string };
 }
@@ -275,7 +285,8 @@ function documentMatch(ctx: Context, hash: string, what: string): Check {
   return doc.hash === hash ? ok(label, [`SHA-256 ${hash}`]) : fail(label, `your document's hash ${doc.hash} is not ${what}'s hash ${hash}`);
 }
 
-function checkpointSignatureChecks(note: string, keys: Partial<PublicKeySet>): Check[] {
+function checkpointSignatureChecks(note: string, ctx: Context): Check[] {
+  const keys = ctx.keys;
   let origin: string;
   try {
     origin = parseCheckpoint(parseNote(note).text).origin;
@@ -288,39 +299,92 @@ function checkpointSignatureChecks(note: string, keys: Partial<PublicKeySet>): C
     one('Checkpoint ECDSA P-256 signature', keys.ecdsa, NO_ECDSA, ecdsaNoteVerifier),
     one('Checkpoint ML-DSA-65 signature', keys.mldsa, NO_MLDSA, mldsaNoteVerifier),
   ];
-  return [...checks, ...witnessReadyLines(note, origin, keys)];
+  return [...checks, ...witnessReadyLines(note, origin, ctx)];
 }
 
 /**
- * The log's Ed25519 and ML-DSA-44 lines, checked with their keys (built in or loaded as .vkey files), and the
- * lines left unchecked named.
+ * The lines beyond the ECDSA P-256 and ML-DSA-65 ones: the log's Ed25519 line (Web Crypto) and ML-DSA-44
+ * cosignature, with their keys (built in, or loaded as .vkey files), and the witnesses' cosignatures (Ed25519
+ * 0x04 or ML-DSA-44 0x06) with the witness policy (keys/witnesses, built in or loaded). Lines of keys not given
+ * are named, not checked.
  */
-function witnessReadyLines(note: string | Uint8Array, origin: string, keys: Partial<PublicKeySet>): Check[] {
+function witnessReadyLines(note: string | Uint8Array, origin: string, ctx: Context): Check[] {
   const checks: Check[] = [];
-  let signatures: ReturnType<typeof parseNote>['signatures'];
+  let parsed: ReturnType<typeof parseNote>;
   try {
-    signatures = parseNote(note).signatures;
+    parsed = parseNote(note);
   } catch {
     return [];
   }
+  const text = utf8(parsed.text);
+  const lineOf = (name: string, type: number, key: Uint8Array) => parsed.signatures.find((s) => s.name === name && s.keyId === typedKeyId(name, type, key));
   let known = 2;
-  // Ed25519 is left to `timeseal verify` and the site: its code would put this file over its size budget.
-  for (const [label, key, make] of [['Checkpoint ML-DSA-44 cosignature', keys.mldsa44, mldsa44CosignatureVerifier]] as const) {
-    if (!key) continue;
-    const verifier = make(origin, key);
-    if (!signatures.some((s) => s.name === verifier.name && s.keyId === verifier.keyId)) {
-      checks.push(info(label, 'the checkpoint has no such line (made before the archive had this key)'));
-      continue;
+  const { ed25519: logEd25519, mldsa44 } = ctx.keys;
+  if (logEd25519) {
+    const line = lineOf(origin, NOTE_TYPE_ED25519, logEd25519);
+    if (!line) checks.push(info('Checkpoint Ed25519 signature', 'the checkpoint has no such line (made before the archive had this key)'));
+    else {
+      known++;
+      checks.push(ed25519Row(ctx, 'Checkpoint Ed25519 signature', logEd25519, line.signature, text));
     }
-    known++;
-    checks.push(attempt(label, () => void verifyNoteSignatures(note, [verifier])));
+  }
+  if (mldsa44) {
+    const verifier = mldsa44CosignatureVerifier(origin, mldsa44);
+    if (!lineOf(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44)) checks.push(info('Checkpoint ML-DSA-44 cosignature', 'the checkpoint has no such line (made before the archive had this key)'));
+    else {
+      known++;
+      checks.push(attempt('Checkpoint ML-DSA-44 cosignature', () => void verifyNoteSignatures(note, [verifier])));
+    }
+  }
+  const policy = ctx.inputs.witnesses;
+  if (policy) {
+    let cosigned = 0;
+    for (const w of policy.witnesses) {
+      const line = lineOf(w.name, w.type, w.publicKey);
+      if (!line) continue;
+      known++;
+      cosigned++;
+      const label = `Witness ${w.name}`;
+      const time = line.signature.length >= 8 ? Number(new DataView(line.signature.buffer, line.signature.byteOffset, 8).getBigUint64(0)) : 0;
+      const when = [`Cosigned at ${blockTimeIso(time)}`];
+      if (w.type === NOTE_TYPE_ED25519_COSIGNATURE) {
+        checks.push(line.signature.length === 72 ? ed25519Row(ctx, label, w.publicKey, line.signature.subarray(8), ed25519CosignedMessage(time, text), when) : fail(label, 'the cosignature is not 8 + 64 bytes'));
+      } else {
+        const verifier = mldsa44CosignatureVerifier(w.name, w.publicKey);
+        checks.push(attempt(label, () => (verifyNoteSignatures(note, [verifier]), when)));
+      }
+    }
+    const enough = cosigned >= policy.quorum;
+    checks.push(
+      info('Witnesses', `${cosigned} of the ${policy.witnesses.length} witnesses of the policy cosigned this checkpoint (quorum ${policy.quorum}${enough ? ', met' : ', not met yet: cosignatures are added within hours of publication'})`, [`Policy from ${policy.source}`]),
+    );
   }
   return [...checks, ...otherLines(note, known)];
 }
 
+/** An Ed25519 signature checked with Web Crypto (asynchronous: the row is filled in before the report). */
+function ed25519Row(ctx: Context, label: string, publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array, details?: string[]): Check {
+  const row = pending(label, 'checking…');
+  const c = globalThis.crypto?.subtle;
+  const bytes = (b: Uint8Array) => b as Uint8Array<ArrayBuffer>;
+  ctx.later.push(
+    (async () => {
+      let key: CryptoKey;
+      try {
+        key = await c.importKey('raw', bytes(publicKey), { name: 'Ed25519' }, false, ['verify']);
+      } catch {
+        return Object.assign(row, info(label, "not checked: this browser's Web Crypto has no Ed25519 (`timeseal verify` and the site check it)"));
+      }
+      const good = await c.verify({ name: 'Ed25519' }, key, bytes(signature), bytes(message)).catch(() => false);
+      return Object.assign(row, good ? ok(label, details) : fail(label, 'the Ed25519 signature does not verify'));
+    })(),
+  );
+  return row;
+}
+
 /**
- * Lines this page does not check (the log's Ed25519 and ML-DSA-44 lines, witnesses' cosignatures): named, not
- * trusted; the verdict rests on the ECDSA P-256 and ML-DSA-65 lines, which sign the same checkpoint text.
+ * Lines this page does not check (keys not given to it): named, not trusted; the verdict rests on the lines it
+ * checks, which sign the same checkpoint text.
  */
 function otherLines(note: string | Uint8Array, checked = 2): Check[] {
   let others: number;
@@ -371,7 +435,7 @@ function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section
         })
       : pending('Bundle names the ML-DSA-65 key', NO_MLDSA),
   );
-  checks.push(...checkpointSignatureChecks(bundle.checkpoint, ctx.keys));
+  checks.push(...checkpointSignatureChecks(bundle.checkpoint, ctx));
   let root: Uint8Array | undefined;
   checks.push(
     attempt('Inclusion proof leads to the checkpoint root', () => {
@@ -469,7 +533,7 @@ function tlogProofSection(ctx: Context, input: ClassifiedInput): Section {
     ]),
   ];
   if (named) checks.push(documentMatch(ctx, named, 'the tlog-proof'));
-  checks.push(...checkpointSignatureChecks(proof.checkpoint, ctx.keys));
+  checks.push(...checkpointSignatureChecks(proof.checkpoint, ctx));
   const label = 'Inclusion proof leads to the checkpoint root';
   checks.push(
     hash === undefined
@@ -569,7 +633,7 @@ function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
       }),
     );
     const origin = day.ledger?.ledger?.origin;
-    if (origin !== undefined) checks.push(...witnessReadyLines(day.checkpoint!.bytes, origin, ctx.keys));
+    if (origin !== undefined) checks.push(...witnessReadyLines(day.checkpoint!.bytes, origin, ctx));
   }
   checks.push(...tokenChecks(ctx, (day.tokens ?? []).map((t) => ({ name: t.name, der: t.bytes })), day.ledger!.sha256));
   const ledger = day.ledger?.ledger;
@@ -608,7 +672,7 @@ function checkpointSection(ctx: Context, input: ClassifiedInput): Section {
   } catch (err) {
     return { title, checks: [fail('Checkpoint', message(err))] };
   }
-  const checks = checkpointSignatureChecks(note, ctx.keys);
+  const checks = checkpointSignatureChecks(note, ctx);
   try {
     const cp = parseCheckpoint(parseNote(note).text);
     checks.unshift(info('Tree head', `${cp.origin}, tree size ${cp.size}`, [`Root ${toHex(cp.root)}`]));
@@ -646,6 +710,7 @@ function keySection(inputs: VerifierInputs, problems: ClassifiedInput[]): Sectio
   checks.push(
     mldsa ? info('ML-DSA-65 public key', `fingerprint ${fingerprint(mldsa.key)}`, [`From ${mldsa.source}`]) : pending('ML-DSA-65 public key', NO_MLDSA),
   );
+  if (inputs.witnesses) checks.push(info('Witness policy', `${inputs.witnesses.witnesses.map((w) => w.name).join(', ')}; quorum ${inputs.witnesses.quorum}`, [`From ${inputs.witnesses.source}`]));
   if (inputs.authority) checks.push(info('TSA certificate authority', `${inputs.authority.certs.length} certificate${inputs.authority.certs.length === 1 ? '' : 's'}`, [`From ${inputs.authority.source}`]));
   for (const p of problems) checks.push(fail(`Key file ${p.name}`, p.problem ?? 'not a public key'));
   return { title: 'Public keys', checks };
@@ -760,7 +825,7 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
   }
 
   const evidence = sections.length;
-  const keyProblems = files.filter((f) => (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key' || f.kind === 'tsa-ca') && f.problem);
+  const keyProblems = files.filter((f) => (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key' || f.kind === 'tsa-ca' || f.kind === 'witness-policy') && f.problem);
   sections.unshift(keySection(inputs, keyProblems));
   await Promise.all(ctx.later);
   if (inputs.document) {

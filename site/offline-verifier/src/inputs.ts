@@ -12,7 +12,7 @@ import {
   MLDSA_SIGNATURE_SIZE,
 } from '../../../core/sig.ts';
 import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
-import { parseVkey } from '../../../core/cosignature.ts';
+import { parseVkey, parseWitnessPolicy } from '../../../core/cosignature.ts';
 import { pemCertificates } from '../../../core/rfc3161.ts';
 
 /** DER of the id-ct-TSTInfo OID (1.2.840.113549.1.9.16.1.4), which every RFC 3161 token holds. */
@@ -41,6 +41,7 @@ export type InputKind =
   | 'vkey'
   | 'tsr'
   | 'tsa-ca'
+  | 'witness-policy'
   | 'hash'
   | 'document';
 
@@ -72,6 +73,7 @@ export const KIND_LABEL: Record<InputKind, string> = {
   vkey: 'checkpoint key (C2SP vkey)',
   tsr: 'RFC 3161 time-stamp',
   'tsa-ca': 'TSA certificate authority',
+  'witness-policy': 'witness policy',
   hash: 'SHA-256 hash',
   document: 'document to hash',
 };
@@ -164,6 +166,15 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return { kind: 'hash', name, bytes, value: trimmed.toLowerCase() };
   if (trimmed.length === 2 * BLOCK_HEADER_SIZE && HEX.test(trimmed)) return { kind: 'header', name, bytes, ...headerFromText(trimmed) };
   if (trimmed.startsWith('-----BEGIN PUBLIC KEY-----')) return keyFromPem(t, name);
+  // keys/witnesses: `quorum N`, then the witnesses' vkeys (checked here; the text is kept for the report).
+  if (/^quorum \d+\n/.test(trimmed + '\n')) {
+    try {
+      parseWitnessPolicy(t);
+      return { kind: 'witness-policy', name, bytes, value: t };
+    } catch (err) {
+      return { kind: 'witness-policy', name, bytes, problem: (err as Error).message };
+    }
+  }
   if (trimmed.includes('-----BEGIN CERTIFICATE-----')) {
     try {
       const certs = pemCertificates(t);

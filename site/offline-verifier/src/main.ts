@@ -3,14 +3,13 @@
 // ever make is the Esplora block-header fetch, and only when the person clicks for it.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromBase64, fromHex, toHex } from '../../../core/encoding.ts';
-import { parseVkey } from '../../../core/cosignature.ts';
+import { parseVkey, parseWitnessPolicy } from '../../../core/cosignature.ts';
 import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { blockHash } from '../../../core/bitcoin.ts';
-import { pemCertificates } from '../../../core/rfc3161.ts';
 import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Report } from './checks.ts';
 import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput } from './inputs.ts';
 
-declare const __VERIFIER_BUILD__: { version: string; ecdsaPem: string | null; mldsaKey: string | null; vkeys: string[]; tsaCa: string | null };
+declare const __VERIFIER_BUILD__: { version: string; ecdsaPem: string | null; mldsaKey: string | null; vkeys: string[] };
 
 const BUILD = __VERIFIER_BUILD__;
 const CHUNK = 4 * 1024 * 1024;
@@ -26,9 +25,6 @@ for (const text of BUILD.vkeys) {
   const v = parseVkey(text);
   builtIn[v.type === 0x01 ? 'ed25519' : 'mldsa44'] = { key: v.publicKey, source: 'the keys built into this file' };
 }
-
-// The RFC 3161 TSAs' certificate authority the operator published (keys/tsa-ca.pem), when it had one.
-const builtInAuthority = BUILD.tsaCa ? { certs: pemCertificates(BUILD.tsaCa), source: 'the tsa-ca.pem built into this file' } : undefined;
 
 const state = {
   document: undefined as { hash: string; source: string } | undefined,
@@ -302,9 +298,14 @@ let checking = 0;
 async function refresh(): Promise<void> {
   const run = ++checking;
   const loaded = state.files.filter((f) => f.kind === 'tsa-ca' && Array.isArray(f.value)).at(-1);
-  const authority = loaded ? { certs: loaded.value as Uint8Array[], source: loaded.name } : builtInAuthority;
+  // The TSA's authority and the witness policy are the person's to give (tsa-ca.pem and witnesses from /keys/, or
+  // their own copies): built in, they would grow the file with every witness, past its size budget.
+  const authority = loaded ? { certs: loaded.value as Uint8Array[], source: loaded.name } : undefined;
+  const policy = state.files.filter((f) => f.kind === 'witness-policy' && typeof f.value === 'string').at(-1);
+  const witnesses = policy ? { ...parseWitnessPolicy(policy.value as string), source: policy.name } : undefined;
   const report = await verifyInputs({
     ...(authority ? { authority } : {}),
+    ...(witnesses ? { witnesses } : {}),
     ...(state.document ? { document: state.document } : {}),
     files: state.files,
     keys: activeKeys(),
