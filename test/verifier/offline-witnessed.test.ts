@@ -158,4 +158,25 @@ describe('the offline verifier and a witnessed day: RFC 3161 tokens, witness cos
       expect(bad.rows).toContainEqual(expect.stringMatching(new RegExp(`^Witness ${name.replace('.', '\\.')} \\| Not verified: `)));
     }
   });
+
+  test("a day's .cosignatures file is read with its checkpoint, not taken for the document", async () => {
+    const cosignatures = path.join(archive.ledgers, `${DAY2}.cosignatures`);
+    expect(fs.existsSync(cosignatures)).toBe(true);
+    const r = await verify([...archive.dayFiles(DAY2), cosignatures, policy]);
+    expect(await page.inputValue('#hash-input')).toBe(archive.documentHash);
+    expect(r.rows).toContainEqual(`Cosignature lines ${DAY2}.cosignatures | Verified`);
+    expect(r.rows).toContainEqual('Witness w1.example/witness | Verified');
+    expect(r.rows).toContainEqual('Witness w2.example/witness | Verified');
+    expect(r.state, r.summary).toBe('ok');
+    const text = fs.readFileSync(cosignatures, 'latin1');
+    let at = text.indexOf('w2.example/witness') + 40;
+    while (!/[A-Za-z0-9+/]/.test(String.fromCharCode(text.charCodeAt(at) ^ 0x01))) at++;
+    const bad = await verify([...archive.dayFiles(DAY2), corruptCopy(cosignatures, work, at), policy]);
+    expect(bad.state).toBe('fail');
+    expect(bad.rows).toContainEqual(expect.stringMatching(/^Witness w2\.example\/witness \| Not verified: /));
+    const cut = path.join(work, `${DAY2}.cosignatures`);
+    fs.writeFileSync(cut, fs.readFileSync(cosignatures).subarray(0, -1));
+    const malformed = await verify([...archive.dayFiles(DAY2), cut, policy]);
+    expect(malformed.rows).toContainEqual(expect.stringMatching(new RegExp(`^Cosignature lines ${DAY2}\\.cosignatures \\| Not verified: .*newline`)));
+  });
 });

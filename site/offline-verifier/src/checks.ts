@@ -8,7 +8,7 @@ import { checkToken } from '../../../core/rfc3161.ts';
 import { checkProofOfWork, parseBlockHeader, blockHash, reversedHex, verifyBitcoinAttestation, type BitcoinNetwork } from '../../../core/bitcoin.ts';
 import { parseCheckpoint, verifyCheckpoint } from '../../../core/checkpoint.ts';
 import { verifyDayFiles, type PublicKeySet } from '../../../core/day.ts';
-import { equalBytes, fromBase64, fromHex, fromUtf8, toHex, utf8 } from '../../../core/encoding.ts';
+import { concatBytes, equalBytes, fromBase64, fromHex, fromUtf8, toHex, utf8 } from '../../../core/encoding.ts';
 import { MismatchError } from '../../../core/errors.ts';
 import { sha256 } from '../../../core/hash.ts';
 import { parseLedger, type Ledger } from '../../../core/ledger.ts';
@@ -598,6 +598,8 @@ interface Day {
   meta?: ClassifiedInput;
   checkpoint?: ClassifiedInput;
   tokens?: ClassifiedInput[];
+  /** The witnesses' lines of the day's checkpoint (YYYY-MM-DD.cosignatures), checked as part of it. */
+  cosignatures?: ClassifiedInput;
 }
 
 function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
@@ -633,7 +635,9 @@ function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
       }),
     );
     const origin = day.ledger?.ledger?.origin;
-    if (origin !== undefined) checks.push(...witnessReadyLines(day.checkpoint!.bytes, origin, ctx));
+    const cosigned = day.cosignatures ? concatBytes(day.checkpoint!.bytes, day.cosignatures.bytes) : day.checkpoint!.bytes;
+    if (day.cosignatures) checks.push(attempt(`Cosignature lines ${day.cosignatures.name}`, () => void parseNote(cosigned)));
+    if (origin !== undefined) checks.push(...witnessReadyLines(cosigned, origin, ctx));
   }
   checks.push(...tokenChecks(ctx, (day.tokens ?? []).map((t) => ({ name: t.name, der: t.bytes })), day.ledger!.sha256));
   const ledger = day.ledger?.ledger;
@@ -793,6 +797,11 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
     if (f.kind === 'ecdsa-signature' || f.kind === 'mldsa-signature' || f.kind === 'signatures-meta') {
       const date = f.date ?? onlyDate;
       if (date) dayOf(date)[slot[f.kind]] = f;
+      else unplaced.push(f);
+    }
+    if (f.kind === 'cosignatures') {
+      const date = f.date ?? onlyDate;
+      if (date) dayOf(date).cosignatures = f;
       else unplaced.push(f);
     }
     if (f.kind === 'tsr') {

@@ -42,6 +42,7 @@ export type InputKind =
   | 'tsr'
   | 'tsa-ca'
   | 'witness-policy'
+  | 'cosignatures'
   | 'hash'
   | 'document';
 
@@ -74,6 +75,7 @@ export const KIND_LABEL: Record<InputKind, string> = {
   tsr: 'RFC 3161 time-stamp',
   'tsa-ca': 'TSA certificate authority',
   'witness-policy': 'witness policy',
+  cosignatures: "witnesses' cosignatures",
   hash: 'SHA-256 hash',
   document: 'document to hash',
 };
@@ -125,6 +127,7 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     if (base.endsWith('.json.dilithium.sig')) return withDate('mldsa-signature');
     if (base.endsWith('.json.sig')) return withDate('ecdsa-signature');
     if (base.endsWith('.checkpoint')) return withDate('checkpoint');
+    if (base.endsWith('.cosignatures')) return withDate('cosignatures');
     if (base.endsWith('.json')) return withDate('ledger');
   }
   if (bytes.length >= HEADER_MAGIC.length && equalBytes(bytes.subarray(0, HEADER_MAGIC.length), HEADER_MAGIC)) {
