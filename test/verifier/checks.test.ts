@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseVkey } from '../../core/cosignature.ts';
 import { ecdsaPublicKeyFromPem } from '../../core/sig.ts';
 import { verifyInputs, type KeyInput, type VerifierInputs } from '../../site/offline-verifier/src/checks.ts';
 import { classifyFile, classifyText } from '../../site/offline-verifier/src/inputs.ts';
@@ -34,6 +35,19 @@ describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
     const other = await verifyInputs({ files, keys: { ...keys, mldsa44: { key: new Uint8Array(1312).fill(5), source: 'other.vkey' } } });
     expect(rows(other).some((r) => r.startsWith('Checkpoint ML-DSA-44 cosignature | Verified'))).toBe(false);
     expect(classifyText('x+0000000a+AQ==')).toMatchObject({ kind: 'vkey', problem: expect.any(String) });
+  });
+
+  test('a witness policy is read as one; a log key in it is not taken for a cosigner, and a damaged one is named', async () => {
+    const ed = fs.readFileSync(path.join(archive.keys, 'ed25519.vkey'), 'utf8').trim();
+    const policy = classifyText(`quorum 1\n${ed}\n`, 'witnesses');
+    expect(policy).toMatchObject({ kind: 'witness-policy', value: `quorum 1\n${ed}\n` });
+    expect(classifyText('quorum 2\nnot-a-vkey\n', 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.any(String) });
+    const files = archive.dayFiles(DAY1).map(read);
+    // The log's own Ed25519 key (0x01), whose line the checkpoint has: not a cosignature.
+    const witnesses = { quorum: 1, witnesses: [parseVkey(ed)], source: 'witnesses' };
+    const r = await verifyInputs({ files, keys, witnesses });
+    const rows = r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
+    expect(rows).toContainEqual(expect.stringMatching(/^Witnesses \| 0 of the 1 witnesses of the policy cosigned this checkpoint \(quorum 1, not met yet/));
   });
 });
 

@@ -340,13 +340,16 @@ function witnessReadyLines(note: string | Uint8Array, origin: string, ctx: Conte
   if (policy) {
     let cosigned = 0;
     for (const w of policy.witnesses) {
+      // A policy names cosigners (0x04, 0x06); any other key in it has no cosignature to check.
+      if (w.type !== NOTE_TYPE_ED25519_COSIGNATURE && w.type !== NOTE_TYPE_MLDSA44_COSIGNATURE) continue;
       const line = lineOf(w.name, w.type, w.publicKey);
       if (!line) continue;
       known++;
       cosigned++;
       const label = `Witness ${w.name}`;
       const time = line.signature.length >= 8 ? Number(new DataView(line.signature.buffer, line.signature.byteOffset, 8).getBigUint64(0)) : 0;
-      const when = [`Cosigned at ${blockTimeIso(time)}`];
+      // The time a witness states (seconds); one no date can hold is not shown (the signature still decides).
+      const when = Number.isSafeInteger(time) && time < 8.64e12 ? [`Cosigned at ${blockTimeIso(time)}`] : [];
       if (w.type === NOTE_TYPE_ED25519_COSIGNATURE) {
         checks.push(line.signature.length === 72 ? ed25519Row(ctx, label, w.publicKey, line.signature.subarray(8), ed25519CosignedMessage(time, text), when) : fail(label, 'the cosignature is not 8 + 64 bytes'));
       } else {
