@@ -70,7 +70,8 @@ function uint64(value: number): Uint8Array {
   return out;
 }
 
-function readTimestamp(signature: Uint8Array): number | null {
+/** The timestamp (seconds) a cosignature line's signature starts with; null when absent or beyond safe integers. */
+export function readTimestamp(signature: Uint8Array): number | null {
   if (signature.length < 8) return null;
   const value = new DataView(signature.buffer, signature.byteOffset, 8).getBigUint64(0);
   return value > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(value);

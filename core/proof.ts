@@ -4,7 +4,7 @@
 import type { DayRecord } from './archive.ts';
 import { parseCheckpoint, verifyCheckpoint } from './checkpoint.ts';
 import { keyFingerprints, type PublicKeySet } from './day.ts';
-import { fromHex, toHex } from './encoding.ts';
+import { fromBase64, fromHex, toHex } from './encoding.ts';
 import { FormatError, MismatchError, withContext } from './errors.ts';
 import { normalizeHashHex, sha256, type Hasher } from './hash.ts';
 import { isDate, isIsoTime, utcDate } from './ledger.ts';
@@ -85,7 +85,6 @@ function int(o: Json, k: string, where: string): number {
 }
 
 const HEX64 = (s: string) => /^[0-9a-f]{64}$/.test(s);
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$|^(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)$/;
 
 /** Strict parse of a bundle's JSON text: unknown or missing fields are errors. */
 export function parseProofBundle(text: string): ProofBundle {
@@ -101,7 +100,14 @@ export function parseProofBundle(text: string): ProofBundle {
   const o = exactKeys(raw, v1 ? fields : [...fields, 'rfc3161'], w);
   if (o.format !== PROOF_FORMAT && !v1) throw new FormatError(`${w}.format`, `expected "${PROOF_FORMAT}" (or "${PROOF_FORMAT_V1}")`);
   const tokens = v1 ? [] : o.rfc3161;
-  if (!Array.isArray(tokens) || tokens.some((t) => typeof t !== 'string' || !BASE64.test(t))) throw new FormatError(`${w}.rfc3161`, 'expected an array of base64 texts');
+  const base64 = (t: unknown) => {
+    try {
+      return typeof t === 'string' && fromBase64(t).length > 0;
+    } catch {
+      return false;
+    }
+  };
+  if (!Array.isArray(tokens) || !tokens.every(base64)) throw new FormatError(`${w}.rfc3161`, 'expected an array of base64 texts');
   const path = o.inclusion_path;
   if (!Array.isArray(path) || path.some((p) => typeof p !== 'string' || !HEX64(p))) {
     throw new FormatError(`${w}.inclusion_path`, 'expected an array of 64-hex hashes');

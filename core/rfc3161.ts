@@ -9,7 +9,7 @@
 // over them verifies with the signer certificate's key; that certificate has the time-stamping extended key
 // usage, critical (RFC 3161 §2.3), and was valid at the stated time; each certificate up the chain is signed by
 // the next, to one of the given authority's certificates.
-import { equalBytes, toHex } from './encoding.ts';
+import { equalBytes, fromBase64, toHex } from './encoding.ts';
 
 /** One DER element: its tag, and where its header and contents lie in `buf`. */
 interface Der {
@@ -199,7 +199,7 @@ const sameName = (a: Der, b: Der): boolean => equalBytes(whole(a), whole(b));
 
 /** The certificates of a PEM text (a CA chain such as keys/tsa-ca.pem), as DER. */
 export function pemCertificates(pem: string): Uint8Array[] {
-  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => Uint8Array.from(atob(m[1]!.replace(/\s+/g, '')), (c) => c.charCodeAt(0)));
+  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => fromBase64(m[1]!.replace(/\s+/g, ''), 'certificate'));
 }
 
 export interface TokenFacts {

@@ -7,7 +7,7 @@
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { checkToken } from './rfc3161.ts';
-import { equalBytes, fromBase64, toHex } from './encoding.ts';
+import { equalBytes, toHex } from './encoding.ts';
 
 const SHA256_OID = '2.16.840.1.101.3.4.2.1';
 const EKU_OID = '2.5.29.37';
@@ -176,15 +176,6 @@ async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, option
     serialNumber: toHex(new Uint8Array(info.serialNumber.valueBlock.valueHexView)),
     signerCertificate: new Uint8Array(cert.toSchema().toBER(false)),
   };
-}
-
-/** The certificates of a PEM bundle (a CA chain), as DER. */
-export function certificatesFromPem(pem: string): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  for (const m of pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)) {
-    out.push(fromBase64(m[1]!.replace(/\s+/g, ''), 'certificate'));
-  }
-  return out;
 }
 
 const NAMES: Record<string, string> = { '2.5.4.3': 'CN', '2.5.4.10': 'O', '2.5.4.11': 'OU', '2.5.4.6': 'C', '2.5.4.7': 'L', '2.5.4.8': 'ST' };

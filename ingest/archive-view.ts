@@ -14,8 +14,11 @@ import {
   ledgerPath,
   mldsaSignaturePath,
   OTS_STATUS_PATH,
+  MAX_TSAS,
   signaturesMetaPath,
-  type DayRecord, MAX_TSAS, tsrPath } from '../core/archive.ts';
+  tsrPath,
+  type DayRecord,
+} from '../core/archive.ts';
 import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
 import { fromHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';

@@ -9,7 +9,8 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { MAX_TSAS, tsrPath, type DayRecord } from '../core/archive.ts';
 import { fromHex } from '../core/encoding.ts';
-import { certificatesFromPem, checkTimeStamp, timeStampRequest, TsaAnswerError, type TokenFacts } from '../core/tsa.ts';
+import { pemCertificates } from '../core/rfc3161.ts';
+import { checkTimeStamp, timeStampRequest, TsaAnswerError, type TokenFacts } from '../core/tsa.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
 import type { ArchiveReader } from './archive-reader.ts';
@@ -125,7 +126,7 @@ export async function checkTimeStamps(reader: ArchiveReader, caPem: string | und
   const problems: string[] = [];
   const notes: string[] = [];
   let checked = 0;
-  const trusted = caPem === undefined ? [] : certificatesFromPem(caPem);
+  const trusted = caPem === undefined ? [] : pemCertificates(caPem);
   for (const day of days) {
     let missing: string | undefined;
     for (let n = 0; n < MAX_TSAS; n++) {

@@ -20,6 +20,7 @@ import {
   NOTE_TYPE_ED25519,
   NOTE_TYPE_ED25519_COSIGNATURE,
   NOTE_TYPE_MLDSA44_COSIGNATURE,
+  readTimestamp,
   typedKeyId,
   type Vkey,
 } from '../../../core/cosignature.ts';
@@ -74,9 +75,9 @@ export interface VerifierInputs {
   fetchedHeaders?: FetchedHeader[];
   /** Whose proof-of-work limit headers are held to; mainnet unless a test network is chosen. */
   network?: BitcoinNetwork;
-  /** The witness policy (keys/witnesses, built in or loaded): whose cosignatures to check, and how many. */
+  /** The witness policy (keys/witnesses, loaded by the person): whose cosignatures to check, and how many. */
   witnesses?: { quorum: number; witnesses: Vkey[]; source: string };
-  /** The RFC 3161 TSAs' certificate authority (keys/tsa-ca.pem, built in or loaded): DER certificates. */
+  /** The RFC 3161 TSAs' certificate authority (keys/tsa-ca.pem, loaded by the person): DER certificates. */
   authority?: { certs: Uint8Array[]; source: string };
 }
 
@@ -305,7 +306,7 @@ function checkpointSignatureChecks(note: string, ctx: Context): Check[] {
 /**
  * The lines beyond the ECDSA P-256 and ML-DSA-65 ones: the log's Ed25519 line (Web Crypto) and ML-DSA-44
  * cosignature, with their keys (built in, or loaded as .vkey files), and the witnesses' cosignatures (Ed25519
- * 0x04 or ML-DSA-44 0x06) with the witness policy (keys/witnesses, built in or loaded). Lines of keys not given
+ * 0x04 or ML-DSA-44 0x06) with the witness policy the person loaded (keys/witnesses). Lines of keys not given
  * are named, not checked.
  */
 function witnessReadyLines(note: string | Uint8Array, origin: string, ctx: Context): Check[] {
@@ -347,11 +348,11 @@ function witnessReadyLines(note: string | Uint8Array, origin: string, ctx: Conte
       known++;
       cosigned++;
       const label = `Witness ${w.name}`;
-      const time = line.signature.length >= 8 ? Number(new DataView(line.signature.buffer, line.signature.byteOffset, 8).getBigUint64(0)) : 0;
+      const time = readTimestamp(line.signature);
       // The time a witness states (seconds); one no date can hold is not shown (the signature still decides).
-      const when = Number.isSafeInteger(time) && time < 8.64e12 ? [`Cosigned at ${blockTimeIso(time)}`] : [];
+      const when = time !== null && time < 8.64e12 ? [`Cosigned at ${blockTimeIso(time)}`] : [];
       if (w.type === NOTE_TYPE_ED25519_COSIGNATURE) {
-        checks.push(line.signature.length === 72 ? ed25519Row(ctx, label, w.publicKey, line.signature.subarray(8), ed25519CosignedMessage(time, text), when) : fail(label, 'the cosignature is not 8 + 64 bytes'));
+        checks.push(line.signature.length === 72 && time !== null ? ed25519Row(ctx, label, w.publicKey, line.signature.subarray(8), ed25519CosignedMessage(time, text), when) : fail(label, 'the cosignature is not 8 + 64 bytes'));
       } else {
         const verifier = mldsa44CosignatureVerifier(w.name, w.publicKey);
         checks.push(attempt(label, () => (verifyNoteSignatures(note, [verifier]), when)));
@@ -802,15 +803,11 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
       if (date) dayOf(date)[slot[f.kind]] = f;
       else unplaced.push(f);
     }
-    if (f.kind === 'cosignatures') {
+    if (f.kind === 'cosignatures' || f.kind === 'tsr') {
       const date = f.date ?? onlyDate;
-      if (date) dayOf(date).cosignatures = f;
-      else unplaced.push(f);
-    }
-    if (f.kind === 'tsr') {
-      const date = f.date ?? onlyDate;
-      if (date) (dayOf(date).tokens ??= []).push(f);
-      else unplaced.push(f);
+      if (!date) unplaced.push(f);
+      else if (f.kind === 'tsr') (dayOf(date).tokens ??= []).push(f);
+      else dayOf(date).cosignatures = f;
     }
   }
   const standaloneCheckpoints: ClassifiedInput[] = [];

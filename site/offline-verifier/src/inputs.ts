@@ -128,16 +128,16 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     if (base.endsWith('.json.sig')) return withDate('ecdsa-signature');
     if (base.endsWith('.checkpoint')) return withDate('checkpoint');
     if (base.endsWith('.cosignatures')) return withDate('cosignatures');
+    if (base.endsWith('.tsr')) return withDate('tsr');
     if (base.endsWith('.json')) return withDate('ledger');
   }
   if (bytes.length >= HEADER_MAGIC.length && equalBytes(bytes.subarray(0, HEADER_MAGIC.length), HEADER_MAGIC)) {
     return { kind: 'ots', name: base, bytes };
   }
   if (/\.ots$/i.test(base)) return { kind: 'ots', name: base, bytes };
-  // An RFC 3161 answer: YYYY-MM-DD.json.tsr, YYYY-MM-DD.json.2.tsr, … (docs/FORMAT.md §3a), or any DER that holds
-  // the TSTInfo content type.
-  const tsrDate = /^(\d{4}-\d{2}-\d{2})\.json(?:\.\d+)?\.tsr$/.exec(base)?.[1];
-  if (/\.tsr$/i.test(base) || (bytes[0] === 0x30 && includes(bytes, TST_INFO_OID))) return { kind: 'tsr', name: base, bytes, ...(tsrDate ? { date: tsrDate } : {}) };
+  // An RFC 3161 answer under another name than the archive's (YYYY-MM-DD.json.tsr, above): any .tsr, or any DER
+  // that holds the TSTInfo content type.
+  if (/\.tsr$/i.test(base) || (bytes[0] === 0x30 && includes(bytes, TST_INFO_OID))) return { kind: 'tsr', name: base, bytes };
   if (/\.tlog-proof$/i.test(base)) return { kind: 'tlog-proof', name: base, bytes };
   if (base === 'checkpoint') return { kind: 'checkpoint', name: base, bytes };
   if (/\.dilithium\.sig$/i.test(base)) return { kind: 'mldsa-signature', name: base, bytes };
