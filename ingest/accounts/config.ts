@@ -2,6 +2,7 @@
 // URLs, the CSRF origin check, the Secure cookie flag) and Stripe. Without STRIPE_SECRET_KEY and both price
 // ids, payments are off and the payment endpoints answer 503 (`PAYMENTS_UNAVAILABLE`).
 import { UsageError } from '../../runtime/config.ts';
+import { PRODUCTION_COST, type PasswordCost } from './passwords.ts';
 
 export interface StripeSettings {
   secretKey: string;
@@ -17,6 +18,9 @@ export interface AccountsConfig {
   /** TIMESEAL_ORIGIN without a trailing slash, e.g. https://timeseal.example */
   origin: string;
   stripe: StripeSettings | undefined;
+  /** The scrypt cost of new password hashes: always the production cost from the environment; in-process
+   * tests that hash many passwords build their configuration with a lower one. */
+  passwordCost: PasswordCost;
 }
 
 export function loadAccountsConfig(origin: string, env: NodeJS.ProcessEnv = process.env): AccountsConfig {
@@ -36,5 +40,5 @@ export function loadAccountsConfig(origin: string, env: NodeJS.ProcessEnv = proc
     secretKey && priceMonthly && priceAnnual
       ? { secretKey, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, priceMonthly, priceAnnual, apiBase }
       : undefined;
-  return { origin: origin.replace(/\/+$/, ''), stripe };
+  return { origin: origin.replace(/\/+$/, ''), stripe, passwordCost: PRODUCTION_COST };
 }

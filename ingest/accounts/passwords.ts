@@ -7,6 +7,15 @@ import crypto from 'node:crypto';
 export const SCRYPT_N = 2 ** 15;
 export const SCRYPT_R = 8;
 export const SCRYPT_P = 1;
+
+/** The scrypt cost new hashes are made with; verification reads the cost stored in each hash. */
+export interface PasswordCost {
+  n: number;
+  r: number;
+  p: number;
+}
+/** The production cost (above). The accounts configuration carries it; in-process tests may lower it. */
+export const PRODUCTION_COST: PasswordCost = { n: SCRYPT_N, r: SCRYPT_R, p: SCRYPT_P };
 const SALT_BYTES = 16;
 const KEY_BYTES = 64;
 /** Product spec §9: password minimum 8 characters. Our maximum keeps one hash cheap to compute. */
@@ -20,15 +29,23 @@ function derive(password: string, salt: Buffer, n: number, r: number, p: number,
   });
 }
 
-export async function hashPassword(password: string): Promise<string> {
+export async function hashPassword(password: string, cost: PasswordCost = PRODUCTION_COST): Promise<string> {
   const salt = crypto.randomBytes(SALT_BYTES);
-  const key = await derive(password, salt, SCRYPT_N, SCRYPT_R, SCRYPT_P, KEY_BYTES);
-  return `scrypt$${SCRYPT_N}$${SCRYPT_R}$${SCRYPT_P}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+  const key = await derive(password, salt, cost.n, cost.r, cost.p, KEY_BYTES);
+  return `scrypt$${cost.n}$${cost.r}$${cost.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
-/** A well-formed hash of a random password: verified against when the user does not exist, to keep timing flat. */
-let dummy: Promise<string> | undefined;
-export const dummyHash = (): Promise<string> => (dummy ??= hashPassword(crypto.randomBytes(16).toString('hex')));
+/**
+ * A well-formed hash of a random password at `cost`: verified against when the user does not exist, so that
+ * timing does not tell which names exist. One per cost, made once.
+ */
+const dummies = new Map<string, Promise<string>>();
+export function dummyHash(cost: PasswordCost = PRODUCTION_COST): Promise<string> {
+  const key = `${cost.n}$${cost.r}$${cost.p}`;
+  let dummy = dummies.get(key);
+  if (dummy === undefined) dummies.set(key, (dummy = hashPassword(crypto.randomBytes(16).toString('hex'), cost)));
+  return dummy;
+}
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');

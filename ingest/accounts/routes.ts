@@ -230,7 +230,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       // is taken: both are limited per client address (counted before the asynchronous password hashing).
       if (!(await throttles.signup.attempt([`ip:${clientKey(request.ip)}`], now))) throw new ClientError(429, TEXTS.tooManyRequests);
       const id = crypto.randomUUID();
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await hashPassword(password, s.accounts.passwordCost);
       const token = newToken();
       try {
         await s.store.users.create({
@@ -282,7 +282,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       const attempt = await throttles.login.attempt(account, clientKey(request.ip), now);
       if (!attempt) throw new ClientError(429, THROTTLED_ERROR);
       // Without such a user, still spend one scrypt so that timing does not tell which names exist.
-      const ok = await verifyPassword(password, row?.passwordHash ?? (await dummyHash()));
+      const ok = await verifyPassword(password, row?.passwordHash ?? (await dummyHash(s.accounts.passwordCost)));
       if (!row || !ok) throw new ClientError(401, TEXTS.badLogin);
       await throttles.login.succeeded(attempt, now);
       await startSession(s, request, reply, row.id, now);
@@ -395,7 +395,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
         throw new ClientError(400, TEXTS.badResetToken);
       }
       if (await throttles.reset.blocked([`account:${user.id}`], now)) throw new ClientError(429, THROTTLED_ERROR);
-      const passwordHash = await hashPassword(password);
+      const passwordHash = await hashPassword(password, s.accounts.passwordCost);
       // Single use even under concurrency: only the request that still finds the token changes the password.
       const changed = await s.store.users.resetPassword(user.id, tokenHash(token), passwordHash);
       if (!changed) {

@@ -42,12 +42,15 @@ async function makeApp(accountsEnv: Record<string, string> | null, dir?: string,
   const ingest = loadIngestConfig(config, env);
   if (!restart) initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   const db = openDatabase(config.db);
-  const accounts: AccountsConfig = loadAccountsConfig(config.origin, accountsEnv ?? {});
+  // Over a hundred passwords are hashed here (the throttle tests): at a lower scrypt cost than production's,
+  // which 'passwords' below asserts the configuration carries.
+  const accounts: AccountsConfig = { ...loadAccountsConfig(config.origin, accountsEnv ?? {}), passwordCost: TEST_PASSWORD_COST };
   const app = await buildApp({ config, ingest, clock: () => new Date(now), store: openSqliteStore(config.db, { db }), mailer: createMailer(ingest, { info: () => {} }), archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts }, logger);
   await app.ready();
   return { app, db, close: async () => { await app.close(); db.close(); } };
 }
 
+const TEST_PASSWORD_COST = { n: 2 ** 10, r: 8, p: 1 };
 let main: App;
 /** A second server with Stripe, whose log lines are kept in `logs`. */
 let logged: App;
@@ -143,6 +146,14 @@ describe('passwords', () => {
     await expect(verifyPassword('a password', a)).resolves.toBe(true);
     await expect(verifyPassword('a passwore', a)).resolves.toBe(false);
     await expect(verifyPassword('a password', 'plain')).resolves.toBe(false);
+  });
+
+  it('are made at the production cost by the configuration a server loads, and a cheaper hash still verifies', async () => {
+    expect(loadAccountsConfig('https://timeseal.example', {}).passwordCost).toEqual({ n: 32768, r: 8, p: 1 });
+    const cheap = await hashPassword('a password', TEST_PASSWORD_COST);
+    expect(cheap).toMatch(/^scrypt\$1024\$8\$1\$/);
+    await expect(verifyPassword('a password', cheap)).resolves.toBe(true);
+    await expect(verifyPassword('a passwore', cheap)).resolves.toBe(false);
   });
 });
 
