@@ -10,7 +10,7 @@
 import { sqliteFault } from '../store/sqlite/errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { IndexIncompleteError } from '../core/errors.ts';
-import { StorageUnavailableError } from '../store/store.ts';
+import { DayClosedError, StorageUnavailableError } from '../store/store.ts';
 
 export type ErrorStyle = 'plain' | 'ok' | 'beta';
 
@@ -144,16 +144,29 @@ export function storageMessage(fault: StorageFault, what: 'submission' | 'data',
   return `The server cannot store anything right now (${why}). Please try again later.`;
 }
 
-/** Where storage failures are reported (the submission gate). */
+/** Our text for a submission refused because its day is closed (store/store.ts DayClosedError). */
+export function dayClosedMessage(date: string): string {
+  return `The ledger of ${date} is already closed (this server's clock is behind the one that builds the ledgers); nothing was stored. Please submit it again in a minute.`;
+}
+
+/** Seconds a client is asked to wait after a submission of a closed day. */
+export const DAY_CLOSED_RETRY_AFTER = '60';
+
+/** Where storage failures and submissions of closed days are reported (the submission gate). */
 export interface StorageMonitor {
   storageFailed(fault: StorageFault, err: unknown): void;
+  dayClosed?(date: string): void;
 }
 
 /**
- * For an error of a full or failing disk: reports it to `monitor` and gives the 503's text and Retry-After;
- * undefined for any other error (the caller rethrows it).
+ * For an error of a full or failing disk, or a submission of a closed day (never acknowledged): reports it to
+ * `monitor` and gives the 503's text and Retry-After; undefined for any other error (the caller rethrows it).
  */
 export function storageRefusal(err: unknown, monitor: StorageMonitor | undefined, what: 'submission' | 'data'): { message: string; retryAfter: string } | undefined {
+  if (err instanceof DayClosedError) {
+    monitor?.dayClosed?.(err.date);
+    return { message: dayClosedMessage(err.date), retryAfter: DAY_CLOSED_RETRY_AFTER };
+  }
   const fault = storageFault(err);
   if (fault === undefined) return undefined;
   monitor?.storageFailed(fault, err);

@@ -56,6 +56,8 @@ export interface SubmissionGate {
   storageFailed(fault: StorageFault, err: unknown): void;
   /** A submission was stored: ends a storage failure (one log line); otherwise a single comparison. */
   stored(): void;
+  /** A submission was refused because its day is closed (a lagging clock): counted, logged once a minute. */
+  dayClosed(date: string): void;
 }
 
 export interface GateOptions {
@@ -98,6 +100,8 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
   let failedSinceLine = 0;
   let failedLineAt = -Infinity;
   let failedAt = 0;
+  let closedSinceLine = 0;
+  let closedLineAt = -Infinity;
 
   return {
     refusal(today) {
@@ -157,6 +161,17 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
         failedLineAt = t;
         failedSinceLine = 0;
       }
+    },
+    dayClosed(date) {
+      closedSinceLine++;
+      const t = now();
+      if (t - closedLineAt < logEveryMs) return;
+      log.error(
+        { ledgerDate: date, refused: closedSinceLine },
+        `SUBMISSION OF A CLOSED DAY: ${closedSinceLine} submission${closedSinceLine === 1 ? '' : 's'} for ${date} refused with 503 since the last line; its ledger is already closed, so this node's clock is behind the builder's. Check the clock (NTP).`,
+      );
+      closedLineAt = t;
+      closedSinceLine = 0;
     },
     stored() {
       if (storage === undefined) return;

@@ -174,15 +174,23 @@ export async function publishLedgers(ctx: BuildContext, options: { date?: string
     const today = utcDate(ctx.clock());
     const last = state.days.at(-1);
     let targets: string[];
+    // The days this run reads are closed first: once closeThrough resolves, every row of those days that will
+    // ever be stored is committed, and an insert of one is refused (store/store.ts). Without it a node whose
+    // clock lags, or an insert stalled across midnight, could acknowledge a row after its day was read, and
+    // that row would be in no ledger. (A re-check of a published day reads nothing new and closes nothing.)
     if (options.date !== undefined) {
       const date = options.date; // checked above, before the lock
       if (!state.days.some((d) => d.date === date)) {
+        // Closed before the look for earlier days, so that none can gain a row after it (a finished day, by
+        // this clock: it stays closed when the build is refused).
+        await ctx.store.submissions.closeThrough(date);
         const earlier = await ctx.store.submissions.dates(last?.date ?? '', date);
         if (earlier.length > 0) throw new UsageError(`publish ${earlier.join(', ')} first: days are appended in order`);
         if (last && date < last.date) throw new UsageError(`${date} is before the last published day ${last.date} and cannot be appended`);
       }
       targets = [date];
     } else {
+      await ctx.store.submissions.closeThrough(utcDate(Date.parse(`${today}T00:00:00Z`) - 86_400_000));
       targets = await ctx.store.submissions.dates(last?.date ?? '', today);
     }
     const days: DayBuild[] = [];

@@ -153,6 +153,22 @@ export const MIGRATIONS: string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  // 8: closed days (Store.submissions.closeThrough). The ledger build records the last closed day before it
+  // reads a day; every insert of a submission on or before it is refused inside its own transaction by the
+  // trigger, so no row can commit after the build has read its day. SQLite runs one write transaction at a
+  // time (across processes), so an insert either committed before the close, and the build reads it, or
+  // starts after it and is refused.
+  `
+  CREATE TABLE ledger_close (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    through TEXT NOT NULL
+  );
+  CREATE TRIGGER submissions_day_open BEFORE INSERT ON submissions
+  WHEN NEW.ledger_date <= (SELECT through FROM ledger_close WHERE id = 1)
+  BEGIN
+    SELECT RAISE(ABORT, 'timeseal: day closed');
+  END;
+  `,
 ];
 
 /**

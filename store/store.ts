@@ -46,6 +46,20 @@ export class UniqueViolationError extends Error {
   }
 }
 
+/**
+ * A submission of a UTC day that is closed (SubmissionStore.closeThrough): its ledger is being or has been
+ * built, so the row would never be published. Nothing was stored; the caller refuses the submission (503,
+ * never acknowledged). `date` is the row's day, `closedThrough` the last closed day.
+ */
+export class DayClosedError extends Error {
+  override readonly name = 'DayClosedError';
+  readonly date: string;
+  constructor(date: string, message = `the day ${date} is closed: its ledger is built from the rows stored before`) {
+    super(message);
+    this.date = date;
+  }
+}
+
 /** The store was closed; nothing more is accepted. */
 export class StoreClosedError extends Error {
   override readonly name = 'StoreClosedError';
@@ -80,12 +94,25 @@ export interface SubmissionStore {
   /**
    * Stores one submission. Resolves only once the row is committed AND durable (survives kill -9 and power
    * loss); rejects when it is not (StorageUnavailableError on a full or failing disk, `committed` set when the
-   * commit happened but its sync failed). Concurrent calls may share one commit (SQLite: group commit, one
-   * fdatasync per event-loop turn); a row that fails alone never fails the others of its group.
+   * commit happened but its sync failed; DayClosedError, nothing stored, when the row's UTC day is closed).
+   * Concurrent calls may share one commit (SQLite: group commit, one fdatasync per event-loop turn); a row that
+   * fails alone never fails the others of its group.
    */
   write(row: Submission): Promise<void>;
-  /** Stores every row in one transaction, all or none; resolves once committed and durable. */
+  /** Stores every row in one transaction, all or none; resolves once committed and durable. Rejects with
+   * DayClosedError (nothing stored) when any row's day is closed. */
   enqueue(rows: readonly Submission[]): Promise<void>;
+  /**
+   * Closes every UTC day up to and including `date` to new rows (the ledger build does this before it reads a
+   * day). When it resolves, every row of those days that will ever be stored is committed and visible to a
+   * read that starts afterwards: inserts of them already under way were waited for, and every later insert of
+   * such a day, by any path (write, enqueue, limits.submit), in any process or node, is refused in its own
+   * transaction with DayClosedError. This is what makes a 2xx a promise even when a node's clock lags the
+   * builder's or an insert stalls across midnight. Never moves back: an earlier `date` changes nothing.
+   */
+  closeThrough(date: string): Promise<void>;
+  /** The last closed day, '' when none is. */
+  closedThrough(): Promise<string>;
   /** Distinct dates with submissions strictly after `after` ('' for all) and strictly before `before`, ascending. */
   dates(after: string, before: string): Promise<string[]>;
   /** Number of submissions with a date strictly after `lastPublished` ('' counts all). */
@@ -128,7 +155,8 @@ export interface LimitStore {
    * in the user's history. Anyone else: accepted only while `clientKey` has < caps.freePerDay on the UTC day;
    * stored with source 'web'. Exact under concurrency, across processes and nodes: N concurrent calls never
    * admit more than the cap. A refused call stores and counts nothing; a failed one (rolled back) counts
-   * nothing either. Resolves once the rows are committed and durable. `count` is the count after this one.
+   * nothing either (DayClosedError when the submission's day is closed, as for submissions.write). Resolves
+   * once the rows are committed and durable. `count` is the count after this one.
    */
   submit(request: LimitedSubmission): Promise<LimitOutcome>;
   /** The key's free-tier count on a UTC day (0 when none). */

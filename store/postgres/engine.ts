@@ -16,6 +16,7 @@ import pg from 'pg';
 import {
   isPayingStatus,
   StorageUnavailableError,
+  DayClosedError,
   StoreClosedError,
   UniqueViolationError,
   type DayBatch,
@@ -160,7 +161,7 @@ function postgresStore(pool: pg.Pool): Store {
         return result;
       } catch (err) {
         const neutral = neutralError(err);
-        if (neutral !== err && !(neutral instanceof UniqueViolationError)) broken = true;
+        if (neutral !== err && !(neutral instanceof UniqueViolationError) && !(neutral instanceof DayClosedError)) broken = true;
         throw neutral;
       } finally {
         client.release(broken);
@@ -334,6 +335,14 @@ function postgresStore(pool: pg.Pool): Store {
             await c.query(INSERT_SUBMISSIONS, submissionColumns(rows.slice(i, i + ENQUEUE_CHUNK)));
           }
         }),
+      // SHARE on submissions waits for every transaction that has inserted a row to end and holds off new
+      // inserts until this one commits; the trigger of migration 3 refuses any later insert of a closed day.
+      closeThrough: (date) =>
+        tx(async (c) => {
+          await c.query('LOCK TABLE submissions IN SHARE MODE');
+          await c.query('INSERT INTO ledger_close (id, through) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET through = GREATEST(ledger_close.through, EXCLUDED.through)', [date]);
+        }),
+      closedThrough: async () => (await one<{ through: string }>('SELECT through FROM ledger_close WHERE id = 1'))?.through ?? '',
       async dates(after, before) {
         // One index seek per date (a skip scan) instead of reading every row of a million-row day.
         const dates: string[] = [];

@@ -2,7 +2,10 @@
 // server that cannot be reached or dropped the connection, becomes StorageUnavailableError; a repeated username
 // or e-mail UniqueViolationError. Callers never see SQLSTATE codes. Codes: PostgreSQL's appendix A "Error
 // Codes".
-import { StorageUnavailableError, UniqueViolationError } from '../store.ts';
+import { DayClosedError, StorageUnavailableError, UniqueViolationError } from '../store.ts';
+
+/** The refusal raised by the trigger of migration 3 (store/postgres/migrations.ts): SQLSTATE P0001, this text. */
+const DAY_CLOSED = /^timeseal: day closed: (\d{4}-\d{2}-\d{2})$/;
 
 /** SQLSTATE 23505 unique_violation. */
 export const UNIQUE_VIOLATION = '23505';
@@ -39,11 +42,14 @@ function lostMidStatement(err: unknown): boolean {
 /**
  * `err` as an engine-neutral error: StorageUnavailableError for a storage or connection fault (its code kept
  * for the log; `committed` when `mayHaveCommitted` and the connection was lost while the commit was under way),
- * UniqueViolationError for 23505 on the users table, else `err` itself.
+ * UniqueViolationError for 23505 on the users table, DayClosedError for the closed-day trigger's refusal, else
+ * `err` itself.
  */
 export function neutralError(err: unknown, mayHaveCommitted = false): unknown {
-  if (err instanceof StorageUnavailableError || err instanceof UniqueViolationError) return err;
+  if (err instanceof StorageUnavailableError || err instanceof UniqueViolationError || err instanceof DayClosedError) return err;
   const e = err as { code?: unknown; constraint?: unknown; table?: unknown; message?: string };
+  const closedDay = e?.code === 'P0001' ? DAY_CLOSED.exec(e.message ?? '') : null;
+  if (closedDay !== null) return new DayClosedError(closedDay[1]!);
   if (e?.code === UNIQUE_VIOLATION && e.table === 'users') {
     return new UniqueViolationError(/email/.test(String(e.constraint)) ? 'email' : 'username', e.message ?? 'unique violation');
   }

@@ -139,6 +139,27 @@ export const MIGRATIONS: string[] = [
     expires_at BIGINT NOT NULL
   );
   `,
+  // 3: closed days (Store.submissions.closeThrough), as SQLite's migration 8. closeThrough takes SHARE on
+  // submissions (it waits for every transaction that has inserted a row and not yet ended, and holds off new
+  // inserts) while it records the day; the trigger reads ledger_close when the row is inserted, after the
+  // insert's ROW EXCLUSIVE lock was granted, with a snapshot of its own (a VOLATILE function under READ
+  // COMMITTED), so it sees a close committed while the insert waited. Either the insert's transaction ended
+  // before the close and the build's read sees the row, or it is refused.
+  `
+  CREATE TABLE ledger_close (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    through TEXT NOT NULL
+  );
+  CREATE FUNCTION timeseal_day_open() RETURNS trigger LANGUAGE plpgsql VOLATILE AS $$
+  BEGIN
+    IF NEW.ledger_date <= (SELECT through FROM ledger_close WHERE id = 1) THEN
+      RAISE EXCEPTION 'timeseal: day closed: %', NEW.ledger_date;
+    END IF;
+    RETURN NEW;
+  END;
+  $$;
+  CREATE TRIGGER submissions_day_open BEFORE INSERT ON submissions FOR EACH ROW EXECUTE FUNCTION timeseal_day_open();
+  `,
 ];
 
 /** Applies the pending migrations (see the module comment); returns the versions it applied. */

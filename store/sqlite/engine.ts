@@ -17,6 +17,7 @@ import {
   type HistoryEntry,
   type LimitOutcome,
   type Store,
+  type Submission,
   type StripeChange,
   type SubscriptionFields,
   type ThrottleKey,
@@ -24,7 +25,7 @@ import {
   type ThrottleRecord,
   type User,
 } from '../store.ts';
-import { neutral } from './errors.ts';
+import { dayClosed, neutral } from './errors.ts';
 import { createSubmissionWriter, type SubmissionWriter } from './submission-writer.ts';
 
 export interface SqliteStoreOptions {
@@ -79,6 +80,14 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
 
   // --- limits
   const insertSubmission = submissionInserter(db);
+  /** One submission inside the caller's transaction; a closed day's refusal as DayClosedError. */
+  const insertRow = (row: Submission): void => {
+    try {
+      insertSubmission([row]);
+    } catch (err) {
+      throw dayClosed(err, [row]) ?? err;
+    }
+  };
   const countUpTo = (table: 'ip_rate_limit', key: string, date: string, max: number): number | undefined =>
     (
       sql(`INSERT INTO ${table} (ip_address, date, count) VALUES (?, ?, 1)
@@ -176,7 +185,17 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
         writer ??= createSubmissionWriter(file);
         return writer.write(row);
       },
-      enqueue: (rows) => run(() => enqueue(db, rows)),
+      enqueue: (rows) =>
+        run(() => {
+          try {
+            enqueue(db, rows);
+          } catch (err) {
+            throw dayClosed(err, rows) ?? err;
+          }
+        }),
+      closeThrough: (date) =>
+        tx(() => void sql('INSERT INTO ledger_close (id, through) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET through = max(through, excluded.through)').run(date)),
+      closedThrough: () => run(() => (sql('SELECT through FROM ledger_close WHERE id = 1').get() as { through: string } | undefined)?.through ?? ''),
       dates: (after, before) => run(() => datesWithSubmissions(db, after, before)),
       queueSize: (lastPublished) => run(() => queueSize(db, lastPublished)),
       readDay(date, options = {}) {
@@ -217,13 +236,13 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
                RETURNING count`,
             ).get(userId, time.slice(0, 7), time, caps.standardPerMonth) as { count: number } | undefined;
             if (row === undefined) return { allowed: false, tier: 'standard' };
-            insertSubmission([{ ...submission, source: 'account' }]);
+            insertRow({ ...submission, source: 'account' });
             sql('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(userId, submission.hash, time, time.slice(0, 10), submission.fileName ?? null);
             return { allowed: true, tier: 'standard', count: row.count };
           }
           const n = countUpTo('ip_rate_limit', clientKey, time.slice(0, 10), caps.freePerDay);
           if (n === undefined) return { allowed: false, tier: 'free' };
-          insertSubmission([{ ...submission, source: 'web' }]);
+          insertRow({ ...submission, source: 'web' });
           return { allowed: true, tier: 'free', count: n };
         }),
       dailyUsed: (clientKey, date) =>

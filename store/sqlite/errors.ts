@@ -1,6 +1,19 @@
 // The SQLite engine's errors made engine-neutral (store/store.ts): a full or failing disk becomes
 // StorageUnavailableError, a repeated username or e-mail UniqueViolationError. Callers never see SQLite codes.
-import { StorageUnavailableError } from '../store.ts';
+import { DayClosedError, StorageUnavailableError, type Submission } from '../store.ts';
+
+/** The text of store/db.ts's trigger submissions_day_open (migration 8). */
+const DAY_CLOSED = 'timeseal: day closed';
+
+/**
+ * DayClosedError when `err` is the refusal of the trigger that keeps closed days closed, for the earliest day
+ * of `rows` (closed days are a prefix, so that one is closed); else undefined.
+ */
+export function dayClosed(err: unknown, rows: readonly Submission[]): DayClosedError | undefined {
+  if ((err as { message?: unknown } | null | undefined)?.message !== DAY_CLOSED || rows.length === 0) return undefined;
+  const date = rows.map((r) => r.submittedAt.toISOString().slice(0, 10)).reduce((a, b) => (b < a ? b : a));
+  return new DayClosedError(date);
+}
 
 /**
  * 'full' for a write that found no space (SQLITE_FULL; ENOSPC or EDQUOT from a file call), 'io' for one that

@@ -22,7 +22,7 @@ import path from 'node:path';
 import { openDatabase } from '../db.ts';
 import { submissionInserter } from '../queue.ts';
 import { StoreClosedError, type Submission } from '../store.ts';
-import { neutralError, sqliteFault } from './errors.ts';
+import { dayClosed, neutralError, sqliteFault } from './errors.ts';
 
 export interface SubmissionWriter {
   write(row: Submission): Promise<void>;
@@ -92,7 +92,7 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
           insert([p.row]);
           committed.push(p);
         } catch (err) {
-          p.reject(neutralError(err));
+          p.reject(dayClosed(err, [p.row]) ?? neutralError(err));
         }
       }
     }

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectDay } from '../day-columns.ts';
-import { UniqueViolationError, type Store, type SubscriptionFields } from '../store.ts';
+import { DayClosedError, UniqueViolationError, type Store, type Submission, type SubscriptionFields } from '../store.ts';
 
 export interface OpenedStore {
   store: Store;
@@ -127,6 +127,97 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         }
         expect(seen).toBe(10);
         expect((await drain(store, '2026-03-10')).length).toBe(14);
+      });
+    });
+
+    describe('closed days', () => {
+      it('closeThrough refuses every later insert of a closed day by write, enqueue and limits.submit, storing and counting nothing; later days go on; it never moves back', async () => {
+        const store = await fresh();
+        expect(await store.submissions.closedThrough()).toBe('');
+        const before = { hash: hex(), submittedAt: new Date('2026-03-09T23:59:59.999Z'), source: 'api_beta' as const };
+        await store.submissions.write(before);
+        await store.submissions.closeThrough('2026-03-09');
+        expect(await store.submissions.closedThrough()).toBe('2026-03-09');
+        const late = (ms: number): Submission => ({ hash: hex(), submittedAt: new Date(Date.parse('2026-03-09T23:59:59.000Z') + ms), source: 'api_beta' });
+        const refused = await store.submissions.write(late(1)).then(() => undefined, (err: unknown) => err);
+        expect(refused).toBeInstanceOf(DayClosedError);
+        expect((refused as DayClosedError).date).toBe('2026-03-09');
+        // An earlier day is closed too.
+        await expect(store.submissions.write({ ...late(0), submittedAt: new Date('2026-03-01T10:00:00.000Z') })).rejects.toBeInstanceOf(DayClosedError);
+        // Rows of one group commit fail alone: the open day's rows written at the same time are stored.
+        const open10 = Array.from({ length: 5 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i), source: 'api_beta' as const }));
+        const mixed = await Promise.allSettled([...open10.map((r) => store.submissions.write(r)), store.submissions.write(late(2)), store.submissions.write(late(3))]);
+        expect(mixed.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
+        // enqueue: all or none.
+        await expect(store.submissions.enqueue([{ ...late(4), source: 'import' }, { hash: hex(), submittedAt: NOW, source: 'import' }])).rejects.toBeInstanceOf(DayClosedError);
+        // limits.submit: refused before it counts (the free tier's count of the day stays 0).
+        await expect(store.limits.submit({ submission: { hash: hex(), submittedAt: late(5).submittedAt }, clientKey: '192.0.2.9', caps: CAPS })).rejects.toBeInstanceOf(DayClosedError);
+        expect(await store.limits.dailyUsed('192.0.2.9', '2026-03-09')).toBe(0);
+        const userId = await newUser(store);
+        await store.stripeEvents.apply({ id: `evt_${hex()}`, type: 'customer.subscription.updated', created: 1, receivedAt: NOW }, { kind: 'checkout', userId, fields: fields() });
+        await expect(store.limits.submit({ submission: { hash: hex(), submittedAt: late(6).submittedAt }, clientKey: '192.0.2.9', userId, caps: CAPS })).rejects.toBeInstanceOf(DayClosedError);
+        expect(await store.limits.monthlyUsed(userId, '2026-03')).toBe(0);
+        expect(await store.history.list(userId)).toEqual([]);
+        expect((await store.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.9', userId, caps: CAPS })).allowed).toBe(true);
+        // Only the rows acknowledged before the close are in the closed day.
+        expect((await drain(store, '2026-03-09')).map((r) => r[0])).toEqual([before.hash]);
+        expect(await drain(store, '2026-03-10')).toHaveLength(6);
+        // Never back: an earlier day changes nothing; a later one moves on, from another store too.
+        await store.submissions.closeThrough('2026-03-01');
+        expect(await store.submissions.closedThrough()).toBe('2026-03-09');
+        const other = await open();
+        await other.submissions.closeThrough('2026-03-10');
+        expect(await store.submissions.closedThrough()).toBe('2026-03-10');
+        await expect(store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'api_beta' })).rejects.toBeInstanceOf(DayClosedError);
+        await store.submissions.write({ hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'api_beta' });
+      });
+
+      it('submissions racing builds around midnight from two stores, with random delays: every acknowledged row is in its day as read after the close, every refused one is not', async () => {
+        const a = await fresh();
+        const b = await open();
+        const builder = await open();
+        const days = ['2026-03-10', '2026-03-11', '2026-03-12'];
+        const acknowledged = new Map<string, string>();
+        const refused = new Map<string, string>();
+        const built = new Map<string, Set<string>>();
+        const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+        const rand = (n: number) => crypto.randomInt(n);
+        let building = true;
+        // Writers whose clocks lag: each writes rows of the day being closed (and of the next) until the builds end.
+        const writer = async (store: Store, w: number): Promise<void> => {
+          for (let i = 0; building; i++) {
+            const day = days[Math.min(days.length - 1, Math.max(0, built.size - (i % 2)))]!;
+            const row: Submission = { hash: hex(), submittedAt: new Date(`${day}T23:59:${String(w).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}Z`), source: w % 2 ? 'api_beta' : 'web' };
+            const wrote = w % 3 === 2 ? store.limits.submit({ submission: row, clientKey: `198.51.100.${w}-${i}`, caps: { freePerDay: 1000, standardPerMonth: 1000 } }).then(() => undefined) : store.submissions.write(row);
+            await wrote.then(
+              () => acknowledged.set(row.hash, day),
+              (err: unknown) => {
+                expect(err).toBeInstanceOf(DayClosedError);
+                refused.set(row.hash, day);
+              },
+            );
+            if (rand(3) === 0) await pause(rand(3));
+          }
+        };
+        const builds = (async () => {
+          for (const day of days) {
+            await pause(5 + rand(25));
+            await builder.submissions.closeThrough(day);
+            built.set(day, new Set((await drain(builder, day)).map((r) => r[0])));
+          }
+          building = false;
+        })();
+        await Promise.all([builds, ...Array.from({ length: 6 }, (_, w) => writer(w % 2 ? a : b, w))]);
+        let acknowledgedClosed = 0;
+        for (const [hash, day] of acknowledged) {
+          expect(built.get(day)?.has(hash) ?? false, `acknowledged ${hash} of ${day}`).toBe(true);
+          acknowledgedClosed++;
+        }
+        for (const [hash, day] of refused) expect(built.get(day)?.has(hash) ?? false).toBe(false);
+        // Each built day holds only rows that were acknowledged.
+        for (const [day, hashes] of built) for (const hash of hashes) expect(acknowledged.get(hash)).toBe(day);
+        expect(acknowledgedClosed).toBeGreaterThan(0);
+        expect(refused.size).toBeGreaterThan(0);
       });
     });
 

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, ORIGIN, childEnv, projectEnv } from '../../ingest/test/fixture.ts';
 import { makeHashes, removeTempProjects, run, tempProject, treeDiff, treeDigest, writeHashFile } from '../../test/cli/helpers.ts';
-import { postgresForSuite, startPostgres } from '../../test/support/postgres.ts';
+import { createDatabase, postgresForSuite, startPostgres } from '../../test/support/postgres.ts';
 import { openStore } from '../index.ts';
 import { MIGRATIONS } from '../postgres/migrations.ts';
 import { StorageUnavailableError, type DayRow, type Store, type Submission } from '../store.ts';
@@ -26,16 +26,7 @@ const databases: string[] = [];
 async function newDatabase(): Promise<string> {
   const name = `store_${databases.length + 1}_${crypto.randomBytes(3).toString('hex')}`;
   databases.push(name);
-  const admin = new pg.Client({ connectionString: server.url });
-  await admin.connect();
-  try {
-    await admin.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await admin.end();
-  }
-  const url = new URL(server.url);
-  url.pathname = `/${name}`;
-  return url.toString();
+  return createDatabase(server.url, name);
 }
 
 let current = '';
@@ -151,6 +142,7 @@ describe('PostgreSQL engine', () => {
         'auth_throttle',
         'contact_messages',
         'ip_rate_limit',
+        'ledger_close',
         'professional_waitlist',
         'quota_usage',
         'schedule_lease',

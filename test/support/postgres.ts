@@ -66,8 +66,8 @@ export function postgresForSuite(): { readonly url: string } {
   };
 }
 
-async function freshDatabaseOn(serverUrl: string): Promise<TestPostgres> {
-  const name = `timeseal_test_${crypto.randomBytes(6).toString('hex')}`;
+/** Creates the database `name` on the server at `serverUrl` (a superuser's URL); the new database's URL. */
+export async function createDatabase(serverUrl: string, name: string): Promise<string> {
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
   try {
@@ -77,9 +77,15 @@ async function freshDatabaseOn(serverUrl: string): Promise<TestPostgres> {
   }
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function freshDatabaseOn(serverUrl: string): Promise<TestPostgres> {
+  const name = `timeseal_test_${crypto.randomBytes(6).toString('hex')}`;
+  const url = await createDatabase(serverUrl, name);
   let stopped = false;
   return {
-    url: url.toString(),
+    url,
     async stop() {
       if (stopped) return;
       stopped = true;
