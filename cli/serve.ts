@@ -76,7 +76,11 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     const { release, added } = await releaseVerifier({ file: verifier, archive: c.config.archive, store: await c.store(), now: c.clock() });
     if (added) logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
   }
-  const app = await buildApp({ config: c.config, ingest, clock: c.clock, store: await c.store(), mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin) }, logger);
+  const store = await c.store();
+  // A node on PostgreSQL checks its clock against the database server's (not with TIMESEAL_NOW, which moves the
+  // clock on purpose; on SQLite the database is this machine's own file).
+  const checkClock = store.engine === 'postgres' && !process.env.TIMESEAL_NOW;
+  const app = await buildApp({ config: c.config, ingest, clock: c.clock, store, mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin), checkClock }, logger);
   const stopped = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));

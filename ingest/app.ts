@@ -34,6 +34,7 @@ import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import { siteConfigRoutes } from './routes/site-config.ts';
 import type { ArchiveAccess, Services } from './services.ts';
+import { createClockCheck } from './clock-check.ts';
 import { createSubmissionGate } from './submission-gate.ts';
 import { registerRequestLog } from './request-log.ts';
 import { httpLimits, httpServerFactory, type HttpLimits } from './server.ts';
@@ -54,6 +55,9 @@ export interface AppOptions {
   accounts?: AccountsConfig;
   /** How long a request for the first index-sha256.json waits for it (ingest/index-json.ts READY_WAIT_MS). */
   indexJsonWaitMs?: number;
+  /** Check this node's clock against the database's (clock-check.ts): `timeseal serve` on PostgreSQL with the
+   * system clock. Measured once before the server is ready, then every CHECK_EVERY_MS. */
+  checkClock?: boolean;
 }
 
 /**
@@ -96,6 +100,10 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   const { config, ingest } = options;
   let keys: PublicKeys | undefined;
   const publicKeys = (): PublicKeys => (keys ??= loadPublicKeys(config.keys));
+  const store = options.store;
+  const clockCheck = options.checkClock
+    ? createClockCheck({ databaseTime: async () => (await store.databaseTime()) ?? Date.now(), log: fastify.log })
+    : undefined;
   const services: Services = {
     config,
     ingest,
@@ -104,8 +112,12 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     archive: createArchiveView(config.archive, options.archiveAccess, publicKeys),
     publicKeys,
     mailer: options.mailer,
-    gate: createSubmissionGate({ archive: config.archive, log: fastify.log }),
+    gate: createSubmissionGate({ archive: config.archive, log: fastify.log, ...(clockCheck ? { clockCheck } : {}) }),
   };
+  if (clockCheck) {
+    await clockCheck.measure();
+    fastify.addHook('onClose', async () => clockCheck.stop());
+  }
 
   fastify.removeAllContentTypeParsers();
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);

@@ -18,6 +18,7 @@
 // when a write succeeds again. Submissions are still attempted while it lasts: the next one that succeeds
 // is what clears it.
 import { clockBehindArchive, clockBehindText, lastPublishedDayReader } from '../runtime/clock-guard.ts';
+import type { ClockCheck } from './clock-check.ts';
 import type { StorageFault } from './errors.ts';
 
 export interface GateLog {
@@ -51,7 +52,7 @@ export interface SubmissionGate {
    * What keeps submissions from being stored at UTC date `today`, or null when they are open: the clock
    * behind the archive first, else a failing disk. Counts nothing.
    */
-  condition(today: string): ((ClockCondition & { kind: 'clock' }) | (StorageCondition & { kind: 'storage' })) | null;
+  condition(today: string): ((ClockCondition & { kind: 'clock' }) | (StorageCondition & { kind: 'storage' }) | { kind: 'skew'; problem: string }) | null;
   /** A write failed because the disk is full or failing (the caller answered 503): counted and logged. */
   storageFailed(fault: StorageFault, err: unknown): void;
   /** A submission was stored: ends a storage failure (one log line); otherwise a single comparison. */
@@ -69,6 +70,8 @@ export interface GateOptions {
   now?: () => number;
   /** Wall-clock time of a storage failure, for `since` (default the system clock). */
   wallClock?: () => Date;
+  /** The check of this node's clock against the database's (clock-check.ts); none: not checked. */
+  clockCheck?: ClockCheck;
 }
 
 /** The text of a failing disk, in /api/queue-stats.php. */
@@ -105,6 +108,8 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
 
   return {
     refusal(today) {
+      const skew = options.clockCheck?.problem() ?? null;
+      if (skew !== null) return `${skew} Nothing was stored.`;
       const last = lastPublished();
       if (!clockBehindArchive(today, last)) {
         if (paused) {
@@ -133,6 +138,8 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
     condition(today) {
       const last = lastPublished();
       if (clockBehindArchive(today, last)) return { kind: 'clock', clockDate: today, lastPublishedDay: last, problem: pausedProblem(today, last) };
+      const skew = options.clockCheck?.problem() ?? null;
+      if (skew !== null) return { kind: 'skew', problem: skew };
       return storage === undefined ? null : { kind: 'storage', ...storage };
     },
     storageFailed(fault, err) {

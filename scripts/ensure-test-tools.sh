@@ -2,8 +2,9 @@
 # Debian packages the tests use as independent cross-checks, installed with apt-get when missing so a fresh
 # machine passes `make test`: openssl (ECDSA signatures), python3-opentimestamps (the OpenTimestamps reference
 # library, for .ots files), chromium (browser tests, once the site has them), postgresql (a private
-# PostgreSQL cluster per test run: test/support/postgres.ts), nginx (the several-node topology in deploy/) and
-# poppler-utils (pdftotext reads the PDF certificates).
+# PostgreSQL cluster per test run: test/support/postgres.ts), nginx (the several-node topology in deploy/),
+# poppler-utils (pdftotext reads the PDF certificates) and faketime (a node whose clock is off, for the clock
+# check against the database's).
 set -euo pipefail
 need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
@@ -13,6 +14,7 @@ fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
+command -v faketime >/dev/null 2>&1 || need+=(faketime)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing test tools: ${need[*]}" >&2

@@ -387,6 +387,11 @@ export interface Store {
   readonly history: HistoryStore;
   /** Leases with expiry (the schedule's 'schedule' lease: one `timeseal serve` node runs it at a time). */
   readonly lease: LeaseStore;
+  /**
+   * The database server's clock (ms since the epoch), for the nodes' clock check (ingest/clock-check.ts);
+   * undefined when the database is this process's own file (SQLite: the machine's clock is the node's).
+   */
+  databaseTime(): Promise<number | undefined>;
   /** Commits what is pending (pending writes resolve or reject), then closes; later calls reject with
    * StoreClosedError. */
   close(): Promise<void>;

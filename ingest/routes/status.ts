@@ -53,7 +53,7 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const paused = s.gate.condition(now.slice(0, 10));
       reply.header('Cache-Control', 'no-cache');
       return {
-        status: paused === null ? 'operational' : paused.kind === 'clock' ? PAUSED_STATUS : STORAGE_STATUS,
+        status: paused === null ? 'operational' : paused.kind === 'storage' ? STORAGE_STATUS : PAUSED_STATUS,
         lastUpdate: now,
         latestAnchoredDay: s.archive.otsStatus()?.latest_ots_ok ?? '',
         queueSize: await s.store.submissions.queueSize(last),

@@ -571,6 +571,8 @@ function postgresStore(pool: pg.Pool): Store {
       get: (id, userId) => one<HistoryEntry>(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = $1 AND user_id = $2`, [id, userId]),
     },
 
+    databaseTime: async () => (await one<{ ms: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms'))!.ms,
+
     lease: {
       acquire: async (name, holder, ttlMs, nowMs) =>
         (

@@ -394,6 +394,8 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       get: (id, userId) => run(() => sql(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = ? AND user_id = ?`).get(id, userId) as HistoryEntry | undefined),
     },
 
+    databaseTime: () => Promise.resolve(undefined),
+
     lease: {
       acquire: (name, holder, ttlMs, nowMs) =>
         run(

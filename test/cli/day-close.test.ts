@@ -207,3 +207,29 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (engine) => {
     process.stderr.write(`day-close ${engine} held by a lock: ${statuses.filter((s) => s === 201).length} of 5 held submissions acknowledged, all published\n`);
   }, 120_000);
 });
+
+describe("a node's clock against the database's (PostgreSQL)", () => {
+  it('a node whose clock is 90 s behind the database server\'s refuses submissions (503, nothing stored) and says why; a node that agrees accepts them', async () => {
+    const p = await project('postgres', 'skew');
+    // Without TIMESEAL_NOW: the system clock, which faketime moves back 90 s for the skewed node alone.
+    const skewed = await startServer(p.dir, p.env, [], ['faketime', '-f', '-90s']);
+    nodes.push(skewed);
+    const good = await startServer(p.dir, p.env);
+    nodes.push(good);
+    const hash = randomHash();
+    const res = await fetch(`${skewed.url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+    expect(res.status).toBe(503);
+    const body = (await res.json()) as { error: string };
+    expect(body.error).toMatch(/^The server's clock is (8\d|9\d) s behind its database's; submissions are paused until it is corrected\. Nothing was stored\.$/);
+    const site = await fetch(`${skewed.url}/api/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+    expect(site.status).toBe(503);
+    const stats = (await (await fetch(`${skewed.url}/api/queue-stats.php`)).json()) as { submissionsOpen: boolean; problem?: string; queueSize: number };
+    expect(stats.submissionsOpen).toBe(false);
+    expect(stats.problem).toMatch(/clock is \d+ s behind its database's/);
+    expect(stats.queueSize).toBe(0);
+    expect(skewed.stderr()).toMatch(/CLOCK SKEW: The server's clock is \d+ s behind its database's/);
+    expect(await submit(good, hash)).toBe(201);
+    const goodStats = (await (await fetch(`${good.url}/api/queue-stats.php`)).json()) as { submissionsOpen: boolean; queueSize: number };
+    expect(goodStats).toMatchObject({ submissionsOpen: true, queueSize: 1 });
+  }, 120_000);
+});
