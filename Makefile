@@ -16,7 +16,7 @@ NODE_DEP := $(LOCAL_NODE)/bin/node
 endif
 export ASTRO_TELEMETRY_DISABLED := 1
 
-.PHONY: install build start test bench typecheck clean
+.PHONY: install build start test screenshots bench typecheck clean
 
 install: node_modules/.installed
 
@@ -45,6 +45,16 @@ test: install
 	npx tsc --noEmit -p site/tsconfig.json
 	node scripts/build.ts
 	npx vitest run
+
+# PNGs of every page at 1280 and 390 px, dark and light, and of the screens the browser tests reach, in
+# test-results/screenshots (`make test` takes none): the browser test files run with TIMESEAL_SCREENSHOTS=1,
+# which makes their capture() calls write and registers the tests that only take screenshots.
+screenshots: install
+	bash scripts/ensure-test-tools.sh
+	node scripts/build.ts
+	rm -rf test-results/screenshots
+	TIMESEAL_SCREENSHOTS=1 npx vitest run test/site/*.browser.test.ts test/accounts/*.browser.test.ts test/verifier/offline*.test.ts
+	@echo "screenshots: $$(ls test-results/screenshots/*.png | wc -l) PNG files in $(CURDIR)/test-results/screenshots"
 
 bench: install
 	node bench/run.ts

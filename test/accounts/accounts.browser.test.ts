@@ -2,7 +2,8 @@
 // server on loopback and the Stripe stand-in: sign-up rules, the free dashboard, resend, the checkout 403 toast
 // and redirect, e-mail verification states, checkout, signed webhooks, the paying dashboard (usage, renewal,
 // history, escaped file names, certificates), the portal, logout, the login error box, forgot and reset
-// password. Screenshots of every account screen land in test-results/screenshots/accounts-*.png.
+// password. Under `make screenshots` (TIMESEAL_SCREENSHOTS=1) screenshots of every account screen land in
+// test-results/screenshots/accounts-*.png; `make test` takes none.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +11,7 @@ import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from '../../ingest/accounts/test/stand-ins.ts';
-import { createProject, ensureBuilt, launchBrowser, removeProject, SCREENSHOTS, startServer, type Project, type Server } from '../site/helpers.ts';
+import { capture, CAPTURE, createProject, ensureBuilt, launchBrowser, pngProblems, removeProject, settled, startServer, type Project, type Server } from '../site/helpers.ts';
 
 const NOW = '2025-11-02T03:06:00.000Z';
 let project: Project;
@@ -41,10 +42,8 @@ async function hydrated(page: Page, selector: string): Promise<void> {
 
 const toastText = (page: Page) => page.locator('#toaster .toast').first();
 
-async function shoot(page: Page, name: string): Promise<void> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `accounts-${name}.png`), fullPage: true });
-}
+/** A full-page screenshot test-results/screenshots/accounts-<name>.png under `make screenshots`; nothing otherwise. */
+const shoot = (page: Page, name: string) => capture(page, `accounts-${name}`, { fullPage: true });
 
 async function deliver(event: { payload: string; signature: string }): Promise<number> {
   const res = await fetch(`${server.url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.payload });
@@ -193,7 +192,7 @@ describe('account screens', () => {
     await expect(page.locator('[data-testid=history-item]').textContent()).resolves.toContain('Nov 2, 2025 3:06 AM');
     await expect(page.locator('[data-testid=history-item] img').count()).resolves.toBe(0);
     await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
-    await shoot(page, 'dashboard-standard-desktop-dark');
+    await shoot(page, 'dashboard-standard-after-checkout-desktop-dark');
 
     // "Download Certificate" downloads the PDF (issue 15); its text (pdftotext) holds the file name as text.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download Certificate' }).click()]);
@@ -287,27 +286,36 @@ describe('account screens', () => {
     await context.close();
   });
 
-  it('captures the account screens in both themes on desktop and phone', async () => {
-    for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
-      for (const theme of ['dark', 'light'] as const) {
-        const { context: c, page: p } = await newPage({ theme, width });
-        for (const route of ['/login', '/signup', '/forgot-password', '/reset-password?token=x', '/verify-email?token=' + 'x'.repeat(43)]) {
-          await p.goto(route, { waitUntil: 'networkidle' });
-          await p.waitForTimeout(200);
-          await shoot(p, `${route.slice(1).split('?')[0]}-${label}-${theme}`);
+  // Only takes screenshots: registered under `make screenshots` alone. After the tests above, which made the
+  // paying account (history, certificates) and set its password to "difference engine".
+  if (CAPTURE) {
+    it('captures the account screens in both themes on desktop and phone', async () => {
+      const start = Date.now();
+      const written: string[] = [];
+      for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
+        for (const theme of ['dark', 'light'] as const) {
+          const { context: c, page: p } = await newPage({ theme, width });
+          for (const route of ['/login', '/signup', '/forgot-password', '/reset-password?token=x', '/verify-email?token=' + 'x'.repeat(43)]) {
+            await p.goto(route);
+            await settled(p);
+            written.push((await shoot(p, `${route.slice(1).split('?')[0]}-${label}-${theme}`))!);
+          }
+          await p.goto('/login');
+          await hydrated(p, 'form[aria-label="Log in"]');
+          await p.getByLabel('Username', { exact: true }).fill(user.username);
+          await p.getByLabel('Password', { exact: true }).fill('difference engine');
+          await p.getByRole('button', { name: 'Log in' }).click();
+          await p.waitForURL('**/dashboard');
+          await p.locator('[data-testid=history-item]').first().waitFor();
+          await settled(p);
+          written.push((await shoot(p, `dashboard-standard-${label}-${theme}`))!);
+          await c.close();
         }
-        await p.goto('/login');
-        await hydrated(p, 'form[aria-label="Log in"]');
-        await p.getByLabel('Username', { exact: true }).fill(user.username);
-        await p.getByLabel('Password', { exact: true }).fill('difference engine');
-        await p.getByRole('button', { name: 'Log in' }).click();
-        await p.waitForURL('**/dashboard');
-        await p.locator('[data-testid=history-item]').first().waitFor();
-        await shoot(p, `dashboard-standard-${label}-${theme}`);
-        await c.close();
       }
-    }
-  }, 120_000);
+      expect(written).toHaveLength(2 * 2 * 6);
+      expect(pngProblems(written, start)).toEqual([]);
+    }, 120_000);
+  }
 
   it('raised no uncaught error in any page', () => {
     expect(pageErrors).toEqual([]);

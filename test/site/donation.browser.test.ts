@@ -1,13 +1,14 @@
 // The /beta-api donation link follows the server's DONATION_URL at run time (issue 12): a "Donate by card" link
-// to it when set, nothing when unset (the site is built once for every deployment). Also screenshots of the
-// pages this change and the PDF certificate touch (the /beta-api support card; a found hash's downloads on
-// /verify with "Download certificate (PDF)"), at 1280 and 390 px, dark and light.
+// to it when set, nothing when unset (the site is built once for every deployment). Under `make screenshots`
+// (TIMESEAL_SCREENSHOTS=1) also screenshots of the pages this change and the PDF certificate touch (the /beta-api
+// support card; a found hash's downloads on /verify with "Download certificate (PDF)"), at 1280 and 390 px, dark
+// and light.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createProject, ensureBuilt, launchBrowser, removeProject, ROOT, SCREENSHOTS, startServer, type Project, type Server } from './helpers.ts';
+import { capture, CAPTURE, createProject, ensureBuilt, launchBrowser, removeProject, ROOT, startServer, type Project, type Server } from './helpers.ts';
 
 const DONATE = 'https://donate.example/timeseal?x=1&y=2';
 const NOW = '2025-11-03T10:00:00.000Z';
@@ -49,21 +50,21 @@ afterAll(async () => {
   for (const p of projects) removeProject(p);
 });
 
-it('with DONATION_URL the support card links to it; screenshots', async () => {
+it('with DONATION_URL the support card links to it', async () => {
   const server = await serve({ DONATION_URL: DONATE });
   const page = await open(server, '/beta-api');
   const link = page.getByRole('link', { name: 'Donate by card' });
   await link.waitFor();
   await expect(link.getAttribute('href')).resolves.toBe(DONATE);
   await page.context().close();
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  for (const width of [1280, 390]) {
+  // The support card at both widths, in both themes: for the screenshots only.
+  for (const width of CAPTURE ? [1280, 390] : []) {
     for (const theme of ['light', 'dark'] as const) {
       const p = await open(server, '/beta-api', width, theme);
       await p.getByRole('link', { name: 'Donate by card' }).waitFor();
       const card = p.locator('section[aria-labelledby=support-title]');
       await card.scrollIntoViewIfNeeded();
-      await card.screenshot({ path: path.join(SCREENSHOTS, `beta-api-donation-${width}-${theme}.png`) });
+      await capture(card, `beta-api-donation-${width}-${theme}`);
       await p.context().close();
     }
   }
@@ -84,7 +85,7 @@ it('without DONATION_URL there is no donation link or promise; the found result 
       const pdf = downloads.getByRole('link', { name: 'Download certificate (PDF)' });
       await expect(pdf.getAttribute('href')).resolves.toBe(`/api/certificate.php?hash=${SEALED_SHA256}&format=pdf`);
       await downloads.scrollIntoViewIfNeeded();
-      await downloads.screenshot({ path: path.join(SCREENSHOTS, `verify-downloads-pdf-${width}-${theme}.png`) });
+      await capture(downloads, `verify-downloads-pdf-${width}-${theme}`);
       if (width === 1280 && theme === 'light') {
         const [download] = await Promise.all([p.waitForEvent('download'), pdf.click()]);
         expect(download.suggestedFilename()).toBe(`timeseal-certificate-${SEALED_SHA256.slice(0, 12)}-2025-11-02.pdf`);
@@ -94,7 +95,7 @@ it('without DONATION_URL there is no donation link or promise; the found result 
   }
 });
 
-it('verify-email: a link that succeeded in this tab shows "already verified" on reload, not "Verification Failed"; screenshots', async () => {
+it('verify-email: a link that succeeded in this tab shows "already verified" on reload, not "Verification Failed"', async () => {
   const server = servers[0] ?? (await serve({}));
   for (const width of [1280, 390]) {
     for (const theme of ['light', 'dark'] as const) {
@@ -107,7 +108,7 @@ it('verify-email: a link that succeeded in this tab shows "already verified" on 
       await page.goto('/verify-email?token=used-token');
       await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
       await page.getByText('Your email address is already verified').waitFor();
-      await page.screenshot({ path: path.join(SCREENSHOTS, `verify-email-already-${width}-${theme}.png`) });
+      await capture(page, `verify-email-already-${width}-${theme}`);
       await context.close();
     }
   }

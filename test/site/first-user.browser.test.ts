@@ -1,7 +1,8 @@
 // What a first user meets (issue 15), in Debian's Chromium against the real server (`timeseal serve --demo`
 // on a temporary project): no page scrolls sideways on a phone, every control shows where the keyboard
 // focus is, the home hero stays put while files are added, dialogs and toasts, search input, status labels,
-// the free tier's limit, and the downloads a person needs to verify offline.
+// the free tier's limit, and the downloads a person needs to verify offline. Screenshots of what these tests show
+// only under `make screenshots` (TIMESEAL_SCREENSHOTS=1, test/site/helpers.ts capture()).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,7 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTlogProof, verifyTlogProof } from '../../core/tlog-proof.ts';
 import { loadPublicKeys } from '../../runtime/keys.ts';
-import { createProject, ensureBuilt, ROOT, launchBrowser, removeProject, ROUTES, SCREENSHOTS, startServer, type Project, type Server } from './helpers.ts';
+import { capture, CAPTURE, createProject, ensureBuilt, ROOT, launchBrowser, pngProblems, removeProject, ROUTES, settled, startServer, type Project, type Server } from './helpers.ts';
 
 /** The server's clock: the demo ledger is the day before (2025-11-02). */
 const NOW = '2025-11-03T10:00:00.000Z';
@@ -42,9 +43,11 @@ async function hydrated(page: Page, selector: string): Promise<void> {
   }, selector);
 }
 
-async function screenshot(page: Page, name: string, fullPage = true): Promise<void> {
-  fs.mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage });
+/** Opens `route` and waits until it has settled; /dashboard without a session first goes on to /login. */
+async function openSettled(page: Page, route: string): Promise<void> {
+  await page.goto(route);
+  if (route === '/dashboard') await page.waitForURL('**/login');
+  await settled(page);
 }
 
 beforeAll(async () => {
@@ -68,8 +71,7 @@ describe('phone widths', () => {
     for (const width of [320, 390, 430]) {
       const { context, page } = await newPage({ width, height: 800 });
       for (const route of ALL_ROUTES) {
-        await page.goto(route);
-        await page.waitForLoadState('networkidle');
+        await openSettled(page, route);
         const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
         if (scrollWidth > innerWidth) overflowing.push(`${route} at ${width} px: ${scrollWidth} px wide`);
       }
@@ -118,7 +120,7 @@ describe('keyboard focus', () => {
       expect(seen.width, route).toBeGreaterThan(40);
       expect(seen.outlineStyle, route).not.toBe('none');
       expect(seen.outlineWidth, route).toBeGreaterThanOrEqual(2);
-      await screenshot(page, `focus-${route === '/' ? 'home' : route.slice(1)}`, false);
+      await capture(page, `focus-${route === '/' ? 'home' : route.slice(1)}`);
     }
     await context.close();
   }, 60_000);
@@ -128,8 +130,7 @@ describe('keyboard focus', () => {
     for (const theme of ['dark', 'light'] as const) {
       const { context, page } = await newPage({ theme });
       for (const route of ALL_ROUTES) {
-        await page.goto(route);
-        await page.waitForLoadState('networkidle');
+        await openSettled(page, route);
         const seen = new Set<string>();
         for (let i = 0; i < 80; i++) {
           await page.keyboard.press('Tab');
@@ -162,27 +163,33 @@ describe('home hero', () => {
     await page.waitForFunction(() => document.querySelectorAll('[data-testid=file-hash]').length === 8);
     const after = await page.locator('h1').evaluate((h) => h.getBoundingClientRect().top + window.scrollY);
     expect(after).toBe(before);
-    await screenshot(page, 'home-8-files', false);
+    await capture(page, 'home-8-files');
     await context.close();
   }, 60_000);
 });
 
-describe('screenshots', () => {
-  it('captures the pages this issue touches, at 1280 and 390 px, dark and light', async () => {
-    for (const route of ['/', '/proof', '/verify', '/ledgers', '/live', '/pricing', '/beta-api']) {
-      for (const theme of ['dark', 'light'] as const) {
-        for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
-          const { context, page } = await newPage({ theme, width, height: 900 });
-          await page.goto(route);
-          await page.waitForLoadState('networkidle');
-          const name = route === '/' ? 'home' : route.slice(1);
-          await screenshot(page, `first-user-${name}-${label}-${theme}`);
-          await context.close();
+// Only takes screenshots: registered under `make screenshots` alone.
+if (CAPTURE) {
+  describe('screenshots', () => {
+    it('captures the pages this issue touches, at 1280 and 390 px, dark and light', async () => {
+      const start = Date.now();
+      const written: string[] = [];
+      for (const route of ['/', '/proof', '/verify', '/ledgers', '/live', '/pricing', '/beta-api']) {
+        for (const theme of ['dark', 'light'] as const) {
+          for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
+            const { context, page } = await newPage({ theme, width, height: 900 });
+            await openSettled(page, route);
+            const name = route === '/' ? 'home' : route.slice(1);
+            written.push((await capture(page, `first-user-${name}-${label}-${theme}`, { fullPage: true }))!);
+            await context.close();
+          }
         }
       }
-    }
-  }, 180_000);
-});
+      expect(written).toHaveLength(7 * 2 * 2);
+      expect(pngProblems(written, start)).toEqual([]);
+    }, 180_000);
+  });
+}
 
 describe('dialogs, menus and disabled buttons', () => {
   it('shows a toast raised while the waitlist dialog is open above its backdrop, and it can be dismissed', async () => {
@@ -204,7 +211,7 @@ describe('dialogs, menus and disabled buttons', () => {
       return !!hit && t.contains(hit);
     });
     expect(onTop).toBe(true);
-    await screenshot(page, 'waitlist-dialog-toast', false);
+    await capture(page, 'waitlist-dialog-toast');
     await toastEl.locator('.toast-close').click({ timeout: 3000 });
     expect(await toastEl.count()).toBe(0);
     expect(await page.locator('dialog[open]').count()).toBe(1);
@@ -244,7 +251,8 @@ describe('dialogs, menus and disabled buttons', () => {
       await page.fill('#search-hash', 'a'.repeat(64));
       await page.waitForFunction(() => !(document.querySelector('#search-hash ~ button[type=submit]') as HTMLButtonElement).disabled);
       await page.mouse.move(0, 0);
-      await page.waitForTimeout(200);
+      // The colour is read once its transition (transition-colors) to the enabled look has finished.
+      await search.evaluate((b) => Promise.all(b.getAnimations().map((a) => a.finished)).then(() => undefined));
       const enabled = await search.evaluate((b, fn) => (0, eval)(fn)(b) as number, chroma.toString());
       expect(enabled, `${theme} enabled`).toBeGreaterThan(60);
       expect(disabled.chroma, `${theme} disabled`).toBeLessThan(40);
@@ -339,7 +347,7 @@ describe("the free tier's daily limit on the file list", () => {
     await expect(notice.textContent()).resolves.toMatch(/^Daily limit reached: the free tier allows 2 timestamps per day\. It resets at 00:00 UTC \(in \d+ (h \d+ )?min\)\./);
     expect((await notice.textContent())!.toLowerCase()).not.toContain('upgrade');
     expect(await page.locator('#toaster').textContent()).not.toMatch(/upgrade/i);
-    await screenshot(page, 'free-limit-home', false);
+    await capture(page, 'free-limit-home');
 
     const before = submits.length;
     await page.setInputFiles('#home-dropzone-input', writeFiles('after-limit', 1));
@@ -368,7 +376,7 @@ describe("the free tier's daily limit on the file list", () => {
     expect(res.status(), await res.text()).toBeLessThan(300);
     await page.goto('/dashboard');
     await expect(page.locator('[data-testid=daily-card] [data-testid=daily-usage]').textContent()).resolves.toBe('2 of 2 today');
-    await screenshot(page, 'dashboard-free-usage', false);
+    await capture(page, 'dashboard-free-usage');
     await context.close();
   }, 60_000);
 });
@@ -383,9 +391,11 @@ describe('pricing without payments', () => {
     const button = card.getByRole('button', { name: 'Subscribe Now' });
     await expect(button.isDisabled()).resolves.toBe(true);
     await button.click({ force: true });
+    // Asserts an absence (the disabled button goes nowhere), so there is nothing to wait for: a navigation the
+    // click would wrongly start has 300 ms to change the URL.
     await page.waitForTimeout(300);
     expect(new URL(page.url()).pathname).toBe('/pricing');
-    await screenshot(page, 'pricing-no-payments', false);
+    await capture(page, 'pricing-no-payments');
     await context.close();
   });
 });
@@ -404,7 +414,7 @@ describe('what a person needs to verify offline', () => {
     const pending = card.getByRole('button', { name: 'OTS proof: pending, usually within 24 hours' });
     await expect(pending.isDisabled()).resolves.toBe(true);
     await expect(card.locator('[data-testid=ots-reason]').textContent()).resolves.toMatch(/^No OpenTimestamps file yet: .+\.$/);
-    await screenshot(page, 'ledgers-ots-pending', false);
+    await capture(page, 'ledgers-ots-pending');
     await context.close();
   });
 
@@ -436,14 +446,15 @@ describe('what a person needs to verify offline', () => {
     // The demo day is not anchored: no per-hash .ots yet (it would be a 404), a pending note instead.
     expect(await downloads.locator('a[href$=".ots"]').count()).toBe(0);
     await expect(downloads.locator('[data-testid=ots-pending]').textContent()).resolves.toBe('OTS proof: pending, usually within 24 hours');
-    await screenshot(page, 'verify-found-downloads', false);
+    await capture(page, 'verify-found-downloads');
     await context.close();
-    for (const theme of ['light', 'dark'] as const) {
+    // The result at phone width, in both themes: for the screenshots only.
+    for (const theme of CAPTURE ? (['light', 'dark'] as const) : []) {
       const phone = await newPage({ theme, width: 390, height: 844 });
       await phone.page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
       const panel = phone.page.locator('[data-testid=proof-downloads]');
       await panel.waitFor();
-      await phone.page.locator('[data-testid=search-result]').screenshot({ path: path.join(SCREENSHOTS, `verify-found-downloads-phone-${theme}.png`) });
+      await capture(phone.page.locator('[data-testid=search-result]'), `verify-found-downloads-phone-${theme}`);
       await phone.context.close();
     }
   });
@@ -474,7 +485,8 @@ describe('what a person needs to verify offline', () => {
     const verified = verifyTlogProof(parseTlogProof(fs.readFileSync(saved)), keys, { hash: Buffer.from(SEALED_SHA256, 'hex') });
     expect(verified.hash).toBe(SEALED_SHA256);
     await context.close();
-    for (const width of [1280, 390]) {
+    // The result at both widths, in both themes: for the screenshots only.
+    for (const width of CAPTURE ? [1280, 390] : []) {
       for (const theme of ['light', 'dark'] as const) {
         // Tall enough that the whole result shows without scrolling (no sticky header over it); the "Proof found"
         // toast is closed as a person would.
@@ -483,7 +495,7 @@ describe('what a person needs to verify offline', () => {
         await shot.page.locator('[data-testid=tlog-proof-download]').waitFor();
         await shot.page.getByRole('button', { name: 'Close notification' }).click();
         await shot.page.locator('#toaster li').waitFor({ state: 'detached' });
-        await shot.page.locator('[data-testid=search-result]').screenshot({ path: path.join(SCREENSHOTS, `verify-found-tlog-proof-${width}-${theme}.png`) });
+        await capture(shot.page.locator('[data-testid=search-result]'), `verify-found-tlog-proof-${width}-${theme}`);
         await shot.context.close();
       }
     }
@@ -505,8 +517,8 @@ describe('offline verifier', () => {
     const report = (await page.locator('#sections').textContent())!;
     expect(report).toContain(`that SHA-256 ${SEALED_SHA256} is in the signed ledger of 2025-11-02`);
     expect(report).toContain('Still needed: your original file');
-    await screenshot(page, 'offline-verifier-bundle-only', false);
-    await page.locator('#sections').screenshot({ path: path.join(SCREENSHOTS, 'offline-verifier-bundle-only-result.png') });
+    await capture(page, 'offline-verifier-bundle-only');
+    await capture(page.locator('#sections'), 'offline-verifier-bundle-only-result');
 
     // Dropped (not chosen) on the document zone: the same.
     const b64 = fs.readFileSync(bundle).toString('base64');
@@ -526,7 +538,7 @@ describe('offline verifier', () => {
     await page.waitForFunction(() => document.getElementById('summary')!.dataset.state === 'ok');
     await expect(page.locator('#summary').textContent()).resolves.toMatch(/^Verified: all \d+ checks passed\.$/);
     expect(await page.locator('#sections').textContent()).not.toContain('What this bundle proves');
-    await screenshot(page, 'offline-verifier-bundle-and-file', false);
+    await capture(page, 'offline-verifier-bundle-and-file');
     await context.close();
   }, 60_000);
 });

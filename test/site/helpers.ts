@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SITE_DIR = path.join(ROOT, 'dist/site');
@@ -13,6 +13,10 @@ export const SITE_DIR = path.join(ROOT, 'dist/site');
 export const TIMESEAL = process.env.TIMESEAL_BIN ?? path.join(ROOT, 'cli/bin/timeseal');
 export const AXE_PATH = path.join(ROOT, 'node_modules/axe-core/axe.min.js');
 export const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
+/** `make screenshots` sets TIMESEAL_SCREENSHOTS=1: the browser tests then write PNGs (capture()) and register the
+ *  tests that only take screenshots. `make test` takes none. */
+export const CAPTURE = process.env.TIMESEAL_SCREENSHOTS === '1';
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Every public route of spec §2 that this site owns (account screens belong to the accounts issue). */
 export const ROUTES = [
@@ -116,4 +120,63 @@ export function sha256sum(file: string): string {
   const result = spawnSync('sha256sum', [file], { encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`sha256sum failed: ${result.stderr}`);
   return result.stdout.split(' ')[0]!;
+}
+
+/** Under `make screenshots` (CAPTURE), writes a PNG of the page (or of one element) to SCREENSHOTS/<name>.png,
+ *  replacing any older one, and returns its path; otherwise does nothing and returns undefined. */
+export async function capture(target: Page | Locator, name: string, options: { fullPage?: boolean } = {}): Promise<string | undefined> {
+  if (!CAPTURE) return undefined;
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  fs.mkdirSync(SCREENSHOTS, { recursive: true });
+  fs.rmSync(file, { force: true });
+  if ('mainFrame' in target) await target.screenshot({ path: file, fullPage: options.fullPage ?? false });
+  else await target.screenshot({ path: file });
+  return file;
+}
+
+/** What is wrong with the PNG files a test wrote since `since` (Date.now() at its start): a file missing, older
+ *  than the test, or not a non-empty PNG (its first 8 bytes the PNG signature). Empty when all are good. */
+export function pngProblems(files: string[], since: number): string[] {
+  const problems: string[] = [];
+  for (const file of files) {
+    const name = path.relative(ROOT, file);
+    if (!fs.existsSync(file)) {
+      problems.push(`${name}: missing`);
+      continue;
+    }
+    const { mtimeMs, size } = fs.statSync(file);
+    if (mtimeMs < since) problems.push(`${name}: older than the test (${new Date(mtimeMs).toISOString()})`);
+    const head = Buffer.alloc(8);
+    const fd = fs.openSync(file, 'r');
+    fs.readSync(fd, head, 0, 8, 0);
+    fs.closeSync(fd);
+    if (size <= PNG_SIGNATURE.length || !head.equals(PNG_SIGNATURE)) problems.push(`${name}: not a PNG (${size} bytes)`);
+  }
+  return problems;
+}
+
+/** Placeholders an island shows until its data arrives (LiveStatus, SystemStatus, LedgersBrowser, Dashboard,
+ *  LiveProof, VerifyEmail). */
+const PENDING_TEXT = /Loading[^\n]*\.\.\.|Verifying…|Verifying Email/;
+
+/** Waits until a page is as a person sees it once it has loaded: scrolls through it and back to the top (client:visible
+ *  islands hydrate when seen; a rendered frame at each step), then waits until every island has hydrated (Astro
+ *  removes `ssr` from <astro-island>), none still shows a loading state, and the web fonts are ready. */
+export async function settled(page: Page): Promise<void> {
+  await page.evaluate(async () => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    for (let y = 0; y < document.body.scrollHeight; y += 600) {
+      window.scrollTo(0, y);
+      await frame();
+    }
+    window.scrollTo(0, 0);
+    await frame();
+  });
+  await page.waitForFunction(
+    (pending) => !document.querySelector('astro-island[ssr], [data-state=loading]') && !new RegExp(pending).test(document.body.innerText),
+    PENDING_TEXT.source,
+  );
+  await page.evaluate(async () => {
+    await document.fonts.ready;
+  });
 }

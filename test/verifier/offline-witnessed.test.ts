@@ -4,7 +4,8 @@
 // the TSA's authority the person drops (tsa-ca.pem from /keys/), named as unchecked without one, not verified when
 // a byte changed or the authority is another TSA's. Witnesses: two loopback witnesses (ML-DSA-44 and Ed25519,
 // test/support/witness.ts) cosign through `timeseal witness cosign`; the bundle's checkpoint carries their lines,
-// which the page checks with the witness policy the person drops (keys/witnesses), and reports who vouched.
+// which the page checks with the witness policy the person drops (keys/witnesses), and reports who vouched. Under
+// `make screenshots` (TIMESEAL_SCREENSHOTS=1) also screenshots of both reports in test-results/screenshots.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -12,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseVkey, vkeyVerifier } from '../../core/cosignature.ts';
 import { startTsa, type LoopbackTsa } from '../support/tsa.ts';
 import { startWitness, type LoopbackWitness } from '../support/witness.ts';
-import { BIN, buildArchive, buildVerifier, corruptCopy, DAY1, DAY2, launchChromium, RESULTS, run, runAsync, sha256Hex, tempDir, type TestArchive } from './helpers.ts';
+import { capture, CAPTURE } from '../site/helpers.ts';
+import { BIN, buildArchive, buildVerifier, corruptCopy, DAY1, DAY2, launchChromium, run, runAsync, sha256Hex, tempDir, type TestArchive } from './helpers.ts';
 
 let archive: TestArchive;
 let tsa: LoopbackTsa;
@@ -97,15 +99,18 @@ describe('the offline verifier and a witnessed day: RFC 3161 tokens, witness cos
     const fromBundle = await verify([bundle, ...archive.dayFiles(DAY1), caFile]);
     expect(tokenRows(fromBundle.rows)).toEqual([`RFC 3161 time-stamp ${DAY1}.json.tsr | Verified`]);
     expect(fromBundle.state, fromBundle.summary).toBe('ok');
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.screenshot({ path: path.join(RESULTS, 'offline-verifier-witnessed-1280.png'), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.emulateMedia({ colorScheme: 'dark' });
-    await page.reload();
-    await verify([witnessed, ...archive.dayFiles(DAY2), policy], false, DAY2_HASH);
-    await page.screenshot({ path: path.join(RESULTS, 'offline-verifier-witnessed-390-dark.png'), fullPage: true });
-    await page.emulateMedia({ colorScheme: 'light' });
-    await page.setViewportSize({ width: 1280, height: 900 });
+    // The report, and a witnessed day's at phone width in the dark theme: for the screenshots only.
+    if (CAPTURE) {
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await capture(page, 'offline-verifier-witnessed-1280', { fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await page.reload();
+      await verify([witnessed, ...archive.dayFiles(DAY2), policy], false, DAY2_HASH);
+      await capture(page, 'offline-verifier-witnessed-390-dark', { fullPage: true });
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
   });
 
   test('without an authority the token is named, not verified; the person adds tsa-ca.pem and it is verified', async () => {

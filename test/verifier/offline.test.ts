@@ -1,7 +1,8 @@
 // The offline verifier in Chromium (issue 7, "Must show"): the built file, opened from disk with the network
 // off, verifies a real proof bundle and a real ledger made by the pipeline in this test, and the real
 // OpenTimestamps vector hello-world.txt.ots against the real header of block 358391; single-byte corruptions of
-// each kind of file turn the verdict to "Not verified" with the reason; the page makes no request at all.
+// each kind of file turn the verdict to "Not verified" with the reason; the page makes no request at all. Under
+// `make screenshots` (TIMESEAL_SCREENSHOTS=1) also screenshots of a full verification in test-results/screenshots.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,12 +16,12 @@ import {
   DAY2,
   launchChromium,
   OTS_VECTORS,
-  RESULTS,
   samplePositions,
   sha256Hex,
   tempDir,
   type TestArchive,
 } from './helpers.ts';
+import { capture } from '../site/helpers.ts';
 
 const HELLO = path.join(OTS_VECTORS, 'opentimestamps-client/hello-world.txt');
 const HELLO_OTS = `${HELLO}.ots`;
@@ -318,9 +319,8 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
   }, 120_000);
 });
 
-describe('screenshots and requests', () => {
-  test('light, dark and phone-width screenshots of a full verification', async () => {
-    fs.mkdirSync(RESULTS, { recursive: true });
+describe('themes and requests', () => {
+  test('a full verification in light, dark and at phone width: the theme follows the system, nothing overflows', async () => {
     const files = [archive.bundle, ...archive.dayFiles(DAY1), ...archive.dayFiles(DAY2)];
     for (const [name, scheme, width] of [
       ['light', 'light', 1100],
@@ -331,7 +331,7 @@ describe('screenshots and requests', () => {
       await page.emulateMedia({ colorScheme: scheme });
       await verify({ document: archive.document, files });
       expect(await page.getAttribute('html', 'data-theme')).toBe(scheme);
-      await page.screenshot({ path: path.join(RESULTS, `offline-verifier-${name}.png`), fullPage: true });
+      await capture(page, `offline-verifier-${name}`, { fullPage: true });
       // Nothing overflows sideways at phone width.
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
     }
