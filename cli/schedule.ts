@@ -1,8 +1,11 @@
 // The built-in daily schedule (DESIGN.md §3), run inside `timeseal serve`: at 00:01 UTC build and dual-sign
 // every finished day. On start, missed runs are caught up in order. The build runs as a child process (the
 // `timeseal ledger build` command itself): it is synchronous and, with its index merges, can take minutes
-// (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and serialized (one
-// at a time in this process; the archive and anchoring locks keep other processes out). 00:02 anchor: stamp
+// (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and run in
+// two lanes: the build alone in its own, so that it never waits behind a slow calendar, witness or time-stamp
+// authority; the other steps one at a time in the second lane, each starting after a build under way has ended
+// (they publish proofs of what the build published, and share its archive lock). The archive and anchoring
+// locks keep other processes out. 00:02 anchor: stamp
 // every published day without a calendar proof; hourly at :03: the witnesses' cosignatures of the latest
 // checkpoint (pipeline/witness.ts); hourly at :04: RFC 3161 tokens of the ledger files (pipeline/tsa.ts);
 // hourly at :05: upgrade, verify, refresh block information.
@@ -55,6 +58,8 @@ export interface ScheduleLog {
 
 export interface ScheduledStep {
   name: string;
+  /** 'build': the build's own lane; 'proofs': the lane of the steps that add proofs to published days. */
+  lane: 'build' | 'proofs';
   /** Minutes past the hour when it runs, and whether only in hour 0 (daily) or every hour. */
   minute: number;
   daily: boolean;
@@ -67,6 +72,7 @@ export const STEPS: ScheduledStep[] = [
     // hour, not the next night; a run with nothing to publish completes what a killed run left, and removes
     // the index segments an earlier run's merge retired, an hour or more after they were retired.
     name: 'ledger build',
+    lane: 'build',
     minute: 1,
     daily: false,
     // `timeseal ledger build` says when the clock is behind the archive: an error in the log, not a quiet "done".
@@ -74,12 +80,14 @@ export const STEPS: ScheduledStep[] = [
   },
   {
     name: 'anchor',
+    lane: 'proofs',
     minute: 2,
     daily: true,
     run: (ctx) => anchorDays(anchorContextOf(ctx)),
   },
   {
     name: 'upgrade and block refresh',
+    lane: 'proofs',
     minute: 5,
     daily: false,
     run: (ctx) => upgradeDays(anchorContextOf(ctx)),
@@ -88,6 +96,7 @@ export const STEPS: ScheduledStep[] = [
     // Hourly, after the build's hourly retry: the latest checkpoint goes to the witnesses until the quorum has
     // cosigned it (nothing to do without TIMESEAL_WITNESSES, or once it has). A witness that is down delays nothing.
     name: 'witness cosign',
+    lane: 'proofs',
     minute: 3,
     daily: false,
     run: (ctx) => cosignLatest(witnessContextOf(ctx)),
@@ -96,6 +105,7 @@ export const STEPS: ScheduledStep[] = [
     // Hourly: an RFC 3161 token for every published ledger file without one (nothing to do without TSA_URLS);
     // a TSA that is down or answers wrongly delays nothing, and is asked again the next hour.
     name: 'tsa stamp',
+    lane: 'proofs',
     minute: 4,
     daily: false,
     run: (ctx) => stampLedgers(tsaContextOf(ctx)),
@@ -103,8 +113,10 @@ export const STEPS: ScheduledStep[] = [
 ];
 
 export interface Schedule {
-  /** Runs every step once now (catch-up), in order. */
+  /** Runs every step once now (catch-up), in order within each lane. */
   runAll(): Promise<void>;
+  /** Queues the step named `name` in its lane now (as its timer does); resolves when it has run. */
+  run(name: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -136,7 +148,9 @@ export function scheduleLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
  * the real clock's too (a fixed TIMESEAL_NOW would never let a lease expire).
  */
 export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS, options: { leaseMs?: number } = {}): Schedule {
-  let chain: Promise<void> = Promise.resolve();
+  // The two lanes (see the module comment): the build's, and the proofs' steps one after the other.
+  let buildLane: Promise<void> = Promise.resolve();
+  let proofsLane: Promise<void> = Promise.resolve();
   let stopped = false;
   const timers = new Set<NodeJS.Timeout>();
   const leaseMs = options.leaseMs ?? scheduleLeaseMs();
@@ -166,7 +180,7 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
     return { held: ok, newly };
   };
   const runStep = (step: ScheduledStep): Promise<void> => {
-    chain = chain.then(async () => {
+    const run = async (): Promise<void> => {
       if (stopped) return;
       if (!(await checkLease()).held) return;
       try {
@@ -175,8 +189,13 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
       } catch (err) {
         log.error({ step: step.name, err: (err as Error).message }, `scheduled ${step.name} failed; the next run retries`);
       }
-    });
-    return chain;
+    };
+    if (step.lane === 'build') return (buildLane = buildLane.then(run));
+    // A proofs step waits for the build under way when it starts (never the other way round).
+    return (proofsLane = proofsLane.then(async () => {
+      await buildLane;
+      await run();
+    }));
   };
   const arm = (step: ScheduledStep): void => {
     if (stopped) return;
@@ -189,7 +208,7 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
     timers.add(timer);
   };
   const runAll = async (): Promise<void> => {
-    for (const step of steps) await runStep(step);
+    await Promise.all(steps.map(runStep));
   };
   // The lease timer: renews every ttl/3 (also while a step runs: it does not wait for the chain); a node that
   // newly takes the lease (the holder died) catches up at once instead of at the next due step.
@@ -207,11 +226,16 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
   void runAll().then(() => steps.forEach(arm));
   return {
     runAll,
+    run(name) {
+      const step = steps.find((s) => s.name === name);
+      if (step === undefined) return Promise.reject(new Error(`no scheduled step ${name}`));
+      return runStep(step);
+    },
     async stop() {
       stopped = true;
       clearInterval(renewal);
       for (const t of timers) clearTimeout(t);
-      await chain;
+      await Promise.all([buildLane, proofsLane]);
       // Free the lease at once so that another node takes over without waiting for the ttl.
       if (held) {
         held = false;
