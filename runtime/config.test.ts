@@ -1,6 +1,27 @@
 // Configuration from the environment: the public base URL (links) and the log origin (fixed per archive).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './config.ts';
+import { loadConfig, loadDotEnv } from './config.ts';
+
+describe('.env', () => {
+  it('takes a comment after a value as a comment, quotes and export prefixes as written, and never overrides a real variable', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-dotenv-'));
+    try {
+      const file = path.join(dir, '.env');
+      fs.writeFileSync(file, 'PORT=8080 # the local port\nexport TIMESEAL_ARCHIVE="/srv/a b"\n# LOG_LEVEL=debug\nHOST=127.0.0.2\n');
+      const env: NodeJS.ProcessEnv = { HOST: '0.0.0.0' };
+      loadDotEnv(file, env);
+      expect(env).toEqual({ PORT: '8080', TIMESEAL_ARCHIVE: '/srv/a b', HOST: '0.0.0.0' });
+      expect(loadConfig(env)).toMatchObject({ port: 8080 });
+      loadDotEnv(path.join(dir, 'missing.env'), env);
+      expect(Object.keys(env)).toHaveLength(3);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('loadConfig', () => {
   it('without TIMESEAL_ORIGIN, links follow PORT while the log origin stays localhost:8080', () => {

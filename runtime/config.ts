@@ -1,6 +1,7 @@
 // Configuration from the environment (DESIGN.md §5). A `.env` file in the working directory is read first if
 // present; real environment variables win over it. Every setting has a working default for one machine.
 import fs from 'node:fs';
+import { parseEnv } from 'node:util';
 import path from 'node:path';
 import { TimesealError } from '../core/errors.ts';
 
@@ -29,7 +30,10 @@ export class UsageError extends TimesealError {
   }
 }
 
-/** Parses KEY=VALUE lines (# comments, optional quotes). Only keys not already in `env` are set. */
+/**
+ * Reads a `.env` file with Node's own parser (util.parseEnv: `KEY=VALUE` lines, `export` prefixes, quotes, `#`
+ * comments, also after a value: `PORT=8080 # local` is 8080). Only keys not already in `env` are set.
+ */
 export function loadDotEnv(file: string, env: NodeJS.ProcessEnv = process.env): void {
   let text: string;
   try {
@@ -37,13 +41,7 @@ export function loadDotEnv(file: string, env: NodeJS.ProcessEnv = process.env): 
   } catch {
     return;
   }
-  for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (!m || line.trimStart().startsWith('#')) continue;
-    let value = m[2]!;
-    if (/^(['"]).*\1$/.test(value)) value = value.slice(1, -1);
-    if (env[m[1]!] === undefined) env[m[1]!] = value;
-  }
+  for (const [key, value] of Object.entries(parseEnv(text))) if (env[key] === undefined) env[key] = value;
 }
 
 /** `https://timeseal.example/` → `timeseal.example` (docs/FORMAT.md §5). */
