@@ -9,6 +9,7 @@
 //   ├─ accountRoutes  accounts (issue 6, accounts/routes.ts): its own CSRF and session hook, a member context
 //   │                 that requires a session, and the Stripe webhook with its raw-body parser
 //   └─ staticRoutes   site, /ledgers/*, /keys/*
+import fp from 'fastify-plugin';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import path from 'node:path';
@@ -96,7 +97,7 @@ export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) 
   }
 };
 
-export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
+const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   const { config, ingest } = options;
   let keys: PublicKeys | undefined;
   const publicKeys = (): PublicKeys => (keys ??= loadPublicKeys(config.keys));
@@ -157,8 +158,8 @@ export const app: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   await fastify.register(accountRoutes, { ...services, accounts: options.accounts ?? loadAccountsConfig(config.origin) });
   await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys, cache: path.join(path.dirname(path.resolve(config.db)), 'cache'), index: options.archiveAccess, ...(options.indexJsonWaitMs !== undefined ? { indexJsonWaitMs: options.indexJsonWaitMs } : {}) });
 };
-// Not encapsulated (what fastify-plugin does): the parser, error and 404 handlers above apply to the whole server.
-Object.assign(app, { [Symbol.for('skip-override')]: true });
+// Not encapsulated (fastify-plugin): the parser, error and 404 handlers above apply to the whole server.
+export const app = fp(appPlugin, { name: 'timeseal-app' });
 
 /** A Fastify instance with the app registered: used by server.ts, the tests and the benchmark. */
 export async function buildApp(options: AppOptions, logger?: Logger): Promise<FastifyInstance> {

@@ -9,6 +9,7 @@
 //
 // Cross-origin access (issue 16, item 13) is decided here too, by route: the public, unauthenticated reads and
 // the beta API answer any origin (CORS `*`, CORP cross-origin, never credentials), every other route none.
+import fp from 'fastify-plugin';
 import type { FastifyPluginAsync } from 'fastify';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import helmet, { type HelmetOptions } from 'helmet';
@@ -117,7 +118,7 @@ const PUBLIC_HEADERS = {
  * the PUBLIC_ROUTES get the cross-origin headers (over the site set's CORP same-origin), every other route
  * loses any it set. Also answers the public routes' CORS preflights.
  */
-export const securityHeaders: FastifyPluginAsync<{ site: HelmetOptions; api: HelmetOptions }> = async (fastify, options) => {
+const securityHeadersPlugin: FastifyPluginAsync<{ site: HelmetOptions; api: HelmetOptions }> = async (fastify, options) => {
   const site = helmetHeaders(options.site);
   const api = helmetHeaders(options.api);
   const { 'content-security-policy': siteCsp, ...siteRest } = site;
@@ -153,5 +154,5 @@ export const securityHeaders: FastifyPluginAsync<{ site: HelmetOptions; api: Hel
     });
   }
 };
-// Not encapsulated: the headers apply to every route of the server.
-Object.assign(securityHeaders, { [Symbol.for('skip-override')]: true });
+// Not encapsulated (fastify-plugin): the headers apply to every route of the server.
+export const securityHeaders = fp(securityHeadersPlugin, { name: 'timeseal-security-headers' });
