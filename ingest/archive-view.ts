@@ -27,7 +27,7 @@ import { isDate, isIsoTime } from '../core/ledger.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
-import type { ArchiveAccess } from './services.ts';
+import type { ArchiveAccess } from './archive-access.ts';
 
 export interface OtsStatusView {
   latest_ots_ok: string;
