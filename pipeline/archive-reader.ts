@@ -1,8 +1,33 @@
 // Reading an archive from a local folder or from a live site over HTTP(S), behind one small interface, so the
-// same verifier checks both (as tessera's fetcher does).
+// same verifier checks both (as tessera's fetcher does). Over HTTP every file goes through the bounded client
+// (pipeline/http.ts): a deadline per request, no redirects, nothing decompressed, and a cap per file from what
+// the file can be (archiveFileCap), so that a hostile or broken host costs bounded memory.
 import fs from 'node:fs';
 import path from 'node:path';
+import { dateOfDayFile, DAYS_PATH, ledgerPath } from '../core/archive.ts';
 import { withContext } from '../core/errors.ts';
+import { boundedStream, readBody } from './http.ts';
+
+const MiB = 1 << 20;
+/** days.json: one line of about 200 bytes a day, so 16 MiB is some 80,000 days (over two centuries). */
+export const MAX_DAYS_FILE = 16 * MiB;
+/** A day's ledger (docs/FORMAT.md §3): about 95 bytes an entry; 4 GiB (some 45 million entries a day) is also
+ * the most one buffer holds, and verify holds a day's ledger whole. */
+export const MAX_LEDGER_FILE = 4 * 1024 * MiB;
+/** Every other file read whole: tiles and entry bundles (8–9 KiB), signatures, a checkpoint with its cosignature
+ * lines (at most 100 signatures, about 340 KB of ML-DSA-44 ones), RFC 3161 tokens, OpenTimestamps proofs, the
+ * index head, status files and keys are all far below 1 MiB. */
+export const MAX_SMALL_FILE = MiB;
+/** Files compared as they stream in (index segments, index-sha256.json: 1.7 GB at 10,000,000 hashes) are never
+ * held, and the comparison stops at the first byte too many; the cap only bounds the transfer. */
+export const MAX_STREAMED_FILE = 64 * 1024 * MiB;
+
+/** The most bytes the archive file at `rel` can hold when read whole (see the constants above). */
+export function archiveFileCap(rel: string): number {
+  if (rel === DAYS_PATH) return MAX_DAYS_FILE;
+  const date = dateOfDayFile(rel);
+  return date !== null && rel === ledgerPath(date) ? MAX_LEDGER_FILE : MAX_SMALL_FILE;
+}
 
 /** Contract: `read(rel)` returns the bytes of the archive file at the relative path `rel`, or undefined when
  * the file does not exist (HTTP 404); any other failure throws. `rel` never starts with '/'. `stream(rel)` is
@@ -36,33 +61,25 @@ export function folderReader(root: string): ArchiveReader {
 
 export function httpReader(baseUrl: string, timeoutMs = 30_000): ArchiveReader {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  /** The answer for `rel`, undefined on 404; any other failure throws. */
-  const get = async (rel: string): Promise<Response | undefined> => {
-    const url = new URL(rel, base);
-    let res: Response;
-    try {
-      res = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
-    } catch (err) {
-      throw withContext(`fetching ${url}`, err);
-    }
+  /** The body of `rel` within `maxBytes`, undefined on 404 (no such file); any other status throws. */
+  const open = async (rel: string, maxBytes: number): Promise<AsyncIterable<Uint8Array> | undefined> => {
+    const url = new URL(rel, base).href;
+    const res = await boundedStream(url, { timeoutMs, maxBytes });
+    if (res.status >= 200 && res.status <= 299) return res.body;
+    res.cancel();
     if (res.status === 404) return undefined;
-    if (!res.ok) throw new Error(`fetching ${url}: HTTP ${res.status}`);
-    return res;
+    throw new Error(`fetching ${url}: HTTP ${res.status}`);
   };
   return {
     location: base,
     async read(rel) {
-      const res = await get(rel);
-      return res && new Uint8Array(await res.arrayBuffer());
+      const body = await open(rel, archiveFileCap(rel));
+      return body && readBody(body);
     },
-    async stream(rel) {
-      const res = await get(rel);
-      // Node's web ReadableStream is async-iterable; the DOM typings of fetch do not say so.
-      return (res?.body ?? undefined) as AsyncIterable<Uint8Array> | undefined;
-    },
+    stream: (rel) => open(rel, MAX_STREAMED_FILE),
   };
 }
 
-export function readerFor(location: string): ArchiveReader {
-  return /^https?:\/\//.test(location) ? httpReader(location) : folderReader(location);
+export function readerFor(location: string, timeoutMs?: number): ArchiveReader {
+  return /^https?:\/\//.test(location) ? httpReader(location, timeoutMs) : folderReader(location);
 }

@@ -16,6 +16,7 @@ import { UsageError, type Config } from '../runtime/config.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { readState } from './build.ts';
 import { readOptional, writeImmutable } from './files.ts';
+import { boundedFetch, NetworkError, type BoundedResponse } from './http.ts';
 import { withLock } from './lock.ts';
 
 /** The CA chain an operator may publish in keys/ so that readers can check tokens against it. */
@@ -92,26 +93,29 @@ async function stampDay(ctx: TsaContext, day: DayRecord): Promise<TsaDayResult> 
   return { date: day.date, outcome: 'stamped', tokens, failures };
 }
 
+/** The most an answer may be: a TimeStampResp with its certificates is a few KB. */
+const MAX_TSA_ANSWER = 1 << 20;
+
 /** One request to one TSA: the checked answer, or why there is none. */
 async function ask(url: string, digest: Uint8Array, timeoutMs: number): Promise<{ url: string; der: Uint8Array; facts: TokenFacts } | { url: string; reason: string }> {
   const nonce = crypto.randomBytes(8);
-  let res: Response;
+  let res: BoundedResponse;
   try {
-    res = await fetch(url, {
+    res = await boundedFetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/timestamp-query', accept: 'application/timestamp-reply' },
-      body: Buffer.from(timeStampRequest(digest, nonce)),
-      signal: AbortSignal.timeout(timeoutMs),
+      body: timeStampRequest(digest, nonce),
+      timeoutMs,
+      maxBytes: MAX_TSA_ANSWER,
     });
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    return { url, reason: e.name === 'TimeoutError' ? `no answer within ${timeoutMs} ms` : `no answer (${e.cause?.code ?? e.message})` };
+    if (!(err instanceof NetworkError)) throw err;
+    const reason = err.reason === 'timeout' ? `no answer within ${timeoutMs} ms` : err.reason === 'unreachable' ? `no answer (${err.detail})` : err.detail;
+    return { url, reason };
   }
-  const body = new Uint8Array(await res.arrayBuffer().catch(() => new ArrayBuffer(0)));
   if (res.status !== 200) return { url, reason: `HTTP ${res.status} ${res.statusText}` };
-  if (body.length > 1 << 20) return { url, reason: 'an answer larger than 1 MiB' };
   try {
-    return { url, der: body, facts: await checkTimeStamp(body, digest, { nonce }) };
+    return { url, der: res.body, facts: await checkTimeStamp(res.body, digest, { nonce }) };
   } catch (err) {
     if (err instanceof TsaAnswerError) return { url, reason: err.message };
     throw err;

@@ -1,9 +1,12 @@
-// `timeseal verify [--archive DIR|URL] [--keys DIR|URL]`: check the whole archive from scratch.
+// `timeseal verify [--archive DIR|URL] [--keys DIR|URL] [--timeout MS]`: check the whole archive from scratch.
+// For an archive URL without --keys, the keys come from the same host (<site>/keys/): the check is then only as
+// good as that host, and the command says so (stderr, and `keys` in --json) so that a person can pin them.
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts';
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
+import { UsageError } from '../../runtime/config.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
 import type { Context } from '../context.ts';
 import { checkpointKeysFromVkeys, PUBLIC_ECDSA_PEM, PUBLIC_ED25519_VKEY, PUBLIC_MLDSA44_VKEY, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
@@ -12,8 +15,8 @@ import { verifyArchive } from '../../pipeline/verify.ts';
 import { WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
 import { TSA_CA_FILE } from '../../pipeline/tsa.ts';
 
-async function loadKeys(location: string) {
-  const reader = readerFor(location);
+async function loadKeys(location: string, timeoutMs: number) {
+  const reader = readerFor(location, timeoutMs);
   const get = async (name: string) => {
     const data = await reader.read(name);
     if (data === undefined) throw new TimesealError('not-found', `public key ${name} not found in ${location}`);
@@ -36,23 +39,29 @@ export function registerVerify(program: Command, ctx: () => Context): void {
     .description('recompute and check the whole archive: tiles, roots, checkpoints, ledgers, signatures, chain of days, index')
     .option('--archive <dir-or-url>', 'archive folder or URL (default: TIMESEAL_ARCHIVE)')
     .option('--keys <dir-or-url>', 'public keys folder or URL (default: TIMESEAL_KEYS, or <site>/keys/ for an archive URL)')
+    .option('--timeout <ms>', 'deadline of each HTTP request, in milliseconds', '30000')
     .option('--json', 'machine-readable output')
-    .action(async (opts: { archive?: string; keys?: string; json?: boolean }) => {
+    .action(async (opts: { archive?: string; keys?: string; timeout: string; json?: boolean }) => {
       const c = ctx();
+      const timeoutMs = Number(opts.timeout);
+      if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
       const location = opts.archive ?? c.config.archive;
       const remote = /^https?:\/\//.test(location);
       // Named explicitly, a missing folder is a mistake; the default one simply has nothing published yet.
       if (!remote && opts.archive !== undefined && !fs.existsSync(location)) {
         throw new TimesealError('not-found', `archive folder ${location} does not exist`);
       }
-      const keysLocation = opts.keys ?? (remote && !opts.keys ? new URL('../keys/', location.endsWith('/') ? location : `${location}/`).href : c.config.keys);
-      const keys = await loadKeys(keysLocation);
-      const [policy, tsaCa] = await Promise.all([readerFor(keysLocation).read(WITNESS_POLICY_FILE), readerFor(keysLocation).read(TSA_CA_FILE)]);
-      const report = await verifyArchive(readerFor(location), keys, {
+      const keysFrom = opts.keys !== undefined ? '--keys' : remote ? 'archive host' : 'configured';
+      const keysLocation = opts.keys ?? (remote ? new URL('../keys/', location.endsWith('/') ? location : `${location}/`).href : c.config.keys);
+      if (keysFrom === 'archive host') process.stderr.write(`timeseal: keys: taken from ${keysLocation} on the same host as the archive: pin them with --keys DIR|URL\n`);
+      const keys = await loadKeys(keysLocation, timeoutMs);
+      const keysReader = readerFor(keysLocation, timeoutMs);
+      const [policy, tsaCa] = await Promise.all([keysReader.read(WITNESS_POLICY_FILE), keysReader.read(TSA_CA_FILE)]);
+      const report = await verifyArchive(readerFor(location, timeoutMs), keys, {
         ...(policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) }),
         ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),
       });
-      output(!!opts.json).result(report, () =>
+      output(!!opts.json).result({ ...report, keys: { location: keysLocation, from: keysFrom } }, () =>
         report.ok
           ? [`OK: ${report.location} — ${report.days} day${report.days === 1 ? '' : 's'}, tree size ${report.treeSize}, root ${report.root ?? '(empty)'}; ${report.filesChecked} files checked.`, ...report.notes.map((n) => `  note: ${n}`)]
           : [`FAILED: ${report.location} — ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`, ...report.problems.map((p) => `  ${p}`)],

@@ -7,7 +7,7 @@
 import { toHex } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { parseTimestamp, walkAttestations, type Timestamp } from '../../core/ots.ts';
-import { bodyExcerpt, boundedFetch } from './http.ts';
+import { bodyExcerpt, boundedFetch } from '../http.ts';
 
 export const MAX_CALENDAR_ANSWER = 10_000;
 /** otsserver/rpc.py: a submitted digest is at most 64 bytes. */

@@ -9,7 +9,7 @@ import { blockHash, checkProofOfWork, POW_LIMIT, targetFromBits, parseBlockHeade
 import { fromHex } from '../../core/encoding.ts';
 import { FormatError, MismatchError, NotFoundError, TimesealError } from '../../core/errors.ts';
 import type { HeaderSourceConfig } from './config.ts';
-import { bodyExcerpt, boundedFetch } from './http.ts';
+import { bodyExcerpt, boundedFetch } from '../http.ts';
 
 /**
  * Contract: `blockHashAt(h)` is the hash (explorer order, lower-case hex) of the block the source has at height

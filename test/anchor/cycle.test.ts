@@ -67,7 +67,7 @@ describe('anchoring cycle through the CLI', () => {
     expect(pending.state).toBe('not-stamped');
     expect(pending.reason).toMatch(/1 of 3 calendars answered \(2 needed\)/);
     expect(pending.reason).toMatch(/HTTP 400/);
-    expect(pending.reason).toMatch(/no complete answer within 400 ms/);
+    expect(pending.reason).toMatch(/did not answer within 400 ms/);
     expect(readJson('ots_status.json')).toMatchObject({ latest_ots_ok: '', queue_size: 1 });
   });
 

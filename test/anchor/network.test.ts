@@ -10,7 +10,7 @@ import { collectUpgrades } from '../../pipeline/anchor/anchor.ts';
 import { CalendarError, fetchUpgrade, submitDigest } from '../../pipeline/anchor/calendar.ts';
 import { isTrustedCalendar, loadAnchorConfig } from '../../pipeline/anchor/config.ts';
 import { checkPlausibleDifficulty, esploraSource, fetchVerifiedHeader, rpcSource, verifyAttestation } from '../../pipeline/anchor/headers.ts';
-import { NetworkError } from '../../pipeline/anchor/http.ts';
+import { NetworkError } from '../../pipeline/http.ts';
 import { SyntheticChain } from './chain.ts';
 import { LoopbackBitcoind, LoopbackCalendar, LoopbackEsplora } from './servers.ts';
 
