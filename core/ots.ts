@@ -6,7 +6,8 @@
 // Deliberate differences from the reference, all on inputs its own writer never produces:
 // - keccak256 (op 0x67) is refused with an OtsFormatError (Timeseal anchors to Bitcoin only);
 // - a varuint must be minimally encoded and at most 2^53 - 1, so that every parsed value re-encodes the same;
-// - an op repeated within one node is merged with its twin (the reference silently keeps the last one).
+// - an op repeated within one node is merged with its twin (the reference silently keeps the last one);
+// - a proof holds at most MAX_TIMESTAMP_NODES operations and attestations (the reference has no such bound).
 import { sha1 as nobleSha1, ripemd160 as nobleRipemd160 } from '@noble/hashes/legacy.js';
 import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { compareBytes, concatBytes, equalBytes, fromHex, toHex, utf8 } from './encoding.ts';
@@ -41,6 +42,14 @@ export const MAX_PENDING_URI_LENGTH = 1000;
 const PENDING_URI_CHARS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._/:';
 /** timestamp.py Timestamp.deserialize(_recursion_limit=256): at most 256 nested nodes, the root included. */
 export const MAX_TIMESTAMP_DEPTH = 256;
+/**
+ * Not in the reference: the most operations and attestations (counted together) one proof or calendar answer
+ * may hold. The depth is capped above but the breadth was not: a 964 KB file of 60,000 leaves took `ots info`
+ * 195 s and 4.6 GB before it died out of memory. Real proofs have tens to a few hundred (the largest vector
+ * here, bitcoin.pdf.ots, 101; a calendar's path to a Bitcoin block about 40), so 10,000 refuses only crafted
+ * files. The writer keeps to it too, so every proof it writes can be read back.
+ */
+export const MAX_TIMESTAMP_NODES = 10_000;
 /** notary.py: PendingAttestation.TAG and BitcoinBlockHeaderAttestation.TAG. */
 export const PENDING_TAG: Uint8Array = fromHex('83dfe30d2ef90c8e');
 export const BITCOIN_TAG: Uint8Array = fromHex('0588960d73d71901');
@@ -179,7 +188,11 @@ export function newDetached(fileHashOp: HashOpKind, fileDigest: Uint8Array): Det
   return { fileHashOp, timestamp: newTimestamp(fileDigest) };
 }
 
-/** The node reached from `t` by `op`: the existing one if `t` already has that op, else a new empty node. */
+/**
+ * The node reached from `t` by `op`: the existing one if `t` already has that op, else a new empty node.
+ * addOp and addAttestation insert in sorted place, one at a time (for building and merging trees, whose lists
+ * are short); the parser appends and sorts once instead.
+ */
 export function addOp(t: Timestamp, op: OtsOp): Timestamp {
   const ops = t.ops as OpBranch[];
   const { index, found } = search(ops, op, (branch, key) => compareOps(branch.op, key));
@@ -221,10 +234,15 @@ export function mergeTimestamps(into: Timestamp, from: Timestamp): number {
   return targets.length;
 }
 
-function mergeNode(into: Timestamp, from: Timestamp): void {
-  for (const a of from.attestations) addAttestation(into, a);
+/** `counter`: the parser's, when it merges a repeated op; each item merged counts against MAX_TIMESTAMP_NODES. */
+function mergeNode(into: Timestamp, from: Timestamp, counter?: Reader): void {
+  for (const a of from.attestations) {
+    counter?.countNode();
+    addAttestation(into, a);
+  }
   for (const branch of from.ops) {
-    mergeNode(addOp(into, branch.op), branch.timestamp);
+    counter?.countNode();
+    mergeNode(addOp(into, branch.op), branch.timestamp, counter);
   }
 }
 
@@ -341,6 +359,8 @@ function copyAttestation(a: OtsAttestation): OtsAttestation {
 class Reader {
   readonly bytes: Uint8Array;
   offset = 0;
+  /** Operations and attestations read (or merged) so far, against MAX_TIMESTAMP_NODES. */
+  nodes = 0;
   constructor(bytes: Uint8Array) {
     this.bytes = bytes;
   }
@@ -381,6 +401,10 @@ class Reader {
     return this.take(length, field);
   }
 
+  countNode(): void {
+    if (++this.nodes > MAX_TIMESTAMP_NODES) throw tooManyNodes();
+  }
+
   end(field: string): void {
     if (this.offset !== this.bytes.length) {
       throw new OtsFormatError(field, `${this.bytes.length - this.offset} trailing bytes after the end`);
@@ -418,32 +442,52 @@ export function parseTimestamp(bytes: Uint8Array, message: Uint8Array): Timestam
   return timestamp;
 }
 
+function tooManyNodes(): OtsFormatError {
+  return new OtsFormatError('timestamp', `more than ${MAX_TIMESTAMP_NODES} operations and attestations (the most a proof may hold here)`);
+}
+
+/**
+ * Items are appended as read and put in canonical order once per node (a sort only when the file has them out
+ * of order), never inserted one by one into the middle of a list. A repeated op's subtree is merged into its
+ * twin's, each merged item counted against MAX_TIMESTAMP_NODES like the ones read.
+ */
 function readNode(r: Reader, message: Uint8Array, depthLeft: number): Timestamp {
   if (depthLeft === 0) {
     throw new OtsFormatError('timestamp', `nested deeper than ${MAX_TIMESTAMP_DEPTH} levels`);
   }
   const node = newTimestamp(message);
-  let tag = r.byte('timestamp');
-  while (tag === MORE_ITEMS) {
-    readItem(r, node, r.byte('timestamp'), depthLeft);
-    tag = r.byte('timestamp');
-  }
-  readItem(r, node, tag, depthLeft);
+  const attestations = node.attestations as OtsAttestation[];
+  const ops = node.ops as OpBranch[];
+  let more: boolean;
+  do {
+    let tag = r.byte('timestamp');
+    more = tag === MORE_ITEMS;
+    if (more) tag = r.byte('timestamp');
+    r.countNode();
+    if (tag === ATTESTATION_MARK) {
+      attestations.push(readAttestation(r));
+    } else {
+      const op = readOp(r, tag);
+      ops.push({ op, timestamp: readNode(r, applyOp(op, message), depthLeft - 1) });
+    }
+  } while (more);
+  canonicalOrder(attestations, compareAttestations, () => {});
+  canonicalOrder(ops, (a, b) => compareOps(a.op, b.op), (kept, twin) => mergeNode(kept.timestamp, twin.timestamp, r));
   return node;
 }
 
-function readItem(r: Reader, node: Timestamp, tag: number, depthLeft: number): void {
-  if (tag === ATTESTATION_MARK) {
-    addAttestation(node, readAttestation(r));
-    return;
+/** Sorts `list` (stable) unless already strictly ascending, then drops each repeat after `merge`-ing it into the first. */
+function canonicalOrder<T>(list: T[], compare: (a: T, b: T) => number, merge: (kept: T, twin: T) => void): void {
+  let ordered = true;
+  for (let i = 1; ordered && i < list.length; i++) ordered = compare(list[i - 1]!, list[i]!) < 0;
+  if (ordered) return;
+  list.sort(compare);
+  let kept = 0;
+  for (let i = 1; i < list.length; i++) {
+    if (compare(list[kept]!, list[i]!) === 0) merge(list[kept]!, list[i]!);
+    else list[++kept] = list[i]!;
   }
-  const op = readOp(r, tag);
-  const result = applyOp(op, node.message);
-  const child = readNode(r, result, depthLeft - 1);
-  const ops = node.ops as OpBranch[];
-  const { index, found } = search(ops, op, (branch, key) => compareOps(branch.op, key));
-  if (found) mergeNode(ops[index]!.timestamp, child);
-  else ops.splice(index, 0, { op, timestamp: child });
+  list.length = kept + 1;
 }
 
 function readOp(r: Reader, tag: number): OtsOp {
@@ -479,6 +523,8 @@ function readAttestation(r: Reader): OtsAttestation {
 
 class Writer {
   private chunks: Uint8Array[] = [];
+  /** Operations and attestations written so far, against MAX_TIMESTAMP_NODES. */
+  nodes = 0;
   bytes(b: Uint8Array): void {
     this.chunks.push(b);
   }
@@ -539,6 +585,7 @@ function writeNode(w: Writer, t: Timestamp, depthLeft: number): void {
   const ops = [...t.ops].sort((a, b) => compareOps(a.op, b.op));
   const count = attestations.length + ops.length;
   if (count === 0) throw new OtsFormatError('timestamp', 'a node with no attestation and no op cannot be written');
+  if ((w.nodes += count) > MAX_TIMESTAMP_NODES) throw tooManyNodes();
   let written = 0;
   for (const a of attestations) {
     if (++written < count) w.byte(MORE_ITEMS);

@@ -58,8 +58,9 @@ export function registerOts(program: Command, ctx: () => Context): void {
     .option('--json', 'machine-readable output')
     .action((file: string, opts: { json?: boolean }) => {
       const d = readProof(file);
+      // The JSON only with --json: it repeats every attestation's message in hex beside the tree.
       output(!!opts.json).result(
-        { file_hash_op: d.fileHashOp, digest: toHex(d.timestamp.message), attestations: attestationsJson(d) },
+        opts.json ? { file_hash_op: d.fileHashOp, digest: toHex(d.timestamp.message), attestations: attestationsJson(d) } : undefined,
         () => [formatDetached(d).trimEnd()],
       );
     });
