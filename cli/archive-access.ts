@@ -2,7 +2,7 @@
 // readers in pipeline/: the one place where ingest/ meets pipeline/ (DESIGN.md §8). Used by `timeseal serve`
 // and by the tests that build the app.
 import type { ArchiveAccess } from '../ingest/services.ts';
-import { readState } from '../pipeline/build.ts';
+import { readState } from '../pipeline/archive-state.ts';
 import { buildProof, findHash } from '../pipeline/proof.ts';
 import { indexJsonFromSegments, readIndexHead } from '../pipeline/segment-files.ts';
 

@@ -5,7 +5,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { buildLedgers, readState, type DayBuild } from '../pipeline/build.ts';
+import { readState } from '../pipeline/archive-state.ts';
+import { buildLedgers, type DayBuild } from '../pipeline/build.ts';
 import type { Context } from './context.ts';
 import type { Submission } from '../store/store.ts';
 

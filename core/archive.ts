@@ -2,6 +2,7 @@
 // layout package, every path is a pure function here, imported by every writer and reader, so the pipeline,
 // the server and the browser can never disagree on where a file lives. Paths are relative to the archive root
 // (`ledgers/`), with `/` separators.
+import { concatBytes } from './encoding.ts';
 import { FormatError } from './errors.ts';
 import { parseSegmentPath } from './index-segments.ts';
 import { isDate, isIsoTime } from './ledger.ts';
@@ -24,6 +25,14 @@ export const ledgerOtsPath = (date: string): string => `${date}.json.ots`;
 export const tsrPath = (date: string, n: number): string => (n === 0 ? `${date}.json.tsr` : `${date}.json.${n + 1}.tsr`);
 /** At most this many tokens a day (one per configured TSA). */
 export const MAX_TSAS = 9;
+/** The witnesses' cosignature lines of a day's checkpoint (docs/FORMAT.md, "Witness cosignatures"). */
+export const cosignaturesPath = (date: string): string => `${date}.cosignatures`;
+
+/** A day's checkpoint note followed by its witnesses' cosignature lines (a valid signed note either way): what
+ * the latest `checkpoint` and proofs carry. */
+export function withCosignatures(checkpoint: Uint8Array, cosignatures: Uint8Array | undefined): Uint8Array {
+  return cosignatures === undefined || cosignatures.length === 0 ? checkpoint : concatBytes(checkpoint, cosignatures);
+}
 
 export type CacheClass = 'immutable' | 'short';
 

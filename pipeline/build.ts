@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   CHECKPOINT_PATH,
+  cosignaturesPath,
   DAYS_PATH,
   dayCheckpointPath,
   ecdsaSignaturePath,
@@ -21,8 +22,8 @@ import {
   ledgerPath,
   mldsaSignaturePath,
   OTS_STATUS_PATH,
-  parseDays,
   signaturesMetaPath,
+  withCosignatures,
   type DayRecord,
 } from '../core/archive.ts';
 import { signCheckpoint } from '../core/checkpoint.ts';
@@ -48,7 +49,7 @@ import { withLock, withLockAsync } from './lock.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
-import { cosignaturesPath, withCosignatures } from './witness.ts';
+import { readState, type ArchiveState } from './archive-state.ts';
 import { readIndexHead, removeUnnamedIndexFiles, segmentFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from './segment-files.ts';
 
 export interface BuildContext {
@@ -92,11 +93,6 @@ export interface PublishReport {
   index: IndexUpkeep;
 }
 
-interface ArchiveState {
-  origin: string;
-  days: DayRecord[];
-}
-
 class WriteCounter {
   files = 0;
   bytes = 0;
@@ -111,20 +107,6 @@ class WriteCounter {
     this.files++;
     this.bytes += typeof data === 'string' ? Buffer.byteLength(data) : data.length;
   }
-}
-
-export function readState(archive: string, origin: string): ArchiveState {
-  const raw = readOptional(archive, DAYS_PATH);
-  if (raw === undefined) return { origin, days: [] };
-  const state = parseDays(fromUtf8(raw, DAYS_PATH));
-  if (state.origin !== origin) {
-    throw new MismatchError(
-      `log origin of ${archive} (an archive's origin never changes; check TIMESEAL_ORIGIN)`,
-      state.origin,
-      origin,
-    );
-  }
-  return state;
 }
 
 function readTile(archive: string, level: number, index: number, width: number): Uint8Array {

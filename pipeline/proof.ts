@@ -1,5 +1,5 @@
 // Finding a published hash in a local archive and assembling its proof bundle (docs/FORMAT.md §8).
-import { dayCheckpointPath, ledgerPath, MAX_TSAS, tsrPath } from '../core/archive.ts';
+import { cosignaturesPath, dayCheckpointPath, ledgerPath, MAX_TSAS, tsrPath, withCosignatures } from '../core/archive.ts';
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
 import { IndexIncompleteError, NotFoundError, TimesealError } from '../core/errors.ts';
@@ -7,11 +7,10 @@ import { inclusionProof } from '../core/merkle.ts';
 import { normalizeHashHex } from '../core/hash.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { tileHashReader, tilePath } from '../core/tiles.ts';
-import { readState } from './build.ts';
+import { readState } from './archive-state.ts';
 import { perHashOts } from './anchor/proofs.ts';
 import { readOptional } from './files.ts';
 import { lookupSegment, readIndexHead } from './segment-files.ts';
-import { cosignaturesPath, withCosignatures } from './witness.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';
 
 /** Every published occurrence of a hash, oldest first (a hash submitted on several days has several). */

@@ -14,7 +14,7 @@ import { checkTimeStamp, timeStampRequest, TsaAnswerError, type TokenFacts } fro
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
 import type { ArchiveReader } from './archive-reader.ts';
-import { readState } from './build.ts';
+import { readState } from './archive-state.ts';
 import { readOptional, writeImmutable } from './files.ts';
 import { boundedFetch, NetworkError, type BoundedResponse } from './http.ts';
 import { withLock } from './lock.ts';

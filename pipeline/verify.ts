@@ -7,6 +7,7 @@ import {
   CHECKPOINT_PATH,
   DAYS_PATH,
   ledgerOtsPath,
+  cosignaturesPath,
   dayCheckpointPath,
   ecdsaSignaturePath,
   INDEX_JSON_PATH,
@@ -15,6 +16,7 @@ import {
   OTS_STATUS_PATH,
   parseDays,
   signaturesMetaPath,
+  withCosignatures,
   type DaysFile,
 } from '../core/archive.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
@@ -28,7 +30,7 @@ import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { leafHash } from '../core/merkle.ts';
 import { appendLeaves, encodeEntryBundle, entryBundlePath, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
-import { checkCosignatures, cosignaturesPath, withCosignatures } from './witness.ts';
+import { checkCosignatures } from './witness.ts';
 import { checkTimeStamps } from './tsa.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 

@@ -11,7 +11,7 @@
 // last cosigned (a 409 from the witness corrects it).
 import fs from 'node:fs';
 import path from 'node:path';
-import { CHECKPOINT_PATH, dayCheckpointPath, type DayRecord } from '../core/archive.ts';
+import { CHECKPOINT_PATH, cosignaturesPath, dayCheckpointPath, withCosignatures, type DayRecord } from '../core/archive.ts';
 import { parseCheckpoint } from '../core/checkpoint.ts';
 import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, parseWitnessPolicy, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
 import { concatBytes, fromUtf8, toBase64, utf8 } from '../core/encoding.ts';
@@ -22,7 +22,7 @@ import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';
 import type { ArchiveReader } from './archive-reader.ts';
-import { readState } from './build.ts';
+import { readState } from './archive-state.ts';
 import { readOptional, writeMutable } from './files.ts';
 import { boundedFetch, NetworkError, type BoundedResponse } from './http.ts';
 import { withLock } from './lock.ts';
@@ -32,8 +32,6 @@ export const WITNESS_STATE_FILE = 'witness-state.json';
 /** The most a witness's answer may be: its cosignature lines (c2sp.org/tlog-witness), a few hundred bytes to a
  * few KB with ML-DSA-44, or a short error text. */
 const MAX_WITNESS_ANSWER = 64 * 1024;
-/** The published cosignatures of a day's checkpoint. */
-export const cosignaturesPath = (date: string): string => `${date}.cosignatures`;
 
 export interface Witness {
   vkey: Vkey;
@@ -87,11 +85,6 @@ export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): Witness
 /** keys/witnesses: `quorum N`, then each witness's vkey, one a line. */
 export function encodeWitnessPolicy(config: WitnessConfig): string {
   return [`quorum ${config.quorum}`, ...config.witnesses.map((w) => w.text), ''].join('\n');
-}
-
-/** The checkpoint note followed by the witnesses' cosignature lines (a valid signed note either way). */
-export function withCosignatures(checkpoint: Uint8Array, cosignatures: Uint8Array | undefined): Uint8Array {
-  return cosignatures === undefined || cosignatures.length === 0 ? checkpoint : concatBytes(checkpoint, cosignatures);
 }
 
 /** Signature lines of a `.cosignatures` file (text of `— name base64` lines, each ending in a newline). */

@@ -123,3 +123,67 @@ describe('layout: only store/ speaks SQL', () => {
     for (const file of Object.keys(SQL_ALLOWED)) expect(fs.existsSync(path.join(ROOT, file)), `${file} (allowed) exists`).toBe(true);
   });
 });
+
+/** The import cycles among `files` (path -> its relative imports resolved to paths): each as a list of files. */
+export function importCycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+  // Tarjan's strongly connected components; a component of two or more files, or a file importing itself, is a
+  // cycle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const cycles: string[][] = [];
+  let next = 0;
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const w of graph.get(v) ?? []) {
+      if (!graph.has(w)) continue;
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      for (let w = ''; w !== v; ) {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      }
+      if (component.length > 1 || (graph.get(v) ?? []).includes(v)) cycles.push(component.sort());
+    }
+  };
+  for (const v of [...graph.keys()].sort()) if (!index.has(v)) visit(v);
+  return cycles;
+}
+
+describe('layout: no import cycles', () => {
+  it('finds a cycle in an example (the check can fail)', () => {
+    const g = new Map([
+      ['a.ts', ['b.ts']],
+      ['b.ts', ['c.ts']],
+      ['c.ts', ['a.ts', 'd.ts']],
+      ['d.ts', []],
+      ['e.ts', ['e.ts']],
+    ]);
+    expect(importCycles(g)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['e.ts']]);
+    expect(importCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+  });
+
+  it('no source file imports itself through others (type-only imports count too)', () => {
+    const files = FOLDERS.flatMap((folder) => [...sourceFiles(folder)]);
+    const graph = new Map(
+      files.map((file) => [
+        file,
+        importsOf(fs.readFileSync(path.join(ROOT, file), 'utf8'))
+          .filter((spec) => spec.startsWith('.'))
+          .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec))),
+      ]),
+    );
+    expect([...graph.values()].flat().length).toBeGreaterThan(files.length);
+    expect(importCycles(graph)).toEqual([]);
+  });
+});

@@ -9,7 +9,7 @@ import { TimesealError } from '../../core/errors.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 import type { Submission } from '../../store/store.ts';
-import { readState } from '../../pipeline/build.ts';
+import { readState } from '../../pipeline/archive-state.ts';
 import { refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
 
 export class InputError extends TimesealError {

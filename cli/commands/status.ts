@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { utcDate } from '../../core/ledger.ts';
-import { readState } from '../../pipeline/build.ts';
+import { readState } from '../../pipeline/archive-state.ts';
 import { clockBehindArchive, clockBehindText } from '../../runtime/clock-guard.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';

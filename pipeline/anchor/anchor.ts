@@ -16,7 +16,7 @@ import { fromHex, toHex } from '../../core/encoding.ts';
 import { FormatError, MismatchError } from '../../core/errors.ts';
 import { calendarTreeOf, dayCommitment, ledgerTimestamp } from '../../core/ots-path.ts';
 import { mergeTimestamps, newTimestamp, parseDetached, serializeDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../core/ots.ts';
-import { readState } from '../build.ts';
+import { readState } from '../archive-state.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import { UsageError, type Config } from '../../runtime/config.ts';
 import { readOptional, writeMutable } from '../files.ts';
