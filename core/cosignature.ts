@@ -210,16 +210,6 @@ export function parseVkey(text: string): Vkey {
   return { name, keyId, type, publicKey };
 }
 
-/** Strict parse of a witness policy (keys/witnesses, pipeline/witness.ts): `quorum <N>`, then one vkey a line. */
-export function parseWitnessPolicy(text: string): { quorum: number; witnesses: Vkey[] } {
-  const [first = '', ...rest] = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-  const m = /^quorum ([1-9]\d*)$/.exec(first);
-  if (m === null) throw new FormatError('witness policy', 'the first line is not "quorum <N>"');
-  const witnesses = rest.map((line) => parseVkey(line));
-  if (Number(m[1]) > witnesses.length) throw new FormatError('witness policy', `quorum ${m[1]} but ${witnesses.length} witnesses`);
-  return { quorum: Number(m[1]), witnesses };
-}
-
 /** The note verifier a vkey stands for (a log key 0x01, or a cosigner 0x04 / 0x06). */
 export function vkeyVerifier(vkey: Vkey): NoteVerifier & { timestamp?(signature: Uint8Array): number | null } {
   if (vkey.type === NOTE_TYPE_ED25519) return ed25519NoteVerifier(vkey.name, vkey.publicKey);

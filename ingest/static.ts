@@ -55,6 +55,7 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   'ed25519.vkey': 'text/plain; charset=utf-8',
   'mldsa44.vkey': 'text/plain; charset=utf-8',
   witnesses: 'text/plain; charset=utf-8',
+  'witnesses.retired': 'text/plain; charset=utf-8',
   // The CA chain of the RFC 3161 time-stamp authorities, when the operator publishes it (pipeline/tsa.ts).
   'tsa-ca.pem': 'application/x-pem-file',
 };

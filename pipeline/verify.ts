@@ -49,6 +49,8 @@ export interface VerifyReport {
 export interface VerifyOptions {
   /** keys/witnesses (pipeline/witness.ts), when published: the witnesses whose cosignatures are checked. */
   witnessPolicy?: string;
+  /** keys/witnesses.retired, when published: earlier witnesses, whose cosignatures of past days are checked too. */
+  retiredWitnesses?: string;
   /** keys/tsa-ca.pem (pipeline/tsa.ts), when published: the chain RFC 3161 tokens must lead to. */
   tsaCaPem?: string;
 }
@@ -264,8 +266,9 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   }
   // Witness cosignatures: every line of every D.cosignatures a verified cosignature of D.checkpoint by a
   // witness of keys/witnesses.
-  const cosigned = await checkCosignatures(reader, options.witnessPolicy, state.days);
+  const cosigned = await checkCosignatures(reader, options.witnessPolicy, state.days, options.retiredWitnesses);
   problems.push(...cosigned.problems);
+  notes.push(...cosigned.notes);
   filesChecked += cosigned.checked;
   // RFC 3161 tokens: each for its ledger's digest, signed by a time-stamping certificate (and its chain).
   const stamped = await checkTimeStamps(reader, options.tsaCaPem, state.days);

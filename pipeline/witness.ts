@@ -6,14 +6,19 @@
 // delays nothing: the day is already published; the hourly step asks again until the quorum has cosigned.
 //
 // Settings: TIMESEAL_WITNESSES = comma-separated `<vkey> <submission URL prefix>`; TIMESEAL_WITNESS_QUORUM = how
-// many must cosign (default: all). The policy is published as `keys/witnesses` (`quorum N`, then one vkey a
-// line) so that readers know whom to count. State: `<database folder>/witness-state.json`, the size each witness
+// many must cosign (default: all). The policy is published as `keys/witnesses` in the c2sp.org/tlog-policy format
+// (core/witness-policy.ts: the log's Ed25519 vkey, one `witness` line each, a flat group and the quorum) so that
+// readers know whom to count. A witness removed from the settings (retired, or rotated to a new key) is recorded
+// with the date in `keys/witnesses.retired` (`retired YYYY-MM-DD <vkey>` lines): its cosignatures of past days
+// stay published and are still checked with that key, and a line from a key in neither file is ignored, never
+// fatal (core/witness-policy.ts says why). State: `<database folder>/witness-state.json`, the size each witness
 // last cosigned (a 409 from the witness corrects it).
 import fs from 'node:fs';
 import path from 'node:path';
 import { CHECKPOINT_PATH, cosignaturesPath, dayCheckpointPath, withCosignatures, type DayRecord } from '../core/archive.ts';
 import { parseCheckpoint } from '../core/checkpoint.ts';
-import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, parseWitnessPolicy, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
+import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
+import { encodeWitnessPolicy as encodePolicy, readWitnessPolicy } from '../core/witness-policy.ts';
 import { concatBytes, fromUtf8, toBase64, utf8 } from '../core/encoding.ts';
 import { consistencyProof } from '../core/merkle.ts';
 import { parseNote, type NoteVerifier } from '../core/note.ts';
@@ -28,6 +33,10 @@ import { boundedFetch, NetworkError, type BoundedResponse } from './http.ts';
 import { withLock } from './lock.ts';
 
 export const WITNESS_POLICY_FILE = 'witnesses';
+/** Witnesses no longer in the policy, with the date they left: `retired YYYY-MM-DD <vkey>` a line. */
+export const RETIRED_WITNESSES_FILE = 'witnesses.retired';
+/** The log's own Ed25519 vkey (runtime/keys.ts), named by the policy's `log` line when published. */
+const LOG_VKEY_FILE = 'ed25519.vkey';
 export const WITNESS_STATE_FILE = 'witness-state.json';
 /** The most a witness's answer may be: its cosignature lines (c2sp.org/tlog-witness), a few hundred bytes to a
  * few KB with ML-DSA-44, or a short error text. */
@@ -82,9 +91,22 @@ export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): Witness
   return { witnesses, quorum, timeoutMs: timeout };
 }
 
-/** keys/witnesses: `quorum N`, then each witness's vkey, one a line. */
-export function encodeWitnessPolicy(config: WitnessConfig): string {
-  return [`quorum ${config.quorum}`, ...config.witnesses.map((w) => w.text), ''].join('\n');
+/** keys/witnesses in the tlog-policy format: the log's vkey (when given), the witnesses with their URLs, the quorum. */
+export function encodeWitnessPolicy(config: WitnessConfig, logVkey?: string): string {
+  return encodePolicy({ ...(logVkey === undefined ? {} : { log: logVkey }), witnesses: config.witnesses.map((w) => ({ text: w.text, url: w.url })), threshold: config.quorum });
+}
+
+/** The vkeys of keys/witnesses.retired (empty without the file); a malformed line throws naming it. */
+export function parseRetiredWitnesses(text: string | undefined): Array<{ date: string; vkey: Vkey; text: string }> {
+  if (text === undefined) return [];
+  return text
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((line, i) => {
+      const m = /^retired (\d{4}-\d{2}-\d{2}) (\S+)$/.exec(line.trim());
+      if (m === null) throw new Error(`line ${i + 1} is not "retired YYYY-MM-DD <vkey>"`);
+      return { date: m[1]!, vkey: parseVkey(m[2]!), text: m[2]! };
+    });
 }
 
 /** Signature lines of a `.cosignatures` file (text of `— name base64` lines, each ending in a newline). */
@@ -95,38 +117,55 @@ function cosignatureLines(text: string): string[] {
 }
 
 /**
- * Checks a day's cosignature lines against its checkpoint and the witness vkeys: every line must be a
- * cosignature of that checkpoint by one of them (a line from anyone else, a bad signature or a malformed line is
- * a problem). Returns the witnesses that cosigned.
+ * Checks a day's cosignature lines against its checkpoint and the known witness vkeys (the policy's and the
+ * retired ones): every line from one of them must be a cosignature of that checkpoint (a bad signature, a
+ * witness twice or a malformed line is a problem); a line from any other key is ignored and counted
+ * (core/witness-policy.ts). Returns the witnesses that cosigned and the number of ignored lines.
  */
-export function checkCosignatureLines(checkpoint: Uint8Array, cosignatures: string, verifiers: readonly NoteVerifier[]): NoteVerifier[] {
+export function checkCosignatureLines(checkpoint: Uint8Array, cosignatures: string, verifiers: readonly NoteVerifier[]): NoteVerifier[] & { unknown?: number } {
   const lines = cosignatureLines(cosignatures);
-  if (lines.length === 0) return [];
+  const signed: NoteVerifier[] & { unknown?: number } = [];
+  if (lines.length === 0) return signed;
   const text = parseNote(checkpoint).text;
   const note = parseNote(`${text}\n${lines.join('\n')}\n`);
-  const signed: NoteVerifier[] = [];
+  let unknown = 0;
   for (const sig of note.signatures) {
     const v = verifiers.find((k) => k.name === sig.name && k.keyId === sig.keyId);
-    if (v === undefined) throw new Error(`a line of ${sig.name} (key id ${sig.keyId.toString(16).padStart(8, '0')}) is from no witness in keys/witnesses`);
+    if (v === undefined) {
+      unknown++;
+      continue;
+    }
     if (!v.verify(utf8(text), sig.signature)) throw new Error(`the ${v.algorithm} line of ${sig.name} does not verify against the day's checkpoint`);
     if (signed.includes(v)) throw new Error(`${sig.name} cosigned twice`);
     signed.push(v);
   }
+  signed.unknown = unknown;
   return signed;
 }
 
-/** For `timeseal verify`: every day's cosignatures, and the witness policy they are checked with. */
-export async function checkCosignatures(reader: ArchiveReader, policyText: string | undefined, days: readonly DayRecord[]): Promise<{ problems: string[]; checked: number }> {
+/**
+ * For `timeseal verify`: every day's cosignatures, checked with the keys of the witness policy (keys/witnesses, in
+ * either published form) and of the retired witnesses (keys/witnesses.retired): a day is judged with the keys of
+ * its time, whoever the witnesses are today. Lines from other keys are counted in a note.
+ */
+export async function checkCosignatures(reader: ArchiveReader, policyText: string | undefined, days: readonly DayRecord[], retiredText?: string): Promise<{ problems: string[]; checked: number; notes: string[] }> {
   const problems: string[] = [];
+  const notes: string[] = [];
   let checked = 0;
   let verifiers: NoteVerifier[] = [];
   if (policyText !== undefined) {
     try {
-      verifiers = parseWitnessPolicy(policyText).witnesses.map(vkeyVerifier);
+      verifiers = readWitnessPolicy(policyText).witnesses.map((w) => vkeyVerifier(w.vkey));
     } catch (err) {
       problems.push(`keys/${WITNESS_POLICY_FILE}: ${(err as Error).message}`);
     }
   }
+  try {
+    verifiers.push(...parseRetiredWitnesses(retiredText).map((r) => vkeyVerifier(r.vkey)));
+  } catch (err) {
+    problems.push(`keys/${RETIRED_WITNESSES_FILE}: ${(err as Error).message}`);
+  }
+  let unknown = 0;
   for (const day of days) {
     const rel = cosignaturesPath(day.date);
     const bytes = await reader.read(rel);
@@ -135,12 +174,13 @@ export async function checkCosignatures(reader: ArchiveReader, policyText: strin
     const checkpoint = await reader.read(dayCheckpointPath(day.date));
     try {
       if (checkpoint === undefined) throw new Error(`${dayCheckpointPath(day.date)} is missing`);
-      checkCosignatureLines(checkpoint, fromUtf8(bytes, rel), verifiers);
+      unknown += checkCosignatureLines(checkpoint, fromUtf8(bytes, rel), verifiers).unknown ?? 0;
     } catch (err) {
       problems.push(`${rel}: ${(err as Error).message}`);
     }
   }
-  return { problems, checked };
+  if (unknown > 0) notes.push(`${unknown} cosignature line${unknown === 1 ? '' : 's'} from keys in neither keys/${WITNESS_POLICY_FILE} nor keys/${RETIRED_WITNESSES_FILE}, not checked`);
+  return { problems, checked, notes };
 }
 
 export interface WitnessContext {
@@ -194,7 +234,7 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
   const last = state.days.at(-1);
   const report: CosignReport = { date: last?.date ?? null, treeSize: last?.treeSize ?? 0, quorum: witness.quorum, cosigned: [], failures: [], met: false };
   if (witness.witnesses.length === 0) return { ...report, met: true };
-  publishPolicy(config, witness);
+  publishPolicy(config, witness, ctx.clock().toISOString().slice(0, 10));
   if (!last) return report;
   const checkpoint = readOptional(archive, dayCheckpointPath(last.date));
   if (checkpoint === undefined) throw new UsageError(`${dayCheckpointPath(last.date)} is missing`);
@@ -238,19 +278,43 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
   return report;
 }
 
-function publishPolicy(config: Config, witness: WitnessConfig): void {
-  const file = path.join(config.keys, WITNESS_POLICY_FILE);
-  const text = encodeWitnessPolicy(witness);
-  let current: string | undefined;
+const readKeyFile = (config: Config, name: string): string | undefined => {
   try {
-    current = fs.readFileSync(file, 'utf8');
+    return fs.readFileSync(path.join(config.keys, name), 'utf8');
   } catch {
-    current = undefined;
+    return undefined;
   }
-  if (current === text) return;
+};
+
+const writeKeyFile = (config: Config, name: string, text: string): void => {
+  const file = path.join(config.keys, name);
   fs.mkdirSync(config.keys, { recursive: true });
   fs.writeFileSync(`${file}.tmp`, text);
   fs.renameSync(`${file}.tmp`, file);
+};
+
+/**
+ * Publishes keys/witnesses for the configured witnesses; a witness of the policy published before that is no
+ * longer configured (by its exact vkey) is appended to keys/witnesses.retired with today's date, first.
+ */
+function publishPolicy(config: Config, witness: WitnessConfig, today: string): void {
+  const logVkey = readKeyFile(config, LOG_VKEY_FILE)?.trim();
+  const text = encodeWitnessPolicy(witness, logVkey);
+  const current = readKeyFile(config, WITNESS_POLICY_FILE);
+  if (current === text) return;
+  if (current !== undefined) {
+    let before: string[] = [];
+    try {
+      before = readWitnessPolicy(current).witnesses.map((w) => w.text);
+    } catch {
+      // An unreadable policy names nobody to keep; the new one replaces it.
+    }
+    const retiredText = readKeyFile(config, RETIRED_WITNESSES_FILE) ?? '';
+    const known = new Set(parseRetiredWitnesses(retiredText).map((r) => r.text));
+    const gone = before.filter((t) => !witness.witnesses.some((w) => w.text === t) && !known.has(t));
+    if (gone.length > 0) writeKeyFile(config, RETIRED_WITNESSES_FILE, `${retiredText}${gone.map((t) => `retired ${today} ${t}\n`).join('')}`);
+  }
+  writeKeyFile(config, WITNESS_POLICY_FILE, text);
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Context } from '../context.ts';
 import { checkpointKeysFromVkeys, PUBLIC_ECDSA_PEM, PUBLIC_ED25519_VKEY, PUBLIC_MLDSA44_VKEY, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
 import { output } from '../output.ts';
 import { verifyArchive } from '../../pipeline/verify.ts';
-import { WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
+import { RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
 import { TSA_CA_FILE } from '../../pipeline/tsa.ts';
 
 async function loadKeys(location: string, timeoutMs: number) {
@@ -56,9 +56,10 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       if (keysFrom === 'archive host') process.stderr.write(`timeseal: keys: taken from ${keysLocation} on the same host as the archive: pin them with --keys DIR|URL\n`);
       const keys = await loadKeys(keysLocation, timeoutMs);
       const keysReader = readerFor(keysLocation, timeoutMs);
-      const [policy, tsaCa] = await Promise.all([keysReader.read(WITNESS_POLICY_FILE), keysReader.read(TSA_CA_FILE)]);
+      const [policy, retired, tsaCa] = await Promise.all([keysReader.read(WITNESS_POLICY_FILE), keysReader.read(RETIRED_WITNESSES_FILE), keysReader.read(TSA_CA_FILE)]);
       const report = await verifyArchive(readerFor(location, timeoutMs), keys, {
         ...(policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) }),
+        ...(retired === undefined ? {} : { retiredWitnesses: fromUtf8(retired, RETIRED_WITNESSES_FILE) }),
         ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),
       });
       output(!!opts.json).result({ ...report, keys: { location: keysLocation, from: keysFrom } }, () =>

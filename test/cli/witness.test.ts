@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { encodeCheckpoint, parseCheckpoint } from '../../core/checkpoint.ts';
 import { ed25519NoteSigner, parseVkey, seedFromPkcs8Pem, vkeyVerifier } from '../../core/cosignature.ts';
 import { parseNote, signNote } from '../../core/note.ts';
+import { readTlogPolicy } from '../support/tlog-policy.ts';
 import { startWitness, type LoopbackWitness } from '../support/witness.ts';
 import { flipByte, makeHashes, removeTempProjects, run, runJson, start, tempProject } from './helpers.ts';
 
@@ -75,7 +76,12 @@ describe('witness cosignatures through the CLI', () => {
     const latest = fs.readFileSync(path.join(ledgers(), 'checkpoint'), 'utf8');
     expect(latest).toBe(`${own}${cosignatures.map((l) => `${l}\n`).join('')}`);
     expect(parseNote(latest).signatures).toHaveLength(6);
-    expect(fs.readFileSync(path.join(dir, 'keys/witnesses'), 'utf8')).toBe(`quorum 2\n${w1.vkey}\n${w2.vkey}\n`);
+    // The policy in the c2sp.org/tlog-policy format, read by the independent reader of the tests.
+    const policy = readTlogPolicy(fs.readFileSync(path.join(dir, 'keys/witnesses'), 'utf8'));
+    expect(policy.logs).toEqual([fs.readFileSync(path.join(dir, 'keys/ed25519.vkey'), 'utf8').trim()]);
+    expect([...policy.witnesses]).toEqual([['w1.example/witness', w1.vkey], ['w2.example/witness', w2.vkey]]);
+    expect(policy.satisfied(new Set(['w1.example/witness']))).toBe(false);
+    expect(policy.satisfied(new Set(['w1.example/witness', 'w2.example/witness']))).toBe(true);
     expect(w1.state.get(ORIGIN)?.size).toBe(parseCheckpoint(parseNote(own).text).size);
     // A build with nothing new keeps the witnessed latest checkpoint; verify checks every line.
     expect(run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${dateOf(day)}T00:05:00.000Z` } }).code).toBe(0);
@@ -158,6 +164,49 @@ describe('witness cosignatures through the CLI', () => {
     // And a checkpoint not signed by the log's key is refused outright.
     const stranger = signNote(encodeCheckpoint({ origin: cp.origin, size: size + 1, root: new Uint8Array(32) }), [ed25519NoteSigner(ORIGIN, new Uint8Array(32).fill(1))]);
     expect((await fetch(`${w1.url}/add-checkpoint`, { method: 'POST', body: `old ${size}\n\n${stranger}` })).status).toBe(403);
+  });
+
+  test('a witness rotated out: the new one is asked, the old one is recorded as retired, and verify passes on every past day', async () => {
+    const cosignedBefore = fs.readdirSync(ledgers()).filter((f) => f.endsWith('.cosignatures'));
+    expect(cosignedBefore.length).toBeGreaterThan(2);
+    // An older archive's policy file, as published before the tlog-policy format: still read.
+    fs.writeFileSync(path.join(dir, 'keys/witnesses'), `quorum 2\n${w1.vkey}\n${w2.vkey}\n`);
+    const logKey = vkeyVerifier(parseVkey(fs.readFileSync(path.join(dir, 'keys/ed25519.vkey'), 'utf8')));
+    const w3 = await startWitness({ name: 'w3.example/witness', seed: new Uint8Array(32).fill(13), algorithm: 'Ed25519', logs: new Map([[ORIGIN, [logKey]]]) });
+    try {
+      // w2 leaves, w3 joins; the latest day still carries w2's line from before.
+      const date = publishDay();
+      const rotated = { TIMESEAL_WITNESSES: `${w1.setting}, ${w3.setting}`, TIMESEAL_WITNESS_QUORUM: '2', TIMESEAL_NOW: `${dateOf(day)}T00:03:00.000Z` };
+      const { result, json } = await cosign(rotated);
+      expect(result.code, result.stderr).toBe(0);
+      expect(json).toMatchObject({ date, cosigned: ['w1.example/witness', 'w3.example/witness'], failures: [], met: true });
+      expect(w3.statuses).toEqual([200]);
+      expect(fs.readFileSync(path.join(dir, 'keys/witnesses.retired'), 'utf8')).toBe(`retired ${dateOf(day)} ${w2.vkey}\n`);
+      expect([...readTlogPolicy(fs.readFileSync(path.join(dir, 'keys/witnesses'), 'utf8')).witnesses.keys()]).toEqual(['w1.example/witness', 'w3.example/witness']);
+      // Every past day's cosignatures (w2's among them) are checked with the key of their time.
+      const verified = runJson(dir, ['verify']);
+      expect(verified.result.code, JSON.stringify(verified.json.problems)).toBe(0);
+      expect(verified.json.notes.filter((n: string) => /not checked/.test(n))).toEqual([]);
+      // Without the retired witnesses' file, w2's lines are from a key verify does not know: ignored, said in a note.
+      fs.renameSync(path.join(dir, 'keys/witnesses.retired'), path.join(dir, 'retired.bak'));
+      const unknown = runJson(dir, ['verify']);
+      fs.renameSync(path.join(dir, 'retired.bak'), path.join(dir, 'keys/witnesses.retired'));
+      expect(unknown.result.code).toBe(0);
+      expect(unknown.json.notes.some((n: string) => /cosignature lines? from keys in neither keys\/witnesses nor keys\/witnesses\.retired, not checked/.test(n))).toBe(true);
+      // A retired witness's line that was changed is still a problem: its key is known.
+      const copy = path.join(tempProject('witness-retired-flip'), 'ledgers');
+      fs.cpSync(ledgers(), copy, { recursive: true });
+      const old = path.join(copy, cosignedBefore[0]!);
+      const text = fs.readFileSync(old, 'utf8');
+      const w2Line = text.split('\n').findIndex((l) => l.includes('w2.example'));
+      flipByte(old, text.split('\n').slice(0, w2Line).join('\n').length + 40);
+      const flipped = runJson(dir, ['verify', '--archive', copy]);
+      expect(flipped.result.code).toBe(1);
+      expect(flipped.json.problems.some((p: string) => p.startsWith(`${cosignedBefore[0]}:`))).toBe(true);
+      env = rotated;
+    } finally {
+      await w3.stop();
+    }
   });
 
   test('bad settings stop the command with a message naming them', async () => {

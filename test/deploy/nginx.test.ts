@@ -179,10 +179,12 @@ describe('nginx in front of two timeseal serve nodes', () => {
       ['keys/ed25519.vkey', 'public, max-age=300'],
       ['keys/mldsa44.vkey', 'public, max-age=300'],
       ['keys/witnesses', 'public, max-age=300'],
+      ['keys/witnesses.retired', 'public, max-age=300'],
       ['keys/dilithium_public.key', 'public, max-age=300'],
     ];
-    // The witness policy (pipeline/witness.ts writes it when witnesses are configured).
-    fs.writeFileSync(path.join(dir, 'keys/witnesses'), 'quorum 1\n');
+    // The witness policy and the retired witnesses (pipeline/witness.ts writes them when witnesses are configured).
+    fs.writeFileSync(path.join(dir, 'keys/witnesses'), 'quorum none\n');
+    fs.writeFileSync(path.join(dir, 'keys/witnesses.retired'), 'retired 2025-11-01 w.example+01020304+BAAA\n');
     const before = await loggedSoFar();
     for (const [rel, cacheControl] of cases) {
       const viaNginx = await request(proxy, `/${rel}`);

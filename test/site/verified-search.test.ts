@@ -1,6 +1,7 @@
 // lib/verified-search.ts against a real archive written by the real CLI (keys init, import, ledger build):
 // found hashes verify (both signatures, inclusion proof), the first day wins, unknown hashes are not found,
 // and a tampered tile, checkpoint or key is caught instead of trusted.
+import { encodeWitnessPolicy } from '../../core/witness-policy.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,10 +148,10 @@ describe('verifiedSearch', () => {
     const flipped = [...lines];
     flipped[ed] = `${lines[ed]!.split(' ').slice(0, 2).join(' ')} ${sig.toString('base64')}`;
     await expect(verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/checkpoint': new TextEncoder().encode(flipped.join('\n')) }))).rejects.toThrow(/Ed25519 line of/);
-    // Two witnesses named in keys/witnesses, quorum 2; one cosigned this checkpoint.
+    // Two witnesses named in keys/witnesses (c2sp.org/tlog-policy), both required; one cosigned this checkpoint.
     const seedA = new Uint8Array(32).fill(1);
     const seedB = new Uint8Array(32).fill(2);
-    const policy = ['quorum 2', encodeVkey('w1.example', 6, mldsa44PublicKey(seedA)), encodeVkey('w2.example', 6, mldsa44PublicKey(seedB)), ''].join('\n');
+    const policy = encodeWitnessPolicy({ witnesses: [{ text: encodeVkey('w1.example', 6, mldsa44PublicKey(seedA)) }, { text: encodeVkey('w2.example', 6, mldsa44PublicKey(seedB)) }], threshold: 2 });
     const text = note.slice(0, note.indexOf('\n\n') + 1);
     const witnessLine = signNote(text, [mldsa44CosignatureSigner('w1.example', seedA, () => 1_762_000_000)]).slice(text.length + 1);
     const witnessed = new TextEncoder().encode(note + witnessLine);

@@ -12,7 +12,8 @@ import {
   MLDSA_SIGNATURE_SIZE,
 } from '../../../core/sig.ts';
 import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
-import { parseVkey, parseWitnessPolicy } from '../../../core/cosignature.ts';
+import { parseVkey } from '../../../core/cosignature.ts';
+import { flatWitnessPolicy } from '../../../core/witness-policy.ts';
 import { pemCertificates } from '../../../core/rfc3161.ts';
 
 /** DER of the id-ct-TSTInfo OID (1.2.840.113549.1.9.16.1.4), which every RFC 3161 token holds. */
@@ -169,10 +170,11 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return { kind: 'hash', name, bytes, value: trimmed.toLowerCase() };
   if (trimmed.length === 2 * BLOCK_HEADER_SIZE && HEX.test(trimmed)) return { kind: 'header', name, bytes, ...headerFromText(trimmed) };
   if (trimmed.startsWith('-----BEGIN PUBLIC KEY-----')) return keyFromPem(t, name);
-  // keys/witnesses: `quorum N`, then the witnesses' vkeys (checked here; the text is kept for the report).
-  if (/^quorum \d+\n/.test(trimmed + '\n')) {
+  // keys/witnesses: a c2sp.org/tlog-policy file (or the older `quorum N` form), checked here; the text is kept
+  // for the report.
+  if (/^\s*(#.*\n\s*)*(log|witness|group|quorum)[ \t]/.test(t)) {
     try {
-      parseWitnessPolicy(t);
+      flatWitnessPolicy(t);
       return { kind: 'witness-policy', name, bytes, value: t };
     } catch (err) {
       return { kind: 'witness-policy', name, bytes, problem: (err as Error).message };

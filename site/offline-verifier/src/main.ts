@@ -3,7 +3,8 @@
 // ever make is the Esplora block-header fetch, and only when the person clicks for it.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromBase64, fromHex, toHex } from '../../../core/encoding.ts';
-import { parseVkey, parseWitnessPolicy } from '../../../core/cosignature.ts';
+import { parseVkey } from '../../../core/cosignature.ts';
+import { flatWitnessPolicy } from '../../../core/witness-policy.ts';
 import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { blockHash } from '../../../core/bitcoin.ts';
 import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Report } from './checks.ts';
@@ -302,7 +303,7 @@ async function refresh(): Promise<void> {
   // their own copies): built in, they would grow the file with every witness, past its size budget.
   const authority = loaded ? { certs: loaded.value as Uint8Array[], source: loaded.name } : undefined;
   const policy = state.files.filter((f) => f.kind === 'witness-policy' && typeof f.value === 'string').at(-1);
-  const witnesses = policy ? { ...parseWitnessPolicy(policy.value as string), source: policy.name } : undefined;
+  const witnesses = policy ? { ...flatWitnessPolicy(policy.value as string), source: policy.name } : undefined;
   const report = await verifyInputs({
     ...(authority ? { authority } : {}),
     ...(witnesses ? { witnesses } : {}),

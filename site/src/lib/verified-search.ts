@@ -226,7 +226,7 @@ async function otherLines(
   mlVkey: Uint8Array | null,
   witnessPolicy: Uint8Array | null,
 ): Promise<Pick<SearchResult, 'signers' | 'witnesses' | 'witnessQuorum'>> {
-  const { parseVkey, parseWitnessPolicy, vkeyVerifier } = await import('../../../core/cosignature.ts');
+  const [{ parseVkey, vkeyVerifier }, { flatWitnessPolicy }] = await Promise.all([import('../../../core/cosignature.ts'), import('../../../core/witness-policy.ts')]);
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   const signers = [...baseSigners];
   const log: NoteVerifier[] = [];
@@ -235,7 +235,7 @@ async function otherLines(
   try {
     for (const v of [edVkey, mlVkey]) if (v !== null) log.push(vkeyVerifier(parseVkey(decode(v))));
     if (witnessPolicy !== null) {
-      const policy = parseWitnessPolicy(decode(witnessPolicy));
+      const policy = flatWitnessPolicy(decode(witnessPolicy));
       quorum = policy.quorum;
       witnessKeys = policy.witnesses.map(vkeyVerifier);
     }
