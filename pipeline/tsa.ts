@@ -26,9 +26,25 @@ export interface TsaConfig {
   urls: string[];
   min: number;
   timeoutMs: number;
+  /** At most this many days asked for in one run (oldest first); the rest wait for the next run. */
+  daysPerRun: number;
+  /** No day is started once a run has lasted this long (ms): a slow TSA never holds a run for hours. */
+  runMs: number;
 }
 
-/** TSA_URLS (comma-separated; empty: no time-stamps), TSA_MIN (default 1), TSA_TIMEOUT_MS (default 30000). */
+/** A whole number of at least 1 from the environment, or the default; a bad value names the setting. */
+function positiveSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, unit: string): number {
+  const text = env[name];
+  if (text === undefined || text === '') return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number of ${unit}, at least 1, got ${JSON.stringify(text)}`);
+  return n;
+}
+
+/**
+ * TSA_URLS (comma-separated; empty: no time-stamps), TSA_MIN (default 1), TSA_TIMEOUT_MS (default 30000),
+ * TSA_DAYS_PER_RUN (default 24) and TSA_RUN_SECONDS (default 600).
+ */
 export function loadTsaConfig(env: NodeJS.ProcessEnv = process.env): TsaConfig {
   const urls = (env.TSA_URLS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
   for (const url of urls) if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`TSA_URLS: each entry must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
@@ -40,7 +56,9 @@ export function loadTsaConfig(env: NodeJS.ProcessEnv = process.env): TsaConfig {
   }
   const timeoutMs = Number(env.TSA_TIMEOUT_MS ?? 30_000);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`TSA_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TSA_TIMEOUT_MS)}`);
-  return { urls, min, timeoutMs };
+  const daysPerRun = positiveSetting(env, 'TSA_DAYS_PER_RUN', 24, 'days');
+  const runMs = 1000 * positiveSetting(env, 'TSA_RUN_SECONDS', 600, 'seconds');
+  return { urls, min, timeoutMs, daysPerRun, runMs };
 }
 
 export interface TsaContext {
@@ -63,13 +81,22 @@ export interface TsaDayResult {
   reason?: string;
 }
 
-/** Asks the TSAs for every published day without a token; see the file's head. */
-export async function stampLedgers(ctx: TsaContext): Promise<TsaDayResult[]> {
+/**
+ * Asks the TSAs for the published days without a token, oldest first (see the file's head): at most
+ * TSA_DAYS_PER_RUN days, and none started after TSA_RUN_SECONDS, so that a slow or silent TSA bounds a run
+ * (the schedule's build never waits for it anyway: cli/schedule.ts); the other days wait for the next run.
+ */
+export async function stampLedgers(ctx: TsaContext, now: () => number = () => performance.now()): Promise<TsaDayResult[]> {
   const { config, tsa } = ctx;
   if (tsa.urls.length === 0) return [];
   const days = readState(config.archive, config.logOrigin).days.filter((d) => readOptional(config.archive, tsrPath(d.date, 0)) === undefined);
   const results: TsaDayResult[] = [];
-  for (const day of days) results.push(await stampDay(ctx, day));
+  const started = now();
+  for (const day of days.slice(0, tsa.daysPerRun)) {
+    if (now() - started >= tsa.runMs) break;
+    results.push(await stampDay(ctx, day));
+  }
+  if (results.length < days.length) ctx.progress?.(`${days.length - results.length} more day${days.length - results.length === 1 ? '' : 's'} without a token: asked at the next run`);
   return results;
 }
 
