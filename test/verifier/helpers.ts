@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'cli/bin/timeseal');
@@ -109,6 +109,16 @@ export function launchChromium(): Promise<Browser> {
       '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
     ],
   });
+}
+
+/** Chromium with the network off, showing the verifier built into `outDir` (opened from disk). */
+export async function openOffline(outDir: string): Promise<{ browser: Browser; page: Page }> {
+  const browser = await launchChromium();
+  const context = await browser.newContext();
+  await context.setOffline(true);
+  const page = await context.newPage();
+  await page.goto(`file://${path.join(outDir, 'offline-verifier.html')}`);
+  return { browser, page };
 }
 
 /** A copy of `file` in `dir` with byte `at` XOR-ed with `mask` (never 0, so the byte always changes). */

@@ -7,6 +7,8 @@ import { parseVkey } from '../../../core/cosignature.ts';
 import { flatWitnessPolicy } from '../../../core/witness-policy.ts';
 import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { blockHash } from '../../../core/bitcoin.ts';
+import { dateOfDayFile } from '../../../core/archive.ts';
+import { LEDGER_FORMAT } from '../../../core/ledger.ts';
 import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Report } from './checks.ts';
 import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput } from './inputs.ts';
 
@@ -126,16 +128,26 @@ function addInput(input: ClassifiedInput): void {
   state.files.push(input);
 }
 
+/** The first bytes of every ledger file (docs/FORMAT.md §3). */
+const LEDGER_START = `{"format":"${LEDGER_FORMAT}","origin":"`;
+
+/**
+ * What a file is (inputs.ts); undefined for a document over 8 MB. Proof files are small but for a busy day's
+ * ledger (tens of MB): a large file is that ledger when named YYYY-MM-DD.json or when it starts as one (only
+ * those first bytes are read to tell); any other is a document, hashed in chunks.
+ */
+async function readInput(file: File): Promise<ClassifiedInput | undefined> {
+  if (file.size <= 8 * 1024 * 1024) return classifyFile(file.name, new Uint8Array(await file.arrayBuffer()));
+  const date = dateOfDayFile(file.name);
+  if ((date && file.name === `${date}.json`) || new TextDecoder().decode(await file.slice(0, LEDGER_START.length).arrayBuffer()) === LEDGER_START) {
+    return { kind: 'ledger', name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), ...(date ? { date } : {}) };
+  }
+}
+
 async function addFiles(list: FileList | File[]): Promise<void> {
-  const files = [...list];
-  for (const file of files) {
-    // Proof files are small; a large file can only be a document, which is hashed in chunks.
-    if (file.size > 8 * 1024 * 1024) {
-      void hashFile(file);
-      continue;
-    }
-    const input = classifyFile(file.name, new Uint8Array(await file.arrayBuffer()));
-    if (input.kind === 'document') void hashFile(file);
+  for (const file of [...list]) {
+    const input = await readInput(file);
+    if (!input || input.kind === 'document') void hashFile(file);
     else addInput(input);
   }
   refresh();
@@ -149,7 +161,7 @@ async function addDocumentFiles(list: FileList | File[]): Promise<void> {
   const moved: string[] = [];
   let documentFile: File | undefined;
   for (const file of [...list]) {
-    const input = file.size > 8 * 1024 * 1024 ? undefined : classifyFile(file.name, new Uint8Array(await file.arrayBuffer()));
+    const input = await readInput(file);
     if (input && input.kind !== 'document' && input.kind !== 'hash') {
       addInput(input);
       moved.push(`${file.name} is a ${KIND_LABEL[input.kind]}`);
