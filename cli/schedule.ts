@@ -163,7 +163,10 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
     try {
       ok = await (await ctx.store()).lease.acquire(SCHEDULE_LEASE, holder, leaseMs, Date.now());
     } catch (err) {
-      log.error({ lease: SCHEDULE_LEASE, err: (err as Error).message }, 'the schedule lease could not be checked; no step runs until it can');
+      // Not "another node runs it": nobody may hold it while the database is out of reach.
+      log.error({ lease: SCHEDULE_LEASE, err: (err as Error).message }, 'the schedule lease could not be checked (the database did not answer); no step runs on this node until it can');
+      held = false;
+      return { held: false, newly: false };
     }
     const newly = ok && !held;
     if (newly) {

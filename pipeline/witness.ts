@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { CHECKPOINT_PATH, cosignaturesPath, dayCheckpointPath, withCosignatures, type DayRecord } from '../core/archive.ts';
 import { parseCheckpoint } from '../core/checkpoint.ts';
-import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
+import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, readTimestamp, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
 import { encodeWitnessPolicy as encodePolicy, readWitnessPolicy } from '../core/witness-policy.ts';
 import { concatBytes, fromUtf8, toBase64, utf8 } from '../core/encoding.ts';
 import { consistencyProof } from '../core/merkle.ts';
@@ -344,7 +344,8 @@ async function askWitness(ctx: WitnessContext, w: Witness, checkpoint: Uint8Arra
       continue;
     }
     if (res.status !== 200) throw new Error(`HTTP ${res.status} from ${url}: ${text.trim().slice(0, 200) || res.statusText}`);
-    return verifiedLine(w, checkpoint, text);
+    // Witnesses stamp with their real clocks: compared with this machine's real clock, not TIMESEAL_NOW.
+    return verifiedLine(w, checkpoint, text, Date.now());
   }
 }
 
@@ -363,7 +364,17 @@ function requestHead(archive: string, old: number, size: number): string {
 }
 
 /** The one line of `w` in a witness's answer that cosigns exactly `checkpoint`. */
-function verifiedLine(w: Witness, checkpoint: Uint8Array, answer: string): string {
+/** How far past this machine's clock a witness's cosignature time may be (clocks differ; a day is generous). */
+export const COSIGNATURE_FUTURE_SECONDS = 86_400;
+
+/** Why a cosignature's timestamp (seconds) cannot be right at `nowMs`, or null: at most a day ahead is accepted. */
+export function futureCosignature(signature: Uint8Array, nowMs: number): string | null {
+  const time = readTimestamp(signature);
+  if (time === null) return 'its timestamp is beyond any date';
+  return time > nowMs / 1000 + COSIGNATURE_FUTURE_SECONDS ? `its timestamp ${time} is more than a day in the future` : null;
+}
+
+function verifiedLine(w: Witness, checkpoint: Uint8Array, answer: string, nowMs: number): string {
   if (!answer.endsWith('\n')) throw new Error('the answer is not signature lines');
   const text = parseNote(checkpoint).text;
   let parsed;
@@ -376,6 +387,8 @@ function verifiedLine(w: Witness, checkpoint: Uint8Array, answer: string): strin
   for (const [i, sig] of parsed.signatures.entries()) {
     if (sig.name !== w.vkey.name || sig.keyId !== w.verifier.keyId) continue;
     if (!w.verifier.verify(utf8(text), sig.signature)) throw new Error(`its ${w.verifier.algorithm} line does not verify against this checkpoint (tree size ${parseCheckpoint(text).size}); not published`);
+    const future = futureCosignature(sig.signature, nowMs);
+    if (future !== null) throw new Error(`its line is signed, but ${future}; not published`);
     return lines[i]!;
   }
   throw new Error(`no line from ${w.vkey.name} (key id ${w.verifier.keyId.toString(16).padStart(8, '0')}) in the answer`);

@@ -1,7 +1,8 @@
 // The built-in schedule's timing (cli/schedule.ts, docs/OPERATIONS.md §1): the build runs every hour at :01, so
 // a build that failed or was killed at 00:01 is retried within the hour instead of the next night.
 import { describe, expect, it } from 'vitest';
-import { nextRun, STEPS } from '../../cli/schedule.ts';
+import type { Context } from '../../cli/context.ts';
+import { nextRun, startSchedule, STEPS } from '../../cli/schedule.ts';
 
 const step = (name: string) => STEPS.find((s) => s.name === name)!;
 const at = (iso: string) => Date.parse(iso);
@@ -23,5 +24,34 @@ describe('schedule', () => {
   it('asks the witnesses hourly at :03, after the build', () => {
     expect(new Date(nextRun(step('witness cosign'), at('2025-11-03T00:01:30Z'))).toISOString()).toBe('2025-11-03T00:03:00.000Z');
     expect(new Date(nextRun(step('witness cosign'), at('2025-11-03T00:03:00Z'))).toISOString()).toBe('2025-11-03T01:03:00.000Z');
+  });
+});
+
+describe('the schedule lease', () => {
+  it('a database that does not answer is said to be that, not "another node runs the schedule", and no step runs', async () => {
+    let fail = false;
+    let ran = 0;
+    const lines: string[] = [];
+    const lease = {
+      acquire: async () => {
+        if (fail) throw new Error('connect ECONNREFUSED 127.0.0.1:5432');
+        return true;
+      },
+      release: async () => undefined,
+    };
+    const ctx = { store: async () => ({ lease }) } as unknown as Context;
+    const log = { info: (_o: object, m: string) => void lines.push(m), error: (_o: object, m: string) => void lines.push(m) };
+    const schedule = startSchedule(ctx, log, [{ name: 'step', lane: 'proofs', minute: 59, daily: false, run: () => void ran++ }], { leaseMs: 60_000 });
+    await schedule.runAll();
+    expect(ran).toBe(2);
+    fail = true;
+    await schedule.run('step');
+    expect(ran).toBe(2);
+    expect(lines.at(-1)).toBe('the schedule lease could not be checked (the database did not answer); no step runs on this node until it can');
+    expect(lines.some((l) => /another node/.test(l))).toBe(false);
+    fail = false;
+    await schedule.run('step');
+    expect(ran).toBe(3);
+    await schedule.stop();
   });
 });

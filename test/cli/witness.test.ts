@@ -148,6 +148,12 @@ describe('witness cosignatures through the CLI', () => {
     expect(reasons['w1.example/witness']).toMatch(/line does not verify against this checkpoint .*not published/);
     expect(reasons['w2.example/witness']).toMatch(/not signature lines|no line from w2/);
     expect(fs.existsSync(path.join(ledgers(), `${date}.cosignatures`))).toBe(false);
+    // A valid signature over the checkpoint, dated 2^53 - 1 seconds: refused, nothing published.
+    w1.mode = 'future';
+    const future = await cosign();
+    w1.mode = 'ok';
+    expect(future.json.failures.find((f: { witness: string }) => f.witness === 'w1.example/witness')?.reason).toMatch(/signed, but its timestamp 9007199254740991 is more than a day in the future; not published/);
+    expect(fs.readFileSync(path.join(ledgers(), `${date}.cosignatures`), 'utf8')).not.toContain('w1.example');
   });
 
   test('the witness refuses a log that presents another checkpoint of a size it has cosigned (a fork)', async () => {

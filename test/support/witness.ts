@@ -4,7 +4,8 @@
 // checkpoint's, 409 (text/x.tlog.size) when the old size is not the one it cosigned, 422 for an empty tree with
 // a wrong root, a proof from size 0, a failing consistency proof or another root at the same size (a fork) —
 // and a cosignature line (ML-DSA-44 or Ed25519, timestamp now) once they pass. Misbehaviours for tests: `down`
-// (connections refused), `wrong-checkpoint` (cosigns another checkpoint), `garbage`.
+// (connections refused), `wrong-checkpoint` (cosigns another checkpoint), `garbage`, `future` (a valid cosignature
+// dated 2^53 - 1 seconds).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ed25519CosignatureSigner, ed25519PublicKey, encodeVkey, mldsa44CosignatureSigner, mldsa44PublicKey, NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE } from '../../core/cosignature.ts';
@@ -14,7 +15,7 @@ import { sha256 } from '../../core/hash.ts';
 import { verifyConsistency } from '../../core/merkle.ts';
 import { signNote, verifyNoteSignatures, type NoteVerifier } from '../../core/note.ts';
 
-export type WitnessMode = 'ok' | 'wrong-checkpoint' | 'garbage';
+export type WitnessMode = 'ok' | 'wrong-checkpoint' | 'garbage' | 'future';
 
 export interface LoopbackWitness {
   name: string;
@@ -34,7 +35,8 @@ export interface LoopbackWitness {
 
 export async function startWitness(options: { name: string; seed: Uint8Array; algorithm: 'ML-DSA-44' | 'Ed25519'; logs: Map<string, NoteVerifier[]>; port?: number }): Promise<LoopbackWitness> {
   const { name, seed, algorithm, logs } = options;
-  const signer = algorithm === 'ML-DSA-44' ? mldsa44CosignatureSigner(name, seed, () => Math.floor(Date.now() / 1000)) : ed25519CosignatureSigner(name, seed, () => Math.floor(Date.now() / 1000));
+  const now = (): number => (witness.mode === 'future' ? Number.MAX_SAFE_INTEGER : Math.floor(Date.now() / 1000));
+  const signer = algorithm === 'ML-DSA-44' ? mldsa44CosignatureSigner(name, seed, now) : ed25519CosignatureSigner(name, seed, now);
   const vkey = algorithm === 'ML-DSA-44' ? encodeVkey(name, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(seed)) : encodeVkey(name, NOTE_TYPE_ED25519_COSIGNATURE, ed25519PublicKey(seed));
   const state = new Map<string, { size: number; root: Uint8Array }>();
   const statuses: number[] = [];
