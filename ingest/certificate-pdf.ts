@@ -4,7 +4,9 @@
 // appendix on verifying without Timeseal. pdf-lib writes it (no browser, no native code); the QR code is drawn
 // as vector squares from the `qrcode` package's module matrix. Text is drawn as text, never parsed: a file name
 // holding markup is just characters. User text (the file name) uses DejaVu Sans when the system has it (every
-// script it covers); otherwise, or for a character the font lacks, the character becomes "?".
+// script it covers); otherwise, or for a character the font lacks, the character becomes "?". What it draws is
+// capped (MAX_FILE_NAME, MAX_TEXT): drawing is synchronous, and a 100 KB file name from the database blocked the
+// event loop for 17-19 s here and filled 28 pages.
 import fs from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
@@ -75,11 +77,24 @@ function unicodeFont(): Buffer | null {
   return unicodeFontBytes;
 }
 
-/** Keeps what `font` can draw; control characters and anything else become "?". */
+/** The most characters of the file name drawn (the 300 of a long real name fit; longer ones end in "…"). */
+export const MAX_FILE_NAME = 400;
+/** The most characters of any other text drawn in one piece (the longest Timeseal writes is a checkpoint's
+ *  ML-DSA-65 signature line, about 4,500). */
+export const MAX_TEXT = 10_000;
+
+/** `text` cut to `max` UTF-16 units, the last one "…" when cut (never half a surrogate pair). */
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const kept = text.slice(0, max - 1);
+  return `${/[\uD800-\uDBFF]$/.test(kept) ? kept.slice(0, -1) : kept}…`;
+}
+
+/** Keeps what `font` can draw (at most MAX_TEXT characters); control characters and anything else become "?". */
 function drawable(text: string, font: PDFFont): string {
   const set = new Set(font.getCharacterSet());
   let out = '';
-  for (const ch of text) {
+  for (const ch of clip(text, MAX_TEXT)) {
     const cp = ch.codePointAt(0)!;
     out += cp >= 0x20 && cp !== 0x7f && set.has(cp) ? ch : '?';
   }
@@ -166,7 +181,7 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   const valueX = M + 130;
   const valueW = W - M - 14 - valueX;
   const rows: Array<[string, string, PDFFont, RGB?]> = [];
-  if (v.fileName !== null) rows.push(['File name', v.fileName, userFont]);
+  if (v.fileName !== null) rows.push(['File name', clip(v.fileName, MAX_FILE_NAME), userFont]);
   rows.push(['SHA-256 hash', v.hash, mono]);
   rows.push(['Ledger date (UTC)', v.ledgerDate, sans]);
   rows.push(['Submitted at', fmtTime(v.submittedAt), sans]);

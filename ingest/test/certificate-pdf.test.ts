@@ -2,12 +2,14 @@
 // (poppler-utils, an independent reader) opens and that shows the hash, the ledger date and time, the signature
 // verdicts, the Bitcoin status and the verification link; a file name with markup, non-Latin letters or 300
 // characters is drawn as text; a history certificate (?id=) opens only for its owner; links name only files that
-// exist (no .ots before anchoring); a pending day says when to come back.
+// exist (no .ots before anchoring); a pending day says when to come back. What it draws is capped: a 100 KB file
+// name (it blocked the event loop for 17-19 s) is cut with an ellipsis, and so is any other text.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenHash } from '../accounts/tokens.ts';
+import { certificatePdf, MAX_FILE_NAME, MAX_TEXT } from '../certificate-pdf.ts';
 import { DAY, makeFixture, removeTempDirs, sha256, tempDir, type Fixture } from './fixture.ts';
 
 let f: Fixture;
@@ -92,6 +94,45 @@ describe('PDF certificate', () => {
       expect(text).toContain(name.replace(/\s+/g, ''));
       expect(text).toContain(hash);
     }
+  });
+
+  it('a 100 KB file name renders at once, cut to MAX_FILE_NAME characters with an ellipsis', async () => {
+    const hash = f.published[2]!;
+    const name = `${'a-very-long-file-name-'.repeat(4700)}.pdf`;
+    expect(name.length).toBeGreaterThan(100_000);
+    const pdfOf = async (fileName: string) => {
+      const { cookie, id } = userWithRow(hash, fileName, DAY);
+      const started = performance.now();
+      const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers: { cookie } });
+      expect(r.statusCode).toBe(200);
+      return { text: pdfText(r.rawPayload), ms: performance.now() - started };
+    };
+    const pages = (text: string) => text.split('\f').filter((p) => p.trim() !== '').length;
+    const { text, ms } = await pdfOf(name);
+    expect(ms).toBeLessThan(2000);
+    expect(pages(text)).toBe(pages((await pdfOf('short.txt')).text));
+    const flat = text.replace(/\s+/g, '');
+    expect(MAX_FILE_NAME).toBe(400);
+    expect(flat).toContain(`${name.slice(0, MAX_FILE_NAME - 1)}…`);
+    expect(flat).not.toContain(name.slice(0, MAX_FILE_NAME));
+    expect(flat).toContain(hash);
+  });
+
+  it('any other text drawn is capped to MAX_TEXT characters (a TSA name, the Bitcoin status)', async () => {
+    const started = performance.now();
+    const status = `${'status '.repeat(15_000)}end of status`;
+    const pdf = await certificatePdf({
+      state: 'published', hash: f.published[0]!, fileName: null, submittedAt: `${DAY}T09:00:00.000Z`, ledgerDate: DAY,
+      verifyUrl: 'https://timeseal.test/verify', origin: 'https://timeseal.test', files: [],
+      bitcoin: { ok: false, text: status },
+      rfc3161: [{ file: `${DAY}.json.tsr`, genTime: `${DAY}T00:01:00Z`, tsaName: `CN=${'T'.repeat(100_000)}` }],
+    });
+    expect(performance.now() - started).toBeLessThan(2000);
+    const flat = pdfText(Buffer.from(pdf)).replace(/\s+/g, '');
+    expect(flat.match(/T/g)!.length).toBeLessThan(MAX_TEXT);
+    expect(flat).toContain(`CN=${'T'.repeat(1000)}`);
+    expect(flat).not.toContain('endofstatus');
+    expect(flat).toContain(`${status.slice(0, MAX_TEXT - 1).replace(/\s+/g, '').slice(-40)}…`);
   });
 
   it('a history certificate PDF opens only for its owner', async () => {
