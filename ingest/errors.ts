@@ -4,9 +4,10 @@
 //   plain  {error}                       most routes
 //   ok     {ok: false, error}            POST /api/submit (product spec §7: the client reads ok and error)
 //   beta   {success: false, error, example}  POST /api/v1/beta/timestamp (product spec §8)
-// A write refused by a full or failing disk (`storageFault`) is not a fault of the server's code: 503 with
-// Retry-After and a text saying so, reported to the submission gate (which logs it once a minute with a count,
-// and puts it on /api/queue-stats.php) instead of a stack trace per request (issue 16, item 7).
+// A write refused by a full or failing disk (`storageFault`), or by a database server that cannot be reached
+// (`storageCause`: said so, not blamed on the disk), is not a fault of the server's code: 503 with Retry-After
+// and a text saying so, reported to the submission gate (which logs it once a minute with a count, and puts it
+// on /api/queue-stats.php) instead of a stack trace per request (issue 16, item 7).
 import { sqliteFault } from '../store/sqlite/errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { IndexIncompleteError } from '../core/errors.ts';
@@ -133,12 +134,27 @@ export function errorBody(style: ErrorStyle, message: string): Record<string, un
 export type StorageFault = 'full' | 'io';
 export const storageFault: (err: unknown) => StorageFault | undefined = sqliteFault;
 
+/**
+ * The codes (StorageUnavailableError's `code`, the engine's own) of a database server that cannot be reached or
+ * dropped the connection: PostgreSQL's class 08 (connection exception), 57P01-57P03 (shutting down, cannot
+ * connect now), 53300 (too many connections), Node's socket errors, and ECONNLOST (the PostgreSQL store's code
+ * for a connection lost without one). Not the disk: 53100 disk_full and 58030 io_error stay 'full' and 'io'.
+ */
+const UNREACHABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNLOST', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** What the texts name: `fault`, or 'unreachable' when the storage's error says the database server is out of reach. */
+export type StorageCause = StorageFault | 'unreachable';
+export function storageCause(fault: StorageFault, err: unknown): StorageCause {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return fault === 'io' && typeof code === 'string' && (UNREACHABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) ? 'unreachable' : fault;
+}
+
 /** Seconds a client is asked to wait after a write refused by the disk. */
 export const STORAGE_RETRY_AFTER = '60';
 
 /** Our texts (the spec has none). `committed`: the row was written but its sync to disk failed. */
-export function storageMessage(fault: StorageFault, what: 'submission' | 'data', committed = false): string {
-  const why = fault === 'full' ? 'its disk is full' : 'writing to its disk failed';
+export function storageMessage(cause: StorageCause, what: 'submission' | 'data', committed = false): string {
+  const why = cause === 'full' ? 'its disk is full' : cause === 'unreachable' ? 'it cannot reach its database' : 'writing to its disk failed';
   if (committed) return `The server could not confirm that your submission was stored (${why}). Please submit it again later.`;
   if (what === 'submission') return `The server cannot store submissions right now (${why}); nothing was recorded. Please try again later.`;
   return `The server cannot store anything right now (${why}). Please try again later.`;
@@ -171,7 +187,7 @@ export function storageRefusal(err: unknown, monitor: StorageMonitor | undefined
   if (fault === undefined) return undefined;
   monitor?.storageFailed(fault, err);
   const committed = (err as { committed?: unknown }).committed === true;
-  return { message: storageMessage(fault, what, committed), retryAfter: STORAGE_RETRY_AFTER };
+  return { message: storageMessage(storageCause(fault, err), what, committed), retryAfter: STORAGE_RETRY_AFTER };
 }
 
 export const INDEX_INCOMPLETE = "The archive's index is being completed; please try again in a few minutes.";

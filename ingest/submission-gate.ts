@@ -16,10 +16,11 @@
 // (queue-stats: not "operational") until a submission is stored again (`stored()`). Logged the same way: the
 // first failure at error level with its cause, then at most one line a minute with the count, and one line
 // when a write succeeds again. Submissions are still attempted while it lasts: the next one that succeeds
-// is what clears it.
+// is what clears it. A database server out of reach (PostgreSQL: errors.ts storageCause) is said to be that,
+// not a disk.
 import { clockBehindArchive, clockBehindText, lastPublishedDayReader } from '../runtime/clock-guard.ts';
 import type { ClockCheck } from './clock-check.ts';
-import type { StorageFault } from './errors.ts';
+import { storageCause, type StorageCause, type StorageFault } from './errors.ts';
 
 export interface GateLog {
   error(obj: object, msg: string): void;
@@ -74,9 +75,9 @@ export interface GateOptions {
   clockCheck?: ClockCheck;
 }
 
-/** The text of a failing disk, in /api/queue-stats.php. */
-export function storageProblem(fault: StorageFault, since: string): string {
-  const what = fault === 'full' ? 'its disk is full' : 'writing to its disk fails';
+/** The text of a failing disk or an unreachable database, in /api/queue-stats.php. */
+export function storageProblem(cause: StorageCause, since: string): string {
+  const what = cause === 'full' ? 'its disk is full' : cause === 'unreachable' ? 'it cannot reach its database' : 'writing to its disk fails';
   return `The server cannot store submissions since ${since}: ${what}. Submissions are refused until it is fixed.`;
 }
 
@@ -150,11 +151,13 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
       failedSinceLine++;
       if (storage === undefined) {
         const since = wallClock().toISOString();
-        storage = { fault, code, since, problem: storageProblem(fault, since) };
+        const why = storageCause(fault, err);
+        storage = { fault, code, since, problem: storageProblem(why, since) };
         failedAt = t;
+        const check = why === 'full' ? "Free space on the database's disk." : why === 'unreachable' ? 'Check that the database server is running and reachable.' : "Check the database's disk.";
         log.error(
           { code, cause, fault, refused: 1 },
-          `STORAGE FAILING: a write to the database failed (${code}: ${cause}); submissions and other writes are answered 503 until one succeeds. ${fault === 'full' ? 'Free space on the database\'s disk.' : 'Check the database\'s disk.'}`,
+          `STORAGE FAILING: a write to the database failed (${code}: ${cause}); submissions and other writes are answered 503 until one succeeds. ${check}`,
         );
         failedLineAt = t;
         failedSinceLine = 0;
