@@ -186,9 +186,25 @@ export async function publishLedgers(ctx: BuildContext, options: { date?: string
       }
     }
     writeOtsStatus(ctx, state);
-    const index = options.upkeep === false ? noUpkeep(head) : upkeepIndex(ctx, head, retiredBefore);
+    let index: IndexUpkeep;
+    try {
+      index = options.upkeep === false ? noUpkeep(head) : upkeepIndex(ctx, head, retiredBefore);
+    } catch (err) {
+      throw upkeepFailed(days, err);
+    }
     return { days, index };
   });
+}
+
+/**
+ * An index upkeep that failed after the run's days were published (ENOSPC while merging, say): the message says
+ * the days are published and only the upkeep failed, so that nobody takes them for lost. Nothing is: a merged
+ * segment is written to a temporary file that the head names only once it is complete, so the head still
+ * names the unmerged segments, lookups use them, and the next run merges again.
+ */
+function upkeepFailed(days: readonly DayBuild[], err: unknown): TimesealError {
+  const published = days.length === 0 ? 'Every published day is served' : `${days.map((d) => d.date).join(', ')}: published and served`;
+  return withContext(`${published}; only the index upkeep after the publication failed (lookups use the unmerged index segments until a later \`timeseal ledger build\` merges them)`, err);
 }
 
 /** The index upkeep alone (what publishLedgers does after the days), for a run that left it out. */
