@@ -39,9 +39,12 @@ describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
 
   test('a witness policy is read as one; a log key in it is not taken for a cosigner, and a damaged one is named', async () => {
     const ed = fs.readFileSync(path.join(archive.keys, 'ed25519.vkey'), 'utf8').trim();
-    const policy = classifyText(`quorum 1\n${ed}\n`, 'witnesses');
-    expect(policy).toMatchObject({ kind: 'witness-policy', value: `quorum 1\n${ed}\n` });
-    expect(classifyText('quorum 2\nnot-a-vkey\n', 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.any(String) });
+    // keys/witnesses in the c2sp.org/tlog-policy format (core/witness-policy.ts), here naming the log's own key.
+    const text = `# a policy\nwitness log ${ed}\nquorum log\n`;
+    expect(classifyText(text, 'witnesses')).toMatchObject({ kind: 'witness-policy', value: text });
+    expect(classifyText('witness a not-a-vkey\nquorum a\n', 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.stringMatching(/line 1/) });
+    // The older `quorum N` form is recognised and named as not read here (the archive's readers still read it).
+    expect(classifyText(`quorum 1\n${ed}\n`, 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.stringMatching(/line 1/) });
     const files = archive.dayFiles(DAY1).map(read);
     // The log's own Ed25519 key (0x01), whose line the checkpoint has: not a cosignature.
     const witnesses = { quorum: 1, witnesses: [parseVkey(ed)], source: 'witnesses' };

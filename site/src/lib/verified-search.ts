@@ -226,7 +226,7 @@ async function otherLines(
   mlVkey: Uint8Array | null,
   witnessPolicy: Uint8Array | null,
 ): Promise<Pick<SearchResult, 'signers' | 'witnesses' | 'witnessQuorum'>> {
-  const [{ parseVkey, vkeyVerifier }, { flatWitnessPolicy }] = await Promise.all([import('../../../core/cosignature.ts'), import('../../../core/witness-policy.ts')]);
+  const { parseVkey, vkeyVerifier, flatWitnessPolicy } = await import('./checkpoint-lines.ts');
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   const signers = [...baseSigners];
   const log: NoteVerifier[] = [];
