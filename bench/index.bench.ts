@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { diskFetcher } from '../test/support/disk-fetcher.ts';
-import { INDEX_HEAD_PATH, mergeStart, type IndexHead } from '../core/index-segments.ts';
+import { mergeStart, type IndexHead } from '../core/index-segments.ts';
 import { removeUnnamedIndexFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from '../pipeline/segment-files.ts';
 import { sortedOrder } from '../store/sort-keys.ts';
 import { verifiedSearch, type Fetcher } from '../site/src/lib/verified-search.ts';

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { treeDiff, treeDigest } from '../test/cli/helpers.ts';
 import { startNginx } from '../test/support/nginx.ts';
 import { startPostgres } from '../test/support/postgres.ts';
-import { folderBytes, machine, mb, run, timed, TIMESEAL } from './common.ts';
+import { folderBytes, mb, run, timed, TIMESEAL } from './common.ts';
 import { load, median, stop, waitForUrl, type AutocannonResult } from './load.ts';
 
 const CONNECTIONS = 32;

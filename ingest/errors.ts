@@ -11,7 +11,7 @@
 import { sqliteFault } from '../store/sqlite/errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { IndexIncompleteError } from '../core/errors.ts';
-import { DayClosedError, StorageUnavailableError } from '../store/store.ts';
+import { DayClosedError } from '../store/store.ts';
 
 export type ErrorStyle = 'plain' | 'ok' | 'beta';
 

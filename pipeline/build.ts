@@ -18,17 +18,15 @@ import {
   dayCheckpointPath,
   ecdsaSignaturePath,
   encodeDays,
-  encodeOtsStatus,
   ledgerPath,
   mldsaSignaturePath,
-  OTS_STATUS_PATH,
   signaturesMetaPath,
   withCosignatures,
   type DayRecord,
 } from '../core/archive.ts';
 import { signCheckpoint } from '../core/checkpoint.ts';
 import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesColumns } from '../core/day.ts';
-import { fromUtf8, toHex } from '../core/encoding.ts';
+import { toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import { mergeStart, segmentPath, type IndexHead, type Segment } from '../core/index-segments.ts';
 import { encodeLedgerColumns, isDate, parseLedgerColumns, utcDate } from '../core/ledger.ts';

@@ -3,7 +3,6 @@
 // TRUST_PROXY respected, in the database so processes sharing it share the cap); and the waitlist form is
 // throttled per address like the contact form.
 import { spawnSync } from 'node:child_process';
-import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../runtime/config.ts';
 import { parseRate } from '../config.ts';
