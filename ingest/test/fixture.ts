@@ -138,13 +138,9 @@ export interface SpawnedServer {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/**
- * Starts `timeseal serve` and resolves with its URL once it prints the listening line. `wrap`: a command that
- * runs it (e.g. ['faketime', '-f', '-90s'] for a node whose clock is off).
- */
-export function startServer(cwd: string, env: Record<string, string>, args: string[] = [], wrap: string[] = []): Promise<SpawnedServer> {
-  const [command, ...rest] = [...wrap, BIN, 'serve', ...args];
-  const child = spawn(command!, rest, { cwd, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `timeseal serve` and resolves with its URL once it prints the listening line. */
+export function startServer(cwd: string, env: Record<string, string>, args: string[] = []): Promise<SpawnedServer> {
+  const child = spawn(BIN, ['serve', ...args], { cwd, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));

@@ -211,8 +211,12 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (engine) => {
 describe("a node's clock against the database's (PostgreSQL)", () => {
   it('a node whose clock is 90 s behind the database server\'s refuses submissions (503, nothing stored) and says why; a node that agrees accepts them', async () => {
     const p = await project('postgres', 'skew');
-    // Without TIMESEAL_NOW: the system clock, which faketime moves back 90 s for the skewed node alone.
-    const skewed = await startServer(p.dir, p.env, [], ['faketime', '-f', '-90s']);
+    // Without TIMESEAL_NOW: the system clock, which libfaketime (Debian's faketime) moves back 90 s for the skewed
+    // node alone. Preloaded into the node itself, not run through the faketime command, which would stay between
+    // the test and the node and not pass it SIGTERM.
+    const libfaketime = fs.globSync('/usr/lib/*/faketime/libfaketime.so.1')[0];
+    expect(libfaketime, 'libfaketime (Debian package faketime)').toBeDefined();
+    const skewed = await startServer(p.dir, { ...p.env, LD_PRELOAD: libfaketime!, FAKETIME: '-90s' });
     nodes.push(skewed);
     const good = await startServer(p.dir, p.env);
     nodes.push(good);
