@@ -1,4 +1,4 @@
-// Benchmark of the index at 100,000,000 hashes (issue 13): the bytes of a verified lookup, and the time and
+// Benchmark of the index at 100,000,000 hashes: the bytes of a verified lookup, and the time and
 // memory of making index-sha256.json. The index is written by the real code (pipeline/segment-files.ts: a
 // segment per day, merged by core/index-segments.ts's rule) from `--days` days of random sorted hashes; days
 // are larger than a million so that the archive is built in minutes, and no ledger files are written (a

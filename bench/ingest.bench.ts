@@ -1,4 +1,4 @@
-// Ingest throughput (issue 3): beta-API submissions per second against the real server (`timeseal serve`,
+// Ingest throughput (goal: ≥ 0.6 of a bare Fastify route; docs/BENCHMARKS.md): beta-API submissions per second against the real server (`timeseal serve`,
 // production mode, loopback), divided by a bare Fastify JSON route measured in the same run on the same
 // machine. autocannon, 32 connections, 8 s runs, 5 rounds taking turns (this VM's speed changes by half from
 // minute to minute); every submission is a unique hash. Goal: ratio ≥ 0.6 with 0 errors. Afterwards the

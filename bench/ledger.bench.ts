@@ -1,5 +1,5 @@
-// Benchmark of the daily pipeline: `timeseal ledger build` publishing one day of 1,000,000 hashes (issue 2:
-// goal ≤ 6 s, peak RSS ≤ 600 MB), then the archive's growth over 30 days of a million hashes (issue 13: the
+// Benchmark of the daily pipeline: `timeseal ledger build` publishing one day of 1,000,000 hashes (goal:
+// ≤ 6 s, peak RSS ≤ 600 MB), then the archive's growth over 30 days of a million hashes (goal: the
 // cost of a day must not grow with the archive), with the bytes of one lookup, index-sha256.json made by
 // `timeseal index-json`, and `timeseal verify` along the way.
 // Prints a Markdown section. Usage: node bench/ledger.bench.ts [--hashes 1000000] [--days 30]
@@ -73,7 +73,7 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
-// 2. Growth: `days` days of `perDay` hashes, one build per day (issue 13). Per day: the time until the day is
+// 2. Growth: `days` days of `perDay` hashes, one build per day. Per day: the time until the day is
 //    published (ledger, signatures, tiles, checkpoint, its index segment, the head), the index upkeep after it
 //    (merges, removals), bytes and files written, the process's peak RSS. Goals as ratios within this run.
 {

@@ -1,4 +1,4 @@
-// The storage engines and the topology (issue 14), as ratios within one run (this machine's speed drifts):
+// The storage engines and the topology (store/README.md, deploy/), as ratios within one run (this machine's speed drifts):
 // 1. Beta-API durable submissions per second, one `timeseal serve` node on SQLite and one on PostgreSQL (a
 //    private cluster, test/support/postgres.ts), and nginx (deploy/nginx/timeseal.conf, test/support/nginx.ts)
 //    in front of two PostgreSQL nodes; the three take turns, round after round; medians. Every acknowledged

@@ -1,5 +1,5 @@
 // The ArchiveAccess that the web service declares (ingest/services.ts), made from the archive writer's own
-// readers in pipeline/: the one place where ingest/ meets pipeline/ (DESIGN.md §8). Used by `timeseal serve`
+// readers in pipeline/: the one place where ingest/ meets pipeline/ (docs/ARCHITECTURE.md). Used by `timeseal serve`
 // and by the tests that build the app.
 import type { ArchiveAccess } from '../ingest/services.ts';
 import { readState } from '../pipeline/archive-state.ts';

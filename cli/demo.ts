@@ -1,4 +1,4 @@
-// `timeseal serve --demo` (issue 3, `make start`): on an archive with no published day, publish a first
+// `timeseal serve --demo` (`make start`): on an archive with no published day, publish a first
 // demonstration ledger for yesterday holding a few sample hashes and the SHA-256 of the project's own sealed
 // disclosure document (docs/sealed-disclosure.md), so a newcomer can search, download and verify at once.
 // Production (`timeseal serve` without --demo) never calls this: it never invents ledgers.

@@ -1,4 +1,4 @@
-// The built-in daily schedule (DESIGN.md §3), run inside `timeseal serve`: at 00:01 UTC build and dual-sign
+// The built-in daily schedule (docs/OPERATIONS.md §1; docs/ARCHITECTURE.md), run inside `timeseal serve`: at 00:01 UTC build and dual-sign
 // every finished day. On start, missed runs are caught up in order. The build runs as a child process (the
 // `timeseal ledger build` command itself): it is synchronous and, with its index merges, can take minutes
 // (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and run in
@@ -10,7 +10,7 @@
 // checkpoint (pipeline/witness.ts); hourly at :04: RFC 3161 tokens of the ledger files (pipeline/tsa.ts);
 // hourly at :05: upgrade, verify, refresh block information.
 //
-// Several nodes (issue 14, §3): N `timeseal serve` processes may share one PostgreSQL and one archive folder;
+// Several nodes (store/README.md, "The schedule lease"): N `timeseal serve` processes may share one PostgreSQL and one archive folder;
 // exactly one of them runs the schedule at a time. Each node holds lease 'schedule' in the store (Store.lease,
 // holder `hostname:pid:random`, ttl TIMESEAL_SCHEDULE_LEASE_SECONDS, default 90 s): it takes or renews it
 // before each step and every ttl/3 on a timer (also while a step runs); a node without it skips its steps.

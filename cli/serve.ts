@@ -31,7 +31,7 @@ function archiveWritable(archive: string): boolean {
 
 /**
  * What must hold before the server accepts a request, checked at start so a broken installation refuses to
- * start with one clear line (issue 16) instead of answering 500 to the requests that need the missing part: the
+ * start with one clear line instead of answering 500 to the requests that need the missing part: the
  * public keys load and match, and the database passes SQLite's quick check.
  */
 function checkBeforeServing(c: Context, log: { warn(obj: object, msg: string): void }): void {
@@ -70,7 +70,7 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     if (built !== null) logger.info({ days: built.map((d) => d.date) }, 'demonstration ledger published');
     if (built !== null) demoDays = built.map((d) => d.date);
   }
-  // Issue 7: the built offline verifier is listed with its SHA-256 in the archive and timestamped once.
+  // The built offline verifier is listed with its SHA-256 in the archive and timestamped once.
   const verifier = path.join(ingest.site, 'offline-verifier.html');
   if (writable && fs.existsSync(verifier)) {
     const { release, added } = await releaseVerifier({ file: verifier, archive: c.config.archive, store: await c.store(), now: c.clock() });

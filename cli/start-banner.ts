@@ -1,4 +1,4 @@
-// The few human lines `timeseal serve` prints on stderr once it listens, when stderr is a terminal (issue 16):
+// The few human lines `timeseal serve` prints on stderr once it listens, when stderr is a terminal:
 // the one address to open (the links origin, also used in e-mails — open the site there so a login carries
 // over from an e-mail link), where e-mail goes, what the archive holds (the demonstration ledger on a first
 // `make start`), and how to get JSON logs. Scripts and tests keep reading stdout's "Timeseal listening on" line.

@@ -12,7 +12,7 @@ export const DAYS_PATH = 'days.json';
 export const INDEX_JSON_PATH = 'index-sha256.json';
 export const OTS_STATUS_PATH = 'ots_status.json';
 export const BLOCK_INFO_PATH = 'block_info.json';
-/** The offline verifier's releases (pipeline/verifier-release.ts, issue 7). */
+/** The offline verifier's releases (pipeline/verifier-release.ts). */
 export const VERIFIER_ARCHIVE_PATH = 'offline-verifier.json';
 
 export const ledgerPath = (date: string): string => `${date}.json`;

@@ -1,4 +1,4 @@
-// Wide OpenTimestamps proofs (issue 28): the depth of a proof was capped, its breadth was not. A 964 KB `.ots`
+// Wide OpenTimestamps proofs: the depth of a proof was capped, its breadth was not. A 964 KB `.ots`
 // of 60,000 leaves made `timeseal ots info` run for minutes and die out of memory. A proof holds at most
 // MAX_TIMESTAMP_NODES operations and attestations; more is refused at once, without building the tree.
 import { spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// The two OpenTimestamps proofs that follow from one calendar proof per day (DESIGN.md §2). For day D with
+// The two OpenTimestamps proofs that follow from one calendar proof per day (docs/FORMAT.md §7–§8). For day D with
 // checkpoint root R and ledger file digest F = SHA-256(ledger file), the pipeline submits the commitment
 // C = SHA-256(R || F) to the calendars. From the calendar tree rooted at C:
 //   - the ledger proof `D.json.ots` starts at F:        prepend R, sha256 → C → calendar tree;

@@ -1,6 +1,6 @@
 // What the API reads from the published archive (ledgers/): the list of days, the status files written by
 // the pipeline and the anchoring step, hash look-ups, and the real verification of a day's signatures. The
-// ingest service never writes the archive (DESIGN.md §1).
+// ingest service never writes the archive (docs/ARCHITECTURE.md).
 //
 // Day verification is cached per date, keyed by the size and modification time of the day's five files:
 // daily files are immutable, so a day is verified once; a file changed on disk (tampering, a test) is
@@ -59,7 +59,7 @@ export interface ArchiveView {
   find(hash: string): Occurrence[];
   /** The proof bundle of a published hash, under the served public keys. */
   proof(hash: string): ProofBundle;
-  /** The OTS state of a published day (product spec §4). */
+  /** The OTS state of a published day (docs/FORMAT.md §7: `latest_ots_ok`). */
   otsState(date: string): 'verified' | 'pending';
   /** The day's RFC 3161 tokens (pipeline/tsa.ts), checked against its ledger digest; [] when none. */
   timeStamps(day: DayRecord): Promise<TimeStampView[]>;

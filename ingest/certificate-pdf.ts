@@ -1,4 +1,4 @@
-// The timestamp certificate as a PDF (GET /api/certificate.php?…&format=pdf, issue 15): an A4 document styled
+// The timestamp certificate as a PDF (GET /api/certificate.php?…&format=pdf, docs/API.md): an A4 document styled
 // like the site (slate text, emerald accents), with the hash, file name, ledger date and time, both signature
 // verdicts, the day's checkpoint, the Bitcoin status, a QR code of the online verification link, and an
 // appendix on verifying without Timeseal. pdf-lib writes it (no browser, no native code); the QR code is drawn

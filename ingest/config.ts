@@ -1,6 +1,6 @@
 // The ingest service's own settings, read from the environment beside runtime/config.ts (which it does not
 // extend): where the built site lives, whether a reverse proxy's X-Forwarded-For is trusted, and how e-mail
-// leaves the machine (DESIGN.md §5: SMTP_URL / MAIL_FROM, otherwise an outbox folder), and the operator's
+// leaves the machine (SMTP_URL / MAIL_FROM, otherwise an outbox folder; the README's "Configuration"), and the operator's
 // optional cap on the beta API (BETA_API_RATE; the product spec sets none during the beta).
 import { isIP } from 'node:net';
 import path from 'node:path';
@@ -14,7 +14,7 @@ export interface IngestConfig {
   /**
    * Fastify `trustProxy`: undefined = use the socket's address (X-Forwarded-For is ignored); a number = trust
    * that many proxy hops; a string = comma-separated trusted proxy addresses/CIDRs. Never "trust every hop":
-   * with it the leftmost X-Forwarded-For entry, which any client writes, would be its address (issue 16).
+   * with it the leftmost X-Forwarded-For entry, which any client writes, would be its address.
    */
   trustProxy: number | string | undefined;
   /** SMTP connection URL (smtp:// or smtps://); undefined writes each e-mail to `outbox` instead. */
@@ -29,7 +29,7 @@ export interface IngestConfig {
   paymentsAvailable: boolean;
   /** DONATION_URL: the card-payment donation page the /beta-api page links to (GET /api/site-config); unset, no link. */
   donationUrl: string | undefined;
-  /** The free tier's daily cap: 2 (product spec §9), or FREE_TIER_DAILY_LIMIT on a local development server. */
+  /** The free tier's daily cap: 2 (docs/API.md), or FREE_TIER_DAILY_LIMIT on a local development server. */
   freePerDay: number;
   /** TIMESEAL_ORIGIN is unset (a development server): page visits on a loopback address go to the origin (dev-origin.ts). */
   defaultOrigin: boolean;
@@ -114,7 +114,7 @@ export function parseDonationUrl(value: string | undefined): string | undefined 
 }
 
 /**
- * FREE_TIER_DAILY_LIMIT (issue 17): every test on a local server comes from 127.0.0.1 and shares its free-tier
+ * FREE_TIER_DAILY_LIMIT: every test on a local server comes from 127.0.0.1 and shares its free-tier
  * count, so a development server may raise it. Honoured only without TIMESEAL_ORIGIN or with a loopback one
  * (localhost, 127.x, [::1]); a public server refuses to start with it — its free tier is 2 a day (spec §9).
  */

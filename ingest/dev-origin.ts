@@ -1,4 +1,4 @@
-// One origin on a development server (issue 14 of the site work): without TIMESEAL_ORIGIN, links (e-mails
+// One origin on a development server: without TIMESEAL_ORIGIN, links (e-mails
 // included) use http://localhost:PORT, but the server listens on 127.0.0.1 and people open either; a session
 // made on one is not sent to the other, so a login did not carry over from an e-mail link. When TIMESEAL_ORIGIN
 // is unset, a browser's page navigation (Accept: text/html, GET or HEAD, not /api/) to a loopback address on the

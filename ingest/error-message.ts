@@ -1,4 +1,4 @@
-// Every JSON error body carries `message` (issue 11): product spec §7 and §8 have the client show the error
+// Every JSON error body carries `message` (docs/API.md, "Errors"): the site's client shows the error
 // body's `message` (login, signup, checkout, verification, reset, the waitlist), while the API has always
 // answered `{"error": …}`. One preSerialization hook on the root app copies `error` into `message` on every
 // answer with status ≥ 400 whose body is an object with a string `error` and no `message` of its own, so no

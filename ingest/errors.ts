@@ -2,12 +2,12 @@
 // wrong; a server fault gets a 500 that says nothing about internals (the details go to the log only).
 // Bodies follow the route's shape (route config `errorStyle`):
 //   plain  {error}                       most routes
-//   ok     {ok: false, error}            POST /api/submit (product spec §7: the client reads ok and error)
-//   beta   {success: false, error, example}  POST /api/v1/beta/timestamp (product spec §8)
+//   ok     {ok: false, error}            POST /api/submit (the site's client reads ok and error)
+//   beta   {success: false, error, example}  POST /api/v1/beta/timestamp (docs/API.md)
 // A write refused by a full or failing disk (`storageFault`), or by a database server that cannot be reached
 // (`storageCause`: said so, not blamed on the disk), is not a fault of the server's code: 503 with Retry-After
 // and a text saying so, reported to the submission gate (which logs it once a minute with a count, and puts it
-// on /api/queue-stats.php) instead of a stack trace per request (issue 16, item 7).
+// on /api/queue-stats.php) instead of a stack trace per request (docs/OPERATIONS.md §6).
 import { sqliteFault } from '../store/sqlite/errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { IndexIncompleteError } from '../core/errors.ts';

@@ -1,4 +1,4 @@
-// GET /ledgers/index-sha256.json: the spec's whole-archive index (product spec §3, §7; docs/FORMAT.md §6),
+// GET /ledgers/index-sha256.json: the whole-archive index (docs/FORMAT.md §6; docs/API.md),
 // made by the server on request now that the nightly build no longer writes it (it grows with the archive).
 // The file for the current index head is made once, into the cache folder (beside the database), and kept
 // until a larger head replaces it: one generation at a time in the process, requests for the same tree size

@@ -1,4 +1,4 @@
-// The 429 of POST /api/submit when the plan's limit is reached (issue 12 follow-up): besides `ok: false` and the
+// The 429 of POST /api/submit when the plan's limit is reached (docs/API.md): besides `ok: false` and the
 // text, the body says which limit it was and when it resets — `limit: {period: 'day' | 'month', max, resetsAt}`
 // — and `Retry-After` gives the seconds until then, so a client can wait without knowing our plans. The free
 // tier's text offers the upgrade to Standard only when this server can sell it (Stripe configured).

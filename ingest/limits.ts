@@ -1,4 +1,4 @@
-// Submission limits (product spec §5, §6, §9): the free tier allows 2 timestamps per UTC day per client IP,
+// Submission limits (docs/API.md, "Submissions"): the free tier allows 2 timestamps per UTC day per client IP,
 // counted in the ip_rate_limit table; a paying Standard subscriber (status "active" or "trialing") has 500
 // per UTC calendar month instead, counted in quota_usage (one row per user and month).
 //

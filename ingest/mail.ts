@@ -1,4 +1,4 @@
-// Outgoing e-mail (DESIGN.md §5): nodemailer over SMTP when SMTP_URL is set; otherwise each message is
+// Outgoing e-mail: nodemailer over SMTP when SMTP_URL is set; otherwise each message is
 // written as an RFC 5322 .eml file into the outbox folder and its path logged, so a single machine needs no
 // mail server. Used by the contact form now and by the accounts issue (verification and reset e-mails).
 //

@@ -8,7 +8,7 @@ export const SINGLE_LINE = '^[^\\u0000-\\u001f\\u007f]*$';
 /** Free text: tab, line feed and carriage return allowed, other control characters not. */
 export const MULTI_LINE = '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$';
 
-/** Every error body's `message`: the text of `error` again (error-message.ts; product spec §7, §8). */
+/** Every error body's `message`: the text of `error` again (error-message.ts; docs/API.md, "Errors"). */
 const MESSAGE = { type: 'string', description: 'the same text as error, for clients that show message' } as const;
 
 export const errorSchema = {

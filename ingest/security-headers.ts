@@ -7,7 +7,7 @@
 // (`node --cpu-prof`, bench/ingest.bench.ts). Our headers do not depend on the request (no nonces), so they
 // are computed once. The offline verifier page sets its own CSP (static.ts), which is kept.
 //
-// Cross-origin access (issue 16, item 13) is decided here too, by route: the public, unauthenticated reads and
+// Cross-origin access (ingest/README.md, "Cross-origin") is decided here too, by route: the public, unauthenticated reads and
 // the beta API answer any origin (CORS `*`, CORP cross-origin, never credentials), every other route none.
 import fp from 'fastify-plugin';
 import type { FastifyPluginAsync } from 'fastify';
@@ -46,7 +46,7 @@ export const CSP_DIRECTIVES = {
 };
 
 /**
- * The offline verifier page (issue 7) carries its own strict policy; served from the site it must also be
+ * The offline verifier page (site/offline-verifier/) carries its own strict policy; served from the site it must also be
  * allowed the one request a person can ask for: fetching a block header from an Esplora URL they type.
  */
 export const VERIFIER_PAGE = 'offline-verifier.html';
@@ -88,7 +88,7 @@ const READ_HEADERS = 'Range, If-None-Match, If-Modified-Since, If-Range';
 
 /**
  * Routes (Fastify route patterns) that any web page may call, with their methods: the archive, the public
- * keys, proofs, the public status and verification reads (product spec §7) and the beta API. Anything not
+ * keys, proofs, the public status and verification reads (docs/API.md) and the beta API. Anything not
  * listed never answers CORS, whatever a route sets: the accounts, `/api/submit` and `/api/certificate.php`
  * (which read the session cookie), the contact and waitlist forms, Stripe, and the site's pages.
  */

@@ -1,6 +1,6 @@
 // Listening (STYLE.md): the app is built elsewhere (app.ts); this starts it on HOST:PORT and prints the
 // one line on stdout that scripts and tests read: `Timeseal listening on http://HOST:PORT`. It also makes the
-// HTTP server itself, with the limits a public service needs (issue 16, item 2): without them a client that
+// HTTP server itself, with the limits a public service needs (docs/OPERATIONS.md §5): without them a client that
 // sends headers and never a body holds its connection for ever, and enough of them exhaust the process's file
 // descriptors. Fastify's defaults switch Node's request timeout off and set no connection cap.
 import fs from 'node:fs';

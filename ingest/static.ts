@@ -457,7 +457,7 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
   return true;
 }
 
-/** The HTML answered with status 404 when the site has no 404.html (product spec §2: "Page Not Found"). */
+/** The HTML answered with status 404 when the site has no 404.html ("Page Not Found", like site/src/pages/404.astro). */
 export const BUILT_IN_404 = `<!doctype html>
 <html lang="en">
 <head>

@@ -10,7 +10,7 @@
 // refusals go on, each with the number refused since the previous line; when a submission is accepted again,
 // one line says so with the total refused. A flood of requests never becomes a flood of lines.
 //
-// The gate also tracks the database's disk (issue 16, item 7): a write that fails because the disk is full or
+// The gate also tracks the database's disk (docs/OPERATIONS.md §6): a write that fails because the disk is full or
 // failing (errors.ts storageFault: SQLITE_FULL, SQLITE_IOERR*, ENOSPC, EDQUOT, EIO) is answered 503 with
 // Retry-After by whoever caught it, and reported here with `storageFailed`; `condition()` then reports it
 // (queue-stats: not "operational") until a submission is stored again (`stored()`). Logged the same way: the

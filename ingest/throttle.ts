@@ -1,8 +1,8 @@
 // Attempt throttling: at most `max` attempts per key in a sliding window (10 failed logins in 15 minutes by
 // default); then the key is refused (429) until old attempts leave the window. Used for login, password reset
-// and account e-mails (issue 6), sign-ups and contact messages.
+// and account e-mails (ingest/accounts/), sign-ups and contact messages.
 //
-// Logins go through `LoginThrottle` (issue 16, item 3), which counts each failure three ways so that nobody
+// Logins go through `LoginThrottle`, which counts each failure three ways so that nobody
 // can lock an owner out of their account, or a shared address out of every account:
 //   per (account, address)  10 in 15 minutes, then that address is refused for that account;
 //   per address             100 in 15 minutes over all accounts (password spraying), then refused, except for
@@ -91,7 +91,7 @@ export class Throttle {
   }
 }
 
-/** The login limits (issue 16, item 3); ingest/accounts/README.md explains the choice. */
+/** The login limits; ingest/accounts/README.md explains the choice. */
 export const LOGIN_LIMITS = {
   windowMs: WINDOW_MS,
   /** Failures per (account, address): the owner mistyping, or one attacker's address. */

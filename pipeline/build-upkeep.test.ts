@@ -1,4 +1,4 @@
-// Issue 28: a disk that filled up while the index segments were merged, after a day had been published, ended
+// A disk that filled up while the index segments were merged, after a day had been published, ended
 // `timeseal ledger build` with the bare "ENOSPC: no space left on device, write", as if the day had failed. The
 // day was published (days.json names it); only the index upkeep after it failed, and the archive is whole: the
 // message says so, lookups find the day's hashes in the unmerged segments, and the next run merges them.

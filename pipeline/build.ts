@@ -1,5 +1,5 @@
 // `timeseal ledger build`: turns each finished day's queued hashes into published, dual-signed archive files
-// (DESIGN.md §2, docs/FORMAT.md). Order of writes, so that a process killed at any point leaves a valid
+// (docs/FORMAT.md; the commit point: §10). Order of writes, so that a process killed at any point leaves a valid
 // archive and the next run completes it:
 //   1. immutable files (tiles, entry bundles, the day's ledger, signatures, metadata, checkpoint, the day's
 //      index segment), each created atomically or found byte-identical;

@@ -1,4 +1,4 @@
-// Releasing the offline verifier (issue 7): the built page is listed with its SHA-256 in the archive's
+// Releasing the offline verifier (site/offline-verifier/README.md): the built page is listed with its SHA-256 in the archive's
 // mutable file `offline-verifier.json`, so people can check the copy they hold, and its SHA-256 is enqueued as
 // an ordinary submission, so each release is itself timestamped in the next daily ledger (and anchored to
 // Bitcoin with it). Idempotent: releasing the same bytes again changes nothing and enqueues nothing.

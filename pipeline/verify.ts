@@ -164,7 +164,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     expect('root recomputed from the entries', ledger.root, computedRoot);
     expect('root (days.json)', day.root, computedRoot);
     // The day's OpenTimestamps proof, when anchored: it must start at this ledger's SHA-256 and commit to
-    // C = SHA-256(R || F) (DESIGN.md §2). Its Bitcoin attestations are checked against block headers by
+    // C = SHA-256(R || F) (docs/FORMAT.md §7). Its Bitcoin attestations are checked against block headers by
     // `timeseal ots verify`, which needs a header source.
     const ots = await reader.read(ledgerOtsPath(day.date));
     if (ots !== undefined) {

@@ -1,4 +1,4 @@
-// Witness cosignatures (issue 17 part 2; docs/FORMAT.md "Witness cosignatures"; c2sp.org/tlog-witness): after a
+// Witness cosignatures (docs/FORMAT.md §4b; docs/OPERATIONS.md "Witnesses"; c2sp.org/tlog-witness): after a
 // build, the latest published checkpoint is sent to each configured witness with a consistency proof from the
 // last tree size that witness cosigned (`add-checkpoint`); every cosignature line that comes back is verified
 // against that witness's vkey and that exact checkpoint before it is published in `YYYY-MM-DD.cosignatures`,

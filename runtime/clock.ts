@@ -1,4 +1,4 @@
-// The injectable clock (DESIGN.md §3): TIMESEAL_NOW (an ISO-8601 instant) replaces the system time in the CLI
+// The injectable clock (all times UTC): TIMESEAL_NOW (an ISO-8601 instant) replaces the system time in the CLI
 // and the server, so a whole day's cycle can be run in seconds.
 import { UsageError } from './config.ts';
 

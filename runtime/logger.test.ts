@@ -1,4 +1,4 @@
-// The readable log line (issue 16): a record with a stack, a calendar's long answer and many fields is one
+// The readable log line: a record with a stack, a calendar's long answer and many fields is one
 // short line; LOG_FORMAT chooses JSON or readable lines, whatever stderr is.
 import { expect, it } from 'vitest';
 import { logFormat, prettyLine } from './logger.ts';

@@ -1,7 +1,7 @@
 // The service log (pino) on stderr, so stdout carries only the "listening" line. JSON lines when stderr is
 // not a terminal (journald, files, log shippers) or when LOG_FORMAT=json; otherwise (a terminal, or
 // LOG_FORMAT=pretty) one short readable line per record: time, level, message and a few fields, each cut to a
-// readable length — an error shows its message, not its stack or a calendar's whole answer (issue 16: a first
+// readable length — an error shows its message, not its stack or a calendar's whole answer (a first
 // `make start` without network printed multi-kilobyte JSON lines). LOG_LEVEL sets the level (default info).
 // Records never hold client addresses next to hashes (app.ts).
 import pino, { type Logger } from 'pino';

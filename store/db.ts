@@ -1,6 +1,6 @@
 // The SQLite database shared by the ingest service and the pipeline (better-sqlite3, WAL). Migrations are
 // numbered and applied in order inside a transaction; PRAGMA user_version records the last one applied, so
-// later issues only append to MIGRATIONS. Tables follow the product spec §3, plus the submission queue.
+// later issues only append to MIGRATIONS. Tables hold the service's entities (submissions, users, subscriptions, rate limits, forms), plus the submission queue.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -93,7 +93,7 @@ export const MIGRATIONS: string[] = [
     delivery TEXT
   );
   `,
-  // 3 (accounts, issue 6): server-side sessions (SHA-256 of the cookie's id), processed Stripe events (webhook
+  // 3 (accounts, ingest/accounts/): server-side sessions (SHA-256 of the cookie's id), processed Stripe events (webhook
   // idempotency), an expiry for verification tokens, one subscription row per user, one quota row per user and
   // month (the atomic monthly count's UPSERT target), case-insensitive usernames, and history by user.
   `
@@ -143,7 +143,7 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX auth_throttle_by_key ON auth_throttle (scope, key, at_ms);
   CREATE INDEX auth_throttle_by_time ON auth_throttle (scope, at_ms);
   `,
-  // 7 (issue 14, §3): leases with expiry (Store.lease): the schedule's 'schedule' lease, so that one of several
+  // 7: leases with expiry (Store.lease): the schedule's 'schedule' lease, so that one of several
   // `timeseal serve` nodes runs the daily schedule at a time (harmless on SQLite's single host).
   // expires_at: ms since the epoch, the caller's clock.
   `
@@ -173,7 +173,7 @@ export const MIGRATIONS: string[] = [
 
 /**
  * Opens the database file, creating it when it does not exist, and applies pending migrations. A file that
- * exists but is empty is refused (issue 16): SQLite would take it as a new database and the service would
+ * exists but is empty is refused: SQLite would take it as a new database and the service would
  * start with none of its accounts, submissions or quotas, which is what a truncated or lost file looks like.
  * A file that is not a SQLite database is refused with the same kind of message.
  */

@@ -1,4 +1,4 @@
-// Choosing the storage engine (DESIGN.md §8): TIMESEAL_DATABASE_URL (postgres://…) selects PostgreSQL, otherwise
+// Choosing the storage engine (store/README.md): TIMESEAL_DATABASE_URL (postgres://…) selects PostgreSQL, otherwise
 // SQLite on the file TIMESEAL_DB (the embedded default: `make start` needs nothing else).
 import { UsageError } from '../runtime/config.ts';
 import type { DB } from './db.ts';

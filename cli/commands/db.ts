@@ -22,7 +22,7 @@ export function registerDb(program: Command, ctx: () => Context): void {
       output(!!opts.json).result({ ok: true, file: c.config.db, seconds }, () => [`The database ${c.config.db} passed SQLite's quick check (${seconds} s).`]);
     });
 
-  // `timeseal db migrate` and `timeseal db copy` (issue 14, part 2): PostgreSQL's own (store/postgres/).
+  // `timeseal db migrate` and `timeseal db copy`: PostgreSQL's own (store/postgres/).
   db.command('migrate')
     .description('apply the pending schema migrations of the configured database (TIMESEAL_DATABASE_URL, else the SQLite file TIMESEAL_DB)')
     .option('--json', 'machine-readable output')

@@ -1,4 +1,4 @@
-// `timeseal index-json [--out FILE]`: writes index-sha256.json (product spec §3, §7; docs/FORMAT.md §6) from
+// `timeseal index-json [--out FILE]`: writes index-sha256.json (the whole-archive index; docs/FORMAT.md §6) from
 // the index segments. It is no longer part of the nightly build (its size grows with the whole archive): the
 // server makes it on request; a static deployment (a plain web server or CDN in front of ledgers/) runs this
 // as its own step after the build (docs/OPERATIONS.md).

@@ -1,7 +1,7 @@
 // `timeseal status`: queue size, last published day, tree size, and whether the clock is behind the archive;
 // `--disk` adds the archive's files and bytes. That needs a walk of every file (millions at 100 M hashes,
-// minutes), so an operator's routine check does not pay for it (issue 13: nothing routine grows with the
-// archive).
+// minutes), so an operator's routine check does not pay for it (nothing routine grows with the
+// archive: docs/ARCHITECTURE.md, "How the parts grow").
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';

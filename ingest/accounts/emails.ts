@@ -1,4 +1,4 @@
-// The two account e-mails (issue 6): verification and password reset, each in plain text and HTML, with
+// The two account e-mails (ingest/accounts/README.md): verification and password reset, each in plain text and HTML, with
 // links to the site (`${TIMESEAL_ORIGIN}/verify-email?token=…`, `/reset-password?token=…`). The username is
 // the only user-chosen text in them; it is HTML-escaped in the HTML part.
 import { escapeHtml } from '../routes/certificate.ts';

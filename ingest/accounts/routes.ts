@@ -1,4 +1,4 @@
-// The accounts API (issue 6; product spec §2 account screens, §3, §6, §7, §8): sign-up, login, logout, e-mail
+// The accounts API (ingest/accounts/README.md; docs/API.md "Accounts"): sign-up, login, logout, e-mail
 // verification, password reset, the current user, the subscription, quota and history of a paying user, and
 // Stripe checkout, billing portal and webhook.
 //
@@ -327,7 +327,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
       if (!isTokenShape(token)) throw new ClientError(400, TEXTS.badVerificationToken);
       const done = await s.store.users.verifyEmail(tokenHash(token), s.clock());
       // A used link opened again (or the success page reloaded) by the verified user's own session: the token
-      // is gone (single use), but the session says the address is verified (issue 14 of the site work).
+      // is gone (single use), but the session says the address is verified.
       if (!done && request.account?.emailVerified) return { message: TEXTS.alreadyVerified };
       if (!done) throw new ClientError(400, TEXTS.badVerificationToken);
       return { message: TEXTS.verified };
@@ -336,7 +336,7 @@ const openRoutes = (throttles: Throttles): FastifyPluginAsync<AccountServices> =
 
   // Forgot-password answers before it looks the address up: the look-up, the reset token and the e-mail run
   // once the answer has been sent (the route's onResponse hook), so the answer's timing is the same whether
-  // or not the address has an account (issue 16: a timing test told them apart 91 % of the time when the
+  // or not the address has an account (a timing test told them apart 91 % of the time when the
   // token was made and the e-mail started before answering).
   const pendingResets = new WeakMap<FastifyRequest, { email: string; now: Date }>();
   app.post<{ Body: { email: string } }>(

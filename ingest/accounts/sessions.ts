@@ -1,4 +1,4 @@
-// Sessions (issue 6): a random 32-byte id in the `ts_session` cookie (HttpOnly, SameSite=Lax, Path=/, Secure
+// Sessions (ingest/accounts/README.md): a random 32-byte id in the `ts_session` cookie (HttpOnly, SameSite=Lax, Path=/, Secure
 // when the request is HTTPS or TIMESEAL_ORIGIN is https), stored server-side as its SHA-256 in `sessions`
 // with a 30-day lifetime. Login rotates the id (the old session is deleted); logout deletes it; a password
 // reset deletes every session of that user.

@@ -1,4 +1,4 @@
-// Stripe (DESIGN.md §5, §6): the official SDK, pointed at STRIPE_API_BASE when set (tests: a loopback
+// Stripe: the official SDK, pointed at STRIPE_API_BASE when set (tests: a loopback
 // stand-in), and the webhook events that keep the `subscriptions` row of a user in step with Stripe.
 //
 // Contract of `changeOf(event, prefetched)`: what the event asks of the subscriptions, which the store applies
@@ -75,7 +75,7 @@ const OBJECT_RULES: Record<HandledEvent, readonly FieldRule[]> = {
 /**
  * What is wrong with a signed event's shape, or undefined when it can be handled: the envelope (id, type,
  * created) of every event, and for the types we handle the fields of `data.object` that `applyEvent` reads.
- * A signature proves who sent the bytes, not that they have the shape the SDK's types promise (issue 16: an
+ * A signature proves who sent the bytes, not that they have the shape the SDK's types promise (an
  * event with `data: null` made a 500). Events of other types are acknowledged whatever their data.
  */
 export function eventProblem(event: unknown): string | undefined {

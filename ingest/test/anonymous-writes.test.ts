@@ -1,4 +1,4 @@
-// Issue 16, item 5: anonymous writes are bounded. The beta API has no rate limit by default (product spec §9),
+// Anonymous writes are bounded. The beta API has no rate limit by default (docs/OPERATIONS.md §5),
 // but an operator may cap it per client address with BETA_API_RATE (counted like the free tier: IPv6 per /64,
 // TRUST_PROXY respected, in the database so processes sharing it share the cap); and the waitlist form is
 // throttled per address like the contact form.

@@ -1,4 +1,4 @@
-// Downloads of archive files (issue 16, item 14): immutable archive files are sent as stored — never
+// Downloads of archive files (ingest/README.md, "Downloads"): immutable archive files are sent as stored — never
 // compressed again per request, whatever Accept-Encoding says — and every static file answers byte ranges
 // (206, Content-Range, 416, If-Range with ETag or date), keeping its cache class.
 import crypto from 'node:crypto';

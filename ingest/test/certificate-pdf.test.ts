@@ -1,4 +1,4 @@
-// The PDF certificate (issue 15): GET /api/certificate.php?…&format=pdf is a real PDF that Debian's pdftotext
+// The PDF certificate: GET /api/certificate.php?…&format=pdf is a real PDF that Debian's pdftotext
 // (poppler-utils, an independent reader) opens and that shows the hash, the ledger date and time, the signature
 // verdicts, the Bitcoin status and the verification link; a file name with markup, non-Latin letters or 300
 // characters is drawn as text; a history certificate (?id=) opens only for its owner; links name only files that

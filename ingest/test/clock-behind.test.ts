@@ -1,4 +1,4 @@
-// Issue 16, item 1: with the server's clock on or before the last published day, a submission would be filed
+// With the server's clock on or before the last published day, a submission would be filed
 // under a ledger that can never be built. Both submission routes answer 503 and store nothing,
 // /api/queue-stats.php says submissions are paused, and the error is logged once a minute with a count, not
 // once a request. The next day (the clock after the archive) everything is accepted as before.

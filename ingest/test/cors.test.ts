@@ -1,4 +1,4 @@
-// Cross-origin access by class of route (issue 16, item 13): the public reads and the beta API answer any
+// Cross-origin access by class of route (ingest/README.md, "Cross-origin"): the public reads and the beta API answer any
 // origin with CORS `*` and Cross-Origin-Resource-Policy cross-origin and never credentials, including the beta
 // API's preflight; routes that read the session cookie and the site's pages answer no CORS at all.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 28: a PostgreSQL server that cannot be reached was reported as a disk problem ("writing to its disk
+// A PostgreSQL server that cannot be reached was reported as a disk problem ("writing to its disk
 // failed", "Check the database's disk."), sending the operator to the wrong machine. The storage's error keeps
 // the engine's code (store/store.ts StorageUnavailableError); ingest words the answer, queue-stats and the log by
 // it: "it cannot reach its database" for a connection that failed or was lost, the disk only for the disk.

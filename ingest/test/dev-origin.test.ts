@@ -1,4 +1,4 @@
-// One origin on a development server (issue 14 of the site work): without TIMESEAL_ORIGIN, a browser's page
+// One origin on a development server: without TIMESEAL_ORIGIN, a browser's page
 // visit on 127.0.0.1:PORT is redirected to http://localhost:PORT (the links' and the start banner's origin), so a
 // session made there carries over from e-mail links. API calls, scripts and servers with TIMESEAL_ORIGIN are not.
 import { afterAll, beforeAll, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Issue 16, item 7: with the database's disk full every submission got a 500, /api/queue-stats.php said
+// With the database's disk full every submission got a 500, /api/queue-stats.php said
 // "operational", and each request logged a stack trace (74,728 in 12 s). Now: 503 with a clear text and
 // Retry-After, nothing acknowledged is lost, queue-stats says "submissions failing" (and /live shows its
 // `problem`), the log has one error line when it starts, a count at most once a minute and one line when it

@@ -1,5 +1,5 @@
-// Every JSON error body carries `message`, the same text as `error` (issue 11; product spec §7 and §8 have the
-// client show `message`): a sample of error answers of every route class — public reads, submissions, the beta
+// Every JSON error body carries `message`, the same text as `error` (docs/API.md, "Errors"; the
+// client shows `message`): a sample of error answers of every route class — public reads, submissions, the beta
 // API, forms, accounts, payments, the framework's own errors (bad JSON, wrong type, too large) and the 404.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { makeFixture, removeTempDirs, type Fixture } from './fixture.ts';

@@ -1,4 +1,4 @@
-// FREE_TIER_DAILY_LIMIT (issue 17): on a local development server (TIMESEAL_ORIGIN unset or on localhost),
+// FREE_TIER_DAILY_LIMIT: on a local development server (TIMESEAL_ORIGIN unset or on localhost),
 // where every test shares 127.0.0.1's count, it raises the free tier's daily cap; a public server refuses it
 // and keeps the spec's 2 a day.
 import { afterAll, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// The HTTP server's timeouts and connection cap (issue 16, item 2), over real sockets against a listening
+// The HTTP server's timeouts and connection cap (docs/OPERATIONS.md §5), over real sockets against a listening
 // server built with serverOptions() as in production, with the limits shortened: silent connections are
 // closed within their limit while other connections keep being answered, and refused connections are logged
 // once with a count, not once each.

@@ -1,4 +1,4 @@
-// Issue 16, item 12: without SMTP_URL, account e-mails go to the outbox folder and the log names the file,
+// Without SMTP_URL, account e-mails go to the outbox folder and the log names the file,
 // never the link in it (a live password-reset or verification credential).
 import fs from 'node:fs';
 import path from 'node:path';

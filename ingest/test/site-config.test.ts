@@ -1,4 +1,4 @@
-// GET /api/site-config (issue 12): DONATION_URL, or null when unset; a malformed value stops the start.
+// GET /api/site-config: DONATION_URL, or null when unset; a malformed value stops the start.
 import { afterAll, expect, it } from 'vitest';
 import { loadConfig } from '../../runtime/config.ts';
 import { loadIngestConfig } from '../config.ts';

@@ -1,4 +1,4 @@
-// The offline verifier as served (issue 7 meets issue 3): its own CSP allows the one opt-in header fetch,
+// The offline verifier as served by `timeseal serve`: its own CSP allows the one opt-in header fetch,
 // the rest of the site keeps connect-src 'self', and the release record is a served archive file.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Anchoring the archive's days to Bitcoin through OpenTimestamps calendars (DESIGN.md §2–§3, issue 5):
+// Anchoring the archive's days to Bitcoin through OpenTimestamps calendars (docs/FORMAT.md §7, docs/OPERATIONS.md §2–§3):
 // - stamp: submit each day's commitment C = SHA-256(R || F) to every configured calendar in parallel; the
 //   stamp counts when at least m answered, and every answer is kept. The day's proof `D.json.ots` (starting
 //   at F) is then written. Fewer than m answers: nothing is written, the day stays "not stamped" with the

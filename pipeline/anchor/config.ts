@@ -1,4 +1,4 @@
-// Anchoring settings from the environment (DESIGN.md §5, docs/OPERATIONS.md): the calendars, how many must
+// Anchoring settings from the environment (docs/OPERATIONS.md §2): the calendars, how many must
 // answer, which calendars are trusted for upgrades, the Bitcoin header source and network, and timeouts.
 import { UsageError } from '../../runtime/config.ts';
 import type { BitcoinNetwork } from '../../core/bitcoin.ts';
@@ -67,7 +67,7 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
 /**
  * `stamping: false` is for commands that never submit to calendars (`timeseal ots verify`, `ots upgrade`): they
  * do not read OTS_MIN_CALENDARS, so a stamping setting that is wrong, or right only on the server, cannot stop
- * them (issue 18); `minCalendars` is then 1.
+ * them; `minCalendars` is then 1.
  */
 export function loadAnchorConfig(env: NodeJS.ProcessEnv = process.env, options: { stamping?: boolean } = {}): AnchorConfig {
   const stamping = options.stamping ?? true;

@@ -1,4 +1,4 @@
-// Builds the offline verifier (issue 7): one self-contained HTML file with its script and style inline,
+// Builds the offline verifier (site/offline-verifier/README.md): one self-contained HTML file with its script and style inline,
 // bundled from src/ and core/ by esbuild, with the public keys of TIMESEAL_KEYS (default keys/) built in when
 // they exist. Run by `make build` (scripts/build.ts) after Astro. Writes, into --out DIR (default dist/site):
 //   offline-verifier.html           the verifier
@@ -17,7 +17,7 @@ import { ecdsaPublicKeyFromPem, fingerprint, ecdsaPublicKeyToSpkiDer, mldsaPubli
 import { toBase64 } from '../../core/encoding.ts';
 
 export const VERSION = '2.0';
-/** Issue 7: the file stays at most 160 KB (KiB here: 163,840 bytes). */
+/** The file stays at most 160 KB (KiB here: 163,840 bytes). */
 export const MAX_BYTES = 160 * 1024;
 export const PAGE_NAME = 'offline-verifier.html';
 

@@ -1,4 +1,4 @@
-// The PostgreSQL engine of the Store (store/store.ts; DESIGN.md §8: several ingest nodes, one database), on a
+// The PostgreSQL engine of the Store (store/store.ts; store/README.md: several ingest nodes, one database), on a
 // `pg` Pool. Schema and migrations: migrations.ts. Every guarantee holds across processes and nodes because it
 // is the server's, never this process's memory:
 //

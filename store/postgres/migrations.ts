@@ -1,4 +1,4 @@
-// The PostgreSQL schema (DESIGN.md §8) and its numbered migrations: the same tables, unique constraints and
+// The PostgreSQL schema (store/README.md) and its numbered migrations: the same tables, unique constraints and
 // indexes as store/db.ts's SQLite schema, with PostgreSQL types. Times, dates and months stay TEXT in the ISO
 // forms the interface passes (Date#toISOString, 'YYYY-MM-DD', 'YYYY-MM'), so a row reads back byte-identical to
 // SQLite's and a ledger built from either engine is the same archive. Every TEXT column that is compared by
@@ -130,7 +130,7 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX auth_throttle_by_key ON auth_throttle (scope, key, at_ms);
   CREATE INDEX auth_throttle_by_time ON auth_throttle (scope, at_ms);
   `,
-  // 2 (issue 14, §3): leases with expiry (Store.lease): the schedule's 'schedule' lease, so that one of several
+  // 2: leases with expiry (Store.lease): the schedule's 'schedule' lease, so that one of several
   // `timeseal serve` nodes runs the daily schedule at a time. expires_at: ms since the epoch, the caller's clock.
   `
   CREATE TABLE schedule_lease (

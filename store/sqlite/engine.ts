@@ -36,7 +36,7 @@ export interface SqliteStoreOptions {
 /**
  * Rows read per query while streaming a day. Small on purpose: a chunk's row arrays and strings must die young.
  * At 65,536 rows they outlived V8's scavenges, were promoted, and a million-hash build peaked at ~600 MB RSS
- * (issue 13's limit); at 4,096 the same build peaks at ~390 MB, no slower (docs/BENCHMARKS.md).
+ * (the build's 600 MB goal: docs/BENCHMARKS.md); at 4,096 the same build peaks at ~390 MB, no slower (docs/BENCHMARKS.md).
  */
 const DAY_CHUNK = 4_096;
 /** Expired throttle rows are deleted at most once per this much clock time per scope. */

@@ -1,4 +1,4 @@
-// Forgot-password must not tell, by its response time, whether an address has an account (issue 16, item 9).
+// Forgot-password must not tell, by its response time, whether an address has an account.
 // Requests for registered and unregistered addresses go through the real app (inject), with a mailer that
 // accepts at once, in pairs whose order is drawn at random, so that load from other processes on the machine
 // falls on both kinds alike. The measure is the Kolmogorov–Smirnov distance between the two sets of times: the best
@@ -119,7 +119,7 @@ it('answers registered and unregistered addresses in times a threshold cannot te
   const summary = `D = ${d.toFixed(3)}; medians ${median(registered).toFixed(3)} ms (registered) vs ${median(unregistered).toFixed(3)} ms`;
   // With 150 of each and no difference, D exceeds 0.3 with probability about 3e-6 (D is about 0.1 here); a
   // best-threshold guess is then right at most 65 % of the time. The code that made the token and started the
-  // e-mail before answering gave D = 0.83 to 0.96 here (the report behind issue 16: 91 % right).
+  // e-mail before answering gave D = 0.83 to 0.96 here (a timing test outside told them apart 91 % of the time).
   expect(d, summary).toBeLessThan(0.3);
   // The e-mails did leave (after the answers): every registered address got one.
   expect(new Set(sent.map((m) => m.to))).toEqual(new Set(Array.from({ length: PAIRS + 10 }, (_, i) => `timing${i}@example.org`)));

@@ -1,4 +1,4 @@
-// Loopback stand-ins for the two outside services the accounts use (DESIGN.md §6):
+// Loopback stand-ins for the two outside services the accounts use (the tests never reach the real ones):
 // - a Stripe API stand-in answering the calls the server makes through the official SDK (customers,
 //   checkout.sessions, billing_portal.sessions, subscriptions retrieve) with JSON shaped like Stripe's, and two
 //   HTML pages standing for Stripe's hosted checkout and portal; it checks the secret key like Stripe does;

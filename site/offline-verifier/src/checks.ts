@@ -236,7 +236,7 @@ function findNode(t: Timestamp, test: (node: Timestamp) => boolean): Timestamp |
   return undefined;
 }
 
-/** DESIGN.md §2: a per-hash .ots reaches the checkpoint root R, then appends F (the ledger file's SHA-256). */
+/** docs/FORMAT.md §7–§8: a per-hash .ots reaches the checkpoint root R, then appends F (the ledger file's SHA-256). */
 function commitsToDay(d: DetachedTimestampFile, root: Uint8Array, ledgerSha256: Uint8Array): boolean {
   const atRoot = findNode(d.timestamp, (n) => equalBytes(n.message, root));
   return atRoot !== undefined && atRoot.ops.some((b) => b.op.kind === 'append' && equalBytes(b.op.argument, ledgerSha256));

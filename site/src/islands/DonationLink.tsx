@@ -1,4 +1,4 @@
-// The /beta-api page's donation link (product spec §2: "a donation link to a card payment provider"). The site
+// The /beta-api page's donation link ("a donation link to a card payment provider"). The site
 // is built once for every deployment, so the address is the server's DONATION_URL, read at run time from
 // GET /api/site-config: a "Donate by card" link when it is set, nothing at all when it is not (or when the
 // setting cannot be read).

@@ -1,4 +1,4 @@
-// Search that the browser verifies instead of trusting (issue 4; docs/FORMAT.md §4, §6; spec §4, §7):
+// Search that the browser verifies instead of trusting (site/README.md; docs/FORMAT.md §4, §6, §7; docs/API.md):
 //   1. fetch the latest signed checkpoint and both public keys, and verify the checkpoint's ECDSA P-256 and
 //      ML-DSA-65 lines (core/checkpoint.ts, core/note.ts);
 //   2. fetch the index head (index/segments.json) and, from each segment file it names below the verified tree
@@ -24,7 +24,7 @@ import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote, type NoteVerifier } fr
 import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { tileHashReader, tilePath, tilesForInclusion } from '../../../core/tiles.ts';
 
-/** Where the archive and the keys are served (DESIGN.md §2). */
+/** Where the archive and the keys are served (docs/API.md, "Static files"). */
 export const ARCHIVE_BASE = '/ledgers/';
 export const ECDSA_KEY_URL = '/keys/public.pem';
 export const MLDSA_KEY_URL = '/keys/dilithium_public.key';

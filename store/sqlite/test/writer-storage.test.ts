@@ -1,4 +1,4 @@
-// The submission writer on a full or failing disk (issue 16, item 7): a batch refused by the disk rejects every
+// The submission writer on a full or failing disk (docs/OPERATIONS.md §6): a batch refused by the disk rejects every
 // row at once with the disk's error, without a second failing write per row; a sync that fails after the commit
 // marks the error `committed`, so that the answer does not claim nothing was recorded. The disk's errors are
 // simulated here (the insert and the fdatasync); disk-full.test.ts fills a real one.
