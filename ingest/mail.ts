@@ -1,6 +1,6 @@
 // Outgoing e-mail: nodemailer over SMTP when SMTP_URL is set; otherwise each message is
 // written as an RFC 5322 .eml file into the outbox folder and its path logged, so a single machine needs no
-// mail server. Used by the contact form now and by the accounts issue (verification and reset e-mails).
+// mail server. Used by the contact form and by the accounts (verification and reset e-mails).
 //
 // Contract of `Mailer.send(mail)`: resolves once the message is accepted by the SMTP server or written to
 // the outbox (fsynced), with where it went; rejects when neither happened. Header values are encoded by

@@ -7,7 +7,8 @@
 //   3. the index head (index/segments.json) naming the day's segment, the latest checkpoint and
 //      ots_status.json, which every run re-derives from days.json.
 // After the days, the index upkeep (background work: no day waits for it): the newest segments are merged
-// (core/index-segments.ts), and segment folders that the head stopped naming in an earlier run are removed.
+// (core/index-segments.ts), and segment files that the head stopped naming in an earlier run are removed
+// (pipeline/segment-files.ts).
 // Rebuilding a published day reproduces every immutable file; a differing byte is a hard error.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -74,11 +75,11 @@ export interface DayBuild {
   seconds: number;
 }
 
-/** The index upkeep after the days of a run: merges and the removal of folders no head names. */
+/** The index upkeep after the days of a run: merges and the removal of segment files no head names. */
 export interface IndexUpkeep {
   /** Segments written by merging, each replacing the newest segments it covers. */
   merged: Segment[];
-  /** Segment folders (and files of the previous release's index) removed. */
+  /** Segment files (and files of the previous release's index) removed. */
   removed: number;
   segments: number;
   filesWritten: number;
@@ -212,7 +213,7 @@ export function upkeepArchiveIndex(ctx: BuildContext): IndexUpkeep {
 
 /**
  * Runs `work` holding the archive lock, on an archive brought up to date with days.json (completeMutableFiles).
- * `retiredBefore` says which segment folders the head already did not name when the run began: retired by an
+ * `retiredBefore` says which segment files the head already did not name when the run began: retired by an
  * earlier run's merges, so a reader that fetched an older head has had at least one run's interval to finish
  * with them, and this run's upkeep may remove them.
  */
@@ -252,7 +253,7 @@ function noUpkeep(head: IndexHead): IndexUpkeep {
  * After a crash between the commit point and the end of a run, or on an archive made before index segments:
  * the index head and the latest checkpoint follow days.json. Every published day the head does not cover gets
  * its segment (written from its ledger file, or found byte-identical where the crashed run wrote it); segment
- * folders of unpublished leaves (an unfinished build) are removed, since a rerun may publish other hashes
+ * files of unpublished leaves (an unfinished build) are removed, since a rerun may publish other hashes
  * there. Returns the head, which covers every published day.
  */
 function completeMutableFiles(ctx: BuildContext, state: ArchiveState): IndexHead {
@@ -291,7 +292,7 @@ function completeMutableFiles(ctx: BuildContext, state: ArchiveState): IndexHead
 
 /**
  * The index upkeep after publication: merges the newest segments while core/index-segments.ts mergeStart asks
- * for it (the merged segment is written and synced before the head names it), then removes the folders that
+ * for it (the merged segment is written and synced before the head names it), then removes the segment files that
  * `removable` allows among those the head does not name.
  */
 function upkeepIndex(ctx: BuildContext, head: IndexHead, removable: (segment: Segment) => boolean): IndexUpkeep {

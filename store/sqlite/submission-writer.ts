@@ -1,5 +1,5 @@
-// Group commit for submissions: the SQLite engine's `submissions.write` (store/store.ts; moved here from
-// ingest/ in issue 14, step 2). Contract of `write(row)`: resolves only after the row is committed to SQLite
+// Group commit for submissions: the SQLite engine's `submissions.write` (store/store.ts; it was once in
+// ingest/). Contract of `write(row)`: resolves only after the row is committed to SQLite
 // and the commit is on disk (it survives kill -9 and power loss); rejects if the commit failed.
 //
 // How: the rows that arrive in one turn of the event loop are committed together in one transaction, at the
