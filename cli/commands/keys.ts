@@ -1,8 +1,8 @@
 // `timeseal keys init`: create the signing keys if absent (ECDSA P-256 and ML-DSA-65 for ledgers and checkpoints,
-// Ed25519 and ML-DSA-44 for the checkpoint lines witnesses know). `timeseal keys add`: the last two for an archive
-// made before them.
+// Ed25519 and ML-DSA-44 for the checkpoint lines witnesses know, the RFC 3161 time-stamp authority's key and
+// certificates). `timeseal keys add`: the last two sets for an archive made before them.
 import type { Command } from 'commander';
-import { addCheckpointKeys, initKeys } from '../../runtime/keys.ts';
+import { addMissingKeys, initKeys } from '../../runtime/keys.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
@@ -10,7 +10,7 @@ export function registerKeys(program: Command, ctx: () => Context): void {
   const keys = program.command('keys').description('manage the signing keys');
   keys
     .command('init')
-    .description('create the ECDSA P-256, ML-DSA-65, Ed25519 and ML-DSA-44 keys (refuses to overwrite existing keys)')
+    .description('create the ECDSA P-256, ML-DSA-65, Ed25519 and ML-DSA-44 keys and the time-stamp authority\'s key and certificates (refuses to overwrite existing keys)')
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
       const { config } = ctx();
@@ -23,15 +23,23 @@ export function registerKeys(program: Command, ctx: () => Context): void {
     });
   keys
     .command('add')
-    .description('create the Ed25519 and ML-DSA-44 checkpoint keys an archive made before them lacks (past checkpoints stay as they are)')
+    .description('create the Ed25519 and ML-DSA-44 checkpoint keys and the time-stamp authority\'s key and certificates an archive made before them lacks (existing keys and past checkpoints stay as they are)')
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
       const { config } = ctx();
-      const files = addCheckpointKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin);
+      const added = addMissingKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin);
+      const files = [...added.checkpoint, ...added.tsa];
       output(!!opts.json).result({ created: files }, () => [
-        `Created the checkpoint keys of ${config.logOrigin}:`,
-        ...files.map((f) => `  ${f}`),
-        'From the next build on, each new checkpoint carries an Ed25519 line and an ML-DSA-44 cosignature line besides its ECDSA P-256 and ML-DSA-65 lines; published checkpoints do not change.',
+        ...(added.checkpoint.length > 0
+          ? [
+              `Created the checkpoint keys of ${config.logOrigin}:`,
+              ...added.checkpoint.map((f) => `  ${f}`),
+              'From the next build on, each new checkpoint carries an Ed25519 line and an ML-DSA-44 cosignature line besides its ECDSA P-256 and ML-DSA-65 lines; published checkpoints do not change.',
+            ]
+          : []),
+        ...(added.tsa.length > 0
+          ? ['Created the time-stamp authority\'s key and certificates (POST /tsa answers RFC 3161 requests after a restart of `timeseal serve`):', ...added.tsa.map((f) => `  ${f}`)]
+          : []),
       ]);
     });
 }

@@ -25,7 +25,7 @@ describe('timeseal keys add on an archive made before the checkpoint keys', () =
     before = treeDigest(path.join(dir, 'ledgers'));
     const added = runJson(dir, ['keys', 'add']);
     expect(added.result.code, added.result.stderr).toBe(0);
-    expect(added.json.created.map((f: string) => path.basename(f))).toEqual(['ed25519.vkey', 'mldsa44.vkey', 'ed25519_private.pem', 'mldsa44_private.pem']);
+    expect(added.json.created.map((f: string) => path.basename(f))).toEqual(['ed25519.vkey', 'mldsa44.vkey', 'ed25519_private.pem', 'mldsa44_private.pem', 'timeseal-tsa.pem', 'timeseal-tsa-root.pem', 'tsa_private.pem']);
     expect(run(dir, ['import', '-'], { env: { TIMESEAL_NOW: `${NEW_DAY}T10:00:00.000Z` }, input: `${'7'.repeat(64)}\n` }).code).toBe(0);
     const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-08T00:01:00.000Z' } });
     expect(built.code, built.stderr).toBe(0);

@@ -683,7 +683,7 @@ describe('--json prints one JSON document on stdout', () => {
     ];
     for (const { result } of docs) expect(result.code, result.stderr).toBe(0);
     const [keys, imp, build, verify, status] = docs.map((d) => d.json);
-    expect(keys.created).toHaveLength(9);
+    expect(keys.created).toHaveLength(12);
     expect(imp).toMatchObject({ enqueued: 2, ledger_date: '2025-11-01' });
     expect(build.days).toMatchObject([{ date: '2025-11-01', entryCount: 2, treeSize: 2 }]);
     expect(verify).toMatchObject({ ok: true, days: 1, treeSize: 2 });
