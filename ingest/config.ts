@@ -116,7 +116,7 @@ export function parseDonationUrl(value: string | undefined): string | undefined 
 /**
  * FREE_TIER_DAILY_LIMIT: every test on a local server comes from 127.0.0.1 and shares its free-tier
  * count, so a development server may raise it. Honoured only without TIMESEAL_ORIGIN or with a loopback one
- * (localhost, 127.x, [::1]); a public server refuses to start with it — its free tier is 2 a day (spec §9).
+ * (localhost, 127.x, [::1]); a public server refuses to start with it — its free tier is 2 a day (docs/API.md).
  */
 export function parseFreeTierLimit(value: string | undefined, origin: string | undefined): number {
   if (value === undefined || value.trim() === '') return FREE_PER_DAY;

@@ -21,7 +21,7 @@ declare module 'fastify' {
   }
 }
 
-/** Product spec §8 (beta API 400 body); also used for an invalid hash on POST /api/submit. */
+/** The beta API's 400 body (docs/API.md); also used for an invalid hash on POST /api/submit. */
 export const INVALID_HASH_ERROR = 'Invalid hash format. Expected 64-character hexadecimal SHA-256 hash.';
 /** SHA-256("hello world"): a valid example for the beta API's 400 answer. */
 export const EXAMPLE_HASH = 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9';

@@ -15,13 +15,13 @@
 //   text shown to the user and `status` the HTTP status to answer with (429).
 import { PAYING_STATUSES, type Store } from '../store/store.ts';
 
-/** Product spec §9: "Free tier — 2 timestamps per day per IP". */
+/** The product's free tier: "Free tier — 2 timestamps per day per IP" (docs/API.md). */
 export const FREE_PER_DAY = 2;
 
-/** Product spec §9: "Standard — 500 per month". */
+/** The product's Standard plan: "Standard — 500 per month" (docs/API.md). */
 export const STANDARD_PER_MONTH = 500;
 
-/** Product spec §4, §6: the subscription statuses that count as paying (kept by the store, store/store.ts). */
+/** The subscription statuses that count as paying (kept by the store, store/store.ts). */
 export { PAYING_STATUSES };
 
 /** Our text (the spec gives none); documented in docs/API.md. `n` differs from 2 only on a local development

@@ -18,7 +18,7 @@ export interface PasswordCost {
 export const PRODUCTION_COST: PasswordCost = { n: SCRYPT_N, r: SCRYPT_R, p: SCRYPT_P };
 const SALT_BYTES = 16;
 const KEY_BYTES = 64;
-/** Product spec §9: password minimum 8 characters. Our maximum keeps one hash cheap to compute. */
+/** The product's password minimum: 8 characters. Our maximum keeps one hash cheap to compute. */
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 256;
 

@@ -49,7 +49,7 @@ declare module 'fastify' {
   }
 }
 
-/** Texts: the spec's where it gives them (§5, §8), ours otherwise (docs/API.md "Accounts"). */
+/** Texts: the product's where it gives them, ours otherwise (docs/API.md "Accounts"). */
 export const TEXTS = {
   loginRequired: 'Please log in first.',
   usernameRequired: 'Username is required',
@@ -129,7 +129,7 @@ interface SubscriptionView {
   stripePriceId: string | null;
   currentPeriodEnd: string | null;
   cancelAtPeriodEnd: boolean;
-  /** "Standard Monthly" when the price id is STRIPE_PRICE_MONTHLY, else "Standard Annual" (spec §2); null when free. */
+  /** "Standard Monthly" when the price id is STRIPE_PRICE_MONTHLY, else "Standard Annual"; null when free. */
   plan: string | null;
   stripeCustomerId: string | null;
 }

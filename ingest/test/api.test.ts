@@ -1,4 +1,4 @@
-// The public API through inject(): every route's success and error bodies, the spec's texts (§8), the free
+// The public API through inject(): every route's success and error bodies, the product's texts (docs/API.md), the free
 // tier's limit, forged X-Forwarded-For, the beta API, and what the archive-backed routes report.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// The waitlist and contact forms: the spec's validation texts (§5, §8), storage, and the e-mail to the
+// The waitlist and contact forms: the product's validation texts (docs/API.md "Forms"), storage, and the e-mail to the
 // operator, both through a real SMTP server on loopback (smtp-server) and into the outbox folder.
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';

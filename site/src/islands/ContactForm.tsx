@@ -1,4 +1,4 @@
-// Contact form (spec §2 Contact, §5 rules, §8 toasts): POST /api/contact {name, email, subject, message}.
+// Contact form (rules and texts: lib/validation.ts, docs/API.md): POST /api/contact {name, email, subject, message}.
 import { useState, type FormEvent } from 'react';
 import { postJson } from '../lib/api.ts';
 import { toast } from '../lib/toast.ts';

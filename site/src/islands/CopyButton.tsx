@@ -1,4 +1,4 @@
-// Copy a hash to the clipboard: a check mark for 2 seconds after copying (spec §4, §9) and the "Hash copied!" toast.
+// Copy a hash to the clipboard: a check mark for 2 seconds after copying and the "Hash copied!" toast.
 import { useEffect, useRef, useState } from 'react';
 import { toast } from '../lib/toast.ts';
 

@@ -1,4 +1,4 @@
-// Time left to the next ledger generation at 00:01 UTC (spec §4), ticking each second.
+// Time left to the next ledger generation at 00:01 UTC (docs/OPERATIONS.md §1), ticking each second.
 import { useEffect, useState } from 'react';
 import { formatCountdown, msUntilNextLedger } from '../lib/format.ts';
 

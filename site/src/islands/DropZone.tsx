@@ -1,9 +1,9 @@
-// The "Try It Now" / Create drop zone (spec §2 Home and Create, §4 file item states). Every dropped file is
+// The "Try It Now" / Create drop zone (the home and /proof pages; each file item's states). Every dropped file is
 // hashed in a Web Worker (lib/file-hasher.ts) with a progress bar and a Cancel button, then its hash — and
-// its name, nothing else — is submitted once, automatically (spec §4). The "Create Proof" button appears
+// its name, nothing else — is submitted once, automatically. The "Create Proof" button appears
 // only on a file whose automatic submission failed (or was never made, e.g. hashing finished offline), and
-// sends the hash alone (spec §7), so a file is never submitted twice.
-// Each file shows its own outcome (the one toast of spec §9 only shows the latest), with what the server says
+// sends the hash alone (POST /api/submit without `fileName`: docs/API.md), so a file is never submitted twice.
+// Each file shows its own outcome (the one toast at a time only shows the latest), with what the server says
 // is left (`remainingToday` / `remainingThisMonth`). After a 429 (the plan's limit) no file is submitted and
 // no retry is offered until the limit resets (the free tier's at 00:00 UTC); the upgrade to Standard is
 // offered only when the server can sell it (GET /api/stripe/config).

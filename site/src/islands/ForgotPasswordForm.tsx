@@ -1,4 +1,4 @@
-// Forgot password (spec §2, §5, §8): e-mail and "Send reset link" ("Sending..."); an empty e-mail is the toast
+// Forgot password (docs/API.md): e-mail and "Send reset link" ("Sending..."); an empty e-mail is the toast
 // "Email required"; success shows "Check your email" (link valid 1 hour, check spam) with "Back to Login" and
 // "Try a different email" (back to the form, e-mail cleared); failure is the toast "Error".
 import { useEffect, useState, type FormEvent } from 'react';

@@ -1,6 +1,6 @@
-// Browse ledgers (spec §2 Ledgers browse, §3 ledger list item, §7): GET /api/ledgers.php for the list and the
+// Browse ledgers (the /ledgers page; docs/API.md "Status"): GET /api/ledgers.php for the list and the
 // OTS status, enriched with /api/ots-block-info.php and one /api/verify-quantum.php per date (silent on
-// failure, spec §8), and block_info.json's `pending` for why a day is not anchored yet: its OTS Proof is a
+// failure), and block_info.json's `pending` for why a day is not anchored yet: its OTS Proof is a
 // disabled "pending" control until the file exists. When the API cannot list ledgers, the static archive's own days.json and status files
 // are read instead, so the page works from any static copy of the archive.
 import { useEffect, useState } from 'react';

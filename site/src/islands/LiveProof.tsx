@@ -1,4 +1,4 @@
-// The live proof of the sealed disclosure document (spec §2 Quantum Shield page, Home "Live Proof"): its
+// The live proof of the sealed disclosure document (the Quantum Shield page, Home "Live Proof"): its
 // SHA-256 is computed at build time from docs/sealed-disclosure.md and passed in; every other value — time,
 // ledger date, block, confirmations, badges — comes from the archive through the verified search, so the
 // badges say what this browser checked. Nothing here is hard-coded.

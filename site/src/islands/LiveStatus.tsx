@@ -1,4 +1,4 @@
-// The Live status page (spec §2 Live status): queue, Bitcoin anchoring and next-ledger cards, reloaded every
+// The Live status page (/live): queue, Bitcoin anchoring and next-ledger cards, reloaded every
 // 30 seconds, each load followed by a 1-second highlight pulse.
 import { useEffect, useRef, useState } from 'react';
 import { formatDateTime, formatLedgerDate } from '../lib/format.ts';

@@ -1,4 +1,4 @@
-// Login (spec §2 Login, §4 states, §5 rules, §8 texts): username and password, "Logging in..." while pending,
+// Login (/login; texts: docs/API.md): username and password, "Logging in..." while pending,
 // the server's message in an error box (fallback "Failed to log in"), then /dashboard once /api/auth/me
 // answers with the user.
 import { useState, type FormEvent } from 'react';

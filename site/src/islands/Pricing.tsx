@@ -1,4 +1,4 @@
-// Pricing (spec §2 Pricing, §6, §8, §9): monthly/annual toggle (annual by default, "Save 40%"), four tiers, the
+// Pricing (/pricing; docs/API.md): monthly/annual toggle (annual by default, "Save 40%"), four tiers, the
 // "Current Plan" badge from /api/auth/me and /api/subscription, Subscribe (visitors go to /signup, users
 // start checkout; a 403 is the "Email verification required" toast, shown again on /dashboard where the user is
 // sent); when the server has no Stripe keys (GET /api/stripe/config) the Standard card says payments are

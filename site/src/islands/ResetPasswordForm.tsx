@@ -1,4 +1,4 @@
-// Reset password (spec §2, §5, §8): the token comes from the URL (none: toast "Invalid link" and off to
+// Reset password (texts: docs/API.md "Accounts"): the token comes from the URL (none: toast "Invalid link" and off to
 // /forgot-password); New password and Confirm password, hint "Must be at least 8 characters"; "Reset password"
 // ("Resetting..."); the spec's toasts for a short or mismatched password and for a failure; success shows
 // "Password reset successful" with "Go to Login".

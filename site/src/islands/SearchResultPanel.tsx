@@ -1,4 +1,4 @@
-// The result of a verified search (spec §2 Verify: ledger date, timestamp, ledger download, OTS status, block
+// The result of a verified search (the /verify page: ledger date, timestamp, ledger download, OTS status, block
 // height, confirmations, quantum shield and dual signature), every flag being what the browser checked; and
 // what a person needs to verify it offline: the proof bundle (GET /api/proof/<hash>, saved as
 // timeseal-proof-<first 12 hex>.json), the same proof as a c2sp.org/tlog-proof@v1 file (GET

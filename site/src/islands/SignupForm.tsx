@@ -1,4 +1,4 @@
-// Sign up (spec §2 Signup, §4, §5, §8): username, email, password ("Must be at least 8 characters"), the terms
+// Sign up (/signup; docs/API.md): username, email, password ("Must be at least 8 characters"), the terms
 // checkbox (links open /terms and /privacy in a new tab; unchecked shows "You must agree to the Terms of
 // Service and Privacy Policy" and sends nothing), optional newsletter; "Creating account..." while pending; the
 // server's message in an error box (fallback "Failed to create account"); then /dashboard.

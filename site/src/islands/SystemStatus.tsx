@@ -1,4 +1,4 @@
-// Home "Live System Status" (spec §2 Home, §4 status card states, §8): the queue-stats card refreshed every
+// Home "Live System Status" (the status card's states; docs/API.md "Status"): the queue-stats card refreshed every
 // 30 s, and the collapsible countdown card (Show/Hide) to the next ledger at 00:01 UTC.
 import { useEffect, useState } from 'react';
 import { formatDateTime, formatLedgerDate } from '../lib/format.ts';

@@ -1,4 +1,4 @@
-// E-mail verification (spec §2 Verify e-mail, §4, §5, §8): reads ?token=, posts it once; "Verifying Email"
+// E-mail verification (/verify-email; docs/API.md): reads ?token=, posts it once; "Verifying Email"
 // while loading; "Email Verified!" with the server's message, or "Verification Failed" with the server's
 // message (fallback "Failed to verify email"; no token: "No verification token provided"). A link that
 // succeeded in this tab is remembered (sessionStorage), so reloading the success page shows it again instead of

@@ -1,4 +1,4 @@
-// The Verify page's interactive cards (spec §2 Verify, §5, §8): hash one file (only the first dropped file is
+// The Verify page's interactive cards: hash one file (only the first dropped file is
 // used), hash a text, and search the ledgers with a search the browser verifies (lib/verified-search.ts).
 // `?hash=…&search=true` pre-fills the field and searches when the hash has exactly 64 characters. The field
 // and the parameter drop whitespace and take upper case (lib/validation.ts normalizeHashInput).

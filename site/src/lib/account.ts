@@ -1,4 +1,4 @@
-// Account screens' shared browser code (spec §2 Login … Dashboard, §3 shapes, §5 rules, §8 texts): the current
+// Account screens' shared browser code (login … dashboard; docs/API.md "Accounts"): the current
 // user, plan state, date formats of the dashboard, the signup/reset rules, and a toast that survives one
 // navigation (the checkout 403 toast is shown on /dashboard, where the user is sent).
 import { toast, type ToastOptions } from './toast.ts';
@@ -56,13 +56,13 @@ const parts = (iso: string) => {
   return Number.isNaN(d.getTime()) ? null : d;
 };
 
-/** "Nov 2, 2025" (spec §2 Next Renewal). */
+/** "Nov 2, 2025" (the dashboard's Next Renewal). */
 export function formatDay(iso: string): string {
   const d = parts(iso);
   return d ? new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', year: 'numeric' }).format(d) : iso;
 }
 
-/** "Nov 2, 2025 3:06 AM" (spec §2 Timestamp History). */
+/** "Nov 2, 2025 3:06 AM" (the dashboard's Timestamp History). */
 export function formatDayTime(iso: string): string {
   const d = parts(iso);
   if (!d) return iso;

@@ -1,5 +1,5 @@
-// Calls to the Timeseal API (spec §7): cookies included, JSON bodies, and any non-OK answer becomes an Error
-// whose message is "<status>: <body text>" or "<status>: <status text>" when the body is empty (spec §8).
+// Calls to the Timeseal API (docs/API.md): cookies included, JSON bodies, and any non-OK answer becomes an Error
+// whose message is "<status>: <body text>" or "<status>: <status text>" when the body is empty.
 export class HttpError extends Error {
   readonly status: number;
   readonly body: string;

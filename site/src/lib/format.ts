@@ -1,4 +1,4 @@
-// Display helpers shared by the islands: UTC dates and times, confirmations wording (spec §4, §9).
+// Display helpers shared by the islands: UTC dates and times, confirmations wording.
 const DATE_TIME = new Intl.DateTimeFormat('en-US', {
   year: 'numeric', month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit', second: '2-digit', timeZone: 'UTC', timeZoneName: 'short',
 });
@@ -26,7 +26,7 @@ export function confirmationLabel(confirmations: number): string {
 /** Spec §9: green from 6 confirmations, yellow below. */
 export const confirmationsStrong = (confirmations: number): boolean => confirmations >= 6;
 
-/** Milliseconds until the next ledger generation, 00:01 UTC (spec §4). */
+/** Milliseconds until the next ledger generation, 00:01 UTC (docs/OPERATIONS.md §1). */
 export function msUntilNextLedger(now: number): number {
   const d = new Date(now);
   let next = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), 0, 1, 0);

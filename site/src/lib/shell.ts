@@ -1,5 +1,5 @@
 // The page shell's behaviour, loaded on every page (a few hundred bytes, no framework): theme toggle persisted
-// under localStorage "theme" (spec §4), the mobile menu toggle (Escape closes it), the logged-in header state from
+// under localStorage "theme", the mobile menu toggle (Escape closes it), the logged-in header state from
 // GET /api/auth/me (anything but a user means logged out), Logout, and F8 focusing the notifications.
 const root = document.documentElement;
 

@@ -1,4 +1,4 @@
-// Shapes of the status answers (spec §3, §7) and the 30-second refresh constant (spec §9).
+// Shapes of the status answers (docs/API.md "Status") and the 30-second refresh constant.
 import { getJson } from './api.ts';
 
 export const REFRESH_MS = 30_000;

@@ -1,4 +1,4 @@
-// Toast notifications (spec §8 texts, §9 behaviour): one visible toast at a time (a new one replaces the
+// Toast notifications: one visible toast at a time (a new one replaces the
 // old), shown 5000 ms, dismissed by its close button or by swiping it right 50 px; F8 focuses the region
 // (lib/shell.ts). Plain DOM so that static pages and every island share the one region in Base.astro; above
 // an open modal dialog too.

@@ -1,4 +1,4 @@
-// Form rules of spec §5 (contact, waitlist, the search field), with the spec's messages word for word.
+// Form rules (contact, waitlist, the search field), with the product's messages word for word (docs/API.md "Forms").
 export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const CONTACT_SUBJECTS = ['general', 'enterprise', 'support', 'billing'] as const;
 export const WAITLIST_NAME_MAX = 255;
@@ -28,7 +28,7 @@ export function validateWaitlist(v: WaitlistInput): Errors<WaitlistInput> {
 }
 
 /** A hash as people paste it (surrounding spaces, a line break, upper case) in the form the ledgers use:
- *  whitespace removed, lower case. The search's 64-character rule (spec §5) applies to the result. */
+ *  whitespace removed, lower case. The search's 64-character rule applies to the result. */
 export function normalizeHashInput(value: string): string {
   return value.replace(/\s+/g, '').toLowerCase();
 }

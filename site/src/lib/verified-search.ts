@@ -8,7 +8,7 @@
 //      submission time;
 //   3. fetch only the tiles the inclusion proof needs (core/tiles.ts), rebuild the RFC 6962 inclusion proof
 //      and check it against the signed root;
-//   4. read the OTS status and block information files (failures keep the defaults, spec §7).
+//   4. read the OTS status and block information files (failures keep the defaults).
 // "quantum shield" means the ML-DSA-65 line verified here, "dual signature" that both did. Where the archive
 // publishes them (keys/ed25519.vkey, keys/mldsa44.vkey, keys/witnesses), the checkpoint's Ed25519 and ML-DSA-44
 // lines and the witnesses' cosignature lines are checked too, and the result says which of them vouched.
@@ -68,7 +68,7 @@ export interface SearchResult {
   witnessQuorum?: number;
 }
 
-/** The archive or the keys could not be read (spec §8: "Search unavailable"). */
+/** The archive or the keys could not be read ("Search unavailable"). */
 export class SearchUnavailableError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
@@ -76,7 +76,7 @@ export class SearchUnavailableError extends Error {
   }
 }
 
-/** What the archive says could not be verified (spec §8: "Search failed"). */
+/** What the archive says could not be verified ("Search failed"). */
 export class VerificationFailedError extends Error {
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
