@@ -1,4 +1,4 @@
-// Listening (STYLE.md): the app is built elsewhere (app.ts); this starts it on HOST:PORT and prints the
+// Listening: the app is built elsewhere (app.ts); this starts it on HOST:PORT and prints the
 // one line on stdout that scripts and tests read: `Timeseal listening on http://HOST:PORT`. It also makes the
 // HTTP server itself, with the limits a public service needs (docs/OPERATIONS.md §5): without them a client that
 // sends headers and never a body holds its connection for ever, and enough of them exhaust the process's file

@@ -1,4 +1,4 @@
-// Archive writes. Immutable daily artifacts and mutable files are different functions (STYLE.md):
+// Archive writes. Immutable daily artifacts and mutable files are different functions (docs/FORMAT.md §10):
 // - writeImmutable: create if absent, accept if byte-identical, otherwise a hard error — published files
 //   never change.
 // - writeMutable: temp file + rename, for the few files that are replaced (checkpoint, index, status).

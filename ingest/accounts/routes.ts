@@ -2,7 +2,7 @@
 // verification, password reset, the current user, the subscription, quota and history of a paying user, and
 // Stripe checkout, billing portal and webhook.
 //
-// Encapsulation (STYLE.md; ingest/app.ts registers `accountRoutes` beside publicRoutes):
+// Encapsulation (ingest/README.md; ingest/app.ts registers `accountRoutes` beside publicRoutes):
 //   accountRoutes
 //   ├─ browserRoutes      CSRF origin check and the session lookup on every request (onRequest hook)
 //   │  ├─ openRoutes      anonymous allowed: signup, login, logout, me, verify-email, forgot/reset-password,
