@@ -38,11 +38,14 @@ start: install
 typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 	npx tsc --noEmit -p site/tsconfig.json
+	npx tsc --noEmit -p site/offline-verifier/tsconfig.json
+	npx eslint .
 
 test: install
 	bash scripts/ensure-test-tools.sh
 	npx tsc --noEmit -p tsconfig.json
 	npx tsc --noEmit -p site/tsconfig.json
+	npx tsc --noEmit -p site/offline-verifier/tsconfig.json
 	node scripts/build.ts
 	npx vitest run
 

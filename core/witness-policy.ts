@@ -69,7 +69,6 @@ export function parseWitnessPolicy(text: string): WitnessPolicy {
     const bad = (why: string): never => {
       throw new FormatError('witness policy', `line ${i + 1}: ${why}`);
     };
-    // eslint-disable-next-line no-control-regex
     if (/[\x00-\x08\x0b-\x1f\x7f]/.test(raw)) bad('control character');
     const key = (t: string): Vkey => {
       let v: Vkey | undefined;

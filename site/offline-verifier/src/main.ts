@@ -307,8 +307,13 @@ function activeKeys(): Keys {
 
 let checking = 0;
 
+/** Checks everything again and shows the report, from any event handler (nothing awaits it). */
+function refresh(): void {
+  void check();
+}
+
 /** Checks everything again and shows the report (only the newest run's: Web Crypto answers asynchronously). */
-async function refresh(): Promise<void> {
+async function check(): Promise<void> {
   const run = ++checking;
   const loaded = state.files.filter((f) => f.kind === 'tsa-ca' && Array.isArray(f.value)).at(-1);
   // The TSA's authority and the witness policy are the person's to give (tsa-ca.pem and witnesses from /keys/, or

@@ -30,7 +30,7 @@ export default function Dashboard() {
 
   useEffect(() => {
     showPendingToast();
-    (async () => {
+    void (async () => {
       const user = await fetchMe();
       if (!user) {
         location.replace('/login');
