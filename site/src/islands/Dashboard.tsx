@@ -1,4 +1,4 @@
-// Dashboard (spec §2 Dashboard, §6, §7, §8): login required (otherwise /login); "Loading..." while loading;
+// Dashboard (/dashboard; docs/API.md "Accounts"): login required (otherwise /login); "Loading..." while loading;
 // "Welcome, {username}"; the unverified-e-mail alert with "Resend Email"; Subscription Status; Monthly Usage and
 // Next Renewal (paying) or Daily Limit (free); Quick Actions; Account Information; Timestamp History with
 // certificates (paying). Every user-supplied text is rendered as text by React (never as HTML).
