@@ -1,4 +1,4 @@
-// The storage module's interface (issue 14, step 2; DESIGN.md §8): every table and every SQL statement of
+// The storage module's interface (docs/ARCHITECTURE.md): every table and every SQL statement of
 // Timeseal sits behind `Store`, with two engines: SQLite (store/sqlite/, better-sqlite3, the embedded default)
 // and PostgreSQL (store/postgres/, the pg package, for several ingest nodes). Callers (ingest/, pipeline/,
 // cli/) use only this file's types; none of them sees SQL, a connection or an engine's error codes.
@@ -128,7 +128,7 @@ export interface SubmissionStore {
 
 // ------------------------------------------------------------------------------------------------ limits
 
-/** The caps the caller applies (ingest/limits.ts: product spec §9). */
+/** The caps the caller applies (ingest/limits.ts: the free tier and the Standard plan). */
 export interface LimitCaps {
   freePerDay: number;
   standardPerMonth: number;

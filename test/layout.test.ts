@@ -1,4 +1,4 @@
-// The layout follows the architecture (DESIGN.md §8, issue 14): which folder's source may import which. Tests
+// The layout follows the architecture (docs/ARCHITECTURE.md): which folder's source may import which. Tests
 // may import from anywhere (a fixture builds an archive with pipeline/); the rule is for the other .ts files.
 //   core/      itself and npm only, no node:* (pure, runs in the browser)
 //   runtime/   core/, npm, node
@@ -7,7 +7,7 @@
 //   ingest/    core/, store/, runtime/, npm, node: never pipeline/ or cli/ (what it needs of the archive writer
 //              is injected: ArchiveAccess in ingest/services.ts, made by cli/archive-access.ts)
 //   cli/       anything: the `timeseal` command composes pipeline/ and ingest/
-// And store/ owns the database (DESIGN.md §8, issue 14 step 2): no other folder's source prepares a statement or
+// And store/ owns the database (docs/ARCHITECTURE.md): no other folder's source prepares a statement or
 // imports better-sqlite3, except pipeline/lock.ts, whose SQLite file is a kernel lock on a lock file, not the
 // database.
 import fs from 'node:fs';

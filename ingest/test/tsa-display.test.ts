@@ -1,4 +1,4 @@
-// RFC 3161 tokens shown where readers look (issue 17 part 1): GET /api/ledgers.php lists each day's checked
+// RFC 3161 tokens shown where readers look: GET /api/ledgers.php lists each day's checked
 // tokens (for /ledgers), and the certificate (HTML and PDF, read back with Debian's pdftotext) names the
 // stated time, the TSA and the `openssl ts -verify` command, and links the token. The token comes from a real
 // `openssl ts -reply` TSA on loopback (test/support/tsa.ts) for the day's ledger digest; a token for another

@@ -194,7 +194,7 @@ describe('account screens', () => {
     await expect(page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).resolves.toBeUndefined();
     await shoot(page, 'dashboard-standard-after-checkout-desktop-dark');
 
-    // "Download Certificate" downloads the PDF (issue 15); its text (pdftotext) holds the file name as text.
+    // "Download Certificate" downloads the PDF; its text (pdftotext) holds the file name as text.
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download Certificate' }).click()]);
     expect(download.suggestedFilename()).toMatch(/^timeseal-certificate-[0-9a-f]{12}-\d{4}-\d{2}-\d{2}\.pdf$/);
     const pdfFile = path.join(os.tmpdir(), `timeseal-cert-${process.pid}.pdf`);

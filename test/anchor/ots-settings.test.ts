@@ -1,4 +1,4 @@
-// Commands that do not stamp do not validate stamping settings (issue 18): with OTS_CALENDARS naming one
+// Commands that do not stamp do not validate stamping settings: with OTS_CALENDARS naming one
 // calendar and OTS_MIN_CALENDARS=2 (a stamping setting that is wrong here, or right only on the server),
 // `timeseal ots info`, `ots verify` and `ots upgrade` still work; `timeseal anchor`, which stamps, still refuses.
 import fs from 'node:fs';

@@ -2,7 +2,7 @@
 // - LoopbackCalendar: opentimestamps-server (otsserver/rpc.py): POST /digest → 200 and a bare timestamp ending
 //   in a pending attestation; GET /timestamp/<hex> → 404 "Pending confirmation in Bitcoin blockchain" until
 //   `mine()` puts its pending commitments into a block of the synthetic chain, then 200 with the path to the
-//   block's merkle root and a Bitcoin attestation. Built on the project's own OTS codec, as DESIGN.md §6 says.
+//   block's merkle root and a Bitcoin attestation. Built on the project's own OTS codec.
 //   Faults on demand: HTTP errors, a hang (for timeouts), an oversized or malformed answer.
 // - LoopbackEsplora: Esplora REST (/block-height/:h, /block/:hash/header, /blocks/tip/height) over a chain,
 //   with headers that can be replaced by forgeries.

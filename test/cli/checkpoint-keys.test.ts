@@ -1,4 +1,4 @@
-// The checkpoint lines witnesses know (issue 17 part 2; docs/FORMAT.md §4): an archive made before them
+// The checkpoint lines witnesses know (docs/FORMAT.md §4): an archive made before them
 // (test/fixtures/archive-r2) gets the Ed25519 and ML-DSA-44 keys with `timeseal keys add`; its published
 // checkpoints stay byte-identical, every new checkpoint carries four lines, and `timeseal verify` checks each
 // one: a changed byte in any line, a line from no key of the log, or one of the two new lines alone fails it,

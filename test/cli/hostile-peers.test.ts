@@ -1,4 +1,4 @@
-// Outgoing requests against hostile peers (issue 28, item 2; pipeline/http.ts), through the real CLI: a TSA
+// Outgoing requests against hostile peers (pipeline/http.ts), through the real CLI: a TSA
 // (`timeseal tsa stamp`), a witness (`timeseal witness cosign`) and an archive host (`timeseal verify --archive
 // URL`) that answer 512 MiB, an endless body, a gzip bomb (1 GiB inflated), a 307 to a canary, or one byte every
 // 200 ms. Each command fails with the reason, nothing reaches the canary, nothing is published, and the

@@ -1,6 +1,6 @@
 // `timeseal import -` through a real shell pipe (`cat FILE | timeseal import -`) with more than the pipe's
 // 64 KB buffer: reading stdin with readFileSync(0) failed with EAGAIN as soon as the writer was slower than the
-// reader (probe, issue 15).
+// reader (found by probing it).
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';

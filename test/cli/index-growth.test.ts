@@ -1,4 +1,4 @@
-// The log-structured index (issue 13; docs/FORMAT.md §6) on real archives written by the real build:
+// The log-structured index (docs/FORMAT.md §6) on real archives written by the real build:
 // - archives built day by day with random sizes (empty days, hashes on several days, shard-size boundaries)
 //   answer every lookup exactly like a brute-force map, after every day's publication and after every merge;
 // - published index files are never modified (bytes and inodes), and a head's segments outlive it by a run;

@@ -1,4 +1,4 @@
-// Black-box tests of the `timeseal` operator CLI (DESIGN.md §2–§5, docs/FORMAT.md): the real executable is
+// Black-box tests of the `timeseal` operator CLI (README.md "The operator CLI", docs/FORMAT.md): the real executable is
 // spawned in a fresh temp project per scenario, with the clock set through TIMESEAL_NOW. The archive it writes
 // is checked with tools we did not write (openssl, node:crypto) and with an RFC 6962 implementation in
 // helpers.ts, never with core/.

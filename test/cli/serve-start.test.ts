@@ -1,4 +1,4 @@
-// What `timeseal serve` checks before it accepts anything (issue 16, items 4, 6, 11 and 15): each broken
+// What `timeseal serve` checks before it accepts anything (docs/OPERATIONS.md §6): each broken
 // installation refuses to start with exit code 2 and one line naming the cause, instead of starting and
 // answering 500 (or, for TRUST_PROXY=true, letting every client pick its address); and a read-only archive is
 // served without the server ever writing to it.

@@ -1,4 +1,4 @@
-// What a first `make start` prints (issue 16): the start banner's lines, and no "npm warn Unknown env config"
+// What a first `make start` prints: the start banner's lines, and no "npm warn Unknown env config"
 // from the Makefile's environment (node-gyp's nodedir is passed as npm_package_config_node_gyp_nodedir,
 // which npm does not read, instead of npm_config_nodedir, which npm 11 warns about on every npm command).
 import { spawnSync } from 'node:child_process';

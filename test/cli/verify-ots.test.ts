@@ -1,5 +1,5 @@
 // `timeseal verify` also checks each anchored day's OpenTimestamps proof: it must start at the ledger file's
-// SHA-256 and lead to the day commitment C = SHA-256(R || F) (DESIGN.md §2); a flipped byte is named.
+// SHA-256 and lead to the day commitment C = SHA-256(R || F) (docs/FORMAT.md); a flipped byte is named.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Witness cosignatures (issue 17 part 2; pipeline/witness.ts) against loopback witnesses written from
+// Witness cosignatures (pipeline/witness.ts; docs/FORMAT.md §4b) against loopback witnesses written from
 // c2sp.org/tlog-witness (test/support/witness.ts), through the real CLI: two witnesses cosign each new
 // checkpoint with a consistency proof from the size they last saw; `timeseal verify` checks every line; a
 // witness that is down delays nothing and cosigns when it is back; a 409 is answered with a proof from the

@@ -1,4 +1,4 @@
-// The /beta-api donation link follows the server's DONATION_URL at run time (issue 12): a "Donate by card" link
+// The /beta-api donation link follows the server's DONATION_URL at run time: a "Donate by card" link
 // to it when set, nothing when unset (the site is built once for every deployment). Under `make screenshots`
 // (TIMESEAL_SCREENSHOTS=1) also screenshots of the pages this change and the PDF certificate touch (the /beta-api
 // support card; a found hash's downloads on /verify with "Download certificate (PDF)"), at 1280 and 390 px, dark

@@ -1,4 +1,4 @@
-// What a first user meets (issue 15), in Debian's Chromium against the real server (`timeseal serve --demo`
+// What a first user meets, in Debian's Chromium against the real server (`timeseal serve --demo`
 // on a temporary project): no page scrolls sideways on a phone, every control shows where the keyboard
 // focus is, the home hero stays put while files are added, dialogs and toasts, search input, status labels,
 // the free tier's limit, and the downloads a person needs to verify offline. Screenshots of what these tests show

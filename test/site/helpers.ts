@@ -1,6 +1,6 @@
 // Shared by the site tests and bench/site.bench.ts: the built site, a temporary Timeseal project (keys, DB,
 // archive), the real server (`pipeline/bin/timeseal serve`) on a free port, the CLI, and one headless
-// Debian Chromium (DESIGN.md §6).
+// Debian Chromium.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

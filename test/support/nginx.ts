@@ -1,4 +1,4 @@
-// Debian's nginx with deploy/nginx/timeseal.conf, for tests on loopback (DESIGN.md §8: real nginx, nothing
+// Debian's nginx with deploy/nginx/timeseal.conf, for tests on loopback (real nginx, nothing
 // mocked): the template rendered with a project folder (its dist/site, ledgers/, keys/), a free port and the
 // nodes given, started in the foreground and stopped with the test process however it ends.
 import { spawn, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-// A real PostgreSQL for tests (DESIGN.md §8: "Tests start real PostgreSQL … from Debian's packages on
+// A real PostgreSQL for tests (real parts, not mocks: "Tests start real PostgreSQL … from Debian's packages on
 // loopback; nothing is mocked"). startPostgres() gives each caller its own empty database:
 //
 // - TIMESEAL_TEST_DATABASE_URL set (a server someone else runs): a fresh database `timeseal_test_<random>` is

@@ -1,4 +1,4 @@
-// The offline verifier and a busy day's ledger (issue 28): every dropped file over 8 MB was taken for the
+// The offline verifier and a busy day's ledger: every dropped file over 8 MB was taken for the
 // document, so a real 18.5 MB ledger was hashed as "your document" and a valid proof came out "Not verified".
 // A large file is the day's ledger when it is named YYYY-MM-DD.json or starts as a ledger's canonical JSON does
 // (only its first bytes are read to tell); any other large file is still a document. Here a real archive made by

@@ -1,4 +1,4 @@
-// A witnessed day in the offline verifier (issue 17), in Chromium with the network off. RFC 3161: a day stamped
+// A witnessed day in the offline verifier, in Chromium with the network off. RFC 3161: a day stamped
 // by a real TSA on loopback (`openssl ts -reply`, test/support/tsa.ts) through `timeseal tsa stamp`; its `.tsr`
 // given with the day's files, and inside the proof bundle, is checked against the ledger's SHA-256 — verified with
 // the TSA's authority the person drops (tsa-ca.pem from /keys/), named as unchecked without one, not verified when

@@ -1,4 +1,4 @@
-// The offline verifier in Chromium (issue 7, "Must show"): the built file, opened from disk with the network
+// The offline verifier in Chromium: the built file, opened from disk with the network
 // off, verifies a real proof bundle and a real ledger made by the pipeline in this test, and the real
 // OpenTimestamps vector hello-world.txt.ots against the real header of block 358391; single-byte corruptions of
 // each kind of file turn the verdict to "Not verified" with the reason; the page makes no request at all. Under

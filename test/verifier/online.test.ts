@@ -1,4 +1,4 @@
-// The offline verifier's other paths (issue 7): a copy built without keys, where the person loads keys; the one
+// The offline verifier's other paths: a copy built without keys, where the person loads keys; the one
 // request it can make (an Esplora block header, only on a click, only to the address given); and, served over
 // HTTP, the web app manifest and the service worker that keep it working with no connection.
 import fs from 'node:fs';

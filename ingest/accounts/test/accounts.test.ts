@@ -672,7 +672,7 @@ describe('security, as an attacker would try it', () => {
   });
 });
 
-describe('Stripe: events of the wrong shape and failures of its API (issue 16, item 8)', () => {
+describe('Stripe: events of the wrong shape and failures of its API', () => {
   const envelope = (type: string, data: unknown, id = `evt_shape_${crypto.randomUUID()}`) =>
     JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created: Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 1, type, data });
   const recorded = (a: App, id: string) => a.db.prepare('SELECT 1 FROM stripe_events WHERE id = ?').get(id) !== undefined;
