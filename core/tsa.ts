@@ -1,4 +1,4 @@
-// RFC 3161 time-stamp tokens for the day's ledger files (issue 17 part 1; docs/FORMAT.md §3a): the request
+// RFC 3161 time-stamp tokens for the day's ledger files (docs/FORMAT.md §3a): the request
 // (SHA-256 imprint, a nonce, the TSA's certificate asked for) and the strict check of an answer before it is
 // published — status granted, a token whose TSTInfo holds exactly this imprint and this nonce, a CMS signature
 // that verifies, a signer certificate with the critical time-stamping extended key usage, and a time within that

@@ -1,4 +1,4 @@
-// RFC 3161 time-stamps of the published ledger files (issue 17 part 1; docs/FORMAT.md §3a). For every published
+// RFC 3161 time-stamps of the published ledger files (docs/FORMAT.md §3a). For every published
 // day without a token, the SHA-256 of `YYYY-MM-DD.json` (days.json's `sha256`) is sent to each TSA of TSA_URLS
 // (RFC 3161 §3.4: POST application/timestamp-query) with a fresh nonce; every answer is checked (core/tsa.ts)
 // before anything is written, and only when at least TSA_MIN answers are good are they published, once:

@@ -1,7 +1,7 @@
 // The signing keys on disk (docs/FORMAT.md §9). Public keys go to the served keys folder; private keys to a
 // separate folder outside anything served, mode 0600. `initKeys` refuses to overwrite any existing key.
 // Besides the ECDSA P-256 and ML-DSA-65 keys that sign every ledger file and checkpoint, two keys sign the
-// checkpoints in the forms witnesses know (issue 17): Ed25519 (type 0x01) and an ML-DSA-44 cosignature (0x06),
+// checkpoints in the forms witnesses know (docs/FORMAT.md §4): Ed25519 (type 0x01) and an ML-DSA-44 cosignature (0x06),
 // published as C2SP vkeys named after the log origin. An archive made before them gets them with
 // `addCheckpointKeys` (`timeseal keys add`); its past checkpoints are not touched.
 import crypto from 'node:crypto';

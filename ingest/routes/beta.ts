@@ -1,4 +1,4 @@
-// POST /api/v1/beta/timestamp (product spec §3, §7, §8, §9): the free beta API for developers. No rate limit
+// POST /api/v1/beta/timestamp (docs/API.md): the free beta API for developers. No rate limit
 // and no authentication during the beta, unless the operator sets BETA_API_RATE (limits.ts betaRateCap: 429
 // with Retry-After past the cap; unset, the route does nothing more than before). The answer (201) waits for
 // the row's commit (group commit, services.ts), so an acknowledged hash is in the next ledger even if the
@@ -16,7 +16,7 @@ import type { Services } from '../services.ts';
 export const BETA_NOTE =
   'Free beta API: no SLA; rate limiting or authentication may be added later. Commercial use should credit Timeseal. Hashes and their submission times are published permanently.';
 
-/** When day D's ledger is published and signed: 00:01 UTC the next day (product spec §4, §9). */
+/** When day D's ledger is published and signed: 00:01 UTC the next day. */
 export function publicationTime(ledgerDate: string): string {
   const t = Date.parse(`${ledgerDate}T00:01:00.000Z`) + 86_400_000;
   return new Date(t).toISOString();

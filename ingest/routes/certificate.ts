@@ -1,7 +1,7 @@
-// GET /api/certificate.php?hash= (product spec §2 Quantum Shield page, §7): a printable HTML certificate for a
+// GET /api/certificate.php?hash= (docs/API.md; linked from the Quantum Shield page): a printable HTML certificate for a
 // published hash: the hash, ledger date, submission time, Bitcoin status, the day's signed checkpoint, the
 // signature status and links to every proof file. Every value placed in the page is HTML-escaped. The `id=`
-// form is a certificate from an account's history (issue 6): only the row's owner (the session's user) sees
+// form is a certificate from an account's history: only the row's owner (the session's user) sees
 // it, with the file name; any other id — someone else's, unknown, or no session — is the same 404. A history
 // row whose day is not published yet gets a "pending" certificate. `&format=pdf` answers the same certificate as
 // a PDF download (certificate-pdf.ts); links name only files that exist now.

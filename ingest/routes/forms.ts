@@ -1,6 +1,6 @@
 // The two forms that write to the database: POST /api/professional-waitlist.php {name, email, message} and
-// POST /api/contact {name, email, subject, message} (product spec §2 Pricing and Contact, §5 validation, §8
-// texts). The schema checks types and hard size limits; the spec's own texts come from the checks below, so
+// POST /api/contact {name, email, subject, message} (the Pricing and Contact pages; their
+// validation and texts in docs/API.md). The schema checks types and hard size limits; the spec's own texts come from the checks below, so
 // the site can show the server's message as it is. Both are throttled per client address (throttle.ts):
 // 5 contact messages and 10 waitlist requests an hour, then 429.
 import type { FastifyPluginAsync } from 'fastify';
@@ -10,7 +10,7 @@ import { MULTI_LINE, noQuery, plainErrors, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import { Throttle } from '../throttle.ts';
 
-/** Product spec §5 and §8. */
+/** The forms' limits and texts (docs/API.md). */
 export const TEXTS = {
   invalidEmail: 'Please enter a valid email address',
   waitlistJoined: "We'll notify you when Professional tier launches.",
@@ -32,7 +32,7 @@ export const TEXTS = {
 export const CONTACT_PER_HOUR = 5;
 
 /**
- * Waitlist requests accepted per client address an hour (issue 16: 300 entries of 5 KB came from one address
+ * Waitlist requests accepted per client address an hour (a probe sent 300 entries of 5 KB came from one address
  * in 0.57 s). A person joins once; a few more leave room for an office behind one address.
  */
 export const WAITLIST_PER_HOUR = 10;

@@ -1,6 +1,6 @@
 // GET /api/proof/:hash — the proof bundle of a published hash (docs/FORMAT.md §8), built from the archive by
 // pipeline/proof.ts (through the injected ArchiveAccess, services.ts) and encoded by core/proof.ts.
-// GET /api/proof/:hash.ots — the per-hash OpenTimestamps proof (DESIGN.md §2), derived from the day's
+// GET /api/proof/:hash.ots — the per-hash OpenTimestamps proof (docs/FORMAT.md), derived from the day's
 // `D.json.ots` (pipeline/anchor/proofs.ts); 404 while the hash's day has no calendar proof yet.
 // GET /api/proof/:hash.tlog-proof — the same proof as c2sp.org/tlog-proof@v1 text (docs/FORMAT.md §8a,
 // core/tlog-proof.ts).
@@ -33,7 +33,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         params: hashParams,
         querystring: noQuery,
         response: {
-          200: { description: 'the per-hash OpenTimestamps proof (binary .ots, DESIGN.md §2)', type: 'string', format: 'binary' },
+          200: { description: 'the per-hash OpenTimestamps proof (binary .ots, docs/FORMAT.md)', type: 'string', format: 'binary' },
           404: errorSchema,
           ...plainErrors,
         },

@@ -1,5 +1,5 @@
-// GET /api/site-config (issue 12): the few deployment settings the static site shows, read at run time since the
-// site is built once for every deployment. Today only `donationUrl` (DONATION_URL, product spec §2 Beta API page:
+// GET /api/site-config: the few deployment settings the static site shows, read at run time since the
+// site is built once for every deployment. Today only `donationUrl` (DONATION_URL, the Beta API page:
 // "a donation link to a card payment provider"): the /beta-api page shows a "Donate by card" link when it is a
 // URL and nothing when it is null.
 import type { FastifyPluginAsync } from 'fastify';

@@ -1,4 +1,4 @@
-// The read-only status API of the site (product spec §3, §7): queue stats, the ledger list, Bitcoin block
+// The read-only status API of the site (docs/API.md): queue stats, the ledger list, Bitcoin block
 // information and the per-day quantum verification. Everything comes from the database (queue) and the
 // published archive (days.json, ots_status.json, block_info.json, the day files).
 import type { FastifyPluginAsync } from 'fastify';

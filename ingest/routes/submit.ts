@@ -1,4 +1,4 @@
-// POST /api/submit (product spec §7): the site's submission, {hash, fileName?}. Anonymous and free users: 2 per
+// POST /api/submit (docs/API.md): the site's submission, {hash, fileName?}. Anonymous and free users: 2 per
 // UTC day per client IP; a logged-in paying user: 500 per month, and the submission is also recorded in the
 // user's history (timestamps table) (ingest/limits.ts). The limit check and the rows are one transaction,
 // committed before the answer. A request carrying the session cookie must pass the CSRF origin check. While the
@@ -13,7 +13,7 @@ import { submitWithinLimits } from '../limits.ts';
 import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
-/** Product spec §8: the client shows "Hash queued!" / "Your timestamp has been submitted". */
+/** The client shows "Hash queued!" / "Your timestamp has been submitted". */
 export const SUBMIT_MESSAGE = 'Your timestamp has been submitted';
 
 interface SubmitBody {

@@ -18,7 +18,7 @@ const NOW = '2025-11-03T10:00:00.000Z';
 /** In the demo ledger of 2025-11-02. */
 const SEALED_SHA256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md'))).digest('hex');
 
-/** Every page: the site's routes, the account screens of spec §2, and the 404 page. */
+/** Every page: the site's routes, the account screens, and the 404 page. */
 const ALL_ROUTES = [...ROUTES, '/login', '/signup', '/forgot-password', '/reset-password?token=t', '/verify-email?token=t', '/dashboard', '/no-such-page'];
 
 let project: Project;

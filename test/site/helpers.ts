@@ -18,7 +18,7 @@ export const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
 export const CAPTURE = process.env.TIMESEAL_SCREENSHOTS === '1';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** Every public route of spec §2 that this site owns (account screens belong to the accounts issue). */
+/** Every public route this site owns (the account screens are tested in test/accounts/). */
 export const ROUTES = [
   '/', '/proof', '/verify', '/use-cases', '/ledgers', '/live', '/pricing', '/contact', '/quantum-shield', '/beta-api', '/privacy', '/terms',
 ] as const;

@@ -191,7 +191,7 @@ describe('verifiedSearch', () => {
   });
 });
 
-describe('otsStateFor (spec §4)', () => {
+describe('otsStateFor (the Bitcoin status of a day)', () => {
   it.each([
     ['2025-11-02', '', undefined, 'pending'],
     ['2025-11-02', '2025-11-01', undefined, 'pending'],
