@@ -1,0 +1,121 @@
+// POST /tsa: Timeseal as an RFC 3161 time-stamp authority (docs/API.md, docs/FORMAT.md §3b). A DER
+// TimeStampReq (Content-Type application/timestamp-query, at most 4 KiB) is answered with a DER TimeStampResp
+// (application/timestamp-reply, no charset: Java's jarsigner refuses one). A token is granted only after its
+// imprint is stored exactly as the beta API's 201 (beta.ts): the submission gate, the optional beta-API rate cap
+// (the same per-address count), then the durable write of the imprint (SHA-256) or, for a SHA-384 or SHA-512
+// imprint, of the SHA-256 of the token's TSTInfo; genTime is the stored submittedAt. A request Timeseal does not
+// grant is a TimeStampResp with status rejection and a failInfo (HTTP 200); the gate's refusal, the rate cap, a
+// full disk and a closed day are HTTP 503/429 with Retry-After and a JSON message — never a token.
+// GET /tsa/certs: the TSA's certificate and its root (keys/timeseal-tsa.pem).
+import crypto from 'node:crypto';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { grantedResponse, ledgerHash, parseTimeStampRequest, randomSerial, rejectionResponse, tstInfo, type TsaIdentity } from '../../core/tsa-token.ts';
+import { toHex } from '../../core/encoding.ts';
+import { loadTsaKeys } from '../../runtime/keys.ts';
+import { errorHandler, storageRefusal } from '../errors.ts';
+import { betaRateCap } from '../limits.ts';
+import type { Services } from '../services.ts';
+
+export const TSA_QUERY_TYPE = 'application/timestamp-query';
+export const TSA_REPLY_TYPE = 'application/timestamp-reply';
+/** The largest TimeStampReq taken: a SHA-512 request with a long nonce and a policy is under 200 bytes. */
+export const TSA_BODY_LIMIT = 4096;
+export const NO_TSA_KEY = 'This server has no time-stamp key: run `timeseal keys add`, then restart it.';
+/** Seconds a client is asked to wait while the submission gate refuses (the clock is not after the last published day). */
+const GATE_RETRY_AFTER = '60';
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+  let identity: (TsaIdentity & { chainPem: string }) | undefined;
+  let unavailable = NO_TSA_KEY;
+  try {
+    const keys = loadTsaKeys({ keys: s.config.keys, privateKeys: s.config.privateKeys });
+    if (keys !== undefined) {
+      identity = {
+        certificates: keys.certificates,
+        chainPem: keys.chainPem,
+        sign: (data) => new Uint8Array(crypto.sign('sha256', data, { key: keys.privateKey, dsaEncoding: 'der' })),
+      };
+    }
+  } catch (err) {
+    // A damaged TSA key leaves the rest of the server serving; the endpoint says what is wrong.
+    unavailable = `This server's time-stamp key cannot be used (${(err as Error).message}).`;
+    app.log.error({ err: (err as Error).message }, 'the time-stamp authority key cannot be used; POST /tsa answers 503');
+  }
+  const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
+
+  // This context only: any body is read as bytes, at most TSA_BODY_LIMIT, and its type checked by the handler.
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: TSA_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  const fallback = errorHandler(s.gate);
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.code(413).type(JSON_TYPE).send({ error: `A time-stamp request is at most ${TSA_BODY_LIMIT} bytes` });
+    }
+    return fallback(err, request, reply);
+  });
+
+  const send = (reply: FastifyReply, der: Uint8Array) => reply.code(200).header('Cache-Control', 'no-store').type(TSA_REPLY_TYPE).send(Buffer.from(der));
+  const refuse = (reply: FastifyReply, code: number, message: string, retryAfter?: string) => {
+    if (retryAfter !== undefined) void reply.header('Retry-After', retryAfter);
+    return reply.code(code).header('Cache-Control', 'no-store').type(JSON_TYPE).send({ error: message });
+  };
+
+  const options = {
+    compress: false,
+    decompress: false,
+    bodyLimit: TSA_BODY_LIMIT,
+    schema: { hide: true },
+    // Before any body is read or parsed (a JSON body would otherwise be parsed by the app's JSON parser).
+    onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
+      if (request.headers['content-type']?.trim().toLowerCase() !== TSA_QUERY_TYPE) {
+        return refuse(reply, 415, `Content-Type must be ${TSA_QUERY_TYPE} (a DER RFC 3161 TimeStampReq)`);
+      }
+    },
+  } as const;
+  app.post('/tsa', options, async (request, reply) => {
+    if (identity === undefined) return refuse(reply, 503, unavailable);
+    const body = request.body;
+    const parsed = parseTimeStampRequest(Buffer.isBuffer(body) ? new Uint8Array(body) : new Uint8Array());
+    if ('rejection' in parsed) return send(reply, rejectionResponse(parsed.rejection));
+    const request3161 = parsed.request;
+
+    const now = s.clock();
+    const ledgerDate = now.toISOString().slice(0, 10);
+    const paused = s.gate.refusal(ledgerDate);
+    if (paused !== null) return refuse(reply, 503, paused, GATE_RETRY_AFTER);
+    if (cap !== undefined) {
+      const refused = await cap.check(request.ip, now);
+      if (refused !== null) return refuse(reply, 429, refused.error, String(refused.retryAfter));
+    }
+    let info: Uint8Array;
+    try {
+      info = tstInfo(request3161, identity, now, randomSerial());
+    } catch (err) {
+      request.log.error({ err }, 'time-stamp token failed');
+      return send(reply, rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to make the token; nothing was stored.' }));
+    }
+    const hash = toHex(ledgerHash(request3161, info));
+    try {
+      await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
+    } catch (err) {
+      const refusal = storageRefusal(err, s.gate, 'submission');
+      if (refusal === undefined) throw err;
+      return refuse(reply, 503, refusal.message, refusal.retryAfter);
+    }
+    s.gate.stored();
+    let answer: Uint8Array;
+    try {
+      answer = grantedResponse(info, request3161, identity);
+    } catch (err) {
+      // The imprint is stored and will be published; only the token could not be signed.
+      request.log.error({ err }, 'time-stamp token signature failed');
+      return send(reply, rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to sign the token.' }));
+    }
+    return send(reply, answer);
+  });
+
+  app.get('/tsa/certs', { schema: { hide: true } }, async (_request, reply) => {
+    if (identity === undefined) return refuse(reply, 503, unavailable);
+    return reply.code(200).type('application/pem-certificate-chain').send(identity.chainPem);
+  });
+};
