@@ -14,7 +14,7 @@ import { INDEX_HEAD_PATH, parseIndexHead, shardOf } from '../core/index-segments
 import { lookupShard } from '../core/index-shard.ts';
 import { parseNote } from '../core/note.ts';
 import { tilePath, tilesForInclusion } from '../core/tiles.ts';
-import { openDatabase } from '../store/db.ts';
+import { openDatabase } from '../store/sqlite/db.ts';
 import { SegmentFile } from '../pipeline/segment-files.ts';
 import { folderBytes, mb, run, timed } from './common.ts';
 

@@ -2,7 +2,7 @@
 // handle, for what is SQLite's own: `timeseal db check`, the start-up check, the build's queue reading), keys.
 import { clockFromEnv, type Clock } from '../runtime/clock.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
-import { openDatabase, type DB } from '../store/db.ts';
+import { openDatabase, type DB } from '../store/sqlite/db.ts';
 import { openStore } from '../store/index.ts';
 import type { Store } from '../store/store.ts';
 import { loadPublicKeys, loadSigningKeys, type PublicKeys, type SigningKeys } from '../runtime/keys.ts';

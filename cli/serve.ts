@@ -14,7 +14,7 @@ import { createMailer } from '../ingest/mail.ts';
 import { listen } from '../ingest/server.ts';
 import { UsageError } from '../runtime/config.ts';
 import type { Context } from './context.ts';
-import { checkDatabase } from '../store/db.ts';
+import { checkDatabase } from '../store/sqlite/db.ts';
 import { startSchedule } from './schedule.ts';
 import { releaseVerifier } from '../pipeline/verifier-release.ts';
 

@@ -1,7 +1,7 @@
 // Choosing the storage engine (store/README.md): TIMESEAL_DATABASE_URL (postgres://…) selects PostgreSQL, otherwise
 // SQLite on the file TIMESEAL_DB (the embedded default: `make start` needs nothing else).
 import { UsageError } from '../runtime/config.ts';
-import type { DB } from './db.ts';
+import type { DB } from './sqlite/db.ts';
 import { openPostgresStore } from './postgres/engine.ts';
 import { openSqliteStore } from './sqlite/engine.ts';
 import type { Store } from './store.ts';

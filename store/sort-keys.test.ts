@@ -4,8 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from './db.ts';
-import { dayColumns, enqueue } from './queue.ts';
+import { openDatabase } from './sqlite/db.ts';
+import { dayColumns, enqueue } from './sqlite/queue.ts';
 import { sameKey, sortedOrder } from './sort-keys.ts';
 
 /** The obvious stable sort of 32-byte keys, as the oracle. */

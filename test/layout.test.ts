@@ -67,11 +67,11 @@ describe('layout: what each folder may import', () => {
       'ingest/routes/proof.ts: ../../pipeline/proof.ts (ingest/ may import only core/, store/, runtime/, ingest/)',
     ]);
     expect(violationsOf('pipeline/x.ts', "const { serve } = await import('../cli/serve.ts');")).toHaveLength(1);
-    expect(violationsOf('store/db.ts', "import type { Services } from '../ingest/services.ts';")).toHaveLength(1);
-    expect(violationsOf('runtime/clock.ts', "export { openDatabase } from '../store/db.ts';")).toHaveLength(1);
+    expect(violationsOf('store/sqlite/db.ts', "import type { Services } from '../../ingest/services.ts';")).toHaveLength(1);
+    expect(violationsOf('runtime/clock.ts', "export { openDatabase } from '../store/sqlite/db.ts';")).toHaveLength(1);
     expect(violationsOf('core/hash.ts', "import crypto from 'node:crypto';")).toHaveLength(1);
     expect(violationsOf('core/hash.ts', "import { x } from '../scripts/x.ts';")).toHaveLength(1);
-    expect(violationsOf('pipeline/build.ts', "import { openDatabase } from '../store/db.ts';\nimport fs from 'node:fs';")).toEqual([]);
+    expect(violationsOf('pipeline/build.ts', "import { openDatabase } from '../store/sqlite/db.ts';\nimport fs from 'node:fs';")).toEqual([]);
     expect(violationsOf('cli/serve.ts', "import { buildApp } from '../ingest/app.ts';")).toEqual([]);
   });
 

@@ -3,7 +3,7 @@
 // command, which reads the whole file (about 30 MB/s from a cold cache here: docs/OPERATIONS.md).
 import type { Command } from 'commander';
 import type { Context } from '../context.ts';
-import { checkDatabase, MIGRATIONS as SQLITE_MIGRATIONS } from '../../store/db.ts';
+import { checkDatabase, MIGRATIONS as SQLITE_MIGRATIONS } from '../../store/sqlite/db.ts';
 import { copySqliteToPostgres } from '../../store/postgres/copy.ts';
 import { migratePostgres } from '../../store/postgres/migrations.ts';
 import { UsageError } from '../../runtime/config.ts';

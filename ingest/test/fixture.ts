@@ -13,9 +13,9 @@ import { loadIngestConfig, type IngestConfig } from '../config.ts';
 import { createMailer, type Mailer } from '../mail.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
 import { loadConfig, type Config } from '../../runtime/config.ts';
-import { openDatabase, type DB } from '../../store/db.ts';
+import { openDatabase, type DB } from '../../store/sqlite/db.ts';
 import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
-import { enqueue } from '../../store/queue.ts';
+import { enqueue } from '../../store/sqlite/queue.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildLedgers } from '../../pipeline/build.ts';
 import { loadSigningKeys } from '../../runtime/keys.ts';
-import { enqueue } from '../../store/queue.ts';
+import { enqueue } from '../../store/sqlite/queue.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import { INDEX_JSON_PREPARING, TREE_SIZE_HEADER } from '../static.ts';
 import type { ArchiveAccess } from '../services.ts';

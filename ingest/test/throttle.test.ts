@@ -2,7 +2,7 @@
 // refused record nothing, withdrawn attempts stop counting, scopes are separate, expired rows are deleted; and
 // the login throttle's three counts (per account and address, per address, per account) and its known addresses.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../store/db.ts';
+import { openDatabase, type DB } from '../../store/sqlite/db.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import type { Store } from '../../store/store.ts';
 import { LoginThrottle, Throttle } from '../throttle.ts';

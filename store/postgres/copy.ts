@@ -1,4 +1,4 @@
-// Copying a SQLite database (store/db.ts) into a new PostgreSQL database (migrations.ts): what moving an
+// Copying a SQLite database (store/sqlite/db.ts) into a new PostgreSQL database (migrations.ts): what moving an
 // installation from one node to several needs (`timeseal db copy --to postgres://…`, docs in store/README.md).
 // Every row of every table, with its id (so submissions keep their arrival order and history entries their
 // ids), values unchanged except SQLite's 0/1 flags made BOOLEAN; identity sequences continue after the largest
@@ -6,8 +6,8 @@
 // transaction, checked (row counts) before COMMIT: the copy is whole or nothing. The target must hold no rows.
 import pg from 'pg';
 import { UsageError } from '../../runtime/config.ts';
-import type { DB } from '../db.ts';
-import { MIGRATIONS as SQLITE_MIGRATIONS } from '../db.ts';
+import type { DB } from '../sqlite/db.ts';
+import { MIGRATIONS as SQLITE_MIGRATIONS } from '../sqlite/db.ts';
 import { neutralError } from './errors.ts';
 import { migrate } from './migrations.ts';
 

@@ -1,5 +1,5 @@
 // The PostgreSQL schema (store/README.md) and its numbered migrations: the same tables, unique constraints and
-// indexes as store/db.ts's SQLite schema, with PostgreSQL types. Times, dates and months stay TEXT in the ISO
+// indexes as store/sqlite/db.ts's SQLite schema, with PostgreSQL types. Times, dates and months stay TEXT in the ISO
 // forms the interface passes (Date#toISOString, 'YYYY-MM-DD', 'YYYY-MM'), so a row reads back byte-identical to
 // SQLite's and a ledger built from either engine is the same archive. Every TEXT column that is compared by
 // range or ordered uses COLLATE "C" (byte order, as SQLite's BINARY), whatever the database's locale.
@@ -14,7 +14,7 @@ import { neutralError } from './errors.ts';
 export const MIGRATION_LOCK = '8388356063449407852';
 
 export const MIGRATIONS: string[] = [
-  // 1: everything of store/db.ts's migrations 1 to 6. SQLite's submissions_by_date index on (ledger_date)
+  // 1: everything of store/sqlite/db.ts's migrations 1 to 6. SQLite's submissions_by_date index on (ledger_date)
   // holds the rowid, so (ledger_date, id) is its equivalent: a day is read by keyset pagination on id, and an
   // insert appends to the right edge of the index.
   `

@@ -1,13 +1,13 @@
 // The SQLite engine of the Store (store/store.ts): better-sqlite3 on the file of TIMESEAL_DB, schema and
-// migrations in store/db.ts. Every method does its work synchronously inside a better-sqlite3 transaction
+// migrations in store/sqlite/db.ts. Every method does its work synchronously inside a better-sqlite3 transaction
 // (no await between a check and its write), which makes it atomic against this process and, through SQLite's
 // write lock (BEGIN IMMEDIATE), against every other process on the same file; the async signature is the
 // interface's. Submissions written one by one (`submissions.write`) go through the group-commit writer
 // (submission-writer.ts, its own connection); everything else uses the main connection (synchronous=FULL,
 // so a resolved write is durable).
 import type Database from 'better-sqlite3';
-import { openDatabase, type DB } from '../db.ts';
-import { enqueue, queueSize, datesWithSubmissions, submissionInserter } from '../queue.ts';
+import { openDatabase, type DB } from './db.ts';
+import { enqueue, queueSize, datesWithSubmissions, submissionInserter } from './queue.ts';
 import {
   isPayingStatus,
   StoreClosedError,
@@ -43,7 +43,7 @@ const DAY_CHUNK = 4_096;
 const PRUNE_EVERY_MS = 60_000;
 
 
-/** Opens the SQLite store on `file` (created and migrated when needed; store/db.ts openDatabase). */
+/** Opens the SQLite store on `file` (created and migrated when needed; store/sqlite/db.ts openDatabase). */
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Store {
   const db = options.db ?? openDatabase(file);
   const ownsDb = options.db === undefined;

@@ -2,7 +2,7 @@
 // StorageUnavailableError, a repeated username or e-mail UniqueViolationError. Callers never see SQLite codes.
 import { DayClosedError, StorageUnavailableError, type Submission } from '../store.ts';
 
-/** The text of store/db.ts's trigger submissions_day_open (migration 8). */
+/** The text of store/sqlite/db.ts's trigger submissions_day_open (migration 8). */
 const DAY_CLOSED = 'timeseal: day closed';
 
 /**

@@ -19,8 +19,8 @@
 // better-sqlite3 commit.
 import fs from 'node:fs';
 import path from 'node:path';
-import { openDatabase } from '../db.ts';
-import { submissionInserter } from '../queue.ts';
+import { openDatabase } from './db.ts';
+import { submissionInserter } from './queue.ts';
 import { StoreClosedError, type Submission } from '../store.ts';
 import { dayClosed, neutralError, sqliteFault } from './errors.ts';
 

@@ -13,10 +13,10 @@ import { INDEX_HEAD_PATH, parseIndexHead, segmentPath, SEGMENT_SHARD_TARGET } fr
 import { diskFetcher } from '../support/disk-fetcher.ts';
 import { publishLedgers, upkeepArchiveIndex, type BuildContext } from '../../pipeline/build.ts';
 import { loadConfig } from '../../runtime/config.ts';
-import { openDatabase, type DB } from '../../store/db.ts';
+import { openDatabase, type DB } from '../../store/sqlite/db.ts';
 import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { findHash } from '../../pipeline/proof.ts';
-import { enqueue } from '../../store/queue.ts';
+import { enqueue } from '../../store/sqlite/queue.ts';
 import { SearchUnavailableError, verifiedSearch } from '../../site/src/lib/verified-search.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 

@@ -6,8 +6,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../store/db.ts';
-import { enqueue } from '../../store/queue.ts';
+import { openDatabase } from '../../store/sqlite/db.ts';
+import { enqueue } from '../../store/sqlite/queue.ts';
 import { BIN, childEnv, projectEnv, removeTempDirs, tempDir } from '../../ingest/test/fixture.ts';
 
 afterAll(removeTempDirs);

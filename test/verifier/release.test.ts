@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
-import { openDatabase } from '../../store/db.ts';
+import { openDatabase } from '../../store/sqlite/db.ts';
 import { readVerifierReleases, releaseVerifier } from '../../pipeline/verifier-release.ts';
 import { BIN, buildVerifier, run, sha256Hex, tempDir } from './helpers.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';

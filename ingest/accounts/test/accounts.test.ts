@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino, { type Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type DB } from '../../../store/db.ts';
+import { openDatabase, type DB } from '../../../store/sqlite/db.ts';
 import { loadConfig } from '../../../runtime/config.ts';
 import { archiveAccess } from '../../../cli/archive-access.ts';
 import { initKeys } from '../../../runtime/keys.ts';

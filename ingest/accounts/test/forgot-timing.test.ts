@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../../runtime/config.ts';
-import { openDatabase, type DB } from '../../../store/db.ts';
+import { openDatabase, type DB } from '../../../store/sqlite/db.ts';
 import { initKeys } from '../../../runtime/keys.ts';
 import { archiveAccess } from '../../../cli/archive-access.ts';
 import { buildApp } from '../../app.ts';

@@ -12,8 +12,8 @@ import { storageRefusal } from '../../../ingest/errors.ts';
 const inserts: number[] = [];
 let failWith: Error | undefined;
 
-vi.mock('../../queue.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../queue.ts')>();
+vi.mock('../queue.ts', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../queue.ts')>();
   return {
     ...original,
     submissionInserter: (db: Parameters<typeof original.submissionInserter>[0]) => {

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { UsageError } from '../runtime/config.ts';
+import { UsageError } from '../../runtime/config.ts';
 
 export type DB = Database.Database;
 

@@ -3,11 +3,11 @@
 import type Database from 'better-sqlite3';
 import type { DB } from './db.ts';
 
-import type { Submission } from './store.ts';
-import { columnsOf, decodeRow, type DayColumns } from './day-columns.ts';
+import type { Submission } from '../store.ts';
+import { columnsOf, decodeRow, type DayColumns } from '../day-columns.ts';
 
-export type { Submission, SubmissionSource } from './store.ts';
-export type { DayColumns } from './day-columns.ts';
+export type { Submission, SubmissionSource } from '../store.ts';
+export type { DayColumns } from '../day-columns.ts';
 
 /** Rows per INSERT statement at most; a batch is split into statements of 32, 16, 8, 4, 2 and 1 rows. */
 const ROWS_PER_STATEMENT = 32;
