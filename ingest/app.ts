@@ -1,12 +1,12 @@
-// The Timeseal web application as a Fastify plugin (STYLE.md: the app is a plugin, server.ts only listens,
-// tests build the same app and call inject()). It serves the public API (product spec §7), the built site,
+// The Timeseal web application as a Fastify plugin (the app is a plugin, server.ts only listens, tests build
+// the same app and call inject()). It serves the public API (docs/API.md), the built site,
 // the archive under /ledgers/ and the public keys.
 //
 // Layout of the encapsulation contexts:
 //   root (this plugin, not encapsulated): JSON body parser, error handlers, 404, security headers,
 //     compression, OpenAPI, request logging
 //   ├─ publicRoutes   every anonymous API route (routes/*.ts), one context
-//   ├─ accountRoutes  accounts (issue 6, accounts/routes.ts): its own CSRF and session hook, a member context
+//   ├─ accountRoutes  accounts (accounts/routes.ts): its own CSRF and session hook, a member context
 //   │                 that requires a session, and the Stripe webhook with its raw-body parser
 //   └─ staticRoutes   site, /ledgers/*, /keys/*
 import fp from 'fastify-plugin';
@@ -125,7 +125,7 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
   // A full disk is reported to the gate (queue-stats, one log line a minute), not logged per request.
   fastify.setErrorHandler(errorHandler(services.gate));
-  // Every JSON error body carries `message` beside `error` (issue 11).
+  // Every JSON error body carries `message` beside `error` (docs/API.md).
   fastify.addHook('preSerialization', addErrorMessage);
   // Without TIMESEAL_ORIGIN, a browser on 127.0.0.1 is sent to the origin's address (one origin for sessions).
   if (ingest.defaultOrigin) fastify.addHook('onRequest', devOriginRedirect(config.origin));
