@@ -72,7 +72,7 @@ export interface KeyDirs {
  * Creates the ECDSA P-256 and ML-DSA-65 key pairs, and with `origin` the Ed25519 and ML-DSA-44 checkpoint keys
  * too (named after it). Throws (changing nothing) if any of the files already exists.
  */
-export function initKeys(dirs: KeyDirs, origin?: string): string[] {
+export function initKeys(dirs: KeyDirs, origin?: string, now: Date = new Date()): string[] {
   if (origin !== undefined) refuseExisting([...checkpointKeyFiles(dirs), ...tsaKeyFiles(dirs)]);
   const files = [
     path.join(dirs.keys, PUBLIC_ECDSA_PEM),
@@ -95,7 +95,7 @@ export function initKeys(dirs: KeyDirs, origin?: string): string[] {
   fs.writeFileSync(files[0]!, ecdsaPublicKeyToPem(ecdsa.publicKey), { flag: 'wx' });
   fs.writeFileSync(files[1]!, mldsa.publicKey, { flag: 'wx' });
   fs.writeFileSync(files[2]!, mldsaPublicKeyToPem(mldsa.publicKey), { flag: 'wx' });
-  return origin === undefined ? files : [...files, ...addCheckpointKeys(dirs, origin), ...addTsaKeys(dirs, origin)];
+  return origin === undefined ? files : [...files, ...addCheckpointKeys(dirs, origin), ...addTsaKeys(dirs, origin, now)];
 }
 
 function checkpointKeyFiles(dirs: KeyDirs): string[] {
@@ -134,14 +134,14 @@ export function addCheckpointKeys(dirs: KeyDirs, origin: string): string[] {
  * `timeseal keys add`: the checkpoint keys and the time-stamp authority's key and certificates, each set only
  * if the archive lacks it entirely; existing keys are not touched. Throws if it has both sets already.
  */
-export function addMissingKeys(dirs: KeyDirs, origin: string): { checkpoint: string[]; tsa: string[] } {
+export function addMissingKeys(dirs: KeyDirs, origin: string, now: Date = new Date()): { checkpoint: string[]; tsa: string[] } {
   const absent = (files: string[]) => files.every((f) => !fs.existsSync(f));
   const checkpointFiles = checkpointKeyFiles(dirs);
   const tsaFiles = tsaKeyFiles(dirs);
   if (!absent(checkpointFiles) && !absent(tsaFiles)) refuseExisting([...checkpointFiles, ...tsaFiles]);
   // A partial set is refused by its own function, naming the files that exist.
   const checkpoint = checkpointFiles.every((f) => fs.existsSync(f)) ? [] : addCheckpointKeys(dirs, origin);
-  const tsa = tsaFiles.every((f) => fs.existsSync(f)) ? [] : addTsaKeys(dirs, origin);
+  const tsa = tsaFiles.every((f) => fs.existsSync(f)) ? [] : addTsaKeys(dirs, origin, now);
   return { checkpoint, tsa };
 }
 
@@ -268,12 +268,13 @@ function makeCertificate(o: {
   issuerKeyId: Uint8Array;
   years: number;
   ca: boolean;
+  now: Date;
 }): Uint8Array {
   const spki = new Uint8Array(o.subjectKey.export({ type: 'spki', format: 'der' }));
   const keyId = subjectKeyId(o.subjectKey);
   const serial = crypto.randomBytes(16);
   serial[0] = (serial[0]! & 0x3f) | 0x40;
-  const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+  const notBefore = new Date(Math.floor(o.now.getTime() / 1000) * 1000 - 60_000);
   const notAfter = new Date(notBefore);
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + o.years);
   const keyUsage = (bits: number): asn1js.BitString => {
@@ -312,17 +313,18 @@ function subjectKeyId(key: crypto.KeyObject): Uint8Array {
 /**
  * Creates the time-stamp authority's key, its certificate (subject: the log origin; extended key usage
  * time stamping only, critical) and the self-signed root that issued it. The root's private key is not kept:
- * it signs this one certificate and is dropped. Throws (changing nothing) if any of the files exists.
+ * it signs this one certificate and is dropped. Both are valid from a minute before `now` (the project's clock,
+ * TIMESEAL_NOW in tests). Throws (changing nothing) if any of the files exists.
  */
-export function addTsaKeys(dirs: KeyDirs, origin: string): string[] {
+export function addTsaKeys(dirs: KeyDirs, origin: string, now: Date = new Date()): string[] {
   const files = tsaKeyFiles(dirs);
   refuseExisting(files);
   const rootKey = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const tsaKey = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const rootName = name('Timeseal TSA root', origin);
   const rootId = subjectKeyId(rootKey.publicKey);
-  const root = makeCertificate({ subject: rootName, issuer: rootName, subjectKey: rootKey.publicKey, issuerKey: rootKey.privateKey, issuerKeyId: rootId, years: ROOT_VALIDITY_YEARS, ca: true });
-  const leaf = makeCertificate({ subject: name(`Timeseal TSA ${origin}`, origin), issuer: rootName, subjectKey: tsaKey.publicKey, issuerKey: rootKey.privateKey, issuerKeyId: rootId, years: TSA_VALIDITY_YEARS, ca: false });
+  const root = makeCertificate({ subject: rootName, issuer: rootName, subjectKey: rootKey.publicKey, issuerKey: rootKey.privateKey, issuerKeyId: rootId, years: ROOT_VALIDITY_YEARS, ca: true, now });
+  const leaf = makeCertificate({ subject: name(`Timeseal TSA ${origin}`, origin), issuer: rootName, subjectKey: tsaKey.publicKey, issuerKey: rootKey.privateKey, issuerKeyId: rootId, years: TSA_VALIDITY_YEARS, ca: false, now });
   fs.mkdirSync(dirs.keys, { recursive: true });
   fs.mkdirSync(dirs.privateKeys, { recursive: true, mode: 0o700 });
   fs.writeFileSync(files[2]!, tsaKey.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
@@ -337,6 +339,9 @@ export interface TsaKeys {
   certificates: Uint8Array[];
   /** The chain as published (keys/timeseal-tsa.pem). */
   chainPem: string;
+  /** The TSA certificate's validity: no token is given for a time outside it. */
+  validFrom: Date;
+  validTo: Date;
   privateKey: crypto.KeyObject;
 }
 
@@ -348,8 +353,9 @@ export function loadTsaKeys(dirs: KeyDirs): TsaKeys | undefined {
   if (certificates.length === 0) throw new TimesealError('format', `${PUBLIC_TSA_CHAIN_PEM} holds no certificate`);
   const privateKey = crypto.createPrivateKey(keyPem);
   const spki = (k: crypto.KeyObject): Buffer => k.export({ type: 'spki', format: 'der' });
-  if (!spki(new crypto.X509Certificate(certificates[0]!).publicKey).equals(spki(crypto.createPublicKey(privateKey)))) {
+  const leaf = new crypto.X509Certificate(certificates[0]!);
+  if (!spki(leaf.publicKey).equals(spki(crypto.createPublicKey(privateKey)))) {
     throw new TimesealError('mismatch', `the TSA private key does not match the first certificate of ${PUBLIC_TSA_CHAIN_PEM}`);
   }
-  return { certificates, chainPem, privateKey };
+  return { certificates, chainPem, privateKey, validFrom: leaf.validFromDate, validTo: leaf.validToDate };
 }

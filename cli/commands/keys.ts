@@ -13,8 +13,8 @@ export function registerKeys(program: Command, ctx: () => Context): void {
     .description('create the ECDSA P-256, ML-DSA-65, Ed25519 and ML-DSA-44 keys and the time-stamp authority\'s key and certificates (refuses to overwrite existing keys)')
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
-      const { config } = ctx();
-      const files = initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin);
+      const { config, clock } = ctx();
+      const files = initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, clock());
       output(!!opts.json).result({ created: files }, () => [
         'Created signing keys:',
         ...files.map((f) => `  ${f}`),
@@ -26,8 +26,8 @@ export function registerKeys(program: Command, ctx: () => Context): void {
     .description('create the Ed25519 and ML-DSA-44 checkpoint keys and the time-stamp authority\'s key and certificates an archive made before them lacks (existing keys and past checkpoints stay as they are)')
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
-      const { config } = ctx();
-      const added = addMissingKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin);
+      const { config, clock } = ctx();
+      const added = addMissingKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, clock());
       const files = [...added.checkpoint, ...added.tsa];
       output(!!opts.json).result({ created: files }, () => [
         ...(added.checkpoint.length > 0

@@ -26,7 +26,7 @@ const GATE_RETRY_AFTER = '60';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
-  let identity: (TsaIdentity & { chainPem: string }) | undefined;
+  let identity: (TsaIdentity & { chainPem: string; validFrom: Date; validTo: Date }) | undefined;
   let unavailable = NO_TSA_KEY;
   try {
     const keys = loadTsaKeys({ keys: s.config.keys, privateKeys: s.config.privateKeys });
@@ -34,6 +34,8 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       identity = {
         certificates: keys.certificates,
         chainPem: keys.chainPem,
+        validFrom: keys.validFrom,
+        validTo: keys.validTo,
         sign: (data) => new Uint8Array(crypto.sign('sha256', data, { key: keys.privateKey, dsaEncoding: 'der' })),
       };
     }
@@ -80,6 +82,10 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     const request3161 = parsed.request;
 
     const now = s.clock();
+    if (now < identity.validFrom || now > identity.validTo) {
+      // A token whose genTime lies outside its certificate's validity would not verify: none is given.
+      return send(reply, rejectionResponse({ failInfo: 'timeNotAvailable', text: `This server's time-stamp certificate is not valid at ${now.toISOString()} (valid ${identity.validFrom.toISOString()} to ${identity.validTo.toISOString()}); nothing was stored.` }));
+    }
     const ledgerDate = now.toISOString().slice(0, 10);
     const paused = s.gate.refusal(ledgerDate);
     if (paused !== null) return refuse(reply, 503, paused, GATE_RETRY_AFTER);

@@ -100,7 +100,8 @@ describe('POST /tsa on a running timeseal serve', () => {
   beforeAll(async () => {
     dir = tempProject('tsa-serve');
     env = projectEnv(dir, { LOG_FORMAT: 'json' });
-    const init = run(dir, ['keys', 'init'], { env });
+    // The certificates are valid from the project's clock (a minute before it): the day's tokens fall inside.
+    const init = run(dir, ['keys', 'init'], { env: { ...env, TIMESEAL_NOW: `${DAY}T00:00:00.000Z` } });
     expect(init.code, init.stderr).toBe(0);
     fs.writeFileSync(path.join(dir, 'doc.txt'), 'the document that is time-stamped\n');
     server = await startServer(dir, { ...env, TIMESEAL_NOW: NOW });
