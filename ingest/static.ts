@@ -58,6 +58,9 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   'witnesses.retired': 'text/plain; charset=utf-8',
   // The CA chain of the RFC 3161 time-stamp authorities, when the operator publishes it (pipeline/tsa.ts).
   'tsa-ca.pem': 'application/x-pem-file',
+  // Timeseal's own time-stamp authority (POST /tsa): its certificate then root, and the root alone.
+  'timeseal-tsa.pem': 'application/x-pem-file',
+  'timeseal-tsa-root.pem': 'application/x-pem-file',
 };
 
 const NAMED_ARCHIVE_FILES = new Set([CHECKPOINT_PATH, DAYS_PATH, INDEX_HEAD_PATH, OTS_STATUS_PATH, BLOCK_INFO_PATH, VERIFIER_ARCHIVE_PATH]);

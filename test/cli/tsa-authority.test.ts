@@ -210,7 +210,7 @@ describe('POST /tsa on a running timeseal serve', () => {
     }
   });
 
-  test('another content type: 415; a body over 4 KiB: 413; GET /tsa/certs: the chain', async () => {
+  test('another content type: 415; a body over 4 KiB: 413; GET /tsa/certs: the chain; /keys/ serves both PEM files', async () => {
     const q = fs.readFileSync(path.join(dir, 'sha256.tsq'));
     for (const type of ['application/octet-stream', 'application/json', 'application/timestamp-query; charset=utf-8']) {
       const { res, body } = await post(q, type);
@@ -224,6 +224,11 @@ describe('POST /tsa on a running timeseal serve', () => {
     expect(certs.status).toBe(200);
     expect(certs.headers.get('content-type')).toBe('application/pem-certificate-chain');
     expect(await certs.text()).toBe(fs.readFileSync(path.join(dir, 'keys/timeseal-tsa.pem'), 'utf8'));
+    for (const name of ['timeseal-tsa.pem', 'timeseal-tsa-root.pem']) {
+      const served = await fetch(`${server!.url}/keys/${name}`);
+      expect(served.status, name).toBe(200);
+      expect(await served.text()).toBe(fs.readFileSync(path.join(dir, 'keys', name), 'utf8'));
+    }
   });
 
   test("the next day's ledger holds each granted imprint at its genTime", async () => {
