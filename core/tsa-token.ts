@@ -347,7 +347,8 @@ export function grantedResponse(info: Uint8Array, request: TimeStampRequest, ide
     integer(3),
     setOf([algorithm(OID.sha256)]),
     seq(oid(OID.tstInfo), tlv(0xa0, octets(info))),
-    ...(request.certReq ? [tlv(0xa0, ...identity.certificates)] : []),
+    // certificates [0] IMPLICIT SET OF, in DER order (sorted); a verifier finds the signer's by its sid.
+    ...(request.certReq ? [tlv(0xa0, read(setOf(identity.certificates), 0).body)] : []),
     setOf([signerInfo]),
   );
   const token = seq(oid(OID.signedData), tlv(0xa0, signedData));

@@ -77,7 +77,13 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   app.post('/tsa', options, async (request, reply) => {
     if (identity === undefined) return refuse(reply, 503, unavailable);
     const body = request.body;
-    const parsed = parseTimeStampRequest(Buffer.isBuffer(body) ? new Uint8Array(body) : new Uint8Array());
+    let parsed: ReturnType<typeof parseTimeStampRequest>;
+    try {
+      parsed = parseTimeStampRequest(Buffer.isBuffer(body) ? new Uint8Array(body) : new Uint8Array());
+    } catch (err) {
+      request.log.error({ err }, 'time-stamp request reading failed');
+      return send(reply, rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to read the request; nothing was stored.' }));
+    }
     if ('rejection' in parsed) return send(reply, rejectionResponse(parsed.rejection));
     const request3161 = parsed.request;
 
