@@ -8,9 +8,9 @@
 // (`storageCause`: said so, not blamed on the disk), is not a fault of the server's code: 503 with Retry-After
 // and a text saying so, reported to the submission gate (which logs it once a minute with a count, and puts it
 // on /api/queue-stats.php) instead of a stack trace per request (docs/OPERATIONS.md §6).
-import { sqliteFault } from '../store/sqlite/errors.ts';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { IndexIncompleteError } from '../core/errors.ts';
+import { storageFault, type StorageFault } from '../store/faults.ts';
 import { DayClosedError } from '../store/store.ts';
 
 export type ErrorStyle = 'plain' | 'ok' | 'beta';
@@ -128,11 +128,11 @@ export function errorBody(style: ErrorStyle, message: string): Record<string, un
 
 /**
  * 'full' for an error of a write that found no space, 'io' for one that failed otherwise at the disk, else
- * undefined: the storage module's classification (store/sqlite/errors.ts), which also knows the file-call codes
- * (ENOSPC, EDQUOT, EIO from a write or sync) of the server's own writes.
+ * undefined: the storage module's engine-neutral classification (store/faults.ts): the store's
+ * StorageUnavailableError and the file-call codes (ENOSPC, EDQUOT, EIO from a write or sync) of the server's own
+ * writes.
  */
-export type StorageFault = 'full' | 'io';
-export const storageFault: (err: unknown) => StorageFault | undefined = sqliteFault;
+export { storageFault, type StorageFault };
 
 /**
  * The codes (StorageUnavailableError's `code`, the engine's own) of a database server that cannot be reached or

@@ -12,6 +12,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { storageFault, storageMessage } from '../errors.ts';
+import { sqliteFault } from '../../store/sqlite/errors.ts';
+import { StorageUnavailableError } from '../../store/store.ts';
 import { createSubmissionGate } from '../submission-gate.ts';
 import { BIN, childEnv, ORIGIN, projectEnv, randomHash, removeTempDirs, tempDir } from './fixture.ts';
 
@@ -22,11 +24,16 @@ const FULL_SUBMISSION = 'The server cannot store submissions right now (its disk
 describe('storage errors', () => {
   it('are told apart from other errors', () => {
     const coded = (code: string, syscall?: string) => Object.assign(new Error(code), { code, ...(syscall ? { syscall } : {}) });
-    expect(storageFault(coded('SQLITE_FULL'))).toBe('full');
+    // Engine-neutral (store/faults.ts): the store's StorageUnavailableError and Node's file-call codes; an
+    // engine's own codes are made StorageUnavailableError inside the store (store/sqlite/errors.ts sqliteFault).
+    expect(storageFault(new StorageUnavailableError('full', 'SQLITE_FULL', 'database or disk is full'))).toBe('full');
+    expect(storageFault(new StorageUnavailableError('io', '58030', 'PostgreSQL: could not write'))).toBe('io');
     expect(storageFault(coded('ENOSPC', 'write'))).toBe('full');
     expect(storageFault(coded('EDQUOT', 'write'))).toBe('full');
-    expect(storageFault(coded('SQLITE_IOERR_WRITE'))).toBe('io');
-    expect(storageFault(coded('SQLITE_IOERR'))).toBe('io');
+    expect(storageFault(coded('SQLITE_IOERR_WRITE'))).toBeUndefined();
+    expect(sqliteFault(coded('SQLITE_IOERR_WRITE'))).toBe('io');
+    expect(sqliteFault(coded('SQLITE_FULL'))).toBe('full');
+    expect(sqliteFault(coded('ENOSPC', 'write'))).toBe('full');
     expect(storageFault(coded('EIO', 'fdatasync'))).toBe('io');
     // A failed read of an archive file is not the database's disk refusing writes.
     expect(storageFault(coded('EIO', 'read'))).toBeUndefined();

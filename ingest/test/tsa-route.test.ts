@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { pemCertificates } from '../../core/rfc3161.ts';
 import { checkTimeStamp, timeStampRequest } from '../../core/tsa.ts';
 import { addTsaKeys } from '../../runtime/keys.ts';
-import { DayClosedError, type Submission } from '../../store/store.ts';
+import { DayClosedError, StorageUnavailableError, type Submission } from '../../store/store.ts';
 import { tsaRoutes } from '../routes/tsa.ts';
 import type { Services } from '../services.ts';
 import { removeTempDirs, tempDir } from './fixture.ts';
@@ -96,7 +96,8 @@ describe('POST /tsa', () => {
 
   test.each([
     ['a closed day', new DayClosedError('2025-11-02'), 503, /already closed/],
-    ['a full disk', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }), 503, /disk is full/],
+    // What a store rejects with on a full disk (store/store.ts: its engine's code kept for the log).
+    ['a full disk', new StorageUnavailableError('full', 'SQLITE_FULL', 'database or disk is full'), 503, /disk is full/],
     ['an unknown write error', new Error('boom'), 500, /Internal server error/],
   ] as const)('%s: no token', async (_name, err, status, message) => {
     failure = err;

@@ -1,5 +1,6 @@
 // The SQLite engine's errors made engine-neutral (store/store.ts): a full or failing disk becomes
 // StorageUnavailableError, a repeated username or e-mail UniqueViolationError. Callers never see SQLite codes.
+import { storageFault, type StorageFault } from '../faults.ts';
 import { DayClosedError, StorageUnavailableError, type Submission } from '../store.ts';
 
 /** The text of store/sqlite/db.ts's trigger submissions_day_open (migration 8). */
@@ -19,15 +20,11 @@ export function dayClosed(err: unknown, rows: readonly Submission[]): DayClosedE
  * 'full' for a write that found no space (SQLITE_FULL; ENOSPC or EDQUOT from a file call), 'io' for one that
  * failed otherwise at the disk (SQLITE_IOERR and its extended codes; EIO from a write or sync), else undefined.
  */
-export function sqliteFault(err: unknown): 'full' | 'io' | undefined {
-  if (err instanceof StorageUnavailableError) return err.kind;
+export function sqliteFault(err: unknown): StorageFault | undefined {
   const code = (err as { code?: unknown } | null | undefined)?.code;
-  if (typeof code !== 'string') return undefined;
-  if (code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT') return 'full';
-  if (code.startsWith('SQLITE_IOERR')) return 'io';
-  const syscall = (err as { syscall?: unknown }).syscall;
-  if (code === 'EIO' && (syscall === 'write' || syscall === 'fsync' || syscall === 'fdatasync')) return 'io';
-  return undefined;
+  if (code === 'SQLITE_FULL') return 'full';
+  if (typeof code === 'string' && code.startsWith('SQLITE_IOERR')) return 'io';
+  return storageFault(err);
 }
 
 /** `err` as StorageUnavailableError when it is a disk fault (its code kept for the log), else `err` itself. */
