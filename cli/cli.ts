@@ -6,6 +6,6 @@
 // dynamic import.
 import module from 'node:module';
 
-module.enableCompileCache?.();
+module.enableCompileCache();
 const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv.slice(2));

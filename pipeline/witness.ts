@@ -122,10 +122,10 @@ function cosignatureLines(text: string): string[] {
  * witness twice or a malformed line is a problem); a line from any other key is ignored and counted
  * (core/witness-policy.ts). Returns the witnesses that cosigned and the number of ignored lines.
  */
-export function checkCosignatureLines(checkpoint: Uint8Array, cosignatures: string, verifiers: readonly NoteVerifier[]): NoteVerifier[] & { unknown?: number } {
+export function checkCosignatureLines(checkpoint: Uint8Array, cosignatures: string, verifiers: readonly NoteVerifier[]): { signed: NoteVerifier[]; unknown: number } {
   const lines = cosignatureLines(cosignatures);
-  const signed: NoteVerifier[] & { unknown?: number } = [];
-  if (lines.length === 0) return signed;
+  const signed: NoteVerifier[] = [];
+  if (lines.length === 0) return { signed, unknown: 0 };
   const text = parseNote(checkpoint).text;
   const note = parseNote(`${text}\n${lines.join('\n')}\n`);
   let unknown = 0;
@@ -139,8 +139,7 @@ export function checkCosignatureLines(checkpoint: Uint8Array, cosignatures: stri
     if (signed.includes(v)) throw new Error(`${sig.name} cosigned twice`);
     signed.push(v);
   }
-  signed.unknown = unknown;
-  return signed;
+  return { signed, unknown };
 }
 
 /**
@@ -174,7 +173,7 @@ export async function checkCosignatures(reader: ArchiveReader, policyText: strin
     const checkpoint = await reader.read(dayCheckpointPath(day.date));
     try {
       if (checkpoint === undefined) throw new Error(`${dayCheckpointPath(day.date)} is missing`);
-      unknown += checkCosignatureLines(checkpoint, fromUtf8(bytes, rel), verifiers).unknown ?? 0;
+      unknown += checkCosignatureLines(checkpoint, fromUtf8(bytes, rel), verifiers).unknown;
     } catch (err) {
       problems.push(`${rel}: ${(err as Error).message}`);
     }
@@ -240,7 +239,7 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
   if (checkpoint === undefined) throw new UsageError(`${dayCheckpointPath(last.date)} is missing`);
   const existing = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
   const verifiers = witness.witnesses.map((w) => w.verifier);
-  const already = new Set(checkCosignatureLines(checkpoint, existing, verifiers));
+  const already = new Set(checkCosignatureLines(checkpoint, existing, verifiers).signed);
   const states = readStateFile(config);
   const fresh: string[] = [];
   await Promise.all(
@@ -271,7 +270,7 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
     fs.renameSync(`${statePath(config)}.tmp`, statePath(config));
   }
   const final = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
-  const signed = checkCosignatureLines(checkpoint, final, verifiers);
+  const { signed } = checkCosignatureLines(checkpoint, final, verifiers);
   report.cosigned = witness.witnesses.filter((w) => signed.includes(w.verifier)).map((w) => w.vkey.name);
   report.met = report.cosigned.length >= witness.quorum;
   ctx.progress?.(`${last.date}: ${report.cosigned.length} of ${witness.witnesses.length} witnesses cosigned (${witness.quorum} required)`);
