@@ -6,6 +6,7 @@
 // small DER writer and reader rather than through pkijs, whose encoder does not give DER's fractional
 // GeneralizedTime. core/tsa.ts (pkijs) and OpenSSL check what it makes (test/cli/tsa-authority.test.ts).
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
+import { concatBytes } from './encoding.ts';
 
 /** Timeseal's TSA policy (a UUID-derived OID, ITU-T X.667): docs/FORMAT.md §3b. */
 export const TSA_POLICY_OID = '2.25.98735976325990746299618456542211080382';
@@ -48,19 +49,9 @@ function length(n: number): number[] {
   return [0x80 | out.length, ...out];
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
-
 function tlv(tag: number, ...contents: Uint8Array[]): Uint8Array {
-  const body = concat(contents);
-  return concat([Uint8Array.from([tag, ...length(body.length)]), body]);
+  const body = concatBytes(...contents);
+  return concatBytes(Uint8Array.from([tag, ...length(body.length)]), body);
 }
 
 const seq = (...c: Uint8Array[]): Uint8Array => tlv(0x30, ...c);
