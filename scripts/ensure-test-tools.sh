@@ -3,8 +3,9 @@
 # machine passes `make test`: openssl (ECDSA signatures), python3-opentimestamps (the OpenTimestamps reference
 # library, for .ots files), chromium (browser tests, once the site has them), postgresql (a private
 # PostgreSQL cluster per test run: test/support/postgres.ts), nginx (the several-node topology in deploy/),
-# poppler-utils (pdftotext reads the PDF certificates) and faketime (a node whose clock is off, for the clock
-# check against the database's).
+# poppler-utils (pdftotext reads the PDF certificates), faketime (a node whose clock is off, for the clock
+# check against the database's) and openjdk-17-jdk-headless (keytool, jar and jarsigner: Java's RFC 3161
+# client signs and verifies a jar against `timeseal serve`'s POST /tsa).
 set -euo pipefail
 need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
@@ -15,6 +16,7 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 command -v faketime >/dev/null 2>&1 || need+=(faketime)
+command -v jarsigner >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing test tools: ${need[*]}" >&2
