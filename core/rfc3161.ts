@@ -58,14 +58,15 @@ function expect(d: Der | undefined, tag: number, what: string): Der {
 
 function oid(d: Der | undefined, what = 'an object identifier'): string {
   const b = bytes(expect(d, 0x06, what));
-  const parts: number[] = [];
-  let v = 0;
+  // BigInt: an arc may exceed 2^53 (a UUID arc under 2.25, as Timeseal's TSA policy).
+  const parts: bigint[] = [];
+  let v = 0n;
   for (const x of b) {
-    v = v * 128 + (x & 0x7f);
+    v = v * 128n + BigInt(x & 0x7f);
     if (!(x & 0x80)) {
-      if (parts.length === 0) parts.push(v < 80 ? Math.floor(v / 40) : 2, v < 80 ? v % 40 : v - 80);
+      if (parts.length === 0) parts.push(v < 80n ? v / 40n : 2n, v < 80n ? v % 40n : v - 80n);
       else parts.push(v);
-      v = 0;
+      v = 0n;
     }
   }
   return parts.join('.');
@@ -206,17 +207,24 @@ export interface TokenFacts {
   genTime: Date;
   tsaName: string;
   serialNumber: string;
+  /** The TSTInfo's policy OID and imprint (its hash algorithm, 'SHA-256', 'SHA-384' or 'SHA-512', and digest). */
+  policy: string;
+  imprintAlgorithm: string;
+  imprint: Uint8Array;
+  /** The DER TSTInfo the signature covers. */
+  tstInfo: Uint8Array;
   /** The chain from the signer's certificate up, by subject; the last one is the authority's when `anchored`. */
   chain: string[];
   anchored: boolean;
 }
 
 /**
- * Checks a TimeStampResp for `digest` (the ledger's SHA-256). With `authority` (DER certificates the person
+ * Checks a TimeStampResp for `digest` (the ledger's SHA-256); with `digest` null, for whatever SHA-2 imprint it
+ * holds (the caller compares `imprint`, as for a receipt of a file). With `authority` (DER certificates the person
  * trusts), the signer's chain must lead to one of them; without, the token is checked as far as it carries its
  * own chain, and `anchored` is false. Rejects with the reason of the first thing wrong.
  */
-export async function checkToken(der: Uint8Array, digest: Uint8Array, authority: Uint8Array[] = []): Promise<TokenFacts> {
+export async function checkToken(der: Uint8Array, digest: Uint8Array | null, authority: Uint8Array[] = []): Promise<TokenFacts> {
   const resp = element(der, 0);
   if (resp.tag !== 0x30 || resp.end !== der.length) fail('not a DER TimeStampResp (RFC 3161 §2.4.2)');
   const [statusInfo, token] = children(resp);
@@ -234,11 +242,12 @@ export async function checkToken(der: Uint8Array, digest: Uint8Array, authority:
   const eContent = bytes(expect(children(expect(eWrap, 0xa0, 'the TSTInfo'))[0], 0x04, 'the TSTInfo'));
   const tst = element(eContent, 0);
   if (tst.end !== eContent.length) fail('the TSTInfo is malformed');
-  const [, , imprint, serial, genTimeDer] = children(expect(tst, 0x30, 'the TSTInfo'));
+  const [, policy, imprint, serial, genTimeDer] = children(expect(tst, 0x30, 'the TSTInfo'));
   const [imprintAlg, imprintHash] = children(expect(imprint, 0x30, 'the message imprint'));
-  if (HASHES[algorithm(imprintAlg, 'the imprint algorithm')] !== 'SHA-256') fail('the imprint is not SHA-256');
+  const imprintAlgorithm = HASHES[algorithm(imprintAlg, 'the imprint algorithm')] ?? fail('the imprint is not SHA-2');
+  if (digest !== null && imprintAlgorithm !== 'SHA-256') fail('the imprint is not SHA-256');
   const stamped = bytes(expect(imprintHash, 0x04, 'the message imprint'));
-  if (!equalBytes(stamped, digest)) fail(`the token is for another digest (${toHex(stamped)}, not the ledger's ${toHex(digest)})`);
+  if (digest !== null && !equalBytes(stamped, digest)) fail(`the token is for another digest (${toHex(stamped)}, not the ledger's ${toHex(digest)})`);
   const genTime = time(expect(genTimeDer, 0x18, 'the time'));
 
   if (signerInfos.length !== 1 || children(expect(digestAlgs, 0x31, 'the digest algorithms')).length !== 1) fail('the token does not have exactly one signer');
@@ -297,6 +306,6 @@ export async function checkToken(der: Uint8Array, digest: Uint8Array, authority:
   return facts(false);
 
   function facts(anchored: boolean): TokenFacts {
-    return { genTime, tsaName: nameOf(signer.subject), serialNumber: toHex(bytes(serial!)), chain, anchored };
+    return { genTime, tsaName: nameOf(signer.subject), serialNumber: toHex(bytes(serial!)), policy: oid(policy, 'the policy'), imprintAlgorithm, imprint: stamped, tstInfo: eContent, chain, anchored };
   }
 }

@@ -283,6 +283,12 @@ export function certificateParts(cert: Uint8Array): CertificateParts {
   return { serial: f[o]!.raw, issuer: f[o + 2]!.raw, subject: f[o + 4]!.raw };
 }
 
+/** The request a JSON submission's receipt answers: a SHA-256 imprint of `digest`, no nonce, certificates included. */
+export function receiptRequest(digest: Uint8Array): TimeStampRequest {
+  if (digest.length !== DIGEST_LENGTH.sha256) throw new Error('a receipt is made for a SHA-256 digest');
+  return { algorithm: 'sha256', digest, messageImprint: seq(algorithm(OID.sha256), octets(digest)), certReq: true };
+}
+
 /** The hash that goes into the ledger for a request: the imprint itself if SHA-256, else SHA-256 of the TSTInfo. */
 export function ledgerHash(request: TimeStampRequest, tstInfo: Uint8Array): Uint8Array {
   return request.algorithm === 'sha256' ? request.digest : sha256(tstInfo);

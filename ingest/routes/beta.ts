@@ -12,6 +12,7 @@ import { errorBody, storageRefusal } from '../errors.ts';
 import { betaRateCap } from '../limits.ts';
 import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
 import type { Services } from '../services.ts';
+import { tsaAuthority } from '../tsa-authority.ts';
 
 export const BETA_NOTE =
   'Free beta API: no SLA; rate limiting or authentication may be added later. Commercial use should credit Timeseal. Hashes and their submission times are published permanently.';
@@ -34,6 +35,7 @@ export const betaResponseSchema = {
     message: { type: 'string' },
     origin: { type: 'string', const: 'api_beta' },
     note: { type: 'string' },
+    receipt: { type: 'string', description: 'with "receipt": true: base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt' },
     verification: {
       type: 'object',
       properties: {
@@ -101,7 +103,8 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
   const answer = betaResponseWriter(base);
   const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
-  app.post<{ Body: { hash: string } }>(
+  const tsa = tsaAuthority(s);
+  app.post<{ Body: { hash: string; receipt?: boolean } }>(
     '/api/v1/beta/timestamp',
     {
       config: { errorStyle: 'beta' },
@@ -118,7 +121,10 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         querystring: noQuery,
         body: {
           type: 'object',
-          properties: { hash: { type: 'string', pattern: HASH_PATTERN, description: 'SHA-256 hash, 64 hexadecimal characters' } },
+          properties: {
+            hash: { type: 'string', pattern: HASH_PATTERN, description: 'SHA-256 hash, 64 hexadecimal characters' },
+            receipt: { type: 'boolean', description: 'true: the answer also carries `receipt`, an RFC 3161 token for the hash' },
+          },
           required: ['hash'],
           additionalProperties: false,
         },
@@ -139,6 +145,10 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
           return reply.code(429).header('Retry-After', String(refused.retryAfter)).type('application/json; charset=utf-8').send(errorBody('beta', refused.error));
         }
       }
+      const wantsReceipt = request.body.receipt === true;
+      // A receipt that cannot be made is said before anything is stored.
+      const noReceipt = wantsReceipt ? tsa.refusal(now) : null;
+      if (noReceipt !== null) return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', noReceipt));
       const hash = request.body.hash.toLowerCase();
       try {
         await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
@@ -149,8 +159,14 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         return reply.code(503).header('Retry-After', refusal.retryAfter).type('application/json; charset=utf-8').send(errorBody('beta', refusal.message));
       }
       s.gate.stored();
-      // A string body is sent as it is (the response schema above documents it for OpenAPI).
-      return reply.code(201).type('application/json; charset=utf-8').send(answer(hash, submittedAt, ledgerDate));
+      // A string body is sent as it is (the response schema above documents it for OpenAPI). A receipt is one
+      // more member, base64 (no escaping needed), put before the closing brace.
+      const body = answer(hash, submittedAt, ledgerDate);
+      const receipt = wantsReceipt ? tsa.receipt(hash, now) : null;
+      return reply
+        .code(201)
+        .type('application/json; charset=utf-8')
+        .send(receipt === null ? body : `${body.slice(0, -1)},"receipt":"${receipt}"}`);
     },
   );
 };

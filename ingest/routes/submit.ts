@@ -3,7 +3,8 @@
 // user's history (timestamps table) (ingest/limits.ts). The limit check and the rows are one transaction,
 // committed before the answer. A request carrying the session cookie must pass the CSRF origin check. While the
 // clock is not after the last published day the answer is 503 and nothing is written (submission-gate.ts); on a
-// full or failing disk it is 503 with Retry-After, the transaction rolled back (errors.ts storageRefusal).
+// full or failing disk it is 503 with Retry-After, the transaction rolled back (errors.ts storageRefusal). The
+// 201 carries the hash's receipt (tsa-authority.ts), made after the commit with genTime = submittedAt.
 import type { FastifyPluginAsync } from 'fastify';
 import { utcDate } from '../../core/ledger.ts';
 import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
@@ -12,6 +13,7 @@ import { limitRefusal, submitErrorSchema } from '../limit-answer.ts';
 import { submitWithinLimits } from '../limits.ts';
 import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
 import type { Services } from '../services.ts';
+import { tsaAuthority } from '../tsa-authority.ts';
 
 /** The client shows "Hash queued!" / "Your timestamp has been submitted". */
 export const SUBMIT_MESSAGE = 'Your timestamp has been submitted';
@@ -48,6 +50,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
               message: { type: 'string' },
               remainingToday: { type: 'integer' },
               remainingThisMonth: { type: 'integer' },
+              receipt: { type: 'string', description: "base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt (docs/FORMAT.md §3b); absent when the server has no time-stamp key" },
             },
             required: ['ok', 'hash', 'submittedAt', 'ledgerDate', 'message'],
           },
@@ -83,6 +86,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         return reply.code(decision.status).header('Retry-After', String(refusal.retryAfter)).send(refusal.body);
       }
       s.gate.stored();
+      const receipt = tsaAuthority(s).receipt(hash, now);
       return reply.code(201).send({
         ok: true,
         hash,
@@ -90,6 +94,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         ledgerDate: utcDate(now),
         message: SUBMIT_MESSAGE,
         ...(decision.tier === 'standard' ? { remainingThisMonth: decision.remaining } : { remainingToday: decision.remaining }),
+        ...(receipt === null ? {} : { receipt }),
       });
     },
   );

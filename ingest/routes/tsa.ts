@@ -7,43 +7,26 @@
 // grant is a TimeStampResp with status rejection and a failInfo (HTTP 200); the gate's refusal, the rate cap, a
 // full disk and a closed day are HTTP 503/429 with Retry-After and a JSON message — never a token.
 // GET /tsa/certs: the TSA's certificate and its root (keys/timeseal-tsa.pem).
-import crypto from 'node:crypto';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { grantedResponse, ledgerHash, parseTimeStampRequest, randomSerial, rejectionResponse, tstInfo, type TsaIdentity } from '../../core/tsa-token.ts';
+import { grantedResponse, ledgerHash, parseTimeStampRequest, randomSerial, rejectionResponse, tstInfo } from '../../core/tsa-token.ts';
 import { toHex } from '../../core/encoding.ts';
-import { loadTsaKeys } from '../../runtime/keys.ts';
 import { errorHandler, storageRefusal } from '../errors.ts';
 import { betaRateCap } from '../limits.ts';
 import type { Services } from '../services.ts';
+import { NO_TSA_KEY, tsaAuthority } from '../tsa-authority.ts';
 
 export const TSA_QUERY_TYPE = 'application/timestamp-query';
 export const TSA_REPLY_TYPE = 'application/timestamp-reply';
 /** The largest TimeStampReq taken: a SHA-512 request with a long nonce and a policy is under 200 bytes. */
 export const TSA_BODY_LIMIT = 4096;
-export const NO_TSA_KEY = 'This server has no time-stamp key: run `timeseal keys add`, then restart it.';
 /** Seconds a client is asked to wait while the submission gate refuses (the clock is not after the last published day). */
 const GATE_RETRY_AFTER = '60';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
-  let identity: (TsaIdentity & { chainPem: string; validFrom: Date; validTo: Date }) | undefined;
-  let unavailable = NO_TSA_KEY;
-  try {
-    const keys = loadTsaKeys({ keys: s.config.keys, privateKeys: s.config.privateKeys });
-    if (keys !== undefined) {
-      identity = {
-        certificates: keys.certificates,
-        chainPem: keys.chainPem,
-        validFrom: keys.validFrom,
-        validTo: keys.validTo,
-        sign: (data) => new Uint8Array(crypto.sign('sha256', data, { key: keys.privateKey, dsaEncoding: 'der' })),
-      };
-    }
-  } catch (err) {
-    // A damaged TSA key leaves the rest of the server serving; the endpoint says what is wrong.
-    unavailable = `This server's time-stamp key cannot be used (${(err as Error).message}).`;
-    app.log.error({ err: (err as Error).message }, 'the time-stamp authority key cannot be used; POST /tsa answers 503');
-  }
+  const tsa = tsaAuthority(s);
+  const { identity, unavailable } = tsa;
+  if (identity === undefined && unavailable !== NO_TSA_KEY) app.log.error({ reason: unavailable }, 'the time-stamp authority key cannot be used; POST /tsa answers 503');
   const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
 
   // This context only: any body is read as bytes, at most TSA_BODY_LIMIT, and its type checked by the handler.
@@ -88,10 +71,9 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     const request3161 = parsed.request;
 
     const now = s.clock();
-    if (now < identity.validFrom || now > identity.validTo) {
-      // A token whose genTime lies outside its certificate's validity would not verify: none is given.
-      return send(reply, rejectionResponse({ failInfo: 'timeNotAvailable', text: `This server's time-stamp certificate is not valid at ${now.toISOString()} (valid ${identity.validFrom.toISOString()} to ${identity.validTo.toISOString()}); nothing was stored.` }));
-    }
+    const invalid = tsa.refusal(now);
+    // A token whose genTime lies outside its certificate's validity would not verify: none is given.
+    if (invalid !== null) return send(reply, rejectionResponse({ failInfo: 'timeNotAvailable', text: `${invalid.slice(0, -1)}; nothing was stored.` }));
     const ledgerDate = now.toISOString().slice(0, 10);
     const paused = s.gate.refusal(ledgerDate);
     if (paused !== null) return refuse(reply, 503, paused, GATE_RETRY_AFTER);

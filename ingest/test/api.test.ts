@@ -38,7 +38,8 @@ describe('POST /api/submit (free tier)', () => {
     const hash = randomHash();
     const res = await post('/api/submit', { hash: hash.toUpperCase(), fileName: 'report.pdf' }, { ip: '198.51.100.1' });
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toEqual({ ok: true, hash, submittedAt: NOW, ledgerDate: TODAY, message: 'Your timestamp has been submitted', remainingToday: 1 });
+    // With the hash's receipt (an RFC 3161 token, base64 DER; checked in receipts.test.ts).
+    expect(res.json()).toEqual({ ok: true, hash, submittedAt: NOW, ledgerDate: TODAY, message: 'Your timestamp has been submitted', remainingToday: 1, receipt: expect.stringMatching(/^MII[A-Za-z0-9+/]+=*$/) });
     expect(submissionsOf(hash)).toEqual([{ source: 'web', file_name: 'report.pdf', ledger_date: TODAY }]);
   });
 

@@ -82,6 +82,8 @@ export interface FixtureOptions {
   archiveAccess?: (real: ArchiveAccess) => ArchiveAccess;
   /** AppOptions.indexJsonWaitMs. */
   indexJsonWaitMs?: number;
+  /** Remove the time-stamp authority's key and chain before the app starts (an archive made before them). */
+  withoutTsaKey?: boolean;
 }
 
 export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture> {
@@ -89,7 +91,9 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
   const env = projectEnv(dir, options.env);
   const config = loadConfig({ ...env });
   const ingest = loadIngestConfig(config, env);
-  initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin);
+  // The TSA certificate is valid from the fixture's first day (its clock is NOW, a fixed day in 2025).
+  initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, new Date(`${DAY}T00:00:00.000Z`));
+  if (options.withoutTsaKey) for (const file of [path.join(config.keys, 'timeseal-tsa.pem'), path.join(config.privateKeys, 'tsa_private.pem')]) fs.rmSync(file);
   const db = openDatabase(config.db);
   const published = options.publish ?? ['first', 'second', 'third'].map(sha256);
   if (published.length > 0) {

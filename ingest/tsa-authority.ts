@@ -1,0 +1,74 @@
+// The time-stamp authority's signing identity, loaded once per app from the TSA key and certificates
+// (runtime/keys.ts loadTsaKeys): what POST /tsa (routes/tsa.ts) and the receipts of the JSON submissions
+// (routes/submit.ts, routes/beta.ts) sign with. A receipt is made only after its submission is stored, with
+// genTime = the stored submittedAt (docs/FORMAT.md §3b).
+import crypto from 'node:crypto';
+import { grantedResponse, randomSerial, receiptRequest, tstInfo, type TsaIdentity } from '../core/tsa-token.ts';
+import { fromHex, toBase64 } from '../core/encoding.ts';
+import { loadTsaKeys } from '../runtime/keys.ts';
+import type { Services } from './services.ts';
+
+export const NO_TSA_KEY = 'This server has no time-stamp key: run `timeseal keys add`, then restart it.';
+
+export interface TsaAuthority {
+  /** The signer, or undefined with `unavailable` saying why (no key; a damaged key). */
+  identity: (TsaIdentity & { chainPem: string; validFrom: Date; validTo: Date }) | undefined;
+  unavailable: string;
+  /** Why no receipt can be made at `now` (no key, a damaged key, outside the certificate's validity), or null. */
+  refusal(now: Date): string | null;
+  /**
+   * The receipt of a stored SHA-256 submission, a base64 DER TimeStampResp with genTime `submittedAt`; null
+   * when the server has no usable key or the time lies outside the certificate's validity (the submission
+   * stands; only the receipt is missing).
+   */
+  receipt(hashHex: string, submittedAt: Date): string | null;
+}
+
+const loaded = new WeakMap<Services, TsaAuthority>();
+
+/** The app's TSA, loaded on first use and kept for the life of `s`. */
+export function tsaAuthority(s: Services): TsaAuthority {
+  let tsa = loaded.get(s);
+  if (tsa === undefined) {
+    tsa = loadAuthority(s);
+    loaded.set(s, tsa);
+  }
+  return tsa;
+}
+
+function loadAuthority(s: Services): TsaAuthority {
+  let identity: TsaAuthority['identity'];
+  let unavailable = NO_TSA_KEY;
+  try {
+    const keys = loadTsaKeys({ keys: s.config.keys, privateKeys: s.config.privateKeys });
+    if (keys !== undefined) {
+      identity = {
+        certificates: keys.certificates,
+        chainPem: keys.chainPem,
+        validFrom: keys.validFrom,
+        validTo: keys.validTo,
+        sign: (data) => new Uint8Array(crypto.sign('sha256', data, { key: keys.privateKey, dsaEncoding: 'der' })),
+      };
+    }
+  } catch (err) {
+    // A damaged TSA key leaves the rest of the server serving; POST /tsa says what is wrong.
+    unavailable = `This server's time-stamp key cannot be used (${(err as Error).message}).`;
+  }
+  const refusal = (now: Date): string | null => {
+    if (identity === undefined) return unavailable;
+    if (now < identity.validFrom || now > identity.validTo) {
+      return `This server's time-stamp certificate is not valid at ${now.toISOString()} (valid ${identity.validFrom.toISOString()} to ${identity.validTo.toISOString()}).`;
+    }
+    return null;
+  };
+  return {
+    identity,
+    unavailable,
+    refusal,
+    receipt(hashHex, submittedAt) {
+      if (identity === undefined || refusal(submittedAt) !== null) return null;
+      const request = receiptRequest(fromHex(hashHex));
+      return toBase64(grantedResponse(tstInfo(request, identity, submittedAt, randomSerial()), request, identity));
+    },
+  };
+}
