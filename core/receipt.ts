@@ -10,6 +10,7 @@
 // The token check is core/rfc3161.ts (a strict DER reader with Web Crypto), so it runs in a browser too.
 import { equalBytes, toHex } from './encoding.ts';
 import { sha256 } from './hash.ts';
+import type { Ledger } from './ledger.ts';
 import { checkToken, type TokenFacts } from './rfc3161.ts';
 import { TSA_POLICY_OID } from './tsa-token.ts';
 
@@ -39,12 +40,8 @@ export async function checkReceipt(der: Uint8Array, authority: Uint8Array[], dig
 /** The length in bytes of a digest made with an imprint algorithm ('SHA-256', 'SHA-384', 'SHA-512'). */
 export const digestLength = (algorithm: string): number => Number(algorithm.slice(4)) / 8;
 
-/** The entries of a day's ledger file, in leaf order (sorted by hash), and its first leaf index. */
-export interface LedgerDay {
-  date: string;
-  firstIndex: number;
-  entries: readonly (readonly [hash: string, submittedAt: string])[];
-}
+/** A day's ledger (core/ledger.ts, checked against its signatures): entries in leaf order, sorted by hash. */
+export type LedgerDay = Pick<Ledger, 'date' | 'firstIndex' | 'entries'>;
 
 export type PromiseVerdict =
   | { state: 'kept'; date: string; leafIndex: number; recordedAt: string }
@@ -71,15 +68,15 @@ export function judgePromise(facts: Pick<ReceiptFacts, 'ledgerHash' | 'date' | '
   let hi = ledger.entries.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (ledger.entries[mid]![0] < ledgerHash) lo = mid + 1;
+    if (ledger.entries[mid]!.hash < ledgerHash) lo = mid + 1;
     else hi = mid;
   }
   const entry = ledger.entries[lo];
-  if (entry === undefined || entry[0] !== ledgerHash) {
+  if (entry === undefined || entry.hash !== ledgerHash) {
     return { state: 'broken', date, reason: `the ledger of ${date} is published and does not hold ${ledgerHash}: the receipt is evidence of a broken promise` };
   }
-  if (Date.parse(entry[1]) > facts.genTime.getTime()) {
-    return { state: 'broken', date, reason: `the ledger of ${date} records ${ledgerHash} at ${entry[1]}, after the receipt's time ${facts.genTime.toISOString()}: the receipt is evidence of a broken promise` };
+  if (Date.parse(entry.submittedAt) > facts.genTime.getTime()) {
+    return { state: 'broken', date, reason: `the ledger of ${date} records ${ledgerHash} at ${entry.submittedAt}, after the receipt's time ${facts.genTime.toISOString()}: the receipt is evidence of a broken promise` };
   }
-  return { state: 'kept', date, leafIndex: ledger.firstIndex + lo, recordedAt: entry[1] };
+  return { state: 'kept', date, leafIndex: ledger.firstIndex + lo, recordedAt: entry.submittedAt };
 }
