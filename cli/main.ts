@@ -13,6 +13,7 @@ import { registerKeys } from './commands/keys.ts';
 import { registerLedger } from './commands/ledger.ts';
 import { registerOts } from './commands/ots.ts';
 import { registerProof } from './commands/proof.ts';
+import { registerReceipt } from './commands/receipt.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerStatus } from './commands/status.ts';
 import { registerUpgrade } from './commands/upgrade.ts';
@@ -37,6 +38,7 @@ export async function main(argv: string[]): Promise<number> {
   registerServe(program, ctx);
   registerWitness(program, ctx);
   registerTsa(program, ctx);
+  registerReceipt(program, ctx);
   registerAnchor(program, ctx);
   registerUpgrade(program, ctx);
   registerOts(program, ctx);

@@ -15,7 +15,8 @@ import { verifyArchive } from '../../pipeline/verify.ts';
 import { RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
 import { TSA_CA_FILE } from '../../pipeline/tsa.ts';
 
-async function loadKeys(location: string, timeoutMs: number) {
+/** The public keys of an archive (a folder or URL), checked against each other. */
+export async function loadKeys(location: string, timeoutMs: number) {
   const reader = readerFor(location, timeoutMs);
   const get = async (name: string) => {
     const data = await reader.read(name);
@@ -31,6 +32,13 @@ async function loadKeys(location: string, timeoutMs: number) {
     return data === undefined ? undefined : fromUtf8(data, name);
   };
   return { ecdsa, mldsa, ...checkpointKeysFromVkeys(await optional(PUBLIC_ED25519_VKEY), await optional(PUBLIC_MLDSA44_VKEY)) };
+}
+
+/** Where an archive's public keys are taken from: --keys, else <site>/keys/ for an archive URL, else the configured folder. */
+export function keysLocationFor(archive: string, keys: string | undefined, configured: string): { keysLocation: string; keysFrom: '--keys' | 'archive host' | 'configured' } {
+  if (keys !== undefined) return { keysLocation: keys, keysFrom: '--keys' };
+  if (/^https?:\/\//.test(archive)) return { keysLocation: new URL('../keys/', archive.endsWith('/') ? archive : `${archive}/`).href, keysFrom: 'archive host' };
+  return { keysLocation: configured, keysFrom: 'configured' };
 }
 
 export function registerVerify(program: Command, ctx: () => Context): void {
@@ -51,8 +59,7 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       if (!remote && opts.archive !== undefined && !fs.existsSync(location)) {
         throw new TimesealError('not-found', `archive folder ${location} does not exist`);
       }
-      const keysFrom = opts.keys !== undefined ? '--keys' : remote ? 'archive host' : 'configured';
-      const keysLocation = opts.keys ?? (remote ? new URL('../keys/', location.endsWith('/') ? location : `${location}/`).href : c.config.keys);
+      const { keysLocation, keysFrom } = keysLocationFor(location, opts.keys, c.config.keys);
       if (keysFrom === 'archive host') process.stderr.write(`timeseal: keys: taken from ${keysLocation} on the same host as the archive: pin them with --keys DIR|URL\n`);
       const keys = await loadKeys(keysLocation, timeoutMs);
       const keysReader = readerFor(keysLocation, timeoutMs);
