@@ -13,6 +13,7 @@ import { createLogger, logFormat } from '../runtime/logger.ts';
 import { createMailer } from '../ingest/mail.ts';
 import { listen } from '../ingest/server.ts';
 import { UsageError } from '../runtime/config.ts';
+import { loadTsaKeys, PUBLIC_TSA_CHAIN_PEM, PUBLIC_TSA_ROOT_PEM } from '../runtime/keys.ts';
 import type { Context } from './context.ts';
 import { checkDatabase } from '../store/sqlite/db.ts';
 import { startSchedule } from './schedule.ts';
@@ -32,7 +33,9 @@ function archiveWritable(archive: string): boolean {
 /**
  * What must hold before the server accepts a request, checked at start so a broken installation refuses to
  * start with one clear line instead of answering 500 to the requests that need the missing part: the
- * public keys load and match, and the database passes SQLite's quick check.
+ * public keys load and match, the time-stamp authority's key and chain (when the archive has them, or the
+ * operator configured them) pass runtime/keys.ts loadTsaKeys's checks, and the database passes SQLite's quick
+ * check.
  */
 function checkBeforeServing(c: Context, log: { warn(obj: object, msg: string): void }): void {
   try {
@@ -40,6 +43,7 @@ function checkBeforeServing(c: Context, log: { warn(obj: object, msg: string): v
   } catch (err) {
     throw new UsageError(`cannot serve without the public keys in ${c.config.keys}: ${(err as Error).message}. Run \`timeseal keys init\` for a new installation, or restore the keys folder.`);
   }
+  checkTsaKeys(c, log);
   // SQLite's own check; on PostgreSQL (TIMESEAL_DATABASE_URL) the server keeps its data safe itself, and no
   // SQLite file is opened (several nodes sharing a data folder would race to create one).
   if (c.config.databaseUrl !== undefined) return;
@@ -47,6 +51,31 @@ function checkBeforeServing(c: Context, log: { warn(obj: object, msg: string): v
   const size = fs.statSync(c.config.db).size;
   if (size <= START_CHECK_MAX_BYTES) checkDatabase(db, c.config.db);
   else log.warn({ db: c.config.db, bytes: size }, `the database is larger than ${START_CHECK_MAX_BYTES / 2 ** 20} MiB: its full check is not run at start (it reads the whole file); run \`timeseal db check\` after backups and upgrades`);
+}
+
+/**
+ * POST /tsa's key and chain (docs/OPERATIONS.md "Your own TSA certificate"): any failure of loadTsaKeys's checks
+ * refuses the start, naming the problem and the file. An archive with no TSA key starts (POST /tsa answers 503).
+ * With an operator's own chain, the copy in the keys folder that readers fetch should be that chain.
+ */
+function checkTsaKeys(c: Context, log: { warn(obj: object, msg: string): void }): void {
+  let tsa: ReturnType<typeof loadTsaKeys>;
+  try {
+    tsa = loadTsaKeys(c.config);
+  } catch (err) {
+    throw new UsageError(`cannot serve the time-stamp authority: ${(err as Error).message}`);
+  }
+  if (tsa === undefined || c.config.tsaChainFile === undefined) return;
+  const published = path.join(c.config.keys, PUBLIC_TSA_CHAIN_PEM);
+  let text: string | undefined;
+  try {
+    text = fs.readFileSync(published, 'utf8');
+  } catch {
+    text = undefined;
+  }
+  if (text !== undefined && text !== tsa.chainPem) {
+    log.warn({ published, configured: c.config.tsaChainFile }, `${published} is not the configured TSA chain (TIMESEAL_TSA_CHAIN_FILE): readers who fetch it get another chain than the tokens carry; copy the configured chain there, and its root to ${path.join(c.config.keys, PUBLIC_TSA_ROOT_PEM)}`);
+  }
 }
 
 /**

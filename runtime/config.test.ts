@@ -46,4 +46,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ TIMESEAL_DATABASE_POOL: '3' }).databasePool).toBe(3);
     for (const bad of ['0', '-1', '2.5', 'ten', '1001', '']) expect(() => loadConfig({ TIMESEAL_DATABASE_POOL: bad }), bad).toThrow(/TIMESEAL_DATABASE_POOL/);
   });
+
+  it('TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE: both or neither (an empty value is unset)', () => {
+    const config = loadConfig({});
+    expect(config.tsaKeyFile).toBeUndefined();
+    expect(config.tsaChainFile).toBeUndefined();
+    expect(loadConfig({ TIMESEAL_TSA_KEY_FILE: '/etc/timeseal/tsa.key', TIMESEAL_TSA_CHAIN_FILE: '/etc/timeseal/tsa-chain.pem' })).toMatchObject({
+      tsaKeyFile: '/etc/timeseal/tsa.key',
+      tsaChainFile: '/etc/timeseal/tsa-chain.pem',
+    });
+    expect(() => loadConfig({ TIMESEAL_TSA_KEY_FILE: 'tsa.key' })).toThrow(/TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together .*TIMESEAL_TSA_CHAIN_FILE is not set/);
+    expect(() => loadConfig({ TIMESEAL_TSA_CHAIN_FILE: 'chain.pem', TIMESEAL_TSA_KEY_FILE: '' })).toThrow(/TIMESEAL_TSA_KEY_FILE is not set/);
+  });
 });

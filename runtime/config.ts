@@ -15,6 +15,13 @@ export interface Config {
   archive: string;
   keys: string;
   privateKeys: string;
+  /**
+   * TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE (both or neither): the time-stamp authority's own PEM private
+   * key and PEM certificate chain (its certificate first, up to and including the root), replacing
+   * `privateKeys`/tsa_private.pem and `keys`/timeseal-tsa.pem (runtime/keys.ts loadTsaKeys checks them).
+   */
+  tsaKeyFile?: string;
+  tsaChainFile?: string;
   /** Public base URL, e.g. https://timeseal.example */
   origin: string;
   /** The log origin derived from `origin` (docs/FORMAT.md §5). */
@@ -74,6 +81,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (!Number.isInteger(pool) || pool < 1 || pool > 1000) {
     throw new UsageError(`TIMESEAL_DATABASE_POOL must be a whole number of connections from 1 to 1000, not "${env.TIMESEAL_DATABASE_POOL}"`);
   }
+  const tsaKeyFile = env.TIMESEAL_TSA_KEY_FILE || undefined;
+  const tsaChainFile = env.TIMESEAL_TSA_CHAIN_FILE || undefined;
+  if ((tsaKeyFile === undefined) !== (tsaChainFile === undefined)) {
+    throw new UsageError(`TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together (the key and its certificate chain): ${tsaKeyFile === undefined ? 'TIMESEAL_TSA_KEY_FILE' : 'TIMESEAL_TSA_CHAIN_FILE'} is not set`);
+  }
   const origin = env.TIMESEAL_ORIGIN ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`);
   return {
     db: env.TIMESEAL_DB ?? 'data/timeseal.db',
@@ -82,6 +94,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     archive: env.TIMESEAL_ARCHIVE ?? 'ledgers',
     keys: env.TIMESEAL_KEYS ?? 'keys',
     privateKeys: env.TIMESEAL_PRIVATE_KEYS ?? 'data/private-keys',
+    ...(tsaKeyFile !== undefined && tsaChainFile !== undefined ? { tsaKeyFile, tsaChainFile } : {}),
     origin,
     logOrigin: logOriginOf(env.TIMESEAL_ORIGIN ?? DEFAULT_ORIGIN),
     host: env.HOST ?? '127.0.0.1',

@@ -229,8 +229,10 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
 }
 
 // ---- Timeseal's own RFC 3161 time-stamp authority (docs/FORMAT.md §3b) ----
-// An ECDSA P-256 key, the TSA certificate (time stamping only) and the self-signed root that issued it. Not
-// keys/tsa-ca.pem: that file holds the authorities of the *external* TSAs the ledgers are stamped by.
+// An ECDSA P-256 key, the TSA certificate (time stamping only) and the self-signed root that issued it; or the
+// operator's own key and chain (TsaKeyDirs, docs/OPERATIONS.md "Your own TSA certificate"), checked the same
+// way by loadTsaKeys. Not keys/tsa-ca.pem: that file holds the authorities of the *external* TSAs the ledgers
+// are stamped by.
 
 export const PUBLIC_TSA_CHAIN_PEM = 'timeseal-tsa.pem';
 export const PUBLIC_TSA_ROOT_PEM = 'timeseal-tsa-root.pem';
@@ -335,9 +337,9 @@ export function addTsaKeys(dirs: KeyDirs, origin: string, now: Date = new Date()
 
 /** The TSA's key and certificates as `serve` uses them; undefined when the archive has none (made before them). */
 export interface TsaKeys {
-  /** DER certificates, the TSA's first, then the root. */
+  /** DER certificates, the TSA's first, then up to and including the root. */
   certificates: Uint8Array[];
-  /** The chain as published (keys/timeseal-tsa.pem). */
+  /** The chain as published (keys/timeseal-tsa.pem, or the operator's TIMESEAL_TSA_CHAIN_FILE). */
   chainPem: string;
   /** The TSA certificate's validity: no token is given for a time outside it. */
   validFrom: Date;
@@ -345,17 +347,150 @@ export interface TsaKeys {
   privateKey: crypto.KeyObject;
 }
 
-export function loadTsaKeys(dirs: KeyDirs): TsaKeys | undefined {
-  const chainPem = readOptionalText(path.join(dirs.keys, PUBLIC_TSA_CHAIN_PEM));
-  const keyPem = readOptionalText(path.join(dirs.privateKeys, PRIVATE_TSA_PEM));
-  if (chainPem === undefined || keyPem === undefined) return undefined;
-  const certificates = [...chainPem.matchAll(/-----BEGIN CERTIFICATE-----([^-]+)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!, 'base64')));
-  if (certificates.length === 0) throw new TimesealError('format', `${PUBLIC_TSA_CHAIN_PEM} holds no certificate`);
-  const privateKey = crypto.createPrivateKey(keyPem);
-  const spki = (k: crypto.KeyObject): Buffer => k.export({ type: 'spki', format: 'der' });
-  const leaf = new crypto.X509Certificate(certificates[0]!);
-  if (!spki(leaf.publicKey).equals(spki(crypto.createPublicKey(privateKey)))) {
-    throw new TimesealError('mismatch', `the TSA private key does not match the first certificate of ${PUBLIC_TSA_CHAIN_PEM}`);
+/**
+ * Where the TSA's key and chain are: by default data/private-keys/tsa_private.pem and keys/timeseal-tsa.pem
+ * (made by `keys init`/`keys add`); an operator's own pair (TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE,
+ * runtime/config.ts: both or neither) replaces them. docs/OPERATIONS.md "Your own TSA certificate".
+ */
+export interface TsaKeyDirs extends KeyDirs {
+  /** A PEM private key (PKCS#8 or SEC 1, not encrypted). */
+  tsaKeyFile?: string | undefined;
+  /** PEM certificates: the TSA's own first, each followed by its issuer, up to and including the self-signed root. */
+  tsaChainFile?: string | undefined;
+}
+
+const OID_KEY_USAGE = '2.5.29.15';
+const OID_EXT_KEY_USAGE = '2.5.29.37';
+const OID_TIME_STAMPING = '1.3.6.1.5.5.7.3.8';
+/** Names of the purposes an extended key usage commonly lists, for the messages. */
+const PURPOSES: Record<string, string> = {
+  '1.3.6.1.5.5.7.3.1': 'serverAuth',
+  '1.3.6.1.5.5.7.3.2': 'clientAuth',
+  '1.3.6.1.5.5.7.3.3': 'codeSigning',
+  '1.3.6.1.5.5.7.3.4': 'emailProtection',
+  [OID_TIME_STAMPING]: 'timeStamping',
+  '1.3.6.1.5.5.7.3.9': 'OCSPSigning',
+  '2.5.29.37.0': 'anyExtendedKeyUsage',
+};
+const EKU_RULE = 'RFC 3161 §2.3 requires exactly one purpose, timeStamping, in an extension marked critical (OpenSSL and Java refuse anything else)';
+
+/**
+ * Loads the TSA's key and chain and checks them (`serve` runs this at start and refuses to start on any
+ * failure): every certificate is signed by the next one (its issuer: a CA) and the last is self-signed; each is
+ * valid at `now`; the TSA certificate (the first) is an end entity (basicConstraints absent or CA:FALSE), its
+ * key usage, when present, allows digital signatures (and nonRepudiation, nothing else), its extended key usage
+ * is present, critical and timeStamping only; its key is ECDSA P-256 (the token writer, core/tsa-token.ts, signs
+ * with ECDSA P-256 and SHA-256 only); and the private key is that certificate's. Each failure throws one line
+ * naming the problem and the file.
+ *
+ * `now` is the machine's clock, not TIMESEAL_NOW: a certificate's validity is a fact of the real world, and
+ * tests move the archive's clock to days long past; POST /tsa still refuses a token for a project time outside
+ * the TSA certificate's validity. Without configured files, an archive lacking either default file has no TSA
+ * (undefined: POST /tsa answers 503), as archives made before it.
+ */
+export function loadTsaKeys(dirs: TsaKeyDirs, now: Date = new Date()): TsaKeys | undefined {
+  const configured = dirs.tsaKeyFile !== undefined || dirs.tsaChainFile !== undefined;
+  if (configured && (dirs.tsaKeyFile === undefined || dirs.tsaChainFile === undefined)) {
+    throw new TimesealError('usage', 'TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together: set both or neither');
   }
+  const chainFile = dirs.tsaChainFile ?? path.join(dirs.keys, PUBLIC_TSA_CHAIN_PEM);
+  const keyFile = dirs.tsaKeyFile ?? path.join(dirs.privateKeys, PRIVATE_TSA_PEM);
+  let chainPem: string | undefined;
+  let keyPem: string | undefined;
+  if (configured) {
+    const read = (file: string, what: string): string => {
+      try {
+        return fs.readFileSync(file, 'utf8');
+      } catch (err) {
+        throw new TimesealError('not-found', `cannot read the ${what} (${file}): ${(err as Error).message}`);
+      }
+    };
+    chainPem = read(chainFile, 'TSA certificate chain');
+    keyPem = read(keyFile, 'TSA private key');
+  } else {
+    chainPem = readOptionalText(chainFile);
+    keyPem = readOptionalText(keyFile);
+    if (chainPem === undefined || keyPem === undefined) return undefined;
+  }
+  const certificates = [...chainPem.matchAll(/-----BEGIN CERTIFICATE-----([^-]+)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!, 'base64')));
+  if (certificates.length === 0) throw new TimesealError('format', `the TSA certificate chain holds no PEM certificate (${chainFile})`);
+  let privateKey: crypto.KeyObject;
+  try {
+    privateKey = crypto.createPrivateKey(keyPem);
+  } catch (err) {
+    throw new TimesealError('format', `the TSA private key cannot be read (${keyFile}): ${(err as Error).message}; a PEM key, not encrypted, is needed`);
+  }
+  const leaf = checkTsaChain(certificates, privateKey, { chain: chainFile, key: keyFile }, now);
   return { certificates, chainPem, privateKey, validFrom: leaf.validFromDate, validTo: leaf.validToDate };
+}
+
+/** The checks of loadTsaKeys, in the order a person fixes them: the TSA certificate, then the chain. Returns the TSA certificate. */
+function checkTsaChain(der: Uint8Array[], privateKey: crypto.KeyObject, files: { chain: string; key: string }, now: Date): crypto.X509Certificate {
+  const fail = (problem: string): never => {
+    throw new TimesealError('format', problem);
+  };
+  const at = `(${files.chain})`;
+  const certs = der.map((d, i) => {
+    try {
+      return { x509: new crypto.X509Certificate(d), parsed: pkijs.Certificate.fromBER(Uint8Array.from(d)) };
+    } catch (err) {
+      return fail(`certificate ${i + 1} of the TSA chain cannot be read ${at}: ${(err as Error).message}`);
+    }
+  });
+  const label = (i: number): string => `certificate ${i + 1} of the TSA chain (${certs[i]!.x509.subject.split('\n').join(', ')})`;
+  const leaf = certs[0]!;
+
+  // The key: ECDSA P-256, and the private key's.
+  const key = leaf.x509.publicKey;
+  if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
+    const kind = key.asymmetricKeyType === 'ec' ? `EC ${key.asymmetricKeyDetails?.namedCurve}` : key.asymmetricKeyType === 'rsa' ? `RSA (${key.asymmetricKeyDetails?.modulusLength} bits)` : String(key.asymmetricKeyType);
+    fail(`the TSA certificate's key is ${kind} ${at}: Timeseal signs time-stamp tokens with ECDSA P-256 and SHA-256 only, so the TSA certificate must certify a P-256 key`);
+  }
+  const spki = (k: crypto.KeyObject): Buffer => k.export({ type: 'spki', format: 'der' });
+  if (!spki(key).equals(spki(crypto.createPublicKey(privateKey)))) {
+    fail(`the TSA private key (${files.key}) does not match the TSA certificate, the first of ${files.chain}`);
+  }
+
+  // The TSA certificate's extensions.
+  const extensions = leaf.parsed.extensions ?? [];
+  const extension = (oid: string): pkijs.Extension | undefined => extensions.find((e) => e.extnID === oid);
+  if (leaf.x509.ca) fail(`the TSA certificate is a CA certificate (basicConstraints CA:TRUE) ${at}: a time-stamping certificate must be an end entity`);
+  const keyUsage = extension(OID_KEY_USAGE)?.parsedValue as asn1js.BitString | undefined;
+  if (keyUsage !== undefined) {
+    const bytes = keyUsage.valueBlock.valueHexView;
+    const others = Array.from(bytes).some((b, i) => (i === 0 ? b & 0x3f : b) !== 0);
+    if (((bytes[0] ?? 0) & 0x80) === 0) fail(`the TSA certificate's key usage does not allow digital signatures ${at}: it must include digitalSignature`);
+    if (others) fail(`the TSA certificate's key usage allows more than digitalSignature and nonRepudiation ${at}: OpenSSL refuses such a certificate for time stamping`);
+  }
+  const ekus = extensions.filter((e) => e.extnID === OID_EXT_KEY_USAGE);
+  if (ekus.length === 0) fail(`the TSA certificate has no extended key usage ${at}: ${EKU_RULE}`);
+  if (ekus.length > 1) fail(`the TSA certificate has ${ekus.length} extended key usage extensions ${at}: ${EKU_RULE}`);
+  const eku = ekus[0]!;
+  const purposes = (eku.parsedValue as pkijs.ExtKeyUsage | undefined)?.keyPurposes ?? [];
+  if (!purposes.includes(OID_TIME_STAMPING)) fail(`the TSA certificate's extended key usage does not name timeStamping ${at}: ${EKU_RULE}`);
+  const extra = purposes.filter((p) => p !== OID_TIME_STAMPING);
+  if (extra.length > 0) fail(`the TSA certificate's extended key usage names other purposes besides timeStamping (${extra.map((p) => PURPOSES[p] ?? p).join(', ')}) ${at}: ${EKU_RULE}`);
+  if (eku.critical !== true) fail(`the TSA certificate's extended key usage is not critical ${at}: ${EKU_RULE}`);
+
+  // The chain: each certificate issued and signed by the next, a CA; the last self-signed.
+  for (let i = 0; i + 1 < certs.length; i++) {
+    const cert = certs[i]!.x509;
+    const issuer = certs[i + 1]!.x509;
+    if (!cert.checkIssued(issuer) || !cert.verify(issuer.publicKey)) {
+      fail(`${label(i)} is not signed by the next one, ${label(i + 1)} ${at}: the chain must run from the TSA certificate, each followed by its issuer, up to and including the root`);
+    }
+    if (!issuer.ca) fail(`${label(i + 1)} issues the one before it but is not a CA (basicConstraints CA:TRUE) ${at}`);
+  }
+  const last = certs.length - 1;
+  const root = certs[last]!.x509;
+  if (!root.checkIssued(root) || !root.verify(root.publicKey)) {
+    fail(`the last certificate of the TSA chain, ${label(last)}, is not a self-signed root ${at}: the chain must end with the root that issued it (append the CA's root certificate)`);
+  }
+
+  // Each valid now.
+  certs.forEach(({ x509 }, i) => {
+    if (now < x509.validFromDate) fail(`${label(i)} is not valid before ${x509.validFromDate.toISOString()} ${at}`);
+    if (now > x509.validToDate) fail(`${label(i)} expired on ${x509.validToDate.toISOString()} ${at}`);
+  });
+  return leaf.x509;
 }
