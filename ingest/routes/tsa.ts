@@ -6,7 +6,7 @@
 // imprint, of the SHA-256 of the token's TSTInfo; genTime is the stored submittedAt. A request Timeseal does not
 // grant is a TimeStampResp with status rejection and a failInfo (HTTP 200); the gate's refusal, the rate cap, a
 // full disk and a closed day are HTTP 503/429 with Retry-After and a JSON message — never a token.
-// GET /tsa/certs: the TSA's certificate and its root (keys/timeseal-tsa.pem).
+// GET /tsa/certs: the TSA's certificate and its root (keys/timeseal-tsa.pem). GET /tsa: to the policy page.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { grantedResponse, ledgerHash, parseTimeStampRequest, randomSerial, rejectionResponse, tstInfo } from '../../core/tsa-token.ts';
 import { toHex } from '../../core/encoding.ts';
@@ -107,6 +107,9 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     }
     return send(reply, answer);
   });
+
+  // A person who opens the TSA's address in a browser is shown its policy page (site/src/pages/tsa-policy.astro).
+  app.get('/tsa', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/tsa-policy', 302));
 
   app.get('/tsa/certs', { schema: { hide: true } }, async (_request, reply) => {
     if (identity === undefined) return refuse(reply, 503, unavailable);

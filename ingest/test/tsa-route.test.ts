@@ -54,6 +54,14 @@ afterAll(async () => {
 
 const post = (payload: Uint8Array) => app.inject({ method: 'POST', url: '/tsa', headers: { 'content-type': 'application/timestamp-query' }, payload: Buffer.from(payload) });
 
+describe('GET /tsa', () => {
+  test('a browser opening the address is sent to the policy page', async () => {
+    const res = await app.inject({ method: 'GET', url: '/tsa' });
+    expect(res.statusCode).toBe(302);
+    expect(res.headers.location).toBe('/tsa-policy');
+  });
+});
+
 describe('POST /tsa', () => {
   test('a granted token passes core/tsa.ts with the nonce and the root; the row is the imprint at genTime', async () => {
     const digest = crypto.randomBytes(32);
