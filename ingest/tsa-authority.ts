@@ -40,7 +40,8 @@ function loadAuthority(s: Services): TsaAuthority {
   let identity: TsaAuthority['identity'];
   let unavailable = NO_TSA_KEY;
   try {
-    const keys = loadTsaKeys({ keys: s.config.keys, privateKeys: s.config.privateKeys });
+    // The configured key and chain (TIMESEAL_TSA_KEY_FILE, TIMESEAL_TSA_CHAIN_FILE) when set, else the default files.
+    const keys = loadTsaKeys(s.config);
     if (keys !== undefined) {
       identity = {
         certificates: keys.certificates,
