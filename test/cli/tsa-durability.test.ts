@@ -2,9 +2,9 @@
 // answer is sent only after the submission row is durable. Real processes, concurrent clients:
 //
 // - kill -9 under load (SQLite): 16 connections ask `timeseal serve` for tokens (SHA-256 imprints, every
-//   eighth SHA-512) while the server's clock runs (libfaketime) up to midnight; the server is killed with
-//   SIGKILL in mid-stream, restarted on the next day's clock, loaded and killed again; then `timeseal ledger
-//   build` publishes both days. Every token answered (HTTP 200, status granted, its signature checked) has its
+//   eighth SHA-512) while the server's clock (libfaketime) runs across midnight; the server is killed with
+//   SIGKILL in mid-stream after the first tokens of the new day, restarted, loaded and killed again; then
+//   `timeseal ledger build` publishes both days. Every token answered (HTTP 200, status granted, its signature checked) has its
 //   ledger hash in the ledger of its genTime's UTC day at exactly its genTime (ms), and the ledgers hold no more
 //   than the answered tokens plus at most one request in flight per connection at each kill.
 // - Two nodes on one PostgreSQL database: 10,000 tokens, 8 connections per node at once; all granted, no serial
@@ -87,6 +87,13 @@ function kids(node: Node): Node[] {
   return out;
 }
 
+/** The genTime of a granted TimeStampResp, in milliseconds, read without any check. */
+function genTimeOf(der: Buffer): number {
+  const signedData = kids(kids(kids(kids(readAt(der, 0))[1]!)[1]!)[0]!);
+  const info = kids(kids(signedData[2]!)[1]!)[0]!.body;
+  return generalizedTime(kids(readAt(info, 0))[4]!.body.toString('latin1'));
+}
+
 /** GeneralizedTime YYYYMMDDHHMMSS[.fff]Z in milliseconds. */
 function generalizedTime(text: string): number {
   const m = /^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d{1,3}))?Z$/.exec(text);
@@ -109,9 +116,10 @@ const sha256 = (b: Uint8Array): Buffer => crypto.createHash('sha256').update(b).
 
 /**
  * Reads a granted TimeStampResp and checks it against the request: status granted, the imprint and the nonce as
- * sent, the signed messageDigest over the TSTInfo, and the ECDSA signature over the signed attributes by `key`.
+ * sent, the signed messageDigest over the TSTInfo, and (given `key`) the ECDSA signature over the signed
+ * attributes.
  */
-function readToken(der: Buffer, sent: { algorithm: Algorithm; digest: Buffer; nonce: Buffer }, key: crypto.KeyObject): Token {
+function readToken(der: Buffer, sent: { algorithm: Algorithm; digest: Buffer; nonce: Buffer }, key: crypto.KeyObject | undefined): Token {
   const resp = readAt(der, 0);
   if (resp.raw.length !== der.length) throw new Error('bytes follow the TimeStampResp');
   const [status, token] = kids(resp);
@@ -131,7 +139,7 @@ function readToken(der: Buffer, sent: { algorithm: Algorithm; digest: Buffer; no
   const digest = kids(signedAttrs).find((a) => kids(a)[0]!.body.toString('hex') === MESSAGE_DIGEST_OID);
   if (!digest || !kids(kids(digest)[1]!)[0]!.body.equals(sha256(info))) throw new Error('the signed messageDigest is not that of the TSTInfo');
   const signed = Buffer.concat([Buffer.of(0x31), signedAttrs.raw.subarray(1)]); // [0] IMPLICIT re-tagged as the SET signed
-  if (!crypto.verify('sha256', signed, { key, dsaEncoding: 'der' }, signerInfo[5]!.body)) throw new Error('the signature does not verify');
+  if (key && !crypto.verify('sha256', signed, { key, dsaEncoding: 'der' }, signerInfo[5]!.body)) throw new Error('the signature does not verify');
   return {
     ...sent,
     der,
@@ -271,15 +279,23 @@ describe('POST /tsa: a token answered is a row stored', () => {
 
     const tokens: Token[] = [];
     const phases: string[] = [];
+    const MIDNIGHT = Date.parse('2025-11-03T00:00:00.000Z');
     for (const [phase, start, minimum] of [
-      ['first run, ten seconds before midnight', '2025-11-02 23:59:50', 400],
+      // Its clock starts 8 s before midnight: the load usually runs across it (a start slower than that, on a busy
+      // machine, begins after it; the checks hold all the same).
+      ['first run, across midnight', '2025-11-02 23:59:52', 400],
       ['restarted on the next day', '2025-11-03 00:00:40', 200],
     ] as const) {
       const node = await startNode(dir, clock(start));
       const load = loadTsa(node.url, 16, { untilBroken: true });
-      // The kill lands at a moment of its own after `minimum` tokens were answered, while 16 requests are in flight.
-      await until(`${minimum} tokens`, 30_000, () => load.result.answered.length >= minimum);
-      await sleep(Math.round(Math.random() * 500));
+      // The kill lands at a moment of its own, while 16 requests are in flight: after `minimum` tokens were
+      // answered, and a token of the new day (or 15 s).
+      const t0 = Date.now();
+      await until(`${minimum} tokens`, 30_000, () => {
+        const { answered } = load.result;
+        return answered.length >= minimum && (genTimeOf(answered.at(-1)!.der) >= MIDNIGHT || Date.now() - t0 > 15_000);
+      });
+      await sleep(Math.round(Math.random() * 300));
       node.child.kill('SIGKILL');
       const exit = await node.exited;
       await load.done;
@@ -288,7 +304,8 @@ describe('POST /tsa: a token answered is a row stored', () => {
       // The kill came while requests were under way: some got no answer at all.
       expect(load.result.broken).toBeGreaterThan(0);
       for (const { sent, der } of load.result.answered) tokens.push(readToken(der, sent, key));
-      phases.push(`${phase}: ${load.result.answered.length} tokens answered, ${load.result.broken} requests cut by the kill`);
+      const days = Map.groupBy(load.result.answered, (a) => new Date(genTimeOf(a.der)).toISOString().slice(0, 10));
+      phases.push(`${phase}: ${load.result.answered.length} tokens answered (${[...days].map(([d, a]) => `${d}: ${a.length}`).join(', ')}), ${load.result.broken} requests cut by the kill`);
     }
     log(phases.join('; '));
     expect(await strictSample(tokens, 20, root)).toBe(20);
@@ -301,8 +318,9 @@ describe('POST /tsa: a token answered is a row stored', () => {
     expect(built.code, built.stderr).toBe(0);
     const ledgers = new Map<string, Map<string, string>>();
     for (const day of ['2025-11-02', '2025-11-03']) {
-      const ledger = JSON.parse(fs.readFileSync(path.join(dir, 'ledgers', `${day}.json`), 'utf8')) as { entries: Array<[string, string]> };
-      ledgers.set(day, new Map(ledger.entries.map((e) => [e[0], e[1]])));
+      const file = path.join(dir, 'ledgers', `${day}.json`);
+      const entries = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { entries: Array<[string, string]> }).entries : [];
+      ledgers.set(day, new Map(entries.map((e) => [e[0], e[1]])));
     }
     const wrong = tokens.filter((t) => {
       const day = new Date(t.genTime).toISOString().slice(0, 10);
@@ -339,7 +357,8 @@ describe('two nodes on one PostgreSQL database', () => {
     await Promise.all(loads.map((l) => l.done));
     const seconds = (Date.now() - t0) / 1000;
     for (const l of loads) expect(l.result.other, 'answers other than 200').toEqual(new Map());
-    const tokens = loads.flatMap((l) => l.result.answered.map(({ sent, der }) => readToken(der, sent, key)));
+    // Every token is read; every tenth one's signature is checked here (the kill test checks all of its own).
+    const tokens = loads.flatMap((l) => l.result.answered.map(({ sent, der }, i) => readToken(der, sent, i % 10 === 0 ? key : undefined)));
     expect(tokens).toHaveLength(TOTAL);
     expect(loads.map((l) => l.result.answered.length)).toEqual([TOTAL / 2, TOTAL / 2]);
     expect(new Set(tokens.map((t) => t.serial)).size).toBe(TOTAL);
