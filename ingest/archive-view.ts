@@ -2,13 +2,16 @@
 // the pipeline and the anchoring step, hash look-ups, and the real verification of a day's signatures. The
 // ingest service never writes the archive (docs/ARCHITECTURE.md).
 //
-// Day verification is cached per date, keyed by the size and modification time of the day's five files:
-// daily files are immutable, so a day is verified once; a file changed on disk (tampering, a test) is
-// noticed and verified again.
+// Nothing here costs what the archive's age costs per request: days.json, ots_status.json and block_info.json
+// are each parsed once per change of the file (one stat per call tells), and a day is found by its date in a
+// map. Day verification is cached per date, keyed by the size and modification time of the day's five files:
+// daily files are immutable, so a day is verified once; a file changed on disk (tampering, a test) is noticed
+// and verified again.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
   BLOCK_INFO_PATH,
+  DAYS_PATH,
   dayCheckpointPath,
   ecdsaSignaturePath,
   ledgerPath,
@@ -51,7 +54,10 @@ export interface DayVerification {
 }
 
 export interface ArchiveView {
-  days(): DayRecord[];
+  /** The published days, oldest first (the same array until days.json changes: do not modify it). */
+  days(): readonly DayRecord[];
+  /** The published day of `date`, or undefined; O(1). */
+  day(date: string): DayRecord | undefined;
   otsStatus(): OtsStatusView | null;
   blockInfo(): Record<string, BlockInfo>;
   /** null when the date is not a published day. */
@@ -89,22 +95,42 @@ function readJson(archive: string, rel: string): unknown {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** `load()`, made again only when the archive file `rel` changed (its inode, size or modification time). */
+function cachedByFile<T>(archive: string, rel: string, load: () => T): () => T {
+  let key: string | undefined;
+  let value: T;
+  return () => {
+    const st = fs.statSync(path.join(archive, rel), { throwIfNoEntry: false, bigint: true });
+    const now = st ? `${st.ino}:${st.size}:${st.mtimeNs}` : '-';
+    if (now !== key) {
+      value = load();
+      key = now;
+    }
+    return value;
+  };
+}
+
 export function createArchiveView(archive: string, access: ArchiveAccess, publicKeys: () => PublicKeySet): ArchiveView {
   const cache = new Map<string, { key: string; result: DayVerification }>();
 
-  const days = (): DayRecord[] => access.days();
+  const dayIndex = cachedByFile(archive, DAYS_PATH, () => {
+    const list = access.days();
+    return { list, byDate: new Map(list.map((d) => [d.date, d])) };
+  });
+  const days = (): readonly DayRecord[] => dayIndex().list;
+  const day = (date: string): DayRecord | undefined => dayIndex().byDate.get(date);
 
-  const otsStatus = (): OtsStatusView | null => {
+  const otsStatus = cachedByFile(archive, OTS_STATUS_PATH, (): OtsStatusView | null => {
     const raw = readJson(archive, OTS_STATUS_PATH);
     if (!isObject(raw)) return null;
     const latest = typeof raw.latest_ots_ok === 'string' && isDate(raw.latest_ots_ok) ? raw.latest_ots_ok : '';
     const lastUpdate = typeof raw.last_update === 'string' && isIsoTime(raw.last_update) ? raw.last_update : '';
     const queue = Number.isSafeInteger(raw.queue_size) && (raw.queue_size as number) >= 0 ? (raw.queue_size as number) : 0;
     return { latest_ots_ok: latest, last_update: lastUpdate, queue_size: queue };
-  };
+  });
 
   /** Accepts `{ledgers: {date: {...}}}` (the API's shape) or a bare map of dates; drops malformed entries. */
-  const blockInfo = (): Record<string, BlockInfo> => {
+  const blockInfo = cachedByFile(archive, BLOCK_INFO_PATH, (): Record<string, BlockInfo> => {
     const raw = readJson(archive, BLOCK_INFO_PATH);
     const map = isObject(raw) ? (isObject(raw.ledgers) ? raw.ledgers : raw) : {};
     const out: Record<string, BlockInfo> = {};
@@ -115,10 +141,10 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
       out[date] = { block_height: height, confirmations };
     }
     return out;
-  };
+  });
 
   const verifyDay = (date: string): DayVerification | null => {
-    if (!days().some((d) => d.date === date)) return null;
+    if (day(date) === undefined) return null;
     const rels = [ledgerPath(date), ecdsaSignaturePath(date), mldsaSignaturePath(date), signaturesMetaPath(date), dayCheckpointPath(date)];
     const stats = rels.map((rel) => fs.statSync(path.join(archive, rel), { throwIfNoEntry: false }));
     const key = stats.map((s) => (s ? `${s.size}:${s.mtimeMs}` : '-')).join('|');
@@ -184,5 +210,5 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     }
     return out;
   };
-  return { days, otsStatus, blockInfo, verifyDay, find: (hash) => access.find(hash), proof: (hash) => access.proof(hash, publicKeys()), otsState, timeStamps };
+  return { days, day, otsStatus, blockInfo, verifyDay, find: (hash) => access.find(hash), proof: (hash) => access.proof(hash, publicKeys()), otsState, timeStamps };
 }

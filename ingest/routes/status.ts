@@ -14,6 +14,10 @@ const otsStatusSchema = {
   required: ['latest_ots_ok', 'last_update', 'queue_size'],
 } as const;
 
+/** Days in a default /api/ledgers.php answer, and the most one page may ask for (a year). */
+export const LEDGERS_PAGE = 60;
+export const LEDGERS_PAGE_MAX = 366;
+
 /** queue-stats `status` while submissions are refused (ingest/submission-gate.ts). */
 export const PAUSED_STATUS = 'submissions paused';
 /** queue-stats `status` while writes to the database fail (a full disk; submission-gate.ts). */
@@ -64,11 +68,20 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
   );
 
-  app.get(
+  app.get<{ Querystring: { before?: string; limit?: string } }>(
     '/api/ledgers.php',
     {
       schema: {
-        querystring: noQuery,
+        description:
+          `The published days, newest first: at most \`limit\` (default ${LEDGERS_PAGE}, at most ${LEDGERS_PAGE_MAX}) of them, the newest before \`before\` (a date; default: all). \`next\` is the \`before\` of the following (older) page, null at the oldest day; \`total\` the number of published days. One page costs the same whatever the archive's age.`,
+        querystring: {
+          type: 'object',
+          properties: {
+            before: { type: 'string', pattern: DATE_PATTERN, description: 'only days strictly before this date (YYYY-MM-DD)' },
+            limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$', description: `at most this many days (1 to ${LEDGERS_PAGE_MAX})` },
+          },
+          additionalProperties: false,
+        },
         response: {
           200: {
             type: 'object',
@@ -94,15 +107,34 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
                 },
               },
               otsStatus: { anyOf: [otsStatusSchema, { type: 'null' }] },
+              // Beyond the spec's shape: paging.
+              next: { type: ['string', 'null'], description: 'the `before` of the next, older page; null when this page reaches the oldest day' },
+              total: { type: 'integer', description: 'published days in all' },
             },
-            required: ['ledgers', 'otsStatus'],
+            required: ['ledgers', 'otsStatus', 'next', 'total'],
           },
           ...plainErrors,
         },
       },
     },
-    async (_request, reply) => {
-      const days = s.archive.days().slice().reverse();
+    async (request, reply) => {
+      const { before } = request.query;
+      if (before !== undefined && !isDate(before)) throw new ClientError(400, `before: ${before} is not a calendar date`);
+      const limit = request.query.limit === undefined ? LEDGERS_PAGE : Number(request.query.limit);
+      if (limit > LEDGERS_PAGE_MAX) throw new ClientError(400, `limit: at most ${LEDGERS_PAGE_MAX} days a page`);
+      const all = s.archive.days();
+      // The days before `before`: a binary search in the ascending list, then the page's slice, newest first.
+      let end = all.length;
+      if (before !== undefined) {
+        let lo = 0;
+        while (lo < end) {
+          const mid = (lo + end) >>> 1;
+          if (all[mid]!.date < before) lo = mid + 1;
+          else end = mid;
+        }
+      }
+      const start = Math.max(0, end - limit);
+      const days = all.slice(start, end).reverse();
       reply.header('Cache-Control', 'no-cache');
       const stamps = await Promise.all(days.map((d) => s.archive.timeStamps(d)));
       return {
@@ -116,6 +148,8 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
           rfc3161: stamps[i]!.map((t) => ({ url: `/ledgers/${t.file}`, genTime: t.genTime, tsa: t.tsaName })),
         })),
         otsStatus: s.archive.otsStatus(),
+        next: start > 0 ? all[start]!.date : null,
+        total: all.length,
       };
     },
   );

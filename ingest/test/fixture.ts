@@ -84,6 +84,8 @@ export interface FixtureOptions {
   indexJsonWaitMs?: number;
   /** Remove the time-stamp authority's key and chain before the app starts (an archive made before them). */
   withoutTsaKey?: boolean;
+  /** Runs after the keys are made and before the app starts (with `publish: []`: write an archive of one's own). */
+  prepare?: (config: Config) => void;
 }
 
 export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture> {
@@ -94,6 +96,7 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
   // The TSA certificate is valid from the fixture's first day (its clock is NOW, a fixed day in 2025).
   initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, new Date(`${DAY}T00:00:00.000Z`));
   if (options.withoutTsaKey) for (const file of [path.join(config.keys, 'timeseal-tsa.pem'), path.join(config.privateKeys, 'tsa_private.pem')]) fs.rmSync(file);
+  options.prepare?.(config);
   const db = openDatabase(config.db);
   const published = options.publish ?? ['first', 'second', 'third'].map(sha256);
   if (published.length > 0) {
