@@ -191,6 +191,8 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
       __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey, vkeys: readVkeys(options.keysDir) }),
     },
     logLevel: 'warning',
+    // ECDSA P-256 with the browser's Web Crypto (src/p256.ts) instead of @noble/curves, for core/sig.ts.
+    plugins: [{ name: 'web-crypto-p256', setup: (b) => void b.onResolve({ filter: /^@noble\/curves\/nist\.js$/ }, () => ({ path: path.join(SRC, 'p256.ts') })) }],
   });
   // Inside an inline <script>, "</script" would end the element early; "<\/script" means the same in JS.
   const script = bundle.outputFiles[0]!.text.trim().replace(/<\/script/gi, '<\\/script');

@@ -7,7 +7,7 @@ import { ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath,
 import { checkToken } from '../../../core/rfc3161.ts';
 import { checkProofOfWork, parseBlockHeader, blockHash, reversedHex, verifyBitcoinAttestation, type BitcoinNetwork } from '../../../core/bitcoin.ts';
 import { parseCheckpoint, verifyCheckpoint } from '../../../core/checkpoint.ts';
-import { verifyDayFiles, type PublicKeySet } from '../../../core/day.ts';
+import { nobleMu, verifyDayFiles, type PublicKeySet } from '../../../core/day.ts';
 import { concatBytes, equalBytes, fromBase64, fromHex, fromUtf8, toHex, utf8 } from '../../../core/encoding.ts';
 import { MismatchError } from '../../../core/errors.ts';
 import { sha256 } from '../../../core/hash.ts';
@@ -26,7 +26,7 @@ import {
 } from '../../../core/cosignature.ts';
 import { formatDetached, parseDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../../core/ots.ts';
 import { parseProofBundle, verifyProofBundle, type ProofBundle } from '../../../core/proof.ts';
-import { ecdsaPublicKeyToSpkiDer, ecdsaVerify, fingerprint, mldsaVerify } from '../../../core/sig.ts';
+import { ecdsaPublicKeyToSpkiDer, ecdsaVerify, fingerprint, mldsaVerifyMu } from '../../../core/sig.ts';
 import { parseTlogProof, verifyTlogProof, type TlogProof } from '../../../core/tlog-proof.ts';
 import type { ClassifiedInput } from './inputs.ts';
 
@@ -96,6 +96,22 @@ const pending = (label: string, reason: string, details?: string[]): Check => ({
   ...(details ? { details } : {}),
 });
 const info = (label: string, text: string, details?: string[]): Check => ({ label, state: 'info', verdict: text, ...(details ? { details } : {}) });
+
+// What a large ledger costs to read (its SHA-256, its ML-DSA-65 μ, its parse: seconds for a busy day's) is
+// worked out once per file and kept while the page holds the file: the page checks everything again on each
+// change, and in passes (p256.ts).
+const memos = new WeakMap<object, Map<unknown, unknown>>();
+function memo<T>(of: object, tag: unknown, make: () => T): T {
+  let m = memos.get(of);
+  if (!m) memos.set(of, (m = new Map()));
+  if (!m.has(tag)) m.set(tag, make());
+  return m.get(tag) as T;
+}
+const sha256Of = (bytes: Uint8Array): Uint8Array => memo(bytes, sha256, () => sha256(bytes));
+const muOf = (publicKey: Uint8Array, bytes: Uint8Array): Uint8Array => memo(bytes, publicKey, () => nobleMu(publicKey, bytes));
+const ledgerOf = (bytes: Uint8Array): Ledger => memo(bytes, parseLedger, () => parseLedger(bytes));
+/** Pure ML-DSA-65 with the empty context, over the message's μ (the same check as core/sig.ts mldsaVerify). */
+const mldsaVerify = (m: Uint8Array, s: Uint8Array, k: Uint8Array): boolean => mldsaVerifyMu(muOf(k, m), s, k);
 
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -459,7 +475,7 @@ function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section
     checks.push(
       attempt(`Matches the ledger file ${day.input.name}`, () => {
         if (day.sha256 !== bundle.ledger.sha256) throw new MismatchError(`SHA-256 of ${day.input.name}`, bundle.ledger.sha256, day.sha256);
-        const ledger = parseLedger(day.input.bytes);
+        const ledger = ledgerOf(day.input.bytes);
         const expect = (what: string, a: string | number, b: string | number) => {
           if (a !== b) throw new MismatchError(what, String(a), String(b));
         };
@@ -634,7 +650,7 @@ function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
   else {
     checks.push(
       attempt(wholeLabel, () => {
-        const v = verifyDayFiles(date, { ledger: ledgerBytes, ecdsaSignature: day.ecdsa!.bytes, mldsaSignature: day.mldsa!.bytes, signaturesMeta: day.meta!.bytes, checkpoint: day.checkpoint!.bytes }, { ecdsa, mldsa });
+        const v = verifyDayFiles(date, { ledger: ledgerBytes, ecdsaSignature: day.ecdsa!.bytes, mldsaSignature: day.mldsa!.bytes, signaturesMeta: day.meta!.bytes, checkpoint: day.checkpoint!.bytes }, { ecdsa, mldsa }, { hasher: sha256Of, mu: muOf });
         return [`${v.ledger.entries.length} hashes, leaves ${v.ledger.firstIndex}–${v.ledger.treeSize - 1}`, `Root ${v.ledger.root}`, `Ledger SHA-256 ${v.sha256}`];
       }),
     );
@@ -738,11 +754,11 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
     .map((input) => {
       let ledger: Ledger | undefined;
       try {
-        ledger = parseLedger(input.bytes);
+        ledger = ledgerOf(input.bytes);
       } catch {
         ledger = undefined;
       }
-      return { input, sha256: toHex(sha256(input.bytes)), ...(ledger ? { ledger } : {}) };
+      return { input, sha256: toHex(sha256Of(input.bytes)), ...(ledger ? { ledger } : {}) };
     });
   const bundles = files
     .filter((f) => f.kind === 'bundle')
