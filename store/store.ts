@@ -141,6 +141,12 @@ export interface LimitedSubmission {
   /** The logged-in user, if any: a paying one counts against the monthly quota instead. */
   userId?: string;
   caps: LimitCaps;
+  /**
+   * The submission's RFC 3161 receipt (a DER TimeStampResp, non-empty, genTime = submission.submittedAt),
+   * signed before the call: stored with the submission, in the same transaction (ReceiptStore). Only the
+   * site's submissions carry one (docs/DECISIONS.md).
+   */
+  receipt?: Uint8Array;
 }
 
 export type LimitOutcome =
@@ -155,8 +161,10 @@ export interface LimitStore {
    * in the user's history. Anyone else: accepted only while `clientKey` has < caps.freePerDay on the UTC day;
    * stored with source 'web'. Exact under concurrency, across processes and nodes: N concurrent calls never
    * admit more than the cap. A refused call stores and counts nothing; a failed one (rolled back) counts
-   * nothing either (DayClosedError when the submission's day is closed, as for submissions.write). Resolves
-   * once the rows are committed and durable. `count` is the count after this one.
+   * nothing either (DayClosedError when the submission's day is closed, as for submissions.write). The
+   * request's `receipt`, when given, is stored in the same transaction: kept exactly when the submission is
+   * (an empty one is refused: the call rejects and nothing is stored or counted). Resolves once the rows are
+   * committed and durable. `count` is the count after this one.
    */
   submit(request: LimitedSubmission): Promise<LimitOutcome>;
   /** The key's free-tier count on a UTC day (0 when none). */
@@ -171,6 +179,24 @@ export interface LimitStore {
    * prefixes them).
    */
   countWindow(clientKey: string, window: string, max: number, prune: { from: string; before: string }): Promise<number | undefined>;
+}
+
+// ---------------------------------------------------------------------------------------------- receipts
+
+/** The most receipts `receipts.forDay` returns: the earliest ones of the day. */
+export const RECEIPTS_PER_DAY = 5;
+
+/** The UTC day after `date` ('YYYY-MM-DD'): the end, excluded, of the day's ISO times (every engine's range). */
+export const dayAfter = (date: string): string => new Date(Date.parse(`${date}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+
+export interface ReceiptStore {
+  /**
+   * The stored receipts (DER TimeStampResp, byte for byte as given to limits.submit) of `hash` (lower-case
+   * 64-hex) whose submission lies on the UTC day `date`: earliest submission first (equal times in the order
+   * stored), at most RECEIPTS_PER_DAY; [] when none. Receipts are stored only with the site's submissions
+   * (limits.submit), never by submissions.write or enqueue.
+   */
+  forDay(hash: string, date: string): Promise<Uint8Array[]>;
 }
 
 // ---------------------------------------------------------------------------------------------- throttle
@@ -378,6 +404,8 @@ export interface Store {
   readonly engine: 'sqlite' | 'postgres';
   readonly submissions: SubmissionStore;
   readonly limits: LimitStore;
+  /** The RFC 3161 receipts stored with the site's submissions (limits.submit). */
+  readonly receipts: ReceiptStore;
   readonly throttle: ThrottleStore;
   readonly users: UserStore;
   readonly sessions: SessionStore;

@@ -44,6 +44,7 @@ const TABLES: readonly TableCopy[] = [
   { name: 'stripe_events', columns: ['id', 'type', 'received_at'], identity: false },
   { name: 'auth_throttle', columns: ['id', 'scope', 'key', 'at_ms'], identity: true },
   { name: 'submissions', columns: ['id', 'hash', 'submitted_at', 'ledger_date', 'file_name', 'source'], identity: true },
+  { name: 'receipts', columns: ['id', 'hash', 'submitted_at', 'der'], identity: true },
   // After submissions: its trigger refuses rows of the days it closes.
   { name: 'ledger_close', columns: ['id', 'through'], identity: false },
 ];

@@ -14,7 +14,9 @@
 import crypto from 'node:crypto';
 import pg from 'pg';
 import {
+  dayAfter,
   isPayingStatus,
+  RECEIPTS_PER_DAY,
   StorageUnavailableError,
   DayClosedError,
   StoreClosedError,
@@ -224,6 +226,11 @@ function postgresStore(pool: pg.Pool): Store {
         [key, date, max],
       )
     ).rows[0]?.count;
+  /** The site's receipt of a submission, inside the caller's transaction (after its row). */
+  const insertReceipt = async (c: Client, hash: string, time: string, der: Uint8Array | undefined): Promise<void> => {
+    if (der === undefined) return;
+    await c.query('INSERT INTO receipts (hash, submitted_at, der) VALUES ($1, $2, $3)', [hash, time, Buffer.from(der.buffer, der.byteOffset, der.byteLength)]);
+  };
   const subscriptionStatus = async (c: Client | pg.Pool, userId: string): Promise<string | undefined> =>
     (await c.query<{ status: string }>('SELECT status FROM subscriptions WHERE user_id = $1', [userId])).rows[0]?.status;
 
@@ -402,7 +409,7 @@ function postgresStore(pool: pg.Pool): Store {
     },
 
     limits: {
-      submit: ({ submission, clientKey, userId, caps }) =>
+      submit: ({ submission, clientKey, userId, caps, receipt }) =>
         tx(async (c): Promise<LimitOutcome> => {
           const time = submission.submittedAt.toISOString();
           if (userId !== undefined && isPayingStatus(await subscriptionStatus(c, userId))) {
@@ -423,11 +430,13 @@ function postgresStore(pool: pg.Pool): Store {
               time.slice(0, 10),
               submission.fileName ?? null,
             ]);
+            await insertReceipt(c, submission.hash, time, receipt);
             return { allowed: true, tier: 'standard', count: row.count };
           }
           const n = await countUpTo(c, clientKey, time.slice(0, 10), caps.freePerDay);
           if (n === undefined) return { allowed: false, tier: 'free' };
           await insertSubmission(c, { ...submission, source: 'web' });
+          await insertReceipt(c, submission.hash, time, receipt);
           return { allowed: true, tier: 'free', count: n };
         }),
       dailyUsed: async (clientKey, date) => (await one<{ count: number }>('SELECT count FROM ip_rate_limit WHERE ip_address = $1 AND date = $2', [clientKey, date]))?.count ?? 0,
@@ -438,6 +447,18 @@ function postgresStore(pool: pg.Pool): Store {
           if (n === 1) await c.query('DELETE FROM ip_rate_limit WHERE ip_address = $1 AND date >= $2 AND date < $3', [clientKey, prune.from, prune.before]);
           return n;
         }),
+    },
+
+    receipts: {
+      forDay: async (hash, date) =>
+        (
+          await query<{ der: Buffer }>('SELECT der FROM receipts WHERE hash = $1 AND submitted_at >= $2 AND submitted_at < $3 ORDER BY submitted_at, id LIMIT $4', [
+            hash,
+            date,
+            dayAfter(date),
+            RECEIPTS_PER_DAY,
+          ])
+        ).rows.map((r) => new Uint8Array(r.der)),
     },
 
     throttle: {

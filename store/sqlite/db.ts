@@ -1,6 +1,6 @@
 // The SQLite database shared by the ingest service and the pipeline (better-sqlite3, WAL). Migrations are
 // numbered and applied in order inside a transaction; PRAGMA user_version records the last one applied, so
-// later issues only append to MIGRATIONS. Tables hold the service's entities (submissions, users, subscriptions, rate limits, forms), plus the submission queue.
+// later issues only append to MIGRATIONS. Tables hold the service's entities (submissions, users, subscriptions, rate limits, forms, receipts), plus the submission queue.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -168,6 +168,18 @@ export const MIGRATIONS: string[] = [
   BEGIN
     SELECT RAISE(ABORT, 'timeseal: day closed');
   END;
+  `,
+  // 9: the RFC 3161 receipts of the site's submissions (Store.receipts), stored by limits.submit in the
+  // transaction of their submission row (docs/DECISIONS.md: the other routes' tokens are not kept). A table of
+  // its own, with no trigger or index on submissions: submissions.write's inserts are unchanged.
+  `
+  CREATE TABLE receipts (
+    id INTEGER PRIMARY KEY,
+    hash TEXT NOT NULL CHECK (length(hash) = 64 AND hash NOT GLOB '*[^0-9a-f]*'),
+    submitted_at TEXT NOT NULL,
+    der BLOB NOT NULL CHECK (typeof(der) = 'blob' AND length(der) > 0)
+  );
+  CREATE INDEX receipts_by_hash ON receipts (hash, submitted_at);
   `,
 ];
 

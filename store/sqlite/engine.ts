@@ -10,6 +10,8 @@ import { openDatabase, type DB } from './db.ts';
 import { enqueue, queueSize, datesWithSubmissions, submissionInserter } from './queue.ts';
 import {
   isPayingStatus,
+  dayAfter,
+  RECEIPTS_PER_DAY,
   StoreClosedError,
   UniqueViolationError,
   type DayBatch,
@@ -94,6 +96,11 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
            ON CONFLICT (ip_address, date) DO UPDATE SET count = count + 1 WHERE count < ?
            RETURNING count`).get(key, date, max) as { count: number } | undefined
     )?.count;
+  /** The site's receipt of a submission, inside the caller's transaction (after its row). */
+  const insertReceipt = (hash: string, time: string, der: Uint8Array | undefined): void => {
+    if (der === undefined) return;
+    sql('INSERT INTO receipts (hash, submitted_at, der) VALUES (?, ?, ?)').run(hash, time, Buffer.from(der.buffer, der.byteOffset, der.byteLength));
+  };
   const subscriptionStatus = (userId: string): string | undefined =>
     (sql('SELECT status FROM subscriptions WHERE user_id = ?').get(userId) as { status: string } | undefined)?.status;
 
@@ -225,7 +232,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     },
 
     limits: {
-      submit: ({ submission, clientKey, userId, caps }) =>
+      submit: ({ submission, clientKey, userId, caps, receipt }) =>
         tx((): LimitOutcome => {
           const now = submission.submittedAt;
           const time = now.toISOString();
@@ -238,11 +245,13 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
             if (row === undefined) return { allowed: false, tier: 'standard' };
             insertRow({ ...submission, source: 'account' });
             sql('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(userId, submission.hash, time, time.slice(0, 10), submission.fileName ?? null);
+            insertReceipt(submission.hash, time, receipt);
             return { allowed: true, tier: 'standard', count: row.count };
           }
           const n = countUpTo('ip_rate_limit', clientKey, time.slice(0, 10), caps.freePerDay);
           if (n === undefined) return { allowed: false, tier: 'free' };
           insertRow({ ...submission, source: 'web' });
+          insertReceipt(submission.hash, time, receipt);
           return { allowed: true, tier: 'free', count: n };
         }),
       dailyUsed: (clientKey, date) =>
@@ -255,6 +264,15 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
           if (n === 1) sql('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?').run(clientKey, prune.from, prune.before);
           return n;
         }),
+    },
+
+    receipts: {
+      forDay: (hash, date) =>
+        run(() =>
+          (
+            sql('SELECT der FROM receipts WHERE hash = ? AND submitted_at >= ? AND submitted_at < ? ORDER BY submitted_at, id LIMIT ?').raw(true).all(hash, date, dayAfter(date), RECEIPTS_PER_DAY) as Array<[Buffer]>
+          ).map(([der]) => new Uint8Array(der)),
+        ),
     },
 
     throttle: {

@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectDay } from '../day-columns.ts';
-import { DayClosedError, UniqueViolationError, type Store, type Submission, type SubscriptionFields } from '../store.ts';
+import { DayClosedError, RECEIPTS_PER_DAY, UniqueViolationError, type Store, type Submission, type SubscriptionFields } from '../store.ts';
 
 export interface OpenedStore {
   store: Store;
@@ -267,6 +267,90 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         expect(results.filter((r) => r !== undefined).sort()).toEqual([1, 2, 3]);
         expect(await a.limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:01:00.000Z/minute', 3, { from: 'beta-api:', before: 'beta-api:2026-03-10T12:01:00.000Z' })).toBe(1);
         expect(await a.limits.dailyUsed('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute')).toBe(0);
+      });
+    });
+
+    describe('receipts', () => {
+      const der = (n = 64): Uint8Array => new Uint8Array(crypto.randomBytes(n));
+      const payingUser = async (store: Store): Promise<string> => {
+        const user = await newUser(store);
+        const id = hex();
+        await store.stripeEvents.apply({ id: `evt_${id}`, type: 'customer.subscription.created', created: 1, receivedAt: NOW }, { kind: 'subscription', userIdHint: user, fields: fields({ subscriptionId: `sub_${id}`, customerId: `cus_${id}` }) });
+        expect(await store.subscriptions.isPaying(user)).toBe(true);
+        return user;
+      };
+
+      it('limits.submit stores the receipt with its submission on both tiers; forDay reads them back byte for byte, by UTC day, earliest first, at most RECEIPTS_PER_DAY, from another store', async () => {
+        const a = await fresh();
+        const b = await open();
+        const user = await payingUser(a);
+        const h = hex();
+        const at = (iso: string) => new Date(iso);
+        const r = Array.from({ length: 6 }, (_, i) => der(40 + i));
+        const submit = (store: Store, time: string, clientKey: string, receipt?: Uint8Array, userId?: string) =>
+          store.limits.submit({ submission: { hash: h, submittedAt: at(time) }, clientKey, caps: CAPS, ...(receipt ? { receipt } : {}), ...(userId ? { userId } : {}) });
+        // Stored in another order than their times; one without a receipt; the day's edges.
+        expect((await submit(a, '2026-03-10T12:00:02.000Z', '192.0.2.1', r[2])).allowed).toBe(true);
+        expect((await submit(b, '2026-03-10T12:00:01.000Z', '192.0.2.2', r[1])).allowed).toBe(true);
+        expect((await submit(a, '2026-03-10T12:00:00.500Z', '192.0.2.3')).allowed).toBe(true);
+        expect((await submit(b, '2026-03-10T12:00:03.000Z', '192.0.2.4', r[3], user))).toMatchObject({ allowed: true, tier: 'standard' });
+        expect((await submit(a, '2026-03-10T00:00:00.000Z', '192.0.2.5', r[0])).allowed).toBe(true);
+        expect((await submit(a, '2026-03-10T23:59:59.999Z', '192.0.2.5', r[4])).allowed).toBe(true);
+        expect((await submit(b, '2026-03-11T00:00:00.000Z', '192.0.2.5', r[5])).allowed).toBe(true);
+        expect(await b.receipts.forDay(h, '2026-03-10')).toEqual([r[0], r[1], r[2], r[3], r[4]]);
+        expect(await a.receipts.forDay(h, '2026-03-11')).toEqual([r[5]]);
+        expect(await a.receipts.forDay(h, '2026-03-09')).toEqual([]);
+        expect(await a.receipts.forDay(hex(), '2026-03-10')).toEqual([]);
+        const [first] = await a.receipts.forDay(h, '2026-03-10');
+        expect(first).toBeInstanceOf(Uint8Array);
+        expect(Buffer.from(first!).equals(Buffer.from(r[0]!))).toBe(true);
+        // At most RECEIPTS_PER_DAY, the earliest; equal times in the order stored.
+        const g = hex();
+        const many = Array.from({ length: RECEIPTS_PER_DAY + 3 }, () => der());
+        for (const [i, receipt] of many.entries()) {
+          const time = i < 2 ? '2026-03-10T18:00:00.000Z' : '2026-03-10T09:00:00.000Z';
+          expect((await a.limits.submit({ submission: { hash: g, submittedAt: at(time) }, clientKey: `198.51.100.${i}`, caps: CAPS, receipt })).allowed).toBe(true);
+        }
+        expect(await b.receipts.forDay(g, '2026-03-10')).toEqual([...many.slice(2), ...many.slice(0, 2)].slice(0, RECEIPTS_PER_DAY));
+      });
+
+      it('nothing is stored when the limit refuses or the day is closed; a receipt is rolled back with its row, and its row with it', async () => {
+        const store = await fresh();
+        const caps = { freePerDay: 2, standardPerMonth: 1 };
+        const h = hex();
+        const kept = [der(), der()];
+        for (const receipt of [...kept, der()]) await store.limits.submit({ submission: { hash: h, submittedAt: NOW }, clientKey: '192.0.2.7', caps, receipt });
+        expect(await store.limits.dailyUsed('192.0.2.7', '2026-03-10')).toBe(2);
+        expect(await store.receipts.forDay(h, '2026-03-10')).toEqual(kept);
+        // A paying user over the monthly quota.
+        const user = await payingUser(store);
+        const p = hex();
+        const paid = der();
+        expect((await store.limits.submit({ submission: { hash: p, submittedAt: NOW }, clientKey: '192.0.2.8', userId: user, caps, receipt: paid })).allowed).toBe(true);
+        expect(await store.limits.submit({ submission: { hash: p, submittedAt: NOW }, clientKey: '192.0.2.8', userId: user, caps, receipt: der() })).toEqual({ allowed: false, tier: 'standard' });
+        expect(await store.receipts.forDay(p, '2026-03-10')).toEqual([paid]);
+        // A closed day.
+        await store.submissions.closeThrough('2026-03-09');
+        const late = hex();
+        await expect(store.limits.submit({ submission: { hash: late, submittedAt: new Date('2026-03-09T23:59:59.999Z') }, clientKey: '192.0.2.9', caps, receipt: der() })).rejects.toBeInstanceOf(DayClosedError);
+        await expect(store.limits.submit({ submission: { hash: late, submittedAt: new Date('2026-03-09T23:59:59.999Z') }, clientKey: '192.0.2.9', userId: user, caps: CAPS, receipt: der() })).rejects.toBeInstanceOf(DayClosedError);
+        expect(await store.receipts.forDay(late, '2026-03-09')).toEqual([]);
+        // A receipt that cannot be stored (empty) takes its submission and its count with it, on both tiers.
+        const empty = hex();
+        await expect(store.limits.submit({ submission: { hash: empty, submittedAt: NOW }, clientKey: '192.0.2.10', caps, receipt: new Uint8Array(0) })).rejects.toThrow();
+        await expect(store.limits.submit({ submission: { hash: empty, submittedAt: NOW }, clientKey: '192.0.2.10', userId: await payingUser(store), caps, receipt: new Uint8Array(0) })).rejects.toThrow();
+        expect(await store.limits.dailyUsed('192.0.2.10', '2026-03-10')).toBe(0);
+        // A submission that cannot be stored (not a hash) stores no receipt and counts nothing.
+        await expect(store.limits.submit({ submission: { hash: 'not hex', submittedAt: NOW }, clientKey: '192.0.2.11', caps, receipt: der() })).rejects.toThrow();
+        expect(await store.limits.dailyUsed('192.0.2.11', '2026-03-10')).toBe(0);
+        expect(await store.receipts.forDay(empty, '2026-03-10')).toEqual([]);
+        const day = (await drain(store, '2026-03-10')).map((row) => row[0]);
+        expect(day.filter((x) => x === empty)).toEqual([]);
+        expect(day.filter((x) => x === h)).toHaveLength(2);
+        expect(day.filter((x) => x === p)).toHaveLength(1);
+        // The store still writes: nothing was left half done.
+        expect((await store.limits.submit({ submission: { hash: empty, submittedAt: NOW }, clientKey: '192.0.2.10', caps, receipt: kept[0] })).allowed).toBe(true);
+        expect(await store.receipts.forDay(empty, '2026-03-10')).toEqual([kept[0]]);
       });
     });
 

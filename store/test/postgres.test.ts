@@ -145,6 +145,7 @@ describe('PostgreSQL engine', () => {
         'ledger_close',
         'professional_waitlist',
         'quota_usage',
+        'receipts',
         'schedule_lease',
         'schema_migrations',
         'sessions',
@@ -256,6 +257,7 @@ describe('PostgreSQL engine', () => {
         ['write', () => store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'web' })],
         ['submit', () => store.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.1', caps: CAPS })],
         ['queueSize', () => store.submissions.queueSize('')],
+        ['receipts.forDay', () => store.receipts.forDay(hex(), '2026-03-10')],
         ['readDay', () => drain(store, '2026-03-10', 10)],
         ['throttle.count', () => store.throttle.count({ scope: 's', key: 'k' }, 1000, NOW.getTime())],
       ];
@@ -319,6 +321,7 @@ describe('timeseal db copy and db migrate', () => {
     const session = hex();
     const reset = hex();
     let contact = 0;
+    const receiptHash = hex();
     try {
       await sqlite.users.create({ id: user, username: 'Dana', email: 'dana@example.com', passwordHash: 'h1', newsletter: true, createdAt: NOW, verification: { tokenHash: hex(), expires: NOW } });
       await sqlite.users.setReset(user, reset, new Date(NOW.getTime() + 60_000));
@@ -328,7 +331,7 @@ describe('timeseal db copy and db migrate', () => {
         { kind: 'subscription', userIdHint: user, fields: { customerId: 'cus_c', subscriptionId: 'sub_c', priceId: 'price_c', status: 'active', periodStart: null, periodEnd: '2026-04-10T12:00:00.000Z', cancelAtPeriodEnd: true } },
       );
       for (let i = 0; i < 3; i++) await sqlite.limits.submit({ submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i), fileName: `doc${i}.pdf` }, clientKey: '192.0.2.5', userId: user, caps: CAPS });
-      await sqlite.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.6', caps: CAPS });
+      await sqlite.limits.submit({ submission: { hash: receiptHash, submittedAt: NOW }, clientKey: '192.0.2.6', caps: CAPS, receipt: new Uint8Array(crypto.randomBytes(1500)) });
       await sqlite.submissions.enqueue(Array.from({ length: 2500 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() - i * 1000), source: 'import' as const })));
       await sqlite.throttle.record([{ scope: 'login', key: 'ip:1', windowMs: 60_000 }], NOW.getTime());
       await sqlite.forms.joinWaitlist({ name: 'W', email: 'w@example.com', message: 'm', createdAt: NOW });
@@ -341,7 +344,7 @@ describe('timeseal db copy and db migrate', () => {
     const copied = run(dir, ['db', 'copy', '--to', url, '--json'], { env: { TIMESEAL_DB: file } });
     expect(copied.stderr).toBe('');
     expect(copied.code).toBe(0);
-    expect(JSON.parse(copied.stdout).rows).toMatchObject({ users: 1, sessions: 1, subscriptions: 1, submissions: 2504, timestamps: 3, quota_usage: 1, ip_rate_limit: 1, auth_throttle: 1, stripe_events: 1, professional_waitlist: 1, contact_messages: 1 });
+    expect(JSON.parse(copied.stdout).rows).toMatchObject({ users: 1, sessions: 1, subscriptions: 1, submissions: 2504, timestamps: 3, quota_usage: 1, ip_rate_limit: 1, auth_throttle: 1, stripe_events: 1, professional_waitlist: 1, contact_messages: 1, receipts: 1 });
 
     const [before, after] = [await openStore({ db: file }), await open(url)];
     try {
@@ -354,6 +357,8 @@ describe('timeseal db copy and db migrate', () => {
       expect(await after.history.list(user)).toEqual(await before.history.list(user));
       expect(await after.limits.monthlyUsed(user, '2026-03')).toBe(3);
       expect(await after.limits.dailyUsed('192.0.2.6', '2026-03-10')).toBe(1);
+      expect(await after.receipts.forDay(receiptHash, '2026-03-10')).toEqual(await before.receipts.forDay(receiptHash, '2026-03-10'));
+      expect((await after.receipts.forDay(receiptHash, '2026-03-10'))[0]).toHaveLength(1500);
       expect(await after.stripeEvents.seen('evt_copy')).toBe(true);
       expect(await after.throttle.count({ scope: 'login', key: 'ip:1' }, 60_000, NOW.getTime())).toBe(1);
       expect(await after.forms.joinWaitlist({ name: 'W', email: 'w@example.com', message: 'm', createdAt: NOW })).toBe(false);
