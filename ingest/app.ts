@@ -34,6 +34,7 @@ import { proofRoutes } from './routes/proof.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import { tsaRoutes } from './routes/tsa.ts';
+import { feedRoutes } from './routes/feed.ts';
 import { siteConfigRoutes } from './routes/site-config.ts';
 import type { ArchiveAccess, Services } from './services.ts';
 import { createClockCheck } from './clock-check.ts';
@@ -93,7 +94,7 @@ export function serverOptions(ingest: IngestConfig, logger?: Logger, limits: Htt
 
 /** Every anonymous API route, in one encapsulated context. */
 export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) => {
-  for (const routes of [submitRoutes, betaRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes, siteConfigRoutes, tsaRoutes]) {
+  for (const routes of [submitRoutes, betaRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes, siteConfigRoutes, tsaRoutes, feedRoutes]) {
     await app.register(routes, services);
   }
 };
