@@ -20,7 +20,7 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 
 /** Every public route this site owns (the account screens are tested in test/accounts/). */
 export const ROUTES = [
-  '/', '/proof', '/verify', '/use-cases', '/ledgers', '/live', '/pricing', '/contact', '/quantum-shield', '/beta-api', '/privacy', '/terms',
+  '/', '/proof', '/verify', '/use-cases', '/ledgers', '/live', '/pricing', '/contact', '/quantum-shield', '/beta-api', '/tsa-policy', '/privacy', '/terms',
 ] as const;
 
 /** Builds the site once if `make test` / `make build` has not (scripts/build.ts: Astro, then site/*\/build.ts). */
@@ -35,8 +35,10 @@ export interface Project {
   env: NodeJS.ProcessEnv;
 }
 
-/** A fresh temporary project with its own keys, database and archive. */
-export function createProject(): Project {
+/** A fresh temporary project with its own keys, database and archive. `keysNow` is the clock of `keys init`: the
+ *  TSA certificates are valid from a minute before it, so a server whose clock is earlier than the real time
+ *  grants receipts only with an earlier `keysNow`. */
+export function createProject(options: { keysNow?: string } = {}): Project {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-site-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -51,7 +53,7 @@ export function createProject(): Project {
     PORT: '0',
   };
   fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
-  cli(['keys', 'init'], { env });
+  cli(['keys', 'init'], { env, now: options.keysNow });
   return { dir, env };
 }
 

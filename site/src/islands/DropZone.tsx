@@ -1,17 +1,21 @@
 // The "Try It Now" / Create drop zone (the home and /proof pages; each file item's states). Every dropped file is
-// hashed in a Web Worker (lib/file-hasher.ts) with a progress bar and a Cancel button, then its hash — and
-// its name, nothing else — is submitted once, automatically. The "Create Proof" button appears
-// only on a file whose automatic submission failed (or was never made, e.g. hashing finished offline), and
-// sends the hash alone (POST /api/submit without `fileName`: docs/API.md), so a file is never submitted twice.
-// Each file shows its own outcome (the one toast at a time only shows the latest), with what the server says
-// is left (`remainingToday` / `remainingThisMonth`). After a 429 (the plan's limit) no file is submitted and
-// no retry is offered until the limit resets (the free tier's at 00:00 UTC); the upgrade to Standard is
-// offered only when the server can sell it (GET /api/stripe/config).
-import { useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
+// hashed in a Web Worker (lib/file-hasher.ts, loaded with the first file) with a progress bar and a Cancel
+// button, then its hash — and its name, nothing else — is submitted once, automatically. The "Create Proof"
+// button appears only on a file whose automatic submission failed (or was never made, e.g. hashing finished
+// offline), and sends the hash alone (POST /api/submit without `fileName`: docs/API.md), so a file is never
+// submitted twice. Each file shows its own outcome (the one toast at a time only shows the latest), with what
+// the server says is left (`remainingToday` / `remainingThisMonth`), and its receipt at once: the answer's
+// `receipt` (an RFC 3161 token), offered by ReceiptOffer.tsx, a chunk loaded with the first receipt. After a
+// 429 (the plan's limit) no file is submitted and no retry is offered until the limit resets (the free tier's
+// at 00:00 UTC); the upgrade to Standard is offered only when the server can sell it (GET /api/stripe/config).
+import { lazy, Suspense, useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
 import { getJson, HttpError, postJson } from '../lib/api.ts';
-import { hashFile, HashCancelledError, type HashJob } from '../lib/file-hasher.ts';
+import type { HashJob } from '../lib/file-hasher.ts';
 import { toast } from '../lib/toast.ts';
 import CopyButton from './CopyButton.tsx';
+
+// A chunk that cannot be loaded shows no receipt rather than taking the file list down with it.
+const ReceiptOffer = lazy(() => import('./ReceiptOffer.tsx').catch(() => ({ default: () => null })));
 
 type SubmitState = 'none' | 'submitting' | 'submitted' | 'failed' | 'limited';
 interface Item {
@@ -24,15 +28,17 @@ interface Item {
   submit: SubmitState;
   /** What the server said about this file: what is left after it, or why it was not accepted. */
   note?: string;
+  /** The file's receipt (base64 DER TimeStampResp), once the server has answered with one. */
+  receipt?: string;
 }
 
 /** Spec §9: the free tier allows 2 timestamps per day per IP address; the day is UTC. */
 const FREE_PER_DAY = 2;
 
-interface SubmitAnswer { ok?: boolean; error?: string; remainingToday?: number; remainingThisMonth?: number }
+interface SubmitAnswer { ok?: boolean; error?: string; remainingToday?: number; remainingThisMonth?: number; receipt?: string }
 
 export type SubmitOutcome =
-  | { kind: 'submitted'; note?: string }
+  | { kind: 'submitted'; note?: string; receipt?: string }
   | { kind: 'failed'; note: string }
   /** The plan's limit (429): nothing more is accepted until `until` (ms since the epoch) or, without it, on this page. */
   | { kind: 'limited'; daily: boolean; serverMessage: string; until: number | null };
@@ -79,9 +85,8 @@ export async function submitHash(hash: string, fileName?: string): Promise<Submi
       toast({ title: 'Submission failed', description: note, variant: 'destructive' });
       return { kind: 'failed', note };
     }
-    const note = leftNote(answer);
     toast({ title: 'Hash queued!', description: 'Your timestamp has been submitted' });
-    return note === undefined ? { kind: 'submitted' } : { kind: 'submitted', note };
+    return { kind: 'submitted', note: leftNote(answer), receipt: answer.receipt };
   } catch (err) {
     if (err instanceof HttpError && err.status === 429) {
       const serverMessage = err.serverMessage || 'Limit reached';
@@ -117,7 +122,6 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
   const limitRef = useRef<Extract<SubmitOutcome, { kind: 'limited' }> | null>(null);
   const jobs = useRef(new Map<number, HashJob>());
   const nextId = useRef(1);
-  const inputRef = useRef<HTMLInputElement>(null);
 
   const update = useCallback((id: number, patch: Partial<Item>) => {
     setItems((all) => all.map((it) => (it.id === id ? { ...it, ...patch } : it)));
@@ -151,7 +155,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
       setItems((all) => all.map((it) => (it.id === id || (it.hash && (it.submit === 'none' || it.submit === 'failed')) ? { ...it, submit: 'limited', note: undefined } : it)));
       return;
     }
-    update(id, { submit: outcome.kind, note: outcome.note });
+    update(id, { submit: outcome.kind, note: outcome.note, receipt: outcome.kind === 'submitted' ? outcome.receipt : undefined });
   }, [activeLimit, update]);
 
   const addFiles = useCallback((files: FileList | File[]) => {
@@ -159,26 +163,28 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
       const id = nextId.current++;
       setItems((all) => [...all, { id, name: file.name, size: file.size, status: 'hashing', loaded: 0, hash: null, submit: 'none' }]);
       let lastPaint = 0;
-      const job = hashFile(file, (loaded) => {
-        const now = performance.now();
-        if (now - lastPaint > 100 || loaded === file.size) {
-          lastPaint = now;
-          update(id, { loaded });
-        }
-      });
-      jobs.current.set(id, job);
-      job.promise.then(
-        (hash) => {
-          jobs.current.delete(id);
-          update(id, { status: 'complete', hash, loaded: file.size });
-          toast({ title: 'Hash computed', description: `${file.name} hashed successfully` });
-          void submit(id, hash, file.name);
-        },
-        (err: unknown) => {
-          jobs.current.delete(id);
-          update(id, { status: err instanceof HashCancelledError ? 'cancelled' : 'error' });
-        },
-      );
+      import('../lib/file-hasher.ts').then(({ hashFile, HashCancelledError }) => {
+        const job = hashFile(file, (loaded) => {
+          const now = performance.now();
+          if (now - lastPaint > 100 || loaded === file.size) {
+            lastPaint = now;
+            update(id, { loaded });
+          }
+        });
+        jobs.current.set(id, job);
+        return job.promise.then(
+          (hash) => {
+            jobs.current.delete(id);
+            update(id, { status: 'complete', hash, loaded: file.size });
+            toast({ title: 'Hash computed', description: `${file.name} hashed successfully` });
+            void submit(id, hash, file.name);
+          },
+          (err: unknown) => {
+            jobs.current.delete(id);
+            update(id, { status: err instanceof HashCancelledError ? 'cancelled' : 'error' });
+          },
+        );
+      }, () => update(id, { status: 'error' }));
     }
   }, [submit, update]);
 
@@ -204,7 +210,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
         <p className="muted mt-1 text-sm">Any size. Files are hashed on your device; only the SHA-256 hash is sent.</p>
         <label className="btn-primary mt-4 cursor-pointer">
           Choose files
-          <input id={`${idPrefix}-input`} ref={inputRef} type="file" multiple className="sr-only" onChange={(e) => { if (e.target.files) addFiles(e.target.files); e.target.value = ''; }} />
+          <input id={`${idPrefix}-input`} type="file" multiple className="sr-only" onChange={(e) => { if (e.target.files) addFiles(e.target.files); e.target.value = ''; }} />
         </label>
       </div>
       {limit && (
@@ -250,6 +256,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
                   )}
                 </div>
               )}
+              {it.receipt && <Suspense><ReceiptOffer receipt={it.receipt} name={`${it.name || it.hash!.slice(0, 12)}.tsr`} hash={it.hash!} /></Suspense>}
               {it.submit === 'failed' && it.note && <p className="field-error" data-testid="file-error">Not submitted: {it.note}</p>}
             </li>
           ))}

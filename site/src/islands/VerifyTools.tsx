@@ -1,5 +1,6 @@
 // The Verify page's interactive cards: hash one file (only the first dropped file is
-// used), hash a text, and search the ledgers with a search the browser verifies (lib/verified-search.ts).
+// used), hash a text, search the ledgers with a search the browser verifies (lib/verified-search.ts), and check
+// a receipt (.tsr) with its file or hash (ReceiptCheck.tsx).
 // `?hash=…&search=true` pre-fills the field and searches when the hash has exactly 64 characters. The field
 // and the parameter drop whitespace and take upper case (lib/validation.ts normalizeHashInput).
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
@@ -8,6 +9,7 @@ import { toast } from '../lib/toast.ts';
 import { normalizeHashInput } from '../lib/validation.ts';
 import { SearchUnavailableError, verifiedSearch, type SearchResult } from '../lib/verified-search.ts';
 import CopyButton from './CopyButton.tsx';
+import ReceiptCheck from './ReceiptCheck.tsx';
 import SearchResultPanel from './SearchResultPanel.tsx';
 
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -177,6 +179,7 @@ export default function VerifyTools() {
         {failure && <p role="alert" className="field-error">{failure}</p>}
         {result && <SearchResultPanel result={result} />}
       </section>
+      <ReceiptCheck />
     </div>
   );
 }
