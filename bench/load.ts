@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 
 export interface Histogram {
   average: number;
+  p50: number;
   p99: number;
 }
 export interface AutocannonResult {
@@ -13,6 +14,8 @@ export interface AutocannonResult {
   latency: Histogram;
   errors: number;
   timeouts: number;
+  /** Answers verifyBody refused (0 when none was given). */
+  mismatches: number;
   non2xx: number;
   '2xx': number;
 }
@@ -20,10 +23,17 @@ interface AutocannonRequest {
   method?: string;
   path?: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
   setupRequest?: (request: AutocannonRequest) => AutocannonRequest;
 }
-type Autocannon = (options: { url: string; connections: number; duration: number; requests?: AutocannonRequest[] }) => Promise<AutocannonResult>;
+export type { AutocannonRequest };
+type Autocannon = (options: {
+  url: string;
+  connections: number;
+  duration: number;
+  requests?: AutocannonRequest[];
+  verifyBody?: (body: string) => boolean;
+}) => Promise<AutocannonResult>;
 // autocannon ships no types; its documented programmatic API is typed above.
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
@@ -52,22 +62,33 @@ function uniqueHashes(): () => string {
   return () => prefix + (n++).toString(16).padStart(16, '0');
 }
 
-/** POST {"hash": <unique>} to `requestPath` from `connections` connections for `duration` seconds. */
-export async function load(url: string, requestPath: string, connections: number, duration: number): Promise<AutocannonResult> {
+/**
+ * POST {"hash": <unique>} to `requestPath` from `connections` connections for `duration` seconds. `fields`: more
+ * JSON members after the hash (`"receipt":true`); `verifyBody`: a check of each answer's body (as text), whose
+ * refusals are counted in `mismatches`.
+ */
+export async function load(url: string, requestPath: string, connections: number, duration: number, options: { fields?: string; verifyBody?: (body: string) => boolean } = {}): Promise<AutocannonResult> {
   const next = uniqueHashes();
+  const more = options.fields ? `,${options.fields}` : '';
   return autocannon({
     url,
     connections,
     duration,
+    ...(options.verifyBody ? { verifyBody: options.verifyBody } : {}),
     requests: [
       {
         method: 'POST',
         path: requestPath,
         headers: { 'content-type': 'application/json' },
-        setupRequest: (request) => ({ ...request, body: `{"hash":"${next()}"}` }),
+        setupRequest: (request) => ({ ...request, body: `{"hash":"${next()}"${more}}` }),
       },
     ],
   });
+}
+
+/** `request` (its setupRequest makes each body) from `connections` connections for `duration` seconds. */
+export async function loadRequests(url: string, connections: number, duration: number, request: AutocannonRequest, verifyBody?: (body: string) => boolean): Promise<AutocannonResult> {
+  return autocannon({ url, connections, duration, requests: [request], ...(verifyBody ? { verifyBody } : {}) });
 }
 
 /** The median run by mean req/s. */
