@@ -3,9 +3,11 @@
 // SIGINT: stop the schedule, stop accepting connections, finish the requests in flight, then return so the
 // CLI closes the database and exits 0.
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { archiveAccess } from './archive-access.ts';
 import { buildApp } from '../ingest/app.ts';
+import type { Metrics } from '../ingest/metrics.ts';
 import { loadIngestConfig } from '../ingest/config.ts';
 import { publishDemo } from './demo.ts';
 import { startBanner } from './start-banner.ts';
@@ -85,6 +87,30 @@ function checkTsaKeys(c: Context, log: { warn(obj: object, msg: string): void })
  */
 export const START_CHECK_MAX_BYTES = 256 * 2 ** 20;
 
+/**
+ * GET /metrics (ingest/metrics.ts) on its own address, apart from the public site: operators scrape it from
+ * their network; nothing else is answered there.
+ */
+async function serveMetrics(metrics: Metrics, at: { host: string; port: number }, log: { info(obj: object, msg: string): void }): Promise<http.Server> {
+  const server = http.createServer((request, response) => {
+    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
+      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only GET /metrics is served here.\n');
+      return;
+    }
+    metrics.registry.metrics().then(
+      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(text),
+      (err: Error) => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`metrics failed: ${err.message}\n`),
+    );
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (err) => reject(new UsageError(`cannot listen for metrics on ${at.host}:${at.port} (METRICS_LISTEN): ${err.message}`)));
+    server.listen(at.port, at.host, resolve);
+  });
+  const address = server.address() as { address: string; port: number };
+  log.info({ host: address.address, port: address.port }, `metrics on http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}/metrics`);
+  return server;
+}
+
 export async function serve(c: Context, options: { demo: boolean }): Promise<void> {
   const logger = createLogger();
   const ingest = loadIngestConfig(c.config);
@@ -109,7 +135,12 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   // A node on PostgreSQL checks its clock against the database server's (not with TIMESEAL_NOW, which moves the
   // clock on purpose; on SQLite the database is this machine's own file).
   const checkClock = store.engine === 'postgres' && !process.env.TIMESEAL_NOW;
-  const app = await buildApp({ config: c.config, ingest, clock: c.clock, store, mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin), checkClock }, logger);
+  let metrics: Metrics | undefined;
+  const app = await buildApp(
+    { config: c.config, ingest, clock: c.clock, store, mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin), checkClock, ...(ingest.metricsListen ? { metrics: (m: Metrics) => (metrics = m) } : {}) },
+    logger,
+  );
+  const metricsServer = ingest.metricsListen && metrics ? await serveMetrics(metrics, ingest.metricsListen, logger) : undefined;
   const stopped = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -124,6 +155,7 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   const signal = await stopped;
   logger.info({ signal }, 'shutting down: finishing requests in flight');
   await schedule.stop();
+  metricsServer?.close();
   await app.close();
   logger.info('stopped');
 }

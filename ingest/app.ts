@@ -35,6 +35,7 @@ import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import { tsaRoutes } from './routes/tsa.ts';
 import { feedRoutes } from './routes/feed.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
 import { siteConfigRoutes } from './routes/site-config.ts';
 import type { ArchiveAccess, Services } from './services.ts';
 import { createClockCheck } from './clock-check.ts';
@@ -61,6 +62,8 @@ export interface AppOptions {
   /** Check this node's clock against the database's (clock-check.ts): `timeseal serve` on PostgreSQL with the
    * system clock. Measured once before the server is ready, then every CHECK_EVERY_MS. */
   checkClock?: boolean;
+  /** When given, the app counts its answers (metrics.ts) and hands the metrics here (`serve` with METRICS_LISTEN). */
+  metrics?: (metrics: Metrics) => void;
 }
 
 /**
@@ -135,6 +138,11 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     return sendNotFoundPage(ingest.site, reply);
   });
   registerRequestLog(fastify);
+  if (options.metrics) {
+    const metrics = createMetrics({ store: services.store, archive: services.archive, clock: services.clock });
+    metrics.observe(fastify);
+    options.metrics(metrics);
+  }
   fastify.addHook('onClose', async () => {
     await services.store.close();
     services.mailer.close();

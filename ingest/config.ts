@@ -33,6 +33,20 @@ export interface IngestConfig {
   freePerDay: number;
   /** TIMESEAL_ORIGIN is unset (a development server): page visits on a loopback address go to the origin (dev-origin.ts). */
   defaultOrigin: boolean;
+  /** METRICS_LISTEN: where `serve` answers GET /metrics (metrics.ts), or undefined (the default: no metrics). */
+  metricsListen: { host: string; port: number } | undefined;
+}
+
+/** METRICS_LISTEN: unset or "" = off; "PORT" (on 127.0.0.1) or "HOST:PORT" ("[::1]:9464" for IPv6). */
+export function parseListen(name: string, value: string | undefined): { host: string; port: number } | undefined {
+  const v = value?.trim();
+  if (v === undefined || v === '') return undefined;
+  const m = /^(?:(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(v);
+  const port = Number(m?.[2]);
+  if (m === null || port < 1 || port > 65535) {
+    throw new UsageError(`${name} must be a port (on 127.0.0.1) or HOST:PORT, like ${name}=127.0.0.1:9464, not ${JSON.stringify(v.slice(0, 60))}`);
+  }
+  return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 }
 
 /** A count per fixed, clock-aligned window (a UTC second, minute, hour or day). */
@@ -148,6 +162,7 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
     contactTo: env.CONTACT_TO || mailFrom,
     outbox: env.TIMESEAL_OUTBOX || path.join(path.dirname(config.db), 'outbox'),
     betaApiRate: parseRate('BETA_API_RATE', env.BETA_API_RATE),
+    metricsListen: parseListen('METRICS_LISTEN', env.METRICS_LISTEN),
     paymentsAvailable: loadAccountsConfig(config.origin, env).stripe !== undefined,
     donationUrl: parseDonationUrl(env.DONATION_URL),
     freePerDay: parseFreeTierLimit(env.FREE_TIER_DAILY_LIMIT, env.TIMESEAL_ORIGIN),

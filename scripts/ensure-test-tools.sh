@@ -10,6 +10,7 @@ set -euo pipefail
 need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 /usr/bin/python3 -c 'import opentimestamps' >/dev/null 2>&1 || need+=(python3-opentimestamps)
+/usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1 || need+=(python3-prometheus-client)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
