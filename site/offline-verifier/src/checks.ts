@@ -3,7 +3,7 @@
 // and verifiers the site, the CLI and the pipeline use. This module only decides which core function applies to
 // which inputs, and turns each outcome into "Verified" or "Not verified: <reason>". It has no DOM and no I/O, so
 // it runs unchanged under Node in the tests.
-import { ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath, tsrPath } from '../../../core/archive.ts';
+import { ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath, tsrPath, parseDays } from '../../../core/archive.ts';
 import { checkToken } from '../../../core/rfc3161.ts';
 import { checkProofOfWork, parseBlockHeader, blockHash, reversedHex, verifyBitcoinAttestation, type BitcoinNetwork } from '../../../core/bitcoin.ts';
 import { parseCheckpoint, verifyCheckpoint } from '../../../core/checkpoint.ts';
@@ -28,6 +28,7 @@ import { formatDetached, parseDetached, walkAttestations, type DetachedTimestamp
 import { parseProofBundle, verifyProofBundle, type ProofBundle } from '../../../core/proof.ts';
 import { ecdsaPublicKeyToSpkiDer, ecdsaVerify, fingerprint, mldsaVerifyMu } from '../../../core/sig.ts';
 import { parseTlogProof, verifyTlogProof, type TlogProof } from '../../../core/tlog-proof.ts';
+import { checkReceipt, digestLength, judgePromise, type ReceiptFacts } from '../../../core/receipt.ts';
 import type { ClassifiedInput } from './inputs.ts';
 
 export type CheckState = 'ok' | 'fail' | 'pending' | 'info';
@@ -40,6 +41,9 @@ export interface Check {
   details?: string[];
   /** A Bitcoin attestation still waiting for its block header: the page offers the Esplora fetch for it. */
   needsHeader?: { height: number };
+  /** A receipt whose imprint is another digest than SHA-256 ('SHA-384', 'SHA-512'): the page hashes the document
+   *  with it, when it has the file. */
+  needsDigest?: string;
 }
 
 export interface Section {
@@ -69,7 +73,9 @@ export interface FetchedHeader {
 }
 
 export interface VerifierInputs {
-  document?: { hash: string; source: string };
+  /** The document's hash (SHA-256; 96 or 128 hex digits when a SHA-384 or SHA-512 hash was pasted), and its
+   *  SHA-384 / SHA-512 when a receipt asked for them. */
+  document?: { hash: string; source: string; digests?: Record<string, string> };
   files: ClassifiedInput[];
   keys: { ecdsa?: KeyInput; mldsa?: KeyInput; ed25519?: KeyInput; mldsa44?: KeyInput };
   fetchedHeaders?: FetchedHeader[];
@@ -269,6 +275,8 @@ interface Context {
   network: BitcoinNetwork;
   /** Checks that finish later (Web Crypto is asynchronous): their rows are filled in before the report. */
   later: Promise<unknown>[];
+  /** The ledgers whose day checked out (both signatures, metadata, checkpoint), by date. */
+  verified: Map<string, Ledger>;
 }
 
 /**
@@ -610,6 +618,87 @@ function otsSection(ctx: Context, input: ClassifiedInput): Section {
   return { title, checks, tree: formatDetached(d) };
 }
 
+/**
+ * A Timeseal receipt (docs/FORMAT.md §3b; core/receipt.ts): the token (signature, TSA certificate, Timeseal's
+ * policy), its chain to the TSA root the person drops (timeseal-tsa-root.pem from /keys/), the document's hash,
+ * and its promise, judged from the day's ledger when that day's files checked out, else from what the person
+ * gave about which days are published (a later day's signed ledger, or days.json).
+ */
+function receiptSection(ctx: Context, input: ClassifiedInput): Section {
+  const section: Section = { title: `Timeseal receipt ${input.name}`, checks: [] };
+  const authority = ctx.inputs.authority;
+  const label = 'Receipt (RFC 3161 time-stamp)';
+  const row = pending(label, 'checking…');
+  section.checks.push(row);
+  ctx.later.push(
+    checkReceipt(input.bytes, authority?.certs ?? []).then(
+      (f) => {
+        const time = `${f.genTime.toISOString()} (UTC)`;
+        const imprint = toHex(f.imprint);
+        section.checks.unshift(info('Claim', `${f.imprintAlgorithm} ${short(imprint)} existed at ${time}, stamped by ${f.tsaName}; promised to be in the ledger of ${f.date}`));
+        Object.assign(row, ok(label, [`Time ${time}`, `TSA ${f.tsaName}`, `Serial ${f.serialNumber}`, `${f.imprintAlgorithm} ${imprint}`, `In the ledger as ${f.ledgerHash}`]));
+        const chain = `Certificates ${f.chain.join(' → ')}`;
+        section.checks.push(
+          f.anchored
+            ? ok('Chain to the TSA root', [chain, `Root from ${authority!.source}`])
+            : pending('Chain to the TSA root', 'not checked against a root: add timeseal-tsa-root.pem from /keys/', [chain]),
+          receiptDocument(ctx, f, imprint),
+          receiptPromise(ctx, f),
+        );
+      },
+      (err) => Object.assign(row, fail(label, `${message(err)}${authority ? ' (the Timeseal TSA root is timeseal-tsa-root.pem in /keys/)' : ''}`)),
+    ),
+  );
+  return section;
+}
+
+function receiptDocument(ctx: Context, f: ReceiptFacts, imprint: string): Check {
+  const algorithm = f.imprintAlgorithm;
+  if (algorithm === 'SHA-256') return documentMatch(ctx, imprint, 'the receipt');
+  const doc = ctx.inputs.document;
+  const label = 'Hash matches the document';
+  const hash = doc?.digests?.[algorithm] ?? (doc?.hash.length === 2 * digestLength(algorithm) ? doc.hash : undefined);
+  if (hash) return hash === imprint ? ok(label, [`${algorithm} ${hash}`]) : fail(label, `your document's ${algorithm} ${hash} is not the receipt's ${imprint}`);
+  return { ...pending(label, `a ${algorithm} receipt: choose the original file, or paste its ${algorithm} hash`), needsDigest: algorithm };
+}
+
+function receiptPromise(ctx: Context, f: ReceiptFacts): Check {
+  const { date } = f;
+  const label = `Promise: in the ledger of ${date}`;
+  const judged = (ledger: Ledger | null, lastPublished: string | null, details: string[]): Check => {
+    const v = judgePromise(f, ledger, lastPublished);
+    if (v.state === 'kept') return ok(label, [`Leaf ${v.leafIndex}`, `Recorded at ${v.recordedAt} (the ledger's time)`, ...details]);
+    if (v.state === 'pending') return pending(label, v.reason, details);
+    // Evidence against Timeseal only when the receipt is Timeseal's: its chain must reach the root.
+    return f.anchored ? fail(label, v.reason, details) : pending(label, `its chain was not checked against a root (add timeseal-tsa-root.pem): if the receipt is Timeseal's, ${v.reason}`, details);
+  };
+  const ledger = ctx.verified.get(date);
+  if (ledger) return judged(ledger, null, [`From ${ledgerPath(date)}, checked above`]);
+  const add = `add ${ledgerPath(date)} with its .sig, .dilithium.sig, .signatures.json and .checkpoint`;
+  if (ctx.ledgers.some((l) => (l.input.date ?? l.ledger?.date) === date)) return pending(label, `${ledgerPath(date)} is given but did not check out (see Ledger ${date})`);
+  // A later day's signed ledger names the day before it: the receipt's day has no ledger when it is skipped.
+  const later = [...ctx.verified.values()].filter((l) => l.date > date).sort((a, b) => (a.date < b.date ? -1 : 1))[0];
+  if (later) {
+    const before = later.previous?.date;
+    const details = [`The signed ledger of ${later.date} names ${before ? `${before} as the day before it` : 'no day before it'}`];
+    if (before === date) return pending(label, `the ledger of ${date} is published: ${add}`, details);
+    if (!before || before < date) return judged(null, later.date, details);
+    return pending(label, `${ledgerPath(date)} was not given, and later days are published: ${add}`, details);
+  }
+  const daysFile = ctx.inputs.files.find((x) => x.kind === 'days');
+  if (daysFile) {
+    let days: string[];
+    try {
+      days = parseDays(fromUtf8(daysFile.bytes)).days.map((d) => d.date);
+    } catch (err) {
+      return fail(label, `${daysFile.name}: ${message(err)}`);
+    }
+    const details = [`Published days from ${daysFile.name} (it is not signed; the days' signed ledgers show the same)`];
+    return days.includes(date) ? pending(label, `the ledger of ${date} is published: ${add}`, details) : judged(null, days.at(-1) ?? null, details);
+  }
+  return pending(label, `the ledger of ${date} was not given: ${add} (or days.json, to see whether it is published)`);
+}
+
 interface Day {
   date: string;
   ledger?: Context['ledgers'][number];
@@ -651,6 +740,7 @@ function daySection(ctx: Context, day: Day, days: Map<string, Day>): Section {
     checks.push(
       attempt(wholeLabel, () => {
         const v = verifyDayFiles(date, { ledger: ledgerBytes, ecdsaSignature: day.ecdsa!.bytes, mldsaSignature: day.mldsa!.bytes, signaturesMeta: day.meta!.bytes, checkpoint: day.checkpoint!.bytes }, { ecdsa, mldsa }, { hasher: sha256Of, mu: muOf });
+        ctx.verified.set(date, v.ledger);
         return [`${v.ledger.entries.length} hashes, leaves ${v.ledger.firstIndex}–${v.ledger.treeSize - 1}`, `Root ${v.ledger.root}`, `Ledger SHA-256 ${v.sha256}`];
       }),
     );
@@ -791,7 +881,7 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
       // Reported in the proof's own section.
     }
   }
-  const ctx: Context = { inputs, keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims), network: inputs.network ?? 'mainnet', later: [] };
+  const ctx: Context = { inputs, keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims), network: inputs.network ?? 'mainnet', later: [], verified: new Map() };
 
   const sections: Section[] = [];
   for (const b of bundles) sections.push(bundleSection(ctx, b));
@@ -843,6 +933,7 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
   }
   for (const day of [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1))) sections.push(daySection(ctx, day, days));
   for (const c of standaloneCheckpoints) sections.push(checkpointSection(ctx, c));
+  for (const r of files.filter((f) => f.kind === 'receipt')) sections.push(receiptSection(ctx, r));
   for (const o of files.filter((f) => f.kind === 'ots')) sections.push(otsSection(ctx, o));
   for (const h of ctx.pool.unused()) sections.push(headerSection(ctx, h));
   for (const u of unplaced) {
@@ -854,7 +945,8 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
   sections.unshift(keySection(inputs, keyProblems));
   await Promise.all(ctx.later);
   if (inputs.document) {
-    sections.unshift({ title: 'Your document', checks: [info('SHA-256', inputs.document.hash, [`From ${inputs.document.source}`])] });
+    const { hash, source, digests = {} } = inputs.document;
+    sections.unshift({ title: 'Your document', checks: [info(`SHA-${hash.length * 4}`, hash, [`From ${source}`]), ...Object.entries(digests).map(([a, d]) => info(a, d))] });
   }
   return { summary: summarize(sections, evidence, keyProblems.length > 0), sections };
 }

@@ -3,7 +3,7 @@
 // then by content. A damaged file must still be recognised as what it claims to be (so that it fails its check
 // instead of being mistaken for the person's document), which is why content rules look for several markers.
 import { dateOfDayFile } from '../../../core/archive.ts';
-import { equalBytes, fromHex, fromUtf8 } from '../../../core/encoding.ts';
+import { equalBytes, fromBase64, fromHex, fromUtf8, utf8 } from '../../../core/encoding.ts';
 import { HEADER_MAGIC } from '../../../core/ots.ts';
 import {
   ecdsaPublicKeyFromPem,
@@ -18,6 +18,13 @@ import { pemCertificates } from '../../../core/rfc3161.ts';
 
 /** DER of the id-ct-TSTInfo OID (1.2.840.113549.1.9.16.1.4), which every RFC 3161 token holds. */
 const TST_INFO_OID = Uint8Array.of(0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01, 0x04);
+
+/** DER of Timeseal's TSA policy OID (2.25.98735976325990746299618456542211080382, docs/FORMAT.md §3b), which
+ * every Timeseal receipt names; and the start of its TSA certificates' names, a second marker. */
+const RECEIPT_MARKERS = [fromHex('0614698194c7edded393928ee59d88a692b38cb8813e'), utf8('Timeseal TSA')];
+
+/** An RFC 3161 answer: a Timeseal receipt (its policy, or its certificates, are Timeseal's), else a TSA's token. */
+const token = (name: string, bytes: Uint8Array): ClassifiedInput => ({ kind: RECEIPT_MARKERS.some((m) => includes(bytes, m)) ? 'receipt' : 'tsr', name, bytes });
 
 function includes(haystack: Uint8Array, needle: Uint8Array): boolean {
   outer: for (let i = 0; i + needle.length <= haystack.length && i < 4096; i++) {
@@ -41,6 +48,8 @@ export type InputKind =
   | 'mldsa-key'
   | 'vkey'
   | 'tsr'
+  | 'receipt'
+  | 'days'
   | 'tsa-ca'
   | 'witness-policy'
   | 'cosignatures'
@@ -74,6 +83,8 @@ export const KIND_LABEL: Record<InputKind, string> = {
   'mldsa-key': 'ML-DSA-65 public key',
   vkey: 'checkpoint key (C2SP vkey)',
   tsr: 'RFC 3161 time-stamp',
+  receipt: 'Timeseal receipt (RFC 3161)',
+  days: 'published days (days.json)',
   'tsa-ca': 'TSA certificate authority',
   'witness-policy': 'witness policy',
   cosignatures: "witnesses' cosignatures",
@@ -136,9 +147,9 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     return { kind: 'ots', name: base, bytes };
   }
   if (/\.ots$/i.test(base)) return { kind: 'ots', name: base, bytes };
-  // An RFC 3161 answer under another name than the archive's (YYYY-MM-DD.json.tsr, above): any .tsr, or any DER
-  // that holds the TSTInfo content type.
-  if (/\.tsr$/i.test(base) || (bytes[0] === 0x30 && includes(bytes, TST_INFO_OID))) return { kind: 'tsr', name: base, bytes };
+  // An RFC 3161 answer under another name than the archive's (YYYY-MM-DD.json.tsr, above, a day's token): any .tsr,
+  // or any DER that holds the TSTInfo content type; a Timeseal receipt by its markers.
+  if (/\.tsr$/i.test(base) || (bytes[0] === 0x30 && includes(bytes, TST_INFO_OID))) return token(base, bytes);
   if (/\.tlog-proof$/i.test(base)) return { kind: 'tlog-proof', name: base, bytes };
   if (base === 'checkpoint') return { kind: 'checkpoint', name: base, bytes };
   if (/\.dilithium\.sig$/i.test(base)) return { kind: 'mldsa-signature', name: base, bytes };
@@ -154,7 +165,8 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
   }
   if (t !== undefined) {
     const fromText = classifyText(t, base);
-    if (fromText) return { ...fromText, bytes };
+    // A receipt saved as base64 text is its DER; anything else keeps the file's own bytes.
+    if (fromText) return fromText.kind === 'receipt' || fromText.kind === 'tsr' ? fromText : { ...fromText, bytes };
     if (headerName && t.trim().length === 2 * BLOCK_HEADER_SIZE) return { kind: 'header', name: base, bytes, ...headerFromText(t) };
   }
   return { kind: 'document', name: base, bytes };
@@ -167,7 +179,8 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
 export function classifyText(t: string, name = 'pasted text'): ClassifiedInput | undefined {
   const bytes = new TextEncoder().encode(t);
   const trimmed = t.trim();
-  if (/^[0-9a-fA-F]{64}$/.test(trimmed)) return { kind: 'hash', name, bytes, value: trimmed.toLowerCase() };
+  // SHA-256, SHA-384 or SHA-512 (a receipt's imprint may be either).
+  if (/^([0-9a-fA-F]{32}){2,4}$/.test(trimmed)) return { kind: 'hash', name, bytes, value: trimmed.toLowerCase() };
   if (trimmed.length === 2 * BLOCK_HEADER_SIZE && HEX.test(trimmed)) return { kind: 'header', name, bytes, ...headerFromText(trimmed) };
   if (trimmed.startsWith('-----BEGIN PUBLIC KEY-----')) return keyFromPem(t, name);
   // keys/witnesses: a c2sp.org/tlog-policy file (or the older `quorum N` form), checked here; the text is kept
@@ -204,8 +217,18 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   if (/timeseal-proof\/|"inclusion_path"|"leaf_index"|"submitted_at"/.test(t)) return { kind: 'bundle', name, bytes };
   // c2sp.org/tlog-proof@v1 (docs/FORMAT.md §8a): its header, or (header damaged) an index line and proof hashes.
   if (/^c2sp\.org\/tlog-proof@|\nindex \d+\n[A-Za-z0-9+/]{43}=\n/.test(t)) return { kind: 'tlog-proof', name, bytes };
+  if (/timeseal-days\/|"entry_count": \d/.test(t) || name === 'days.json') return { kind: 'days', name, bytes };
   if (/timeseal-ledger\/|"first_index":\d+,"entry_count"|"entries":\[/.test(t)) return { kind: 'ledger', name, bytes };
   if (/timeseal-signatures\/|"key_fingerprint"|"signatures": \[/.test(t)) return { kind: 'signatures-meta', name, bytes };
   if (/\n\n\u2014 /.test(t) && /^[^\n]+\n\d+\n[A-Za-z0-9+/=]+\n/.test(t)) return { kind: 'checkpoint', name, bytes };
+  // A receipt as the JSON submissions answer it: base64 of the DER.
+  if (/^[A-Za-z0-9+/]{200,}={0,2}$/.test(trimmed)) {
+    try {
+      const der = fromBase64(trimmed);
+      if (includes(der, TST_INFO_OID)) return token(name, der);
+    } catch {
+      // Not base64 after all.
+    }
+  }
   return undefined;
 }

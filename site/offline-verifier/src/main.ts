@@ -31,7 +31,9 @@ for (const text of BUILD.vkeys) {
 }
 
 const state = {
-  document: undefined as { hash: string; source: string } | undefined,
+  /** The document: its hash (SHA-256 of a file, or the hash pasted), the file itself, and the SHA-384 / SHA-512 of
+   *  the file once a receipt asked for them. */
+  document: undefined as { hash: string; source: string; file?: File; digests?: Record<string, string> } | undefined,
   files: [] as ClassifiedInput[],
   loadedKeys: {} as Keys,
   fetched: [] as FetchedHeader[],
@@ -59,31 +61,57 @@ function applyTheme(theme: string | null): void {
 // --- Document hashing -----------------------------------------------------------------------------------
 
 
-async function hashFile(file: File): Promise<void> {
-  const run = ++state.hashing;
+/** The file's SHA-256, streamed in chunks (any size), with the progress bar; undefined when another run started. */
+async function digestFile(file: File, run: number): Promise<string | undefined> {
   const progress = $<HTMLProgressElement>('doc-progress');
-  const status = $('doc-status');
   progress.hidden = false;
   progress.value = 0;
-  status.textContent = `Hashing ${file.name}…`;
-  try {
-    const hasher = sha256.create();
-    for (let offset = 0; offset < file.size || offset === 0; offset += CHUNK) {
-      const chunk = new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer());
-      if (run !== state.hashing) return;
-      hasher.update(chunk);
-      progress.value = file.size ? Math.min(1, (offset + chunk.length) / file.size) : 1;
-      if (file.size === 0) break;
-    }
-    const hash = toHex(hasher.digest());
+  $('doc-status').textContent = `Hashing ${file.name}…`;
+  const hasher = sha256.create();
+  for (let offset = 0; offset < file.size || offset === 0; offset += CHUNK) {
+    const chunk = new Uint8Array(await file.slice(offset, offset + CHUNK).arrayBuffer());
     if (run !== state.hashing) return;
-    state.document = { hash, source: `${file.name} (${formatSize(file.size)}, hashed in this page)` };
+    hasher.update(chunk);
+    progress.value = file.size ? Math.min(1, (offset + chunk.length) / file.size) : 1;
+    if (file.size === 0) break;
+  }
+  progress.hidden = true;
+  return toHex(hasher.digest());
+}
+
+async function hashFile(file: File): Promise<void> {
+  const run = ++state.hashing;
+  const status = $('doc-status');
+  try {
+    const hash = await digestFile(file, run);
+    if (hash === undefined) return;
+    state.document = { hash, source: `${file.name} (${formatSize(file.size)}, hashed in this page)`, file };
     $<HTMLInputElement>('hash-input').value = hash;
     status.textContent = `SHA-256 of ${file.name}: ${hash}`;
   } catch (err) {
     status.textContent = `Could not read ${file.name}: ${(err as Error).message}`;
-  } finally {
-    if (run === state.hashing) progress.hidden = true;
+    $<HTMLProgressElement>('doc-progress').hidden = true;
+  }
+  refresh();
+}
+
+/**
+ * A receipt made with SHA-384 or SHA-512 (a report row asks for it): the document file hashed with that too, by
+ * Web Crypto (no code in the page for it, but the file is read whole: up to 512 MB here).
+ */
+async function moreDigest(algorithm: string): Promise<void> {
+  const doc = state.document;
+  // Once per document and algorithm ('' while hashing).
+  if (!doc?.file || doc.digests?.[algorithm] !== undefined) return;
+  (doc.digests ??= {})[algorithm] = '';
+  try {
+    if (doc.file.size > 512 * 1024 * 1024) throw new Error(`too large to hash with ${algorithm} here: paste its ${algorithm} hash`);
+    const hash = toHex(new Uint8Array(await crypto.subtle.digest(algorithm, await doc.file.arrayBuffer())));
+    if (state.document !== doc) return;
+    doc.digests[algorithm] = hash;
+    $('doc-status').textContent = `${algorithm} of ${doc.file.name}: ${hash}`;
+  } catch (err) {
+    $('doc-status').textContent = `${doc.file.name}: ${(err as Error).message}`;
   }
   refresh();
 }
@@ -96,12 +124,13 @@ function onHashInput(): void {
   if (value === '') {
     state.document = undefined;
     status.textContent = '';
-  } else if (/^[0-9a-fA-F]{64}$/.test(value)) {
+  } else if (/^([0-9a-fA-F]{32}){2,4}$/.test(value)) {
+    // SHA-256 as a rule; a SHA-384 or SHA-512 hash for a receipt made with one.
     if (state.document?.hash !== value.toLowerCase()) state.document = { hash: value.toLowerCase(), source: 'the hash you pasted' };
     status.textContent = '';
   } else {
     state.document = undefined;
-    status.textContent = `A SHA-256 hash is 64 hexadecimal characters (this has ${value.length}).`;
+    status.textContent = `A SHA-256 hash is 64 hexadecimal characters (this has ${value.length}; SHA-384: 96, SHA-512: 128).`;
   }
   refresh();
 }
@@ -180,7 +209,7 @@ function onPaste(): void {
   const status = $('paste-status');
   const input = classifyText(area.value, 'pasted text');
   if (!input) {
-    status.textContent = 'Not recognised: paste a proof bundle, a tlog-proof, a checkpoint, a block header (160 hex digits), a SHA-256 hash or a public key (PEM).';
+    status.textContent = 'Not recognised: paste a proof bundle, a tlog-proof, a checkpoint, a block header (160 hex digits), a receipt (base64), a SHA-256 hash or a public key (PEM).';
     return;
   }
   const n = state.files.filter((f) => f.name.startsWith('pasted ')).length + 1;
@@ -235,6 +264,7 @@ function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string,
 const ICON: Record<Check['state'], string> = { ok: '✓', fail: '✗', pending: '…', info: 'i' };
 
 function renderCheck(check: Check): HTMLElement {
+  if (check.needsDigest) void moreDigest(check.needsDigest);
   const li = el('li', { class: 'check', 'data-state': check.state });
   li.append(el('span', { class: 'icon', 'aria-hidden': 'true' }, ICON[check.state]));
   const body = el('div', { class: 'body' }, el('span', { class: 'label' }, check.label), ' ', el('strong', { class: 'verdict' }, check.verdict));
@@ -316,16 +346,17 @@ function refresh(): void {
 /** Checks everything again and shows the report (only the newest run's: Web Crypto answers asynchronously). */
 async function check(): Promise<void> {
   const run = ++checking;
-  const loaded = state.files.filter((f) => f.kind === 'tsa-ca' && Array.isArray(f.value)).at(-1);
-  // The TSA's authority and the witness policy are the person's to give (tsa-ca.pem and witnesses from /keys/, or
-  // their own copies): built in, they would grow the file with every witness, past its size budget.
-  const authority = loaded ? { certs: loaded.value as Uint8Array[], source: loaded.name } : undefined;
+  const loaded = state.files.filter((f) => f.kind === 'tsa-ca' && Array.isArray(f.value));
+  // The TSAs' authorities and the witness policy are the person's to give (tsa-ca.pem, timeseal-tsa-root.pem and
+  // witnesses from /keys/, or their own copies): built in, they would grow the file with every witness, past its
+  // size budget. Every certificate given is trusted as an authority, for the day's tokens and for receipts alike.
+  const authority = loaded.length ? { certs: loaded.flatMap((f) => f.value as Uint8Array[]), source: loaded.map((f) => f.name).join(', ') } : undefined;
   const policy = state.files.filter((f) => f.kind === 'witness-policy' && typeof f.value === 'string').at(-1);
   const witnesses = policy ? { ...flatWitnessPolicy(policy.value as string), source: policy.name } : undefined;
   const inputs = {
     ...(authority ? { authority } : {}),
     ...(witnesses ? { witnesses } : {}),
-    ...(state.document ? { document: state.document } : {}),
+    ...(state.document ? { document: { hash: state.document.hash, source: state.document.source, digests: Object.fromEntries(Object.entries(state.document.digests ?? {}).filter(([, d]) => d)) } } : {}),
     files: state.files,
     keys: activeKeys(),
     fetchedHeaders: state.fetched,
