@@ -636,7 +636,7 @@ function receiptSection(ctx: Context, input: ClassifiedInput): Section {
         const time = `${f.genTime.toISOString()} (UTC)`;
         const imprint = toHex(f.imprint);
         section.checks.unshift(info('Claim', `${f.imprintAlgorithm} ${short(imprint)} existed at ${time}, stamped by ${f.tsaName}; promised to be in the ledger of ${f.date}`));
-        Object.assign(row, ok(label, [`Time ${time}`, `TSA ${f.tsaName}`, `Serial ${f.serialNumber}`, `${f.imprintAlgorithm} ${imprint}`, `In the ledger as ${f.ledgerHash}`]));
+        Object.assign(row, ok(label, [`Time ${time}`, `TSA ${f.tsaName}`, `Serial ${f.serialNumber}`, `${f.imprintAlgorithm} ${imprint}`, ...(f.ledgerHash === imprint ? [] : [`In the ledger as ${f.ledgerHash} (the SHA-256 of its TSTInfo)`])]));
         const chain = `Certificates ${f.chain.join(' → ')}`;
         section.checks.push(
           f.anchored
