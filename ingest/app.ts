@@ -35,6 +35,7 @@ import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import { tsaRoutes } from './routes/tsa.ts';
 import { feedRoutes } from './routes/feed.ts';
+import { hashStatusRoutes } from './routes/hash-status.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { siteConfigRoutes } from './routes/site-config.ts';
 import type { ArchiveAccess, Services } from './services.ts';
@@ -97,7 +98,7 @@ export function serverOptions(ingest: IngestConfig, logger?: Logger, limits: Htt
 
 /** Every anonymous API route, in one encapsulated context. */
 export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) => {
-  for (const routes of [submitRoutes, betaRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes, siteConfigRoutes, tsaRoutes, feedRoutes]) {
+  for (const routes of [submitRoutes, betaRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes, siteConfigRoutes, tsaRoutes, feedRoutes, hashStatusRoutes]) {
     await app.register(routes, services);
   }
 };
@@ -160,7 +161,8 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
       },
       servers: [{ url: config.origin.replace(/\/+$/, '') }],
     },
-    transform: ({ schema, url }) => ({ schema: { ...(schema as object), hide: !url.startsWith('/api/v1/') } as typeof schema, url }),
+    // The beta API, and the routes that say `hide: false` (the status lookup, the paged ledger list).
+    transform: ({ schema, url }) => ({ schema: { ...(schema as object), hide: (schema as { hide?: boolean } | undefined)?.hide === false ? false : !url.startsWith('/api/v1/') } as typeof schema, url }),
   });
   fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => fastify.swagger());
 

@@ -118,6 +118,12 @@ export interface SubmissionStore {
   /** Number of submissions with a date strictly after `lastPublished` ('' counts all). */
   queueSize(lastPublished: string): Promise<number>;
   /**
+   * Where a hash waits: for each date strictly after `lastPublished` ('' for all) on which it was submitted,
+   * its earliest submission time there, dates ascending. Reads the queued rows only (submissions are indexed by
+   * date, not by hash, to keep inserts cheap: the cost grows with the queue, not with the archive).
+   */
+  queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>>;
+  /**
    * The rows of one UTC day, streamed in arrival order, in batches of at most `batchRows` (default 65,536):
    * never the whole day in one result. The stream is one consistent snapshot taken when iteration starts: rows
    * committed after that are not yielded, and no row is yielded twice or skipped, even while writers append to

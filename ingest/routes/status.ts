@@ -72,6 +72,9 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     '/api/ledgers.php',
     {
       schema: {
+        hide: false,
+        summary: 'The published days, a page at a time',
+        tags: ['status'],
         description:
           `The published days, newest first: at most \`limit\` (default ${LEDGERS_PAGE}, at most ${LEDGERS_PAGE_MAX}) of them, the newest before \`before\` (a date; default: all). \`next\` is the \`before\` of the following (older) page, null at the oldest day; \`total\` the number of published days. One page costs the same whatever the archive's age.`,
         querystring: {

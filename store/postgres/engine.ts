@@ -361,6 +361,8 @@ function postgresStore(pool: pg.Pool): Store {
         }
       },
       queueSize: async (lastPublished) => (await one<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > $1', [lastPublished]))!.n,
+      queued: async (hash, lastPublished) =>
+        (await query<{ date: string; at: string }>('SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > $1 AND hash = $2 GROUP BY ledger_date ORDER BY ledger_date', [lastPublished, hash])).rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) })),
       readDay(date, options = {}) {
         const batchRows = options.batchRows ?? DAY_CHUNK;
         return {

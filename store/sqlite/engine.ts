@@ -7,7 +7,7 @@
 // so a resolved write is durable).
 import type Database from 'better-sqlite3';
 import { openDatabase, type DB } from './db.ts';
-import { enqueue, queueSize, datesWithSubmissions, submissionInserter } from './queue.ts';
+import { enqueue, queueSize, queuedDates, datesWithSubmissions, submissionInserter } from './queue.ts';
 import {
   isPayingStatus,
   dayAfter,
@@ -205,6 +205,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       closedThrough: () => run(() => (sql('SELECT through FROM ledger_close WHERE id = 1').get() as { through: string } | undefined)?.through ?? ''),
       dates: (after, before) => run(() => datesWithSubmissions(db, after, before)),
       queueSize: (lastPublished) => run(() => queueSize(db, lastPublished)),
+      queued: (hash, lastPublished) => run(() => queuedDates(db, hash, lastPublished)),
       readDay(date, options = {}) {
         const batchRows = options.batchRows ?? DAY_CHUNK;
         return {

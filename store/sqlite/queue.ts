@@ -91,6 +91,12 @@ export function datesWithSubmissions(db: DB, after: string, before: string): str
   return dates;
 }
 
+/** The earliest submission of `hash` on each date after `lastPublished` (Store.submissions.queued). */
+export function queuedDates(db: DB, hash: string, lastPublished: string): Array<{ date: string; submittedAt: Date }> {
+  const rows = db.prepare('SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > ? AND hash = ? GROUP BY ledger_date ORDER BY ledger_date').all(lastPublished, hash) as Array<{ date: string; at: string }>;
+  return rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) }));
+}
+
 /** Submissions not yet in a published ledger (dates after the last published day). */
 export function queueSize(db: DB, lastPublished: string): number {
   return (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(lastPublished) as { n: number }).n;

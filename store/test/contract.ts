@@ -90,6 +90,25 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         expect(await drain(store, '2026-03-10')).toEqual([]);
       });
 
+      it('queued: the earliest submission of a hash on each date after the last published one', async () => {
+        const store = await fresh();
+        const a = hex();
+        await store.submissions.enqueue([
+          { hash: a, submittedAt: new Date('2026-03-01T10:00:00.000Z'), source: 'import' },
+          { hash: a, submittedAt: new Date('2026-03-02T23:00:00.000Z'), source: 'import' },
+          { hash: a, submittedAt: new Date('2026-03-02T08:00:00.000Z'), source: 'import' },
+          { hash: hex(), submittedAt: new Date('2026-03-03T08:00:00.000Z'), source: 'import' },
+        ]);
+        await store.submissions.write({ hash: a, submittedAt: new Date('2026-03-04T00:00:00.001Z'), source: 'api_beta' });
+        expect(await store.submissions.queued(a, '')).toEqual([
+          { date: '2026-03-01', submittedAt: new Date('2026-03-01T10:00:00.000Z') },
+          { date: '2026-03-02', submittedAt: new Date('2026-03-02T08:00:00.000Z') },
+          { date: '2026-03-04', submittedAt: new Date('2026-03-04T00:00:00.001Z') },
+        ]);
+        expect((await store.submissions.queued(a, '2026-03-02')).map((q) => q.date)).toEqual(['2026-03-04']);
+        expect(await store.submissions.queued(hex(), '')).toEqual([]);
+      });
+
       it('readDay streams in batches, in order, equal to what was stored, and collects into sorted columns', async () => {
         const store = await fresh();
         const a = hex();
