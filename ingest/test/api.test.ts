@@ -348,12 +348,12 @@ describe('errors, limits and headers', () => {
     }
   });
 
-  it('publishes an OpenAPI 3 document for the beta API only', async () => {
+  it('publishes an OpenAPI 3 document for the beta API and the public status routes only', async () => {
     const res = await f.app.inject('/api/openapi.json');
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.paths)).toEqual(['/api/v1/beta/timestamp']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/ledgers.php', '/api/status/{hash}', '/api/v1/beta/timestamp']);
     const op = doc.paths['/api/v1/beta/timestamp'].post;
     expect(Object.keys(op.responses).sort()).toEqual(['201', '4XX', '5XX'].sort());
     expect(op.requestBody.content['application/json'].schema.properties.hash.pattern).toBe('^[0-9a-fA-F]{64}$');
