@@ -117,8 +117,12 @@ afterAll(async () => {
 describe('the receipt of a submission', () => {
   it('is offered at once on /, and openssl ts -verify accepts the download with the published certificates', async () => {
     const { context, page } = await newPage();
+    const scripts: string[] = [];
+    page.on('request', (r) => scripts.push(new URL(r.url()).pathname));
     await page.goto('/');
     const { saved, command, item } = await submitAndDownload(page, 'home-dropzone-input', files.kept.file, tmp);
+    // The offer is a chunk of its own, loaded with the receipt; the receipt checker is never loaded here.
+    expect(scripts.filter((p) => /\/(ReceiptOffer|receipt-check)\./.test(p)).map((p) => p.split('/').pop()!.split('.')[0])).toEqual(['ReceiptOffer']);
     files.kept.tsr = saved;
     expect(command).toBe(`openssl ts -verify -digest ${files.kept.hash} -in kept.txt.tsr -CAfile timeseal-tsa-root.pem -untrusted timeseal-tsa.pem`);
     expect(await item.locator('[data-testid=receipt]').innerText()).toContain("An RFC 3161 time-stamp token, signed now by Timeseal's time-stamp authority; the hash is also published in today's public ledger.");
@@ -228,7 +232,12 @@ describe('checking a receipt on /verify', () => {
 describe('the time-stamp authority policy', () => {
   it('renders on /tsa-policy with the endpoint, the policy OID and the certificates, linked from the footer and /verify', async () => {
     const { context, page } = await newPage();
+    const scripts: string[] = [];
+    page.on('request', (r) => scripts.push(new URL(r.url()).pathname));
     await page.goto('/verify');
+    await hydrated(page, '#receipt-file');
+    // Without a receipt, /verify does not load the receipt checker.
+    expect(scripts.filter((p) => p.includes('/receipt-check.'))).toEqual([]);
     await expect(page.locator('footer').getByRole('link', { name: 'Time-stamp authority' }).getAttribute('href')).resolves.toBe('/tsa-policy');
     await page.locator('[data-testid=receipt-check]').getByRole('link', { name: "time-stamp authority's policy" }).click();
     await page.waitForURL('**/tsa-policy');

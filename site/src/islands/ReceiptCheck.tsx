@@ -34,7 +34,7 @@ function PromiseLine({ promise }: { promise: PromiseResult }) {
         <p data-testid="receipt-promise">
           <span className="font-semibold">Promise kept:</span> the hash is leaf #{promise.leafIndex.toLocaleString('en-US')} of the{' '}
           <a className="link" href={promise.ledgerUrl!} download>ledger of {day}</a>, recorded at {utc(promise.recordedAt)}. Your browser checked
-          the ledger's ECDSA P-256 and ML-DSA-65 signatures and its signed checkpoint.
+          both of the ledger's signatures, ECDSA P-256 and ML-DSA-65.
         </p>
       );
     case 'pending': {

@@ -6,20 +6,21 @@
 //      against the token's imprint. A SHA-384 or SHA-512 imprint (a token from POST /tsa) takes the file's
 //      digest with that algorithm, made here with Web Crypto.
 //   3. Its promise, the hash in the public ledger of genTime's UTC day (core/receipt.ts judgePromise): the days
-//      published are those of /ledgers/days.json; a published day's five files are checked as every reader
-//      checks them (core/day.ts verifyDayFiles: both detached signatures over the ledger file, its canonical
-//      encoding, the signature metadata and the day's signed checkpoint) before the ledger is read. A day
-//      whose files do not check out gives no verdict ("unverified"), never "broken".
-import { dayCheckpointPath, ecdsaSignaturePath, ledgerPath, mldsaSignaturePath, parseDays, signaturesMetaPath } from '../../../core/archive.ts';
-import { verifyDayFiles } from '../../../core/day.ts';
+//      published are those of /ledgers/days.json; a published day's ledger file is read only once both of its
+//      detached signatures (ECDSA P-256 and ML-DSA-65, docs/FORMAT.md §3) verify over its exact bytes with the
+//      log's public keys. A day whose files do not check out gives no verdict ("unverified"), never "broken".
+// It imports from core/ only what lib/verified-search.ts already loads, apart from the receipt check itself:
+// modules both use land in a chunk the home page's live proof loads too (core/day.ts's full check of a day
+// would bring the strict ledger parser there).
+import { DAYS_PATH, ecdsaSignaturePath, ledgerPath, mldsaSignaturePath } from '../../../core/archive.ts';
 import { fromHex, toHex } from '../../../core/encoding.ts';
-import { checkReceipt, digestLength, judgePromise, type PromiseVerdict, type ReceiptFacts } from '../../../core/receipt.ts';
+import type { LedgerEntry } from '../../../core/ledger.ts';
+import { checkReceipt, digestLength, judgePromise, type LedgerDay, type PromiseVerdict, type ReceiptFacts } from '../../../core/receipt.ts';
 import { pemCertificates } from '../../../core/rfc3161.ts';
-import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
+import { ecdsaPublicKeyFromPem, ecdsaVerify, mldsaVerify } from '../../../core/sig.ts';
+import { ARCHIVE_BASE, ECDSA_KEY_URL, MLDSA_KEY_URL } from './verified-search.ts';
 
 export const TSA_ROOT_URL = '/keys/timeseal-tsa-root.pem';
-export const TSA_CHAIN_URL = '/keys/timeseal-tsa.pem';
-const ARCHIVE_BASE = '/ledgers/';
 
 /** What the person gave with the receipt: the file (and its SHA-256, already computed), a pasted hash, or neither. */
 export interface ReceiptSubject {
@@ -89,8 +90,31 @@ async function subjectDigest(subject: ReceiptSubject, algorithm: string): Promis
 
 /** The published days (days.json, revalidated: it changes at 00:01 UTC), oldest first; none before the first. */
 async function publishedDays(): Promise<string[]> {
-  const body = await get(`${ARCHIVE_BASE}days.json`, { cache: 'no-cache' });
-  return body === null ? [] : parseDays(new TextDecoder().decode(body)).days.map((d) => d.date);
+  const body = await get(`${ARCHIVE_BASE}${DAYS_PATH}`, { cache: 'no-cache' });
+  if (body === null) return [];
+  const days = (JSON.parse(new TextDecoder().decode(body)) as { days?: { date?: unknown }[] }).days;
+  if (!Array.isArray(days) || days.some((d) => typeof d?.date !== 'string')) throw new Error(`${DAYS_PATH} does not list days`);
+  return days.map((d) => d.date as string);
+}
+
+/**
+ * The ledger of `date` once both detached signatures verify over its bytes (the log's keys as this site serves
+ * them), with the day's entries in leaf order. Throws with what does not check out.
+ */
+async function signedLedger(date: string): Promise<LedgerDay> {
+  const [bytes, ecdsaSignature, mldsaSignature, pem, mldsaKey] = await Promise.all([
+    need(`${ARCHIVE_BASE}${ledgerPath(date)}`),
+    need(`${ARCHIVE_BASE}${ecdsaSignaturePath(date)}`),
+    need(`${ARCHIVE_BASE}${mldsaSignaturePath(date)}`),
+    need(ECDSA_KEY_URL),
+    need(MLDSA_KEY_URL),
+  ]);
+  if (!ecdsaVerify(bytes, ecdsaSignature, ecdsaPublicKeyFromPem(new TextDecoder().decode(pem)))) throw new Error(`${ecdsaSignaturePath(date)} does not verify`);
+  if (!mldsaVerify(bytes, mldsaSignature, mldsaKey)) throw new Error(`${mldsaSignaturePath(date)} does not verify`);
+  const ledger = JSON.parse(new TextDecoder().decode(bytes)) as { date?: unknown; first_index?: unknown; entries?: unknown };
+  if (ledger.date !== date || !Number.isSafeInteger(ledger.first_index) || !Array.isArray(ledger.entries)) throw new Error(`${ledgerPath(date)} is not the ledger of ${date}`);
+  const entries = (ledger.entries as [string, string][]).map(([hash, submittedAt]): LedgerEntry => ({ hash, submittedAt }));
+  return { date, firstIndex: ledger.first_index as number, entries };
 }
 
 /** Whether the day's ledger holds the receipt's hash, from the day's files checked against the log's keys. */
@@ -101,23 +125,13 @@ async function promiseOf(facts: ReceiptFacts): Promise<PromiseResult> {
   const days = await publishedDays();
   const lastPublished = days.at(-1) ?? null;
   if (!days.includes(date)) return { ...judgePromise(facts, null, lastPublished), ledgerUrl: null, dueAt };
-  let verified;
+  let ledger: LedgerDay;
   try {
-    const [ledger, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint, pem, mldsa] = await Promise.all([
-      need(ledgerUrl),
-      need(`${ARCHIVE_BASE}${ecdsaSignaturePath(date)}`),
-      need(`${ARCHIVE_BASE}${mldsaSignaturePath(date)}`),
-      need(`${ARCHIVE_BASE}${signaturesMetaPath(date)}`),
-      need(`${ARCHIVE_BASE}${dayCheckpointPath(date)}`),
-      need('/keys/public.pem'),
-      need('/keys/dilithium_public.key'),
-    ]);
-    const keys = { ecdsa: ecdsaPublicKeyFromPem(new TextDecoder().decode(pem)), mldsa };
-    verified = verifyDayFiles(date, { ledger, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint }, keys);
+    ledger = await signedLedger(date);
   } catch (err) {
     return { state: 'unverified', date, reason: message(err), ledgerUrl, dueAt };
   }
-  return { ...judgePromise(facts, verified.ledger, lastPublished), ledgerUrl, dueAt };
+  return { ...judgePromise(facts, ledger, lastPublished), ledgerUrl, dueAt };
 }
 
 /** Checks `receipt` (the .tsr's bytes) for `subject`, then its promise. Network failures reject. */
