@@ -79,7 +79,7 @@ let other: Project;
 let work: string;
 let keys: { ecdsa: KeyInput; mldsa: KeyInput };
 /** The document of the kept receipt, and of the SHA-512 one. */
-let document: string;
+let contract: string;
 let document512: string;
 const receipts: Record<'kept' | 'broken' | 'skipped' | 'later' | 'unpublished' | 'sha512', string> = {} as never;
 const hashes: Record<string, string> = {};
@@ -88,15 +88,15 @@ beforeAll(async () => {
   p = makeProject('receipt', `${DAY1}T00:00:00.000Z`);
   other = makeProject('receipt-other', `${DAY1}T00:00:00.000Z`);
   work = tempDir('receipt-work');
-  document = path.join(work, 'contract.pdf');
-  fs.writeFileSync(document, '%PDF-1.7 the contract, stamped with a receipt\n');
+  contract = path.join(work, 'contract.pdf');
+  fs.writeFileSync(contract, '%PDF-1.7 the contract, stamped with a receipt\n');
   document512 = path.join(work, 'drawing.svg');
   fs.writeFileSync(document512, '<svg xmlns="http://www.w3.org/2000/svg"/>\n');
   const write = (name: keyof typeof receipts, der: Uint8Array) => fs.writeFileSync((receipts[name] = path.join(work, `${name}.tsr`)), der);
   const submit = (hash: string, at: string) => enqueue(p.db, [{ hash, submittedAt: new Date(at), source: 'import' }]);
   const remove = (hash: string) => p.db.prepare('DELETE FROM submissions WHERE hash = ?').run(hash);
 
-  hashes.kept = sha256Hex(fs.readFileSync(document));
+  hashes.kept = sha256Hex(fs.readFileSync(contract));
   hashes.broken = sha256Hex('deleted before the build');
   hashes.skipped = sha256Hex('the only submission of the second day, deleted');
   hashes.later = sha256Hex('a submission of the third day');
@@ -156,7 +156,7 @@ describe('what a receipt is taken for', () => {
     const b64 = classifyText(der.toString('base64'));
     expect(b64?.kind).toBe('receipt');
     expect(Buffer.from(b64!.bytes).equals(der)).toBe(true);
-    expect(classifyFile('receipt.txt', new TextEncoder().encode(`${der.toString('base64')}\n`)).kind).toBe('receipt');
+    expect(classifyFile('receipt.txt', new TextEncoder().encode(`${der.toString('base64').replace(/(.{76})/g, '$1\n')}\n`)).kind).toBe('receipt');
     expect(read(path.join(p.config.archive, DAYS_PATH)).kind).toBe('days');
     expect(read(p.root).kind).toBe('tsa-ca');
     // A SHA-384 or SHA-512 hash pasted is a hash too.
@@ -217,6 +217,9 @@ describe('verdicts', () => {
     const listed = await check([receipts.skipped, path.join(p.config.archive, DAYS_PATH)]);
     expect(row(listed, 'Promise')!.verdict).toBe(`Not verified: no ledger of ${DAY2} is published, yet later days are (through ${DAY3}): the receipt is evidence of a broken promise`);
     // A later day whose ledger names the receipt's day: that day is published, its files are what is missing.
+    // The day's ledger without its signature files: not judged from it.
+    const unsigned = await check([receipts.kept, dayFiles(DAY1)[0]!]);
+    expect(row(unsigned, 'Promise')!.verdict).toBe(`Not verified: ${DAY1}.json is given but not verified with its signature files: see Ledger ${DAY1}`);
     const named = await check([receipts.kept, ...dayFiles(DAY3)]);
     expect(row(named, 'Promise')!.verdict).toMatch(new RegExp(`^Not verified: the ledger of ${DAY1} is published: add ${DAY1}\\.json`));
   });
@@ -306,7 +309,7 @@ describe('in Chromium, from disk, with the network off', () => {
   }
 
   test('a receipt, its file, the TSA root and the day: kept, with the time, the TSA, the chain and the leaf', async () => {
-    const r = await verify([receipts.kept, p.root, ...dayFiles(DAY1)], document);
+    const r = await verify([receipts.kept, p.root, ...dayFiles(DAY1)], contract);
     expect(r.state, r.summary).toBe('ok');
     expect(r.summary).toMatch(/^Verified: all \d+ checks passed\./);
     expect(r.rows).toEqual(
@@ -361,7 +364,7 @@ describe('in Chromium, from disk, with the network off', () => {
     const flipped = path.join(work, 'flipped', 'kept.tsr');
     fs.mkdirSync(path.dirname(flipped), { recursive: true });
     fs.writeFileSync(flipped, bad);
-    const f = await verify([flipped, p.root, ...dayFiles(DAY1)], document);
+    const f = await verify([flipped, p.root, ...dayFiles(DAY1)], contract);
     expect(f.state).toBe('fail');
     expect(f.rows).toContainEqual(expect.stringMatching(/^Receipt \(RFC 3161 time-stamp\) \| Not verified: the token's signature does not verify/));
     expect(requests).toEqual([]);

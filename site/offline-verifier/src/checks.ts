@@ -675,7 +675,7 @@ function receiptPromise(ctx: Context, f: ReceiptFacts): Check {
   const ledger = ctx.verified.get(date);
   if (ledger) return judged(ledger, null, [`From ${ledgerPath(date)}, checked above`]);
   const add = `add ${ledgerPath(date)} with its .sig, .dilithium.sig, .signatures.json and .checkpoint`;
-  if (ctx.ledgers.some((l) => (l.input.date ?? l.ledger?.date) === date)) return pending(label, `${ledgerPath(date)} is given but did not check out (see Ledger ${date})`);
+  if (ctx.ledgers.some((l) => (l.input.date ?? l.ledger?.date) === date)) return pending(label, `${ledgerPath(date)} is given but not verified with its signature files: see Ledger ${date}`);
   // A later day's signed ledger names the day before it: the receipt's day has no ledger when it is skipped.
   const later = [...ctx.verified.values()].filter((l) => l.date > date).sort((a, b) => (a.date < b.date ? -1 : 1))[0];
   if (later) {

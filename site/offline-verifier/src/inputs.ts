@@ -221,10 +221,11 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   if (/timeseal-ledger\/|"first_index":\d+,"entry_count"|"entries":\[/.test(t)) return { kind: 'ledger', name, bytes };
   if (/timeseal-signatures\/|"key_fingerprint"|"signatures": \[/.test(t)) return { kind: 'signatures-meta', name, bytes };
   if (/\n\n\u2014 /.test(t) && /^[^\n]+\n\d+\n[A-Za-z0-9+/=]+\n/.test(t)) return { kind: 'checkpoint', name, bytes };
-  // A receipt as the JSON submissions answer it: base64 of the DER.
-  if (/^[A-Za-z0-9+/]{200,}={0,2}$/.test(trimmed)) {
+  // A receipt as the JSON submissions answer it: base64 of the DER (line breaks allowed).
+  const b64 = trimmed.replace(/\s+/g, '');
+  if (/^[A-Za-z0-9+/]{200,}={0,2}$/.test(b64)) {
     try {
-      const der = fromBase64(trimmed);
+      const der = fromBase64(b64);
       if (includes(der, TST_INFO_OID)) return token(name, der);
     } catch {
       // Not base64 after all.
