@@ -10,6 +10,13 @@
 // checkpoint (pipeline/witness.ts); hourly at :04: RFC 3161 tokens of the ledger files (pipeline/tsa.ts);
 // hourly at :05: upgrade, verify, refresh block information.
 //
+// After downtime the build still catches up every missed day, in order. The steps that ask outside services
+// (calendars, TSAs, witnesses) do not retry every day every run: a day that failed waits
+// min(1 h · 2^(failures − 1), 24 h) before its next attempt, a run takes the due days newest first and at most
+// ANCHOR_DAYS_PER_RUN / TSA_DAYS_PER_RUN of them within ANCHOR_RUN_SECONDS / TSA_RUN_SECONDS, and a calendar run
+// stops after two days in a row failed (pipeline/anchor/backoff.ts; docs/OPERATIONS.md "Retries after
+// failures"). Each delayed day is one log line, "anchoring delayed: <day>: <reason>, retrying at <time>".
+//
 // Several nodes (store/README.md, "The schedule lease"): N `timeseal serve` processes may share one PostgreSQL and one archive folder;
 // exactly one of them runs the schedule at a time. Each node holds lease 'schedule' in the store (Store.lease,
 // holder `hostname:pid:random`, ttl TIMESEAL_SCHEDULE_LEASE_SECONDS, default 90 s): it takes or renews it
@@ -17,6 +24,7 @@
 // When a node newly takes the lease (its holder died or stopped), it runs the catch-up at once. Takeover bound:
 // ttl + ttl/3 after the holder's last renewal. On SQLite (one host) the lease works the same, harmlessly.
 import { anchorContextOf, anchorDays, upgradeDays } from '../pipeline/anchor/anchor.ts';
+import type { ScheduledRun } from '../pipeline/anchor/backoff.ts';
 import { cosignLatest, witnessContextOf } from '../pipeline/witness.ts';
 import { stampLedgers, tsaContextOf } from '../pipeline/tsa.ts';
 import { spawn } from 'node:child_process';
@@ -54,6 +62,8 @@ function runCommand(args: string[]): Promise<unknown> {
 export interface ScheduleLog {
   info(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
+  /** Days delayed by the backoff (info when absent). */
+  warn?(obj: object, msg: string): void;
 }
 
 export interface ScheduledStep {
@@ -63,7 +73,8 @@ export interface ScheduledStep {
   /** Minutes past the hour when it runs, and whether only in hour 0 (daily) or every hour. */
   minute: number;
   daily: boolean;
-  run(ctx: Context): unknown;
+  /** `run`: the schedule's log and clock for the steps' retries (pipeline/anchor/backoff.ts). */
+  run(ctx: Context, run: ScheduledRun): unknown;
 }
 
 export const STEPS: ScheduledStep[] = [
@@ -83,32 +94,33 @@ export const STEPS: ScheduledStep[] = [
     lane: 'proofs',
     minute: 2,
     daily: true,
-    run: (ctx) => anchorDays(anchorContextOf(ctx)),
+    run: (ctx, run) => anchorDays({ ...anchorContextOf(ctx), schedule: run }),
   },
   {
     name: 'upgrade and block refresh',
     lane: 'proofs',
     minute: 5,
     daily: false,
-    run: (ctx) => upgradeDays(anchorContextOf(ctx)),
+    run: (ctx, run) => upgradeDays({ ...anchorContextOf(ctx), schedule: run }),
   },
   {
     // Hourly, after the build's hourly retry: the latest checkpoint goes to the witnesses until the quorum has
-    // cosigned it (nothing to do without TIMESEAL_WITNESSES, or once it has). A witness that is down delays nothing.
+    // cosigned it (nothing to do without TIMESEAL_WITNESSES, or once it has). A witness that is down delays
+    // nothing, and is asked again after its backoff.
     name: 'witness cosign',
     lane: 'proofs',
     minute: 3,
     daily: false,
-    run: (ctx) => cosignLatest(witnessContextOf(ctx)),
+    run: (ctx, run) => cosignLatest({ ...witnessContextOf(ctx), schedule: run }),
   },
   {
     // Hourly: an RFC 3161 token for every published ledger file without one (nothing to do without TSA_URLS);
-    // a TSA that is down or answers wrongly delays nothing, and is asked again the next hour.
+    // a TSA that is down or answers wrongly delays nothing, and the day is asked again after its backoff.
     name: 'tsa stamp',
     lane: 'proofs',
     minute: 4,
     daily: false,
-    run: (ctx) => stampLedgers(tsaContextOf(ctx)),
+    run: (ctx, run) => stampLedgers({ ...tsaContextOf(ctx), schedule: run }),
   },
 ];
 
@@ -145,9 +157,10 @@ export function scheduleLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
  * Starts the schedule: catches up at once, then sleeps until the next due step. Uses the real clock for
  * sleeping; a fixed TIMESEAL_NOW means the steps run once at start (catch-up) and then at real due times.
  * A step runs only while this node holds the schedule lease (see the module comment); the lease's times are
- * the real clock's too (a fixed TIMESEAL_NOW would never let a lease expire).
+ * the real clock's too (a fixed TIMESEAL_NOW would never let a lease expire), and so are the waits of the
+ * steps' retries (`options.now` replaces that clock for the retries only: tests simulate hours with it).
  */
-export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS, options: { leaseMs?: number } = {}): Schedule {
+export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS, options: { leaseMs?: number; now?: () => Date } = {}): Schedule {
   // The two lanes (see the module comment): the build's, and the proofs' steps one after the other.
   let buildLane: Promise<void> = Promise.resolve();
   let proofsLane: Promise<void> = Promise.resolve();
@@ -155,6 +168,12 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
   const timers = new Set<NodeJS.Timeout>();
   const leaseMs = options.leaseMs ?? scheduleLeaseMs();
   const holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
+  const now = options.now ?? (() => new Date());
+  const runOf = (step: ScheduledStep): ScheduledRun => ({
+    warn: (fields, msg) => (log.warn ? log.warn({ step: step.name, ...fields }, msg) : log.info({ step: step.name, ...fields }, msg)),
+    info: (fields, msg) => log.info({ step: step.name, ...fields }, msg),
+    now,
+  });
   let held = false;
   let saidHeldElsewhere = false;
   /** Takes or renews the lease; true while this node holds it. `newly` when it was not held before. */
@@ -187,7 +206,7 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
       if (stopped) return;
       if (!(await checkLease()).held) return;
       try {
-        const result = await step.run(ctx);
+        const result = await step.run(ctx, runOf(step));
         log.info({ step: step.name, result }, `scheduled ${step.name} done`);
       } catch (err) {
         log.error({ step: step.name, err: (err as Error).message }, `scheduled ${step.name} failed; the next run retries`);

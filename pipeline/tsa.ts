@@ -5,6 +5,9 @@
 // `YYYY-MM-DD.json.tsr` (the first good answer in TSA_URLS order), `YYYY-MM-DD.json.2.tsr`, … (the others). A day
 // short of good answers gets nothing and is asked again by the next run (hourly under `timeseal serve`). Anyone
 // checks a token with stock OpenSSL: `openssl ts -verify -data D.json -in D.json.tsr -CAfile <chain>`.
+// By hand, the days are asked oldest first; the schedule's runs (TsaContext.schedule) ask the due days newest
+// first and give a day that failed a per-day backoff (pipeline/anchor/backoff.ts; records in
+// `<database folder>/tsa-retry.json`). Both are bounded by TSA_DAYS_PER_RUN and TSA_RUN_SECONDS.
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { MAX_TSAS, tsrPath, type DayRecord } from '../core/archive.ts';
@@ -13,6 +16,7 @@ import { pemCertificates } from '../core/rfc3161.ts';
 import { checkTimeStamp, timeStampRequest, TsaAnswerError, type TokenFacts } from '../core/tsa.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
+import { retryRun, RetryBook, stateDir, type ScheduledRun } from './anchor/backoff.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { readState } from './archive-state.ts';
 import { readOptional, writeImmutable } from './files.ts';
@@ -26,7 +30,7 @@ export interface TsaConfig {
   urls: string[];
   min: number;
   timeoutMs: number;
-  /** At most this many days asked for in one run (oldest first); the rest wait for the next run. */
+  /** At most this many days asked for in one run; the rest wait for the next run. */
   daysPerRun: number;
   /** No day is started once a run has lasted this long (ms): a slow TSA never holds a run for hours. */
   runMs: number;
@@ -66,7 +70,12 @@ export interface TsaContext {
   tsa: TsaConfig;
   clock: Clock;
   progress?: (message: string) => void;
+  /** Set by the schedule: newest days first, with the per-day backoff of pipeline/anchor/backoff.ts. */
+  schedule?: ScheduledRun;
 }
+
+/** The schedule's retry records of RFC 3161 stamping, by day, next to the database file. */
+export const TSA_RETRY_FILE = 'tsa-retry.json';
 
 export function tsaContextOf(c: { config: Config; clock: Clock; progress(message: string): void }, env: NodeJS.ProcessEnv = process.env): TsaContext {
   return { config: c.config, tsa: loadTsaConfig(env), clock: c.clock, progress: c.progress };
@@ -82,15 +91,34 @@ export interface TsaDayResult {
 }
 
 /**
- * Asks the TSAs for the published days without a token, oldest first (see the file's head): at most
- * TSA_DAYS_PER_RUN days, and none started after TSA_RUN_SECONDS, so that a slow or silent TSA bounds a run
- * (the schedule's build never waits for it anyway: cli/schedule.ts); the other days wait for the next run.
+ * Asks the TSAs for the published days without a token, oldest first (the schedule's runs: the due days newest
+ * first; see the file's head): at most TSA_DAYS_PER_RUN days, and none started after TSA_RUN_SECONDS, so that a
+ * slow or silent TSA bounds a run (the schedule's build never waits for it anyway: cli/schedule.ts); the other
+ * days wait for the next run.
  */
 export async function stampLedgers(ctx: TsaContext, now: () => number = () => performance.now()): Promise<TsaDayResult[]> {
   const { config, tsa } = ctx;
   if (tsa.urls.length === 0) return [];
   const days = readState(config.archive, config.logOrigin).days.filter((d) => readOptional(config.archive, tsrPath(d.date, 0)) === undefined);
   const results: TsaDayResult[] = [];
+  if (ctx.schedule) {
+    const book = new RetryBook(path.join(stateDir(config), TSA_RETRY_FILE));
+    const bounds = { days: tsa.daysPerRun, runMs: tsa.runMs, stopAfterFailures: Infinity };
+    const run = await retryRun(book, days.map((day) => ({ key: day.date, date: day.date, day })), bounds, { ...ctx.schedule, elapsed: ctx.schedule.elapsed ?? now }, 'time-stamping', async ({ day }) => {
+      const result = await stampDay(ctx, day);
+      results.push(result);
+      if (result.outcome === 'stamped') return null;
+      return `fewer than TSA_MIN (${tsa.min}) good answers: ${result.failures.map((f) => `${f.tsa}: ${f.reason}`).join('; ')}`;
+    });
+    for (const r of results) {
+      const next = run.delayed.get(r.date);
+      if (next) r.reason = `${r.reason!.replace(/, asked again at the next run$/, '')}; next attempt at ${next.toISOString()}`;
+    }
+    const waiting = new Set(days.map((d) => d.date));
+    book.retain((key) => waiting.has(key));
+    book.save();
+    return results;
+  }
   const started = now();
   for (const day of days.slice(0, tsa.daysPerRun)) {
     if (now() - started >= tsa.runMs) break;

@@ -12,7 +12,9 @@
 // with the date in `keys/witnesses.retired` (`retired YYYY-MM-DD <vkey>` lines): its cosignatures of past days
 // stay published and are still checked with that key, and a line from a key in neither file is ignored, never
 // fatal (core/witness-policy.ts says why). State: `<database folder>/witness-state.json`, the size each witness
-// last cosigned (a 409 from the witness corrects it).
+// last cosigned (a 409 from the witness corrects it). The schedule's runs (WitnessContext.schedule) give a witness
+// that failed a backoff for that day's checkpoint (pipeline/anchor/backoff.ts; records in
+// `<database folder>/witness-retry.json`); a new day's checkpoint is asked at once. By hand, every witness is asked.
 import fs from 'node:fs';
 import path from 'node:path';
 import { CHECKPOINT_PATH, cosignaturesPath, dayCheckpointPath, withCosignatures, type DayRecord } from '../core/archive.ts';
@@ -27,6 +29,7 @@ import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';
 import type { ArchiveReader } from './archive-reader.ts';
+import { RetryBook, stateDir, type ScheduledRun } from './anchor/backoff.ts';
 import { readState } from './archive-state.ts';
 import { readOptional, writeMutable } from './files.ts';
 import { boundedFetch, NetworkError, type BoundedResponse } from './http.ts';
@@ -187,7 +190,12 @@ export interface WitnessContext {
   witness: WitnessConfig;
   clock: Clock;
   progress?: (message: string) => void;
+  /** Set by the schedule: a witness that failed waits out the backoff of pipeline/anchor/backoff.ts. */
+  schedule?: ScheduledRun;
 }
+
+/** The schedule's retry records of cosigning, by day and witness (`YYYY-MM-DD name+keyid`). */
+export const WITNESS_RETRY_FILE = 'witness-retry.json';
 
 export function witnessContextOf(c: { config: Config; clock: Clock; progress(message: string): void }, env: NodeJS.ProcessEnv = process.env): WitnessContext {
   return { config: c.config, witness: loadWitnessConfig(env), clock: c.clock, progress: c.progress };
@@ -242,18 +250,36 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
   const already = new Set(checkCosignatureLines(checkpoint, existing, verifiers).signed);
   const states = readStateFile(config);
   const fresh: string[] = [];
+  const book = ctx.schedule ? new RetryBook(path.join(stateDir(config), WITNESS_RETRY_FILE)) : undefined;
+  const at = ctx.schedule?.now();
   await Promise.all(
     witness.witnesses.map(async (w) => {
       if (already.has(w.verifier)) return;
+      const key = `${last.date} ${keyOf(w)}`;
+      if (book && at && !book.due(key, at)) {
+        const e = book.get(key)!;
+        report.failures.push({ witness: w.vkey.name, reason: `not asked: ${e.failures} failure${e.failures === 1 ? '' : 's'} (${e.reason}); next attempt at ${e.next}` });
+        return;
+      }
       try {
         const line = await askWitness(ctx, w, checkpoint, last, states);
         fresh.push(line);
         states[keyOf(w)] = last.treeSize;
+        book?.succeeded(key);
       } catch (err) {
-        report.failures.push({ witness: w.vkey.name, reason: (err as Error).message });
+        const reason = (err as Error).message;
+        report.failures.push({ witness: w.vkey.name, reason });
+        if (book && at && ctx.schedule) {
+          const next = book.failed(key, reason, at);
+          ctx.schedule.warn({ date: last.date, witness: w.vkey.name, failures: book.get(key)!.failures, retry_at: next.toISOString(), reason }, `cosigning delayed: ${last.date}: ${w.vkey.name}: ${reason}, retrying at ${next.toISOString()}`);
+        }
       }
     }),
   );
+  if (book) {
+    book.retain((key) => key.startsWith(`${last.date} `));
+    book.save();
+  }
   if (fresh.length > 0) {
     withLock(archiveLockOf(config), () => {
       // Merged with what is on disk now, sorted by name and key id, one line per witness.

@@ -10,6 +10,10 @@
 // The day's `.ots` stays mutable (replaced atomically) until the day is confirmed; then it is no longer
 // touched. Network calls happen under the anchoring lock only; the writes take the archive lock as well and
 // merge into the file as it is then, so a concurrent writer never loses an answer.
+// By hand, every day is tried at once. The schedule's runs (AnchorContext.schedule) retry with a per-day backoff
+// instead, newest days first, at most ANCHOR_DAYS_PER_RUN days stamped and as many asked for upgrades, within
+// ANCHOR_RUN_SECONDS, and stop after two days in a row failed (pipeline/anchor/backoff.ts); the records are
+// `<database folder>/anchor-retry.json`.
 import path from 'node:path';
 import { ledgerOtsPath, type DayRecord } from '../../core/archive.ts';
 import { fromHex, toHex } from '../../core/encoding.ts';
@@ -21,6 +25,7 @@ import type { Clock } from '../../runtime/clock.ts';
 import { UsageError, type Config } from '../../runtime/config.ts';
 import { readOptional, writeMutable } from '../files.ts';
 import { withLock, withLockAsync } from '../lock.ts';
+import { retryRun, RetryBook, stateDir, STOP_AFTER_FAILURES, type RunBounds, type ScheduledRun } from './backoff.ts';
 import { fetchUpgrade, submitDigest } from './calendar.ts';
 import { isTrustedCalendar, loadAnchorConfig, type AnchorConfig } from './config.ts';
 import { headerSourceFor, verifyAttestation, type HeaderSource } from './headers.ts';
@@ -36,6 +41,8 @@ export interface AnchorContext {
   /** Defaults to the configured source (BITCOIN_ESPLORA_URL / BITCOIN_RPC_URL). */
   headers?: HeaderSource;
   progress?: (message: string) => void;
+  /** Set by the schedule: retry with the backoff and run bounds of pipeline/anchor/backoff.ts (absent: by hand). */
+  schedule?: ScheduledRun;
 }
 
 export interface StampResult {
@@ -66,6 +73,10 @@ export interface UpgradeReport {
 
 const archiveLockOf = (config: Config) => path.join(path.dirname(path.resolve(config.db)), 'archive.lock');
 const anchorLockOf = (config: Config) => path.join(path.dirname(path.resolve(config.db)), 'anchor.lock');
+/** The schedule's retry records of stamps (`stamp YYYY-MM-DD`) and upgrade requests (`upgrade YYYY-MM-DD`). */
+export const ANCHOR_RETRY_FILE = 'anchor-retry.json';
+const retryBookOf = (ctx: AnchorContext): RetryBook | undefined => (ctx.schedule ? new RetryBook(path.join(stateDir(ctx.config), ANCHOR_RETRY_FILE)) : undefined);
+const boundsOf = (anchor: AnchorConfig): RunBounds => ({ days: anchor.daysPerRun, runMs: anchor.runMs, stopAfterFailures: STOP_AFTER_FAILURES });
 
 function readLedgerProof(archive: string, day: DayRecord): DetachedTimestampFile | undefined {
   const raw = readOptional(archive, ledgerOtsPath(day.date));
@@ -87,11 +98,13 @@ export async function anchorDays(ctx: AnchorContext, options: { date?: string } 
     } else {
       targets = days.filter((d) => readOptional(ctx.config.archive, ledgerOtsPath(d.date)) === undefined);
     }
-    const { results, pending } = await stampDays(ctx, targets);
+    const book = options.date === undefined ? retryBookOf(ctx) : undefined;
+    const { results, pending } = await stampDays(ctx, targets, book);
     withLock(archiveLockOf(ctx.config), () => {
       writeStamps(ctx, results);
       writeAnchorStatus(ctx.config.archive, readState(ctx.config.archive, ctx.config.logOrigin).days, ctx.clock(), { pending });
     });
+    book?.save();
     return results.map((r) => r.result);
   }, 'anchoring run');
 }
@@ -102,18 +115,23 @@ interface StampOutcome {
   proof?: DetachedTimestampFile;
 }
 
-async function stampDays(ctx: AnchorContext, targets: DayRecord[]): Promise<{ results: StampOutcome[]; pending: Record<string, PendingInfo> }> {
+/**
+ * Stamps `targets` (days without a calendar proof): each of them, or with `book` (the schedule's runs) the due
+ * ones newest first within the run's bounds; a failed day's reason then says when it is tried again.
+ */
+async function stampDays(ctx: AnchorContext, targets: DayRecord[], book?: RetryBook): Promise<{ results: StampOutcome[]; pending: Record<string, PendingInfo> }> {
   const results: StampOutcome[] = [];
   const pending: Record<string, PendingInfo> = {};
   const now = ctx.clock().toISOString();
-  for (const day of targets) {
+  const stampOne = async (day: DayRecord): Promise<StampResult> => {
     const root = fromHex(day.root);
     const ledgerSha256 = fromHex(day.sha256);
     const c = dayCommitment(root, ledgerSha256);
     const base = { date: day.date, commitment: toHex(c) };
     if (readOptional(ctx.config.archive, ledgerOtsPath(day.date)) !== undefined) {
-      results.push({ day, result: { ...base, outcome: 'already-stamped', answered: [], failures: [] } });
-      continue;
+      const result: StampResult = { ...base, outcome: 'already-stamped', answered: [], failures: [] };
+      results.push({ day, result });
+      return result;
     }
     ctx.progress?.(`${day.date}: submitting ${toHex(c)} to ${ctx.anchor.calendars.length} calendars`);
     const settled = await Promise.allSettled(ctx.anchor.calendars.map((cal) => submitDigest(cal, c, ctx.anchor.calendarTimeoutMs)));
@@ -133,13 +151,30 @@ async function stampDays(ctx: AnchorContext, targets: DayRecord[]): Promise<{ re
       const proof = ledgerTimestamp(root, ledgerSha256, tree);
       const note = failures.length ? `; no answer from ${failures.map((f) => f.error).join('; ')}` : '';
       pending[day.date] = { state: 'pending', reason: `submitted to ${answered.length} calendar${answered.length === 1 ? '' : 's'}; waiting for Bitcoin confirmation${note}`, checked_at: now };
-      results.push({ day, proof, result: { ...base, outcome: 'stamped', answered, failures } });
-    } else {
-      const reason = `stamp failed: ${answered.length} of ${ctx.anchor.calendars.length} calendars answered (${ctx.anchor.minCalendars} needed): ${failures.map((f) => f.error).join('; ')}`;
-      pending[day.date] = { state: 'not-stamped', reason, checked_at: now };
-      results.push({ day, result: { ...base, outcome: 'failed', answered, failures, reason } });
+      const result: StampResult = { ...base, outcome: 'stamped', answered, failures };
+      results.push({ day, proof, result });
+      return result;
     }
+    const reason = `stamp failed: ${answered.length} of ${ctx.anchor.calendars.length} calendars answered (${ctx.anchor.minCalendars} needed): ${failures.map((f) => f.error).join('; ')}`;
+    pending[day.date] = { state: 'not-stamped', reason, checked_at: now };
+    const result: StampResult = { ...base, outcome: 'failed', answered, failures, reason };
+    results.push({ day, result });
+    return result;
+  };
+  if (book === undefined || ctx.schedule === undefined) {
+    for (const day of targets) await stampOne(day);
+    return { results, pending };
   }
+  const keys = new Set(targets.map((d) => `stamp ${d.date}`));
+  const run = await retryRun(book, targets.map((day) => ({ key: `stamp ${day.date}`, date: day.date, day })), boundsOf(ctx.anchor), ctx.schedule, 'anchoring', async ({ day }) => {
+    const result = await stampOne(day);
+    return result.outcome === 'failed' ? result.reason! : null;
+  });
+  for (const [key, next] of run.delayed) {
+    const info = pending[key.slice('stamp '.length)];
+    if (info) info.reason += `; next attempt at ${next.toISOString()}`;
+  }
+  book.retain((key) => !key.startsWith('stamp ') || keys.has(key));
   return { results, pending };
 }
 
@@ -162,7 +197,7 @@ export async function collectUpgrades(
   t: Timestamp,
   trusted: readonly string[],
   timeoutMs: number,
-): Promise<{ upgrades: Array<{ calendar: string; timestamp: Timestamp }>; notes: string[] }> {
+): Promise<{ upgrades: Array<{ calendar: string; timestamp: Timestamp }>; notes: string[]; asked: number; failed: number }> {
   const seen = new Set<string>();
   const asks: Array<{ calendar: string; message: Uint8Array }> = [];
   const notes: string[] = [];
@@ -176,13 +211,17 @@ export async function collectUpgrades(
   }
   const answers = await Promise.allSettled(asks.map((a) => fetchUpgrade(a.calendar, a.message, timeoutMs)));
   const upgrades: Array<{ calendar: string; timestamp: Timestamp }> = [];
+  let failed = 0;
   answers.forEach((s, i) => {
     const { calendar } = asks[i]!;
-    if (s.status === 'rejected') notes.push((s.reason as Error).message);
-    else if (s.value.kind === 'pending') notes.push(`${calendar}: ${s.value.text}`);
+    if (s.status === 'rejected') {
+      failed++;
+      notes.push((s.reason as Error).message);
+    } else if (s.value.kind === 'pending') notes.push(`${calendar}: ${s.value.text}`);
     else upgrades.push({ calendar, timestamp: s.value.timestamp });
   });
-  return { upgrades, notes };
+  /** asked: calendars asked; failed: those that gave no answer (an error, not "pending"). */
+  return { upgrades, notes, asked: asks.length, failed };
 }
 
 /** Every Bitcoin attestation of `t` checked against the header source: the verified ones and the problems. */
@@ -216,8 +255,39 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
     const { days } = readState(archive, ctx.config.logOrigin);
     const stored = readBlockInfo(archive);
     const unstamped = days.filter((d) => readOptional(archive, ledgerOtsPath(d.date)) === undefined);
-    const stamping = await stampDays(ctx, unstamped);
+    const book = retryBookOf(ctx);
+    const stamping = await stampDays(ctx, unstamped, book);
     const pending: Record<string, PendingInfo> = { ...stamping.pending };
+    // The calendars are asked for the upgrades of every stamped day not yet confirmed (by the schedule: the due
+    // ones, newest first, within the run's bounds); the answers are merged below.
+    const proofs = new Map<string, DetachedTimestampFile>();
+    const toAsk: DayRecord[] = [];
+    for (const day of days) {
+      const proof = stamping.results.find((r) => r.day.date === day.date)?.proof ?? readLedgerProof(archive, day);
+      if (!proof) continue;
+      proofs.set(day.date, proof);
+      if (!stored.ledgers[day.date]) toAsk.push(day);
+    }
+    const asked = new Map<string, Awaited<ReturnType<typeof collectUpgrades>>>();
+    const ask = async (day: DayRecord) => {
+      ctx.progress?.(`${day.date}: asking the calendars for upgrades`);
+      const got = await collectUpgrades(proofs.get(day.date)!.timestamp, ctx.anchor.trusted, ctx.anchor.calendarTimeoutMs);
+      asked.set(day.date, got);
+      return got;
+    };
+    let askDelayed = new Map<string, Date>();
+    if (book === undefined || ctx.schedule === undefined) {
+      for (const day of toAsk) await ask(day);
+    } else {
+      const keys = new Set(toAsk.map((d) => `upgrade ${d.date}`));
+      const run = await retryRun(book, toAsk.map((day) => ({ key: `upgrade ${day.date}`, date: day.date, day })), boundsOf(ctx.anchor), ctx.schedule, 'anchoring', async ({ day }) => {
+        const got = await ask(day);
+        // "Pending" is an answer; only a day that no calendar answered at all counts as a failure.
+        return got.asked > 0 && got.failed === got.asked ? `no calendar answered the upgrade request: ${got.notes.join('; ')}` : null;
+      });
+      askDelayed = new Map([...run.delayed].map(([key, next]) => [key.slice('upgrade '.length), next]));
+      book.retain((key) => !key.startsWith('upgrade ') || keys.has(key));
+    }
     const confirmed: Record<string, LedgerBlock> = {};
     const reports = new Map<string, DayReport>();
     const merges = new Map<string, Timestamp[]>();
@@ -235,8 +305,7 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
     };
     for (const day of days) {
       const known = stored.ledgers[day.date];
-      const stampedNow = stamping.results.find((r) => r.day.date === day.date)?.proof;
-      const proof = stampedNow ?? readLedgerProof(archive, day);
+      const proof = proofs.get(day.date);
       if (!proof) {
         reports.set(day.date, { date: day.date, state: 'not-stamped', reason: pending[day.date]?.reason ?? stored.pending[day.date]?.reason, upgraded_from: [] });
         continue;
@@ -250,9 +319,10 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
       }
       const upgradedFrom: string[] = [];
       const notes: string[] = [];
-      if (!known) {
-        ctx.progress?.(`${day.date}: asking the calendars for upgrades`);
-        const got = await collectUpgrades(proof.timestamp, ctx.anchor.trusted, ctx.anchor.calendarTimeoutMs);
+      const got = asked.get(day.date);
+      /** Not asked in this scheduled run (waiting out its backoff, or left for a later run). */
+      const notAsked = !known && got === undefined;
+      if (got) {
         for (const u of got.upgrades) {
           mergeTimestamps(proof.timestamp, u.timestamp);
           upgradedFrom.push(u.calendar);
@@ -271,12 +341,19 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
         const confirmations = t === null ? Math.max(known?.confirmations ?? 1, 1) : Math.max(t - best.height + 1, 1);
         confirmed[day.date] = { block_height: best.height, confirmations };
         reports.set(day.date, { date: day.date, state: 'confirmed', ...confirmed[day.date], upgraded_from: upgradedFrom });
+      } else if (checked.bitcoinCount === 0 && notAsked) {
+        // What the last request (or this run's stamp) found stays the day's status until the calendars are asked.
+        const last = pending[day.date] ?? stored.pending[day.date];
+        const info: PendingInfo = last?.state === 'pending' ? last : { state: 'pending', reason: 'waiting for Bitcoin confirmation; the calendars are asked at a later run', checked_at: now };
+        pending[day.date] = info;
+        reports.set(day.date, { date: day.date, state: 'pending', reason: info.reason, upgraded_from: [] });
       } else {
         const state = checked.bitcoinCount > 0 ? 'unverified' : 'pending';
+        const next = askDelayed.get(day.date);
         const reason =
           state === 'unverified'
             ? checked.problems.join('; ')
-            : `waiting for Bitcoin confirmation: ${notes.join('; ') || 'no trusted calendar to ask'}`;
+            : `waiting for Bitcoin confirmation: ${notes.join('; ') || 'no trusted calendar to ask'}${next ? `; next attempt at ${next.toISOString()}` : ''}`;
         pending[day.date] = { state, reason, checked_at: now };
         reports.set(day.date, { date: day.date, state, reason, upgraded_from: upgradedFrom });
       }
@@ -293,6 +370,7 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
       const latestDays = readState(archive, ctx.config.logOrigin).days;
       writeAnchorStatus(archive, latestDays, ctx.clock(), { confirmed, pending, ...(tip === null ? {} : { tipHeight: tip }) });
     });
+    book?.save();
     return { stamps: stamping.results.map((r) => r.result), days: [...reports.values()], tip_height: tip };
   }, 'anchoring run');
 }

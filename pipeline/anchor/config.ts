@@ -1,5 +1,6 @@
 // Anchoring settings from the environment (docs/OPERATIONS.md §2): the calendars, how many must
-// answer, which calendars are trusted for upgrades, the Bitcoin header source and network, and timeouts.
+// answer, which calendars are trusted for upgrades, the Bitcoin header source and network, timeouts, and the
+// bounds of one scheduled run.
 import { UsageError } from '../../runtime/config.ts';
 import type { BitcoinNetwork } from '../../core/bitcoin.ts';
 
@@ -36,6 +37,10 @@ export interface AnchorConfig {
   network: BitcoinNetwork;
   calendarTimeoutMs: number;
   bitcoinTimeoutMs: number;
+  /** The schedule's runs (pipeline/anchor/backoff.ts): at most this many days stamped, and as many asked for
+   * upgrades, in one run (ANCHOR_DAYS_PER_RUN), and no day started once a run has lasted runMs (ANCHOR_RUN_SECONDS). */
+  daysPerRun: number;
+  runMs: number;
 }
 
 function list(value: string | undefined): string[] | undefined {
@@ -101,6 +106,8 @@ export function loadAnchorConfig(env: NodeJS.ProcessEnv = process.env, options: 
     network,
     calendarTimeoutMs: positiveInt(env, 'OTS_TIMEOUT_MS', 10_000),
     bitcoinTimeoutMs: positiveInt(env, 'BITCOIN_TIMEOUT_MS', 10_000),
+    daysPerRun: positiveInt(env, 'ANCHOR_DAYS_PER_RUN', 24),
+    runMs: 1000 * positiveInt(env, 'ANCHOR_RUN_SECONDS', 600),
   };
 }
 
