@@ -199,7 +199,7 @@ export default function ReceiptCheck() {
             className="input font-mono"
             value={hash}
             onChange={(e) => { setHash(normalizeHashInput(e.target.value)); setFile(null); setFileHash(null); job.current?.cancel(); setReport(null); }}
-            placeholder="SHA-256 hash, hexadecimal (SHA-384 or SHA-512 for such a receipt)"
+            placeholder="The file's hash, hexadecimal"
             spellCheck={false}
             autoComplete="off"
           />
