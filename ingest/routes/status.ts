@@ -157,6 +157,59 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
   );
 
+  // A year's days at a glance (the heat map on /ledgers): date, size and anchoring, from days.json and the
+  // anchoring status only (no per-day verification), found by a binary search: the same cost in any year.
+  app.get<{ Querystring: { year: string } }>(
+    '/api/ledgers-calendar.php',
+    {
+      schema: {
+        hide: false,
+        summary: "A year's published days: date, entry count, anchored",
+        tags: ['status'],
+        querystring: {
+          type: 'object',
+          properties: { year: { type: 'string', pattern: '^[0-9]{4}$', description: 'the UTC year, YYYY' } },
+          required: ['year'],
+          additionalProperties: false,
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              year: { type: 'string' },
+              days: {
+                type: 'array',
+                items: { type: 'object', properties: { date: { type: 'string' }, entryCount: { type: 'integer' }, anchored: { type: 'boolean' } }, required: ['date', 'entryCount', 'anchored'] },
+              },
+              first: { type: ['string', 'null'], description: 'the first published day of the archive' },
+              last: { type: ['string', 'null'], description: 'the last published day of the archive' },
+            },
+            required: ['year', 'days', 'first', 'last'],
+          },
+          ...plainErrors,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { year } = request.query;
+      const all = s.archive.days();
+      let lo = 0;
+      let hi = all.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (all[mid]!.date < `${year}-01-01`) lo = mid + 1;
+        else hi = mid;
+      }
+      const days = [];
+      for (let i = lo; i < all.length && all[i]!.date.startsWith(`${year}-`); i++) {
+        const d = all[i]!;
+        days.push({ date: d.date, entryCount: d.entryCount, anchored: s.archive.otsState(d.date) === 'verified' });
+      }
+      reply.header('Cache-Control', 'no-cache');
+      return { year, days, first: all[0]?.date ?? null, last: all.at(-1)?.date ?? null };
+    },
+  );
+
   app.get(
     '/api/ots-block-info.php',
     {

@@ -109,6 +109,23 @@ describe('GET /api/ledgers.php on a long archive', () => {
   });
 });
 
+describe('GET /api/ledgers-calendar.php', () => {
+  test("a year's days with size and anchoring, the same work in the first and the last year", async () => {
+    const { f, long } = archives.get(3650)!;
+    const year = LAST.slice(0, 4);
+    const res = await f.app.inject(`/api/ledgers-calendar.php?year=${year}`);
+    expect(res.statusCode).toBe(200);
+    const body = res.json() as { year: string; days: Array<{ date: string; entryCount: number; anchored: boolean }>; first: string; last: string };
+    const expected = long.days.filter((d) => d.date.startsWith(`${year}-`));
+    expect(body.days.map((d) => [d.date, d.entryCount])).toEqual(expected.map((d) => [d.date, d.entryCount]));
+    expect(body.days.at(-1)!.anchored).toBe(false);
+    expect(body.days.at(-2)!.anchored).toBe(true);
+    expect(body).toMatchObject({ first: long.days[0]!.date, last: LAST });
+    expect((await f.app.inject('/api/ledgers-calendar.php?year=1999')).json()).toMatchObject({ days: [] });
+    for (const q of ['', '?year=99', '?year=2025&x=1']) expect((await f.app.inject(`/api/ledgers-calendar.php${q}`)).statusCode, q).toBe(400);
+  });
+});
+
 describe('GET /ledgers/feed.xml', () => {
   /** The feed read by Python's XML parser (not ours): id, title, updated, link and summary of each entry. */
   const parse = (xml: string) =>
