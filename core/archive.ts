@@ -12,6 +12,11 @@ export const DAYS_PATH = 'days.json';
 export const INDEX_JSON_PATH = 'index-sha256.json';
 export const OTS_STATUS_PATH = 'ots_status.json';
 export const BLOCK_INFO_PATH = 'block_info.json';
+/** block_info.json's entries of one month (`YYYY-MM`): what a reader of one day needs (docs/FORMAT.md §7). */
+export const blockInfoMonthPath = (month: string): string => `block-info/${month}.json`;
+const BLOCK_INFO_MONTH = /^block-info\/(\d{4}-(0[1-9]|1[0-2]))\.json$/;
+/** The month of a block-info month path, or null. */
+export const monthOfBlockInfo = (path: string): string | null => BLOCK_INFO_MONTH.exec(path)?.[1] ?? null;
 /** The offline verifier's releases (pipeline/verifier-release.ts). */
 export const VERIFIER_ARCHIVE_PATH = 'offline-verifier.json';
 

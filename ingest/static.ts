@@ -15,7 +15,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, dateOfDayFile, dayCheckpointPath, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, parseDays, VERIFIER_ARCHIVE_PATH } from '../core/archive.ts';
+import { BLOCK_INFO_PATH, cacheClass, monthOfBlockInfo, CHECKPOINT_PATH, dateOfDayFile, dayCheckpointPath, DAYS_PATH, INDEX_JSON_PATH, OTS_STATUS_PATH, parseDays, VERIFIER_ARCHIVE_PATH } from '../core/archive.ts';
 import { isDate } from '../core/ledger.ts';
 import { INDEX_HEAD_PATH, parseSegmentPath } from '../core/index-segments.ts';
 import { parseTilePath, TILE_WIDTH } from '../core/tiles.ts';
@@ -96,6 +96,7 @@ export function archivePath(raw: string): string | null {
   if (segments.some((s) => s === '..' || s === '.' || s === '')) throw new ClientError(400, 'Archive paths must not contain ".", ".." or empty segments');
   if (NAMED_ARCHIVE_FILES.has(raw)) return raw;
   if (dateOfDayFile(raw) !== null) return raw;
+  if (monthOfBlockInfo(raw) !== null) return raw;
   const ots = /^(\d{4}-\d{2}-\d{2})\.json\.ots$/.exec(raw);
   if (ots && isDate(ots[1]!)) return raw;
   if (parseSegmentPath(raw) !== null) return raw;
@@ -192,7 +193,7 @@ class CommittedView {
 }
 
 export function archiveCacheControl(rel: string): string {
-  if (STATUS_FILES.has(rel)) return NO_CACHE;
+  if (STATUS_FILES.has(rel) || monthOfBlockInfo(rel) !== null) return NO_CACHE;
   return cacheClass(rel) === 'immutable' ? IMMUTABLE : SHORT;
 }
 

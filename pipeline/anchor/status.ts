@@ -7,8 +7,13 @@
 //   block_info.json  {"ledgers": {date: {block_height, confirmations}}, "pending": {date: {state, reason,
 //                    checked_at}}, "tip_height", "last_update"}: `ledgers` in the spec's shape for the
 //                    confirmed days; `pending` says for every other published day why it is not confirmed yet.
+//   block-info/YYYY-MM.json  {"ledgers", "pending"} of block_info.json restricted to one month: a reader of one
+//                    day (the site's search) reads its month, not the whole archive's. A month's file is
+//                    rewritten only when its content changes (or is missing), so a run touches the recent months.
 // Only the pipeline writes them; the build (a new day is "not stamped") and the anchoring steps update them.
-import { BLOCK_INFO_PATH, encodeOtsStatus, OTS_STATUS_PATH, type DayRecord } from '../../core/archive.ts';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BLOCK_INFO_PATH, blockInfoMonthPath, encodeOtsStatus, OTS_STATUS_PATH, type DayRecord } from '../../core/archive.ts';
 import { fromUtf8 } from '../../core/encoding.ts';
 import { isDate } from '../../core/ledger.ts';
 import { readOptional, writeMutable } from '../files.ts';
@@ -98,6 +103,24 @@ export function writeAnchorStatus(archive: string, days: readonly DayRecord[], n
   }
   const queue = days.filter((d) => !ledgers[d.date]).length;
   writeMutable(archive, BLOCK_INFO_PATH, encodeBlockInfo(info));
+  writeMonths(archive, days, stored, info);
   writeMutable(archive, OTS_STATUS_PATH, encodeOtsStatus({ latest_ots_ok: latest, last_update: time, queue_size: queue }));
   return info;
+}
+
+/** One month of block information, as block-info/YYYY-MM.json holds it. */
+export function encodeBlockInfoMonth(info: Pick<BlockInfo, 'ledgers' | 'pending'>, month: string): string {
+  const of = <T>(o: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(o).filter(([d]) => d.startsWith(`${month}-`)).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return `${JSON.stringify({ ledgers: of(info.ledgers), pending: of(info.pending) }, null, 2)}\n`;
+}
+
+/** Rewrites the month files whose content changed from `before` to `after`, and any that is missing. */
+function writeMonths(archive: string, days: readonly DayRecord[], before: BlockInfo, after: BlockInfo): void {
+  const months = [...new Set(days.map((d) => d.date.slice(0, 7)))];
+  for (const month of months) {
+    const text = encodeBlockInfoMonth(after, month);
+    const rel = blockInfoMonthPath(month);
+    if (text === encodeBlockInfoMonth(before, month) && fs.existsSync(path.join(archive, rel))) continue;
+    writeMutable(archive, rel, text);
+  }
 }
