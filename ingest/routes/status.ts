@@ -2,17 +2,30 @@
 // information and the per-day quantum verification. Everything comes from the database (queue) and the
 // published archive (days.json, ots_status.json, block_info.json, the day files).
 import type { FastifyPluginAsync } from 'fastify';
-import { ledgerOtsPath, ledgerPath } from '../../core/archive.ts';
+import { ledgerOtsPath, ledgerPath, type DayRecord } from '../../core/archive.ts';
 import { isDate } from '../../core/ledger.ts';
 import { ClientError } from '../errors.ts';
 import { DATE_PATTERN, noQuery, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';
+import type { BlockInfo } from '../archive-view.ts';
 
 const otsStatusSchema = {
   type: 'object',
   properties: { latest_ots_ok: { type: 'string' }, last_update: { type: 'string' }, queue_size: { type: 'integer' } },
   required: ['latest_ots_ok', 'last_update', 'queue_size'],
 } as const;
+
+/** The index of the first day on or after `date` in the ascending list (its length when none): a binary search. */
+function firstOnOrAfter(days: readonly DayRecord[], date: string): number {
+  let lo = 0;
+  let hi = days.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (days[mid]!.date < date) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
 
 /** Days in a default /api/ledgers.php answer, and the most one page may ask for (a year). */
 export const LEDGERS_PAGE = 60;
@@ -126,16 +139,8 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const limit = request.query.limit === undefined ? LEDGERS_PAGE : Number(request.query.limit);
       if (limit > LEDGERS_PAGE_MAX) throw new ClientError(400, `limit: at most ${LEDGERS_PAGE_MAX} days a page`);
       const all = s.archive.days();
-      // The days before `before`: a binary search in the ascending list, then the page's slice, newest first.
-      let end = all.length;
-      if (before !== undefined) {
-        let lo = 0;
-        while (lo < end) {
-          const mid = (lo + end) >>> 1;
-          if (all[mid]!.date < before) lo = mid + 1;
-          else end = mid;
-        }
-      }
+      // The days before `before` (a binary search in the ascending list), then the page's slice, newest first.
+      const end = before === undefined ? all.length : firstOnOrAfter(all, before);
       const start = Math.max(0, end - limit);
       const days = all.slice(start, end).reverse();
       reply.header('Cache-Control', 'no-cache');
@@ -193,15 +198,8 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     async (request, reply) => {
       const { year } = request.query;
       const all = s.archive.days();
-      let lo = 0;
-      let hi = all.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (all[mid]!.date < `${year}-01-01`) lo = mid + 1;
-        else hi = mid;
-      }
       const days = [];
-      for (let i = lo; i < all.length && all[i]!.date.startsWith(`${year}-`); i++) {
+      for (let i = firstOnOrAfter(all, `${year}-01-01`); i < all.length && all[i]!.date.startsWith(`${year}-`); i++) {
         const d = all[i]!;
         days.push({ date: d.date, entryCount: d.entryCount, anchored: s.archive.otsState(d.date) === 'verified' });
       }
@@ -210,11 +208,17 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
   );
 
-  app.get(
+  app.get<{ Querystring: { month?: string } }>(
     '/api/ots-block-info.php',
     {
       schema: {
-        querystring: noQuery,
+        // Bounded like the ledger list: the days of the newest LEDGERS_PAGE published days by default, or of one
+        // month (`month=YYYY-MM`), never the whole archive's.
+        querystring: {
+          type: 'object',
+          properties: { month: { type: 'string', pattern: '^[0-9]{4}-(0[1-9]|1[0-2])$' } },
+          additionalProperties: false,
+        },
         response: {
           200: {
             type: 'object',
@@ -234,9 +238,17 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         },
       },
     },
-    async (_request, reply) => {
+    async (request, reply) => {
+      const { month } = request.query;
+      const all = s.archive.days();
+      const info = s.archive.blockInfo();
+      const from = month === undefined ? Math.max(0, all.length - LEDGERS_PAGE) : firstOnOrAfter(all, `${month}-01`);
+      const dates: string[] = [];
+      for (let i = from; i < all.length && (month === undefined || all[i]!.date.startsWith(`${month}-`)); i++) dates.push(all[i]!.date);
+      const ledgers: Record<string, BlockInfo> = {};
+      for (const d of dates) if (info[d] !== undefined) ledgers[d] = info[d];
       reply.header('Cache-Control', 'no-cache');
-      return { ledgers: s.archive.blockInfo() };
+      return { ledgers };
     },
   );
 

@@ -109,6 +109,18 @@ describe('GET /api/ledgers.php on a long archive', () => {
   });
 });
 
+describe('GET /api/ots-block-info.php', () => {
+  test('bounded: the newest page of days by default, or one month', async () => {
+    const { f, long } = archives.get(3650)!;
+    const all = (await f.app.inject('/api/ots-block-info.php')).json() as { ledgers: Record<string, { block_height: number }> };
+    // The newest day is not anchored yet: the newest page less one.
+    expect(Object.keys(all.ledgers)).toEqual(long.days.slice(-LEDGERS_PAGE, -1).map((d) => d.date));
+    const month = (await f.app.inject('/api/ots-block-info.php?month=2020-02')).json() as { ledgers: Record<string, unknown> };
+    expect(Object.keys(month.ledgers)).toEqual(long.days.filter((d) => d.date.startsWith('2020-02-')).map((d) => d.date));
+    expect((await f.app.inject('/api/ots-block-info.php?month=2020-13')).statusCode).toBe(400);
+  });
+});
+
 describe('GET /api/ledgers-calendar.php', () => {
   test("a year's days with size and anchoring, the same work in the first and the last year", async () => {
     const { f, long } = archives.get(3650)!;
