@@ -175,19 +175,42 @@ describe('verifiedSearch', () => {
     await expect(verifiedSearch(DAY1[0]!, async () => { throw new TypeError('network'); })).rejects.toThrow(SearchUnavailableError);
   });
 
-  it('reads block height and confirmations from block_info.json and the OTS state from ots_status.json', async () => {
-    const blocks = new TextEncoder().encode(JSON.stringify({ ledgers: { '2025-11-02': { block_height: 922004, confirmations: 7 } } }));
-    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/block_info.json': blocks }));
+  it("reads block height, confirmations and why anchoring waits from the day's month of block information, and the OTS state from ots_status.json", async () => {
+    const MONTH = '/ledgers/block-info/2025-11.json';
+    const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+    // The build wrote the month file: the whole block_info.json is not read.
+    const log: string[] = [];
+    const fresh = await verifiedSearch(DAY1[0]!, diskFetcher({}, log));
+    expect(fresh.anchoring).toMatchObject({ state: 'not-stamped', reason: expect.stringContaining('00:02 UTC') });
+    expect(log).toContain(MONTH);
+    expect(log).not.toContain('/ledgers/block_info.json');
+    const blocks = json({ ledgers: { '2025-11-02': { block_height: 922004, confirmations: 7 } }, pending: {} });
+    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ [MONTH]: blocks }));
     expect(result).toMatchObject({ blockHeight: 922004, confirmations: 7, otsStatus: 'verified' });
-    const ots = new TextEncoder().encode(JSON.stringify({ latest_ots_ok: '2025-11-03', last_update: '2025-11-04T00:05:00Z', queue_size: 0 }));
-    const viaOts = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/ots_status.json': ots, '/ledgers/block_info.json': null }));
+    expect(result.anchoring).toBeUndefined();
+    // An archive written before the month files: block_info.json is read instead.
+    const older = await verifiedSearch(DAY1[0]!, diskFetcher({ [MONTH]: null, '/ledgers/block_info.json': blocks }));
+    expect(older).toMatchObject({ blockHeight: 922004, confirmations: 7, otsStatus: 'verified' });
+    const ots = json({ latest_ots_ok: '2025-11-03', last_update: '2025-11-04T00:05:00Z', queue_size: 0 });
+    const viaOts = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/ots_status.json': ots, [MONTH]: null, '/ledgers/block_info.json': null }));
     expect(viaOts).toMatchObject({ otsStatus: 'verified', blockHeight: null, confirmations: null });
   });
 
   it('keeps the defaults when the status files are broken', async () => {
     const broken = new TextEncoder().encode('{not json');
-    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/ots_status.json': broken, '/ledgers/block_info.json': broken }));
+    const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/ots_status.json': broken, '/ledgers/block-info/2025-11.json': broken }));
     expect(result).toMatchObject({ found: true, otsStatus: 'pending', blockHeight: null, confirmations: null });
+  });
+
+  it('asks for no file a default archive does not have: the witness policy only when the checkpoint carries a line that is not the log\'s', async () => {
+    const log: string[] = [];
+    const found = await verifiedSearch(DAY1[0]!, diskFetcher({}, log));
+    expect(found.found).toBe(true);
+    const notFound = await verifiedSearch('99'.repeat(32), diskFetcher({}, log));
+    expect(notFound.found).toBe(false);
+    const missing = log.filter((u) => !fs.existsSync(u.startsWith('/keys/') ? path.join(keys, u.slice(6)) : path.join(archive, u.slice(9))));
+    expect(missing).toEqual([]);
+    expect(log).not.toContain('/keys/witnesses');
   });
 });
 

@@ -8,12 +8,14 @@
 //      submission time;
 //   3. fetch only the tiles the inclusion proof needs (core/tiles.ts), rebuild the RFC 6962 inclusion proof
 //      and check it against the signed root;
-//   4. read the OTS status and block information files (failures keep the defaults).
+//   4. read the OTS status and the block information of the day's month (block-info/YYYY-MM.json, or the whole
+//      block_info.json of an archive written before the month files; failures keep the defaults).
 // "quantum shield" means the ML-DSA-65 line verified here, "dual signature" that both did. Where the archive
 // publishes them (keys/ed25519.vkey, keys/mldsa44.vkey, keys/witnesses), the checkpoint's Ed25519 and ML-DSA-44
-// lines and the witnesses' cosignature lines are checked too, and the result says which of them vouched.
-// index-sha256.json is never downloaded.
-import { BLOCK_INFO_PATH, CHECKPOINT_PATH, OTS_STATUS_PATH, ledgerPath } from '../../../core/archive.ts';
+// lines and the witnesses' cosignature lines are checked too, and the result says which of them vouched
+// (keys/witnesses is asked for only when the checkpoint carries a line that is not the log's own: an archive
+// without witnesses is not asked for it). index-sha256.json is never downloaded.
+import { BLOCK_INFO_PATH, blockInfoMonthPath, CHECKPOINT_PATH, OTS_STATUS_PATH, ledgerPath } from '../../../core/archive.ts';
 import { parseCheckpoint, verifyCheckpoint, type ParsedCheckpoint } from '../../../core/checkpoint.ts';
 import { fromHex } from '../../../core/encoding.ts';
 import { INDEX_HEAD_PATH, parseIndexHead, recordBytes, segmentBits, segmentPath, shardOf, shardRecordRange, tableEntryOffset, type Segment } from '../../../core/index-segments.ts';
@@ -59,6 +61,8 @@ export interface SearchResult {
   inclusionVerified: boolean;
   leafIndex: number | null;
   treeSize: number;
+  /** Why the day is not anchored yet, as the block information's `pending` says (absent when it says nothing). */
+  anchoring?: { state?: string; reason: string; checked_at?: string };
   /** Bytes of every response body this search read. */
   bytesFetched: number;
   /** Every checkpoint line that verified here, by signer: the log's algorithms, then each witness by name. */
@@ -213,51 +217,6 @@ async function segmentShard(net: ByteCountingFetcher, segment: Segment, hash: st
   }
 }
 
-/**
- * The checkpoint's other lines: the log's Ed25519 and ML-DSA-44 lines (with its published vkeys) and the
- * witnesses' cosignatures (with keys/witnesses). A known key's line that fails to verify fails the search: the
- * checkpoint is not what its signers signed.
- */
-async function otherLines(
-  note: Uint8Array,
-  origin: string,
-  baseSigners: readonly string[],
-  edVkey: Uint8Array | null,
-  mlVkey: Uint8Array | null,
-  witnessPolicy: Uint8Array | null,
-): Promise<Pick<SearchResult, 'signers' | 'witnesses' | 'witnessQuorum'>> {
-  const { parseVkey, vkeyVerifier, flatWitnessPolicy } = await import('./checkpoint-lines.ts');
-  const decode = (b: Uint8Array) => new TextDecoder().decode(b);
-  const signers = [...baseSigners];
-  const log: NoteVerifier[] = [];
-  let witnessKeys: NoteVerifier[] = [];
-  let quorum: number | undefined;
-  try {
-    for (const v of [edVkey, mlVkey]) if (v !== null) log.push(vkeyVerifier(parseVkey(decode(v))));
-    if (witnessPolicy !== null) {
-      const policy = flatWitnessPolicy(decode(witnessPolicy));
-      quorum = policy.quorum;
-      witnessKeys = policy.witnesses.map(vkeyVerifier);
-    }
-  } catch (err) {
-    throw new SearchUnavailableError(`published keys: ${(err as Error).message}`, { cause: err });
-  }
-  if (log.some((v) => v.name !== origin)) throw new VerificationFailedError(`checkpoint keys are named ${log.map((v) => v.name).join(', ')}, not ${origin}`);
-  const { text, signatures } = parseNote(note);
-  const bytes = new TextEncoder().encode(text);
-  const vouched = new Set<NoteVerifier>();
-  for (const sig of signatures) {
-    const v = [...log, ...witnessKeys].find((k) => k.name === sig.name && k.keyId === sig.keyId);
-    if (v === undefined) continue;
-    if (!v.verify(bytes, sig.signature)) throw new VerificationFailedError(`checkpoint: the ${v.algorithm} line of ${v.name} does not verify`);
-    vouched.add(v);
-  }
-  for (const v of log) if (vouched.has(v)) signers.push(v.algorithm === 'Ed25519' ? 'Ed25519' : 'ML-DSA-44');
-  const witnesses = witnessKeys.map((v) => ({ name: v.name, cosigned: vouched.has(v) }));
-  for (const w of witnesses) if (w.cosigned) signers.push(w.name);
-  return { signers, ...(quorum === undefined ? {} : { witnesses, witnessQuorum: quorum }) };
-}
-
 /** Searches `hashInput` (64 hex characters, either case) in the archive and verifies what it finds. */
 export async function verifiedSearch(
   hashInput: string,
@@ -270,13 +229,12 @@ export async function verifiedSearch(
   // The showcase on the home page (LiveProof) checks the ECDSA and ML-DSA-65 lines only (otherLines: false), so
   // that it loads neither the vkeys nor the Ed25519 / ML-DSA-44 code (a chunk of its own, loaded on demand).
   const other = options.otherLines ?? true;
-  const [note, pem, mldsaKey, edVkey, mlVkey, witnessPolicy] = await Promise.all([
+  const [note, pem, mldsaKey, edVkey, mlVkey] = await Promise.all([
     net.get(`${ARCHIVE_BASE}${CHECKPOINT_PATH}`),
     net.require(ECDSA_KEY_URL),
     net.require(MLDSA_KEY_URL),
     other ? net.get(ED25519_VKEY_URL) : null,
     other ? net.get(MLDSA44_VKEY_URL) : null,
-    other ? net.get(WITNESSES_URL) : null,
   ]);
   const notFound = (treeSize: number, flags: Partial<SearchResult> = {}): SearchResult => ({
     found: false, hash, date: null, timestamp: null, ledgerUrl: null, otsStatus: 'pending', blockHeight: null, confirmations: null,
@@ -289,12 +247,16 @@ export async function verifiedSearch(
   const { checkpoint, ecdsaVerified, mldsaVerified } = verifyCheckpointDual(note, new TextDecoder().decode(pem), mldsaKey);
   const size = checkpoint.size;
   const signers = [...(ecdsaVerified ? ['ECDSA P-256'] : []), ...(mldsaVerified ? ['ML-DSA-65'] : [])];
+  // The witness policy exists only where witnesses are configured, and then the latest checkpoint carries their
+  // cosignature lines, named by the witnesses (the log's own lines bear its origin): it is asked for only then,
+  // so an archive without witnesses is never asked for a file it does not have.
+  const witnessPolicy = other && parseNote(note).signatures.some((l) => l.name !== checkpoint.origin) ? await net.get(WITNESSES_URL) : null;
   const flags = {
     quantumShield: mldsaVerified,
     dualSignature: mldsaVerified && ecdsaVerified,
     ecdsaVerified,
     ...(edVkey ?? mlVkey ?? witnessPolicy
-      ? await otherLines(note, checkpoint.origin, signers, edVkey, mlVkey, witnessPolicy)
+      ? await (await import('./checkpoint-lines.ts')).otherLines(note, checkpoint.origin, signers, edVkey, mlVkey, witnessPolicy)
       : { signers }),
   };
   if (size === 0) return notFound(0, flags);
@@ -319,12 +281,16 @@ export async function verifiedSearch(
   }
 
   const date = utcDate(first.submittedMs);
+  // The day's month of block information (block-info/YYYY-MM.json), or the whole block_info.json of an archive
+  // written before the month files.
   const [ots, blocks] = await Promise.all([
     net.get(`${ARCHIVE_BASE}${OTS_STATUS_PATH}`).then(decodeJson).catch((err) => void console.warn('ots_status.json', err)),
-    net.get(`${ARCHIVE_BASE}${BLOCK_INFO_PATH}`).then(decodeJson).catch((err) => void console.warn('block_info.json', err)),
+    net.get(`${ARCHIVE_BASE}${blockInfoMonthPath(date.slice(0, 7))}`).then((b) => b ?? net.get(`${ARCHIVE_BASE}${BLOCK_INFO_PATH}`)).then(decodeJson).catch((err) => void console.warn('block info', err)),
   ]);
   const latestOtsOk = (ots as { latest_ots_ok?: unknown } | null | undefined)?.latest_ots_ok;
-  const block = (blocks as { ledgers?: Record<string, { block_height?: unknown; confirmations?: unknown }> } | null | undefined)?.ledgers?.[date];
+  const info = blocks as { ledgers?: Record<string, { block_height?: unknown; confirmations?: unknown }>; pending?: Record<string, SearchResult['anchoring']> } | null | undefined;
+  const block = info?.ledgers?.[date];
+  const anchoring = info?.pending?.[date];
   return {
     found: true,
     hash,
@@ -334,6 +300,7 @@ export async function verifiedSearch(
     otsStatus: otsStateFor(date, latestOtsOk, block),
     blockHeight: typeof block?.block_height === 'number' ? block.block_height : null,
     confirmations: typeof block?.confirmations === 'number' ? block.confirmations : null,
+    ...(typeof anchoring?.reason === 'string' ? { anchoring } : {}),
     ...flags,
     inclusionVerified: true,
     leafIndex: first.leafIndex,
