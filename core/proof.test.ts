@@ -49,6 +49,7 @@ function makeBundle(): ProofBundle {
     keys: { ecdsaP256Fingerprint: fp.ecdsa, mlDsa65Fingerprint: fp.mldsa },
     ots: null,
     rfc3161: [],
+    receipts: [],
   };
 }
 
@@ -94,16 +95,33 @@ describe('proof bundle (FORMAT.md §8)', () => {
     expect(fromHex(bundle.hash).length).toBe(32);
   });
 
-  it('writes version 2 with the RFC 3161 tokens, and still reads version 1 (no tokens; the field is then unknown)', () => {
-    const tokens = { ...bundle, rfc3161: ['MIIBAAECAw==', 'AAEC'] };
-    const json = JSON.parse(encodeProofBundle(tokens));
-    expect(json.format).toBe('timeseal-proof/2');
-    expect(parseProofBundle(JSON.stringify(json)).rfc3161).toEqual(['MIIBAAECAw==', 'AAEC']);
-    const { rfc3161: _dropped, ...v1 } = { ...json, format: 'timeseal-proof/1' };
-    expect(parseProofBundle(JSON.stringify(v1))).toEqual({ ...bundle, rfc3161: [] });
+  it('writes version 3 with the RFC 3161 tokens and the receipts, and still reads version 2 (no receipts) and 1 (no tokens either), strictly', () => {
+    const full = { ...bundle, rfc3161: ['MIIBAAECAw==', 'AAEC'], receipts: ['MIIGAAECAw==', 'AAED'] };
+    const json = JSON.parse(encodeProofBundle(full));
+    expect(json.format).toBe('timeseal-proof/3');
+    expect(Object.keys(json).slice(-2)).toEqual(['rfc3161', 'receipts']);
+    expect(parseProofBundle(JSON.stringify(json))).toEqual(full);
+    expect(verifyProofBundle(parseProofBundle(JSON.stringify(json)), keys)).toMatchObject({ hash: bundle.hash });
+    // Version 2: the tokens, no receipts (the field is then unknown).
+    const { receipts: _none, ...v2 } = { ...json, format: 'timeseal-proof/2' };
+    expect(parseProofBundle(JSON.stringify(v2))).toEqual({ ...full, receipts: [] });
+    expect(() => parseProofBundle(JSON.stringify({ ...v2, receipts: [] }))).toThrow(/unknown field receipts/);
+    expect(() => parseProofBundle(JSON.stringify({ ...v2, rfc3161: undefined }))).toThrow(/missing field rfc3161/);
+    // Version 1: neither.
+    const { rfc3161: _dropped, ...v1 } = { ...v2, format: 'timeseal-proof/1' };
+    expect(parseProofBundle(JSON.stringify(v1))).toEqual({ ...bundle, rfc3161: [], receipts: [] });
     expect(() => parseProofBundle(JSON.stringify({ ...v1, rfc3161: [] }))).toThrow(/unknown field rfc3161/);
-    const { rfc3161: _gone, ...noTokens } = json;
+    expect(() => parseProofBundle(JSON.stringify({ ...v1, receipts: [] }))).toThrow(/unknown field receipts/);
+    // Version 3: both required, both arrays of base64.
+    const { receipts: _gone, ...noReceipts } = json;
+    expect(() => parseProofBundle(JSON.stringify(noReceipts))).toThrow(/missing field receipts/);
+    const { rfc3161: _gone2, ...noTokens } = json;
     expect(() => parseProofBundle(JSON.stringify(noTokens))).toThrow(/missing field rfc3161/);
-    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 'timeseal-proof/3' }))).toThrow(/expected "timeseal-proof\/2"/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: ['not base64!'] }))).toThrow(/proof\.receipts/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: [''] }))).toThrow(/proof\.receipts/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: 'MIIB' }))).toThrow(/proof\.receipts/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: null }))).toThrow(/proof\.receipts/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 'timeseal-proof/4' }))).toThrow(/expected "timeseal-proof\/3"/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 3 }))).toThrow(/expected "timeseal-proof\/3"/);
   });
 });

@@ -1,6 +1,8 @@
-// The per-hash proof bundle `timeseal-proof/2` (docs/FORMAT.md §8): everything needed to check offline, with
-// only the two public keys, that a hash is a leaf of a dual-signed checkpoint of the day's tree; and the day's
-// RFC 3161 time-stamp tokens. Bundles of the first version (`timeseal-proof/1`, without tokens) still parse.
+// The per-hash proof bundle `timeseal-proof/3` (docs/FORMAT.md §8): everything needed to check offline, with
+// only the two public keys, that a hash is a leaf of a dual-signed checkpoint of the day's tree; the day's
+// RFC 3161 time-stamp tokens of the ledger file; and the hash's own RFC 3161 receipts of that day (Timeseal's
+// TSA, docs/FORMAT.md §3b), which readers check with core/receipt.ts. Bundles of the earlier versions still
+// parse, strictly: `timeseal-proof/2` (without receipts) and `timeseal-proof/1` (without tokens either).
 import type { DayRecord } from './archive.ts';
 import { parseCheckpoint, verifyCheckpoint } from './checkpoint.ts';
 import { keyFingerprints, type PublicKeySet } from './day.ts';
@@ -11,8 +13,10 @@ import { isDate, isIsoTime, utcDate } from './ledger.ts';
 import { leafHash, verifyInclusion } from './merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote } from './note.ts';
 
-export const PROOF_FORMAT = 'timeseal-proof/2';
-/** The first version: the same fields without `rfc3161`. */
+export const PROOF_FORMAT = 'timeseal-proof/3';
+/** The second version: the same fields without `receipts`. */
+export const PROOF_FORMAT_V2 = 'timeseal-proof/2';
+/** The first version: the same fields without `rfc3161` and `receipts`. */
 export const PROOF_FORMAT_V1 = 'timeseal-proof/1';
 
 /** One published occurrence of a hash: its day, its leaf in the log, its submission time. */
@@ -38,6 +42,11 @@ export interface ProofBundle {
   /** The day's RFC 3161 time-stamp answers (DER TimeStampResp of the ledger file, base64), in the order of its
    * `.tsr` files; empty before the TSAs answered, or when none is configured (and in a version 1 bundle). */
   rfc3161: string[];
+  /** The hash's RFC 3161 receipts from Timeseal's TSA whose genTime lies on `date` (DER TimeStampResp, base64),
+   * earliest first: those the server kept (the site's submissions); empty when it kept none, when the bundle
+   * was made without the database, and in a version 1 or 2 bundle. Not checked by verifyProofBundle: readers
+   * check each with core/receipt.ts checkReceipt. */
+  receipts: string[];
 }
 
 export function encodeProofBundle(b: ProofBundle): string {
@@ -55,6 +64,7 @@ export function encodeProofBundle(b: ProofBundle): string {
       keys: { ecdsa_p256_fingerprint: b.keys.ecdsaP256Fingerprint, ml_dsa_65_fingerprint: b.keys.mlDsa65Fingerprint },
       ots: b.ots,
       rfc3161: b.rfc3161,
+      receipts: b.receipts,
     },
     null,
     2,
@@ -95,11 +105,18 @@ export function parseProofBundle(text: string): ProofBundle {
     throw new FormatError('proof bundle', 'not valid JSON', { cause: err });
   }
   const w = 'proof';
-  const fields = ['format', 'hash', 'date', 'submitted_at', 'leaf_index', 'tree_size', 'inclusion_path', 'checkpoint', 'ledger', 'keys', 'ots'];
-  const v1 = typeof raw === 'object' && raw !== null && (raw as Json).format === PROOF_FORMAT_V1;
-  const o = exactKeys(raw, v1 ? fields : [...fields, 'rfc3161'], w);
-  if (o.format !== PROOF_FORMAT && !v1) throw new FormatError(`${w}.format`, `expected "${PROOF_FORMAT}" (or "${PROOF_FORMAT_V1}")`);
-  const tokens = v1 ? [] : o.rfc3161;
+  const v1Fields = ['format', 'hash', 'date', 'submitted_at', 'leaf_index', 'tree_size', 'inclusion_path', 'checkpoint', 'ledger', 'keys', 'ots'];
+  const byVersion: Record<string, string[]> = {
+    [PROOF_FORMAT_V1]: v1Fields,
+    [PROOF_FORMAT_V2]: [...v1Fields, 'rfc3161'],
+    [PROOF_FORMAT]: [...v1Fields, 'rfc3161', 'receipts'],
+  };
+  const format = typeof raw === 'object' && raw !== null ? (raw as Json).format : undefined;
+  const fields = typeof format === 'string' && Object.hasOwn(byVersion, format) ? byVersion[format]! : byVersion[PROOF_FORMAT]!;
+  const o = exactKeys(raw, fields, w);
+  if (typeof format !== 'string' || !Object.hasOwn(byVersion, format)) {
+    throw new FormatError(`${w}.format`, `expected "${PROOF_FORMAT}" (or "${PROOF_FORMAT_V2}", "${PROOF_FORMAT_V1}")`);
+  }
   const base64 = (t: unknown) => {
     try {
       return typeof t === 'string' && fromBase64(t).length > 0;
@@ -107,7 +124,14 @@ export function parseProofBundle(text: string): ProofBundle {
       return false;
     }
   };
-  if (!Array.isArray(tokens) || !tokens.every(base64)) throw new FormatError(`${w}.rfc3161`, 'expected an array of base64 texts');
+  const base64List = (k: 'rfc3161' | 'receipts'): string[] => {
+    if (!fields.includes(k)) return [];
+    const list = o[k];
+    if (!Array.isArray(list) || !list.every(base64)) throw new FormatError(`${w}.${k}`, 'expected an array of base64 texts');
+    return list as string[];
+  };
+  const tokens = base64List('rfc3161');
+  const receipts = base64List('receipts');
   const path = o.inclusion_path;
   if (!Array.isArray(path) || path.some((p) => typeof p !== 'string' || !HEX64(p))) {
     throw new FormatError(`${w}.inclusion_path`, 'expected an array of 64-hex hashes');
@@ -134,7 +158,8 @@ export function parseProofBundle(text: string): ProofBundle {
       mlDsa65Fingerprint: str(keys, 'ml_dsa_65_fingerprint', `${w}.keys`, HEX64),
     },
     ots: o.ots as string | null,
-    rfc3161: tokens as string[],
+    rfc3161: tokens,
+    receipts,
   };
 }
 

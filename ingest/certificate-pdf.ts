@@ -6,11 +6,36 @@
 // holding markup is just characters. User text (the file name) uses DejaVu Sans when the system has it (every
 // script it covers); otherwise, or for a character the font lacks, the character becomes "?". What it draws is
 // capped (MAX_FILE_NAME, MAX_TEXT): drawing is synchronous, and a 100 KB file name from the database blocked the
-// event loop for 17-19 s here and filled 28 pages.
+// event loop for 17-19 s here and filled 28 pages. When the server kept the hash's RFC 3161 receipt (the site's
+// submissions, Store.receipts), a short "RFC 3161 receipt" section states it (time, TSA, serial number, the
+// OpenSSL command) and the DER file itself is attached to the PDF as <first 16 hex of the hash>.tsr.
 import fs from 'node:fs';
 import fontkit from '@pdf-lib/fontkit';
 import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
 import QRCode from 'qrcode';
+
+/** The hash's RFC 3161 receipt from Timeseal's TSA (checked by the caller, core/receipt.ts). */
+export interface CertificateReceipt {
+  /** The attachment's and the download's file name: `<first 16 hex of the hash>.tsr`. */
+  file: string;
+  /** genTime, ISO. */
+  genTime: string;
+  tsaName: string;
+  /** The TSTInfo's serial number, hex. */
+  serialNumber: string;
+  /** The DER TimeStampResp. */
+  der: Uint8Array;
+}
+
+/** The receipt's file name: the first 16 hex of the hash, `.tsr`. */
+export const receiptFileName = (hash: string): string => `${hash.slice(0, 16)}.tsr`;
+
+/** The OpenSSL command that checks a receipt for the hash, with the two certificates of the site's /keys/. */
+export const receiptCommand = (hash: string, file: string): string =>
+  `openssl ts -verify -digest ${hash} -in ${file} -CAfile timeseal-tsa-root.pem -untrusted timeseal-tsa.pem`;
+
+/** A serial number as OpenSSL prints it: 0x and the hex digits without leading zeros. */
+export const serialText = (hex: string): string => `0x${hex.replace(/^0+(?=.)/, '').toUpperCase()}`;
 
 export interface CertificateLink {
   label: string;
@@ -41,6 +66,8 @@ export interface CertificateView {
   files: CertificateLink[];
   /** The ledger file's RFC 3161 tokens (checked): file name, stated time, TSA. */
   rfc3161?: { file: string; genTime: string; tsaName: string }[];
+  /** The hash's receipt of this submission's day, when the server kept one: drawn and attached. */
+  receipt?: CertificateReceipt;
   origin: string;
 }
 
@@ -247,6 +274,35 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   para(v.verifyUrl, tx, tw, 8, mono, EMERALD_700, 11);
   y = Math.min(y, qrY) - 24;
 
+  const base = v.origin.replace(/\/+$/, '');
+  if (v.receipt) {
+    const r = v.receipt;
+    if (y < M + 150) newPage();
+    text('RFC 3161 receipt', M, 11, bold);
+    y -= 15;
+    para(`The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted. It is attached to this PDF as ${r.file} (open your reader's attachments to save it).`, M, W - 2 * M, 9, sans, SLATE_600, 12);
+    y -= 4;
+    const receiptRow = (label: string, value: string, font: PDFFont) => {
+      text(label, M, 9, bold, SLATE_600);
+      para(value, M + 116, W - 2 * M - 116, font === mono ? 9 : 10, font, SLATE_900, 13);
+      y -= 2;
+    };
+    receiptRow('Time (UTC)', fmtTime(r.genTime), sans);
+    receiptRow('Time-stamp authority', r.tsaName, sans);
+    receiptRow('Serial number', serialText(r.serialNumber), mono);
+    receiptRow('File', r.file, mono);
+    y -= 2;
+    para(`Check it with OpenSSL (below); the two certificates it needs are ${base}/keys/timeseal-tsa-root.pem and ${base}/keys/timeseal-tsa.pem`, M, W - 2 * M, 9, sans, SLATE_600, 12);
+    para(receiptCommand(v.hash, r.file), M + 10, W - 2 * M - 10, 8, mono, SLATE_900, 11);
+    y -= 16;
+    await doc.attach(r.der, r.file, {
+      mimeType: 'application/timestamp-reply',
+      description: `RFC 3161 receipt of ${v.hash} (DER TimeStampResp, ${r.genTime})`,
+      creationDate: new Date(r.genTime),
+      modificationDate: new Date(r.genTime),
+    });
+  }
+
   if (v.checkpoint) {
     text(`Signed checkpoint of ${v.ledgerDate}`, M, 11, bold);
     y -= 8;
@@ -280,7 +336,6 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   text('Appendix: how to verify without Timeseal', M, 15, bold);
   y -= 22;
   const d = v.ledgerDate;
-  const base = v.origin.replace(/\/+$/, '');
   const steps: Array<[string, string[]]> = [
     v.state === 'published'
       ? ['1. Fetch the ledger, its signatures and the public keys', [
@@ -294,13 +349,19 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     ['4. ML-DSA-65 signature (OpenSSL 3.5 or later)', [`openssl pkeyutl -verify -pubin -inkey dilithium_public.pem -rawin -in ${d}.json -sigfile ${d}.json.dilithium.sig`]],
     ['5. Bitcoin anchor (OpenTimestamps reference client; needs a Bitcoin node)', v.anchored ? [`curl -O ${base}/ledgers/${d}.json.ots`, `ots verify -f ${d}.json ${d}.json.ots`] : ['(the ledger\'s .ots proof does not exist yet: see above for when to come back)']],
   ];
+  if (v.receipt) {
+    steps.push([`6. The RFC 3161 receipt (save the attachment ${v.receipt.file} first; any OpenSSL)`, [
+      `curl -O ${base}/keys/timeseal-tsa-root.pem -O ${base}/keys/timeseal-tsa.pem`,
+      receiptCommand(v.hash, v.receipt.file),
+    ]]);
+  }
   for (const [title, cmds] of steps) {
     para(title, M, W - 2 * M, 10.5, bold);
     y -= 2;
     for (const cmd of cmds) para(cmd, M + 10, W - 2 * M - 10, 8, mono, SLATE_900, 11);
     y -= 8;
   }
-  para('6. With no network at all: open the offline verifier page, one self-contained file', M, W - 2 * M, 10.5, bold);
+  para(`${v.receipt ? 7 : 6}. With no network at all: open the offline verifier page, one self-contained file`, M, W - 2 * M, 10.5, bold);
   para(`${base}/offline-verifier.html`, M + 10, W - 2 * M - 10, 8, mono, EMERALD_700, 11);
   para('Save it with the proof bundle of this hash; it checks both checkpoint signatures and the Merkle inclusion proof in the browser, with no server.', M + 10, W - 2 * M - 10, 9.5, sans, SLATE_600);
   y -= 8;

@@ -10,7 +10,7 @@
 // - `ip` is the client address as Fastify reports it (socket, or the trusted proxy's forwarded address);
 //   `userId` is set for a logged-in user (paying users count against their monthly quota instead of the IP's
 //   daily one, and the submission goes into their history); `now` is the injectable clock's instant and picks
-//   the UTC day.
+//   the UTC day. `receipt`, when given, is stored with the submission (and only if it is).
 // - Returns { allowed: true, remaining, tier } or { allowed: false, status, error, tier } where `error` is the
 //   text shown to the user and `status` the HTTP status to answer with (429).
 import { PAYING_STATUSES, type Store } from '../store/store.ts';
@@ -43,6 +43,8 @@ export interface LimitRequest {
   fileName: string | null;
   /** The free tier's daily cap when not FREE_PER_DAY: FREE_TIER_DAILY_LIMIT on a local development server. */
   freePerDay?: number;
+  /** The hash's RFC 3161 receipt (DER, genTime = now), stored with the submission in its transaction. */
+  receipt?: Uint8Array;
 }
 
 export type LimitDecision =
@@ -72,6 +74,7 @@ export async function submitWithinLimits(store: Store, request: LimitRequest): P
     submission: { hash: request.hash, submittedAt: request.now, fileName: request.fileName },
     clientKey: clientKey(request.ip),
     ...(request.userId === undefined ? {} : { userId: request.userId }),
+    ...(request.receipt === undefined ? {} : { receipt: request.receipt }),
     caps: { freePerDay: request.freePerDay ?? FREE_PER_DAY, standardPerMonth: STANDARD_PER_MONTH },
   });
   if (outcome.tier === 'standard') {

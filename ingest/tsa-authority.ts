@@ -1,7 +1,8 @@
 // The time-stamp authority's signing identity, loaded once per app from the TSA key and certificates
 // (runtime/keys.ts loadTsaKeys): what POST /tsa (routes/tsa.ts) and the receipts of the JSON submissions
-// (routes/submit.ts, routes/beta.ts) sign with. A receipt is made only after its submission is stored, with
-// genTime = the stored submittedAt (docs/FORMAT.md §3b).
+// (routes/submit.ts, routes/beta.ts) sign with. A receipt's genTime is its submission's submittedAt
+// (docs/FORMAT.md §3b), and it is sent only after the submission is stored: the beta API signs after the
+// commit; the site's route signs just before its transaction, which stores the receipt with the row.
 import crypto from 'node:crypto';
 import { grantedResponse, randomSerial, receiptRequest, tstInfo, type TsaIdentity } from '../core/tsa-token.ts';
 import { fromHex, toBase64 } from '../core/encoding.ts';
@@ -22,6 +23,8 @@ export interface TsaAuthority {
    * stands; only the receipt is missing).
    */
   receipt(hashHex: string, submittedAt: Date): string | null;
+  /** The same receipt as DER bytes (the site's submissions store it with their row, then answer its base64). */
+  receiptDer(hashHex: string, submittedAt: Date): Uint8Array | null;
 }
 
 const loaded = new WeakMap<Services, TsaAuthority>();
@@ -67,9 +70,14 @@ function loadAuthority(s: Services): TsaAuthority {
     unavailable,
     refusal,
     receipt(hashHex, submittedAt) {
-      if (identity === undefined || refusal(submittedAt) !== null) return null;
-      const request = receiptRequest(fromHex(hashHex));
-      return toBase64(grantedResponse(tstInfo(request, identity, submittedAt, randomSerial()), request, identity));
+      const der = receiptDer(hashHex, submittedAt);
+      return der === null ? null : toBase64(der);
     },
+    receiptDer,
   };
+  function receiptDer(hashHex: string, submittedAt: Date): Uint8Array | null {
+    if (identity === undefined || refusal(submittedAt) !== null) return null;
+    const request = receiptRequest(fromHex(hashHex));
+    return grantedResponse(tstInfo(request, identity, submittedAt, randomSerial()), request, identity);
+  }
 }

@@ -1,4 +1,6 @@
-// Finding a published hash in a local archive and assembling its proof bundle (docs/FORMAT.md §8).
+// Finding a published hash in a local archive and assembling its proof bundle (docs/FORMAT.md §8). The archive
+// holds no receipts (the site's submissions' RFC 3161 tokens are in the database, Store.receipts): buildProof
+// leaves `receipts` empty, and a caller with the store fills it (ingest/routes/proof.ts, cli/commands/proof.ts).
 import { cosignaturesPath, dayCheckpointPath, ledgerPath, MAX_TSAS, tsrPath, withCosignatures } from '../core/archive.ts';
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
@@ -69,6 +71,7 @@ export function buildProof(archive: string, origin: string, hashHex: string, key
     keys: { ecdsaP256Fingerprint: fp.ecdsa, mlDsa65Fingerprint: fp.mldsa },
     ots: ots === null ? null : toBase64(ots),
     rfc3161: dayTokens(archive, day.date).map(toBase64),
+    receipts: [],
   };
 }
 

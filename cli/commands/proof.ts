@@ -1,10 +1,13 @@
 // `timeseal proof HASH [--ots FILE]`: print the proof bundle (JSON) of a published hash; with --ots also write
 // its per-hash OpenTimestamps proof (the bundle's `ots` field, decoded), which fails while the hash's day has
 // no calendar proof yet. With --tlog-proof FILE also write the same proof as c2sp.org/tlog-proof@v1
-// (docs/FORMAT.md §8a); FILE '-' prints it instead of the bundle.
+// (docs/FORMAT.md §8a); FILE '-' prints it instead of the bundle. The bundle's `receipts` come from the
+// configured database (Store.receipts), as GET /api/proof/<hash> gives them; they are empty when there is no
+// database here (no TIMESEAL_DATABASE_URL and no SQLite file: an archive-only machine), which the command says
+// on stderr. A database that cannot be read fails the command rather than printing a bundle without them.
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { fromBase64 } from '../../core/encoding.ts';
+import { fromBase64, toBase64 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { isHashHex } from '../../core/hash.ts';
 import { encodeProofBundle } from '../../core/proof.ts';
@@ -21,11 +24,12 @@ export function registerProof(program: Command, ctx: () => Context): void {
     .option('--ots <file>', "also write the hash's OpenTimestamps proof to this file")
     .option('--tlog-proof <file>', "also write the hash's c2sp.org/tlog-proof@v1 to this file ('-': print it instead of the bundle)")
     .option('--json', 'machine-readable output (the bundle is JSON either way)')
-    .action((hash: string, opts: { ots?: string; tlogProof?: string; json?: boolean }) => {
+    .action(async (hash: string, opts: { ots?: string; tlogProof?: string; json?: boolean }) => {
       if (!isHashHex(hash)) throw new UsageError(`not a SHA-256 hash (64 hexadecimal characters): ${hash}`);
       if (opts.tlogProof === '-' && opts.json) throw new UsageError('--tlog-proof - prints text, not JSON: drop --json or name a file');
       const c = ctx();
-      const bundle = buildProof(c.config.archive, c.config.logOrigin, hash, c.publicKeys());
+      const archived = buildProof(c.config.archive, c.config.logOrigin, hash, c.publicKeys());
+      const bundle = { ...archived, receipts: await keptReceipts(c, archived.hash, archived.date) };
       if (opts.ots !== undefined) {
         if (bundle.ots === null) {
           throw new TimesealError('not-found', `${bundle.date} has no calendar proof yet (run timeseal anchor); ${opts.ots} not written`);
@@ -42,4 +46,13 @@ export function registerProof(program: Command, ctx: () => Context): void {
       }
       process.stdout.write(encodeProofBundle(bundle));
     });
+}
+
+/** The hash's receipts of `date` kept in the configured database, base64; [] (said on stderr) without one. */
+async function keptReceipts(c: Context, hash: string, date: string): Promise<string[]> {
+  if (c.config.databaseUrl === undefined && !fs.existsSync(c.config.db)) {
+    process.stderr.write(`timeseal: no database here (${c.config.db}): the bundle's receipts are left empty; GET /api/proof/<hash> on the server gives them\n`);
+    return [];
+  }
+  return (await (await c.store()).receipts.forDay(hash, date)).map(toBase64);
 }

@@ -4,13 +4,20 @@
 // form is a certificate from an account's history: only the row's owner (the session's user) sees
 // it, with the file name; any other id — someone else's, unknown, or no session — is the same 404. A history
 // row whose day is not published yet gets a "pending" certificate. `&format=pdf` answers the same certificate as
-// a PDF download (certificate-pdf.ts); links name only files that exist now.
+// a PDF download (certificate-pdf.ts); links name only files that exist now. Both forms carry the hash's RFC 3161
+// receipt when the store kept one (Store.receipts: the site's submissions), checked with core/receipt.ts against
+// the TSA root of keys/: of the history row's day and time for `id=`, the earliest of the published day for
+// `hash=`. The HTML page offers it as a data: URL download (<first 16 hex>.tsr); the PDF attaches it.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { dayCheckpointPath, ecdsaSignaturePath, ledgerOtsPath, ledgerPath, mldsaSignaturePath, signaturesMetaPath } from '../../core/archive.ts';
+import { fromHex, toBase64 } from '../../core/encoding.ts';
+import { checkReceipt } from '../../core/receipt.ts';
+import { pemCertificates } from '../../core/rfc3161.ts';
+import { PUBLIC_TSA_CHAIN_PEM, PUBLIC_TSA_ROOT_PEM } from '../../runtime/keys.ts';
 import { sessionUser } from '../accounts/sessions.ts';
-import { certificatePdf, type CertificateLink, type CertificateView } from '../certificate-pdf.ts';
+import { certificatePdf, receiptCommand, receiptFileName, serialText, type CertificateLink, type CertificateReceipt, type CertificateView } from '../certificate-pdf.ts';
 import { ClientError } from '../errors.ts';
 import { HASH_PATTERN, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -54,7 +61,51 @@ function confirmationText(confirmations: number): string {
   return 'wait for 6+';
 }
 
+/** The receipt section of the HTML certificate: time, TSA, serial number, a download of the .tsr (a data: URL,
+ * so no other route and no other request), and the OpenSSL command with the two certificates of /keys/. */
+function receiptSection(hash: string, r: CertificateReceipt): string {
+  const href = `data:application/timestamp-reply;base64,${toBase64(r.der)}`;
+  return `<h2>RFC 3161 receipt</h2>
+<p>The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted.</p>
+<dl>
+<dt>Time (UTC)</dt><dd>${escapeHtml(r.genTime)}</dd>
+<dt>Time-stamp authority</dt><dd>${escapeHtml(r.tsaName)}</dd>
+<dt>Serial number</dt><dd><code>${escapeHtml(serialText(r.serialNumber))}</code></dd>
+<dt>Receipt file</dt><dd><a href="${escapeHtml(href)}" download="${escapeHtml(r.file)}" type="application/timestamp-reply">Download ${escapeHtml(r.file)}</a></dd>
+</dl>
+<p>Check it with OpenSSL and the two certificates <a href="/keys/${PUBLIC_TSA_ROOT_PEM}" download>${PUBLIC_TSA_ROOT_PEM}</a> and <a href="/keys/${PUBLIC_TSA_CHAIN_PEM}" download>${PUBLIC_TSA_CHAIN_PEM}</a>:</p>
+<pre>${escapeHtml(receiptCommand(hash, r.file))}</pre>`;
+}
+
 export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+  /** The TSA root of the served keys (keys/timeseal-tsa-root.pem); none when the file is absent. */
+  const tsaRoot = (): Uint8Array[] => {
+    try {
+      return pemCertificates(fs.readFileSync(path.join(s.config.keys, PUBLIC_TSA_ROOT_PEM), 'utf8'));
+    } catch {
+      return [];
+    }
+  };
+  /**
+   * The hash's receipt of `date` that the store kept and that checks (core/receipt.ts, for this hash, against
+   * the TSA root): the one made at `submittedAt` when given and kept, else the earliest; undefined when none.
+   */
+  const keptReceipt = async (hash: string, date: string, log: FastifyBaseLogger, submittedAt?: string): Promise<CertificateReceipt | undefined> => {
+    const kept = await s.store.receipts.forDay(hash, date);
+    if (kept.length === 0) return undefined;
+    const root = tsaRoot();
+    const checked: CertificateReceipt[] = [];
+    for (const der of kept) {
+      try {
+        const facts = await checkReceipt(der, root, fromHex(hash));
+        checked.push({ file: receiptFileName(hash), genTime: facts.genTime.toISOString(), tsaName: facts.tsaName, serialNumber: facts.serialNumber, der });
+      } catch (err) {
+        log.warn({ hash, date, reason: (err as Error).message }, 'a stored receipt does not check: left out of the certificate');
+      }
+    }
+    return checked.find((r) => r.genTime === submittedAt) ?? checked[0];
+  };
+
   const sendPdf = async (reply: FastifyReply, view: CertificateView) =>
     reply
       .code(200)
@@ -100,9 +151,14 @@ export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) =>
       const found = s.archive.find(hash)[0];
       const base = s.config.origin.replace(/\/+$/, '');
       const verifyUrl = `${base}/verify?hash=${hash}&search=true`;
+      // The receipt: a history row's own (its day and time), else the earliest of the published day. Never for
+      // a hash= certificate of an unpublished hash (a 404 below: nothing is said of it before its ledger).
+      const receipt = owned ? await keptReceipt(hash, owned.ledgerDate, request.log, owned.submittedAt) : found ? await keptReceipt(hash, found.date, request.log) : undefined;
+      const receiptHtml = receipt ? receiptSection(hash, receipt) : '';
       if (!found && owned && format === 'pdf') {
         return sendPdf(reply, {
           state: 'pending', hash, fileName: owned.fileName, submittedAt: owned.submittedAt, ledgerDate: owned.ledgerDate, verifyUrl, origin: base, files: [],
+          ...(receipt ? { receipt } : {}),
           bitcoin: { ok: false, text: 'Queued: not yet in a published ledger' },
           next: `Come back after 00:01 UTC on the day after ${owned.ledgerDate}, when the ledger of ${owned.ledgerDate} is published and dual-signed; download this certificate again then for the signatures, the checkpoint and the proof files. The Bitcoin anchor follows from 00:02 UTC, confirmed typically within 12 to 24 hours.`,
         });
@@ -118,6 +174,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
 <dt>Ledger date (UTC)</dt><dd>${escapeHtml(owned.ledgerDate)}</dd>
 <dt>Status</dt><dd><span class="wait">Queued: the ledger of ${escapeHtml(owned.ledgerDate)} is generated and dual-signed at 00:01 UTC the next day, then anchored to Bitcoin</span></dd>
 </dl>
+${receiptHtml}
 </div>
 <footer><p>Come back after 00:01 UTC on the day after ${escapeHtml(owned.ledgerDate)}: open this certificate again once the ledger is published for the signatures, the checkpoint and the proof files. <a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">Search the ledgers</a></p></footer>
 </main>`));
@@ -173,6 +230,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
           files: files.map((f) => ({ ...f, url: `${base}${f.url}` })),
           anchored: anchoredFile,
           rfc3161: stamps,
+          ...(receipt ? { receipt } : {}),
           next: anchorNote,
         });
       }
@@ -193,6 +251,7 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
 <dt>Bitcoin</dt><dd>${bitcoin}</dd>
 ${stamps.map((t) => `<dt>RFC 3161 time-stamp</dt><dd><span class="ok">${escapeHtml(t.genTime)}</span> by ${escapeHtml(t.tsaName)}<br><code>openssl ts -verify -data ${escapeHtml(date)}.json -in ${escapeHtml(t.file)} -CAfile tsa-ca.pem</code></dd>`).join('\n')}
 </dl>
+${receiptHtml}
 <h2>Signed checkpoint of ${escapeHtml(date)}</h2>
 <pre>${escapeHtml(checkpoint)}</pre>
 <h2>Proof files</h2>

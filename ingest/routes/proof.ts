@@ -1,11 +1,13 @@
 // GET /api/proof/:hash — the proof bundle of a published hash (docs/FORMAT.md §8), built from the archive by
-// pipeline/proof.ts (through the injected ArchiveAccess, services.ts) and encoded by core/proof.ts.
+// pipeline/proof.ts (through the injected ArchiveAccess, services.ts) and encoded by core/proof.ts, with the
+// hash's receipts of the bundle's day that the store kept (Store.receipts: the site's submissions). A store that
+// cannot be read is a 503 (errors.ts), never a bundle claiming no receipts.
 // GET /api/proof/:hash.ots — the per-hash OpenTimestamps proof (docs/FORMAT.md), derived from the day's
 // `D.json.ots` (pipeline/anchor/proofs.ts); 404 while the hash's day has no calendar proof yet.
 // GET /api/proof/:hash.tlog-proof — the same proof as c2sp.org/tlog-proof@v1 text (docs/FORMAT.md §8a,
 // core/tlog-proof.ts).
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
-import { fromBase64 } from '../../core/encoding.ts';
+import { fromBase64, toBase64 } from '../../core/encoding.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { encodeProofBundle, type ProofBundle } from '../../core/proof.ts';
 import { encodeTlogProof, tlogProofFromBundle, TLOG_PROOF_MEDIA_TYPE } from '../../core/tlog-proof.ts';
@@ -86,7 +88,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         params: hashParams,
         querystring: noQuery,
         response: {
-          200: { type: 'object', description: 'timeseal-proof/2 bundle (docs/FORMAT.md §8)', additionalProperties: true },
+          200: { type: 'object', description: 'timeseal-proof/3 bundle (docs/FORMAT.md §8)', additionalProperties: true },
           ...plainErrors,
         },
       },
@@ -95,7 +97,8 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const hash = request.params.hash.toLowerCase();
       const bundle = publishedProof(hash, reply);
       if (bundle === null) return reply;
-      const text = encodeProofBundle(bundle);
+      const receipts = await s.store.receipts.forDay(bundle.hash, bundle.date);
+      const text = encodeProofBundle({ ...bundle, receipts: receipts.map(toBase64) });
       return reply
         .header('Cache-Control', 'no-cache')
         .header('Content-Disposition', `inline; filename="timeseal-proof-${hash.slice(0, 12)}.json"`)

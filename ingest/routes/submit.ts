@@ -4,8 +4,11 @@
 // committed before the answer. A request carrying the session cookie must pass the CSRF origin check. While the
 // clock is not after the last published day the answer is 503 and nothing is written (submission-gate.ts); on a
 // full or failing disk it is 503 with Retry-After, the transaction rolled back (errors.ts storageRefusal). The
-// 201 carries the hash's receipt (tsa-authority.ts), made after the commit with genTime = submittedAt.
+// 201 carries the hash's receipt (tsa-authority.ts), genTime = submittedAt: signed just before the transaction
+// and stored in it with the row (store receipts: the proof bundle and the certificate give it back later), sent
+// only after the commit. A receipt signed for a request the limit refuses or the store fails is dropped unsent.
 import type { FastifyPluginAsync } from 'fastify';
+import { toBase64 } from '../../core/encoding.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
 import { ClientError, errorBody, storageRefusal } from '../errors.ts';
@@ -50,7 +53,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
               message: { type: 'string' },
               remainingToday: { type: 'integer' },
               remainingThisMonth: { type: 'integer' },
-              receipt: { type: 'string', description: "base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt (docs/FORMAT.md §3b); absent when the server has no time-stamp key" },
+              receipt: { type: 'string', description: "base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt (docs/FORMAT.md §3b), also kept by the server (the proof bundle's receipts, the certificate); absent when the server has no time-stamp key" },
             },
             required: ['ok', 'hash', 'submittedAt', 'ledgerDate', 'message'],
           },
@@ -70,11 +73,22 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin)) throw new ClientError(403, CROSS_ORIGIN_ERROR);
       const user = await sessionUser(s.store, request, now);
       const fileName = request.body.fileName ?? null;
+      // Signed before the transaction (genTime = now = the row's submittedAt) so that the store keeps it with
+      // the row; null on a server without a usable TSA key (the submission stands without a receipt).
+      const receipt = tsaAuthority(s).receiptDer(hash, now);
       let decision;
       try {
-        // The limit check, the count and the rows (with the history row of a paying user) are one transaction
-        // of the store.
-        decision = await submitWithinLimits(s.store, { ip: request.ip, now, hash, fileName, freePerDay: s.ingest.freePerDay, ...(user ? { userId: user.id } : {}) });
+        // The limit check, the count and the rows (with the history row of a paying user, and the receipt) are
+        // one transaction of the store.
+        decision = await submitWithinLimits(s.store, {
+          ip: request.ip,
+          now,
+          hash,
+          fileName,
+          freePerDay: s.ingest.freePerDay,
+          ...(user ? { userId: user.id } : {}),
+          ...(receipt === null ? {} : { receipt }),
+        });
       } catch (err) {
         // A full or failing disk: nothing of the transaction was kept (not the count either).
         const refusal = storageRefusal(err, s.gate, 'submission');
@@ -86,7 +100,6 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         return reply.code(decision.status).header('Retry-After', String(refusal.retryAfter)).send(refusal.body);
       }
       s.gate.stored();
-      const receipt = tsaAuthority(s).receipt(hash, now);
       return reply.code(201).send({
         ok: true,
         hash,
@@ -94,7 +107,7 @@ export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         ledgerDate: utcDate(now),
         message: SUBMIT_MESSAGE,
         ...(decision.tier === 'standard' ? { remainingThisMonth: decision.remaining } : { remainingToday: decision.remaining }),
-        ...(receipt === null ? {} : { receipt }),
+        ...(receipt === null ? {} : { receipt: toBase64(receipt) }),
       });
     },
   );

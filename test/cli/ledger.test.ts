@@ -388,7 +388,7 @@ describe('a ledger built over several days', () => {
     const bundle = JSON.parse(r.stdout);
     const l1 = readJson(ledger(DAY1));
     const index = l1.entries.findIndex((e: string[]) => e[0] === repeated);
-    expect(bundle).toMatchObject({ format: 'timeseal-proof/2', hash: repeated, date: DAY1, leaf_index: index, tree_size: 300, submitted_at: AT_DAY1 });
+    expect(bundle).toMatchObject({ format: 'timeseal-proof/3', hash: repeated, date: DAY1, leaf_index: index, tree_size: 300, submitted_at: AT_DAY1 });
     const cp = parseCheckpoint(bundle.checkpoint);
     expect(bundle.checkpoint).toBe(fs.readFileSync(path.join(archive(), `${DAY1}.checkpoint`), 'utf8'));
     const leaves = leavesOf([l1]);

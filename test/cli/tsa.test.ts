@@ -100,7 +100,7 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
     const proof = run(dir, ['proof', makeHashes(`t-${date}`, 20)[3]!]);
     expect(proof.code, proof.stderr).toBe(0);
     const bundle = JSON.parse(proof.stdout);
-    expect(bundle.format).toBe('timeseal-proof/2');
+    expect(bundle.format).toBe('timeseal-proof/3');
     expect(bundle.rfc3161).toEqual([`${date}.json.tsr`, `${date}.json.2.tsr`].map((f) => fs.readFileSync(path.join(ledgers(), f)).toString('base64')));
     // The other TSA's chain does not vouch for the first token: OpenSSL says so too.
     expect(() => execFileSync('openssl', ['ts', '-verify', '-data', path.join(ledgers(), `${date}.json`), '-in', path.join(ledgers(), `${date}.json.tsr`), '-CAfile', other.caFile], { stdio: 'pipe' })).toThrow();
