@@ -81,6 +81,8 @@ try {
   const receipts = typeof probeBody.receipt === 'string';
   log(receipts ? 'the server answers receipts: the receipt case runs' : 'the server answers no receipt (no "receipt" in the 201): the receipt case is left out');
 
+  const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]!;
+  const loadBefore = loadAverage();
   const tsa = tsaRequests();
   interface Target {
     name: string;
@@ -111,6 +113,7 @@ try {
       t.cpu += cpuSeconds(server.pid!) - before;
     }
   }
+  const loadAfter = loadAverage();
   await stop(server);
 
   const db = new Database(env.TIMESEAL_DB, { readonly: true });
@@ -149,7 +152,7 @@ try {
     row('`POST /tsa`: SHA-256 imprint, nonce, certReq', targets[1]!),
     ...(receipt ? [row('`POST /api/v1/beta/timestamp` with `"receipt": true`', targets[2]!)] : []),
     '',
-    `Every run, req/s: ${targets.map((t) => `${t.name} ${t.runs.map((r) => perSecond(r)).join(', ')}`).join('; ')}.`,
+    `The machine's load average (1 min) at the start and the end: ${loadBefore}, ${loadAfter}. Every run, req/s: ${targets.map((t) => `${t.name} ${t.runs.map((r) => perSecond(r)).join(', ')}`).join('; ')}.`,
     '',
     `- Tokens ÷ beta submissions: **${ratio.toFixed(2)}** (goal ≥ 0.5); server CPU per token ÷ per submission: ${(cpuPer(targets[1]!) / cpuPer(targets[0]!)).toFixed(1)}.`,
     receipt
