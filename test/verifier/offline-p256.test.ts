@@ -108,13 +108,13 @@ describe("the verifier's checks with p256.ts, on a real archive", () => {
     return { report, passes, rows: report.sections.flatMap((s) => s.checks.map((c) => `${s.title} | ${c.label} | ${c.verdict}`)) };
   }
 
-  test('the bundle and two days verify, in two passes', async () => {
+  test('the bundle and two days verify in one pass (every signature it took as valid is)', async () => {
     const { report, passes, rows } = await check([archive.bundle, ...archive.dayFiles(DAY1), ...archive.dayFiles(DAY2)]);
     expect(report.summary.state, rows.join('\n')).toBe('ok');
     expect(rows).toContain(`Ledger ${DAY1} | ECDSA P-256 signature | Verified`);
     expect(rows).toContain(`Ledger ${DAY1} | Ledger format, signature metadata and the day's checkpoint | Verified`);
     expect(rows).toContain('Proof bundle proof.json | Checkpoint ECDSA P-256 signature | Verified');
-    expect(passes).toBe(2);
+    expect(passes).toBe(1);
     // Checked again (the page does so on every change): the answers are known, one pass.
     expect((await check([archive.bundle, ...archive.dayFiles(DAY1)])).passes).toBe(1);
   });
@@ -123,7 +123,9 @@ describe("the verifier's checks with p256.ts, on a real archive", () => {
     const [, sig, , , checkpoint] = archive.dayFiles(DAY1) as [string, string, string, string, string];
     for (const at of [8, 30, 60]) {
       const bad = corruptCopy(sig, fs.mkdtempSync(path.join(work, 's')), at);
-      const { report, rows } = await check(archive.dayFiles(DAY1).map((f) => (f === sig ? bad : f)));
+      const { report, rows, passes } = await check(archive.dayFiles(DAY1).map((f) => (f === sig ? bad : f)));
+      // The first pass took the changed signature as valid: it is thrown away, the second has Web Crypto's no.
+      expect(passes).toBe(2);
       expect(report.summary.text).toMatch(/^Not verified: 2025-11-01\.json\.sig: signature does not verify/);
       expect(rows).toContain(`Ledger ${DAY1} | ECDSA P-256 signature | Not verified: ${DAY1}.json.sig: signature does not verify`);
     }

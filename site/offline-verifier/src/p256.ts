@@ -4,11 +4,12 @@
 // unchanged, and nothing else in core/ changes. The page only verifies; it never makes keys or signs.
 //
 // core/'s checks are synchronous and Web Crypto is not, so a report is made in passes (`settled`): a pass
-// answers each signature from the answers Web Crypto already gave; one it has not seen yet is noted, taken as
-// valid for that pass only (so that the pass goes on to note the signatures that come after it), and the pass's
-// report is thrown away; Web Crypto then checks every noted signature, and the next pass runs. The report kept
-// is the first pass that needed no new answer: every signature in it was checked by Web Crypto. Answers are
-// kept by (SHA-256 of the message, public key, signature).
+// answers each signature from the answers Web Crypto already gave; one it has not seen yet is noted and taken
+// as valid for that pass (so that the pass goes on to note the signatures after it); then Web Crypto checks
+// every noted signature. When all of them are valid, the pass answered exactly what Web Crypto says, so its
+// report stands (the checks are deterministic); when one is not, the report is thrown away and the next pass
+// runs with the answers. A report is kept only from a pass whose every answer came from Web Crypto. Answers
+// are kept by (SHA-256 of the message, public key, signature).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toHex } from '../../../core/encoding.ts';
 
@@ -100,6 +101,7 @@ export function settled<T>(run: () => Promise<T>, messages: Uint8Array[] = []): 
       }
       if (asked.size === 0 || pass >= 12) return result;
       await answer(messages);
+      if ([...asked.keys()].every((key) => answers.get(key))) return result;
     }
   });
   queue = next.catch(() => undefined);
