@@ -9,6 +9,9 @@
 //   (the newest day's wait reaches its 24 h cap at its sixth failure, 31 hours in);
 // - the calendar back: every day is stamped over the next runs (at most ANCHOR_DAYS_PER_RUN a run, newest due
 //   first), the upgrades confirm the newest in Bitcoin, and no retry record is left.
+// The TSA's scheduled runs in that first hour ask 24 days each, newest first. Also: the wait 1 h, 2 h, … 24 h, a
+// run's time budget (ANCHOR_RUN_SECONDS), commands by hand ignoring the records, and a witness that is down asked
+// again only after its wait.
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,9 +22,12 @@ import { nextRun, startSchedule, STEPS, type Schedule } from '../../cli/schedule
 import { ANCHOR_RETRY_FILE, anchorDays } from '../../pipeline/anchor/anchor.ts';
 import { RetryBook, waitAfter } from '../../pipeline/anchor/backoff.ts';
 import { loadAnchorConfig } from '../../pipeline/anchor/config.ts';
+import { cosignLatest, loadWitnessConfig, WITNESS_RETRY_FILE } from '../../pipeline/witness.ts';
+import { logVerifiers } from '../../core/log-keys.ts';
 import { loadConfig } from '../../runtime/config.ts';
 import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { writeLongArchive } from '../support/long-archive.ts';
+import { startWitness } from '../support/witness.ts';
 import { SyntheticChain } from './chain.ts';
 import { removeTempDirs, tempDir } from './helpers.ts';
 import { LoopbackCalendar, LoopbackEsplora } from './servers.ts';
@@ -266,5 +272,35 @@ describe('the rule and the bounds', () => {
     expect(loadAnchorConfig({})).toMatchObject({ daysPerRun: 24, runMs: 600_000 });
     expect(() => loadAnchorConfig({ ANCHOR_DAYS_PER_RUN: '0' })).toThrow(/ANCHOR_DAYS_PER_RUN must be a positive integer/);
     expect(() => loadAnchorConfig({ ANCHOR_RUN_SECONDS: 'soon' })).toThrow(/ANCHOR_RUN_SECONDS/);
+  });
+
+  it('a witness that is down is asked again after its wait, not at every run; its cosignature clears the record', async () => {
+    const dir = tempDir('backoff-witness');
+    const config = loadConfig({ TIMESEAL_DB: path.join(dir, 'data/timeseal.db'), TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'), TIMESEAL_KEYS: path.join(dir, 'keys'), TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'), TIMESEAL_ORIGIN: 'https://timeseal.test' });
+    initKeys({ keys: config.keys, privateKeys: config.privateKeys });
+    const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
+    writeLongArchive({ archive: config.archive, origin: config.logOrigin, keys, count: 3, lastDate: LAST, signed: 1, anchoredThrough: '' });
+    const witness = await startWitness({ name: 'w.example/witness', seed: new Uint8Array(32).fill(21), algorithm: 'Ed25519', logs: new Map([[config.logOrigin, logVerifiers(config.logOrigin, keys.public)]]) });
+    await witness.stop();
+    let now = T0 + 3 * MINUTE;
+    const warned: string[] = [];
+    const schedule = { warn: (_f: object, m: string) => void warned.push(m), info: () => undefined, now: () => new Date(now) };
+    const cosign = () => cosignLatest({ config, witness: loadWitnessConfig({ TIMESEAL_WITNESSES: witness.setting }), clock: () => new Date(now), schedule });
+    try {
+      expect((await cosign()).met).toBe(false);
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toMatch(/^cosigning delayed: 2026-02-04: w\.example\/witness: .*no answer.*, retrying at 2026-02-05T01:03:00\.000Z$/);
+      await witness.restart();
+      now += HOUR - 10 * MINUTE - 1; // just before its wait is over (up to 10 minutes early)
+      const waiting = await cosign();
+      expect(waiting.failures[0]!.reason).toMatch(/^not asked: 1 failure \(.*no answer.*\); next attempt at 2026-02-05T01:03:00\.000Z$/);
+      expect(witness.statuses).toEqual([]);
+      now += 1;
+      expect(await cosign()).toMatchObject({ met: true, cosigned: ['w.example/witness'] });
+      expect(witness.statuses).toEqual([200]);
+      expect(fs.existsSync(path.join(dir, 'data', WITNESS_RETRY_FILE))).toBe(false);
+    } finally {
+      await witness.stop();
+    }
   });
 });
