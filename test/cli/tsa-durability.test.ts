@@ -4,9 +4,10 @@
 // - kill -9 under load (SQLite): 16 connections ask `timeseal serve` for tokens (SHA-256 imprints, every
 //   eighth SHA-512) while the server's clock (libfaketime) runs across midnight; the server is killed with
 //   SIGKILL in mid-stream after the first tokens of the new day, restarted, loaded and killed again; then
-//   `timeseal ledger build` publishes both days. Every token answered (HTTP 200, status granted, its signature checked) has its
-//   ledger hash in the ledger of its genTime's UTC day at exactly its genTime (ms), and the ledgers hold no more
-//   than the answered tokens plus at most one request in flight per connection at each kill.
+//   `timeseal ledger build` publishes both days. Every token answered (HTTP 200, status granted, its signature
+//   checked) has its ledger hash in the ledger of its genTime's UTC day at exactly its genTime (ms), and the
+//   ledgers hold no more than the answered tokens plus at most one request in flight per connection at each
+//   kill.
 // - Two nodes on one PostgreSQL database: 10,000 tokens, 8 connections per node at once; all granted, no serial
 //   number twice, and the database holds exactly the 10,000 ledger hashes of the tokens.
 //
