@@ -15,7 +15,9 @@ import { DAYS_PATH } from '../../core/archive.ts';
 import { pemCertificates } from '../../core/rfc3161.ts';
 import { ecdsaPublicKeyFromPem } from '../../core/sig.ts';
 import { grantedResponse, ledgerHash, randomSerial, receiptRequest, tstInfo, type TimeStampRequest, type TsaIdentity } from '../../core/tsa-token.ts';
+import { encodeProofBundle } from '../../core/proof.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
+import { buildProof } from '../../pipeline/proof.ts';
 import { loadConfig, type Config } from '../../runtime/config.ts';
 import { initKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { verifyInputs, type KeyInput, type Report, type VerifierInputs } from '../../site/offline-verifier/src/checks.ts';
@@ -257,6 +259,33 @@ describe('verdicts', () => {
     expect(row(wrong, 'Receipt')!.verdict).toBe('Not verified: the certificate of O=timeseal.test, CN=Timeseal TSA root is not signed by O=timeseal.test, CN=Timeseal TSA root (the Timeseal TSA root is timeseal-tsa-root.pem in /keys/)');
     const none = await check([receipts.kept], { authority: undefined, document: { hash: hashes.kept!, source: 'test' } });
     expect(none.summary.text).toBe('Not verified: not checked against a root: add timeseal-tsa-root.pem from /keys/ (Timeseal receipt kept.tsr: Chain to the TSA root)');
+  });
+
+  test("a proof bundle's receipts (timeseal-proof/3): checked as receipts, for the bundle's hash, without holding back its verdict", async () => {
+    const bundleWith = (name: string, ...files: string[]) => {
+      const bundle = buildProof(p.config.archive, p.config.logOrigin, hashes.kept!, { ecdsa: keys.ecdsa.key, mldsa: keys.mldsa.key });
+      const file = path.join(work, name);
+      fs.writeFileSync(file, encodeProofBundle({ ...bundle, receipts: files.map((f) => fs.readFileSync(f).toString('base64')) }));
+      return file;
+    };
+    const bundle = bundleWith('proof.json', receipts.kept);
+    const doc = { document: { hash: hashes.kept!, source: 'test' } };
+    const full = await check([bundle, ...dayFiles(DAY1)], doc);
+    expect(full.summary.state, rows(full).join('\n')).toBe('ok');
+    expect(rows(full)).toEqual(expect.arrayContaining([`Timeseal receipt 1 in proof.json | Chain to the TSA root | Verified`, `Timeseal receipt 1 in proof.json | Promise: in the ledger of ${DAY1} | Verified`]));
+    // The bundle alone, without the root or the day: it verifies; what its receipt could not check is named.
+    const alone = await check([bundle], { ...doc, authority: undefined });
+    expect(alone.summary.state, rows(alone).join('\n')).toBe('ok');
+    expect(rows(alone)).toContain('Timeseal receipt 1 in proof.json | Chain to the TSA root | not checked here: not checked against a root: add timeseal-tsa-root.pem from /keys/');
+    // A receipt for another hash in the bundle, or a damaged one: not verified.
+    const other = await check([bundleWith('other.json', receipts.broken)], doc);
+    expect(rows(other)).toContain(`Timeseal receipt 1 in other.json | The bundle's hash | Not verified: the receipt is for ${hashes.broken}, not the bundle's ${hashes.kept}`);
+    const der = Buffer.from(fs.readFileSync(receipts.kept));
+    der[der.length - 30]! ^= 1;
+    const damaged = path.join(work, 'damaged.tsr');
+    fs.writeFileSync(damaged, der);
+    const bad = await check([bundleWith('damaged.json', damaged)], doc);
+    expect(bad.summary.text).toMatch(/^Not verified: the token's signature does not verify .*\(Timeseal receipt 1 in damaged\.json: Receipt \(RFC 3161 time-stamp\)\)$/);
   });
 
   test('every single flipped byte of the receipt: still a receipt, not verified, with the reason', async () => {

@@ -622,9 +622,11 @@ function otsSection(ctx: Context, input: ClassifiedInput): Section {
  * A Timeseal receipt (docs/FORMAT.md §3b; core/receipt.ts): the token (signature, TSA certificate, Timeseal's
  * policy), its chain to the TSA root the person drops (timeseal-tsa-root.pem from /keys/), the document's hash,
  * and its promise, judged from the day's ledger when that day's files checked out, else from what the person
- * gave about which days are published (a later day's signed ledger, or days.json).
+ * gave about which days are published (a later day's signed ledger, or days.json). A receipt carried by a proof
+ * bundle (`within`, timeseal-proof/3) must be for the bundle's hash; what it still waits for (the root, the day)
+ * is named there without holding back the bundle's verdict.
  */
-function receiptSection(ctx: Context, input: ClassifiedInput): Section {
+function receiptSection(ctx: Context, input: ClassifiedInput, within?: { hash: string }): Section {
   const section: Section = { title: `Timeseal receipt ${input.name}`, checks: [] };
   const authority = ctx.inputs.authority;
   const label = 'Receipt (RFC 3161 time-stamp)';
@@ -645,6 +647,10 @@ function receiptSection(ctx: Context, input: ClassifiedInput): Section {
           receiptDocument(ctx, f, imprint),
           receiptPromise(ctx, f),
         );
+        if (within) {
+          if (f.ledgerHash !== within.hash) section.checks.push(fail("The bundle's hash", `the receipt is for ${f.ledgerHash}, not the bundle's ${within.hash}`));
+          for (const c of section.checks) if (c.state === 'pending') Object.assign(c, info(c.label, c.verdict.replace('Not verified: ', 'not checked here: '), c.details));
+        }
       },
       (err) => Object.assign(row, fail(label, `${message(err)}${authority ? ' (the Timeseal TSA root is timeseal-tsa-root.pem in /keys/)' : ''}`)),
     ),
@@ -934,6 +940,9 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
   for (const day of [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1))) sections.push(daySection(ctx, day, days));
   for (const c of standaloneCheckpoints) sections.push(checkpointSection(ctx, c));
   for (const r of files.filter((f) => f.kind === 'receipt')) sections.push(receiptSection(ctx, r));
+  for (const { input, bundle } of bundles) {
+    bundle?.receipts.forEach((r, i) => sections.push(receiptSection(ctx, { kind: 'receipt', name: `${i + 1} in ${input.name}`, bytes: fromBase64(r) }, bundle)));
+  }
   for (const o of files.filter((f) => f.kind === 'ots')) sections.push(otsSection(ctx, o));
   for (const h of ctx.pool.unused()) sections.push(headerSection(ctx, h));
   for (const u of unplaced) {
