@@ -32,6 +32,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import type { Context } from './context.ts';
+import type { Metrics } from '../ingest/metrics.ts';
 
 /** Runs a `timeseal` command in a child process with this one's environment and folder; resolves to its
  * --json output, rejects with the last line it wrote on stderr. */
@@ -124,6 +125,13 @@ export const STEPS: ScheduledStep[] = [
   },
 ];
 
+/** The days a `ledger build --json` report says it published (not those it only re-checked). */
+function builtDays(result: unknown): Array<{ entryCount: number }> {
+  const days = (result as { days?: unknown } | null)?.days;
+  if (!Array.isArray(days)) return [];
+  return days.filter((d): d is { entryCount: number; alreadyPublished: boolean } => typeof d?.entryCount === 'number' && d.alreadyPublished === false);
+}
+
 export interface Schedule {
   /** Runs every step once now (catch-up), in order within each lane. */
   runAll(): Promise<void>;
@@ -160,7 +168,10 @@ export function scheduleLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
  * the real clock's too (a fixed TIMESEAL_NOW would never let a lease expire), and so are the waits of the
  * steps' retries (`options.now` replaces that clock for the retries only: tests simulate hours with it).
  */
-export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS, options: { leaseMs?: number; now?: () => Date } = {}): Schedule {
+/** What the schedule reports to the node's metrics (ingest/metrics.ts), when `serve` has them. */
+export type ScheduleMetrics = Pick<Metrics, 'stepFinished' | 'buildFinished'>;
+
+export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS, options: { leaseMs?: number; now?: () => Date; metrics?: ScheduleMetrics } = {}): Schedule {
   // The two lanes (see the module comment): the build's, and the proofs' steps one after the other.
   let buildLane: Promise<void> = Promise.resolve();
   let proofsLane: Promise<void> = Promise.resolve();
@@ -205,11 +216,17 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
     const run = async (): Promise<void> => {
       if (stopped) return;
       if (!(await checkLease()).held) return;
+      const started = performance.now();
+      const seconds = () => (performance.now() - started) / 1000;
       try {
         const result = await step.run(ctx, runOf(step));
         log.info({ step: step.name, result }, `scheduled ${step.name} done`);
+        options.metrics?.stepFinished(step.name, true, seconds());
+        const built = step.lane === 'build' ? builtDays(result) : [];
+        if (built.length > 0) options.metrics?.buildFinished({ days: built.length, entries: built.reduce((n, d) => n + d.entryCount, 0), seconds: seconds() });
       } catch (err) {
         log.error({ step: step.name, err: (err as Error).message }, `scheduled ${step.name} failed; the next run retries`);
+        options.metrics?.stepFinished(step.name, false, seconds());
       }
     };
     if (step.lane === 'build') return (buildLane = buildLane.then(run));

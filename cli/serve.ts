@@ -151,7 +151,7 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     const banner = startBanner({ origin: c.config.origin, listening, smtpUrl: ingest.smtpUrl, outbox: ingest.outbox, demoDays, lastDay: days.at(-1)?.date, publishedDays: days.length });
     process.stderr.write(`${banner.join('\n')}\n`);
   }
-  const schedule = writable ? startSchedule(c, logger) : { stop: async () => {} };
+  const schedule = writable ? startSchedule(c, logger, undefined, metrics ? { metrics } : {}) : { stop: async () => {} };
   const signal = await stopped;
   logger.info({ signal }, 'shutting down: finishing requests in flight');
   await schedule.stop();

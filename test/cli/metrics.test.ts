@@ -12,7 +12,8 @@ import { removeTempProjects, run, tempProject } from './helpers.ts';
 interface Sample {
   name: string;
   labels: Record<string, string>;
-  value: number;
+  /** null for NaN (a gauge Node has not measured yet). */
+  value: number | null;
 }
 
 /** The exposition text parsed by prometheus_client.parser (not ours). */
@@ -22,9 +23,9 @@ const parse = (text: string): Sample[] =>
       '/usr/bin/python3',
       [
         '-c',
-        `import sys, json
+        `import sys, json, math
 from prometheus_client.parser import text_string_to_metric_families
-print(json.dumps([{'name': s.name, 'labels': s.labels, 'value': s.value} for f in text_string_to_metric_families(sys.stdin.read()) for s in f.samples]))`,
+print(json.dumps([{'name': s.name, 'labels': s.labels, 'value': None if math.isnan(s.value) else s.value} for f in text_string_to_metric_families(sys.stdin.read()) for s in f.samples]))`,
       ],
       { input: text, encoding: 'utf8' },
     ),
@@ -82,6 +83,32 @@ describe('GET /metrics', () => {
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
     expect((await fetch(metricsUrl.replace('/metrics', '/'))).status).toBe(404);
   });
+
+  test("the schedule's steps and the last build, on the next day's start (catch-up)", async () => {
+    server.child.kill('SIGTERM');
+    await server.exited;
+    const port = await freePort();
+    metricsUrl = `http://127.0.0.1:${port}/metrics`;
+    server = await startServer(dir, { ...env, TIMESEAL_NOW: '2025-11-03T00:05:00.000Z', METRICS_LISTEN: String(port) });
+    // The catch-up runs every step once at start: poll until the build's outcome is counted (a deadline, not a sleep).
+    let samples: Sample[] = [];
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+      samples = parse(await (await fetch(metricsUrl)).text());
+      if (value(samples, 'timeseal_schedule_steps_total', { step: 'ledger build' }) !== undefined && value(samples, 'timeseal_schedule_steps_total', { step: 'tsa stamp' }) !== undefined) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(value(samples, 'timeseal_schedule_steps_total', { step: 'ledger build', outcome: 'ok' })).toBe(1);
+    expect(value(samples, 'timeseal_last_build', { field: 'days' })).toBe(1);
+    expect(value(samples, 'timeseal_last_build', { field: 'entries' })).toBe(3);
+    expect(value(samples, 'timeseal_schedule_step_seconds', { step: 'ledger build' })).toBeGreaterThan(0);
+    expect(value(samples, 'timeseal_published_days')).toBe(1);
+    expect(value(samples, 'timeseal_tree_size')).toBe(3);
+    expect(value(samples, 'timeseal_queue_size')).toBe(0);
+    expect(value(samples, 'timeseal_last_published_day_timestamp_seconds')).toBe(Date.parse('2025-11-03T00:01:00.000Z') / 1000);
+    // Published and not anchored (no calendar here): lagging since its publication.
+    expect(value(samples, 'timeseal_unanchored_days')).toBe(1);
+    expect(value(samples, 'timeseal_anchoring_lag_seconds')).toBe(240);
+  }, 90_000);
 
   test('a METRICS_LISTEN that is not an address refuses the start (exit 2)', () => {
     const bad = run(dir, ['serve'], { env: { ...env, PORT: '0', METRICS_LISTEN: 'everywhere' } });
