@@ -17,10 +17,10 @@ const RELEASES = [
 const AFTER = { TIMESEAL_NOW: '2025-11-07T00:01:00.000Z' };
 const ONES = '1'.repeat(64);
 
-/** Every published file but the index: days, signatures, checkpoints, tiles, status. */
+/** Every published file but the index and the anchoring status files (rewritten by every build): days, signatures, checkpoints, tiles. */
 function publishedFiles(ledgers: string): Map<string, string> {
   const all = treeDigest(ledgers);
-  for (const key of [...all.keys()]) if (key.startsWith('index/') || key === 'index-sha256.json' || key === 'ots_status.json' || key === 'block_info.json') all.delete(key);
+  for (const key of [...all.keys()]) if (key.startsWith('index/') || key === 'index-sha256.json' || key === 'ots_status.json' || key === 'block_info.json' || key.startsWith('block-info/')) all.delete(key);
   return all;
 }
 
