@@ -31,6 +31,8 @@ describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
     const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) => r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
     const withKey = await verifyInputs({ files, keys: { ...keys, mldsa44: { key: ml.value as Uint8Array, source: 'mldsa44.vkey' } } });
     expect(withKey.summary.state, rows(withKey).join('\n')).toBe('ok');
+    // Day files without their .ots: verified, and the headline names what was not checked.
+    expect(withKey.summary.text).toMatch(/^Verified: all \d+ checks passed\. Bitcoin anchor not checked: no \.ots given\.$/);
     expect(rows(withKey)).toContain('Checkpoint ML-DSA-44 cosignature | Verified');
     const other = await verifyInputs({ files, keys: { ...keys, mldsa44: { key: new Uint8Array(1312).fill(5), source: 'other.vkey' } } });
     expect(rows(other).some((r) => r.startsWith('Checkpoint ML-DSA-44 cosignature | Verified'))).toBe(false);

@@ -968,5 +968,10 @@ function summarize(sections: Section[], evidence: number, keyProblem: boolean): 
   const waiting = rows.find((r) => r.c.state === 'pending' && r.s.title !== 'Public keys') ?? rows.find((r) => r.c.state === 'pending');
   if (waiting) return { state: 'pending', text: `${waiting.c.verdict} (${waiting.s.title}: ${waiting.c.label})` };
   const passed = rows.filter((r) => r.c.state === 'ok').length;
-  return { state: 'ok', text: `Verified: all ${passed} checks passed.` };
+  // What the person did not give is said, not hidden behind "all checks passed": without a Bitcoin block
+  // checked, nothing here shows the time is anchored beyond the log's own signatures.
+  const anchored = rows.some((r) => r.c.state === 'ok' && r.c.label.startsWith('Bitcoin block '));
+  const bundleWithoutOts = rows.some((r) => r.c.label === 'Bitcoin anchor' && r.c.state === 'info');
+  const notChecked = anchored ? '' : ` Bitcoin anchor not checked: ${bundleWithoutOts ? 'the bundle has no .ots yet' : 'no .ots given'}.`;
+  return { state: 'ok', text: `Verified: all ${passed} checks passed.${notChecked}` };
 }
