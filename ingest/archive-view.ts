@@ -67,9 +67,28 @@ export interface ArchiveView {
   proof(hash: string): ProofBundle;
   /** The OTS state of a published day (docs/FORMAT.md §7: `latest_ots_ok`). */
   otsState(date: string): 'verified' | 'pending';
+  /** Where a published day's Bitcoin anchoring stands, in the words every surface uses (anchoringText). */
+  anchoring(date: string): Anchoring;
   /** The day's RFC 3161 tokens (pipeline/tsa.ts), checked against its ledger digest; [] when none. */
   timeStamps(day: DayRecord): Promise<TimeStampView[]>;
 }
+
+/** A day's anchoring: confirmed (with its block when known), delayed by a failure (why), or on its way. */
+export type Anchoring = { state: 'anchored'; block: BlockInfo | null } | { state: 'delayed'; reason: string } | { state: 'pending'; reason: string | null };
+
+/** The text of a day's anchoring, the same on the certificate, the ledger list and the log: never "done"
+ * before a Bitcoin block confirms it, and a failure said as "Anchoring delayed: <reason>". */
+export function anchoringText(a: Anchoring): string {
+  if (a.state === 'anchored') {
+    const b = a.block;
+    return b && b.block_height !== null ? `Anchored in Bitcoin block ${b.block_height} (${b.confirmations} confirmation${b.confirmations === 1 ? '' : 's'})` : 'Anchored in Bitcoin';
+  }
+  if (a.state === 'delayed') return `Anchoring delayed: ${a.reason}${/next attempt at/.test(a.reason) ? '' : ', retrying hourly'}`;
+  return 'Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours';
+}
+
+/** block_info.json's `pending` reason for a day that was never submitted yet (pipeline/anchor/status.ts). */
+const NOT_YET_SUBMITTED = /^not yet submitted to the OpenTimestamps calendars/;
 
 export interface TimeStampView {
   /** Archive path, e.g. 2025-11-02.json.tsr. */
@@ -130,6 +149,16 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
   });
 
   /** Accepts `{ledgers: {date: {...}}}` (the API's shape) or a bare map of dates; drops malformed entries. */
+  const pendingInfo = cachedByFile(archive, BLOCK_INFO_PATH, (): Map<string, { state: string; reason: string }> => {
+    const raw = readJson(archive, BLOCK_INFO_PATH);
+    const out = new Map<string, { state: string; reason: string }>();
+    if (!isObject(raw) || !isObject(raw.pending)) return out;
+    for (const [date, v] of Object.entries(raw.pending)) {
+      if (isDate(date) && isObject(v) && typeof v.state === 'string' && typeof v.reason === 'string') out.set(date, { state: v.state, reason: v.reason });
+    }
+    return out;
+  });
+
   const blockInfo = cachedByFile(archive, BLOCK_INFO_PATH, (): Record<string, BlockInfo> => {
     const raw = readJson(archive, BLOCK_INFO_PATH);
     const map = isObject(raw) ? (isObject(raw.ledgers) ? raw.ledgers : raw) : {};
@@ -190,6 +219,14 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     return (blockInfo()[date]?.confirmations ?? 0) > 0 ? 'verified' : 'pending';
   };
 
+  const anchoring = (date: string): Anchoring => {
+    if (otsState(date) === 'verified') return { state: 'anchored', block: blockInfo()[date] ?? null };
+    const p = pendingInfo().get(date);
+    // A failure (calendars that did not answer, an attestation that did not check, a retry put off): delayed.
+    if (p && (p.state === 'unverified' || (p.state === 'not-stamped' && !NOT_YET_SUBMITTED.test(p.reason)) || /next attempt at/.test(p.reason))) return { state: 'delayed', reason: p.reason };
+    return { state: 'pending', reason: p?.reason ?? null };
+  };
+
   // Tokens never change once published: each is checked once and remembered by its file's inode and size.
   const stamps = new Map<string, { key: string; view: TimeStampView | null }>();
   const timeStamps = async (day: DayRecord): Promise<TimeStampView[]> => {
@@ -210,5 +247,5 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     }
     return out;
   };
-  return { days, day, otsStatus, blockInfo, verifyDay, find: (hash) => access.find(hash), proof: (hash) => access.proof(hash, publicKeys()), otsState, timeStamps };
+  return { days, day, otsStatus, blockInfo, anchoring, verifyDay, find: (hash) => access.find(hash), proof: (hash) => access.proof(hash, publicKeys()), otsState, timeStamps };
 }

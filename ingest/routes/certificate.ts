@@ -19,6 +19,7 @@ import { PUBLIC_TSA_CHAIN_PEM, PUBLIC_TSA_ROOT_PEM } from '../../runtime/keys.ts
 import { sessionUser } from '../accounts/sessions.ts';
 import { certificatePdf, receiptCommand, receiptFileName, serialText, type CertificateLink, type CertificateReceipt, type CertificateView } from '../certificate-pdf.ts';
 import { ClientError } from '../errors.ts';
+import { anchoringText } from '../archive-view.ts';
 import { HASH_PATTERN, plainErrors } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
@@ -186,12 +187,14 @@ ${receiptHtml}
       const verification = s.archive.verifyDay(date);
       const block = s.archive.blockInfo()[date];
       const otsState = s.archive.otsState(date);
+      // The words of archive-view.ts anchoringText, as every surface says them ("Anchoring delayed: …" on a failure).
+      const anchoring = s.archive.anchoring(date);
       const bitcoin =
         block && block.block_height !== null
           ? `<span class="ok">Anchored in Bitcoin block ${block.block_height}</span> (${block.confirmations} confirmation${block.confirmations === 1 ? '' : 's'}, ${confirmationText(block.confirmations)})`
           : otsState === 'verified'
             ? '<span class="ok">Anchored in Bitcoin</span>'
-            : '<span class="wait">Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours</span>';
+            : `<span class="${anchoring.state === 'delayed' ? 'bad' : 'wait'}">${escapeHtml(anchoringText(anchoring))}</span>`;
       const flag = (ok: boolean | undefined, yes: string, no: string) => (ok ? `<span class="ok">${yes}</span>` : `<span class="bad">${no}</span>`);
       let checkpoint = '';
       try {
@@ -221,7 +224,7 @@ ${receiptHtml}
           ? `Anchored in Bitcoin block ${block.block_height} (${block.confirmations} confirmation${block.confirmations === 1 ? '' : 's'}, ${confirmationText(block.confirmations)})`
           : otsState === 'verified'
             ? 'Anchored in Bitcoin'
-            : 'Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours';
+            : anchoringText(anchoring);
         return sendPdf(reply, {
           state: 'published', hash, fileName: owned?.fileName ?? null, submittedAt: found.submittedAt, ledgerDate: date, verifyUrl, origin: base,
           leaf: `${found.leafIndex} of a log of ${found.day.treeSize}`, ledgerSha256: found.day.sha256,

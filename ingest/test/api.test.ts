@@ -256,6 +256,26 @@ describe('GET /api/certificate.php', () => {
     expect(res.body).toMatch(/ML-DSA-65 signature \(quantum shield\)<\/dt><dd><span class="ok">Verified/);
   });
 
+  it('says where the anchoring stands in the words every surface uses: pending, delayed with its reason, anchored', async () => {
+    const hash = f.published[0]!;
+    const info = path.join(f.config.archive, 'block_info.json');
+    const saved = fs.existsSync(info) ? fs.readFileSync(info) : undefined;
+    const bitcoin = async () => /<dt>Bitcoin<\/dt><dd>(.*?)<\/dd>/.exec((await f.app.inject(`/api/certificate.php?hash=${hash}`)).body)![1];
+    try {
+      fs.writeFileSync(info, JSON.stringify({ ledgers: {}, pending: { [DAY]: { state: 'not-stamped', reason: 'not yet submitted to the OpenTimestamps calendars (anchoring runs at 00:02 UTC)', checked_at: NOW } } }));
+      expect(await bitcoin()).toBe('<span class="wait">Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours</span>');
+      fs.writeFileSync(info, JSON.stringify({ ledgers: {}, pending: { [DAY]: { state: 'not-stamped', reason: 'only 0 of 2 calendars answered (a.example: refused); next attempt at 2025-11-03T14:00:00.000Z', checked_at: NOW } } }));
+      expect(await bitcoin()).toBe('<span class="bad">Anchoring delayed: only 0 of 2 calendars answered (a.example: refused); next attempt at 2025-11-03T14:00:00.000Z</span>');
+      fs.writeFileSync(info, JSON.stringify({ ledgers: {}, pending: { [DAY]: { state: 'unverified', reason: 'the block header at height 5 does not match', checked_at: NOW } } }));
+      expect(await bitcoin()).toBe('<span class="bad">Anchoring delayed: the block header at height 5 does not match, retrying hourly</span>');
+      fs.writeFileSync(info, JSON.stringify({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } }, pending: {} }));
+      expect(await bitcoin()).toMatch(/^<span class="ok">Anchored in Bitcoin block 922004<\/span> \(7 confirmations/);
+    } finally {
+      if (saved) fs.writeFileSync(info, saved);
+      else fs.rmSync(info, { force: true });
+    }
+  });
+
   it('404 page for an unknown hash or id, escaping what the user sent; 400 for bad queries', async () => {
     const unknown = await f.app.inject(`/api/certificate.php?hash=${randomHash()}`);
     expect(unknown.statusCode).toBe(404);

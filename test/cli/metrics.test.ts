@@ -58,7 +58,7 @@ afterAll(async () => {
   removeTempProjects();
 });
 
-const value = (samples: Sample[], name: string, labels: Record<string, string> = {}): number | undefined =>
+const value = (samples: Sample[], name: string, labels: Record<string, string> = {}): number | null | undefined =>
   samples.find((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))?.value;
 
 describe('GET /metrics', () => {
