@@ -420,7 +420,7 @@ describe('what a person needs to verify offline', () => {
 
   it('/ledgers links the OTS proof of an anchored day', async () => {
     const { context, page } = await newPage();
-    await page.route('**/api/ledgers.php', async (route) => {
+    await page.route(/\/api\/ledgers\.php(\?|$)/, async (route) => {
       const answer = await (await route.fetch()).json() as { ledgers: { otsStatus: string }[] };
       for (const l of answer.ledgers) l.otsStatus = 'verified';
       await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) });

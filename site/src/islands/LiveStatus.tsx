@@ -1,9 +1,11 @@
 // The Live status page (/live): queue, Bitcoin anchoring and next-ledger cards, reloaded every
-// 30 seconds, each load followed by a 1-second highlight pulse.
+// 30 seconds, each load followed by a 1-second highlight pulse; below them the last 90 days as two small charts
+// (LiveCharts.tsx: submissions per day, anchoring delay), asked for again only when a new day is published.
 import { useEffect, useRef, useState } from 'react';
 import { formatDateTime, formatLedgerDate } from '../lib/format.ts';
 import { fetchOtsStatus, PULSE_MS, REFRESH_MS, type OtsStatusFile } from '../lib/status.ts';
 import Countdown from './Countdown.tsx';
+import LiveCharts from './LiveCharts.tsx';
 import { QueueBadge, QueueDays, QueueProblem, useQueueStats } from './SystemStatus.tsx';
 
 export default function LiveStatus() {
@@ -74,6 +76,13 @@ export default function LiveStatus() {
           <p className="muted mt-2 text-sm">Daily at 00:01 UTC</p>
         </section>
       </div>
+      <section className="card mt-6" aria-labelledby="live-history-title" data-testid="live-history">
+        <h2 id="live-history-title" className="card-title">The last 90 days</h2>
+        <LiveCharts
+          lastPublishedDay={queue.kind === 'loaded' ? queue.stats.lastPublishedDay : undefined}
+          serverNow={queue.kind === 'loaded' ? queue.stats.lastUpdate : undefined}
+        />
+      </section>
       <p className="muted mt-6 flex items-center gap-2 text-sm" data-testid="auto-refresh">
         <span className="inline-block h-2 w-2 animate-pulse rounded-full bg-emerald-500" aria-hidden="true"></span>
         This page refreshes automatically every 30 seconds.

@@ -2,10 +2,14 @@
 // height, confirmations, quantum shield and dual signature), every flag being what the browser checked; and
 // what a person needs to verify it offline: the proof bundle (GET /api/proof/<hash>, saved as
 // timeseal-proof-<first 12 hex>.json), the same proof as a c2sp.org/tlog-proof@v1 file (GET
-// /api/proof/<hash>.tlog-proof, docs/FORMAT.md §8a), the per-hash .ots once the day is anchored, the certificate
-// and the offline verifier.
+// /api/proof/<hash>.tlog-proof, docs/FORMAT.md §8a), the per-hash .ots once the day is anchored, the day's RFC
+// 3161 tokens, the certificate and the offline verifier. A hash no published ledger holds but the server has
+// queued is said so once, with the ledger's publication time; a day whose anchoring is delayed says why
+// (lib/anchoring.ts, the same words as the /ledgers cards).
 import { useEffect, useState } from 'react';
 import { confirmationLabel, confirmationsStrong, formatDateTime, formatLedgerDate } from '../lib/format.ts';
+import { anchoringDelay } from '../lib/anchoring.ts';
+import { getJson } from '../lib/api.ts';
 import { toast } from '../lib/toast.ts';
 import type { SearchResult } from '../lib/verified-search.ts';
 
@@ -50,22 +54,51 @@ export function Row({ label, children }: { label: string; children: React.ReactN
   );
 }
 
-/** Whether the day's ledger file has an RFC 3161 token (`D.json.tsr`, pipeline/tsa.ts): one HEAD request. */
-function useTimeStampToken(date: string | null): boolean {
-  const [present, setPresent] = useState(false);
+/** The day's RFC 3161 tokens of its ledger file, as the server checked them: the one-day page of
+ *  /api/ledgers.php (`rfc3161`: [] without any). Asking the ledger list instead of the files themselves means no
+ *  request for a token a default install does not have; a static copy of the archive without the API shows none. */
+function useTimeStampTokens(date: string | null): { url: string }[] {
+  const [tokens, setTokens] = useState<{ url: string }[]>([]);
   useEffect(() => {
     if (date === null) return;
     let live = true;
-    fetch(`/ledgers/${date}.json.tsr`, { method: 'HEAD' }).then((r) => live && setPresent(r.ok), () => undefined);
+    const after = new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    getJson<{ ledgers: { date: string; rfc3161?: { url: string }[] }[] }>(`/api/ledgers.php?before=${after}&limit=1`).then(
+      (page) => live && setTokens(page.ledgers.find((l) => l.date === date)?.rfc3161 ?? []),
+      () => undefined,
+    );
     return () => {
       live = false;
     };
   }, [date]);
-  return present;
+  return tokens;
 }
 
-export default function SearchResultPanel({ result }: { result: SearchResult }) {
-  const tokenPresent = useTimeStampToken(result.found ? result.date : null);
+/** A hash the server holds for a ledger not published yet (GET /api/status/<hash>, `queued`). */
+export interface QueuedHash {
+  ledgerDate: string;
+  submittedAt: string;
+  publishedAt: string;
+}
+
+/** "Queued for the ledger of D, published at 00:01 UTC on D+1": the time as the server gave it. */
+export function queuedSentence(q: QueuedHash): string {
+  const at = q.publishedAt.slice(11, 16);
+  return `Queued for the ledger of ${q.ledgerDate}, published at ${/^\d\d:\d\d$/.test(at) ? `${at} UTC on ${q.publishedAt.slice(0, 10)}` : q.publishedAt}`;
+}
+
+export default function SearchResultPanel({ result, queued = null }: { result: SearchResult; queued?: QueuedHash | null }) {
+  const tokens = useTimeStampTokens(result.found ? result.date : null);
+  if (!result.found && queued) {
+    return (
+      <div role="status" className="mt-4 rounded-lg border border-sky-300 bg-sky-50 p-4 dark:border-sky-700 dark:bg-sky-950/50" data-testid="search-result" data-found="false" data-queued="true">
+        <p className="font-semibold text-sky-900 dark:text-sky-200" data-testid="queued">{queuedSentence(queued)}</p>
+        <p className="mt-1 text-sm text-sky-900 dark:text-sky-200">
+          Submitted <time dateTime={queued.submittedAt}>{formatDateTime(queued.submittedAt)}</time>. Search again once the ledger is published: your browser then checks its signatures and the inclusion proof.
+        </p>
+      </div>
+    );
+  }
   if (!result.found) {
     return (
       <div role="status" className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-4 dark:border-amber-700 dark:bg-amber-950/50" data-testid="search-result" data-found="false">
@@ -74,6 +107,7 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
       </div>
     );
   }
+  const delayed = result.otsStatus === 'verified' ? null : anchoringDelay(result.date!, result.anchoring);
   const confirmations = result.confirmations;
   const bundleName = `timeseal-proof-${result.hash.slice(0, 12)}.json`;
   return (
@@ -83,7 +117,11 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
         <Row label="Ledger date"><span data-testid="result-date">{result.date}</span></Row>
         <Row label="Timestamp"><time dateTime={result.timestamp!}>{formatDateTime(result.timestamp!)}</time></Row>
         <Row label="Ledger"><a className="link" href={result.ledgerUrl!} download>Download Ledger ({result.date}.json)</a></Row>
-        <Row label="OTS status">{result.otsStatus === 'verified' ? <span className="badge-green">Anchored (verified)</span> : <span className="badge-yellow">Pending</span>}</Row>
+        <Row label="OTS status">
+          {result.otsStatus === 'verified' ? <span className="badge-green">Anchored (verified)</span>
+            : delayed ? <span className="text-amber-800 dark:text-amber-300" data-testid="anchoring-delayed">{delayed}.</span>
+              : <span className="badge-yellow">Pending</span>}
+        </Row>
         <Row label="Bitcoin block">{result.blockHeight === null ? <span className="muted">Not yet known</span> : `#${result.blockHeight.toLocaleString('en-US')}`}</Row>
         <Row label="Confirmations">
           {confirmations === null ? <span className="muted">Not yet known</span> : (
@@ -114,11 +152,11 @@ export default function SearchResultPanel({ result }: { result: SearchResult }) 
           {result.otsStatus === 'verified' ? (
             <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.ots`} download>Download OTS proof (.ots)</a>
           ) : (
-            <span className="badge-yellow" data-testid="ots-pending">OTS proof: pending, usually within 24 hours</span>
+            <span className="badge-yellow" data-testid="ots-pending">{delayed ? 'OTS proof: not available yet (anchoring delayed)' : 'OTS proof: pending, usually within 24 hours'}</span>
           )}
-          {tokenPresent && (
-            <a className="btn-secondary px-3 py-1.5" href={`/ledgers/${result.date}.json.tsr`} download data-testid="rfc3161-download">Download RFC 3161 time-stamp (.tsr)</a>
-          )}
+          {tokens.map((t, i) => (
+            <a key={t.url} className="btn-secondary px-3 py-1.5" href={t.url} download data-testid="rfc3161-download">Download RFC 3161 time-stamp{tokens.length > 1 ? ` ${i + 1}` : ''} (.tsr)</a>
+          ))}
           <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}&format=pdf`} download>Download certificate (PDF)</a>
           <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}`} target="_blank" rel="noopener">View certificate</a>
         </div>

@@ -1,18 +1,32 @@
 // The Verify page's interactive cards: hash one file (only the first dropped file is
 // used), hash a text, search the ledgers with a search the browser verifies (lib/verified-search.ts), and check
-// a receipt (.tsr) with its file or hash (ReceiptCheck.tsx).
+// a receipt (.tsr) with its file or hash (ReceiptCheck.tsx). A hash the search does not find is looked up once in
+// GET /api/status/<hash>: one queued for a ledger not published yet is said so, with the publication time.
 // `?hash=…&search=true` pre-fills the field and searches when the hash has exactly 64 characters. The field
 // and the parameter drop whitespace and take upper case (lib/validation.ts normalizeHashInput).
 import { useEffect, useRef, useState, type DragEvent, type FormEvent } from 'react';
 import { hashFile, hashText, HashCancelledError, type HashJob } from '../lib/file-hasher.ts';
+import { getJson } from '../lib/api.ts';
 import { toast } from '../lib/toast.ts';
 import { normalizeHashInput } from '../lib/validation.ts';
 import { SearchUnavailableError, verifiedSearch, type SearchResult } from '../lib/verified-search.ts';
 import CopyButton from './CopyButton.tsx';
 import ReceiptCheck from './ReceiptCheck.tsx';
-import SearchResultPanel from './SearchResultPanel.tsx';
+import SearchResultPanel, { type QueuedHash } from './SearchResultPanel.tsx';
 
 const HEX64 = /^[0-9a-f]{64}$/;
+
+/** The first unpublished ledger the server holds `hash` for (GET /api/status/<hash>), or null: unknown, or the
+ *  server could not be asked (a static copy of the archive has no API). */
+async function queuedFor(hash: string): Promise<QueuedHash | null> {
+  try {
+    const status = await getJson<{ state: string; queued?: QueuedHash[] }>(`/api/status/${hash}`);
+    return status.state === 'queued' ? status.queued?.[0] ?? null : null;
+  } catch (err) {
+    console.warn('hash status', err);
+    return null;
+  }
+}
 
 function HashOutput({ hash, onSearch }: { hash: string; onSearch: (hash: string) => void }) {
   return (
@@ -116,6 +130,7 @@ export default function VerifyTools() {
   const [query, setQuery] = useState('');
   const [searching, setSearching] = useState(false);
   const [result, setResult] = useState<SearchResult | null>(null);
+  const [queued, setQueued] = useState<QueuedHash | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   const searchRef = useRef<HTMLElement>(null);
 
@@ -124,13 +139,18 @@ export default function VerifyTools() {
     if (hash.length !== 64) return;
     setSearching(true);
     setResult(null);
+    setQueued(null);
     setFailure(null);
     try {
       const found: SearchResult = HEX64.test(hash)
         ? await verifiedSearch(hash)
         : { found: false, hash, date: null, timestamp: null, ledgerUrl: null, otsStatus: 'pending', blockHeight: null, confirmations: null, quantumShield: false, dualSignature: false, ecdsaVerified: false, inclusionVerified: false, leafIndex: null, treeSize: 0, bytesFetched: 0 };
+      // Not in a published ledger: the server may hold it for the next one (asked only then).
+      const waiting = !found.found && HEX64.test(hash) ? await queuedFor(hash) : null;
+      setQueued(waiting);
       setResult(found);
       if (found.found) toast({ title: 'Proof found! ✓', description: `Hash recorded in ledger ${found.date}` });
+      else if (waiting) toast({ title: 'Queued', description: 'Not in a published ledger yet' });
       else toast({ title: 'Not found', description: 'This hash is not in any published ledger' });
     } catch (err) {
       console.error('search', err);
@@ -177,7 +197,7 @@ export default function VerifyTools() {
         </form>
         {query.length > 0 && query.length !== 64 && <p className="muted mt-2 text-xs" data-testid="length-hint">{query.length} of 64 characters</p>}
         {failure && <p role="alert" className="field-error">{failure}</p>}
-        {result && <SearchResultPanel result={result} />}
+        {result && <SearchResultPanel result={result} queued={queued} />}
       </section>
       <ReceiptCheck />
     </div>
