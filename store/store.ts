@@ -124,6 +124,13 @@ export interface SubmissionStore {
    */
   queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>>;
   /**
+   * Which of `hashes` (lower-case 64-hex) have a submission on the UTC day `date`, by any path: each with its
+   * earliest submission time that day; a hash without a row that day is absent (an empty `hashes` gives an empty
+   * map). One query over the day's rows by the date index (as for `queued`, there is no hash index: the cost
+   * grows with the day's rows, not with the archive), seeing the rows committed when it runs.
+   */
+  submittedOn(date: string, hashes: readonly string[]): Promise<Map<string, Date>>;
+  /**
    * The rows of one UTC day, streamed in arrival order, in batches of at most `batchRows` (default 65,536):
    * never the whole day in one result. The stream is one consistent snapshot taken when iteration starts: rows
    * committed after that are not yielded, and no row is yielded twice or skipped, even while writers append to
@@ -159,6 +166,13 @@ export type LimitOutcome =
   | { allowed: true; tier: 'free' | 'standard'; count: number }
   | { allowed: false; tier: 'free' | 'standard' };
 
+/** countWindow's `amount` as every engine checks it: a positive integer, 1 when not given. */
+export function windowAmount(amount: number | undefined): number {
+  const n = amount ?? 1;
+  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`countWindow: the amount must be a positive integer, not ${String(amount)}`);
+  return n;
+}
+
 export interface LimitStore {
   /**
    * The site's submission under the limits, as ONE transaction: whether the user pays (subscription status
@@ -178,13 +192,14 @@ export interface LimitStore {
   /** The user's Standard count in a UTC month (0 when none). */
   monthlyUsed(userId: string, month: string): Promise<number>;
   /**
-   * A fixed-window cap (the beta API's BETA_API_RATE): counts one for (clientKey, window) unless it already
-   * has `max`, and returns the count after it, or undefined when refused (nothing counted). Exact under
-   * concurrency across processes. When the count becomes 1, the key's windows whose names sort in
-   * [prune.from, prune.before) are deleted. Window names never collide with the free tier's dates (the caller
-   * prefixes them).
+   * A fixed-window cap (the beta API's BETA_API_RATE): counts `amount` (default 1; a positive integer) for
+   * (clientKey, window) unless the count would then pass `max`, and returns the count after it, or undefined
+   * when refused (nothing counted; always when `amount` > `max`). Exact under concurrency across processes.
+   * When the call creates the window's count (no earlier call counted in it), the key's windows whose names
+   * sort in [prune.from, prune.before) are deleted. Window names never collide with the free tier's dates (the
+   * caller prefixes them). A non-positive or fractional `amount` rejects with RangeError, nothing counted.
    */
-  countWindow(clientKey: string, window: string, max: number, prune: { from: string; before: string }): Promise<number | undefined>;
+  countWindow(clientKey: string, window: string, max: number, prune: { from: string; before: string }, amount?: number): Promise<number | undefined>;
 }
 
 // ---------------------------------------------------------------------------------------------- receipts

@@ -33,6 +33,7 @@ import {
   type ThrottleMark,
   type ThrottleRecord,
   type User,
+  windowAmount,
 } from '../store.ts';
 import { neutralError } from './errors.ts';
 import { migrate } from './migrations.ts';
@@ -216,16 +217,18 @@ function postgresStore(pool: pg.Pool): Store {
     }
   };
 
-  // --- limits: counts one for (key, date) unless it has `max` already; the count after, or undefined.
-  const countUpTo = async (c: Client, key: string, date: string, max: number): Promise<number | undefined> =>
-    (
+  // --- limits: counts `amount` for (key, date) unless the count would pass `max`; the count after, or undefined.
+  const countUpTo = async (c: Client, key: string, date: string, max: number, amount = 1): Promise<number | undefined> => {
+    if (amount > max) return undefined;
+    return (
       await c.query<{ count: number }>(
-        `INSERT INTO ip_rate_limit (ip_address, date, count) VALUES ($1, $2, 1)
-         ON CONFLICT (ip_address, date) DO UPDATE SET count = ip_rate_limit.count + 1 WHERE ip_rate_limit.count < $3
+        `INSERT INTO ip_rate_limit (ip_address, date, count) VALUES ($1, $2, $3)
+         ON CONFLICT (ip_address, date) DO UPDATE SET count = ip_rate_limit.count + $3 WHERE ip_rate_limit.count <= $4 - $3
          RETURNING count`,
-        [key, date, max],
+        [key, date, amount, max],
       )
     ).rows[0]?.count;
+  };
   /** The site's receipt of a submission, inside the caller's transaction (after its row). */
   const insertReceipt = async (c: Client, hash: string, time: string, der: Uint8Array | undefined): Promise<void> => {
     if (der === undefined) return;
@@ -363,6 +366,14 @@ function postgresStore(pool: pg.Pool): Store {
       queueSize: async (lastPublished) => (await one<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > $1', [lastPublished]))!.n,
       queued: async (hash, lastPublished) =>
         (await query<{ date: string; at: string }>('SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > $1 AND hash = $2 GROUP BY ledger_date ORDER BY ledger_date', [lastPublished, hash])).rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) })),
+      submittedOn: async (date, hashes) => {
+        const found = new Map<string, Date>();
+        if (hashes.length === 0) return found;
+        // The day's rows by the date index, each tested against the array (hashed for a long one).
+        const rows = (await query<{ hash: string; at: string }>('SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = $1 AND hash = ANY($2::text[]) GROUP BY hash', [date, hashes])).rows;
+        for (const r of rows) found.set(r.hash, new Date(r.at));
+        return found;
+      },
       readDay(date, options = {}) {
         const batchRows = options.batchRows ?? DAY_CHUNK;
         return {
@@ -443,10 +454,12 @@ function postgresStore(pool: pg.Pool): Store {
         }),
       dailyUsed: async (clientKey, date) => (await one<{ count: number }>('SELECT count FROM ip_rate_limit WHERE ip_address = $1 AND date = $2', [clientKey, date]))?.count ?? 0,
       monthlyUsed: async (userId, month) => (await one<{ count: number }>('SELECT count FROM quota_usage WHERE user_id = $1 AND month = $2', [userId, month]))?.count ?? 0,
-      countWindow: (clientKey, window, max, prune) =>
+      countWindow: (clientKey, window, max, prune, amount) =>
         tx(async (c) => {
-          const n = await countUpTo(c, clientKey, window, max);
-          if (n === 1) await c.query('DELETE FROM ip_rate_limit WHERE ip_address = $1 AND date >= $2 AND date < $3', [clientKey, prune.from, prune.before]);
+          const add = windowAmount(amount);
+          const n = await countUpTo(c, clientKey, window, max, add);
+          // A count equal to `add` was just created: an existing one was at least 1 before this call added to it.
+          if (n === add) await c.query('DELETE FROM ip_rate_limit WHERE ip_address = $1 AND date >= $2 AND date < $3', [clientKey, prune.from, prune.before]);
           return n;
         }),
     },

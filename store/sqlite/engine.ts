@@ -26,6 +26,7 @@ import {
   type ThrottleMark,
   type ThrottleRecord,
   type User,
+  windowAmount,
 } from '../store.ts';
 import { dayClosed, neutral } from './errors.ts';
 import { createSubmissionWriter, type SubmissionWriter } from './submission-writer.ts';
@@ -90,12 +91,15 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       throw dayClosed(err, [row]) ?? err;
     }
   };
-  const countUpTo = (table: 'ip_rate_limit', key: string, date: string, max: number): number | undefined =>
-    (
-      sql(`INSERT INTO ${table} (ip_address, date, count) VALUES (?, ?, 1)
-           ON CONFLICT (ip_address, date) DO UPDATE SET count = count + 1 WHERE count < ?
-           RETURNING count`).get(key, date, max) as { count: number } | undefined
+  /** Counts `amount` for (key, date) unless the count would pass `max`: the count after, or undefined. */
+  const countUpTo = (table: 'ip_rate_limit', key: string, date: string, max: number, amount = 1): number | undefined => {
+    if (amount > max) return undefined;
+    return (
+      sql(`INSERT INTO ${table} (ip_address, date, count) VALUES (?1, ?2, ?3)
+           ON CONFLICT (ip_address, date) DO UPDATE SET count = count + ?3 WHERE count <= ?4 - ?3
+           RETURNING count`).get({ 1: key, 2: date, 3: amount, 4: max }) as { count: number } | undefined
     )?.count;
+  };
   /** The site's receipt of a submission, inside the caller's transaction (after its row). */
   const insertReceipt = (hash: string, time: string, der: Uint8Array | undefined): void => {
     if (der === undefined) return;
@@ -206,6 +210,18 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       dates: (after, before) => run(() => datesWithSubmissions(db, after, before)),
       queueSize: (lastPublished) => run(() => queueSize(db, lastPublished)),
       queued: (hash, lastPublished) => run(() => queuedDates(db, hash, lastPublished)),
+      submittedOn: (date, hashes) =>
+        run(() => {
+          const found = new Map<string, Date>();
+          if (hashes.length === 0) return found;
+          // The hashes as one JSON parameter (no limit on bound variables); SQLite reads the day's rows by the
+          // date index and tests each against the list (an ephemeral index with a Bloom filter).
+          const rows = sql('SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = ? AND hash IN (SELECT value FROM json_each(?)) GROUP BY hash')
+            .raw(true)
+            .all(date, JSON.stringify(hashes)) as Array<[string, string]>;
+          for (const [hash, at] of rows) found.set(hash, new Date(at));
+          return found;
+        }),
       readDay(date, options = {}) {
         const batchRows = options.batchRows ?? DAY_CHUNK;
         return {
@@ -259,10 +275,13 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
         run(() => (sql('SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date = ?').get(clientKey, date) as { count: number } | undefined)?.count ?? 0),
       monthlyUsed: (userId, month) =>
         run(() => (sql('SELECT count FROM quota_usage WHERE user_id = ? AND month = ?').get(userId, month) as { count: number } | undefined)?.count ?? 0),
-      countWindow: (clientKey, window, max, prune) =>
+      countWindow: (clientKey, window, max, prune, amount) =>
         run(() => {
-          const n = countUpTo('ip_rate_limit', clientKey, window, max);
-          if (n === 1) sql('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?').run(clientKey, prune.from, prune.before);
+          const add = windowAmount(amount);
+          // One statement decides and counts; the prune after it is idempotent, so no transaction is needed.
+          const n = countUpTo('ip_rate_limit', clientKey, window, max, add);
+          // A count equal to `add` was just created: an existing one was at least 1 before this call added to it.
+          if (n === add) sql('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?').run(clientKey, prune.from, prune.before);
           return n;
         }),
     },

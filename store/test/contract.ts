@@ -109,6 +109,32 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         expect(await store.submissions.queued(hex(), '')).toEqual([]);
       });
 
+      it('submittedOn: which of the hashes have a row on the day, by any path, each with its earliest time there; seen from another store', async () => {
+        const store = await fresh();
+        const [a, b, c, d, e] = [hex(), hex(), hex(), hex(), hex()];
+        await store.submissions.enqueue([
+          { hash: a, submittedAt: new Date('2026-03-10T10:00:00.000Z'), source: 'import' },
+          { hash: a, submittedAt: new Date('2026-03-10T08:00:00.000Z'), source: 'api_beta' },
+          { hash: b, submittedAt: new Date('2026-03-09T23:59:59.999Z'), source: 'api_beta' },
+          { hash: b, submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'api_beta' },
+        ]);
+        await store.submissions.write({ hash: c, submittedAt: new Date('2026-03-10T00:00:00.000Z'), source: 'api_beta' });
+        expect((await store.limits.submit({ submission: { hash: d, submittedAt: NOW }, clientKey: '192.0.2.30', caps: CAPS })).allowed).toBe(true);
+        const other = await open();
+        expect(await other.submissions.submittedOn('2026-03-10', [e, d, c, b, a, a])).toEqual(
+          new Map([
+            [d, NOW],
+            [c, new Date('2026-03-10T00:00:00.000Z')],
+            [a, new Date('2026-03-10T08:00:00.000Z')],
+          ]),
+        );
+        expect(await other.submissions.submittedOn('2026-03-09', [a, b])).toEqual(new Map([[b, new Date('2026-03-09T23:59:59.999Z')]]));
+        expect(await other.submissions.submittedOn('2026-03-10', [])).toEqual(new Map());
+        // A thousand hashes in one call (no limit on the list), among them the day's.
+        const many = [...Array.from({ length: 998 }, hex), a, d];
+        expect([...(await store.submissions.submittedOn('2026-03-10', many)).keys()].sort()).toEqual([a, d].sort());
+      });
+
       it('readDay streams in batches, in order, equal to what was stored, and collects into sorted columns', async () => {
         const store = await fresh();
         const a = hex();
@@ -286,6 +312,31 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         expect(results.filter((r) => r !== undefined).sort()).toEqual([1, 2, 3]);
         expect(await a.limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:01:00.000Z/minute', 3, { from: 'beta-api:', before: 'beta-api:2026-03-10T12:01:00.000Z' })).toBe(1);
         expect(await a.limits.dailyUsed('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute')).toBe(0);
+      });
+
+      it('countWindow counts an amount: exact under concurrency, never past max; an amount over max is refused even in a new window; prunes only when it creates the count', async () => {
+        const a = await fresh();
+        const b = await open();
+        const w = (minute: number) => `beta-api:2026-03-10T12:0${minute}:00.000Z`;
+        const count = (store: Store, minute: number, max: number, amount?: number) => store.limits.countWindow('198.51.100.2', `${w(minute)}/minute`, max, { from: 'beta-api:', before: w(minute) }, amount);
+        // 8 concurrent calls of 3 against a cap of 10: exactly three pass (9), none of the others counts.
+        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => count(i % 2 ? a : b, 0, 10, 3)));
+        expect(results.filter((r) => r !== undefined).sort()).toEqual([3, 6, 9]);
+        expect(await a.limits.dailyUsed('198.51.100.2', `${w(0)}/minute`)).toBe(9);
+        expect(await count(a, 0, 10, 2)).toBeUndefined();
+        expect(await count(b, 0, 10)).toBe(10);
+        expect(await count(a, 0, 10, 1)).toBeUndefined();
+        // More than the cap at once: refused, nothing counted, and the earlier window is not pruned.
+        expect(await count(a, 1, 10, 11)).toBeUndefined();
+        expect(await a.limits.dailyUsed('198.51.100.2', `${w(1)}/minute`)).toBe(0);
+        expect(await a.limits.dailyUsed('198.51.100.2', `${w(0)}/minute`)).toBe(10);
+        // The call that creates the window's count (with any amount) prunes the earlier windows; later ones do not.
+        expect(await count(b, 1, 10, 10)).toBe(10);
+        expect(await a.limits.dailyUsed('198.51.100.2', `${w(0)}/minute`)).toBe(0);
+        // A bad amount rejects and counts nothing.
+        for (const bad of [0, -1, 1.5, Number.NaN]) await expect(count(a, 2, 10, bad)).rejects.toBeInstanceOf(RangeError);
+        expect(await a.limits.dailyUsed('198.51.100.2', `${w(2)}/minute`)).toBe(0);
+        expect(await count(a, 2, 10)).toBe(1);
       });
     });
 
