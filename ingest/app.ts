@@ -28,6 +28,7 @@ import { addErrorMessage } from './error-message.ts';
 import { devOriginRedirect } from './dev-origin.ts';
 import type { Mailer } from './mail.ts';
 import { betaRoutes } from './routes/beta.ts';
+import { betaBatchRoutes } from './routes/beta-batch.ts';
 import { certificateRoutes } from './routes/certificate.ts';
 import { formRoutes } from './routes/forms.ts';
 import { proofRoutes } from './routes/proof.ts';
@@ -98,7 +99,7 @@ export function serverOptions(ingest: IngestConfig, logger?: Logger, limits: Htt
 
 /** Every anonymous API route, in one encapsulated context. */
 export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) => {
-  for (const routes of [submitRoutes, betaRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes, siteConfigRoutes, tsaRoutes, feedRoutes, hashStatusRoutes]) {
+  for (const routes of [submitRoutes, betaRoutes, betaBatchRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes, siteConfigRoutes, tsaRoutes, feedRoutes, hashStatusRoutes]) {
     await app.register(routes, services);
   }
 };

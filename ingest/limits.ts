@@ -92,15 +92,21 @@ export async function submitWithinLimits(store: Store, request: LimitRequest): P
  * Fastify's, so TRUST_PROXY applies) in the same table, ip_rate_limit, one row per address and window: the
  * `date` column holds `beta-api:<window start, ISO>/<unit>`, which sorts after every free-tier date
  * ("2025-…" < "beta-…"), so the two never meet. Windows are fixed and aligned on the UTC clock (a whole
- * minute, hour, …): a client can send up to twice the count across a window boundary.
+ * minute, hour, …): a client can send up to twice the count across a window boundary. The count is of
+ * submissions, not requests: a single submission (and a POST /tsa grant) counts one, a batch the hashes it
+ * stores, all or none.
  *
  * Deciding and counting are one step of the store (`limits.countWindow`), as for the free tier, so processes
  * sharing the database share the cap and concurrent requests never pass it. The first request of an address in a window also deletes that
  * address's rows of earlier windows (an index look-up), so the table holds about one beta row per address.
  */
 export interface RateCap {
-  /** null to go ahead (the request is counted), or the refusal: the 429 text and Retry-After in seconds. */
-  check(ip: string, now: Date): Promise<{ error: string; retryAfter: number } | null>;
+  /**
+   * null to go ahead (`amount` submissions are counted, default 1: the batch route counts the hashes it
+   * stores), or the refusal, nothing counted: the 429 text and Retry-After in seconds. A batch is admitted
+   * whole or not at all.
+   */
+  check(ip: string, now: Date, amount?: number): Promise<{ error: string; retryAfter: number } | null>;
 }
 
 const BETA_WINDOW_PREFIX = 'beta-api:';
@@ -110,16 +116,30 @@ export function betaRateError(rate: { count: number; unit: string }, retryAfter:
   return `Rate limit reached: this server accepts at most ${rate.count} beta API submission${rate.count === 1 ? '' : 's'} per ${rate.unit} from one address. Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}.`;
 }
 
+/**
+ * Our text for a batch of `amount` hashes refused by the cap: more than the cap itself (it never fits), or more
+ * than the `left` submissions the address has left in this window.
+ */
+export function betaBatchRateError(rate: { count: number; unit: string }, retryAfter: number, amount: number, left: number): string {
+  const cap = `${rate.count} beta API submission${rate.count === 1 ? '' : 's'} per ${rate.unit} from one address`;
+  if (amount > rate.count) return `Rate limit: this server accepts at most ${cap}, fewer than the ${amount} hashes of this batch. Send at most ${rate.count} hashes per batch.`;
+  return `Rate limit reached: this server accepts at most ${cap}; this batch of ${amount} hashes would pass it (${left} left in this ${rate.unit}). Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}, or send a smaller batch.`;
+}
+
 export function betaRateCap(store: Store, rate: { count: number; unit: string; windowMs: number }): RateCap {
   return {
-    async check(ip, now) {
+    async check(ip, now, amount = 1) {
       const t = now.getTime();
       const start = t - (((t % rate.windowMs) + rate.windowMs) % rate.windowMs);
       const window = `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}/${rate.unit}`;
-      const n = await store.limits.countWindow(clientKey(ip), window, rate.count, { from: BETA_WINDOW_PREFIX, before: `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}` });
+      const key = clientKey(ip);
+      const n = await store.limits.countWindow(key, window, rate.count, { from: BETA_WINDOW_PREFIX, before: `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}` }, amount);
       if (n === undefined) {
         const retryAfter = Math.max(1, Math.ceil((start + rate.windowMs - t) / 1000));
-        return { error: betaRateError(rate, retryAfter), retryAfter };
+        if (amount === 1) return { error: betaRateError(rate, retryAfter), retryAfter };
+        // What is left is read after the refusal, for the text only (other requests may change it meanwhile).
+        const left = amount > rate.count ? 0 : Math.max(0, rate.count - (await store.limits.dailyUsed(key, window)));
+        return { error: betaBatchRateError(rate, retryAfter, amount, left), retryAfter };
       }
       return null;
     },

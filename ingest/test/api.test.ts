@@ -373,7 +373,7 @@ describe('errors, limits and headers', () => {
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/ledgers-calendar.php', '/api/ledgers.php', '/api/status/{hash}', '/api/v1/beta/timestamp']);
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/ledgers-calendar.php', '/api/ledgers.php', '/api/status/{hash}', '/api/v1/beta/timestamp', '/api/v1/beta/timestamps']);
     const op = doc.paths['/api/v1/beta/timestamp'].post;
     expect(Object.keys(op.responses).sort()).toEqual(['201', '4XX', '5XX'].sort());
     expect(op.requestBody.content['application/json'].schema.properties.hash.pattern).toBe('^[0-9a-fA-F]{64}$');
