@@ -58,15 +58,18 @@ function expect(d: Der | undefined, tag: number, what: string): Der {
 
 function oid(d: Der | undefined, what = 'an object identifier'): string {
   const b = bytes(expect(d, 0x06, what));
-  // BigInt: an arc may exceed 2^53 (a UUID arc under 2.25, as Timeseal's TSA policy).
-  const parts: bigint[] = [];
-  let v = 0n;
+  // An arc may exceed 2^53 (a UUID arc under 2.25, as Timeseal's TSA policy): numbers while they are exact,
+  // BigInt beyond.
+  const parts: Array<number | bigint> = [];
+  let v: number | bigint = 0;
   for (const x of b) {
-    v = v * 128n + BigInt(x & 0x7f);
+    v = typeof v === 'number' && v < 2 ** 45 ? v * 128 + (x & 0x7f) : BigInt(v) * 128n + BigInt(x & 0x7f);
     if (!(x & 0x80)) {
-      if (parts.length === 0) parts.push(v < 80n ? v / 40n : 2n, v < 80n ? v % 40n : v - 80n);
-      else parts.push(v);
-      v = 0n;
+      if (parts.length === 0) {
+        const n = Number(v);
+        parts.push(...(n < 80 ? [Math.floor(n / 40), n % 40] : [2, typeof v === 'bigint' ? v - 80n : n - 80]));
+      } else parts.push(v);
+      v = 0;
     }
   }
   return parts.join('.');

@@ -6,7 +6,6 @@
 // small DER writer and reader rather than through pkijs, whose encoder does not give DER's fractional
 // GeneralizedTime. core/tsa.ts (pkijs) and OpenSSL check what it makes (test/cli/tsa-authority.test.ts).
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
-import { concatBytes } from './encoding.ts';
 
 /** Timeseal's TSA policy (a UUID-derived OID, ITU-T X.667): docs/FORMAT.md §3b. */
 export const TSA_POLICY_OID = '2.25.98735976325990746299618456542211080382';
@@ -42,16 +41,24 @@ export type FailInfo = keyof typeof FAIL_INFO;
 
 // ---- DER writer ----
 
-function length(n: number): number[] {
-  if (n < 0x80) return [n];
-  const out: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) out.unshift(v & 0xff);
-  return [0x80 | out.length, ...out];
-}
-
+/** The element `tag` holding `contents` back to back, written into one new array (one copy of each part). */
 function tlv(tag: number, ...contents: Uint8Array[]): Uint8Array {
-  const body = concatBytes(...contents);
-  return concatBytes(Uint8Array.from([tag, ...length(body.length)]), body);
+  let n = 0;
+  for (const c of contents) n += c.length;
+  const lengthBytes = n < 0x80 ? 0 : n < 0x100 ? 1 : n < 0x10000 ? 2 : 3;
+  const out = new Uint8Array(2 + lengthBytes + n);
+  out[0] = tag;
+  if (lengthBytes === 0) out[1] = n;
+  else {
+    out[1] = 0x80 | lengthBytes;
+    for (let i = 0; i < lengthBytes; i++) out[2 + i] = (n >> (8 * (lengthBytes - 1 - i))) & 0xff;
+  }
+  let at = 2 + lengthBytes;
+  for (const c of contents) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
 }
 
 const seq = (...c: Uint8Array[]): Uint8Array => tlv(0x30, ...c);
@@ -82,7 +89,19 @@ function integer(value: number | Uint8Array): Uint8Array {
   return tlv(0x02, Uint8Array.from(bytes));
 }
 
+/** OID encodings, made once each: a token names about nine. */
+const oidCache = new Map<string, Uint8Array>();
+
 function oid(text: string): Uint8Array {
+  let der = oidCache.get(text);
+  if (der === undefined) {
+    der = encodeOid(text);
+    if (oidCache.size < 64) oidCache.set(text, der);
+  }
+  return der;
+}
+
+function encodeOid(text: string): Uint8Array {
   const arcs = text.split('.').map((a) => BigInt(a));
   const first = arcs[0]! * 40n + arcs[1]!;
   const out: number[] = [];
@@ -266,12 +285,26 @@ export interface TsaIdentity {
   certificates: Uint8Array[];
   /** The DER ECDSA P-256 signature over SHA-256 of `data` by the TSA's key. */
   sign(data: Uint8Array): Uint8Array;
+  /** SHA-256, when the caller has a faster one than @noble/hashes (the server passes node:crypto's). */
+  sha256?(data: Uint8Array): Uint8Array;
 }
 
 interface CertificateParts {
   issuer: Uint8Array;
   serial: Uint8Array;
   subject: Uint8Array;
+}
+
+/** Per certificate (the TSA's own, the same object for every token): its parts and its SHA-256, read once. */
+const certificateCache = new WeakMap<Uint8Array, { parts: CertificateParts; sha256: Uint8Array }>();
+
+function cachedCertificate(cert: Uint8Array): { parts: CertificateParts; sha256: Uint8Array } {
+  let known = certificateCache.get(cert);
+  if (known === undefined) {
+    known = { parts: certificateParts(cert), sha256: sha256(cert) };
+    certificateCache.set(cert, known);
+  }
+  return known;
 }
 
 /** The issuer, serial number and subject of a DER certificate. */
@@ -303,7 +336,7 @@ export function randomSerial(): Uint8Array {
 
 /** The DER TSTInfo (RFC 3161 §2.4.2) for `request` at `genTime`, accuracy one second. */
 export function tstInfo(request: TimeStampRequest, identity: TsaIdentity, genTime: Date, serial: Uint8Array): Uint8Array {
-  const { subject } = certificateParts(identity.certificates[0]!);
+  const { subject } = cachedCertificate(identity.certificates[0]!).parts;
   return seq(
     integer(1),
     oid(TSA_POLICY_OID),
@@ -319,16 +352,28 @@ export function tstInfo(request: TimeStampRequest, identity: TsaIdentity, genTim
 const STATUS_GRANTED = 0;
 const STATUS_REJECTION = 2;
 
+/** certificates [0] IMPLICIT SET OF, in DER order (sorted), made once per certificate list. */
+const certificateSets = new WeakMap<Uint8Array[], Uint8Array>();
+function certificateSet(certificates: Uint8Array[]): Uint8Array {
+  let der = certificateSets.get(certificates);
+  if (der === undefined) {
+    der = tlv(0xa0, read(setOf(certificates), 0).body);
+    certificateSets.set(certificates, der);
+  }
+  return der;
+}
+
 /** A granted TimeStampResp holding the token over `info` (a DER TSTInfo). */
 export function grantedResponse(info: Uint8Array, request: TimeStampRequest, identity: TsaIdentity): Uint8Array {
   const leaf = identity.certificates[0]!;
-  const { issuer, serial } = certificateParts(leaf);
+  const cert = cachedCertificate(leaf);
+  const { issuer, serial } = cert.parts;
   const attribute = (type: string, value: Uint8Array): Uint8Array => seq(oid(type), setOf([value]));
   const attrs = [
     attribute(OID.contentType, oid(OID.tstInfo)),
-    attribute(OID.messageDigest, octets(sha256(info))),
+    attribute(OID.messageDigest, octets((identity.sha256 ?? sha256)(info))),
     // SigningCertificateV2 { certs SEQUENCE OF ESSCertIDv2 { hashAlgorithm DEFAULT sha256 (omitted), certHash } }
-    attribute(OID.signingCertificateV2, seq(seq(seq(octets(sha256(leaf)))))),
+    attribute(OID.signingCertificateV2, seq(seq(seq(octets(cert.sha256))))),
   ];
   const signedAttrs = setOf(attrs);
   const signature = identity.sign(signedAttrs);
@@ -345,7 +390,7 @@ export function grantedResponse(info: Uint8Array, request: TimeStampRequest, ide
     setOf([algorithm(OID.sha256)]),
     seq(oid(OID.tstInfo), tlv(0xa0, octets(info))),
     // certificates [0] IMPLICIT SET OF, in DER order (sorted); a verifier finds the signer's by its sid.
-    ...(request.certReq ? [tlv(0xa0, read(setOf(identity.certificates), 0).body)] : []),
+    ...(request.certReq ? [certificateSet(identity.certificates)] : []),
     setOf([signerInfo]),
   );
   const token = seq(oid(OID.signedData), tlv(0xa0, signedData));

@@ -52,6 +52,7 @@ function loadAuthority(s: Services): TsaAuthority {
         validFrom: keys.validFrom,
         validTo: keys.validTo,
         sign: (data) => new Uint8Array(crypto.sign('sha256', data, { key: keys.privateKey, dsaEncoding: 'der' })),
+        sha256: (data) => new Uint8Array(crypto.createHash('sha256').update(data).digest()),
       };
     }
   } catch (err) {
