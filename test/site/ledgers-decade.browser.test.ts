@@ -6,7 +6,8 @@
 //   - a delayed anchoring is said in the same words on a /ledgers card and in a /verify result;
 //   - /verify of a hash submitted today says it is queued, with its ledger's publication time;
 //   - a search on a default install (no witnesses, no RFC 3161 tokens) makes no request answered 404;
-//   - /live draws the last 90 days from one request.
+//   - /live draws the last 90 days from one request;
+//   - without the API, /ledgers reads the static archive's own files.
 // Two archives, one server at a time: 3,650 days written by test/support/long-archive.ts (real files for the
 // newest 100 days only: a page that opened an older day's files would find none), then 10 days built for real
 // (a default install). Both end on LAST, so both newest months hold the same days.
@@ -340,6 +341,22 @@ describe('/ledgers on 10 days, and /verify on a default install', () => {
     await page.click('form button[type=submit]:has-text("Search")');
     await page.getByText('Not found in any ledger').waitFor();
     expect(answers.filter((a) => a.startsWith('404'))).toEqual([]);
+    await context.close();
+  });
+
+  it('/ledgers reads the static archive (days.json, ots_status.json) when the API cannot be reached', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: server!.url });
+    const page = await context.newPage();
+    await page.route(/\/api\//, (route) => route.fulfill({ status: 502, body: 'down' }));
+    await page.goto('/ledgers');
+    await ledgersDone(page);
+    await expect(page.locator('[data-testid=ledgers-month]').textContent()).resolves.toBe('November 2025');
+    await expect(page.locator('[data-testid=ledger-card]').count()).resolves.toBe(9);
+    await expect(page.locator('[data-testid=heatmap] [data-testid=heat-day][data-anchored]').count()).resolves.toBe(10);
+    await expect(page.locator('[data-date="2025-11-09"] [data-testid=entry-count]').textContent()).resolves.toBe('5');
+    await page.getByRole('button', { name: '← Previous month' }).click();
+    await page.locator('[data-testid=ledger-cards][data-month="2025-10"][data-complete=true]').waitFor();
+    await expect(page.locator('[data-testid=ledger-card]').count()).resolves.toBe(1);
     await context.close();
   });
 
