@@ -1,0 +1,144 @@
+// The beta API's batch route (docs/API.md "POST /api/v1/beta/timestamps") against the single route, on one
+// `timeseal serve` (SQLite, loopback): the wall time to have 1,000 hashes stored and acknowledged as
+// - 1,000 single requests one after the other (what a simple client loop does),
+// - 1,000 single requests with 32 in flight,
+// - one batch of 1,000 hashes,
+// - one batch of 1,000 hashes with "receipt": true (1,000 RFC 3161 tokens signed),
+// each with fresh hashes, BENCH_ROUNDS (3) rounds with the cases taking turns (their order rotates each round;
+// this machine's speed drifts from minute to minute), the median shown. Then the cost of the `already` check,
+// which reads the day's rows: one batch of 1,000 fresh hashes on an empty day, then again after
+// BENCH_DAY_ROWS (200,000) rows of the same day are added. Every answer is checked (201 or 200 with 1,000
+// stored results) and afterwards the database must hold every acknowledged hash.
+// Prints a Markdown section on stdout; progress on stderr.
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { TIMESEAL } from './common.ts';
+import { stop, waitForUrl } from './load.ts';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const DAY_ROWS = Number(process.env.BENCH_DAY_ROWS ?? 200_000);
+const N = 1_000;
+const IN_FLIGHT = 32;
+const log = (m: string) => process.stderr.write(`bench beta-batch: ${m}\n`);
+const fresh = (n: number): string[] => Array.from({ length: n }, () => crypto.randomBytes(32).toString('hex'));
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-batch-'));
+try {
+  const env = {
+    ...process.env,
+    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
+    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
+    TIMESEAL_KEYS: path.join(dir, 'keys'),
+    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
+    TIMESEAL_SITE: path.join(dir, 'site'),
+    OTS_CALENDARS: 'http://127.0.0.1:9/,http://127.0.0.1:7/',
+    HOST: '127.0.0.1',
+    PORT: '0',
+  };
+  const keys = spawnSync(TIMESEAL, ['keys', 'init'], { cwd: dir, env, encoding: 'utf8' });
+  if (keys.status !== 0) throw new Error(`keys init failed: ${keys.stderr}`);
+  const server = spawn(TIMESEAL, ['serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  const url = await waitForUrl(server);
+  const acknowledged: string[] = [];
+
+  const single = async (hash: string): Promise<void> => {
+    const res = await fetch(`${url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+    await res.arrayBuffer();
+    if (res.status !== 201) throw new Error(`single: ${res.status}`);
+    acknowledged.push(hash);
+  };
+  const batch = async (hashes: string[], receipt: boolean): Promise<{ bytes: number }> => {
+    const res = await fetch(`${url}/api/v1/beta/timestamps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hashes, ...(receipt ? { receipt } : {}) }) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`batch: ${res.status} ${text.slice(0, 200)}`);
+    const body = JSON.parse(text) as { counts: { accepted: number; already: number }; results: Array<{ receipt?: string }> };
+    if (body.counts.accepted + body.counts.already !== hashes.length) throw new Error(`batch: ${JSON.stringify(body.counts)}`);
+    if (receipt && !body.results.every((r) => typeof r.receipt === 'string')) throw new Error('batch: a receipt is missing');
+    acknowledged.push(...hashes);
+    return { bytes: text.length };
+  };
+  const timed = async (work: () => Promise<unknown>): Promise<number> => {
+    const t = performance.now();
+    await work();
+    return performance.now() - t;
+  };
+
+  const cases: Array<{ name: string; run: () => Promise<number> }> = [
+    { name: `${N.toLocaleString('en-US')} single requests, one at a time`, run: () => timed(async () => { for (const h of fresh(N)) await single(h); }) },
+    {
+      name: `${N.toLocaleString('en-US')} single requests, ${IN_FLIGHT} in flight`,
+      run: () =>
+        timed(async () => {
+          const queue = fresh(N);
+          await Promise.all(Array.from({ length: IN_FLIGHT }, async () => { for (let h = queue.pop(); h !== undefined; h = queue.pop()) await single(h); }));
+        }),
+    },
+    { name: `one batch of ${N.toLocaleString('en-US')}`, run: () => timed(() => batch(fresh(N), false)) },
+    { name: `one batch of ${N.toLocaleString('en-US')} with "receipt": true`, run: () => timed(() => batch(fresh(N), true)) },
+  ];
+  // Warm-up: the server's first requests compile its routes' code.
+  for (let i = 0; i < 20; i++) await single(fresh(1)[0]!);
+  await batch(fresh(N), true);
+  const times = new Map(cases.map((c) => [c.name, [] as number[]]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < cases.length; k++) {
+      const c = cases[(k + round) % cases.length]!;
+      log(`round ${round + 1}/${ROUNDS}: ${c.name}`);
+      times.get(c.name)!.push(await c.run());
+    }
+  }
+  const receiptBytes = (await batch(fresh(N), true)).bytes;
+
+  // The `already` check reads the day's rows: a batch on today's rows so far, then with DAY_ROWS more.
+  const smallDay: number[] = [];
+  for (let i = 0; i < 3; i++) smallDay.push(await timed(() => batch(fresh(N), false)));
+  const emptyDay = median(smallDay);
+  log(`adding ${DAY_ROWS.toLocaleString('en-US')} rows to today`);
+  const db = new Database(env.TIMESEAL_DB);
+  db.pragma('busy_timeout = 5000');
+  const today = new Date().toISOString();
+  const insert = db.prepare('INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES (?, ?, ?, NULL, ?)');
+  db.transaction(() => { for (let i = 0; i < DAY_ROWS; i++) insert.run(crypto.randomBytes(32).toString('hex'), today, today.slice(0, 10), 'import'); })();
+  const dayRows = (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(today.slice(0, 10)) as { n: number }).n;
+  const fullDay: number[] = [];
+  for (let i = 0; i < 3; i++) fullDay.push(await timed(() => batch(fresh(N), false)));
+  // And its effect on the others: single requests answered while a batch runs on that day.
+  const during: number[] = [];
+  await Promise.all([
+    batch(fresh(N), false),
+    (async () => { for (let i = 0; i < 20; i++) during.push(await timed(() => single(fresh(1)[0]!))); })(),
+  ]);
+  await stop(server);
+
+  const stored = new Set((db.prepare('SELECT DISTINCT hash FROM submissions WHERE source = ?').raw(true).all('api_beta') as Array<[string]>).map(([h]) => h));
+  db.close();
+  const missing = acknowledged.filter((h) => !stored.has(h)).length;
+  if (missing > 0) throw new Error(`${missing} acknowledged hashes are not in the database`);
+
+  const ms = (x: number) => `${Math.round(x).toLocaleString('en-US')} ms`;
+  const base = median(times.get(cases[0]!.name)!);
+  const out = [
+    '## Beta API: one batch of 1,000 hashes against 1,000 single requests',
+    '',
+    `\`timeseal serve\` (SQLite) on loopback, fetch from the same machine; the median of ${ROUNDS} rounds, fresh hashes each time. Every answer checked; all ${acknowledged.length.toLocaleString('en-US')} acknowledged hashes were in the database afterwards.`,
+    '',
+    '| 1,000 hashes stored as | wall time (median) | runs | vs one at a time |',
+    '|---|---|---|---|',
+    ...cases.map((c) => {
+      const t = times.get(c.name)!;
+      return `| ${c.name} | ${ms(median(t))} | ${t.map(ms).join(', ')} | ${(base / median(t)).toFixed(1)}× |`;
+    }),
+    '',
+    `A batch with 1,000 receipts answers ${(receiptBytes / 1024 / 1024).toFixed(1)} MB of JSON (uncompressed).`,
+    '',
+    `The \`already\` check reads the day's rows (no hash index): one batch of 1,000 on a day of ${(dayRows - DAY_ROWS).toLocaleString('en-US')} rows ${ms(emptyDay)}; on a day of ${dayRows.toLocaleString('en-US')} rows ${ms(median(fullDay))} (${fullDay.map(ms).join(', ')}). Single requests sent while such a batch runs waited up to ${ms(Math.max(...during))} (median ${ms(median(during))}).`,
+  ];
+  process.stdout.write(`${out.join('\n')}\n`);
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
