@@ -39,6 +39,7 @@ typecheck: install
 	npx tsc --noEmit -p tsconfig.json
 	npx tsc --noEmit -p site/tsconfig.json
 	npx tsc --noEmit -p site/offline-verifier/tsconfig.json
+	npx tsc --noEmit -p client/tsconfig.json
 	npx eslint .
 
 test: install
@@ -46,6 +47,7 @@ test: install
 	npx tsc --noEmit -p tsconfig.json
 	npx tsc --noEmit -p site/tsconfig.json
 	npx tsc --noEmit -p site/offline-verifier/tsconfig.json
+	npx tsc --noEmit -p client/tsconfig.json
 	node scripts/build.ts
 	npx vitest run
 

@@ -1,0 +1,298 @@
+// Completing proof files, online. For each proof not yet complete:
+//   1. GET /api/proof/<hash>: the timeseal-proof/3 bundle once the day is published (404 before). It is verified
+//      with the pinned keys before anything is kept.
+//   2. The log's latest checkpoint (GET /ledgers/checkpoint), verified, must extend the latest this client saw
+//      (an RFC 9162 consistency proof computed from the log's tiles, GET /ledgers/tile/…); the bundle's
+//      checkpoint must extend to it too, and that proof is kept in the file so verify can show it offline.
+//   3. Once the bundle's .ots has a Bitcoin attestation, the block header at its height, from an Esplora API
+//      (GET <esplora>/block-height/<h>, GET <esplora>/block/<hash>/header), checked (proof of work, merkle
+//      root) and kept, so verify needs no network.
+// Every check is core/'s; a server that answers something that does not check is an error for that proof
+// (code 'invalid', 'fork' or 'trust'), and nothing of it is kept.
+import { verifyBitcoinAttestation } from '../../core/bitcoin.ts';
+import type { ParsedCheckpoint } from '../../core/checkpoint.ts';
+import { toHex } from '../../core/encoding.ts';
+import { consistencyProof, verifyConsistency } from '../../core/merkle.ts';
+import { parseNote } from '../../core/note.ts';
+import { parseProofBundle, type ProofBundle } from '../../core/proof.ts';
+import { parseCheckpoint } from '../../core/checkpoint.ts';
+import { tileHashReader, tilePath, tilesForConsistency } from '../../core/tiles.ts';
+import { VerifyCache } from './cache.ts';
+import { readBundleOts } from './checks.ts';
+import { asClientError, throwIfAborted, TimesealClientError } from './errors.ts';
+import { httpError, normalizeServer, request, retryAfterSeconds, type HttpOptions } from './http.ts';
+import { bundleOf } from './bundle.ts';
+import { stageOf } from './proof-file.ts';
+import { loadKeys, type LoadedKeys } from './keys.ts';
+import { forkError, pinServer, rememberCheckpoint } from './trust.ts';
+import type { BitcoinNetwork, HeaderRecord, ProofFile, ProofStage, TrustData } from './types.ts';
+
+/** The Esplora API the block headers come from unless told otherwise (the offline verifier's default too). */
+export const DEFAULT_HEADERS_FROM = 'https://blockstream.info/api';
+
+export interface UpgradeOptions extends HttpOptions {
+  /** The trust store: keys are pinned in it on first use, and the checkpoints seen are recorded. */
+  trust: TrustData;
+  /** Ask this server instead of the one each proof names. */
+  server?: string;
+  /** An Esplora API for block headers (default https://blockstream.info/api). */
+  headersFrom?: string;
+  /** The Bitcoin network whose proof-of-work limit the headers must meet (default mainnet). */
+  network?: BitcoinNetwork;
+  /** Called as each proof is done (to write it at once). */
+  onResult?: (result: UpgradeResult) => void | Promise<void>;
+  now?: () => Date;
+}
+
+export interface UpgradeResult {
+  hash: string;
+  /** The proof file, updated (or as it was). */
+  proof: ProofFile;
+  changed: boolean;
+  stage: ProofStage;
+  /** Nothing is left to fetch: anchored in Bitcoin with its header, and the witness quorum met when required. */
+  complete: boolean;
+  /** When asking again makes sense (ISO time), for a proof not complete; null when complete. */
+  nextCheck: string | null;
+  /** What happened, in short sentences. */
+  notes: string[];
+  /** What went wrong for this proof (nothing of it was kept). */
+  error?: TimesealClientError;
+}
+
+interface ServerState {
+  cache: VerifyCache;
+  headers: Map<number, HeaderRecord>;
+  keys: LoadedKeys;
+  origin: string | null;
+  latest: { note: string; checkpoint: ParsedCheckpoint } | null;
+  tiles: Map<string, Uint8Array>;
+  notes: string[];
+}
+
+/** Upgrades each proof file; one proof's failure does not stop the others (see its `error`). */
+export async function upgrade(proofs: readonly ProofFile[], options: UpgradeOptions): Promise<UpgradeResult[]> {
+  const now = options.now ?? (() => new Date());
+  const cache = new VerifyCache();
+  const servers = new Map<string, Promise<ServerState>>();
+  const stateOf = (server: string) => {
+    let s = servers.get(server);
+    if (s === undefined) {
+      s = openServer(server, options, now(), cache);
+      servers.set(server, s);
+    }
+    return s;
+  };
+  const results: UpgradeResult[] = [];
+  for (const proof of proofs) {
+    throwIfAborted(options.signal);
+    let result: UpgradeResult;
+    try {
+      result = alreadyComplete(proof, options.trust, cache) ?? await upgradeOne(proof, await stateOf(normalizeServer(options.server ?? proof.server)), options, now);
+    } catch (err) {
+      const error = asClientError(err, 'invalid');
+      if (error.code === 'aborted') throw error;
+      const stage = stageOf(proof);
+      result = { hash: proof.hash, proof, changed: false, stage, complete: false, nextCheck: null, notes: [], error };
+    }
+    results.push(result);
+    await options.onResult?.(result);
+  }
+  return results;
+}
+
+/** A result for a proof with nothing left to fetch (judged with its pinned keys, no network), else null. */
+function alreadyComplete(proof: ProofFile, trust: TrustData, cache: VerifyCache): UpgradeResult | null {
+  const pinned = trust.servers[proof.server];
+  const bundle = bundleOf(proof);
+  if (pinned === undefined || bundle === null || proof.consistency === null || stageOf(proof) !== 'anchored') return null;
+  if (pinned.keys.witnessPolicy === undefined) return { hash: proof.hash, proof, changed: false, stage: 'anchored', complete: true, nextCheck: null, notes: ['already complete'] };
+  const w = cache.lines(bundle.checkpoint, parseCheckpoint(parseNote(bundle.checkpoint).text).origin, loadKeys(pinned.keys)).witnesses;
+  if (w !== null && w.required && !w.met) return null;
+  return { hash: proof.hash, proof, changed: false, stage: 'anchored', complete: true, nextCheck: null, notes: ['already complete'] };
+}
+
+async function openServer(server: string, options: UpgradeOptions, now: Date, cache: VerifyCache): Promise<ServerState> {
+  const pin = await pinServer(options.trust, server, options, now);
+  const pinned = options.trust.servers[server]!;
+  return { cache, headers: new Map(), keys: loadKeys(pinned.keys), origin: pinned.origin, latest: null, tiles: new Map(), notes: pin.pinned === 'new' ? [`pinned the keys of ${server}`, ...pin.notes] : pin.notes };
+}
+
+/** Publication time of a day's ledger: 00:01 UTC the next day. */
+function publicationTime(date: string): string {
+  return new Date(Date.parse(`${date}T00:01:00.000Z`) + 86_400_000).toISOString();
+}
+
+async function upgradeOne(proof: ProofFile, state: ServerState, options: UpgradeOptions, now: () => Date): Promise<UpgradeResult> {
+  const server = normalizeServer(options.server ?? proof.server);
+  const notes = state.notes.splice(0);
+  const quorumMet = (bundle: ProofBundle) => {
+    const w = state.cache.lines(bundle.checkpoint, parseCheckpoint(parseNote(bundle.checkpoint).text).origin, state.keys).witnesses;
+    return w === null || !w.required || w.met;
+  };
+  const current = bundleOf(proof);
+
+  // 1. The bundle.
+  const url = `${server}/api/proof/${proof.hash}`;
+  const res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options);
+  if (res.status === 404) {
+    await res.body?.cancel().catch(() => {});
+    const at = proof.ledgerDate === null ? new Date(now().getTime() + 3_600_000).toISOString() : publicationTime(proof.ledgerDate);
+    const next = Date.parse(at) > now().getTime() ? at : new Date(now().getTime() + 600_000).toISOString();
+    return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: next, notes: [...notes, `not published yet${proof.ledgerDate === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${publicationTime(proof.ledgerDate)})`}`] };
+  }
+  if (res.status === 503 || res.status === 429) {
+    const wait = retryAfterSeconds(res) ?? 300;
+    await res.body?.cancel().catch(() => {});
+    return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: new Date(now().getTime() + wait * 1000).toISOString(), notes: [...notes, `the server is busy (HTTP ${res.status}); asked to come back in ${wait} s`] };
+  }
+  if (!res.ok) throw await httpError(res, `GET ${url}`);
+  const text = await res.text();
+  let bundle: ProofBundle;
+  let verifiedRoot: string;
+  let origin: string;
+  try {
+    bundle = parseProofBundle(text);
+    if (bundle.hash !== proof.hash) throw new Error(`the server sent the bundle of ${bundle.hash}`);
+    const verified = state.cache.bundle(bundle, state.keys);
+    state.cache.lines(bundle.checkpoint, verified.origin, state.keys);
+    verifiedRoot = verified.root;
+    origin = verified.origin;
+  } catch (err) {
+    throw new TimesealClientError('invalid', `${url}: the bundle does not check with the pinned keys: ${(err as Error).message}`, { cause: err });
+  }
+  const pinned = options.trust.servers[server];
+  if (pinned !== undefined && pinned.origin === null) pinned.origin = origin;
+  if (pinned !== undefined && pinned.origin !== origin) throw new TimesealClientError('trust', `${server} is pinned as the log ${pinned.origin}, but its bundle's checkpoint names ${origin}`);
+
+  // 2. The log's latest checkpoint, consistent with what this client saw, and the bundle's tree consistent with it.
+  const latest = await latestCheckpoint(server, origin, state, options, now());
+  const consistency = await consistencyTo(server, { size: bundle.treeSize, root: verifiedRoot }, latest.checkpoint, state, options);
+  rememberCheckpoint(options.trust, origin, bundle.treeSize, verifiedRoot, undefined, now());
+
+  // 3. Bitcoin block headers for the .ots's attestations.
+  const headers: HeaderRecord[] = [...proof.headers];
+  if (bundle.ots !== null) {
+    const ots = readBundleOts(bundle, verifiedRoot);
+    for (const att of ots.bitcoin) {
+      if (headers.some((h) => h.height === att.height)) continue;
+      let record = state.headers.get(att.height);
+      if (record === undefined) {
+        record = await fetchHeader(att.height, options);
+        state.headers.set(att.height, record);
+      }
+      verifyBitcoinAttestation(att.message, att.height, hexBytes(record.header), record.hash, options.network ?? 'mainnet');
+      headers.push(record);
+      notes.push(`checked and kept the header of Bitcoin block ${att.height}`);
+    }
+    if (ots.bitcoin.length === 0) notes.push(`not anchored in Bitcoin yet (pending at ${ots.pending.length} calendar${ots.pending.length === 1 ? '' : 's'})`);
+  } else notes.push('not anchored yet (the bundle has no .ots)');
+  headers.sort((a, b) => a.height - b.height);
+
+  const updated: ProofFile = {
+    ...proof,
+    bundle: JSON.parse(text) as Record<string, unknown>,
+    consistency: { checkpoint: latest.note, proof: consistency },
+    headers,
+    updatedAt: now().toISOString(),
+  };
+  const changed = JSON.stringify({ ...updated, updatedAt: '' }) !== JSON.stringify({ ...proof, updatedAt: '' });
+  const stage = stageOf(updated);
+  const complete = stage === 'anchored' && quorumMet(bundle);
+  if (stage === 'anchored' && !complete) notes.push("the witness policy's quorum is not met yet");
+  if (current === null) notes.unshift(`published: the ledger of ${bundle.date} holds it at leaf ${bundle.leafIndex}`);
+  return { hash: proof.hash, proof: changed ? updated : proof, changed, stage, complete, nextCheck: complete ? null : new Date(now().getTime() + 3_600_000).toISOString(), notes };
+}
+
+const hexBytes = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
+
+/**
+ * The server's latest checkpoint, verified with the pinned keys, and shown to extend the latest this client saw
+ * of the log (or be extended by it): fetched once per run.
+ */
+async function latestCheckpoint(server: string, origin: string, state: ServerState, options: UpgradeOptions, now: Date): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
+  if (state.latest !== null) return state.latest;
+  const url = `${server}/ledgers/checkpoint`;
+  const res = await request(url, { method: 'GET' }, options);
+  if (!res.ok) throw await httpError(res, `GET ${url}`);
+  const note = await res.text();
+  let checkpoint: ParsedCheckpoint;
+  try {
+    checkpoint = state.cache.checkpoint(note, origin, state.keys);
+    state.cache.lines(note, origin, state.keys);
+  } catch (err) {
+    throw new TimesealClientError('invalid', `${url}: the latest checkpoint does not check with the pinned keys: ${(err as Error).message}`, { cause: err });
+  }
+  const root = toHex(checkpoint.root);
+  const memory = options.trust.logs[origin];
+  const seen = memory?.checkpoints.find((c) => c.size === checkpoint.size);
+  if (seen !== undefined && seen.root !== root) throw forkError(origin, checkpoint.size, seen, root);
+  const known = memory?.checkpoints.at(-1);
+  if (known !== undefined && known.size !== checkpoint.size) {
+    // The larger of the two must extend the smaller: the tiles at the larger size give the proof.
+    const [small, big] = known.size < checkpoint.size ? [known, { size: checkpoint.size, root }] : [{ size: checkpoint.size, root }, known];
+    const proof = await consistencyProofFromTiles(server, small.size, big.size, state, options);
+    try {
+      verifyConsistency(small.size, big.size, proof.map(hexBytes), hexBytes(small.root), hexBytes(big.root));
+    } catch (err) {
+      throw new TimesealClientError('fork', `the log ${origin}'s tree of size ${big.size} does not extend its tree of size ${small.size} seen before (a forked or rewritten log): ${(err as Error).message}`, { cause: err });
+    }
+  }
+  rememberCheckpoint(options.trust, origin, checkpoint.size, root, note, now);
+  state.latest = { note, checkpoint };
+  return state.latest;
+}
+
+/** The consistency proof from `from` to the latest checkpoint, checked (a failure is a fork). */
+async function consistencyTo(server: string, from: { size: number; root: string }, to: ParsedCheckpoint, state: ServerState, options: UpgradeOptions): Promise<string[]> {
+  const toRoot = toHex(to.root);
+  if (from.size > to.size) throw new TimesealClientError('fork', `the bundle's tree (size ${from.size}) is larger than the log's latest checkpoint (size ${to.size})`);
+  if (from.size === to.size) {
+    if (from.root !== toRoot) throw new TimesealClientError('fork', `the log ${to.origin} shows two different trees of size ${to.size}: the bundle's root ${from.root} and the latest checkpoint's ${toRoot}`);
+    return [];
+  }
+  const proof = await consistencyProofFromTiles(server, from.size, to.size, state, options);
+  try {
+    verifyConsistency(from.size, to.size, proof.map(hexBytes), hexBytes(from.root), to.root);
+  } catch (err) {
+    throw new TimesealClientError('fork', `the bundle's tree of size ${from.size} is not contained in the log's latest tree of size ${to.size}: ${(err as Error).message}`, { cause: err });
+  }
+  return proof;
+}
+
+/** RFC 9162 consistency proof from the tree of `oldSize` to that of `newSize`, computed from the log's tiles. */
+async function consistencyProofFromTiles(server: string, oldSize: number, newSize: number, state: ServerState, options: UpgradeOptions): Promise<string[]> {
+  const needed = tilesForConsistency(oldSize, newSize);
+  await Promise.all(
+    needed.map(async (t) => {
+      const path = tilePath(t.level, t.index, t.width);
+      if (state.tiles.has(path)) return;
+      const url = `${server}/ledgers/${path}`;
+      const res = await request(url, { method: 'GET' }, options);
+      if (!res.ok) throw await httpError(res, `GET ${url}`);
+      state.tiles.set(path, new Uint8Array(await res.arrayBuffer()));
+    }),
+  );
+  const reader = tileHashReader(newSize, (level, index, width) => {
+    const tile = state.tiles.get(tilePath(level, index, width));
+    if (tile === undefined) throw new TimesealClientError('invalid', `tile ${tilePath(level, index, width)} was not fetched`);
+    return tile;
+  });
+  return consistencyProof(oldSize, newSize, reader).map(toHex);
+}
+
+/** The header of the block at `height`, from the Esplora API: its hash first, then the header by that hash. */
+async function fetchHeader(height: number, options: UpgradeOptions): Promise<HeaderRecord> {
+  const base = (options.headersFrom ?? DEFAULT_HEADERS_FROM).replace(/\/+$/, '');
+  const hashUrl = `${base}/block-height/${height}`;
+  const r1 = await request(hashUrl, { method: 'GET' }, options);
+  if (!r1.ok) throw await httpError(r1, `GET ${hashUrl}`);
+  const hash = (await r1.text()).trim().toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(hash)) throw new TimesealClientError('http', `GET ${hashUrl}: not a block hash`);
+  const headerUrl = `${base}/block/${hash}/header`;
+  const r2 = await request(headerUrl, { method: 'GET' }, options);
+  if (!r2.ok) throw await httpError(r2, `GET ${headerUrl}`);
+  const header = (await r2.text()).trim().toLowerCase();
+  if (!/^[0-9a-f]{160}$/.test(header)) throw new TimesealClientError('http', `GET ${headerUrl}: not an 80-byte header in hex`);
+  return { height, hash, header };
+}

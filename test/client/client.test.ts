@@ -1,0 +1,352 @@
+// The installable client (client/), as a person gets it: `npm pack` of client/ (its prepack bundles core/ and
+// every dependency into dist/; run on a copy of client/), `npm install <tarball>` into an empty folder offline with the system's Node 20
+// and its npm, then the installed `timeseal-client` under Node 20 against a real `timeseal serve`:
+//   stamp a folder of 200 files (10 duplicates, a symbolic link, a dot-file): each distinct hash is submitted
+//   once (the server's database says so), a proof file beside each file, the link and the dot-file left out;
+//   verify → 2 (pending, valid so far); the day is built, anchored through loopback OpenTimestamps calendars into
+//   a synthetic regtest chain and upgraded by the server; `upgrade` fetches the bundles and the block header
+//   (from a loopback Esplora) → 0; verify → 0 for every file, with the server, Esplora and calendars stopped too;
+//   a changed byte in one file → 1 naming it; a proof whose checkpoint is a validly signed fork of the tree the
+//   client saw → 1 (fork). The library (import 'timeseal-client') runs under Node 20 too, and a TypeScript
+//   consumer type-checks against its declarations.
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { signCheckpoint } from '../../core/checkpoint.ts';
+import { ed25519NoteSigner, mldsa44CosignatureSigner } from '../../core/cosignature.ts';
+import { fromHex, toHex } from '../../core/encoding.ts';
+import { parseLedger } from '../../core/ledger.ts';
+import { inclusionProof, leafHash, nodeHash, treeHash } from '../../core/merkle.ts';
+import { ecdsaNoteSigner, mldsaNoteSigner } from '../../core/note.ts';
+import { loadSigningKeys } from '../../runtime/keys.ts';
+import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
+import { SyntheticChain } from '../anchor/chain.ts';
+import { cli } from '../anchor/helpers.ts';
+import { LoopbackCalendar, LoopbackEsplora } from '../anchor/servers.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const NODE20 = '/usr/bin/node';
+const DAY = '2025-11-02';
+const NOW = `${DAY}T12:00:00.000Z`;
+const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+// The chain's blocks are found after the day, as a real chain's would be.
+const chain = new SyntheticChain(Date.parse('2025-11-03T00:00:00.000Z') / 1000);
+const calendars = [new LoopbackCalendar(), new LoopbackCalendar()];
+const esplora = new LoopbackEsplora(chain);
+const made: string[] = [];
+let tmp: string;
+let app: string;
+let bin: string;
+let project: string;
+let env: Record<string, string>;
+let server: SpawnedServer | undefined;
+let serverUrl: string;
+let docs: string;
+const files: string[] = [];
+let distinct = 0;
+let height = 0;
+const timings: Record<string, number> = {};
+
+const stopServer = async () => {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+  server = undefined;
+};
+
+/** A command under the system's Node 20 only: PATH without the project's Node 24, a home and trust store of the test's. */
+function env20(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: SYSTEM_PATH, HOME: path.join(tmp, 'home'), TIMESEAL_TRUST: path.join(tmp, 'trust.json'), LANG: 'C.UTF-8', npm_config_update_notifier: 'false', npm_config_cache: path.join(tmp, 'npm-cache'), ...extra };
+}
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the installed timeseal-client with Node 20, without blocking this process (its loopback servers answer it). */
+function client(args: string[], cwd = tmp): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bin, args, { cwd, env: env20(), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const lines = (r: Result): any[] => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+
+async function timed<T>(name: string, f: () => Promise<T>): Promise<T> {
+  const t0 = Date.now();
+  try {
+    return await f();
+  } finally {
+    timings[name] = Date.now() - t0;
+  }
+}
+
+function npm(args: string[], cwd: string): string {
+  const r = spawnSync('/usr/bin/npm', args, { cwd, env: env20(), encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`npm ${args.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+let packed: { filename: string; size: number; unpackedSize: number; entryCount: number };
+
+beforeAll(async () => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-client-'));
+  made.push(tmp);
+  fs.mkdirSync(path.join(tmp, 'home'));
+
+  // Pack a copy of client/ (so that its prepack, which builds dist/ with Node 20, writes nothing into the working
+  // tree), beside links to core/ and node_modules/ as in the repository; install it offline into an empty folder.
+  await timed('pack', async () => {
+    const stage = path.join(tmp, 'stage');
+    fs.mkdirSync(stage);
+    fs.cpSync(path.join(ROOT, 'client'), path.join(stage, 'client'), { recursive: true, filter: (src) => !/[/\\](dist|node_modules)$|\.tgz$/.test(src) });
+    for (const dir of ['core', 'node_modules']) fs.symlinkSync(path.join(ROOT, dir), path.join(stage, dir));
+    [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], path.join(stage, 'client'))) as [typeof packed];
+  });
+  app = path.join(tmp, 'app');
+  fs.mkdirSync(app);
+  fs.writeFileSync(path.join(app, 'package.json'), '{"name": "app", "private": true, "type": "module"}\n');
+  await timed('install', async () => {
+    npm(['install', '--offline', '--no-audit', '--no-fund', path.join(tmp, packed.filename)], app);
+  });
+  bin = path.join(app, 'node_modules/.bin/timeseal-client');
+
+  // The server: TSA keys valid from the day's start, serving at NOW.
+  await Promise.all([...calendars.map((c) => c.start()), esplora.start()]);
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-client-project-'));
+  made.push(project);
+  env = projectEnv(project, { LOG_FORMAT: 'json' });
+  const init = await cli(project, ['keys', 'init'], { ...env, TIMESEAL_NOW: `${DAY}T00:00:00.000Z` });
+  expect(init.code, init.stderr).toBe(0);
+  server = await startServer(project, { ...env, TIMESEAL_NOW: NOW });
+  serverUrl = server.url;
+
+  // 200 files in two folders, 10 of them copies of others; a dot-file and a symbolic link beside them.
+  docs = path.join(tmp, 'docs');
+  for (const sub of ['a', 'b/deeper']) fs.mkdirSync(path.join(docs, sub), { recursive: true });
+  for (let i = 0; i < 200; i++) {
+    const file = path.join(docs, i < 100 ? 'a' : 'b/deeper', `f${String(i).padStart(3, '0')}.txt`);
+    fs.writeFileSync(file, i >= 190 ? `document ${i - 190}\n` : `document ${i}\n`);
+    files.push(file);
+  }
+  distinct = 190;
+  fs.writeFileSync(path.join(docs, '.secret'), 'a dot-file\n');
+  fs.symlinkSync(path.join(docs, 'a/f000.txt'), path.join(docs, 'link.txt'));
+}, 180_000);
+
+afterAll(async () => {
+  await stopServer();
+  await Promise.all([...calendars.map((c) => c.stop()), esplora.stop()]);
+  for (const d of made) fs.rmSync(d, { recursive: true, force: true });
+  process.stderr.write(`client test timings (ms): ${JSON.stringify(timings)}; package ${packed?.size} bytes packed, ${packed?.unpackedSize} unpacked, ${packed?.entryCount} files\n`);
+});
+
+describe('the packed client, installed offline, under Node 20', () => {
+  test('the tarball carries everything: no dependencies, a small install', () => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(app, 'node_modules/timeseal-client/package.json'), 'utf8'));
+    expect(manifest.dependencies ?? {}).toEqual({});
+    expect(fs.readdirSync(path.join(app, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['timeseal-client']);
+    expect(packed.unpackedSize).toBeLessThan(400_000);
+    const r = spawnSync(bin, ['--version'], { env: env20(), encoding: 'utf8' });
+    expect(r.stdout.trim()).toBe(manifest.version);
+  });
+
+  test('stamp: each distinct hash sent once, a proof beside each file, the link and the dot-file left out; a re-run sends nothing new', async () => {
+    const r = await timed('stamp', () => client(['stamp', 'docs', '--server', server!.url, '--json']));
+    expect(r.code, r.stderr).toBe(0);
+    const out = lines(r);
+    const stamped = out.filter((l) => l.action === 'stamped');
+    expect(stamped).toHaveLength(200);
+    expect(out.filter((l) => l.action === 'skipped')).toEqual([{ file: 'docs/link.txt', action: 'skipped', reason: 'a symbolic link (not followed)' }]);
+    expect(out.some((l) => String(l.file).includes('.secret'))).toBe(false);
+    for (const f of files) expect(fs.existsSync(`${f}.timeseal.json`), f).toBe(true);
+    expect(fs.existsSync(path.join(docs, '.secret.timeseal.json'))).toBe(false);
+    expect(fs.existsSync(path.join(docs, 'link.txt.timeseal.json'))).toBe(false);
+    expect(stamped.every((l) => l.submittedAt === NOW && l.receiptTime === NOW && l.ledgerDate === DAY)).toBe(true);
+    const db = new Database(env.TIMESEAL_DB!, { readonly: true });
+    try {
+      const rows = db.prepare('SELECT hash, COUNT(*) AS n FROM submissions GROUP BY hash').all() as Array<{ hash: string; n: number }>;
+      expect(rows).toHaveLength(distinct);
+      expect(rows.every((row) => row.n === 1)).toBe(true);
+    } finally {
+      db.close();
+    }
+    const requests = Number(/in (\d+) request/.exec(r.stderr)?.[1]);
+    expect(requests, r.stderr).toBeLessThanOrEqual(distinct + 1); // one per hash, or batches (plus one probe of the batch route)
+
+    const again = await client(['stamp', 'docs', '--server', server!.url, '--json']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(lines(again).filter((l) => l.action === 'unchanged')).toHaveLength(200);
+    const db2 = new Database(env.TIMESEAL_DB!, { readonly: true });
+    expect((db2.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n).toBe(distinct);
+    db2.close();
+  }, 60_000);
+
+  test('verify before the day is published: 2, pending (the receipt checked)', async () => {
+    const r = await timed('verify-pending', () => client(['verify', 'docs', '--json']));
+    expect(r.code, r.stderr).toBe(2);
+    const out = lines(r);
+    expect(out).toHaveLength(200);
+    for (const l of out) {
+      expect(l.state).toBe('pending');
+      expect(l.layers.find((x: any) => x.layer === 'receipt')).toMatchObject({ status: 'pending', bound: { time: NOW } });
+      expect(l.layers.find((x: any) => x.layer === 'ledger').status).toBe('pending');
+    }
+  }, 60_000);
+
+  test('upgrade once the day is built and anchored: 0, every proof complete with its block header', async () => {
+    await stopServer();
+    const anchorEnv = { ...env, OTS_CALENDARS: calendars.map((c) => c.url).join(','), OTS_MIN_CALENDARS: '2', BITCOIN_NETWORK: 'regtest', BITCOIN_ESPLORA_URL: esplora.url };
+    await timed('build-anchor', async () => {
+      for (const [args, now] of [[['ledger', 'build'], '2025-11-03T00:01:00.000Z'], [['anchor'], '2025-11-03T00:02:00.000Z']] as const) {
+        const r = await cli(project, [...args], { ...anchorEnv, TIMESEAL_NOW: now });
+        expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0);
+      }
+      height = calendars[0]!.mine(chain); // the second calendar stays pending
+      chain.extend(2);
+      const up = await cli(project, ['upgrade'], { ...anchorEnv, TIMESEAL_NOW: '2025-11-03T01:05:00.000Z' });
+      expect(up.code, up.stdout + up.stderr).toBe(0);
+    });
+    // The same address as before: the proof files name the server by it.
+    server = await startServer(project, { ...env, TIMESEAL_NOW: '2025-11-03T01:10:00.000Z', PORT: new URL(serverUrl).port });
+    esplora.requests = [];
+
+    const r = await timed('upgrade', () => client(['upgrade', 'docs', '--headers-from', esplora.url, '--network', 'regtest', '--json']));
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const out = lines(r);
+    expect(out).toHaveLength(200);
+    expect(out.every((l) => l.state === 'complete' && l.stage === 'anchored')).toBe(true);
+    expect(esplora.requests).toHaveLength(2); // the block's hash by height, then its header: once for all 200
+
+    const one = await client(['verify', 'docs/a/f001.txt', '--network', 'regtest']);
+    expect(one.code, one.stdout + one.stderr).toBe(0);
+    expect(one.stdout).toMatch(/^docs\/a\/f001\.txt: COMPLETE: existed no later than /);
+  }, 90_000);
+
+  test('verify with the server, Esplora and the calendars stopped: 0 for every file', async () => {
+    await stopServer();
+    await Promise.all([...calendars.map((c) => c.stop()), esplora.stop()]);
+    const r = await timed('verify-complete', () => client(['verify', 'docs', '--network', 'regtest', '--json']));
+    expect(r.code, r.stderr).toBe(0);
+    const out = lines(r);
+    expect(out).toHaveLength(200);
+    for (const l of out) {
+      expect(l.state, JSON.stringify(l)).toBe('complete');
+      const layer = (name: string) => l.layers.find((x: any) => x.layer === name);
+      expect(layer('document').status).toBe('ok');
+      expect(layer('receipt').status).toBe('ok');
+      expect(layer('ledger').status).toBe('ok');
+      expect(layer('log-signatures').checked).toMatch(/ECDSA P-256, ML-DSA-65, Ed25519, ML-DSA-44/);
+      expect(layer('log-view').status).toBe('ok');
+      expect(layer('bitcoin')).toMatchObject({ status: 'ok', bound: { time: new Date(chain.blocks[height]!.time * 1000).toISOString() } });
+    }
+    // The earliest bound is the receipt's time; Bitcoin bounds it later.
+    expect(out[0].existedNoLaterThan.time).toBe(NOW);
+  }, 60_000);
+
+  test('a proof whose checkpoint is a validly signed fork of the tree the client saw: 1', async () => {
+    const fork = path.join(tmp, 'fork');
+    fs.mkdirSync(fork);
+    fs.copyFileSync(files[0]!, path.join(fork, 'f000.txt'));
+    const proof = JSON.parse(fs.readFileSync(`${files[0]}.timeseal.json`, 'utf8'));
+    const bundle = proof.bundle;
+    // Another tree of the same size holding the same hash at the same leaf: one other entry replaced.
+    const ledger = parseLedger(fs.readFileSync(path.join(project, 'ledgers', `${DAY}.json`)));
+    const entries = ledger.entries.map((e) => e.hash);
+    entries[bundle.leaf_index === 0 ? 1 : 0] = crypto.randomBytes(32).toString('hex');
+    const leaves = entries.map((h) => leafHash(fromHex(h)));
+    const memo = new Map<string, Uint8Array>();
+    const read = (level: number, index: number): Uint8Array => {
+      if (level === 0) return leaves[index]!;
+      const key = `${level}/${index}`;
+      let h = memo.get(key);
+      if (h === undefined) memo.set(key, (h = nodeHash(read(level - 1, 2 * index), read(level - 1, 2 * index + 1))));
+      return h;
+    };
+    const size = entries.length;
+    const root = treeHash(size, read);
+    const keys = loadSigningKeys({ keys: env.TIMESEAL_KEYS!, privateKeys: env.TIMESEAL_PRIVATE_KEYS! });
+    const origin = ledger.origin;
+    const note = signCheckpoint({ origin, size, root }, [
+      ecdsaNoteSigner(origin, keys.ecdsaSecret, keys.public.ecdsa),
+      mldsaNoteSigner(origin, keys.mldsaSeed, keys.public.mldsa),
+      ed25519NoteSigner(origin, keys.ed25519Seed!),
+      mldsa44CosignatureSigner(origin, keys.mldsa44Seed!),
+    ]);
+    const forked = { ...proof, bundle: { ...bundle, inclusion_path: inclusionProof(bundle.leaf_index, size, read).map(toHex), checkpoint: note, ots: null }, consistency: null, headers: [] };
+    fs.writeFileSync(path.join(fork, 'f000.txt.timeseal.json'), JSON.stringify(forked, null, 2));
+
+    const r = await client(['verify', 'fork/f000.txt', '--network', 'regtest', '--json']);
+    expect(r.code, r.stdout + r.stderr).toBe(1);
+    const [l] = lines(r);
+    expect(l.state).toBe('invalid');
+    expect(l.layers.find((x: any) => x.layer === 'ledger').status).toBe('ok'); // validly signed, the path checks…
+    expect(l.layers.find((x: any) => x.layer === 'log-view')).toMatchObject({ status: 'failed', checked: expect.stringMatching(/^fork: .* another tree of size \d+/) });
+  }, 60_000);
+
+  test('one changed byte in a file: 1, naming it', async () => {
+    const changed = files[150]!;
+    const bytes = fs.readFileSync(changed);
+    bytes[0]! ^= 0x01;
+    fs.writeFileSync(changed, bytes);
+    const r = await client(['verify', 'docs', '--network', 'regtest', '--json']);
+    expect(r.code).toBe(1);
+    const bad = lines(r).filter((l) => l.state !== 'complete');
+    expect(bad.map((l) => l.file)).toEqual(['docs/b/deeper/f150.txt']);
+    expect(bad[0].problems[0]).toMatch(/^document: the document's SHA-256 is [0-9a-f]{64}, but the proof is for/);
+    const human = await client(['verify', 'docs/b/deeper/f150.txt', '--network', 'regtest']);
+    expect(human.code).toBe(1);
+    expect(human.stdout).toMatch(/^docs\/b\/deeper\/f150\.txt: INVALID: document: /);
+  }, 60_000);
+
+  test('the library under Node 20: verify, info, hashing, an aborted stamp as a typed error; its types check', async () => {
+    const script = path.join(app, 'use.mjs');
+    fs.writeFileSync(
+      script,
+      `import fs from 'node:fs';
+import { parseProofFile, parseTrust, verify, describeProof, sha256Hex, stamp, TimesealClientError, VerifyCache } from 'timeseal-client';
+const trust = parseTrust(fs.readFileSync(process.env.TIMESEAL_TRUST, 'utf8'));
+const proof = parseProofFile(fs.readFileSync(process.argv[2], 'utf8'));
+const cache = new VerifyCache();
+const report = await verify(proof, { trust, network: 'regtest', hash: proof.hash, cache });
+const info = await describeProof(proof);
+const controller = new AbortController();
+controller.abort();
+let aborted;
+try { await stamp([proof.hash], { server: 'http://127.0.0.1:9', signal: controller.signal }); } catch (err) { aborted = err instanceof TimesealClientError ? err.code : String(err); }
+console.log(JSON.stringify({ state: report.state, stage: info.stage, abc: sha256Hex('abc'), aborted }));
+`,
+    );
+    const r = spawnSync(NODE20, [script, `${files[1]}.timeseal.json`], { cwd: app, env: env20(), encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ state: 'complete', stage: 'anchored', abc: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad', aborted: 'aborted' });
+
+    fs.writeFileSync(
+      path.join(app, 'consumer.ts'),
+      `import { verify, upgrade, stamp, type ProofFile, type VerifyReport, type TrustData } from 'timeseal-client';
+export async function check(p: ProofFile, trust: TrustData): Promise<0 | 1 | 2> {
+  const r: VerifyReport = await verify(p, { trust, network: 'mainnet' });
+  await upgrade([p], { trust, headersFrom: 'https://blockstream.info/api', signal: AbortSignal.timeout(1000) });
+  const s = await stamp([p.hash], { server: 'https://timeseal.example' });
+  return s.results[0]!.ok ? r.exitCode : 1;
+}
+`,
+    );
+    const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'consumer.ts'], { cwd: app, encoding: 'utf8' });
+    expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+  }, 60_000);
+});
