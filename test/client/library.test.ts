@@ -1,0 +1,213 @@
+// The client library's parts in-process, against a stand-in fetch (client/src; the packed program is
+// client.test.ts): stamping in batches and the fallback to single requests, Retry-After and cancellation, the
+// proof file's strict parsing, globs and sha256sum lists, pinning keys on first use and refusing changed ones,
+// the witness policy's judgement of a checkpoint's cosignatures, and the fork memory.
+import crypto from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { signCheckpoint } from '../../core/checkpoint.ts';
+import { ed25519CosignatureSigner, ed25519PublicKey, encodeVkey, NOTE_TYPE_ED25519_COSIGNATURE } from '../../core/cosignature.ts';
+import { toBase64 } from '../../core/encoding.ts';
+import { ecdsaNoteSigner, mldsaNoteSigner } from '../../core/note.ts';
+import { ecdsaKeygen, ecdsaPublicKeyToPem, mldsaKeygen } from '../../core/sig.ts';
+import { encodeWitnessPolicy } from '../../core/witness-policy.ts';
+import { checkpointLines } from '../../client/src/checks.ts';
+import { globToRegExp, excluded, parseSha256sum } from '../../client/src/cli/files.ts';
+import { TimesealClientError } from '../../client/src/errors.ts';
+import { loadKeys } from '../../client/src/keys.ts';
+import { encodeProofFile, newProofFile, parseProofFile } from '../../client/src/proof-file.ts';
+import { stamp } from '../../client/src/stamp.ts';
+import { emptyTrust, pinServer, rememberCheckpoint } from '../../client/src/trust.ts';
+import { upgrade } from '../../client/src/upgrade.ts';
+import type { KeyFiles } from '../../client/src/types.ts';
+
+const hex = (): string => crypto.randomBytes(32).toString('hex');
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+/** A fetch answering by `route(method, path, body)`, recording each call. */
+function fakeFetch(route: (method: string, path: string, body: any) => Response | Promise<Response>) {
+  const calls: string[] = [];
+  const fetch = async (input: string, init?: RequestInit) => {
+    const url = new URL(input);
+    calls.push(`${init?.method ?? 'GET'} ${url.pathname}`);
+    return route(init?.method ?? 'GET', url.pathname, typeof init?.body === 'string' ? JSON.parse(init.body) : undefined);
+  };
+  return { fetch, calls };
+}
+
+describe('stamp', () => {
+  test('a server without the batch route: one request per distinct hash after one probe', async () => {
+    const [a, b] = [hex(), hex()];
+    const { fetch, calls } = fakeFetch((_m, p, body) => (p === '/api/v1/beta/timestamps' ? json(404, { error: 'No API endpoint' }) : json(201, { hash: body.hash, submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02', receipt: 'AAEC' })));
+    const s = await stamp([a, b, a.toUpperCase(), b], { server: 'http://timeseal.test/', fetch });
+    expect(s.batched).toBe(false);
+    expect(s.results.map((r) => r.hash)).toEqual([a, b]);
+    expect(s.results.every((r) => r.ok && r.receipt === 'AAEC')).toBe(true);
+    expect(calls.sort()).toEqual(['POST /api/v1/beta/timestamp', 'POST /api/v1/beta/timestamp', 'POST /api/v1/beta/timestamps']);
+    expect(s.requests).toBe(3);
+  });
+
+  test('batches: accepted and already are stamped (the batch time), invalid ones fail, chunks of batchSize', async () => {
+    const hashes = [hex(), hex(), hex()];
+    const { fetch, calls } = fakeFetch((_m, _p, body) =>
+      json(200, {
+        success: true,
+        submittedAt: '2025-11-02T12:00:00.000Z',
+        ledgerDate: '2025-11-02',
+        results: body.hashes.map((h: string) => (h === hashes[2] ? { hash: h, status: 'invalid', error: 'hash: not 64 hex' } : { hash: h, status: h === hashes[1] ? 'already' : 'accepted', receipt: 'AAEC' })),
+      }),
+    );
+    const s = await stamp(hashes, { server: 'http://timeseal.test', fetch, batchSize: 2 });
+    expect(s.batched).toBe(true);
+    expect(calls).toEqual(['POST /api/v1/beta/timestamps', 'POST /api/v1/beta/timestamps']);
+    expect(s.results.map((r) => r.ok)).toEqual([true, true, false]);
+    expect(s.results[0]).toMatchObject({ submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02' });
+    expect(!s.results[2]!.ok && s.results[2]!.error.message).toMatch(/not 64 hex/);
+  });
+
+  test("a 503 with Retry-After is asked again after the wait; an abort during the wait is an 'aborted' error", async () => {
+    let n = 0;
+    const { fetch } = fakeFetch((_m, p, body) => (p.endsWith('timestamps') ? json(404, {}) : n++ === 0 ? json(503, { error: 'busy' }, { 'retry-after': '1' }) : json(201, { hash: body.hash, submittedAt: 't', ledgerDate: '2025-11-02', receipt: 'AAEC' })));
+    const t0 = Date.now();
+    const s = await stamp([hex()], { server: 'http://timeseal.test', fetch });
+    expect(s.results[0]!.ok).toBe(true);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+
+    const always503 = fakeFetch(() => json(503, { error: 'busy' }, { 'retry-after': '30' }));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 50);
+    const err = await stamp([hex()], { server: 'http://timeseal.test', fetch: always503.fetch, signal: controller.signal, batch: 'never' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(TimesealClientError);
+    expect((err as TimesealClientError).code).toBe('aborted');
+  });
+
+  test("a malformed hash is a 'usage' error before any request", async () => {
+    const { fetch, calls } = fakeFetch(() => json(500, {}));
+    await expect(stamp(['abc'], { server: 'http://timeseal.test', fetch })).rejects.toMatchObject({ code: 'usage' });
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('the proof file', () => {
+  test('round trip; unknown or missing fields and a bad hash are refused', () => {
+    const p = newProofFile({ hash: hex(), server: 'http://timeseal.test', file: 'a.txt', submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02', receipt: 'AAEC' });
+    const text = encodeProofFile(p);
+    expect(parseProofFile(text)).toEqual(p);
+    const o = JSON.parse(text);
+    expect(() => parseProofFile(JSON.stringify({ ...o, extra: 1 }))).toThrow(/extra: unknown field/);
+    const { receipt: _dropped, ...missing } = o;
+    expect(() => parseProofFile(JSON.stringify(missing))).toThrow(/receipt: missing/);
+    expect(() => parseProofFile(JSON.stringify({ ...o, hash: o.hash.toUpperCase() }))).toThrow(/hash/);
+    expect(() => parseProofFile(JSON.stringify({ ...o, headers: [{ height: 1, hash: hex(), header: 'ab' }] }))).toThrow(/headers\[0\]/);
+  });
+});
+
+describe('files', () => {
+  test('globs match the path under the folder or the name', () => {
+    const ex = ['*.log', 'build/**', 'node_modules', 'a?c.txt', '[xy].md'].map(globToRegExp);
+    expect(excluded('x/y/debug.log', ex)).toBe(true);
+    expect(excluded('build/out/app.js', ex)).toBe(true);
+    expect(excluded('src/node_modules', ex)).toBe(true);
+    expect(excluded('abc.txt', ex)).toBe(true);
+    expect(excluded('y.md', ex)).toBe(true);
+    expect(excluded('src/app.ts', ex)).toBe(false);
+    expect(excluded('abbc.txt', ex)).toBe(false);
+  });
+
+  test('sha256sum output: text and binary mode, escaped names; a bad line names itself', () => {
+    const [a, b, c] = [hex(), hex(), hex()];
+    expect(parseSha256sum(`${a}  one.txt\n${b.toUpperCase()} *two words.bin\n\\${c}  new\\nline\\\\x\n\n`, 'list')).toEqual([
+      { hash: a, name: 'one.txt' },
+      { hash: b, name: 'two words.bin' },
+      { hash: c, name: 'new\nline\\x' },
+    ]);
+    expect(() => parseSha256sum(`${a}  ok\nnot a line\n`, 'list')).toThrow(/list: not sha256sum output \(line 2\)/);
+  });
+});
+
+/** A log's keys, a witness, and the key files a server would serve. */
+function makeLog(withPolicy: boolean) {
+  const origin = 'log.example';
+  const ecdsa = ecdsaKeygen();
+  const mldsa = mldsaKeygen();
+  const witnessSeed = crypto.randomBytes(32);
+  const witnessVkey = encodeVkey('witness.example', NOTE_TYPE_ED25519_COSIGNATURE, ed25519PublicKey(witnessSeed));
+  const files: KeyFiles = { publicPem: ecdsaPublicKeyToPem(ecdsa.publicKey), dilithiumKey: toBase64(mldsa.publicKey) };
+  if (withPolicy) files.witnessPolicy = encodeWitnessPolicy({ witnesses: [{ text: witnessVkey }], threshold: 1 });
+  const log = [ecdsaNoteSigner(origin, ecdsa.secretKey, ecdsa.publicKey), mldsaNoteSigner(origin, mldsa.seed, mldsa.publicKey)];
+  const witness = ed25519CosignatureSigner('witness.example', witnessSeed, () => 1_762_041_600);
+  return { origin, files, log, witness };
+}
+
+describe('checkpoint lines and the witness policy', () => {
+  test('a quorum of one witness: met with its cosignature (its time is the bound), not met without, a bad line is a problem', () => {
+    const { origin, files, log, witness } = makeLog(true);
+    const keys = loadKeys(files);
+    const checkpoint = { origin, size: 5, root: crypto.randomBytes(32) };
+    const cosigned = checkpointLines(signCheckpoint(checkpoint, [...log, witness]), origin, keys);
+    expect(cosigned.signers).toEqual(['ECDSA P-256', 'ML-DSA-65']);
+    expect(cosigned.witnesses).toMatchObject({ required: true, met: true, cosigned: [{ name: 'witness.example', time: new Date(1_762_041_600_000).toISOString() }], problems: [] });
+    expect(checkpointLines(signCheckpoint(checkpoint, log), origin, keys).witnesses).toMatchObject({ required: true, met: false, cosigned: [] });
+    const note = signCheckpoint(checkpoint, [...log, witness]);
+    const lines = note.split('\n');
+    const last = lines.length - 2; // the witness's line (the note ends with a newline)
+    const sig = Buffer.from(lines[last]!.split(' ')[2]!, 'base64');
+    sig[sig.length - 1]! ^= 1;
+    lines[last] = `${lines[last]!.split(' ').slice(0, 2).join(' ')} ${sig.toString('base64')}`;
+    const judged = checkpointLines(lines.join('\n'), origin, keys);
+    expect(judged.witnesses?.met).toBe(false);
+    expect(judged.witnesses?.problems[0]).toMatch(/does not verify/);
+  });
+
+  test('a log line that does not verify throws', () => {
+    const { origin, files, log } = makeLog(false);
+    const note = signCheckpoint({ origin, size: 5, root: crypto.randomBytes(32) }, log);
+    const other = makeLog(false);
+    expect(() => checkpointLines(note, origin, loadKeys({ ...files, publicPem: other.files.publicPem }))).toThrow();
+  });
+});
+
+describe('trust on first use', () => {
+  test('keys are pinned once; a changed log key is refused; another witness policy is noted and the pinned one kept', async () => {
+    const a = makeLog(true);
+    let served = a.files;
+    const serve = fakeFetch((_m, p) => {
+      const name = p.replace('/keys/', '');
+      const body = { 'public.pem': served.publicPem, 'dilithium_public.key': served.dilithiumKey && Buffer.from(served.dilithiumKey, 'base64'), witnesses: served.witnessPolicy }[name];
+      return body === undefined ? new Response('not found', { status: 404 }) : new Response(body as BodyInit, { status: 200 });
+    });
+    const trust = emptyTrust();
+    expect((await pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch })).pinned).toBe('new');
+    expect(trust.servers['http://timeseal.test']!.keys).toEqual(a.files);
+    expect(await pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch })).toEqual({ pinned: 'same', notes: [] });
+    served = { ...a.files, witnessPolicy: makeLog(true).files.witnessPolicy! };
+    const noted = await pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch });
+    expect(noted.notes[0]).toMatch(/another witness policy than the one pinned; the pinned one is kept/);
+    expect(trust.servers['http://timeseal.test']!.keys.witnessPolicy).toBe(a.files.witnessPolicy);
+    served = { ...a.files, publicPem: makeLog(false).files.publicPem };
+    await expect(pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch })).rejects.toMatchObject({ code: 'trust', message: expect.stringMatching(/public\.pem \(ECDSA P-256\)/) });
+  });
+
+  test("two roots for one tree size are a 'fork'", () => {
+    const trust = emptyTrust();
+    const [r1, r2] = [hex(), hex()];
+    rememberCheckpoint(trust, 'log.example', 7, r1);
+    rememberCheckpoint(trust, 'log.example', 7, r1);
+    expect(() => rememberCheckpoint(trust, 'log.example', 7, r2)).toThrow(expect.objectContaining({ code: 'fork' }));
+    expect(trust.logs['log.example']!.checkpoints).toHaveLength(1);
+  });
+});
+
+describe('upgrade', () => {
+  test('before publication: pending, next check at the publication time (00:01 UTC the next day)', async () => {
+    const a = makeLog(false);
+    const { fetch } = fakeFetch((_m, p) => {
+      if (p === '/keys/public.pem') return new Response(a.files.publicPem);
+      if (p === '/keys/dilithium_public.key') return new Response(Buffer.from(a.files.dilithiumKey, 'base64'));
+      return json(404, { error: 'not in any published ledger' });
+    });
+    const proof = newProofFile({ hash: hex(), server: 'http://timeseal.test', ledgerDate: '2025-11-02' });
+    const [r] = await upgrade([proof], { trust: emptyTrust(), fetch, now: () => new Date('2025-11-02T15:00:00.000Z') });
+    expect(r).toMatchObject({ changed: false, complete: false, stage: 'stamped', nextCheck: '2025-11-03T00:01:00.000Z' });
+    expect(r!.error).toBeUndefined();
+  });
+});
