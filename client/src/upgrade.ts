@@ -52,7 +52,8 @@ export interface UpgradeResult {
   stage: ProofStage;
   /** Nothing is left to fetch: anchored in Bitcoin with its header, and the witness quorum met when required. */
   complete: boolean;
-  /** When asking again makes sense (ISO time), for a proof not complete; null when complete. */
+  /** Not before this time is asking again worth it (ISO time): the day's publication, the server's Retry-After, an
+   * hour for the Bitcoin anchor; null when complete, or when the next poll may ask at once. */
   nextCheck: string | null;
   /** What happened, in short sentences. */
   notes: string[];
@@ -137,8 +138,9 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
   const res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options);
   if (res.status === 404) {
     await res.body?.cancel().catch(() => {});
-    const at = proof.ledgerDate === null ? new Date(now().getTime() + 3_600_000).toISOString() : publicationTime(proof.ledgerDate);
-    const next = Date.parse(at) > now().getTime() ? at : new Date(now().getTime() + 600_000).toISOString();
+    // Not before the day's publication; once that time has passed, whenever the caller polls next.
+    const at = proof.ledgerDate === null ? null : publicationTime(proof.ledgerDate);
+    const next = at !== null && Date.parse(at) > now().getTime() ? at : null;
     return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: next, notes: [...notes, `not published yet${proof.ledgerDate === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${publicationTime(proof.ledgerDate)})`}`] };
   }
   if (res.status === 503 || res.status === 429) {
@@ -191,6 +193,7 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
 
   const updated: ProofFile = {
     ...proof,
+    server,
     bundle: JSON.parse(text) as Record<string, unknown>,
     consistency: { checkpoint: latest.note, proof: consistency },
     headers,

@@ -5,7 +5,9 @@
 //   once (the server's database says so), a proof file beside each file, the link and the dot-file left out;
 //   verify → 2 (pending, valid so far); the day is built, anchored through loopback OpenTimestamps calendars into
 //   a synthetic regtest chain and upgraded by the server; `upgrade` fetches the bundles and the block header
-//   (from a loopback Esplora) → 0; verify → 0 for every file, with the server, Esplora and calendars stopped too;
+//   (from a loopback Esplora) → 0; a second day: `upgrade --wait` polls through a server restart, the grown
+//   log is proven to extend the tree seen (tiles); verify → 0 for every file, with the server, Esplora and
+//   calendars stopped too;
 //   a changed byte in one file → 1 naming it; a proof whose checkpoint is a validly signed fork of the tree the
 //   client saw → 1 (fork). The library (import 'timeseal-client') runs under Node 20 too, and a TypeScript
 //   consumer type-checks against its declarations.
@@ -236,6 +238,49 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(one.code, one.stdout + one.stderr).toBe(0);
     expect(one.stdout).toMatch(/^docs\/a\/f001\.txt: COMPLETE: existed no later than /);
   }, 90_000);
+
+  test('a second day: upgrade --wait polls through a server restart; the grown log is shown to extend the tree seen (consistency from the tiles), and an older proof gets a consistency proof to the new tree', async () => {
+    const restart = async (now: string) => {
+      await stopServer();
+      server = await startServer(project, { ...env, TIMESEAL_NOW: now, PORT: new URL(serverUrl).port });
+    };
+    await restart('2025-11-03T12:00:00.000Z');
+    const docs2 = path.join(tmp, 'docs2');
+    fs.mkdirSync(docs2);
+    for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(docs2, `g${i}.txt`), `second day ${i}\n`);
+    const stamped = await client(['stamp', 'docs2', '--server', serverUrl]);
+    expect(stamped.code, stamped.stdout + stamped.stderr).toBe(0);
+
+    // Waiting for the second day: not published yet, then the server is down while the day is built.
+    const waiting = client(['upgrade', 'docs2', '--wait', '--poll', '1', '--max-wait', '120', '--headers-from', esplora.url, '--network', 'regtest', '--json']);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await stopServer();
+    const built = await cli(project, ['ledger', 'build'], { ...env, TIMESEAL_NOW: '2025-11-04T00:01:00.000Z' });
+    expect(built.code, built.stdout + built.stderr).toBe(0);
+    await restart('2025-11-04T00:10:00.000Z');
+    const waited = await timed('upgrade-wait', () => waiting);
+    expect(waited.code, waited.stdout + waited.stderr).toBe(2); // published; Bitcoin is hours away, beyond --max-wait
+    expect(waited.stderr).toMatch(/proof\(s\) pending; asking again at/);
+    expect(lines(waited).map((l) => [l.state, l.stage])).toEqual(Array(3).fill(['pending', 'published']));
+
+    // An older proof without its consistency proof: upgrade proves its tree inside the new one, from the tiles.
+    const docs3 = path.join(tmp, 'docs3');
+    fs.mkdirSync(docs3);
+    fs.copyFileSync(files[2]!, path.join(docs3, 'f002.txt'));
+    const old = JSON.parse(fs.readFileSync(`${files[2]}.timeseal.json`, 'utf8'));
+    fs.writeFileSync(path.join(docs3, 'f002.txt.timeseal.json'), JSON.stringify({ ...old, file: 'f002.txt', consistency: null }, null, 2));
+    const up = await client(['upgrade', 'docs3', '--headers-from', esplora.url, '--network', 'regtest', '--json']);
+    expect(up.code, up.stdout + up.stderr).toBe(0);
+    const upgraded = JSON.parse(fs.readFileSync(path.join(docs3, 'f002.txt.timeseal.json'), 'utf8'));
+    expect(upgraded.consistency.proof.length).toBeGreaterThan(0);
+    const day1Size: number = old.bundle.tree_size;
+    const trust = JSON.parse(fs.readFileSync(path.join(tmp, 'trust.json'), 'utf8'));
+    const sizes = Object.values(trust.logs as Record<string, { checkpoints: Array<{ size: number }> }>)[0]!.checkpoints.map((c) => c.size);
+    expect(sizes).toEqual([day1Size, day1Size + 3]);
+    const v = await client(['verify', 'docs3/f002.txt', '--network', 'regtest', '--json']);
+    expect(v.code, v.stdout).toBe(0);
+    expect(lines(v)[0].layers.find((x: any) => x.layer === 'log-view').checked).toContain(`consistent with the signed tree of size ${day1Size + 3}, which this trust store saw`);
+  }, 120_000);
 
   test('verify with the server, Esplora and the calendars stopped: 0 for every file', async () => {
     await stopServer();

@@ -393,12 +393,16 @@ async function runUpgrade(paths: string[], opts: Common & { wait?: boolean; poll
     });
     saveTrust(trustFile, trust);
     results.forEach((r, i) => final.set(round[i]!, r));
+    // With --wait, a server that cannot be reached or fails (5xx) is asked again next round; a proof that does
+    // not check, a fork or changed keys are final.
+    const retryable = (e: TimesealClientError) => e.code === 'network' || e.code === 'aborted' || (e.code === 'http' && (e.status ?? 500) >= 500);
     pending = pending.filter((f) => {
       const r = final.get(f)!;
-      return r.error === undefined && !r.complete;
+      return r.error === undefined ? !r.complete : !!opts.wait && retryable(r.error);
     });
     if (!opts.wait || pending.length === 0) break;
     const nextChecks = pending.map((f) => Date.parse(final.get(f)!.nextCheck ?? '') || Date.now() + poll * 1000);
+    for (const f of pending) if (final.get(f)!.error !== undefined) out.note(`${shown(f)}: ${final.get(f)!.error!.message}; asking again`);
     const wakeAt = Math.max(Date.now() + poll * 1000, Math.min(...nextChecks));
     if (wakeAt > deadline) {
       out.note(`--max-wait reached with ${pending.length} proof(s) still pending`);
