@@ -48,8 +48,9 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * are; network failures after the last attempt throw a 'network' error, a cancellation an 'aborted' one.
  */
 export async function request(url: string, init: RequestInit, options: HttpOptions = {}): Promise<Response> {
-  const doFetch = options.fetch ?? (globalThis.fetch as FetchLike | undefined);
-  if (doFetch === undefined) throw new TimesealClientError('usage', 'this platform has no fetch: pass options.fetch');
+  if (options.fetch === undefined && typeof globalThis.fetch !== 'function') throw new TimesealClientError('usage', 'this platform has no fetch: pass options.fetch');
+  // The platform's fetch is called as a plain function of the global object, as browsers require.
+  const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const attempts = options.attempts ?? 4;
   const maxWait = options.maxRetryWait ?? 60;
   for (let attempt = 1; ; attempt++) {

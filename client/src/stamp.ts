@@ -57,7 +57,7 @@ export async function stamp(hashes: readonly string[], options: StampOptions): P
     ...options,
     fetch: (input, init) => {
       requests++;
-      return (options.fetch ?? (globalThis.fetch as NonNullable<HttpOptions['fetch']>))(input, init);
+      return options.fetch !== undefined ? options.fetch(input, init) : globalThis.fetch(input, init);
     },
   };
   const results = new Map<string, StampResult>();

@@ -178,14 +178,22 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
     const ots = readBundleOts(bundle, verifiedRoot);
     for (const att of ots.bitcoin) {
       if (headers.some((h) => h.height === att.height)) continue;
-      let record = state.headers.get(att.height);
-      if (record === undefined) {
-        record = await fetchHeader(att.height, options);
-        state.headers.set(att.height, record);
+      // A header that cannot be fetched or does not check is noted and asked for again next time; the bundle is
+      // kept all the same (it checked), and the proof stays incomplete.
+      try {
+        let record = state.headers.get(att.height);
+        if (record === undefined) {
+          record = await fetchHeader(att.height, options);
+          state.headers.set(att.height, record);
+        }
+        verifyBitcoinAttestation(att.message, att.height, hexBytes(record.header), record.hash, options.network ?? 'mainnet');
+        headers.push(record);
+        notes.push(`checked and kept the header of Bitcoin block ${att.height}`);
+      } catch (err) {
+        const e = asClientError(err, 'invalid');
+        if (e.code === 'aborted' && options.signal?.aborted) throw e;
+        notes.push(`the header of Bitcoin block ${att.height} from ${options.headersFrom ?? DEFAULT_HEADERS_FROM}: ${e.message}; asked again next time`);
       }
-      verifyBitcoinAttestation(att.message, att.height, hexBytes(record.header), record.hash, options.network ?? 'mainnet');
-      headers.push(record);
-      notes.push(`checked and kept the header of Bitcoin block ${att.height}`);
     }
     if (ots.bitcoin.length === 0) notes.push(`not anchored in Bitcoin yet (pending at ${ots.pending.length} calendar${ots.pending.length === 1 ? '' : 's'})`);
   } else notes.push('not anchored yet (the bundle has no .ots)');

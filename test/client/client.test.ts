@@ -225,6 +225,12 @@ describe('the packed client, installed offline, under Node 20', () => {
     });
     // The same address as before: the proof files name the server by it.
     server = await startServer(project, { ...env, TIMESEAL_NOW: '2025-11-03T01:10:00.000Z', PORT: new URL(serverUrl).port });
+    // Esplora down: the bundle is kept, the proof stays pending and says why.
+    esplora.down = true;
+    const down = await client(['upgrade', 'docs/a/f000.txt', '--headers-from', esplora.url, '--network', 'regtest', '--json']);
+    expect(down.code, down.stdout + down.stderr).toBe(2);
+    expect(lines(down)[0]).toMatchObject({ state: 'pending', stage: 'published', notes: expect.arrayContaining([expect.stringMatching(/^the header of Bitcoin block \d+ from .*HTTP 503.*asked again next time$/)]) });
+    esplora.down = false;
     esplora.requests = [];
 
     const r = await timed('upgrade', () => client(['upgrade', 'docs', '--headers-from', esplora.url, '--network', 'regtest', '--json']));
