@@ -29,6 +29,7 @@ import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/f
 import { SyntheticChain } from '../anchor/chain.ts';
 import { cli } from '../anchor/helpers.ts';
 import { LoopbackCalendar, LoopbackEsplora } from '../anchor/servers.ts';
+import { launchChromium } from '../verifier/helpers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const NODE20 = '/usr/bin/node';
@@ -158,11 +159,13 @@ afterAll(async () => {
 });
 
 describe('the packed client, installed offline, under Node 20', () => {
-  test('the tarball carries everything: no dependencies, a small install', () => {
+  test('the tarball carries everything: no dependencies, a small install; the library names no node: module', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(app, 'node_modules/timeseal-client/package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(fs.readdirSync(path.join(app, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['timeseal-client']);
     expect(packed.unpackedSize).toBeLessThan(400_000);
+    const dist = path.join(app, 'node_modules/timeseal-client/dist');
+    for (const f of ['index.mjs', ...fs.readdirSync(path.join(dist, 'chunks')).map((c) => `chunks/${c}`)]) expect(fs.readFileSync(path.join(dist, f), 'utf8'), f).not.toMatch(/["']node:/);
     const r = spawnSync(bin, ['--version'], { env: env20(), encoding: 'utf8' });
     expect(r.stdout.trim()).toBe(manifest.version);
   });
@@ -399,5 +402,36 @@ export async function check(p: ProofFile, trust: TrustData): Promise<0 | 1 | 2> 
     );
     const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'consumer.ts'], { cwd: app, encoding: 'utf8' });
     expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
+  }, 60_000);
+
+  test('the library in a browser (Chromium): verify a proof, hash a Blob as a stream', async () => {
+    const dist = path.join(app, 'node_modules/timeseal-client/dist');
+    const browser = await launchChromium();
+    try {
+      const context = await browser.newContext();
+      await context.route('http://localhost:4321/**', (route) => {
+        const p = new URL(route.request().url()).pathname;
+        if (p === '/') return route.fulfill({ contentType: 'text/html', body: '<!doctype html><title>client</title>' });
+        const file = path.join(dist, p);
+        if (!file.startsWith(dist) || !fs.existsSync(file)) return route.fulfill({ status: 404, body: '' });
+        return route.fulfill({ contentType: 'text/javascript', body: fs.readFileSync(file, 'utf8') });
+      });
+      const page = await context.newPage();
+      await page.goto('http://localhost:4321/'); // a secure context: Web Crypto is there
+      // Given as text: the test runner rewrites import() in functions of this file.
+      const script = `(async ([proofText, trustText]) => {
+        const lib = await import('/index.mjs');
+        const proof = lib.parseProofFile(proofText);
+        const report = await lib.verify(proof, { trust: lib.parseTrust(trustText), network: 'regtest' });
+        const streamed = await lib.hashStream(new Blob(['abc']).stream());
+        return { state: report.state, layers: report.layers.map((l) => l.layer + ':' + l.status + (l.status === 'failed' ? ' ' + l.checked : '')), streamed };
+      })(${JSON.stringify([fs.readFileSync(`${files[3]}.timeseal.json`, 'utf8'), fs.readFileSync(path.join(tmp, 'trust.json'), 'utf8')])})`;
+      const result = (await page.evaluate(script)) as { state: string; layers: string[]; streamed: string };
+      expect(result.streamed).toBe('ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad');
+      expect(result.state, result.layers.join(' ')).toBe('complete');
+      expect(result.layers).toContain('bitcoin:ok');
+    } finally {
+      await browser.close();
+    }
   }, 60_000);
 });
