@@ -75,9 +75,10 @@ interface Result {
 }
 
 /** Runs the installed timeseal-client with Node 20, without blocking this process (its loopback servers answer it). */
-function client(args: string[], cwd = tmp): Promise<Result> {
+function client(args: string[], cwd = tmp, input?: string): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd, env: env20(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { cwd, env: env20(), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -290,6 +291,42 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(v.code, v.stdout).toBe(0);
     expect(lines(v)[0].layers.find((x: any) => x.layer === 'log-view').checked).toContain(`consistent with the signed tree of size ${day1Size + 3}, which this trust store saw`);
   }, 120_000);
+
+  test("stamp's other inputs: stdin, --digest, --digests-from, --out-dir, --all, --exclude; verify and info find the proofs there; --keys DIR", async () => {
+    const d = path.join(tmp, 'docs4');
+    fs.mkdirSync(path.join(d, 'sub'), { recursive: true });
+    for (const [name, text] of [['x.txt', 'x'], ['.dot.txt', 'dot'], ['skip.log', 'log'], ['sub/y.txt', 'y'], ['named.txt', 'named']]) fs.writeFileSync(path.join(d, name!), `${text}\n`);
+    const sha = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
+    const digest = sha('a digest given as it is');
+    fs.writeFileSync(path.join(tmp, 'list.sha256'), `${sha('named\n')} *docs4/named.txt\n`);
+    const r = await client(['stamp', 'docs4', '-', '--digest', digest, '--digests-from', 'list.sha256', '--out-dir', 'proofs', '--all', '--exclude', '*.log', '--exclude', 'named.txt', '--server', serverUrl, '--json'], tmp, 'from stdin\n');
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    const made = new Set<string>();
+    const walkOut = (dir: string): void => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const p = path.join(dir, e.name);
+        if (e.isDirectory()) walkOut(p);
+        else made.add(path.relative(path.join(tmp, 'proofs'), p));
+      }
+    };
+    walkOut(path.join(tmp, 'proofs'));
+    // --exclude applies to the folder walked and to the list's names alike.
+    expect([...made].sort()).toEqual([`${digest}.timeseal.json`, `${sha('from stdin\n')}.timeseal.json`, 'docs4/.dot.txt.timeseal.json', 'docs4/sub/y.txt.timeseal.json', 'docs4/x.txt.timeseal.json'].sort());
+    expect(JSON.parse(fs.readFileSync(path.join(tmp, 'proofs/docs4/x.txt.timeseal.json'), 'utf8')).file).toBe('../../docs4/x.txt');
+
+    const v = await client(['verify', 'docs4', '--out-dir', 'proofs', '--all', '--exclude', '*.log', '--exclude', 'named.txt', '--json']);
+    expect(v.code, v.stdout + v.stderr).toBe(2);
+    expect(lines(v).map((l) => [l.file, l.state])).toEqual([['docs4/.dot.txt', 'pending'], ['docs4/sub/y.txt', 'pending'], ['docs4/x.txt', 'pending']]);
+    const byDigest = await client(['verify', '--digest', digest, '--out-dir', 'proofs', '--keys', env.TIMESEAL_KEYS!, '--json']);
+    expect(byDigest.code, byDigest.stdout).toBe(2);
+    expect(lines(byDigest)[0].layers.find((l: any) => l.layer === 'keys').checked).toBe('the keys given');
+    const missing = await client(['verify', 'docs4/skip.log', '--out-dir', 'proofs']);
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toMatch(/^docs4\/skip\.log: NOT FOUND: no proof file proofs\/docs4\/skip\.log\.timeseal\.json/);
+    const info = await client(['info', 'docs4/x.txt', '--out-dir', 'proofs', '--json']);
+    expect(info.code).toBe(0);
+    expect(lines(info)[0]).toMatchObject({ stage: 'stamped', file: '../../docs4/x.txt', ledgerDate: '2025-11-04', receipt: { genTime: '2025-11-04T00:10:00.000Z' } });
+  }, 60_000);
 
   test('verify with the server, Esplora and the calendars stopped: 0 for every file', async () => {
     await stopServer();
