@@ -81,8 +81,8 @@ function client(args: string[], cwd = tmp, input?: string): Promise<Result> {
     if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
