@@ -75,14 +75,17 @@ interface Result {
 }
 
 /** Runs the installed timeseal-client with Node 20, without blocking this process (its loopback servers answer it). */
-function client(args: string[], cwd = tmp, input?: string): Promise<Result> {
+function client(args: string[], cwd = tmp, input?: string, onStderr?: (soFar: string) => void): Promise<Result> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { cwd, env: env20(), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr!.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.stderr!.setEncoding('utf8').on('data', (s: string) => {
+      stderr += s;
+      onStderr?.(stderr);
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -262,8 +265,12 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(stamped.code, stamped.stdout + stamped.stderr).toBe(0);
 
     // Waiting for the second day: not published yet, then the server is down while the day is built.
-    const waiting = client(['upgrade', 'docs2', '--wait', '--poll', '1', '--max-wait', '120', '--headers-from', esplora.url, '--network', 'regtest', '--json']);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    let firstRound: () => void = () => {};
+    const polled = new Promise<void>((resolve) => (firstRound = resolve));
+    const waiting = client(['upgrade', 'docs2', '--wait', '--poll', '1', '--max-wait', '120', '--headers-from', esplora.url, '--network', 'regtest', '--json'], tmp, undefined, (err) => {
+      if (err.includes('pending; asking again')) firstRound();
+    });
+    await polled; // its first round found the day unpublished
     await stopServer();
     const built = await cli(project, ['ledger', 'build'], { ...env, TIMESEAL_NOW: '2025-11-04T00:01:00.000Z' });
     expect(built.code, built.stdout + built.stderr).toBe(0);
