@@ -103,6 +103,9 @@ export const PUBLIC_ROUTES: Readonly<Record<string, readonly string[]>> = {
   '/api/verify-quantum.php': READ,
   '/api/openapi.json': READ,
   '/api/v1/beta/timestamp': ['POST'],
+  '/api/v1/beta/timestamps': ['POST'],
+  '/api/status/:hash': READ,
+  '/api/ledgers-calendar.php': READ,
 };
 
 /** Headers of a public route's answer: any origin, no credentials, readable by a page of any origin. */

@@ -50,6 +50,8 @@ describe('public reads answer any origin', () => {
       '/api/ots-block-info.php',
       `/api/verify-quantum.php?date=${DAY}`,
       '/api/openapi.json',
+      `/api/status/${hash}`,
+      '/api/ledgers-calendar.php?year=2025',
     ];
     for (const url of urls) {
       const res = await f.app.inject({ url, headers: { origin: ORIGIN } });
@@ -89,6 +91,19 @@ describe('beta API', () => {
     expect(String(res.headers['access-control-allow-methods']).split(/,\s*/)).toContain('POST');
     expect(String(res.headers['access-control-allow-headers']).toLowerCase().split(/,\s*/)).toContain('content-type');
     expect(Number(res.headers['access-control-max-age'])).toBeGreaterThan(0);
+  });
+
+  it('the batch route answers a preflight and its answers carry CORS', async () => {
+    const pre = await f.app.inject({
+      method: 'OPTIONS',
+      url: '/api/v1/beta/timestamps',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+    });
+    expect(pre.statusCode).toBe(204);
+    expectPublic(pre, 'batch preflight');
+    const ok = await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamps', headers: { origin: ORIGIN }, payload: { hashes: [randomHash()] } });
+    expect(ok.statusCode).toBe(200);
+    expectPublic(ok, 'batch 200');
   });
 
   it('its answers, success or error, carry CORS', async () => {
