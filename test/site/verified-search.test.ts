@@ -196,6 +196,17 @@ describe('verifiedSearch', () => {
     expect(viaOts).toMatchObject({ otsStatus: 'verified', blockHeight: null, confirmations: null });
   });
 
+  it('reads the same bytes whether block_info.json holds these days or 3,650 of them (a search never reads it whole)', async () => {
+    const json = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+    const day = (i: number) => new Date(Date.parse('2015-11-04T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10);
+    const decade = json({ ledgers: Object.fromEntries(Array.from({ length: 3650 }, (_, i) => [day(i), { block_height: 800_000 + i, confirmations: 3650 - i }])), pending: {} });
+    expect(decade.length).toBeGreaterThan(150_000);
+    const now = await verifiedSearch(DAY1[0]!, diskFetcher());
+    const later = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/block_info.json': decade }));
+    expect(later.found).toBe(true);
+    expect(later.bytesFetched).toBe(now.bytesFetched);
+  });
+
   it('keeps the defaults when the status files are broken', async () => {
     const broken = new TextEncoder().encode('{not json');
     const result = await verifiedSearch(DAY1[0]!, diskFetcher({ '/ledgers/ots_status.json': broken, '/ledgers/block-info/2025-11.json': broken }));
