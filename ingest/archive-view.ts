@@ -148,29 +148,27 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     return { latest_ots_ok: latest, last_update: lastUpdate, queue_size: queue };
   });
 
-  /** Accepts `{ledgers: {date: {...}}}` (the API's shape) or a bare map of dates; drops malformed entries. */
-  const pendingInfo = cachedByFile(archive, BLOCK_INFO_PATH, (): Map<string, { state: string; reason: string }> => {
-    const raw = readJson(archive, BLOCK_INFO_PATH);
-    const out = new Map<string, { state: string; reason: string }>();
-    if (!isObject(raw) || !isObject(raw.pending)) return out;
-    for (const [date, v] of Object.entries(raw.pending)) {
-      if (isDate(date) && isObject(v) && typeof v.state === 'string' && typeof v.reason === 'string') out.set(date, { state: v.state, reason: v.reason });
-    }
-    return out;
-  });
-
-  const blockInfo = cachedByFile(archive, BLOCK_INFO_PATH, (): Record<string, BlockInfo> => {
+  /** block_info.json, read once per change: `ledgers` (the API's shape `{ledgers: {date: {...}}}`, or a bare map
+   * of dates) and `pending` (why a day waits); malformed entries are dropped. */
+  const blockFile = cachedByFile(archive, BLOCK_INFO_PATH, (): { ledgers: Record<string, BlockInfo>; pending: Map<string, { state: string; reason: string }> } => {
     const raw = readJson(archive, BLOCK_INFO_PATH);
     const map = isObject(raw) ? (isObject(raw.ledgers) ? raw.ledgers : raw) : {};
-    const out: Record<string, BlockInfo> = {};
+    const ledgers: Record<string, BlockInfo> = {};
     for (const [date, v] of Object.entries(map)) {
       if (!isDate(date) || !isObject(v)) continue;
       const height = Number.isSafeInteger(v.block_height) && (v.block_height as number) >= 0 ? (v.block_height as number) : null;
       const confirmations = Number.isSafeInteger(v.confirmations) && (v.confirmations as number) >= 0 ? (v.confirmations as number) : 0;
-      out[date] = { block_height: height, confirmations };
+      ledgers[date] = { block_height: height, confirmations };
     }
-    return out;
+    const pending = new Map<string, { state: string; reason: string }>();
+    if (isObject(raw) && isObject(raw.pending)) {
+      for (const [date, v] of Object.entries(raw.pending)) {
+        if (isDate(date) && isObject(v) && typeof v.state === 'string' && typeof v.reason === 'string') pending.set(date, { state: v.state, reason: v.reason });
+      }
+    }
+    return { ledgers, pending };
   });
+  const blockInfo = (): Record<string, BlockInfo> => blockFile().ledgers;
 
   const verifyDay = (date: string): DayVerification | null => {
     if (day(date) === undefined) return null;
@@ -221,7 +219,7 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
 
   const anchoring = (date: string): Anchoring => {
     if (otsState(date) === 'verified') return { state: 'anchored', block: blockInfo()[date] ?? null };
-    const p = pendingInfo().get(date);
+    const p = blockFile().pending.get(date);
     // A failure (calendars that did not answer, an attestation that did not check, a retry put off): delayed.
     if (p && (p.state === 'unverified' || (p.state === 'not-stamped' && !NOT_YET_SUBMITTED.test(p.reason)) || /next attempt at/.test(p.reason))) return { state: 'delayed', reason: p.reason };
     return { state: 'pending', reason: p?.reason ?? null };
