@@ -5,7 +5,9 @@
 # PostgreSQL cluster per test run: test/support/postgres.ts), nginx (the several-node topology in deploy/),
 # poppler-utils (pdftotext reads the PDF certificates), faketime (a node whose clock is off, for the clock
 # check against the database's) and openjdk-17-jdk-headless (keytool, jar and jarsigner: Java's RFC 3161
-# client signs and verifies a jar against `timeseal serve`'s POST /tsa).
+# client signs and verifies a jar against `timeseal serve`'s POST /tsa), ceph-mon, ceph-osd, radosgw and
+# ceph-common (a private Ceph cluster whose RADOS Gateway is the real S3 store of the archive's S3 engine:
+# scripts/ceph-rgw.sh) and curl (that script creates the test bucket with it).
 set -euo pipefail
 need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
@@ -18,6 +20,11 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 command -v faketime >/dev/null 2>&1 || need+=(faketime)
 command -v jarsigner >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+[ -x /usr/bin/ceph-mon ] || need+=(ceph-mon)
+[ -x /usr/bin/ceph-osd ] || need+=(ceph-osd)
+[ -x /usr/bin/radosgw ] || need+=(radosgw)
+[ -x /usr/bin/radosgw-admin ] || need+=(ceph-common)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
     echo "installing test tools: ${need[*]}" >&2
