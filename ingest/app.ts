@@ -45,7 +45,8 @@ import { createSubmissionGate } from './submission-gate.ts';
 import { registerRequestLog } from './request-log.ts';
 import { httpLimits, httpServerFactory, type HttpLimits } from './server.ts';
 import { API_HELMET_OPTIONS, SITE_HELMET_OPTIONS, securityHeaders } from './security-headers.ts';
-import { sendNotFoundPage, staticRoutes } from './static.ts';
+import { sendNotFoundPage } from './site-files.ts';
+import { staticRoutes } from './static.ts';
 
 export interface AppOptions {
   config: Config;

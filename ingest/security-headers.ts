@@ -5,7 +5,7 @@
 // Why not @fastify/helmet: its onRequest hook calls helmet(options) again for every request, re-parsing the
 // CSP directives each time; on the beta API that was about 12 % of the server's CPU per submission
 // (`node --cpu-prof`, bench/ingest.bench.ts). Our headers do not depend on the request (no nonces), so they
-// are computed once. The offline verifier page sets its own CSP (static.ts), which is kept.
+// are computed once. The offline verifier page sets its own CSP (site-files.ts), which is kept.
 //
 // Cross-origin access (ingest/README.md, "Cross-origin") is decided here too, by route: the public, unauthenticated reads and
 // the beta API answer any origin (CORS `*`, CORP cross-origin, never credentials), every other route none.

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { acceptsGzip, byteRange } from '../static.ts';
+import { acceptsGzip, byteRange } from '../http-file.ts';
 import { makeFixture, removeTempDirs, type Fixture } from './fixture.ts';
 
 let f: Fixture;
@@ -30,7 +30,7 @@ beforeAll(async () => {
   small = ledgerLike(50);
   fs.writeFileSync(path.join(f.config.archive, LARGE), large);
   fs.writeFileSync(path.join(f.config.archive, SMALL), small);
-  // A day file is served only for a day days.json names (ingest/static.ts): name the two planted ones, as
+  // A day file is served only for a day days.json names (ingest/published-archive.ts): name the two planted ones, as
   // empty days before the fixture's published day.
   const daysFile = path.join(f.config.archive, 'days.json');
   const days = JSON.parse(fs.readFileSync(daysFile, 'utf8')) as { days: unknown[] };

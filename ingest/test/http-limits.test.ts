@@ -136,7 +136,7 @@ describe('downloads', () => {
   it('a download that outlasts the request timeout is not cut while the client keeps reading', async () => {
     const file = Buffer.alloc(64 << 20, 'x'); // large enough that five short reading windows cannot take it all (24 MB once arrived within the first second)
     fs.writeFileSync(path.join(f.config.archive, '2025-09-30.json'), file);
-    // Served only for a day days.json names (ingest/static.ts): name it, as an empty day before the fixture's.
+    // Served only for a day days.json names (ingest/published-archive.ts): name it, as an empty day before the fixture's.
     const daysFile = path.join(f.config.archive, 'days.json');
     const days = JSON.parse(fs.readFileSync(daysFile, 'utf8')) as { days: unknown[] };
     days.days.unshift({ date: '2025-09-30', first_index: 0, entry_count: 0, tree_size: 0, root: '0'.repeat(64), sha256: '0'.repeat(64) });

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { isCommitted } from '../../ingest/static.ts';
+import { isCommitted } from '../../ingest/published-archive.ts';
 import { makeHashes, ROOT, removeTempProjects, run, runJson, sleep, tempProject, treeDiff, treeDigest, writeHashFile } from './helpers.ts';
 
 afterAll(removeTempProjects);
@@ -127,7 +127,7 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
   });
 });
 
-describe('what the server counts as published (ingest/static.ts isCommitted)', () => {
+describe('what the server counts as published (ingest/published-archive.ts isCommitted)', () => {
   const committed = { dates: new Set([DAY1]), last: DAY1, treeSize: 3000 };
   test.each([
     [`${DAY1}.json`, true],
