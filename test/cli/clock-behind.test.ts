@@ -1,5 +1,6 @@
-// Issue 16, item 1, the operator CLI: with the clock on or before the last published day (a VM snapshot
-// restored, an NTP step back, a wrong TIMESEAL_NOW) nothing can be published. `timeseal ledger build` says the
+// The clock guard in the operator CLI (docs/OPERATIONS.md §1, "A clock behind the archive"): with the clock
+// on or before the last published day (a VM snapshot restored, an NTP step back, a wrong TIMESEAL_NOW) nothing
+// can be published. `timeseal ledger build` says the
 // clock is behind the archive and exits 1 (not "Nothing to publish"), touching nothing; `import` refuses with
 // the same words; `status` shows it. The real executable is spawned, as in ledger.test.ts.
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Issue 14, §3: N `timeseal serve` nodes on one PostgreSQL and one archive folder run the schedule one at a time
+// The schedule lease (docs/OPERATIONS.md §1): N `timeseal serve` nodes on one PostgreSQL and one archive folder run the schedule one at a time
 // (cli/schedule.ts, Store.lease). Two real nodes with a 3 s lease: exactly one builds the queued day; killed
 // with SIGKILL (no release), its lease is taken over by the other within the ttl plus one renewal period, and
 // the new holder runs the schedule (catch-up). The archive verifies.
@@ -30,7 +30,7 @@ async function until<T>(what: string, ms: number, check: () => T | undefined): P
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
 
-test('two serve nodes: one runs the schedule; killed, the other takes the lease over within the ttl and runs it', { timeout: 60_000 }, async () => {
+test('two serve nodes: one runs the schedule; killed, the other takes the lease over within the ttl and runs it', { timeout: 120_000 }, async () => {
   const TTL_S = 3;
   const dir = tempProject('schedule-lease');
   const url = server.url;
@@ -73,7 +73,8 @@ test('two serve nodes: one runs the schedule; killed, the other takes the lease 
     const takeoverMs = Date.now() - killedAt;
     // ttl after the last renewal, plus at most one renewal period (ttl/3), plus polling slack.
     expect(takeoverMs).toBeLessThan(2 * TTL_S * 1000);
-    await until('the new holder to run the schedule', 20_000, () => built(other));
+    // No bound is promised here, only that it runs: the catch-up build is a child process, slow on a loaded machine.
+    await until('the new holder to run the schedule', 60_000, () => built(other));
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {

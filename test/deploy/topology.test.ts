@@ -1,4 +1,4 @@
-// Issue 14's topology, all real: Debian's nginx (deploy/nginx/timeseal.conf) in front of two `timeseal serve`
+// The several-node topology (docs/OPERATIONS.md §1), all real: Debian's nginx (deploy/nginx/timeseal.conf) in front of two `timeseal serve`
 // nodes on one PostgreSQL (a private cluster, test/support/postgres.ts) and one project folder (archive, keys,
 // built site). Through nginx: 20 concurrent free-tier submissions from one client, spread over both nodes, are
 // admitted exactly twice, forged X-Forwarded-For headers or not; the node holding the schedule lease is killed

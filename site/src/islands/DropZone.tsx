@@ -32,7 +32,7 @@ interface Item {
   receipt?: string;
 }
 
-/** Spec §9: the free tier allows 2 timestamps per day per IP address; the day is UTC. */
+/** The free tier (docs/API.md) allows 2 timestamps per day per IP address; the day is UTC. */
 const FREE_PER_DAY = 2;
 
 interface SubmitAnswer { ok?: boolean; error?: string; remainingToday?: number; remainingThisMonth?: number; receipt?: string }

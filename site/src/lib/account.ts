@@ -34,7 +34,7 @@ export interface HistoryRecord {
   hash: string;
 }
 
-/** Spec §4: "active" and "trialing" count as paying; anything else is the free tier. */
+/** Stripe's subscription statuses: "active" and "trialing" count as paying; anything else is the free tier. */
 export const isPaying = (s: Pick<Subscription, 'status'> | null | undefined): boolean => !!s && (s.status === 'active' || s.status === 'trialing');
 
 export const PASSWORD_MIN = 8;

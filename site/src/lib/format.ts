@@ -16,14 +16,14 @@ export function formatLedgerDate(date: string): string {
   return Number.isNaN(d.getTime()) ? date : LONG_DATE.format(d);
 }
 
-/** Spec §4: fewer than 6 shows "wait for 6+"; 6 to 99 secure; 100 or more deeply confirmed. */
+/** Bitcoin confirmations in words: fewer than 6 shows "wait for 6+"; 6 to 99 secure; 100 or more deeply confirmed. */
 export function confirmationLabel(confirmations: number): string {
   if (confirmations >= 100) return 'deeply confirmed';
   if (confirmations >= 6) return 'secure';
   return 'wait for 6+';
 }
 
-/** Spec §9: green from 6 confirmations, yellow below. */
+/** Shown green from 6 confirmations, yellow below. */
 export const confirmationsStrong = (confirmations: number): boolean => confirmations >= 6;
 
 /** Milliseconds until the next ledger generation, 00:01 UTC (docs/OPERATIONS.md §1). */
