@@ -1,14 +1,18 @@
 // The two account e-mails (ingest/accounts/README.md): verification and password reset, each in plain text and HTML, with
 // links to the site (`${TIMESEAL_ORIGIN}/verify-email?token=…`, `/reset-password?token=…`). The username is
 // the only user-chosen text in them; it is HTML-escaped in the HTML part.
+import type { FastifyRequest } from 'fastify';
 import { escapeHtml } from '../routes/certificate.ts';
 import type { OutgoingMail } from '../mail.ts';
+import type { AccountServices } from './services.ts';
 
 /** mail.ts passes every field to nodemailer; `html` adds the HTML alternative. */
 export type AccountMail = OutgoingMail & { html: string };
 
 export const VERIFY_HOURS = 24;
 export const RESET_MINUTES = 60;
+export const VERIFY_MS = VERIFY_HOURS * 3_600_000;
+export const RESET_MS = RESET_MINUTES * 60_000;
 
 function html(title: string, paragraphs: string[], link: string, button: string): string {
   return `<!doctype html><html lang="en"><body style="font-family:system-ui,sans-serif;color:#0f172a;line-height:1.5;max-width:36rem;margin:auto;padding:1.5rem">
@@ -47,4 +51,16 @@ export function resetMail(origin: string, to: string, username: string, token: s
       'Reset password',
     ),
   };
+}
+
+/** Sends an account e-mail and, when it went to the outbox (no SMTP_URL: `make start`), logs the file's path;
+ * never its link, which is a live credential (a password reset or an e-mail verification). */
+export async function sendAccountMail(s: AccountServices, request: FastifyRequest, mail: AccountMail): Promise<void> {
+  const receipt = await s.mailer.send(mail);
+  if (receipt.via === 'outbox') request.log.info({ path: receipt.path }, `account e-mail for the outbox: ${mail.subject}`);
+}
+
+/** Fire and forget: the answer never waits for (or reveals) the mail server. Failures are logged. */
+export function sendInBackground(s: AccountServices, request: FastifyRequest, mail: AccountMail): void {
+  sendAccountMail(s, request, mail).catch((err: unknown) => request.log.error({ err }, 'account e-mail failed'));
 }

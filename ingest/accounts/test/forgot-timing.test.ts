@@ -15,7 +15,7 @@ import { loadIngestConfig } from '../../config.ts';
 import type { Mailer, OutgoingMail } from '../../mail.ts';
 import { ORIGIN, projectEnv, removeTempDirs, tempDir } from '../../test/fixture.ts';
 import { loadAccountsConfig } from '../config.ts';
-import { TEXTS } from '../routes.ts';
+import { TEXTS } from '../texts.ts';
 import { openSqliteStore } from '../../../store/sqlite/engine.ts';
 
 const PAIRS = 150;
