@@ -11,23 +11,15 @@
 // - single use: UPDATE ... WHERE token = $1 RETURNING (a concurrent one waits for the row, then finds the token
 //   gone); Stripe idempotency: INSERT ... ON CONFLICT DO NOTHING RETURNING in the transaction of its effect.
 // - a day is streamed by keyset pagination on id inside one REPEATABLE READ READ ONLY transaction: one snapshot.
-import crypto from 'node:crypto';
 import pg from 'pg';
 import {
   dayAfter,
   isPayingStatus,
   RECEIPTS_PER_DAY,
-  StorageUnavailableError,
-  DayClosedError,
-  StoreClosedError,
-  UniqueViolationError,
-  type DayBatch,
-  type DayRow,
   type HistoryEntry,
   type LimitOutcome,
   type Store,
   type StripeChange,
-  type Submission,
   type SubscriptionFields,
   type ThrottleKey,
   type ThrottleMark,
@@ -35,37 +27,26 @@ import {
   type User,
   windowAmount,
 } from '../store.ts';
+import { connection, type Client } from './connection.ts';
 import { neutralError } from './errors.ts';
 import { migrate } from './migrations.ts';
+import { insertSubmission, submissionStore } from './submissions.ts';
 
 export interface PostgresStoreOptions {
   /** Connections in this process's pool (default 10). */
   poolSize?: number;
 }
 
-/** Rows read per query while streaming a day (the interface's default batch): small, so that a chunk's rows die
- * young instead of being promoted (store/sqlite/engine.ts DAY_CHUNK; docs/BENCHMARKS.md). */
-const DAY_CHUNK = 4_096;
-/** Rows per INSERT statement of `enqueue` (arrays bound as parameters; every statement in one transaction). */
-const ENQUEUE_CHUNK = 10_000;
-/** Group commit of `submissions.write`: statements in flight at once, and rows in one statement at most. */
-const WRITE_FLUSHES = 2;
-const WRITE_BATCH_MAX = 1_000;
 /** Expired throttle rows are deleted at most once per this much clock time per scope (per process). */
 const PRUNE_EVERY_MS = 60_000;
 /** PostgreSQL's type oid of BIGINT (int8): ids and counts, read as numbers (all far below 2^53). */
 const INT8_OID = 20;
 
 
-/** An advisory lock key (a signed 64-bit integer, as text) for a name. */
-const lockKey = (name: string): string => crypto.createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
-
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
     oid === INT8_OID && format !== 'binary' ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
-
-type Client = pg.PoolClient;
 
 /** Opens the PostgreSQL store at `url` (postgres://…): a pool, the pending migrations applied. */
 export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
@@ -110,112 +91,8 @@ async function serverSettings(url: string): Promise<{ synchronousCommit: string 
 }
 
 function postgresStore(pool: pg.Pool): Store {
-  let closed = false;
-  const inFlight = new Set<Promise<unknown>>();
-  const track = <T>(work: () => Promise<T>): Promise<T> => {
-    if (closed) return Promise.reject(new StoreClosedError());
-    const p = work();
-    inFlight.add(p);
-    void p.then(
-      () => inFlight.delete(p),
-      () => inFlight.delete(p),
-    );
-    return p;
-  };
-
-  /** One statement, autocommit. `write` marks a statement that changes rows (a lost connection may have
-   * committed it). */
-  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = [], write = false): Promise<pg.QueryResult<R>> =>
-    track(async () => {
-      try {
-        return await pool.query<R>(text, values);
-      } catch (err) {
-        throw neutralError(err, write);
-      }
-    });
-  const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> => (await query<R>(text, values)).rows[0];
-
-  /** `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
-  const tx = <T>(work: (c: Client) => Promise<T>): Promise<T> =>
-    track(async () => {
-      let client: Client;
-      try {
-        client = await pool.connect();
-      } catch (err) {
-        throw neutralError(err);
-      }
-      // A connection that failed mid-transaction is discarded, not returned to the pool.
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        let result: T;
-        try {
-          result = await work(client);
-        } catch (err) {
-          await client.query('ROLLBACK').catch(() => void (broken = true));
-          throw err;
-        }
-        try {
-          await client.query('COMMIT');
-        } catch (err) {
-          broken = true;
-          throw neutralError(err, true);
-        }
-        return result;
-      } catch (err) {
-        const neutral = neutralError(err);
-        if (neutral !== err && !(neutral instanceof UniqueViolationError) && !(neutral instanceof DayClosedError)) broken = true;
-        throw neutral;
-      } finally {
-        client.release(broken);
-      }
-    });
-
-  /** Takes the advisory locks of `names` for the transaction, in a fixed order (no deadlock between two). */
-  const lock = async (c: Client, names: readonly string[]): Promise<void> => {
-    const keys = [...new Set(names.map(lockKey))].sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
-    for (const key of keys) await c.query('SELECT pg_advisory_xact_lock($1)', [key]);
-  };
-
-  const INSERT_SUBMISSION = 'INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES ($1, $2, $3, $4, $5)';
-  const insertSubmission = (c: Client, r: Submission): Promise<unknown> => c.query(INSERT_SUBMISSION, submissionValues(r));
-
-  // Group commit of submissions.write (like the SQLite engine's writer): rows that arrive while WRITE_FLUSHES
-  // statements are in flight wait and go together in the next one, one INSERT … unnest and one commit (one WAL
-  // flush) for all of them; each promise resolves after that commit. A statement that fails for one row (not for
-  // the server) is retried row by row, so a row that fails fails alone. close() waits for every queued row.
-  const queuedWrites: Array<{ row: Submission; resolve: () => void; reject: (err: unknown) => void }> = [];
-  let flushing = 0;
-  const flushWrites = (): void => {
-    while (flushing < WRITE_FLUSHES && queuedWrites.length > 0) {
-      const batch = queuedWrites.splice(0, WRITE_BATCH_MAX);
-      flushing++;
-      const p = (async () => {
-        try {
-          await pool.query(INSERT_SUBMISSIONS, submissionColumns(batch.map((w) => w.row)));
-          for (const w of batch) w.resolve();
-        } catch (err) {
-          const neutral = neutralError(err, true);
-          if (batch.length === 1 || neutral instanceof StorageUnavailableError) for (const w of batch) w.reject(neutral);
-          else {
-            await Promise.all(
-              batch.map((w) =>
-                pool.query(INSERT_SUBMISSION, submissionValues(w.row)).then(
-                  () => w.resolve(),
-                  (e: unknown) => w.reject(neutralError(e, true)),
-                ),
-              ),
-            );
-          }
-        } finally {
-          flushing--;
-          flushWrites();
-        }
-      })();
-      inFlight.add(p);
-      void p.finally(() => inFlight.delete(p));
-    }
-  };
+  const conn = connection(pool);
+  const { query, one, tx, lock, track } = conn;
 
   // --- limits: counts `amount` for (key, date) unless the count would pass `max`; the count after, or undefined.
   const countUpTo = async (c: Client, key: string, date: string, max: number, amount = 1): Promise<number | undefined> => {
@@ -330,96 +207,7 @@ function postgresStore(pool: pg.Pool): Store {
   const store: Store = {
     engine: 'postgres',
 
-    submissions: {
-      // Group commit (flushWrites above): one statement and one commit for the rows that arrive together.
-      write: (row) =>
-        closed
-          ? Promise.reject(new StoreClosedError())
-          : new Promise<void>((resolve, reject) => {
-              queuedWrites.push({ row, resolve, reject });
-              flushWrites();
-            }),
-      enqueue: (rows) =>
-        tx(async (c) => {
-          for (let i = 0; i < rows.length; i += ENQUEUE_CHUNK) {
-            await c.query(INSERT_SUBMISSIONS, submissionColumns(rows.slice(i, i + ENQUEUE_CHUNK)));
-          }
-        }),
-      // SHARE on submissions waits for every transaction that has inserted a row to end and holds off new
-      // inserts until this one commits; the trigger of migration 3 refuses any later insert of a closed day.
-      closeThrough: (date) =>
-        tx(async (c) => {
-          await c.query('LOCK TABLE submissions IN SHARE MODE');
-          await c.query('INSERT INTO ledger_close (id, through) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET through = GREATEST(ledger_close.through, EXCLUDED.through)', [date]);
-        }),
-      closedThrough: async () => (await one<{ through: string }>('SELECT through FROM ledger_close WHERE id = 1'))?.through ?? '',
-      async dates(after, before) {
-        // One index seek per date (a skip scan) instead of reading every row of a million-row day.
-        const dates: string[] = [];
-        for (let d = after; ; ) {
-          const next = (await one<{ d: string | null }>('SELECT MIN(ledger_date) AS d FROM submissions WHERE ledger_date > $1 AND ledger_date < $2', [d, before]))?.d ?? null;
-          if (next === null) return dates;
-          dates.push(next);
-          d = next;
-        }
-      },
-      queueSize: async (lastPublished) => (await one<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > $1', [lastPublished]))!.n,
-      queued: async (hash, lastPublished) =>
-        (await query<{ date: string; at: string }>('SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > $1 AND hash = $2 GROUP BY ledger_date ORDER BY ledger_date', [lastPublished, hash])).rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) })),
-      submittedOn: async (date, hashes) => {
-        const found = new Map<string, Date>();
-        if (hashes.length === 0) return found;
-        // The day's rows by the date index, each tested against the array (hashed for a long one).
-        const rows = (await query<{ hash: string; at: string }>('SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = $1 AND hash = ANY($2::text[]) GROUP BY hash', [date, hashes])).rows;
-        for (const r of rows) found.set(r.hash, new Date(r.at));
-        return found;
-      },
-      readDay(date, options = {}) {
-        const batchRows = options.batchRows ?? DAY_CHUNK;
-        return {
-          async *[Symbol.asyncIterator](): AsyncGenerator<DayBatch> {
-            if (closed) throw new StoreClosedError();
-            let client: Client;
-            try {
-              client = await pool.connect();
-            } catch (err) {
-              throw neutralError(err);
-            }
-            let broken = false;
-            let open = false;
-            try {
-              // The snapshot: every query of this transaction sees the rows committed when its first one ran.
-              await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-              open = true;
-              const total = (await client.query<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = $1', [date])).rows[0]!.n;
-              if (total > 0) {
-                for (let after = -1; ; ) {
-                  const rows = (
-                    await client.query<[number, string, string]>({
-                      text: 'SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = $1 AND id > $2 ORDER BY id LIMIT $3',
-                      values: [date, after, batchRows],
-                      rowMode: 'array',
-                    })
-                  ).rows;
-                  if (rows.length === 0) break;
-                  after = rows[rows.length - 1]![0];
-                  yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
-                }
-              }
-              await client.query('COMMIT');
-              open = false;
-            } catch (err) {
-              broken = neutralError(err) !== err;
-              throw neutralError(err);
-            } finally {
-              // Left early (break, an error of the reader): end the transaction before the connection is reused.
-              if (open && !broken) await client.query('ROLLBACK').catch(() => void (broken = true));
-              client.release(broken);
-            }
-          },
-        };
-      },
-    },
+    submissions: submissionStore(conn),
 
     limits: {
       submit: ({ submission, clientKey, userId, caps, receipt }) =>
@@ -623,30 +411,7 @@ function postgresStore(pool: pg.Pool): Store {
       release: async (name, holder) => void (await query('DELETE FROM schedule_lease WHERE name = $1 AND holder = $2', [name, holder], true)),
     },
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      // A flush that ends starts the next one for the rows queued meanwhile: wait until none is left.
-      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
-      await pool.end();
-    },
+    close: () => conn.close(),
   };
   return store;
-}
-
-/** Rows in one statement, in their order (ids follow it). */
-const INSERT_SUBMISSIONS = `INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source)
-  SELECT h, t, d, f, s FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS r (h, t, d, f, s, n) ORDER BY n`;
-
-/** The values of INSERT_SUBMISSIONS: one array per column. */
-function submissionColumns(rows: readonly Submission[]): Array<Array<string | null>> {
-  const columns: Array<Array<string | null>> = [[], [], [], [], []];
-  for (const r of rows) submissionValues(r).forEach((v, k) => columns[k]!.push(v));
-  return columns;
-}
-
-/** A submission's column values: hash, submitted_at, ledger_date (its UTC day), file_name, source. */
-function submissionValues(r: Submission): Array<string | null> {
-  const time = r.submittedAt.toISOString();
-  return [r.hash, time, time.slice(0, 10), r.fileName ?? null, r.source];
 }

@@ -5,17 +5,13 @@
 // interface's. Submissions written one by one (`submissions.write`) go through the group-commit writer
 // (submission-writer.ts, its own connection); everything else uses the main connection (synchronous=FULL,
 // so a resolved write is durable).
-import type Database from 'better-sqlite3';
-import { openDatabase, type DB } from './db.ts';
-import { enqueue, queueSize, queuedDates, datesWithSubmissions, submissionInserter } from './queue.ts';
+import type { DB } from './db.ts';
+import { submissionInserter } from './queue.ts';
 import {
   isPayingStatus,
   dayAfter,
   RECEIPTS_PER_DAY,
-  StoreClosedError,
   UniqueViolationError,
-  type DayBatch,
-  type DayRow,
   type HistoryEntry,
   type LimitOutcome,
   type Store,
@@ -28,58 +24,23 @@ import {
   type User,
   windowAmount,
 } from '../store.ts';
-import { dayClosed, neutral } from './errors.ts';
-import { createSubmissionWriter, type SubmissionWriter } from './submission-writer.ts';
+import { openConnection } from './connection.ts';
+import { dayClosed } from './errors.ts';
+import { submissionStore } from './submissions.ts';
 
 export interface SqliteStoreOptions {
   /** Use this open connection as the main one (the caller keeps it and closes it); default: open `file`. */
   db?: DB;
 }
 
-/**
- * Rows read per query while streaming a day. Small on purpose: a chunk's row arrays and strings must die young.
- * At 65,536 rows they outlived V8's scavenges, were promoted, and a million-hash build peaked at ~600 MB RSS
- * (the build's 600 MB goal: docs/BENCHMARKS.md); at 4,096 the same build peaks at ~390 MB, no slower (docs/BENCHMARKS.md).
- */
-const DAY_CHUNK = 4_096;
 /** Expired throttle rows are deleted at most once per this much clock time per scope. */
 const PRUNE_EVERY_MS = 60_000;
 
 
 /** Opens the SQLite store on `file` (created and migrated when needed; store/sqlite/db.ts openDatabase). */
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Store {
-  const db = options.db ?? openDatabase(file);
-  const ownsDb = options.db === undefined;
-  let writer: SubmissionWriter | undefined;
-  let closed = false;
-  const statements = new Map<string, Database.Statement>();
-  const sql = (text: string): Database.Statement => {
-    let s = statements.get(text);
-    if (s === undefined) {
-      s = db.prepare(text);
-      statements.set(text, s);
-    }
-    return s;
-  };
-  /** Runs `work` in one IMMEDIATE transaction (takes the write lock at once: no upgrade deadlock between
-   * processes), disk faults made engine-neutral. */
-  const tx = <T>(work: () => T): Promise<T> => {
-    if (closed) return Promise.reject(new StoreClosedError());
-    try {
-      return Promise.resolve(neutral(() => db.transaction(work).immediate()));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
-  /** A single statement or a read (autocommit). */
-  const run = <T>(work: () => T): Promise<T> => {
-    if (closed) return Promise.reject(new StoreClosedError());
-    try {
-      return Promise.resolve(neutral(work));
-    } catch (err) {
-      return Promise.reject(err);
-    }
-  };
+  const conn = openConnection(file, options.db);
+  const { db, sql, tx, run } = conn;
 
   // --- limits
   const insertSubmission = submissionInserter(db);
@@ -190,63 +151,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   const store: Store = {
     engine: 'sqlite',
 
-    submissions: {
-      write(row) {
-        if (closed) return Promise.reject(new StoreClosedError());
-        writer ??= createSubmissionWriter(file);
-        return writer.write(row);
-      },
-      enqueue: (rows) =>
-        run(() => {
-          try {
-            enqueue(db, rows);
-          } catch (err) {
-            throw dayClosed(err, rows) ?? err;
-          }
-        }),
-      closeThrough: (date) =>
-        tx(() => void sql('INSERT INTO ledger_close (id, through) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET through = max(through, excluded.through)').run(date)),
-      closedThrough: () => run(() => (sql('SELECT through FROM ledger_close WHERE id = 1').get() as { through: string } | undefined)?.through ?? ''),
-      dates: (after, before) => run(() => datesWithSubmissions(db, after, before)),
-      queueSize: (lastPublished) => run(() => queueSize(db, lastPublished)),
-      queued: (hash, lastPublished) => run(() => queuedDates(db, hash, lastPublished)),
-      submittedOn: (date, hashes) =>
-        run(() => {
-          const found = new Map<string, Date>();
-          if (hashes.length === 0) return found;
-          // The hashes as one JSON parameter (no limit on bound variables); SQLite reads the day's rows by the
-          // date index and tests each against the list (an ephemeral index with a Bloom filter).
-          const rows = sql('SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = ? AND hash IN (SELECT value FROM json_each(?)) GROUP BY hash')
-            .raw(true)
-            .all(date, JSON.stringify(hashes)) as Array<[string, string]>;
-          for (const [hash, at] of rows) found.set(hash, new Date(at));
-          return found;
-        }),
-      readDay(date, options = {}) {
-        const batchRows = options.batchRows ?? DAY_CHUNK;
-        return {
-          async *[Symbol.asyncIterator](): AsyncGenerator<DayBatch> {
-            if (closed) throw new StoreClosedError();
-            // The snapshot: rows are only appended and ids grow with each commit (one writer at a time), so the
-            // day's rows with an id up to the largest one now are exactly those committed now.
-            const { last, total } = neutral(() =>
-              db.transaction(() => ({
-                last: (sql('SELECT MAX(id) AS m FROM submissions').get() as { m: number | null }).m ?? 0,
-                total: (sql('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(date) as { n: number }).n,
-              }))(),
-            );
-            if (total === 0) return;
-            const chunk = db.prepare('SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?').raw(true);
-            for (let after = -1; ; ) {
-              const rows = neutral(() => chunk.all(date, after, last, batchRows)) as Array<[number, string, string]>;
-              if (rows.length === 0) return;
-              after = rows[rows.length - 1]![0];
-              yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
-            }
-          },
-        };
-      },
-    },
+    submissions: submissionStore(conn),
 
     limits: {
       submit: ({ submission, clientKey, userId, caps, receipt }) =>
@@ -447,12 +352,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
       release: (name, holder) => run(() => void sql('DELETE FROM schedule_lease WHERE name = ? AND holder = ?').run(name, holder)),
     },
 
-    async close() {
-      if (closed) return;
-      closed = true;
-      await writer?.close();
-      if (ownsDb) db.close();
-    },
+    close: () => conn.close(),
   };
   return store;
 }

@@ -49,7 +49,7 @@ export function enqueue(db: DB, rows: readonly Submission[]): void {
 }
 
 /** Rows read per query while collecting a day: bounds the memory held in row arrays and strings, small enough
- * that they die young (store/sqlite/engine.ts DAY_CHUNK). */
+ * that they die young (store/sqlite/submissions.ts DAY_CHUNK). */
 const DAY_CHUNK = 4_096;
 
 /**

@@ -1,0 +1,74 @@
+// `submissions` on SQLite (store/store.ts SubmissionStore; the PostgreSQL side: store/postgres/submissions.ts).
+// A row written alone goes through the group-commit writer (submission-writer.ts); `enqueue` and the queue's
+// reads are queue.ts's statements on the main connection; a day is streamed by id from one snapshot.
+import { enqueue, queueSize, queuedDates, datesWithSubmissions } from './queue.ts';
+import { StoreClosedError, type DayBatch, type DayRow, type SubmissionStore } from '../store.ts';
+import type { SqliteConnection } from './connection.ts';
+import { dayClosed, neutral } from './errors.ts';
+
+/**
+ * Rows read per query while streaming a day. Small on purpose: a chunk's row arrays and strings must die young.
+ * At 65,536 rows they outlived V8's scavenges, were promoted, and a million-hash build peaked at ~600 MB RSS
+ * (the build's 600 MB goal: docs/BENCHMARKS.md); at 4,096 the same build peaks at ~390 MB, no slower (docs/BENCHMARKS.md).
+ */
+const DAY_CHUNK = 4_096;
+
+export function submissionStore(conn: SqliteConnection): SubmissionStore {
+  const { db, sql, tx, run } = conn;
+  return {
+    write(row) {
+      if (conn.closed) return Promise.reject(new StoreClosedError());
+      return conn.writer().write(row);
+    },
+    enqueue: (rows) =>
+      run(() => {
+        try {
+          enqueue(db, rows);
+        } catch (err) {
+          throw dayClosed(err, rows) ?? err;
+        }
+      }),
+    closeThrough: (date) =>
+      tx(() => void sql('INSERT INTO ledger_close (id, through) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET through = max(through, excluded.through)').run(date)),
+    closedThrough: () => run(() => (sql('SELECT through FROM ledger_close WHERE id = 1').get() as { through: string } | undefined)?.through ?? ''),
+    dates: (after, before) => run(() => datesWithSubmissions(db, after, before)),
+    queueSize: (lastPublished) => run(() => queueSize(db, lastPublished)),
+    queued: (hash, lastPublished) => run(() => queuedDates(db, hash, lastPublished)),
+    submittedOn: (date, hashes) =>
+      run(() => {
+        const found = new Map<string, Date>();
+        if (hashes.length === 0) return found;
+        // The hashes as one JSON parameter (no limit on bound variables); SQLite reads the day's rows by the
+        // date index and tests each against the list (an ephemeral index with a Bloom filter).
+        const rows = sql('SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = ? AND hash IN (SELECT value FROM json_each(?)) GROUP BY hash')
+          .raw(true)
+          .all(date, JSON.stringify(hashes)) as Array<[string, string]>;
+        for (const [hash, at] of rows) found.set(hash, new Date(at));
+        return found;
+      }),
+    readDay(date, options = {}) {
+      const batchRows = options.batchRows ?? DAY_CHUNK;
+      return {
+        async *[Symbol.asyncIterator](): AsyncGenerator<DayBatch> {
+          if (conn.closed) throw new StoreClosedError();
+          // The snapshot: rows are only appended and ids grow with each commit (one writer at a time), so the
+          // day's rows with an id up to the largest one now are exactly those committed now.
+          const { last, total } = neutral(() =>
+            db.transaction(() => ({
+              last: (sql('SELECT MAX(id) AS m FROM submissions').get() as { m: number | null }).m ?? 0,
+              total: (sql('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(date) as { n: number }).n,
+            }))(),
+          );
+          if (total === 0) return;
+          const chunk = db.prepare('SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?').raw(true);
+          for (let after = -1; ; ) {
+            const rows = neutral(() => chunk.all(date, after, last, batchRows)) as Array<[number, string, string]>;
+            if (rows.length === 0) return;
+            after = rows[rows.length - 1]![0];
+            yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
+          }
+        },
+      };
+    },
+  };
+}
