@@ -44,6 +44,14 @@ export function asClientError(err: unknown, code: ClientErrorCode, context?: str
   return new TimesealClientError(kind, context === undefined ? message : `${context}: ${message}`, { cause: err });
 }
 
+/**
+ * Whether a failure is the server's or the network's rather than the request's: the server could not be reached,
+ * the connection broke, a request's deadline passed, or it answered 429 or 5xx. Asking again later may succeed.
+ */
+export function isTemporary(err: TimesealClientError): boolean {
+  return err.code === 'network' || err.code === 'aborted' || (err.code === 'http' && err.status !== undefined && (err.status === 429 || err.status >= 500));
+}
+
 /** Throws an 'aborted' error when `signal` has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new TimesealClientError('aborted', `aborted: ${reasonText(signal.reason)}`, { cause: signal.reason });

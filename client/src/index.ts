@@ -1,7 +1,7 @@
 // timeseal-client, the library: stamp hashes with a Timeseal server, complete the proofs once the day is
 // published and anchored, verify them offline. Runs in Node (≥ 20) and in browsers: no node: imports here.
 // Every byte it checks is read by Timeseal's core/ (bundled).
-export { TimesealClientError, type ClientErrorCode } from './errors.ts';
+export { TimesealClientError, isTemporary, type ClientErrorCode } from './errors.ts';
 export { sha256Hex, hashStream, checkHash, type HashStreamOptions } from './hash.ts';
 export { normalizeServer, type FetchLike, type HttpOptions } from './http.ts';
 export { encodeProofFile, parseProofFile, newProofFile, stageOf, PROOF_SUFFIX } from './proof-file.ts';

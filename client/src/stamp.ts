@@ -3,7 +3,11 @@
 // `results` has one entry per hash: accepted or already (stored, with its receipt), or invalid) when the server
 // has it; a server without it (404 or 405) is asked one hash at a time at POST /api/v1/beta/timestamp
 // ({"hash", "receipt": true}), a few requests in flight.
-import { TimesealClientError, asClientError, throwIfAborted } from './errors.ts';
+// When the server cannot be reached, the connection breaks (after the request's retries), or the server answers
+// 429 or 5xx, nothing more is sent: the hashes of that request and every later one fail with that error, which
+// isTemporary() calls temporary, and the summary's `interrupted` says so. What was answered before is kept, so a
+// caller that saves each result as it comes (onResult) can send only the rest next time.
+import { TimesealClientError, asClientError, isTemporary, throwIfAborted } from './errors.ts';
 import { checkHash } from './hash.ts';
 import { errorText, httpError, normalizeServer, request, retryAfterSeconds, type HttpOptions } from './http.ts';
 
@@ -38,6 +42,11 @@ export interface StampSummary {
   requests: number;
   /** Whether the batch route was used. */
   batched: boolean;
+  /**
+   * The temporary failure (isTemporary) that stopped the run, or null: the hashes of the request it broke and
+   * those not sent after it failed with it; a later run may send them.
+   */
+  interrupted: TimesealClientError | null;
 }
 
 interface Accepted {
@@ -67,32 +76,59 @@ export async function stamp(hashes: readonly string[], options: StampOptions): P
   };
 
   let batched = false;
+  let interrupted: TimesealClientError | null = null;
+  const inFlight = new Set<string>();
+  /** Stops the run at a temporary failure: every hash neither answered nor in flight fails with it, unsent. */
+  const stop = async (error: TimesealClientError) => {
+    if (interrupted !== null) return;
+    interrupted = error;
+    for (const hash of unique) {
+      if (!results.has(hash) && !inFlight.has(hash)) await deliver({ hash, ok: false, error: new TimesealClientError(error.code, `not sent: ${error.message}`, { cause: error, ...(error.status === undefined ? {} : { status: error.status }) }) });
+    }
+  };
   let rest = unique;
   if ((options.batch ?? 'auto') === 'auto' && unique.length > 1) {
     const size = Math.min(Math.max(1, options.batchSize ?? MAX_BATCH), MAX_BATCH);
-    const first = await batchRequest(server, unique.slice(0, size), wantReceipt, counted);
-    if (first !== null) {
-      batched = true;
-      for (const r of first) await deliver(r);
-      for (let at = size; at < unique.length; at += size) {
-        const chunk = unique.slice(at, at + size);
-        const answer = await batchRequest(server, chunk, wantReceipt, counted);
-        if (answer === null) throw new TimesealClientError('http', `${server}${BATCH_ROUTE} stopped answering batches`);
-        for (const r of answer) await deliver(r);
+    for (let at = 0; at < unique.length && interrupted === null; at += size) {
+      const chunk = unique.slice(at, at + size);
+      let answer: StampResult[] | null;
+      try {
+        answer = await batchRequest(server, chunk, wantReceipt, counted);
+      } catch (err) {
+        throwIfAborted(options.signal);
+        // A broken connection, or the request's own deadline (code 'aborted': the server's silence, not the
+        // caller's cancel): nothing of this batch was acknowledged.
+        const error = asClientError(err, 'network');
+        if (!isTemporary(error)) throw error;
+        for (const hash of chunk) await deliver({ hash, ok: false, error });
+        await stop(error);
+        break;
       }
-      rest = [];
+      if (answer === null) {
+        if (at === 0) break; // no batch route: single requests below
+        throw new TimesealClientError('http', `${server}${BATCH_ROUTE} stopped answering batches`);
+      }
+      batched = true;
+      for (const r of answer) await deliver(r);
+      const failed = answer.find((r) => !r.ok && isTemporary(r.error));
+      if (failed !== undefined && !failed.ok) await stop(failed.error);
     }
+    if (batched || interrupted !== null) rest = [];
   }
 
   let next = 0;
   const worker = async () => {
-    while (next < rest.length) {
+    while (next < rest.length && interrupted === null) {
       const hash = rest[next++]!;
-      await deliver(await single(server, hash, wantReceipt, counted));
+      inFlight.add(hash);
+      const r = await single(server, hash, wantReceipt, counted);
+      inFlight.delete(hash);
+      await deliver(r);
+      if (!r.ok && isTemporary(r.error)) await stop(r.error);
     }
   };
   await Promise.all(Array.from({ length: Math.min(Math.max(1, options.concurrency ?? 8), rest.length) }, worker));
-  return { results: unique.map((h) => results.get(h)!), requests, batched };
+  return { results: unique.map((h) => results.get(h)!), requests, batched, interrupted };
 }
 
 async function single(server: string, hash: string, wantReceipt: boolean, http: HttpOptions): Promise<StampResult> {

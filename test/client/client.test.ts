@@ -48,6 +48,8 @@ let bin: string;
 let project: string;
 let env: Record<string, string>;
 let server: SpawnedServer | undefined;
+/** Servers a test starts besides `server`, stopped after all if a test stops early. */
+const others = new Set<SpawnedServer>();
 let serverUrl: string;
 let docs: string;
 const files: string[] = [];
@@ -157,6 +159,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopServer();
+  for (const s of others) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
   await Promise.all([...calendars.map((c) => c.stop()), esplora.stop()]);
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
   process.stderr.write(`client test timings (ms): ${JSON.stringify(timings)}; package ${packed?.size} bytes packed, ${packed?.unpackedSize} unpacked, ${packed?.entryCount} files\n`);
@@ -204,6 +207,103 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect((db2.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n).toBe(distinct);
     db2.close();
   }, 60_000);
+
+  test('the server killed (SIGKILL) while stamp sends a folder in batches: exit 75 saying to run it again; the re-run on the restarted server stamps every other file, and no acknowledged hash is sent twice', async () => {
+    const N = 300;
+    const BATCH = 20;
+    // A server of its own, on the real clock: each batch is stored at its own time, so the database's rows show
+    // which hashes each request carried. Its own log origin and trust store: the other tests' log stays apart.
+    const proj = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-client-kill-'));
+    made.push(proj);
+    const killEnv = projectEnv(proj, { LOG_FORMAT: 'json', TIMESEAL_ORIGIN: 'https://kill.timeseal.test' });
+    const init = await cli(proj, ['keys', 'init'], killEnv);
+    expect(init.code, init.stderr).toBe(0);
+    let victim = await startServer(proj, killEnv);
+    others.add(victim);
+    const url = victim.url;
+    const folder = path.join(tmp, 'many');
+    fs.mkdirSync(folder);
+    const hashOf = new Map<string, string>();
+    for (let i = 0; i < N; i++) {
+      const name = `m${String(i).padStart(3, '0')}.txt`;
+      fs.writeFileSync(path.join(folder, name), `many ${i}\n`);
+      hashOf.set(name, crypto.createHash('sha256').update(`many ${i}\n`).digest('hex'));
+    }
+    const args = ['stamp', 'many', '--server', url, '--batch-size', String(BATCH), '--trust', 'kill-trust.json', '--json'];
+    /** The hashes the server stored, by request (one submittedAt per batch), in the order stored. */
+    const requests = (): Map<string, string[]> => {
+      const db = new Database(killEnv.TIMESEAL_DB!, { readonly: true });
+      try {
+        const byRequest = new Map<string, string[]>();
+        for (const row of db.prepare('SELECT submitted_at AS at, hash FROM submissions ORDER BY id').all() as Array<{ at: string; hash: string }>) byRequest.set(row.at, [...(byRequest.get(row.at) ?? []), row.hash]);
+        return byRequest;
+      } finally {
+        db.close();
+      }
+    };
+
+    // Killed once three batches are stored: each commit writes the database's WAL, which is watched.
+    const watched = new Database(killEnv.TIMESEAL_DB!, { readonly: true });
+    watched.pragma('busy_timeout = 1000');
+    let storedAtKill = 0;
+    const watcher = fs.watch(path.dirname(killEnv.TIMESEAL_DB!), () => {
+      if (storedAtKill > 0) return;
+      const n = (watched.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n;
+      if (n >= 3 * BATCH) {
+        storedAtKill = n;
+        victim.child.kill('SIGKILL');
+      }
+    });
+    const first = await timed('stamp-killed', () => client(args));
+    watcher.close();
+    watched.close();
+    expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(storedAtKill).toBeGreaterThanOrEqual(3 * BATCH);
+    expect(first.code, first.stdout + first.stderr).toBe(75);
+    const m = /stopped: POST [^ ]+\/api\/v1\/beta\/timestamps: .*\. (\d+) of 300 hash\(es\) were stamped and their proofs written; the other (\d+) were not acknowledged\. Run the same command again to send them/.exec(first.stderr);
+    expect(m, first.stderr).not.toBeNull();
+    const out1 = lines(first);
+    const acknowledged = new Set(out1.filter((l) => l.action === 'stamped').map((l) => l.hash as string));
+    expect(acknowledged.size).toBe(Number(m![1]));
+    expect(acknowledged.size).toBeGreaterThanOrEqual(2 * BATCH);
+    expect(acknowledged.size).toBeLessThan(N);
+    const failed = out1.filter((l) => l.action === 'failed');
+    expect(failed).toHaveLength(N - acknowledged.size);
+    for (const l of failed) expect(l, JSON.stringify(l)).toMatchObject({ temporary: true, error: expect.stringMatching(/^not stamped: /) });
+    // A proof file for exactly the acknowledged hashes.
+    for (const [name, hash] of hashOf) expect(fs.existsSync(path.join(folder, `${name}.timeseal.json`)), name).toBe(acknowledged.has(hash));
+    const storedBefore = requests();
+    for (const hashes of storedBefore.values()) expect(hashes.length).toBeLessThanOrEqual(BATCH);
+    const storedHashes = new Set([...storedBefore.values()].flat());
+    for (const h of acknowledged) expect(storedHashes.has(h), h).toBe(true);
+
+    // Restarted on the same database and address (the proofs name the server by it); the same command again.
+    victim = await startServer(proj, { ...killEnv, PORT: new URL(url).port });
+    others.add(victim);
+    const second = await timed('stamp-rerun', () => client(args));
+    expect(second.code, second.stdout + second.stderr).toBe(0);
+    const out2 = lines(second);
+    expect(out2.filter((l) => l.action === 'stamped').map((l) => l.hash).sort()).toEqual([...hashOf.values()].filter((h) => !acknowledged.has(h)).sort());
+    expect(out2.filter((l) => l.action === 'unchanged').map((l) => l.hash).sort()).toEqual([...acknowledged].sort()); // pending, asked for its bundle
+    expect(second.stderr).toContain(`300 file(s), ${N - acknowledged.size} distinct hash(es) sent in ${Math.ceil((N - acknowledged.size) / BATCH)} request(s) (batched), ${acknowledged.size} pending proof(s) upgraded`);
+    for (const [name, hash] of hashOf) {
+      const proof = JSON.parse(fs.readFileSync(path.join(folder, `${name}.timeseal.json`), 'utf8'));
+      expect(proof.hash, name).toBe(hash);
+      expect(typeof proof.receipt, name).toBe('string');
+    }
+    // What the server received after the restart: the hashes not acknowledged, each once, in batches of at most
+    // BATCH; none that was acknowledged, and every acknowledged hash is stored once in all.
+    const storedAfter = requests();
+    const rerun = [...storedAfter].filter(([at]) => !storedBefore.has(at)).map(([, hashes]) => hashes);
+    expect(rerun).toHaveLength(Math.ceil((N - acknowledged.size) / BATCH));
+    for (const hashes of rerun) expect(hashes.length).toBeLessThanOrEqual(BATCH);
+    expect(rerun.flat().sort()).toEqual([...hashOf.values()].filter((h) => !acknowledged.has(h)).sort());
+    const all = [...storedAfter.values()].flat();
+    for (const h of acknowledged) expect(all.filter((x) => x === h), h).toHaveLength(1);
+    victim.child.kill('SIGTERM');
+    await victim.exited;
+    others.delete(victim);
+  }, 90_000);
 
   test('verify before the day is published: 2, pending (the receipt checked)', async () => {
     const r = await timed('verify-pending', () => client(['verify', 'docs', '--json']));

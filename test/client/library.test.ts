@@ -1,7 +1,8 @@
 // The client library's parts in-process, against a stand-in fetch (client/src; the packed program is
-// client.test.ts): stamping in batches and the fallback to single requests, Retry-After and cancellation, the
-// proof file's strict parsing, globs and sha256sum lists, pinning keys on first use and refusing changed ones,
-// the witness policy's judgement of a checkpoint's cosignatures, and the fork memory.
+// client.test.ts): stamping in batches and the fallback to single requests, Retry-After and cancellation, a
+// connection that breaks mid-run (nothing more sent), the proof file's strict parsing, globs and sha256sum
+// lists, pinning keys on first use and refusing changed ones, the witness policy's judgement of a checkpoint's
+// cosignatures, and the fork memory.
 import crypto from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { signCheckpoint } from '../../core/checkpoint.ts';
@@ -12,7 +13,7 @@ import { ecdsaKeygen, ecdsaPublicKeyToPem, mldsaKeygen } from '../../core/sig.ts
 import { encodeWitnessPolicy } from '../../core/witness-policy.ts';
 import { checkpointLines } from '../../client/src/checks.ts';
 import { globToRegExp, excluded, parseSha256sum } from '../../client/src/cli/files.ts';
-import { TimesealClientError } from '../../client/src/errors.ts';
+import { isTemporary, TimesealClientError } from '../../client/src/errors.ts';
 import { loadKeys } from '../../client/src/keys.ts';
 import { encodeProofFile, newProofFile, parseProofFile } from '../../client/src/proof-file.ts';
 import { stamp } from '../../client/src/stamp.ts';
@@ -78,6 +79,32 @@ describe('stamp', () => {
     const err = await stamp([hex()], { server: 'http://timeseal.test', fetch: always503.fetch, signal: controller.signal, batch: 'never' }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimesealClientError);
     expect((err as TimesealClientError).code).toBe('aborted');
+  });
+
+  test('the connection breaking at the third batch: that batch and the later ones fail as temporary, and nothing more is sent', async () => {
+    const hashes = Array.from({ length: 10 }, hex);
+    let batches = 0;
+    const { fetch, calls } = fakeFetch((_m, _p, body) => {
+      if (++batches === 3) throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
+      return json(200, { success: true, submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02', results: body.hashes.map((h: string) => ({ hash: h, status: 'accepted', receipt: 'AAEC' })) });
+    });
+    const seen: string[] = [];
+    const s = await stamp(hashes, { server: 'http://timeseal.test', fetch, batchSize: 2, attempts: 1, onResult: (r) => void seen.push(r.hash) });
+    expect(calls).toHaveLength(3);
+    expect(s.results.map((r) => r.ok)).toEqual([true, true, true, true, false, false, false, false, false, false]);
+    expect(s.interrupted).toMatchObject({ code: 'network', message: expect.stringMatching(/timestamps: fetch failed \(ECONNRESET\)$/) });
+    expect(s.results.slice(4).map((r) => !r.ok && isTemporary(r.error))).toEqual(Array(6).fill(true));
+    expect(!s.results[4]!.ok && s.results[4]!.error.message).toMatch(/^POST .*fetch failed/);
+    expect(!s.results[6]!.ok && s.results[6]!.error.message).toMatch(/^not sent: POST .*fetch failed/);
+    expect(seen.sort()).toEqual([...hashes].sort()); // each result delivered once
+
+    // One hash at a time (no batch route): after a 503 without Retry-After, the rest are not sent.
+    let singles = 0;
+    const single = fakeFetch((_m, p, body) => (p.endsWith('timestamps') ? json(404, {}) : ++singles === 2 ? json(503, { error: 'down for maintenance' }) : json(201, { hash: body.hash, submittedAt: 't', ledgerDate: '2025-11-02', receipt: 'AAEC' })));
+    const t = await stamp(hashes, { server: 'http://timeseal.test', fetch: single.fetch, concurrency: 1 });
+    expect(single.calls).toEqual(['POST /api/v1/beta/timestamps', 'POST /api/v1/beta/timestamp', 'POST /api/v1/beta/timestamp']);
+    expect(t.results.map((r) => r.ok)).toEqual([true, ...Array(9).fill(false)]);
+    expect(t.interrupted).toMatchObject({ code: 'http', status: 503 });
   });
 
   test("a malformed hash is a 'usage' error before any request", async () => {

@@ -1,20 +1,23 @@
 // `timeseal-client`: stamp files, upgrade their proofs, verify them offline, show what a proof holds.
-// Exit codes: 0 complete (or done), 2 pending (valid so far), 1 invalid or error (bad usage too), 3 not found.
-// With several files the worst wins: 1, then 3, then 2. `--json` prints one JSON object per file, one a line,
+// Exit codes: 0 complete (or done), 2 pending (valid so far), 1 invalid or error (bad usage too), 3 not found,
+// 75 temporary (stamp and upgrade: the server could not be reached, the connection broke, or it answered 429 or
+// 5xx; what it acknowledged is saved, and running the same command again continues). With several files the
+// worst wins: 1, then 75, then 3, then 2. `--json` prints one JSON object per file, one a line,
 // and nothing else on stdout; notes and progress go to stderr (progress only on a terminal).
+import { setMaxListeners } from 'node:events';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Command, Option } from 'commander';
 import { fromBase64, fromHex } from '../../../core/encoding.ts';
 import { checkReceipt } from '../../../core/receipt.ts';
-import { TimesealClientError } from '../errors.ts';
+import { isTemporary, TimesealClientError } from '../errors.ts';
 import { checkHash } from '../hash.ts';
 import { normalizeServer, type HttpOptions } from '../http.ts';
 import { describeProof } from '../info.ts';
 import { loadKeys } from '../keys.ts';
 import { encodeProofFile, newProofFile, parseProofFile, PROOF_SUFFIX, stageOf } from '../proof-file.ts';
-import { stamp } from '../stamp.ts';
+import { MAX_BATCH, stamp } from '../stamp.ts';
 import { emptyTrust, encodeTrust, keyFilesFrom, parseTrust, pinServer } from '../trust.ts';
 import type { BitcoinNetwork, KeyFiles, ProofFile, TrustData, VerifyReport } from '../types.ts';
 import { DEFAULT_HEADERS_FROM, upgrade, type UpgradeResult } from '../upgrade.ts';
@@ -25,9 +28,11 @@ import { digestProofPath, excluded, fileField, formatBytes, globToRegExp, hashFi
 declare const CLIENT_VERSION: string;
 const VERSION = typeof CLIENT_VERSION === 'string' ? CLIENT_VERSION : '0.0.0-dev';
 
-type Exit = 0 | 1 | 2 | 3;
-/** The exit code of many results: 1 before 3 before 2 before 0. */
-const worst = (codes: Exit[]): Exit => ([1, 3, 2] as const).find((c) => codes.includes(c)) ?? 0;
+/** 75 is sysexits.h's EX_TEMPFAIL: a temporary failure, the user is invited to try again. */
+type Exit = 0 | 1 | 2 | 3 | 75;
+const TEMPORARY = 75;
+/** The exit code of many results: 1 before 75 before 3 before 2 before 0. */
+const worst = (codes: Exit[]): Exit => ([1, TEMPORARY, 3, 2] as const).find((c) => codes.includes(c)) ?? 0;
 
 interface Common {
   server?: string;
@@ -41,6 +46,8 @@ interface Common {
 }
 
 const controller = new AbortController();
+// Every request in flight listens to it (pinning fetches a dozen key files at once): no leak warning for that.
+setMaxListeners(0, controller.signal);
 process.once('SIGINT', () => controller.abort(new Error('interrupted')));
 
 function trustPath(opts: Common): string {
@@ -137,10 +144,12 @@ interface StampTarget {
   stdin?: boolean;
 }
 
-async function runStamp(paths: string[], opts: Common & { digest: string[]; digestsFrom?: string; progress: boolean; concurrency: string; headersFrom?: string }): Promise<Exit> {
+async function runStamp(paths: string[], opts: Common & { digest: string[]; digestsFrom?: string; progress: boolean; concurrency: string; batchSize: string; headersFrom?: string }): Promise<Exit> {
   const out = printer(!!opts.json);
   const server = serverOf(opts, true)!;
   const http = httpOf(opts);
+  const batchSize = Number(opts.batchSize);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH) throw new TimesealClientError('usage', `--batch-size must be a whole number from 1 to ${MAX_BATCH}, got ${JSON.stringify(opts.batchSize)}`);
   const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
   const skipped: Skipped[] = [];
   const targets: StampTarget[] = [];
@@ -204,6 +213,8 @@ async function runStamp(paths: string[], opts: Common & { digest: string[]; dige
   const progress = new Progress(opts.progress && !opts.json);
   let bytes = 0;
   const failures = new Map<StampTarget, string>();
+  /** Targets that failed for a temporary reason (exit 75): a re-run may complete them. */
+  const temporary = new Set<StampTarget>();
   for (const [i, t] of targets.entries()) {
     if (t.hash !== undefined) continue;
     const before = bytes;
@@ -260,22 +271,28 @@ async function runStamp(paths: string[], opts: Common & { digest: string[]; dige
   const wantReceipt = keys.tsaRoots.length > 0;
   if (!wantReceipt) out.note(`${server} serves no TSA root (keys/timeseal-tsa-root.pem): stamping without receipts`);
   let sent = 0;
+  let acknowledged = 0;
   const summary =
     byHash.size === 0
-      ? { requests: 0, batched: false }
+      ? { requests: 0, batched: false, interrupted: null }
       : await stamp([...byHash.keys()], {
           ...http,
           server,
           receipt: wantReceipt,
+          batchSize,
           concurrency: Number(opts.concurrency),
           onResult: async (r) => {
             sent++;
             progress.update(`stamping ${sent}/${byHash.size} hashes`);
             const group = byHash.get(r.hash)!;
             if (!r.ok) {
-              for (const t of group) failures.set(t, `not stamped: ${r.error.message}`);
+              for (const t of group) {
+                failures.set(t, `not stamped: ${r.error.message}`);
+                if (isTemporary(r.error)) temporary.add(t);
+              }
               return;
             }
+            acknowledged++;
             let receiptProblem: string | null = null;
             let genTime: string | null = null;
             if (r.receipt !== null) {
@@ -299,7 +316,10 @@ async function runStamp(paths: string[], opts: Common & { digest: string[]; dige
     const results = await upgrade(toUpgrade.map((u) => u.proof), { ...http, trust, network: networkOf(opts), headersFrom: opts.headersFrom ?? process.env.TIMESEAL_HEADERS_FROM ?? DEFAULT_HEADERS_FROM });
     results.forEach((r, i) => {
       const { t } = toUpgrade[i]!;
-      if (r.error !== undefined) failures.set(t, `its pending proof could not be upgraded: ${r.error.message}`);
+      if (r.error !== undefined) {
+        failures.set(t, `its pending proof could not be upgraded: ${r.error.message}`);
+        if (isTemporary(r.error)) temporary.add(t);
+      }
       else {
         if (r.changed) writeAtomic(t.proofPath, encodeProofFile(r.proof));
         done.push({ t, record: { action: r.changed ? 'upgraded' : 'unchanged', stage: r.stage, complete: r.complete, notes: r.notes }, human: `already stamped; ${r.stage}${r.complete ? ', complete' : ''} (${r.notes.join('; ')})`, code: 0 });
@@ -313,14 +333,17 @@ async function runStamp(paths: string[], opts: Common & { digest: string[]; dige
     const d = done.find((x) => x.t === t);
     const base = { file: t.display, proof: shown(t.proofPath), hash: t.hash ?? null };
     if (fail !== undefined) {
-      codes.push(1);
-      out.record({ ...base, action: 'failed', error: fail }, () => [`${t.display}: FAILED: ${fail}`]);
+      codes.push(temporary.has(t) ? TEMPORARY : 1);
+      out.record({ ...base, action: 'failed', error: fail, ...(temporary.has(t) ? { temporary: true } : {}) }, () => [`${t.display}: FAILED: ${fail}`]);
     } else if (d !== undefined) {
       codes.push(d.code);
       out.record({ ...base, ...d.record }, () => [`${t.display}: ${d.human}`]);
     }
   }
   out.note(`${targets.length} file(s), ${byHash.size} distinct hash(es) sent in ${summary.requests} request(s)${summary.batched ? ' (batched)' : ''}${toUpgrade.length > 0 ? `, ${toUpgrade.length} pending proof(s) upgraded` : ''}${failures.size > 0 ? `, ${failures.size} failed` : ''}`);
+  if (summary.interrupted !== null) {
+    out.note(`stopped: ${summary.interrupted.message}. ${acknowledged} of ${byHash.size} hash(es) were stamped and their proofs written; the other ${byHash.size - acknowledged} were not acknowledged. Run the same command again to send them: files with a proof are not sent again (exit ${TEMPORARY})`);
+  }
   return worst(codes);
 }
 
@@ -395,10 +418,9 @@ async function runUpgrade(paths: string[], opts: Common & { wait?: boolean; poll
     results.forEach((r, i) => final.set(round[i]!, r));
     // With --wait, a server that cannot be reached or fails (5xx) is asked again next round; a proof that does
     // not check, a fork or changed keys are final.
-    const retryable = (e: TimesealClientError) => e.code === 'network' || e.code === 'aborted' || (e.code === 'http' && (e.status ?? 500) >= 500);
     pending = pending.filter((f) => {
       const r = final.get(f)!;
-      return r.error === undefined ? !r.complete : !!opts.wait && retryable(r.error);
+      return r.error === undefined ? !r.complete : !!opts.wait && isTemporary(r.error);
     });
     if (!opts.wait || pending.length === 0) break;
     const nextChecks = pending.map((f) => Date.parse(final.get(f)!.nextCheck ?? '') || Date.now() + poll * 1000);
@@ -421,7 +443,7 @@ async function runUpgrade(paths: string[], opts: Common & { wait?: boolean; poll
     const p = proofs.get(f)!;
     const base = { proof: shown(f), file: p.file, hash: r.hash };
     if (r.error !== undefined) {
-      codes.push(r.error.code === 'not-found' ? 3 : 1);
+      codes.push(r.error.code === 'not-found' ? 3 : isTemporary(r.error) ? TEMPORARY : 1);
       out.record({ ...base, state: 'error', code: r.error.code, error: r.error.message }, () => [`${shown(f)}: FAILED (${r.error!.code}): ${r.error!.message}`]);
     } else {
       codes.push(r.complete ? 0 : 2);
@@ -597,7 +619,7 @@ function common(cmd: Command, { server = true, walkOpts = true } = {}): Command 
 export async function main(argv: string[]): Promise<number> {
   const program = new Command('timeseal-client')
     .version(VERSION)
-    .description('Timestamp files with a Timeseal server and verify the proofs offline. Exit codes: 0 complete, 2 pending (valid so far), 1 invalid or error, 3 not found.')
+    .description('Timestamp files with a Timeseal server and verify the proofs offline. Exit codes: 0 complete, 2 pending (valid so far), 1 invalid or error, 3 not found, 75 temporary (stamp, upgrade: the server could not be reached or failed; run the same command again to continue).')
     .showHelpAfterError();
   let exit: number = 0;
   common(
@@ -608,6 +630,7 @@ export async function main(argv: string[]): Promise<number> {
       .option('--digest <hex>', 'a SHA-256 to stamp as it is (repeatable); its proof is <hex>.timeseal.json', collect, [])
       .option('--digests-from <file>', 'sha256sum output (- for stdin): each hash is stamped, its proof beside the file named')
       .option('--no-progress', 'no progress line (it shows only on a terminal anyway)')
+      .option('--batch-size <n>', `hashes per request to the batch route (1 to ${MAX_BATCH})`, String(MAX_BATCH))
       .option('--concurrency <n>', 'requests in flight when the server has no batch route', '8')
       .option('--headers-from <url>', 'Esplora API for Bitcoin block headers, when upgrading pending proofs (default: TIMESEAL_HEADERS_FROM, else https://blockstream.info/api)')
       .addOption(new Option('--network <name>', 'Bitcoin network of the block headers (default: TIMESEAL_BITCOIN_NETWORK, else mainnet)').choices(['mainnet', 'regtest'])),
@@ -649,7 +672,8 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     const e = err as TimesealClientError;
     process.stderr.write(`timeseal-client: ${e.code === undefined ? '' : `${e.code}: `}${e.message}\n`);
-    return e.code === 'not-found' ? 3 : 1;
+    if (e.code === 'not-found') return 3;
+    return e instanceof TimesealClientError && isTemporary(e) && !controller.signal.aborted ? TEMPORARY : 1;
   }
   return exit;
 }
