@@ -1,0 +1,56 @@
+// Opens the archive store that TIMESEAL_ARCHIVE names: a folder (the default, `ledgers`), or an S3 bucket
+// `s3://bucket/prefix` reached with the standard AWS variables — AWS_ENDPOINT_URL (or AWS_ENDPOINT_URL_S3) for a
+// store other than AWS, addressed path-style (http://host/bucket/key: what Ceph RGW, MinIO and most look-alikes
+// answer without DNS names per bucket); AWS_REGION (default us-east-1 with an endpoint); AWS_ACCESS_KEY_ID and
+// AWS_SECRET_ACCESS_KEY (else the SDK's usual chain: profiles, instance roles). An S3 store is probed before
+// use (s3.ts probeConditionalWrites) and refused when it ignores create-only writes, unless
+// TIMESEAL_S3_ACCEPT_PLAIN_PUTS=1 says the operator accepts plain PUTs.
+import { S3Client } from '@aws-sdk/client-s3';
+import { UsageError } from '../../runtime/config.ts';
+import type { ArchiveStore } from './archive-store.ts';
+import { FolderArchiveStore } from './folder.ts';
+import { parseS3Url, probeConditionalWrites, S3ArchiveStore } from './s3.ts';
+
+export const ACCEPT_PLAIN_PUTS = 'TIMESEAL_S3_ACCEPT_PLAIN_PUTS';
+
+export function isS3Archive(archive: string): boolean {
+  return archive.startsWith('s3://');
+}
+
+export async function openArchiveStore(archive: string, env: NodeJS.ProcessEnv = process.env): Promise<ArchiveStore> {
+  if (!isS3Archive(archive)) return new FolderArchiveStore(archive);
+  const where = parseS3Url(archive);
+  const client = s3Client(env);
+  const accept = env[ACCEPT_PLAIN_PUTS];
+  if (accept !== undefined && accept !== '' && accept !== '0' && accept !== '1') throw new UsageError(`${ACCEPT_PLAIN_PUTS} must be 1 or 0: ${accept}`);
+  if ((await probeConditionalWrites(client, where)) === 'enforced') return new S3ArchiveStore(client, where, 'conditional');
+  if (accept === '1') return new S3ArchiveStore(client, where, 'plain');
+  throw new UsageError(refusal(archive, env));
+}
+
+function refusal(archive: string, env: NodeJS.ProcessEnv): string {
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || 'AWS S3';
+  return (
+    `${archive} (${endpoint}) ignores create-only writes: a second PUT with If-None-Match: * of a scratch key was ` +
+    `accepted, so published objects could be overwritten without an error. Use a store that refuses it with 412 ` +
+    `(AWS S3, Ceph RGW, MinIO, Cloudflare R2), or set ${ACCEPT_PLAIN_PUTS}=1 to accept plain PUTs (each object is ` +
+    `then read before it is written: safe with one writer, not with two racing)`
+  );
+}
+
+/** An S3 client from the standard AWS variables of `env`. */
+export function s3Client(env: NodeJS.ProcessEnv): S3Client {
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint === undefined ? undefined : 'us-east-1');
+  if (region === undefined) throw new UsageError('TIMESEAL_ARCHIVE=s3://…: set AWS_REGION (or AWS_ENDPOINT_URL for a store other than AWS)');
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new UsageError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+  return new S3Client({
+    region,
+    ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
+    ...(accessKeyId === undefined || secretAccessKey === undefined ? {} : { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }),
+    // Checksums only where S3 requires them: many look-alikes refuse the SDK's newer default trailers.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}

@@ -1,0 +1,132 @@
+// The archive store contract (pipeline/storage/archive-store.ts): every guarantee an engine must keep, as vitest
+// blocks. Each engine's test calls `archiveStoreContract` (test/storage/folder.test.ts; test/storage/s3.test.ts,
+// against a real Ceph RADOS Gateway). Engine-neutral: only the ArchiveStore interface.
+import crypto from 'node:crypto';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { ArchiveStore } from '../../pipeline/storage/archive-store.ts';
+
+export interface ContractEngine {
+  /** Points the engine at a new, empty archive (called before each test). */
+  fresh(): Promise<void> | void;
+  /** A store on the current archive; two calls within a test give two stores on the SAME archive, as two
+   * processes would have. */
+  open(): Promise<ArchiveStore>;
+}
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+const text = (data: Uint8Array | undefined): string | undefined => (data === undefined ? undefined : new TextDecoder().decode(data));
+
+export function archiveStoreContract(name: string, engine: ContractEngine): void {
+  describe(`ArchiveStore contract: ${name}`, () => {
+    let store: ArchiveStore;
+    beforeEach(async () => {
+      await engine.fresh();
+      store = await engine.open();
+    });
+
+    it('reads back what create and replace wrote, byte for byte: every byte value, an empty object, 1 MiB', async () => {
+      const every = Uint8Array.from({ length: 512 }, (_, i) => i % 256);
+      const large = new Uint8Array(crypto.randomBytes(1 << 20));
+      expect(await store.create('tile/0/000', every)).toBe(true);
+      expect(await store.create('tile/entries/x001/002.p/7', large)).toBe(true);
+      expect(await store.create('2025-11-02.json.sig', new Uint8Array(0))).toBe(true);
+      await store.replace('days.json', every.subarray(3, 300));
+      expect(Buffer.from((await store.read('tile/0/000'))!).equals(every)).toBe(true);
+      expect(Buffer.from((await store.read('tile/entries/x001/002.p/7'))!).equals(large)).toBe(true);
+      expect((await store.read('2025-11-02.json.sig'))?.length).toBe(0);
+      expect(Buffer.from((await store.read('days.json'))!).equals(every.subarray(3, 300))).toBe(true);
+      // Another store on the same archive reads the same.
+      const other = await engine.open();
+      expect(Buffer.from((await other.read('tile/entries/x001/002.p/7'))!).equals(large)).toBe(true);
+    });
+
+    it('create: the same bytes again are success (false: nothing written); other bytes are refused, naming the object, and nothing is overwritten', async () => {
+      expect(await store.create('2025-11-02.json', bytes('{"day":1}\n'))).toBe(true);
+      expect(await store.create('2025-11-02.json', bytes('{"day":1}\n'))).toBe(false);
+      const other = await engine.open();
+      expect(await other.create('2025-11-02.json', bytes('{"day":1}\n'))).toBe(false);
+      for (const changed of ['{"day":2}\n', '{"day":1}\n\n', '']) {
+        const err = await other.create('2025-11-02.json', bytes(changed)).then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+        expect(err?.name, changed).toBe('ConflictError');
+        expect(err?.message).toContain('2025-11-02.json');
+        expect(err?.message).toContain(crypto.hash('sha256', bytes(changed), 'hex'));
+      }
+      expect(text(await store.read('2025-11-02.json'))).toBe('{"day":1}\n');
+      // A replaced (mutable) object is not a licence either: create still compares.
+      await store.replace('checkpoint', bytes('size 1\n'));
+      await expect(store.create('checkpoint', bytes('size 2\n'))).rejects.toThrow(/checkpoint/);
+      expect(text(await store.read('checkpoint'))).toBe('size 1\n');
+    });
+
+    it('two writers creating one object with different bytes at once: exactly one wins, the other is refused, the object is the winner\'s', async () => {
+      const [a, b] = [await engine.open(), await engine.open()];
+      for (let round = 0; round < 5; round++) {
+        const rel = `tile/1/00${round}`;
+        const results = await Promise.allSettled([a.create(rel, bytes(`a${round}`)), b.create(rel, bytes(`b${round}`))]);
+        const won = results.map((r) => r.status === 'fulfilled');
+        expect(won.filter(Boolean)).toHaveLength(1);
+        const loser = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+        expect((loser.reason as Error).name).toBe('ConflictError');
+        expect(text(await store.read(rel))).toBe(won[0] ? `a${round}` : `b${round}`);
+      }
+    });
+
+    it('replace creates, then replaces whole (a shorter object leaves no tail of the longer one)', async () => {
+      await store.replace('index/segments.json', bytes('{"segments":[1,2,3,4,5,6,7,8,9]}\n'));
+      expect(text(await store.read('index/segments.json'))).toBe('{"segments":[1,2,3,4,5,6,7,8,9]}\n');
+      await store.replace('index/segments.json', bytes('{"segments":[]}\n'));
+      expect(text(await store.read('index/segments.json'))).toBe('{"segments":[]}\n');
+      await store.replace('ots_status.json', bytes('{}'));
+      await store.replace('ots_status.json', bytes('{"a":1}'));
+      expect(text(await (await engine.open()).read('ots_status.json'))).toBe('{"a":1}');
+    });
+
+    it('read and exists: an absent object is undefined and false; a path that is only a prefix of objects is no object', async () => {
+      expect(await store.read('2025-11-03.json')).toBeUndefined();
+      expect(await store.exists('2025-11-03.json')).toBe(false);
+      await store.create('tile/0/x001/002', bytes('t'));
+      expect(await store.exists('tile/0/x001/002')).toBe(true);
+      expect(await store.exists('tile/0/x001')).toBe(false);
+      expect(await store.exists('tile/0/x001/00')).toBe(false);
+      expect(await store.read('tile/0/x001')).toBeUndefined();
+      expect(await store.exists('tile/0/x001/002/more')).toBe(false);
+    });
+
+    it('list: every object under a prefix (a folder or the start of a name), in byte order, and nothing else', async () => {
+      const paths = ['tile/0/000', 'tile/0/001', 'tile/0/x001/000', 'tile/1/000', 'tile/entries/000', '2025-11-02.json', '2025-11-02.json.sig', '2025-11-10.json', 'days.json', 'index/segments.json', 'block-info/2025-11.json', 'checkpoint'];
+      for (const rel of paths.slice(0, 8)) await store.create(rel, bytes(rel));
+      for (const rel of paths.slice(8)) await store.replace(rel, bytes(rel));
+      expect(await store.list('')).toEqual([...paths].sort());
+      expect(await store.list('tile/')).toEqual(['tile/0/000', 'tile/0/001', 'tile/0/x001/000', 'tile/1/000', 'tile/entries/000']);
+      expect(await store.list('tile/0/')).toEqual(['tile/0/000', 'tile/0/001', 'tile/0/x001/000']);
+      expect(await store.list('tile/0/x')).toEqual(['tile/0/x001/000']);
+      expect(await store.list('2025-11-0')).toEqual(['2025-11-02.json', '2025-11-02.json.sig']);
+      expect(await store.list('2025-11-02.json')).toEqual(['2025-11-02.json', '2025-11-02.json.sig']);
+      expect(await store.list('index')).toEqual(['index/segments.json']);
+      expect(await store.list('nothing/')).toEqual([]);
+      expect(await store.list('tile/2')).toEqual([]);
+    });
+
+    it('list pages through more objects than one answer holds (S3 answers at most 1,000 keys a page)', async () => {
+      const rels = Array.from({ length: 1001 }, (_, i) => `tile/0/x${String(Math.floor(i / 1000)).padStart(3, '0')}/${String(i % 1000).padStart(3, '0')}`);
+      for (let i = 0; i < rels.length; i += 100) await Promise.all(rels.slice(i, i + 100).map((rel) => store.create(rel, bytes(rel))));
+      const listed = await store.list('tile/0/');
+      expect(listed).toHaveLength(1001);
+      expect(listed).toEqual([...rels].sort());
+      expect(await store.list('tile/0/x001/')).toEqual(['tile/0/x001/000']);
+    });
+
+    it('paths outside the archive, hidden or malformed are refused before anything is written', async () => {
+      for (const rel of ['', '/etc/passwd', '../outside', 'tile/../../outside', 'a//b', 'tile/', '.tmp/x', 'index/.hidden', 'sp ace', 'back\\slash', 'é']) {
+        await expect(store.create(rel, bytes('x')), rel).rejects.toThrow(/not an archive object path/);
+        await expect(store.replace(rel, bytes('x')), rel).rejects.toThrow(/not an archive object path/);
+        await expect(store.read(rel), rel).rejects.toThrow(/not an archive object path/);
+      }
+      await expect(store.list('../')).rejects.toThrow(/not an archive object path/);
+      expect(await store.list('')).toEqual([]);
+    });
+  });
+}
