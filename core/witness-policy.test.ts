@@ -5,9 +5,9 @@
 // witness's line must verify, an unknown one is ignored.
 import { describe, expect, it } from 'vitest';
 import { readTlogPolicy } from '../test/support/tlog-policy.ts';
-import { ed25519CosignatureSigner, ed25519PublicKey, encodeVkey, mldsa44PublicKey, NOTE_TYPE_ED25519, NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, vkeyVerifier } from './cosignature.ts';
-import { encodeWitnessPolicy, flatWitnessPolicy, judgeCosignatures, parseWitnessPolicy, quorumMet, readWitnessPolicy } from './witness-policy.ts';
-import { utf8 } from './encoding.ts';
+import { ed25519CosignatureSigner, ed25519NoteSigner, ed25519PublicKey, encodeVkey, mldsa44PublicKey, NOTE_TYPE_ED25519, NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, vkeyVerifier } from './cosignature.ts';
+import { describeQuorum, encodeWitnessPolicy, judgeCheckpoint, parseWitnessPolicy, quorumMet, readWitnessPolicy } from './witness-policy.ts';
+import { signNote } from './note.ts';
 
 const seed = (n: number) => new Uint8Array(32).fill(n);
 const ed = (name: string, n: number) => encodeVkey(name, NOTE_TYPE_ED25519_COSIGNATURE, ed25519PublicKey(seed(n)));
@@ -83,35 +83,58 @@ describe('witness policies (c2sp.org/tlog-policy)', () => {
     expect(theirs.satisfied(new Set(['x1.example', 'x1.example#2']))).toBe(true);
     const ours = parseWitnessPolicy(text);
     expect(ours.witnesses.map((w) => w.url)).toEqual(['https://x1.example/w', 'https://x3.example', undefined]);
-    expect(flatWitnessPolicy(text).quorum).toBe(2);
-    expect(flatWitnessPolicy(`witness a ${X1}\nquorum a\n`).quorum).toBe(1);
-    expect(flatWitnessPolicy('quorum none\n').quorum).toBe(0);
+    expect(describeQuorum(ours)).toBe('2');
+    expect(describeQuorum(parseWitnessPolicy(`witness a ${X1}\nquorum a\n`))).toBe('a');
+    expect(describeQuorum(parseWitnessPolicy('quorum none\n'))).toBe('none');
     expect(readTlogPolicy(encodeWitnessPolicy({ witnesses: [], threshold: 0 })).satisfied(new Set())).toBe(true);
     expect(encodeWitnessPolicy({ witnesses: [{ text: X1 }, { text: X2 }], threshold: 2 })).toContain('group witnesses all x1.example x2.example\nquorum witnesses\n');
   });
 
-  it('reads the older "quorum N" form for archives made before; the offline reader summarises flat policies only', () => {
+  it('reads the older "quorum N" form for archives made before; a quorum of nested groups is described by its name', () => {
     const older = readWitnessPolicy(`quorum 1\n${X1}\n${X2}\n`);
     expect(older.witnesses.map((w) => w.name)).toEqual(['x1.example', 'x2.example']);
     expect(quorumMet(older, new Set(['x2.example']))).toBe(true);
     expect(() => readWitnessPolicy(`quorum 3\n${X1}\n${X2}\n`)).toThrow(/threshold 3/);
     expect(() => parseWitnessPolicy(`quorum 1\n${X1}\n`)).toThrow(/line 1/);
-    expect(flatWitnessPolicy(`witness A ${X1}\nwitness B ${X2}\ngroup G 2 A B\nquorum G\n`)).toMatchObject({ quorum: 2 });
-    expect(() => flatWitnessPolicy(CASES[0]![1])).toThrow(/nested groups/);
+    expect(describeQuorum(parseWitnessPolicy(`witness A ${X1}\nwitness B ${X2}\ngroup G 2 A B\nquorum G\n`))).toBe('2');
+    expect(describeQuorum(parseWitnessPolicy(CASES[0]![1]))).toBe('group XY');
   });
 
-  it('judges cosignature lines: a known witness must verify, an unknown line is ignored, the quorum is counted on the rest', () => {
-    const text = utf8('log.example\n5\nAAAA\n');
+  it('judges cosignature lines: the log\'s are left alone, a known witness must verify once, an unknown line is ignored, the quorum is counted on the rest', () => {
+    const body = 'log.example\n5\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n';
+    const logSigner = ed25519NoteSigner('log.example', seed(1));
+    const note = signNote(body, [logSigner]);
     const w1 = ed25519CosignatureSigner('x1.example', seed(2), () => 1_700_000_000);
-    const w2 = ed25519CosignatureSigner('x2.example', seed(3), () => 1_700_000_000);
+    const w2 = ed25519CosignatureSigner('x2.example', seed(3), () => 1_700_000_001);
     const stranger = ed25519CosignatureSigner('gone.example', seed(42), () => 1_700_000_000);
-    const policy = parseWitnessPolicy(`witness a ${X1}\nwitness b ${X2}\ngroup g 2 a b\nquorum g\n`);
-    const verify = (w: { vkey: Parameters<typeof vkeyVerifier>[0] }, sig: Uint8Array) => vkeyVerifier(w.vkey).verify(text, sig);
-    const line = (s: typeof w1) => ({ name: s.name, keyId: s.keyId, signature: s.sign(text) });
-    expect(judgeCosignatures(policy, [line(w1), line(stranger)], verify)).toEqual({ cosigned: ['a'], unknown: 1, problems: [], met: false });
-    expect(judgeCosignatures(policy, [line(w1), line(w2)], verify)).toMatchObject({ cosigned: ['a', 'b'], met: true });
-    const forged = { ...line(w2), signature: line(w1).signature };
-    expect(judgeCosignatures(policy, [line(w1), forged], verify)).toMatchObject({ cosigned: ['a'], problems: ['the line of x2.example does not verify against the checkpoint'], met: false });
-    expect(judgeCosignatures(policy, [line(w1), line(w1)], verify).problems).toEqual(['x1.example cosigned twice']);
+    const lines = (...signers: (typeof w1)[]) => signNote(body, signers).slice(body.length + 1);
+    const policy = parseWitnessPolicy(`log ${LOG}\nwitness a ${X1}\nwitness b ${X2}\ngroup g 2 a b\nquorum g\n`);
+    const verify = (w: { vkey: Parameters<typeof vkeyVerifier>[0] }, text: Uint8Array, sig: Uint8Array) => vkeyVerifier(w.vkey).verify(text, sig);
+    const one = judgeCheckpoint(policy, note, lines(w1, stranger), verify);
+    expect(one).toEqual({
+      cosigned: [{ witness: 'a', time: 1_700_000_000 }],
+      groups: [{ name: 'g', met: false }],
+      met: false,
+      problems: [],
+      ignored: [
+        { name: 'log.example', keyId: logSigner.keyId, reason: 'log' },
+        { name: 'gone.example', keyId: stranger.keyId, reason: 'unknown key' },
+      ],
+    });
+    // The same lines inside the note (the latest checkpoint) are judged the same.
+    expect(judgeCheckpoint(policy, `${note}${lines(w1, stranger)}`, undefined, verify)).toEqual(one);
+    expect(judgeCheckpoint(policy, note, lines(w2, w1), verify)).toMatchObject({ cosigned: [{ witness: 'b' }, { witness: 'a' }], met: true, problems: [] });
+    // x2's line over another checkpoint: its key, not this checkpoint's signature.
+    const other = 'log.example\n6\nAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=\n';
+    const forged = signNote(other, [w2]).slice(other.length + 1);
+    expect(judgeCheckpoint(policy, note, lines(w1) + forged, verify)).toMatchObject({
+      cosigned: [{ witness: 'a' }],
+      met: false,
+      problems: [{ witness: 'b', reason: 'the Ed25519 cosignature line of x2.example does not verify against the checkpoint' }],
+    });
+    expect(judgeCheckpoint(policy, note, lines(w1, w1), verify)).toMatchObject({ cosigned: [{ witness: 'a' }], problems: [{ witness: 'a', reason: 'x1.example cosigned twice' }] });
+    expect(judgeCheckpoint(policy, note, lines(w1, w2), () => undefined)).toMatchObject({ cosigned: [], met: false, ignored: [{ reason: 'log' }, { reason: 'not checked here' }, { reason: 'not checked here' }] });
+    expect(() => judgeCheckpoint(policy, note, lines(w1).slice(0, -1), verify)).toThrow(/newline/);
+    expect(judgeCheckpoint(parseWitnessPolicy('quorum none\n'), note, undefined, verify)).toMatchObject({ cosigned: [], met: true });
   });
 });

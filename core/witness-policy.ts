@@ -1,6 +1,6 @@
 // Witness policies (c2sp.org/tlog-policy): which logs sign a checkpoint, which witnesses may cosign it, and the
 // quorum that makes a checkpoint witnessed. One parser and one judgement for every reader: the cosigning step
-// (pipeline/witness.ts), `timeseal verify`, the site's verified search and the offline verifier.
+// (pipeline/witness.ts), `timeseal verify`, the site's verified search, the offline verifier and the client.
 //
 // The format, from the specification: lines of `log <vkey> [<url>]`, `witness <name> <vkey> [<url>]`,
 // `group <name> all|any|<k> <name>...` and exactly one `quorum <name>` (`none`: no cosignature required);
@@ -12,15 +12,18 @@
 // Timeseal published an older form before (`quorum <N>`, then one vkey a line): readWitnessPolicy still reads
 // it, as a flat group of those witnesses named by their key names with threshold N.
 //
-// What every reader does with a checkpoint's cosignature lines (judgeCosignatures): a line from a key of the
-// policy must verify (a bad one is a problem: someone published a false line under a known witness's name); a
-// line from any other key is ignored and counted, never fatal (a witness that was retired, or one a reader does
-// not know); the quorum is then judged on the witnesses whose lines verified. The latest checkpoint also carries
-// the log's own signature lines: those are not cosignatures, and a caller passes only the witnesses' lines or
-// relies on them being ignored as unknown keys.
+// What every reader does with a checkpoint's signature lines (judgeCheckpoint): the log's own lines are left to
+// the reader (it checks them with the log's keys); a line of a policy witness must verify, once (a bad or second
+// one is a problem: someone published a false line under a known witness's name, and the cosignatures are
+// refused); a line from any other key is ignored and named, never fatal (a retired witness, or one the reader
+// does not know); the groups and the quorum are then judged on the witnesses whose lines verified. Readers differ
+// only in what they show (one row per witness for people, a count) and in what they pass: the cosigning step and
+// `timeseal verify` a day's checkpoint with its `.cosignatures` lines, the others the latest checkpoint or a
+// bundle's, which carry the log's lines and the witnesses' in one note.
 import { FormatError } from './errors.ts';
-import { parseVkey, type Vkey } from './cosignature.ts';
-import { equalBytes } from './encoding.ts';
+import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, readTimestamp, type Vkey } from './cosignature.ts';
+import { equalBytes, fromUtf8, utf8 } from './encoding.ts';
+import { parseNote } from './note.ts';
 
 export interface PolicyWitness {
   name: string;
@@ -145,51 +148,94 @@ export function quorumMet(policy: WitnessPolicy, cosigned: ReadonlySet<string>):
 }
 
 /**
- * The policy as a reader that shows "k of n witnesses (q required)" takes it: the witnesses' vkeys and how many
- * must cosign, for a quorum of one witness or of one group of witnesses (every policy Timeseal writes); a quorum
- * of nested groups is refused with a message (such a reader cannot summarise it).
+ * Checks one line of a policy witness against the checkpoint text (the note's text bytes): true or false, or
+ * undefined when this reader cannot check that witness's algorithm (the offline page in a browser whose Web
+ * Crypto lacks Ed25519). Each reader passes its own verifier so that core/ pulls in no signature code a reader
+ * does not carry; `vkeyVerifier(witness.vkey).verify(text, signature)` (core/cosignature.ts) is the usual one.
  */
-export function flatWitnessPolicy(text: string): { quorum: number; witnesses: Vkey[] } {
-  const policy = parseWitnessPolicy(text);
-  const g = policy.groups.find((x) => x.name === policy.quorum);
-  if (g && !g.members.every((m) => policy.witnesses.some((w) => w.name === m))) throw new FormatError('witness policy', 'nested groups');
-  return { quorum: policy.quorum === 'none' ? 0 : (g?.threshold ?? 1), witnesses: policy.witnesses.map((w) => w.vkey) };
-}
+export type CosignatureCheck = (witness: PolicyWitness, text: Uint8Array, signature: Uint8Array) => boolean | undefined;
 
-/** One signature line of a note, as core/note.ts parses it. */
-export interface SignatureLine {
-  name: string;
-  keyId: number;
-  signature: Uint8Array;
-}
+/** Why a signature line was not counted for any witness. */
+export type IgnoredReason =
+  /** The log's own line (named as the checkpoint's origin, or a `log` key of the policy): each reader checks
+   *  those with the log's keys; they are not cosignatures. */
+  | 'log'
+  /** From a key the policy does not name (a retired witness, another log's, a witness's other key). */
+  | 'unknown key'
+  /** From a policy witness whose key is not a cosigner's (c2sp.org/tlog-cosignature: types 0x04, 0x06). */
+  | 'not a cosigner key'
+  /** This reader cannot check the witness's algorithm (CosignatureCheck answered undefined). */
+  | 'not checked here';
 
-export interface Judgement {
-  /** Names of the policy's witnesses whose line verified. */
-  cosigned: string[];
-  /** Lines from keys the policy does not name (ignored). */
-  unknown: number;
-  /** Lines from the policy's witnesses that do not verify, or repeat a witness. */
-  problems: string[];
+export interface CosignatureVerdict {
+  /** The policy's witnesses whose line verified, in the order of the lines, with the time each line states
+   *  (seconds since 1970, as core/cosignature.ts readTimestamp reads it). */
+  cosigned: Array<{ witness: string; time: number | null }>;
+  /** Every group of the policy and whether the cosigned witnesses satisfy it. */
+  groups: Array<{ name: string; met: boolean }>;
+  /** Whether the cosigned witnesses satisfy the quorum (always true for `quorum none`). */
   met: boolean;
+  /** Lines of the policy's witnesses that do not verify, or a witness's second line: someone published a false
+   *  line under a known witness's name, and every reader refuses the checkpoint's cosignatures. */
+  problems: Array<{ witness: string; reason: string }>;
+  /** Lines not counted, and why. */
+  ignored: Array<{ name: string; keyId: number; reason: IgnoredReason }>;
+}
+
+/** c2sp.org/tlog-cosignature: the signature types of cosigners (Ed25519 0x04, ML-DSA-44 0x06). */
+const COSIGNER_TYPES: readonly number[] = [NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE];
+
+/**
+ * Judges a checkpoint's cosignatures against a witness policy; the one judgement every reader makes (the
+ * cosigning step, `timeseal verify`, the site's search, the offline verifier, the client). `note` is the signed
+ * checkpoint; `cosignatures`, when given, are signature lines kept apart from it (a day's `.cosignatures` file)
+ * and are read as more lines of the note. Every line is taken in turn: the log's own lines are ignored (the
+ * reader checks them with the log's keys); a line of a policy witness (its name and key ID) must verify under
+ * `verify`, once (else a problem); a witness whose key is not a cosigner's counts for nothing; any other line is
+ * ignored, never fatal. The groups and the quorum are then judged on the witnesses whose line verified. Throws a
+ * FormatError when the note or the lines are not signature lines (c2sp.org/signed-note).
+ */
+export function judgeCheckpoint(policy: WitnessPolicy, note: string | Uint8Array, cosignatures: string | Uint8Array | undefined, verify: CosignatureCheck): CosignatureVerdict {
+  const { text, signatures } = parseNote(note);
+  const extra = cosignatures === undefined ? '' : typeof cosignatures === 'string' ? cosignatures : fromUtf8(cosignatures, 'cosignature lines');
+  const lines = extra === '' ? signatures : signatures.concat(parseNote(`${text}\n${extra}`).signatures);
+  const origin = text.slice(0, text.indexOf('\n'));
+  const bytes = utf8(text);
+  const verdict: CosignatureVerdict = { cosigned: [], groups: [], met: false, problems: [], ignored: [] };
+  const seen = new Set<string>();
+  for (const line of lines) {
+    const ignore = (reason: IgnoredReason) => verdict.ignored.push({ name: line.name, keyId: line.keyId, reason });
+    const w = policy.witnesses.find((x) => x.vkey.name === line.name && x.vkey.keyId === line.keyId);
+    if (w === undefined) {
+      ignore(line.name === origin || policy.logs.some((l) => l.vkey.name === line.name && l.vkey.keyId === line.keyId) ? 'log' : 'unknown key');
+      continue;
+    }
+    if (!COSIGNER_TYPES.includes(w.vkey.type)) {
+      ignore('not a cosigner key');
+      continue;
+    }
+    if (seen.has(w.name)) {
+      verdict.problems.push({ witness: w.name, reason: `${line.name} cosigned twice` });
+      continue;
+    }
+    seen.add(w.name);
+    const good = verify(w, bytes, line.signature);
+    if (good === undefined) ignore('not checked here');
+    else if (good) verdict.cosigned.push({ witness: w.name, time: readTimestamp(line.signature) });
+    else verdict.problems.push({ witness: w.name, reason: `the ${w.vkey.type === NOTE_TYPE_ED25519_COSIGNATURE ? 'Ed25519' : 'ML-DSA-44'} cosignature line of ${line.name} does not verify against the checkpoint` });
+  }
+  const cosigned = new Set(verdict.cosigned.map((c) => c.witness));
+  verdict.groups = policy.groups.map((g) => ({ name: g.name, met: quorumMet({ ...policy, quorum: g.name }, cosigned) }));
+  verdict.met = quorumMet(policy, cosigned);
+  return verdict;
 }
 
 /**
- * Judges the cosignature lines of a checkpoint: `verify(witness, text, signature)` checks one line against the
- * checkpoint text (the caller's verifier for that witness's vkey). See the module comment.
+ * The quorum in a few words, for readers that show it to people: `none`, a witness's name, the number that must
+ * cosign for one group of witnesses (every policy Timeseal writes: `2`), else `group <name>`.
  */
-export function judgeCosignatures(policy: WitnessPolicy, lines: readonly SignatureLine[], verify: (witness: PolicyWitness, signature: Uint8Array) => boolean): Judgement {
-  const cosigned: string[] = [];
-  const problems: string[] = [];
-  let unknown = 0;
-  for (const line of lines) {
-    const w = policy.witnesses.find((x) => x.vkey.name === line.name && x.vkey.keyId === line.keyId);
-    if (w === undefined) {
-      unknown++;
-      continue;
-    }
-    if (cosigned.includes(w.name)) problems.push(`${line.name} cosigned twice`);
-    else if (!verify(w, line.signature)) problems.push(`the line of ${line.name} does not verify against the checkpoint`);
-    else cosigned.push(w.name);
-  }
-  return { cosigned, unknown, problems, met: quorumMet(policy, new Set(cosigned)) };
+export function describeQuorum(policy: WitnessPolicy): string {
+  const g = policy.groups.find((x) => x.name === policy.quorum);
+  if (g === undefined) return policy.quorum;
+  return g.members.every((m) => policy.witnesses.some((w) => w.name === m)) ? String(g.threshold) : `group ${g.name}`;
 }

@@ -264,8 +264,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks)))) problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
     }
   }
-  // Witness cosignatures: every line of every D.cosignatures a verified cosignature of D.checkpoint by a
-  // witness of keys/witnesses.
+  // Witness cosignatures: every D.cosignatures judged with D.checkpoint as every reader judges them
+  // (core/witness-policy.ts judgeCheckpoint), with the witnesses of keys/witnesses and keys/witnesses.retired.
   const cosigned = await checkCosignatures(reader, options.witnessPolicy, state.days, options.retiredWitnesses);
   problems.push(...cosigned.problems);
   notes.push(...cosigned.notes);

@@ -20,7 +20,7 @@ import path from 'node:path';
 import { CHECKPOINT_PATH, cosignaturesPath, dayCheckpointPath, withCosignatures, type DayRecord } from '../core/archive.ts';
 import { parseCheckpoint } from '../core/checkpoint.ts';
 import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, readTimestamp, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
-import { encodeWitnessPolicy as encodePolicy, readWitnessPolicy } from '../core/witness-policy.ts';
+import { describeQuorum, encodeWitnessPolicy as encodePolicy, judgeCheckpoint, parseWitnessPolicy, readWitnessPolicy, type CosignatureVerdict, type WitnessPolicy } from '../core/witness-policy.ts';
 import { concatBytes, fromUtf8, toBase64, utf8 } from '../core/encoding.ts';
 import { consistencyProof } from '../core/merkle.ts';
 import { parseNote, type NoteVerifier } from '../core/note.ts';
@@ -120,69 +120,82 @@ function cosignatureLines(text: string): string[] {
 }
 
 /**
- * Checks a day's cosignature lines against its checkpoint and the known witness vkeys (the policy's and the
- * retired ones): every line from one of them must be a cosignature of that checkpoint (a bad signature, a
- * witness twice or a malformed line is a problem); a line from any other key is ignored and counted
- * (core/witness-policy.ts). Returns the witnesses that cosigned and the number of ignored lines.
+ * The witnesses of keys/witnesses.retired added to a policy as witnesses of no group: their lines of past days
+ * are still checked with the key of their time, and count for no quorum. A key still in the policy is not
+ * added twice.
  */
-export function checkCosignatureLines(checkpoint: Uint8Array, cosignatures: string, verifiers: readonly NoteVerifier[]): { signed: NoteVerifier[]; unknown: number } {
-  const lines = cosignatureLines(cosignatures);
-  const signed: NoteVerifier[] = [];
-  if (lines.length === 0) return { signed, unknown: 0 };
-  const text = parseNote(checkpoint).text;
-  const note = parseNote(`${text}\n${lines.join('\n')}\n`);
-  let unknown = 0;
-  for (const sig of note.signatures) {
-    const v = verifiers.find((k) => k.name === sig.name && k.keyId === sig.keyId);
-    if (v === undefined) {
-      unknown++;
-      continue;
-    }
-    if (!v.verify(utf8(text), sig.signature)) throw new Error(`the ${v.algorithm} line of ${sig.name} does not verify against the day's checkpoint`);
-    if (signed.includes(v)) throw new Error(`${sig.name} cosigned twice`);
-    signed.push(v);
-  }
-  return { signed, unknown };
+export function withRetiredWitnesses(policy: WitnessPolicy, retired: ReturnType<typeof parseRetiredWitnesses>): WitnessPolicy {
+  const extra = retired
+    .filter((r) => !policy.witnesses.some((w) => w.text === r.text))
+    .map((r, i) => ({ name: `${r.vkey.name} (retired ${r.date}, #${i + 1})`, vkey: r.vkey, text: r.text }));
+  return { ...policy, witnesses: [...policy.witnesses, ...extra] };
 }
 
 /**
- * For `timeseal verify`: every day's cosignatures, checked with the keys of the witness policy (keys/witnesses, in
- * either published form) and of the retired witnesses (keys/witnesses.retired): a day is judged with the keys of
- * its time, whoever the witnesses are today. Lines from other keys are counted in a note.
+ * The judgement of a day's cosignatures (core/witness-policy.ts judgeCheckpoint): the day's checkpoint, whose own
+ * lines are the log's and left alone, with the lines of its `.cosignatures` file, each witness's checked with
+ * its vkey. Throws when the lines are not signature lines.
  */
-export async function checkCosignatures(reader: ArchiveReader, policyText: string | undefined, days: readonly DayRecord[], retiredText?: string): Promise<{ problems: string[]; checked: number; notes: string[] }> {
+export function judgeDay(checkpoint: Uint8Array, cosignatures: string, policy: WitnessPolicy): CosignatureVerdict {
+  return judgeCheckpoint(policy, checkpoint, cosignatures, (w, text, signature) => vkeyVerifier(w.vkey).verify(text, signature));
+}
+
+/**
+ * For `timeseal verify`: every day's cosignatures, judged with the witness policy (keys/witnesses, in either
+ * published form) and the retired witnesses (keys/witnesses.retired): a day is judged with the keys of its time,
+ * whoever the witnesses are today. A line of a known witness that does not verify, or a witness's second line, is
+ * a problem; lines from other keys are counted in a note, and so is a latest day whose quorum is not met yet (the
+ * hourly cosigning step is still asking). Returns each judged day's verdict too.
+ */
+export async function checkCosignatures(
+  reader: ArchiveReader,
+  policyText: string | undefined,
+  days: readonly DayRecord[],
+  retiredText?: string,
+): Promise<{ problems: string[]; checked: number; notes: string[]; verdicts: Array<{ date: string; verdict: CosignatureVerdict }> }> {
   const problems: string[] = [];
   const notes: string[] = [];
+  const verdicts: Array<{ date: string; verdict: CosignatureVerdict }> = [];
   let checked = 0;
-  let verifiers: NoteVerifier[] = [];
+  let policy: WitnessPolicy | undefined;
   if (policyText !== undefined) {
     try {
-      verifiers = readWitnessPolicy(policyText).witnesses.map((w) => vkeyVerifier(w.vkey));
+      policy = readWitnessPolicy(policyText);
     } catch (err) {
       problems.push(`keys/${WITNESS_POLICY_FILE}: ${(err as Error).message}`);
     }
   }
+  let known: WitnessPolicy = { logs: [], witnesses: [], groups: [], quorum: 'none' };
   try {
-    verifiers.push(...parseRetiredWitnesses(retiredText).map((r) => vkeyVerifier(r.vkey)));
+    known = withRetiredWitnesses(policy ?? known, parseRetiredWitnesses(retiredText));
   } catch (err) {
     problems.push(`keys/${RETIRED_WITNESSES_FILE}: ${(err as Error).message}`);
+    if (policy !== undefined) known = policy;
   }
   let unknown = 0;
   for (const day of days) {
     const rel = cosignaturesPath(day.date);
     const bytes = await reader.read(rel);
-    if (bytes === undefined) continue;
-    checked++;
+    if (bytes === undefined && (policy === undefined || day !== days.at(-1))) continue;
+    if (bytes !== undefined) checked++;
     const checkpoint = await reader.read(dayCheckpointPath(day.date));
     try {
       if (checkpoint === undefined) throw new Error(`${dayCheckpointPath(day.date)} is missing`);
-      unknown += checkCosignatureLines(checkpoint, fromUtf8(bytes, rel), verifiers).unknown;
+      const verdict = judgeDay(checkpoint, bytes === undefined ? '' : fromUtf8(bytes, rel), known);
+      verdicts.push({ date: day.date, verdict });
+      unknown += verdict.ignored.filter((i) => i.reason === 'unknown key').length;
+      for (const p of verdict.problems) problems.push(`${rel}: ${p.reason}`);
     } catch (err) {
-      problems.push(`${rel}: ${(err as Error).message}`);
+      problems.push(`${bytes === undefined ? dayCheckpointPath(day.date) : rel}: ${(err as Error).message}`);
     }
   }
   if (unknown > 0) notes.push(`${unknown} cosignature line${unknown === 1 ? '' : 's'} from keys in neither keys/${WITNESS_POLICY_FILE} nor keys/${RETIRED_WITNESSES_FILE}, not checked`);
-  return { problems, checked, notes };
+  const latest = verdicts.at(-1);
+  if (policy !== undefined && latest !== undefined && latest.date === days.at(-1)?.date && !latest.verdict.met) {
+    const names = latest.verdict.cosigned.map((c) => c.witness).join(', ') || 'none';
+    notes.push(`${latest.date}: the witness policy's quorum (${describeQuorum(policy)}) is not met yet (cosigned by: ${names}); the hourly cosigning step asks again`);
+  }
+  return { problems, checked, notes, verdicts };
 }
 
 export interface WitnessContext {
@@ -241,20 +254,26 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
   const last = state.days.at(-1);
   const report: CosignReport = { date: last?.date ?? null, treeSize: last?.treeSize ?? 0, quorum: witness.quorum, cosigned: [], failures: [], met: false };
   if (witness.witnesses.length === 0) return { ...report, met: true };
-  publishPolicy(config, witness, ctx.clock().toISOString().slice(0, 10));
+  const policy = publishPolicy(config, witness, ctx.clock().toISOString().slice(0, 10));
   if (!last) return report;
   const checkpoint = readOptional(archive, dayCheckpointPath(last.date));
   if (checkpoint === undefined) throw new UsageError(`${dayCheckpointPath(last.date)} is missing`);
+  // The day's lines judged with the policy just published (the same judgement as every reader's); the policy
+  // lists the configured witnesses in their order, so the i-th witness of the policy is witness.witnesses[i].
+  const judged = (text: string): Set<Witness> => {
+    const verdict = judgeDay(checkpoint, text, policy);
+    if (verdict.problems.length > 0) throw new Error(`${cosignaturesPath(last.date)}: ${verdict.problems.map((p) => p.reason).join('; ')}`);
+    return new Set(verdict.cosigned.map((c) => witness.witnesses[policy.witnesses.findIndex((w) => w.name === c.witness)]!));
+  };
   const existing = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
-  const verifiers = witness.witnesses.map((w) => w.verifier);
-  const already = new Set(checkCosignatureLines(checkpoint, existing, verifiers).signed);
+  const already = judged(existing);
   const states = readStateFile(config);
   const fresh: string[] = [];
   const book = ctx.schedule ? new RetryBook(path.join(stateDir(config), WITNESS_RETRY_FILE)) : undefined;
   const at = ctx.schedule?.now();
   await Promise.all(
     witness.witnesses.map(async (w) => {
-      if (already.has(w.verifier)) return;
+      if (already.has(w)) return;
       const key = `${last.date} ${keyOf(w)}`;
       if (book && at && !book.due(key, at)) {
         const e = book.get(key)!;
@@ -286,7 +305,7 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
       const onDisk = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
       const lines = [...new Set([...cosignatureLines(onDisk), ...fresh])].sort();
       const text = lines.map((l) => `${l}\n`).join('');
-      checkCosignatureLines(checkpoint, text, verifiers);
+      judged(text);
       writeMutable(archive, cosignaturesPath(last.date), text);
       const now = readState(archive, config.logOrigin).days.at(-1);
       if (now?.date === last.date) writeMutable(archive, CHECKPOINT_PATH, withCosignatures(checkpoint, utf8(text)));
@@ -296,9 +315,9 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
     fs.renameSync(`${statePath(config)}.tmp`, statePath(config));
   }
   const final = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
-  const { signed } = checkCosignatureLines(checkpoint, final, verifiers);
-  report.cosigned = witness.witnesses.filter((w) => signed.includes(w.verifier)).map((w) => w.vkey.name);
-  report.met = report.cosigned.length >= witness.quorum;
+  const signed = judged(final);
+  report.cosigned = witness.witnesses.filter((w) => signed.has(w)).map((w) => w.vkey.name);
+  report.met = judgeDay(checkpoint, final, policy).met;
   ctx.progress?.(`${last.date}: ${report.cosigned.length} of ${witness.witnesses.length} witnesses cosigned (${witness.quorum} required)`);
   return report;
 }
@@ -320,13 +339,15 @@ const writeKeyFile = (config: Config, name: string, text: string): void => {
 
 /**
  * Publishes keys/witnesses for the configured witnesses; a witness of the policy published before that is no
- * longer configured (by its exact vkey) is appended to keys/witnesses.retired with today's date, first.
+ * longer configured (by its exact vkey) is appended to keys/witnesses.retired with today's date, first. Returns
+ * the policy as readers read it.
  */
-function publishPolicy(config: Config, witness: WitnessConfig, today: string): void {
+function publishPolicy(config: Config, witness: WitnessConfig, today: string): WitnessPolicy {
   const logVkey = readKeyFile(config, LOG_VKEY_FILE)?.trim();
   const text = encodeWitnessPolicy(witness, logVkey);
+  const policy = parseWitnessPolicy(text);
   const current = readKeyFile(config, WITNESS_POLICY_FILE);
-  if (current === text) return;
+  if (current === text) return policy;
   if (current !== undefined) {
     let before: string[] = [];
     try {
@@ -340,6 +361,7 @@ function publishPolicy(config: Config, witness: WitnessConfig, today: string): v
     if (gone.length > 0) writeKeyFile(config, RETIRED_WITNESSES_FILE, `${retiredText}${gone.map((t) => `retired ${today} ${t}\n`).join('')}`);
   }
   writeKeyFile(config, WITNESS_POLICY_FILE, text);
+  return policy;
 }
 
 /**

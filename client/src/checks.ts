@@ -1,14 +1,14 @@
 // Checks shared by upgrade (before it keeps anything) and verify (offline): a checkpoint's signature lines with
 // the pinned keys and the witness policy, and the path of a bundle's per-hash OpenTimestamps proof. Every byte
 // is read by core/.
-import { readTimestamp, vkeyVerifier } from '../../core/cosignature.ts';
-import { equalBytes, fromBase64, fromHex, toHex, utf8 } from '../../core/encoding.ts';
+import { vkeyVerifier } from '../../core/cosignature.ts';
+import { equalBytes, fromBase64, fromHex, toHex } from '../../core/encoding.ts';
 import { logVerifiers } from '../../core/log-keys.ts';
-import { parseNote, verifyNoteSignatures } from '../../core/note.ts';
+import { verifyNoteSignatures } from '../../core/note.ts';
 import { appendOp, parseDetached, SHA256_OP, walkAttestations, type OtsOp, type Timestamp } from '../../core/ots.ts';
 import { dayCommitment, inclusionPathOps } from '../../core/ots-path.ts';
 import type { ProofBundle } from '../../core/proof.ts';
-import { judgeCosignatures } from '../../core/witness-policy.ts';
+import { judgeCheckpoint } from '../../core/witness-policy.ts';
 import type { LoadedKeys } from './keys.ts';
 
 export interface LineFacts {
@@ -34,8 +34,8 @@ const SIGNER_NAMES: Record<string, string> = {
 /**
  * The signature lines of a checkpoint (signed note): the log's own lines must verify under the pinned keys
  * (Ed25519 and ML-DSA-44 together or not at all), and the other lines are judged against the witness policy
- * (core/witness-policy.ts: a known witness's bad line is a problem, unknown lines are ignored). Throws when a
- * log line does not verify.
+ * (core/witness-policy.ts judgeCheckpoint: a known witness's bad or second line is a problem, unknown lines are
+ * ignored). Throws when a log line does not verify, or the note is not signature lines.
  */
 export function checkpointLines(note: string, origin: string, keys: LoadedKeys): LineFacts {
   const verifiers = logVerifiers(origin, keys.set);
@@ -45,17 +45,12 @@ export function checkpointLines(note: string, origin: string, keys: LoadedKeys):
   if (algorithms.includes('Ed25519') !== algorithms.includes('ML-DSA-44 cosignature')) throw new Error('the checkpoint has one of the Ed25519 and ML-DSA-44 lines without the other');
   const signers = verified.map((v) => SIGNER_NAMES[v.algorithm] ?? v.algorithm);
   if (keys.policy === null) return { signers, witnesses: null };
-  const { text, signatures } = parseNote(note);
-  const bytes = utf8(text);
-  const others = signatures.filter((s) => !verifiers.some((v) => v.name === s.name && v.keyId === s.keyId));
-  const judgement = judgeCosignatures(keys.policy, others, (w, sig) => vkeyVerifier(w.vkey).verify(bytes, sig));
-  const cosigned = judgement.cosigned.map((name) => {
-    const w = keys.policy!.witnesses.find((x) => x.name === name)!;
-    const line = others.find((s) => s.name === w.vkey.name && s.keyId === w.vkey.keyId);
-    const seconds = line === undefined ? null : readTimestamp(line.signature);
-    return { name, time: seconds === null || seconds === 0 ? null : new Date(seconds * 1000).toISOString() };
-  });
-  return { signers, witnesses: { required: keys.policy.quorum !== 'none', met: judgement.met, cosigned, unknown: judgement.unknown, problems: judgement.problems } };
+  // The bundle's checkpoint carries the log's lines (checked above with the pinned keys; the judgement leaves
+  // them alone) and the witnesses' lines in one note.
+  const verdict = judgeCheckpoint(keys.policy, note, undefined, (w, text, sig) => vkeyVerifier(w.vkey).verify(text, sig));
+  const cosigned = verdict.cosigned.map((c) => ({ name: c.witness, time: c.time === null || c.time === 0 || c.time > 8.64e12 ? null : new Date(c.time * 1000).toISOString() }));
+  const unknown = verdict.ignored.filter((i) => i.reason !== 'log').length;
+  return { signers, witnesses: { required: keys.policy.quorum !== 'none', met: verdict.met, cosigned, unknown, problems: verdict.problems.map((p) => p.reason) } };
 }
 
 export interface OtsFacts {

@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parseVkey } from '../../core/cosignature.ts';
 import { ecdsaPublicKeyFromPem } from '../../core/sig.ts';
 import { verifyInputs, type KeyInput, type VerifierInputs } from '../../site/offline-verifier/src/checks.ts';
 import { classifyFile, classifyText } from '../../site/offline-verifier/src/inputs.ts';
@@ -39,20 +38,22 @@ describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
     expect(classifyText('x+0000000a+AQ==')).toMatchObject({ kind: 'vkey', problem: expect.any(String) });
   });
 
-  test('a witness policy is read as one; a log key in it is not taken for a cosigner, and a damaged one is named', async () => {
+  test('a witness policy is read as one, in either published form; a log key in it is not taken for a cosigner, and a damaged one is named', async () => {
     const ed = fs.readFileSync(path.join(archive.keys, 'ed25519.vkey'), 'utf8').trim();
     // keys/witnesses in the c2sp.org/tlog-policy format (core/witness-policy.ts), here naming the log's own key.
     const text = `# a policy\nwitness log ${ed}\nquorum log\n`;
     expect(classifyText(text, 'witnesses')).toMatchObject({ kind: 'witness-policy', value: text });
     expect(classifyText('witness a not-a-vkey\nquorum a\n', 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.stringMatching(/line 1/) });
-    // The older `quorum N` form is recognised and named as not read here (the archive's readers still read it).
-    expect(classifyText(`quorum 1\n${ed}\n`, 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.stringMatching(/line 1/) });
-    const files = archive.dayFiles(DAY1).map(read);
+    // The older `quorum N` form is read too (archives made before the change).
+    expect(classifyText(`quorum 1\n${ed}\n`, 'witnesses')).toMatchObject({ kind: 'witness-policy', value: `quorum 1\n${ed}\n` });
+    expect(classifyText(`quorum 2\n${ed}\n`, 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.stringMatching(/threshold 2/) });
     // The log's own Ed25519 key (0x01), whose line the checkpoint has: not a cosignature.
-    const witnesses = { quorum: 1, witnesses: [parseVkey(ed)], source: 'witnesses' };
-    const r = await verifyInputs({ files, keys, witnesses });
+    const files = [...archive.dayFiles(DAY1).map(read), classifyText(text, 'witnesses')];
+    const r = await verifyInputs({ files, keys });
     const rows = r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
-    expect(rows).toContainEqual(expect.stringMatching(/^Witnesses \| 0 of the 1 witnesses of the policy cosigned this checkpoint \(quorum 1, not met yet/));
+    expect(rows).toContainEqual(expect.stringMatching(/^Witnesses \| 0 of the 1 witnesses of the policy cosigned this checkpoint \(quorum log, not met yet/));
+    expect(rows).toContainEqual('Witness policy | log; quorum log');
+    expect(rows.filter((x) => x.startsWith('Witness log'))).toEqual([]);
   });
 });
 

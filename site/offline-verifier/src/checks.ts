@@ -14,16 +14,8 @@ import { sha256 } from '../../../core/hash.ts';
 import { parseLedger, type Ledger } from '../../../core/ledger.ts';
 import { leafHash, verifyInclusion } from '../../../core/merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote, verifyNoteSignatures } from '../../../core/note.ts';
-import {
-  ed25519CosignedMessage,
-  mldsa44CosignatureVerifier,
-  NOTE_TYPE_ED25519,
-  NOTE_TYPE_ED25519_COSIGNATURE,
-  NOTE_TYPE_MLDSA44_COSIGNATURE,
-  readTimestamp,
-  typedKeyId,
-  type Vkey,
-} from '../../../core/cosignature.ts';
+import { ed25519CosignedMessage, mldsa44CosignatureVerifier, NOTE_TYPE_ED25519, NOTE_TYPE_MLDSA44_COSIGNATURE, readTimestamp, typedKeyId } from '../../../core/cosignature.ts';
+import { describeQuorum, judgeCheckpoint, readWitnessPolicy, type CosignatureVerdict, type PolicyWitness, type WitnessPolicy } from '../../../core/witness-policy.ts';
 import { formatDetached, parseDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../../core/ots.ts';
 import { parseProofBundle, verifyProofBundle, type ProofBundle } from '../../../core/proof.ts';
 import { ecdsaPublicKeyToSpkiDer, ecdsaVerify, fingerprint, mldsaVerifyMu } from '../../../core/sig.ts';
@@ -81,8 +73,6 @@ export interface VerifierInputs {
   fetchedHeaders?: FetchedHeader[];
   /** Whose proof-of-work limit headers are held to; mainnet unless a test network is chosen. */
   network?: BitcoinNetwork;
-  /** The witness policy (keys/witnesses, loaded by the person): whose cosignatures to check, and how many. */
-  witnesses?: { quorum: number; witnesses: Vkey[]; source: string };
   /** The RFC 3161 TSAs' certificate authority (keys/tsa-ca.pem, loaded by the person): DER certificates. */
   authority?: { certs: Uint8Array[]; source: string };
 }
@@ -266,8 +256,15 @@ function commitsToDay(d: DetachedTimestampFile, root: Uint8Array, ledgerSha256: 
 
 // --- Sections -------------------------------------------------------------------------------------------
 
+/** The witness policy the person dropped (keys/witnesses; the last one given), read with core/witness-policy.ts. */
+interface PolicyInput {
+  policy: WitnessPolicy;
+  source: string;
+}
+
 interface Context {
   inputs: VerifierInputs;
+  policy?: PolicyInput;
   keys: Partial<PublicKeySet>;
   ledgers: Array<{ input: ClassifiedInput; sha256: string; ledger?: Ledger }>;
   bundles: Array<{ input: ClassifiedInput; bundle?: ProofBundle }>;
@@ -361,51 +358,85 @@ function witnessReadyLines(note: string | Uint8Array, origin: string, ctx: Conte
       checks.push(attempt('Checkpoint ML-DSA-44 cosignature', () => void verifyNoteSignatures(note, [verifier])));
     }
   }
-  const policy = ctx.inputs.witnesses;
-  if (policy) {
-    let cosigned = 0;
-    for (const w of policy.witnesses) {
-      // A policy names cosigners (0x04, 0x06); any other key in it has no cosignature to check.
-      if (w.type !== NOTE_TYPE_ED25519_COSIGNATURE && w.type !== NOTE_TYPE_MLDSA44_COSIGNATURE) continue;
-      const line = lineOf(w.name, w.type, w.publicKey);
-      if (!line) continue;
-      known++;
-      cosigned++;
-      const label = `Witness ${w.name}`;
-      const time = readTimestamp(line.signature);
-      // The time a witness states (seconds); one no date can hold is not shown (the signature still decides).
-      const when = time !== null && time < 8.64e12 ? [`Cosigned at ${blockTimeIso(time)}`] : [];
-      if (w.type === NOTE_TYPE_ED25519_COSIGNATURE) {
-        checks.push(line.signature.length === 72 && time !== null ? ed25519Row(ctx, label, w.publicKey, line.signature.subarray(8), ed25519CosignedMessage(time, text), when) : fail(label, 'the cosignature is not 8 + 64 bytes'));
-      } else {
-        const verifier = mldsa44CosignatureVerifier(w.name, w.publicKey);
-        checks.push(attempt(label, () => (verifyNoteSignatures(note, [verifier]), when)));
-      }
-    }
-    const enough = cosigned >= policy.quorum;
-    checks.push(
-      info('Witnesses', `${cosigned} of the ${policy.witnesses.length} witnesses of the policy cosigned this checkpoint (quorum ${policy.quorum}${enough ? ', met' : ', not met yet: cosignatures are added within hours of publication'})`, [`Policy from ${policy.source}`]),
-    );
-  }
+  if (ctx.policy) known += witnessRows(note, ctx.policy, ctx, checks);
   return [...checks, ...otherLines(note, known)];
 }
 
-/** An Ed25519 signature checked with Web Crypto (asynchronous: the row is filled in before the report). */
-function ed25519Row(ctx: Context, label: string, publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array, details?: string[]): Check {
-  const row = pending(label, 'checking…');
+/**
+ * The witnesses' cosignatures, judged with the policy the person dropped as every reader judges them
+ * (core/witness-policy.ts judgeCheckpoint); the page differs only in what it shows: one row per witness whose
+ * line the checkpoint carries, for people, and the quorum as information (what the page verifies is the proof;
+ * the client's `complete` waits for the quorum). Ed25519 cosignatures are checked with Web Crypto, which answers
+ * asynchronously: a first judgement finds the lines to check, the second, once every answer is in, is the
+ * verdict. Returns how many lines are the policy's witnesses'.
+ */
+function witnessRows(note: string | Uint8Array, given: PolicyInput, ctx: Context, checks: Check[]): number {
+  const { policy, source } = given;
+  const answers = new Map<string, boolean | undefined>();
+  const asked: Promise<unknown>[] = [];
+  const keyOf = (w: PolicyWitness, signature: Uint8Array) => `${w.name} ${toHex(signature)}`;
+  let found: CosignatureVerdict;
+  try {
+    found = judgeCheckpoint(policy, note, undefined, (w, text, signature) => {
+      const key = keyOf(w, signature);
+      if (w.vkey.type === NOTE_TYPE_MLDSA44_COSIGNATURE) answers.set(key, mldsa44CosignatureVerifier(w.vkey.name, w.vkey.publicKey).verify(text, signature));
+      else {
+        const time = readTimestamp(signature);
+        if (signature.length !== 72 || time === null) answers.set(key, false);
+        else asked.push(ed25519Verify(w.vkey.publicKey, signature.subarray(8), ed25519CosignedMessage(time, text)).then((good) => answers.set(key, good)));
+      }
+      return true;
+    });
+  } catch (err) {
+    checks.push(fail('Witnesses', message(err)));
+    return 0;
+  }
+  const names = [...new Set([...found.cosigned.map((c) => c.witness), ...found.problems.map((p) => p.witness)])];
+  const rows = new Map(names.map((name) => [name, pending(`Witness ${name}`, 'checking…')]));
+  const summary = pending('Witnesses', 'checking…');
+  checks.push(...rows.values(), summary);
+  ctx.later.push(
+    Promise.all(asked).then(() => {
+      const verdict = judgeCheckpoint(policy, note, undefined, (w, _text, signature) => answers.get(keyOf(w, signature)));
+      for (const [name, row] of rows) {
+        const label = `Witness ${name}`;
+        const problems = verdict.problems.filter((p) => p.witness === name).map((p) => p.reason);
+        const time = verdict.cosigned.find((c) => c.witness === name)?.time;
+        // The time a witness states (seconds); one no date can hold is not shown (the signature still decides).
+        if (problems.length > 0) Object.assign(row, fail(label, problems.join('; ')));
+        else if (time !== undefined) Object.assign(row, ok(label, time !== null && time < 8.64e12 ? [`Cosigned at ${blockTimeIso(time)}`] : []));
+        else Object.assign(row, info(label, "not checked: this browser's Web Crypto has no Ed25519 (`timeseal verify` and the site check it)"));
+      }
+      const n = verdict.cosigned.length;
+      Object.assign(
+        summary,
+        info('Witnesses', `${n} of the ${policy.witnesses.length} witnesses of the policy cosigned this checkpoint (quorum ${describeQuorum(policy)}${verdict.met ? ', met' : ', not met yet: cosignatures are added within hours of publication'})`, [`Policy from ${source}`]),
+      );
+    }),
+  );
+  return found.cosigned.length + found.problems.length;
+}
+
+/** An Ed25519 signature checked with Web Crypto: undefined when this browser's Web Crypto has no Ed25519. */
+async function ed25519Verify(publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): Promise<boolean | undefined> {
   const c = globalThis.crypto?.subtle;
   const bytes = (b: Uint8Array) => b as Uint8Array<ArrayBuffer>;
+  let key: CryptoKey;
+  try {
+    key = await c.importKey('raw', bytes(publicKey), { name: 'Ed25519' }, false, ['verify']);
+  } catch {
+    return undefined;
+  }
+  return c.verify({ name: 'Ed25519' }, key, bytes(signature), bytes(message)).catch(() => false);
+}
+
+/** An Ed25519 signature checked with Web Crypto (asynchronous: the row is filled in before the report). */
+function ed25519Row(ctx: Context, label: string, publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): Check {
+  const row = pending(label, 'checking…');
   ctx.later.push(
-    (async () => {
-      let key: CryptoKey;
-      try {
-        key = await c.importKey('raw', bytes(publicKey), { name: 'Ed25519' }, false, ['verify']);
-      } catch {
-        return Object.assign(row, info(label, "not checked: this browser's Web Crypto has no Ed25519 (`timeseal verify` and the site check it)"));
-      }
-      const good = await c.verify({ name: 'Ed25519' }, key, bytes(signature), bytes(message)).catch(() => false);
-      return Object.assign(row, good ? ok(label, details) : fail(label, 'the Ed25519 signature does not verify'));
-    })(),
+    ed25519Verify(publicKey, signature, message).then((good) =>
+      Object.assign(row, good === undefined ? info(label, "not checked: this browser's Web Crypto has no Ed25519 (`timeseal verify` and the site check it)") : good ? ok(label) : fail(label, 'the Ed25519 signature does not verify')),
+    ),
   );
   return row;
 }
@@ -819,7 +850,7 @@ function headerSection(ctx: Context, input: ClassifiedInput): Section {
   return { title, checks };
 }
 
-function keySection(inputs: VerifierInputs, problems: ClassifiedInput[]): Section {
+function keySection(inputs: VerifierInputs, policy: PolicyInput | undefined, problems: ClassifiedInput[]): Section {
   const checks: Check[] = [];
   const { ecdsa, mldsa } = inputs.keys;
   checks.push(
@@ -830,7 +861,7 @@ function keySection(inputs: VerifierInputs, problems: ClassifiedInput[]): Sectio
   checks.push(
     mldsa ? info('ML-DSA-65 public key', `fingerprint ${fingerprint(mldsa.key)}`, [`From ${mldsa.source}`]) : pending('ML-DSA-65 public key', NO_MLDSA),
   );
-  if (inputs.witnesses) checks.push(info('Witness policy', `${inputs.witnesses.witnesses.map((w) => w.name).join(', ')}; quorum ${inputs.witnesses.quorum}`, [`From ${inputs.witnesses.source}`]));
+  if (policy) checks.push(info('Witness policy', `${policy.policy.witnesses.map((w) => w.name).join(', ')}; quorum ${describeQuorum(policy.policy)}`, [`From ${policy.source}`]));
   if (inputs.authority) checks.push(info('TSA certificate authority', `${inputs.authority.certs.length} certificate${inputs.authority.certs.length === 1 ? '' : 's'}`, [`From ${inputs.authority.source}`]));
   for (const p of problems) checks.push(fail(`Key file ${p.name}`, p.problem ?? 'not a public key'));
   return { title: 'Public keys', checks };
@@ -887,7 +918,11 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
       // Reported in the proof's own section.
     }
   }
-  const ctx: Context = { inputs, keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims), network: inputs.network ?? 'mainnet', later: [], verified: new Map() };
+  // The witness policy is the person's to give (built in, it would grow the file with every witness past its
+  // size budget): the last one dropped counts; inputs.ts has read it already.
+  const policyFile = files.filter((f) => f.kind === 'witness-policy' && typeof f.value === 'string').at(-1);
+  const policy = policyFile ? { policy: readWitnessPolicy(policyFile.value as string), source: policyFile.name } : undefined;
+  const ctx: Context = { inputs, ...(policy ? { policy } : {}), keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims), network: inputs.network ?? 'mainnet', later: [], verified: new Map() };
 
   const sections: Section[] = [];
   for (const b of bundles) sections.push(bundleSection(ctx, b));
@@ -951,7 +986,7 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
 
   const evidence = sections.length;
   const keyProblems = files.filter((f) => (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key' || f.kind === 'tsa-ca' || f.kind === 'witness-policy') && f.problem);
-  sections.unshift(keySection(inputs, keyProblems));
+  sections.unshift(keySection(inputs, ctx.policy, keyProblems));
   await Promise.all(ctx.later);
   if (inputs.document) {
     const { hash, source, digests = {} } = inputs.document;

@@ -13,7 +13,7 @@ import {
 } from '../../../core/sig.ts';
 import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
 import { parseVkey } from '../../../core/cosignature.ts';
-import { flatWitnessPolicy } from '../../../core/witness-policy.ts';
+import { readWitnessPolicy } from '../../../core/witness-policy.ts';
 import { pemCertificates } from '../../../core/rfc3161.ts';
 
 /** DER of the id-ct-TSTInfo OID (1.2.840.113549.1.9.16.1.4), which every RFC 3161 token holds. */
@@ -187,7 +187,7 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   // for the report.
   if (/^\s*(#.*\n\s*)*(log|witness|group|quorum)[ \t]/.test(t)) {
     try {
-      flatWitnessPolicy(t);
+      readWitnessPolicy(t);
       return { kind: 'witness-policy', name, bytes, value: t };
     } catch (err) {
       return { kind: 'witness-policy', name, bytes, problem: (err as Error).message };

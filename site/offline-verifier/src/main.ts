@@ -4,7 +4,6 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { fromBase64, fromHex, toHex } from '../../../core/encoding.ts';
 import { parseVkey } from '../../../core/cosignature.ts';
-import { flatWitnessPolicy } from '../../../core/witness-policy.ts';
 import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { blockHash } from '../../../core/bitcoin.ts';
 import { dateOfDayFile } from '../../../core/archive.ts';
@@ -347,15 +346,12 @@ function refresh(): void {
 async function check(): Promise<void> {
   const run = ++checking;
   const loaded = state.files.filter((f) => f.kind === 'tsa-ca' && Array.isArray(f.value));
-  // The TSAs' authorities and the witness policy are the person's to give (tsa-ca.pem, timeseal-tsa-root.pem and
-  // witnesses from /keys/, or their own copies): built in, they would grow the file with every witness, past its
-  // size budget. Every certificate given is trusted as an authority, for the day's tokens and for receipts alike.
+  // The TSAs' authorities are the person's to give (tsa-ca.pem, timeseal-tsa-root.pem from /keys/, or their own
+  // copies), like the witness policy (checks.ts reads it from the files). Every certificate given is trusted as an
+  // authority, for the day's tokens and for receipts alike.
   const authority = loaded.length ? { certs: loaded.flatMap((f) => f.value as Uint8Array[]), source: loaded.map((f) => f.name).join(', ') } : undefined;
-  const policy = state.files.filter((f) => f.kind === 'witness-policy' && typeof f.value === 'string').at(-1);
-  const witnesses = policy ? { ...flatWitnessPolicy(policy.value as string), source: policy.name } : undefined;
   const inputs = {
     ...(authority ? { authority } : {}),
-    ...(witnesses ? { witnesses } : {}),
     ...(state.document ? { document: { hash: state.document.hash, source: state.document.source, digests: Object.fromEntries(Object.entries(state.document.digests ?? {}).filter(([, d]) => d)) } } : {}),
     files: state.files,
     keys: activeKeys(),

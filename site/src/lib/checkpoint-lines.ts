@@ -3,13 +3,14 @@
 // that pages which check only the first two lines (the home page's showcase) load none of it.
 import { parseVkey, vkeyVerifier } from '../../../core/cosignature.ts';
 import { parseNote, type NoteVerifier } from '../../../core/note.ts';
-import { flatWitnessPolicy } from '../../../core/witness-policy.ts';
+import { judgeCheckpoint, readWitnessPolicy, type CosignatureVerdict, type WitnessPolicy } from '../../../core/witness-policy.ts';
 import { SearchUnavailableError, VerificationFailedError, type SearchResult } from './verified-search.ts';
 
 /**
  * The checkpoint's other lines: the log's Ed25519 and ML-DSA-44 lines (with its published vkeys) and the
- * witnesses' cosignatures (with keys/witnesses). A known key's line that fails to verify fails the search: the
- * checkpoint is not what its signers signed.
+ * witnesses' cosignatures (with keys/witnesses, in either published form), judged as every reader judges them
+ * (core/witness-policy.ts judgeCheckpoint). A known key's line that fails to verify, or a witness's second line,
+ * fails the search: the checkpoint is not what its signers signed.
  */
 export async function otherLines(
   note: Uint8Array,
@@ -18,34 +19,52 @@ export async function otherLines(
   edVkey: Uint8Array | null,
   mlVkey: Uint8Array | null,
   witnessPolicy: Uint8Array | null,
-): Promise<Pick<SearchResult, 'signers' | 'witnesses' | 'witnessQuorum'>> {
+): Promise<Pick<SearchResult, 'signers' | 'witnesses' | 'witnessQuorum' | 'witnessQuorumMet'>> {
   const decode = (b: Uint8Array) => new TextDecoder().decode(b);
   const signers = [...baseSigners];
   const log: NoteVerifier[] = [];
-  let witnessKeys: NoteVerifier[] = [];
-  let quorum: number | undefined;
+  let policy: WitnessPolicy | null = null;
   try {
     for (const v of [edVkey, mlVkey]) if (v !== null) log.push(vkeyVerifier(parseVkey(decode(v))));
-    if (witnessPolicy !== null) {
-      const policy = flatWitnessPolicy(decode(witnessPolicy));
-      quorum = policy.quorum;
-      witnessKeys = policy.witnesses.map(vkeyVerifier);
-    }
+    if (witnessPolicy !== null) policy = readWitnessPolicy(decode(witnessPolicy));
   } catch (err) {
     throw new SearchUnavailableError(`published keys: ${(err as Error).message}`, { cause: err });
   }
   if (log.some((v) => v.name !== origin)) throw new VerificationFailedError(`checkpoint keys are named ${log.map((v) => v.name).join(', ')}, not ${origin}`);
   const { text, signatures } = parseNote(note);
   const bytes = new TextEncoder().encode(text);
-  const vouched = new Set<NoteVerifier>();
-  for (const sig of signatures) {
-    const v = [...log, ...witnessKeys].find((k) => k.name === sig.name && k.keyId === sig.keyId);
-    if (v === undefined) continue;
+  for (const v of log) {
+    const sig = signatures.find((s) => s.name === v.name && s.keyId === v.keyId);
+    if (sig === undefined) continue;
     if (!v.verify(bytes, sig.signature)) throw new VerificationFailedError(`checkpoint: the ${v.algorithm} line of ${v.name} does not verify`);
-    vouched.add(v);
+    signers.push(v.algorithm === 'Ed25519' ? 'Ed25519' : 'ML-DSA-44');
   }
-  for (const v of log) if (vouched.has(v)) signers.push(v.algorithm === 'Ed25519' ? 'Ed25519' : 'ML-DSA-44');
-  const witnesses = witnessKeys.map((v) => ({ name: v.name, cosigned: vouched.has(v) }));
+  if (policy === null) return { signers };
+  // The latest checkpoint carries the log's lines (checked above) and the witnesses' in one note: the judgement
+  // leaves the log's alone.
+  let verdict: CosignatureVerdict;
+  try {
+    verdict = judgeCheckpoint(policy, note, undefined, (w, t, s) => vkeyVerifier(w.vkey).verify(t, s));
+  } catch (err) {
+    throw new VerificationFailedError(`checkpoint: ${(err as Error).message}`, { cause: err });
+  }
+  if (verdict.problems.length > 0) throw new VerificationFailedError(`checkpoint: ${verdict.problems.map((p) => p.reason).join('; ')}`);
+  const cosigned = new Set(verdict.cosigned.map((c) => c.witness));
+  // One row per witness of the policy, for people; the verdict is the judgement's.
+  const witnesses = policy.witnesses.map((w) => ({ name: w.name, cosigned: cosigned.has(w.name) }));
   for (const w of witnesses) if (w.cosigned) signers.push(w.name);
-  return { signers, ...(quorum === undefined ? {} : { witnesses, witnessQuorum: quorum }) };
+  return { signers, witnesses, witnessQuorumMet: verdict.met, ...(countedQuorum(policy) === undefined ? {} : { witnessQuorum: countedQuorum(policy) }) };
+}
+
+/**
+ * How many of the policy's witnesses must cosign, when counting them is the whole rule: `quorum none`, or a
+ * quorum of one group whose members are all the policy's witnesses (every policy Timeseal writes). Otherwise
+ * undefined: a count would misstate the quorum, and only witnessQuorumMet says whether it is met.
+ */
+function countedQuorum(policy: WitnessPolicy): number | undefined {
+  if (policy.quorum === 'none') return 0;
+  const g = policy.groups.find((x) => x.name === policy.quorum);
+  const all = policy.witnesses.map((w) => w.name);
+  if (g !== undefined && g.members.length === all.length && all.every((n) => g.members.includes(n))) return g.threshold;
+  return all.length === 1 && all[0] === policy.quorum ? 1 : undefined;
 }

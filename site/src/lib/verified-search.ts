@@ -32,7 +32,7 @@ export const ECDSA_KEY_URL = '/keys/public.pem';
 export const MLDSA_KEY_URL = '/keys/dilithium_public.key';
 export const ED25519_VKEY_URL = '/keys/ed25519.vkey';
 export const MLDSA44_VKEY_URL = '/keys/mldsa44.vkey';
-/** The witness policy: `quorum <N>`, then one vkey a line (pipeline/witness.ts writes it). */
+/** The witness policy, c2sp.org/tlog-policy (or the older `quorum <N>` form; pipeline/witness.ts writes it). */
 export const WITNESSES_URL = '/keys/witnesses';
 
 /** Contract: like `fetch(url, init)` for a same-origin URL (init carries at most a Range header); may reject on
@@ -41,7 +41,7 @@ export type Fetcher = (url: string, init?: { headers: Record<string, string> }) 
 
 export type OtsState = 'pending' | 'verified';
 
-/** Spec §3 "Search result", plus what the browser checked. */
+/** A search result as the ledgers API answers it (docs/API.md), plus what the browser checked. */
 export interface SearchResult {
   found: boolean;
   hash: string;
@@ -67,9 +67,12 @@ export interface SearchResult {
   bytesFetched: number;
   /** Every checkpoint line that verified here, by signer: the log's algorithms, then each witness by name. */
   signers?: string[];
-  /** The witnesses the archive names, whether each cosigned this checkpoint (verified here), and how many must. */
+  /** The witnesses the archive names, whether each cosigned this checkpoint (verified here), and how many must
+   *  (when counting them is the whole rule; see checkpoint-lines.ts). */
   witnesses?: { name: string; cosigned: boolean }[];
   witnessQuorum?: number;
+  /** Whether the witness policy's quorum is met (core/witness-policy.ts judgeCheckpoint), present with witnesses. */
+  witnessQuorumMet?: boolean;
 }
 
 /** The archive or the keys could not be read ("Search unavailable"). */
@@ -169,7 +172,7 @@ export function verifyCheckpointDual(note: Uint8Array, ecdsaPem: string, mldsaKe
   return { checkpoint, ecdsaVerified: byEcdsa !== null, mldsaVerified: byMldsa !== null };
 }
 
-/** Spec §4: verified when latest_ots_ok is on or after the ledger date, or block info has confirmations for it. */
+/** Anchoring is verified when latest_ots_ok is on or after the ledger date, or block info has confirmations for it. */
 export function otsStateFor(date: string, latestOtsOk: unknown, block: { confirmations?: unknown; block_height?: unknown } | undefined): OtsState {
   if (typeof latestOtsOk === 'string' && latestOtsOk !== '' && latestOtsOk >= date) return 'verified';
   if (block && typeof block.confirmations === 'number') return 'verified';
