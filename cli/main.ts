@@ -5,21 +5,30 @@ import { Command, CommanderError } from 'commander';
 import { TimesealError } from '../core/errors.ts';
 import { UsageError } from '../runtime/config.ts';
 import { createContext, type Context } from './context.ts';
-import { registerAnchor } from './commands/anchor.ts';
-import { registerDb } from './commands/db.ts';
-import { registerImport, InputError } from './commands/import.ts';
-import { registerIndexJson } from './commands/index-json.ts';
-import { registerKeys } from './commands/keys.ts';
-import { registerLedger } from './commands/ledger.ts';
-import { registerOts } from './commands/ots.ts';
-import { registerProof } from './commands/proof.ts';
-import { registerReceipt } from './commands/receipt.ts';
-import { registerServe } from './commands/serve.ts';
-import { registerStatus } from './commands/status.ts';
-import { registerUpgrade } from './commands/upgrade.ts';
-import { registerVerify } from './commands/verify.ts';
-import { registerWitness } from './commands/witness.ts';
-import { registerTsa } from './commands/tsa.ts';
+import { InputError } from './output.ts';
+
+type Register = (program: Command, ctx: () => Context) => void;
+
+/** Each top-level command's module, loaded only when that command runs (or for help, which lists them all):
+ * a command does not pay for loading what the others use (the web server, the pipeline, pkijs), and every
+ * spawn of the CLI starts faster. In the order `--help` lists them. */
+const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
+  ['keys', async () => (await import('./commands/keys.ts')).registerKeys],
+  ['import', async () => (await import('./commands/import.ts')).registerImport],
+  ['ledger', async () => (await import('./commands/ledger.ts')).registerLedger],
+  ['verify', async () => (await import('./commands/verify.ts')).registerVerify],
+  ['index-json', async () => (await import('./commands/index-json.ts')).registerIndexJson],
+  ['proof', async () => (await import('./commands/proof.ts')).registerProof],
+  ['status', async () => (await import('./commands/status.ts')).registerStatus],
+  ['serve', async () => (await import('./commands/serve.ts')).registerServe],
+  ['witness', async () => (await import('./commands/witness.ts')).registerWitness],
+  ['tsa', async () => (await import('./commands/tsa.ts')).registerTsa],
+  ['receipt', async () => (await import('./commands/receipt.ts')).registerReceipt],
+  ['anchor', async () => (await import('./commands/anchor.ts')).registerAnchor],
+  ['upgrade', async () => (await import('./commands/upgrade.ts')).registerUpgrade],
+  ['ots', async () => (await import('./commands/ots.ts')).registerOts],
+  ['db', async () => (await import('./commands/db.ts')).registerDb],
+];
 
 export async function main(argv: string[]): Promise<number> {
   let context: Context | undefined;
@@ -28,21 +37,10 @@ export async function main(argv: string[]): Promise<number> {
     .description('Timeseal operator CLI: build, sign, verify and prove the public ledger archive')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
-  registerKeys(program, ctx);
-  registerImport(program, ctx);
-  registerLedger(program, ctx);
-  registerVerify(program, ctx);
-  registerIndexJson(program, ctx);
-  registerProof(program, ctx);
-  registerStatus(program, ctx);
-  registerServe(program, ctx);
-  registerWitness(program, ctx);
-  registerTsa(program, ctx);
-  registerReceipt(program, ctx);
-  registerAnchor(program, ctx);
-  registerUpgrade(program, ctx);
-  registerOts(program, ctx);
-  registerDb(program, ctx);
+  // The first word that is not an option names the command; without one that is known (help, a typo) every
+  // command is registered, so commander lists them all or says the word is unknown.
+  const named = COMMANDS.find(([name]) => name === argv.find((a) => !a.startsWith('-')));
+  for (const [, load] of named ? [named] : COMMANDS) (await load())(program, ctx);
   program.commands.forEach(function exitOverride(c: Command) {
     c.exitOverride();
     c.commands.forEach(exitOverride);

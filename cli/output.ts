@@ -1,4 +1,17 @@
-// Command output: with --json exactly one JSON document on stdout, otherwise lines for a person.
+// Command output: with --json exactly one JSON document on stdout, otherwise lines for a person; and the error
+// of bad input lines, which main() prints with every problem.
+import { TimesealError } from '../core/errors.ts';
+
+/** Bad input lines (import): the message, then each problem on a line of its own. */
+export class InputError extends TimesealError {
+  readonly problems: string[];
+  constructor(message: string, problems: string[]) {
+    super('format', message);
+    this.name = 'InputError';
+    this.problems = problems;
+  }
+}
+
 export interface Output {
   json: boolean;
   /** Prints `data` as JSON, or `human()`'s lines. */

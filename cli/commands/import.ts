@@ -7,19 +7,10 @@ import { isHashHex } from '../../core/hash.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { TimesealError } from '../../core/errors.ts';
 import type { Context } from '../context.ts';
-import { output } from '../output.ts';
+import { InputError, output } from '../output.ts';
 import type { Submission } from '../../store/store.ts';
 import { readState } from '../../pipeline/archive-state.ts';
 import { refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
-
-export class InputError extends TimesealError {
-  readonly problems: string[];
-  constructor(message: string, problems: string[]) {
-    super('format', message);
-    this.name = 'InputError';
-    this.problems = problems;
-  }
-}
 
 const MAX_NAME = 255;
 
