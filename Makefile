@@ -42,13 +42,12 @@ typecheck: install
 	npx tsc --noEmit -p client/tsconfig.json
 	npx eslint .
 
+# The four type checks run beside the site build (two cores: each is single-threaded), then every test.
 test: install
 	bash scripts/ensure-test-tools.sh
-	npx tsc --noEmit -p tsconfig.json
-	npx tsc --noEmit -p site/tsconfig.json
-	npx tsc --noEmit -p site/offline-verifier/tsconfig.json
-	npx tsc --noEmit -p client/tsconfig.json
-	node scripts/build.ts
+	( npx tsc --noEmit -p tsconfig.json && npx tsc --noEmit -p site/tsconfig.json \
+	  && npx tsc --noEmit -p site/offline-verifier/tsconfig.json && npx tsc --noEmit -p client/tsconfig.json ) & \
+	  checks=$$!; node scripts/build.ts; built=$$?; wait $$checks && [ $$built = 0 ]
 	npx vitest run
 
 # PNGs of every page at 1280 and 390 px, dark and light, and of the screens the browser tests reach, in
