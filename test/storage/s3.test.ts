@@ -1,0 +1,153 @@
+// The S3 engine (pipeline/storage/s3.ts). Against a real Ceph RADOS Gateway (test/support/ceph-rgw.ts, started
+// once for this file, ~30 s): the archive store contract (contract.ts), each test under a new key prefix of the
+// bucket; the cache class and type of each kind of object, as `timeseal serve` answers them; the start-up probe
+// passing. Against a stand-in S3 server written here that accepts every PUT, as many S3 look-alikes do: the probe
+// refusing it, and plain PUTs when the operator accepts them.
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type net from 'node:net';
+import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveCacheControl, archiveType } from '../../ingest/published-archive.ts';
+import type { ArchiveStore } from '../../pipeline/storage/archive-store.ts';
+import { ACCEPT_PLAIN_PUTS, openArchiveStore } from '../../pipeline/storage/open.ts';
+import { S3ArchiveStore } from '../../pipeline/storage/s3.ts';
+import { cephForSuite } from '../support/ceph-rgw.ts';
+import { archiveStoreContract } from './contract.ts';
+
+const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+describe('on a Ceph RADOS Gateway', () => {
+  const ceph = cephForSuite();
+  let n = 0;
+  let location = '';
+  const sdk = (): S3Client =>
+    new S3Client({ endpoint: ceph.current.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: ceph.current.accessKeyId, secretAccessKey: ceph.current.secretAccessKey } });
+
+  archiveStoreContract('S3 on Ceph RGW', {
+    fresh: () => void (location = `s3://${ceph.current.bucket}/contract-${++n}/ledgers`),
+    open: () => openArchiveStore(location, ceph.current.env),
+  });
+
+  it('the probe passes (RGW refuses a second create-only PUT) and leaves no scratch object behind', async () => {
+    const store = await openArchiveStore(`s3://${ceph.current.bucket}/probed`, ceph.current.env);
+    expect(store).toBeInstanceOf(S3ArchiveStore);
+    expect(store.location).toBe(`s3://${ceph.current.bucket}/probed`);
+    const listed = await sdk().send(new ListObjectsV2Command({ Bucket: ceph.current.bucket, Prefix: 'probed/' }));
+    expect(listed.KeyCount ?? 0).toBe(0);
+  });
+
+  it('every object carries the Cache-Control and Content-Type `timeseal serve` answers its path with', async () => {
+    const store = await openArchiveStore(`s3://${ceph.current.bucket}/classes`, ceph.current.env);
+    const year = 'public, max-age=31536000, immutable';
+    const minute = 'public, max-age=60';
+    const json = 'application/json; charset=utf-8';
+    const note = 'text/plain; charset=utf-8';
+    const binary = 'application/octet-stream';
+    const objects: Array<[string, 'create' | 'replace', string, string]> = [
+      ['2025-11-02.json', 'create', year, json],
+      ['2025-11-02.json.sig', 'create', year, binary],
+      ['2025-11-02.json.dilithium.sig', 'create', year, binary],
+      ['2025-11-02.json.signatures.json', 'create', year, json],
+      ['2025-11-02.checkpoint', 'create', year, note],
+      ['2025-11-02.json.tsr', 'create', year, 'application/timestamp-reply'],
+      ['tile/0/x001/234', 'create', year, binary],
+      ['tile/1/000.p/17', 'create', year, binary],
+      ['tile/entries/x002/005', 'create', year, binary],
+      ['index/0-200.idx', 'create', year, binary],
+      ['checkpoint', 'replace', minute, note],
+      ['days.json', 'replace', minute, json],
+      ['index/segments.json', 'replace', minute, json],
+      ['2025-11-02.cosignatures', 'replace', minute, note],
+      ['2025-11-02.json.ots', 'replace', minute, binary],
+      ['ots_status.json', 'replace', 'no-cache', json],
+      ['block_info.json', 'replace', 'no-cache', json],
+      ['block-info/2025-11.json', 'replace', 'no-cache', json],
+    ];
+    const client = sdk();
+    for (const [rel, how, cacheControl, contentType] of objects) {
+      await (how === 'create' ? store.create(rel, bytes(rel)) : store.replace(rel, bytes(rel)));
+      const head = await client.send(new HeadObjectCommand({ Bucket: ceph.current.bucket, Key: `classes/${rel}` }));
+      expect([rel, head.CacheControl, head.ContentType]).toEqual([rel, cacheControl, contentType]);
+      // The server's own answer for the path (ingest/published-archive.ts) is the same.
+      expect([rel, archiveCacheControl(rel), archiveType(rel)]).toEqual([rel, cacheControl, contentType]);
+    }
+    // A replaced object keeps its class.
+    await store.replace('checkpoint', bytes('again'));
+    expect((await client.send(new HeadObjectCommand({ Bucket: ceph.current.bucket, Key: 'classes/checkpoint' }))).CacheControl).toBe(minute);
+  });
+
+  it('an archive at the bucket root (no prefix) is listed without the bucket\'s other prefixes', async () => {
+    const store = await openArchiveStore(`s3://${ceph.current.bucket}`, ceph.current.env);
+    await store.create('2024-01-01.json', bytes('root'));
+    expect(await store.list('2024-')).toEqual(['2024-01-01.json']);
+    expect(await store.read('2024-01-01.json')).toEqual(new Uint8Array(bytes('root')));
+  });
+
+  it('wrong credentials or a missing bucket fail at start, naming the location and what the store answered', async () => {
+    const env = { ...ceph.current.env, AWS_SECRET_ACCESS_KEY: 'wrong' };
+    await expect(openArchiveStore(`s3://${ceph.current.bucket}/x`, env)).rejects.toThrow(
+      new RegExp(`s3://${ceph.current.bucket}/x/\\.timeseal-probe/.*: the probe's first create-only PUT failed: 403 SignatureDoesNotMatch`),
+    );
+    await expect(openArchiveStore('s3://no-such-bucket/x', ceph.current.env)).rejects.toThrow(/s3:\/\/no-such-bucket\/x\/.*first create-only PUT failed: 404 NoSuchBucket/);
+  });
+});
+
+/** A stand-in S3 server that ignores If-None-Match, as many look-alikes do: every PUT overwrites. Path-style
+ * requests; PUT, GET, HEAD, DELETE of objects. `puts` counts the PUTs each key received. */
+function acceptingS3(): { url: () => string; objects: Map<string, Buffer>; puts: Map<string, number> } {
+  const objects = new Map<string, Buffer>();
+  const puts = new Map<string, number>();
+  const notFound = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>';
+  const server = http.createServer((req, res) => {
+    const key = decodeURIComponent(new URL(req.url!, 'http://x').pathname.slice(1));
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = objects.get(key);
+      if (req.method === 'PUT') {
+        objects.set(key, Buffer.concat(chunks));
+        puts.set(key, (puts.get(key) ?? 0) + 1);
+        res.writeHead(200, { etag: `"${crypto.hash('md5', Buffer.concat(chunks), 'hex')}"` }).end();
+      } else if (req.method === 'DELETE') {
+        objects.delete(key);
+        res.writeHead(204).end();
+      } else if (body === undefined) {
+        res.writeHead(404, { 'content-type': 'application/xml' }).end(req.method === 'HEAD' ? undefined : notFound);
+      } else {
+        res.writeHead(200, { 'content-length': body.length, 'content-type': 'application/octet-stream' }).end(req.method === 'HEAD' ? undefined : body);
+      }
+    });
+  });
+  beforeAll(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: () => `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`, objects, puts };
+}
+
+describe('on a store that ignores If-None-Match', () => {
+  const standIn = acceptingS3();
+  const env = (): NodeJS.ProcessEnv => ({ AWS_ENDPOINT_URL: standIn.url(), AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' });
+
+  it('the probe refuses it with a message that says why and names the way out', async () => {
+    const err = await openArchiveStore('s3://archive/ledgers', env()).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toContain(`s3://archive/ledgers (${standIn.url()}) ignores create-only writes`);
+    expect(err?.message).toContain(`${ACCEPT_PLAIN_PUTS}=1`);
+    // The probe did PUT twice, and cleaned up after itself.
+    expect([...standIn.puts.values()]).toEqual([2]);
+    expect(standIn.objects.size).toBe(0);
+    await expect(openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: 'yes' })).rejects.toThrow(`${ACCEPT_PLAIN_PUTS} must be 1 or 0`);
+    await expect(openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: '0' })).rejects.toThrow(/ignores create-only writes/);
+  });
+
+  it(`with ${ACCEPT_PLAIN_PUTS}=1 it is used with plain PUTs, and a published object is still never overwritten`, async () => {
+    const store: ArchiveStore = await openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: '1' });
+    expect(await store.create('2025-11-02.json', bytes('one'))).toBe(true);
+    expect(await store.create('2025-11-02.json', bytes('one'))).toBe(false);
+    await expect(store.create('2025-11-02.json', bytes('two'))).rejects.toThrow(/published object s3:\/\/archive\/ledgers\/2025-11-02\.json differs from the rebuild/);
+    expect(standIn.objects.get('archive/ledgers/2025-11-02.json')?.toString()).toBe('one');
+    expect(standIn.puts.get('archive/ledgers/2025-11-02.json')).toBe(1);
+  });
+});
