@@ -1,6 +1,23 @@
 // JSON schemas shared by the routes. Every body, query and params schema rejects unknown fields
 // (additionalProperties: false; app.ts turns off Ajv's removeAdditional and type coercion, so nothing is
-// silently dropped or converted).
+// silently dropped or converted). A route's request and reply types are read from these schemas by the
+// json-schema-to-ts type provider (TypedRoutes), so the schemas are written `as const` and no route spells its
+// types again.
+import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import type { FastifyPluginOptions } from 'fastify';
+
+/** A plugin of routes whose body, query, params and answers are typed from their JSON schemas. */
+export type TypedRoutes<Options extends FastifyPluginOptions> = FastifyPluginAsyncJsonSchemaToTs<{ Options: Options }>;
+
+/**
+ * An answer already encoded (JSON text, a file's bytes) where the route's schema describes what it decodes to:
+ * Fastify sends a string or Buffer as it is, never through the schema's serializer, so the answer's type is
+ * the schema's while its value is the encoding.
+ */
+export function encoded<Answer>(body: string | Buffer): Answer {
+  return body as unknown as Answer;
+}
+
 export const HASH_PATTERN = '^[0-9a-fA-F]{64}$';
 export const DATE_PATTERN = '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
 /** One line of text: no control characters at all. */

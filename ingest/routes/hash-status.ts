@@ -3,13 +3,12 @@
 // the next day), or unknown to this server. /verify says "queued for the ledger of D" from it instead of "not
 // found" for a hash submitted today. Published days come from the index (archive-view.ts find: a few shard
 // reads); queued days from the store's rows after the last published day (Store.submissions.queued).
-import type { FastifyPluginAsync } from 'fastify';
 import { publicationTime } from './beta.ts';
-import { hashParams, noQuery, plainErrors } from '../schemas.ts';
+import { hashParams, noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
-export const hashStatusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
-  app.get<{ Params: { hash: string } }>(
+export const hashStatusRoutes: TypedRoutes<Services> = async (app, s) => {
+  app.get(
     '/api/status/:hash',
     {
       schema: {
@@ -54,7 +53,7 @@ export const hashStatusRoutes: FastifyPluginAsync<Services> = async (app, s) => 
       const last = s.archive.days().at(-1)?.date ?? '';
       const queued = (await s.store.submissions.queued(hash, last)).map((q) => ({ ledgerDate: q.date, submittedAt: q.submittedAt.toISOString(), publishedAt: publicationTime(q.date) }));
       const next = queued[0];
-      const state = published.length > 0 ? 'published' : next !== undefined ? 'queued' : 'unknown';
+      const state: 'published' | 'queued' | 'unknown' = published.length > 0 ? 'published' : next !== undefined ? 'queued' : 'unknown';
       const message =
         state === 'published'
           ? `Published in the ledger of ${published.map((p) => p.date).join(', ')}.${next ? ` Also queued for the ledger of ${next.ledgerDate}, published at ${next.publishedAt}.` : ''}`

@@ -6,15 +6,15 @@
 // `D.json.ots` (pipeline/anchor/proofs.ts); 404 while the hash's day has no calendar proof yet.
 // GET /api/proof/:hash.tlog-proof — the same proof as c2sp.org/tlog-proof@v1 text (docs/FORMAT.md §8a,
 // core/tlog-proof.ts).
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import { fromBase64, toBase64 } from '../../core/encoding.ts';
 import { NotFoundError } from '../../core/errors.ts';
 import { encodeProofBundle, type ProofBundle } from '../../core/proof.ts';
 import { encodeTlogProof, tlogProofFromBundle, TLOG_PROOF_MEDIA_TYPE } from '../../core/tlog-proof.ts';
-import { errorSchema, hashParams, noQuery, plainErrors } from '../schemas.ts';
+import { errorSchema, hashParams, noQuery, plainErrors, encoded, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
-export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+export const proofRoutes: TypedRoutes<Services> = async (app, s) => {
   /** The bundle of a published hash (its first day), or null once the 404 naming the hash is sent. */
   const publishedProof = (hash: string, reply: FastifyReply): ProofBundle | null => {
     try {
@@ -28,7 +28,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     }
   };
 
-  app.get<{ Params: { hash: string } }>(
+  app.get(
     '/api/proof/:hash.ots',
     {
       schema: {
@@ -52,11 +52,11 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         .header('Cache-Control', 'no-cache')
         .header('Content-Disposition', `attachment; filename="${hash}.ots"`)
         .type('application/octet-stream')
-        .send(Buffer.from(fromBase64(bundle.ots)));
+        .send(encoded(Buffer.from(fromBase64(bundle.ots))));
     },
   );
 
-  app.get<{ Params: { hash: string } }>(
+  app.get(
     '/api/proof/:hash.tlog-proof',
     {
       schema: {
@@ -81,7 +81,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
   );
 
-  app.get<{ Params: { hash: string } }>(
+  app.get(
     '/api/proof/:hash',
     {
       schema: {
@@ -103,7 +103,7 @@ export const proofRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         .header('Cache-Control', 'no-cache')
         .header('Content-Disposition', `inline; filename="timeseal-proof-${hash.slice(0, 12)}.json"`)
         .type('application/json; charset=utf-8')
-        .send(text);
+        .send(encoded(text));
     },
   );
 };
