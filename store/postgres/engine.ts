@@ -21,24 +21,21 @@ import {
   type Store,
   type StripeChange,
   type SubscriptionFields,
-  type ThrottleKey,
-  type ThrottleMark,
-  type ThrottleRecord,
-  type User,
   windowAmount,
 } from '../store.ts';
+import { sessionStore, userStore } from './accounts.ts';
 import { connection, type Client } from './connection.ts';
 import { neutralError } from './errors.ts';
+import { leaseStore } from './lease.ts';
 import { migrate } from './migrations.ts';
 import { insertSubmission, submissionStore } from './submissions.ts';
+import { throttleStore } from './throttle.ts';
 
 export interface PostgresStoreOptions {
   /** Connections in this process's pool (default 10). */
   poolSize?: number;
 }
 
-/** Expired throttle rows are deleted at most once per this much clock time per scope (per process). */
-const PRUNE_EVERY_MS = 60_000;
 /** PostgreSQL's type oid of BIGINT (int8): ids and counts, read as numbers (all far below 2^53). */
 const INT8_OID = 20;
 
@@ -92,7 +89,7 @@ async function serverSettings(url: string): Promise<{ synchronousCommit: string 
 
 function postgresStore(pool: pg.Pool): Store {
   const conn = connection(pool);
-  const { query, one, tx, lock, track } = conn;
+  const { query, one, tx, lock } = conn;
 
   // --- limits: counts `amount` for (key, date) unless the count would pass `max`; the count after, or undefined.
   const countUpTo = async (c: Client, key: string, date: string, max: number, amount = 1): Promise<number | undefined> => {
@@ -113,28 +110,6 @@ function postgresStore(pool: pg.Pool): Store {
   };
   const subscriptionStatus = async (c: Client | pg.Pool, userId: string): Promise<string | undefined> =>
     (await c.query<{ status: string }>('SELECT status FROM subscriptions WHERE user_id = $1', [userId])).rows[0]?.status;
-
-  // --- throttle
-  const throttleLock = (k: ThrottleKey): string => `throttle\0${k.scope}\0${k.key}`;
-  const prunedAt = new Map<string, number>();
-  const count = async (c: Client | pg.Pool, k: ThrottleKey, windowMs: number, nowMs: number): Promise<number> =>
-    (await c.query<{ n: number }>('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = $1 AND key = $2 AND at_ms > $3 AND at_ms <= $4', [k.scope, k.key, nowMs - windowMs, nowMs])).rows[0]!.n;
-  const record = async (c: Client, keys: readonly ThrottleRecord[], nowMs: number): Promise<ThrottleMark> => {
-    const ids: number[] = [];
-    for (const k of keys) ids.push((await c.query<{ id: number }>('INSERT INTO auth_throttle (scope, key, at_ms) VALUES ($1, $2, $3) RETURNING id', [k.scope, k.key, nowMs])).rows[0]!.id);
-    for (const k of keys) {
-      if (nowMs - (prunedAt.get(k.scope) ?? -Infinity) >= PRUNE_EVERY_MS) {
-        await c.query('DELETE FROM auth_throttle WHERE scope = $1 AND at_ms <= $2', [k.scope, nowMs - k.windowMs]);
-        prunedAt.set(k.scope, nowMs);
-      }
-    }
-    return ids;
-  };
-
-  // --- users
-  const USER_COLUMNS = 'u.id, u.username, u.email, u.email_verified AS v';
-  const userRow = (row: { id: string; username: string; email: string; v: boolean } | undefined): User | undefined =>
-    row && { id: row.id, username: row.username, email: row.email, emailVerified: row.v };
 
   // --- stripe
   const userExists = async (c: Client, id: string | null): Promise<boolean> => id !== null && (await c.query('SELECT 1 FROM users WHERE id = $1', [id])).rowCount === 1;
@@ -264,83 +239,11 @@ function postgresStore(pool: pg.Pool): Store {
         ).rows.map((r) => new Uint8Array(r.der)),
     },
 
-    throttle: {
-      count: (k, windowMs, nowMs) => track(async () => count(pool, k, windowMs, nowMs).catch((err: unknown) => Promise.reject(neutralError(err)))),
-      attempt: (guards, keys, nowMs) =>
-        tx(async (c) => {
-          await lock(c, [...guards, ...keys].map(throttleLock));
-          for (const g of guards) {
-            if ((await count(c, g, g.windowMs, nowMs)) < g.max) continue;
-            if (g.unlessSeen !== undefined && (await count(c, g.unlessSeen, g.unlessSeen.windowMs, nowMs)) > 0) continue;
-            return undefined;
-          }
-          return record(c, keys, nowMs);
-        }),
-      record: (keys, nowMs) =>
-        tx(async (c) => {
-          await lock(c, keys.map(throttleLock));
-          return record(c, keys, nowMs);
-        }),
-      change: ({ withdraw = [], clear = [], record: keys = [], nowMs }) =>
-        tx(async (c) => {
-          await lock(c, [...clear, ...keys].map(throttleLock));
-          const ids = withdraw.flat();
-          if (ids.length > 0) await c.query('DELETE FROM auth_throttle WHERE id = ANY($1::bigint[])', [ids]);
-          for (const k of clear) await c.query('DELETE FROM auth_throttle WHERE scope = $1 AND key = $2', [k.scope, k.key]);
-          await record(c, keys, nowMs);
-        }),
-    },
+    throttle: throttleStore(conn),
 
-    users: {
-      create: (u) =>
-        tx(async (c) => {
-          await c.query(
-            `INSERT INTO users (id, username, email, password, newsletter_subscribed, created_at, verification_token, verification_expires)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-            [u.id, u.username, u.email, u.passwordHash, u.newsletter, u.createdAt.toISOString(), u.verification.tokenHash, u.verification.expires.toISOString()],
-          );
-        }),
-      get: async (id) => userRow(await one(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id])),
-      forLogin: async (name) => {
-        const row = await one<{ id: string; password: string }>('SELECT id, password FROM users WHERE lower(username) = lower($1) OR email = lower($1) LIMIT 1', [name]);
-        return row && { id: row.id, passwordHash: row.password };
-      },
-      byEmail: (email) => one<{ id: string; username: string }>('SELECT id, username FROM users WHERE email = $1', [email]),
-      setVerification: async (userId, tokenHash, expires) =>
-        void (await query('UPDATE users SET verification_token = $1, verification_expires = $2 WHERE id = $3', [tokenHash, expires.toISOString(), userId], true)),
-      verifyEmail: async (tokenHash, now) =>
-        (
-          await query(
-            'UPDATE users SET email_verified = true, verification_token = NULL, verification_expires = NULL WHERE verification_token = $1 AND verification_expires > $2 RETURNING id',
-            [tokenHash, now.toISOString()],
-            true,
-          )
-        ).rowCount === 1,
-      setReset: async (userId, tokenHash, expires) =>
-        void (await query('UPDATE users SET password_reset_token = $1, password_reset_expires = $2 WHERE id = $3', [tokenHash, expires.toISOString(), userId], true)),
-      forReset: async (tokenHash, now) => (await one<{ id: string }>('SELECT id FROM users WHERE password_reset_token = $1 AND password_reset_expires > $2', [tokenHash, now.toISOString()]))?.id,
-      resetPassword: (userId, tokenHash, passwordHash) =>
-        tx(async (c) => {
-          const n = (
-            await c.query(
-              'UPDATE users SET password = $1, password_reset_token = NULL, password_reset_expires = NULL, email_verified = true WHERE id = $2 AND password_reset_token = $3 RETURNING id',
-              [passwordHash, userId, tokenHash],
-            )
-          ).rowCount;
-          if (n === 1) await c.query('DELETE FROM sessions WHERE user_id = $1', [userId]);
-          return n === 1;
-        }),
-    },
+    users: userStore(conn),
 
-    sessions: {
-      create: async (idHash, userId, createdAt, expiresAt) =>
-        void (await query('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [idHash, userId, createdAt.toISOString(), expiresAt.toISOString()], true)),
-      user: async (idHash, now) =>
-        userRow(await one(`SELECT ${USER_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = $1 AND s.expires_at > $2`, [idHash, now.toISOString()])),
-      destroy: async (idHash) => void (await query('DELETE FROM sessions WHERE id_hash = $1', [idHash], true)),
-      destroyUser: async (userId) => void (await query('DELETE FROM sessions WHERE user_id = $1', [userId], true)),
-      prune: async (now) => void (await query('DELETE FROM sessions WHERE expires_at <= $1', [now.toISOString()], true)),
-    },
+    sessions: sessionStore(conn),
 
     subscriptions: {
       get: async (userId) => {
@@ -397,19 +300,7 @@ function postgresStore(pool: pg.Pool): Store {
 
     databaseTime: async () => (await one<{ ms: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms'))!.ms,
 
-    lease: {
-      acquire: async (name, holder, ttlMs, nowMs) =>
-        (
-          await query(
-            `INSERT INTO schedule_lease (name, holder, expires_at) VALUES ($1, $2, $3)
-             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-             WHERE schedule_lease.holder = excluded.holder OR schedule_lease.expires_at < $4 RETURNING holder`,
-            [name, holder, nowMs + ttlMs, nowMs],
-            true,
-          )
-        ).rowCount === 1,
-      release: async (name, holder) => void (await query('DELETE FROM schedule_lease WHERE name = $1 AND holder = $2', [name, holder], true)),
-    },
+    lease: leaseStore(conn),
 
     close: () => conn.close(),
   };

@@ -11,31 +11,25 @@ import {
   isPayingStatus,
   dayAfter,
   RECEIPTS_PER_DAY,
-  UniqueViolationError,
   type HistoryEntry,
   type LimitOutcome,
   type Store,
   type Submission,
   type StripeChange,
   type SubscriptionFields,
-  type ThrottleKey,
-  type ThrottleMark,
-  type ThrottleRecord,
-  type User,
   windowAmount,
 } from '../store.ts';
+import { sessionStore, userStore } from './accounts.ts';
 import { openConnection } from './connection.ts';
 import { dayClosed } from './errors.ts';
+import { leaseStore } from './lease.ts';
 import { submissionStore } from './submissions.ts';
+import { throttleStore } from './throttle.ts';
 
 export interface SqliteStoreOptions {
   /** Use this open connection as the main one (the caller keeps it and closes it); default: open `file`. */
   db?: DB;
 }
-
-/** Expired throttle rows are deleted at most once per this much clock time per scope. */
-const PRUNE_EVERY_MS = 60_000;
-
 
 /** Opens the SQLite store on `file` (created and migrated when needed; store/sqlite/db.ts openDatabase). */
 export function openSqliteStore(file: string, options: SqliteStoreOptions = {}): Store {
@@ -68,25 +62,6 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
   };
   const subscriptionStatus = (userId: string): string | undefined =>
     (sql('SELECT status FROM subscriptions WHERE user_id = ?').get(userId) as { status: string } | undefined)?.status;
-
-  // --- throttle
-  const prunedAt = new Map<string, number>();
-  const count = (k: ThrottleKey, windowMs: number, nowMs: number): number =>
-    (sql('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = ? AND key = ? AND at_ms > ? AND at_ms <= ?').get(k.scope, k.key, nowMs - windowMs, nowMs) as { n: number }).n;
-  const record = (keys: readonly ThrottleRecord[], nowMs: number): ThrottleMark => {
-    const ids = keys.map((k) => Number(sql('INSERT INTO auth_throttle (scope, key, at_ms) VALUES (?, ?, ?)').run(k.scope, k.key, nowMs).lastInsertRowid));
-    for (const k of keys) {
-      if (nowMs - (prunedAt.get(k.scope) ?? -Infinity) >= PRUNE_EVERY_MS) {
-        sql('DELETE FROM auth_throttle WHERE scope = ? AND at_ms <= ?').run(k.scope, nowMs - k.windowMs);
-        prunedAt.set(k.scope, nowMs);
-      }
-    }
-    return ids;
-  };
-
-  // --- users
-  const userRow = (row: { id: string; username: string; email: string; v: number } | undefined): User | undefined =>
-    row && { id: row.id, username: row.username, email: row.email, emailVerified: row.v === 1 };
 
   // --- stripe
   const userExists = (id: string | null): id is string => id !== null && sql('SELECT 1 FROM users WHERE id = ?').get(id) !== undefined;
@@ -200,96 +175,11 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
         ),
     },
 
-    throttle: {
-      count: (k, windowMs, nowMs) => run(() => count(k, windowMs, nowMs)),
-      attempt: (guards, keys, nowMs) =>
-        tx(() => {
-          for (const g of guards) {
-            if (count(g, g.windowMs, nowMs) < g.max) continue;
-            if (g.unlessSeen !== undefined && count(g.unlessSeen, g.unlessSeen.windowMs, nowMs) > 0) continue;
-            return undefined;
-          }
-          return record(keys, nowMs);
-        }),
-      record: (keys, nowMs) => tx(() => record(keys, nowMs)),
-      change: ({ withdraw = [], clear = [], record: keys = [], nowMs }) =>
-        tx(() => {
-          for (const mark of withdraw) for (const id of mark) sql('DELETE FROM auth_throttle WHERE rowid = ?').run(id);
-          for (const k of clear) sql('DELETE FROM auth_throttle WHERE scope = ? AND key = ?').run(k.scope, k.key);
-          record(keys, nowMs);
-        }),
-    },
+    throttle: throttleStore(conn),
 
-    users: {
-      create: (u) =>
-        tx(() => {
-          try {
-            sql('INSERT INTO users (id, username, email, password, newsletter_subscribed, created_at) VALUES (?, ?, ?, ?, ?, ?)').run(
-              u.id,
-              u.username,
-              u.email,
-              u.passwordHash,
-              u.newsletter ? 1 : 0,
-              u.createdAt.toISOString(),
-            );
-          } catch (err) {
-            const e = err as { code?: unknown; message?: string };
-            if (e.code === 'SQLITE_CONSTRAINT_UNIQUE') {
-              throw new UniqueViolationError(/email/.test(e.message ?? '') ? 'email' : 'username', e.message ?? 'unique violation');
-            }
-            throw err;
-          }
-          sql('UPDATE users SET verification_token = ?, verification_expires = ? WHERE id = ?').run(u.verification.tokenHash, u.verification.expires.toISOString(), u.id);
-        }),
-      get: (id) => run(() => userRow(sql('SELECT id, username, email, email_verified AS v FROM users WHERE id = ?').get(id) as never)),
-      forLogin: (name) =>
-        run(() => {
-          const row = sql('SELECT id, password FROM users WHERE lower(username) = lower(?) OR email = lower(?)').get(name, name) as { id: string; password: string } | undefined;
-          return row && { id: row.id, passwordHash: row.password };
-        }),
-      byEmail: (email) => run(() => sql('SELECT id, username FROM users WHERE email = ?').get(email) as { id: string; username: string } | undefined),
-      setVerification: (userId, tokenHash, expires) =>
-        run(() => void sql('UPDATE users SET verification_token = ?, verification_expires = ? WHERE id = ?').run(tokenHash, expires.toISOString(), userId)),
-      verifyEmail: (tokenHash, now) =>
-        run(
-          () =>
-            sql('UPDATE users SET email_verified = 1, verification_token = NULL, verification_expires = NULL WHERE verification_token = ? AND verification_expires > ? RETURNING id').get(
-              tokenHash,
-              now.toISOString(),
-            ) !== undefined,
-        ),
-      setReset: (userId, tokenHash, expires) =>
-        run(() => void sql('UPDATE users SET password_reset_token = ?, password_reset_expires = ? WHERE id = ?').run(tokenHash, expires.toISOString(), userId)),
-      forReset: (tokenHash, now) =>
-        run(() => (sql('SELECT id FROM users WHERE password_reset_token = ? AND password_reset_expires > ?').get(tokenHash, now.toISOString()) as { id: string } | undefined)?.id),
-      resetPassword: (userId, tokenHash, passwordHash) =>
-        tx(() => {
-          const n = sql('UPDATE users SET password = ?, password_reset_token = NULL, password_reset_expires = NULL, email_verified = 1 WHERE id = ? AND password_reset_token = ?').run(
-            passwordHash,
-            userId,
-            tokenHash,
-          ).changes;
-          if (n === 1) sql('DELETE FROM sessions WHERE user_id = ?').run(userId);
-          return n === 1;
-        }),
-    },
+    users: userStore(conn),
 
-    sessions: {
-      create: (idHash, userId, createdAt, expiresAt) =>
-        run(() => void sql('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(idHash, userId, createdAt.toISOString(), expiresAt.toISOString())),
-      user: (idHash, now) =>
-        run(() =>
-          userRow(
-            sql(
-              `SELECT u.id, u.username, u.email, u.email_verified AS v FROM sessions s JOIN users u ON u.id = s.user_id
-               WHERE s.id_hash = ? AND s.expires_at > ?`,
-            ).get(idHash, now.toISOString()) as never,
-          ),
-        ),
-      destroy: (idHash) => run(() => void sql('DELETE FROM sessions WHERE id_hash = ?').run(idHash)),
-      destroyUser: (userId) => run(() => void sql('DELETE FROM sessions WHERE user_id = ?').run(userId)),
-      prune: (now) => run(() => void sql('DELETE FROM sessions WHERE expires_at <= ?').run(now.toISOString())),
-    },
+    sessions: sessionStore(conn),
 
     subscriptions: {
       get: (userId) =>
@@ -339,18 +229,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
 
     databaseTime: () => Promise.resolve(undefined),
 
-    lease: {
-      acquire: (name, holder, ttlMs, nowMs) =>
-        run(
-          () =>
-            sql(
-              `INSERT INTO schedule_lease (name, holder, expires_at) VALUES (?, ?, ?)
-               ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-               WHERE schedule_lease.holder = excluded.holder OR schedule_lease.expires_at < ? RETURNING holder`,
-            ).get(name, holder, nowMs + ttlMs, nowMs) !== undefined,
-        ),
-      release: (name, holder) => run(() => void sql('DELETE FROM schedule_lease WHERE name = ? AND holder = ?').run(name, holder)),
-    },
+    lease: leaseStore(conn),
 
     close: () => conn.close(),
   };
