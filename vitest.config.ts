@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirstSequencer from './test/support/sequencer.ts';
 
 export default defineConfig({
   test: {
@@ -9,5 +10,7 @@ export default defineConfig({
     // Two files at a time: Vitest's default is one fewer than the machine's cores, which is one on the
     // 2-core machines this runs on. Every test owns its ports, folders and databases, so files never share.
     maxWorkers: 2,
+    // Longest files first, by the times in test/durations.json, so neither worker is left with a long file at the end.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });
