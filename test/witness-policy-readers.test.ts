@@ -31,6 +31,7 @@ import { otherLines } from '../site/src/lib/checkpoint-lines.ts';
 import { verifyInputs } from '../site/offline-verifier/src/checks.ts';
 import { classifyFile, classifyText } from '../site/offline-verifier/src/inputs.ts';
 import { checkpointLines } from '../client/src/checks.ts';
+import { readTlogPolicy } from './support/tlog-policy.ts';
 import { loadKeys } from '../client/src/keys.ts';
 
 const ORIGIN = 'log.example/readers';
@@ -166,6 +167,15 @@ describe('the four readers agree on a witness policy', () => {
     expect(CASES.filter((c) => !c.expected.refused && c.expected.met).length).toBeGreaterThanOrEqual(4);
     expect(CASES.filter((c) => !c.expected.refused && !c.expected.met).length).toBeGreaterThanOrEqual(4);
     expect(TEXT).toBe(CHECKPOINT.slice(0, TEXT.length));
+  });
+
+  test("the table's quorum verdicts are the independent tlog-policy reader's (test/support/tlog-policy.ts)", () => {
+    const judged = CASES.filter((c) => !c.expected.refused && !c.policy.startsWith('quorum '));
+    expect(judged.length).toBeGreaterThan(8);
+    for (const c of judged) {
+      const expected = c.expected as Extract<Verdict, { refused: false }>;
+      expect(readTlogPolicy(c.policy).satisfied(new Set(expected.cosigned)), c.label).toBe(expected.met);
+    }
   });
 
   test.each(CASES)('$label', async (c) => {
