@@ -3,17 +3,16 @@
 // its Bitcoin anchoring stands — newest first, at most FEED_DAYS of them: the feed costs the same whatever the
 // archive's age (the archive view keeps days.json parsed, archive-view.ts). An entry's `updated` is the
 // day's publication time (00:01 UTC the next day); its anchoring line changes in place once the day is anchored.
-import type { FastifyPluginAsync } from 'fastify';
 import { ledgerOtsPath, ledgerPath } from '../../core/archive.ts';
 import { escapeHtml } from './certificate.ts';
 import { publicationTime } from './beta.ts';
-import { noQuery } from '../schemas.ts';
+import { noQuery, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
 /** Days in the feed. */
 export const FEED_DAYS = 30;
 
-export const feedRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+export const feedRoutes: TypedRoutes<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
   app.get('/ledgers/feed.xml', { schema: { querystring: noQuery, hide: true } }, async (_request, reply) => {
     const days = s.archive.days();
