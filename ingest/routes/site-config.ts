@@ -2,11 +2,10 @@
 // site is built once for every deployment. Today only `donationUrl` (DONATION_URL, the Beta API page:
 // "a donation link to a card payment provider"): the /beta-api page shows a "Donate by card" link when it is a
 // URL and nothing when it is null.
-import type { FastifyPluginAsync } from 'fastify';
-import { noQuery, plainErrors } from '../schemas.ts';
+import { noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
-export const siteConfigRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+export const siteConfigRoutes: TypedRoutes<Services> = async (app, s) => {
   app.get(
     '/api/site-config',
     {
