@@ -32,16 +32,18 @@ import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 import type { ArchiveAccess } from './archive-access.ts';
 
-export interface OtsStatusView {
+// Type aliases, not interfaces: the status routes answer them as they are, and an answer's type read from its
+// JSON schema (schemas.ts TypedRoutes) admits other fields, which only an alias's plain object type satisfies.
+export type OtsStatusView = {
   latest_ots_ok: string;
   last_update: string;
   queue_size: number;
-}
+};
 
-export interface BlockInfo {
+export type BlockInfo = {
   block_height: number | null;
   confirmations: number;
-}
+};
 
 /** Result of verifying one published day's files (see docs/API.md, verify-quantum). */
 export interface DayVerification {

@@ -1,11 +1,10 @@
 // The read-only status API of the site (docs/API.md): queue stats, the ledger list, Bitcoin block
 // information and the per-day quantum verification. Everything comes from the database (queue) and the
 // published archive (days.json, ots_status.json, block_info.json, the day files).
-import type { FastifyPluginAsync } from 'fastify';
 import { ledgerOtsPath, ledgerPath, type DayRecord } from '../../core/archive.ts';
 import { isDate } from '../../core/ledger.ts';
 import { ClientError } from '../errors.ts';
-import { DATE_PATTERN, noQuery, plainErrors } from '../schemas.ts';
+import { DATE_PATTERN, noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import type { BlockInfo } from '../archive-view.ts';
 
@@ -36,7 +35,7 @@ export const PAUSED_STATUS = 'submissions paused';
 /** queue-stats `status` while writes to the database fail (a full disk; submission-gate.ts). */
 export const STORAGE_STATUS = 'submissions failing';
 
-export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
   app.get(
     '/api/queue-stats.php',
     {
@@ -81,7 +80,7 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
   );
 
-  app.get<{ Querystring: { before?: string; limit?: string } }>(
+  app.get(
     '/api/ledgers.php',
     {
       schema: {
@@ -164,7 +163,7 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
 
   // A year's days at a glance (the heat map on /ledgers): date, size and anchoring, from days.json and the
   // anchoring status only (no per-day verification), found by a binary search: the same cost in any year.
-  app.get<{ Querystring: { year: string } }>(
+  app.get(
     '/api/ledgers-calendar.php',
     {
       schema: {
@@ -208,7 +207,7 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
   );
 
-  app.get<{ Querystring: { month?: string } }>(
+  app.get(
     '/api/ots-block-info.php',
     {
       schema: {
@@ -252,7 +251,7 @@ export const statusRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
   );
 
-  app.get<{ Querystring: { date: string } }>(
+  app.get(
     '/api/verify-quantum.php',
     {
       schema: {
