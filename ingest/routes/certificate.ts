@@ -10,7 +10,7 @@
 // `hash=`. The HTML page offers it as a data: URL download (<first 16 hex>.tsr); the PDF attaches it.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FastifyBaseLogger, FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply } from 'fastify';
 import { dayCheckpointPath, ecdsaSignaturePath, ledgerOtsPath, ledgerPath, mldsaSignaturePath, signaturesMetaPath } from '../../core/archive.ts';
 import { fromHex, toBase64 } from '../../core/encoding.ts';
 import { checkReceipt } from '../../core/receipt.ts';
@@ -20,7 +20,7 @@ import { sessionUser } from '../accounts/sessions.ts';
 import { certificatePdf, receiptCommand, receiptFileName, serialText, type CertificateLink, type CertificateReceipt, type CertificateView } from '../certificate-pdf.ts';
 import { ClientError } from '../errors.ts';
 import { anchoringText } from '../archive-view.ts';
-import { HASH_PATTERN, plainErrors } from '../schemas.ts';
+import { HASH_PATTERN, plainErrors, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -78,7 +78,7 @@ function receiptSection(hash: string, r: CertificateReceipt): string {
 <pre>${escapeHtml(receiptCommand(hash, r.file))}</pre>`;
 }
 
-export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+export const certificateRoutes: TypedRoutes<Services> = async (app, s) => {
   /** The TSA root of the served keys (keys/timeseal-tsa-root.pem); none when the file is absent. */
   const tsaRoot = (): Uint8Array[] => {
     try {
@@ -114,7 +114,7 @@ export const certificateRoutes: FastifyPluginAsync<Services> = async (app, s) =>
       .header('Content-Disposition', `attachment; filename="timeseal-certificate-${view.hash.slice(0, 12)}-${view.ledgerDate}.pdf"`)
       .send(Buffer.from(await certificatePdf(view)));
 
-  app.get<{ Querystring: { hash?: string; id?: string; format?: 'html' | 'pdf' } }>(
+  app.get(
     '/api/certificate.php',
     {
       schema: {
