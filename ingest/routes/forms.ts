@@ -3,10 +3,9 @@
 // validation and texts in docs/API.md). The schema checks types and hard size limits; the spec's own texts come from the checks below, so
 // the site can show the server's message as it is. Both are throttled per client address (throttle.ts):
 // 5 contact messages and 10 waitlist requests an hour, then 429.
-import type { FastifyPluginAsync } from 'fastify';
 import { ClientError } from '../errors.ts';
 import { clientKey } from '../limits.ts';
-import { MULTI_LINE, noQuery, plainErrors, SINGLE_LINE } from '../schemas.ts';
+import { MULTI_LINE, noQuery, plainErrors, SINGLE_LINE, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import { Throttle } from '../throttle.ts';
 
@@ -55,10 +54,10 @@ export function isEmail(text: string): boolean {
 
 const textField = (maxLength: number, pattern: string) => ({ type: 'string', maxLength, pattern }) as const;
 
-export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+export const formRoutes: TypedRoutes<Services> = async (app, s) => {
   const contactLimit = new Throttle(s.store, 'contact', CONTACT_PER_HOUR, 60 * 60_000);
   const waitlistLimit = new Throttle(s.store, 'waitlist', WAITLIST_PER_HOUR, 60 * 60_000);
-  app.post<{ Body: { name: string; email: string; message: string } }>(
+  app.post(
     '/api/professional-waitlist.php',
     {
       schema: {
@@ -99,7 +98,7 @@ export const formRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     },
   );
 
-  app.post<{ Body: { name: string; email: string; subject: string; message: string } }>(
+  app.post(
     '/api/contact',
     {
       schema: {
