@@ -120,7 +120,12 @@ function clientMessage(err: FastifyError & { hashField?: boolean }, style: Error
   return 'Bad request';
 }
 
-export function errorBody(style: ErrorStyle, message: string): Record<string, unknown> {
+/** The error body of each style: `{ok: false, error}` (submit), `{success: false, error, example}` (beta), `{error}`. */
+export function errorBody(style: 'ok', message: string): { ok: false; error: string };
+export function errorBody(style: 'beta', message: string): { success: false; error: string; example: { hash: string } };
+export function errorBody(style: 'plain', message: string): { error: string };
+export function errorBody(style: ErrorStyle, message: string): { ok: false; error: string } | { success: false; error: string; example: { hash: string } } | { error: string };
+export function errorBody(style: ErrorStyle, message: string): { ok: false; error: string } | { success: false; error: string; example: { hash: string } } | { error: string } {
   if (style === 'ok') return { ok: false, error: message };
   if (style === 'beta') return { success: false, error: message, example: { hash: EXAMPLE_HASH } };
   return { error: message };

@@ -7,27 +7,21 @@
 // 201 carries the hash's receipt (tsa-authority.ts), genTime = submittedAt: signed just before the transaction
 // and stored in it with the row (store receipts: the proof bundle and the certificate give it back later), sent
 // only after the commit. A receipt signed for a request the limit refuses or the store fails is dropped unsent.
-import type { FastifyPluginAsync } from 'fastify';
 import { toBase64 } from '../../core/encoding.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
 import { ClientError, errorBody, storageRefusal } from '../errors.ts';
 import { limitRefusal, submitErrorSchema } from '../limit-answer.ts';
 import { submitWithinLimits } from '../limits.ts';
-import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE } from '../schemas.ts';
+import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
 
 /** The client shows "Hash queued!" / "Your timestamp has been submitted". */
 export const SUBMIT_MESSAGE = 'Your timestamp has been submitted';
 
-interface SubmitBody {
-  hash: string;
-  fileName?: string | null;
-}
-
-export const submitRoutes: FastifyPluginAsync<Services> = async (app, s) => {
-  app.post<{ Body: SubmitBody }>(
+export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
+  app.post(
     '/api/submit',
     {
       config: { errorStyle: 'ok' },
