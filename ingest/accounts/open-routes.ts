@@ -1,12 +1,12 @@
 // The account routes open to anyone (a session is used when present): sign-up, login, logout, the current
 // user, e-mail verification, forgot and reset password, and whether payments are available. Registered by
 // routes.ts in the browser context (CSRF origin check, session lookup).
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { UniqueViolationError } from '../../store/store.ts';
 import { ClientError } from '../errors.ts';
 import { clientKey } from '../limits.ts';
 import { isEmail } from '../routes/forms.ts';
-import { noQuery, plainErrors } from '../schemas.ts';
+import { noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
 import { THROTTLED_ERROR } from '../throttle.ts';
 import { RESET_MS, resetMail, sendInBackground, verificationMail, VERIFY_MS } from './emails.ts';
 import { dummyHash, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './passwords.ts';
@@ -38,8 +38,8 @@ async function startSession(s: AccountServices, request: FastifyRequest, reply: 
 }
 
 /** Anonymous allowed (a session is used when present). */
-export const openRoutes = (throttles: AccountThrottles): FastifyPluginAsync<AccountServices> => async (app, s) => {
-  app.post<{ Body: { username: string; email: string; password: string; agreeTerms: boolean; newsletterSubscribed?: boolean } }>(
+export const openRoutes = (throttles: AccountThrottles): TypedRoutes<AccountServices> => async (app, s) => {
+  app.post(
     '/api/auth/signup',
     {
       schema: {
@@ -94,7 +94,7 @@ export const openRoutes = (throttles: AccountThrottles): FastifyPluginAsync<Acco
     },
   );
 
-  app.post<{ Body: { username: string; password: string } }>(
+  app.post(
     '/api/auth/login',
     {
       schema: {
@@ -151,7 +151,7 @@ export const openRoutes = (throttles: AccountThrottles): FastifyPluginAsync<Acco
     },
   );
 
-  app.post<{ Body: { token?: string } }>(
+  app.post(
     '/api/auth/verify-email',
     {
       schema: {
@@ -178,7 +178,7 @@ export const openRoutes = (throttles: AccountThrottles): FastifyPluginAsync<Acco
   // or not the address has an account (a timing test told them apart 91 % of the time when the
   // token was made and the e-mail started before answering).
   const pendingResets = new WeakMap<FastifyRequest, { email: string; now: Date }>();
-  app.post<{ Body: { email: string } }>(
+  app.post(
     '/api/auth/forgot-password',
     {
       schema: {
@@ -207,7 +207,7 @@ export const openRoutes = (throttles: AccountThrottles): FastifyPluginAsync<Acco
     },
   );
 
-  app.post<{ Body: { token: string; password: string } }>(
+  app.post(
     '/api/auth/reset-password',
     {
       schema: {
