@@ -1,12 +1,12 @@
 // The account routes for logged-in users only (a preHandler answers 401 without a session): resend the
 // verification e-mail, the subscription, the quota and its use, the history of a paying user, and Stripe
 // checkout and billing portal. Registered by routes.ts in the browser context (CSRF origin check, session lookup).
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import type Stripe from 'stripe';
 import { utcDate } from '../../core/ledger.ts';
 import { ClientError } from '../errors.ts';
 import { clientKey, STANDARD_PER_MONTH, utcMonth } from '../limits.ts';
-import { noQuery, plainErrors } from '../schemas.ts';
+import { noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
 import { sendAccountMail, verificationMail, VERIFY_MS } from './emails.ts';
 import type { AccountServices, AccountThrottles } from './services.ts';
 import type { SessionUser } from './sessions.ts';
@@ -22,7 +22,7 @@ async function issueVerification(s: AccountServices, userId: string, now: Date):
 }
 
 /** Logged-in users only. */
-export const memberRoutes = (throttles: AccountThrottles, stripe: Stripe | undefined): FastifyPluginAsync<AccountServices> => async (app, s) => {
+export const memberRoutes = (throttles: AccountThrottles, stripe: Stripe | undefined): TypedRoutes<AccountServices> => async (app, s) => {
   app.addHook('preHandler', async (request) => {
     if (!request.account) throw new ClientError(401, TEXTS.loginRequired);
   });
@@ -65,8 +65,8 @@ export const memberRoutes = (throttles: AccountThrottles, stripe: Stripe | undef
       reply.header('Cache-Control', 'private, no-store');
       const now = s.clock();
       const user = me(request);
-      if (await s.store.subscriptions.isPaying(user.id)) return { used: await s.store.limits.monthlyUsed(user.id, utcMonth(now)), limit: STANDARD_PER_MONTH, period: 'month' };
-      return { used: await s.store.limits.dailyUsed(clientKey(request.ip), utcDate(now)), limit: s.ingest.freePerDay, period: 'day' };
+      if (await s.store.subscriptions.isPaying(user.id)) return { used: await s.store.limits.monthlyUsed(user.id, utcMonth(now)), limit: STANDARD_PER_MONTH, period: 'month' as const };
+      return { used: await s.store.limits.dailyUsed(clientKey(request.ip), utcDate(now)), limit: s.ingest.freePerDay, period: 'day' as const };
     },
   );
 
@@ -92,11 +92,12 @@ export const memberRoutes = (throttles: AccountThrottles, stripe: Stripe | undef
       reply.header('Cache-Control', 'private, no-store');
       const user = me(request);
       if (!(await s.store.subscriptions.isPaying(user.id))) throw new ClientError(403, TEXTS.historyPaying);
-      return s.store.history.list(user.id);
+      // Plain objects: the answer's type, read from its schema, admits other fields, which the store's interface does not.
+      return (await s.store.history.list(user.id)).map((entry) => ({ ...entry }));
     },
   );
 
-  app.post<{ Body: { billingPeriod: 'monthly' | 'annual' } }>(
+  app.post(
     '/api/stripe/create-checkout',
     {
       schema: {
