@@ -2,19 +2,18 @@
 // signature covers the exact bytes), no cookies, no CSRF check. A signed event is checked for shape, recorded
 // by id in the same transaction that applies it (a replay changes nothing), and a Stripe failure while
 // handling it is our 502 or 503, so that Stripe retries it.
-import type { FastifyPluginAsync } from 'fastify';
 import type Stripe from 'stripe';
 import { ClientError } from '../errors.ts';
-import { noQuery, plainErrors } from '../schemas.ts';
+import { noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
 import type { AccountServices } from './services.ts';
 import { changeOf, eventProblem, prefetchSubscription, stripeFailure } from './stripe.ts';
 import { TEXTS } from './texts.ts';
 
 /** Stripe's webhook: the raw body (the signature covers its exact bytes), no session, no CSRF check. */
-export const webhookRoutes = (stripe: Stripe | undefined): FastifyPluginAsync<AccountServices> => async (app, s) => {
+export const webhookRoutes = (stripe: Stripe | undefined): TypedRoutes<AccountServices> => async (app, s) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer', bodyLimit: 1024 * 1024 }, (_request, body, done) => done(null, body));
-  app.post<{ Body: Buffer }>(
+  app.post(
     '/api/stripe/webhook',
     { bodyLimit: 1024 * 1024, schema: { querystring: noQuery, response: { 200: { type: 'object', properties: { received: { type: 'boolean' }, duplicate: { type: 'boolean' } }, required: ['received'] }, ...plainErrors } } },
     async (request, reply) => {
