@@ -1,5 +1,7 @@
 // SHA-256 of bytes and of streams, in any JavaScript runtime (@noble/hashes, as core/ uses). Streams are hashed
-// chunk by chunk, so a file of any size needs no more memory than one chunk.
+// chunk by chunk, so a file of any size needs no more memory than one chunk; in Node (which offers its built-in
+// modules through process.getBuiltinModule, 20.16 and later) with node:crypto, several times faster than
+// JavaScript, found at run time so that the library still names no node: module.
 import { sha256 } from '@noble/hashes/sha2.js';
 import { toHex } from '../../core/encoding.ts';
 import { isHashHex } from '../../core/hash.ts';
@@ -16,9 +18,17 @@ export interface HashStreamOptions {
   onProgress?: (bytes: number) => void;
 }
 
+interface Sha256State {
+  update(chunk: Uint8Array): unknown;
+  digest(): Uint8Array;
+}
+
+/** Node's crypto module when the platform offers it without an import, else undefined. */
+const nodeCrypto = ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('crypto') ?? undefined) as { createHash(algorithm: 'sha256'): Sha256State } | undefined;
+
 /** The SHA-256 of everything a stream yields (a web ReadableStream, a Node stream, any async iterable of bytes). */
 export async function hashStream(source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, options: HashStreamOptions = {}): Promise<string> {
-  const h = sha256.create();
+  const h: Sha256State = nodeCrypto?.createHash('sha256') ?? sha256.create();
   let total = 0;
   const iterable: AsyncIterable<Uint8Array> = Symbol.asyncIterator in source ? (source as AsyncIterable<Uint8Array>) : readerIterable(source as ReadableStream<Uint8Array>);
   for await (const chunk of iterable) {

@@ -1,6 +1,7 @@
 // Completing proof files, online. For each proof not yet complete:
-//   1. GET /api/proof/<hash>: the timeseal-proof/3 bundle once the day is published (404 before). It is verified
-//      with the pinned keys before anything is kept.
+//   1. GET /api/proof/<hash>: the timeseal-proof/3 bundle once the day is published (404 before; not asked
+//      before the day's publication time, 00:01 UTC the next day). It is verified with the pinned keys before
+//      anything is kept.
 //   2. The log's latest checkpoint (GET /ledgers/checkpoint), verified, must extend the latest this client saw
 //      (an RFC 9162 consistency proof computed from the log's tiles, GET /ledgers/tile/…); the bundle's
 //      checkpoint must extend to it too, and that proof is kept in the file so verify can show it offline.
@@ -8,7 +9,9 @@
 //      (GET <esplora>/block-height/<h>, GET <esplora>/block/<hash>/header), checked (proof of work, merkle
 //      root) and kept, so verify needs no network.
 // Every check is core/'s; a server that answers something that does not check is an error for that proof
-// (code 'invalid', 'fork' or 'trust'), and nothing of it is kept.
+// (code 'invalid', 'fork' or 'trust'), and nothing of it is kept. A few proofs are asked for at once
+// (`concurrency`); what all of them share (a server's keys, its latest checkpoint, a tile, a block header) is
+// fetched once per call.
 import { verifyBitcoinAttestation } from '../../core/bitcoin.ts';
 import type { ParsedCheckpoint } from '../../core/checkpoint.ts';
 import { toHex } from '../../core/encoding.ts';
@@ -22,6 +25,7 @@ import { readBundleOts } from './checks.ts';
 import { asClientError, throwIfAborted, TimesealClientError } from './errors.ts';
 import { httpError, normalizeServer, request, retryAfterSeconds, type HttpOptions } from './http.ts';
 import { bundleOf } from './bundle.ts';
+import { mapInOrder } from './pool.ts';
 import { stageOf } from './proof-file.ts';
 import { loadKeys, type LoadedKeys } from './keys.ts';
 import { forkError, pinServer, rememberCheckpoint } from './trust.ts';
@@ -39,8 +43,10 @@ export interface UpgradeOptions extends HttpOptions {
   headersFrom?: string;
   /** The Bitcoin network whose proof-of-work limit the headers must meet (default mainnet). */
   network?: BitcoinNetwork;
-  /** Called as each proof is done (to write it at once). */
-  onResult?: (result: UpgradeResult) => void | Promise<void>;
+  /** Proofs asked for at once (default 8). */
+  concurrency?: number;
+  /** Called with each proof's result and its index in `proofs`, in that order, as soon as it and those before it are done (to write it at once). */
+  onResult?: (result: UpgradeResult, index: number) => void | Promise<void>;
   now?: () => Date;
 }
 
@@ -63,11 +69,14 @@ export interface UpgradeResult {
 
 interface ServerState {
   cache: VerifyCache;
-  headers: Map<number, HeaderRecord>;
+  /** Block headers by height, each fetched once (a failed fetch is asked again by a later call). */
+  headers: Map<number, Promise<HeaderRecord>>;
   keys: LoadedKeys;
   origin: string | null;
-  latest: { note: string; checkpoint: ParsedCheckpoint } | null;
+  latest: Promise<{ note: string; checkpoint: ParsedCheckpoint }> | null;
+  /** Tiles by path: fetched (`tiles`) and being fetched (`tileFetches`). */
   tiles: Map<string, Uint8Array>;
+  tileFetches: Map<string, Promise<void>>;
   notes: string[];
 }
 
@@ -84,22 +93,21 @@ export async function upgrade(proofs: readonly ProofFile[], options: UpgradeOpti
     }
     return s;
   };
-  const results: UpgradeResult[] = [];
-  for (const proof of proofs) {
-    throwIfAborted(options.signal);
-    let result: UpgradeResult;
-    try {
-      result = alreadyComplete(proof, options.trust, cache) ?? await upgradeOne(proof, await stateOf(normalizeServer(options.server ?? proof.server)), options, now);
-    } catch (err) {
-      const error = asClientError(err, 'invalid');
-      if (error.code === 'aborted') throw error;
-      const stage = stageOf(proof);
-      result = { hash: proof.hash, proof, changed: false, stage, complete: false, nextCheck: null, notes: [], error };
-    }
-    results.push(result);
-    await options.onResult?.(result);
-  }
-  return results;
+  return mapInOrder(
+    proofs,
+    options.concurrency ?? 8,
+    async (proof) => {
+      throwIfAborted(options.signal);
+      try {
+        return alreadyComplete(proof, options.trust, cache) ?? (await upgradeOne(proof, await stateOf(normalizeServer(options.server ?? proof.server)), options, now));
+      } catch (err) {
+        const error = asClientError(err, 'invalid');
+        if (error.code === 'aborted' && options.signal?.aborted) throw error;
+        return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: null, notes: [], error };
+      }
+    },
+    options.onResult,
+  );
 }
 
 /** A result for a proof with nothing left to fetch (judged with its pinned keys, no network), else null. */
@@ -116,7 +124,7 @@ function alreadyComplete(proof: ProofFile, trust: TrustData, cache: VerifyCache)
 async function openServer(server: string, options: UpgradeOptions, now: Date, cache: VerifyCache): Promise<ServerState> {
   const pin = await pinServer(options.trust, server, options, now);
   const pinned = options.trust.servers[server]!;
-  return { cache, headers: new Map(), keys: loadKeys(pinned.keys), origin: pinned.origin, latest: null, tiles: new Map(), notes: pin.pinned === 'new' ? [`pinned the keys of ${server}`, ...pin.notes] : pin.notes };
+  return { cache, headers: new Map(), keys: loadKeys(pinned.keys), origin: pinned.origin, latest: null, tiles: new Map(), tileFetches: new Map(), notes: pin.pinned === 'new' ? [`pinned the keys of ${server}`, ...pin.notes] : pin.notes };
 }
 
 /** Publication time of a day's ledger: 00:01 UTC the next day. */
@@ -132,16 +140,21 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
     return w === null || !w.required || w.met;
   };
   const current = bundleOf(proof);
+  const published = proof.ledgerDate === null ? null : publicationTime(proof.ledgerDate);
+  // Next time not before the day's publication; once that time has passed, whenever the caller polls next.
+  const notPublished = (): UpgradeResult => {
+    const next = published !== null && Date.parse(published) > now().getTime() ? published : null;
+    return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: next, notes: [...notes, `not published yet${published === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${published})`}`] };
+  };
+  // Before the day's publication time the server can only answer 404: it is not asked.
+  if (current === null && published !== null && Date.parse(published) > now().getTime()) return notPublished();
 
   // 1. The bundle.
   const url = `${server}/api/proof/${proof.hash}`;
   const res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options);
   if (res.status === 404) {
     await res.body?.cancel().catch(() => {});
-    // Not before the day's publication; once that time has passed, whenever the caller polls next.
-    const at = proof.ledgerDate === null ? null : publicationTime(proof.ledgerDate);
-    const next = at !== null && Date.parse(at) > now().getTime() ? at : null;
-    return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: next, notes: [...notes, `not published yet${proof.ledgerDate === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${publicationTime(proof.ledgerDate)})`}`] };
+    return notPublished();
   }
   if (res.status === 503 || res.status === 429) {
     const wait = retryAfterSeconds(res) ?? 300;
@@ -181,11 +194,13 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
       // A header that cannot be fetched or does not check is noted and asked for again next time; the bundle is
       // kept all the same (it checked), and the proof stays incomplete.
       try {
-        let record = state.headers.get(att.height);
-        if (record === undefined) {
-          record = await fetchHeader(att.height, options);
-          state.headers.set(att.height, record);
+        let fetching = state.headers.get(att.height);
+        if (fetching === undefined) {
+          fetching = fetchHeader(att.height, options);
+          state.headers.set(att.height, fetching);
+          fetching.catch(() => state.headers.delete(att.height));
         }
+        const record = await fetching;
         verifyBitcoinAttestation(att.message, att.height, hexBytes(record.header), record.hash, options.network ?? 'mainnet');
         headers.push(record);
         notes.push(`checked and kept the header of Bitcoin block ${att.height}`);
@@ -221,8 +236,12 @@ const hexBytes = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../g) ?
  * The server's latest checkpoint, verified with the pinned keys, and shown to extend the latest this client saw
  * of the log (or be extended by it): fetched once per run.
  */
-async function latestCheckpoint(server: string, origin: string, state: ServerState, options: UpgradeOptions, now: Date): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
-  if (state.latest !== null) return state.latest;
+function latestCheckpoint(server: string, origin: string, state: ServerState, options: UpgradeOptions, now: Date): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
+  state.latest ??= fetchLatestCheckpoint(server, origin, state, options, now);
+  return state.latest;
+}
+
+async function fetchLatestCheckpoint(server: string, origin: string, state: ServerState, options: UpgradeOptions, now: Date): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
   const url = `${server}/ledgers/checkpoint`;
   const res = await request(url, { method: 'GET' }, options);
   if (!res.ok) throw await httpError(res, `GET ${url}`);
@@ -250,8 +269,7 @@ async function latestCheckpoint(server: string, origin: string, state: ServerSta
     }
   }
   rememberCheckpoint(options.trust, origin, checkpoint.size, root, note, now);
-  state.latest = { note, checkpoint };
-  return state.latest;
+  return { note, checkpoint };
 }
 
 /** The consistency proof from `from` to the latest checkpoint, checked (a failure is a fork). */
@@ -275,13 +293,20 @@ async function consistencyTo(server: string, from: { size: number; root: string 
 async function consistencyProofFromTiles(server: string, oldSize: number, newSize: number, state: ServerState, options: UpgradeOptions): Promise<string[]> {
   const needed = tilesForConsistency(oldSize, newSize);
   await Promise.all(
-    needed.map(async (t) => {
+    needed.map((t) => {
       const path = tilePath(t.level, t.index, t.width);
-      if (state.tiles.has(path)) return;
-      const url = `${server}/ledgers/${path}`;
-      const res = await request(url, { method: 'GET' }, options);
-      if (!res.ok) throw await httpError(res, `GET ${url}`);
-      state.tiles.set(path, new Uint8Array(await res.arrayBuffer()));
+      if (state.tiles.has(path)) return undefined;
+      let fetching = state.tileFetches.get(path);
+      if (fetching === undefined) {
+        fetching = (async () => {
+          const url = `${server}/ledgers/${path}`;
+          const res = await request(url, { method: 'GET' }, options);
+          if (!res.ok) throw await httpError(res, `GET ${url}`);
+          state.tiles.set(path, new Uint8Array(await res.arrayBuffer()));
+        })().finally(() => state.tileFetches.delete(path));
+        state.tileFetches.set(path, fetching);
+      }
+      return fetching;
     }),
   );
   const reader = tileHashReader(newSize, (level, index, width) => {

@@ -1,8 +1,10 @@
 // The installable client (client/), as a person gets it: `npm pack` of client/ (its prepack bundles core/ and
 // every dependency into dist/; run on a copy of client/), `npm install <tarball>` into an empty folder offline with the system's Node 20
 // and its npm, then the installed `timeseal-client` under Node 20 against a real `timeseal serve`:
-//   stamp a folder of 200 files (10 duplicates, a symbolic link, a dot-file): each distinct hash is submitted
-//   once (the server's database says so), a proof file beside each file, the link and the dot-file left out;
+//   stamp a folder of 1,000 files (50 duplicates, a symbolic link, a dot-file) in at most 10 requests (one
+//   batch): each distinct hash is submitted once (the server's database says so), a proof file beside each
+//   file, the link and the dot-file left out; the server killed (SIGKILL) in the middle of a stamp run in
+//   batches, restarted: the re-run completes every file and sends no acknowledged hash again;
 //   verify → 2 (pending, valid so far); the day is built, anchored through loopback OpenTimestamps calendars into
 //   a synthetic regtest chain and upgraded by the server; `upgrade` fetches the bundles and the block header
 //   (from a loopback Esplora) → 0; a second day: `upgrade --wait` polls through a server restart, the grown
@@ -53,7 +55,10 @@ const others = new Set<SpawnedServer>();
 let serverUrl: string;
 let docs: string;
 const files: string[] = [];
-let distinct = 0;
+/** The folder's files and how many of them are copies of others. */
+const COUNT = 1000;
+const COPIES = 50;
+const distinct = COUNT - COPIES;
 let height = 0;
 const timings: Record<string, number> = {};
 
@@ -144,17 +149,16 @@ beforeAll(async () => {
   server = await startServer(project, { ...env, TIMESEAL_NOW: NOW });
   serverUrl = server.url;
 
-  // 200 files in two folders, 10 of them copies of others; a dot-file and a symbolic link beside them.
+  // 1,000 files in two folders, 50 of them copies of others; a dot-file and a symbolic link beside them.
   docs = path.join(tmp, 'docs');
   for (const sub of ['a', 'b/deeper']) fs.mkdirSync(path.join(docs, sub), { recursive: true });
-  for (let i = 0; i < 200; i++) {
-    const file = path.join(docs, i < 100 ? 'a' : 'b/deeper', `f${String(i).padStart(3, '0')}.txt`);
-    fs.writeFileSync(file, i >= 190 ? `document ${i - 190}\n` : `document ${i}\n`);
+  for (let i = 0; i < COUNT; i++) {
+    const file = path.join(docs, i < COUNT / 2 ? 'a' : 'b/deeper', `f${String(i).padStart(4, '0')}.txt`);
+    fs.writeFileSync(file, `document ${i < distinct ? i : i - distinct}\n`);
     files.push(file);
   }
-  distinct = 190;
   fs.writeFileSync(path.join(docs, '.secret'), 'a dot-file\n');
-  fs.symlinkSync(path.join(docs, 'a/f000.txt'), path.join(docs, 'link.txt'));
+  fs.symlinkSync(path.join(docs, 'a/f0000.txt'), path.join(docs, 'link.txt'));
 }, 180_000);
 
 afterAll(async () => {
@@ -182,7 +186,7 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(r.code, r.stderr).toBe(0);
     const out = lines(r);
     const stamped = out.filter((l) => l.action === 'stamped');
-    expect(stamped).toHaveLength(200);
+    expect(stamped).toHaveLength(COUNT);
     expect(out.filter((l) => l.action === 'skipped')).toEqual([{ file: 'docs/link.txt', action: 'skipped', reason: 'a symbolic link (not followed)' }]);
     expect(out.some((l) => String(l.file).includes('.secret'))).toBe(false);
     for (const f of files) expect(fs.existsSync(`${f}.timeseal.json`), f).toBe(true);
@@ -197,12 +201,15 @@ describe('the packed client, installed offline, under Node 20', () => {
     } finally {
       db.close();
     }
-    // One batch (POST /api/v1/beta/timestamps takes up to 1,000 hashes).
-    expect(r.stderr).toContain(`200 file(s), ${distinct} distinct hash(es) sent in 1 request(s) (batched)`);
+    // At most 10 requests: one batch (POST /api/v1/beta/timestamps takes up to 1,000 hashes).
+    const sent = /(\d+) file\(s\), (\d+) distinct hash\(es\) sent in (\d+) request\(s\) \(batched\)/.exec(r.stderr);
+    expect(sent, r.stderr).not.toBeNull();
+    expect(sent!.slice(1).map(Number)).toEqual([COUNT, distinct, 1]);
+    expect(Number(sent![3])).toBeLessThanOrEqual(10);
 
     const again = await client(['stamp', 'docs', '--server', server!.url, '--json']);
     expect(again.code, again.stderr).toBe(0);
-    expect(lines(again).filter((l) => l.action === 'unchanged')).toHaveLength(200);
+    expect(lines(again).filter((l) => l.action === 'unchanged')).toHaveLength(COUNT);
     const db2 = new Database(env.TIMESEAL_DB!, { readonly: true });
     expect((db2.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n).toBe(distinct);
     db2.close();
@@ -309,7 +316,7 @@ describe('the packed client, installed offline, under Node 20', () => {
     const r = await timed('verify-pending', () => client(['verify', 'docs', '--json']));
     expect(r.code, r.stderr).toBe(2);
     const out = lines(r);
-    expect(out).toHaveLength(200);
+    expect(out).toHaveLength(COUNT);
     for (const l of out) {
       expect(l.state).toBe('pending');
       expect(l.layers.find((x: any) => x.layer === 'receipt')).toMatchObject({ status: 'pending', bound: { time: NOW } });
@@ -334,7 +341,7 @@ describe('the packed client, installed offline, under Node 20', () => {
     server = await startServer(project, { ...env, TIMESEAL_NOW: '2025-11-03T01:10:00.000Z', PORT: new URL(serverUrl).port });
     // Esplora down: the bundle is kept, the proof stays pending and says why.
     esplora.down = true;
-    const down = await client(['upgrade', 'docs/a/f000.txt', '--headers-from', esplora.url, '--network', 'regtest', '--json']);
+    const down = await client(['upgrade', 'docs/a/f0000.txt', '--headers-from', esplora.url, '--network', 'regtest', '--json']);
     expect(down.code, down.stdout + down.stderr).toBe(2);
     expect(lines(down)[0]).toMatchObject({ state: 'pending', stage: 'published', notes: expect.arrayContaining([expect.stringMatching(/^the header of Bitcoin block \d+ from .*HTTP 503.*asked again next time$/)]) });
     esplora.down = false;
@@ -343,13 +350,13 @@ describe('the packed client, installed offline, under Node 20', () => {
     const r = await timed('upgrade', () => client(['upgrade', 'docs', '--headers-from', esplora.url, '--network', 'regtest', '--json']));
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const out = lines(r);
-    expect(out).toHaveLength(200);
+    expect(out).toHaveLength(COUNT);
     expect(out.every((l) => l.state === 'complete' && l.stage === 'anchored')).toBe(true);
-    expect(esplora.requests).toHaveLength(2); // the block's hash by height, then its header: once for all 200
+    expect(esplora.requests).toHaveLength(2); // the block's hash by height, then its header: once for all 1,000
 
-    const one = await client(['verify', 'docs/a/f001.txt', '--network', 'regtest']);
+    const one = await client(['verify', 'docs/a/f0001.txt', '--network', 'regtest']);
     expect(one.code, one.stdout + one.stderr).toBe(0);
-    expect(one.stdout).toMatch(/^docs\/a\/f001\.txt: COMPLETE: existed no later than /);
+    expect(one.stdout).toMatch(/^docs\/a\/f0001\.txt: COMPLETE: existed no later than /);
   }, 90_000);
 
   test('a second day: upgrade --wait polls through a server restart; the grown log is shown to extend the tree seen (consistency from the tiles), and an older proof gets a consistency proof to the new tree', async () => {
@@ -441,7 +448,7 @@ describe('the packed client, installed offline, under Node 20', () => {
     const r = await timed('verify-complete', () => client(['verify', 'docs', '--network', 'regtest', '--json']));
     expect(r.code, r.stderr).toBe(0);
     const out = lines(r);
-    expect(out).toHaveLength(200);
+    expect(out).toHaveLength(COUNT);
     for (const l of out) {
       expect(l.state, JSON.stringify(l)).toBe('complete');
       const layer = (name: string) => l.layers.find((x: any) => x.layer === name);
@@ -497,18 +504,18 @@ describe('the packed client, installed offline, under Node 20', () => {
   }, 60_000);
 
   test('one changed byte in a file: 1, naming it', async () => {
-    const changed = files[150]!;
+    const changed = files[750]!;
     const bytes = fs.readFileSync(changed);
     bytes[0]! ^= 0x01;
     fs.writeFileSync(changed, bytes);
     const r = await client(['verify', 'docs', '--network', 'regtest', '--json']);
     expect(r.code).toBe(1);
     const bad = lines(r).filter((l) => l.state !== 'complete');
-    expect(bad.map((l) => l.file)).toEqual(['docs/b/deeper/f150.txt']);
+    expect(bad.map((l) => l.file)).toEqual(['docs/b/deeper/f0750.txt']);
     expect(bad[0].problems[0]).toMatch(/^document: the document's SHA-256 is [0-9a-f]{64}, but the proof is for/);
-    const human = await client(['verify', 'docs/b/deeper/f150.txt', '--network', 'regtest']);
+    const human = await client(['verify', 'docs/b/deeper/f0750.txt', '--network', 'regtest']);
     expect(human.code).toBe(1);
-    expect(human.stdout).toMatch(/^docs\/b\/deeper\/f150\.txt: INVALID: document: /);
+    expect(human.stdout).toMatch(/^docs\/b\/deeper\/f0750\.txt: INVALID: document: /);
   }, 60_000);
 
   test('the library under Node 20: verify, info, hashing, an aborted stamp as a typed error; its types check', async () => {

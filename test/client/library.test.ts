@@ -227,14 +227,19 @@ describe('trust on first use', () => {
 describe('upgrade', () => {
   test('before publication: pending, next check at the publication time (00:01 UTC the next day)', async () => {
     const a = makeLog(false);
-    const { fetch } = fakeFetch((_m, p) => {
+    const { fetch, calls } = fakeFetch((_m, p) => {
       if (p === '/keys/public.pem') return new Response(a.files.publicPem);
       if (p === '/keys/dilithium_public.key') return new Response(Buffer.from(a.files.dilithiumKey, 'base64'));
       return json(404, { error: 'not in any published ledger' });
     });
     const proof = newProofFile({ hash: hex(), server: 'http://timeseal.test', ledgerDate: '2025-11-02' });
     const [r] = await upgrade([proof], { trust: emptyTrust(), fetch, now: () => new Date('2025-11-02T15:00:00.000Z') });
-    expect(r).toMatchObject({ changed: false, complete: false, stage: 'stamped', nextCheck: '2025-11-03T00:01:00.000Z' });
+    expect(r).toMatchObject({ changed: false, complete: false, stage: 'stamped', nextCheck: '2025-11-03T00:01:00.000Z', notes: ['pinned the keys of http://timeseal.test', 'not published yet (the ledger of 2025-11-02 is published at 2025-11-03T00:01:00.000Z)'] });
     expect(r!.error).toBeUndefined();
+    expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([]); // it could only be a 404
+    // Once the time has passed, the server is asked; its 404 leaves the proof pending, to be asked again.
+    const [later] = await upgrade([proof], { trust: emptyTrust(), fetch, now: () => new Date('2025-11-03T00:05:00.000Z') });
+    expect(later).toMatchObject({ changed: false, complete: false, stage: 'stamped', nextCheck: null });
+    expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([`GET /api/proof/${proof.hash}`]);
   });
 });

@@ -17,6 +17,7 @@ import { normalizeServer, type HttpOptions } from '../http.ts';
 import { describeProof } from '../info.ts';
 import { loadKeys } from '../keys.ts';
 import { encodeProofFile, newProofFile, parseProofFile, PROOF_SUFFIX, stageOf } from '../proof-file.ts';
+import { mapInOrder } from '../pool.ts';
 import { MAX_BATCH, stamp } from '../stamp.ts';
 import { emptyTrust, encodeTrust, keyFilesFrom, parseTrust, pinServer } from '../trust.ts';
 import type { BitcoinNetwork, KeyFiles, ProofFile, TrustData, VerifyReport } from '../types.ts';
@@ -31,6 +32,8 @@ const VERSION = typeof CLIENT_VERSION === 'string' ? CLIENT_VERSION : '0.0.0-dev
 /** 75 is sysexits.h's EX_TEMPFAIL: a temporary failure, the user is invited to try again. */
 type Exit = 0 | 1 | 2 | 3 | 75;
 const TEMPORARY = 75;
+/** Files verified at once. */
+const VERIFY_CONCURRENCY = 8;
 /** The exit code of many results: 1 before 75 before 3 before 2 before 0. */
 const worst = (codes: Exit[]): Exit => ([1, TEMPORARY, 3, 2] as const).find((c) => codes.includes(c)) ?? 0;
 
@@ -272,6 +275,7 @@ async function runStamp(paths: string[], opts: Common & { digest: string[]; dige
   if (!wantReceipt) out.note(`${server} serves no TSA root (keys/timeseal-tsa-root.pem): stamping without receipts`);
   let sent = 0;
   let acknowledged = 0;
+  const receiptChecks: Array<Promise<void>> = [];
   const summary =
     byHash.size === 0
       ? { requests: 0, batched: false, interrupted: null }
@@ -281,7 +285,7 @@ async function runStamp(paths: string[], opts: Common & { digest: string[]; dige
           receipt: wantReceipt,
           batchSize,
           concurrency: Number(opts.concurrency),
-          onResult: async (r) => {
+          onResult: (r) => {
             sent++;
             progress.update(`stamping ${sent}/${byHash.size} hashes`);
             const group = byHash.get(r.hash)!;
@@ -293,23 +297,25 @@ async function runStamp(paths: string[], opts: Common & { digest: string[]; dige
               return;
             }
             acknowledged++;
-            let receiptProblem: string | null = null;
-            let genTime: string | null = null;
-            if (r.receipt !== null) {
-              try {
-                genTime = (await checkReceipt(fromBase64(r.receipt), keys.tsaRoots, fromHex(r.hash))).genTime.toISOString();
-              } catch (err) {
-                receiptProblem = (err as Error).message;
-              }
-            }
+            // Saved at once; the receipt is checked meanwhile, beside the next results (Web Crypto's waits overlap).
             for (const t of group) {
               const proof = newProofFile({ hash: r.hash, server, file: t.doc === null ? null : fileField(t.doc, t.proofPath), submittedAt: r.submittedAt, ledgerDate: r.ledgerDate, receipt: r.receipt });
               writeAtomic(t.proofPath, encodeProofFile(proof));
-              if (receiptProblem !== null) failures.set(t, `stamped, but its receipt does not check: ${receiptProblem}`);
-              else done.push({ t, record: { action: 'stamped', stage: 'stamped', submittedAt: r.submittedAt, ledgerDate: r.ledgerDate, receiptTime: genTime }, human: `stamped at ${r.submittedAt} (receipt ${genTime ?? 'not asked'}); the ledger of ${r.ledgerDate} is published at 00:01 UTC the next day`, code: 0 });
             }
+            const checked = r.receipt === null ? Promise.resolve(null) : checkReceipt(fromBase64(r.receipt), keys.tsaRoots, fromHex(r.hash)).then((facts) => facts.genTime.toISOString());
+            receiptChecks.push(
+              checked.then(
+                (genTime) => {
+                  for (const t of group) done.push({ t, record: { action: 'stamped', stage: 'stamped', submittedAt: r.submittedAt, ledgerDate: r.ledgerDate, receiptTime: genTime }, human: `stamped at ${r.submittedAt} (receipt ${genTime ?? 'not asked'}); the ledger of ${r.ledgerDate} is published at 00:01 UTC the next day`, code: 0 });
+                },
+                (err: unknown) => {
+                  for (const t of group) failures.set(t, `stamped, but its receipt does not check: ${(err as Error).message}`);
+                },
+              ),
+            );
           },
         });
+  await Promise.all(receiptChecks);
   progress.done();
 
   if (toUpgrade.length > 0) {
@@ -397,7 +403,6 @@ async function runUpgrade(paths: string[], opts: Common & { wait?: boolean; poll
   let pending = [...proofs.keys()];
   const final = new Map<string, UpgradeResult>();
   for (;;) {
-    let at = 0;
     const round = pending;
     const results = await upgrade(round.map((f) => proofs.get(f)!), {
       ...http,
@@ -405,9 +410,8 @@ async function runUpgrade(paths: string[], opts: Common & { wait?: boolean; poll
       ...(server === undefined ? {} : { server }),
       headersFrom,
       network: networkOf(opts),
-      onResult: (r) => {
-        // upgrade() takes the proofs in order, one after the other.
-        const f = round[at++]!;
+      onResult: (r, i) => {
+        const f = round[i]!;
         if (r.changed) {
           writeAtomic(f, encodeProofFile(r.proof));
           proofs.set(f, r.proof);
@@ -516,19 +520,21 @@ async function runVerify(paths: string[], opts: Common & { digest: string[]; pro
   }
   const network = networkOf(opts);
   const cache = new VerifyCache();
-  for (const pair of pairs) {
+  /** What verifying one pair gives: its exit code and its record. */
+  interface Outcome {
+    code: Exit;
+    record: Record<string, unknown>;
+    human: () => string[];
+  }
+  const missing = (file: string, why: string, extra: Record<string, unknown> = {}): Outcome => ({ code: 3, record: { file, state: 'not-found', exitCode: 3, error: why, ...extra }, human: () => [`${file}: NOT FOUND: ${why}`] });
+  const verifyPair = async (pair: VerifyPair): Promise<Outcome> => {
     const proofText = readIfExists(pair.proofPath);
-    if (proofText === undefined) {
-      notFound(pair.display, `no proof file ${shown(pair.proofPath)}`, { proof: shown(pair.proofPath) });
-      continue;
-    }
+    if (proofText === undefined) return missing(pair.display, `no proof file ${shown(pair.proofPath)}`, { proof: shown(pair.proofPath) });
     let proof: ProofFile;
     try {
       proof = parseProofFile(proofText);
     } catch (err) {
-      codes.push(1);
-      out.record({ file: pair.display, proof: shown(pair.proofPath), state: 'invalid', exitCode: 1, problems: [(err as Error).message] }, () => [`${pair.display}: INVALID: ${shown(pair.proofPath)}: ${(err as Error).message}`]);
-      continue;
+      return { code: 1, record: { file: pair.display, proof: shown(pair.proofPath), state: 'invalid', exitCode: 1, problems: [(err as Error).message] }, human: () => [`${pair.display}: INVALID: ${shown(pair.proofPath)}: ${(err as Error).message}`] };
     }
     let doc = pair.doc;
     let display = pair.display;
@@ -542,17 +548,18 @@ async function runVerify(paths: string[], opts: Common & { digest: string[]; pro
         hash = await hashFile(doc, undefined, controller.signal);
       } catch (err) {
         if (controller.signal.aborted) throw err;
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-          notFound(display, `the document is missing (its proof is ${shown(pair.proofPath)})`, { proof: shown(pair.proofPath) });
-          continue;
-        }
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return missing(display, `the document is missing (its proof is ${shown(pair.proofPath)})`, { proof: shown(pair.proofPath) });
         throw err;
       }
     }
     const report = await verify(proof, { trust, ...(keys === undefined ? {} : { keys }), ...(hash === undefined ? {} : { hash }), network, signal: controller.signal, cache });
-    codes.push(report.exitCode);
-    out.record({ file: display, proof: shown(pair.proofPath), ...report }, () => humanReport(display, report));
-  }
+    return { code: report.exitCode, record: { file: display, proof: shown(pair.proofPath), ...report }, human: () => humanReport(display, report) };
+  };
+  // A few files at once, printed in order: reading a file and Web Crypto's checks wait on other threads.
+  await mapInOrder(pairs, VERIFY_CONCURRENCY, verifyPair, (o) => {
+    codes.push(o.code);
+    out.record(o.record, o.human);
+  });
   saveTrust(trustFile, trust);
   return worst(codes);
 }
