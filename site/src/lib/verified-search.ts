@@ -252,7 +252,9 @@ export async function verifiedSearch(
   const signers = [...(ecdsaVerified ? ['ECDSA P-256'] : []), ...(mldsaVerified ? ['ML-DSA-65'] : [])];
   // The witness policy exists only where witnesses are configured, and then the latest checkpoint carries their
   // cosignature lines, named by the witnesses (the log's own lines bear its origin): it is asked for only then,
-  // so an archive without witnesses is never asked for a file it does not have.
+  // so an archive without witnesses is never asked for a file it does not have. A deliberate difference from the
+  // other readers: a checkpoint that no witness has cosigned yet shows no witness verdict here (they would judge
+  // it "no witness cosigned, quorum not met").
   const witnessPolicy = other && parseNote(note).signatures.some((l) => l.name !== checkpoint.origin) ? await net.get(WITNESSES_URL) : null;
   const flags = {
     quantumShield: mldsaVerified,
