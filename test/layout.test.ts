@@ -9,7 +9,9 @@
 //   cli/       anything: the `timeseal` command composes pipeline/ and ingest/
 // And store/ owns the database (docs/ARCHITECTURE.md): no other folder's source prepares a statement or
 // imports better-sqlite3, except pipeline/lock.ts, whose SQLite file is a kernel lock on a lock file, not the
-// database.
+// database. Only store/, cli/ (the composition point: it chooses the engine through store/index.ts), the tests
+// and the benchmarks name a storage engine (import store/sqlite/, store/postgres/ or an engine's client); every
+// other source file of the repository sees the Store interface only.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -121,6 +123,91 @@ describe('layout: only store/ speaks SQL', () => {
     });
     expect(found).toEqual([]);
     for (const file of Object.keys(SQL_ALLOWED)) expect(fs.existsSync(path.join(ROOT, file)), `${file} (allowed) exists`).toBe(true);
+  });
+});
+
+/** Folders whose source may name a storage engine: the storage module itself, the composition point (the
+ * `timeseal` command opens the configured engine and, for `timeseal db`, an engine's own commands), the tests,
+ * and the benchmarks (which measure the engines themselves). */
+const ENGINE_NAMING = ['store', 'cli', 'test', 'bench'];
+/** Folders that hold no source (data, generated files, tools), at any depth. */
+const NOT_SOURCE = new Set(['node_modules', 'dist', 'data', 'ledgers', 'keys', 'bench-out', 'test-results']);
+const CODE = /\.(?:ts|tsx|mts|cts|js|mjs|cjs|astro)$/;
+
+/** Source elsewhere that names an engine anyway: the engine names it may import, and why. */
+const ENGINE_ALLOWED: Record<string, { names: readonly string[]; why: string }> = {
+  'pipeline/lock.ts': { names: ['better-sqlite3'], why: 'a kernel file lock held through an exclusive SQLite transaction on <lock>.sqlite, not the database' },
+};
+
+/** The storage engines' clients: better-sqlite3 and Node's own SQLite, pg (and its pg-* companions) and postgres. */
+const ENGINE_PACKAGE = /^(?:better-sqlite3|node:sqlite|pg|pg-[a-z-]+|postgres)(?:\/|$)/;
+
+/** The imports of `file` (a path relative to the repository) that name a storage engine: an engine's client, or a
+ * module of store/sqlite/ or store/postgres/. */
+export function engineImportsOf(file: string, source: string): string[] {
+  return importsOf(source).filter((spec) =>
+    spec.startsWith('.') ? /^store\/(?:sqlite|postgres)(?:\/|$)/.test(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec))) : ENGINE_PACKAGE.test(spec),
+  );
+}
+
+/** Each engine `file` names that it may not, as "file: specifier": anything outside ENGINE_NAMING except what
+ * ENGINE_ALLOWED grants that file. */
+export function engineViolationsOf(file: string, source: string): string[] {
+  if (ENGINE_NAMING.includes(file.split('/')[0]!)) return [];
+  const granted = ENGINE_ALLOWED[file]?.names ?? [];
+  return engineImportsOf(file, source)
+    .filter((spec) => !granted.includes(spec))
+    .map((spec) => `${file}: ${spec}`);
+}
+
+/** Every source file of the repository outside ENGINE_NAMING, tests excluded: the top level's own files and each
+ * folder's, at any depth (a new folder is covered without being listed). */
+function* engineFreeFiles(dir = ''): Generator<string> {
+  for (const entry of fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true })) {
+    const rel = dir === '' ? entry.name : `${dir}/${entry.name}`;
+    if (entry.name.startsWith('.') || NOT_SOURCE.has(entry.name)) continue;
+    if (entry.isDirectory()) {
+      if (entry.name !== 'test' && !(dir === '' && ENGINE_NAMING.includes(entry.name))) yield* engineFreeFiles(rel);
+    } else if (CODE.test(entry.name) && !/\.(?:test|bench)\.[a-z]+$/.test(entry.name)) {
+      yield rel;
+    }
+  }
+}
+
+describe('layout: only store/, cli/ and the tests name a storage engine', () => {
+  it('finds an engine named elsewhere in an example (the check can fail)', () => {
+    expect(engineViolationsOf('ingest/routes/submit.ts', "import { openSqliteStore } from '../../store/sqlite/engine.ts';")).toEqual([
+      'ingest/routes/submit.ts: ../../store/sqlite/engine.ts',
+    ]);
+    expect(engineViolationsOf('pipeline/build.ts', "import type { DB } from '../store/sqlite/db.ts';")).toHaveLength(1);
+    expect(engineViolationsOf('runtime/config.ts', "export { migratePostgres } from '../store/postgres/migrations.ts';")).toHaveLength(1);
+    expect(engineViolationsOf('ingest/app.ts', "import pg from 'pg';")).toEqual(['ingest/app.ts: pg']);
+    expect(engineViolationsOf('site/src/lib/x.ts', "const { default: Database } = await import('better-sqlite3');")).toHaveLength(1);
+    expect(engineViolationsOf('scripts/build.ts', "import { DatabaseSync } from 'node:sqlite';")).toHaveLength(1);
+    // The exception is for its one engine name only.
+    expect(engineViolationsOf('pipeline/lock.ts', "import Database from 'better-sqlite3';")).toEqual([]);
+    expect(engineViolationsOf('pipeline/lock.ts', "import pg from 'pg';")).toEqual(['pipeline/lock.ts: pg']);
+    expect(engineViolationsOf('pipeline/build.ts', "import Database from 'better-sqlite3';")).toHaveLength(1);
+    // The interface and the engine choice are not an engine; store/, cli/ and tests may name one.
+    expect(engineViolationsOf('ingest/app.ts', "import { openStore, type Store } from '../store/index.ts';\nimport { storageFault } from '../store/faults.ts';\nimport { sha256 } from '@noble/hashes/sha2.js';")).toEqual([]);
+    expect(engineViolationsOf('cli/commands/db.ts', "import { copySqliteToPostgres } from '../../store/postgres/copy.ts';")).toEqual([]);
+    expect(engineViolationsOf('store/index.ts', "import { openSqliteStore } from './sqlite/engine.ts';")).toEqual([]);
+    expect(engineViolationsOf('test/support/postgres.ts', "import pg from 'pg';")).toEqual([]);
+  });
+
+  it('no source outside store/, cli/, the tests and the benchmarks imports an engine (pipeline/lock.ts: better-sqlite3 only)', () => {
+    const files = [...engineFreeFiles()];
+    for (const folder of ['core', 'runtime', 'pipeline', 'ingest', 'site', 'client', 'scripts']) {
+      expect(files.filter((f) => f.startsWith(`${folder}/`)).length, `source files found in ${folder}/`).toBeGreaterThan(0);
+    }
+    expect(files.filter((f) => f.endsWith('.astro')).length, '.astro files read').toBeGreaterThan(0);
+    const found = files.flatMap((file) => engineViolationsOf(file, fs.readFileSync(path.join(ROOT, file), 'utf8')));
+    expect(found).toEqual([]);
+    // Each exception is still needed: its file exists and names what it is allowed to.
+    for (const [file, { names }] of Object.entries(ENGINE_ALLOWED)) {
+      expect(files, `${file} (allowed) is read`).toContain(file);
+      expect(engineImportsOf(file, fs.readFileSync(path.join(ROOT, file), 'utf8')), `${file} still needs its exception`).toEqual(names);
+    }
   });
 });
 
