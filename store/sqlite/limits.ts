@@ -1,6 +1,6 @@
 // `limits` on SQLite (store/store.ts LimitStore; the PostgreSQL side: store/postgres/limits.ts): each count is
 // one UPSERT that counts only below the cap (`... DO UPDATE SET count = count + n WHERE count <= max - n
-// RETURNING count`), in the IMMEDIATE transaction that also inserts the rows it admits.
+// RETURNING count`); `submit` runs it in the IMMEDIATE transaction that also inserts the rows it admits.
 import { isPayingStatus, windowAmount, type LimitOutcome, type LimitStore, type Submission } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
 import { dayClosed } from './errors.ts';
