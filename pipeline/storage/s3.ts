@@ -41,12 +41,15 @@ export class S3ArchiveStore implements ArchiveStore {
   private readonly bucket: string;
   private readonly prefix: string;
   private readonly mode: CreateMode;
+  private readonly listPageSize: number;
 
-  constructor(client: S3Client, where: S3Location, mode: CreateMode) {
+  /** `listPageSize`: keys asked of each ListObjectsV2 request (S3's most and default, 1,000). */
+  constructor(client: S3Client, where: S3Location, mode: CreateMode, options: { listPageSize?: number } = {}) {
     this.client = client;
     this.bucket = where.bucket;
     this.prefix = where.prefix;
     this.mode = mode;
+    this.listPageSize = options.listPageSize ?? 1000;
     this.location = `s3://${where.bucket}${where.prefix === '' ? '' : `/${where.prefix}`}`;
   }
 
@@ -139,7 +142,7 @@ export class S3ArchiveStore implements ArchiveStore {
     let token: string | undefined;
     do {
       const page = await this.client
-        .send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), ContinuationToken: token }))
+        .send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), MaxKeys: this.listPageSize, ContinuationToken: token }))
         .catch((err: unknown) => {
           throw this.failed('list', `${prefix}*`, err);
         });

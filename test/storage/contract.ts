@@ -110,13 +110,13 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
       expect(await store.list('tile/2')).toEqual([]);
     });
 
-    it('list pages through more objects than one answer holds (S3 answers at most 1,000 keys a page)', async () => {
-      const rels = Array.from({ length: 1001 }, (_, i) => `tile/0/x${String(Math.floor(i / 1000)).padStart(3, '0')}/${String(i % 1000).padStart(3, '0')}`);
-      for (let i = 0; i < rels.length; i += 100) await Promise.all(rels.slice(i, i + 100).map((rel) => store.create(rel, bytes(rel))));
+    it('list pages through more objects than one answer holds (the S3 engine under test asks 100 keys a page)', async () => {
+      const rels = Array.from({ length: 250 }, (_, i) => `tile/0/x00${Math.floor(i / 200)}/${String(i % 200).padStart(3, '0')}`);
+      for (let i = 0; i < rels.length; i += 50) await Promise.all(rels.slice(i, i + 50).map((rel) => store.create(rel, bytes(rel))));
       const listed = await store.list('tile/0/');
-      expect(listed).toHaveLength(1001);
+      expect(listed).toHaveLength(250);
       expect(listed).toEqual([...rels].sort());
-      expect(await store.list('tile/0/x001/')).toEqual(['tile/0/x001/000']);
+      expect(await store.list('tile/0/x001/')).toHaveLength(50);
     });
 
     it('paths outside the archive, hidden or malformed are refused before anything is written', async () => {

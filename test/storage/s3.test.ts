@@ -6,27 +6,46 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
-import { HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import path from 'node:path';
+import { HeadObjectCommand, ListObjectsV2Command, PutBucketPolicyCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cacheClass, DAYS_PATH } from '../../core/archive.ts';
 import { archiveCacheControl, archiveType } from '../../ingest/published-archive.ts';
 import type { ArchiveStore } from '../../pipeline/storage/archive-store.ts';
-import { ACCEPT_PLAIN_PUTS, openArchiveStore } from '../../pipeline/storage/open.ts';
-import { S3ArchiveStore } from '../../pipeline/storage/s3.ts';
+import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
+import { ACCEPT_PLAIN_PUTS, openArchiveStore, s3Client } from '../../pipeline/storage/open.ts';
+import { parseS3Url, S3ArchiveStore } from '../../pipeline/storage/s3.ts';
+import { makeHashes, removeTempProjects, run, runJson, tempProject, writeHashFile } from '../cli/helpers.ts';
 import { cephForSuite } from '../support/ceph-rgw.ts';
 import { archiveStoreContract } from './contract.ts';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
+/** Copies an archive folder into a store in the build's order of writes: every immutable object (created only if
+ * absent), then days.json (the commit point), then the other mutable objects. */
+async function storeArchive(folder: string, store: ArchiveStore): Promise<string[]> {
+  const source = new FolderArchiveStore(folder);
+  const rels = await source.list('');
+  const immutable = rels.filter((rel) => cacheClass(rel) === 'immutable');
+  const mutable = rels.filter((rel) => cacheClass(rel) !== 'immutable' && rel !== DAYS_PATH);
+  for (const rel of immutable) await store.create(rel, (await source.read(rel))!);
+  for (const rel of [DAYS_PATH, ...mutable]) await store.replace(rel, (await source.read(rel))!);
+  return rels;
+}
+
 describe('on a Ceph RADOS Gateway', () => {
   const ceph = cephForSuite();
+  afterAll(() => removeTempProjects());
   let n = 0;
   let location = '';
   const sdk = (): S3Client =>
     new S3Client({ endpoint: ceph.current.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: ceph.current.accessKeyId, secretAccessKey: ceph.current.secretAccessKey } });
 
+  // Pages of 100 keys, so that the contract's listing spans several with a few hundred objects. The probe that
+  // openArchiveStore runs first is tested below.
   archiveStoreContract('S3 on Ceph RGW', {
     fresh: () => void (location = `s3://${ceph.current.bucket}/contract-${++n}/ledgers`),
-    open: () => openArchiveStore(location, ceph.current.env),
+    open: async () => new S3ArchiveStore(s3Client(ceph.current.env), parseS3Url(location), 'conditional', { listPageSize: 100 }),
   });
 
   it('the probe passes (RGW refuses a second create-only PUT) and leaves no scratch object behind', async () => {
@@ -82,6 +101,56 @@ describe('on a Ceph RADOS Gateway', () => {
     await store.create('2024-01-01.json', bytes('root'));
     expect(await store.list('2024-')).toEqual(['2024-01-01.json']);
     expect(await store.read('2024-01-01.json')).toEqual(new Uint8Array(bytes('root')));
+  });
+
+  it('two days built by `timeseal ledger build`, stored through the engine, are the same bytes in RGW, and `timeseal verify` passes on the bucket over HTTP; an object changed by hand in the bucket fails it, named', async () => {
+    const dir = tempProject('s3-archive');
+    expect(run(dir, ['keys', 'init']).code).toBe(0);
+    const hashes = makeHashes('s3-archive', 300);
+    for (const [i, [at, lines]] of ([['2025-11-01T09:00:00Z', hashes.slice(0, 120)], ['2025-11-02T17:30:00Z', hashes.slice(120)]] as const).entries()) {
+      const imported = run(dir, ['import', writeHashFile(dir, `day-${i}.txt`, [...lines])], { env: { TIMESEAL_NOW: at } });
+      expect(imported.code, imported.stderr).toBe(0);
+    }
+    const built = runJson(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-03T00:01:00Z' } });
+    expect(built.result.code, built.result.stderr).toBe(0);
+    expect(built.json.days.map((d: { entryCount: number }) => d.entryCount)).toEqual([120, 180]);
+    const folder = path.join(dir, 'ledgers');
+    expect(run(dir, ['index-json', '--out', path.join(folder, 'index-sha256.json')]).code).toBe(0);
+
+    const store = await openArchiveStore(`s3://${ceph.current.bucket}/archive/ledgers`, ceph.current.env);
+    const rels = await storeArchive(folder, store);
+    expect(rels).toEqual(expect.arrayContaining(['2025-11-02.json', '2025-11-02.checkpoint', 'checkpoint', DAYS_PATH, 'index/segments.json', 'tile/0/001.p/44']));
+    expect(await store.list('')).toEqual(rels);
+    const source = new FolderArchiveStore(folder);
+    for (const rel of rels) expect(Buffer.from((await store.read(rel))!).equals(Buffer.from((await source.read(rel))!)), rel).toBe(true);
+    // Storing it again (a rerun) writes nothing new and changes nothing.
+    await storeArchive(folder, store);
+
+    // Readable by anyone, as behind a CDN: GET with the stored cache classes, and `timeseal verify` over HTTP.
+    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: ['s3:GetObject', 's3:ListBucket'], Resource: [`arn:aws:s3:::${ceph.current.bucket}`, `arn:aws:s3:::${ceph.current.bucket}/*`] }] };
+    const client = sdk();
+    await client.send(new PutBucketPolicyCommand({ Bucket: ceph.current.bucket, Policy: JSON.stringify(policy) }));
+    const url = `${ceph.current.endpoint}/${ceph.current.bucket}/archive/ledgers/`;
+    const ledger = await fetch(`${url}2025-11-01.json`);
+    expect([ledger.status, ledger.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
+    expect(Buffer.from(await ledger.arrayBuffer()).equals(Buffer.from((await source.read('2025-11-01.json'))!))).toBe(true);
+    expect((await fetch(`${url}checkpoint`)).headers.get('cache-control')).toBe('public, max-age=60');
+    expect((await fetch(`${url}2025-11-04.json`)).status).toBe(404);
+    const keys = ['--keys', path.join(dir, 'keys')];
+    const good = runJson(dir, ['verify', '--archive', url, ...keys]);
+    expect(good.result.code, good.result.stderr).toBe(0);
+    expect(good.json).toMatchObject({ ok: true, days: 2, treeSize: 300, problems: [] });
+
+    // By hand, behind the writer's back: one byte of a day's signature changed in the bucket.
+    const rel = '2025-11-01.json.sig';
+    const changed = Buffer.from((await store.read(rel))!);
+    changed[10]! ^= 1;
+    await client.send(new PutObjectCommand({ Bucket: ceph.current.bucket, Key: `archive/ledgers/${rel}`, Body: changed }));
+    const bad = runJson(dir, ['verify', '--archive', url, ...keys]);
+    expect(bad.result.code).toBe(1);
+    expect(bad.json.problems.some((p: string) => p.includes(rel)), JSON.stringify(bad.json.problems)).toBe(true);
+    // And the engine refuses to put the original back over it, naming it: a published object is never overwritten.
+    await expect(store.create(rel, (await source.read(rel))!)).rejects.toThrow(`s3://${ceph.current.bucket}/archive/ledgers/${rel} differs`);
   });
 
   it('wrong credentials or a missing bucket fail at start, naming the location and what the store answered', async () => {
