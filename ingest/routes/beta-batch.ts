@@ -24,10 +24,10 @@
 // operator's cap (BETA_API_RATE, limits.ts) would be passed: it counts the hashes a batch stores, whole batch
 // or nothing; 503 with Retry-After on a full or failing disk or a closed day (errors.ts storageRefusal; the
 // cap has then counted the batch, as it counts a single submission that the disk refuses).
-import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EXAMPLE_HASH, errorBody, errorHandler, formatSchemaErrors, INVALID_HASH_ERROR, storageRefusal } from '../errors.ts';
 import { betaRateCap } from '../limits.ts';
-import { noQuery } from '../schemas.ts';
+import { noQuery, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
 import type { Submission } from '../../store/store.ts';
@@ -47,14 +47,16 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
 
 export type BatchStatus = 'accepted' | 'already' | 'duplicate' | 'invalid';
 
-export interface BatchResult {
+// A type alias, not an interface: the answer's type read from its schema admits other fields, which only an
+// alias's plain object type satisfies.
+export type BatchResult = {
   hash: string;
   status: BatchStatus;
   firstSubmittedAt?: string;
   duplicateOf?: number;
   error?: string;
   receipt?: string;
-}
+};
 
 /** Our texts for a body that is not a batch (the spec gives none). */
 export const BATCH_EMPTY_ERROR = `hashes: the list is empty; send 1 to ${BATCH_MAX.toLocaleString('en-US')} hashes`;
@@ -156,7 +158,7 @@ function formatBatchErrors(errors: Parameters<typeof formatSchemaErrors>[0], dat
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-export const betaBatchRoutes: FastifyPluginAsync<Services> = async (app, s) => {
+export const betaBatchRoutes: TypedRoutes<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
   const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
   const tsa = tsaAuthority(s);
@@ -178,7 +180,7 @@ export const betaBatchRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     return reply.code(code).type('application/json; charset=utf-8').send(errorBody('beta', message));
   };
 
-  app.post<{ Body: { hashes: string[]; receipt?: boolean } }>(
+  app.post(
     '/api/v1/beta/timestamps',
     {
       config: { errorStyle: 'beta' },
