@@ -10,8 +10,7 @@
 // submissions, Store.receipts), a short "RFC 3161 receipt" section states it (time, TSA, serial number, the
 // OpenSSL command) and the DER file itself is attached to the PDF as <first 16 hex of the hash>.tsr.
 import fs from 'node:fs';
-import fontkit from '@pdf-lib/fontkit';
-import { PDFDocument, StandardFonts, rgb, type PDFFont, type PDFPage, type RGB } from 'pdf-lib';
+import type { PDFFont, PDFPage, RGB } from 'pdf-lib';
 import QRCode from 'qrcode';
 
 /** The hash's RFC 3161 receipt from Timeseal's TSA (checked by the caller, core/receipt.ts). */
@@ -71,17 +70,33 @@ export interface CertificateView {
   origin: string;
 }
 
-const SLATE_900 = rgb(0x0f / 255, 0x17 / 255, 0x2a / 255);
-const SLATE_600 = rgb(0x47 / 255, 0x55 / 255, 0x69 / 255);
-const SLATE_200 = rgb(0xe2 / 255, 0xe8 / 255, 0xf0 / 255);
-const SLATE_50 = rgb(0xf8 / 255, 0xfa / 255, 0xfc / 255);
-const EMERALD_700 = rgb(0x04 / 255, 0x78 / 255, 0x57 / 255);
-const EMERALD_50 = rgb(0xec / 255, 0xfd / 255, 0xf5 / 255);
-const AMBER_800 = rgb(0x92 / 255, 0x40 / 255, 0x0e / 255);
-const AMBER_50 = rgb(0xff / 255, 0xfb / 255, 0xeb / 255);
-const RED_800 = rgb(0x99 / 255, 0x1b / 255, 0x1b / 255);
-const RED_50 = rgb(0xfe / 255, 0xf2 / 255, 0xf2 / 255);
-const WHITE = rgb(1, 1, 1);
+/** The site's colours, made with pdf-lib's rgb() once it is loaded. */
+const palette = (rgb: typeof import('pdf-lib').rgb) => ({
+  SLATE_900: rgb(0x0f / 255, 0x17 / 255, 0x2a / 255),
+  SLATE_600: rgb(0x47 / 255, 0x55 / 255, 0x69 / 255),
+  SLATE_200: rgb(0xe2 / 255, 0xe8 / 255, 0xf0 / 255),
+  SLATE_50: rgb(0xf8 / 255, 0xfa / 255, 0xfc / 255),
+  EMERALD_700: rgb(0x04 / 255, 0x78 / 255, 0x57 / 255),
+  EMERALD_50: rgb(0xec / 255, 0xfd / 255, 0xf5 / 255),
+  AMBER_800: rgb(0x92 / 255, 0x40 / 255, 0x0e / 255),
+  AMBER_50: rgb(0xff / 255, 0xfb / 255, 0xeb / 255),
+  RED_800: rgb(0x99 / 255, 0x1b / 255, 0x1b / 255),
+  RED_50: rgb(0xfe / 255, 0xf2 / 255, 0xf2 / 255),
+  WHITE: rgb(1, 1, 1),
+});
+type Palette = ReturnType<typeof palette>;
+
+type Fontkit = typeof import('@pdf-lib/fontkit');
+/** pdf-lib, fontkit and the palette, loaded by the first certificate drawn (~0.4 s of CPU to load): the server
+ * starts without them, and a node that never draws a certificate never pays for them. fontkit is a CommonJS
+ * module: the import's default is the module itself. */
+let pdfLib: Promise<{ pdf: typeof import('pdf-lib'); fontkit: Fontkit; C: Palette }> | undefined;
+const loadPdfLib = () =>
+  (pdfLib ??= Promise.all([import('pdf-lib'), import('@pdf-lib/fontkit')]).then(([pdf, fontkit]) => ({
+    pdf,
+    fontkit: (fontkit as unknown as { default: Fontkit }).default,
+    C: palette(pdf.rgb),
+  })));
 
 const UNICODE_FONTS = [
   '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf',
@@ -156,6 +171,8 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
 const fmtTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
 
 export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
+  const { pdf, fontkit, C } = await loadPdfLib();
+  const { PDFDocument, StandardFonts } = pdf;
   const doc = await PDFDocument.create();
   doc.setTitle(`Timestamp certificate ${v.hash}`);
   doc.setAuthor('Timeseal');
@@ -178,8 +195,8 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   let page: PDFPage = doc.addPage([W, H]);
   let y = H - M;
 
-  const text = (s: string, x: number, size: number, font: PDFFont, color: RGB = SLATE_900) => page.drawText(drawable(s, font), { x, y, size, font, color });
-  const para = (s: string, x: number, width: number, size: number, font: PDFFont, color: RGB = SLATE_900, leading = size * 1.35) => {
+  const text = (s: string, x: number, size: number, font: PDFFont, color: RGB = C.SLATE_900) => page.drawText(drawable(s, font), { x, y, size, font, color });
+  const para = (s: string, x: number, width: number, size: number, font: PDFFont, color: RGB = C.SLATE_900, leading = size * 1.35) => {
     for (const line of wrap(drawable(s, font), font, size, width)) {
       if (y < M + leading) newPage();
       text(line, x, size, font, color);
@@ -192,13 +209,13 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   };
 
   // Header band.
-  page.drawRectangle({ x: 0, y: H - 96, width: W, height: 96, color: EMERALD_700 });
+  page.drawRectangle({ x: 0, y: H - 96, width: W, height: 96, color: C.EMERALD_700 });
   y = H - 44;
-  text('Timeseal', M, 12, bold, WHITE);
+  text('Timeseal', M, 12, bold, C.WHITE);
   y = H - 72;
-  text(v.state === 'pending' ? 'Timestamp Certificate (pending)' : 'Timestamp Certificate', M, 22, bold, WHITE);
+  text(v.state === 'pending' ? 'Timestamp Certificate (pending)' : 'Timestamp Certificate', M, 22, bold, C.WHITE);
   y = H - 122;
-  para('Public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring through OpenTimestamps.', M, W - 2 * M, 9.5, sans, SLATE_600);
+  para('Public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring through OpenTimestamps.', M, W - 2 * M, 9.5, sans, C.SLATE_600);
 
   const cardTop = y - 4;
 
@@ -216,23 +233,23 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   if (v.ledgerSha256) rows.push(['Ledger file SHA-256', v.ledgerSha256, mono]);
   const cardStartY = cardTop;
   const verdicts: Array<[string, boolean | undefined]> = v.state === 'published' ? [['ECDSA P-256 signature', v.ecdsa], ['ML-DSA-65 signature', v.mldsa], ['Dual signature', v.dual]] : [];
-  const drawRow = (label: string, value: string, font: PDFFont, width: number, color: RGB = SLATE_900) => {
-    text(label, labelX, 9, bold, SLATE_600);
+  const drawRow = (label: string, value: string, font: PDFFont, width: number, color: RGB = C.SLATE_900) => {
+    text(label, labelX, 9, bold, C.SLATE_600);
     para(value, valueX, width, font === mono ? 9 : 10, font, color, 13);
     y -= 5;
   };
   for (const [label, value, font] of rows) drawRow(label, value, font, valueW);
   const badge = (label: string, ok: boolean | undefined, okText: string, noText: string) => {
-    text(label, labelX, 9, bold, SLATE_600);
+    text(label, labelX, 9, bold, C.SLATE_600);
     const t = ok ? okText : noText;
     const w = bold.widthOfTextAtSize(t, 9) + 14;
-    page.drawRectangle({ x: valueX, y: y - 4, width: w, height: 15, color: ok ? EMERALD_50 : RED_50, borderColor: ok ? EMERALD_700 : RED_800, borderWidth: 0.6 });
-    text(t, valueX + 7, 9, bold, ok ? EMERALD_700 : RED_800);
+    page.drawRectangle({ x: valueX, y: y - 4, width: w, height: 15, color: ok ? C.EMERALD_50 : C.RED_50, borderColor: ok ? C.EMERALD_700 : C.RED_800, borderWidth: 0.6 });
+    text(t, valueX + 7, 9, bold, ok ? C.EMERALD_700 : C.RED_800);
     y -= 22;
   };
   for (const [label, ok] of verdicts) badge(label, ok, 'Verified', 'Not verified');
-  text('Bitcoin', labelX, 9, bold, SLATE_600);
-  para(v.bitcoin.text, valueX, valueW, 10, bold, v.bitcoin.ok ? EMERALD_700 : AMBER_800, 13);
+  text('Bitcoin', labelX, 9, bold, C.SLATE_600);
+  para(v.bitcoin.text, valueX, valueW, 10, bold, v.bitcoin.ok ? C.EMERALD_700 : C.AMBER_800, 13);
   y -= 5;
   for (const t of v.rfc3161 ?? []) {
     drawRow('RFC 3161 time-stamp', `${fmtTime(t.genTime)} by ${t.tsaName}. Check: openssl ts -verify -data ${v.ledgerDate}.json -in ${t.file} -CAfile tsa-ca.pem`, sans, valueW);
@@ -241,16 +258,16 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     y -= 4;
     const lines = wrap(drawable(v.next, sans), sans, 9.5, W - 2 * M - 40);
     const h = lines.length * 13 + 10;
-    page.drawRectangle({ x: labelX, y: y - h + 13, width: W - 2 * M - 28, height: h, color: AMBER_50, borderColor: AMBER_800, borderWidth: 0.6 });
+    page.drawRectangle({ x: labelX, y: y - h + 13, width: W - 2 * M - 28, height: h, color: C.AMBER_50, borderColor: C.AMBER_800, borderWidth: 0.6 });
     y -= 2;
     for (const line of lines) {
-      text(line, labelX + 8, 9.5, sans, AMBER_800);
+      text(line, labelX + 8, 9.5, sans, C.AMBER_800);
       y -= 13;
     }
     y -= 6;
   }
   const cardBottom = y;
-  page.drawRectangle({ x: M, y: cardBottom, width: W - 2 * M, height: cardStartY - cardBottom, borderColor: SLATE_200, borderWidth: 1 });
+  page.drawRectangle({ x: M, y: cardBottom, width: W - 2 * M, height: cardStartY - cardBottom, borderColor: C.SLATE_200, borderWidth: 1 });
   y -= 24;
 
   // Verify online: a QR code of the link (vector squares), the link beside it.
@@ -262,16 +279,16 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   const qrY = qrTop - qrSize;
   for (let r = 0; r < modules; r++) {
     for (let c = 0; c < modules; c++) {
-      if (qr.modules.get(r, c)) page.drawRectangle({ x: M + c * cell, y: qrY + (modules - 1 - r) * cell, width: cell + 0.05, height: cell + 0.05, color: SLATE_900 });
+      if (qr.modules.get(r, c)) page.drawRectangle({ x: M + c * cell, y: qrY + (modules - 1 - r) * cell, width: cell + 0.05, height: cell + 0.05, color: C.SLATE_900 });
     }
   }
   const tx = M + qrSize + 18;
   const tw = W - M - tx;
   text('Verify online', tx, 11, bold);
   y -= 16;
-  para('Scan the code or open this address: it searches every published ledger for the hash and checks both signatures and the Merkle proof in your browser.', tx, tw, 9, sans, SLATE_600, 12);
+  para('Scan the code or open this address: it searches every published ledger for the hash and checks both signatures and the Merkle proof in your browser.', tx, tw, 9, sans, C.SLATE_600, 12);
   y -= 2;
-  para(v.verifyUrl, tx, tw, 8, mono, EMERALD_700, 11);
+  para(v.verifyUrl, tx, tw, 8, mono, C.EMERALD_700, 11);
   y = Math.min(y, qrY) - 24;
 
   const base = v.origin.replace(/\/+$/, '');
@@ -280,11 +297,11 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     if (y < M + 150) newPage();
     text('RFC 3161 receipt', M, 11, bold);
     y -= 15;
-    para(`The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted. It is attached to this PDF as ${r.file} (open your reader's attachments to save it).`, M, W - 2 * M, 9, sans, SLATE_600, 12);
+    para(`The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted. It is attached to this PDF as ${r.file} (open your reader's attachments to save it).`, M, W - 2 * M, 9, sans, C.SLATE_600, 12);
     y -= 4;
     const receiptRow = (label: string, value: string, font: PDFFont) => {
-      text(label, M, 9, bold, SLATE_600);
-      para(value, M + 116, W - 2 * M - 116, font === mono ? 9 : 10, font, SLATE_900, 13);
+      text(label, M, 9, bold, C.SLATE_600);
+      para(value, M + 116, W - 2 * M - 116, font === mono ? 9 : 10, font, C.SLATE_900, 13);
       y -= 2;
     };
     receiptRow('Time (UTC)', fmtTime(r.genTime), sans);
@@ -292,8 +309,8 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     receiptRow('Serial number', serialText(r.serialNumber), mono);
     receiptRow('File', r.file, mono);
     y -= 2;
-    para(`Check it with OpenSSL (below); the two certificates it needs are ${base}/keys/timeseal-tsa-root.pem and ${base}/keys/timeseal-tsa.pem`, M, W - 2 * M, 9, sans, SLATE_600, 12);
-    para(receiptCommand(v.hash, r.file), M + 10, W - 2 * M - 10, 8, mono, SLATE_900, 11);
+    para(`Check it with OpenSSL (below); the two certificates it needs are ${base}/keys/timeseal-tsa-root.pem and ${base}/keys/timeseal-tsa.pem`, M, W - 2 * M, 9, sans, C.SLATE_600, 12);
+    para(receiptCommand(v.hash, r.file), M + 10, W - 2 * M - 10, 8, mono, C.SLATE_900, 11);
     y -= 16;
     await doc.attach(r.der, r.file, {
       mimeType: 'application/timestamp-reply',
@@ -309,10 +326,10 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     const lines = v.checkpoint.replace(/\n$/, '').split('\n').flatMap((l) => wrap(drawable(l, mono), mono, 7.5, W - 2 * M - 16));
     const h = lines.length * 10 + 10;
     if (y - h < M) newPage();
-    page.drawRectangle({ x: M, y: y - h, width: W - 2 * M, height: h, color: SLATE_50, borderColor: SLATE_200, borderWidth: 0.6 });
+    page.drawRectangle({ x: M, y: y - h, width: W - 2 * M, height: h, color: C.SLATE_50, borderColor: C.SLATE_200, borderWidth: 0.6 });
     y -= 14;
     for (const line of lines) {
-      text(line, M + 8, 7.5, mono, SLATE_900);
+      text(line, M + 8, 7.5, mono, C.SLATE_900);
       y -= 10;
     }
     y -= 12;
@@ -324,9 +341,9 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     y -= 15;
     for (const f of v.files) {
       if (y < M + 24) newPage();
-      text(f.label, M, 8.5, bold, SLATE_600);
+      text(f.label, M, 8.5, bold, C.SLATE_600);
       y -= 10;
-      para(f.url, M + 10, W - 2 * M - 10, 7, mono, EMERALD_700, 10);
+      para(f.url, M + 10, W - 2 * M - 10, 7, mono, C.EMERALD_700, 10);
       y -= 3;
     }
   }
@@ -358,18 +375,18 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   for (const [title, cmds] of steps) {
     para(title, M, W - 2 * M, 10.5, bold);
     y -= 2;
-    for (const cmd of cmds) para(cmd, M + 10, W - 2 * M - 10, 8, mono, SLATE_900, 11);
+    for (const cmd of cmds) para(cmd, M + 10, W - 2 * M - 10, 8, mono, C.SLATE_900, 11);
     y -= 8;
   }
   para(`${v.receipt ? 7 : 6}. With no network at all: open the offline verifier page, one self-contained file`, M, W - 2 * M, 10.5, bold);
-  para(`${base}/offline-verifier.html`, M + 10, W - 2 * M - 10, 8, mono, EMERALD_700, 11);
-  para('Save it with the proof bundle of this hash; it checks both checkpoint signatures and the Merkle inclusion proof in the browser, with no server.', M + 10, W - 2 * M - 10, 9.5, sans, SLATE_600);
+  para(`${base}/offline-verifier.html`, M + 10, W - 2 * M - 10, 8, mono, C.EMERALD_700, 11);
+  para('Save it with the proof bundle of this hash; it checks both checkpoint signatures and the Merkle inclusion proof in the browser, with no server.', M + 10, W - 2 * M - 10, 9.5, sans, C.SLATE_600);
   y -= 8;
   if (v.state === 'pending') {
-    para(`The ledger of ${d} and its files exist once it is published (00:01 UTC the next day); the .ots proof once it is anchored (from 00:02 UTC, confirmed in Bitcoin typically within 12 to 24 hours).`, M, W - 2 * M, 9.5, sans, AMBER_800);
+    para(`The ledger of ${d} and its files exist once it is published (00:01 UTC the next day); the .ots proof once it is anchored (from 00:02 UTC, confirmed in Bitcoin typically within 12 to 24 hours).`, M, W - 2 * M, 9.5, sans, C.AMBER_800);
     y -= 8;
   }
-  para('Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows. The file formats are documented in docs/FORMAT.md.', M, W - 2 * M, 8.5, sans, SLATE_600);
+  para('Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows. The file formats are documented in docs/FORMAT.md.', M, W - 2 * M, 8.5, sans, C.SLATE_600);
 
   return doc.save();
 }

@@ -108,9 +108,11 @@ describe('PDF certificate', () => {
       return { text: pdfText(r.rawPayload), ms: performance.now() - started };
     };
     const pages = (text: string) => text.split('\f').filter((p) => p.trim() !== '').length;
+    // The short one first: the server loads pdf-lib with its first certificate, which is not what is timed here.
+    const short = await pdfOf('short.txt');
     const { text, ms } = await pdfOf(name);
     expect(ms).toBeLessThan(2000);
-    expect(pages(text)).toBe(pages((await pdfOf('short.txt')).text));
+    expect(pages(text)).toBe(pages(short.text));
     const flat = text.replace(/\s+/g, '');
     expect(MAX_FILE_NAME).toBe(400);
     expect(flat).toContain(`${name.slice(0, MAX_FILE_NAME - 1)}…`);
