@@ -33,7 +33,11 @@ stop() {
   rm -rf "$dir"
 }
 trap stop EXIT
-trap 'echo "ceph-rgw: failed at line $LINENO (logs: $dir/log, removed on exit)" >&2' ERR
+failed() {
+  echo "ceph-rgw: failed at line $1; the end of each daemon's log:" >&2
+  for log in "$dir"/log/*; do echo "--- $(basename "$log")" >&2; tail -n 15 "$log" >&2; done
+}
+trap 'failed $LINENO' ERR
 trap 'exit 143' TERM INT
 
 # Three free ports on 127.0.0.1 (monitor v2, monitor v1, gateway), asked of the kernel.

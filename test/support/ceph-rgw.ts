@@ -28,7 +28,19 @@ const SCRIPT = path.resolve(import.meta.dirname, '../../scripts/ceph-rgw.sh');
 /** Starting takes ~30 s here; a slow or busy machine gets several times that before it is called a failure. */
 const READY_TIMEOUT_MS = 180_000;
 
-export function startCeph(): Promise<TestCeph> {
+/** Starts the cluster; once more when a daemon lost its port to another process between the script's choice of
+ * free ports and its bind. */
+export async function startCeph(): Promise<TestCeph> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce();
+    } catch (err) {
+      if (attempt >= 3 || !/Address already in use/.test((err as Error).message)) throw err;
+    }
+  }
+}
+
+function startOnce(): Promise<TestCeph> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-ceph-'));
   const [command, ...args] = [...parentDeathSignal('TERM'), 'bash', SCRIPT, dir];
   const child = spawn(command!, args, { stdio: ['pipe', 'pipe', 'pipe'] });
