@@ -14,6 +14,8 @@
 # - the BlueStore block file outside the OSD's data folder (mkfs treats an unknown file there as a leftover);
 # - pools of size 1 (`mon_allow_pool_size_one`) and a few placement groups each, so that the gateway's pools
 #   are created and active within seconds.
+# - the monitor proposing changes every 50 ms instead of every second: the gateway creates its pools one map
+#   change at a time, so this halves the start (about 13 s instead of 27 here).
 # Never use this configuration outside tests: anyone who reaches the ports could use the cluster.
 set -euo pipefail
 
@@ -89,6 +91,8 @@ bluestore_cache_size = 134217728
 rgw_frontends = beast endpoint=127.0.0.1:$rgw
 rgw_dns_name = 127.0.0.1
 rgw_enable_usage_log = false
+paxos_propose_interval = 0.05
+paxos_min_wait = 0.01
 EOF
 
 ceph() { /usr/bin/ceph -c "$conf" --connect-timeout 30 "$@"; }

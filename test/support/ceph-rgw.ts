@@ -1,6 +1,6 @@
 // A real S3 store for tests: a private Ceph cluster (one monitor, one BlueStore OSD on a sparse file, one RADOS
 // Gateway) from Debian's packages, started on 127.0.0.1 by scripts/ceph-rgw.sh as this process's children, with
-// an S3 user and an empty bucket. About 30 s to start on the 2-core test machines, so a test file starts it once
+// an S3 user and an empty bucket. About 15 s to start on the 2-core test machines, so a test file starts it once
 // (cephForSuite). stop() ends the script by its pid, which kills its daemons by theirs and removes the folder;
 // should this process die first, the kernel sends the script SIGTERM (parent-death signal) and its stdin closes,
 // either of which makes it do the same.
@@ -25,7 +25,7 @@ export interface TestCeph {
 }
 
 const SCRIPT = path.resolve(import.meta.dirname, '../../scripts/ceph-rgw.sh');
-/** Starting takes ~30 s here; a slow or busy machine gets several times that before it is called a failure. */
+/** Starting takes ~15 s here; a slow or busy machine gets many times that before it is called a failure. */
 const READY_TIMEOUT_MS = 180_000;
 
 /** Starts the cluster; once more when a daemon lost its port to another process between the script's choice of
