@@ -121,7 +121,7 @@ async function siteVerdict(c: Case): Promise<Verdict> {
   } catch {
     return { refused: true };
   }
-  expect(r.signers.slice(0, 2), 'the log lines').toEqual(['Ed25519', 'ML-DSA-44']);
+  expect(r.signers!.slice(0, 2), 'the log lines').toEqual(['Ed25519', 'ML-DSA-44']);
   const cosigned = r.witnesses!.filter((w) => w.cosigned).map((w) => w.name);
   // The result panel shows "k of n (q required)" only where counting is the whole rule: then it must agree.
   if (r.witnessQuorum !== undefined) expect(cosigned.length >= r.witnessQuorum, 'the count the page shows').toBe(r.witnessQuorumMet);
@@ -131,7 +131,7 @@ async function siteVerdict(c: Case): Promise<Verdict> {
 /** The offline verifier: the latest checkpoint, the policy file and the log's keys dropped on the page. */
 async function offlineVerdict(c: Case): Promise<Verdict> {
   const report = await verifyInputs({
-    files: [classifyFile('checkpoint', utf8(CHECKPOINT + c.lines)), classifyText(c.policy, 'witnesses')],
+    files: [classifyFile('checkpoint', utf8(CHECKPOINT + c.lines)), classifyText(c.policy, 'witnesses')!],
     keys: {
       ecdsa: { key: ecdsa.publicKey, source: 'test' },
       mldsa: { key: mldsa.publicKey, source: 'test' },

@@ -48,7 +48,7 @@ describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
     expect(classifyText(`quorum 1\n${ed}\n`, 'witnesses')).toMatchObject({ kind: 'witness-policy', value: `quorum 1\n${ed}\n` });
     expect(classifyText(`quorum 2\n${ed}\n`, 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.stringMatching(/threshold 2/) });
     // The log's own Ed25519 key (0x01), whose line the checkpoint has: not a cosignature.
-    const files = [...archive.dayFiles(DAY1).map(read), classifyText(text, 'witnesses')];
+    const files = [...archive.dayFiles(DAY1).map(read), classifyText(text, 'witnesses')!];
     const r = await verifyInputs({ files, keys });
     const rows = r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
     expect(rows).toContainEqual(expect.stringMatching(/^Witnesses \| 0 of the 1 witnesses of the policy cosigned this checkpoint \(quorum log, not met yet/));
