@@ -63,7 +63,6 @@ function tlv(tag: number, ...contents: Uint8Array[]): Uint8Array {
 
 const seq = (...c: Uint8Array[]): Uint8Array => tlv(0x30, ...c);
 const octets = (b: Uint8Array): Uint8Array => tlv(0x04, b);
-const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 
 /** A DER SET OF: its elements sorted by their encodings (X.690 §11.6). */
 function setOf(items: Uint8Array[]): Uint8Array {
@@ -122,64 +121,63 @@ function namedBit(bit: number): Uint8Array {
   return tlv(0x03, Uint8Array.of(7 - (bit % 8)), bytes);
 }
 
-/** GeneralizedTime in DER: UTC, fraction of a second without trailing zeros, none when zero (X.690 §11.7). */
-export function generalizedTime(time: Date): Uint8Array {
-  const iso = time.toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
-  const millis = iso.slice(20, 23).replace(/0+$/, '');
-  const text = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}${millis ? `.${millis}` : ''}Z`;
-  return tlv(0x18, ascii(text));
-}
-
 // ---- DER reader (strict: definite, minimal lengths; one-byte tags) ----
 
+/** One element of `buf`: its tag, where its contents start and where it ends (offsets, no copies). */
 interface Der {
   tag: number;
-  /** The whole element. */
-  raw: Uint8Array;
-  /** Its contents. */
-  body: Uint8Array;
+  start: number;
+  body: number;
+  end: number;
 }
 
 class Malformed extends Error {}
 
-function read(buf: Uint8Array, at: number): Der {
+/** The element at `at`, which must end by `limit`. */
+function read(buf: Uint8Array, at: number, limit: number): Der {
   const tag = buf[at];
   const first = buf[at + 1];
-  if (tag === undefined || first === undefined || (tag & 0x1f) === 0x1f) throw new Malformed('an element is cut short');
+  if (at + 1 >= limit || tag === undefined || first === undefined || (tag & 0x1f) === 0x1f) throw new Malformed('an element is cut short');
   let len = first;
   let body = at + 2;
   if (first & 0x80) {
     const n = first & 0x7f;
-    if (n === 0 || n > 3 || buf[body] === 0) throw new Malformed('an indefinite or non-minimal length');
+    if (n === 0 || n > 3 || (body < limit && buf[body] === 0)) throw new Malformed('an indefinite or non-minimal length');
     len = 0;
     for (let i = 0; i < n; i++) {
-      const b = buf[body++];
-      if (b === undefined) throw new Malformed('a length is cut short');
-      len = len * 256 + b;
+      if (body >= limit) throw new Malformed('a length is cut short');
+      len = len * 256 + buf[body++]!;
     }
     if (len < 0x80) throw new Malformed('a non-minimal length');
   }
-  if (body + len > buf.length) throw new Malformed('an element runs past its end');
-  return { tag, raw: buf.subarray(at, body + len), body: buf.subarray(body, body + len) };
+  if (body + len > limit) throw new Malformed('an element runs past its end');
+  return { tag, start: at, body, end: body + len };
 }
 
-/** The elements that make up `body`, exactly. */
-function children(body: Uint8Array): Der[] {
+/** The elements that make up the contents of `d`, exactly. */
+function children(buf: Uint8Array, d: Der): Der[] {
   const out: Der[] = [];
-  for (let at = 0; at < body.length; ) {
-    const d = read(body, at);
-    out.push(d);
-    at += d.raw.length;
+  for (let at = d.body; at < d.end; ) {
+    const c = read(buf, at, d.end);
+    out.push(c);
+    at = c.end;
   }
   return out;
 }
 
-function oidText(d: Der): string {
-  if (d.tag !== 0x06 || d.body.length === 0 || d.body[d.body.length - 1]! & 0x80) throw new Malformed('an OBJECT IDENTIFIER was expected');
+/** Whether the contents of `d` are exactly `bytes`. */
+function contentsEqual(buf: Uint8Array, d: Der, bytes: Uint8Array): boolean {
+  if (d.end - d.body !== bytes.length) return false;
+  for (let i = 0; i < bytes.length; i++) if (buf[d.body + i] !== bytes[i]) return false;
+  return true;
+}
+
+function oidText(buf: Uint8Array, d: Der): string {
+  if (d.tag !== 0x06 || d.end === d.body || buf[d.end - 1]! & 0x80) throw new Malformed('an OBJECT IDENTIFIER was expected');
   const arcs: bigint[] = [];
   let v = 0n;
-  for (let i = 0; i < d.body.length; i++) {
-    const b = d.body[i]!;
+  for (let i = d.body; i < d.end; i++) {
+    const b = buf[i]!;
     if (v === 0n && b === 0x80) throw new Malformed('a non-minimal OBJECT IDENTIFIER');
     v = (v << 7n) | BigInt(b & 0x7f);
     if (!(b & 0x80)) {
@@ -192,12 +190,12 @@ function oidText(d: Der): string {
   return [...head, ...arcs.slice(1)].join('.');
 }
 
-function integerBytes(d: Der): Uint8Array {
-  if (d.tag !== 0x02 || d.body.length === 0) throw new Malformed('an INTEGER was expected');
-  if (d.body.length > 1 && ((d.body[0] === 0 && !(d.body[1]! & 0x80)) || (d.body[0] === 0xff && d.body[1]! & 0x80))) {
-    throw new Malformed('a non-minimal INTEGER');
-  }
-  return d.body;
+/** The contents of an INTEGER in minimal form. */
+function checkInteger(buf: Uint8Array, d: Der): void {
+  if (d.tag !== 0x02 || d.end === d.body) throw new Malformed('an INTEGER was expected');
+  const a = buf[d.body]!;
+  const b = buf[d.body + 1]!;
+  if (d.end - d.body > 1 && ((a === 0 && !(b & 0x80)) || (a === 0xff && b & 0x80))) throw new Malformed('a non-minimal INTEGER');
 }
 
 // ---- The request ----
@@ -219,58 +217,68 @@ export interface Rejection {
 
 const reject = (failInfo: FailInfo, text: string): { rejection: Rejection } => ({ rejection: { failInfo, text } });
 
+/** The contents of the OIDs a request is compared with, encoded once. */
+const IMPRINT_OIDS: [ImprintAlgorithm, Uint8Array][] = (['sha256', 'sha384', 'sha512'] as const).map((a) => [a, oid(OID[a]).subarray(2)]);
+const POLICY_OID = oid(TSA_POLICY_OID).subarray(2);
+
 /** Reads a DER TimeStampReq (RFC 3161 §2.4.1); a request Timeseal does not grant is a Rejection saying why. */
 export function parseTimeStampRequest(der: Uint8Array): { request: TimeStampRequest } | { rejection: Rejection } {
   try {
-    const top = read(der, 0);
-    if (top.raw.length !== der.length) throw new Malformed('bytes follow the request');
+    const top = read(der, 0, der.length);
+    if (top.end !== der.length) throw new Malformed('bytes follow the request');
     if (top.tag !== 0x30) throw new Malformed('a TimeStampReq is a SEQUENCE');
-    const fields = children(top.body);
+    const fields = children(der, top);
     const version = fields[0];
     const imprint = fields[1];
     if (version === undefined || imprint === undefined) throw new Malformed('the version or the messageImprint is missing');
-    const v = integerBytes(version);
-    if (v.length !== 1 || v[0] !== 1) return reject('badRequest', 'Only TimeStampReq version 1 is known.');
+    checkInteger(der, version);
+    if (version.end - version.body !== 1 || der[version.body] !== 1) return reject('badRequest', 'Only TimeStampReq version 1 is known.');
     if (imprint.tag !== 0x30) throw new Malformed('the messageImprint is not a SEQUENCE');
-    const [algId, hashed, ...extra] = children(imprint.body);
+    const [algId, hashed, ...extra] = children(der, imprint);
     if (algId === undefined || hashed === undefined || extra.length > 0 || algId.tag !== 0x30 || hashed.tag !== 0x04) {
       throw new Malformed('the messageImprint is not an AlgorithmIdentifier and an OCTET STRING');
     }
-    const [algOid, params, ...more] = children(algId.body);
-    if (algOid === undefined || more.length > 0 || (params !== undefined && (params.tag !== 0x05 || params.body.length !== 0))) {
+    const [algOid, params, ...more] = children(der, algId);
+    if (algOid === undefined || more.length > 0 || (params !== undefined && (params.tag !== 0x05 || params.end !== params.body))) {
       throw new Malformed('the hash algorithm identifier is malformed');
     }
-    const algText = oidText(algOid);
-    const algorithm = (Object.keys(DIGEST_LENGTH) as ImprintAlgorithm[]).find((a) => OID[a] === algText);
+    if (algOid.tag !== 0x06) throw new Malformed('an OBJECT IDENTIFIER was expected');
+    const algorithm = IMPRINT_OIDS.find(([, bytes]) => contentsEqual(der, algOid, bytes))?.[0];
     if (algorithm === undefined) {
+      const algText = oidText(der, algOid);
       const name = algText === OID.sha1 ? 'SHA-1' : `the algorithm ${algText}`;
       return reject('badAlg', `The imprint is made with ${name}; this time-stamp authority accepts SHA-256, SHA-384 and SHA-512 only.`);
     }
-    if (hashed.body.length !== DIGEST_LENGTH[algorithm]) {
-      return reject('badDataFormat', `A ${algorithm.toUpperCase().replace('SHA', 'SHA-')} imprint is ${DIGEST_LENGTH[algorithm]} bytes; this one is ${hashed.body.length}.`);
+    const digestLength = hashed.end - hashed.body;
+    if (digestLength !== DIGEST_LENGTH[algorithm]) {
+      return reject('badDataFormat', `A ${algorithm.toUpperCase().replace('SHA', 'SHA-')} imprint is ${DIGEST_LENGTH[algorithm]} bytes; this one is ${digestLength}.`);
     }
     let at = 2;
     let next = fields[at];
     if (next?.tag === 0x06) {
-      const policy = oidText(next);
-      if (policy !== TSA_POLICY_OID) return reject('unacceptedPolicy', `This time-stamp authority issues tokens under its policy ${TSA_POLICY_OID} only, not ${policy}.`);
+      if (!contentsEqual(der, next, POLICY_OID)) {
+        return reject('unacceptedPolicy', `This time-stamp authority issues tokens under its policy ${TSA_POLICY_OID} only, not ${oidText(der, next)}.`);
+      }
       next = fields[++at];
     }
     let nonce: Uint8Array | undefined;
     if (next?.tag === 0x02) {
-      nonce = integerBytes(next);
+      checkInteger(der, next);
+      nonce = der.subarray(next.body, next.end);
       next = fields[++at];
     }
     let certReq = false;
     if (next?.tag === 0x01) {
-      if (next.body.length !== 1 || (next.body[0] !== 0 && next.body[0] !== 0xff)) throw new Malformed('a BOOLEAN is not DER');
+      if (next.end - next.body !== 1 || (der[next.body] !== 0 && der[next.body] !== 0xff)) throw new Malformed('a BOOLEAN is not DER');
       // DER omits a DEFAULT FALSE; a sent FALSE is read as it says.
-      certReq = next.body[0] === 0xff;
+      certReq = der[next.body] === 0xff;
       next = fields[++at];
     }
     if (next?.tag === 0xa0) return reject('unacceptedExtension', 'This time-stamp authority accepts no request extensions.');
     if (next !== undefined) throw new Malformed('an unknown field follows the request');
-    return { request: { algorithm, digest: hashed.body, messageImprint: imprint.raw, ...(nonce ? { nonce } : {}), certReq } };
+    const request: TimeStampRequest = { algorithm, digest: der.subarray(hashed.body, hashed.end), messageImprint: der.subarray(imprint.start, imprint.end), certReq };
+    if (nonce !== undefined) request.nonce = nonce;
+    return { request };
   } catch (err) {
     if (err instanceof Malformed) return reject('badDataFormat', `The request is not a DER TimeStampReq (${err.message}).`);
     throw err;
@@ -289,37 +297,26 @@ export interface TsaIdentity {
   sha256?(data: Uint8Array): Uint8Array;
 }
 
-interface CertificateParts {
-  issuer: Uint8Array;
-  serial: Uint8Array;
-  subject: Uint8Array;
-}
-
-/** Per certificate (the TSA's own, the same object for every token): its parts and its SHA-256, read once. */
-const certificateCache = new WeakMap<Uint8Array, { parts: CertificateParts; sha256: Uint8Array }>();
-
-function cachedCertificate(cert: Uint8Array): { parts: CertificateParts; sha256: Uint8Array } {
-  let known = certificateCache.get(cert);
-  if (known === undefined) {
-    known = { parts: certificateParts(cert), sha256: sha256(cert) };
-    certificateCache.set(cert, known);
-  }
-  return known;
-}
-
 /** The issuer, serial number and subject of a DER certificate. */
-export function certificateParts(cert: Uint8Array): CertificateParts {
-  const [tbs] = children(read(cert, 0).body);
+function certificateParts(cert: Uint8Array): { issuer: Uint8Array; serial: Uint8Array; subject: Uint8Array } {
+  const tbs = children(cert, read(cert, 0, cert.length))[0];
   if (tbs === undefined) throw new Error('not a certificate');
-  const f = children(tbs.body);
+  const f = children(cert, tbs);
   const o = f[0]?.tag === 0xa0 ? 1 : 0; // [0] version
-  return { serial: f[o]!.raw, issuer: f[o + 2]!.raw, subject: f[o + 4]!.raw };
+  const raw = (d: Der | undefined): Uint8Array => {
+    if (d === undefined) throw new Error('not a certificate');
+    return cert.subarray(d.start, d.end);
+  };
+  return { serial: raw(f[o]), issuer: raw(f[o + 2]), subject: raw(f[o + 4]) };
 }
 
 /** The request a JSON submission's receipt answers: a SHA-256 imprint of `digest`, no nonce, certificates included. */
 export function receiptRequest(digest: Uint8Array): TimeStampRequest {
   if (digest.length !== DIGEST_LENGTH.sha256) throw new Error('a receipt is made for a SHA-256 digest');
-  return { algorithm: 'sha256', digest, messageImprint: seq(algorithm(OID.sha256), octets(digest)), certReq: true };
+  const messageImprint = new Uint8Array(SHA256_IMPRINT_HEAD.length + digest.length);
+  messageImprint.set(SHA256_IMPRINT_HEAD);
+  messageImprint.set(digest, SHA256_IMPRINT_HEAD.length);
+  return { algorithm: 'sha256', digest: messageImprint.subarray(SHA256_IMPRINT_HEAD.length), messageImprint, certReq: true };
 }
 
 /** The hash that goes into the ledger for a request: the imprint itself if SHA-256, else SHA-256 of the TSTInfo. */
@@ -327,75 +324,224 @@ export function ledgerHash(request: TimeStampRequest, tstInfo: Uint8Array): Uint
   return request.algorithm === 'sha256' ? request.digest : sha256(tstInfo);
 }
 
+/** Random bytes drawn 4 KiB at a time: one call to the system's generator per 256 serial numbers. */
+let serialPool = new Uint8Array(0);
+let serialPoolAt = 0;
+
 /** A positive serial number of at most 127 bits: 16 random bytes with the top bit clear and the next set. */
 export function randomSerial(): Uint8Array {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  if (serialPoolAt + 16 > serialPool.length) {
+    // A new pool each time: the serials handed out are views of the old one, never overwritten.
+    serialPool = globalThis.crypto.getRandomValues(new Uint8Array(4096));
+    serialPoolAt = 0;
+  }
+  const bytes = serialPool.subarray(serialPoolAt, (serialPoolAt += 16));
   bytes[0] = (bytes[0]! & 0x3f) | 0x40;
   return bytes;
 }
 
+// The token is written into one array of its exact size: the parts that are the same in every token are encoded
+// once (below, and per certificate list in TokenTemplate), and each token adds only its own fields and the
+// length headers around them.
+
+/** The whole length of an element whose contents are `n` bytes (tlv's header: at most 3 length bytes). */
+const sized = (n: number): number => (n < 0x80 ? 2 : n < 0x100 ? 3 : n < 0x10000 ? 4 : 5) + n;
+
+/** Writes DER into one array of the right size, left to right. */
+class DerWriter {
+  at = 0;
+  readonly out: Uint8Array;
+  constructor(out: Uint8Array) {
+    this.out = out;
+  }
+  header(tag: number, n: number): void {
+    const out = this.out;
+    out[this.at++] = tag;
+    if (n < 0x80) out[this.at++] = n;
+    else {
+      const lengthBytes = n < 0x100 ? 1 : n < 0x10000 ? 2 : 3;
+      out[this.at++] = 0x80 | lengthBytes;
+      for (let i = lengthBytes - 1; i >= 0; i--) out[this.at++] = (n >> (8 * i)) & 0xff;
+    }
+  }
+  bytes(b: Uint8Array): void {
+    this.out.set(b, this.at);
+    this.at += b.length;
+  }
+  /** `contents` as one element of type `tag`. */
+  element(tag: number, contents: Uint8Array): void {
+    this.header(tag, contents.length);
+    this.bytes(contents);
+  }
+  done(): Uint8Array {
+    if (this.at !== this.out.length) throw new Error(`the token writer wrote ${this.at} bytes of ${this.out.length}`);
+    return this.out;
+  }
+}
+
+/** MessageImprint { AlgorithmIdentifier sha256 (no parameters), OCTET STRING of 32 bytes }, up to the digest. */
+const SHA256_IMPRINT_HEAD = seq(algorithm(OID.sha256), octets(new Uint8Array(32))).subarray(0, -32);
+/** TSTInfo: version 1, then the policy. */
+const TST_HEAD = Uint8Array.of(...integer(1), ...oid(TSA_POLICY_OID));
+/** TSTInfo accuracy SEQUENCE { seconds 1 }. */
+const ACCURACY = seq(integer(1));
+/** PKIStatusInfo { status granted }. */
+const STATUS_GRANTED = seq(integer(0));
+const SIGNED_DATA_OID = oid(OID.signedData);
+/** SignedData: version 3, digestAlgorithms SET { sha256 }. */
+const SIGNED_DATA_HEAD = Uint8Array.of(...integer(3), ...setOf([algorithm(OID.sha256)]));
+const TST_INFO_OID = oid(OID.tstInfo);
+/** SignerInfo's signatureAlgorithm. */
+const ECDSA_SHA256 = algorithm(OID.ecdsaWithSha256);
+
+/** What every token signed with one certificate list shares, encoded once. */
+interface TokenTemplate {
+  /** TSTInfo's tsa [0]: directoryName [4] with the TSA certificate's subject. */
+  tsaName: Uint8Array;
+  /** SignerInfo up to its signed attributes: version 1, sid (issuer and serial number), digestAlgorithm sha256. */
+  signerHead: Uint8Array;
+  /** The signed attributes as signed (a SET OF) with a zero messageDigest, and where its 32 bytes go. */
+  signedAttrs: Uint8Array;
+  digestAt: number;
+  /** SignedData's certificates [0] IMPLICIT SET OF, in DER order (sorted); a verifier finds the signer's by its sid. */
+  certificates: Uint8Array;
+}
+
+const templates = new WeakMap<Uint8Array[], TokenTemplate>();
+
+function template(identity: TsaIdentity): TokenTemplate {
+  let t = templates.get(identity.certificates);
+  if (t === undefined) {
+    t = makeTemplate(identity.certificates);
+    templates.set(identity.certificates, t);
+  }
+  return t;
+}
+
+function makeTemplate(certificates: Uint8Array[]): TokenTemplate {
+  const leaf = certificates[0];
+  if (leaf === undefined) throw new Error('the TSA has no certificate');
+  const { issuer, serial, subject } = certificateParts(leaf);
+  const attribute = (type: string, value: Uint8Array): Uint8Array => seq(oid(type), setOf([value]));
+  const signedAttrs = (digest: Uint8Array): Uint8Array =>
+    setOf([
+      attribute(OID.contentType, oid(OID.tstInfo)),
+      attribute(OID.messageDigest, octets(digest)),
+      // SigningCertificateV2 { certs SEQUENCE OF ESSCertIDv2 { hashAlgorithm DEFAULT sha256 (omitted), certHash } }
+      attribute(OID.signingCertificateV2, seq(seq(seq(octets(sha256(leaf)))))),
+    ]);
+  // The three attributes differ in length before any digest byte, so their DER order does not depend on the
+  // digest: the set made with 32 zero bytes and the one made with 32 0xff bytes differ in those bytes only.
+  const zeros = signedAttrs(new Uint8Array(32));
+  const ones = signedAttrs(new Uint8Array(32).fill(0xff));
+  const digestAt = zeros.findIndex((b, i) => b !== ones[i]);
+  if (zeros.length !== ones.length || digestAt < 0 || zeros.some((b, i) => (b !== ones[i]) !== (i >= digestAt && i < digestAt + 32))) {
+    throw new Error('the signed attributes do not keep their order');
+  }
+  const certificateSet = setOf(certificates);
+  return {
+    tsaName: tlv(0xa0, tlv(0xa4, subject)),
+    signerHead: Uint8Array.of(...integer(1), ...seq(issuer, serial), ...algorithm(OID.sha256)),
+    signedAttrs: zeros,
+    digestAt,
+    // [0] IMPLICIT: the SET OF re-tagged, its length header unchanged.
+    certificates: Uint8Array.of(0xa0, ...certificateSet.subarray(1)),
+  };
+}
+
 /** The DER TSTInfo (RFC 3161 §2.4.2) for `request` at `genTime`, accuracy one second. */
 export function tstInfo(request: TimeStampRequest, identity: TsaIdentity, genTime: Date, serial: Uint8Array): Uint8Array {
-  const { subject } = cachedCertificate(identity.certificates[0]!).parts;
-  return seq(
-    integer(1),
-    oid(TSA_POLICY_OID),
-    request.messageImprint,
-    integer(serial),
-    generalizedTime(genTime),
-    seq(integer(1)), // accuracy: seconds 1
-    ...(request.nonce ? [tlv(0x02, request.nonce)] : []),
-    tlv(0xa0, tlv(0xa4, subject)), // tsa [0] GeneralName directoryName [4]
-  );
+  const { tsaName } = template(identity);
+  // serialNumber INTEGER: leading zero bytes dropped, one added before a high bit (a positive number).
+  let serialFrom = 0;
+  while (serialFrom < serial.length - 1 && serial[serialFrom] === 0) serialFrom++;
+  const serialPad = serial.length === 0 || serial[serialFrom]! & 0x80 ? 1 : 0;
+  const serialLength = serialPad + serial.length - serialFrom;
+  // GeneralizedTime in DER: YYYYMMDDHHMMSS in UTC, a fraction of a second without trailing zeros, none when
+  // zero, then Z (X.690 §11.7).
+  const iso = genTime.toISOString(); // YYYY-MM-DDTHH:MM:SS.sssZ
+  let fraction = 3;
+  while (fraction > 0 && iso.charCodeAt(19 + fraction) === 0x30) fraction--;
+  const timeLength = 15 + (fraction > 0 ? 1 + fraction : 0);
+  const nonce = request.nonce;
+  const contents =
+    TST_HEAD.length + request.messageImprint.length + sized(serialLength) + sized(timeLength) + ACCURACY.length + (nonce ? sized(nonce.length) : 0) + tsaName.length;
+  const w = new DerWriter(new Uint8Array(sized(contents)));
+  w.header(0x30, contents);
+  w.bytes(TST_HEAD);
+  w.bytes(request.messageImprint);
+  w.header(0x02, serialLength);
+  if (serialPad) w.out[w.at++] = 0;
+  w.bytes(serial.subarray(serialFrom));
+  w.header(0x18, timeLength);
+  for (const at of TIME_DIGITS) w.out[w.at++] = iso.charCodeAt(at);
+  if (fraction > 0) for (let i = 19; i <= 19 + fraction; i++) w.out[w.at++] = iso.charCodeAt(i);
+  w.out[w.at++] = 0x5a; // Z
+  w.bytes(ACCURACY);
+  if (nonce) w.element(0x02, nonce);
+  w.bytes(tsaName);
+  return w.done();
 }
 
-const STATUS_GRANTED = 0;
-const STATUS_REJECTION = 2;
+/** Where the digits of YYYYMMDDHHMMSS stand in an ISO-8601 time. */
+const TIME_DIGITS = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18];
 
-/** certificates [0] IMPLICIT SET OF, in DER order (sorted), made once per certificate list. */
-const certificateSets = new WeakMap<Uint8Array[], Uint8Array>();
-function certificateSet(certificates: Uint8Array[]): Uint8Array {
-  let der = certificateSets.get(certificates);
-  if (der === undefined) {
-    der = tlv(0xa0, read(setOf(certificates), 0).body);
-    certificateSets.set(certificates, der);
-  }
-  return der;
+/**
+ * The signed attributes of the token over `info` (a DER TSTInfo): contentType, messageDigest (SHA-256 of `info`)
+ * and signingCertificateV2, as a DER SET OF — the bytes the TSA's signature covers.
+ */
+export function signedAttributes(info: Uint8Array, identity: TsaIdentity): Uint8Array {
+  const t = template(identity);
+  const attrs = t.signedAttrs.slice();
+  attrs.set((identity.sha256 ?? sha256)(info), t.digestAt);
+  return attrs;
 }
 
-/** A granted TimeStampResp holding the token over `info` (a DER TSTInfo). */
+/** A granted TimeStampResp holding the token over `info` (a DER TSTInfo), signed with `identity.sign`. */
 export function grantedResponse(info: Uint8Array, request: TimeStampRequest, identity: TsaIdentity): Uint8Array {
-  const leaf = identity.certificates[0]!;
-  const cert = cachedCertificate(leaf);
-  const { issuer, serial } = cert.parts;
-  const attribute = (type: string, value: Uint8Array): Uint8Array => seq(oid(type), setOf([value]));
-  const attrs = [
-    attribute(OID.contentType, oid(OID.tstInfo)),
-    attribute(OID.messageDigest, octets((identity.sha256 ?? sha256)(info))),
-    // SigningCertificateV2 { certs SEQUENCE OF ESSCertIDv2 { hashAlgorithm DEFAULT sha256 (omitted), certHash } }
-    attribute(OID.signingCertificateV2, seq(seq(seq(octets(cert.sha256))))),
-  ];
-  const signedAttrs = setOf(attrs);
-  const signature = identity.sign(signedAttrs);
-  const signerInfo = seq(
-    integer(1),
-    seq(issuer, serial),
-    algorithm(OID.sha256),
-    tlv(0xa0, read(signedAttrs, 0).body), // signedAttrs [0] IMPLICIT: the SET signed, re-tagged
-    algorithm(OID.ecdsaWithSha256),
-    octets(signature),
-  );
-  const signedData = seq(
-    integer(3),
-    setOf([algorithm(OID.sha256)]),
-    seq(oid(OID.tstInfo), tlv(0xa0, octets(info))),
-    // certificates [0] IMPLICIT SET OF, in DER order (sorted); a verifier finds the signer's by its sid.
-    ...(request.certReq ? [certificateSet(identity.certificates)] : []),
-    setOf([signerInfo]),
-  );
-  const token = seq(oid(OID.signedData), tlv(0xa0, signedData));
-  return seq(seq(integer(STATUS_GRANTED)), token);
+  const attrs = signedAttributes(info, identity);
+  return signedResponse(info, request, identity, attrs, identity.sign(attrs));
 }
+
+/**
+ * A granted TimeStampResp from the token's parts: `info`, its `signedAttrs` (signedAttributes) and `signature`,
+ * the DER ECDSA signature over them by the TSA's key, made by the caller (the server signs on another thread).
+ */
+export function signedResponse(info: Uint8Array, request: TimeStampRequest, identity: TsaIdentity, signedAttrs: Uint8Array, signature: Uint8Array): Uint8Array {
+  const t = template(identity);
+  if (signedAttrs.length !== t.signedAttrs.length || signedAttrs[0] !== 0x31) throw new Error('these are not the signed attributes of a token');
+  // Contents lengths, innermost first.
+  const encapsulated = TST_INFO_OID.length + sized(sized(info.length)); // eContentType, eContent [0] { OCTET STRING }
+  const signerInfo = t.signerHead.length + signedAttrs.length + ECDSA_SHA256.length + sized(signature.length);
+  const signedData = SIGNED_DATA_HEAD.length + sized(encapsulated) + (request.certReq ? t.certificates.length : 0) + sized(sized(signerInfo));
+  const contentInfo = SIGNED_DATA_OID.length + sized(sized(signedData));
+  const response = STATUS_GRANTED.length + sized(contentInfo);
+  const w = new DerWriter(new Uint8Array(sized(response)));
+  w.header(0x30, response);
+  w.bytes(STATUS_GRANTED);
+  w.header(0x30, contentInfo); // timeStampToken ContentInfo
+  w.bytes(SIGNED_DATA_OID);
+  w.header(0xa0, sized(signedData));
+  w.header(0x30, signedData);
+  w.bytes(SIGNED_DATA_HEAD);
+  w.header(0x30, encapsulated); // encapContentInfo
+  w.bytes(TST_INFO_OID);
+  w.header(0xa0, sized(info.length));
+  w.element(0x04, info);
+  if (request.certReq) w.bytes(t.certificates);
+  w.header(0x31, sized(signerInfo)); // signerInfos SET OF, one
+  w.header(0x30, signerInfo);
+  w.bytes(t.signerHead);
+  const attrsAt = w.at;
+  w.bytes(signedAttrs);
+  w.out[attrsAt] = 0xa0; // signedAttrs [0] IMPLICIT: the SET signed, re-tagged
+  w.bytes(ECDSA_SHA256);
+  w.element(0x04, signature);
+  return w.done();
+}
+
+/** PKIStatus rejection (RFC 3161 §2.4.2). */
+const STATUS_REJECTION = 2;
 
 /** A TimeStampResp with status rejection, `failInfo` and `text` as its statusString. */
 export function rejectionResponse(rejection: Rejection): Uint8Array {

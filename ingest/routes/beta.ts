@@ -150,6 +150,10 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const noReceipt = wantsReceipt ? tsa.refusal(now) : null;
       if (noReceipt !== null) return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', noReceipt));
       const hash = request.body.hash.toLowerCase();
+      // A receipt is signed on libuv's thread pool while the row is committed, and sent only after both. Its
+      // failure is handled where it is awaited (an error answer), or ignored if the write fails first.
+      const receipt = wantsReceipt ? tsa.receiptOffThread(hash, now) : null;
+      receipt?.catch(() => undefined);
       try {
         await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
       } catch (err) {
@@ -162,11 +166,10 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       // A string body is sent as it is (the response schema above documents it for OpenAPI). A receipt is one
       // more member, base64 (no escaping needed), put before the closing brace.
       const body = answer(hash, submittedAt, ledgerDate);
-      const receipt = wantsReceipt ? tsa.receipt(hash, now) : null;
       return reply
         .code(201)
         .type('application/json; charset=utf-8')
-        .send(receipt === null ? body : `${body.slice(0, -1)},"receipt":"${receipt}"}`);
+        .send(receipt === null ? body : `${body.slice(0, -1)},"receipt":"${await receipt}"}`);
     },
   );
 };

@@ -8,7 +8,7 @@
 // full disk and a closed day are HTTP 503/429 with Retry-After and a JSON message — never a token.
 // GET /tsa/certs: the TSA's certificate and its root (keys/timeseal-tsa.pem). GET /tsa: to the policy page.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { grantedResponse, ledgerHash, parseTimeStampRequest, randomSerial, rejectionResponse, tstInfo } from '../../core/tsa-token.ts';
+import { ledgerHash, parseTimeStampRequest, randomSerial, rejectionResponse, signedAttributes, signedResponse, tstInfo } from '../../core/tsa-token.ts';
 import { toHex } from '../../core/encoding.ts';
 import { errorHandler, storageRefusal } from '../errors.ts';
 import { betaRateCap } from '../limits.ts';
@@ -39,7 +39,8 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     return fallback(err, request, reply);
   });
 
-  const send = (reply: FastifyReply, der: Uint8Array) => reply.code(200).header('Cache-Control', 'no-store').type(TSA_REPLY_TYPE).send(Buffer.from(der));
+  const send = (reply: FastifyReply, der: Uint8Array) =>
+    reply.code(200).header('Cache-Control', 'no-store').type(TSA_REPLY_TYPE).send(Buffer.from(der.buffer, der.byteOffset, der.byteLength));
   const refuse = (reply: FastifyReply, code: number, message: string, retryAfter?: string) => {
     if (retryAfter !== undefined) void reply.header('Retry-After', retryAfter);
     return reply.code(code).header('Cache-Control', 'no-store').type(JSON_TYPE).send({ error: message });
@@ -62,7 +63,7 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     const body = request.body;
     let parsed: ReturnType<typeof parseTimeStampRequest>;
     try {
-      parsed = parseTimeStampRequest(Buffer.isBuffer(body) ? new Uint8Array(body) : new Uint8Array());
+      parsed = parseTimeStampRequest(Buffer.isBuffer(body) ? body : new Uint8Array());
     } catch (err) {
       request.log.error({ err }, 'time-stamp request reading failed');
       return send(reply, rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to read the request; nothing was stored.' }));
@@ -82,12 +83,18 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       if (refused !== null) return refuse(reply, 429, refused.error, String(refused.retryAfter));
     }
     let info: Uint8Array;
+    let attrs: Uint8Array;
     try {
       info = tstInfo(request3161, identity, now, randomSerial());
+      attrs = signedAttributes(info, identity);
     } catch (err) {
       request.log.error({ err }, 'time-stamp token failed');
       return send(reply, rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to make the token; nothing was stored.' }));
     }
+    // The signature is made on libuv's thread pool while the row is committed; the token is sent only after both.
+    // Its failure is handled where it is awaited (below), or ignored if the write fails first.
+    const signature = identity.signOffThread(attrs);
+    signature.catch(() => undefined);
     const hash = toHex(ledgerHash(request3161, info));
     try {
       await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
@@ -99,7 +106,7 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     s.gate.stored();
     let answer: Uint8Array;
     try {
-      answer = grantedResponse(info, request3161, identity);
+      answer = signedResponse(info, request3161, identity, attrs, await signature);
     } catch (err) {
       // The imprint is stored and will be published; only the token could not be signed.
       request.log.error({ err }, 'time-stamp token signature failed');
