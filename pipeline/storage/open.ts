@@ -38,8 +38,13 @@ function refusal(archive: string, env: NodeJS.ProcessEnv): string {
   );
 }
 
+/** A store that does not answer is given up on: 10 s to connect, and a request on which nothing moves for
+ * `idleTimeoutMs` (default 60 s) fails (the SDK then tries twice more). */
+const CONNECT_TIMEOUT_MS = 10_000;
+const IDLE_TIMEOUT_MS = 60_000;
+
 /** An S3 client from the standard AWS variables of `env`. */
-export function s3Client(env: NodeJS.ProcessEnv): S3Client {
+export function s3Client(env: NodeJS.ProcessEnv, options: { idleTimeoutMs?: number } = {}): S3Client {
   const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint === undefined ? undefined : 'us-east-1');
   if (region === undefined) throw new UsageError('TIMESEAL_ARCHIVE=s3://…: set AWS_REGION (or AWS_ENDPOINT_URL for a store other than AWS)');
@@ -51,6 +56,7 @@ export function s3Client(env: NodeJS.ProcessEnv): S3Client {
     ...(accessKeyId === undefined || secretAccessKey === undefined ? {} : { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }),
     // Checksums only where S3 requires them: many look-alikes refuse the SDK's newer default trailers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS },
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
 }

@@ -7,14 +7,20 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
-import { HeadObjectCommand, ListObjectsV2Command, PutBucketPolicyCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutBucketPolicyCommand,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheClass, DAYS_PATH } from '../../core/archive.ts';
 import { archiveCacheControl, archiveType } from '../../ingest/published-archive.ts';
 import type { ArchiveStore } from '../../pipeline/storage/archive-store.ts';
 import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
 import { ACCEPT_PLAIN_PUTS, openArchiveStore, s3Client } from '../../pipeline/storage/open.ts';
-import { parseS3Url, S3ArchiveStore } from '../../pipeline/storage/s3.ts';
+import { parseS3Url, probeConditionalWrites, S3ArchiveStore } from '../../pipeline/storage/s3.ts';
 import { makeHashes, removeTempProjects, run, runJson, tempProject, writeHashFile } from '../cli/helpers.ts';
 import { cephForSuite } from '../support/ceph-rgw.ts';
 import { archiveStoreContract } from './contract.ts';
@@ -39,13 +45,19 @@ describe('on a Ceph RADOS Gateway', () => {
   let n = 0;
   let location = '';
   const sdk = (): S3Client =>
-    new S3Client({ endpoint: ceph.current.endpoint, region: 'us-east-1', forcePathStyle: true, credentials: { accessKeyId: ceph.current.accessKeyId, secretAccessKey: ceph.current.secretAccessKey } });
+    new S3Client({
+      endpoint: ceph.current.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: ceph.current.accessKeyId, secretAccessKey: ceph.current.secretAccessKey },
+    });
 
   // Pages of 100 keys, so that the contract's listing spans several with a few hundred objects. The probe that
   // openArchiveStore runs first is tested below.
   archiveStoreContract('S3 on Ceph RGW', {
     fresh: () => void (location = `s3://${ceph.current.bucket}/contract-${++n}/ledgers`),
-    open: async () => new S3ArchiveStore(s3Client(ceph.current.env), parseS3Url(location), 'conditional', { listPageSize: 100 }),
+    open: async () =>
+      new S3ArchiveStore(s3Client(ceph.current.env), parseS3Url(location), 'conditional', { listPageSize: 100 }),
   });
 
   it('the probe passes (RGW refuses a second create-only PUT) and leaves no scratch object behind', async () => {
@@ -93,10 +105,13 @@ describe('on a Ceph RADOS Gateway', () => {
     }
     // A replaced object keeps its class.
     await store.replace('checkpoint', bytes('again'));
-    expect((await client.send(new HeadObjectCommand({ Bucket: ceph.current.bucket, Key: 'classes/checkpoint' }))).CacheControl).toBe(minute);
+    expect(
+      (await client.send(new HeadObjectCommand({ Bucket: ceph.current.bucket, Key: 'classes/checkpoint' })))
+        .CacheControl,
+    ).toBe(minute);
   });
 
-  it('an archive at the bucket root (no prefix) is listed without the bucket\'s other prefixes', async () => {
+  it("an archive at the bucket root (no prefix) is listed without the bucket's other prefixes", async () => {
     const store = await openArchiveStore(`s3://${ceph.current.bucket}`, ceph.current.env);
     await store.create('2024-01-01.json', bytes('root'));
     expect(await store.list('2024-')).toEqual(['2024-01-01.json']);
@@ -107,8 +122,15 @@ describe('on a Ceph RADOS Gateway', () => {
     const dir = tempProject('s3-archive');
     expect(run(dir, ['keys', 'init']).code).toBe(0);
     const hashes = makeHashes('s3-archive', 300);
-    for (const [i, [at, lines]] of ([['2025-11-01T09:00:00Z', hashes.slice(0, 120)], ['2025-11-02T17:30:00Z', hashes.slice(120)]] as const).entries()) {
-      const imported = run(dir, ['import', writeHashFile(dir, `day-${i}.txt`, [...lines])], { env: { TIMESEAL_NOW: at } });
+    for (const [i, [at, lines]] of (
+      [
+        ['2025-11-01T09:00:00Z', hashes.slice(0, 120)],
+        ['2025-11-02T17:30:00Z', hashes.slice(120)],
+      ] as const
+    ).entries()) {
+      const imported = run(dir, ['import', writeHashFile(dir, `day-${i}.txt`, [...lines])], {
+        env: { TIMESEAL_NOW: at },
+      });
       expect(imported.code, imported.stderr).toBe(0);
     }
     const built = runJson(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-03T00:01:00Z' } });
@@ -119,21 +141,43 @@ describe('on a Ceph RADOS Gateway', () => {
 
     const store = await openArchiveStore(`s3://${ceph.current.bucket}/archive/ledgers`, ceph.current.env);
     const rels = await storeArchive(folder, store);
-    expect(rels).toEqual(expect.arrayContaining(['2025-11-02.json', '2025-11-02.checkpoint', 'checkpoint', DAYS_PATH, 'index/segments.json', 'tile/0/001.p/44']));
+    expect(rels).toEqual(
+      expect.arrayContaining([
+        '2025-11-02.json',
+        '2025-11-02.checkpoint',
+        'checkpoint',
+        DAYS_PATH,
+        'index/segments.json',
+        'tile/0/001.p/44',
+      ]),
+    );
     expect(await store.list('')).toEqual(rels);
     const source = new FolderArchiveStore(folder);
-    for (const rel of rels) expect(Buffer.from((await store.read(rel))!).equals(Buffer.from((await source.read(rel))!)), rel).toBe(true);
+    for (const rel of rels)
+      expect(Buffer.from((await store.read(rel))!).equals(Buffer.from((await source.read(rel))!)), rel).toBe(true);
     // Storing it again (a rerun) writes nothing new and changes nothing.
     await storeArchive(folder, store);
 
     // Readable by anyone, as behind a CDN: GET with the stored cache classes, and `timeseal verify` over HTTP.
-    const policy = { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: '*', Action: ['s3:GetObject', 's3:ListBucket'], Resource: [`arn:aws:s3:::${ceph.current.bucket}`, `arn:aws:s3:::${ceph.current.bucket}/*`] }] };
+    const policy = {
+      Version: '2012-10-17',
+      Statement: [
+        {
+          Effect: 'Allow',
+          Principal: '*',
+          Action: ['s3:GetObject', 's3:ListBucket'],
+          Resource: [`arn:aws:s3:::${ceph.current.bucket}`, `arn:aws:s3:::${ceph.current.bucket}/*`],
+        },
+      ],
+    };
     const client = sdk();
     await client.send(new PutBucketPolicyCommand({ Bucket: ceph.current.bucket, Policy: JSON.stringify(policy) }));
     const url = `${ceph.current.endpoint}/${ceph.current.bucket}/archive/ledgers/`;
     const ledger = await fetch(`${url}2025-11-01.json`);
     expect([ledger.status, ledger.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
-    expect(Buffer.from(await ledger.arrayBuffer()).equals(Buffer.from((await source.read('2025-11-01.json'))!))).toBe(true);
+    expect(Buffer.from(await ledger.arrayBuffer()).equals(Buffer.from((await source.read('2025-11-01.json'))!))).toBe(
+      true,
+    );
     expect((await fetch(`${url}checkpoint`)).headers.get('cache-control')).toBe('public, max-age=60');
     expect((await fetch(`${url}2025-11-04.json`)).status).toBe(404);
     const keys = ['--keys', path.join(dir, 'keys')];
@@ -145,20 +189,31 @@ describe('on a Ceph RADOS Gateway', () => {
     const rel = '2025-11-01.json.sig';
     const changed = Buffer.from((await store.read(rel))!);
     changed[10]! ^= 1;
-    await client.send(new PutObjectCommand({ Bucket: ceph.current.bucket, Key: `archive/ledgers/${rel}`, Body: changed }));
+    await client.send(
+      new PutObjectCommand({ Bucket: ceph.current.bucket, Key: `archive/ledgers/${rel}`, Body: changed }),
+    );
     const bad = runJson(dir, ['verify', '--archive', url, ...keys]);
     expect(bad.result.code).toBe(1);
-    expect(bad.json.problems.some((p: string) => p.includes(rel)), JSON.stringify(bad.json.problems)).toBe(true);
+    expect(
+      bad.json.problems.some((p: string) => p.includes(rel)),
+      JSON.stringify(bad.json.problems),
+    ).toBe(true);
     // And the engine refuses to put the original back over it, naming it: a published object is never overwritten.
-    await expect(store.create(rel, (await source.read(rel))!)).rejects.toThrow(`s3://${ceph.current.bucket}/archive/ledgers/${rel} differs`);
+    await expect(store.create(rel, (await source.read(rel))!)).rejects.toThrow(
+      `s3://${ceph.current.bucket}/archive/ledgers/${rel} differs`,
+    );
   });
 
   it('wrong credentials or a missing bucket fail at start, naming the location and what the store answered', async () => {
     const env = { ...ceph.current.env, AWS_SECRET_ACCESS_KEY: 'wrong' };
     await expect(openArchiveStore(`s3://${ceph.current.bucket}/x`, env)).rejects.toThrow(
-      new RegExp(`s3://${ceph.current.bucket}/x/\\.timeseal-probe/.*: the probe's first create-only PUT failed: 403 SignatureDoesNotMatch`),
+      new RegExp(
+        `s3://${ceph.current.bucket}/x/\\.timeseal-probe/.*: the probe's first create-only PUT failed: 403 SignatureDoesNotMatch`,
+      ),
     );
-    await expect(openArchiveStore('s3://no-such-bucket/x', ceph.current.env)).rejects.toThrow(/s3:\/\/no-such-bucket\/x\/.*first create-only PUT failed: 404 NoSuchBucket/);
+    await expect(openArchiveStore('s3://no-such-bucket/x', ceph.current.env)).rejects.toThrow(
+      /s3:\/\/no-such-bucket\/x\/.*first create-only PUT failed: 404 NoSuchBucket/,
+    );
   });
 });
 
@@ -167,7 +222,8 @@ describe('on a Ceph RADOS Gateway', () => {
 function acceptingS3(): { url: () => string; objects: Map<string, Buffer>; puts: Map<string, number> } {
   const objects = new Map<string, Buffer>();
   const puts = new Map<string, number>();
-  const notFound = '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>';
+  const notFound =
+    '<?xml version="1.0" encoding="UTF-8"?><Error><Code>NoSuchKey</Code><Message>no such key</Message></Error>';
   const server = http.createServer((req, res) => {
     const key = decodeURIComponent(new URL(req.url!, 'http://x').pathname.slice(1));
     const chunks: Buffer[] = [];
@@ -184,7 +240,9 @@ function acceptingS3(): { url: () => string; objects: Map<string, Buffer>; puts:
       } else if (body === undefined) {
         res.writeHead(404, { 'content-type': 'application/xml' }).end(req.method === 'HEAD' ? undefined : notFound);
       } else {
-        res.writeHead(200, { 'content-length': body.length, 'content-type': 'application/octet-stream' }).end(req.method === 'HEAD' ? undefined : body);
+        res
+          .writeHead(200, { 'content-length': body.length, 'content-type': 'application/octet-stream' })
+          .end(req.method === 'HEAD' ? undefined : body);
       }
     });
   });
@@ -195,7 +253,11 @@ function acceptingS3(): { url: () => string; objects: Map<string, Buffer>; puts:
 
 describe('on a store that ignores If-None-Match', () => {
   const standIn = acceptingS3();
-  const env = (): NodeJS.ProcessEnv => ({ AWS_ENDPOINT_URL: standIn.url(), AWS_ACCESS_KEY_ID: 'k', AWS_SECRET_ACCESS_KEY: 's' });
+  const env = (): NodeJS.ProcessEnv => ({
+    AWS_ENDPOINT_URL: standIn.url(),
+    AWS_ACCESS_KEY_ID: 'k',
+    AWS_SECRET_ACCESS_KEY: 's',
+  });
 
   it('the probe refuses it with a message that says why and names the way out', async () => {
     const err = await openArchiveStore('s3://archive/ledgers', env()).then(
@@ -207,16 +269,53 @@ describe('on a store that ignores If-None-Match', () => {
     // The probe did PUT twice, and cleaned up after itself.
     expect([...standIn.puts.values()]).toEqual([2]);
     expect(standIn.objects.size).toBe(0);
-    await expect(openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: 'yes' })).rejects.toThrow(`${ACCEPT_PLAIN_PUTS} must be 1 or 0`);
-    await expect(openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: '0' })).rejects.toThrow(/ignores create-only writes/);
+    await expect(openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: 'yes' })).rejects.toThrow(
+      `${ACCEPT_PLAIN_PUTS} must be 1 or 0`,
+    );
+    await expect(openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: '0' })).rejects.toThrow(
+      /ignores create-only writes/,
+    );
   });
 
   it(`with ${ACCEPT_PLAIN_PUTS}=1 it is used with plain PUTs, and a published object is still never overwritten`, async () => {
     const store: ArchiveStore = await openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: '1' });
     expect(await store.create('2025-11-02.json', bytes('one'))).toBe(true);
     expect(await store.create('2025-11-02.json', bytes('one'))).toBe(false);
-    await expect(store.create('2025-11-02.json', bytes('two'))).rejects.toThrow(/published object s3:\/\/archive\/ledgers\/2025-11-02\.json differs from the rebuild/);
+    await expect(store.create('2025-11-02.json', bytes('two'))).rejects.toThrow(
+      /published object s3:\/\/archive\/ledgers\/2025-11-02\.json differs from the rebuild/,
+    );
     expect(standIn.objects.get('archive/ledgers/2025-11-02.json')?.toString()).toBe('one');
     expect(standIn.puts.get('archive/ledgers/2025-11-02.json')).toBe(1);
+  });
+});
+
+describe('on a store that never answers', () => {
+  const sockets = new Set<net.Socket>();
+  // Accepts connections and reads requests, never answers.
+  const server = http.createServer(() => undefined);
+  server.on('connection', (socket) => sockets.add(socket));
+  beforeAll(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)));
+  afterAll(() => {
+    for (const socket of sockets) socket.destroy();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('the probe gives up after the idle timeout and says where and why, instead of waiting for ever', async () => {
+    const env = {
+      AWS_ENDPOINT_URL: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`,
+      AWS_ACCESS_KEY_ID: 'k',
+      AWS_SECRET_ACCESS_KEY: 's',
+    };
+    const err = await probeConditionalWrites(
+      s3Client(env, { idleTimeoutMs: 200 }),
+      parseS3Url('s3://archive/ledgers'),
+    ).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
+    expect(err?.message).toMatch(
+      /^s3:\/\/archive\/ledgers\/\.timeseal-probe\/.*: the probe's first create-only PUT failed: .*(timeout|timed out)/i,
+    );
+    expect(sockets.size).toBeGreaterThan(0);
   });
 });
