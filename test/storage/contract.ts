@@ -14,7 +14,8 @@ export interface ContractEngine {
 }
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
-const text = (data: Uint8Array | undefined): string | undefined => (data === undefined ? undefined : new TextDecoder().decode(data));
+const text = (data: Uint8Array | undefined): string | undefined =>
+  data === undefined ? undefined : new TextDecoder().decode(data);
 
 export function archiveStoreContract(name: string, engine: ContractEngine): void {
   describe(`ArchiveStore contract: ${name}`, () => {
@@ -61,11 +62,14 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
       expect(text(await store.read('checkpoint'))).toBe('size 1\n');
     });
 
-    it('two writers creating one object with different bytes at once: exactly one wins, the other is refused, the object is the winner\'s', async () => {
+    it("two writers creating one object with different bytes at once: exactly one wins, the other is refused, the object is the winner's", async () => {
       const [a, b] = [await engine.open(), await engine.open()];
       for (let round = 0; round < 5; round++) {
         const rel = `tile/1/00${round}`;
-        const results = await Promise.allSettled([a.create(rel, bytes(`a${round}`)), b.create(rel, bytes(`b${round}`))]);
+        const results = await Promise.allSettled([
+          a.create(rel, bytes(`a${round}`)),
+          b.create(rel, bytes(`b${round}`)),
+        ]);
         const won = results.map((r) => r.status === 'fulfilled');
         expect(won.filter(Boolean)).toHaveLength(1);
         const loser = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
@@ -96,11 +100,30 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
     });
 
     it('list: every object under a prefix (a folder or the start of a name), in byte order, and nothing else', async () => {
-      const paths = ['tile/0/000', 'tile/0/001', 'tile/0/x001/000', 'tile/1/000', 'tile/entries/000', '2025-11-02.json', '2025-11-02.json.sig', '2025-11-10.json', 'days.json', 'index/segments.json', 'block-info/2025-11.json', 'checkpoint'];
+      const paths = [
+        'tile/0/000',
+        'tile/0/001',
+        'tile/0/x001/000',
+        'tile/1/000',
+        'tile/entries/000',
+        '2025-11-02.json',
+        '2025-11-02.json.sig',
+        '2025-11-10.json',
+        'days.json',
+        'index/segments.json',
+        'block-info/2025-11.json',
+        'checkpoint',
+      ];
       for (const rel of paths.slice(0, 8)) await store.create(rel, bytes(rel));
       for (const rel of paths.slice(8)) await store.replace(rel, bytes(rel));
       expect(await store.list('')).toEqual([...paths].sort());
-      expect(await store.list('tile/')).toEqual(['tile/0/000', 'tile/0/001', 'tile/0/x001/000', 'tile/1/000', 'tile/entries/000']);
+      expect(await store.list('tile/')).toEqual([
+        'tile/0/000',
+        'tile/0/001',
+        'tile/0/x001/000',
+        'tile/1/000',
+        'tile/entries/000',
+      ]);
       expect(await store.list('tile/0/')).toEqual(['tile/0/000', 'tile/0/001', 'tile/0/x001/000']);
       expect(await store.list('tile/0/x')).toEqual(['tile/0/x001/000']);
       expect(await store.list('2025-11-0')).toEqual(['2025-11-02.json', '2025-11-02.json.sig']);
@@ -111,8 +134,12 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
     });
 
     it('list pages through more objects than one answer holds (the S3 engine under test asks 100 keys a page)', async () => {
-      const rels = Array.from({ length: 250 }, (_, i) => `tile/0/x00${Math.floor(i / 200)}/${String(i % 200).padStart(3, '0')}`);
-      for (let i = 0; i < rels.length; i += 50) await Promise.all(rels.slice(i, i + 50).map((rel) => store.create(rel, bytes(rel))));
+      const rels = Array.from(
+        { length: 250 },
+        (_, i) => `tile/0/x00${Math.floor(i / 200)}/${String(i % 200).padStart(3, '0')}`,
+      );
+      for (let i = 0; i < rels.length; i += 50)
+        await Promise.all(rels.slice(i, i + 50).map((rel) => store.create(rel, bytes(rel))));
       const listed = await store.list('tile/0/');
       expect(listed).toHaveLength(250);
       expect(listed).toEqual([...rels].sort());
@@ -120,7 +147,19 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
     });
 
     it('paths outside the archive, hidden or malformed are refused before anything is written', async () => {
-      for (const rel of ['', '/etc/passwd', '../outside', 'tile/../../outside', 'a//b', 'tile/', '.tmp/x', 'index/.hidden', 'sp ace', 'back\\slash', 'é']) {
+      for (const rel of [
+        '',
+        '/etc/passwd',
+        '../outside',
+        'tile/../../outside',
+        'a//b',
+        'tile/',
+        '.tmp/x',
+        'index/.hidden',
+        'sp ace',
+        'back\\slash',
+        'é',
+      ]) {
         await expect(store.create(rel, bytes('x')), rel).rejects.toThrow(/not an archive object path/);
         await expect(store.replace(rel, bytes('x')), rel).rejects.toThrow(/not an archive object path/);
         await expect(store.read(rel), rel).rejects.toThrow(/not an archive object path/);
