@@ -135,11 +135,13 @@ export default function SearchResultPanel({ result, queued = null }: { result: S
         {result.signers?.includes('Ed25519') && result.signers.includes('ML-DSA-44') && (
           <Flag ok label="Witness-ready signatures" detail="Ed25519 and ML-DSA-44 signatures of the checkpoint, the kinds transparency-log witnesses check, checked in your browser" />
         )}
-        {result.witnesses !== undefined && result.witnessQuorum !== undefined && (
+        {/* The verdict is the witness policy's (core/witness-policy.ts), whatever its groups; a count is shown
+            beside it only where counting is the whole rule. */}
+        {result.witnesses !== undefined && result.witnessQuorumMet !== undefined && (
           <Flag
-            ok={result.witnesses.filter((w) => w.cosigned).length >= result.witnessQuorum}
+            ok={result.witnessQuorumMet}
             label="Witnessed"
-            detail={`${result.witnesses.filter((w) => w.cosigned).length} of ${result.witnesses.length} independent witnesses cosigned this checkpoint (${result.witnessQuorum} required): ${result.witnesses.map((w) => `${w.name} ${w.cosigned ? '✓' : '✕'}`).join(', ')}`}
+            detail={`${result.witnesses.filter((w) => w.cosigned).length} of ${result.witnesses.length} independent witnesses cosigned this checkpoint (${result.witnessQuorum !== undefined ? `${result.witnessQuorum} required` : `the witness policy's quorum is ${result.witnessQuorumMet ? 'met' : 'not met'}`}): ${result.witnesses.map((w) => `${w.name} ${w.cosigned ? '✓' : '✕'}`).join(', ')}`}
           />
         )}
       </div>
