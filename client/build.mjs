@@ -2,8 +2,9 @@
 // that any Node ≥ 20 runs it; it needs the repository's development dependencies (esbuild, typescript), which
 // the published package does not: everything it runs is bundled.
 //   dist/index.mjs        the library (browser-safe: a browser build of it must resolve no node: module)
-//   dist/cli.mjs          the `timeseal-client` command
-//   dist/chunks/*.mjs     what the two share (core/, @noble/*)
+//   dist/cli.mjs          the `timeseal-client` command: its options and help; each command's code is a chunk it
+//                         loads when that command runs (a quick `--help`)
+//   dist/chunks/*.mjs     those, and what the library and the command share (core/, @noble/*)
 //   dist/types/*.d.mts    the library's type declarations
 import fs from 'node:fs';
 import path from 'node:path';

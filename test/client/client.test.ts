@@ -175,8 +175,18 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(manifest.dependencies ?? {}).toEqual({});
     expect(fs.readdirSync(path.join(app, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['timeseal-client']);
     expect(packed.unpackedSize).toBeLessThan(400_000);
+    // Every file the library's entry imports, and what they import (the command line's chunks may use node:).
     const dist = path.join(app, 'node_modules/timeseal-client/dist');
-    for (const f of ['index.mjs', ...fs.readdirSync(path.join(dist, 'chunks')).map((c) => `chunks/${c}`)]) expect(fs.readFileSync(path.join(dist, f), 'utf8'), f).not.toMatch(/["']node:/);
+    const reached = new Set<string>();
+    const follow = (file: string): void => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      const text = fs.readFileSync(file, 'utf8');
+      expect(text, path.relative(dist, file)).not.toMatch(/["']node:/);
+      for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)) follow(path.resolve(path.dirname(file), m[1]!));
+    };
+    follow(path.join(dist, 'index.mjs'));
+    expect(reached.size).toBeGreaterThan(1);
     const r = spawnSync(bin, ['--version'], { env: env20(), encoding: 'utf8' });
     expect(r.stdout.trim()).toBe(manifest.version);
   });

@@ -1,0 +1,39 @@
+// `timeseal-client info`: what proof files hold, without checking them.
+import path from 'node:path';
+import { TimesealClientError } from '../errors.ts';
+import { describeProof } from '../info.ts';
+import { PROOF_SUFFIX } from '../proof-file.ts';
+import type { ProofFile } from '../types.ts';
+import { printer, readProof, shown, type Common } from './common.ts';
+import { worst, type Exit } from './exit.ts';
+import { proofPathFor } from './files.ts';
+
+export async function runInfo(paths: string[], opts: Common): Promise<Exit> {
+  const out = printer(!!opts.json);
+  const codes: Exit[] = [];
+  for (const p of paths) {
+    const file = p.endsWith(PROOF_SUFFIX) ? path.resolve(p) : proofPathFor(path.resolve(p), opts.outDir);
+    let proof: ProofFile;
+    try {
+      proof = readProof(file);
+    } catch (err) {
+      const code = err instanceof TimesealClientError && err.code === 'not-found' ? 3 : 1;
+      codes.push(code);
+      out.record({ proof: shown(file), error: (err as Error).message }, () => [`${shown(file)}: ${code === 3 ? 'NOT FOUND' : 'INVALID'}: ${(err as Error).message}`]);
+      continue;
+    }
+    const info = await describeProof(proof);
+    codes.push(0);
+    out.record({ proof: shown(file), ...info }, () => [
+      `${shown(file)}: ${info.stage}`,
+      `  hash:      ${info.hash}${info.file === null ? '' : ` (${info.file})`}`,
+      `  server:    ${info.server}`,
+      `  submitted: ${info.submittedAt ?? 'unknown'}${info.ledgerDate === null ? '' : `, for the ledger of ${info.ledgerDate}`}`,
+      `  receipt:   ${info.receipt === null ? 'none' : `${info.receipt.genTime}, ${info.receipt.tsa}, serial ${info.receipt.serialNumber}`}`,
+      `  ledger:    ${info.ledger === null ? 'not published in this proof yet' : `${info.ledger.date}, leaf ${info.ledger.leafIndex} of ${info.ledger.treeSize}, log ${info.ledger.origin}`}`,
+      `  bitcoin:   ${info.ots === null ? 'no .ots yet' : `${info.ots.bitcoin.length > 0 ? `block(s) ${info.ots.bitcoin.join(', ')}` : 'not yet'}${info.ots.pending.length > 0 ? `; pending at ${info.ots.pending.join(', ')}` : ''}`}; headers kept: ${info.headers.join(', ') || 'none'}`,
+      `  updated:   ${info.updatedAt}`,
+    ]);
+  }
+  return worst(codes);
+}

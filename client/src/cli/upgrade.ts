@@ -1,0 +1,113 @@
+// `timeseal-client upgrade`: complete proof files (the bundle, the consistency proof, the Bitcoin headers), once
+// or, with --wait, round after round until complete.
+import fs from 'node:fs';
+import path from 'node:path';
+import { isTemporary, TimesealClientError } from '../errors.ts';
+import { encodeProofFile, PROOF_SUFFIX } from '../proof-file.ts';
+import type { ProofFile } from '../types.ts';
+import { DEFAULT_HEADERS_FROM, upgrade, type UpgradeResult } from '../upgrade.ts';
+import { httpOf, loadTrust, networkOf, printer, readProof, saveTrust, serverOf, shown, trustPath, type Common } from './common.ts';
+import { controller, TEMPORARY, worst, type Exit } from './exit.ts';
+import { globToRegExp, proofPathFor, walkProofs, writeAtomic } from './files.ts';
+
+export async function runUpgrade(paths: string[], opts: Common & { wait?: boolean; poll: string; maxWait: string; headersFrom?: string }): Promise<Exit> {
+  const out = printer(!!opts.json);
+  const http = httpOf(opts);
+  const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
+  const files: string[] = [];
+  const codes: Exit[] = [];
+  for (const p of paths.length === 0 ? [opts.outDir ?? '.'] : paths) {
+    const abs = path.resolve(p);
+    const st = fs.statSync(abs, { throwIfNoEntry: false });
+    if (st === undefined) {
+      codes.push(3);
+      out.record({ file: p, state: 'not-found', error: 'no such file or folder' }, () => [`${p}: NOT FOUND: no such file or folder`]);
+    } else if (st.isDirectory()) files.push(...walkProofs(abs, walkOptions));
+    else if (abs.endsWith(PROOF_SUFFIX)) files.push(abs);
+    else {
+      const proof = proofPathFor(abs, opts.outDir);
+      if (fs.existsSync(proof)) files.push(proof);
+      else {
+        codes.push(3);
+        out.record({ file: p, proof: shown(proof), state: 'not-found', error: 'no proof file' }, () => [`${p}: NOT FOUND: no proof file ${shown(proof)} (stamp it first)`]);
+      }
+    }
+  }
+  const proofs = new Map<string, ProofFile>();
+  for (const f of [...new Set(files)]) {
+    try {
+      proofs.set(f, readProof(f));
+    } catch (err) {
+      codes.push(1);
+      out.record({ proof: shown(f), state: 'invalid', error: (err as Error).message }, () => [`${shown(f)}: FAILED: ${(err as Error).message}`]);
+    }
+  }
+  if (proofs.size === 0 && codes.length === 0) {
+    out.note('no proof files found');
+    return 3;
+  }
+  const trustFile = trustPath(opts);
+  const trust = loadTrust(trustFile);
+  const server = serverOf(opts, false);
+  const headersFrom = opts.headersFrom ?? process.env.TIMESEAL_HEADERS_FROM ?? DEFAULT_HEADERS_FROM;
+  const poll = Number(opts.poll);
+  const maxWait = Number(opts.maxWait);
+  if (!(poll > 0) || !(maxWait > 0)) throw new TimesealClientError('usage', '--poll and --max-wait take a positive number of seconds');
+  const deadline = Date.now() + maxWait * 1000;
+
+  let pending = [...proofs.keys()];
+  const final = new Map<string, UpgradeResult>();
+  for (;;) {
+    const round = pending;
+    const results = await upgrade(round.map((f) => proofs.get(f)!), {
+      ...http,
+      trust,
+      ...(server === undefined ? {} : { server }),
+      headersFrom,
+      network: networkOf(opts),
+      onResult: (r, i) => {
+        const f = round[i]!;
+        if (r.changed) {
+          writeAtomic(f, encodeProofFile(r.proof));
+          proofs.set(f, r.proof);
+        }
+      },
+    });
+    saveTrust(trustFile, trust);
+    results.forEach((r, i) => final.set(round[i]!, r));
+    // With --wait, a server that cannot be reached or fails (5xx) is asked again next round; a proof that does
+    // not check, a fork or changed keys are final.
+    pending = pending.filter((f) => {
+      const r = final.get(f)!;
+      return r.error === undefined ? !r.complete : !!opts.wait && isTemporary(r.error);
+    });
+    if (!opts.wait || pending.length === 0) break;
+    const nextChecks = pending.map((f) => Date.parse(final.get(f)!.nextCheck ?? '') || Date.now() + poll * 1000);
+    for (const f of pending) if (final.get(f)!.error !== undefined) out.note(`${shown(f)}: ${final.get(f)!.error!.message}; asking again`);
+    const wakeAt = Math.max(Date.now() + poll * 1000, Math.min(...nextChecks));
+    if (wakeAt > deadline) {
+      out.note(`--max-wait reached with ${pending.length} proof(s) still pending`);
+      break;
+    }
+    out.note(`${pending.length} proof(s) pending; asking again at ${new Date(wakeAt).toISOString()}`);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, wakeAt - Date.now());
+      controller.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(new TimesealClientError('aborted', 'interrupted while waiting'));
+      }, { once: true });
+    });
+  }
+  for (const [f, r] of final) {
+    const p = proofs.get(f)!;
+    const base = { proof: shown(f), file: p.file, hash: r.hash };
+    if (r.error !== undefined) {
+      codes.push(r.error.code === 'not-found' ? 3 : isTemporary(r.error) ? TEMPORARY : 1);
+      out.record({ ...base, state: 'error', code: r.error.code, error: r.error.message }, () => [`${shown(f)}: FAILED (${r.error!.code}): ${r.error!.message}`]);
+    } else {
+      codes.push(r.complete ? 0 : 2);
+      out.record({ ...base, state: r.complete ? 'complete' : 'pending', stage: r.stage, changed: r.changed, nextCheck: r.nextCheck, notes: r.notes }, () => [`${shown(f)}: ${r.complete ? 'COMPLETE' : 'PENDING'} (${r.stage}${r.changed ? ', updated' : ''}): ${r.notes.join('; ') || 'nothing new'}${r.nextCheck ? `; next check ${r.nextCheck}` : ''}`]);
+    }
+  }
+  return worst(codes);
+}
