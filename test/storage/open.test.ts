@@ -17,12 +17,20 @@ describe('TIMESEAL_ARCHIVE', () => {
     expect(parseS3Url(url)).toEqual(where);
   });
 
-  it.each(['s3://', 's3://Upper', 's3://ab', 's3://b_c', 's3://bucket/../x', 's3://bucket/a//b', 's3://bucket/.hidden', 's3:/bucket'])(
-    '%s is refused, quoted',
-    (url) => {
-      expect(() => parseS3Url(url)).toThrow(url.startsWith('s3://bucket/') ? /not an archive object path/ : `not an S3 location s3://BUCKET[/PREFIX]: ${url}`);
-    },
-  );
+  it.each([
+    's3://',
+    's3://Upper',
+    's3://ab',
+    's3://b_c',
+    's3://bucket/../x',
+    's3://bucket/a//b',
+    's3://bucket/.hidden',
+    's3:/bucket',
+  ])('%s is refused, quoted', (url) => {
+    expect(() => parseS3Url(url)).toThrow(
+      url.startsWith('s3://bucket/') ? /not an archive object path/ : `not an S3 location s3://BUCKET[/PREFIX]: ${url}`,
+    );
+  });
 
   it('anything else is a folder, as before', async () => {
     for (const value of ['ledgers', '/srv/timeseal/ledgers', './s3:/x']) {
@@ -48,7 +56,9 @@ describe('the AWS variables', () => {
   });
 
   it('keys are both given or neither', () => {
-    expect(() => s3Client({ AWS_REGION: 'x', AWS_ACCESS_KEY_ID: 'k' })).toThrow('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+    expect(() => s3Client({ AWS_REGION: 'x', AWS_ACCESS_KEY_ID: 'k' })).toThrow(
+      'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither',
+    );
     expect(() => s3Client({ AWS_REGION: 'x', AWS_SECRET_ACCESS_KEY: 's' })).toThrow('set both or neither');
   });
 
