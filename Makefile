@@ -41,6 +41,7 @@ typecheck: install
 	npx tsc --noEmit -p site/offline-verifier/tsconfig.json
 	npx tsc --noEmit -p client/tsconfig.json
 	npx eslint .
+	npm run --silent format:check
 
 # The four type checks run beside the site build (two cores: each is single-threaded), then every test.
 test: install

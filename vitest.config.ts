@@ -3,7 +3,7 @@ import LongestFirstSequencer from './test/support/sequencer.ts';
 
 export default defineConfig({
   test: {
-    include: ["{core,store,runtime,pipeline,ingest,cli,site,test}/**/*.test.ts"],
+    include: ['{core,store,runtime,pipeline,ingest,cli,site,test}/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

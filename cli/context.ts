@@ -32,7 +32,9 @@ export function createContext(env: NodeJS.ProcessEnv = process.env): Context {
     clock,
     db: () => (db ??= openDatabase(config.db)),
     store: () =>
-      (store ??= config.databaseUrl ? openStore({ db: config.db, databaseUrl: config.databaseUrl, poolSize: config.databasePool }) : openStore({ db: config.db, sqlite: (db ??= openDatabase(config.db)) })),
+      (store ??= config.databaseUrl
+        ? openStore({ db: config.db, databaseUrl: config.databaseUrl, poolSize: config.databasePool })
+        : openStore({ db: config.db, sqlite: (db ??= openDatabase(config.db)) })),
     signingKeys: () => loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }),
     publicKeys: () => loadPublicKeys(config.keys),
     progress: (message) => {

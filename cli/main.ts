@@ -50,7 +50,8 @@ export async function main(argv: string[]): Promise<number> {
     return process.exitCode === undefined ? 0 : Number(process.exitCode);
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return 0;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
+        return 0;
       return 2;
     }
     if (err instanceof UsageError) {
@@ -66,7 +67,10 @@ export async function main(argv: string[]): Promise<number> {
     if (process.env.TIMESEAL_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     return 1;
   } finally {
-    await context?.close().catch((err: unknown) => process.stderr.write(`timeseal: closing the database: ${err instanceof Error ? err.message : String(err)}\n`));
+    await context
+      ?.close()
+      .catch((err: unknown) =>
+        process.stderr.write(`timeseal: closing the database: ${err instanceof Error ? err.message : String(err)}\n`),
+      );
   }
 }
-

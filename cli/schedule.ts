@@ -38,9 +38,13 @@ import type { Metrics } from '../ingest/metrics.ts';
  * --json output, rejects with the last line it wrote on stderr. */
 function runCommand(args: string[]): Promise<unknown> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--disable-warning=ExperimentalWarning', path.join(import.meta.dirname, 'cli.ts'), ...args], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--disable-warning=ExperimentalWarning', path.join(import.meta.dirname, 'cli.ts'), ...args],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -129,7 +133,10 @@ export const STEPS: ScheduledStep[] = [
 function builtDays(result: unknown): Array<{ entryCount: number }> {
   const days = (result as { days?: unknown } | null)?.days;
   if (!Array.isArray(days)) return [];
-  return days.filter((d): d is { entryCount: number; alreadyPublished: boolean } => typeof d?.entryCount === 'number' && d.alreadyPublished === false);
+  return days.filter(
+    (d): d is { entryCount: number; alreadyPublished: boolean } =>
+      typeof d?.entryCount === 'number' && d.alreadyPublished === false,
+  );
 }
 
 export interface Schedule {
@@ -143,7 +150,13 @@ export interface Schedule {
 /** Next instant (ms) strictly after `now` at which `step` is due. */
 export function nextRun(step: ScheduledStep, now: number): number {
   const d = new Date(now);
-  const candidate = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), step.daily ? 0 : d.getUTCHours(), step.minute);
+  const candidate = Date.UTC(
+    d.getUTCFullYear(),
+    d.getUTCMonth(),
+    d.getUTCDate(),
+    step.daily ? 0 : d.getUTCHours(),
+    step.minute,
+  );
   if (candidate > now) return candidate;
   return candidate + (step.daily ? 86_400_000 : 3_600_000);
 }
@@ -157,7 +170,10 @@ export function scheduleLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
   const text = env.TIMESEAL_SCHEDULE_LEASE_SECONDS;
   if (text === undefined || text === '') return DEFAULT_LEASE_SECONDS * 1000;
   const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds < 1) throw new Error(`TIMESEAL_SCHEDULE_LEASE_SECONDS must be a number of seconds, at least 1 (got ${JSON.stringify(text)})`);
+  if (!Number.isFinite(seconds) || seconds < 1)
+    throw new Error(
+      `TIMESEAL_SCHEDULE_LEASE_SECONDS must be a number of seconds, at least 1 (got ${JSON.stringify(text)})`,
+    );
   return Math.round(seconds * 1000);
 }
 
@@ -171,7 +187,12 @@ export function scheduleLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
 /** What the schedule reports to the node's metrics (ingest/metrics.ts), when `serve` has them. */
 export type ScheduleMetrics = Pick<Metrics, 'stepFinished' | 'buildFinished'>;
 
-export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledStep[] = STEPS, options: { leaseMs?: number; now?: () => Date; metrics?: ScheduleMetrics } = {}): Schedule {
+export function startSchedule(
+  ctx: Context,
+  log: ScheduleLog,
+  steps: ScheduledStep[] = STEPS,
+  options: { leaseMs?: number; now?: () => Date; metrics?: ScheduleMetrics } = {},
+): Schedule {
   // The two lanes (see the module comment): the build's, and the proofs' steps one after the other.
   let buildLane: Promise<void> = Promise.resolve();
   let proofsLane: Promise<void> = Promise.resolve();
@@ -181,7 +202,8 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
   const holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   const now = options.now ?? (() => new Date());
   const runOf = (step: ScheduledStep): ScheduledRun => ({
-    warn: (fields, msg) => (log.warn ? log.warn({ step: step.name, ...fields }, msg) : log.info({ step: step.name, ...fields }, msg)),
+    warn: (fields, msg) =>
+      log.warn ? log.warn({ step: step.name, ...fields }, msg) : log.info({ step: step.name, ...fields }, msg),
     info: (fields, msg) => log.info({ step: step.name, ...fields }, msg),
     now,
   });
@@ -194,20 +216,29 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
       ok = await (await ctx.store()).lease.acquire(SCHEDULE_LEASE, holder, leaseMs, Date.now());
     } catch (err) {
       // Not "another node runs it": nobody may hold it while the database is out of reach.
-      log.error({ lease: SCHEDULE_LEASE, err: (err as Error).message }, 'the schedule lease could not be checked (the database did not answer); no step runs on this node until it can');
+      log.error(
+        { lease: SCHEDULE_LEASE, err: (err as Error).message },
+        'the schedule lease could not be checked (the database did not answer); no step runs on this node until it can',
+      );
       held = false;
       return { held: false, newly: false };
     }
     const newly = ok && !held;
     if (newly) {
       saidHeldElsewhere = false;
-      log.info({ lease: SCHEDULE_LEASE, holder, ttlSeconds: leaseMs / 1000 }, 'schedule lease taken: this node runs the schedule');
+      log.info(
+        { lease: SCHEDULE_LEASE, holder, ttlSeconds: leaseMs / 1000 },
+        'schedule lease taken: this node runs the schedule',
+      );
     } else if (!ok && held) {
       log.info({ lease: SCHEDULE_LEASE, holder }, 'schedule lease lost: another node runs the schedule');
       saidHeldElsewhere = true;
     } else if (!ok && !saidHeldElsewhere) {
       saidHeldElsewhere = true;
-      log.info({ lease: SCHEDULE_LEASE, ttlSeconds: leaseMs / 1000 }, 'schedule held by another node: this node skips its steps');
+      log.info(
+        { lease: SCHEDULE_LEASE, ttlSeconds: leaseMs / 1000 },
+        'schedule held by another node: this node skips its steps',
+      );
     }
     held = ok;
     return { held: ok, newly };
@@ -223,9 +254,17 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
         log.info({ step: step.name, result }, `scheduled ${step.name} done`);
         options.metrics?.stepFinished(step.name, true, seconds());
         const built = step.lane === 'build' ? builtDays(result) : [];
-        if (built.length > 0) options.metrics?.buildFinished({ days: built.length, entries: built.reduce((n, d) => n + d.entryCount, 0), seconds: seconds() });
+        if (built.length > 0)
+          options.metrics?.buildFinished({
+            days: built.length,
+            entries: built.reduce((n, d) => n + d.entryCount, 0),
+            seconds: seconds(),
+          });
       } catch (err) {
-        log.error({ step: step.name, err: (err as Error).message }, `scheduled ${step.name} failed; the next run retries`);
+        log.error(
+          { step: step.name, err: (err as Error).message },
+          `scheduled ${step.name} failed; the next run retries`,
+        );
         options.metrics?.stepFinished(step.name, false, seconds());
       }
     };
@@ -239,10 +278,13 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
   const arm = (step: ScheduledStep): void => {
     if (stopped) return;
     const now = Date.now();
-    const timer = setTimeout(() => {
-      timers.delete(timer);
-      void runStep(step).then(() => arm(step));
-    }, Math.min(nextRun(step, now) - now, 2 ** 31 - 1));
+    const timer = setTimeout(
+      () => {
+        timers.delete(timer);
+        void runStep(step).then(() => arm(step));
+      },
+      Math.min(nextRun(step, now) - now, 2 ** 31 - 1),
+    );
     timer.unref();
     timers.add(timer);
   };
@@ -252,15 +294,18 @@ export function startSchedule(ctx: Context, log: ScheduleLog, steps: ScheduledSt
   // The lease timer: renews every ttl/3 (also while a step runs: it does not wait for the chain); a node that
   // newly takes the lease (the holder died) catches up at once instead of at the next due step.
   let renewing = false;
-  const renewal = setInterval(() => {
-    if (stopped || renewing) return;
-    renewing = true;
-    void checkLease()
-      .then(({ newly }) => {
-        if (newly && !stopped) void runAll();
-      })
-      .finally(() => (renewing = false));
-  }, Math.max(1, Math.floor(leaseMs / 3)));
+  const renewal = setInterval(
+    () => {
+      if (stopped || renewing) return;
+      renewing = true;
+      void checkLease()
+        .then(({ newly }) => {
+          if (newly && !stopped) void runAll();
+        })
+        .finally(() => (renewing = false));
+    },
+    Math.max(1, Math.floor(leaseMs / 3)),
+  );
   renewal.unref();
   void runAll().then(() => steps.forEach(arm));
   return {

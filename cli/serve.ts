@@ -43,7 +43,9 @@ function checkBeforeServing(c: Context, log: { warn(obj: object, msg: string): v
   try {
     c.publicKeys();
   } catch (err) {
-    throw new UsageError(`cannot serve without the public keys in ${c.config.keys}: ${(err as Error).message}. Run \`timeseal keys init\` for a new installation, or restore the keys folder.`);
+    throw new UsageError(
+      `cannot serve without the public keys in ${c.config.keys}: ${(err as Error).message}. Run \`timeseal keys init\` for a new installation, or restore the keys folder.`,
+    );
   }
   checkTsaKeys(c, log);
   // SQLite's own check; on PostgreSQL (TIMESEAL_DATABASE_URL) the server keeps its data safe itself, and no
@@ -52,7 +54,11 @@ function checkBeforeServing(c: Context, log: { warn(obj: object, msg: string): v
   const db = c.db();
   const size = fs.statSync(c.config.db).size;
   if (size <= START_CHECK_MAX_BYTES) checkDatabase(db, c.config.db);
-  else log.warn({ db: c.config.db, bytes: size }, `the database is larger than ${START_CHECK_MAX_BYTES / 2 ** 20} MiB: its full check is not run at start (it reads the whole file); run \`timeseal db check\` after backups and upgrades`);
+  else
+    log.warn(
+      { db: c.config.db, bytes: size },
+      `the database is larger than ${START_CHECK_MAX_BYTES / 2 ** 20} MiB: its full check is not run at start (it reads the whole file); run \`timeseal db check\` after backups and upgrades`,
+    );
 }
 
 /**
@@ -76,7 +82,10 @@ function checkTsaKeys(c: Context, log: { warn(obj: object, msg: string): void })
     text = undefined;
   }
   if (text !== undefined && text !== tsa.chainPem) {
-    log.warn({ published, configured: c.config.tsaChainFile }, `${published} is not the configured TSA chain (TIMESEAL_TSA_CHAIN_FILE): readers who fetch it get another chain than the tokens carry; copy the configured chain there, and its root to ${path.join(c.config.keys, PUBLIC_TSA_ROOT_PEM)}`);
+    log.warn(
+      { published, configured: c.config.tsaChainFile },
+      `${published} is not the configured TSA chain (TIMESEAL_TSA_CHAIN_FILE): readers who fetch it get another chain than the tokens carry; copy the configured chain there, and its root to ${path.join(c.config.keys, PUBLIC_TSA_ROOT_PEM)}`,
+    );
   }
 }
 
@@ -91,23 +100,40 @@ export const START_CHECK_MAX_BYTES = 256 * 2 ** 20;
  * GET /metrics (ingest/metrics.ts) on its own address, apart from the public site: operators scrape it from
  * their network; nothing else is answered there.
  */
-async function serveMetrics(metrics: Metrics, at: { host: string; port: number }, log: { info(obj: object, msg: string): void }): Promise<http.Server> {
+async function serveMetrics(
+  metrics: Metrics,
+  at: { host: string; port: number },
+  log: { info(obj: object, msg: string): void },
+): Promise<http.Server> {
   const server = http.createServer((request, response) => {
     if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
-      response.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Only GET /metrics is served here.\n');
+      response
+        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
+        .end('Only GET /metrics is served here.\n');
       return;
     }
     metrics.registry.metrics().then(
-      (text) => response.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(text),
-      (err: Error) => response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`metrics failed: ${err.message}\n`),
+      (text) =>
+        response
+          .writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' })
+          .end(text),
+      (err: Error) =>
+        response
+          .writeHead(500, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`metrics failed: ${err.message}\n`),
     );
   });
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (err) => reject(new UsageError(`cannot listen for metrics on ${at.host}:${at.port} (METRICS_LISTEN): ${err.message}`)));
+    server.once('error', (err) =>
+      reject(new UsageError(`cannot listen for metrics on ${at.host}:${at.port} (METRICS_LISTEN): ${err.message}`)),
+    );
     server.listen(at.port, at.host, resolve);
   });
   const address = server.address() as { address: string; port: number };
-  log.info({ host: address.address, port: address.port }, `metrics on http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}/metrics`);
+  log.info(
+    { host: address.address, port: address.port },
+    `metrics on http://${address.address.includes(':') ? `[${address.address}]` : address.address}:${address.port}/metrics`,
+  );
   return server;
 }
 
@@ -118,7 +144,11 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   // The server never needs to write the archive to serve it: on a read-only archive (a node that only serves
   // what another machine writes) it neither records the verifier release nor runs the schedule's writing steps.
   const writable = archiveWritable(c.config.archive);
-  if (!writable) logger.warn({ archive: c.config.archive }, 'the archive is read-only here: serving it, recording no verifier release and running no schedule');
+  if (!writable)
+    logger.warn(
+      { archive: c.config.archive },
+      'the archive is read-only here: serving it, recording no verifier release and running no schedule',
+    );
   let demoDays: string[] = [];
   if (options.demo && writable) {
     const built = await publishDemo(c);
@@ -128,8 +158,14 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   // The built offline verifier is listed with its SHA-256 in the archive and timestamped once.
   const verifier = path.join(ingest.site, 'offline-verifier.html');
   if (writable && fs.existsSync(verifier)) {
-    const { release, added } = await releaseVerifier({ file: verifier, archive: c.config.archive, store: await c.store(), now: c.clock() });
-    if (added) logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
+    const { release, added } = await releaseVerifier({
+      file: verifier,
+      archive: c.config.archive,
+      store: await c.store(),
+      now: c.clock(),
+    });
+    if (added)
+      logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
   }
   const store = await c.store();
   // A node on PostgreSQL checks its clock against the database server's (not with TIMESEAL_NOW, which moves the
@@ -137,10 +173,20 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   const checkClock = store.engine === 'postgres' && !process.env.TIMESEAL_NOW;
   let metrics: Metrics | undefined;
   const app = await buildApp(
-    { config: c.config, ingest, clock: c.clock, store, mailer: createMailer(ingest, logger), archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin), checkClock, ...(ingest.metricsListen ? { metrics: (m: Metrics) => (metrics = m) } : {}) },
+    {
+      config: c.config,
+      ingest,
+      clock: c.clock,
+      store,
+      mailer: createMailer(ingest, logger),
+      archiveAccess: archiveAccess(c.config.archive, c.config.logOrigin),
+      checkClock,
+      ...(ingest.metricsListen ? { metrics: (m: Metrics) => (metrics = m) } : {}),
+    },
     logger,
   );
-  const metricsServer = ingest.metricsListen && metrics ? await serveMetrics(metrics, ingest.metricsListen, logger) : undefined;
+  const metricsServer =
+    ingest.metricsListen && metrics ? await serveMetrics(metrics, ingest.metricsListen, logger) : undefined;
   const stopped = new Promise<string>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
@@ -148,10 +194,20 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   const listening = await listen(app, c.config.host, c.config.port);
   if (process.stderr.isTTY && logFormat(process.env, true) === 'pretty') {
     const days = archiveAccess(c.config.archive, c.config.logOrigin).days();
-    const banner = startBanner({ origin: c.config.origin, listening, smtpUrl: ingest.smtpUrl, outbox: ingest.outbox, demoDays, lastDay: days.at(-1)?.date, publishedDays: days.length });
+    const banner = startBanner({
+      origin: c.config.origin,
+      listening,
+      smtpUrl: ingest.smtpUrl,
+      outbox: ingest.outbox,
+      demoDays,
+      lastDay: days.at(-1)?.date,
+      publishedDays: days.length,
+    });
     process.stderr.write(`${banner.join('\n')}\n`);
   }
-  const schedule = writable ? startSchedule(c, logger, undefined, metrics ? { metrics } : {}) : { stop: async () => {} };
+  const schedule = writable
+    ? startSchedule(c, logger, undefined, metrics ? { metrics } : {})
+    : { stop: async () => {} };
   const signal = await stopped;
   logger.info({ signal }, 'shutting down: finishing requests in flight');
   await schedule.stop();
@@ -159,4 +215,3 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   await app.close();
   logger.info('stopped');
 }
-

@@ -20,19 +20,23 @@ export interface BannerInput {
 
 export function startBanner(b: BannerInput): string[] {
   const site = b.origin.replace(/\/+$/, '');
-  const mail = b.smtpUrl !== undefined
-    ? `sent through ${new URL(b.smtpUrl).host} (SMTP_URL)`
-    : `written as .eml files to ${path.relative(process.cwd(), path.resolve(b.outbox)) || '.'}${path.sep} (no SMTP_URL set)`;
-  const archive = b.demoDays.length > 0
-    ? `demonstration ledger of ${b.demoDays.join(', ')} published; search it at ${site}/verify`
-    : b.lastDay !== undefined
-      ? `${b.publishedDays} published day${b.publishedDays === 1 ? '' : 's'}, the last ${b.lastDay}`
-      : 'nothing published yet (the first ledger is built at 00:01 UTC after the first submission)';
+  const mail =
+    b.smtpUrl !== undefined
+      ? `sent through ${new URL(b.smtpUrl).host} (SMTP_URL)`
+      : `written as .eml files to ${path.relative(process.cwd(), path.resolve(b.outbox)) || '.'}${path.sep} (no SMTP_URL set)`;
+  const archive =
+    b.demoDays.length > 0
+      ? `demonstration ledger of ${b.demoDays.join(', ')} published; search it at ${site}/verify`
+      : b.lastDay !== undefined
+        ? `${b.publishedDays} published day${b.publishedDays === 1 ? '' : 's'}, the last ${b.lastDay}`
+        : 'nothing published yet (the first ledger is built at 00:01 UTC after the first submission)';
   const lines = [
     '',
     `  Timeseal is running: open ${site}`,
     `    links in e-mails use this address too; open the site there so a login carries over`,
-    ...(new URL(site).host !== new URL(b.listening).host ? [`    (listening on ${b.listening}: page visits there are sent here; set TIMESEAL_ORIGIN for another address)`] : []),
+    ...(new URL(site).host !== new URL(b.listening).host
+      ? [`    (listening on ${b.listening}: page visits there are sent here; set TIMESEAL_ORIGIN for another address)`]
+      : []),
     `  E-mail:  ${mail}`,
     `  Archive: ${archive}`,
     `  Logs:    one line per event below; LOG_FORMAT=json for JSON lines`,

@@ -13,7 +13,12 @@ import fp from 'fastify-plugin';
 import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import path from 'node:path';
-import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyServerOptions,
+} from 'fastify';
 import type { Logger } from 'pino';
 import { loadAccountsConfig, type AccountsConfig } from './accounts/config.ts';
 import { accountRoutes } from './accounts/routes.ts';
@@ -37,7 +42,7 @@ import { submitRoutes } from './routes/submit.ts';
 import { tsaRoutes } from './routes/tsa.ts';
 import { feedRoutes } from './routes/feed.ts';
 import { hashStatusRoutes } from './routes/hash-status.ts';
-import { createMetrics, type Metrics } from './metrics.ts';
+import type { Metrics } from './metrics.ts';
 import { siteConfigRoutes } from './routes/site-config.ts';
 import type { ArchiveAccess, Services } from './services.ts';
 import { createClockCheck } from './clock-check.ts';
@@ -83,7 +88,11 @@ function trustProxyOption(value: NonNullable<IngestConfig['trustProxy']>): Fasti
  * Server options that must be given to the Fastify factory (they cannot be set by a plugin), among them the
  * HTTP server with its timeouts and connection cap (server.ts; default: from the environment).
  */
-export function serverOptions(ingest: IngestConfig, logger?: Logger, limits: HttpLimits = httpLimits()): FastifyServerOptions {
+export function serverOptions(
+  ingest: IngestConfig,
+  logger?: Logger,
+  limits: HttpLimits = httpLimits(),
+): FastifyServerOptions {
   return {
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     serverFactory: httpServerFactory(limits, logger),
@@ -100,7 +109,19 @@ export function serverOptions(ingest: IngestConfig, logger?: Logger, limits: Htt
 
 /** Every anonymous API route, in one encapsulated context. */
 export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) => {
-  for (const routes of [submitRoutes, betaRoutes, betaBatchRoutes, statusRoutes, certificateRoutes, formRoutes, proofRoutes, siteConfigRoutes, tsaRoutes, feedRoutes, hashStatusRoutes]) {
+  for (const routes of [
+    submitRoutes,
+    betaRoutes,
+    betaBatchRoutes,
+    statusRoutes,
+    certificateRoutes,
+    formRoutes,
+    proofRoutes,
+    siteConfigRoutes,
+    tsaRoutes,
+    feedRoutes,
+    hashStatusRoutes,
+  ]) {
     await app.register(routes, services);
   }
 };
@@ -137,11 +158,16 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   // Without TIMESEAL_ORIGIN, a browser on 127.0.0.1 is sent to the origin's address (one origin for sessions).
   if (ingest.defaultOrigin) fastify.addHook('onRequest', devOriginRedirect(config.origin));
   fastify.setNotFoundHandler(async (request, reply) => {
-    if (request.url.startsWith('/api/')) return reply.code(404).send({ error: `No API endpoint ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}` });
+    if (request.url.startsWith('/api/'))
+      return reply
+        .code(404)
+        .send({ error: `No API endpoint ${request.method} ${request.url.split('?')[0]!.slice(0, 200)}` });
     return sendNotFoundPage(ingest.site, reply);
   });
   registerRequestLog(fastify);
   if (options.metrics) {
+    // prom-client is loaded only by a node that serves metrics (METRICS_LISTEN).
+    const { createMetrics } = await import('./metrics.ts');
     const metrics = createMetrics({ store: services.store, archive: services.archive, clock: services.clock });
     metrics.observe(fastify);
     options.metrics(metrics);
@@ -159,18 +185,35 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
       info: {
         title: 'Timeseal beta API',
         version: '1.0.0-beta',
-        description: 'Free beta API: timestamp a SHA-256 hash. No authentication and no rate limit during the beta; no SLA.',
+        description:
+          'Free beta API: timestamp a SHA-256 hash. No authentication and no rate limit during the beta; no SLA.',
       },
       servers: [{ url: config.origin.replace(/\/+$/, '') }],
     },
     // The beta API, and the routes that say `hide: false` (the status lookup, the paged ledger list).
-    transform: ({ schema, url }) => ({ schema: { ...(schema as object), hide: (schema as { hide?: boolean } | undefined)?.hide === false ? false : !url.startsWith('/api/v1/') } as typeof schema, url }),
+    transform: ({ schema, url }) => ({
+      schema: {
+        ...(schema as object),
+        hide: (schema as { hide?: boolean } | undefined)?.hide === false ? false : !url.startsWith('/api/v1/'),
+      } as typeof schema,
+      url,
+    }),
   });
   fastify.get('/api/openapi.json', { schema: { hide: true } }, async () => fastify.swagger());
 
   await fastify.register(publicRoutes, services);
-  await fastify.register(accountRoutes, { ...services, accounts: options.accounts ?? loadAccountsConfig(config.origin) });
-  await fastify.register(staticRoutes, { site: ingest.site, archive: config.archive, keys: config.keys, cache: path.join(path.dirname(path.resolve(config.db)), 'cache'), index: options.archiveAccess, ...(options.indexJsonWaitMs !== undefined ? { indexJsonWaitMs: options.indexJsonWaitMs } : {}) });
+  await fastify.register(accountRoutes, {
+    ...services,
+    accounts: options.accounts ?? loadAccountsConfig(config.origin),
+  });
+  await fastify.register(staticRoutes, {
+    site: ingest.site,
+    archive: config.archive,
+    keys: config.keys,
+    cache: path.join(path.dirname(path.resolve(config.db)), 'cache'),
+    index: options.archiveAccess,
+    ...(options.indexJsonWaitMs !== undefined ? { indexJsonWaitMs: options.indexJsonWaitMs } : {}),
+  });
 };
 // Not encapsulated (fastify-plugin): the parser, error and 404 handlers above apply to the whole server.
 export const app = fp(appPlugin, { name: 'timeseal-app' });

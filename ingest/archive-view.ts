@@ -76,16 +76,22 @@ export interface ArchiveView {
 }
 
 /** A day's anchoring: confirmed (with its block when known), delayed by a failure (why), or on its way. */
-export type Anchoring = { state: 'anchored'; block: BlockInfo | null } | { state: 'delayed'; reason: string } | { state: 'pending'; reason: string | null };
+export type Anchoring =
+  | { state: 'anchored'; block: BlockInfo | null }
+  | { state: 'delayed'; reason: string }
+  | { state: 'pending'; reason: string | null };
 
 /** The text of a day's anchoring, the same on the certificate, the ledger list and the log: never "done"
  * before a Bitcoin block confirms it, and a failure said as "Anchoring delayed: <reason>". */
 export function anchoringText(a: Anchoring): string {
   if (a.state === 'anchored') {
     const b = a.block;
-    return b && b.block_height !== null ? `Anchored in Bitcoin block ${b.block_height} (${b.confirmations} confirmation${b.confirmations === 1 ? '' : 's'})` : 'Anchored in Bitcoin';
+    return b && b.block_height !== null
+      ? `Anchored in Bitcoin block ${b.block_height} (${b.confirmations} confirmation${b.confirmations === 1 ? '' : 's'})`
+      : 'Anchored in Bitcoin';
   }
-  if (a.state === 'delayed') return `Anchoring delayed: ${a.reason}${/next attempt at/.test(a.reason) ? '' : ', retrying hourly'}`;
+  if (a.state === 'delayed')
+    return `Anchoring delayed: ${a.reason}${/next attempt at/.test(a.reason) ? '' : ', retrying hourly'}`;
   return 'Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours';
 }
 
@@ -146,35 +152,49 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     if (!isObject(raw)) return null;
     const latest = typeof raw.latest_ots_ok === 'string' && isDate(raw.latest_ots_ok) ? raw.latest_ots_ok : '';
     const lastUpdate = typeof raw.last_update === 'string' && isIsoTime(raw.last_update) ? raw.last_update : '';
-    const queue = Number.isSafeInteger(raw.queue_size) && (raw.queue_size as number) >= 0 ? (raw.queue_size as number) : 0;
+    const queue =
+      Number.isSafeInteger(raw.queue_size) && (raw.queue_size as number) >= 0 ? (raw.queue_size as number) : 0;
     return { latest_ots_ok: latest, last_update: lastUpdate, queue_size: queue };
   });
 
   /** block_info.json, read once per change: `ledgers` (the API's shape `{ledgers: {date: {...}}}`, or a bare map
    * of dates) and `pending` (why a day waits); malformed entries are dropped. */
-  const blockFile = cachedByFile(archive, BLOCK_INFO_PATH, (): { ledgers: Record<string, BlockInfo>; pending: Map<string, { state: string; reason: string }> } => {
-    const raw = readJson(archive, BLOCK_INFO_PATH);
-    const map = isObject(raw) ? (isObject(raw.ledgers) ? raw.ledgers : raw) : {};
-    const ledgers: Record<string, BlockInfo> = {};
-    for (const [date, v] of Object.entries(map)) {
-      if (!isDate(date) || !isObject(v)) continue;
-      const height = Number.isSafeInteger(v.block_height) && (v.block_height as number) >= 0 ? (v.block_height as number) : null;
-      const confirmations = Number.isSafeInteger(v.confirmations) && (v.confirmations as number) >= 0 ? (v.confirmations as number) : 0;
-      ledgers[date] = { block_height: height, confirmations };
-    }
-    const pending = new Map<string, { state: string; reason: string }>();
-    if (isObject(raw) && isObject(raw.pending)) {
-      for (const [date, v] of Object.entries(raw.pending)) {
-        if (isDate(date) && isObject(v) && typeof v.state === 'string' && typeof v.reason === 'string') pending.set(date, { state: v.state, reason: v.reason });
+  const blockFile = cachedByFile(
+    archive,
+    BLOCK_INFO_PATH,
+    (): { ledgers: Record<string, BlockInfo>; pending: Map<string, { state: string; reason: string }> } => {
+      const raw = readJson(archive, BLOCK_INFO_PATH);
+      const map = isObject(raw) ? (isObject(raw.ledgers) ? raw.ledgers : raw) : {};
+      const ledgers: Record<string, BlockInfo> = {};
+      for (const [date, v] of Object.entries(map)) {
+        if (!isDate(date) || !isObject(v)) continue;
+        const height =
+          Number.isSafeInteger(v.block_height) && (v.block_height as number) >= 0 ? (v.block_height as number) : null;
+        const confirmations =
+          Number.isSafeInteger(v.confirmations) && (v.confirmations as number) >= 0 ? (v.confirmations as number) : 0;
+        ledgers[date] = { block_height: height, confirmations };
       }
-    }
-    return { ledgers, pending };
-  });
+      const pending = new Map<string, { state: string; reason: string }>();
+      if (isObject(raw) && isObject(raw.pending)) {
+        for (const [date, v] of Object.entries(raw.pending)) {
+          if (isDate(date) && isObject(v) && typeof v.state === 'string' && typeof v.reason === 'string')
+            pending.set(date, { state: v.state, reason: v.reason });
+        }
+      }
+      return { ledgers, pending };
+    },
+  );
   const blockInfo = (): Record<string, BlockInfo> => blockFile().ledgers;
 
   const verifyDay = (date: string): DayVerification | null => {
     if (day(date) === undefined) return null;
-    const rels = [ledgerPath(date), ecdsaSignaturePath(date), mldsaSignaturePath(date), signaturesMetaPath(date), dayCheckpointPath(date)];
+    const rels = [
+      ledgerPath(date),
+      ecdsaSignaturePath(date),
+      mldsaSignaturePath(date),
+      signaturesMetaPath(date),
+      dayCheckpointPath(date),
+    ];
     const stats = rels.map((rel) => fs.statSync(path.join(archive, rel), { throwIfNoEntry: false }));
     const key = stats.map((s) => (s ? `${s.size}:${s.mtimeMs}` : '-')).join('|');
     const hit = cache.get(date);
@@ -194,7 +214,11 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
       };
       let all = true;
       try {
-        verifyDayFiles(date, files, keys, { hasher: nodeSha256, mu: mldsaMu, checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)) });
+        verifyDayFiles(date, files, keys, {
+          hasher: nodeSha256,
+          mu: mldsaMu,
+          checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
+        });
       } catch {
         all = false;
       }
@@ -206,7 +230,8 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
         }
       };
       const ecdsa = all || attempt(() => ecdsaVerifyDigest(nodeSha256(files.ledger), files.ecdsaSignature, keys.ecdsa));
-      const mldsa = all || attempt(() => mldsaVerifyMu(mldsaMu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa));
+      const mldsa =
+        all || attempt(() => mldsaVerifyMu(mldsaMu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa));
       result = { quantumShield: mldsa, dualSignature: all, ecdsa, mldsa };
     }
     cache.set(date, { key, result });
@@ -223,7 +248,13 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     if (otsState(date) === 'verified') return { state: 'anchored', block: blockInfo()[date] ?? null };
     const p = blockFile().pending.get(date);
     // A failure (calendars that did not answer, an attestation that did not check, a retry put off): delayed.
-    if (p && (p.state === 'unverified' || (p.state === 'not-stamped' && !NOT_YET_SUBMITTED.test(p.reason)) || /next attempt at/.test(p.reason))) return { state: 'delayed', reason: p.reason };
+    if (
+      p &&
+      (p.state === 'unverified' ||
+        (p.state === 'not-stamped' && !NOT_YET_SUBMITTED.test(p.reason)) ||
+        /next attempt at/.test(p.reason))
+    )
+      return { state: 'delayed', reason: p.reason };
     return { state: 'pending', reason: p?.reason ?? null };
   };
 
@@ -239,7 +270,10 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
       const key = `${stat.ino}:${stat.size}:${day.sha256}`;
       let known = stamps.get(file);
       if (known?.key !== key) {
-        const facts = await checkTimeStamp(fs.readFileSync(path.join(archive, file)), fromHex(day.sha256, 'ledger sha256')).catch(() => null);
+        const facts = await checkTimeStamp(
+          fs.readFileSync(path.join(archive, file)),
+          fromHex(day.sha256, 'ledger sha256'),
+        ).catch(() => null);
         known = { key, view: facts && { file, genTime: facts.genTime.toISOString(), tsaName: facts.tsaName } };
         stamps.set(file, known);
       }
@@ -247,5 +281,16 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     }
     return out;
   };
-  return { days, day, otsStatus, blockInfo, anchoring, verifyDay, find: (hash) => access.find(hash), proof: (hash) => access.proof(hash, publicKeys()), otsState, timeStamps };
+  return {
+    days,
+    day,
+    otsStatus,
+    blockInfo,
+    anchoring,
+    verifyDay,
+    find: (hash) => access.find(hash),
+    proof: (hash) => access.proof(hash, publicKeys()),
+    otsState,
+    timeStamps,
+  };
 }

@@ -195,8 +195,17 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   let page: PDFPage = doc.addPage([W, H]);
   let y = H - M;
 
-  const text = (s: string, x: number, size: number, font: PDFFont, color: RGB = C.SLATE_900) => page.drawText(drawable(s, font), { x, y, size, font, color });
-  const para = (s: string, x: number, width: number, size: number, font: PDFFont, color: RGB = C.SLATE_900, leading = size * 1.35) => {
+  const text = (s: string, x: number, size: number, font: PDFFont, color: RGB = C.SLATE_900) =>
+    page.drawText(drawable(s, font), { x, y, size, font, color });
+  const para = (
+    s: string,
+    x: number,
+    width: number,
+    size: number,
+    font: PDFFont,
+    color: RGB = C.SLATE_900,
+    leading = size * 1.35,
+  ) => {
     for (const line of wrap(drawable(s, font), font, size, width)) {
       if (y < M + leading) newPage();
       text(line, x, size, font, color);
@@ -215,7 +224,14 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   y = H - 72;
   text(v.state === 'pending' ? 'Timestamp Certificate (pending)' : 'Timestamp Certificate', M, 22, bold, C.WHITE);
   y = H - 122;
-  para('Public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring through OpenTimestamps.', M, W - 2 * M, 9.5, sans, C.SLATE_600);
+  para(
+    'Public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring through OpenTimestamps.',
+    M,
+    W - 2 * M,
+    9.5,
+    sans,
+    C.SLATE_600,
+  );
 
   const cardTop = y - 4;
 
@@ -232,7 +248,14 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   if (v.leaf) rows.push(['Leaf', v.leaf, sans]);
   if (v.ledgerSha256) rows.push(['Ledger file SHA-256', v.ledgerSha256, mono]);
   const cardStartY = cardTop;
-  const verdicts: Array<[string, boolean | undefined]> = v.state === 'published' ? [['ECDSA P-256 signature', v.ecdsa], ['ML-DSA-65 signature', v.mldsa], ['Dual signature', v.dual]] : [];
+  const verdicts: Array<[string, boolean | undefined]> =
+    v.state === 'published'
+      ? [
+          ['ECDSA P-256 signature', v.ecdsa],
+          ['ML-DSA-65 signature', v.mldsa],
+          ['Dual signature', v.dual],
+        ]
+      : [];
   const drawRow = (label: string, value: string, font: PDFFont, width: number, color: RGB = C.SLATE_900) => {
     text(label, labelX, 9, bold, C.SLATE_600);
     para(value, valueX, width, font === mono ? 9 : 10, font, color, 13);
@@ -243,7 +266,15 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     text(label, labelX, 9, bold, C.SLATE_600);
     const t = ok ? okText : noText;
     const w = bold.widthOfTextAtSize(t, 9) + 14;
-    page.drawRectangle({ x: valueX, y: y - 4, width: w, height: 15, color: ok ? C.EMERALD_50 : C.RED_50, borderColor: ok ? C.EMERALD_700 : C.RED_800, borderWidth: 0.6 });
+    page.drawRectangle({
+      x: valueX,
+      y: y - 4,
+      width: w,
+      height: 15,
+      color: ok ? C.EMERALD_50 : C.RED_50,
+      borderColor: ok ? C.EMERALD_700 : C.RED_800,
+      borderWidth: 0.6,
+    });
     text(t, valueX + 7, 9, bold, ok ? C.EMERALD_700 : C.RED_800);
     y -= 22;
   };
@@ -252,13 +283,26 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   para(v.bitcoin.text, valueX, valueW, 10, bold, v.bitcoin.ok ? C.EMERALD_700 : C.AMBER_800, 13);
   y -= 5;
   for (const t of v.rfc3161 ?? []) {
-    drawRow('RFC 3161 time-stamp', `${fmtTime(t.genTime)} by ${t.tsaName}. Check: openssl ts -verify -data ${v.ledgerDate}.json -in ${t.file} -CAfile tsa-ca.pem`, sans, valueW);
+    drawRow(
+      'RFC 3161 time-stamp',
+      `${fmtTime(t.genTime)} by ${t.tsaName}. Check: openssl ts -verify -data ${v.ledgerDate}.json -in ${t.file} -CAfile tsa-ca.pem`,
+      sans,
+      valueW,
+    );
   }
   if (v.next) {
     y -= 4;
     const lines = wrap(drawable(v.next, sans), sans, 9.5, W - 2 * M - 40);
     const h = lines.length * 13 + 10;
-    page.drawRectangle({ x: labelX, y: y - h + 13, width: W - 2 * M - 28, height: h, color: C.AMBER_50, borderColor: C.AMBER_800, borderWidth: 0.6 });
+    page.drawRectangle({
+      x: labelX,
+      y: y - h + 13,
+      width: W - 2 * M - 28,
+      height: h,
+      color: C.AMBER_50,
+      borderColor: C.AMBER_800,
+      borderWidth: 0.6,
+    });
     y -= 2;
     for (const line of lines) {
       text(line, labelX + 8, 9.5, sans, C.AMBER_800);
@@ -267,7 +311,14 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     y -= 6;
   }
   const cardBottom = y;
-  page.drawRectangle({ x: M, y: cardBottom, width: W - 2 * M, height: cardStartY - cardBottom, borderColor: C.SLATE_200, borderWidth: 1 });
+  page.drawRectangle({
+    x: M,
+    y: cardBottom,
+    width: W - 2 * M,
+    height: cardStartY - cardBottom,
+    borderColor: C.SLATE_200,
+    borderWidth: 1,
+  });
   y -= 24;
 
   // Verify online: a QR code of the link (vector squares), the link beside it.
@@ -279,14 +330,29 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   const qrY = qrTop - qrSize;
   for (let r = 0; r < modules; r++) {
     for (let c = 0; c < modules; c++) {
-      if (qr.modules.get(r, c)) page.drawRectangle({ x: M + c * cell, y: qrY + (modules - 1 - r) * cell, width: cell + 0.05, height: cell + 0.05, color: C.SLATE_900 });
+      if (qr.modules.get(r, c))
+        page.drawRectangle({
+          x: M + c * cell,
+          y: qrY + (modules - 1 - r) * cell,
+          width: cell + 0.05,
+          height: cell + 0.05,
+          color: C.SLATE_900,
+        });
     }
   }
   const tx = M + qrSize + 18;
   const tw = W - M - tx;
   text('Verify online', tx, 11, bold);
   y -= 16;
-  para('Scan the code or open this address: it searches every published ledger for the hash and checks both signatures and the Merkle proof in your browser.', tx, tw, 9, sans, C.SLATE_600, 12);
+  para(
+    'Scan the code or open this address: it searches every published ledger for the hash and checks both signatures and the Merkle proof in your browser.',
+    tx,
+    tw,
+    9,
+    sans,
+    C.SLATE_600,
+    12,
+  );
   y -= 2;
   para(v.verifyUrl, tx, tw, 8, mono, C.EMERALD_700, 11);
   y = Math.min(y, qrY) - 24;
@@ -297,7 +363,15 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     if (y < M + 150) newPage();
     text('RFC 3161 receipt', M, 11, bold);
     y -= 15;
-    para(`The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted. It is attached to this PDF as ${r.file} (open your reader's attachments to save it).`, M, W - 2 * M, 9, sans, C.SLATE_600, 12);
+    para(
+      `The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted. It is attached to this PDF as ${r.file} (open your reader's attachments to save it).`,
+      M,
+      W - 2 * M,
+      9,
+      sans,
+      C.SLATE_600,
+      12,
+    );
     y -= 4;
     const receiptRow = (label: string, value: string, font: PDFFont) => {
       text(label, M, 9, bold, C.SLATE_600);
@@ -309,7 +383,15 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     receiptRow('Serial number', serialText(r.serialNumber), mono);
     receiptRow('File', r.file, mono);
     y -= 2;
-    para(`Check it with OpenSSL (below); the two certificates it needs are ${base}/keys/timeseal-tsa-root.pem and ${base}/keys/timeseal-tsa.pem`, M, W - 2 * M, 9, sans, C.SLATE_600, 12);
+    para(
+      `Check it with OpenSSL (below); the two certificates it needs are ${base}/keys/timeseal-tsa-root.pem and ${base}/keys/timeseal-tsa.pem`,
+      M,
+      W - 2 * M,
+      9,
+      sans,
+      C.SLATE_600,
+      12,
+    );
     para(receiptCommand(v.hash, r.file), M + 10, W - 2 * M - 10, 8, mono, C.SLATE_900, 11);
     y -= 16;
     await doc.attach(r.der, r.file, {
@@ -323,10 +405,21 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   if (v.checkpoint) {
     text(`Signed checkpoint of ${v.ledgerDate}`, M, 11, bold);
     y -= 8;
-    const lines = v.checkpoint.replace(/\n$/, '').split('\n').flatMap((l) => wrap(drawable(l, mono), mono, 7.5, W - 2 * M - 16));
+    const lines = v.checkpoint
+      .replace(/\n$/, '')
+      .split('\n')
+      .flatMap((l) => wrap(drawable(l, mono), mono, 7.5, W - 2 * M - 16));
     const h = lines.length * 10 + 10;
     if (y - h < M) newPage();
-    page.drawRectangle({ x: M, y: y - h, width: W - 2 * M, height: h, color: C.SLATE_50, borderColor: C.SLATE_200, borderWidth: 0.6 });
+    page.drawRectangle({
+      x: M,
+      y: y - h,
+      width: W - 2 * M,
+      height: h,
+      color: C.SLATE_50,
+      borderColor: C.SLATE_200,
+      borderWidth: 0.6,
+    });
     y -= 14;
     for (const line of lines) {
       text(line, M + 8, 7.5, mono, C.SLATE_900);
@@ -355,22 +448,44 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   const d = v.ledgerDate;
   const steps: Array<[string, string[]]> = [
     v.state === 'published'
-      ? ['1. Fetch the ledger, its signatures and the public keys', [
-        `curl -O ${base}/ledgers/${d}.json -O ${base}/ledgers/${d}.json.sig`,
-        `curl -O ${base}/ledgers/${d}.json.dilithium.sig`,
-        `curl -O ${base}/keys/public.pem -O ${base}/keys/dilithium_public.pem`,
-      ]]
-      : ['1. After the ledger is published (00:01 UTC the day after the ledger date), fetch the ledger file, its two signatures (.sig, .dilithium.sig) from the archive folder /ledgers/ and the public keys from /keys/', [base]],
+      ? [
+          '1. Fetch the ledger, its signatures and the public keys',
+          [
+            `curl -O ${base}/ledgers/${d}.json -O ${base}/ledgers/${d}.json.sig`,
+            `curl -O ${base}/ledgers/${d}.json.dilithium.sig`,
+            `curl -O ${base}/keys/public.pem -O ${base}/keys/dilithium_public.pem`,
+          ],
+        ]
+      : [
+          '1. After the ledger is published (00:01 UTC the day after the ledger date), fetch the ledger file, its two signatures (.sig, .dilithium.sig) from the archive folder /ledgers/ and the public keys from /keys/',
+          [base],
+        ],
     ['2. The hash is in the ledger', [`grep -c ${v.hash} ${d}.json`]],
-    ['3. ECDSA P-256 signature (any OpenSSL)', [`openssl dgst -sha256 -verify public.pem -signature ${d}.json.sig ${d}.json`]],
-    ['4. ML-DSA-65 signature (OpenSSL 3.5 or later)', [`openssl pkeyutl -verify -pubin -inkey dilithium_public.pem -rawin -in ${d}.json -sigfile ${d}.json.dilithium.sig`]],
-    ['5. Bitcoin anchor (OpenTimestamps reference client; needs a Bitcoin node)', v.anchored ? [`curl -O ${base}/ledgers/${d}.json.ots`, `ots verify -f ${d}.json ${d}.json.ots`] : ['(the ledger\'s .ots proof does not exist yet: see above for when to come back)']],
+    [
+      '3. ECDSA P-256 signature (any OpenSSL)',
+      [`openssl dgst -sha256 -verify public.pem -signature ${d}.json.sig ${d}.json`],
+    ],
+    [
+      '4. ML-DSA-65 signature (OpenSSL 3.5 or later)',
+      [
+        `openssl pkeyutl -verify -pubin -inkey dilithium_public.pem -rawin -in ${d}.json -sigfile ${d}.json.dilithium.sig`,
+      ],
+    ],
+    [
+      '5. Bitcoin anchor (OpenTimestamps reference client; needs a Bitcoin node)',
+      v.anchored
+        ? [`curl -O ${base}/ledgers/${d}.json.ots`, `ots verify -f ${d}.json ${d}.json.ots`]
+        : ["(the ledger's .ots proof does not exist yet: see above for when to come back)"],
+    ],
   ];
   if (v.receipt) {
-    steps.push([`6. The RFC 3161 receipt (save the attachment ${v.receipt.file} first; any OpenSSL)`, [
-      `curl -O ${base}/keys/timeseal-tsa-root.pem -O ${base}/keys/timeseal-tsa.pem`,
-      receiptCommand(v.hash, v.receipt.file),
-    ]]);
+    steps.push([
+      `6. The RFC 3161 receipt (save the attachment ${v.receipt.file} first; any OpenSSL)`,
+      [
+        `curl -O ${base}/keys/timeseal-tsa-root.pem -O ${base}/keys/timeseal-tsa.pem`,
+        receiptCommand(v.hash, v.receipt.file),
+      ],
+    ]);
   }
   for (const [title, cmds] of steps) {
     para(title, M, W - 2 * M, 10.5, bold);
@@ -378,15 +493,42 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     for (const cmd of cmds) para(cmd, M + 10, W - 2 * M - 10, 8, mono, C.SLATE_900, 11);
     y -= 8;
   }
-  para(`${v.receipt ? 7 : 6}. With no network at all: open the offline verifier page, one self-contained file`, M, W - 2 * M, 10.5, bold);
+  para(
+    `${v.receipt ? 7 : 6}. With no network at all: open the offline verifier page, one self-contained file`,
+    M,
+    W - 2 * M,
+    10.5,
+    bold,
+  );
   para(`${base}/offline-verifier.html`, M + 10, W - 2 * M - 10, 8, mono, C.EMERALD_700, 11);
-  para('Save it with the proof bundle of this hash; it checks both checkpoint signatures and the Merkle inclusion proof in the browser, with no server.', M + 10, W - 2 * M - 10, 9.5, sans, C.SLATE_600);
+  para(
+    'Save it with the proof bundle of this hash; it checks both checkpoint signatures and the Merkle inclusion proof in the browser, with no server.',
+    M + 10,
+    W - 2 * M - 10,
+    9.5,
+    sans,
+    C.SLATE_600,
+  );
   y -= 8;
   if (v.state === 'pending') {
-    para(`The ledger of ${d} and its files exist once it is published (00:01 UTC the next day); the .ots proof once it is anchored (from 00:02 UTC, confirmed in Bitcoin typically within 12 to 24 hours).`, M, W - 2 * M, 9.5, sans, C.AMBER_800);
+    para(
+      `The ledger of ${d} and its files exist once it is published (00:01 UTC the next day); the .ots proof once it is anchored (from 00:02 UTC, confirmed in Bitcoin typically within 12 to 24 hours).`,
+      M,
+      W - 2 * M,
+      9.5,
+      sans,
+      C.AMBER_800,
+    );
     y -= 8;
   }
-  para('Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows. The file formats are documented in docs/FORMAT.md.', M, W - 2 * M, 8.5, sans, C.SLATE_600);
+  para(
+    'Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows. The file formats are documented in docs/FORMAT.md.',
+    M,
+    W - 2 * M,
+    8.5,
+    sans,
+    C.SLATE_600,
+  );
 
   return doc.save();
 }

@@ -63,9 +63,15 @@ export function createClockCheck(options: ClockCheckOptions): ClockCheck {
       const wasOff = Math.abs(skewMs) > maxSkewMs;
       const isOff = Math.abs(measured) > maxSkewMs;
       if (isOff && !wasOff) {
-        options.log.error({ skewMs: Math.round(measured), maxSkewMs }, `CLOCK SKEW: ${skewProblem(measured)} Submissions are refused with 503 until the clocks agree within ${maxSkewMs / 1000} s (check NTP on this node).`);
+        options.log.error(
+          { skewMs: Math.round(measured), maxSkewMs },
+          `CLOCK SKEW: ${skewProblem(measured)} Submissions are refused with 503 until the clocks agree within ${maxSkewMs / 1000} s (check NTP on this node).`,
+        );
       } else if (!isOff && wasOff) {
-        options.log.warn({ skewMs: Math.round(measured), maxSkewMs }, "clock skew resolved: this node's clock agrees with the database's again; submissions are accepted");
+        options.log.warn(
+          { skewMs: Math.round(measured), maxSkewMs },
+          "clock skew resolved: this node's clock agrees with the database's again; submissions are accepted",
+        );
       }
       skewMs = measured;
     })().finally(() => (running = undefined)));

@@ -44,7 +44,9 @@ export function parseListen(name: string, value: string | undefined): { host: st
   const m = /^(?:(\[[0-9a-fA-F:]+\]|[A-Za-z0-9.-]+):)?(\d{1,5})$/.exec(v);
   const port = Number(m?.[2]);
   if (m === null || port < 1 || port > 65535) {
-    throw new UsageError(`${name} must be a port (on 127.0.0.1) or HOST:PORT, like ${name}=127.0.0.1:9464, not ${JSON.stringify(v.slice(0, 60))}`);
+    throw new UsageError(
+      `${name} must be a port (on 127.0.0.1) or HOST:PORT, like ${name}=127.0.0.1:9464, not ${JSON.stringify(v.slice(0, 60))}`,
+    );
   }
   return { host: m[1]?.replace(/^\[|\]$/g, '') ?? '127.0.0.1', port };
 }
@@ -84,11 +86,19 @@ export function parseTrustProxy(value: string | undefined): IngestConfig['trustP
   }
   if (/^\d+$/.test(v)) {
     // A count larger than the real number of proxies trusts addresses the client wrote, like `true`.
-    if (Number(v) > MAX_PROXY_HOPS) throw new UsageError(`TRUST_PROXY=${v}: at most ${MAX_PROXY_HOPS} proxies in front of the server; set the number of proxies that really are there (TRUST_PROXY=1 behind one nginx).`);
+    if (Number(v) > MAX_PROXY_HOPS)
+      throw new UsageError(
+        `TRUST_PROXY=${v}: at most ${MAX_PROXY_HOPS} proxies in front of the server; set the number of proxies that really are there (TRUST_PROXY=1 behind one nginx).`,
+      );
     return Number(v);
   }
-  if (!/^[0-9a-fA-F.:/, ]+$/.test(v)) throw new UsageError(`TRUST_PROXY must be a hop count or the proxies' addresses: ${v}`);
-  for (const entry of v.split(',').map((e) => e.trim()).filter((e) => e !== '')) checkProxyAddress(entry);
+  if (!/^[0-9a-fA-F.:/, ]+$/.test(v))
+    throw new UsageError(`TRUST_PROXY must be a hop count or the proxies' addresses: ${v}`);
+  for (const entry of v
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== ''))
+    checkProxyAddress(entry);
   return v;
 }
 
@@ -108,7 +118,9 @@ function checkProxyAddress(entry: string): void {
     throw new UsageError(`TRUST_PROXY: "${entry}" is not an IP address or CIDR range (like 10.0.0.5 or 10.0.0.0/24)`);
   }
   if (bits < (family === 4 ? 8 : 16)) {
-    throw new UsageError(`TRUST_PROXY: "${entry}" trusts far more than your proxies (at most a /${family === 4 ? 8 : 16} range); list the proxies' own addresses.`);
+    throw new UsageError(
+      `TRUST_PROXY: "${entry}" trusts far more than your proxies (at most a /${family === 4 ? 8 : 16} range); list the proxies' own addresses.`,
+    );
   }
 }
 
@@ -135,16 +147,22 @@ export function parseDonationUrl(value: string | undefined): string | undefined 
 export function parseFreeTierLimit(value: string | undefined, origin: string | undefined): number {
   if (value === undefined || value.trim() === '') return FREE_PER_DAY;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1 || n > 1_000_000) throw new UsageError(`FREE_TIER_DAILY_LIMIT must be a whole number from 1 to 1000000: ${value}`);
-  const host = origin === undefined ? 'localhost' : (() => {
-    try {
-      return new URL(origin).hostname;
-    } catch {
-      return origin;
-    }
-  })();
+  if (!Number.isSafeInteger(n) || n < 1 || n > 1_000_000)
+    throw new UsageError(`FREE_TIER_DAILY_LIMIT must be a whole number from 1 to 1000000: ${value}`);
+  const host =
+    origin === undefined
+      ? 'localhost'
+      : (() => {
+          try {
+            return new URL(origin).hostname;
+          } catch {
+            return origin;
+          }
+        })();
   if (!/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host)) {
-    throw new UsageError(`FREE_TIER_DAILY_LIMIT is for a local development server only (TIMESEAL_ORIGIN unset or on localhost); this one is ${origin}, whose free tier stays ${FREE_PER_DAY} a day`);
+    throw new UsageError(
+      `FREE_TIER_DAILY_LIMIT is for a local development server only (TIMESEAL_ORIGIN unset or on localhost); this one is ${origin}, whose free tier stays ${FREE_PER_DAY} a day`,
+    );
   }
   return n;
 }
@@ -153,7 +171,8 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
   const host = new URL(config.origin).hostname;
   const mailFrom = env.MAIL_FROM || `Timeseal <noreply@${host.includes('.') ? host : `${host}.localdomain`}>`;
   const smtpUrl = env.SMTP_URL || undefined;
-  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl)) throw new UsageError(`SMTP_URL must start with smtp:// or smtps://`);
+  if (smtpUrl !== undefined && !/^smtps?:\/\//.test(smtpUrl))
+    throw new UsageError(`SMTP_URL must start with smtp:// or smtps://`);
   return {
     site: env.TIMESEAL_SITE || 'dist/site',
     trustProxy: parseTrustProxy(env.TRUST_PROXY),

@@ -8,7 +8,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|\[::1\])$/;
 
-export function devOriginRedirect(origin: string): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
+export function devOriginRedirect(
+  origin: string,
+): (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply | undefined> {
   const target = new URL(origin);
   const port = target.port || (target.protocol === 'https:' ? '443' : '80');
   const base = origin.replace(/\/+$/, '');

@@ -6,8 +6,13 @@
 // (schemas.ts) list `message`, so the serializer keeps it.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-export async function addErrorMessage(_request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
-  if (reply.statusCode < 400 || payload === null || typeof payload !== 'object' || Array.isArray(payload)) return payload;
+export async function addErrorMessage(
+  _request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<unknown> {
+  if (reply.statusCode < 400 || payload === null || typeof payload !== 'object' || Array.isArray(payload))
+    return payload;
   const body = payload as Record<string, unknown>;
   if (typeof body.error !== 'string' || 'message' in body) return payload;
   return { ...body, message: body.error };

@@ -88,7 +88,8 @@ export function formatSchemaErrors(errors: SchemaError[], dataVar: string): Erro
       message = `${where}: ${e.message ?? 'is invalid'}`;
   }
   const err = new Error(message) as Error & { hashField?: boolean };
-  err.hashField = dataVar === 'body' && (e.instancePath === '/hash' || (e.keyword === 'required' && p.missingProperty === 'hash'));
+  err.hashField =
+    dataVar === 'body' && (e.instancePath === '/hash' || (e.keyword === 'required' && p.missingProperty === 'hash'));
   return err;
 }
 
@@ -124,8 +125,14 @@ function clientMessage(err: FastifyError & { hashField?: boolean }, style: Error
 export function errorBody(style: 'ok', message: string): { ok: false; error: string };
 export function errorBody(style: 'beta', message: string): { success: false; error: string; example: { hash: string } };
 export function errorBody(style: 'plain', message: string): { error: string };
-export function errorBody(style: ErrorStyle, message: string): { ok: false; error: string } | { success: false; error: string; example: { hash: string } } | { error: string };
-export function errorBody(style: ErrorStyle, message: string): { ok: false; error: string } | { success: false; error: string; example: { hash: string } } | { error: string } {
+export function errorBody(
+  style: ErrorStyle,
+  message: string,
+): { ok: false; error: string } | { success: false; error: string; example: { hash: string } } | { error: string };
+export function errorBody(
+  style: ErrorStyle,
+  message: string,
+): { ok: false; error: string } | { success: false; error: string; example: { hash: string } } | { error: string } {
   if (style === 'ok') return { ok: false, error: message };
   if (style === 'beta') return { success: false, error: message, example: { hash: EXAMPLE_HASH } };
   return { error: message };
@@ -145,13 +152,29 @@ export { storageFault, type StorageFault };
  * connect now), 53300 (too many connections), Node's socket errors, and ECONNLOST (the PostgreSQL store's code
  * for a connection lost without one). Not the disk: 53100 disk_full and 58030 io_error stay 'full' and 'io'.
  */
-const UNREACHABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', 'ECONNLOST', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const UNREACHABLE_CODES = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '53300',
+  'ECONNLOST',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /** What the texts name: `fault`, or 'unreachable' when the storage's error says the database server is out of reach. */
 export type StorageCause = StorageFault | 'unreachable';
 export function storageCause(fault: StorageFault, err: unknown): StorageCause {
   const code = (err as { code?: unknown } | null | undefined)?.code;
-  return fault === 'io' && typeof code === 'string' && (UNREACHABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code)) ? 'unreachable' : fault;
+  return fault === 'io' && typeof code === 'string' && (UNREACHABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))
+    ? 'unreachable'
+    : fault;
 }
 
 /** Seconds a client is asked to wait after a write refused by the disk. */
@@ -159,9 +182,16 @@ export const STORAGE_RETRY_AFTER = '60';
 
 /** Our texts (the spec has none). `committed`: the row was written but its sync to disk failed. */
 export function storageMessage(cause: StorageCause, what: 'submission' | 'data', committed = false): string {
-  const why = cause === 'full' ? 'its disk is full' : cause === 'unreachable' ? 'it cannot reach its database' : 'writing to its disk failed';
-  if (committed) return `The server could not confirm that your submission was stored (${why}). Please submit it again later.`;
-  if (what === 'submission') return `The server cannot store submissions right now (${why}); nothing was recorded. Please try again later.`;
+  const why =
+    cause === 'full'
+      ? 'its disk is full'
+      : cause === 'unreachable'
+        ? 'it cannot reach its database'
+        : 'writing to its disk failed';
+  if (committed)
+    return `The server could not confirm that your submission was stored (${why}). Please submit it again later.`;
+  if (what === 'submission')
+    return `The server cannot store submissions right now (${why}); nothing was recorded. Please try again later.`;
   return `The server cannot store anything right now (${why}). Please try again later.`;
 }
 
@@ -183,7 +213,11 @@ export interface StorageMonitor {
  * For an error of a full or failing disk, or a submission of a closed day (never acknowledged): reports it to
  * `monitor` and gives the 503's text and Retry-After; undefined for any other error (the caller rethrows it).
  */
-export function storageRefusal(err: unknown, monitor: StorageMonitor | undefined, what: 'submission' | 'data'): { message: string; retryAfter: string } | undefined {
+export function storageRefusal(
+  err: unknown,
+  monitor: StorageMonitor | undefined,
+  what: 'submission' | 'data',
+): { message: string; retryAfter: string } | undefined {
   if (err instanceof DayClosedError) {
     monitor?.dayClosed?.(err.date);
     return { message: dayClosedMessage(err.date), retryAfter: DAY_CLOSED_RETRY_AFTER };
@@ -201,24 +235,39 @@ export const INDEX_INCOMPLETE = "The archive's index is being completed; please 
  * Fastify error handler for the whole app. A storage failure (a full disk) is reported to `storage` and
  * answered 503 with Retry-After; the submission routes' (errorStyle ok, beta) with the submission text.
  */
-export function errorHandler(storage?: StorageMonitor): (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+export function errorHandler(
+  storage?: StorageMonitor,
+): (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
   return (err, request, reply) => answerError(err, request, reply, storage);
 }
 
 /** The error handler without a storage monitor: a full disk is still a 503, only not reported. */
 export const handleError = errorHandler();
 
-function answerError(err: FastifyError, request: FastifyRequest, reply: FastifyReply, storage: StorageMonitor | undefined): void {
+function answerError(
+  err: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  storage: StorageMonitor | undefined,
+): void {
   const style = request.routeOptions.config?.errorStyle ?? 'plain';
   const refusal = storageRefusal(err, storage, style === 'plain' ? 'data' : 'submission');
   if (refusal !== undefined) {
-    void reply.code(503).header('Retry-After', refusal.retryAfter).type('application/json; charset=utf-8').send(errorBody(style, refusal.message));
+    void reply
+      .code(503)
+      .header('Retry-After', refusal.retryAfter)
+      .type('application/json; charset=utf-8')
+      .send(errorBody(style, refusal.message));
     return;
   }
   // A look-up on an archive whose index a build has not completed yet (core/errors.ts): never "not found".
   if (err instanceof IndexIncompleteError) {
     request.log.warn({ err: err.message }, 'index incomplete');
-    void reply.code(503).header('Retry-After', '300').type('application/json; charset=utf-8').send(errorBody(style, INDEX_INCOMPLETE));
+    void reply
+      .code(503)
+      .header('Retry-After', '300')
+      .type('application/json; charset=utf-8')
+      .send(errorBody(style, INDEX_INCOMPLETE));
     return;
   }
   const message = clientMessage(err, style);
@@ -234,13 +283,20 @@ function answerError(err: FastifyError, request: FastifyRequest, reply: FastifyR
 /** Fastify `frameworkErrors`: malformed URLs answered before routing. */
 export function handleFrameworkError(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
   const message = clientMessage(err, 'plain') ?? 'Bad request';
-  void reply.code(err.statusCode && err.statusCode < 500 ? err.statusCode : 400).type('application/json; charset=utf-8').send({ error: message });
+  void reply
+    .code(err.statusCode && err.statusCode < 500 ? err.statusCode : 400)
+    .type('application/json; charset=utf-8')
+    .send({ error: message });
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** application/json bodies: strict UTF-8 (invalid bytes are a 400, not silently replaced), then JSON. */
-export function parseJsonBody(_request: FastifyRequest, body: Buffer, done: (err: Error | null, value?: unknown) => void): void {
+export function parseJsonBody(
+  _request: FastifyRequest,
+  body: Buffer,
+  done: (err: Error | null, value?: unknown) => void,
+): void {
   if (body.length === 0) {
     done(new ClientError(400, 'Request body is empty; expected a JSON object'));
     return;

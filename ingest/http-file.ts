@@ -26,7 +26,10 @@ const JSON_OR_TEXT = /^(application\/json|text\/)/;
  * inclusive), 'unsatisfiable' (416), or null when the header is to be ignored and the whole file sent: no
  * header, another unit, several ranges (allowed to be ignored; no multipart answers) or a malformed one.
  */
-export function byteRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+export function byteRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | 'unsatisfiable' | null {
   if (header === undefined) return null;
   const m = /^bytes=[ \t]*(\d*)-(\d*)[ \t]*$/i.exec(header);
   if (!m || (m[1] === '' && m[2] === '')) return null;
@@ -94,7 +97,12 @@ export class GzipCopies {
   }
 
   /** The copy of `source` (served as `name`, version `version`) when made; otherwise starts making it and returns null. */
-  async ready(source: string, name: string, version: string, log: { warn(fields: object, message: string): void }): Promise<string | null> {
+  async ready(
+    source: string,
+    name: string,
+    version: string,
+    log: { warn(fields: object, message: string): void },
+  ): Promise<string | null> {
     const key = name.replaceAll('/', '%');
     const copy = path.join(this.dir, `${key}.${version}.gz`);
     try {
@@ -107,7 +115,9 @@ export class GzipCopies {
       this.making.add(copy);
       const made = this.queue
         .then(() => this.make(source, key, version, copy))
-        .catch((err: unknown) => log.warn({ err, file: name }, 'could not make the gzip copy; the file is sent uncompressed'))
+        .catch((err: unknown) =>
+          log.warn({ err, file: name }, 'could not make the gzip copy; the file is sent uncompressed'),
+        )
         .finally(() => this.making.delete(copy));
       this.queue = made;
     }
@@ -134,7 +144,8 @@ export class GzipCopies {
     }
     await fs.promises.rename(temp, copy);
     for (const other of await fs.promises.readdir(this.dir)) {
-      if (other.startsWith(`${key}.`) && other.endsWith('.gz') && other !== path.basename(copy)) await fs.promises.rm(path.join(this.dir, other), { force: true });
+      if (other.startsWith(`${key}.`) && other.endsWith('.gz') && other !== path.basename(copy))
+        await fs.promises.rm(path.join(this.dir, other), { force: true });
     }
   }
 }
@@ -161,7 +172,14 @@ export interface SendFileOptions {
  * gzip copy's, are fixed by it); one that @fastify/compress may compress keeps a weak one, which never satisfies
  * If-Range, so a range asked with If-Range gets the whole file. Returns false when there is no such file.
  */
-export async function sendFile(request: FastifyRequest, reply: FastifyReply, file: string, type: string, cacheControl: string, options: SendFileOptions = {}): Promise<boolean> {
+export async function sendFile(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  file: string,
+  type: string,
+  cacheControl: string,
+  options: SendFileOptions = {},
+): Promise<boolean> {
   let handle: fs.promises.FileHandle;
   try {
     handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
@@ -192,7 +210,10 @@ export async function sendFile(request: FastifyRequest, reply: FastifyReply, fil
     const accept = request.headers['accept-encoding'];
     if (request.headers.range === undefined && acceptsGzip(Array.isArray(accept) ? accept.join(',') : accept)) {
       const copy = await options.gzip.copies.ready(file, options.gzip.name, tagOf(stat), request.log);
-      const gz = copy === null ? null : await fs.promises.open(copy, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(() => null);
+      const gz =
+        copy === null
+          ? null
+          : await fs.promises.open(copy, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW).catch(() => null);
       if (gz !== null) {
         await handle.close();
         handle = gz;

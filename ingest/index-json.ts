@@ -82,7 +82,8 @@ export class IndexJsonCache {
     }
     for (const name of names) {
       const size = Number(NAME.exec(name)?.[1] ?? NaN);
-      if (size < treeSize && (best === undefined || size > best.treeSize)) best = { path: path.join(this.dir, name), treeSize: size };
+      if (size < treeSize && (best === undefined || size > best.treeSize))
+        best = { path: path.join(this.dir, name), treeSize: size };
     }
     return best;
   }
@@ -130,7 +131,8 @@ export class IndexJsonCache {
     await out.close();
     await fs.promises.rename(temp, file);
     for (const name of await fs.promises.readdir(this.dir)) {
-      if (name.startsWith('index-sha256-') && path.join(this.dir, name) !== file) await fs.promises.rm(path.join(this.dir, name), { force: true });
+      if (name.startsWith('index-sha256-') && path.join(this.dir, name) !== file)
+        await fs.promises.rm(path.join(this.dir, name), { force: true });
     }
     return file;
   }

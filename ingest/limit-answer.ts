@@ -25,7 +25,13 @@ export function limitInfo(tier: 'free' | 'standard', now: Date, freePerDay = FRE
     : { period: 'day', max: freePerDay, resetsAt: new Date(Date.UTC(y, m, now.getUTCDate() + 1)).toISOString() };
 }
 
-export function limitRefusal(tier: 'free' | 'standard', error: string, now: Date, paymentsAvailable: boolean, freePerDay = FREE_PER_DAY): { retryAfter: number; body: { ok: false; error: string; limit: LimitInfo } } {
+export function limitRefusal(
+  tier: 'free' | 'standard',
+  error: string,
+  now: Date,
+  paymentsAvailable: boolean,
+  freePerDay = FREE_PER_DAY,
+): { retryAfter: number; body: { ok: false; error: string; limit: LimitInfo } } {
   const limit = limitInfo(tier, now, freePerDay);
   const retryAfter = Math.max(1, Math.ceil((Date.parse(limit.resetsAt) - now.getTime()) / 1000));
   const text = tier === 'free' && !paymentsAvailable && error.endsWith(UPGRADE) ? error.replace(UPGRADE, '.') : error;
@@ -40,7 +46,11 @@ export const submitErrorSchema = {
     limit: {
       type: 'object',
       description: 'on 429 only: the limit reached and when it resets (also in Retry-After, seconds)',
-      properties: { period: { type: 'string', enum: ['day', 'month'] }, max: { type: 'integer' }, resetsAt: { type: 'string', format: 'date-time' } },
+      properties: {
+        period: { type: 'string', enum: ['day', 'month'] },
+        max: { type: 'integer' },
+        resetsAt: { type: 'string', format: 'date-time' },
+      },
       required: ['period', 'max', 'resetsAt'],
     },
   },

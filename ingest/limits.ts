@@ -48,8 +48,7 @@ export interface LimitRequest {
 }
 
 export type LimitDecision =
-  | { allowed: true; remaining: number; tier: Tier }
-  | { allowed: false; status: 429; error: string; tier: Tier };
+  { allowed: true; remaining: number; tier: Tier } | { allowed: false; status: 429; error: string; tier: Tier };
 
 /** "2025-11" from an instant: the UTC calendar month a Standard submission counts in. */
 export const utcMonth = (now: Date): string => now.toISOString().slice(0, 7);
@@ -65,8 +64,13 @@ export function clientKey(ip: string): string {
   const [head = '', tail = ''] = ip.toLowerCase().split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
-  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const groups = ip.includes('::')
+    ? [...left, ...Array(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 export async function submitWithinLimits(store: Store, request: LimitRequest): Promise<LimitDecision> {
@@ -120,9 +124,15 @@ export function betaRateError(rate: { count: number; unit: string }, retryAfter:
  * Our text for a batch of `amount` hashes refused by the cap: more than the cap itself (it never fits), or more
  * than the `left` submissions the address has left in this window.
  */
-export function betaBatchRateError(rate: { count: number; unit: string }, retryAfter: number, amount: number, left: number): string {
+export function betaBatchRateError(
+  rate: { count: number; unit: string },
+  retryAfter: number,
+  amount: number,
+  left: number,
+): string {
   const cap = `${rate.count} beta API submission${rate.count === 1 ? '' : 's'} per ${rate.unit} from one address`;
-  if (amount > rate.count) return `Rate limit: this server accepts at most ${cap}, fewer than the ${amount} hashes of this batch. Send at most ${rate.count} hashes per batch.`;
+  if (amount > rate.count)
+    return `Rate limit: this server accepts at most ${cap}, fewer than the ${amount} hashes of this batch. Send at most ${rate.count} hashes per batch.`;
   return `Rate limit reached: this server accepts at most ${cap}; this batch of ${amount} hashes would pass it (${left} left in this ${rate.unit}). Try again in ${retryAfter} second${retryAfter === 1 ? '' : 's'}, or send a smaller batch.`;
 }
 
@@ -133,7 +143,13 @@ export function betaRateCap(store: Store, rate: { count: number; unit: string; w
       const start = t - (((t % rate.windowMs) + rate.windowMs) % rate.windowMs);
       const window = `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}/${rate.unit}`;
       const key = clientKey(ip);
-      const n = await store.limits.countWindow(key, window, rate.count, { from: BETA_WINDOW_PREFIX, before: `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}` }, amount);
+      const n = await store.limits.countWindow(
+        key,
+        window,
+        rate.count,
+        { from: BETA_WINDOW_PREFIX, before: `${BETA_WINDOW_PREFIX}${new Date(start).toISOString()}` },
+        amount,
+      );
       if (n === undefined) {
         const retryAfter = Math.max(1, Math.ceil((start + rate.windowMs - t) / 1000));
         if (amount === 1) return { error: betaRateError(rate, retryAfter), retryAfter };

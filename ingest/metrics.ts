@@ -27,7 +27,12 @@ const publishedAt = (date: string): number => Date.parse(`${date}T00:01:00.000Z`
 export function createMetrics(source: { store: Store; archive: ArchiveView; clock: Clock }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'timeseal_' });
-  const requests = new Counter({ name: 'timeseal_http_requests_total', help: 'HTTP answers by method, route pattern and status code.', labelNames: ['method', 'route', 'status'] as const, registers: [registry] });
+  const requests = new Counter({
+    name: 'timeseal_http_requests_total',
+    help: 'HTTP answers by method, route pattern and status code.',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
   const duration = new Histogram({
     name: 'timeseal_http_request_duration_seconds',
     help: 'Time to answer, by route pattern.',
@@ -100,10 +105,30 @@ export function createMetrics(source: { store: Store; archive: ArchiveView; cloc
       this.set(oldest === undefined ? 0 : Math.max(0, (source.clock().getTime() - publishedAt(oldest)) / 1000));
     },
   });
-  const steps = new Counter({ name: 'timeseal_schedule_steps_total', help: 'Scheduled steps run, by step and outcome (ok, failed).', labelNames: ['step', 'outcome'] as const, registers: [registry] });
-  const stepSeconds = new Gauge({ name: 'timeseal_schedule_step_seconds', help: "The last run's duration, by step.", labelNames: ['step'] as const, registers: [registry] });
-  const stepTime = new Gauge({ name: 'timeseal_schedule_step_timestamp_seconds', help: 'When each step last ended, by step and outcome.', labelNames: ['step', 'outcome'] as const, registers: [registry] });
-  const build = new Gauge({ name: 'timeseal_last_build', help: 'The last build that published days: days, entries and seconds.', labelNames: ['field'] as const, registers: [registry] });
+  const steps = new Counter({
+    name: 'timeseal_schedule_steps_total',
+    help: 'Scheduled steps run, by step and outcome (ok, failed).',
+    labelNames: ['step', 'outcome'] as const,
+    registers: [registry],
+  });
+  const stepSeconds = new Gauge({
+    name: 'timeseal_schedule_step_seconds',
+    help: "The last run's duration, by step.",
+    labelNames: ['step'] as const,
+    registers: [registry],
+  });
+  const stepTime = new Gauge({
+    name: 'timeseal_schedule_step_timestamp_seconds',
+    help: 'When each step last ended, by step and outcome.',
+    labelNames: ['step', 'outcome'] as const,
+    registers: [registry],
+  });
+  const build = new Gauge({
+    name: 'timeseal_last_build',
+    help: 'The last build that published days: days, entries and seconds.',
+    labelNames: ['field'] as const,
+    registers: [registry],
+  });
 
   return {
     registry,

@@ -8,21 +8,44 @@
 // finished), so a build killed between days.json and the latest checkpoint never leaves it missing or behind.
 import fs from 'node:fs';
 import path from 'node:path';
-import { BLOCK_INFO_PATH, cacheClass, monthOfBlockInfo, CHECKPOINT_PATH, dateOfDayFile, dayCheckpointPath, DAYS_PATH, OTS_STATUS_PATH, parseDays, VERIFIER_ARCHIVE_PATH } from '../core/archive.ts';
+import {
+  BLOCK_INFO_PATH,
+  cacheClass,
+  monthOfBlockInfo,
+  CHECKPOINT_PATH,
+  dateOfDayFile,
+  dayCheckpointPath,
+  DAYS_PATH,
+  OTS_STATUS_PATH,
+  parseDays,
+  VERIFIER_ARCHIVE_PATH,
+} from '../core/archive.ts';
 import { isDate } from '../core/ledger.ts';
 import { INDEX_HEAD_PATH, parseSegmentPath } from '../core/index-segments.ts';
 import { parseTilePath, TILE_WIDTH } from '../core/tiles.ts';
 import { ClientError } from './errors.ts';
 import { IMMUTABLE, NO_CACHE, SHORT } from './http-file.ts';
 
-const NAMED_ARCHIVE_FILES = new Set([CHECKPOINT_PATH, DAYS_PATH, INDEX_HEAD_PATH, OTS_STATUS_PATH, BLOCK_INFO_PATH, VERIFIER_ARCHIVE_PATH]);
+const NAMED_ARCHIVE_FILES = new Set([
+  CHECKPOINT_PATH,
+  DAYS_PATH,
+  INDEX_HEAD_PATH,
+  OTS_STATUS_PATH,
+  BLOCK_INFO_PATH,
+  VERIFIER_ARCHIVE_PATH,
+]);
 const STATUS_FILES = new Set([OTS_STATUS_PATH, BLOCK_INFO_PATH]);
 
 /** The archive-relative path of a `/ledgers/…` request, or a ClientError for a path trick; null = no such file name. */
 export function archivePath(raw: string): string | null {
-  if (!/^[A-Za-z0-9._\/-]*$/.test(raw)) throw new ClientError(400, 'Archive paths contain only letters, digits, ".", "_", "-" and "/" (no percent-encoding)');
+  if (!/^[A-Za-z0-9._\/-]*$/.test(raw))
+    throw new ClientError(
+      400,
+      'Archive paths contain only letters, digits, ".", "_", "-" and "/" (no percent-encoding)',
+    );
   const segments = raw.split('/');
-  if (segments.some((s) => s === '..' || s === '.' || s === '')) throw new ClientError(400, 'Archive paths must not contain ".", ".." or empty segments');
+  if (segments.some((s) => s === '..' || s === '.' || s === ''))
+    throw new ClientError(400, 'Archive paths must not contain ".", ".." or empty segments');
   if (NAMED_ARCHIVE_FILES.has(raw)) return raw;
   if (dateOfDayFile(raw) !== null) return raw;
   if (monthOfBlockInfo(raw) !== null) return raw;
@@ -84,7 +107,10 @@ export async function latestCheckpointFile(archive: string, date: string): Promi
   if (latestStat === null || ownStat === null || latestStat.size <= ownStat.size) return day;
   const key = `${archive}:${date}:${latestStat.ino}:${latestStat.size}:${latestStat.mtimeMs}`;
   if (latestCheckpointSeen.key === key) return latestCheckpointSeen.file;
-  const [latest, own] = await Promise.all([fs.promises.readFile(path.join(archive, CHECKPOINT_PATH)), fs.promises.readFile(path.join(archive, day))]);
+  const [latest, own] = await Promise.all([
+    fs.promises.readFile(path.join(archive, CHECKPOINT_PATH)),
+    fs.promises.readFile(path.join(archive, day)),
+  ]);
   const file = latest.subarray(0, own.length).equals(own) ? CHECKPOINT_PATH : day;
   latestCheckpointSeen = { key, file };
   return file;
@@ -128,7 +154,8 @@ export function archiveCacheControl(rel: string): string {
 
 export function archiveType(rel: string): string {
   if (rel.endsWith('.json')) return 'application/json; charset=utf-8';
-  if (rel === CHECKPOINT_PATH || rel.endsWith('.checkpoint') || rel.endsWith('.cosignatures')) return 'text/plain; charset=utf-8';
+  if (rel === CHECKPOINT_PATH || rel.endsWith('.checkpoint') || rel.endsWith('.cosignatures'))
+    return 'text/plain; charset=utf-8';
   if (rel.endsWith('.tsr')) return 'application/timestamp-reply';
   return 'application/octet-stream';
 }

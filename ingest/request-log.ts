@@ -41,7 +41,8 @@ export function registerRequestLog(fastify: FastifyInstance, options: RequestLog
     // flood of 429s, every submission refused while the disk is full) are only counted in the summary, so
     // the log grows with the kinds of failure, not with the traffic. At debug, every answer.
     if (debug) request.log.debug({ method: request.method, route, status, ms: Math.round(ms) }, 'request');
-    else if (status >= 400 && tally === undefined) request.log.info({ method: request.method, route, status, ms: Math.round(ms) }, 'request');
+    else if (status >= 400 && tally === undefined)
+      request.log.info({ method: request.method, route, status, ms: Math.round(ms) }, 'request');
     if (tally === undefined) tallies.set(key, { method: request.method, route, status, count: 1, slowestMs: ms });
     else {
       tally.count++;

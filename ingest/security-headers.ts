@@ -121,7 +121,10 @@ const PUBLIC_HEADERS = {
  * the PUBLIC_ROUTES get the cross-origin headers (over the site set's CORP same-origin), every other route
  * loses any it set. Also answers the public routes' CORS preflights.
  */
-const securityHeadersPlugin: FastifyPluginAsync<{ site: HelmetOptions; api: HelmetOptions }> = async (fastify, options) => {
+const securityHeadersPlugin: FastifyPluginAsync<{ site: HelmetOptions; api: HelmetOptions }> = async (
+  fastify,
+  options,
+) => {
   const site = helmetHeaders(options.site);
   const api = helmetHeaders(options.api);
   const { 'content-security-policy': siteCsp, ...siteRest } = site;
@@ -129,7 +132,8 @@ const securityHeadersPlugin: FastifyPluginAsync<{ site: HelmetOptions; api: Helm
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && JSON_TYPE.test(type)) reply.headers(api);
     else {
-      if (!reply.hasHeader('content-security-policy') && siteCsp !== undefined) reply.header('content-security-policy', siteCsp);
+      if (!reply.hasHeader('content-security-policy') && siteCsp !== undefined)
+        reply.header('content-security-policy', siteCsp);
       reply.headers(siteRest);
     }
     const route = request.routeOptions.url;

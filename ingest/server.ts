@@ -40,7 +40,8 @@ function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number
   const value = env[name]?.trim();
   if (value === undefined || value === '') return fallback * 1000;
   const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0) throw new UsageError(`${name} must be a number of seconds above 0: ${value}`);
+  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0)
+    throw new UsageError(`${name} must be a number of seconds above 0: ${value}`);
   return Math.round(n * 1000);
 }
 
@@ -53,13 +54,19 @@ export function httpLimits(env: NodeJS.ProcessEnv = process.env): HttpLimits {
   const headersTimeoutMs = seconds(env, 'HTTP_HEADERS_TIMEOUT', 15);
   const requestTimeoutMs = seconds(env, 'HTTP_REQUEST_TIMEOUT', 30);
   if (headersTimeoutMs > requestTimeoutMs) {
-    throw new UsageError(`HTTP_HEADERS_TIMEOUT (${headersTimeoutMs / 1000} s) must not be longer than HTTP_REQUEST_TIMEOUT (${requestTimeoutMs / 1000} s)`);
+    throw new UsageError(
+      `HTTP_HEADERS_TIMEOUT (${headersTimeoutMs / 1000} s) must not be longer than HTTP_REQUEST_TIMEOUT (${requestTimeoutMs / 1000} s)`,
+    );
   }
   const files = openFilesLimit();
-  let maxConnections = files === undefined ? DEFAULT_MAX_CONNECTIONS : Math.max(64, Math.min(DEFAULT_MAX_CONNECTIONS, files - RESERVED_DESCRIPTORS));
+  let maxConnections =
+    files === undefined
+      ? DEFAULT_MAX_CONNECTIONS
+      : Math.max(64, Math.min(DEFAULT_MAX_CONNECTIONS, files - RESERVED_DESCRIPTORS));
   const cap = env.HTTP_MAX_CONNECTIONS?.trim();
   if (cap !== undefined && cap !== '') {
-    if (!/^\d+$/.test(cap) || Number(cap) < 1) throw new UsageError(`HTTP_MAX_CONNECTIONS must be a whole number above 0: ${cap}`);
+    if (!/^\d+$/.test(cap) || Number(cap) < 1)
+      throw new UsageError(`HTTP_MAX_CONNECTIONS must be a whole number above 0: ${cap}`);
     maxConnections = Number(cap);
   }
   return {
@@ -83,14 +90,21 @@ export interface LimitLog {
  * one warning, then every `reportEveryMs` while connections are still being refused a line with their count,
  * and a last line with the total once none was refused for a whole interval: never a line per connection.
  */
-export function httpServerFactory(limits: HttpLimits, log: LimitLog | undefined, reportEveryMs = 10_000): NonNullable<FastifyServerOptions['serverFactory']> {
+export function httpServerFactory(
+  limits: HttpLimits,
+  log: LimitLog | undefined,
+  reportEveryMs = 10_000,
+): NonNullable<FastifyServerOptions['serverFactory']> {
   return (handler) => {
     const server = http.createServer(
       {
         headersTimeout: limits.headersTimeoutMs,
         requestTimeout: limits.requestTimeoutMs,
         keepAliveTimeout: limits.keepAliveTimeoutMs,
-        connectionsCheckingInterval: Math.max(20, Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 5))),
+        connectionsCheckingInterval: Math.max(
+          20,
+          Math.min(1000, Math.floor(Math.min(limits.headersTimeoutMs, limits.requestTimeoutMs) / 5)),
+        ),
       },
       handler,
     );
@@ -103,11 +117,21 @@ export function httpServerFactory(limits: HttpLimits, log: LimitLog | undefined,
     let timer: NodeJS.Timeout | undefined;
     const report = (): void => {
       if (refusedSinceReport > 0) {
-        log?.warn({ maxConnections: limits.maxConnections, refused: refusedSinceReport, refusedTotal: refused }, `connection limit still reached: ${refusedSinceReport} more connections closed unanswered`);
+        log?.warn(
+          { maxConnections: limits.maxConnections, refused: refusedSinceReport, refusedTotal: refused },
+          `connection limit still reached: ${refusedSinceReport} more connections closed unanswered`,
+        );
         refusedSinceReport = 0;
         return;
       }
-      log?.info({ maxConnections: limits.maxConnections, refusedTotal: refused, seconds: Math.round((Date.now() - since) / 1000) }, `connection limit no longer reached: ${refused} connections were closed unanswered`);
+      log?.info(
+        {
+          maxConnections: limits.maxConnections,
+          refusedTotal: refused,
+          seconds: Math.round((Date.now() - since) / 1000),
+        },
+        `connection limit no longer reached: ${refused} connections were closed unanswered`,
+      );
       clearInterval(timer);
       timer = undefined;
       refused = 0;
@@ -119,7 +143,10 @@ export function httpServerFactory(limits: HttpLimits, log: LimitLog | undefined,
         return;
       }
       since = Date.now();
-      log?.warn({ maxConnections: limits.maxConnections }, `connection limit reached (${limits.maxConnections} open): new connections are closed unanswered (HTTP_MAX_CONNECTIONS)`);
+      log?.warn(
+        { maxConnections: limits.maxConnections },
+        `connection limit reached (${limits.maxConnections} open): new connections are closed unanswered (HTTP_MAX_CONNECTIONS)`,
+      );
       timer = setInterval(report, reportEveryMs).unref();
     });
     server.on('close', () => clearInterval(timer));
@@ -127,7 +154,12 @@ export function httpServerFactory(limits: HttpLimits, log: LimitLog | undefined,
   };
 }
 
-export async function listen(app: FastifyInstance, host: string, port: number, out: NodeJS.WritableStream = process.stdout): Promise<string> {
+export async function listen(
+  app: FastifyInstance,
+  host: string,
+  port: number,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<string> {
   await app.listen({ host, port });
   const address = app.server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -43,7 +43,8 @@ export function sitePath(rawPath: string): string {
     throw new ClientError(400, 'URL is not validly percent-encoded');
   }
   const segments = decoded.split('/');
-  if (segments.some((s) => s === '..' || s === '.')) throw new ClientError(400, 'Paths must not contain "." or ".." segments');
+  if (segments.some((s) => s === '..' || s === '.'))
+    throw new ClientError(400, 'Paths must not contain "." or ".." segments');
   if (decoded.includes('\0')) throw new ClientError(400, 'Paths must not contain NUL');
   return decoded.replace(/^\/+/, '');
 }
@@ -89,9 +90,13 @@ function siteCandidates(rel: string): string[] {
   return [rel, `${rel}/index.html`, `${rel}.html`];
 }
 
-
 /** Answers a site path (sitePath's result; '' = the home page) with its file, or the 404 page. */
-export async function serveSite(site: string, request: FastifyRequest, reply: FastifyReply, rel: string): Promise<void> {
+export async function serveSite(
+  site: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  rel: string,
+): Promise<void> {
   if (rel.split('/').some((s) => s.startsWith('.'))) return sendNotFoundPage(site, reply);
   for (const candidate of siteCandidates(rel)) {
     const file = path.join(site, candidate);

@@ -9,14 +9,22 @@ import { CHECKPOINT_PATH, INDEX_JSON_PATH } from '../core/archive.ts';
 import { errorBody } from './errors.ts';
 import { GzipCopies, IMMUTABLE, sendFile, SHORT } from './http-file.ts';
 import { IndexJsonCache, IndexJsonPreparingError, type IndexJsonFile } from './index-json.ts';
-import { archiveCacheControl, archivePath, archiveType, CommittedView, isCommitted, latestCheckpointFile } from './published-archive.ts';
+import {
+  archiveCacheControl,
+  archivePath,
+  archiveType,
+  CommittedView,
+  isCommitted,
+  latestCheckpointFile,
+} from './published-archive.ts';
 import type { ArchiveAccess } from './services.ts';
 import { sendNotFoundPage, serveSite, sitePath } from './site-files.ts';
 
 /** The tree size an index-sha256.json answer covers: the current head's, or a smaller one while that is made. */
 export const TREE_SIZE_HEADER = 'Timeseal-Tree-Size';
 /** Our text (the spec has none) for the first index-sha256.json of an archive, while it is made. */
-export const INDEX_JSON_PREPARING = 'index-sha256.json is being prepared for this archive; please try again in a minute.';
+export const INDEX_JSON_PREPARING =
+  'index-sha256.json is being prepared for this archive; please try again in a minute.';
 const INDEX_JSON_RETRY_AFTER = '60';
 
 export interface StaticOptions {
@@ -59,7 +67,10 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
   const rawPath = (request: FastifyRequest): string => request.url.split('?')[0]!;
   // The archive and the keys are public data meant for any verifier, including other origins: their CORS and
   // Cross-Origin-Resource-Policy headers are set with the other security headers (security-headers.ts).
-  const wildcard = { params: { type: 'object', properties: { '*': { type: 'string', maxLength: 2048 } }, additionalProperties: false }, hide: true };
+  const wildcard = {
+    params: { type: 'object', properties: { '*': { type: 'string', maxLength: 2048 } }, additionalProperties: false },
+    hide: true,
+  };
 
   const indexJson = new IndexJsonCache(options.index, path.resolve(options.cache));
   const gzipCopies = new GzipCopies(path.join(path.resolve(options.cache), 'gz'));
@@ -76,10 +87,19 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
           made = await indexJson.file(options.indexJsonWaitMs);
         } catch (err) {
           if (!(err instanceof IndexJsonPreparingError)) throw err;
-          return reply.code(503).header('Retry-After', INDEX_JSON_RETRY_AFTER).type('application/json; charset=utf-8').send(errorBody('plain', INDEX_JSON_PREPARING));
+          return reply
+            .code(503)
+            .header('Retry-After', INDEX_JSON_RETRY_AFTER)
+            .type('application/json; charset=utf-8')
+            .send(errorBody('plain', INDEX_JSON_PREPARING));
         }
         void reply.header(TREE_SIZE_HEADER, String(made.treeSize));
-        if (await sendFile(request, reply, made.path, archiveType(INDEX_JSON_PATH), SHORT, { gzip: { copies: gzipCopies, name: INDEX_JSON_PATH } })) return;
+        if (
+          await sendFile(request, reply, made.path, archiveType(INDEX_JSON_PATH), SHORT, {
+            gzip: { copies: gzipCopies, name: INDEX_JSON_PATH },
+          })
+        )
+          return;
       }
       return sendNotFoundPage(site, reply);
     }
@@ -90,10 +110,21 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
     // The latest checkpoint is the last published day's: never missing or behind days.json after a crash. Once
     // witnesses have cosigned it, the `checkpoint` file is that day's checkpoint followed by their lines
     // (pipeline/witness.ts): it is sent when it begins with the day's checkpoint.
-    const file = rel === CHECKPOINT_PATH ? (committed.last === null ? null : await latestCheckpointFile(archive, committed.last)) : rel;
+    const file =
+      rel === CHECKPOINT_PATH
+        ? committed.last === null
+          ? null
+          : await latestCheckpointFile(archive, committed.last)
+        : rel;
     // Immutable archive files are sent as stored: never compressed again per request, with strong ETags for If-Range.
     const cacheControl = archiveCacheControl(rel);
-    if (file === null || !(await sendFile(request, reply, path.join(archive, file), archiveType(rel), cacheControl, { asStored: cacheControl === IMMUTABLE, gzip: { copies: gzipCopies, name: rel } }))) {
+    if (
+      file === null ||
+      !(await sendFile(request, reply, path.join(archive, file), archiveType(rel), cacheControl, {
+        asStored: cacheControl === IMMUTABLE,
+        gzip: { copies: gzipCopies, name: rel },
+      }))
+    ) {
       return sendNotFoundPage(site, reply);
     }
   });

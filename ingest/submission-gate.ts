@@ -53,7 +53,15 @@ export interface SubmissionGate {
    * What keeps submissions from being stored at UTC date `today`, or null when they are open: the clock
    * behind the archive first, else a failing disk. Counts nothing.
    */
-  condition(today: string): ((ClockCondition & { kind: 'clock' }) | (StorageCondition & { kind: 'storage' }) | { kind: 'skew'; problem: string }) | null;
+  condition(
+    today: string,
+  ):
+    | (
+        | (ClockCondition & { kind: 'clock' })
+        | (StorageCondition & { kind: 'storage' })
+        | { kind: 'skew'; problem: string }
+      )
+    | null;
   /** A write failed because the disk is full or failing (the caller answered 503): counted and logged. */
   storageFailed(fault: StorageFault, err: unknown): void;
   /** A submission was stored: ends a storage failure (one log line); otherwise a single comparison. */
@@ -77,7 +85,12 @@ export interface GateOptions {
 
 /** The text of a failing disk or an unreachable database, in /api/queue-stats.php. */
 export function storageProblem(cause: StorageCause, since: string): string {
-  const what = cause === 'full' ? 'its disk is full' : cause === 'unreachable' ? 'it cannot reach its database' : 'writing to its disk fails';
+  const what =
+    cause === 'full'
+      ? 'its disk is full'
+      : cause === 'unreachable'
+        ? 'it cannot reach its database'
+        : 'writing to its disk fails';
   return `The server cannot store submissions since ${since}: ${what}. Submissions are refused until it is fixed.`;
 }
 
@@ -92,7 +105,11 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
   const log = options.log;
   const lastPublished = lastPublishedDayReader(options.archive, {
     now,
-    onError: (err) => log.error({ err: (err as Error).message }, 'days.json cannot be read; submissions are checked against the last published day read before'),
+    onError: (err) =>
+      log.error(
+        { err: (err as Error).message },
+        'days.json cannot be read; submissions are checked against the last published day read before',
+      ),
   });
   let paused = false;
   let refusedTotal = 0;
@@ -115,7 +132,10 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
       if (!clockBehindArchive(today, last)) {
         if (paused) {
           paused = false;
-          log.warn({ refused: refusedTotal, lastPublishedDay: last, clockDate: today }, `submissions accepted again: the server's clock (${today}) is after the last published ledger (${last}); ${refusedTotal} were refused with 503 while it was not`);
+          log.warn(
+            { refused: refusedTotal, lastPublishedDay: last, clockDate: today },
+            `submissions accepted again: the server's clock (${today}) is after the last published ledger (${last}); ${refusedTotal} were refused with 503 while it was not`,
+          );
           refusedTotal = 0;
           refusedSinceLine = 0;
           lineAt = -Infinity;
@@ -138,7 +158,8 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
     },
     condition(today) {
       const last = lastPublished();
-      if (clockBehindArchive(today, last)) return { kind: 'clock', clockDate: today, lastPublishedDay: last, problem: pausedProblem(today, last) };
+      if (clockBehindArchive(today, last))
+        return { kind: 'clock', clockDate: today, lastPublishedDay: last, problem: pausedProblem(today, last) };
       const skew = options.clockCheck?.problem() ?? null;
       if (skew !== null) return { kind: 'skew', problem: skew };
       return storage === undefined ? null : { kind: 'storage', ...storage };
@@ -154,7 +175,12 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
         const why = storageCause(fault, err);
         storage = { fault, code, since, problem: storageProblem(why, since) };
         failedAt = t;
-        const check = why === 'full' ? "Free space on the database's disk." : why === 'unreachable' ? 'Check that the database server is running and reachable.' : "Check the database's disk.";
+        const check =
+          why === 'full'
+            ? "Free space on the database's disk."
+            : why === 'unreachable'
+              ? 'Check that the database server is running and reachable.'
+              : "Check the database's disk.";
         log.error(
           { code, cause, fault, refused: 1 },
           `STORAGE FAILING: a write to the database failed (${code}: ${cause}); submissions and other writes are answered 503 until one succeeds. ${check}`,

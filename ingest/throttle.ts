@@ -52,18 +52,28 @@ export class Throttle {
 
   /** True when any of the keys has reached the limit. */
   async blocked(keys: readonly string[], now: Date): Promise<boolean> {
-    for (const k of keys) if ((await this.#store.throttle.count({ scope: this.scope, key: k }, this.windowMs, now.getTime())) >= this.max) return true;
+    for (const k of keys)
+      if ((await this.#store.throttle.count({ scope: this.scope, key: k }, this.windowMs, now.getTime())) >= this.max)
+        return true;
     return false;
   }
 
   /** Records a failure for every key. */
   async fail(keys: readonly string[], now: Date): Promise<void> {
-    await this.#store.throttle.record(keys.map((k) => this.entry(k)), now.getTime());
+    await this.#store.throttle.record(
+      keys.map((k) => this.entry(k)),
+      now.getTime(),
+    );
   }
 
   /** Counts an attempt for every key whatever the limit (the caller decided it may go ahead). */
   async record(keys: readonly string[], now: Date): Promise<Attempt> {
-    return { mark: await this.#store.throttle.record(keys.map((k) => this.entry(k)), now.getTime()) };
+    return {
+      mark: await this.#store.throttle.record(
+        keys.map((k) => this.entry(k)),
+        now.getTime(),
+      ),
+    };
   }
 
   /** True when `key` has at least one attempt in the window. */
@@ -76,7 +86,11 @@ export class Throttle {
    * when blocked. Attempts still in progress count, so at most `max` run at once for a key.
    */
   async attempt(keys: readonly string[], now: Date): Promise<Attempt | undefined> {
-    const mark = await this.#store.throttle.attempt(keys.map((k) => this.guard(k)), keys.map((k) => this.entry(k)), now.getTime());
+    const mark = await this.#store.throttle.attempt(
+      keys.map((k) => this.guard(k)),
+      keys.map((k) => this.entry(k)),
+      now.getTime(),
+    );
     return mark && { mark };
   }
 
@@ -149,7 +163,11 @@ export class LoginThrottle {
     const ip = `ip:${address}`;
     const known = { scope: this.#known.scope, key: pair, windowMs: this.#known.windowMs };
     const mark = await this.#store.throttle.attempt(
-      [this.#pair.guard(pair), { ...this.#address.guard(ip), unlessSeen: known }, { ...this.#account.guard(account), unlessSeen: known }],
+      [
+        this.#pair.guard(pair),
+        { ...this.#address.guard(ip), unlessSeen: known },
+        { ...this.#account.guard(account), unlessSeen: known },
+      ],
       [this.#pair.entry(pair), this.#address.entry(ip), this.#account.entry(account)],
       now.getTime(),
     );
@@ -166,7 +184,10 @@ export class LoginThrottle {
     const pair = LoginThrottle.#pairKey(attempt.account, attempt.address);
     await this.#store.throttle.change({
       withdraw: [attempt.counted.mark],
-      clear: [{ scope: this.#pair.scope, key: pair }, { scope: this.#known.scope, key: pair }],
+      clear: [
+        { scope: this.#pair.scope, key: pair },
+        { scope: this.#known.scope, key: pair },
+      ],
       record: [this.#known.entry(pair)],
       nowMs: now.getTime(),
     });
@@ -175,6 +196,10 @@ export class LoginThrottle {
   /** Marks `address` as one the account's owner uses (a successful login, or the sign-up). */
   async remember(account: string, address: string, now: Date): Promise<void> {
     const key = LoginThrottle.#pairKey(account, address);
-    await this.#store.throttle.change({ clear: [{ scope: this.#known.scope, key }], record: [this.#known.entry(key)], nowMs: now.getTime() });
+    await this.#store.throttle.change({
+      clear: [{ scope: this.#known.scope, key }],
+      record: [this.#known.entry(key)],
+      nowMs: now.getTime(),
+    });
   }
 }

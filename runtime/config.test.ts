@@ -10,7 +10,10 @@ describe('.env', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-dotenv-'));
     try {
       const file = path.join(dir, '.env');
-      fs.writeFileSync(file, 'PORT=8080 # the local port\nexport TIMESEAL_ARCHIVE="/srv/a b"\n# LOG_LEVEL=debug\nHOST=127.0.0.2\n');
+      fs.writeFileSync(
+        file,
+        'PORT=8080 # the local port\nexport TIMESEAL_ARCHIVE="/srv/a b"\n# LOG_LEVEL=debug\nHOST=127.0.0.2\n',
+      );
       const env: NodeJS.ProcessEnv = { HOST: '0.0.0.0' };
       loadDotEnv(file, env);
       expect(env).toEqual({ PORT: '8080', TIMESEAL_ARCHIVE: '/srv/a b', HOST: '0.0.0.0' });
@@ -25,9 +28,17 @@ describe('.env', () => {
 
 describe('loadConfig', () => {
   it('without TIMESEAL_ORIGIN, links follow PORT while the log origin stays localhost:8080', () => {
-    expect(loadConfig({ PORT: '8765' })).toMatchObject({ port: 8765, origin: 'http://localhost:8765', logOrigin: 'localhost:8080' });
+    expect(loadConfig({ PORT: '8765' })).toMatchObject({
+      port: 8765,
+      origin: 'http://localhost:8765',
+      logOrigin: 'localhost:8080',
+    });
     expect(loadConfig({})).toMatchObject({ port: 8080, origin: 'http://localhost:8080', logOrigin: 'localhost:8080' });
-    expect(loadConfig({ PORT: '0' })).toMatchObject({ port: 0, origin: 'http://localhost:8080', logOrigin: 'localhost:8080' });
+    expect(loadConfig({ PORT: '0' })).toMatchObject({
+      port: 0,
+      origin: 'http://localhost:8080',
+      logOrigin: 'localhost:8080',
+    });
   });
 
   it('TIMESEAL_ORIGIN sets both, whatever the port', () => {
@@ -44,18 +55,28 @@ describe('loadConfig', () => {
   it('TIMESEAL_DATABASE_POOL: 10 by default, a whole number from 1 to 1000, anything else refused with its name', () => {
     expect(loadConfig({}).databasePool).toBe(10);
     expect(loadConfig({ TIMESEAL_DATABASE_POOL: '3' }).databasePool).toBe(3);
-    for (const bad of ['0', '-1', '2.5', 'ten', '1001', '']) expect(() => loadConfig({ TIMESEAL_DATABASE_POOL: bad }), bad).toThrow(/TIMESEAL_DATABASE_POOL/);
+    for (const bad of ['0', '-1', '2.5', 'ten', '1001', ''])
+      expect(() => loadConfig({ TIMESEAL_DATABASE_POOL: bad }), bad).toThrow(/TIMESEAL_DATABASE_POOL/);
   });
 
   it('TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE: both or neither (an empty value is unset)', () => {
     const config = loadConfig({});
     expect(config.tsaKeyFile).toBeUndefined();
     expect(config.tsaChainFile).toBeUndefined();
-    expect(loadConfig({ TIMESEAL_TSA_KEY_FILE: '/etc/timeseal/tsa.key', TIMESEAL_TSA_CHAIN_FILE: '/etc/timeseal/tsa-chain.pem' })).toMatchObject({
+    expect(
+      loadConfig({
+        TIMESEAL_TSA_KEY_FILE: '/etc/timeseal/tsa.key',
+        TIMESEAL_TSA_CHAIN_FILE: '/etc/timeseal/tsa-chain.pem',
+      }),
+    ).toMatchObject({
       tsaKeyFile: '/etc/timeseal/tsa.key',
       tsaChainFile: '/etc/timeseal/tsa-chain.pem',
     });
-    expect(() => loadConfig({ TIMESEAL_TSA_KEY_FILE: 'tsa.key' })).toThrow(/TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together .*TIMESEAL_TSA_CHAIN_FILE is not set/);
-    expect(() => loadConfig({ TIMESEAL_TSA_CHAIN_FILE: 'chain.pem', TIMESEAL_TSA_KEY_FILE: '' })).toThrow(/TIMESEAL_TSA_KEY_FILE is not set/);
+    expect(() => loadConfig({ TIMESEAL_TSA_KEY_FILE: 'tsa.key' })).toThrow(
+      /TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together .*TIMESEAL_TSA_CHAIN_FILE is not set/,
+    );
+    expect(() => loadConfig({ TIMESEAL_TSA_CHAIN_FILE: 'chain.pem', TIMESEAL_TSA_KEY_FILE: '' })).toThrow(
+      /TIMESEAL_TSA_KEY_FILE is not set/,
+    );
   });
 });

@@ -74,17 +74,22 @@ export const DEFAULT_ORIGIN = 'http://localhost:8080';
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   loadDotEnv(path.resolve('.env'), env);
   const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`PORT is not a port number: ${env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`PORT is not a port number: ${env.PORT}`);
   // Without TIMESEAL_ORIGIN (development), links follow PORT but the log origin stays DEFAULT_ORIGIN's, so
   // serving on another port never changes an archive's origin.
   const pool = Number(env.TIMESEAL_DATABASE_POOL ?? DEFAULT_DATABASE_POOL);
   if (!Number.isInteger(pool) || pool < 1 || pool > 1000) {
-    throw new UsageError(`TIMESEAL_DATABASE_POOL must be a whole number of connections from 1 to 1000, not "${env.TIMESEAL_DATABASE_POOL}"`);
+    throw new UsageError(
+      `TIMESEAL_DATABASE_POOL must be a whole number of connections from 1 to 1000, not "${env.TIMESEAL_DATABASE_POOL}"`,
+    );
   }
   const tsaKeyFile = env.TIMESEAL_TSA_KEY_FILE || undefined;
   const tsaChainFile = env.TIMESEAL_TSA_CHAIN_FILE || undefined;
   if ((tsaKeyFile === undefined) !== (tsaChainFile === undefined)) {
-    throw new UsageError(`TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together (the key and its certificate chain): ${tsaKeyFile === undefined ? 'TIMESEAL_TSA_KEY_FILE' : 'TIMESEAL_TSA_CHAIN_FILE'} is not set`);
+    throw new UsageError(
+      `TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together (the key and its certificate chain): ${tsaKeyFile === undefined ? 'TIMESEAL_TSA_KEY_FILE' : 'TIMESEAL_TSA_CHAIN_FILE'} is not set`,
+    );
   }
   const origin = env.TIMESEAL_ORIGIN ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`);
   return {

@@ -95,7 +95,9 @@ export function initKeys(dirs: KeyDirs, origin?: string, now: Date = new Date())
   fs.writeFileSync(files[0]!, ecdsaPublicKeyToPem(ecdsa.publicKey), { flag: 'wx' });
   fs.writeFileSync(files[1]!, mldsa.publicKey, { flag: 'wx' });
   fs.writeFileSync(files[2]!, mldsaPublicKeyToPem(mldsa.publicKey), { flag: 'wx' });
-  return origin === undefined ? files : [...files, ...addCheckpointKeys(dirs, origin), ...addTsaKeys(dirs, origin, now)];
+  return origin === undefined
+    ? files
+    : [...files, ...addCheckpointKeys(dirs, origin), ...addTsaKeys(dirs, origin, now)];
 }
 
 function checkpointKeyFiles(dirs: KeyDirs): string[] {
@@ -109,7 +111,8 @@ function checkpointKeyFiles(dirs: KeyDirs): string[] {
 
 function refuseExisting(files: string[]): void {
   const existing = files.filter((f) => fs.existsSync(f));
-  if (existing.length > 0) throw new TimesealError('conflict', `keys already exist, refusing to overwrite: ${existing.join(', ')}`);
+  if (existing.length > 0)
+    throw new TimesealError('conflict', `keys already exist, refusing to overwrite: ${existing.join(', ')}`);
 }
 
 /**
@@ -126,7 +129,9 @@ export function addCheckpointKeys(dirs: KeyDirs, origin: string): string[] {
   fs.writeFileSync(files[2]!, seedToPkcs8Pem('Ed25519', ed25519), { mode: 0o600, flag: 'wx' });
   fs.writeFileSync(files[3]!, seedToPkcs8Pem('ML-DSA-44', mldsa44), { mode: 0o600, flag: 'wx' });
   fs.writeFileSync(files[0]!, `${encodeVkey(origin, NOTE_TYPE_ED25519, ed25519PublicKey(ed25519))}\n`, { flag: 'wx' });
-  fs.writeFileSync(files[1]!, `${encodeVkey(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(mldsa44))}\n`, { flag: 'wx' });
+  fs.writeFileSync(files[1]!, `${encodeVkey(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(mldsa44))}\n`, {
+    flag: 'wx',
+  });
   return files;
 }
 
@@ -134,7 +139,11 @@ export function addCheckpointKeys(dirs: KeyDirs, origin: string): string[] {
  * `timeseal keys add`: the checkpoint keys and the time-stamp authority's key and certificates, each set only
  * if the archive lacks it entirely; existing keys are not touched. Throws if it has both sets already.
  */
-export function addMissingKeys(dirs: KeyDirs, origin: string, now: Date = new Date()): { checkpoint: string[]; tsa: string[] } {
+export function addMissingKeys(
+  dirs: KeyDirs,
+  origin: string,
+  now: Date = new Date(),
+): { checkpoint: string[]; tsa: string[] } {
   const absent = (files: string[]) => files.every((f) => !fs.existsSync(f));
   const checkpointFiles = checkpointKeyFiles(dirs);
   const tsaFiles = tsaKeyFiles(dirs);
@@ -154,21 +163,36 @@ export function renameCheckpointKeys(keysDir: string, keys: SigningKeys, origin:
     fs.renameSync(`${file}.tmp`, file);
   };
   write(PUBLIC_ED25519_VKEY, `${encodeVkey(origin, NOTE_TYPE_ED25519, ed25519PublicKey(keys.ed25519Seed))}\n`);
-  write(PUBLIC_MLDSA44_VKEY, `${encodeVkey(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(keys.mldsa44Seed))}\n`);
+  write(
+    PUBLIC_MLDSA44_VKEY,
+    `${encodeVkey(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(keys.mldsa44Seed))}\n`,
+  );
   keys.public.checkpointKeyName = origin;
 }
 
 /** The checkpoint keys in a keys folder's vkey texts (either may be absent; both or neither in a sound folder). */
-export function checkpointKeysFromVkeys(ed25519Text: string | undefined, mldsa44Text: string | undefined): Pick<PublicKeys, 'ed25519' | 'mldsa44' | 'checkpointKeyName'> {
+export function checkpointKeysFromVkeys(
+  ed25519Text: string | undefined,
+  mldsa44Text: string | undefined,
+): Pick<PublicKeys, 'ed25519' | 'mldsa44' | 'checkpointKeyName'> {
   if (ed25519Text === undefined && mldsa44Text === undefined) return {};
   if (ed25519Text === undefined || mldsa44Text === undefined) {
-    throw new TimesealError('not-found', `only one of ${PUBLIC_ED25519_VKEY} and ${PUBLIC_MLDSA44_VKEY} is published; both or neither`);
+    throw new TimesealError(
+      'not-found',
+      `only one of ${PUBLIC_ED25519_VKEY} and ${PUBLIC_MLDSA44_VKEY} is published; both or neither`,
+    );
   }
   const ed = parseVkey(ed25519Text);
   const ml = parseVkey(mldsa44Text);
-  if (ed.type !== NOTE_TYPE_ED25519) throw new TimesealError('format', `${PUBLIC_ED25519_VKEY} is not an Ed25519 (0x01) vkey`);
-  if (ml.type !== NOTE_TYPE_MLDSA44_COSIGNATURE) throw new TimesealError('format', `${PUBLIC_MLDSA44_VKEY} is not an ML-DSA-44 cosignature (0x06) vkey`);
-  if (ed.name !== ml.name) throw new TimesealError('mismatch', `${PUBLIC_ED25519_VKEY} and ${PUBLIC_MLDSA44_VKEY} name different signers (${ed.name}, ${ml.name})`);
+  if (ed.type !== NOTE_TYPE_ED25519)
+    throw new TimesealError('format', `${PUBLIC_ED25519_VKEY} is not an Ed25519 (0x01) vkey`);
+  if (ml.type !== NOTE_TYPE_MLDSA44_COSIGNATURE)
+    throw new TimesealError('format', `${PUBLIC_MLDSA44_VKEY} is not an ML-DSA-44 cosignature (0x06) vkey`);
+  if (ed.name !== ml.name)
+    throw new TimesealError(
+      'mismatch',
+      `${PUBLIC_ED25519_VKEY} and ${PUBLIC_MLDSA44_VKEY} name different signers (${ed.name}, ${ml.name})`,
+    );
   return { ed25519: ed.publicKey, mldsa44: ml.publicKey, checkpointKeyName: ed.name };
 }
 
@@ -203,7 +227,10 @@ export function loadPublicKeys(keysDir: string): PublicKeys {
   if (!equalBytes(raw, mldsa)) {
     throw new TimesealError('mismatch', `${rawFile} is not the key in ${PUBLIC_MLDSA_PEM}`);
   }
-  const checkpointKeys = checkpointKeysFromVkeys(readOptionalText(path.join(keysDir, PUBLIC_ED25519_VKEY)), readOptionalText(path.join(keysDir, PUBLIC_MLDSA44_VKEY)));
+  const checkpointKeys = checkpointKeysFromVkeys(
+    readOptionalText(path.join(keysDir, PUBLIC_ED25519_VKEY)),
+    readOptionalText(path.join(keysDir, PUBLIC_MLDSA44_VKEY)),
+  );
   return { ecdsa, mldsa, ...checkpointKeys };
 }
 
@@ -222,8 +249,10 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
   if (pub.ed25519 !== undefined && pub.mldsa44 !== undefined) {
     keys.ed25519Seed = seedFromPkcs8Pem('Ed25519', readText(path.join(dirs.privateKeys, PRIVATE_ED25519_PEM)));
     keys.mldsa44Seed = seedFromPkcs8Pem('ML-DSA-44', readText(path.join(dirs.privateKeys, PRIVATE_MLDSA44_PEM)));
-    if (!equalBytes(ed25519PublicKey(keys.ed25519Seed), pub.ed25519)) throw new TimesealError('mismatch', `the Ed25519 private key does not match ${PUBLIC_ED25519_VKEY}`);
-    if (!equalBytes(mldsa44PublicKey(keys.mldsa44Seed), pub.mldsa44)) throw new TimesealError('mismatch', `the ML-DSA-44 private key does not match ${PUBLIC_MLDSA44_VKEY}`);
+    if (!equalBytes(ed25519PublicKey(keys.ed25519Seed), pub.ed25519))
+      throw new TimesealError('mismatch', `the Ed25519 private key does not match ${PUBLIC_ED25519_VKEY}`);
+    if (!equalBytes(mldsa44PublicKey(keys.mldsa44Seed), pub.mldsa44))
+      throw new TimesealError('mismatch', `the ML-DSA-44 private key does not match ${PUBLIC_MLDSA44_VKEY}`);
   }
   return keys;
 }
@@ -241,18 +270,31 @@ const TSA_VALIDITY_YEARS = 10;
 const ROOT_VALIDITY_YEARS = 20;
 
 function tsaKeyFiles(dirs: KeyDirs): string[] {
-  return [path.join(dirs.keys, PUBLIC_TSA_CHAIN_PEM), path.join(dirs.keys, PUBLIC_TSA_ROOT_PEM), path.join(dirs.privateKeys, PRIVATE_TSA_PEM)];
+  return [
+    path.join(dirs.keys, PUBLIC_TSA_CHAIN_PEM),
+    path.join(dirs.keys, PUBLIC_TSA_ROOT_PEM),
+    path.join(dirs.privateKeys, PRIVATE_TSA_PEM),
+  ];
 }
 
 function pem(label: string, der: Uint8Array): string {
-  const b64 = Buffer.from(der).toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '');
+  const b64 = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;
 }
 
 /** A Name of two RDNs, O then CN (built as DER: pkijs would put both in one multi-valued RDN). */
 function name(commonName: string, organization: string): pkijs.RelativeDistinguishedNames {
   const rdn = (type: string, value: string): asn1js.Set =>
-    new asn1js.Set({ value: [new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: type }), new asn1js.Utf8String({ value })] })] });
+    new asn1js.Set({
+      value: [
+        new asn1js.Sequence({
+          value: [new asn1js.ObjectIdentifier({ value: type }), new asn1js.Utf8String({ value })],
+        }),
+      ],
+    });
   const der = new asn1js.Sequence({ value: [rdn('2.5.4.10', organization), rdn('2.5.4.3', commonName)] }).toBER(false);
   return pkijs.RelativeDistinguishedNames.fromBER(der);
 }
@@ -293,23 +335,53 @@ function makeCertificate(o: {
     notAfter: new pkijs.Time({ type: notAfter.getUTCFullYear() < 2050 ? 0 : 1, value: notAfter }),
     subjectPublicKeyInfo: pkijs.PublicKeyInfo.fromBER(spki),
     extensions: [
-      extension('2.5.29.19', true, o.ca ? new asn1js.Sequence({ value: [new asn1js.Boolean({ value: true })] }) : new asn1js.Sequence()),
+      extension(
+        '2.5.29.19',
+        true,
+        o.ca ? new asn1js.Sequence({ value: [new asn1js.Boolean({ value: true })] }) : new asn1js.Sequence(),
+      ),
       extension('2.5.29.15', true, keyUsage(o.ca ? 0x06 : 0x80)),
-      ...(o.ca ? [] : [extension('2.5.29.37', true, new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: '1.3.6.1.5.5.7.3.8' })] }))]),
+      ...(o.ca
+        ? []
+        : [
+            extension(
+              '2.5.29.37',
+              true,
+              new asn1js.Sequence({ value: [new asn1js.ObjectIdentifier({ value: '1.3.6.1.5.5.7.3.8' })] }),
+            ),
+          ]),
       extension('2.5.29.14', false, new asn1js.OctetString({ valueHex: Uint8Array.from(keyId).buffer })),
-      extension('2.5.29.35', false, new asn1js.Sequence({ value: [new asn1js.Primitive({ idBlock: { tagClass: 3, tagNumber: 0 }, valueHex: Uint8Array.from(o.issuerKeyId).buffer })] })),
+      extension(
+        '2.5.29.35',
+        false,
+        new asn1js.Sequence({
+          value: [
+            new asn1js.Primitive({
+              idBlock: { tagClass: 3, tagNumber: 0 },
+              valueHex: Uint8Array.from(o.issuerKeyId).buffer,
+            }),
+          ],
+        }),
+      ),
     ],
   });
   cert.signatureAlgorithm = new pkijs.AlgorithmIdentifier({ algorithmId: '1.2.840.10045.4.3.2' });
   const tbs = new Uint8Array(cert.encodeTBS().toBER(false));
   const signature = crypto.sign('sha256', tbs, { key: o.issuerKey, dsaEncoding: 'der' });
-  cert.signatureValue = new asn1js.BitString({ valueHex: signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.length) });
+  cert.signatureValue = new asn1js.BitString({
+    valueHex: signature.buffer.slice(signature.byteOffset, signature.byteOffset + signature.length),
+  });
   return new Uint8Array(cert.toSchema(true).toBER(false));
 }
 
 function subjectKeyId(key: crypto.KeyObject): Uint8Array {
   const spki = new Uint8Array(key.export({ type: 'spki', format: 'der' }));
-  return new Uint8Array(crypto.createHash('sha1').update(pkijs.PublicKeyInfo.fromBER(spki).subjectPublicKey.valueBlock.valueHexView).digest());
+  return new Uint8Array(
+    crypto
+      .createHash('sha1')
+      .update(pkijs.PublicKeyInfo.fromBER(spki).subjectPublicKey.valueBlock.valueHexView)
+      .digest(),
+  );
 }
 
 /**
@@ -325,8 +397,26 @@ export function addTsaKeys(dirs: KeyDirs, origin: string, now: Date = new Date()
   const tsaKey = crypto.generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const rootName = name('Timeseal TSA root', origin);
   const rootId = subjectKeyId(rootKey.publicKey);
-  const root = makeCertificate({ subject: rootName, issuer: rootName, subjectKey: rootKey.publicKey, issuerKey: rootKey.privateKey, issuerKeyId: rootId, years: ROOT_VALIDITY_YEARS, ca: true, now });
-  const leaf = makeCertificate({ subject: name(`Timeseal TSA ${origin}`, origin), issuer: rootName, subjectKey: tsaKey.publicKey, issuerKey: rootKey.privateKey, issuerKeyId: rootId, years: TSA_VALIDITY_YEARS, ca: false, now });
+  const root = makeCertificate({
+    subject: rootName,
+    issuer: rootName,
+    subjectKey: rootKey.publicKey,
+    issuerKey: rootKey.privateKey,
+    issuerKeyId: rootId,
+    years: ROOT_VALIDITY_YEARS,
+    ca: true,
+    now,
+  });
+  const leaf = makeCertificate({
+    subject: name(`Timeseal TSA ${origin}`, origin),
+    issuer: rootName,
+    subjectKey: tsaKey.publicKey,
+    issuerKey: rootKey.privateKey,
+    issuerKeyId: rootId,
+    years: TSA_VALIDITY_YEARS,
+    ca: false,
+    now,
+  });
   fs.mkdirSync(dirs.keys, { recursive: true });
   fs.mkdirSync(dirs.privateKeys, { recursive: true, mode: 0o700 });
   fs.writeFileSync(files[2]!, tsaKey.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
@@ -372,7 +462,8 @@ const PURPOSES: Record<string, string> = {
   '1.3.6.1.5.5.7.3.9': 'OCSPSigning',
   '2.5.29.37.0': 'anyExtendedKeyUsage',
 };
-const EKU_RULE = 'RFC 3161 §2.3 requires exactly one purpose, timeStamping, in an extension marked critical (OpenSSL and Java refuse anything else)';
+const EKU_RULE =
+  'RFC 3161 §2.3 requires exactly one purpose, timeStamping, in an extension marked critical (OpenSSL and Java refuse anything else)';
 
 /**
  * Loads the TSA's key and chain and checks them (`serve` runs this at start and refuses to start on any
@@ -391,7 +482,10 @@ const EKU_RULE = 'RFC 3161 §2.3 requires exactly one purpose, timeStamping, in 
 export function loadTsaKeys(dirs: TsaKeyDirs, now: Date = new Date()): TsaKeys | undefined {
   const configured = dirs.tsaKeyFile !== undefined || dirs.tsaChainFile !== undefined;
   if (configured && (dirs.tsaKeyFile === undefined || dirs.tsaChainFile === undefined)) {
-    throw new TimesealError('usage', 'TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together: set both or neither');
+    throw new TimesealError(
+      'usage',
+      'TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together: set both or neither',
+    );
   }
   const chainFile = dirs.tsaChainFile ?? path.join(dirs.keys, PUBLIC_TSA_CHAIN_PEM);
   const keyFile = dirs.tsaKeyFile ?? path.join(dirs.privateKeys, PRIVATE_TSA_PEM);
@@ -412,20 +506,31 @@ export function loadTsaKeys(dirs: TsaKeyDirs, now: Date = new Date()): TsaKeys |
     keyPem = readOptionalText(keyFile);
     if (chainPem === undefined || keyPem === undefined) return undefined;
   }
-  const certificates = [...chainPem.matchAll(/-----BEGIN CERTIFICATE-----([^-]+)-----END CERTIFICATE-----/g)].map((m) => new Uint8Array(Buffer.from(m[1]!, 'base64')));
-  if (certificates.length === 0) throw new TimesealError('format', `the TSA certificate chain holds no PEM certificate (${chainFile})`);
+  const certificates = [...chainPem.matchAll(/-----BEGIN CERTIFICATE-----([^-]+)-----END CERTIFICATE-----/g)].map(
+    (m) => new Uint8Array(Buffer.from(m[1]!, 'base64')),
+  );
+  if (certificates.length === 0)
+    throw new TimesealError('format', `the TSA certificate chain holds no PEM certificate (${chainFile})`);
   let privateKey: crypto.KeyObject;
   try {
     privateKey = crypto.createPrivateKey(keyPem);
   } catch (err) {
-    throw new TimesealError('format', `the TSA private key cannot be read (${keyFile}): ${(err as Error).message}; a PEM key, not encrypted, is needed`);
+    throw new TimesealError(
+      'format',
+      `the TSA private key cannot be read (${keyFile}): ${(err as Error).message}; a PEM key, not encrypted, is needed`,
+    );
   }
   const leaf = checkTsaChain(certificates, privateKey, { chain: chainFile, key: keyFile }, now);
   return { certificates, chainPem, privateKey, validFrom: leaf.validFromDate, validTo: leaf.validToDate };
 }
 
 /** The checks of loadTsaKeys, in the order a person fixes them: the TSA certificate, then the chain. Returns the TSA certificate. */
-function checkTsaChain(der: Uint8Array[], privateKey: crypto.KeyObject, files: { chain: string; key: string }, now: Date): crypto.X509Certificate {
+function checkTsaChain(
+  der: Uint8Array[],
+  privateKey: crypto.KeyObject,
+  files: { chain: string; key: string },
+  now: Date,
+): crypto.X509Certificate {
   const fail = (problem: string): never => {
     throw new TimesealError('format', problem);
   };
@@ -437,14 +542,22 @@ function checkTsaChain(der: Uint8Array[], privateKey: crypto.KeyObject, files: {
       return fail(`certificate ${i + 1} of the TSA chain cannot be read ${at}: ${(err as Error).message}`);
     }
   });
-  const label = (i: number): string => `certificate ${i + 1} of the TSA chain (${certs[i]!.x509.subject.split('\n').join(', ')})`;
+  const label = (i: number): string =>
+    `certificate ${i + 1} of the TSA chain (${certs[i]!.x509.subject.split('\n').join(', ')})`;
   const leaf = certs[0]!;
 
   // The key: ECDSA P-256, and the private key's.
   const key = leaf.x509.publicKey;
   if (key.asymmetricKeyType !== 'ec' || key.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    const kind = key.asymmetricKeyType === 'ec' ? `EC ${key.asymmetricKeyDetails?.namedCurve}` : key.asymmetricKeyType === 'rsa' ? `RSA (${key.asymmetricKeyDetails?.modulusLength} bits)` : String(key.asymmetricKeyType);
-    fail(`the TSA certificate's key is ${kind} ${at}: Timeseal signs time-stamp tokens with ECDSA P-256 and SHA-256 only, so the TSA certificate must certify a P-256 key`);
+    const kind =
+      key.asymmetricKeyType === 'ec'
+        ? `EC ${key.asymmetricKeyDetails?.namedCurve}`
+        : key.asymmetricKeyType === 'rsa'
+          ? `RSA (${key.asymmetricKeyDetails?.modulusLength} bits)`
+          : String(key.asymmetricKeyType);
+    fail(
+      `the TSA certificate's key is ${kind} ${at}: Timeseal signs time-stamp tokens with ECDSA P-256 and SHA-256 only, so the TSA certificate must certify a P-256 key`,
+    );
   }
   const spki = (k: crypto.KeyObject): Buffer => k.export({ type: 'spki', format: 'der' });
   if (!spki(key).equals(spki(crypto.createPublicKey(privateKey)))) {
@@ -454,22 +567,33 @@ function checkTsaChain(der: Uint8Array[], privateKey: crypto.KeyObject, files: {
   // The TSA certificate's extensions.
   const extensions = leaf.parsed.extensions ?? [];
   const extension = (oid: string): pkijs.Extension | undefined => extensions.find((e) => e.extnID === oid);
-  if (leaf.x509.ca) fail(`the TSA certificate is a CA certificate (basicConstraints CA:TRUE) ${at}: a time-stamping certificate must be an end entity`);
+  if (leaf.x509.ca)
+    fail(
+      `the TSA certificate is a CA certificate (basicConstraints CA:TRUE) ${at}: a time-stamping certificate must be an end entity`,
+    );
   const keyUsage = extension(OID_KEY_USAGE)?.parsedValue as asn1js.BitString | undefined;
   if (keyUsage !== undefined) {
     const bytes = keyUsage.valueBlock.valueHexView;
     const others = Array.from(bytes).some((b, i) => (i === 0 ? b & 0x3f : b) !== 0);
-    if (((bytes[0] ?? 0) & 0x80) === 0) fail(`the TSA certificate's key usage does not allow digital signatures ${at}: it must include digitalSignature`);
-    if (others) fail(`the TSA certificate's key usage allows more than digitalSignature and nonRepudiation ${at}: OpenSSL refuses such a certificate for time stamping`);
+    if (((bytes[0] ?? 0) & 0x80) === 0)
+      fail(`the TSA certificate's key usage does not allow digital signatures ${at}: it must include digitalSignature`);
+    if (others)
+      fail(
+        `the TSA certificate's key usage allows more than digitalSignature and nonRepudiation ${at}: OpenSSL refuses such a certificate for time stamping`,
+      );
   }
   const ekus = extensions.filter((e) => e.extnID === OID_EXT_KEY_USAGE);
   if (ekus.length === 0) fail(`the TSA certificate has no extended key usage ${at}: ${EKU_RULE}`);
   if (ekus.length > 1) fail(`the TSA certificate has ${ekus.length} extended key usage extensions ${at}: ${EKU_RULE}`);
   const eku = ekus[0]!;
   const purposes = (eku.parsedValue as pkijs.ExtKeyUsage | undefined)?.keyPurposes ?? [];
-  if (!purposes.includes(OID_TIME_STAMPING)) fail(`the TSA certificate's extended key usage does not name timeStamping ${at}: ${EKU_RULE}`);
+  if (!purposes.includes(OID_TIME_STAMPING))
+    fail(`the TSA certificate's extended key usage does not name timeStamping ${at}: ${EKU_RULE}`);
   const extra = purposes.filter((p) => p !== OID_TIME_STAMPING);
-  if (extra.length > 0) fail(`the TSA certificate's extended key usage names other purposes besides timeStamping (${extra.map((p) => PURPOSES[p] ?? p).join(', ')}) ${at}: ${EKU_RULE}`);
+  if (extra.length > 0)
+    fail(
+      `the TSA certificate's extended key usage names other purposes besides timeStamping (${extra.map((p) => PURPOSES[p] ?? p).join(', ')}) ${at}: ${EKU_RULE}`,
+    );
   if (eku.critical !== true) fail(`the TSA certificate's extended key usage is not critical ${at}: ${EKU_RULE}`);
 
   // The chain: each certificate issued and signed by the next, a CA; the last self-signed.
@@ -477,14 +601,18 @@ function checkTsaChain(der: Uint8Array[], privateKey: crypto.KeyObject, files: {
     const cert = certs[i]!.x509;
     const issuer = certs[i + 1]!.x509;
     if (!cert.checkIssued(issuer) || !cert.verify(issuer.publicKey)) {
-      fail(`${label(i)} is not signed by the next one, ${label(i + 1)} ${at}: the chain must run from the TSA certificate, each followed by its issuer, up to and including the root`);
+      fail(
+        `${label(i)} is not signed by the next one, ${label(i + 1)} ${at}: the chain must run from the TSA certificate, each followed by its issuer, up to and including the root`,
+      );
     }
     if (!issuer.ca) fail(`${label(i + 1)} issues the one before it but is not a CA (basicConstraints CA:TRUE) ${at}`);
   }
   const last = certs.length - 1;
   const root = certs[last]!.x509;
   if (!root.checkIssued(root) || !root.verify(root.publicKey)) {
-    fail(`the last certificate of the TSA chain, ${label(last)}, is not a self-signed root ${at}: the chain must end with the root that issued it (append the CA's root certificate)`);
+    fail(
+      `the last certificate of the TSA chain, ${label(last)}, is not a self-signed root ${at}: the chain must end with the root that issued it (append the CA's root certificate)`,
+    );
   }
 
   // Each valid now.

@@ -4,14 +4,32 @@ import { expect, it } from 'vitest';
 import { logFormat, prettyLine } from './logger.ts';
 
 it('a huge record becomes one short line with the message, the error message and a few fields', () => {
-  const err = { type: 'Error', message: 'calendar https://a.pool.opentimestamps.org did not answer: ECONNREFUSED', stack: `Error: x\n${'    at somewhere (file.ts:1:1)\n'.repeat(200)}` };
-  const record = { level: 40, time: Date.parse('2025-11-03T00:02:00Z'), pid: 1, hostname: 'h', msg: 'anchoring 2025-11-02: 0 of 4 calendars answered', err, answers: 'x'.repeat(5000), day: '2025-11-02', a: 1, b: 2, c: 3 };
+  const err = {
+    type: 'Error',
+    message: 'calendar https://a.pool.opentimestamps.org did not answer: ECONNREFUSED',
+    stack: `Error: x\n${'    at somewhere (file.ts:1:1)\n'.repeat(200)}`,
+  };
+  const record = {
+    level: 40,
+    time: Date.parse('2025-11-03T00:02:00Z'),
+    pid: 1,
+    hostname: 'h',
+    msg: 'anchoring 2025-11-02: 0 of 4 calendars answered',
+    err,
+    answers: 'x'.repeat(5000),
+    day: '2025-11-02',
+    a: 1,
+    b: 2,
+    c: 3,
+  };
   const json = JSON.stringify(record);
   expect(json.length).toBeGreaterThan(10_000);
   const line = prettyLine(json);
   expect(line).not.toContain('\n');
   expect(line.length).toBeLessThan(500);
-  expect(line).toMatch(/^00:02:00 WARN  anchoring 2025-11-02: 0 of 4 calendars answered {2}err=calendar https:\/\/a\.pool/);
+  expect(line).toMatch(
+    /^00:02:00 WARN  anchoring 2025-11-02: 0 of 4 calendars answered {2}err=calendar https:\/\/a\.pool/,
+  );
   expect(line).not.toContain('at somewhere');
   expect(line).toContain('(+2 more; LOG_FORMAT=json shows all)');
 });

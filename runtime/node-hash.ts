@@ -8,9 +8,5 @@ export const nodeSha256: Hasher = (data) => crypto.hash('sha256', data, 'buffer'
 
 /** μ for pure ML-DSA-65 with the empty context (FIPS 204 Algorithm 2), streamed through OpenSSL's SHAKE256. */
 export function mldsaMu(publicKey: Uint8Array, message: Uint8Array): Uint8Array {
-  return crypto
-    .createHash('shake256', { outputLength: 64 })
-    .update(mldsaMuPrefix(publicKey))
-    .update(message)
-    .digest();
+  return crypto.createHash('shake256', { outputLength: 64 }).update(mldsaMuPrefix(publicKey)).update(message).digest();
 }

@@ -44,7 +44,10 @@ export function violationsOf(file: string, source: string): string[] {
   for (const spec of importsOf(source)) {
     if (spec.startsWith('.')) {
       const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).split('/')[0]!;
-      if (!allowed.includes(target)) found.push(`${file}: ${spec} (${folder}/ may import only ${allowed.map((f) => `${f}/`).join(', ')}${FOLDERS.includes(target) ? '' : ', not outside the code folders'})`);
+      if (!allowed.includes(target))
+        found.push(
+          `${file}: ${spec} (${folder}/ may import only ${allowed.map((f) => `${f}/`).join(', ')}${FOLDERS.includes(target) ? '' : ', not outside the code folders'})`,
+        );
     } else if (folder === 'core' && spec.startsWith('node:')) {
       found.push(`${file}: ${spec} (core/ is pure: no node:* imports)`);
     }
@@ -69,17 +72,26 @@ describe('layout: what each folder may import', () => {
       'ingest/routes/proof.ts: ../../pipeline/proof.ts (ingest/ may import only core/, store/, runtime/, ingest/)',
     ]);
     expect(violationsOf('pipeline/x.ts', "const { serve } = await import('../cli/serve.ts');")).toHaveLength(1);
-    expect(violationsOf('store/sqlite/db.ts', "import type { Services } from '../../ingest/services.ts';")).toHaveLength(1);
+    expect(
+      violationsOf('store/sqlite/db.ts', "import type { Services } from '../../ingest/services.ts';"),
+    ).toHaveLength(1);
     expect(violationsOf('runtime/clock.ts', "export { openDatabase } from '../store/sqlite/db.ts';")).toHaveLength(1);
     expect(violationsOf('core/hash.ts', "import crypto from 'node:crypto';")).toHaveLength(1);
     expect(violationsOf('core/hash.ts', "import { x } from '../scripts/x.ts';")).toHaveLength(1);
-    expect(violationsOf('pipeline/build.ts', "import { openDatabase } from '../store/sqlite/db.ts';\nimport fs from 'node:fs';")).toEqual([]);
+    expect(
+      violationsOf(
+        'pipeline/build.ts',
+        "import { openDatabase } from '../store/sqlite/db.ts';\nimport fs from 'node:fs';",
+      ),
+    ).toEqual([]);
     expect(violationsOf('cli/serve.ts', "import { buildApp } from '../ingest/app.ts';")).toEqual([]);
   });
 
   it('core/, runtime/, store/, pipeline/ and ingest/ import only what their README allows', () => {
     const files = Object.keys(ALLOWED).flatMap((folder) => [...sourceFiles(folder)]);
-    const counted = Object.fromEntries(Object.keys(ALLOWED).map((folder) => [folder, files.filter((f) => f.startsWith(`${folder}/`)).length]));
+    const counted = Object.fromEntries(
+      Object.keys(ALLOWED).map((folder) => [folder, files.filter((f) => f.startsWith(`${folder}/`)).length]),
+    );
     for (const [folder, n] of Object.entries(counted)) expect(n, `source files found in ${folder}/`).toBeGreaterThan(0);
     let imports = 0;
     const violations: string[] = [];
@@ -95,7 +107,8 @@ describe('layout: what each folder may import', () => {
 
 /** Source outside store/ that may use SQLite anyway, and why. */
 const SQL_ALLOWED: Record<string, string> = {
-  'pipeline/lock.ts': 'a kernel file lock held through an exclusive SQLite transaction on <lock>.sqlite, not the database',
+  'pipeline/lock.ts':
+    'a kernel file lock held through an exclusive SQLite transaction on <lock>.sqlite, not the database',
 };
 
 /** Where `source` touches SQL directly: a prepared statement or better-sqlite3 itself. */
@@ -110,7 +123,9 @@ describe('layout: only store/ speaks SQL', () => {
   it('finds SQL in an example (the check can fail)', () => {
     expect(sqlUsesOf("const row = db.prepare('SELECT 1').get();")).toEqual(['.prepare(']);
     expect(sqlUsesOf("import Database from 'better-sqlite3';")).toEqual(['better-sqlite3']);
-    expect(sqlUsesOf("import type Database from 'better-sqlite3';\nawait store.users.get(id);")).toEqual(['better-sqlite3']);
+    expect(sqlUsesOf("import type Database from 'better-sqlite3';\nawait store.users.get(id);")).toEqual([
+      'better-sqlite3',
+    ]);
     expect(sqlUsesOf('await store.submissions.queueSize(last);')).toEqual([]);
   });
 
@@ -122,7 +137,8 @@ describe('layout: only store/ speaks SQL', () => {
       return sqlUsesOf(fs.readFileSync(path.join(ROOT, file), 'utf8')).map((use) => `${file}: ${use}`);
     });
     expect(found).toEqual([]);
-    for (const file of Object.keys(SQL_ALLOWED)) expect(fs.existsSync(path.join(ROOT, file)), `${file} (allowed) exists`).toBe(true);
+    for (const file of Object.keys(SQL_ALLOWED))
+      expect(fs.existsSync(path.join(ROOT, file)), `${file} (allowed) exists`).toBe(true);
   });
 });
 
@@ -136,7 +152,10 @@ const CODE = /\.(?:ts|tsx|mts|cts|js|mjs|cjs|astro)$/;
 
 /** Source elsewhere that names an engine anyway: the engine names it may import, and why. */
 const ENGINE_ALLOWED: Record<string, { names: readonly string[]; why: string }> = {
-  'pipeline/lock.ts': { names: ['better-sqlite3'], why: 'a kernel file lock held through an exclusive SQLite transaction on <lock>.sqlite, not the database' },
+  'pipeline/lock.ts': {
+    names: ['better-sqlite3'],
+    why: 'a kernel file lock held through an exclusive SQLite transaction on <lock>.sqlite, not the database',
+  },
 };
 
 /** The storage engines' clients: better-sqlite3 and Node's own SQLite, pg (and its pg-* companions) and postgres. */
@@ -146,7 +165,11 @@ const ENGINE_PACKAGE = /^(?:better-sqlite3|node:sqlite|pg|pg-[a-z-]+|postgres)(?
  * module of store/sqlite/ or store/postgres/. */
 export function engineImportsOf(file: string, source: string): string[] {
   return importsOf(source).filter((spec) =>
-    spec.startsWith('.') ? /^store\/(?:sqlite|postgres)(?:\/|$)/.test(path.posix.normalize(path.posix.join(path.posix.dirname(file), spec))) : ENGINE_PACKAGE.test(spec),
+    spec.startsWith('.')
+      ? /^store\/(?:sqlite|postgres)(?:\/|$)/.test(
+          path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)),
+        )
+      : ENGINE_PACKAGE.test(spec),
   );
 }
 
@@ -176,21 +199,32 @@ function* engineFreeFiles(dir = ''): Generator<string> {
 
 describe('layout: only store/, cli/ and the tests name a storage engine', () => {
   it('finds an engine named elsewhere in an example (the check can fail)', () => {
-    expect(engineViolationsOf('ingest/routes/submit.ts', "import { openSqliteStore } from '../../store/sqlite/engine.ts';")).toEqual([
-      'ingest/routes/submit.ts: ../../store/sqlite/engine.ts',
-    ]);
+    expect(
+      engineViolationsOf('ingest/routes/submit.ts', "import { openSqliteStore } from '../../store/sqlite/engine.ts';"),
+    ).toEqual(['ingest/routes/submit.ts: ../../store/sqlite/engine.ts']);
     expect(engineViolationsOf('pipeline/build.ts', "import type { DB } from '../store/sqlite/db.ts';")).toHaveLength(1);
-    expect(engineViolationsOf('runtime/config.ts', "export { migratePostgres } from '../store/postgres/migrations.ts';")).toHaveLength(1);
+    expect(
+      engineViolationsOf('runtime/config.ts', "export { migratePostgres } from '../store/postgres/migrations.ts';"),
+    ).toHaveLength(1);
     expect(engineViolationsOf('ingest/app.ts', "import pg from 'pg';")).toEqual(['ingest/app.ts: pg']);
-    expect(engineViolationsOf('site/src/lib/x.ts', "const { default: Database } = await import('better-sqlite3');")).toHaveLength(1);
+    expect(
+      engineViolationsOf('site/src/lib/x.ts', "const { default: Database } = await import('better-sqlite3');"),
+    ).toHaveLength(1);
     expect(engineViolationsOf('scripts/build.ts', "import { DatabaseSync } from 'node:sqlite';")).toHaveLength(1);
     // The exception is for its one engine name only.
     expect(engineViolationsOf('pipeline/lock.ts', "import Database from 'better-sqlite3';")).toEqual([]);
     expect(engineViolationsOf('pipeline/lock.ts', "import pg from 'pg';")).toEqual(['pipeline/lock.ts: pg']);
     expect(engineViolationsOf('pipeline/build.ts', "import Database from 'better-sqlite3';")).toHaveLength(1);
     // The interface and the engine choice are not an engine; store/, cli/ and tests may name one.
-    expect(engineViolationsOf('ingest/app.ts', "import { openStore, type Store } from '../store/index.ts';\nimport { storageFault } from '../store/faults.ts';\nimport { sha256 } from '@noble/hashes/sha2.js';")).toEqual([]);
-    expect(engineViolationsOf('cli/commands/db.ts', "import { copySqliteToPostgres } from '../../store/postgres/copy.ts';")).toEqual([]);
+    expect(
+      engineViolationsOf(
+        'ingest/app.ts',
+        "import { openStore, type Store } from '../store/index.ts';\nimport { storageFault } from '../store/faults.ts';\nimport { sha256 } from '@noble/hashes/sha2.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      engineViolationsOf('cli/commands/db.ts', "import { copySqliteToPostgres } from '../../store/postgres/copy.ts';"),
+    ).toEqual([]);
     expect(engineViolationsOf('store/index.ts', "import { openSqliteStore } from './sqlite/engine.ts';")).toEqual([]);
     expect(engineViolationsOf('test/support/postgres.ts', "import pg from 'pg';")).toEqual([]);
   });
@@ -198,7 +232,10 @@ describe('layout: only store/, cli/ and the tests name a storage engine', () => 
   it('no source outside store/, cli/, the tests and the benchmarks imports an engine (pipeline/lock.ts: better-sqlite3 only)', () => {
     const files = [...engineFreeFiles()];
     for (const folder of ['core', 'runtime', 'pipeline', 'ingest', 'site', 'client', 'scripts']) {
-      expect(files.filter((f) => f.startsWith(`${folder}/`)).length, `source files found in ${folder}/`).toBeGreaterThan(0);
+      expect(
+        files.filter((f) => f.startsWith(`${folder}/`)).length,
+        `source files found in ${folder}/`,
+      ).toBeGreaterThan(0);
     }
     expect(files.filter((f) => f.endsWith('.astro')).length, '.astro files read').toBeGreaterThan(0);
     const found = files.flatMap((file) => engineViolationsOf(file, fs.readFileSync(path.join(ROOT, file), 'utf8')));
@@ -206,7 +243,10 @@ describe('layout: only store/, cli/ and the tests name a storage engine', () => 
     // Each exception is still needed: its file exists and names what it is allowed to.
     for (const [file, { names }] of Object.entries(ENGINE_ALLOWED)) {
       expect(files, `${file} (allowed) is read`).toContain(file);
-      expect(engineImportsOf(file, fs.readFileSync(path.join(ROOT, file), 'utf8')), `${file} still needs its exception`).toEqual(names);
+      expect(
+        engineImportsOf(file, fs.readFileSync(path.join(ROOT, file), 'utf8')),
+        `${file} still needs its exception`,
+      ).toEqual(names);
     }
   });
 });
@@ -235,7 +275,7 @@ export function importCycles(graph: ReadonlyMap<string, readonly string[]>): str
     }
     if (low.get(v) === index.get(v)) {
       const component: string[] = [];
-      for (let w = ''; w !== v; ) {
+      for (let w = ''; w !== v;) {
         w = stack.pop()!;
         onStack.delete(w);
         component.push(w);
@@ -257,7 +297,14 @@ describe('layout: no import cycles', () => {
       ['e.ts', ['e.ts']],
     ]);
     expect(importCycles(g)).toEqual([['a.ts', 'b.ts', 'c.ts'], ['e.ts']]);
-    expect(importCycles(new Map([['a.ts', ['b.ts']], ['b.ts', []]]))).toEqual([]);
+    expect(
+      importCycles(
+        new Map([
+          ['a.ts', ['b.ts']],
+          ['b.ts', []],
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('no source file imports itself through others (type-only imports count too)', () => {

@@ -26,7 +26,13 @@ export interface Plan {
 export const opArb: fc.Arbitrary<OtsOp> = fc.oneof(
   fc.uint8Array({ minLength: 1, maxLength: 40 }).map(appendOp),
   fc.uint8Array({ minLength: 1, maxLength: 40 }).map(prependOp),
-  fc.constantFrom<OtsOp>({ kind: 'sha256' }, { kind: 'sha1' }, { kind: 'ripemd160' }, { kind: 'reverse' }, { kind: 'hexlify' }),
+  fc.constantFrom<OtsOp>(
+    { kind: 'sha256' },
+    { kind: 'sha1' },
+    { kind: 'ripemd160' },
+    { kind: 'reverse' },
+    { kind: 'hexlify' },
+  ),
 );
 export const attestationArb: fc.Arbitrary<OtsAttestation> = fc.oneof(
   fc.stringMatching(/^[A-Za-z0-9._/:-]{0,60}$/).map(pendingAttestation),

@@ -7,9 +7,25 @@ import { expect, test } from 'vitest';
 import { longestFirst, readDurations } from './support/sequencer.ts';
 
 test('unknown files first (larger first), then by measured time, longest first', () => {
-  const durations = new Map([['a.test.ts', 5], ['b.test.ts', 50], ['c.test.ts', 0.5]]);
-  const sizes: Record<string, number> = { 'a.test.ts': 900, 'b.test.ts': 10, 'c.test.ts': 5000, 'new-small.test.ts': 100, 'new-big.test.ts': 800 };
-  expect(longestFirst(Object.keys(sizes), durations, (f) => sizes[f]!)).toEqual(['new-big.test.ts', 'new-small.test.ts', 'b.test.ts', 'a.test.ts', 'c.test.ts']);
+  const durations = new Map([
+    ['a.test.ts', 5],
+    ['b.test.ts', 50],
+    ['c.test.ts', 0.5],
+  ]);
+  const sizes: Record<string, number> = {
+    'a.test.ts': 900,
+    'b.test.ts': 10,
+    'c.test.ts': 5000,
+    'new-small.test.ts': 100,
+    'new-big.test.ts': 800,
+  };
+  expect(longestFirst(Object.keys(sizes), durations, (f) => sizes[f]!)).toEqual([
+    'new-big.test.ts',
+    'new-small.test.ts',
+    'b.test.ts',
+    'a.test.ts',
+    'c.test.ts',
+  ]);
 });
 
 test('the durations list: numbers kept, anything else dropped; a missing or broken file is an empty list', () => {

@@ -15,7 +15,8 @@ export function registerAnchor(program: Command, ctx: () => Context): void {
     .option('--date <date>', 'the day to stamp, YYYY-MM-DD (default: every published day not yet stamped)')
     .option('--json', 'machine-readable output')
     .action(async (opts: { date?: string; json?: boolean }) => {
-      if (opts.date !== undefined && !isDate(opts.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
+      if (opts.date !== undefined && !isDate(opts.date))
+        throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
       const results = await anchorDays(anchorContextOf(c), opts.date === undefined ? {} : { date: opts.date });
       if (results.some((r) => r.outcome === 'failed')) process.exitCode = 1;
@@ -23,7 +24,8 @@ export function registerAnchor(program: Command, ctx: () => Context): void {
         results.length === 0
           ? ['Nothing to stamp: every published day has a calendar proof.']
           : results.map((r) => {
-              if (r.outcome === 'already-stamped') return `${r.date}: already stamped (${r.date}.json.ots exists); timeseal upgrade fetches its upgrades.`;
+              if (r.outcome === 'already-stamped')
+                return `${r.date}: already stamped (${r.date}.json.ots exists); timeseal upgrade fetches its upgrades.`;
               if (r.outcome === 'failed') return `${r.date}: NOT stamped — ${r.reason}`;
               const missed = r.failures.length ? ` No answer from: ${r.failures.map((f) => f.error).join('; ')}.` : '';
               return `${r.date}: stamped; commitment ${r.commitment} accepted by ${r.answered.length} calendar${r.answered.length === 1 ? '' : 's'} (${r.answered.join(', ')}).${missed}`;

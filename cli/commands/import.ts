@@ -33,7 +33,10 @@ export function parseHashLines(text: string, at: Date): Submission[] {
     }
   });
   if (problems.length > 0) {
-    throw new InputError(`${problems.length} invalid line${problems.length > 1 ? 's' : ''}; nothing was enqueued`, problems);
+    throw new InputError(
+      `${problems.length} invalid line${problems.length > 1 ? 's' : ''}; nothing was enqueued`,
+      problems,
+    );
   }
   if (rows.length === 0) throw new InputError('no hashes found; nothing was enqueued', []);
   return rows;
@@ -66,7 +69,11 @@ export function registerImport(program: Command, ctx: () => Context): void {
       const rows = parseHashLines(text, at);
       // Only a clock set back can be on or before the last published day; an acknowledged hash must never miss
       // its ledger. (readState also checks the archive's origin.)
-      refuseClockBehindArchive(date, readState(c.config.archive, c.config.logOrigin).days.at(-1)?.date ?? '', 'Nothing was enqueued.');
+      refuseClockBehindArchive(
+        date,
+        readState(c.config.archive, c.config.logOrigin).days.at(-1)?.date ?? '',
+        'Nothing was enqueued.',
+      );
       await (await c.store()).submissions.enqueue(rows);
       output(!!opts.json).result({ enqueued: rows.length, submitted_at: at.toISOString(), ledger_date: date }, () => [
         `Enqueued ${rows.length} hash${rows.length === 1 ? '' : 'es'} for the ledger of ${date} (published after 00:00 UTC).`,

@@ -13,7 +13,7 @@ import { indexJsonFromSegments, readIndexHead } from '../../pipeline/segment-fil
 export function registerIndexJson(program: Command, ctx: () => Context): void {
   program
     .command('index-json')
-    .description('write index-sha256.json (the spec\'s whole-archive index) from the index segments')
+    .description("write index-sha256.json (the spec's whole-archive index) from the index segments")
     .option('--out <file>', `where to write it (default: <archive>/${INDEX_JSON_PATH})`)
     .option('--json', 'machine-readable output')
     .action((opts: { out?: string; json?: boolean }) => {

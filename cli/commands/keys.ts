@@ -10,7 +10,9 @@ export function registerKeys(program: Command, ctx: () => Context): void {
   const keys = program.command('keys').description('manage the signing keys');
   keys
     .command('init')
-    .description('create the ECDSA P-256, ML-DSA-65, Ed25519 and ML-DSA-44 keys and the time-stamp authority\'s key and certificates (refuses to overwrite existing keys)')
+    .description(
+      "create the ECDSA P-256, ML-DSA-65, Ed25519 and ML-DSA-44 keys and the time-stamp authority's key and certificates (refuses to overwrite existing keys)",
+    )
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
       const { config, clock } = ctx();
@@ -23,7 +25,9 @@ export function registerKeys(program: Command, ctx: () => Context): void {
     });
   keys
     .command('add')
-    .description('create the Ed25519 and ML-DSA-44 checkpoint keys and the time-stamp authority\'s key and certificates an archive made before them lacks (existing keys and past checkpoints stay as they are)')
+    .description(
+      "create the Ed25519 and ML-DSA-44 checkpoint keys and the time-stamp authority's key and certificates an archive made before them lacks (existing keys and past checkpoints stay as they are)",
+    )
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
       const { config, clock } = ctx();
@@ -38,7 +42,10 @@ export function registerKeys(program: Command, ctx: () => Context): void {
             ]
           : []),
         ...(added.tsa.length > 0
-          ? ['Created the time-stamp authority\'s key and certificates (POST /tsa answers RFC 3161 requests after a restart of `timeseal serve`):', ...added.tsa.map((f) => `  ${f}`)]
+          ? [
+              "Created the time-stamp authority's key and certificates (POST /tsa answers RFC 3161 requests after a restart of `timeseal serve`):",
+              ...added.tsa.map((f) => `  ${f}`),
+            ]
           : []),
       ]);
     });

@@ -15,7 +15,8 @@ export function registerLedger(program: Command, ctx: () => Context): void {
     .option('--date <date>', 'the day to build or re-check, YYYY-MM-DD')
     .option('--json', 'machine-readable output')
     .action(async (opts: { date?: string; json?: boolean }) => {
-      if (opts.date !== undefined && !isDate(opts.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
+      if (opts.date !== undefined && !isDate(opts.date))
+        throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
       // A clock on or before the last published day can publish nothing, ever: say so (exit 1) rather than
       // "Nothing to publish", and leave the archive as it is.
@@ -24,9 +25,12 @@ export function registerLedger(program: Command, ctx: () => Context): void {
         { config: c.config, store: await c.store(), clock: c.clock, keys: c.signingKeys(), progress: c.progress },
         opts.date === undefined ? {} : { date: opts.date },
       );
-      const upkeep = index.merged.length === 0
-        ? []
-        : [`Index: merged into ${index.merged.map((s) => `leaves ${s.from}–${s.to - 1}`).join(', ')}; ${index.segments} segment${index.segments === 1 ? '' : 's'}; ${index.filesWritten} files, ${formatBytes(index.bytesWritten)} written in ${index.seconds.toFixed(1)} s.`];
+      const upkeep =
+        index.merged.length === 0
+          ? []
+          : [
+              `Index: merged into ${index.merged.map((s) => `leaves ${s.from}–${s.to - 1}`).join(', ')}; ${index.segments} segment${index.segments === 1 ? '' : 's'}; ${index.filesWritten} files, ${formatBytes(index.bytesWritten)} written in ${index.seconds.toFixed(1)} s.`,
+            ];
       output(!!opts.json).result({ days: results, index }, () => [
         ...(results.length === 0
           ? ['Nothing to publish: no finished day has unpublished submissions.']

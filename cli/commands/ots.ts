@@ -9,7 +9,16 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { equalBytes, fromHex, toHex } from '../../core/encoding.ts';
 import { MismatchError, withContext } from '../../core/errors.ts';
-import { formatAttestation, formatDetached, hashFile, mergeTimestamps, parseDetached, serializeDetached, walkAttestations, type DetachedTimestampFile } from '../../core/ots.ts';
+import {
+  formatAttestation,
+  formatDetached,
+  hashFile,
+  mergeTimestamps,
+  parseDetached,
+  serializeDetached,
+  walkAttestations,
+  type DetachedTimestampFile,
+} from '../../core/ots.ts';
 import { checkBitcoinAttestations, collectUpgrades } from '../../pipeline/anchor/anchor.ts';
 import { loadAnchorConfig } from '../../pipeline/anchor/config.ts';
 import { headerSourceFor } from '../../pipeline/anchor/headers.ts';
@@ -60,7 +69,9 @@ export function registerOts(program: Command, ctx: () => Context): void {
       const d = readProof(file);
       // The JSON only with --json: it repeats every attestation's message in hex beside the tree.
       output(!!opts.json).result(
-        opts.json ? { file_hash_op: d.fileHashOp, digest: toHex(d.timestamp.message), attestations: attestationsJson(d) } : undefined,
+        opts.json
+          ? { file_hash_op: d.fileHashOp, digest: toHex(d.timestamp.message), attestations: attestationsJson(d) }
+          : undefined,
         () => [formatDetached(d).trimEnd()],
       );
     });
@@ -73,10 +84,12 @@ export function registerOts(program: Command, ctx: () => Context): void {
     .option('--digest <hex>', 'the stamped digest, hexadecimal')
     .option('--json', 'machine-readable output')
     .action(async (file: string, opts: { file?: string; digest?: string; json?: boolean }) => {
-      if ((opts.file === undefined) === (opts.digest === undefined)) throw new UsageError('give exactly one of --file F or --digest HEX');
+      if ((opts.file === undefined) === (opts.digest === undefined))
+        throw new UsageError('give exactly one of --file F or --digest HEX');
       let digest: Uint8Array;
       if (opts.digest !== undefined) {
-        if (!/^([0-9a-fA-F]{2})+$/.test(opts.digest)) throw new UsageError(`--digest is not hexadecimal: ${opts.digest}`);
+        if (!/^([0-9a-fA-F]{2})+$/.test(opts.digest))
+          throw new UsageError(`--digest is not hexadecimal: ${opts.digest}`);
         digest = fromHex(opts.digest);
       }
       const d = readProof(file);
@@ -88,21 +101,52 @@ export function registerOts(program: Command, ctx: () => Context): void {
         }
       }
       if (!equalBytes(digest!, d.timestamp.message)) {
-        throw new MismatchError(`${d.fileHashOp} digest of the stamped data (the proof is for other data)`, toHex(d.timestamp.message), toHex(digest!));
+        throw new MismatchError(
+          `${d.fileHashOp} digest of the stamped data (the proof is for other data)`,
+          toHex(d.timestamp.message),
+          toHex(digest!),
+        );
       }
       ctx();
       const config = loadAnchorConfig(process.env, { stamping: false });
       const headers = headerSourceFor(config.headerSource, config.bitcoinTimeoutMs);
       const checked = await checkBitcoinAttestations(d.timestamp, { headers, network: config.network });
-      const pending = [...new Set(walkAttestations(d.timestamp).flatMap(({ attestation: a }) => (a.kind === 'pending' ? [a.uri] : [])))];
+      const pending = [
+        ...new Set(
+          walkAttestations(d.timestamp).flatMap(({ attestation: a }) => (a.kind === 'pending' ? [a.uri] : [])),
+        ),
+      ];
       const ok = checked.verified.length > 0 && checked.problems.length === 0;
       if (!ok) process.exitCode = 1;
-      const verified = checked.verified.map((v) => ({ height: v.height, time: new Date(v.time * 1000).toISOString().replace('.000Z', 'Z'), block_hash: v.blockHash, merkle_root: v.merkleRoot }));
-      output(!!opts.json).result({ ok, file_hash_op: d.fileHashOp, digest: toHex(d.timestamp.message), network: config.network, header_source: headers.name, verified, problems: checked.problems, pending }, () => [
-        ...verified.map((v) => `Success! Bitcoin block ${v.height} attests existence as of ${v.time} (block ${v.block_hash})`),
-        ...checked.problems.map((p) => `FAILED: ${p}`),
-        ...(checked.bitcoinCount === 0 ? [`Not yet in Bitcoin: no Bitcoin attestation${pending.length ? `; pending at ${pending.join(', ')} (run timeseal ots upgrade)` : ''}`] : []),
-      ]);
+      const verified = checked.verified.map((v) => ({
+        height: v.height,
+        time: new Date(v.time * 1000).toISOString().replace('.000Z', 'Z'),
+        block_hash: v.blockHash,
+        merkle_root: v.merkleRoot,
+      }));
+      output(!!opts.json).result(
+        {
+          ok,
+          file_hash_op: d.fileHashOp,
+          digest: toHex(d.timestamp.message),
+          network: config.network,
+          header_source: headers.name,
+          verified,
+          problems: checked.problems,
+          pending,
+        },
+        () => [
+          ...verified.map(
+            (v) => `Success! Bitcoin block ${v.height} attests existence as of ${v.time} (block ${v.block_hash})`,
+          ),
+          ...checked.problems.map((p) => `FAILED: ${p}`),
+          ...(checked.bitcoinCount === 0
+            ? [
+                `Not yet in Bitcoin: no Bitcoin attestation${pending.length ? `; pending at ${pending.join(', ')} (run timeseal ots upgrade)` : ''}`,
+              ]
+            : []),
+        ],
+      );
     });
 
   ots
@@ -123,11 +167,18 @@ export function registerOts(program: Command, ctx: () => Context): void {
       }
       const bitcoin = walkAttestations(d.timestamp).filter((a) => a.attestation.kind === 'bitcoin');
       output(!!opts.json).result(
-        { upgraded_from: upgrades.map((u) => u.calendar), complete: bitcoin.length > 0, bitcoin: bitcoin.map((a) => formatAttestation(a.attestation)), notes },
+        {
+          upgraded_from: upgrades.map((u) => u.calendar),
+          complete: bitcoin.length > 0,
+          bitcoin: bitcoin.map((a) => formatAttestation(a.attestation)),
+          notes,
+        },
         () => [
           ...upgrades.map((u) => `Upgraded from ${u.calendar}`),
           ...notes,
-          bitcoin.length > 0 ? `Complete: ${bitcoin.map((a) => formatAttestation(a.attestation)).join(', ')}` : 'Not yet in Bitcoin; try again later.',
+          bitcoin.length > 0
+            ? `Complete: ${bitcoin.map((a) => formatAttestation(a.attestation)).join(', ')}`
+            : 'Not yet in Bitcoin; try again later.',
         ],
       );
     });

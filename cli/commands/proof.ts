@@ -22,17 +22,24 @@ export function registerProof(program: Command, ctx: () => Context): void {
     .description('print the proof bundle (JSON) of a published hash')
     .argument('<hash>', 'the SHA-256 hash, 64 hexadecimal characters')
     .option('--ots <file>', "also write the hash's OpenTimestamps proof to this file")
-    .option('--tlog-proof <file>', "also write the hash's c2sp.org/tlog-proof@v1 to this file ('-': print it instead of the bundle)")
+    .option(
+      '--tlog-proof <file>',
+      "also write the hash's c2sp.org/tlog-proof@v1 to this file ('-': print it instead of the bundle)",
+    )
     .option('--json', 'machine-readable output (the bundle is JSON either way)')
     .action(async (hash: string, opts: { ots?: string; tlogProof?: string; json?: boolean }) => {
       if (!isHashHex(hash)) throw new UsageError(`not a SHA-256 hash (64 hexadecimal characters): ${hash}`);
-      if (opts.tlogProof === '-' && opts.json) throw new UsageError('--tlog-proof - prints text, not JSON: drop --json or name a file');
+      if (opts.tlogProof === '-' && opts.json)
+        throw new UsageError('--tlog-proof - prints text, not JSON: drop --json or name a file');
       const c = ctx();
       const archived = buildProof(c.config.archive, c.config.logOrigin, hash, c.publicKeys());
       const bundle = { ...archived, receipts: await keptReceipts(c, archived.hash, archived.date) };
       if (opts.ots !== undefined) {
         if (bundle.ots === null) {
-          throw new TimesealError('not-found', `${bundle.date} has no calendar proof yet (run timeseal anchor); ${opts.ots} not written`);
+          throw new TimesealError(
+            'not-found',
+            `${bundle.date} has no calendar proof yet (run timeseal anchor); ${opts.ots} not written`,
+          );
         }
         fs.writeFileSync(opts.ots, fromBase64(bundle.ots));
       }
@@ -51,7 +58,9 @@ export function registerProof(program: Command, ctx: () => Context): void {
 /** The hash's receipts of `date` kept in the configured database, base64; [] (said on stderr) without one. */
 async function keptReceipts(c: Context, hash: string, date: string): Promise<string[]> {
   if (c.config.databaseUrl === undefined && !fs.existsSync(c.config.db)) {
-    process.stderr.write(`timeseal: no database here (${c.config.db}): the bundle's receipts are left empty; GET /api/proof/<hash> on the server gives them\n`);
+    process.stderr.write(
+      `timeseal: no database here (${c.config.db}): the bundle's receipts are left empty; GET /api/proof/<hash> on the server gives them\n`,
+    );
     return [];
   }
   return (await (await c.store()).receipts.forDay(hash, date)).map(toBase64);

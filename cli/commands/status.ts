@@ -31,9 +31,9 @@ function folderSize(dir: string): { files: number; bytes: number } {
 export function registerStatus(program: Command, ctx: () => Context): void {
   program
     .command('status')
-    .description('queue size, last published day, tree size (--disk: the archive\'s files and bytes)')
+    .description("queue size, last published day, tree size (--disk: the archive's files and bytes)")
     .option('--json', 'machine-readable output')
-    .option('--disk', 'also count the archive\'s files and bytes (walks every file: slow on a large archive)')
+    .option('--disk', "also count the archive's files and bytes (walks every file: slow on a large archive)")
     .action(async (opts: { json?: boolean; disk?: boolean }) => {
       const c = ctx();
       const { days } = readState(c.config.archive, c.config.logOrigin);
@@ -55,8 +55,14 @@ export function registerStatus(program: Command, ctx: () => Context): void {
       output(!!opts.json).result(data, () => [
         `Queue: ${queued} submission${queued === 1 ? '' : 's'} waiting for the next ledger`,
         `Last published day: ${last?.date ?? 'none yet'} (${days.length} day${days.length === 1 ? '' : 's'}, tree size ${data.tree_size})`,
-        size ? `Archive: ${c.config.archive}, ${size.files} files, ${formatBytes(size.bytes)}` : `Archive: ${c.config.archive} (timeseal status --disk counts its files)`,
-        ...(behind ? [`Clock behind the archive: the ${clockBehindText(utcDate(now), last!.date)}; submissions are refused and nothing can be published until the clock is corrected.`] : []),
+        size
+          ? `Archive: ${c.config.archive}, ${size.files} files, ${formatBytes(size.bytes)}`
+          : `Archive: ${c.config.archive} (timeseal status --disk counts its files)`,
+        ...(behind
+          ? [
+              `Clock behind the archive: the ${clockBehindText(utcDate(now), last!.date)}; submissions are refused and nothing can be published until the clock is corrected.`,
+            ]
+          : []),
       ]);
     });
 }

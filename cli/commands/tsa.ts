@@ -17,7 +17,8 @@ export function registerTsa(program: Command, ctx: () => Context): void {
       const days = await stampLedgers(context);
       if (days.some((d) => d.outcome === 'failed')) process.exitCode = 1;
       output(!!opts.json).result({ days }, () => {
-        if (context.tsa.urls.length === 0) return ['No time-stamp authority configured (TSA_URLS is empty): nothing to do.'];
+        if (context.tsa.urls.length === 0)
+          return ['No time-stamp authority configured (TSA_URLS is empty): nothing to do.'];
         if (days.length === 0) return ['Nothing to do: every published ledger file has its RFC 3161 token.'];
         return days.flatMap((d) => [
           d.outcome === 'stamped'

@@ -9,7 +9,14 @@ import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
 import type { Context } from '../context.ts';
-import { checkpointKeysFromVkeys, PUBLIC_ECDSA_PEM, PUBLIC_ED25519_VKEY, PUBLIC_MLDSA44_VKEY, PUBLIC_MLDSA_PEM, PUBLIC_MLDSA_RAW } from '../../runtime/keys.ts';
+import {
+  checkpointKeysFromVkeys,
+  PUBLIC_ECDSA_PEM,
+  PUBLIC_ED25519_VKEY,
+  PUBLIC_MLDSA44_VKEY,
+  PUBLIC_MLDSA_PEM,
+  PUBLIC_MLDSA_RAW,
+} from '../../runtime/keys.ts';
 import { output } from '../output.ts';
 import { verifyArchive } from '../../pipeline/verify.ts';
 import { RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
@@ -25,34 +32,53 @@ export async function loadKeys(location: string, timeoutMs: number) {
   };
   const ecdsa = ecdsaPublicKeyFromPem(fromUtf8(await get(PUBLIC_ECDSA_PEM)));
   const mldsa = mldsaPublicKeyFromPem(fromUtf8(await get(PUBLIC_MLDSA_PEM)));
-  if (!equalBytes(await get(PUBLIC_MLDSA_RAW), mldsa)) throw new TimesealError('mismatch', `${PUBLIC_MLDSA_RAW} is not the key in ${PUBLIC_MLDSA_PEM}`);
+  if (!equalBytes(await get(PUBLIC_MLDSA_RAW), mldsa))
+    throw new TimesealError('mismatch', `${PUBLIC_MLDSA_RAW} is not the key in ${PUBLIC_MLDSA_PEM}`);
   // The checkpoint keys witnesses know, when published (archives made before `timeseal keys add` have none).
   const optional = async (name: string) => {
     const data = await reader.read(name);
     return data === undefined ? undefined : fromUtf8(data, name);
   };
-  return { ecdsa, mldsa, ...checkpointKeysFromVkeys(await optional(PUBLIC_ED25519_VKEY), await optional(PUBLIC_MLDSA44_VKEY)) };
+  return {
+    ecdsa,
+    mldsa,
+    ...checkpointKeysFromVkeys(await optional(PUBLIC_ED25519_VKEY), await optional(PUBLIC_MLDSA44_VKEY)),
+  };
 }
 
 /** Where an archive's public keys are taken from: --keys, else <site>/keys/ for an archive URL, else the configured folder. */
-export function keysLocationFor(archive: string, keys: string | undefined, configured: string): { keysLocation: string; keysFrom: '--keys' | 'archive host' | 'configured' } {
+export function keysLocationFor(
+  archive: string,
+  keys: string | undefined,
+  configured: string,
+): { keysLocation: string; keysFrom: '--keys' | 'archive host' | 'configured' } {
   if (keys !== undefined) return { keysLocation: keys, keysFrom: '--keys' };
-  if (/^https?:\/\//.test(archive)) return { keysLocation: new URL('../keys/', archive.endsWith('/') ? archive : `${archive}/`).href, keysFrom: 'archive host' };
+  if (/^https?:\/\//.test(archive))
+    return {
+      keysLocation: new URL('../keys/', archive.endsWith('/') ? archive : `${archive}/`).href,
+      keysFrom: 'archive host',
+    };
   return { keysLocation: configured, keysFrom: 'configured' };
 }
 
 export function registerVerify(program: Command, ctx: () => Context): void {
   program
     .command('verify')
-    .description('recompute and check the whole archive: tiles, roots, checkpoints, ledgers, signatures, chain of days, index')
+    .description(
+      'recompute and check the whole archive: tiles, roots, checkpoints, ledgers, signatures, chain of days, index',
+    )
     .option('--archive <dir-or-url>', 'archive folder or URL (default: TIMESEAL_ARCHIVE)')
-    .option('--keys <dir-or-url>', 'public keys folder or URL (default: TIMESEAL_KEYS, or <site>/keys/ for an archive URL)')
+    .option(
+      '--keys <dir-or-url>',
+      'public keys folder or URL (default: TIMESEAL_KEYS, or <site>/keys/ for an archive URL)',
+    )
     .option('--timeout <ms>', 'deadline of each HTTP request, in milliseconds', '30000')
     .option('--json', 'machine-readable output')
     .action(async (opts: { archive?: string; keys?: string; timeout: string; json?: boolean }) => {
       const c = ctx();
       const timeoutMs = Number(opts.timeout);
-      if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
+      if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+        throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
       const location = opts.archive ?? c.config.archive;
       const remote = /^https?:\/\//.test(location);
       // Named explicitly, a missing folder is a mistake; the default one simply has nothing published yet.
@@ -60,10 +86,17 @@ export function registerVerify(program: Command, ctx: () => Context): void {
         throw new TimesealError('not-found', `archive folder ${location} does not exist`);
       }
       const { keysLocation, keysFrom } = keysLocationFor(location, opts.keys, c.config.keys);
-      if (keysFrom === 'archive host') process.stderr.write(`timeseal: keys: taken from ${keysLocation} on the same host as the archive: pin them with --keys DIR|URL\n`);
+      if (keysFrom === 'archive host')
+        process.stderr.write(
+          `timeseal: keys: taken from ${keysLocation} on the same host as the archive: pin them with --keys DIR|URL\n`,
+        );
       const keys = await loadKeys(keysLocation, timeoutMs);
       const keysReader = readerFor(keysLocation, timeoutMs);
-      const [policy, retired, tsaCa] = await Promise.all([keysReader.read(WITNESS_POLICY_FILE), keysReader.read(RETIRED_WITNESSES_FILE), keysReader.read(TSA_CA_FILE)]);
+      const [policy, retired, tsaCa] = await Promise.all([
+        keysReader.read(WITNESS_POLICY_FILE),
+        keysReader.read(RETIRED_WITNESSES_FILE),
+        keysReader.read(TSA_CA_FILE),
+      ]);
       const report = await verifyArchive(readerFor(location, timeoutMs), keys, {
         ...(policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) }),
         ...(retired === undefined ? {} : { retiredWitnesses: fromUtf8(retired, RETIRED_WITNESSES_FILE) }),
@@ -71,8 +104,14 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       });
       output(!!opts.json).result({ ...report, keys: { location: keysLocation, from: keysFrom } }, () =>
         report.ok
-          ? [`OK: ${report.location} — ${report.days} day${report.days === 1 ? '' : 's'}, tree size ${report.treeSize}, root ${report.root ?? '(empty)'}; ${report.filesChecked} files checked.`, ...report.notes.map((n) => `  note: ${n}`)]
-          : [`FAILED: ${report.location} — ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`, ...report.problems.map((p) => `  ${p}`)],
+          ? [
+              `OK: ${report.location} — ${report.days} day${report.days === 1 ? '' : 's'}, tree size ${report.treeSize}, root ${report.root ?? '(empty)'}; ${report.filesChecked} files checked.`,
+              ...report.notes.map((n) => `  note: ${n}`),
+            ]
+          : [
+              `FAILED: ${report.location} — ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}:`,
+              ...report.problems.map((p) => `  ${p}`),
+            ],
       );
       if (!report.ok) process.exitCode = 1;
     });

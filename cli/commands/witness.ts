@@ -7,10 +7,14 @@ import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
 export function registerWitness(program: Command, ctx: () => Context): void {
-  const witness = program.command('witness').description('witness cosignatures of the checkpoints (c2sp.org/tlog-witness)');
+  const witness = program
+    .command('witness')
+    .description('witness cosignatures of the checkpoints (c2sp.org/tlog-witness)');
   witness
     .command('cosign')
-    .description('ask the witnesses of TIMESEAL_WITNESSES to cosign the latest checkpoint, and publish their verified cosignatures')
+    .description(
+      'ask the witnesses of TIMESEAL_WITNESSES to cosign the latest checkpoint, and publish their verified cosignatures',
+    )
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
       const c = ctx();
@@ -18,7 +22,8 @@ export function registerWitness(program: Command, ctx: () => Context): void {
       const report = await cosignLatest(context);
       if (!report.met) process.exitCode = 1;
       output(!!opts.json).result(report, () => {
-        if (context.witness.witnesses.length === 0) return ['No witnesses configured (TIMESEAL_WITNESSES is empty): nothing to do.'];
+        if (context.witness.witnesses.length === 0)
+          return ['No witnesses configured (TIMESEAL_WITNESSES is empty): nothing to do.'];
         if (report.date === null) return ['Nothing published yet: no checkpoint to cosign.'];
         return [
           `${report.date} (tree size ${report.treeSize}): cosigned by ${report.cosigned.length} of ${context.witness.witnesses.length} witnesses (${report.quorum} required)${report.cosigned.length ? `: ${report.cosigned.join(', ')}` : ''}.`,

@@ -34,7 +34,8 @@ export function loadAccountsConfig(origin: string, env: NodeJS.ProcessEnv = proc
     } catch {
       throw new UsageError(`STRIPE_API_BASE is not a URL: ${env.STRIPE_API_BASE}`);
     }
-    if (apiBase.protocol !== 'http:' && apiBase.protocol !== 'https:') throw new UsageError('STRIPE_API_BASE must be http(s)');
+    if (apiBase.protocol !== 'http:' && apiBase.protocol !== 'https:')
+      throw new UsageError('STRIPE_API_BASE must be http(s)');
   }
   const stripe =
     secretKey && priceMonthly && priceAnnual

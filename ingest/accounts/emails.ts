@@ -31,7 +31,11 @@ export function verificationMail(origin: string, to: string, username: string, t
     text: `Hello ${username},\n\nPlease verify your email address for your Timeseal account by opening this link:\n\n${link}\n\nThe link is valid for ${VERIFY_HOURS} hours and can be used once. A verified address is needed to subscribe to a paid plan.\n\nIf you did not create a Timeseal account, ignore this message.\n`,
     html: html(
       'Verify your email address',
-      [`Hello ${escapeHtml(username)},`, `Please verify your email address for your Timeseal account. The link is valid for ${VERIFY_HOURS} hours and can be used once. A verified address is needed to subscribe to a paid plan.`, 'If you did not create a Timeseal account, ignore this message.'],
+      [
+        `Hello ${escapeHtml(username)},`,
+        `Please verify your email address for your Timeseal account. The link is valid for ${VERIFY_HOURS} hours and can be used once. A verified address is needed to subscribe to a paid plan.`,
+        'If you did not create a Timeseal account, ignore this message.',
+      ],
       link,
       'Verify email',
     ),
@@ -46,7 +50,11 @@ export function resetMail(origin: string, to: string, username: string, token: s
     text: `Hello ${username},\n\nSomeone (hopefully you) asked to reset the password of your Timeseal account. Open this link to choose a new password:\n\n${link}\n\nThe link expires in 1 hour and can be used once. If you did not ask for this, ignore this message: your password stays as it is.\n`,
     html: html(
       'Reset your password',
-      [`Hello ${escapeHtml(username)},`, 'Someone (hopefully you) asked to reset the password of your Timeseal account. The link expires in 1 hour and can be used once.', 'If you did not ask for this, ignore this message: your password stays as it is.'],
+      [
+        `Hello ${escapeHtml(username)},`,
+        'Someone (hopefully you) asked to reset the password of your Timeseal account. The link expires in 1 hour and can be used once.',
+        'If you did not ask for this, ignore this message: your password stays as it is.',
+      ],
       link,
       'Reset password',
     ),
@@ -57,7 +65,8 @@ export function resetMail(origin: string, to: string, username: string, token: s
  * never its link, which is a live credential (a password reset or an e-mail verification). */
 export async function sendAccountMail(s: AccountServices, request: FastifyRequest, mail: AccountMail): Promise<void> {
   const receipt = await s.mailer.send(mail);
-  if (receipt.via === 'outbox') request.log.info({ path: receipt.path }, `account e-mail for the outbox: ${mail.subject}`);
+  if (receipt.via === 'outbox')
+    request.log.info({ path: receipt.path }, `account e-mail for the outbox: ${mail.subject}`);
 }
 
 /** Fire and forget: the answer never waits for (or reveals) the mail server. Failures are logged. */

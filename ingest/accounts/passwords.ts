@@ -25,7 +25,9 @@ export const PASSWORD_MAX = 256;
 function derive(password: string, salt: Buffer, n: number, r: number, p: number, keyLength: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     // scrypt needs 128·N·r bytes (32 MiB here); Node's default maxmem is exactly 32 MiB, so allow twice that.
-    crypto.scrypt(password.normalize('NFC'), salt, keyLength, { N: n, r, p, maxmem: 256 * n * r }, (err, key) => (err ? reject(err) : resolve(key)));
+    crypto.scrypt(password.normalize('NFC'), salt, keyLength, { N: n, r, p, maxmem: 256 * n * r }, (err, key) =>
+      err ? reject(err) : resolve(key),
+    );
   });
 }
 
@@ -53,7 +55,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [n, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
   const salt = Buffer.from(parts[4]!, 'base64url');
   const expected = Buffer.from(parts[5]!, 'base64url');
-  if (!Number.isInteger(n) || n < 2 || n > 2 ** 20 || !(r >= 1 && r <= 32) || !(p >= 1 && p <= 16) || expected.length < 32) return false;
+  if (
+    !Number.isInteger(n) ||
+    n < 2 ||
+    n > 2 ** 20 ||
+    !(r >= 1 && r <= 32) ||
+    !(p >= 1 && p <= 16) ||
+    expected.length < 32
+  )
+    return false;
   const actual = await derive(password, salt, n, r, p, expected.length);
   return crypto.timingSafeEqual(actual, expected);
 }

@@ -29,7 +29,11 @@ export function createStripeClient(settings: StripeSettings): Stripe {
     timeout: 20_000,
     telemetry: false,
     ...(base
-      ? { host: base.hostname, port: base.port || (base.protocol === 'https:' ? 443 : 80), protocol: base.protocol === 'https:' ? 'https' : 'http' }
+      ? {
+          host: base.hostname,
+          port: base.port || (base.protocol === 'https:' ? 443 : 80),
+          protocol: base.protocol === 'https:' ? 'https' : 'http',
+        }
       : {}),
   });
 }
@@ -89,7 +93,8 @@ export function eventProblem(event: unknown): string | undefined {
   if (!isObject(event.data)) return `${where}: data must be an object`;
   const object = event.data.object;
   if (!isObject(object)) return `${where}: data.object must be an object`;
-  for (const [field, ok, rule] of rules) if (!ok(object[field])) return `${where}: data.object.${field} must be ${rule}`;
+  for (const [field, ok, rule] of rules)
+    if (!ok(object[field])) return `${where}: data.object.${field} must be ${rule}`;
   return undefined;
 }
 
@@ -104,15 +109,39 @@ export interface StripeFailure {
 export function stripeFailure(err: unknown): StripeFailure {
   if (err instanceof Stripe.errors.StripeError) {
     const statusCode = err.statusCode ?? null;
-    const unavailable = err instanceof Stripe.errors.StripeConnectionError || statusCode === null || statusCode === 429 || statusCode >= 500;
-    return { status: unavailable ? 503 : 502, cause: { type: err.type, statusCode, code: err.code ?? null, requestId: err.requestId ?? null, message: err.message } };
+    const unavailable =
+      err instanceof Stripe.errors.StripeConnectionError ||
+      statusCode === null ||
+      statusCode === 429 ||
+      statusCode >= 500;
+    return {
+      status: unavailable ? 503 : 502,
+      cause: {
+        type: err.type,
+        statusCode,
+        code: err.code ?? null,
+        requestId: err.requestId ?? null,
+        message: err.message,
+      },
+    };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { status: 502, cause: { type: err instanceof Error ? err.name : typeof err, statusCode: null, code: null, requestId: null, message } };
+  return {
+    status: 502,
+    cause: {
+      type: err instanceof Error ? err.name : typeof err,
+      statusCode: null,
+      code: null,
+      requestId: null,
+      message,
+    },
+  };
 }
 
-const idOf = (v: string | { id: string } | null | undefined): string | null => (v == null ? null : typeof v === 'string' ? v : v.id);
-const iso = (seconds: number | null | undefined): string | null => (typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : null);
+const idOf = (v: string | { id: string } | null | undefined): string | null =>
+  v == null ? null : typeof v === 'string' ? v : v.id;
+const iso = (seconds: number | null | undefined): string | null =>
+  typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : null;
 
 interface EventFields extends SubscriptionFields {
   userIdHint: string | null;
@@ -121,7 +150,8 @@ interface EventFields extends SubscriptionFields {
 function fieldsOf(sub: Stripe.Subscription): EventFields {
   // Since API version 2025-03-31 the billing period lives on the subscription items; older versions had it on
   // the subscription itself.
-  const item = sub.items?.data?.[0] as (Stripe.SubscriptionItem & { current_period_start?: number; current_period_end?: number }) | undefined;
+  const item = sub.items?.data?.[0] as
+    (Stripe.SubscriptionItem & { current_period_start?: number; current_period_end?: number }) | undefined;
   const legacy = sub as unknown as { current_period_start?: number; current_period_end?: number };
   return {
     customerId: idOf(sub.customer as string | { id: string }),
@@ -136,7 +166,10 @@ function fieldsOf(sub: Stripe.Subscription): EventFields {
 }
 
 /** For checkout.session.completed: the session's subscription, fetched from Stripe before the transaction. */
-export async function prefetchSubscription(stripe: Stripe, event: Stripe.Event): Promise<Stripe.Subscription | undefined> {
+export async function prefetchSubscription(
+  stripe: Stripe,
+  event: Stripe.Event,
+): Promise<Stripe.Subscription | undefined> {
   if (event.type !== 'checkout.session.completed') return undefined;
   const session = event.data.object;
   const id = idOf(session.subscription as string | { id: string } | null);
@@ -153,7 +186,10 @@ export function changeOf(event: Stripe.Event, prefetched: Stripe.Subscription | 
       const session = event.data.object;
       const userId = session.client_reference_id ?? null;
       if (prefetched === undefined) return { kind: 'checkout', userId, fields: null };
-      const fields = { ...withoutHint(fieldsOf(prefetched)), customerId: idOf(session.customer as string | { id: string } | null) ?? fieldsOf(prefetched).customerId };
+      const fields = {
+        ...withoutHint(fieldsOf(prefetched)),
+        customerId: idOf(session.customer as string | { id: string } | null) ?? fieldsOf(prefetched).customerId,
+      };
       return { kind: 'checkout', userId, fields };
     }
     case 'customer.subscription.created':

@@ -7,7 +7,11 @@ import type { SessionUser } from './sessions.ts';
 
 /** A one-line string of at most `maxLength` characters. */
 export const str = (maxLength: number) => ({ type: 'string', maxLength, pattern: SINGLE_LINE }) as const;
-export const messageSchema = { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] } as const;
+export const messageSchema = {
+  type: 'object',
+  properties: { message: { type: 'string' } },
+  required: ['message'],
+} as const;
 export const urlSchema = { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] } as const;
 /** Bodies of the POST routes that take none: nothing, or an empty JSON object. */
 export const emptyBody = { type: 'object', properties: {}, additionalProperties: false } as const;
@@ -60,13 +64,18 @@ export async function subscriptionOf(s: AccountServices, userId: string): Promis
     stripePriceId: row.priceId,
     currentPeriodEnd: row.periodEnd,
     cancelAtPeriodEnd: row.cancelAtPeriodEnd,
-    plan: PAYING.has(row.status) ? (row.priceId !== null && row.priceId === monthly ? 'Standard Monthly' : 'Standard Annual') : null,
+    plan: PAYING.has(row.status)
+      ? row.priceId !== null && row.priceId === monthly
+        ? 'Standard Monthly'
+        : 'Standard Annual'
+      : null,
     stripeCustomerId: row.customerId,
   };
 }
 
 export function publicSubscription(view: SubscriptionView | undefined) {
-  if (!view) return { status: 'inactive', stripePriceId: null, currentPeriodEnd: null, cancelAtPeriodEnd: false, plan: null };
+  if (!view)
+    return { status: 'inactive', stripePriceId: null, currentPeriodEnd: null, cancelAtPeriodEnd: false, plan: null };
   const { stripeCustomerId: _hidden, ...rest } = view;
   return rest;
 }
@@ -74,5 +83,10 @@ export function publicSubscription(view: SubscriptionView | undefined) {
 /** The current user as `/api/auth/me`, login and sign-up answer it. */
 export async function meOf(s: AccountServices, user: SessionUser) {
   const sub = await subscriptionOf(s, user.id);
-  return { username: user.username, email: user.email, emailVerified: user.emailVerified, ...(sub ? { subscription: publicSubscription(sub) } : {}) };
+  return {
+    username: user.username,
+    email: user.email,
+    emailVerified: user.emailVerified,
+    ...(sub ? { subscription: publicSubscription(sub) } : {}),
+  };
 }

@@ -25,7 +25,14 @@
 // or nothing; 503 with Retry-After on a full or failing disk or a closed day (errors.ts storageRefusal; the
 // cap has then counted the batch, as it counts a single submission that the disk refuses).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { EXAMPLE_HASH, errorBody, errorHandler, formatSchemaErrors, INVALID_HASH_ERROR, storageRefusal } from '../errors.ts';
+import {
+  EXAMPLE_HASH,
+  errorBody,
+  errorHandler,
+  formatSchemaErrors,
+  INVALID_HASH_ERROR,
+  storageRefusal,
+} from '../errors.ts';
 import { betaRateCap } from '../limits.ts';
 import { noQuery, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
@@ -73,7 +80,11 @@ export const batchErrorSchema = {
     success: { type: 'boolean', const: false },
     error: { type: 'string' },
     message: { type: 'string', description: 'the same text as error, for clients that show message' },
-    example: { type: 'object', properties: { hashes: { type: 'array', items: { type: 'string' } } }, required: ['hashes'] },
+    example: {
+      type: 'object',
+      properties: { hashes: { type: 'array', items: { type: 'string' } } },
+      required: ['hashes'],
+    },
   },
   required: ['success', 'error', 'example'],
 } as const;
@@ -82,7 +93,10 @@ export const batchResponseSchema = {
   type: 'object',
   properties: {
     success: { type: 'boolean', const: true },
-    submittedAt: { type: 'string', description: 'ISO-8601 UTC time of every hash this batch stored (the request\'s clock time)' },
+    submittedAt: {
+      type: 'string',
+      description: "ISO-8601 UTC time of every hash this batch stored (the request's clock time)",
+    },
     ledgerDate: { type: 'string', description: 'UTC date of the daily ledger that will hold them' },
     message: { type: 'string' },
     origin: { type: 'string', const: 'api_beta' },
@@ -90,7 +104,12 @@ export const batchResponseSchema = {
     counts: {
       type: 'object',
       description: 'how many entries got each status; accepted + already hashes were stored',
-      properties: { accepted: { type: 'integer' }, already: { type: 'integer' }, duplicate: { type: 'integer' }, invalid: { type: 'integer' } },
+      properties: {
+        accepted: { type: 'integer' },
+        already: { type: 'integer' },
+        duplicate: { type: 'integer' },
+        invalid: { type: 'integer' },
+      },
       required: ['accepted', 'already', 'duplicate', 'invalid'],
     },
     results: {
@@ -106,19 +125,30 @@ export const batchResponseSchema = {
             description:
               'accepted: stored by this batch. already: this server already held it for today (any submitter); stored again, the ledger keeps the earliest time. duplicate: the same hash as an earlier entry of this batch, stored once for that entry. invalid: not 64 hexadecimal characters, not stored (the other entries are).',
           },
-          firstSubmittedAt: { type: 'string', description: 'already: the earliest earlier submission of the hash today (ISO-8601 UTC)' },
+          firstSubmittedAt: {
+            type: 'string',
+            description: 'already: the earliest earlier submission of the hash today (ISO-8601 UTC)',
+          },
           duplicateOf: { type: 'integer', description: 'duplicate: the index in `hashes` of the entry that stored it' },
           error: { type: 'string', description: 'invalid: why' },
-          receipt: { type: 'string', description: 'with "receipt": true, for accepted and already: base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt' },
+          receipt: {
+            type: 'string',
+            description:
+              'with "receipt": true, for accepted and already: base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt',
+          },
         },
         required: ['hash', 'status'],
       },
     },
     verification: {
       type: 'object',
-      description: 'as the single route\'s, for every hash of the batch: verifyUrl and proofUrl are templates, {hash} standing for a result\'s hash',
+      description:
+        "as the single route's, for every hash of the batch: verifyUrl and proofUrl are templates, {hash} standing for a result's hash",
       properties: {
-        availableAt: { type: 'string', description: 'when the ledger is published and dual-signed (00:01 UTC after ledgerDate)' },
+        availableAt: {
+          type: 'string',
+          description: 'when the ledger is published and dual-signed (00:01 UTC after ledgerDate)',
+        },
         anchoring: { type: 'string' },
         instructions: { type: 'string' },
         verifyUrl: url,
@@ -133,16 +163,23 @@ export const batchResponseSchema = {
 
 /** The answer's `message`: what was stored and where it goes. */
 export function batchMessage(stored: number, invalid: number, ledgerDate: string, availableAt: string): string {
-  if (stored === 0) return `No hash stored: ${invalid === 1 ? 'the entry is not' : `none of the ${invalid} entries is`} a valid SHA-256 hash (64 hexadecimal characters).`;
+  if (stored === 0)
+    return `No hash stored: ${invalid === 1 ? 'the entry is not' : `none of the ${invalid} entries is`} a valid SHA-256 hash (64 hexadecimal characters).`;
   const them = stored === 1 ? 'It' : 'They';
-  const skipped = invalid === 0 ? '' : ` ${invalid} entr${invalid === 1 ? 'y is' : 'ies are'} not a valid SHA-256 hash and ${invalid === 1 ? 'was' : 'were'} not stored (status "invalid").`;
+  const skipped =
+    invalid === 0
+      ? ''
+      : ` ${invalid} entr${invalid === 1 ? 'y is' : 'ies are'} not a valid SHA-256 hash and ${invalid === 1 ? 'was' : 'were'} not stored (status "invalid").`;
   return `${stored} hash${stored === 1 ? '' : 'es'} stored. ${them} will be included in the ledger of ${ledgerDate}, published and dual-signed (ECDSA P-256 + ML-DSA-65) at ${availableAt}.${skipped}`;
 }
 
 /** The single route's `verification`, with {hash} in place of a hash. */
 function batchVerification(base: string, submittedAt: string, ledgerDate: string) {
   const v = betaResponse(base, '{hash}', submittedAt, ledgerDate).verification;
-  return { ...v, instructions: `${v.instructions} In verifyUrl and proofUrl, put each result's hash in place of {hash}.` };
+  return {
+    ...v,
+    instructions: `${v.instructions} In verifyUrl and proofUrl, put each result's hash in place of {hash}.`,
+  };
 }
 
 /** Fastify schemaErrorFormatter of this route: the batch's own sentences for its size and a missing list. */
@@ -151,7 +188,8 @@ function formatBatchErrors(errors: Parameters<typeof formatSchemaErrors>[0], dat
   if (e !== undefined && dataVar === 'body') {
     if (e.instancePath === '/hashes' && e.keyword === 'minItems') return new Error(BATCH_EMPTY_ERROR);
     if (e.instancePath === '/hashes' && e.keyword === 'maxItems') return new Error(BATCH_TOO_MANY_ERROR);
-    if (e.instancePath === '' && e.keyword === 'required' && e.params.missingProperty === 'hashes') return new Error(BATCH_MISSING_ERROR);
+    if (e.instancePath === '' && e.keyword === 'required' && e.params.missingProperty === 'hashes')
+      return new Error(BATCH_MISSING_ERROR);
   }
   return formatSchemaErrors(errors, dataVar);
 }
@@ -167,12 +205,14 @@ export const betaBatchRoutes: TypedRoutes<Services> = async (app, s) => {
   // body of the wrong size, and its error bodies' example a batch.
   const fallback = errorHandler(s.gate);
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return reply.code(413).type('application/json; charset=utf-8').send(errorBody('beta', BATCH_TOO_LARGE_ERROR));
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return reply.code(413).type('application/json; charset=utf-8').send(errorBody('beta', BATCH_TOO_LARGE_ERROR));
     return fallback(err, request, reply);
   });
   app.setSchemaErrorFormatter(formatBatchErrors);
   app.addHook('preSerialization', async (_request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-    if (reply.statusCode < 400 || payload === null || typeof payload !== 'object' || !('example' in payload)) return payload;
+    if (reply.statusCode < 400 || payload === null || typeof payload !== 'object' || !('example' in payload))
+      return payload;
     return { ...payload, example: { hashes: [EXAMPLE_HASH] } };
   });
   const refuse = (reply: FastifyReply, code: number, message: string, retryAfter?: string) => {
@@ -199,9 +239,14 @@ export const betaBatchRoutes: TypedRoutes<Services> = async (app, s) => {
               minItems: 1,
               maxItems: BATCH_MAX,
               items: { type: 'string' },
-              description: 'SHA-256 hashes, 64 hexadecimal characters each (an entry that is not gets the status invalid)',
+              description:
+                'SHA-256 hashes, 64 hexadecimal characters each (an entry that is not gets the status invalid)',
             },
-            receipt: { type: 'boolean', description: 'true: every accepted and already result also carries `receipt`, an RFC 3161 token for its hash' },
+            receipt: {
+              type: 'boolean',
+              description:
+                'true: every accepted and already result also carries `receipt`, an RFC 3161 token for its hash',
+            },
           },
           required: ['hashes'],
           additionalProperties: false,

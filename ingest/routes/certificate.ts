@@ -11,13 +11,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
-import { dayCheckpointPath, ecdsaSignaturePath, ledgerOtsPath, ledgerPath, mldsaSignaturePath, signaturesMetaPath } from '../../core/archive.ts';
+import {
+  dayCheckpointPath,
+  ecdsaSignaturePath,
+  ledgerOtsPath,
+  ledgerPath,
+  mldsaSignaturePath,
+  signaturesMetaPath,
+} from '../../core/archive.ts';
 import { fromHex, toBase64 } from '../../core/encoding.ts';
 import { checkReceipt } from '../../core/receipt.ts';
 import { pemCertificates } from '../../core/rfc3161.ts';
 import { PUBLIC_TSA_CHAIN_PEM, PUBLIC_TSA_ROOT_PEM } from '../../runtime/keys.ts';
 import { sessionUser } from '../accounts/sessions.ts';
-import { certificatePdf, receiptCommand, receiptFileName, serialText, type CertificateLink, type CertificateReceipt, type CertificateView } from '../certificate-pdf.ts';
+import {
+  certificatePdf,
+  receiptCommand,
+  receiptFileName,
+  serialText,
+  type CertificateLink,
+  type CertificateReceipt,
+  type CertificateView,
+} from '../certificate-pdf.ts';
 import { ClientError } from '../errors.ts';
 import { anchoringText } from '../archive-view.ts';
 import { HASH_PATTERN, plainErrors, type TypedRoutes } from '../schemas.ts';
@@ -91,7 +106,12 @@ export const certificateRoutes: TypedRoutes<Services> = async (app, s) => {
    * The hash's receipt of `date` that the store kept and that checks (core/receipt.ts, for this hash, against
    * the TSA root): the one made at `submittedAt` when given and kept, else the earliest; undefined when none.
    */
-  const keptReceipt = async (hash: string, date: string, log: FastifyBaseLogger, submittedAt?: string): Promise<CertificateReceipt | undefined> => {
+  const keptReceipt = async (
+    hash: string,
+    date: string,
+    log: FastifyBaseLogger,
+    submittedAt?: string,
+  ): Promise<CertificateReceipt | undefined> => {
     const kept = await s.store.receipts.forDay(hash, date);
     if (kept.length === 0) return undefined;
     const root = tsaRoot();
@@ -99,9 +119,18 @@ export const certificateRoutes: TypedRoutes<Services> = async (app, s) => {
     for (const der of kept) {
       try {
         const facts = await checkReceipt(der, root, fromHex(hash));
-        checked.push({ file: receiptFileName(hash), genTime: facts.genTime.toISOString(), tsaName: facts.tsaName, serialNumber: facts.serialNumber, der });
+        checked.push({
+          file: receiptFileName(hash),
+          genTime: facts.genTime.toISOString(),
+          tsaName: facts.tsaName,
+          serialNumber: facts.serialNumber,
+          der,
+        });
       } catch (err) {
-        log.warn({ hash, date, reason: (err as Error).message }, 'a stored receipt does not check: left out of the certificate');
+        log.warn(
+          { hash, date, reason: (err as Error).message },
+          'a stored receipt does not check: left out of the certificate',
+        );
       }
     }
     return checked.find((r) => r.genTime === submittedAt) ?? checked[0];
@@ -111,7 +140,10 @@ export const certificateRoutes: TypedRoutes<Services> = async (app, s) => {
     reply
       .code(200)
       .type('application/pdf')
-      .header('Content-Disposition', `attachment; filename="timeseal-certificate-${view.hash.slice(0, 12)}-${view.ledgerDate}.pdf"`)
+      .header(
+        'Content-Disposition',
+        `attachment; filename="timeseal-certificate-${view.hash.slice(0, 12)}-${view.ledgerDate}.pdf"`,
+      )
       .send(Buffer.from(await certificatePdf(view)));
 
   app.get(
@@ -123,11 +155,19 @@ export const certificateRoutes: TypedRoutes<Services> = async (app, s) => {
           properties: {
             hash: { type: 'string', pattern: HASH_PATTERN },
             id: { type: 'string', maxLength: 64 },
-            format: { type: 'string', enum: ['html', 'pdf'], description: 'pdf: the certificate as a PDF download (default html)' },
+            format: {
+              type: 'string',
+              enum: ['html', 'pdf'],
+              description: 'pdf: the certificate as a PDF download (default html)',
+            },
           },
           additionalProperties: false,
         },
-        response: { 200: { type: 'string', description: 'text/html, or application/pdf with format=pdf' }, 404: { type: 'string' }, ...plainErrors },
+        response: {
+          200: { type: 'string', description: 'text/html, or application/pdf with format=pdf' },
+          404: { type: 'string' },
+          ...plainErrors,
+        },
       },
     },
     async (request, reply) => {
@@ -141,7 +181,14 @@ export const certificateRoutes: TypedRoutes<Services> = async (app, s) => {
         const user = await sessionUser(s.store, request, s.clock());
         const row = user && /^[1-9][0-9]{0,14}$/.test(id) ? await s.store.history.get(Number(id), user.id) : undefined;
         if (!row) {
-          return reply.code(404).send(page('Certificate not found', `<main><h1>Certificate not found</h1><p>No certificate with id <code>${escapeHtml(id)}</code> in your history. Certificates from an account's history open only for their owner, while logged in.</p><p><a href="/login">Log in</a> · <a href="/">Go to Home</a></p></main>`));
+          return reply
+            .code(404)
+            .send(
+              page(
+                'Certificate not found',
+                `<main><h1>Certificate not found</h1><p>No certificate with id <code>${escapeHtml(id)}</code> in your history. Certificates from an account's history open only for their owner, while logged in.</p><p><a href="/login">Log in</a> · <a href="/">Go to Home</a></p></main>`,
+              ),
+            );
         }
         hash = row.hash;
         owned = row;
@@ -154,18 +201,32 @@ export const certificateRoutes: TypedRoutes<Services> = async (app, s) => {
       const verifyUrl = `${base}/verify?hash=${hash}&search=true`;
       // The receipt: a history row's own (its day and time), else the earliest of the published day. Never for
       // a hash= certificate of an unpublished hash (a 404 below: nothing is said of it before its ledger).
-      const receipt = owned ? await keptReceipt(hash, owned.ledgerDate, request.log, owned.submittedAt) : found ? await keptReceipt(hash, found.date, request.log) : undefined;
+      const receipt = owned
+        ? await keptReceipt(hash, owned.ledgerDate, request.log, owned.submittedAt)
+        : found
+          ? await keptReceipt(hash, found.date, request.log)
+          : undefined;
       const receiptHtml = receipt ? receiptSection(hash, receipt) : '';
       if (!found && owned && format === 'pdf') {
         return sendPdf(reply, {
-          state: 'pending', hash, fileName: owned.fileName, submittedAt: owned.submittedAt, ledgerDate: owned.ledgerDate, verifyUrl, origin: base, files: [],
+          state: 'pending',
+          hash,
+          fileName: owned.fileName,
+          submittedAt: owned.submittedAt,
+          ledgerDate: owned.ledgerDate,
+          verifyUrl,
+          origin: base,
+          files: [],
           ...(receipt ? { receipt } : {}),
           bitcoin: { ok: false, text: 'Queued: not yet in a published ledger' },
           next: `Come back after 00:01 UTC on the day after ${owned.ledgerDate}, when the ledger of ${owned.ledgerDate} is published and dual-signed; download this certificate again then for the signatures, the checkpoint and the proof files. The Bitcoin anchor follows from 00:02 UTC, confirmed typically within 12 to 24 hours.`,
         });
       }
       if (!found && owned) {
-        return reply.code(200).send(page(`Timestamp certificate ${hash.slice(0, 16)}… (pending)`, `<main>
+        return reply.code(200).send(
+          page(
+            `Timestamp certificate ${hash.slice(0, 16)}… (pending)`,
+            `<main>
 <h1>Timestamp Certificate</h1>
 <p class="sub">Timeseal — pending: this submission enters the ledger published at 00:01 UTC after its day</p>
 <div class="frame">
@@ -178,10 +239,19 @@ ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
 ${receiptHtml}
 </div>
 <footer><p>Come back after 00:01 UTC on the day after ${escapeHtml(owned.ledgerDate)}: open this certificate again once the ledger is published for the signatures, the checkpoint and the proof files. <a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">Search the ledgers</a></p></footer>
-</main>`));
+</main>`,
+          ),
+        );
       }
       if (!found) {
-        return reply.code(404).send(page('Certificate not found', `<main><h1>Certificate not found</h1><p>The hash <code>${escapeHtml(hash)}</code> is not in any published ledger. A submitted hash enters the ledger published at 00:01 UTC after its day.</p><p><a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">Search the ledgers</a></p></main>`));
+        return reply
+          .code(404)
+          .send(
+            page(
+              'Certificate not found',
+              `<main><h1>Certificate not found</h1><p>The hash <code>${escapeHtml(hash)}</code> is not in any published ledger. A submitted hash enters the ledger published at 00:01 UTC after its day.</p><p><a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">Search the ledgers</a></p></main>`,
+            ),
+          );
       }
       const date = found.date;
       const verification = s.archive.verifyDay(date);
@@ -195,7 +265,8 @@ ${receiptHtml}
           : otsState === 'verified'
             ? '<span class="ok">Anchored in Bitcoin</span>'
             : `<span class="${anchoring.state === 'delayed' ? 'bad' : 'wait'}">${escapeHtml(anchoringText(anchoring))}</span>`;
-      const flag = (ok: boolean | undefined, yes: string, no: string) => (ok ? `<span class="ok">${yes}</span>` : `<span class="bad">${no}</span>`);
+      const flag = (ok: boolean | undefined, yes: string, no: string) =>
+        ok ? `<span class="ok">${yes}</span>` : `<span class="bad">${no}</span>`;
       let checkpoint = '';
       try {
         checkpoint = fs.readFileSync(path.join(s.config.archive, dayCheckpointPath(date)), 'utf8');
@@ -211,7 +282,9 @@ ${receiptHtml}
         { url: `/ledgers/${ecdsaSignaturePath(date)}`, label: 'ECDSA P-256 signature' },
         { url: `/ledgers/${mldsaSignaturePath(date)}`, label: 'ML-DSA-65 signature' },
         { url: `/ledgers/${signaturesMetaPath(date)}`, label: 'Signature metadata' },
-        ...(anchoredFile ? [{ url: `/ledgers/${ledgerOtsPath(date)}`, label: 'OpenTimestamps proof of the ledger' }] : []),
+        ...(anchoredFile
+          ? [{ url: `/ledgers/${ledgerOtsPath(date)}`, label: 'OpenTimestamps proof of the ledger' }]
+          : []),
         ...stamps.map((t) => ({ url: `/ledgers/${t.file}`, label: `RFC 3161 time-stamp token (${t.tsaName})` })),
         { url: '/keys/public.pem', label: 'ECDSA P-256 public key' },
         { url: '/keys/dilithium_public.key', label: 'ML-DSA-65 public key' },
@@ -220,16 +293,27 @@ ${receiptHtml}
         ? undefined
         : `The OpenTimestamps proofs of this ledger do not exist yet: the ledger is submitted to the calendars at 00:02 UTC after ${date}. Come back after that for the .ots files, and 12 to 24 hours later for the Bitcoin block.`;
       if (format === 'pdf') {
-        const bitcoinText = block && block.block_height !== null
-          ? `Anchored in Bitcoin block ${block.block_height} (${block.confirmations} confirmation${block.confirmations === 1 ? '' : 's'}, ${confirmationText(block.confirmations)})`
-          : otsState === 'verified'
-            ? 'Anchored in Bitcoin'
-            : anchoringText(anchoring);
+        const bitcoinText =
+          block && block.block_height !== null
+            ? `Anchored in Bitcoin block ${block.block_height} (${block.confirmations} confirmation${block.confirmations === 1 ? '' : 's'}, ${confirmationText(block.confirmations)})`
+            : otsState === 'verified'
+              ? 'Anchored in Bitcoin'
+              : anchoringText(anchoring);
         return sendPdf(reply, {
-          state: 'published', hash, fileName: owned?.fileName ?? null, submittedAt: found.submittedAt, ledgerDate: date, verifyUrl, origin: base,
-          leaf: `${found.leafIndex} of a log of ${found.day.treeSize}`, ledgerSha256: found.day.sha256,
-          ecdsa: verification?.ecdsa, mldsa: verification?.quantumShield, dual: verification?.dualSignature,
-          bitcoin: { ok: otsState === 'verified', text: bitcoinText }, checkpoint,
+          state: 'published',
+          hash,
+          fileName: owned?.fileName ?? null,
+          submittedAt: found.submittedAt,
+          ledgerDate: date,
+          verifyUrl,
+          origin: base,
+          leaf: `${found.leafIndex} of a log of ${found.day.treeSize}`,
+          ledgerSha256: found.day.sha256,
+          ecdsa: verification?.ecdsa,
+          mldsa: verification?.quantumShield,
+          dual: verification?.dualSignature,
+          bitcoin: { ok: otsState === 'verified', text: bitcoinText },
+          checkpoint,
           files: files.map((f) => ({ ...f, url: `${base}${f.url}` })),
           anchored: anchoredFile,
           rfc3161: stamps,
@@ -237,7 +321,8 @@ ${receiptHtml}
           next: anchorNote,
         });
       }
-      const link = (href: string, label: string) => `<li><a href="${escapeHtml(href)}" download>${escapeHtml(label)}</a></li>`;
+      const link = (href: string, label: string) =>
+        `<li><a href="${escapeHtml(href)}" download>${escapeHtml(label)}</a></li>`;
       const body = `<main>
 <h1>Timestamp Certificate</h1>
 <p class="sub">Timeseal — public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring</p>

@@ -49,7 +49,11 @@ const EMAIL_MAX = 254;
 
 /** A practical address check: local@domain.tld, no spaces, brackets, quotes or control characters. */
 export function isEmail(text: string): boolean {
-  return text.length <= EMAIL_MAX && /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"_]+\.[A-Za-z]{2,63}$/.test(text) && !text.includes('..');
+  return (
+    text.length <= EMAIL_MAX &&
+    /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"_]+\.[A-Za-z]{2,63}$/.test(text) &&
+    !text.includes('..')
+  );
 }
 
 const textField = (maxLength: number, pattern: string) => ({ type: 'string', maxLength, pattern }) as const;
@@ -64,14 +68,22 @@ export const formRoutes: TypedRoutes<Services> = async (app, s) => {
         querystring: noQuery,
         body: {
           type: 'object',
-          properties: { name: textField(1024, SINGLE_LINE), email: textField(1024, SINGLE_LINE), message: textField(MESSAGE_MAX, MULTI_LINE) },
+          properties: {
+            name: textField(1024, SINGLE_LINE),
+            email: textField(1024, SINGLE_LINE),
+            message: textField(MESSAGE_MAX, MULTI_LINE),
+          },
           required: ['name', 'email', 'message'],
           additionalProperties: false,
         },
         response: {
           '2xx': {
             type: 'object',
-            properties: { success: { type: 'boolean' }, alreadyExists: { type: 'boolean' }, message: { type: 'string' } },
+            properties: {
+              success: { type: 'boolean' },
+              alreadyExists: { type: 'boolean' },
+              message: { type: 'string' },
+            },
             required: ['success', 'alreadyExists', 'message'],
           },
           ...plainErrors,
@@ -93,7 +105,8 @@ export const formRoutes: TypedRoutes<Services> = async (app, s) => {
         return reply.code(429).header('Retry-After', '3600').send({ error: TEXTS.waitlistTooMany });
       }
       const inserted = await s.store.forms.joinWaitlist({ name, email: email.toLowerCase(), message, createdAt: at });
-      if (!inserted) return reply.code(200).send({ success: true, alreadyExists: true, message: TEXTS.waitlistAlready });
+      if (!inserted)
+        return reply.code(200).send({ success: true, alreadyExists: true, message: TEXTS.waitlistAlready });
       return reply.code(201).send({ success: true, alreadyExists: false, message: TEXTS.waitlistJoined });
     },
   );
@@ -134,7 +147,8 @@ export const formRoutes: TypedRoutes<Services> = async (app, s) => {
       if (!Object.hasOwn(CONTACT_SUBJECTS, subject)) throw new ClientError(400, TEXTS.contactSubject);
       if (message.length < 10) throw new ClientError(400, TEXTS.contactMessage);
       const at = s.clock();
-      if (!(await contactLimit.attempt([`ip:${clientKey(request.ip)}`], at))) throw new ClientError(429, TEXTS.contactTooMany);
+      if (!(await contactLimit.attempt([`ip:${clientKey(request.ip)}`], at)))
+        throw new ClientError(429, TEXTS.contactTooMany);
       const now = at.toISOString();
       const id = await s.store.forms.addContact({ name, email, subject, message, createdAt: at });
       let delivery: string;
@@ -147,7 +161,10 @@ export const formRoutes: TypedRoutes<Services> = async (app, s) => {
         });
         delivery = receipt.via === 'smtp' ? `smtp:${receipt.messageId}` : `outbox:${receipt.path}`;
       } catch (err) {
-        request.log.error({ err: (err as Error).message, contactMessage: Number(id) }, 'contact e-mail not sent; the message is stored');
+        request.log.error(
+          { err: (err as Error).message, contactMessage: Number(id) },
+          'contact e-mail not sent; the message is stored',
+        );
         delivery = 'failed';
       }
       await s.store.forms.setContactDelivery(id, delivery);

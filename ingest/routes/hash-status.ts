@@ -22,13 +22,22 @@ export const hashStatusRoutes: TypedRoutes<Services> = async (app, s) => {
             type: 'object',
             properties: {
               hash: { type: 'string' },
-              state: { type: 'string', enum: ['published', 'queued', 'unknown'], description: 'published when any ledger holds it; else queued when it waits for one; else unknown' },
+              state: {
+                type: 'string',
+                enum: ['published', 'queued', 'unknown'],
+                description: 'published when any ledger holds it; else queued when it waits for one; else unknown',
+              },
               message: { type: 'string' },
               published: {
                 type: 'array',
                 items: {
                   type: 'object',
-                  properties: { date: { type: 'string' }, leafIndex: { type: 'integer' }, submittedAt: { type: 'string' }, proofUrl: { type: 'string' } },
+                  properties: {
+                    date: { type: 'string' },
+                    leafIndex: { type: 'integer' },
+                    submittedAt: { type: 'string' },
+                    proofUrl: { type: 'string' },
+                  },
                   required: ['date', 'leafIndex', 'submittedAt', 'proofUrl'],
                 },
               },
@@ -36,7 +45,11 @@ export const hashStatusRoutes: TypedRoutes<Services> = async (app, s) => {
                 type: 'array',
                 items: {
                   type: 'object',
-                  properties: { ledgerDate: { type: 'string' }, submittedAt: { type: 'string', description: 'the earliest submission that day' }, publishedAt: { type: 'string', description: 'when that ledger is published' } },
+                  properties: {
+                    ledgerDate: { type: 'string' },
+                    submittedAt: { type: 'string', description: 'the earliest submission that day' },
+                    publishedAt: { type: 'string', description: 'when that ledger is published' },
+                  },
                   required: ['ledgerDate', 'submittedAt', 'publishedAt'],
                 },
               },
@@ -49,11 +62,21 @@ export const hashStatusRoutes: TypedRoutes<Services> = async (app, s) => {
     },
     async (request, reply) => {
       const hash = request.params.hash.toLowerCase();
-      const published = s.archive.find(hash).map((o) => ({ date: o.date, leafIndex: o.leafIndex, submittedAt: o.submittedAt, proofUrl: `/api/proof/${hash}` }));
+      const published = s.archive.find(hash).map((o) => ({
+        date: o.date,
+        leafIndex: o.leafIndex,
+        submittedAt: o.submittedAt,
+        proofUrl: `/api/proof/${hash}`,
+      }));
       const last = s.archive.days().at(-1)?.date ?? '';
-      const queued = (await s.store.submissions.queued(hash, last)).map((q) => ({ ledgerDate: q.date, submittedAt: q.submittedAt.toISOString(), publishedAt: publicationTime(q.date) }));
+      const queued = (await s.store.submissions.queued(hash, last)).map((q) => ({
+        ledgerDate: q.date,
+        submittedAt: q.submittedAt.toISOString(),
+        publishedAt: publicationTime(q.date),
+      }));
       const next = queued[0];
-      const state: 'published' | 'queued' | 'unknown' = published.length > 0 ? 'published' : next !== undefined ? 'queued' : 'unknown';
+      const state: 'published' | 'queued' | 'unknown' =
+        published.length > 0 ? 'published' : next !== undefined ? 'queued' : 'unknown';
       const message =
         state === 'published'
           ? `Published in the ledger of ${published.map((p) => p.date).join(', ')}.${next ? ` Also queued for the ledger of ${next.ledgerDate}, published at ${next.publishedAt}.` : ''}`

@@ -35,7 +35,11 @@ export const proofRoutes: TypedRoutes<Services> = async (app, s) => {
         params: hashParams,
         querystring: noQuery,
         response: {
-          200: { description: 'the per-hash OpenTimestamps proof (binary .ots, docs/FORMAT.md)', type: 'string', format: 'binary' },
+          200: {
+            description: 'the per-hash OpenTimestamps proof (binary .ots, docs/FORMAT.md)',
+            type: 'string',
+            format: 'binary',
+          },
           404: errorSchema,
           ...plainErrors,
         },
@@ -88,7 +92,11 @@ export const proofRoutes: TypedRoutes<Services> = async (app, s) => {
         params: hashParams,
         querystring: noQuery,
         response: {
-          200: { type: 'object', description: 'timeseal-proof/3 bundle (docs/FORMAT.md §8)', additionalProperties: true },
+          200: {
+            type: 'object',
+            description: 'timeseal-proof/3 bundle (docs/FORMAT.md §8)',
+            additionalProperties: true,
+          },
           ...plainErrors,
         },
       },

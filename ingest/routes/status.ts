@@ -87,13 +87,20 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
         hide: false,
         summary: 'The published days, a page at a time',
         tags: ['status'],
-        description:
-          `The published days, newest first: at most \`limit\` (default ${LEDGERS_PAGE}, at most ${LEDGERS_PAGE_MAX}) of them, the newest before \`before\` (a date; default: all). \`next\` is the \`before\` of the following (older) page, null at the oldest day; \`total\` the number of published days. One page costs the same whatever the archive's age.`,
+        description: `The published days, newest first: at most \`limit\` (default ${LEDGERS_PAGE}, at most ${LEDGERS_PAGE_MAX}) of them, the newest before \`before\` (a date; default: all). \`next\` is the \`before\` of the following (older) page, null at the oldest day; \`total\` the number of published days. One page costs the same whatever the archive's age.`,
         querystring: {
           type: 'object',
           properties: {
-            before: { type: 'string', pattern: DATE_PATTERN, description: 'only days strictly before this date (YYYY-MM-DD)' },
-            limit: { type: 'string', pattern: '^[1-9][0-9]{0,2}$', description: `at most this many days (1 to ${LEDGERS_PAGE_MAX})` },
+            before: {
+              type: 'string',
+              pattern: DATE_PATTERN,
+              description: 'only days strictly before this date (YYYY-MM-DD)',
+            },
+            limit: {
+              type: 'string',
+              pattern: '^[1-9][0-9]{0,2}$',
+              description: `at most this many days (1 to ${LEDGERS_PAGE_MAX})`,
+            },
           },
           additionalProperties: false,
         },
@@ -115,7 +122,11 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
                     // RFC 3161 tokens of the ledger file (pipeline/tsa.ts), checked: where, when, by whom.
                     rfc3161: {
                       type: 'array',
-                      items: { type: 'object', properties: { url: { type: 'string' }, genTime: { type: 'string' }, tsa: { type: 'string' } }, required: ['url', 'genTime', 'tsa'] },
+                      items: {
+                        type: 'object',
+                        properties: { url: { type: 'string' }, genTime: { type: 'string' }, tsa: { type: 'string' } },
+                        required: ['url', 'genTime', 'tsa'],
+                      },
                     },
                   },
                   required: ['date', 'jsonUrl', 'otsUrl', 'otsStatus', 'signatureVerified', 'entryCount', 'rfc3161'],
@@ -123,7 +134,10 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
               },
               otsStatus: { anyOf: [otsStatusSchema, { type: 'null' }] },
               // Beyond the spec's shape: paging.
-              next: { type: ['string', 'null'], description: 'the `before` of the next, older page; null when this page reaches the oldest day' },
+              next: {
+                type: ['string', 'null'],
+                description: 'the `before` of the next, older page; null when this page reaches the oldest day',
+              },
               total: { type: 'integer', description: 'published days in all' },
             },
             required: ['ledgers', 'otsStatus', 'next', 'total'],
@@ -134,7 +148,8 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
     },
     async (request, reply) => {
       const { before } = request.query;
-      if (before !== undefined && !isDate(before)) throw new ClientError(400, `before: ${before} is not a calendar date`);
+      if (before !== undefined && !isDate(before))
+        throw new ClientError(400, `before: ${before} is not a calendar date`);
       const limit = request.query.limit === undefined ? LEDGERS_PAGE : Number(request.query.limit);
       if (limit > LEDGERS_PAGE_MAX) throw new ClientError(400, `limit: at most ${LEDGERS_PAGE_MAX} days a page`);
       const all = s.archive.days();
@@ -183,7 +198,15 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
               year: { type: 'string' },
               days: {
                 type: 'array',
-                items: { type: 'object', properties: { date: { type: 'string' }, entryCount: { type: 'integer' }, anchored: { type: 'boolean' } }, required: ['date', 'entryCount', 'anchored'] },
+                items: {
+                  type: 'object',
+                  properties: {
+                    date: { type: 'string' },
+                    entryCount: { type: 'integer' },
+                    anchored: { type: 'boolean' },
+                  },
+                  required: ['date', 'entryCount', 'anchored'],
+                },
               },
               first: { type: ['string', 'null'], description: 'the first published day of the archive' },
               last: { type: ['string', 'null'], description: 'the last published day of the archive' },
@@ -243,7 +266,8 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
       const info = s.archive.blockInfo();
       const from = month === undefined ? Math.max(0, all.length - LEDGERS_PAGE) : firstOnOrAfter(all, `${month}-01`);
       const dates: string[] = [];
-      for (let i = from; i < all.length && (month === undefined || all[i]!.date.startsWith(`${month}-`)); i++) dates.push(all[i]!.date);
+      for (let i = from; i < all.length && (month === undefined || all[i]!.date.startsWith(`${month}-`)); i++)
+        dates.push(all[i]!.date);
       const ledgers: Record<string, BlockInfo> = {};
       for (const d of dates) if (info[d] !== undefined) ledgers[d] = info[d];
       reply.header('Cache-Control', 'no-cache');
@@ -283,7 +307,13 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
       const result = s.archive.verifyDay(date);
       if (result === null) return reply.code(404).send({ error: `No published ledger for ${date}` });
       reply.header('Cache-Control', 'no-cache');
-      return { date, quantum_shield: result.quantumShield, dual_signature: result.dualSignature, ecdsa_p256: result.ecdsa, ml_dsa_65: result.mldsa };
+      return {
+        date,
+        quantum_shield: result.quantumShield,
+        dual_signature: result.dualSignature,
+        ecdsa_p256: result.ecdsa,
+        ml_dsa_65: result.mldsa,
+      };
     },
   );
 };

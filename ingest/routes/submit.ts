@@ -9,7 +9,13 @@
 // only after the commit. A receipt signed for a request the limit refuses or the store fails is dropped unsent.
 import { toBase64 } from '../../core/encoding.ts';
 import { utcDate } from '../../core/ledger.ts';
-import { CROSS_ORIGIN_ERROR, readCookie, sameOriginAllowed, SESSION_COOKIE, sessionUser } from '../accounts/sessions.ts';
+import {
+  CROSS_ORIGIN_ERROR,
+  readCookie,
+  sameOriginAllowed,
+  SESSION_COOKIE,
+  sessionUser,
+} from '../accounts/sessions.ts';
 import { ClientError, errorBody, storageRefusal } from '../errors.ts';
 import { limitRefusal, submitErrorSchema } from '../limit-answer.ts';
 import { submitWithinLimits } from '../limits.ts';
@@ -47,7 +53,11 @@ export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
               message: { type: 'string' },
               remainingToday: { type: 'integer' },
               remainingThisMonth: { type: 'integer' },
-              receipt: { type: 'string', description: "base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt (docs/FORMAT.md §3b), also kept by the server (the proof bundle's receipts, the certificate); absent when the server has no time-stamp key" },
+              receipt: {
+                type: 'string',
+                description:
+                  "base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt (docs/FORMAT.md §3b), also kept by the server (the proof bundle's receipts, the certificate); absent when the server has no time-stamp key",
+              },
             },
             required: ['ok', 'hash', 'submittedAt', 'ledgerDate', 'message'],
           },
@@ -64,7 +74,8 @@ export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
       if (paused !== null) return reply.code(503).send(errorBody('ok', paused));
       const hash = request.body.hash.toLowerCase();
       // Anonymous submissions stay open to any client; one that carries the session cookie must be same-origin.
-      if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin)) throw new ClientError(403, CROSS_ORIGIN_ERROR);
+      if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin))
+        throw new ClientError(403, CROSS_ORIGIN_ERROR);
       const user = await sessionUser(s.store, request, now);
       const fileName = request.body.fileName ?? null;
       // Signed before the transaction (genTime = now = the row's submittedAt) so that the store keeps it with
@@ -90,7 +101,13 @@ export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
         return reply.code(503).header('Retry-After', refusal.retryAfter).send(errorBody('ok', refusal.message));
       }
       if (!decision.allowed) {
-        const refusal = limitRefusal(decision.tier, decision.error, now, s.ingest.paymentsAvailable, s.ingest.freePerDay);
+        const refusal = limitRefusal(
+          decision.tier,
+          decision.error,
+          now,
+          s.ingest.paymentsAvailable,
+          s.ingest.freePerDay,
+        );
         return reply.code(decision.status).header('Retry-After', String(refusal.retryAfter)).send(refusal.body);
       }
       s.gate.stored();
@@ -100,7 +117,9 @@ export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
         submittedAt: now.toISOString(),
         ledgerDate: utcDate(now),
         message: SUBMIT_MESSAGE,
-        ...(decision.tier === 'standard' ? { remainingThisMonth: decision.remaining } : { remainingToday: decision.remaining }),
+        ...(decision.tier === 'standard'
+          ? { remainingThisMonth: decision.remaining }
+          : { remainingToday: decision.remaining }),
         ...(receipt === null ? {} : { receipt: toBase64(receipt) }),
       });
     },

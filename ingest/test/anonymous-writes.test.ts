@@ -8,7 +8,17 @@ import { UsageError } from '../../runtime/config.ts';
 import { parseRate } from '../config.ts';
 import { betaRateCap } from '../limits.ts';
 import { WAITLIST_PER_HOUR } from '../routes/forms.ts';
-import { BIN, childEnv, makeFixture, NOW, projectEnv, randomHash, removeTempDirs, tempDir, type Fixture } from './fixture.ts';
+import {
+  BIN,
+  childEnv,
+  makeFixture,
+  NOW,
+  projectEnv,
+  randomHash,
+  removeTempDirs,
+  tempDir,
+  type Fixture,
+} from './fixture.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 
 const open: Fixture[] = [];
@@ -24,9 +34,16 @@ async function fixture(env: Record<string, string> = {}, clock?: () => Date): Pr
 }
 
 const beta = (f: Fixture, remoteAddress: string, headers: Record<string, string> = {}) =>
-  f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash: randomHash() }, remoteAddress, headers });
+  f.app.inject({
+    method: 'POST',
+    url: '/api/v1/beta/timestamp',
+    payload: { hash: randomHash() },
+    remoteAddress,
+    headers,
+  });
 
-const betaRows = (f: Fixture): number => (f.db.prepare("SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta'").get() as { n: number }).n;
+const betaRows = (f: Fixture): number =>
+  (f.db.prepare("SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta'").get() as { n: number }).n;
 
 describe('BETA_API_RATE', () => {
   it('parses COUNT/UNIT, is off when unset or empty, and refuses anything else with the usage', () => {
@@ -36,19 +53,37 @@ describe('BETA_API_RATE', () => {
     expect(parseRate('BETA_API_RATE', '10 / minute')).toEqual({ count: 10, unit: 'minute', windowMs: 60_000 });
     expect(parseRate('BETA_API_RATE', '5/second')).toEqual({ count: 5, unit: 'second', windowMs: 1000 });
     expect(parseRate('BETA_API_RATE', '100000/day')).toEqual({ count: 100000, unit: 'day', windowMs: 86_400_000 });
-    for (const bad of ['600', '600/h', '0/minute', '-1/minute', '1.5/hour', 'ten/minute', '600 per hour', '10/minutes']) {
+    for (const bad of [
+      '600',
+      '600/h',
+      '0/minute',
+      '-1/minute',
+      '1.5/hour',
+      'ten/minute',
+      '600 per hour',
+      '10/minutes',
+    ]) {
       expect(() => parseRate('BETA_API_RATE', bad), bad).toThrow(UsageError);
-      expect(() => parseRate('BETA_API_RATE', bad), bad).toThrow(/^BETA_API_RATE must be a count per second, minute, hour or day, like BETA_API_RATE=600\/hour or BETA_API_RATE=10\/minute \(leave it unset for no limit\)/);
+      expect(() => parseRate('BETA_API_RATE', bad), bad).toThrow(
+        /^BETA_API_RATE must be a count per second, minute, hour or day, like BETA_API_RATE=600\/hour or BETA_API_RATE=10\/minute \(leave it unset for no limit\)/,
+      );
     }
   });
 
   it('a bad value keeps `timeseal serve` from starting: exit 2 and the usage on one line', () => {
     const dir = tempDir('beta-rate-bad');
     const env = projectEnv(dir, { BETA_API_RATE: '600 an hour' });
-    const r = spawnSync(BIN, ['serve'], { cwd: dir, env: childEnv({ PORT: '0', ...env }), encoding: 'utf8', timeout: 30_000 });
+    const r = spawnSync(BIN, ['serve'], {
+      cwd: dir,
+      env: childEnv({ PORT: '0', ...env }),
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(r.stdout).not.toMatch(/listening/);
     expect(r.status).toBe(2);
-    expect(r.stderr).toBe('timeseal: BETA_API_RATE must be a count per second, minute, hour or day, like BETA_API_RATE=600/hour or BETA_API_RATE=10/minute (leave it unset for no limit), not "600 an hour"\n');
+    expect(r.stderr).toBe(
+      'timeseal: BETA_API_RATE must be a count per second, minute, hour or day, like BETA_API_RATE=600/hour or BETA_API_RATE=10/minute (leave it unset for no limit), not "600 an hour"\n',
+    );
   });
 
   it('unset: many submissions from one address are all accepted, and nothing is counted', async () => {
@@ -68,8 +103,10 @@ describe('BETA_API_RATE', () => {
     expect(refused.headers['content-type']).toMatch(/^application\/json/);
     expect(refused.json()).toEqual({
       success: false,
-      error: 'Rate limit reached: this server accepts at most 3 beta API submissions per minute from one address. Try again in 60 seconds.',
-      message: 'Rate limit reached: this server accepts at most 3 beta API submissions per minute from one address. Try again in 60 seconds.',
+      error:
+        'Rate limit reached: this server accepts at most 3 beta API submissions per minute from one address. Try again in 60 seconds.',
+      message:
+        'Rate limit reached: this server accepts at most 3 beta API submissions per minute from one address. Try again in 60 seconds.',
       example: { hash: 'b94d27b9934d3e08a52e52d7da7dabfac484efe37a5380ee9088f7ace2efcde9' },
     });
     // The same address as IPv4-mapped IPv6 is the same client.
@@ -145,13 +182,20 @@ describe('POST /api/professional-waitlist.php', () => {
     const refused = await join(f, '203.0.113.7', 1000);
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('3600');
-    expect(refused.json()).toEqual({ error: 'Too many waitlist requests from this address. Please try again in an hour.', message: 'Too many waitlist requests from this address. Please try again in an hour.' });
+    expect(refused.json()).toEqual({
+      error: 'Too many waitlist requests from this address. Please try again in an hour.',
+      message: 'Too many waitlist requests from this address. Please try again in an hour.',
+    });
     // An already-listed address counts too: the same e-mail sent again is no way around the bound.
     expect((await join(f, '203.0.113.7', 0)).statusCode).toBe(429);
     // Another address.
     const other = await join(f, '198.51.100.1', 2000);
     expect(other.statusCode).toBe(201);
-    expect(other.json()).toEqual({ success: true, alreadyExists: false, message: "We'll notify you when Professional tier launches." });
+    expect(other.json()).toEqual({
+      success: true,
+      alreadyExists: false,
+      message: "We'll notify you when Professional tier launches.",
+    });
     expect(rows(f)).toBe(WAITLIST_PER_HOUR + 1);
     // An hour later the first address may join again.
     now = new Date(Date.parse(NOW) + 3_600_000);
@@ -163,7 +207,10 @@ describe('POST /api/professional-waitlist.php', () => {
     const post = (payload: object) => f.app.inject({ method: 'POST', url: '/api/professional-waitlist.php', payload });
     const long = await post({ name: 'n'.repeat(256), email: 'a@example.com', message: 'hi' });
     expect(long.statusCode).toBe(400);
-    expect(long.json()).toEqual({ error: 'Name must be at most 255 characters', message: 'Name must be at most 255 characters' });
+    expect(long.json()).toEqual({
+      error: 'Name must be at most 255 characters',
+      message: 'Name must be at most 255 characters',
+    });
     expect((await post({ name: 'n', email: 'a@example.com', message: 'm'.repeat(5001) })).statusCode).toBe(400);
     expect(rows(f)).toBe(0);
   });

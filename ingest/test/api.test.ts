@@ -28,7 +28,13 @@ afterAll(async () => {
 });
 
 const post = (url: string, payload: unknown, options: { ip?: string; headers?: Record<string, string> } = {}) =>
-  f.app.inject({ method: 'POST', url, payload: payload as object, remoteAddress: options.ip ?? '198.51.100.7', headers: options.headers ?? {} });
+  f.app.inject({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    remoteAddress: options.ip ?? '198.51.100.7',
+    headers: options.headers ?? {},
+  });
 
 const submissionsOf = (hash: string): Array<{ source: string; file_name: string | null; ledger_date: string }> =>
   f.db.prepare('SELECT source, file_name, ledger_date FROM submissions WHERE hash = ?').all(hash) as never;
@@ -39,26 +45,44 @@ describe('POST /api/submit (free tier)', () => {
     const res = await post('/api/submit', { hash: hash.toUpperCase(), fileName: 'report.pdf' }, { ip: '198.51.100.1' });
     expect(res.statusCode).toBe(201);
     // With the hash's receipt (an RFC 3161 token, base64 DER; checked in receipts.test.ts).
-    expect(res.json()).toEqual({ ok: true, hash, submittedAt: NOW, ledgerDate: TODAY, message: 'Your timestamp has been submitted', remainingToday: 1, receipt: expect.stringMatching(/^MII[A-Za-z0-9+/]+=*$/) });
+    expect(res.json()).toEqual({
+      ok: true,
+      hash,
+      submittedAt: NOW,
+      ledgerDate: TODAY,
+      message: 'Your timestamp has been submitted',
+      remainingToday: 1,
+      receipt: expect.stringMatching(/^MII[A-Za-z0-9+/]+=*$/),
+    });
     expect(submissionsOf(hash)).toEqual([{ source: 'web', file_name: 'report.pdf', ledger_date: TODAY }]);
   });
 
   it('allows 2 a day per IP; the third gets 429 with the limit text and is not stored', async () => {
     const ip = '198.51.100.2';
-    for (let i = 0; i < 2; i++) expect((await post('/api/submit', { hash: randomHash() }, { ip })).statusCode).toBe(201);
+    for (let i = 0; i < 2; i++)
+      expect((await post('/api/submit', { hash: randomHash() }, { ip })).statusCode).toBe(201);
     const hash = randomHash();
     const res = await post('/api/submit', { hash }, { ip });
     expect(res.statusCode).toBe(429);
     // No payments configured here: the text does not offer the upgrade (limit-answer.ts).
-    expect(res.json()).toEqual({ ok: false, error: DAILY_LIMIT_ERROR_NO_PAYMENTS, message: DAILY_LIMIT_ERROR_NO_PAYMENTS, limit: { period: 'day', max: 2, resetsAt: '2025-11-04T00:00:00.000Z' } });
-    expect(DAILY_LIMIT_ERROR).toBe('Daily limit reached: the free tier allows 2 timestamps per day. Try again tomorrow or upgrade to Standard.');
+    expect(res.json()).toEqual({
+      ok: false,
+      error: DAILY_LIMIT_ERROR_NO_PAYMENTS,
+      message: DAILY_LIMIT_ERROR_NO_PAYMENTS,
+      limit: { period: 'day', max: 2, resetsAt: '2025-11-04T00:00:00.000Z' },
+    });
+    expect(DAILY_LIMIT_ERROR).toBe(
+      'Daily limit reached: the free tier allows 2 timestamps per day. Try again tomorrow or upgrade to Standard.',
+    );
     expect(submissionsOf(hash)).toEqual([]);
     expect((await post('/api/submit', { hash: randomHash() }, { ip: '198.51.100.3' })).statusCode).toBe(201);
   });
 
   it('20 concurrent submissions from one IP: exactly 2 accepted', async () => {
     const before = f.rowCounts().submissions!;
-    const answers = await Promise.all(Array.from({ length: 20 }, () => post('/api/submit', { hash: randomHash() }, { ip: '198.51.100.20' })));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => post('/api/submit', { hash: randomHash() }, { ip: '198.51.100.20' })),
+    );
     expect(answers.filter((r) => r.statusCode === 201)).toHaveLength(2);
     expect(answers.filter((r) => r.statusCode === 429)).toHaveLength(18);
     expect(f.rowCounts().submissions! - before).toBe(2);
@@ -68,7 +92,10 @@ describe('POST /api/submit (free tier)', () => {
     const ip = '198.51.100.30';
     const codes = [];
     for (let i = 0; i < 5; i++) {
-      codes.push((await post('/api/submit', { hash: randomHash() }, { ip, headers: { 'x-forwarded-for': `203.0.113.${i}` } })).statusCode);
+      codes.push(
+        (await post('/api/submit', { hash: randomHash() }, { ip, headers: { 'x-forwarded-for': `203.0.113.${i}` } }))
+          .statusCode,
+      );
     }
     expect(codes).toEqual([201, 201, 429, 429, 429]);
   });
@@ -118,7 +145,12 @@ describe('POST /api/v1/beta/timestamp', () => {
       const res = await post('/api/v1/beta/timestamp', body);
       expect(res.statusCode).toBe(400);
       const json = res.json();
-      expect(json).toEqual({ success: false, error: INVALID_HASH, message: INVALID_HASH, example: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+      expect(json).toEqual({
+        success: false,
+        error: INVALID_HASH,
+        message: INVALID_HASH,
+        example: { hash: expect.stringMatching(/^[0-9a-f]{64}$/) },
+      });
     }
     const extra = await post('/api/v1/beta/timestamp', { hash: randomHash(), fileName: 'a' });
     expect(extra.statusCode).toBe(400);
@@ -141,7 +173,9 @@ describe('POST /api/v1/beta/timestamp', () => {
   });
 
   it('has no rate limit', async () => {
-    const codes = await Promise.all(Array.from({ length: 10 }, () => post('/api/v1/beta/timestamp', { hash: randomHash() }, { ip: '198.51.100.50' })));
+    const codes = await Promise.all(
+      Array.from({ length: 10 }, () => post('/api/v1/beta/timestamp', { hash: randomHash() }, { ip: '198.51.100.50' })),
+    );
     expect(codes.map((r) => r.statusCode)).toEqual(Array(10).fill(201));
   });
 });
@@ -151,24 +185,52 @@ describe('status routes', () => {
     const res = await f.app.inject('/api/queue-stats.php');
     expect(res.statusCode).toBe(200);
     const body = res.json();
-    const waiting = (f.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(DAY) as { n: number }).n;
-    expect(body).toEqual({ status: 'operational', lastUpdate: NOW, latestAnchoredDay: '', queueSize: waiting, lastPublishedDay: DAY, submissionsOpen: true });
+    const waiting = (
+      f.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(DAY) as { n: number }
+    ).n;
+    expect(body).toEqual({
+      status: 'operational',
+      lastUpdate: NOW,
+      latestAnchoredDay: '',
+      queueSize: waiting,
+      lastPublishedDay: DAY,
+      submissionsOpen: true,
+    });
     expect(waiting).toBeGreaterThan(0);
-    fs.writeFileSync(path.join(f.config.archive, 'ots_status.json'), JSON.stringify({ latest_ots_ok: DAY, last_update: NOW, queue_size: 0 }));
+    fs.writeFileSync(
+      path.join(f.config.archive, 'ots_status.json'),
+      JSON.stringify({ latest_ots_ok: DAY, last_update: NOW, queue_size: 0 }),
+    );
     expect((await f.app.inject('/api/queue-stats.php')).json().latestAnchoredDay).toBe(DAY);
   });
 
   it('ledgers.php lists published days with real signature verification and OTS state', async () => {
-    fs.writeFileSync(path.join(f.config.archive, 'ots_status.json'), JSON.stringify({ latest_ots_ok: '', last_update: NOW, queue_size: 1 }));
+    fs.writeFileSync(
+      path.join(f.config.archive, 'ots_status.json'),
+      JSON.stringify({ latest_ots_ok: '', last_update: NOW, queue_size: 1 }),
+    );
     let body = (await f.app.inject('/api/ledgers.php')).json();
     expect(body.ledgers).toEqual([
-      { date: DAY, jsonUrl: `/ledgers/${DAY}.json`, otsUrl: `/ledgers/${DAY}.json.ots`, otsStatus: 'pending', signatureVerified: true, entryCount: 3, rfc3161: [] },
+      {
+        date: DAY,
+        jsonUrl: `/ledgers/${DAY}.json`,
+        otsUrl: `/ledgers/${DAY}.json.ots`,
+        otsStatus: 'pending',
+        signatureVerified: true,
+        entryCount: 3,
+        rfc3161: [],
+      },
     ]);
     expect(body.otsStatus).toEqual({ latest_ots_ok: '', last_update: NOW, queue_size: 1 });
-    fs.writeFileSync(path.join(f.config.archive, 'block_info.json'), JSON.stringify({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } }, pending: {} }));
+    fs.writeFileSync(
+      path.join(f.config.archive, 'block_info.json'),
+      JSON.stringify({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } }, pending: {} }),
+    );
     body = (await f.app.inject('/api/ledgers.php')).json();
     expect(body.ledgers[0].otsStatus).toBe('verified');
-    expect((await f.app.inject('/api/ots-block-info.php')).json()).toEqual({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } } });
+    expect((await f.app.inject('/api/ots-block-info.php')).json()).toEqual({
+      ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } },
+    });
     fs.rmSync(path.join(f.config.archive, 'block_info.json'));
     expect((await f.app.inject('/api/ots-block-info.php')).json()).toEqual({ ledgers: {} });
   });
@@ -176,10 +238,26 @@ describe('status routes', () => {
   it('verify-quantum reports real verification; bad and unknown dates are 4xx', async () => {
     const ok = await f.app.inject(`/api/verify-quantum.php?date=${DAY}`);
     expect(ok.statusCode).toBe(200);
-    expect(ok.json()).toEqual({ date: DAY, quantum_shield: true, dual_signature: true, ecdsa_p256: true, ml_dsa_65: true });
+    expect(ok.json()).toEqual({
+      date: DAY,
+      quantum_shield: true,
+      dual_signature: true,
+      ecdsa_p256: true,
+      ml_dsa_65: true,
+    });
     expect((await f.app.inject('/api/verify-quantum.php?date=2025-11-01')).statusCode).toBe(404);
-    expect((await f.app.inject('/api/verify-quantum.php?date=2025-11-01')).json()).toEqual({ error: 'No published ledger for 2025-11-01', message: 'No published ledger for 2025-11-01' });
-    for (const q of ['date=2025-02-30', 'date=20251102', 'date=2025-11-02T00:00', '', 'date=2025-11-02&x=1', 'date=2025-11-02&date=2025-11-03']) {
+    expect((await f.app.inject('/api/verify-quantum.php?date=2025-11-01')).json()).toEqual({
+      error: 'No published ledger for 2025-11-01',
+      message: 'No published ledger for 2025-11-01',
+    });
+    for (const q of [
+      'date=2025-02-30',
+      'date=20251102',
+      'date=2025-11-02T00:00',
+      '',
+      'date=2025-11-02&x=1',
+      'date=2025-11-02&date=2025-11-03',
+    ]) {
       const res = await f.app.inject(`/api/verify-quantum.php?${q}`);
       expect(res.statusCode, q).toBe(400);
       expect(typeof res.json().error).toBe('string');
@@ -202,7 +280,10 @@ describe('GET /api/proof/:hash', () => {
   it('404 for an unknown hash, 400 for a malformed one, and no .ots before anchoring', async () => {
     const unknown = randomHash();
     expect((await f.app.inject(`/api/proof/${unknown}`)).statusCode).toBe(404);
-    expect((await f.app.inject(`/api/proof/${unknown}`)).json()).toEqual({ error: `${unknown} is not in any published ledger`, message: `${unknown} is not in any published ledger` });
+    expect((await f.app.inject(`/api/proof/${unknown}`)).json()).toEqual({
+      error: `${unknown} is not in any published ledger`,
+      message: `${unknown} is not in any published ledger`,
+    });
     expect((await f.app.inject('/api/proof/abc')).statusCode).toBe(400);
     const ots = await f.app.inject(`/api/proof/${f.published[0]}.ots`);
     expect(ots.statusCode).toBe(404);
@@ -235,7 +316,10 @@ describe('GET /api/proof/:hash.tlog-proof', () => {
     const missing = await f.app.inject(`/api/proof/${unknown}.tlog-proof`);
     expect(missing.statusCode).toBe(404);
     expect(missing.headers['content-type']).toMatch(/^application\/json/);
-    expect(missing.json()).toEqual({ error: `${unknown} is not in any published ledger`, message: `${unknown} is not in any published ledger` });
+    expect(missing.json()).toEqual({
+      error: `${unknown} is not in any published ledger`,
+      message: `${unknown} is not in any published ledger`,
+    });
     for (const bad of ['abc', `${unknown}0`, `${unknown.slice(1)}g`]) {
       const res = await f.app.inject(`/api/proof/${bad}.tlog-proof`);
       expect(res.statusCode, bad).toBe(400);
@@ -250,7 +334,16 @@ describe('GET /api/certificate.php', () => {
     const res = await f.app.inject(`/api/certificate.php?hash=${hash}`);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    for (const text of [hash, DAY, `${DAY}T09:00:00.000Z`, 'Bitcoin', `/api/proof/${hash}`, `/ledgers/${DAY}.json.dilithium.sig`, `/ledgers/${DAY}.json.sig`, 'timeseal.test\n3\n']) {
+    for (const text of [
+      hash,
+      DAY,
+      `${DAY}T09:00:00.000Z`,
+      'Bitcoin',
+      `/api/proof/${hash}`,
+      `/ledgers/${DAY}.json.dilithium.sig`,
+      `/ledgers/${DAY}.json.sig`,
+      'timeseal.test\n3\n',
+    ]) {
       expect(res.body).toContain(text);
     }
     expect(res.body).toMatch(/ML-DSA-65 signature \(quantum shield\)<\/dt><dd><span class="ok">Verified/);
@@ -260,15 +353,57 @@ describe('GET /api/certificate.php', () => {
     const hash = f.published[0]!;
     const info = path.join(f.config.archive, 'block_info.json');
     const saved = fs.existsSync(info) ? fs.readFileSync(info) : undefined;
-    const bitcoin = async () => /<dt>Bitcoin<\/dt><dd>(.*?)<\/dd>/.exec((await f.app.inject(`/api/certificate.php?hash=${hash}`)).body)![1];
+    const bitcoin = async () =>
+      /<dt>Bitcoin<\/dt><dd>(.*?)<\/dd>/.exec((await f.app.inject(`/api/certificate.php?hash=${hash}`)).body)![1];
     try {
-      fs.writeFileSync(info, JSON.stringify({ ledgers: {}, pending: { [DAY]: { state: 'not-stamped', reason: 'not yet submitted to the OpenTimestamps calendars (anchoring runs at 00:02 UTC)', checked_at: NOW } } }));
-      expect(await bitcoin()).toBe('<span class="wait">Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours</span>');
-      fs.writeFileSync(info, JSON.stringify({ ledgers: {}, pending: { [DAY]: { state: 'not-stamped', reason: 'only 0 of 2 calendars answered (a.example: refused); next attempt at 2025-11-03T14:00:00.000Z', checked_at: NOW } } }));
-      expect(await bitcoin()).toBe('<span class="bad">Anchoring delayed: only 0 of 2 calendars answered (a.example: refused); next attempt at 2025-11-03T14:00:00.000Z</span>');
-      fs.writeFileSync(info, JSON.stringify({ ledgers: {}, pending: { [DAY]: { state: 'unverified', reason: 'the block header at height 5 does not match', checked_at: NOW } } }));
-      expect(await bitcoin()).toBe('<span class="bad">Anchoring delayed: the block header at height 5 does not match, retrying hourly</span>');
-      fs.writeFileSync(info, JSON.stringify({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } }, pending: {} }));
+      fs.writeFileSync(
+        info,
+        JSON.stringify({
+          ledgers: {},
+          pending: {
+            [DAY]: {
+              state: 'not-stamped',
+              reason: 'not yet submitted to the OpenTimestamps calendars (anchoring runs at 00:02 UTC)',
+              checked_at: NOW,
+            },
+          },
+        }),
+      );
+      expect(await bitcoin()).toBe(
+        '<span class="wait">Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours</span>',
+      );
+      fs.writeFileSync(
+        info,
+        JSON.stringify({
+          ledgers: {},
+          pending: {
+            [DAY]: {
+              state: 'not-stamped',
+              reason: 'only 0 of 2 calendars answered (a.example: refused); next attempt at 2025-11-03T14:00:00.000Z',
+              checked_at: NOW,
+            },
+          },
+        }),
+      );
+      expect(await bitcoin()).toBe(
+        '<span class="bad">Anchoring delayed: only 0 of 2 calendars answered (a.example: refused); next attempt at 2025-11-03T14:00:00.000Z</span>',
+      );
+      fs.writeFileSync(
+        info,
+        JSON.stringify({
+          ledgers: {},
+          pending: {
+            [DAY]: { state: 'unverified', reason: 'the block header at height 5 does not match', checked_at: NOW },
+          },
+        }),
+      );
+      expect(await bitcoin()).toBe(
+        '<span class="bad">Anchoring delayed: the block header at height 5 does not match, retrying hourly</span>',
+      );
+      fs.writeFileSync(
+        info,
+        JSON.stringify({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } }, pending: {} }),
+      );
       expect(await bitcoin()).toMatch(/^<span class="ok">Anchored in Bitcoin block 922004<\/span> \(7 confirmations/);
     } finally {
       if (saved) fs.writeFileSync(info, saved);
@@ -318,7 +453,12 @@ describe('errors, limits and headers', () => {
       f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload, headers: { 'content-type': type } });
     const cases: Array<[string | Buffer, string, number, string]> = [
       ['{"hash": ', 'application/json', 400, 'Request body is not valid JSON'],
-      [Buffer.from([0x7b, 0x22, 0x68, 0xff, 0xfe, 0x22, 0x7d]), 'application/json', 400, 'Request body is not valid UTF-8'],
+      [
+        Buffer.from([0x7b, 0x22, 0x68, 0xff, 0xfe, 0x22, 0x7d]),
+        'application/json',
+        400,
+        'Request body is not valid UTF-8',
+      ],
       [`{"hash":"${'a'.repeat(20_000)}"}`, 'application/json', 413, 'Request body is larger than 16384 bytes'],
       ['hash=abc', 'application/x-www-form-urlencoded', 415, 'Content-Type must be application/json'],
       ['', 'application/json', 400, 'Request body is empty; expected a JSON object'],
@@ -328,9 +468,17 @@ describe('errors, limits and headers', () => {
       expect(res.statusCode, error).toBe(status);
       expect(res.json()).toMatchObject({ success: false, error });
     }
-    const plain = await f.app.inject({ method: 'POST', url: '/api/contact', payload: '[', headers: { 'content-type': 'application/json' } });
+    const plain = await f.app.inject({
+      method: 'POST',
+      url: '/api/contact',
+      payload: '[',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(plain.statusCode).toBe(400);
-    expect(plain.json()).toEqual({ error: 'Request body is not valid JSON', message: 'Request body is not valid JSON' });
+    expect(plain.json()).toEqual({
+      error: 'Request body is not valid JSON',
+      message: 'Request body is not valid JSON',
+    });
   });
 
   it('unknown API paths are 404 JSON; a server fault is a 500 that reveals nothing', async () => {
@@ -354,7 +502,11 @@ describe('errors, limits and headers', () => {
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.headers['content-security-policy']).toBe(CSP);
     expect(page.headers['cross-origin-opener-policy']).toBe('same-origin');
-    for (const res of [page, await f.app.inject('/api/queue-stats.php'), await post('/api/v1/beta/timestamp', { hash: 'bad' })]) {
+    for (const res of [
+      page,
+      await f.app.inject('/api/queue-stats.php'),
+      await post('/api/v1/beta/timestamp', { hash: 'bad' }),
+    ]) {
       expect(res.headers['x-content-type-options']).toBe('nosniff');
       expect(res.headers['referrer-policy']).toBe('strict-origin-when-cross-origin');
       expect(res.headers['x-frame-options']).toBe('DENY');
@@ -373,7 +525,13 @@ describe('errors, limits and headers', () => {
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\./);
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/ledgers-calendar.php', '/api/ledgers.php', '/api/status/{hash}', '/api/v1/beta/timestamp', '/api/v1/beta/timestamps']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/ledgers-calendar.php',
+      '/api/ledgers.php',
+      '/api/status/{hash}',
+      '/api/v1/beta/timestamp',
+      '/api/v1/beta/timestamps',
+    ]);
     const op = doc.paths['/api/v1/beta/timestamp'].post;
     expect(Object.keys(op.responses).sort()).toEqual(['201', '4XX', '5XX'].sort());
     expect(op.requestBody.content['application/json'].schema.properties.hash.pattern).toBe('^[0-9a-fA-F]{64}$');

@@ -20,7 +20,11 @@ let small: Buffer;
 let asset: Buffer;
 
 function ledgerLike(entries: number): Buffer {
-  const rows = Array.from({ length: entries }, (_, i) => `["${crypto.randomBytes(32).toString('hex')}","2025-10-01T00:00:${String(i % 60).padStart(2, '0')}.000Z"]`);
+  const rows = Array.from(
+    { length: entries },
+    (_, i) =>
+      `["${crypto.randomBytes(32).toString('hex')}","2025-10-01T00:00:${String(i % 60).padStart(2, '0')}.000Z"]`,
+  );
   return Buffer.from(`{"date":"2025-10-01","entries":[${rows.join(',')}]}\n`);
 }
 
@@ -34,7 +38,14 @@ beforeAll(async () => {
   // empty days before the fixture's published day.
   const daysFile = path.join(f.config.archive, 'days.json');
   const days = JSON.parse(fs.readFileSync(daysFile, 'utf8')) as { days: unknown[] };
-  const planted = (date: string) => ({ date, first_index: 0, entry_count: 0, tree_size: 0, root: '0'.repeat(64), sha256: '0'.repeat(64) });
+  const planted = (date: string) => ({
+    date,
+    first_index: 0,
+    entry_count: 0,
+    tree_size: 0,
+    root: '0'.repeat(64),
+    sha256: '0'.repeat(64),
+  });
   days.days.unshift(planted('2025-10-01'), planted('2025-10-02'));
   fs.writeFileSync(daysFile, JSON.stringify(days));
   asset = Buffer.from(`console.log(${JSON.stringify('x'.repeat(200_000))});\n`);
@@ -59,7 +70,8 @@ function watchCompressors(): () => number {
 describe('immutable archive files are not compressed per request', () => {
   it('a large ledger asked for with Accept-Encoding gzip is compressed once, into a copy sent from then on; its bytes equal the file', async () => {
     const compressors = watchCompressors();
-    const get = () => f.app.inject({ url: `/ledgers/${LARGE}`, headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
+    const get = () =>
+      f.app.inject({ url: `/ledgers/${LARGE}`, headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
     // Until the copy is made the file goes out as stored.
     const first = await get();
     expect(first.statusCode).toBe(200);
@@ -87,7 +99,10 @@ describe('immutable archive files are not compressed per request', () => {
     expect(compressors()).toBe(1);
     // A client that does not take gzip gets the file as stored, and its ETag.
     for (const encoding of [undefined, 'identity', 'gzip;q=0, br', 'br']) {
-      const plain = await f.app.inject({ url: `/ledgers/${LARGE}`, headers: encoding === undefined ? {} : { 'accept-encoding': encoding } });
+      const plain = await f.app.inject({
+        url: `/ledgers/${LARGE}`,
+        headers: encoding === undefined ? {} : { 'accept-encoding': encoding },
+      });
       expect(plain.headers['content-encoding'], encoding).toBeUndefined();
       expect(plain.headers.etag).toBe(first.headers.etag);
       expect(plain.rawPayload.equals(large)).toBe(true);
@@ -158,7 +173,8 @@ describe('byte ranges', () => {
     const etag = String(full.headers.etag);
     expect(etag).toMatch(/^"[0-9a-f]+-[0-9a-f]+"$/);
     const lastModified = String(full.headers['last-modified']);
-    const ask = (ifRange: string) => f.app.inject({ url: `/ledgers/${LARGE}`, headers: { range: 'bytes=10-19', 'if-range': ifRange } });
+    const ask = (ifRange: string) =>
+      f.app.inject({ url: `/ledgers/${LARGE}`, headers: { range: 'bytes=10-19', 'if-range': ifRange } });
     expect((await ask(etag)).statusCode).toBe(206);
     expect((await ask(lastModified)).statusCode).toBe(206);
     const stale = await ask('"0-0"');
@@ -170,7 +186,10 @@ describe('byte ranges', () => {
 
   it('If-None-Match wins over Range; HEAD tells the length and that ranges are accepted', async () => {
     const etag = String((await f.app.inject({ method: 'HEAD', url: `/ledgers/${LARGE}` })).headers.etag);
-    const res = await f.app.inject({ url: `/ledgers/${LARGE}`, headers: { range: 'bytes=0-9', 'if-none-match': etag } });
+    const res = await f.app.inject({
+      url: `/ledgers/${LARGE}`,
+      headers: { range: 'bytes=0-9', 'if-none-match': etag },
+    });
     expect(res.statusCode).toBe(304);
     const head = await f.app.inject({ method: 'HEAD', url: `/ledgers/${LARGE}` });
     expect(head.statusCode).toBe(200);
@@ -182,18 +201,26 @@ describe('byte ranges', () => {
     const full = await f.app.inject('/_astro/big.abc.js');
     const etag = String(full.headers.etag);
     expect(etag.startsWith('W/')).toBe(true);
-    const res = await f.app.inject({ url: '/_astro/big.abc.js', headers: { range: 'bytes=5-14', 'accept-encoding': 'gzip' } });
+    const res = await f.app.inject({
+      url: '/_astro/big.abc.js',
+      headers: { range: 'bytes=5-14', 'accept-encoding': 'gzip' },
+    });
     expect(res.statusCode).toBe(206);
     expect(res.headers['content-encoding']).toBeUndefined();
     expect(res.rawPayload.equals(asset.subarray(5, 15))).toBe(true);
-    expect((await f.app.inject({ url: '/_astro/big.abc.js', headers: { range: 'bytes=5-14', 'if-range': etag } })).statusCode).toBe(200);
+    expect(
+      (await f.app.inject({ url: '/_astro/big.abc.js', headers: { range: 'bytes=5-14', 'if-range': etag } }))
+        .statusCode,
+    ).toBe(200);
   });
 });
 
 describe('over a real socket', () => {
   it('a range and a HEAD of the large ledger', async () => {
     const url = await f.app.listen({ host: '127.0.0.1', port: 0 });
-    const res = await fetch(`${url}/ledgers/${LARGE}`, { headers: { range: 'bytes=100-199', 'accept-encoding': 'gzip' } });
+    const res = await fetch(`${url}/ledgers/${LARGE}`, {
+      headers: { range: 'bytes=100-199', 'accept-encoding': 'gzip' },
+    });
     expect(res.status).toBe(206);
     expect(res.headers.get('content-range')).toBe(`bytes 100-199/${large.length}`);
     expect(Buffer.from(await res.arrayBuffer()).equals(large.subarray(100, 200))).toBe(true);

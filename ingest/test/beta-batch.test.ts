@@ -12,8 +12,25 @@ import { checkReceipt } from '../../core/receipt.ts';
 import { pemCertificates } from '../../core/rfc3161.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import { EXAMPLE_HASH, INVALID_HASH_ERROR } from '../errors.ts';
-import { BATCH_BODY_LIMIT, BATCH_EMPTY_ERROR, BATCH_MISSING_ERROR, BATCH_TOO_LARGE_ERROR, BATCH_TOO_MANY_ERROR, type BatchResult } from '../routes/beta-batch.ts';
-import { DAY, makeFixture, NOW, ORIGIN, randomHash, removeTempDirs, TODAY, type Fixture, type FixtureOptions } from './fixture.ts';
+import {
+  BATCH_BODY_LIMIT,
+  BATCH_EMPTY_ERROR,
+  BATCH_MISSING_ERROR,
+  BATCH_TOO_LARGE_ERROR,
+  BATCH_TOO_MANY_ERROR,
+  type BatchResult,
+} from '../routes/beta-batch.ts';
+import {
+  DAY,
+  makeFixture,
+  NOW,
+  ORIGIN,
+  randomHash,
+  removeTempDirs,
+  TODAY,
+  type Fixture,
+  type FixtureOptions,
+} from './fixture.ts';
 
 const URL = '/api/v1/beta/timestamps';
 const fixtures: Fixture[] = [];
@@ -43,10 +60,24 @@ interface BatchBody {
 }
 
 const post = (f: Fixture, payload: unknown, options: { ip?: string; headers?: Record<string, string> } = {}) =>
-  f.app.inject({ method: 'POST', url: URL, payload: payload as object, remoteAddress: options.ip ?? '198.51.100.60', ...(options.headers ? { headers: options.headers } : {}) });
-const rowsOf = (f: Fixture, hash: string) => f.db.prepare('SELECT submitted_at AS at, source FROM submissions WHERE hash = ? ORDER BY id').all(hash) as Array<{ at: string; source: string }>;
+  f.app.inject({
+    method: 'POST',
+    url: URL,
+    payload: payload as object,
+    remoteAddress: options.ip ?? '198.51.100.60',
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+const rowsOf = (f: Fixture, hash: string) =>
+  f.db.prepare('SELECT submitted_at AS at, source FROM submissions WHERE hash = ? ORDER BY id').all(hash) as Array<{
+    at: string;
+    source: string;
+  }>;
 const storedOf = (f: Fixture, hashes: string[]): number =>
-  (f.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash IN (SELECT value FROM json_each(?))').get(JSON.stringify(hashes.map((h) => h.toLowerCase()))) as { n: number }).n;
+  (
+    f.db
+      .prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash IN (SELECT value FROM json_each(?))')
+      .get(JSON.stringify(hashes.map((h) => h.toLowerCase()))) as { n: number }
+  ).n;
 const hashes = (n: number): string[] => Array.from({ length: n }, randomHash);
 
 describe('a batch', () => {
@@ -54,11 +85,13 @@ describe('a batch', () => {
   let at: (iso: string) => void;
   beforeAll(async () => ({ f, at } = await fixture()));
 
-  it('stores every valid hash once, at one submittedAt, and answers one result per entry in the request\'s order', async () => {
+  it("stores every valid hash once, at one submittedAt, and answers one result per entry in the request's order", async () => {
     const [a, b, c, x] = hashes(4);
     // x was submitted earlier today through the single route.
     at(`${TODAY}T09:30:00.000Z`);
-    expect((await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash: x } })).statusCode).toBe(201);
+    expect(
+      (await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash: x } })).statusCode,
+    ).toBe(201);
     at(NOW);
     const res = await post(f, { hashes: [a!.toUpperCase(), b, 'not a hash', a, x, '', c, b!.toUpperCase(), `${c}0`] });
     expect(res.statusCode).toBe(200);
@@ -75,7 +108,13 @@ describe('a batch', () => {
       { hash: b, status: 'duplicate', duplicateOf: 1 },
       { hash: `${c}0`, status: 'invalid', error: INVALID_HASH_ERROR },
     ]);
-    expect(body).toMatchObject({ success: true, submittedAt: NOW, ledgerDate: TODAY, origin: 'api_beta', counts: { accepted: 3, already: 1, duplicate: 2, invalid: 3 } });
+    expect(body).toMatchObject({
+      success: true,
+      submittedAt: NOW,
+      ledgerDate: TODAY,
+      origin: 'api_beta',
+      counts: { accepted: 3, already: 1, duplicate: 2, invalid: 3 },
+    });
     expect(body.message).toBe(
       `4 hashes stored. They will be included in the ledger of ${TODAY}, published and dual-signed (ECDSA P-256 + ML-DSA-65) at 2025-11-04T00:01:00.000Z. 3 entries are not a valid SHA-256 hash and were not stored (status "invalid").`,
     );
@@ -101,13 +140,28 @@ describe('a batch', () => {
     const text = JSON.stringify({ hashes: list }, null, 2);
     expect(text.length).toBeLessThan(BATCH_BODY_LIMIT);
     const before = f.rowCounts().submissions ?? 0;
-    const res = await f.app.inject({ method: 'POST', url: URL, payload: text, headers: { 'content-type': 'application/json' } });
+    const res = await f.app.inject({
+      method: 'POST',
+      url: URL,
+      payload: text,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json() as BatchBody;
     expect(body.counts).toEqual({ accepted: 1000, already: 0, duplicate: 0, invalid: 0 });
     expect(body.results.map((r) => r.hash)).toEqual(list);
     expect(f.rowCounts().submissions).toBe(before + 1000);
-    expect(new Set((f.db.prepare('SELECT DISTINCT submitted_at AS at FROM submissions WHERE id > (SELECT MAX(id) - 1000 FROM submissions)').all() as Array<{ at: string }>).map((r) => r.at))).toEqual(new Set([NOW]));
+    expect(
+      new Set(
+        (
+          f.db
+            .prepare(
+              'SELECT DISTINCT submitted_at AS at FROM submissions WHERE id > (SELECT MAX(id) - 1000 FROM submissions)',
+            )
+            .all() as Array<{ at: string }>
+        ).map((r) => r.at),
+      ),
+    ).toEqual(new Set([NOW]));
     // The same list again: all already, stored again.
     const again = (await post(f, { hashes: list })).json() as BatchBody;
     expect(again.counts).toEqual({ accepted: 0, already: 1000, duplicate: 0, invalid: 0 });
@@ -122,7 +176,9 @@ describe('a batch', () => {
     const body = res.json() as BatchBody;
     expect(body.counts).toEqual({ accepted: 0, already: 0, duplicate: 0, invalid: 1 });
     expect(body.message).toBe('No hash stored: the entry is not a valid SHA-256 hash (64 hexadecimal characters).');
-    expect((await post(f, { hashes: ['abc', 'xyz'] })).json().message).toBe('No hash stored: none of the 2 entries is a valid SHA-256 hash (64 hexadecimal characters).');
+    expect((await post(f, { hashes: ['abc', 'xyz'] })).json().message).toBe(
+      'No hash stored: none of the 2 entries is a valid SHA-256 hash (64 hexadecimal characters).',
+    );
     expect(f.rowCounts()).toEqual(before);
   });
 
@@ -145,26 +201,54 @@ describe('a batch', () => {
       expect(res.statusCode, error).toBe(400);
       expect(res.json(), error).toEqual({ success: false, error, message: error, example: { hashes: [EXAMPLE_HASH] } });
     }
-    const broken = await f.app.inject({ method: 'POST', url: URL, payload: '{"hashes": [', headers: { 'content-type': 'application/json' } });
+    const broken = await f.app.inject({
+      method: 'POST',
+      url: URL,
+      payload: '{"hashes": [',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.statusCode).toBe(400);
-    expect(broken.json()).toMatchObject({ success: false, error: 'Request body is not valid JSON', example: { hashes: [EXAMPLE_HASH] } });
+    expect(broken.json()).toMatchObject({
+      success: false,
+      error: 'Request body is not valid JSON',
+      example: { hashes: [EXAMPLE_HASH] },
+    });
     expect(f.rowCounts()).toEqual(before);
   });
 
   it('a body over the limit: 413 with the limit in the sentence, nothing stored', async () => {
     const before = f.rowCounts();
     // 1,500 hashes (100 KB) or 1,000 padded with whitespace: over 96 KiB either way.
-    const padded = `{"hashes": [\n${hashes(1000).map((h) => `${' '.repeat(40)}"${h}"`).join(',\n')}\n]}`;
+    const padded = `{"hashes": [\n${hashes(1000)
+      .map((h) => `${' '.repeat(40)}"${h}"`)
+      .join(',\n')}\n]}`;
     for (const text of [JSON.stringify({ hashes: hashes(1500) }), padded]) {
       expect(text.length).toBeGreaterThan(BATCH_BODY_LIMIT);
-      const res = await f.app.inject({ method: 'POST', url: URL, payload: text, headers: { 'content-type': 'application/json' } });
+      const res = await f.app.inject({
+        method: 'POST',
+        url: URL,
+        payload: text,
+        headers: { 'content-type': 'application/json' },
+      });
       expect(res.statusCode).toBe(413);
-      expect(res.json()).toEqual({ success: false, error: BATCH_TOO_LARGE_ERROR, message: BATCH_TOO_LARGE_ERROR, example: { hashes: [EXAMPLE_HASH] } });
+      expect(res.json()).toEqual({
+        success: false,
+        error: BATCH_TOO_LARGE_ERROR,
+        message: BATCH_TOO_LARGE_ERROR,
+        example: { hashes: [EXAMPLE_HASH] },
+      });
     }
-    expect(BATCH_TOO_LARGE_ERROR).toBe('Request body is larger than 98304 bytes: a batch holds at most 1,000 hashes (67 KB as compact JSON)');
+    expect(BATCH_TOO_LARGE_ERROR).toBe(
+      'Request body is larger than 98304 bytes: a batch holds at most 1,000 hashes (67 KB as compact JSON)',
+    );
     expect(f.rowCounts()).toEqual(before);
     // The single route keeps its own 16 KB limit.
-    const single = await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: JSON.stringify({ hash: randomHash() }).padEnd(17_000, ' '), headers: { 'content-type': 'application/json' } });
+    const single = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/beta/timestamp',
+      payload: JSON.stringify({ hash: randomHash() }).padEnd(17_000, ' '),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(single.statusCode).toBe(413);
   });
 
@@ -174,8 +258,15 @@ describe('a batch', () => {
     expect(Object.keys(op.responses).sort()).toEqual(['200', '4XX', '5XX']);
     const schema = op.requestBody.content['application/json'].schema;
     expect(schema.required).toEqual(['hashes']);
-    expect(schema.properties.hashes).toMatchObject({ type: 'array', minItems: 1, maxItems: 1000, items: { type: 'string' } });
-    expect(op.responses['200'].content['application/json'].schema.properties.results.items.properties.status.enum).toEqual(['accepted', 'already', 'duplicate', 'invalid']);
+    expect(schema.properties.hashes).toMatchObject({
+      type: 'array',
+      minItems: 1,
+      maxItems: 1000,
+      items: { type: 'string' },
+    });
+    expect(
+      op.responses['200'].content['application/json'].schema.properties.results.items.properties.status.enum,
+    ).toEqual(['accepted', 'already', 'duplicate', 'invalid']);
     expect(op.tags).toEqual(['beta']);
   });
 });
@@ -193,7 +284,8 @@ describe('one transaction: all stored or none', () => {
     expect(res.headers['retry-after']).toBe('60');
     expect(res.json()).toMatchObject({
       success: false,
-      error: 'The server cannot store submissions right now (its disk is full); nothing was recorded. Please try again later.',
+      error:
+        'The server cannot store submissions right now (its disk is full); nothing was recorded. Please try again later.',
       example: { hashes: [EXAMPLE_HASH] },
     });
     expect(storedOf(f, list)).toBe(0);
@@ -222,7 +314,9 @@ describe('one transaction: all stored or none', () => {
     const res = await post(f, { hashes: list });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('60');
-    expect(res.json().error).toBe(`The ledger of ${TODAY} is already closed (this server's clock is behind the one that builds the ledgers); nothing was stored. Please submit it again in a minute.`);
+    expect(res.json().error).toBe(
+      `The ledger of ${TODAY} is already closed (this server's clock is behind the one that builds the ledgers); nothing was stored. Please submit it again in a minute.`,
+    );
     expect(storedOf(f, list)).toBe(0);
   });
 });
@@ -260,7 +354,9 @@ describe('receipts', () => {
     }
     expect(serials.size).toBe(3);
     // A receipt checked against another hash of the batch is refused.
-    await expect(checkReceipt(fromBase64(body.results[0]!.receipt!), root, fromHex(b!))).rejects.toThrow(/another SHA-256 digest/);
+    await expect(checkReceipt(fromBase64(body.results[0]!.receipt!), root, fromHex(b!))).rejects.toThrow(
+      /another SHA-256 digest/,
+    );
   });
 
   it('1,000 receipts in one answer, each for its own hash', async () => {
@@ -270,12 +366,16 @@ describe('receipts', () => {
     const ms = performance.now() - started;
     expect(res.statusCode).toBe(200);
     const body = res.json() as BatchBody;
-    expect(body.results.every((r, i) => r.status === 'accepted' && r.hash === list[i] && typeof r.receipt === 'string')).toBe(true);
+    expect(
+      body.results.every((r, i) => r.status === 'accepted' && r.hash === list[i] && typeof r.receipt === 'string'),
+    ).toBe(true);
     for (const i of [0, 1, 499, 998, 999]) {
       const facts = await checkReceipt(fromBase64(body.results[i]!.receipt!), root, fromHex(list[i]!));
       expect(facts.genTime.toISOString()).toBe(body.submittedAt);
     }
-    process.stderr.write(`beta-batch: 1,000 hashes with receipts answered in ${Math.round(ms)} ms, ${Math.round(res.rawPayload.length / 1024)} KB\n`);
+    process.stderr.write(
+      `beta-batch: 1,000 hashes with receipts answered in ${Math.round(ms)} ms, ${Math.round(res.rawPayload.length / 1024)} KB\n`,
+    );
   });
 
   it('a server without a TSA key refuses "receipt": true with 503 before storing anything; without it the batch is stored', async () => {
@@ -295,12 +395,25 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
   it('a batch is counted by the hashes it stores, admitted whole or refused whole with 429 and Retry-After; the single route shares the count', async () => {
     const { f, at } = await fixture({ publish: [], env: { BETA_API_RATE: '10/minute' } });
     const ip = '203.0.113.9';
-    const used = () => (f.db.prepare("SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date LIKE 'beta-api:%'").get(ip) as { count: number } | undefined)?.count ?? 0;
+    const used = () =>
+      (
+        f.db.prepare("SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date LIKE 'beta-api:%'").get(ip) as
+          { count: number } | undefined
+      )?.count ?? 0;
     // 4 distinct valid hashes (a repeat and an invalid entry are not counted).
     const [a, b, c, d] = hashes(4);
     expect((await post(f, { hashes: [a, b, a, 'nope', c, d] }, { ip })).statusCode).toBe(200);
     expect(used()).toBe(4);
-    expect((await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash: randomHash() }, remoteAddress: ip })).statusCode).toBe(201);
+    expect(
+      (
+        await f.app.inject({
+          method: 'POST',
+          url: '/api/v1/beta/timestamp',
+          payload: { hash: randomHash() },
+          remoteAddress: ip,
+        })
+      ).statusCode,
+    ).toBe(201);
     expect(used()).toBe(5);
     // 6 more would pass 10: refused whole, nothing stored, nothing counted.
     const six = hashes(6);
@@ -309,8 +422,10 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
     expect(refused.headers['retry-after']).toBe('60');
     expect(refused.json()).toEqual({
       success: false,
-      error: 'Rate limit reached: this server accepts at most 10 beta API submissions per minute from one address; this batch of 6 hashes would pass it (5 left in this minute). Try again in 60 seconds, or send a smaller batch.',
-      message: 'Rate limit reached: this server accepts at most 10 beta API submissions per minute from one address; this batch of 6 hashes would pass it (5 left in this minute). Try again in 60 seconds, or send a smaller batch.',
+      error:
+        'Rate limit reached: this server accepts at most 10 beta API submissions per minute from one address; this batch of 6 hashes would pass it (5 left in this minute). Try again in 60 seconds, or send a smaller batch.',
+      message:
+        'Rate limit reached: this server accepts at most 10 beta API submissions per minute from one address; this batch of 6 hashes would pass it (5 left in this minute). Try again in 60 seconds, or send a smaller batch.',
       example: { hashes: [EXAMPLE_HASH] },
     });
     expect(storedOf(f, six)).toBe(0);
@@ -318,7 +433,16 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
     // 5 fit exactly; then nothing more, not even one through the single route.
     expect((await post(f, { hashes: six.slice(0, 5) }, { ip })).statusCode).toBe(200);
     expect(used()).toBe(10);
-    expect((await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash: randomHash() }, remoteAddress: ip })).statusCode).toBe(429);
+    expect(
+      (
+        await f.app.inject({
+          method: 'POST',
+          url: '/api/v1/beta/timestamp',
+          payload: { hash: randomHash() },
+          remoteAddress: ip,
+        })
+      ).statusCode,
+    ).toBe(429);
     // Entries that store nothing are not refused (and not counted).
     expect((await post(f, { hashes: ['nope'] }, { ip })).statusCode).toBe(200);
     // Another address has its own count.
@@ -329,7 +453,9 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
     const tooMany = await post(f, { hashes: eleven }, { ip });
     expect(tooMany.statusCode).toBe(429);
     expect(tooMany.headers['retry-after']).toBe('60');
-    expect(tooMany.json().error).toBe('Rate limit: this server accepts at most 10 beta API submissions per minute from one address, fewer than the 11 hashes of this batch. Send at most 10 hashes per batch.');
+    expect(tooMany.json().error).toBe(
+      'Rate limit: this server accepts at most 10 beta API submissions per minute from one address, fewer than the 11 hashes of this batch. Send at most 10 hashes per batch.',
+    );
     expect(storedOf(f, eleven)).toBe(0);
     // In the new window a full batch of 10 is admitted.
     expect((await post(f, { hashes: eleven.slice(0, 10) }, { ip })).statusCode).toBe(200);

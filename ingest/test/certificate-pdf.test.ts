@@ -34,10 +34,16 @@ let users = 0;
 function userWithRow(hash: string, fileName: string | null, ledgerDate: string): { cookie: string; id: number } {
   users++;
   const userId = `user-${users}`;
-  f.db.prepare('INSERT INTO users (id, username, email, password, email_verified) VALUES (?, ?, ?, ?, 1)').run(userId, `u${users}`, `u${users}@example.test`, 'x');
+  f.db
+    .prepare('INSERT INTO users (id, username, email, password, email_verified) VALUES (?, ?, ?, ?, 1)')
+    .run(userId, `u${users}`, `u${users}@example.test`, 'x');
   const session = `session-token-${users}-${'a'.repeat(40)}`;
-  f.db.prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)').run(tokenHash(session), userId, '2025-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z');
-  const r = f.db.prepare('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(userId, hash, `${ledgerDate}T09:00:00.000Z`, ledgerDate, fileName);
+  f.db
+    .prepare('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, ?, ?, ?)')
+    .run(tokenHash(session), userId, '2025-01-01T00:00:00.000Z', '2099-01-01T00:00:00.000Z');
+  const r = f.db
+    .prepare('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)')
+    .run(userId, hash, `${ledgerDate}T09:00:00.000Z`, ledgerDate, fileName);
   return { cookie: `ts_session=${session}`, id: Number(r.lastInsertRowid) };
 }
 
@@ -47,7 +53,9 @@ describe('PDF certificate', () => {
     const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?hash=${hash}&format=pdf` });
     expect(r.statusCode).toBe(200);
     expect(r.headers['content-type']).toBe('application/pdf');
-    expect(r.headers['content-disposition']).toBe(`attachment; filename="timeseal-certificate-${hash.slice(0, 12)}-${DAY}.pdf"`);
+    expect(r.headers['content-disposition']).toBe(
+      `attachment; filename="timeseal-certificate-${hash.slice(0, 12)}-${DAY}.pdf"`,
+    );
     expect(r.rawPayload.subarray(0, 5).toString()).toBe('%PDF-');
     const text = pdfText(r.rawPayload);
     expect(text).toContain(hash);
@@ -56,7 +64,7 @@ describe('PDF certificate', () => {
     expect(text).toMatch(/ECDSA P-256 signature\s+Verified/);
     expect(text).toMatch(/ML-DSA-65 signature\s+Verified/);
     expect(text).toContain('Pending: the ledger is submitted for Bitcoin anchoring');
-    expect(text.replace(/\s+/g, "")).toContain(`https://timeseal.test/verify?hash=${hash}&search=true`);
+    expect(text.replace(/\s+/g, '')).toContain(`https://timeseal.test/verify?hash=${hash}&search=true`);
     expect(text).toContain('how to verify without Timeseal');
     expect(text).toContain(`openssl dgst -sha256 -verify public.pem -signature ${DAY}.json.sig ${DAY}.json`);
     expect(text).toContain('offline-verifier.html');
@@ -84,10 +92,18 @@ describe('PDF certificate', () => {
 
   it('user text is drawn as text: markup, non-Latin letters and a 300-character name', async () => {
     const hash = f.published[2]!;
-    const names = ['<script>alert(1)</script>.pdf', 'Ünïcødé résumé Ωμέγα Кириллица.txt', `${'long-name-'.repeat(30)}.bin`];
+    const names = [
+      '<script>alert(1)</script>.pdf',
+      'Ünïcødé résumé Ωμέγα Кириллица.txt',
+      `${'long-name-'.repeat(30)}.bin`,
+    ];
     for (const name of names) {
       const { cookie, id } = userWithRow(hash, name, DAY);
-      const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers: { cookie } });
+      const r = await f.app.inject({
+        method: 'GET',
+        url: `/api/certificate.php?id=${id}&format=pdf`,
+        headers: { cookie },
+      });
       expect(r.statusCode).toBe(200);
       expect(r.headers['content-type']).toBe('application/pdf');
       const text = pdfText(r.rawPayload).replace(/\s+/g, '');
@@ -103,7 +119,11 @@ describe('PDF certificate', () => {
     const pdfOf = async (fileName: string) => {
       const { cookie, id } = userWithRow(hash, fileName, DAY);
       const started = performance.now();
-      const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers: { cookie } });
+      const r = await f.app.inject({
+        method: 'GET',
+        url: `/api/certificate.php?id=${id}&format=pdf`,
+        headers: { cookie },
+      });
       expect(r.statusCode).toBe(200);
       return { text: pdfText(r.rawPayload), ms: performance.now() - started };
     };
@@ -124,8 +144,14 @@ describe('PDF certificate', () => {
     const started = performance.now();
     const status = `${'status '.repeat(15_000)}end of status`;
     const pdf = await certificatePdf({
-      state: 'published', hash: f.published[0]!, fileName: null, submittedAt: `${DAY}T09:00:00.000Z`, ledgerDate: DAY,
-      verifyUrl: 'https://timeseal.test/verify', origin: 'https://timeseal.test', files: [],
+      state: 'published',
+      hash: f.published[0]!,
+      fileName: null,
+      submittedAt: `${DAY}T09:00:00.000Z`,
+      ledgerDate: DAY,
+      verifyUrl: 'https://timeseal.test/verify',
+      origin: 'https://timeseal.test',
+      files: [],
       bitcoin: { ok: false, text: status },
       rfc3161: [{ file: `${DAY}.json.tsr`, genTime: `${DAY}T00:01:00Z`, tsaName: `CN=${'T'.repeat(100_000)}` }],
     });
@@ -134,13 +160,22 @@ describe('PDF certificate', () => {
     expect(flat.match(/T/g)!.length).toBeLessThan(MAX_TEXT);
     expect(flat).toContain(`CN=${'T'.repeat(1000)}`);
     expect(flat).not.toContain('endofstatus');
-    expect(flat).toContain(`${status.slice(0, MAX_TEXT - 1).replace(/\s+/g, '').slice(-40)}…`);
+    expect(flat).toContain(
+      `${status
+        .slice(0, MAX_TEXT - 1)
+        .replace(/\s+/g, '')
+        .slice(-40)}…`,
+    );
   });
 
   it('a history certificate PDF opens only for its owner', async () => {
     const { cookie, id } = userWithRow(f.published[0]!, 'alice-secret.txt', DAY);
     const other = userWithRow(sha256('other'), null, DAY);
-    const mine = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers: { cookie } });
+    const mine = await f.app.inject({
+      method: 'GET',
+      url: `/api/certificate.php?id=${id}&format=pdf`,
+      headers: { cookie },
+    });
     expect(mine.statusCode).toBe(200);
     expect(pdfText(mine.rawPayload)).toContain('alice-secret.txt');
     for (const headers of [{ cookie: other.cookie }, {}]) {
@@ -154,7 +189,11 @@ describe('PDF certificate', () => {
   it('a pending history row: a PDF saying when to come back, with no proof links', async () => {
     const hash = sha256('pending-item');
     const { cookie, id } = userWithRow(hash, 'draft.docx', '2025-11-03');
-    const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${id}&format=pdf`, headers: { cookie } });
+    const r = await f.app.inject({
+      method: 'GET',
+      url: `/api/certificate.php?id=${id}&format=pdf`,
+      headers: { cookie },
+    });
     expect(r.statusCode).toBe(200);
     const text = pdfText(r.rawPayload);
     expect(text).toContain('Timestamp Certificate (pending)');

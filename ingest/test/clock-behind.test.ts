@@ -27,7 +27,8 @@ afterAll(async () => {
 });
 
 const beta = (hash: string) => f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash } });
-const submit = (hash: string) => f.app.inject({ method: 'POST', url: '/api/submit', payload: { hash, fileName: 'report.pdf' } });
+const submit = (hash: string) =>
+  f.app.inject({ method: 'POST', url: '/api/submit', payload: { hash, fileName: 'report.pdf' } });
 
 describe.each([
   ['on the last published day', `${DAY}T23:59:59.999Z`, DAY],
@@ -48,7 +49,11 @@ describe.each([
     });
     const s = await submit(hash);
     expect(s.statusCode).toBe(503);
-    expect(s.json()).toEqual({ ok: false, error: `${paused(clockDate)} Nothing was stored.`, message: `${paused(clockDate)} Nothing was stored.` });
+    expect(s.json()).toEqual({
+      ok: false,
+      error: `${paused(clockDate)} Nothing was stored.`,
+      message: `${paused(clockDate)} Nothing was stored.`,
+    });
     // No submission row, no rate-limit count, nothing anywhere.
     expect(f.rowCounts()).toEqual(before);
     expect(f.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash = ?').get(hash)).toEqual({ n: 0 });
@@ -98,7 +103,9 @@ describe('the submission gate', () => {
     for (let i = 0; i < 1000; i++) expect(gate.refusal(DAY)).toBe(`${paused(DAY)} Nothing was stored.`);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'error', obj: { clockDate: DAY, lastPublishedDay: DAY, refused: 1 } });
-    expect(lines[0]!.msg).toMatch(/^SUBMISSIONS PAUSED: the server's clock \(2025-11-02\) is not after the last published ledger \(2025-11-02\)/);
+    expect(lines[0]!.msg).toMatch(
+      /^SUBMISSIONS PAUSED: the server's clock \(2025-11-02\) is not after the last published ledger \(2025-11-02\)/,
+    );
     t = 59_999;
     gate.refusal(DAY);
     expect(lines).toHaveLength(1);
@@ -149,7 +156,11 @@ describe('the real server', () => {
     try {
       const answers = await Promise.all(
         Array.from({ length: 20 }, () =>
-          fetch(`${server.url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash: randomHash() }) }).then(async (r) => [r.status, (await r.json()).error]),
+          fetch(`${server.url}/api/v1/beta/timestamp`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ hash: randomHash() }),
+          }).then(async (r) => [r.status, (await r.json()).error]),
         ),
       );
       expect(new Set(answers.map(([status]) => status))).toEqual(new Set([503]));
@@ -170,6 +181,8 @@ describe('the real server', () => {
     expect(pausedLines[0]).toMatchObject({ level: 50, refused: 1 });
     const build = records.find((r) => r.msg.startsWith('scheduled ledger build failed'));
     expect(build?.level).toBe(50);
-    expect(build?.err).toMatch(/clock \(2025-11-02\) is not after the last published ledger \(2025-11-02\): the clock is behind the archive/);
+    expect(build?.err).toMatch(
+      /clock \(2025-11-02\) is not after the last published ledger \(2025-11-02\): the clock is behind the archive/,
+    );
   });
 });

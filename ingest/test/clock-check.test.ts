@@ -27,14 +27,18 @@ describe('clock check', () => {
       expect(check.problem()).toBeNull();
       offset = 90_000;
       await check.measure();
-      expect(check.problem()).toBe("The server's clock is 90 s behind its database's; submissions are paused until it is corrected.");
+      expect(check.problem()).toBe(
+        "The server's clock is 90 s behind its database's; submissions are paused until it is corrected.",
+      );
       failing = true;
       await check.measure();
       expect(check.problem()).not.toBeNull();
       failing = false;
       offset = -45_000;
       await check.measure();
-      expect(check.problem()).toBe("The server's clock is 45 s ahead of its database's; submissions are paused until it is corrected.");
+      expect(check.problem()).toBe(
+        "The server's clock is 45 s ahead of its database's; submissions are paused until it is corrected.",
+      );
       offset = 2_000;
       await check.measure();
       expect(check.problem()).toBeNull();

@@ -63,7 +63,13 @@ describe('public reads answer any origin', () => {
   });
 
   it('their errors too, so that a page elsewhere can read why', async () => {
-    for (const url of ['/ledgers/2031-01-01.json', '/keys/nothing.pem', `/api/proof/${randomHash()}`, `/api/proof/${randomHash()}.ots`, '/api/verify-quantum.php?date=yesterday']) {
+    for (const url of [
+      '/ledgers/2031-01-01.json',
+      '/keys/nothing.pem',
+      `/api/proof/${randomHash()}`,
+      `/api/proof/${randomHash()}.ots`,
+      '/api/verify-quantum.php?date=yesterday',
+    ]) {
       const res = await f.app.inject({ url, headers: { origin: ORIGIN } });
       expect(res.statusCode, url).toBeGreaterThanOrEqual(400);
       expectPublic(res, url);
@@ -74,7 +80,8 @@ describe('public reads answer any origin', () => {
 describe('the allow-list', () => {
   it('names only routes the server has, with their methods (a renamed route must not silently lose CORS)', () => {
     for (const [url, methods] of Object.entries(PUBLIC_ROUTES)) {
-      for (const method of methods) expect(f.app.hasRoute({ method: method as 'GET', url }), `${method} ${url}`).toBe(true);
+      for (const method of methods)
+        expect(f.app.hasRoute({ method: method as 'GET', url }), `${method} ${url}`).toBe(true);
     }
   });
 });
@@ -84,7 +91,11 @@ describe('beta API', () => {
     const res = await f.app.inject({
       method: 'OPTIONS',
       url: '/api/v1/beta/timestamp',
-      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(res.statusCode).toBe(204);
     expectPublic(res, 'preflight');
@@ -97,26 +108,49 @@ describe('beta API', () => {
     const pre = await f.app.inject({
       method: 'OPTIONS',
       url: '/api/v1/beta/timestamps',
-      headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(pre.statusCode).toBe(204);
     expectPublic(pre, 'batch preflight');
-    const ok = await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamps', headers: { origin: ORIGIN }, payload: { hashes: [randomHash()] } });
+    const ok = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/beta/timestamps',
+      headers: { origin: ORIGIN },
+      payload: { hashes: [randomHash()] },
+    });
     expect(ok.statusCode).toBe(200);
     expectPublic(ok, 'batch 200');
   });
 
   it('its answers, success or error, carry CORS', async () => {
-    const ok = await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', headers: { origin: ORIGIN }, payload: { hash: randomHash() } });
+    const ok = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/beta/timestamp',
+      headers: { origin: ORIGIN },
+      payload: { hash: randomHash() },
+    });
     expect(ok.statusCode).toBe(201);
     expectPublic(ok, 'beta 201');
-    const bad = await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', headers: { origin: ORIGIN }, payload: { hash: 'nope' } });
+    const bad = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/beta/timestamp',
+      headers: { origin: ORIGIN },
+      payload: { hash: 'nope' },
+    });
     expect(bad.statusCode).toBe(400);
     expectPublic(bad, 'beta 400');
   });
 
-  it('a read route\'s preflight allows conditional and range headers', async () => {
-    const res = await f.app.inject({ method: 'OPTIONS', url: `/ledgers/${DAY}.json`, headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-range' } });
+  it("a read route's preflight allows conditional and range headers", async () => {
+    const res = await f.app.inject({
+      method: 'OPTIONS',
+      url: `/ledgers/${DAY}.json`,
+      headers: { origin: ORIGIN, 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-range' },
+    });
     expect(res.statusCode).toBe(204);
     expectPublic(res, 'read preflight');
     expect(String(res.headers['access-control-allow-headers']).toLowerCase()).toContain('if-range');
@@ -144,7 +178,15 @@ describe('session routes and pages never answer CORS', () => {
 
   it('an account route answers no preflight', async () => {
     for (const url of ['/api/auth/login', '/api/submit', '/api/auth/me']) {
-      const res = await f.app.inject({ method: 'OPTIONS', url, headers: { origin: ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      const res = await f.app.inject({
+        method: 'OPTIONS',
+        url,
+        headers: {
+          origin: ORIGIN,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'content-type',
+        },
+      });
       expect(res.statusCode, url).not.toBe(204);
       expectNoCors(res, `OPTIONS ${url}`);
     }

@@ -13,7 +13,8 @@ import { removeTempDirs, tempDir } from './fixture.ts';
 
 afterAll(removeTempDirs);
 
-const unavailable = (kind: 'full' | 'io', code: string) => new StorageUnavailableError(kind, code, `PostgreSQL: ${code}`);
+const unavailable = (kind: 'full' | 'io', code: string) =>
+  new StorageUnavailableError(kind, code, `PostgreSQL: ${code}`);
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -26,51 +27,92 @@ async function closedPort(): Promise<number> {
 
 describe('a database server out of reach', () => {
   it('is told apart from the disk by the storage error code', () => {
-    for (const code of ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNLOST', '08006', '08001', '57P01', '57P03', '53300']) {
+    for (const code of [
+      'ECONNREFUSED',
+      'ECONNRESET',
+      'ETIMEDOUT',
+      'ENOTFOUND',
+      'EHOSTUNREACH',
+      'ECONNLOST',
+      '08006',
+      '08001',
+      '57P01',
+      '57P03',
+      '53300',
+    ]) {
       expect(storageCause('io', unavailable('io', code)), code).toBe('unreachable');
     }
     expect(storageCause('full', unavailable('full', '53100'))).toBe('full');
     expect(storageCause('io', unavailable('io', '58030'))).toBe('io');
     expect(storageCause('io', Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' }))).toBe('io');
-    expect(storageCause('full', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toBe('full');
+    expect(storageCause('full', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toBe(
+      'full',
+    );
   });
 
   it('is worded as that in the 503, for a real refused connection and a server shutting down', async () => {
-    const client = new pg.Client({ connectionString: `postgres://timeseal@127.0.0.1:${await closedPort()}/timeseal`, connectionTimeoutMillis: 5000 });
-    const refused = neutralError(await client.connect().then(() => new Error('connected'), (err: unknown) => err));
+    const client = new pg.Client({
+      connectionString: `postgres://timeseal@127.0.0.1:${await closedPort()}/timeseal`,
+      connectionTimeoutMillis: 5000,
+    });
+    const refused = neutralError(
+      await client.connect().then(
+        () => new Error('connected'),
+        (err: unknown) => err,
+      ),
+    );
     expect(refused).toBeInstanceOf(StorageUnavailableError);
     expect((refused as StorageUnavailableError).code).toBe('ECONNREFUSED');
-    const shutdown = neutralError(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }));
+    const shutdown = neutralError(
+      Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }),
+    );
     const lost = neutralError(new Error('Connection terminated unexpectedly'));
     const reported: Array<{ fault: StorageFault; err: unknown }> = [];
     const monitor = { storageFailed: (fault: StorageFault, err: unknown) => reported.push({ fault, err }) };
     for (const err of [refused, shutdown]) {
       expect(storageRefusal(err, monitor, 'submission')).toEqual({
-        message: 'The server cannot store submissions right now (it cannot reach its database); nothing was recorded. Please try again later.',
+        message:
+          'The server cannot store submissions right now (it cannot reach its database); nothing was recorded. Please try again later.',
         retryAfter: '60',
       });
-      expect(storageRefusal(err, monitor, 'data')!.message).toBe('The server cannot store anything right now (it cannot reach its database). Please try again later.');
+      expect(storageRefusal(err, monitor, 'data')!.message).toBe(
+        'The server cannot store anything right now (it cannot reach its database). Please try again later.',
+      );
     }
     expect(storageRefusal(lost, monitor, 'submission')!.message).toMatch(/\(it cannot reach its database\)/);
     expect(reported.map((r) => r.fault)).toEqual(['io', 'io', 'io', 'io', 'io']);
     // A full or failing disk keeps its words.
-    expect(storageRefusal(neutralError({ code: '53100', message: 'could not extend file' }), monitor, 'submission')!.message).toMatch(/\(its disk is full\)/);
-    expect(storageRefusal(neutralError({ code: '58030', message: 'could not write' }), monitor, 'data')!.message).toMatch(/\(writing to its disk failed\)/);
+    expect(
+      storageRefusal(neutralError({ code: '53100', message: 'could not extend file' }), monitor, 'submission')!.message,
+    ).toMatch(/\(its disk is full\)/);
+    expect(
+      storageRefusal(neutralError({ code: '58030', message: 'could not write' }), monitor, 'data')!.message,
+    ).toMatch(/\(writing to its disk failed\)/);
     expect(storageFault(refused)).toBe('io');
-    expect(storageMessage('unreachable', 'submission', true)).toBe('The server could not confirm that your submission was stored (it cannot reach its database). Please submit it again later.');
+    expect(storageMessage('unreachable', 'submission', true)).toBe(
+      'The server could not confirm that your submission was stored (it cannot reach its database). Please submit it again later.',
+    );
   });
 
   it('is said so in queue-stats and the log, which sends the operator to the database server', () => {
     const lines: string[] = [];
-    const log = { error: (_: object, msg: string) => lines.push(msg), warn: (_: object, msg: string) => lines.push(msg) };
-    const gate = createSubmissionGate({ archive: tempDir('gate-unreachable'), log, wallClock: () => new Date('2025-11-03T12:00:00.000Z') });
+    const log = {
+      error: (_: object, msg: string) => lines.push(msg),
+      warn: (_: object, msg: string) => lines.push(msg),
+    };
+    const gate = createSubmissionGate({
+      archive: tempDir('gate-unreachable'),
+      log,
+      wallClock: () => new Date('2025-11-03T12:00:00.000Z'),
+    });
     gate.storageFailed('io', unavailable('io', 'ECONNREFUSED'));
     expect(gate.condition('2025-11-03')).toEqual({
       kind: 'storage',
       fault: 'io',
       code: 'ECONNREFUSED',
       since: '2025-11-03T12:00:00.000Z',
-      problem: 'The server cannot store submissions since 2025-11-03T12:00:00.000Z: it cannot reach its database. Submissions are refused until it is fixed.',
+      problem:
+        'The server cannot store submissions since 2025-11-03T12:00:00.000Z: it cannot reach its database. Submissions are refused until it is fixed.',
     });
     expect(lines).toEqual([
       'STORAGE FAILING: a write to the database failed (ECONNREFUSED: PostgreSQL: ECONNREFUSED); submissions and other writes are answered 503 until one succeeds. Check that the database server is running and reachable.',

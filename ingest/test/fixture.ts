@@ -95,20 +95,46 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
   const ingest = loadIngestConfig(config, env);
   // The TSA certificate is valid from the fixture's first day (its clock is NOW, a fixed day in 2025).
   initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, new Date(`${DAY}T00:00:00.000Z`));
-  if (options.withoutTsaKey) for (const file of [path.join(config.keys, 'timeseal-tsa.pem'), path.join(config.privateKeys, 'tsa_private.pem')]) fs.rmSync(file);
+  if (options.withoutTsaKey)
+    for (const file of [path.join(config.keys, 'timeseal-tsa.pem'), path.join(config.privateKeys, 'tsa_private.pem')])
+      fs.rmSync(file);
   options.prepare?.(config);
   const db = openDatabase(config.db);
   const published = options.publish ?? ['first', 'second', 'third'].map(sha256);
   if (published.length > 0) {
-    enqueue(db, published.map((hash, i) => ({ hash, submittedAt: new Date(Date.parse(`${DAY}T09:00:00.000Z`) + i * 60_000), source: 'import' })));
-    await buildLedgers({ config, store: openSqliteStore(config.db, { db }), clock: () => new Date(`${TODAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }) });
+    enqueue(
+      db,
+      published.map((hash, i) => ({
+        hash,
+        submittedAt: new Date(Date.parse(`${DAY}T09:00:00.000Z`) + i * 60_000),
+        source: 'import',
+      })),
+    );
+    await buildLedgers({
+      config,
+      store: openSqliteStore(config.db, { db }),
+      clock: () => new Date(`${TODAY}T00:01:00.000Z`),
+      keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }),
+    });
   }
   const mailer = options.mailer ?? createMailer(ingest, { info: () => {} });
-  const app = await buildApp({ config, ingest, clock: options.clock ?? (() => new Date(NOW)), store: openSqliteStore(config.db, { db }), mailer, archiveAccess: (options.archiveAccess ?? ((a) => a))(archiveAccess(config.archive, config.logOrigin)), ...(options.indexJsonWaitMs !== undefined ? { indexJsonWaitMs: options.indexJsonWaitMs } : {}) });
+  const app = await buildApp({
+    config,
+    ingest,
+    clock: options.clock ?? (() => new Date(NOW)),
+    store: openSqliteStore(config.db, { db }),
+    mailer,
+    archiveAccess: (options.archiveAccess ?? ((a) => a))(archiveAccess(config.archive, config.logOrigin)),
+    ...(options.indexJsonWaitMs !== undefined ? { indexJsonWaitMs: options.indexJsonWaitMs } : {}),
+  });
   await app.ready();
   const rowCounts = (): Record<string, number> => {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as Array<{ name: string }>;
-    return Object.fromEntries(tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]));
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+      .all() as Array<{ name: string }>;
+    return Object.fromEntries(
+      tables.map(({ name }) => [name, (db.prepare(`SELECT COUNT(*) AS n FROM "${name}"`).get() as { n: number }).n]),
+    );
   };
   return {
     dir,
@@ -130,7 +156,8 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (!k.startsWith('TIMESEAL_') && !['NODE_OPTIONS', 'PORT', 'HOST', 'TRUST_PROXY', 'SMTP_URL'].includes(k)) env[k] = v;
+    if (!k.startsWith('TIMESEAL_') && !['NODE_OPTIONS', 'PORT', 'HOST', 'TRUST_PROXY', 'SMTP_URL'].includes(k))
+      env[k] = v;
   }
   env.PATH = `${NODE_BIN}:${process.env.PATH ?? ''}`;
   // Calendars on closed loopback ports: the schedule's anchoring step fails at once instead of reaching out.
@@ -147,10 +174,16 @@ export interface SpawnedServer {
 
 /** Starts `timeseal serve` and resolves with its URL once it prints the listening line. */
 export function startServer(cwd: string, env: Record<string, string>, args: string[] = []): Promise<SpawnedServer> {
-  const child = spawn(BIN, ['serve', ...args], { cwd, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(BIN, ['serve', ...args], {
+    cwd,
+    env: childEnv({ PORT: '0', ...env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}\n${err}`)), 60_000);

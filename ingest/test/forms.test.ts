@@ -9,7 +9,12 @@ import { createMailer } from '../mail.ts';
 import { CONTACT_PER_HOUR, TEXTS } from '../routes/forms.ts';
 import { makeFixture, NOW, removeTempDirs, type Fixture } from './fixture.ts';
 
-const valid = { name: 'Ada Lovelace', email: 'ada@example.org', subject: 'enterprise', message: 'We would like an on-premise archive.' };
+const valid = {
+  name: 'Ada Lovelace',
+  email: 'ada@example.org',
+  subject: 'enterprise',
+  message: 'We would like an on-premise archive.',
+};
 
 interface Received {
   from: string;
@@ -30,14 +35,24 @@ beforeAll(async () => {
       let data = '';
       stream.on('data', (d: Buffer) => (data += d.toString()));
       stream.on('end', () => {
-        received.push({ from: String(session.envelope.mailFrom && session.envelope.mailFrom.address), to: session.envelope.rcptTo.map((r) => r.address), data });
+        received.push({
+          from: String(session.envelope.mailFrom && session.envelope.mailFrom.address),
+          to: session.envelope.rcptTo.map((r) => r.address),
+          data,
+        });
         callback();
       });
     },
   });
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
   smtpPort = (smtp.server.address() as AddressInfo).port;
-  f = await makeFixture({ env: { SMTP_URL: `smtp://127.0.0.1:${smtpPort}`, MAIL_FROM: 'Timeseal <noreply@timeseal.test>', CONTACT_TO: 'operator@timeseal.test' } });
+  f = await makeFixture({
+    env: {
+      SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
+      MAIL_FROM: 'Timeseal <noreply@timeseal.test>',
+      CONTACT_TO: 'operator@timeseal.test',
+    },
+  });
   // The fixture's mailer must use the configured SMTP server.
   expect(f.ingest.smtpUrl).toBe(`smtp://127.0.0.1:${smtpPort}`);
 });
@@ -51,10 +66,22 @@ const post = (url: string, payload: unknown) => f.app.inject({ method: 'POST', u
 
 describe('POST /api/professional-waitlist.php', () => {
   it('joins once; a repeated e-mail (any case) answers alreadyExists', async () => {
-    const first = await post('/api/professional-waitlist.php', { name: 'Grace', email: 'grace@example.org', message: 'Team plan please' });
+    const first = await post('/api/professional-waitlist.php', {
+      name: 'Grace',
+      email: 'grace@example.org',
+      message: 'Team plan please',
+    });
     expect(first.statusCode).toBe(201);
-    expect(first.json()).toEqual({ success: true, alreadyExists: false, message: "We'll notify you when Professional tier launches." });
-    const again = await post('/api/professional-waitlist.php', { name: 'Grace H.', email: ' GRACE@example.org ', message: 'again' });
+    expect(first.json()).toEqual({
+      success: true,
+      alreadyExists: false,
+      message: "We'll notify you when Professional tier launches.",
+    });
+    const again = await post('/api/professional-waitlist.php', {
+      name: 'Grace H.',
+      email: ' GRACE@example.org ',
+      message: 'again',
+    });
     expect(again.statusCode).toBe(200);
     expect(again.json()).toMatchObject({ success: true, alreadyExists: true });
     expect(f.rowCounts().professional_waitlist).toBe(1);
@@ -86,8 +113,14 @@ describe('POST /api/contact', () => {
   it('stores the message and e-mails it to the operator over SMTP', async () => {
     const res = await post('/api/contact', valid);
     expect(res.statusCode).toBe(201);
-    expect(res.json()).toEqual({ success: true, message: "Message sent successfully! We'll get back to you as soon as possible." });
-    const row = f.db.prepare('SELECT name, email, subject, message, delivery FROM contact_messages').get() as Record<string, string>;
+    expect(res.json()).toEqual({
+      success: true,
+      message: "Message sent successfully! We'll get back to you as soon as possible.",
+    });
+    const row = f.db.prepare('SELECT name, email, subject, message, delivery FROM contact_messages').get() as Record<
+      string,
+      string
+    >;
     expect(row).toMatchObject({ name: valid.name, email: valid.email, subject: 'enterprise', message: valid.message });
     expect(row.delivery).toMatch(/^smtp:/);
     expect(received).toHaveLength(1);
@@ -123,12 +156,22 @@ describe('POST /api/contact', () => {
     let now = Date.parse(NOW);
     const g = await makeFixture({ publish: [], clock: () => new Date(now) });
     try {
-      const from = (ip: string) => g.app.inject({ method: 'POST', url: '/api/contact', payload: valid, remoteAddress: ip });
-      const mails = () => fs.readdirSync(path.join(g.dir, 'data/outbox')).filter((name) => name.endsWith('.eml')).length;
+      const from = (ip: string) =>
+        g.app.inject({ method: 'POST', url: '/api/contact', payload: valid, remoteAddress: ip });
+      const mails = () =>
+        fs.readdirSync(path.join(g.dir, 'data/outbox')).filter((name) => name.endsWith('.eml')).length;
       const burst = await Promise.all(Array.from({ length: 2 * CONTACT_PER_HOUR }, () => from('198.51.100.20')));
-      expect(burst.map((r) => r.statusCode).sort()).toEqual([...Array(CONTACT_PER_HOUR).fill(201), ...Array(CONTACT_PER_HOUR).fill(429)]);
-      expect(burst.find((r) => r.statusCode === 429)!.json()).toEqual({ error: TEXTS.contactTooMany, message: TEXTS.contactTooMany });
-      expect((g.db.prepare('SELECT COUNT(*) AS n FROM contact_messages').get() as { n: number }).n).toBe(CONTACT_PER_HOUR);
+      expect(burst.map((r) => r.statusCode).sort()).toEqual([
+        ...Array(CONTACT_PER_HOUR).fill(201),
+        ...Array(CONTACT_PER_HOUR).fill(429),
+      ]);
+      expect(burst.find((r) => r.statusCode === 429)!.json()).toEqual({
+        error: TEXTS.contactTooMany,
+        message: TEXTS.contactTooMany,
+      });
+      expect((g.db.prepare('SELECT COUNT(*) AS n FROM contact_messages').get() as { n: number }).n).toBe(
+        CONTACT_PER_HOUR,
+      );
       expect(mails()).toBe(CONTACT_PER_HOUR);
       // Another address is not affected; the first one may write again an hour later.
       expect((await from('198.51.100.21')).statusCode).toBe(201);
@@ -143,8 +186,16 @@ describe('POST /api/contact', () => {
 
   it('without SMTP the e-mail is written to the outbox folder', async () => {
     const lines: string[] = [];
-    const mailer = createMailer({ smtpUrl: undefined, mailFrom: 'Timeseal <noreply@timeseal.test>', outbox: `${f.dir}/outbox-test` }, { info: (o) => lines.push(JSON.stringify(o)) });
-    const receipt = await mailer.send({ to: 'operator@timeseal.test', subject: 'Hello', text: 'Body text', replyTo: 'ada@example.org' });
+    const mailer = createMailer(
+      { smtpUrl: undefined, mailFrom: 'Timeseal <noreply@timeseal.test>', outbox: `${f.dir}/outbox-test` },
+      { info: (o) => lines.push(JSON.stringify(o)) },
+    );
+    const receipt = await mailer.send({
+      to: 'operator@timeseal.test',
+      subject: 'Hello',
+      text: 'Body text',
+      replyTo: 'ada@example.org',
+    });
     expect(receipt.via).toBe('outbox');
     const file = (receipt as { path: string }).path;
     expect(file.endsWith('.eml')).toBe(true);

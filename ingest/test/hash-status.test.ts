@@ -15,7 +15,13 @@ afterAll(async () => {
 const status = async (hash: string) => {
   const res = await f.app.inject(`/api/status/${hash}`);
   expect(res.statusCode, res.body).toBe(200);
-  return res.json() as { hash: string; state: string; message: string; published: Array<{ date: string; leafIndex: number; submittedAt: string; proofUrl: string }>; queued: Array<{ ledgerDate: string; submittedAt: string; publishedAt: string }> };
+  return res.json() as {
+    hash: string;
+    state: string;
+    message: string;
+    published: Array<{ date: string; leafIndex: number; submittedAt: string; proofUrl: string }>;
+    queued: Array<{ ledgerDate: string; submittedAt: string; publishedAt: string }>;
+  };
 };
 const submit = (hash: string) => f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash } });
 
@@ -36,24 +42,37 @@ describe('GET /api/status/:hash', () => {
     const hash = f.published[1]!;
     const before = await status(hash);
     expect(before.state).toBe('published');
-    expect(before.published).toEqual([{ date: DAY, leafIndex: expect.any(Number), submittedAt: `${DAY}T09:01:00.000Z`, proofUrl: `/api/proof/${hash}` }]);
+    expect(before.published).toEqual([
+      { date: DAY, leafIndex: expect.any(Number), submittedAt: `${DAY}T09:01:00.000Z`, proofUrl: `/api/proof/${hash}` },
+    ]);
     expect(before.queued).toEqual([]);
     await submit(hash);
     const after = await status(hash);
     expect(after.state).toBe('published');
     expect(after.queued.map((q) => q.ledgerDate)).toEqual([TODAY]);
-    expect(after.message).toBe(`Published in the ledger of ${DAY}. Also queued for the ledger of ${TODAY}, published at 2025-11-04T00:01:00.000Z.`);
+    expect(after.message).toBe(
+      `Published in the ledger of ${DAY}. Also queued for the ledger of ${TODAY}, published at 2025-11-04T00:01:00.000Z.`,
+    );
   });
 
   test('an unknown hash; a malformed one is 400', async () => {
-    expect(await status(randomHash())).toMatchObject({ state: 'unknown', published: [], queued: [], message: expect.stringMatching(/no record of this hash/) });
+    expect(await status(randomHash())).toMatchObject({
+      state: 'unknown',
+      published: [],
+      queued: [],
+      message: expect.stringMatching(/no record of this hash/),
+    });
     expect((await f.app.inject('/api/status/abc')).statusCode).toBe(400);
     expect((await f.app.inject(`/api/status/${randomHash()}?x=1`)).statusCode).toBe(400);
   });
 
   test('the status lookup and the paged ledger list are in the OpenAPI document', async () => {
-    const doc = (await f.app.inject('/api/openapi.json')).json() as { paths: Record<string, { get?: { parameters?: Array<{ name: string }> } }> };
-    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/beta/timestamp', '/api/status/{hash}', '/api/ledgers.php']));
+    const doc = (await f.app.inject('/api/openapi.json')).json() as {
+      paths: Record<string, { get?: { parameters?: Array<{ name: string }> } }>;
+    };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/beta/timestamp', '/api/status/{hash}', '/api/ledgers.php']),
+    );
     expect(doc.paths['/api/ledgers.php']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['before', 'limit']);
     expect(Object.keys(doc.paths)).not.toContain('/api/submit');
   });

@@ -25,9 +25,18 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const SHORT: HttpLimits = { headersTimeoutMs: 400, requestTimeoutMs: 800, keepAliveTimeoutMs: 300, idleTimeoutMs: 1500, maxConnections: 1000 };
+const SHORT: HttpLimits = {
+  headersTimeoutMs: 400,
+  requestTimeoutMs: 800,
+  keepAliveTimeoutMs: 300,
+  idleTimeoutMs: 1500,
+  maxConnections: 1000,
+};
 
-async function start(limits: HttpLimits, log?: { lines: Array<[string, object, string]>; everyMs: number }): Promise<{ server: FastifyInstance; port: number }> {
+async function start(
+  limits: HttpLimits,
+  log?: { lines: Array<[string, object, string]>; everyMs: number },
+): Promise<{ server: FastifyInstance; port: number }> {
   const options = serverOptions(f.ingest, undefined, limits);
   if (log) {
     const sink: LimitLog = {
@@ -37,7 +46,14 @@ async function start(limits: HttpLimits, log?: { lines: Array<[string, object, s
     options.serverFactory = httpServerFactory(limits, sink, log.everyMs);
   }
   const server = Fastify(options);
-  await server.register(app, { config: f.config, ingest: f.ingest, clock: () => new Date(NOW), store: openSqliteStore(f.config.db, { db: f.db }), mailer: createMailer(f.ingest, { info: () => {} }), archiveAccess: archiveAccess(f.config.archive, f.config.logOrigin) });
+  await server.register(app, {
+    config: f.config,
+    ingest: f.ingest,
+    clock: () => new Date(NOW),
+    store: openSqliteStore(f.config.db, { db: f.db }),
+    mailer: createMailer(f.ingest, { info: () => {} }),
+    archiveAccess: archiveAccess(f.config.archive, f.config.logOrigin),
+  });
   await server.listen({ host: '127.0.0.1', port: 0 });
   return { server, port: (server.server.address() as net.AddressInfo).port };
 }
@@ -83,7 +99,10 @@ describe('timeouts', () => {
     try {
       const nothing = silent(port, '');
       const halfHeaders = silent(port, 'GET /api/queue-stats.php HTTP/1.1\r\nHost: localhost\r\n');
-      const noBody = silent(port, 'POST /api/v1/beta/timestamp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n');
+      const noBody = silent(
+        port,
+        'POST /api/v1/beta/timestamp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 80\r\n\r\n',
+      );
       const statuses: number[] = [];
       let open = true;
       void Promise.all([nothing.closed, halfHeaders.closed, noBody.closed]).then(() => (open = false));
@@ -108,7 +127,10 @@ describe('timeouts', () => {
       expect(noBody.received()).toMatch(/^HTTP\/1\.1 408 /);
       // Meanwhile every other request was answered.
       expect(statuses.length).toBeGreaterThan(5);
-      expect(statuses.every((s) => s === 200), statuses.join(' ')).toBe(true);
+      expect(
+        statuses.every((s) => s === 200),
+        statuses.join(' '),
+      ).toBe(true);
     } finally {
       for (const s of sockets.splice(0)) s.destroy();
       await server.close();
@@ -139,11 +161,21 @@ describe('downloads', () => {
     // Served only for a day days.json names (ingest/published-archive.ts): name it, as an empty day before the fixture's.
     const daysFile = path.join(f.config.archive, 'days.json');
     const days = JSON.parse(fs.readFileSync(daysFile, 'utf8')) as { days: unknown[] };
-    days.days.unshift({ date: '2025-09-30', first_index: 0, entry_count: 0, tree_size: 0, root: '0'.repeat(64), sha256: '0'.repeat(64) });
+    days.days.unshift({
+      date: '2025-09-30',
+      first_index: 0,
+      entry_count: 0,
+      tree_size: 0,
+      root: '0'.repeat(64),
+      sha256: '0'.repeat(64),
+    });
     fs.writeFileSync(daysFile, JSON.stringify(days));
     const { server, port } = await start(SHORT);
     try {
-      const conn = silent(port, 'GET /ledgers/2025-09-30.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n');
+      const conn = silent(
+        port,
+        'GET /ledgers/2025-09-30.json HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n',
+      );
       // Read in short bursts with pauses, for twice the whole-request limit (0.8 s) but never idle for the idle limit.
       const started = Date.now();
       let receivedAtOneSecond = -1;
@@ -172,7 +204,13 @@ describe('downloads', () => {
 describe('connection cap', () => {
   it('refuses connections above the cap, keeps serving once below it, and logs a count rather than a line each', async () => {
     const lines: Array<[string, object, string]> = [];
-    const limits: HttpLimits = { headersTimeoutMs: 10_000, requestTimeoutMs: 10_000, keepAliveTimeoutMs: 10_000, idleTimeoutMs: 10_000, maxConnections: 4 };
+    const limits: HttpLimits = {
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 10_000,
+      keepAliveTimeoutMs: 10_000,
+      idleTimeoutMs: 10_000,
+      maxConnections: 4,
+    };
     const { server, port } = await start(limits, { lines, everyMs: 300 });
     try {
       const held = Array.from({ length: 4 }, () => silent(port, ''));
@@ -202,11 +240,25 @@ describe('connection cap', () => {
 describe('httpLimits', () => {
   it('reads the environment, defaults to public-service values and refuses nonsense', () => {
     const d = httpLimits({});
-    expect([d.headersTimeoutMs, d.requestTimeoutMs, d.keepAliveTimeoutMs, d.idleTimeoutMs]).toEqual([15_000, 30_000, 10_000, 120_000]);
+    expect([d.headersTimeoutMs, d.requestTimeoutMs, d.keepAliveTimeoutMs, d.idleTimeoutMs]).toEqual([
+      15_000, 30_000, 10_000, 120_000,
+    ]);
     expect(d.maxConnections).toBeGreaterThanOrEqual(64);
     expect(d.maxConnections).toBeLessThanOrEqual(4096);
-    const e = httpLimits({ HTTP_HEADERS_TIMEOUT: '0.5', HTTP_REQUEST_TIMEOUT: '2', HTTP_KEEPALIVE_TIMEOUT: '65', HTTP_IDLE_TIMEOUT: '300', HTTP_MAX_CONNECTIONS: '100' });
-    expect(e).toEqual({ headersTimeoutMs: 500, requestTimeoutMs: 2000, keepAliveTimeoutMs: 65_000, idleTimeoutMs: 300_000, maxConnections: 100 });
+    const e = httpLimits({
+      HTTP_HEADERS_TIMEOUT: '0.5',
+      HTTP_REQUEST_TIMEOUT: '2',
+      HTTP_KEEPALIVE_TIMEOUT: '65',
+      HTTP_IDLE_TIMEOUT: '300',
+      HTTP_MAX_CONNECTIONS: '100',
+    });
+    expect(e).toEqual({
+      headersTimeoutMs: 500,
+      requestTimeoutMs: 2000,
+      keepAliveTimeoutMs: 65_000,
+      idleTimeoutMs: 300_000,
+      maxConnections: 100,
+    });
     expect(() => httpLimits({ HTTP_REQUEST_TIMEOUT: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT/);
     expect(() => httpLimits({ HTTP_HEADERS_TIMEOUT: '40', HTTP_REQUEST_TIMEOUT: '30' })).toThrow(/must not be longer/);
     expect(() => httpLimits({ HTTP_MAX_CONNECTIONS: 'many' })).toThrow(/HTTP_MAX_CONNECTIONS/);

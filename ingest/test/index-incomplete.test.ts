@@ -26,7 +26,10 @@ describe('an incomplete index', () => {
         const res = await f.app.inject(url);
         expect(res.statusCode, url).toBe(503);
         expect(res.headers['retry-after']).toBe('300');
-        expect(res.json()).toEqual({ error: "The archive's index is being completed; please try again in a few minutes.", message: "The archive's index is being completed; please try again in a few minutes." });
+        expect(res.json()).toEqual({
+          error: "The archive's index is being completed; please try again in a few minutes.",
+          message: "The archive's index is being completed; please try again in a few minutes.",
+        });
       }
     } finally {
       fs.writeFileSync(head, saved);

@@ -35,14 +35,27 @@ function gated(): { wrap: (real: ArchiveAccess) => ArchiveAccess; open(): void; 
   };
 }
 
-const treeSize = (f: Fixture): number => JSON.parse(fs.readFileSync(path.join(f.config.archive, 'checkpoint'), 'utf8').split('\n')[1]!);
+const treeSize = (f: Fixture): number =>
+  JSON.parse(fs.readFileSync(path.join(f.config.archive, 'checkpoint'), 'utf8').split('\n')[1]!);
 
 /** Publishes a second day (TODAY) with `count` new hashes; returns them. */
 async function publishAnotherDay(f: Fixture, count: number): Promise<string[]> {
   const hashes = Array.from({ length: count }, randomHash);
-  enqueue(f.db, hashes.map((hash, i) => ({ hash, submittedAt: new Date(Date.parse(`${TODAY}T08:00:00.000Z`) + i * 1000), source: 'import' })));
+  enqueue(
+    f.db,
+    hashes.map((hash, i) => ({
+      hash,
+      submittedAt: new Date(Date.parse(`${TODAY}T08:00:00.000Z`) + i * 1000),
+      source: 'import',
+    })),
+  );
   const keys = loadSigningKeys({ keys: f.config.keys, privateKeys: f.config.privateKeys });
-  await buildLedgers({ config: f.config, store: openSqliteStore(f.config.db, { db: f.db }), clock: () => new Date(Date.parse(`${TODAY}T00:01:00.000Z`) + 86_400_000), keys });
+  await buildLedgers({
+    config: f.config,
+    store: openSqliteStore(f.config.db, { db: f.db }),
+    clock: () => new Date(Date.parse(`${TODAY}T00:01:00.000Z`) + 86_400_000),
+    keys,
+  });
   return hashes;
 }
 
@@ -68,10 +81,13 @@ describe('index-sha256.json while it is being made', () => {
       expect(gate.started()).toBe(1);
       gate.open();
       let ready = await f.app.inject('/ledgers/index-sha256.json');
-      for (let i = 0; i < 100 && ready.statusCode !== 200; i++) ready = await f.app.inject('/ledgers/index-sha256.json');
+      for (let i = 0; i < 100 && ready.statusCode !== 200; i++)
+        ready = await f.app.inject('/ledgers/index-sha256.json');
       expect(ready.statusCode).toBe(200);
       expect(ready.headers[TREE_SIZE_HEADER.toLowerCase()]).toBe(String(treeSize(f)));
-      expect(Object.keys((ready.json() as { map: Record<string, string> }).map).sort()).toEqual([...f.published].sort());
+      expect(Object.keys((ready.json() as { map: Record<string, string> }).map).sort()).toEqual(
+        [...f.published].sort(),
+      );
     } finally {
       await f.close();
     }
@@ -111,7 +127,9 @@ describe('index-sha256.json while it is being made', () => {
       // Only the newest complete file is kept.
       const cache = path.join(path.dirname(f.config.db), 'cache');
       await until(() => fs.readdirSync(cache).filter((n) => n.startsWith('index-sha256-')).length === 1);
-      expect(fs.readdirSync(cache).filter((n) => n.startsWith('index-sha256-'))).toEqual([`index-sha256-${firstSize + 5}.json`]);
+      expect(fs.readdirSync(cache).filter((n) => n.startsWith('index-sha256-'))).toEqual([
+        `index-sha256-${firstSize + 5}.json`,
+      ]);
     } finally {
       gate.open();
       await f.close();

@@ -28,7 +28,8 @@ describe('submitWithinLimits', () => {
     const a = openSqliteStore(file);
     const b = openSqliteStore(file);
     const now = new Date('2025-11-03T10:00:00Z');
-    const submit = (store: Store, ip: string, at: Date) => submitWithinLimits(store, { ip, now: at, hash: randomHash(), fileName: null });
+    const submit = (store: Store, ip: string, at: Date) =>
+      submitWithinLimits(store, { ip, now: at, hash: randomHash(), fileName: null });
     const decisions = await Promise.all([a, b, a, b, a, b].map((store) => submit(store, '192.0.2.1', now)));
     expect(decisions.filter((d) => d.allowed)).toHaveLength(FREE_PER_DAY);
     expect((await submit(a, '192.0.2.1', new Date('2025-11-04T00:00:00Z'))).allowed).toBe(true);
@@ -62,14 +63,23 @@ describe('TRUST_PROXY', () => {
     const f = await makeFixture({ env: { TRUST_PROXY: '1' }, publish: [] });
     try {
       const submit = (xff: string) =>
-        f.app.inject({ method: 'POST', url: '/api/submit', payload: { hash: randomHash() }, remoteAddress: '10.0.0.1', headers: { 'x-forwarded-for': xff } });
+        f.app.inject({
+          method: 'POST',
+          url: '/api/submit',
+          payload: { hash: randomHash() },
+          remoteAddress: '10.0.0.1',
+          headers: { 'x-forwarded-for': xff },
+        });
       const alice = [];
-      for (const forged of ['1.1.1.1', '2.2.2.2', '3.3.3.3']) alice.push((await submit(`${forged}, 203.0.113.5`)).statusCode);
+      for (const forged of ['1.1.1.1', '2.2.2.2', '3.3.3.3'])
+        alice.push((await submit(`${forged}, 203.0.113.5`)).statusCode);
       expect(alice).toEqual([201, 201, 429]);
       expect((await submit('203.0.113.6')).statusCode).toBe(201);
       expect((await submit('203.0.113.6')).statusCode).toBe(201);
       expect((await submit('203.0.113.6')).statusCode).toBe(429);
-      const keys = (f.db.prepare('SELECT ip_address FROM ip_rate_limit ORDER BY ip_address').all() as Array<{ ip_address: string }>).map((r) => r.ip_address);
+      const keys = (
+        f.db.prepare('SELECT ip_address FROM ip_rate_limit ORDER BY ip_address').all() as Array<{ ip_address: string }>
+      ).map((r) => r.ip_address);
       expect(keys).toEqual(['203.0.113.5', '203.0.113.6']);
     } finally {
       await f.close();
@@ -88,7 +98,13 @@ describe('verify-quantum on a tampered archive', () => {
       const bad = Buffer.from(good);
       bad[100]! ^= 0x01;
       fs.writeFileSync(mldsa, bad);
-      expect((await f.app.inject(url)).json()).toEqual({ date: DAY, quantum_shield: false, dual_signature: false, ecdsa_p256: true, ml_dsa_65: false });
+      expect((await f.app.inject(url)).json()).toEqual({
+        date: DAY,
+        quantum_shield: false,
+        dual_signature: false,
+        ecdsa_p256: true,
+        ml_dsa_65: false,
+      });
       expect((await f.app.inject('/api/ledgers.php')).json().ledgers[0].signatureVerified).toBe(false);
       fs.writeFileSync(mldsa, good);
       const ecdsa = path.join(f.config.archive, `${DAY}.json.sig`);
@@ -96,7 +112,13 @@ describe('verify-quantum on a tampered archive', () => {
       sig[sig.length - 1]! ^= 0x01;
       fs.writeFileSync(ecdsa, sig);
       fs.utimesSync(mldsa, new Date(), new Date(Date.now() + 5000));
-      expect((await f.app.inject(url)).json()).toEqual({ date: DAY, quantum_shield: true, dual_signature: false, ecdsa_p256: false, ml_dsa_65: true });
+      expect((await f.app.inject(url)).json()).toEqual({
+        date: DAY,
+        quantum_shield: true,
+        dual_signature: false,
+        ecdsa_p256: false,
+        ml_dsa_65: true,
+      });
     } finally {
       await f.close();
     }

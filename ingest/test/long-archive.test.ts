@@ -23,7 +23,14 @@ beforeAll(async () => {
     const f = await makeFixture({
       publish: [],
       prepare: (config) => {
-        long = writeLongArchive({ archive: config.archive, origin: config.logOrigin, keys: loadSigningKeys(config), count, lastDate: LAST, signed: LEDGERS_PAGE + 1 });
+        long = writeLongArchive({
+          archive: config.archive,
+          origin: config.logOrigin,
+          keys: loadSigningKeys(config),
+          count,
+          lastDate: LAST,
+          signed: LEDGERS_PAGE + 1,
+        });
       },
     });
     archives.set(count, { f, long });
@@ -50,9 +57,19 @@ describe('GET /api/ledgers.php on a long archive', () => {
     const { page } = await get(3650);
     const days = archives.get(3650)!.long.days;
     expect(page.total).toBe(3650);
-    expect(page.ledgers.map((l) => l.date)).toEqual(days.slice(-LEDGERS_PAGE).map((d) => d.date).reverse());
+    expect(page.ledgers.map((l) => l.date)).toEqual(
+      days
+        .slice(-LEDGERS_PAGE)
+        .map((d) => d.date)
+        .reverse(),
+    );
     expect(page.ledgers.every((l) => l.signatureVerified)).toBe(true);
-    expect(page.ledgers.map((l) => l.entryCount)).toEqual(days.slice(-LEDGERS_PAGE).map((d) => d.entryCount).reverse());
+    expect(page.ledgers.map((l) => l.entryCount)).toEqual(
+      days
+        .slice(-LEDGERS_PAGE)
+        .map((d) => d.entryCount)
+        .reverse(),
+    );
     expect(page.ledgers[0]!.otsStatus).toBe('pending');
     expect(page.ledgers[1]!.otsStatus).toBe('verified');
     expect(page.next).toBe(days.at(-LEDGERS_PAGE)!.date);
@@ -70,16 +87,32 @@ describe('GET /api/ledgers.php on a long archive', () => {
       seen.push(...page.ledgers.map((l) => l.date));
       before = page.next;
     }
-    expect(seen).toEqual(archives.get(3650)!.long.days.map((d) => d.date).reverse());
+    expect(seen).toEqual(
+      archives
+        .get(3650)!
+        .long.days.map((d) => d.date)
+        .reverse(),
+    );
     // A date between published days, a page of one, and the oldest day.
     const days = archives.get(3650)!.long.days;
-    expect((await get(3650, `?before=${days[100]!.date}&limit=1`)).page).toMatchObject({ ledgers: [{ date: days[99]!.date }], next: days[99]!.date });
+    expect((await get(3650, `?before=${days[100]!.date}&limit=1`)).page).toMatchObject({
+      ledgers: [{ date: days[99]!.date }],
+      next: days[99]!.date,
+    });
     expect((await get(3650, `?before=${days[0]!.date}`)).page).toMatchObject({ ledgers: [], next: null });
   });
 
   test('bad paging parameters are 400 with a sentence', async () => {
     const { f } = archives.get(10)!;
-    for (const q of ['?limit=0', '?limit=367', '?limit=abc', '?before=2025-02-30', '?before=yesterday', '?limit=1&limit=2', '?page=2']) {
+    for (const q of [
+      '?limit=0',
+      '?limit=367',
+      '?limit=abc',
+      '?before=2025-02-30',
+      '?before=yesterday',
+      '?limit=1&limit=2',
+      '?page=2',
+    ]) {
       const res = await f.app.inject(`/api/ledgers.php${q}`);
       expect(res.statusCode, q).toBe(400);
       expect((res.json() as { error: string }).error, q).toMatch(/\w+ \w+/);
@@ -112,11 +145,17 @@ describe('GET /api/ledgers.php on a long archive', () => {
 describe('GET /api/ots-block-info.php', () => {
   test('bounded: the newest page of days by default, or one month', async () => {
     const { f, long } = archives.get(3650)!;
-    const all = (await f.app.inject('/api/ots-block-info.php')).json() as { ledgers: Record<string, { block_height: number }> };
+    const all = (await f.app.inject('/api/ots-block-info.php')).json() as {
+      ledgers: Record<string, { block_height: number }>;
+    };
     // The newest day is not anchored yet: the newest page less one.
     expect(Object.keys(all.ledgers)).toEqual(long.days.slice(-LEDGERS_PAGE, -1).map((d) => d.date));
-    const month = (await f.app.inject('/api/ots-block-info.php?month=2020-02')).json() as { ledgers: Record<string, unknown> };
-    expect(Object.keys(month.ledgers)).toEqual(long.days.filter((d) => d.date.startsWith('2020-02-')).map((d) => d.date));
+    const month = (await f.app.inject('/api/ots-block-info.php?month=2020-02')).json() as {
+      ledgers: Record<string, unknown>;
+    };
+    expect(Object.keys(month.ledgers)).toEqual(
+      long.days.filter((d) => d.date.startsWith('2020-02-')).map((d) => d.date),
+    );
     expect((await f.app.inject('/api/ots-block-info.php?month=2020-13')).statusCode).toBe(400);
   });
 });
@@ -127,14 +166,20 @@ describe('GET /api/ledgers-calendar.php', () => {
     const year = LAST.slice(0, 4);
     const res = await f.app.inject(`/api/ledgers-calendar.php?year=${year}`);
     expect(res.statusCode).toBe(200);
-    const body = res.json() as { year: string; days: Array<{ date: string; entryCount: number; anchored: boolean }>; first: string; last: string };
+    const body = res.json() as {
+      year: string;
+      days: Array<{ date: string; entryCount: number; anchored: boolean }>;
+      first: string;
+      last: string;
+    };
     const expected = long.days.filter((d) => d.date.startsWith(`${year}-`));
     expect(body.days.map((d) => [d.date, d.entryCount])).toEqual(expected.map((d) => [d.date, d.entryCount]));
     expect(body.days.at(-1)!.anchored).toBe(false);
     expect(body.days.at(-2)!.anchored).toBe(true);
     expect(body).toMatchObject({ first: long.days[0]!.date, last: LAST });
     expect((await f.app.inject('/api/ledgers-calendar.php?year=1999')).json()).toMatchObject({ days: [] });
-    for (const q of ['', '?year=99', '?year=2025&x=1']) expect((await f.app.inject(`/api/ledgers-calendar.php${q}`)).statusCode, q).toBe(400);
+    for (const q of ['', '?year=99', '?year=2025&x=1'])
+      expect((await f.app.inject(`/api/ledgers-calendar.php${q}`)).statusCode, q).toBe(400);
   });
 });
 
@@ -159,7 +204,12 @@ print(json.dumps({'id': req(root, 'id').text, 'updated': req(root, 'updated').te
         ],
         { input: xml, encoding: 'utf8' },
       ),
-    ) as { id: string; updated: string; self: string[]; entries: Array<{ id: string; title: string; updated: string; link: string; summary: string }> };
+    ) as {
+      id: string;
+      updated: string;
+      self: string[];
+      entries: Array<{ id: string; title: string; updated: string; link: string; summary: string }>;
+    };
 
   test('an Atom feed of the newest 30 days, newest first, each with its size and anchoring; the same size at 3,650 days as at 365', async () => {
     const res = await archives.get(3650)!.f.app.inject('/ledgers/feed.xml');
@@ -169,9 +219,17 @@ print(json.dumps({'id': req(root, 'id').text, 'updated': req(root, 'updated').te
     const days = archives.get(3650)!.long.days;
     expect(feed.self).toEqual(['https://timeseal.test/ledgers/feed.xml']);
     expect(feed.entries).toHaveLength(FEED_DAYS);
-    expect(feed.entries.map((e) => e.link)).toEqual(days.slice(-FEED_DAYS).reverse().map((d) => `https://timeseal.test/ledgers/${d.date}.json`));
+    expect(feed.entries.map((e) => e.link)).toEqual(
+      days
+        .slice(-FEED_DAYS)
+        .reverse()
+        .map((d) => `https://timeseal.test/ledgers/${d.date}.json`),
+    );
     const newest = days.at(-1)!;
-    expect(feed.entries[0]).toMatchObject({ title: `Ledger of ${newest.date}: ${newest.entryCount} hash${newest.entryCount === 1 ? '' : 'es'}`, updated: '2025-11-03T00:01:00.000Z' });
+    expect(feed.entries[0]).toMatchObject({
+      title: `Ledger of ${newest.date}: ${newest.entryCount} hash${newest.entryCount === 1 ? '' : 'es'}`,
+      updated: '2025-11-03T00:01:00.000Z',
+    });
     expect(feed.updated).toBe('2025-11-03T00:01:00.000Z');
     expect(feed.entries[0]!.summary).toMatch(/Bitcoin anchoring pending/);
     expect(feed.entries[1]!.summary).toMatch(/Anchored in Bitcoin block \d+ through OpenTimestamps/);

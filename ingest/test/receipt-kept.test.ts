@@ -17,7 +17,17 @@ import { buildLedgers } from '../../pipeline/build.ts';
 import { loadPublicKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import { tokenHash } from '../accounts/tokens.ts';
-import { BIN, childEnv, makeFixture, ORIGIN, randomHash, removeTempDirs, tempDir, TODAY, type Fixture } from './fixture.ts';
+import {
+  BIN,
+  childEnv,
+  makeFixture,
+  ORIGIN,
+  randomHash,
+  removeTempDirs,
+  tempDir,
+  TODAY,
+  type Fixture,
+} from './fixture.ts';
 
 const AT = [`${TODAY}T12:00:00.000Z`, `${TODAY}T12:00:05.000Z`, `${TODAY}T12:00:10.000Z`, `${TODAY}T12:00:15.000Z`];
 const NEXT_DAY = '2025-11-04';
@@ -50,7 +60,11 @@ function detach(pdf: Buffer): { list: string; files: Record<string, Buffer>; dir
   fs.mkdirSync(out);
   const saved = run('pdfdetach', ['-saveall', '-o', out, file]);
   expect(saved.status, saved.stderr).toBe(0);
-  return { list: list.stdout, files: Object.fromEntries(fs.readdirSync(out).map((name) => [name, fs.readFileSync(path.join(out, name))])), dir: out };
+  return {
+    list: list.stdout,
+    files: Object.fromEntries(fs.readdirSync(out).map((name) => [name, fs.readFileSync(path.join(out, name))])),
+    dir: out,
+  };
 }
 
 function pdfText(pdf: Buffer): string {
@@ -63,20 +77,50 @@ function pdfText(pdf: Buffer): string {
 
 /** `openssl ts -verify` of a .tsr for the hash with the archive's two TSA certificates. */
 function opensslVerify(tsr: string, digest: string): { status: number | null; out: string } {
-  const r = run('openssl', ['ts', '-verify', '-digest', digest, '-in', tsr, '-CAfile', path.join(f.config.keys, 'timeseal-tsa-root.pem'), '-untrusted', path.join(f.config.keys, 'timeseal-tsa.pem')]);
+  const r = run('openssl', [
+    'ts',
+    '-verify',
+    '-digest',
+    digest,
+    '-in',
+    tsr,
+    '-CAfile',
+    path.join(f.config.keys, 'timeseal-tsa-root.pem'),
+    '-untrusted',
+    path.join(f.config.keys, 'timeseal-tsa.pem'),
+  ]);
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
-const submit = (ip: string, headers: Record<string, string> = {}, what = hash) => f.app.inject({ method: 'POST', url: '/api/submit', payload: { hash: what, fileName: 'contract.pdf' }, remoteAddress: ip, headers });
+const submit = (ip: string, headers: Record<string, string> = {}, what = hash) =>
+  f.app.inject({
+    method: 'POST',
+    url: '/api/submit',
+    payload: { hash: what, fileName: 'contract.pdf' },
+    remoteAddress: ip,
+    headers,
+  });
 
 beforeAll(async () => {
   f = await makeFixture({ clock: () => new Date(now) });
   root = pemCertificates(fs.readFileSync(path.join(f.config.keys, 'timeseal-tsa-root.pem'), 'utf8'));
   // A logged-in paying user: the submission goes into the history (timestamps), the receipt into receipts.
-  f.db.prepare("INSERT INTO users (id, username, email, password, email_verified, created_at) VALUES ('payer', 'payer', 'payer@example.test', 'x', 1, ?)").run(AT[0]);
-  f.db.prepare("INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, status) VALUES ('payer', 'cus_r', 'sub_r', 'active')").run();
+  f.db
+    .prepare(
+      "INSERT INTO users (id, username, email, password, email_verified, created_at) VALUES ('payer', 'payer', 'payer@example.test', 'x', 1, ?)",
+    )
+    .run(AT[0]);
+  f.db
+    .prepare(
+      "INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, status) VALUES ('payer', 'cus_r', 'sub_r', 'active')",
+    )
+    .run();
   const session = `receipt-session-${'b'.repeat(40)}`;
-  f.db.prepare("INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, 'payer', ?, '2099-01-01T00:00:00.000Z')").run(tokenHash(session), AT[0]);
+  f.db
+    .prepare(
+      "INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES (?, 'payer', ?, '2099-01-01T00:00:00.000Z')",
+    )
+    .run(tokenHash(session), AT[0]);
   cookie = `ts_session=${session}`;
 });
 afterAll(async () => {
@@ -94,8 +138,14 @@ describe("the site's receipts are kept and given back", () => {
       expect(body.submittedAt).toBe(now);
       answered.push({ submittedAt: body.submittedAt, der: fromBase64(body.receipt) });
     }
-    const stored = () => f.db.prepare('SELECT submitted_at AS t, der FROM receipts WHERE hash = ? ORDER BY id').all(hash) as Array<{ t: string; der: Buffer }>;
-    expect(stored().map((r) => [r.t, Buffer.from(r.der).toString('base64')])).toEqual(answered.map((a) => [a.submittedAt, Buffer.from(a.der).toString('base64')]));
+    const stored = () =>
+      f.db.prepare('SELECT submitted_at AS t, der FROM receipts WHERE hash = ? ORDER BY id').all(hash) as Array<{
+        t: string;
+        der: Buffer;
+      }>;
+    expect(stored().map((r) => [r.t, Buffer.from(r.der).toString('base64')])).toEqual(
+      answered.map((a) => [a.submittedAt, Buffer.from(a.der).toString('base64')]),
+    );
     // Over the free tier's limit: 429, no receipt kept.
     expect((await submit('198.51.100.60', {}, randomHash())).statusCode).toBe(201);
     const before = f.rowCounts();
@@ -105,7 +155,12 @@ describe("the site's receipts are kept and given back", () => {
     expect(f.rowCounts()).toEqual(before);
     // The beta API's receipt is the client's to keep: its row is stored, its receipt is not.
     now = AT[3]!;
-    const beta = await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash, receipt: true }, remoteAddress: '198.51.100.62' });
+    const beta = await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/beta/timestamp',
+      payload: { hash, receipt: true },
+      remoteAddress: '198.51.100.62',
+    });
     expect(beta.statusCode).toBe(201);
     expect(beta.json()).toHaveProperty('receipt');
     expect(stored()).toHaveLength(2);
@@ -116,19 +171,31 @@ describe("the site's receipts are kept and given back", () => {
     expect(mine.json()).toHaveProperty('remainingThisMonth');
     answered.push({ submittedAt: now, der: fromBase64((mine.json() as { receipt: string }).receipt) });
     expect(stored()).toHaveLength(3);
-    historyId = (f.db.prepare("SELECT id FROM timestamps WHERE user_id = 'payer' AND hash = ?").get(hash) as { id: number }).id;
+    historyId = (
+      f.db.prepare("SELECT id FROM timestamps WHERE user_id = 'payer' AND hash = ?").get(hash) as { id: number }
+    ).id;
     expect(historyId).toBeGreaterThan(0);
   });
 
   it('before the day is published: the owner’s pending certificate carries their receipt (HTML download and PDF attachment); the hash= certificate says nothing', async () => {
-    const html = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${historyId}`, headers: { cookie } });
+    const html = await f.app.inject({
+      method: 'GET',
+      url: `/api/certificate.php?id=${historyId}`,
+      headers: { cookie },
+    });
     expect(html.statusCode).toBe(200);
     expect(html.body).toContain('pending');
     expect(html.body).toContain('<h2>RFC 3161 receipt</h2>');
-    const href = /href="data:application\/timestamp-reply;base64,([^"]+)" download="([0-9a-f]{16}\.tsr)"/.exec(html.body);
+    const href = /href="data:application\/timestamp-reply;base64,([^"]+)" download="([0-9a-f]{16}\.tsr)"/.exec(
+      html.body,
+    );
     expect(href?.[2]).toBe(`${hash.slice(0, 16)}.tsr`);
     expect(Buffer.from(href![1]!, 'base64').equals(Buffer.from(answered[2]!.der))).toBe(true);
-    const pdf = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${historyId}&format=pdf`, headers: { cookie } });
+    const pdf = await f.app.inject({
+      method: 'GET',
+      url: `/api/certificate.php?id=${historyId}&format=pdf`,
+      headers: { cookie },
+    });
     expect(pdf.statusCode).toBe(200);
     const { files } = detach(pdf.rawPayload);
     expect(Object.keys(files)).toEqual([`${hash.slice(0, 16)}.tsr`]);
@@ -144,7 +211,12 @@ describe("the site's receipts are kept and given back", () => {
   it('once the day is built: GET /api/proof/<hash> is a timeseal-proof/3 bundle whose receipts check for the hash, earliest first', async () => {
     const store = openSqliteStore(f.config.db, { db: f.db });
     try {
-      await buildLedgers({ config: f.config, store, clock: () => new Date(`${NEXT_DAY}T00:01:00.000Z`), keys: loadSigningKeys({ keys: f.config.keys, privateKeys: f.config.privateKeys }) });
+      await buildLedgers({
+        config: f.config,
+        store,
+        clock: () => new Date(`${NEXT_DAY}T00:01:00.000Z`),
+        keys: loadSigningKeys({ keys: f.config.keys, privateKeys: f.config.privateKeys }),
+      });
     } finally {
       await store.close();
     }
@@ -158,7 +230,9 @@ describe("the site's receipts are kept and given back", () => {
     expect(bundle.submittedAt).toBe(AT[0]);
     expect(() => verifyProofBundle(bundle, loadPublicKeys(f.config.keys))).not.toThrow();
     // The site's three, earliest first; the beta API's is not among them.
-    expect(bundle.receipts).toEqual([answered[0]!, answered[1]!, answered[2]!].map((a) => Buffer.from(a.der).toString('base64')));
+    expect(bundle.receipts).toEqual(
+      [answered[0]!, answered[1]!, answered[2]!].map((a) => Buffer.from(a.der).toString('base64')),
+    );
     for (const [i, text] of bundle.receipts.entries()) {
       const facts = await checkReceipt(fromBase64(text), root, fromHex(hash));
       expect(facts.anchored).toBe(true);
@@ -167,12 +241,16 @@ describe("the site's receipts are kept and given back", () => {
       expect(facts.genTime.toISOString()).toBe([AT[0], AT[1], AT[2]][i]);
     }
     // A hash published without a receipt (imported): an empty list, still version 3.
-    const imported = JSON.parse((await f.app.inject(`/api/proof/${f.published[0]}`)).body) as { format: string; receipts: string[] };
+    const imported = JSON.parse((await f.app.inject(`/api/proof/${f.published[0]}`)).body) as {
+      format: string;
+      receipts: string[];
+    };
     expect(imported).toMatchObject({ format: 'timeseal-proof/3', receipts: [] });
   });
 
   it('timeseal proof prints the same bundle from the database; without a database here, empty receipts, said on stderr', () => {
-    const cli = (env: Record<string, string>) => spawnSync(BIN, ['proof', hash], { cwd: f.dir, env: childEnv({ ...f.env, ...env }), encoding: 'utf8' });
+    const cli = (env: Record<string, string>) =>
+      spawnSync(BIN, ['proof', hash], { cwd: f.dir, env: childEnv({ ...f.env, ...env }), encoding: 'utf8' });
     const withDb = cli({});
     expect(withDb.status, withDb.stderr).toBe(0);
     expect(withDb.stderr).toBe('');
@@ -207,10 +285,18 @@ describe("the site's receipts are kept and given back", () => {
     expect(flat).toContain(`Time-stamp authority ${facts.tsaName}`);
     expect(flat).toContain(`Serial number 0x${facts.serialNumber.replace(/^0+/, '').toUpperCase()}`);
     expect(flat).toContain(`attached to this PDF as ${name}`);
-    expect(text.replace(/\s+/g, '')).toContain(`openssl ts -verify -digest ${hash} -in ${name} -CAfile timeseal-tsa-root.pem -untrusted timeseal-tsa.pem`.replace(/\s+/g, ''));
+    expect(text.replace(/\s+/g, '')).toContain(
+      `openssl ts -verify -digest ${hash} -in ${name} -CAfile timeseal-tsa-root.pem -untrusted timeseal-tsa.pem`.replace(
+        /\s+/g,
+        '',
+      ),
+    );
     // The certificates it names are served.
     for (const link of new Set(text.match(/https:\/\/timeseal\.test\/keys\/\S+/g) ?? [])) {
-      expect((await f.app.inject({ method: 'GET', url: link.replace('https://timeseal.test', '') })).statusCode, link).toBe(200);
+      expect(
+        (await f.app.inject({ method: 'GET', url: link.replace('https://timeseal.test', '') })).statusCode,
+        link,
+      ).toBe(200);
     }
     // A hash without a kept receipt: no section, no attachment.
     const plain = await f.app.inject({ method: 'GET', url: `/api/certificate.php?hash=${f.published[0]}&format=pdf` });
@@ -226,18 +312,27 @@ describe("the site's receipts are kept and given back", () => {
     expect(section).toContain(`<dd>${AT[0]}</dd>`);
     expect(section).toContain(facts.tsaName.replace(/&/g, '&amp;'));
     expect(section).toContain(`0x${facts.serialNumber.replace(/^0+/, '').toUpperCase()}`);
-    expect(section).toContain(`openssl ts -verify -digest ${hash} -in ${hash.slice(0, 16)}.tsr -CAfile timeseal-tsa-root.pem -untrusted timeseal-tsa.pem`);
+    expect(section).toContain(
+      `openssl ts -verify -digest ${hash} -in ${hash.slice(0, 16)}.tsr -CAfile timeseal-tsa-root.pem -untrusted timeseal-tsa.pem`,
+    );
     const href = /href="data:application\/timestamp-reply;base64,([^"]+)" download="([^"]+)"/.exec(section);
     expect(href?.[2]).toBe(`${hash.slice(0, 16)}.tsr`);
     expect(Buffer.from(href![1]!, 'base64').equals(Buffer.from(answered[0]!.der))).toBe(true);
-    for (const [, link] of section.matchAll(/href="(\/keys\/[^"]+)"/g)) expect((await f.app.inject({ method: 'GET', url: link! })).statusCode, link).toBe(200);
+    for (const [, link] of section.matchAll(/href="(\/keys\/[^"]+)"/g))
+      expect((await f.app.inject({ method: 'GET', url: link! })).statusCode, link).toBe(200);
     // The history certificate: the owner's receipt (made at their submission's time), not the earliest.
     const own = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${historyId}`, headers: { cookie } });
     expect(own.statusCode).toBe(200);
     expect(own.body).not.toContain('pending');
     const ownHref = /href="data:application\/timestamp-reply;base64,([^"]+)"/.exec(own.body);
     expect(Buffer.from(ownHref![1]!, 'base64').equals(Buffer.from(answered[2]!.der))).toBe(true);
-    const ownPdf = await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${historyId}&format=pdf`, headers: { cookie } });
-    expect(detach(ownPdf.rawPayload).files[`${hash.slice(0, 16)}.tsr`]!.equals(Buffer.from(answered[2]!.der))).toBe(true);
+    const ownPdf = await f.app.inject({
+      method: 'GET',
+      url: `/api/certificate.php?id=${historyId}&format=pdf`,
+      headers: { cookie },
+    });
+    expect(detach(ownPdf.rawPayload).files[`${hash.slice(0, 16)}.tsr`]!.equals(Buffer.from(answered[2]!.der))).toBe(
+      true,
+    );
   });
 });

@@ -22,8 +22,10 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const post = (url: string, payload: object, ip = '198.51.100.40') => f.app.inject({ method: 'POST', url, payload, remoteAddress: ip });
-const rows = (hash: string) => f.db.prepare('SELECT submitted_at FROM submissions WHERE hash = ?').all(hash) as Array<{ submitted_at: unknown }>;
+const post = (url: string, payload: object, ip = '198.51.100.40') =>
+  f.app.inject({ method: 'POST', url, payload, remoteAddress: ip });
+const rows = (hash: string) =>
+  f.db.prepare('SELECT submitted_at FROM submissions WHERE hash = ?').all(hash) as Array<{ submitted_at: unknown }>;
 
 describe('receipts of JSON submissions', () => {
   test('POST /api/submit answers a receipt for the hash, genTime = submittedAt', async () => {
@@ -69,7 +71,11 @@ describe('receipts of JSON submissions', () => {
     expect(body.verification).toBeTypeOf('object');
     const facts = await checkReceipt(fromBase64(body.receipt), root, fromHex(hash));
     expect(facts.genTime.toISOString()).toBe(body.submittedAt);
-    const again = await checkReceipt(fromBase64((await post('/api/v1/beta/timestamp', { hash, receipt: true })).json().receipt as string), root, fromHex(hash));
+    const again = await checkReceipt(
+      fromBase64((await post('/api/v1/beta/timestamp', { hash, receipt: true })).json().receipt as string),
+      root,
+      fromHex(hash),
+    );
     expect(again.serialNumber).not.toBe(facts.serialNumber);
     expect((await post('/api/v1/beta/timestamp', { hash, receipt: false })).json()).not.toHaveProperty('receipt');
   });
@@ -91,11 +97,20 @@ describe('a server without a TSA key', () => {
 
   test('the beta API refuses a receipt request with 503 and stores nothing; /api/submit stores without a receipt', async () => {
     const hash = randomHash();
-    const asked = await bare.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash, receipt: true } });
+    const asked = await bare.app.inject({
+      method: 'POST',
+      url: '/api/v1/beta/timestamp',
+      payload: { hash, receipt: true },
+    });
     expect(asked.statusCode).toBe(503);
     expect((asked.json() as { error: string }).error).toMatch(/no time-stamp key/);
     expect(bare.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash = ?').get(hash)).toEqual({ n: 0 });
-    const site = await bare.app.inject({ method: 'POST', url: '/api/submit', payload: { hash }, remoteAddress: '198.51.100.42' });
+    const site = await bare.app.inject({
+      method: 'POST',
+      url: '/api/submit',
+      payload: { hash },
+      remoteAddress: '198.51.100.42',
+    });
     expect(site.statusCode).toBe(201);
     expect(site.json()).not.toHaveProperty('receipt');
     expect(bare.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash = ?').get(hash)).toEqual({ n: 1 });

@@ -41,7 +41,9 @@ describe('request log', () => {
     const records = await logOf('info', [...Array.from({ length: 1000 }, () => '/bad'), `/ok/${HASH}`]);
     expect(records.filter((r) => r.msg === 'request')).toHaveLength(1);
     const summary = records.find((r) => r.msg === 'requests answered')!;
-    expect(summary.requests).toEqual(expect.arrayContaining([expect.objectContaining({ route: '/bad', status: 400, count: 1000 })]));
+    expect(summary.requests).toEqual(
+      expect.arrayContaining([expect.objectContaining({ route: '/bad', status: 400, count: 1000 })]),
+    );
   });
 
   it('at debug, logs every answer', async () => {

@@ -5,11 +5,25 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { BIN, childEnv, projectEnv, randomHash, removeTempDirs, ROOT, sha256, startServer, tempDir } from './fixture.ts';
+import {
+  BIN,
+  childEnv,
+  projectEnv,
+  randomHash,
+  removeTempDirs,
+  ROOT,
+  sha256,
+  startServer,
+  tempDir,
+} from './fixture.ts';
 
 afterAll(removeTempDirs);
 
-function timeseal(cwd: string, env: Record<string, string>, args: string[]): { code: number | null; stdout: string; stderr: string } {
+function timeseal(
+  cwd: string,
+  env: Record<string, string>,
+  args: string[],
+): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(BIN, args, { cwd, env: childEnv(env), encoding: 'utf8' });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -23,7 +37,11 @@ function project(label: string): { dir: string; env: Record<string, string> } {
 
 async function betaSubmit(url: string, hash: string): Promise<number> {
   try {
-    const res = await fetch(`${url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+    const res = await fetch(`${url}/api/v1/beta/timestamp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hash }),
+    });
     await res.text();
     return res.status;
   } catch {
@@ -32,7 +50,7 @@ async function betaSubmit(url: string, hash: string): Promise<number> {
 }
 
 describe('durability', () => {
-  it('every acknowledged submission survives kill -9 and is in the next day\'s ledger', async () => {
+  it("every acknowledged submission survives kill -9 and is in the next day's ledger", async () => {
     const { dir, env } = project('durable');
     const day = '2025-11-05';
     const serverEnv = { ...env, TIMESEAL_NOW: `${day}T12:00:00.000Z` };
@@ -95,13 +113,15 @@ describe('shutdown', () => {
 });
 
 describe('--demo', () => {
-  it('publishes yesterday\'s ledger with the sealed disclosure document on an empty archive, once', async () => {
+  it("publishes yesterday's ledger with the sealed disclosure document on an empty archive, once", async () => {
     const { dir, env } = project('demo');
     const demoEnv = { ...env, TIMESEAL_NOW: '2025-11-03T08:00:00.000Z' };
     const server = await startServer(dir, demoEnv, ['--demo']);
     try {
       const disclosure = sha256(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md')));
-      const ledgers = (await (await fetch(`${server.url}/api/ledgers.php`)).json()) as { ledgers: Array<{ date: string; signatureVerified: boolean }> };
+      const ledgers = (await (await fetch(`${server.url}/api/ledgers.php`)).json()) as {
+        ledgers: Array<{ date: string; signatureVerified: boolean }>;
+      };
       expect(ledgers.ledgers.map((l) => [l.date, l.signatureVerified])).toEqual([['2025-11-02', true]]);
       const ledger = await (await fetch(`${server.url}/ledgers/2025-11-02.json`)).text();
       expect(ledger).toContain(disclosure);
@@ -114,7 +134,9 @@ describe('--demo', () => {
     }
     const again = await startServer(dir, { ...demoEnv, TIMESEAL_NOW: '2025-11-04T08:00:00.000Z' }, ['--demo']);
     try {
-      const days = JSON.parse(fs.readFileSync(path.join(env.TIMESEAL_ARCHIVE!, 'days.json'), 'utf8')) as { days: Array<{ date: string }> };
+      const days = JSON.parse(fs.readFileSync(path.join(env.TIMESEAL_ARCHIVE!, 'days.json'), 'utf8')) as {
+        days: Array<{ date: string }>;
+      };
       expect(days.days.map((d) => d.date)).toEqual(['2025-11-02']);
     } finally {
       again.child.kill('SIGTERM');

@@ -126,41 +126,62 @@ describe('archive and keys', () => {
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(res.headers['content-encoding']).toBeUndefined();
     expect(res.rawPayload).toEqual(bytes);
-    const part = await f.app.inject({ url: `/ledgers/index/${segment}`, headers: { range: 'bytes=4-11', 'accept-encoding': 'gzip' } });
+    const part = await f.app.inject({
+      url: `/ledgers/index/${segment}`,
+      headers: { range: 'bytes=4-11', 'accept-encoding': 'gzip' },
+    });
     expect(part.statusCode).toBe(206);
     expect(part.headers['content-range']).toBe(`bytes 4-11/${bytes.length}`);
     expect(part.rawPayload).toEqual(bytes.subarray(4, 12));
     // index-sha256.json is made by the server from the segments, in the spec's shape.
-    const index = JSON.parse((await f.app.inject('/ledgers/index-sha256.json')).body) as { map: Record<string, string>; timestamps: Record<string, string> };
-    const ledger = JSON.parse(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`), 'utf8')) as { entries: [string, string][] };
+    const index = JSON.parse((await f.app.inject('/ledgers/index-sha256.json')).body) as {
+      map: Record<string, string>;
+      timestamps: Record<string, string>;
+    };
+    const ledger = JSON.parse(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`), 'utf8')) as {
+      entries: [string, string][];
+    };
     expect(Object.keys(index.map).sort()).toEqual(ledger.entries.map((e) => e[0]).sort());
     for (const [hash, time] of ledger.entries) expect([index.map[hash], index.timestamps[hash]]).toEqual([DAY, time]);
-    expect((await f.app.inject(`/ledgers/${DAY}.json`)).rawPayload).toEqual(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`)));
+    expect((await f.app.inject(`/ledgers/${DAY}.json`)).rawPayload).toEqual(
+      fs.readFileSync(path.join(f.config.archive, `${DAY}.json`)),
+    );
   });
 
-  it('serves a day\'s RFC 3161 tokens (immutable) and witness cosignatures (short) with their types', async () => {
+  it("serves a day's RFC 3161 tokens (immutable) and witness cosignatures (short) with their types", async () => {
     const tokens = [`${DAY}.json.tsr`, `${DAY}.json.2.tsr`];
     for (const name of tokens) fs.writeFileSync(path.join(f.config.archive, name), Buffer.from('3003020100', 'hex'));
     fs.writeFileSync(path.join(f.config.archive, `${DAY}.cosignatures`), '');
     try {
       for (const name of tokens) {
         const res = await f.app.inject(`/ledgers/${name}`);
-        expect([res.statusCode, res.headers['content-type'], res.headers['cache-control']], name).toEqual([200, 'application/timestamp-reply', 'public, max-age=31536000, immutable']);
+        expect([res.statusCode, res.headers['content-type'], res.headers['cache-control']], name).toEqual([
+          200,
+          'application/timestamp-reply',
+          'public, max-age=31536000, immutable',
+        ]);
       }
       const cos = await f.app.inject(`/ledgers/${DAY}.cosignatures`);
-      expect([cos.statusCode, cos.headers['content-type'], cos.headers['cache-control']]).toEqual([200, 'text/plain; charset=utf-8', 'public, max-age=60']);
+      expect([cos.statusCode, cos.headers['content-type'], cos.headers['cache-control']]).toEqual([
+        200,
+        'text/plain; charset=utf-8',
+        'public, max-age=60',
+      ]);
       expect((await f.app.inject(`/ledgers/${DAY}.json.1.tsr`)).statusCode).toBe(404);
     } finally {
       for (const name of [...tokens, `${DAY}.cosignatures`]) fs.rmSync(path.join(f.config.archive, name));
     }
   });
 
-  it('serves the latest checkpoint with the witnesses\' cosignature lines once they are in it, else the day\'s own', async () => {
+  it("serves the latest checkpoint with the witnesses' cosignature lines once they are in it, else the day's own", async () => {
     const own = fs.readFileSync(path.join(f.config.archive, `${DAY}.checkpoint`));
     const latest = path.join(f.config.archive, 'checkpoint');
     const saved = fs.readFileSync(latest);
     try {
-      const witnessed = Buffer.concat([own, Buffer.from(`\u2014 w1.example ${Buffer.alloc(80, 1).toString('base64')}\n`)]);
+      const witnessed = Buffer.concat([
+        own,
+        Buffer.from(`\u2014 w1.example ${Buffer.alloc(80, 1).toString('base64')}\n`),
+      ]);
       fs.writeFileSync(latest, witnessed);
       expect((await f.app.inject('/ledgers/checkpoint')).rawPayload).toEqual(witnessed);
       // A `checkpoint` that is not this day's (a stopped build left an older one): the day's own is sent.
@@ -173,7 +194,10 @@ describe('archive and keys', () => {
 
   it('answers 304 to a matching If-None-Match and compresses large answers', async () => {
     const first = await f.app.inject(`/ledgers/${DAY}.json.dilithium.sig`);
-    const again = await f.app.inject({ url: `/ledgers/${DAY}.json.dilithium.sig`, headers: { 'if-none-match': String(first.headers.etag) } });
+    const again = await f.app.inject({
+      url: `/ledgers/${DAY}.json.dilithium.sig`,
+      headers: { 'if-none-match': String(first.headers.etag) },
+    });
     expect(again.statusCode).toBe(304);
     const gz = await f.app.inject({ url: '/api/openapi.json', headers: { 'accept-encoding': 'gzip' } });
     expect(gz.headers['content-encoding']).toBe('gzip');
@@ -228,7 +252,12 @@ describe('private files are never served', () => {
   });
 
   it('path tricks under /ledgers/ get a 400 JSON error', async () => {
-    for (const p of ['/ledgers/..%2fdata%2ftimeseal.db', '/ledgers/../keys/public.pem', `/ledgers/${DAY}.json%00`, '/ledgers/a//b']) {
+    for (const p of [
+      '/ledgers/..%2fdata%2ftimeseal.db',
+      '/ledgers/../keys/public.pem',
+      `/ledgers/${DAY}.json%00`,
+      '/ledgers/a//b',
+    ]) {
       const res = await raw(p);
       expect(res.status, p).toBe(400);
       expect(JSON.parse(res.body).error).toMatch(/Archive paths/);

@@ -15,7 +15,14 @@ afterAll(async () => {
 async function thirdSubmission(env: Record<string, string> = {}) {
   const f = await makeFixture({ env });
   fixtures.push(f);
-  const submit = () => f.app.inject({ method: 'POST', url: '/api/submit', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ hash: randomHash() }), remoteAddress: '203.0.113.9' });
+  const submit = () =>
+    f.app.inject({
+      method: 'POST',
+      url: '/api/submit',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ hash: randomHash() }),
+      remoteAddress: '203.0.113.9',
+    });
   expect((await submit()).statusCode).toBe(201);
   expect((await submit()).statusCode).toBe(201);
   return submit();
@@ -36,15 +43,27 @@ it('the free tier 429 carries limit {period: day, max: 2, resetsAt} and Retry-Af
 });
 
 it('with payments configured the text offers the upgrade to Standard', async () => {
-  const r = await thirdSubmission({ STRIPE_SECRET_KEY: 'sk_test_x', STRIPE_PRICE_MONTHLY: 'price_m', STRIPE_PRICE_ANNUAL: 'price_a' });
+  const r = await thirdSubmission({
+    STRIPE_SECRET_KEY: 'sk_test_x',
+    STRIPE_PRICE_MONTHLY: 'price_m',
+    STRIPE_PRICE_ANNUAL: 'price_a',
+  });
   expect(r.statusCode).toBe(429);
   expect(r.json()).toMatchObject({ error: DAILY_LIMIT_ERROR, limit: { period: 'day', max: 2 } });
   expect(DAILY_LIMIT_ERROR).toContain('upgrade to Standard');
 });
 
 it('the monthly limit resets on the 1st of the next UTC month', () => {
-  expect(limitInfo('standard', new Date('2025-12-31T23:59:59.000Z'))).toEqual({ period: 'month', max: 500, resetsAt: '2026-01-01T00:00:00.000Z' });
-  expect(limitInfo('free', new Date('2025-12-31T23:59:59.000Z'))).toEqual({ period: 'day', max: 2, resetsAt: '2026-01-01T00:00:00.000Z' });
+  expect(limitInfo('standard', new Date('2025-12-31T23:59:59.000Z'))).toEqual({
+    period: 'month',
+    max: 500,
+    resetsAt: '2026-01-01T00:00:00.000Z',
+  });
+  expect(limitInfo('free', new Date('2025-12-31T23:59:59.000Z'))).toEqual({
+    period: 'day',
+    max: 2,
+    resetsAt: '2026-01-01T00:00:00.000Z',
+  });
 });
 
 it('the proof bundle is named timeseal-proof-<first 12 hex>.json', async () => {

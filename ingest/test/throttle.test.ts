@@ -26,7 +26,11 @@ afterEach(async () => {
 describe('Throttle', async () => {
   it('blocks a key after max attempts in the window, and lets it go when the first attempt leaves the window', async () => {
     const t = new Throttle(store, 'login', 3, WINDOW);
-    expect([await t.attempt(['ip:a'], at(0)), await t.attempt(['ip:a'], at(10)), await t.attempt(['ip:a'], at(20))].every(Boolean)).toBe(true);
+    expect(
+      [await t.attempt(['ip:a'], at(0)), await t.attempt(['ip:a'], at(10)), await t.attempt(['ip:a'], at(20))].every(
+        Boolean,
+      ),
+    ).toBe(true);
     expect(await t.blocked(['ip:a'], at(30))).toBe(true);
     expect(await t.attempt(['ip:a'], at(30))).toBeUndefined();
     expect(await t.blocked(['ip:b'], at(30))).toBe(false);

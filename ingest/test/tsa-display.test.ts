@@ -26,21 +26,34 @@ afterAll(async () => {
 
 /** A token from the loopback TSA for `digest`. */
 async function token(digest: Buffer): Promise<Buffer> {
-  const res = await fetch(tsa.url, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: Buffer.from(timeStampRequest(digest, crypto.randomBytes(8))) });
+  const res = await fetch(tsa.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/timestamp-query' },
+    body: Buffer.from(timeStampRequest(digest, crypto.randomBytes(8))),
+  });
   return Buffer.from(await res.arrayBuffer());
 }
 
 describe('RFC 3161 tokens on /api/ledgers.php and the certificate', () => {
   it('lists the checked token with its time and TSA, and the certificate names them with the openssl command', async () => {
     const file = path.join(f.config.archive, `${DAY}.json.tsr`);
-    const digest = crypto.createHash('sha256').update(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`))).digest();
+    const digest = crypto
+      .createHash('sha256')
+      .update(fs.readFileSync(path.join(f.config.archive, `${DAY}.json`)))
+      .digest();
     // A token for another digest is not shown.
     fs.writeFileSync(file, await token(crypto.createHash('sha256').update('another file').digest()));
     expect((await f.app.inject('/api/ledgers.php')).json().ledgers[0].rfc3161).toEqual([]);
     fs.rmSync(file);
     fs.writeFileSync(file, await token(digest));
     const listed = (await f.app.inject('/api/ledgers.php')).json().ledgers[0].rfc3161;
-    expect(listed).toEqual([{ url: `/ledgers/${DAY}.json.tsr`, genTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), tsa: 'O=Timeseal tests, CN=Display Test TSA' }]);
+    expect(listed).toEqual([
+      {
+        url: `/ledgers/${DAY}.json.tsr`,
+        genTime: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/),
+        tsa: 'O=Timeseal tests, CN=Display Test TSA',
+      },
+    ]);
     const hash = f.published[0]!;
     const html = (await f.app.inject(`/api/certificate.php?hash=${hash}`)).body;
     expect(html).toContain('<dt>RFC 3161 time-stamp</dt>');
@@ -49,7 +62,10 @@ describe('RFC 3161 tokens on /api/ledgers.php and the certificate', () => {
     const pdf = await f.app.inject(`/api/certificate.php?hash=${hash}&format=pdf`);
     const out = path.join(tempDir('tsa-pdf'), 'c.pdf');
     fs.writeFileSync(out, pdf.rawPayload);
-    const text = spawnSync('pdftotext', ['-layout', '-enc', 'UTF-8', out, '-'], { encoding: 'utf8' }).stdout.replace(/\s+/g, ' ');
+    const text = spawnSync('pdftotext', ['-layout', '-enc', 'UTF-8', out, '-'], { encoding: 'utf8' }).stdout.replace(
+      /\s+/g,
+      ' ',
+    );
     expect(text).toContain('RFC 3161 time-stamp');
     expect(text).toContain('Display Test TSA');
     expect(text).toContain(`openssl ts -verify -data ${DAY}.json -in ${DAY}.json.tsr`);

@@ -52,7 +52,13 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-const post = (payload: Uint8Array) => app.inject({ method: 'POST', url: '/tsa', headers: { 'content-type': 'application/timestamp-query' }, payload: Buffer.from(payload) });
+const post = (payload: Uint8Array) =>
+  app.inject({
+    method: 'POST',
+    url: '/tsa',
+    headers: { 'content-type': 'application/timestamp-query' },
+    payload: Buffer.from(payload),
+  });
 
 describe('GET /tsa', () => {
   test('a browser opening the address is sent to the policy page', async () => {
@@ -76,7 +82,11 @@ describe('POST /tsa', () => {
     // The signed attributes: contentType, messageDigest, signingCertificateV2; no signingTime.
     const resp = pkijs.TimeStampResp.fromBER(Uint8Array.from(res.rawPayload));
     const signed = new pkijs.SignedData({ schema: resp.timeStampToken!.content });
-    expect(signed.signerInfos[0]!.signedAttrs!.attributes.map((a) => a.type).sort()).toEqual(['1.2.840.113549.1.9.16.2.47', '1.2.840.113549.1.9.3', '1.2.840.113549.1.9.4']);
+    expect(signed.signerInfos[0]!.signedAttrs!.attributes.map((a) => a.type).sort()).toEqual([
+      '1.2.840.113549.1.9.16.2.47',
+      '1.2.840.113549.1.9.3',
+      '1.2.840.113549.1.9.4',
+    ]);
     expect(signed.signerInfos[0]!.signatureAlgorithm.algorithmId).toBe('1.2.840.10045.4.3.2');
   });
 
@@ -86,7 +96,9 @@ describe('POST /tsa', () => {
     const der = new Uint8Array(res.rawPayload);
     der[der.length - 10]! ^= 1;
     await expect(checkTimeStamp(der, digest, { trusted: [root] })).rejects.toThrow();
-    await expect(checkTimeStamp(new Uint8Array(res.rawPayload), crypto.randomBytes(32), { trusted: [root] })).rejects.toThrow(/another digest/);
+    await expect(
+      checkTimeStamp(new Uint8Array(res.rawPayload), crypto.randomBytes(32), { trusted: [root] }),
+    ).rejects.toThrow(/another digest/);
   });
 
   test("a time outside the certificate's validity: timeNotAvailable, nothing stored", async () => {
@@ -105,7 +117,12 @@ describe('POST /tsa', () => {
   test.each([
     ['a closed day', new DayClosedError('2025-11-02'), 503, /already closed/],
     // What a store rejects with on a full disk (store/store.ts: its engine's code kept for the log).
-    ['a full disk', new StorageUnavailableError('full', 'SQLITE_FULL', 'database or disk is full'), 503, /disk is full/],
+    [
+      'a full disk',
+      new StorageUnavailableError('full', 'SQLITE_FULL', 'database or disk is full'),
+      503,
+      /disk is full/,
+    ],
     ['an unknown write error', new Error('boom'), 500, /Internal server error/],
   ] as const)('%s: no token', async (_name, err, status, message) => {
     failure = err;

@@ -14,7 +14,10 @@ beforeAll(async () => {
   f = await makeFixture();
   fs.mkdirSync(f.ingest.site, { recursive: true });
   fs.writeFileSync(path.join(f.ingest.site, 'index.html'), '<!doctype html><title>Home</title>');
-  fs.writeFileSync(path.join(f.ingest.site, 'offline-verifier.html'), '<!doctype html><title>Timeseal offline verifier 2.0</title><meta name="generator" content="Timeseal offline verifier 2.0">');
+  fs.writeFileSync(
+    path.join(f.ingest.site, 'offline-verifier.html'),
+    '<!doctype html><title>Timeseal offline verifier 2.0</title><meta name="generator" content="Timeseal offline verifier 2.0">',
+  );
 });
 afterAll(async () => {
   await f.close();
@@ -49,9 +52,16 @@ describe('offline verifier page', () => {
   it('lists each release with its SHA-256 in the archive, served under /ledgers', async () => {
     const file = path.join(f.ingest.site, 'offline-verifier.html');
     const store = openSqliteStore(f.config.db, { db: f.db });
-    const first = await releaseVerifier({ file, archive: f.config.archive, store, now: new Date('2025-11-03T12:00:00Z') });
+    const first = await releaseVerifier({
+      file,
+      archive: f.config.archive,
+      store,
+      now: new Date('2025-11-03T12:00:00Z'),
+    });
     expect(first.added).toBe(true);
-    expect((await releaseVerifier({ file, archive: f.config.archive, store, now: new Date('2025-11-03T13:00:00Z') })).added).toBe(false);
+    expect(
+      (await releaseVerifier({ file, archive: f.config.archive, store, now: new Date('2025-11-03T13:00:00Z') })).added,
+    ).toBe(false);
     const res = await f.app.inject({ url: `/ledgers/${VERIFIER_ARCHIVE_PATH}` });
     expect(res.statusCode).toBe(200);
     const listed = JSON.parse(res.body) as { releases: Array<{ sha256: string }> };

@@ -10,8 +10,32 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { linkToken, PRICE_ANNUAL, PRICE_MONTHLY, signedEvent, startSmtp, startStripeStandIn, STRIPE_KEY, subscriptionObject, WEBHOOK_SECRET, type SmtpStandIn, type StripeStandIn } from '../../ingest/accounts/test/stand-ins.ts';
-import { capture, CAPTURE, createProject, ensureBuilt, launchBrowser, pngProblems, removeProject, settled, startServer, type Project, type Server } from '../site/helpers.ts';
+import {
+  linkToken,
+  PRICE_ANNUAL,
+  PRICE_MONTHLY,
+  signedEvent,
+  startSmtp,
+  startStripeStandIn,
+  STRIPE_KEY,
+  subscriptionObject,
+  WEBHOOK_SECRET,
+  type SmtpStandIn,
+  type StripeStandIn,
+} from '../../ingest/accounts/test/stand-ins.ts';
+import {
+  capture,
+  CAPTURE,
+  createProject,
+  ensureBuilt,
+  launchBrowser,
+  pngProblems,
+  removeProject,
+  settled,
+  startServer,
+  type Project,
+  type Server,
+} from '../site/helpers.ts';
 
 const NOW = '2025-11-02T03:06:00.000Z';
 let project: Project;
@@ -23,8 +47,15 @@ const pageErrors: string[] = [];
 
 const user = { username: 'ada_l', email: 'ada@example.org', password: 'analytical engine' };
 
-async function newPage(options: { theme?: 'light' | 'dark'; width?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 900 }, baseURL: server.url, timezoneId: 'UTC', locale: 'en-US' });
+async function newPage(
+  options: { theme?: 'light' | 'dark'; width?: number } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: 900 },
+    baseURL: server.url,
+    timezoneId: 'UTC',
+    locale: 'en-US',
+  });
   if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
   const page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
@@ -46,7 +77,11 @@ const toastText = (page: Page) => page.locator('#toaster .toast').first();
 const shoot = (page: Page, name: string) => capture(page, `accounts-${name}`, { fullPage: true });
 
 async function deliver(event: { payload: string; signature: string }): Promise<number> {
-  const res = await fetch(`${server.url}/api/stripe/webhook`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': event.signature }, body: event.payload });
+  const res = await fetch(`${server.url}/api/stripe/webhook`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'stripe-signature': event.signature },
+    body: event.payload,
+  });
   return res.status;
 }
 
@@ -83,7 +118,9 @@ describe('account screens', () => {
   it('signup: the terms checkbox message sends nothing; then the account is created and the free dashboard shows', async () => {
     ({ context, page } = await newPage());
     const sent: string[] = [];
-    page.on('request', (r) => { if (r.url().endsWith('/api/auth/signup')) sent.push(r.postData() ?? ''); });
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/auth/signup')) sent.push(r.postData() ?? '');
+    });
     await page.goto('/signup');
     await hydrated(page, 'form[aria-label="Create an account"]');
     await expect(page.getByRole('link', { name: 'Terms of Service' }).getAttribute('target')).resolves.toBe('_blank');
@@ -106,8 +143,12 @@ describe('account screens', () => {
     const status = page.locator('[data-testid=status-card]');
     await expect(status.textContent()).resolves.toContain('Free Tier');
     await expect(status.textContent()).resolves.toContain('2 timestamps per day');
-    await expect(page.locator('[data-testid=daily-card]').textContent()).resolves.toMatch(/2 per day.*Based on your IP address/);
-    await expect(page.getByRole('link', { name: 'Upgrade to Standard' }).getAttribute('href')).resolves.toBe('/pricing');
+    await expect(page.locator('[data-testid=daily-card]').textContent()).resolves.toMatch(
+      /2 per day.*Based on your IP address/,
+    );
+    await expect(page.getByRole('link', { name: 'Upgrade to Standard' }).getAttribute('href')).resolves.toBe(
+      '/pricing',
+    );
     await expect(page.locator('[data-testid=account-plan]').textContent()).resolves.toBe('Free Tier');
     await expect(page.locator('[data-testid=history]').count()).resolves.toBe(0);
     // The header shows Dashboard and Logout once logged in.
@@ -129,7 +170,9 @@ describe('account screens', () => {
     await page.getByRole('button', { name: 'Subscribe Now' }).click();
     await page.waitForURL('**/dashboard');
     await toastText(page).getByText('Email verification required').waitFor();
-    await expect(toastText(page).textContent()).resolves.toContain('Please verify your email address before subscribing. Check your inbox or go to your dashboard to resend the verification link.');
+    await expect(toastText(page).textContent()).resolves.toContain(
+      'Please verify your email address before subscribing. Check your inbox or go to your dashboard to resend the verification link.',
+    );
   });
 
   it('verify-email: no token, success; the same link again or a reload says already verified; elsewhere it fails', async () => {
@@ -168,26 +211,59 @@ describe('account screens', () => {
     const call = stripe.calls.filter((c) => c.path === '/v1/checkout/sessions').at(-1)!;
     expect(call.params['line_items[0][price]']).toBe(PRICE_MONTHLY);
     const userId = call.params.client_reference_id!;
-    const sub = subscriptionObject({ customer: call.params.customer!, price: PRICE_MONTHLY, status: 'active', userId, periodStart: Date.parse(NOW) / 1000, periodEnd: Date.parse('2025-12-02T03:06:00Z') / 1000 });
+    const sub = subscriptionObject({
+      customer: call.params.customer!,
+      price: PRICE_MONTHLY,
+      status: 'active',
+      userId,
+      periodStart: Date.parse(NOW) / 1000,
+      periodEnd: Date.parse('2025-12-02T03:06:00Z') / 1000,
+    });
     stripe.subscriptions.set(sub.id, sub);
-    expect(await deliver(signedEvent('checkout.session.completed', { id: 'cs_1', object: 'checkout.session', mode: 'subscription', customer: call.params.customer, subscription: sub.id, client_reference_id: userId }))).toBe(200);
+    expect(
+      await deliver(
+        signedEvent('checkout.session.completed', {
+          id: 'cs_1',
+          object: 'checkout.session',
+          mode: 'subscription',
+          customer: call.params.customer,
+          subscription: sub.id,
+          client_reference_id: userId,
+        }),
+      ),
+    ).toBe(200);
     expect(await deliver(signedEvent('customer.subscription.created', sub))).toBe(200);
 
     await page.goto('/dashboard');
     await page.getByText('No timestamps yet').waitFor();
     await page.getByText('Create your first timestamp to get started').waitFor();
     await expect(page.locator('[data-testid=status-card]').textContent()).resolves.toMatch(/Active.*Standard Monthly/);
-    await expect(page.locator('[data-testid=renewal-card]').textContent()).resolves.toMatch(/Dec 2, 2025.*Automatic renewal/);
+    await expect(page.locator('[data-testid=renewal-card]').textContent()).resolves.toMatch(
+      /Dec 2, 2025.*Automatic renewal/,
+    );
     await expect(page.locator('[data-testid=account-plan]').textContent()).resolves.toBe('Standard Tier');
     await expect(page.locator('[data-testid=verify-alert]').count()).resolves.toBe(0);
 
     const evil = '<img src=x onerror="window.__pwned=1">.pdf';
     const hash = 'ab'.repeat(32);
-    const answer = await page.evaluate(async ({ hash, evil }) => (await fetch('/api/submit', { method: 'POST', credentials: 'include', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash, fileName: evil }) })).json(), { hash, evil });
+    const answer = await page.evaluate(
+      async ({ hash, evil }) =>
+        (
+          await fetch('/api/submit', {
+            method: 'POST',
+            credentials: 'include',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ hash, fileName: evil }),
+          })
+        ).json(),
+      { hash, evil },
+    );
     expect(answer).toMatchObject({ ok: true, remainingThisMonth: 499 });
     await page.reload();
     await page.locator('[data-testid=history-item]').first().waitFor();
-    await expect(page.locator('[data-testid=usage-card]').textContent()).resolves.toMatch(/1 \/ 500.*499 timestamps remaining/);
+    await expect(page.locator('[data-testid=usage-card]').textContent()).resolves.toMatch(
+      /1 \/ 500.*499 timestamps remaining/,
+    );
     await expect(page.locator('[data-testid=history-file]').textContent()).resolves.toBe(evil);
     await expect(page.locator('[data-testid=history-item]').textContent()).resolves.toContain('Nov 2, 2025 3:06 AM');
     await expect(page.locator('[data-testid=history-item] img').count()).resolves.toBe(0);
@@ -195,7 +271,10 @@ describe('account screens', () => {
     await shoot(page, 'dashboard-standard-after-checkout-desktop-dark');
 
     // "Download Certificate" downloads the PDF; its text (pdftotext) holds the file name as text.
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download Certificate' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download Certificate' }).click(),
+    ]);
     expect(download.suggestedFilename()).toMatch(/^timeseal-certificate-[0-9a-f]{12}-\d{4}-\d{2}-\d{2}\.pdf$/);
     const pdfFile = path.join(os.tmpdir(), `timeseal-cert-${process.pid}.pdf`);
     await download.saveAs(pdfFile);
@@ -247,7 +326,9 @@ describe('account screens', () => {
     await page.getByLabel('Email', { exact: true }).fill(user.email);
     await page.getByRole('button', { name: 'Send reset link' }).click();
     await page.getByRole('heading', { name: 'Check your email' }).waitFor();
-    await expect(page.locator('[data-testid=reset-sent]').textContent()).resolves.toMatch(/If an account exists with that email, a password reset link has been sent.*1 hour.*spam/);
+    await expect(page.locator('[data-testid=reset-sent]').textContent()).resolves.toMatch(
+      /If an account exists with that email, a password reset link has been sent.*1 hour.*spam/,
+    );
     await shoot(page, 'forgot-sent-desktop-light');
     await expect(page.getByRole('link', { name: 'Back to Login' }).getAttribute('href')).resolves.toBe('/login');
     await page.getByRole('button', { name: 'Try a different email' }).click();
@@ -292,10 +373,19 @@ describe('account screens', () => {
     it('captures the account screens in both themes on desktop and phone', async () => {
       const start = Date.now();
       const written: string[] = [];
-      for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
+      for (const [label, width] of [
+        ['desktop', 1280],
+        ['phone', 390],
+      ] as const) {
         for (const theme of ['dark', 'light'] as const) {
           const { context: c, page: p } = await newPage({ theme, width });
-          for (const route of ['/login', '/signup', '/forgot-password', '/reset-password?token=x', '/verify-email?token=' + 'x'.repeat(43)]) {
+          for (const route of [
+            '/login',
+            '/signup',
+            '/forgot-password',
+            '/reset-password?token=x',
+            '/verify-email?token=' + 'x'.repeat(43),
+          ]) {
             await p.goto(route);
             await settled(p);
             written.push((await shoot(p, `${route.slice(1).split('?')[0]}-${label}-${theme}`))!);

@@ -64,7 +64,11 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
   const delayed = () => lines.filter((l) => l.msg.startsWith('anchoring delayed: '));
   const doneLines = (name: string) => lines.filter((l) => l.msg === `scheduled ${name} done`);
   const stamped = () => fs.readdirSync(archive).filter((f) => f.endsWith('.json.ots')).length;
-  const blockInfo = () => JSON.parse(fs.readFileSync(path.join(archive, 'block_info.json'), 'utf8')) as { ledgers: Record<string, unknown>; pending: Record<string, { state: string; reason: string }> };
+  const blockInfo = () =>
+    JSON.parse(fs.readFileSync(path.join(archive, 'block_info.json'), 'utf8')) as {
+      ledgers: Record<string, unknown>;
+      pending: Record<string, { state: string; reason: string }>;
+    };
 
   /**
    * Moves the simulated clock minute by minute to `to`, running each step at the minute nextRun names; returns
@@ -115,13 +119,22 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
       TSA_TIMEOUT_MS: '2000',
     };
     // The schedule's steps read their settings from this process's environment, as in `timeseal serve`.
-    for (const k of Object.keys(process.env)) if (/^(TIMESEAL_|OTS_|BITCOIN_|TSA_|ANCHOR_)/.test(k)) delete process.env[k];
+    for (const k of Object.keys(process.env))
+      if (/^(TIMESEAL_|OTS_|BITCOIN_|TSA_|ANCHOR_)/.test(k)) delete process.env[k];
     Object.assign(process.env, env);
     const config = loadConfig(env);
     initKeys({ keys: config.keys, privateKeys: config.privateKeys });
     const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
     archive = config.archive;
-    writeLongArchive({ archive, origin: config.logOrigin, keys, count: DAYS, lastDate: LAST, signed: 1, anchoredThrough: '' });
+    writeLongArchive({
+      archive,
+      origin: config.logOrigin,
+      keys,
+      count: DAYS,
+      lastDate: LAST,
+      signed: 1,
+      anchoredThrough: '',
+    });
     ctx = { ...createContext(env), clock: () => new Date(sim) };
   }, 60_000);
 
@@ -139,11 +152,13 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     const log = {
       info: (fields: object, msg: string) => void lines.push({ level: 'info', fields: fields as Line['fields'], msg }),
       warn: (fields: object, msg: string) => void lines.push({ level: 'warn', fields: fields as Line['fields'], msg }),
-      error: (fields: object, msg: string) => void lines.push({ level: 'error', fields: fields as Line['fields'], msg }),
+      error: (fields: object, msg: string) =>
+        void lines.push({ level: 'error', fields: fields as Line['fields'], msg }),
     };
     schedule = startSchedule(ctx, log, steps, { leaseMs: 60_000, now: () => new Date(sim) });
     // The catch-up at start: each step once.
-    for (const end = Date.now() + 20_000; steps.some((s) => doneLines(s.name).length === 0) && Date.now() < end; ) await new Promise((r) => setTimeout(r, 20));
+    for (const end = Date.now() + 20_000; steps.some((s) => doneLines(s.name).length === 0) && Date.now() < end;)
+      await new Promise((r) => setTimeout(r, 20));
     expect(steps.map((s) => doneLines(s.name).length)).toEqual([1, 1, 1]);
     // Then 00:02 anchor, 00:04 tsa, 00:05 upgrade, 01:04 tsa, 01:05 upgrade: three more calendar runs.
     expect(await advance(T0 + 65 * MINUTE)).toBe(3);
@@ -153,25 +168,43 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     expect(posts()).toBe(10);
     expect(gets()).toBe(0);
     const tried = delayed().map((l) => l.fields.date);
-    expect(tried).toEqual([
-      ...[0, 1], // catch-up anchor: the newest two
-      ...[2, 3], // catch-up upgrade: the next two (the first two wait until 01:00)
-      ...[4, 5], // 00:02 anchor
-      ...[6, 7], // 00:05 upgrade
-      ...[0, 1], // 01:05 upgrade: the newest are due again, and fail a second time
-    ].map(dateBefore));
+    expect(tried).toEqual(
+      [
+        ...[0, 1], // catch-up anchor: the newest two
+        ...[2, 3], // catch-up upgrade: the next two (the first two wait until 01:00)
+        ...[4, 5], // 00:02 anchor
+        ...[6, 7], // 00:05 upgrade
+        ...[0, 1], // 01:05 upgrade: the newest are due again, and fail a second time
+      ].map(dateBefore),
+    );
     for (const l of delayed()) {
       expect(l.level).toBe('warn');
-      expect(l.msg).toMatch(/^anchoring delayed: \d{4}-\d{2}-\d{2}: stamp failed: 0 of 1 calendars answered \(1 needed\): .*did not answer within 250 ms, retrying at 20\d\d-\d\d-\d\dT[\d:.]+Z$/);
+      expect(l.msg).toMatch(
+        /^anchoring delayed: \d{4}-\d{2}-\d{2}: stamp failed: 0 of 1 calendars answered \(1 needed\): .*did not answer within 250 ms, retrying at 20\d\d-\d\d-\d\dT[\d:.]+Z$/,
+      );
       expect(l.msg).not.toMatch(/\n|\bat .*\.ts:\d+/);
     }
     // A second failure in a row waits two hours; a first one hour.
-    expect(delayed().at(-1)!.fields).toMatchObject({ date: dateBefore(1), failures: 2, retry_at: new Date(T0 + 65 * MINUTE + 2 * HOUR).toISOString() });
-    expect(delayed()[2]!.fields).toMatchObject({ date: dateBefore(2), failures: 1, retry_at: new Date(T0 + HOUR).toISOString() });
-    expect(lines.filter((l) => /^anchoring: \d+ days left for a later run \(2 days in a row failed\)/.test(l.msg)).map((l) => l.fields.left)).toEqual([398, 396, 394, 392, 398]);
+    expect(delayed().at(-1)!.fields).toMatchObject({
+      date: dateBefore(1),
+      failures: 2,
+      retry_at: new Date(T0 + 65 * MINUTE + 2 * HOUR).toISOString(),
+    });
+    expect(delayed()[2]!.fields).toMatchObject({
+      date: dateBefore(2),
+      failures: 1,
+      retry_at: new Date(T0 + HOUR).toISOString(),
+    });
+    expect(
+      lines
+        .filter((l) => /^anchoring: \d+ days left for a later run \(2 days in a row failed\)/.test(l.msg))
+        .map((l) => l.fields.left),
+    ).toEqual([398, 396, 394, 392, 398]);
     expect(lines.filter((l) => l.level === 'error')).toEqual([]);
     // The status says why and until when.
-    expect(blockInfo().pending[LAST]!.reason).toMatch(/did not answer within 250 ms; next attempt at 2026-02-05T03:05:00.000Z$/);
+    expect(blockInfo().pending[LAST]!.reason).toMatch(
+      /did not answer within 250 ms; next attempt at 2026-02-05T03:05:00.000Z$/,
+    );
     // The retry records are the server's own, next to the database file, not in the archive.
     const book = new RetryBook(path.join(dir, 'data', ANCHOR_RETRY_FILE));
     expect(book.get(`stamp ${LAST}`)).toMatchObject({ failures: 2, next: '2026-02-05T03:05:00.000Z' });
@@ -179,7 +212,10 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
 
     // The TSA's runs (catch-up, 00:04, 01:04): at most TSA_DAYS_PER_RUN days each, newest first, and the days of
     // the first run again only once their hour has passed.
-    const days = JSON.parse(fs.readFileSync(path.join(archive, 'days.json'), 'utf8')).days as Array<{ date: string; sha256: string }>;
+    const days = JSON.parse(fs.readFileSync(path.join(archive, 'days.json'), 'utf8')).days as Array<{
+      date: string;
+      sha256: string;
+    }>;
     const asked = tsaAsked.map((body) => days.find((d) => body.includes(d.sha256))?.date);
     expect(asked).toHaveLength(72);
     expect(asked.slice(0, 24)).toEqual(Array.from({ length: 24 }, (_, i) => dateBefore(i)));
@@ -224,7 +260,9 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     // One successful request a day: 10 + 70 failed ones before, then exactly 400.
     expect(posts()).toBe(10 + 70 + DAYS);
     // The first run after the calendar came back stamped 24 days, newest due first.
-    const first = doneLines('upgrade and block refresh')[firstRun]!.fields.result as { stamps: Array<{ date: string; outcome: string }> };
+    const first = doneLines('upgrade and block refresh')[firstRun]!.fields.result as {
+      stamps: Array<{ date: string; outcome: string }>;
+    };
     const dates = first.stamps.filter((s) => s.outcome === 'stamped').map((s) => s.date);
     expect(dates).toHaveLength(24);
     expect(dates).toEqual([...dates].sort().reverse());
@@ -252,14 +290,33 @@ describe('the rule and the bounds', () => {
     try {
       cal.fault = 'http500';
       const dir = tempDir('backoff-budget');
-      const config = loadConfig({ TIMESEAL_DB: path.join(dir, 'data/timeseal.db'), TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'), TIMESEAL_KEYS: path.join(dir, 'keys'), TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'), TIMESEAL_ORIGIN: 'https://timeseal.test' });
+      const config = loadConfig({
+        TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
+        TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
+        TIMESEAL_KEYS: path.join(dir, 'keys'),
+        TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
+        TIMESEAL_ORIGIN: 'https://timeseal.test',
+      });
       initKeys({ keys: config.keys, privateKeys: config.privateKeys });
-      writeLongArchive({ archive: config.archive, origin: config.logOrigin, keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }), count: 5, lastDate: LAST, signed: 1, anchoredThrough: '' });
+      writeLongArchive({
+        archive: config.archive,
+        origin: config.logOrigin,
+        keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }),
+        count: 5,
+        lastDate: LAST,
+        signed: 1,
+        anchoredThrough: '',
+      });
       const anchor = loadAnchorConfig({ OTS_CALENDARS: cal.url, OTS_MIN_CALENDARS: '1', ANCHOR_RUN_SECONDS: '1' });
       // A budget clock that moves 0.6 s a reading: the first day starts at 0.6 s, the second would start after 1 s.
       let t = 0;
       const warned: string[] = [];
-      const schedule = { warn: (_f: object, m: string) => void warned.push(m), info: () => undefined, now: () => new Date(T0), elapsed: () => (t += 600) };
+      const schedule = {
+        warn: (_f: object, m: string) => void warned.push(m),
+        info: () => undefined,
+        now: () => new Date(T0),
+        elapsed: () => (t += 600),
+      };
       const results = await anchorDays({ config, anchor, clock: () => new Date(T0), schedule });
       expect(results.map((r) => r.date)).toEqual([LAST]);
       expect(warned).toHaveLength(1);
@@ -270,30 +327,65 @@ describe('the rule and the bounds', () => {
       await cal.stop();
     }
     expect(loadAnchorConfig({})).toMatchObject({ daysPerRun: 24, runMs: 600_000 });
-    expect(() => loadAnchorConfig({ ANCHOR_DAYS_PER_RUN: '0' })).toThrow(/ANCHOR_DAYS_PER_RUN must be a positive integer/);
+    expect(() => loadAnchorConfig({ ANCHOR_DAYS_PER_RUN: '0' })).toThrow(
+      /ANCHOR_DAYS_PER_RUN must be a positive integer/,
+    );
     expect(() => loadAnchorConfig({ ANCHOR_RUN_SECONDS: 'soon' })).toThrow(/ANCHOR_RUN_SECONDS/);
   });
 
   it('a witness that is down is asked again after its wait, not at every run; its cosignature clears the record', async () => {
     const dir = tempDir('backoff-witness');
-    const config = loadConfig({ TIMESEAL_DB: path.join(dir, 'data/timeseal.db'), TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'), TIMESEAL_KEYS: path.join(dir, 'keys'), TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'), TIMESEAL_ORIGIN: 'https://timeseal.test' });
+    const config = loadConfig({
+      TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
+      TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
+      TIMESEAL_KEYS: path.join(dir, 'keys'),
+      TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
+      TIMESEAL_ORIGIN: 'https://timeseal.test',
+    });
     initKeys({ keys: config.keys, privateKeys: config.privateKeys });
     const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
-    writeLongArchive({ archive: config.archive, origin: config.logOrigin, keys, count: 3, lastDate: LAST, signed: 1, anchoredThrough: '' });
-    const witness = await startWitness({ name: 'w.example/witness', seed: new Uint8Array(32).fill(21), algorithm: 'Ed25519', logs: new Map([[config.logOrigin, logVerifiers(config.logOrigin, keys.public)]]) });
+    writeLongArchive({
+      archive: config.archive,
+      origin: config.logOrigin,
+      keys,
+      count: 3,
+      lastDate: LAST,
+      signed: 1,
+      anchoredThrough: '',
+    });
+    const witness = await startWitness({
+      name: 'w.example/witness',
+      seed: new Uint8Array(32).fill(21),
+      algorithm: 'Ed25519',
+      logs: new Map([[config.logOrigin, logVerifiers(config.logOrigin, keys.public)]]),
+    });
     await witness.stop();
     let now = T0 + 3 * MINUTE;
     const warned: string[] = [];
-    const schedule = { warn: (_f: object, m: string) => void warned.push(m), info: () => undefined, now: () => new Date(now) };
-    const cosign = () => cosignLatest({ config, witness: loadWitnessConfig({ TIMESEAL_WITNESSES: witness.setting }), clock: () => new Date(now), schedule });
+    const schedule = {
+      warn: (_f: object, m: string) => void warned.push(m),
+      info: () => undefined,
+      now: () => new Date(now),
+    };
+    const cosign = () =>
+      cosignLatest({
+        config,
+        witness: loadWitnessConfig({ TIMESEAL_WITNESSES: witness.setting }),
+        clock: () => new Date(now),
+        schedule,
+      });
     try {
       expect((await cosign()).met).toBe(false);
       expect(warned).toHaveLength(1);
-      expect(warned[0]).toMatch(/^cosigning delayed: 2026-02-04: w\.example\/witness: .*no answer.*, retrying at 2026-02-05T01:03:00\.000Z$/);
+      expect(warned[0]).toMatch(
+        /^cosigning delayed: 2026-02-04: w\.example\/witness: .*no answer.*, retrying at 2026-02-05T01:03:00\.000Z$/,
+      );
       await witness.restart();
       now += HOUR - 10 * MINUTE - 1; // just before its wait is over (up to 10 minutes early)
       const waiting = await cosign();
-      expect(waiting.failures[0]!.reason).toMatch(/^not asked: 1 failure \(.*no answer.*\); next attempt at 2026-02-05T01:03:00\.000Z$/);
+      expect(waiting.failures[0]!.reason).toMatch(
+        /^not asked: 1 failure \(.*no answer.*\); next attempt at 2026-02-05T01:03:00\.000Z$/,
+      );
       expect(witness.statuses).toEqual([]);
       now += 1;
       expect(await cosign()).toMatchObject({ met: true, cosigned: ['w.example/witness'] });

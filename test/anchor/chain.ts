@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 export const REGTEST_BITS = 0x207fffff;
 const TARGET = 0x7fffffn << 232n;
 
-export const sha256d = (b: Uint8Array): Buffer => crypto.createHash('sha256').update(crypto.createHash('sha256').update(b).digest()).digest();
+export const sha256d = (b: Uint8Array): Buffer =>
+  crypto.createHash('sha256').update(crypto.createHash('sha256').update(b).digest()).digest();
 /** Explorer order: byte-reversed hex. */
 export const explorerHex = (b: Uint8Array): string => Buffer.from(b).reverse().toString('hex');
 const workOf = (header: Buffer): bigint => BigInt(`0x${explorerHex(sha256d(header))}`);
@@ -44,7 +45,13 @@ export class SyntheticChain {
       header.writeUInt32LE(nonce, 76);
       if (workOf(header) <= TARGET) break;
     }
-    const block = { height: this.blocks.length, header, hash: explorerHex(sha256d(header)), merkleRoot: Buffer.from(merkleRoot), time };
+    const block = {
+      height: this.blocks.length,
+      header,
+      hash: explorerHex(sha256d(header)),
+      merkleRoot: Buffer.from(merkleRoot),
+      time,
+    };
     this.blocks.push(block);
     return block;
   }

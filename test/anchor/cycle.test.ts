@@ -13,7 +13,9 @@ import { cli, cliJson, referenceRead, removeTempDirs, tempDir } from './helpers.
 import { LoopbackCalendar, LoopbackEsplora } from './servers.ts';
 
 const DAY = '2026-01-05';
-const hashes = Array.from({ length: 13 }, (_, i) => crypto.createHash('sha256').update(`anchor-cycle-${i}`).digest('hex'));
+const hashes = Array.from({ length: 13 }, (_, i) =>
+  crypto.createHash('sha256').update(`anchor-cycle-${i}`).digest('hex'),
+);
 const target = hashes[6]!;
 
 describe('anchoring cycle through the CLI', () => {
@@ -37,7 +39,12 @@ describe('anchoring cycle through the CLI', () => {
       BITCOIN_NETWORK: 'regtest',
     };
     expect((await cli(project, ['keys', 'init'], env)).code).toBe(0);
-    const imp = await cli(project, ['import', '-'], { ...env, TIMESEAL_NOW: `${DAY}T10:00:00Z` }, `${hashes.join('\n')}\n`);
+    const imp = await cli(
+      project,
+      ['import', '-'],
+      { ...env, TIMESEAL_NOW: `${DAY}T10:00:00Z` },
+      `${hashes.join('\n')}\n`,
+    );
     expect(imp.code, imp.stderr).toBe(0);
     const build = await cli(project, ['ledger', 'build'], { ...env, TIMESEAL_NOW: '2026-01-06T00:01:00Z' });
     expect(build.code, build.stderr).toBe(0);
@@ -57,7 +64,11 @@ describe('anchoring cycle through the CLI', () => {
   it('fewer than m calendar answers fails the stamp: exit 1, no .ots, the reason recorded', async () => {
     calendars[1]!.fault = 'http400';
     calendars[2]!.fault = 'hang';
-    const { r, json } = await cliJson(project, ['anchor'], { ...env, OTS_TIMEOUT_MS: '400', TIMESEAL_NOW: '2026-01-06T00:02:00Z' });
+    const { r, json } = await cliJson(project, ['anchor'], {
+      ...env,
+      OTS_TIMEOUT_MS: '400',
+      TIMESEAL_NOW: '2026-01-06T00:02:00Z',
+    });
     calendars[1]!.fault = 'none';
     calendars[2]!.fault = 'none';
     expect(r.code).toBe(1);
@@ -87,7 +98,10 @@ describe('anchoring cycle through the CLI', () => {
     expect(readJson('block_info.json').ledgers).toEqual({});
     // The reference reads the pending proof: its digest is the ledger file's SHA-256, three pending calendars.
     const [ref] = referenceRead([ledgerOts]);
-    const ledgerSha = crypto.createHash('sha256').update(fs.readFileSync(path.join(archive(), `${DAY}.json`))).digest('hex');
+    const ledgerSha = crypto
+      .createHash('sha256')
+      .update(fs.readFileSync(path.join(archive(), `${DAY}.json`)))
+      .digest('hex');
     expect(ref!.digest).toBe(ledgerSha);
     expect(ref!.attestations.map((x) => x[1]).sort()).toEqual(calendars.map((c) => c.url).sort());
   });
@@ -122,7 +136,8 @@ describe('anchoring cycle through the CLI', () => {
     for (const reading of [ledger!, hashProof!]) {
       const bitcoin = reading.attestations.filter((x) => x[0] === 'bitcoin');
       expect(bitcoin).toHaveLength(2);
-      for (const [, height, message] of bitcoin) expect(message).toBe(chain.blocks[height as number]!.merkleRoot.toString('hex'));
+      for (const [, height, message] of bitcoin)
+        expect(message).toBe(chain.blocks[height as number]!.merkleRoot.toString('hex'));
       expect(reading.attestations.filter((x) => x[0] === 'pending').length).toBeGreaterThanOrEqual(1);
     }
     expect(hashProof!.attestations).toEqual(ledger!.attestations);
@@ -136,7 +151,11 @@ describe('anchoring cycle through the CLI', () => {
     const first = v.json.verified[0];
     expect(first.time).toBe(new Date(chain.blocks[first.height]!.time * 1000).toISOString().replace('.000Z', 'Z'));
     expect(first.block_hash).toBe(chain.blocks[first.height]!.hash);
-    const human = await cli(project, ['ots', 'verify', path.join(archive(), `${DAY}.json.ots`), '--file', path.join(archive(), `${DAY}.json`)], env);
+    const human = await cli(
+      project,
+      ['ots', 'verify', path.join(archive(), `${DAY}.json.ots`), '--file', path.join(archive(), `${DAY}.json`)],
+      env,
+    );
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain(`Bitcoin block ${first.height} attests existence as of ${first.time}`);
     const wrong = await cli(project, ['ots', 'verify', perHash, '--digest', hashes[0]!], env);

@@ -30,7 +30,8 @@ export function removeTempDirs(): void {
 /** Environment for the CLI: ours minus TIMESEAL_*, OTS_* and BITCOIN_* settings, plus `extra`. */
 export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(TIMESEAL_|OTS_|BITCOIN_)/.test(k) && k !== 'NODE_OPTIONS') env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(TIMESEAL_|OTS_|BITCOIN_)/.test(k) && k !== 'NODE_OPTIONS') env[k] = v;
   env.PATH = `${NODE_BIN}:${process.env.PATH ?? ''}`;
   return { ...env, ...extra };
 }
@@ -48,12 +49,18 @@ export function cli(cwd: string, args: string[], env: Record<string, string>, in
   });
 }
 
-export async function cliJson<T = any>(cwd: string, args: string[], env: Record<string, string>): Promise<{ r: CliResult; json: T }> {
+export async function cliJson<T = any>(
+  cwd: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ r: CliResult; json: T }> {
   const r = await cli(cwd, [...args, '--json'], env);
   try {
     return { r, json: JSON.parse(r.stdout) as T };
   } catch {
-    throw new Error(`timeseal ${args.join(' ')} --json (exit ${r.code}): stdout is not JSON:\n${r.stdout}\n${r.stderr}`);
+    throw new Error(
+      `timeseal ${args.join(' ')} --json (exit ${r.code}): stdout is not JSON:\n${r.stdout}\n${r.stderr}`,
+    );
   }
 }
 

@@ -5,11 +5,24 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toHex } from '../../core/encoding.ts';
-import { bitcoinAttestation, newTimestamp, pendingAttestation, addAttestation, addOp, SHA256_OP } from '../../core/ots.ts';
+import {
+  bitcoinAttestation,
+  newTimestamp,
+  pendingAttestation,
+  addAttestation,
+  addOp,
+  SHA256_OP,
+} from '../../core/ots.ts';
 import { collectUpgrades } from '../../pipeline/anchor/anchor.ts';
 import { CalendarError, fetchUpgrade, submitDigest } from '../../pipeline/anchor/calendar.ts';
 import { isTrustedCalendar, loadAnchorConfig } from '../../pipeline/anchor/config.ts';
-import { checkPlausibleDifficulty, esploraSource, fetchVerifiedHeader, rpcSource, verifyAttestation } from '../../pipeline/anchor/headers.ts';
+import {
+  checkPlausibleDifficulty,
+  esploraSource,
+  fetchVerifiedHeader,
+  rpcSource,
+  verifyAttestation,
+} from '../../pipeline/anchor/headers.ts';
 import { NetworkError } from '../../pipeline/http.ts';
 import { SyntheticChain } from './chain.ts';
 import { LoopbackBitcoind, LoopbackCalendar, LoopbackEsplora } from './servers.ts';
@@ -103,7 +116,9 @@ describe('calendar client', () => {
     expect(isTrustedCalendar('https://calendar.opentimestamps.org.evil.example', config.trusted)).toBe(false);
     expect(isTrustedCalendar('http://alice.btc.calendar.opentimestamps.org', config.trusted)).toBe(false);
     expect(isTrustedCalendar('https://evil.example/x.calendar.opentimestamps.org', config.trusted)).toBe(false);
-    expect(() => loadAnchorConfig({ OTS_CALENDARS: 'https://a.example', OTS_MIN_CALENDARS: '2' })).toThrow(/names only 1 calendar/);
+    expect(() => loadAnchorConfig({ OTS_CALENDARS: 'https://a.example', OTS_MIN_CALENDARS: '2' })).toThrow(
+      /names only 1 calendar/,
+    );
     expect(() => loadAnchorConfig({ BITCOIN_NETWORK: 'testnet' })).toThrow(/mainnet or regtest/);
   });
 });
@@ -180,7 +195,10 @@ describe('Bitcoin attestations in a tree', () => {
     const { checkBitcoinAttestations } = await import('../../pipeline/anchor/anchor.ts');
     const t = newTimestamp(digest());
     addAttestation(t, bitcoinAttestation(5));
-    const result = await checkBitcoinAttestations(t, { headers: esploraSource(await closedPort(), 500), network: 'regtest' });
+    const result = await checkBitcoinAttestations(t, {
+      headers: esploraSource(await closedPort(), 500),
+      network: 'regtest',
+    });
     expect(result.verified).toEqual([]);
     expect(result.rejected).toBe(0);
     expect(result.problems[0]).toMatch(/height 5: .*unreachable/);

@@ -10,7 +10,11 @@ afterAll(removeTempProjects);
 
 const VECTORS = path.join(ROOT, 'test/vectors/ots/opentimestamps-client');
 // One calendar, two required; headers from a closed port (nothing here needs them).
-const env = { OTS_CALENDARS: 'https://calendar.example', OTS_MIN_CALENDARS: '2', BITCOIN_ESPLORA_URL: 'http://127.0.0.1:9' };
+const env = {
+  OTS_CALENDARS: 'https://calendar.example',
+  OTS_MIN_CALENDARS: '2',
+  BITCOIN_ESPLORA_URL: 'http://127.0.0.1:9',
+};
 const DIGEST = 'd32fee9a827f5a0d580f80beb7edce662dd99fcd6591e4ef8a6244403df0b7c9';
 
 it('ots info', () => {
@@ -21,7 +25,11 @@ it('ots info', () => {
 });
 
 it('ots verify: a pending proof is reported as pending (exit 1), not refused for a stamping setting (exit 2)', () => {
-  const r = run(tempProject('ots-settings'), ['ots', 'verify', path.join(VECTORS, 'merkle1.txt.ots'), '--digest', DIGEST, '--json'], { env });
+  const r = run(
+    tempProject('ots-settings'),
+    ['ots', 'verify', path.join(VECTORS, 'merkle1.txt.ots'), '--digest', DIGEST, '--json'],
+    { env },
+  );
   expect(r.stderr).not.toContain('OTS_MIN_CALENDARS');
   expect(r.code).toBe(1);
   const json = JSON.parse(r.stdout) as { ok: boolean; verified: unknown[]; pending: string[] };

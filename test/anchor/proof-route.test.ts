@@ -20,7 +20,13 @@ describe('GET /api/proof/:hash.ots', () => {
   let f: Fixture;
   const anchorCtx = () => ({
     config: f.config,
-    anchor: loadAnchorConfig({ OTS_CALENDARS: cal.url, OTS_MIN_CALENDARS: '1', OTS_TIMEOUT_MS: '2000', BITCOIN_ESPLORA_URL: esplora.url, BITCOIN_NETWORK: 'regtest' }),
+    anchor: loadAnchorConfig({
+      OTS_CALENDARS: cal.url,
+      OTS_MIN_CALENDARS: '1',
+      OTS_TIMEOUT_MS: '2000',
+      BITCOIN_ESPLORA_URL: esplora.url,
+      BITCOIN_NETWORK: 'regtest',
+    }),
     clock: () => new Date(`${TODAY}T00:02:00.000Z`),
   });
 
@@ -66,7 +72,9 @@ describe('GET /api/proof/:hash.ots', () => {
   it('the in-process upgrade confirms the day; an upgraded day serves the Bitcoin attestation too', async () => {
     const height = cal.mine(chain);
     const report = await upgradeDays(anchorCtx());
-    expect(report.days).toEqual([{ date: DAY, state: 'confirmed', block_height: height, confirmations: 1, upgraded_from: [cal.url] }]);
+    expect(report.days).toEqual([
+      { date: DAY, state: 'confirmed', block_height: height, confirmations: 1, upgraded_from: [cal.url] },
+    ]);
     const info = JSON.parse(fs.readFileSync(path.join(f.config.archive, 'block_info.json'), 'utf8'));
     expect(info.ledgers).toEqual({ [DAY]: { block_height: height, confirmations: 1 } });
     expect(info.tip_height).toBe(height);
@@ -74,7 +82,9 @@ describe('GET /api/proof/:hash.ots', () => {
     const file = path.join(f.dir, 'h2.ots');
     fs.writeFileSync(file, r.rawPayload);
     const [ref] = referenceRead([file]);
-    expect(ref!.attestations.filter((a) => a[0] === 'bitcoin')).toEqual([['bitcoin', height, chain.blocks[height]!.merkleRoot.toString('hex')]]);
+    expect(ref!.attestations.filter((a) => a[0] === 'bitcoin')).toEqual([
+      ['bitcoin', height, chain.blocks[height]!.merkleRoot.toString('hex')],
+    ]);
   });
 
   it('a forged header (right merkle root, no proof of work) takes a fresh confirmation back to "unverified"', async () => {

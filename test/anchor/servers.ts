@@ -10,7 +10,18 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { addAttestation, addOp, appendOp, bitcoinAttestation, newTimestamp, pendingAttestation, prependOp, serializeTimestamp, SHA256_OP, type Timestamp } from '../../core/ots.ts';
+import {
+  addAttestation,
+  addOp,
+  appendOp,
+  bitcoinAttestation,
+  newTimestamp,
+  pendingAttestation,
+  prependOp,
+  serializeTimestamp,
+  SHA256_OP,
+  type Timestamp,
+} from '../../core/ots.ts';
 import type { SyntheticChain } from './chain.ts';
 
 abstract class LoopbackServer {
@@ -82,7 +93,10 @@ export class LoopbackCalendar extends LoopbackServer {
       const t = newTimestamp(body);
       const time = Buffer.alloc(4);
       time.writeUInt32BE(Math.floor(Date.now() / 1000));
-      const leaf = addOp(addOp(addOp(addOp(t, appendOp(crypto.randomBytes(16))), SHA256_OP), prependOp(time)), appendOp(crypto.randomBytes(8)));
+      const leaf = addOp(
+        addOp(addOp(addOp(t, appendOp(crypto.randomBytes(16))), SHA256_OP), prependOp(time)),
+        appendOp(crypto.randomBytes(8)),
+      );
       addAttestation(leaf, pendingAttestation(this.pendingUri ?? this.url));
       this.pending.set(Buffer.from(leaf.message).toString('hex'), leaf.message);
       res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
@@ -91,7 +105,8 @@ export class LoopbackCalendar extends LoopbackServer {
     }
     const m = /^\/timestamp\/([0-9a-f]*)$/.exec(req.url ?? '');
     if (req.method === 'GET' && m) {
-      if (this.fault === 'http400' || m[1]!.length === 0 || m[1]!.length % 2 !== 0) return text(res, 400, 'Invalid commitment');
+      if (this.fault === 'http400' || m[1]!.length === 0 || m[1]!.length % 2 !== 0)
+        return text(res, 400, 'Invalid commitment');
       const done = this.complete.get(m[1]!);
       if (done) {
         res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
@@ -123,13 +138,18 @@ export class LoopbackCalendar extends LoopbackServer {
         const right = level[i + 1] ?? left;
         const newTips: Timestamp[] = [];
         for (const tip of left.tips) newTips.push(addOp(addOp(tip, appendOp(right.message)), SHA256_OP));
-        if (right !== left) for (const tip of right.tips) newTips.push(addOp(addOp(tip, prependOp(left.message)), SHA256_OP));
+        if (right !== left)
+          for (const tip of right.tips) newTips.push(addOp(addOp(tip, prependOp(left.message)), SHA256_OP));
         next.push({ tips: newTips, message: newTips[0]!.message });
       }
       level = next;
     }
     const coinbaseTxid = crypto.randomBytes(32);
-    const prefix = Buffer.concat([Buffer.from('0100000001', 'hex'), crypto.randomBytes(36), Buffer.from('00ffffffff01000000000000000022006a20', 'hex')]);
+    const prefix = Buffer.concat([
+      Buffer.from('0100000001', 'hex'),
+      crypto.randomBytes(36),
+      Buffer.from('00ffffffff01000000000000000022006a20', 'hex'),
+    ]);
     const suffix = Buffer.from('00000000', 'hex');
     let merkleRoot: Uint8Array | undefined;
     const tops: Timestamp[] = [];
@@ -178,7 +198,9 @@ export class LoopbackEsplora extends LoopbackServer {
     if (url === '/blocks/tip/height') return text(res, 200, String(this.tip()));
     if ((m = /^\/block-height\/(\d+)$/.exec(url))) {
       const h = this.headerAt(Number(m[1]));
-      return h ? text(res, 200, Buffer.from(sha256dOf(h)).reverse().toString('hex')) : text(res, 404, 'Block not found');
+      return h
+        ? text(res, 200, Buffer.from(sha256dOf(h)).reverse().toString('hex'))
+        : text(res, 404, 'Block not found');
     }
     if ((m = /^\/block\/([0-9a-f]{64})\/header$/.exec(url))) {
       for (let height = 0; height <= this.tip(); height++) {
@@ -191,7 +213,8 @@ export class LoopbackEsplora extends LoopbackServer {
   }
 }
 
-const sha256dOf = (b: Uint8Array): Buffer => crypto.createHash('sha256').update(crypto.createHash('sha256').update(b).digest()).digest();
+const sha256dOf = (b: Uint8Array): Buffer =>
+  crypto.createHash('sha256').update(crypto.createHash('sha256').update(b).digest()).digest();
 
 export class LoopbackBitcoind extends LoopbackServer {
   private readonly chain: SyntheticChain;
@@ -219,7 +242,9 @@ export class LoopbackBitcoind extends LoopbackServer {
     }
     if (call.method === 'getblockheader') {
       const b = this.chain.blocks.find((x) => x.hash === call.params[0]);
-      return b ? reply(200, call.params[1] === false ? b.header.toString('hex') : { hash: b.hash }, null) : reply(500, null, { code: -5, message: 'Block not found' });
+      return b
+        ? reply(200, call.params[1] === false ? b.header.toString('hex') : { hash: b.hash }, null)
+        : reply(500, null, { code: -5, message: 'Block not found' });
     }
     reply(404, null, { code: -32601, message: 'Method not found' });
   }

@@ -8,7 +8,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { isCommitted } from '../../ingest/published-archive.ts';
-import { makeHashes, ROOT, removeTempProjects, run, runJson, sleep, tempProject, treeDiff, treeDigest, writeHashFile } from './helpers.ts';
+import {
+  makeHashes,
+  ROOT,
+  removeTempProjects,
+  run,
+  runJson,
+  sleep,
+  tempProject,
+  treeDiff,
+  treeDigest,
+  writeHashFile,
+} from './helpers.ts';
 
 afterAll(removeTempProjects);
 
@@ -20,7 +31,8 @@ const BUILD_DAY1 = { TIMESEAL_NOW: '2025-11-02T00:01:00.000Z' };
 const BUILD_DAY2 = { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' };
 
 /** Files of an archive a build writes once (day files, tiles, entry bundles, index shards). */
-const immutable = (rel: string) => /^\d{4}-\d{2}-\d{2}\./.test(rel) || rel.startsWith('tile/') || /^index\/\d+-\d+\//.test(rel);
+const immutable = (rel: string) =>
+  /^\d{4}-\d{2}-\d{2}\./.test(rel) || rel.startsWith('tile/') || /^index\/\d+-\d+\//.test(rel);
 
 describe('a build killed at each point of its write order', { timeout: 300_000 }, () => {
   let pristine: string; // keys and both days imported, nothing built
@@ -29,16 +41,22 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
 
   const copyOf = (from: string, label: string): string => {
     const dir = tempProject(label);
-    for (const sub of ['data', 'keys', 'ledgers']) if (fs.existsSync(path.join(from, sub))) fs.cpSync(path.join(from, sub), path.join(dir, sub), { recursive: true });
+    for (const sub of ['data', 'keys', 'ledgers'])
+      if (fs.existsSync(path.join(from, sub)))
+        fs.cpSync(path.join(from, sub), path.join(dir, sub), { recursive: true });
     return dir;
   };
 
   beforeAll(() => {
     pristine = tempProject('commit-pristine');
     expect(run(pristine, ['keys', 'init']).code).toBe(0);
-    const r1 = run(pristine, ['import', writeHashFile(pristine, 'd1.txt', makeHashes('commit-day1', 3000))], { env: { TIMESEAL_NOW: `${DAY1}T12:00:00.000Z` } });
+    const r1 = run(pristine, ['import', writeHashFile(pristine, 'd1.txt', makeHashes('commit-day1', 3000))], {
+      env: { TIMESEAL_NOW: `${DAY1}T12:00:00.000Z` },
+    });
     expect(r1.code, r1.stderr).toBe(0);
-    const r2 = run(pristine, ['import', writeHashFile(pristine, 'd2.txt', makeHashes('commit-day2', 1000))], { env: { TIMESEAL_NOW: `${DAY2}T12:00:00.000Z` } });
+    const r2 = run(pristine, ['import', writeHashFile(pristine, 'd2.txt', makeHashes('commit-day2', 1000))], {
+      env: { TIMESEAL_NOW: `${DAY2}T12:00:00.000Z` },
+    });
     expect(r2.code, r2.stderr).toBe(0);
     afterDay1 = copyOf(pristine, 'commit-day1');
     expect(run(afterDay1, ['ledger', 'build'], { env: BUILD_DAY1 }).code).toBe(0);
@@ -50,10 +68,27 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
   /** `timeseal serve` on a copy of `dir` whose archive lock is held (so its schedule writes nothing), asked for `paths`. */
   async function serveAndFetch(dir: string, paths: string[]): Promise<Map<string, { status: number; body: Buffer }>> {
     const copy = copyOf(dir, 'commit-serve');
-    const holder = spawn(NODE, [path.join(ROOT, 'test/cli/lock-racer.ts'), path.join(copy, 'data', 'archive.lock'), path.join(copy, 'inside'), '0', '-1'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const holder = spawn(
+      NODE,
+      [
+        path.join(ROOT, 'test/cli/lock-racer.ts'),
+        path.join(copy, 'data', 'archive.lock'),
+        path.join(copy, 'inside'),
+        '0',
+        '-1',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const server = spawn(BIN, ['serve'], {
       cwd: copy,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, ...BUILD_DAY2, PORT: '0', TIMESEAL_SITE: path.join(copy, 'no-site'), OTS_CALENDARS: 'http://127.0.0.1:9/' },
+      env: {
+        PATH: process.env.PATH,
+        HOME: process.env.HOME,
+        ...BUILD_DAY2,
+        PORT: '0',
+        TIMESEAL_SITE: path.join(copy, 'no-site'),
+        OTS_CALENDARS: 'http://127.0.0.1:9/',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     try {
@@ -93,10 +128,16 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
   test.each(points)('%s (%s at %s)', async (_name, day, point) => {
     const dir = copyOf(day === DAY1 ? pristine : afterDay1, `commit-${point}`);
     const before = treeDigest(path.join(dir, 'ledgers'));
-    const killed = run(dir, ['ledger', 'build'], { env: { ...(day === DAY1 ? BUILD_DAY1 : BUILD_DAY2), TIMESEAL_TEST_KILL_AT: `${point}@${day}` } });
+    const killed = run(dir, ['ledger', 'build'], {
+      env: { ...(day === DAY1 ? BUILD_DAY1 : BUILD_DAY2), TIMESEAL_TEST_KILL_AT: `${point}@${day}` },
+    });
     expect(killed.signal, killed.stderr).toBe('SIGKILL');
     const archive = path.join(dir, 'ledgers');
-    const committed = (JSON.parse(fs.readFileSync(path.join(archive, 'days.json'), 'utf8')) as { days: Array<{ date: string; tree_size: number }> }).days;
+    const committed = (
+      JSON.parse(fs.readFileSync(path.join(archive, 'days.json'), 'utf8')) as {
+        days: Array<{ date: string; tree_size: number }>;
+      }
+    ).days;
     const published = committed.some((d) => d.date === day);
     expect(published).toBe(point !== 'day-files');
 

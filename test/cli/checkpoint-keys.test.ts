@@ -15,7 +15,11 @@ const DAYS = ['2025-11-02', '2025-11-03', '2025-11-05'];
 const NEW_DAY = '2025-11-07';
 
 /** The signature lines of a checkpoint note. */
-const lines = (note: string): string[] => note.slice(note.indexOf('\n\n') + 2).split('\n').filter(Boolean);
+const lines = (note: string): string[] =>
+  note
+    .slice(note.indexOf('\n\n') + 2)
+    .split('\n')
+    .filter(Boolean);
 
 describe('timeseal keys add on an archive made before the checkpoint keys', () => {
   let dir: string;
@@ -25,8 +29,19 @@ describe('timeseal keys add on an archive made before the checkpoint keys', () =
     before = treeDigest(path.join(dir, 'ledgers'));
     const added = runJson(dir, ['keys', 'add']);
     expect(added.result.code, added.result.stderr).toBe(0);
-    expect(added.json.created.map((f: string) => path.basename(f))).toEqual(['ed25519.vkey', 'mldsa44.vkey', 'ed25519_private.pem', 'mldsa44_private.pem', 'timeseal-tsa.pem', 'timeseal-tsa-root.pem', 'tsa_private.pem']);
-    expect(run(dir, ['import', '-'], { env: { TIMESEAL_NOW: `${NEW_DAY}T10:00:00.000Z` }, input: `${'7'.repeat(64)}\n` }).code).toBe(0);
+    expect(added.json.created.map((f: string) => path.basename(f))).toEqual([
+      'ed25519.vkey',
+      'mldsa44.vkey',
+      'ed25519_private.pem',
+      'mldsa44_private.pem',
+      'timeseal-tsa.pem',
+      'timeseal-tsa-root.pem',
+      'tsa_private.pem',
+    ]);
+    expect(
+      run(dir, ['import', '-'], { env: { TIMESEAL_NOW: `${NEW_DAY}T10:00:00.000Z` }, input: `${'7'.repeat(64)}\n` })
+        .code,
+    ).toBe(0);
     const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-08T00:01:00.000Z' } });
     expect(built.code, built.stderr).toBe(0);
   });
@@ -54,7 +69,10 @@ describe('timeseal keys add on an archive made before the checkpoint keys', () =
     ['a changed byte in the ML-DSA-44 line', (l: string[]) => [l[0], l[1], l[2], flipBase64(l[3]!)]],
     ['a changed byte in a key name', (l: string[]) => [l[0], l[1], l[2]!.replace('— ', '— x'), l[3]]],
     ['the Ed25519 line alone', (l: string[]) => [l[0], l[1], l[2]]],
-    ['a line from no key of the log', (l: string[]) => [...l, `— someone.example ${Buffer.alloc(40, 7).toString('base64')}`]],
+    [
+      'a line from no key of the log',
+      (l: string[]) => [...l, `— someone.example ${Buffer.alloc(40, 7).toString('base64')}`],
+    ],
   ])('%s fails verify, which names the checkpoint', (_, change) => {
     const copy = path.join(tempProject('checkpoint-keys'), 'ledgers');
     fs.cpSync(path.join(dir, 'ledgers'), copy, { recursive: true });
@@ -64,7 +82,10 @@ describe('timeseal keys add on an archive made before the checkpoint keys', () =
     fs.writeFileSync(file, `${text}${change(lines(note)).join('\n')}\n`);
     const { result, json } = runJson(dir, ['verify', '--archive', copy]);
     expect(result.code).toBe(1);
-    expect(json.problems.some((p: string) => p.includes(`${NEW_DAY}.checkpoint`)), JSON.stringify(json.problems)).toBe(true);
+    expect(
+      json.problems.some((p: string) => p.includes(`${NEW_DAY}.checkpoint`)),
+      JSON.stringify(json.problems),
+    ).toBe(true);
   });
 });
 

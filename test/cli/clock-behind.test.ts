@@ -10,14 +10,22 @@ import { makeHashes, removeTempProjects, run, runJson, tempProject, treeDiff, tr
 afterAll(removeTempProjects);
 
 const DAY = '2025-11-02';
-const behind = (clockDate: string) => new RegExp(`clock \\(${clockDate}\\) is not after the last published ledger \\(${DAY}\\): the clock is behind the archive`);
+const behind = (clockDate: string) =>
+  new RegExp(
+    `clock \\(${clockDate}\\) is not after the last published ledger \\(${DAY}\\): the clock is behind the archive`,
+  );
 
 let dir: string;
 
 beforeAll(() => {
   dir = tempProject('clock-behind');
   expect(run(dir, ['keys', 'init']).code).toBe(0);
-  expect(run(dir, ['import', '-'], { env: { TIMESEAL_NOW: `${DAY}T10:00:00Z` }, input: `${makeHashes('behind', 3).join('\n')}\n` }).code).toBe(0);
+  expect(
+    run(dir, ['import', '-'], {
+      env: { TIMESEAL_NOW: `${DAY}T10:00:00Z` },
+      input: `${makeHashes('behind', 3).join('\n')}\n`,
+    }).code,
+  ).toBe(0);
   const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-03T00:01:00Z' } });
   expect(built.code, built.stderr).toBe(0);
 });

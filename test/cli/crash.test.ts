@@ -6,7 +6,18 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { makeHashes, removeTempProjects, run, runJson, sleep, start, tempProject, treeDiff, treeDigest, writeHashFile } from './helpers.ts';
+import {
+  makeHashes,
+  removeTempProjects,
+  run,
+  runJson,
+  sleep,
+  start,
+  tempProject,
+  treeDiff,
+  treeDigest,
+  writeHashFile,
+} from './helpers.ts';
 
 afterAll(removeTempProjects);
 
@@ -31,10 +42,15 @@ describe('a ledger build killed at any moment completes to the same archive', { 
     pristine = tempProject('crash-pristine');
     expect(run(pristine, ['keys', 'init']).code).toBe(0);
     const big = Array.from({ length: BIG }, (_, i) => crypto.createHash('sha256').update(`crash-${i}`).digest('hex'));
-    const r1 = run(pristine, ['import', writeHashFile(pristine, 'big.txt', big)], { env: { TIMESEAL_NOW: '2025-11-01T12:00:00.000Z' } });
+    const r1 = run(pristine, ['import', writeHashFile(pristine, 'big.txt', big)], {
+      env: { TIMESEAL_NOW: '2025-11-01T12:00:00.000Z' },
+    });
     expect(r1.code, r1.stderr).toBe(0);
     // A second, small day, so that a kill can also land after the first day is committed.
-    const r2 = run(pristine, ['import', '-'], { env: { TIMESEAL_NOW: '2025-11-02T12:00:00.000Z' }, input: `${makeHashes('crash-day2', 1000).join('\n')}\n` });
+    const r2 = run(pristine, ['import', '-'], {
+      env: { TIMESEAL_NOW: '2025-11-02T12:00:00.000Z' },
+      input: `${makeHashes('crash-day2', 1000).join('\n')}\n`,
+    });
     expect(r2.code, r2.stderr).toBe(0);
     fs.rmSync(path.join(pristine, 'big.txt'));
 
@@ -44,7 +60,8 @@ describe('a ledger build killed at any moment completes to the same archive', { 
     const first = start(reference, ['ledger', 'build'], { env: BUILD_AT });
     let done = false;
     void first.exited.then(() => (done = true));
-    while (!done && !fs.existsSync(path.join(reference, 'ledgers', 'tile')) && Date.now() - t0 < 60_000) await sleep(20);
+    while (!done && !fs.existsSync(path.join(reference, 'ledgers', 'tile')) && Date.now() - t0 < 60_000)
+      await sleep(20);
     const second = run(reference, ['ledger', 'build'], { env: BUILD_AT });
     concurrent = { code: second.code, stderr: second.stderr, firstStillRunning: !done };
     const result = await first.exited;
@@ -60,14 +77,20 @@ describe('a ledger build killed at any moment completes to the same archive', { 
   });
 
   test('a second ledger build while one runs fails with "another timeseal run" and changes nothing', () => {
-    expect(concurrent.firstStillRunning, 'the first build ended before the second started; the test proved nothing').toBe(true);
+    expect(
+      concurrent.firstStillRunning,
+      'the first build ended before the second started; the test proved nothing',
+    ).toBe(true);
     expect(concurrent.code).toBe(1);
     expect(concurrent.stderr).toMatch(/another timeseal run/);
     expect(concurrent.stderr).not.toContain('    at ');
   });
 
   /** Starts a build, kills it when `killWhen` says, and retries (a bit earlier) if it ended first. */
-  async function killBuild(label: string, killWhen: (attempt: number, dir: string) => Promise<string>): Promise<{ dir: string; context: string }> {
+  async function killBuild(
+    label: string,
+    killWhen: (attempt: number, dir: string) => Promise<string>,
+  ): Promise<{ dir: string; context: string }> {
     let dir = '';
     let context = '';
     for (let attempt = 0; attempt < 4; attempt++) {
@@ -105,16 +128,19 @@ describe('a ledger build killed at any moment completes to the same archive', { 
     ['middle', 0.4, 0.6],
     ['late', 0.75, 0.9],
   ];
-  test.each(moments)('killed %s, then built again: verifies and equals the reference byte for byte', async (name, from, to) => {
-    const first = Math.max(50, Math.round(buildMs * (from + Math.random() * (to - from))));
-    const { dir, context } = await killBuild(name, async (attempt) => {
-      // Durations vary with the machine's load: when the build ended before the kill, the next try is earlier.
-      const delay = Math.max(50, Math.round(first * 0.7 ** attempt));
-      await sleep(delay);
-      return `after ${delay} ms`;
-    });
-    expectRecovers(dir, context);
-  });
+  test.each(moments)(
+    'killed %s, then built again: verifies and equals the reference byte for byte',
+    async (name, from, to) => {
+      const first = Math.max(50, Math.round(buildMs * (from + Math.random() * (to - from))));
+      const { dir, context } = await killBuild(name, async (attempt) => {
+        // Durations vary with the machine's load: when the build ended before the kill, the next try is earlier.
+        const delay = Math.max(50, Math.round(first * 0.7 ** attempt));
+        await sleep(delay);
+        return `after ${delay} ms`;
+      });
+      expectRecovers(dir, context);
+    },
+  );
 
   test('killed while the first tiles are being written, then built again: same archive', async () => {
     const { dir, context } = await killBuild('writing', async (_attempt, dir) => {

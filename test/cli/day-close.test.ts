@@ -15,7 +15,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { childEnv, projectEnv, randomHash, removeTempDirs, startServer, tempDir, type SpawnedServer } from '../../ingest/test/fixture.ts';
+import {
+  childEnv,
+  projectEnv,
+  randomHash,
+  removeTempDirs,
+  startServer,
+  tempDir,
+  type SpawnedServer,
+} from '../../ingest/test/fixture.ts';
 import { createDatabase, postgresForSuite } from '../support/postgres.ts';
 import { BIN, ROOT } from './helpers.ts';
 
@@ -39,12 +47,14 @@ afterAll(async () => {
 });
 
 async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20))) if (await check()) return;
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20)))
+    if (await check()) return;
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
 
 /** A new database on the suite's PostgreSQL; its URL. */
-const newDatabase = (): Promise<string> => createDatabase(database.url, `day_close_${crypto.randomBytes(4).toString('hex')}`);
+const newDatabase = (): Promise<string> =>
+  createDatabase(database.url, `day_close_${crypto.randomBytes(4).toString('hex')}`);
 
 interface Project {
   dir: string;
@@ -63,9 +73,17 @@ async function project(engine: 'sqlite' | 'postgres', label: string): Promise<Pr
 }
 
 /** Runs the CLI as its own process (asynchronously: the test goes on submitting meanwhile). */
-function timeseal(p: Project, args: string[], now: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function timeseal(
+  p: Project,
+  args: string[],
+  now: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(BIN, args, { cwd: p.dir, env: childEnv({ ...p.env, TIMESEAL_NOW: now }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(BIN, args, {
+      cwd: p.dir,
+      env: childEnv({ ...p.env, TIMESEAL_NOW: now }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -79,18 +97,26 @@ function timeseal(p: Project, args: string[], now: string): Promise<{ code: numb
 async function startNode(p: Project): Promise<SpawnedServer> {
   const node = await startServer(p.dir, { ...p.env, TIMESEAL_NOW: NODE_NOW });
   nodes.push(node);
-  await until("the node's catch-up at start", 30_000, () => /"msg":"scheduled tsa stamp (done|failed)/.test(node.stderr()));
+  await until("the node's catch-up at start", 30_000, () =>
+    /"msg":"scheduled tsa stamp (done|failed)/.test(node.stderr()),
+  );
   return node;
 }
 
 async function submit(node: SpawnedServer, hash: string): Promise<number> {
-  const res = await fetch(`${node.url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+  const res = await fetch(`${node.url}/api/v1/beta/timestamp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ hash }),
+  });
   await res.arrayBuffer();
   return res.status;
 }
 
 function ledgerHashes(p: Project): Set<string> {
-  const ledger = JSON.parse(fs.readFileSync(path.join(p.dir, 'ledgers', `${DAY}.json`), 'utf8')) as { entries: Array<[string, string]> };
+  const ledger = JSON.parse(fs.readFileSync(path.join(p.dir, 'ledgers', `${DAY}.json`), 'utf8')) as {
+    entries: Array<[string, string]>;
+  };
   return new Set(ledger.entries.map((e) => e[0]));
 }
 
@@ -110,7 +136,10 @@ async function holdWriteLock(p: Project): Promise<{ release(): Promise<void> }> 
     };
   }
   const script = `const D = require('better-sqlite3'); const db = new D(process.argv[1]); db.exec('BEGIN IMMEDIATE'); console.log('locked'); process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });`;
-  const child = spawn(process.execPath, ['-e', script, p.env.TIMESEAL_DB!], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', script, p.env.TIMESEAL_DB!], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
     child.stdout.once('data', () => resolve());
     child.once('exit', (code) => reject(new Error(`the lock holder exited (${code})`)));
@@ -129,7 +158,11 @@ async function waitingForLocks(url: string): Promise<string[]> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return (await client.query<{ query: string }>("SELECT query FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows.map((r) => r.query);
+    return (
+      await client.query<{ query: string }>(
+        "SELECT query FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+      )
+    ).rows.map((r) => r.query);
   } finally {
     await client.end();
   }
@@ -170,7 +203,9 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (engine) => {
     expect(acknowledged.filter((h) => !inLedger.has(h))).toEqual([]);
     expect(inLedger.size).toBe(acknowledged.length);
     expect([...statuses.keys()].sort()).toEqual([201, 503]);
-    process.stderr.write(`day-close ${engine} lagging node: ${acknowledged.length} acknowledged (${duringBuild} while the build ran), ${statuses.get(503)} refused, 0 missing\n`);
+    process.stderr.write(
+      `day-close ${engine} lagging node: ${acknowledged.length} acknowledged (${duringBuild} while the build ran), ${statuses.get(503)} refused, 0 missing\n`,
+    );
     const verify = await timeseal(p, ['verify'], BUILD_NOW);
     expect(verify.code, verify.stderr).toBe(0);
   }, 120_000);
@@ -189,7 +224,11 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (engine) => {
       // The inserts and the build's close both wait on the lock (a build that does not wait ends meanwhile).
       await until('the inserts and the close to wait on the lock', 20_000, async () => {
         const waiting = await waitingForLocks(p.url!);
-        return buildEnded || (waiting.some((q) => q.startsWith('INSERT INTO submissions')) && waiting.some((q) => q.startsWith('LOCK TABLE submissions')));
+        return (
+          buildEnded ||
+          (waiting.some((q) => q.startsWith('INSERT INTO submissions')) &&
+            waiting.some((q) => q.startsWith('LOCK TABLE submissions')))
+        );
       });
     } else {
       // SQLite shows no waiters; the build reaches its close within this time (both wait up to 5 s).
@@ -204,12 +243,14 @@ describe.each(['sqlite', 'postgres'] as const)('%s', (engine) => {
     expect(acknowledged.filter((h) => !inLedger.has(h))).toEqual([]);
     expect(inLedger.size).toBe(acknowledged.length);
     expect(statuses.every((s) => s === 201 || s === 503)).toBe(true);
-    process.stderr.write(`day-close ${engine} held by a lock: ${statuses.filter((s) => s === 201).length} of 5 held submissions acknowledged, all published\n`);
+    process.stderr.write(
+      `day-close ${engine} held by a lock: ${statuses.filter((s) => s === 201).length} of 5 held submissions acknowledged, all published\n`,
+    );
   }, 120_000);
 });
 
 describe("a node's clock against the database's (PostgreSQL)", () => {
-  it('a node whose clock is 90 s behind the database server\'s refuses submissions (503, nothing stored) and says why; a node that agrees accepts them', async () => {
+  it("a node whose clock is 90 s behind the database server's refuses submissions (503, nothing stored) and says why; a node that agrees accepts them", async () => {
     const p = await project('postgres', 'skew');
     // Without TIMESEAL_NOW: the system clock, which libfaketime (Debian's faketime) moves back 90 s for the skewed
     // node alone. Preloaded into the node itself, not run through the faketime command, which would stay between
@@ -221,19 +262,36 @@ describe("a node's clock against the database's (PostgreSQL)", () => {
     const good = await startServer(p.dir, p.env);
     nodes.push(good);
     const hash = randomHash();
-    const res = await fetch(`${skewed.url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+    const res = await fetch(`${skewed.url}/api/v1/beta/timestamp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hash }),
+    });
     expect(res.status).toBe(503);
     const body = (await res.json()) as { error: string };
-    expect(body.error).toMatch(/^The server's clock is (8\d|9\d) s behind its database's; submissions are paused until it is corrected\. Nothing was stored\.$/);
-    const site = await fetch(`${skewed.url}/api/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+    expect(body.error).toMatch(
+      /^The server's clock is (8\d|9\d) s behind its database's; submissions are paused until it is corrected\. Nothing was stored\.$/,
+    );
+    const site = await fetch(`${skewed.url}/api/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hash }),
+    });
     expect(site.status).toBe(503);
-    const stats = (await (await fetch(`${skewed.url}/api/queue-stats.php`)).json()) as { submissionsOpen: boolean; problem?: string; queueSize: number };
+    const stats = (await (await fetch(`${skewed.url}/api/queue-stats.php`)).json()) as {
+      submissionsOpen: boolean;
+      problem?: string;
+      queueSize: number;
+    };
     expect(stats.submissionsOpen).toBe(false);
     expect(stats.problem).toMatch(/clock is \d+ s behind its database's/);
     expect(stats.queueSize).toBe(0);
     expect(skewed.stderr()).toMatch(/CLOCK SKEW: The server's clock is \d+ s behind its database's/);
     expect(await submit(good, hash)).toBe(201);
-    const goodStats = (await (await fetch(`${good.url}/api/queue-stats.php`)).json()) as { submissionsOpen: boolean; queueSize: number };
+    const goodStats = (await (await fetch(`${good.url}/api/queue-stats.php`)).json()) as {
+      submissionsOpen: boolean;
+      queueSize: number;
+    };
     expect(goodStats).toMatchObject({ submissionsOpen: true, queueSize: 1 });
   }, 120_000);
 });

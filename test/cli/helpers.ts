@@ -63,19 +63,30 @@ export function run(cwd: string, args: string[], options: RunOptions = {}): RunR
 }
 
 /** Runs with --json and parses stdout, which must be exactly one JSON document. */
-export function runJson<T = any>(cwd: string, args: string[], options: RunOptions = {}): { result: RunResult; json: T } {
+export function runJson<T = any>(
+  cwd: string,
+  args: string[],
+  options: RunOptions = {},
+): { result: RunResult; json: T } {
   const result = run(cwd, [...args, '--json'], options);
   let json: T;
   try {
     json = JSON.parse(result.stdout) as T;
   } catch (err) {
-    throw new Error(`timeseal ${args.join(' ')} --json: stdout is not one JSON document (exit ${result.code}):\n${result.stdout}\n${result.stderr}`, { cause: err });
+    throw new Error(
+      `timeseal ${args.join(' ')} --json: stdout is not one JSON document (exit ${result.code}):\n${result.stdout}\n${result.stderr}`,
+      { cause: err },
+    );
   }
   return { result, json };
 }
 
 /** Starts `timeseal <args>` without waiting; `exited` resolves when the process is gone. */
-export function start(cwd: string, args: string[], options: RunOptions = {}): { child: ChildProcess; exited: Promise<RunResult> } {
+export function start(
+  cwd: string,
+  args: string[],
+  options: RunOptions = {},
+): { child: ChildProcess; exited: Promise<RunResult> } {
   const child = spawn(BIN, args, { cwd, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -171,7 +182,9 @@ export function rfcRoot(leaves: Buffer[]): Buffer {
 export function rfcPath(m: number, leaves: Buffer[]): Buffer[] {
   if (leaves.length <= 1) return [];
   const k = split(leaves.length);
-  return m < k ? [...rfcPath(m, leaves.slice(0, k)), rfcRoot(leaves.slice(k))] : [...rfcPath(m - k, leaves.slice(k)), rfcRoot(leaves.slice(0, k))];
+  return m < k
+    ? [...rfcPath(m, leaves.slice(0, k)), rfcRoot(leaves.slice(k))]
+    : [...rfcPath(m - k, leaves.slice(k)), rfcRoot(leaves.slice(0, k))];
 }
 
 /** RFC 9162 §2.1.3.2: does `path` lead from `leaf` at `index` in a tree of `size` to `root`? */
@@ -219,7 +232,8 @@ export function parseCheckpoint(note: string): ParsedCheckpoint {
   const [origin, sizeLine, rootLine] = body as [string, string, string];
   if (!/^(0|[1-9][0-9]*)$/.test(sizeLine)) throw new Error(`checkpoint: bad size line ${JSON.stringify(sizeLine)}`);
   const root = Buffer.from(rootLine, 'base64');
-  if (root.length !== 32 || root.toString('base64') !== rootLine) throw new Error(`checkpoint: bad root line ${JSON.stringify(rootLine)}`);
+  if (root.length !== 32 || root.toString('base64') !== rootLine)
+    throw new Error(`checkpoint: bad root line ${JSON.stringify(rootLine)}`);
   const sigLines = note.slice(sep + 2).split('\n');
   if (sigLines.at(-1) !== '') throw new Error('checkpoint: does not end with a newline');
   const signatures = sigLines.slice(0, -1).map((line) => {

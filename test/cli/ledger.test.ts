@@ -140,7 +140,11 @@ describe('import', () => {
   test('accepts sha256sum output ("HASH  name" and "HASH *name")', () => {
     const dir = tempProject('import-sum');
     const hashes = makeHashes('sum', 3);
-    const file = writeHashFile(dir, 'SHA256SUMS', [`${hashes[0]}  report.pdf`, `${hashes[1]} *image.bin`, `${hashes[2]}  name with spaces.txt`]);
+    const file = writeHashFile(dir, 'SHA256SUMS', [
+      `${hashes[0]}  report.pdf`,
+      `${hashes[1]} *image.bin`,
+      `${hashes[2]}  name with spaces.txt`,
+    ]);
     const { result, json } = runJson(dir, ['import', file], { env: at });
     expect(result.code, result.stderr).toBe(0);
     expect(json.enqueued).toBe(3);
@@ -179,7 +183,10 @@ describe('import', () => {
       expect(r.stderr).toMatch(/TIMESEAL_NOW/);
     } else {
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ submitted_at: '2025-11-01T22:00:00.000Z', ledger_date: '2025-11-01' });
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        submitted_at: '2025-11-01T22:00:00.000Z',
+        ledger_date: '2025-11-01',
+      });
     }
   });
 });
@@ -207,9 +214,13 @@ describe('a ledger built over several days', () => {
     const lines = day1.map((x, i) => (i < 100 ? x.toUpperCase() : i < 200 ? `${x}  file-${i}.bin` : x));
     const r1 = run(dir, ['import', writeHashFile(dir, 'day1.txt', lines)], { env: { TIMESEAL_NOW: AT_DAY1 } });
     expect(r1.code, r1.stderr).toBe(0);
-    const r2 = run(dir, ['import', writeHashFile(dir, 'day2a.txt', [...day2New, repeated, day2New[1]!])], { env: { TIMESEAL_NOW: AT_DAY2_MORNING } });
+    const r2 = run(dir, ['import', writeHashFile(dir, 'day2a.txt', [...day2New, repeated, day2New[1]!])], {
+      env: { TIMESEAL_NOW: AT_DAY2_MORNING },
+    });
     expect(r2.code, r2.stderr).toBe(0);
-    const r3 = run(dir, ['import', writeHashFile(dir, 'day2b.txt', [twice.toUpperCase(), evening])], { env: { TIMESEAL_NOW: AT_DAY2_EVENING } });
+    const r3 = run(dir, ['import', writeHashFile(dir, 'day2b.txt', [twice.toUpperCase(), evening])], {
+      env: { TIMESEAL_NOW: AT_DAY2_EVENING },
+    });
     expect(r3.code, r3.stderr).toBe(0);
     const b = runJson(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: BUILD_AT } });
     expect(b.result.code, b.result.stderr).toBe(0);
@@ -221,7 +232,14 @@ describe('a ledger built over several days', () => {
       [DAY1, 300, 0, 300],
       [DAY2, 22, 300, 322],
     ]);
-    for (const f of [`${DAY1}.json`, `${DAY2}.json`, `${DAY1}.checkpoint`, `${DAY2}.checkpoint`, 'checkpoint', 'days.json']) {
+    for (const f of [
+      `${DAY1}.json`,
+      `${DAY2}.json`,
+      `${DAY1}.checkpoint`,
+      `${DAY2}.checkpoint`,
+      'checkpoint',
+      'days.json',
+    ]) {
       expect(fs.existsSync(path.join(archive(), f)), f).toBe(true);
     }
     const { json } = runJson(dir, ['status'], { env: { TIMESEAL_NOW: BUILD_AT } });
@@ -238,8 +256,20 @@ describe('a ledger built over several days', () => {
   test('entries are sorted, de-duplicated, lower-case, each with its earliest submission time', () => {
     const l1 = readJson(ledger(DAY1));
     const l2 = readJson(ledger(DAY2));
-    expect(l1).toMatchObject({ format: 'timeseal-ledger/1', date: DAY1, first_index: 0, entry_count: 300, tree_size: 300 });
-    expect(l2).toMatchObject({ format: 'timeseal-ledger/1', date: DAY2, first_index: 300, entry_count: 22, tree_size: 322 });
+    expect(l1).toMatchObject({
+      format: 'timeseal-ledger/1',
+      date: DAY1,
+      first_index: 0,
+      entry_count: 300,
+      tree_size: 300,
+    });
+    expect(l2).toMatchObject({
+      format: 'timeseal-ledger/1',
+      date: DAY2,
+      first_index: 300,
+      entry_count: 22,
+      tree_size: 322,
+    });
     expect(l1.entries).toEqual([...day1].sort().map((x) => [x, AT_DAY1]));
     const expected2 = new Map<string, string>(day2New.map((x) => [x, AT_DAY2_MORNING]));
     expected2.set(repeated, AT_DAY2_MORNING);
@@ -250,7 +280,9 @@ describe('a ledger built over several days', () => {
     const text = fs.readFileSync(ledger(DAY2), 'utf8');
     const lines = text.split('\n');
     expect(lines[0]!.endsWith('"entries":[')).toBe(true);
-    expect(lines.slice(1, 23).map((line, i) => line === `${JSON.stringify(l2.entries[i])}${i < 21 ? ',' : ''}`)).toEqual(Array(22).fill(true));
+    expect(
+      lines.slice(1, 23).map((line, i) => line === `${JSON.stringify(l2.entries[i])}${i < 21 ? ',' : ''}`),
+    ).toEqual(Array(22).fill(true));
     expect(lines.slice(23)).toEqual([']}', '']);
   });
 
@@ -265,10 +297,14 @@ describe('a ledger built over several days', () => {
 
   test('openssl verifies the ECDSA signature of every day', () => {
     for (const d of [DAY1, DAY2]) {
-      const r = spawnSync('openssl', ['dgst', '-sha256', '-verify', 'keys/public.pem', '-signature', `ledgers/${d}.json.sig`, `ledgers/${d}.json`], {
-        cwd: dir,
-        encoding: 'utf8',
-      });
+      const r = spawnSync(
+        'openssl',
+        ['dgst', '-sha256', '-verify', 'keys/public.pem', '-signature', `ledgers/${d}.json.sig`, `ledgers/${d}.json`],
+        {
+          cwd: dir,
+          encoding: 'utf8',
+        },
+      );
       expect(r.stdout.trim(), `${d}: ${r.stderr}`).toBe('Verified OK');
       expect(r.status).toBe(0);
     }
@@ -332,17 +368,33 @@ describe('a ledger built over several days', () => {
       expect(crypto.verify(null, Buffer.from(cp.text), mldsaKey, m.signature), `${file} ML-DSA-65`).toBe(true);
       // Checked with Node's own crypto (OpenSSL 3.5), from the published vkeys: <name>+<key id>+base64(type || key).
       const vkey = (name: string) => {
-        const [, keyName, id, key] = /^([^+]*)\+([0-9a-f]{8})\+(.*)$/.exec(fs.readFileSync(path.join(dir, 'keys', name), 'utf8').trim())!;
+        const [, keyName, id, key] = /^([^+]*)\+([0-9a-f]{8})\+(.*)$/.exec(
+          fs.readFileSync(path.join(dir, 'keys', name), 'utf8').trim(),
+        )!;
         return { keyName, id: Buffer.from(id!, 'hex'), bytes: Buffer.from(key!, 'base64') };
       };
       const edKey = vkey('ed25519.vkey');
       const mlKey = vkey('mldsa44.vkey');
-      expect([edKey.keyName, mlKey.keyName, edKey.bytes[0], mlKey.bytes[0]]).toEqual([cp.origin, cp.origin, 0x01, 0x06]);
+      expect([edKey.keyName, mlKey.keyName, edKey.bytes[0], mlKey.bytes[0]]).toEqual([
+        cp.origin,
+        cp.origin,
+        0x01,
+        0x06,
+      ]);
       expect([ed.name, ml.name]).toEqual([cp.origin, cp.origin]);
-      const idOf = (type: number, key: Buffer) => crypto.createHash('sha256').update(Buffer.concat([Buffer.from(`${cp.origin}\n`), Buffer.of(type), key])).digest().subarray(0, 4);
+      const idOf = (type: number, key: Buffer) =>
+        crypto
+          .createHash('sha256')
+          .update(Buffer.concat([Buffer.from(`${cp.origin}\n`), Buffer.of(type), key]))
+          .digest()
+          .subarray(0, 4);
       expect(ed.keyId.equals(idOf(0x01, edKey.bytes.subarray(1))) && ed.keyId.equals(edKey.id)).toBe(true);
       expect(ml.keyId.equals(idOf(0x06, mlKey.bytes.subarray(1))) && ml.keyId.equals(mlKey.id)).toBe(true);
-      const edPublic = crypto.createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), edKey.bytes.subarray(1)]), format: 'der', type: 'spki' });
+      const edPublic = crypto.createPublicKey({
+        key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), edKey.bytes.subarray(1)]),
+        format: 'der',
+        type: 'spki',
+      });
       expect(crypto.verify(null, Buffer.from(cp.text), edPublic, ed.signature), `${file} Ed25519`).toBe(true);
       // tlog-cosignature: timestamp (8 bytes, 0 for the log's own) || ML-DSA-44 over the subtree/v1 cosigned_message.
       expect(ml.signature.length).toBe(8 + 2420);
@@ -350,11 +402,34 @@ describe('a ledger built over several days', () => {
       const name = Buffer.from(cp.origin);
       const size = Buffer.alloc(8);
       size.writeBigUInt64BE(BigInt(cp.size));
-      const message = Buffer.concat([Buffer.from('subtree/v1\n\0'), Buffer.of(name.length), name, Buffer.alloc(8), Buffer.of(name.length), name, Buffer.alloc(8), size, cp.root]);
-      const mlPublic = crypto.createPublicKey({ key: Buffer.concat([Buffer.from('30820532300b06096086480165030403110382052100', 'hex'), mlKey.bytes.subarray(1)]), format: 'der', type: 'spki' });
-      expect(crypto.verify(null, message, mlPublic, ml.signature.subarray(8)), `${file} ML-DSA-44 cosignature`).toBe(true);
+      const message = Buffer.concat([
+        Buffer.from('subtree/v1\n\0'),
+        Buffer.of(name.length),
+        name,
+        Buffer.alloc(8),
+        Buffer.of(name.length),
+        name,
+        Buffer.alloc(8),
+        size,
+        cp.root,
+      ]);
+      const mlPublic = crypto.createPublicKey({
+        key: Buffer.concat([
+          Buffer.from('30820532300b06096086480165030403110382052100', 'hex'),
+          mlKey.bytes.subarray(1),
+        ]),
+        format: 'der',
+        type: 'spki',
+      });
+      expect(crypto.verify(null, message, mlPublic, ml.signature.subarray(8)), `${file} ML-DSA-44 cosignature`).toBe(
+        true,
+      );
     }
-    expect(fs.readFileSync(path.join(archive(), 'checkpoint')).equals(fs.readFileSync(path.join(archive(), `${DAY2}.checkpoint`)))).toBe(true);
+    expect(
+      fs
+        .readFileSync(path.join(archive(), 'checkpoint'))
+        .equals(fs.readFileSync(path.join(archive(), `${DAY2}.checkpoint`))),
+    ).toBe(true);
   });
 
   test('tiles and entry bundles hold the leaf hashes and entries the test computes itself', () => {
@@ -366,7 +441,9 @@ describe('a ledger built over several days', () => {
     expect(tile('tile/0/001.p/44').equals(Buffer.concat(leaves.slice(256, 300)))).toBe(true);
     expect(tile('tile/0/001.p/66').equals(Buffer.concat(leaves.slice(256, 322)))).toBe(true);
     expect(tile('tile/1/000.p/1').equals(rfcRoot(leaves.slice(0, 256)))).toBe(true);
-    const entries = [...l1.entries, ...l2.entries].map((e: string[]) => Buffer.concat([Buffer.of(0, 32), Buffer.from(e[0]!, 'hex')]));
+    const entries = [...l1.entries, ...l2.entries].map((e: string[]) =>
+      Buffer.concat([Buffer.of(0, 32), Buffer.from(e[0]!, 'hex')]),
+    );
     expect(tile('tile/entries/000').equals(Buffer.concat(entries.slice(0, 256)))).toBe(true);
     expect(tile('tile/entries/001.p/66').equals(Buffer.concat(entries.slice(256)))).toBe(true);
   });
@@ -388,14 +465,23 @@ describe('a ledger built over several days', () => {
     const bundle = JSON.parse(r.stdout);
     const l1 = readJson(ledger(DAY1));
     const index = l1.entries.findIndex((e: string[]) => e[0] === repeated);
-    expect(bundle).toMatchObject({ format: 'timeseal-proof/3', hash: repeated, date: DAY1, leaf_index: index, tree_size: 300, submitted_at: AT_DAY1 });
+    expect(bundle).toMatchObject({
+      format: 'timeseal-proof/3',
+      hash: repeated,
+      date: DAY1,
+      leaf_index: index,
+      tree_size: 300,
+      submitted_at: AT_DAY1,
+    });
     const cp = parseCheckpoint(bundle.checkpoint);
     expect(bundle.checkpoint).toBe(fs.readFileSync(path.join(archive(), `${DAY1}.checkpoint`), 'utf8'));
     const leaves = leavesOf([l1]);
     const pathHashes = bundle.inclusion_path.map((x: string) => Buffer.from(x, 'hex'));
     expect(bundle.inclusion_path).toEqual(rfcPath(index, leaves).map((x) => x.toString('hex')));
     expect(rfcVerifyInclusion(index, 300, rfcLeafHash(Buffer.from(repeated, 'hex')), pathHashes, cp.root)).toBe(true);
-    expect(rfcVerifyInclusion(index ^ 1, 300, rfcLeafHash(Buffer.from(repeated, 'hex')), pathHashes, cp.root)).toBe(false);
+    expect(rfcVerifyInclusion(index ^ 1, 300, rfcLeafHash(Buffer.from(repeated, 'hex')), pathHashes, cp.root)).toBe(
+      false,
+    );
   });
 
   test('proof: a day-2 hash verifies against the latest checkpoint root; upper case is accepted', () => {
@@ -404,11 +490,24 @@ describe('a ledger built over several days', () => {
     const bundle = JSON.parse(r.stdout);
     const l2 = readJson(ledger(DAY2));
     const index = 300 + l2.entries.findIndex((e: string[]) => e[0] === evening);
-    expect(bundle).toMatchObject({ hash: evening, date: DAY2, leaf_index: index, tree_size: 322, submitted_at: AT_DAY2_EVENING });
-    expect(bundle.ledger).toMatchObject({ path: `${DAY2}.json`, first_index: 300, entry_count: 22, sha256: sha256Hex(fs.readFileSync(ledger(DAY2))) });
+    expect(bundle).toMatchObject({
+      hash: evening,
+      date: DAY2,
+      leaf_index: index,
+      tree_size: 322,
+      submitted_at: AT_DAY2_EVENING,
+    });
+    expect(bundle.ledger).toMatchObject({
+      path: `${DAY2}.json`,
+      first_index: 300,
+      entry_count: 22,
+      sha256: sha256Hex(fs.readFileSync(ledger(DAY2))),
+    });
     const latest = parseCheckpoint(fs.readFileSync(path.join(archive(), 'checkpoint'), 'utf8'));
     const pathHashes = bundle.inclusion_path.map((x: string) => Buffer.from(x, 'hex'));
-    expect(rfcVerifyInclusion(index, 322, rfcLeafHash(Buffer.from(evening, 'hex')), pathHashes, latest.root)).toBe(true);
+    expect(rfcVerifyInclusion(index, 322, rfcLeafHash(Buffer.from(evening, 'hex')), pathHashes, latest.root)).toBe(
+      true,
+    );
   });
 
   test('proof: an unknown hash exits 1 with a clear message; a malformed hash exits 2', () => {
@@ -454,7 +553,13 @@ describe('a ledger built over several days', () => {
     'days.json',
   ];
   /** The index's first segment file, relative to the archive. */
-  const firstSegment = (archiveDir: string): string => `index/${fs.readdirSync(path.join(archiveDir, 'index')).filter((n) => /^\d+-\d+\.idx$/.test(n)).sort()[0]!}`;
+  const firstSegment = (archiveDir: string): string =>
+    `index/${
+      fs
+        .readdirSync(path.join(archiveDir, 'index'))
+        .filter((n) => /^\d+-\d+\.idx$/.test(n))
+        .sort()[0]!
+    }`;
   test.each(corruptions)('a flipped byte in %s fails verify, which names the file', (which) => {
     const copy = path.join(tempProject('corrupt'), 'ledgers');
     fs.cpSync(archive(), copy, { recursive: true });
@@ -467,7 +572,10 @@ describe('a ledger built over several days', () => {
     expect(result.code).toBe(1);
     expect(json.ok).toBe(false);
     const named = new RegExp(`(^|[\\s/(])${rel.replace(/[.]/g, '\\.')}(?![\\w.])`);
-    expect(json.problems.some((p: string) => named.test(p)), `no problem names ${rel}: ${JSON.stringify(json.problems)}`).toBe(true);
+    expect(
+      json.problems.some((p: string) => named.test(p)),
+      `no problem names ${rel}: ${JSON.stringify(json.problems)}`,
+    ).toBe(true);
     const human = run(dir, ['verify', '--archive', copy]);
     expect(human.code).toBe(1);
     expect(human.stdout).toMatch(/^FAILED/);
@@ -509,7 +617,11 @@ describe('a ledger built over several days', () => {
       const index = path.join(copy, 'index-sha256.json');
       const original = fs.readFileSync(index);
       // A flipped byte, one byte short, one byte more: each is named.
-      for (const change of [() => flipByte(index), () => fs.writeFileSync(index, original.subarray(0, -1)), () => fs.writeFileSync(index, Buffer.concat([original, Buffer.from('\n')]))]) {
+      for (const change of [
+        () => flipByte(index),
+        () => fs.writeFileSync(index, original.subarray(0, -1)),
+        () => fs.writeFileSync(index, Buffer.concat([original, Buffer.from('\n')])),
+      ]) {
         fs.writeFileSync(index, original);
         change();
         const bad = runJson(dir, ['verify', '--archive', url, ...keys]);
@@ -527,20 +639,32 @@ describe('a ledger built over several days', () => {
       fs.cpSync(archive(), copy, { recursive: true });
       const segment = firstSegment(copy);
       const bytes = fs.readFileSync(path.join(copy, segment));
-      fs.writeFileSync(path.join(copy, segment), change === 'cut' ? bytes.subarray(0, bytes.length - 44) : Buffer.concat([bytes, bytes.subarray(-44)]));
+      fs.writeFileSync(
+        path.join(copy, segment),
+        change === 'cut' ? bytes.subarray(0, bytes.length - 44) : Buffer.concat([bytes, bytes.subarray(-44)]),
+      );
       const { result, json } = runJson(dir, ['verify', '--archive', copy]);
       expect(result.code).toBe(1);
       expect(json.problems).toEqual([`${segment}: index segment differs from the ledgers`]);
     }
   });
 
-  test('index-json writes the spec\'s index-sha256.json from the segments: every hash, its date(s) and first time', () => {
+  test("index-json writes the spec's index-sha256.json from the segments: every hash, its date(s) and first time", () => {
     const out = path.join(tempProject('index-json'), 'index-sha256.json');
     const { result, json } = runJson(dir, ['index-json', '--out', out]);
     expect(result.code, result.stderr).toBe(0);
     expect(json).toMatchObject({ file: out, tree_size: 322 });
-    const index = JSON.parse(fs.readFileSync(out, 'utf8')) as { map: Record<string, string | string[]>; timestamps: Record<string, string> };
-    const ledgers = [DAY1, DAY2].map((d) => JSON.parse(fs.readFileSync(path.join(archive(), `${d}.json`), 'utf8')) as { date: string; entries: [string, string][] });
+    const index = JSON.parse(fs.readFileSync(out, 'utf8')) as {
+      map: Record<string, string | string[]>;
+      timestamps: Record<string, string>;
+    };
+    const ledgers = [DAY1, DAY2].map(
+      (d) =>
+        JSON.parse(fs.readFileSync(path.join(archive(), `${d}.json`), 'utf8')) as {
+          date: string;
+          entries: [string, string][];
+        },
+    );
     const expected = new Map<string, string[]>();
     const first = new Map<string, string>();
     for (const l of ledgers) {
@@ -560,7 +684,9 @@ describe('a ledger built over several days', () => {
     const { json } = runJson(dir, ['status']);
     expect((json as { archive: Record<string, unknown> }).archive).toEqual({ path: 'ledgers' });
     const disk = runJson(dir, ['status', '--disk']).json as { archive: { files: number; bytes: number } };
-    const files = (fs.readdirSync(archive(), { recursive: true }) as string[]).map((r) => path.join(archive(), r)).filter((p) => fs.statSync(p).isFile());
+    const files = (fs.readdirSync(archive(), { recursive: true }) as string[])
+      .map((r) => path.join(archive(), r))
+      .filter((p) => fs.statSync(p).isFile());
     expect(disk.archive.files).toBe(files.length);
     expect(disk.archive.bytes).toBe(files.reduce((sum, p) => sum + fs.statSync(p).size, 0));
     expect(run(dir, ['status']).stdout).toMatch(/timeseal status --disk/);
@@ -573,7 +699,10 @@ describe('bad input gives a clear message and exit 2 (usage) or 1 (failure), nev
   beforeAll(() => {
     dir = tempProject('bad');
     keysInit(dir);
-    const r = run(dir, ['import', '-'], { env: { TIMESEAL_NOW: '2025-11-03T10:00:00Z' }, input: `${makeHashes('bad', 1)[0]}\n` });
+    const r = run(dir, ['import', '-'], {
+      env: { TIMESEAL_NOW: '2025-11-03T10:00:00Z' },
+      input: `${makeHashes('bad', 1)[0]}\n`,
+    });
     expect(r.code, r.stderr).toBe(0);
   });
 
@@ -589,10 +718,22 @@ describe('bad input gives a clear message and exit 2 (usage) or 1 (failure), nev
     ['import of a missing file', ['import', 'no/such/file.txt'], now, 1, /cannot read no\/such\/file\.txt/],
     ['import of an empty file', ['import', '/dev/null'], now, 1, /no hashes found/],
     ['verify of a missing archive', ['verify', '--archive', '/nonexistent'], {}, 1, /\/nonexistent does not exist/],
-    ['TIMESEAL_NOW=garbage', ['status'], { TIMESEAL_NOW: 'garbage' }, 2, /TIMESEAL_NOW is not an ISO-8601 instant: garbage/],
+    [
+      'TIMESEAL_NOW=garbage',
+      ['status'],
+      { TIMESEAL_NOW: 'garbage' },
+      2,
+      /TIMESEAL_NOW is not an ISO-8601 instant: garbage/,
+    ],
     ['TIMESEAL_NOW=garbage on import', ['import', '/dev/null'], { TIMESEAL_NOW: 'garbage' }, 2, /TIMESEAL_NOW/],
     ['TIMESEAL_ORIGIN=not-a-url', ['status'], { TIMESEAL_ORIGIN: 'not-a-url' }, 2, /TIMESEAL_ORIGIN is not a URL/],
-    ['TIMESEAL_ORIGIN=not-a-url on build', ['ledger', 'build'], { ...now, TIMESEAL_ORIGIN: 'not-a-url' }, 2, /TIMESEAL_ORIGIN/],
+    [
+      'TIMESEAL_ORIGIN=not-a-url on build',
+      ['ledger', 'build'],
+      { ...now, TIMESEAL_ORIGIN: 'not-a-url' },
+      2,
+      /TIMESEAL_ORIGIN/,
+    ],
   ];
   test.each(cases)('%s', (_name, args, env, code, message) => {
     const before = treeDigest(path.join(dir, 'ledgers'));
@@ -638,12 +779,20 @@ describe('bad input gives a clear message and exit 2 (usage) or 1 (failure), nev
     const p = tempProject('origin');
     keysInit(p);
     const a = { TIMESEAL_ORIGIN: 'https://a.example/' };
-    run(p, ['import', '-'], { env: { ...a, TIMESEAL_NOW: '2025-11-01T10:00:00Z' }, input: `${makeHashes('o', 1)[0]}\n` });
+    run(p, ['import', '-'], {
+      env: { ...a, TIMESEAL_NOW: '2025-11-01T10:00:00Z' },
+      input: `${makeHashes('o', 1)[0]}\n`,
+    });
     expect(run(p, ['ledger', 'build'], { env: { ...a, TIMESEAL_NOW: '2025-11-02T00:01:00Z' } }).code).toBe(0);
     expect(parseCheckpoint(fs.readFileSync(path.join(p, 'ledgers/checkpoint'), 'utf8')).origin).toBe('a.example');
-    run(p, ['import', '-'], { env: { ...a, TIMESEAL_NOW: '2025-11-02T10:00:00Z' }, input: `${makeHashes('o', 1, 1)[0]}\n` });
+    run(p, ['import', '-'], {
+      env: { ...a, TIMESEAL_NOW: '2025-11-02T10:00:00Z' },
+      input: `${makeHashes('o', 1, 1)[0]}\n`,
+    });
     const before = treeDigest(path.join(p, 'ledgers'));
-    const r = run(p, ['ledger', 'build'], { env: { TIMESEAL_ORIGIN: 'https://b.example', TIMESEAL_NOW: '2025-11-03T00:01:00Z' } });
+    const r = run(p, ['ledger', 'build'], {
+      env: { TIMESEAL_ORIGIN: 'https://b.example', TIMESEAL_NOW: '2025-11-03T00:01:00Z' },
+    });
     expectCleanFailure(r, 1, /origin/);
     expect(r.stderr).toMatch(/a\.example/);
     expect(treeDiff(before, treeDigest(path.join(p, 'ledgers')))).toEqual([]);
@@ -666,7 +815,9 @@ describe('bad input gives a clear message and exit 2 (usage) or 1 (failure), nev
     } else {
       expect(imported.code).toBe(1);
     }
-    const rebuild = run(p, ['ledger', 'build', '--date', '2025-11-01'], { env: { TIMESEAL_NOW: '2025-11-03T00:01:00Z' } });
+    const rebuild = run(p, ['ledger', 'build', '--date', '2025-11-01'], {
+      env: { TIMESEAL_NOW: '2025-11-03T00:01:00Z' },
+    });
     expect(rebuild.code, rebuild.stderr).toBe(0);
   });
 });
@@ -676,7 +827,10 @@ describe('--json prints one JSON document on stdout', () => {
     const p = tempProject('json');
     const docs = [
       runJson(p, ['keys', 'init']),
-      runJson(p, ['import', '-'], { env: { TIMESEAL_NOW: '2025-11-01T10:00:00Z' }, input: `${makeHashes('json', 2).join('\n')}\n` }),
+      runJson(p, ['import', '-'], {
+        env: { TIMESEAL_NOW: '2025-11-01T10:00:00Z' },
+        input: `${makeHashes('json', 2).join('\n')}\n`,
+      }),
       runJson(p, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-02T00:01:00Z' } }),
       runJson(p, ['verify']),
       runJson(p, ['status'], { env: { TIMESEAL_NOW: '2025-11-02T00:01:00Z' } }),

@@ -5,26 +5,39 @@
 import fs from 'node:fs';
 import { withLock } from '../../pipeline/lock.ts';
 
-const [file, marker, goAt, hold] = [process.argv[2]!, process.argv[3]!, Number(process.argv[4]), Number(process.argv[5])];
+const [file, marker, goAt, hold] = [
+  process.argv[2]!,
+  process.argv[3]!,
+  Number(process.argv[4]),
+  Number(process.argv[5]),
+];
 while (Date.now() < goAt);
 try {
-  withLock(file, () => {
-    let overlap = false;
-    try {
-      fs.writeFileSync(marker, String(process.pid), { flag: 'wx' });
-    } catch {
-      overlap = true;
-    }
-    if (hold < 0) {
-      process.stdout.write('held\n');
-      setInterval(() => {}, 1000);
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
-    }
-    const until = Date.now() + hold;
-    while (Date.now() < until);
-    if (!overlap) fs.rmSync(marker);
-    process.stdout.write(overlap ? 'overlap\n' : 'in\n');
-  }, 'test racer');
+  withLock(
+    file,
+    () => {
+      let overlap = false;
+      try {
+        fs.writeFileSync(marker, String(process.pid), { flag: 'wx' });
+      } catch {
+        overlap = true;
+      }
+      if (hold < 0) {
+        process.stdout.write('held\n');
+        setInterval(() => {}, 1000);
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+      }
+      const until = Date.now() + hold;
+      while (Date.now() < until);
+      if (!overlap) fs.rmSync(marker);
+      process.stdout.write(overlap ? 'overlap\n' : 'in\n');
+    },
+    'test racer',
+  );
 } catch (err) {
-  process.stdout.write(/another test racer holds .* \(pid [0-9?]+\); try again when it ends/.test((err as Error).message) ? 'refused\n' : `error ${(err as Error).message}\n`);
+  process.stdout.write(
+    /another test racer holds .* \(pid [0-9?]+\); try again when it ends/.test((err as Error).message)
+      ? 'refused\n'
+      : `error ${(err as Error).message}\n`,
+  );
 }

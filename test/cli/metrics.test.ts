@@ -50,7 +50,11 @@ beforeAll(async () => {
   expect(run(dir, ['keys', 'init'], { env: { ...env, TIMESEAL_NOW: '2025-11-02T00:00:00.000Z' } }).code).toBe(0);
   const port = await freePort();
   metricsUrl = `http://127.0.0.1:${port}/metrics`;
-  server = await startServer(dir, { ...env, TIMESEAL_NOW: '2025-11-02T12:00:00.000Z', METRICS_LISTEN: `127.0.0.1:${port}` });
+  server = await startServer(dir, {
+    ...env,
+    TIMESEAL_NOW: '2025-11-02T12:00:00.000Z',
+    METRICS_LISTEN: `127.0.0.1:${port}`,
+  });
 }, 60_000);
 afterAll(async () => {
   server.child.kill('SIGTERM');
@@ -63,15 +67,32 @@ const value = (samples: Sample[], name: string, labels: Record<string, string> =
 
 describe('GET /metrics', () => {
   test('counts answers by route and status, and reports the queue and the archive', async () => {
-    const post = (body: object) => fetch(`${server.url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const post = (body: object) =>
+      fetch(`${server.url}/api/v1/beta/timestamp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
     for (let i = 0; i < 3; i++) expect((await post({ hash: crypto.randomBytes(32).toString('hex') })).status).toBe(201);
     expect((await post({ hash: 'nope' })).status).toBe(400);
     const res = await fetch(metricsUrl);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const samples = parse(await res.text());
-    expect(value(samples, 'timeseal_http_requests_total', { method: 'POST', route: '/api/v1/beta/timestamp', status: '201' })).toBe(3);
-    expect(value(samples, 'timeseal_http_requests_total', { method: 'POST', route: '/api/v1/beta/timestamp', status: '400' })).toBe(1);
+    expect(
+      value(samples, 'timeseal_http_requests_total', {
+        method: 'POST',
+        route: '/api/v1/beta/timestamp',
+        status: '201',
+      }),
+    ).toBe(3);
+    expect(
+      value(samples, 'timeseal_http_requests_total', {
+        method: 'POST',
+        route: '/api/v1/beta/timestamp',
+        status: '400',
+      }),
+    ).toBe(1);
     expect(value(samples, 'timeseal_http_request_duration_seconds_count', { route: '/api/v1/beta/timestamp' })).toBe(4);
     expect(value(samples, 'timeseal_queue_size')).toBe(3);
     expect(value(samples, 'timeseal_published_days')).toBe(0);
@@ -92,9 +113,13 @@ describe('GET /metrics', () => {
     server = await startServer(dir, { ...env, TIMESEAL_NOW: '2025-11-03T00:05:00.000Z', METRICS_LISTEN: String(port) });
     // The catch-up runs every step once at start: poll until the build's outcome is counted (a deadline, not a sleep).
     let samples: Sample[] = [];
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline; ) {
+    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
       samples = parse(await (await fetch(metricsUrl)).text());
-      if (value(samples, 'timeseal_schedule_steps_total', { step: 'ledger build' }) !== undefined && value(samples, 'timeseal_schedule_steps_total', { step: 'tsa stamp' }) !== undefined) break;
+      if (
+        value(samples, 'timeseal_schedule_steps_total', { step: 'ledger build' }) !== undefined &&
+        value(samples, 'timeseal_schedule_steps_total', { step: 'tsa stamp' }) !== undefined
+      )
+        break;
       await new Promise((r) => setTimeout(r, 200));
     }
     expect(value(samples, 'timeseal_schedule_steps_total', { step: 'ledger build', outcome: 'ok' })).toBe(1);
@@ -104,7 +129,9 @@ describe('GET /metrics', () => {
     expect(value(samples, 'timeseal_published_days')).toBe(1);
     expect(value(samples, 'timeseal_tree_size')).toBe(3);
     expect(value(samples, 'timeseal_queue_size')).toBe(0);
-    expect(value(samples, 'timeseal_last_published_day_timestamp_seconds')).toBe(Date.parse('2025-11-03T00:01:00.000Z') / 1000);
+    expect(value(samples, 'timeseal_last_published_day_timestamp_seconds')).toBe(
+      Date.parse('2025-11-03T00:01:00.000Z') / 1000,
+    );
     // Published and not anchored (no calendar here): lagging since its publication.
     expect(value(samples, 'timeseal_unanchored_days')).toBe(1);
     expect(value(samples, 'timeseal_anchoring_lag_seconds')).toBe(240);

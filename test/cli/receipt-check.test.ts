@@ -36,14 +36,19 @@ const stop = async () => {
 
 /** POSTs JSON, writes the answer's receipt to `name`.tsr. */
 async function jsonReceipt(route: string, body: object, name: string): Promise<void> {
-  const res = await fetch(`${server!.url}${route}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server!.url}${route}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status).toBe(201);
   const answer = (await res.json()) as { receipt: string; submittedAt: string };
   expect(answer.submittedAt).toBe(NOW);
   fs.writeFileSync(path.join(dir, `${name}.tsr`), Buffer.from(answer.receipt, 'base64'));
 }
 
-const check = (args: string[], extra: Record<string, string> = {}) => runJson(dir, ['receipt', 'check', ...args, '--json'], { env: { ...env, TIMESEAL_NOW: NEXT, ...extra } });
+const check = (args: string[], extra: Record<string, string> = {}) =>
+  runJson(dir, ['receipt', 'check', ...args, '--json'], { env: { ...env, TIMESEAL_NOW: NEXT, ...extra } });
 
 beforeAll(async () => {
   dir = tempProject('receipt-check');
@@ -51,13 +56,23 @@ beforeAll(async () => {
   const init = run(dir, ['keys', 'init'], { env: { ...env, TIMESEAL_NOW: `${DAY}T00:00:00.000Z` } });
   expect(init.code, init.stderr).toBe(0);
   fs.writeFileSync(path.join(dir, 'doc.txt'), 'a document with a receipt\n');
-  docHash = crypto.createHash('sha256').update(fs.readFileSync(path.join(dir, 'doc.txt'))).digest('hex');
+  docHash = crypto
+    .createHash('sha256')
+    .update(fs.readFileSync(path.join(dir, 'doc.txt')))
+    .digest('hex');
   server = await startServer(dir, { ...env, TIMESEAL_NOW: NOW });
   await jsonReceipt('/api/v1/beta/timestamp', { hash: kept, receipt: true }, 'kept');
   await jsonReceipt('/api/v1/beta/timestamp', { hash: broken, receipt: true }, 'broken');
   await jsonReceipt('/api/submit', { hash: docHash }, 'site');
-  execFileSync('openssl', ['ts', '-query', '-data', 'doc.txt', '-sha512', '-cert', '-out', 'doc512.tsq'], { cwd: dir, stdio: 'pipe' });
-  const res = await fetch(`${server.url}/tsa`, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: fs.readFileSync(path.join(dir, 'doc512.tsq')) });
+  execFileSync('openssl', ['ts', '-query', '-data', 'doc.txt', '-sha512', '-cert', '-out', 'doc512.tsq'], {
+    cwd: dir,
+    stdio: 'pipe',
+  });
+  const res = await fetch(`${server.url}/tsa`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/timestamp-query' },
+    body: fs.readFileSync(path.join(dir, 'doc512.tsq')),
+  });
   expect(res.status).toBe(200);
   fs.writeFileSync(path.join(dir, 'doc512.tsr'), Buffer.from(await res.arrayBuffer()));
 }, 90_000);
@@ -85,7 +100,12 @@ describe('timeseal receipt check', () => {
     const built = run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } });
     expect(built.code, built.stderr).toBe(0);
 
-    for (const args of [['kept.tsr', '--digest', kept], ['site.tsr', '--file', 'doc.txt'], ['site.tsr', '--digest', docHash.toUpperCase()], ['doc512.tsr', '--file', 'doc.txt']]) {
+    for (const args of [
+      ['kept.tsr', '--digest', kept],
+      ['site.tsr', '--file', 'doc.txt'],
+      ['site.tsr', '--digest', docHash.toUpperCase()],
+      ['doc512.tsr', '--file', 'doc.txt'],
+    ]) {
       const { result, json } = check(args);
       expect(result.code, `${args.join(' ')}: ${result.stdout}${result.stderr}`).toBe(0);
       expect(json.state).toBe('kept');
@@ -96,16 +116,27 @@ describe('timeseal receipt check', () => {
     // The SHA-512 receipt's ledger hash is the SHA-256 of its TSTInfo, not the document's SHA-256.
     const sha512 = check(['doc512.tsr', '--file', 'doc.txt']).json;
     expect(sha512.token.imprintAlgorithm).toBe('SHA-512');
-    expect(sha512.token.imprint).toBe(crypto.createHash('sha512').update(fs.readFileSync(path.join(dir, 'doc.txt'))).digest('hex'));
+    expect(sha512.token.imprint).toBe(
+      crypto
+        .createHash('sha512')
+        .update(fs.readFileSync(path.join(dir, 'doc.txt')))
+        .digest('hex'),
+    );
     expect(sha512.ledger.hash).not.toBe(docHash);
 
     const human = run(dir, ['receipt', 'check', 'kept.tsr', '--digest', kept], { env: { ...env, TIMESEAL_NOW: NEXT } });
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^KEPT: the signed ledger of 2025-11-02 holds it at leaf \d+ \(recorded 2025-11-02T12:00:00\.250Z\); its inclusion proof \(\d+ hashes\) checks against the day's signed checkpoint \(tree size 3\)\.$/m);
+    expect(human.stdout).toMatch(
+      /^KEPT: the signed ledger of 2025-11-02 holds it at leaf \d+ \(recorded 2025-11-02T12:00:00\.250Z\); its inclusion proof \(\d+ hashes\) checks against the day's signed checkpoint \(tree size 3\)\.$/m,
+    );
 
-    const bad = run(dir, ['receipt', 'check', 'broken.tsr', '--digest', broken], { env: { ...env, TIMESEAL_NOW: NEXT } });
+    const bad = run(dir, ['receipt', 'check', 'broken.tsr', '--digest', broken], {
+      env: { ...env, TIMESEAL_NOW: NEXT },
+    });
     expect(bad.code).toBe(1);
-    expect(bad.stdout).toMatch(/^BROKEN: the ledger of 2025-11-02 is published and does not hold [0-9a-f]{64}: the receipt is evidence of a broken promise\.$/m);
+    expect(bad.stdout).toMatch(
+      /^BROKEN: the ledger of 2025-11-02 is published and does not hold [0-9a-f]{64}: the receipt is evidence of a broken promise\.$/m,
+    );
   }, 60_000);
 
   test('invalid: a flipped byte, another digest, a digest of the wrong length, another TSA root (exit 1)', () => {
@@ -120,7 +151,27 @@ describe('timeseal receipt check', () => {
     expect(other.json.reason).toMatch(/for another SHA-256 digest/);
     expect(check(['kept.tsr', '--digest', kept.slice(0, 62)]).json.reason).toMatch(/64 hexadecimal characters/);
     // A root of another authority (a fresh self-signed certificate): the chain does not lead to it.
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'other.key', '-out', 'other-root.pem', '-subj', '/CN=Another root', '-days', '3650'], { cwd: dir, stdio: 'pipe' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        'other.key',
+        '-out',
+        'other-root.pem',
+        '-subj',
+        '/CN=Another root',
+        '-days',
+        '3650',
+      ],
+      { cwd: dir, stdio: 'pipe' },
+    );
     const rooted = check(['kept.tsr', '--digest', kept, '--tsa-root', 'other-root.pem']);
     expect(rooted.result.code).toBe(1);
     expect(rooted.json.reason).toMatch(/does not lead to|not signed by/);

@@ -32,8 +32,20 @@ beforeAll(async () => {
   expect(run(dir, ['keys', 'init']).code).toBe(0);
   // 100 published days of one hash each, built by one run; then rows of day 100, to be built by the schedule.
   const store = await openStore({ db: path.join(dir, 'data/timeseal.db') });
-  await store.submissions.enqueue(Array.from({ length: DAYS }, (_, i) => ({ hash: makeHashes('lanes', 1, i)[0]!, submittedAt: new Date(FIRST + i * 86_400_000 + 3_600_000), source: 'import' as const })));
-  await store.submissions.enqueue(makeHashes('last', 3).map((hash) => ({ hash, submittedAt: new Date(`${LAST}T10:00:00Z`), source: 'import' as const })));
+  await store.submissions.enqueue(
+    Array.from({ length: DAYS }, (_, i) => ({
+      hash: makeHashes('lanes', 1, i)[0]!,
+      submittedAt: new Date(FIRST + i * 86_400_000 + 3_600_000),
+      source: 'import' as const,
+    })),
+  );
+  await store.submissions.enqueue(
+    makeHashes('last', 3).map((hash) => ({
+      hash,
+      submittedAt: new Date(`${LAST}T10:00:00Z`),
+      source: 'import' as const,
+    })),
+  );
   await store.close();
   const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${LAST}T00:01:00Z` } });
   expect(built.code, built.stderr).toBe(0);
@@ -68,12 +80,23 @@ afterAll(async () => {
 });
 
 it('while the stamping run waits on a TSA that never answers (100 days), the next build runs and publishes at once', async () => {
-  const days = () => (JSON.parse(fs.readFileSync(path.join(dir, 'ledgers/days.json'), 'utf8')) as { days: Array<{ date: string }> }).days.map((d) => d.date);
+  const days = () =>
+    (
+      JSON.parse(fs.readFileSync(path.join(dir, 'ledgers/days.json'), 'utf8')) as { days: Array<{ date: string }> }
+    ).days.map((d) => d.date);
   expect(days()).toHaveLength(DAYS);
-  const log = { info: (_o: object, msg: string) => void lines.push(msg), error: (_o: object, msg: string) => void lines.push(msg) };
-  schedule = startSchedule(ctx, log, STEPS.filter((s) => s.name === 'ledger build' || s.name === 'tsa stamp'), { leaseMs: 60_000 });
+  const log = {
+    info: (_o: object, msg: string) => void lines.push(msg),
+    error: (_o: object, msg: string) => void lines.push(msg),
+  };
+  schedule = startSchedule(
+    ctx,
+    log,
+    STEPS.filter((s) => s.name === 'ledger build' || s.name === 'tsa stamp'),
+    { leaseMs: 60_000 },
+  );
   // The catch-up: the build (nothing finished yet), then the stamping run, stuck on its first day.
-  for (const end = Date.now() + 30_000; asked === 0 && Date.now() < end; ) await new Promise((r) => setTimeout(r, 50));
+  for (const end = Date.now() + 30_000; asked === 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
   expect(asked).toBeGreaterThan(0);
   expect(lines).toContain('scheduled ledger build done');
   // Midnight passes: the hourly build is due while the stamping run still waits.

@@ -16,14 +16,28 @@ describe('schedule', () => {
   });
 
   it('anchors daily at 00:02 and upgrades hourly at :05, after the build', () => {
-    expect(new Date(nextRun(step('anchor'), at('2025-11-03T00:03:00Z'))).toISOString()).toBe('2025-11-04T00:02:00.000Z');
-    expect(new Date(nextRun(step('upgrade and block refresh'), at('2025-11-03T07:06:00Z'))).toISOString()).toBe('2025-11-03T08:05:00.000Z');
-    expect(STEPS.map((s) => s.name)).toEqual(['ledger build', 'anchor', 'upgrade and block refresh', 'witness cosign', 'tsa stamp']);
+    expect(new Date(nextRun(step('anchor'), at('2025-11-03T00:03:00Z'))).toISOString()).toBe(
+      '2025-11-04T00:02:00.000Z',
+    );
+    expect(new Date(nextRun(step('upgrade and block refresh'), at('2025-11-03T07:06:00Z'))).toISOString()).toBe(
+      '2025-11-03T08:05:00.000Z',
+    );
+    expect(STEPS.map((s) => s.name)).toEqual([
+      'ledger build',
+      'anchor',
+      'upgrade and block refresh',
+      'witness cosign',
+      'tsa stamp',
+    ]);
   });
 
   it('asks the witnesses hourly at :03, after the build', () => {
-    expect(new Date(nextRun(step('witness cosign'), at('2025-11-03T00:01:30Z'))).toISOString()).toBe('2025-11-03T00:03:00.000Z');
-    expect(new Date(nextRun(step('witness cosign'), at('2025-11-03T00:03:00Z'))).toISOString()).toBe('2025-11-03T01:03:00.000Z');
+    expect(new Date(nextRun(step('witness cosign'), at('2025-11-03T00:01:30Z'))).toISOString()).toBe(
+      '2025-11-03T00:03:00.000Z',
+    );
+    expect(new Date(nextRun(step('witness cosign'), at('2025-11-03T00:03:00Z'))).toISOString()).toBe(
+      '2025-11-03T01:03:00.000Z',
+    );
   });
 });
 
@@ -40,14 +54,24 @@ describe('the schedule lease', () => {
       release: async () => undefined,
     };
     const ctx = { store: async () => ({ lease }) } as unknown as Context;
-    const log = { info: (_o: object, m: string) => void lines.push(m), error: (_o: object, m: string) => void lines.push(m) };
-    const schedule = startSchedule(ctx, log, [{ name: 'step', lane: 'proofs', minute: 59, daily: false, run: () => void ran++ }], { leaseMs: 60_000 });
+    const log = {
+      info: (_o: object, m: string) => void lines.push(m),
+      error: (_o: object, m: string) => void lines.push(m),
+    };
+    const schedule = startSchedule(
+      ctx,
+      log,
+      [{ name: 'step', lane: 'proofs', minute: 59, daily: false, run: () => void ran++ }],
+      { leaseMs: 60_000 },
+    );
     await schedule.runAll();
     expect(ran).toBe(2);
     fail = true;
     await schedule.run('step');
     expect(ran).toBe(2);
-    expect(lines.at(-1)).toBe('the schedule lease could not be checked (the database did not answer); no step runs on this node until it can');
+    expect(lines.at(-1)).toBe(
+      'the schedule lease could not be checked (the database did not answer); no step runs on this node until it can',
+    );
     expect(lines.some((l) => /another node/.test(l))).toBe(false);
     fail = false;
     await schedule.run('step');

@@ -12,8 +12,18 @@ test('the schedule publishes a finished day at start and logs what the build did
   const dir = tempProject('serve-schedule');
   expect(run(dir, ['keys', 'init']).code).toBe(0);
   const hashes = makeHashes('serve-schedule', 50);
-  expect(run(dir, ['import', '-'], { env: { TIMESEAL_NOW: '2025-11-02T10:00:00.000Z' }, input: `${hashes.join('\n')}\n` }).code).toBe(0);
-  const server = start(dir, ['serve'], { env: { TIMESEAL_NOW: '2025-11-03T00:05:00.000Z', PORT: '0', TIMESEAL_SITE: path.join(dir, 'no-site'), OTS_CALENDARS: 'http://127.0.0.1:9/' } });
+  expect(
+    run(dir, ['import', '-'], { env: { TIMESEAL_NOW: '2025-11-02T10:00:00.000Z' }, input: `${hashes.join('\n')}\n` })
+      .code,
+  ).toBe(0);
+  const server = start(dir, ['serve'], {
+    env: {
+      TIMESEAL_NOW: '2025-11-03T00:05:00.000Z',
+      PORT: '0',
+      TIMESEAL_SITE: path.join(dir, 'no-site'),
+      OTS_CALENDARS: 'http://127.0.0.1:9/',
+    },
+  });
   try {
     const days = path.join(dir, 'ledgers', 'days.json');
     for (let waited = 0; !fs.existsSync(days) && waited < 60_000; waited += 200) await sleep(200);
@@ -23,6 +33,11 @@ test('the schedule publishes a finished day at start and logs what the build did
     server.child.kill('SIGTERM');
   }
   const exited = await server.exited;
-  const done = exited.stderr.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { msg: string; result?: { days?: { date: string }[] } });
-  expect(done.find((r) => r.msg === 'scheduled ledger build done')?.result?.days?.map((d) => d.date)).toEqual(['2025-11-02']);
+  const done = exited.stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as { msg: string; result?: { days?: { date: string }[] } });
+  expect(done.find((r) => r.msg === 'scheduled ledger build done')?.result?.days?.map((d) => d.date)).toEqual([
+    '2025-11-02',
+  ]);
 });

@@ -12,7 +12,12 @@ import { BIN, childEnv, projectEnv, removeTempDirs, tempDir } from '../../ingest
 
 afterAll(removeTempDirs);
 
-function timeseal(cwd: string, env: Record<string, string>, args: string[], timeout = 60_000): { code: number | null; stdout: string; stderr: string } {
+function timeseal(
+  cwd: string,
+  env: Record<string, string>,
+  args: string[],
+  timeout = 60_000,
+): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(BIN, args, { cwd, env: childEnv({ PORT: '0', ...env }), encoding: 'utf8', timeout });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -23,7 +28,11 @@ function project(label: string): { dir: string; env: Record<string, string> } {
   const env = projectEnv(dir);
   expect(timeseal(dir, env, ['keys', 'init']).code).toBe(0);
   const db = openDatabase(env.TIMESEAL_DB!);
-  const hashes = Array.from({ length: 2000 }, (_, i) => ({ hash: i.toString(16).padStart(64, '0'), submittedAt: new Date('2025-11-02T09:00:00Z'), source: 'import' as const }));
+  const hashes = Array.from({ length: 2000 }, (_, i) => ({
+    hash: i.toString(16).padStart(64, '0'),
+    submittedAt: new Date('2025-11-02T09:00:00Z'),
+    source: 'import' as const,
+  }));
   enqueue(db, hashes);
   db.pragma('wal_checkpoint(TRUNCATE)');
   db.close();
@@ -42,7 +51,11 @@ function expectRefused(dir: string, env: Record<string, string>, message: RegExp
 describe('timeseal serve refuses to start', () => {
   it('with TRUST_PROXY=true, naming the safe settings', () => {
     const { dir, env } = project('trust-true');
-    expectRefused(dir, { ...env, TRUST_PROXY: 'true' }, /^timeseal: TRUST_PROXY=true would let every client choose its own address .*TRUST_PROXY=1 behind one nginx/);
+    expectRefused(
+      dir,
+      { ...env, TRUST_PROXY: 'true' },
+      /^timeseal: TRUST_PROXY=true would let every client choose its own address .*TRUST_PROXY=1 behind one nginx/,
+    );
   });
 
   it('without a public key file, or with an unreadable one', () => {
@@ -51,7 +64,11 @@ describe('timeseal serve refuses to start', () => {
     const pem = fs.readdirSync(keys).find((f) => f.endsWith('.pem') && !f.startsWith('timeseal-tsa'))!; // the TSA's are optional
     const saved = fs.readFileSync(path.join(keys, pem));
     fs.rmSync(path.join(keys, pem));
-    expectRefused(dir, env, new RegExp(`cannot serve without the public keys in ${keys}: .*${pem.replace('.', '\\.')}.*timeseal keys init`));
+    expectRefused(
+      dir,
+      env,
+      new RegExp(`cannot serve without the public keys in ${keys}: .*${pem.replace('.', '\\.')}.*timeseal keys init`),
+    );
     fs.writeFileSync(path.join(keys, pem), 'not a key\n');
     expectRefused(dir, env, /cannot serve without the public keys/);
     fs.writeFileSync(path.join(keys, pem), saved);
@@ -64,7 +81,11 @@ describe('timeseal serve refuses to start', () => {
     const db = env.TIMESEAL_DB!;
     for (const f of [db, `${db}-wal`, `${db}-shm`]) fs.rmSync(f, { force: true });
     fs.writeFileSync(db, '');
-    expectRefused(dir, env, /the database file .* is empty \(0 bytes\): it is not a Timeseal database\. Restore it from a backup/);
+    expectRefused(
+      dir,
+      env,
+      /the database file .* is empty \(0 bytes\): it is not a Timeseal database\. Restore it from a backup/,
+    );
     expect(fs.statSync(db).size).toBe(0);
   });
 
@@ -82,7 +103,11 @@ describe('timeseal serve refuses to start', () => {
     const page = Math.floor(bytes.length / 4096 / 2);
     for (let i = 0; i < 64; i++) bytes[page * 4096 + 8 + i]! ^= 0xff;
     fs.writeFileSync(db, bytes);
-    expectRefused(dir, env, /the database file .* is damaged \(PRAGMA quick_check: .*page.*\)\. Restore it from a backup/);
+    expectRefused(
+      dir,
+      env,
+      /the database file .* is damaged \(PRAGMA quick_check: .*page.*\)\. Restore it from a backup/,
+    );
     // The same check as a command, for files too large to check at every start.
     const checked = timeseal(dir, env, ['db', 'check']);
     expect(checked.code).toBe(2);
@@ -104,7 +129,10 @@ describe('timeseal serve on a read-only archive', () => {
     const archive = env.TIMESEAL_ARCHIVE!;
     // A built offline verifier in the site folder: on a writable archive serve would list it there.
     fs.mkdirSync(env.TIMESEAL_SITE!, { recursive: true });
-    fs.writeFileSync(path.join(env.TIMESEAL_SITE!, 'offline-verifier.html'), '<html><head><meta name="generator" content="Timeseal offline verifier 1.0.0"></head></html>\n');
+    fs.writeFileSync(
+      path.join(env.TIMESEAL_SITE!, 'offline-verifier.html'),
+      '<html><head><meta name="generator" content="Timeseal offline verifier 1.0.0"></head></html>\n',
+    );
     const before = listing(archive);
     const serverEnv = childEnv({ ...env, PORT: '0', TIMESEAL_NOW: '2025-11-03T12:00:00Z' });
     // Root ignores file modes, so as root the archive is made read-only by a bind mount in a mount namespace of
@@ -112,7 +140,11 @@ describe('timeseal serve on a read-only archive', () => {
     const root = process.getuid?.() === 0;
     if (!root) chmodTree(archive, false);
     const child = root
-      ? spawn('unshare', ['-m', 'sh', '-c', 'mount --bind -o ro "$0" "$0" && exec "$1" serve', archive, BIN], { cwd: dir, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+      ? spawn('unshare', ['-m', 'sh', '-c', 'mount --bind -o ro "$0" "$0" && exec "$1" serve', archive, BIN], {
+          cwd: dir,
+          env: serverEnv,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
       : spawn(BIN, ['serve'], { cwd: dir, env: serverEnv, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
@@ -131,11 +163,18 @@ describe('timeseal serve on a read-only archive', () => {
       expect(await checkpoint.text()).toBe(fs.readFileSync(path.join(archive, 'checkpoint'), 'utf8'));
       const ledger = await fetch(`${url}/ledgers/2025-11-02.json`);
       expect(ledger.status).toBe(200);
-      expect(Buffer.from(await ledger.arrayBuffer()).equals(fs.readFileSync(path.join(archive, '2025-11-02.json')))).toBe(true);
-      const submitted = await fetch(`${url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash: 'ab'.repeat(32) }) });
+      expect(
+        Buffer.from(await ledger.arrayBuffer()).equals(fs.readFileSync(path.join(archive, '2025-11-02.json'))),
+      ).toBe(true);
+      const submitted = await fetch(`${url}/api/v1/beta/timestamp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ hash: 'ab'.repeat(32) }),
+      });
       expect(submitted.status).toBe(201);
       // The log is buffered (written at least every second).
-      for (let i = 0; i < 50 && !/the archive is read-only here/.test(stderr); i++) await new Promise((r) => setTimeout(r, 100));
+      for (let i = 0; i < 50 && !/the archive is read-only here/.test(stderr); i++)
+        await new Promise((r) => setTimeout(r, 100));
       expect(stderr).toMatch(/the archive is read-only here/);
     } finally {
       child.kill('SIGTERM');
@@ -148,7 +187,9 @@ describe('timeseal serve on a read-only archive', () => {
 });
 
 function listing(dir: string): string[] {
-  return (fs.readdirSync(dir, { recursive: true }) as string[]).map((f) => `${f} ${fs.statSync(path.join(dir, f)).mtimeMs}`).sort();
+  return (fs.readdirSync(dir, { recursive: true }) as string[])
+    .map((f) => `${f} ${fs.statSync(path.join(dir, f)).mtimeMs}`)
+    .sort();
 }
 
 function chmodTree(dir: string, writable: boolean): void {

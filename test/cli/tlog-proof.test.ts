@@ -7,7 +7,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseTlogProof, verifyTlogProof } from '../../core/tlog-proof.ts';
 import { loadPublicKeys } from '../../runtime/keys.ts';
-import { makeHashes, parseCheckpoint, removeTempProjects, rfcLeafHash, rfcVerifyInclusion, run, tempProject, writeHashFile } from './helpers.ts';
+import {
+  makeHashes,
+  parseCheckpoint,
+  removeTempProjects,
+  rfcLeafHash,
+  rfcVerifyInclusion,
+  run,
+  tempProject,
+  writeHashFile,
+} from './helpers.ts';
 
 afterAll(removeTempProjects);
 
@@ -63,11 +72,27 @@ describe('timeseal proof --tlog-proof', () => {
     const sorted = [...day1].sort();
     expect(p.index).toBe(sorted.indexOf(twice));
     expect(rfcVerifyInclusion(p.index, cp.size, rfcLeafHash(Buffer.from(twice, 'hex')), p.path, cp.root)).toBe(true);
-    expect(rfcVerifyInclusion(p.index, cp.size, rfcLeafHash(Buffer.from(day1[0]!, 'hex')), p.path, cp.root)).toBe(false);
+    expect(rfcVerifyInclusion(p.index, cp.size, rfcLeafHash(Buffer.from(day1[0]!, 'hex')), p.path, cp.root)).toBe(
+      false,
+    );
     // Both of the log's signature lines, checked with node:crypto and the published keys.
     const [ecdsaLine, mldsaLine] = cp.signatures;
-    expect(crypto.verify('sha256', Buffer.from(cp.text), fs.readFileSync(path.join(dir, 'keys/public.pem'), 'utf8'), ecdsaLine!.signature)).toBe(true);
-    expect(crypto.verify(null, Buffer.from(cp.text), fs.readFileSync(path.join(dir, 'keys/dilithium_public.pem'), 'utf8'), mldsaLine!.signature)).toBe(true);
+    expect(
+      crypto.verify(
+        'sha256',
+        Buffer.from(cp.text),
+        fs.readFileSync(path.join(dir, 'keys/public.pem'), 'utf8'),
+        ecdsaLine!.signature,
+      ),
+    ).toBe(true);
+    expect(
+      crypto.verify(
+        null,
+        Buffer.from(cp.text),
+        fs.readFileSync(path.join(dir, 'keys/dilithium_public.pem'), 'utf8'),
+        mldsaLine!.signature,
+      ),
+    ).toBe(true);
     // And with core/, with and without the hash.
     const keys = loadPublicKeys(path.join(dir, 'keys'));
     expect(verifyTlogProof(parseTlogProof(text), keys)).toMatchObject({ hash: twice, index: p.index, treeSize: 40 });

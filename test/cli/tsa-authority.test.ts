@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { removeTempProjects, run, runJson, tempProject } from './helpers.ts';
 
-const openssl = (args: string[], cwd: string): string => execFileSync('openssl', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const openssl = (args: string[], cwd: string): string =>
+  execFileSync('openssl', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 afterAll(() => removeTempProjects());
 
@@ -36,7 +37,9 @@ describe('the time-stamp authority keys', () => {
     }
     expect(fs.existsSync(path.join(dir, 'keys/tsa-ca.pem'))).toBe(false);
     expect(fs.statSync(path.join(dir, 'data/private-keys/tsa_private.pem')).mode & 0o777).toBe(0o600);
-    expect(fs.readFileSync(path.join(dir, 'data/private-keys/tsa_private.pem'), 'utf8')).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+    expect(fs.readFileSync(path.join(dir, 'data/private-keys/tsa_private.pem'), 'utf8')).toMatch(
+      /^-----BEGIN PRIVATE KEY-----\n/,
+    );
     const chain = fs.readFileSync(path.join(dir, 'keys/timeseal-tsa.pem'), 'utf8');
     const root = fs.readFileSync(path.join(dir, 'keys/timeseal-tsa-root.pem'), 'utf8');
     expect(chain.match(/BEGIN CERTIFICATE/g)).toHaveLength(2);
@@ -44,7 +47,9 @@ describe('the time-stamp authority keys', () => {
     fs.writeFileSync(path.join(dir, 'leaf.pem'), chain.slice(0, chain.length - root.length));
 
     expect(openssl(['verify', '-CAfile', 'keys/timeseal-tsa-root.pem', 'leaf.pem'], dir)).toBe('leaf.pem: OK\n');
-    expect(openssl(['verify', '-purpose', 'timestampsign', '-CAfile', 'keys/timeseal-tsa-root.pem', 'leaf.pem'], dir)).toBe('leaf.pem: OK\n');
+    expect(
+      openssl(['verify', '-purpose', 'timestampsign', '-CAfile', 'keys/timeseal-tsa-root.pem', 'leaf.pem'], dir),
+    ).toBe('leaf.pem: OK\n');
 
     const leaf = openssl(['x509', '-in', 'leaf.pem', '-noout', '-text'], dir);
     expect(leaf).toMatch(/Subject: O = timeseal\.test, CN = Timeseal TSA timeseal\.test\n/);
@@ -63,18 +68,32 @@ describe('the time-stamp authority keys', () => {
     expect(ca).toMatch(/X509v3 Key Usage: critical\n\s+Certificate Sign, CRL Sign\n/);
     // The private key is the certificate's.
     const pub = (args: string[]) => openssl([...args, '-pubout'], dir);
-    expect(pub(['pkey', '-in', 'data/private-keys/tsa_private.pem'])).toBe(openssl(['x509', '-in', 'leaf.pem', '-noout', '-pubkey'], dir));
+    expect(pub(['pkey', '-in', 'data/private-keys/tsa_private.pem'])).toBe(
+      openssl(['x509', '-in', 'leaf.pem', '-noout', '-pubkey'], dir),
+    );
   });
 
   test('keys add gives an archive without them the TSA keys and touches nothing else; a second run refuses', () => {
-    const before = new Map(['keys/public.pem', 'keys/ed25519.vkey', 'data/private-keys/ecdsa_private.pem'].map((f) => [f, fs.readFileSync(path.join(dir, f), 'utf8')]));
-    for (const f of ['keys/timeseal-tsa.pem', 'keys/timeseal-tsa-root.pem', 'data/private-keys/tsa_private.pem']) fs.rmSync(path.join(dir, f));
+    const before = new Map(
+      ['keys/public.pem', 'keys/ed25519.vkey', 'data/private-keys/ecdsa_private.pem'].map((f) => [
+        f,
+        fs.readFileSync(path.join(dir, f), 'utf8'),
+      ]),
+    );
+    for (const f of ['keys/timeseal-tsa.pem', 'keys/timeseal-tsa-root.pem', 'data/private-keys/tsa_private.pem'])
+      fs.rmSync(path.join(dir, f));
     const added = runJson(dir, ['keys', 'add', '--json'], { env });
     expect(added.result.code, added.result.stderr).toBe(0);
-    expect((added.json.created as string[]).map((f) => path.basename(f))).toEqual(['timeseal-tsa.pem', 'timeseal-tsa-root.pem', 'tsa_private.pem']);
+    expect((added.json.created as string[]).map((f) => path.basename(f))).toEqual([
+      'timeseal-tsa.pem',
+      'timeseal-tsa-root.pem',
+      'tsa_private.pem',
+    ]);
     for (const [f, text] of before) expect(fs.readFileSync(path.join(dir, f), 'utf8'), f).toBe(text);
     expect(fs.statSync(path.join(dir, 'data/private-keys/tsa_private.pem')).mode & 0o777).toBe(0o600);
-    expect(openssl(['verify', '-CAfile', 'keys/timeseal-tsa-root.pem', 'keys/timeseal-tsa.pem'], dir)).toBe('keys/timeseal-tsa.pem: OK\n');
+    expect(openssl(['verify', '-CAfile', 'keys/timeseal-tsa-root.pem', 'keys/timeseal-tsa.pem'], dir)).toBe(
+      'keys/timeseal-tsa.pem: OK\n',
+    );
     const again = run(dir, ['keys', 'add'], { env });
     expect(again.code).not.toBe(0);
     expect(again.stderr).toMatch(/keys already exist, refusing to overwrite/);
@@ -109,17 +128,28 @@ describe('POST /tsa on a running timeseal serve', () => {
   afterAll(stop);
 
   const post = async (body: Uint8Array, type = 'application/timestamp-query') => {
-    const res = await fetch(`${server!.url}/tsa`, { method: 'POST', headers: { 'content-type': type }, body: Uint8Array.from(body) });
+    const res = await fetch(`${server!.url}/tsa`, {
+      method: 'POST',
+      headers: { 'content-type': type },
+      body: Uint8Array.from(body),
+    });
     return { res, body: Buffer.from(await res.arrayBuffer()) };
   };
   /** Makes `name`.tsq with `openssl ts -query`, posts it, writes `name`.tsr; the HTTP answer. */
   const ask = async (name: string, args: string[]) => {
-    execFileSync('openssl', ['ts', '-query', '-data', 'doc.txt', ...args, '-out', `${name}.tsq`], { cwd: dir, stdio: 'pipe' });
+    execFileSync('openssl', ['ts', '-query', '-data', 'doc.txt', ...args, '-out', `${name}.tsq`], {
+      cwd: dir,
+      stdio: 'pipe',
+    });
     const answer = await post(fs.readFileSync(path.join(dir, `${name}.tsq`)));
     fs.writeFileSync(path.join(dir, `${name}.tsr`), answer.body);
     return answer;
   };
-  const verify = (args: string[]): string => openssl(['ts', '-verify', ...args, '-CAfile', 'keys/timeseal-tsa-root.pem', '-untrusted', 'keys/timeseal-tsa.pem'], dir);
+  const verify = (args: string[]): string =>
+    openssl(
+      ['ts', '-verify', ...args, '-CAfile', 'keys/timeseal-tsa-root.pem', '-untrusted', 'keys/timeseal-tsa.pem'],
+      dir,
+    );
   const text = (name: string): string => openssl(['ts', '-reply', '-in', `${name}.tsr`, '-text'], dir);
   /** The token's DER TSTInfo and genTime, read with pkijs. */
   const tstInfo = (tsr: Buffer) => {
@@ -128,7 +158,8 @@ describe('POST /tsa on a running timeseal serve', () => {
     const der = Buffer.from(signed.encapContentInfo.eContent!.getValue());
     return { der, genTime: pkijs.TSTInfo.fromBER(der).genTime, certificates: signed.certificates?.length ?? 0 };
   };
-  const sha256 = (data: Uint8Array) => execFileSync('openssl', ['dgst', '-sha256', '-r'], { input: data }).toString().slice(0, 64);
+  const sha256 = (data: Uint8Array) =>
+    execFileSync('openssl', ['dgst', '-sha256', '-r'], { input: data }).toString().slice(0, 64);
   const docSha256 = () => sha256(fs.readFileSync(path.join(dir, 'doc.txt')));
 
   test.each([
@@ -143,7 +174,8 @@ describe('POST /tsa on a running timeseal serve', () => {
     expect(res.headers.get('content-type')).toBe('application/timestamp-reply');
     expect(res.headers.get('cache-control')).toBe('no-store');
     expect(verify(['-queryfile', `${name}.tsq`, '-in', `${name}.tsr`])).toMatch(/^Verification: OK$/m);
-    if (name !== 'sha384' && name !== 'sha512') expect(verify(['-data', 'doc.txt', '-in', `${name}.tsr`])).toMatch(/^Verification: OK$/m);
+    if (name !== 'sha384' && name !== 'sha512')
+      expect(verify(['-data', 'doc.txt', '-in', `${name}.tsr`])).toMatch(/^Verification: OK$/m);
     const shown = text(name);
     expect(shown).toMatch(/Status: Granted\./);
     expect(shown).toMatch(/Policy OID: 2\.25\.98735976325990746299618456542211080382\n/);
@@ -155,11 +187,16 @@ describe('POST /tsa on a running timeseal serve', () => {
     const info = tstInfo(body);
     expect(info.certificates).toBe(certificates);
     expect(info.genTime.toISOString()).toBe(NOW);
-    stored.push({ hash: name === 'sha384' || name === 'sha512' ? sha256(info.der) : docSha256(), genTime: info.genTime });
+    stored.push({
+      hash: name === 'sha384' || name === 'sha512' ? sha256(info.der) : docSha256(),
+      genTime: info.genTime,
+    });
   });
 
   test('serial numbers differ', () => {
-    const serials = ['sha256', 'sha384', 'sha512', 'nocert', 'nononce'].map((n) => /Serial number: (0x[0-9A-F]+)\n/.exec(text(n))![1]);
+    const serials = ['sha256', 'sha384', 'sha512', 'nocert', 'nononce'].map(
+      (n) => /Serial number: (0x[0-9A-F]+)\n/.exec(text(n))![1],
+    );
     expect(new Set(serials).size).toBe(5);
   });
 
@@ -187,17 +224,26 @@ describe('POST /tsa on a running timeseal serve', () => {
     expect(verify(['-queryfile', 'ourpolicy.tsq', '-in', 'ourpolicy.tsr'])).toMatch(/^Verification: OK$/m);
     stored.push({ hash: docSha256(), genTime: tstInfo(fs.readFileSync(path.join(dir, 'ourpolicy.tsr'))).genTime });
     await ask('policy', ['-sha256', '-cert', '-tspolicy', '1.2.3.4']);
-    expect(text('policy')).toMatch(/Status: Rejected\.\n[\s\S]*Failure info: the requested TSA policy is not supported by the TSA\n/);
+    expect(text('policy')).toMatch(
+      /Status: Rejected\.\n[\s\S]*Failure info: the requested TSA policy is not supported by the TSA\n/,
+    );
     const request = (length: number, extensions: boolean): Uint8Array =>
       new Uint8Array(
         new pkijs.TimeStampReq({
           version: 1,
           messageImprint: new pkijs.MessageImprint({
-            hashAlgorithm: new pkijs.AlgorithmIdentifier({ algorithmId: '2.16.840.1.101.3.4.2.1', algorithmParams: new asn1js.Null() }),
+            hashAlgorithm: new pkijs.AlgorithmIdentifier({
+              algorithmId: '2.16.840.1.101.3.4.2.1',
+              algorithmParams: new asn1js.Null(),
+            }),
             hashedMessage: new asn1js.OctetString({ valueHex: new Uint8Array(length).fill(7).buffer }),
           }),
-          ...(extensions ? { extensions: [new pkijs.Extension({ extnID: '1.2.3.4', extnValue: new asn1js.Null().toBER() })] } : {}),
-        }).toSchema().toBER(),
+          ...(extensions
+            ? { extensions: [new pkijs.Extension({ extnID: '1.2.3.4', extnValue: new asn1js.Null().toBER() })] }
+            : {}),
+        })
+          .toSchema()
+          .toBER(),
       );
     for (const [name, der, info] of [
       ['extension', request(32, true), 'the requested extension is not supported by the TSA'],
@@ -236,7 +282,9 @@ describe('POST /tsa on a running timeseal serve', () => {
     await stop();
     const built = run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' } });
     expect(built.code, built.stderr).toBe(0);
-    const ledger = JSON.parse(fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.json`), 'utf8')) as { entries: Array<[string, string]> };
+    const ledger = JSON.parse(fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.json`), 'utf8')) as {
+      entries: Array<[string, string]>;
+    };
     const entries = new Map(ledger.entries.map((e) => [e[0], e[1]]));
     expect(entries.size).toBe(3); // the SHA-256 imprint (asked three times: one entry) and two TSTInfo hashes
     for (const { hash, genTime } of stored) expect(Date.parse(entries.get(hash)!), hash).toBe(genTime.getTime());

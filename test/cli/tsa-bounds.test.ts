@@ -23,7 +23,13 @@ beforeAll(async () => {
   dir = tempProject('tsa-bounds');
   expect(run(dir, ['keys', 'init']).code).toBe(0);
   const store = await openStore({ db: path.join(dir, 'data/timeseal.db') });
-  await store.submissions.enqueue(Array.from({ length: DAYS }, (_, i) => ({ hash: makeHashes('bounds', 1, i)[0]!, submittedAt: new Date(FIRST + i * 86_400_000 + 60_000), source: 'import' as const })));
+  await store.submissions.enqueue(
+    Array.from({ length: DAYS }, (_, i) => ({
+      hash: makeHashes('bounds', 1, i)[0]!,
+      submittedAt: new Date(FIRST + i * 86_400_000 + 60_000),
+      source: 'import' as const,
+    })),
+  );
   await store.close();
   expect(run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${dayOf(DAYS)}T00:01:00Z` } }).code).toBe(0);
   tsa = http.createServer(() => void asked++);
@@ -76,7 +82,9 @@ describe('a stamping run against a TSA that never answers', () => {
   });
 
   it('refuses settings that are not whole numbers, naming them', () => {
-    expect(() => loadTsaConfig({ TSA_URLS: 'http://127.0.0.1:9/', TSA_DAYS_PER_RUN: '0' })).toThrow(/TSA_DAYS_PER_RUN must be a whole number of days, at least 1, got "0"/);
+    expect(() => loadTsaConfig({ TSA_URLS: 'http://127.0.0.1:9/', TSA_DAYS_PER_RUN: '0' })).toThrow(
+      /TSA_DAYS_PER_RUN must be a whole number of days, at least 1, got "0"/,
+    );
     expect(() => loadTsaConfig({ TSA_URLS: 'http://127.0.0.1:9/', TSA_RUN_SECONDS: '1.5' })).toThrow(/TSA_RUN_SECONDS/);
     expect(loadTsaConfig({ TSA_URLS: 'http://127.0.0.1:9/' })).toMatchObject({ daysPerRun: 24, runMs: 600_000 });
   });

@@ -16,12 +16,24 @@ import { removeTempProjects, run, tempProject } from './helpers.ts';
 
 afterAll(() => removeTempProjects());
 
-const openssl = (args: string[], cwd: string): string => execFileSync('openssl', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const openssl = (args: string[], cwd: string): string =>
+  execFileSync('openssl', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 const EXT = {
   root: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,cRLSign', 'subjectKeyIdentifier=hash'],
-  ca: ['basicConstraints=critical,CA:TRUE,pathlen:0', 'keyUsage=critical,keyCertSign,cRLSign', 'subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid:always'],
-  tsa: (eku: string | undefined) => ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', ...(eku === undefined ? [] : [`extendedKeyUsage=${eku}`]), 'subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid:always'],
+  ca: [
+    'basicConstraints=critical,CA:TRUE,pathlen:0',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    'subjectKeyIdentifier=hash',
+    'authorityKeyIdentifier=keyid:always',
+  ],
+  tsa: (eku: string | undefined) => [
+    'basicConstraints=critical,CA:FALSE',
+    'keyUsage=critical,digitalSignature',
+    ...(eku === undefined ? [] : [`extendedKeyUsage=${eku}`]),
+    'subjectKeyIdentifier=hash',
+    'authorityKeyIdentifier=keyid:always',
+  ],
 };
 
 /** A small PKI in `dir`: keys, certificate requests and certificates made with `openssl`. */
@@ -29,46 +41,132 @@ function pki(dir: string) {
   fs.mkdirSync(dir, { recursive: true });
   const ssl = (args: string[]) => openssl(args, dir);
   const key = (name: string, kind: 'p256' | 'rsa' = 'p256') => {
-    ssl(['genpkey', '-algorithm', kind === 'rsa' ? 'RSA' : 'EC', '-pkeyopt', kind === 'rsa' ? 'rsa_keygen_bits:2048' : 'ec_paramgen_curve:P-256', '-out', `${name}.key`]);
+    ssl([
+      'genpkey',
+      '-algorithm',
+      kind === 'rsa' ? 'RSA' : 'EC',
+      '-pkeyopt',
+      kind === 'rsa' ? 'rsa_keygen_bits:2048' : 'ec_paramgen_curve:P-256',
+      '-out',
+      `${name}.key`,
+    ]);
     return path.join(dir, `${name}.key`);
   };
-  const request = (name: string, subject: string) => ssl(['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`]);
-  const extfile = (name: string, lines: string[]) => fs.writeFileSync(path.join(dir, `${name}.ext`), `${lines.join('\n')}\n`);
+  const request = (name: string, subject: string) =>
+    ssl(['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`]);
+  const extfile = (name: string, lines: string[]) =>
+    fs.writeFileSync(path.join(dir, `${name}.ext`), `${lines.join('\n')}\n`);
   return {
     key,
     /** A self-signed root for `name`.key. */
     root(name: string, subject: string) {
       request(name, subject);
       extfile(name, EXT.root);
-      ssl(['x509', '-req', '-in', `${name}.csr`, '-signkey', `${name}.key`, '-sha256', '-days', '3650', '-extfile', `${name}.ext`, '-out', `${name}.pem`]);
+      ssl([
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-signkey',
+        `${name}.key`,
+        '-sha256',
+        '-days',
+        '3650',
+        '-extfile',
+        `${name}.ext`,
+        '-out',
+        `${name}.pem`,
+      ]);
     },
     /** A certificate for `name`.key issued by `issuer` (its .pem and .key). */
     issue(name: string, subject: string, issuer: string, ext: string[]) {
       request(name, subject);
       extfile(name, ext);
-      ssl(['x509', '-req', '-in', `${name}.csr`, '-CA', `${issuer}.pem`, '-CAkey', `${issuer}.key`, '-set_serial', `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`, '-sha256', '-days', '365', '-extfile', `${name}.ext`, '-out', `${name}.pem`]);
+      ssl([
+        'x509',
+        '-req',
+        '-in',
+        `${name}.csr`,
+        '-CA',
+        `${issuer}.pem`,
+        '-CAkey',
+        `${issuer}.key`,
+        '-set_serial',
+        `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`,
+        '-sha256',
+        '-days',
+        '365',
+        '-extfile',
+        `${name}.ext`,
+        '-out',
+        `${name}.pem`,
+      ]);
     },
     /** The same, with a validity in the past (`openssl ca` sets both dates). */
     issueExpired(name: string, subject: string, issuer: string, ext: string[]) {
       request(name, subject);
       extfile(name, ext);
       fs.writeFileSync(path.join(dir, 'index.txt'), '');
-      const config = ['[ca]', 'default_ca = issuing', '[issuing]', 'database = index.txt', 'new_certs_dir = .', 'rand_serial = yes', 'default_md = sha256', 'policy = any', 'unique_subject = no', '[any]', 'commonName = supplied'];
+      const config = [
+        '[ca]',
+        'default_ca = issuing',
+        '[issuing]',
+        'database = index.txt',
+        'new_certs_dir = .',
+        'rand_serial = yes',
+        'default_md = sha256',
+        'policy = any',
+        'unique_subject = no',
+        '[any]',
+        'commonName = supplied',
+      ];
       fs.writeFileSync(path.join(dir, 'ca.cnf'), `${config.join('\n')}\n`);
-      ssl(['ca', '-batch', '-config', 'ca.cnf', '-cert', `${issuer}.pem`, '-keyfile', `${issuer}.key`, '-in', `${name}.csr`, '-preserveDN', '-notext', '-startdate', '20240101000000Z', '-enddate', '20240201000000Z', '-extfile', `${name}.ext`, '-out', `${name}.pem`]);
+      ssl([
+        'ca',
+        '-batch',
+        '-config',
+        'ca.cnf',
+        '-cert',
+        `${issuer}.pem`,
+        '-keyfile',
+        `${issuer}.key`,
+        '-in',
+        `${name}.csr`,
+        '-preserveDN',
+        '-notext',
+        '-startdate',
+        '20240101000000Z',
+        '-enddate',
+        '20240201000000Z',
+        '-extfile',
+        `${name}.ext`,
+        '-out',
+        `${name}.pem`,
+      ]);
     },
     /** A PEM chain file of these certificates, in this order. */
     chain(name: string, certs: string[]) {
-      fs.writeFileSync(path.join(dir, `${name}.pem`), certs.map((c) => fs.readFileSync(path.join(dir, `${c}.pem`), 'utf8')).join(''));
+      fs.writeFileSync(
+        path.join(dir, `${name}.pem`),
+        certs.map((c) => fs.readFileSync(path.join(dir, `${c}.pem`), 'utf8')).join(''),
+      );
       return path.join(dir, `${name}.pem`);
     },
   };
 }
 
 /** Runs `timeseal serve`, which must exit by itself (a start refused before listening). */
-function refusedServe(cwd: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function refusedServe(
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(BIN, ['serve'], { cwd, env: childEnv({ PORT: '0', ...env }), stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+    const child = spawn(BIN, ['serve'], {
+      cwd,
+      env: childEnv({ PORT: '0', ...env }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
@@ -114,13 +212,23 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
     p.issue('int2', '/C=EU/O=Example Trust Services/CN=Example TSA Issuing CA', 'root', EXT.ca);
     p.key('stray');
     p.issue('stray', '/C=EU/O=Example Trust Services/CN=Example TSA stray', 'int2', EXT.tsa('critical,timeStamping'));
-    files['broken-link'] = { key: path.join(ca, 'stray.key'), chain: p.chain('broken-link-chain', ['stray', 'int', 'root']) };
+    files['broken-link'] = {
+      key: path.join(ca, 'stray.key'),
+      chain: p.chain('broken-link-chain', ['stray', 'int', 'root']),
+    };
     p.key('expired');
-    p.issueExpired('expired', '/C=EU/O=Example Trust Services/CN=Example TSA expired', 'int', EXT.tsa('critical,timeStamping'));
+    p.issueExpired(
+      'expired',
+      '/C=EU/O=Example Trust Services/CN=Example TSA expired',
+      'int',
+      EXT.tsa('critical,timeStamping'),
+    );
     files.expired = { key: path.join(ca, 'expired.key'), chain: p.chain('expired-chain', ['expired', 'int', 'root']) };
 
     // OpenSSL's own view of the good chain: the TSA certificate verifies for time stamping with the root alone.
-    expect(openssl(['verify', '-purpose', 'timestampsign', '-CAfile', 'root.pem', '-untrusted', 'int.pem', 'good.pem'], ca)).toBe('good.pem: OK\n');
+    expect(
+      openssl(['verify', '-purpose', 'timestampsign', '-CAfile', 'root.pem', '-untrusted', 'int.pem', 'good.pem'], ca),
+    ).toBe('good.pem: OK\n');
   }, 60_000);
 
   afterAll(async () => {
@@ -130,7 +238,11 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
     }
   });
 
-  const configured = (name: string) => ({ ...env, TIMESEAL_TSA_KEY_FILE: files[name]!.key, TIMESEAL_TSA_CHAIN_FILE: files[name]!.chain });
+  const configured = (name: string) => ({
+    ...env,
+    TIMESEAL_TSA_KEY_FILE: files[name]!.key,
+    TIMESEAL_TSA_CHAIN_FILE: files[name]!.chain,
+  });
 
   test('a good chain (root, intermediate, TSA certificate): serve starts, and openssl ts -verify accepts its tokens with that root', async () => {
     // The machine's clock: the certificates were issued now.
@@ -141,7 +253,11 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
       ['nocert', []],
     ] as const) {
       openssl(['ts', '-query', '-data', 'doc.txt', '-sha256', ...args, '-out', `${name}.tsq`], dir);
-      const res = await fetch(`${server.url}/tsa`, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: fs.readFileSync(path.join(dir, `${name}.tsq`)) });
+      const res = await fetch(`${server.url}/tsa`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/timestamp-query' },
+        body: fs.readFileSync(path.join(dir, `${name}.tsq`)),
+      });
       expect(res.status).toBe(200);
       fs.writeFileSync(path.join(dir, `${name}.tsr`), Buffer.from(await res.arrayBuffer()));
       const text = openssl(['ts', '-reply', '-in', `${name}.tsr`, '-text'], dir);
@@ -149,50 +265,120 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
       expect(text).toMatch(/TSA: DirName:\/C=EU\/O=Example Trust Services\/CN=Example TSA good\n/);
       // With certReq the token carries the chain; without it the verifier is given the intermediate.
       const untrusted = name === 'cert' ? [] : ['-untrusted', files.good!.chain];
-      expect(openssl(['ts', '-verify', '-queryfile', `${name}.tsq`, '-in', `${name}.tsr`, '-CAfile', path.join(ca, 'root.pem'), ...untrusted], dir)).toMatch(/^Verification: OK$/m);
-      expect(openssl(['ts', '-verify', '-data', 'doc.txt', '-in', `${name}.tsr`, '-CAfile', path.join(ca, 'root.pem'), ...untrusted], dir)).toMatch(/^Verification: OK$/m);
+      expect(
+        openssl(
+          [
+            'ts',
+            '-verify',
+            '-queryfile',
+            `${name}.tsq`,
+            '-in',
+            `${name}.tsr`,
+            '-CAfile',
+            path.join(ca, 'root.pem'),
+            ...untrusted,
+          ],
+          dir,
+        ),
+      ).toMatch(/^Verification: OK$/m);
+      expect(
+        openssl(
+          [
+            'ts',
+            '-verify',
+            '-data',
+            'doc.txt',
+            '-in',
+            `${name}.tsr`,
+            '-CAfile',
+            path.join(ca, 'root.pem'),
+            ...untrusted,
+          ],
+          dir,
+        ),
+      ).toMatch(/^Verification: OK$/m);
     }
     // Timeseal's own root (keys/timeseal-tsa-root.pem) is not this token's root.
-    expect(() => openssl(['ts', '-verify', '-queryfile', 'cert.tsq', '-in', 'cert.tsr', '-CAfile', 'keys/timeseal-tsa-root.pem'], dir)).toThrow();
+    expect(() =>
+      openssl(
+        ['ts', '-verify', '-queryfile', 'cert.tsq', '-in', 'cert.tsr', '-CAfile', 'keys/timeseal-tsa-root.pem'],
+        dir,
+      ),
+    ).toThrow();
     const certs = await fetch(`${server.url}/tsa/certs`);
     expect(await certs.text()).toBe(fs.readFileSync(files.good!.chain, 'utf8'));
     // keys/timeseal-tsa.pem (from `keys init`) is not the configured chain: the log says so.
     const deadline = Date.now() + 5000;
-    while (!server.stderr().includes('is not the configured TSA chain') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    while (!server.stderr().includes('is not the configured TSA chain') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100));
     expect(server.stderr()).toMatch(/timeseal-tsa\.pem is not the configured TSA chain \(TIMESEAL_TSA_CHAIN_FILE\)/);
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
     server = undefined;
   }, 60_000);
 
-  const rule = 'RFC 3161 §2\\.3 requires exactly one purpose, timeStamping, in an extension marked critical \\(OpenSSL and Java refuse anything else\\)';
+  const rule =
+    'RFC 3161 §2\\.3 requires exactly one purpose, timeStamping, in an extension marked critical \\(OpenSSL and Java refuse anything else\\)';
   test.concurrent.each([
     ['eku-not-critical', `the TSA certificate's extended key usage is not critical \\(CHAIN\\): ${rule}`],
-    ['eku-codesigning', `the TSA certificate's extended key usage names other purposes besides timeStamping \\(codeSigning\\) \\(CHAIN\\): ${rule}`],
+    [
+      'eku-codesigning',
+      `the TSA certificate's extended key usage names other purposes besides timeStamping \\(codeSigning\\) \\(CHAIN\\): ${rule}`,
+    ],
     ['no-eku', `the TSA certificate has no extended key usage \\(CHAIN\\): ${rule}`],
     ['other-key', 'the TSA private key \\(KEY\\) does not match the TSA certificate, the first of CHAIN'],
-    ['broken-link', 'certificate 1 of the TSA chain \\(C=EU, O=Example Trust Services, CN=Example TSA stray\\) is not signed by the next one, certificate 2 of the TSA chain \\(C=EU, O=Example Trust Services, CN=Example TSA Issuing CA\\) \\(CHAIN\\): the chain must run from the TSA certificate, each followed by its issuer, up to and including the root'],
-    ['no-root', 'the last certificate of the TSA chain, certificate 2 of the TSA chain \\(C=EU, O=Example Trust Services, CN=Example TSA Issuing CA\\), is not a self-signed root \\(CHAIN\\)'],
-    ['expired', 'certificate 1 of the TSA chain \\(C=EU, O=Example Trust Services, CN=Example TSA expired\\) expired on 2024-02-01T00:00:00\\.000Z \\(CHAIN\\)'],
-    ['rsa', 'the TSA certificate\'s key is RSA \\(2048 bits\\) \\(CHAIN\\): Timeseal signs time-stamp tokens with ECDSA P-256 and SHA-256 only'],
-  ])('%s: serve exits 2 naming the problem and the file', async (name, message) => {
-    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const r = await refusedServe(dir, configured(name));
-    expect(r.stdout).not.toMatch(/listening/);
-    expect(r.code, r.stderr).toBe(2);
-    const expected = message.replace('CHAIN', escape(files[name]!.chain)).replace('CHAIN', escape(files[name]!.chain)).replace('KEY', escape(files[name]!.key));
-    expect(r.stderr).toMatch(new RegExp(`^timeseal: cannot serve the time-stamp authority: ${expected}`));
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  }, 60_000);
+    [
+      'broken-link',
+      'certificate 1 of the TSA chain \\(C=EU, O=Example Trust Services, CN=Example TSA stray\\) is not signed by the next one, certificate 2 of the TSA chain \\(C=EU, O=Example Trust Services, CN=Example TSA Issuing CA\\) \\(CHAIN\\): the chain must run from the TSA certificate, each followed by its issuer, up to and including the root',
+    ],
+    [
+      'no-root',
+      'the last certificate of the TSA chain, certificate 2 of the TSA chain \\(C=EU, O=Example Trust Services, CN=Example TSA Issuing CA\\), is not a self-signed root \\(CHAIN\\)',
+    ],
+    [
+      'expired',
+      'certificate 1 of the TSA chain \\(C=EU, O=Example Trust Services, CN=Example TSA expired\\) expired on 2024-02-01T00:00:00\\.000Z \\(CHAIN\\)',
+    ],
+    [
+      'rsa',
+      "the TSA certificate's key is RSA \\(2048 bits\\) \\(CHAIN\\): Timeseal signs time-stamp tokens with ECDSA P-256 and SHA-256 only",
+    ],
+  ])(
+    '%s: serve exits 2 naming the problem and the file',
+    async (name, message) => {
+      const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const r = await refusedServe(dir, configured(name));
+      expect(r.stdout).not.toMatch(/listening/);
+      expect(r.code, r.stderr).toBe(2);
+      const expected = message
+        .replace('CHAIN', escape(files[name]!.chain))
+        .replace('CHAIN', escape(files[name]!.chain))
+        .replace('KEY', escape(files[name]!.key));
+      expect(r.stderr).toMatch(new RegExp(`^timeseal: cannot serve the time-stamp authority: ${expected}`));
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    },
+    60_000,
+  );
 
-  test.concurrent('a configured file that is missing, or only one of the two variables: exit 2', async () => {
-    const missing = await refusedServe(dir, { ...configured('good'), TIMESEAL_TSA_KEY_FILE: path.join(ca, 'absent.key') });
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/^timeseal: cannot serve the time-stamp authority: cannot read the TSA private key \(.*absent\.key\): .*no such file/);
-    const alone = await refusedServe(dir, { ...env, TIMESEAL_TSA_CHAIN_FILE: files.good!.chain });
-    expect(alone.code).toBe(2);
-    expect(alone.stderr).toMatch(/^timeseal: TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together \(the key and its certificate chain\): TIMESEAL_TSA_KEY_FILE is not set\n$/);
-  }, 60_000);
+  test.concurrent(
+    'a configured file that is missing, or only one of the two variables: exit 2',
+    async () => {
+      const missing = await refusedServe(dir, {
+        ...configured('good'),
+        TIMESEAL_TSA_KEY_FILE: path.join(ca, 'absent.key'),
+      });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(
+        /^timeseal: cannot serve the time-stamp authority: cannot read the TSA private key \(.*absent\.key\): .*no such file/,
+      );
+      const alone = await refusedServe(dir, { ...env, TIMESEAL_TSA_CHAIN_FILE: files.good!.chain });
+      expect(alone.code).toBe(2);
+      expect(alone.stderr).toMatch(
+        /^timeseal: TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together \(the key and its certificate chain\): TIMESEAL_TSA_KEY_FILE is not set\n$/,
+      );
+    },
+    60_000,
+  );
 
   test('the default files get the same checks: a keys/timeseal-tsa.pem whose extended key usage is not critical refuses the start', async () => {
     const other = tempProject('tsa-chain-default');
@@ -204,11 +390,17 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
     fs.copyFileSync(files['eku-not-critical']!.key, key);
     const r = await refusedServe(other, otherEnv);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`timeseal: cannot serve the time-stamp authority: the TSA certificate's extended key usage is not critical (${chain}): RFC 3161 §2.3 requires exactly one purpose, timeStamping, in an extension marked critical (OpenSSL and Java refuse anything else)\n`);
+    expect(r.stderr).toBe(
+      `timeseal: cannot serve the time-stamp authority: the TSA certificate's extended key usage is not critical (${chain}): RFC 3161 §2.3 requires exactly one purpose, timeStamping, in an extension marked critical (OpenSSL and Java refuse anything else)\n`,
+    );
     // An archive without the TSA key still starts (POST /tsa answers 503, as before it had one).
     fs.rmSync(key);
     const started = await startServer(other, otherEnv);
-    const res = await fetch(`${started.url}/tsa`, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: fs.readFileSync(path.join(dir, 'cert.tsq')) });
+    const res = await fetch(`${started.url}/tsa`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/timestamp-query' },
+      body: fs.readFileSync(path.join(dir, 'cert.tsq')),
+    });
     expect(res.status).toBe(503);
     started.child.kill('SIGTERM');
     expect((await started.exited).code).toBe(0);

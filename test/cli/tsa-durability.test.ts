@@ -54,7 +54,13 @@ type Algorithm = keyof typeof OIDS;
 /** A DER TimeStampReq (RFC 3161 §2.4.1): version 1, the imprint, a nonce, certReq TRUE. */
 function timeStampReq(algorithm: Algorithm, digest: Buffer, nonce: Buffer): Buffer {
   const algId = tlv(0x30, tlv(0x06, Buffer.from(OIDS[algorithm], 'hex')), tlv(0x05));
-  return tlv(0x30, tlv(0x02, Buffer.of(1)), tlv(0x30, algId, tlv(0x04, digest)), tlv(0x02, nonce), tlv(0x01, Buffer.of(0xff)));
+  return tlv(
+    0x30,
+    tlv(0x02, Buffer.of(1)),
+    tlv(0x30, algId, tlv(0x04, digest)),
+    tlv(0x02, nonce),
+    tlv(0x01, Buffer.of(0xff)),
+  );
 }
 
 interface Node {
@@ -80,7 +86,7 @@ function readAt(der: Buffer, at: number): Node {
 
 function kids(node: Node): Node[] {
   const out: Node[] = [];
-  for (let at = 0; at < node.body.length; ) {
+  for (let at = 0; at < node.body.length;) {
     const k = readAt(node.body, at);
     out.push(k);
     at += k.raw.length;
@@ -120,12 +126,17 @@ const sha256 = (b: Uint8Array): Buffer => crypto.createHash('sha256').update(b).
  * sent, the signed messageDigest over the TSTInfo, and (given `key`) the ECDSA signature over the signed
  * attributes.
  */
-function readToken(der: Buffer, sent: { algorithm: Algorithm; digest: Buffer; nonce: Buffer }, key: crypto.KeyObject | undefined): Token {
+function readToken(
+  der: Buffer,
+  sent: { algorithm: Algorithm; digest: Buffer; nonce: Buffer },
+  key: crypto.KeyObject | undefined,
+): Token {
   const resp = readAt(der, 0);
   if (resp.raw.length !== der.length) throw new Error('bytes follow the TimeStampResp');
   const [status, token] = kids(resp);
   const code = kids(status!)[0]!;
-  if (code.body.length !== 1 || code.body[0] !== 0) throw new Error(`status ${code.body.toString('hex')}, not granted: ${der.toString('latin1')}`);
+  if (code.body.length !== 1 || code.body[0] !== 0)
+    throw new Error(`status ${code.body.toString('hex')}, not granted: ${der.toString('latin1')}`);
   const signedData = kids(kids(kids(token!)[1]!)[0]!); // ContentInfo { OID, [0] { SignedData } }
   const encap = kids(signedData[2]!);
   const info = kids(encap[1]!)[0]!.body; // [0] { OCTET STRING TSTInfo }
@@ -138,9 +149,11 @@ function readToken(der: Buffer, sent: { algorithm: Algorithm; digest: Buffer; no
   const signerInfo = kids(kids(signedData.at(-1)!)[0]!);
   const signedAttrs = signerInfo[3]!;
   const digest = kids(signedAttrs).find((a) => kids(a)[0]!.body.toString('hex') === MESSAGE_DIGEST_OID);
-  if (!digest || !kids(kids(digest)[1]!)[0]!.body.equals(sha256(info))) throw new Error('the signed messageDigest is not that of the TSTInfo');
+  if (!digest || !kids(kids(digest)[1]!)[0]!.body.equals(sha256(info)))
+    throw new Error('the signed messageDigest is not that of the TSTInfo');
   const signed = Buffer.concat([Buffer.of(0x31), signedAttrs.raw.subarray(1)]); // [0] IMPLICIT re-tagged as the SET signed
-  if (key && !crypto.verify('sha256', signed, { key, dsaEncoding: 'der' }, signerInfo[5]!.body)) throw new Error('the signature does not verify');
+  if (key && !crypto.verify('sha256', signed, { key, dsaEncoding: 'der' }, signerInfo[5]!.body))
+    throw new Error('the signature does not verify');
   return {
     ...sent,
     der,
@@ -160,7 +173,14 @@ interface Answer {
 function post(agent: http.Agent, url: URL, body: Buffer): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { agent, host: url.hostname, port: url.port, path: '/tsa', method: 'POST', headers: { 'content-type': 'application/timestamp-query', 'content-length': body.length } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: '/tsa',
+        method: 'POST',
+        headers: { 'content-type': 'application/timestamp-query', 'content-length': body.length },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -232,12 +252,18 @@ function loadTsa(url: string, connections: number, options: { total?: number; un
 /** The TSA's certificate key and root from `keys init`. */
 function tsaKeys(dir: string): { key: crypto.KeyObject; root: Uint8Array } {
   const chain = fs.readFileSync(path.join(dir, 'keys/timeseal-tsa.pem'), 'utf8');
-  return { key: new crypto.X509Certificate(chain).publicKey, root: pemDer(fs.readFileSync(path.join(dir, 'keys/timeseal-tsa-root.pem'), 'utf8')) };
+  return {
+    key: new crypto.X509Certificate(chain).publicKey,
+    root: pemDer(fs.readFileSync(path.join(dir, 'keys/timeseal-tsa-root.pem'), 'utf8')),
+  };
 }
 
 /** Up to `count` tokens, spread over the list, through the project's strict client check. */
 async function strictSample(tokens: Token[], count: number, root: Uint8Array): Promise<number> {
-  const sample = tokens.filter((t) => t.algorithm === 'sha256').filter((_, i, all) => i % Math.max(1, Math.floor(all.length / count)) === 0).slice(0, count);
+  const sample = tokens
+    .filter((t) => t.algorithm === 'sha256')
+    .filter((_, i, all) => i % Math.max(1, Math.floor(all.length / count)) === 0)
+    .slice(0, count);
   for (const t of sample) {
     const facts = await checkTimeStamp(t.der, t.digest, { nonce: t.nonce, trusted: [root] });
     expect(facts.genTime.getTime()).toBe(t.genTime);
@@ -266,7 +292,7 @@ async function startNode(dir: string, env: Record<string, string>): Promise<Spaw
 // ---- The tests ----
 
 describe('POST /tsa: a token answered is a row stored', () => {
-  it('kill -9 of serve under 16 connections, twice: every token answered is in the ledger of its genTime\'s day at its genTime', async () => {
+  it("kill -9 of serve under 16 connections, twice: every token answered is in the ledger of its genTime's day at its genTime", async () => {
     const libfaketime = fs.globSync('/usr/lib/*/faketime/libfaketime.so.1')[0];
     expect(libfaketime, 'libfaketime (Debian package faketime)').toBeDefined();
     const dir = tempDir('tsa-kill');
@@ -276,7 +302,13 @@ describe('POST /tsa: a token answered is a row stored', () => {
     const { key, root } = tsaKeys(dir);
     // The server's own clock starts at the given instant and runs (milliseconds differ from token to token); the
     // monotonic clock stays real, for the server's timers.
-    const clock = (start: string) => ({ ...env, TZ: 'UTC', LD_PRELOAD: libfaketime!, FAKETIME: `@${start}`, FAKETIME_DONT_FAKE_MONOTONIC: '1' });
+    const clock = (start: string) => ({
+      ...env,
+      TZ: 'UTC',
+      LD_PRELOAD: libfaketime!,
+      FAKETIME: `@${start}`,
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+    });
 
     const tokens: Token[] = [];
     const phases: string[] = [];
@@ -306,7 +338,9 @@ describe('POST /tsa: a token answered is a row stored', () => {
       expect(load.result.broken).toBeGreaterThan(0);
       for (const { sent, der } of load.result.answered) tokens.push(readToken(der, sent, key));
       const days = Map.groupBy(load.result.answered, (a) => new Date(genTimeOf(a.der)).toISOString().slice(0, 10));
-      phases.push(`${phase}: ${load.result.answered.length} tokens answered (${[...days].map(([d, a]) => `${d}: ${a.length}`).join(', ')}), ${load.result.broken} requests cut by the kill`);
+      phases.push(
+        `${phase}: ${load.result.answered.length} tokens answered (${[...days].map(([d, a]) => `${d}: ${a.length}`).join(', ')}), ${load.result.broken} requests cut by the kill`,
+      );
     }
     log(phases.join('; '));
     expect(await strictSample(tokens, 20, root)).toBe(20);
@@ -320,7 +354,9 @@ describe('POST /tsa: a token answered is a row stored', () => {
     const ledgers = new Map<string, Map<string, string>>();
     for (const day of ['2025-11-02', '2025-11-03']) {
       const file = path.join(dir, 'ledgers', `${day}.json`);
-      const entries = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { entries: Array<[string, string]> }).entries : [];
+      const entries = fs.existsSync(file)
+        ? (JSON.parse(fs.readFileSync(file, 'utf8')) as { entries: Array<[string, string]> }).entries
+        : [];
       ledgers.set(day, new Map(entries.map((e) => [e[0], e[1]])));
     }
     const wrong = tokens.filter((t) => {
@@ -333,7 +369,9 @@ describe('POST /tsa: a token answered is a row stored', () => {
     const answered = new Set(tokens.map((t) => t.ledgerHash));
     const unanswered = [...ledgers.values()].flatMap((m) => [...m.keys()]).filter((h) => !answered.has(h));
     expect(unanswered.length).toBeLessThanOrEqual(2 * 16);
-    log(`ledgers: 2025-11-02 ${ledgers.get('2025-11-02')!.size} entries, 2025-11-03 ${ledgers.get('2025-11-03')!.size}; ${tokens.length} answered tokens all in place, ${unanswered.length} stored unanswered (cut in flight)`);
+    log(
+      `ledgers: 2025-11-02 ${ledgers.get('2025-11-02')!.size} entries, 2025-11-03 ${ledgers.get('2025-11-03')!.size}; ${tokens.length} answered tokens all in place, ${unanswered.length} stored unanswered (cut in flight)`,
+    );
     const verify = run(dir, ['verify'], { env: { ...env, TIMESEAL_NOW: '2025-11-04T00:01:00.000Z' } });
     expect(verify.code, verify.stdout + verify.stderr).toBe(0);
   }, 120_000);
@@ -351,7 +389,10 @@ describe('two nodes on one PostgreSQL database', () => {
     const init = run(dir, ['keys', 'init'], { env: { ...env, TIMESEAL_NOW: '2025-11-02T00:00:00.000Z' } });
     expect(init.code, init.stderr).toBe(0);
     const { key, root } = tsaKeys(dir);
-    const nodes = await Promise.all([startNode(dir, { ...env, TIMESEAL_NOW: NOW }), startNode(dir, { ...env, TIMESEAL_NOW: NOW })]);
+    const nodes = await Promise.all([
+      startNode(dir, { ...env, TIMESEAL_NOW: NOW }),
+      startNode(dir, { ...env, TIMESEAL_NOW: NOW }),
+    ]);
 
     const t0 = Date.now();
     const loads = nodes.map((node) => loadTsa(node.url, 8, { total: TOTAL / 2 }));
@@ -359,7 +400,9 @@ describe('two nodes on one PostgreSQL database', () => {
     const seconds = (Date.now() - t0) / 1000;
     for (const l of loads) expect(l.result.other, 'answers other than 200').toEqual(new Map());
     // Every token is read; every tenth one's signature is checked here (the kill test checks all of its own).
-    const tokens = loads.flatMap((l) => l.result.answered.map(({ sent, der }, i) => readToken(der, sent, i % 10 === 0 ? key : undefined)));
+    const tokens = loads.flatMap((l) =>
+      l.result.answered.map(({ sent, der }, i) => readToken(der, sent, i % 10 === 0 ? key : undefined)),
+    );
     expect(tokens).toHaveLength(TOTAL);
     expect(loads.map((l) => l.result.answered.length)).toEqual([TOTAL / 2, TOTAL / 2]);
     expect(new Set(tokens.map((t) => t.serial)).size).toBe(TOTAL);
@@ -368,16 +411,24 @@ describe('two nodes on one PostgreSQL database', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const rows = (await client.query<{ hash: string; submitted_at: string; source: string }>('SELECT hash, submitted_at, source FROM submissions')).rows;
+      const rows = (
+        await client.query<{ hash: string; submitted_at: string; source: string }>(
+          'SELECT hash, submitted_at, source FROM submissions',
+        )
+      ).rows;
       expect(rows).toHaveLength(TOTAL);
       const stored = new Map(rows.map((r) => [r.hash, r]));
       expect(stored.size).toBe(TOTAL);
-      const missing = tokens.filter((t) => stored.get(t.ledgerHash)?.submitted_at !== new Date(t.genTime).toISOString());
+      const missing = tokens.filter(
+        (t) => stored.get(t.ledgerHash)?.submitted_at !== new Date(t.genTime).toISOString(),
+      );
       expect(missing.map((t) => t.ledgerHash)).toEqual([]);
       expect(new Set(rows.map((r) => r.source))).toEqual(new Set(['api_beta']));
     } finally {
       await client.end();
     }
-    log(`two PostgreSQL nodes: ${TOTAL} tokens in ${seconds.toFixed(1)} s (${Math.round(TOTAL / seconds)}/s), ${tokens.filter((t) => t.algorithm === 'sha512').length} of them SHA-512; ${TOTAL} distinct serials, ${TOTAL} rows`);
+    log(
+      `two PostgreSQL nodes: ${TOTAL} tokens in ${seconds.toFixed(1)} s (${Math.round(TOTAL / seconds)}/s), ${tokens.filter((t) => t.algorithm === 'sha512').length} of them SHA-512; ${TOTAL} distinct serials, ${TOTAL} rows`,
+    );
   }, 120_000);
 });

@@ -20,7 +20,12 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
   const dateOf = (n: number) => `2025-11-${String(2 + n).padStart(2, '0')}`;
   const publishDay = (): string => {
     const date = dateOf(day++);
-    expect(run(dir, ['import', '-'], { env: { TIMESEAL_NOW: `${date}T10:00:00.000Z` }, input: `${makeHashes(`t-${date}`, 20).join('\n')}\n` }).code).toBe(0);
+    expect(
+      run(dir, ['import', '-'], {
+        env: { TIMESEAL_NOW: `${date}T10:00:00.000Z` },
+        input: `${makeHashes(`t-${date}`, 20).join('\n')}\n`,
+      }).code,
+    ).toBe(0);
     const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${dateOf(day)}T00:01:00.000Z` } });
     expect(built.code, built.stderr).toBe(0);
     return date;
@@ -30,7 +35,11 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
     const result = await start(dir, ['tsa', 'stamp', '--json'], { env }).exited;
     return { result, json: JSON.parse(result.stdout || 'null') };
   };
-  const tsrFiles = () => fs.readdirSync(ledgers()).filter((f) => f.endsWith('.tsr')).sort();
+  const tsrFiles = () =>
+    fs
+      .readdirSync(ledgers())
+      .filter((f) => f.endsWith('.tsr'))
+      .sort();
 
   beforeAll(async () => {
     dir = tempProject('tsa');
@@ -82,7 +91,10 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
     const short = await stamp(env);
     other.mode = 'ok';
     expect(short.result.code).toBe(1);
-    expect(short.json.days[0]).toMatchObject({ outcome: 'failed', reason: expect.stringMatching(/1 good answer, TSA_MIN is 2/) });
+    expect(short.json.days[0]).toMatchObject({
+      outcome: 'failed',
+      reason: expect.stringMatching(/1 good answer, TSA_MIN is 2/),
+    });
     expect(tsrFiles()).toEqual([]);
     const { result, json } = await stamp(env);
     expect(result.code, result.stderr).toBe(0);
@@ -92,8 +104,24 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
       [`${date}.json.tsr`, 'O=Timeseal tests, CN=Timeseal Test TSA'],
       [`${date}.json.2.tsr`, 'O=Timeseal tests, CN=Second Test TSA'],
     ]);
-    for (const [file, ca] of [[`${date}.json.tsr`, tsa.caFile], [`${date}.json.2.tsr`, other.caFile]] as const) {
-      const out = execFileSync('openssl', ['ts', '-verify', '-data', path.join(ledgers(), `${date}.json`), '-in', path.join(ledgers(), file), '-CAfile', ca], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    for (const [file, ca] of [
+      [`${date}.json.tsr`, tsa.caFile],
+      [`${date}.json.2.tsr`, other.caFile],
+    ] as const) {
+      const out = execFileSync(
+        'openssl',
+        [
+          'ts',
+          '-verify',
+          '-data',
+          path.join(ledgers(), `${date}.json`),
+          '-in',
+          path.join(ledgers(), file),
+          '-CAfile',
+          ca,
+        ],
+        { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       expect(out.trim(), file).toBe('Verification: OK');
     }
     // The proof bundle of a hash of that day carries both answers, byte for byte (docs/FORMAT.md §8).
@@ -101,9 +129,28 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
     expect(proof.code, proof.stderr).toBe(0);
     const bundle = JSON.parse(proof.stdout);
     expect(bundle.format).toBe('timeseal-proof/3');
-    expect(bundle.rfc3161).toEqual([`${date}.json.tsr`, `${date}.json.2.tsr`].map((f) => fs.readFileSync(path.join(ledgers(), f)).toString('base64')));
+    expect(bundle.rfc3161).toEqual(
+      [`${date}.json.tsr`, `${date}.json.2.tsr`].map((f) =>
+        fs.readFileSync(path.join(ledgers(), f)).toString('base64'),
+      ),
+    );
     // The other TSA's chain does not vouch for the first token: OpenSSL says so too.
-    expect(() => execFileSync('openssl', ['ts', '-verify', '-data', path.join(ledgers(), `${date}.json`), '-in', path.join(ledgers(), `${date}.json.tsr`), '-CAfile', other.caFile], { stdio: 'pipe' })).toThrow();
+    expect(() =>
+      execFileSync(
+        'openssl',
+        [
+          'ts',
+          '-verify',
+          '-data',
+          path.join(ledgers(), `${date}.json`),
+          '-in',
+          path.join(ledgers(), `${date}.json.tsr`),
+          '-CAfile',
+          other.caFile,
+        ],
+        { stdio: 'pipe' },
+      ),
+    ).toThrow();
     // A day is stamped once: the next run asks nobody about it.
     const requests = tsa.requests;
     expect((await stamp(env)).json).toEqual({ days: [] });
@@ -121,7 +168,9 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
     fs.copyFileSync(tsa.caFile, path.join(dir, 'keys/tsa-ca.pem'));
     const chained = runJson(dir, ['verify']);
     expect(chained.result.code).toBe(1);
-    expect(chained.json.problems).toEqual([expect.stringMatching(new RegExp(`^${dateOf(0)}\\.json\\.2\\.tsr: the token's signature does not verify`))]);
+    expect(chained.json.problems).toEqual([
+      expect.stringMatching(new RegExp(`^${dateOf(0)}\\.json\\.2\\.tsr: the token's signature does not verify`)),
+    ]);
     fs.rmSync(path.join(dir, 'keys/tsa-ca.pem'));
   });
 
@@ -139,7 +188,10 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
         flipByte(path.join(copy, file), at);
         const { result, json } = runJson(dir, ['verify', '--archive', copy]);
         expect(result.code, `${file} @ ${at}`).toBe(1);
-        expect(json.problems.some((p: string) => p.startsWith(`${file}:`)), `${file} @ ${at}: ${JSON.stringify(json.problems)}`).toBe(true);
+        expect(
+          json.problems.some((p: string) => p.startsWith(`${file}:`)),
+          `${file} @ ${at}: ${JSON.stringify(json.problems)}`,
+        ).toBe(true);
       }
     }
   });

@@ -15,12 +15,17 @@ describe('verify checks the day .ots', () => {
     const dir = tempProject('ots');
     expect(run(dir, ['keys', 'init']).code).toBe(0);
     const hashes = Array.from({ length: 5 }, (_, i) => crypto.createHash('sha256').update(`h${i}`).digest('hex'));
-    expect(run(dir, ['import', '-'], { input: hashes.join('\n'), env: { TIMESEAL_NOW: '2025-11-02T10:00:00Z' } }).code).toBe(0);
+    expect(
+      run(dir, ['import', '-'], { input: hashes.join('\n'), env: { TIMESEAL_NOW: '2025-11-02T10:00:00Z' } }).code,
+    ).toBe(0);
     expect(run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-03T00:01:00Z' } }).code).toBe(0);
     const ledgers = path.join(dir, 'ledgers');
     const ledger = JSON.parse(fs.readFileSync(path.join(ledgers, '2025-11-02.json'), 'utf8')) as { root: string };
     const root = Buffer.from(ledger.root, 'hex');
-    const sha = crypto.createHash('sha256').update(fs.readFileSync(path.join(ledgers, '2025-11-02.json'))).digest();
+    const sha = crypto
+      .createHash('sha256')
+      .update(fs.readFileSync(path.join(ledgers, '2025-11-02.json')))
+      .digest();
     const calendar = newTimestamp(dayCommitment(root, sha));
     addAttestation(calendar, pendingAttestation('https://calendar.example.org'));
     const otsFile = path.join(ledgers, '2025-11-02.json.ots');

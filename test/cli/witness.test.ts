@@ -29,7 +29,12 @@ describe('witness cosignatures through the CLI', () => {
   /** Publishes one more day of `n` hashes; returns its date. */
   const publishDay = (n = 40): string => {
     const date = dateOf(day++);
-    expect(run(dir, ['import', '-'], { env: { TIMESEAL_NOW: `${date}T10:00:00.000Z` }, input: `${makeHashes(`w-${date}`, n).join('\n')}\n` }).code).toBe(0);
+    expect(
+      run(dir, ['import', '-'], {
+        env: { TIMESEAL_NOW: `${date}T10:00:00.000Z` },
+        input: `${makeHashes(`w-${date}`, n).join('\n')}\n`,
+      }).code,
+    ).toBe(0);
     const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${dateOf(day)}T00:01:00.000Z` } });
     expect(built.code, built.stderr).toBe(0);
     return date;
@@ -45,8 +50,18 @@ describe('witness cosignatures through the CLI', () => {
     expect(run(dir, ['keys', 'init']).code).toBe(0);
     const logKey = vkeyVerifier(parseVkey(fs.readFileSync(path.join(dir, 'keys/ed25519.vkey'), 'utf8')));
     const logs = new Map([[ORIGIN, [logKey]]]);
-    w1 = await startWitness({ name: 'w1.example/witness', seed: new Uint8Array(32).fill(11), algorithm: 'ML-DSA-44', logs });
-    w2 = await startWitness({ name: 'w2.example/witness', seed: new Uint8Array(32).fill(12), algorithm: 'Ed25519', logs });
+    w1 = await startWitness({
+      name: 'w1.example/witness',
+      seed: new Uint8Array(32).fill(11),
+      algorithm: 'ML-DSA-44',
+      logs,
+    });
+    w2 = await startWitness({
+      name: 'w2.example/witness',
+      seed: new Uint8Array(32).fill(12),
+      algorithm: 'Ed25519',
+      logs,
+    });
     env = { TIMESEAL_WITNESSES: `${w1.setting}, ${w2.setting}`, TIMESEAL_WITNESS_QUORUM: '2' };
   });
   afterAll(async () => {
@@ -69,7 +84,13 @@ describe('witness cosignatures through the CLI', () => {
     const own = fs.readFileSync(path.join(ledgers(), `${date}.checkpoint`));
     const { result, json } = await cosign();
     expect(result.code, result.stderr).toBe(0);
-    expect(json).toMatchObject({ date, quorum: 2, cosigned: ['w1.example/witness', 'w2.example/witness'], failures: [], met: true });
+    expect(json).toMatchObject({
+      date,
+      quorum: 2,
+      cosigned: ['w1.example/witness', 'w2.example/witness'],
+      failures: [],
+      met: true,
+    });
     const cosignatures = lines(path.join(ledgers(), `${date}.cosignatures`));
     expect(cosignatures.map((l) => l.split(' ')[1])).toEqual(['w1.example/witness', 'w2.example/witness']);
     expect(fs.readFileSync(path.join(ledgers(), `${date}.checkpoint`)).equals(own)).toBe(true);
@@ -79,7 +100,10 @@ describe('witness cosignatures through the CLI', () => {
     // The policy in the c2sp.org/tlog-policy format, read by the independent reader of the tests.
     const policy = readTlogPolicy(fs.readFileSync(path.join(dir, 'keys/witnesses'), 'utf8'));
     expect(policy.logs).toEqual([fs.readFileSync(path.join(dir, 'keys/ed25519.vkey'), 'utf8').trim()]);
-    expect([...policy.witnesses]).toEqual([['w1.example/witness', w1.vkey], ['w2.example/witness', w2.vkey]]);
+    expect([...policy.witnesses]).toEqual([
+      ['w1.example/witness', w1.vkey],
+      ['w2.example/witness', w2.vkey],
+    ]);
     expect(policy.satisfied(new Set(['w1.example/witness']))).toBe(false);
     expect(policy.satisfied(new Set(['w1.example/witness', 'w2.example/witness']))).toBe(true);
     expect(w1.state.get(ORIGIN)?.size).toBe(parseCheckpoint(parseNote(own).text).size);
@@ -108,7 +132,10 @@ describe('witness cosignatures through the CLI', () => {
     flipByte(file, text.indexOf(' ', 3) + 30);
     const { result, json } = runJson(dir, ['verify', '--archive', copy]);
     expect(result.code).toBe(1);
-    expect(json.problems.some((p: string) => p.startsWith(`${dateOf(day - 1)}.cosignatures:`)), JSON.stringify(json.problems)).toBe(true);
+    expect(
+      json.problems.some((p: string) => p.startsWith(`${dateOf(day - 1)}.cosignatures:`)),
+      JSON.stringify(json.problems),
+    ).toBe(true);
   });
 
   test('a witness that is down delays nothing; its cosignature is added when it is back', async () => {
@@ -117,7 +144,9 @@ describe('witness cosignatures through the CLI', () => {
     const down = await cosign();
     expect(down.result.code).toBe(1);
     expect(down.json).toMatchObject({ date, cosigned: ['w1.example/witness'], met: false });
-    expect(down.json.failures).toEqual([{ witness: 'w2.example/witness', reason: expect.stringMatching(/no answer \(ECONNREFUSED\)/) }]);
+    expect(down.json.failures).toEqual([
+      { witness: 'w2.example/witness', reason: expect.stringMatching(/no answer \(ECONNREFUSED\)/) },
+    ]);
     expect(runJson(dir, ['verify']).json).toMatchObject({ ok: true });
     await w2.restart();
     const back = await cosign();
@@ -144,7 +173,9 @@ describe('witness cosignatures through the CLI', () => {
     w2.mode = 'ok';
     expect(result.code).toBe(1);
     expect(json).toMatchObject({ date, cosigned: [], met: false });
-    const reasons = Object.fromEntries(json.failures.map((f: { witness: string; reason: string }) => [f.witness, f.reason]));
+    const reasons = Object.fromEntries(
+      json.failures.map((f: { witness: string; reason: string }) => [f.witness, f.reason]),
+    );
     expect(reasons['w1.example/witness']).toMatch(/line does not verify against this checkpoint .*not published/);
     expect(reasons['w2.example/witness']).toMatch(/not signature lines|no line from w2/);
     expect(fs.existsSync(path.join(ledgers(), `${date}.cosignatures`))).toBe(false);
@@ -152,24 +183,35 @@ describe('witness cosignatures through the CLI', () => {
     w1.mode = 'future';
     const future = await cosign();
     w1.mode = 'ok';
-    expect(future.json.failures.find((f: { witness: string }) => f.witness === 'w1.example/witness')?.reason).toMatch(/signed, but its timestamp 9007199254740991 is more than a day in the future; not published/);
+    expect(future.json.failures.find((f: { witness: string }) => f.witness === 'w1.example/witness')?.reason).toMatch(
+      /signed, but its timestamp 9007199254740991 is more than a day in the future; not published/,
+    );
     expect(fs.readFileSync(path.join(ledgers(), `${date}.cosignatures`), 'utf8')).not.toContain('w1.example');
   });
 
   test('the witness refuses a log that presents another checkpoint of a size it has cosigned (a fork)', async () => {
     const latest = fs.readFileSync(path.join(ledgers(), 'checkpoint'), 'utf8');
     const cp = parseCheckpoint(parseNote(latest).text);
-    const seed = seedFromPkcs8Pem('Ed25519', fs.readFileSync(path.join(dir, 'data/private-keys/ed25519_private.pem'), 'utf8'));
+    const seed = seedFromPkcs8Pem(
+      'Ed25519',
+      fs.readFileSync(path.join(dir, 'data/private-keys/ed25519_private.pem'), 'utf8'),
+    );
     // The witness holds this size already (its answers went unpublished above); the log's own key signs a fork.
     const size = w1.state.get(ORIGIN)!.size;
-    const fork = signNote(encodeCheckpoint({ origin: cp.origin, size, root: new Uint8Array(32).fill(9) }), [ed25519NoteSigner(ORIGIN, seed)]);
+    const fork = signNote(encodeCheckpoint({ origin: cp.origin, size, root: new Uint8Array(32).fill(9) }), [
+      ed25519NoteSigner(ORIGIN, seed),
+    ]);
     const res = await fetch(`${w1.url}/add-checkpoint`, { method: 'POST', body: `old ${size}\n\n${fork}` });
     expect(res.status).toBe(422);
     expect(await res.text()).toMatch(/fork/);
     expect(w1.state.get(ORIGIN)!.size).toBe(size);
     // And a checkpoint not signed by the log's key is refused outright.
-    const stranger = signNote(encodeCheckpoint({ origin: cp.origin, size: size + 1, root: new Uint8Array(32) }), [ed25519NoteSigner(ORIGIN, new Uint8Array(32).fill(1))]);
-    expect((await fetch(`${w1.url}/add-checkpoint`, { method: 'POST', body: `old ${size}\n\n${stranger}` })).status).toBe(403);
+    const stranger = signNote(encodeCheckpoint({ origin: cp.origin, size: size + 1, root: new Uint8Array(32) }), [
+      ed25519NoteSigner(ORIGIN, new Uint8Array(32).fill(1)),
+    ]);
+    expect(
+      (await fetch(`${w1.url}/add-checkpoint`, { method: 'POST', body: `old ${size}\n\n${stranger}` })).status,
+    ).toBe(403);
   });
 
   test('a witness rotated out: the new one is asked, the old one is recorded as retired, and verify passes on every past day', async () => {
@@ -178,17 +220,36 @@ describe('witness cosignatures through the CLI', () => {
     // An older archive's policy file, as published before the tlog-policy format: still read.
     fs.writeFileSync(path.join(dir, 'keys/witnesses'), `quorum 2\n${w1.vkey}\n${w2.vkey}\n`);
     const logKey = vkeyVerifier(parseVkey(fs.readFileSync(path.join(dir, 'keys/ed25519.vkey'), 'utf8')));
-    const w3 = await startWitness({ name: 'w3.example/witness', seed: new Uint8Array(32).fill(13), algorithm: 'Ed25519', logs: new Map([[ORIGIN, [logKey]]]) });
+    const w3 = await startWitness({
+      name: 'w3.example/witness',
+      seed: new Uint8Array(32).fill(13),
+      algorithm: 'Ed25519',
+      logs: new Map([[ORIGIN, [logKey]]]),
+    });
     try {
       // w2 leaves, w3 joins; the latest day still carries w2's line from before.
       const date = publishDay();
-      const rotated = { TIMESEAL_WITNESSES: `${w1.setting}, ${w3.setting}`, TIMESEAL_WITNESS_QUORUM: '2', TIMESEAL_NOW: `${dateOf(day)}T00:03:00.000Z` };
+      const rotated = {
+        TIMESEAL_WITNESSES: `${w1.setting}, ${w3.setting}`,
+        TIMESEAL_WITNESS_QUORUM: '2',
+        TIMESEAL_NOW: `${dateOf(day)}T00:03:00.000Z`,
+      };
       const { result, json } = await cosign(rotated);
       expect(result.code, result.stderr).toBe(0);
-      expect(json).toMatchObject({ date, cosigned: ['w1.example/witness', 'w3.example/witness'], failures: [], met: true });
+      expect(json).toMatchObject({
+        date,
+        cosigned: ['w1.example/witness', 'w3.example/witness'],
+        failures: [],
+        met: true,
+      });
       expect(w3.statuses).toEqual([200]);
-      expect(fs.readFileSync(path.join(dir, 'keys/witnesses.retired'), 'utf8')).toBe(`retired ${dateOf(day)} ${w2.vkey}\n`);
-      expect([...readTlogPolicy(fs.readFileSync(path.join(dir, 'keys/witnesses'), 'utf8')).witnesses.keys()]).toEqual(['w1.example/witness', 'w3.example/witness']);
+      expect(fs.readFileSync(path.join(dir, 'keys/witnesses.retired'), 'utf8')).toBe(
+        `retired ${dateOf(day)} ${w2.vkey}\n`,
+      );
+      expect([...readTlogPolicy(fs.readFileSync(path.join(dir, 'keys/witnesses'), 'utf8')).witnesses.keys()]).toEqual([
+        'w1.example/witness',
+        'w3.example/witness',
+      ]);
       // Every past day's cosignatures (w2's among them) are checked with the key of their time.
       const verified = runJson(dir, ['verify']);
       expect(verified.result.code, JSON.stringify(verified.json.problems)).toBe(0);
@@ -198,7 +259,11 @@ describe('witness cosignatures through the CLI', () => {
       const unknown = runJson(dir, ['verify']);
       fs.renameSync(path.join(dir, 'retired.bak'), path.join(dir, 'keys/witnesses.retired'));
       expect(unknown.result.code).toBe(0);
-      expect(unknown.json.notes.some((n: string) => /cosignature lines? from keys in neither keys\/witnesses nor keys\/witnesses\.retired, not checked/.test(n))).toBe(true);
+      expect(
+        unknown.json.notes.some((n: string) =>
+          /cosignature lines? from keys in neither keys\/witnesses nor keys\/witnesses\.retired, not checked/.test(n),
+        ),
+      ).toBe(true);
       // A retired witness's line that was changed is still a problem: its key is known.
       const copy = path.join(tempProject('witness-retired-flip'), 'ledgers');
       fs.cpSync(ledgers(), copy, { recursive: true });

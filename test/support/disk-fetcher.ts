@@ -20,7 +20,11 @@ export function diskFetcher(archive: string, keys: string, options: DiskFetcherO
     let body: Uint8Array | null;
     if (Object.hasOwn(overrides, url)) body = overrides[url] ?? null;
     else {
-      const file = url.startsWith('/ledgers/') ? path.join(archive, url.slice(9)) : url.startsWith('/keys/') ? path.join(keys, url.slice(6)) : null;
+      const file = url.startsWith('/ledgers/')
+        ? path.join(archive, url.slice(9))
+        : url.startsWith('/keys/')
+          ? path.join(keys, url.slice(6))
+          : null;
       if (file === null || !fs.existsSync(file)) body = null;
       else if (range !== null && !ignoreRange) return fileRange(file, Number(range[1]), Number(range[2]));
       else body = fs.readFileSync(file);
@@ -28,9 +32,13 @@ export function diskFetcher(archive: string, keys: string, options: DiskFetcherO
     if (body === null) return new Response('not found', { status: 404 });
     if (range === null || ignoreRange) return new Response(body as Uint8Array<ArrayBuffer>);
     const start = Number(range[1]);
-    if (start >= body.length) return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${body.length}` } });
+    if (start >= body.length)
+      return new Response(null, { status: 416, headers: { 'Content-Range': `bytes */${body.length}` } });
     const end = Math.min(Number(range[2]), body.length - 1);
-    return new Response(body.slice(start, end + 1) as Uint8Array<ArrayBuffer>, { status: 206, headers: { 'Content-Range': `bytes ${start}-${end}/${body.length}` } });
+    return new Response(body.slice(start, end + 1) as Uint8Array<ArrayBuffer>, {
+      status: 206,
+      headers: { 'Content-Range': `bytes ${start}-${end}/${body.length}` },
+    });
   };
 }
 

@@ -40,7 +40,15 @@ export interface LongArchive {
 }
 
 /** Writes an archive of `count` consecutive days ending on `lastDate` into `archive`; the newest `signed` get files. */
-export function writeLongArchive(o: { archive: string; origin: string; keys: SigningKeys; count: number; lastDate: string; signed: number; anchoredThrough?: string }): LongArchive {
+export function writeLongArchive(o: {
+  archive: string;
+  origin: string;
+  keys: SigningKeys;
+  count: number;
+  lastDate: string;
+  signed: number;
+  anchoredThrough?: string;
+}): LongArchive {
   const first = Date.parse(`${o.lastDate}T00:00:00.000Z`) - (o.count - 1) * DAY_MS;
   const seed = (s: string): Buffer => crypto.createHash('sha256').update(s).digest();
   const days: DayRecord[] = [];
@@ -51,11 +59,29 @@ export function writeLongArchive(o: { archive: string; origin: string; keys: Sig
     const date = new Date(first + i * DAY_MS).toISOString().slice(0, 10);
     const entryCount = 1 + (seed(date)[0]! % 5);
     const root = seed(`root ${date}`).toString('hex');
-    const record: DayRecord = { date, firstIndex: size, entryCount, treeSize: size + entryCount, root, sha256: seed(`ledger ${date}`).toString('hex') };
+    const record: DayRecord = {
+      date,
+      firstIndex: size,
+      entryCount,
+      treeSize: size + entryCount,
+      root,
+      sha256: seed(`ledger ${date}`).toString('hex'),
+    };
     if (i >= o.count - o.signed) {
-      const list = Array.from({ length: entryCount }, (_, k) => ({ hash: seed(`entry ${date} ${k}`).toString('hex'), submittedAt: new Date(first + i * DAY_MS + 3_600_000 * (k + 1)).toISOString() })).sort((a, b) => (a.hash < b.hash ? -1 : 1));
+      const list = Array.from({ length: entryCount }, (_, k) => ({
+        hash: seed(`entry ${date} ${k}`).toString('hex'),
+        submittedAt: new Date(first + i * DAY_MS + 3_600_000 * (k + 1)).toISOString(),
+      })).sort((a, b) => (a.hash < b.hash ? -1 : 1));
       const previous = days.at(-1);
-      const ledger = encodeLedger({ origin: o.origin, date, firstIndex: size, treeSize: size + entryCount, root, previous: previous ? { date: previous.date, sha256: previous.sha256 } : null, entries: list });
+      const ledger = encodeLedger({
+        origin: o.origin,
+        date,
+        firstIndex: size,
+        treeSize: size + entryCount,
+        root,
+        previous: previous ? { date: previous.date, sha256: previous.sha256 } : null,
+        entries: list,
+      });
       const digest = nodeSha256(ledger);
       record.sha256 = toHex(digest);
       const pub = o.keys.public;
@@ -64,7 +90,13 @@ export function writeLongArchive(o: { archive: string; origin: string; keys: Sig
       write(ecdsaSignaturePath(date), ecdsaSignDigest(digest, o.keys.ecdsaSecret));
       write(mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledger), o.keys.mldsaSeed));
       write(signaturesMetaPath(date), encodeSignaturesMeta(date, ledger.length, record.sha256, keyFingerprints(pub)));
-      write(dayCheckpointPath(date), signCheckpoint({ origin: o.origin, size: size + entryCount, root: fromHex(root) }, [ecdsaNoteSigner(o.origin, o.keys.ecdsaSecret, pub.ecdsa), mldsaNoteSigner(o.origin, o.keys.mldsaSeed, pub.mldsa)]));
+      write(
+        dayCheckpointPath(date),
+        signCheckpoint({ origin: o.origin, size: size + entryCount, root: fromHex(root) }, [
+          ecdsaNoteSigner(o.origin, o.keys.ecdsaSecret, pub.ecdsa),
+          mldsaNoteSigner(o.origin, o.keys.mldsaSeed, pub.mldsa),
+        ]),
+      );
       entries.set(date, list);
     }
     days.push(record);
@@ -72,10 +104,14 @@ export function writeLongArchive(o: { archive: string; origin: string; keys: Sig
   }
   fs.writeFileSync(path.join(o.archive, DAYS_PATH), encodeDays({ origin: o.origin, days }));
   const anchored = o.anchoredThrough ?? days.at(-2)?.date ?? '';
-  fs.writeFileSync(path.join(o.archive, OTS_STATUS_PATH), JSON.stringify({ latest_ots_ok: anchored, last_update: `${o.lastDate}T06:00:00.000Z`, queue_size: 0 }));
+  fs.writeFileSync(
+    path.join(o.archive, OTS_STATUS_PATH),
+    JSON.stringify({ latest_ots_ok: anchored, last_update: `${o.lastDate}T06:00:00.000Z`, queue_size: 0 }),
+  );
   const ledgers: Record<string, { block_height: number; confirmations: number }> = {};
   days.forEach((d, i) => {
-    if (d.date <= anchored) ledgers[d.date] = { block_height: 800_000 + i * 144, confirmations: (days.length - i) * 144 };
+    if (d.date <= anchored)
+      ledgers[d.date] = { block_height: 800_000 + i * 144, confirmations: (days.length - i) * 144 };
   });
   fs.writeFileSync(path.join(o.archive, BLOCK_INFO_PATH), JSON.stringify({ ledgers, pending: {} }));
   return { days, entries };

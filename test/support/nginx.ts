@@ -20,14 +20,22 @@ export interface Answer {
 }
 
 /** One HTTP request without compression or connection reuse, so every byte and header is what was sent. */
-export function request(base: string, urlPath: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Answer> {
+export function request(
+  base: string,
+  urlPath: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = http.request(new URL(urlPath, base), { method: options.method ?? 'GET', agent: false, headers: { 'accept-encoding': 'identity', ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
+    const req = http.request(
+      new URL(urlPath, base),
+      { method: options.method ?? 'GET', agent: false, headers: { 'accept-encoding': 'identity', ...options.headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -43,13 +51,19 @@ export const submit = (base: string, forwardedFor?: string): Promise<Answer> =>
 /** The template with the test's folder, port and nodes; fails if the template no longer has a placeholder. */
 export function renderConfig(root: string, listen: number, logs: string, nodes: string[]): string {
   let text = fs.readFileSync(TEMPLATE, 'utf8');
-  for (const [placeholder, value] of [['@ROOT@', root], ['@LISTEN@', `127.0.0.1:${listen}`], ['@LOGS@', logs]] as const) {
+  for (const [placeholder, value] of [
+    ['@ROOT@', root],
+    ['@LISTEN@', `127.0.0.1:${listen}`],
+    ['@LOGS@', logs],
+  ] as const) {
     expect(text, `template has ${placeholder}`).toContain(placeholder);
     text = text.replaceAll(placeholder, value);
   }
   const servers = [...text.matchAll(/^\s*server 127\.0\.0\.1:\d+ .*;$/gm)];
   expect(servers, 'template lists two example nodes').toHaveLength(2);
-  return text.replace(servers[0]![0], `    server ${nodes[0]} max_fails=1 fail_timeout=5s;`).replace(servers[1]![0], `    server ${nodes[1]} max_fails=1 fail_timeout=5s;`);
+  return text
+    .replace(servers[0]![0], `    server ${nodes[0]} max_fails=1 fail_timeout=5s;`)
+    .replace(servers[1]![0], `    server ${nodes[1]} max_fails=1 fail_timeout=5s;`);
 }
 
 export interface RunningNginx {
@@ -89,12 +103,21 @@ http {
 `,
   );
   const accessLog = path.join(logs, 'timeseal.access.log');
-  const args = ['-p', path.join(dir, 'nginx'), '-e', path.join(logs, 'startup.log'), '-c', path.join(conf, 'nginx.conf')];
+  const args = [
+    '-p',
+    path.join(dir, 'nginx'),
+    '-e',
+    path.join(logs, 'startup.log'),
+    '-c',
+    path.join(conf, 'nginx.conf'),
+  ];
   const check = spawnSync(NGINX, [...args, '-t'], { encoding: 'utf8' });
   expect(check.status, `nginx -t:\n${check.stderr}`).toBe(0);
   // nginx stops (SIGTERM) with this test process, however it ends; afterAll stops it first in the normal case.
   const [command, ...prefix] = [...parentDeathSignal('TERM'), NGINX];
-  const nginx = spawn(command!, [...prefix, ...args, '-g', `daemon off; pid ${path.join(dir, 'nginx/nginx.pid')};`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const nginx = spawn(command!, [...prefix, ...args, '-g', `daemon off; pid ${path.join(dir, 'nginx/nginx.pid')};`], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   nginx.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<void>((resolve) => nginx.once('exit', () => resolve()));
@@ -109,7 +132,11 @@ http {
     await new Promise((r) => setTimeout(r, 50));
   }
   const upstreams = (): string[] =>
-    (fs.existsSync(accessLog) ? fs.readFileSync(accessLog, 'utf8') : '').trim().split('\n').filter(Boolean).map((l) => /upstream=(.*)$/.exec(l)![1]!);
+    (fs.existsSync(accessLog) ? fs.readFileSync(accessLog, 'utf8') : '')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => /upstream=(.*)$/.exec(l)![1]!);
   return {
     url,
     accessLog,

@@ -31,7 +31,9 @@ describe('startPostgres', () => {
     expect(server.url).toMatch(/^postgres:\/\//);
     const writer = await connect();
     const reader = await connect();
-    const tables = await reader.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`);
+    const tables = await reader.query(
+      `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`,
+    );
     expect(tables.rows[0].n).toBe(0);
     await writer.query('CREATE TABLE note (id integer PRIMARY KEY, body text NOT NULL)');
     await writer.query('BEGIN');
@@ -85,7 +87,9 @@ describe('startPostgres', () => {
     const theirs = new pg.Client({ connectionString: other.url });
     await theirs.connect();
     try {
-      const found = await theirs.query(`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'only_here'`);
+      const found = await theirs.query(
+        `SELECT count(*)::int AS n FROM information_schema.tables WHERE table_name = 'only_here'`,
+      );
       expect(found.rows[0].n).toBe(0);
     } finally {
       await theirs.end();

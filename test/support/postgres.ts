@@ -60,7 +60,8 @@ export function postgresForSuite(): { readonly url: string } {
   });
   return {
     get url(): string {
-      if (server === undefined) throw new Error('postgresForSuite: the database is started in beforeAll; read url inside a test');
+      if (server === undefined)
+        throw new Error('postgresForSuite: the database is started in beforeAll; read url inside a test');
       return server.url;
     },
   };
@@ -107,7 +108,9 @@ export function postgresBinDir(): string {
     ? fs.readdirSync(base).filter((v) => /^\d+$/.test(v) && fs.existsSync(path.join(base, v, 'bin', 'initdb')))
     : [];
   if (versions.length === 0) {
-    throw new Error(`no PostgreSQL server binaries in ${base}/*/bin (install Debian's postgresql: bash scripts/ensure-test-tools.sh)`);
+    throw new Error(
+      `no PostgreSQL server binaries in ${base}/*/bin (install Debian's postgresql: bash scripts/ensure-test-tools.sh)`,
+    );
   }
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0]!;
   return path.join(base, newest, 'bin');
@@ -122,14 +125,30 @@ interface Account {
 function clusterAccount(): Account | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const lookup = (): Account | undefined => {
-    const line = fs.readFileSync('/etc/passwd', 'utf8').split('\n').find((l) => l.startsWith('postgres:'));
+    const line = fs
+      .readFileSync('/etc/passwd', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('postgres:'));
     if (line === undefined) return undefined;
     const [, , uid, gid] = line.split(':');
     return { uid: Number(uid), gid: Number(gid) };
   };
   const existing = lookup();
   if (existing !== undefined) return existing;
-  const r = spawnSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', 'postgres'], { encoding: 'utf8' });
+  const r = spawnSync(
+    'useradd',
+    [
+      '--system',
+      '--user-group',
+      '--no-create-home',
+      '--home-dir',
+      '/nonexistent',
+      '--shell',
+      '/usr/sbin/nologin',
+      'postgres',
+    ],
+    { encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`useradd postgres failed (exit ${r.status}): ${r.stderr}`);
   const created = lookup();
   if (created === undefined) throw new Error('useradd postgres succeeded but /etc/passwd has no postgres line');
@@ -139,7 +158,8 @@ function clusterAccount(): Account | undefined {
 function runChecked(command: string, args: string[], account: Account | undefined, env: NodeJS.ProcessEnv): void {
   const r = spawnSync(command, args, { encoding: 'utf8', env, ...(account ?? {}) });
   if (r.error) throw new Error(`${path.basename(command)}: ${r.error.message}`, { cause: r.error });
-  if (r.status !== 0) throw new Error(`${path.basename(command)} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
+  if (r.status !== 0)
+    throw new Error(`${path.basename(command)} ${args.join(' ')} failed (exit ${r.status}):\n${r.stdout}${r.stderr}`);
 }
 
 async function startPrivateCluster(): Promise<TestPostgres> {
@@ -153,7 +173,12 @@ async function startPrivateCluster(): Promise<TestPostgres> {
     if (account !== undefined) fs.chownSync(dir, account.uid, account.gid);
     // --no-sync only skips initdb's final flush of the template files (a crashed test machine loses this
     // throw-away cluster anyway); the server below runs with fsync on.
-    runChecked(path.join(bin, 'initdb'), ['-D', data, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'], account, env);
+    runChecked(
+      path.join(bin, 'initdb'),
+      ['-D', data, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C', '--no-sync'],
+      account,
+      env,
+    );
     for (let attempt = 1; ; attempt++) {
       const port = await freePort();
       try {
@@ -195,15 +220,29 @@ interface RunningServer {
 }
 
 /** Starts `postgres` as our child and resolves once its log says it accepts connections. */
-function startServer(bin: string, data: string, dir: string, port: number, account: Account | undefined, env: NodeJS.ProcessEnv): Promise<RunningServer> {
+function startServer(
+  bin: string,
+  data: string,
+  dir: string,
+  port: number,
+  account: Account | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<RunningServer> {
   const args = [
-    '-D', data,
-    '-p', String(port),
-    '-c', 'listen_addresses=127.0.0.1',
-    '-c', `unix_socket_directories=${dir}`,
-    '-c', 'fsync=on',
-    '-c', 'synchronous_commit=on',
-    '-c', 'max_connections=50',
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-c',
+    'listen_addresses=127.0.0.1',
+    '-c',
+    `unix_socket_directories=${dir}`,
+    '-c',
+    'fsync=on',
+    '-c',
+    'synchronous_commit=on',
+    '-c',
+    'max_connections=50',
   ];
   const [command, ...prefix] = [...parentDeathSignal('INT'), path.join(bin, 'postgres')];
   const child = spawn(command!, [...prefix, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'], ...(account ?? {}) });
@@ -251,11 +290,22 @@ function startServer(bin: string, data: string, dir: string, port: number, accou
   });
 }
 
-async function stopServer(bin: string, data: string, dir: string, server: RunningServer, account: Account | undefined, env: NodeJS.ProcessEnv): Promise<void> {
+async function stopServer(
+  bin: string,
+  data: string,
+  dir: string,
+  server: RunningServer,
+  account: Account | undefined,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
   try {
     if (server.child.exitCode === null && server.child.signalCode === null) {
       // pg_ctl reads the pid from postmaster.pid (our child's) and waits until the server is gone.
-      const r = spawnSync(path.join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '30'], { encoding: 'utf8', env, ...(account ?? {}) });
+      const r = spawnSync(path.join(bin, 'pg_ctl'), ['stop', '-D', data, '-m', 'fast', '-w', '-t', '30'], {
+        encoding: 'utf8',
+        env,
+        ...(account ?? {}),
+      });
       if (r.status !== 0) process.kill(server.pid, 'SIGINT');
       await server.exited;
     }

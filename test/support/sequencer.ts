@@ -20,7 +20,11 @@ export function readDurations(file = DURATIONS): Map<string, number> {
 }
 
 /** `files` (repository-relative) in the order to run: unknown ones first (larger first), then longest first. */
-export function longestFirst(files: readonly string[], durations: ReadonlyMap<string, number>, size: (file: string) => number): string[] {
+export function longestFirst(
+  files: readonly string[],
+  durations: ReadonlyMap<string, number>,
+  size: (file: string) => number,
+): string[] {
   const known = (f: string) => durations.has(f);
   return [...files].sort((a, b) => {
     if (known(a) !== known(b)) return known(a) ? 1 : -1;

@@ -11,7 +11,17 @@ import os from 'node:os';
 import path from 'node:path';
 import * as pkijs from 'pkijs';
 
-export type TsaMode = 'ok' | 'other-digest' | 'no-nonce' | 'other-nonce' | 'not-signed-data' | 'expired' | 'refuse' | 'garbage' | 'http-error' | 'timeout';
+export type TsaMode =
+  | 'ok'
+  | 'other-digest'
+  | 'no-nonce'
+  | 'other-nonce'
+  | 'not-signed-data'
+  | 'expired'
+  | 'refuse'
+  | 'garbage'
+  | 'http-error'
+  | 'timeout';
 
 export interface LoopbackTsa {
   url: string;
@@ -22,29 +32,106 @@ export interface LoopbackTsa {
   stop(): Promise<void>;
 }
 
-const openssl = (args: string[], cwd: string): Buffer => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+const openssl = (args: string[], cwd: string): Buffer =>
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 
 /** Makes the CA, the TSA certificate and an expired one, and the `openssl ts` configuration, in `dir`. */
 function makeAuthority(dir: string, name: string, rsa: boolean): void {
-  const ec = rsa ? ['-newkey', 'rsa:2048', '-nodes'] : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl(['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650', '-subj', `/O=Timeseal tests/CN=${name} Root CA`, '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
-  fs.writeFileSync(path.join(dir, 'tsa.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n');
+  const ec = rsa
+    ? ['-newkey', 'rsa:2048', '-nodes']
+    : ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
+  openssl(
+    [
+      'req',
+      '-x509',
+      ...ec,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '3650',
+      '-subj',
+      `/O=Timeseal tests/CN=${name} Root CA`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
+  fs.writeFileSync(
+    path.join(dir, 'tsa.ext'),
+    'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=critical,timeStamping\n',
+  );
   openssl(['req', ...ec, '-keyout', 'tsa.key', '-out', 'tsa.csr', '-subj', `/O=Timeseal tests/CN=${name}`], dir);
-  openssl(['x509', '-req', '-in', 'tsa.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', '2', '-out', 'tsa.pem', '-days', '3650', '-extfile', 'tsa.ext'], dir);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'tsa.csr',
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-set_serial',
+      '2',
+      '-out',
+      'tsa.pem',
+      '-days',
+      '3650',
+      '-extfile',
+      'tsa.ext',
+    ],
+    dir,
+  );
   // An expired TSA certificate: `openssl ca` is the tool that sets dates in the past.
   fs.mkdirSync(path.join(dir, 'newcerts'));
   fs.writeFileSync(path.join(dir, 'index.txt'), '');
   fs.writeFileSync(path.join(dir, 'serial'), '03\n');
-  fs.writeFileSync(path.join(dir, 'ca.cnf'), `[ca]\ndefault_ca = d\n[d]\ndir = ${dir}\ndatabase = $dir/index.txt\nnew_certs_dir = $dir/newcerts\nserial = $dir/serial\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\norganizationName = optional\n`);
-  openssl(['ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.pem', '-keyfile', 'ca.key', '-in', 'tsa.csr', '-out', 'expired.pem', '-startdate', '20200101000000Z', '-enddate', '20200102000000Z', '-extfile', 'tsa.ext', '-notext'], dir);
+  fs.writeFileSync(
+    path.join(dir, 'ca.cnf'),
+    `[ca]\ndefault_ca = d\n[d]\ndir = ${dir}\ndatabase = $dir/index.txt\nnew_certs_dir = $dir/newcerts\nserial = $dir/serial\ndefault_md = sha256\npolicy = p\n[p]\ncommonName = supplied\norganizationName = optional\n`,
+  );
+  openssl(
+    [
+      'ca',
+      '-batch',
+      '-config',
+      'ca.cnf',
+      '-cert',
+      'ca.pem',
+      '-keyfile',
+      'ca.key',
+      '-in',
+      'tsa.csr',
+      '-out',
+      'expired.pem',
+      '-startdate',
+      '20200101000000Z',
+      '-enddate',
+      '20200102000000Z',
+      '-extfile',
+      'tsa.ext',
+      '-notext',
+    ],
+    dir,
+  );
   const section = (label: string, cert: string) =>
     `[${label}]\ndir = ${dir}\nserial = $dir/tsaserial\ncrypto_device = builtin\nsigner_cert = $dir/${cert}\ncerts = $dir/ca.pem\nsigner_key = $dir/tsa.key\nsigner_digest = sha256\ndefault_policy = 1.3.6.1.4.1.99999.1\ndigests = sha256\naccuracy = secs:1\nordering = no\ntsa_name = yes\ness_cert_id_chain = no\ness_cert_id_alg = sha256\n`;
-  fs.writeFileSync(path.join(dir, 'tsa.cnf'), `[tsa]\ndefault_tsa = good\n${section('good', 'tsa.pem')}${section('expired', 'expired.pem')}`);
+  fs.writeFileSync(
+    path.join(dir, 'tsa.cnf'),
+    `[tsa]\ndefault_tsa = good\n${section('good', 'tsa.pem')}${section('expired', 'expired.pem')}`,
+  );
   fs.writeFileSync(path.join(dir, 'tsaserial'), '01\n');
 }
 
 /** A TSA on loopback; `rsa`: its CA and TSA keys are RSA 2048 (as most public TSAs'), else ECDSA P-256. */
-export async function startTsa(name = 'Timeseal Test TSA', { rsa = false }: { rsa?: boolean } = {}): Promise<LoopbackTsa> {
+export async function startTsa(
+  name = 'Timeseal Test TSA',
+  { rsa = false }: { rsa?: boolean } = {},
+): Promise<LoopbackTsa> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-tsa-'));
   makeAuthority(dir, name, rsa);
   const held: http.ServerResponse[] = [];
@@ -57,7 +144,8 @@ export async function startTsa(name = 'Timeseal Test TSA', { rsa = false }: { rs
     return openssl(['ts', '-reply', '-config', 'tsa.cnf', '-section', section, '-queryfile', q], dir);
   };
   /** A query for `digest` made by `openssl ts -query` (for the answers to another question). */
-  const query = (digestHex: string, nonce: boolean): Buffer => openssl(['ts', '-query', '-digest', digestHex, '-sha256', '-cert', ...(nonce ? [] : ['-no_nonce'])], dir);
+  const query = (digestHex: string, nonce: boolean): Buffer =>
+    openssl(['ts', '-query', '-digest', digestHex, '-sha256', '-cert', ...(nonce ? [] : ['-no_nonce'])], dir);
 
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -69,8 +157,11 @@ export async function startTsa(name = 'Timeseal Test TSA', { rsa = false }: { rs
         res.writeHead(status, { 'content-type': type });
         res.end(bytes);
       };
-      if (req.method !== 'POST' || req.headers['content-type'] !== 'application/timestamp-query') return send(400, 'expected POST application/timestamp-query', 'text/plain');
-      const asked = pkijs.TimeStampReq.fromBER(body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer);
+      if (req.method !== 'POST' || req.headers['content-type'] !== 'application/timestamp-query')
+        return send(400, 'expected POST application/timestamp-query', 'text/plain');
+      const asked = pkijs.TimeStampReq.fromBER(
+        body.buffer.slice(body.byteOffset, body.byteOffset + body.length) as ArrayBuffer,
+      );
       const digest = Buffer.from(asked.messageImprint.hashedMessage.valueBlock.valueHexView).toString('hex');
       switch (tsa.mode) {
         case 'ok':

@@ -8,7 +8,15 @@
 // dated 2^53 - 1 seconds).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ed25519CosignatureSigner, ed25519PublicKey, encodeVkey, mldsa44CosignatureSigner, mldsa44PublicKey, NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE } from '../../core/cosignature.ts';
+import {
+  ed25519CosignatureSigner,
+  ed25519PublicKey,
+  encodeVkey,
+  mldsa44CosignatureSigner,
+  mldsa44PublicKey,
+  NOTE_TYPE_ED25519_COSIGNATURE,
+  NOTE_TYPE_MLDSA44_COSIGNATURE,
+} from '../../core/cosignature.ts';
 import { encodeCheckpoint, parseCheckpoint } from '../../core/checkpoint.ts';
 import { equalBytes, fromBase64 } from '../../core/encoding.ts';
 import { sha256 } from '../../core/hash.ts';
@@ -33,11 +41,21 @@ export interface LoopbackWitness {
   restart(): Promise<void>;
 }
 
-export async function startWitness(options: { name: string; seed: Uint8Array; algorithm: 'ML-DSA-44' | 'Ed25519'; logs: Map<string, NoteVerifier[]>; port?: number }): Promise<LoopbackWitness> {
+export async function startWitness(options: {
+  name: string;
+  seed: Uint8Array;
+  algorithm: 'ML-DSA-44' | 'Ed25519';
+  logs: Map<string, NoteVerifier[]>;
+  port?: number;
+}): Promise<LoopbackWitness> {
   const { name, seed, algorithm, logs } = options;
   const now = (): number => (witness.mode === 'future' ? Number.MAX_SAFE_INTEGER : Math.floor(Date.now() / 1000));
-  const signer = algorithm === 'ML-DSA-44' ? mldsa44CosignatureSigner(name, seed, now) : ed25519CosignatureSigner(name, seed, now);
-  const vkey = algorithm === 'ML-DSA-44' ? encodeVkey(name, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(seed)) : encodeVkey(name, NOTE_TYPE_ED25519_COSIGNATURE, ed25519PublicKey(seed));
+  const signer =
+    algorithm === 'ML-DSA-44' ? mldsa44CosignatureSigner(name, seed, now) : ed25519CosignatureSigner(name, seed, now);
+  const vkey =
+    algorithm === 'ML-DSA-44'
+      ? encodeVkey(name, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(seed))
+      : encodeVkey(name, NOTE_TYPE_ED25519_COSIGNATURE, ed25519PublicKey(seed));
   const state = new Map<string, { size: number; root: Uint8Array }>();
   const statuses: number[] = [];
   let server: http.Server;
@@ -56,7 +74,8 @@ export async function startWitness(options: { name: string; seed: Uint8Array; al
     const old = /^old (0|[1-9]\d*)$/.exec(head[0] ?? '');
     if (old === null) return answer(res, 400, 'first line must be "old <size>"\n');
     const proof = head.slice(1).map((l) => fromBase64(l, 'proof line'));
-    if (proof.length > 63 || proof.some((p) => p.length !== 32)) return answer(res, 400, 'bad consistency proof lines\n');
+    if (proof.length > 63 || proof.some((p) => p.length !== 32))
+      return answer(res, 400, 'bad consistency proof lines\n');
     let checkpoint: ReturnType<typeof parseCheckpoint>;
     try {
       checkpoint = parseCheckpoint(note.slice(0, note.indexOf('\n\n') + 1));
@@ -74,7 +93,8 @@ export async function startWitness(options: { name: string; seed: Uint8Array; al
     if (oldSize > checkpoint.size) return answer(res, 400, 'old size above the checkpoint size\n');
     const known = state.get(checkpoint.origin) ?? { size: 0, root: sha256(new Uint8Array(0)) };
     if (oldSize !== known.size) return answer(res, 409, `${known.size}\n`, 'text/x.tlog.size');
-    if (checkpoint.size === 0 && !equalBytes(checkpoint.root, sha256(new Uint8Array(0)))) return answer(res, 422, 'an empty tree has the empty root\n');
+    if (checkpoint.size === 0 && !equalBytes(checkpoint.root, sha256(new Uint8Array(0))))
+      return answer(res, 422, 'an empty tree has the empty root\n');
     if (oldSize === 0 && proof.length > 0) return answer(res, 422, 'no proof from the empty tree\n');
     if (oldSize === checkpoint.size) {
       if (!equalBytes(known.root, checkpoint.root)) return answer(res, 422, 'another root at the same size: fork\n');
@@ -105,10 +125,11 @@ export async function startWitness(options: { name: string; seed: Uint8Array; al
   const port = await listen(options.port ?? 0);
   witness.url = `http://127.0.0.1:${port}`;
   witness.setting = `${vkey} ${witness.url}`;
-  witness.stop = () => new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  witness.stop = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   witness.restart = async () => {
     await listen(port);
   };

@@ -38,12 +38,21 @@ beforeAll(async () => {
   const ingest = loadIngestConfig(config, env);
   initKeys({ keys: config.keys, privateKeys: config.privateKeys });
   db = openDatabase(config.db);
-  app = await buildApp({ config, ingest, clock: () => new Date(), store: openSqliteStore(config.db, { db }), mailer, archiveAccess: archiveAccess(config.archive, config.logOrigin), accounts: loadAccountsConfig(config.origin, {}) });
+  app = await buildApp({
+    config,
+    ingest,
+    clock: () => new Date(),
+    store: openSqliteStore(config.db, { db }),
+    mailer,
+    archiveAccess: archiveAccess(config.archive, config.logOrigin),
+    accounts: loadAccountsConfig(config.origin, {}),
+  });
   await app.ready();
   // One account per registered request (at most 5 reset e-mails per account an hour would otherwise stop the
   // e-mails); inserted directly, the password is never used.
   const insert = db.prepare('INSERT INTO users (id, username, email, password, created_at) VALUES (?, ?, ?, ?, ?)');
-  for (let i = 0; i < PAIRS + 10; i++) insert.run(crypto.randomUUID(), `timing${i}`, `timing${i}@example.org`, 'scrypt$unused', new Date().toISOString());
+  for (let i = 0; i < PAIRS + 10; i++)
+    insert.run(crypto.randomUUID(), `timing${i}`, `timing${i}@example.org`, 'scrypt$unused', new Date().toISOString());
 });
 afterAll(async () => {
   await app?.close();
@@ -122,5 +131,7 @@ it('answers registered and unregistered addresses in times a threshold cannot te
   // e-mail before answering gave D = 0.83 to 0.96 here (a timing test outside told them apart 91 % of the time).
   expect(d, summary).toBeLessThan(0.3);
   // The e-mails did leave (after the answers): every registered address got one.
-  expect(new Set(sent.map((m) => m.to))).toEqual(new Set(Array.from({ length: PAIRS + 10 }, (_, i) => `timing${i}@example.org`)));
+  expect(new Set(sent.map((m) => m.to))).toEqual(
+    new Set(Array.from({ length: PAIRS + 10 }, (_, i) => `timing${i}@example.org`)),
+  );
 }, 120_000);

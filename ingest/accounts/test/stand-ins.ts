@@ -35,7 +35,16 @@ export interface StripeStandIn {
 const rid = (prefix: string) => `${prefix}_${crypto.randomBytes(8).toString('hex')}`;
 
 /** A subscription object as Stripe's API version 2025-03-31+ shapes it (period on the item). */
-export function subscriptionObject(options: { id?: string; customer: string; price: string; status: string; userId?: string; periodStart?: number; periodEnd?: number; cancelAtPeriodEnd?: boolean }): Stripe.Subscription {
+export function subscriptionObject(options: {
+  id?: string;
+  customer: string;
+  price: string;
+  status: string;
+  userId?: string;
+  periodStart?: number;
+  periodEnd?: number;
+  cancelAtPeriodEnd?: boolean;
+}): Stripe.Subscription {
   const start = options.periodStart ?? Math.floor(Date.parse('2025-11-02T03:06:00Z') / 1000);
   const end = options.periodEnd ?? start + 30 * 86_400;
   const id = options.id ?? rid('sub');
@@ -61,7 +70,14 @@ export function subscriptionObject(options: { id?: string; customer: string; pri
           quantity: 1,
           current_period_start: start,
           current_period_end: end,
-          price: { id: options.price, object: 'price', active: true, currency: 'usd', recurring: { interval: options.price === PRICE_MONTHLY ? 'month' : 'year', interval_count: 1 }, unit_amount: options.price === PRICE_MONTHLY ? 2000 : 14400 },
+          price: {
+            id: options.price,
+            object: 'price',
+            active: true,
+            currency: 'usd',
+            recurring: { interval: options.price === PRICE_MONTHLY ? 'month' : 'year', interval_count: 1 },
+            unit_amount: options.price === PRICE_MONTHLY ? 2000 : 14400,
+          },
         },
       ],
     },
@@ -84,7 +100,9 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       };
       if (req.method === 'GET' && /^\/(checkout|portal)\//.test(url.pathname)) {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(`<!doctype html><title>Stripe stand-in</title><h1>${url.pathname.startsWith('/checkout') ? 'Stripe Checkout (stand-in)' : 'Billing portal (stand-in)'}</h1>`);
+        res.end(
+          `<!doctype html><title>Stripe stand-in</title><h1>${url.pathname.startsWith('/checkout') ? 'Stripe Checkout (stand-in)' : 'Billing portal (stand-in)'}</h1>`,
+        );
         return;
       }
       if (req.headers.authorization !== `Bearer ${STRIPE_KEY}`) {
@@ -96,35 +114,95 @@ export async function startStripeStandIn(): Promise<StripeStandIn> {
       const now = Math.floor(Date.now() / 1000);
       const failure = failures.get(`${req.method} ${url.pathname}`);
       if (failure !== undefined) {
-        json(failure, { error: { type: failure >= 500 ? 'api_error' : 'invalid_request_error', code: failure === 404 ? 'resource_missing' : undefined, message: `Stand-in failure ${failure} for ${url.pathname}` } });
+        json(failure, {
+          error: {
+            type: failure >= 500 ? 'api_error' : 'invalid_request_error',
+            code: failure === 404 ? 'resource_missing' : undefined,
+            message: `Stand-in failure ${failure} for ${url.pathname}`,
+          },
+        });
         return;
       }
       if (req.method === 'POST' && url.pathname === '/v1/customers') {
-        json(200, { id: rid('cus'), object: 'customer', email: params.email ?? null, created: now, livemode: false, metadata: { userId: params['metadata[userId]'] } });
+        json(200, {
+          id: rid('cus'),
+          object: 'customer',
+          email: params.email ?? null,
+          created: now,
+          livemode: false,
+          metadata: { userId: params['metadata[userId]'] },
+        });
       } else if (req.method === 'POST' && url.pathname === '/v1/checkout/sessions') {
         const id = rid('cs_test');
-        json(200, { id, object: 'checkout.session', mode: params.mode, customer: params.customer, client_reference_id: params.client_reference_id, status: 'open', url: `${base}/checkout/${id}`, success_url: params.success_url, cancel_url: params.cancel_url, livemode: false, created: now });
+        json(200, {
+          id,
+          object: 'checkout.session',
+          mode: params.mode,
+          customer: params.customer,
+          client_reference_id: params.client_reference_id,
+          status: 'open',
+          url: `${base}/checkout/${id}`,
+          success_url: params.success_url,
+          cancel_url: params.cancel_url,
+          livemode: false,
+          created: now,
+        });
       } else if (req.method === 'POST' && url.pathname === '/v1/billing_portal/sessions') {
         const id = rid('bps');
-        json(200, { id, object: 'billing_portal.session', customer: params.customer, return_url: params.return_url, url: `${base}/portal/${id}`, livemode: false, created: now });
+        json(200, {
+          id,
+          object: 'billing_portal.session',
+          customer: params.customer,
+          return_url: params.return_url,
+          url: `${base}/portal/${id}`,
+          livemode: false,
+          created: now,
+        });
       } else if (req.method === 'GET' && url.pathname.startsWith('/v1/subscriptions/')) {
         const sub = subscriptions.get(decodeURIComponent(url.pathname.slice('/v1/subscriptions/'.length)));
         if (sub) json(200, sub);
-        else json(404, { error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' } });
+        else
+          json(404, {
+            error: { type: 'invalid_request_error', code: 'resource_missing', message: 'No such subscription' },
+          });
       } else {
-        json(404, { error: { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname})` } });
+        json(404, {
+          error: {
+            type: 'invalid_request_error',
+            message: `Unrecognized request URL (${req.method}: ${url.pathname})`,
+          },
+        });
       }
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url: base, calls, subscriptions, failures, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: base,
+    calls,
+    subscriptions,
+    failures,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /** A webhook body and its Stripe-Signature header, signed by the SDK with `secret`; `created` in Unix seconds (default: now). */
-export function signedEvent(type: string, object: unknown, options: { id?: string; secret?: string; created?: number } = {}): { id: string; payload: string; signature: string } {
+export function signedEvent(
+  type: string,
+  object: unknown,
+  options: { id?: string; secret?: string; created?: number } = {},
+): { id: string; payload: string; signature: string } {
   const id = options.id ?? rid('evt');
-  const payload = JSON.stringify({ id, object: 'event', api_version: '2026-10-28.endive', created: options.created ?? Math.floor(Date.now() / 1000), livemode: false, pending_webhooks: 1, type, data: { object } });
+  const payload = JSON.stringify({
+    id,
+    object: 'event',
+    api_version: '2026-10-28.endive',
+    created: options.created ?? Math.floor(Date.now() / 1000),
+    livemode: false,
+    pending_webhooks: 1,
+    type,
+    data: { object },
+  });
   return { id, ...signedPayload(payload, options.secret) };
 }
 
