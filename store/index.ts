@@ -1,8 +1,8 @@
 // Choosing the storage engine (store/README.md): TIMESEAL_DATABASE_URL (postgres://…) selects PostgreSQL, otherwise
-// SQLite on the file TIMESEAL_DB (the embedded default: `make start` needs nothing else).
+// SQLite on the file TIMESEAL_DB (the embedded default: `make start` needs nothing else). The PostgreSQL engine
+// (and `pg`) is loaded only when it is chosen: every CLI run on SQLite starts without it.
 import { UsageError } from '../runtime/config.ts';
 import type { DB } from './sqlite/db.ts';
-import { openPostgresStore } from './postgres/engine.ts';
 import { openSqliteStore } from './sqlite/engine.ts';
 import type { Store } from './store.ts';
 
@@ -24,6 +24,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.databaseUrl;
   if (url !== undefined && url !== '') {
     if (!/^postgres(?:ql)?:\/\//.test(url)) throw new UsageError('TIMESEAL_DATABASE_URL must be a postgres:// or postgresql:// URL');
+    const { openPostgresStore } = await import('./postgres/engine.ts');
     return openPostgresStore(url, options.poolSize !== undefined ? { poolSize: options.poolSize } : {});
   }
   return openSqliteStore(options.db, options.sqlite ? { db: options.sqlite } : {});
