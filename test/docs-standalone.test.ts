@@ -1,6 +1,6 @@
 // The repository's docs stand alone: a newcomer with only the clone can follow every reference. No tracked file
 // names the design notes or the style guide kept outside the repository, an issue number of the project's
-// tracker, or a "spec §N" section of the product specification (which is not in the repository either): a
+// tracker, or a numbered section of the product specification (which is not in the repository either): a
 // comment or README points to a file in docs/ or names the behaviour it means.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
