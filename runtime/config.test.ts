@@ -52,6 +52,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
   });
 
+  it('refuses an s3:// archive, which the commands would otherwise take for a folder of that name', () => {
+    expect(() => loadConfig({ TIMESEAL_ARCHIVE: 's3://bucket/ledgers' })).toThrow(
+      /TIMESEAL_ARCHIVE=s3:.*give a folder/,
+    );
+    expect(loadConfig({ TIMESEAL_ARCHIVE: 'archive/s3' }).archive).toBe('archive/s3');
+  });
+
   it('TIMESEAL_DATABASE_POOL: 10 by default, a whole number from 1 to 1000, anything else refused with its name', () => {
     expect(loadConfig({}).databasePool).toBe(10);
     expect(loadConfig({ TIMESEAL_DATABASE_POOL: '3' }).databasePool).toBe(3);

@@ -91,6 +91,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together (the key and its certificate chain): ${tsaKeyFile === undefined ? 'TIMESEAL_TSA_KEY_FILE' : 'TIMESEAL_TSA_CHAIN_FILE'} is not set`,
     );
   }
+  // The archive store's S3 engine (pipeline/storage/) is not yet what the build, the anchoring steps and serve
+  // write and read: an s3:// archive would be taken for a folder of that name, so it is refused here.
+  if (env.TIMESEAL_ARCHIVE?.startsWith('s3://')) {
+    throw new UsageError(
+      'TIMESEAL_ARCHIVE=s3://…: the commands do not write or serve an archive on object storage yet; give a folder (docs/OPERATIONS.md §8)',
+    );
+  }
   const origin = env.TIMESEAL_ORIGIN ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`);
   return {
     db: env.TIMESEAL_DB ?? 'data/timeseal.db',
