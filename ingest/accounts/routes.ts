@@ -30,7 +30,7 @@ declare module 'fastify' {
 
 export const accountRoutes: FastifyPluginAsync<AccountServices> = async (app, s) => {
   const throttles = accountThrottles(s.store);
-  const stripe = s.accounts.stripe ? createStripeClient(s.accounts.stripe) : undefined;
+  const stripe = s.accounts.stripe ? await createStripeClient(s.accounts.stripe) : undefined;
 
   await app.register(async (browser: FastifyInstance) => {
     browser.decorateRequest('account', undefined);

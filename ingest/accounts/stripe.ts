@@ -18,13 +18,18 @@
 // acknowledged and ignored; events of the same second apply in arrival order. A canceled subscription stays
 // canceled (Stripe never reactivates one). checkout.session.completed carries the subscription as fetched
 // from Stripe while handling it, the freshest state there is, so it is applied whatever its age.
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { StripeChange, SubscriptionFields } from '../../store/store.ts';
 import type { StripeSettings } from './config.ts';
 
-export function createStripeClient(settings: StripeSettings): Stripe {
+/** The SDK, loaded by createStripeClient when payments are configured (~0.3 s of CPU): a server without Stripe
+ * starts without it. Only such a server calls Stripe, so an error can be Stripe's only once it is loaded. */
+let sdk: typeof Stripe | undefined;
+
+export async function createStripeClient(settings: StripeSettings): Promise<Stripe> {
+  sdk ??= (await import('stripe')).default;
   const base = settings.apiBase;
-  return new Stripe(settings.secretKey, {
+  return new sdk(settings.secretKey, {
     maxNetworkRetries: 1,
     timeout: 20_000,
     telemetry: false,
@@ -107,13 +112,10 @@ export interface StripeFailure {
 
 /** Never Stripe's own status passed through: a 404 from Stripe is not a 404 of ours. */
 export function stripeFailure(err: unknown): StripeFailure {
-  if (err instanceof Stripe.errors.StripeError) {
+  if (sdk !== undefined && err instanceof sdk.errors.StripeError) {
     const statusCode = err.statusCode ?? null;
     const unavailable =
-      err instanceof Stripe.errors.StripeConnectionError ||
-      statusCode === null ||
-      statusCode === 429 ||
-      statusCode >= 500;
+      err instanceof sdk.errors.StripeConnectionError || statusCode === null || statusCode === 429 || statusCode >= 500;
     return {
       status: unavailable ? 503 : 502,
       cause: {
