@@ -31,11 +31,18 @@ export interface MailLog {
 }
 
 /** A transport made on first use; close() closes it only if it was made. */
-function lazyTransport(options: Parameters<typeof import('nodemailer').createTransport>[0]): { get(): Promise<Transporter>; close(): void } {
+function lazyTransport(options: Parameters<typeof import('nodemailer').createTransport>[0]): {
+  get(): Promise<Transporter>;
+  close(): void;
+} {
   let transport: Promise<Transporter> | undefined;
   return {
     get: () => (transport ??= import('nodemailer').then((m) => m.default.createTransport(options))),
-    close: () => void transport?.then((t) => t.close(), () => undefined),
+    close: () =>
+      void transport?.then(
+        (t) => t.close(),
+        () => undefined,
+      ),
   };
 }
 

@@ -55,8 +55,14 @@ const CHECKPOINT = signCheckpoint({ origin: ORIGIN, size: 42, root: new Uint8Arr
 
 // Witnesses: a, c, d and the stranger s sign with Ed25519 (0x04), b with ML-DSA-44 (0x06); a2 is a.example's
 // ML-DSA-44 key, which no policy here names.
-const ed = (name: string, n: number, at = NOW) => ({ signer: ed25519CosignatureSigner(name, seed(n), () => at), vkey: encodeVkey(name, NOTE_TYPE_ED25519_COSIGNATURE, ed25519PublicKey(seed(n))) });
-const ml = (name: string, n: number) => ({ signer: mldsa44CosignatureSigner(name, seed(n), () => NOW), vkey: encodeVkey(name, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(seed(n))) });
+const ed = (name: string, n: number, at = NOW) => ({
+  signer: ed25519CosignatureSigner(name, seed(n), () => at),
+  vkey: encodeVkey(name, NOTE_TYPE_ED25519_COSIGNATURE, ed25519PublicKey(seed(n))),
+});
+const ml = (name: string, n: number) => ({
+  signer: mldsa44CosignatureSigner(name, seed(n), () => NOW),
+  vkey: encodeVkey(name, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(seed(n))),
+});
 const A = ed('a.example', 11);
 const B = ml('b.example', 12);
 const C = ed('c.example', 13);
@@ -68,7 +74,11 @@ const A2 = ml('a.example', 16);
 const lines = (signers: NoteSigner[], text = TEXT): string => signNote(text, signers).slice(text.length + 1);
 const OTHER_TEXT = `${ORIGIN}\n43\n${toBase64(new Uint8Array(32).fill(8))}\n`;
 
-const FLAT = encodeWitnessPolicy({ log: LOG_ED, witnesses: [{ text: A.vkey }, { text: B.vkey }, { text: C.vkey }], threshold: 2 });
+const FLAT = encodeWitnessPolicy({
+  log: LOG_ED,
+  witnesses: [{ text: A.vkey }, { text: B.vkey }, { text: C.vkey }],
+  threshold: 2,
+});
 const NESTED = `log ${LOG_ED}\nwitness a.example ${A.vkey}\nwitness b.example ${B.vkey}\nwitness c.example ${C.vkey}\ngroup X 2 a.example b.example c.example\nwitness d.example ${D.vkey}\ngroup Y any d.example\ngroup XY all X Y\nquorum XY\n`;
 
 type Verdict = { refused: true } | { refused: false; cosigned: string[]; met: boolean };
@@ -80,23 +90,103 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { label: 'quorum met: two of three (Ed25519 and ML-DSA-44)', policy: FLAT, lines: lines([A.signer, B.signer]), expected: { refused: false, cosigned: ['a.example', 'b.example'], met: true } },
-  { label: 'quorum not met: one of three', policy: FLAT, lines: lines([B.signer]), expected: { refused: false, cosigned: ['b.example'], met: false } },
+  {
+    label: 'quorum met: two of three (Ed25519 and ML-DSA-44)',
+    policy: FLAT,
+    lines: lines([A.signer, B.signer]),
+    expected: { refused: false, cosigned: ['a.example', 'b.example'], met: true },
+  },
+  {
+    label: 'quorum not met: one of three',
+    policy: FLAT,
+    lines: lines([B.signer]),
+    expected: { refused: false, cosigned: ['b.example'], met: false },
+  },
   { label: 'no cosignature yet', policy: FLAT, lines: '', expected: { refused: false, cosigned: [], met: false } },
-  { label: 'nested groups, met', policy: NESTED, lines: lines([A.signer, C.signer, D.signer]), expected: { refused: false, cosigned: ['a.example', 'c.example', 'd.example'], met: true } },
-  { label: 'nested groups, one group short', policy: NESTED, lines: lines([A.signer, B.signer, C.signer]), expected: { refused: false, cosigned: ['a.example', 'b.example', 'c.example'], met: false } },
-  { label: 'an unknown witness line is ignored (quorum not met)', policy: FLAT, lines: lines([A.signer, S.signer]), expected: { refused: false, cosigned: ['a.example'], met: false } },
-  { label: 'an unknown witness line is ignored (quorum met)', policy: FLAT, lines: lines([S.signer, C.signer, A.signer]), expected: { refused: false, cosigned: ['a.example', 'c.example'], met: true } },
-  { label: 'a bad Ed25519 signature (a line over another checkpoint)', policy: FLAT, lines: lines([B.signer]) + lines([A.signer], OTHER_TEXT), expected: { refused: true } },
-  { label: 'a bad ML-DSA-44 signature, the quorum met by the others', policy: FLAT, lines: lines([A.signer, C.signer]) + lines([B.signer], OTHER_TEXT), expected: { refused: true } },
-  { label: 'a duplicate cosignature (the same witness twice)', policy: FLAT, lines: lines([A.signer, C.signer, ed('a.example', 11, NOW + 60).signer]), expected: { refused: true } },
-  { label: "a witness's key of another algorithm than the policy's", policy: FLAT, lines: lines([A2.signer, C.signer]), expected: { refused: false, cosigned: ['c.example'], met: false } },
-  { label: "the log's own key named as a witness is no cosigner", policy: `witness log ${LOG_ED}\nwitness c.example ${C.vkey}\ngroup g any log c.example\nquorum g\n`, lines: '', expected: { refused: false, cosigned: [], met: false } },
-  { label: 'an old "quorum N" file', policy: `quorum 2\n${A.vkey}\n${B.vkey}\n${C.vkey}\n`, lines: lines([C.signer, A.signer]), expected: { refused: false, cosigned: ['a.example', 'c.example'], met: true } },
-  { label: 'an old "quorum N" file, not met', policy: `quorum 2\n${A.vkey}\n${B.vkey}\n`, lines: lines([B.signer, S.signer]), expected: { refused: false, cosigned: ['b.example'], met: false } },
-  { label: 'quorum none', policy: `log ${LOG_ED}\nquorum none\n`, lines: lines([A.signer]), expected: { refused: false, cosigned: [], met: true } },
-  { label: 'one witness as the quorum; another cosigned', policy: `witness a.example ${A.vkey}\nwitness b.example ${B.vkey}\nquorum a.example\n`, lines: lines([B.signer]), expected: { refused: false, cosigned: ['b.example'], met: false } },
-  { label: 'a cosignature line that is not a signature line', policy: FLAT, lines: `${lines([A.signer])}\u2014 b.example not-base64!\n`, expected: { refused: true } },
+  {
+    label: 'nested groups, met',
+    policy: NESTED,
+    lines: lines([A.signer, C.signer, D.signer]),
+    expected: { refused: false, cosigned: ['a.example', 'c.example', 'd.example'], met: true },
+  },
+  {
+    label: 'nested groups, one group short',
+    policy: NESTED,
+    lines: lines([A.signer, B.signer, C.signer]),
+    expected: { refused: false, cosigned: ['a.example', 'b.example', 'c.example'], met: false },
+  },
+  {
+    label: 'an unknown witness line is ignored (quorum not met)',
+    policy: FLAT,
+    lines: lines([A.signer, S.signer]),
+    expected: { refused: false, cosigned: ['a.example'], met: false },
+  },
+  {
+    label: 'an unknown witness line is ignored (quorum met)',
+    policy: FLAT,
+    lines: lines([S.signer, C.signer, A.signer]),
+    expected: { refused: false, cosigned: ['a.example', 'c.example'], met: true },
+  },
+  {
+    label: 'a bad Ed25519 signature (a line over another checkpoint)',
+    policy: FLAT,
+    lines: lines([B.signer]) + lines([A.signer], OTHER_TEXT),
+    expected: { refused: true },
+  },
+  {
+    label: 'a bad ML-DSA-44 signature, the quorum met by the others',
+    policy: FLAT,
+    lines: lines([A.signer, C.signer]) + lines([B.signer], OTHER_TEXT),
+    expected: { refused: true },
+  },
+  {
+    label: 'a duplicate cosignature (the same witness twice)',
+    policy: FLAT,
+    lines: lines([A.signer, C.signer, ed('a.example', 11, NOW + 60).signer]),
+    expected: { refused: true },
+  },
+  {
+    label: "a witness's key of another algorithm than the policy's",
+    policy: FLAT,
+    lines: lines([A2.signer, C.signer]),
+    expected: { refused: false, cosigned: ['c.example'], met: false },
+  },
+  {
+    label: "the log's own key named as a witness is no cosigner",
+    policy: `witness log ${LOG_ED}\nwitness c.example ${C.vkey}\ngroup g any log c.example\nquorum g\n`,
+    lines: '',
+    expected: { refused: false, cosigned: [], met: false },
+  },
+  {
+    label: 'an old "quorum N" file',
+    policy: `quorum 2\n${A.vkey}\n${B.vkey}\n${C.vkey}\n`,
+    lines: lines([C.signer, A.signer]),
+    expected: { refused: false, cosigned: ['a.example', 'c.example'], met: true },
+  },
+  {
+    label: 'an old "quorum N" file, not met',
+    policy: `quorum 2\n${A.vkey}\n${B.vkey}\n`,
+    lines: lines([B.signer, S.signer]),
+    expected: { refused: false, cosigned: ['b.example'], met: false },
+  },
+  {
+    label: 'quorum none',
+    policy: `log ${LOG_ED}\nquorum none\n`,
+    lines: lines([A.signer]),
+    expected: { refused: false, cosigned: [], met: true },
+  },
+  {
+    label: 'one witness as the quorum; another cosigned',
+    policy: `witness a.example ${A.vkey}\nwitness b.example ${B.vkey}\nquorum a.example\n`,
+    lines: lines([B.signer]),
+    expected: { refused: false, cosigned: ['b.example'], met: false },
+  },
+  {
+    label: 'a cosignature line that is not a signature line',
+    policy: FLAT,
+    lines: `${lines([A.signer])}\u2014 b.example not-base64!\n`,
+    expected: { refused: true },
+  },
 ];
 
 const sorted = (names: Iterable<string>) => [...names].sort();
@@ -105,8 +195,19 @@ const sorted = (names: Iterable<string>) => [...names].sort();
 async function pipelineVerdict(c: Case): Promise<Verdict> {
   const files = new Map<string, Uint8Array>([[dayCheckpointPath(DATE), utf8(CHECKPOINT)]]);
   if (c.lines !== '') files.set(cosignaturesPath(DATE), utf8(c.lines));
-  const reader: ArchiveReader = { location: 'memory', read: async (rel) => files.get(rel), stream: async () => undefined };
-  const day: DayRecord = { date: DATE, firstIndex: 0, entryCount: 42, treeSize: 42, root: '07'.repeat(32), sha256: '00'.repeat(32) } as DayRecord;
+  const reader: ArchiveReader = {
+    location: 'memory',
+    read: async (rel) => files.get(rel),
+    stream: async () => undefined,
+  };
+  const day: DayRecord = {
+    date: DATE,
+    firstIndex: 0,
+    entryCount: 42,
+    treeSize: 42,
+    root: '07'.repeat(32),
+    sha256: '00'.repeat(32),
+  } as DayRecord;
   const r = await checkCosignatures(reader, c.policy, [day]);
   if (r.problems.length > 0) return { refused: true };
   const v = r.verdicts.find((x) => x.date === DATE)!.verdict;
@@ -124,7 +225,8 @@ async function siteVerdict(c: Case): Promise<Verdict> {
   expect(r.signers!.slice(0, 2), 'the log lines').toEqual(['Ed25519', 'ML-DSA-44']);
   const cosigned = r.witnesses!.filter((w) => w.cosigned).map((w) => w.name);
   // The result panel shows "k of n (q required)" only where counting is the whole rule: then it must agree.
-  if (r.witnessQuorum !== undefined) expect(cosigned.length >= r.witnessQuorum, 'the count the page shows').toBe(r.witnessQuorumMet);
+  if (r.witnessQuorum !== undefined)
+    expect(cosigned.length >= r.witnessQuorum, 'the count the page shows').toBe(r.witnessQuorumMet);
   return { refused: false, cosigned: sorted(cosigned), met: r.witnessQuorumMet! };
 }
 
@@ -143,13 +245,26 @@ async function offlineVerdict(c: Case): Promise<Verdict> {
   if (rows.some((r) => r.state === 'fail')) return { refused: true };
   const summary = rows.find((r) => r.label === 'Witnesses')!;
   const witnessRows = rows.filter((r) => r.label.startsWith('Witness ') && r.label !== 'Witness policy');
-  expect(witnessRows.every((r) => r.state === 'ok'), witnessRows.map((r) => `${r.label} ${r.verdict}`).join('; ')).toBe(true);
-  return { refused: false, cosigned: sorted(witnessRows.map((r) => r.label.slice('Witness '.length))), met: /, met\)$/.test(summary.verdict) };
+  expect(
+    witnessRows.every((r) => r.state === 'ok'),
+    witnessRows.map((r) => `${r.label} ${r.verdict}`).join('; '),
+  ).toBe(true);
+  return {
+    refused: false,
+    cosigned: sorted(witnessRows.map((r) => r.label.slice('Witness '.length))),
+    met: /, met\)$/.test(summary.verdict),
+  };
 }
 
 /** The client library, with the keys pinned from the server. */
 function clientVerdict(c: Case): Verdict {
-  const keys = loadKeys({ publicPem: ecdsaPublicKeyToPem(ecdsa.publicKey), dilithiumKey: toBase64(mldsa.publicKey), ed25519Vkey: LOG_ED, mldsa44Vkey: LOG_ML, witnessPolicy: c.policy });
+  const keys = loadKeys({
+    publicPem: ecdsaPublicKeyToPem(ecdsa.publicKey),
+    dilithiumKey: toBase64(mldsa.publicKey),
+    ed25519Vkey: LOG_ED,
+    mldsa44Vkey: LOG_ML,
+    witnessPolicy: c.policy,
+  });
   let facts: ReturnType<typeof checkpointLines>;
   try {
     facts = checkpointLines(CHECKPOINT + c.lines, ORIGIN, keys);
@@ -185,6 +300,11 @@ describe('the four readers agree on a witness policy', () => {
       'offline verifier': await offlineVerdict(c),
       client: clientVerdict(c),
     };
-    expect(verdicts).toEqual({ 'timeseal verify': c.expected, site: c.expected, 'offline verifier': c.expected, client: c.expected });
+    expect(verdicts).toEqual({
+      'timeseal verify': c.expected,
+      site: c.expected,
+      'offline verifier': c.expected,
+      client: c.expected,
+    });
   });
 });

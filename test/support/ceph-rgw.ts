@@ -72,7 +72,12 @@ function startOnce(): Promise<TestCeph> {
       const endpoint = field('endpoint');
       const accessKeyId = field('access_key');
       const secretAccessKey = field('secret_key');
-      const env = { AWS_ENDPOINT_URL: endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey };
+      const env = {
+        AWS_ENDPOINT_URL: endpoint,
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: accessKeyId,
+        AWS_SECRET_ACCESS_KEY: secretAccessKey,
+      };
       resolve({ endpoint, accessKeyId, secretAccessKey, bucket: field('bucket'), env, stop });
     });
     child.once('exit', (code, signal) => {
@@ -94,7 +99,8 @@ export function cephForSuite(): { readonly current: TestCeph } {
   });
   return {
     get current(): TestCeph {
-      if (ceph === undefined) throw new Error('cephForSuite: the cluster is started in beforeAll; read it inside a test');
+      if (ceph === undefined)
+        throw new Error('cephForSuite: the cluster is started in beforeAll; read it inside a test');
       return ceph;
     },
   };
