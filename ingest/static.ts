@@ -56,9 +56,6 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   'timeseal-tsa-root.pem': 'application/x-pem-file',
 };
 
-// The archive's rules, also read from here by a pipeline test that checks the server's view of the status files.
-export { archiveCacheControl, archivePath } from './published-archive.ts';
-
 export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, options) => {
   const site = path.resolve(options.site);
   const archive = path.resolve(options.archive);

@@ -1,12 +1,12 @@
 // block-info/YYYY-MM.json (pipeline/anchor/status.ts): each month's share of block_info.json, written when its
 // content changes or is missing, left alone otherwise (a run touches the recent months, not the archive's age);
-// served under /ledgers/ with no-cache (ingest/static.ts).
+// served under /ledgers/ with no-cache (ingest/published-archive.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { blockInfoMonthPath, type DayRecord } from '../core/archive.ts';
-import { archiveCacheControl, archivePath } from '../ingest/static.ts';
+import { archiveCacheControl, archivePath } from '../ingest/published-archive.ts';
 import { readBlockInfo, writeAnchorStatus } from './anchor/status.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-block-months-'));
