@@ -17,6 +17,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['import', async () => (await import('./commands/import.ts')).registerImport],
   ['ledger', async () => (await import('./commands/ledger.ts')).registerLedger],
   ['verify', async () => (await import('./commands/verify.ts')).registerVerify],
+  ['mirror', async () => (await import('./commands/mirror.ts')).registerMirror],
   ['index-json', async () => (await import('./commands/index-json.ts')).registerIndexJson],
   ['proof', async () => (await import('./commands/proof.ts')).registerProof],
   ['status', async () => (await import('./commands/status.ts')).registerStatus],
