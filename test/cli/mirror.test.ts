@@ -1,13 +1,16 @@
 // `timeseal mirror pull URL DIR`, black box: real `timeseal serve` processes on loopback publish small archives
 // built with `import` + `ledger build` under TIMESEAL_NOW, and the real CLI mirrors them.
 // - A first pull gives a folder that `timeseal verify` passes and whose files are byte for byte the source's.
+// - A witness quorum the checkpoint lacks, and keys other than the pinned ones, are refused.
 // - After a day more, a second pull fetches that day only: far fewer requests and bytes than a full pull.
 // - A source whose history was rewritten (a copy of the project that built its second day with other entries)
 //   is refused, naming the problem, and the mirror is left exactly as it was.
 // - A file of a new day that differs from what the signed log commits to (an entry bundle) is refused, naming it.
 // - `timeseal serve` on the mirror answers a proof of a mirrored hash.
-// About 25 s on a quiet 2-core machine, most of it in the builds and the servers' starts.
+// About 30 s on a 2-core machine (27–36 s measured with other work running), most of it in the builds and the
+// servers' starts.
 import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -154,6 +157,43 @@ describe('timeseal mirror pull', () => {
     const verified = runJson(work, ['verify', '--archive', mirror(), '--keys', path.join(mirror(), 'keys')]);
     expect(verified.result.code, verified.result.stdout).toBe(0);
     expect(verified.json.days).toBe(DATES.length);
+  });
+
+  test('a witness quorum the checkpoint lacks, and keys other than the pinned ones, are refused', () => {
+    // The source's keys plus a witness policy (c2sp.org/tlog-policy) asking for one witness's cosignature, which
+    // the source never got: a first pull with these keys fails and writes nothing.
+    const witnessed = path.join(work, 'keys-with-witness');
+    fs.cpSync(path.join(source, 'keys'), witnessed, { recursive: true });
+    const name = 'witness.test';
+    const raw = crypto.generateKeyPairSync('ed25519').publicKey.export({ format: 'der', type: 'spki' }).subarray(-32);
+    const typed = Buffer.concat([Buffer.of(0x04), raw]);
+    const keyId = crypto
+      .createHash('sha256')
+      .update(Buffer.concat([Buffer.from(`${name}\n`), typed]))
+      .digest()
+      .subarray(0, 4);
+    const vkey = `${name}+${keyId.toString('hex')}+${typed.toString('base64')}`;
+    fs.writeFileSync(
+      path.join(witnessed, 'witnesses'),
+      `witness w1 ${vkey} http://127.0.0.1:9/\ngroup witnesses 1 w1\nquorum witnesses\n`,
+    );
+    const elsewhere = path.join(work, 'witnessed-mirror');
+    const refused = runJson<PullReport>(work, ['mirror', 'pull', url, elsewhere, '--keys', witnessed]);
+    expect(refused.result.code).toBe(1);
+    expect(refused.json.problem).toBe(
+      `${DATES.at(-1)}: the witness policy's quorum (1) is not met (cosigned by: none); try again once the witnesses have cosigned`,
+    );
+    expect(published(elsewhere)).toEqual(new Map());
+    expect(fs.existsSync(path.join(elsewhere, 'keys'))).toBe(false);
+
+    // Another log's keys given to a pinned mirror.
+    const other = tempProject('mirror-other-keys');
+    timeseal(other, ['keys', 'init']);
+    const before = treeDigest(mirror());
+    const wrong = run(work, ['mirror', 'pull', url, mirror(), '--keys', path.join(other, 'keys')]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/public\.pem is not the key the mirror pinned/);
+    expect(treeDiff(before, treeDigest(mirror()))).toEqual([]);
   });
 
   test('a day later, only the new day is fetched', () => {
