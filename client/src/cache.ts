@@ -1,15 +1,17 @@
 // Checking many proofs of one day means checking one checkpoint many times: its ECDSA P-256, ML-DSA-65, Ed25519
 // and ML-DSA-44 signatures cost tens of milliseconds per proof in JavaScript. A VerifyCache remembers, for one
-// run, which signed checkpoints (byte for byte, with which keys) verified, so each is verified once; every other
-// check of a bundle still runs for each proof.
+// run, which signed checkpoints (byte for byte, with which keys) verified, so each is verified once, and what the
+// day's RFC 3161 tokens over its ledger file (the same bytes in every bundle of the day) gave; every other check
+// of a bundle still runs for each proof.
 import { verifyCheckpoint, type ParsedCheckpoint } from '../../core/checkpoint.ts';
 import { keyFingerprints } from '../../core/day.ts';
-import { fromHex, toHex } from '../../core/encoding.ts';
+import { fromBase64, fromHex, toHex } from '../../core/encoding.ts';
 import { FormatError, MismatchError, withContext } from '../../core/errors.ts';
 import { normalizeHashHex } from '../../core/hash.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { leafHash, verifyInclusion } from '../../core/merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier } from '../../core/note.ts';
+import { checkToken, type TokenFacts } from '../../core/rfc3161.ts';
 import { verifyProofBundle, type ProofBundle, type VerifiedProof } from '../../core/proof.ts';
 import { checkpointLines, type LineFacts } from './checks.ts';
 import type { LoadedKeys } from './keys.ts';
@@ -19,6 +21,18 @@ export class VerifyCache {
   readonly #checkpoints = new Map<string, ParsedCheckpoint>();
   readonly #lines = new Map<string, LineFacts>();
   readonly #keyIds = new WeakMap<LoadedKeys, string>();
+  readonly #tokens = new Map<string, Promise<TokenFacts>>();
+
+  /** @internal core/rfc3161.ts checkToken of a day's token (base64 DER) over the ledger file's SHA-256 (hex), once per run. */
+  token(b64: string, ledgerSha256: string): Promise<TokenFacts> {
+    const key = `${ledgerSha256}\n${b64}`;
+    let known = this.#tokens.get(key);
+    if (known === undefined) {
+      known = Promise.resolve().then(() => checkToken(fromBase64(b64, 'rfc3161'), fromHex(ledgerSha256), []));
+      this.#tokens.set(key, known);
+    }
+    return known;
+  }
 
   /** Names a key set by its keys' fingerprints (the same keys loaded twice are the same set). */
   #keyId(keys: LoadedKeys): string {

@@ -174,7 +174,7 @@ async function checkBundle(bundle: ProofBundle, keys: LoadedKeys, proof: ProofFi
 
   for (const [i, b64] of bundle.rfc3161.entries()) {
     try {
-      const facts = await checkToken(fromBase64(b64, 'rfc3161'), fromHex(bundle.ledger.sha256), []);
+      const facts = await cache.token(b64, bundle.ledger.sha256);
       add({
         layer: 'rfc3161',
         status: 'ok',
