@@ -252,30 +252,28 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, progress = () =
     }
 
     // Which copy each file comes from. Immutable files the mirror holds are never asked for again; files that are
-    // replaced (status, index head, checkpoint) always are; for days the mirror held already, only the files that
-    // can still change or appear: the .ots of a day whose Bitcoin proof moved on (block_info.json), and the
-    // cosignatures and RFC 3161 tokens of the last day held (witnesses and TSAs answer within hours of a build).
+    // replaced (status, index head, checkpoint) always are; of the files that can change or appear after a day is
+    // published: a day's .ots while its Bitcoin proof can still move on (block_info.json), and the cosignatures and
+    // RFC 3161 tokens of the new days and of the last day held (witnesses and TSAs answer within hours of a build).
     const heldDays = localDays?.days ?? [];
     const lastHeld = heldDays.at(-1)?.date;
     const heldDates = new Set(heldDays.map((d) => d.date));
     const remoteBlockInfo = blockInfoEntries(await fetchRemote(BLOCK_INFO_PATH), 'remote');
     const localBlockInfo = blockInfoEntries(local(BLOCK_INFO_PATH), "the mirror's") ?? new Map<string, ProofState>();
-    /** Whether a held day's .ots may differ from the mirror's: it has one (stamped) and is not confirmed in both. */
-    const proofMoved = (date: string): boolean => {
-      if (remoteBlockInfo === undefined) return true;
+    /** Where a day's .ots comes from: nowhere while block_info.json says the day is not stamped yet; the mirror's
+     * own once both say it is confirmed in Bitcoin (it never changes again); else the remote's. */
+    const otsSource = (date: string): Source => {
+      if (remoteBlockInfo === undefined) return 'remote';
       const now = remoteBlockInfo.get(date);
-      if (now === undefined || now.state === 'not-stamped') return false;
-      const held = localBlockInfo.get(date);
-      return !(now.state === 'confirmed' && held?.state === 'confirmed');
+      if (now?.state === 'not-stamped') return 'local';
+      return now?.state === 'confirmed' && localBlockInfo.get(date)?.state === 'confirmed' ? 'local' : 'remote';
     };
     const sourceOf = (rel: string): Source => {
       if (rel === INDEX_JSON_PATH) return 'local';
       const date = dateOfDayFile(rel) ?? (rel.endsWith('.json.ots') ? rel.slice(0, 10) : null);
-      if (date !== null && heldDates.has(date)) {
-        if (rel === ledgerOtsPath(date)) return proofMoved(date) ? 'remote' : 'local';
-        if (date === lastHeld && (rel === cosignaturesPath(date) || /\.tsr$/.test(rel))) return 'remote';
-        return 'local';
-      }
+      if (date !== null && rel === ledgerOtsPath(date)) return otsSource(date);
+      if (date !== null && heldDates.has(date) && (rel === cosignaturesPath(date) || /\.tsr$/.test(rel))) return date === lastHeld ? 'remote' : 'local';
+      // Immutable files: the mirror's copy when it has one (a missing one, e.g. removed by hand, is fetched again).
       if (date !== null || rel.startsWith('tile/') || parseSegmentPath(rel) !== null) return 'local-first';
       return 'remote';
     };

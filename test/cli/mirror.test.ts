@@ -221,11 +221,15 @@ describe('timeseal mirror pull', () => {
     expect(treeDiff(published(path.join(source, 'ledgers')), published(mirror()))).toEqual([]);
     expect(run(work, ['verify', '--archive', mirror(), '--keys', path.join(mirror(), 'keys')]).code).toBe(0);
 
-    // Nothing new: nothing is written.
+    // Nothing new: nothing is written but a published file removed from the mirror by hand, fetched again.
+    const removed = path.join(mirror(), `${DATES[0]}.json.sig`);
+    const signature = fs.readFileSync(removed);
+    fs.rmSync(removed);
     const again = runJson<PullReport>(work, ['mirror', 'pull', url, mirror()]);
     expect(again.result.code, again.result.stderr).toBe(0);
-    expect(again.json.files).toBe(0);
+    expect(again.json.files).toBe(1);
     expect(again.json.days.fetched).toEqual([]);
+    expect(fs.readFileSync(removed)).toEqual(signature);
   });
 
   test('a rewritten history is refused and the mirror is left as it was', async () => {
