@@ -25,9 +25,13 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BETA = '/api/v1/beta/timestamp';
 const log = (m: string) => process.stderr.write(`bench tsa: ${m}\n`);
 
-/** CPU seconds (user + system) the process `pid` has used so far (/proc/PID/stat, clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/**
+ * CPU seconds (user + system) the process `pid` has used so far, all its threads (/proc/PID/stat, clock ticks of
+ * 1/100 s); with `thread`, those of that thread only (/proc/PID/task/TID/stat: the main thread's id is the pid).
+ */
+function cpuSeconds(pid: number, thread?: number): number {
+  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = fs.readFileSync(file, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
@@ -88,20 +92,22 @@ try {
     name: string;
     run: () => Promise<AutocannonResult>;
     runs: AutocannonResult[];
-    /** The server's CPU seconds over all runs. */
+    /** The server's CPU seconds over all runs: all its threads, and its main thread (the event loop). */
     cpu: number;
+    loop: number;
   }
   const targets: Target[] = [
-    { name: 'beta', runs: [], cpu: 0, run: () => load(url, BETA, CONNECTIONS, DURATION, { verifyBody: (b) => b.startsWith('{"success":true') }) },
+    { name: 'beta', runs: [], cpu: 0, loop: 0, run: () => load(url, BETA, CONNECTIONS, DURATION, { verifyBody: (b) => b.startsWith('{"success":true') }) },
     {
       name: 'tsa',
       runs: [],
       cpu: 0,
+      loop: 0,
       run: () =>
         loadRequests(url, CONNECTIONS, DURATION, { method: 'POST', path: '/tsa', headers: { 'content-type': 'application/timestamp-query' }, setupRequest: (r) => ({ ...r, body: tsa.next() }) }, granted),
     },
     ...(receipts
-      ? [{ name: 'receipt', runs: [] as AutocannonResult[], cpu: 0, run: () => load(url, BETA, CONNECTIONS, DURATION, { fields: '"receipt":true', verifyBody: (b: string) => b.includes('"receipt":"') }) }]
+      ? [{ name: 'receipt', runs: [] as AutocannonResult[], cpu: 0, loop: 0, run: () => load(url, BETA, CONNECTIONS, DURATION, { fields: '"receipt":true', verifyBody: (b: string) => b.includes('"receipt":"') }) }]
       : []),
   ];
   for (let round = 0; round < ROUNDS; round++) {
@@ -109,8 +115,10 @@ try {
     log(`round ${round + 1}/${ROUNDS}: ${order.map((t) => t.name).join(', ')}; ${CONNECTIONS} connections, ${DURATION} s each`);
     for (const t of order) {
       const before = cpuSeconds(server.pid!);
+      const loopBefore = cpuSeconds(server.pid!, server.pid!);
       t.runs.push(await t.run());
       t.cpu += cpuSeconds(server.pid!) - before;
+      t.loop += cpuSeconds(server.pid!, server.pid!) - loopBefore;
     }
   }
   const loadAfter = loadAverage();
@@ -126,13 +134,14 @@ try {
   const failures = (runs: AutocannonResult[]) => total(runs, (r) => r.errors + r.timeouts + r.non2xx + r.mismatches);
   const ok = (runs: AutocannonResult[]) => total(runs, (r) => r['2xx'] - r.mismatches);
   const [beta, token, receipt] = targets.map((t) => t.runs);
-  /** The server's CPU time per answer over all runs of a target, in µs (the load on the machine does not change it much). */
+  /** The server's CPU time per answer over all runs of a target, in µs: all threads, or the event loop's only. */
   const cpuPer = (t: Target) => (t.cpu * 1e6) / total(t.runs, (r) => r['2xx']);
+  const loopPer = (t: Target) => (t.loop * 1e6) / total(t.runs, (r) => r['2xx']);
   const med = (runs: AutocannonResult[]) => median(runs);
   const perSecond = (r: AutocannonResult) => Math.round(r.requests.average).toLocaleString('en-US');
   const row = (name: string, t: Target) => {
     const m = med(t.runs);
-    return `| ${name} | ${perSecond(m)} | ${m.latency.p50} ms | ${m.latency.p99} ms | ${Math.round(cpuPer(t))} µs | ${failures(t.runs)} | ${ok(t.runs).toLocaleString('en-US')} |`;
+    return `| ${name} | ${perSecond(m)} | ${m.latency.p50} ms | ${m.latency.p99} ms | ${Math.round(cpuPer(t))} µs | ${Math.round(loopPer(t))} µs | ${failures(t.runs)} | ${ok(t.runs).toLocaleString('en-US')} |`;
   };
   const tokens = ok(token!);
   const betaAnswers = ok(beta!) + (receipt ? ok(receipt) : 0) + probed;
@@ -144,19 +153,19 @@ try {
   const out = [
     '## Time-stamp authority (`POST /tsa`)',
     '',
-    `\`node bench/run.ts --only tsa\` (part of \`make bench\`). Machine: ${machine()}. One \`timeseal serve\` (SQLite), autocannon ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds in which the targets take turns (the order rotates each round), loopback; the server and autocannon share the machine. Each row is the median run; errors counts connection errors, timeouts, non-2xx answers and answers whose body is not what it should be (a granted TimeStampResp; a 201 with its receipt) over all runs.`,
+    `\`node bench/run.ts --only tsa\` (part of \`make bench\`). Machine: ${machine()}. One \`timeseal serve\` (SQLite), autocannon ${CONNECTIONS} connections, ${DURATION} s per run, ${ROUNDS} rounds in which the targets take turns (the order rotates each round), loopback; the server and autocannon share the machine. Server CPU counts all the server's threads (the event loop, libuv's thread pool where tokens and receipts are signed, V8's helpers), the next column its main thread alone. Each row is the median run; errors counts connection errors, timeouts, non-2xx answers and answers whose body is not what it should be (a granted TimeStampResp; a 201 with its receipt) over all runs.`,
     '',
-    '| target (median run) | req/s (mean) | p50 latency | p99 latency | server CPU per answer (all runs) | errors (all runs) | good answers (all runs) |',
-    '|---|---|---|---|---|---|---|',
+    '| target (median run) | req/s (mean) | p50 latency | p99 latency | server CPU per answer (all runs) | of which the event loop | errors (all runs) | good answers (all runs) |',
+    '|---|---|---|---|---|---|---|---|',
     row('`POST /api/v1/beta/timestamp`, no receipt', targets[0]!),
     row('`POST /tsa`: SHA-256 imprint, nonce, certReq', targets[1]!),
     ...(receipt ? [row('`POST /api/v1/beta/timestamp` with `"receipt": true`', targets[2]!)] : []),
     '',
     `The machine's load average (1 min) at the start and the end: ${loadBefore}, ${loadAfter}. Every run, req/s: ${targets.map((t) => `${t.name} ${t.runs.map((r) => perSecond(r)).join(', ')}`).join('; ')}.`,
     '',
-    `- Tokens ÷ beta submissions: **${ratio.toFixed(2)}** (goal ≥ 0.5); server CPU per token ÷ per submission: ${(cpuPer(targets[1]!) / cpuPer(targets[0]!)).toFixed(1)}.`,
+    `- Tokens ÷ beta submissions: **${ratio.toFixed(2)}** (goal ≥ 0.5); server CPU per token ÷ per submission: ${(cpuPer(targets[1]!) / cpuPer(targets[0]!)).toFixed(1)} (the event loop's: ${(loopPer(targets[1]!) / loopPer(targets[0]!)).toFixed(1)}).`,
     receipt
-      ? `- Beta with a receipt ÷ without: **${(med(receipt).requests.average / med(beta!).requests.average).toFixed(2)}** (goal ≥ 0.5); server CPU per answer with ÷ without: ${(cpuPer(targets[2]!) / cpuPer(targets[0]!)).toFixed(1)}.`
+      ? `- Beta with a receipt ÷ without: **${(med(receipt).requests.average / med(beta!).requests.average).toFixed(2)}** (goal ≥ 0.5); server CPU per answer with ÷ without: ${(cpuPer(targets[2]!) / cpuPer(targets[0]!)).toFixed(1)} (the event loop's: ${(loopPer(targets[2]!) / loopPer(targets[0]!)).toFixed(1)}).`
       : `- Beta with a receipt ÷ without: not measured; this server answered \`"receipt": true\` with ${probe.status} and no \`receipt\`.`,
     `- Rows stored: ${tsaRows.toLocaleString('en-US')} for ${tokens.toLocaleString('en-US')} tokens granted; ${(allRows - tsaRows).toLocaleString('en-US')} for ${betaAnswers.toLocaleString('en-US')} beta 201s (${stored ? 'every token and every 201 is stored; the few rows more are requests cut by the end of a run, at most one a connection' : 'MISSING ROWS'}).`,
   ];
