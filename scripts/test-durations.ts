@@ -21,13 +21,16 @@ if (text.trimStart().startsWith('{')) {
   }
 } else {
   const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
-  for (const m of plain.matchAll(/^ [✓❯×] (\S+\.test\.ts) \(\d+ tests?[^)]*\) (\d+)ms/gmu)) seconds.set(m[1]!, Number(m[2]) / 1000);
+  for (const m of plain.matchAll(/^ [✓❯×] (\S+\.test\.ts) \(\d+ tests?[^)]*\) (\d+)ms/gmu))
+    seconds.set(m[1]!, Number(m[2]) / 1000);
 }
 if (seconds.size === 0) {
   console.error(`${input}: no test file times found`);
   process.exit(1);
 }
-const durations = Object.fromEntries([...seconds].sort((a, b) => b[1] - a[1]).map(([f, s]) => [f, Math.round(s * 10) / 10]));
+const durations = Object.fromEntries(
+  [...seconds].sort((a, b) => b[1] - a[1]).map(([f, s]) => [f, Math.round(s * 10) / 10]),
+);
 fs.writeFileSync(path.join(root, 'test/durations.json'), JSON.stringify(durations, null, 2) + '\n');
 const total = Object.values(durations).reduce((a, b) => a + b, 0);
 console.log(`test/durations.json: ${seconds.size} files, ${Math.round(total)} s in all`);

@@ -21,9 +21,11 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export function decodeRow(all: Buffer, allMs: Float64Array, n: number, hash: string, time: string): void {
   // Native hex decoding; the table's CHECK keeps hashes to 64 lower-case hex digits, and a short write
   // (which is how Buffer reports a bad digit) is refused all the same.
-  if (all.write(hash, 32 * n, 32, 'hex') !== 32) throw new FormatError('hash', `not 64 hex digits in the queue: ${hash}`);
+  if (all.write(hash, 32 * n, 32, 'hex') !== 32)
+    throw new FormatError('hash', `not 64 hex digits in the queue: ${hash}`);
   const ms = Date.parse(time);
-  if (!ISO_TIME.test(time) || Number.isNaN(ms)) throw new FormatError('submitted_at', `not an ISO-8601 UTC time with milliseconds in the queue: ${time}`);
+  if (!ISO_TIME.test(time) || Number.isNaN(ms))
+    throw new FormatError('submitted_at', `not an ISO-8601 UTC time with milliseconds in the queue: ${time}`);
   allMs[n] = ms;
 }
 

@@ -23,7 +23,8 @@ export interface StoreOptions {
 export async function openStore(options: StoreOptions): Promise<Store> {
   const url = options.databaseUrl;
   if (url !== undefined && url !== '') {
-    if (!/^postgres(?:ql)?:\/\//.test(url)) throw new UsageError('TIMESEAL_DATABASE_URL must be a postgres:// or postgresql:// URL');
+    if (!/^postgres(?:ql)?:\/\//.test(url))
+      throw new UsageError('TIMESEAL_DATABASE_URL must be a postgres:// or postgresql:// URL');
     const { openPostgresStore } = await import('./postgres/engine.ts');
     return openPostgresStore(url, options.poolSize !== undefined ? { poolSize: options.poolSize } : {});
   }

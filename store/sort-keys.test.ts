@@ -16,7 +16,14 @@ function referenceOrder(keys: Uint8Array, n: number): number[] {
 
 /** Keys that collide on purpose: a few shared prefixes of random length and repeated keys. */
 const keySets = fc
-  .array(fc.tuple(fc.integer({ min: 0, max: 3 }), fc.integer({ min: 0, max: 32 }), fc.uint8Array({ minLength: 32, maxLength: 32 })), { maxLength: 300 })
+  .array(
+    fc.tuple(
+      fc.integer({ min: 0, max: 3 }),
+      fc.integer({ min: 0, max: 32 }),
+      fc.uint8Array({ minLength: 32, maxLength: 32 }),
+    ),
+    { maxLength: 300 },
+  )
   .map((specs) => {
     const prefixes = [crypto.randomBytes(32), crypto.randomBytes(32), Buffer.alloc(32), Buffer.alloc(32, 0xff)];
     const keys = new Uint8Array(32 * specs.length);
@@ -64,7 +71,11 @@ describe('dayColumns', () => {
     const distinct = Array.from({ length: 70_000 }, () => crypto.randomBytes(32).toString('hex'));
     const base = Date.parse('2026-11-21T00:00:00.000Z');
     // Each hash once at a random time, a third of them again later and earlier, and a row on the next day.
-    const rows = distinct.map((hash, i) => ({ hash, submittedAt: new Date(base + 1000 + ((i * 7919) % 80_000_000)), source: 'import' as const }));
+    const rows = distinct.map((hash, i) => ({
+      hash,
+      submittedAt: new Date(base + 1000 + ((i * 7919) % 80_000_000)),
+      source: 'import' as const,
+    }));
     const again = distinct.filter((_, i) => i % 3 === 0);
     enqueue(db, [
       ...rows.slice(0, 35_000),
@@ -80,7 +91,9 @@ describe('dayColumns', () => {
     for (const hash of again) expected.set(hash, new Date(base + 5).toISOString());
     const sorted = [...expected.keys()].sort();
     expect(day.count).toBe(70_000);
-    const got = Array.from({ length: day.count }, (_, i) => Buffer.from(day.hashes.subarray(32 * i, 32 * i + 32)).toString('hex'));
+    const got = Array.from({ length: day.count }, (_, i) =>
+      Buffer.from(day.hashes.subarray(32 * i, 32 * i + 32)).toString('hex'),
+    );
     expect(got).toEqual(sorted);
     expect(Array.from(day.ms, (t) => new Date(t).toISOString())).toEqual(sorted.map((h) => expected.get(h)));
     expect(Array.from(day.ms)).toEqual(sorted.map((h) => Date.parse(expected.get(h)!)));
@@ -88,7 +101,9 @@ describe('dayColumns', () => {
 
   it('refuses a stored time that milliseconds would not give back (not Date#toISOString text)', () => {
     const db = openDatabase(path.join(dir, 'bad-time.db'));
-    db.prepare("INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, '2026-11-21T10:00:00Z', '2026-11-21', 'import')").run('ab'.repeat(32));
+    db.prepare(
+      "INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, '2026-11-21T10:00:00Z', '2026-11-21', 'import')",
+    ).run('ab'.repeat(32));
     expect(() => dayColumns(db, '2026-11-21')).toThrow(/ISO-8601/);
     db.close();
   });

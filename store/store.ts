@@ -28,7 +28,12 @@ export class StorageUnavailableError extends Error {
   readonly kind: 'full' | 'io';
   readonly code: string;
   readonly committed: boolean;
-  constructor(kind: 'full' | 'io', code: string, message: string, options: { committed?: boolean; cause?: unknown } = {}) {
+  constructor(
+    kind: 'full' | 'io',
+    code: string,
+    message: string,
+    options: { committed?: boolean; cause?: unknown } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.kind = kind;
     this.code = code;
@@ -163,13 +168,13 @@ export interface LimitedSubmission {
 }
 
 export type LimitOutcome =
-  | { allowed: true; tier: 'free' | 'standard'; count: number }
-  | { allowed: false; tier: 'free' | 'standard' };
+  { allowed: true; tier: 'free' | 'standard'; count: number } | { allowed: false; tier: 'free' | 'standard' };
 
 /** countWindow's `amount` as every engine checks it: a positive integer, 1 when not given. */
 export function windowAmount(amount: number | undefined): number {
   const n = amount ?? 1;
-  if (!Number.isSafeInteger(n) || n < 1) throw new RangeError(`countWindow: the amount must be a positive integer, not ${String(amount)}`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new RangeError(`countWindow: the amount must be a positive integer, not ${String(amount)}`);
   return n;
 }
 
@@ -199,7 +204,13 @@ export interface LimitStore {
    * sort in [prune.from, prune.before) are deleted. Window names never collide with the free tier's dates (the
    * caller prefixes them). A non-positive or fractional `amount` rejects with RangeError, nothing counted.
    */
-  countWindow(clientKey: string, window: string, max: number, prune: { from: string; before: string }, amount?: number): Promise<number | undefined>;
+  countWindow(
+    clientKey: string,
+    window: string,
+    max: number,
+    prune: { from: string; before: string },
+    amount?: number,
+  ): Promise<number | undefined>;
 }
 
 // ---------------------------------------------------------------------------------------------- receipts
@@ -208,7 +219,8 @@ export interface LimitStore {
 export const RECEIPTS_PER_DAY = 5;
 
 /** The UTC day after `date` ('YYYY-MM-DD'): the end, excluded, of the day's ISO times (every engine's range). */
-export const dayAfter = (date: string): string => new Date(Date.parse(`${date}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+export const dayAfter = (date: string): string =>
+  new Date(Date.parse(`${date}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
 
 export interface ReceiptStore {
   /**
@@ -252,12 +264,21 @@ export interface ThrottleStore {
    * transaction, so concurrent attempts (in any process) can never all pass a check before the first is
    * recorded; at most `max` attempts are ever counted in a window. Undefined (nothing recorded) when blocked.
    */
-  attempt(guards: readonly ThrottleGuard[], record: readonly ThrottleRecord[], nowMs: number): Promise<ThrottleMark | undefined>;
+  attempt(
+    guards: readonly ThrottleGuard[],
+    record: readonly ThrottleRecord[],
+    nowMs: number,
+  ): Promise<ThrottleMark | undefined>;
   /** Records attempts whatever the counts; one transaction. */
   record(keys: readonly ThrottleRecord[], nowMs: number): Promise<ThrottleMark>;
   /** In ONE transaction: withdraws the marked attempts, forgets every attempt of the `clear` keys, then records
    * `record` at `nowMs`. */
-  change(change: { withdraw?: readonly ThrottleMark[]; clear?: readonly ThrottleKey[]; record?: readonly ThrottleRecord[]; nowMs: number }): Promise<void>;
+  change(change: {
+    withdraw?: readonly ThrottleMark[];
+    clear?: readonly ThrottleKey[];
+    record?: readonly ThrottleRecord[];
+    nowMs: number;
+  }): Promise<void>;
 }
 
 // ----------------------------------------------------------------------------------- users and sessions
@@ -321,7 +342,8 @@ export interface SessionStore {
 export const PAYING_STATUSES = ['active', 'trialing'] as const;
 
 /** Whether a subscription status is one of PAYING_STATUSES (every engine's quota check). */
-export const isPayingStatus = (status: string | undefined): boolean => status !== undefined && (PAYING_STATUSES as readonly string[]).includes(status);
+export const isPayingStatus = (status: string | undefined): boolean =>
+  status !== undefined && (PAYING_STATUSES as readonly string[]).includes(status);
 
 export interface Subscription {
   status: string;
@@ -373,7 +395,10 @@ export interface StripeEventStore {
    * of the newest event applied; an older event is ignored (except a 'checkout', fresh); a canceled subscription
    * stays canceled; a late event about another subscription never turns a paying row into a non-paying one.
    */
-  apply(event: { id: string; type: string; created: number; receivedAt: Date }, change: StripeChange): Promise<string | undefined>;
+  apply(
+    event: { id: string; type: string; created: number; receivedAt: Date },
+    change: StripeChange,
+  ): Promise<string | undefined>;
 }
 
 // ------------------------------------------------------------------------------- forms and history
@@ -383,7 +408,13 @@ export interface FormStore {
    * concurrency. */
   joinWaitlist(entry: { name: string; email: string; message: string; createdAt: Date }): Promise<boolean>;
   /** Stores a contact message; returns its id. */
-  addContact(message: { name: string; email: string; subject: string; message: string; createdAt: Date }): Promise<number>;
+  addContact(message: {
+    name: string;
+    email: string;
+    subject: string;
+    message: string;
+    createdAt: Date;
+  }): Promise<number>;
   /** Where the message's e-mail went (smtp:<id>, outbox:<file>, failed). */
   setContactDelivery(id: number, delivery: string): Promise<void>;
 }

@@ -21,13 +21,19 @@ const FORBIDDEN: Array<[string, RegExp]> = [
 export function referencesOutside(file: string, text: string): string[] {
   const found: string[] = [];
   text.split('\n').forEach((line, i) => {
-    for (const [what, re] of FORBIDDEN) if (re.test(line)) found.push(`${file}:${i + 1}: names ${what}: ${line.trim().slice(0, 120)}`);
+    for (const [what, re] of FORBIDDEN)
+      if (re.test(line)) found.push(`${file}:${i + 1}: names ${what}: ${line.trim().slice(0, 120)}`);
   });
   return found;
 }
 
 test('the check finds each kind of reference (it can fail)', () => {
-  const samples = [`see ${['DESIGN', 'md'].join('.')} §8`, `house rules in ${['STYLE', 'md'].join('.')}`, `fixed for ${'Issue'} 14, item 2`, `as the product ${'spec'} §9 says`];
+  const samples = [
+    `see ${['DESIGN', 'md'].join('.')} §8`,
+    `house rules in ${['STYLE', 'md'].join('.')}`,
+    `fixed for ${'Issue'} 14, item 2`,
+    `as the product ${'spec'} §9 says`,
+  ];
   expect(samples.map((s) => referencesOutside('x.ts', s).length)).toEqual([1, 1, 1, 1]);
   expect(referencesOutside('x.ts', 'docs/OPERATIONS.md §1, "Clocks"; the issuer of 2 certificates')).toEqual([]);
 });

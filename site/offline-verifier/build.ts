@@ -13,7 +13,13 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { build, transform } from 'esbuild';
 import { parseVkey } from '../../core/cosignature.ts';
-import { ecdsaPublicKeyFromPem, fingerprint, ecdsaPublicKeyToSpkiDer, mldsaPublicKeyFromPem, MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
+import {
+  ecdsaPublicKeyFromPem,
+  fingerprint,
+  ecdsaPublicKeyToSpkiDer,
+  mldsaPublicKeyFromPem,
+  MLDSA_PUBLIC_KEY_SIZE,
+} from '../../core/sig.ts';
 import { toBase64 } from '../../core/encoding.ts';
 
 export const VERSION = '2.0';
@@ -61,7 +67,8 @@ function readKeys(dir: string): BuiltInKeys {
   else if (fs.existsSync(pemFile)) raw = mldsaPublicKeyFromPem(fs.readFileSync(pemFile, 'utf8'));
   else out.missing.push(rawFile);
   if (raw) {
-    if (raw.length !== MLDSA_PUBLIC_KEY_SIZE) throw new Error(`${rawFile}: ${raw.length} bytes, an ML-DSA-65 public key is ${MLDSA_PUBLIC_KEY_SIZE}`);
+    if (raw.length !== MLDSA_PUBLIC_KEY_SIZE)
+      throw new Error(`${rawFile}: ${raw.length} bytes, an ML-DSA-65 public key is ${MLDSA_PUBLIC_KEY_SIZE}`);
     out.mldsaKey = toBase64(raw);
     out.fingerprints.mldsa = fingerprint(raw);
   }
@@ -133,7 +140,9 @@ export function iconPng(size: number, full = false): Buffer {
           bg++;
           const d = Math.hypot(u - 0.5, v - 0.5);
           const ring = d > 0.27 && d < 0.33;
-          const check = Math.min(segmentDistance(u, v, 0.37, 0.51, 0.46, 0.6), segmentDistance(u, v, 0.46, 0.6, 0.64, 0.41)) < 0.035;
+          const check =
+            Math.min(segmentDistance(u, v, 0.37, 0.51, 0.46, 0.6), segmentDistance(u, v, 0.46, 0.6, 0.64, 0.41)) <
+            0.035;
           if (ring || check) fg++;
         }
       }
@@ -155,7 +164,9 @@ export function iconPng(size: number, full = false): Buffer {
   ihdr.writeUInt32BE(size, 4);
   ihdr.set([8, full ? 3 : 6, 0, 0, 0], 8);
   const palette = Buffer.alloc(3 * SHADES);
-  for (let i = 0; i < SHADES; i++) for (let c = 0; c < 3; c++) palette[3 * i + c] = Math.round(ACCENT[c]! * (1 - i / (SHADES - 1)) + (255 * i) / (SHADES - 1));
+  for (let i = 0; i < SHADES; i++)
+    for (let c = 0; c < 3; c++)
+      palette[3 * i + c] = Math.round(ACCENT[c]! * (1 - i / (SHADES - 1)) + (255 * i) / (SHADES - 1));
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     pngChunk('IHDR', ihdr),
@@ -188,15 +199,28 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
     legalComments: 'none',
     write: false,
     define: {
-      __VERIFIER_BUILD__: JSON.stringify({ version: VERSION, ecdsaPem: keys.ecdsaPem, mldsaKey: keys.mldsaKey, vkeys: readVkeys(options.keysDir) }),
+      __VERIFIER_BUILD__: JSON.stringify({
+        version: VERSION,
+        ecdsaPem: keys.ecdsaPem,
+        mldsaKey: keys.mldsaKey,
+        vkeys: readVkeys(options.keysDir),
+      }),
     },
     logLevel: 'warning',
     // ECDSA P-256 with the browser's Web Crypto (src/p256.ts) instead of @noble/curves, for core/sig.ts.
-    plugins: [{ name: 'web-crypto-p256', setup: (b) => void b.onResolve({ filter: /^@noble\/curves\/nist\.js$/ }, () => ({ path: path.join(SRC, 'p256.ts') })) }],
+    plugins: [
+      {
+        name: 'web-crypto-p256',
+        setup: (b) =>
+          void b.onResolve({ filter: /^@noble\/curves\/nist\.js$/ }, () => ({ path: path.join(SRC, 'p256.ts') })),
+      },
+    ],
   });
   // Inside an inline <script>, "</script" would end the element early; "<\/script" means the same in JS.
   const script = bundle.outputFiles[0]!.text.trim().replace(/<\/script/gi, '<\\/script');
-  const style = (await transform(fs.readFileSync(path.join(SRC, 'style.css'), 'utf8'), { loader: 'css', minify: true })).code.trim();
+  const style = (
+    await transform(fs.readFileSync(path.join(SRC, 'style.css'), 'utf8'), { loader: 'css', minify: true })
+  ).code.trim();
   // The template's indentation is for reading it (~350 bytes of the budget): dropped; its line breaks stay, so the
   // text reads the same (it has no <pre>, and its one <textarea> is empty).
   const template = fs.readFileSync(path.join(SRC, 'page.html'), 'utf8').replace(/^[ \t]+/gm, '');
@@ -209,7 +233,9 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
   };
   let html = template.replace(/__(VERSION|ICON_SVG|ICON_180|STYLE|SCRIPT)__/g, (m) => fill[m]!);
   // Tighten the CSP from 'unsafe-inline' to the hashes of this exact script and style.
-  html = html.replace("script-src 'unsafe-inline'", `script-src ${cspHash(script)}`).replace("style-src 'unsafe-inline'", `style-src ${cspHash(style)}`);
+  html = html
+    .replace("script-src 'unsafe-inline'", `script-src ${cspHash(script)}`)
+    .replace("style-src 'unsafe-inline'", `style-src ${cspHash(style)}`);
   const bytes = Buffer.from(html, 'utf8');
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
   if (bytes.length > MAX_BYTES) {
@@ -238,7 +264,12 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
   fs.writeFileSync(path.join(options.outDir, 'offline-verifier.webmanifest'), `${JSON.stringify(manifest, null, 2)}\n`);
   const sw = fs.readFileSync(path.join(SRC, 'sw.js'), 'utf8').replace('__PAGE_SHA256__', sha256.slice(0, 16));
   fs.writeFileSync(path.join(options.outDir, 'offline-verifier-sw.js'), sw);
-  return { file, size: bytes.length, sha256, keys: { ecdsa: keys.fingerprints.ecdsa, mldsa: keys.fingerprints.mldsa, missing: keys.missing } };
+  return {
+    file,
+    size: bytes.length,
+    sha256,
+    keys: { ecdsa: keys.fingerprints.ecdsa, mldsa: keys.fingerprints.mldsa, missing: keys.missing },
+  };
 }
 
 function parseArgs(argv: string[]): BuildOptions {
@@ -255,12 +286,18 @@ if (import.meta.main) {
     const options = parseArgs(process.argv.slice(2));
     const r = await buildVerifier(options);
     const kb = (r.size / 1024).toFixed(1);
-    process.stdout.write(`offline verifier ${VERSION}: ${r.file} ${kb} KB (${r.size} bytes, limit ${MAX_BYTES / 1024} KB), sha256 ${r.sha256}\n`);
+    process.stdout.write(
+      `offline verifier ${VERSION}: ${r.file} ${kb} KB (${r.size} bytes, limit ${MAX_BYTES / 1024} KB), sha256 ${r.sha256}\n`,
+    );
     if (r.keys.ecdsa || r.keys.mldsa) {
-      process.stdout.write(`  built-in keys: ECDSA P-256 ${r.keys.ecdsa ?? 'none'}, ML-DSA-65 ${r.keys.mldsa ?? 'none'}\n`);
+      process.stdout.write(
+        `  built-in keys: ECDSA P-256 ${r.keys.ecdsa ?? 'none'}, ML-DSA-65 ${r.keys.mldsa ?? 'none'}\n`,
+      );
     }
     if (r.keys.missing.length > 0) {
-      process.stdout.write(`  no built-in key for: ${r.keys.missing.join(', ')} (absent); the page asks people to load keys\n`);
+      process.stdout.write(
+        `  no built-in key for: ${r.keys.missing.join(', ')} (absent); the page asks people to load keys\n`,
+      );
     }
   } catch (err) {
     process.stderr.write(`offline verifier: ${(err as Error).message}\n`);

@@ -16,17 +16,34 @@ export function userStore({ query, one, tx }: PostgresConnection): UserStore {
         await c.query(
           `INSERT INTO users (id, username, email, password, newsletter_subscribed, created_at, verification_token, verification_expires)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [u.id, u.username, u.email, u.passwordHash, u.newsletter, u.createdAt.toISOString(), u.verification.tokenHash, u.verification.expires.toISOString()],
+          [
+            u.id,
+            u.username,
+            u.email,
+            u.passwordHash,
+            u.newsletter,
+            u.createdAt.toISOString(),
+            u.verification.tokenHash,
+            u.verification.expires.toISOString(),
+          ],
         );
       }),
     get: async (id) => userRow(await one(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id])),
     forLogin: async (name) => {
-      const row = await one<{ id: string; password: string }>('SELECT id, password FROM users WHERE lower(username) = lower($1) OR email = lower($1) LIMIT 1', [name]);
+      const row = await one<{ id: string; password: string }>(
+        'SELECT id, password FROM users WHERE lower(username) = lower($1) OR email = lower($1) LIMIT 1',
+        [name],
+      );
       return row && { id: row.id, passwordHash: row.password };
     },
-    byEmail: (email) => one<{ id: string; username: string }>('SELECT id, username FROM users WHERE email = $1', [email]),
+    byEmail: (email) =>
+      one<{ id: string; username: string }>('SELECT id, username FROM users WHERE email = $1', [email]),
     setVerification: async (userId, tokenHash, expires) =>
-      void (await query('UPDATE users SET verification_token = $1, verification_expires = $2 WHERE id = $3', [tokenHash, expires.toISOString(), userId], true)),
+      void (await query(
+        'UPDATE users SET verification_token = $1, verification_expires = $2 WHERE id = $3',
+        [tokenHash, expires.toISOString(), userId],
+        true,
+      )),
     verifyEmail: async (tokenHash, now) =>
       (
         await query(
@@ -36,8 +53,18 @@ export function userStore({ query, one, tx }: PostgresConnection): UserStore {
         )
       ).rowCount === 1,
     setReset: async (userId, tokenHash, expires) =>
-      void (await query('UPDATE users SET password_reset_token = $1, password_reset_expires = $2 WHERE id = $3', [tokenHash, expires.toISOString(), userId], true)),
-    forReset: async (tokenHash, now) => (await one<{ id: string }>('SELECT id FROM users WHERE password_reset_token = $1 AND password_reset_expires > $2', [tokenHash, now.toISOString()]))?.id,
+      void (await query(
+        'UPDATE users SET password_reset_token = $1, password_reset_expires = $2 WHERE id = $3',
+        [tokenHash, expires.toISOString(), userId],
+        true,
+      )),
+    forReset: async (tokenHash, now) =>
+      (
+        await one<{ id: string }>(
+          'SELECT id FROM users WHERE password_reset_token = $1 AND password_reset_expires > $2',
+          [tokenHash, now.toISOString()],
+        )
+      )?.id,
     resetPassword: (userId, tokenHash, passwordHash) =>
       tx(async (c) => {
         const n = (
@@ -55,9 +82,18 @@ export function userStore({ query, one, tx }: PostgresConnection): UserStore {
 export function sessionStore({ query, one }: PostgresConnection): SessionStore {
   return {
     create: async (idHash, userId, createdAt, expiresAt) =>
-      void (await query('INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)', [idHash, userId, createdAt.toISOString(), expiresAt.toISOString()], true)),
+      void (await query(
+        'INSERT INTO sessions (id_hash, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)',
+        [idHash, userId, createdAt.toISOString(), expiresAt.toISOString()],
+        true,
+      )),
     user: async (idHash, now) =>
-      userRow(await one(`SELECT ${USER_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = $1 AND s.expires_at > $2`, [idHash, now.toISOString()])),
+      userRow(
+        await one(
+          `SELECT ${USER_COLUMNS} FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.id_hash = $1 AND s.expires_at > $2`,
+          [idHash, now.toISOString()],
+        ),
+      ),
     destroy: async (idHash) => void (await query('DELETE FROM sessions WHERE id_hash = $1', [idHash], true)),
     destroyUser: async (userId) => void (await query('DELETE FROM sessions WHERE user_id = $1', [userId], true)),
     prune: async (now) => void (await query('DELETE FROM sessions WHERE expires_at <= $1', [now.toISOString()], true)),

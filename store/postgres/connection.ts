@@ -19,7 +19,11 @@ export interface PostgresConnection {
   keep(p: Promise<unknown>): void;
   /** One statement, autocommit. `write` marks a statement that changes rows (a lost connection may have
    * committed it). */
-  query<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], write?: boolean): Promise<pg.QueryResult<R>>;
+  query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values?: unknown[],
+    write?: boolean,
+  ): Promise<pg.QueryResult<R>>;
   /** The first row of one autocommit statement. */
   one<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<R | undefined>;
   /** `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
@@ -31,7 +35,8 @@ export interface PostgresConnection {
 }
 
 /** An advisory lock key (a signed 64-bit integer, as text) for a name. */
-const lockKey = (name: string): string => crypto.createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
+const lockKey = (name: string): string =>
+  crypto.createHash('sha256').update(name).digest().readBigInt64BE(0).toString();
 
 export function connection(pool: pg.Pool): PostgresConnection {
   let closed = false;
@@ -47,7 +52,11 @@ export function connection(pool: pg.Pool): PostgresConnection {
     return p;
   };
 
-  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values: unknown[] = [], write = false): Promise<pg.QueryResult<R>> =>
+  const query = <R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values: unknown[] = [],
+    write = false,
+  ): Promise<pg.QueryResult<R>> =>
     track(async () => {
       try {
         return await pool.query<R>(text, values);
@@ -55,7 +64,8 @@ export function connection(pool: pg.Pool): PostgresConnection {
         throw neutralError(err, write);
       }
     });
-  const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> => (await query<R>(text, values)).rows[0];
+  const one = async <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R | undefined> =>
+    (await query<R>(text, values)).rows[0];
 
   const tx = <T>(work: (c: Client) => Promise<T>): Promise<T> =>
     track(async () => {
@@ -85,7 +95,8 @@ export function connection(pool: pg.Pool): PostgresConnection {
         return result;
       } catch (err) {
         const neutral = neutralError(err);
-        if (neutral !== err && !(neutral instanceof UniqueViolationError) && !(neutral instanceof DayClosedError)) broken = true;
+        if (neutral !== err && !(neutral instanceof UniqueViolationError) && !(neutral instanceof DayClosedError))
+          broken = true;
         throw neutral;
       } finally {
         client.release(broken);

@@ -25,25 +25,60 @@ interface TableCopy {
 const TABLES: readonly TableCopy[] = [
   {
     name: 'users',
-    columns: ['id', 'username', 'email', 'password', 'email_verified', 'verification_token', 'verification_expires', 'password_reset_token', 'password_reset_expires', 'newsletter_subscribed', 'created_at'],
+    columns: [
+      'id',
+      'username',
+      'email',
+      'password',
+      'email_verified',
+      'verification_token',
+      'verification_expires',
+      'password_reset_token',
+      'password_reset_expires',
+      'newsletter_subscribed',
+      'created_at',
+    ],
     booleans: ['email_verified', 'newsletter_subscribed'],
     identity: false,
   },
   {
     name: 'subscriptions',
-    columns: ['id', 'user_id', 'stripe_customer_id', 'stripe_subscription_id', 'stripe_price_id', 'status', 'current_period_start', 'current_period_end', 'cancel_at_period_end', 'stripe_event_created'],
+    columns: [
+      'id',
+      'user_id',
+      'stripe_customer_id',
+      'stripe_subscription_id',
+      'stripe_price_id',
+      'status',
+      'current_period_start',
+      'current_period_end',
+      'cancel_at_period_end',
+      'stripe_event_created',
+    ],
     booleans: ['cancel_at_period_end'],
     identity: true,
   },
   { name: 'quota_usage', columns: ['id', 'user_id', 'ip_address', 'month', 'count', 'last_reset'], identity: true },
   { name: 'ip_rate_limit', columns: ['id', 'ip_address', 'date', 'count'], identity: true },
-  { name: 'timestamps', columns: ['id', 'user_id', 'hash', 'submitted_at', 'ledger_date', 'file_name'], identity: true },
+  {
+    name: 'timestamps',
+    columns: ['id', 'user_id', 'hash', 'submitted_at', 'ledger_date', 'file_name'],
+    identity: true,
+  },
   { name: 'professional_waitlist', columns: ['id', 'name', 'email', 'message', 'created_at'], identity: true },
-  { name: 'contact_messages', columns: ['id', 'name', 'email', 'subject', 'message', 'created_at', 'delivery'], identity: true },
+  {
+    name: 'contact_messages',
+    columns: ['id', 'name', 'email', 'subject', 'message', 'created_at', 'delivery'],
+    identity: true,
+  },
   { name: 'sessions', columns: ['id_hash', 'user_id', 'created_at', 'expires_at'], identity: false },
   { name: 'stripe_events', columns: ['id', 'type', 'received_at'], identity: false },
   { name: 'auth_throttle', columns: ['id', 'scope', 'key', 'at_ms'], identity: true },
-  { name: 'submissions', columns: ['id', 'hash', 'submitted_at', 'ledger_date', 'file_name', 'source'], identity: true },
+  {
+    name: 'submissions',
+    columns: ['id', 'hash', 'submitted_at', 'ledger_date', 'file_name', 'source'],
+    identity: true,
+  },
   { name: 'receipts', columns: ['id', 'hash', 'submitted_at', 'der'], identity: true },
   // After submissions: its trigger refuses rows of the days it closes.
   { name: 'ledger_close', columns: ['id', 'through'], identity: false },
@@ -61,9 +96,16 @@ export interface CopyResult {
  * Copies every row of the open SQLite database `db` into the PostgreSQL database at `url` (migrated first),
  * which must hold no rows. `progress` hears each table as it is done.
  */
-export async function copySqliteToPostgres(db: DB, url: string, progress: (message: string) => void = () => undefined): Promise<CopyResult> {
+export async function copySqliteToPostgres(
+  db: DB,
+  url: string,
+  progress: (message: string) => void = () => undefined,
+): Promise<CopyResult> {
   const version = db.pragma('user_version', { simple: true }) as number;
-  if (version !== SQLITE_MIGRATIONS.length) throw new UsageError(`the SQLite database is at schema version ${version}, this program at ${SQLITE_MIGRATIONS.length}: open it with this version of timeseal first`);
+  if (version !== SQLITE_MIGRATIONS.length)
+    throw new UsageError(
+      `the SQLite database is at schema version ${version}, this program at ${SQLITE_MIGRATIONS.length}: open it with this version of timeseal first`,
+    );
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   pool.on('error', () => undefined);
   try {
@@ -73,7 +115,9 @@ export async function copySqliteToPostgres(db: DB, url: string, progress: (messa
       await client.query('BEGIN');
       for (const t of TABLES) {
         if ((await client.query(`SELECT 1 FROM ${t.name} LIMIT 1`)).rowCount !== 0) {
-          throw new UsageError(`the PostgreSQL database already holds rows (table ${t.name}): copy only into a new, empty database`);
+          throw new UsageError(
+            `the PostgreSQL database already holds rows (table ${t.name}): copy only into a new, empty database`,
+          );
         }
       }
       const rows: Record<string, number> = {};
@@ -88,8 +132,12 @@ export async function copySqliteToPostgres(db: DB, url: string, progress: (messa
       }
       for (const t of TABLES) {
         const n = (await client.query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${t.name}`)).rows[0]!.n;
-        if (Number(n) !== rows[t.name]) throw new Error(`copy of ${t.name}: ${n} rows in PostgreSQL != ${rows[t.name]} read from SQLite`);
-        if (t.identity) await client.query(`SELECT setval(pg_get_serial_sequence('${t.name}', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ${t.name}), false)`);
+        if (Number(n) !== rows[t.name])
+          throw new Error(`copy of ${t.name}: ${n} rows in PostgreSQL != ${rows[t.name]} read from SQLite`);
+        if (t.identity)
+          await client.query(
+            `SELECT setval(pg_get_serial_sequence('${t.name}', 'id'), (SELECT COALESCE(MAX(id), 0) + 1 FROM ${t.name}), false)`,
+          );
       }
       await client.query('COMMIT');
       return { rows };
@@ -108,10 +156,12 @@ export async function copySqliteToPostgres(db: DB, url: string, progress: (messa
 
 async function copyTable(db: DB, client: pg.PoolClient, t: TableCopy): Promise<number> {
   const select = t.columns.map((c) => (c === 'id' && t.name === 'auth_throttle' ? 'rowid AS id' : c)).join(', ');
-  const read = db.prepare(`SELECT rowid AS _r, ${select} FROM ${t.name} WHERE rowid > ? ORDER BY rowid LIMIT ?`).raw(true);
+  const read = db
+    .prepare(`SELECT rowid AS _r, ${select} FROM ${t.name} WHERE rowid > ? ORDER BY rowid LIMIT ?`)
+    .raw(true);
   const flags = new Set((t.booleans ?? []).map((c) => t.columns.indexOf(c)));
   let copied = 0;
-  for (let after = -Infinity; ; ) {
+  for (let after = -Infinity; ;) {
     const chunk = read.all(after === -Infinity ? Number.MIN_SAFE_INTEGER : after, CHUNK) as unknown[][];
     if (chunk.length === 0) return copied;
     after = chunk[chunk.length - 1]![0] as number;

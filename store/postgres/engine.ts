@@ -39,7 +39,9 @@ const INT8_OID = 20;
 
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === INT8_OID && format !== 'binary' ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    oid === INT8_OID && format !== 'binary'
+      ? (value: string) => Number(value)
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 /** Opens the PostgreSQL store at `url` (postgres://…): a pool, the pending migrations applied. */
@@ -60,7 +62,10 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   try {
     // What the pool's connections really run with (a URL's own `options` would override ours).
     const sc = (await pool.query<{ sc: string }>(`SELECT current_setting('synchronous_commit') AS sc`)).rows[0]!.sc;
-    if (sc === 'off') throw new Error('the PostgreSQL connections run with synchronous_commit=off (set by the URL\'s options): a stored submission could be lost in a crash; remove that setting');
+    if (sc === 'off')
+      throw new Error(
+        "the PostgreSQL connections run with synchronous_commit=off (set by the URL's options): a stored submission could be lost in a crash; remove that setting",
+      );
     await migrate(pool);
   } catch (err) {
     await pool.end().catch(() => undefined);
@@ -74,8 +79,15 @@ async function serverSettings(url: string): Promise<{ synchronousCommit: string 
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
   try {
     await client.connect();
-    const row = (await client.query<{ fsync: string; sc: string }>(`SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sc`)).rows[0]!;
-    if (row.fsync !== 'on') throw new Error(`the PostgreSQL server runs with fsync=${row.fsync}: a stored submission would not survive a crash; turn fsync on`);
+    const row = (
+      await client.query<{ fsync: string; sc: string }>(
+        `SELECT current_setting('fsync') AS fsync, current_setting('synchronous_commit') AS sc`,
+      )
+    ).rows[0]!;
+    if (row.fsync !== 'on')
+      throw new Error(
+        `the PostgreSQL server runs with fsync=${row.fsync}: a stored submission would not survive a crash; turn fsync on`,
+      );
     return { synchronousCommit: row.sc };
   } catch (err) {
     throw neutralError(err);
@@ -98,7 +110,8 @@ function postgresStore(pool: pg.Pool): Store {
     stripeEvents: stripeEventStore(conn),
     forms: formStore(conn),
     history: historyStore(conn),
-    databaseTime: async () => (await conn.one<{ ms: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms'))!.ms,
+    databaseTime: async () =>
+      (await conn.one<{ ms: number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms'))!.ms,
     lease: leaseStore(conn),
     close: () => conn.close(),
   };

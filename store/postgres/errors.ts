@@ -11,7 +11,16 @@ const DAY_CLOSED = /^timeseal: day closed: (\d{4}-\d{2}-\d{2})$/;
 export const UNIQUE_VIOLATION = '23505';
 
 /** Node's socket errors that mean the server is not there (connect) or went away (mid-query). */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
 
 /**
  * 'full' for the server's disk full (53100 disk_full), 'io' for another storage or connection failure (58030
@@ -24,11 +33,26 @@ export function postgresFault(err: unknown): 'full' | 'io' | undefined {
   const code = (err as { code?: unknown } | null | undefined)?.code;
   if (code === '53100') return 'full';
   if (typeof code === 'string') {
-    if (code === '58030' || code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return 'io';
+    if (
+      code === '58030' ||
+      code.startsWith('08') ||
+      code === '57P01' ||
+      code === '57P02' ||
+      code === '57P03' ||
+      code === '53300'
+    )
+      return 'io';
     if (SOCKET_CODES.has(code)) return 'io';
   }
   const message = (err as { message?: unknown } | null | undefined)?.message;
-  if (code === undefined && typeof message === 'string' && /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(message)) return 'io';
+  if (
+    code === undefined &&
+    typeof message === 'string' &&
+    /^Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/.test(
+      message,
+    )
+  )
+    return 'io';
   return undefined;
 }
 
@@ -36,7 +60,13 @@ export function postgresFault(err: unknown): 'full' | 'io' | undefined {
 function lostMidStatement(err: unknown): boolean {
   const code = (err as { code?: unknown } | null | undefined)?.code;
   const message = (err as { message?: unknown } | null | undefined)?.message;
-  return code === 'ECONNRESET' || code === 'EPIPE' || code === '57P01' || code === '57P02' || (typeof message === 'string' && message.startsWith('Connection terminated'));
+  return (
+    code === 'ECONNRESET' ||
+    code === 'EPIPE' ||
+    code === '57P01' ||
+    code === '57P02' ||
+    (typeof message === 'string' && message.startsWith('Connection terminated'))
+  );
 }
 
 /**
@@ -46,15 +76,22 @@ function lostMidStatement(err: unknown): boolean {
  * `err` itself.
  */
 export function neutralError(err: unknown, mayHaveCommitted = false): unknown {
-  if (err instanceof StorageUnavailableError || err instanceof UniqueViolationError || err instanceof DayClosedError) return err;
+  if (err instanceof StorageUnavailableError || err instanceof UniqueViolationError || err instanceof DayClosedError)
+    return err;
   const e = err as { code?: unknown; constraint?: unknown; table?: unknown; message?: string };
   const closedDay = e?.code === 'P0001' ? DAY_CLOSED.exec(e.message ?? '') : null;
   if (closedDay !== null) return new DayClosedError(closedDay[1]!);
   if (e?.code === UNIQUE_VIOLATION && e.table === 'users') {
-    return new UniqueViolationError(/email/.test(String(e.constraint)) ? 'email' : 'username', e.message ?? 'unique violation');
+    return new UniqueViolationError(
+      /email/.test(String(e.constraint)) ? 'email' : 'username',
+      e.message ?? 'unique violation',
+    );
   }
   const kind = postgresFault(err);
   if (kind === undefined) return err;
   const code = typeof e.code === 'string' ? e.code : 'ECONNLOST';
-  return new StorageUnavailableError(kind, code, `PostgreSQL: ${e.message ?? code}`, { committed: mayHaveCommitted && lostMidStatement(err), cause: err });
+  return new StorageUnavailableError(kind, code, `PostgreSQL: ${e.message ?? code}`, {
+    committed: mayHaveCommitted && lostMidStatement(err),
+    cause: err,
+  });
 }

@@ -7,7 +7,14 @@ const HISTORY_COLUMNS = 'id, file_name AS "fileName", submitted_at AS "submitted
 
 export function historyStore({ query, one }: PostgresConnection): HistoryStore {
   return {
-    list: async (userId) => (await query<HistoryEntry>(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE user_id = $1 ORDER BY submitted_at DESC, id DESC LIMIT 1000`, [userId])).rows,
-    get: (id, userId) => one<HistoryEntry>(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = $1 AND user_id = $2`, [id, userId]),
+    list: async (userId) =>
+      (
+        await query<HistoryEntry>(
+          `SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE user_id = $1 ORDER BY submitted_at DESC, id DESC LIMIT 1000`,
+          [userId],
+        )
+      ).rows,
+    get: (id, userId) =>
+      one<HistoryEntry>(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = $1 AND user_id = $2`, [id, userId]),
   };
 }

@@ -16,6 +16,7 @@ export function leaseStore({ query }: PostgresConnection): LeaseStore {
           true,
         )
       ).rowCount === 1,
-    release: async (name, holder) => void (await query('DELETE FROM schedule_lease WHERE name = $1 AND holder = $2', [name, holder], true)),
+    release: async (name, holder) =>
+      void (await query('DELETE FROM schedule_lease WHERE name = $1 AND holder = $2', [name, holder], true)),
   };
 }

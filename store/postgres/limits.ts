@@ -9,7 +9,13 @@ import { insertSubmission } from './submissions.ts';
 import { subscriptionStatus } from './subscriptions.ts';
 
 /** Counts `amount` for (key, date) unless the count would pass `max`; the count after, or undefined. */
-const countUpTo = async (c: Client, key: string, date: string, max: number, amount = 1): Promise<number | undefined> => {
+const countUpTo = async (
+  c: Client,
+  key: string,
+  date: string,
+  max: number,
+  amount = 1,
+): Promise<number | undefined> => {
   if (amount > max) return undefined;
   return (
     await c.query<{ count: number }>(
@@ -37,13 +43,10 @@ export function limitStore({ one, tx }: PostgresConnection): LimitStore {
           ).rows[0];
           if (row === undefined) return { allowed: false, tier: 'standard' };
           await insertSubmission(c, { ...submission, source: 'account' });
-          await c.query('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES ($1, $2, $3, $4, $5)', [
-            userId,
-            submission.hash,
-            time,
-            time.slice(0, 10),
-            submission.fileName ?? null,
-          ]);
+          await c.query(
+            'INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES ($1, $2, $3, $4, $5)',
+            [userId, submission.hash, time, time.slice(0, 10), submission.fileName ?? null],
+          );
           await insertReceipt(c, submission.hash, time, receipt);
           return { allowed: true, tier: 'standard', count: row.count };
         }
@@ -53,14 +56,27 @@ export function limitStore({ one, tx }: PostgresConnection): LimitStore {
         await insertReceipt(c, submission.hash, time, receipt);
         return { allowed: true, tier: 'free', count: n };
       }),
-    dailyUsed: async (clientKey, date) => (await one<{ count: number }>('SELECT count FROM ip_rate_limit WHERE ip_address = $1 AND date = $2', [clientKey, date]))?.count ?? 0,
-    monthlyUsed: async (userId, month) => (await one<{ count: number }>('SELECT count FROM quota_usage WHERE user_id = $1 AND month = $2', [userId, month]))?.count ?? 0,
+    dailyUsed: async (clientKey, date) =>
+      (
+        await one<{ count: number }>('SELECT count FROM ip_rate_limit WHERE ip_address = $1 AND date = $2', [
+          clientKey,
+          date,
+        ])
+      )?.count ?? 0,
+    monthlyUsed: async (userId, month) =>
+      (await one<{ count: number }>('SELECT count FROM quota_usage WHERE user_id = $1 AND month = $2', [userId, month]))
+        ?.count ?? 0,
     countWindow: (clientKey, window, max, prune, amount) =>
       tx(async (c) => {
         const add = windowAmount(amount);
         const n = await countUpTo(c, clientKey, window, max, add);
         // A count equal to `add` was just created: an existing one was at least 1 before this call added to it.
-        if (n === add) await c.query('DELETE FROM ip_rate_limit WHERE ip_address = $1 AND date >= $2 AND date < $3', [clientKey, prune.from, prune.before]);
+        if (n === add)
+          await c.query('DELETE FROM ip_rate_limit WHERE ip_address = $1 AND date >= $2 AND date < $3', [
+            clientKey,
+            prune.from,
+            prune.before,
+          ]);
         return n;
       }),
   };

@@ -180,9 +180,14 @@ export async function migrate(pool: pg.Pool): Promise<number[]> {
     await client.query('BEGIN');
     try {
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
-      await client.query('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())');
-      const current = Number((await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0);
-      if (current > MIGRATIONS.length) throw new Error(`database schema version ${current} is newer than this program (${MIGRATIONS.length})`);
+      await client.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())',
+      );
+      const current = Number(
+        (await client.query<{ v: number | null }>('SELECT max(version) AS v FROM schema_migrations')).rows[0]?.v ?? 0,
+      );
+      if (current > MIGRATIONS.length)
+        throw new Error(`database schema version ${current} is newer than this program (${MIGRATIONS.length})`);
       const applied: number[] = [];
       for (let v = current; v < MIGRATIONS.length; v++) {
         await client.query(MIGRATIONS[v]!);

@@ -2,7 +2,14 @@
 // Rows written one by one are grouped into one INSERT … unnest and one commit per flush; a day is streamed by
 // keyset pagination on id inside one REPEATABLE READ READ ONLY transaction (one snapshot); closing days takes a
 // SHARE lock on the table, and the trigger of migration 3 refuses a closed day's rows afterwards.
-import { StorageUnavailableError, StoreClosedError, type DayBatch, type DayRow, type Submission, type SubmissionStore } from '../store.ts';
+import {
+  StorageUnavailableError,
+  StoreClosedError,
+  type DayBatch,
+  type DayRow,
+  type Submission,
+  type SubmissionStore,
+} from '../store.ts';
 import type { Client, PostgresConnection } from './connection.ts';
 import { neutralError } from './errors.ts';
 
@@ -15,9 +22,11 @@ const ENQUEUE_CHUNK = 10_000;
 const WRITE_FLUSHES = 2;
 const WRITE_BATCH_MAX = 1_000;
 
-const INSERT_SUBMISSION = 'INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES ($1, $2, $3, $4, $5)';
+const INSERT_SUBMISSION =
+  'INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES ($1, $2, $3, $4, $5)';
 /** One submission inside the caller's transaction (limits.submit). */
-export const insertSubmission = (c: Client, r: Submission): Promise<unknown> => c.query(INSERT_SUBMISSION, submissionValues(r));
+export const insertSubmission = (c: Client, r: Submission): Promise<unknown> =>
+  c.query(INSERT_SUBMISSION, submissionValues(r));
 
 /** Rows in one statement, in their order (ids follow it). */
 const INSERT_SUBMISSIONS = `INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source)
@@ -55,7 +64,8 @@ export function submissionStore(conn: PostgresConnection): SubmissionStore {
           for (const w of batch) w.resolve();
         } catch (err) {
           const neutral = neutralError(err, true);
-          if (batch.length === 1 || neutral instanceof StorageUnavailableError) for (const w of batch) w.reject(neutral);
+          if (batch.length === 1 || neutral instanceof StorageUnavailableError)
+            for (const w of batch) w.reject(neutral);
           else {
             await Promise.all(
               batch.map((w) =>
@@ -95,27 +105,48 @@ export function submissionStore(conn: PostgresConnection): SubmissionStore {
     closeThrough: (date) =>
       tx(async (c) => {
         await c.query('LOCK TABLE submissions IN SHARE MODE');
-        await c.query('INSERT INTO ledger_close (id, through) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET through = GREATEST(ledger_close.through, EXCLUDED.through)', [date]);
+        await c.query(
+          'INSERT INTO ledger_close (id, through) VALUES (1, $1) ON CONFLICT (id) DO UPDATE SET through = GREATEST(ledger_close.through, EXCLUDED.through)',
+          [date],
+        );
       }),
-    closedThrough: async () => (await one<{ through: string }>('SELECT through FROM ledger_close WHERE id = 1'))?.through ?? '',
+    closedThrough: async () =>
+      (await one<{ through: string }>('SELECT through FROM ledger_close WHERE id = 1'))?.through ?? '',
     async dates(after, before) {
       // One index seek per date (a skip scan) instead of reading every row of a million-row day.
       const dates: string[] = [];
-      for (let d = after; ; ) {
-        const next = (await one<{ d: string | null }>('SELECT MIN(ledger_date) AS d FROM submissions WHERE ledger_date > $1 AND ledger_date < $2', [d, before]))?.d ?? null;
+      for (let d = after; ;) {
+        const next =
+          (
+            await one<{ d: string | null }>(
+              'SELECT MIN(ledger_date) AS d FROM submissions WHERE ledger_date > $1 AND ledger_date < $2',
+              [d, before],
+            )
+          )?.d ?? null;
         if (next === null) return dates;
         dates.push(next);
         d = next;
       }
     },
-    queueSize: async (lastPublished) => (await one<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > $1', [lastPublished]))!.n,
+    queueSize: async (lastPublished) =>
+      (await one<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > $1', [lastPublished]))!.n,
     queued: async (hash, lastPublished) =>
-      (await query<{ date: string; at: string }>('SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > $1 AND hash = $2 GROUP BY ledger_date ORDER BY ledger_date', [lastPublished, hash])).rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) })),
+      (
+        await query<{ date: string; at: string }>(
+          'SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > $1 AND hash = $2 GROUP BY ledger_date ORDER BY ledger_date',
+          [lastPublished, hash],
+        )
+      ).rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) })),
     submittedOn: async (date, hashes) => {
       const found = new Map<string, Date>();
       if (hashes.length === 0) return found;
       // The day's rows by the date index, each tested against the array (hashed for a long one).
-      const rows = (await query<{ hash: string; at: string }>('SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = $1 AND hash = ANY($2::text[]) GROUP BY hash', [date, hashes])).rows;
+      const rows = (
+        await query<{ hash: string; at: string }>(
+          'SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = $1 AND hash = ANY($2::text[]) GROUP BY hash',
+          [date, hashes],
+        )
+      ).rows;
       for (const r of rows) found.set(r.hash, new Date(r.at));
       return found;
     },
@@ -136,9 +167,11 @@ export function submissionStore(conn: PostgresConnection): SubmissionStore {
             // The snapshot: every query of this transaction sees the rows committed when its first one ran.
             await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
             open = true;
-            const total = (await client.query<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = $1', [date])).rows[0]!.n;
+            const total = (
+              await client.query<{ n: number }>('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = $1', [date])
+            ).rows[0]!.n;
             if (total > 0) {
-              for (let after = -1; ; ) {
+              for (let after = -1; ;) {
                 const rows = (
                   await client.query<[number, string, string]>({
                     text: 'SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = $1 AND id > $2 ORDER BY id LIMIT $3',

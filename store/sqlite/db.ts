@@ -204,7 +204,9 @@ export function openDatabase(file: string): DB {
     db.pragma('journal_mode = WAL');
   } catch (err) {
     db.close();
-    throw new UsageError(`the database file ${file} cannot be opened: ${(err as Error).message}. Restore it from a backup.`);
+    throw new UsageError(
+      `the database file ${file} cannot be opened: ${(err as Error).message}. Restore it from a backup.`,
+    );
   }
   db.pragma('synchronous = FULL');
   db.pragma('foreign_keys = ON');
@@ -234,9 +236,14 @@ export function checkDatabase(db: DB, file: string): void {
   } catch (err) {
     throw new UsageError(`the database file ${file} is damaged: ${(err as Error).message}. Restore it from a backup.`);
   }
-  const problems = rows.map((r) => r.quick_check).filter((m) => m !== 'ok').map((m) => m.replace(/\s*\n\s*/g, ' '));
+  const problems = rows
+    .map((r) => r.quick_check)
+    .filter((m) => m !== 'ok')
+    .map((m) => m.replace(/\s*\n\s*/g, ' '));
   if (problems.length > 0) {
-    throw new UsageError(`the database file ${file} is damaged (PRAGMA quick_check: ${problems.join('; ')}). Restore it from a backup.`);
+    throw new UsageError(
+      `the database file ${file} is damaged (PRAGMA quick_check: ${problems.join('; ')}). Restore it from a backup.`,
+    );
   }
 }
 

@@ -7,7 +7,18 @@ const HISTORY_COLUMNS = 'id, file_name AS fileName, submitted_at AS submittedAt,
 
 export function historyStore({ sql, run }: SqliteConnection): HistoryStore {
   return {
-    list: (userId) => run(() => sql(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE user_id = ? ORDER BY submitted_at DESC, id DESC LIMIT 1000`).all(userId) as HistoryEntry[]),
-    get: (id, userId) => run(() => sql(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = ? AND user_id = ?`).get(id, userId) as HistoryEntry | undefined),
+    list: (userId) =>
+      run(
+        () =>
+          sql(
+            `SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE user_id = ? ORDER BY submitted_at DESC, id DESC LIMIT 1000`,
+          ).all(userId) as HistoryEntry[],
+      ),
+    get: (id, userId) =>
+      run(
+        () =>
+          sql(`SELECT ${HISTORY_COLUMNS} FROM timestamps WHERE id = ? AND user_id = ?`).get(id, userId) as
+            HistoryEntry | undefined,
+      ),
   };
 }

@@ -14,6 +14,7 @@ export function leaseStore({ sql, run }: SqliteConnection): LeaseStore {
                WHERE schedule_lease.holder = excluded.holder OR schedule_lease.expires_at < ? RETURNING holder`,
           ).get(name, holder, nowMs + ttlMs, nowMs) !== undefined,
       ),
-    release: (name, holder) => run(() => void sql('DELETE FROM schedule_lease WHERE name = ? AND holder = ?').run(name, holder)),
+    release: (name, holder) =>
+      run(() => void sql('DELETE FROM schedule_lease WHERE name = ? AND holder = ?').run(name, holder)),
   };
 }

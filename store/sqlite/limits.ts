@@ -20,7 +20,13 @@ export function limitStore(conn: SqliteConnection): LimitStore {
     }
   };
   /** Counts `amount` for (key, date) unless the count would pass `max`: the count after, or undefined. */
-  const countUpTo = (table: 'ip_rate_limit', key: string, date: string, max: number, amount = 1): number | undefined => {
+  const countUpTo = (
+    table: 'ip_rate_limit',
+    key: string,
+    date: string,
+    max: number,
+    amount = 1,
+  ): number | undefined => {
     if (amount > max) return undefined;
     return (
       sql(`INSERT INTO ${table} (ip_address, date, count) VALUES (?1, ?2, ?3)
@@ -42,7 +48,9 @@ export function limitStore(conn: SqliteConnection): LimitStore {
           ).get(userId, time.slice(0, 7), time, caps.standardPerMonth) as { count: number } | undefined;
           if (row === undefined) return { allowed: false, tier: 'standard' };
           insertRow({ ...submission, source: 'account' });
-          sql('INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)').run(userId, submission.hash, time, time.slice(0, 10), submission.fileName ?? null);
+          sql(
+            'INSERT INTO timestamps (user_id, hash, submitted_at, ledger_date, file_name) VALUES (?, ?, ?, ?, ?)',
+          ).run(userId, submission.hash, time, time.slice(0, 10), submission.fileName ?? null);
           insertReceipt(conn, submission.hash, time, receipt);
           return { allowed: true, tier: 'standard', count: row.count };
         }
@@ -53,16 +61,33 @@ export function limitStore(conn: SqliteConnection): LimitStore {
         return { allowed: true, tier: 'free', count: n };
       }),
     dailyUsed: (clientKey, date) =>
-      run(() => (sql('SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date = ?').get(clientKey, date) as { count: number } | undefined)?.count ?? 0),
+      run(
+        () =>
+          (
+            sql('SELECT count FROM ip_rate_limit WHERE ip_address = ? AND date = ?').get(clientKey, date) as
+              { count: number } | undefined
+          )?.count ?? 0,
+      ),
     monthlyUsed: (userId, month) =>
-      run(() => (sql('SELECT count FROM quota_usage WHERE user_id = ? AND month = ?').get(userId, month) as { count: number } | undefined)?.count ?? 0),
+      run(
+        () =>
+          (
+            sql('SELECT count FROM quota_usage WHERE user_id = ? AND month = ?').get(userId, month) as
+              { count: number } | undefined
+          )?.count ?? 0,
+      ),
     countWindow: (clientKey, window, max, prune, amount) =>
       run(() => {
         const add = windowAmount(amount);
         // One statement decides and counts; the prune after it is idempotent, so no transaction is needed.
         const n = countUpTo('ip_rate_limit', clientKey, window, max, add);
         // A count equal to `add` was just created: an existing one was at least 1 before this call added to it.
-        if (n === add) sql('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?').run(clientKey, prune.from, prune.before);
+        if (n === add)
+          sql('DELETE FROM ip_rate_limit WHERE ip_address = ? AND date >= ? AND date < ?').run(
+            clientKey,
+            prune.from,
+            prune.before,
+          );
         return n;
       }),
   };

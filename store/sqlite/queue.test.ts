@@ -25,7 +25,9 @@ const submission = fc.record({
 
 type Stored = { hash: string; submitted_at: string; ledger_date: string; file_name: string | null; source: string };
 const stored = (db: DB): Stored[] =>
-  db.prepare('SELECT hash, submitted_at, ledger_date, file_name, source FROM submissions ORDER BY id').all() as Stored[];
+  db
+    .prepare('SELECT hash, submitted_at, ledger_date, file_name, source FROM submissions ORDER BY id')
+    .all() as Stored[];
 const expected = (rows: readonly Submission[]): Stored[] =>
   rows.map((r) => ({
     hash: r.hash,
@@ -55,7 +57,11 @@ describe('submissionInserter', () => {
     const db = freshDb();
     const insert = submissionInserter(db);
     const at = new Date('2026-11-22T23:59:59.999Z');
-    const good = Array.from({ length: 77 }, (): Submission => ({ hash: crypto.randomBytes(32).toString('hex'), submittedAt: at, source: 'api_beta' }));
+    const good = Array.from({ length: 77 }, (): Submission => ({
+      hash: crypto.randomBytes(32).toString('hex'),
+      submittedAt: at,
+      source: 'api_beta',
+    }));
     for (const bad of [0, 31, 32, 70, 76]) {
       const rows = good.map((r, i) => (i === bad ? { ...r, hash: 'not-a-hash' } : r));
       expect(() => insert(rows)).toThrow(/CHECK constraint/);

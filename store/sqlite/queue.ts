@@ -21,13 +21,15 @@ export function submissionInserter(db: DB): (rows: readonly Submission[]) => voi
   const statement = (n: number): Database.Statement => {
     let s = statements.get(n);
     if (s === undefined) {
-      s = db.prepare(`INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES ${Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`);
+      s = db.prepare(
+        `INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES ${Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`,
+      );
       statements.set(n, s);
     }
     return s;
   };
   return db.transaction((rows: readonly Submission[]) => {
-    for (let i = 0; i < rows.length; ) {
+    for (let i = 0; i < rows.length;) {
       let n = ROWS_PER_STATEMENT;
       while (n > rows.length - i) n >>= 1;
       const values: Array<string | null> = [];
@@ -63,12 +65,15 @@ export function dayColumns(db: DB, date: string): DayColumns {
 }
 
 function readDay(db: DB, date: string): DayColumns {
-  const total = (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(date) as { n: number }).n;
-  const chunk = db.prepare('SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? ORDER BY id LIMIT ?').raw(true);
+  const total = (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(date) as { n: number })
+    .n;
+  const chunk = db
+    .prepare('SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? ORDER BY id LIMIT ?')
+    .raw(true);
   const all = Buffer.alloc(32 * total);
   const allMs = new Float64Array(total);
   let n = 0;
-  for (let after = -1; ; ) {
+  for (let after = -1; ;) {
     const rows = chunk.all(date, after, DAY_CHUNK) as Array<[number, string, string]>;
     if (rows.length === 0) break;
     if (n + rows.length > total) throw new Error(`submissions of ${date} changed while the day was read`);
@@ -85,7 +90,11 @@ export function datesWithSubmissions(db: DB, after: string, before: string): str
   // One index seek per date (a skip scan) instead of reading every row of a million-row day.
   const next = db.prepare('SELECT MIN(ledger_date) AS d FROM submissions WHERE ledger_date > ? AND ledger_date < ?');
   const dates: string[] = [];
-  for (let d = (next.get(after, before) as { d: string | null }).d; d !== null; d = (next.get(d, before) as { d: string | null }).d) {
+  for (
+    let d = (next.get(after, before) as { d: string | null }).d;
+    d !== null;
+    d = (next.get(d, before) as { d: string | null }).d
+  ) {
     dates.push(d);
   }
   return dates;
@@ -93,11 +102,16 @@ export function datesWithSubmissions(db: DB, after: string, before: string): str
 
 /** The earliest submission of `hash` on each date after `lastPublished` (Store.submissions.queued). */
 export function queuedDates(db: DB, hash: string, lastPublished: string): Array<{ date: string; submittedAt: Date }> {
-  const rows = db.prepare('SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > ? AND hash = ? GROUP BY ledger_date ORDER BY ledger_date').all(lastPublished, hash) as Array<{ date: string; at: string }>;
+  const rows = db
+    .prepare(
+      'SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > ? AND hash = ? GROUP BY ledger_date ORDER BY ledger_date',
+    )
+    .all(lastPublished, hash) as Array<{ date: string; at: string }>;
   return rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) }));
 }
 
 /** Submissions not yet in a published ledger (dates after the last published day). */
 export function queueSize(db: DB, lastPublished: string): number {
-  return (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(lastPublished) as { n: number }).n;
+  return (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(lastPublished) as { n: number })
+    .n;
 }

@@ -4,9 +4,16 @@ import { dayAfter, RECEIPTS_PER_DAY, type ReceiptStore } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
 
 /** The site's receipt of a submission, inside the caller's transaction (after its row). */
-export const insertReceipt = (conn: SqliteConnection, hash: string, time: string, der: Uint8Array | undefined): void => {
+export const insertReceipt = (
+  conn: SqliteConnection,
+  hash: string,
+  time: string,
+  der: Uint8Array | undefined,
+): void => {
   if (der === undefined) return;
-  conn.sql('INSERT INTO receipts (hash, submitted_at, der) VALUES (?, ?, ?)').run(hash, time, Buffer.from(der.buffer, der.byteOffset, der.byteLength));
+  conn
+    .sql('INSERT INTO receipts (hash, submitted_at, der) VALUES (?, ?, ?)')
+    .run(hash, time, Buffer.from(der.buffer, der.byteOffset, der.byteLength));
 };
 
 export function receiptStore({ sql, run }: SqliteConnection): ReceiptStore {
@@ -14,7 +21,11 @@ export function receiptStore({ sql, run }: SqliteConnection): ReceiptStore {
     forDay: (hash, date) =>
       run(() =>
         (
-          sql('SELECT der FROM receipts WHERE hash = ? AND submitted_at >= ? AND submitted_at < ? ORDER BY submitted_at, id LIMIT ?').raw(true).all(hash, date, dayAfter(date), RECEIPTS_PER_DAY) as Array<[Buffer]>
+          sql(
+            'SELECT der FROM receipts WHERE hash = ? AND submitted_at >= ? AND submitted_at < ? ORDER BY submitted_at, id LIMIT ?',
+          )
+            .raw(true)
+            .all(hash, date, dayAfter(date), RECEIPTS_PER_DAY) as Array<[Buffer]>
         ).map(([der]) => new Uint8Array(der)),
       ),
   };

@@ -29,8 +29,18 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
         }
       }),
     closeThrough: (date) =>
-      tx(() => void sql('INSERT INTO ledger_close (id, through) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET through = max(through, excluded.through)').run(date)),
-    closedThrough: () => run(() => (sql('SELECT through FROM ledger_close WHERE id = 1').get() as { through: string } | undefined)?.through ?? ''),
+      tx(
+        () =>
+          void sql(
+            'INSERT INTO ledger_close (id, through) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET through = max(through, excluded.through)',
+          ).run(date),
+      ),
+    closedThrough: () =>
+      run(
+        () =>
+          (sql('SELECT through FROM ledger_close WHERE id = 1').get() as { through: string } | undefined)?.through ??
+          '',
+      ),
     dates: (after, before) => run(() => datesWithSubmissions(db, after, before)),
     queueSize: (lastPublished) => run(() => queueSize(db, lastPublished)),
     queued: (hash, lastPublished) => run(() => queuedDates(db, hash, lastPublished)),
@@ -40,7 +50,9 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
         if (hashes.length === 0) return found;
         // The hashes as one JSON parameter (no limit on bound variables); SQLite reads the day's rows by the
         // date index and tests each against the list (an ephemeral index with a Bloom filter).
-        const rows = sql('SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = ? AND hash IN (SELECT value FROM json_each(?)) GROUP BY hash')
+        const rows = sql(
+          'SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = ? AND hash IN (SELECT value FROM json_each(?)) GROUP BY hash',
+        )
           .raw(true)
           .all(date, JSON.stringify(hashes)) as Array<[string, string]>;
         for (const [hash, at] of rows) found.set(hash, new Date(at));
@@ -60,8 +72,12 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
             }))(),
           );
           if (total === 0) return;
-          const chunk = db.prepare('SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?').raw(true);
-          for (let after = -1; ; ) {
+          const chunk = db
+            .prepare(
+              'SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?',
+            )
+            .raw(true);
+          for (let after = -1; ;) {
             const rows = neutral(() => chunk.all(date, after, last, batchRows)) as Array<[number, string, string]>;
             if (rows.length === 0) return;
             after = rows[rows.length - 1]![0];

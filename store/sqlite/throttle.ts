@@ -10,9 +10,21 @@ const PRUNE_EVERY_MS = 60_000;
 export function throttleStore({ sql, tx, run }: SqliteConnection): ThrottleStore {
   const prunedAt = new Map<string, number>();
   const count = (k: ThrottleKey, windowMs: number, nowMs: number): number =>
-    (sql('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = ? AND key = ? AND at_ms > ? AND at_ms <= ?').get(k.scope, k.key, nowMs - windowMs, nowMs) as { n: number }).n;
+    (
+      sql('SELECT COUNT(*) AS n FROM auth_throttle WHERE scope = ? AND key = ? AND at_ms > ? AND at_ms <= ?').get(
+        k.scope,
+        k.key,
+        nowMs - windowMs,
+        nowMs,
+      ) as { n: number }
+    ).n;
   const record = (keys: readonly ThrottleRecord[], nowMs: number): ThrottleMark => {
-    const ids = keys.map((k) => Number(sql('INSERT INTO auth_throttle (scope, key, at_ms) VALUES (?, ?, ?)').run(k.scope, k.key, nowMs).lastInsertRowid));
+    const ids = keys.map((k) =>
+      Number(
+        sql('INSERT INTO auth_throttle (scope, key, at_ms) VALUES (?, ?, ?)').run(k.scope, k.key, nowMs)
+          .lastInsertRowid,
+      ),
+    );
     for (const k of keys) {
       if (nowMs - (prunedAt.get(k.scope) ?? -Infinity) >= PRUNE_EVERY_MS) {
         sql('DELETE FROM auth_throttle WHERE scope = ? AND at_ms <= ?').run(k.scope, nowMs - k.windowMs);

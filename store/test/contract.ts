@@ -5,7 +5,14 @@
 import crypto from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { collectDay } from '../day-columns.ts';
-import { DayClosedError, RECEIPTS_PER_DAY, UniqueViolationError, type Store, type Submission, type SubscriptionFields } from '../store.ts';
+import {
+  DayClosedError,
+  RECEIPTS_PER_DAY,
+  UniqueViolationError,
+  type Store,
+  type Submission,
+  type SubscriptionFields,
+} from '../store.ts';
 
 export interface OpenedStore {
   store: Store;
@@ -18,7 +25,8 @@ const NOW = new Date('2026-03-10T12:00:00.000Z');
 
 async function drain(store: Store, date: string, batchRows?: number): Promise<Array<readonly [string, string]>> {
   const rows: Array<readonly [string, string]> = [];
-  for await (const batch of store.submissions.readDay(date, batchRows === undefined ? {} : { batchRows })) rows.push(...batch.rows);
+  for await (const batch of store.submissions.readDay(date, batchRows === undefined ? {} : { batchRows }))
+    rows.push(...batch.rows);
   return rows;
 }
 
@@ -51,7 +59,11 @@ const fields = (over: Partial<SubscriptionFields> = {}): SubscriptionFields => (
  * Defines the contract's tests. `makeStore` opens a store on a fresh or the current test database: within one
  * test, every call must open the SAME database (the first call of a test may create it).
  */
-export function storeContract(name: string, makeStore: () => Promise<OpenedStore>, options: { newDatabase: () => Promise<void> | void }): void {
+export function storeContract(
+  name: string,
+  makeStore: () => Promise<OpenedStore>,
+  options: { newDatabase: () => Promise<void> | void },
+): void {
   describe(`Store contract: ${name}`, () => {
     const opened: OpenedStore[] = [];
     const open = async (): Promise<Store> => {
@@ -70,7 +82,11 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
     describe('submissions', () => {
       it('write resolves once the row is stored; a day streams back every row in arrival order', async () => {
         const store = await fresh();
-        const rows = Array.from({ length: 25 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i), source: 'api_beta' as const }));
+        const rows = Array.from({ length: 25 }, (_, i) => ({
+          hash: hex(),
+          submittedAt: new Date(NOW.getTime() + i),
+          source: 'api_beta' as const,
+        }));
         await Promise.all(rows.map((r) => store.submissions.write(r)));
         const other = await open();
         const read = await drain(other, '2026-03-10', 7);
@@ -80,9 +96,18 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
 
       it('enqueue stores all rows or none; dates and queueSize see them', async () => {
         const store = await fresh();
-        const day1 = [0, 1, 2].map((i) => ({ hash: hex(), submittedAt: new Date(`2026-03-0${i + 1}T10:00:00.000Z`), source: 'import' as const }));
+        const day1 = [0, 1, 2].map((i) => ({
+          hash: hex(),
+          submittedAt: new Date(`2026-03-0${i + 1}T10:00:00.000Z`),
+          source: 'import' as const,
+        }));
         await store.submissions.enqueue(day1);
-        await expect(store.submissions.enqueue([{ hash: hex(), submittedAt: NOW, source: 'import' }, { hash: 'not hex', submittedAt: NOW, source: 'import' }])).rejects.toThrow();
+        await expect(
+          store.submissions.enqueue([
+            { hash: hex(), submittedAt: NOW, source: 'import' },
+            { hash: 'not hex', submittedAt: NOW, source: 'import' },
+          ]),
+        ).rejects.toThrow();
         expect(await store.submissions.queueSize('')).toBe(3);
         expect(await store.submissions.queueSize('2026-03-01')).toBe(2);
         expect(await store.submissions.dates('', '2026-03-03')).toEqual(['2026-03-01', '2026-03-02']);
@@ -99,7 +124,11 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
           { hash: a, submittedAt: new Date('2026-03-02T08:00:00.000Z'), source: 'import' },
           { hash: hex(), submittedAt: new Date('2026-03-03T08:00:00.000Z'), source: 'import' },
         ]);
-        await store.submissions.write({ hash: a, submittedAt: new Date('2026-03-04T00:00:00.001Z'), source: 'api_beta' });
+        await store.submissions.write({
+          hash: a,
+          submittedAt: new Date('2026-03-04T00:00:00.001Z'),
+          source: 'api_beta',
+        });
         expect(await store.submissions.queued(a, '')).toEqual([
           { date: '2026-03-01', submittedAt: new Date('2026-03-01T10:00:00.000Z') },
           { date: '2026-03-02', submittedAt: new Date('2026-03-02T08:00:00.000Z') },
@@ -118,8 +147,20 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
           { hash: b, submittedAt: new Date('2026-03-09T23:59:59.999Z'), source: 'api_beta' },
           { hash: b, submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'api_beta' },
         ]);
-        await store.submissions.write({ hash: c, submittedAt: new Date('2026-03-10T00:00:00.000Z'), source: 'api_beta' });
-        expect((await store.limits.submit({ submission: { hash: d, submittedAt: NOW }, clientKey: '192.0.2.30', caps: CAPS })).allowed).toBe(true);
+        await store.submissions.write({
+          hash: c,
+          submittedAt: new Date('2026-03-10T00:00:00.000Z'),
+          source: 'api_beta',
+        });
+        expect(
+          (
+            await store.limits.submit({
+              submission: { hash: d, submittedAt: NOW },
+              clientKey: '192.0.2.30',
+              caps: CAPS,
+            })
+          ).allowed,
+        ).toBe(true);
         const other = await open();
         expect(await other.submissions.submittedOn('2026-03-10', [e, d, c, b, a, a])).toEqual(
           new Map([
@@ -128,7 +169,9 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
             [a, new Date('2026-03-10T08:00:00.000Z')],
           ]),
         );
-        expect(await other.submissions.submittedOn('2026-03-09', [a, b])).toEqual(new Map([[b, new Date('2026-03-09T23:59:59.999Z')]]));
+        expect(await other.submissions.submittedOn('2026-03-09', [a, b])).toEqual(
+          new Map([[b, new Date('2026-03-09T23:59:59.999Z')]]),
+        );
         expect(await other.submissions.submittedOn('2026-03-10', [])).toEqual(new Map());
         // A thousand hashes in one call (no limit on the list), among them the day's.
         const many = [...Array.from({ length: 998 }, hex), a, d];
@@ -140,11 +183,17 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const a = hex();
         const rows = [
           { hash: a, submittedAt: new Date('2026-03-10T05:00:00.000Z'), source: 'import' as const },
-          ...Array.from({ length: 40 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i * 1000), source: 'import' as const })),
+          ...Array.from({ length: 40 }, (_, i) => ({
+            hash: hex(),
+            submittedAt: new Date(NOW.getTime() + i * 1000),
+            source: 'import' as const,
+          })),
           { hash: a, submittedAt: new Date('2026-03-10T01:00:00.000Z'), source: 'import' as const },
         ];
         await store.submissions.enqueue(rows);
-        await store.submissions.enqueue([{ hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'import' }]);
+        await store.submissions.enqueue([
+          { hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'import' },
+        ]);
         const batches: number[] = [];
         const read: Array<readonly [string, string]> = [];
         for await (const batch of store.submissions.readDay('2026-03-10', { batchRows: 16 })) {
@@ -156,14 +205,22 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         expect(read).toEqual(rows.map((r) => [r.hash, r.submittedAt.toISOString()]));
         const columns = await collectDay(store.submissions.readDay('2026-03-10', { batchRows: 5 }), '2026-03-10');
         expect(columns.count).toBe(41);
-        const hashes = Array.from({ length: columns.count }, (_, i) => Buffer.from(columns.hashes.subarray(32 * i, 32 * i + 32)).toString('hex'));
+        const hashes = Array.from({ length: columns.count }, (_, i) =>
+          Buffer.from(columns.hashes.subarray(32 * i, 32 * i + 32)).toString('hex'),
+        );
         expect(hashes).toEqual([...hashes].sort());
         expect(columns.ms[hashes.indexOf(a)]).toBe(Date.parse('2026-03-10T01:00:00.000Z'));
       });
 
       it('readDay is one snapshot: rows committed while the stream is read are not yielded', async () => {
         const store = await fresh();
-        await store.submissions.enqueue(Array.from({ length: 10 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i), source: 'import' as const })));
+        await store.submissions.enqueue(
+          Array.from({ length: 10 }, (_, i) => ({
+            hash: hex(),
+            submittedAt: new Date(NOW.getTime() + i),
+            source: 'import' as const,
+          })),
+        );
         const other = await open();
         let seen = 0;
         for await (const batch of store.submissions.readDay('2026-03-10', { batchRows: 3 })) {
@@ -183,27 +240,82 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         await store.submissions.write(before);
         await store.submissions.closeThrough('2026-03-09');
         expect(await store.submissions.closedThrough()).toBe('2026-03-09');
-        const late = (ms: number): Submission => ({ hash: hex(), submittedAt: new Date(Date.parse('2026-03-09T23:59:59.000Z') + ms), source: 'api_beta' });
-        const refused = await store.submissions.write(late(1)).then(() => undefined, (err: unknown) => err);
+        const late = (ms: number): Submission => ({
+          hash: hex(),
+          submittedAt: new Date(Date.parse('2026-03-09T23:59:59.000Z') + ms),
+          source: 'api_beta',
+        });
+        const refused = await store.submissions.write(late(1)).then(
+          () => undefined,
+          (err: unknown) => err,
+        );
         expect(refused).toBeInstanceOf(DayClosedError);
         expect((refused as DayClosedError).date).toBe('2026-03-09');
         // An earlier day is closed too.
-        await expect(store.submissions.write({ ...late(0), submittedAt: new Date('2026-03-01T10:00:00.000Z') })).rejects.toBeInstanceOf(DayClosedError);
+        await expect(
+          store.submissions.write({ ...late(0), submittedAt: new Date('2026-03-01T10:00:00.000Z') }),
+        ).rejects.toBeInstanceOf(DayClosedError);
         // Rows of one group commit fail alone: the open day's rows written at the same time are stored.
-        const open10 = Array.from({ length: 5 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i), source: 'api_beta' as const }));
-        const mixed = await Promise.allSettled([...open10.map((r) => store.submissions.write(r)), store.submissions.write(late(2)), store.submissions.write(late(3))]);
-        expect(mixed.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
+        const open10 = Array.from({ length: 5 }, (_, i) => ({
+          hash: hex(),
+          submittedAt: new Date(NOW.getTime() + i),
+          source: 'api_beta' as const,
+        }));
+        const mixed = await Promise.allSettled([
+          ...open10.map((r) => store.submissions.write(r)),
+          store.submissions.write(late(2)),
+          store.submissions.write(late(3)),
+        ]);
+        expect(mixed.map((r) => r.status)).toEqual([
+          'fulfilled',
+          'fulfilled',
+          'fulfilled',
+          'fulfilled',
+          'fulfilled',
+          'rejected',
+          'rejected',
+        ]);
         // enqueue: all or none.
-        await expect(store.submissions.enqueue([{ ...late(4), source: 'import' }, { hash: hex(), submittedAt: NOW, source: 'import' }])).rejects.toBeInstanceOf(DayClosedError);
+        await expect(
+          store.submissions.enqueue([
+            { ...late(4), source: 'import' },
+            { hash: hex(), submittedAt: NOW, source: 'import' },
+          ]),
+        ).rejects.toBeInstanceOf(DayClosedError);
         // limits.submit: refused before it counts (the free tier's count of the day stays 0).
-        await expect(store.limits.submit({ submission: { hash: hex(), submittedAt: late(5).submittedAt }, clientKey: '192.0.2.9', caps: CAPS })).rejects.toBeInstanceOf(DayClosedError);
+        await expect(
+          store.limits.submit({
+            submission: { hash: hex(), submittedAt: late(5).submittedAt },
+            clientKey: '192.0.2.9',
+            caps: CAPS,
+          }),
+        ).rejects.toBeInstanceOf(DayClosedError);
         expect(await store.limits.dailyUsed('192.0.2.9', '2026-03-09')).toBe(0);
         const userId = await newUser(store);
-        await store.stripeEvents.apply({ id: `evt_${hex()}`, type: 'customer.subscription.updated', created: 1, receivedAt: NOW }, { kind: 'checkout', userId, fields: fields() });
-        await expect(store.limits.submit({ submission: { hash: hex(), submittedAt: late(6).submittedAt }, clientKey: '192.0.2.9', userId, caps: CAPS })).rejects.toBeInstanceOf(DayClosedError);
+        await store.stripeEvents.apply(
+          { id: `evt_${hex()}`, type: 'customer.subscription.updated', created: 1, receivedAt: NOW },
+          { kind: 'checkout', userId, fields: fields() },
+        );
+        await expect(
+          store.limits.submit({
+            submission: { hash: hex(), submittedAt: late(6).submittedAt },
+            clientKey: '192.0.2.9',
+            userId,
+            caps: CAPS,
+          }),
+        ).rejects.toBeInstanceOf(DayClosedError);
         expect(await store.limits.monthlyUsed(userId, '2026-03')).toBe(0);
         expect(await store.history.list(userId)).toEqual([]);
-        expect((await store.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.9', userId, caps: CAPS })).allowed).toBe(true);
+        expect(
+          (
+            await store.limits.submit({
+              submission: { hash: hex(), submittedAt: NOW },
+              clientKey: '192.0.2.9',
+              userId,
+              caps: CAPS,
+            })
+          ).allowed,
+        ).toBe(true);
         // Only the rows acknowledged before the close are in the closed day.
         expect((await drain(store, '2026-03-09')).map((r) => r[0])).toEqual([before.hash]);
         expect(await drain(store, '2026-03-10')).toHaveLength(6);
@@ -213,8 +325,14 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const other = await open();
         await other.submissions.closeThrough('2026-03-10');
         expect(await store.submissions.closedThrough()).toBe('2026-03-10');
-        await expect(store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'api_beta' })).rejects.toBeInstanceOf(DayClosedError);
-        await store.submissions.write({ hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'api_beta' });
+        await expect(
+          store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'api_beta' }),
+        ).rejects.toBeInstanceOf(DayClosedError);
+        await store.submissions.write({
+          hash: hex(),
+          submittedAt: new Date('2026-03-11T00:00:00.000Z'),
+          source: 'api_beta',
+        });
       });
 
       it('submissions racing builds around midnight from two stores, with random delays: every acknowledged row is in its day as read after the close, every refused one is not', async () => {
@@ -232,8 +350,21 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const writer = async (store: Store, w: number): Promise<void> => {
           for (let i = 0; building; i++) {
             const day = days[Math.min(days.length - 1, Math.max(0, built.size - (i % 2)))]!;
-            const row: Submission = { hash: hex(), submittedAt: new Date(`${day}T23:59:${String(w).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}Z`), source: w % 2 ? 'api_beta' : 'web' };
-            const wrote = w % 3 === 2 ? store.limits.submit({ submission: row, clientKey: `198.51.100.${w}-${i}`, caps: { freePerDay: 1000, standardPerMonth: 1000 } }).then(() => undefined) : store.submissions.write(row);
+            const row: Submission = {
+              hash: hex(),
+              submittedAt: new Date(`${day}T23:59:${String(w).padStart(2, '0')}.${String(i % 1000).padStart(3, '0')}Z`),
+              source: w % 2 ? 'api_beta' : 'web',
+            };
+            const wrote =
+              w % 3 === 2
+                ? store.limits
+                    .submit({
+                      submission: row,
+                      clientKey: `198.51.100.${w}-${i}`,
+                      caps: { freePerDay: 1000, standardPerMonth: 1000 },
+                    })
+                    .then(() => undefined)
+                : store.submissions.write(row);
             await wrote.then(
               () => acknowledged.set(row.hash, day),
               (err: unknown) => {
@@ -271,16 +402,38 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const a = await fresh();
         const b = await open();
         const results = await Promise.all(
-          Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.1', caps: CAPS })),
+          Array.from({ length: 10 }, (_, i) =>
+            (i % 2 ? a : b).limits.submit({
+              submission: { hash: hex(), submittedAt: NOW },
+              clientKey: '192.0.2.1',
+              caps: CAPS,
+            }),
+          ),
         );
         expect(results.filter((r) => r.allowed)).toHaveLength(2);
-        expect(results.filter((r) => r.allowed).map((r) => (r.allowed ? r.count : 0)).sort()).toEqual([1, 2]);
+        expect(
+          results
+            .filter((r) => r.allowed)
+            .map((r) => (r.allowed ? r.count : 0))
+            .sort(),
+        ).toEqual([1, 2]);
         expect(results.every((r) => r.tier === 'free')).toBe(true);
         expect(await a.limits.dailyUsed('192.0.2.1', '2026-03-10')).toBe(2);
         expect(await a.submissions.queueSize('')).toBe(2);
         // Another address, another day: counted apart.
-        expect((await a.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.2', caps: CAPS })).allowed).toBe(true);
-        expect((await a.limits.submit({ submission: { hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z') }, clientKey: '192.0.2.1', caps: CAPS })).allowed).toBe(true);
+        expect(
+          (await a.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.2', caps: CAPS }))
+            .allowed,
+        ).toBe(true);
+        expect(
+          (
+            await a.limits.submit({
+              submission: { hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z') },
+              clientKey: '192.0.2.1',
+              caps: CAPS,
+            })
+          ).allowed,
+        ).toBe(true);
       });
 
       it('a paying user admits exactly standardPerMonth a month under concurrency, with history; a non-paying one is free tier', async () => {
@@ -291,12 +444,29 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const a = await fresh();
         const b = await open();
         const user = await newUser(a);
-        expect((await a.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.9', userId: user, caps })).tier).toBe('free');
-        await a.stripeEvents.apply({ id: 'evt_pay', type: 'customer.subscription.created', created: 1, receivedAt: NOW }, { kind: 'subscription', userIdHint: user, fields: fields() });
+        expect(
+          (
+            await a.limits.submit({
+              submission: { hash: hex(), submittedAt: NOW },
+              clientKey: '192.0.2.9',
+              userId: user,
+              caps,
+            })
+          ).tier,
+        ).toBe('free');
+        await a.stripeEvents.apply(
+          { id: 'evt_pay', type: 'customer.subscription.created', created: 1, receivedAt: NOW },
+          { kind: 'subscription', userIdHint: user, fields: fields() },
+        );
         expect(await a.subscriptions.isPaying(user)).toBe(true);
         const results = await Promise.all(
           Array.from({ length: 120 }, (_, i) =>
-            (i % 2 ? a : b).limits.submit({ submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i), fileName: `f${i}` }, clientKey: '192.0.2.9', userId: user, caps }),
+            (i % 2 ? a : b).limits.submit({
+              submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i), fileName: `f${i}` },
+              clientKey: '192.0.2.9',
+              userId: user,
+              caps,
+            }),
           ),
         );
         expect(results.filter((r) => r.allowed)).toHaveLength(100);
@@ -312,9 +482,21 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
       it('countWindow caps a window exactly under concurrency and prunes earlier windows', async () => {
         const a = await fresh();
         const b = await open();
-        const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute', 3, { from: 'beta-api:', before: 'beta-api:2026-03-10T12:00:00.000Z' })));
+        const results = await Promise.all(
+          Array.from({ length: 8 }, (_, i) =>
+            (i % 2 ? a : b).limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute', 3, {
+              from: 'beta-api:',
+              before: 'beta-api:2026-03-10T12:00:00.000Z',
+            }),
+          ),
+        );
         expect(results.filter((r) => r !== undefined).sort()).toEqual([1, 2, 3]);
-        expect(await a.limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:01:00.000Z/minute', 3, { from: 'beta-api:', before: 'beta-api:2026-03-10T12:01:00.000Z' })).toBe(1);
+        expect(
+          await a.limits.countWindow('198.51.100.1', 'beta-api:2026-03-10T12:01:00.000Z/minute', 3, {
+            from: 'beta-api:',
+            before: 'beta-api:2026-03-10T12:01:00.000Z',
+          }),
+        ).toBe(1);
         expect(await a.limits.dailyUsed('198.51.100.1', 'beta-api:2026-03-10T12:00:00.000Z/minute')).toBe(0);
       });
 
@@ -322,7 +504,14 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const a = await fresh();
         const b = await open();
         const w = (minute: number) => `beta-api:2026-03-10T12:0${minute}:00.000Z`;
-        const count = (store: Store, minute: number, max: number, amount?: number) => store.limits.countWindow('198.51.100.2', `${w(minute)}/minute`, max, { from: 'beta-api:', before: w(minute) }, amount);
+        const count = (store: Store, minute: number, max: number, amount?: number) =>
+          store.limits.countWindow(
+            '198.51.100.2',
+            `${w(minute)}/minute`,
+            max,
+            { from: 'beta-api:', before: w(minute) },
+            amount,
+          );
         // 8 concurrent calls of 3 against a cap of 10: exactly three pass (9), none of the others counts.
         const results = await Promise.all(Array.from({ length: 8 }, (_, i) => count(i % 2 ? a : b, 0, 10, 3)));
         expect(results.filter((r) => r !== undefined).sort()).toEqual([3, 6, 9]);
@@ -338,7 +527,8 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         expect(await count(b, 1, 10, 10)).toBe(10);
         expect(await a.limits.dailyUsed('198.51.100.2', `${w(0)}/minute`)).toBe(0);
         // A bad amount rejects and counts nothing.
-        for (const bad of [0, -1, 1.5, Number.NaN]) await expect(count(a, 2, 10, bad)).rejects.toBeInstanceOf(RangeError);
+        for (const bad of [0, -1, 1.5, Number.NaN])
+          await expect(count(a, 2, 10, bad)).rejects.toBeInstanceOf(RangeError);
         expect(await a.limits.dailyUsed('198.51.100.2', `${w(2)}/minute`)).toBe(0);
         expect(await count(a, 2, 10)).toBe(1);
       });
@@ -349,7 +539,14 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
       const payingUser = async (store: Store): Promise<string> => {
         const user = await newUser(store);
         const id = hex();
-        await store.stripeEvents.apply({ id: `evt_${id}`, type: 'customer.subscription.created', created: 1, receivedAt: NOW }, { kind: 'subscription', userIdHint: user, fields: fields({ subscriptionId: `sub_${id}`, customerId: `cus_${id}` }) });
+        await store.stripeEvents.apply(
+          { id: `evt_${id}`, type: 'customer.subscription.created', created: 1, receivedAt: NOW },
+          {
+            kind: 'subscription',
+            userIdHint: user,
+            fields: fields({ subscriptionId: `sub_${id}`, customerId: `cus_${id}` }),
+          },
+        );
         expect(await store.subscriptions.isPaying(user)).toBe(true);
         return user;
       };
@@ -362,12 +559,21 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const at = (iso: string) => new Date(iso);
         const r = Array.from({ length: 6 }, (_, i) => der(40 + i));
         const submit = (store: Store, time: string, clientKey: string, receipt?: Uint8Array, userId?: string) =>
-          store.limits.submit({ submission: { hash: h, submittedAt: at(time) }, clientKey, caps: CAPS, ...(receipt ? { receipt } : {}), ...(userId ? { userId } : {}) });
+          store.limits.submit({
+            submission: { hash: h, submittedAt: at(time) },
+            clientKey,
+            caps: CAPS,
+            ...(receipt ? { receipt } : {}),
+            ...(userId ? { userId } : {}),
+          });
         // Stored in another order than their times; one without a receipt; the day's edges.
         expect((await submit(a, '2026-03-10T12:00:02.000Z', '192.0.2.1', r[2])).allowed).toBe(true);
         expect((await submit(b, '2026-03-10T12:00:01.000Z', '192.0.2.2', r[1])).allowed).toBe(true);
         expect((await submit(a, '2026-03-10T12:00:00.500Z', '192.0.2.3')).allowed).toBe(true);
-        expect((await submit(b, '2026-03-10T12:00:03.000Z', '192.0.2.4', r[3], user))).toMatchObject({ allowed: true, tier: 'standard' });
+        expect(await submit(b, '2026-03-10T12:00:03.000Z', '192.0.2.4', r[3], user)).toMatchObject({
+          allowed: true,
+          tier: 'standard',
+        });
         expect((await submit(a, '2026-03-10T00:00:00.000Z', '192.0.2.5', r[0])).allowed).toBe(true);
         expect((await submit(a, '2026-03-10T23:59:59.999Z', '192.0.2.5', r[4])).allowed).toBe(true);
         expect((await submit(b, '2026-03-11T00:00:00.000Z', '192.0.2.5', r[5])).allowed).toBe(true);
@@ -383,9 +589,20 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const many = Array.from({ length: RECEIPTS_PER_DAY + 3 }, () => der());
         for (const [i, receipt] of many.entries()) {
           const time = i < 2 ? '2026-03-10T18:00:00.000Z' : '2026-03-10T09:00:00.000Z';
-          expect((await a.limits.submit({ submission: { hash: g, submittedAt: at(time) }, clientKey: `198.51.100.${i}`, caps: CAPS, receipt })).allowed).toBe(true);
+          expect(
+            (
+              await a.limits.submit({
+                submission: { hash: g, submittedAt: at(time) },
+                clientKey: `198.51.100.${i}`,
+                caps: CAPS,
+                receipt,
+              })
+            ).allowed,
+          ).toBe(true);
         }
-        expect(await b.receipts.forDay(g, '2026-03-10')).toEqual([...many.slice(2), ...many.slice(0, 2)].slice(0, RECEIPTS_PER_DAY));
+        expect(await b.receipts.forDay(g, '2026-03-10')).toEqual(
+          [...many.slice(2), ...many.slice(0, 2)].slice(0, RECEIPTS_PER_DAY),
+        );
       });
 
       it('nothing is stored when the limit refuses or the day is closed; a receipt is rolled back with its row, and its row with it', async () => {
@@ -393,29 +610,90 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const caps = { freePerDay: 2, standardPerMonth: 1 };
         const h = hex();
         const kept = [der(), der()];
-        for (const receipt of [...kept, der()]) await store.limits.submit({ submission: { hash: h, submittedAt: NOW }, clientKey: '192.0.2.7', caps, receipt });
+        for (const receipt of [...kept, der()])
+          await store.limits.submit({
+            submission: { hash: h, submittedAt: NOW },
+            clientKey: '192.0.2.7',
+            caps,
+            receipt,
+          });
         expect(await store.limits.dailyUsed('192.0.2.7', '2026-03-10')).toBe(2);
         expect(await store.receipts.forDay(h, '2026-03-10')).toEqual(kept);
         // A paying user over the monthly quota.
         const user = await payingUser(store);
         const p = hex();
         const paid = der();
-        expect((await store.limits.submit({ submission: { hash: p, submittedAt: NOW }, clientKey: '192.0.2.8', userId: user, caps, receipt: paid })).allowed).toBe(true);
-        expect(await store.limits.submit({ submission: { hash: p, submittedAt: NOW }, clientKey: '192.0.2.8', userId: user, caps, receipt: der() })).toEqual({ allowed: false, tier: 'standard' });
+        expect(
+          (
+            await store.limits.submit({
+              submission: { hash: p, submittedAt: NOW },
+              clientKey: '192.0.2.8',
+              userId: user,
+              caps,
+              receipt: paid,
+            })
+          ).allowed,
+        ).toBe(true);
+        expect(
+          await store.limits.submit({
+            submission: { hash: p, submittedAt: NOW },
+            clientKey: '192.0.2.8',
+            userId: user,
+            caps,
+            receipt: der(),
+          }),
+        ).toEqual({ allowed: false, tier: 'standard' });
         expect(await store.receipts.forDay(p, '2026-03-10')).toEqual([paid]);
         // A closed day.
         await store.submissions.closeThrough('2026-03-09');
         const late = hex();
-        await expect(store.limits.submit({ submission: { hash: late, submittedAt: new Date('2026-03-09T23:59:59.999Z') }, clientKey: '192.0.2.9', caps, receipt: der() })).rejects.toBeInstanceOf(DayClosedError);
-        await expect(store.limits.submit({ submission: { hash: late, submittedAt: new Date('2026-03-09T23:59:59.999Z') }, clientKey: '192.0.2.9', userId: user, caps: CAPS, receipt: der() })).rejects.toBeInstanceOf(DayClosedError);
+        await expect(
+          store.limits.submit({
+            submission: { hash: late, submittedAt: new Date('2026-03-09T23:59:59.999Z') },
+            clientKey: '192.0.2.9',
+            caps,
+            receipt: der(),
+          }),
+        ).rejects.toBeInstanceOf(DayClosedError);
+        await expect(
+          store.limits.submit({
+            submission: { hash: late, submittedAt: new Date('2026-03-09T23:59:59.999Z') },
+            clientKey: '192.0.2.9',
+            userId: user,
+            caps: CAPS,
+            receipt: der(),
+          }),
+        ).rejects.toBeInstanceOf(DayClosedError);
         expect(await store.receipts.forDay(late, '2026-03-09')).toEqual([]);
         // A receipt that cannot be stored (empty) takes its submission and its count with it, on both tiers.
         const empty = hex();
-        await expect(store.limits.submit({ submission: { hash: empty, submittedAt: NOW }, clientKey: '192.0.2.10', caps, receipt: new Uint8Array(0) })).rejects.toThrow();
-        await expect(store.limits.submit({ submission: { hash: empty, submittedAt: NOW }, clientKey: '192.0.2.10', userId: await payingUser(store), caps, receipt: new Uint8Array(0) })).rejects.toThrow();
+        await expect(
+          store.limits.submit({
+            submission: { hash: empty, submittedAt: NOW },
+            clientKey: '192.0.2.10',
+            caps,
+            receipt: new Uint8Array(0),
+          }),
+        ).rejects.toThrow();
+        await expect(
+          store.limits.submit({
+            submission: { hash: empty, submittedAt: NOW },
+            clientKey: '192.0.2.10',
+            userId: await payingUser(store),
+            caps,
+            receipt: new Uint8Array(0),
+          }),
+        ).rejects.toThrow();
         expect(await store.limits.dailyUsed('192.0.2.10', '2026-03-10')).toBe(0);
         // A submission that cannot be stored (not a hash) stores no receipt and counts nothing.
-        await expect(store.limits.submit({ submission: { hash: 'not hex', submittedAt: NOW }, clientKey: '192.0.2.11', caps, receipt: der() })).rejects.toThrow();
+        await expect(
+          store.limits.submit({
+            submission: { hash: 'not hex', submittedAt: NOW },
+            clientKey: '192.0.2.11',
+            caps,
+            receipt: der(),
+          }),
+        ).rejects.toThrow();
         expect(await store.limits.dailyUsed('192.0.2.11', '2026-03-10')).toBe(0);
         expect(await store.receipts.forDay(empty, '2026-03-10')).toEqual([]);
         const day = (await drain(store, '2026-03-10')).map((row) => row[0]);
@@ -423,7 +701,16 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         expect(day.filter((x) => x === h)).toHaveLength(2);
         expect(day.filter((x) => x === p)).toHaveLength(1);
         // The store still writes: nothing was left half done.
-        expect((await store.limits.submit({ submission: { hash: empty, submittedAt: NOW }, clientKey: '192.0.2.10', caps, receipt: kept[0] })).allowed).toBe(true);
+        expect(
+          (
+            await store.limits.submit({
+              submission: { hash: empty, submittedAt: NOW },
+              clientKey: '192.0.2.10',
+              caps,
+              receipt: kept[0],
+            })
+          ).allowed,
+        ).toBe(true);
         expect(await store.receipts.forDay(empty, '2026-03-10')).toEqual([kept[0]]);
       });
     });
@@ -435,7 +722,11 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const b = await open();
         const k = { scope: 'login', key: 'account:x' };
         const t = NOW.getTime();
-        const results = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).throttle.attempt([{ ...k, max: 5, windowMs: W }], [{ ...k, windowMs: W }], t)));
+        const results = await Promise.all(
+          Array.from({ length: 12 }, (_, i) =>
+            (i % 2 ? a : b).throttle.attempt([{ ...k, max: 5, windowMs: W }], [{ ...k, windowMs: W }], t),
+          ),
+        );
         expect(results.filter((r) => r !== undefined)).toHaveLength(5);
         expect(await a.throttle.count(k, W, t)).toBe(5);
         expect(await a.throttle.attempt([{ ...k, max: 5, windowMs: W }], [{ ...k, windowMs: W }], t + W)).toBeDefined();
@@ -465,7 +756,15 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         await newUser(store, 'alice');
         await expect(newUser(store, 'ALICE')).rejects.toBeInstanceOf(UniqueViolationError);
         const id = crypto.randomUUID();
-        const dup = store.users.create({ id, username: 'bob', email: 'alice@example.com', passwordHash: 'h', newsletter: true, createdAt: NOW, verification: { tokenHash: hex(), expires: NOW } });
+        const dup = store.users.create({
+          id,
+          username: 'bob',
+          email: 'alice@example.com',
+          passwordHash: 'h',
+          newsletter: true,
+          createdAt: NOW,
+          verification: { tokenHash: hex(), expires: NOW },
+        });
         await expect(dup).rejects.toMatchObject({ field: 'email' });
         expect(await store.users.get(id)).toBeUndefined();
         expect((await store.users.forLogin('Alice'))?.passwordHash).toBe('hash');
@@ -507,7 +806,12 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const [s1, s2] = [hex(), hex()];
         await store.sessions.create(s1, user, NOW, new Date(NOW.getTime() + 1000));
         await store.sessions.create(s2, user, NOW, new Date(NOW.getTime() + 5000));
-        expect(await store.sessions.user(s1, NOW)).toEqual({ id: user, username: 'carol', email: 'carol@example.com', emailVerified: false });
+        expect(await store.sessions.user(s1, NOW)).toEqual({
+          id: user,
+          username: 'carol',
+          email: 'carol@example.com',
+          emailVerified: false,
+        });
         expect(await store.sessions.user(s1, new Date(NOW.getTime() + 1000))).toBeUndefined();
         await store.sessions.prune(new Date(NOW.getTime() + 1000));
         await store.sessions.destroy(s2);
@@ -524,26 +828,48 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const b = await open();
         const user = await newUser(a);
         const event = { id: 'evt_1', type: 'customer.subscription.created', created: 100, receivedAt: NOW };
-        const outcomes = await Promise.all([a, b, a, b].map((s) => s.stripeEvents.apply(event, { kind: 'subscription', userIdHint: user, fields: fields() })));
+        const outcomes = await Promise.all(
+          [a, b, a, b].map((s) =>
+            s.stripeEvents.apply(event, { kind: 'subscription', userIdHint: user, fields: fields() }),
+          ),
+        );
         expect(outcomes.filter((o) => o !== undefined)).toHaveLength(1);
         expect(await a.stripeEvents.seen('evt_1')).toBe(true);
         expect(await a.stripeEvents.seen('evt_2')).toBe(false);
-        expect(await a.subscriptions.get(user)).toMatchObject({ status: 'active', customerId: 'cus_1', priceId: 'price_m', cancelAtPeriodEnd: false });
+        expect(await a.subscriptions.get(user)).toMatchObject({
+          status: 'active',
+          customerId: 'cus_1',
+          priceId: 'price_m',
+          cancelAtPeriodEnd: false,
+        });
       });
 
       it('keeps the newest event: an older one is ignored, a canceled subscription stays canceled, payment failures mark past_due', async () => {
         const store = await fresh();
         const user = await newUser(store);
         const apply = (id: string, created: number, f: Partial<SubscriptionFields>) =>
-          store.stripeEvents.apply({ id, type: 'customer.subscription.updated', created, receivedAt: NOW }, { kind: 'subscription', userIdHint: user, fields: fields(f) });
+          store.stripeEvents.apply(
+            { id, type: 'customer.subscription.updated', created, receivedAt: NOW },
+            { kind: 'subscription', userIdHint: user, fields: fields(f) },
+          );
         await apply('e1', 200, { status: 'active' });
         expect(await apply('e0', 100, { status: 'incomplete' })).toMatch(/^ignored: older/);
-        expect(await store.stripeEvents.apply({ id: 'e2', type: 'invoice.payment_failed', created: 300, receivedAt: NOW }, { kind: 'payment-failed', customerId: 'cus_1' })).toMatch(/past_due$/);
+        expect(
+          await store.stripeEvents.apply(
+            { id: 'e2', type: 'invoice.payment_failed', created: 300, receivedAt: NOW },
+            { kind: 'payment-failed', customerId: 'cus_1' },
+          ),
+        ).toMatch(/past_due$/);
         expect((await store.subscriptions.get(user))?.status).toBe('past_due');
         await apply('e3', 400, { status: 'canceled' });
         expect(await apply('e4', 500, { status: 'active' })).toMatch(/is canceled$/);
         expect(await store.subscriptions.isPaying(user)).toBe(false);
-        expect(await store.stripeEvents.apply({ id: 'e5', type: 'x', created: 1, receivedAt: NOW }, { kind: 'none', outcome: 'ignored: x' })).toBe('ignored: x');
+        expect(
+          await store.stripeEvents.apply(
+            { id: 'e5', type: 'x', created: 1, receivedAt: NOW },
+            { kind: 'none', outcome: 'ignored: x' },
+          ),
+        ).toBe('ignored: x');
       });
 
       it('setCustomer keeps the first customer recorded', async () => {
@@ -563,7 +889,13 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const entry = { name: 'N', email: 'w@example.com', message: 'hello', createdAt: NOW };
         const results = await Promise.all([a, b, a, b].map((s) => s.forms.joinWaitlist(entry)));
         expect(results.filter(Boolean)).toHaveLength(1);
-        const id = await a.forms.addContact({ name: 'Name', email: 'c@example.com', subject: 'general', message: 'a message of some length', createdAt: NOW });
+        const id = await a.forms.addContact({
+          name: 'Name',
+          email: 'c@example.com',
+          subject: 'general',
+          message: 'a message of some length',
+          createdAt: NOW,
+        });
         expect(typeof id).toBe('number');
         await a.forms.setContactDelivery(id, 'outbox:x.eml');
       });
@@ -574,7 +906,10 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const first = await fresh();
         const second = await open();
         const t = NOW.getTime();
-        const both = await Promise.all([first.lease.acquire('schedule', 'A', 90_000, t), second.lease.acquire('schedule', 'B', 90_000, t)]);
+        const both = await Promise.all([
+          first.lease.acquire('schedule', 'A', 90_000, t),
+          second.lease.acquire('schedule', 'B', 90_000, t),
+        ]);
         // Sent at once: either may win (on PostgreSQL whichever commits first), never both.
         expect(both.filter(Boolean)).toHaveLength(1);
         // From here `a` names the store whose holder won, `b` the other; holder names follow.
@@ -599,9 +934,13 @@ export function storeContract(name: string, makeStore: () => Promise<OpenedStore
         const a = await fresh();
         const b = await open();
         const t = NOW.getTime();
-        const first = await Promise.all(['A', 'B', 'C', 'D'].map((h, i) => (i % 2 ? b : a).lease.acquire('schedule', h, 1_000, t)));
+        const first = await Promise.all(
+          ['A', 'B', 'C', 'D'].map((h, i) => (i % 2 ? b : a).lease.acquire('schedule', h, 1_000, t)),
+        );
         expect(first.filter(Boolean)).toHaveLength(1);
-        const later = await Promise.all(['E', 'F', 'G', 'H'].map((h, i) => (i % 2 ? b : a).lease.acquire('schedule', h, 1_000, t + 5_000)));
+        const later = await Promise.all(
+          ['E', 'F', 'G', 'H'].map((h, i) => (i % 2 ? b : a).lease.acquire('schedule', h, 1_000, t + 5_000)),
+        );
         expect(later.filter(Boolean)).toHaveLength(1);
       });
     });

@@ -10,7 +10,15 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, ORIGIN, childEnv, projectEnv } from '../../ingest/test/fixture.ts';
-import { makeHashes, removeTempProjects, run, tempProject, treeDiff, treeDigest, writeHashFile } from '../../test/cli/helpers.ts';
+import {
+  makeHashes,
+  removeTempProjects,
+  run,
+  tempProject,
+  treeDiff,
+  treeDigest,
+  writeHashFile,
+} from '../../test/cli/helpers.ts';
 import { createDatabase, postgresForSuite, startPostgres } from '../../test/support/postgres.ts';
 import { openStore } from '../index.ts';
 import { MIGRATIONS } from '../postgres/migrations.ts';
@@ -70,7 +78,6 @@ afterAll(async () => {
 });
 
 describe('PostgreSQL engine', () => {
-
   it('openStore selects PostgreSQL for a postgres:// URL', async () => {
     const store = await open(await newDatabase());
     expect(store.engine).toBe('postgres');
@@ -82,14 +89,16 @@ describe('PostgreSQL engine', () => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        const sql = 'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()';
+        const sql =
+          'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()';
         return (await client.query<{ n: number }>(sql)).rows[0]!.n;
       } finally {
         await client.end();
       }
     };
     // Reads, one statement each (writes share one statement: the group commit).
-    const calls = (store: Store) => Promise.all(Array.from({ length: 40 }, () => store.submissions.queueSize('2026-03-10')));
+    const calls = (store: Store) =>
+      Promise.all(Array.from({ length: 40 }, () => store.submissions.queueSize('2026-03-10')));
     const small = await openStore({ db: '', databaseUrl: url, poolSize: 2 });
     await calls(small);
     expect(await connections()).toBeLessThanOrEqual(2);
@@ -106,22 +115,42 @@ describe('PostgreSQL engine', () => {
     await client.connect();
     try {
       const commits = async (): Promise<number> =>
-        Number((await client.query<{ n: string }>('SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()')).rows[0]!.n);
+        Number(
+          (
+            await client.query<{ n: string }>(
+              'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+            )
+          ).rows[0]!.n,
+        );
       const hashes = Array.from({ length: 500 }, hex);
       const before = await commits();
       await Promise.all(hashes.map((hash) => store.submissions.write({ hash, submittedAt: NOW, source: 'api_beta' })));
-      const stored = new Set((await client.query<{ hash: string }>('SELECT hash FROM submissions')).rows.map((r) => r.hash));
+      const stored = new Set(
+        (await client.query<{ hash: string }>('SELECT hash FROM submissions')).rows.map((r) => r.hash),
+      );
       expect(hashes.filter((h) => !stored.has(h))).toEqual([]);
       // Statistics are sent by the server's backends with a delay: wait for them, then compare.
       let used = 0;
-      for (let i = 0; i < 50 && used < 2; i++, await new Promise((r) => setTimeout(r, 100))) used = (await commits()) - before;
+      for (let i = 0; i < 50 && used < 2; i++, await new Promise((r) => setTimeout(r, 100)))
+        used = (await commits()) - before;
       expect(used).toBeGreaterThan(0);
       expect(used).toBeLessThan(250);
       // A row the table refuses (its CHECK on the hash) fails alone; the rows sent with it are stored.
       const good = Array.from({ length: 5 }, hex);
-      const results = await Promise.allSettled([...good, 'not-a-hash'].map((hash) => store.submissions.write({ hash, submittedAt: NOW, source: 'web' })));
-      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'fulfilled', 'rejected']);
-      const after = new Set((await client.query<{ hash: string }>('SELECT hash FROM submissions')).rows.map((r) => r.hash));
+      const results = await Promise.allSettled(
+        [...good, 'not-a-hash'].map((hash) => store.submissions.write({ hash, submittedAt: NOW, source: 'web' })),
+      );
+      expect(results.map((r) => r.status)).toEqual([
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'fulfilled',
+        'rejected',
+      ]);
+      const after = new Set(
+        (await client.query<{ hash: string }>('SELECT hash FROM submissions')).rows.map((r) => r.hash),
+      );
       expect(good.every((h) => after.has(h))).toBe(true);
       expect(after.has('not-a-hash')).toBe(false);
     } finally {
@@ -135,9 +164,15 @@ describe('PostgreSQL engine', () => {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {
-      const versions = (await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => r.version);
+      const versions = (
+        await client.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')
+      ).rows.map((r) => r.version);
       expect(versions).toEqual(MIGRATIONS.map((_, i) => i + 1));
-      const tables = (await client.query<{ t: string }>(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`)).rows.map((r) => r.t);
+      const tables = (
+        await client.query<{ t: string }>(
+          `SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'public' ORDER BY 1`,
+        )
+      ).rows.map((r) => r.t);
       expect(tables).toEqual([
         'auth_throttle',
         'contact_messages',
@@ -187,14 +222,22 @@ describe('PostgreSQL engine', () => {
     await client.connect();
     await client.query('INSERT INTO schema_migrations (version) VALUES ($1)', [MIGRATIONS.length + 1]);
     await client.end();
-    await expect(open(url)).rejects.toThrow(`database schema version ${MIGRATIONS.length + 1} is newer than this program (${MIGRATIONS.length})`);
+    await expect(open(url)).rejects.toThrow(
+      `database schema version ${MIGRATIONS.length + 1} is newer than this program (${MIGRATIONS.length})`,
+    );
   });
 
   it('the free tier is exact with two pools racing 20 submissions from one address', async () => {
     const url = await newDatabase();
     const [a, b] = [await open(url), await open(url)];
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).limits.submit({ submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i) }, clientKey: '203.0.113.7', caps: CAPS })),
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).limits.submit({
+          submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i) },
+          clientKey: '203.0.113.7',
+          caps: CAPS,
+        }),
+      ),
     );
     expect(results.filter((r) => r.allowed)).toHaveLength(2);
     expect(await b.limits.dailyUsed('203.0.113.7', '2026-03-10')).toBe(2);
@@ -209,7 +252,12 @@ describe('PostgreSQL engine', () => {
       const postgres = await open(await newDatabase());
       const repeated = hex();
       const rows: Submission[] = [
-        ...Array.from({ length: 300 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() - i * 997), source: 'import' as const, fileName: `f${i}` })),
+        ...Array.from({ length: 300 }, (_, i) => ({
+          hash: hex(),
+          submittedAt: new Date(NOW.getTime() - i * 997),
+          source: 'import' as const,
+          fileName: `f${i}`,
+        })),
         { hash: repeated, submittedAt: new Date('2026-03-10T00:00:00.000Z'), source: 'web' },
         { hash: repeated, submittedAt: new Date('2026-03-10T23:59:59.999Z'), source: 'api_beta' },
         { hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'web' },
@@ -235,7 +283,13 @@ describe('PostgreSQL engine', () => {
   it('a reader that stops early releases its connection and transaction', async () => {
     const url = await newDatabase();
     const store = await open(url);
-    await store.submissions.enqueue(Array.from({ length: 30 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() + i), source: 'import' as const })));
+    await store.submissions.enqueue(
+      Array.from({ length: 30 }, (_, i) => ({
+        hash: hex(),
+        submittedAt: new Date(NOW.getTime() + i),
+        source: 'import' as const,
+      })),
+    );
     for (let round = 0; round < 15; round++) {
       for await (const batch of store.submissions.readDay('2026-03-10', { batchRows: 5 })) {
         expect(batch.rows).toHaveLength(5);
@@ -255,11 +309,18 @@ describe('PostgreSQL engine', () => {
       await own.stop();
       const calls: Array<[string, () => Promise<unknown>]> = [
         ['write', () => store.submissions.write({ hash: hex(), submittedAt: NOW, source: 'web' })],
-        ['submit', () => store.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.1', caps: CAPS })],
+        [
+          'submit',
+          () =>
+            store.limits.submit({ submission: { hash: hex(), submittedAt: NOW }, clientKey: '192.0.2.1', caps: CAPS }),
+        ],
         ['queueSize', () => store.submissions.queueSize('')],
         ['enqueue', () => store.submissions.enqueue([{ hash: hex(), submittedAt: NOW, source: 'api_beta' }])],
         ['submittedOn', () => store.submissions.submittedOn('2026-03-10', [hex()])],
-        ['countWindow', () => store.limits.countWindow('192.0.2.1', 'beta-api:w', 10, { from: 'beta-api:', before: 'beta-api:w' }, 3)],
+        [
+          'countWindow',
+          () => store.limits.countWindow('192.0.2.1', 'beta-api:w', 10, { from: 'beta-api:', before: 'beta-api:w' }, 3),
+        ],
         ['receipts.forDay', () => store.receipts.forDay(hex(), '2026-03-10')],
         ['readDay', () => drain(store, '2026-03-10', 10)],
         ['throttle.count', () => store.throttle.count({ scope: 's', key: 'k' }, 1000, NOW.getTime())],
@@ -307,7 +368,12 @@ describe('timeseal db copy and db migrate', () => {
     const url = await newDatabase();
     const first = run(dir, ['db', 'migrate', '--json'], { env: { TIMESEAL_DATABASE_URL: url } });
     expect(first.stderr).toBe('');
-    expect(JSON.parse(first.stdout)).toEqual({ ok: true, engine: 'postgres', applied: MIGRATIONS.map((_, i) => i + 1), version: MIGRATIONS.length });
+    expect(JSON.parse(first.stdout)).toEqual({
+      ok: true,
+      engine: 'postgres',
+      applied: MIGRATIONS.map((_, i) => i + 1),
+      version: MIGRATIONS.length,
+    });
     const again = run(dir, ['db', 'migrate'], { env: { TIMESEAL_DATABASE_URL: url } });
     expect(again.code).toBe(0);
     expect(again.stdout).toBe(`The PostgreSQL database is at schema version ${MIGRATIONS.length}: nothing to apply.\n`);
@@ -326,19 +392,62 @@ describe('timeseal db copy and db migrate', () => {
     let contact = 0;
     const receiptHash = hex();
     try {
-      await sqlite.users.create({ id: user, username: 'Dana', email: 'dana@example.com', passwordHash: 'h1', newsletter: true, createdAt: NOW, verification: { tokenHash: hex(), expires: NOW } });
+      await sqlite.users.create({
+        id: user,
+        username: 'Dana',
+        email: 'dana@example.com',
+        passwordHash: 'h1',
+        newsletter: true,
+        createdAt: NOW,
+        verification: { tokenHash: hex(), expires: NOW },
+      });
       await sqlite.users.setReset(user, reset, new Date(NOW.getTime() + 60_000));
       await sqlite.sessions.create(session, user, NOW, new Date(NOW.getTime() + 60_000));
       await sqlite.stripeEvents.apply(
         { id: 'evt_copy', type: 'customer.subscription.created', created: 7, receivedAt: NOW },
-        { kind: 'subscription', userIdHint: user, fields: { customerId: 'cus_c', subscriptionId: 'sub_c', priceId: 'price_c', status: 'active', periodStart: null, periodEnd: '2026-04-10T12:00:00.000Z', cancelAtPeriodEnd: true } },
+        {
+          kind: 'subscription',
+          userIdHint: user,
+          fields: {
+            customerId: 'cus_c',
+            subscriptionId: 'sub_c',
+            priceId: 'price_c',
+            status: 'active',
+            periodStart: null,
+            periodEnd: '2026-04-10T12:00:00.000Z',
+            cancelAtPeriodEnd: true,
+          },
+        },
       );
-      for (let i = 0; i < 3; i++) await sqlite.limits.submit({ submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i), fileName: `doc${i}.pdf` }, clientKey: '192.0.2.5', userId: user, caps: CAPS });
-      await sqlite.limits.submit({ submission: { hash: receiptHash, submittedAt: NOW }, clientKey: '192.0.2.6', caps: CAPS, receipt: new Uint8Array(crypto.randomBytes(1500)) });
-      await sqlite.submissions.enqueue(Array.from({ length: 2500 }, (_, i) => ({ hash: hex(), submittedAt: new Date(NOW.getTime() - i * 1000), source: 'import' as const })));
+      for (let i = 0; i < 3; i++)
+        await sqlite.limits.submit({
+          submission: { hash: hex(), submittedAt: new Date(NOW.getTime() + i), fileName: `doc${i}.pdf` },
+          clientKey: '192.0.2.5',
+          userId: user,
+          caps: CAPS,
+        });
+      await sqlite.limits.submit({
+        submission: { hash: receiptHash, submittedAt: NOW },
+        clientKey: '192.0.2.6',
+        caps: CAPS,
+        receipt: new Uint8Array(crypto.randomBytes(1500)),
+      });
+      await sqlite.submissions.enqueue(
+        Array.from({ length: 2500 }, (_, i) => ({
+          hash: hex(),
+          submittedAt: new Date(NOW.getTime() - i * 1000),
+          source: 'import' as const,
+        })),
+      );
       await sqlite.throttle.record([{ scope: 'login', key: 'ip:1', windowMs: 60_000 }], NOW.getTime());
       await sqlite.forms.joinWaitlist({ name: 'W', email: 'w@example.com', message: 'm', createdAt: NOW });
-      contact = await sqlite.forms.addContact({ name: 'Name', email: 'c@example.com', subject: 'support', message: 'a message of some length', createdAt: NOW });
+      contact = await sqlite.forms.addContact({
+        name: 'Name',
+        email: 'c@example.com',
+        subject: 'support',
+        message: 'a message of some length',
+        createdAt: NOW,
+      });
     } finally {
       await sqlite.close();
     }
@@ -347,7 +456,20 @@ describe('timeseal db copy and db migrate', () => {
     const copied = run(dir, ['db', 'copy', '--to', url, '--json'], { env: { TIMESEAL_DB: file } });
     expect(copied.stderr).toBe('');
     expect(copied.code).toBe(0);
-    expect(JSON.parse(copied.stdout).rows).toMatchObject({ users: 1, sessions: 1, subscriptions: 1, submissions: 2504, timestamps: 3, quota_usage: 1, ip_rate_limit: 1, auth_throttle: 1, stripe_events: 1, professional_waitlist: 1, contact_messages: 1, receipts: 1 });
+    expect(JSON.parse(copied.stdout).rows).toMatchObject({
+      users: 1,
+      sessions: 1,
+      subscriptions: 1,
+      submissions: 2504,
+      timestamps: 3,
+      quota_usage: 1,
+      ip_rate_limit: 1,
+      auth_throttle: 1,
+      stripe_events: 1,
+      professional_waitlist: 1,
+      contact_messages: 1,
+      receipts: 1,
+    });
 
     const [before, after] = [await openStore({ db: file }), await open(url)];
     try {
@@ -360,15 +482,29 @@ describe('timeseal db copy and db migrate', () => {
       expect(await after.history.list(user)).toEqual(await before.history.list(user));
       expect(await after.limits.monthlyUsed(user, '2026-03')).toBe(3);
       expect(await after.limits.dailyUsed('192.0.2.6', '2026-03-10')).toBe(1);
-      expect(await after.receipts.forDay(receiptHash, '2026-03-10')).toEqual(await before.receipts.forDay(receiptHash, '2026-03-10'));
+      expect(await after.receipts.forDay(receiptHash, '2026-03-10')).toEqual(
+        await before.receipts.forDay(receiptHash, '2026-03-10'),
+      );
       expect((await after.receipts.forDay(receiptHash, '2026-03-10'))[0]).toHaveLength(1500);
       expect(await after.stripeEvents.seen('evt_copy')).toBe(true);
       expect(await after.throttle.count({ scope: 'login', key: 'ip:1' }, 60_000, NOW.getTime())).toBe(1);
-      expect(await after.forms.joinWaitlist({ name: 'W', email: 'w@example.com', message: 'm', createdAt: NOW })).toBe(false);
+      expect(await after.forms.joinWaitlist({ name: 'W', email: 'w@example.com', message: 'm', createdAt: NOW })).toBe(
+        false,
+      );
       // Identity sequences continue after the copied ids.
-      expect(await after.forms.addContact({ name: 'Name', email: 'c@example.com', subject: 'general', message: 'another message here', createdAt: NOW })).toBe(contact + 1);
+      expect(
+        await after.forms.addContact({
+          name: 'Name',
+          email: 'c@example.com',
+          subject: 'general',
+          message: 'another message here',
+          createdAt: NOW,
+        }),
+      ).toBe(contact + 1);
       await after.submissions.write({ hash: hex(), submittedAt: NOW, source: 'web' });
-      expect((await drain(after, '2026-03-10', 5000)).length).toBe((await drain(before, '2026-03-10', 5000)).length + 1);
+      expect((await drain(after, '2026-03-10', 5000)).length).toBe(
+        (await drain(before, '2026-03-10', 5000)).length + 1,
+      );
     } finally {
       await before.close();
     }
@@ -383,7 +519,8 @@ describe('timeseal db copy and db migrate', () => {
     const onSqlite = tempProject('build-sqlite');
     expect(run(onSqlite, ['keys', 'init']).code).toBe(0);
     const onPostgres = tempProject('build-postgres');
-    for (const folder of ['keys', 'data/private-keys']) fs.cpSync(path.join(onSqlite, folder), path.join(onPostgres, folder), { recursive: true });
+    for (const folder of ['keys', 'data/private-keys'])
+      fs.cpSync(path.join(onSqlite, folder), path.join(onPostgres, folder), { recursive: true });
     const url = await newDatabase();
     const hashes = makeHashes('same-day', 200);
     const imports: Array<[string, string[]]> = [
@@ -395,12 +532,18 @@ describe('timeseal db copy and db migrate', () => {
       [onPostgres, { TIMESEAL_DATABASE_URL: url }],
     ] as const) {
       for (const [i, [at, lines]] of imports.entries()) {
-        const r = run(dir, ['import', writeHashFile(dir, `day-${i}.txt`, lines)], { env: { ...env, TIMESEAL_NOW: at } });
+        const r = run(dir, ['import', writeHashFile(dir, `day-${i}.txt`, lines)], {
+          env: { ...env, TIMESEAL_NOW: at },
+        });
         expect(r.code, r.stderr).toBe(0);
       }
-      const built = run(dir, ['ledger', 'build', '--json'], { env: { ...env, TIMESEAL_NOW: '2025-11-02T00:01:00.000Z' } });
+      const built = run(dir, ['ledger', 'build', '--json'], {
+        env: { ...env, TIMESEAL_NOW: '2025-11-02T00:01:00.000Z' },
+      });
       expect(built.code, built.stderr).toBe(0);
-      expect(JSON.parse(built.stdout).days.map((d: { date: string; entryCount: number }) => [d.date, d.entryCount])).toEqual([['2025-11-01', 200]]);
+      expect(
+        JSON.parse(built.stdout).days.map((d: { date: string; entryCount: number }) => [d.date, d.entryCount]),
+      ).toEqual([['2025-11-01', 200]]);
     }
     // The PostgreSQL project's submissions really are in PostgreSQL.
     const client = new pg.Client({ connectionString: url });
@@ -424,7 +567,11 @@ describe('timeseal db copy and db migrate', () => {
     // file at start on PostgreSQL too, and two processes creating one new SQLite file at once collide ('table
     // submissions already exists', or 'is empty (0 bytes)').
     const nodes = [0, 1].map((i) => {
-      const child = spawn(BIN, ['serve'], { cwd: dir, env: childEnv({ ...env, PORT: '0', TIMESEAL_DB: path.join(dir, `data/node-${i}.db`) }), stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(BIN, ['serve'], {
+        cwd: dir,
+        env: childEnv({ ...env, PORT: '0', TIMESEAL_DB: path.join(dir, `data/node-${i}.db`) }),
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let log = '';
       child.stderr!.on('data', (d: Buffer) => (log += d.toString()));
       const listening = new Promise<string>((resolve, reject) => {
@@ -442,7 +589,11 @@ describe('timeseal db copy and db migrate', () => {
       const bases = await Promise.all(nodes.map((n) => n.listening));
       const statuses = await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          fetch(`${bases[i % 2]}/api/submit`, { method: 'POST', headers: { 'content-type': 'application/json', origin: ORIGIN }, body: JSON.stringify({ hash: hex() }) }).then((r) => r.status),
+          fetch(`${bases[i % 2]}/api/submit`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', origin: ORIGIN },
+            body: JSON.stringify({ hash: hex() }),
+          }).then((r) => r.status),
         ),
       );
       expect(statuses.filter((s) => s === 201)).toHaveLength(2);
@@ -450,7 +601,9 @@ describe('timeseal db copy and db migrate', () => {
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
-        expect((await client.query('SELECT source, COUNT(*)::int AS n FROM submissions GROUP BY source')).rows).toEqual([{ source: 'web', n: 2 }]);
+        expect((await client.query('SELECT source, COUNT(*)::int AS n FROM submissions GROUP BY source')).rows).toEqual(
+          [{ source: 'web', n: 2 }],
+        );
         expect((await client.query('SELECT count FROM ip_rate_limit')).rows).toEqual([{ count: 2 }]);
       } finally {
         await client.end();
@@ -463,4 +616,3 @@ describe('timeseal db copy and db migrate', () => {
     }
   });
 });
-

@@ -9,7 +9,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DAY, makeFixture, NOW, randomHash, removeTempDirs, ROOT, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
+import {
+  DAY,
+  makeFixture,
+  NOW,
+  randomHash,
+  removeTempDirs,
+  ROOT,
+  startServer,
+  type SpawnedServer,
+} from '../../ingest/test/fixture.ts';
 import { request, startNginx, submit } from '../support/nginx.ts';
 
 const IMMUTABLE = 'public, max-age=31536000, immutable';
@@ -29,11 +38,16 @@ const SECURITY_HEADERS = [
   'x-xss-protection',
 ];
 /** Cross-origin reading (ingest/security-headers.ts PUBLIC_HEADERS): the archive and keys have them, pages not. */
-const CROSS_ORIGIN_HEADERS = ['access-control-allow-origin', 'access-control-expose-headers', 'cross-origin-resource-policy'];
+const CROSS_ORIGIN_HEADERS = [
+  'access-control-allow-origin',
+  'access-control-expose-headers',
+  'cross-origin-resource-policy',
+];
 
 /** A small site like the built one, for runs where dist/site has not been built. */
 function writeSmallSite(site: string): void {
-  const page = (title: string) => `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1></body></html>\n`;
+  const page = (title: string) =>
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title></head><body><h1>${title}</h1></body></html>\n`;
   const files: Record<string, string> = {
     'index.html': page('Timeseal'),
     '404.html': page('Page Not Found'),
@@ -43,7 +57,10 @@ function writeSmallSite(site: string): void {
     '_astro/app.Ab12Cd34.js': 'console.log("timeseal");\n',
     'favicon.svg': '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><circle cx="8" cy="8" r="7"/></svg>\n',
     // serve records the verifier's release (pipeline/verifier-release.ts), which reads its version here.
-    'offline-verifier.html': page('Offline verifier').replace('<title>', '<meta name="generator" content="Timeseal offline verifier 0.0.1"><title>'),
+    'offline-verifier.html': page('Offline verifier').replace(
+      '<title>',
+      '<meta name="generator" content="Timeseal offline verifier 0.0.1"><title>',
+    ),
   };
   for (const [name, text] of Object.entries(files)) {
     fs.mkdirSync(path.dirname(path.join(site, name)), { recursive: true });
@@ -52,7 +69,9 @@ function writeSmallSite(site: string): void {
 }
 
 function firstFile(dir: string, accept: (rel: string) => boolean): string {
-  const rel = (fs.readdirSync(dir, { recursive: true }) as string[]).sort().find((r) => fs.statSync(path.join(dir, r)).isFile() && accept(r));
+  const rel = (fs.readdirSync(dir, { recursive: true }) as string[])
+    .sort()
+    .find((r) => fs.statSync(path.join(dir, r)).isFile() && accept(r));
   if (rel === undefined) throw new Error(`no matching file under ${dir}`);
   return rel.split(path.sep).join('/');
 }
@@ -67,7 +86,13 @@ let proxy: string;
 let accessLog: string;
 
 /** The upstream field of every access-log line written so far ('-' for a file nginx served itself). */
-const upstreams = (): string[] => fs.readFileSync(accessLog, 'utf8').trim().split('\n').filter(Boolean).map((l) => /upstream=(.*)$/.exec(l)![1]!);
+const upstreams = (): string[] =>
+  fs
+    .readFileSync(accessLog, 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => /upstream=(.*)$/.exec(l)![1]!);
 
 /** The upstream fields of the `count` requests logged after the first `before` lines (nginx logs a request
  * once its answer is sent, so the line may come a moment after the answer). */
@@ -112,7 +137,10 @@ beforeAll(async () => {
   nodes.push(await startServer(dir, env));
   nodes.push(await startServer(dir, env));
 
-  const started = await startNginx(dir, nodes.map((n) => new URL(n.url).host));
+  const started = await startNginx(
+    dir,
+    nodes.map((n) => new URL(n.url).host),
+  );
   ({ url: proxy, accessLog } = started);
   stopNginx = started.stop;
 });
@@ -132,7 +160,11 @@ describe('nginx in front of two timeseal serve nodes', () => {
       ['/ledgers/', 'ledgers/index.html', 'no-cache'],
       ['/favicon.svg', 'favicon.svg', 'public, max-age=3600'],
       ['/offline-verifier.html', 'offline-verifier.html', 'no-cache'],
-      [`/${firstFile(site, (r) => r.startsWith('_astro/'))}`, firstFile(site, (r) => r.startsWith('_astro/')), IMMUTABLE],
+      [
+        `/${firstFile(site, (r) => r.startsWith('_astro/'))}`,
+        firstFile(site, (r) => r.startsWith('_astro/')),
+        IMMUTABLE,
+      ],
     ] as const;
     for (const [urlPath, file, cacheControl] of cases) {
       const viaNginx = await request(proxy, urlPath);
@@ -143,7 +175,8 @@ describe('nginx in front of two timeseal serve nodes', () => {
       expect(viaNginx.headers['cache-control'], urlPath).toBe(cacheControl);
       expect(direct.headers['cache-control'], urlPath).toBe(cacheControl);
       expect(viaNginx.headers['content-type'], urlPath).toBe(direct.headers['content-type']);
-      for (const name of [...SECURITY_HEADERS, ...CROSS_ORIGIN_HEADERS]) expect(viaNginx.headers[name], `${urlPath} ${name}`).toBe(direct.headers[name]);
+      for (const name of [...SECURITY_HEADERS, ...CROSS_ORIGIN_HEADERS])
+        expect(viaNginx.headers[name], `${urlPath} ${name}`).toBe(direct.headers[name]);
     }
     // Every one of them was a file nginx read itself: no upstream in its log.
     expect(await loggedAfter(before, cases.length)).toEqual(cases.map(() => '-'));
@@ -195,10 +228,14 @@ describe('nginx in front of two timeseal serve nodes', () => {
       expect([viaNginx.status, direct.status], rel).toEqual([200, 200]);
       expect(viaNginx.body.equals(fs.readFileSync(path.join(dir, rel))), rel).toBe(true);
       expect(viaNginx.body.equals(direct.body), rel).toBe(true);
-      expect([viaNginx.headers['cache-control'], direct.headers['cache-control']], rel).toEqual([cacheControl, cacheControl]);
+      expect([viaNginx.headers['cache-control'], direct.headers['cache-control']], rel).toEqual([
+        cacheControl,
+        cacheControl,
+      ]);
       expect(viaNginx.headers['content-type'], rel).toBe(direct.headers['content-type']);
       expect(viaNginx.headers['access-control-allow-origin'], rel).toBe('*');
-      for (const name of [...SECURITY_HEADERS, ...CROSS_ORIGIN_HEADERS]) expect(viaNginx.headers[name], `${rel} ${name}`).toBe(direct.headers[name]);
+      for (const name of [...SECURITY_HEADERS, ...CROSS_ORIGIN_HEADERS])
+        expect(viaNginx.headers[name], `${rel} ${name}`).toBe(direct.headers[name]);
     }
     expect(await loggedAfter(before, cases.length)).toEqual(cases.map(() => '-'));
 
@@ -208,7 +245,10 @@ describe('nginx in front of two timeseal serve nodes', () => {
     const gzipOk = { 'accept-encoding': 'gzip' };
     const storedViaNginx = await request(proxy, `/ledgers/${DAY}.json`, { headers: gzipOk });
     const storedDirect = await request(nodes[1]!.url, `/ledgers/${DAY}.json`, { headers: gzipOk });
-    expect([storedViaNginx.headers['content-encoding'], storedDirect.headers['content-encoding']]).toEqual([undefined, undefined]);
+    expect([storedViaNginx.headers['content-encoding'], storedDirect.headers['content-encoding']]).toEqual([
+      undefined,
+      undefined,
+    ]);
     expect(storedViaNginx.body.equals(storedDirect.body)).toBe(true);
 
     // Readers take byte ranges of index segment files (docs/FORMAT.md §6): nginx answers them from disk as a node does.
@@ -231,12 +271,21 @@ describe('nginx in front of two timeseal serve nodes', () => {
   });
 
   it('answers a cross-origin preflight for the archive and keys as a node does', async () => {
-    const preflight = { origin: 'https://verifier.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match' };
+    const preflight = {
+      origin: 'https://verifier.example',
+      'access-control-request-method': 'GET',
+      'access-control-request-headers': 'if-none-match',
+    };
     for (const urlPath of ['/ledgers/checkpoint', `/ledgers/${DAY}.json`, '/keys/public.pem']) {
       const viaNginx = await request(proxy, urlPath, { method: 'OPTIONS', headers: preflight });
       const direct = await request(nodes[0]!.url, urlPath, { method: 'OPTIONS', headers: preflight });
       expect([viaNginx.status, direct.status], urlPath).toEqual([204, 204]);
-      for (const name of ['access-control-allow-methods', 'access-control-allow-headers', 'access-control-max-age', ...CROSS_ORIGIN_HEADERS]) {
+      for (const name of [
+        'access-control-allow-methods',
+        'access-control-allow-headers',
+        'access-control-max-age',
+        ...CROSS_ORIGIN_HEADERS,
+      ]) {
         expect(viaNginx.headers[name], `${urlPath} ${name}`).toBe(direct.headers[name]);
       }
       expect(viaNginx.headers['access-control-allow-methods']).toBe('GET, HEAD, OPTIONS');
@@ -268,7 +317,8 @@ describe('nginx in front of two timeseal serve nodes', () => {
   it('a forged X-Forwarded-For buys nothing: the free tier counts the real client across both nodes', async () => {
     const before = await loggedSoFar();
     const statuses: number[] = [];
-    for (const forged of ['1.2.3.4', '5.6.7.8', '9.10.11.12', '13.14.15.16']) statuses.push((await submit(proxy, forged)).status);
+    for (const forged of ['1.2.3.4', '5.6.7.8', '9.10.11.12', '13.14.15.16'])
+      statuses.push((await submit(proxy, forged)).status);
     expect(statuses).toEqual([201, 201, 429, 429]);
     expect(new Set(await loggedAfter(before, 4)).size).toBe(2);
     // Control: a node reached directly trusts the header (TRUST_PROXY=1), which is why only nginx may reach it.
@@ -303,7 +353,15 @@ describe('nginx in front of two timeseal serve nodes', () => {
     expect(await loggedAfter(before, 3)).toEqual(['-', '-', '-']);
     // Just under the limit still reaches a node (which refuses the file name, not the size).
     const under = JSON.stringify({ hash: randomHash(), fileName: 'x'.repeat(16 * 1024 - 100) });
-    expect((await request(proxy, '/api/submit', { method: 'POST', headers: { 'content-type': 'application/json' }, body: under })).status).toBe(400);
+    expect(
+      (
+        await request(proxy, '/api/submit', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: under,
+        })
+      ).status,
+    ).toBe(400);
   });
 
   it("passes a node's own 503 on, without taking the nodes out of the upstream", async () => {

@@ -10,7 +10,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, childEnv, projectEnv, randomHash, removeTempDirs, startServer, tempDir, type SpawnedServer } from '../../ingest/test/fixture.ts';
+import {
+  BIN,
+  childEnv,
+  projectEnv,
+  randomHash,
+  removeTempDirs,
+  startServer,
+  tempDir,
+  type SpawnedServer,
+} from '../../ingest/test/fixture.ts';
 import { ensureBuilt, launchBrowser, SITE_DIR } from '../site/helpers.ts';
 import { request, startNginx, type RunningNginx } from '../support/nginx.ts';
 import { postgresForSuite } from '../support/postgres.ts';
@@ -26,7 +35,10 @@ let env: (node: number) => Record<string, string>;
 const nodes: SpawnedServer[] = [];
 let nginx: RunningNginx;
 
-function timeseal(args: string[], extra: Record<string, string> = {}): { code: number | null; stdout: string; stderr: string } {
+function timeseal(
+  args: string[],
+  extra: Record<string, string> = {},
+): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(BIN, args, { cwd: dir, env: childEnv({ ...env(0), ...extra }), encoding: 'utf8' });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -38,7 +50,8 @@ const logged = (node: SpawnedServer, message: string): boolean =>
     .some((l) => l.startsWith('{') && (JSON.parse(l) as { msg: string }).msg.startsWith(message));
 
 async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) if (await check()) return;
+  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100)))
+    if (await check()) return;
   throw new Error(`timed out after ${ms} ms waiting for ${what}`);
 }
 
@@ -46,14 +59,19 @@ async function leaseHolder(): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
   try {
-    return (await client.query<{ holder: string }>("SELECT holder FROM schedule_lease WHERE name = 'schedule'")).rows[0]?.holder;
+    return (await client.query<{ holder: string }>("SELECT holder FROM schedule_lease WHERE name = 'schedule'")).rows[0]
+      ?.holder;
   } finally {
     await client.end();
   }
 }
 
 const post = (urlPath: string, body: unknown, headers: Record<string, string> = {}) =>
-  request(nginx.url, urlPath, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  request(nginx.url, urlPath, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   ensureBuilt();
@@ -78,7 +96,10 @@ beforeAll(async () => {
   await until('node 0 to take the schedule lease', 20_000, () => logged(nodes[0]!, 'schedule lease taken'));
   nodes.push(await startServer(dir, env(1)));
   await until('node 1 to see the lease held', 20_000, () => logged(nodes[1]!, 'schedule held by another node'));
-  nginx = await startNginx(dir, nodes.map((n) => new URL(n.url).host));
+  nginx = await startNginx(
+    dir,
+    nodes.map((n) => new URL(n.url).host),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -99,7 +120,11 @@ describe('nginx, two nodes, one PostgreSQL', () => {
   it('20 concurrent free-tier submissions from one client over both nodes: exactly 2 admitted; forged X-Forwarded-For buys nothing', async () => {
     const before = nginx.upstreams().length;
     const hashes = Array.from({ length: 20 }, randomHash);
-    const answers = await Promise.all(hashes.map((hash, i) => post('/api/submit', { hash }, i % 2 === 0 ? { 'x-forwarded-for': `203.0.113.${i}` } : {})));
+    const answers = await Promise.all(
+      hashes.map((hash, i) =>
+        post('/api/submit', { hash }, i % 2 === 0 ? { 'x-forwarded-for': `203.0.113.${i}` } : {}),
+      ),
+    );
     const statuses = answers.map((a) => a.status);
     expect(statuses.filter((s) => s >= 200 && s < 300)).toHaveLength(2);
     expect(statuses.filter((s) => s === 429)).toHaveLength(18);
@@ -116,7 +141,7 @@ describe('nginx, two nodes, one PostgreSQL', () => {
     let afterKill = 0;
     const failed: number[] = [];
     const worker = async (): Promise<void> => {
-      for (const end = Date.now() + 4_000; Date.now() < end; ) {
+      for (const end = Date.now() + 4_000; Date.now() < end;) {
         const hash = randomHash();
         const answer = await post('/api/v1/beta/timestamp', { hash }).catch(() => undefined);
         if (answer !== undefined && answer.status >= 200 && answer.status < 300) {
@@ -136,16 +161,25 @@ describe('nginx, two nodes, one PostgreSQL', () => {
     expect(afterKill).toBeGreaterThan(20);
     expect(failed.length, `failed answers: ${failed.join(', ')}`).toBeLessThanOrEqual(16);
     expect(acknowledged.length).toBeGreaterThan(50);
-    process.stderr.write(`topology: ${acknowledged.length} acknowledged, ${afterKill} after the kill, ${failed.length} failed (${failed.join(", ")})\n`);
+    process.stderr.write(
+      `topology: ${acknowledged.length} acknowledged, ${afterKill} after the kill, ${failed.length} failed (${failed.join(', ')})\n`,
+    );
 
     // The lease expires and the survivor takes it (within the ttl and one renewal period, plus slack).
-    await until('the survivor to take the lease', 4 * LEASE_SECONDS * 1000, () => logged(nodes[1]!, 'schedule lease taken'));
+    await until('the survivor to take the lease', 4 * LEASE_SECONDS * 1000, () =>
+      logged(nodes[1]!, 'schedule lease taken'),
+    );
     expect(await leaseHolder()).toMatch(new RegExp(`:${nodes[1]!.child.pid}:`));
 
     // The next day's build (from the command, on the same PostgreSQL) publishes every acknowledged hash.
-    const built = timeseal(['ledger', 'build'], { TIMESEAL_NOW: NEXT_BUILD, TIMESEAL_DB: path.join(dir, 'data/node-1.db') });
+    const built = timeseal(['ledger', 'build'], {
+      TIMESEAL_NOW: NEXT_BUILD,
+      TIMESEAL_DB: path.join(dir, 'data/node-1.db'),
+    });
     expect(built.code, built.stderr).toBe(0);
-    const ledger = JSON.parse(fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.json`), 'utf8')) as { entries: [string, string][] };
+    const ledger = JSON.parse(fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.json`), 'utf8')) as {
+      entries: [string, string][];
+    };
     const inLedger = new Set(ledger.entries.map((e) => e[0]));
     expect(acknowledged.filter((h) => !inLedger.has(h))).toEqual([]);
     const verified = timeseal(['verify', '--json'], { TIMESEAL_NOW: NEXT_BUILD });

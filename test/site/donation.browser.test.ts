@@ -8,11 +8,25 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { capture, CAPTURE, createProject, ensureBuilt, launchBrowser, removeProject, ROOT, startServer, type Project, type Server } from './helpers.ts';
+import {
+  capture,
+  CAPTURE,
+  createProject,
+  ensureBuilt,
+  launchBrowser,
+  removeProject,
+  ROOT,
+  startServer,
+  type Project,
+  type Server,
+} from './helpers.ts';
 
 const DONATE = 'https://donate.example/timeseal?x=1&y=2';
 const NOW = '2025-11-03T10:00:00.000Z';
-const SEALED_SHA256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md'))).digest('hex');
+const SEALED_SHA256 = crypto
+  .createHash('sha256')
+  .update(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md')))
+  .digest('hex');
 
 let browser: Browser;
 const projects: Project[] = [];

@@ -11,23 +11,54 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTlogProof, verifyTlogProof } from '../../core/tlog-proof.ts';
 import { loadPublicKeys } from '../../runtime/keys.ts';
-import { capture, CAPTURE, createProject, ensureBuilt, ROOT, launchBrowser, pngProblems, removeProject, ROUTES, settled, startServer, type Project, type Server } from './helpers.ts';
+import {
+  capture,
+  CAPTURE,
+  createProject,
+  ensureBuilt,
+  ROOT,
+  launchBrowser,
+  pngProblems,
+  removeProject,
+  ROUTES,
+  settled,
+  startServer,
+  type Project,
+  type Server,
+} from './helpers.ts';
 
 /** The server's clock: the demo ledger is the day before (2025-11-02). */
 const NOW = '2025-11-03T10:00:00.000Z';
 /** In the demo ledger of 2025-11-02. */
-const SEALED_SHA256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md'))).digest('hex');
+const SEALED_SHA256 = crypto
+  .createHash('sha256')
+  .update(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md')))
+  .digest('hex');
 
 /** Every page: the site's routes, the account screens, and the 404 page. */
-const ALL_ROUTES = [...ROUTES, '/login', '/signup', '/forgot-password', '/reset-password?token=t', '/verify-email?token=t', '/dashboard', '/no-such-page'];
+const ALL_ROUTES = [
+  ...ROUTES,
+  '/login',
+  '/signup',
+  '/forgot-password',
+  '/reset-password?token=t',
+  '/verify-email?token=t',
+  '/dashboard',
+  '/no-such-page',
+];
 
 let project: Project;
 let server: Server;
 let browser: Browser;
 let tmp: string;
 
-async function newPage(options: { theme?: 'light' | 'dark'; width?: number; height?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 }, baseURL: server.url });
+async function newPage(
+  options: { theme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+    baseURL: server.url,
+  });
   if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
   const page = await context.newPage();
   return { context, page };
@@ -72,7 +103,10 @@ describe('phone widths', () => {
       const { context, page } = await newPage({ width, height: 800 });
       for (const route of ALL_ROUTES) {
         await openSettled(page, route);
-        const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+        const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+          scrollWidth: document.documentElement.scrollWidth,
+          innerWidth: window.innerWidth,
+        }));
         if (scrollWidth > innerWidth) overflowing.push(`${route} at ${width} px: ${scrollWidth} px wide`);
       }
       await context.close();
@@ -94,14 +128,22 @@ async function focusIndicator(page: Page): Promise<{ name: string; visible: bool
     const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1;
     const ring = style.boxShadow !== 'none';
     const box = el.getBoundingClientRect();
-    return { name, visible: (outline || ring) && box.width > 2 && box.height > 2, shown: `${el.tagName.toLowerCase()} outline ${style.outlineStyle} ${style.outlineWidth}` };
+    return {
+      name,
+      visible: (outline || ring) && box.width > 2 && box.height > 2,
+      shown: `${el.tagName.toLowerCase()} outline ${style.outlineStyle} ${style.outlineWidth}`,
+    };
   });
 }
 
 describe('keyboard focus', () => {
   it('shows a ring on the visible "Choose files" / "Choose a file" control (home, /proof, /verify)', async () => {
     const { context, page } = await newPage();
-    for (const [route, input, label] of [['/', '#home-dropzone-input', 'Choose files'], ['/proof', '#proof-dropzone-input', 'Choose files'], ['/verify', '#verify-file', 'Choose a file']] as const) {
+    for (const [route, input, label] of [
+      ['/', '#home-dropzone-input', 'Choose files'],
+      ['/proof', '#proof-dropzone-input', 'Choose files'],
+      ['/verify', '#verify-file', 'Choose a file'],
+    ] as const) {
       await page.goto(route);
       await hydrated(page, input);
       let reached = false;
@@ -114,7 +156,12 @@ describe('keyboard focus', () => {
         const input = document.querySelector(sel) as HTMLInputElement;
         const visible = input.closest('label') ?? input.labels![0]!;
         const style = getComputedStyle(visible);
-        return { text: visible.textContent!.trim(), outlineStyle: style.outlineStyle, outlineWidth: parseFloat(style.outlineWidth), width: visible.getBoundingClientRect().width };
+        return {
+          text: visible.textContent!.trim(),
+          outlineStyle: style.outlineStyle,
+          outlineWidth: parseFloat(style.outlineWidth),
+          width: visible.getBoundingClientRect().width,
+        };
       }, input);
       expect(seen.text, route).toBe(label);
       expect(seen.width, route).toBeGreaterThan(40);
@@ -176,7 +223,10 @@ if (CAPTURE) {
       const written: string[] = [];
       for (const route of ['/', '/proof', '/verify', '/ledgers', '/live', '/pricing', '/beta-api']) {
         for (const theme of ['dark', 'light'] as const) {
-          for (const [label, width] of [['desktop', 1280], ['phone', 390]] as const) {
+          for (const [label, width] of [
+            ['desktop', 1280],
+            ['phone', 390],
+          ] as const) {
             const { context, page } = await newPage({ theme, width, height: 900 });
             await openSettled(page, route);
             const name = route === '/' ? 'home' : route.slice(1);
@@ -194,9 +244,13 @@ if (CAPTURE) {
 describe('dialogs, menus and disabled buttons', () => {
   it('shows a toast raised while the waitlist dialog is open above its backdrop, and it can be dismissed', async () => {
     const { context, page } = await newPage();
-    await page.route('**/api/professional-waitlist.php', (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"waitlist store down"}' }));
+    await page.route('**/api/professional-waitlist.php', (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":"waitlist store down"}' }),
+    );
     await page.goto('/pricing');
-    await page.waitForFunction(() => !document.querySelector('#waitlist-name')?.closest('astro-island')?.hasAttribute('ssr'));
+    await page.waitForFunction(
+      () => !document.querySelector('#waitlist-name')?.closest('astro-island')?.hasAttribute('ssr'),
+    );
     await page.click('button:has-text("Join Waitlist")');
     await page.fill('#waitlist-name', 'Ada');
     await page.fill('#waitlist-email', 'ada@example.org');
@@ -247,9 +301,14 @@ describe('dialogs, menus and disabled buttons', () => {
       await hydrated(page, '#search-hash');
       const search = page.locator('#search-hash ~ button[type=submit]');
       await expect(search.isDisabled()).resolves.toBe(true);
-      const disabled = await search.evaluate((b, fn) => ({ chroma: (0, eval)(fn)(b) as number, opacity: getComputedStyle(b).opacity }), chroma.toString());
+      const disabled = await search.evaluate(
+        (b, fn) => ({ chroma: (0, eval)(fn)(b) as number, opacity: getComputedStyle(b).opacity }),
+        chroma.toString(),
+      );
       await page.fill('#search-hash', 'a'.repeat(64));
-      await page.waitForFunction(() => !(document.querySelector('#search-hash ~ button[type=submit]') as HTMLButtonElement).disabled);
+      await page.waitForFunction(
+        () => !(document.querySelector('#search-hash ~ button[type=submit]') as HTMLButtonElement).disabled,
+      );
       await page.mouse.move(0, 0);
       // The colour is read once its transition (transition-colors) to the enabled look has finished.
       await search.evaluate((b) => Promise.all(b.getAnimations().map((a) => a.finished)).then(() => undefined));
@@ -332,19 +391,27 @@ describe("the free tier's daily limit on the file list", () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: ownServer.url });
     const page = await context.newPage();
     const submits: string[] = [];
-    page.on('request', (r) => { if (r.url().endsWith('/api/submit')) submits.push(r.postData() ?? ''); });
+    page.on('request', (r) => {
+      if (r.url().endsWith('/api/submit')) submits.push(r.postData() ?? '');
+    });
     await page.goto('/');
     await hydrated(page, '#home-dropzone-input');
     await page.setInputFiles('#home-dropzone-input', writeFiles('limit', 4));
-    await page.waitForFunction(() => document.querySelectorAll('li[data-submit="submitted"], li[data-submit="limited"]').length === 4);
+    await page.waitForFunction(
+      () => document.querySelectorAll('li[data-submit="submitted"], li[data-submit="limited"]').length === 4,
+    );
     const submitted = page.locator('li[data-submit="submitted"]');
     await expect(submitted.count()).resolves.toBe(2);
     const notes = await submitted.locator('[data-testid=file-note]').allTextContents();
     expect(notes.sort()).toEqual(['0 free timestamps left today', '1 free timestamp left today']);
-    await expect(page.locator('li[data-submit="limited"] [data-testid=file-limited]').allTextContents()).resolves.toEqual(['Not submitted: daily limit reached', 'Not submitted: daily limit reached']);
+    await expect(
+      page.locator('li[data-submit="limited"] [data-testid=file-limited]').allTextContents(),
+    ).resolves.toEqual(['Not submitted: daily limit reached', 'Not submitted: daily limit reached']);
     await expect(page.getByRole('button', { name: 'Create Proof' }).count()).resolves.toBe(0);
     const notice = page.locator('[data-testid=limit-notice]');
-    await expect(notice.textContent()).resolves.toMatch(/^Daily limit reached: the free tier allows 2 timestamps per day\. It resets at 00:00 UTC \(in \d+ (h \d+ )?min\)\./);
+    await expect(notice.textContent()).resolves.toMatch(
+      /^Daily limit reached: the free tier allows 2 timestamps per day\. It resets at 00:00 UTC \(in \d+ (h \d+ )?min\)\./,
+    );
     expect((await notice.textContent())!.toLowerCase()).not.toContain('upgrade');
     expect(await page.locator('#toaster').textContent()).not.toMatch(/upgrade/i);
     await capture(page, 'free-limit-home');
@@ -359,7 +426,9 @@ describe("the free tier's daily limit on the file list", () => {
   it('offers the upgrade to Standard only where payments are available', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: ownServer.url });
     const page = await context.newPage();
-    await page.route('**/api/stripe/config', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"paymentsAvailable":true}' }));
+    await page.route('**/api/stripe/config', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '{"paymentsAvailable":true}' }),
+    );
     await page.goto('/proof');
     await hydrated(page, '#proof-dropzone-input');
     await page.setInputFiles('#proof-dropzone-input', writeFiles('paid', 1));
@@ -372,10 +441,20 @@ describe("the free tier's daily limit on the file list", () => {
   it("shows a free user's usage today on the dashboard", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: ownServer.url });
     const page = await context.newPage();
-    const res = await page.request.post('/api/auth/signup', { data: { username: 'firstuser', email: 'first@example.org', password: 'correct horse battery', agreeTerms: true, newsletterSubscribed: false } });
+    const res = await page.request.post('/api/auth/signup', {
+      data: {
+        username: 'firstuser',
+        email: 'first@example.org',
+        password: 'correct horse battery',
+        agreeTerms: true,
+        newsletterSubscribed: false,
+      },
+    });
     expect(res.status(), await res.text()).toBeLessThan(300);
     await page.goto('/dashboard');
-    await expect(page.locator('[data-testid=daily-card] [data-testid=daily-usage]').textContent()).resolves.toBe('2 of 2 today');
+    await expect(page.locator('[data-testid=daily-card] [data-testid=daily-usage]').textContent()).resolves.toBe(
+      '2 of 2 today',
+    );
     await capture(page, 'dashboard-free-usage');
     await context.close();
   }, 60_000);
@@ -387,7 +466,9 @@ describe('pricing without payments', () => {
     await page.goto('/pricing');
     await hydrated(page, '[data-tier=standard]');
     const card = page.locator('[data-tier=standard]');
-    await expect(card.locator('[data-testid=payments-unavailable]').textContent()).resolves.toBe('Payments are not available on this server right now, so Standard cannot be bought here. The free tier works as usual.');
+    await expect(card.locator('[data-testid=payments-unavailable]').textContent()).resolves.toBe(
+      'Payments are not available on this server right now, so Standard cannot be bought here. The free tier works as usual.',
+    );
     const button = card.getByRole('button', { name: 'Subscribe Now' });
     await expect(button.isDisabled()).resolves.toBe(true);
     await button.click({ force: true });
@@ -413,7 +494,9 @@ describe('what a person needs to verify offline', () => {
     expect(await card.locator('a[href$=".json.ots"]').count()).toBe(0);
     const pending = card.getByRole('button', { name: 'OTS proof: pending, usually within 24 hours' });
     await expect(pending.isDisabled()).resolves.toBe(true);
-    await expect(card.locator('[data-testid=ots-reason]').textContent()).resolves.toMatch(/^No OpenTimestamps file yet: .+\.$/);
+    await expect(card.locator('[data-testid=ots-reason]').textContent()).resolves.toMatch(
+      /^No OpenTimestamps file yet: .+\.$/,
+    );
     await capture(page, 'ledgers-ots-pending');
     await context.close();
   });
@@ -421,13 +504,15 @@ describe('what a person needs to verify offline', () => {
   it('/ledgers links the OTS proof of an anchored day', async () => {
     const { context, page } = await newPage();
     await page.route(/\/api\/ledgers\.php(\?|$)/, async (route) => {
-      const answer = await (await route.fetch()).json() as { ledgers: { otsStatus: string }[] };
+      const answer = (await (await route.fetch()).json()) as { ledgers: { otsStatus: string }[] };
       for (const l of answer.ledgers) l.otsStatus = 'verified';
       await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) });
     });
     await page.goto('/ledgers');
     const card = page.locator('[data-testid=ledger-card][data-date="2025-11-02"]');
-    await expect(card.getByRole('link', { name: 'OTS Proof' }).getAttribute('href')).resolves.toBe('/ledgers/2025-11-02.json.ots');
+    await expect(card.getByRole('link', { name: 'OTS Proof' }).getAttribute('href')).resolves.toBe(
+      '/ledgers/2025-11-02.json.ots',
+    );
     await context.close();
   });
 
@@ -436,16 +521,23 @@ describe('what a person needs to verify offline', () => {
     await page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
     const downloads = page.locator('[data-testid=search-result][data-found=true] [data-testid=proof-downloads]');
     await downloads.waitFor();
-    const [download] = await Promise.all([page.waitForEvent('download'), downloads.getByRole('link', { name: 'Download proof bundle' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      downloads.getByRole('link', { name: 'Download proof bundle' }).click(),
+    ]);
     expect(download.suggestedFilename()).toBe(`timeseal-proof-${SEALED_SHA256.slice(0, 12)}.json`);
     const saved = path.join(tmp, download.suggestedFilename());
     await download.saveAs(saved);
     const expected = await (await fetch(`${server.url}/api/proof/${SEALED_SHA256}`)).text();
     expect(fs.readFileSync(saved, 'utf8')).toBe(expected);
-    await expect(downloads.getByRole('link', { name: 'View certificate' }).getAttribute('href')).resolves.toBe(`/api/certificate.php?hash=${SEALED_SHA256}`);
+    await expect(downloads.getByRole('link', { name: 'View certificate' }).getAttribute('href')).resolves.toBe(
+      `/api/certificate.php?hash=${SEALED_SHA256}`,
+    );
     // The demo day is not anchored: no per-hash .ots yet (it would be a 404), a pending note instead.
     expect(await downloads.locator('a[href$=".ots"]').count()).toBe(0);
-    await expect(downloads.locator('[data-testid=ots-pending]').textContent()).resolves.toBe('OTS proof: pending, usually within 24 hours');
+    await expect(downloads.locator('[data-testid=ots-pending]').textContent()).resolves.toBe(
+      'OTS proof: pending, usually within 24 hours',
+    );
     await capture(page, 'verify-found-downloads');
     await context.close();
     // The result at phone width, in both themes: for the screenshots only.
@@ -461,7 +553,13 @@ describe('what a person needs to verify offline', () => {
 
   it('offers the per-hash .ots on /verify once the day is anchored', async () => {
     const { context, page } = await newPage();
-    await page.route('**/ledgers/ots_status.json', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ latest_ots_ok: '2025-11-02', last_update: NOW, queue_size: 0 }) }));
+    await page.route('**/ledgers/ots_status.json', (route) =>
+      route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ latest_ots_ok: '2025-11-02', last_update: NOW, queue_size: 0 }),
+      }),
+    );
     await page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
     const downloads = page.locator('[data-testid=search-result][data-found=true] [data-testid=proof-downloads]');
     await downloads.waitFor();
@@ -482,7 +580,9 @@ describe('what a person needs to verify offline', () => {
     const saved = path.join(tmp, download.suggestedFilename());
     await download.saveAs(saved);
     const keys = loadPublicKeys(project.env.TIMESEAL_KEYS!);
-    const verified = verifyTlogProof(parseTlogProof(fs.readFileSync(saved)), keys, { hash: Buffer.from(SEALED_SHA256, 'hex') });
+    const verified = verifyTlogProof(parseTlogProof(fs.readFileSync(saved)), keys, {
+      hash: Buffer.from(SEALED_SHA256, 'hex'),
+    });
     expect(verified.hash).toBe(SEALED_SHA256);
     await context.close();
     // The result at both widths, in both themes: for the screenshots only.
@@ -511,7 +611,9 @@ describe('offline verifier', () => {
     await page.goto('/offline-verifier.html');
     await page.setInputFiles('#doc-file', bundle);
     await page.waitForFunction(() => /proof bundle/.test(document.getElementById('doc-status')!.textContent ?? ''));
-    await expect(page.locator('#doc-status').textContent()).resolves.toContain('not your document: added to the proof files');
+    await expect(page.locator('#doc-status').textContent()).resolves.toContain(
+      'not your document: added to the proof files',
+    );
     await expect(page.inputValue('#hash-input')).resolves.toBe('');
     await page.locator('#sections', { hasText: 'What this bundle proves' }).waitFor();
     const report = (await page.locator('#sections').textContent())!;
@@ -522,22 +624,34 @@ describe('offline verifier', () => {
 
     // Dropped (not chosen) on the document zone: the same.
     const b64 = fs.readFileSync(bundle).toString('base64');
-    const dataTransfer = await page.evaluateHandle(({ b64, name }) => {
-      const dt = new DataTransfer();
-      dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name, { type: 'application/json' }));
-      return dt;
-    }, { b64, name: 'proof.json' });
+    const dataTransfer = await page.evaluateHandle(
+      ({ b64, name }) => {
+        const dt = new DataTransfer();
+        dt.items.add(
+          new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], name, { type: 'application/json' }),
+        );
+        return dt;
+      },
+      { b64, name: 'proof.json' },
+    );
     await page.dispatchEvent('#doc-drop', 'drop', { dataTransfer });
-    await page.waitForFunction(() => /proof\.json is a proof bundle/.test(document.getElementById('doc-status')!.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /proof\.json is a proof bundle/.test(document.getElementById('doc-status')!.textContent ?? ''),
+    );
     await expect(page.inputValue('#hash-input')).resolves.toBe('');
 
     // With what the result panel gave (the bundle and the public keys) and the original file: verified.
     await page.setInputFiles('#proof-files', keys);
     await page.setInputFiles('#doc-file', path.join(ROOT, 'docs/sealed-disclosure.md'));
-    await page.waitForFunction((h) => (document.getElementById('hash-input') as HTMLInputElement).value === h, SEALED_SHA256);
+    await page.waitForFunction(
+      (h) => (document.getElementById('hash-input') as HTMLInputElement).value === h,
+      SEALED_SHA256,
+    );
     await page.waitForFunction(() => document.getElementById('summary')!.dataset.state === 'ok');
     // The day is not anchored here (no calendar): the headline says what it did not check.
-    await expect(page.locator('#summary').textContent()).resolves.toMatch(/^Verified: all \d+ checks passed\. Bitcoin anchor not checked: the bundle has no \.ots yet\.$/);
+    await expect(page.locator('#summary').textContent()).resolves.toMatch(
+      /^Verified: all \d+ checks passed\. Bitcoin anchor not checked: the bundle has no \.ots yet\.$/,
+    );
     expect(await page.locator('#sections').textContent()).not.toContain('What this bundle proves');
     await capture(page, 'offline-verifier-bundle-and-file');
     await context.close();

@@ -20,13 +20,33 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
 
 /** Every public route this site owns (the account screens are tested in test/accounts/). */
 export const ROUTES = [
-  '/', '/proof', '/verify', '/use-cases', '/ledgers', '/live', '/pricing', '/contact', '/quantum-shield', '/beta-api', '/tsa-policy', '/privacy', '/terms',
+  '/',
+  '/proof',
+  '/verify',
+  '/use-cases',
+  '/ledgers',
+  '/live',
+  '/pricing',
+  '/contact',
+  '/quantum-shield',
+  '/beta-api',
+  '/tsa-policy',
+  '/privacy',
+  '/terms',
 ] as const;
 
 /** Builds the site once if `make test` / `make build` has not (scripts/build.ts: Astro, then site/*\/build.ts). */
 export function ensureBuilt(): void {
-  if (fs.existsSync(path.join(SITE_DIR, 'index.html')) && fs.existsSync(path.join(SITE_DIR, 'quantum-shield/index.html'))) return;
-  const result = spawnSync(process.execPath, ['scripts/build.ts'], { cwd: ROOT, stdio: 'inherit', env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1' } });
+  if (
+    fs.existsSync(path.join(SITE_DIR, 'index.html')) &&
+    fs.existsSync(path.join(SITE_DIR, 'quantum-shield/index.html'))
+  )
+    return;
+  const result = spawnSync(process.execPath, ['scripts/build.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, ASTRO_TELEMETRY_DISABLED: '1' },
+  });
   if (result.status !== 0) throw new Error('site build failed');
 }
 
@@ -77,7 +97,11 @@ export interface Server {
 /** Starts `timeseal serve` on a free port and resolves once it prints its address. */
 export async function startServer(project: Project, options: { now?: string; demo?: boolean } = {}): Promise<Server> {
   const env = { ...project.env, ...(options.now ? { TIMESEAL_NOW: options.now } : {}) };
-  const child: ChildProcess = spawn(TIMESEAL, ['serve', ...(options.demo ? ['--demo'] : [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(TIMESEAL, ['serve', ...(options.demo ? ['--demo'] : [])], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`timeseal serve did not start in 30 s:\n${output}`)), 30_000);
@@ -114,7 +138,16 @@ export async function startServer(project: Project, options: { now?: string; dem
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
   });
 }
 
@@ -126,7 +159,11 @@ export function sha256sum(file: string): string {
 
 /** Under `make screenshots` (CAPTURE), writes a PNG of the page (or of one element) to SCREENSHOTS/<name>.png,
  *  replacing any older one, and returns its path; otherwise does nothing and returns undefined. */
-export async function capture(target: Page | Locator, name: string, options: { fullPage?: boolean } = {}): Promise<string | undefined> {
+export async function capture(
+  target: Page | Locator,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<string | undefined> {
   if (!CAPTURE) return undefined;
   const file = path.join(SCREENSHOTS, `${name}.png`);
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
@@ -152,7 +189,8 @@ export function pngProblems(files: string[], since: number): string[] {
     const fd = fs.openSync(file, 'r');
     fs.readSync(fd, head, 0, 8, 0);
     fs.closeSync(fd);
-    if (size <= PNG_SIGNATURE.length || !head.equals(PNG_SIGNATURE)) problems.push(`${name}: not a PNG (${size} bytes)`);
+    if (size <= PNG_SIGNATURE.length || !head.equals(PNG_SIGNATURE))
+      problems.push(`${name}: not a PNG (${size} bytes)`);
   }
   return problems;
 }
@@ -175,7 +213,9 @@ export async function settled(page: Page): Promise<void> {
     await frame();
   });
   await page.waitForFunction(
-    (pending) => !document.querySelector('astro-island[ssr], [data-state=loading]') && !new RegExp(pending).test(document.body.innerText),
+    (pending) =>
+      !document.querySelector('astro-island[ssr], [data-state=loading]') &&
+      !new RegExp(pending).test(document.body.innerText),
     PENDING_TEXT.source,
   );
   await page.evaluate(async () => {

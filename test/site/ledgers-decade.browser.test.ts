@@ -22,7 +22,19 @@ import { loadConfig } from '../../runtime/config.ts';
 import { loadSigningKeys } from '../../runtime/keys.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import { writeLongArchive } from '../support/long-archive.ts';
-import { capture, CAPTURE, createProject, ensureBuilt, launchBrowser, pngProblems, removeProject, settled, startServer, type Project, type Server } from './helpers.ts';
+import {
+  capture,
+  CAPTURE,
+  createProject,
+  ensureBuilt,
+  launchBrowser,
+  pngProblems,
+  removeProject,
+  settled,
+  startServer,
+  type Project,
+  type Server,
+} from './helpers.ts';
 
 /** The newest published day of both archives: nine days of November 2025 in each. */
 const LAST = '2025-11-09';
@@ -32,8 +44,16 @@ const DAYS = 3650;
 /** Why the two newest days of the long archive are not anchored, as the pipeline words it (pipeline/anchor). */
 const STAMP_FAILED = 'stamp failed: 0 of 2 calendars answered (2 needed): connect ECONNREFUSED 127.0.0.1:9';
 const PENDING = {
-  '2025-11-09': { state: 'not-stamped', reason: `${STAMP_FAILED}; next attempt at 2025-11-10T12:02:00.000Z`, checked_at: '2025-11-10T10:02:00.000Z' },
-  '2025-11-08': { state: 'pending', reason: 'waiting for Bitcoin confirmation: alice.btc.calendar.opentimestamps.org: no Bitcoin attestation yet', checked_at: '2025-11-10T10:05:00.000Z' },
+  '2025-11-09': {
+    state: 'not-stamped',
+    reason: `${STAMP_FAILED}; next attempt at 2025-11-10T12:02:00.000Z`,
+    checked_at: '2025-11-10T10:02:00.000Z',
+  },
+  '2025-11-08': {
+    state: 'pending',
+    reason: 'waiting for Bitcoin confirmation: alice.btc.calendar.opentimestamps.org: no Bitcoin attestation yet',
+    checked_at: '2025-11-10T10:05:00.000Z',
+  },
 };
 
 let project: Project;
@@ -46,14 +66,21 @@ const pageErrors: string[] = [];
 
 /** A project folder of its own (archive and database) sharing the keys of `project`. */
 function variant(name: string): Project {
-  const env = { ...project.env, TIMESEAL_ARCHIVE: path.join(project.dir, name, 'ledgers'), TIMESEAL_DB: path.join(project.dir, name, 'data/timeseal.db') };
+  const env = {
+    ...project.env,
+    TIMESEAL_ARCHIVE: path.join(project.dir, name, 'ledgers'),
+    TIMESEAL_DB: path.join(project.dir, name, 'data/timeseal.db'),
+  };
   fs.mkdirSync(path.dirname(env.TIMESEAL_DB), { recursive: true });
   return { dir: path.join(project.dir, name), env };
 }
 
 /** What a build leaves beside block_info.json: one file a month (pipeline/anchor/status.ts). */
 function writeMonths(archive: string): void {
-  const info = JSON.parse(fs.readFileSync(path.join(archive, BLOCK_INFO_PATH), 'utf8')) as { ledgers: Record<string, never>; pending: Record<string, never> };
+  const info = JSON.parse(fs.readFileSync(path.join(archive, BLOCK_INFO_PATH), 'utf8')) as {
+    ledgers: Record<string, never>;
+    pending: Record<string, never>;
+  };
   fs.mkdirSync(path.join(archive, 'block-info'), { recursive: true });
   for (const month of new Set(Object.keys({ ...info.ledgers, ...info.pending }).map((d) => d.slice(0, 7)))) {
     fs.writeFileSync(path.join(archive, blockInfoMonthPath(month)), encodeBlockInfoMonth(info, month));
@@ -66,10 +93,19 @@ async function serve(p: Project): Promise<Server> {
   return server;
 }
 
-interface FirstView { requests: number; bytes: number; ms: number; cards: number; urls: string[] }
+interface FirstView {
+  requests: number;
+  bytes: number;
+  ms: number;
+  cards: number;
+  urls: string[];
+}
 
 /** Opens `route` in a fresh context (no cache) and counts every request until `done` holds and none is in flight. */
-async function measure(route: string, done: (page: Page) => Promise<unknown>): Promise<FirstView & { page: Page; close: () => Promise<void> }> {
+async function measure(
+  route: string,
+  done: (page: Page) => Promise<unknown>,
+): Promise<FirstView & { page: Page; close: () => Promise<void> }> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: server!.url });
   const page = await context.newPage();
   page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
@@ -82,7 +118,12 @@ async function measure(route: string, done: (page: Page) => Promise<unknown>): P
     inFlight++;
   });
   const finished = (r: Request) => {
-    sizes.push(r.sizes().then((s) => s.responseBodySize + s.responseHeadersSize, () => 0));
+    sizes.push(
+      r.sizes().then(
+        (s) => s.responseBodySize + s.responseHeadersSize,
+        () => 0,
+      ),
+    );
     if (--inFlight === 0) idle();
   };
   page.on('requestfinished', finished);
@@ -94,7 +135,15 @@ async function measure(route: string, done: (page: Page) => Promise<unknown>): P
   const ms = performance.now() - started;
   const bytes = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
   const cards = await page.locator('[data-testid=ledger-card]').count();
-  return { requests: requests.length, bytes, ms, cards, urls: requests.map((r) => new URL(r.url()).pathname + new URL(r.url()).search), page, close: () => context.close() };
+  return {
+    requests: requests.length,
+    bytes,
+    ms,
+    cards,
+    urls: requests.map((r) => new URL(r.url()).pathname + new URL(r.url()).search),
+    page,
+    close: () => context.close(),
+  };
 }
 
 const ledgersDone = async (page: Page) => {
@@ -108,7 +157,15 @@ beforeAll(async () => {
   const config = loadConfig(project.env);
   const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
   decade = variant('decade');
-  writeLongArchive({ archive: decade.env.TIMESEAL_ARCHIVE!, origin: config.logOrigin, keys, count: DAYS, lastDate: LAST, signed: 100, anchoredThrough: '2025-11-07' });
+  writeLongArchive({
+    archive: decade.env.TIMESEAL_ARCHIVE!,
+    origin: config.logOrigin,
+    keys,
+    count: DAYS,
+    lastDate: LAST,
+    signed: 100,
+    anchoredThrough: '2025-11-07',
+  });
   const infoFile = path.join(decade.env.TIMESEAL_ARCHIVE!, BLOCK_INFO_PATH);
   fs.writeFileSync(infoFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(infoFile, 'utf8')), pending: PENDING }));
   writeMonths(decade.env.TIMESEAL_ARCHIVE!);
@@ -118,11 +175,13 @@ beforeAll(async () => {
   const tenConfig = loadConfig(ten.env);
   const store = openSqliteStore(tenConfig.db);
   const first = Date.parse(`${LAST}T00:00:00Z`) - 9 * 86_400_000;
-  const rows = Array.from({ length: 10 }, (_, d) => Array.from({ length: 1 + (d % 5) }, (_, k) => ({
-    hash: (d * 16 + k + 1).toString(16).padStart(2, '0').repeat(32),
-    submittedAt: new Date(first + d * 86_400_000 + (k + 9) * 3_600_000),
-    source: 'import' as const,
-  }))).flat();
+  const rows = Array.from({ length: 10 }, (_, d) =>
+    Array.from({ length: 1 + (d % 5) }, (_, k) => ({
+      hash: (d * 16 + k + 1).toString(16).padStart(2, '0').repeat(32),
+      submittedAt: new Date(first + d * 86_400_000 + (k + 9) * 3_600_000),
+      source: 'import' as const,
+    })),
+  ).flat();
   await store.submissions.enqueue(rows);
   await buildLedgers({ config: tenConfig, store, clock: () => new Date(`${NOW.slice(0, 10)}T00:01:00.000Z`), keys });
   await store.close();
@@ -134,7 +193,10 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
   if (project) removeProject(project);
-  if (Object.keys(figures).length > 0) console.info(`/ledgers first view: ${JSON.stringify(Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, { requests: f.requests, bytes: f.bytes, ms: Math.round(f.ms), cards: f.cards }])))}`);
+  if (Object.keys(figures).length > 0)
+    console.info(
+      `/ledgers first view: ${JSON.stringify(Object.fromEntries(Object.entries(figures).map(([k, f]) => [k, { requests: f.requests, bytes: f.bytes, ms: Math.round(f.ms), cards: f.cards }])))}`,
+    );
 });
 
 describe('/ledgers on 3,650 days', () => {
@@ -146,17 +208,33 @@ describe('/ledgers on 3,650 days', () => {
     expect(view.cards).toBe(9);
     expect(view.requests).toBeLessThanOrEqual(60);
     const quantum = view.urls.filter((u) => u.startsWith('/api/verify-quantum.php'));
-    expect(quantum.sort()).toEqual(Array.from({ length: 9 }, (_, i) => `/api/verify-quantum.php?date=2025-11-0${i + 1}`).sort());
+    expect(quantum.sort()).toEqual(
+      Array.from({ length: 9 }, (_, i) => `/api/verify-quantum.php?date=2025-11-0${i + 1}`).sort(),
+    );
     expect(view.urls.filter((u) => u.startsWith('/api/ledgers.php'))).toEqual(['/api/ledgers.php?limit=31']);
     expect(view.urls).toContain('/api/ledgers-calendar.php?year=2025');
     expect(view.urls).toContain('/ledgers/block-info/2025-11.json');
-    for (const big of ['/ledgers/block_info.json', '/ledgers/days.json', '/api/ots-block-info.php']) expect(view.urls).not.toContain(big);
+    for (const big of ['/ledgers/block_info.json', '/ledgers/days.json', '/api/ots-block-info.php'])
+      expect(view.urls).not.toContain(big);
     // The month's block information on the cards: an anchored day's block, the two delayed days said so.
-    await expect(page.locator('[data-date="2025-11-07"][data-testid=ledger-card]').getByText(/^#\d/).count()).resolves.toBe(1);
-    await expect(page.locator('[data-date="2025-11-09"] [data-testid=anchoring-delayed]').textContent()).resolves.toBe(`Anchoring delayed: ${STAMP_FAILED}, retrying at 2025-11-10 12:02 UTC.`);
-    await expect(page.locator('[data-date="2025-11-08"] [data-testid=anchoring-delayed]').textContent()).resolves.toBe(`Anchoring delayed: ${PENDING['2025-11-08'].reason}, retrying hourly.`);
-    await expect(page.locator('[data-date="2025-11-09"]').getByText('Delayed', { exact: true }).count()).resolves.toBe(1);
-    await expect(page.locator('[data-testid=ledger-cards]').getByText(/\bdone\b/i).count()).resolves.toBe(0);
+    await expect(
+      page.locator('[data-date="2025-11-07"][data-testid=ledger-card]').getByText(/^#\d/).count(),
+    ).resolves.toBe(1);
+    await expect(page.locator('[data-date="2025-11-09"] [data-testid=anchoring-delayed]').textContent()).resolves.toBe(
+      `Anchoring delayed: ${STAMP_FAILED}, retrying at 2025-11-10 12:02 UTC.`,
+    );
+    await expect(page.locator('[data-date="2025-11-08"] [data-testid=anchoring-delayed]').textContent()).resolves.toBe(
+      `Anchoring delayed: ${PENDING['2025-11-08'].reason}, retrying hourly.`,
+    );
+    await expect(page.locator('[data-date="2025-11-09"]').getByText('Delayed', { exact: true }).count()).resolves.toBe(
+      1,
+    );
+    await expect(
+      page
+        .locator('[data-testid=ledger-cards]')
+        .getByText(/\bdone\b/i)
+        .count(),
+    ).resolves.toBe(0);
     // The year selector runs from the archive's first year to its last.
     const years = await page.locator('#ledgers-year option').allTextContents();
     expect(years).toEqual(Array.from({ length: 11 }, (_, i) => String(2015 + i)));
@@ -195,8 +273,12 @@ describe('/ledgers on 3,650 days', () => {
     await page.getByRole('button', { name: 'Go' }).click();
     await page.locator('[data-testid=ledger-cards][data-month="2017-03"][data-complete=true]').waitFor();
     await expect(month.textContent()).resolves.toBe('March 2017');
-    await expect(page.locator('[data-testid=ledger-card][data-highlighted=true]').getAttribute('data-date')).resolves.toBe('2017-03-15');
-    await expect(page.locator('[data-testid=heat-day][aria-current=date]').getAttribute('data-date')).resolves.toBe('2017-03-15');
+    await expect(
+      page.locator('[data-testid=ledger-card][data-highlighted=true]').getAttribute('data-date'),
+    ).resolves.toBe('2017-03-15');
+    await expect(page.locator('[data-testid=heat-day][aria-current=date]').getAttribute('data-date')).resolves.toBe(
+      '2017-03-15',
+    );
     expect(new URL(page.url()).search).toBe('?date=2017-03-15');
     await capture(page, 'ledgers-decade-jump-desktop-dark');
 
@@ -220,7 +302,9 @@ describe('/ledgers on 3,650 days', () => {
     await page.locator('[data-testid=heat-day][data-date="2016-02-29"]').click();
     await page.locator('[data-testid=ledger-cards][data-month="2016-02"][data-complete=true]').waitFor();
     await expect(page.locator('[data-testid=ledger-card]').count()).resolves.toBe(29);
-    await expect(page.locator('[data-testid=ledger-card][data-highlighted=true]').getAttribute('data-date')).resolves.toBe('2016-02-29');
+    await expect(
+      page.locator('[data-testid=ledger-card][data-highlighted=true]').getAttribute('data-date'),
+    ).resolves.toBe('2016-02-29');
     // One tab stop in the map; arrows move by week (right) and day (down); Enter opens the day's month.
     await expect(squares.and(page.locator('[tabindex="0"]')).getAttribute('data-date')).resolves.toBe('2016-02-29');
     await page.locator('[data-testid=heat-day][tabindex="0"]').focus();
@@ -229,14 +313,22 @@ describe('/ledgers on 3,650 days', () => {
     await expect(page.evaluate(() => document.activeElement?.getAttribute('data-date'))).resolves.toBe('2016-03-08');
     await page.keyboard.press('Enter');
     await page.locator('[data-testid=ledger-cards][data-month="2016-03"][data-complete=true]').waitFor();
-    await expect(page.locator('[data-testid=ledger-card][data-highlighted=true]').getAttribute('data-date')).resolves.toBe('2016-03-08');
+    await expect(
+      page.locator('[data-testid=ledger-card][data-highlighted=true]').getAttribute('data-date'),
+    ).resolves.toBe('2016-03-08');
     // The newest year: squares for every day, empty ones after the last ledger, a dot for the days not anchored.
     await page.selectOption('#ledgers-year', '2025');
     await page.locator('[data-testid=heatmap][data-year="2025"]').waitFor();
     await expect(page.locator('[data-testid=heat-day]').count()).resolves.toBe(365);
     await expect(page.locator('[data-testid=heat-day][data-anchored]').count()).resolves.toBe(313);
-    await expect(page.locator('[data-testid=heat-day][data-anchored=false]').evaluateAll((els) => els.map((e) => e.getAttribute('data-date')))).resolves.toEqual(['2025-11-08', '2025-11-09']);
-    await expect(page.locator('[data-testid=heat-day][data-date="2025-12-31"]').getAttribute('aria-label')).resolves.toBe('December 31, 2025: no ledger');
+    await expect(
+      page
+        .locator('[data-testid=heat-day][data-anchored=false]')
+        .evaluateAll((els) => els.map((e) => e.getAttribute('data-date'))),
+    ).resolves.toEqual(['2025-11-08', '2025-11-09']);
+    await expect(
+      page.locator('[data-testid=heat-day][data-date="2025-12-31"]').getAttribute('aria-label'),
+    ).resolves.toBe('December 31, 2025: no ledger');
     await capture(page.locator('[data-testid=heatmap]'), 'ledgers-decade-heatmap-dark');
     await view.close();
   });
@@ -250,7 +342,9 @@ describe('/ledgers on 3,650 days', () => {
     expect(view.urls.filter((u) => u.startsWith('/api/ledgers.php'))).toEqual(['/api/ledgers.php?limit=90']);
     await expect(page.locator('[data-testid=chart-submissions] rect').count()).resolves.toBe(90);
     await expect(page.locator('[data-testid=chart-anchoring] rect[data-anchored=false]').count()).resolves.toBe(2);
-    await expect(page.locator('[data-testid=chart-anchoring-summary]').textContent()).resolves.toBe('88 of 90 days anchored in Bitcoin; 2 days waiting, the oldest (2025-11-08) for 33 h');
+    await expect(page.locator('[data-testid=chart-anchoring-summary]').textContent()).resolves.toBe(
+      '88 of 90 days anchored in Bitcoin; 2 days waiting, the oldest (2025-11-08) for 33 h',
+    );
     await capture(page, 'live-decade-desktop-dark', { fullPage: true });
     await view.close();
   });
@@ -259,12 +353,19 @@ describe('/ledgers on 3,650 days', () => {
     it('screenshots: /ledgers and /live at 1280 and 390 px, dark and light', async () => {
       const start = Date.now();
       const written: string[] = [];
-      for (const [label, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]] as const) {
+      for (const [label, width, height] of [
+        ['desktop', 1280, 900],
+        ['phone', 390, 844],
+      ] as const) {
         for (const theme of ['dark', 'light'] as const) {
           const context = await browser.newContext({ viewport: { width, height }, baseURL: server!.url });
           await context.addInitScript((t) => localStorage.setItem('theme', t), theme);
           const page = await context.newPage();
-          for (const [route, name] of [['/ledgers', 'ledgers-decade'], ['/ledgers?date=2024-02-29', 'ledgers-decade-highlight'], ['/live', 'live-decade']] as const) {
+          for (const [route, name] of [
+            ['/ledgers', 'ledgers-decade'],
+            ['/ledgers?date=2024-02-29', 'ledgers-decade-highlight'],
+            ['/live', 'live-decade'],
+          ] as const) {
             await page.goto(route);
             await settled(page);
             if (route.startsWith('/ledgers')) await ledgersDone(page);
@@ -316,14 +417,20 @@ describe('/ledgers on 10 days, and /verify on a default install', () => {
     fs.writeFileSync(monthFile, JSON.stringify(month));
     await page.reload();
     const delayed = page.locator('[data-testid=search-result][data-found=true] [data-testid=anchoring-delayed]');
-    await expect(delayed.textContent({ timeout: 20_000 })).resolves.toBe(`Anchoring delayed: ${STAMP_FAILED}, retrying at 2025-11-10 12:02 UTC.`);
+    await expect(delayed.textContent({ timeout: 20_000 })).resolves.toBe(
+      `Anchoring delayed: ${STAMP_FAILED}, retrying at 2025-11-10 12:02 UTC.`,
+    );
     await capture(page.locator('[data-testid=search-result]'), 'verify-anchoring-delayed-dark');
     await context.close();
   });
 
   it('says a hash submitted today is queued, with its ledger and the publication time, not "not found"', async () => {
     const hash = 'c0ffee'.padEnd(64, '5');
-    const submitted = await fetch(`${server!.url}/api/submit`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+    const submitted = await fetch(`${server!.url}/api/submit`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hash }),
+    });
     expect(submitted.status).toBe(201);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: server!.url });
     const page = await context.newPage();
@@ -331,7 +438,9 @@ describe('/ledgers on 10 days, and /verify on a default install', () => {
     page.on('response', (r) => answers.push(`${r.status()} ${new URL(r.url()).pathname}`));
     await page.goto(`/verify?hash=${hash}&search=true`);
     const queued = page.locator('[data-testid=search-result][data-queued=true] [data-testid=queued]');
-    await expect(queued.textContent({ timeout: 20_000 })).resolves.toBe('Queued for the ledger of 2025-11-10, published at 00:01 UTC on 2025-11-11');
+    await expect(queued.textContent({ timeout: 20_000 })).resolves.toBe(
+      'Queued for the ledger of 2025-11-10, published at 00:01 UTC on 2025-11-11',
+    );
     await expect(page.getByText('Not found in any ledger').count()).resolves.toBe(0);
     expect(answers).toContain(`200 /api/status/${hash}`);
     expect(answers.filter((a) => a.startsWith('404'))).toEqual([]);

@@ -10,12 +10,32 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AXE_PATH, capture, CAPTURE, cli, createProject, ensureBuilt, launchBrowser, pngProblems, removeProject, ROOT, ROUTES, settled, sha256sum, startServer, type Project, type Server } from './helpers.ts';
+import {
+  AXE_PATH,
+  capture,
+  CAPTURE,
+  cli,
+  createProject,
+  ensureBuilt,
+  launchBrowser,
+  pngProblems,
+  removeProject,
+  ROOT,
+  ROUTES,
+  settled,
+  sha256sum,
+  startServer,
+  type Project,
+  type Server,
+} from './helpers.ts';
 
 /** The server's clock: the demo ledger is the day before (2025-11-02, the sealed disclosure's date). */
 const NOW = '2025-11-03T10:00:00.000Z';
 const NEXT_DAY = '2025-11-04T00:01:00.000Z';
-const SEALED_SHA256 = crypto.createHash('sha256').update(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md'))).digest('hex');
+const SEALED_SHA256 = crypto
+  .createHash('sha256')
+  .update(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md')))
+  .digest('hex');
 const HELLO_SHA256 = '2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824';
 
 let project: Project;
@@ -24,8 +44,13 @@ let browser: Browser;
 let tmp: string;
 const pageErrors: string[] = [];
 
-async function newPage(options: { theme?: 'light' | 'dark'; width?: number; height?: number } = {}): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: options.height ?? 900 }, baseURL: server.url });
+async function newPage(
+  options: { theme?: 'light' | 'dark'; width?: number; height?: number } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+    baseURL: server.url,
+  });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
   if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
   const page = await context.newPage();
@@ -45,14 +70,17 @@ async function hydrated(page: Page, selector: string): Promise<void> {
 
 async function dropFile(page: Page, selector: string, file: string): Promise<void> {
   const b64 = fs.readFileSync(file).toString('base64');
-  const dataTransfer = await page.evaluateHandle(({ b64, name }) => {
-    const bin = atob(b64);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    const dt = new DataTransfer();
-    dt.items.add(new File([bytes], name));
-    return dt;
-  }, { b64, name: path.basename(file) });
+  const dataTransfer = await page.evaluateHandle(
+    ({ b64, name }) => {
+      const bin = atob(b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      const dt = new DataTransfer();
+      dt.items.add(new File([bytes], name));
+      return dt;
+    },
+    { b64, name: path.basename(file) },
+  );
   await page.dispatchEvent(selector, 'drop', { dataTransfer });
 }
 
@@ -104,11 +132,34 @@ describe('routes', () => {
     const active = page.locator('nav[aria-label="Main"] a[aria-current="page"]');
     await expect(active.textContent()).resolves.toBe('Pricing');
     const hrefs = await page.locator('footer a').evaluateAll((as) => as.map((a) => a.getAttribute('href')));
-    for (const href of ['/#how-it-works', '/use-cases', '/verify', '/beta-api', '/quantum-shield', '/ledgers', '/keys/public.pem', '/keys/dilithium_public.key', '/#faq', '/contact', '/privacy', '/terms']) {
+    for (const href of [
+      '/#how-it-works',
+      '/use-cases',
+      '/verify',
+      '/beta-api',
+      '/quantum-shield',
+      '/ledgers',
+      '/keys/public.pem',
+      '/keys/dilithium_public.key',
+      '/#faq',
+      '/contact',
+      '/privacy',
+      '/terms',
+    ]) {
       expect(hrefs).toContain(href);
     }
-    const headerLinks = await page.locator('nav[aria-label="Main"] a').evaluateAll((as) => as.map((a) => `${a.textContent} ${a.getAttribute('href')}`));
-    expect(headerLinks).toEqual(['Home /', 'Create /proof/', 'Verify /verify/', 'Use Cases /use-cases/', 'Ledgers /ledgers/', 'Live Feed /live/', 'Pricing /pricing/']);
+    const headerLinks = await page
+      .locator('nav[aria-label="Main"] a')
+      .evaluateAll((as) => as.map((a) => `${a.textContent} ${a.getAttribute('href')}`));
+    expect(headerLinks).toEqual([
+      'Home /',
+      'Create /proof/',
+      'Verify /verify/',
+      'Use Cases /use-cases/',
+      'Ledgers /ledgers/',
+      'Live Feed /live/',
+      'Pricing /pricing/',
+    ]);
     await expect(page.locator('header a[href="/login"]:visible').count()).resolves.toBe(1);
     await expect(page.locator('header a[href="/signup"]:visible').count()).resolves.toBe(1);
     await page.keyboard.press('Tab');
@@ -130,7 +181,10 @@ describe("a newcomer's flow", () => {
   it('drops a file on /proof, gets the sha256sum hash, submits it, and finds it verified after the next ledger', async () => {
     const marker = `TIMESEAL-FILE-BYTES-${crypto.randomBytes(8).toString('hex')}`;
     const file = path.join(tmp, 'lab notebook.bin');
-    fs.writeFileSync(file, Buffer.concat([Buffer.from(marker), crypto.randomBytes(3 * 1024 * 1024), Buffer.from(marker)]));
+    fs.writeFileSync(
+      file,
+      Buffer.concat([Buffer.from(marker), crypto.randomBytes(3 * 1024 * 1024), Buffer.from(marker)]),
+    );
     const expected = sha256sum(file);
 
     const { context, page } = await newPage();
@@ -191,7 +245,12 @@ describe("a newcomer's flow", () => {
     let fail = true;
     await page.route('**/api/submit', async (route) => {
       bodies.push(route.request().postData() ?? '');
-      if (fail) await route.fulfill({ status: 500, contentType: 'application/json', body: JSON.stringify({ ok: false, error: 'Queue unavailable' }) });
+      if (fail)
+        await route.fulfill({
+          status: 500,
+          contentType: 'application/json',
+          body: JSON.stringify({ ok: false, error: 'Queue unavailable' }),
+        });
       else await route.continue();
     });
     await page.goto('/proof/');
@@ -219,7 +278,9 @@ describe("a newcomer's flow", () => {
     await page.goto('/verify');
     await hydrated(page, '#verify-file');
     await page.setInputFiles('#verify-file', file);
-    await expect(page.locator('[data-testid=computed-hash]').textContent({ timeout: 30_000 })).resolves.toBe(sha256sum(file));
+    await expect(page.locator('[data-testid=computed-hash]').textContent({ timeout: 30_000 })).resolves.toBe(
+      sha256sum(file),
+    );
     await page.getByText('large.bin hashed successfully').waitFor();
     fs.rmSync(file);
     await context.close();
@@ -248,7 +309,10 @@ describe('verify page rules', () => {
     await hydrated(page, '#search-hash');
     const search = page.locator('form button[type=submit]', { hasText: 'Search' });
     // The island fills the field from the query in an effect after hydration: wait for it (times out = fails).
-    await page.waitForFunction((v) => (document.querySelector('#search-hash') as HTMLInputElement | null)?.value === v, SEALED_SHA256.slice(0, 63));
+    await page.waitForFunction(
+      (v) => (document.querySelector('#search-hash') as HTMLInputElement | null)?.value === v,
+      SEALED_SHA256.slice(0, 63),
+    );
     await expect(search.isDisabled()).resolves.toBe(true);
     // Asserts an absence (no search starts for a 63-character hash), so there is nothing to wait for: give a
     // search that would wrongly start from the same effect 300 ms to show.
@@ -293,8 +357,12 @@ describe('live proof', () => {
     await expect(page.locator('[data-testid=proof-hash]').textContent()).resolves.toBe(SEALED_SHA256);
     await expect(page.locator('[data-testid=proof-date]').textContent()).resolves.toBe('November 2, 2025');
     for (const badge of ['ECDSA P-256 Verified', 'ML-DSA-65 Verified']) await page.getByText(badge).waitFor();
-    await expect(page.getByRole('link', { name: 'Verify Online' }).getAttribute('href')).resolves.toBe(`/verify?hash=${SEALED_SHA256}&search=true`);
-    await expect(page.getByRole('link', { name: 'View Official Certificate' }).getAttribute('href')).resolves.toBe(`/api/certificate.php?hash=${SEALED_SHA256}`);
+    await expect(page.getByRole('link', { name: 'Verify Online' }).getAttribute('href')).resolves.toBe(
+      `/verify?hash=${SEALED_SHA256}&search=true`,
+    );
+    await expect(page.getByRole('link', { name: 'View Official Certificate' }).getAttribute('href')).resolves.toBe(
+      `/api/certificate.php?hash=${SEALED_SHA256}`,
+    );
     const doc = Buffer.from(await (await fetch(`${server.url}/sealed-disclosure.md`)).arrayBuffer());
     expect(crypto.createHash('sha256').update(doc).digest('hex')).toBe(SEALED_SHA256);
     await context.close();
@@ -317,12 +385,22 @@ describe('status, ledgers and home widgets', () => {
     await page.goto('/ledgers');
     const card = page.locator('[data-testid=ledger-card][data-date="2025-11-02"]');
     await card.waitFor({ timeout: 15_000 });
-    for (const name of ['Download Ledger', 'Signature Metadata', 'ECDSA P-256 Signature', 'ML-DSA-65 Signature', 'Checkpoint']) {
+    for (const name of [
+      'Download Ledger',
+      'Signature Metadata',
+      'ECDSA P-256 Signature',
+      'ML-DSA-65 Signature',
+      'Checkpoint',
+    ]) {
       await expect(card.getByRole('link', { name }).count()).resolves.toBe(1);
     }
     // Not anchored yet: no .json.ots exists, so OTS Proof is a disabled "pending" control (first-user test).
-    await expect(card.getByRole('button', { name: 'OTS proof: pending, usually within 24 hours' }).isDisabled()).resolves.toBe(true);
-    const res = await fetch(`${server.url}${await card.getByRole('link', { name: 'Download Ledger' }).getAttribute('href')}`);
+    await expect(
+      card.getByRole('button', { name: 'OTS proof: pending, usually within 24 hours' }).isDisabled(),
+    ).resolves.toBe(true);
+    const res = await fetch(
+      `${server.url}${await card.getByRole('link', { name: 'Download Ledger' }).getAttribute('href')}`,
+    );
     expect(res.status).toBe(200);
     await context.close();
   });
@@ -333,10 +411,14 @@ describe('status, ledgers and home widgets', () => {
     await page.locator('[data-testid=live-queue][data-state=loaded]').waitFor({ timeout: 15_000 });
     await page.getByText('This page refreshes automatically every 30 seconds.').waitFor();
     const countdown = page.locator('[data-testid=countdown]');
-    await page.waitForFunction(() => /^\d\d:\d\d:\d\d$/.test(document.querySelector('[data-testid=countdown]')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /^\d\d:\d\d:\d\d$/.test(document.querySelector('[data-testid=countdown]')?.textContent ?? ''),
+    );
     const first = await countdown.textContent();
     // The next tick, within 1.5 s (it ticks every second); a countdown that does not tick times out here.
-    await page.waitForFunction((f) => document.querySelector('[data-testid=countdown]')?.textContent !== f, first, { timeout: 1500 });
+    await page.waitForFunction((f) => document.querySelector('[data-testid=countdown]')?.textContent !== f, first, {
+      timeout: 1500,
+    });
 
     await page.goto('/');
     await page.locator('[data-testid=queue-card]').scrollIntoViewIfNeeded();
@@ -356,13 +438,26 @@ describe('status, ledgers and home widgets', () => {
     await context.close();
   });
 
-  it('shows paused submissions (the server\'s clock behind the archive) in red with the reason', async () => {
+  it("shows paused submissions (the server's clock behind the archive) in red with the reason", async () => {
     const { context, page } = await newPage();
-    const problem = "The server's clock (2025-11-03) is not after the last published ledger (2025-11-03); submissions are paused until it is corrected.";
-    const stats = { status: 'submissions paused', lastUpdate: NOW, latestAnchoredDay: '', queueSize: 0, lastPublishedDay: '2025-11-03', submissionsOpen: false, problem };
-    await page.route('**/api/queue-stats.php', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(stats) }));
+    const problem =
+      "The server's clock (2025-11-03) is not after the last published ledger (2025-11-03); submissions are paused until it is corrected.";
+    const stats = {
+      status: 'submissions paused',
+      lastUpdate: NOW,
+      latestAnchoredDay: '',
+      queueSize: 0,
+      lastPublishedDay: '2025-11-03',
+      submissionsOpen: false,
+      problem,
+    };
+    await page.route('**/api/queue-stats.php', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(stats) }),
+    );
     await page.goto('/live');
-    await expect(page.locator('[data-testid=live-queue] [data-testid=queue-problem]').textContent({ timeout: 15_000 })).resolves.toBe(problem);
+    await expect(
+      page.locator('[data-testid=live-queue] [data-testid=queue-problem]').textContent({ timeout: 15_000 }),
+    ).resolves.toBe(problem);
     await expect(page.locator('[data-testid=live-queue] .badge-red').textContent()).resolves.toBe('submissions paused');
     await context.close();
   });
@@ -404,7 +499,9 @@ describe('pricing', () => {
   it('defaults to annual, toggles to monthly, and sends visitors who subscribe to /signup', async () => {
     const { context, page } = await newPage();
     // This server has no Stripe keys; a server that can sell Standard says so here.
-    await page.route('**/api/stripe/config', (route) => route.fulfill({ status: 200, contentType: 'application/json', body: '{"paymentsAvailable":true}' }));
+    await page.route('**/api/stripe/config', (route) =>
+      route.fulfill({ status: 200, contentType: 'application/json', body: '{"paymentsAvailable":true}' }),
+    );
     await page.goto('/pricing');
     await hydrated(page, '[data-tier=standard]');
     await page.getByText('Save 40%').waitFor();
@@ -432,7 +529,8 @@ describe('pricing', () => {
     await dialog.waitFor();
     const submit = dialog.getByRole('button', { name: 'Join Waitlist' });
     await submit.click();
-    for (const message of ['Name is required', 'Email is required', 'Message is required']) await dialog.getByText(message).waitFor();
+    for (const message of ['Name is required', 'Email is required', 'Message is required'])
+      await dialog.getByText(message).waitFor();
     await dialog.getByLabel('Name').fill('x'.repeat(256));
     await dialog.getByLabel('Email address').fill('not-an-email');
     await dialog.getByLabel('Message').fill('We would like team seats.');
@@ -483,7 +581,12 @@ describe('contact', () => {
     await page.goto('/contact');
     await hydrated(page, '#contact-name');
     await page.getByRole('button', { name: 'Send Message' }).click();
-    for (const message of ['Name must be at least 2 characters', 'Please enter a valid email address', 'Please select a subject', 'Message must be at least 10 characters']) {
+    for (const message of [
+      'Name must be at least 2 characters',
+      'Please enter a valid email address',
+      'Please select a subject',
+      'Message must be at least 10 characters',
+    ]) {
       await page.getByText(message).waitFor();
     }
     await page.fill('#contact-name', 'Grace');
@@ -512,7 +615,9 @@ describe('toasts', () => {
     await page.getByText('Hash copied!').waitFor();
     await expect(page.locator('#toaster .toast').count()).resolves.toBe(1);
     await expect(page.locator('[data-copied]').count()).resolves.toBe(1);
-    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(crypto.createHash('sha256').update('one').digest('hex'));
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(
+      crypto.createHash('sha256').update('one').digest('hex'),
+    );
     await page.keyboard.press('F8');
     await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('toaster');
     const box = (await page.locator('#toaster .toast').boundingBox())!;
@@ -564,9 +669,26 @@ describe('accessibility', () => {
         await settled(page);
         await page.addScriptTag({ path: AXE_PATH });
         const violations = await page.evaluate(async () => {
-          const axe = (window as unknown as { axe: { run: (ctx: Document, opts: object) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+          const axe = (
+            window as unknown as {
+              axe: {
+                run: (
+                  ctx: Document,
+                  opts: object,
+                ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+              };
+            }
+          ).axe;
           const result = await axe.run(document, { resultTypes: ['violations'] });
-          return result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+          return result.violations
+            .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+            .map(
+              (v) =>
+                `${v.id} (${v.impact}): ${v.nodes
+                  .slice(0, 3)
+                  .map((n) => n.target.join(' '))
+                  .join(', ')}`,
+            );
         });
         for (const v of violations) problems.push(`${theme} ${route}: ${v}`);
       }
@@ -585,7 +707,12 @@ describe('JavaScript budgets (built output, as served)', () => {
       const type = res.headers()['content-type'] ?? '';
       if (type.includes('javascript')) {
         files.push(new URL(res.url()).pathname);
-        sizes.push(res.request().sizes().then((s) => s.responseBodySize));
+        sizes.push(
+          res
+            .request()
+            .sizes()
+            .then((s) => s.responseBodySize),
+        );
       }
     });
     await page.goto(route);
@@ -593,7 +720,9 @@ describe('JavaScript budgets (built output, as served)', () => {
     // script the page loads, including those its islands import once hydrated, has been transferred and counted.
     await settled(page);
     await page.waitForLoadState('networkidle');
-    const inline = await page.evaluate(() => Array.from(document.querySelectorAll('script:not([src])')).reduce((n, s) => n + (s.textContent?.length ?? 0), 0));
+    const inline = await page.evaluate(() =>
+      Array.from(document.querySelectorAll('script:not([src])')).reduce((n, s) => n + (s.textContent?.length ?? 0), 0),
+    );
     const external = (await Promise.all(sizes)).reduce((a, b) => a + b, 0);
     await context.close();
     return { external, inline, files };
@@ -602,7 +731,9 @@ describe('JavaScript budgets (built output, as served)', () => {
   it('transfers at most 15 KB of JavaScript on /privacy and 120 KB on /', async () => {
     const privacy = await jsBytes('/privacy');
     const home = await jsBytes('/');
-    console.info(`JS transferred: /privacy ${privacy.external} B external + ${privacy.inline} B inline; / ${home.external} B external (${home.files.length} files) + ${home.inline} B inline`);
+    console.info(
+      `JS transferred: /privacy ${privacy.external} B external + ${privacy.inline} B inline; / ${home.external} B external (${home.files.length} files) + ${home.inline} B inline`,
+    );
     expect(privacy.external + privacy.inline).toBeLessThanOrEqual(15 * 1024);
     expect(home.external + home.inline).toBeLessThanOrEqual(120 * 1024);
   });
@@ -615,7 +746,10 @@ if (CAPTURE) {
     it('captures every page in both themes, on desktop and at phone width', async () => {
       const start = Date.now();
       const written: string[] = [];
-      for (const [label, width, height] of [['desktop', 1280, 900], ['phone', 390, 844]] as const) {
+      for (const [label, width, height] of [
+        ['desktop', 1280, 900],
+        ['phone', 390, 844],
+      ] as const) {
         for (const theme of ['dark', 'light'] as const) {
           const { context, page } = await newPage({ theme, width, height });
           for (const route of [...ROUTES, '/no-such-page']) {

@@ -29,7 +29,11 @@ const requests: string[] = [];
 beforeAll(async () => {
   await Promise.all(calendars.map((c) => c.start()));
   project = tempDir('anchored');
-  const env = { OTS_CALENDARS: calendars.map((c) => c.url).join(','), OTS_MIN_CALENDARS: '2', BITCOIN_NETWORK: 'regtest' };
+  const env = {
+    OTS_CALENDARS: calendars.map((c) => c.url).join(','),
+    OTS_MIN_CALENDARS: '2',
+    BITCOIN_NETWORK: 'regtest',
+  };
   run(project, BIN, ['keys', 'init'], env);
   run(project, BIN, ['import', '-'], { ...env, TIMESEAL_NOW: `${DAY}T10:00:00.000Z` }, `${hashes.join('\n')}\n`);
   run(project, BIN, ['ledger', 'build'], { ...env, TIMESEAL_NOW: '2026-01-06T00:01:00.000Z' });
@@ -70,12 +74,19 @@ async function verify(files: string[], network: 'mainnet' | 'regtest'): Promise<
   await page.selectOption('#network', network);
   await page.fill('#hash-input', hashes[0]!);
   await page.setInputFiles('#proof-files', files);
-  await page.waitForFunction((n) => document.getElementById('file-count')!.textContent === `${n} file${n > 1 ? 's' : ''} given`, files.length);
+  await page.waitForFunction(
+    (n) => document.getElementById('file-count')!.textContent === `${n} file${n > 1 ? 's' : ''} given`,
+    files.length,
+  );
   return (await page.textContent('#summary'))!;
 }
 
 async function verdict(label: string): Promise<string> {
-  return (await page.locator('li.check', { has: page.locator('.label', { hasText: label }) }).first().locator('.verdict').textContent())!;
+  return (await page
+    .locator('li.check', { has: page.locator('.label', { hasText: label }) })
+    .first()
+    .locator('.verdict')
+    .textContent())!;
 }
 
 describe('a bundle with its per-hash .ots', () => {
@@ -83,7 +94,9 @@ describe('a bundle with its per-hash .ots', () => {
     const summary = await verify([bundleFile, headerFile], 'regtest');
     expect(summary).toMatch(/^Verified: all \d+ checks passed\.$/); // a Bitcoin block checked: nothing left unchecked
     expect(await verdict('OpenTimestamps proof starts at the hash')).toBe('Verified');
-    expect(await verdict("OpenTimestamps path goes through the checkpoint root and the ledger file's SHA-256")).toBe('Verified');
+    expect(await verdict("OpenTimestamps path goes through the checkpoint root and the ledger file's SHA-256")).toBe(
+      'Verified',
+    );
     expect(await verdict(`Bitcoin block ${height}`)).toBe('Verified');
     const block = chain.blocks[height]!;
     const text = (await page.locator('li.check', { hasText: `Bitcoin block ${height}` }).textContent())!;
@@ -100,7 +113,14 @@ describe('a bundle with its per-hash .ots', () => {
 
   test("the day's ledger .ots starts at the ledger file's SHA-256 and reaches the same block", async () => {
     const ledgers = path.join(project, 'ledgers');
-    const files = ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint', '.json.ots'].map((s) => path.join(ledgers, `${DAY}${s}`));
+    const files = [
+      '.json',
+      '.json.sig',
+      '.json.dilithium.sig',
+      '.json.signatures.json',
+      '.checkpoint',
+      '.json.ots',
+    ].map((s) => path.join(ledgers, `${DAY}${s}`));
     const summary = await verify([...files, headerFile], 'regtest');
     expect(summary).toMatch(/^Verified/);
     const ledgerSha = crypto.createHash('sha256').update(fs.readFileSync(files[0]!)).digest('hex');

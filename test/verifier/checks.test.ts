@@ -15,7 +15,10 @@ const read = (file: string) => classifyFile(path.basename(file), new Uint8Array(
 beforeAll(() => {
   archive = buildArchive();
   keys = {
-    ecdsa: { key: ecdsaPublicKeyFromPem(fs.readFileSync(path.join(archive.keys, 'public.pem'), 'utf8')), source: 'test' },
+    ecdsa: {
+      key: ecdsaPublicKeyFromPem(fs.readFileSync(path.join(archive.keys, 'public.pem'), 'utf8')),
+      source: 'test',
+    },
     mldsa: { key: new Uint8Array(fs.readFileSync(path.join(archive.keys, 'dilithium_public.key'))), source: 'test' },
   };
 }, 60_000);
@@ -25,15 +28,29 @@ describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
   test('a vkey is taken for a key; the ML-DSA-44 line is checked with it, a wrong key fails it', async () => {
     const ed = read(path.join(archive.keys, 'ed25519.vkey'));
     const ml = read(path.join(archive.keys, 'mldsa44.vkey'));
-    expect([ed.kind, (ed.value as Uint8Array).length, ml.kind, (ml.value as Uint8Array).length]).toEqual(['vkey', 32, 'vkey', 1312]);
+    expect([ed.kind, (ed.value as Uint8Array).length, ml.kind, (ml.value as Uint8Array).length]).toEqual([
+      'vkey',
+      32,
+      'vkey',
+      1312,
+    ]);
     const files = archive.dayFiles(DAY1).map(read);
-    const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) => r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
-    const withKey = await verifyInputs({ files, keys: { ...keys, mldsa44: { key: ml.value as Uint8Array, source: 'mldsa44.vkey' } } });
+    const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) =>
+      r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
+    const withKey = await verifyInputs({
+      files,
+      keys: { ...keys, mldsa44: { key: ml.value as Uint8Array, source: 'mldsa44.vkey' } },
+    });
     expect(withKey.summary.state, rows(withKey).join('\n')).toBe('ok');
     // Day files without their .ots: verified, and the headline names what was not checked.
-    expect(withKey.summary.text).toMatch(/^Verified: all \d+ checks passed\. Bitcoin anchor not checked: no \.ots given\.$/);
+    expect(withKey.summary.text).toMatch(
+      /^Verified: all \d+ checks passed\. Bitcoin anchor not checked: no \.ots given\.$/,
+    );
     expect(rows(withKey)).toContain('Checkpoint ML-DSA-44 cosignature | Verified');
-    const other = await verifyInputs({ files, keys: { ...keys, mldsa44: { key: new Uint8Array(1312).fill(5), source: 'other.vkey' } } });
+    const other = await verifyInputs({
+      files,
+      keys: { ...keys, mldsa44: { key: new Uint8Array(1312).fill(5), source: 'other.vkey' } },
+    });
     expect(rows(other).some((r) => r.startsWith('Checkpoint ML-DSA-44 cosignature | Verified'))).toBe(false);
     expect(classifyText('x+0000000a+AQ==')).toMatchObject({ kind: 'vkey', problem: expect.any(String) });
   });
@@ -43,15 +60,28 @@ describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
     // keys/witnesses in the c2sp.org/tlog-policy format (core/witness-policy.ts), here naming the log's own key.
     const text = `# a policy\nwitness log ${ed}\nquorum log\n`;
     expect(classifyText(text, 'witnesses')).toMatchObject({ kind: 'witness-policy', value: text });
-    expect(classifyText('witness a not-a-vkey\nquorum a\n', 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.stringMatching(/line 1/) });
+    expect(classifyText('witness a not-a-vkey\nquorum a\n', 'witnesses')).toMatchObject({
+      kind: 'witness-policy',
+      problem: expect.stringMatching(/line 1/),
+    });
     // The older `quorum N` form is read too (archives made before the change).
-    expect(classifyText(`quorum 1\n${ed}\n`, 'witnesses')).toMatchObject({ kind: 'witness-policy', value: `quorum 1\n${ed}\n` });
-    expect(classifyText(`quorum 2\n${ed}\n`, 'witnesses')).toMatchObject({ kind: 'witness-policy', problem: expect.stringMatching(/threshold 2/) });
+    expect(classifyText(`quorum 1\n${ed}\n`, 'witnesses')).toMatchObject({
+      kind: 'witness-policy',
+      value: `quorum 1\n${ed}\n`,
+    });
+    expect(classifyText(`quorum 2\n${ed}\n`, 'witnesses')).toMatchObject({
+      kind: 'witness-policy',
+      problem: expect.stringMatching(/threshold 2/),
+    });
     // The log's own Ed25519 key (0x01), whose line the checkpoint has: not a cosignature.
     const files = [...archive.dayFiles(DAY1).map(read), classifyText(text, 'witnesses')!];
     const r = await verifyInputs({ files, keys });
     const rows = r.sections.flatMap((s) => s.checks).map((c) => `${c.label} | ${c.verdict}`);
-    expect(rows).toContainEqual(expect.stringMatching(/^Witnesses \| 0 of the 1 witnesses of the policy cosigned this checkpoint \(quorum log, not met yet/));
+    expect(rows).toContainEqual(
+      expect.stringMatching(
+        /^Witnesses \| 0 of the 1 witnesses of the policy cosigned this checkpoint \(quorum log, not met yet/,
+      ),
+    );
     expect(rows).toContainEqual('Witness policy | log; quorum log');
     expect(rows.filter((x) => x.startsWith('Witness log'))).toEqual([]);
   });
@@ -60,7 +90,13 @@ describe('the checkpoint keys witnesses know, loaded as .vkey files', () => {
 describe('classifying inputs', () => {
   test('archive files by name, others by content; a damaged file keeps its kind', async () => {
     const kinds = (files: string[]) => files.map((f) => read(f).kind);
-    expect(kinds(archive.dayFiles(DAY1))).toEqual(['ledger', 'ecdsa-signature', 'mldsa-signature', 'signatures-meta', 'checkpoint']);
+    expect(kinds(archive.dayFiles(DAY1))).toEqual([
+      'ledger',
+      'ecdsa-signature',
+      'mldsa-signature',
+      'signatures-meta',
+      'checkpoint',
+    ]);
     expect(read(archive.bundle).kind).toBe('bundle');
     expect(read(path.join(archive.keys, 'public.pem')).kind).toBe('ecdsa-key');
     expect(read(path.join(archive.keys, 'dilithium_public.pem')).kind).toBe('mldsa-key');
@@ -71,7 +107,9 @@ describe('classifying inputs', () => {
     // The bundle under another name, with its first byte (the brace) or its format damaged, is still a bundle.
     const text = fs.readFileSync(archive.bundle, 'utf8');
     expect(classifyFile('x.json', new TextEncoder().encode(`[${text.slice(1)}`)).kind).toBe('bundle');
-    expect(classifyFile('x.json', new TextEncoder().encode(text.replace('timeseal-proof/1', 'timeseal-proog/1'))).kind).toBe('bundle');
+    expect(
+      classifyFile('x.json', new TextEncoder().encode(text.replace('timeseal-proof/1', 'timeseal-proog/1'))).kind,
+    ).toBe('bundle');
   });
 
   test.each([
@@ -86,8 +124,13 @@ describe('classifying inputs', () => {
 });
 
 describe('verdicts', () => {
-  const given = (files: string[], extra: Partial<VerifierInputs> = {}): VerifierInputs => ({ files: files.map(read), keys, ...extra });
-  const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) => r.sections.flatMap((s) => s.checks.map((c) => `${s.title} | ${c.label} | ${c.verdict}`));
+  const given = (files: string[], extra: Partial<VerifierInputs> = {}): VerifierInputs => ({
+    files: files.map(read),
+    keys,
+    ...extra,
+  });
+  const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) =>
+    r.sections.flatMap((s) => s.checks.map((c) => `${s.title} | ${c.label} | ${c.verdict}`));
 
   test('nothing given: nothing to say yet', async () => {
     expect((await verifyInputs({ files: [], keys })).summary.state).toBe('empty');
@@ -103,7 +146,9 @@ describe('verdicts', () => {
   test('a ledger without some of its files names the missing ones', async () => {
     const [ledger, ecdsaSig] = archive.dayFiles(DAY2);
     const r = await verifyInputs(given([ledger!, ecdsaSig!]));
-    expect(r.summary.text).toBe(`Not verified: ${DAY2}.json.dilithium.sig is missing (Ledger ${DAY2}: ML-DSA-65 signature)`);
+    expect(r.summary.text).toBe(
+      `Not verified: ${DAY2}.json.dilithium.sig is missing (Ledger ${DAY2}: ML-DSA-65 signature)`,
+    );
     expect(rows(r)).toContain(
       `Ledger ${DAY2} | Ledger format, signature metadata and the day's checkpoint | Not verified: missing ${DAY2}.json.dilithium.sig, ${DAY2}.json.signatures.json, ${DAY2}.checkpoint`,
     );
@@ -115,7 +160,9 @@ describe('verdicts', () => {
     const copy = path.join(archive.dir, `${DAY2}.json.sig`);
     fs.copyFileSync(files[1]!, copy);
     files[1] = copy;
-    expect((await verifyInputs(given(files))).summary.text).toMatch(new RegExp(`^Not verified: ${DAY2}\\.json\\.sig: signature does not verify`));
+    expect((await verifyInputs(given(files))).summary.text).toMatch(
+      new RegExp(`^Not verified: ${DAY2}\\.json\\.sig: signature does not verify`),
+    );
   });
 
   test('a block header alone: its proof of work is checked and it waits for the proof it should confirm', async () => {
@@ -127,6 +174,8 @@ describe('verdicts', () => {
   test('the document hash must match the .ots digest', async () => {
     const ots = path.join(OTS_VECTORS, 'opentimestamps-client/hello-world.txt.ots');
     const r = await verifyInputs(given([ots], { document: { hash: sha256Hex('other'), source: 'test' } }));
-    expect(r.summary.text).toMatch(/^Not verified: the \.ots is for 03ba204e50d126e4674c005e04d82e84c21366780af1f43bd54a37816b6ab340, not your document's hash/);
+    expect(r.summary.text).toMatch(
+      /^Not verified: the \.ots is for 03ba204e50d126e4674c005e04d82e84c21366780af1f43bd54a37816b6ab340, not your document's hash/,
+    );
   });
 });

@@ -23,7 +23,13 @@ function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...out, ...extra };
 }
 
-export function run(cwd: string, command: string, args: string[], extra: Record<string, string> = {}, input = ''): string {
+export function run(
+  cwd: string,
+  command: string,
+  args: string[],
+  extra: Record<string, string> = {},
+  input = '',
+): string {
   const r = spawnSync(command, args, { cwd, env: env(extra), input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
@@ -31,7 +37,12 @@ export function run(cwd: string, command: string, args: string[], extra: Record<
 }
 
 /** As run(), without blocking the event loop (for CLI runs that talk to servers in this process). */
-export function runAsync(cwd: string, command: string, args: string[], extra: Record<string, string> = {}): Promise<string> {
+export function runAsync(
+  cwd: string,
+  command: string,
+  args: string[],
+  extra: Record<string, string> = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -39,7 +50,11 @@ export function runAsync(cwd: string, command: string, args: string[], extra: Re
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${stdout}\n${stderr}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolve(stdout)
+        : reject(new Error(`${command} ${args.join(' ')} exited ${code}:\n${stdout}\n${stderr}`)),
+    );
   });
 }
 
@@ -73,7 +88,13 @@ export function buildArchive(): TestArchive {
   const documentHash = sha256Hex(fs.readFileSync(document));
   const others = (label: string, n: number) => Array.from({ length: n }, (_, i) => sha256Hex(`${label}-${i}`));
   run(dir, BIN, ['keys', 'init']);
-  run(dir, BIN, ['import', '-'], { TIMESEAL_NOW: `${DAY1}T09:15:00.123Z` }, `${[documentHash, ...others('day1', 6)].join('\n')}\n`);
+  run(
+    dir,
+    BIN,
+    ['import', '-'],
+    { TIMESEAL_NOW: `${DAY1}T09:15:00.123Z` },
+    `${[documentHash, ...others('day1', 6)].join('\n')}\n`,
+  );
   run(dir, BIN, ['import', '-'], { TIMESEAL_NOW: `${DAY2}T14:00:00.000Z` }, `${others('day2', 4).join('\n')}\n`);
   run(dir, BIN, ['ledger', 'build'], { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' });
   const bundle = path.join(dir, 'proof.json');
@@ -86,7 +107,10 @@ export function buildArchive(): TestArchive {
     document,
     documentHash,
     bundle,
-    dayFiles: (date) => ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'].map((s) => path.join(ledgers, `${date}${s}`)),
+    dayFiles: (date) =>
+      ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'].map((s) =>
+        path.join(ledgers, `${date}${s}`),
+      ),
   };
 }
 

@@ -33,7 +33,9 @@ beforeAll(async () => {
   fs.writeFileSync(bundle, run(dir, BIN, ['proof', documentHash], { TIMESEAL_NOW: '2025-11-02T00:01:00.000Z' }));
   const ledgers = path.join(dir, 'ledgers');
   ledger = path.join(ledgers, `${DAY}.json`);
-  dayFiles = ['.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'].map((s) => path.join(ledgers, `${DAY}${s}`));
+  dayFiles = ['.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'].map((s) =>
+    path.join(ledgers, `${DAY}${s}`),
+  );
   buildVerifier(out, path.join(dir, 'keys'));
   ({ browser, page } = await openOffline(out));
 }, 180_000);
@@ -48,8 +50,15 @@ async function verify(files: string[]): Promise<{ summary: string; state: string
   await page.click('#clear');
   await page.fill('#hash-input', documentHash);
   await page.setInputFiles('#proof-files', files);
-  await page.waitForFunction((expected) => document.getElementById('file-count')!.textContent === expected, `${files.length} files given`, { timeout: 30_000 });
-  return { summary: (await page.textContent('#summary'))!, state: (await page.getAttribute('#summary', 'data-state'))! };
+  await page.waitForFunction(
+    (expected) => document.getElementById('file-count')!.textContent === expected,
+    `${files.length} files given`,
+    { timeout: 30_000 },
+  );
+  return {
+    summary: (await page.textContent('#summary'))!,
+    state: (await page.getAttribute('#summary', 'data-state'))!,
+  };
 }
 
 async function row(label: string): Promise<string> {
@@ -84,7 +93,11 @@ describe('a ledger over 8 MB', () => {
   test('given as "your document" joins the proof files instead of being hashed', async () => {
     await page.click('#clear');
     await page.setInputFiles('#doc-file', ledger);
-    await page.waitForFunction(() => /not your document/.test(document.getElementById('doc-status')!.textContent!), undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => /not your document/.test(document.getElementById('doc-status')!.textContent!),
+      undefined,
+      { timeout: 60_000 },
+    );
     expect(await page.textContent('#doc-status')).toContain(`${DAY}.json is a ledger file`);
     expect(await page.inputValue('#hash-input')).toBe('');
   }, 120_000);
@@ -94,7 +107,11 @@ describe('a ledger over 8 MB', () => {
     fs.writeFileSync(other, `{"format":"something-else","origin":"${'x'.repeat(9 * 1024 * 1024)}"}\n`);
     await page.click('#clear');
     await page.setInputFiles('#proof-files', other);
-    await page.waitForFunction(() => document.getElementById('doc-status')!.textContent!.startsWith('SHA-256 of'), undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.getElementById('doc-status')!.textContent!.startsWith('SHA-256 of'),
+      undefined,
+      { timeout: 60_000 },
+    );
     expect(await page.inputValue('#hash-input')).toBe(sha256Hex(fs.readFileSync(other)));
     expect(await page.textContent('#file-count')).toBe('');
   }, 120_000);

@@ -31,7 +31,11 @@ describe('p256.ts against @noble/curves', () => {
 
   test('core/sig.ts verifies through it only what Web Crypto checked: a pass, the answers, then the verdicts', async () => {
     const other = utf8('another text\n');
-    const verdicts = await settled(async () => [ecdsaVerify(message, der, publicKey), ecdsaVerify(message, compact, publicKey), ecdsaVerify(other, der, publicKey)]);
+    const verdicts = await settled(async () => [
+      ecdsaVerify(message, der, publicKey),
+      ecdsaVerify(message, compact, publicKey),
+      ecdsaVerify(other, der, publicKey),
+    ]);
     expect(verdicts).toEqual([true, true, false]);
     // Outside a run, an answer it has not had is no: never valid by default.
     expect(ecdsaVerify(utf8('never asked\n'), der, publicKey)).toBe(false);
@@ -53,10 +57,18 @@ describe('p256.ts against @noble/curves', () => {
     // A zero byte before r that DER does not allow (non-minimal), a longer outer length, trailing bytes.
     const r = der.subarray(4, 4 + der[3]!);
     const padded = Uint8Array.from([0x30, der[1]! + 1, 0x02, r.length + 1, 0, ...r, ...der.subarray(4 + r.length)]);
-    const variants = [der, high, padded, Uint8Array.from([...der, 0]), Uint8Array.from([0x30, der[1]! + 1, ...der.subarray(2)])];
+    const variants = [
+      der,
+      high,
+      padded,
+      Uint8Array.from([...der, 0]),
+      Uint8Array.from([0x30, der[1]! + 1, ...der.subarray(2)]),
+    ];
     for (const v of variants) {
       const ours = await settled(async () => ecdsaVerify(message, v, publicKey));
-      expect(ours, Buffer.from(v).toString('hex')).toBe(noble.verify(v, message, publicKey, { prehash: true, lowS: false, format: 'der' }));
+      expect(ours, Buffer.from(v).toString('hex')).toBe(
+        noble.verify(v, message, publicKey, { prehash: true, lowS: false, format: 'der' }),
+      );
     }
     expect(await settled(async () => ecdsaVerify(message, high, publicKey))).toBe(true);
     expect(await settled(async () => ecdsaVerify(message, padded, publicKey))).toBe(false);
@@ -98,18 +110,35 @@ describe("the verifier's checks with p256.ts, on a real archive", () => {
     const inputs = {
       files: files.map(read),
       keys: {
-        ecdsa: { key: ecdsaPublicKeyFromPem(fs.readFileSync(path.join(archive.keys, 'public.pem'), 'utf8')), source: 'test' },
-        mldsa: { key: new Uint8Array(fs.readFileSync(path.join(archive.keys, 'dilithium_public.key'))), source: 'test' },
+        ecdsa: {
+          key: ecdsaPublicKeyFromPem(fs.readFileSync(path.join(archive.keys, 'public.pem'), 'utf8')),
+          source: 'test',
+        },
+        mldsa: {
+          key: new Uint8Array(fs.readFileSync(path.join(archive.keys, 'dilithium_public.key'))),
+          source: 'test',
+        },
       },
       document: { hash: archive.documentHash, source: 'test' },
     };
     let passes = 0;
-    const report = await settled(() => (passes++, verifyInputs(inputs)), inputs.files.filter((f) => f.kind === 'ledger').map((f) => f.bytes));
-    return { report, passes, rows: report.sections.flatMap((s) => s.checks.map((c) => `${s.title} | ${c.label} | ${c.verdict}`)) };
+    const report = await settled(
+      () => (passes++, verifyInputs(inputs)),
+      inputs.files.filter((f) => f.kind === 'ledger').map((f) => f.bytes),
+    );
+    return {
+      report,
+      passes,
+      rows: report.sections.flatMap((s) => s.checks.map((c) => `${s.title} | ${c.label} | ${c.verdict}`)),
+    };
   }
 
   test('the bundle and two days verify in one pass (every signature it took as valid is)', async () => {
-    const { report, passes, rows } = await check([archive.bundle, ...archive.dayFiles(DAY1), ...archive.dayFiles(DAY2)]);
+    const { report, passes, rows } = await check([
+      archive.bundle,
+      ...archive.dayFiles(DAY1),
+      ...archive.dayFiles(DAY2),
+    ]);
     expect(report.summary.state, rows.join('\n')).toBe('ok');
     expect(rows).toContain(`Ledger ${DAY1} | ECDSA P-256 signature | Verified`);
     expect(rows).toContain(`Ledger ${DAY1} | Ledger format, signature metadata and the day's checkpoint | Verified`);
@@ -127,16 +156,23 @@ describe("the verifier's checks with p256.ts, on a real archive", () => {
       // The first pass took the changed signature as valid: it is thrown away, the second has Web Crypto's no.
       expect(passes).toBe(2);
       expect(report.summary.text).toMatch(/^Not verified: 2025-11-01\.json\.sig: signature does not verify/);
-      expect(rows).toContain(`Ledger ${DAY1} | ECDSA P-256 signature | Not verified: ${DAY1}.json.sig: signature does not verify`);
+      expect(rows).toContain(
+        `Ledger ${DAY1} | ECDSA P-256 signature | Not verified: ${DAY1}.json.sig: signature does not verify`,
+      );
     }
     // The first signature line of the checkpoint is the ECDSA one: a byte of its base64 changed.
     const text = fs.readFileSync(checkpoint, 'latin1');
     const at = text.indexOf('\u00e2\u0080\u0094 ') + 40;
     const c = text.charCodeAt(at);
     const bad = path.join(fs.mkdtempSync(path.join(work, 'c')), path.basename(checkpoint));
-    fs.writeFileSync(bad, Buffer.from(text.slice(0, at) + String.fromCharCode(c === 0x41 ? 0x42 : 0x41) + text.slice(at + 1), 'latin1'));
+    fs.writeFileSync(
+      bad,
+      Buffer.from(text.slice(0, at) + String.fromCharCode(c === 0x41 ? 0x42 : 0x41) + text.slice(at + 1), 'latin1'),
+    );
     const { report } = await check(archive.dayFiles(DAY1).map((f) => (f === checkpoint ? bad : f)));
     expect(report.summary.state).toBe('fail');
-    expect(report.summary.text).toMatch(/^Not verified: 2025-11-01\.checkpoint: note: ECDSA-P256-SHA256 line of .* signature does not verify/);
+    expect(report.summary.text).toMatch(
+      /^Not verified: 2025-11-01\.checkpoint: note: ECDSA-P256-SHA256 line of .* signature does not verify/,
+    );
   });
 });

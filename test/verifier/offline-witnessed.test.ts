@@ -14,7 +14,20 @@ import { parseVkey, vkeyVerifier } from '../../core/cosignature.ts';
 import { startTsa, type LoopbackTsa } from '../support/tsa.ts';
 import { startWitness, type LoopbackWitness } from '../support/witness.ts';
 import { capture, CAPTURE } from '../site/helpers.ts';
-import { BIN, buildArchive, buildVerifier, corruptCopy, DAY1, DAY2, launchChromium, run, runAsync, sha256Hex, tempDir, type TestArchive } from './helpers.ts';
+import {
+  BIN,
+  buildArchive,
+  buildVerifier,
+  corruptCopy,
+  DAY1,
+  DAY2,
+  launchChromium,
+  run,
+  runAsync,
+  sha256Hex,
+  tempDir,
+  type TestArchive,
+} from './helpers.ts';
 
 let archive: TestArchive;
 let tsa: LoopbackTsa;
@@ -44,7 +57,9 @@ beforeAll(async () => {
     await startWitness({ name: 'w1.example/witness', seed: new Uint8Array(32).fill(11), algorithm: 'ML-DSA-44', logs }),
     await startWitness({ name: 'w2.example/witness', seed: new Uint8Array(32).fill(12), algorithm: 'Ed25519', logs }),
   ];
-  await runAsync(archive.dir, BIN, ['witness', 'cosign'], { TIMESEAL_WITNESSES: witnesses.map((w) => w.setting).join(', ') });
+  await runAsync(archive.dir, BIN, ['witness', 'cosign'], {
+    TIMESEAL_WITNESSES: witnesses.map((w) => w.setting).join(', '),
+  });
   bundle = path.join(archive.dir, 'proof-tokens.json');
   fs.writeFileSync(bundle, run(archive.dir, BIN, ['proof', archive.documentHash]));
   // The witnesses cosign the latest checkpoint, the second day's: the proof of a hash of that day carries them.
@@ -73,7 +88,11 @@ afterAll(async () => {
 });
 
 /** Gives the page `files` (and the document), waits for the report, returns the summary and every row. */
-async function verify(files: string[], withDocument = true, hash?: string): Promise<{ state: string; summary: string; rows: string[] }> {
+async function verify(
+  files: string[],
+  withDocument = true,
+  hash?: string,
+): Promise<{ state: string; summary: string; rows: string[] }> {
   await page.click('#clear');
   if (hash) await page.fill('#hash-input', hash);
   else if (withDocument) {
@@ -81,9 +100,18 @@ async function verify(files: string[], withDocument = true, hash?: string): Prom
     await page.waitForFunction(() => document.getElementById('doc-status')!.textContent!.startsWith('SHA-256 of'));
   }
   await page.setInputFiles('#proof-files', files);
-  await page.waitForFunction((n) => document.getElementById('file-count')!.textContent === `${n} file${n > 1 ? 's' : ''} given`, files.length);
-  const rows = await page.$$eval('li.check', (lis) => lis.map((li) => `${li.querySelector('.label')!.textContent} | ${li.querySelector('.verdict')!.textContent}`));
-  return { state: (await page.getAttribute('#summary', 'data-state'))!, summary: (await page.textContent('#summary'))!, rows };
+  await page.waitForFunction(
+    (n) => document.getElementById('file-count')!.textContent === `${n} file${n > 1 ? 's' : ''} given`,
+    files.length,
+  );
+  const rows = await page.$$eval('li.check', (lis) =>
+    lis.map((li) => `${li.querySelector('.label')!.textContent} | ${li.querySelector('.verdict')!.textContent}`),
+  );
+  return {
+    state: (await page.getAttribute('#summary', 'data-state'))!,
+    summary: (await page.textContent('#summary'))!,
+    rows,
+  };
 }
 
 const tokenRows = (rows: string[]) => rows.filter((r) => r.startsWith('RFC 3161 time-stamp'));
@@ -116,7 +144,11 @@ describe('the offline verifier and a witnessed day: RFC 3161 tokens, witness cos
   test('without an authority the token is named, not verified; the person adds tsa-ca.pem and it is verified', async () => {
     const alone = await verify([...archive.dayFiles(DAY1), tsr()]);
     expect(tokenRows(alone.rows)).toEqual([
-      expect.stringMatching(new RegExp(`^RFC 3161 time-stamp ${DAY1}\\.json\\.tsr \\| stamped by O=Timeseal tests, CN=Timeseal Test TSA at 20\\d\\d-.*its certificate authority was not given`)),
+      expect.stringMatching(
+        new RegExp(
+          `^RFC 3161 time-stamp ${DAY1}\\.json\\.tsr \\| stamped by O=Timeseal tests, CN=Timeseal Test TSA at 20\\d\\d-.*its certificate authority was not given`,
+        ),
+      ),
     ]);
     expect(alone.state, alone.summary).toBe('ok');
     const given = await verify([...archive.dayFiles(DAY1), tsr(), caFile]);
@@ -125,7 +157,9 @@ describe('the offline verifier and a witnessed day: RFC 3161 tokens, witness cos
     fs.copyFileSync(other.caFile, wrong);
     const another = await verify([...archive.dayFiles(DAY1), tsr(), wrong]);
     expect(another.state).toBe('fail');
-    expect(tokenRows(another.rows)).toEqual([expect.stringMatching(/Not verified: the TSA's certificate does not lead to the certificate authority given/)]);
+    expect(tokenRows(another.rows)).toEqual([
+      expect.stringMatching(/Not verified: the TSA's certificate does not lead to the certificate authority given/),
+    ]);
   });
 
   test('a changed byte of the token, or a token of another day, is not verified, with the reason', async () => {
@@ -151,7 +185,11 @@ describe('the offline verifier and a witnessed day: RFC 3161 tokens, witness cos
     expect(r.state, r.summary).toBe('ok');
     expect(r.rows).toContainEqual('Witness w1.example/witness | Verified');
     expect(r.rows).toContainEqual('Witness w2.example/witness | Verified');
-    expect(r.rows).toContainEqual(expect.stringMatching(/^Witnesses \| 2 of the 2 witnesses of the policy cosigned this checkpoint \(quorum 2, met\)/));
+    expect(r.rows).toContainEqual(
+      expect.stringMatching(
+        /^Witnesses \| 2 of the 2 witnesses of the policy cosigned this checkpoint \(quorum 2, met\)/,
+      ),
+    );
     expect(r.rows.filter((x) => x.startsWith('Other checkpoint lines'))).toEqual([]);
     // A changed byte in each witness's signature (kept a base64 character, so that the note still parses).
     const text = fs.readFileSync(witnessed, 'latin1');
@@ -160,7 +198,9 @@ describe('the offline verifier and a witnessed day: RFC 3161 tokens, witness cos
       while (!/[A-Za-z0-9+/]/.test(String.fromCharCode(text.charCodeAt(at) ^ 0x01))) at++;
       const bad = await verify([corruptCopy(witnessed, work, at), ...archive.dayFiles(DAY2), policy], false, DAY2_HASH);
       expect(bad.state, `${name} byte ${at}`).toBe('fail');
-      expect(bad.rows).toContainEqual(expect.stringMatching(new RegExp(`^Witness ${name.replace('.', '\\.')} \\| Not verified: `)));
+      expect(bad.rows).toContainEqual(
+        expect.stringMatching(new RegExp(`^Witness ${name.replace('.', '\\.')} \\| Not verified: `)),
+      );
     }
   });
 
@@ -182,6 +222,8 @@ describe('the offline verifier and a witnessed day: RFC 3161 tokens, witness cos
     const cut = path.join(work, `${DAY2}.cosignatures`);
     fs.writeFileSync(cut, fs.readFileSync(cosignatures).subarray(0, -1));
     const malformed = await verify([...archive.dayFiles(DAY2), cut, policy]);
-    expect(malformed.rows).toContainEqual(expect.stringMatching(new RegExp(`^Cosignature lines ${DAY2}\\.cosignatures \\| Not verified: .*newline`)));
+    expect(malformed.rows).toContainEqual(
+      expect.stringMatching(new RegExp(`^Cosignature lines ${DAY2}\\.cosignatures \\| Not verified: .*newline`)),
+    );
   });
 });

@@ -82,8 +82,14 @@ async function verify(given: Given): Promise<{ summary: string; state: string }>
   }
   await page.setInputFiles('#proof-files', given.files);
   const n = given.files.length;
-  await page.waitForFunction((expected) => document.getElementById('file-count')!.textContent === expected, `${n} file${n > 1 ? 's' : ''} given`);
-  return { summary: (await page.textContent('#summary'))!, state: (await page.getAttribute('#summary', 'data-state'))! };
+  await page.waitForFunction(
+    (expected) => document.getElementById('file-count')!.textContent === expected,
+    `${n} file${n > 1 ? 's' : ''} given`,
+  );
+  return {
+    summary: (await page.textContent('#summary'))!,
+    state: (await page.getAttribute('#summary', 'data-state'))!,
+  };
 }
 
 /** The verdict of the check row labelled `label` (first match, in document order). */
@@ -93,7 +99,8 @@ async function row(label: string): Promise<string> {
   return (await rows.first().locator('.verdict').textContent())!;
 }
 
-const pemFingerprint = (pem: string): string => sha256Hex(crypto.createPublicKey(pem).export({ type: 'spki', format: 'der' }));
+const pemFingerprint = (pem: string): string =>
+  sha256Hex(crypto.createPublicKey(pem).export({ type: 'spki', format: 'der' }));
 
 describe('the built file', () => {
   test('make build reports the size; the file is at most 160 KB, self-contained, version 2.0, with a sha256sum line', () => {
@@ -107,7 +114,9 @@ describe('the built file', () => {
     expect(text).not.toMatch(/<script[^>]+src=/i);
     expect(text).not.toMatch(/<link[^>]+rel="stylesheet"/i);
     for (const m of text.matchAll(/\bhref="([^"]*)"/g)) expect(m[1]).toMatch(/^(#|data:)/);
-    expect(fs.readFileSync(path.join(out, 'offline-verifier.html.sha256'), 'utf8')).toBe(`${sha256Hex(html)}  offline-verifier.html\n`);
+    expect(fs.readFileSync(path.join(out, 'offline-verifier.html.sha256'), 'utf8')).toBe(
+      `${sha256Hex(html)}  offline-verifier.html\n`,
+    );
     const manifest = JSON.parse(fs.readFileSync(path.join(out, 'offline-verifier.webmanifest'), 'utf8'));
     expect(manifest).toMatchObject({ start_url: 'offline-verifier.html', display: 'standalone' });
     expect(fs.readFileSync(path.join(out, 'offline-verifier-sw.js'), 'utf8')).toContain(sha256Hex(html).slice(0, 16));
@@ -125,7 +134,10 @@ describe('opened from disk with the network off', () => {
   });
 
   test('verifies the real proof bundle of the document, chosen as a file, with its ledger and the previous day', async () => {
-    const r = await verify({ document: archive.document, files: [archive.bundle, ...archive.dayFiles(DAY1), ...archive.dayFiles(DAY2)] });
+    const r = await verify({
+      document: archive.document,
+      files: [archive.bundle, ...archive.dayFiles(DAY1), ...archive.dayFiles(DAY2)],
+    });
     expect(r.state).toBe('ok');
     expect(r.summary).toMatch(/^Verified/);
     expect(await row('Hash matches the document')).toBe('Verified');
@@ -135,7 +147,10 @@ describe('opened from disk with the network off', () => {
     expect(await row(`Matches the ledger file ${DAY1}.json`)).toBe('Verified');
     expect(await row("Ledger format, signature metadata and the day's checkpoint")).toBe('Verified');
     expect(await row('Chain to the previous day')).toMatch(/this is the first day|Verified/);
-    const chain = page.locator('section.result', { hasText: `Ledger ${DAY2}` }).locator('li.check', { hasText: 'Chain to the previous day' }).locator('.verdict');
+    const chain = page
+      .locator('section.result', { hasText: `Ledger ${DAY2}` })
+      .locator('li.check', { hasText: 'Chain to the previous day' })
+      .locator('.verdict');
     expect(await chain.textContent()).toBe('Verified');
     expect(await page.textContent('#doc-status')).toContain(archive.documentHash);
   });
@@ -143,10 +158,21 @@ describe('opened from disk with the network off', () => {
   test('hashes a large document in chunks (several 4 MiB pieces) to the same SHA-256 as node:crypto', async () => {
     const big = path.join(work, 'big.bin');
     const block = crypto.createHash('sha512').update('seed').digest();
-    fs.writeFileSync(big, Buffer.concat(Array.from({ length: (24 * 1024 * 1024) / 64 + 3 }, (_, i) => (i % 7 ? block : crypto.createHash('sha512').update(String(i)).digest()))));
+    fs.writeFileSync(
+      big,
+      Buffer.concat(
+        Array.from({ length: (24 * 1024 * 1024) / 64 + 3 }, (_, i) =>
+          i % 7 ? block : crypto.createHash('sha512').update(String(i)).digest(),
+        ),
+      ),
+    );
     await page.click('#clear');
     await page.setInputFiles('#doc-file', big);
-    await page.waitForFunction(() => document.getElementById('doc-status')!.textContent!.startsWith('SHA-256 of'), undefined, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => document.getElementById('doc-status')!.textContent!.startsWith('SHA-256 of'),
+      undefined,
+      { timeout: 60_000 },
+    );
     expect(await page.inputValue('#hash-input')).toBe(sha256Hex(fs.readFileSync(big)));
   }, 90_000);
 
@@ -177,7 +203,9 @@ describe('opened from disk with the network off', () => {
   test('the header can be pasted as hex; without a header the attestation waits for one, with the root to compare', async () => {
     await verify({ hash: sha256Hex(fs.readFileSync(HELLO)), files: [HELLO_OTS] });
     expect(await row('Bitcoin block 358391')).toMatch(/^Not verified: needs the block header at height 358391/);
-    expect(await page.textContent('#sections')).toContain(Buffer.from(HEADER.subarray(36, 68)).reverse().toString('hex'));
+    expect(await page.textContent('#sections')).toContain(
+      Buffer.from(HEADER.subarray(36, 68)).reverse().toString('hex'),
+    );
     await page.click('.paste summary');
     await page.fill('#paste', HEADER.toString('hex'));
     await page.click('#paste-add');
@@ -218,9 +246,16 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
   test('the proof bundle (given with the day files, which bind its date and time)', async () => {
     // Byte offsets: read as latin1, so that each character is one byte (the em dashes are three).
     const text = fs.readFileSync(archive.bundle, 'latin1');
-    const targeted = ['"submitted_at": "', '"date": "', '"path": "', '"leaf_index": ', '"tree_size": ', '"ots": ', '"first_index": ', '"ml_dsa_65_fingerprint": "'].map(
-      (key) => text.indexOf(key) + key.length + 3,
-    );
+    const targeted = [
+      '"submitted_at": "',
+      '"date": "',
+      '"path": "',
+      '"leaf_index": ',
+      '"tree_size": ',
+      '"ots": ',
+      '"first_index": ',
+      '"ml_dsa_65_fingerprint": "',
+    ].map((key) => text.indexOf(key) + key.length + 3);
     // Every line of the checkpoint is checked now (the Ed25519 one with Web Crypto): any byte may change.
     const positions = [...samplePositions(text.length, 14), ...targeted];
     for (const at of positions) {
@@ -234,7 +269,13 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
   }, 120_000);
 
   test('the detached signatures, the ledger, the signature metadata and the checkpoint', async () => {
-    const [ledger, ecdsaSig, mldsaSig, meta, checkpoint] = archive.dayFiles(DAY1) as [string, string, string, string, string];
+    const [ledger, ecdsaSig, mldsaSig, meta, checkpoint] = archive.dayFiles(DAY1) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
     const cases: Array<[string, number, RegExp]> = [
       [ecdsaSig, 6, /\.json\.sig: signature does not verify/],
       [mldsaSig, 8, /\.json\.dilithium\.sig: signature does not verify/],
@@ -264,23 +305,38 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
     expect(await row('Checkpoint ML-DSA-44 cosignature')).toBe('Verified');
     // Every line is known to the page now: none is left unchecked.
     expect(await page.locator('li.check', { hasText: 'Other checkpoint lines' }).count()).toBe(0);
-    const withCorrupt = (at: number) => archive.dayFiles(DAY1).map((f) => (f === checkpoint ? corruptCopy(f, corruptDir(), at) : f));
+    const withCorrupt = (at: number) =>
+      archive.dayFiles(DAY1).map((f) => (f === checkpoint ? corruptCopy(f, corruptDir(), at) : f));
     // A changed byte of the Ed25519 signature (one that stays a base64 character, so that the note still parses).
     const base64 = /[A-Za-z0-9+/]/;
     let at = content.lastIndexOf(' ', content.indexOf('\n', third)) + 12;
     while (!base64.test(String.fromCharCode(content.charCodeAt(at) ^ 0x01))) at++;
-    await expectNotVerified({ files: withCorrupt(at) }, /Checkpoint Ed25519 signature|signature/, `Ed25519 line byte ${at}`);
+    await expectNotVerified(
+      { files: withCorrupt(at) },
+      /Checkpoint Ed25519 signature|signature/,
+      `Ed25519 line byte ${at}`,
+    );
     expect(await row('Checkpoint Ed25519 signature')).toBe('Not verified: the Ed25519 signature does not verify');
     // A changed byte in the ML-DSA-44 line (fourth): not verified.
-    for (const at of [fourth + 40, fourth + 2000]) await expectNotVerified({ files: withCorrupt(at) }, /Checkpoint ML-DSA-44 cosignature|signature/, `ML-DSA-44 line byte ${at}`);
+    for (const at of [fourth + 40, fourth + 2000])
+      await expectNotVerified(
+        { files: withCorrupt(at) },
+        /Checkpoint ML-DSA-44 cosignature|signature/,
+        `ML-DSA-44 line byte ${at}`,
+      );
   });
 
   test('the previous day: a changed byte in it breaks the chain (and its own signatures)', async () => {
     const prev = archive.dayFiles(DAY1)[0]!;
     const bad = corruptCopy(prev, corruptDir(), 200);
     await verify({ files: [bad, ...archive.dayFiles(DAY2)] });
-    const chain = page.locator('section.result', { hasText: `Ledger ${DAY2}` }).locator('li.check', { hasText: 'Chain to the previous day' }).locator('.verdict');
-    expect(await chain.textContent()).toMatch(/^Not verified: 2025-11-01\.json has SHA-256 [0-9a-f]{64}, but this ledger names/);
+    const chain = page
+      .locator('section.result', { hasText: `Ledger ${DAY2}` })
+      .locator('li.check', { hasText: 'Chain to the previous day' })
+      .locator('.verdict');
+    expect(await chain.textContent()).toMatch(
+      /^Not verified: 2025-11-01\.json has SHA-256 [0-9a-f]{64}, but this ledger names/,
+    );
   });
 
   test('the block header, including one with the right merkle root but too little proof of work', async () => {
@@ -296,14 +352,20 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
         /Bitcoin block 358391|proof of work does not meet its target|target above the mainnet limit|nBits/,
         `header byte ${at}`,
       );
-      expect(await row('Bitcoin block 358391')).toMatch(/^Not verified: (block [0-9a-f]{64}: proof of work does not meet its target|nBits)/);
+      expect(await row('Bitcoin block 358391')).toMatch(
+        /^Not verified: (block [0-9a-f]{64}: proof of work does not meet its target|nBits)/,
+      );
     }
     // The right merkle root, but nonce 0: its hash does not meet the target of its nBits.
     const weak = Buffer.from(HEADER);
     weak.writeUInt32LE(0, 76);
     const weakFile = path.join(corruptDir(), 'block-358391-header.hex');
     fs.writeFileSync(weakFile, weak.toString('hex'));
-    await expectNotVerified({ hash: helloHash, files: [HELLO_OTS, weakFile] }, /proof of work does not meet its target/, 'nonce 0');
+    await expectNotVerified(
+      { hash: helloHash, files: [HELLO_OTS, weakFile] },
+      /proof of work does not meet its target/,
+      'nonce 0',
+    );
     // The right merkle root and real work for an easy (regtest) target: that target is above what mainnet allows.
     const easy = Buffer.from(HEADER);
     easy.writeUInt32LE(0x207fffff, 72);
@@ -315,7 +377,11 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
     }
     const easyFile = path.join(corruptDir(), 'block-358391-header.hex');
     fs.writeFileSync(easyFile, easy.toString('hex'));
-    await expectNotVerified({ hash: helloHash, files: [HELLO_OTS, easyFile] }, /target above the mainnet limit/, 'regtest difficulty');
+    await expectNotVerified(
+      { hash: helloHash, files: [HELLO_OTS, easyFile] },
+      /target above the mainnet limit/,
+      'regtest difficulty',
+    );
   }, 120_000);
 });
 

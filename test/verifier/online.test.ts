@@ -7,7 +7,17 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildArchive, buildVerifier, BIN, launchChromium, OTS_VECTORS, run, sha256Hex, tempDir, type TestArchive } from './helpers.ts';
+import {
+  buildArchive,
+  buildVerifier,
+  BIN,
+  launchChromium,
+  OTS_VECTORS,
+  run,
+  sha256Hex,
+  tempDir,
+  type TestArchive,
+} from './helpers.ts';
 
 const HELLO = path.join(OTS_VECTORS, 'opentimestamps-client/hello-world.txt');
 const HEADER_HEX = fs.readFileSync(path.join(OTS_VECTORS, 'headers/block-358391-header.hex'), 'utf8').trim();
@@ -48,14 +58,24 @@ describe('a copy built without keys', () => {
     expect(await page.textContent('#builtin-keys')).toMatch(/built without public keys/);
     await page.fill('#hash-input', archive.documentHash);
     await page.setInputFiles('#proof-files', [archive.bundle]);
-    await expect.poll(() => page.textContent('#summary')).toMatch(/^Not verified: no ECDSA P-256 public key: load public\.pem/);
+    await expect
+      .poll(() => page.textContent('#summary'))
+      .toMatch(/^Not verified: no ECDSA P-256 public key: load public\.pem/);
 
     const other = dir('other-keys');
     run(other, BIN, ['keys', 'init']);
-    await page.setInputFiles('#key-files', [path.join(other, 'keys/public.pem'), path.join(other, 'keys/dilithium_public.key')]);
-    await expect.poll(() => page.textContent('#summary')).toMatch(/^Not verified: ECDSA P-256 key fingerprint: expected [0-9a-f]{64} != got [0-9a-f]{64}/);
+    await page.setInputFiles('#key-files', [
+      path.join(other, 'keys/public.pem'),
+      path.join(other, 'keys/dilithium_public.key'),
+    ]);
+    await expect
+      .poll(() => page.textContent('#summary'))
+      .toMatch(/^Not verified: ECDSA P-256 key fingerprint: expected [0-9a-f]{64} != got [0-9a-f]{64}/);
 
-    await page.setInputFiles('#key-files', [path.join(archive.keys, 'public.pem'), path.join(archive.keys, 'dilithium_public.pem')]);
+    await page.setInputFiles('#key-files', [
+      path.join(archive.keys, 'public.pem'),
+      path.join(archive.keys, 'dilithium_public.pem'),
+    ]);
     await expect.poll(() => page.textContent('#summary')).toMatch(/^Verified/);
     expect(await page.textContent('#keys-status')).toContain('ECDSA P-256: from public.pem');
     await page.close();
@@ -73,22 +93,37 @@ describe('the Esplora fetch', () => {
       const url = route.request().url();
       if (url === pageUrl) return route.continue();
       requests.push(url);
-      if (url === 'https://esplora.test/api/block-height/358391') return route.fulfill({ body: BLOCK_358391, contentType: 'text/plain', headers: { 'access-control-allow-origin': '*' } });
-      if (url === `https://esplora.test/api/block/${BLOCK_358391}/header`) return route.fulfill({ body: HEADER_HEX, contentType: 'text/plain', headers: { 'access-control-allow-origin': '*' } });
+      if (url === 'https://esplora.test/api/block-height/358391')
+        return route.fulfill({
+          body: BLOCK_358391,
+          contentType: 'text/plain',
+          headers: { 'access-control-allow-origin': '*' },
+        });
+      if (url === `https://esplora.test/api/block/${BLOCK_358391}/header`)
+        return route.fulfill({
+          body: HEADER_HEX,
+          contentType: 'text/plain',
+          headers: { 'access-control-allow-origin': '*' },
+        });
       return route.abort();
     });
     const page = await context.newPage();
     await page.goto(pageUrl);
     await page.setInputFiles('#doc-file', HELLO);
     await page.setInputFiles('#proof-files', [`${HELLO}.ots`]);
-    await expect.poll(() => page.textContent('#summary')).toMatch(/^Not verified: needs the block header at height 358391/);
+    await expect
+      .poll(() => page.textContent('#summary'))
+      .toMatch(/^Not verified: needs the block header at height 358391/);
     await page.waitForTimeout(300);
     expect(requests).toEqual([]);
     await page.fill('#esplora', 'https://esplora.test/api/');
     await page.click('text=Fetch the header of block 358391');
     await expect.poll(() => page.textContent('#summary')).toMatch(/^Verified/);
     expect(await page.textContent('#sections')).toContain('Block time 2015-05-28T15:41:18Z');
-    expect(requests).toEqual(['https://esplora.test/api/block-height/358391', `https://esplora.test/api/block/${BLOCK_358391}/header`]);
+    expect(requests).toEqual([
+      'https://esplora.test/api/block-height/358391',
+      `https://esplora.test/api/block/${BLOCK_358391}/header`,
+    ]);
     await context.close();
   });
 
@@ -110,7 +145,9 @@ describe('the Esplora fetch', () => {
     await page.setInputFiles('#proof-files', [`${HELLO}.ots`]);
     await page.fill('#esplora', 'https://esplora.test/api');
     await page.click('text=Fetch the header of block 358391');
-    await expect.poll(() => page.textContent('#summary')).toMatch(/^Not verified: block header at height 358391: block hash: expected 0{17}3e892881/);
+    await expect
+      .poll(() => page.textContent('#summary'))
+      .toMatch(/^Not verified: block header at height 358391: block hash: expected 0{17}3e892881/);
     await context.close();
   });
 });
@@ -122,12 +159,18 @@ describe('served over HTTP', () => {
   beforeAll(async () => {
     out = dir('served');
     buildVerifier(out, archive.keys);
-    const types: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.webmanifest': 'application/manifest+json' };
+    const types: Record<string, string> = {
+      '.html': 'text/html; charset=utf-8',
+      '.js': 'text/javascript',
+      '.webmanifest': 'application/manifest+json',
+    };
     server = http.createServer((req, res) => {
       const name = path.basename(new URL(req.url!, 'http://x').pathname);
       const file = path.join(out, name);
       if (!fs.existsSync(file)) return void res.writeHead(404).end();
-      res.writeHead(200, { 'content-type': types[path.extname(name)] ?? 'application/octet-stream' }).end(fs.readFileSync(file));
+      res
+        .writeHead(200, { 'content-type': types[path.extname(name)] ?? 'application/octet-stream' })
+        .end(fs.readFileSync(file));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -27,10 +27,17 @@ describe('releasing the offline verifier', () => {
     const first = await releaseVerifier({ file, archive, store, now });
     const bytes = fs.readFileSync(file);
     expect(first.added).toBe(true);
-    expect(first.release).toEqual({ version: '2.0', sha256: sha256Hex(bytes), size: bytes.length, submitted_at: now.toISOString(), ledger_date: '2025-12-01' });
+    expect(first.release).toEqual({
+      version: '2.0',
+      sha256: sha256Hex(bytes),
+      size: bytes.length,
+      submitted_at: now.toISOString(),
+      ledger_date: '2025-12-01',
+    });
     const again = await releaseVerifier({ file, archive, store, now: new Date('2025-12-01T13:00:00.000Z') });
     expect(again.added).toBe(false);
-    const count = () => (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash = ?').get(sha256Hex(bytes)) as { n: number }).n;
+    const count = () =>
+      (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash = ?').get(sha256Hex(bytes)) as { n: number }).n;
     expect(count()).toBe(1);
     expect(readVerifierReleases(archive).releases).toEqual([first.release]);
 
@@ -39,13 +46,18 @@ describe('releasing the offline verifier', () => {
     buildVerifier(other, path.join(project, 'no-keys'));
     const second = await releaseVerifier({ file: path.join(other, 'offline-verifier.html'), archive, store, now });
     expect(second.added).toBe(true);
-    expect(readVerifierReleases(archive).releases.map((r) => r.sha256)).toEqual([first.release.sha256, second.release.sha256]);
+    expect(readVerifierReleases(archive).releases.map((r) => r.sha256)).toEqual([
+      first.release.sha256,
+      second.release.sha256,
+    ]);
     await store.close();
     db.close();
 
     run(project, BIN, ['ledger', 'build'], { TIMESEAL_NOW: '2025-12-02T00:01:00.000Z' });
     const ledger = fs.readFileSync(path.join(archive, '2025-12-01.json'), 'utf8');
     expect(ledger).toContain(first.release.sha256);
-    expect(JSON.parse(fs.readFileSync(path.join(archive, 'offline-verifier.json'), 'utf8')).format).toBe('timeseal-offline-verifier/1');
+    expect(JSON.parse(fs.readFileSync(path.join(archive, 'offline-verifier.json'), 'utf8')).format).toBe(
+      'timeseal-offline-verifier/1',
+    );
   });
 });

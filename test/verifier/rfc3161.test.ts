@@ -15,7 +15,11 @@ const digest = new Uint8Array(crypto.createHash('sha256').update('a ledger file'
 async function ask(tsa: LoopbackTsa, mode: TsaMode = 'ok'): Promise<Uint8Array> {
   tsa.mode = mode;
   try {
-    const res = await fetch(tsa.url, { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: Buffer.from(timeStampRequest(digest, crypto.randomBytes(8))) });
+    const res = await fetch(tsa.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/timestamp-query' },
+      body: Buffer.from(timeStampRequest(digest, crypto.randomBytes(8))),
+    });
     expect(res.status).toBe(200);
     return new Uint8Array(await res.arrayBuffer());
   } finally {
@@ -24,11 +28,22 @@ async function ask(tsa: LoopbackTsa, mode: TsaMode = 'ok'): Promise<Uint8Array> 
 }
 
 /** The reason the page's check gives, or 'ok'. */
-const page = (der: Uint8Array, ca: Uint8Array[] = []) => checkToken(der, digest, ca).then(() => 'ok', (e: Error) => e.message);
+const page = (der: Uint8Array, ca: Uint8Array[] = []) =>
+  checkToken(der, digest, ca).then(
+    () => 'ok',
+    (e: Error) => e.message,
+  );
 /** The reason core/tsa.ts (pkijs) gives, or 'ok'. */
-const core = (der: Uint8Array, ca: Uint8Array[] = []) => checkTimeStamp(der, digest, ca.length ? { trusted: ca } : {}).then(() => 'ok', (e: Error) => e.message);
+const core = (der: Uint8Array, ca: Uint8Array[] = []) =>
+  checkTimeStamp(der, digest, ca.length ? { trusted: ca } : {}).then(
+    () => 'ok',
+    (e: Error) => e.message,
+  );
 
-describe.each([['ECDSA P-256', false], ['RSA 2048', true]] as const)('an RFC 3161 answer from an %s TSA, checked in the offline verifier', (_name, rsa) => {
+describe.each([
+  ['ECDSA P-256', false],
+  ['RSA 2048', true],
+] as const)('an RFC 3161 answer from an %s TSA, checked in the offline verifier', (_name, rsa) => {
   let tsa: LoopbackTsa;
   let other: LoopbackTsa;
   let ca: Uint8Array[];
@@ -50,15 +65,25 @@ describe.each([['ECDSA P-256', false], ['RSA 2048', true]] as const)('an RFC 316
     expect(ca).toEqual([new Uint8Array(execFileSync('openssl', ['x509', '-in', tsa.caFile, '-outform', 'DER']))]);
     const facts = await checkToken(token, digest, ca);
     const byCore = await checkTimeStamp(token, digest, { trusted: ca });
-    expect(facts).toMatchObject({ tsaName: 'O=Timeseal tests, CN=Timeseal Test TSA', anchored: true, genTime: byCore.genTime, serialNumber: byCore.serialNumber });
-    expect(facts.chain).toEqual(['O=Timeseal tests, CN=Timeseal Test TSA', 'O=Timeseal tests, CN=Timeseal Test TSA Root CA']);
+    expect(facts).toMatchObject({
+      tsaName: 'O=Timeseal tests, CN=Timeseal Test TSA',
+      anchored: true,
+      genTime: byCore.genTime,
+      serialNumber: byCore.serialNumber,
+    });
+    expect(facts.chain).toEqual([
+      'O=Timeseal tests, CN=Timeseal Test TSA',
+      'O=Timeseal tests, CN=Timeseal Test TSA Root CA',
+    ]);
     expect(Math.abs(facts.genTime.getTime() - Date.now())).toBeLessThan(60_000);
     expect(await checkToken(token, digest)).toMatchObject({ anchored: false });
     const otherCa = pemCertificates(fs.readFileSync(other.caFile, 'utf8'));
     expect(await page(token, otherCa)).toMatch(/does not lead to the certificate authority given/);
     expect(await core(token, otherCa)).not.toBe('ok');
     expect(await page(token.subarray(0, token.length - 1), ca)).toMatch(/not DER/);
-    expect(await checkToken(token, new Uint8Array(32), ca).catch((e: Error) => e.message)).toMatch(/^the token is for another digest/);
+    expect(await checkToken(token, new Uint8Array(32), ca).catch((e: Error) => e.message)).toMatch(
+      /^the token is for another digest/,
+    );
   });
 
   test.each<[TsaMode, RegExp]>([

@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ecdsaPublicKeyFromPem } from '../../core/sig.ts';
 import { verifyInputs, type KeyInput, type VerifierInputs } from '../../site/offline-verifier/src/checks.ts';
 import { classifyFile } from '../../site/offline-verifier/src/inputs.ts';
-import { BIN, buildArchive, buildVerifier, DAY1, launchChromium, run, sha256Hex, tempDir, type TestArchive } from './helpers.ts';
+import {
+  BIN,
+  buildArchive,
+  buildVerifier,
+  DAY1,
+  launchChromium,
+  run,
+  sha256Hex,
+  tempDir,
+  type TestArchive,
+} from './helpers.ts';
 
 let archive: TestArchive;
 let proofFile: string;
@@ -21,10 +31,15 @@ beforeAll(() => {
   archive = buildArchive();
   work = tempDir('tlog-proof');
   proofFile = path.join(work, `${archive.documentHash}.tlog-proof`);
-  run(archive.dir, BIN, ['proof', archive.documentHash, '--tlog-proof', proofFile], { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' });
+  run(archive.dir, BIN, ['proof', archive.documentHash, '--tlog-proof', proofFile], {
+    TIMESEAL_NOW: '2025-11-03T00:01:00.000Z',
+  });
   text = fs.readFileSync(proofFile, 'utf8');
   keys = {
-    ecdsa: { key: ecdsaPublicKeyFromPem(fs.readFileSync(path.join(archive.keys, 'public.pem'), 'utf8')), source: 'test' },
+    ecdsa: {
+      key: ecdsaPublicKeyFromPem(fs.readFileSync(path.join(archive.keys, 'public.pem'), 'utf8')),
+      source: 'test',
+    },
     mldsa: { key: new Uint8Array(fs.readFileSync(path.join(archive.keys, 'dilithium_public.key'))), source: 'test' },
   };
 }, 60_000);
@@ -33,9 +48,16 @@ afterAll(() => {
 });
 
 const doc = () => ({ hash: archive.documentHash, source: 'test' });
-const input = (name: string, t: string | Uint8Array) => classifyFile(name, typeof t === 'string' ? new TextEncoder().encode(t) : t);
-const given = (files: ReturnType<typeof input>[], extra: Partial<VerifierInputs> = {}): VerifierInputs => ({ files, keys, document: doc(), ...extra });
-const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) => r.sections.flatMap((s) => s.checks.map((c) => `${c.label} | ${c.verdict}`));
+const input = (name: string, t: string | Uint8Array) =>
+  classifyFile(name, typeof t === 'string' ? new TextEncoder().encode(t) : t);
+const given = (files: ReturnType<typeof input>[], extra: Partial<VerifierInputs> = {}): VerifierInputs => ({
+  files,
+  keys,
+  document: doc(),
+  ...extra,
+});
+const rows = (r: Awaited<ReturnType<typeof verifyInputs>>) =>
+  r.sections.flatMap((s) => s.checks.map((c) => `${c.label} | ${c.verdict}`));
 
 /** The text with one byte flipped at the first occurrence of `marker` plus `offset`. With `letter`, the first
  *  letter from there changes case instead, so that base64 stays base64 and the signature check itself fails. */
@@ -66,9 +88,16 @@ describe('tlog-proof in the offline verifier (checks.ts)', () => {
         'Whole tlog-proof (both signatures, inclusion) | Verified',
       ]),
     );
-    const withLedger = await verifyInputs(given([input('p.tlog-proof', text), ...archive.dayFiles(DAY1).map((f) => input(path.basename(f), fs.readFileSync(f)))]));
+    const withLedger = await verifyInputs(
+      given([
+        input('p.tlog-proof', text),
+        ...archive.dayFiles(DAY1).map((f) => input(path.basename(f), fs.readFileSync(f))),
+      ]),
+    );
     expect(withLedger.summary.state, rows(withLedger).join('\n')).toBe('ok');
-    const leaf = withLedger.sections.flatMap((s) => s.checks).find((c) => c.label === `Leaf in the ledger file ${DAY1}.json`);
+    const leaf = withLedger.sections
+      .flatMap((s) => s.checks)
+      .find((c) => c.label === `Leaf in the ledger file ${DAY1}.json`);
     expect(leaf?.details?.[0]).toMatch(new RegExp(`^Ledger of ${DAY1}, submitted ${DAY1}T09:15:00.123Z`));
   });
 
@@ -76,7 +105,9 @@ describe('tlog-proof in the offline verifier (checks.ts)', () => {
     const alone = await verifyInputs({ files: [input('p.tlog-proof', text)], keys });
     expect(alone.summary.state).toBe('pending');
     expect(alone.summary.text).toMatch(/no document given/);
-    const other = await verifyInputs(given([input('p.tlog-proof', text)], { document: { hash: sha256Hex('another file'), source: 'test' } }));
+    const other = await verifyInputs(
+      given([input('p.tlog-proof', text)], { document: { hash: sha256Hex('another file'), source: 'test' } }),
+    );
     expect(other.summary.state).toBe('fail');
     expect(other.summary.text).toMatch(/Hash matches the document/);
   });
@@ -86,8 +117,27 @@ describe('tlog-proof in the offline verifier (checks.ts)', () => {
     ['the index', () => flipped('index ', 6), /Inclusion proof leads to the checkpoint root|tlog-proof format/],
     ['the ECDSA signature', () => flipped('\u2014 ', 40, true), /Checkpoint ECDSA P-256 signature/],
     // The second signature line is ML-DSA-65 (then Ed25519 and ML-DSA-44, which this page names but does not check).
-    ['the ML-DSA-65 signature', () => flipped('\u2014 ', text.indexOf('\u2014 ', text.indexOf('\u2014 ') + 1) - text.indexOf('\u2014 ') + 400, true), /Checkpoint ML-DSA-65 signature/],
-    ['the checkpoint root', () => flipped('\n\n', 2 + text.slice(text.indexOf('\n\n') + 2).split('\n').slice(0, 2).join('\n').length + 5), /Checkpoint ECDSA P-256 signature/],
+    [
+      'the ML-DSA-65 signature',
+      () =>
+        flipped('\u2014 ', text.indexOf('\u2014 ', text.indexOf('\u2014 ') + 1) - text.indexOf('\u2014 ') + 400, true),
+      /Checkpoint ML-DSA-65 signature/,
+    ],
+    [
+      'the checkpoint root',
+      () =>
+        flipped(
+          '\n\n',
+          2 +
+            text
+              .slice(text.indexOf('\n\n') + 2)
+              .split('\n')
+              .slice(0, 2)
+              .join('\n').length +
+            5,
+        ),
+      /Checkpoint ECDSA P-256 signature/,
+    ],
   ])('a flipped byte in %s: Not verified, with the reason', async (_what, bytes, where) => {
     const r = await verifyInputs(given([input('p.tlog-proof', bytes())]));
     expect(r.summary.state, rows(r).join('\n')).toBe('fail');
@@ -120,7 +170,10 @@ describe('tlog-proof in the built page, from disk, offline', () => {
     await page.fill('#hash-input', archive.documentHash);
     await page.setInputFiles('#proof-files', file);
     await page.waitForFunction(() => document.getElementById('file-count')!.textContent === '1 file given');
-    return { summary: (await page.textContent('#summary'))!, state: (await page.getAttribute('#summary', 'data-state'))! };
+    return {
+      summary: (await page.textContent('#summary'))!,
+      state: (await page.getAttribute('#summary', 'data-state'))!,
+    };
   }
 
   test('accepts the good file and rejects a tampered one', async () => {

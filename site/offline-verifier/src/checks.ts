@@ -37,14 +37,32 @@ function keySection(inputs: VerifierInputs, policy: PolicyInput | undefined, pro
   const { ecdsa, mldsa } = inputs.keys;
   checks.push(
     ecdsa
-      ? info('ECDSA P-256 public key', `fingerprint ${fingerprint(ecdsaPublicKeyToSpkiDer(ecdsa.key))}`, [`From ${ecdsa.source}`])
+      ? info('ECDSA P-256 public key', `fingerprint ${fingerprint(ecdsaPublicKeyToSpkiDer(ecdsa.key))}`, [
+          `From ${ecdsa.source}`,
+        ])
       : pending('ECDSA P-256 public key', NO_ECDSA),
   );
   checks.push(
-    mldsa ? info('ML-DSA-65 public key', `fingerprint ${fingerprint(mldsa.key)}`, [`From ${mldsa.source}`]) : pending('ML-DSA-65 public key', NO_MLDSA),
+    mldsa
+      ? info('ML-DSA-65 public key', `fingerprint ${fingerprint(mldsa.key)}`, [`From ${mldsa.source}`])
+      : pending('ML-DSA-65 public key', NO_MLDSA),
   );
-  if (policy) checks.push(info('Witness policy', `${policy.policy.witnesses.map((w) => w.name).join(', ')}; quorum ${describeQuorum(policy.policy)}`, [`From ${policy.source}`]));
-  if (inputs.authority) checks.push(info('TSA certificate authority', `${inputs.authority.certs.length} certificate${inputs.authority.certs.length === 1 ? '' : 's'}`, [`From ${inputs.authority.source}`]));
+  if (policy)
+    checks.push(
+      info(
+        'Witness policy',
+        `${policy.policy.witnesses.map((w) => w.name).join(', ')}; quorum ${describeQuorum(policy.policy)}`,
+        [`From ${policy.source}`],
+      ),
+    );
+  if (inputs.authority)
+    checks.push(
+      info(
+        'TSA certificate authority',
+        `${inputs.authority.certs.length} certificate${inputs.authority.certs.length === 1 ? '' : 's'}`,
+        [`From ${inputs.authority.source}`],
+      ),
+    );
   for (const p of problems) checks.push(fail(`Key file ${p.name}`, p.problem ?? 'not a public key'));
   return { title: 'Public keys', checks };
 }
@@ -103,8 +121,20 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
   // The witness policy is the person's to give (built in, it would grow the file with every witness past its
   // size budget): the last one dropped counts; inputs.ts has read it already.
   const policyFile = files.filter((f) => f.kind === 'witness-policy' && typeof f.value === 'string').at(-1);
-  const policy = policyFile ? { policy: readWitnessPolicy(policyFile.value as string), source: policyFile.name } : undefined;
-  const ctx: Context = { inputs, ...(policy ? { policy } : {}), keys, ledgers, bundles, pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims), network: inputs.network ?? 'mainnet', later: [], verified: new Map() };
+  const policy = policyFile
+    ? { policy: readWitnessPolicy(policyFile.value as string), source: policyFile.name }
+    : undefined;
+  const ctx: Context = {
+    inputs,
+    ...(policy ? { policy } : {}),
+    keys,
+    ledgers,
+    bundles,
+    pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims),
+    network: inputs.network ?? 'mainnet',
+    later: [],
+    verified: new Map(),
+  };
 
   const sections: Section[] = [];
   for (const b of bundles) sections.push(bundleSection(ctx, b));
@@ -154,25 +184,48 @@ export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
     if (date && days.has(date) && !dayOf(date).checkpoint) dayOf(date).checkpoint = f;
     else standaloneCheckpoints.push(f);
   }
-  for (const day of [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1))) sections.push(daySection(ctx, day, days));
+  for (const day of [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1)))
+    sections.push(daySection(ctx, day, days));
   for (const c of standaloneCheckpoints) sections.push(checkpointSection(ctx, c));
   for (const r of files.filter((f) => f.kind === 'receipt')) sections.push(receiptSection(ctx, r));
   for (const { input, bundle } of bundles) {
-    bundle?.receipts.forEach((r, i) => sections.push(receiptSection(ctx, { kind: 'receipt', name: `${i + 1} in ${input.name}`, bytes: fromBase64(r) }, bundle)));
+    bundle?.receipts.forEach((r, i) =>
+      sections.push(
+        receiptSection(ctx, { kind: 'receipt', name: `${i + 1} in ${input.name}`, bytes: fromBase64(r) }, bundle),
+      ),
+    );
   }
   for (const o of files.filter((f) => f.kind === 'ots')) sections.push(otsSection(ctx, o));
   for (const h of ctx.pool.unused()) sections.push(headerSection(h, ctx.pool, ctx.network));
   for (const u of unplaced) {
-    sections.push({ title: u.name, checks: [fail(`${u.name}`, `cannot tell which day this ${u.kind.replace('-', ' ')} belongs to: name it as in the archive (YYYY-MM-DD.json…)`)] });
+    sections.push({
+      title: u.name,
+      checks: [
+        fail(
+          `${u.name}`,
+          `cannot tell which day this ${u.kind.replace('-', ' ')} belongs to: name it as in the archive (YYYY-MM-DD.json…)`,
+        ),
+      ],
+    });
   }
 
   const evidence = sections.length;
-  const keyProblems = files.filter((f) => (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key' || f.kind === 'tsa-ca' || f.kind === 'witness-policy') && f.problem);
+  const keyProblems = files.filter(
+    (f) =>
+      (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key' || f.kind === 'tsa-ca' || f.kind === 'witness-policy') &&
+      f.problem,
+  );
   sections.unshift(keySection(inputs, ctx.policy, keyProblems));
   await Promise.all(ctx.later);
   if (inputs.document) {
     const { hash, source, digests = {} } = inputs.document;
-    sections.unshift({ title: 'Your document', checks: [info(`SHA-${hash.length * 4}`, hash, [`From ${source}`]), ...Object.entries(digests).map(([a, d]) => info(a, d))] });
+    sections.unshift({
+      title: 'Your document',
+      checks: [
+        info(`SHA-${hash.length * 4}`, hash, [`From ${source}`]),
+        ...Object.entries(digests).map(([a, d]) => info(a, d)),
+      ],
+    });
   }
   return { summary: summarize(sections, evidence, keyProblems.length > 0), sections };
 }
@@ -181,14 +234,19 @@ function summarize(sections: Section[], evidence: number, keyProblem: boolean): 
   const rows = sections.flatMap((s) => s.checks.map((c) => ({ s, c })));
   const failed = rows.find((r) => r.c.state === 'fail');
   if (failed) return { state: 'fail', text: `${failed.c.verdict} (${failed.s.title}: ${failed.c.label})` };
-  if (evidence === 0 && !keyProblem) return { state: 'empty', text: 'Add your document and its proof files to check them.' };
-  const waiting = rows.find((r) => r.c.state === 'pending' && r.s.title !== 'Public keys') ?? rows.find((r) => r.c.state === 'pending');
+  if (evidence === 0 && !keyProblem)
+    return { state: 'empty', text: 'Add your document and its proof files to check them.' };
+  const waiting =
+    rows.find((r) => r.c.state === 'pending' && r.s.title !== 'Public keys') ??
+    rows.find((r) => r.c.state === 'pending');
   if (waiting) return { state: 'pending', text: `${waiting.c.verdict} (${waiting.s.title}: ${waiting.c.label})` };
   const passed = rows.filter((r) => r.c.state === 'ok').length;
   // What the person did not give is said, not hidden behind "all checks passed": without a Bitcoin block
   // checked, nothing here shows the time is anchored beyond the log's own signatures.
   const anchored = rows.some((r) => r.c.state === 'ok' && r.c.label.startsWith('Bitcoin block '));
   const bundleWithoutOts = rows.some((r) => r.c.label === 'Bitcoin anchor' && r.c.state === 'info');
-  const notChecked = anchored ? '' : ` Bitcoin anchor not checked: ${bundleWithoutOts ? 'the bundle has no .ots yet' : 'no .ots given'}.`;
+  const notChecked = anchored
+    ? ''
+    : ` Bitcoin anchor not checked: ${bundleWithoutOts ? 'the bundle has no .ots yet' : 'no .ots given'}.`;
   return { state: 'ok', text: `Verified: all ${passed} checks passed.${notChecked}` };
 }

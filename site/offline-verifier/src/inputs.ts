@@ -24,7 +24,11 @@ const TST_INFO_OID = Uint8Array.of(0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0
 const RECEIPT_MARKERS = [fromHex('0614698194c7edded393928ee59d88a692b38cb8813e'), utf8('Timeseal TSA')];
 
 /** An RFC 3161 answer: a Timeseal receipt (its policy, or its certificates, are Timeseal's), else a TSA's token. */
-const token = (name: string, bytes: Uint8Array): ClassifiedInput => ({ kind: RECEIPT_MARKERS.some((m) => includes(bytes, m)) ? 'receipt' : 'tsr', name, bytes });
+const token = (name: string, bytes: Uint8Array): ClassifiedInput => ({
+  kind: RECEIPT_MARKERS.some((m) => includes(bytes, m)) ? 'receipt' : 'tsr',
+  name,
+  bytes,
+});
 
 function includes(haystack: Uint8Array, needle: Uint8Array): boolean {
   outer: for (let i = 0; i + needle.length <= haystack.length && i < 4096; i++) {
@@ -104,7 +108,8 @@ const HEX = /^[0-9a-fA-F]*$/;
 
 function headerFromText(t: string): Pick<ClassifiedInput, 'value' | 'problem'> {
   const hex = t.trim();
-  if (hex.length !== 2 * BLOCK_HEADER_SIZE) return { problem: `a block header is ${2 * BLOCK_HEADER_SIZE} hex digits, this is ${hex.length}` };
+  if (hex.length !== 2 * BLOCK_HEADER_SIZE)
+    return { problem: `a block header is ${2 * BLOCK_HEADER_SIZE} hex digits, this is ${hex.length}` };
   try {
     return { value: fromHex(hex, 'block header') };
   } catch (err) {
@@ -153,11 +158,17 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
   if (/\.tlog-proof$/i.test(base)) return { kind: 'tlog-proof', name: base, bytes };
   if (base === 'checkpoint') return { kind: 'checkpoint', name: base, bytes };
   if (/\.dilithium\.sig$/i.test(base)) return { kind: 'mldsa-signature', name: base, bytes };
-  if (/\.sig$/i.test(base)) return { kind: bytes.length === MLDSA_SIGNATURE_SIZE ? 'mldsa-signature' : 'ecdsa-signature', name: base, bytes };
+  if (/\.sig$/i.test(base))
+    return { kind: bytes.length === MLDSA_SIGNATURE_SIZE ? 'mldsa-signature' : 'ecdsa-signature', name: base, bytes };
   if (base === 'dilithium_public.key' || (bytes.length === MLDSA_PUBLIC_KEY_SIZE && /\.key$/i.test(base))) {
     return bytes.length === MLDSA_PUBLIC_KEY_SIZE
       ? { kind: 'mldsa-key', name: base, bytes, value: bytes }
-      : { kind: 'mldsa-key', name: base, bytes, problem: `a raw ML-DSA-65 public key is ${MLDSA_PUBLIC_KEY_SIZE} bytes, this file is ${bytes.length}` };
+      : {
+          kind: 'mldsa-key',
+          name: base,
+          bytes,
+          problem: `a raw ML-DSA-65 public key is ${MLDSA_PUBLIC_KEY_SIZE} bytes, this file is ${bytes.length}`,
+        };
   }
   const headerName = /header|\.hex$/i.test(base);
   if (bytes.length === BLOCK_HEADER_SIZE && (headerName || /\.bin$/i.test(base))) {
@@ -167,7 +178,8 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     const fromText = classifyText(t, base);
     // A receipt saved as base64 text is its DER; anything else keeps the file's own bytes.
     if (fromText) return fromText.kind === 'receipt' || fromText.kind === 'tsr' ? fromText : { ...fromText, bytes };
-    if (headerName && t.trim().length === 2 * BLOCK_HEADER_SIZE) return { kind: 'header', name: base, bytes, ...headerFromText(t) };
+    if (headerName && t.trim().length === 2 * BLOCK_HEADER_SIZE)
+      return { kind: 'header', name: base, bytes, ...headerFromText(t) };
   }
   return { kind: 'document', name: base, bytes };
 }
@@ -181,7 +193,8 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   const trimmed = t.trim();
   // SHA-256, SHA-384 or SHA-512 (a receipt's imprint may be either).
   if (/^([0-9a-fA-F]{32}){2,4}$/.test(trimmed)) return { kind: 'hash', name, bytes, value: trimmed.toLowerCase() };
-  if (trimmed.length === 2 * BLOCK_HEADER_SIZE && HEX.test(trimmed)) return { kind: 'header', name, bytes, ...headerFromText(trimmed) };
+  if (trimmed.length === 2 * BLOCK_HEADER_SIZE && HEX.test(trimmed))
+    return { kind: 'header', name, bytes, ...headerFromText(trimmed) };
   if (trimmed.startsWith('-----BEGIN PUBLIC KEY-----')) return keyFromPem(t, name);
   // keys/witnesses: a c2sp.org/tlog-policy file (or the older `quorum N` form), checked here; the text is kept
   // for the report.
@@ -206,7 +219,8 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   if (/^[^\s+]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+$/.test(trimmed)) {
     try {
       const v = parseVkey(trimmed);
-      if (v.type !== 0x01 && v.type !== 0x06) return { kind: 'vkey', name, bytes, problem: 'not one of the log\'s checkpoint keys (type 0x01 or 0x06)' };
+      if (v.type !== 0x01 && v.type !== 0x06)
+        return { kind: 'vkey', name, bytes, problem: "not one of the log's checkpoint keys (type 0x01 or 0x06)" };
       return { kind: 'vkey', name, bytes, value: v.publicKey };
     } catch (err) {
       return { kind: 'vkey', name, bytes, problem: (err as Error).message };
@@ -219,7 +233,8 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
   if (/^c2sp\.org\/tlog-proof@|\nindex \d+\n[A-Za-z0-9+/]{43}=\n/.test(t)) return { kind: 'tlog-proof', name, bytes };
   if (/timeseal-days\/|"entry_count": \d/.test(t) || name === 'days.json') return { kind: 'days', name, bytes };
   if (/timeseal-ledger\/|"first_index":\d+,"entry_count"|"entries":\[/.test(t)) return { kind: 'ledger', name, bytes };
-  if (/timeseal-signatures\/|"key_fingerprint"|"signatures": \[/.test(t)) return { kind: 'signatures-meta', name, bytes };
+  if (/timeseal-signatures\/|"key_fingerprint"|"signatures": \[/.test(t))
+    return { kind: 'signatures-meta', name, bytes };
   if (/\n\n\u2014 /.test(t) && /^[^\n]+\n\d+\n[A-Za-z0-9+/=]+\n/.test(t)) return { kind: 'checkpoint', name, bytes };
   // A receipt as the JSON submissions answer it: base64 of the DER (line breaks allowed).
   const b64 = trimmed.replace(/\s+/g, '');

@@ -12,7 +12,12 @@ import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Repor
 import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput } from './inputs.ts';
 import { settled } from './p256.ts';
 
-declare const __VERIFIER_BUILD__: { version: string; ecdsaPem: string | null; mldsaKey: string | null; vkeys: string[] };
+declare const __VERIFIER_BUILD__: {
+  version: string;
+  ecdsaPem: string | null;
+  mldsaKey: string | null;
+  vkeys: string[];
+};
 
 const BUILD = __VERIFIER_BUILD__;
 const CHUNK = 4 * 1024 * 1024;
@@ -21,7 +26,8 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getEl
 
 type Keys = { ecdsa?: KeyInput; mldsa?: KeyInput; ed25519?: KeyInput; mldsa44?: KeyInput };
 const builtIn: Keys = {};
-if (BUILD.ecdsaPem) builtIn.ecdsa = { key: ecdsaPublicKeyFromPem(BUILD.ecdsaPem), source: 'the keys built into this file' };
+if (BUILD.ecdsaPem)
+  builtIn.ecdsa = { key: ecdsaPublicKeyFromPem(BUILD.ecdsaPem), source: 'the keys built into this file' };
 if (BUILD.mldsaKey) builtIn.mldsa = { key: fromBase64(BUILD.mldsaKey), source: 'the keys built into this file' };
 // The checkpoint keys witnesses know (keys/ed25519.vkey, keys/mldsa44.vkey), when the archive had them.
 for (const text of BUILD.vkeys) {
@@ -58,7 +64,6 @@ function applyTheme(theme: string | null): void {
 }
 
 // --- Document hashing -----------------------------------------------------------------------------------
-
 
 /** The file's SHA-256, streamed in chunks (any size), with the progress bar; undefined when another run started. */
 async function digestFile(file: File, run: number): Promise<string | undefined> {
@@ -104,7 +109,8 @@ async function moreDigest(algorithm: string): Promise<void> {
   if (!doc?.file || doc.digests?.[algorithm] !== undefined) return;
   (doc.digests ??= {})[algorithm] = '';
   try {
-    if (doc.file.size > 512 * 1024 * 1024) throw new Error(`too large to hash with ${algorithm} here: paste its ${algorithm} hash`);
+    if (doc.file.size > 512 * 1024 * 1024)
+      throw new Error(`too large to hash with ${algorithm} here: paste its ${algorithm} hash`);
     const hash = toHex(new Uint8Array(await crypto.subtle.digest(algorithm, await doc.file.arrayBuffer())));
     if (state.document !== doc) return;
     doc.digests[algorithm] = hash;
@@ -125,7 +131,8 @@ function onHashInput(): void {
     status.textContent = '';
   } else if (/^([0-9a-fA-F]{32}){2,4}$/.test(value)) {
     // SHA-256 as a rule; a SHA-384 or SHA-512 hash for a receipt made with one.
-    if (state.document?.hash !== value.toLowerCase()) state.document = { hash: value.toLowerCase(), source: 'the hash you pasted' };
+    if (state.document?.hash !== value.toLowerCase())
+      state.document = { hash: value.toLowerCase(), source: 'the hash you pasted' };
     status.textContent = '';
   } else {
     state.document = undefined;
@@ -147,7 +154,10 @@ function addInput(input: ClassifiedInput): void {
     onHashInput();
     return;
   }
-  if ((input.kind === 'ecdsa-key' || input.kind === 'mldsa-key' || input.kind === 'vkey') && input.value instanceof Uint8Array) {
+  if (
+    (input.kind === 'ecdsa-key' || input.kind === 'mldsa-key' || input.kind === 'vkey') &&
+    input.value instanceof Uint8Array
+  ) {
     const key: KeyInput = { key: input.value, source: input.name };
     if (input.kind === 'ecdsa-key') state.loadedKeys.ecdsa = key;
     else if (input.kind === 'mldsa-key') state.loadedKeys.mldsa = key;
@@ -168,8 +178,16 @@ const LEDGER_START = `{"format":"${LEDGER_FORMAT}","origin":"`;
 async function readInput(file: File): Promise<ClassifiedInput | undefined> {
   if (file.size <= 8 * 1024 * 1024) return classifyFile(file.name, new Uint8Array(await file.arrayBuffer()));
   const date = dateOfDayFile(file.name);
-  if ((date && file.name === `${date}.json`) || new TextDecoder().decode(await file.slice(0, LEDGER_START.length).arrayBuffer()) === LEDGER_START) {
-    return { kind: 'ledger', name: file.name, bytes: new Uint8Array(await file.arrayBuffer()), ...(date ? { date } : {}) };
+  if (
+    (date && file.name === `${date}.json`) ||
+    new TextDecoder().decode(await file.slice(0, LEDGER_START.length).arrayBuffer()) === LEDGER_START
+  ) {
+    return {
+      kind: 'ledger',
+      name: file.name,
+      bytes: new Uint8Array(await file.arrayBuffer()),
+      ...(date ? { date } : {}),
+    };
   }
 }
 
@@ -199,7 +217,9 @@ async function addDocumentFiles(list: FileList | File[]): Promise<void> {
     }
   }
   if (documentFile) void hashFile(documentFile);
-  else if (moved.length > 0) $('doc-status').textContent = `${moved.join('; ')}, not your document: added to the proof files (step 2). Here, choose the original file or paste its SHA-256 hash.`;
+  else if (moved.length > 0)
+    $('doc-status').textContent =
+      `${moved.join('; ')}, not your document: added to the proof files (step 2). Here, choose the original file or paste its SHA-256 hash.`;
   refresh();
 }
 
@@ -208,7 +228,8 @@ function onPaste(): void {
   const status = $('paste-status');
   const input = classifyText(area.value, 'pasted text');
   if (!input) {
-    status.textContent = 'Not recognised: paste a proof bundle, a tlog-proof, a checkpoint, a block header (160 hex digits), a receipt (base64), a SHA-256 hash or a public key (PEM).';
+    status.textContent =
+      'Not recognised: paste a proof bundle, a tlog-proof, a checkpoint, a block header (160 hex digits), a receipt (base64), a SHA-256 hash or a public key (PEM).';
     return;
   }
   const n = state.files.filter((f) => f.name.startsWith('pasted ')).length + 1;
@@ -243,7 +264,12 @@ async function fetchHeader(height: number, out: HTMLElement, button: HTMLButtonE
     const header = fromHex(await get(`/block/${hash}/header`), 'block header');
     if (header.length !== 80) throw new Error(`the header is ${header.length} bytes, not 80`);
     state.fetched = state.fetched.filter((f) => f.height !== height);
-    state.fetched.push({ height, header, blockHash: hash, source: `${url.host} (fetched; checked here: ${blockHash(header) === hash ? 'its hash matches' : 'its hash differs'})` });
+    state.fetched.push({
+      height,
+      header,
+      blockHash: hash,
+      source: `${url.host} (fetched; checked here: ${blockHash(header) === hash ? 'its hash matches' : 'its hash differs'})`,
+    });
     refresh();
   } catch (err) {
     out.textContent = `Could not fetch the header: ${(err as Error).message}`;
@@ -253,7 +279,11 @@ async function fetchHeader(height: number, out: HTMLElement, button: HTMLButtonE
 
 // --- Rendering ------------------------------------------------------------------------------------------
 
-function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...children: Array<Node | string>): HTMLElementTagNameMap[K] {
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: Array<Node | string>
+): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
   node.append(...children);
@@ -266,14 +296,28 @@ function renderCheck(check: Check): HTMLElement {
   if (check.needsDigest) void moreDigest(check.needsDigest);
   const li = el('li', { class: 'check', 'data-state': check.state });
   li.append(el('span', { class: 'icon', 'aria-hidden': 'true' }, ICON[check.state]));
-  const body = el('div', { class: 'body' }, el('span', { class: 'label' }, check.label), ' ', el('strong', { class: 'verdict' }, check.verdict));
+  const body = el(
+    'div',
+    { class: 'body' },
+    el('span', { class: 'label' }, check.label),
+    ' ',
+    el('strong', { class: 'verdict' }, check.verdict),
+  );
   if (check.details?.length) body.append(el('ul', { class: 'details' }, ...check.details.map((d) => el('li', {}, d))));
   if (check.needsHeader) {
     const { height } = check.needsHeader;
     const out = el('p', { class: 'fetch-status', role: 'status' });
     const button = el('button', { type: 'button', class: 'btn small' }, `Fetch the header of block ${height}`);
     button.addEventListener('click', () => void fetchHeader(height, out, button));
-    body.append(el('div', { class: 'fetch' }, button, el('span', { class: 'muted' }, ' from the Esplora address below (the only request this page can make)'), out));
+    body.append(
+      el(
+        'div',
+        { class: 'fetch' },
+        button,
+        el('span', { class: 'muted' }, ' from the Esplora address below (the only request this page can make)'),
+        out,
+      ),
+    );
   }
   li.append(body);
   return li;
@@ -286,15 +330,26 @@ function render(report: Report): void {
   const split = report.summary.text.indexOf(': ');
   summary.replaceChildren(
     ...(split > 0
-      ? [el('strong', {}, report.summary.text.slice(0, split)), el('span', { class: 'reason' }, report.summary.text.slice(split))]
+      ? [
+          el('strong', {}, report.summary.text.slice(0, split)),
+          el('span', { class: 'reason' }, report.summary.text.slice(split)),
+        ]
       : [report.summary.text]),
   );
   const container = $('sections');
   container.replaceChildren(
     ...report.sections.map((s, i) => {
       const id = `section-${i}`;
-      const section = el('section', { class: 'result', 'aria-labelledby': id }, el('h3', { id }, s.title), el('ul', { class: 'checks' }, ...s.checks.map(renderCheck)));
-      if (s.tree) section.append(el('details', {}, el('summary', {}, 'Show the proof path (as ots info prints it)'), el('pre', {}, s.tree)));
+      const section = el(
+        'section',
+        { class: 'result', 'aria-labelledby': id },
+        el('h3', { id }, s.title),
+        el('ul', { class: 'checks' }, ...s.checks.map(renderCheck)),
+      );
+      if (s.tree)
+        section.append(
+          el('details', {}, el('summary', {}, 'Show the proof path (as ots info prints it)'), el('pre', {}, s.tree)),
+        );
       return section;
     }),
   );
@@ -306,22 +361,41 @@ function render(report: Report): void {
         state.files = state.files.filter((x) => x !== f);
         if (state.loadedKeys.ecdsa?.source === f.name && f.kind === 'ecdsa-key') delete state.loadedKeys.ecdsa;
         if (state.loadedKeys.mldsa?.source === f.name && f.kind === 'mldsa-key') delete state.loadedKeys.mldsa;
-        if (f.kind === 'vkey') for (const k of ['ed25519', 'mldsa44'] as const) if (state.loadedKeys[k]?.source === f.name) delete state.loadedKeys[k];
+        if (f.kind === 'vkey')
+          for (const k of ['ed25519', 'mldsa44'] as const)
+            if (state.loadedKeys[k]?.source === f.name) delete state.loadedKeys[k];
         refresh();
       });
-      return el('li', {}, el('span', { class: 'name' }, f.name), ' ', el('span', { class: 'kind' }, `${KIND_LABEL[f.kind]}, ${formatSize(f.bytes.length)}`), ' ', remove);
+      return el(
+        'li',
+        {},
+        el('span', { class: 'name' }, f.name),
+        ' ',
+        el('span', { class: 'kind' }, `${KIND_LABEL[f.kind]}, ${formatSize(f.bytes.length)}`),
+        ' ',
+        remove,
+      );
     }),
   );
-  $('file-count').textContent = state.files.length ? `${state.files.length} file${state.files.length > 1 ? 's' : ''} given` : '';
+  $('file-count').textContent = state.files.length
+    ? `${state.files.length} file${state.files.length > 1 ? 's' : ''} given`
+    : '';
   renderKeys();
 }
 
 function renderKeys(): void {
   const rows: string[] = [];
-  for (const [name, k] of [['ECDSA P-256', activeKeys().ecdsa], ['ML-DSA-65', activeKeys().mldsa]] as const) {
+  for (const [name, k] of [
+    ['ECDSA P-256', activeKeys().ecdsa],
+    ['ML-DSA-65', activeKeys().mldsa],
+  ] as const) {
     rows.push(k ? `${name}: from ${k.source}` : `${name}: none`);
   }
-  for (const [name, k] of [['Ed25519', activeKeys().ed25519], ['ML-DSA-44', activeKeys().mldsa44]] as const) if (k) rows.push(`${name}: from ${k.source}`);
+  for (const [name, k] of [
+    ['Ed25519', activeKeys().ed25519],
+    ['ML-DSA-44', activeKeys().mldsa44],
+  ] as const)
+    if (k) rows.push(`${name}: from ${k.source}`);
   $('keys-status').textContent = rows.join('. ') + '.';
   $('keys-reset').hidden = Object.keys(state.loadedKeys).length === 0;
 }
@@ -349,10 +423,20 @@ async function check(): Promise<void> {
   // The TSAs' authorities are the person's to give (tsa-ca.pem, timeseal-tsa-root.pem from /keys/, or their own
   // copies), like the witness policy (checks.ts reads it from the files). Every certificate given is trusted as an
   // authority, for the day's tokens and for receipts alike.
-  const authority = loaded.length ? { certs: loaded.flatMap((f) => f.value as Uint8Array[]), source: loaded.map((f) => f.name).join(', ') } : undefined;
+  const authority = loaded.length
+    ? { certs: loaded.flatMap((f) => f.value as Uint8Array[]), source: loaded.map((f) => f.name).join(', ') }
+    : undefined;
   const inputs = {
     ...(authority ? { authority } : {}),
-    ...(state.document ? { document: { hash: state.document.hash, source: state.document.source, digests: Object.fromEntries(Object.entries(state.document.digests ?? {}).filter(([, d]) => d)) } } : {}),
+    ...(state.document
+      ? {
+          document: {
+            hash: state.document.hash,
+            source: state.document.source,
+            digests: Object.fromEntries(Object.entries(state.document.digests ?? {}).filter(([, d]) => d)),
+          },
+        }
+      : {}),
     files: state.files,
     keys: activeKeys(),
     fetchedHeaders: state.fetched,
@@ -361,7 +445,10 @@ async function check(): Promise<void> {
   // ECDSA P-256 is Web Crypto's (p256.ts): the checks run until every signature they read was checked there.
   let report: Report;
   try {
-    report = await settled(() => verifyInputs(inputs), state.files.filter((f) => f.kind === 'ledger').map((f) => f.bytes));
+    report = await settled(
+      () => verifyInputs(inputs),
+      state.files.filter((f) => f.kind === 'ledger').map((f) => f.bytes),
+    );
   } catch (err) {
     report = { summary: { state: 'fail', text: `Not verified: ${(err as Error).message}` }, sections: [] };
   }
@@ -448,9 +535,10 @@ function start(): void {
     e.preventDefault();
     if (e.dataTransfer?.files.length) void addFiles(e.dataTransfer.files);
   });
-  $('builtin-keys').textContent = builtIn.ecdsa || builtIn.mldsa
-    ? 'This file has the Timeseal public keys built in; their fingerprints are listed under Result.'
-    : 'This copy was built without public keys: load public.pem and dilithium_public.key (from the archive’s /keys/) below.';
+  $('builtin-keys').textContent =
+    builtIn.ecdsa || builtIn.mldsa
+      ? 'This file has the Timeseal public keys built in; their fingerprints are listed under Result.'
+      : 'This copy was built without public keys: load public.pem and dilithium_public.key (from the archive’s /keys/) below.';
   installable();
   refresh();
 }

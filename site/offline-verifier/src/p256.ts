@@ -27,7 +27,8 @@ function rawSignature(sig: Uint8Array): Uint8Array | undefined {
   for (const end of [32, 64]) {
     const len = sig[at + 1]!;
     let v = sig.subarray(at + 2, at + 2 + len);
-    if (sig[at] !== 2 || len < 1 || v.length !== len || v[0]! > 0x7f || (v[0] === 0 && (len < 2 || v[1]! < 0x80))) return;
+    if (sig[at] !== 2 || len < 1 || v.length !== len || v[0]! > 0x7f || (v[0] === 0 && (len < 2 || v[1]! < 0x80)))
+      return;
     if (v[0] === 0) v = v.subarray(1);
     if (v.length > 32) return;
     out.set(v, end - v.length);
@@ -68,7 +69,12 @@ export const p256 = {
     },
   },
   /** As @noble/curves' p256.verify, with `prehash` (SHA-256 of `data`, else `data` is that digest) and `format`. */
-  verify(signature: Uint8Array, data: Uint8Array, publicKey: Uint8Array, options: { prehash: boolean; format: 'der' | 'compact' }): boolean {
+  verify(
+    signature: Uint8Array,
+    data: Uint8Array,
+    publicKey: Uint8Array,
+    options: { prehash: boolean; format: 'der' | 'compact' },
+  ): boolean {
     const raw = options.format === 'der' ? rawSignature(signature) : signature.length === 64 ? signature : undefined;
     if (!raw || !p256.utils.isValidPublicKey(publicKey)) return false;
     const digest = options.prehash ? digestOf(data) : toHex(data);
@@ -110,15 +116,29 @@ export function settled<T>(run: () => Promise<T>, messages: Uint8Array[] = []): 
 
 async function answer(messages: Uint8Array[]): Promise<void> {
   const subtle = globalThis.crypto?.subtle;
-  if (!subtle) throw new Error('this browser offers no Web Crypto here, which the page needs for ECDSA: open the file from disk or over HTTPS');
+  if (!subtle)
+    throw new Error(
+      'this browser offers no Web Crypto here, which the page needs for ECDSA: open the file from disk or over HTTPS',
+    );
   await Promise.all(
     [...asked].map(async ([key, a]) => {
       const message = a.message ?? messages.find((m) => digestOf(m) === a.digest);
       let good = false;
       if (message) {
         try {
-          const k = await subtle.importKey('raw', a.publicKey as Uint8Array<ArrayBuffer>, { name: 'ECDSA', namedCurve: 'P-256' }, false, ['verify']);
-          good = await subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, k, a.signature as Uint8Array<ArrayBuffer>, message as Uint8Array<ArrayBuffer>);
+          const k = await subtle.importKey(
+            'raw',
+            a.publicKey as Uint8Array<ArrayBuffer>,
+            { name: 'ECDSA', namedCurve: 'P-256' },
+            false,
+            ['verify'],
+          );
+          good = await subtle.verify(
+            { name: 'ECDSA', hash: 'SHA-256' },
+            k,
+            a.signature as Uint8Array<ArrayBuffer>,
+            message as Uint8Array<ArrayBuffer>,
+          );
         } catch {
           good = false;
         }

@@ -25,11 +25,37 @@ export default function CopyButton({ value, label = 'Copy hash' }: { value: stri
     timer.current = setTimeout(() => setCopied(false), COPY_FEEDBACK_MS);
   };
   return (
-    <button type="button" className="btn-secondary shrink-0 px-2 py-1" onClick={copy} aria-label={copied ? 'Copied' : label} title={label} data-copied={copied || undefined}>
+    <button
+      type="button"
+      className="btn-secondary shrink-0 px-2 py-1"
+      onClick={copy}
+      aria-label={copied ? 'Copied' : label}
+      title={label}
+      data-copied={copied || undefined}
+    >
       {copied ? (
-        <svg className="h-4 w-4 text-emerald-600 dark:text-emerald-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="3" aria-hidden="true"><path d="M5 13l4 4L19 7" /></svg>
+        <svg
+          className="h-4 w-4 text-emerald-600 dark:text-emerald-400"
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="3"
+          aria-hidden="true"
+        >
+          <path d="M5 13l4 4L19 7" />
+        </svg>
       ) : (
-        <svg className="h-4 w-4" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="2" aria-hidden="true"><rect x="9" y="9" width="12" height="12" rx="2" /><path d="M5 15V5a2 2 0 0 1 2-2h10" /></svg>
+        <svg
+          className="h-4 w-4"
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="2"
+          aria-hidden="true"
+        >
+          <rect x="9" y="9" width="12" height="12" rx="2" />
+          <path d="M5 15V5a2 2 0 0 1 2-2h10" />
+        </svg>
       )}
     </button>
   );

@@ -9,10 +9,17 @@ export default function DonationLink() {
   const [url, setUrl] = useState<string | null>(null);
   useEffect(() => {
     getJson<{ donationUrl: string | null }>('/api/site-config').then(
-      (config) => setUrl(typeof config.donationUrl === 'string' && /^https?:\/\//.test(config.donationUrl) ? config.donationUrl : null),
+      (config) =>
+        setUrl(
+          typeof config.donationUrl === 'string' && /^https?:\/\//.test(config.donationUrl) ? config.donationUrl : null,
+        ),
       () => setUrl(null),
     );
   }, []);
   if (url === null) return null;
-  return <a className="btn-primary" href={url} rel="noopener" data-testid="donation-link">Donate by card</a>;
+  return (
+    <a className="btn-primary" href={url} rel="noopener" data-testid="donation-link">
+      Donate by card
+    </a>
+  );
 }

@@ -35,7 +35,13 @@ interface Item {
 /** The free tier (docs/API.md) allows 2 timestamps per day per IP address; the day is UTC. */
 const FREE_PER_DAY = 2;
 
-interface SubmitAnswer { ok?: boolean; error?: string; remainingToday?: number; remainingThisMonth?: number; receipt?: string }
+interface SubmitAnswer {
+  ok?: boolean;
+  error?: string;
+  remainingToday?: number;
+  remainingThisMonth?: number;
+  receipt?: string;
+}
 
 export type SubmitOutcome =
   | { kind: 'submitted'; note?: string; receipt?: string }
@@ -46,8 +52,10 @@ export type SubmitOutcome =
 const plural = (n: number, one: string, many: string) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 
 function leftNote(answer: SubmitAnswer): string | undefined {
-  if (typeof answer.remainingToday === 'number') return `${plural(answer.remainingToday, 'free timestamp', 'free timestamps')} left today`;
-  if (typeof answer.remainingThisMonth === 'number') return `${plural(answer.remainingThisMonth, 'timestamp', 'timestamps')} left this month`;
+  if (typeof answer.remainingToday === 'number')
+    return `${plural(answer.remainingToday, 'free timestamp', 'free timestamps')} left today`;
+  if (typeof answer.remainingThisMonth === 'number')
+    return `${plural(answer.remainingThisMonth, 'timestamp', 'timestamps')} left this month`;
   return undefined;
 }
 
@@ -66,7 +74,10 @@ function untilText(until: number, now: number): string {
 let paymentsAvailable: Promise<boolean> | null = null;
 /** Whether Standard can be bought on this server (GET /api/stripe/config); asked once, false on any failure. */
 function canUpgrade(): Promise<boolean> {
-  paymentsAvailable ??= getJson<{ paymentsAvailable?: boolean }>('/api/stripe/config').then((c) => c.paymentsAvailable === true, () => false);
+  paymentsAvailable ??= getJson<{ paymentsAvailable?: boolean }>('/api/stripe/config').then(
+    (c) => c.paymentsAvailable === true,
+    () => false,
+  );
   return paymentsAvailable;
 }
 
@@ -92,11 +103,17 @@ export async function submitHash(hash: string, fileName?: string): Promise<Submi
       const serverMessage = err.serverMessage || 'Limit reached';
       const daily = /\bdaily\b|\bper day\b/i.test(serverMessage);
       const now = Date.now();
-      const outcome: SubmitOutcome = { kind: 'limited', daily, serverMessage, until: daily ? nextUtcMidnight(now) : null };
+      const outcome: SubmitOutcome = {
+        kind: 'limited',
+        daily,
+        serverMessage,
+        until: daily ? nextUtcMidnight(now) : null,
+      };
       toast({ title: 'Submission failed', description: limitText(outcome, now), variant: 'destructive' });
       return outcome;
     }
-    const note = err instanceof HttpError ? err.serverMessage || 'Please try again' : 'Network error - please try again';
+    const note =
+      err instanceof HttpError ? err.serverMessage || 'Please try again' : 'Network error - please try again';
     toast({ title: 'Submission failed', description: note, variant: 'destructive' });
     return { kind: 'failed', note };
   }
@@ -140,53 +157,75 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
     return l;
   }, []);
 
-  const submit = useCallback(async (id: number, hash: string, fileName?: string) => {
-    if (activeLimit()) {
-      update(id, { submit: 'limited', note: undefined });
-      return;
-    }
-    update(id, { submit: 'submitting', note: undefined });
-    const outcome = await submitHash(hash, fileName);
-    if (outcome.kind === 'limited') {
-      limitRef.current = outcome;
-      setLimit(outcome);
-      void canUpgrade().then(setUpgrade);
-      // Files that were waiting to be submitted will not be accepted either.
-      setItems((all) => all.map((it) => (it.id === id || (it.hash && (it.submit === 'none' || it.submit === 'failed')) ? { ...it, submit: 'limited', note: undefined } : it)));
-      return;
-    }
-    update(id, { submit: outcome.kind, note: outcome.note, receipt: outcome.kind === 'submitted' ? outcome.receipt : undefined });
-  }, [activeLimit, update]);
-
-  const addFiles = useCallback((files: FileList | File[]) => {
-    for (const file of Array.from(files)) {
-      const id = nextId.current++;
-      setItems((all) => [...all, { id, name: file.name, size: file.size, status: 'hashing', loaded: 0, hash: null, submit: 'none' }]);
-      let lastPaint = 0;
-      import('../lib/file-hasher.ts').then(({ hashFile, HashCancelledError }) => {
-        const job = hashFile(file, (loaded) => {
-          const now = performance.now();
-          if (now - lastPaint > 100 || loaded === file.size) {
-            lastPaint = now;
-            update(id, { loaded });
-          }
-        });
-        jobs.current.set(id, job);
-        return job.promise.then(
-          (hash) => {
-            jobs.current.delete(id);
-            update(id, { status: 'complete', hash, loaded: file.size });
-            toast({ title: 'Hash computed', description: `${file.name} hashed successfully` });
-            void submit(id, hash, file.name);
-          },
-          (err: unknown) => {
-            jobs.current.delete(id);
-            update(id, { status: err instanceof HashCancelledError ? 'cancelled' : 'error' });
-          },
+  const submit = useCallback(
+    async (id: number, hash: string, fileName?: string) => {
+      if (activeLimit()) {
+        update(id, { submit: 'limited', note: undefined });
+        return;
+      }
+      update(id, { submit: 'submitting', note: undefined });
+      const outcome = await submitHash(hash, fileName);
+      if (outcome.kind === 'limited') {
+        limitRef.current = outcome;
+        setLimit(outcome);
+        void canUpgrade().then(setUpgrade);
+        // Files that were waiting to be submitted will not be accepted either.
+        setItems((all) =>
+          all.map((it) =>
+            it.id === id || (it.hash && (it.submit === 'none' || it.submit === 'failed'))
+              ? { ...it, submit: 'limited', note: undefined }
+              : it,
+          ),
         );
-      }, () => update(id, { status: 'error' }));
-    }
-  }, [submit, update]);
+        return;
+      }
+      update(id, {
+        submit: outcome.kind,
+        note: outcome.note,
+        receipt: outcome.kind === 'submitted' ? outcome.receipt : undefined,
+      });
+    },
+    [activeLimit, update],
+  );
+
+  const addFiles = useCallback(
+    (files: FileList | File[]) => {
+      for (const file of Array.from(files)) {
+        const id = nextId.current++;
+        setItems((all) => [
+          ...all,
+          { id, name: file.name, size: file.size, status: 'hashing', loaded: 0, hash: null, submit: 'none' },
+        ]);
+        let lastPaint = 0;
+        import('../lib/file-hasher.ts').then(
+          ({ hashFile, HashCancelledError }) => {
+            const job = hashFile(file, (loaded) => {
+              const now = performance.now();
+              if (now - lastPaint > 100 || loaded === file.size) {
+                lastPaint = now;
+                update(id, { loaded });
+              }
+            });
+            jobs.current.set(id, job);
+            return job.promise.then(
+              (hash) => {
+                jobs.current.delete(id);
+                update(id, { status: 'complete', hash, loaded: file.size });
+                toast({ title: 'Hash computed', description: `${file.name} hashed successfully` });
+                void submit(id, hash, file.name);
+              },
+              (err: unknown) => {
+                jobs.current.delete(id);
+                update(id, { status: err instanceof HashCancelledError ? 'cancelled' : 'error' });
+              },
+            );
+          },
+          () => update(id, { status: 'error' }),
+        );
+      }
+    },
+    [submit, update],
+  );
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
@@ -200,45 +239,105 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
         className={`flex flex-col items-center justify-center rounded-xl border-2 border-dashed px-6 py-10 text-center transition-colors ${dragging ? 'border-emerald-500 bg-emerald-50 dark:bg-emerald-950/40' : 'border-slate-300 bg-slate-50 dark:border-slate-700 dark:bg-slate-950'}`}
         data-dragging={dragging || undefined}
         data-testid="dropzone"
-        onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
-        onDragEnter={(e) => { e.preventDefault(); setDragging(true); }}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
+        onDragEnter={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
         onDragLeave={() => setDragging(false)}
         onDrop={onDrop}
       >
-        <svg className="mb-3 h-10 w-10 text-emerald-600 dark:text-emerald-400" viewBox="0 0 24 24" fill="none" stroke="currentColor" strokeWidth="1.8" aria-hidden="true"><path d="M12 16V4m0 0-4 4m4-4 4 4M4 16v2a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-2" /></svg>
+        <svg
+          className="mb-3 h-10 w-10 text-emerald-600 dark:text-emerald-400"
+          viewBox="0 0 24 24"
+          fill="none"
+          stroke="currentColor"
+          strokeWidth="1.8"
+          aria-hidden="true"
+        >
+          <path d="M12 16V4m0 0-4 4m4-4 4 4M4 16v2a2 2 0 0 0 2 2h12a2 2 0 0 0 2-2v-2" />
+        </svg>
         <p className="font-semibold">Drop files here to hash them</p>
         <p className="muted mt-1 text-sm">Any size. Files are hashed on your device; only the SHA-256 hash is sent.</p>
         <label className="btn-primary mt-4 cursor-pointer">
           Choose files
-          <input id={`${idPrefix}-input`} type="file" multiple className="sr-only" onChange={(e) => { if (e.target.files) addFiles(e.target.files); e.target.value = ''; }} />
+          <input
+            id={`${idPrefix}-input`}
+            type="file"
+            multiple
+            className="sr-only"
+            onChange={(e) => {
+              if (e.target.files) addFiles(e.target.files);
+              e.target.value = '';
+            }}
+          />
         </label>
       </div>
       {limit && (
-        <div role="status" className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100" data-testid="limit-notice">
+        <div
+          role="status"
+          className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100"
+          data-testid="limit-notice"
+        >
           <p>{limitText(limit, Date.now())} Files added until then are hashed but not submitted.</p>
-          {upgrade && limit.daily && <p className="mt-1"><a className="link" href="/pricing/">Upgrade to Standard</a> for 500 timestamps a month.</p>}
+          {upgrade && limit.daily && (
+            <p className="mt-1">
+              <a className="link" href="/pricing/">
+                Upgrade to Standard
+              </a>{' '}
+              for 500 timestamps a month.
+            </p>
+          )}
         </div>
       )}
       {items.length > 0 && (
         <ul className="mt-4 space-y-3" aria-label="Files">
           {items.map((it) => (
-            <li key={it.id} className="rounded-lg border border-slate-200 p-3 dark:border-slate-800" data-status={it.status} data-submit={it.submit}>
+            <li
+              key={it.id}
+              className="rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+              data-status={it.status}
+              data-submit={it.submit}
+            >
               <div className="flex items-center justify-between gap-2">
-                <p className="truncate text-sm font-medium" title={it.name}>{it.name}</p>
+                <p className="truncate text-sm font-medium" title={it.name}>
+                  {it.name}
+                </p>
                 <span className="muted shrink-0 text-xs">{formatSize(it.size)}</span>
               </div>
               {it.status === 'hashing' && (
                 <div className="mt-2 flex items-center gap-3">
-                  <progress className="h-2 w-full accent-emerald-600" max={Math.max(it.size, 1)} value={it.loaded} aria-label={`Hashing ${it.name}`} />
-                  <span className="muted w-12 text-right text-xs tabular-nums">{it.size ? Math.floor((it.loaded / it.size) * 100) : 0}%</span>
-                  <button type="button" className="btn-ghost px-2 py-1 text-xs" onClick={() => jobs.current.get(it.id)?.cancel()}>Cancel</button>
+                  <progress
+                    className="h-2 w-full accent-emerald-600"
+                    max={Math.max(it.size, 1)}
+                    value={it.loaded}
+                    aria-label={`Hashing ${it.name}`}
+                  />
+                  <span className="muted w-12 text-right text-xs tabular-nums">
+                    {it.size ? Math.floor((it.loaded / it.size) * 100) : 0}%
+                  </span>
+                  <button
+                    type="button"
+                    className="btn-ghost px-2 py-1 text-xs"
+                    onClick={() => jobs.current.get(it.id)?.cancel()}
+                  >
+                    Cancel
+                  </button>
                 </div>
               )}
               {it.status === 'cancelled' && <p className="muted mt-2 text-sm">Hashing cancelled.</p>}
               {it.status === 'error' && <p className="field-error">This file could not be read.</p>}
               {it.hash && (
                 <div className="mt-2 flex items-center gap-2">
-                  <code className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800" data-testid="file-hash">{it.hash}</code>
+                  <code
+                    className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800"
+                    data-testid="file-hash"
+                  >
+                    {it.hash}
+                  </code>
                   <CopyButton value={it.hash} />
                 </div>
               )}
@@ -246,18 +345,42 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
                 <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
                   {it.submit === 'submitting' && <span className="badge-slate">Submitting...</span>}
                   {it.submit === 'submitted' && <span className="badge-green">Queued for today's ledger</span>}
-                  {it.submit === 'submitted' && it.note && <span className="muted text-xs" data-testid="file-note">{it.note}</span>}
-                  {it.submit === 'limited' && <span className="badge-yellow" data-testid="file-limited">Not submitted: {limit?.daily === false ? 'limit reached' : 'daily limit reached'}</span>}
+                  {it.submit === 'submitted' && it.note && (
+                    <span className="muted text-xs" data-testid="file-note">
+                      {it.note}
+                    </span>
+                  )}
+                  {it.submit === 'limited' && (
+                    <span className="badge-yellow" data-testid="file-limited">
+                      Not submitted: {limit?.daily === false ? 'limit reached' : 'daily limit reached'}
+                    </span>
+                  )}
                   {(it.submit === 'failed' || it.submit === 'none') && (
-                    <button type="button" className="btn-primary px-3 py-1" onClick={() => void submit(it.id, it.hash!)}>Create Proof</button>
+                    <button
+                      type="button"
+                      className="btn-primary px-3 py-1"
+                      onClick={() => void submit(it.id, it.hash!)}
+                    >
+                      Create Proof
+                    </button>
                   )}
                   {it.submit === 'submitted' && (
-                    <a className="link" href={`/verify?hash=${it.hash}&search=true`}>Verify after the next ledger</a>
+                    <a className="link" href={`/verify?hash=${it.hash}&search=true`}>
+                      Verify after the next ledger
+                    </a>
                   )}
                 </div>
               )}
-              {it.receipt && <Suspense><ReceiptOffer receipt={it.receipt} name={`${it.name || it.hash!.slice(0, 12)}.tsr`} hash={it.hash!} /></Suspense>}
-              {it.submit === 'failed' && it.note && <p className="field-error" data-testid="file-error">Not submitted: {it.note}</p>}
+              {it.receipt && (
+                <Suspense>
+                  <ReceiptOffer receipt={it.receipt} name={`${it.name || it.hash!.slice(0, 12)}.tsr`} hash={it.hash!} />
+                </Suspense>
+              )}
+              {it.submit === 'failed' && it.note && (
+                <p className="field-error" data-testid="file-error">
+                  Not submitted: {it.note}
+                </p>
+              )}
             </li>
           ))}
         </ul>

@@ -35,10 +35,23 @@ export default function ForgotPasswordForm() {
     return (
       <div className="space-y-4 text-center" data-testid="reset-sent">
         <h2 className="text-xl font-semibold">Check your email</h2>
-        <p className="muted text-sm">{sent}. The link expires in 1 hour. If you don't see the email, check your spam folder.</p>
+        <p className="muted text-sm">
+          {sent}. The link expires in 1 hour. If you don't see the email, check your spam folder.
+        </p>
         <div className="flex flex-col gap-2">
-          <a href="/login" className="btn-primary">Back to Login</a>
-          <button type="button" className="btn-secondary" onClick={() => { setEmail(''); setSent(null); }}>Try a different email</button>
+          <a href="/login" className="btn-primary">
+            Back to Login
+          </a>
+          <button
+            type="button"
+            className="btn-secondary"
+            onClick={() => {
+              setEmail('');
+              setSent(null);
+            }}
+          >
+            Try a different email
+          </button>
         </div>
       </div>
     );
@@ -46,11 +59,27 @@ export default function ForgotPasswordForm() {
   return (
     <form onSubmit={submit} noValidate className="space-y-4" aria-label="Request a password reset">
       <div>
-        <label htmlFor="forgot-email" className="label">Email</label>
-        <input id="forgot-email" type="email" className="input" value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="email" />
+        <label htmlFor="forgot-email" className="label">
+          Email
+        </label>
+        <input
+          id="forgot-email"
+          type="email"
+          className="input"
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          autoComplete="email"
+        />
       </div>
-      <button type="submit" className="btn-primary w-full" disabled={pending}>{pending ? 'Sending...' : 'Send reset link'}</button>
-      <p className="muted text-center text-sm">Remembered it? <a href="/login" className="link">Back to Login</a></p>
+      <button type="submit" className="btn-primary w-full" disabled={pending}>
+        {pending ? 'Sending...' : 'Send reset link'}
+      </button>
+      <p className="muted text-center text-sm">
+        Remembered it?{' '}
+        <a href="/login" className="link">
+          Back to Login
+        </a>
+      </p>
     </form>
   );
 }

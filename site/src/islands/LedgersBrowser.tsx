@@ -36,9 +36,21 @@ export interface LedgerItem {
   /** The ledger file's RFC 3161 tokens, checked by the server (GET /api/ledgers.php; beyond the spec). */
   rfc3161?: { url: string; genTime: string; tsa: string }[];
 }
-interface LedgersPage { ledgers: LedgerItem[]; otsStatus: OtsStatusFile | null }
-interface CalendarDay { date: string; entryCount: number; anchored: boolean }
-interface CalendarYear { year: string; days: CalendarDay[]; first: string | null; last: string | null }
+interface LedgersPage {
+  ledgers: LedgerItem[];
+  otsStatus: OtsStatusFile | null;
+}
+interface CalendarDay {
+  date: string;
+  entryCount: number;
+  anchored: boolean;
+}
+interface CalendarYear {
+  year: string;
+  days: CalendarDay[];
+  first: string | null;
+  last: string | null;
+}
 type BlockInfo = {
   ledgers?: Record<string, { block_height?: number; confirmations?: number }>;
   pending?: Record<string, Partial<PendingAnchor>>;
@@ -69,11 +81,15 @@ function fromArchive() {
   archive ??= Promise.all([
     getJson<{ days: { date: string; entry_count?: number }[] }>('/ledgers/days.json'),
     getJson<OtsStatusFile>('/ledgers/ots_status.json').catch(() => null),
-  ]).then(([days, ots]) => ({ days: days.days.map((d) => ({ date: d.date, entryCount: Number(d.entry_count ?? 0) })), ots }));
+  ]).then(([days, ots]) => ({
+    days: days.days.map((d) => ({ date: d.date, entryCount: Number(d.entry_count ?? 0) })),
+    ots,
+  }));
   archive.catch(() => (archive = null));
   return archive;
 }
-const anchoredBy = (ots: OtsStatusFile | null, date: string): boolean => !!ots?.latest_ots_ok && ots.latest_ots_ok >= date;
+const anchoredBy = (ots: OtsStatusFile | null, date: string): boolean =>
+  !!ots?.latest_ots_ok && ots.latest_ots_ok >= date;
 
 /** The days of `month` (newest first), or the newest days when `month` is null. */
 async function monthPage(month: string | null): Promise<LedgersPage> {
@@ -86,14 +102,17 @@ async function monthPage(month: string | null): Promise<LedgersPage> {
     const older = before === null ? days : days.filter((d) => d.date < before);
     return {
       otsStatus: ots,
-      ledgers: older.slice(-MONTH_DAYS).reverse().map((d): LedgerItem => ({
-        date: d.date,
-        jsonUrl: `/ledgers/${d.date}.json`,
-        otsUrl: `/ledgers/${d.date}.json.ots`,
-        otsStatus: anchoredBy(ots, d.date) ? 'verified' : 'pending',
-        signatureVerified: false,
-        entryCount: d.entryCount,
-      })),
+      ledgers: older
+        .slice(-MONTH_DAYS)
+        .reverse()
+        .map((d): LedgerItem => ({
+          date: d.date,
+          jsonUrl: `/ledgers/${d.date}.json`,
+          otsUrl: `/ledgers/${d.date}.json.ots`,
+          otsStatus: anchoredBy(ots, d.date) ? 'verified' : 'pending',
+          signatureVerified: false,
+          entryCount: d.entryCount,
+        })),
     };
   }
 }
@@ -147,19 +166,31 @@ function LedgerCard({ item, highlighted }: { item: LedgerItem; highlighted: bool
       <div className="mt-3 flex flex-wrap gap-1.5">
         {item.quantumShield && <span className="badge-violet">Quantum Shield</span>}
         {(item.signatureVerified || item.dualSignature) && <span className="badge-blue">Signed</span>}
-        {anchored ? <span className="badge-green">Anchored</span> : <span className="badge-yellow">{delayed ? 'Delayed' : 'Pending'}</span>}
-        {item.rfc3161 && item.rfc3161.length > 0 && <span className="badge-blue" title="RFC 3161 time-stamp tokens of the ledger file">RFC 3161</span>}
+        {anchored ? (
+          <span className="badge-green">Anchored</span>
+        ) : (
+          <span className="badge-yellow">{delayed ? 'Delayed' : 'Pending'}</span>
+        )}
+        {item.rfc3161 && item.rfc3161.length > 0 && (
+          <span className="badge-blue" title="RFC 3161 time-stamp tokens of the ledger file">
+            RFC 3161
+          </span>
+        )}
       </div>
       <dl className="mt-4 space-y-1 text-sm">
         {item.entryCount !== undefined && (
           <div className="flex justify-between gap-2">
             <dt className="muted">Entries</dt>
-            <dd className="font-medium tabular-nums" data-testid="entry-count">{item.entryCount.toLocaleString('en-US')}</dd>
+            <dd className="font-medium tabular-nums" data-testid="entry-count">
+              {item.entryCount.toLocaleString('en-US')}
+            </dd>
           </div>
         )}
         <div className="flex justify-between gap-2">
           <dt className="muted">Bitcoin block</dt>
-          <dd className="font-medium">{item.blockHeight !== undefined ? `#${item.blockHeight.toLocaleString('en-US')}` : '—'}</dd>
+          <dd className="font-medium">
+            {item.blockHeight !== undefined ? `#${item.blockHeight.toLocaleString('en-US')}` : '—'}
+          </dd>
         </div>
         <div className="flex justify-between gap-2">
           <dt className="muted">Confirmations</dt>
@@ -168,36 +199,67 @@ function LedgerCard({ item, highlighted }: { item: LedgerItem; highlighted: bool
               <span className={confirmationsStrong(item.confirmations) ? 'badge-green' : 'badge-yellow'}>
                 {item.confirmations.toLocaleString('en-US')} · {confirmationLabel(item.confirmations)}
               </span>
-            ) : '—'}
+            ) : (
+              '—'
+            )}
           </dd>
         </div>
       </dl>
       <div className="mt-4 grid gap-2">
-        <a className="btn-primary" href={item.jsonUrl} download>Download Ledger</a>
+        <a className="btn-primary" href={item.jsonUrl} download>
+          Download Ledger
+        </a>
         <div className="grid grid-cols-2 gap-2">
-          <a className="btn-secondary px-2 text-xs" href={`${base}.signatures.json`} download>Signature Metadata</a>
-          <a className="btn-secondary px-2 text-xs" href={`${base}.sig`} download>ECDSA P-256 Signature</a>
-          <a className="btn-secondary px-2 text-xs" href={`${base}.dilithium.sig`} download>ML-DSA-65 Signature</a>
-          <a className="btn-secondary px-2 text-xs" href={`/ledgers/${item.date}.checkpoint`} download>Checkpoint</a>
+          <a className="btn-secondary px-2 text-xs" href={`${base}.signatures.json`} download>
+            Signature Metadata
+          </a>
+          <a className="btn-secondary px-2 text-xs" href={`${base}.sig`} download>
+            ECDSA P-256 Signature
+          </a>
+          <a className="btn-secondary px-2 text-xs" href={`${base}.dilithium.sig`} download>
+            ML-DSA-65 Signature
+          </a>
+          <a className="btn-secondary px-2 text-xs" href={`/ledgers/${item.date}.checkpoint`} download>
+            Checkpoint
+          </a>
           {otsFileExists(item) ? (
-            <a className="btn-secondary px-2 text-xs" href={item.otsUrl} download>OTS Proof</a>
+            <a className="btn-secondary px-2 text-xs" href={item.otsUrl} download>
+              OTS Proof
+            </a>
           ) : (
-            <button type="button" className="btn-secondary col-span-2 px-2 text-xs" disabled aria-describedby={`ots-reason-${item.date}`}>
+            <button
+              type="button"
+              className="btn-secondary col-span-2 px-2 text-xs"
+              disabled
+              aria-describedby={`ots-reason-${item.date}`}
+            >
               {delayed ? 'OTS proof: not available yet' : 'OTS proof: pending, usually within 24 hours'}
             </button>
           )}
         </div>
         {item.rfc3161?.map((t) => (
           <p key={t.url} className="muted text-xs" data-testid="rfc3161">
-            <a className="link" href={t.url} download>RFC 3161 time-stamp</a>: {t.genTime.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')} by {t.tsa}
+            <a className="link" href={t.url} download>
+              RFC 3161 time-stamp
+            </a>
+            : {t.genTime.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')} by {t.tsa}
           </p>
         ))}
         {delayed ? (
-          <p id={`ots-reason-${item.date}`} className="text-xs text-amber-800 dark:text-amber-300" data-testid="anchoring-delayed">{delayed}.</p>
-        ) : !otsFileExists(item) && (
-          <p id={`ots-reason-${item.date}`} className="muted text-xs" data-testid="ots-reason">
-            No OpenTimestamps file yet: {item.anchoring?.reason ?? 'the ledger is submitted for Bitcoin anchoring at 00:02 UTC'}.
+          <p
+            id={`ots-reason-${item.date}`}
+            className="text-xs text-amber-800 dark:text-amber-300"
+            data-testid="anchoring-delayed"
+          >
+            {delayed}.
           </p>
+        ) : (
+          !otsFileExists(item) && (
+            <p id={`ots-reason-${item.date}`} className="muted text-xs" data-testid="ots-reason">
+              No OpenTimestamps file yet:{' '}
+              {item.anchoring?.reason ?? 'the ledger is submitted for Bitcoin anchoring at 00:02 UTC'}.
+            </p>
+          )
         )}
       </div>
     </article>
@@ -215,7 +277,17 @@ const LEVELS = [
 /** One square a day of `calendar.year`: shade by entry count (log scale against the year's busiest day), a dot
  *  while a day awaits anchoring, empty without a ledger. One tab stop; the arrow keys move by day (up, down) and
  *  by week (left, right), Home and End to the year's ends; Enter opens the day's month. */
-function HeatMap({ calendar, month, highlight, onOpen }: { calendar: CalendarYear; month: string; highlight: string | null; onOpen: (month: string, date: string | null) => void }) {
+function HeatMap({
+  calendar,
+  month,
+  highlight,
+  onOpen,
+}: {
+  calendar: CalendarYear;
+  month: string;
+  highlight: string | null;
+  onOpen: (month: string, date: string | null) => void;
+}) {
   const year = Number(calendar.year);
   const start = Date.UTC(year, 0, 1);
   const count = Math.round((Date.UTC(year + 1, 0, 1) - start) / DAY_MS);
@@ -223,7 +295,9 @@ function HeatMap({ calendar, month, highlight, onOpen }: { calendar: CalendarYea
   const byDate = new Map(calendar.days.map((d) => [d.date, d]));
   const busiest = Math.max(1, ...calendar.days.map((d) => d.entryCount));
   const anchor = highlight !== null && highlight.startsWith(calendar.year) ? highlight : `${month}-01`;
-  const [active, setActive] = useState(() => Math.max(0, Math.round((Date.parse(`${anchor}T00:00:00Z`) - start) / DAY_MS)));
+  const [active, setActive] = useState(() =>
+    Math.max(0, Math.round((Date.parse(`${anchor}T00:00:00Z`) - start) / DAY_MS)),
+  );
   const squares = useRef<(HTMLButtonElement | null)[]>([]);
   const scroller = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -252,9 +326,13 @@ function HeatMap({ calendar, month, highlight, onOpen }: { calendar: CalendarYea
   return (
     <section className="card mb-8" aria-labelledby="heatmap-title" data-testid="heatmap" data-year={calendar.year}>
       <div className="flex flex-wrap items-baseline justify-between gap-2">
-        <h2 id="heatmap-title" className="card-title">{calendar.year} at a glance</h2>
+        <h2 id="heatmap-title" className="card-title">
+          {calendar.year} at a glance
+        </h2>
         <p className="muted text-sm" data-testid="heatmap-summary">
-          {calendar.days.length.toLocaleString('en-US')} {calendar.days.length === 1 ? 'ledger' : 'ledgers'}, {total.toLocaleString('en-US')} {total === 1 ? 'entry' : 'entries'}{pending > 0 ? `, ${pending} awaiting anchoring` : ''}
+          {calendar.days.length.toLocaleString('en-US')} {calendar.days.length === 1 ? 'ledger' : 'ledgers'},{' '}
+          {total.toLocaleString('en-US')} {total === 1 ? 'entry' : 'entries'}
+          {pending > 0 ? `, ${pending} awaiting anchoring` : ''}
         </p>
       </div>
       <div ref={scroller} className="relative mt-4 overflow-x-auto pb-2">
@@ -262,24 +340,50 @@ function HeatMap({ calendar, month, highlight, onOpen }: { calendar: CalendarYea
           role="group"
           aria-label={`Ledgers of ${calendar.year}, one square a day; arrow keys move, Enter opens the day's month`}
           className="inline-grid gap-[3px]"
-          style={{ gridTemplateColumns: `auto repeat(${Math.ceil((count + offset) / 7)}, 12px)`, gridTemplateRows: 'auto repeat(7, 12px)' }}
+          style={{
+            gridTemplateColumns: `auto repeat(${Math.ceil((count + offset) / 7)}, 12px)`,
+            gridTemplateRows: 'auto repeat(7, 12px)',
+          }}
           onKeyDown={onKeyDown}
         >
           {Array.from({ length: 12 }, (_, m) => {
             const first = Math.round((Date.UTC(year, m, 1) - start) / DAY_MS);
-            return <span key={`m${m}`} aria-hidden="true" className="muted text-[10px] leading-3" style={{ gridRow: 1, gridColumn: `${Math.floor((first + offset) / 7) + 2} / span 3` }}>{MONTH_SHORT.format(new Date(Date.UTC(year, m, 1)))}</span>;
+            return (
+              <span
+                key={`m${m}`}
+                aria-hidden="true"
+                className="muted text-[10px] leading-3"
+                style={{ gridRow: 1, gridColumn: `${Math.floor((first + offset) / 7) + 2} / span 3` }}
+              >
+                {MONTH_SHORT.format(new Date(Date.UTC(year, m, 1)))}
+              </span>
+            );
           })}
           {['Mon', 'Wed', 'Fri'].map((d, i) => (
-            <span key={d} aria-hidden="true" className="muted pr-1 text-[10px] leading-3" style={{ gridColumn: 1, gridRow: 3 + 2 * i }}>{d}</span>
+            <span
+              key={d}
+              aria-hidden="true"
+              className="muted pr-1 text-[10px] leading-3"
+              style={{ gridColumn: 1, gridRow: 3 + 2 * i }}
+            >
+              {d}
+            </span>
           ))}
           {Array.from({ length: count }, (_, i) => {
             const date = isoDate(start + i * DAY_MS);
             const day = byDate.get(date);
-            const level = day ? 1 + Math.min(3, Math.floor((3 * Math.log1p(day.entryCount)) / Math.log1p(busiest) + 1e-9)) : 0;
+            const level = day
+              ? 1 + Math.min(3, Math.floor((3 * Math.log1p(day.entryCount)) / Math.log1p(busiest) + 1e-9))
+              : 0;
             const label = day
               ? `${formatLedgerDate(date)}: ${day.entryCount.toLocaleString('en-US')} ${day.entryCount === 1 ? 'entry' : 'entries'}, ${day.anchored ? 'anchored in Bitcoin' : 'awaiting Bitcoin anchoring'}`
               : `${formatLedgerDate(date)}: no ledger`;
-            const ring = date === highlight ? 'ring-2 ring-sky-500' : date.startsWith(month) ? 'ring-1 ring-slate-500 dark:ring-slate-400' : '';
+            const ring =
+              date === highlight
+                ? 'ring-2 ring-sky-500'
+                : date.startsWith(month)
+                  ? 'ring-1 ring-slate-500 dark:ring-slate-400'
+                  : '';
             return (
               <button
                 key={date}
@@ -300,16 +404,31 @@ function HeatMap({ calendar, month, highlight, onOpen }: { calendar: CalendarYea
                 onFocus={() => setActive(i)}
                 onClick={() => onOpen(monthOf(date), day ? date : null)}
               >
-                {day && !day.anchored && <span aria-hidden="true" className="absolute inset-[3.5px] rounded-full bg-amber-500" />}
+                {day && !day.anchored && (
+                  <span aria-hidden="true" className="absolute inset-[3.5px] rounded-full bg-amber-500" />
+                )}
               </button>
             );
           })}
         </div>
       </div>
       <div className="muted mt-3 flex flex-wrap items-center gap-x-4 gap-y-2 text-xs" aria-hidden="true">
-        <span className="flex items-center gap-1">Fewer entries {LEVELS.slice(1).map((c) => <span key={c} className={`inline-block h-3 w-3 rounded-sm ${c}`} />)} More</span>
-        <span className="flex items-center gap-1"><span className={`relative inline-block h-3 w-3 rounded-sm ${LEVELS[2]}`}><span className="absolute inset-[3.5px] rounded-full bg-amber-500" /></span> awaiting Bitcoin anchoring</span>
-        <span className="flex items-center gap-1"><span className={`inline-block h-3 w-3 rounded-sm ${LEVELS[0]}`} /> no ledger</span>
+        <span className="flex items-center gap-1">
+          Fewer entries{' '}
+          {LEVELS.slice(1).map((c) => (
+            <span key={c} className={`inline-block h-3 w-3 rounded-sm ${c}`} />
+          ))}{' '}
+          More
+        </span>
+        <span className="flex items-center gap-1">
+          <span className={`relative inline-block h-3 w-3 rounded-sm ${LEVELS[2]}`}>
+            <span className="absolute inset-[3.5px] rounded-full bg-amber-500" />
+          </span>{' '}
+          awaiting Bitcoin anchoring
+        </span>
+        <span className="flex items-center gap-1">
+          <span className={`inline-block h-3 w-3 rounded-sm ${LEVELS[0]}`} /> no ledger
+        </span>
       </div>
     </section>
   );
@@ -356,8 +475,14 @@ export default function LedgersBrowser() {
       const items = page.ledgers.filter((l) => l.date.startsWith(`${shown}-`));
       setView({ month: shown, highlight });
       setCards(items);
-      if (moved) history.replaceState(history.state, '', `${location.pathname}?${highlight ? `date=${highlight}` : `month=${shown}`}`);
-      if (highlight !== null && !items.some((l) => l.date === highlight)) setNote(`No ledger was published for ${highlight}.`);
+      if (moved)
+        history.replaceState(
+          history.state,
+          '',
+          `${location.pathname}?${highlight ? `date=${highlight}` : `month=${shown}`}`,
+        );
+      if (highlight !== null && !items.some((l) => l.date === highlight))
+        setNote(`No ledger was published for ${highlight}.`);
       const year = shown.slice(0, 4);
       let cal = calendars.current.get(year);
       if (!cal) {
@@ -367,22 +492,38 @@ export default function LedgersBrowser() {
       const [yearDays, blocks, quantum] = await Promise.all([
         cal,
         monthBlockInfo(shown),
-        Promise.all(items.map((l) => getJson<{ quantum_shield?: boolean; dual_signature?: boolean }>(`/api/verify-quantum.php?date=${l.date}`).catch(() => null))),
+        Promise.all(
+          items.map((l) =>
+            getJson<{ quantum_shield?: boolean; dual_signature?: boolean }>(
+              `/api/verify-quantum.php?date=${l.date}`,
+            ).catch(() => null),
+          ),
+        ),
       ]);
       if (n !== request.current) return;
       if (yearDays) setCalendar(yearDays);
-      setCards(items.map((l, i) => {
-        const b = blocks.ledgers?.[l.date];
-        const q = quantum[i];
-        const p = blocks.pending?.[l.date];
-        return {
-          ...l,
-          ...(typeof p?.reason === 'string' ? { anchoring: { reason: p.reason, ...(typeof p.state === 'string' ? { state: p.state } : {}), ...(typeof p.checked_at === 'string' ? { checked_at: p.checked_at } : {}) } } : {}),
-          ...(typeof b?.block_height === 'number' ? { blockHeight: b.block_height } : {}),
-          ...(typeof b?.confirmations === 'number' ? { confirmations: b.confirmations } : {}),
-          ...(q ? { quantumShield: !!q.quantum_shield, dualSignature: !!q.dual_signature } : {}),
-        };
-      }));
+      setCards(
+        items.map((l, i) => {
+          const b = blocks.ledgers?.[l.date];
+          const q = quantum[i];
+          const p = blocks.pending?.[l.date];
+          return {
+            ...l,
+            ...(typeof p?.reason === 'string'
+              ? {
+                  anchoring: {
+                    reason: p.reason,
+                    ...(typeof p.state === 'string' ? { state: p.state } : {}),
+                    ...(typeof p.checked_at === 'string' ? { checked_at: p.checked_at } : {}),
+                  },
+                }
+              : {}),
+            ...(typeof b?.block_height === 'number' ? { blockHeight: b.block_height } : {}),
+            ...(typeof b?.confirmations === 'number' ? { confirmations: b.confirmations } : {}),
+            ...(q ? { quantumShield: !!q.quantum_shield, dualSignature: !!q.dual_signature } : {}),
+          };
+        }),
+      );
       setComplete(true);
     } catch (err) {
       console.error('ledgers', err);
@@ -406,7 +547,9 @@ export default function LedgersBrowser() {
   // The highlighted day's card comes into view once its month is shown.
   useEffect(() => {
     if (cards === null || !view?.highlight) return;
-    document.querySelector(`[data-testid=ledger-card][data-date="${view.highlight}"]`)?.scrollIntoView({ block: 'center' });
+    document
+      .querySelector(`[data-testid=ledger-card][data-date="${view.highlight}"]`)
+      ?.scrollIntoView({ block: 'center' });
   }, [cards, view?.highlight]);
 
   const month = view?.month ?? null;
@@ -430,56 +573,124 @@ export default function LedgersBrowser() {
     <div>
       {ots ? (
         <section className="card mb-8" aria-labelledby="ots-card-title" data-testid="ots-card">
-          <h2 id="ots-card-title" className="card-title">Bitcoin anchoring (OpenTimestamps)</h2>
+          <h2 id="ots-card-title" className="card-title">
+            Bitcoin anchoring (OpenTimestamps)
+          </h2>
           <div className="mt-3 flex flex-wrap items-center gap-3">
             {ots.latest_ots_ok ? (
-              <p>Latest anchored day: <strong>{formatLedgerDate(ots.latest_ots_ok)}</strong></p>
+              <p>
+                Latest anchored day: <strong>{formatLedgerDate(ots.latest_ots_ok)}</strong>
+              </p>
             ) : (
               <p className="font-semibold">Verification pending</p>
             )}
             {ots.queue_size > 0 && (
               <span className="badge-yellow" data-testid="ots-pending">
-                {ots.queue_size.toLocaleString('en-US')} {ots.queue_size === 1 ? 'ledger' : 'ledgers'} awaiting Bitcoin confirmation
+                {ots.queue_size.toLocaleString('en-US')} {ots.queue_size === 1 ? 'ledger' : 'ledgers'} awaiting Bitcoin
+                confirmation
               </span>
             )}
           </div>
         </section>
-      ) : answered && (
-        <section className="card mb-8" data-testid="ots-card"><p className="muted">No OTS data available</p></section>
+      ) : (
+        answered && (
+          <section className="card mb-8" data-testid="ots-card">
+            <p className="muted">No OTS data available</p>
+          </section>
+        )
       )}
       {month !== null && (
-        <nav className="mb-6 flex flex-wrap items-end gap-x-6 gap-y-4" aria-label="Ledger months" data-testid="ledgers-nav">
+        <nav
+          className="mb-6 flex flex-wrap items-end gap-x-6 gap-y-4"
+          aria-label="Ledger months"
+          data-testid="ledgers-nav"
+        >
           <div className="flex w-full flex-wrap items-center justify-between gap-2 sm:w-auto sm:flex-nowrap sm:justify-start">
-            <h2 className="w-full text-xl font-semibold sm:order-2 sm:w-44 sm:text-center" aria-live="polite" data-testid="ledgers-month">{monthTitle(month)}</h2>
-            <button type="button" className="btn-secondary sm:order-1" onClick={() => void open(addMonths(month, -1), null)} disabled={!first || month <= monthOf(first)}>← Previous month</button>
-            <button type="button" className="btn-secondary sm:order-3" onClick={() => void open(addMonths(month, 1), null)} disabled={!last || month >= monthOf(last)}>Next month →</button>
+            <h2
+              className="w-full text-xl font-semibold sm:order-2 sm:w-44 sm:text-center"
+              aria-live="polite"
+              data-testid="ledgers-month"
+            >
+              {monthTitle(month)}
+            </h2>
+            <button
+              type="button"
+              className="btn-secondary sm:order-1"
+              onClick={() => void open(addMonths(month, -1), null)}
+              disabled={!first || month <= monthOf(first)}
+            >
+              ← Previous month
+            </button>
+            <button
+              type="button"
+              className="btn-secondary sm:order-3"
+              onClick={() => void open(addMonths(month, 1), null)}
+              disabled={!last || month >= monthOf(last)}
+            >
+              Next month →
+            </button>
           </div>
           <div className="flex flex-wrap items-end gap-3">
             {years.length > 0 && (
               <div>
-                <label htmlFor="ledgers-year" className="label">Year</label>
-                <select id="ledgers-year" className="input w-28" value={month.slice(0, 4)} onChange={(e) => void open(newestMonthOf(e.target.value), null)}>
-                  {years.map((y) => <option key={y} value={y}>{y}</option>)}
+                <label htmlFor="ledgers-year" className="label">
+                  Year
+                </label>
+                <select
+                  id="ledgers-year"
+                  className="input w-28"
+                  value={month.slice(0, 4)}
+                  onChange={(e) => void open(newestMonthOf(e.target.value), null)}
+                >
+                  {years.map((y) => (
+                    <option key={y} value={y}>
+                      {y}
+                    </option>
+                  ))}
                 </select>
               </div>
             )}
             <form className="flex items-end gap-2" onSubmit={onJump}>
               <div>
-                <label htmlFor="ledgers-jump" className="label">Jump to date</label>
-                <input id="ledgers-jump" type="date" className="input" value={jump} min={first ?? undefined} max={last ?? undefined} onChange={(e) => setJump(e.target.value)} />
+                <label htmlFor="ledgers-jump" className="label">
+                  Jump to date
+                </label>
+                <input
+                  id="ledgers-jump"
+                  type="date"
+                  className="input"
+                  value={jump}
+                  min={first ?? undefined}
+                  max={last ?? undefined}
+                  onChange={(e) => setJump(e.target.value)}
+                />
               </div>
-              <button type="submit" className="btn-secondary" disabled={jump === ''}>Go</button>
+              <button type="submit" className="btn-secondary" disabled={jump === ''}>
+                Go
+              </button>
             </form>
           </div>
         </nav>
       )}
-      {note && <p role="status" className="muted mb-4 text-sm" data-testid="ledgers-note">{note}</p>}
+      {note && (
+        <p role="status" className="muted mb-4 text-sm" data-testid="ledgers-note">
+          {note}
+        </p>
+      )}
       {calendar && month !== null && calendar.year === month.slice(0, 4) && (
-        <HeatMap calendar={calendar} month={month} highlight={view?.highlight ?? null} onOpen={(m, d) => void open(m, d)} />
+        <HeatMap
+          calendar={calendar}
+          month={month}
+          highlight={view?.highlight ?? null}
+          onOpen={(m, d) => void open(m, d)}
+        />
       )}
       {cards === null ? (
         <div className="flex items-center gap-3 py-12" role="status">
-          <span className="h-5 w-5 animate-spin rounded-full border-2 border-emerald-500 border-t-transparent" aria-hidden="true"></span>
+          <span
+            className="h-5 w-5 animate-spin rounded-full border-2 border-emerald-500 border-t-transparent"
+            aria-hidden="true"
+          ></span>
           <span className="muted">Loading ledgers...</span>
         </div>
       ) : cards.length === 0 ? (
@@ -487,15 +698,24 @@ export default function LedgersBrowser() {
           {month === null ? (
             <>
               <h2 className="text-xl font-semibold">No Ledgers Found</h2>
-              <p className="muted mt-2">Ledgers are generated daily at 00:01 UTC. Check back after the next generation.</p>
+              <p className="muted mt-2">
+                Ledgers are generated daily at 00:01 UTC. Check back after the next generation.
+              </p>
             </>
           ) : (
             <h2 className="text-xl font-semibold">No ledgers in {monthTitle(month)}</h2>
           )}
         </div>
       ) : (
-        <div className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3" data-testid="ledger-cards" data-month={month ?? undefined} data-complete={complete || undefined}>
-          {cards.map((l) => <LedgerCard key={l.date} item={l} highlighted={l.date === view?.highlight} />)}
+        <div
+          className="grid gap-6 sm:grid-cols-2 lg:grid-cols-3"
+          data-testid="ledger-cards"
+          data-month={month ?? undefined}
+          data-complete={complete || undefined}
+        >
+          {cards.map((l) => (
+            <LedgerCard key={l.date} item={l} highlighted={l.date === view?.highlight} />
+          ))}
         </div>
       )}
     </div>

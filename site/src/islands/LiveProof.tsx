@@ -10,7 +10,12 @@ import CopyButton from './CopyButton.tsx';
 type State = { kind: 'loading' } | { kind: 'done'; result: SearchResult } | { kind: 'error'; message: string };
 
 function Badge({ ok, yes, no }: { ok: boolean; yes: string; no: string }) {
-  return <span className={ok ? 'badge-green' : 'badge-yellow'} data-ok={ok}>{ok ? '✓ ' : '… '}{ok ? yes : no}</span>;
+  return (
+    <span className={ok ? 'badge-green' : 'badge-yellow'} data-ok={ok}>
+      {ok ? '✓ ' : '… '}
+      {ok ? yes : no}
+    </span>
+  );
 }
 
 export function certificateUrl(hash: string): string {
@@ -44,37 +49,52 @@ export default function LiveProof({ hash, compact = false }: { hash: string; com
       <dl className="grid gap-4 sm:grid-cols-2">
         <div>
           <dt className="muted text-xs uppercase tracking-wide">Timestamped</dt>
-          <dd className="mt-1 font-semibold" data-testid="proof-time">{state.kind === 'loading' ? 'Verifying…' : found ? formatDateTime(result!.timestamp!) : '—'}</dd>
+          <dd className="mt-1 font-semibold" data-testid="proof-time">
+            {state.kind === 'loading' ? 'Verifying…' : found ? formatDateTime(result!.timestamp!) : '—'}
+          </dd>
         </div>
         <div>
           <dt className="muted text-xs uppercase tracking-wide">Ledger date</dt>
-          <dd className="mt-1 font-semibold" data-testid="proof-date">{state.kind === 'loading' ? 'Verifying…' : found ? formatLedgerDate(result!.date!) : '—'}</dd>
+          <dd className="mt-1 font-semibold" data-testid="proof-date">
+            {state.kind === 'loading' ? 'Verifying…' : found ? formatLedgerDate(result!.date!) : '—'}
+          </dd>
         </div>
         <div>
           <dt className="muted text-xs uppercase tracking-wide">Bitcoin block</dt>
           <dd className="mt-1 font-semibold" data-testid="proof-block">
-            {state.kind === 'loading' ? 'Verifying…' : found && result!.blockHeight !== null ? (
+            {state.kind === 'loading' ? (
+              'Verifying…'
+            ) : found && result!.blockHeight !== null ? (
               <>
                 #{result!.blockHeight.toLocaleString('en-US')}{' '}
                 {result!.confirmations !== null && (
                   <span className={confirmationsStrong(result!.confirmations) ? 'badge-green' : 'badge-yellow'}>
-                    {result!.confirmations >= 6 ? '6+' : result!.confirmations} confirmations ({confirmationLabel(result!.confirmations)})
+                    {result!.confirmations >= 6 ? '6+' : result!.confirmations} confirmations (
+                    {confirmationLabel(result!.confirmations)})
                   </span>
                 )}
               </>
-            ) : found ? 'Awaiting Bitcoin confirmation' : '—'}
+            ) : found ? (
+              'Awaiting Bitcoin confirmation'
+            ) : (
+              '—'
+            )}
           </dd>
         </div>
         <div className="sm:col-span-2">
           <dt className="muted text-xs uppercase tracking-wide">SHA-256 of the sealed document</dt>
           <dd className="mt-1 flex items-center gap-2">
-            <code className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800" data-testid="proof-hash">{hash}</code>
+            <code className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800" data-testid="proof-hash">
+              {hash}
+            </code>
             <CopyButton value={hash} />
           </dd>
         </div>
       </dl>
       <div className="mt-4 flex flex-wrap gap-2" aria-live="polite">
-        {state.kind === 'loading' && <span className="badge-slate">Checking signatures and inclusion proof in your browser…</span>}
+        {state.kind === 'loading' && (
+          <span className="badge-slate">Checking signatures and inclusion proof in your browser…</span>
+        )}
         {result && found && (
           <>
             <Badge ok={result.ecdsaVerified} yes="ECDSA P-256 Verified" no="ECDSA P-256 not verified" />
@@ -87,16 +107,28 @@ export default function LiveProof({ hash, compact = false }: { hash: string; com
       </div>
       {!compact && (
         <div className="mt-6 flex flex-wrap gap-3">
-          <a className="btn-primary" href={certificateUrl(hash)} target="_blank" rel="noopener">View Official Certificate</a>
-          <button type="button" className="btn-secondary" onClick={generate} disabled={generating}>{generating ? 'Generating...' : 'Generate Verification Certificate'}</button>
-          <a className="btn-secondary" href={verifyHref}>Verify Online</a>
-          <a className="btn-secondary" href="/offline-verifier.html" target="_blank" rel="noopener">Download Offline Verifier</a>
+          <a className="btn-primary" href={certificateUrl(hash)} target="_blank" rel="noopener">
+            View Official Certificate
+          </a>
+          <button type="button" className="btn-secondary" onClick={generate} disabled={generating}>
+            {generating ? 'Generating...' : 'Generate Verification Certificate'}
+          </button>
+          <a className="btn-secondary" href={verifyHref}>
+            Verify Online
+          </a>
+          <a className="btn-secondary" href="/offline-verifier.html" target="_blank" rel="noopener">
+            Download Offline Verifier
+          </a>
         </div>
       )}
       {compact && (
         <div className="mt-6 flex flex-wrap gap-3">
-          <a className="btn-primary" href="/quantum-shield">See the full proof</a>
-          <a className="btn-secondary" href={verifyHref}>Verify it yourself</a>
+          <a className="btn-primary" href="/quantum-shield">
+            See the full proof
+          </a>
+          <a className="btn-secondary" href={verifyHref}>
+            Verify it yourself
+          </a>
         </div>
       )}
     </div>

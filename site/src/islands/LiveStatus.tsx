@@ -19,10 +19,11 @@ export default function LiveStatus() {
   const queue = useQueueStats(highlight);
   const [ots, setOts] = useState<OtsStatusFile | null | 'loading'>('loading');
   useEffect(() => {
-    const load = () => fetchOtsStatus().then(setOts, (err: unknown) => {
-      console.error('ots status', err);
-      setOts(null);
-    });
+    const load = () =>
+      fetchOtsStatus().then(setOts, (err: unknown) => {
+        console.error('ots status', err);
+        setOts(null);
+      });
     void load();
     const id = setInterval(load, REFRESH_MS);
     return () => clearInterval(id);
@@ -31,14 +32,25 @@ export default function LiveStatus() {
   return (
     <div>
       <div className="grid gap-6 md:grid-cols-3" data-pulse={pulse || undefined}>
-        <section className={cardClass} aria-labelledby="live-queue-title" data-testid="live-queue" data-state={queue.kind}>
+        <section
+          className={cardClass}
+          aria-labelledby="live-queue-title"
+          data-testid="live-queue"
+          data-state={queue.kind}
+        >
           <div className="flex items-center justify-between gap-2">
-            <h2 id="live-queue-title" className="card-title">Queue status</h2>
+            <h2 id="live-queue-title" className="card-title">
+              Queue status
+            </h2>
             {queue.kind === 'loaded' && <QueueBadge stats={queue.stats} />}
             {queue.kind === 'error' && <span className="badge-red">Error</span>}
           </div>
           {queue.kind === 'loading' && <p className="muted mt-4">Loading stats...</p>}
-          {queue.kind === 'error' && <p className="mt-4 text-sm text-red-700 dark:text-red-400">Unable to load queue stats. Will retry in 30 seconds.</p>}
+          {queue.kind === 'error' && (
+            <p className="mt-4 text-sm text-red-700 dark:text-red-400">
+              Unable to load queue stats. Will retry in 30 seconds.
+            </p>
+          )}
           {queue.kind === 'loaded' && <QueueProblem stats={queue.stats} />}
           {queue.kind === 'loaded' && (
             <dl className="mt-4 space-y-3">
@@ -49,18 +61,26 @@ export default function LiveStatus() {
               <div>
                 <dt className="muted text-xs">Pending submissions (for the next ledger)</dt>
                 <dd className="text-3xl font-bold tabular-nums">{queue.stats.queueSize.toLocaleString('en-US')}</dd>
-                <dd className="muted text-sm">{queue.stats.queueSize === 0 ? 'All caught up!' : 'Waiting for next ledger'}</dd>
+                <dd className="muted text-sm">
+                  {queue.stats.queueSize === 0 ? 'All caught up!' : 'Waiting for next ledger'}
+                </dd>
               </div>
               <QueueDays stats={queue.stats} />
             </dl>
           )}
         </section>
         <section className={cardClass} aria-labelledby="live-btc-title" data-testid="live-bitcoin">
-          <h2 id="live-btc-title" className="card-title">Bitcoin anchoring</h2>
-          {ots === 'loading' ? <p className="muted mt-4">Loading stats...</p> : ots && ots.latest_ots_ok ? (
+          <h2 id="live-btc-title" className="card-title">
+            Bitcoin anchoring
+          </h2>
+          {ots === 'loading' ? (
+            <p className="muted mt-4">Loading stats...</p>
+          ) : ots && ots.latest_ots_ok ? (
             <div className="mt-4">
               <p className="text-2xl font-bold">{formatLedgerDate(ots.latest_ots_ok)}</p>
-              <p className="mt-1"><span className="badge-green">Confirmed on blockchain</span></p>
+              <p className="mt-1">
+                <span className="badge-green">Confirmed on blockchain</span>
+              </p>
             </div>
           ) : (
             <div className="mt-4">
@@ -68,16 +88,24 @@ export default function LiveStatus() {
               <p className="muted mt-1 text-sm">Awaiting first confirmation</p>
             </div>
           )}
-          {ots && ots !== 'loading' && ots.last_update && <p className="muted mt-4 text-xs">Status updated {formatDateTime(ots.last_update)}</p>}
+          {ots && ots !== 'loading' && ots.last_update && (
+            <p className="muted mt-4 text-xs">Status updated {formatDateTime(ots.last_update)}</p>
+          )}
         </section>
         <section className={cardClass} aria-labelledby="live-next-title">
-          <h2 id="live-next-title" className="card-title">Next ledger generation</h2>
-          <p className="mt-4 text-3xl font-bold"><Countdown /></p>
+          <h2 id="live-next-title" className="card-title">
+            Next ledger generation
+          </h2>
+          <p className="mt-4 text-3xl font-bold">
+            <Countdown />
+          </p>
           <p className="muted mt-2 text-sm">Daily at 00:01 UTC</p>
         </section>
       </div>
       <section className="card mt-6" aria-labelledby="live-history-title" data-testid="live-history">
-        <h2 id="live-history-title" className="card-title">The last 90 days</h2>
+        <h2 id="live-history-title" className="card-title">
+          The last 90 days
+        </h2>
         <LiveCharts
           lastPublishedDay={queue.kind === 'loaded' ? queue.stats.lastPublishedDay : undefined}
           serverNow={queue.kind === 'loaded' ? queue.stats.lastUpdate : undefined}

@@ -27,20 +27,56 @@ export default function LoginForm() {
 
   return (
     <form onSubmit={submit} className="space-y-4" aria-label="Log in">
-      {error && <div role="alert" data-testid="form-error" className="rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200">{error}</div>}
+      {error && (
+        <div
+          role="alert"
+          data-testid="form-error"
+          className="rounded-lg border border-red-300 bg-red-50 p-3 text-sm text-red-800 dark:border-red-800 dark:bg-red-950 dark:text-red-200"
+        >
+          {error}
+        </div>
+      )}
       <div>
-        <label htmlFor="login-username" className="label">Username</label>
-        <input id="login-username" className="input" value={username} onChange={(e) => setUsername(e.target.value)} autoComplete="username" required />
+        <label htmlFor="login-username" className="label">
+          Username
+        </label>
+        <input
+          id="login-username"
+          className="input"
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+          autoComplete="username"
+          required
+        />
       </div>
       <div>
         <div className="flex items-baseline justify-between">
-          <label htmlFor="login-password" className="label">Password</label>
-          <a href="/forgot-password" className="link text-sm">Forgot password?</a>
+          <label htmlFor="login-password" className="label">
+            Password
+          </label>
+          <a href="/forgot-password" className="link text-sm">
+            Forgot password?
+          </a>
         </div>
-        <input id="login-password" type="password" className="input" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="current-password" required />
+        <input
+          id="login-password"
+          type="password"
+          className="input"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          autoComplete="current-password"
+          required
+        />
       </div>
-      <button type="submit" className="btn-primary w-full" disabled={pending}>{pending ? 'Logging in...' : 'Log in'}</button>
-      <p className="muted text-center text-sm">Don't have an account? <a href="/signup" className="link">Sign up</a></p>
+      <button type="submit" className="btn-primary w-full" disabled={pending}>
+        {pending ? 'Logging in...' : 'Log in'}
+      </button>
+      <p className="muted text-center text-sm">
+        Don't have an account?{' '}
+        <a href="/signup" className="link">
+          Sign up
+        </a>
+      </p>
     </form>
   );
 }

@@ -17,7 +17,11 @@ export default function ResetPasswordForm() {
   useEffect(() => {
     const t = new URLSearchParams(location.search).get('token');
     if (!t) {
-      toastAcrossNavigation({ title: 'Invalid link', description: 'This password reset link is invalid or incomplete', variant: 'destructive' });
+      toastAcrossNavigation({
+        title: 'Invalid link',
+        description: 'This password reset link is invalid or incomplete',
+        variant: 'destructive',
+      });
       location.replace('/forgot-password');
       return;
     }
@@ -27,11 +31,19 @@ export default function ResetPasswordForm() {
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     if (password.length < PASSWORD_MIN) {
-      toast({ title: 'Password too short', description: 'Password must be at least 8 characters', variant: 'destructive' });
+      toast({
+        title: 'Password too short',
+        description: 'Password must be at least 8 characters',
+        variant: 'destructive',
+      });
       return;
     }
     if (password !== confirm) {
-      toast({ title: "Passwords don't match", description: 'Please make sure both passwords match', variant: 'destructive' });
+      toast({
+        title: "Passwords don't match",
+        description: 'Please make sure both passwords match',
+        variant: 'destructive',
+      });
       return;
     }
     setPending(true);
@@ -39,7 +51,11 @@ export default function ResetPasswordForm() {
       const answer = await postJson<{ message?: string }>('/api/auth/reset-password', { token, password });
       setDone(answer.message || 'You can now log in with your new password');
     } catch (err) {
-      toast({ title: 'Reset failed', description: errorMessage(err, 'Invalid or expired reset token'), variant: 'destructive' });
+      toast({
+        title: 'Reset failed',
+        description: errorMessage(err, 'Invalid or expired reset token'),
+        variant: 'destructive',
+      });
     } finally {
       setPending(false);
     }
@@ -50,22 +66,47 @@ export default function ResetPasswordForm() {
       <div className="space-y-4 text-center" data-testid="reset-done">
         <h2 className="text-xl font-semibold">Password reset successful</h2>
         <p className="muted text-sm">{done}</p>
-        <a href="/login" className="btn-primary w-full">Go to Login</a>
+        <a href="/login" className="btn-primary w-full">
+          Go to Login
+        </a>
       </div>
     );
   }
   return (
     <form onSubmit={submit} noValidate className="space-y-4" aria-label="Choose a new password">
       <div>
-        <label htmlFor="reset-password" className="label">New password</label>
-        <input id="reset-password" type="password" className="input" value={password} onChange={(e) => setPassword(e.target.value)} autoComplete="new-password" aria-describedby="reset-password-hint" />
-        <p id="reset-password-hint" className="muted mt-1 text-xs">Must be at least 8 characters</p>
+        <label htmlFor="reset-password" className="label">
+          New password
+        </label>
+        <input
+          id="reset-password"
+          type="password"
+          className="input"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          autoComplete="new-password"
+          aria-describedby="reset-password-hint"
+        />
+        <p id="reset-password-hint" className="muted mt-1 text-xs">
+          Must be at least 8 characters
+        </p>
       </div>
       <div>
-        <label htmlFor="reset-confirm" className="label">Confirm password</label>
-        <input id="reset-confirm" type="password" className="input" value={confirm} onChange={(e) => setConfirm(e.target.value)} autoComplete="new-password" />
+        <label htmlFor="reset-confirm" className="label">
+          Confirm password
+        </label>
+        <input
+          id="reset-confirm"
+          type="password"
+          className="input"
+          value={confirm}
+          onChange={(e) => setConfirm(e.target.value)}
+          autoComplete="new-password"
+        />
       </div>
-      <button type="submit" className="btn-primary w-full" disabled={pending || token === null}>{pending ? 'Resetting...' : 'Reset password'}</button>
+      <button type="submit" className="btn-primary w-full" disabled={pending || token === null}>
+        {pending ? 'Resetting...' : 'Reset password'}
+      </button>
     </form>
   );
 }

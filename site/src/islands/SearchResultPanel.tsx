@@ -29,16 +29,27 @@ async function saveProofBundle(hash: string, name: string): Promise<void> {
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
   } catch (err) {
     console.error('proof bundle', err);
-    toast({ title: 'Download failed', description: 'The proof bundle could not be downloaded. Please try again.', variant: 'destructive' });
+    toast({
+      title: 'Download failed',
+      description: 'The proof bundle could not be downloaded. Please try again.',
+      variant: 'destructive',
+    });
   }
 }
 
 function Flag({ ok, label, detail }: { ok: boolean; label: string; detail: string }) {
   return (
     <div className="flex items-start gap-2" data-flag={label} data-ok={ok}>
-      <span aria-hidden="true" className={`mt-0.5 inline-flex h-5 w-5 shrink-0 items-center justify-center rounded-full text-xs font-bold ${ok ? 'bg-emerald-600 text-white' : 'bg-red-600 text-white'}`}>{ok ? '✓' : '✕'}</span>
+      <span
+        aria-hidden="true"
+        className={`mt-0.5 inline-flex h-5 w-5 shrink-0 items-center justify-center rounded-full text-xs font-bold ${ok ? 'bg-emerald-600 text-white' : 'bg-red-600 text-white'}`}
+      >
+        {ok ? '✓' : '✕'}
+      </span>
       <div>
-        <p className="text-sm font-semibold">{label}: {ok ? 'Verified' : 'Not verified'}</p>
+        <p className="text-sm font-semibold">
+          {label}: {ok ? 'Verified' : 'Not verified'}
+        </p>
         <p className="muted text-xs">{detail}</p>
       </div>
     </div>
@@ -63,7 +74,9 @@ function useTimeStampTokens(date: string | null): { url: string }[] {
     if (date === null) return;
     let live = true;
     const after = new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
-    getJson<{ ledgers: { date: string; rfc3161?: { url: string }[] }[] }>(`/api/ledgers.php?before=${after}&limit=1`).then(
+    getJson<{ ledgers: { date: string; rfc3161?: { url: string }[] }[] }>(
+      `/api/ledgers.php?before=${after}&limit=1`,
+    ).then(
       (page) => live && setTokens(page.ledgers.find((l) => l.date === date)?.rfc3161 ?? []),
       () => undefined,
     );
@@ -87,23 +100,45 @@ export function queuedSentence(q: QueuedHash): string {
   return `Queued for the ledger of ${q.ledgerDate}, published at ${/^\d\d:\d\d$/.test(at) ? `${at} UTC on ${q.publishedAt.slice(0, 10)}` : q.publishedAt}`;
 }
 
-export default function SearchResultPanel({ result, queued = null }: { result: SearchResult; queued?: QueuedHash | null }) {
+export default function SearchResultPanel({
+  result,
+  queued = null,
+}: {
+  result: SearchResult;
+  queued?: QueuedHash | null;
+}) {
   const tokens = useTimeStampTokens(result.found ? result.date : null);
   if (!result.found && queued) {
     return (
-      <div role="status" className="mt-4 rounded-lg border border-sky-300 bg-sky-50 p-4 dark:border-sky-700 dark:bg-sky-950/50" data-testid="search-result" data-found="false" data-queued="true">
-        <p className="font-semibold text-sky-900 dark:text-sky-200" data-testid="queued">{queuedSentence(queued)}</p>
+      <div
+        role="status"
+        className="mt-4 rounded-lg border border-sky-300 bg-sky-50 p-4 dark:border-sky-700 dark:bg-sky-950/50"
+        data-testid="search-result"
+        data-found="false"
+        data-queued="true"
+      >
+        <p className="font-semibold text-sky-900 dark:text-sky-200" data-testid="queued">
+          {queuedSentence(queued)}
+        </p>
         <p className="mt-1 text-sm text-sky-900 dark:text-sky-200">
-          Submitted <time dateTime={queued.submittedAt}>{formatDateTime(queued.submittedAt)}</time>. Search again once the ledger is published: your browser then checks its signatures and the inclusion proof.
+          Submitted <time dateTime={queued.submittedAt}>{formatDateTime(queued.submittedAt)}</time>. Search again once
+          the ledger is published: your browser then checks its signatures and the inclusion proof.
         </p>
       </div>
     );
   }
   if (!result.found) {
     return (
-      <div role="status" className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-4 dark:border-amber-700 dark:bg-amber-950/50" data-testid="search-result" data-found="false">
+      <div
+        role="status"
+        className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-4 dark:border-amber-700 dark:bg-amber-950/50"
+        data-testid="search-result"
+        data-found="false"
+      >
         <p className="font-semibold text-amber-900 dark:text-amber-200">Not found in any ledger</p>
-        <p className="mt-1 text-sm text-amber-900 dark:text-amber-200">Hashes submitted today appear after the next ledger is published at 00:01 UTC.</p>
+        <p className="mt-1 text-sm text-amber-900 dark:text-amber-200">
+          Hashes submitted today appear after the next ledger is published at 00:01 UTC.
+        </p>
       </div>
     );
   }
@@ -111,29 +146,72 @@ export default function SearchResultPanel({ result, queued = null }: { result: S
   const confirmations = result.confirmations;
   const bundleName = `timeseal-proof-${result.hash.slice(0, 12)}.json`;
   return (
-    <div role="status" className="mt-4 rounded-lg border border-emerald-300 bg-emerald-50/60 p-4 dark:border-emerald-800 dark:bg-emerald-950/40" data-testid="search-result" data-found="true">
-      <p className="font-semibold text-emerald-900 dark:text-emerald-200">Found in the ledger of {formatLedgerDate(result.date!)}</p>
+    <div
+      role="status"
+      className="mt-4 rounded-lg border border-emerald-300 bg-emerald-50/60 p-4 dark:border-emerald-800 dark:bg-emerald-950/40"
+      data-testid="search-result"
+      data-found="true"
+    >
+      <p className="font-semibold text-emerald-900 dark:text-emerald-200">
+        Found in the ledger of {formatLedgerDate(result.date!)}
+      </p>
       <dl className="mt-2 divide-y divide-emerald-200 dark:divide-emerald-900">
-        <Row label="Ledger date"><span data-testid="result-date">{result.date}</span></Row>
-        <Row label="Timestamp"><time dateTime={result.timestamp!}>{formatDateTime(result.timestamp!)}</time></Row>
-        <Row label="Ledger"><a className="link" href={result.ledgerUrl!} download>Download Ledger ({result.date}.json)</a></Row>
-        <Row label="OTS status">
-          {result.otsStatus === 'verified' ? <span className="badge-green">Anchored (verified)</span>
-            : delayed ? <span className="text-amber-800 dark:text-amber-300" data-testid="anchoring-delayed">{delayed}.</span>
-              : <span className="badge-yellow">Pending</span>}
+        <Row label="Ledger date">
+          <span data-testid="result-date">{result.date}</span>
         </Row>
-        <Row label="Bitcoin block">{result.blockHeight === null ? <span className="muted">Not yet known</span> : `#${result.blockHeight.toLocaleString('en-US')}`}</Row>
+        <Row label="Timestamp">
+          <time dateTime={result.timestamp!}>{formatDateTime(result.timestamp!)}</time>
+        </Row>
+        <Row label="Ledger">
+          <a className="link" href={result.ledgerUrl!} download>
+            Download Ledger ({result.date}.json)
+          </a>
+        </Row>
+        <Row label="OTS status">
+          {result.otsStatus === 'verified' ? (
+            <span className="badge-green">Anchored (verified)</span>
+          ) : delayed ? (
+            <span className="text-amber-800 dark:text-amber-300" data-testid="anchoring-delayed">
+              {delayed}.
+            </span>
+          ) : (
+            <span className="badge-yellow">Pending</span>
+          )}
+        </Row>
+        <Row label="Bitcoin block">
+          {result.blockHeight === null ? (
+            <span className="muted">Not yet known</span>
+          ) : (
+            `#${result.blockHeight.toLocaleString('en-US')}`
+          )}
+        </Row>
         <Row label="Confirmations">
-          {confirmations === null ? <span className="muted">Not yet known</span> : (
-            <span className={confirmationsStrong(confirmations) ? 'badge-green' : 'badge-yellow'}>{confirmations.toLocaleString('en-US')} ({confirmationLabel(confirmations)})</span>
+          {confirmations === null ? (
+            <span className="muted">Not yet known</span>
+          ) : (
+            <span className={confirmationsStrong(confirmations) ? 'badge-green' : 'badge-yellow'}>
+              {confirmations.toLocaleString('en-US')} ({confirmationLabel(confirmations)})
+            </span>
           )}
         </Row>
       </dl>
       <div className="mt-3 grid gap-3 sm:grid-cols-2">
-        <Flag ok={result.quantumShield} label="Quantum shield" detail="ML-DSA-65 signature of the checkpoint, checked in your browser" />
-        <Flag ok={result.dualSignature} label="Dual signature" detail="ECDSA P-256 and ML-DSA-65 signatures, both checked in your browser" />
+        <Flag
+          ok={result.quantumShield}
+          label="Quantum shield"
+          detail="ML-DSA-65 signature of the checkpoint, checked in your browser"
+        />
+        <Flag
+          ok={result.dualSignature}
+          label="Dual signature"
+          detail="ECDSA P-256 and ML-DSA-65 signatures, both checked in your browser"
+        />
         {result.signers?.includes('Ed25519') && result.signers.includes('ML-DSA-44') && (
-          <Flag ok label="Witness-ready signatures" detail="Ed25519 and ML-DSA-44 signatures of the checkpoint, the kinds transparency-log witnesses check, checked in your browser" />
+          <Flag
+            ok
+            label="Witness-ready signatures"
+            detail="Ed25519 and ML-DSA-44 signatures of the checkpoint, the kinds transparency-log witnesses check, checked in your browser"
+          />
         )}
         {/* The verdict is the witness policy's (core/witness-policy.ts), whatever its groups; a count is shown
             beside it only where counting is the whole rule. */}
@@ -145,30 +223,112 @@ export default function SearchResultPanel({ result, queued = null }: { result: S
           />
         )}
       </div>
-      <section className="mt-4 border-t border-emerald-200 pt-3 dark:border-emerald-900" aria-labelledby="proof-downloads-title" data-testid="proof-downloads">
-        <h3 id="proof-downloads-title" className="text-sm font-semibold">Keep the proof</h3>
-        <p className="muted mt-1 text-xs">The proof bundle holds the signed checkpoint and the inclusion path of this hash: with your file it verifies in the <a className="link" href="/offline-verifier.html">offline verifier</a>, with no network and without us. The <span className="whitespace-nowrap">tlog-proof</span> is the same proof in the C2SP format that other transparency-log tools read.</p>
+      <section
+        className="mt-4 border-t border-emerald-200 pt-3 dark:border-emerald-900"
+        aria-labelledby="proof-downloads-title"
+        data-testid="proof-downloads"
+      >
+        <h3 id="proof-downloads-title" className="text-sm font-semibold">
+          Keep the proof
+        </h3>
+        <p className="muted mt-1 text-xs">
+          The proof bundle holds the signed checkpoint and the inclusion path of this hash: with your file it verifies
+          in the{' '}
+          <a className="link" href="/offline-verifier.html">
+            offline verifier
+          </a>
+          , with no network and without us. The <span className="whitespace-nowrap">tlog-proof</span> is the same proof
+          in the C2SP format that other transparency-log tools read.
+        </p>
         <div className="mt-2 flex flex-wrap items-center gap-2">
-          <a className="btn-primary px-3 py-1.5" href={`/api/proof/${result.hash}`} download={bundleName} onClick={(e) => { e.preventDefault(); void saveProofBundle(result.hash, bundleName); }}>Download proof bundle</a>
-          <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.tlog-proof`} download={`${result.hash}.tlog-proof`} data-testid="tlog-proof-download">Download tlog-proof (C2SP)</a>
+          <a
+            className="btn-primary px-3 py-1.5"
+            href={`/api/proof/${result.hash}`}
+            download={bundleName}
+            onClick={(e) => {
+              e.preventDefault();
+              void saveProofBundle(result.hash, bundleName);
+            }}
+          >
+            Download proof bundle
+          </a>
+          <a
+            className="btn-secondary px-3 py-1.5"
+            href={`/api/proof/${result.hash}.tlog-proof`}
+            download={`${result.hash}.tlog-proof`}
+            data-testid="tlog-proof-download"
+          >
+            Download tlog-proof (C2SP)
+          </a>
           {result.otsStatus === 'verified' ? (
-            <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.ots`} download>Download OTS proof (.ots)</a>
+            <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.ots`} download>
+              Download OTS proof (.ots)
+            </a>
           ) : (
-            <span className="badge-yellow" data-testid="ots-pending">{delayed ? 'OTS proof: not available yet (anchoring delayed)' : 'OTS proof: pending, usually within 24 hours'}</span>
+            <span className="badge-yellow" data-testid="ots-pending">
+              {delayed
+                ? 'OTS proof: not available yet (anchoring delayed)'
+                : 'OTS proof: pending, usually within 24 hours'}
+            </span>
           )}
           {tokens.map((t, i) => (
-            <a key={t.url} className="btn-secondary px-3 py-1.5" href={t.url} download data-testid="rfc3161-download">Download RFC 3161 time-stamp{tokens.length > 1 ? ` ${i + 1}` : ''} (.tsr)</a>
+            <a key={t.url} className="btn-secondary px-3 py-1.5" href={t.url} download data-testid="rfc3161-download">
+              Download RFC 3161 time-stamp{tokens.length > 1 ? ` ${i + 1}` : ''} (.tsr)
+            </a>
           ))}
-          <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}&format=pdf`} download>Download certificate (PDF)</a>
-          <a className="btn-secondary px-3 py-1.5" href={`/api/certificate.php?hash=${result.hash}`} target="_blank" rel="noopener">View certificate</a>
+          <a
+            className="btn-secondary px-3 py-1.5"
+            href={`/api/certificate.php?hash=${result.hash}&format=pdf`}
+            download
+          >
+            Download certificate (PDF)
+          </a>
+          <a
+            className="btn-secondary px-3 py-1.5"
+            href={`/api/certificate.php?hash=${result.hash}`}
+            target="_blank"
+            rel="noopener"
+          >
+            View certificate
+          </a>
         </div>
-        <p className="muted mt-2 text-xs">Public keys, if your copy of the verifier asks for them: <a className="link" href="/keys/public.pem" download>ECDSA P-256</a> · <a className="link" href="/keys/dilithium_public.key" download>ML-DSA-65</a>
-          {result.signers?.includes('Ed25519') && <> · <a className="link" href="/keys/ed25519.vkey" download>Ed25519 (vkey)</a> · <a className="link" href="/keys/mldsa44.vkey" download>ML-DSA-44 (vkey)</a></>}
-          {result.witnesses !== undefined && <> · <a className="link" href="/keys/witnesses" download>witnesses</a></>}
+        <p className="muted mt-2 text-xs">
+          Public keys, if your copy of the verifier asks for them:{' '}
+          <a className="link" href="/keys/public.pem" download>
+            ECDSA P-256
+          </a>{' '}
+          ·{' '}
+          <a className="link" href="/keys/dilithium_public.key" download>
+            ML-DSA-65
+          </a>
+          {result.signers?.includes('Ed25519') && (
+            <>
+              {' '}
+              ·{' '}
+              <a className="link" href="/keys/ed25519.vkey" download>
+                Ed25519 (vkey)
+              </a>{' '}
+              ·{' '}
+              <a className="link" href="/keys/mldsa44.vkey" download>
+                ML-DSA-44 (vkey)
+              </a>
+            </>
+          )}
+          {result.witnesses !== undefined && (
+            <>
+              {' '}
+              ·{' '}
+              <a className="link" href="/keys/witnesses" download>
+                witnesses
+              </a>
+            </>
+          )}
         </p>
       </section>
       <p className="muted mt-3 text-xs">
-        Inclusion proof rebuilt from the public tiles and checked against the signed checkpoint ({result.treeSize.toLocaleString('en-US')} hashes, leaf #{result.leafIndex}). {result.bytesFetched.toLocaleString('en-US')} bytes downloaded.
+        Inclusion proof rebuilt from the public tiles and checked against the signed checkpoint (
+        {result.treeSize.toLocaleString('en-US')} hashes, leaf #{result.leafIndex}).{' '}
+        {result.bytesFetched.toLocaleString('en-US')} bytes downloaded.
       </p>
     </div>
   );

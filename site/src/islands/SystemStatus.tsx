@@ -61,7 +61,11 @@ export function QueueDays({ stats }: { stats: QueueStats }) {
 /** Why submissions are paused, when they are. */
 export function QueueProblem({ stats }: { stats: QueueStats }) {
   if (stats.submissionsOpen !== false || !stats.problem) return null;
-  return <p className="mt-4 text-sm text-red-700 dark:text-red-400" role="alert" data-testid="queue-problem">{stats.problem}</p>;
+  return (
+    <p className="mt-4 text-sm text-red-700 dark:text-red-400" role="alert" data-testid="queue-problem">
+      {stats.problem}
+    </p>
+  );
 }
 
 export default function SystemStatus() {
@@ -71,12 +75,18 @@ export default function SystemStatus() {
     <div className="grid gap-6 md:grid-cols-2">
       <section className="card" aria-labelledby="queue-card-title" data-testid="queue-card" data-state={state.kind}>
         <div className="flex items-center justify-between gap-2">
-          <h3 id="queue-card-title" className="card-title">Submission queue</h3>
+          <h3 id="queue-card-title" className="card-title">
+            Submission queue
+          </h3>
           {state.kind === 'loaded' && <QueueBadge stats={state.stats} />}
           {state.kind === 'error' && <span className="badge-red">Error</span>}
         </div>
         {state.kind === 'loading' && <p className="muted mt-4">Loading stats...</p>}
-        {state.kind === 'error' && <p className="mt-4 text-sm text-red-700 dark:text-red-400">Unable to load queue stats. Will retry in 30 seconds.</p>}
+        {state.kind === 'error' && (
+          <p className="mt-4 text-sm text-red-700 dark:text-red-400">
+            Unable to load queue stats. Will retry in 30 seconds.
+          </p>
+        )}
         {state.kind === 'loaded' && <QueueProblem stats={state.stats} />}
         {state.kind === 'loaded' && (
           <dl className="mt-4 grid grid-cols-2 gap-4">
@@ -94,14 +104,26 @@ export default function SystemStatus() {
       </section>
       <section className="card" aria-labelledby="countdown-card-title">
         <div className="flex items-center justify-between gap-2">
-          <h3 id="countdown-card-title" className="card-title">Next ledger</h3>
-          <button type="button" className="link text-sm" onClick={() => setShowCountdown((s) => !s)} aria-expanded={showCountdown} aria-controls="home-countdown">
+          <h3 id="countdown-card-title" className="card-title">
+            Next ledger
+          </h3>
+          <button
+            type="button"
+            className="link text-sm"
+            onClick={() => setShowCountdown((s) => !s)}
+            aria-expanded={showCountdown}
+            aria-controls="home-countdown"
+          >
             {showCountdown ? 'Hide' : 'Show'}
           </button>
         </div>
         <div id="home-countdown" hidden={!showCountdown}>
-          <p className="mt-4 text-4xl font-bold"><Countdown /></p>
-          <p className="muted mt-2 text-sm">Generated and dual-signed daily at 00:01 UTC, submitted to Bitcoin anchoring at 00:02 UTC.</p>
+          <p className="mt-4 text-4xl font-bold">
+            <Countdown />
+          </p>
+          <p className="muted mt-2 text-sm">
+            Generated and dual-signed daily at 00:01 UTC, submitted to Bitcoin anchoring at 00:02 UTC.
+          </p>
         </div>
       </section>
     </div>

@@ -45,7 +45,10 @@ export default function VerifyEmail() {
   if (state.kind === 'loading') {
     return (
       <div className="flex flex-col items-center gap-4 text-center" role="status">
-        <span className="h-10 w-10 animate-spin rounded-full border-4 border-emerald-600 border-t-transparent" aria-hidden="true" />
+        <span
+          className="h-10 w-10 animate-spin rounded-full border-4 border-emerald-600 border-t-transparent"
+          aria-hidden="true"
+        />
         <h2 className="text-xl font-semibold">Verifying Email</h2>
         <p className="muted text-sm">Please wait while we check your link.</p>
       </div>
@@ -54,25 +57,45 @@ export default function VerifyEmail() {
   if (state.kind === 'success') {
     return (
       <div className="space-y-4 text-center" data-testid="verify-success">
-        <div className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-emerald-100 text-2xl text-emerald-700 dark:bg-emerald-900 dark:text-emerald-300" aria-hidden="true">✓</div>
+        <div
+          className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-emerald-100 text-2xl text-emerald-700 dark:bg-emerald-900 dark:text-emerald-300"
+          aria-hidden="true"
+        >
+          ✓
+        </div>
         <h2 className="text-xl font-semibold">Email Verified!</h2>
         <p className="muted text-sm">{state.message}</p>
         <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
-          <a href="/dashboard" className="btn-primary">Go to Dashboard</a>
-          <a href="/" className="btn-secondary">Go to Home</a>
+          <a href="/dashboard" className="btn-primary">
+            Go to Dashboard
+          </a>
+          <a href="/" className="btn-secondary">
+            Go to Home
+          </a>
         </div>
       </div>
     );
   }
   return (
     <div className="space-y-4 text-center" data-testid="verify-error">
-      <div className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-red-100 text-2xl text-red-700 dark:bg-red-950 dark:text-red-300" aria-hidden="true">✕</div>
+      <div
+        className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-red-100 text-2xl text-red-700 dark:bg-red-950 dark:text-red-300"
+        aria-hidden="true"
+      >
+        ✕
+      </div>
       <h2 className="text-xl font-semibold">Verification Failed</h2>
       <p className="text-sm text-red-700 dark:text-red-400">{state.message}</p>
-      <p className="muted text-sm">The link may be invalid or expired. Log in and request a new verification email from your dashboard.</p>
+      <p className="muted text-sm">
+        The link may be invalid or expired. Log in and request a new verification email from your dashboard.
+      </p>
       <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
-        <a href="/login" className="btn-primary">Go to Login</a>
-        <a href="/" className="btn-secondary">Go to Home</a>
+        <a href="/login" className="btn-primary">
+          Go to Login
+        </a>
+        <a href="/" className="btn-secondary">
+          Go to Home
+        </a>
       </div>
     </div>
   );

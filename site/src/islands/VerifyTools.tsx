@@ -21,7 +21,7 @@ const HEX64 = /^[0-9a-f]{64}$/;
 async function queuedFor(hash: string): Promise<QueuedHash | null> {
   try {
     const status = await getJson<{ state: string; queued?: QueuedHash[] }>(`/api/status/${hash}`);
-    return status.state === 'queued' ? status.queued?.[0] ?? null : null;
+    return status.state === 'queued' ? (status.queued?.[0] ?? null) : null;
   } catch (err) {
     console.warn('hash status', err);
     return null;
@@ -32,10 +32,14 @@ function HashOutput({ hash, onSearch }: { hash: string; onSearch: (hash: string)
   return (
     <div className="mt-3">
       <div className="flex items-center gap-2">
-        <code className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800" data-testid="computed-hash">{hash}</code>
+        <code className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800" data-testid="computed-hash">
+          {hash}
+        </code>
         <CopyButton value={hash} />
       </div>
-      <button type="button" className="link mt-2 text-sm" onClick={() => onSearch(hash)}>Search the ledgers for this hash</button>
+      <button type="button" className="link mt-2 text-sm" onClick={() => onSearch(hash)}>
+        Search the ledgers for this hash
+      </button>
     </div>
   );
 }
@@ -65,7 +69,8 @@ function FileHashCard({ onSearch }: { onSearch: (hash: string) => void }) {
       (err: unknown) => {
         if (job.current !== current) return;
         setProgress(null);
-        if (!(err instanceof HashCancelledError)) toast({ title: 'Hashing failed', description: `${file.name} could not be read`, variant: 'destructive' });
+        if (!(err instanceof HashCancelledError))
+          toast({ title: 'Hashing failed', description: `${file.name} could not be read`, variant: 'destructive' });
       },
     );
   };
@@ -76,27 +81,51 @@ function FileHashCard({ onSearch }: { onSearch: (hash: string) => void }) {
   };
   return (
     <section className="card" aria-labelledby="file-hash-title">
-      <h2 id="file-hash-title" className="card-title">Hash a file</h2>
+      <h2 id="file-hash-title" className="card-title">
+        Hash a file
+      </h2>
       <p className="muted mt-1 text-sm">Drop or choose one file. It is hashed on your device and never uploaded.</p>
       <div
         className={`mt-4 flex flex-col items-center rounded-xl border-2 border-dashed px-4 py-8 text-center ${dragging ? 'border-emerald-500 bg-emerald-50 dark:bg-emerald-950/40' : 'border-slate-300 dark:border-slate-700'}`}
         data-testid="verify-dropzone"
         data-dragging={dragging || undefined}
-        onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+        onDragOver={(e) => {
+          e.preventDefault();
+          setDragging(true);
+        }}
         onDragLeave={() => setDragging(false)}
         onDrop={onDrop}
       >
         <p className="text-sm font-medium">Drop a file here</p>
         <label className="btn-secondary mt-3 cursor-pointer">
           Choose a file
-          <input id="verify-file" type="file" className="sr-only" onChange={(e) => { start(e.target.files); e.target.value = ''; }} />
+          <input
+            id="verify-file"
+            type="file"
+            className="sr-only"
+            onChange={(e) => {
+              start(e.target.files);
+              e.target.value = '';
+            }}
+          />
         </label>
       </div>
-      {name && <p className="mt-3 truncate text-sm font-medium" title={name}>{name}</p>}
+      {name && (
+        <p className="mt-3 truncate text-sm font-medium" title={name}>
+          {name}
+        </p>
+      )}
       {progress && (
         <div className="mt-2 flex items-center gap-3">
-          <progress className="h-2 w-full accent-emerald-600" max={Math.max(progress.total, 1)} value={progress.loaded} aria-label="Hashing progress" />
-          <button type="button" className="btn-ghost px-2 py-1 text-xs" onClick={() => job.current?.cancel()}>Cancel</button>
+          <progress
+            className="h-2 w-full accent-emerald-600"
+            max={Math.max(progress.total, 1)}
+            value={progress.loaded}
+            aria-label="Hashing progress"
+          />
+          <button type="button" className="btn-ghost px-2 py-1 text-xs" onClick={() => job.current?.cancel()}>
+            Cancel
+          </button>
         </div>
       )}
       {hash && <HashOutput hash={hash} onSearch={onSearch} />}
@@ -115,11 +144,23 @@ function TextHashCard({ onSearch }: { onSearch: (hash: string) => void }) {
   };
   return (
     <section className="card" aria-labelledby="text-hash-title">
-      <h2 id="text-hash-title" className="card-title">Hash a text</h2>
+      <h2 id="text-hash-title" className="card-title">
+        Hash a text
+      </h2>
       <form onSubmit={compute} className="mt-3">
-        <label htmlFor="text-input" className="label">Text</label>
-        <textarea id="text-input" className="input min-h-28 font-mono" value={text} onChange={(e) => setText(e.target.value)} placeholder="Type or paste text to hash (UTF-8, exactly as typed)" />
-        <button type="submit" className="btn-primary mt-3" disabled={!text.trim()}>Compute Hash</button>
+        <label htmlFor="text-input" className="label">
+          Text
+        </label>
+        <textarea
+          id="text-input"
+          className="input min-h-28 font-mono"
+          value={text}
+          onChange={(e) => setText(e.target.value)}
+          placeholder="Type or paste text to hash (UTF-8, exactly as typed)"
+        />
+        <button type="submit" className="btn-primary mt-3" disabled={!text.trim()}>
+          Compute Hash
+        </button>
       </form>
       {hash && <HashOutput hash={hash} onSearch={onSearch} />}
     </section>
@@ -144,7 +185,23 @@ export default function VerifyTools() {
     try {
       const found: SearchResult = HEX64.test(hash)
         ? await verifiedSearch(hash)
-        : { found: false, hash, date: null, timestamp: null, ledgerUrl: null, otsStatus: 'pending', blockHeight: null, confirmations: null, quantumShield: false, dualSignature: false, ecdsaVerified: false, inclusionVerified: false, leafIndex: null, treeSize: 0, bytesFetched: 0 };
+        : {
+            found: false,
+            hash,
+            date: null,
+            timestamp: null,
+            ledgerUrl: null,
+            otsStatus: 'pending',
+            blockHeight: null,
+            confirmations: null,
+            quantumShield: false,
+            dualSignature: false,
+            ecdsaVerified: false,
+            inclusionVerified: false,
+            leafIndex: null,
+            treeSize: 0,
+            bytesFetched: 0,
+          };
       // Not in a published ledger: the server may hold it for the next one (asked only then).
       const waiting = !found.found && HEX64.test(hash) ? await queuedFor(hash) : null;
       setQueued(waiting);
@@ -188,15 +245,45 @@ export default function VerifyTools() {
         <TextHashCard onSearch={searchFor} />
       </div>
       <section ref={searchRef} className="card" aria-labelledby="search-title">
-        <h2 id="search-title" className="card-title">Search Ledgers</h2>
-        <p className="muted mt-1 text-sm">Your browser checks the answer itself: both checkpoint signatures and the Merkle inclusion proof.</p>
-        <form className="mt-3 flex flex-col gap-3 sm:flex-row" onSubmit={(e) => { e.preventDefault(); void search(query); }}>
-          <label htmlFor="search-hash" className="sr-only">SHA-256 hash</label>
-          <input id="search-hash" className="input flex-1 font-mono" value={query} onChange={(e) => setQuery(normalizeHashInput(e.target.value))} placeholder="Enter a 64-character SHA-256 hash" spellCheck={false} autoComplete="off" />
-          <button type="submit" className="btn-primary sm:w-40" disabled={query.length !== 64 || searching}>{searching ? 'Searching...' : 'Search'}</button>
+        <h2 id="search-title" className="card-title">
+          Search Ledgers
+        </h2>
+        <p className="muted mt-1 text-sm">
+          Your browser checks the answer itself: both checkpoint signatures and the Merkle inclusion proof.
+        </p>
+        <form
+          className="mt-3 flex flex-col gap-3 sm:flex-row"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void search(query);
+          }}
+        >
+          <label htmlFor="search-hash" className="sr-only">
+            SHA-256 hash
+          </label>
+          <input
+            id="search-hash"
+            className="input flex-1 font-mono"
+            value={query}
+            onChange={(e) => setQuery(normalizeHashInput(e.target.value))}
+            placeholder="Enter a 64-character SHA-256 hash"
+            spellCheck={false}
+            autoComplete="off"
+          />
+          <button type="submit" className="btn-primary sm:w-40" disabled={query.length !== 64 || searching}>
+            {searching ? 'Searching...' : 'Search'}
+          </button>
         </form>
-        {query.length > 0 && query.length !== 64 && <p className="muted mt-2 text-xs" data-testid="length-hint">{query.length} of 64 characters</p>}
-        {failure && <p role="alert" className="field-error">{failure}</p>}
+        {query.length > 0 && query.length !== 64 && (
+          <p className="muted mt-2 text-xs" data-testid="length-hint">
+            {query.length} of 64 characters
+          </p>
+        )}
+        {failure && (
+          <p role="alert" className="field-error">
+            {failure}
+          </p>
+        )}
         {result && <SearchResultPanel result={result} queued={queued} />}
       </section>
       <ReceiptCheck />

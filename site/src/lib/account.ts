@@ -35,14 +35,19 @@ export interface HistoryRecord {
 }
 
 /** Stripe's subscription statuses: "active" and "trialing" count as paying; anything else is the free tier. */
-export const isPaying = (s: Pick<Subscription, 'status'> | null | undefined): boolean => !!s && (s.status === 'active' || s.status === 'trialing');
+export const isPaying = (s: Pick<Subscription, 'status'> | null | undefined): boolean =>
+  !!s && (s.status === 'active' || s.status === 'trialing');
 
 export const PASSWORD_MIN = 8;
 
 /** GET /api/auth/me: the user, or null when logged out (or when the call fails). */
 export async function fetchMe(): Promise<CurrentUser | null> {
   try {
-    const res = await fetch('/api/auth/me', { credentials: 'include', headers: { accept: 'application/json' }, cache: 'no-store' });
+    const res = await fetch('/api/auth/me', {
+      credentials: 'include',
+      headers: { accept: 'application/json' },
+      cache: 'no-store',
+    });
     if (!res.ok) return null;
     const user = (await res.json()) as CurrentUser | null;
     return user && typeof user.username === 'string' ? user : null;

@@ -3,7 +3,12 @@
 // that pages which check only the first two lines (the home page's showcase) load none of it.
 import { parseVkey, vkeyVerifier } from '../../../core/cosignature.ts';
 import { parseNote, type NoteVerifier } from '../../../core/note.ts';
-import { judgeCheckpoint, readWitnessPolicy, type CosignatureVerdict, type WitnessPolicy } from '../../../core/witness-policy.ts';
+import {
+  judgeCheckpoint,
+  readWitnessPolicy,
+  type CosignatureVerdict,
+  type WitnessPolicy,
+} from '../../../core/witness-policy.ts';
 import { SearchUnavailableError, VerificationFailedError, type SearchResult } from './verified-search.ts';
 
 /**
@@ -30,13 +35,15 @@ export async function otherLines(
   } catch (err) {
     throw new SearchUnavailableError(`published keys: ${(err as Error).message}`, { cause: err });
   }
-  if (log.some((v) => v.name !== origin)) throw new VerificationFailedError(`checkpoint keys are named ${log.map((v) => v.name).join(', ')}, not ${origin}`);
+  if (log.some((v) => v.name !== origin))
+    throw new VerificationFailedError(`checkpoint keys are named ${log.map((v) => v.name).join(', ')}, not ${origin}`);
   const { text, signatures } = parseNote(note);
   const bytes = new TextEncoder().encode(text);
   for (const v of log) {
     const sig = signatures.find((s) => s.name === v.name && s.keyId === v.keyId);
     if (sig === undefined) continue;
-    if (!v.verify(bytes, sig.signature)) throw new VerificationFailedError(`checkpoint: the ${v.algorithm} line of ${v.name} does not verify`);
+    if (!v.verify(bytes, sig.signature))
+      throw new VerificationFailedError(`checkpoint: the ${v.algorithm} line of ${v.name} does not verify`);
     signers.push(v.algorithm === 'Ed25519' ? 'Ed25519' : 'ML-DSA-44');
   }
   if (policy === null) return { signers };
@@ -48,12 +55,18 @@ export async function otherLines(
   } catch (err) {
     throw new VerificationFailedError(`checkpoint: ${(err as Error).message}`, { cause: err });
   }
-  if (verdict.problems.length > 0) throw new VerificationFailedError(`checkpoint: ${verdict.problems.map((p) => p.reason).join('; ')}`);
+  if (verdict.problems.length > 0)
+    throw new VerificationFailedError(`checkpoint: ${verdict.problems.map((p) => p.reason).join('; ')}`);
   const cosigned = new Set(verdict.cosigned.map((c) => c.witness));
   // One row per witness of the policy, for people; the verdict is the judgement's.
   const witnesses = policy.witnesses.map((w) => ({ name: w.name, cosigned: cosigned.has(w.name) }));
   for (const w of witnesses) if (w.cosigned) signers.push(w.name);
-  return { signers, witnesses, witnessQuorumMet: verdict.met, ...(countedQuorum(policy) === undefined ? {} : { witnessQuorum: countedQuorum(policy) }) };
+  return {
+    signers,
+    witnesses,
+    witnessQuorumMet: verdict.met,
+    ...(countedQuorum(policy) === undefined ? {} : { witnessQuorum: countedQuorum(policy) }),
+  };
 }
 
 /**

@@ -15,7 +15,14 @@
 import { DAYS_PATH, ecdsaSignaturePath, ledgerPath, mldsaSignaturePath } from '../../../core/archive.ts';
 import { fromHex, toHex } from '../../../core/encoding.ts';
 import type { LedgerEntry } from '../../../core/ledger.ts';
-import { checkReceipt, digestLength, judgePromise, type LedgerDay, type PromiseVerdict, type ReceiptFacts } from '../../../core/receipt.ts';
+import {
+  checkReceipt,
+  digestLength,
+  judgePromise,
+  type LedgerDay,
+  type PromiseVerdict,
+  type ReceiptFacts,
+} from '../../../core/receipt.ts';
 import { pemCertificates } from '../../../core/rfc3161.ts';
 import { ecdsaPublicKeyFromPem, ecdsaVerify, mldsaVerify } from '../../../core/sig.ts';
 import { ARCHIVE_BASE, ECDSA_KEY_URL, MLDSA_KEY_URL } from './verified-search.ts';
@@ -83,7 +90,9 @@ async function subjectDigest(subject: ReceiptSubject, algorithm: string): Promis
   const hex = subject.hash.replace(/\s+/g, '').toLowerCase();
   const length = digestLength(algorithm) * 2;
   if (!/^[0-9a-f]*$/.test(hex) || hex.length !== length) {
-    throw new Error(`the receipt's imprint is ${algorithm}: give the file, or its ${algorithm} hash (${length} hexadecimal characters)`);
+    throw new Error(
+      `the receipt's imprint is ${algorithm}: give the file, or its ${algorithm} hash (${length} hexadecimal characters)`,
+    );
   }
   return fromHex(hex);
 }
@@ -93,7 +102,8 @@ async function publishedDays(): Promise<string[]> {
   const body = await get(`${ARCHIVE_BASE}${DAYS_PATH}`, { cache: 'no-cache' });
   if (body === null) return [];
   const days = (JSON.parse(new TextDecoder().decode(body)) as { days?: { date?: unknown }[] }).days;
-  if (!Array.isArray(days) || days.some((d) => typeof d?.date !== 'string')) throw new Error(`${DAYS_PATH} does not list days`);
+  if (!Array.isArray(days) || days.some((d) => typeof d?.date !== 'string'))
+    throw new Error(`${DAYS_PATH} does not list days`);
   return days.map((d) => d.date as string);
 }
 
@@ -109,11 +119,20 @@ async function signedLedger(date: string): Promise<LedgerDay> {
     need(ECDSA_KEY_URL),
     need(MLDSA_KEY_URL),
   ]);
-  if (!ecdsaVerify(bytes, ecdsaSignature, ecdsaPublicKeyFromPem(new TextDecoder().decode(pem)))) throw new Error(`${ecdsaSignaturePath(date)} does not verify`);
+  if (!ecdsaVerify(bytes, ecdsaSignature, ecdsaPublicKeyFromPem(new TextDecoder().decode(pem))))
+    throw new Error(`${ecdsaSignaturePath(date)} does not verify`);
   if (!mldsaVerify(bytes, mldsaSignature, mldsaKey)) throw new Error(`${mldsaSignaturePath(date)} does not verify`);
-  const ledger = JSON.parse(new TextDecoder().decode(bytes)) as { date?: unknown; first_index?: unknown; entries?: unknown };
-  if (ledger.date !== date || !Number.isSafeInteger(ledger.first_index) || !Array.isArray(ledger.entries)) throw new Error(`${ledgerPath(date)} is not the ledger of ${date}`);
-  const entries = (ledger.entries as [string, string][]).map(([hash, submittedAt]): LedgerEntry => ({ hash, submittedAt }));
+  const ledger = JSON.parse(new TextDecoder().decode(bytes)) as {
+    date?: unknown;
+    first_index?: unknown;
+    entries?: unknown;
+  };
+  if (ledger.date !== date || !Number.isSafeInteger(ledger.first_index) || !Array.isArray(ledger.entries))
+    throw new Error(`${ledgerPath(date)} is not the ledger of ${date}`);
+  const entries = (ledger.entries as [string, string][]).map(([hash, submittedAt]): LedgerEntry => ({
+    hash,
+    submittedAt,
+  }));
   return { date, firstIndex: ledger.first_index as number, entries };
 }
 
@@ -153,5 +172,12 @@ export async function checkReceiptOnline(receipt: Uint8Array, subject: ReceiptSu
     return { kind: 'mismatch', reason: message(err), facts, imprintHex: toHex(facts.imprint), comparedWith };
   }
   const comparedWith = digest === undefined ? null : subject.file !== undefined ? 'file' : 'hash';
-  return { kind: 'valid', facts, imprintHex: toHex(facts.imprint), rootChecked: authority.length > 0, comparedWith, promise: await promiseOf(facts) };
+  return {
+    kind: 'valid',
+    facts,
+    imprintHex: toHex(facts.imprint),
+    rootChecked: authority.length > 0,
+    comparedWith,
+    promise: await promiseOf(facts),
+  };
 }

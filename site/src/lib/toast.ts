@@ -17,7 +17,9 @@ let timer: ReturnType<typeof setTimeout> | undefined;
 /** A modal dialog makes the rest of the page inert under its backdrop: while one is open the region lives
  *  inside it, so its toasts can be read and dismissed, and it returns to the body when the dialog closes. */
 function placeRegion(region: HTMLElement): void {
-  const modal = Array.from(document.querySelectorAll<HTMLDialogElement>('dialog[open]')).filter((d) => d.matches(':modal')).at(-1);
+  const modal = Array.from(document.querySelectorAll<HTMLDialogElement>('dialog[open]'))
+    .filter((d) => d.matches(':modal'))
+    .at(-1);
   const home = modal ?? document.body;
   if (region.parentElement === home) return;
   home.append(region);

@@ -3,7 +3,12 @@ export const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const CONTACT_SUBJECTS = ['general', 'enterprise', 'support', 'billing'] as const;
 export const WAITLIST_NAME_MAX = 255;
 
-export interface ContactInput { name: string; email: string; subject: string; message: string }
+export interface ContactInput {
+  name: string;
+  email: string;
+  subject: string;
+  message: string;
+}
 export type Errors<T> = Partial<Record<keyof T, string>>;
 
 export function validateContact(v: ContactInput): Errors<ContactInput> {
@@ -15,7 +20,11 @@ export function validateContact(v: ContactInput): Errors<ContactInput> {
   return errors;
 }
 
-export interface WaitlistInput { name: string; email: string; message: string }
+export interface WaitlistInput {
+  name: string;
+  email: string;
+  message: string;
+}
 
 export function validateWaitlist(v: WaitlistInput): Errors<WaitlistInput> {
   const errors: Errors<WaitlistInput> = {};

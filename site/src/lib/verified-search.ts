@@ -15,10 +15,26 @@
 // lines and the witnesses' cosignature lines are checked too, and the result says which of them vouched
 // (keys/witnesses is asked for only when the checkpoint carries a line that is not the log's own: an archive
 // without witnesses is not asked for it). index-sha256.json is never downloaded.
-import { BLOCK_INFO_PATH, blockInfoMonthPath, CHECKPOINT_PATH, OTS_STATUS_PATH, ledgerPath } from '../../../core/archive.ts';
+import {
+  BLOCK_INFO_PATH,
+  blockInfoMonthPath,
+  CHECKPOINT_PATH,
+  OTS_STATUS_PATH,
+  ledgerPath,
+} from '../../../core/archive.ts';
 import { parseCheckpoint, verifyCheckpoint, type ParsedCheckpoint } from '../../../core/checkpoint.ts';
 import { fromHex } from '../../../core/encoding.ts';
-import { INDEX_HEAD_PATH, parseIndexHead, recordBytes, segmentBits, segmentPath, shardOf, shardRecordRange, tableEntryOffset, type Segment } from '../../../core/index-segments.ts';
+import {
+  INDEX_HEAD_PATH,
+  parseIndexHead,
+  recordBytes,
+  segmentBits,
+  segmentPath,
+  shardOf,
+  shardRecordRange,
+  tableEntryOffset,
+  type Segment,
+} from '../../../core/index-segments.ts';
 import { checkShard, lookupShard, type ShardRecord } from '../../../core/index-shard.ts';
 import { utcDate } from '../../../core/ledger.ts';
 import { inclusionProof, leafHash, verifyInclusion } from '../../../core/merkle.ts';
@@ -168,12 +184,17 @@ export function verifyCheckpointDual(note: Uint8Array, ecdsaPem: string, mldsaKe
   const byEcdsa = check(() => ecdsaNoteVerifier(origin, ecdsaPublicKeyFromPem(ecdsaPem)));
   const byMldsa = check(() => mldsaNoteVerifier(origin, mldsaKey));
   const checkpoint = byMldsa ?? byEcdsa;
-  if (!checkpoint) throw new VerificationFailedError('checkpoint: neither the ECDSA P-256 nor the ML-DSA-65 signature verifies');
+  if (!checkpoint)
+    throw new VerificationFailedError('checkpoint: neither the ECDSA P-256 nor the ML-DSA-65 signature verifies');
   return { checkpoint, ecdsaVerified: byEcdsa !== null, mldsaVerified: byMldsa !== null };
 }
 
 /** Anchoring is verified when latest_ots_ok is on or after the ledger date, or block info has confirmations for it. */
-export function otsStateFor(date: string, latestOtsOk: unknown, block: { confirmations?: unknown; block_height?: unknown } | undefined): OtsState {
+export function otsStateFor(
+  date: string,
+  latestOtsOk: unknown,
+  block: { confirmations?: unknown; block_height?: unknown } | undefined,
+): OtsState {
   if (typeof latestOtsOk === 'string' && latestOtsOk !== '' && latestOtsOk >= date) return 'verified';
   if (block && typeof block.confirmations === 'number') return 'verified';
   return 'pending';
@@ -193,11 +214,14 @@ async function indexRecords(net: ByteCountingFetcher, hash: string, size: number
     const raw = await net.require(`${ARCHIVE_BASE}${INDEX_HEAD_PATH}`);
     const head = parseIndexHead(new TextDecoder().decode(raw));
     if (head.treeSize < size) {
-      throw new SearchUnavailableError(`the index covers ${head.treeSize} leaves, the checkpoint ${size}: the archive is being updated; try again in a minute`);
+      throw new SearchUnavailableError(
+        `the index covers ${head.treeSize} leaves, the checkpoint ${size}: the archive is being updated; try again in a minute`,
+      );
     }
     const live = head.segments.filter((s) => s.from < size);
     const shards = await Promise.all(live.map((s) => segmentShard(net, s, hash)));
-    if (shards.every((b) => b !== null)) return shards.flatMap((b) => lookupShard(b!, hash)).filter((r) => r.leafIndex < size);
+    if (shards.every((b) => b !== null))
+      return shards.flatMap((b) => lookupShard(b!, hash)).filter((r) => r.leafIndex < size);
     if (attempt > 0) throw new SearchUnavailableError(`${INDEX_HEAD_PATH} names an index segment that is missing`);
   }
 }
@@ -240,14 +264,31 @@ export async function verifiedSearch(
     other ? net.get(MLDSA44_VKEY_URL) : null,
   ]);
   const notFound = (treeSize: number, flags: Partial<SearchResult> = {}): SearchResult => ({
-    found: false, hash, date: null, timestamp: null, ledgerUrl: null, otsStatus: 'pending', blockHeight: null, confirmations: null,
-    quantumShield: false, dualSignature: false, ecdsaVerified: false, inclusionVerified: false, leafIndex: null, treeSize,
-    bytesFetched: net.bytes, ...flags,
+    found: false,
+    hash,
+    date: null,
+    timestamp: null,
+    ledgerUrl: null,
+    otsStatus: 'pending',
+    blockHeight: null,
+    confirmations: null,
+    quantumShield: false,
+    dualSignature: false,
+    ecdsaVerified: false,
+    inclusionVerified: false,
+    leafIndex: null,
+    treeSize,
+    bytesFetched: net.bytes,
+    ...flags,
   });
   // No checkpoint yet: nothing has been published, so nothing can be found.
   if (note === null) return notFound(0);
 
-  const { checkpoint, ecdsaVerified, mldsaVerified } = verifyCheckpointDual(note, new TextDecoder().decode(pem), mldsaKey);
+  const { checkpoint, ecdsaVerified, mldsaVerified } = verifyCheckpointDual(
+    note,
+    new TextDecoder().decode(pem),
+    mldsaKey,
+  );
   const size = checkpoint.size;
   const signers = [...(ecdsaVerified ? ['ECDSA P-256'] : []), ...(mldsaVerified ? ['ML-DSA-65'] : [])];
   // The witness policy exists only where witnesses are configured, and then the latest checkpoint carries their
@@ -255,13 +296,16 @@ export async function verifiedSearch(
   // so an archive without witnesses is never asked for a file it does not have. A deliberate difference from the
   // other readers: a checkpoint that no witness has cosigned yet shows no witness verdict here (they would judge
   // it "no witness cosigned, quorum not met").
-  const witnessPolicy = other && parseNote(note).signatures.some((l) => l.name !== checkpoint.origin) ? await net.get(WITNESSES_URL) : null;
+  const witnessPolicy =
+    other && parseNote(note).signatures.some((l) => l.name !== checkpoint.origin) ? await net.get(WITNESSES_URL) : null;
   const flags = {
     quantumShield: mldsaVerified,
     dualSignature: mldsaVerified && ecdsaVerified,
     ecdsaVerified,
-    ...(edVkey ?? mlVkey ?? witnessPolicy
-      ? await (await import('./checkpoint-lines.ts')).otherLines(note, checkpoint.origin, signers, edVkey, mlVkey, witnessPolicy)
+    ...((edVkey ?? mlVkey ?? witnessPolicy)
+      ? await (
+          await import('./checkpoint-lines.ts')
+        ).otherLines(note, checkpoint.origin, signers, edVkey, mlVkey, witnessPolicy)
       : { signers }),
   };
   if (size === 0) return notFound(0, flags);
@@ -271,7 +315,9 @@ export async function verifiedSearch(
   if (!first) return { ...notFound(size, flags), bytesFetched: net.bytes };
 
   const tiles = tilesForInclusion(first.leafIndex, size);
-  const bodies = await Promise.all(tiles.map((t) => net.require(`${ARCHIVE_BASE}${tilePath(t.level, t.index, t.width)}`)));
+  const bodies = await Promise.all(
+    tiles.map((t) => net.require(`${ARCHIVE_BASE}${tilePath(t.level, t.index, t.width)}`)),
+  );
   const byKey = new Map(tiles.map((t, i) => [`${t.level}/${t.index}/${t.width}`, bodies[i]!]));
   const reader = tileHashReader(size, (level, index, width) => {
     const tile = byKey.get(`${level}/${index}/${width}`);
@@ -282,18 +328,34 @@ export async function verifiedSearch(
     const proof = inclusionProof(first.leafIndex, size, reader);
     verifyInclusion(leafHash(fromHex(hash)), first.leafIndex, size, proof, checkpoint.root);
   } catch (err) {
-    throw new VerificationFailedError(`inclusion proof of ${hash} at leaf ${first.leafIndex}: ${(err as Error).message}`, { cause: err });
+    throw new VerificationFailedError(
+      `inclusion proof of ${hash} at leaf ${first.leafIndex}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 
   const date = utcDate(first.submittedMs);
   // The day's month of block information (block-info/YYYY-MM.json), or the whole block_info.json of an archive
   // written before the month files.
   const [ots, blocks] = await Promise.all([
-    net.get(`${ARCHIVE_BASE}${OTS_STATUS_PATH}`).then(decodeJson).catch((err) => void console.warn('ots_status.json', err)),
-    net.get(`${ARCHIVE_BASE}${blockInfoMonthPath(date.slice(0, 7))}`).then((b) => b ?? net.get(`${ARCHIVE_BASE}${BLOCK_INFO_PATH}`)).then(decodeJson).catch((err) => void console.warn('block info', err)),
+    net
+      .get(`${ARCHIVE_BASE}${OTS_STATUS_PATH}`)
+      .then(decodeJson)
+      .catch((err) => void console.warn('ots_status.json', err)),
+    net
+      .get(`${ARCHIVE_BASE}${blockInfoMonthPath(date.slice(0, 7))}`)
+      .then((b) => b ?? net.get(`${ARCHIVE_BASE}${BLOCK_INFO_PATH}`))
+      .then(decodeJson)
+      .catch((err) => void console.warn('block info', err)),
   ]);
   const latestOtsOk = (ots as { latest_ots_ok?: unknown } | null | undefined)?.latest_ots_ok;
-  const info = blocks as { ledgers?: Record<string, { block_height?: unknown; confirmations?: unknown }>; pending?: Record<string, SearchResult['anchoring']> } | null | undefined;
+  const info = blocks as
+    | {
+        ledgers?: Record<string, { block_height?: unknown; confirmations?: unknown }>;
+        pending?: Record<string, SearchResult['anchoring']>;
+      }
+    | null
+    | undefined;
   const block = info?.ledgers?.[date];
   const anchoring = info?.pending?.[date];
   return {

@@ -45,7 +45,11 @@ function dbFile(): string {
   return path.join(dir, 'timeseal.db');
 }
 
-const row = () => ({ hash: crypto.randomBytes(32).toString('hex'), submittedAt: new Date('2025-11-03T12:00:00Z'), source: 'api_beta' as const });
+const row = () => ({
+  hash: crypto.randomBytes(32).toString('hex'),
+  submittedAt: new Date('2025-11-03T12:00:00Z'),
+  source: 'api_beta' as const,
+});
 
 describe('submission writer on a failing disk', () => {
   it('rejects a whole batch with the disk error in one attempt, and writes again once the disk has room', async () => {
@@ -53,7 +57,9 @@ describe('submission writer on a failing disk', () => {
     try {
       failWith = Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
       const results = await Promise.allSettled(Array.from({ length: 50 }, () => writer.write(row())));
-      expect(results.every((r) => r.status === 'rejected' && (r.reason as { code: string }).code === 'SQLITE_FULL')).toBe(true);
+      expect(
+        results.every((r) => r.status === 'rejected' && (r.reason as { code: string }).code === 'SQLITE_FULL'),
+      ).toBe(true);
       expect(inserts).toEqual([50]);
       // Any other error still retries each row on its own (one bad row must not fail the others).
       inserts.length = 0;
@@ -78,7 +84,8 @@ describe('submission writer on a failing disk', () => {
       expect(err).toMatchObject({ code: 'EIO', committed: true });
       const failures: string[] = [];
       expect(storageRefusal(err, { storageFailed: (fault) => failures.push(fault) }, 'submission')).toEqual({
-        message: 'The server could not confirm that your submission was stored (writing to its disk failed). Please submit it again later.',
+        message:
+          'The server could not confirm that your submission was stored (writing to its disk failed). Please submit it again later.',
         retryAfter: '60',
       });
       expect(failures).toEqual(['io']);

@@ -31,8 +31,10 @@ describe('submission writer', () => {
     const file = dbFile();
     const writer = createSubmissionWriter(file);
     const reader = new Database(file, { readonly: true });
-    const lastId = () => (reader.prepare('SELECT MAX(id) AS id FROM submissions').get() as { id: number | null }).id ?? 0;
-    const idOf = (h: string) => (reader.prepare('SELECT id FROM submissions WHERE hash = ?').get(h) as { id: number }).id;
+    const lastId = () =>
+      (reader.prepare('SELECT MAX(id) AS id FROM submissions').get() as { id: number | null }).id ?? 0;
+    const idOf = (h: string) =>
+      (reader.prepare('SELECT id FROM submissions WHERE hash = ?').get(h) as { id: number }).id;
 
     const walIno = () => fs.statSync(`${file}-wal`).ino;
     /** Highest row id committed when a finished fdatasync of the -wal file started. */
@@ -58,7 +60,9 @@ describe('submission writer', () => {
     await Promise.all(late.map((h) => writer.write({ hash: h, submittedAt, source: 'web', fileName: 'again.txt' })));
     expect(spy).toHaveBeenCalled();
     expect(spy.mock.calls.length).toBeLessThan(hashes.length); // grouped: fewer syncs than rows
-    expect((reader.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n).toBe(hashes.length + late.length);
+    expect((reader.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n).toBe(
+      hashes.length + late.length,
+    );
     await writer.close();
     reader.close();
   });
@@ -76,7 +80,9 @@ describe('submission writer', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     await writer.close();
     const db = new Database(file, { readonly: true });
-    expect((db.prepare('SELECT hash FROM submissions ORDER BY id').all() as Array<{ hash: string }>).map((r) => r.hash)).toEqual(good);
+    expect(
+      (db.prepare('SELECT hash FROM submissions ORDER BY id').all() as Array<{ hash: string }>).map((r) => r.hash),
+    ).toEqual(good);
     db.close();
   });
 

@@ -1,7 +1,14 @@
 // Bitcoin attestations (OpenTimestamps) and block headers: which header, given or fetched, confirms which
 // attestation, each attestation's check (core/bitcoin.ts), a per-hash .ots's path through the day's commitment
 // (docs/FORMAT.md §7–§8), and the section of a header given alone.
-import { blockHash, checkProofOfWork, parseBlockHeader, reversedHex, verifyBitcoinAttestation, type BitcoinNetwork } from '../../../../core/bitcoin.ts';
+import {
+  blockHash,
+  checkProofOfWork,
+  parseBlockHeader,
+  reversedHex,
+  verifyBitcoinAttestation,
+  type BitcoinNetwork,
+} from '../../../../core/bitcoin.ts';
 import { equalBytes, toHex } from '../../../../core/encoding.ts';
 import { walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../../../core/ots.ts';
 import type { ClassifiedInput } from '../inputs.ts';
@@ -38,7 +45,11 @@ export class HeaderPool {
     // header, so that a damaged header fails there with the reason, instead of standing alone.
     const heights = new Set(claims.map((c) => c.height));
     const unmatched = this.given.filter((g) => !claims.some((c) => this.matches(g, c)));
-    const open = [...heights].filter((h) => !this.fetched.some((f) => f.height === h) && !this.given.some((g) => claims.some((c) => c.height === h && this.matches(g, c))));
+    const open = [...heights].filter(
+      (h) =>
+        !this.fetched.some((f) => f.height === h) &&
+        !this.given.some((g) => claims.some((c) => c.height === h && this.matches(g, c))),
+    );
     if (unmatched.length === 1 && open.length === 1) this.assigned.set(open[0]!, unmatched[0]!);
   }
 
@@ -46,18 +57,24 @@ export class HeaderPool {
 
   private matches(g: GivenHeader, c: BitcoinClaim): boolean {
     const header = g.input.value;
-    return header instanceof Uint8Array && header.length === 80 && equalBytes(parseBlockHeader(header).merkleRoot, c.message);
+    return (
+      header instanceof Uint8Array && header.length === 80 && equalBytes(parseBlockHeader(header).merkleRoot, c.message)
+    );
   }
 
   /** The header to check an attestation with, if the person gave or fetched one. */
-  headerFor(claim: BitcoinClaim): { header?: Uint8Array; problem?: string; expectedHash?: string; source: string } | undefined {
+  headerFor(
+    claim: BitcoinClaim,
+  ): { header?: Uint8Array; problem?: string; expectedHash?: string; source: string } | undefined {
     const fetched = this.fetched.find((f) => f.height === claim.height);
     if (fetched) return { header: fetched.header, expectedHash: fetched.blockHash, source: fetched.source };
     const g = this.given.find((x) => this.matches(x, claim)) ?? this.assigned.get(claim.height);
     if (!g) return undefined;
     g.used = true;
     const value = g.input.value;
-    return value instanceof Uint8Array ? { header: value, source: g.input.name } : { problem: g.input.problem ?? 'not a block header', source: g.input.name };
+    return value instanceof Uint8Array
+      ? { header: value, source: g.input.name }
+      : { problem: g.input.problem ?? 'not a block header', source: g.input.name };
   }
 
   unused(): ClassifiedInput[] {
@@ -77,7 +94,9 @@ export function attestationChecks(d: DetachedTimestampFile, pool: HeaderPool, ne
     const given = pool.headerFor({ height, message: a.message });
     if (!given) {
       checks.push({
-        ...pending(label, `needs the block header at height ${height}: paste or drop it, or fetch it below`, [`Merkle root to compare (as explorers print it): ${root}`]),
+        ...pending(label, `needs the block header at height ${height}: paste or drop it, or fetch it below`, [
+          `Merkle root to compare (as explorers print it): ${root}`,
+        ]),
         needsHeader: { height },
       });
       continue;
@@ -94,24 +113,43 @@ export function attestationChecks(d: DetachedTimestampFile, pool: HeaderPool, ne
           `Block hash ${v.blockHash}`,
           `Merkle root ${v.merkleRoot}`,
           `Header from ${given.source}`,
-          ...(network === 'mainnet' ? [] : [`Checked against the ${network} proof-of-work limit (a test network, not Bitcoin)`]),
+          ...(network === 'mainnet'
+            ? []
+            : [`Checked against the ${network} proof-of-work limit (a test network, not Bitcoin)`]),
         ]),
       );
     } catch (err) {
-      checks.push({ ...fail(label, message(err), [`Merkle root to compare (as explorers print it): ${root}`]), needsHeader: { height } });
+      checks.push({
+        ...fail(label, message(err), [`Merkle root to compare (as explorers print it): ${root}`]),
+        needsHeader: { height },
+      });
     }
   }
   if (pendingUris.length > 0) {
     const list = pendingUris.map((u) => `Pending at ${u}`);
     if (bitcoin.length === 0) {
-      checks.push(pending('Bitcoin anchor', 'not in Bitcoin yet, the calendars below have not been asked for an upgrade in this file', list));
+      checks.push(
+        pending(
+          'Bitcoin anchor',
+          'not in Bitcoin yet, the calendars below have not been asked for an upgrade in this file',
+          list,
+        ),
+      );
     } else {
-      checks.push(info('Calendars', `${pendingUris.length} pending calendar${pendingUris.length > 1 ? 's' : ''} (not needed: Bitcoin already confirms it)`, list));
+      checks.push(
+        info(
+          'Calendars',
+          `${pendingUris.length} pending calendar${pendingUris.length > 1 ? 's' : ''} (not needed: Bitcoin already confirms it)`,
+          list,
+        ),
+      );
     }
   }
-  if (bitcoin.length === 0 && pendingUris.length === 0) checks.push(fail('Bitcoin anchor', 'the proof has no Bitcoin or pending attestation'));
+  if (bitcoin.length === 0 && pendingUris.length === 0)
+    checks.push(fail('Bitcoin anchor', 'the proof has no Bitcoin or pending attestation'));
   for (const a of all) {
-    if (a.attestation.kind === 'unknown') checks.push(info('Other attestation', `unknown notary ${toHex(a.attestation.tag)} (not checked)`));
+    if (a.attestation.kind === 'unknown')
+      checks.push(info('Other attestation', `unknown notary ${toHex(a.attestation.tag)} (not checked)`));
   }
   return checks;
 }
@@ -129,22 +167,31 @@ function findNode(t: Timestamp, test: (node: Timestamp) => boolean): Timestamp |
 /** docs/FORMAT.md §7–§8: a per-hash .ots reaches the checkpoint root R, then appends F (the ledger file's SHA-256). */
 export function commitsToDay(d: DetachedTimestampFile, root: Uint8Array, ledgerSha256: Uint8Array): boolean {
   const atRoot = findNode(d.timestamp, (n) => equalBytes(n.message, root));
-  return atRoot !== undefined && atRoot.ops.some((b) => b.op.kind === 'append' && equalBytes(b.op.argument, ledgerSha256));
+  return (
+    atRoot !== undefined && atRoot.ops.some((b) => b.op.kind === 'append' && equalBytes(b.op.argument, ledgerSha256))
+  );
 }
 
 export function headerSection(input: ClassifiedInput, pool: HeaderPool, network: BitcoinNetwork): Section {
   const title = `Block header ${input.name}`;
   const header = input.value;
-  if (!(header instanceof Uint8Array)) return { title, checks: [fail('Block header', input.problem ?? 'not a block header')] };
+  if (!(header instanceof Uint8Array))
+    return { title, checks: [fail('Block header', input.problem ?? 'not a block header')] };
   const h = parseBlockHeader(header);
   const checks: Check[] = [
-    info('Block', `hash ${blockHash(header)}`, [`Block time ${blockTimeIso(h.time)}`, `Merkle root ${reversedHex(h.merkleRoot)}`]),
+    info('Block', `hash ${blockHash(header)}`, [
+      `Block time ${blockTimeIso(h.time)}`,
+      `Merkle root ${reversedHex(h.merkleRoot)}`,
+    ]),
     attempt('Proof of work', () => void checkProofOfWork(header, network)),
   ];
   checks.push(
     pool.claims.length === 0
       ? pending('Confirms an attestation', 'add the .ots file (or proof bundle) this block should confirm')
-      : fail('Confirms an attestation', `its merkle root ${reversedHex(h.merkleRoot)} is not the message of any Bitcoin attestation given`),
+      : fail(
+          'Confirms an attestation',
+          `its merkle root ${reversedHex(h.merkleRoot)} is not the message of any Bitcoin attestation given`,
+        ),
   );
   return { title, checks };
 }

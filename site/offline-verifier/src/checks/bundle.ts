@@ -12,7 +12,19 @@ import { ecdsaPublicKeyToSpkiDer, fingerprint } from '../../../../core/sig.ts';
 import { attestationChecks, commitsToDay } from './bitcoin.ts';
 import { checkpointSignatureChecks } from './checkpoint.ts';
 import { documentMatch, ledgerOf, tokenChecks, type Context } from './context.ts';
-import { attempt, fail, info, message, NO_ECDSA, NO_MLDSA, ok, pending, short, type Check, type Section } from './report.ts';
+import {
+  attempt,
+  fail,
+  info,
+  message,
+  NO_ECDSA,
+  NO_MLDSA,
+  ok,
+  pending,
+  short,
+  type Check,
+  type Section,
+} from './report.ts';
 
 export function bundleSection(ctx: Context, entry: Context['bundles'][number]): Section {
   const title = `Proof bundle ${entry.input.name}`;
@@ -22,12 +34,22 @@ export function bundleSection(ctx: Context, entry: Context['bundles'][number]): 
   } catch (err) {
     return { title, checks: [fail('Proof bundle format', message(err))] };
   }
-  const checks: Check[] = [info('Claim', `hash ${bundle.hash} was in the ledger of ${bundle.date}`, [`Leaf ${bundle.leafIndex} of a tree of ${bundle.treeSize}`])];
+  const checks: Check[] = [
+    info('Claim', `hash ${bundle.hash} was in the ledger of ${bundle.date}`, [
+      `Leaf ${bundle.leafIndex} of a tree of ${bundle.treeSize}`,
+    ]),
+  ];
   if (!ctx.inputs.document) {
     // A bundle alone: say what it can prove, for which hash, and what it still needs (the document first).
-    const needed = ['your original file in step 1 (or its SHA-256 hash): the bundle names a hash, not a file, so only the file shows the proof is about it'];
-    if (!ctx.keys.ecdsa || !ctx.keys.mldsa) needed.push('the two public keys (public.pem and dilithium_public.key from /keys/) to check the signatures');
-    if (bundle.ots === null) needed.push(`for the Bitcoin anchor, the bundle downloaded again once ${bundle.date} is anchored (it then carries the OpenTimestamps proof)`);
+    const needed = [
+      'your original file in step 1 (or its SHA-256 hash): the bundle names a hash, not a file, so only the file shows the proof is about it',
+    ];
+    if (!ctx.keys.ecdsa || !ctx.keys.mldsa)
+      needed.push('the two public keys (public.pem and dilithium_public.key from /keys/) to check the signatures');
+    if (bundle.ots === null)
+      needed.push(
+        `for the Bitcoin anchor, the bundle downloaded again once ${bundle.date} is anchored (it then carries the OpenTimestamps proof)`,
+      );
     checks.push(
       info(
         'What this bundle proves',
@@ -42,13 +64,15 @@ export function bundleSection(ctx: Context, entry: Context['bundles'][number]): 
     ecdsa
       ? attempt('Bundle names the ECDSA P-256 key', () => {
           const fp = fingerprint(ecdsaPublicKeyToSpkiDer(ecdsa));
-          if (fp !== bundle.keys.ecdsaP256Fingerprint) throw new MismatchError('ECDSA P-256 key fingerprint', fp, bundle.keys.ecdsaP256Fingerprint);
+          if (fp !== bundle.keys.ecdsaP256Fingerprint)
+            throw new MismatchError('ECDSA P-256 key fingerprint', fp, bundle.keys.ecdsaP256Fingerprint);
         })
       : pending('Bundle names the ECDSA P-256 key', NO_ECDSA),
     mldsa
       ? attempt('Bundle names the ML-DSA-65 key', () => {
           const fp = fingerprint(mldsa);
-          if (fp !== bundle.keys.mlDsa65Fingerprint) throw new MismatchError('ML-DSA-65 key fingerprint', fp, bundle.keys.mlDsa65Fingerprint);
+          if (fp !== bundle.keys.mlDsa65Fingerprint)
+            throw new MismatchError('ML-DSA-65 key fingerprint', fp, bundle.keys.mlDsa65Fingerprint);
         })
       : pending('Bundle names the ML-DSA-65 key', NO_MLDSA),
   );
@@ -58,20 +82,29 @@ export function bundleSection(ctx: Context, entry: Context['bundles'][number]): 
     attempt('Inclusion proof leads to the checkpoint root', () => {
       const cp = parseCheckpoint(parseNote(bundle.checkpoint).text);
       root = cp.root;
-      if (cp.size !== bundle.treeSize) throw new MismatchError('tree size (checkpoint vs bundle)', String(cp.size), String(bundle.treeSize));
+      if (cp.size !== bundle.treeSize)
+        throw new MismatchError('tree size (checkpoint vs bundle)', String(cp.size), String(bundle.treeSize));
       const path = bundle.inclusionPath.map((h, i) => fromHex(h, `inclusion_path[${i}]`));
       verifyInclusion(leafHash(fromHex(bundle.hash)), bundle.leafIndex, bundle.treeSize, path, cp.root);
       return [`Root ${toHex(cp.root)}`, `Tree size ${cp.size}, leaf ${bundle.leafIndex}`];
     }),
   );
   if (ecdsa && mldsa) {
-    checks.push(attempt("Whole bundle (keys, both signatures, the day's leaf range, dates)", () => void verifyProofBundle(bundle, { ecdsa, mldsa })));
+    checks.push(
+      attempt(
+        "Whole bundle (keys, both signatures, the day's leaf range, dates)",
+        () => void verifyProofBundle(bundle, { ecdsa, mldsa }),
+      ),
+    );
   }
-  const day = ctx.ledgers.find((l) => l.sha256 === bundle.ledger.sha256) ?? ctx.ledgers.find((l) => l.ledger?.date === bundle.date || l.input.date === bundle.date);
+  const day =
+    ctx.ledgers.find((l) => l.sha256 === bundle.ledger.sha256) ??
+    ctx.ledgers.find((l) => l.ledger?.date === bundle.date || l.input.date === bundle.date);
   if (day) {
     checks.push(
       attempt(`Matches the ledger file ${day.input.name}`, () => {
-        if (day.sha256 !== bundle.ledger.sha256) throw new MismatchError(`SHA-256 of ${day.input.name}`, bundle.ledger.sha256, day.sha256);
+        if (day.sha256 !== bundle.ledger.sha256)
+          throw new MismatchError(`SHA-256 of ${day.input.name}`, bundle.ledger.sha256, day.sha256);
         const ledger = ledgerOf(day.input.bytes);
         const expect = (what: string, a: string | number, b: string | number) => {
           if (a !== b) throw new MismatchError(what, String(a), String(b));
@@ -102,14 +135,20 @@ export function bundleSection(ctx: Context, entry: Context['bundles'][number]): 
       checks.push(
         equalBytes(d.timestamp.message, fromHex(bundle.hash)) && d.fileHashOp === 'sha256'
           ? ok('OpenTimestamps proof starts at the hash')
-          : fail('OpenTimestamps proof starts at the hash', `the embedded .ots starts at ${d.fileHashOp} ${toHex(d.timestamp.message)}, not ${bundle.hash}`),
+          : fail(
+              'OpenTimestamps proof starts at the hash',
+              `the embedded .ots starts at ${d.fileHashOp} ${toHex(d.timestamp.message)}, not ${bundle.hash}`,
+            ),
       );
       if (root) {
         const ledgerSha = fromHex(bundle.ledger.sha256);
         checks.push(
           commitsToDay(d, root, ledgerSha)
             ? ok("OpenTimestamps path goes through the checkpoint root and the ledger file's SHA-256")
-            : fail("OpenTimestamps path goes through the checkpoint root and the ledger file's SHA-256", `no step of the .ots reaches root ${short(toHex(root))} and then appends ${short(bundle.ledger.sha256)}`),
+            : fail(
+                "OpenTimestamps path goes through the checkpoint root and the ledger file's SHA-256",
+                `no step of the .ots reaches root ${short(toHex(root))} and then appends ${short(bundle.ledger.sha256)}`,
+              ),
         );
       }
       checks.push(...attestationChecks(d, ctx.pool, ctx.network));
@@ -118,7 +157,12 @@ export function bundleSection(ctx: Context, entry: Context['bundles'][number]): 
       checks.push(fail('OpenTimestamps proof', message(err)));
     }
   } else {
-    checks.push(info('Bitcoin anchor', 'no OpenTimestamps proof in this bundle yet (the day is anchored within about a day; fetch the bundle again later)'));
+    checks.push(
+      info(
+        'Bitcoin anchor',
+        'no OpenTimestamps proof in this bundle yet (the day is anchored within about a day; fetch the bundle again later)',
+      ),
+    );
   }
   const tokens: Array<{ name: string; der: Uint8Array }> = [];
   try {

@@ -3,13 +3,37 @@
 // vkeys, and the witnesses' cosignatures with the policy the person dropped; and the section of a checkpoint
 // given alone.
 import { parseCheckpoint, verifyCheckpoint } from '../../../../core/checkpoint.ts';
-import { ed25519CosignedMessage, mldsa44CosignatureVerifier, NOTE_TYPE_ED25519, NOTE_TYPE_MLDSA44_COSIGNATURE, readTimestamp, typedKeyId } from '../../../../core/cosignature.ts';
+import {
+  ed25519CosignedMessage,
+  mldsa44CosignatureVerifier,
+  NOTE_TYPE_ED25519,
+  NOTE_TYPE_MLDSA44_COSIGNATURE,
+  readTimestamp,
+  typedKeyId,
+} from '../../../../core/cosignature.ts';
 import { fromUtf8, toHex, utf8 } from '../../../../core/encoding.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote, verifyNoteSignatures } from '../../../../core/note.ts';
-import { describeQuorum, judgeCheckpoint, type CosignatureVerdict, type PolicyWitness } from '../../../../core/witness-policy.ts';
+import {
+  describeQuorum,
+  judgeCheckpoint,
+  type CosignatureVerdict,
+  type PolicyWitness,
+} from '../../../../core/witness-policy.ts';
 import type { ClassifiedInput } from '../inputs.ts';
 import type { Context, PolicyInput } from './context.ts';
-import { attempt, blockTimeIso, fail, info, message, NO_ECDSA, NO_MLDSA, ok, pending, type Check, type Section } from './report.ts';
+import {
+  attempt,
+  blockTimeIso,
+  fail,
+  info,
+  message,
+  NO_ECDSA,
+  NO_MLDSA,
+  ok,
+  pending,
+  type Check,
+  type Section,
+} from './report.ts';
 
 export function checkpointSignatureChecks(note: string, ctx: Context): Check[] {
   const keys = ctx.keys;
@@ -19,8 +43,12 @@ export function checkpointSignatureChecks(note: string, ctx: Context): Check[] {
   } catch (err) {
     return [fail('Checkpoint', message(err))];
   }
-  const one = (label: string, key: Uint8Array | undefined, missing: string, make: (o: string, k: Uint8Array) => ReturnType<typeof ecdsaNoteVerifier>): Check =>
-    key ? attempt(label, () => void verifyCheckpoint(note, [make(origin, key)])) : pending(label, missing);
+  const one = (
+    label: string,
+    key: Uint8Array | undefined,
+    missing: string,
+    make: (o: string, k: Uint8Array) => ReturnType<typeof ecdsaNoteVerifier>,
+  ): Check => (key ? attempt(label, () => void verifyCheckpoint(note, [make(origin, key)])) : pending(label, missing));
   const checks = [
     one('Checkpoint ECDSA P-256 signature', keys.ecdsa, NO_ECDSA, ecdsaNoteVerifier),
     one('Checkpoint ML-DSA-65 signature', keys.mldsa, NO_MLDSA, mldsaNoteVerifier),
@@ -43,12 +71,16 @@ export function witnessReadyLines(note: string | Uint8Array, origin: string, ctx
     return [];
   }
   const text = utf8(parsed.text);
-  const lineOf = (name: string, type: number, key: Uint8Array) => parsed.signatures.find((s) => s.name === name && s.keyId === typedKeyId(name, type, key));
+  const lineOf = (name: string, type: number, key: Uint8Array) =>
+    parsed.signatures.find((s) => s.name === name && s.keyId === typedKeyId(name, type, key));
   let known = 2;
   const { ed25519: logEd25519, mldsa44 } = ctx.keys;
   if (logEd25519) {
     const line = lineOf(origin, NOTE_TYPE_ED25519, logEd25519);
-    if (!line) checks.push(info('Checkpoint Ed25519 signature', 'the checkpoint has no such line (made before the archive had this key)'));
+    if (!line)
+      checks.push(
+        info('Checkpoint Ed25519 signature', 'the checkpoint has no such line (made before the archive had this key)'),
+      );
     else {
       known++;
       checks.push(ed25519Row(ctx, 'Checkpoint Ed25519 signature', logEd25519, line.signature, text));
@@ -56,7 +88,13 @@ export function witnessReadyLines(note: string | Uint8Array, origin: string, ctx
   }
   if (mldsa44) {
     const verifier = mldsa44CosignatureVerifier(origin, mldsa44);
-    if (!lineOf(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44)) checks.push(info('Checkpoint ML-DSA-44 cosignature', 'the checkpoint has no such line (made before the archive had this key)'));
+    if (!lineOf(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44))
+      checks.push(
+        info(
+          'Checkpoint ML-DSA-44 cosignature',
+          'the checkpoint has no such line (made before the archive had this key)',
+        ),
+      );
     else {
       known++;
       checks.push(attempt('Checkpoint ML-DSA-44 cosignature', () => void verifyNoteSignatures(note, [verifier])));
@@ -83,11 +121,17 @@ function witnessRows(note: string | Uint8Array, given: PolicyInput, ctx: Context
   try {
     found = judgeCheckpoint(policy, note, undefined, (w, text, signature) => {
       const key = keyOf(w, signature);
-      if (w.vkey.type === NOTE_TYPE_MLDSA44_COSIGNATURE) answers.set(key, mldsa44CosignatureVerifier(w.vkey.name, w.vkey.publicKey).verify(text, signature));
+      if (w.vkey.type === NOTE_TYPE_MLDSA44_COSIGNATURE)
+        answers.set(key, mldsa44CosignatureVerifier(w.vkey.name, w.vkey.publicKey).verify(text, signature));
       else {
         const time = readTimestamp(signature);
         if (signature.length !== 72 || time === null) answers.set(key, false);
-        else asked.push(ed25519Verify(w.vkey.publicKey, signature.subarray(8), ed25519CosignedMessage(time, text)).then((good) => answers.set(key, good)));
+        else
+          asked.push(
+            ed25519Verify(w.vkey.publicKey, signature.subarray(8), ed25519CosignedMessage(time, text)).then((good) =>
+              answers.set(key, good),
+            ),
+          );
       }
       return true;
     });
@@ -101,20 +145,34 @@ function witnessRows(note: string | Uint8Array, given: PolicyInput, ctx: Context
   checks.push(...rows.values(), summary);
   ctx.later.push(
     Promise.all(asked).then(() => {
-      const verdict = judgeCheckpoint(policy, note, undefined, (w, _text, signature) => answers.get(keyOf(w, signature)));
+      const verdict = judgeCheckpoint(policy, note, undefined, (w, _text, signature) =>
+        answers.get(keyOf(w, signature)),
+      );
       for (const [name, row] of rows) {
         const label = `Witness ${name}`;
         const problems = verdict.problems.filter((p) => p.witness === name).map((p) => p.reason);
         const time = verdict.cosigned.find((c) => c.witness === name)?.time;
         // The time a witness states (seconds); one no date can hold is not shown (the signature still decides).
         if (problems.length > 0) Object.assign(row, fail(label, problems.join('; ')));
-        else if (time !== undefined) Object.assign(row, ok(label, time !== null && time < 8.64e12 ? [`Cosigned at ${blockTimeIso(time)}`] : []));
-        else Object.assign(row, info(label, "not checked: this browser's Web Crypto has no Ed25519 (`timeseal verify` and the site check it)"));
+        else if (time !== undefined)
+          Object.assign(row, ok(label, time !== null && time < 8.64e12 ? [`Cosigned at ${blockTimeIso(time)}`] : []));
+        else
+          Object.assign(
+            row,
+            info(
+              label,
+              "not checked: this browser's Web Crypto has no Ed25519 (`timeseal verify` and the site check it)",
+            ),
+          );
       }
       const n = verdict.cosigned.length;
       Object.assign(
         summary,
-        info('Witnesses', `${n} of the ${policy.witnesses.length} witnesses of the policy cosigned this checkpoint (quorum ${describeQuorum(policy)}${verdict.met ? ', met' : ', not met yet: cosignatures are added within hours of publication'})`, [`Policy from ${source}`]),
+        info(
+          'Witnesses',
+          `${n} of the ${policy.witnesses.length} witnesses of the policy cosigned this checkpoint (quorum ${describeQuorum(policy)}${verdict.met ? ', met' : ', not met yet: cosignatures are added within hours of publication'})`,
+          [`Policy from ${source}`],
+        ),
       );
     }),
   );
@@ -122,7 +180,11 @@ function witnessRows(note: string | Uint8Array, given: PolicyInput, ctx: Context
 }
 
 /** An Ed25519 signature checked with Web Crypto: undefined when this browser's Web Crypto has no Ed25519. */
-async function ed25519Verify(publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): Promise<boolean | undefined> {
+async function ed25519Verify(
+  publicKey: Uint8Array,
+  signature: Uint8Array,
+  message: Uint8Array,
+): Promise<boolean | undefined> {
   const c = globalThis.crypto?.subtle;
   const bytes = (b: Uint8Array) => b as Uint8Array<ArrayBuffer>;
   let key: CryptoKey;
@@ -135,11 +197,27 @@ async function ed25519Verify(publicKey: Uint8Array, signature: Uint8Array, messa
 }
 
 /** An Ed25519 signature checked with Web Crypto (asynchronous: the row is filled in before the report). */
-function ed25519Row(ctx: Context, label: string, publicKey: Uint8Array, signature: Uint8Array, message: Uint8Array): Check {
+function ed25519Row(
+  ctx: Context,
+  label: string,
+  publicKey: Uint8Array,
+  signature: Uint8Array,
+  message: Uint8Array,
+): Check {
   const row = pending(label, 'checking…');
   ctx.later.push(
     ed25519Verify(publicKey, signature, message).then((good) =>
-      Object.assign(row, good === undefined ? info(label, "not checked: this browser's Web Crypto has no Ed25519 (`timeseal verify` and the site check it)") : good ? ok(label) : fail(label, 'the Ed25519 signature does not verify')),
+      Object.assign(
+        row,
+        good === undefined
+          ? info(
+              label,
+              "not checked: this browser's Web Crypto has no Ed25519 (`timeseal verify` and the site check it)",
+            )
+          : good
+            ? ok(label)
+            : fail(label, 'the Ed25519 signature does not verify'),
+      ),
     ),
   );
   return row;
@@ -157,7 +235,12 @@ function otherLines(note: string | Uint8Array, checked = 2): Check[] {
     return [];
   }
   if (others <= 0) return [];
-  return [info('Other checkpoint lines', `${others} more signature line${others === 1 ? '' : 's'} (Ed25519, witnesses, or keys not given to this page) not checked here: \`timeseal verify\` and the site's search check them`)];
+  return [
+    info(
+      'Other checkpoint lines',
+      `${others} more signature line${others === 1 ? '' : 's'} (Ed25519, witnesses, or keys not given to this page) not checked here: \`timeseal verify\` and the site's search check them`,
+    ),
+  ];
 }
 
 export function checkpointSection(ctx: Context, input: ClassifiedInput): Section {

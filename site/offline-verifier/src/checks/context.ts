@@ -65,7 +65,8 @@ function memo<T>(of: object, tag: unknown, make: () => T): T {
   return m.get(tag) as T;
 }
 export const sha256Of = (bytes: Uint8Array): Uint8Array => memo(bytes, sha256, () => sha256(bytes));
-export const muOf = (publicKey: Uint8Array, bytes: Uint8Array): Uint8Array => memo(bytes, publicKey, () => nobleMu(publicKey, bytes));
+export const muOf = (publicKey: Uint8Array, bytes: Uint8Array): Uint8Array =>
+  memo(bytes, publicKey, () => nobleMu(publicKey, bytes));
 export const ledgerOf = (bytes: Uint8Array): Ledger => memo(bytes, parseLedger, () => parseLedger(bytes));
 /** Pure ML-DSA-65 with the empty context, over the message's μ (the same check as core/sig.ts mldsaVerify). */
 export const mldsaVerify = (m: Uint8Array, s: Uint8Array, k: Uint8Array): boolean => mldsaVerifyMu(muOf(k, m), s, k);
@@ -74,7 +75,11 @@ export const mldsaVerify = (m: Uint8Array, s: Uint8Array, k: Uint8Array): boolea
  * One row per RFC 3161 answer over a ledger file (docs/FORMAT.md §3a): verified when its chain reaches the
  * authority given; without one, what it says, with its own signature checked and its authority still to check.
  */
-export function tokenChecks(ctx: Context, tokens: Array<{ name: string; der: Uint8Array }>, ledgerSha256: string): Check[] {
+export function tokenChecks(
+  ctx: Context,
+  tokens: Array<{ name: string; der: Uint8Array }>,
+  ledgerSha256: string,
+): Check[] {
   const authority = ctx.inputs.authority;
   return tokens.map(({ name, der }) => {
     const label = `RFC 3161 time-stamp ${name}`;
@@ -83,9 +88,22 @@ export function tokenChecks(ctx: Context, tokens: Array<{ name: string; der: Uin
       checkToken(der, fromHex(ledgerSha256), authority?.certs ?? []).then(
         (f) => {
           const time = f.genTime.toISOString();
-          const details = [`Time ${time}`, `TSA ${f.tsaName}`, `Serial ${f.serialNumber}`, `Certificates ${f.chain.join(' → ')}`, `Over the ledger SHA-256 ${ledgerSha256}`];
+          const details = [
+            `Time ${time}`,
+            `TSA ${f.tsaName}`,
+            `Serial ${f.serialNumber}`,
+            `Certificates ${f.chain.join(' → ')}`,
+            `Over the ledger SHA-256 ${ledgerSha256}`,
+          ];
           if (f.anchored) return Object.assign(row, ok(label, [...details, `Authority from ${authority!.source}`]));
-          return Object.assign(row, info(label, `stamped by ${f.tsaName} at ${time}; its certificate authority was not given: add tsa-ca.pem from /keys/ (or the TSA's root certificate) to check it`, details));
+          return Object.assign(
+            row,
+            info(
+              label,
+              `stamped by ${f.tsaName} at ${time}; its certificate authority was not given: add tsa-ca.pem from /keys/ (or the TSA's root certificate) to check it`,
+              details,
+            ),
+          );
         },
         (err) => Object.assign(row, fail(label, message(err))),
       ),
@@ -97,6 +115,12 @@ export function tokenChecks(ctx: Context, tokens: Array<{ name: string; der: Uin
 export function documentMatch(ctx: Context, hash: string, what: string): Check {
   const doc = ctx.inputs.document;
   const label = 'Hash matches the document';
-  if (!doc) return pending(label, `no document given: choose the original file or paste its hash (${what} is for ${short(hash)})`);
-  return doc.hash === hash ? ok(label, [`SHA-256 ${hash}`]) : fail(label, `your document's hash ${doc.hash} is not ${what}'s hash ${hash}`);
+  if (!doc)
+    return pending(
+      label,
+      `no document given: choose the original file or paste its hash (${what} is for ${short(hash)})`,
+    );
+  return doc.hash === hash
+    ? ok(label, [`SHA-256 ${hash}`])
+    : fail(label, `your document's hash ${doc.hash} is not ${what}'s hash ${hash}`);
 }

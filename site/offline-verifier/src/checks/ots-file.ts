@@ -32,7 +32,12 @@ export function otsSection(ctx: Context, input: ClassifiedInput): Section {
   } else if (doc) {
     checks.push(fail('Hash matches the document', `the .ots is for ${digest}, not your document's hash ${doc.hash}`));
   } else {
-    checks.push(pending('Hash matches the document', `no document given: the .ots is for ${digest}; choose the original file or paste its hash`));
+    checks.push(
+      pending(
+        'Hash matches the document',
+        `no document given: the .ots is for ${digest}; choose the original file or paste its hash`,
+      ),
+    );
   }
   checks.push(...attestationChecks(d, ctx.pool, ctx.network));
   return { title, checks, tree: formatDetached(d) };

@@ -27,22 +27,50 @@ export function receiptSection(ctx: Context, input: ClassifiedInput, within?: { 
       (f) => {
         const time = `${f.genTime.toISOString()} (UTC)`;
         const imprint = toHex(f.imprint);
-        section.checks.unshift(info('Claim', `${f.imprintAlgorithm} ${short(imprint)} existed at ${time}, stamped by ${f.tsaName}; promised to be in the ledger of ${f.date}`));
-        Object.assign(row, ok(label, [`Time ${time}`, `TSA ${f.tsaName}`, `Serial ${f.serialNumber}`, `${f.imprintAlgorithm} ${imprint}`, ...(f.ledgerHash === imprint ? [] : [`In the ledger as ${f.ledgerHash} (the SHA-256 of its TSTInfo)`])]));
+        section.checks.unshift(
+          info(
+            'Claim',
+            `${f.imprintAlgorithm} ${short(imprint)} existed at ${time}, stamped by ${f.tsaName}; promised to be in the ledger of ${f.date}`,
+          ),
+        );
+        Object.assign(
+          row,
+          ok(label, [
+            `Time ${time}`,
+            `TSA ${f.tsaName}`,
+            `Serial ${f.serialNumber}`,
+            `${f.imprintAlgorithm} ${imprint}`,
+            ...(f.ledgerHash === imprint ? [] : [`In the ledger as ${f.ledgerHash} (the SHA-256 of its TSTInfo)`]),
+          ]),
+        );
         const chain = `Certificates ${f.chain.join(' → ')}`;
         section.checks.push(
           f.anchored
             ? ok('Chain to the TSA root', [chain, `Root from ${authority!.source}`])
-            : pending('Chain to the TSA root', 'not checked against a root: add timeseal-tsa-root.pem from /keys/', [chain]),
+            : pending('Chain to the TSA root', 'not checked against a root: add timeseal-tsa-root.pem from /keys/', [
+                chain,
+              ]),
           receiptDocument(ctx, f, imprint),
           receiptPromise(ctx, f),
         );
         if (within) {
-          if (f.ledgerHash !== within.hash) section.checks.push(fail("The bundle's hash", `the receipt is for ${f.ledgerHash}, not the bundle's ${within.hash}`));
-          for (const c of section.checks) if (c.state === 'pending') Object.assign(c, info(c.label, c.verdict.replace('Not verified: ', 'not checked here: '), c.details));
+          if (f.ledgerHash !== within.hash)
+            section.checks.push(
+              fail("The bundle's hash", `the receipt is for ${f.ledgerHash}, not the bundle's ${within.hash}`),
+            );
+          for (const c of section.checks)
+            if (c.state === 'pending')
+              Object.assign(c, info(c.label, c.verdict.replace('Not verified: ', 'not checked here: '), c.details));
         }
       },
-      (err) => Object.assign(row, fail(label, `${message(err)}${authority ? ' (the Timeseal TSA root is timeseal-tsa-root.pem in /keys/)' : ''}`)),
+      (err) =>
+        Object.assign(
+          row,
+          fail(
+            label,
+            `${message(err)}${authority ? ' (the Timeseal TSA root is timeseal-tsa-root.pem in /keys/)' : ''}`,
+          ),
+        ),
     ),
   );
   return section;
@@ -54,8 +82,14 @@ function receiptDocument(ctx: Context, f: ReceiptFacts, imprint: string): Check 
   const doc = ctx.inputs.document;
   const label = 'Hash matches the document';
   const hash = doc?.digests?.[algorithm] ?? (doc?.hash.length === 2 * digestLength(algorithm) ? doc.hash : undefined);
-  if (hash) return hash === imprint ? ok(label, [`${algorithm} ${hash}`]) : fail(label, `your document's ${algorithm} ${hash} is not the receipt's ${imprint}`);
-  return { ...pending(label, `a ${algorithm} receipt: choose the original file, or paste its ${algorithm} hash`), needsDigest: algorithm };
+  if (hash)
+    return hash === imprint
+      ? ok(label, [`${algorithm} ${hash}`])
+      : fail(label, `your document's ${algorithm} ${hash} is not the receipt's ${imprint}`);
+  return {
+    ...pending(label, `a ${algorithm} receipt: choose the original file, or paste its ${algorithm} hash`),
+    needsDigest: algorithm,
+  };
 }
 
 function receiptPromise(ctx: Context, f: ReceiptFacts): Check {
@@ -63,20 +97,30 @@ function receiptPromise(ctx: Context, f: ReceiptFacts): Check {
   const label = `Promise: in the ledger of ${date}`;
   const judged = (ledger: Ledger | null, lastPublished: string | null, details: string[]): Check => {
     const v = judgePromise(f, ledger, lastPublished);
-    if (v.state === 'kept') return ok(label, [`Leaf ${v.leafIndex}`, `Recorded at ${v.recordedAt} (the ledger's time)`, ...details]);
+    if (v.state === 'kept')
+      return ok(label, [`Leaf ${v.leafIndex}`, `Recorded at ${v.recordedAt} (the ledger's time)`, ...details]);
     if (v.state === 'pending') return pending(label, v.reason, details);
     // Evidence against Timeseal only when the receipt is Timeseal's: its chain must reach the root.
-    return f.anchored ? fail(label, v.reason, details) : pending(label, `its chain was not checked against a root (add timeseal-tsa-root.pem): if the receipt is Timeseal's, ${v.reason}`, details);
+    return f.anchored
+      ? fail(label, v.reason, details)
+      : pending(
+          label,
+          `its chain was not checked against a root (add timeseal-tsa-root.pem): if the receipt is Timeseal's, ${v.reason}`,
+          details,
+        );
   };
   const ledger = ctx.verified.get(date);
   if (ledger) return judged(ledger, null, [`From ${ledgerPath(date)}, checked above`]);
   const add = `add ${ledgerPath(date)} with its .sig, .dilithium.sig, .signatures.json and .checkpoint`;
-  if (ctx.ledgers.some((l) => (l.input.date ?? l.ledger?.date) === date)) return pending(label, `${ledgerPath(date)} is given but not verified with its signature files: see Ledger ${date}`);
+  if (ctx.ledgers.some((l) => (l.input.date ?? l.ledger?.date) === date))
+    return pending(label, `${ledgerPath(date)} is given but not verified with its signature files: see Ledger ${date}`);
   // A later day's signed ledger names the day before it: the receipt's day has no ledger when it is skipped.
   const later = [...ctx.verified.values()].filter((l) => l.date > date).sort((a, b) => (a.date < b.date ? -1 : 1))[0];
   if (later) {
     const before = later.previous?.date;
-    const details = [`The signed ledger of ${later.date} names ${before ? `${before} as the day before it` : 'no day before it'}`];
+    const details = [
+      `The signed ledger of ${later.date} names ${before ? `${before} as the day before it` : 'no day before it'}`,
+    ];
     if (before === date) return pending(label, `the ledger of ${date} is published: ${add}`, details);
     if (!before || before < date) return judged(null, later.date, details);
     return pending(label, `${ledgerPath(date)} was not given, and later days are published: ${add}`, details);
@@ -90,7 +134,9 @@ function receiptPromise(ctx: Context, f: ReceiptFacts): Check {
       return fail(label, `${daysFile.name}: ${message(err)}`);
     }
     const details = [`Published days from ${daysFile.name} (it is not signed; the days' signed ledgers show the same)`];
-    return days.includes(date) ? pending(label, `the ledger of ${date} is published: ${add}`, details) : judged(null, days.at(-1) ?? null, details);
+    return days.includes(date)
+      ? pending(label, `the ledger of ${date} is published: ${add}`, details)
+      : judged(null, days.at(-1) ?? null, details);
   }
   return pending(label, `the ledger of ${date} was not given: ${add} (or days.json, to see whether it is published)`);
 }

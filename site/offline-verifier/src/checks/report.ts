@@ -28,7 +28,12 @@ export interface Report {
 }
 
 const VERIFIED = 'Verified';
-export const ok = (label: string, details?: string[]): Check => ({ label, state: 'ok', verdict: VERIFIED, ...(details ? { details } : {}) });
+export const ok = (label: string, details?: string[]): Check => ({
+  label,
+  state: 'ok',
+  verdict: VERIFIED,
+  ...(details ? { details } : {}),
+});
 export const fail = (label: string, reason: string, details?: string[]): Check => ({
   label,
   state: 'fail',
@@ -41,7 +46,12 @@ export const pending = (label: string, reason: string, details?: string[]): Chec
   verdict: `Not verified: ${reason}`,
   ...(details ? { details } : {}),
 });
-export const info = (label: string, text: string, details?: string[]): Check => ({ label, state: 'info', verdict: text, ...(details ? { details } : {}) });
+export const info = (label: string, text: string, details?: string[]): Check => ({
+  label,
+  state: 'info',
+  verdict: text,
+  ...(details ? { details } : {}),
+});
 
 export function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);

@@ -25,9 +25,13 @@ export function tlogProofSection(ctx: Context, input: ClassifiedInput): Section 
   const doc = ctx.inputs.document;
   const hash = named ?? doc?.hash;
   const checks: Check[] = [
-    info('Claim', named ? `hash ${named} is leaf ${proof.index} of ${cp.origin}` : `leaf ${proof.index} of ${cp.origin} (the file names no hash: your document's is used)`, [
-      `Checkpoint: tree size ${cp.size}, root ${toHex(cp.root)}`,
-    ]),
+    info(
+      'Claim',
+      named
+        ? `hash ${named} is leaf ${proof.index} of ${cp.origin}`
+        : `leaf ${proof.index} of ${cp.origin} (the file names no hash: your document's is used)`,
+      [`Checkpoint: tree size ${cp.size}, root ${toHex(cp.root)}`],
+    ),
   ];
   if (named) checks.push(documentMatch(ctx, named, 'the tlog-proof'));
   checks.push(...checkpointSignatureChecks(proof.checkpoint, ctx));
@@ -42,16 +46,35 @@ export function tlogProofSection(ctx: Context, input: ClassifiedInput): Section 
   );
   const { ecdsa, mldsa } = ctx.keys;
   if (ecdsa && mldsa && hash !== undefined) {
-    checks.push(attempt('Whole tlog-proof (both signatures, inclusion)', () => void verifyTlogProof(proof, { ecdsa, mldsa }, doc ? { hash: fromHex(doc.hash) } : {})));
+    checks.push(
+      attempt(
+        'Whole tlog-proof (both signatures, inclusion)',
+        () => void verifyTlogProof(proof, { ecdsa, mldsa }, doc ? { hash: fromHex(doc.hash) } : {}),
+      ),
+    );
   }
   const day = ctx.ledgers.find((l) => l.ledger?.treeSize === cp.size && l.ledger.root === toHex(cp.root));
   const entry = day?.ledger?.entries[proof.index - day.ledger.firstIndex];
   if (day && entry && entry.hash === hash) {
-    checks.push(ok(`Leaf in the ledger file ${day.input.name}`, [`Ledger of ${day.ledger!.date}, submitted ${entry.submittedAt}`]));
+    checks.push(
+      ok(`Leaf in the ledger file ${day.input.name}`, [
+        `Ledger of ${day.ledger!.date}, submitted ${entry.submittedAt}`,
+      ]),
+    );
   } else if (day) {
-    checks.push(fail(`Leaf in the ledger file ${day.input.name}`, `leaf ${proof.index} of ${day.input.name} is ${entry ? entry.hash : 'not one of its day'}, not ${hash ?? 'the hash'}`));
+    checks.push(
+      fail(
+        `Leaf in the ledger file ${day.input.name}`,
+        `leaf ${proof.index} of ${day.input.name} is ${entry ? entry.hash : 'not one of its day'}, not ${hash ?? 'the hash'}`,
+      ),
+    );
   } else {
-    checks.push(info('Date', `a tlog-proof names no date: its checkpoint (tree size ${cp.size}) is the end of the day it proves; add that day's ledger file to see the date and time`));
+    checks.push(
+      info(
+        'Date',
+        `a tlog-proof names no date: its checkpoint (tree size ${cp.size}) is the end of the day it proves; add that day's ledger file to see the date and time`,
+      ),
+    );
   }
   return { title, checks };
 }
