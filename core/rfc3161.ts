@@ -135,6 +135,22 @@ function rawEcdsa(sig: Uint8Array, size: number): Uint8Array {
   return out;
 }
 
+/** Imported public keys by algorithm and SubjectPublicKeyInfo: a reader checking many tokens of one authority
+ * (a folder of receipts, a day's tokens) imports its two keys once, not per token. At most KEY_CACHE keys. */
+const KEY_CACHE = 32;
+const importedKeys = new Map<string, Promise<CryptoKey>>();
+function importSpki(c: SubtleCrypto, der: Uint8Array<ArrayBuffer>, algorithm: EcKeyImportParams | RsaHashedImportParams): Promise<CryptoKey> {
+  const id = `${JSON.stringify(algorithm)} ${toHex(der)}`;
+  let key = importedKeys.get(id);
+  if (key === undefined) {
+    key = c.importKey('spki', der, algorithm, false, ['verify']);
+    key.catch(() => importedKeys.delete(id));
+    if (importedKeys.size >= KEY_CACHE) importedKeys.delete(importedKeys.keys().next().value!);
+    importedKeys.set(id, key);
+  }
+  return key;
+}
+
 /** Verifies `sig` over `data` with a SubjectPublicKeyInfo, by the signature algorithm `alg` (hash `fallback` for rsaEncryption). */
 async function verifySignature(spki: Der, alg: string, fallback: string | undefined, sig: Uint8Array, data: Uint8Array): Promise<boolean> {
   const known = SIGNATURES[alg] ?? fail(`signature algorithm ${alg} is not one this page checks (use \`openssl ts -verify\`)`);
@@ -145,11 +161,11 @@ async function verifySignature(spki: Der, alg: string, fallback: string | undefi
   const der = whole(spki) as Uint8Array<ArrayBuffer>;
   if (known[0] === 'ECDSA') {
     const curve = (oid(keyOid) === '1.2.840.10045.2.1' && CURVES[oid(params)]) || fail('the key is not an ECDSA key on a curve this page knows');
-    const key = await c.importKey('spki', der, { name: 'ECDSA', namedCurve: curve[0] }, false, ['verify']);
+    const key = await importSpki(c, der, { name: 'ECDSA', namedCurve: curve[0] });
     return c.verify({ name: 'ECDSA', hash }, key, rawEcdsa(sig, curve[1]) as Uint8Array<ArrayBuffer>, data as Uint8Array<ArrayBuffer>);
   }
   if (oid(keyOid) !== '1.2.840.113549.1.1.1') fail('an RSA signature from a key that is not RSA');
-  const key = await c.importKey('spki', der, { name: known[0], hash }, false, ['verify']);
+  const key = await importSpki(c, der, { name: known[0], hash });
   return c.verify(known[0], key, sig as Uint8Array<ArrayBuffer>, data as Uint8Array<ArrayBuffer>);
 }
 

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { checkTimeStamp, timeStampRequest } from '../../core/tsa.ts';
 import { checkToken, pemCertificates } from '../../core/rfc3161.ts';
 import { startTsa, type LoopbackTsa, type TsaMode } from '../support/tsa.ts';
@@ -96,6 +96,21 @@ describe.each([
     const der = await ask(tsa, mode);
     expect(await page(der, ca)).toMatch(reason);
     expect(await core(der, ca)).not.toBe('ok');
+  });
+
+  test("the authority's keys are imported once for many of its tokens", async () => {
+    const importKey = vi.spyOn(globalThis.crypto.subtle, 'importKey');
+    try {
+      await checkToken(token, digest, ca);
+      const first = importKey.mock.calls.length;
+      for (let i = 0; i < 5; i++) await checkToken(token, digest, ca);
+      expect(importKey.mock.calls.length).toBe(first);
+      const otherCa = pemCertificates(fs.readFileSync(other.caFile, 'utf8'));
+      await checkToken(await ask(other), digest, otherCa);
+      expect(importKey.mock.calls.length).toBeGreaterThan(first);
+    } finally {
+      importKey.mockRestore();
+    }
   });
 
   // `timeseal verify` (core/tsa.ts) reads the token with pkijs and then with the page's strict reader, so the
