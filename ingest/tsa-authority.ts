@@ -1,13 +1,14 @@
 // The time-stamp authority's signing identity, loaded once per app from the TSA key and certificates
 // (runtime/keys.ts loadTsaKeys): what POST /tsa (routes/tsa.ts) and the receipts of the JSON submissions
 // (routes/submit.ts, routes/beta.ts) sign with. A receipt's genTime is its submission's submittedAt
-// (docs/FORMAT.md §3b), and it is sent only after the submission is stored: the beta API signs after the
-// commit; the site's route signs just before its transaction, which stores the receipt with the row.
+// (docs/FORMAT.md §3b), and it is sent only after the submission is stored: the beta API's single route signs
+// while the row commits, its batch route after the commit; the site's route signs just before its
+// transaction, which stores the receipt with the row.
 //
 // Signing is the largest part of a token's cost (~45 µs of CPU for the ECDSA P-256 signature, against ~15 µs
 // for the rest of the token). POST /tsa and the beta API's receipts therefore sign on libuv's thread pool
 // (`signOffThread`) while the event loop waits for the row's commit, and answer once both are done: the event
-// loop, which serves every request, keeps ~13 µs of that work per token (docs/BENCHMARKS.md, "Time-stamp
+// loop, which serves every request, keeps ~7–12 µs of that work per token (docs/BENCHMARKS.md, "Time-stamp
 // authority").
 import crypto from 'node:crypto';
 import { grantedResponse, randomSerial, receiptRequest, signedAttributes, signedResponse, tstInfo, type TsaIdentity } from '../core/tsa-token.ts';
