@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Debian packages the tests use as independent cross-checks, installed with apt-get when missing so a fresh
 # machine passes `make test`: openssl (ECDSA signatures), python3-opentimestamps (the OpenTimestamps reference
-# library, for .ots files), chromium (browser tests, once the site has them), postgresql (a private
+# library, for .ots files), chromium-headless-shell (the browser tests: test/support/chromium.ts), postgresql (a private
 # PostgreSQL cluster per test run: test/support/postgres.ts), nginx (the several-node topology in deploy/),
 # poppler-utils (pdftotext reads the PDF certificates), faketime (a node whose clock is off, for the clock
 # check against the database's) and openjdk-17-jdk-headless (keytool, jar and jarsigner: Java's RFC 3161
@@ -13,7 +13,7 @@ need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
 /usr/bin/python3 -c 'import opentimestamps' >/dev/null 2>&1 || need+=(python3-opentimestamps)
 /usr/bin/python3 -c 'import prometheus_client' >/dev/null 2>&1 || need+=(python3-prometheus-client)
-[ -x /usr/bin/chromium ] || need+=(chromium)
+[ -x /usr/bin/chromium-headless-shell ] || need+=(chromium-headless-shell)
 fc-list 2>/dev/null | grep -qi dejavu || need+=(fonts-dejavu-core)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 [ -x /usr/sbin/nginx ] || need+=(nginx)

@@ -5,7 +5,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SITE_DIR = path.join(ROOT, 'dist/site');
@@ -135,21 +136,7 @@ export async function startServer(project: Project, options: { now?: string; dem
   };
 }
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
-  });
-}
+export { launchChromium as launchBrowser };
 
 export function sha256sum(file: string): string {
   const result = spawnSync('sha256sum', [file], { encoding: 'utf8' });

@@ -6,7 +6,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'cli/bin/timeseal');
@@ -119,21 +120,7 @@ export function buildVerifier(outDir: string, keysDir: string): string {
   return run(ROOT, process.execPath, [BUILD_SCRIPT, '--out', outDir], { TIMESEAL_KEYS: keysDir });
 }
 
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
-  });
-}
+export { launchChromium };
 
 /** Chromium with the network off, showing the verifier built into `outDir` (opened from disk). */
 export async function openOffline(outDir: string): Promise<{ browser: Browser; page: Page }> {
