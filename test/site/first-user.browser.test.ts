@@ -97,42 +97,59 @@ afterAll(async () => {
 });
 
 describe('phone widths', () => {
-  it('lays out every route within the viewport at 320, 390 and 430 px (no sideways scroll)', async () => {
+  // Each route is opened once, at the widest width, then narrowed: the layout follows the viewport (CSS media
+  // queries; no island sizes itself from the width it loaded at), and a page load costs more than the rest.
+  it('lays out every route within the viewport at 430, 390 and 320 px (no sideways scroll)', async () => {
     const overflowing: string[] = [];
-    for (const width of [320, 390, 430]) {
-      const { context, page } = await newPage({ width, height: 800 });
-      for (const route of ALL_ROUTES) {
-        await openSettled(page, route);
-        const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-          scrollWidth: document.documentElement.scrollWidth,
-          innerWidth: window.innerWidth,
-        }));
+    const { context, page } = await newPage({ width: 430, height: 800 });
+    for (const route of ALL_ROUTES) {
+      await page.setViewportSize({ width: 430, height: 800 });
+      await openSettled(page, route);
+      for (const width of [430, 390, 320]) {
+        if (width !== 430) await page.setViewportSize({ width, height: 800 });
+        const { scrollWidth, innerWidth } = await page.evaluate(async () => {
+          await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+          return { scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth };
+        });
+        expect(innerWidth, `${route}: the viewport is ${width} px`).toBe(width);
         if (scrollWidth > innerWidth) overflowing.push(`${route} at ${width} px: ${scrollWidth} px wide`);
       }
-      await context.close();
     }
+    await context.close();
     expect(overflowing).toEqual([]);
   }, 120_000);
 });
 
-/** Whether the keyboard focus is visible: on the focused element, or, for a visually hidden input (the file
- *  pickers), on the label people see around it. */
-async function focusIndicator(page: Page): Promise<{ name: string; visible: boolean; shown: string }> {
+/** Whether the keyboard focus is visible, in the dark and in the light theme (the `dark` class on <html> is the
+ *  whole theme, so both are read on the same focused element): on the focused element, or, for a visually hidden
+ *  input (the file pickers), on the label people see around it. */
+async function focusIndicator(
+  page: Page,
+): Promise<{ name: string; themes: { theme: string; visible: boolean; shown: string }[] }> {
   return page.evaluate(() => {
     let el = document.activeElement as HTMLElement | null;
-    if (!el || el === document.body) return { name: 'body', visible: true, shown: 'body' };
+    if (!el || el === document.body) return { name: 'body', themes: [] };
     const name = `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''} "${(el.textContent || el.getAttribute('aria-label') || '').trim().slice(0, 40)}"`;
     const rect = el.getBoundingClientRect();
     if (rect.width <= 2 || rect.height <= 2) el = el.closest('label') ?? (el as HTMLInputElement).labels?.[0] ?? el;
-    const style = getComputedStyle(el);
-    const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1;
-    const ring = style.boxShadow !== 'none';
-    const box = el.getBoundingClientRect();
-    return {
-      name,
-      visible: (outline || ring) && box.width > 2 && box.height > 2,
-      shown: `${el.tagName.toLowerCase()} outline ${style.outlineStyle} ${style.outlineWidth}`,
-    };
+    const root = document.documentElement;
+    const wasDark = root.classList.contains('dark');
+    const themes = (['dark', 'light'] as const).map((theme) => {
+      root.classList.toggle('dark', theme === 'dark');
+      for (const a of document.getAnimations()) if ('transitionProperty' in a) a.finish(); // the theme's transitions, ended
+      const style = getComputedStyle(el);
+      const outline = style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) >= 1;
+      const ring = style.boxShadow !== 'none';
+      const box = el.getBoundingClientRect();
+      return {
+        theme,
+        visible: (outline || ring) && box.width > 2 && box.height > 2,
+        shown: `${el.tagName.toLowerCase()} outline ${style.outlineStyle} ${style.outlineWidth}`,
+      };
+    });
+    root.classList.toggle('dark', wasDark);
+    for (const a of document.getAnimations()) if ('transitionProperty' in a) a.finish();
+    return { name, themes };
   });
 }
 
@@ -174,22 +191,26 @@ describe('keyboard focus', () => {
 
   it('shows a visible focus indicator on every control reached with Tab, on every page, in both themes', async () => {
     const missing: string[] = [];
-    for (const theme of ['dark', 'light'] as const) {
-      const { context, page } = await newPage({ theme });
-      for (const route of ALL_ROUTES) {
-        await openSettled(page, route);
-        const seen = new Set<string>();
-        for (let i = 0; i < 80; i++) {
-          await page.keyboard.press('Tab');
-          const f = await focusIndicator(page);
-          if (f.name === 'body' || seen.has(f.name)) break;
-          seen.add(f.name);
-          if (!f.visible) missing.push(`${theme} ${route}: ${f.name} (${f.shown})`);
+    let checked = 0;
+    const { context, page } = await newPage({ theme: 'dark' });
+    for (const route of ALL_ROUTES) {
+      await openSettled(page, route);
+      const seen = new Set<string>();
+      for (let i = 0; i < 80; i++) {
+        await page.keyboard.press('Tab');
+        const f = await focusIndicator(page);
+        if (f.name === 'body' || seen.has(f.name)) break;
+        seen.add(f.name);
+        expect(f.themes.map((t) => t.theme)).toEqual(['dark', 'light']);
+        for (const t of f.themes) {
+          checked++;
+          if (!t.visible) missing.push(`${t.theme} ${route}: ${f.name} (${t.shown})`);
         }
       }
-      await context.close();
     }
+    await context.close();
     expect(missing).toEqual([]);
+    expect(checked, 'controls reached with Tab, counted once per theme').toBeGreaterThan(ALL_ROUTES.length * 2 * 5);
   }, 240_000);
 });
 
