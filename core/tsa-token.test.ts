@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { addTsaKeys, loadTsaKeys } from '../runtime/keys.ts';
 import { pemCertificates, checkToken } from './rfc3161.ts';
-import { checkTimeStamp } from './tsa.ts';
+import { checkTimeStamp, timeStampRequest } from './tsa.ts';
 import {
   grantedResponse,
   parseTimeStampRequest,
@@ -231,5 +231,32 @@ describe('the token writer', () => {
     }
     expect(malformed).toBe(0);
     expect(seen.size).toBe(100_000);
+  });
+});
+
+describe('the request writer (core/tsa.ts timeStampRequest)', () => {
+  // A random 8-byte nonce starts with a zero byte about once in 256 requests; written as it is, that INTEGER
+  // is not minimal DER and a strict TSA (this one's reader) refuses the request as badDataFormat.
+  test.each([
+    ['00413f9d955a30f5', '413f9d955a30f5'],
+    ['0000807a9dbca6bb', '00807a9dbca6bb'],
+    ['80c0ffee00000001', '0080c0ffee00000001'],
+    ['7fffffffffffffff', '7fffffffffffffff'],
+    ['0000000000000000', '00'],
+  ])('nonce %s is sent as the minimal positive INTEGER %s, which the strict reader accepts', (nonce, content) => {
+    const parsed = parseTimeStampRequest(Buffer.from(timeStampRequest(crypto.randomBytes(32), Buffer.from(nonce, 'hex'))));
+    if ('rejection' in parsed) throw new Error(parsed.rejection.text);
+    expect(Buffer.from(parsed.request.nonce!).toString('hex')).toBe(content);
+  });
+
+  test('every one of 2,000 random nonces gives a request the strict reader accepts', () => {
+    const refused = [];
+    for (let i = 0; i < 2000; i++) {
+      const nonce = crypto.randomBytes(8);
+      nonce[0] = i % 4 === 0 ? 0 : nonce[0]!; // a leading zero byte in a quarter of them
+      const parsed = parseTimeStampRequest(Buffer.from(timeStampRequest(crypto.randomBytes(32), nonce)));
+      if ('rejection' in parsed) refused.push(nonce.toString('hex'));
+    }
+    expect(refused).toEqual([]);
   });
 });

@@ -39,6 +39,7 @@ function buffer(bytes: Uint8Array): ArrayBuffer {
 /** DER TimeStampReq (RFC 3161 §2.4.1): version 1, SHA-256 imprint of `digest`, `nonce`, certReq true. */
 export function timeStampRequest(digest: Uint8Array, nonce: Uint8Array): Uint8Array {
   if (digest.length !== 32) throw new RangeError('a SHA-256 digest is 32 bytes');
+  if (nonce.length === 0) throw new RangeError('a nonce has at least one byte');
   const req = new pkijs.TimeStampReq({
     version: 1,
     messageImprint: new pkijs.MessageImprint({
@@ -51,9 +52,12 @@ export function timeStampRequest(digest: Uint8Array, nonce: Uint8Array): Uint8Ar
   return new Uint8Array(req.toSchema().toBER(false));
 }
 
-/** A nonce as a positive INTEGER's bytes (a leading zero byte when the top bit is set). */
+/** A nonce as the content of a DER INTEGER: positive and minimal (X.690 §8.3.2) — leading zero bytes dropped
+ *  (a random nonce starts with one about once in 256 requests; a strict TSA refuses the non-minimal form), then
+ *  one zero byte put back when the top bit is set. */
 function positive(bytes: Uint8Array): Uint8Array {
-  return bytes[0]! & 0x80 ? Uint8Array.of(0, ...bytes) : bytes;
+  const minimal = strip(bytes);
+  return minimal[0]! & 0x80 ? Uint8Array.of(0, ...minimal) : minimal;
 }
 
 export interface TokenFacts {
