@@ -1,5 +1,11 @@
+import os from 'node:os';
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 import LongestFirstSequencer from './test/support/sequencer.ts';
+
+// Node's compile cache for every Node process of the run, from its first module on: Vitest's workers, which
+// inherit this environment, and what the tests start with node (the `timeseal` CLI turns it on by itself too).
+process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'node-compile-cache');
 
 export default defineConfig({
   test: {
