@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { INDEX_HEAD_PATH, parseSegmentHeader, segmentPath } from '../core/index-segments.ts';
 import { TimesealError } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
-import { startHashFilesJob } from './index-worker.ts';
+import { startHashFilesJob, WORKER_FROM_HASHES } from './index-worker.ts';
 import { writeDaySegment } from './segment-files.ts';
 import { sortedOrder } from '../store/sort-keys.ts';
 
@@ -48,7 +48,7 @@ describe('startHashFilesJob', () => {
     writeDaySegment(inThread, 0, d.hashes, d.ms, expected);
     writeEntryBundles(inThread, 0, d.hashes, expected);
     const onWorker = archive();
-    const job = startHashFilesJob(onWorker, 0, d, { index: true });
+    const job = startHashFilesJob(onWorker, 0, d, { index: true, onWorker: true });
     const written = job.wait();
     expect(written).toEqual(expected);
     expect(job.wait()).toBe(written);
@@ -65,16 +65,28 @@ describe('startHashFilesJob', () => {
     const d = day(100);
     const hashes = Buffer.from(d.hashes);
     const ms = Float64Array.from(d.ms);
-    startHashFilesJob(archive(), 0, { hashes, ms }, { index: true }).wait();
+    startHashFilesJob(archive(), 0, { hashes, ms }, { index: true, onWorker: true }).wait();
     expect(hashes.length).toBe(3200);
     expect(Buffer.compare(hashes, Buffer.from(d.hashes))).toBe(0);
     expect(Array.from(ms)).toEqual(Array.from(d.ms));
   });
 
-  it('a failure on the worker is thrown by wait()', () => {
-    const dir = archive();
-    fs.mkdirSync(path.join(dir, segmentPath({ from: 0, to: 10 })), { recursive: true });
-    expect(() => startHashFilesJob(dir, 0, day(10), { index: true }).wait()).toThrow(/published file index\/0-10.idx differs from the rebuild/);
+  it('a failure on the worker, or on this thread, is thrown by wait()', () => {
+    for (const onWorker of [true, false]) {
+      const dir = archive();
+      fs.mkdirSync(path.join(dir, segmentPath({ from: 0, to: 10 })), { recursive: true });
+      expect(() => startHashFilesJob(dir, 0, day(10), { index: true, onWorker }).wait()).toThrow(/published file index\/0-10.idx differs from the rebuild/);
+    }
+  });
+
+  it(`a day under ${WORKER_FROM_HASHES} hashes is written on this thread: its files are there before wait(), the same as the worker's`, () => {
+    const d = day(WORKER_FROM_HASHES - 1);
+    const here = archive();
+    const job = startHashFilesJob(here, 0, d, { index: true });
+    expect(fs.readdirSync(path.join(here, 'index'))).toEqual([`0-${WORKER_FROM_HASHES - 1}.idx`]);
+    const onWorker = archive();
+    expect(job.wait()).toEqual(startHashFilesJob(onWorker, 0, d, { index: true, onWorker: true }).wait());
+    expect(tree(here)).toEqual(tree(onWorker));
   });
 
   it('without the index, writes only the bundles; a published bundle that differs is a conflict, typed', () => {

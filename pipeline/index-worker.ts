@@ -3,7 +3,8 @@
 // synchronous: `wait()` blocks on a shared flag (Atomics.wait) and reads the worker's answer with
 // receiveMessageOnPort, so no caller has to become async. The worker always answers (its work is inside
 // try/catch); only a failure to load this module would leave the flag unset, which every build in the tests
-// would show at once.
+// would show at once. A small day is written on the calling thread instead (WORKER_FROM_HASHES): a worker's
+// start costs more than its files.
 import { isMainThread, MessageChannel, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
 import { TimesealError, type ErrorCode } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
@@ -35,8 +36,9 @@ export function startHashFilesJob(
   archive: string,
   oldSize: number,
   day: { hashes: Uint8Array; ms: Float64Array },
-  options: { index: boolean },
+  options: { index: boolean; onWorker?: boolean },
 ): HashFilesJob {
+  if (!(options.onWorker ?? day.hashes.length / 32 >= WORKER_FROM_HASHES)) return writeHere(archive, oldSize, day, options.index);
   const done = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const shared = day.hashes.buffer instanceof SharedArrayBuffer && day.ms.buffer instanceof SharedArrayBuffer;
@@ -70,14 +72,42 @@ export function startHashFilesJob(
   };
 }
 
+/**
+ * Days with fewer hashes are written on the calling thread: starting a worker (a new isolate that loads these
+ * modules: ~0.15–0.2 s of CPU) costs more than their files (~10 ms for 8,192 hashes), and most days of a young
+ * or quiet archive are small. From this size on, the worker's files are written while the build hashes the tree.
+ */
+export const WORKER_FROM_HASHES = 8192;
+
+/** The files written here, at once; wait() gives what was written or throws what failed, as the worker's would. */
+function writeHere(archive: string, oldSize: number, day: { hashes: Uint8Array; ms: Float64Array }, index: boolean): HashFilesJob {
+  let written: Written | undefined;
+  let failure: unknown;
+  try {
+    written = writeHashFiles(archive, oldSize, day.hashes, day.ms, index);
+  } catch (err) {
+    failure = err;
+  }
+  return {
+    wait() {
+      if (written === undefined) throw failure;
+      return written;
+    },
+  };
+}
+
+function writeHashFiles(archive: string, oldSize: number, hashes: Uint8Array, ms: Float64Array, index: boolean): Written {
+  const written: Written = { files: 0, bytes: 0 };
+  writeEntryBundles(archive, oldSize, hashes, written);
+  if (index) writeDaySegment(archive, oldSize, hashes, ms, written);
+  return written;
+}
+
 if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array) {
   const job = workerData as Job;
   let answer: Answer;
   try {
-    const written: Written = { files: 0, bytes: 0 };
-    writeEntryBundles(job.archive, job.oldSize, job.hashes, written);
-    if (job.index) writeDaySegment(job.archive, job.oldSize, job.hashes, job.ms, written);
-    answer = { ok: true, written };
+    answer = { ok: true, written: writeHashFiles(job.archive, job.oldSize, job.hashes, job.ms, job.index) };
   } catch (err) {
     const e = err as Error;
     answer = { ok: false, message: e.message, name: e.name, stack: e.stack, ...(err instanceof TimesealError ? { code: err.code } : {}) };
