@@ -150,6 +150,30 @@ describe('ML-DSA-65 against the IETF LAMPS examples', () => {
   });
 });
 
+describe('ML-DSA-65 signing from a seed', () => {
+  it('signs with each seed its own key when seeds alternate (the expanded key is kept for the last seed only)', () => {
+    const a = mldsaKeygen();
+    const b = mldsaKeygen();
+    const message = new TextEncoder().encode('alternating seeds');
+    const seedA = a.seed.slice();
+    for (const [seed, own, other] of [
+      [a.seed, a, b],
+      [b.seed, b, a],
+      [seedA, a, b],
+    ] as const) {
+      const signature = mldsaSign(message, seed);
+      expect(mldsaVerify(message, signature, own.publicKey)).toBe(true);
+      expect(mldsaVerify(message, signature, other.publicKey)).toBe(false);
+      expect(signature).toEqual(mldsaSign(message, own.secretKey));
+    }
+    // A caller that reuses its seed buffer for another key is not given the old key.
+    const reused = a.seed.slice();
+    mldsaSign(message, reused);
+    reused.set(b.seed);
+    expect(mldsaVerify(message, mldsaSign(message, reused), b.publicKey)).toBe(true);
+  });
+});
+
 describe('ML-DSA-65 against node:crypto (OpenSSL 3.5)', () => {
   const { seed, publicKey } = mldsaKeygen(Uint8Array.from({ length: 32 }, (_, i) => 100 + i));
   const message = enc.encode('{"format":"timeseal-ledger/1"}\n');
