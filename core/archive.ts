@@ -61,6 +61,27 @@ export function dateOfDayFile(path: string): string | null {
   return m && isDate(m[1]!) ? m[1]! : null;
 }
 
+/** Cache-Control of each class: never changes (a year, immutable), replaced over time (a minute), status files
+ *  revalidated on every use. */
+export const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
+export const CACHE_SHORT = 'public, max-age=60';
+export const CACHE_REVALIDATE = 'no-cache';
+
+/** The Cache-Control an archive file is served with, by its path: `timeseal serve` answers with it, and the S3
+ *  engine sets it on every object so that a CDN in front of a bucket keeps the same classes. */
+export function archiveCacheControl(path: string): string {
+  if (path === OTS_STATUS_PATH || path === BLOCK_INFO_PATH || monthOfBlockInfo(path) !== null) return CACHE_REVALIDATE;
+  return cacheClass(path) === 'immutable' ? CACHE_IMMUTABLE : CACHE_SHORT;
+}
+
+/** The Content-Type an archive file is served with, by its path (the server's and the S3 objects'). */
+export function archiveContentType(path: string): string {
+  if (path.endsWith('.json')) return 'application/json; charset=utf-8';
+  if (path === CHECKPOINT_PATH || path.endsWith('.checkpoint') || path.endsWith('.cosignatures')) return 'text/plain; charset=utf-8';
+  if (path.endsWith('.tsr')) return 'application/timestamp-reply';
+  return 'application/octet-stream';
+}
+
 export interface DayRecord {
   date: string;
   firstIndex: number;

@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import {
   BLOCK_INFO_PATH,
-  cacheClass,
   monthOfBlockInfo,
   CHECKPOINT_PATH,
   dateOfDayFile,
@@ -24,7 +23,6 @@ import { isDate } from '../core/ledger.ts';
 import { INDEX_HEAD_PATH, parseSegmentPath } from '../core/index-segments.ts';
 import { parseTilePath, TILE_WIDTH } from '../core/tiles.ts';
 import { ClientError } from './errors.ts';
-import { IMMUTABLE, NO_CACHE, SHORT } from './http-file.ts';
 
 const NAMED_ARCHIVE_FILES = new Set([
   CHECKPOINT_PATH,
@@ -34,7 +32,6 @@ const NAMED_ARCHIVE_FILES = new Set([
   BLOCK_INFO_PATH,
   VERIFIER_ARCHIVE_PATH,
 ]);
-const STATUS_FILES = new Set([OTS_STATUS_PATH, BLOCK_INFO_PATH]);
 
 /** The archive-relative path of a `/ledgers/…` request, or a ClientError for a path trick; null = no such file name. */
 export function archivePath(raw: string): string | null {
@@ -145,17 +142,4 @@ export class CommittedView {
     this.value = value;
     return value;
   }
-}
-
-export function archiveCacheControl(rel: string): string {
-  if (STATUS_FILES.has(rel) || monthOfBlockInfo(rel) !== null) return NO_CACHE;
-  return cacheClass(rel) === 'immutable' ? IMMUTABLE : SHORT;
-}
-
-export function archiveType(rel: string): string {
-  if (rel.endsWith('.json')) return 'application/json; charset=utf-8';
-  if (rel === CHECKPOINT_PATH || rel.endsWith('.checkpoint') || rel.endsWith('.cosignatures'))
-    return 'text/plain; charset=utf-8';
-  if (rel.endsWith('.tsr')) return 'application/timestamp-reply';
-  return 'application/octet-stream';
 }

@@ -5,18 +5,11 @@
 // (site-files.ts, with the 404 page).
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { CHECKPOINT_PATH, INDEX_JSON_PATH } from '../core/archive.ts';
+import { archiveCacheControl, archiveContentType, CHECKPOINT_PATH, INDEX_JSON_PATH } from '../core/archive.ts';
 import { errorBody } from './errors.ts';
 import { GzipCopies, IMMUTABLE, sendFile, SHORT } from './http-file.ts';
 import { IndexJsonCache, IndexJsonPreparingError, type IndexJsonFile } from './index-json.ts';
-import {
-  archiveCacheControl,
-  archivePath,
-  archiveType,
-  CommittedView,
-  isCommitted,
-  latestCheckpointFile,
-} from './published-archive.ts';
+import { archivePath, CommittedView, isCommitted, latestCheckpointFile } from './published-archive.ts';
 import type { ArchiveAccess } from './services.ts';
 import { sendNotFoundPage, serveSite, sitePath } from './site-files.ts';
 
@@ -92,7 +85,7 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
         }
         void reply.header(TREE_SIZE_HEADER, String(made.treeSize));
         if (
-          await sendFile(request, reply, made.path, archiveType(INDEX_JSON_PATH), SHORT, {
+          await sendFile(request, reply, made.path, archiveContentType(INDEX_JSON_PATH), SHORT, {
             gzip: { copies: gzipCopies, name: INDEX_JSON_PATH },
           })
         )
@@ -117,7 +110,7 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
     const cacheControl = archiveCacheControl(rel);
     if (
       file === null ||
-      !(await sendFile(request, reply, path.join(archive, file), archiveType(rel), cacheControl, {
+      !(await sendFile(request, reply, path.join(archive, file), archiveContentType(rel), cacheControl, {
         asStored: cacheControl === IMMUTABLE,
         gzip: { copies: gzipCopies, name: rel },
       }))

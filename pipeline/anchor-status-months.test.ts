@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { blockInfoMonthPath, type DayRecord } from '../core/archive.ts';
-import { archiveCacheControl, archivePath } from '../ingest/published-archive.ts';
+import { archiveCacheControl } from '../core/archive.ts';
+import { archivePath } from '../ingest/published-archive.ts';
 import { readBlockInfo, writeAnchorStatus } from './anchor/status.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-block-months-'));

@@ -9,7 +9,6 @@
 // a CDN or nginx in front of a bucket keeps the classes `timeseal serve` answers with.
 // Engines: folder.ts (today's files, byte for byte) and s3.ts; open.ts picks one from TIMESEAL_ARCHIVE.
 // The conformance tests every engine must pass: test/storage/contract.ts.
-import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, monthOfBlockInfo, OTS_STATUS_PATH } from '../../core/archive.ts';
 import { UsageError } from '../../runtime/config.ts';
 
 export interface ArchiveStore {
@@ -25,27 +24,6 @@ export interface ArchiveStore {
   exists(rel: string): Promise<boolean>;
   /** Every object whose path starts with `prefix` ('' for all), in byte order of their paths. */
   list(prefix: string): Promise<string[]>;
-}
-
-/** Cache-Control of each class: never changes (a year, immutable), replaced over time (a minute), status
- * files revalidated on every use. The same values `timeseal serve` answers with for these paths. */
-export const CACHE_IMMUTABLE = 'public, max-age=31536000, immutable';
-export const CACHE_SHORT = 'public, max-age=60';
-export const CACHE_REVALIDATE = 'no-cache';
-
-/** The Cache-Control an archive object is served with, by its path (core/archive.ts cacheClass): the rule of
- * ingest/published-archive.ts, which test/storage/s3.test.ts holds these answers to. */
-export function cacheControlOf(rel: string): string {
-  if (rel === OTS_STATUS_PATH || rel === BLOCK_INFO_PATH || monthOfBlockInfo(rel) !== null) return CACHE_REVALIDATE;
-  return cacheClass(rel) === 'immutable' ? CACHE_IMMUTABLE : CACHE_SHORT;
-}
-
-/** The Content-Type an archive object is served with, by its path. */
-export function contentTypeOf(rel: string): string {
-  if (rel.endsWith('.json')) return 'application/json; charset=utf-8';
-  if (rel === CHECKPOINT_PATH || rel.endsWith('.checkpoint') || rel.endsWith('.cosignatures')) return 'text/plain; charset=utf-8';
-  if (rel.endsWith('.tsr')) return 'application/timestamp-reply';
-  return 'application/octet-stream';
 }
 
 const NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;

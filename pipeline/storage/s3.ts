@@ -13,7 +13,8 @@ import os from 'node:os';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { TimesealError } from '../../core/errors.ts';
 import { ConflictError } from '../files.ts';
-import { cacheControlOf, checkListPrefix, checkObjectPath, contentTypeOf, type ArchiveStore } from './archive-store.ts';
+import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
+import { checkListPrefix, checkObjectPath, type ArchiveStore } from './archive-store.ts';
 import { byteOrder } from './folder.ts';
 
 /** Where an S3 archive is: a bucket and a key prefix ('' or a path without leading or trailing `/`). */
@@ -64,8 +65,8 @@ export class S3ArchiveStore implements ArchiveStore {
         Key: this.key(rel),
         Body: bytes,
         ContentLength: bytes.length,
-        CacheControl: cacheControlOf(rel),
-        ContentType: contentTypeOf(rel),
+        CacheControl: archiveCacheControl(rel),
+        ContentType: archiveContentType(rel),
         ...(ifNoneMatch === undefined ? {} : { IfNoneMatch: ifNoneMatch }),
       }),
     );

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheClass, DAYS_PATH } from '../../core/archive.ts';
-import { archiveCacheControl, archiveType } from '../../ingest/published-archive.ts';
+import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
 import type { ArchiveStore } from '../../pipeline/storage/archive-store.ts';
 import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
 import { ACCEPT_PLAIN_PUTS, openArchiveStore, s3Client } from '../../pipeline/storage/open.ts';
@@ -100,8 +100,8 @@ describe('on a Ceph RADOS Gateway', () => {
       await (how === 'create' ? store.create(rel, bytes(rel)) : store.replace(rel, bytes(rel)));
       const head = await client.send(new HeadObjectCommand({ Bucket: ceph.current.bucket, Key: `classes/${rel}` }));
       expect([rel, head.CacheControl, head.ContentType]).toEqual([rel, cacheControl, contentType]);
-      // The server's own answer for the path (ingest/published-archive.ts) is the same.
-      expect([rel, archiveCacheControl(rel), archiveType(rel)]).toEqual([rel, cacheControl, contentType]);
+      // The server's own answer for the path (core/archive.ts, what `timeseal serve` sends) is the same.
+      expect([rel, archiveCacheControl(rel), archiveContentType(rel)]).toEqual([rel, cacheControl, contentType]);
     }
     // A replaced object keeps its class.
     await store.replace('checkpoint', bytes('again'));
