@@ -258,16 +258,17 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     return { state: 'pending', reason: p?.reason ?? null };
   };
 
-  // Tokens never change once published: each is checked once and remembered by its file's inode and size.
+  // Tokens never change once published: each is checked once and remembered by its file's inode, size and
+  // modification time (a file removed and written again may get the freed inode and the same size).
   const stamps = new Map<string, { key: string; view: TimeStampView | null }>();
   const timeStamps = async (day: DayRecord): Promise<TimeStampView[]> => {
     const date = day.date;
     const out: TimeStampView[] = [];
     for (let n = 0; n < MAX_TSAS; n++) {
       const file = tsrPath(date, n);
-      const stat = fs.statSync(path.join(archive, file), { throwIfNoEntry: false });
+      const stat = fs.statSync(path.join(archive, file), { throwIfNoEntry: false, bigint: true });
       if (!stat) break;
-      const key = `${stat.ino}:${stat.size}:${day.sha256}`;
+      const key = `${stat.ino}:${stat.size}:${stat.mtimeNs}:${day.sha256}`;
       let known = stamps.get(file);
       if (known?.key !== key) {
         const facts = await checkTimeStamp(
