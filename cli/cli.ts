@@ -8,7 +8,6 @@ import module from 'node:module';
 
 const cache = module.enableCompileCache();
 // The commands this one starts (the schedule's builds) use the cache from their first module on.
-if (cache.directory !== undefined && process.env.NODE_DISABLE_COMPILE_CACHE === undefined)
-  process.env.NODE_COMPILE_CACHE ??= cache.directory;
+if (cache.directory !== undefined) process.env.NODE_COMPILE_CACHE ??= cache.directory;
 const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv.slice(2));

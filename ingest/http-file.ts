@@ -10,10 +10,6 @@ import { pipeline } from 'node:stream/promises';
 import zlib from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-/** Cache classes (Cache-Control), the archive's (core/archive.ts): files that never change, files that may be
- *  replaced (kept a minute), files revalidated on every use. The site's files use them too. */
-export { CACHE_IMMUTABLE as IMMUTABLE, CACHE_REVALIDATE as NO_CACHE, CACHE_SHORT as SHORT } from '../core/archive.ts';
-
 /** Files at least this large are never compressed per request (a 100 MB day file kept a core busy per download). */
 export const AS_STORED_BYTES = 1 << 20;
 /** Smaller files are read whole; larger ones are streamed. */

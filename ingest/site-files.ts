@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ClientError } from './errors.ts';
-import { IMMUTABLE, NO_CACHE, sendFile } from './http-file.ts';
+import { CACHE_IMMUTABLE, CACHE_REVALIDATE } from '../core/archive.ts';
+import { sendFile } from './http-file.ts';
 import { VERIFIER_CSP, VERIFIER_PAGE } from './security-headers.ts';
 
 const TYPES: Record<string, string> = {
@@ -76,12 +77,12 @@ export async function sendNotFoundPage(site: string, reply: FastifyReply): Promi
   } catch {
     html = BUILT_IN_404;
   }
-  await reply.code(404).header('Cache-Control', NO_CACHE).type('text/html; charset=utf-8').send(html);
+  await reply.code(404).header('Cache-Control', CACHE_REVALIDATE).type('text/html; charset=utf-8').send(html);
 }
 
 function siteCacheControl(rel: string): string {
-  if (rel.startsWith('_astro/')) return IMMUTABLE;
-  return rel.endsWith('.html') ? NO_CACHE : 'public, max-age=3600';
+  if (rel.startsWith('_astro/')) return CACHE_IMMUTABLE;
+  return rel.endsWith('.html') ? CACHE_REVALIDATE : 'public, max-age=3600';
 }
 
 /** Candidate files for a site path: the file itself, then `<path>/index.html`, then `<path>.html`. */

@@ -5,9 +5,16 @@
 // (site-files.ts, with the 404 page).
 import path from 'node:path';
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { archiveCacheControl, archiveContentType, CHECKPOINT_PATH, INDEX_JSON_PATH } from '../core/archive.ts';
+import {
+  archiveCacheControl,
+  archiveContentType,
+  CACHE_IMMUTABLE,
+  CACHE_SHORT,
+  CHECKPOINT_PATH,
+  INDEX_JSON_PATH,
+} from '../core/archive.ts';
 import { errorBody } from './errors.ts';
-import { GzipCopies, IMMUTABLE, sendFile, SHORT } from './http-file.ts';
+import { GzipCopies, sendFile } from './http-file.ts';
 import { IndexJsonCache, IndexJsonPreparingError, type IndexJsonFile } from './index-json.ts';
 import { archivePath, CommittedView, isCommitted, latestCheckpointFile } from './published-archive.ts';
 import type { ArchiveAccess } from './services.ts';
@@ -85,7 +92,7 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
         }
         void reply.header(TREE_SIZE_HEADER, String(made.treeSize));
         if (
-          await sendFile(request, reply, made.path, archiveContentType(INDEX_JSON_PATH), SHORT, {
+          await sendFile(request, reply, made.path, archiveContentType(INDEX_JSON_PATH), CACHE_SHORT, {
             gzip: { copies: gzipCopies, name: INDEX_JSON_PATH },
           })
         )
@@ -111,7 +118,7 @@ export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, optio
     if (
       file === null ||
       !(await sendFile(request, reply, path.join(archive, file), archiveContentType(rel), cacheControl, {
-        asStored: cacheControl === IMMUTABLE,
+        asStored: cacheControl === CACHE_IMMUTABLE,
         gzip: { copies: gzipCopies, name: rel },
       }))
     ) {
