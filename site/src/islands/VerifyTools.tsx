@@ -9,7 +9,7 @@ import { hashFile, hashText, HashCancelledError, type HashJob } from '../lib/fil
 import { getJson } from '../lib/api.ts';
 import { toast } from '../lib/toast.ts';
 import { normalizeHashInput } from '../lib/validation.ts';
-import { SearchUnavailableError, verifiedSearch, type SearchResult } from '../lib/verified-search.ts';
+import { notFoundResult, SearchUnavailableError, verifiedSearch, type SearchResult } from '../lib/verified-search.ts';
 import CopyButton from './CopyButton.tsx';
 import ReceiptCheck from './ReceiptCheck.tsx';
 import SearchResultPanel, { type QueuedHash } from './SearchResultPanel.tsx';
@@ -183,25 +183,7 @@ export default function VerifyTools() {
     setQueued(null);
     setFailure(null);
     try {
-      const found: SearchResult = HEX64.test(hash)
-        ? await verifiedSearch(hash)
-        : {
-            found: false,
-            hash,
-            date: null,
-            timestamp: null,
-            ledgerUrl: null,
-            otsStatus: 'pending',
-            blockHeight: null,
-            confirmations: null,
-            quantumShield: false,
-            dualSignature: false,
-            ecdsaVerified: false,
-            inclusionVerified: false,
-            leafIndex: null,
-            treeSize: 0,
-            bytesFetched: 0,
-          };
+      const found: SearchResult = HEX64.test(hash) ? await verifiedSearch(hash) : notFoundResult(hash, 0, 0);
       // Not in a published ledger: the server may hold it for the next one (asked only then).
       const waiting = !found.found && HEX64.test(hash) ? await queuedFor(hash) : null;
       setQueued(waiting);

@@ -244,6 +244,27 @@ async function segmentShard(net: ByteCountingFetcher, segment: Segment, hash: st
   }
 }
 
+/** The answer for a hash that is in no published ledger of a tree of `treeSize` leaves (nothing verified). */
+export function notFoundResult(hash: string, treeSize: number, bytesFetched: number): SearchResult {
+  return {
+    found: false,
+    hash,
+    date: null,
+    timestamp: null,
+    ledgerUrl: null,
+    otsStatus: 'pending',
+    blockHeight: null,
+    confirmations: null,
+    quantumShield: false,
+    dualSignature: false,
+    ecdsaVerified: false,
+    inclusionVerified: false,
+    leafIndex: null,
+    treeSize,
+    bytesFetched,
+  };
+}
+
 /** Searches `hashInput` (64 hex characters, either case) in the archive and verifies what it finds. */
 export async function verifiedSearch(
   hashInput: string,
@@ -264,21 +285,7 @@ export async function verifiedSearch(
     other ? net.get(MLDSA44_VKEY_URL) : null,
   ]);
   const notFound = (treeSize: number, flags: Partial<SearchResult> = {}): SearchResult => ({
-    found: false,
-    hash,
-    date: null,
-    timestamp: null,
-    ledgerUrl: null,
-    otsStatus: 'pending',
-    blockHeight: null,
-    confirmations: null,
-    quantumShield: false,
-    dualSignature: false,
-    ecdsaVerified: false,
-    inclusionVerified: false,
-    leafIndex: null,
-    treeSize,
-    bytesFetched: net.bytes,
+    ...notFoundResult(hash, treeSize, net.bytes),
     ...flags,
   });
   // No checkpoint yet: nothing has been published, so nothing can be found.
