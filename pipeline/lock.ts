@@ -1,11 +1,11 @@
 // One writer at a time. The lock itself is a POSIX record lock that the kernel holds for the owning process:
 // an SQLite database next to the pid file (`<file>.sqlite`), held in an exclusive transaction with
-// locking_mode=EXCLUSIVE and a busy timeout of 0. A process that dies, however it dies, loses the lock with
-// it, so there is no stale lock to detect or take over, and two processes can never both get in (a pid file
-// taken over when its owner looked dead let two racing processes in). The pid file `<file>` is written only
-// while the lock is held and says who holds it, for the refusal message. `withLock` guards synchronous work
-// (the archive writes of a build or an anchoring step); `withLockAsync` guards a run that awaits (an anchoring
-// run's network calls). `what` names the run in the refusal a second process gets.
+// locking_mode=EXCLUSIVE and a busy timeout of BUSY_WAIT_MS. A process that dies, however it dies, loses the
+// lock with it, so there is no stale lock to detect or take over, and two processes can never both get in (a
+// pid file taken over when its owner looked dead let two racing processes in). The pid file `<file>` is
+// written only while the lock is held and says who holds it, for the refusal message. `withLock` guards
+// synchronous work (the archive writes of a build or an anchoring step); `withLockAsync` guards a run that
+// awaits (an anchoring run's network calls). `what` names the run in the refusal a second process gets.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -22,13 +22,22 @@ export function alive(pid: number): boolean {
   }
 }
 
+/**
+ * How long a process waits for the lock before it is refused. Not 0: taking SQLite's exclusive lock passes
+ * through a shared one, and processes that open the file at the same instant can each hold the shared lock
+ * the others need to let go of; with no wait all of them were refused (2 rounds of 150 of the race
+ * test), with a short one SQLite backs the losers off and one gets in. A run holds the lock for seconds, so
+ * a second writer is still refused, 0.1 s later.
+ */
+const BUSY_WAIT_MS = 100;
+
 interface Held {
   release(): void;
 }
 
 function acquire(file: string, what: string): Held {
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(`${file}.sqlite`, { timeout: 0 });
+  const db = new Database(`${file}.sqlite`, { timeout: BUSY_WAIT_MS });
   try {
     db.pragma('locking_mode = EXCLUSIVE');
     db.exec('BEGIN EXCLUSIVE');
