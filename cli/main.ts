@@ -3,7 +3,9 @@
 // input) on stderr, never a stack trace.
 import { Command, CommanderError } from 'commander';
 import { TimesealError } from '../core/errors.ts';
+import { useNativeVerify } from '../core/sig.ts';
 import { UsageError } from '../runtime/config.ts';
+import { nodeVerify } from '../runtime/node-verify.ts';
 import { createContext, type Context } from './context.ts';
 import { InputError } from './output.ts';
 
@@ -32,6 +34,8 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
 ];
 
 export async function main(argv: string[]): Promise<number> {
+  // Every signature check of the command (and of the servers and builds it runs) asks OpenSSL first.
+  useNativeVerify(nodeVerify);
   let context: Context | undefined;
   const ctx = (): Context => (context ??= createContext());
   const program = new Command('timeseal')

@@ -11,7 +11,7 @@ import { concatBytes, equalBytes, fromBase64, fromHex, fromUtf8, toBase64, toHex
 import { FormatError, MismatchError } from './errors.ts';
 import { sha256 } from './hash.ts';
 import type { NoteSigner, NoteVerifier } from './note.ts';
-import { pemDecode, pemEncode } from './sig.ts';
+import { nativeAccepts, pemDecode, pemEncode } from './sig.ts';
 
 export const NOTE_TYPE_ED25519 = 0x01;
 export const NOTE_TYPE_ED25519_COSIGNATURE = 0x04;
@@ -51,7 +51,7 @@ export function ed25519NoteVerifier(name: string, publicKey: Uint8Array): NoteVe
     name,
     keyId: typedKeyId(name, NOTE_TYPE_ED25519, publicKey),
     algorithm: 'Ed25519',
-    verify: (text, signature) => signature.length === 64 && ed25519.verify(signature, text, publicKey),
+    verify: (text, signature) => signature.length === 64 && (nativeAccepts('ed25519', text, signature, publicKey) || ed25519.verify(signature, text, publicKey)),
   };
 }
 
@@ -142,7 +142,7 @@ export function mldsa44CosignatureVerifier(name: string, publicKey: Uint8Array):
       } catch {
         return false;
       }
-      return ml_dsa44.verify(signature.subarray(8), message, publicKey);
+      return nativeAccepts('ml-dsa-44', message, signature.subarray(8), publicKey) || ml_dsa44.verify(signature.subarray(8), message, publicKey);
     },
   };
 }
@@ -171,7 +171,8 @@ export function ed25519CosignatureVerifier(name: string, publicKey: Uint8Array):
     verify: (text, signature) => {
       const time = readTimestamp(signature);
       if (time === null || signature.length !== 8 + 64) return false;
-      return ed25519.verify(signature.subarray(8), ed25519CosignedMessage(time, text), publicKey);
+      const message = ed25519CosignedMessage(time, text);
+      return nativeAccepts('ed25519', message, signature.subarray(8), publicKey) || ed25519.verify(signature.subarray(8), message, publicKey);
     },
   };
 }

@@ -13,6 +13,7 @@ import {
   fingerprint,
   mldsaMuPrefix,
   mldsaVerifyMu,
+  nativeAccepts,
 } from './sig.ts';
 import { shake256 } from '@noble/hashes/sha3.js';
 import { ecdsaSignaturePath, ledgerPath, mldsaSignaturePath } from './archive.ts';
@@ -121,8 +122,9 @@ function checkDay<L>(
   const hasher = options.hasher ?? sha256;
   const mu = options.mu ?? nobleMu;
   const digest = hasher(files.ledger);
-  const ecdsaOk = ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa);
-  const mldsaOk = mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa);
+  // The runtime's verifier (if any) reads the ledger itself; noble is given the digest and μ computed above.
+  const ecdsaOk = nativeAccepts('ecdsa-p256-sha256', files.ledger, files.ecdsaSignature, keys.ecdsa) || ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa);
+  const mldsaOk = nativeAccepts('ml-dsa-65', files.ledger, files.mldsaSignature, keys.mldsa) || mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa);
   if (!ecdsaOk && !mldsaOk) {
     // Two independent signatures failing at once points at the signed bytes, not at both signature files.
     throw new SignatureError(`${ledgerPath(date)} was altered after signing: neither its ECDSA P-256 (${ecdsaSignaturePath(date)}) nor its ML-DSA-65 (${mldsaSignaturePath(date)}) signature`);
