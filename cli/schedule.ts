@@ -31,17 +31,20 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
+import { SCHEDULE_HOLDER_ENV, withPublishedArchive } from './archive-publish.ts';
 import type { Context } from './context.ts';
+import { SCHEDULE_LEASE, scheduleLeaseMs } from './schedule-lease.ts';
 import type { Metrics } from '../ingest/metrics.ts';
 
 /** Runs a `timeseal` command in a child process with this one's environment and folder; resolves to its
  * --json output, rejects with the last line it wrote on stderr. */
-function runCommand(args: string[]): Promise<unknown> {
+function runCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const child = spawn(
       process.execPath,
       ['--disable-warning=ExperimentalWarning', path.join(import.meta.dirname, 'cli.ts'), ...args],
       {
+        env,
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -78,8 +81,9 @@ export interface ScheduledStep {
   /** Minutes past the hour when it runs, and whether only in hour 0 (daily) or every hour. */
   minute: number;
   daily: boolean;
-  /** `run`: the schedule's log and clock for the steps' retries (pipeline/anchor/backoff.ts). */
-  run(ctx: Context, run: ScheduledRun): unknown;
+  /** `run`: the schedule's log and clock for the steps' retries (pipeline/anchor/backoff.ts); `holder`: the
+   * schedule lease's holder, which the step's publication of an s3:// archive renews (cli/archive-publish.ts). */
+  run(ctx: Context, run: ScheduledRun, holder: string): unknown;
 }
 
 export const STEPS: ScheduledStep[] = [
@@ -92,21 +96,23 @@ export const STEPS: ScheduledStep[] = [
     minute: 1,
     daily: false,
     // `timeseal ledger build` says when the clock is behind the archive: an error in the log, not a quiet "done".
-    run: () => runCommand(['ledger', 'build', '--json']),
+    // On an s3:// archive the build publishes what it built under this node's lease (cli/archive-publish.ts).
+    run: (_ctx, _run, holder) =>
+      runCommand(['ledger', 'build', '--json'], { ...process.env, [SCHEDULE_HOLDER_ENV]: holder }),
   },
   {
     name: 'anchor',
     lane: 'proofs',
     minute: 2,
     daily: true,
-    run: (ctx, run) => anchorDays({ ...anchorContextOf(ctx), schedule: run }),
+    run: (ctx, run, holder) => published(ctx, holder, () => anchorDays({ ...anchorContextOf(ctx), schedule: run })),
   },
   {
     name: 'upgrade and block refresh',
     lane: 'proofs',
     minute: 5,
     daily: false,
-    run: (ctx, run) => upgradeDays({ ...anchorContextOf(ctx), schedule: run }),
+    run: (ctx, run, holder) => published(ctx, holder, () => upgradeDays({ ...anchorContextOf(ctx), schedule: run })),
   },
   {
     // Hourly, after the build's hourly retry: the latest checkpoint goes to the witnesses until the quorum has
@@ -116,7 +122,7 @@ export const STEPS: ScheduledStep[] = [
     lane: 'proofs',
     minute: 3,
     daily: false,
-    run: (ctx, run) => cosignLatest({ ...witnessContextOf(ctx), schedule: run }),
+    run: (ctx, run, holder) => published(ctx, holder, () => cosignLatest({ ...witnessContextOf(ctx), schedule: run })),
   },
   {
     // Hourly: an RFC 3161 token for every published ledger file without one (nothing to do without TSA_URLS);
@@ -125,9 +131,15 @@ export const STEPS: ScheduledStep[] = [
     lane: 'proofs',
     minute: 4,
     daily: false,
-    run: (ctx, run) => stampLedgers({ ...tsaContextOf(ctx), schedule: run }),
+    run: (ctx, run, holder) => published(ctx, holder, () => stampLedgers({ ...tsaContextOf(ctx), schedule: run })),
   },
 ];
+
+/** A proofs step's result; on an s3:// archive, with what its publication did (cli/archive-publish.ts). */
+async function published<T>(ctx: Context, holder: string, step: () => Promise<T>): Promise<unknown> {
+  const { result, archive } = await withPublishedArchive(ctx, step, { holder });
+  return archive === undefined ? result : { result, archive };
+}
 
 /** The days a `ledger build --json` report says it published (not those it only re-checked). */
 function builtDays(result: unknown): Array<{ entryCount: number }> {
@@ -159,22 +171,6 @@ export function nextRun(step: ScheduledStep, now: number): number {
   );
   if (candidate > now) return candidate;
   return candidate + (step.daily ? 86_400_000 : 3_600_000);
-}
-
-/** The schedule lease's name in Store.lease. */
-export const SCHEDULE_LEASE = 'schedule';
-export const DEFAULT_LEASE_SECONDS = 90;
-
-/** The lease's ttl in ms from TIMESEAL_SCHEDULE_LEASE_SECONDS (seconds, default 90; at least 1). */
-export function scheduleLeaseMs(env: NodeJS.ProcessEnv = process.env): number {
-  const text = env.TIMESEAL_SCHEDULE_LEASE_SECONDS;
-  if (text === undefined || text === '') return DEFAULT_LEASE_SECONDS * 1000;
-  const seconds = Number(text);
-  if (!Number.isFinite(seconds) || seconds < 1)
-    throw new Error(
-      `TIMESEAL_SCHEDULE_LEASE_SECONDS must be a number of seconds, at least 1 (got ${JSON.stringify(text)})`,
-    );
-  return Math.round(seconds * 1000);
 }
 
 /**
@@ -250,7 +246,7 @@ export function startSchedule(
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       try {
-        const result = await step.run(ctx, runOf(step));
+        const result = await step.run(ctx, runOf(step), holder);
         log.info({ step: step.name, result }, `scheduled ${step.name} done`);
         options.metrics?.stepFinished(step.name, true, seconds());
         const built = step.lane === 'build' ? builtDays(result) : [];

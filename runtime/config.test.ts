@@ -52,11 +52,22 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ PORT: '70000' })).toThrow(/PORT/);
   });
 
-  it('refuses an s3:// archive, which the commands would otherwise take for a folder of that name', () => {
-    expect(() => loadConfig({ TIMESEAL_ARCHIVE: 's3://bucket/ledgers' })).toThrow(
-      /TIMESEAL_ARCHIVE=s3:.*give a folder/,
+  it('an s3:// archive is published from a working copy: TIMESEAL_ARCHIVE_CACHE, else archive-cache beside the database', () => {
+    expect(loadConfig({ TIMESEAL_ARCHIVE: 's3://bucket/ledgers' })).toMatchObject({
+      archive: 'data/archive-cache',
+      archiveStore: 's3://bucket/ledgers',
+    });
+    expect(
+      loadConfig({ TIMESEAL_ARCHIVE: 's3://bucket', TIMESEAL_DB: '/srv/ts/db.sqlite', TIMESEAL_ARCHIVE_CACHE: '' }),
+    ).toMatchObject({ archive: '/srv/ts/archive-cache', archiveStore: 's3://bucket' });
+    expect(loadConfig({ TIMESEAL_ARCHIVE: 's3://bucket', TIMESEAL_ARCHIVE_CACHE: '/var/cache/ts' }).archive).toBe(
+      '/var/cache/ts',
     );
-    expect(loadConfig({ TIMESEAL_ARCHIVE: 'archive/s3' }).archive).toBe('archive/s3');
+    expect(() => loadConfig({ TIMESEAL_ARCHIVE: 's3://bucket', TIMESEAL_ARCHIVE_CACHE: 's3://other' })).toThrow(
+      /TIMESEAL_ARCHIVE_CACHE must be a folder/,
+    );
+    const folder = loadConfig({ TIMESEAL_ARCHIVE: 'archive/s3' });
+    expect([folder.archive, folder.archiveStore]).toEqual(['archive/s3', undefined]);
   });
 
   it('TIMESEAL_DATABASE_POOL: 10 by default, a whole number from 1 to 1000, anything else refused with its name', () => {

@@ -12,7 +12,12 @@ export interface Config {
   databaseUrl?: string;
   /** TIMESEAL_DATABASE_POOL: PostgreSQL connections per process (default 10); each node holds up to this many. */
   databasePool: number;
+  /** The archive folder: TIMESEAL_ARCHIVE, or for an s3:// archive the writer's working copy that every command
+   * reads and writes as before (TIMESEAL_ARCHIVE_CACHE, default `archive-cache` beside the database). */
   archive: string;
+  /** TIMESEAL_ARCHIVE=s3://…: where the working copy is published (pipeline/storage/publish.ts); unset for a
+   * folder archive. */
+  archiveStore?: string;
   keys: string;
   privateKeys: string;
   /**
@@ -91,19 +96,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       `TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together (the key and its certificate chain): ${tsaKeyFile === undefined ? 'TIMESEAL_TSA_KEY_FILE' : 'TIMESEAL_TSA_CHAIN_FILE'} is not set`,
     );
   }
-  // The archive store's S3 engine (pipeline/storage/) is not yet what the build, the anchoring steps and serve
-  // write and read: an s3:// archive would be taken for a folder of that name, so it is refused here.
-  if (env.TIMESEAL_ARCHIVE?.startsWith('s3://')) {
-    throw new UsageError(
-      'TIMESEAL_ARCHIVE=s3://…: the commands do not write or serve an archive on object storage yet; give a folder (docs/OPERATIONS.md §8)',
-    );
-  }
+  // An s3:// archive is published from a local working copy (docs/OPERATIONS.md §8): the commands read and write
+  // that folder as they do a folder archive, and publish what changed through the archive store.
+  const archiveStore = env.TIMESEAL_ARCHIVE?.startsWith('s3://') ? env.TIMESEAL_ARCHIVE : undefined;
+  const cache = env.TIMESEAL_ARCHIVE_CACHE || undefined;
+  if (cache?.startsWith('s3://')) throw new UsageError(`TIMESEAL_ARCHIVE_CACHE must be a folder: ${cache}`);
+  const db = env.TIMESEAL_DB ?? 'data/timeseal.db';
   const origin = env.TIMESEAL_ORIGIN ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`);
   return {
-    db: env.TIMESEAL_DB ?? 'data/timeseal.db',
+    db,
     ...(env.TIMESEAL_DATABASE_URL ? { databaseUrl: env.TIMESEAL_DATABASE_URL } : {}),
     databasePool: pool,
-    archive: env.TIMESEAL_ARCHIVE ?? 'ledgers',
+    archive:
+      archiveStore === undefined
+        ? (env.TIMESEAL_ARCHIVE ?? 'ledgers')
+        : (cache ?? path.join(path.dirname(db), 'archive-cache')),
+    ...(archiveStore === undefined ? {} : { archiveStore }),
     keys: env.TIMESEAL_KEYS ?? 'keys',
     privateKeys: env.TIMESEAL_PRIVATE_KEYS ?? 'data/private-keys',
     ...(tsaKeyFile !== undefined && tsaChainFile !== undefined ? { tsaKeyFile, tsaChainFile } : {}),

@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { isDate } from '../../core/ledger.ts';
 import { anchorContextOf, anchorDays } from '../../pipeline/anchor/anchor.ts';
 import { UsageError } from '../../runtime/config.ts';
+import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
@@ -18,10 +19,12 @@ export function registerAnchor(program: Command, ctx: () => Context): void {
       if (opts.date !== undefined && !isDate(opts.date))
         throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
-      const results = await anchorDays(anchorContextOf(c), opts.date === undefined ? {} : { date: opts.date });
+      const { result: results, archive } = await withPublishedArchive(c, () =>
+        anchorDays(anchorContextOf(c), opts.date === undefined ? {} : { date: opts.date }),
+      );
       if (results.some((r) => r.outcome === 'failed')) process.exitCode = 1;
-      output(!!opts.json).result({ days: results }, () =>
-        results.length === 0
+      output(!!opts.json).result({ days: results, ...(archive ? { archive } : {}) }, () => [
+        ...(results.length === 0
           ? ['Nothing to stamp: every published day has a calendar proof.']
           : results.map((r) => {
               if (r.outcome === 'already-stamped')
@@ -29,7 +32,8 @@ export function registerAnchor(program: Command, ctx: () => Context): void {
               if (r.outcome === 'failed') return `${r.date}: NOT stamped — ${r.reason}`;
               const missed = r.failures.length ? ` No answer from: ${r.failures.map((f) => f.error).join('; ')}.` : '';
               return `${r.date}: stamped; commitment ${r.commitment} accepted by ${r.answered.length} calendar${r.answered.length === 1 ? '' : 's'} (${r.answered.join(', ')}).${missed}`;
-            }),
-      );
+            })),
+        ...publishedLines(archive),
+      ]);
     });
 }

@@ -4,6 +4,7 @@ import { isDate, utcDate } from '../../core/ledger.ts';
 import { publishLedgers } from '../../pipeline/build.ts';
 import { readLastPublishedDay, refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
 import { UsageError } from '../../runtime/config.ts';
+import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
 
@@ -18,12 +19,22 @@ export function registerLedger(program: Command, ctx: () => Context): void {
       if (opts.date !== undefined && !isDate(opts.date))
         throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
-      // A clock on or before the last published day can publish nothing, ever: say so (exit 1) rather than
-      // "Nothing to publish", and leave the archive as it is.
-      refuseClockBehindArchive(utcDate(c.clock()), readLastPublishedDay(c.config.archive), 'Nothing was built.');
-      const { days: results, index } = await publishLedgers(
-        { config: c.config, store: await c.store(), clock: c.clock, keys: c.signingKeys(), progress: c.progress },
-        opts.date === undefined ? {} : { date: opts.date },
+      // On an s3:// archive: caught up from the store first, then what was committed is published (cli/archive-publish.ts).
+      const {
+        result: { days: results, index },
+        archive,
+      } = await withPublishedArchive(
+        c,
+        async () => {
+          // A clock on or before the last published day can publish nothing, ever: say so (exit 1) rather than
+          // "Nothing to publish", and leave the archive as it is.
+          refuseClockBehindArchive(utcDate(c.clock()), readLastPublishedDay(c.config.archive), 'Nothing was built.');
+          return publishLedgers(
+            { config: c.config, store: await c.store(), clock: c.clock, keys: c.signingKeys(), progress: c.progress },
+            opts.date === undefined ? {} : { date: opts.date },
+          );
+        },
+        { rebuilds: true },
       );
       const upkeep =
         index.merged.length === 0
@@ -31,7 +42,7 @@ export function registerLedger(program: Command, ctx: () => Context): void {
           : [
               `Index: merged into ${index.merged.map((s) => `leaves ${s.from}–${s.to - 1}`).join(', ')}; ${index.segments} segment${index.segments === 1 ? '' : 's'}; ${index.filesWritten} files, ${formatBytes(index.bytesWritten)} written in ${index.seconds.toFixed(1)} s.`,
             ];
-      output(!!opts.json).result({ days: results, index }, () => [
+      output(!!opts.json).result({ days: results, index, ...(archive ? { archive } : {}) }, () => [
         ...(results.length === 0
           ? ['Nothing to publish: no finished day has unpublished submissions.']
           : results.map((r) =>
@@ -40,6 +51,7 @@ export function registerLedger(program: Command, ctx: () => Context): void {
                 : `${r.date}: published ${r.entryCount} hash${r.entryCount === 1 ? '' : 'es'} (leaves ${r.firstIndex}–${r.treeSize - 1}, tree size ${r.treeSize}, root ${r.root.slice(0, 16)}…); ${r.filesWritten} files, ${formatBytes(r.bytesWritten)} written.`,
             )),
         ...upkeep,
+        ...publishedLines(archive),
       ]);
     });
 }

@@ -3,6 +3,7 @@
 // published for it; the hourly schedule asks again).
 import type { Command } from 'commander';
 import { stampLedgers, tsaContextOf } from '../../pipeline/tsa.ts';
+import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
@@ -13,10 +14,11 @@ export function registerTsa(program: Command, ctx: () => Context): void {
     .description('ask the TSAs of TSA_URLS for a token on every published ledger file without one')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
-      const context = tsaContextOf(ctx());
-      const days = await stampLedgers(context);
+      const c = ctx();
+      const context = tsaContextOf(c);
+      const { result: days, archive } = await withPublishedArchive(c, () => stampLedgers(context));
       if (days.some((d) => d.outcome === 'failed')) process.exitCode = 1;
-      output(!!opts.json).result({ days }, () => {
+      const lines = (): string[] => {
         if (context.tsa.urls.length === 0)
           return ['No time-stamp authority configured (TSA_URLS is empty): nothing to do.'];
         if (days.length === 0) return ['Nothing to do: every published ledger file has its RFC 3161 token.'];
@@ -26,6 +28,10 @@ export function registerTsa(program: Command, ctx: () => Context): void {
             : `${d.date}: NOT time-stamped — ${d.reason}`,
           ...d.failures.map((f) => `  ${f.tsa}: ${f.reason}`),
         ]);
-      });
+      };
+      output(!!opts.json).result({ days, ...(archive ? { archive } : {}) }, () => [
+        ...lines(),
+        ...publishedLines(archive),
+      ]);
     });
 }

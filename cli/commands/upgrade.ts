@@ -3,6 +3,7 @@
 // files. Days still pending are normal (exit 0); a failed stamp is exit 1.
 import type { Command } from 'commander';
 import { anchorContextOf, upgradeDays } from '../../pipeline/anchor/anchor.ts';
+import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
@@ -12,9 +13,10 @@ export function registerUpgrade(program: Command, ctx: () => Context): void {
     .description('fetch calendar upgrades, verify Bitcoin attestations, refresh confirmations')
     .option('--json', 'machine-readable output')
     .action(async (opts: { json?: boolean }) => {
-      const report = await upgradeDays(anchorContextOf(ctx()));
+      const c = ctx();
+      const { result: report, archive } = await withPublishedArchive(c, () => upgradeDays(anchorContextOf(c)));
       if (report.stamps.some((s) => s.outcome === 'failed')) process.exitCode = 1;
-      output(!!opts.json).result(report, () => [
+      output(!!opts.json).result({ ...report, ...(archive ? { archive } : {}) }, () => [
         ...(report.days.length === 0 ? ['No published day yet.'] : []),
         ...report.days.map((d) => {
           if (d.state === 'confirmed') {
@@ -23,6 +25,7 @@ export function registerUpgrade(program: Command, ctx: () => Context): void {
           return `${d.date}: ${d.state} — ${d.reason ?? ''}`;
         }),
         ...(report.tip_height === null ? [] : [`Bitcoin tip: block ${report.tip_height}`]),
+        ...publishedLines(archive),
       ]);
     });
 }

@@ -3,6 +3,7 @@
 // when fewer than TIMESEAL_WITNESS_QUORUM have cosigned it; the hourly schedule asks again.
 import type { Command } from 'commander';
 import { cosignLatest, witnessContextOf } from '../../pipeline/witness.ts';
+import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
@@ -19,9 +20,9 @@ export function registerWitness(program: Command, ctx: () => Context): void {
     .action(async (opts: { json?: boolean }) => {
       const c = ctx();
       const context = witnessContextOf(c);
-      const report = await cosignLatest(context);
+      const { result: report, archive } = await withPublishedArchive(c, () => cosignLatest(context));
       if (!report.met) process.exitCode = 1;
-      output(!!opts.json).result(report, () => {
+      const lines = (): string[] => {
         if (context.witness.witnesses.length === 0)
           return ['No witnesses configured (TIMESEAL_WITNESSES is empty): nothing to do.'];
         if (report.date === null) return ['Nothing published yet: no checkpoint to cosign.'];
@@ -29,6 +30,10 @@ export function registerWitness(program: Command, ctx: () => Context): void {
           `${report.date} (tree size ${report.treeSize}): cosigned by ${report.cosigned.length} of ${context.witness.witnesses.length} witnesses (${report.quorum} required)${report.cosigned.length ? `: ${report.cosigned.join(', ')}` : ''}.`,
           ...report.failures.map((f) => `  ${f.witness}: ${f.reason}`),
         ];
-      });
+      };
+      output(!!opts.json).result({ ...report, ...(archive ? { archive } : {}) }, () => [
+        ...lines(),
+        ...publishedLines(archive),
+      ]);
     });
 }

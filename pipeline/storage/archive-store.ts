@@ -4,12 +4,32 @@
 //   only if absent. If it exists, identical bytes are success (a rerun after a crash rewrites what it already
 //   wrote) and other bytes are a hard error naming the object: a published object is never overwritten.
 // - replace: one of the few mutable objects (checkpoint, index head, days.json, status files) is replaced whole;
-//   a reader sees the old or the new object, never a part.
+//   a reader sees the old or the new object, never a part. Given the version the writer last read or wrote, it
+//   is a compare-and-swap: replaced only if the object is still at that version, else StaleVersionError and the
+//   object is left as it was, so a writer that was stopped (and replaced by another) cannot put an older
+//   checkpoint or days.json back over a newer one.
 // Every object carries the cache class the server gives its path (immutable, short-lived, revalidated), so that
 // a CDN or nginx in front of a bucket keeps the classes `timeseal serve` answers with.
 // Engines: folder.ts (today's files, byte for byte) and s3.ts; open.ts picks one from TIMESEAL_ARCHIVE.
 // The conformance tests every engine must pass: test/storage/contract.ts.
+import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
+
+/** An object's bytes and its version: S3's ETag (unquoted), a folder's SHA-256 of the bytes (hex). A version
+ * names the bytes of one write; it is what `replace` compares. */
+export interface VersionedObject {
+  bytes: Uint8Array;
+  version: string;
+}
+
+/** A conditional replace found the object at another version than expected (or present where absent was
+ * expected, or absent where a version was): another writer changed it. Nothing was written. */
+export class StaleVersionError extends TimesealError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('conflict', message, options);
+    this.name = 'StaleVersionError';
+  }
+}
 
 export interface ArchiveStore {
   /** Where the archive is, for messages: a folder's path or `s3://bucket/prefix`. */
@@ -17,10 +37,14 @@ export interface ArchiveStore {
   /** Creates the immutable object `rel` holding `bytes`. true: written; false: it existed with these bytes.
    * Throws ConflictError (pipeline/files.ts) naming `rel` when it exists with other bytes, and leaves it. */
   create(rel: string, bytes: Uint8Array): Promise<boolean>;
-  /** Creates or replaces the mutable object `rel`, atomically for readers. */
-  replace(rel: string, bytes: Uint8Array): Promise<void>;
+  /** Creates or replaces the mutable object `rel`, atomically for readers; returns its new version. `expected`
+   * undefined: whatever is there; a version: only if the object is at that version; null: only if there is no
+   * such object. Throws StaleVersionError naming `rel` when the condition fails, and leaves the object. */
+  replace(rel: string, bytes: Uint8Array, expected?: string | null): Promise<string>;
   /** The object's bytes, or undefined when there is none. */
   read(rel: string): Promise<Uint8Array | undefined>;
+  /** The object's bytes and version, read together, or undefined when there is none. */
+  readVersioned(rel: string): Promise<VersionedObject | undefined>;
   exists(rel: string): Promise<boolean>;
   /** Every object whose path starts with `prefix` ('' for all), in byte order of their paths. */
   list(prefix: string): Promise<string[]>;

@@ -2,10 +2,18 @@
 // functions as the build (pipeline/files.ts), so its files are those of `ledgers/`, byte for byte. Create is
 // writeImmutable (absent: temp file and rename; present: compared), replace is writeMutable (temp file and
 // rename). Cache classes are the server's business here: `timeseal serve` or nginx derive them from the path.
+// An object's version is the SHA-256 of its bytes; a conditional replace compares and renames while holding a
+// kernel lock (pipeline/lock.ts, `.replace-lock` at the root), so two processes cannot both pass the comparison.
+// Names starting with a dot (locks, temp files) are no objects and are never listed.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { readOptional, TEMP_DIR, writeImmutable, writeMutable } from '../files.ts';
-import { checkListPrefix, checkObjectPath, type ArchiveStore } from './archive-store.ts';
+import { withLock } from '../lock.ts';
+import { checkListPrefix, checkObjectPath, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
+
+/** The lock held around a conditional replace, at the root of the folder. */
+const REPLACE_LOCK = '.replace-lock';
 
 export class FolderArchiveStore implements ArchiveStore {
   readonly location: string;
@@ -20,12 +28,37 @@ export class FolderArchiveStore implements ArchiveStore {
     return writeImmutable(this.root, checkObjectPath(rel), bytes);
   }
 
-  async replace(rel: string, bytes: Uint8Array): Promise<void> {
-    writeMutable(this.root, checkObjectPath(rel), bytes);
+  async replace(rel: string, bytes: Uint8Array, expected?: string | null): Promise<string> {
+    checkObjectPath(rel);
+    if (expected === undefined) {
+      writeMutable(this.root, rel, bytes);
+      return contentVersion(bytes);
+    }
+    fs.mkdirSync(this.root, { recursive: true });
+    return withLock(
+      path.join(this.root, REPLACE_LOCK),
+      () => {
+        const current = this.readNow(rel);
+        const found = current === undefined ? null : contentVersion(current);
+        if (found !== expected) throw new StaleVersionError(`${path.join(this.root, rel)} is at version ${found ?? '(absent)'}, not ${expected ?? '(absent)'}: another writer changed it`);
+        writeMutable(this.root, rel, bytes);
+        return contentVersion(bytes);
+      },
+      'conditional replace',
+    );
   }
 
   async read(rel: string): Promise<Uint8Array | undefined> {
     checkObjectPath(rel);
+    return this.readNow(rel);
+  }
+
+  async readVersioned(rel: string): Promise<VersionedObject | undefined> {
+    const bytes = await this.read(rel);
+    return bytes === undefined ? undefined : { bytes, version: contentVersion(bytes) };
+  }
+
+  private readNow(rel: string): Uint8Array | undefined {
     try {
       return readOptional(this.root, rel);
     } catch (err) {
@@ -55,7 +88,7 @@ export class FolderArchiveStore implements ArchiveStore {
       });
       for (const entry of entries) {
         const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
-        if (rel === '' && entry.name === TEMP_DIR) continue;
+        if (entry.name.startsWith('.') || (rel === '' && entry.name === TEMP_DIR)) continue;
         if (entry.isDirectory()) {
           if (`${child}/`.startsWith(prefix) || prefix.startsWith(`${child}/`)) await walk(child);
         }
@@ -65,6 +98,11 @@ export class FolderArchiveStore implements ArchiveStore {
     await walk(base);
     return found.sort(byteOrder);
   }
+}
+
+/** A folder object's version: the SHA-256 of its bytes, hex. */
+export function contentVersion(bytes: Uint8Array): string {
+  return crypto.hash('sha256', bytes, 'hex');
 }
 
 /** Compares paths as S3 lists keys: by their UTF-8 bytes (object paths are ASCII, so by code unit). */

@@ -3,7 +3,9 @@
 // - create: PutObject with `If-None-Match: *`. The store refuses it (412) when the object exists; the object is
 //   then read and compared: identical bytes are success, other bytes a ConflictError naming the object. Nothing
 //   is ever overwritten, even by two writers racing (the store decides, not a read before the write).
-// - replace: a plain PutObject (S3 replaces an object whole: readers get the old or the new one).
+// - replace: a PutObject (S3 replaces an object whole: readers get the old or the new one); conditional, with
+//   `If-Match: <ETag>` (a version is the ETag, unquoted: Ceph RGW matches only an unquoted one, AWS either) or
+//   `If-None-Match: *`; a 412 (or AWS's 404 for If-Match on no object) is a StaleVersionError.
 // Stores that ignore the condition would silently overwrite, so the engine is opened only after a probe
 // (probeConditionalWrites) shows that a second create-only PUT of one key is refused; an operator may instead
 // accept plain PUTs explicitly, and then create reads the object first and writes only when it is absent — safe
@@ -14,7 +16,7 @@ import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2
 import { TimesealError } from '../../core/errors.ts';
 import { ConflictError } from '../files.ts';
 import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
-import { checkListPrefix, checkObjectPath, type ArchiveStore } from './archive-store.ts';
+import { checkListPrefix, checkObjectPath, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
 import { byteOrder } from './folder.ts';
 
 /** Where an S3 archive is: a bucket and a key prefix ('' or a path without leading or trailing `/`). */
@@ -58,8 +60,9 @@ export class S3ArchiveStore implements ArchiveStore {
     return this.prefix === '' ? rel : `${this.prefix}/${rel}`;
   }
 
-  private put(rel: string, bytes: Uint8Array, ifNoneMatch?: '*'): Promise<unknown> {
-    return this.client.send(
+  /** PUTs the object; returns its ETag (undefined from a store that sends none: some look-alikes). */
+  private async put(rel: string, bytes: Uint8Array, condition: { ifNoneMatch?: '*'; ifMatch?: string } = {}): Promise<string | undefined> {
+    const answer = await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
         Key: this.key(rel),
@@ -67,9 +70,11 @@ export class S3ArchiveStore implements ArchiveStore {
         ContentLength: bytes.length,
         CacheControl: archiveCacheControl(rel),
         ContentType: archiveContentType(rel),
-        ...(ifNoneMatch === undefined ? {} : { IfNoneMatch: ifNoneMatch }),
+        ...(condition.ifNoneMatch === undefined ? {} : { IfNoneMatch: condition.ifNoneMatch }),
+        ...(condition.ifMatch === undefined ? {} : { IfMatch: condition.ifMatch }),
       }),
     );
+    return answer.ETag;
   }
 
   async create(rel: string, bytes: Uint8Array): Promise<boolean> {
@@ -83,7 +88,7 @@ export class S3ArchiveStore implements ArchiveStore {
     // A 409 is a concurrent conditional write of the same key still in progress (AWS): asked again.
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.put(rel, bytes, '*');
+        await this.put(rel, bytes, { ifNoneMatch: '*' });
         return true;
       } catch (err) {
         const status = statusOf(err);
@@ -106,19 +111,50 @@ export class S3ArchiveStore implements ArchiveStore {
     return false;
   }
 
-  async replace(rel: string, bytes: Uint8Array): Promise<void> {
+  async replace(rel: string, bytes: Uint8Array, expected?: string | null): Promise<string> {
     checkObjectPath(rel);
-    await this.put(rel, bytes).catch((err: unknown) => {
-      throw this.failed('replace', rel, err);
-    });
+    if (expected !== undefined && this.mode === 'plain') {
+      // The store ignores conditions: compared here, then written (one writer only, as for create).
+      const found = (await this.readVersioned(rel))?.version ?? null;
+      if (found !== expected) throw this.stale(rel, expected, found);
+      expected = undefined;
+    }
+    const condition = expected === undefined ? {} : expected === null ? { ifNoneMatch: '*' as const } : { ifMatch: expected };
+    // A 409 is a concurrent conditional write of the same key still in progress (AWS): asked again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return unquoted(await this.put(rel, bytes, condition), this.where(rel));
+      } catch (err) {
+        if (err instanceof TimesealError) throw err;
+        const status = statusOf(err);
+        if (expected !== undefined && (status === 412 || (status === 404 && expected !== null))) {
+          throw this.stale(rel, expected, (await this.readVersioned(rel))?.version ?? null, err);
+        }
+        if (!(status === 409 && expected !== undefined && attempt < 5)) throw this.failed('replace', rel, err);
+        await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      }
+    }
+  }
+
+  private stale(rel: string, expected: string | null, found: string | null, cause?: unknown): StaleVersionError {
+    return new StaleVersionError(`${this.where(rel)} is at version ${found ?? '(absent)'}, not ${expected ?? '(absent)'}: another writer changed it`, { cause });
   }
 
   async read(rel: string): Promise<Uint8Array | undefined> {
+    return (await this.get(rel))?.bytes;
+  }
+
+  async readVersioned(rel: string): Promise<VersionedObject | undefined> {
+    const found = await this.get(rel);
+    return found && { bytes: found.bytes, version: unquoted(found.etag, this.where(rel)) };
+  }
+
+  private async get(rel: string): Promise<{ bytes: Uint8Array; etag: string | undefined } | undefined> {
     checkObjectPath(rel);
     try {
       const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(rel) }));
       if (answer.Body === undefined) throw new TimesealError('io', `${this.where(rel)}: the store answered without a body`);
-      return await answer.Body.transformToByteArray();
+      return { bytes: await answer.Body.transformToByteArray(), etag: answer.ETag };
     } catch (err) {
       if (statusOf(err) === 404) return undefined;
       throw this.failed('read', rel, err);
@@ -197,6 +233,12 @@ export async function probeConditionalWrites(client: S3Client, where: S3Location
   } finally {
     await client.send(new DeleteObjectCommand({ Bucket: where.bucket, Key: key })).catch(() => undefined);
   }
+}
+
+/** An ETag as a version: without its quotes (RGW's If-Match matches only the unquoted form). */
+function unquoted(etag: string | undefined, where: string): string {
+  if (etag === undefined || etag === '') throw new TimesealError('io', `${where}: the store answered without an ETag`);
+  return etag.replace(/^"(.*)"$/, '$1');
 }
 
 /** The HTTP status of an SDK error, or undefined when no answer came. */

@@ -88,6 +88,54 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
       expect(text(await (await engine.open()).read('ots_status.json'))).toBe('{"a":1}');
     });
 
+    it('replace given a version is a compare-and-swap: the version last read or written replaces, an older one (or "absent" for an object that exists) is refused, naming the object, and nothing changes', async () => {
+      const first = await store.replace('days.json', bytes('{"days":[1]}\n'), null);
+      const read = async (rel: string) => {
+        const found = await store.readVersioned(rel);
+        return found && [text(found.bytes), found.version];
+      };
+      expect(await read('days.json')).toEqual(['{"days":[1]}\n', first]);
+      const other = await engine.open();
+      const second = await other.replace('days.json', bytes('{"days":[1,2]}\n'), first);
+      expect(second).not.toBe(first);
+      // A writer still holding the first version (stopped, then resumed) cannot put an older object back.
+      for (const [stale, what] of [
+        [first, 'an older version'],
+        [null, 'absent'],
+        ['0123456789abcdef0123456789abcdef', 'a made-up version'],
+      ] as const) {
+        const err = await store.replace('days.json', bytes('{"days":[1]}\n'), stale).then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+        expect(err?.name, what).toBe('StaleVersionError');
+        expect(err?.message, what).toContain('days.json');
+      }
+      expect(await read('days.json')).toEqual(['{"days":[1,2]}\n', second]);
+      // A version of an object that is not there is refused too; "absent" creates it.
+      await expect(store.replace('checkpoint', bytes('size 1\n'), second)).rejects.toThrow(/checkpoint/);
+      expect(await store.read('checkpoint')).toBeUndefined();
+      const created = await store.replace('checkpoint', bytes('size 1\n'), null);
+      expect((await other.readVersioned('checkpoint'))?.version).toBe(created);
+    });
+
+    it('two writers swapping one object from the same version at once: exactly one wins', async () => {
+      const [a, b] = [await engine.open(), await engine.open()];
+      let version = await a.replace('checkpoint', bytes('size 0\n'));
+      for (let round = 1; round <= 4; round++) {
+        const results = await Promise.allSettled([
+          a.replace('checkpoint', bytes(`a ${round}\n`), version),
+          b.replace('checkpoint', bytes(`b ${round}\n`), version),
+        ]);
+        const won = results.filter((r) => r.status === 'fulfilled') as PromiseFulfilledResult<string>[];
+        expect(won, `round ${round}`).toHaveLength(1);
+        const now = await store.readVersioned('checkpoint');
+        expect(now?.version).toBe(won[0]!.value);
+        expect(['a', 'b']).toContain(text(now?.bytes)?.slice(0, 1));
+        version = won[0]!.value;
+      }
+    });
+
     it('read and exists: an absent object is undefined and false; a path that is only a prefix of objects is no object', async () => {
       expect(await store.read('2025-11-03.json')).toBeUndefined();
       expect(await store.exists('2025-11-03.json')).toBe(false);

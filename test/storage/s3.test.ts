@@ -7,13 +7,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
-import {
-  HeadObjectCommand,
-  ListObjectsV2Command,
-  PutBucketPolicyCommand,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheClass, DAYS_PATH } from '../../core/archive.ts';
 import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
@@ -22,7 +16,7 @@ import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
 import { ACCEPT_PLAIN_PUTS, openArchiveStore, s3Client } from '../../pipeline/storage/open.ts';
 import { parseS3Url, probeConditionalWrites, S3ArchiveStore } from '../../pipeline/storage/s3.ts';
 import { makeHashes, removeTempProjects, run, runJson, tempProject, writeHashFile } from '../cli/helpers.ts';
-import { cephForSuite } from '../support/ceph-rgw.ts';
+import { cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
 import { archiveStoreContract } from './contract.ts';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -159,20 +153,8 @@ describe('on a Ceph RADOS Gateway', () => {
     await storeArchive(folder, store);
 
     // Readable by anyone, as behind a CDN: GET with the stored cache classes, and `timeseal verify` over HTTP.
-    const policy = {
-      Version: '2012-10-17',
-      Statement: [
-        {
-          Effect: 'Allow',
-          Principal: '*',
-          Action: ['s3:GetObject', 's3:ListBucket'],
-          Resource: [`arn:aws:s3:::${ceph.current.bucket}`, `arn:aws:s3:::${ceph.current.bucket}/*`],
-        },
-      ],
-    };
     const client = sdk();
-    await client.send(new PutBucketPolicyCommand({ Bucket: ceph.current.bucket, Policy: JSON.stringify(policy) }));
-    const url = `${ceph.current.endpoint}/${ceph.current.bucket}/archive/ledgers/`;
+    const url = await publicArchiveUrl(ceph.current, 'archive/ledgers');
     const ledger = await fetch(`${url}2025-11-01.json`);
     expect([ledger.status, ledger.headers.get('cache-control')]).toEqual([200, 'public, max-age=31536000, immutable']);
     expect(Buffer.from(await ledger.arrayBuffer()).equals(Buffer.from((await source.read('2025-11-01.json'))!))).toBe(

@@ -5,6 +5,7 @@
 // should this process die first, the kernel sends the script SIGTERM (parent-death signal) and its stdin closes,
 // either of which makes it do the same.
 import { spawn } from 'node:child_process';
+import { PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -104,4 +105,32 @@ export function cephForSuite(): { readonly current: TestCeph } {
       return ceph;
     },
   };
+}
+
+/** An SDK client with the cluster's keys (path-style, as the archive store's). */
+export function cephClient(ceph: TestCeph): S3Client {
+  return new S3Client({
+    endpoint: ceph.endpoint,
+    region: 'us-east-1',
+    forcePathStyle: true,
+    credentials: { accessKeyId: ceph.accessKeyId, secretAccessKey: ceph.secretAccessKey },
+  });
+}
+
+/** Makes the test bucket readable by anyone, as behind a CDN (ListBucket too: without it a missing object is
+ * answered 403, not 404); returns the public URL of the archive under `prefix`. */
+export async function publicArchiveUrl(ceph: TestCeph, prefix: string): Promise<string> {
+  const policy = {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Principal: '*',
+        Action: ['s3:GetObject', 's3:ListBucket'],
+        Resource: [`arn:aws:s3:::${ceph.bucket}`, `arn:aws:s3:::${ceph.bucket}/*`],
+      },
+    ],
+  };
+  await cephClient(ceph).send(new PutBucketPolicyCommand({ Bucket: ceph.bucket, Policy: JSON.stringify(policy) }));
+  return `${ceph.endpoint}/${ceph.bucket}/${prefix}/`;
 }

@@ -1,0 +1,316 @@
+// Publishing the archive writer's working copy through an archive store (docs/OPERATIONS.md §8). With
+// TIMESEAL_ARCHIVE=s3://…, every command reads and writes a local folder exactly as it writes a folder archive
+// (the same files byte for byte, the same crash safety); after a step has committed there, publishWorkingCopy
+// sends what changed, in the archive's commit order (docs/FORMAT.md §10, pipeline/build.ts):
+//   1. every immutable object the store is not known to hold, created only if absent (present with the same
+//      bytes is success: a rerun after a crash);
+//   2. the mutable objects that changed: a day's .ots and cosignatures, then days.json (the commit point), the
+//      index head, the latest checkpoint, the other files, the status files last; each a compare-and-swap against
+//      the version this writer last read or wrote (ArchiveStore.replace with a version).
+// What the store is known to hold is recorded beside the working copy (`<copy>.published.json`): the immutable
+// paths sent, and each mutable object's SHA-256 and version as last read or written. A run killed during the
+// upload loses at most its record's last part: the next run sends again what the record lacks (create-only,
+// identical bytes) and finishes; readers meanwhile see the previous days.json and the days it names.
+// Fencing: `fence` (the schedule lease, cli/archive-publish.ts) is asked before each phase, and a writer stopped
+// after asking (a pause, a long swap-out) still cannot put an older days.json or checkpoint back over a newer one:
+// the store refuses a replace naming a version another writer has replaced, and the run ends there, naming it.
+// catchUpWorkingCopy runs before a step: a working copy that is empty (a new host) or behind the store (another
+// writer published since) is brought up to date by the mirror's verified pull (pipeline/mirror.ts) reading the
+// store, so the writer extends only what it has checked.
+import fs from 'node:fs';
+import path from 'node:path';
+import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, DAYS_PATH, encodeDays, monthOfBlockInfo, OTS_STATUS_PATH, parseDays, type DayRecord } from '../../core/archive.ts';
+import type { PublicKeySet } from '../../core/day.ts';
+import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
+import { TimesealError } from '../../core/errors.ts';
+import { INDEX_HEAD_PATH } from '../../core/index-segments.ts';
+import type { ArchiveReader } from '../archive-reader.ts';
+import { readOptional } from '../files.ts';
+import { pullMirror, type MirrorReport } from '../mirror.ts';
+import { StaleVersionError, type ArchiveStore } from './archive-store.ts';
+import { contentVersion } from './folder.ts';
+
+/** Another writer changed the published archive under this one: it publishes nothing more. */
+export class PublishConflictError extends TimesealError {
+  constructor(message: string, options?: ErrorOptions) {
+    super('conflict', message, options);
+    this.name = 'PublishConflictError';
+  }
+}
+
+interface Known {
+  sha256: string;
+  version: string;
+}
+
+/** What the store is known to hold (see the module comment), for one store location. */
+interface PublishRecord {
+  store: string;
+  immutable: Set<string>;
+  mutable: Map<string, Known>;
+}
+
+/** The record's file, beside the working copy (not in it: the archive holds only archive files). */
+export function publishRecordPath(folder: string): string {
+  return `${path.resolve(folder)}.published.json`;
+}
+
+function readRecord(folder: string, location: string): PublishRecord {
+  const fresh: PublishRecord = { store: location, immutable: new Set(), mutable: new Map() };
+  let text: string;
+  try {
+    text = fs.readFileSync(publishRecordPath(folder), 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fresh;
+    throw err;
+  }
+  const data = JSON.parse(text) as { store?: unknown; immutable?: unknown; mutable?: Record<string, Known> };
+  // A record of another store says nothing of this one: everything is sent again (create-only, compared).
+  if (data.store !== location || !Array.isArray(data.immutable)) return fresh;
+  return { store: location, immutable: new Set(data.immutable as string[]), mutable: new Map(Object.entries(data.mutable ?? {})) };
+}
+
+function saveRecord(folder: string, record: PublishRecord): void {
+  const file = publishRecordPath(folder);
+  const text = JSON.stringify({ store: record.store, immutable: [...record.immutable].sort(), mutable: Object.fromEntries([...record.mutable].sort(([a], [b]) => (a < b ? -1 : 1))) });
+  fs.writeFileSync(`${file}.tmp`, text);
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/** Every file of the working copy, as archive paths; names starting with a dot (temp files, locks) are none. */
+function listFiles(folder: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(path.join(folder, rel), { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const entry of entries) {
+      if (entry.name.startsWith('.')) continue;
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) out.push(child);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+/** The order of the mutable objects (docs/FORMAT.md §10): a day's own files, the commit point, what follows it. */
+function mutableRank(rel: string): number {
+  if (/^\d{4}-\d{2}-\d{2}\.json\.ots$/.test(rel) || rel.endsWith('.cosignatures')) return 0;
+  if (rel === DAYS_PATH) return 1;
+  if (rel === INDEX_HEAD_PATH) return 2;
+  if (rel === CHECKPOINT_PATH) return 3;
+  if (rel === OTS_STATUS_PATH) return 5;
+  if (monthOfBlockInfo(rel) !== null) return 6;
+  if (rel === BLOCK_INFO_PATH) return 7;
+  return 4;
+}
+
+/**
+ * Tests only (test/storage/publish*.test.ts): TIMESEAL_TEST_PAUSE_AT=immutable:<n> or mutable:<n> stops this
+ * process (SIGSTOP) after the n-th object of that phase (mutable:0: after the fence, before the first replace),
+ * saying so on stderr, so that a test can kill it there or let another writer take over before it goes on.
+ */
+function testPause(phase: 'immutable' | 'mutable', n: number): void {
+  if (process.env.TIMESEAL_TEST_PAUSE_AT !== `${phase}:${n}`) return;
+  process.stderr.write(`test pause: ${phase}:${n} (pid ${process.pid})\n`);
+  process.kill(process.pid, 'SIGSTOP');
+}
+
+export interface PublishOptions {
+  /** The working copy (Config.archive). */
+  folder: string;
+  store: ArchiveStore;
+  /** Throws when this writer may not publish (it no longer holds the schedule lease); asked before each phase. */
+  fence: () => Promise<void>;
+  progress?: (message: string) => void;
+  /** Requests under way at once while creating immutable objects (default 16). */
+  concurrency?: number;
+}
+
+export interface PublishReport {
+  store: string;
+  /** Immutable objects created, and those found already there with the same bytes. */
+  created: number;
+  present: number;
+  /** Mutable objects replaced (or found already holding the working copy's bytes). */
+  replaced: number;
+  bytes: number;
+  seconds: number;
+}
+
+/** Sends what changed in the working copy since the last publication (see the module comment). */
+export async function publishWorkingCopy(options: PublishOptions): Promise<PublishReport> {
+  const started = performance.now();
+  const { folder, store } = options;
+  const record = readRecord(folder, store.location);
+  const files = listFiles(folder);
+  const immutable = files.filter((rel) => cacheClass(rel) === 'immutable' && !record.immutable.has(rel));
+  const mutable = files
+    .filter((rel) => cacheClass(rel) !== 'immutable')
+    .map((rel) => {
+      const bytes = readOptional(folder, rel)!;
+      return { rel, bytes, sha256: contentVersion(bytes) };
+    })
+    .filter((m) => record.mutable.get(m.rel)?.sha256 !== m.sha256)
+    .sort((a, b) => mutableRank(a.rel) - mutableRank(b.rel) || (a.rel < b.rel ? -1 : 1));
+  const report: PublishReport = { store: store.location, created: 0, present: 0, replaced: 0, bytes: 0, seconds: 0 };
+  if (immutable.length === 0 && mutable.length === 0) return report;
+  await options.fence();
+  try {
+    options.progress?.(`publishing ${immutable.length} immutable and ${mutable.length} mutable objects to ${store.location}`);
+    let next = 0;
+    let done = 0;
+    const worker = async (): Promise<void> => {
+      while (next < immutable.length) {
+        const rel = immutable[next++]!;
+        const bytes = readOptional(folder, rel);
+        if (bytes === undefined) throw new TimesealError('not-found', `${path.join(folder, rel)} went away while it was being published`);
+        if (await store.create(rel, bytes)) {
+          report.created++;
+          report.bytes += bytes.length;
+        } else report.present++;
+        record.immutable.add(rel);
+        testPause('immutable', ++done);
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 16, immutable.length) }, worker));
+    saveRecord(folder, record);
+
+    await options.fence();
+    testPause('mutable', 0);
+    for (const [i, { rel, bytes, sha256 }] of mutable.entries()) {
+      const known = record.mutable.get(rel);
+      let version: string;
+      try {
+        version = await store.replace(rel, bytes, known?.version ?? null);
+        report.bytes += bytes.length;
+      } catch (err) {
+        if (!(err instanceof StaleVersionError)) throw err;
+        // Another writer replaced it. Holding exactly these bytes is no harm done; anything else is its newer
+        // state, which this writer must not replace.
+        const now = await store.readVersioned(rel);
+        if (now === undefined || !equalBytes(now.bytes, bytes)) {
+          throw new PublishConflictError(
+            `${store.location}/${rel} was replaced by another writer since this one last read it (${err.message}); this writer no longer holds the schedule lease or ran on a stale working copy, so it publishes nothing more. The next run brings its working copy up to date from the store first`,
+            { cause: err },
+          );
+        }
+        version = now.version;
+      }
+      record.mutable.set(rel, { sha256, version });
+      report.replaced++;
+      testPause('mutable', i + 1);
+    }
+  } finally {
+    saveRecord(folder, record);
+  }
+  report.seconds = (performance.now() - started) / 1000;
+  return report;
+}
+
+export interface CatchUpOptions {
+  folder: string;
+  store: ArchiveStore;
+  /** The log's public keys: the pull checks the store's archive against them. */
+  keys: PublicKeySet;
+  /** The step that follows is `ledger build`, which makes again the days the store names beyond its checkpoint
+   * (a publication cut short); any other step is refused on such a store, since it would publish a days.json
+   * without them. */
+  rebuilds?: boolean;
+  progress?: (message: string) => void;
+}
+
+export interface CatchUpReport {
+  /** 'current': the working copy holds what the store holds (or the store is empty); 'ahead': it holds more
+   * (a publication cut short), sent next; 'pulled': it was behind and has been brought up to date. */
+  state: 'current' | 'ahead' | 'pulled';
+  pull?: MirrorReport;
+}
+
+const sameDay = (a: DayRecord, b: DayRecord | undefined): boolean => b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+
+/** Brings the working copy up to date with the store before a step writes it (see the module comment). */
+export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<CatchUpReport> {
+  const { folder, store } = options;
+  const record = readRecord(folder, store.location);
+  const remote = await store.readVersioned(DAYS_PATH);
+  if (remote === undefined) return { state: 'current' };
+  const known = record.mutable.get(DAYS_PATH);
+  const adopt = (state: CatchUpReport['state']): CatchUpReport => {
+    record.mutable.set(DAYS_PATH, { sha256: contentVersion(remote.bytes), version: remote.version });
+    saveRecord(folder, record);
+    return { state };
+  };
+  if (known?.version === remote.version) return { state: 'current' };
+  const localBytes = readOptional(folder, DAYS_PATH);
+  if (localBytes !== undefined && equalBytes(localBytes, remote.bytes)) return adopt('current');
+  const localDays = localBytes === undefined ? [] : parseDays(fromUtf8(localBytes, DAYS_PATH)).days;
+  const remoteFile = parseDays(fromUtf8(remote.bytes, DAYS_PATH));
+  const remoteDays = remoteFile.days;
+  // The store names fewer days, all of them this copy's: a publication of this copy's was cut short.
+  if (remoteDays.length < localDays.length && remoteDays.every((d, i) => sameDay(d, localDays[i]))) return adopt('ahead');
+  const differs = localDays.findIndex((d, i) => !sameDay(d, remoteDays[i]));
+  if (differs >= 0) {
+    const day = localDays[differs]!;
+    throw new PublishConflictError(
+      `the working copy ${path.resolve(folder)} and the archive ${store.location} disagree on ${day.date} (${remoteDays[differs] === undefined ? 'not published there' : `ledger sha256 ${remoteDays[differs]!.sha256} there, ${day.sha256} here`}): this copy holds days no writer published; move it aside, and the next run starts again from the store`,
+    );
+  }
+  // A publication cut short after days.json and before the latest checkpoint leaves the store's checkpoint behind
+  // days.json: the pull takes the days the checkpoint covers, and the build makes the rest again from the database
+  // (the same bytes, which the store's create-only writes compare with the objects already there).
+  const covered = checkpointSize(await store.read(CHECKPOINT_PATH));
+  const consistent = remoteDays.slice(0, remoteDays.findIndex((d) => d.treeSize === covered) + 1);
+  if (consistent.length < remoteDays.length && options.rebuilds !== true) {
+    throw new PublishConflictError(
+      `${store.location}: days.json names ${remoteDays.length - consistent.length} day(s) after the latest checkpoint (a publication cut short); \`timeseal ledger build\` completes them before anything else is published`,
+    );
+  }
+  if (consistent.length <= localDays.length) return adopt('current');
+  options.progress?.(`the working copy is behind ${store.location} (${localDays.length} of ${remoteDays.length} days): pulling and verifying`);
+  const view = consistent.length === remoteDays.length ? remote.bytes : new TextEncoder().encode(encodeDays({ ...remoteFile, days: consistent }));
+  const pull = await pullMirror({ remote: storeReader(store, view, record), dir: folder, keys: options.keys, keyFiles: new Map(), ...(options.progress ? { progress: options.progress } : {}) });
+  saveRecord(folder, record);
+  return { state: 'pulled', pull };
+}
+
+/** The tree size of a checkpoint note (its second line, c2sp.org/tlog-checkpoint), or 0 when there is none. */
+function checkpointSize(note: Uint8Array | undefined): number {
+  if (note === undefined) return 0;
+  const size = /^[^\n]+\n(\d+)\n/.exec(fromUtf8(note, CHECKPOINT_PATH))?.[1];
+  if (size === undefined) throw new PublishConflictError(`${CHECKPOINT_PATH} in the store is not a checkpoint`);
+  return Number(size);
+}
+
+/**
+ * The store as an ArchiveReader for the pull, noting in `record` what it read: immutable objects as held, mutable
+ * ones with the SHA-256 and version of the bytes the store holds. days.json is answered as `days` (the days the
+ * store's checkpoint covers).
+ */
+function storeReader(store: ArchiveStore, days: Uint8Array, record: PublishRecord): ArchiveReader {
+  const read = async (rel: string): Promise<Uint8Array | undefined> => {
+    const found = await store.readVersioned(rel);
+    if (found === undefined) return undefined;
+    if (cacheClass(rel) === 'immutable') record.immutable.add(rel);
+    else record.mutable.set(rel, { sha256: contentVersion(found.bytes), version: found.version });
+    return rel === DAYS_PATH ? days : found.bytes;
+  };
+  return {
+    location: store.location,
+    read,
+    async stream(rel) {
+      const data = await read(rel);
+      return data === undefined
+        ? undefined
+        : (async function* () {
+            yield data;
+          })();
+    },
+  };
+}
