@@ -10,22 +10,12 @@ import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { afterAll, expect, it } from 'vitest';
 import { cacheClass } from '../../core/archive.ts';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
-import {
-  makeHashes,
-  removeTempProjects,
-  run,
-  runJson,
-  sha256Hex,
-  sleep,
-  start,
-  tempProject,
-  writeHashFile,
-} from '../cli/helpers.ts';
+import { makeHashes, removeTempProjects, runJson, sha256Hex, sleep, start } from '../cli/helpers.ts';
 import { cephClient, cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
+import { day, importDay, project, s3Env, verifyUrl } from './publish-project.ts';
 
 const ceph = cephForSuite();
 afterAll(() => removeTempProjects());
-const day = (n: number): string => `2025-11-${String(n).padStart(2, '0')}`;
 
 it(
   'a writer stopped past the lease ttl while it publishes cannot overwrite what the writer that took over published, and fails saying why',
@@ -33,16 +23,11 @@ it(
   async () => {
     const TTL_S = 2;
     const PREFIX = 'lease/ledgers';
-    const dir = tempProject('publish-lease');
-    expect(run(dir, ['keys', 'init']).code).toBe(0);
-    const base = {
-      ...ceph.current.env,
-      TIMESEAL_ARCHIVE: `s3://${ceph.current.bucket}/${PREFIX}`,
-      TIMESEAL_SCHEDULE_LEASE_SECONDS: String(TTL_S),
-    };
+    const dir = project('publish-lease');
+    const base = s3Env(ceph.current, PREFIX, { TIMESEAL_SCHEDULE_LEASE_SECONDS: String(TTL_S) });
     const writerA = { ...base, TIMESEAL_ARCHIVE_CACHE: path.join(dir, 'host-a') };
     const writerB = { ...base, TIMESEAL_ARCHIVE_CACHE: path.join(dir, 'host-b') };
-    const store = await openArchiveStore(base.TIMESEAL_ARCHIVE, ceph.current.env);
+    const store = await openArchiveStore(base.TIMESEAL_ARCHIVE!, ceph.current.env);
     const client = cephClient(ceph.current);
     /** rel -> sha256 of its bytes, ETag and modification time, for every object of the archive. */
     const snapshot = async (): Promise<Map<string, string>> => {
@@ -60,18 +45,11 @@ it(
       } while (token !== undefined);
       return out;
     };
-    const importDay = (n: number, hashes: string[]): void => {
-      const imported = run(dir, ['import', writeHashFile(dir, `day-${n}.txt`, hashes)], {
-        env: { TIMESEAL_NOW: `${day(n)}T12:00:00Z` },
-      });
-      expect(imported.code, imported.stderr).toBe(0);
-    };
-
-    importDay(1, makeHashes('lease', 100));
+    importDay(dir, 1, makeHashes('lease', 100));
     const first = runJson(dir, ['ledger', 'build'], { env: { ...writerA, TIMESEAL_NOW: `${day(2)}T00:01:00Z` } });
     expect(first.result.code, first.result.stderr).toBe(0);
-    importDay(2, makeHashes('lease', 120, 100));
-    importDay(3, makeHashes('lease', 40, 220));
+    importDay(dir, 2, makeHashes('lease', 120, 100));
+    importDay(dir, 3, makeHashes('lease', 40, 220));
 
     // A builds day 2, sends its immutable objects, checks the lease, and is stopped before days.json.
     const a = start(dir, ['ledger', 'build', '--json'], {
@@ -114,7 +92,7 @@ it(
     }
 
     const url = await publicArchiveUrl(ceph.current, PREFIX);
-    const verified = runJson(dir, ['verify', '--archive', url, '--keys', path.join(dir, 'keys')]);
+    const verified = verifyUrl(dir, url);
     expect(verified.result.code, verified.result.stderr).toBe(0);
     expect(verified.json).toMatchObject({ ok: true, days: 3, treeSize: 260, problems: [] });
 
@@ -124,7 +102,7 @@ it(
     expect(again.result.code, again.result.stderr).toBe(0);
     expect(again.json.days).toEqual([]);
     expect(again.json.archive.catchUp).toBe('pulled');
-    const still = runJson(dir, ['verify', '--archive', url, '--keys', path.join(dir, 'keys')]);
+    const still = verifyUrl(dir, url);
     expect(still.json).toMatchObject({ ok: true, days: 3, treeSize: 260, problems: [] });
   },
 );
