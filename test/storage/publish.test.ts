@@ -2,12 +2,19 @@
 // RADOS Gateway (test/support/ceph-rgw.ts, started once for this file): `timeseal ledger build` with
 // TIMESEAL_ARCHIVE=s3://… builds in its working copy and publishes it. The same submissions built day after day
 // into a folder and into RGW give the same objects, byte for byte, and `timeseal verify` passes on the bucket over
-// HTTP. Crashes: publish-crash.test.ts; two writers: publish-lease.test.ts.
+// HTTP. The other steps that write the archive publish too: `tsa stamp` (RFC 3161 tokens from a real `openssl ts`
+// TSA), `witness cosign` (cosignatures and the latest checkpoint, from loopback witnesses), and `timeseal serve`'s
+// schedule (its build, a child process under the node's lease, and its witness step). Crashes:
+// publish-crash.test.ts; two writers: publish-lease.test.ts.
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { parseVkey, vkeyVerifier } from '../../core/cosignature.ts';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
-import { makeHashes, removeTempProjects, runJson } from '../cli/helpers.ts';
+import { makeHashes, removeTempProjects, runJson, sleep, start } from '../cli/helpers.ts';
 import { cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
+import { startTsa } from '../support/tsa.ts';
+import { startWitness } from '../support/witness.ts';
 import { day, folderDigest, importDay, project, s3Env, storeDigest, verifyUrl } from './publish-project.ts';
 
 const ceph = cephForSuite();
@@ -53,5 +60,90 @@ it(
     const verified = verifyUrl(bucket, url);
     expect(verified.result.code, verified.result.stderr).toBe(0);
     expect(verified.json).toMatchObject({ ok: true, days: 3, treeSize: 431, problems: [] });
+  },
+);
+
+it(
+  'tsa stamp, witness cosign and the schedule of `timeseal serve` publish what they write, and the bucket verifies',
+  { timeout: 120_000 },
+  async () => {
+    const dir = project('publish-steps');
+    const env = s3Env(ceph.current, 'steps/ledgers');
+    const store = await openArchiveStore(env.TIMESEAL_ARCHIVE!, ceph.current.env);
+    const copy = path.join(dir, 'data/archive-cache');
+    /** The object at `rel` is the working copy's file, byte for byte. */
+    const sameAsCopy = async (rel: string): Promise<boolean> =>
+      Buffer.from((await store.read(rel)) ?? []).equals(fs.readFileSync(path.join(copy, rel)));
+    const tsa = await startTsa();
+    const logKey = vkeyVerifier(parseVkey(fs.readFileSync(path.join(dir, 'keys/ed25519.vkey'), 'utf8')));
+    const witness = await startWitness({
+      name: 'w1.example/witness',
+      seed: new Uint8Array(32).fill(7),
+      algorithm: 'Ed25519',
+      logs: new Map([['localhost:8080', [logKey]]]),
+    });
+    // The CLI in its own process, awaited: the TSA and the witness answer from this process meanwhile.
+    const json = async (args: string[], extra: Record<string, string>) => {
+      const result = await start(dir, [...args, '--json'], { env: { ...env, ...extra } }).exited;
+      expect(result.code, result.stderr).toBe(0);
+      return JSON.parse(result.stdout);
+    };
+    try {
+      importDay(dir, 1, makeHashes('steps', 60));
+      await json(['ledger', 'build'], { TIMESEAL_NOW: `${day(2)}T00:01:00Z` });
+      const stamped = await json(['tsa', 'stamp'], { TSA_URLS: tsa.url, TIMESEAL_NOW: `${day(2)}T00:04:00Z` });
+      expect(stamped.days.map((d: { outcome: string }) => d.outcome)).toEqual(['stamped']);
+      expect(stamped.archive.publish.created).toBe(1);
+      expect(await sameAsCopy(`${day(1)}.json.tsr`)).toBe(true);
+      const witnesses = { TIMESEAL_WITNESSES: witness.setting, TIMESEAL_WITNESS_QUORUM: '1' };
+      const cosigned = await json(['witness', 'cosign'], { ...witnesses, TIMESEAL_NOW: `${day(2)}T00:03:00Z` });
+      expect(cosigned).toMatchObject({ met: true, archive: { catchUp: 'current' } });
+      for (const rel of [`${day(1)}.cosignatures`, 'checkpoint']) expect(await sameAsCopy(rel), rel).toBe(true);
+      expect(new TextDecoder().decode(await store.read('checkpoint'))).toContain('w1.example/witness');
+
+      // The schedule: day 2 built by serve's child build under the node's lease, then cosigned, both published.
+      importDay(dir, 2, makeHashes('steps', 30, 60));
+      const node = start(dir, ['serve'], {
+        env: {
+          ...env,
+          ...witnesses,
+          TIMESEAL_NOW: `${day(3)}T00:05:00Z`,
+          PORT: '0',
+          TIMESEAL_SITE: path.join(dir, 'no-site'),
+          OTS_CALENDARS: 'http://127.0.0.1:9/',
+        },
+      });
+      let log = '';
+      node.child.stderr!.on('data', (s: string) => (log += s));
+      const done = (step: string) =>
+        log
+          .split('\n')
+          .filter((l) => l.startsWith('{'))
+          .map((l) => JSON.parse(l) as { msg: string; result?: { archive?: { publish: { created: number } } } })
+          .find(
+            (l) => l.msg === `scheduled ${step} done` || l.msg === `scheduled ${step} failed; the next run retries`,
+          );
+      try {
+        for (const end = Date.now() + 60_000; !(done('ledger build') && done('witness cosign')); await sleep(100))
+          if (Date.now() > end || node.child.exitCode !== null) throw new Error(`the schedule did not run:\n${log}`);
+      } finally {
+        node.child.kill('SIGTERM');
+        await node.exited;
+      }
+      expect(done('ledger build')?.msg, log).toBe('scheduled ledger build done');
+      expect(done('ledger build')?.result?.archive?.publish.created).toBeGreaterThan(0);
+      expect(done('witness cosign')?.msg, log).toBe('scheduled witness cosign done');
+      expect(done('witness cosign')?.result?.archive?.publish).toBeDefined();
+      for (const rel of ['days.json', `${day(2)}.json`, `${day(2)}.cosignatures`, 'checkpoint'])
+        expect(await sameAsCopy(rel), rel).toBe(true);
+
+      fs.copyFileSync(tsa.caFile, path.join(dir, 'keys/tsa-ca.pem'));
+      const verified = verifyUrl(dir, await publicArchiveUrl(ceph.current, 'steps/ledgers'));
+      expect(verified.result.code, verified.result.stderr).toBe(0);
+      expect(verified.json).toMatchObject({ ok: true, days: 2, treeSize: 90, problems: [] });
+    } finally {
+      await tsa.stop();
+      await witness.stop();
+    }
   },
 );
