@@ -247,8 +247,9 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
     saveRecord(folder, record);
     return { state };
   };
-  if (known?.version === remote.version) return { state: 'current' };
   const localBytes = readOptional(folder, DAYS_PATH);
+  // Unchanged since this copy last published or read it, and the copy's still the same (not removed or replaced).
+  if (known?.version === remote.version && localBytes !== undefined && contentVersion(localBytes) === known.sha256) return { state: 'current' };
   if (localBytes !== undefined && equalBytes(localBytes, remote.bytes)) return adopt('current');
   const localDays = localBytes === undefined ? [] : parseDays(fromUtf8(localBytes, DAYS_PATH)).days;
   const remoteFile = parseDays(fromUtf8(remote.bytes, DAYS_PATH));
