@@ -4,10 +4,11 @@
 // committed after it (pipeline/storage/publish.ts). On a folder archive the step runs alone, as it always did.
 //
 // One writer: the schedule lease (cli/schedule.ts, Store.lease) decides it, across hosts. A command started by
-// hand takes the lease for itself (and gives it back at the end); a step of `timeseal serve`'s schedule, or the
-// build it runs as a child process (TIMESEAL_SCHEDULE_HOLDER), renews the schedule's own. The lease is checked
-// before the catch-up and before each phase of the publication; a holder that lost it publishes nothing, and one
-// stopped after the check is held off by the store's compare-and-swap of the mutable objects.
+// hand takes the lease for itself (renews it every ttl/3 while it awaits, and gives it back at the end); a step of
+// `timeseal serve`'s schedule, or the build it runs as a child process (TIMESEAL_SCHEDULE_HOLDER), renews the
+// schedule's own. The lease is checked before the catch-up and before each phase of the publication; a holder
+// that lost it publishes nothing, and one stopped after the check is held off by the store's compare-and-swap of
+// the mutable objects.
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,6 +62,14 @@ export async function withPublishedArchive<T>(
   return withLockAsync(
     `${path.resolve(folder)}.publish-lock`,
     async () => {
+      // A command run by hand renews its lease while it awaits (the uploads), as the schedule renews its node's.
+      const renewal =
+        inherited === undefined
+          ? setInterval(
+              () => void db.lease.acquire(SCHEDULE_LEASE, holder, leaseMs, Date.now()).catch(() => undefined),
+              Math.max(1, Math.floor(leaseMs / 3)),
+            ).unref()
+          : undefined;
       try {
         await fence();
         const store = await openArchiveStore(location);
@@ -71,6 +80,7 @@ export async function withPublishedArchive<T>(
         const publish = await publishWorkingCopy({ folder, store, fence, progress });
         return { result, archive: { store: location, catchUp: caught.state, publish } };
       } finally {
+        clearInterval(renewal);
         if (inherited === undefined) await db.lease.release(SCHEDULE_LEASE, holder).catch(() => undefined);
       }
     },
