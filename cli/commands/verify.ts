@@ -1,4 +1,6 @@
-// `timeseal verify [--archive DIR|URL] [--keys DIR|URL] [--timeout MS]`: check the whole archive from scratch.
+// `timeseal verify [--archive DIR|URL|s3://…] [--keys DIR|URL] [--timeout MS]`: check the whole archive from
+// scratch; an s3:// archive (the default when TIMESEAL_ARCHIVE names one) is read from its bucket with the AWS
+// variables (pipeline/storage/open.ts), not from the writer's working copy.
 // For an archive URL without --keys, the keys come from the same host (<site>/keys/): the check is then only as
 // good as that host, and the command says so (stderr, and `keys` in --json) so that a person can pin them.
 import fs from 'node:fs';
@@ -8,6 +10,8 @@ import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
+import { archiveStoreReader } from '../../pipeline/storage/archive-store.ts';
+import { isS3Archive, openArchiveStoreToRead } from '../../pipeline/storage/open.ts';
 import type { Context } from '../context.ts';
 import {
   checkpointKeysFromVkeys,
@@ -67,7 +71,7 @@ export function registerVerify(program: Command, ctx: () => Context): void {
     .description(
       'recompute and check the whole archive: tiles, roots, checkpoints, ledgers, signatures, chain of days, index',
     )
-    .option('--archive <dir-or-url>', 'archive folder or URL (default: TIMESEAL_ARCHIVE)')
+    .option('--archive <dir-or-url>', 'archive folder, URL or s3://BUCKET/PREFIX (default: TIMESEAL_ARCHIVE)')
     .option(
       '--keys <dir-or-url>',
       'public keys folder or URL (default: TIMESEAL_KEYS, or <site>/keys/ for an archive URL)',
@@ -79,8 +83,9 @@ export function registerVerify(program: Command, ctx: () => Context): void {
       const timeoutMs = Number(opts.timeout);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
         throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
-      const location = opts.archive ?? c.config.archive;
-      const remote = /^https?:\/\//.test(location);
+      // An s3:// archive is read from its bucket (its working copy is not what readers see).
+      const location = opts.archive ?? c.config.archiveStore ?? c.config.archive;
+      const remote = /^(https?|s3):\/\//.test(location);
       // Named explicitly, a missing folder is a mistake; the default one simply has nothing published yet.
       if (!remote && opts.archive !== undefined && !fs.existsSync(location)) {
         throw new TimesealError('not-found', `archive folder ${location} does not exist`);
@@ -97,7 +102,11 @@ export function registerVerify(program: Command, ctx: () => Context): void {
         keysReader.read(RETIRED_WITNESSES_FILE),
         keysReader.read(TSA_CA_FILE),
       ]);
-      const report = await verifyArchive(readerFor(location, timeoutMs), keys, {
+      const store = isS3Archive(location) ? openArchiveStoreToRead(location) : undefined;
+      const reader = store
+        ? archiveStoreReader(store.location, (rel) => store.read(rel))
+        : readerFor(location, timeoutMs);
+      const report = await verifyArchive(reader, keys, {
         ...(policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) }),
         ...(retired === undefined ? {} : { retiredWitnesses: fromUtf8(retired, RETIRED_WITNESSES_FILE) }),
         ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),

@@ -14,6 +14,7 @@
 // The conformance tests every engine must pass: test/storage/contract.ts.
 import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
+import type { ArchiveReader } from '../archive-reader.ts';
 
 /** An object's bytes and its version: S3's ETag (unquoted), a folder's SHA-256 of the bytes (hex). A version
  * names the bytes of one write; it is what `replace` compares. */
@@ -65,4 +66,21 @@ export function checkObjectPath(rel: string): string {
 export function checkListPrefix(prefix: string): string {
   if (prefix !== '') checkObjectPath(prefix.endsWith('/') ? prefix.slice(0, -1) : prefix);
   return prefix;
+}
+
+/** A store read as an archive (pipeline/archive-reader.ts: what `timeseal verify` and the mirror's pull read):
+ * `read` answers each path (a store's own read, or one that notes what it read); a stream is the object whole. */
+export function archiveStoreReader(location: string, read: (rel: string) => Promise<Uint8Array | undefined>): ArchiveReader {
+  return {
+    location,
+    read,
+    async stream(rel) {
+      const data = await read(rel);
+      return data === undefined
+        ? undefined
+        : (async function* () {
+            yield data;
+          })();
+    },
+  };
 }

@@ -38,6 +38,13 @@ function refusal(archive: string, env: NodeJS.ProcessEnv): string {
   );
 }
 
+/** The store TIMESEAL_ARCHIVE names, to read only (`timeseal verify`): no probe, which would need the right to
+ * write; an S3 store's keys need only s3:GetObject and s3:ListBucket. */
+export function openArchiveStoreToRead(archive: string, env: NodeJS.ProcessEnv = process.env): ArchiveStore {
+  if (!isS3Archive(archive)) return new FolderArchiveStore(archive);
+  return new S3ArchiveStore(s3Client(env), parseS3Url(archive), 'conditional');
+}
+
 /** A store that does not answer is given up on: 10 s to connect, and a request on which nothing moves for
  * `idleTimeoutMs` (default 60 s) fails (the SDK then tries twice more). */
 const CONNECT_TIMEOUT_MS = 10_000;

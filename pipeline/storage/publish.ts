@@ -27,7 +27,7 @@ import { INDEX_HEAD_PATH } from '../../core/index-segments.ts';
 import type { ArchiveReader } from '../archive-reader.ts';
 import { readOptional } from '../files.ts';
 import { pullMirror, type MirrorReport } from '../mirror.ts';
-import { StaleVersionError, type ArchiveStore } from './archive-store.ts';
+import { archiveStoreReader, StaleVersionError, type ArchiveStore } from './archive-store.ts';
 import { contentVersion } from './folder.ts';
 
 /** Another writer changed the published archive under this one: it publishes nothing more. */
@@ -302,16 +302,5 @@ function storeReader(store: ArchiveStore, days: Uint8Array, record: PublishRecor
     else record.mutable.set(rel, { sha256: contentVersion(found.bytes), version: found.version });
     return rel === DAYS_PATH ? days : found.bytes;
   };
-  return {
-    location: store.location,
-    read,
-    async stream(rel) {
-      const data = await read(rel);
-      return data === undefined
-        ? undefined
-        : (async function* () {
-            yield data;
-          })();
-    },
-  };
+  return archiveStoreReader(store.location, read);
 }

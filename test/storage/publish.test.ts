@@ -60,6 +60,12 @@ it(
     const verified = verifyUrl(bucket, url);
     expect(verified.result.code, verified.result.stderr).toBe(0);
     expect(verified.json).toMatchObject({ ok: true, days: 3, treeSize: 431, problems: [] });
+    // `timeseal verify` on the s3:// archive itself reads the bucket, not the working copy: a ledger removed from
+    // the copy changes nothing, and the report names the bucket.
+    fs.rmSync(path.join(bucket, 'data/archive-cache', `${day(3)}.json`));
+    const own = runJson(bucket, ['verify'], { env });
+    expect(own.result.code, own.result.stderr).toBe(0);
+    expect(own.json).toMatchObject({ ok: true, location: env.TIMESEAL_ARCHIVE, days: 3, treeSize: 431 });
   },
 );
 
