@@ -16,6 +16,8 @@
 #   are created and active within seconds.
 # - the monitor proposing changes every 50 ms instead of every second: the gateway creates its pools one map
 #   change at a time, so this halves the start (about 13 s instead of 27 here).
+# - no debug logging in any daemon: creating 791 objects (a day of 100,000 hashes) took 3.8-4.5 s instead of
+#   6.0-7.3 s here.
 # Never use this configuration outside tests: anyone who reaches the ports could use the cluster.
 set -euo pipefail
 
@@ -68,6 +70,20 @@ run_dir = $dir/run
 admin_socket = $dir/run/\$name.asok
 pid_file = $dir/run/\$name.pid
 log_file = $dir/log/\$name.log
+# No debug logging (Ceph's defaults gather some in memory for every request): a third less time per PUT here.
+debug_rgw = 0/0
+debug_ms = 0/0
+debug_osd = 0/0
+debug_bluestore = 0/0
+debug_bluefs = 0/0
+debug_bdev = 0/0
+debug_rocksdb = 0/0
+debug_objecter = 0/0
+debug_rados = 0/0
+debug_monc = 0/0
+debug_mon = 0/0
+debug_paxos = 0/0
+debug_finisher = 0/0
 crash_dir = $dir/run/crash
 mon_data = $dir/mon/\$cluster-\$id
 osd_data = $dir/osd/\$cluster-\$id
