@@ -7,10 +7,11 @@
 //   2. the mutable objects that changed: a day's .ots and cosignatures, then days.json (the commit point), the
 //      index head, the latest checkpoint, the other files, the status files last; each a compare-and-swap against
 //      the version this writer last read or wrote (ArchiveStore.replace with a version).
-// What the store is known to hold is recorded beside the working copy (`<copy>.published.json`): the immutable
-// paths sent, and each mutable object's SHA-256 and version as last read or written. A run killed during the
-// upload loses at most its record's last part: the next run sends again what the record lacks (create-only,
-// identical bytes) and finishes; readers meanwhile see the previous days.json and the days it names.
+// What the store is known to hold is recorded beside the working copy: the immutable paths sent
+// (`<copy>.published.json`), and each mutable object's SHA-256 and version as last read or written
+// (`<copy>.versions.json`, saved after each replace). A run killed during the upload loses at most its record's
+// last part: the next run sends again what the record lacks (create-only, identical bytes) and finishes; readers
+// meanwhile see the previous days.json and the days it names.
 // Fencing: `fence` (the schedule lease, cli/archive-publish.ts) is asked before each phase, and a writer stopped
 // after asking (a pause, a long swap-out) still cannot put an older days.json or checkpoint back over a newer one:
 // the store refuses a replace naming a version another writer has replaced, and the run ends there, naming it.
@@ -50,31 +51,49 @@ interface PublishRecord {
   mutable: Map<string, Known>;
 }
 
-/** The record's file, beside the working copy (not in it: the archive holds only archive files). */
+/** The record's files, beside the working copy (not in it: the archive holds only archive files): the immutable
+ * paths sent, and the mutable objects' versions, kept apart so that the small one is saved after every replace. */
 export function publishRecordPath(folder: string): string {
   return `${path.resolve(folder)}.published.json`;
 }
+function versionsPath(folder: string): string {
+  return `${path.resolve(folder)}.versions.json`;
+}
 
-function readRecord(folder: string, location: string): PublishRecord {
-  const fresh: PublishRecord = { store: location, immutable: new Set(), mutable: new Map() };
+/** A record file's content, or undefined when it is absent or of another store (which says nothing of this one:
+ * everything is then offered again, create-only and compared). */
+function readRecordFile<T>(file: string, location: string): T | undefined {
   let text: string;
   try {
-    text = fs.readFileSync(publishRecordPath(folder), 'utf8');
+    text = fs.readFileSync(file, 'utf8');
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return fresh;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const data = JSON.parse(text) as { store?: unknown; immutable?: unknown; mutable?: Record<string, Known> };
-  // A record of another store says nothing of this one: everything is sent again (create-only, compared).
-  if (data.store !== location || !Array.isArray(data.immutable)) return fresh;
-  return { store: location, immutable: new Set(data.immutable as string[]), mutable: new Map(Object.entries(data.mutable ?? {})) };
+  const data = JSON.parse(text) as { store?: unknown; objects?: T };
+  return data.store === location ? data.objects : undefined;
+}
+
+function readRecord(folder: string, location: string): PublishRecord {
+  return {
+    store: location,
+    immutable: new Set(readRecordFile<string[]>(publishRecordPath(folder), location) ?? []),
+    mutable: new Map(Object.entries(readRecordFile<Record<string, Known>>(versionsPath(folder), location) ?? {})),
+  };
+}
+
+function writeRecordFile(file: string, store: string, objects: unknown): void {
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ store, objects }));
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+function saveVersions(folder: string, record: PublishRecord): void {
+  writeRecordFile(versionsPath(folder), record.store, Object.fromEntries([...record.mutable].sort(([a], [b]) => (a < b ? -1 : 1))));
 }
 
 function saveRecord(folder: string, record: PublishRecord): void {
-  const file = publishRecordPath(folder);
-  const text = JSON.stringify({ store: record.store, immutable: [...record.immutable].sort(), mutable: Object.fromEntries([...record.mutable].sort(([a], [b]) => (a < b ? -1 : 1))) });
-  fs.writeFileSync(`${file}.tmp`, text);
-  fs.renameSync(`${file}.tmp`, file);
+  writeRecordFile(publishRecordPath(folder), record.store, [...record.immutable].sort());
+  saveVersions(folder, record);
 }
 
 /** Every file of the working copy, as archive paths; names starting with a dot (temp files, locks) are none. */
@@ -204,6 +223,7 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
         version = now.version;
       }
       record.mutable.set(rel, { sha256, version });
+      saveVersions(folder, record);
       report.replaced++;
       testPause('mutable', i + 1);
     }
@@ -242,20 +262,20 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
   const remote = await store.readVersioned(DAYS_PATH);
   if (remote === undefined) return { state: 'current' };
   const known = record.mutable.get(DAYS_PATH);
-  const adopt = (state: CatchUpReport['state']): CatchUpReport => {
+  const adopt = async (state: CatchUpReport['state']): Promise<CatchUpReport> => {
     record.mutable.set(DAYS_PATH, { sha256: contentVersion(remote.bytes), version: remote.version });
-    saveRecord(folder, record);
+    await learnVersions(folder, store, record);
     return { state };
   };
   const localBytes = readOptional(folder, DAYS_PATH);
   // Unchanged since this copy last published or read it, and the copy's still the same (not removed or replaced).
-  if (known?.version === remote.version && localBytes !== undefined && contentVersion(localBytes) === known.sha256) return { state: 'current' };
-  if (localBytes !== undefined && equalBytes(localBytes, remote.bytes)) return adopt('current');
+  if (known?.version === remote.version && localBytes !== undefined && contentVersion(localBytes) === known.sha256) return adopt('current');
+  if (localBytes !== undefined && equalBytes(localBytes, remote.bytes)) return await adopt('current');
   const localDays = localBytes === undefined ? [] : parseDays(fromUtf8(localBytes, DAYS_PATH)).days;
   const remoteFile = parseDays(fromUtf8(remote.bytes, DAYS_PATH));
   const remoteDays = remoteFile.days;
   // The store names fewer days, all of them this copy's: a publication of this copy's was cut short.
-  if (remoteDays.length < localDays.length && remoteDays.every((d, i) => sameDay(d, localDays[i]))) return adopt('ahead');
+  if (remoteDays.length < localDays.length && remoteDays.every((d, i) => sameDay(d, localDays[i]))) return await adopt('ahead');
   const differs = localDays.findIndex((d, i) => !sameDay(d, remoteDays[i]));
   if (differs >= 0) {
     const day = localDays[differs]!;
@@ -273,12 +293,26 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
       `${store.location}: days.json names ${remoteDays.length - consistent.length} day(s) after the latest checkpoint (a publication cut short); \`timeseal ledger build\` completes them before anything else is published`,
     );
   }
-  if (consistent.length <= localDays.length) return adopt('current');
+  if (consistent.length <= localDays.length) return await adopt('current');
   options.progress?.(`the working copy is behind ${store.location} (${localDays.length} of ${remoteDays.length} days): pulling and verifying`);
   const view = consistent.length === remoteDays.length ? remote.bytes : new TextEncoder().encode(encodeDays({ ...remoteFile, days: consistent }));
   const pull = await pullMirror({ remote: storeReader(store, view, record), dir: folder, keys: options.keys, keyFiles: new Map(), ...(options.progress ? { progress: options.progress } : {}) });
-  saveRecord(folder, record);
+  await learnVersions(folder, store, record);
   return { state: 'pulled', pull };
+}
+
+/**
+ * Reads the version of every mutable object of the working copy that the record does not know yet (a copy that
+ * never published, or whose record was lost), so that its replace is a compare-and-swap against what the store
+ * holds now, while this writer holds the lease; then saves the record.
+ */
+async function learnVersions(folder: string, store: ArchiveStore, record: PublishRecord): Promise<void> {
+  for (const rel of listFiles(folder)) {
+    if (cacheClass(rel) === 'immutable' || record.mutable.has(rel)) continue;
+    const found = await store.readVersioned(rel);
+    if (found !== undefined) record.mutable.set(rel, { sha256: contentVersion(found.bytes), version: found.version });
+  }
+  saveRecord(folder, record);
 }
 
 /** The tree size of a checkpoint note (its second line, c2sp.org/tlog-checkpoint), or 0 when there is none. */

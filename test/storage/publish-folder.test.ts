@@ -1,0 +1,100 @@
+// The writer's publication (pipeline/storage/publish.ts) into the folder engine, whose compare-and-swap is its own
+// (SHA-256 versions under a kernel lock): the decisions of the catch-up and the publication, quickly, with
+// archives built by the real `timeseal ledger build` into working copies. Against Ceph RGW and through the
+// commands: publish*.test.ts.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, expect, it } from 'vitest';
+import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
+import { catchUpWorkingCopy, publishRecordPath, publishWorkingCopy } from '../../pipeline/storage/publish.ts';
+import { loadPublicKeys } from '../../runtime/keys.ts';
+import { makeHashes, removeTempProjects, run, tempProject } from '../cli/helpers.ts';
+import { day, folderDigest, importDay, project } from './publish-project.ts';
+
+afterAll(() => removeTempProjects());
+
+/** Imports day n's hashes and builds it into the project's folder `ledgers/`. */
+function buildDay(dir: string, n: number, hashes: string[]): void {
+  importDay(dir, n, hashes);
+  const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${day(n + 1)}T00:01:00Z` } });
+  expect(built.code, built.stderr).toBe(0);
+}
+
+const noFence = async (): Promise<void> => {};
+
+it('publishes a working copy whole, then only what changed; a fence that refuses stops it before any write', async () => {
+  const dir = project('publish-folder-whole');
+  buildDay(dir, 1, makeHashes('whole', 70));
+  const copy = path.join(dir, 'ledgers');
+  const target = new FolderArchiveStore(path.join(tempProject('publish-folder-target'), 'archive'));
+  const refused = publishWorkingCopy({
+    folder: copy,
+    store: target,
+    fence: async () => {
+      throw new Error('lease lost');
+    },
+  });
+  await expect(refused).rejects.toThrow('lease lost');
+  expect(await target.list('')).toEqual([]);
+
+  const first = await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  expect(first.created).toBeGreaterThan(5);
+  expect(folderDigest(target.location)).toEqual(folderDigest(copy));
+  expect(fs.existsSync(publishRecordPath(copy))).toBe(true);
+  expect(await publishWorkingCopy({ folder: copy, store: target, fence: noFence })).toMatchObject({
+    created: 0,
+    present: 0,
+    replaced: 0,
+  });
+  // The record lost: everything is offered again, found there with the same bytes, and nothing is written.
+  fs.rmSync(publishRecordPath(copy));
+  const again = await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  expect(again).toMatchObject({ created: 0, present: first.created });
+  expect(folderDigest(target.location)).toEqual(folderDigest(copy));
+});
+
+it('two writers: the one behind catches up by a verified pull; its stale replace and a copy with another history are refused, naming what', async () => {
+  // A and B hold the same keys and the same first day; B goes on to a second day.
+  const a = project('publish-folder-a');
+  const b = project('publish-folder-b', a);
+  const day1 = makeHashes('two', 40);
+  buildDay(a, 1, day1);
+  buildDay(b, 1, day1);
+  const target = new FolderArchiveStore(path.join(tempProject('publish-folder-shared'), 'archive'));
+  const copyA = path.join(a, 'ledgers');
+  const copyB = path.join(b, 'ledgers');
+  const keys = loadPublicKeys(path.join(a, 'keys'));
+  await publishWorkingCopy({ folder: copyA, store: target, fence: noFence });
+
+  buildDay(b, 2, makeHashes('two', 25, 40));
+  // B's copy holds the published day and one more: the store is behind it, and B publishes its second day.
+  expect(await catchUpWorkingCopy({ folder: copyB, store: target, keys })).toEqual({ state: 'ahead' });
+  const published = await publishWorkingCopy({ folder: copyB, store: target, fence: noFence });
+  expect(published.replaced).toBeGreaterThanOrEqual(3);
+  const afterB = folderDigest(target.location);
+  expect(afterB.has(`${day(2)}.json`)).toBe(true);
+
+  // A, not caught up, tries to put its own status file back over B's: refused by the version, nothing written.
+  const status = path.join(copyA, 'ots_status.json');
+  fs.writeFileSync(status, fs.readFileSync(status, 'utf8').replace(/\}\s*$/, ',"edited":1}\n'));
+  const stale = await publishWorkingCopy({ folder: copyA, store: target, fence: noFence }).then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+  expect(stale?.name).toBe('PublishConflictError');
+  expect(stale?.message).toContain(`${target.location}/ots_status.json was replaced by another writer`);
+  expect(folderDigest(target.location)).toEqual(afterB);
+
+  // Its catch-up pulls B's day, verified, into its copy.
+  const caught = await catchUpWorkingCopy({ folder: copyA, store: target, keys });
+  expect(caught.state).toBe('pulled');
+  expect(caught.pull?.days.fetched).toEqual([day(2)]);
+  expect(folderDigest(copyA).get(`${day(2)}.json`)).toBe(afterB.get(`${day(2)}.json`));
+
+  // A copy whose first day has other hashes is no copy of this archive: refused, naming the day.
+  const c = project('publish-folder-c', a);
+  buildDay(c, 1, makeHashes('other', 40));
+  await expect(catchUpWorkingCopy({ folder: path.join(c, 'ledgers'), store: target, keys })).rejects.toThrow(
+    new RegExp(`disagree on ${day(1)} \\(ledger sha256 [0-9a-f]{64} there, [0-9a-f]{64} here\\)`),
+  );
+});
