@@ -6,7 +6,8 @@
 // - A source whose history was rewritten (a copy of the project that built its second day with other entries)
 //   is refused, naming the problem, and the mirror is left exactly as it was.
 // - A file of a new day that differs from what the signed log commits to (an entry bundle) is refused, naming it.
-// - `timeseal serve` on the mirror answers a proof of a mirrored hash.
+// - `timeseal serve` on the mirror answers a proof of a mirrored hash, and the site's verified search (in
+//   Chromium) finds it with both signatures checked in the browser.
 // About 30 s on a 2-core machine (27–36 s measured with other work running), most of it in the builds and the
 // servers' starts.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -19,6 +20,7 @@ import {
   flipByte,
   makeHashes,
   removeTempProjects,
+  ROOT,
   run,
   runJson,
   tempProject,
@@ -26,6 +28,7 @@ import {
   treeDigest,
   writeHashFile,
 } from './helpers.ts';
+import { launchChromium } from '../support/chromium.ts';
 
 interface Server {
   child: ChildProcess;
@@ -287,6 +290,7 @@ describe('timeseal mirror pull', () => {
       TIMESEAL_ARCHIVE: mirror(),
       TIMESEAL_KEYS: path.join(mirror(), 'keys'),
       TIMESEAL_ORIGIN: 'http://localhost:8080',
+      TIMESEAL_SITE: path.join(ROOT, 'dist/site'),
     });
     const days = (await (await fetch(`${server.url}/ledgers/days.json`)).json()) as { days: Array<{ date: string }> };
     expect(days.days.map((d) => d.date)).toEqual([...DATES, '2025-11-07', '2025-11-08']);
@@ -294,5 +298,23 @@ describe('timeseal mirror pull', () => {
     const proof = await fetch(`${server.url}/api/proof/${hash}`);
     expect(proof.status).toBe(200);
     expect(((await proof.json()) as { date: string }).date).toBe(DATES[2]);
+
+    // The site's verified search, in Chromium, on the mirror: the proof checked in the browser against the
+    // mirrored checkpoint and keys; a hash the source never had is not found.
+    const browser = await launchChromium();
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${server.url}/verify?hash=${hash}&search=true`);
+      const result = page.locator('[data-testid=search-result]');
+      await result.waitFor();
+      await expect(result.getAttribute('data-found')).resolves.toBe('true');
+      await expect(result.locator('[data-testid=result-date]').textContent()).resolves.toBe(DATES[2]);
+      for (const flag of ['Quantum shield', 'Dual signature'])
+        await expect(result.locator(`[data-flag="${flag}"]`).getAttribute('data-ok'), flag).resolves.toBe('true');
+      await page.goto(`${server.url}/verify?hash=${'ab'.repeat(32)}&search=true`);
+      await page.locator('[data-testid=search-result][data-found=false]').waitFor();
+    } finally {
+      await browser.close();
+    }
   });
 });
