@@ -185,20 +185,29 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
     options.progress?.(`publishing ${immutable.length} immutable and ${mutable.length} mutable objects to ${store.location}`);
     let next = 0;
     let done = 0;
+    let failed = false;
     const worker = async (): Promise<void> => {
-      while (next < immutable.length) {
+      while (!failed && next < immutable.length) {
         const rel = immutable[next++]!;
-        const bytes = readOptional(folder, rel);
-        if (bytes === undefined) throw new TimesealError('not-found', `${path.join(folder, rel)} went away while it was being published`);
-        if (await store.create(rel, bytes)) {
-          report.created++;
-          report.bytes += bytes.length;
-        } else report.present++;
+        try {
+          const bytes = readOptional(folder, rel);
+          if (bytes === undefined) throw new TimesealError('not-found', `${path.join(folder, rel)} went away while it was being published`);
+          if (await store.create(rel, bytes)) {
+            report.created++;
+            report.bytes += bytes.length;
+          } else report.present++;
+        } catch (err) {
+          failed = true;
+          throw err;
+        }
         record.immutable.add(rel);
         testPause('immutable', ++done);
       }
     };
-    await Promise.all(Array.from({ length: Math.min(options.concurrency ?? 16, immutable.length) }, worker));
+    // Every worker ends before the run goes on or fails: nothing is sent after the first failure is reported.
+    const ended = await Promise.allSettled(Array.from({ length: Math.min(options.concurrency ?? 16, immutable.length) }, worker));
+    const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
     saveRecord(folder, record);
 
     await options.fence();

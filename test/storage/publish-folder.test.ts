@@ -98,3 +98,22 @@ it('two writers: the one behind catches up by a verified pull; its stale replace
     new RegExp(`disagree on ${day(1)} \\(ledger sha256 [0-9a-f]{64} there, [0-9a-f]{64} here\\)`),
   );
 });
+
+it('an object in the store with other bytes than the copy stops the publication before days.json, naming it, and is not overwritten', async () => {
+  const dir = project('publish-folder-conflict');
+  buildDay(dir, 1, makeHashes('conflict', 30));
+  const copy = path.join(dir, 'ledgers');
+  const target = new FolderArchiveStore(path.join(tempProject('publish-folder-conflict-target'), 'archive'));
+  const rel = `${day(1)}.json.sig`;
+  await target.create(rel, new TextEncoder().encode('not the signature'));
+  const failed = await publishWorkingCopy({ folder: copy, store: target, fence: noFence, concurrency: 4 }).then(
+    () => undefined,
+    (e: unknown) => e as Error,
+  );
+  expect(failed?.name).toBe('ConflictError');
+  expect(failed?.message).toContain(rel);
+  expect(new TextDecoder().decode(await target.read(rel))).toBe('not the signature');
+  // The commit point and the other mutable objects were never written: readers see no day.
+  expect(await target.exists('days.json')).toBe(false);
+  expect(await target.exists('checkpoint')).toBe(false);
+});
