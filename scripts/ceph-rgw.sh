@@ -7,6 +7,8 @@
 #                               line `ready endpoint=URL access_key=K secret_key=S bucket=B` on stdout, then
 #                               keeps running; it kills every daemon (by process id) and removes DIR when its
 #                               stdin closes or it gets SIGTERM/SIGINT. Daemon logs are in DIR/log.
+#   CEPH_RGW_UNTIL_PID=PID      instead of stdin, runs until process PID ends (test/support/ceph-rgw.ts: one
+#                               cluster for every file of a test run).
 #
 # Settings a one-OSD throwaway cluster needs (learnt the hard way):
 # - `auth none`, and with it `ms_mon_client_mode = crc` in every daemon: without it the gateway retries its
@@ -35,6 +37,8 @@ stop() {
   for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
   for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
   rm -rf "$dir"
+  # The lock of the test files that share the cluster (test/support/ceph-rgw.ts), when there is one.
+  if [ -n "${CEPH_RGW_UNTIL_PID:-}" ]; then rm -f "$dir.lock" "$dir.lock.sqlite"; fi
 }
 trap stop EXIT
 failed() {
@@ -153,5 +157,13 @@ status=$(curl -sS -o "$dir/log/bucket.out" -w '%{http_code}' -X PUT --aws-sigv4 
 if [ "$status" != 200 ]; then echo "ceph-rgw: creating bucket $bucket answered $status: $(cat "$dir/log/bucket.out")" >&2; exit 1; fi
 
 echo "ready endpoint=$endpoint access_key=$access secret_key=$secret bucket=$bucket"
-# Until the caller closes stdin (or is gone) or signals.
-read -r _ || true
+if [ -n "${CEPH_RGW_UNTIL_PID:-}" ]; then
+  # Until that process ends (a test run whose files share the cluster), or a signal. Its start time is read
+  # at first, so that another process given the same id later does not keep the cluster up.
+  started() { sed 's/^.*) //' "/proc/$CEPH_RGW_UNTIL_PID/stat" 2>/dev/null | cut -d' ' -f20; }
+  owner=$(started)
+  while [ -n "$owner" ] && [ "$(started)" = "$owner" ]; do sleep 1; done
+else
+  # Until the caller closes stdin (or is gone) or signals.
+  read -r _ || true
+fi

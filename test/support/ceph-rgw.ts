@@ -1,15 +1,20 @@
 // A real S3 store for tests: a private Ceph cluster (one monitor, one BlueStore OSD on a sparse file, one RADOS
-// Gateway) from Debian's packages, started on 127.0.0.1 by scripts/ceph-rgw.sh as this process's children, with
-// an S3 user and an empty bucket. About 15 s to start on the 2-core test machines, so a test file starts it once
-// (cephForSuite). stop() ends the script by its pid, which kills its daemons by theirs and removes the folder;
-// should this process die first, the kernel sends the script SIGTERM (parent-death signal) and its stdin closes,
-// either of which makes it do the same.
+// Gateway) from Debian's packages, started on 127.0.0.1 by scripts/ceph-rgw.sh, with an S3 user. Starting one
+// takes ~15-30 s of both cores here, so the files of one test run share a cluster (cephForSuite): the first file
+// that needs it starts it, detached, under a lock in the system's temporary folder named after the run's
+// process (Vitest's, the parent of every worker); later files find it there; each file gets a bucket of its
+// own, empty at start; the cluster ends within a second of the run's process (CEPH_RGW_UNTIL_PID), which also
+// removes its folder. startCeph starts a cluster of the caller's own: stop() ends the script by its pid, which
+// kills its daemons by theirs and removes the folder; should the caller die first, the kernel sends the script
+// SIGTERM (parent-death signal) and its stdin closes, either of which makes it do the same.
 import { spawn } from 'node:child_process';
-import { PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, PutBucketPolicyCommand, S3Client } from '@aws-sdk/client-s3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { beforeAll } from 'vitest';
+import { TimesealError } from '../../core/errors.ts';
+import { withLockAsync } from '../../pipeline/lock.ts';
 import { parentDeathSignal } from './servers.ts';
 
 export interface TestCeph {
@@ -64,22 +69,7 @@ function startOnce(): Promise<TestCeph> {
       const line = /^ready (.*)$/m.exec(stdout)?.[1];
       if (line === undefined) return;
       clearTimeout(timer);
-      const fields = new Map(line.split(' ').map((kv) => kv.split('=', 2) as [string, string]));
-      const field = (name: string): string => {
-        const value = fields.get(name);
-        if (value === undefined) throw new Error(`scripts/ceph-rgw.sh printed no ${name}: ${line}`);
-        return value;
-      };
-      const endpoint = field('endpoint');
-      const accessKeyId = field('access_key');
-      const secretAccessKey = field('secret_key');
-      const env = {
-        AWS_ENDPOINT_URL: endpoint,
-        AWS_REGION: 'us-east-1',
-        AWS_ACCESS_KEY_ID: accessKeyId,
-        AWS_SECRET_ACCESS_KEY: secretAccessKey,
-      };
-      resolve({ endpoint, accessKeyId, secretAccessKey, bucket: field('bucket'), env, stop });
+      resolve({ ...readyLine(line), stop });
     });
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
@@ -89,15 +79,105 @@ function startOnce(): Promise<TestCeph> {
   });
 }
 
-/** For a test file: one cluster for all its tests, started before them and stopped after them. */
+/** What scripts/ceph-rgw.sh prints once the gateway answers: `ready endpoint=… access_key=… secret_key=… bucket=…`. */
+function readyLine(line: string): Omit<TestCeph, 'stop'> {
+  const fields = new Map(line.split(' ').map((kv) => kv.split('=', 2) as [string, string]));
+  const field = (name: string): string => {
+    const value = fields.get(name);
+    if (value === undefined) throw new Error(`scripts/ceph-rgw.sh printed no ${name}: ${line}`);
+    return value;
+  };
+  const endpoint = field('endpoint');
+  const accessKeyId = field('access_key');
+  const secretAccessKey = field('secret_key');
+  const env = {
+    AWS_ENDPOINT_URL: endpoint,
+    AWS_REGION: 'us-east-1',
+    AWS_ACCESS_KEY_ID: accessKeyId,
+    AWS_SECRET_ACCESS_KEY: secretAccessKey,
+  };
+  return { endpoint, accessKeyId, secretAccessKey, bucket: field('bucket'), env };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether a process with this id runs. */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The cluster of this test run (see the module comment): found, or started and waited for. */
+async function runCluster(): Promise<Omit<TestCeph, 'stop'>> {
+  const runPid = process.ppid;
+  const dir = path.join(os.tmpdir(), `timeseal-ceph-run-${runPid}`);
+  // Beside the folder, not in it: a start removes what an earlier cluster of the same id left in the folder.
+  const lock = `${dir}.lock`;
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await withLockAsync(lock, () => findOrStart(dir, runPid), 'test file starting the Ceph cluster');
+    } catch (err) {
+      // Another file of the run holds the lock while it starts the cluster: wait for it, then find it.
+      if (!(err instanceof TimesealError && err.code === 'conflict') || Date.now() - started > READY_TIMEOUT_MS)
+        throw err;
+      await sleep(250);
+    }
+  }
+}
+
+async function findOrStart(dir: string, runPid: number): Promise<Omit<TestCeph, 'stop'>> {
+  const state = path.join(dir, 'cluster.json');
+  if (fs.existsSync(state)) {
+    const found = JSON.parse(fs.readFileSync(state, 'utf8')) as { pid: number; line: string };
+    if (running(found.pid)) return readyLine(found.line);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const out = path.join(dir, 'ready.out');
+  const child = spawn('bash', [SCRIPT, dir], {
+    detached: true,
+    stdio: ['ignore', fs.openSync(out, 'w'), fs.openSync(`${out}.err`, 'w')],
+    env: { ...process.env, CEPH_RGW_UNTIL_PID: String(runPid) },
+  });
+  child.unref();
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    const line = /^ready (.*)$/m.exec(fs.readFileSync(out, 'utf8'))?.[1];
+    if (line !== undefined) {
+      fs.writeFileSync(state, JSON.stringify({ pid: child.pid, line }));
+      return readyLine(line);
+    }
+    if (child.exitCode !== null || child.signalCode !== null || !running(child.pid!))
+      throw new Error(
+        `scripts/ceph-rgw.sh exited before the gateway was ready:\n${fs.readFileSync(`${out}.err`, 'utf8')}`,
+      );
+    if (Date.now() > deadline) {
+      process.kill(child.pid!, 'SIGTERM');
+      throw new Error(
+        `Ceph RGW not ready after ${READY_TIMEOUT_MS / 1000} s:\n${fs.readFileSync(`${out}.err`, 'utf8')}`,
+      );
+    }
+    await sleep(200);
+  }
+}
+
+let buckets = 0;
+
+/** For a test file: the run's cluster (started by the first file that needs it) and a new, empty bucket of its
+ * own. stop() leaves both: the cluster ends with the run. */
 export function cephForSuite(): { readonly current: TestCeph } {
   let ceph: TestCeph | undefined;
   beforeAll(async () => {
-    ceph = await startCeph();
+    const cluster = await runCluster();
+    const bucket = `t${process.pid}-${++buckets}`;
+    await cephClient({ ...cluster, stop: async () => {} }).send(new CreateBucketCommand({ Bucket: bucket }));
+    ceph = { ...cluster, bucket, stop: async () => {} };
   }, READY_TIMEOUT_MS + 10_000);
-  afterAll(async () => {
-    await ceph?.stop();
-  });
   return {
     get current(): TestCeph {
       if (ceph === undefined)
