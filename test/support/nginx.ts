@@ -76,16 +76,43 @@ export interface RunningNginx {
   stop(): Promise<void>;
 }
 
-/** nginx in front of `nodes` (host:port, two of them), serving `dir`'s dist/site, ledgers/ and keys/. */
-export async function startNginx(dir: string, nodes: string[]): Promise<RunningNginx> {
+/** Where deploy/nginx/snippets/timeseal-ledgers-s3.conf sends /ledgers/: the store and /BUCKET/PREFIX. */
+export interface LedgersFromS3 {
+  endpoint: string;
+  path: string;
+}
+
+/** The config with its `location ^~ /ledgers/` block replaced by the S3 snippet's include, as deploy/README.md says. */
+function withLedgersFromS3(text: string): string {
+  const start = text.indexOf('    location ^~ /ledgers/ {');
+  expect(start, 'template has the /ledgers/ block').toBeGreaterThan(0);
+  const end = text.indexOf('\n    }\n', start);
+  return `${text.slice(0, start)}    include snippets/timeseal-ledgers-s3.conf;${text.slice(end + '\n    }'.length)}`;
+}
+
+/** nginx in front of `nodes` (host:port, two of them), serving `dir`'s dist/site, ledgers/ and keys/ — or
+ * ledgers/ from an S3 bucket (`ledgersFromS3`). */
+export async function startNginx(
+  dir: string,
+  nodes: string[],
+  options: { ledgersFromS3?: LedgersFromS3 } = {},
+): Promise<RunningNginx> {
   expect(fs.existsSync(NGINX), `${NGINX} (Debian's nginx: bash scripts/ensure-test-tools.sh)`).toBe(true);
   const conf = path.join(dir, 'nginx/conf');
   const logs = path.join(dir, 'nginx/logs');
   const temp = path.join(dir, 'nginx/temp');
   for (const d of [path.join(conf, 'snippets'), logs, temp]) fs.mkdirSync(d, { recursive: true });
   const port = await freePort();
-  fs.writeFileSync(path.join(conf, 'timeseal.conf'), renderConfig(dir, port, logs, nodes));
+  const rendered = renderConfig(dir, port, logs, nodes);
+  const s3 = options.ledgersFromS3;
+  fs.writeFileSync(path.join(conf, 'timeseal.conf'), s3 === undefined ? rendered : withLedgersFromS3(rendered));
   fs.cpSync(SNIPPETS, path.join(conf, 'snippets'), { recursive: true });
+  if (s3 !== undefined) {
+    const snippet = path.join(conf, 'snippets/timeseal-ledgers-s3.conf');
+    const text = fs.readFileSync(snippet, 'utf8');
+    for (const placeholder of ['@S3_ENDPOINT@', '@S3_PATH@']) expect(text).toContain(placeholder);
+    fs.writeFileSync(snippet, text.replaceAll('@S3_ENDPOINT@', s3.endpoint).replaceAll('@S3_PATH@', s3.path));
+  }
   // The main file Debian's nginx.conf would be, reduced to what the site file needs; as root the workers stay
   // root, since the project folder is private to this user (mode 0700).
   fs.writeFileSync(
