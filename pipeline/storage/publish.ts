@@ -24,7 +24,7 @@ import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, DAYS_PATH, encodeDays, mo
 import type { PublicKeySet } from '../../core/day.ts';
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
-import { INDEX_HEAD_PATH } from '../../core/index-segments.ts';
+import { INDEX_HEAD_PATH, parseIndexHead, parseSegmentPath, segmentPath } from '../../core/index-segments.ts';
 import type { ArchiveReader } from '../archive-reader.ts';
 import { readOptional } from '../files.ts';
 import { pullMirror, type MirrorReport } from '../mirror.ts';
@@ -253,6 +253,8 @@ export interface CatchUpOptions {
    * without them. */
   rebuilds?: boolean;
   progress?: (message: string) => void;
+  /** Requests under way at once while an empty copy fetches the store's immutable objects (default 16). */
+  concurrency?: number;
 }
 
 export interface CatchUpReport {
@@ -305,9 +307,43 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
   if (consistent.length <= localDays.length) return await adopt('current');
   options.progress?.(`the working copy is behind ${store.location} (${localDays.length} of ${remoteDays.length} days): pulling and verifying`);
   const view = consistent.length === remoteDays.length ? remote.bytes : new TextEncoder().encode(encodeDays({ ...remoteFile, days: consistent }));
-  const pull = await pullMirror({ remote: storeReader(store, view, record), dir: folder, keys: options.keys, keyFiles: new Map(), ...(options.progress ? { progress: options.progress } : {}) });
-  await learnVersions(folder, store, record);
-  return { state: 'pulled', pull };
+  // A new host's copy is empty: it needs every immutable object, so they are fetched at once, 16 at a time, into a
+  // folder beside the copy, and the pull reads them from there (and checks them all the same).
+  const incoming = `${path.resolve(folder)}.incoming`;
+  fs.rmSync(incoming, { recursive: true, force: true });
+  try {
+    const fetched = localBytes === undefined ? await fetchImmutable(store, incoming, options.concurrency ?? 16) : new Set<string>();
+    const pull = await pullMirror({ remote: storeReader(store, view, record, incoming, fetched), dir: folder, keys: options.keys, keyFiles: new Map(), ...(options.progress ? { progress: options.progress } : {}) });
+    await learnVersions(folder, store, record);
+    return { state: 'pulled', pull };
+  } finally {
+    fs.rmSync(incoming, { recursive: true, force: true });
+  }
+}
+
+/** Every immutable object of the store (of index segments, those its head names), written under `dir` at its
+ * archive path, `concurrency` at a time; returns their paths. */
+async function fetchImmutable(store: ArchiveStore, dir: string, concurrency: number): Promise<Set<string>> {
+  // Index segments that merges retired stay in the store (nobody removes them there): only the head's are wanted.
+  const head = await store.read(INDEX_HEAD_PATH);
+  const named = new Set(head === undefined ? [] : parseIndexHead(fromUtf8(head, INDEX_HEAD_PATH)).segments.map(segmentPath));
+  const wanted = (await store.list('')).filter((rel) => cacheClass(rel) === 'immutable' && (parseSegmentPath(rel) === null || named.has(rel)));
+  const fetched = new Set<string>();
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < wanted.length) {
+      const rel = wanted[next++]!;
+      const bytes = await store.read(rel);
+      if (bytes === undefined) continue;
+      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+      fs.writeFileSync(path.join(dir, rel), bytes);
+      fetched.add(rel);
+    }
+  };
+  const ended = await Promise.allSettled(Array.from({ length: Math.min(concurrency, wanted.length) }, worker));
+  const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
+  if (failure !== undefined) throw failure.reason;
+  return fetched;
 }
 
 /**
@@ -335,10 +371,14 @@ function checkpointSize(note: Uint8Array | undefined): number {
 /**
  * The store as an ArchiveReader for the pull, noting in `record` what it read: immutable objects as held, mutable
  * ones with the SHA-256 and version of the bytes the store holds. days.json is answered as `days` (the days the
- * store's checkpoint covers).
+ * store's checkpoint covers); the immutable objects in `fetched` from their copies under `incoming`.
  */
-function storeReader(store: ArchiveStore, days: Uint8Array, record: PublishRecord): ArchiveReader {
+function storeReader(store: ArchiveStore, days: Uint8Array, record: PublishRecord, incoming: string, fetched: ReadonlySet<string>): ArchiveReader {
   const read = async (rel: string): Promise<Uint8Array | undefined> => {
+    if (fetched.has(rel)) {
+      record.immutable.add(rel);
+      return fs.readFileSync(path.join(incoming, rel));
+    }
     const found = await store.readVersioned(rel);
     if (found === undefined) return undefined;
     if (cacheClass(rel) === 'immutable') record.immutable.add(rel);
