@@ -183,31 +183,17 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
   await options.fence();
   try {
     options.progress?.(`publishing ${immutable.length} immutable and ${mutable.length} mutable objects to ${store.location}`);
-    let next = 0;
     let done = 0;
-    let failed = false;
-    const worker = async (): Promise<void> => {
-      while (!failed && next < immutable.length) {
-        const rel = immutable[next++]!;
-        try {
-          const bytes = readOptional(folder, rel);
-          if (bytes === undefined) throw new TimesealError('not-found', `${path.join(folder, rel)} went away while it was being published`);
-          if (await store.create(rel, bytes)) {
-            report.created++;
-            report.bytes += bytes.length;
-          } else report.present++;
-        } catch (err) {
-          failed = true;
-          throw err;
-        }
-        record.immutable.add(rel);
-        testPause('immutable', ++done);
-      }
-    };
-    // Every worker ends before the run goes on or fails: nothing is sent after the first failure is reported.
-    const ended = await Promise.allSettled(Array.from({ length: Math.min(options.concurrency ?? 16, immutable.length) }, worker));
-    const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
-    if (failure !== undefined) throw failure.reason;
+    await inParallel(immutable, options.concurrency ?? 16, async (rel) => {
+      const bytes = readOptional(folder, rel);
+      if (bytes === undefined) throw new TimesealError('not-found', `${path.join(folder, rel)} went away while it was being published`);
+      if (await store.create(rel, bytes)) {
+        report.created++;
+        report.bytes += bytes.length;
+      } else report.present++;
+      record.immutable.add(rel);
+      testPause('immutable', ++done);
+    });
     saveRecord(folder, record);
 
     await options.fence();
@@ -329,21 +315,34 @@ async function fetchImmutable(store: ArchiveStore, dir: string, concurrency: num
   const named = new Set(head === undefined ? [] : parseIndexHead(fromUtf8(head, INDEX_HEAD_PATH)).segments.map(segmentPath));
   const wanted = (await store.list('')).filter((rel) => cacheClass(rel) === 'immutable' && (parseSegmentPath(rel) === null || named.has(rel)));
   const fetched = new Set<string>();
+  await inParallel(wanted, concurrency, async (rel) => {
+    const bytes = await store.read(rel);
+    if (bytes === undefined) return;
+    fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
+    fs.writeFileSync(path.join(dir, rel), bytes);
+    fetched.add(rel);
+  });
+  return fetched;
+}
+
+/** Runs `work` on every item, `concurrency` at a time. After the first failure no item is started, and every
+ * one under way ends before that failure is thrown: nothing goes on behind the caller's back. */
+async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const worker = async (): Promise<void> => {
-    while (next < wanted.length) {
-      const rel = wanted[next++]!;
-      const bytes = await store.read(rel);
-      if (bytes === undefined) continue;
-      fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
-      fs.writeFileSync(path.join(dir, rel), bytes);
-      fetched.add(rel);
+    while (!failed && next < items.length) {
+      try {
+        await work(items[next++]!);
+      } catch (err) {
+        failed = true;
+        throw err;
+      }
     }
   };
-  const ended = await Promise.allSettled(Array.from({ length: Math.min(concurrency, wanted.length) }, worker));
+  const ended = await Promise.allSettled(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
   if (failure !== undefined) throw failure.reason;
-  return fetched;
 }
 
 /**
