@@ -1,12 +1,14 @@
 // Reading an archive from a local folder or from a live site over HTTP(S), behind one small interface, so the
 // same verifier checks both (as tessera's fetcher does). Over HTTP every file goes through the bounded client
 // (pipeline/http.ts): a deadline per request, no redirects, nothing decompressed, and a cap per file from what
-// the file can be (archiveFileCap), so that a hostile or broken host costs bounded memory.
+// the file can be (archiveFileCap), so that a hostile or broken host costs bounded memory. A read that failed in
+// passing (a reset connection, a 502/503/504) is asked again, three attempts in all: a mirror pull makes tens
+// of thousands of requests, and one reset must not end it.
 import fs from 'node:fs';
 import path from 'node:path';
 import { dateOfDayFile, DAYS_PATH, ledgerPath } from '../core/archive.ts';
 import { withContext } from '../core/errors.ts';
-import { boundedStream, readBody } from './http.ts';
+import { boundedStream, NetworkError, readBody } from './http.ts';
 
 const MiB = 1 << 20;
 /** days.json: one line of about 200 bytes a day, so 16 MiB is some 80,000 days (over two centuries). */
@@ -59,6 +61,31 @@ export function folderReader(root: string): ArchiveReader {
   };
 }
 
+/** Waits before the second and third attempt of a read that failed in passing (see `passing`). */
+const RETRY_AFTER_MS = [250, 1_000];
+
+/** A status of a server or proxy that is briefly unable to answer. */
+class PassingStatus extends Error {}
+
+/** A failure a second attempt can cure: a connection reset or refused (among them the keep-alive race: a
+ * request sent on a pooled connection just as the server closes it), or a 502, 503 or 504. A timeout, a file
+ * over its cap or any other status is an answer, not asked again. */
+function passing(err: unknown): boolean {
+  if (err instanceof PassingStatus) return true;
+  return err instanceof NetworkError && err.reason === 'unreachable' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ECONNABORTED'].includes(err.detail);
+}
+
+async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      if (i >= RETRY_AFTER_MS.length || !passing(err)) throw err instanceof PassingStatus ? new Error(err.message) : err;
+      await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS[i]));
+    }
+  }
+}
+
 export function httpReader(baseUrl: string, timeoutMs = 30_000): ArchiveReader {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
   /** The body of `rel` within `maxBytes`, undefined on 404 (no such file); any other status throws. */
@@ -68,15 +95,19 @@ export function httpReader(baseUrl: string, timeoutMs = 30_000): ArchiveReader {
     if (res.status >= 200 && res.status <= 299) return res.body;
     res.cancel();
     if (res.status === 404) return undefined;
-    throw new Error(`fetching ${url}: HTTP ${res.status}`);
+    const message = `fetching ${url}: HTTP ${res.status}`;
+    throw [502, 503, 504].includes(res.status) ? new PassingStatus(message) : new Error(message);
   };
   return {
     location: base,
-    async read(rel) {
-      const body = await open(rel, archiveFileCap(rel));
-      return body && readBody(body);
-    },
-    stream: (rel) => open(rel, MAX_STREAMED_FILE),
+    // A file read whole is asked again, up to three times in all, when the failure was in passing (even
+    // half way through its body); a streamed one only until its body begins.
+    read: (rel) =>
+      withRetries(async () => {
+        const body = await open(rel, archiveFileCap(rel));
+        return body && readBody(body);
+      }),
+    stream: (rel) => withRetries(() => open(rel, MAX_STREAMED_FILE)),
   };
 }
 
