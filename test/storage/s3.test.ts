@@ -1,5 +1,5 @@
-// The S3 engine (pipeline/storage/s3.ts). Against a real Ceph RADOS Gateway (test/support/ceph-rgw.ts, started
-// once for this file, ~15 s): the archive store contract (contract.ts), each test under a new key prefix of the
+// The S3 engine (pipeline/storage/s3.ts). Against a real Ceph RADOS Gateway (test/support/ceph-rgw.ts, the
+// test run's cluster, a bucket of this file's own): the archive store contract (contract.ts), each test under a new key prefix of the
 // bucket; the cache class and type of each kind of object, as `timeseal serve` answers them; the start-up probe
 // passing; a real archive built by `timeseal ledger build`, stored through the engine and verified over HTTP. Against a stand-in S3 server written here that accepts every PUT, as many S3 look-alikes do: the probe
 // refusing it, and plain PUTs when the operator accepts them.
