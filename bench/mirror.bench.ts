@@ -88,18 +88,23 @@ for (let d = 0; d < days; d++) enqueue(source, date(d));
 const built = timed(['ledger', 'build', '--json'], source, { TIMESEAL_NOW: `${date(days)}T00:01:00Z` });
 const filesBefore = archiveFiles(path.join(source, 'ledgers'));
 
-let server = await serve(source, `${date(days)}T00:05:00Z`);
-const first = pull(work, `${server.url}/ledgers/`, mirror, keys);
-await server.stop();
+/** A pull while the source is served (stopped however the pull ends). */
+async function pullServed(now: string): Promise<ReturnType<typeof pull>> {
+  const server = await serve(source, now);
+  try {
+    return pull(work, `${server.url}/ledgers/`, mirror, keys);
+  } finally {
+    await server.stop();
+  }
+}
 
+const first = await pullServed(`${date(days)}T00:05:00Z`);
 enqueue(source, date(days));
 timed(['ledger', 'build', '--json'], source, { TIMESEAL_NOW: `${date(days + 1)}T00:01:00Z` });
 // What the build added or rewrote: the new day's files, and an index segment merged from older ones with it.
 let dayBytes = 0;
 for (const [rel, size] of archiveFiles(path.join(source, 'ledgers'))) if (filesBefore.get(rel) !== size || /(^|\/)(checkpoint|days\.json|segments\.json|[a-z_]+status\.json)$/.test(rel)) dayBytes += size;
-server = await serve(source, `${date(days + 1)}T00:05:00Z`);
-const second = pull(work, `${server.url}/ledgers/`, mirror, keys);
-await server.stop();
+const second = await pullServed(`${date(days + 1)}T00:05:00Z`);
 const verified = timed(['verify', '--archive', mirror, '--keys', path.join(mirror, 'keys'), '--json'], work);
 fs.rmSync(source, { recursive: true, force: true });
 fs.rmSync(work, { recursive: true, force: true });
