@@ -62,8 +62,15 @@ describe('a ledger build killed at any moment completes to the same archive', { 
     void first.exited.then(() => (done = true));
     while (!done && !fs.existsSync(path.join(reference, 'ledgers', 'tile')) && Date.now() - t0 < 60_000)
       await sleep(20);
+    // The first build is stopped (SIGSTOP) while the second runs, so that it still holds the lock however long
+    // the second takes to start; /proc says it was stopped, not ended, the whole time.
+    first.child.kill('SIGSTOP');
+    const state = () => /^\d+ \(.*\) (\S)/.exec(fs.readFileSync(`/proc/${first.child.pid}/stat`, 'utf8'))?.[1];
+    while (!done && state() !== 'T' && state() !== 'Z') await sleep(5);
+    const stoppedBefore = state() === 'T';
     const second = run(reference, ['ledger', 'build'], { env: BUILD_AT });
-    concurrent = { code: second.code, stderr: second.stderr, firstStillRunning: !done };
+    concurrent = { code: second.code, stderr: second.stderr, firstStillRunning: stoppedBefore && state() === 'T' };
+    first.child.kill('SIGCONT');
     const result = await first.exited;
     buildMs = Date.now() - t0;
     expect(result.code, result.stderr).toBe(0);
