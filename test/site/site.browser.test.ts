@@ -664,8 +664,8 @@ describe('accessibility', () => {
   it('has no serious or critical axe-core violation on any page, in either theme', async () => {
     const problems: string[] = [];
     const themesChecked: string[] = [];
-    const { context, page } = await newPage({ theme: 'dark' });
-    for (const route of [...ROUTES, '/no-such-page']) {
+    let { context, page } = await newPage({ theme: 'dark' });
+    const check = async (route: string): Promise<void> => {
       await page.goto(route);
       await settled(page);
       await page.addScriptTag({ path: AXE_PATH });
@@ -701,11 +701,27 @@ describe('accessibility', () => {
         themesChecked.push(`${route} ${dark ? 'dark' : 'light'}`);
         for (const v of violations) problems.push(`${theme} ${route}: ${v}`);
       }
+    };
+    // One fresh page more for a route whose check has not ended within a minute (the whole test once hung in a
+    // fresh-clone run, at a step no error named); a second hang fails the test, naming the route.
+    for (const route of [...ROUTES, '/no-such-page']) {
+      const attempt = check(route);
+      const hung = await Promise.race([
+        attempt.then(() => false),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 60_000)),
+      ]);
+      if (!hung) continue;
+      attempt.catch(() => {}); // ended by closing its page below
+      console.log(`accessibility: ${route} did not finish within 60 s; checking it again on a fresh page`);
+      await context.close();
+      ({ context, page } = await newPage({ theme: 'dark' }));
+      themesChecked.splice(themesChecked.findIndex((t) => t.startsWith(`${route} `)) >>> 0);
+      await check(route);
     }
     await context.close();
     expect(problems).toEqual([]);
     expect(themesChecked).toEqual([...ROUTES, '/no-such-page'].flatMap((r) => [`${r} dark`, `${r} light`]));
-  }, 180_000);
+  }, 240_000);
 });
 
 describe('JavaScript budgets (built output, as served)', () => {
