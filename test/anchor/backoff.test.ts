@@ -46,6 +46,9 @@ interface Line {
   msg: string;
 }
 
+// The folders of the second group's tests too (the first group's afterAll runs before them).
+afterAll(removeTempDirs);
+
 describe('retries after downtime: 400 days, a calendar that is down', () => {
   const chain = new SyntheticChain();
   const calendar = new LoopbackCalendar();
