@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { beforeAll } from 'vitest';
 import { TimesealError } from '../../core/errors.ts';
-import { withLockAsync } from '../../pipeline/lock.ts';
+import { alive, withLockAsync } from '../../pipeline/lock.ts';
 import { parentDeathSignal } from './servers.ts';
 
 export interface TestCeph {
@@ -101,16 +101,6 @@ function readyLine(line: string): Omit<TestCeph, 'stop'> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Whether a process with this id runs. */
-function running(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The cluster of this test run (see the module comment): found, or started and waited for. */
 async function runCluster(): Promise<Omit<TestCeph, 'stop'>> {
   const runPid = process.ppid;
@@ -134,7 +124,7 @@ async function findOrStart(dir: string, runPid: number): Promise<Omit<TestCeph, 
   const state = path.join(dir, 'cluster.json');
   if (fs.existsSync(state)) {
     const found = JSON.parse(fs.readFileSync(state, 'utf8')) as { pid: number; line: string };
-    if (running(found.pid)) return readyLine(found.line);
+    if (alive(found.pid)) return readyLine(found.line);
   }
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
@@ -152,7 +142,7 @@ async function findOrStart(dir: string, runPid: number): Promise<Omit<TestCeph, 
       fs.writeFileSync(state, JSON.stringify({ pid: child.pid, line }));
       return readyLine(line);
     }
-    if (child.exitCode !== null || child.signalCode !== null || !running(child.pid!))
+    if (child.exitCode !== null || child.signalCode !== null || !alive(child.pid!))
       throw new Error(
         `scripts/ceph-rgw.sh exited before the gateway was ready:\n${fs.readFileSync(`${out}.err`, 'utf8')}`,
       );
