@@ -122,8 +122,9 @@ function checkDay<L>(
   const hasher = options.hasher ?? sha256;
   const mu = options.mu ?? nobleMu;
   const digest = hasher(files.ledger);
-  // The runtime's verifier (if any) reads the ledger itself; noble is given the digest and μ computed above.
-  const ecdsaOk = nativeAccepts('ecdsa-p256-sha256', files.ledger, files.ecdsaSignature, keys.ecdsa) || ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa);
+  // ECDSA on the digest just computed (a runtime verifier would hash a day of up to 100 MB again); ML-DSA-65 asks
+  // the runtime's verifier first, which derives μ from the ledger as the noble path does through `mu`.
+  const ecdsaOk = ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa);
   const mldsaOk = nativeAccepts('ml-dsa-65', files.ledger, files.mldsaSignature, keys.mldsa) || mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa);
   if (!ecdsaOk && !mldsaOk) {
     // Two independent signatures failing at once points at the signed bytes, not at both signature files.
