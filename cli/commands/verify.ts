@@ -102,7 +102,7 @@ export function registerVerify(program: Command, ctx: () => Context): void {
         keysReader.read(RETIRED_WITNESSES_FILE),
         keysReader.read(TSA_CA_FILE),
       ]);
-      const store = isS3Archive(location) ? openArchiveStoreToRead(location) : undefined;
+      const store = isS3Archive(location) ? await openArchiveStoreToRead(location) : undefined;
       const reader = store
         ? archiveStoreReader(store.location, (rel) => store.read(rel))
         : readerFor(location, timeoutMs);

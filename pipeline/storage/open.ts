@@ -5,11 +5,11 @@
 // AWS_SECRET_ACCESS_KEY (else the SDK's usual chain: profiles, instance roles). An S3 store is probed before
 // use (s3.ts probeConditionalWrites) and refused when it ignores create-only writes, unless
 // TIMESEAL_S3_ACCEPT_PLAIN_PUTS=1 says the operator accepts plain PUTs.
-import { S3Client } from '@aws-sdk/client-s3';
+// The S3 engine (s3.ts, with the AWS SDK: ~0.2 s of CPU to load) is loaded only for an s3:// archive, so that every
+// command on a folder archive starts without it.
 import { UsageError } from '../../runtime/config.ts';
 import type { ArchiveStore } from './archive-store.ts';
 import { FolderArchiveStore } from './folder.ts';
-import { parseS3Url, probeConditionalWrites, S3ArchiveStore } from './s3.ts';
 
 export const ACCEPT_PLAIN_PUTS = 'TIMESEAL_S3_ACCEPT_PLAIN_PUTS';
 
@@ -19,6 +19,7 @@ export function isS3Archive(archive: string): boolean {
 
 export async function openArchiveStore(archive: string, env: NodeJS.ProcessEnv = process.env): Promise<ArchiveStore> {
   if (!isS3Archive(archive)) return new FolderArchiveStore(archive);
+  const { parseS3Url, probeConditionalWrites, s3Client, S3ArchiveStore } = await import('./s3.ts');
   const where = parseS3Url(archive);
   const client = s3Client(env);
   const accept = env[ACCEPT_PLAIN_PUTS];
@@ -40,30 +41,8 @@ function refusal(archive: string, env: NodeJS.ProcessEnv): string {
 
 /** The store TIMESEAL_ARCHIVE names, to read only (`timeseal verify`): no probe, which would need the right to
  * write; an S3 store's keys need only s3:GetObject and s3:ListBucket. */
-export function openArchiveStoreToRead(archive: string, env: NodeJS.ProcessEnv = process.env): ArchiveStore {
+export async function openArchiveStoreToRead(archive: string, env: NodeJS.ProcessEnv = process.env): Promise<ArchiveStore> {
   if (!isS3Archive(archive)) return new FolderArchiveStore(archive);
+  const { parseS3Url, s3Client, S3ArchiveStore } = await import('./s3.ts');
   return new S3ArchiveStore(s3Client(env), parseS3Url(archive), 'conditional');
-}
-
-/** A store that does not answer is given up on: 10 s to connect, and a request on which nothing moves for
- * `idleTimeoutMs` (default 60 s) fails (the SDK then tries twice more). */
-const CONNECT_TIMEOUT_MS = 10_000;
-const IDLE_TIMEOUT_MS = 60_000;
-
-/** An S3 client from the standard AWS variables of `env`. */
-export function s3Client(env: NodeJS.ProcessEnv, options: { idleTimeoutMs?: number } = {}): S3Client {
-  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
-  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint === undefined ? undefined : 'us-east-1');
-  if (region === undefined) throw new UsageError('TIMESEAL_ARCHIVE=s3://…: set AWS_REGION (or AWS_ENDPOINT_URL for a store other than AWS)');
-  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
-  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new UsageError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
-  return new S3Client({
-    region,
-    ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
-    ...(accessKeyId === undefined || secretAccessKey === undefined ? {} : { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }),
-    // Checksums only where S3 requires them: many look-alikes refuse the SDK's newer default trailers.
-    requestChecksumCalculation: 'WHEN_REQUIRED',
-    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS },
-    responseChecksumValidation: 'WHEN_REQUIRED',
-  });
 }

@@ -14,6 +14,7 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { TimesealError } from '../../core/errors.ts';
+import { UsageError } from '../../runtime/config.ts';
 import { ConflictError } from '../files.ts';
 import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
 import { checkListPrefix, checkObjectPath, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
@@ -253,4 +254,27 @@ function describe(err: unknown): string {
 
 function sha256(bytes: Uint8Array): string {
   return crypto.hash('sha256', bytes, 'hex');
+}
+
+/** A store that does not answer is given up on: 10 s to connect, and a request on which nothing moves for
+ * `idleTimeoutMs` (default 60 s) fails (the SDK then tries twice more). */
+const CONNECT_TIMEOUT_MS = 10_000;
+const IDLE_TIMEOUT_MS = 60_000;
+
+/** An S3 client from the standard AWS variables of `env`. */
+export function s3Client(env: NodeJS.ProcessEnv, options: { idleTimeoutMs?: number } = {}): S3Client {
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint === undefined ? undefined : 'us-east-1');
+  if (region === undefined) throw new UsageError('TIMESEAL_ARCHIVE=s3://…: set AWS_REGION (or AWS_ENDPOINT_URL for a store other than AWS)');
+  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new UsageError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+  return new S3Client({
+    region,
+    ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
+    ...(accessKeyId === undefined || secretAccessKey === undefined ? {} : { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }),
+    // Checksums only where S3 requires them: many look-alikes refuse the SDK's newer default trailers.
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS },
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
 }
