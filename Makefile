@@ -43,13 +43,19 @@ typecheck: install
 	npx eslint .
 	npm run --silent format:check
 
-# The four type checks run beside the site build (two cores: each is single-threaded), then every test.
+# The site is built first (the tests serve it); the four type checks then run beside the tests, which leave a
+# good part of the second core idle (processes waiting on each other), and their messages are printed after the
+# tests'. Either failing fails the target.
 test: install
 	bash scripts/ensure-test-tools.sh
+	node scripts/build.ts
+	checks_log=$$(mktemp); \
 	( npx tsc --noEmit -p tsconfig.json && npx tsc --noEmit -p site/tsconfig.json \
-	  && npx tsc --noEmit -p site/offline-verifier/tsconfig.json && npx tsc --noEmit -p client/tsconfig.json ) & \
-	  checks=$$!; node scripts/build.ts; built=$$?; wait $$checks && [ $$built = 0 ]
-	npx vitest run
+	  && npx tsc --noEmit -p site/offline-verifier/tsconfig.json && npx tsc --noEmit -p client/tsconfig.json ) \
+	  > $$checks_log 2>&1 & checks=$$!; \
+	npx vitest run; tested=$$?; wait $$checks; checked=$$?; \
+	if [ $$checked != 0 ]; then echo "type checks failed:"; cat $$checks_log; fi; rm -f $$checks_log; \
+	[ $$tested = 0 ] && [ $$checked = 0 ]
 
 # PNGs of every page at 1280 and 390 px, dark and light, and of the screens the browser tests reach, in
 # test-results/screenshots (`make test` takes none): the browser test files run with TIMESEAL_SCREENSHOTS=1,
