@@ -11,7 +11,6 @@
 // OpenSSL command) and the DER file itself is attached to the PDF as <first 16 hex of the hash>.tsr.
 import fs from 'node:fs';
 import type { PDFFont, PDFPage, RGB } from 'pdf-lib';
-import QRCode from 'qrcode';
 
 /** The hash's RFC 3161 receipt from Timeseal's TSA (checked by the caller, core/receipt.ts). */
 export interface CertificateReceipt {
@@ -87,16 +86,20 @@ const palette = (rgb: typeof import('pdf-lib').rgb) => ({
 type Palette = ReturnType<typeof palette>;
 
 type Fontkit = typeof import('@pdf-lib/fontkit');
-/** pdf-lib, fontkit and the palette, loaded by the first certificate drawn (~0.4 s of CPU to load): the server
- * starts without them, and a node that never draws a certificate never pays for them. fontkit is a CommonJS
- * module: the import's default is the module itself. */
-let pdfLib: Promise<{ pdf: typeof import('pdf-lib'); fontkit: Fontkit; C: Palette }> | undefined;
+/** pdf-lib, fontkit, qrcode and the palette, loaded by the first certificate drawn (~0.45 s of CPU to load): the
+ * server starts without them, and a node that never draws a certificate never pays for them. fontkit is a
+ * CommonJS module: the import's default is the module itself. */
+let pdfLib:
+  Promise<{ pdf: typeof import('pdf-lib'); fontkit: Fontkit; QRCode: typeof import('qrcode'); C: Palette }> | undefined;
 const loadPdfLib = () =>
-  (pdfLib ??= Promise.all([import('pdf-lib'), import('@pdf-lib/fontkit')]).then(([pdf, fontkit]) => ({
-    pdf,
-    fontkit: (fontkit as unknown as { default: Fontkit }).default,
-    C: palette(pdf.rgb),
-  })));
+  (pdfLib ??= Promise.all([import('pdf-lib'), import('@pdf-lib/fontkit'), import('qrcode')]).then(
+    ([pdf, fontkit, qrcode]) => ({
+      pdf,
+      fontkit: (fontkit as unknown as { default: Fontkit }).default,
+      QRCode: qrcode.default,
+      C: palette(pdf.rgb),
+    }),
+  ));
 
 const UNICODE_FONTS = [
   '/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf',
@@ -171,7 +174,7 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
 const fmtTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
 
 export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
-  const { pdf, fontkit, C } = await loadPdfLib();
+  const { pdf, fontkit, QRCode, C } = await loadPdfLib();
   const { PDFDocument, StandardFonts } = pdf;
   const doc = await PDFDocument.create();
   doc.setTitle(`Timestamp certificate ${v.hash}`);
