@@ -10,16 +10,17 @@ process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'node-compile-cache');
 export default defineConfig({
   test: {
     include: ['{core,store,runtime,pipeline,ingest,cli,site,test}/**/*.test.ts'],
-    // Four files share two cores, so a test may take twice as long as alone: the limits leave room for that.
+    // Three files share two cores, so a test may take longer than alone: the limits leave room for that.
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    // Four files at a time on the 2-core machines this runs on (Vitest's default is one fewer than the cores).
-    // With two, a third of the CPU stayed idle: files wait on their servers, on child processes and on time (a
-    // lease's ttl, a lock race's start). Measured over the whole suite: 2 files 802 s, 3 files 727 s, 4 files
-    // about 690 s. Every test owns its ports, folders and databases, so files never share.
-    maxWorkers: 4,
-    // Longest files first, by the times in test/durations.json, so neither worker is left with a long file at the end.
+    // Three files at a time on the 2-core machines this runs on (Vitest's default is one fewer than the cores).
+    // With two, a fifth of the CPU stayed idle: files wait on their servers, on child processes and on time (a
+    // lease's ttl, a lock race's start). The whole suite on a quiet machine: 802 s with two files, 727 s with
+    // three (four were not measured alone). Every test owns its ports, folders and databases, so files never
+    // share.
+    maxWorkers: 3,
+    // Longest files first, by the times in test/durations.json, so no worker is left with a long file at the end.
     sequence: { sequencer: LongestFirstSequencer },
   },
 });
