@@ -1,6 +1,8 @@
 // The `timeseal` operator CLI, run by cli.ts. Only main() chooses exit codes:
 // 0 success, 1 failure or failed verification, 2 bad usage. Errors print one line (plus details for bad
 // input) on stderr, never a stack trace.
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { p256 } from '@noble/curves/nist.js';
 import { Command, CommanderError } from 'commander';
 import { TimesealError } from '../core/errors.ts';
 import { useNativeVerify } from '../core/sig.ts';
@@ -36,6 +38,12 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
 export async function main(argv: string[]): Promise<number> {
   // Every signature check of the command (and of the servers and builds it runs) asks OpenSSL first.
   useNativeVerify(nodeVerify);
+  // A command signs a few times at most (a build: a day's ledger and checkpoint), and noble builds its table of
+  // the base point on the first signature or key derivation: 4-bit windows instead of its default 6 make that
+  // table ~2× cheaper to build (~40 ms less per curve) for ~0.3 ms more per signature. The server signs its
+  // receipts and tokens through OpenSSL, not noble.
+  p256.Point.BASE.precompute(4);
+  ed25519.Point.BASE.precompute(4);
   let context: Context | undefined;
   const ctx = (): Context => (context ??= createContext());
   const program = new Command('timeseal')
