@@ -16,8 +16,9 @@
 // out of fetch as 1 MiB), and follows or rejects redirects out of our sight; node:http hands over the raw bytes
 // and never follows a redirect. Failures are NetworkErrors whose message names the URL and says what happened,
 // in words an operator can act on (they end up in status files and logs).
-import http from 'node:http';
-import https from 'node:https';
+// node:http and node:https are loaded by the first request (~100 ms of CPU together): a command that asks
+// nobody (`timeseal verify` of a folder, a build without anchoring) does not pay for them.
+import type http from 'node:http';
 import { TimesealError } from '../core/errors.ts';
 
 export type NetworkFailure = 'timeout' | 'too-large' | 'unreachable' | 'redirect' | 'encoded';
@@ -79,7 +80,7 @@ export function boundedStream(url: string, req: BoundedRequest): Promise<Bounded
     }
     if (target.protocol !== 'http:' && target.protocol !== 'https:') return reject(new NetworkError('unreachable', url, `${target.protocol} is not http: or https:`));
     const payload = req.body === undefined ? undefined : typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : Buffer.from(req.body);
-    const request = (target.protocol === 'https:' ? https : http).request(target, {
+    const request = (target.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')).request(target, {
       method: req.method ?? 'GET',
       headers: { ...req.headers, 'accept-encoding': 'identity', ...(payload ? { 'content-length': String(payload.length) } : {}) },
     });
