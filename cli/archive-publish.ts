@@ -14,13 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { withLockAsync } from '../pipeline/lock.ts';
 import { openArchiveStore } from '../pipeline/storage/open.ts';
-import {
-  catchUpWorkingCopy,
-  publishWorkingCopy,
-  PublishConflictError,
-  type CatchUpReport,
-  type PublishReport,
-} from '../pipeline/storage/publish.ts';
+import type { CatchUpReport, PublishReport } from '../pipeline/storage/publish.ts';
 import type { Context } from './context.ts';
 import { formatBytes } from './output.ts';
 import { SCHEDULE_LEASE, scheduleLeaseMs } from './schedule-lease.ts';
@@ -47,6 +41,10 @@ export async function withPublishedArchive<T>(
 ): Promise<Published<T>> {
   const location = c.config.archiveStore;
   if (location === undefined) return { result: await step() };
+  // Loaded for an s3:// archive only: the publication and the catch-up's verified pull (the mirror's, with
+  // `timeseal verify`'s checks) are modules a step on a folder archive never needs at start.
+  const { catchUpWorkingCopy, publishWorkingCopy, PublishConflictError } =
+    await import('../pipeline/storage/publish.ts');
   const inherited = options.holder ?? (process.env[SCHEDULE_HOLDER_ENV] || undefined);
   const holder = inherited ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   const leaseMs = scheduleLeaseMs();
