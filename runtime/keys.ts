@@ -5,8 +5,9 @@
 // published as C2SP vkeys named after the log origin. An archive made before them gets them with
 // `addCheckpointKeys` (`timeseal keys add`); its past checkpoints are not touched.
 import crypto from 'node:crypto';
-import * as asn1js from 'asn1js';
-import * as pkijs from 'pkijs';
+import { createRequire } from 'node:module';
+import type * as Asn1js from 'asn1js';
+import type * as Pkijs from 'pkijs';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -257,6 +258,18 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
   return keys;
 }
 
+/** asn1js and pkijs, loaded by the first TSA certificate made or checked (~0.1 s of CPU): a build or a verify
+ * that loads signing keys only does not pay for them. Both are CommonJS packages, so `require` gives the very
+ * instances an `import` elsewhere (core/tsa.ts) gives. */
+function lazyPackage<T extends object>(name: string): T {
+  let loaded: T | undefined;
+  return new Proxy({} as T, {
+    get: (_, key) => Reflect.get((loaded ??= createRequire(import.meta.url)(name) as T), key),
+  });
+}
+const asn1js = lazyPackage<typeof Asn1js>('asn1js');
+const pkijs = lazyPackage<typeof Pkijs>('pkijs');
+
 // ---- Timeseal's own RFC 3161 time-stamp authority (docs/FORMAT.md §3b) ----
 // An ECDSA P-256 key, the TSA certificate (time stamping only) and the self-signed root that issued it; or the
 // operator's own key and chain (TsaKeyDirs, docs/OPERATIONS.md "Your own TSA certificate"), checked the same
@@ -286,8 +299,8 @@ function pem(label: string, der: Uint8Array): string {
 }
 
 /** A Name of two RDNs, O then CN (built as DER: pkijs would put both in one multi-valued RDN). */
-function name(commonName: string, organization: string): pkijs.RelativeDistinguishedNames {
-  const rdn = (type: string, value: string): asn1js.Set =>
+function name(commonName: string, organization: string): Pkijs.RelativeDistinguishedNames {
+  const rdn = (type: string, value: string): Asn1js.Set =>
     new asn1js.Set({
       value: [
         new asn1js.Sequence({
@@ -299,14 +312,14 @@ function name(commonName: string, organization: string): pkijs.RelativeDistingui
   return pkijs.RelativeDistinguishedNames.fromBER(der);
 }
 
-function extension(id: string, critical: boolean, value: asn1js.BaseBlock): pkijs.Extension {
+function extension(id: string, critical: boolean, value: Asn1js.BaseBlock): Pkijs.Extension {
   return new pkijs.Extension({ extnID: id, critical, extnValue: value.toBER(false) });
 }
 
 /** A DER X.509 v3 certificate for `subjectKey` signed by `issuerKey` (ECDSA P-256 with SHA-256). */
 function makeCertificate(o: {
-  subject: pkijs.RelativeDistinguishedNames;
-  issuer: pkijs.RelativeDistinguishedNames;
+  subject: Pkijs.RelativeDistinguishedNames;
+  issuer: Pkijs.RelativeDistinguishedNames;
   subjectKey: crypto.KeyObject;
   issuerKey: crypto.KeyObject;
   issuerKeyId: Uint8Array;
@@ -321,7 +334,7 @@ function makeCertificate(o: {
   const notBefore = new Date(Math.floor(o.now.getTime() / 1000) * 1000 - 60_000);
   const notAfter = new Date(notBefore);
   notAfter.setUTCFullYear(notAfter.getUTCFullYear() + o.years);
-  const keyUsage = (bits: number): asn1js.BitString => {
+  const keyUsage = (bits: number): Asn1js.BitString => {
     // digitalSignature (0) alone: 0x80, 7 unused bits; keyCertSign (5) + cRLSign (6): 0x06, 1 unused bit.
     return new asn1js.BitString({ valueHex: Uint8Array.of(bits).buffer, unusedBits: bits === 0x80 ? 7 : 1 });
   };
@@ -566,12 +579,12 @@ function checkTsaChain(
 
   // The TSA certificate's extensions.
   const extensions = leaf.parsed.extensions ?? [];
-  const extension = (oid: string): pkijs.Extension | undefined => extensions.find((e) => e.extnID === oid);
+  const extension = (oid: string): Pkijs.Extension | undefined => extensions.find((e) => e.extnID === oid);
   if (leaf.x509.ca)
     fail(
       `the TSA certificate is a CA certificate (basicConstraints CA:TRUE) ${at}: a time-stamping certificate must be an end entity`,
     );
-  const keyUsage = extension(OID_KEY_USAGE)?.parsedValue as asn1js.BitString | undefined;
+  const keyUsage = extension(OID_KEY_USAGE)?.parsedValue as Asn1js.BitString | undefined;
   if (keyUsage !== undefined) {
     const bytes = keyUsage.valueBlock.valueHexView;
     const others = Array.from(bytes).some((b, i) => (i === 0 ? b & 0x3f : b) !== 0);
@@ -586,7 +599,7 @@ function checkTsaChain(
   if (ekus.length === 0) fail(`the TSA certificate has no extended key usage ${at}: ${EKU_RULE}`);
   if (ekus.length > 1) fail(`the TSA certificate has ${ekus.length} extended key usage extensions ${at}: ${EKU_RULE}`);
   const eku = ekus[0]!;
-  const purposes = (eku.parsedValue as pkijs.ExtKeyUsage | undefined)?.keyPurposes ?? [];
+  const purposes = (eku.parsedValue as Pkijs.ExtKeyUsage | undefined)?.keyPurposes ?? [];
   if (!purposes.includes(OID_TIME_STAMPING))
     fail(`the TSA certificate's extended key usage does not name timeStamping ${at}: ${EKU_RULE}`);
   const extra = purposes.filter((p) => p !== OID_TIME_STAMPING);
