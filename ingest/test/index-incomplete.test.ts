@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeFixture, sha256, type Fixture } from './fixture.ts';
+import { makeFixture, removeTempDirs, sha256, type Fixture } from './fixture.ts';
 
 let f: Fixture;
 beforeAll(async () => {
@@ -12,6 +12,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await f.close();
+  removeTempDirs();
 });
 
 describe('an incomplete index', () => {
