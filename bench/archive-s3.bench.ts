@@ -6,7 +6,7 @@
 // two builds alternate, twice, because this machine's speed drifts from minute to minute; the bytes of every
 // object in the bucket are compared with the folder's files.
 // Prints a Markdown section. Usage: node bench/archive-s3.bench.ts [--hashes 1000000] [--rounds 2]
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -25,6 +25,8 @@ const BUILD_AT = { TIMESEAL_NOW: '2025-11-03T00:01:00Z' };
 interface Gateway {
   env: Record<string, string>;
   bucket: string;
+  /** The process ids of the cluster's daemons (the script's children). */
+  daemons: number[];
   stop(): Promise<void>;
 }
 
@@ -45,6 +47,10 @@ function startGateway(): Promise<Gateway> {
       resolve({
         env: { AWS_ENDPOINT_URL: f.get('endpoint')!, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: f.get('access_key')!, AWS_SECRET_ACCESS_KEY: f.get('secret_key')! },
         bucket: f.get('bucket')!,
+        daemons: spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
+          .stdout.split('\n')
+          .filter((pid) => pid !== '' && /^(ceph-|radosgw)/.test(fs.readFileSync(`/proc/${pid}/comm`, 'utf8')))
+          .map(Number),
         stop: async () => {
           child.kill('SIGTERM');
           await exited;
@@ -82,12 +88,23 @@ function project(keysFrom: string, rows: Array<[string, string]>): string {
   return dir;
 }
 
+/** CPU seconds (user + system) each daemon of the gateway's cluster has used so far, by name. */
+function daemonCpu(gateway: Gateway): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const pid of gateway.daemons) {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out[stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'))] = (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in clock ticks (USER_HZ: 100 on Linux)
+  }
+  return out;
+}
+
 const sha = (bytes: Uint8Array): string => crypto.createHash('sha256').update(bytes).digest('hex');
 
 const keys = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-keys-'));
 run(['keys', 'init'], keys);
 const gateway = await startGateway();
-const rows: Array<{ round: number; folder: number; s3: number; objects: number; bytes: number; same: boolean }> = [];
+const rows: Array<{ round: number; folder: number; s3: number; cluster: Record<string, number>; objects: number; bytes: number; same: boolean }> = [];
 try {
   for (let round = 1; round <= rounds; round++) {
     const day = hashes(perDay, `round ${round}`);
@@ -98,9 +115,14 @@ try {
     // Alternate which goes first, so that a drift of the machine's speed does not favour one.
     let folder = 0;
     let s3 = 0;
+    let cluster: Record<string, number> = {};
     for (const which of round % 2 === 1 ? ['folder', 's3'] : ['s3', 'folder']) {
       if (which === 'folder') folder = timed(['ledger', 'build', '--json'], folderProject, BUILD_AT).seconds;
-      else s3 = timed(['ledger', 'build', '--json'], s3Project, s3Env).seconds;
+      else {
+        const before = daemonCpu(gateway);
+        s3 = timed(['ledger', 'build', '--json'], s3Project, s3Env).seconds;
+        cluster = Object.fromEntries(Object.entries(daemonCpu(gateway)).map(([name, cpu]) => [name, cpu - before[name]!]));
+      }
     }
     // Every published object, byte for byte, against the folder build's files.
     const ledgers = path.join(folderProject, 'ledgers');
@@ -123,7 +145,7 @@ try {
       }
     };
     await Promise.all(Array.from({ length: 16 }, reader));
-    rows.push({ round, folder, s3, objects: listed.length, bytes, same });
+    rows.push({ round, folder, s3, cluster, objects: listed.length, bytes, same });
     for (const dir of [folderProject, s3Project]) fs.rmSync(dir, { recursive: true, force: true });
   }
 } finally {
@@ -135,11 +157,16 @@ const n = (x: number) => x.toLocaleString('en-US');
 const lines = [
   '## The archive on object storage (bench/archive-s3.bench.ts)',
   '',
-  `One day of ${n(perDay)} hashes, \`timeseal ledger build\` into a folder and, with the same hashes and keys, into \`s3://\` on a private Ceph RADOS Gateway on loopback (scripts/ceph-rgw.sh: one monitor, one BlueStore OSD on a sparse file, one gateway, on the same 2 cores as the build). The S3 build writes its working copy as the folder build writes the folder, then publishes every object (create-only PUTs, 16 at a time; the mutable ones compare-and-swapped). The two alternate which runs first.`,
+  `One day of ${n(perDay)} hashes, \`timeseal ledger build\` into a folder and, with the same hashes and keys, into \`s3://\` on a private Ceph RADOS Gateway on loopback (scripts/ceph-rgw.sh: one monitor, one BlueStore OSD on a sparse file, one gateway with 4 threads, on the same ${os.cpus().length} cores as the build). The S3 build writes its working copy as the folder build writes the folder, then publishes every object (create-only PUTs, 16 at a time; the mutable ones compare-and-swapped). The two alternate which runs first.`,
   '',
-  '| round | folder | s3:// (build + publish) | ratio (goal ≤ 3) | objects | bytes | every object = the folder’s file |',
-  '|---|---|---|---|---|---|---|',
-  ...rows.map((r) => `| ${r.round} | ${r.folder.toFixed(2)} s | ${r.s3.toFixed(2)} s | ${(r.s3 / r.folder).toFixed(2)} | ${n(r.objects)} | ${mb(r.bytes)} | ${r.same ? 'yes' : '**no**'} |`),
+  '| round | folder | s3:// (build + publish) | ratio (goal ≤ 3) | the cluster’s CPU meanwhile | objects | bytes | every object = the folder’s file |',
+  '|---|---|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.round} | ${r.folder.toFixed(2)} s | ${r.s3.toFixed(2)} s | ${(r.s3 / r.folder).toFixed(2)} | ${Object.entries(r.cluster)
+        .map(([name, cpu]) => `${name} ${cpu.toFixed(1)} s`)
+        .join(', ')} | ${n(r.objects)} | ${mb(r.bytes)} | ${r.same ? 'yes' : '**no**'} |`,
+  ),
 ];
 process.stdout.write(`${lines.join('\n')}\n`);
 if (rows.some((r) => !r.same)) process.exitCode = 1;

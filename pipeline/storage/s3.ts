@@ -276,5 +276,8 @@ export function s3Client(env: NodeJS.ProcessEnv, options: { idleTimeoutMs?: numb
     requestChecksumCalculation: 'WHEN_REQUIRED',
     requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS },
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // Each command class's middleware stack is resolved once, not on every send (nothing here adds middleware to
+    // one command): ~5-10% of the writer's CPU when a day's ~7,800 objects are published (docs/BENCHMARKS.md).
+    cacheMiddleware: true,
   });
 }
