@@ -43,9 +43,8 @@ typecheck: install
 	npx eslint .
 	npm run --silent format:check
 
-# The site is built first (the tests serve it); the four type checks then run beside the tests, which leave a
-# good part of the second core idle (processes waiting on each other), and their messages are printed after the
-# tests'. Either failing fails the target.
+# The site is built first (the tests serve it); the four type checks then run beside the tests, so the tests do
+# not wait for them, and their messages are printed after the tests'. Either failing fails the target.
 test: install
 	bash scripts/ensure-test-tools.sh
 	node scripts/build.ts

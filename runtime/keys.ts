@@ -258,8 +258,8 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
   return keys;
 }
 
-/** asn1js and pkijs, loaded by the first TSA certificate made or checked (~0.1 s of CPU): a build or a verify
- * that loads signing keys only does not pay for them. Both are CommonJS packages, so `require` gives the very
+/** asn1js and pkijs, loaded by the first TSA certificate made or checked (~0.1 s of CPU): a command that loads
+ * the signing keys only (`ledger build`) does not pay for them. Both are CommonJS packages, so `require` gives the very
  * instances an `import` elsewhere (core/tsa.ts) gives. */
 function lazyPackage<T extends object>(name: string): T {
   let loaded: T | undefined;

@@ -4,8 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
 import { ACCEPT_PLAIN_PUTS, isS3Archive, openArchiveStore } from '../../pipeline/storage/open.ts';
-import { s3Client } from '../../pipeline/storage/s3.ts';
-import { parseS3Url } from '../../pipeline/storage/s3.ts';
+import { parseS3Url, s3Client } from '../../pipeline/storage/s3.ts';
 
 describe('TIMESEAL_ARCHIVE', () => {
   it.each([
