@@ -30,6 +30,7 @@ import { createArchiveView } from './archive-view.ts';
 import type { IngestConfig } from './config.ts';
 import { BODY_LIMIT, errorHandler, formatSchemaErrors, handleFrameworkError, parseJsonBody } from './errors.ts';
 import { addErrorMessage } from './error-message.ts';
+import { lazySchemaController } from './lazy-schemas.ts';
 import { devOriginRedirect } from './dev-origin.ts';
 import type { Mailer } from './mail.ts';
 import { betaRoutes } from './routes/beta.ts';
@@ -101,6 +102,7 @@ export function serverOptions(
     ...(ingest.trustProxy === undefined ? {} : { trustProxy: trustProxyOption(ingest.trustProxy) }),
     // Unknown fields are rejected rather than dropped, and types are never coerced.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false, allErrors: false } },
+    schemaController: lazySchemaController(),
     schemaErrorFormatter: formatSchemaErrors,
     frameworkErrors: handleFrameworkError,
     return503OnClosing: true,

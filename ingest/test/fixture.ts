@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { archiveAccess } from '../../cli/archive-access.ts';
-import { buildApp } from '../app.ts';
+import { buildApp, type AppOptions } from '../app.ts';
 import type { ArchiveAccess } from '../services.ts';
 import { loadIngestConfig, type IngestConfig } from '../config.ts';
 import { createMailer, type Mailer } from '../mail.ts';
@@ -149,6 +149,18 @@ export async function makeFixture(options: FixtureOptions = {}): Promise<Fixture
       await app.close();
       db.close();
     },
+  };
+}
+
+/** The options of the fixture's app, for a test that registers the app on a server of its own. */
+export function fixtureAppOptions(f: Pick<Fixture, 'config' | 'ingest' | 'db'>): AppOptions {
+  return {
+    config: f.config,
+    ingest: f.ingest,
+    clock: () => new Date(NOW),
+    store: openSqliteStore(f.config.db, { db: f.db }),
+    mailer: createMailer(f.ingest, { info: () => {} }),
+    archiveAccess: archiveAccess(f.config.archive, f.config.logOrigin),
   };
 }
 

@@ -8,12 +8,9 @@ import net from 'node:net';
 import path from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveAccess } from '../../cli/archive-access.ts';
 import { app, serverOptions } from '../app.ts';
-import { createMailer } from '../mail.ts';
 import { httpLimits, httpServerFactory, type HttpLimits, type LimitLog } from '../server.ts';
-import { makeFixture, NOW, removeTempDirs, type Fixture } from './fixture.ts';
-import { openSqliteStore } from '../../store/sqlite/engine.ts';
+import { fixtureAppOptions, makeFixture, removeTempDirs, type Fixture } from './fixture.ts';
 
 let f: Fixture;
 
@@ -46,14 +43,7 @@ async function start(
     options.serverFactory = httpServerFactory(limits, sink, log.everyMs);
   }
   const server = Fastify(options);
-  await server.register(app, {
-    config: f.config,
-    ingest: f.ingest,
-    clock: () => new Date(NOW),
-    store: openSqliteStore(f.config.db, { db: f.db }),
-    mailer: createMailer(f.ingest, { info: () => {} }),
-    archiveAccess: archiveAccess(f.config.archive, f.config.logOrigin),
-  });
+  await server.register(app, fixtureAppOptions(f));
   await server.listen({ host: '127.0.0.1', port: 0 });
   return { server, port: (server.server.address() as net.AddressInfo).port };
 }
