@@ -43,7 +43,7 @@ import { nodeSha256 } from '../runtime/node-hash.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { removeStaleTemps, syncArchive, tempFile } from './files.ts';
 import { withLockAsync } from './lock.ts';
-import { verifyArchive } from './verify.ts';
+import { verifyArchive, type VerifiedBase } from './verify.ts';
 import { judgeDay, RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from './witness.ts';
 import { TSA_CA_FILE } from './tsa.ts';
 
@@ -85,6 +85,8 @@ export interface MirrorOptions {
   keys: PublicKeySet;
   /** Key files to write into the mirror's keys/ folder (the first pull, or a newer witness policy from --keys). */
   keyFiles: ReadonlyMap<string, Uint8Array>;
+  /** Check the whole mirror again (and fetch what it lacks), not only what came after its last checkpoint. */
+  full?: boolean;
   /** Progress lines (stderr on a terminal). */
   progress?: (line: string) => void;
 }
@@ -98,6 +100,8 @@ export interface MirrorReport {
   days: { before: number; after: number; fetched: string[] };
   /** Files written into the mirror (new or replaced), bytes received, HTTP requests made (404s included). */
   files: number;
+  /** Files checked: every file on the first pull, what came after the mirror's last checkpoint on later ones. */
+  filesChecked: number;
   bytes: number;
   requests: number;
   /** What `timeseal verify` noted on the result (a quorum still being gathered is refused before this). */
@@ -132,7 +136,7 @@ export async function pullMirror(options: MirrorOptions): Promise<MirrorReport> 
   return withLockAsync(path.join(options.dir, LOCK_NAME), () => pull(options), 'mirror pull');
 }
 
-async function pull({ remote: remoteReader, dir, keys, keyFiles, progress = () => {} }: MirrorOptions): Promise<MirrorReport> {
+async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, progress = () => {} }: MirrorOptions): Promise<MirrorReport> {
   removeStaleTemps(dir);
   let requests = 0;
   let bytes = 0;
@@ -354,7 +358,20 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, progress = () =
     }
     await fetchRemote(VERIFIER_ARCHIVE_PATH);
 
+    // What the mirror holds was verified by the pull that wrote it: only what comes after is checked (and the
+    // held days' .ots that are fetched again), as a CT monitor keeps the last tree it verified. A mirror whose own
+    // files were changed or lost since is for `timeseal verify` to find and `--full` to check and repair.
+    const heldHead = local(INDEX_HEAD_PATH);
+    const from: VerifiedBase | undefined =
+      before.size > 0 && !full
+        ? {
+            days: heldDays,
+            segments: new Set(heldHead === undefined ? [] : parseIndexHead(fromUtf8(heldHead, INDEX_HEAD_PATH)).segments.map(segmentPath)),
+            recheckOts: new Set(heldDays.filter((d) => otsSource(d.date) === 'remote').map((d) => d.date)),
+          }
+        : undefined;
     const report = await verifyArchive(reader, keys, {
+      ...(from === undefined ? {} : { from }),
       ...(policyText === undefined ? {} : { witnessPolicy: fromUtf8(policyText, WITNESS_POLICY_FILE) }),
       ...(retiredText === undefined ? {} : { retiredWitnesses: fromUtf8(retiredText, RETIRED_WITNESSES_FILE) }),
       ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),
@@ -400,6 +417,7 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, progress = () =
       treeSize: { before: before.size, after: latest.size },
       days: { before: heldDays.length, after: remoteDays.days.length, fetched: newDays.map((d) => d.date) },
       files,
+      filesChecked: report.filesChecked,
       bytes,
       requests,
       notes: report.notes,

@@ -3,6 +3,13 @@
 // names) and, where the archive offers it, index-sha256.json —
 // and report each mismatch by name. Reads through an ArchiveReader, so a local folder and a live site are
 // checked by the same code.
+//
+// From a verified base (VerifyOptions.from: a mirror's last pull, which it verified whole or from its own base),
+// only what came after is read: the new days' files, the tree and entry bundles extended from the base's edge
+// (its partial tiles and bundle), the index segments the base did not have (with the records of the older days a
+// merged segment covers), the cosignatures and RFC 3161 tokens of the new days and of the base's last day, and
+// the OpenTimestamps proofs named as changed. So a mirror's daily pull costs what the day adds, not the archive's
+// age, as a CT monitor that keeps the last tree it verified.
 import {
   CHECKPOINT_PATH,
   DAYS_PATH,
@@ -17,6 +24,7 @@ import {
   parseDays,
   signaturesMetaPath,
   withCosignatures,
+  type DayRecord,
   type DaysFile,
 } from '../core/archive.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
@@ -28,7 +36,8 @@ import { isDate, isIsoTime } from '../core/ledger.ts';
 import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
 import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { leafHash } from '../core/merkle.ts';
-import { appendLeaves, encodeEntryBundle, entryBundlePath, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
+import { parseLedgerColumns } from '../core/ledger.ts';
+import { appendLeaves, encodeEntryBundle, entryBundlePath, parseEntryBundle, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { checkCosignatures } from './witness.ts';
 import { checkTimeStamps } from './tsa.ts';
@@ -53,6 +62,18 @@ export interface VerifyOptions {
   retiredWitnesses?: string;
   /** keys/tsa-ca.pem (pipeline/tsa.ts), when published: the chain RFC 3161 tokens must lead to. */
   tsaCaPem?: string;
+  /** What was verified before: only what came after it is checked. */
+  from?: VerifiedBase;
+}
+
+/** An archive state verified before, by this code: its days are a prefix of the archive's days.json. */
+export interface VerifiedBase {
+  /** The days verified (days.json's first entries then). */
+  days: readonly DayRecord[];
+  /** The index segment files verified (those its index head named). */
+  segments: ReadonlySet<string>;
+  /** Days among them whose OpenTimestamps proof may have changed since (a proof still moving towards Bitcoin). */
+  recheckOts: ReadonlySet<string>;
 }
 
 export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: VerifyOptions = {}): Promise<VerifyReport> {
@@ -75,6 +96,23 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     if (data === undefined) problems.push(`${rel}: missing`);
     else filesChecked++;
     return data;
+  };
+  // A day's OpenTimestamps proof, when anchored: it must start at the ledger's SHA-256 and commit to
+  // C = SHA-256(R || F) (docs/FORMAT.md §7). Its Bitcoin attestations are checked against block headers by
+  // `timeseal ots verify`, which needs a header source.
+  const checkOts = async (date: string, rootHex: string, shaHex: string): Promise<void> => {
+    const ots = await reader.read(ledgerOtsPath(date));
+    if (ots === undefined) return;
+    filesChecked++;
+    try {
+      const root = fromHex(rootHex);
+      const sha = fromHex(shaHex);
+      const calendar = calendarTreeOf(parseDetached(ots), root, sha);
+      if (!equalBytes(calendar.message, dayCommitment(root, sha))) throw new Error('does not reach the day commitment SHA-256(R || F)');
+      if (walkAttestations(calendar).length === 0) throw new Error('holds no attestation');
+    } catch (err) {
+      problems.push(`${ledgerOtsPath(date)}: ${(err as Error).message}`);
+    }
   };
 
   const daysRaw = await reader.read(DAYS_PATH);
@@ -100,13 +138,56 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     if (!t || t.length < width * 32) throw new Error(`tile ${level}/${index} not computed`);
     return t.subarray(0, width * 32);
   };
-  const records = new RecordColumns();
   let carried: Uint8Array[] = [];
   let size = 0;
   let rootHex: string | null = null;
   let previous: { date: string; sha256: string } | null = null;
+  const base = options.from;
+  const held = base?.days.length ?? 0;
+  if (base !== undefined && held > 0) {
+    const differs = base.days.findIndex((d, i) => JSON.stringify(d) !== JSON.stringify(state.days[i]));
+    if (differs >= 0) {
+      problems.push(`${DAYS_PATH}: day ${base.days[differs]!.date} is not the one verified before`);
+      return report({ days: state.days.length });
+    }
+    const last = base.days.at(-1)!;
+    size = last.treeSize;
+    rootHex = last.root;
+    previous = { date: last.date, sha256: last.sha256 };
+    // The tree's right edge at the base: each level's partial tile, and the partial entry bundle.
+    for (let level = 0, nodes = size; nodes > 0; level++, nodes = Math.floor(nodes / TILE_WIDTH)) {
+      if (nodes % TILE_WIDTH === 0) continue;
+      const rel = tilePath(level, Math.floor(nodes / TILE_WIDTH), nodes % TILE_WIDTH);
+      const tile = await read(rel);
+      if (tile === undefined) return report({ days: state.days.length });
+      tiles.set(`${level}/${Math.floor(nodes / TILE_WIDTH)}`, tile);
+    }
+    if (size % TILE_WIDTH !== 0) {
+      const rel = entryBundlePath(Math.floor(size / TILE_WIDTH), size % TILE_WIDTH);
+      const bundle = await read(rel);
+      if (bundle === undefined) return report({ days: state.days.length });
+      try {
+        carried = parseEntryBundle(bundle, size % TILE_WIDTH);
+      } catch (err) {
+        problems.push(`${rel}: ${(err as Error).message}`);
+        return report({ days: state.days.length });
+      }
+    }
+  }
+  // The records the index segments are checked against: from the first leaf of the first segment not verified
+  // before (a merged segment covers older days, whose ledgers are read again for their records only).
+  const records = new RecordColumns(await firstUnverifiedLeaf(reader, base, size));
+  if (records.base < size) {
+    for (const day of state.days.slice(0, held)) {
+      if (day.treeSize <= records.base) continue;
+      const ledger = await read(ledgerPath(day.date));
+      if (ledger === undefined) return report({ days: state.days.length });
+      const { hashes, ms } = parseLedgerColumns(ledger);
+      for (let i = Math.max(0, records.base - day.firstIndex); i < ms.length; i++) records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
+    }
+  }
 
-  for (const day of state.days) {
+  for (const day of state.days.slice(held)) {
     const files = await Promise.all([
       read(ledgerPath(day.date)),
       read(ecdsaSignaturePath(day.date)),
@@ -163,27 +244,13 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     const computedRoot = toHex(appended.root);
     expect('root recomputed from the entries', ledger.root, computedRoot);
     expect('root (days.json)', day.root, computedRoot);
-    // The day's OpenTimestamps proof, when anchored: it must start at this ledger's SHA-256 and commit to
-    // C = SHA-256(R || F) (docs/FORMAT.md §7). Its Bitcoin attestations are checked against block headers by
-    // `timeseal ots verify`, which needs a header source.
-    const ots = await reader.read(ledgerOtsPath(day.date));
-    if (ots !== undefined) {
-      filesChecked++;
-      try {
-        const root = fromHex(ledger.root);
-        const sha = fromHex(verified.sha256);
-        const calendar = calendarTreeOf(parseDetached(ots), root, sha);
-        if (!equalBytes(calendar.message, dayCommitment(root, sha))) throw new Error('does not reach the day commitment SHA-256(R || F)');
-        if (walkAttestations(calendar).length === 0) throw new Error('holds no attestation');
-      } catch (err) {
-        problems.push(`${ledgerOtsPath(day.date)}: ${(err as Error).message}`);
-      }
-    }
+    await checkOts(day.date, ledger.root, verified.sha256);
     for (let i = 0; i < n; i++) records.push(entry(i), ms[i]!);
     size = appended.size;
     rootHex = computedRoot;
     previous = { date: day.date, sha256: verified.sha256 };
   }
+  for (const day of base?.days ?? []) if (base!.recheckOts.has(day.date)) await checkOts(day.date, day.root, day.sha256);
   if (problems.length > 0) return report({ days: state.days.length, treeSize: size, root: rootHex });
 
   // The latest checkpoint and the index head follow days.json (written after it, in this order: head, then
@@ -237,6 +304,11 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   }
   for (const segment of head?.segments ?? []) {
     const rel = segmentPath(segment);
+    if (base?.segments.has(rel)) continue;
+    if (segment.from < records.base) {
+      problems.push(`${rel}: not among the index segments verified before, and starts before ${records.base}`);
+      continue;
+    }
     const published = await reader.stream(rel);
     if (published === undefined) {
       problems.push(`${rel}: missing`);
@@ -250,7 +322,7 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     };
     if (!(await sameAsChunks(published, chunks()))) problems.push(`${rel}: index segment differs from the ledgers`);
   }
-  if (records.count > 0) {
+  if (records.count > 0 && records.base === 0) {
     // index-sha256.json is no archive file any more (a server makes it on request, a static deployment with
     // `timeseal index-json`); where it is offered, it must be exactly what the ledgers give. Compared as it
     // streams in: at 10,000,000 hashes it is 1.7 GB.
@@ -266,12 +338,14 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   }
   // Witness cosignatures: every D.cosignatures judged with D.checkpoint as every reader judges them
   // (core/witness-policy.ts judgeCheckpoint), with the witnesses of keys/witnesses and keys/witnesses.retired.
-  const cosigned = await checkCosignatures(reader, options.witnessPolicy, state.days, options.retiredWitnesses);
+  // From a base: the days after it and its last day (whose cosignatures and tokens may have come since).
+  const recent = state.days.slice(Math.max(0, held - 1));
+  const cosigned = await checkCosignatures(reader, options.witnessPolicy, recent, options.retiredWitnesses);
   problems.push(...cosigned.problems);
   notes.push(...cosigned.notes);
   filesChecked += cosigned.checked;
   // RFC 3161 tokens: each for its ledger's digest, signed by a time-stamping certificate (and its chain).
-  const stamped = await checkTimeStamps(reader, options.tsaCaPem, state.days);
+  const stamped = await checkTimeStamps(reader, options.tsaCaPem, recent);
   problems.push(...stamped.problems);
   notes.push(...stamped.notes);
   filesChecked += stamped.checked;
@@ -303,6 +377,13 @@ class RecordColumns {
   private hashes = new Uint8Array(32 * 1024);
   private ms = new Float64Array(1024);
 
+  /** The leaf index of the first record pushed. */
+  readonly base: number;
+
+  constructor(base = 0) {
+    this.base = base;
+  }
+
   push(hash: Uint8Array, submittedMs: number): void {
     if (this.count === this.ms.length) {
       const hashes = new Uint8Array(this.hashes.length * 2);
@@ -321,7 +402,9 @@ class RecordColumns {
    * prefix), each group sorted by (hash, leaf index); a group's shard is encoded when asked for, not kept.
    */
   byShard(from: number, to: number, bits: number): { bits: number; counts: Uint32Array; encode(prefix: number): Uint8Array } {
-    const { hashes, ms } = this;
+    const { hashes, ms, base } = this;
+    from -= base;
+    to -= base;
     const prefixOf = (i: number) => hashPrefix(hashes, 32 * i, bits);
     const starts = new Uint32Array(2 ** bits + 1);
     for (let i = from; i < to; i++) starts[prefixOf(i) + 1]!++;
@@ -345,12 +428,32 @@ class RecordColumns {
       encode: (prefix) => {
         const group: ShardRecord[] = [];
         for (const i of order.subarray(starts[prefix], starts[prefix + 1])) {
-          group.push({ hash: hashes.subarray(32 * i, 32 * i + 32), leafIndex: i, submittedMs: ms[i]! });
+          group.push({ hash: hashes.subarray(32 * i, 32 * i + 32), leafIndex: base + i, submittedMs: ms[i]! });
         }
         return encodeShard(group);
       },
     };
   }
+}
+
+/**
+ * The first leaf the index segments to check may cover: 0 without a base; else the start of the first segment of
+ * the current index head the base has not verified, or the base's size when there is none (a head that cannot be
+ * read is reported where the head is checked).
+ */
+async function firstUnverifiedLeaf(reader: ArchiveReader, base: VerifiedBase | undefined, size: number): Promise<number> {
+  if (base === undefined) return 0;
+  let first = size;
+  try {
+    const raw = await reader.read(INDEX_HEAD_PATH);
+    if (raw === undefined) return first;
+    for (const segment of parseIndexHead(fromUtf8(raw, INDEX_HEAD_PATH)).segments) {
+      if (!base.segments.has(segmentPath(segment))) first = Math.min(first, segment.from);
+    }
+  } catch {
+    // Reported below.
+  }
+  return first;
 }
 
 /** Whether the bytes of `file` are exactly those produced in `chunks`, neither side held whole. */

@@ -1,5 +1,7 @@
-// `timeseal mirror pull <URL> <DIR> [--keys DIR|URL] [--timeout MS]`: a verified, incremental copy of a public
-// Timeseal archive in a folder (pipeline/mirror.ts). The log's keys are pinned: the first pull takes them from
+// `timeseal mirror pull <URL> <DIR> [--keys DIR|URL] [--timeout MS] [--full]`: a verified, incremental copy of a
+// public Timeseal archive in a folder (pipeline/mirror.ts). A pull checks what came after the mirror's last
+// checkpoint; --full checks the whole mirror again as it extends it, and fetches any published file missing from
+// it (removed by hand, lost with a disk). The log's keys are pinned: the first pull takes them from
 // --keys (required then) and keeps them in <DIR>/keys/; every later pull checks against those, and a --keys that
 // names other identity keys is refused. The witness policy and TSA chain follow --keys when it is given again.
 import fs from 'node:fs';
@@ -25,53 +27,60 @@ export function registerMirror(program: Command, _ctx: () => Context): void {
   mirror
     .command('pull')
     .description(
-      'fetch what is new in the archive at URL (its /ledgers/ address) into the folder DIR, verify it all, then commit whole days',
+      'fetch what is new in the archive at URL (its /ledgers/ address) into the folder DIR, verify it, then commit whole days',
     )
     .argument('<url>', 'the archive, e.g. https://timeseal.example/ledgers/')
     .argument('<dir>', 'the mirror folder (created on the first pull)')
     .option('--keys <dir-or-url>', "the log's public keys: required on the first pull, then pinned in <dir>/keys/")
     .option('--timeout <ms>', 'deadline of each HTTP request, in milliseconds', '30000')
+    .option(
+      '--full',
+      'check the whole mirror again, not only what came after its last checkpoint, and fetch any file it lacks',
+    )
     .option('--json', 'machine-readable output')
-    .action(async (url: string, dir: string, opts: { keys?: string; timeout: string; json?: boolean }) => {
-      const timeoutMs = Number(opts.timeout);
-      if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
-        throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
-      if (!/^https?:\/\//.test(url))
-        throw new UsageError(`the archive must be an http(s) URL, got ${JSON.stringify(url)}`);
-      if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder`);
-      const pinnedDir = path.join(dir, MIRROR_KEYS_DIR);
-      const pinned = hasPinnedKeys(dir);
-      if (!pinned && opts.keys === undefined)
-        throw new UsageError(
-          `the first pull into ${dir} needs the log's public keys: --keys DIR|URL (from a source you trust, not only the archive's host)`,
-        );
-      const keys = await loadKeys(pinned ? pinnedDir : opts.keys!, timeoutMs);
-      const keyFiles = opts.keys === undefined ? new Map() : await readKeyFiles(readerFor(opts.keys, timeoutMs));
-      if (pinned && opts.keys !== undefined)
-        checkSameIdentity(await readKeyFiles(readerFor(pinnedDir)), keyFiles, opts.keys);
-      const progress = process.stderr.isTTY ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-      const out = output(!!opts.json);
-      let report: MirrorReport;
-      try {
-        report = await pullMirror({
-          remote: readerFor(url, timeoutMs),
-          dir,
-          keys,
-          keyFiles,
-          ...(progress ? { progress } : {}),
-        });
-      } catch (err) {
-        if (!(err instanceof MirrorError) || !opts.json) throw err;
-        out.result({ ok: false, remote: url, dir, problem: err.message }, () => []);
-        process.stderr.write(`timeseal: ${err.message}\n`);
-        process.exitCode = 1;
-        return;
-      }
-      out.result(report, () => [
-        `OK: ${report.dir} mirrors ${report.remote} — ${report.days.after} day${report.days.after === 1 ? '' : 's'}, tree size ${report.treeSize.after}` +
-          (report.days.fetched.length > 0 ? ` (new: ${report.days.fetched.join(', ')})` : ' (no new day)') +
-          `; ${report.files} file${report.files === 1 ? '' : 's'} written, ${formatBytes(report.bytes)} in ${report.requests} request${report.requests === 1 ? '' : 's'}.`,
-        ...report.notes.map((n) => `  note: ${n}`),
-      ]);
-    });
+    .action(
+      async (url: string, dir: string, opts: { keys?: string; timeout: string; full?: boolean; json?: boolean }) => {
+        const timeoutMs = Number(opts.timeout);
+        if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+          throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
+        if (!/^https?:\/\//.test(url))
+          throw new UsageError(`the archive must be an http(s) URL, got ${JSON.stringify(url)}`);
+        if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder`);
+        const pinnedDir = path.join(dir, MIRROR_KEYS_DIR);
+        const pinned = hasPinnedKeys(dir);
+        if (!pinned && opts.keys === undefined)
+          throw new UsageError(
+            `the first pull into ${dir} needs the log's public keys: --keys DIR|URL (from a source you trust, not only the archive's host)`,
+          );
+        const keys = await loadKeys(pinned ? pinnedDir : opts.keys!, timeoutMs);
+        const keyFiles = opts.keys === undefined ? new Map() : await readKeyFiles(readerFor(opts.keys, timeoutMs));
+        if (pinned && opts.keys !== undefined)
+          checkSameIdentity(await readKeyFiles(readerFor(pinnedDir)), keyFiles, opts.keys);
+        const progress = process.stderr.isTTY ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+        const out = output(!!opts.json);
+        let report: MirrorReport;
+        try {
+          report = await pullMirror({
+            remote: readerFor(url, timeoutMs),
+            dir,
+            keys,
+            keyFiles,
+            full: !!opts.full,
+            ...(progress ? { progress } : {}),
+          });
+        } catch (err) {
+          if (!(err instanceof MirrorError) || !opts.json) throw err;
+          out.result({ ok: false, remote: url, dir, problem: err.message }, () => []);
+          process.stderr.write(`timeseal: ${err.message}\n`);
+          process.exitCode = 1;
+          return;
+        }
+        out.result(report, () => [
+          `OK: ${report.dir} mirrors ${report.remote} — ${report.days.after} day${report.days.after === 1 ? '' : 's'}, tree size ${report.treeSize.after}` +
+            (report.days.fetched.length > 0 ? ` (new: ${report.days.fetched.join(', ')})` : ' (no new day)') +
+            `; ${report.files} file${report.files === 1 ? '' : 's'} written, ${formatBytes(report.bytes)} in ${report.requests} request${report.requests === 1 ? '' : 's'}.`,
+          ...report.notes.map((n) => `  note: ${n}`),
+        ]);
+      },
+    );
 }

@@ -2,7 +2,8 @@
 // built with `import` + `ledger build` under TIMESEAL_NOW, and the real CLI mirrors them.
 // - A first pull gives a folder that `timeseal verify` passes and whose files are byte for byte the source's.
 // - A witness quorum the checkpoint lacks, and keys other than the pinned ones, are refused.
-// - After a day more, a second pull fetches that day only: far fewer requests and bytes than a full pull.
+// - After a day more, a second pull fetches and checks that day only: far fewer requests, bytes and files
+//   checked than a full pull.
 // - A source whose history was rewritten (a copy of the project that built its second day with other entries)
 //   is refused, naming the problem, and the mirror is left exactly as it was.
 // - A file of a new day that differs from what the signed log commits to (an entry bundle) is refused, naming it.
@@ -96,6 +97,7 @@ interface PullReport {
   days: { before: number; after: number; fetched: string[] };
   treeSize: { before: number; after: number };
   files: number;
+  filesChecked: number;
   bytes: number;
   requests: number;
   problem?: string;
@@ -221,17 +223,28 @@ describe('timeseal mirror pull', () => {
     expect(fresh.result.code, fresh.result.stderr).toBe(0);
     expect(json.requests * 3).toBeLessThan(fresh.json.requests);
     expect(json.bytes * 3).toBeLessThan(fresh.json.bytes);
+    // It checked what came after the mirror's last checkpoint, not the whole archive again.
+    expect(json.filesChecked * 3).toBeLessThan(fresh.json.filesChecked);
     expect(treeDiff(published(path.join(source, 'ledgers')), published(mirror()))).toEqual([]);
     expect(run(work, ['verify', '--archive', mirror(), '--keys', path.join(mirror(), 'keys')]).code).toBe(0);
 
-    // Nothing new: nothing is written but a published file removed from the mirror by hand, fetched again.
+    // Nothing new, and a published file of an old day removed from the mirror by hand: a pull checks what came
+    // after the mirror's checkpoint and writes nothing; `verify` names the file; --full checks the whole mirror
+    // again and fetches it.
     const removed = path.join(mirror(), `${DATES[0]}.json.sig`);
     const signature = fs.readFileSync(removed);
     fs.rmSync(removed);
     const again = runJson<PullReport>(work, ['mirror', 'pull', url, mirror()]);
     expect(again.result.code, again.result.stderr).toBe(0);
-    expect(again.json.files).toBe(1);
+    expect(again.json.files).toBe(0);
     expect(again.json.days.fetched).toEqual([]);
+    const damaged = runJson(work, ['verify', '--archive', mirror(), '--keys', path.join(mirror(), 'keys')]);
+    expect(damaged.result.code).toBe(1);
+    expect(damaged.json.problems).toContain(`${DATES[0]}.json.sig: missing`);
+    const repaired = runJson<PullReport>(work, ['mirror', 'pull', url, mirror(), '--full']);
+    expect(repaired.result.code, repaired.result.stderr).toBe(0);
+    expect(repaired.json.files).toBe(1);
+    expect(repaired.json.filesChecked).toBe(fresh.json.filesChecked);
     expect(fs.readFileSync(removed)).toEqual(signature);
   });
 
