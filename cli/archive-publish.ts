@@ -13,8 +13,10 @@ import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
 import { withLockAsync } from '../pipeline/lock.ts';
-import { openArchiveStore } from '../pipeline/storage/open.ts';
+import { openArchiveStore, openArchiveStoreToRead } from '../pipeline/storage/open.ts';
+import type { ArchiveStore } from '../pipeline/storage/archive-store.ts';
 import type { CatchUpReport, PublishReport } from '../pipeline/storage/publish.ts';
+import { TimesealError } from '../core/errors.ts';
 import type { Context } from './context.ts';
 import { formatBytes } from './output.ts';
 import { SCHEDULE_LEASE, scheduleLeaseMs } from './schedule-lease.ts';
@@ -84,6 +86,38 @@ export async function withPublishedArchive<T>(
     },
     'publication of the working copy',
   );
+}
+
+/** The stores followed by this process, opened to read. */
+const readers = new Map<string, Promise<ArchiveStore>>();
+
+/**
+ * For a node that does not hold the schedule lease (cli/schedule.ts): brings its working copy of an s3:// archive
+ * up to date from the store, as a writer's catch-up does (the mirror's verified pull, from the copy's last
+ * checkpoint), so that what the node serves follows what the writer published. Nothing is written to the store.
+ * Undefined on a folder archive; 'busy' while a command of this host works on the copy.
+ */
+export async function followArchiveStore(c: Context): Promise<CatchUpReport['state'] | 'busy' | undefined> {
+  const location = c.config.archiveStore;
+  if (location === undefined) return undefined;
+  const { catchUpWorkingCopy } = await import('../pipeline/storage/publish.ts');
+  const folder = c.config.archive;
+  try {
+    return await withLockAsync(
+      `${path.resolve(folder)}.publish-lock`,
+      async () => {
+        // Read only: no start-up probe (it writes a scratch object), and one client for every check.
+        if (!readers.has(location)) readers.set(location, openArchiveStoreToRead(location));
+        const store = await readers.get(location)!;
+        // A store whose checkpoint is behind its days.json (a publication cut short) is followed up to the checkpoint.
+        return (await catchUpWorkingCopy({ folder, store, keys: c.publicKeys(), rebuilds: true })).state;
+      },
+      'publication of the working copy',
+    );
+  } catch (err) {
+    if (err instanceof TimesealError && err.code === 'conflict' && /^another /.test(err.message)) return 'busy';
+    throw err;
+  }
 }
 
 /** The text output's line on what was published (none on a folder archive). */

@@ -23,6 +23,10 @@
 // before each step and every ttl/3 on a timer (also while a step runs); a node without it skips its steps.
 // When a node newly takes the lease (its holder died or stopped), it runs the catch-up at once. Takeover bound:
 // ttl + ttl/3 after the holder's last renewal. On SQLite (one host) the lease works the same, harmlessly.
+// On an s3:// archive a node without the lease follows the writer: at each lease check (every ttl/3) it brings
+// its working copy up to date from the store (cli/archive-publish.ts followArchiveStore: one read of days.json
+// when nothing changed, else the verified pull of what was published since), so what it serves is at most about
+// ttl/3 behind the store.
 import { anchorContextOf, anchorDays, upgradeDays } from '../pipeline/anchor/anchor.ts';
 import type { ScheduledRun } from '../pipeline/anchor/backoff.ts';
 import { cosignLatest, witnessContextOf } from '../pipeline/witness.ts';
@@ -31,7 +35,7 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { SCHEDULE_HOLDER_ENV, withPublishedArchive } from './archive-publish.ts';
+import { followArchiveStore, SCHEDULE_HOLDER_ENV, withPublishedArchive } from './archive-publish.ts';
 import type { Context } from './context.ts';
 import { SCHEDULE_LEASE, scheduleLeaseMs } from './schedule-lease.ts';
 import type { Metrics } from '../ingest/metrics.ts';
@@ -289,21 +293,44 @@ export function startSchedule(
   };
   // The lease timer: renews every ttl/3 (also while a step runs: it does not wait for the chain); a node that
   // newly takes the lease (the holder died) catches up at once instead of at the next due step.
+  let following: Promise<void> | undefined;
+  const follow = (): void => {
+    if (stopped || following !== undefined || ctx.config.archiveStore === undefined) return;
+    following = followArchiveStore(ctx)
+      .then((state) => {
+        if (state === 'pulled')
+          log.info(
+            { archive: ctx.config.archiveStore },
+            'working copy brought up to date from the archive (another node publishes it)',
+          );
+      })
+      .catch((err: unknown) =>
+        log.error(
+          { archive: ctx.config.archiveStore, err: (err as Error).message },
+          'the working copy could not be brought up to date from the archive; it serves what it holds, and the next lease check tries again',
+        ),
+      )
+      .finally(() => (following = undefined));
+  };
   let renewing = false;
   const renewal = setInterval(
     () => {
       if (stopped || renewing) return;
       renewing = true;
       void checkLease()
-        .then(({ newly }) => {
+        .then(({ held: holds, newly }) => {
           if (newly && !stopped) void runAll();
+          else if (!holds) follow();
         })
         .finally(() => (renewing = false));
     },
     Math.max(1, Math.floor(leaseMs / 3)),
   );
   renewal.unref();
-  void runAll().then(() => steps.forEach(arm));
+  void runAll().then(() => {
+    steps.forEach(arm);
+    if (!held) follow();
+  });
   return {
     runAll,
     run(name) {
@@ -315,7 +342,7 @@ export function startSchedule(
       stopped = true;
       clearInterval(renewal);
       for (const t of timers) clearTimeout(t);
-      await Promise.all([buildLane, proofsLane]);
+      await Promise.all([buildLane, proofsLane, following]);
       // Free the lease at once so that another node takes over without waiting for the ttl.
       if (held) {
         held = false;
