@@ -1,6 +1,6 @@
 // Writes test/durations.json, the wall time of each test file in seconds, from a full run's output: a Vitest
 // JSON report (`--reporter=json --outputFile=REPORT.json`) or the console log of `make test` (its lines
-// " ✓ path/file.test.ts (N tests) 1234ms"). test/support/sequencer.ts reads it to start the longest files first.
+// " ✓ path/file.test.ts (N tests) 1234ms", with the project's name before the path: " ✓  shared  path…"). test/support/sequencer.ts reads it to start the longest files first.
 // Run it after a quiet full run when files were added or changed much:
 //   node scripts/test-durations.ts REPORT.json|make-test.log
 import fs from 'node:fs';
@@ -21,7 +21,8 @@ if (text.trimStart().startsWith('{')) {
   }
 } else {
   const plain = text.replace(/\x1b\[[0-9;]*m/g, '');
-  for (const m of plain.matchAll(/^ [✓❯×] (\S+\.test\.ts) \(\d+ tests?[^)]*\) (\d+)ms/gmu))
+  // After the mark, the Vitest project's name when there are several (vitest.config.ts: shared, isolated).
+  for (const m of plain.matchAll(/^ [✓❯×] +(?:[a-z-]+ +)?(\S+\.test\.ts) \(\d+ tests?[^)]*\) (\d+)ms/gmu))
     seconds.set(m[1]!, Number(m[2]) / 1000);
 }
 if (seconds.size === 0) {
