@@ -32,11 +32,10 @@ import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { encodeSegmentHeader, INDEX_HEAD_PATH, parseIndexHead, segmentBits, segmentPath, type IndexHead } from '../core/index-segments.ts';
 import { encodeShard, hashPrefix, indexJsonChunks, type ShardRecord } from '../core/index-shard.ts';
-import { isDate, isIsoTime } from '../core/ledger.ts';
+import { isDate, isIsoTime, parseLedgerColumns } from '../core/ledger.ts';
 import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
 import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { leafHash } from '../core/merkle.ts';
-import { parseLedgerColumns } from '../core/ledger.ts';
 import { appendLeaves, encodeEntryBundle, entryBundlePath, parseEntryBundle, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { checkCosignatures } from './witness.ts';
@@ -157,10 +156,10 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     // The tree's right edge at the base: each level's partial tile, and the partial entry bundle.
     for (let level = 0, nodes = size; nodes > 0; level++, nodes = Math.floor(nodes / TILE_WIDTH)) {
       if (nodes % TILE_WIDTH === 0) continue;
-      const rel = tilePath(level, Math.floor(nodes / TILE_WIDTH), nodes % TILE_WIDTH);
-      const tile = await read(rel);
+      const index = Math.floor(nodes / TILE_WIDTH);
+      const tile = await read(tilePath(level, index, nodes % TILE_WIDTH));
       if (tile === undefined) return report({ days: state.days.length });
-      tiles.set(`${level}/${Math.floor(nodes / TILE_WIDTH)}`, tile);
+      tiles.set(`${level}/${index}`, tile);
     }
     if (size % TILE_WIDTH !== 0) {
       const rel = entryBundlePath(Math.floor(size / TILE_WIDTH), size % TILE_WIDTH);

@@ -22,6 +22,13 @@ import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
 import { loadKeys } from './verify.ts';
 
+interface PullOptions {
+  keys?: string;
+  timeout: string;
+  full?: boolean;
+  json?: boolean;
+}
+
 export function registerMirror(program: Command, _ctx: () => Context): void {
   const mirror = program.command('mirror').description('keep a verified copy of a public Timeseal archive');
   mirror
@@ -38,49 +45,47 @@ export function registerMirror(program: Command, _ctx: () => Context): void {
       'check the whole mirror again, not only what came after its last checkpoint, and fetch any file it lacks',
     )
     .option('--json', 'machine-readable output')
-    .action(
-      async (url: string, dir: string, opts: { keys?: string; timeout: string; full?: boolean; json?: boolean }) => {
-        const timeoutMs = Number(opts.timeout);
-        if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
-          throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
-        if (!/^https?:\/\//.test(url))
-          throw new UsageError(`the archive must be an http(s) URL, got ${JSON.stringify(url)}`);
-        if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder`);
-        const pinnedDir = path.join(dir, MIRROR_KEYS_DIR);
-        const pinned = hasPinnedKeys(dir);
-        if (!pinned && opts.keys === undefined)
-          throw new UsageError(
-            `the first pull into ${dir} needs the log's public keys: --keys DIR|URL (from a source you trust, not only the archive's host)`,
-          );
-        const keys = await loadKeys(pinned ? pinnedDir : opts.keys!, timeoutMs);
-        const keyFiles = opts.keys === undefined ? new Map() : await readKeyFiles(readerFor(opts.keys, timeoutMs));
-        if (pinned && opts.keys !== undefined)
-          checkSameIdentity(await readKeyFiles(readerFor(pinnedDir)), keyFiles, opts.keys);
-        const progress = process.stderr.isTTY ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-        const out = output(!!opts.json);
-        let report: MirrorReport;
-        try {
-          report = await pullMirror({
-            remote: readerFor(url, timeoutMs),
-            dir,
-            keys,
-            keyFiles,
-            full: !!opts.full,
-            ...(progress ? { progress } : {}),
-          });
-        } catch (err) {
-          if (!(err instanceof MirrorError) || !opts.json) throw err;
-          out.result({ ok: false, remote: url, dir, problem: err.message }, () => []);
-          process.stderr.write(`timeseal: ${err.message}\n`);
-          process.exitCode = 1;
-          return;
-        }
-        out.result(report, () => [
-          `OK: ${report.dir} mirrors ${report.remote} — ${report.days.after} day${report.days.after === 1 ? '' : 's'}, tree size ${report.treeSize.after}` +
-            (report.days.fetched.length > 0 ? ` (new: ${report.days.fetched.join(', ')})` : ' (no new day)') +
-            `; ${report.files} file${report.files === 1 ? '' : 's'} written, ${formatBytes(report.bytes)} in ${report.requests} request${report.requests === 1 ? '' : 's'}.`,
-          ...report.notes.map((n) => `  note: ${n}`),
-        ]);
-      },
-    );
+    .action(async (url: string, dir: string, opts: PullOptions) => {
+      const timeoutMs = Number(opts.timeout);
+      if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+        throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
+      if (!/^https?:\/\//.test(url))
+        throw new UsageError(`the archive must be an http(s) URL, got ${JSON.stringify(url)}`);
+      if (fs.existsSync(dir) && !fs.statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a folder`);
+      const pinnedDir = path.join(dir, MIRROR_KEYS_DIR);
+      const pinned = hasPinnedKeys(dir);
+      if (!pinned && opts.keys === undefined)
+        throw new UsageError(
+          `the first pull into ${dir} needs the log's public keys: --keys DIR|URL (from a source you trust, not only the archive's host)`,
+        );
+      const keys = await loadKeys(pinned ? pinnedDir : opts.keys!, timeoutMs);
+      const keyFiles = opts.keys === undefined ? new Map() : await readKeyFiles(readerFor(opts.keys, timeoutMs));
+      if (pinned && opts.keys !== undefined)
+        checkSameIdentity(await readKeyFiles(readerFor(pinnedDir)), keyFiles, opts.keys);
+      const progress = process.stderr.isTTY ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+      const out = output(!!opts.json);
+      let report: MirrorReport;
+      try {
+        report = await pullMirror({
+          remote: readerFor(url, timeoutMs),
+          dir,
+          keys,
+          keyFiles,
+          full: !!opts.full,
+          ...(progress ? { progress } : {}),
+        });
+      } catch (err) {
+        if (!(err instanceof MirrorError) || !opts.json) throw err;
+        out.result({ ok: false, remote: url, dir, problem: err.message }, () => []);
+        process.stderr.write(`timeseal: ${err.message}\n`);
+        process.exitCode = 1;
+        return;
+      }
+      out.result(report, () => [
+        `OK: ${report.dir} mirrors ${report.remote} — ${report.days.after} day${report.days.after === 1 ? '' : 's'}, tree size ${report.treeSize.after}` +
+          (report.days.fetched.length > 0 ? ` (new: ${report.days.fetched.join(', ')})` : ' (no new day)') +
+          `; ${report.files} file${report.files === 1 ? '' : 's'} written, ${formatBytes(report.bytes)} in ${report.requests} request${report.requests === 1 ? '' : 's'}.`,
+        ...report.notes.map((n) => `  note: ${n}`),
+      ]);
+    });
 }
