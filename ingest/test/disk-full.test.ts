@@ -6,7 +6,8 @@
 //
 // The full disk is real: as root, `timeseal serve` runs in a mount namespace of its own with a 1 MiB tmpfs on
 // the database's folder; the test reaches that folder through /proc/<pid>/root to fill it and free it again.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { timesealSync } from '../../test/support/cli-host.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -128,7 +129,7 @@ describe.skipIf(!root)('timeseal serve on a full disk (a real 1 MiB tmpfs)', () 
         TIMESEAL_NOW: '2025-11-03T12:00:00Z',
         TRUST_PROXY: '1',
       });
-      expect(spawnSync(BIN, ['keys', 'init'], { cwd: dir, env: childEnv(env), encoding: 'utf8' }).status).toBe(0);
+      expect(timesealSync(['keys', 'init'], { cwd: dir, env: childEnv(env) }).status).toBe(0);
       // unshare without --fork execs: the server keeps the child's pid, and /proc/<pid>/root shows its mounts.
       const child = spawn(
         'unshare',

@@ -6,6 +6,7 @@
 // the day is published too. The beta API's receipts are not kept; a refused submission keeps nothing. `timeseal
 // proof` prints the same bundle from the database, and empty receipts where there is none.
 import { spawnSync } from 'node:child_process';
+import { timesealSync } from '../../test/support/cli-host.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,17 +18,7 @@ import { buildLedgers } from '../../pipeline/build.ts';
 import { loadPublicKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import { tokenHash } from '../accounts/tokens.ts';
-import {
-  BIN,
-  childEnv,
-  makeFixture,
-  ORIGIN,
-  randomHash,
-  removeTempDirs,
-  tempDir,
-  TODAY,
-  type Fixture,
-} from './fixture.ts';
+import { childEnv, makeFixture, ORIGIN, randomHash, removeTempDirs, tempDir, TODAY, type Fixture } from './fixture.ts';
 
 const AT = [`${TODAY}T12:00:00.000Z`, `${TODAY}T12:00:05.000Z`, `${TODAY}T12:00:10.000Z`, `${TODAY}T12:00:15.000Z`];
 const NEXT_DAY = '2025-11-04';
@@ -250,7 +241,7 @@ describe("the site's receipts are kept and given back", () => {
 
   it('timeseal proof prints the same bundle from the database; without a database here, empty receipts, said on stderr', () => {
     const cli = (env: Record<string, string>) =>
-      spawnSync(BIN, ['proof', hash], { cwd: f.dir, env: childEnv({ ...f.env, ...env }), encoding: 'utf8' });
+      timesealSync(['proof', hash], { cwd: f.dir, env: childEnv({ ...f.env, ...env }) });
     const withDb = cli({});
     expect(withDb.status, withDb.stderr).toBe(0);
     expect(withDb.stderr).toBe('');

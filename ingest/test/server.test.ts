@@ -1,21 +1,11 @@
 // The real server, spawned as `timeseal serve`: kill -9 in the middle of concurrent submissions loses no
 // acknowledged hash; SIGTERM finishes and exits 0; --demo on an empty archive publishes yesterday's ledger
 // holding the sealed disclosure document.
-import { spawnSync } from 'node:child_process';
+import { timesealSync } from '../../test/support/cli-host.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import {
-  BIN,
-  childEnv,
-  projectEnv,
-  randomHash,
-  removeTempDirs,
-  ROOT,
-  sha256,
-  startServer,
-  tempDir,
-} from './fixture.ts';
+import { childEnv, projectEnv, randomHash, removeTempDirs, ROOT, sha256, startServer, tempDir } from './fixture.ts';
 
 afterAll(removeTempDirs);
 
@@ -24,7 +14,7 @@ function timeseal(
   env: Record<string, string>,
   args: string[],
 ): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(BIN, args, { cwd, env: childEnv(env), encoding: 'utf8' });
+  const r = timesealSync(args, { cwd, env: childEnv(env) });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

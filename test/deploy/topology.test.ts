@@ -5,13 +5,12 @@
 // with SIGKILL in the middle of concurrent submissions, nginx goes on answering through the other node, the
 // lease moves to the survivor, and the next ledger holds every acknowledged hash; the site's verified search
 // finds one of them in Chromium, through nginx.
-import { spawnSync } from 'node:child_process';
+import { timesealSync } from '../support/cli-host.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BIN,
   childEnv,
   projectEnv,
   randomHash,
@@ -39,7 +38,7 @@ function timeseal(
   args: string[],
   extra: Record<string, string> = {},
 ): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(BIN, args, { cwd: dir, env: childEnv({ ...env(0), ...extra }), encoding: 'utf8' });
+  const r = timesealSync(args, { cwd: dir, env: childEnv({ ...env(0), ...extra }) });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
+import { timesealSync } from '../support/cli-host.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SITE_DIR = path.join(ROOT, 'dist/site');
@@ -85,7 +86,10 @@ export function removeProject(project: Project): void {
 /** Runs the timeseal CLI; throws with its stderr on a non-zero exit. */
 export function cli(args: string[], options: { env: NodeJS.ProcessEnv; now?: string; input?: string }): string {
   const env = { ...options.env, ...(options.now ? { TIMESEAL_NOW: options.now } : {}) };
-  const result = spawnSync(TIMESEAL, args, { cwd: ROOT, env, encoding: 'utf8', input: options.input });
+  const result =
+    process.env.TIMESEAL_BIN === undefined
+      ? timesealSync(args, { cwd: ROOT, env, ...(options.input === undefined ? {} : { input: options.input }) })
+      : spawnSync(TIMESEAL, args, { cwd: ROOT, env, encoding: 'utf8', input: options.input });
   if (result.status !== 0) throw new Error(`timeseal ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   return result.stdout;
 }

