@@ -1,13 +1,13 @@
-// Helpers for the anchoring tests: temp projects, the real `timeseal` CLI run asynchronously (the loopback
-// servers live in the test process, so a blocking spawn would starve them), and the reference
+// Helpers for the anchoring tests: temp projects, the `timeseal` CLI run asynchronously (the loopback servers
+// live in the test process, so a blocking run would starve them), and the reference
 // implementation (Debian's python3-opentimestamps) reading .ots files.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { timesealAsync } from '../support/cli-host.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
-const BIN = path.join(ROOT, 'cli/bin/timeseal');
 /** The folder of the Node running the tests (the Makefile's: .tools/ when the machine's own is older than 24.8). */
 const NODE_BIN = path.dirname(process.execPath);
 export const OTS_VECTORS = path.join(ROOT, 'test/vectors/ots');
@@ -37,17 +37,11 @@ export function cliEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-export function cli(cwd: string, args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(BIN, args, { cwd, env: cliEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
+/** Runs `timeseal args` without blocking this thread (the stand-ins of this process answer it): in the CLI host
+ *  when it may (test/support/cli-host.ts), else the executable. */
+export async function cli(cwd: string, args: string[], env: Record<string, string>, input = ''): Promise<CliResult> {
+  const r = await timesealAsync(args, { cwd, env: cliEnv(env), input });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 export async function cliJson<T = any>(

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
-import { timesealSync } from '../support/cli-host.ts';
+import { timesealAsync, timesealSync } from '../support/cli-host.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'cli/bin/timeseal');
@@ -43,12 +43,17 @@ export function run(
 }
 
 /** As run(), without blocking the event loop (for CLI runs that talk to servers in this process). */
-export function runAsync(
+export async function runAsync(
   cwd: string,
   command: string,
   args: string[],
   extra: Record<string, string> = {},
 ): Promise<string> {
+  if (command === BIN) {
+    const r = await timesealAsync(args, { cwd, env: env(extra) });
+    if (r.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+    return r.stdout;
+  }
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { cwd, env: env(extra), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
