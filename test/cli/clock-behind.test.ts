@@ -2,7 +2,7 @@
 // on or before the last published day (a VM snapshot restored, an NTP step back, a wrong TIMESEAL_NOW) nothing
 // can be published. `timeseal ledger build` says the
 // clock is behind the archive and exits 1 (not "Nothing to publish"), touching nothing; `import` refuses with
-// the same words; `status` shows it. The real executable is spawned, as in ledger.test.ts.
+// the same words; `status` shows it. The commands run as in ledger.test.ts.
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { makeHashes, removeTempProjects, run, runJson, tempProject, treeDiff, treeDigest } from './helpers.ts';

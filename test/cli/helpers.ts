@@ -1,5 +1,6 @@
-// Helpers for the black-box tests of the `timeseal` CLI: temp project folders, running the real executable
-// (cli/bin/timeseal) with its own environment and stdin, hash files, whole-tree digests, and an
+// Helpers for the black-box tests of the `timeseal` CLI: temp project folders, running a command with its own
+// environment, folder and stdin (in the CLI host, test/support/cli-host.ts, or as the executable cli/bin/timeseal
+// where a process is the point), hash files, whole-tree digests, and an
 // RFC 6962 Merkle implementation written here on node:crypto only, independent of core/, so the tests check
 // the archive against the standard rather than against the code that wrote it.
 import { spawn, type ChildProcess } from 'node:child_process';
