@@ -160,9 +160,12 @@ async function batchRequest(server: string, hashes: string[], wantReceipt: boole
     const error = new TimesealClientError('http', `POST ${url}: HTTP ${res.status}: ${await errorText(res)}`, { status: res.status, ...(retryAfter === undefined ? {} : { retryAfter }) });
     return hashes.map((hash) => ({ hash, ok: false, error }));
   }
+  // A body cut short (the server killed while it answered) is a broken connection, thrown to the caller as one; a
+  // whole body that is not a batch answer means the server does not answer batches.
+  const text = await res.text();
   let body: unknown;
   try {
-    body = await res.json();
+    body = JSON.parse(text);
   } catch {
     return null;
   }

@@ -107,6 +107,28 @@ describe('stamp', () => {
     expect(t.interrupted).toMatchObject({ code: 'http', status: 503 });
   });
 
+  test('an answer cut short at the third batch (the server killed while it sent it) is a broken connection: temporary, nothing more sent', async () => {
+    const hashes = Array.from({ length: 10 }, hex);
+    let batches = 0;
+    const { fetch, calls } = fakeFetch((_m, _p, body) => {
+      const answer = JSON.stringify({ success: true, submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02', results: body.hashes.map((h: string) => ({ hash: h, status: 'accepted', receipt: 'AAEC' })) });
+      if (++batches !== 3) return new Response(answer, { status: 200, headers: { 'content-type': 'application/json' } });
+      // The status line and half of the body, then the connection's end.
+      const cut = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode(answer.slice(0, answer.length / 2)));
+          controller.error(new TypeError('terminated', { cause: { code: 'ECONNRESET' } }));
+        },
+      });
+      return new Response(cut, { status: 200, headers: { 'content-type': 'application/json' } });
+    });
+    const s = await stamp(hashes, { server: 'http://timeseal.test', fetch, batchSize: 2, attempts: 1 });
+    expect(calls).toHaveLength(3);
+    expect(s.results.map((r) => r.ok)).toEqual([true, true, true, true, ...Array(6).fill(false)]);
+    expect(s.interrupted).toMatchObject({ code: 'network' });
+    expect(s.results.slice(4).map((r) => !r.ok && isTemporary(r.error))).toEqual(Array(6).fill(true));
+  });
+
   test("a malformed hash is a 'usage' error before any request", async () => {
     const { fetch, calls } = fakeFetch(() => json(500, {}));
     await expect(stamp(['abc'], { server: 'http://timeseal.test', fetch })).rejects.toMatchObject({ code: 'usage' });
