@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { timesealSync } from '../support/cli-host.ts';
+import { timesealAsync, timesealSync } from '../support/cli-host.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const BIN = path.join(ROOT, 'cli/bin/timeseal');
@@ -79,7 +79,15 @@ export function runJson<T = any>(
   return { result, json };
 }
 
-/** Starts `timeseal <args>` without waiting; `exited` resolves when the process is gone. */
+/** Runs `timeseal <args>` in `cwd` without blocking this thread (servers of this process answer the command): in the
+ *  CLI host when it may (test/support/cli-host.ts), else the executable. */
+export async function runAsync(cwd: string, args: string[], options: RunOptions = {}): Promise<RunResult> {
+  const input = options.input === undefined ? undefined : options.input.toString();
+  const r = await timesealAsync(args, { cwd, env: cliEnv(options.env), ...(input === undefined ? {} : { input }) });
+  return { code: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Starts `timeseal <args>` as a process without waiting; `exited` resolves when the process is gone. */
 export function start(
   cwd: string,
   args: string[],

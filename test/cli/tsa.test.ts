@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startTsa, type LoopbackTsa, type TsaMode } from '../support/tsa.ts';
-import { flipByte, makeHashes, removeTempProjects, run, runJson, start, tempProject } from './helpers.ts';
+import { flipByte, makeHashes, removeTempProjects, run, runAsync, runJson, tempProject } from './helpers.ts';
 
 describe('RFC 3161 time-stamps of the ledger files', () => {
   let dir: string;
@@ -30,9 +30,9 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
     expect(built.code, built.stderr).toBe(0);
     return date;
   };
-  /** `timeseal tsa stamp --json` in its own process (the TSAs answer from this process meanwhile). */
+  /** `timeseal tsa stamp --json`, awaited (the TSAs answer from this process meanwhile). */
   const stamp = async (env: Record<string, string>) => {
-    const result = await start(dir, ['tsa', 'stamp', '--json'], { env }).exited;
+    const result = await runAsync(dir, ['tsa', 'stamp', '--json'], { env });
     return { result, json: JSON.parse(result.stdout || 'null') };
   };
   const tsrFiles = () =>

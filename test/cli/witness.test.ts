@@ -12,7 +12,7 @@ import { ed25519NoteSigner, parseVkey, seedFromPkcs8Pem, vkeyVerifier } from '..
 import { parseNote, signNote } from '../../core/note.ts';
 import { readTlogPolicy } from '../support/tlog-policy.ts';
 import { startWitness, type LoopbackWitness } from '../support/witness.ts';
-import { flipByte, makeHashes, removeTempProjects, run, runJson, start, tempProject } from './helpers.ts';
+import { flipByte, makeHashes, removeTempProjects, run, runAsync, runJson, tempProject } from './helpers.ts';
 
 const ORIGIN = 'localhost:8080';
 const lines = (file: string): string[] => fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
@@ -39,9 +39,9 @@ describe('witness cosignatures through the CLI', () => {
     expect(built.code, built.stderr).toBe(0);
     return date;
   };
-  /** The CLI in its own process, awaited (the witnesses answer from this process's event loop meanwhile). */
+  /** The CLI, awaited (the witnesses answer from this process's event loop meanwhile). */
   const cosign = async (extra: Record<string, string> = {}) => {
-    const result = await start(dir, ['witness', 'cosign', '--json'], { env: { ...env, ...extra } }).exited;
+    const result = await runAsync(dir, ['witness', 'cosign', '--json'], { env: { ...env, ...extra } });
     return { result, json: JSON.parse(result.stdout || 'null') };
   };
 

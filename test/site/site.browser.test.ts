@@ -733,19 +733,26 @@ describe('JavaScript budgets (built output, as served)', () => {
       const type = res.headers()['content-type'] ?? '';
       if (type.includes('javascript')) {
         files.push(new URL(res.url()).pathname);
+        const file = new URL(res.url()).pathname;
+        // A response that never finishes fails the test naming the file, instead of hanging it.
+        const late = new Promise<never>((_, reject) => {
+          setTimeout(() => reject(new Error(`${file}: its transfer did not finish within 30 s`)), 30_000).unref();
+        });
         sizes.push(
-          res
-            .request()
-            .sizes()
-            .then((s) => s.responseBodySize),
+          Promise.race([
+            res
+              .request()
+              .sizes()
+              .then((s) => s.responseBodySize),
+            late,
+          ]),
         );
       }
     });
     await page.goto(route);
-    // Every client:visible island hydrated (settled scrolls through the page), then no request for 500 ms: every
-    // script the page loads, including those its islands import once hydrated, has been transferred and counted.
+    // Every client:visible island hydrated (settled scrolls through the page): every script the page loads,
+    // including those its islands import to hydrate, has been requested; each is counted once it has arrived.
     await settled(page);
-    await page.waitForLoadState('networkidle');
     const inline = await page.evaluate(() =>
       Array.from(document.querySelectorAll('script:not([src])')).reduce((n, s) => n + (s.textContent?.length ?? 0), 0),
     );

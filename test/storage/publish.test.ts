@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { parseVkey, vkeyVerifier } from '../../core/cosignature.ts';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
-import { makeHashes, removeTempProjects, runJson, sleep, start } from '../cli/helpers.ts';
+import { makeHashes, removeTempProjects, runAsync, runJson, sleep, start } from '../cli/helpers.ts';
 import { cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
 import { startTsa } from '../support/tsa.ts';
 import { startWitness } from '../support/witness.ts';
@@ -88,9 +88,9 @@ it(
       algorithm: 'Ed25519',
       logs: new Map([['localhost:8080', [logKey]]]),
     });
-    // The CLI in its own process, awaited: the TSA and the witness answer from this process meanwhile.
+    // The CLI, awaited: the TSA and the witness answer from this process meanwhile.
     const json = async (args: string[], extra: Record<string, string>) => {
-      const result = await start(dir, [...args, '--json'], { env: { ...env, ...extra } }).exited;
+      const result = await runAsync(dir, [...args, '--json'], { env: { ...env, ...extra } });
       expect(result.code, result.stderr).toBe(0);
       return JSON.parse(result.stdout);
     };
