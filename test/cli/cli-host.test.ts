@@ -84,14 +84,15 @@ describe('the CLI host', () => {
   });
 
   test('is not used where a process is the point: stdin, serve, a planned kill, TIMESEAL_TEST_SPAWN=1', () => {
-    expect(canRunInHost(['status'], {}, undefined)).toBe(true);
-    expect(canRunInHost(['import', '-'], {}, undefined)).toBe(false);
-    expect(canRunInHost(['import', 'x.txt'], {}, 'abc')).toBe(false);
-    expect(canRunInHost(['serve'], {}, undefined)).toBe(false);
-    expect(canRunInHost(['ledger', 'build'], { TIMESEAL_TEST_KILL_AT: 'tiles:1' }, undefined)).toBe(false);
     const saved = process.env.TIMESEAL_TEST_SPAWN;
-    process.env.TIMESEAL_TEST_SPAWN = '1';
+    delete process.env.TIMESEAL_TEST_SPAWN;
     try {
+      expect(canRunInHost(['status'], {}, undefined)).toBe(true);
+      expect(canRunInHost(['import', '-'], {}, undefined)).toBe(false);
+      expect(canRunInHost(['import', 'x.txt'], {}, 'abc')).toBe(false);
+      expect(canRunInHost(['serve'], {}, undefined)).toBe(false);
+      expect(canRunInHost(['ledger', 'build'], { TIMESEAL_TEST_KILL_AT: 'tiles:1' }, undefined)).toBe(false);
+      process.env.TIMESEAL_TEST_SPAWN = '1';
       expect(canRunInHost(['status'], {}, undefined)).toBe(false);
     } finally {
       if (saved === undefined) delete process.env.TIMESEAL_TEST_SPAWN;
