@@ -36,7 +36,10 @@ function startHost(): { worker: Worker; answers: MessagePort } {
   });
   worker.unref();
   port1.unref();
-  worker.once('exit', () => (host = undefined));
+  // A thread that ended (its start failed, or it was ended after a timeout) is replaced at the next command.
+  worker.once('exit', () => {
+    if (host?.worker === worker) host = undefined;
+  });
   return { worker, answers: port1 };
 }
 
