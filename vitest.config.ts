@@ -39,6 +39,10 @@ export default defineConfig({
     // Three files share two cores, so a test may take longer than alone: the limits leave room for that.
     testTimeout: 120_000,
     hookTimeout: 180_000,
+    // expect.poll gives up after 1 s by default. A browser verifying a bundle (two signatures, a Merkle proof, a
+    // Bitcoin header) needed more than that while three files shared the two cores, and a stop failed on it. A
+    // condition that never comes true still fails, after 30 s.
+    expect: { poll: { timeout: 30_000 } },
     pool: 'forks',
     // Three files at a time on the 2-core machines this runs on (Vitest's default is one fewer than the cores).
     // With two, a fifth of the CPU stayed idle: files wait on their servers, on child processes and on time (a
