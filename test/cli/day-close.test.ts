@@ -286,7 +286,8 @@ describe("a node's clock against the database's (PostgreSQL)", () => {
     expect(stats.submissionsOpen).toBe(false);
     expect(stats.problem).toMatch(/clock is \d+ s behind its database's/);
     expect(stats.queueSize).toBe(0);
-    expect(skewed.stderr()).toMatch(/CLOCK SKEW: The server's clock is \d+ s behind its database's/);
+    // The JSON log is buffered and written at least every second (runtime/logger.ts): wait for the line.
+    await expect.poll(() => skewed.stderr()).toMatch(/CLOCK SKEW: The server's clock is \d+ s behind its database's/);
     expect(await submit(good, hash)).toBe(201);
     const goodStats = (await (await fetch(`${good.url}/api/queue-stats.php`)).json()) as {
       submissionsOpen: boolean;

@@ -58,7 +58,8 @@ it(
       for (const end = Date.now() + 30_000; !(await servedDays(url!)).includes(day(1)) && Date.now() < end;)
         await sleep(200);
       expect(await servedDays(url!)).toEqual([day(1)]);
-      expect(out).toContain('schedule held by another node: this node skips its steps');
+      // The JSON log is buffered and written at least every second (runtime/logger.ts): wait for the line.
+      await expect.poll(() => out).toContain('schedule held by another node: this node skips its steps');
 
       // The writer publishes day 2 under the lease it holds.
       importDay(dir, 2, makeHashes('follow', 20, 30));
@@ -74,7 +75,9 @@ it(
       expect(await servedDays(url!)).toEqual([day(1), day(2)]);
       // Within a few lease checks (every ttl/3 = 3 s) and the pull of one day.
       expect(Date.now() - since).toBeLessThan(25_000);
-      expect(out).toContain('working copy brought up to date from the archive (another node publishes it)');
+      await expect
+        .poll(() => out)
+        .toContain('working copy brought up to date from the archive (another node publishes it)');
       expect(out).not.toMatch(/"step":"ledger build"/);
       expect(await storeDigest(bucket)).toEqual(published);
     } finally {
