@@ -1,5 +1,5 @@
 // The archive's storage contract: what the archive writer needs of wherever the public archive lives (a folder,
-// or an S3 bucket), in five calls. Two kinds of writes, as docs/FORMAT.md §10 separates the files:
+// or an S3 bucket), in seven calls. Two kinds of writes and one removal, as docs/FORMAT.md §10 separates the files:
 // - create: an immutable object (daily files, tiles, entry bundles, index segments, RFC 3161 tokens) is created
 //   only if absent. If it exists, identical bytes are success (a rerun after a crash rewrites what it already
 //   wrote) and other bytes are a hard error naming the object: a published object is never overwritten.
@@ -8,11 +8,15 @@
 //   is a compare-and-swap: replaced only if the object is still at that version, else StaleVersionError and the
 //   object is left as it was, so a writer that was stopped (and replaced by another) cannot put an older
 //   checkpoint or days.json back over a newer one.
+// - remove: the one deletion, of an index segment a merge retired (no index head names it any more), which the
+//   build removes from its folder an hour or more after the merge (pipeline/segment-files.ts); the publication
+//   then removes it from the store too. Nothing else is ever removed.
 // Every object carries the cache class the server gives its path (immutable, short-lived, revalidated), so that
 // a CDN or nginx in front of a bucket keeps the classes `timeseal serve` answers with.
 // Engines: folder.ts (today's files, byte for byte) and s3.ts; open.ts picks one from TIMESEAL_ARCHIVE.
 // The conformance tests every engine must pass: test/storage/contract.ts.
 import { TimesealError } from '../../core/errors.ts';
+import { parseSegmentPath } from '../../core/index-segments.ts';
 import { UsageError } from '../../runtime/config.ts';
 import type { ArchiveReader } from '../archive-reader.ts';
 
@@ -49,6 +53,9 @@ export interface ArchiveStore {
   exists(rel: string): Promise<boolean>;
   /** Every object whose path starts with `prefix` ('' for all), in byte order of their paths. */
   list(prefix: string): Promise<string[]>;
+  /** Removes the object `rel`; nothing happens when there is none. Only for index segments a merge retired (see
+   * the module comment): refused (UsageError) for any other path. */
+  remove(rel: string): Promise<void>;
 }
 
 const NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
@@ -59,6 +66,12 @@ export function checkObjectPath(rel: string): string {
   if (rel.length === 0 || rel.length > 512 || !rel.split('/').every((name) => NAME.test(name))) {
     throw new UsageError(`not an archive object path: ${JSON.stringify(rel.slice(0, 100))}`);
   }
+  return rel;
+}
+
+/** Checks that `rel` is an object the archive may remove: an index segment file (index/<from>-<to>.idx). */
+export function checkRemovable(rel: string): string {
+  if (parseSegmentPath(checkObjectPath(rel)) === null) throw new UsageError(`only retired index segments are removed from an archive, not ${rel}`);
   return rel;
 }
 

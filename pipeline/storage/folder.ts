@@ -4,13 +4,13 @@
 // rename). Cache classes are the server's business here: `timeseal serve` or nginx derive them from the path.
 // An object's version is the SHA-256 of its bytes; a conditional replace compares and renames while holding a
 // kernel lock (pipeline/lock.ts, `.replace-lock` at the root), so two processes cannot both pass the comparison.
-// Names starting with a dot (locks, temp files) are no objects and are never listed.
+// Names starting with a dot (locks, temp files) are no objects and are never listed. Remove deletes the file.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { readOptional, TEMP_DIR, writeImmutable, writeMutable } from '../files.ts';
+import { forgetListings, readOptional, TEMP_DIR, writeImmutable, writeMutable } from '../files.ts';
 import { withLock } from '../lock.ts';
-import { checkListPrefix, checkObjectPath, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
+import { checkListPrefix, checkObjectPath, checkRemovable, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
 
 /** The lock held around a conditional replace, at the root of the folder. */
 const REPLACE_LOCK = '.replace-lock';
@@ -74,6 +74,12 @@ export class FolderArchiveStore implements ArchiveStore {
       throw err;
     });
     return stat?.isFile() ?? false;
+  }
+
+  async remove(rel: string): Promise<void> {
+    fs.rmSync(path.join(this.root, checkRemovable(rel)), { force: true });
+    // The build's cached folder listings (pipeline/files.ts) must not name it any more.
+    forgetListings();
   }
 
   async list(prefix: string): Promise<string[]> {

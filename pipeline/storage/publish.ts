@@ -7,11 +7,28 @@
 //   2. the mutable objects that changed: a day's .ots and cosignatures, then days.json (the commit point), the
 //      index head, the latest checkpoint, the other files, the status files last; each a compare-and-swap against
 //      the version this writer last read or wrote (ArchiveStore.replace with a version).
-// What the store is known to hold is recorded beside the working copy: the immutable paths sent
-// (`<copy>.published.json`), and each mutable object's SHA-256 and version as last read or written
-// (`<copy>.versions.json`, saved after each replace). A run killed during the upload loses at most its record's
-// last part: the next run sends again what the record lacks (create-only, identical bytes) and finishes; readers
-// meanwhile see the previous days.json and the days it names.
+// What the store is known to hold is recorded beside the working copy (`<copy>.published.json`): when the last
+// complete publication began (`since`), the change time of each folder then, and the immutable paths sent or
+// pulled since; and each mutable object's SHA-256 and version as last read or written (`<copy>.versions.json`,
+// saved after each replace). A run killed during the upload loses at most its record's last part: the next run
+// sends again what the record lacks (create-only, identical bytes) and finishes; readers meanwhile see the
+// previous days.json and the days it names.
+// What changed is found without reading the whole copy, so that a day's publication costs the same on day 3,650
+// as on day 10: every file the steps write is renamed into place (pipeline/files.ts), which sets its change time
+// (ctime, which no tool can set back, unlike mtime) and that of its folder. A folder of tiles whose change time
+// is the one recorded has gained and lost nothing, and is not read; in every other folder (the root with the
+// days' files, index/, block-info/) each file's change time is looked at, so a file edited in place is seen too.
+// A file is offered when it changed after `since` (less two seconds, for file systems with coarse times); with
+// no record (a first run, a lost record), every file is. Deleting the record makes the next run offer everything
+// again.
+// Index segments a merge retired are removed from the store as the build removes them from its folder
+// (pipeline/segment-files.ts), a run after the head stopped naming them: the record keeps the segments the
+// published head named (`head`), and those a newer published head no longer names (`retiring`). A segment is
+// removed at a later publication than the one whose head retired it, after the commit point, once the build has
+// removed it from the copy, so a reader that fetched the previous head has had at least one run's interval to
+// finish with it. Objects no published head ever named (uploaded by a writer killed or fenced before its commit
+// point) are left alone. A segment a merge retired in the run that made it is sent (the store holds what the folder
+// holds) and is retiring at once.
 // Fencing: `fence` (the schedule lease, cli/archive-publish.ts) is asked before each phase, and a writer stopped
 // after asking (a pause, a long swap-out) still cannot put an older days.json or checkpoint back over a newer one:
 // the store refuses a replace naming a version another writer has replaced, and the run ends there, naming it.
@@ -47,8 +64,28 @@ interface Known {
 /** What the store is known to hold (see the module comment), for one store location. */
 interface PublishRecord {
   store: string;
+  /** The immutable paths known to be in the store among those changed since `since` (sent, pulled, or offered by
+   * the last complete publication); all of them when `since` is unknown. */
   immutable: Set<string>;
   mutable: Map<string, Known>;
+  /** When the last complete publication began (ms, the clock of file change times); undefined: unknown, and
+   * every file of the copy is offered. */
+  since: number | undefined;
+  /** Each folder of the copy ('' for its root) and its change time (ms) at that publication. */
+  folders: Map<string, number>;
+  /** The index segments the store's head names, as this writer last published or read it (undefined: unknown). */
+  head: string[] | undefined;
+  /** Segments a published head stopped naming, still in the store (see the module comment). */
+  retiring: Set<string>;
+}
+
+/** The contents of `<copy>.published.json`. Its first form held only `objects` (every immutable path sent). */
+interface PublishedFile {
+  objects?: string[];
+  since?: number;
+  folders?: Record<string, number>;
+  head?: string[];
+  retiring?: string[];
 }
 
 /** The record's files, beside the working copy (not in it: the archive holds only archive files): the immutable
@@ -70,30 +107,103 @@ function readRecordFile<T>(file: string, location: string): T | undefined {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
-  const data = JSON.parse(text) as { store?: unknown; objects?: T };
-  return data.store === location ? data.objects : undefined;
+  const data = JSON.parse(text) as { store?: unknown } & T;
+  return data.store === location ? data : undefined;
 }
 
 function readRecord(folder: string, location: string): PublishRecord {
+  const published = readRecordFile<PublishedFile>(publishRecordPath(folder), location);
   return {
     store: location,
-    immutable: new Set(readRecordFile<string[]>(publishRecordPath(folder), location) ?? []),
-    mutable: new Map(Object.entries(readRecordFile<Record<string, Known>>(versionsPath(folder), location) ?? {})),
+    immutable: new Set(published?.objects ?? []),
+    mutable: new Map(Object.entries(readRecordFile<{ objects?: Record<string, Known> }>(versionsPath(folder), location)?.objects ?? {})),
+    since: published?.since,
+    folders: new Map(Object.entries(published?.folders ?? {})),
+    head: published?.head,
+    retiring: new Set(published?.retiring ?? []),
   };
 }
 
-function writeRecordFile(file: string, store: string, objects: unknown): void {
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ store, objects }));
+function writeRecordFile(file: string, content: object): void {
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(content));
   fs.renameSync(`${file}.tmp`, file);
 }
 
 function saveVersions(folder: string, record: PublishRecord): void {
-  writeRecordFile(versionsPath(folder), record.store, Object.fromEntries([...record.mutable].sort(([a], [b]) => (a < b ? -1 : 1))));
+  writeRecordFile(versionsPath(folder), { store: record.store, objects: Object.fromEntries([...record.mutable].sort(([a], [b]) => (a < b ? -1 : 1))) });
 }
 
 function saveRecord(folder: string, record: PublishRecord): void {
-  writeRecordFile(publishRecordPath(folder), record.store, [...record.immutable].sort());
+  const published: PublishedFile = { objects: [...record.immutable].sort() };
+  if (record.since !== undefined) {
+    published.since = record.since;
+    published.folders = Object.fromEntries([...record.folders].sort(([a], [b]) => (a < b ? -1 : 1)));
+  }
+  if (record.head !== undefined) published.head = record.head;
+  if (record.retiring.size > 0) published.retiring = [...record.retiring].sort();
+  writeRecordFile(publishRecordPath(folder), { store: record.store, ...published });
   saveVersions(folder, record);
+}
+
+/** Files changed at most this long before `since` are offered again: file systems whose times are coarse (FAT: 2 s)
+ * may date a file written just after a publication began before it. */
+const SINCE_MARGIN_MS = 2000;
+
+/** Folders whose files never change or go (tiles and entry bundles): when the folder's change time is the recorded
+ * one, its files are not looked at. */
+const isTileFolder = (rel: string): boolean => rel === 'tile' || rel.startsWith('tile/');
+
+interface Scan {
+  /** The files that changed since the record's `since` (every file without one), as archive paths, sorted. */
+  changed: string[];
+  /** Every folder and its change time now. */
+  folders: Map<string, number>;
+  /** Files whose change time was looked at (or listed, without a record). */
+  looked: number;
+  /** When the scan began (ms): the next `since` once this publication completes. */
+  began: number;
+}
+
+/** The files of the working copy changed since the last complete publication (see the module comment); names
+ * starting with a dot (temp files, locks) are none. */
+function scanCopy(folder: string, record: PublishRecord): Scan {
+  const began = Date.now();
+  const since = record.since;
+  const scan: Scan = { changed: [], folders: new Map(), looked: 0, began };
+  // The recorded folders by parent: the subfolders of a folder that has not changed are the recorded ones.
+  const children = new Map<string, string[]>();
+  for (const rel of record.folders.keys()) {
+    if (rel === '') continue;
+    const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
+    children.set(parent, [...(children.get(parent) ?? []), rel]);
+  }
+  const visit = (rel: string): void => {
+    const dir = path.join(folder, rel);
+    let ctime: number;
+    try {
+      ctime = fs.statSync(dir).ctimeMs;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    scan.folders.set(rel, ctime);
+    if (since !== undefined && isTileFolder(rel) && record.folders.get(rel) === ctime) {
+      for (const child of children.get(rel) ?? []) visit(child);
+      return;
+    }
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name.startsWith('.')) continue;
+      const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory()) visit(child);
+      else if (entry.isFile()) {
+        scan.looked++;
+        if (since === undefined || fs.statSync(path.join(folder, child)).ctimeMs >= since - SINCE_MARGIN_MS) scan.changed.push(child);
+      }
+    }
+  };
+  visit('');
+  scan.changed.sort();
+  return scan;
 }
 
 /** Every file of the working copy, as archive paths; names starting with a dot (temp files, locks) are none. */
@@ -159,7 +269,12 @@ export interface PublishReport {
   present: number;
   /** Mutable objects replaced (or found already holding the working copy's bytes). */
   replaced: number;
+  /** Retired index segments removed from the store. */
+  removed: number;
   bytes: number;
+  /** Files of the working copy whose change time was looked at: the copy's root, index/ and block-info/, and the
+   * tile folders that changed (every file when there was no record). */
+  looked: number;
   seconds: number;
 }
 
@@ -168,9 +283,9 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
   const started = performance.now();
   const { folder, store } = options;
   const record = readRecord(folder, store.location);
-  const files = listFiles(folder);
-  const immutable = files.filter((rel) => cacheClass(rel) === 'immutable' && !record.immutable.has(rel));
-  const mutable = files
+  const scan = scanCopy(folder, record);
+  const immutable = scan.changed.filter((rel) => cacheClass(rel) === 'immutable' && !record.immutable.has(rel));
+  const mutable = scan.changed
     .filter((rel) => cacheClass(rel) !== 'immutable')
     .map((rel) => {
       const bytes = readOptional(folder, rel)!;
@@ -178,8 +293,27 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
     })
     .filter((m) => record.mutable.get(m.rel)?.sha256 !== m.sha256)
     .sort((a, b) => mutableRank(a.rel) - mutableRank(b.rel) || (a.rel < b.rel ? -1 : 1));
-  const report: PublishReport = { store: store.location, created: 0, present: 0, replaced: 0, bytes: 0, seconds: 0 };
-  if (immutable.length === 0 && mutable.length === 0) return report;
+  // Retired segments the build may have removed from index/ since (its change time moved).
+  const retiring = [...record.retiring];
+  const indexChanged = scan.folders.get('index') !== record.folders.get('index') || record.since === undefined;
+  const removing = indexChanged && retiring.length > 0;
+  const report: PublishReport = { store: store.location, created: 0, present: 0, replaced: 0, removed: 0, bytes: 0, looked: scan.looked, seconds: 0 };
+  // Every file changed before the scan is in the store now. The immutable ones of this run stay in the record: a file
+  // changed within the margin before `began` is looked at again next time, and is known, not sent again. So do the
+  // record's when the last publication began within that margin too (files older than that are outside it).
+  const complete = (): void => {
+    const offered = scan.changed.filter((rel) => cacheClass(rel) === 'immutable');
+    const recent = record.since !== undefined && record.since >= scan.began - SINCE_MARGIN_MS;
+    record.immutable = new Set(recent ? [...record.immutable, ...offered] : offered);
+    record.since = scan.began;
+    record.folders = scan.folders;
+  };
+  if (immutable.length === 0 && mutable.length === 0 && !removing) {
+    complete();
+    saveRecord(folder, record);
+    report.seconds = (performance.now() - started) / 1000;
+    return report;
+  }
   await options.fence();
   try {
     options.progress?.(`publishing ${immutable.length} immutable and ${mutable.length} mutable objects to ${store.location}`);
@@ -194,6 +328,10 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
       record.immutable.add(rel);
       testPause('immutable', ++done);
     });
+    // Segments the copy's head does not name: retired by a merge in the run that made them.
+    const headBytes = readOptional(folder, INDEX_HEAD_PATH);
+    const named = new Set(headBytes === undefined ? [] : parseIndexHead(fromUtf8(headBytes, INDEX_HEAD_PATH)).segments.map(segmentPath));
+    for (const rel of immutable) if (parseSegmentPath(rel) !== null && !named.has(rel)) record.retiring.add(rel);
     saveRecord(folder, record);
 
     await options.fence();
@@ -218,15 +356,45 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
         version = now.version;
       }
       record.mutable.set(rel, { sha256, version });
+      if (rel === INDEX_HEAD_PATH) noteHead(record, bytes);
       saveVersions(folder, record);
       report.replaced++;
       testPause('mutable', i + 1);
     }
+
+    if (removing) {
+      await options.fence();
+      report.removed = await removeRetiredSegments(folder, store, record, retiring);
+    }
+    complete();
   } finally {
     saveRecord(folder, record);
   }
   report.seconds = (performance.now() - started) / 1000;
   return report;
+}
+
+/** Notes the segments a head of the store names (one this writer published or read): those the previous one named
+ * and this one does not are retiring (see the module comment). */
+function noteHead(record: PublishRecord, bytes: Uint8Array): void {
+  const named = parseIndexHead(fromUtf8(bytes, INDEX_HEAD_PATH)).segments.map(segmentPath);
+  const now = new Set(named);
+  for (const rel of record.head ?? []) if (!now.has(rel)) record.retiring.add(rel);
+  for (const rel of named) record.retiring.delete(rel);
+  record.head = named;
+}
+
+/** Removes from the store the segments of `retiring` (retired by a head published before this run) that the build
+ * has removed from the working copy; returns how many. Called after this run's head was published. */
+async function removeRetiredSegments(folder: string, store: ArchiveStore, record: PublishRecord, retiring: readonly string[]): Promise<number> {
+  let removed = 0;
+  for (const rel of retiring) {
+    if (!record.retiring.has(rel) || fs.existsSync(path.join(folder, rel))) continue;
+    await store.remove(rel);
+    record.retiring.delete(rel);
+    removed++;
+  }
+  return removed;
 }
 
 export interface CatchUpOptions {
@@ -265,8 +433,9 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
     return { state };
   };
   const localBytes = readOptional(folder, DAYS_PATH);
-  // Unchanged since this copy last published or read it, and the copy's still the same (not removed or replaced).
-  if (known?.version === remote.version && localBytes !== undefined && contentVersion(localBytes) === known.sha256) return adopt('current');
+  // Unchanged since this copy last published or read it, and the copy's still the same (not removed or replaced):
+  // the record already holds the versions of what this copy published or read (no walk of the whole copy).
+  if (known?.version === remote.version && localBytes !== undefined && contentVersion(localBytes) === known.sha256) return { state: 'current' };
   if (localBytes !== undefined && equalBytes(localBytes, remote.bytes)) return await adopt('current');
   const localDays = localBytes === undefined ? [] : parseDays(fromUtf8(localBytes, DAYS_PATH)).days;
   const remoteFile = parseDays(fromUtf8(remote.bytes, DAYS_PATH));
@@ -310,7 +479,8 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
 /** Every immutable object of the store (of index segments, those its head names), written under `dir` at its
  * archive path, `concurrency` at a time; returns their paths. */
 async function fetchImmutable(store: ArchiveStore, dir: string, concurrency: number): Promise<Set<string>> {
-  // Index segments that merges retired stay in the store (nobody removes them there): only the head's are wanted.
+  // Only the head's index segments are wanted: a store may still hold retired ones (the publication removes them
+  // only once the writer's build has removed them from its copy, and stores published before it did so never).
   const head = await store.read(INDEX_HEAD_PATH);
   const named = new Set(head === undefined ? [] : parseIndexHead(fromUtf8(head, INDEX_HEAD_PATH)).segments.map(segmentPath));
   const wanted = (await store.list('')).filter((rel) => cacheClass(rel) === 'immutable' && (parseSegmentPath(rel) === null || named.has(rel)));
@@ -354,7 +524,9 @@ async function learnVersions(folder: string, store: ArchiveStore, record: Publis
   for (const rel of listFiles(folder)) {
     if (cacheClass(rel) === 'immutable' || record.mutable.has(rel)) continue;
     const found = await store.readVersioned(rel);
-    if (found !== undefined) record.mutable.set(rel, { sha256: contentVersion(found.bytes), version: found.version });
+    if (found === undefined) continue;
+    record.mutable.set(rel, { sha256: contentVersion(found.bytes), version: found.version });
+    if (rel === INDEX_HEAD_PATH) noteHead(record, found.bytes);
   }
   saveRecord(folder, record);
 }
@@ -382,6 +554,7 @@ function storeReader(store: ArchiveStore, days: Uint8Array, record: PublishRecor
     if (found === undefined) return undefined;
     if (cacheClass(rel) === 'immutable') record.immutable.add(rel);
     else record.mutable.set(rel, { sha256: contentVersion(found.bytes), version: found.version });
+    if (rel === INDEX_HEAD_PATH) noteHead(record, found.bytes);
     return rel === DAYS_PATH ? days : found.bytes;
   };
   return archiveStoreReader(store.location, read);

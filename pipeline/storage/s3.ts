@@ -6,6 +6,7 @@
 // - replace: a PutObject (S3 replaces an object whole: readers get the old or the new one); conditional, with
 //   `If-Match: <ETag>` (a version is the ETag, unquoted: Ceph RGW matches only an unquoted one, AWS either) or
 //   `If-None-Match: *`; a 412 (or AWS's 404 for If-Match on no object) is a StaleVersionError.
+// - remove (retired index segments only): DeleteObject.
 // Stores that ignore the condition would silently overwrite, so the engine is opened only after a probe
 // (probeConditionalWrites) shows that a second create-only PUT of one key is refused; an operator may instead
 // accept plain PUTs explicitly, and then create reads the object first and writes only when it is absent — safe
@@ -17,7 +18,7 @@ import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { ConflictError } from '../files.ts';
 import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
-import { checkListPrefix, checkObjectPath, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
+import { checkListPrefix, checkObjectPath, checkRemovable, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
 import { byteOrder } from './folder.ts';
 
 /** Where an S3 archive is: a bucket and a key prefix ('' or a path without leading or trailing `/`). */
@@ -188,6 +189,16 @@ export class S3ArchiveStore implements ArchiveStore {
       token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     } while (token !== undefined);
     return found.sort(byteOrder);
+  }
+
+  async remove(rel: string): Promise<void> {
+    checkRemovable(rel);
+    try {
+      // S3 answers 204 whether or not there was such an object; some look-alikes answer 404 for none.
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.key(rel) }));
+    } catch (err) {
+      if (statusOf(err) !== 404) throw this.failed('remove', rel, err);
+    }
   }
 
   private where(rel: string): string {

@@ -194,6 +194,28 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
       expect(await store.list('tile/0/x001/')).toHaveLength(50);
     });
 
+    it('remove: a retired index segment goes (absent: nothing happens); any other object is refused and stays', async () => {
+      expect(await store.create('index/0-99.idx', bytes('segment'))).toBe(true);
+      expect(await store.create('index/100-199.idx', bytes('kept'))).toBe(true);
+      await store.replace('index/segments.json', bytes('{}'));
+      await store.remove('index/0-99.idx');
+      expect(await store.exists('index/0-99.idx')).toBe(false);
+      await store.remove('index/0-99.idx');
+      expect(await store.list('index/')).toEqual(['index/100-199.idx', 'index/segments.json']);
+      // Removed, it can be created again (a rebuilt merge makes the same bytes).
+      expect(await store.create('index/0-99.idx', bytes('segment'))).toBe(true);
+      for (const rel of [
+        'index/segments.json',
+        '2025-11-02.json',
+        'tile/0/000',
+        'index/0-99.idx.tmp',
+        '../index/1-2.idx',
+      ]) {
+        await expect(store.remove(rel), rel).rejects.toThrow(/not an archive object path|only retired index segments/);
+      }
+      expect(text(await store.read('index/segments.json'))).toBe('{}');
+    });
+
     it('paths outside the archive, hidden or malformed are refused before anything is written', async () => {
       for (const rel of [
         '',

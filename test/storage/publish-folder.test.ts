@@ -5,6 +5,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
+import { cacheClass } from '../../core/archive.ts';
+import { INDEX_HEAD_PATH, parseIndexHead, segmentPath } from '../../core/index-segments.ts';
+import { forgetListings } from '../../pipeline/files.ts';
 import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
 import { catchUpWorkingCopy, publishRecordPath, publishWorkingCopy } from '../../pipeline/storage/publish.ts';
 import { loadPublicKeys } from '../../runtime/keys.ts';
@@ -116,4 +119,104 @@ it('an object in the store with other bytes than the copy stops the publication 
   // The commit point and the other mutable objects were never written: readers see no day.
   expect(await target.exists('days.json')).toBe(false);
   expect(await target.exists('checkpoint')).toBe(false);
+});
+
+it("a day's publication looks at the changed folders only: nothing sent twice, a file renamed in with an old mtime is sent, one edited in place too; a record of the first form is read once", async () => {
+  const dir = project('publish-folder-scan');
+  buildDay(dir, 1, makeHashes('scan', 600));
+  const copy = path.join(dir, 'ledgers');
+  const target = new FolderArchiveStore(path.join(tempProject('publish-folder-scan-target'), 'archive'));
+  const first = await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  const files = folderDigest(copy).size;
+  expect(first.looked).toBe(files);
+  const tileFiles = [...folderDigest(copy).keys()].filter((rel) => rel.startsWith('tile/')).length;
+  expect(tileFiles).toBeGreaterThan(3);
+
+  // Nothing changed: the tile folders are not read, nothing is sent.
+  const idle = await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  expect(idle).toMatchObject({ created: 0, present: 0, replaced: 0, removed: 0, looked: files - tileFiles });
+
+  // A second day: its files and the changed mutable ones are sent, nothing published before is offered again.
+  buildDay(dir, 2, makeHashes('scan', 300, 600));
+  const before = folderDigest(target.location);
+  const second = await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  const after = folderDigest(copy);
+  const newImmutable = [...after.keys()].filter((rel) => !before.has(rel) && cacheClass(rel) === 'immutable');
+  expect(second.created).toBe(newImmutable.length);
+  expect(second.present).toBe(0);
+  expect(second.looked).toBeLessThan(after.size);
+  expect(folderDigest(target.location)).toEqual(after);
+
+  // A tile restored by hand with its old modification time (cp -a, rsync -t) into an unchanged folder is still
+  // seen: its folder's change time moved. A mutable file edited in place (no rename) is seen by its own.
+  const tile = [...after.keys()].find((rel) => /^tile\/0\/\d{3}$/.test(rel))!;
+  fs.rmSync(path.join(target.location, tile));
+  forgetListings(); // as another process would: this one's folder engine keeps the listings it wrote
+  const extra = `${path.dirname(tile)}/999.p/1`;
+  fs.mkdirSync(path.join(copy, path.dirname(extra)), { recursive: true });
+  fs.writeFileSync(path.join(copy, extra), 'x');
+  fs.utimesSync(path.join(copy, extra), new Date('2020-01-01'), new Date('2020-01-01'));
+  fs.appendFileSync(path.join(copy, 'block_info.json'), ' ');
+  const third = await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  expect(third).toMatchObject({ created: 1, replaced: 1 });
+  expect(new TextDecoder().decode(await target.read(extra))).toBe('x');
+  // The tile removed from the target behind the record's back is not noticed: the record says it was sent.
+  expect(await target.exists(tile)).toBe(false);
+
+  // The first form of the record (every path sent, no times): every file looked at once, what it lists not sent
+  // again (the new file, which it lacks, is offered and found there).
+  fs.writeFileSync(
+    publishRecordPath(copy),
+    JSON.stringify({
+      store: target.location,
+      objects: [...after.keys()].filter((rel) => cacheClass(rel) === 'immutable'),
+    }),
+  );
+  const upgraded = await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  expect(upgraded).toMatchObject({ created: 0, present: 1, looked: after.size + 1 });
+  expect((await publishWorkingCopy({ folder: copy, store: target, fence: noFence })).looked).toBeLessThan(after.size);
+  // No record: everything offered again, and the tile lost from the target is sent.
+  fs.rmSync(publishRecordPath(copy));
+  expect(await publishWorkingCopy({ folder: copy, store: target, fence: noFence })).toMatchObject({
+    created: 1,
+    looked: after.size + 1,
+  });
+  expect(folderDigest(target.location)).toEqual(folderDigest(copy));
+});
+
+it('index segments a merge retired leave the store once the build has removed them from the copy; the head names every segment the store keeps', async () => {
+  const dir = project('publish-folder-retired');
+  const copy = path.join(dir, 'ledgers');
+  const target = new FolderArchiveStore(path.join(tempProject('publish-folder-retired-target'), 'archive'));
+  const segments = (root: string): string[] =>
+    fs.existsSync(path.join(root, 'index'))
+      ? fs
+          .readdirSync(path.join(root, 'index'))
+          .filter((n) => n.endsWith('.idx'))
+          .map((n) => `index/${n}`)
+          .sort()
+      : [];
+  const named = (root: string): string[] =>
+    parseIndexHead(fs.readFileSync(path.join(root, INDEX_HEAD_PATH), 'utf8'))
+      .segments.map(segmentPath)
+      .sort();
+  const everSeen = new Set<string>();
+  let removed = 0;
+  for (let n = 1; n <= 6; n++) {
+    buildDay(dir, n, makeHashes(`retired-${n}`, 20));
+    for (const s of segments(copy)) everSeen.add(s);
+    removed += (await publishWorkingCopy({ folder: copy, store: target, fence: noFence })).removed;
+    // The store holds the segments the copy holds, as a folder archive would: those its head names, and those the
+    // head before named or that a merge retired in the run that made them, which the next run removes.
+    expect(segments(target.location), `day ${n}`).toEqual(segments(copy));
+    expect(named(target.location)).toEqual(named(copy));
+  }
+  // A run with nothing to build removes what the last merge retired; the publication follows.
+  const idle = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${day(8)}T00:01:00Z` } });
+  expect(idle.code, idle.stderr).toBe(0);
+  removed += (await publishWorkingCopy({ folder: copy, store: target, fence: noFence })).removed;
+  expect(removed).toBeGreaterThan(0);
+  expect(everSeen.size).toBeGreaterThan(segments(copy).length);
+  expect(segments(target.location)).toEqual(named(target.location));
+  expect(folderDigest(target.location)).toEqual(folderDigest(copy));
 });

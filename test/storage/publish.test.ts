@@ -56,6 +56,11 @@ it(
     const again = runJson(bucket, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: `${day(4)}T00:01:00Z` } });
     expect(again.result.code, again.result.stderr).toBe(0);
     expect(again.json.archive.publish).toMatchObject({ created: 0, present: 0, replaced: 0 });
+    // That run removed the index segments the merges had retired, from the folder and from the bucket alike.
+    const idle = runJson(folder, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${day(4)}T00:01:00Z` } });
+    expect(idle.result.code, idle.result.stderr).toBe(0);
+    expect(again.json.archive.publish.removed).toBeGreaterThan(0);
+    expect(await storeDigest(store)).toEqual(folderDigest(path.join(folder, 'ledgers')));
     const url = await publicArchiveUrl(ceph.current, 'same/ledgers');
     const verified = verifyUrl(bucket, url);
     expect(verified.result.code, verified.result.stderr).toBe(0);
