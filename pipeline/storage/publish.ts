@@ -26,9 +26,11 @@
 // published head named (`head`), and those a newer published head no longer names (`retiring`). A segment is
 // removed at a later publication than the one whose head retired it, after the commit point, once the build has
 // removed it from the copy, so a reader that fetched the previous head has had at least one run's interval to
-// finish with it. Objects no published head ever named (uploaded by a writer killed or fenced before its commit
-// point) are left alone. A segment a merge retired in the run that made it is sent (the store holds what the folder
-// holds) and is retiring at once.
+// finish with it. A segment a merge retired in the run that made it is sent (the store holds what the folder holds)
+// and is retiring at once. The first publication of a record lists the store's index/ once: segments there that the
+// copy's head does not name are retiring too (left by an earlier release, by a writer whose record was lost or by
+// one on another host, or sent by a writer killed before its commit point), so a new host or a new record leaves
+// none behind.
 // Fencing: `fence` (the schedule lease, cli/archive-publish.ts) is asked before each phase, and a writer stopped
 // after asking (a pause, a long swap-out) still cannot put an older days.json or checkpoint back over a newer one:
 // the store refuses a replace naming a version another writer has replaced, and the run ends there, naming it.
@@ -77,6 +79,8 @@ interface PublishRecord {
   head: string[] | undefined;
   /** Segments a published head stopped naming, still in the store (see the module comment). */
   retiring: Set<string>;
+  /** Whether the store's index/ was listed for segments no head names (once per record). */
+  listed: boolean;
 }
 
 /** The contents of `<copy>.published.json`. Its first form held only `objects` (every immutable path sent). */
@@ -86,6 +90,7 @@ interface PublishedFile {
   folders?: Record<string, number>;
   head?: string[];
   retiring?: string[];
+  listed?: boolean;
 }
 
 /** The record's files, beside the working copy (not in it: the archive holds only archive files): the immutable
@@ -121,6 +126,7 @@ function readRecord(folder: string, location: string): PublishRecord {
     folders: new Map(Object.entries(published?.folders ?? {})),
     head: published?.head,
     retiring: new Set(published?.retiring ?? []),
+    listed: published?.listed === true,
   };
 }
 
@@ -141,6 +147,7 @@ function saveRecord(folder: string, record: PublishRecord): void {
   }
   if (record.head !== undefined) published.head = record.head;
   if (record.retiring.size > 0) published.retiring = [...record.retiring].sort();
+  if (record.listed) published.listed = true;
   writeRecordFile(publishRecordPath(folder), { store: record.store, ...published });
   saveVersions(folder, record);
 }
@@ -293,10 +300,9 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
     })
     .filter((m) => record.mutable.get(m.rel)?.sha256 !== m.sha256)
     .sort((a, b) => mutableRank(a.rel) - mutableRank(b.rel) || (a.rel < b.rel ? -1 : 1));
-  // Retired segments the build may have removed from index/ since (its change time moved).
-  const retiring = [...record.retiring];
-  const indexChanged = scan.folders.get('index') !== record.folders.get('index') || record.since === undefined;
-  const removing = indexChanged && retiring.length > 0;
+  // Segments retired by a head published before this run, which the build has removed from the copy since.
+  const retiring = [...record.retiring].filter((rel) => !fs.existsSync(path.join(folder, rel)));
+  const removing = retiring.length > 0;
   const report: PublishReport = { store: store.location, created: 0, present: 0, replaced: 0, removed: 0, bytes: 0, looked: scan.looked, seconds: 0 };
   // Every file changed before the scan is in the store now. The immutable ones of this run stay in the record: a file
   // changed within the margin before `began` is looked at again next time, and is known, not sent again. So do the
@@ -331,7 +337,12 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
     // Segments the copy's head does not name: retired by a merge in the run that made them.
     const headBytes = readOptional(folder, INDEX_HEAD_PATH);
     const named = new Set(headBytes === undefined ? [] : parseIndexHead(fromUtf8(headBytes, INDEX_HEAD_PATH)).segments.map(segmentPath));
-    for (const rel of immutable) if (parseSegmentPath(rel) !== null && !named.has(rel)) record.retiring.add(rel);
+    const unnamed = (rel: string): boolean => parseSegmentPath(rel) !== null && !named.has(rel);
+    for (const rel of immutable) if (unnamed(rel)) record.retiring.add(rel);
+    if (!record.listed && headBytes !== undefined) {
+      for (const rel of await store.list('index/')) if (unnamed(rel)) record.retiring.add(rel);
+      record.listed = true;
+    }
     saveRecord(folder, record);
 
     await options.fence();
@@ -384,12 +395,13 @@ function noteHead(record: PublishRecord, bytes: Uint8Array): void {
   record.head = named;
 }
 
-/** Removes from the store the segments of `retiring` (retired by a head published before this run) that the build
- * has removed from the working copy; returns how many. Called after this run's head was published. */
+/** Removes from the store the segments of `retiring` (retired by a head published before this run, and removed
+ * from the working copy by the build), unless this run's head names one again; returns how many. Called after this
+ * run's head was published. */
 async function removeRetiredSegments(folder: string, store: ArchiveStore, record: PublishRecord, retiring: readonly string[]): Promise<number> {
   let removed = 0;
   for (const rel of retiring) {
-    if (!record.retiring.has(rel) || fs.existsSync(path.join(folder, rel))) continue;
+    if (!record.retiring.has(rel)) continue;
     await store.remove(rel);
     record.retiring.delete(rel);
     removed++;

@@ -220,3 +220,26 @@ it('index segments a merge retired leave the store once the build has removed th
   expect(segments(target.location)).toEqual(named(target.location));
   expect(folderDigest(target.location)).toEqual(folderDigest(copy));
 });
+
+it('segments already in the store that no head names (an earlier release, another host) leave it too, a publication after the first one of a record', async () => {
+  const dir = project('publish-folder-stray');
+  const copy = path.join(dir, 'ledgers');
+  const target = new FolderArchiveStore(path.join(tempProject('publish-folder-stray-target'), 'archive'));
+  const stray = 'index/100000-100001.idx';
+  await target.create(stray, new TextEncoder().encode('left by an earlier release'));
+  buildDay(dir, 1, makeHashes('stray-1', 20));
+  // The first publication notes it; a reader that fetched an older head may still use it, so it stays for now.
+  expect((await publishWorkingCopy({ folder: copy, store: target, fence: noFence })).removed).toBe(0);
+  expect(await target.exists(stray)).toBe(true);
+  buildDay(dir, 2, makeHashes('stray-2', 20));
+  expect((await publishWorkingCopy({ folder: copy, store: target, fence: noFence })).removed).toBeGreaterThanOrEqual(1);
+  expect(await target.exists(stray)).toBe(false);
+  // A lost record lists the store again (once), and finds nothing more to remove.
+  fs.rmSync(publishRecordPath(copy));
+  buildDay(dir, 3, makeHashes('stray-3', 20));
+  await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  const idle = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: `${day(5)}T00:01:00Z` } });
+  expect(idle.code, idle.stderr).toBe(0);
+  await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
+  expect(folderDigest(target.location)).toEqual(folderDigest(copy));
+});
