@@ -13,8 +13,8 @@
 // saved after each replace). A run killed during the upload loses at most its record's last part: the next run
 // sends again what the record lacks (create-only, identical bytes) and finishes; readers meanwhile see the
 // previous days.json and the days it names.
-// What changed is found without reading the whole copy, so that a day's publication costs the same on day 3,650
-// as on day 10: every file the steps write is renamed into place (pipeline/files.ts), which sets its change time
+// What changed is found without reading the whole copy, so that a day's publication does not grow with the
+// archive's tiles, nearly all of its files (bench/publish-scan.bench.ts): every file the steps write is renamed into place (pipeline/files.ts), which sets its change time
 // (ctime, which no tool can set back, unlike mtime) and that of its folder. A folder of tiles whose change time
 // is the one recorded has gained and lost nothing, and is not read; in every other folder (the root with the
 // days' files, index/, block-info/) each file's change time is looked at, so a file edited in place is seen too.
