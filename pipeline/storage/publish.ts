@@ -93,8 +93,9 @@ interface PublishedFile {
   listed?: boolean;
 }
 
-/** The record's files, beside the working copy (not in it: the archive holds only archive files): the immutable
- * paths sent, and the mutable objects' versions, kept apart so that the small one is saved after every replace. */
+/** The record's files, beside the working copy (not in it: the archive holds only archive files): what the last
+ * publications sent and saw (PublishedFile), and the mutable objects' versions, kept apart so that each is written
+ * only when it changes. */
 export function publishRecordPath(folder: string): string {
   return `${path.resolve(folder)}.published.json`;
 }
@@ -140,6 +141,11 @@ function saveVersions(folder: string, record: PublishRecord): void {
 }
 
 function saveRecord(folder: string, record: PublishRecord): void {
+  savePublished(folder, record);
+  saveVersions(folder, record);
+}
+
+function savePublished(folder: string, record: PublishRecord): void {
   const published: PublishedFile = { objects: [...record.immutable].sort() };
   if (record.since !== undefined) {
     published.since = record.since;
@@ -149,7 +155,6 @@ function saveRecord(folder: string, record: PublishRecord): void {
   if (record.retiring.size > 0) published.retiring = [...record.retiring].sort();
   if (record.listed) published.listed = true;
   writeRecordFile(publishRecordPath(folder), { store: record.store, ...published });
-  saveVersions(folder, record);
 }
 
 /** Files changed at most this long before `since` are offered again: file systems whose times are coarse (FAT: 2 s)
@@ -182,7 +187,9 @@ function scanCopy(folder: string, record: PublishRecord): Scan {
   for (const rel of record.folders.keys()) {
     if (rel === '') continue;
     const parent = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
-    children.set(parent, [...(children.get(parent) ?? []), rel]);
+    const siblings = children.get(parent);
+    if (siblings === undefined) children.set(parent, [rel]);
+    else siblings.push(rel);
   }
   const visit = (rel: string): void => {
     const dir = path.join(folder, rel);
@@ -315,8 +322,9 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
     record.folders = scan.folders;
   };
   if (immutable.length === 0 && mutable.length === 0 && !removing) {
+    // Nothing sent: the versions are as they were; only the times move on.
     complete();
-    saveRecord(folder, record);
+    savePublished(folder, record);
     report.seconds = (performance.now() - started) / 1000;
     return report;
   }

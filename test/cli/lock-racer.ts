@@ -29,7 +29,7 @@ try {
       if (hold < 0) {
         process.stdout.write('held\n');
         setInterval(() => {}, 1000);
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+        sleep(Infinity);
       }
       sleep(hold);
       if (!overlap) fs.rmSync(marker);

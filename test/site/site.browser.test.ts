@@ -732,8 +732,8 @@ describe('JavaScript budgets (built output, as served)', () => {
     page.on('response', (res) => {
       const type = res.headers()['content-type'] ?? '';
       if (type.includes('javascript')) {
-        files.push(new URL(res.url()).pathname);
         const file = new URL(res.url()).pathname;
+        files.push(file);
         // A response that never finishes fails the test naming the file, instead of hanging it.
         const late = new Promise<never>((_, reject) => {
           setTimeout(() => reject(new Error(`${file}: its transfer did not finish within 30 s`)), 30_000).unref();
