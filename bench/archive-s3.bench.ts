@@ -16,7 +16,9 @@ import { openArchiveStore } from '../pipeline/storage/open.ts';
 import { openDatabase } from '../store/sqlite/db.ts';
 import { mb, ROOT, run, timed } from './common.ts';
 
-const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, rounds: { type: 'string', default: '2' } } });
+const { values } = parseArgs({
+  options: { hashes: { type: 'string', default: '1000000' }, rounds: { type: 'string', default: '2' } },
+});
 const perDay = Number(values.hashes);
 const rounds = Number(values.rounds);
 const DAY = '2025-11-02';
@@ -45,7 +47,12 @@ function startGateway(): Promise<Gateway> {
       if (line === undefined) return;
       const f = new Map(line.split(' ').map((kv) => kv.split('=', 2) as [string, string]));
       resolve({
-        env: { AWS_ENDPOINT_URL: f.get('endpoint')!, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: f.get('access_key')!, AWS_SECRET_ACCESS_KEY: f.get('secret_key')! },
+        env: {
+          AWS_ENDPOINT_URL: f.get('endpoint')!,
+          AWS_REGION: 'us-east-1',
+          AWS_ACCESS_KEY_ID: f.get('access_key')!,
+          AWS_SECRET_ACCESS_KEY: f.get('secret_key')!,
+        },
         bucket: f.get('bucket')!,
         daemons: spawnSync('pgrep', ['-P', String(child.pid)], { encoding: 'utf8' })
           .stdout.split('\n')
@@ -58,7 +65,9 @@ function startGateway(): Promise<Gateway> {
         },
       });
     });
-    child.once('exit', (code) => reject(new Error(`scripts/ceph-rgw.sh exited (${code}) before it was ready:\n${stderr}`)));
+    child.once('exit', (code) =>
+      reject(new Error(`scripts/ceph-rgw.sh exited (${code}) before it was ready:\n${stderr}`)),
+    );
   });
 }
 
@@ -77,10 +86,13 @@ function hashes(count: number, seed: string): Array<[string, string]> {
 /** A project with the keys of `keysFrom` and `rows` queued straight into SQLite (the import is not measured). */
 function project(keysFrom: string, rows: Array<[string, string]>): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-s3-'));
-  for (const sub of ['keys', 'data/private-keys']) fs.cpSync(path.join(keysFrom, sub), path.join(dir, sub), { recursive: true });
+  for (const sub of ['keys', 'data/private-keys'])
+    fs.cpSync(path.join(keysFrom, sub), path.join(dir, sub), { recursive: true });
   run(['status'], dir); // creates the database
   const db = openDatabase(path.join(dir, 'data/timeseal.db'));
-  const insert = db.prepare("INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')");
+  const insert = db.prepare(
+    "INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')",
+  );
   db.transaction(() => {
     for (const [hash, at] of rows) insert.run(hash, at, DAY);
   })();
@@ -104,7 +116,15 @@ const sha = (bytes: Uint8Array): string => crypto.createHash('sha256').update(by
 const keys = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-keys-'));
 run(['keys', 'init'], keys);
 const gateway = await startGateway();
-const rows: Array<{ round: number; folder: number; s3: number; cluster: Record<string, number>; objects: number; bytes: number; same: boolean }> = [];
+const rows: Array<{
+  round: number;
+  folder: number;
+  s3: number;
+  cluster: Record<string, number>;
+  objects: number;
+  bytes: number;
+  same: boolean;
+}> = [];
 try {
   for (let round = 1; round <= rounds; round++) {
     const day = hashes(perDay, `round ${round}`);
@@ -121,16 +141,23 @@ try {
       else {
         const before = daemonCpu(gateway);
         s3 = timed(['ledger', 'build', '--json'], s3Project, s3Env).seconds;
-        cluster = Object.fromEntries(Object.entries(daemonCpu(gateway)).map(([name, cpu]) => [name, cpu - before[name]!]));
+        cluster = Object.fromEntries(
+          Object.entries(daemonCpu(gateway)).map(([name, cpu]) => [name, cpu - before[name]!]),
+        );
       }
     }
     // Every published object, byte for byte, against the folder build's files.
     const ledgers = path.join(folderProject, 'ledgers');
     const store = await openArchiveStore(`s3://${gateway.bucket}/${prefix}`, gateway.env);
     const listed = await store.list('');
-    const files = fs
-      .readdirSync(ledgers, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile() && !path.relative(ledgers, path.join(e.parentPath, e.name)).split('/').some((name) => name.startsWith('.')));
+    const files = fs.readdirSync(ledgers, { recursive: true, withFileTypes: true }).filter(
+      (e) =>
+        e.isFile() &&
+        !path
+          .relative(ledgers, path.join(e.parentPath, e.name))
+          .split('/')
+          .some((name) => name.startsWith('.')),
+    );
     let same = listed.length === files.length;
     let bytes = 0;
     // Read back 16 at a time (one at a time took minutes for a day's 7,843 objects).
@@ -163,7 +190,9 @@ const lines = [
   '|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.round} | ${r.folder.toFixed(2)} s | ${r.s3.toFixed(2)} s | ${(r.s3 / r.folder).toFixed(2)} | ${Object.entries(r.cluster)
+      `| ${r.round} | ${r.folder.toFixed(2)} s | ${r.s3.toFixed(2)} s | ${(r.s3 / r.folder).toFixed(2)} | ${Object.entries(
+        r.cluster,
+      )
         .map(([name, cpu]) => `${name} ${cpu.toFixed(1)} s`)
         .join(', ')} | ${n(r.objects)} | ${mb(r.bytes)} | ${r.same ? 'yes' : '**no**'} |`,
   ),

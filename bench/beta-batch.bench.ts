@@ -47,18 +47,31 @@ try {
   const acknowledged: string[] = [];
 
   const single = async (hash: string): Promise<void> => {
-    const res = await fetch(`${url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash }) });
+    const res = await fetch(`${url}/api/v1/beta/timestamp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hash }),
+    });
     await res.arrayBuffer();
     if (res.status !== 201) throw new Error(`single: ${res.status}`);
     acknowledged.push(hash);
   };
   const batch = async (hashes: string[], receipt: boolean): Promise<{ bytes: number }> => {
-    const res = await fetch(`${url}/api/v1/beta/timestamps`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hashes, ...(receipt ? { receipt } : {}) }) });
+    const res = await fetch(`${url}/api/v1/beta/timestamps`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ hashes, ...(receipt ? { receipt } : {}) }),
+    });
     const text = await res.text();
     if (res.status !== 200) throw new Error(`batch: ${res.status} ${text.slice(0, 200)}`);
-    const body = JSON.parse(text) as { counts: { accepted: number; already: number }; results: Array<{ receipt?: string }> };
-    if (body.counts.accepted + body.counts.already !== hashes.length) throw new Error(`batch: ${JSON.stringify(body.counts)}`);
-    if (receipt && !body.results.every((r) => typeof r.receipt === 'string')) throw new Error('batch: a receipt is missing');
+    const body = JSON.parse(text) as {
+      counts: { accepted: number; already: number };
+      results: Array<{ receipt?: string }>;
+    };
+    if (body.counts.accepted + body.counts.already !== hashes.length)
+      throw new Error(`batch: ${JSON.stringify(body.counts)}`);
+    if (receipt && !body.results.every((r) => typeof r.receipt === 'string'))
+      throw new Error('batch: a receipt is missing');
     acknowledged.push(...hashes);
     return { bytes: text.length };
   };
@@ -69,17 +82,30 @@ try {
   };
 
   const cases: Array<{ name: string; run: () => Promise<number> }> = [
-    { name: `${N.toLocaleString('en-US')} single requests, one at a time`, run: () => timed(async () => { for (const h of fresh(N)) await single(h); }) },
+    {
+      name: `${N.toLocaleString('en-US')} single requests, one at a time`,
+      run: () =>
+        timed(async () => {
+          for (const h of fresh(N)) await single(h);
+        }),
+    },
     {
       name: `${N.toLocaleString('en-US')} single requests, ${IN_FLIGHT} in flight`,
       run: () =>
         timed(async () => {
           const queue = fresh(N);
-          await Promise.all(Array.from({ length: IN_FLIGHT }, async () => { for (let h = queue.pop(); h !== undefined; h = queue.pop()) await single(h); }));
+          await Promise.all(
+            Array.from({ length: IN_FLIGHT }, async () => {
+              for (let h = queue.pop(); h !== undefined; h = queue.pop()) await single(h);
+            }),
+          );
         }),
     },
     { name: `one batch of ${N.toLocaleString('en-US')}`, run: () => timed(() => batch(fresh(N), false)) },
-    { name: `one batch of ${N.toLocaleString('en-US')} with "receipt": true`, run: () => timed(() => batch(fresh(N), true)) },
+    {
+      name: `one batch of ${N.toLocaleString('en-US')} with "receipt": true`,
+      run: () => timed(() => batch(fresh(N), true)),
+    },
   ];
   // Warm-up: the server's first requests compile its routes' code.
   for (let i = 0; i < 20; i++) await single(fresh(1)[0]!);
@@ -102,20 +128,33 @@ try {
   const db = new Database(env.TIMESEAL_DB);
   db.pragma('busy_timeout = 5000');
   const today = new Date().toISOString();
-  const insert = db.prepare('INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES (?, ?, ?, NULL, ?)');
-  db.transaction(() => { for (let i = 0; i < DAY_ROWS; i++) insert.run(crypto.randomBytes(32).toString('hex'), today, today.slice(0, 10), 'import'); })();
-  const dayRows = (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(today.slice(0, 10)) as { n: number }).n;
+  const insert = db.prepare(
+    'INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES (?, ?, ?, NULL, ?)',
+  );
+  db.transaction(() => {
+    for (let i = 0; i < DAY_ROWS; i++)
+      insert.run(crypto.randomBytes(32).toString('hex'), today, today.slice(0, 10), 'import');
+  })();
+  const dayRows = (
+    db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(today.slice(0, 10)) as { n: number }
+  ).n;
   const fullDay: number[] = [];
   for (let i = 0; i < 3; i++) fullDay.push(await timed(() => batch(fresh(N), false)));
   // And its effect on the others: single requests answered while a batch runs on that day.
   const during: number[] = [];
   await Promise.all([
     batch(fresh(N), false),
-    (async () => { for (let i = 0; i < 20; i++) during.push(await timed(() => single(fresh(1)[0]!))); })(),
+    (async () => {
+      for (let i = 0; i < 20; i++) during.push(await timed(() => single(fresh(1)[0]!)));
+    })(),
   ]);
   await stop(server);
 
-  const stored = new Set((db.prepare('SELECT DISTINCT hash FROM submissions WHERE source = ?').raw(true).all('api_beta') as Array<[string]>).map(([h]) => h));
+  const stored = new Set(
+    (
+      db.prepare('SELECT DISTINCT hash FROM submissions WHERE source = ?').raw(true).all('api_beta') as Array<[string]>
+    ).map(([h]) => h),
+  );
   db.close();
   const missing = acknowledged.filter((h) => !stored.has(h)).length;
   if (missing > 0) throw new Error(`${missing} acknowledged hashes are not in the database`);

@@ -22,7 +22,11 @@ import { waitForUrl } from './load.ts';
 
 const LOCK = '/tmp/timeseal-measure.lock';
 if (process.env.TIMESEAL_MEASURE_LOCKED !== LOCK) {
-  const r = spawnSync('flock', [LOCK, process.execPath, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)], { stdio: 'inherit', env: { ...process.env, TIMESEAL_MEASURE_LOCKED: LOCK } });
+  const r = spawnSync(
+    'flock',
+    [LOCK, process.execPath, ...process.execArgv, import.meta.filename, ...process.argv.slice(2)],
+    { stdio: 'inherit', env: { ...process.env, TIMESEAL_MEASURE_LOCKED: LOCK } },
+  );
   process.exit(r.status ?? 1);
 }
 
@@ -44,16 +48,26 @@ try {
   // The package, installed offline into an empty folder (as test/client/client.test.ts does).
   const stage = path.join(tmp, 'stage');
   fs.mkdirSync(stage);
-  fs.cpSync(path.join(ROOT, 'client'), path.join(stage, 'client'), { recursive: true, filter: (src) => !/[/\\](dist|node_modules)$|\.tgz$/.test(src) });
+  fs.cpSync(path.join(ROOT, 'client'), path.join(stage, 'client'), {
+    recursive: true,
+    filter: (src) => !/[/\\](dist|node_modules)$|\.tgz$/.test(src),
+  });
   for (const dir of ['core', 'node_modules']) fs.symlinkSync(path.join(ROOT, dir), path.join(stage, dir));
-  const npmEnv = { PATH: SYSTEM_PATH, HOME: tmp, npm_config_update_notifier: 'false', npm_config_cache: path.join(tmp, 'npm-cache') };
+  const npmEnv = {
+    PATH: SYSTEM_PATH,
+    HOME: tmp,
+    npm_config_update_notifier: 'false',
+    npm_config_cache: path.join(tmp, 'npm-cache'),
+  };
   const npm = (args: string[], cwd: string): string => {
     const r = spawnSync('/usr/bin/npm', args, { cwd, env: npmEnv, encoding: 'utf8', maxBuffer: 1 << 24 });
     if (r.status !== 0) throw new Error(`npm ${args.join(' ')}: ${r.stderr}`);
     return r.stdout;
   };
   log('npm pack and install');
-  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], path.join(stage, 'client'))) as [{ filename: string; size: number; unpackedSize: number }];
+  const [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], path.join(stage, 'client'))) as [
+    { filename: string; size: number; unpackedSize: number },
+  ];
   const app = path.join(tmp, 'app');
   fs.mkdirSync(app);
   fs.writeFileSync(path.join(app, 'package.json'), '{"name": "app", "private": true, "type": "module"}\n');
@@ -154,7 +168,19 @@ process.stdout.write(JSON.stringify({ hash, ms: performance.now() - t }));
         {
           name: `stamp, ${label}`,
           run: (round: number) => {
-            const { wall, stderr } = run(node, ['stamp', big, '--server', url, '--out-dir', path.join(tmp, `proofs-${label.replace(' ', '')}-${round}`), '--json'], tmp);
+            const { wall, stderr } = run(
+              node,
+              [
+                'stamp',
+                big,
+                '--server',
+                url,
+                '--out-dir',
+                path.join(tmp, `proofs-${label.replace(' ', '')}-${round}`),
+                '--json',
+              ],
+              tmp,
+            );
             if (!/1 distinct hash\(es\) sent in 1 request/.test(stderr)) throw new Error(`stamp: ${stderr}`);
             return wall;
           },
@@ -185,19 +211,30 @@ process.stdout.write(JSON.stringify({ hash, ms: performance.now() - t }));
   // 2. 10,000 small files: stamp, then a second run with nothing to send.
   const docs = path.join(tmp, 'docs');
   for (let d = 0; d < SMALL_FILES / 1000; d++) fs.mkdirSync(path.join(docs, `d${d}`), { recursive: true });
-  for (let i = 0; i < SMALL_FILES; i++) fs.writeFileSync(path.join(docs, `d${Math.floor(i / 1000)}`, `f${i}.txt`), `small file ${i}\n`);
+  for (let i = 0; i < SMALL_FILES; i++)
+    fs.writeFileSync(path.join(docs, `d${Math.floor(i / 1000)}`, `f${i}.txt`), `small file ${i}\n`);
   // A request the client never makes (a malformed submission): once its record is logged, so is every answer
   // before it (the log is read only while this process waits, not during the runs of spawnSync above).
   const logged = async (): Promise<void> => {
     const marked = new Promise<void>((resolve) => (onMarker = resolve));
-    await (await fetch(`${url}/api/v1/beta/timestamp`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"hash": "marker"}' })).arrayBuffer();
+    await (
+      await fetch(`${url}/api/v1/beta/timestamp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"hash": "marker"}',
+      })
+    ).arrayBuffer();
     await marked;
   };
   const folderRun = async (label: string) => {
     await logged();
     const before = { cpu: serverCpu(), answered };
     log(`${label}: stamp of ${SMALL_FILES.toLocaleString('en-US')} files`);
-    const child = spawn(NODE20, [cli, 'stamp', 'docs', '--server', url, '--json'], { cwd: tmp, env: clientEnv, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(NODE20, [cli, 'stamp', 'docs', '--server', url, '--json'], {
+      cwd: tmp,
+      env: clientEnv,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     const t = performance.now();
@@ -206,7 +243,12 @@ process.stdout.write(JSON.stringify({ hash, ms: performance.now() - t }));
     if (code !== 0) throw new Error(`stamp docs exited ${code}: ${stderr}`);
     const cpu = serverCpu() - before.cpu;
     await logged();
-    return { wall, cpu, requests: answered - before.answered, summary: /timeseal-client: (\d+ file.*)/.exec(stderr)?.[1] ?? '' };
+    return {
+      wall,
+      cpu,
+      requests: answered - before.answered,
+      summary: /timeseal-client: (\d+ file.*)/.exec(stderr)?.[1] ?? '',
+    };
   };
   const first = await folderRun('first run');
   const second = await folderRun('second run');

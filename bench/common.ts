@@ -14,7 +14,8 @@ export const ROOT = path.resolve(import.meta.dirname, '..');
 export const TIMESEAL = path.join(ROOT, 'cli/bin/timeseal');
 
 export function machine(): string {
-  const cpu = /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
+  const cpu =
+    /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';
   return `${os.cpus().length} cores (${cpu}), ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB RAM, Node ${process.version}, ${os.platform()} ${os.release()}`;
 }
 
@@ -26,7 +27,12 @@ export interface Measured {
 
 /** Runs the timeseal CLI under GNU time (wall seconds, peak RSS of the process). */
 export function timed(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Measured {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', TIMESEAL, ...args], { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', TIMESEAL, ...args], {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   const last = result.stderr.trim().split('\n').at(-1) ?? '';
   const [seconds, kb] = last.split(' ').map(Number);
   if (result.status !== 0 || seconds === undefined || kb === undefined) {
@@ -36,7 +42,12 @@ export function timed(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}):
 }
 
 export function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {
-  const result = spawnSync(TIMESEAL, args, { cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 1 << 26 });
+  const result = spawnSync(TIMESEAL, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+  });
   if (result.status !== 0) throw new Error(`timeseal ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   return result.stdout;
 }
@@ -60,8 +71,17 @@ export const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB
  * of its inclusion proof (random siblings, its leaf hash in place) and the latest checkpoint, signed with the
  * project's private keys over the root those tiles give. Their sizes are exactly those of a real archive.
  */
-export function writeProofWorld(archive: string, privateKeys: string, origin: string, size: number, hash: string, leaf: number): void {
-  const { secretKey, publicKey } = ecdsaSecretKeyFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'ecdsa_private.pem'), 'utf8'));
+export function writeProofWorld(
+  archive: string,
+  privateKeys: string,
+  origin: string,
+  size: number,
+  hash: string,
+  leaf: number,
+): void {
+  const { secretKey, publicKey } = ecdsaSecretKeyFromPkcs8Pem(
+    fs.readFileSync(path.join(privateKeys, 'ecdsa_private.pem'), 'utf8'),
+  );
   const seed = mldsaSeedFromPkcs8Pem(fs.readFileSync(path.join(privateKeys, 'dilithium_private.pem'), 'utf8'));
   const leafBytes = leafHash(Buffer.from(hash, 'hex'));
   const tiles = new Map<string, Uint8Array>();
@@ -73,7 +93,11 @@ export function writeProofWorld(archive: string, privateKeys: string, origin: st
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, data);
   }
-  const proof = inclusionProof(leaf, size, tileHashReader(size, (level, index) => tiles.get(`${level}/${index}`)!));
+  const proof = inclusionProof(
+    leaf,
+    size,
+    tileHashReader(size, (level, index) => tiles.get(`${level}/${index}`)!),
+  );
   const root = rootFromInclusionProof(leafBytes, leaf, size, proof);
   const signers = [ecdsaNoteSigner(origin, secretKey, publicKey), mldsaNoteSigner(origin, seed, mldsaPublicKey(seed))];
   fs.writeFileSync(path.join(archive, 'checkpoint'), signCheckpoint({ origin, size, root }, signers));

@@ -15,12 +15,24 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { diskFetcher } from '../test/support/disk-fetcher.ts';
 import { mergeStart, type IndexHead } from '../core/index-segments.ts';
-import { removeUnnamedIndexFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from '../pipeline/segment-files.ts';
+import {
+  removeUnnamedIndexFiles,
+  writeDaySegment,
+  writeIndexHead,
+  writeMergedSegment,
+  type Written,
+} from '../pipeline/segment-files.ts';
 import { sortedOrder } from '../store/sort-keys.ts';
 import { verifiedSearch, type Fetcher } from '../site/src/lib/verified-search.ts';
 import { mb, run, timed, writeProofWorld } from './common.ts';
 
-const { values } = parseArgs({ options: { hashes: { type: 'string', default: '100000000' }, days: { type: 'string', default: '3' }, 'index-json': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: {
+    hashes: { type: 'string', default: '100000000' },
+    days: { type: 'string', default: '3' },
+    'index-json': { type: 'boolean', default: false },
+  },
+});
 const total = Number(values.hashes);
 const days = Number(values.days);
 const ORIGIN = 'localhost:8080';
@@ -57,7 +69,9 @@ for (let d = 0; d < days; d++) {
     writeIndexHead(archive, head);
   }
   removeUnnamedIndexFiles(archive, head, () => true, { legacy: false });
-  log(`day ${d + 1}: ${head.treeSize.toLocaleString('en-US')} leaves, ${head.segments.length} segments, ${mb(written.bytes)} written so far`);
+  log(
+    `day ${d + 1}: ${head.treeSize.toLocaleString('en-US')} leaves, ${head.segments.length} segments, ${mb(written.bytes)} written so far`,
+  );
 }
 const buildSeconds = (performance.now() - started) / 1000;
 
@@ -73,7 +87,8 @@ const found: number[] = [];
 for (const { hash, leaf } of sample) {
   writeProofWorld(archive, privateKeys, ORIGIN, size, hash, leaf);
   const result = await verifiedSearch(hash, fetcher);
-  if (!result.found || !result.inclusionVerified || result.leafIndex !== leaf) throw new Error(`${hash} at leaf ${leaf}: not found and verified`);
+  if (!result.found || !result.inclusionVerified || result.leafIndex !== leaf)
+    throw new Error(`${hash} at leaf ${leaf}: not found and verified`);
   found.push(result.bytesFetched);
 }
 const absent: number[] = [];
@@ -102,7 +117,10 @@ log(lines.join(' | '));
 if (values['index-json']) {
   const out = path.join(dir, 'index-sha256.json');
   const m = timed(['index-json', '--json', '--out', out], dir, { TIMESEAL_ARCHIVE: archive });
-  lines.push(`\`timeseal index-json\` at ${size.toLocaleString('en-US')} hashes: ${mb(fs.statSync(out).size)} in ${m.seconds.toFixed(0)} s, peak RSS ${m.maxRssMb.toFixed(0)} MB.`, '');
+  lines.push(
+    `\`timeseal index-json\` at ${size.toLocaleString('en-US')} hashes: ${mb(fs.statSync(out).size)} in ${m.seconds.toFixed(0)} s, peak RSS ${m.maxRssMb.toFixed(0)} MB.`,
+    '',
+  );
 }
 
 fs.rmSync(dir, { recursive: true, force: true });

@@ -44,13 +44,18 @@ try {
 
   // Both servers run side by side (an idle one costs nothing) and the targets take turns, ROUNDS times, so a
   // slow minute of the machine hits both; the ratio is of the medians.
-  const bare = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER], { cwd: ROOT, stdio: ['ignore', 'pipe', 'ignore'] });
+  const bare = spawn(process.execPath, ['--input-type=module', '-e', BARE_SERVER], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
   const server = spawn(TIMESEAL, ['serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'ignore'] });
   const [bareUrl, serverUrl] = await Promise.all([waitForUrl(bare), waitForUrl(server)]);
   const bareRuns: AutocannonResult[] = [];
   const betaRuns: AutocannonResult[] = [];
   for (let round = 1; round <= ROUNDS; round++) {
-    process.stderr.write(`bench ingest: round ${round}/${ROUNDS}: bare Fastify JSON route, then POST /api/v1/beta/timestamp, ${CONNECTIONS} connections, ${DURATION} s each\n`);
+    process.stderr.write(
+      `bench ingest: round ${round}/${ROUNDS}: bare Fastify JSON route, then POST /api/v1/beta/timestamp, ${CONNECTIONS} connections, ${DURATION} s each\n`,
+    );
     bareRuns.push(await load(bareUrl, '/json'));
     betaRuns.push(await load(serverUrl, '/api/v1/beta/timestamp'));
   }

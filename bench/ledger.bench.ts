@@ -18,7 +18,13 @@ import { openDatabase } from '../store/sqlite/db.ts';
 import { SegmentFile } from '../pipeline/segment-files.ts';
 import { folderBytes, mb, run, timed } from './common.ts';
 
-const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '30' }, gap: { type: 'string', default: '65' } } });
+const { values } = parseArgs({
+  options: {
+    hashes: { type: 'string', default: '1000000' },
+    days: { type: 'string', default: '30' },
+    gap: { type: 'string', default: '65' },
+  },
+});
 const perDay = Number(values.hashes);
 const days = Number(values.days);
 // Seconds between the end of one day's build and the start of the next (bench/NOTES.md: this file system makes
@@ -34,7 +40,9 @@ function project(): string {
 /** Enqueues `count` random hashes on `date` straight into SQLite (the import path is not what is measured). */
 function enqueueRandom(dir: string, date: string, count: number): string[] {
   const db = openDatabase(path.join(dir, 'data/timeseal.db'));
-  const insert = db.prepare("INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')");
+  const insert = db.prepare(
+    "INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')",
+  );
   const sample: string[] = [];
   const base = Date.parse(`${date}T00:00:00.000Z`);
   db.transaction(() => {
@@ -48,7 +56,8 @@ function enqueueRandom(dir: string, date: string, count: number): string[] {
   return sample;
 }
 
-const nextDay = (date: string, n = 1) => new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
+const nextDay = (date: string, n = 1) =>
+  new Date(Date.parse(`${date}T00:00:00Z`) + n * 86_400_000).toISOString().slice(0, 10);
 
 const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
 
@@ -69,7 +78,10 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
     '',
   );
   const check = timed(['verify', '--json'], dir);
-  lines.push(`\`timeseal verify\` of that archive from scratch: ${check.seconds.toFixed(2)} s, peak RSS ${check.maxRssMb.toFixed(0)} MB.`, '');
+  lines.push(
+    `\`timeseal verify\` of that archive from scratch: ${check.seconds.toFixed(2)} s, peak RSS ${check.maxRssMb.toFixed(0)} MB.`,
+    '',
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
@@ -79,7 +91,17 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
 {
   const dir = project();
   let date = '2025-11-02';
-  interface Row { day: number; publish: number; upkeep: number; process: number; files: number; bytes: number; upkeepBytes: number; rss: number; segments: number }
+  interface Row {
+    day: number;
+    publish: number;
+    upkeep: number;
+    process: number;
+    files: number;
+    bytes: number;
+    upkeepBytes: number;
+    rss: number;
+    segments: number;
+  }
   const rows: Row[] = [];
   const extra: string[] = [];
   let lastEnd = 0;
@@ -88,7 +110,10 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
     const wait = lastEnd + gap * 1000 - Date.now();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     const m = timed(['ledger', 'build', '--json'], dir, { TIMESEAL_NOW: `${nextDay(date)}T00:01:00Z` });
-    const out = JSON.parse(m.stdout) as { days: { seconds: number; filesWritten: number; bytesWritten: number }[]; index: { seconds: number; filesWritten: number; bytesWritten: number; segments: number } };
+    const out = JSON.parse(m.stdout) as {
+      days: { seconds: number; filesWritten: number; bytesWritten: number }[];
+      index: { seconds: number; filesWritten: number; bytesWritten: number; segments: number };
+    };
     const day = out.days[0]!;
     rows.push({
       day: d,
@@ -102,7 +127,9 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
       segments: out.index.segments,
     });
     lastEnd = Date.now();
-    process.stderr.write(`day ${d}: publish ${day.seconds.toFixed(2)} s, upkeep ${out.index.seconds.toFixed(2)} s, ${mb(day.bytesWritten + out.index.bytesWritten)}, RSS ${m.maxRssMb.toFixed(0)} MB, ${out.index.segments} segments\n`);
+    process.stderr.write(
+      `day ${d}: publish ${day.seconds.toFixed(2)} s, upkeep ${out.index.seconds.toFixed(2)} s, ${mb(day.bytesWritten + out.index.bytesWritten)}, RSS ${m.maxRssMb.toFixed(0)} MB, ${out.index.segments} segments\n`,
+    );
     if (d === 10 || d === days) {
       const archive = path.join(dir, 'ledgers');
       const lookups = lookupBytes(archive, sample);
@@ -114,7 +141,9 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
       );
       if (d === 10) {
         const whole = timed(['verify', '--json'], dir);
-        extra.push(`- \`timeseal verify\` of the whole ${(d * perDay).toLocaleString('en-US')}-hash archive from scratch (index segments included): ${whole.seconds.toFixed(1)} s, peak RSS ${whole.maxRssMb.toFixed(0)} MB.`);
+        extra.push(
+          `- \`timeseal verify\` of the whole ${(d * perDay).toLocaleString('en-US')}-hash archive from scratch (index segments included): ${whole.seconds.toFixed(1)} s, peak RSS ${whole.maxRssMb.toFixed(0)} MB.`,
+        );
       }
     }
     date = nextDay(date);
@@ -129,7 +158,10 @@ const lines: string[] = ['## Daily ledger build (`timeseal ledger build`)', ''];
     '',
     '| day | publish | upkeep | process | written (day + upkeep) | files | peak RSS | segments |',
     '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.day} | ${r.publish.toFixed(2)} s | ${r.upkeep.toFixed(2)} s | ${r.process.toFixed(1)} s | ${mb(r.bytes)} + ${mb(r.upkeepBytes)} | ${r.files.toLocaleString('en-US')} | ${r.rss.toFixed(0)} MB | ${r.segments} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.day} | ${r.publish.toFixed(2)} s | ${r.upkeep.toFixed(2)} s | ${r.process.toFixed(1)} s | ${mb(r.bytes)} + ${mb(r.upkeepBytes)} | ${r.files.toLocaleString('en-US')} | ${r.rss.toFixed(0)} MB | ${r.segments} |`,
+    ),
     '',
     '| goal | result |',
     '|---|---|',
@@ -165,7 +197,8 @@ function lookupBytes(archive: string, sample: string[]): { worst: number; mean: 
       leaf ??= lookupShard(shard, hash)[0]?.leafIndex;
     }
     if (leaf === undefined) throw new Error(`sample hash ${hash} not found`);
-    for (const t of tilesForInclusion(leaf, size)) bytes += fs.statSync(path.join(archive, tilePath(t.level, t.index, t.width))).size;
+    for (const t of tilesForInclusion(leaf, size))
+      bytes += fs.statSync(path.join(archive, tilePath(t.level, t.index, t.width))).size;
     worst = Math.max(worst, bytes);
     total += bytes;
   }

@@ -20,7 +20,15 @@ import { encodeBlockInfoMonth } from '../pipeline/anchor/status.ts';
 import { loadConfig } from '../runtime/config.ts';
 import { loadSigningKeys } from '../runtime/keys.ts';
 import { writeLongArchive } from '../test/support/long-archive.ts';
-import { createProject, ensureBuilt, launchBrowser, removeProject, startServer, type Project, type Server } from '../test/site/helpers.ts';
+import {
+  createProject,
+  ensureBuilt,
+  launchBrowser,
+  removeProject,
+  startServer,
+  type Project,
+  type Server,
+} from '../test/site/helpers.ts';
 
 const SIZES = [10, 365, 3650] as const;
 const LAST = '2025-11-09';
@@ -37,14 +45,21 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-interface View { requests: number; bytes: number; ms: number; cards: number }
+interface View {
+  requests: number;
+  bytes: number;
+  ms: number;
+  cards: number;
+}
 
 /** Counts the requests of `action` in a fresh context until `done` holds and none is in flight. */
 async function viewCost(browser: Browser, url: string, step: 'first' | 'previous'): Promise<View> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, baseURL: url });
   const page = await context.newPage();
   const complete = async (month: string | null) => {
-    await page.locator(`[data-testid=ledger-cards]${month ? `[data-month="${month}"]` : ''}[data-complete=true]`).waitFor({ timeout: 60_000 });
+    await page
+      .locator(`[data-testid=ledger-cards]${month ? `[data-month="${month}"]` : ''}[data-complete=true]`)
+      .waitFor({ timeout: 60_000 });
     await page.locator('[data-testid=heatmap]').waitFor();
   };
   if (step === 'previous') {
@@ -62,7 +77,12 @@ async function viewCost(browser: Browser, url: string, step: 'first' | 'previous
   });
   const finished = (r: Request) => {
     if (r.url().endsWith('/favicon.svg')) return;
-    sizes.push(r.sizes().then((s) => s.responseBodySize + s.responseHeadersSize, () => 0));
+    sizes.push(
+      r.sizes().then(
+        (s) => s.responseBodySize + s.responseHeadersSize,
+        () => 0,
+      ),
+    );
     if (--inFlight === 0) idle();
   };
   page.on('requestfinished', finished);
@@ -99,11 +119,25 @@ async function apiCost(url: string): Promise<{ bytes: number; raw: number; ms: n
 
 function writeArchive(project: Project, count: number): Project {
   const name = `days-${count}`;
-  const env = { ...project.env, TIMESEAL_ARCHIVE: path.join(project.dir, name, 'ledgers'), TIMESEAL_DB: path.join(project.dir, name, 'data/timeseal.db') };
+  const env = {
+    ...project.env,
+    TIMESEAL_ARCHIVE: path.join(project.dir, name, 'ledgers'),
+    TIMESEAL_DB: path.join(project.dir, name, 'data/timeseal.db'),
+  };
   fs.mkdirSync(path.dirname(env.TIMESEAL_DB), { recursive: true });
   const config = loadConfig(env);
-  writeLongArchive({ archive: env.TIMESEAL_ARCHIVE, origin: config.logOrigin, keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }), count, lastDate: LAST, signed: Math.min(count, 70) });
-  const info = JSON.parse(fs.readFileSync(path.join(env.TIMESEAL_ARCHIVE, BLOCK_INFO_PATH), 'utf8')) as { ledgers: Record<string, never>; pending: Record<string, never> };
+  writeLongArchive({
+    archive: env.TIMESEAL_ARCHIVE,
+    origin: config.logOrigin,
+    keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }),
+    count,
+    lastDate: LAST,
+    signed: Math.min(count, 70),
+  });
+  const info = JSON.parse(fs.readFileSync(path.join(env.TIMESEAL_ARCHIVE, BLOCK_INFO_PATH), 'utf8')) as {
+    ledgers: Record<string, never>;
+    pending: Record<string, never>;
+  };
   fs.mkdirSync(path.join(env.TIMESEAL_ARCHIVE, 'block-info'), { recursive: true });
   for (const month of new Set(Object.keys(info.ledgers).map((d) => d.slice(0, 7)))) {
     fs.writeFileSync(path.join(env.TIMESEAL_ARCHIVE, blockInfoMonthPath(month)), encodeBlockInfoMonth(info, month));
@@ -114,7 +148,10 @@ function writeArchive(project: Project, count: number): Project {
 ensureBuilt();
 const project = createProject();
 const browser = await launchBrowser();
-const rows = new Map<number, { first: View; previous: View; page: Awaited<ReturnType<typeof apiCost>>; month: Awaited<ReturnType<typeof apiCost>> }>();
+const rows = new Map<
+  number,
+  { first: View; previous: View; page: Awaited<ReturnType<typeof apiCost>>; month: Awaited<ReturnType<typeof apiCost>> }
+>();
 const servers: Server[] = [];
 try {
   // The three servers run side by side and the views take turns, round after round, so that the machine's
@@ -131,10 +168,20 @@ try {
     for (const [i, server] of servers.entries()) firsts[i]!.push(await viewCost(browser, server.url, 'first'));
     for (const [i, server] of servers.entries()) previous[i]!.push(await viewCost(browser, server.url, 'previous'));
   }
-  const pick = (views: View[]): View => ({ requests: median(views.map((v) => v.requests)), bytes: median(views.map((v) => v.bytes)), ms: median(views.map((v) => v.ms)), cards: median(views.map((v) => v.cards)) });
+  const pick = (views: View[]): View => ({
+    requests: median(views.map((v) => v.requests)),
+    bytes: median(views.map((v) => v.bytes)),
+    ms: median(views.map((v) => v.ms)),
+    cards: median(views.map((v) => v.cards)),
+  });
   for (const [i, count] of SIZES.entries()) {
     const url = servers[i]!.url;
-    rows.set(count, { first: pick(firsts[i]!), previous: pick(previous[i]!), page: await apiCost(`${url}/api/ledgers.php`), month: await apiCost(`${url}/api/ledgers.php?before=2025-11-01&limit=31`) });
+    rows.set(count, {
+      first: pick(firsts[i]!),
+      previous: pick(previous[i]!),
+      page: await apiCost(`${url}/api/ledgers.php`),
+      month: await apiCost(`${url}/api/ledgers.php?before=2025-11-01&limit=31`),
+    });
   }
 } finally {
   await browser.close();

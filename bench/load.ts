@@ -67,7 +67,13 @@ function uniqueHashes(): () => string {
  * JSON members after the hash (`"receipt":true`); `verifyBody`: a check of each answer's body (as text), whose
  * refusals are counted in `mismatches`.
  */
-export async function load(url: string, requestPath: string, connections: number, duration: number, options: { fields?: string; verifyBody?: (body: string) => boolean } = {}): Promise<AutocannonResult> {
+export async function load(
+  url: string,
+  requestPath: string,
+  connections: number,
+  duration: number,
+  options: { fields?: string; verifyBody?: (body: string) => boolean } = {},
+): Promise<AutocannonResult> {
   const next = uniqueHashes();
   const more = options.fields ? `,${options.fields}` : '';
   return autocannon({
@@ -87,9 +93,16 @@ export async function load(url: string, requestPath: string, connections: number
 }
 
 /** `request` (its setupRequest makes each body) from `connections` connections for `duration` seconds. */
-export async function loadRequests(url: string, connections: number, duration: number, request: AutocannonRequest, verifyBody?: (body: string) => boolean): Promise<AutocannonResult> {
+export async function loadRequests(
+  url: string,
+  connections: number,
+  duration: number,
+  request: AutocannonRequest,
+  verifyBody?: (body: string) => boolean,
+): Promise<AutocannonResult> {
   return autocannon({ url, connections, duration, requests: [request], ...(verifyBody ? { verifyBody } : {}) });
 }
 
 /** The median run by mean req/s. */
-export const median = (runs: AutocannonResult[]): AutocannonResult => [...runs].sort((x, y) => x.requests.average - y.requests.average)[Math.floor(runs.length / 2)]!;
+export const median = (runs: AutocannonResult[]): AutocannonResult =>
+  [...runs].sort((x, y) => x.requests.average - y.requests.average)[Math.floor(runs.length / 2)]!;

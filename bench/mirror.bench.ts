@@ -12,17 +12,27 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../store/sqlite/db.ts';
 import { mb, run, TIMESEAL, timed } from './common.ts';
 
-const { values } = parseArgs({ options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '10' } } });
+const { values } = parseArgs({
+  options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '10' } },
+});
 const perDay = Number(values.hashes);
 const days = Number(values.days);
-const date = (n: number): string => new Date(Date.parse('2025-11-01T00:00:00Z') + n * 86_400_000).toISOString().slice(0, 10);
+const date = (n: number): string =>
+  new Date(Date.parse('2025-11-01T00:00:00Z') + n * 86_400_000).toISOString().slice(0, 10);
 
 function enqueue(dir: string, day: string): void {
   const db = openDatabase(path.join(dir, 'data/timeseal.db'));
-  const insert = db.prepare("INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')");
+  const insert = db.prepare(
+    "INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')",
+  );
   const base = Date.parse(`${day}T00:00:00.000Z`);
   db.transaction(() => {
-    for (let i = 0; i < perDay; i++) insert.run(crypto.randomBytes(32).toString('hex'), new Date(base + Math.floor((i / perDay) * 86_399_000)).toISOString(), day);
+    for (let i = 0; i < perDay; i++)
+      insert.run(
+        crypto.randomBytes(32).toString('hex'),
+        new Date(base + Math.floor((i / perDay) * 86_399_000)).toISOString(),
+        day,
+      );
   })();
   db.close();
 }
@@ -31,7 +41,14 @@ function enqueue(dir: string, day: string): void {
 async function serve(dir: string, now: string): Promise<{ url: string; stop(): Promise<void> }> {
   const child = spawn(TIMESEAL, ['serve'], {
     cwd: dir,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_FORMAT: 'json', TIMESEAL_NOW: now, OTS_CALENDARS: 'http://127.0.0.1:9/' },
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_FORMAT: 'json',
+      TIMESEAL_NOW: now,
+      OTS_CALENDARS: 'http://127.0.0.1:9/',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
@@ -103,7 +120,9 @@ enqueue(source, date(days));
 timed(['ledger', 'build', '--json'], source, { TIMESEAL_NOW: `${date(days + 1)}T00:01:00Z` });
 // What the build added or rewrote: the new day's files, and an index segment merged from older ones with it.
 let dayBytes = 0;
-for (const [rel, size] of archiveFiles(path.join(source, 'ledgers'))) if (filesBefore.get(rel) !== size || /(^|\/)(checkpoint|days\.json|segments\.json|[a-z_]+status\.json)$/.test(rel)) dayBytes += size;
+for (const [rel, size] of archiveFiles(path.join(source, 'ledgers')))
+  if (filesBefore.get(rel) !== size || /(^|\/)(checkpoint|days\.json|segments\.json|[a-z_]+status\.json)$/.test(rel))
+    dayBytes += size;
 const second = await pullServed(`${date(days + 1)}T00:05:00Z`);
 const verified = timed(['verify', '--archive', mirror, '--keys', path.join(mirror, 'keys'), '--json'], work);
 fs.rmSync(source, { recursive: true, force: true });

@@ -14,7 +14,12 @@ const sections: string[] = [];
 for (const file of benches) {
   process.stderr.write(`bench: ${file}\n`);
   const started = Date.now();
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'bench', file)], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 24 });
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'bench', file)], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 1 << 24,
+  });
   if (result.status !== 0) {
     sections.push(`## ${file}\n\nFailed (exit ${result.status}); see the console output of \`make bench\`.\n`);
     continue;

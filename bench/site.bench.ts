@@ -14,7 +14,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { encodeIndexHead, encodeSegmentHeader, INDEX_HEAD_PATH, segmentBits, segmentPath, type Segment } from '../core/index-segments.ts';
+import {
+  encodeIndexHead,
+  encodeSegmentHeader,
+  INDEX_HEAD_PATH,
+  segmentBits,
+  segmentPath,
+  type Segment,
+} from '../core/index-segments.ts';
 import { encodeShard, hashPrefix, type ShardRecord } from '../core/index-shard.ts';
 import { writeProofWorld } from './common.ts';
 import { createProject, ensureBuilt, launchBrowser, removeProject, startServer } from '../test/site/helpers.ts';
@@ -59,7 +66,8 @@ function descendantsRss(pid: number): number {
 function writeFile(file: string, bytes: number): void {
   const block = crypto.randomBytes(16 * 1024 * 1024);
   const fd = fs.openSync(file, 'w');
-  for (let written = 0; written < bytes; written += block.length) fs.writeSync(fd, block, 0, Math.min(block.length, bytes - written), null);
+  for (let written = 0; written < bytes; written += block.length)
+    fs.writeSync(fd, block, 0, Math.min(block.length, bytes - written), null);
   fs.closeSync(fd);
 }
 
@@ -70,18 +78,28 @@ function writeLargeArchive(archive: string, privateKeys: string, hash: string): 
   // The index of ten days of a million hashes after its merges (core/index-segments.ts): segments of 8 M and
   // 2 M leaves; the hash in the first. The shard of each segment that the hash maps to holds the average
   // number of records of that segment's shards.
-  const segments: Segment[] = [{ from: 0, to: 8_000_000 }, { from: 8_000_000, to: TREE_SIZE }];
+  const segments: Segment[] = [
+    { from: 0, to: 8_000_000 },
+    { from: 8_000_000, to: TREE_SIZE },
+  ];
   fs.mkdirSync(path.join(archive, 'index'), { recursive: true });
   fs.writeFileSync(path.join(archive, INDEX_HEAD_PATH), encodeIndexHead({ treeSize: TREE_SIZE, segments }));
   for (const segment of segments) {
     const bits = segmentBits(segment);
     const prefix = hashPrefix(Buffer.from(hash, 'hex'), 0, bits);
-    const records: ShardRecord[] = segment.from <= leafIndex && leafIndex < segment.to ? [{ hash: Buffer.from(hash, 'hex'), leafIndex, submittedMs: Date.parse('2025-11-02T09:00:00Z') }] : [];
+    const records: ShardRecord[] =
+      segment.from <= leafIndex && leafIndex < segment.to
+        ? [{ hash: Buffer.from(hash, 'hex'), leafIndex, submittedMs: Date.parse('2025-11-02T09:00:00Z') }]
+        : [];
     const average = Math.round((segment.to - segment.from) / 2 ** bits);
     while (records.length < average) {
       const other = crypto.randomBytes(32);
       if (hashPrefix(other, 0, bits) !== prefix) continue;
-      records.push({ hash: other, leafIndex: segment.from + Math.floor(Math.random() * (segment.to - segment.from)), submittedMs: Date.parse('2025-10-01T00:00:00Z') });
+      records.push({
+        hash: other,
+        leafIndex: segment.from + Math.floor(Math.random() * (segment.to - segment.from)),
+        submittedMs: Date.parse('2025-10-01T00:00:00Z'),
+      });
     }
     records.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
     // The segment file with its whole fan-out table but only this shard's records (what a lookup reads).
@@ -90,7 +108,10 @@ function writeLargeArchive(archive: string, privateKeys: string, hash: string): 
     if (prefix + 1 < counts.length) counts[prefix + 1] = segment.to - segment.from - records.length;
     else counts[0] = segment.to - segment.from - records.length;
     if (prefix + 1 === counts.length) throw new Error('the sample hash must not fall in the last shard');
-    fs.writeFileSync(path.join(archive, segmentPath(segment)), Buffer.concat([encodeSegmentHeader(counts), encodeShard(records)]));
+    fs.writeFileSync(
+      path.join(archive, segmentPath(segment)),
+      Buffer.concat([encodeSegmentHeader(counts), encodeShard(records)]),
+    );
   }
 }
 
@@ -114,8 +135,14 @@ try {
   const context = await browser.newContext({ baseURL: server.url });
   const page = await context.newPage();
   await page.goto('/verify');
-  await page.waitForFunction(() => !document.querySelector('#verify-file')?.closest('astro-island')?.hasAttribute('ssr'));
-  const browserPid = spawnSync('pgrep', ['-P', String(process.pid), '-f', 'chromium'], { encoding: 'utf8' }).stdout.trim().split('\n').map(Number).find((n) => n > 0);
+  await page.waitForFunction(
+    () => !document.querySelector('#verify-file')?.closest('astro-island')?.hasAttribute('ssr'),
+  );
+  const browserPid = spawnSync('pgrep', ['-P', String(process.pid), '-f', 'chromium'], { encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .map(Number)
+    .find((n) => n > 0);
   if (!browserPid) throw new Error('cannot find the Chromium process');
   await page.waitForTimeout(500);
   const baseline = descendantsRss(browserPid);
@@ -149,7 +176,8 @@ try {
   const transfers: Promise<{ url: string; bytes: number }>[] = [];
   searchPage.on('requestfinished', (request) => {
     const url = new URL(request.url()).pathname;
-    if (url.startsWith('/ledgers/') || url.startsWith('/keys/')) transfers.push(request.sizes().then((s) => ({ url, bytes: s.responseBodySize })));
+    if (url.startsWith('/ledgers/') || url.startsWith('/keys/'))
+      transfers.push(request.sizes().then((s) => ({ url, bytes: s.responseBodySize })));
   });
   await searchPage.goto(`/verify?hash=${hash}&search=true`);
   const result = searchPage.locator('[data-testid=search-result][data-found=true]');

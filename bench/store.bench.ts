@@ -47,7 +47,11 @@ try {
 
   // 1. Submissions.
   const serve = async (env: NodeJS.ProcessEnv): Promise<string> => {
-    const child = spawn(TIMESEAL, ['serve'], { cwd: dir, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(TIMESEAL, ['serve'], {
+      cwd: dir,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     children.push(child);
     return waitForUrl(child);
   };
@@ -70,7 +74,8 @@ try {
   await nginx.stop();
   for (const child of children.splice(0)) await stop(child);
   const acknowledged = (name: (typeof targets)[number][0]) => runs.get(name)!.reduce((n, r) => n + r['2xx'], 0);
-  const failures = (name: (typeof targets)[number][0]) => runs.get(name)!.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
+  const failures = (name: (typeof targets)[number][0]) =>
+    runs.get(name)!.reduce((n, r) => n + r.errors + r.timeouts + r.non2xx, 0);
   const sqliteRows = (() => {
     const db = new Database(project('sqlite').TIMESEAL_DB!, { readonly: true });
     try {
@@ -81,14 +86,19 @@ try {
   })();
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
-  const pgRows = Number((await client.query<{ n: string }>("SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta'")).rows[0]!.n);
+  const pgRows = Number(
+    (await client.query<{ n: string }>("SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta'")).rows[0]!.n,
+  );
   await client.query('TRUNCATE submissions');
   await client.end();
   const medians = new Map(targets.map(([name]) => [name, median(runs.get(name)!)]));
   const rate = (name: (typeof targets)[number][0]) => medians.get(name)!.requests.average;
   const row = (name: (typeof targets)[number][0]) => {
     const r = medians.get(name)!;
-    return `| ${name} | ${Math.round(r.requests.average).toLocaleString('en-US')} | ${r.latency.p99} ms | ${failures(name)} | ${runs.get(name)!.map((x) => Math.round(x.requests.average).toLocaleString('en-US')).join(', ')} |`;
+    return `| ${name} | ${Math.round(r.requests.average).toLocaleString('en-US')} | ${r.latency.p99} ms | ${failures(name)} | ${runs
+      .get(name)!
+      .map((x) => Math.round(x.requests.average).toLocaleString('en-US'))
+      .join(', ')} |`;
   };
 
   // 2. A day built from each engine.
@@ -106,13 +116,19 @@ try {
   const at = { TIMESEAL_NOW: `${DAY}T12:00:00Z` };
   const buildAt = { TIMESEAL_NOW: '2025-11-03T00:05:00Z' };
   const importTime: Record<string, number> = {};
-  for (const [name, env] of [['SQLite', project('day-sqlite')], ['PostgreSQL', pgEnv('day-pg')]] as const) {
+  for (const [name, env] of [
+    ['SQLite', project('day-sqlite')],
+    ['PostgreSQL', pgEnv('day-pg')],
+  ] as const) {
     importTime[name] = timed(['import', hashFile], dir, { ...env, ...at }).seconds;
   }
   // Alternating builds on fresh archives of the same rows: two builds per engine, the faster of each counted.
   const builds: Record<string, { seconds: number; maxRssMb: number }[]> = { SQLite: [], PostgreSQL: [] };
   for (let round = 0; round < 2; round++) {
-    for (const [name, env] of [['SQLite', project('day-sqlite')], ['PostgreSQL', pgEnv('day-pg')]] as const) {
+    for (const [name, env] of [
+      ['SQLite', project('day-sqlite')],
+      ['PostgreSQL', pgEnv('day-pg')],
+    ] as const) {
       const archive = env.TIMESEAL_ARCHIVE!;
       fs.rmSync(archive, { recursive: true, force: true });
       log(`building the day from ${name} (round ${round + 1})`);
@@ -120,7 +136,10 @@ try {
       builds[name]!.push({ seconds: m.seconds, maxRssMb: m.maxRssMb });
     }
   }
-  const differences = treeDiff(treeDigest(project('day-sqlite').TIMESEAL_ARCHIVE!), treeDigest(pgEnv('day-pg').TIMESEAL_ARCHIVE!));
+  const differences = treeDiff(
+    treeDigest(project('day-sqlite').TIMESEAL_ARCHIVE!),
+    treeDigest(pgEnv('day-pg').TIMESEAL_ARCHIVE!),
+  );
   const same = differences.length === 0;
   const written = folderBytes(project('day-sqlite').TIMESEAL_ARCHIVE!);
   const best = (name: string) => builds[name]!.reduce((a, b) => (b.seconds < a.seconds ? b : a));
@@ -143,7 +162,10 @@ try {
     '',
     '| engine | import | build (each run) | peak RSS of the build |',
     '|---|---|---|---|',
-    ...(['SQLite', 'PostgreSQL'] as const).map((name) => `| ${name} | ${importTime[name]!.toFixed(1)} s | ${builds[name]!.map((b) => `${b.seconds.toFixed(2)} s`).join(', ')} | ${Math.round(Math.max(...builds[name]!.map((b) => b.maxRssMb)))} MB |`),
+    ...(['SQLite', 'PostgreSQL'] as const).map(
+      (name) =>
+        `| ${name} | ${importTime[name]!.toFixed(1)} s | ${builds[name]!.map((b) => `${b.seconds.toFixed(2)} s`).join(', ')} | ${Math.round(Math.max(...builds[name]!.map((b) => b.maxRssMb)))} MB |`,
+    ),
     '',
     `- Build from PostgreSQL ÷ from SQLite: **${buildRatio.toFixed(2)}** (goal ≤ 1.5). The two archives are ${same ? 'byte-identical' : `DIFFERENT (${differences.slice(0, 5).join('; ')})`} (${written.files.toLocaleString('en-US')} files, ${mb(written.bytes)}).`,
   ];

@@ -79,11 +79,19 @@ try {
   const url = await waitForUrl(server);
 
   // Does this server answer a receipt? One submission asks (its row is counted below with the others).
-  const probe = await fetch(`${url}${BETA}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ hash: crypto.randomBytes(32).toString('hex'), receipt: true }) });
+  const probe = await fetch(`${url}${BETA}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ hash: crypto.randomBytes(32).toString('hex'), receipt: true }),
+  });
   const probeBody = (await probe.json()) as { receipt?: unknown };
   const probed = probe.status === 201 ? 1 : 0;
   const receipts = probe.status === 201 && typeof probeBody.receipt === 'string';
-  log(receipts ? 'the server answers receipts: the receipt case runs' : `the server answers no receipt (${probe.status}, ${JSON.stringify(probeBody).slice(0, 200)}): the receipt case is left out`);
+  log(
+    receipts
+      ? 'the server answers receipts: the receipt case runs'
+      : `the server answers no receipt (${probe.status}, ${JSON.stringify(probeBody).slice(0, 200)}): the receipt case is left out`,
+  );
 
   const loadAverage = () => fs.readFileSync('/proc/loadavg', 'utf8').split(' ')[0]!;
   const loadBefore = loadAverage();
@@ -97,22 +105,53 @@ try {
     loop: number;
   }
   const targets: Target[] = [
-    { name: 'beta', runs: [], cpu: 0, loop: 0, run: () => load(url, BETA, CONNECTIONS, DURATION, { verifyBody: (b) => b.startsWith('{"success":true') }) },
+    {
+      name: 'beta',
+      runs: [],
+      cpu: 0,
+      loop: 0,
+      run: () => load(url, BETA, CONNECTIONS, DURATION, { verifyBody: (b) => b.startsWith('{"success":true') }),
+    },
     {
       name: 'tsa',
       runs: [],
       cpu: 0,
       loop: 0,
       run: () =>
-        loadRequests(url, CONNECTIONS, DURATION, { method: 'POST', path: '/tsa', headers: { 'content-type': 'application/timestamp-query' }, setupRequest: (r) => ({ ...r, body: tsa.next() }) }, granted),
+        loadRequests(
+          url,
+          CONNECTIONS,
+          DURATION,
+          {
+            method: 'POST',
+            path: '/tsa',
+            headers: { 'content-type': 'application/timestamp-query' },
+            setupRequest: (r) => ({ ...r, body: tsa.next() }),
+          },
+          granted,
+        ),
     },
     ...(receipts
-      ? [{ name: 'receipt', runs: [] as AutocannonResult[], cpu: 0, loop: 0, run: () => load(url, BETA, CONNECTIONS, DURATION, { fields: '"receipt":true', verifyBody: (b: string) => b.includes('"receipt":"') }) }]
+      ? [
+          {
+            name: 'receipt',
+            runs: [] as AutocannonResult[],
+            cpu: 0,
+            loop: 0,
+            run: () =>
+              load(url, BETA, CONNECTIONS, DURATION, {
+                fields: '"receipt":true',
+                verifyBody: (b: string) => b.includes('"receipt":"'),
+              }),
+          },
+        ]
       : []),
   ];
   for (let round = 0; round < ROUNDS; round++) {
     const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
-    log(`round ${round + 1}/${ROUNDS}: ${order.map((t) => t.name).join(', ')}; ${CONNECTIONS} connections, ${DURATION} s each`);
+    log(
+      `round ${round + 1}/${ROUNDS}: ${order.map((t) => t.name).join(', ')}; ${CONNECTIONS} connections, ${DURATION} s each`,
+    );
     for (const t of order) {
       const before = cpuSeconds(server.pid!);
       const loopBefore = cpuSeconds(server.pid!, server.pid!);
@@ -127,7 +166,10 @@ try {
   const db = new Database(env.TIMESEAL_DB, { readonly: true });
   const count = (sql: string, ...args: string[]) => (db.prepare(sql).get(...args) as { n: number }).n;
   const allRows = count("SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta'");
-  const tsaRows = count("SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta' AND substr(hash, 1, 48) = ?", tsa.prefix);
+  const tsaRows = count(
+    "SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta' AND substr(hash, 1, 48) = ?",
+    tsa.prefix,
+  );
   db.close();
 
   const total = (runs: AutocannonResult[], f: (r: AutocannonResult) => number) => runs.reduce((n, r) => n + f(r), 0);

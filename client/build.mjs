@@ -21,7 +21,15 @@ const started = Date.now();
 fs.rmSync(dist, { recursive: true, force: true });
 
 // The library must run in a browser: bundling it for one fails on any node: import.
-await esbuild.build({ entryPoints: [path.join(here, 'src/index.ts')], bundle: true, platform: 'browser', format: 'esm', target: 'es2022', write: false, logLevel: 'error' });
+await esbuild.build({
+  entryPoints: [path.join(here, 'src/index.ts')],
+  bundle: true,
+  platform: 'browser',
+  format: 'esm',
+  target: 'es2022',
+  write: false,
+  logLevel: 'error',
+});
 
 const result = await esbuild.build({
   entryPoints: { index: path.join(here, 'src/index.ts'), cli: path.join(here, 'src/cli/bin.ts') },
@@ -63,9 +71,19 @@ while (todo.length > 0) {
   const out = ts.transpileDeclaration(fs.readFileSync(fileName, 'utf8'), {
     fileName,
     reportDiagnostics: true,
-    compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, allowImportingTsExtensions: true, stripInternal: true, isolatedDeclarations: true, declaration: true },
+    compilerOptions: {
+      target: ts.ScriptTarget.ES2022,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      allowImportingTsExtensions: true,
+      stripInternal: true,
+      isolatedDeclarations: true,
+      declaration: true,
+    },
   });
-  const problems = (out.diagnostics ?? []).map((d) => `${name}.ts: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`);
+  const problems = (out.diagnostics ?? []).map(
+    (d) => `${name}.ts: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+  );
   if (problems.length > 0) throw new Error(`types:\n${problems.join('\n')}`);
   const text = out.outputText.replace(/(from\s+|import\()(['"])\.\/([\w-]+)\.(?:ts|js)\2/g, (_, lead, q, mod) => {
     todo.push(mod);
@@ -89,5 +107,7 @@ const count = (dir) => {
   }
 };
 count(dist);
-process.stderr.write(`timeseal-client ${pkg.version}: dist/ ${files} files, ${bytes} bytes, built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+process.stderr.write(
+  `timeseal-client ${pkg.version}: dist/ ${files} files, ${bytes} bytes, built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+);
 void result;

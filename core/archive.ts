@@ -27,7 +27,8 @@ export const signaturesMetaPath = (date: string): string => `${date}.json.signat
 export const dayCheckpointPath = (date: string): string => `${date}.checkpoint`;
 export const ledgerOtsPath = (date: string): string => `${date}.json.ots`;
 /** The n-th RFC 3161 token of a day's ledger file (0: the first; docs/FORMAT.md §3a). */
-export const tsrPath = (date: string, n: number): string => (n === 0 ? `${date}.json.tsr` : `${date}.json.${n + 1}.tsr`);
+export const tsrPath = (date: string, n: number): string =>
+  n === 0 ? `${date}.json.tsr` : `${date}.json.${n + 1}.tsr`;
 /** At most this many tokens a day (one per configured TSA). */
 export const MAX_TSAS = 9;
 /** The witnesses' cosignature lines of a day's checkpoint (docs/FORMAT.md, "Witness cosignatures"). */
@@ -43,13 +44,19 @@ export type CacheClass = 'immutable' | 'short';
 
 // A day's files: the immutable ones (ledger, signatures, metadata, checkpoint, RFC 3161 tokens) and its witness
 // cosignatures, which grow as witnesses answer (pipeline/witness.ts).
-const DAY_FILE = /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint|json\.tsr|json\.[2-9]\.tsr|cosignatures)$/;
+const DAY_FILE =
+  /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint|json\.tsr|json\.[2-9]\.tsr|cosignatures)$/;
 const FULL_TILE = /^tile\/(\d+|entries)\/(x\d{3}\/)*\d{3}$/;
 
 /** How long a file may be cached: daily artifacts and full tiles never change; partial tiles never change
  * either (their width is in the path). Everything else (checkpoint, index, status) is replaced over time. */
 export function cacheClass(path: string): CacheClass {
-  if ((DAY_FILE.test(path) && !path.endsWith('.cosignatures')) || FULL_TILE.test(path) || /^tile\/.+\.p\/\d+$/.test(path)) return 'immutable';
+  if (
+    (DAY_FILE.test(path) && !path.endsWith('.cosignatures')) ||
+    FULL_TILE.test(path) ||
+    /^tile\/.+\.p\/\d+$/.test(path)
+  )
+    return 'immutable';
   // An index segment file never changes (core/index-segments.ts); its head index/segments.json does.
   if (parseSegmentPath(path) !== null) return 'immutable';
   return 'short';
@@ -77,7 +84,8 @@ export function archiveCacheControl(path: string): string {
 /** The Content-Type an archive file is served with, by its path (the server's and the S3 objects'). */
 export function archiveContentType(path: string): string {
   if (path.endsWith('.json')) return 'application/json; charset=utf-8';
-  if (path === CHECKPOINT_PATH || path.endsWith('.checkpoint') || path.endsWith('.cosignatures')) return 'text/plain; charset=utf-8';
+  if (path === CHECKPOINT_PATH || path.endsWith('.checkpoint') || path.endsWith('.cosignatures'))
+    return 'text/plain; charset=utf-8';
   if (path.endsWith('.tsr')) return 'application/timestamp-reply';
   return 'application/octet-stream';
 }
@@ -141,7 +149,8 @@ export function parseDays(text: string): DaysFile {
       if (!Number.isSafeInteger(day[n]) || day[n] < 0) throw new FormatError(`${where}.${n}`, 'expected an integer');
     }
     if (!HEX64.test(day.root) || !HEX64.test(day.sha256)) throw new FormatError(where, 'expected hex digests');
-    if (day.firstIndex + day.entryCount !== day.treeSize) throw new FormatError(where, 'first_index + entry_count != tree_size');
+    if (day.firstIndex + day.entryCount !== day.treeSize)
+      throw new FormatError(where, 'first_index + entry_count != tree_size');
     if (previous && (previous.date >= day.date || previous.treeSize !== day.firstIndex)) {
       throw new FormatError(where, `does not follow ${previous.date}`);
     }
@@ -158,7 +167,8 @@ export interface OtsStatus {
 }
 
 export function encodeOtsStatus(status: OtsStatus): string {
-  if (status.latest_ots_ok !== '' && !isDate(status.latest_ots_ok)) throw new FormatError('latest_ots_ok', 'expected a date or ""');
+  if (status.latest_ots_ok !== '' && !isDate(status.latest_ots_ok))
+    throw new FormatError('latest_ots_ok', 'expected a date or ""');
   if (!isIsoTime(status.last_update)) throw new FormatError('last_update', 'expected an ISO time');
   return `${JSON.stringify(status, null, 2)}\n`;
 }

@@ -95,7 +95,8 @@ export function targetFromBits(bits: number): bigint {
 export function checkProofOfWork(header: Uint8Array, network: BitcoinNetwork): void {
   const { bits } = parseBlockHeader(header);
   const target = targetFromBits(bits);
-  if (!Object.hasOwn(POW_LIMIT, network)) throw new FormatError('network', `unknown Bitcoin network ${String(network)}`);
+  if (!Object.hasOwn(POW_LIMIT, network))
+    throw new FormatError('network', `unknown Bitcoin network ${String(network)}`);
   const limit = POW_LIMIT[network];
   if (target > limit) {
     throw new MismatchError(`nBits ${hex32(bits)}: target above the ${network} limit`, hex256(limit), hex256(target));

@@ -85,7 +85,10 @@ describe('parseCheckpoint', () => {
 describe('signed checkpoints', () => {
   const ecdsa = ecdsaKeygen(new Uint8Array(48).fill(5));
   const mldsa = mldsaKeygen(new Uint8Array(32).fill(6));
-  const signers = [ecdsaNoteSigner(ORIGIN, ecdsa.secretKey, ecdsa.publicKey), mldsaNoteSigner(ORIGIN, mldsa.seed, mldsa.publicKey)];
+  const signers = [
+    ecdsaNoteSigner(ORIGIN, ecdsa.secretKey, ecdsa.publicKey),
+    mldsaNoteSigner(ORIGIN, mldsa.seed, mldsa.publicKey),
+  ];
   const verifiers = [ecdsaNoteVerifier(ORIGIN, ecdsa.publicKey), mldsaNoteVerifier(ORIGIN, mldsa.publicKey)];
   const checkpoint = { origin: ORIGIN, size: 40, root };
   const signed = signCheckpoint(checkpoint, signers);
@@ -93,14 +96,22 @@ describe('signed checkpoints', () => {
   it('is the checkpoint body, a blank line, the ECDSA line then the ML-DSA-65 line, both named after the origin', () => {
     const lines = signed.split('\n');
     expect(lines.slice(0, 4)).toEqual([ORIGIN, '40', rootBase64, '']);
-    expect(lines.slice(4, 6).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual([`\u2014 ${ORIGIN}`, `\u2014 ${ORIGIN}`]);
+    expect(lines.slice(4, 6).map((l) => l.split(' ').slice(0, 2).join(' '))).toEqual([
+      `\u2014 ${ORIGIN}`,
+      `\u2014 ${ORIGIN}`,
+    ]);
     expect(Buffer.from(lines[4]!.split(' ')[2]!, 'base64').readUInt32BE(0)).toBe(signers[0]!.keyId);
     expect(Buffer.from(lines[5]!.split(' ')[2]!, 'base64').readUInt32BE(0)).toBe(signers[1]!.keyId);
     expect(lines.slice(6)).toEqual(['']);
   });
   it('verifies and returns the parsed checkpoint', () => {
     const parsed = verifyCheckpoint(signed, verifiers, { origin: ORIGIN });
-    expect([parsed.origin, parsed.size, toHexString(parsed.root), parsed.extensions]).toEqual([ORIGIN, 40, toHexString(root), []]);
+    expect([parsed.origin, parsed.size, toHexString(parsed.root), parsed.extensions]).toEqual([
+      ORIGIN,
+      40,
+      toHexString(root),
+      [],
+    ]);
   });
   it('openssl verifies the ECDSA line over the note text', () => {
     const dir = mkdtempSync(join(tmpdir(), 'timeseal-checkpoint-'));
@@ -109,7 +120,10 @@ describe('signed checkpoints', () => {
       writeFileSync(join(dir, 'text'), encodeCheckpoint(checkpoint));
       writeFileSync(join(dir, 'sig'), Buffer.from(line.split(' ')[2]!, 'base64').subarray(4));
       writeFileSync(join(dir, 'pub.pem'), ecdsaPublicKeyToPem(ecdsa.publicKey));
-      const out = spawnSync('openssl', ['dgst', '-sha256', '-verify', 'pub.pem', '-signature', 'sig', 'text'], { cwd: dir, encoding: 'utf8' });
+      const out = spawnSync('openssl', ['dgst', '-sha256', '-verify', 'pub.pem', '-signature', 'sig', 'text'], {
+        cwd: dir,
+        encoding: 'utf8',
+      });
       expect(out.stdout.trim()).toBe('Verified OK');
     } finally {
       rmSync(dir, { recursive: true, force: true });

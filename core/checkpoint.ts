@@ -21,7 +21,8 @@ export function encodeCheckpoint(checkpoint: Checkpoint): string {
   const { origin, size, root } = checkpoint;
   checkOrigin(origin);
   if (!Number.isSafeInteger(size) || size < 0) throw new FormatError('checkpoint size', `${size} is not a tree size`);
-  if (root.length !== HASH_SIZE) throw new FormatError('checkpoint root', `expected ${HASH_SIZE} bytes, got ${root.length}`);
+  if (root.length !== HASH_SIZE)
+    throw new FormatError('checkpoint root', `expected ${HASH_SIZE} bytes, got ${root.length}`);
   return `${origin}\n${size}\n${toBase64(root)}\n`;
 }
 
@@ -29,14 +30,18 @@ export function encodeCheckpoint(checkpoint: Checkpoint): string {
 export function parseCheckpoint(text: string): ParsedCheckpoint {
   if (!text.endsWith('\n')) throw new FormatError('checkpoint', 'does not end in a newline');
   const lines = text.slice(0, -1).split('\n');
-  if (lines.length < 3) throw new FormatError('checkpoint', `${lines.length} lines, expected at least 3 (origin, size, root)`);
+  if (lines.length < 3)
+    throw new FormatError('checkpoint', `${lines.length} lines, expected at least 3 (origin, size, root)`);
   const [origin, sizeText, rootText, ...extensions] = lines as [string, string, string, ...string[]];
   if (origin.length === 0) throw new FormatError('checkpoint origin', 'is empty');
-  if (!TREE_SIZE.test(sizeText)) throw new FormatError('checkpoint size', `"${sizeText}" is not a decimal number without leading zeros`);
+  if (!TREE_SIZE.test(sizeText))
+    throw new FormatError('checkpoint size', `"${sizeText}" is not a decimal number without leading zeros`);
   const size = Number(sizeText);
-  if (!Number.isSafeInteger(size)) throw new FormatError('checkpoint size', `${sizeText} is larger than ${Number.MAX_SAFE_INTEGER}`);
+  if (!Number.isSafeInteger(size))
+    throw new FormatError('checkpoint size', `${sizeText} is larger than ${Number.MAX_SAFE_INTEGER}`);
   const root = fromBase64(rootText, 'checkpoint root');
-  if (root.length !== HASH_SIZE) throw new FormatError('checkpoint root', `${root.length} bytes, expected ${HASH_SIZE}`);
+  if (root.length !== HASH_SIZE)
+    throw new FormatError('checkpoint root', `${root.length} bytes, expected ${HASH_SIZE}`);
   extensions.forEach((line, i) => {
     if (line.length === 0) throw new FormatError('checkpoint', `extension line ${i + 1} is empty`);
   });

@@ -42,7 +42,9 @@ describe('Ed25519 note signatures (type 0x01)', () => {
     expect(vkey).toMatchObject({ name: 'example.com/foo', keyId: 0x530d903a, type: NOTE_TYPE_ED25519 });
     const note = fs.readFileSync(path.join(VECTORS, 'example.note'), 'utf8');
     expect(verifyNoteSignatures(note, [vkeyVerifier(vkey)]).text).toBe('This is an example message.\n');
-    expect(() => verifyNoteSignatures(note.replace('example message', 'example massage'), [vkeyVerifier(vkey)])).toThrow(/Ed25519 line of example.com\/foo/);
+    expect(() =>
+      verifyNoteSignatures(note.replace('example message', 'example massage'), [vkeyVerifier(vkey)]),
+    ).toThrow(/Ed25519 line of example.com\/foo/);
   });
 
   it('signs what OpenSSL verifies, with a private key file OpenSSL reads', () => {
@@ -58,18 +60,47 @@ describe('Ed25519 note signatures (type 0x01)', () => {
     fs.writeFileSync(path.join(tmp, 'text'), text);
     fs.writeFileSync(path.join(tmp, 'sig'), signatures[0]!.signature);
     fs.writeFileSync(path.join(tmp, 'pub.pem'), pubPem);
-    const out = execFileSync('openssl', ['pkeyutl', '-verify', '-pubin', '-inkey', path.join(tmp, 'pub.pem'), '-rawin', '-in', path.join(tmp, 'text'), '-sigfile', path.join(tmp, 'sig')], { encoding: 'utf8' });
+    const out = execFileSync(
+      'openssl',
+      [
+        'pkeyutl',
+        '-verify',
+        '-pubin',
+        '-inkey',
+        path.join(tmp, 'pub.pem'),
+        '-rawin',
+        '-in',
+        path.join(tmp, 'text'),
+        '-sigfile',
+        path.join(tmp, 'sig'),
+      ],
+      { encoding: 'utf8' },
+    );
     expect(out).toMatch(/Signature Verified Successfully/);
     expect(seedFromPkcs8Pem('Ed25519', fs.readFileSync(keyFile, 'utf8'))).toEqual(seed(7));
-    expect(() => seedFromPkcs8Pem('ML-DSA-44', fs.readFileSync(keyFile, 'utf8'))).toThrow(/not a PKCS#8 ML-DSA-44 seed/);
-    expect(verifyNoteSignatures(note, [ed25519NoteVerifier('timeseal.test', ed25519PublicKey(seed(7)))]).verified).toHaveLength(1);
+    expect(() => seedFromPkcs8Pem('ML-DSA-44', fs.readFileSync(keyFile, 'utf8'))).toThrow(
+      /not a PKCS#8 ML-DSA-44 seed/,
+    );
+    expect(
+      verifyNoteSignatures(note, [ed25519NoteVerifier('timeseal.test', ed25519PublicKey(seed(7)))]).verified,
+    ).toHaveLength(1);
   });
 });
 
 describe('ML-DSA-44 cosignatures (tlog-cosignature, type 0x06)', () => {
   it('signs the subtree/v1 cosigned_message of the checkpoint, deterministically, and verifies it', () => {
     const message = mldsa44CosignedMessage('timeseal.test', 0, checkpoint);
-    const expected = concatBytes(utf8('subtree/v1\n\0'), Uint8Array.of(13), utf8('timeseal.test'), new Uint8Array(8), Uint8Array.of(13), utf8('timeseal.test'), new Uint8Array(8), Uint8Array.of(0, 0, 0, 0, 0, 0, 0x04, 0xd2), checkpoint.root);
+    const expected = concatBytes(
+      utf8('subtree/v1\n\0'),
+      Uint8Array.of(13),
+      utf8('timeseal.test'),
+      new Uint8Array(8),
+      Uint8Array.of(13),
+      utf8('timeseal.test'),
+      new Uint8Array(8),
+      Uint8Array.of(0, 0, 0, 0, 0, 0, 0x04, 0xd2),
+      checkpoint.root,
+    );
     expect(toHex(message)).toBe(toHex(expected));
     const signer = mldsa44CosignatureSigner('timeseal.test', seed(9));
     const a = signNote(text, [signer]);
@@ -87,10 +118,16 @@ describe('ML-DSA-44 cosignatures (tlog-cosignature, type 0x06)', () => {
     expect(nodeKey.asymmetricKeyType).toBe('ml-dsa-44');
     expect(crypto.verify(null, message, nodeKey, line.signature.subarray(8))).toBe(true);
     // Another root, size or origin; another cosigner name for the same key; a changed timestamp: all refused.
-    for (const other of [{ ...checkpoint, size: 1235 }, { ...checkpoint, root: new Uint8Array(32) }, { ...checkpoint, origin: 'other.test' }]) {
+    for (const other of [
+      { ...checkpoint, size: 1235 },
+      { ...checkpoint, root: new Uint8Array(32) },
+      { ...checkpoint, origin: 'other.test' },
+    ]) {
       expect(verifier.verify(utf8(encodeCheckpoint(other)), line.signature)).toBe(false);
     }
-    expect(mldsa44CosignatureVerifier('timeseal.other', mldsa44PublicKey(seed(9))).verify(utf8(text), line.signature)).toBe(false);
+    expect(
+      mldsa44CosignatureVerifier('timeseal.other', mldsa44PublicKey(seed(9))).verify(utf8(text), line.signature),
+    ).toBe(false);
     const retimed = line.signature.slice();
     retimed[7] = 1;
     expect(verifier.verify(utf8(text), retimed)).toBe(false);
@@ -107,7 +144,12 @@ describe('ML-DSA-44 cosignatures (tlog-cosignature, type 0x06)', () => {
 
   it('private key files hold the seed (RFC 9881 seed-only PKCS#8 with id-ml-dsa-44)', () => {
     const pem = seedToPkcs8Pem('ML-DSA-44', seed(5));
-    const der = fromBase64(pem.split('\n').filter((l) => l && !l.startsWith('-----')).join(''));
+    const der = fromBase64(
+      pem
+        .split('\n')
+        .filter((l) => l && !l.startsWith('-----'))
+        .join(''),
+    );
     expect(toHex(der.subarray(0, 22))).toBe('3034020100300b060960864801650304031104228020');
     expect(seedFromPkcs8Pem('ML-DSA-44', pem)).toEqual(seed(5));
   });
@@ -130,11 +172,20 @@ describe('Ed25519 cosignatures (type 0x04) and vkeys', () => {
   it('encodes and strictly parses vkeys', () => {
     const pub = mldsa44PublicKey(seed(2));
     const text6 = encodeVkey('witness.test/w1', NOTE_TYPE_MLDSA44_COSIGNATURE, pub);
-    expect(parseVkey(text6)).toEqual({ name: 'witness.test/w1', keyId: typedKeyId('witness.test/w1', 6, pub), type: 6, publicKey: pub });
+    expect(parseVkey(text6)).toEqual({
+      name: 'witness.test/w1',
+      keyId: typedKeyId('witness.test/w1', 6, pub),
+      type: 6,
+      publicKey: pub,
+    });
     const [, name, id, key] = /^([^+]*)\+([^+]*)\+(.*)$/.exec(text6) as unknown as [string, string, string, string];
     expect(() => parseVkey(`${name}+${id.replace(/^./, id[0] === '0' ? '1' : '0')}+${key}`)).toThrow(/key ID/);
     expect(() => parseVkey(`${name}+${id}`)).toThrow(/expected/);
-    expect(() => parseVkey(`${name}+${id}+${Buffer.concat([Buffer.of(2), Buffer.from(pub)]).toString('base64')}`)).toThrow(/0x02 is not one Timeseal knows/);
-    expect(() => parseVkey(`${name}+${id}+${Buffer.concat([Buffer.of(6), Buffer.from(pub.subarray(1))]).toString('base64')}`)).toThrow(/1312 bytes/);
+    expect(() =>
+      parseVkey(`${name}+${id}+${Buffer.concat([Buffer.of(2), Buffer.from(pub)]).toString('base64')}`),
+    ).toThrow(/0x02 is not one Timeseal knows/);
+    expect(() =>
+      parseVkey(`${name}+${id}+${Buffer.concat([Buffer.of(6), Buffer.from(pub.subarray(1))]).toString('base64')}`),
+    ).toThrow(/1312 bytes/);
   });
 });

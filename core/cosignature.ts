@@ -42,7 +42,12 @@ export function ed25519PublicKey(seed: Uint8Array): Uint8Array {
 
 export function ed25519NoteSigner(name: string, seed: Uint8Array): NoteSigner {
   const publicKey = ed25519PublicKey(seed);
-  return { name, keyId: typedKeyId(name, NOTE_TYPE_ED25519, publicKey), algorithm: 'Ed25519', sign: (text) => ed25519.sign(text, seed) };
+  return {
+    name,
+    keyId: typedKeyId(name, NOTE_TYPE_ED25519, publicKey),
+    algorithm: 'Ed25519',
+    sign: (text) => ed25519.sign(text, seed),
+  };
 }
 
 export function ed25519NoteVerifier(name: string, publicKey: Uint8Array): NoteVerifier {
@@ -51,7 +56,9 @@ export function ed25519NoteVerifier(name: string, publicKey: Uint8Array): NoteVe
     name,
     keyId: typedKeyId(name, NOTE_TYPE_ED25519, publicKey),
     algorithm: 'Ed25519',
-    verify: (text, signature) => signature.length === 64 && (nativeAccepts('ed25519', text, signature, publicKey) || ed25519.verify(signature, text, publicKey)),
+    verify: (text, signature) =>
+      signature.length === 64 &&
+      (nativeAccepts('ed25519', text, signature, publicKey) || ed25519.verify(signature, text, publicKey)),
   };
 }
 
@@ -83,7 +90,11 @@ function opaque8(what: string, bytes: Uint8Array): Uint8Array {
 }
 
 /** tlog-cosignature "ML-DSA-44 signed message": the cosigned_message of a checkpoint (start 0, end = size). */
-export function mldsa44CosignedMessage(cosigner: string, timestamp: number, checkpoint: { origin: string; size: number; root: Uint8Array }): Uint8Array {
+export function mldsa44CosignedMessage(
+  cosigner: string,
+  timestamp: number,
+  checkpoint: { origin: string; size: number; root: Uint8Array },
+): Uint8Array {
   checkSize('checkpoint root', checkpoint.root, 32);
   return concatBytes(
     utf8('subtree/v1\n\0'),
@@ -112,7 +123,11 @@ export function mldsa44PublicKey(seed: Uint8Array): Uint8Array {
  * bytes), over the cosigned_message with `timestamp(checkpoint)` (0: no statement that the tree is the largest
  * the cosigner has seen, which is what a log says of its own checkpoint).
  */
-export function mldsa44CosignatureSigner(name: string, seed: Uint8Array, timestamp: (size: number) => number = () => 0): NoteSigner {
+export function mldsa44CosignatureSigner(
+  name: string,
+  seed: Uint8Array,
+  timestamp: (size: number) => number = () => 0,
+): NoteSigner {
   const { secretKey, publicKey } = ml_dsa44.keygen(seed);
   return {
     name,
@@ -121,12 +136,18 @@ export function mldsa44CosignatureSigner(name: string, seed: Uint8Array, timesta
     sign: (text) => {
       const checkpoint = checkpointOf(text);
       const time = timestamp(checkpoint.size);
-      return concatBytes(uint64(time), ml_dsa44.sign(mldsa44CosignedMessage(name, time, checkpoint), secretKey, { extraEntropy: false }));
+      return concatBytes(
+        uint64(time),
+        ml_dsa44.sign(mldsa44CosignedMessage(name, time, checkpoint), secretKey, { extraEntropy: false }),
+      );
     },
   };
 }
 
-export function mldsa44CosignatureVerifier(name: string, publicKey: Uint8Array): NoteVerifier & { timestamp(signature: Uint8Array): number | null } {
+export function mldsa44CosignatureVerifier(
+  name: string,
+  publicKey: Uint8Array,
+): NoteVerifier & { timestamp(signature: Uint8Array): number | null } {
   checkSize('ML-DSA-44 public key', publicKey, MLDSA44_PUBLIC_KEY_SIZE);
   return {
     name,
@@ -142,7 +163,10 @@ export function mldsa44CosignatureVerifier(name: string, publicKey: Uint8Array):
       } catch {
         return false;
       }
-      return nativeAccepts('ml-dsa-44', message, signature.subarray(8), publicKey) || ml_dsa44.verify(signature.subarray(8), message, publicKey);
+      return (
+        nativeAccepts('ml-dsa-44', message, signature.subarray(8), publicKey) ||
+        ml_dsa44.verify(signature.subarray(8), message, publicKey)
+      );
     },
   };
 }
@@ -161,7 +185,10 @@ export function ed25519CosignatureSigner(name: string, seed: Uint8Array, timesta
   };
 }
 
-export function ed25519CosignatureVerifier(name: string, publicKey: Uint8Array): NoteVerifier & { timestamp(signature: Uint8Array): number | null } {
+export function ed25519CosignatureVerifier(
+  name: string,
+  publicKey: Uint8Array,
+): NoteVerifier & { timestamp(signature: Uint8Array): number | null } {
   checkSize('Ed25519 public key', publicKey, ED25519_PUBLIC_KEY_SIZE);
   return {
     name,
@@ -172,7 +199,10 @@ export function ed25519CosignatureVerifier(name: string, publicKey: Uint8Array):
       const time = readTimestamp(signature);
       if (time === null || signature.length !== 8 + 64) return false;
       const message = ed25519CosignedMessage(time, text);
-      return nativeAccepts('ed25519', message, signature.subarray(8), publicKey) || ed25519.verify(signature.subarray(8), message, publicKey);
+      return (
+        nativeAccepts('ed25519', message, signature.subarray(8), publicKey) ||
+        ed25519.verify(signature.subarray(8), message, publicKey)
+      );
     },
   };
 }
@@ -203,11 +233,20 @@ export function parseVkey(text: string): Vkey {
   if (bytes.length < 2) throw new FormatError('vkey', 'no key');
   const type = bytes[0]!;
   const publicKey = bytes.slice(1);
-  const size = { [NOTE_TYPE_ED25519]: ED25519_PUBLIC_KEY_SIZE, [NOTE_TYPE_ED25519_COSIGNATURE]: ED25519_PUBLIC_KEY_SIZE, [NOTE_TYPE_MLDSA44_COSIGNATURE]: MLDSA44_PUBLIC_KEY_SIZE }[type];
-  if (size === undefined) throw new FormatError('vkey', `signature type 0x${type.toString(16).padStart(2, '0')} is not one Timeseal knows (0x01, 0x04, 0x06)`);
+  const size = {
+    [NOTE_TYPE_ED25519]: ED25519_PUBLIC_KEY_SIZE,
+    [NOTE_TYPE_ED25519_COSIGNATURE]: ED25519_PUBLIC_KEY_SIZE,
+    [NOTE_TYPE_MLDSA44_COSIGNATURE]: MLDSA44_PUBLIC_KEY_SIZE,
+  }[type];
+  if (size === undefined)
+    throw new FormatError(
+      'vkey',
+      `signature type 0x${type.toString(16).padStart(2, '0')} is not one Timeseal knows (0x01, 0x04, 0x06)`,
+    );
   checkSize(`vkey key of type 0x${type.toString(16).padStart(2, '0')}`, publicKey, size);
   const keyId = typedKeyId(name, type, publicKey);
-  if (keyId !== Number.parseInt(idHex, 16)) throw new MismatchError('vkey key ID', keyId.toString(16).padStart(8, '0'), idHex);
+  if (keyId !== Number.parseInt(idHex, 16))
+    throw new MismatchError('vkey key ID', keyId.toString(16).padStart(8, '0'), idHex);
   return { name, keyId, type, publicKey };
 }
 
@@ -227,14 +266,20 @@ const MLDSA44_PKCS8_SEED_PREFIX = fromHex('3034020100300b06096086480165030403110
 
 export function seedToPkcs8Pem(algorithm: 'Ed25519' | 'ML-DSA-44', seed: Uint8Array): string {
   checkSize(`${algorithm} seed`, seed, SEED_SIZE);
-  return pemEncode('PRIVATE KEY', concatBytes(algorithm === 'Ed25519' ? ED25519_PKCS8_PREFIX : MLDSA44_PKCS8_SEED_PREFIX, seed));
+  return pemEncode(
+    'PRIVATE KEY',
+    concatBytes(algorithm === 'Ed25519' ? ED25519_PKCS8_PREFIX : MLDSA44_PKCS8_SEED_PREFIX, seed),
+  );
 }
 
 export function seedFromPkcs8Pem(algorithm: 'Ed25519' | 'ML-DSA-44', pem: string): Uint8Array {
   const der = pemDecode(pem, 'PRIVATE KEY');
   const prefix = algorithm === 'Ed25519' ? ED25519_PKCS8_PREFIX : MLDSA44_PKCS8_SEED_PREFIX;
   if (der.length !== prefix.length + SEED_SIZE || !equalBytes(der.subarray(0, prefix.length), prefix)) {
-    throw new FormatError(`${algorithm} private key`, `not a PKCS#8 ${algorithm} seed (${toHex(der.subarray(0, 24))}…)`);
+    throw new FormatError(
+      `${algorithm} private key`,
+      `not a PKCS#8 ${algorithm} seed (${toHex(der.subarray(0, 24))}…)`,
+    );
   }
   return der.slice(prefix.length);
 }

@@ -46,7 +46,12 @@ export const nobleMu: MuFunction = (publicKey, message) =>
 export const SIGNATURES_FORMAT = 'timeseal-signatures/1';
 
 /** The bytes of YYYY-MM-DD.json.signatures.json (docs/FORMAT.md §3). */
-export function encodeSignaturesMeta(date: string, ledgerSize: number, ledgerSha256: string, keys: KeyFingerprints): Uint8Array {
+export function encodeSignaturesMeta(
+  date: string,
+  ledgerSize: number,
+  ledgerSha256: string,
+  keys: KeyFingerprints,
+): Uint8Array {
   const meta = {
     format: SIGNATURES_FORMAT,
     file: ledgerPath(date),
@@ -102,12 +107,22 @@ export interface DayCheckOptions {
  * encoding, the signature metadata, and the day's checkpoint (both signatures, same origin, size and root as
  * the ledger). Throws a typed error naming the file and what differs.
  */
-export function verifyDayFiles(date: string, files: DayFiles, keys: PublicKeySet, options: DayCheckOptions = {}): VerifiedDay {
+export function verifyDayFiles(
+  date: string,
+  files: DayFiles,
+  keys: PublicKeySet,
+  options: DayCheckOptions = {},
+): VerifiedDay {
   return checkDay(date, files, keys, options, parseLedger, (ledger) => ledger);
 }
 
 /** verifyDayFiles with the ledger parsed into columns (parseLedgerColumns): for days of millions of entries. */
-export function verifyDayFilesColumns(date: string, files: DayFiles, keys: PublicKeySet, options: DayCheckOptions = {}): VerifiedDay<LedgerColumns> {
+export function verifyDayFilesColumns(
+  date: string,
+  files: DayFiles,
+  keys: PublicKeySet,
+  options: DayCheckOptions = {},
+): VerifiedDay<LedgerColumns> {
   return checkDay(date, files, keys, options, parseLedgerColumns, (ledger) => ledger.head);
 }
 
@@ -125,10 +140,14 @@ function checkDay<L>(
   // ECDSA on the digest just computed (a runtime verifier would hash a day of up to 100 MB again); ML-DSA-65 asks
   // the runtime's verifier first, which derives μ from the ledger as the noble path does through `mu`.
   const ecdsaOk = ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa);
-  const mldsaOk = nativeAccepts('ml-dsa-65', files.ledger, files.mldsaSignature, keys.mldsa) || mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa);
+  const mldsaOk =
+    nativeAccepts('ml-dsa-65', files.ledger, files.mldsaSignature, keys.mldsa) ||
+    mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa);
   if (!ecdsaOk && !mldsaOk) {
     // Two independent signatures failing at once points at the signed bytes, not at both signature files.
-    throw new SignatureError(`${ledgerPath(date)} was altered after signing: neither its ECDSA P-256 (${ecdsaSignaturePath(date)}) nor its ML-DSA-65 (${mldsaSignaturePath(date)}) signature`);
+    throw new SignatureError(
+      `${ledgerPath(date)} was altered after signing: neither its ECDSA P-256 (${ecdsaSignaturePath(date)}) nor its ML-DSA-65 (${mldsaSignaturePath(date)}) signature`,
+    );
   }
   if (!ecdsaOk) throw new SignatureError(ecdsaSignaturePath(date));
   if (!mldsaOk) throw new SignatureError(mldsaSignaturePath(date));
@@ -148,7 +167,11 @@ function checkDay<L>(
   let checkpoint: ParsedCheckpoint;
   try {
     const text = fromUtf8(files.checkpoint, 'checkpoint');
-    checkpoint = verifyCheckpoint(text, [ecdsaNoteVerifier(ledger.origin, keys.ecdsa), mldsaNoteVerifier(ledger.origin, keys.mldsa)], { origin: ledger.origin });
+    checkpoint = verifyCheckpoint(
+      text,
+      [ecdsaNoteVerifier(ledger.origin, keys.ecdsa), mldsaNoteVerifier(ledger.origin, keys.mldsa)],
+      { origin: ledger.origin },
+    );
     options.checkpointLines?.(text, ledger.origin);
   } catch (err) {
     throw withContext(`${date}.checkpoint`, err);
@@ -161,4 +184,3 @@ function checkDay<L>(
   }
   return { ledger: parsed, sha256: sha, checkpoint };
 }
-

@@ -68,7 +68,10 @@ function shorten(value: string): string {
 /** The index covers fewer leaves than days.json publishes: a lookup cannot answer yet (never "not found"). */
 export class IndexIncompleteError extends TimesealError {
   constructor(covered: number, published: number) {
-    super('io', `the archive's index covers ${covered} of ${published} published leaves; it is completed by the next timeseal ledger build`);
+    super(
+      'io',
+      `the archive's index covers ${covered} of ${published} published leaves; it is completed by the next timeseal ledger build`,
+    );
     this.name = 'IndexIncompleteError';
   }
 }

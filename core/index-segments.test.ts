@@ -32,7 +32,15 @@ describe('index segments (FORMAT.md §6)', () => {
     expect(() => segmentBits(seg(0, 2 ** 25 * 64))).toThrow(/larger than this format allows/);
     expect(segmentPath(seg(5, 1_000_005))).toBe('index/5-1000005.idx');
     expect(parseSegmentPath('index/5-1000005.idx')).toEqual(seg(5, 1_000_005));
-    for (const bad of ['index/5-5.idx', 'index/05-9.idx', 'index/0-9', 'index/0-9/0', 'index/0-9.idx/', 'index/1-2.idx.tmp']) expect(parseSegmentPath(bad)).toBeNull();
+    for (const bad of [
+      'index/5-5.idx',
+      'index/05-9.idx',
+      'index/0-9',
+      'index/0-9/0',
+      'index/0-9.idx/',
+      'index/1-2.idx.tmp',
+    ])
+      expect(parseSegmentPath(bad)).toBeNull();
     expect(shardOf(seg(0, 3000), 'ff' + '0'.repeat(62))).toBe(0x3f);
     expect(shardOf(seg(0, 50), 'ff' + '0'.repeat(62))).toBe(0);
   });
@@ -40,10 +48,14 @@ describe('index segments (FORMAT.md §6)', () => {
   it('head: canonical text, strict parse', () => {
     const head = { treeSize: 300, segments: [seg(0, 200), seg(200, 300)] };
     const text = encodeIndexHead(head);
-    expect(text).toBe('{"format":"timeseal-index/3","tree_size":300,"segments":[\n{"from":0,"to":200},\n{"from":200,"to":300}\n]}\n');
+    expect(text).toBe(
+      '{"format":"timeseal-index/3","tree_size":300,"segments":[\n{"from":0,"to":200},\n{"from":200,"to":300}\n]}\n',
+    );
     expect(parseIndexHead(text)).toEqual(head);
     expect(parseIndexHead(encodeIndexHead({ treeSize: 0, segments: [] }))).toEqual({ treeSize: 0, segments: [] });
-    expect(() => parseIndexHead(text.replace('"to":200},\n{"from":200', '"to":199},\n{"from":200'))).toThrow(/does not continue at leaf 199/);
+    expect(() => parseIndexHead(text.replace('"to":200},\n{"from":200', '"to":199},\n{"from":200'))).toThrow(
+      /does not continue at leaf 199/,
+    );
     expect(() => parseIndexHead(text.replace('"tree_size":300', '"tree_size":301'))).toThrow(/not the tree size 301/);
     expect(() => parseIndexHead(text.replace('\n]}', ']}'))).toThrow(/canonical/);
     expect(() => parseIndexHead(text.replace('index/3', 'index/2'))).toThrow(/format/);
@@ -69,7 +81,12 @@ describe('index segments (FORMAT.md §6)', () => {
       sizes.push(1);
       const segments = sized(...sizes);
       const start = mergeStart(segments);
-      if (start >= 0) sizes.splice(start, sizes.length - start, sizes.slice(start).reduce((a, b) => a + b));
+      if (start >= 0)
+        sizes.splice(
+          start,
+          sizes.length - start,
+          sizes.slice(start).reduce((a, b) => a + b),
+        );
       for (let i = 1; i < sizes.length; i++) expect(sizes[i - 1]!).toBeGreaterThanOrEqual(2 * sizes[i]!);
       expect(sizes.length).toBe(day.toString(2).replace(/0/g, '').length);
     }
@@ -104,7 +121,9 @@ describe('index segments (FORMAT.md §6)', () => {
         // Every hash is found in the one shard its prefix names, with all its leaves, oldest first.
         for (const r of all) {
           const found = lookupShard(out[hashPrefix(r.hash, 0, bits)]!.bytes, toHex(r.hash));
-          expect(found.map((f) => f.leafIndex)).toEqual(all.filter((x) => toHex(x.hash) === toHex(r.hash)).map((x) => x.leafIndex));
+          expect(found.map((f) => f.leafIndex)).toEqual(
+            all.filter((x) => toHex(x.hash) === toHex(r.hash)).map((x) => x.leafIndex),
+          );
         }
         expect(out.flatMap((s) => parseShard(s.bytes))).toEqual(all);
       }),
@@ -118,7 +137,10 @@ describe('index segments (FORMAT.md §6)', () => {
     expect(Buffer.from(header.subarray(0, 4)).toString('latin1')).toBe('TSX2');
     expect(toHex(header.subarray(4))).toBe(['00000000', '0000003c', '0000003c', '000000a0', '000000c8'].join(''));
     expect([...parseSegmentHeader(segment, header)]).toEqual([0, 60, 60, 160, 200]);
-    expect(shardRecordRange(segment, header.subarray(tableEntryOffset(2), tableEntryOffset(2) + 8))).toEqual({ start: 60, end: 160 });
+    expect(shardRecordRange(segment, header.subarray(tableEntryOffset(2), tableEntryOffset(2) + 8))).toEqual({
+      start: 60,
+      end: 160,
+    });
     expect(recordBytes(2, { start: 60, end: 160 })).toEqual({ offset: 4 + 4 * 5 + 44 * 60, length: 44 * 100 });
     expect(() => parseSegmentHeader(seg(10, 211), header)).toThrow(/counts 200 records, not 201/);
     expect(() => parseSegmentHeader(segment, header.subarray(0, 20))).toThrow(/truncated/);

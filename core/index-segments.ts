@@ -47,7 +47,8 @@ export function segmentBits(segment: Segment): number {
   const records = segment.to - segment.from;
   let bits = 0;
   while (records > SEGMENT_SHARD_TARGET * 2 ** bits) bits++;
-  if (bits > MAX_SEGMENT_BITS) throw new FormatError('index', `segment ${segment.from}-${segment.to} is larger than this format allows`);
+  if (bits > MAX_SEGMENT_BITS)
+    throw new FormatError('index', `segment ${segment.from}-${segment.to} is larger than this format allows`);
   return bits;
 }
 
@@ -100,9 +101,14 @@ export function parseSegmentHeader(segment: Segment, header: Uint8Array): Uint32
   const table = new Uint32Array(2 ** bits + 1);
   for (let p = 0; p < table.length; p++) {
     table[p] = view.getUint32(4 + 4 * p);
-    if (p === 0 ? table[p] !== 0 : table[p]! < table[p - 1]!) throw new FormatError(where, `fan-out entry ${p} is out of order`);
+    if (p === 0 ? table[p] !== 0 : table[p]! < table[p - 1]!)
+      throw new FormatError(where, `fan-out entry ${p} is out of order`);
   }
-  if (table[table.length - 1] !== segment.to - segment.from) throw new FormatError(where, `fan-out table counts ${table[table.length - 1]} records, not ${segment.to - segment.from}`);
+  if (table[table.length - 1] !== segment.to - segment.from)
+    throw new FormatError(
+      where,
+      `fan-out table counts ${table[table.length - 1]} records, not ${segment.to - segment.from}`,
+    );
   return table;
 }
 
@@ -112,13 +118,17 @@ export function shardRecordRange(segment: Segment, entries: Uint8Array): { start
   const view = new DataView(entries.buffer, entries.byteOffset, 8);
   const start = view.getUint32(0);
   const end = view.getUint32(4);
-  if (end < start || end > segment.to - segment.from) throw new FormatError(segmentPath(segment), 'fan-out table out of order');
+  if (end < start || end > segment.to - segment.from)
+    throw new FormatError(segmentPath(segment), 'fan-out table out of order');
   return { start, end };
 }
 
 /** Byte range of records [start, end) in a segment file of `bits` prefix bits. */
 export function recordBytes(bits: number, range: { start: number; end: number }): { offset: number; length: number } {
-  return { offset: segmentLayout(bits).recordsOffset + SHARD_RECORD_SIZE * range.start, length: SHARD_RECORD_SIZE * (range.end - range.start) };
+  return {
+    offset: segmentLayout(bits).recordsOffset + SHARD_RECORD_SIZE * range.start,
+    length: SHARD_RECORD_SIZE * (range.end - range.start),
+  };
 }
 
 /** The head's canonical bytes: one segment a line, newest last. */
@@ -138,22 +148,31 @@ export function parseIndexHead(text: string): IndexHead {
   }
   const v = value as { format?: unknown; tree_size?: unknown; segments?: unknown };
   if (v?.format !== INDEX_FORMAT) throw new FormatError(`${INDEX_HEAD_PATH} format`, `expected ${INDEX_FORMAT}`);
-  if (!Number.isSafeInteger(v.tree_size) || (v.tree_size as number) < 0) throw new FormatError(`${INDEX_HEAD_PATH} tree_size`, 'expected a whole number');
+  if (!Number.isSafeInteger(v.tree_size) || (v.tree_size as number) < 0)
+    throw new FormatError(`${INDEX_HEAD_PATH} tree_size`, 'expected a whole number');
   if (!Array.isArray(v.segments)) throw new FormatError(`${INDEX_HEAD_PATH} segments`, 'expected a list');
   const segments: Segment[] = [];
   let next = 0;
   for (const s of v.segments as { from?: unknown; to?: unknown }[]) {
-    if (!Number.isSafeInteger(s?.from) || !Number.isSafeInteger(s?.to)) throw new FormatError(`${INDEX_HEAD_PATH} segments`, 'from and to must be whole numbers');
+    if (!Number.isSafeInteger(s?.from) || !Number.isSafeInteger(s?.to))
+      throw new FormatError(`${INDEX_HEAD_PATH} segments`, 'from and to must be whole numbers');
     const segment = { from: s.from as number, to: s.to as number };
     if (segment.from !== next || segment.to <= segment.from) {
-      throw new FormatError(`${INDEX_HEAD_PATH} segments`, `segment ${segment.from}-${segment.to} does not continue at leaf ${next}`);
+      throw new FormatError(
+        `${INDEX_HEAD_PATH} segments`,
+        `segment ${segment.from}-${segment.to} does not continue at leaf ${next}`,
+      );
     }
     segmentBits(segment);
     segments.push(segment);
     next = segment.to;
   }
   const head = { treeSize: v.tree_size as number, segments };
-  if (next !== head.treeSize) throw new FormatError(`${INDEX_HEAD_PATH} segments`, `cover leaves up to ${next}, not the tree size ${head.treeSize}`);
+  if (next !== head.treeSize)
+    throw new FormatError(
+      `${INDEX_HEAD_PATH} segments`,
+      `cover leaves up to ${next}, not the tree size ${head.treeSize}`,
+    );
   if (encodeIndexHead(head) !== text) throw new FormatError(INDEX_HEAD_PATH, 'not in canonical form');
   return head;
 }
@@ -193,10 +212,17 @@ export interface SegmentSource {
  * hashes: the older segment's record first, as its leaf index is smaller). Reads each input shard once, in
  * order; `bits` must be at least every input's own. Checks that each input shard's records all carry its prefix.
  */
-export function* mergeShards(inputs: readonly SegmentSource[], bits: number): Generator<{ prefix: number; bytes: Uint8Array }> {
+export function* mergeShards(
+  inputs: readonly SegmentSource[],
+  bits: number,
+): Generator<{ prefix: number; bytes: Uint8Array }> {
   const cursors = inputs.map((input) => {
     const own = segmentBits(input.segment);
-    if (own > bits) throw new FormatError('index', `cannot merge segment ${input.segment.from}-${input.segment.to} of ${own} bits into ${bits}`);
+    if (own > bits)
+      throw new FormatError(
+        'index',
+        `cannot merge segment ${input.segment.from}-${input.segment.to} of ${own} bits into ${bits}`,
+      );
     return { input, shift: bits - own, shard: -1, bytes: new Uint8Array(0) as Uint8Array, at: 0, end: 0 };
   });
   for (let prefix = 0; prefix < 2 ** bits; prefix++) {
@@ -204,7 +230,8 @@ export function* mergeShards(inputs: readonly SegmentSource[], bits: number): Ge
     for (const c of cursors) {
       const shard = Math.floor(prefix / 2 ** c.shift);
       if (shard !== c.shard) {
-        if (c.at !== c.bytes.length) throw new FormatError(`${segmentPath(c.input.segment)} shard ${c.shard}`, 'holds records outside its prefix');
+        if (c.at !== c.bytes.length)
+          throw new FormatError(`${segmentPath(c.input.segment)} shard ${c.shard}`, 'holds records outside its prefix');
         c.bytes = c.input.read(shard);
         c.shard = shard;
         c.at = 0;
@@ -225,7 +252,8 @@ export function* mergeShards(inputs: readonly SegmentSource[], bits: number): Ge
     yield { prefix, bytes: out };
   }
   for (const c of cursors) {
-    if (c.at !== c.bytes.length) throw new FormatError(`${segmentPath(c.input.segment)} shard ${c.shard}`, 'holds records outside its prefix');
+    if (c.at !== c.bytes.length)
+      throw new FormatError(`${segmentPath(c.input.segment)} shard ${c.shard}`, 'holds records outside its prefix');
   }
 }
 
@@ -234,7 +262,11 @@ export function* mergeShards(inputs: readonly SegmentSource[], bits: number): Ge
  * value without repeats (hash i is leaf firstLeaf + i), `ms` their submission times. Every prefix is yielded,
  * empty shards included, so that a missing shard file always means a missing segment, never "no such hash".
  */
-export function* daySegmentShards(firstLeaf: number, hashes: Uint8Array, ms: ArrayLike<number>): Generator<{ prefix: number; bytes: Uint8Array }> {
+export function* daySegmentShards(
+  firstLeaf: number,
+  hashes: Uint8Array,
+  ms: ArrayLike<number>,
+): Generator<{ prefix: number; bytes: Uint8Array }> {
   const n = hashes.length / 32;
   const bits = segmentBits({ from: firstLeaf, to: firstLeaf + n });
   let i = 0;
@@ -246,7 +278,8 @@ export function* daySegmentShards(firstLeaf: number, hashes: Uint8Array, ms: Arr
       out.set(hashes.subarray(32 * k, 32 * k + 32), o);
       writeUint48(out, o + 32, firstLeaf + k);
       writeUint48(out, o + 38, ms[k]!);
-      if (k > i && compareRecordsAt(out, o - SHARD_RECORD_SIZE, out, o) >= 0) throw new FormatError('index', 'day hashes not sorted or repeated');
+      if (k > i && compareRecordsAt(out, o - SHARD_RECORD_SIZE, out, o) >= 0)
+        throw new FormatError('index', 'day hashes not sorted or repeated');
     }
     i = end;
     yield { prefix, bytes: out };
@@ -259,6 +292,7 @@ export function parseSegmentPath(rel: string): Segment | null {
   const m = /^index\/(0|[1-9]\d{0,14})-([1-9]\d{0,14})\.idx$/.exec(rel);
   if (!m) return null;
   const segment = { from: Number(m[1]), to: Number(m[2]) };
-  if (segment.to <= segment.from || segment.to - segment.from > SEGMENT_SHARD_TARGET * 2 ** MAX_SEGMENT_BITS) return null;
+  if (segment.to <= segment.from || segment.to - segment.from > SEGMENT_SHARD_TARGET * 2 ** MAX_SEGMENT_BITS)
+    return null;
   return segment;
 }

@@ -2,7 +2,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
-import { checkShard, compareRecords, encodeShard, hashPrefix, indexJsonChunks, lookupShard, parseShard, SHARD_RECORD_SIZE, type ShardRecord } from './index-shard.ts';
+import {
+  checkShard,
+  compareRecords,
+  encodeShard,
+  hashPrefix,
+  indexJsonChunks,
+  lookupShard,
+  parseShard,
+  SHARD_RECORD_SIZE,
+  type ShardRecord,
+} from './index-shard.ts';
 
 const record = (byte: number, leafIndex: number, submittedMs = 1_762_000_000_000): ShardRecord => ({
   hash: new Uint8Array(32).fill(byte),
@@ -98,4 +108,3 @@ function mergeRecords(a: ShardRecord[], b: ShardRecord[]): ShardRecord[] {
   }
   return out;
 }
-

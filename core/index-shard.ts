@@ -14,7 +14,8 @@ export interface ShardRecord {
 }
 
 export function writeUint48(out: Uint8Array, offset: number, value: number): void {
-  if (!Number.isSafeInteger(value) || value < 0 || value >= 2 ** 48) throw new FormatError('shard', `value out of range: ${value}`);
+  if (!Number.isSafeInteger(value) || value < 0 || value >= 2 ** 48)
+    throw new FormatError('shard', `value out of range: ${value}`);
   const hi = Math.floor(value / 2 ** 32);
   const lo = value >>> 0;
   out[offset] = hi >>> 8;
@@ -27,7 +28,8 @@ export function writeUint48(out: Uint8Array, offset: number, value: number): voi
 
 export function readUint48(bytes: Uint8Array, offset: number): number {
   const hi = (bytes[offset]! << 8) | bytes[offset + 1]!;
-  const lo = ((bytes[offset + 2]! << 24) | (bytes[offset + 3]! << 16) | (bytes[offset + 4]! << 8) | bytes[offset + 5]!) >>> 0;
+  const lo =
+    ((bytes[offset + 2]! << 24) | (bytes[offset + 3]! << 16) | (bytes[offset + 4]! << 8) | bytes[offset + 5]!) >>> 0;
   return hi * 2 ** 32 + lo;
 }
 
@@ -54,8 +56,13 @@ export function parseShard(bytes: Uint8Array, expectedPrefix?: string): ShardRec
   if (bytes.length % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
   const records: ShardRecord[] = [];
   for (let o = 0; o < bytes.length; o += SHARD_RECORD_SIZE) {
-    const r = { hash: bytes.slice(o, o + 32), leafIndex: readUint48(bytes, o + 32), submittedMs: readUint48(bytes, o + 38) };
-    if (records.length && compareRecords(records[records.length - 1]!, r) >= 0) throw new FormatError('shard', 'records not sorted');
+    const r = {
+      hash: bytes.slice(o, o + 32),
+      leafIndex: readUint48(bytes, o + 32),
+      submittedMs: readUint48(bytes, o + 38),
+    };
+    if (records.length && compareRecords(records[records.length - 1]!, r) >= 0)
+      throw new FormatError('shard', 'records not sorted');
     if (expectedPrefix !== undefined && !toHex(r.hash).startsWith(expectedPrefix)) {
       throw new FormatError('shard', `hash ${toHex(r.hash)} does not belong in shard ${expectedPrefix}`);
     }
@@ -70,9 +77,13 @@ export function checkShard(bytes: Uint8Array, prefix?: { value: number; bits: nu
   if (bytes.length % SHARD_RECORD_SIZE !== 0) throw new FormatError('shard', 'truncated record');
   for (let o = 0; o < bytes.length; o += SHARD_RECORD_SIZE) {
     if (prefix !== undefined && hashPrefix(bytes, o, prefix.bits) !== prefix.value) {
-      throw new FormatError('shard', `hash ${hexOf(bytes, o, o + 32)} does not belong in shard ${prefix.value} of ${prefix.bits} bits`);
+      throw new FormatError(
+        'shard',
+        `hash ${hexOf(bytes, o, o + 32)} does not belong in shard ${prefix.value} of ${prefix.bits} bits`,
+      );
     }
-    if (o > 0 && compareRecordsAt(bytes, o - SHARD_RECORD_SIZE, bytes, o) >= 0) throw new FormatError('shard', 'records not sorted');
+    if (o > 0 && compareRecordsAt(bytes, o - SHARD_RECORD_SIZE, bytes, o) >= 0)
+      throw new FormatError('shard', 'records not sorted');
   }
 }
 
@@ -97,7 +108,11 @@ export function lookupShard(bytes: Uint8Array, hashHex: string): ShardRecord[] {
   for (let i = lo; i < count; i++) {
     const o = i * SHARD_RECORD_SIZE;
     if (compareBytes(bytes.subarray(o, o + 32), target) !== 0) break;
-    found.push({ hash: bytes.slice(o, o + 32), leafIndex: readUint48(bytes, o + 32), submittedMs: readUint48(bytes, o + 38) });
+    found.push({
+      hash: bytes.slice(o, o + 32),
+      leafIndex: readUint48(bytes, o + 32),
+      submittedMs: readUint48(bytes, o + 38),
+    });
   }
   return found;
 }
@@ -114,7 +129,8 @@ function compareHashAt(a: Uint8Array, ao: number, b: Uint8Array, bo: number): nu
 /** The first `bits` bits (0 … 32) of the hash at bytes[offset …], as a number. */
 export function hashPrefix(bytes: Uint8Array, offset: number, bits: number): number {
   if (bits === 0) return 0;
-  const top = ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0;
+  const top =
+    ((bytes[offset]! << 24) | (bytes[offset + 1]! << 16) | (bytes[offset + 2]! << 8) | bytes[offset + 3]!) >>> 0;
   return top >>> (32 - bits);
 }
 
@@ -150,7 +166,7 @@ export function* indexJsonChunks(shards: () => Iterable<Uint8Array>): Generator<
     let first = true;
     for (const shard of shards()) {
       const lines: string[] = [];
-      for (let o = 0; o < shard.length; ) {
+      for (let o = 0; o < shard.length;) {
         let next = o + SHARD_RECORD_SIZE;
         while (next < shard.length && compareHashAt(shard, next, shard, o) === 0) next += SHARD_RECORD_SIZE;
         const hash = hexOf(shard, o, o + 32);

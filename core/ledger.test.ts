@@ -1,7 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { fromUtf8, utf8 } from './encoding.ts';
-import { encodeLedger, encodeLedgerColumns, isDate, parseLedger, parseLedgerColumns, type Ledger, type LedgerColumns } from './ledger.ts';
+import {
+  encodeLedger,
+  encodeLedgerColumns,
+  isDate,
+  parseLedger,
+  parseLedgerColumns,
+  type Ledger,
+  type LedgerColumns,
+} from './ledger.ts';
 import { TimesealError } from './errors.ts';
 
 const H = (c: string) => c.repeat(64);
@@ -51,7 +59,8 @@ describe('ledger file (FORMAT.md §3)', () => {
   it('round-trips and rejects every non-canonical variant', () => {
     const bytes = encodeLedger(ledger({ previous: null, firstIndex: 0, treeSize: 2 }));
     expect(parseLedger(bytes)).toEqual(ledger({ previous: null, firstIndex: 0, treeSize: 2 }));
-    for (const v of nonCanonical(fromUtf8(bytes))) expect(() => parseLedger(utf8(v)), v.slice(0, 60)).toThrow(TimesealError);
+    for (const v of nonCanonical(fromUtf8(bytes)))
+      expect(() => parseLedger(utf8(v)), v.slice(0, 60)).toThrow(TimesealError);
   });
 
   it('names the field of each semantic error', () => {
@@ -60,20 +69,57 @@ describe('ledger file (FORMAT.md §3)', () => {
       [{ treeSize: 6 }, /tree_size/],
       [{ root: 'zz' }, /root/],
       [{ previous: { date: '2025-11-02', sha256: H('b') } }, /previous\.date/],
-      [{ entries: [{ hash: H('2'), submittedAt: '2025-11-02T00:00:00.000Z' }, { hash: H('1'), submittedAt: '2025-11-02T00:00:00.000Z' }] }, /sorted/],
-      [{ entries: [{ hash: H('1'), submittedAt: '2025-11-02T00:00:00.000Z' }, { hash: H('1'), submittedAt: '2025-11-02T00:00:00.000Z' }] }, /sorted/],
-      [{ entries: [{ hash: H('1'), submittedAt: '2025-11-03T00:00:00.000Z' }, { hash: H('2'), submittedAt: '2025-11-02T00:00:00.000Z' }] }, /submitted_at/],
-      [{ entries: [{ hash: H('1'), submittedAt: '2025-11-02T24:00:00.000Z' }, { hash: H('2'), submittedAt: '2025-11-02T00:00:00.000Z' }] }, /submitted_at/],
+      [
+        {
+          entries: [
+            { hash: H('2'), submittedAt: '2025-11-02T00:00:00.000Z' },
+            { hash: H('1'), submittedAt: '2025-11-02T00:00:00.000Z' },
+          ],
+        },
+        /sorted/,
+      ],
+      [
+        {
+          entries: [
+            { hash: H('1'), submittedAt: '2025-11-02T00:00:00.000Z' },
+            { hash: H('1'), submittedAt: '2025-11-02T00:00:00.000Z' },
+          ],
+        },
+        /sorted/,
+      ],
+      [
+        {
+          entries: [
+            { hash: H('1'), submittedAt: '2025-11-03T00:00:00.000Z' },
+            { hash: H('2'), submittedAt: '2025-11-02T00:00:00.000Z' },
+          ],
+        },
+        /submitted_at/,
+      ],
+      [
+        {
+          entries: [
+            { hash: H('1'), submittedAt: '2025-11-02T24:00:00.000Z' },
+            { hash: H('2'), submittedAt: '2025-11-02T00:00:00.000Z' },
+          ],
+        },
+        /submitted_at/,
+      ],
       [{ origin: 'has space' }, /origin/],
     ];
     for (const [over, field] of cases) expect(() => encodeLedger(ledger(over))).toThrow(field);
   });
 
   it('parse(encode(x)) = x for random ledgers, and any changed byte is rejected or changes the value', () => {
-    const hashes = fc.uniqueArray(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')), { minLength: 0, maxLength: 20 });
+    const hashes = fc.uniqueArray(
+      fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
+      { minLength: 0, maxLength: 20 },
+    );
     fc.assert(
       fc.property(hashes, fc.nat(1000), fc.integer({ min: 0, max: 86_399_999 }), fc.nat(), (hs, first, ms, flip) => {
-        const entries = [...hs].sort().map((hash) => ({ hash, submittedAt: new Date(Date.UTC(2025, 10, 2) + ms).toISOString() }));
+        const entries = [...hs]
+          .sort()
+          .map((hash) => ({ hash, submittedAt: new Date(Date.UTC(2025, 10, 2) + ms).toISOString() }));
         const l = ledger({ firstIndex: first, treeSize: first + entries.length, entries });
         const bytes = encodeLedger(l);
         expect(parseLedger(bytes)).toEqual(l);
@@ -104,16 +150,25 @@ describe('columnar ledger encoding (what the build uses)', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.uint8Array({ minLength: 32, maxLength: 32 }), { maxLength: 30 }), (raw) => {
         const sorted = raw.map((b) => Buffer.from(b)).sort(Buffer.compare);
-        const entries = sorted.map((b, i) => ({ hash: b.toString('hex'), submittedAt: new Date(Date.UTC(2025, 10, 2) + i * 1000).toISOString() }));
+        const entries = sorted.map((b, i) => ({
+          hash: b.toString('hex'),
+          submittedAt: new Date(Date.UTC(2025, 10, 2) + i * 1000).toISOString(),
+        }));
         const l = ledger({ firstIndex: 7, treeSize: 7 + entries.length, entries });
         const { entries: _, ...head } = l;
-        const columns = encodeLedgerColumns(head, new Uint8Array(Buffer.concat(sorted)), entries.map((e) => e.submittedAt));
+        const columns = encodeLedgerColumns(
+          head,
+          new Uint8Array(Buffer.concat(sorted)),
+          entries.map((e) => e.submittedAt),
+        );
         expect(Buffer.from(columns).equals(Buffer.from(encodeLedger(l)))).toBe(true);
       }),
     );
     const { entries: _, ...head } = ledger({ treeSize: 5 });
     const two = new Uint8Array(64).fill(2, 0, 32).fill(1, 32);
-    expect(() => encodeLedgerColumns(head, two, ['2025-11-02T00:00:00.000Z', '2025-11-02T00:00:00.000Z'])).toThrow(/sorted/);
+    expect(() => encodeLedgerColumns(head, two, ['2025-11-02T00:00:00.000Z', '2025-11-02T00:00:00.000Z'])).toThrow(
+      /sorted/,
+    );
     expect(() => encodeLedgerColumns(head, new Uint8Array(32), ['2025-11-02T00:00:00.000Z'])).toThrow(/tree_size/);
   });
 
@@ -127,7 +182,11 @@ describe('columnar ledger encoding (what the build uses)', () => {
         const { entries: _, ...head } = ledger({ firstIndex: 0, treeSize: n });
         const ms = Float64Array.from(offsets, (x) => dayStart + x);
         const strings = Array.from(ms, (t) => new Date(t).toISOString());
-        expect(Buffer.from(encodeLedgerColumns(head, hashes, ms)).equals(Buffer.from(encodeLedgerColumns(head, hashes, strings)))).toBe(true);
+        expect(
+          Buffer.from(encodeLedgerColumns(head, hashes, ms)).equals(
+            Buffer.from(encodeLedgerColumns(head, hashes, strings)),
+          ),
+        ).toBe(true);
       }),
     );
     const { entries: _, ...head } = ledger({ firstIndex: 0, treeSize: 1 });
@@ -160,22 +219,41 @@ function outcome<T>(parse: () => T): T | 'rejected' {
 describe('columnar ledger parsing (what verify uses for large days)', () => {
   const arbitraryLedger = fc
     .record({
-      hashes: fc.uniqueArray(fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')), { maxLength: 12 }),
+      hashes: fc.uniqueArray(
+        fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex')),
+        { maxLength: 12 },
+      ),
       times: fc.array(fc.integer({ min: 0, max: 86_399_999 }), { minLength: 12, maxLength: 12 }),
       first: fc.nat(1_000_000),
       origin: fc.constantFrom('timeseal.example', 'a"b\\c', 'zürich.example/log', '<x>&y'),
       withPrevious: fc.boolean(),
     })
     .map(({ hashes, times, first, origin, withPrevious }) => {
-      const entries = [...hashes].sort().map((hash, i) => ({ hash, submittedAt: new Date(Date.UTC(2025, 10, 2) + times[i]!).toISOString() }));
-      return ledger({ origin, firstIndex: first, treeSize: first + entries.length, entries, ...(withPrevious ? {} : { previous: null }) });
+      const entries = [...hashes]
+        .sort()
+        .map((hash, i) => ({ hash, submittedAt: new Date(Date.UTC(2025, 10, 2) + times[i]!).toISOString() }));
+      return ledger({
+        origin,
+        firstIndex: first,
+        treeSize: first + entries.length,
+        entries,
+        ...(withPrevious ? {} : { previous: null }),
+      });
     });
   // Edits that keep the length (a flipped bit, a swapped character) and edits that do not.
   const edit = fc.oneof(
     fc.record({ kind: fc.constant('flip' as const), at: fc.nat(), bit: fc.integer({ min: 0, max: 7 }) }),
-    fc.record({ kind: fc.constant('set' as const), at: fc.nat(), to: fc.constantFrom(...Array.from('0123456789abcdefABF"[],:\n {}TZ.-', (c) => c.charCodeAt(0))) }),
+    fc.record({
+      kind: fc.constant('set' as const),
+      at: fc.nat(),
+      to: fc.constantFrom(...Array.from('0123456789abcdefABF"[],:\n {}TZ.-', (c) => c.charCodeAt(0))),
+    }),
     fc.record({ kind: fc.constant('delete' as const), at: fc.nat() }),
-    fc.record({ kind: fc.constant('insert' as const), at: fc.nat(), to: fc.constantFrom(0x30, 0x61, 0x22, 0x2c, 0x0a, 0x20) }),
+    fc.record({
+      kind: fc.constant('insert' as const),
+      at: fc.nat(),
+      to: fc.constantFrom(0x30, 0x61, 0x22, 0x2c, 0x0a, 0x20),
+    }),
   );
 
   it('accepts exactly the bytes parseLedger accepts, with the same content, under random edits', () => {
@@ -187,7 +265,8 @@ describe('columnar ledger parsing (what verify uses for large days)', () => {
           const at = e.at % (bytes.length + 1);
           if (e.kind === 'flip' && at < bytes.length) bytes[at] = bytes[at]! ^ (1 << e.bit);
           if (e.kind === 'set' && at < bytes.length) bytes[at] = e.to;
-          if (e.kind === 'delete' && at < bytes.length) bytes = Uint8Array.of(...bytes.subarray(0, at), ...bytes.subarray(at + 1));
+          if (e.kind === 'delete' && at < bytes.length)
+            bytes = Uint8Array.of(...bytes.subarray(0, at), ...bytes.subarray(at + 1));
           if (e.kind === 'insert') bytes = Uint8Array.of(...bytes.subarray(0, at), e.to, ...bytes.subarray(at));
         }
         const whole = outcome(() => parseLedger(bytes));
@@ -208,11 +287,16 @@ describe('columnar ledger parsing (what verify uses for large days)', () => {
   it('rejects the non-canonical variants parseLedger rejects, and names the field of an entry error', () => {
     const bytes = encodeLedger(ledger());
     const text = fromUtf8(bytes);
-    for (const v of nonCanonical(text)) expect(() => parseLedgerColumns(utf8(v)), v.slice(0, 60)).toThrow(TimesealError);
+    for (const v of nonCanonical(text))
+      expect(() => parseLedgerColumns(utf8(v)), v.slice(0, 60)).toThrow(TimesealError);
     expect(() => parseLedgerColumns(utf8(text.replace(H('2'), H('A'))))).toThrow(/entries\[1\]\.hash/);
     expect(() => parseLedgerColumns(utf8(text.replace(H('1'), H('3'))))).toThrow(/sorted/);
-    expect(() => parseLedgerColumns(utf8(text.replace('T23:59:59.999Z', 'T24:00:00.000Z')))).toThrow(/entries\[1\]\.submitted_at/);
-    expect(() => parseLedgerColumns(utf8(text.replace('2025-11-02T00:00:00.000Z', '2025-11-03T00:00:00.000Z')))).toThrow(/entries\[0\]\.submitted_at/);
+    expect(() => parseLedgerColumns(utf8(text.replace('T23:59:59.999Z', 'T24:00:00.000Z')))).toThrow(
+      /entries\[1\]\.submitted_at/,
+    );
+    expect(() =>
+      parseLedgerColumns(utf8(text.replace('2025-11-02T00:00:00.000Z', '2025-11-03T00:00:00.000Z'))),
+    ).toThrow(/entries\[0\]\.submitted_at/);
     expect(parseLedgerColumns(bytes)).toEqual(columnsOf(ledger()));
     const empty = ledger({ entries: [], treeSize: 3 });
     expect(parseLedgerColumns(encodeLedger(empty))).toEqual(columnsOf(empty));

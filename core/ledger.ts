@@ -128,7 +128,11 @@ export function encodeLedger(ledger: Ledger): Uint8Array {
  * would write them), so a writer with a million entries needs no object or string per entry. Validated like
  * encodeLedger.
  */
-export function encodeLedgerColumns(head: LedgerHeader, hashes: Uint8Array, times: readonly string[] | Float64Array): Uint8Array {
+export function encodeLedgerColumns(
+  head: LedgerHeader,
+  hashes: Uint8Array,
+  times: readonly string[] | Float64Array,
+): Uint8Array {
   const n = times.length;
   if (hashes.length !== n * 32) throw new FormatError('entries', `${hashes.length} hash bytes for ${n} times`);
   checkHeader(head, n);
@@ -178,7 +182,11 @@ function writeClock(out: Uint8Array, at: number, ms: number): void {
 
 /** Entries are ASCII of fixed length, so the bytes go straight into one buffer whatever their number.
  * `entry(out, hashAt, timeAt, i)` writes entry i's 64 hex digits at `hashAt` and its 24-byte time at `timeAt`. */
-function writeLedger(head: LedgerHeader, n: number, entry: (out: Uint8Array, hashAt: number, timeAt: number, i: number) => void): Uint8Array {
+function writeLedger(
+  head: LedgerHeader,
+  n: number,
+  entry: (out: Uint8Array, hashAt: number, timeAt: number, i: number) => void,
+): Uint8Array {
   const top = utf8(header(head, n));
   const out = new Uint8Array(top.length + 1 + n * LINE + Math.max(0, n - 1) * 2 + (n ? 1 : 0) + 3);
   out.set(top, 0);
@@ -272,7 +280,8 @@ export function parseLedgerColumns(bytes: Uint8Array): LedgerColumns {
     for (let k = 0; k < text.length; k++) if (bytes[o + k] !== text[k]) throw notCanonical();
     o += text.length;
   };
-  const badTime = (i: number): FormatError => new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+  const badTime = (i: number): FormatError =>
+    new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
   const digits = (count: number, max: number, i: number): number => {
     let v = 0;
     for (let k = 0; k < count; k++) {

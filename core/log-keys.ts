@@ -24,10 +24,15 @@ export function checkLogLines(text: string, verifiers: NoteVerifier[]): void {
   const { signatures } = parseNote(text);
   signatures.forEach((sig, i) => {
     if (!verifiers.some((v) => v.name === sig.name && v.keyId === sig.keyId)) {
-      throw new SignatureError(`signature line ${i + 1} (${sig.name}, key id ${sig.keyId.toString(16).padStart(8, '0')}) is from none of the log's keys`);
+      throw new SignatureError(
+        `signature line ${i + 1} (${sig.name}, key id ${sig.keyId.toString(16).padStart(8, '0')}) is from none of the log's keys`,
+      );
     }
   });
   const { verified } = verifyNoteSignatures(text, verifiers);
   const extra = verified.filter((v) => v.algorithm === 'Ed25519' || v.algorithm === 'ML-DSA-44 cosignature');
-  if (extra.length === 1) throw new SignatureError(`has a ${extra[0]!.algorithm} line without the ${extra[0]!.algorithm === 'Ed25519' ? 'ML-DSA-44 cosignature' : 'Ed25519'} line`);
+  if (extra.length === 1)
+    throw new SignatureError(
+      `has a ${extra[0]!.algorithm} line without the ${extra[0]!.algorithm === 'Ed25519' ? 'ML-DSA-44 cosignature' : 'Ed25519'} line`,
+    );
 }

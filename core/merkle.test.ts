@@ -52,13 +52,17 @@ interface ConsistencyProbe {
 }
 
 function loadProbes<T>(name: string): Array<{ file: string; probe: T }> {
-  const parsed = JSON.parse(readFileSync(new URL(name, VECTORS), 'utf8')) as { probes: Array<{ file: string; probe: T }> };
-  if (!Array.isArray(parsed.probes) || parsed.probes.length === 0) throw new Error(`no probes in test/vectors/merkle/${name}`);
+  const parsed = JSON.parse(readFileSync(new URL(name, VECTORS), 'utf8')) as {
+    probes: Array<{ file: string; probe: T }>;
+  };
+  if (!Array.isArray(parsed.probes) || parsed.probes.length === 0)
+    throw new Error(`no probes in test/vectors/merkle/${name}`);
   return parsed.probes;
 }
 
 const tree = JSON.parse(readFileSync(new URL('tree.json', VECTORS), 'utf8')) as TreeVectors;
-if (tree.leaf_inputs.length !== 8 || tree.root_hashes.length !== 9) throw new Error('test/vectors/merkle/tree.json is incomplete');
+if (tree.leaf_inputs.length !== 8 || tree.root_hashes.length !== 9)
+  throw new Error('test/vectors/merkle/tree.json is incomplete');
 const inclusionProbes = loadProbes<InclusionProbe>('inclusion.json');
 const consistencyProbes = loadProbes<ConsistencyProbe>('consistency.json');
 
@@ -68,7 +72,7 @@ const hexOf = (hashes: Uint8Array[]) => hashes.map(toHex);
 /** A HashReader over a tree held in memory; like a real store it refuses subtrees that are not complete. */
 function memoryReader(leafHashes: Uint8Array[]): HashReader {
   const levels: Uint8Array[][] = [leafHashes];
-  for (let below = leafHashes; below.length > 1; ) {
+  for (let below = leafHashes; below.length > 1;) {
     const above: Uint8Array[] = [];
     for (let i = 0; i + 1 < below.length; i += 2) above.push(nodeHash(below[i]!, below[i + 1]!));
     levels.push(above);
@@ -116,8 +120,7 @@ describe('RFC 6962 test tree (transparency-dev/merkle testonly/constants.go)', (
 
 describe('inclusion probes (transparency-dev/merkle testdata/inclusion)', () => {
   it.each(inclusionProbes.map(({ file, probe }) => [file, probe] as const))('%s', (_file, p) => {
-    const verify = () =>
-      verifyInclusion(b64(p.leafHash), p.leafIdx, p.treeSize, (p.proof ?? []).map(b64), b64(p.root));
+    const verify = () => verifyInclusion(b64(p.leafHash), p.leafIdx, p.treeSize, (p.proof ?? []).map(b64), b64(p.root));
     if (p.wantErr) expect(verify).toThrow(/./);
     else expect(verify).not.toThrow();
   });
@@ -172,9 +175,9 @@ describe('errors', () => {
     expect(() => verifyInclusion(vectorLeaves[5]!, 5, 2 ** 53, proof05, root8)).toThrow(FormatError);
     expect(() => verifyInclusion(vectorLeaves[5]!, 5, 8, proof05.slice(1), root8)).toThrow(/expected 3 hashes, got 2/);
     expect(() => verifyInclusion(vectorLeaves[5]!, 5, 8, [...proof05, root8], root8)).toThrow(FormatError);
-    expect(() => verifyInclusion(vectorLeaves[5]!, 5, 8, [proof05[0]!.subarray(1), ...proof05.slice(1)], root8)).toThrow(
-      /proof\[0\]: expected 32 bytes/,
-    );
+    expect(() =>
+      verifyInclusion(vectorLeaves[5]!, 5, 8, [proof05[0]!.subarray(1), ...proof05.slice(1)], root8),
+    ).toThrow(/proof\[0\]: expected 32 bytes/);
     expect(() => inclusionProof(8, 8, vectorReader)).toThrow(FormatError);
   });
 
@@ -251,31 +254,37 @@ describe('properties (random trees of up to 2,000 leaves)', () => {
       .integer({ min: 1, max: 2000 })
       .chain((newSize) => fc.tuple(fc.integer({ min: 1, max: newSize }), fc.constant(newSize)));
     fc.assert(
-      fc.property(sizes, fc.nat(), fc.nat(), fc.integer({ min: 1, max: 2000 }), ([oldSize, newSize], pick, bit, other) => {
-        const leaves = testLeaves(newSize);
-        const read = memoryReader(leaves);
-        const oldRoot = treeHash(oldSize, read);
-        const newRoot = treeHash(newSize, read);
-        const proof = consistencyProof(oldSize, newSize, read);
-        verifyConsistency(oldSize, newSize, proof, oldRoot, newRoot);
+      fc.property(
+        sizes,
+        fc.nat(),
+        fc.nat(),
+        fc.integer({ min: 1, max: 2000 }),
+        ([oldSize, newSize], pick, bit, other) => {
+          const leaves = testLeaves(newSize);
+          const read = memoryReader(leaves);
+          const oldRoot = treeHash(oldSize, read);
+          const newRoot = treeHash(newSize, read);
+          const proof = consistencyProof(oldSize, newSize, read);
+          verifyConsistency(oldSize, newSize, proof, oldRoot, newRoot);
 
-        const readsOnly = new Set(consistencyProofCoordinates(oldSize, newSize).map((s) => `${s.level}/${s.index}`));
-        const restricted: HashReader = (level, i) => {
-          if (!readsOnly.has(`${level}/${i}`)) throw new Error(`read outside the coordinates: ${level}/${i}`);
-          return read(level, i);
-        };
-        expect(hexOf(consistencyProof(oldSize, newSize, restricted))).toEqual(hexOf(proof));
+          const readsOnly = new Set(consistencyProofCoordinates(oldSize, newSize).map((s) => `${s.level}/${s.index}`));
+          const restricted: HashReader = (level, i) => {
+            if (!readsOnly.has(`${level}/${i}`)) throw new Error(`read outside the coordinates: ${level}/${i}`);
+            return read(level, i);
+          };
+          expect(hexOf(consistencyProof(oldSize, newSize, restricted))).toEqual(hexOf(proof));
 
-        if (proof.length > 0) {
-          const flipped = flipBit(proof, pick, bit);
-          expect(() => verifyConsistency(oldSize, newSize, flipped, oldRoot, newRoot)).toThrow(MismatchError);
-        }
-        const otherOld = other % (newSize + 1);
-        if (otherOld !== oldSize) {
-          const otherRoot = treeHash(otherOld, read);
-          expect(() => verifyConsistency(otherOld, newSize, proof, otherRoot, newRoot)).toThrow();
-        }
-      }),
+          if (proof.length > 0) {
+            const flipped = flipBit(proof, pick, bit);
+            expect(() => verifyConsistency(oldSize, newSize, flipped, oldRoot, newRoot)).toThrow(MismatchError);
+          }
+          const otherOld = other % (newSize + 1);
+          if (otherOld !== oldSize) {
+            const otherRoot = treeHash(otherOld, read);
+            expect(() => verifyConsistency(otherOld, newSize, proof, otherRoot, newRoot)).toThrow();
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });

@@ -29,7 +29,11 @@ const ecdsaVerifier = ecdsaNoteVerifier(NAME, ecdsa.publicKey);
 const mldsaVerifier = mldsaNoteVerifier(NAME, mldsa.publicKey);
 const both = signNote(TEXT, [ecdsaSigner, mldsaSigner]);
 const ecdsaOnly = signNote(TEXT, [ecdsaSigner]);
-const signatureLines = (note: string) => note.slice(note.lastIndexOf('\n\n') + 2).slice(0, -1).split('\n');
+const signatureLines = (note: string) =>
+  note
+    .slice(note.lastIndexOf('\n\n') + 2)
+    .slice(0, -1)
+    .split('\n');
 const nodeSha256 = (...parts: Uint8Array[]) => {
   const h = crypto.createHash('sha256');
   for (const p of parts) h.update(p);
@@ -44,7 +48,12 @@ describe('key ids', () => {
     expect(ecdsaVerifier.keyId).toBe(expected);
   });
   it('ML-DSA-65 (0xff "timeseal/ML-DSA-65"): first 4 bytes of SHA-256(name || 0x0A || 0xff || id || key)', () => {
-    const expected = nodeSha256(enc.encode(NAME), Uint8Array.of(0x0a, 0xff), enc.encode('timeseal/ML-DSA-65'), mldsa.publicKey).readUInt32BE(0);
+    const expected = nodeSha256(
+      enc.encode(NAME),
+      Uint8Array.of(0x0a, 0xff),
+      enc.encode('timeseal/ML-DSA-65'),
+      mldsa.publicKey,
+    ).readUInt32BE(0);
     expect(mldsaNoteKeyId(NAME, mldsa.publicKey)).toBe(expected);
     expect(mldsaSigner.keyId).toBe(expected);
     expect(mldsaVerifier.keyId).toBe(expected);
@@ -81,7 +90,9 @@ describe('signNote / openNote', () => {
     expect(openNote(enc.encode(both), [ecdsaVerifier])).toBe(TEXT);
   });
   it('the signatures verify with node:crypto (OpenSSL): DER ECDSA over SHA-256(text), pure ML-DSA-65 over text', () => {
-    const [ecdsaLine, mldsaLine] = signatureLines(both).map((line) => Buffer.from(line.split(' ')[2]!, 'base64').subarray(4));
+    const [ecdsaLine, mldsaLine] = signatureLines(both).map((line) =>
+      Buffer.from(line.split(' ')[2]!, 'base64').subarray(4),
+    );
     expect(crypto.verify('sha256', enc.encode(TEXT), ecdsaPublicKeyToPem(ecdsa.publicKey), ecdsaLine!)).toBe(true);
     expect(crypto.verify(null, enc.encode(TEXT), mldsaPublicKeyToPem(mldsa.publicKey), mldsaLine!)).toBe(true);
   });
@@ -137,7 +148,10 @@ describe('parseNote rejects malformed notes with a FormatError', () => {
     ['101 signature lines', TEXT + '\n' + `${ecdsaLine}\n`.repeat(101)],
     ['no signature lines', TEXT + '\n'],
     ['a blank line after the signatures', ecdsaOnly + '\n'],
-    ['invalid UTF-8', new Uint8Array([...enc.encode('a\xff').subarray(0, 1), 0xff, ...enc.encode(ecdsaOnly.slice(TEXT.length - 1))])],
+    [
+      'invalid UTF-8',
+      new Uint8Array([...enc.encode('a\xff').subarray(0, 1), 0xff, ...enc.encode(ecdsaOnly.slice(TEXT.length - 1))]),
+    ],
     ['a lone surrogate', 'a\ud800\n\n' + ecdsaLine + '\n'],
     ['an empty note', ''],
   ];
@@ -183,7 +197,8 @@ describe('tampering', () => {
       const text = textBytes.slice();
       text[i]! ^= 0x20;
       const tampered = new TextDecoder().decode(text) + both.slice(TEXT.length);
-      if (tampered.split('\n\n').length !== both.split('\n\n').length || /[\u0000-\u0009\u000b-\u001f]/.test(tampered)) continue;
+      if (tampered.split('\n\n').length !== both.split('\n\n').length || /[\u0000-\u0009\u000b-\u001f]/.test(tampered))
+        continue;
       expect(() => openNote(tampered, [ecdsaVerifier, mldsaVerifier]), `byte ${i}`).toThrow(SignatureError);
       checked++;
     }

@@ -31,7 +31,8 @@ export const NOTE_TYPE_ECDSA = 0x02;
 export const NOTE_TYPE_ESCAPE = 0xff;
 export const MLDSA_NOTE_IDENTIFIER = 'timeseal/ML-DSA-65';
 
-export type NoteAlgorithm = 'ECDSA-P256-SHA256' | 'ML-DSA-65' | 'Ed25519' | 'ML-DSA-44 cosignature' | 'Ed25519 cosignature';
+export type NoteAlgorithm =
+  'ECDSA-P256-SHA256' | 'ML-DSA-65' | 'Ed25519' | 'ML-DSA-44 cosignature' | 'Ed25519 cosignature';
 
 /** Signs note text bytes; `keyId` is the uint32 written before each signature. */
 export type NoteSigner = {
@@ -157,7 +158,12 @@ export function mldsaNoteKeyId(name: string, publicKey: Uint8Array): number {
   if (publicKey.length !== MLDSA_PUBLIC_KEY_SIZE) {
     throw new FormatError('ML-DSA-65 public key', `expected ${MLDSA_PUBLIC_KEY_SIZE} bytes, got ${publicKey.length}`);
   }
-  const preimage = concatBytes(utf8(name), Uint8Array.of(0x0a, NOTE_TYPE_ESCAPE), utf8(MLDSA_NOTE_IDENTIFIER), publicKey);
+  const preimage = concatBytes(
+    utf8(name),
+    Uint8Array.of(0x0a, NOTE_TYPE_ESCAPE),
+    utf8(MLDSA_NOTE_IDENTIFIER),
+    publicKey,
+  );
   return readUint32(sha256(preimage));
 }
 
@@ -185,11 +191,13 @@ function parseSignatureLine(line: string, field: string): NoteSignature {
     throw new FormatError(field, 'does not start with an em dash (U+2014) and a space');
   }
   const parts = line.slice(SIGNATURE_LINE_PREFIX.length).split(' ');
-  if (parts.length !== 2) throw new FormatError(field, `expected "— <name> <base64>", got ${parts.length - 1} spaces after the dash`);
+  if (parts.length !== 2)
+    throw new FormatError(field, `expected "— <name> <base64>", got ${parts.length - 1} spaces after the dash`);
   const [name, encoded] = parts as [string, string];
   checkKeyName(name, field);
   const bytes = fromBase64(encoded, field);
-  if (bytes.length < 5) throw new FormatError(field, `signature is ${bytes.length} bytes, less than a key id and one byte`);
+  if (bytes.length < 5)
+    throw new FormatError(field, `signature is ${bytes.length} bytes, less than a key id and one byte`);
   return { name, keyId: readUint32(bytes), signature: bytes.slice(4) };
 }
 
@@ -199,7 +207,10 @@ function checkNoteCharacters(text: string, field: string): void {
   const control = /[\u0000-\u0009\u000b-\u001f]/.exec(text);
   if (control) {
     const line = text.slice(0, control.index).split('\n').length;
-    throw new FormatError(field, `control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0')} on line ${line}`);
+    throw new FormatError(
+      field,
+      `control character U+${control[0].charCodeAt(0).toString(16).padStart(4, '0')} on line ${line}`,
+    );
   }
 }
 

@@ -100,11 +100,16 @@ describe('a proof holds at most MAX_TIMESTAMP_NODES operations and attestations'
   it('refuses the 964 KB proof of 60,000 leaves at once, in bounded memory', () => {
     const bytes = wideProof(60_000, 4000);
     expect(bytes.length).toBe(964_067);
-    const parsers: Array<() => unknown> = [() => parseDetached(bytes), () => parseTimestamp(bytes.subarray(HEADER_MAGIC.length + 2 + 32), DIGEST)];
+    const parsers: Array<() => unknown> = [
+      () => parseDetached(bytes),
+      () => parseTimestamp(bytes.subarray(HEADER_MAGIC.length + 2 + 32), DIGEST),
+    ];
     for (const parse of parsers) {
       const { result, ms, rssGrowthMb } = measure(parse);
       expect(result).toBeInstanceOf(OtsFormatError);
-      expect((result as Error).message).toBe('timestamp: more than 10000 operations and attestations (the most a proof may hold here)');
+      expect((result as Error).message).toBe(
+        'timestamp: more than 10000 operations and attestations (the most a proof may hold here)',
+      );
       expect(ms).toBeLessThan(2000);
       expect(rssGrowthMb).toBeLessThan(300);
     }
@@ -122,22 +127,42 @@ describe('a proof holds at most MAX_TIMESTAMP_NODES operations and attestations'
 
   it('merges a repeated op into its twin and counts what it merges', () => {
     // sha256 twice at the root, each with its own leaves (and one leaf in both): one branch, 3 leaves.
-    const leaf = (i: number) => concatBytes(Uint8Array.of(0xf0, 2), leafArgument(i), Uint8Array.of(0x00), BITCOIN_TAG, Uint8Array.of(1, 5));
+    const leaf = (i: number) =>
+      concatBytes(Uint8Array.of(0xf0, 2), leafArgument(i), Uint8Array.of(0x00), BITCOIN_TAG, Uint8Array.of(1, 5));
     const branch = (...leaves: number[]) =>
-      concatBytes(Uint8Array.of(0x08), ...leaves.flatMap((i, k) => (k < leaves.length - 1 ? [Uint8Array.of(0xff), leaf(i)] : [leaf(i)])));
-    const twins = concatBytes(HEADER_MAGIC, Uint8Array.of(1, 0x08), DIGEST, Uint8Array.of(0xff), branch(2, 1), branch(1, 0));
+      concatBytes(
+        Uint8Array.of(0x08),
+        ...leaves.flatMap((i, k) => (k < leaves.length - 1 ? [Uint8Array.of(0xff), leaf(i)] : [leaf(i)])),
+      );
+    const twins = concatBytes(
+      HEADER_MAGIC,
+      Uint8Array.of(1, 0x08),
+      DIGEST,
+      Uint8Array.of(0xff),
+      branch(2, 1),
+      branch(1, 0),
+    );
     const expected = newDetached('sha256', DIGEST);
     const hashed = addOp(expected.timestamp, SHA256_OP);
     for (const i of [0, 1, 2]) addAttestation(addOp(hashed, appendOp(leafArgument(i))), bitcoinAttestation(5));
     expect(toHex(serializeDetached(parseDetached(twins)))).toBe(toHex(serializeDetached(expected)));
     // 2 x (1 + 2,499 x 2) = 9,998 read, but the second half merged into the first adds 4,998 more.
     const half = Array.from({ length: 2499 }, (_, i) => i);
-    const doubled = concatBytes(HEADER_MAGIC, Uint8Array.of(1, 0x08), DIGEST, Uint8Array.of(0xff), branch(...half), branch(...half.map((i) => i + 2499)));
+    const doubled = concatBytes(
+      HEADER_MAGIC,
+      Uint8Array.of(1, 0x08),
+      DIGEST,
+      Uint8Array.of(0xff),
+      branch(...half),
+      branch(...half.map((i) => i + 2499)),
+    );
     expect(() => parseDetached(doubled)).toThrow(/more than 10000 operations and attestations/);
   });
 
   it('is never written beyond the limit, so every proof written can be read back', () => {
-    expect(() => serializeDetached(builtProof(MAX_TIMESTAMP_NODES / 2 + 1))).toThrow(/more than 10000 operations and attestations/);
+    expect(() => serializeDetached(builtProof(MAX_TIMESTAMP_NODES / 2 + 1))).toThrow(
+      /more than 10000 operations and attestations/,
+    );
   });
 
   it('shows a proof at the limit with messages of 4 KB in bounded time and memory', () => {
@@ -156,13 +181,23 @@ describe('timeseal ots info', () => {
     const started = performance.now();
     const out = path.join(work, 'stdout');
     const fd = fs.openSync(out, 'w');
-    const r = spawnSync(process.execPath, [`--max-old-space-size=${heapMb}`, path.join(ROOT, 'cli/cli.ts'), 'ots', 'info', file], {
-      stdio: ['ignore', fd, 'pipe'],
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const r = spawnSync(
+      process.execPath,
+      [`--max-old-space-size=${heapMb}`, path.join(ROOT, 'cli/cli.ts'), 'ots', 'info', file],
+      {
+        stdio: ['ignore', fd, 'pipe'],
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     fs.closeSync(fd);
-    return { code: r.status, stderr: r.stderr, stdoutBytes: fs.statSync(out).size, stdout: () => fs.readFileSync(out, 'utf8'), ms: performance.now() - started };
+    return {
+      code: r.status,
+      stderr: r.stderr,
+      stdoutBytes: fs.statSync(out).size,
+      stdout: () => fs.readFileSync(out, 'utf8'),
+      ms: performance.now() - started,
+    };
   };
 
   it('refuses the 60,000-leaf proof with the limit named, in seconds', () => {
@@ -192,9 +227,21 @@ describe('timeseal ots info', () => {
       return concatBytes(Uint8Array.of(0x00), PENDING_TAG, Uint8Array.of(uri.length + 1, uri.length), uri);
     };
     const n = MAX_TIMESTAMP_NODES - 2;
-    const items = Array.from({ length: n }, (_, i) => concatBytes(...(i < n - 1 ? [Uint8Array.of(0xff)] : []), pending(i)));
+    const items = Array.from({ length: n }, (_, i) =>
+      concatBytes(...(i < n - 1 ? [Uint8Array.of(0xff)] : []), pending(i)),
+    );
     const file = path.join(work, 'pending.ots');
-    fs.writeFileSync(file, concatBytes(HEADER_MAGIC, Uint8Array.of(1, 0x08), DIGEST, Uint8Array.of(0xf0, 0xa0, 0x1f), new Uint8Array(4000).fill(0x61), ...items));
+    fs.writeFileSync(
+      file,
+      concatBytes(
+        HEADER_MAGIC,
+        Uint8Array.of(1, 0x08),
+        DIGEST,
+        Uint8Array.of(0xf0, 0xa0, 0x1f),
+        new Uint8Array(4000).fill(0x61),
+        ...items,
+      ),
+    );
     const r = cli(file, 64);
     expect(r.stderr).toBe('');
     expect(r.code).toBe(0);

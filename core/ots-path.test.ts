@@ -18,9 +18,22 @@ import {
   walkAttestations,
   type Timestamp,
 } from './ots.ts';
-import { calendarTreeOf, dayCommitment, inclusionPathOps, ledgerTimestamp, perHashTimestamp, runOps } from './ots-path.ts';
+import {
+  calendarTreeOf,
+  dayCommitment,
+  inclusionPathOps,
+  ledgerTimestamp,
+  perHashTimestamp,
+  runOps,
+} from './ots-path.ts';
 
-const H = (...parts: Uint8Array[]): Uint8Array => new Uint8Array(crypto.createHash('sha256').update(concatBytes(...parts)).digest());
+const H = (...parts: Uint8Array[]): Uint8Array =>
+  new Uint8Array(
+    crypto
+      .createHash('sha256')
+      .update(concatBytes(...parts))
+      .digest(),
+  );
 const leaf = (e: Uint8Array) => H(Uint8Array.of(0), e);
 const node = (l: Uint8Array, r: Uint8Array) => H(Uint8Array.of(1), l, r);
 const split = (n: number) => {
@@ -38,14 +51,20 @@ function mth(leaves: Uint8Array[]): Uint8Array {
 function auditPath(m: number, leaves: Uint8Array[]): Uint8Array[] {
   if (leaves.length <= 1) return [];
   const k = split(leaves.length);
-  return m < k ? [...auditPath(m, leaves.slice(0, k)), mth(leaves.slice(k))] : [...auditPath(m - k, leaves.slice(k)), mth(leaves.slice(0, k))];
+  return m < k
+    ? [...auditPath(m, leaves.slice(0, k)), mth(leaves.slice(k))]
+    : [...auditPath(m - k, leaves.slice(k)), mth(leaves.slice(0, k))];
 }
-const entries = (n: number, label = 'e') => Array.from({ length: n }, (_, i) => H(new TextEncoder().encode(`${label}-${i}`)));
+const entries = (n: number, label = 'e') =>
+  Array.from({ length: n }, (_, i) => H(new TextEncoder().encode(`${label}-${i}`)));
 
 /** A calendar tree at `c` as a real calendar answers: prepend time, append nonce, pending; one branch mined. */
 function calendarTree(c: Uint8Array): Timestamp {
   const t = newTimestamp(c);
-  const pending = addOp(addOp(t, { kind: 'prepend', argument: Uint8Array.of(0x5a, 0xaa, 0x52, 0x3d) }), appendOp(Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8)));
+  const pending = addOp(
+    addOp(t, { kind: 'prepend', argument: Uint8Array.of(0x5a, 0xaa, 0x52, 0x3d) }),
+    appendOp(Uint8Array.of(1, 2, 3, 4, 5, 6, 7, 8)),
+  );
   addAttestation(pending, pendingAttestation('https://alice.example'));
   const mined = addOp(addOp(t, appendOp(new Uint8Array(32).fill(7))), SHA256_OP);
   addAttestation(mined, bitcoinAttestation(812345));
@@ -118,7 +137,9 @@ describe('ledger and per-hash proofs', () => {
     const ledger = parseDetached(serializeDetached(ledgerTimestamp(root, ledgerSha256, cal)));
     expect(toHex(ledger.timestamp.message)).toBe(toHex(ledgerSha256));
     const expected = walkAttestations(cal).map((a) => `${toHex(a.message)} ${JSON.stringify(a.attestation)}`);
-    const fromLedger = walkAttestations(ledger.timestamp).map((a) => `${toHex(a.message)} ${JSON.stringify(a.attestation)}`);
+    const fromLedger = walkAttestations(ledger.timestamp).map(
+      (a) => `${toHex(a.message)} ${JSON.stringify(a.attestation)}`,
+    );
     expect(fromLedger).toEqual(expected);
     for (const i of [0, 5, 10]) {
       const proof = perHashTimestamp(
@@ -127,14 +148,18 @@ describe('ledger and per-hash proofs', () => {
       );
       const again = parseDetached(serializeDetached(proof));
       expect(toHex(again.timestamp.message)).toBe(toHex(es[i]!));
-      expect(walkAttestations(again.timestamp).map((a) => `${toHex(a.message)} ${JSON.stringify(a.attestation)}`)).toEqual(expected);
+      expect(
+        walkAttestations(again.timestamp).map((a) => `${toHex(a.message)} ${JSON.stringify(a.attestation)}`),
+      ).toEqual(expected);
     }
   });
 
   it('refuses a path that does not lead to the root, and a calendar tree for another commitment', () => {
     const cal = calendarTree(c);
     const wrong = auditPath(3, leaves);
-    expect(() => perHashTimestamp({ hash: es[4]!, leafIndex: 4, treeSize: 11, path: wrong, root, ledgerSha256 }, cal)).toThrow(/inclusion path/);
+    expect(() =>
+      perHashTimestamp({ hash: es[4]!, leafIndex: 4, treeSize: 11, path: wrong, root, ledgerSha256 }, cal),
+    ).toThrow(/inclusion path/);
     expect(() => ledgerTimestamp(root, H(ledgerSha256), cal)).toThrow(/commitment/);
   });
 

@@ -39,7 +39,8 @@ export function dayCommitment(root: Uint8Array, ledgerSha256: Uint8Array): Uint8
  * verification walk of RFC 9162 §2.1.3.2 for leaf `index` in a tree of `size` leaves with audit `path`.
  */
 export function inclusionPathOps(index: number, size: number, path: readonly Uint8Array[]): OtsOp[] {
-  if (!Number.isSafeInteger(size) || size < 1) throw new FormatError('tree size', `must be a positive integer, got ${size}`);
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new FormatError('tree size', `must be a positive integer, got ${size}`);
   if (!Number.isSafeInteger(index) || index < 0 || index >= size) {
     throw new FormatError('leaf index', `${index} is outside a tree of ${size} leaves`);
   }
@@ -80,7 +81,11 @@ export function addChain(t: Timestamp, ops: readonly OtsOp[]): Timestamp {
 }
 
 /** The ledger proof `D.json.ots`: F, prepend R, sha256, then the calendar tree (rooted at C). */
-export function ledgerTimestamp(root: Uint8Array, ledgerSha256: Uint8Array, calendar: Timestamp): DetachedTimestampFile {
+export function ledgerTimestamp(
+  root: Uint8Array,
+  ledgerSha256: Uint8Array,
+  calendar: Timestamp,
+): DetachedTimestampFile {
   const c = dayCommitment(root, ledgerSha256);
   checkCalendarTree(calendar, c);
   const detached = newDetached('sha256', ledgerSha256);
@@ -112,7 +117,11 @@ export function perHashTimestamp(facts: InclusionFacts, calendar: Timestamp): De
   const pathOps = inclusionPathOps(facts.leafIndex, facts.treeSize, facts.path);
   const reached = runOps(facts.hash, pathOps);
   if (!equalBytes(reached, facts.root)) {
-    throw new MismatchError(`inclusion path of leaf ${facts.leafIndex} in a tree of ${facts.treeSize}`, toHex(facts.root), toHex(reached));
+    throw new MismatchError(
+      `inclusion path of leaf ${facts.leafIndex} in a tree of ${facts.treeSize}`,
+      toHex(facts.root),
+      toHex(reached),
+    );
   }
   const detached = newDetached('sha256', facts.hash);
   const node = addChain(detached.timestamp, [...pathOps, appendOp(facts.ledgerSha256), SHA256_OP]);
@@ -124,7 +133,11 @@ export function perHashTimestamp(facts: InclusionFacts, calendar: Timestamp): De
  * The calendar tree (the node at C) inside a ledger proof: follows prepend R, sha256 from the file digest.
  * Throws when the proof is not the ledger proof of (R, F).
  */
-export function calendarTreeOf(ledgerProof: DetachedTimestampFile, root: Uint8Array, ledgerSha256: Uint8Array): Timestamp {
+export function calendarTreeOf(
+  ledgerProof: DetachedTimestampFile,
+  root: Uint8Array,
+  ledgerSha256: Uint8Array,
+): Timestamp {
   if (ledgerProof.fileHashOp !== 'sha256' || !equalBytes(ledgerProof.timestamp.message, ledgerSha256)) {
     throw new MismatchError('ledger proof file digest', toHex(ledgerSha256), toHex(ledgerProof.timestamp.message));
   }

@@ -86,7 +86,11 @@ describe('vectors', () => {
     expect(walkAttestations(again.timestamp).map(describeAttestation)).toEqual(
       walkAttestations(d.timestamp).map(describeAttestation),
     );
-    expect(walkAttestations(d.timestamp).map((x) => formatAttestation(x.attestation)).sort()).toEqual([
+    expect(
+      walkAttestations(d.timestamp)
+        .map((x) => formatAttestation(x.attestation))
+        .sort(),
+    ).toEqual([
       "PendingAttestation('https://alice.btc.calendar.opentimestamps.org')",
       "PendingAttestation('https://bob.btc.calendar.opentimestamps.org')",
       "PendingAttestation('https://finney.calendar.eternitywall.com')",
@@ -100,7 +104,10 @@ describe('vectors', () => {
       if (existsSync(base)) originals.push([v.name, base]);
     }
     for (const file of ['a', 'b']) {
-      originals.push(['opentimestamps-client/sha1/a-or-b.ots', join(OTS_VECTORS_DIR, 'opentimestamps-client/sha1', file)]);
+      originals.push([
+        'opentimestamps-client/sha1/a-or-b.ots',
+        join(OTS_VECTORS_DIR, 'opentimestamps-client/sha1', file),
+      ]);
     }
     expect(originals.length).toBeGreaterThanOrEqual(12);
     for (const [name, original] of originals) {
@@ -127,7 +134,7 @@ describe('vectors', () => {
     ]);
   });
 
-  it('bad-stamp.txt claims 358391 with a message that is not that block\'s merkle root', () => {
+  it("bad-stamp.txt claims 358391 with a message that is not that block's merkle root", () => {
     const d = parseVector('bad-stamp.txt.ots');
     expect(bitcoinAt(d.timestamp, 358391).map(toHex)).toEqual([
       '921f81b9147c9aebe712d7805d810cf0f762479967e4c26008178277b89db41b',
@@ -169,7 +176,9 @@ describe('vectors', () => {
     expect(keys[0]).toHaveLength(2);
     expect(keys[1]).toEqual(keys[0]);
     expect(keys[2]).toEqual(keys[0]);
-    const digests = ['merkle1.txt.ots', 'merkle2.txt.ots', 'merkle3.txt.ots'].map((n) => toHex(parseVector(n).timestamp.message));
+    const digests = ['merkle1.txt.ots', 'merkle2.txt.ots', 'merkle3.txt.ots'].map((n) =>
+      toHex(parseVector(n).timestamp.message),
+    );
     expect(new Set(digests).size).toBe(3);
   });
 
@@ -242,7 +251,9 @@ describe('text like `ots info`', () => {
 
   it('shows an unknown notary as the reference does', () => {
     const text = formatTimestampTree(parseVector('unknown-notary.txt.ots').timestamp);
-    expect(text).toContain(`verify UnknownAttestation(b'\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08', b'${'x'.repeat(46)}')`);
+    expect(text).toContain(
+      `verify UnknownAttestation(b'\\x01\\x02\\x03\\x04\\x05\\x06\\x07\\x08', b'${'x'.repeat(46)}')`,
+    );
   });
 });
 
@@ -259,7 +270,8 @@ const varuint = (n: number): Uint8Array => {
   return Uint8Array.from(out);
 };
 const varbytes = (b: Uint8Array) => concatBytes(varuint(b.length), b);
-const bitcoinItem = (payload: Uint8Array = Uint8Array.of(5)) => concatBytes(Uint8Array.of(0), BITCOIN_TAG, varbytes(payload));
+const bitcoinItem = (payload: Uint8Array = Uint8Array.of(5)) =>
+  concatBytes(Uint8Array.of(0), BITCOIN_TAG, varbytes(payload));
 const detached = (...body: Uint8Array[]) => concatBytes(HEADER_MAGIC, Uint8Array.of(1, 0x08), DIGEST, ...body);
 const filled = (n: number, b = 0x61) => new Uint8Array(n).fill(b);
 
@@ -289,7 +301,8 @@ describe('limits', () => {
     const v2 = good.slice();
     v2[HEADER_MAGIC.length] = 2;
     expect(rejection(() => parseDetached(v2))).toMatch(/version 2 is not supported/);
-    for (let n = 0; n < good.length; n++) expect(rejection(() => parseDetached(good.subarray(0, n)))).not.toBe('accepted');
+    for (let n = 0; n < good.length; n++)
+      expect(rejection(() => parseDetached(good.subarray(0, n)))).not.toBe('accepted');
   });
 
   it('bounds op arguments to 1..4096 bytes', () => {
@@ -316,26 +329,40 @@ describe('limits', () => {
     expect(rejection(() => parseTimestamp(hexlify, filled(2049)))).toMatch(/hexlify: message too long/);
     expect(rejection(() => parseTimestamp(hexlify, new Uint8Array(0)))).toMatch(/empty/);
     const reverse = concatBytes(Uint8Array.of(0xf2), bitcoinItem());
-    expect(walkAttestations(parseTimestamp(reverse, Uint8Array.of(1, 2, 3)))[0]!.message).toEqual(Uint8Array.of(3, 2, 1));
+    expect(walkAttestations(parseTimestamp(reverse, Uint8Array.of(1, 2, 3)))[0]!.message).toEqual(
+      Uint8Array.of(3, 2, 1),
+    );
     expect(rejection(() => parseTimestamp(reverse, new Uint8Array(0)))).toMatch(/reverse: the message is empty/);
   });
 
   it('rejects unknown ops, keccak256 and a doubled 0xff', () => {
-    expect(rejection(() => parseTimestamp(concatBytes(Uint8Array.of(0x04), bitcoinItem()), DIGEST))).toMatch(/unknown op tag 0x04/);
-    expect(rejection(() => parseTimestamp(concatBytes(Uint8Array.of(0x67), bitcoinItem()), DIGEST))).toMatch(/keccak256/);
-    expect(rejection(() => parseTimestamp(concatBytes(Uint8Array.of(0xff, 0xff), bitcoinItem()), DIGEST))).toMatch(/0xff/);
+    expect(rejection(() => parseTimestamp(concatBytes(Uint8Array.of(0x04), bitcoinItem()), DIGEST))).toMatch(
+      /unknown op tag 0x04/,
+    );
+    expect(rejection(() => parseTimestamp(concatBytes(Uint8Array.of(0x67), bitcoinItem()), DIGEST))).toMatch(
+      /keccak256/,
+    );
+    expect(rejection(() => parseTimestamp(concatBytes(Uint8Array.of(0xff, 0xff), bitcoinItem()), DIGEST))).toMatch(
+      /0xff/,
+    );
   });
 
   it('bounds attestation payloads to 8192 bytes and pending URIs to 1000 allowed characters', () => {
     const unknown = (n: number) => concatBytes(Uint8Array.of(0), fromHex('0102030405060708'), varbytes(filled(n)));
     expect(walkAttestations(parseTimestamp(unknown(8192), DIGEST))).toHaveLength(1);
-    expect(rejection(() => parseTimestamp(unknown(8193), DIGEST))).toMatch(/attestation payload: length 8193 exceeds 8192/);
+    expect(rejection(() => parseTimestamp(unknown(8193), DIGEST))).toMatch(
+      /attestation payload: length 8193 exceeds 8192/,
+    );
     const pending = (uri: Uint8Array) => concatBytes(Uint8Array.of(0), PENDING_TAG, varbytes(varbytes(uri)));
     const uri1000 = utf8(`https://${'a'.repeat(992)}`);
     const parsed = walkAttestations(parseTimestamp(pending(uri1000), DIGEST))[0]!.attestation;
     expect(parsed.kind === 'pending' && parsed.uri.length).toBe(1000);
-    expect(rejection(() => parseTimestamp(pending(utf8(`https://${'a'.repeat(993)}`)), DIGEST))).toMatch(/exceeds 1000/);
-    expect(rejection(() => parseTimestamp(pending(utf8('https://a.example/?q')), DIGEST))).toMatch(/"\?" is not allowed/);
+    expect(rejection(() => parseTimestamp(pending(utf8(`https://${'a'.repeat(993)}`)), DIGEST))).toMatch(
+      /exceeds 1000/,
+    );
+    expect(rejection(() => parseTimestamp(pending(utf8('https://a.example/?q')), DIGEST))).toMatch(
+      /"\?" is not allowed/,
+    );
     expect(rejection(() => parseTimestamp(pending(Uint8Array.of(0xc3, 0xa9)), DIGEST))).toMatch(/not allowed/);
     expect(rejection(() => pendingAttestation('https://a.example/#x'))).toMatch(/not allowed/);
     expect(rejection(() => pendingAttestation(`https://${'a'.repeat(993)}`))).toMatch(/longer than 1000/);
@@ -343,7 +370,9 @@ describe('limits', () => {
 
   it('requires known attestations to use their whole payload and varuints to be minimal and safe', () => {
     expect(rejection(() => parseTimestamp(bitcoinItem(Uint8Array.of(5, 0)), DIGEST))).toMatch(/1 trailing bytes/);
-    expect(rejection(() => parseTimestamp(bitcoinItem(Uint8Array.of(0x85, 0x00)), DIGEST))).toMatch(/not minimally encoded/);
+    expect(rejection(() => parseTimestamp(bitcoinItem(Uint8Array.of(0x85, 0x00)), DIGEST))).toMatch(
+      /not minimally encoded/,
+    );
     const max = walkAttestations(parseTimestamp(bitcoinItem(varuint(Number.MAX_SAFE_INTEGER)), DIGEST))[0]!.attestation;
     expect(max).toEqual({ kind: 'bitcoin', height: Number.MAX_SAFE_INTEGER });
     const tooBig = Uint8Array.of(0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x10); // 2^53
@@ -372,7 +401,11 @@ describe('limits', () => {
     };
     expect(rejection(() => serializeTimestamp(forged))).toMatch(/does not lead to the message/);
     expect(rejection(() => newDetached('sha1', DIGEST))).toMatch(/sha1 digests are 20 bytes, got 32/);
-    expect(rejection(() => addAttestation(newTimestamp(DIGEST), { kind: 'unknown', tag: BITCOIN_TAG, payload: new Uint8Array(0) }))).toMatch(/known notary/);
+    expect(
+      rejection(() =>
+        addAttestation(newTimestamp(DIGEST), { kind: 'unknown', tag: BITCOIN_TAG, payload: new Uint8Array(0) }),
+      ),
+    ).toMatch(/known notary/);
   });
 });
 
@@ -386,7 +419,9 @@ describe('building and merging', () => {
     const expected = hashFile('sha256', concatBytes(DIGEST, nonce));
     expect(toHex(walkAttestations(d.timestamp)[0]!.message)).toBe(toHex(expected));
     const back = parseDetached(serializeDetached(d));
-    expect(walkAttestations(back.timestamp).map(describeAttestation)).toEqual(walkAttestations(d.timestamp).map(describeAttestation));
+    expect(walkAttestations(back.timestamp).map(describeAttestation)).toEqual(
+      walkAttestations(d.timestamp).map(describeAttestation),
+    );
   });
 
   it("merges a calendar's answer at the pending commitment of a real proof", () => {
@@ -450,14 +485,19 @@ describe('properties', () => {
 
   it('random detached files round trip', () => {
     fc.assert(
-      fc.property(fc.constantFrom<HashOpKind>('sha256', 'sha1', 'ripemd160'), fc.uint8Array(), planArb, (op, file, plan) => {
-        const d = newDetached(op, hashFile(op, file));
-        buildFromPlan(d.timestamp, plan);
-        const bytes = serializeDetached(d);
-        const back = parseDetached(bytes);
-        expect(back.fileHashOp).toBe(op);
-        expect(toHex(serializeDetached(back))).toBe(toHex(bytes));
-      }),
+      fc.property(
+        fc.constantFrom<HashOpKind>('sha256', 'sha1', 'ripemd160'),
+        fc.uint8Array(),
+        planArb,
+        (op, file, plan) => {
+          const d = newDetached(op, hashFile(op, file));
+          buildFromPlan(d.timestamp, plan);
+          const bytes = serializeDetached(d);
+          const back = parseDetached(bytes);
+          expect(back.fileHashOp).toBe(op);
+          expect(toHex(serializeDetached(back))).toBe(toHex(bytes));
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -507,7 +547,9 @@ describe('properties', () => {
       fc.property(fc.uint8Array({ maxLength: 64 }), fc.uint8Array({ maxLength: 300 }), (message, bytes) => {
         try {
           const t = parseTimestamp(bytes, message);
-          expect(toHex(serializeTimestamp(t))).toBe(toHex(serializeTimestamp(parseTimestamp(serializeTimestamp(t), message))));
+          expect(toHex(serializeTimestamp(t))).toBe(
+            toHex(serializeTimestamp(parseTimestamp(serializeTimestamp(t), message))),
+          );
         } catch (err) {
           expect(err).toBeInstanceOf(OtsFormatError);
         }

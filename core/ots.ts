@@ -443,7 +443,10 @@ export function parseTimestamp(bytes: Uint8Array, message: Uint8Array): Timestam
 }
 
 function tooManyNodes(): OtsFormatError {
-  return new OtsFormatError('timestamp', `more than ${MAX_TIMESTAMP_NODES} operations and attestations (the most a proof may hold here)`);
+  return new OtsFormatError(
+    'timestamp',
+    `more than ${MAX_TIMESTAMP_NODES} operations and attestations (the most a proof may hold here)`,
+  );
 }
 
 /**
@@ -472,7 +475,11 @@ function readNode(r: Reader, message: Uint8Array, depthLeft: number): Timestamp 
     }
   } while (more);
   canonicalOrder(attestations, compareAttestations, () => {});
-  canonicalOrder(ops, (a, b) => compareOps(a.op, b.op), (kept, twin) => mergeNode(kept.timestamp, twin.timestamp, r));
+  canonicalOrder(
+    ops,
+    (a, b) => compareOps(a.op, b.op),
+    (kept, twin) => mergeNode(kept.timestamp, twin.timestamp, r),
+  );
   return node;
 }
 
@@ -560,7 +567,10 @@ export function serializeDetached(d: DetachedTimestampFile): Uint8Array {
   }
   const expected = DIGEST_LENGTH[d.fileHashOp];
   if (d.timestamp.message.length !== expected) {
-    throw new OtsFormatError('file digest', `${d.fileHashOp} digests are ${expected} bytes, got ${d.timestamp.message.length}`);
+    throw new OtsFormatError(
+      'file digest',
+      `${d.fileHashOp} digests are ${expected} bytes, got ${d.timestamp.message.length}`,
+    );
   }
   const w = new Writer();
   w.bytes(HEADER_MAGIC);

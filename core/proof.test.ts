@@ -68,14 +68,41 @@ describe('proof bundle (FORMAT.md §8)', () => {
     const other = mldsaKeygen(new Uint8Array(32).fill(1)).publicKey;
     const cases: Array<[string, () => unknown, RegExp]> = [
       ['hash', () => verifyProofBundle({ ...bundle, hash: flipHex(bundle.hash) }, keys), /inclusion proof/],
-      ['path', () => verifyProofBundle({ ...bundle, inclusionPath: bundle.inclusionPath.map((h, i) => (i === 1 ? flipHex(h) : h)) }, keys), /inclusion proof/],
+      [
+        'path',
+        () =>
+          verifyProofBundle(
+            { ...bundle, inclusionPath: bundle.inclusionPath.map((h, i) => (i === 1 ? flipHex(h) : h)) },
+            keys,
+          ),
+        /inclusion proof/,
+      ],
       ['leaf index', () => verifyProofBundle({ ...bundle, leafIndex: 9 }, keys), /inclusion proof/],
       ['leaf outside the day', () => verifyProofBundle({ ...bundle, leafIndex: 2 }, keys), /outside the day/],
       ['tree size', () => verifyProofBundle({ ...bundle, treeSize: 11 }, keys), /tree size/],
-      ['day range', () => verifyProofBundle({ ...bundle, ledger: { ...bundle.ledger, entryCount: 6 } }, keys), /range end/],
+      [
+        'day range',
+        () => verifyProofBundle({ ...bundle, ledger: { ...bundle.ledger, entryCount: 6 } }, keys),
+        /range end/,
+      ],
       ['date', () => verifyProofBundle({ ...bundle, date: '2025-11-03' }, keys), /date/],
-      ['checkpoint size', () => verifyProofBundle({ ...bundle, checkpoint: bundle.checkpoint.replace('\n12\n', '\n13\n') }, keys), /signature/],
-      ['checkpoint signature', () => verifyProofBundle({ ...bundle, checkpoint: bundle.checkpoint.replace(/— (\S+) (.)/, (_m, n, c) => `— ${n} ${c === 'A' ? 'B' : 'A'}`) }, keys), /signature|key/],
+      [
+        'checkpoint size',
+        () => verifyProofBundle({ ...bundle, checkpoint: bundle.checkpoint.replace('\n12\n', '\n13\n') }, keys),
+        /signature/,
+      ],
+      [
+        'checkpoint signature',
+        () =>
+          verifyProofBundle(
+            {
+              ...bundle,
+              checkpoint: bundle.checkpoint.replace(/— (\S+) (.)/, (_m, n, c) => `— ${n} ${c === 'A' ? 'B' : 'A'}`),
+            },
+            keys,
+          ),
+        /signature|key/,
+      ],
       ['other ML-DSA key', () => verifyProofBundle(bundle, { ...keys, mldsa: other }), /fingerprint/],
     ];
     for (const [what, run, reason] of cases) {
@@ -90,8 +117,12 @@ describe('proof bundle (FORMAT.md §8)', () => {
     delete json.leaf_index;
     expect(() => parseProofBundle(JSON.stringify(json))).toThrow(/missing field leaf_index/);
     expect(() => parseProofBundle('{')).toThrow(/JSON/);
-    expect(() => parseProofBundle(JSON.stringify({ ...JSON.parse(encodeProofBundle(bundle)), rfc3161: ['not base64!'] }))).toThrow(/rfc3161/);
-    expect(() => parseProofBundle(JSON.stringify({ ...JSON.parse(encodeProofBundle(bundle)), rfc3161: 'MIIB' }))).toThrow(/rfc3161/);
+    expect(() =>
+      parseProofBundle(JSON.stringify({ ...JSON.parse(encodeProofBundle(bundle)), rfc3161: ['not base64!'] })),
+    ).toThrow(/rfc3161/);
+    expect(() =>
+      parseProofBundle(JSON.stringify({ ...JSON.parse(encodeProofBundle(bundle)), rfc3161: 'MIIB' })),
+    ).toThrow(/rfc3161/);
     expect(fromHex(bundle.hash).length).toBe(32);
   });
 
@@ -121,7 +152,9 @@ describe('proof bundle (FORMAT.md §8)', () => {
     expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: [''] }))).toThrow(/proof\.receipts/);
     expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: 'MIIB' }))).toThrow(/proof\.receipts/);
     expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: null }))).toThrow(/proof\.receipts/);
-    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 'timeseal-proof/4' }))).toThrow(/expected "timeseal-proof\/3"/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 'timeseal-proof/4' }))).toThrow(
+      /expected "timeseal-proof\/3"/,
+    );
     expect(() => parseProofBundle(JSON.stringify({ ...json, format: 3 }))).toThrow(/expected "timeseal-proof\/3"/);
   });
 });

@@ -60,7 +60,12 @@ export function encodeProofBundle(b: ProofBundle): string {
       tree_size: b.treeSize,
       inclusion_path: b.inclusionPath,
       checkpoint: b.checkpoint,
-      ledger: { path: b.ledger.path, sha256: b.ledger.sha256, first_index: b.ledger.firstIndex, entry_count: b.ledger.entryCount },
+      ledger: {
+        path: b.ledger.path,
+        sha256: b.ledger.sha256,
+        first_index: b.ledger.firstIndex,
+        entry_count: b.ledger.entryCount,
+      },
       keys: { ecdsa_p256_fingerprint: b.keys.ecdsaP256Fingerprint, ml_dsa_65_fingerprint: b.keys.mlDsa65Fingerprint },
       ots: b.ots,
       rfc3161: b.rfc3161,
@@ -90,7 +95,8 @@ function str(o: Json, k: string, where: string, test?: (s: string) => boolean): 
 
 function int(o: Json, k: string, where: string): number {
   const v = o[k];
-  if (!Number.isSafeInteger(v) || (v as number) < 0) throw new FormatError(`${where}.${k}`, 'expected a non-negative integer');
+  if (!Number.isSafeInteger(v) || (v as number) < 0)
+    throw new FormatError(`${where}.${k}`, 'expected a non-negative integer');
   return v as number;
 }
 
@@ -105,14 +111,27 @@ export function parseProofBundle(text: string): ProofBundle {
     throw new FormatError('proof bundle', 'not valid JSON', { cause: err });
   }
   const w = 'proof';
-  const v1Fields = ['format', 'hash', 'date', 'submitted_at', 'leaf_index', 'tree_size', 'inclusion_path', 'checkpoint', 'ledger', 'keys', 'ots'];
+  const v1Fields = [
+    'format',
+    'hash',
+    'date',
+    'submitted_at',
+    'leaf_index',
+    'tree_size',
+    'inclusion_path',
+    'checkpoint',
+    'ledger',
+    'keys',
+    'ots',
+  ];
   const byVersion: Record<string, string[]> = {
     [PROOF_FORMAT_V1]: v1Fields,
     [PROOF_FORMAT_V2]: [...v1Fields, 'rfc3161'],
     [PROOF_FORMAT]: [...v1Fields, 'rfc3161', 'receipts'],
   };
   const format = typeof raw === 'object' && raw !== null ? (raw as Json).format : undefined;
-  const fields = typeof format === 'string' && Object.hasOwn(byVersion, format) ? byVersion[format]! : byVersion[PROOF_FORMAT]!;
+  const fields =
+    typeof format === 'string' && Object.hasOwn(byVersion, format) ? byVersion[format]! : byVersion[PROOF_FORMAT]!;
   const o = exactKeys(raw, fields, w);
   if (typeof format !== 'string' || !Object.hasOwn(byVersion, format)) {
     throw new FormatError(`${w}.format`, `expected "${PROOF_FORMAT}" (or "${PROOF_FORMAT_V2}", "${PROOF_FORMAT_V1}")`);
@@ -127,7 +146,8 @@ export function parseProofBundle(text: string): ProofBundle {
   const base64List = (k: 'rfc3161' | 'receipts'): string[] => {
     if (!fields.includes(k)) return [];
     const list = o[k];
-    if (!Array.isArray(list) || !list.every(base64)) throw new FormatError(`${w}.${k}`, 'expected an array of base64 texts');
+    if (!Array.isArray(list) || !list.every(base64))
+      throw new FormatError(`${w}.${k}`, 'expected an array of base64 texts');
     return list as string[];
   };
   const tokens = base64List('rfc3161');
@@ -180,22 +200,35 @@ export interface VerifiedProof {
 export function verifyProofBundle(bundle: ProofBundle, keys: PublicKeySet, hasher: Hasher = sha256): VerifiedProof {
   const hash = normalizeHashHex(bundle.hash);
   const fp = keyFingerprints(keys);
-  if (fp.ecdsa !== bundle.keys.ecdsaP256Fingerprint) throw new MismatchError('ECDSA P-256 key fingerprint', fp.ecdsa, bundle.keys.ecdsaP256Fingerprint);
-  if (fp.mldsa !== bundle.keys.mlDsa65Fingerprint) throw new MismatchError('ML-DSA-65 key fingerprint', fp.mldsa, bundle.keys.mlDsa65Fingerprint);
+  if (fp.ecdsa !== bundle.keys.ecdsaP256Fingerprint)
+    throw new MismatchError('ECDSA P-256 key fingerprint', fp.ecdsa, bundle.keys.ecdsaP256Fingerprint);
+  if (fp.mldsa !== bundle.keys.mlDsa65Fingerprint)
+    throw new MismatchError('ML-DSA-65 key fingerprint', fp.mldsa, bundle.keys.mlDsa65Fingerprint);
   const origin = parseCheckpoint(parseNote(bundle.checkpoint).text).origin;
   let checkpoint;
   try {
-    checkpoint = verifyCheckpoint(bundle.checkpoint, [ecdsaNoteVerifier(origin, keys.ecdsa), mldsaNoteVerifier(origin, keys.mldsa)]);
+    checkpoint = verifyCheckpoint(bundle.checkpoint, [
+      ecdsaNoteVerifier(origin, keys.ecdsa),
+      mldsaNoteVerifier(origin, keys.mldsa),
+    ]);
   } catch (err) {
     throw withContext('checkpoint', err);
   }
-  if (checkpoint.size !== bundle.treeSize) throw new MismatchError('tree size (checkpoint vs bundle)', String(checkpoint.size), String(bundle.treeSize));
+  if (checkpoint.size !== bundle.treeSize)
+    throw new MismatchError('tree size (checkpoint vs bundle)', String(checkpoint.size), String(bundle.treeSize));
   const { firstIndex, entryCount } = bundle.ledger;
   if (firstIndex + entryCount !== bundle.treeSize) {
-    throw new MismatchError('ledger range end (first_index + entry_count vs tree_size)', String(bundle.treeSize), String(firstIndex + entryCount));
+    throw new MismatchError(
+      'ledger range end (first_index + entry_count vs tree_size)',
+      String(bundle.treeSize),
+      String(firstIndex + entryCount),
+    );
   }
   if (bundle.leafIndex < firstIndex || bundle.leafIndex >= bundle.treeSize) {
-    throw new FormatError('leaf_index', `${bundle.leafIndex} is outside the day's leaves ${firstIndex}…${bundle.treeSize - 1}`);
+    throw new FormatError(
+      'leaf_index',
+      `${bundle.leafIndex} is outside the day's leaves ${firstIndex}…${bundle.treeSize - 1}`,
+    );
   }
   if (utcDate(Date.parse(bundle.submittedAt)) !== bundle.date) {
     throw new MismatchError('date of submitted_at', bundle.date, utcDate(Date.parse(bundle.submittedAt)));
@@ -206,5 +239,12 @@ export function verifyProofBundle(bundle: ProofBundle, keys: PublicKeySet, hashe
   } catch (err) {
     throw withContext('inclusion proof', err);
   }
-  return { hash, date: bundle.date, submittedAt: bundle.submittedAt, origin, treeSize: checkpoint.size, root: toHex(checkpoint.root) };
+  return {
+    hash,
+    date: bundle.date,
+    submittedAt: bundle.submittedAt,
+    origin,
+    treeSize: checkpoint.size,
+    root: toHex(checkpoint.root),
+  };
 }

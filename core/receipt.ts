@@ -26,12 +26,20 @@ export interface ReceiptFacts extends TokenFacts {
  * keys/timeseal-tsa-root.pem), under Timeseal's policy, and — when `digest` is given (the file's or the
  * person's hash, made with the receipt's imprint algorithm) — for that digest. Rejects with the reason.
  */
-export async function checkReceipt(der: Uint8Array, authority: Uint8Array[], digest?: Uint8Array): Promise<ReceiptFacts> {
+export async function checkReceipt(
+  der: Uint8Array,
+  authority: Uint8Array[],
+  digest?: Uint8Array,
+): Promise<ReceiptFacts> {
   const facts = await checkToken(der, null, authority);
-  if (facts.policy !== TSA_POLICY_OID) throw new Error(`the token is not under Timeseal's policy (${facts.policy}): it is not a Timeseal receipt`);
-  if (authority.length > 0 && !facts.anchored) throw new Error("the token's certificate does not lead to the TSA root given");
+  if (facts.policy !== TSA_POLICY_OID)
+    throw new Error(`the token is not under Timeseal's policy (${facts.policy}): it is not a Timeseal receipt`);
+  if (authority.length > 0 && !facts.anchored)
+    throw new Error("the token's certificate does not lead to the TSA root given");
   if (digest !== undefined && !equalBytes(digest, facts.imprint)) {
-    throw new Error(`the receipt is for another ${facts.imprintAlgorithm} digest (${toHex(facts.imprint)}, not ${toHex(digest)})`);
+    throw new Error(
+      `the receipt is for another ${facts.imprintAlgorithm} digest (${toHex(facts.imprint)}, not ${toHex(digest)})`,
+    );
   }
   const ledgerHash = toHex(facts.imprintAlgorithm === 'SHA-256' ? facts.imprint : sha256(facts.tstInfo));
   return { ...facts, ledgerHash, date: facts.genTime.toISOString().slice(0, 10) };
@@ -55,13 +63,25 @@ export type PromiseVerdict =
  * proves the receipt's day will never have one. A hash submitted twice that day is one leaf with the earliest
  * time, so the ledger's time may be earlier than genTime, never later.
  */
-export function judgePromise(facts: Pick<ReceiptFacts, 'ledgerHash' | 'date' | 'genTime'>, ledger: LedgerDay | null, lastPublished: string | null): PromiseVerdict {
+export function judgePromise(
+  facts: Pick<ReceiptFacts, 'ledgerHash' | 'date' | 'genTime'>,
+  ledger: LedgerDay | null,
+  lastPublished: string | null,
+): PromiseVerdict {
   const { date, ledgerHash } = facts;
   if (ledger === null) {
     if (lastPublished === null || lastPublished < date) {
-      return { state: 'pending', date, reason: `the ledger of ${date} is not published yet (published through ${lastPublished ?? 'no day yet'})` };
+      return {
+        state: 'pending',
+        date,
+        reason: `the ledger of ${date} is not published yet (published through ${lastPublished ?? 'no day yet'})`,
+      };
     }
-    return { state: 'broken', date, reason: `no ledger of ${date} is published, yet later days are (through ${lastPublished}): the receipt is evidence of a broken promise` };
+    return {
+      state: 'broken',
+      date,
+      reason: `no ledger of ${date} is published, yet later days are (through ${lastPublished}): the receipt is evidence of a broken promise`,
+    };
   }
   if (ledger.date !== date) throw new Error(`the ledger given is of ${ledger.date}, not the receipt's day ${date}`);
   let lo = 0;
@@ -73,10 +93,18 @@ export function judgePromise(facts: Pick<ReceiptFacts, 'ledgerHash' | 'date' | '
   }
   const entry = ledger.entries[lo];
   if (entry === undefined || entry.hash !== ledgerHash) {
-    return { state: 'broken', date, reason: `the ledger of ${date} is published and does not hold ${ledgerHash}: the receipt is evidence of a broken promise` };
+    return {
+      state: 'broken',
+      date,
+      reason: `the ledger of ${date} is published and does not hold ${ledgerHash}: the receipt is evidence of a broken promise`,
+    };
   }
   if (Date.parse(entry.submittedAt) > facts.genTime.getTime()) {
-    return { state: 'broken', date, reason: `the ledger of ${date} records ${ledgerHash} at ${entry.submittedAt}, after the receipt's time ${facts.genTime.toISOString()}: the receipt is evidence of a broken promise` };
+    return {
+      state: 'broken',
+      date,
+      reason: `the ledger of ${date} records ${ledgerHash} at ${entry.submittedAt}, after the receipt's time ${facts.genTime.toISOString()}: the receipt is evidence of a broken promise`,
+    };
   }
   return { state: 'kept', date, leafIndex: ledger.firstIndex + lo, recordedAt: entry.submittedAt };
 }

@@ -28,7 +28,8 @@ const fail = (reason: string): never => {
 function element(buf: Uint8Array, at: number, limit = buf.length): Der {
   const tag = buf[at];
   let len = buf[at + 1];
-  if (tag === undefined || len === undefined || (tag & 0x1f) === 0x1f) return fail('not DER (a tag is cut short or too long)');
+  if (tag === undefined || len === undefined || (tag & 0x1f) === 0x1f)
+    return fail('not DER (a tag is cut short or too long)');
   let body = at + 2;
   if (len & 0x80) {
     const n = len & 0x7f;
@@ -78,19 +79,39 @@ function oid(d: Der | undefined, what = 'an object identifier'): string {
 /** An AlgorithmIdentifier whose parameters are absent or NULL (hashes, signatures): its OID. */
 function algorithm(d: Der | undefined, what: string): string {
   const [id, params, more] = children(expect(d, 0x30, what));
-  if (more || (params && (params.tag !== 0x05 || params.end !== params.body))) fail(`${what} has unexpected parameters`);
+  if (more || (params && (params.tag !== 0x05 || params.end !== params.body)))
+    fail(`${what} has unexpected parameters`);
   return oid(id, what);
 }
 
 function time(d: Der): Date {
   const s = new TextDecoder().decode(bytes(d));
-  const m = (d.tag === 0x17 ? /^(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)Z$/ : /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\.\d+)?Z$/).exec(s);
+  const m = (
+    d.tag === 0x17 ? /^(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)Z$/ : /^(\d{4})(\d\d)(\d\d)(\d\d)(\d\d)(\d\d)(\.\d+)?Z$/
+  ).exec(s);
   if (!m || (d.tag !== 0x17 && d.tag !== 0x18)) return fail(`a time (${s}) is not in DER form`);
   const year = d.tag === 0x17 ? (Number(m[1]) < 50 ? 2000 : 1900) + Number(m[1]) : Number(m[1]);
-  return new Date(Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), m[7] ? Math.round(Number(m[7]) * 1000) : 0));
+  return new Date(
+    Date.UTC(
+      year,
+      Number(m[2]) - 1,
+      Number(m[3]),
+      Number(m[4]),
+      Number(m[5]),
+      Number(m[6]),
+      m[7] ? Math.round(Number(m[7]) * 1000) : 0,
+    ),
+  );
 }
 
-const SHORT: Record<string, string> = { '2.5.4.3': 'CN', '2.5.4.10': 'O', '2.5.4.11': 'OU', '2.5.4.6': 'C', '2.5.4.7': 'L', '2.5.4.8': 'ST' };
+const SHORT: Record<string, string> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '2.5.4.6': 'C',
+  '2.5.4.7': 'L',
+  '2.5.4.8': 'ST',
+};
 
 /** A Name as core/tsa.ts prints it: `O=…, CN=…`. */
 function nameOf(name: Der): string {
@@ -103,7 +124,11 @@ function nameOf(name: Der): string {
     .join(', ');
 }
 
-const HASHES: Record<string, string> = { '2.16.840.1.101.3.4.2.1': 'SHA-256', '2.16.840.1.101.3.4.2.2': 'SHA-384', '2.16.840.1.101.3.4.2.3': 'SHA-512' };
+const HASHES: Record<string, string> = {
+  '2.16.840.1.101.3.4.2.1': 'SHA-256',
+  '2.16.840.1.101.3.4.2.2': 'SHA-384',
+  '2.16.840.1.101.3.4.2.3': 'SHA-512',
+};
 /** Signature algorithms: ECDSA or RSA PKCS #1 v1.5, with their hash (rsaEncryption: the signer's digest). */
 const SIGNATURES: Record<string, [string, string | null]> = {
   '1.2.840.10045.4.3.2': ['ECDSA', 'SHA-256'],
@@ -114,10 +139,17 @@ const SIGNATURES: Record<string, [string, string | null]> = {
   '1.2.840.113549.1.1.13': ['RSASSA-PKCS1-v1_5', 'SHA-512'],
   '1.2.840.113549.1.1.1': ['RSASSA-PKCS1-v1_5', null],
 };
-const CURVES: Record<string, [string, number]> = { '1.2.840.10045.3.1.7': ['P-256', 32], '1.3.132.0.34': ['P-384', 48], '1.3.132.0.35': ['P-521', 66] };
+const CURVES: Record<string, [string, number]> = {
+  '1.2.840.10045.3.1.7': ['P-256', 32],
+  '1.3.132.0.34': ['P-384', 48],
+  '1.3.132.0.35': ['P-521', 66],
+};
 
 function subtle(): SubtleCrypto {
-  return globalThis.crypto?.subtle ?? fail('this browser offers no Web Crypto here (check the token with `openssl ts -verify`)');
+  return (
+    globalThis.crypto?.subtle ??
+    fail('this browser offers no Web Crypto here (check the token with `openssl ts -verify`)')
+  );
 }
 
 /** A DER ECDSA signature as Web Crypto wants it: r and s, each `size` bytes. */
@@ -139,7 +171,11 @@ function rawEcdsa(sig: Uint8Array, size: number): Uint8Array {
  * (a folder of receipts, a day's tokens) imports its two keys once, not per token. At most KEY_CACHE keys. */
 const KEY_CACHE = 32;
 const importedKeys = new Map<string, Promise<CryptoKey>>();
-function importSpki(c: SubtleCrypto, der: Uint8Array<ArrayBuffer>, algorithm: EcKeyImportParams | RsaHashedImportParams): Promise<CryptoKey> {
+function importSpki(
+  c: SubtleCrypto,
+  der: Uint8Array<ArrayBuffer>,
+  algorithm: EcKeyImportParams | RsaHashedImportParams,
+): Promise<CryptoKey> {
   const id = `${JSON.stringify(algorithm)} ${toHex(der)}`;
   let key = importedKeys.get(id);
   if (key === undefined) {
@@ -152,17 +188,31 @@ function importSpki(c: SubtleCrypto, der: Uint8Array<ArrayBuffer>, algorithm: Ec
 }
 
 /** Verifies `sig` over `data` with a SubjectPublicKeyInfo, by the signature algorithm `alg` (hash `fallback` for rsaEncryption). */
-async function verifySignature(spki: Der, alg: string, fallback: string | undefined, sig: Uint8Array, data: Uint8Array): Promise<boolean> {
-  const known = SIGNATURES[alg] ?? fail(`signature algorithm ${alg} is not one this page checks (use \`openssl ts -verify\`)`);
+async function verifySignature(
+  spki: Der,
+  alg: string,
+  fallback: string | undefined,
+  sig: Uint8Array,
+  data: Uint8Array,
+): Promise<boolean> {
+  const known =
+    SIGNATURES[alg] ?? fail(`signature algorithm ${alg} is not one this page checks (use \`openssl ts -verify\`)`);
   const hash = known[1] ?? fallback ?? fail('no digest algorithm for an RSA signature');
   const [keyAlg] = children(spki);
   const [keyOid, params] = children(keyAlg!);
   const c = subtle();
   const der = whole(spki) as Uint8Array<ArrayBuffer>;
   if (known[0] === 'ECDSA') {
-    const curve = (oid(keyOid) === '1.2.840.10045.2.1' && CURVES[oid(params)]) || fail('the key is not an ECDSA key on a curve this page knows');
+    const curve =
+      (oid(keyOid) === '1.2.840.10045.2.1' && CURVES[oid(params)]) ||
+      fail('the key is not an ECDSA key on a curve this page knows');
     const key = await importSpki(c, der, { name: 'ECDSA', namedCurve: curve[0] });
-    return c.verify({ name: 'ECDSA', hash }, key, rawEcdsa(sig, curve[1]) as Uint8Array<ArrayBuffer>, data as Uint8Array<ArrayBuffer>);
+    return c.verify(
+      { name: 'ECDSA', hash },
+      key,
+      rawEcdsa(sig, curve[1]) as Uint8Array<ArrayBuffer>,
+      data as Uint8Array<ArrayBuffer>,
+    );
   }
   if (oid(keyOid) !== '1.2.840.113549.1.1.1') fail('an RSA signature from a key that is not RSA');
   const key = await importSpki(c, der, { name: known[0], hash });
@@ -189,7 +239,8 @@ function certificate(d: Der): Cert {
   const f = t[0]?.tag === 0xa0 ? t.slice(1) : t;
   const [serial, innerAlg, issuer, validity, subject, spki] = f;
   const alg = algorithm(sigAlg, "a certificate's signature algorithm");
-  if (!innerAlg || !equalBytes(whole(innerAlg), whole(sigAlg!))) fail("a certificate's two signature algorithms differ");
+  if (!innerAlg || !equalBytes(whole(innerAlg), whole(sigAlg!)))
+    fail("a certificate's two signature algorithms differ");
   const [notBefore, notAfter] = children(expect(validity, 0x30, "a certificate's validity"));
   const extensions = new Map<string, { critical: boolean; value: Uint8Array }>();
   const ext = f.find((x) => x.tag === 0xa3);
@@ -219,7 +270,9 @@ const sameName = (a: Der, b: Der): boolean => equalBytes(whole(a), whole(b));
 
 /** The certificates of a PEM text (a CA chain such as keys/tsa-ca.pem), as DER. */
 export function pemCertificates(pem: string): Uint8Array[] {
-  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) => fromBase64(m[1]!.replace(/\s+/g, ''), 'certificate'));
+  return [...pem.matchAll(/-----BEGIN CERTIFICATE-----([\s\S]*?)-----END CERTIFICATE-----/g)].map((m) =>
+    fromBase64(m[1]!.replace(/\s+/g, ''), 'certificate'),
+  );
 }
 
 export interface TokenFacts {
@@ -243,7 +296,11 @@ export interface TokenFacts {
  * trusts), the signer's chain must lead to one of them; without, the token is checked as far as it carries its
  * own chain, and `anchored` is false. Rejects with the reason of the first thing wrong.
  */
-export async function checkToken(der: Uint8Array, digest: Uint8Array | null, authority: Uint8Array[] = []): Promise<TokenFacts> {
+export async function checkToken(
+  der: Uint8Array,
+  digest: Uint8Array | null,
+  authority: Uint8Array[] = [],
+): Promise<TokenFacts> {
   const resp = element(der, 0);
   if (resp.tag !== 0x30 || resp.end !== der.length) fail('not a DER TimeStampResp (RFC 3161 §2.4.2)');
   const [statusInfo, token] = children(resp);
@@ -253,7 +310,8 @@ export async function checkToken(der: Uint8Array, digest: Uint8Array | null, aut
   if (oid(contentType) !== '1.2.840.113549.1.7.2') fail('the token is not CMS SignedData');
   const sd = children(expect(children(expect(content, 0xa0, 'the SignedData'))[0], 0x30, 'the SignedData'));
   const [sdVersion, digestAlgs, encap] = sd;
-  if (!equalBytes(bytes(expect(sdVersion, 0x02, 'the SignedData version')), Uint8Array.of(3))) fail('unexpected SignedData version');
+  if (!equalBytes(bytes(expect(sdVersion, 0x02, 'the SignedData version')), Uint8Array.of(3)))
+    fail('unexpected SignedData version');
   const signerInfos = children(expect(sd.at(-1), 0x31, 'the signer infos'));
   const certs = sd.find((x) => x.tag === 0xa0);
   const [eType, eWrap] = children(expect(encap, 0x30, 'the encapsulated content'));
@@ -266,45 +324,73 @@ export async function checkToken(der: Uint8Array, digest: Uint8Array | null, aut
   const imprintAlgorithm = HASHES[algorithm(imprintAlg, 'the imprint algorithm')] ?? fail('the imprint is not SHA-2');
   if (digest !== null && imprintAlgorithm !== 'SHA-256') fail('the imprint is not SHA-256');
   const stamped = bytes(expect(imprintHash, 0x04, 'the message imprint'));
-  if (digest !== null && !equalBytes(stamped, digest)) fail(`the token is for another digest (${toHex(stamped)}, not the ledger's ${toHex(digest)})`);
+  if (digest !== null && !equalBytes(stamped, digest))
+    fail(`the token is for another digest (${toHex(stamped)}, not the ledger's ${toHex(digest)})`);
   const genTime = time(expect(genTimeDer, 0x18, 'the time'));
 
-  if (signerInfos.length !== 1 || children(expect(digestAlgs, 0x31, 'the digest algorithms')).length !== 1) fail('the token does not have exactly one signer');
+  if (signerInfos.length !== 1 || children(expect(digestAlgs, 0x31, 'the digest algorithms')).length !== 1)
+    fail('the token does not have exactly one signer');
   const si = children(expect(signerInfos[0], 0x30, 'the signer info'));
   const [version, sid, digestAlg, attrs, sigAlg, signature, unsigned] = si;
-  if (!equalBytes(bytes(expect(version, 0x02, "the signer's version")), Uint8Array.of(1)) || unsigned) fail('unexpected SignerInfo version or unsigned attributes');
-  if (!equalBytes(whole(digestAlg!), whole(children(digestAlgs!)[0]!))) fail("the token's digest algorithms are not its signer's");
-  const hash = HASHES[algorithm(digestAlg, "the signer's digest algorithm")] ?? fail("the signer's digest algorithm is not SHA-2");
-  const attributes = new Map(children(expect(attrs, 0xa0, 'the signed attributes')).map((a) => {
-    const [type, values] = children(a);
-    return [oid(type), children(expect(values, 0x31, 'an attribute'))[0]!] as const;
-  }));
-  if (oid(attributes.get('1.2.840.113549.1.9.3'), 'a content-type attribute') !== '1.2.840.113549.1.9.16.1.4') fail('the signed attributes do not name a TSTInfo');
+  if (!equalBytes(bytes(expect(version, 0x02, "the signer's version")), Uint8Array.of(1)) || unsigned)
+    fail('unexpected SignerInfo version or unsigned attributes');
+  if (!equalBytes(whole(digestAlg!), whole(children(digestAlgs!)[0]!)))
+    fail("the token's digest algorithms are not its signer's");
+  const hash =
+    HASHES[algorithm(digestAlg, "the signer's digest algorithm")] ?? fail("the signer's digest algorithm is not SHA-2");
+  const attributes = new Map(
+    children(expect(attrs, 0xa0, 'the signed attributes')).map((a) => {
+      const [type, values] = children(a);
+      return [oid(type), children(expect(values, 0x31, 'an attribute'))[0]!] as const;
+    }),
+  );
+  if (oid(attributes.get('1.2.840.113549.1.9.3'), 'a content-type attribute') !== '1.2.840.113549.1.9.16.1.4')
+    fail('the signed attributes do not name a TSTInfo');
   const messageDigest = bytes(expect(attributes.get('1.2.840.113549.1.9.4'), 0x04, 'the message-digest attribute'));
   const c = subtle();
-  if (!equalBytes(messageDigest, new Uint8Array(await c.digest(hash, eContent as Uint8Array<ArrayBuffer>)))) fail("the token's signature does not verify: the signed digest is not the TSTInfo's");
+  if (!equalBytes(messageDigest, new Uint8Array(await c.digest(hash, eContent as Uint8Array<ArrayBuffer>))))
+    fail("the token's signature does not verify: the signed digest is not the TSTInfo's");
 
   const carried = certs ? children(certs).map(certificate) : [];
   const [sidIssuer, sidSerial] = children(expect(sid, 0x30, "the signer's identifier"));
-  const signer = carried.find((x) => sameName(x.issuer, sidIssuer!) && equalBytes(x.serial, bytes(expect(sidSerial, 0x02, "the signer's serial number")))) ?? fail("the token does not include the TSA's certificate");
+  const signer =
+    carried.find(
+      (x) =>
+        sameName(x.issuer, sidIssuer!) &&
+        equalBytes(x.serial, bytes(expect(sidSerial, 0x02, "the signer's serial number"))),
+    ) ?? fail("the token does not include the TSA's certificate");
   const signedAttrs = Uint8Array.from(whole(attrs!));
   signedAttrs[0] = 0x31;
-  if (!(await verifySignature(signer.spki, algorithm(sigAlg, "the signer's signature algorithm"), hash, bytes(expect(signature, 0x04, 'the signature')), signedAttrs))) fail("the token's signature does not verify");
+  if (
+    !(await verifySignature(
+      signer.spki,
+      algorithm(sigAlg, "the signer's signature algorithm"),
+      hash,
+      bytes(expect(signature, 0x04, 'the signature')),
+      signedAttrs,
+    ))
+  )
+    fail("the token's signature does not verify");
 
   const eku = signer.extensions.get('2.5.29.37');
-  if (!eku || !children(element(eku.value, 0)).some((p) => oid(p) === '1.3.6.1.5.5.7.3.8')) fail("the TSA's certificate lacks the time-stamping extended key usage");
+  if (!eku || !children(element(eku.value, 0)).some((p) => oid(p) === '1.3.6.1.5.5.7.3.8'))
+    fail("the TSA's certificate lacks the time-stamping extended key usage");
   if (!eku!.critical) fail("the TSA's certificate's extended key usage is not critical (RFC 3161 §2.3)");
 
   // Every certificate the token carries is signed by its issuer, found in the authority given or in the token
   // (itself for a root); with an authority given, a certificate whose issuer is in neither is refused.
   const anchors = authority.map((a) => certificate(element(a, 0)));
   const signs = async (by: Cert, c: Cert): Promise<void> => {
-    if (!(await verifySignature(by.spki, c.sigAlg, undefined, c.signature, whole(c.tbs)))) fail(`the certificate of ${nameOf(c.subject)} is not signed by ${nameOf(by.subject)}`);
+    if (!(await verifySignature(by.spki, c.sigAlg, undefined, c.signature, whole(c.tbs))))
+      fail(`the certificate of ${nameOf(c.subject)} is not signed by ${nameOf(by.subject)}`);
   };
   for (const c of carried) {
     const by = [...anchors, ...carried].find((x) => sameName(x.subject, c.issuer));
     if (by) await signs(by, c);
-    else if (anchors.length > 0) fail(`the token carries the certificate of ${nameOf(c.subject)}, issued by ${nameOf(c.issuer)}, which is neither in the token nor the authority given`);
+    else if (anchors.length > 0)
+      fail(
+        `the token carries the certificate of ${nameOf(c.subject)}, issued by ${nameOf(c.issuer)}, which is neither in the token nor the authority given`,
+      );
   }
   // Up the chain from the signer, each certificate valid at the stated time, to one of the authority's.
 
@@ -312,19 +398,33 @@ export async function checkToken(der: Uint8Array, digest: Uint8Array | null, aut
   for (let cert: Cert | undefined = signer, depth = 0; cert && depth < 8; depth++) {
     chain.push(nameOf(cert.subject));
     if (genTime < cert.notBefore || genTime > cert.notAfter) {
-      fail(`the certificate of ${nameOf(cert.subject)} was not valid at the stated time ${genTime.toISOString()} (valid ${cert.notBefore.toISOString()} to ${cert.notAfter.toISOString()})`);
+      fail(
+        `the certificate of ${nameOf(cert.subject)} was not valid at the stated time ${genTime.toISOString()} (valid ${cert.notBefore.toISOString()} to ${cert.notAfter.toISOString()})`,
+      );
     }
     if (anchors.some((a) => equalBytes(a.raw, cert!.raw))) return facts(true);
     const anchor = anchors.find((a) => sameName(a.subject, cert!.issuer));
     if (anchor) {
       await signs(anchor, cert);
       cert = anchor;
-    } else cert = sameName(cert.subject, cert.issuer) ? undefined : carried.find((x) => sameName(x.subject, cert!.issuer));
+    } else
+      cert = sameName(cert.subject, cert.issuer) ? undefined : carried.find((x) => sameName(x.subject, cert!.issuer));
   }
-  if (anchors.length > 0) fail(`the TSA's certificate does not lead to the certificate authority given (its chain: ${chain.join(' → ')})`);
+  if (anchors.length > 0)
+    fail(`the TSA's certificate does not lead to the certificate authority given (its chain: ${chain.join(' → ')})`);
   return facts(false);
 
   function facts(anchored: boolean): TokenFacts {
-    return { genTime, tsaName: nameOf(signer.subject), serialNumber: toHex(bytes(serial!)), policy: oid(policy, 'the policy'), imprintAlgorithm, imprint: stamped, tstInfo: eContent, chain, anchored };
+    return {
+      genTime,
+      tsaName: nameOf(signer.subject),
+      serialNumber: toHex(bytes(serial!)),
+      policy: oid(policy, 'the policy'),
+      imprintAlgorithm,
+      imprint: stamped,
+      tstInfo: eContent,
+      chain,
+      anchored,
+    };
   }
 }

@@ -76,7 +76,15 @@ function loadAcvp<T>(name: string): Array<{ group: Record<string, unknown>; test
 }
 
 type KeyGenCase = { tcId: string; seed: string; pk: string; sk: string };
-type SigVerCase = { tcId: string; testPassed: boolean | string; pk: string; message: string; context: string; signature: string; reason: string };
+type SigVerCase = {
+  tcId: string;
+  testPassed: boolean | string;
+  pk: string;
+  message: string;
+  context: string;
+  signature: string;
+  reason: string;
+};
 type SigGenCase = { tcId: string; message: string; sk: string; context: string; rnd?: string };
 
 const keyGenCases = loadAcvp<KeyGenCase>('ML-DSA-keyGen-FIPS204-internalProjection.json');
@@ -90,17 +98,22 @@ const sigGenExpected = new Map(
 );
 
 describe('ML-DSA-65 against NIST ACVP vectors', () => {
-  it.each(keyGenCases.map(({ test }) => [test.tcId, test] as const))('keyGen tcId %s: seed gives pk and sk', (_, test) => {
-    const { publicKey, secretKey, seed } = mldsaKeygen(hex(test.seed));
-    expect(toHexString(publicKey)).toBe(test.pk.toLowerCase());
-    expect(toHexString(secretKey)).toBe(test.sk.toLowerCase());
-    expect(toHexString(seed)).toBe(test.seed.toLowerCase());
-    expect(toHexString(mldsaPublicKey(hex(test.sk)))).toBe(test.pk.toLowerCase());
-  });
+  it.each(keyGenCases.map(({ test }) => [test.tcId, test] as const))(
+    'keyGen tcId %s: seed gives pk and sk',
+    (_, test) => {
+      const { publicKey, secretKey, seed } = mldsaKeygen(hex(test.seed));
+      expect(toHexString(publicKey)).toBe(test.pk.toLowerCase());
+      expect(toHexString(secretKey)).toBe(test.sk.toLowerCase());
+      expect(toHexString(seed)).toBe(test.seed.toLowerCase());
+      expect(toHexString(mldsaPublicKey(hex(test.sk)))).toBe(test.pk.toLowerCase());
+    },
+  );
 
   // The vectors use the external/pure interface with non-empty contexts; Timeseal's message API fixes the
   // empty context, so these go through the μ API with μ computed by node:crypto over the vector's context.
-  const pureVer = sigVerCases.filter(({ group }) => group.signatureInterface === 'external' && group.preHash === 'pure');
+  const pureVer = sigVerCases.filter(
+    ({ group }) => group.signatureInterface === 'external' && group.preHash === 'pure',
+  );
   it('has external/pure sigVer cases, both passing and failing', () => {
     expect(pureVer.length).toBeGreaterThan(0);
     const expectations = pureVer.map(({ test }) => String(test.testPassed));
@@ -194,14 +207,18 @@ describe('ML-DSA-65 against node:crypto (OpenSSL 3.5)', () => {
     expect(mldsaVerify(message, signature, publicKey)).toBe(true);
     expect(mldsaVerify(flip(message, 3), signature, publicKey)).toBe(false);
   });
-  it('reads the seed out of a key node generated (seed + expanded key form) and our SPKI parser reads node\'s', () => {
+  it("reads the seed out of a key node generated (seed + expanded key form) and our SPKI parser reads node's", () => {
     const pair = crypto.generateKeyPairSync('ml-dsa-65');
     const nodeSeed = mldsaSeedFromPkcs8Pem(pair.privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
-    const nodePublic = mldsaPublicKeyFromSpkiDer(new Uint8Array(pair.publicKey.export({ type: 'spki', format: 'der' })));
+    const nodePublic = mldsaPublicKeyFromSpkiDer(
+      new Uint8Array(pair.publicKey.export({ type: 'spki', format: 'der' })),
+    );
     expect(toHexString(mldsaKeygen(nodeSeed).publicKey)).toBe(toHexString(nodePublic));
   });
   it('a node key whose expanded key does not match its seed is rejected', () => {
-    const der = new Uint8Array(crypto.generateKeyPairSync('ml-dsa-65').privateKey.export({ type: 'pkcs8', format: 'der' }));
+    const der = new Uint8Array(
+      crypto.generateKeyPairSync('ml-dsa-65').privateKey.export({ type: 'pkcs8', format: 'der' }),
+    );
     expect(() => mldsaSeedFromPkcs8Pem(pemEncode('PRIVATE KEY', flip(der, der.length - 1)))).toThrow(FormatError);
   });
   it('mldsaSignMu over a μ streamed through node:crypto equals mldsaSign', () => {
@@ -235,7 +252,9 @@ describe('ML-DSA-65 against node:crypto (OpenSSL 3.5)', () => {
     expect(() => mldsaPublicKeyFromSpkiDer(flip(spki, 17))).toThrow(/ML-DSA-65 public key/);
     expect(() => mldsaPublicKeyFromSpkiDer(spki.subarray(0, spki.length - 1))).toThrow(FormatError);
     expect(() => mldsaPublicKeyFromSpkiDer(new Uint8Array([...spki, 0]))).toThrow(FormatError);
-    expect(() => mldsaPublicKeyFromPem(ecdsaPublicKeyToPem(ecdsaKeygen(new Uint8Array(48)).publicKey))).toThrow(FormatError);
+    expect(() => mldsaPublicKeyFromPem(ecdsaPublicKeyToPem(ecdsaKeygen(new Uint8Array(48)).publicKey))).toThrow(
+      FormatError,
+    );
   });
 });
 
@@ -333,14 +352,20 @@ describe('ECDSA P-256 keys and signatures', () => {
     expect(toHexString(spki)).toBe('3059301306072a8648ce3d020106082a8648ce3d030107034200' + toHexString(publicKey));
     expect(toHexString(ecdsaPublicKeyFromSpkiDer(spki))).toBe(toHexString(publicKey));
     expect(fingerprint(spki)).toBe(nodeSha256(spki).toString('hex'));
-    const compressed = hex('3039301306072a8648ce3d020106082a8648ce3d030107032200' + toHexString(ecdsaKeygen().publicKey.subarray(0, 33)));
+    const compressed = hex(
+      '3039301306072a8648ce3d020106082a8648ce3d030107032200' + toHexString(ecdsaKeygen().publicKey.subarray(0, 33)),
+    );
     compressed[26] = 0x02;
-    expect(() => ecdsaPublicKeyFromSpkiDer(compressed)).toThrow(/ECDSA P-256 public key: not a P-256 SubjectPublicKeyInfo/);
+    expect(() => ecdsaPublicKeyFromSpkiDer(compressed)).toThrow(
+      /ECDSA P-256 public key: not a P-256 SubjectPublicKeyInfo/,
+    );
     const p384Oid = hex('3059301306072a8648ce3d020106052b81040022034200' + toHexString(publicKey));
     expect(() => ecdsaPublicKeyFromSpkiDer(p384Oid)).toThrow(FormatError);
     expect(() => ecdsaPublicKeyFromSpkiDer(new Uint8Array([...spki, 0]))).toThrow(FormatError);
     expect(() => ecdsaPublicKeyFromSpkiDer(flip(spki, spki.length - 1))).toThrow(/not on the P-256 curve/);
-    expect(() => ecdsaPublicKeyFromPem(mldsaPublicKeyToPem(mldsaKeygen(new Uint8Array(32)).publicKey))).toThrow(FormatError);
+    expect(() => ecdsaPublicKeyFromPem(mldsaPublicKeyToPem(mldsaKeygen(new Uint8Array(32)).publicKey))).toThrow(
+      FormatError,
+    );
   });
 });
 
@@ -375,14 +400,20 @@ describe('ECDSA P-256 against the openssl command', () => {
     expect(out.stdout).toBe(ecdsaPublicKeyToPem(publicKey));
   });
   it('reads the key openssl genpkey writes, and writes it back byte for byte', () => {
-    expect(run('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'theirs.pem').status).toBe(0);
+    expect(run('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'theirs.pem').status).toBe(
+      0,
+    );
     const pem = readFileSync(join(dir, 'theirs.pem'), 'utf8');
     const { secretKey, publicKey } = ecdsaSecretKeyFromPkcs8Pem(pem);
-    expect(toHexString(publicKey)).toBe(toHexString(ecdsaPublicKeyFromPem(run('pkey', '-in', 'theirs.pem', '-pubout').stdout)));
+    expect(toHexString(publicKey)).toBe(
+      toHexString(ecdsaPublicKeyFromPem(run('pkey', '-in', 'theirs.pem', '-pubout').stdout)),
+    );
     expect(ecdsaSecretKeyToPkcs8Pem(secretKey)).toBe(pem);
   });
   it('verifies 20 openssl signatures, high-S ones included, and rejects them over other messages', () => {
-    expect(run('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'signer.pem').status).toBe(0);
+    expect(run('genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', 'signer.pem').status).toBe(
+      0,
+    );
     const { publicKey } = ecdsaSecretKeyFromPkcs8Pem(readFileSync(join(dir, 'signer.pem'), 'utf8'));
     let highS = 0;
     for (let i = 0; i < 20; i++) {
@@ -420,17 +451,33 @@ describe('ECDSA PKCS#8 parsing', () => {
     expect(der.length).toBe(138);
   });
   it('accepts the RFC 5915 optional fields: [0] P-256 parameters, and no public key', () => {
-    for (const pem of [pkcs8(ecKey(tlv(0xa0, P256), publicField(publicKey))), pkcs8(ecKey()), pkcs8(ecKey(tlv(0xa0, P256)))]) {
+    for (const pem of [
+      pkcs8(ecKey(tlv(0xa0, P256), publicField(publicKey))),
+      pkcs8(ecKey()),
+      pkcs8(ecKey(tlv(0xa0, P256))),
+    ]) {
       const pair = ecdsaSecretKeyFromPkcs8Pem(pem);
       expect(toHexString(pair.secretKey)).toBe(toHexString(secretKey));
       expect(toHexString(pair.publicKey)).toBe(toHexString(publicKey));
     }
   });
   it.each([
-    ['another curve (P-384)', () => pkcs8(ecKey(), undefined, hex('06052b81040022')), /algorithm is not id-ecPublicKey on P-256/],
+    [
+      'another curve (P-384)',
+      () => pkcs8(ecKey(), undefined, hex('06052b81040022')),
+      /algorithm is not id-ecPublicKey on P-256/,
+    ],
     ['another algorithm (Ed25519 OID)', () => pkcs8(ecKey(), hex('06032b6570')), /algorithm/],
-    ['[0] parameters naming another curve', () => pkcs8(ecKey(tlv(0xa0, hex('06052b81040022')))), /parameters are not the P-256 OID/],
-    ['a public key that does not match', () => pkcs8(ecKey(publicField(ecdsaKeygen().publicKey))), /embedded public key/],
+    [
+      '[0] parameters naming another curve',
+      () => pkcs8(ecKey(tlv(0xa0, hex('06052b81040022')))),
+      /parameters are not the P-256 OID/,
+    ],
+    [
+      'a public key that does not match',
+      () => pkcs8(ecKey(publicField(ecdsaKeygen().publicKey))),
+      /embedded public key/,
+    ],
     ['trailing bytes in ECPrivateKey', () => pkcs8(ecKey(publicField(publicKey), hex('0500'))), /unexpected bytes/],
     ['ECPrivateKey version 0', () => pkcs8(tlv(0x30, hex('020100'), tlv(0x04, secretKey))), /version/],
     ['a 31-byte private key', () => pkcs8(tlv(0x30, hex('020101'), tlv(0x04, secretKey.subarray(1)))), /31 bytes/],

@@ -17,7 +17,12 @@ import { FormatError } from './errors.ts';
 /** The signatures a runtime's own library can check as well: each over the message itself (ECDSA over its SHA-256). */
 export type NativeAlgorithm = 'ecdsa-p256-sha256' | 'ed25519' | 'ml-dsa-65' | 'ml-dsa-44';
 /** True when the runtime's library accepts the signature; false for a refusal and for anything it cannot check. */
-export type NativeVerify = (algorithm: NativeAlgorithm, message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array) => boolean;
+export type NativeVerify = (
+  algorithm: NativeAlgorithm,
+  message: Uint8Array,
+  signature: Uint8Array,
+  publicKey: Uint8Array,
+) => boolean;
 
 let nativeVerify: NativeVerify | undefined;
 
@@ -33,7 +38,12 @@ export function useNativeVerify(verify: NativeVerify | undefined): void {
 }
 
 /** Whether the runtime's verifier accepts the signature (false when none is installed). */
-export function nativeAccepts(algorithm: NativeAlgorithm, message: Uint8Array, signature: Uint8Array, publicKey: Uint8Array): boolean {
+export function nativeAccepts(
+  algorithm: NativeAlgorithm,
+  message: Uint8Array,
+  signature: Uint8Array,
+  publicKey: Uint8Array,
+): boolean {
   return nativeVerify !== undefined && nativeVerify(algorithm, message, signature, publicKey);
 }
 
@@ -104,7 +114,12 @@ export function ecdsaVerifyDigest(digest: Uint8Array, signature: Uint8Array, pub
   return ecdsaVerifyPrepared(digest, false, signature, publicKey);
 }
 
-function ecdsaVerifyPrepared(data: Uint8Array, prehash: boolean, signature: Uint8Array, publicKey: Uint8Array): boolean {
+function ecdsaVerifyPrepared(
+  data: Uint8Array,
+  prehash: boolean,
+  signature: Uint8Array,
+  publicKey: Uint8Array,
+): boolean {
   checkEcdsaPublicKey(publicKey);
   // A DER signature of exactly 64 bytes is possible, so a 64-byte input is tried both ways.
   const formats: Array<'der' | 'compact'> = [];
@@ -162,7 +177,8 @@ export function ecdsaSecretKeyFromPkcs8Pem(pem: string): EcdsaKeyPair {
   const der = pemDecode(pem, PEM_PRIVATE_KEY);
   const outer = readSequence(der, field, 'PrivateKeyInfo');
   const version = outer.next(TAG_INTEGER, 'version');
-  if (!equalBytes(version, Uint8Array.of(0))) throw new FormatError(field, `PrivateKeyInfo version ${toHex(version)} is not 0`);
+  if (!equalBytes(version, Uint8Array.of(0)))
+    throw new FormatError(field, `PrivateKeyInfo version ${toHex(version)} is not 0`);
   const algorithm = outer.next(TAG_SEQUENCE, 'privateKeyAlgorithm');
   if (!equalBytes(algorithm, EC_ALGORITHM_CONTENTS)) {
     throw new FormatError(field, `algorithm is not id-ecPublicKey on P-256 (${toHex(algorithm)})`);
@@ -183,13 +199,20 @@ export function ecdsaSecretKeyFromPkcs8Pem(pem: string): EcdsaKeyPair {
   const publicKey = p256.getPublicKey(secretKey, false);
   if (inner.peek() === TAG_PARAMETERS) {
     const parameters = inner.next(TAG_PARAMETERS, 'ECPrivateKey parameters');
-    if (!equalBytes(parameters, P256_OID)) throw new FormatError(field, `parameters are not the P-256 OID (${toHex(parameters)})`);
+    if (!equalBytes(parameters, P256_OID))
+      throw new FormatError(field, `parameters are not the P-256 OID (${toHex(parameters)})`);
   }
   if (inner.peek() === TAG_PUBLIC_KEY) {
     const wrapped = inner.next(TAG_PUBLIC_KEY, 'ECPrivateKey publicKey');
-    const embedded = new DerReader(wrapped, field, 'ECPrivateKey publicKey').next(TAG_BIT_STRING, 'publicKey BIT STRING');
+    const embedded = new DerReader(wrapped, field, 'ECPrivateKey publicKey').next(
+      TAG_BIT_STRING,
+      'publicKey BIT STRING',
+    );
     if (!equalBytes(embedded, concatBytes(Uint8Array.of(0), publicKey))) {
-      throw new FormatError(field, `embedded public key ${toHex(embedded.subarray(1))} != ${toHex(publicKey)} derived from the private key`);
+      throw new FormatError(
+        field,
+        `embedded public key ${toHex(embedded.subarray(1))} != ${toHex(publicKey)} derived from the private key`,
+      );
     }
   }
   inner.end();
@@ -205,7 +228,10 @@ function checkEcdsaSecretKey(secretKey: Uint8Array, field = 'ECDSA P-256 secret 
 
 function checkEcdsaPublicKey(publicKey: Uint8Array, field = 'ECDSA P-256 public key'): void {
   if (publicKey.length !== ECDSA_PUBLIC_KEY_SIZE || publicKey[0] !== 0x04) {
-    throw new FormatError(field, `expected a ${ECDSA_PUBLIC_KEY_SIZE}-byte uncompressed point (0x04 || x || y), got ${publicKey.length} bytes`);
+    throw new FormatError(
+      field,
+      `expected a ${ECDSA_PUBLIC_KEY_SIZE}-byte uncompressed point (0x04 || x || y), got ${publicKey.length} bytes`,
+    );
   }
   if (!p256.utils.isValidPublicKey(publicKey, false)) throw new FormatError(field, 'point is not on the P-256 curve');
 }
@@ -337,7 +363,8 @@ export function mldsaSeedFromPkcs8Pem(pem: string): Uint8Array {
   if (der.length === MLDSA_PKCS8_SEED_PREFIX.length + MLDSA_SEED_SIZE && startsWith(der, MLDSA_PKCS8_SEED_PREFIX)) {
     return der.slice(MLDSA_PKCS8_SEED_PREFIX.length);
   }
-  const bothSize = MLDSA_PKCS8_BOTH_PREFIX.length + MLDSA_SEED_SIZE + MLDSA_PKCS8_BOTH_EXPANDED_TAG.length + MLDSA_SECRET_KEY_SIZE;
+  const bothSize =
+    MLDSA_PKCS8_BOTH_PREFIX.length + MLDSA_SEED_SIZE + MLDSA_PKCS8_BOTH_EXPANDED_TAG.length + MLDSA_SECRET_KEY_SIZE;
   const expandedAt = MLDSA_PKCS8_BOTH_PREFIX.length + MLDSA_SEED_SIZE;
   if (
     der.length === bothSize &&
@@ -388,7 +415,8 @@ function checkMldsaPublicKey(publicKey: Uint8Array): void {
 }
 
 function checkMu(mu: Uint8Array): void {
-  if (mu.length !== MLDSA_MU_SIZE) throw new FormatError('ML-DSA-65 mu', `expected ${MLDSA_MU_SIZE} bytes, got ${mu.length}`);
+  if (mu.length !== MLDSA_MU_SIZE)
+    throw new FormatError('ML-DSA-65 mu', `expected ${MLDSA_MU_SIZE} bytes, got ${mu.length}`);
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -427,7 +455,10 @@ export function pemDecode(text: string, expectedLabel: string): Uint8Array {
   body.forEach((line, i) => {
     const last = i === body.length - 1;
     if (last ? line.length === 0 || line.length > PEM_LINE_LENGTH : line.length !== PEM_LINE_LENGTH) {
-      throw new FormatError(field, `base64 line ${i + 1} is ${line.length} characters (lines hold ${PEM_LINE_LENGTH}, the last at most that)`);
+      throw new FormatError(
+        field,
+        `base64 line ${i + 1} is ${line.length} characters (lines hold ${PEM_LINE_LENGTH}, the last at most that)`,
+      );
     }
   });
   return fromBase64(body.join(''), field);
@@ -474,7 +505,10 @@ class DerReader {
     const actual = this.bytes[this.offset];
     if (actual === undefined) throw new FormatError(this.field, `${this.where}: ${name} is missing`);
     if (actual !== tag) {
-      throw new FormatError(this.field, `${this.where}: ${name} has tag 0x${actual.toString(16)}, expected 0x${tag.toString(16)}`);
+      throw new FormatError(
+        this.field,
+        `${this.where}: ${name} has tag 0x${actual.toString(16)}, expected 0x${tag.toString(16)}`,
+      );
     }
     let at = this.offset + 1;
     const first = this.bytes[at++];
@@ -482,7 +516,8 @@ class DerReader {
     let length = first;
     if (first & 0x80) {
       const count = first & 0x7f;
-      if (count === 0 || count > 3) throw new FormatError(this.field, `${this.where}: ${name} has an unsupported length form`);
+      if (count === 0 || count > 3)
+        throw new FormatError(this.field, `${this.where}: ${name} has an unsupported length form`);
       length = 0;
       for (let i = 0; i < count; i++) {
         const b = this.bytes[at++];
@@ -501,7 +536,10 @@ class DerReader {
   /** Requires that every byte was read. */
   end(): void {
     if (this.offset !== this.bytes.length) {
-      throw new FormatError(this.field, `${this.where}: ${this.bytes.length - this.offset} unexpected bytes at the end`);
+      throw new FormatError(
+        this.field,
+        `${this.where}: ${this.bytes.length - this.offset} unexpected bytes at the end`,
+      );
     }
   }
 }

@@ -256,7 +256,9 @@ describe('proofs from tiles', () => {
         expect(cproof.map(toHex)).toEqual(consistencyProof(oldSize, size, memory).map(toHex));
         verifyConsistency(oldSize, size, cproof, treeHash(oldSize, memory), root);
 
-        expect(toHex(treeHash(size, tileHashReader(size, store.fetcher(tileCoordinatesForSize(size)))))).toBe(toHex(root));
+        expect(toHex(treeHash(size, tileHashReader(size, store.fetcher(tileCoordinatesForSize(size)))))).toBe(
+          toHex(root),
+        );
       }),
       { numRuns: 120 },
     );
@@ -332,7 +334,9 @@ describe('appendLeaves', () => {
       expect(toHex(result.root)).toBe(toHex(treeHash(size, memoryReader(leaves.slice(0, size)))));
     }
     expect(store.latest().map(coordinates)).toEqual(tileCoordinatesForSize(70000));
-    expect(store.latest().map((t) => toHex(t.data))).toEqual(appendLeaves(0, noReads, leaves).tiles.map((t) => toHex(t.data)));
+    expect(store.latest().map((t) => toHex(t.data))).toEqual(
+      appendLeaves(0, noReads, leaves).tiles.map((t) => toHex(t.data)),
+    );
     expect(store.get(2, 0, 1).length).toBe(32);
   });
 
@@ -354,7 +358,9 @@ describe('appendLeaves', () => {
 
   it('rejects hashes that are not 32 bytes', () => {
     expect(() => appendLeaves(0, noReads, [new Uint8Array(31)])).toThrow(/new leaf hash 0: expected 32 bytes/);
-    expect(() => appendLeaves(1, () => new Uint8Array(33), [new Uint8Array(32)])).toThrow(/old hash at level 0 index 0/);
+    expect(() => appendLeaves(1, () => new Uint8Array(33), [new Uint8Array(32)])).toThrow(
+      /old hash at level 0 index 0/,
+    );
     expect(() => appendLeaves(-1, noReads, [])).toThrow(FormatError);
   });
 });
@@ -372,7 +378,7 @@ function testLeaves(count: number): Uint8Array[] {
 /** A HashReader over a tree held in memory; it refuses subtrees that are not complete. */
 function memoryReader(leafHashes: Uint8Array[]): HashReader {
   const levels: Uint8Array[][] = [leafHashes];
-  for (let below = leafHashes; below.length > 1; ) {
+  for (let below = leafHashes; below.length > 1;) {
     const above: Uint8Array[] = [];
     for (let i = 0; i + 1 < below.length; i += 2) above.push(nodeHash(below[i]!, below[i + 1]!, fastHasher));
     levels.push(above);
@@ -429,7 +435,8 @@ function tileStore(initial: Tile[]) {
     fetcher: (allowed: TileCoordinate[]) => {
       const paths = new Set(allowed.map((t) => tilePath(t.level, t.index, t.width)));
       return (level: number, index: number, width: number) => {
-        if (!paths.has(tilePath(level, index, width))) throw new Error(`fetch outside the list: ${tilePath(level, index, width)}`);
+        if (!paths.has(tilePath(level, index, width)))
+          throw new Error(`fetch outside the list: ${tilePath(level, index, width)}`);
         return get(level, index, width);
       };
     },

@@ -40,8 +40,7 @@ export interface Tile extends TileCoordinate {
 
 /** What a tile path names: a hash tile, or the entry bundle matching level-0 tile `index`. */
 export type ParsedTilePath =
-  | { kind: 'hashes'; level: number; index: number; width: number }
-  | { kind: 'entries'; index: number; width: number };
+  { kind: 'hashes'; level: number; index: number; width: number } | { kind: 'entries'; index: number; width: number };
 
 /**
  * Contract: returns the bytes published at `tilePath(level, index, width)` (width × 32 bytes); throws when
@@ -184,7 +183,9 @@ export function tileHashReader(size: number, getTile: TileFetcher, hasher: Hashe
   return (level, index) => {
     const { tileLevel, first, span } = locate(level, index);
     if (first + span > levelCount(tileLevel, size)) {
-      throw new NotFoundError(`hash at level ${level} index ${index}: not a complete subtree of a tree of size ${size}`);
+      throw new NotFoundError(
+        `hash at level ${level} index ${index}: not a complete subtree of a tree of size ${size}`,
+      );
     }
     const tileIndex = Math.floor(first / TILE_WIDTH);
     const width = tileWidthAt(tileLevel, tileIndex, size);

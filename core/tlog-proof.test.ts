@@ -24,13 +24,28 @@ function makeLog() {
   const read: HashReader = (level, index) => {
     const key = `${level}/${index}`;
     let h = memo.get(key);
-    if (!h) memo.set(key, (h = level === 0 ? leafHash(hashes[index]!) : nodeHash(read(level - 1, 2 * index), read(level - 1, 2 * index + 1))));
+    if (!h)
+      memo.set(
+        key,
+        (h =
+          level === 0
+            ? leafHash(hashes[index]!)
+            : nodeHash(read(level - 1, 2 * index), read(level - 1, 2 * index + 1))),
+      );
     return h;
   };
   const size = hashes.length;
   const root = treeHash(size, read);
-  const signers = [ecdsaNoteSigner(origin, ecdsa.secretKey, ecdsa.publicKey), mldsaNoteSigner(origin, mldsa.seed, mldsa.publicKey)];
-  const proof: TlogProof = { extra: hashes[8]!, index: 8, proof: inclusionProof(8, size, read), checkpoint: signCheckpoint({ origin, size, root }, signers) };
+  const signers = [
+    ecdsaNoteSigner(origin, ecdsa.secretKey, ecdsa.publicKey),
+    mldsaNoteSigner(origin, mldsa.seed, mldsa.publicKey),
+  ];
+  const proof: TlogProof = {
+    extra: hashes[8]!,
+    index: 8,
+    proof: inclusionProof(8, size, read),
+    checkpoint: signCheckpoint({ origin, size, root }, signers),
+  };
   return { hashes, root, size, proof };
 }
 
@@ -80,14 +95,22 @@ describe('c2sp.org/tlog-proof@v1 (FORMAT.md §8a)', () => {
 
   it('rejects another hash, another leaf, another origin and other keys, saying which', () => {
     const parsed = parseTlogProof(text);
-    expect(() => verifyTlogProof(parsed, keys, { hash: log.hashes[7]! })).toThrow(/hash \(yours vs the one the proof names\): expected/);
+    expect(() => verifyTlogProof(parsed, keys, { hash: log.hashes[7]! })).toThrow(
+      /hash \(yours vs the one the proof names\): expected/,
+    );
     const bare = parseTlogProof(encodeTlogProof({ ...log.proof, extra: null }));
-    expect(() => verifyTlogProof(bare, keys, { hash: log.hashes[7]! })).toThrow(/tlog-proof inclusion proof: .*root: expected/);
+    expect(() => verifyTlogProof(bare, keys, { hash: log.hashes[7]! })).toThrow(
+      /tlog-proof inclusion proof: .*root: expected/,
+    );
     expect(() => verifyTlogProof({ ...parsed, extra: log.hashes[9]! }, keys)).toThrow(/tlog-proof inclusion proof/);
     expect(() => verifyTlogProof({ ...parsed, index: 12 }, keys)).toThrow(/tlog-proof inclusion proof: .*12/);
-    expect(() => verifyTlogProof(parsed, keys, { origin: 'other.example' })).toThrow(/checkpoint origin: expected other.example/);
+    expect(() => verifyTlogProof(parsed, keys, { origin: 'other.example' })).toThrow(
+      /checkpoint origin: expected other.example/,
+    );
     const otherMldsa = mldsaKeygen(new Uint8Array(32).fill(1)).publicKey;
-    expect(() => verifyTlogProof(parsed, { ...keys, mldsa: otherMldsa })).toThrow(/tlog-proof checkpoint: .*no ML-DSA-65 line/);
+    expect(() => verifyTlogProof(parsed, { ...keys, mldsa: otherMldsa })).toThrow(
+      /tlog-proof checkpoint: .*no ML-DSA-65 line/,
+    );
     expect(() => verifyTlogProof({ ...parsed, extra: new Uint8Array(31) }, keys)).toThrow(/extra: 31 bytes/);
   });
 
@@ -111,14 +134,23 @@ describe('c2sp.org/tlog-proof@v1 (FORMAT.md §8a)', () => {
     const pathEnd = text.indexOf('\n\n') + 2;
     // A flipped newline joins two lines: any reason will do.
     const reasonAt = (i: number): RegExp =>
-      bytes[i] === 0x0a ? /./
-        : i < headerEnd - 1 ? /tlog-proof line 1: expected "c2sp\.org\/tlog-proof@v1"/
-        : i < extraEnd - 1 ? /line 2 \(extra\)|expected "index N"|tlog-proof inclusion proof|extra: \d+ bytes/
-          : i < indexEnd - 1 ? /line 3: expected "index N"|tlog-proof inclusion proof/
-            : i < pathEnd - 2 ? /proof hash \d|tlog-proof inclusion proof/
-              : i >= pathEnd ? /tlog-proof checkpoint/
-                : /./;
-    const positions = [...Array(mldsaStart).keys(), ...Array.from({ length: 60 }, (_, k) => mldsaStart + Math.floor((k * (bytes.length - 1 - mldsaStart)) / 59))];
+      bytes[i] === 0x0a
+        ? /./
+        : i < headerEnd - 1
+          ? /tlog-proof line 1: expected "c2sp\.org\/tlog-proof@v1"/
+          : i < extraEnd - 1
+            ? /line 2 \(extra\)|expected "index N"|tlog-proof inclusion proof|extra: \d+ bytes/
+            : i < indexEnd - 1
+              ? /line 3: expected "index N"|tlog-proof inclusion proof/
+              : i < pathEnd - 2
+                ? /proof hash \d|tlog-proof inclusion proof/
+                : i >= pathEnd
+                  ? /tlog-proof checkpoint/
+                  : /./;
+    const positions = [
+      ...Array(mldsaStart).keys(),
+      ...Array.from({ length: 60 }, (_, k) => mldsaStart + Math.floor((k * (bytes.length - 1 - mldsaStart)) / 59)),
+    ];
     for (const i of positions) {
       const copy = bytes.slice();
       copy[i] = copy[i]! ^ 0x01;
@@ -128,7 +160,10 @@ describe('c2sp.org/tlog-proof@v1 (FORMAT.md §8a)', () => {
       } catch (err) {
         error = err;
       }
-      expect(error, `byte ${i} (${JSON.stringify(String.fromCharCode(bytes[i]!))}) flipped was accepted`).toBeInstanceOf(TimesealError);
+      expect(
+        error,
+        `byte ${i} (${JSON.stringify(String.fromCharCode(bytes[i]!))}) flipped was accepted`,
+      ).toBeInstanceOf(TimesealError);
       expect((error as Error).message, `byte ${i}`).toMatch(reasonAt(i));
     }
   });
@@ -143,10 +178,22 @@ describe('c2sp.org/tlog-proof@v1 (FORMAT.md §8a)', () => {
     ['an index beyond 2^53', text.replace('index 8', 'index 9007199254740993'), /larger than/],
     ['an empty extra line', text.replace(/extra [^\n]+/, 'extra '), /extra\): is empty/],
     ['extra after the index', text.replace(/(extra [^\n]+)\n(index 8)/, '$2\n$1'), /proof hash 1/],
-    ['a hash of 31 bytes', text.replace(toBase64(log.proof.proof[0]!), toBase64(log.proof.proof[0]!.slice(1))), /proof hash 1\): 31 bytes/],
-    ['unpadded base64', text.replace(toBase64(log.proof.proof[0]!), toBase64(log.proof.proof[0]!).replace('=', '')), /proof hash 1\): base64/],
+    [
+      'a hash of 31 bytes',
+      text.replace(toBase64(log.proof.proof[0]!), toBase64(log.proof.proof[0]!.slice(1))),
+      /proof hash 1\): 31 bytes/,
+    ],
+    [
+      'unpadded base64',
+      text.replace(toBase64(log.proof.proof[0]!), toBase64(log.proof.proof[0]!).replace('=', '')),
+      /proof hash 1\): base64/,
+    ],
     ['no empty line before the checkpoint', text.replace('\n\n', '\n'), /checkpoint|proof hash/],
-    ['64 proof hashes', text.replace('index 8\n', `index 8\n${`${toBase64(new Uint8Array(32))}\n`.repeat(64)}`), /\d+ proof hashes, at most 63/],
+    [
+      '64 proof hashes',
+      text.replace('index 8\n', `index 8\n${`${toBase64(new Uint8Array(32))}\n`.repeat(64)}`),
+      /\d+ proof hashes, at most 63/,
+    ],
     ['text after the checkpoint', `${text}trailing\n`, /tlog-proof checkpoint/],
     ['no newline at the end', text.slice(0, -1), /tlog-proof checkpoint/],
     ['an empty file', '', /line 1: expected/],
@@ -158,7 +205,10 @@ describe('c2sp.org/tlog-proof@v1 (FORMAT.md §8a)', () => {
     const example = fs.readFileSync(path.join(VECTORS, 'c2sp-example.tlog-proof'), 'utf8');
     expect(() => parseTlogProof(example)).toThrow(/tlog-proof checkpoint: note signature line 1/);
     // The same proof with the elided "[...]" signatures replaced by well-formed ones: every other line parses.
-    const complete = example.replace(/ [A-Za-z0-9+/]*\[\.\.\.\][A-Za-z0-9+/=]*\n/g, ` ${toBase64(new Uint8Array(68).fill(1))}\n`);
+    const complete = example.replace(
+      / [A-Za-z0-9+/]*\[\.\.\.\][A-Za-z0-9+/=]*\n/g,
+      ` ${toBase64(new Uint8Array(68).fill(1))}\n`,
+    );
     const p = parseTlogProof(complete);
     expect(new TextDecoder().decode(p.extra!).startsWith('age-v1.2.1-darwin-arm64.tar.gz')).toBe(true);
     expect(p.index).toBe(73894);
@@ -169,7 +219,9 @@ describe('c2sp.org/tlog-proof@v1 (FORMAT.md §8a)', () => {
       'RoopEkOdqkYqMB4MJXrbt/hMjOxsVn0IrWjpz1ZMMes=',
       'AHCioX9nLjsrse6YhjRRmk1WUEirVOLLRoOQ6vfO5vk=',
     ]);
-    expect(p.checkpoint.startsWith('example.com/fancylog\n109482\nsFodV/vSp5O8n9a8QpW6PRY97tfOSW5bsc2Xl/EQi08=\n\n')).toBe(true);
+    expect(
+      p.checkpoint.startsWith('example.com/fancylog\n109482\nsFodV/vSp5O8n9a8QpW6PRY97tfOSW5bsc2Xl/EQi08=\n\n'),
+    ).toBe(true);
     expect(p.checkpoint.split('\n\u2014 ').length - 1).toBe(4);
     expect(encodeTlogProof(p)).toBe(complete);
     expect(fromBase64('sFodV/vSp5O8n9a8QpW6PRY97tfOSW5bsc2Xl/EQi08=').length).toBe(32);

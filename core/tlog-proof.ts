@@ -43,14 +43,23 @@ export interface TlogProof {
 }
 
 export function encodeTlogProof(p: TlogProof): string {
-  if (!Number.isSafeInteger(p.index) || p.index < 0) throw new FormatError('tlog-proof index', `${p.index} is not a leaf index`);
-  if (p.extra !== null && p.extra.length === 0) throw new FormatError('tlog-proof extra', 'is empty (omit the line instead)');
-  if (p.proof.length > MAX_TLOG_PROOF_HASHES) throw new FormatError('tlog-proof', `${p.proof.length} proof hashes, at most ${MAX_TLOG_PROOF_HASHES}`);
+  if (!Number.isSafeInteger(p.index) || p.index < 0)
+    throw new FormatError('tlog-proof index', `${p.index} is not a leaf index`);
+  if (p.extra !== null && p.extra.length === 0)
+    throw new FormatError('tlog-proof extra', 'is empty (omit the line instead)');
+  if (p.proof.length > MAX_TLOG_PROOF_HASHES)
+    throw new FormatError('tlog-proof', `${p.proof.length} proof hashes, at most ${MAX_TLOG_PROOF_HASHES}`);
   p.proof.forEach((h, i) => {
-    if (h.length !== HASH_SIZE) throw new FormatError(`tlog-proof hash ${i + 1}`, `${h.length} bytes, expected ${HASH_SIZE}`);
+    if (h.length !== HASH_SIZE)
+      throw new FormatError(`tlog-proof hash ${i + 1}`, `${h.length} bytes, expected ${HASH_SIZE}`);
   });
   parseCheckpoint(parseNote(p.checkpoint).text);
-  const lines = [TLOG_PROOF_HEADER, ...(p.extra ? [`${EXTRA_PREFIX}${toBase64(p.extra)}`] : []), `index ${p.index}`, ...p.proof.map(toBase64)];
+  const lines = [
+    TLOG_PROOF_HEADER,
+    ...(p.extra ? [`${EXTRA_PREFIX}${toBase64(p.extra)}`] : []),
+    `index ${p.index}`,
+    ...p.proof.map(toBase64),
+  ];
   return `${lines.join('\n')}\n\n${p.checkpoint}`;
 }
 
@@ -78,13 +87,18 @@ export function parseTlogProof(input: string | Uint8Array): TlogProof {
   const indexLine = lines[at];
   const m = indexLine === undefined ? null : INDEX.exec(indexLine);
   if (!m) {
-    throw new FormatError(`tlog-proof line ${at + 1}`, `expected "index N" (decimal, no leading zeroes), got "${printable(indexLine ?? '')}"`);
+    throw new FormatError(
+      `tlog-proof line ${at + 1}`,
+      `expected "index N" (decimal, no leading zeroes), got "${printable(indexLine ?? '')}"`,
+    );
   }
   const index = Number(m[1]);
-  if (!Number.isSafeInteger(index)) throw new FormatError(`tlog-proof line ${at + 1}`, `index ${m[1]} is larger than ${Number.MAX_SAFE_INTEGER}`);
+  if (!Number.isSafeInteger(index))
+    throw new FormatError(`tlog-proof line ${at + 1}`, `index ${m[1]} is larger than ${Number.MAX_SAFE_INTEGER}`);
   at++;
   const hashLines = lines.slice(at);
-  if (hashLines.length > MAX_TLOG_PROOF_HASHES) throw new FormatError('tlog-proof', `${hashLines.length} proof hashes, at most ${MAX_TLOG_PROOF_HASHES}`);
+  if (hashLines.length > MAX_TLOG_PROOF_HASHES)
+    throw new FormatError('tlog-proof', `${hashLines.length} proof hashes, at most ${MAX_TLOG_PROOF_HASHES}`);
   const proof = hashLines.map((line, i) => {
     const field = `tlog-proof line ${at + i + 1} (proof hash ${i + 1})`;
     const hash = fromBase64(line, field);
@@ -138,11 +152,15 @@ export interface VerifiedTlogProof {
 export function verifyTlogProof(p: TlogProof, keys: PublicKeySet, options: TlogProofOptions = {}): VerifiedTlogProof {
   const hasher = options.hasher ?? sha256;
   if (p.extra !== null && p.extra.length !== HASH_SIZE) {
-    throw new FormatError('tlog-proof extra', `${p.extra.length} bytes; Timeseal's extra is the ${HASH_SIZE}-byte hash`);
+    throw new FormatError(
+      'tlog-proof extra',
+      `${p.extra.length} bytes; Timeseal's extra is the ${HASH_SIZE}-byte hash`,
+    );
   }
   let entry: Uint8Array;
   if (options.hash !== undefined) {
-    if (options.hash.length !== HASH_SIZE) throw new FormatError('hash', `${options.hash.length} bytes, expected ${HASH_SIZE}`);
+    if (options.hash.length !== HASH_SIZE)
+      throw new FormatError('hash', `${options.hash.length} bytes, expected ${HASH_SIZE}`);
     if (p.extra !== null && !equalBytes(p.extra, options.hash)) {
       throw new MismatchError('hash (yours vs the one the proof names)', toHex(options.hash), toHex(p.extra));
     }
@@ -156,9 +174,13 @@ export function verifyTlogProof(p: TlogProof, keys: PublicKeySet, options: TlogP
   let checkpoint;
   try {
     origin = parseCheckpoint(parseNote(p.checkpoint).text).origin;
-    checkpoint = verifyCheckpoint(p.checkpoint, [ecdsaNoteVerifier(origin, keys.ecdsa), mldsaNoteVerifier(origin, keys.mldsa)], {
-      ...(options.origin !== undefined ? { origin: options.origin } : {}),
-    });
+    checkpoint = verifyCheckpoint(
+      p.checkpoint,
+      [ecdsaNoteVerifier(origin, keys.ecdsa), mldsaNoteVerifier(origin, keys.mldsa)],
+      {
+        ...(options.origin !== undefined ? { origin: options.origin } : {}),
+      },
+    );
   } catch (err) {
     throw withContext('tlog-proof checkpoint', err);
   }

@@ -63,7 +63,7 @@ const sha256 = (b: Uint8Array) => new Uint8Array(crypto.createHash('sha256').upd
 function kids(der: Uint8Array): Uint8Array[] {
   const first = der[1]!;
   const out: Uint8Array[] = [];
-  for (let at = first & 0x80 ? 2 + (first & 0x7f) : 2; at < der.length; ) {
+  for (let at = first & 0x80 ? 2 + (first & 0x7f) : 2; at < der.length;) {
     const b = der[at + 1]!;
     const n = b & 0x80 ? b & 0x7f : 0;
     let len = n === 0 ? b : 0;
@@ -81,7 +81,12 @@ function certificateFields(cert: Uint8Array): { issuer: Uint8Array; serial: Uint
   return { serial: f[o]!, issuer: f[o + 2]!, subject: f[o + 4]! };
 }
 
-function referenceTstInfo(request: TimeStampRequest, certificates: Uint8Array[], genTime: Date, serial: Uint8Array): Uint8Array {
+function referenceTstInfo(
+  request: TimeStampRequest,
+  certificates: Uint8Array[],
+  genTime: Date,
+  serial: Uint8Array,
+): Uint8Array {
   const iso = genTime.toISOString();
   const fraction = iso.slice(20, 23).replace(/0+$/, '');
   const text = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}${fraction ? `.${fraction}` : ''}Z`;
@@ -97,7 +102,12 @@ function referenceTstInfo(request: TimeStampRequest, certificates: Uint8Array[],
   );
 }
 
-function referenceResponse(info: Uint8Array, request: TimeStampRequest, certificates: Uint8Array[], sign: (data: Uint8Array) => Uint8Array): Uint8Array {
+function referenceResponse(
+  info: Uint8Array,
+  request: TimeStampRequest,
+  certificates: Uint8Array[],
+  sign: (data: Uint8Array) => Uint8Array,
+): Uint8Array {
   const { issuer, serial } = certificateFields(certificates[0]!);
   const sha256Id = seq(oid('2.16.840.1.101.3.4.2.1'));
   const attribute = (type: string, value: Uint8Array) => seq(oid(type), setOf([value]));
@@ -106,7 +116,14 @@ function referenceResponse(info: Uint8Array, request: TimeStampRequest, certific
     attribute('1.2.840.113549.1.9.4', tlv(0x04, sha256(info))),
     attribute('1.2.840.113549.1.9.16.2.47', seq(seq(seq(tlv(0x04, sha256(certificates[0]!)))))),
   ]);
-  const signerInfo = seq(small(1), seq(issuer, serial), sha256Id, retag(0xa0, attrs), seq(oid('1.2.840.10045.4.3.2')), tlv(0x04, sign(attrs)));
+  const signerInfo = seq(
+    small(1),
+    seq(issuer, serial),
+    sha256Id,
+    retag(0xa0, attrs),
+    seq(oid('1.2.840.10045.4.3.2')),
+    tlv(0x04, sign(attrs)),
+  );
   const signedData = seq(
     small(3),
     setOf([sha256Id]),
@@ -125,7 +142,10 @@ const dirs = { keys: path.join(dir, 'keys'), privateKeys: path.join(dir, 'privat
 addTsaKeys(dirs, 'https://timeseal.test');
 const keys = loadTsaKeys(dirs)!;
 const root = pemCertificates(fs.readFileSync(path.join(dirs.keys, 'timeseal-tsa-root.pem'), 'utf8'));
-const real: TsaIdentity = { certificates: keys.certificates, sign: (data) => crypto.sign('sha256', data, keys.privateKey) };
+const real: TsaIdentity = {
+  certificates: keys.certificates,
+  sign: (data) => crypto.sign('sha256', data, keys.privateKey),
+};
 /** A stand-in signature of 8 to 72 bytes that depends on what is signed, so both writers can be given the same one. */
 const fakeSign = (data: Uint8Array): Uint8Array => {
   const h = crypto.createHash('sha512').update(data).digest();
@@ -134,9 +154,19 @@ const fakeSign = (data: Uint8Array): Uint8Array => {
 const fake: TsaIdentity = { certificates: keys.certificates, sign: fakeSign };
 
 /** A DER TimeStampReq: the algorithm's OID (contents, hex), the digest, optional nonce and certReq. */
-function requestDer(algorithm: string, digest: Uint8Array, nonce: Uint8Array | undefined, certReq: boolean): Uint8Array {
+function requestDer(
+  algorithm: string,
+  digest: Uint8Array,
+  nonce: Uint8Array | undefined,
+  certReq: boolean,
+): Uint8Array {
   const imprint = seq(seq(tlv(0x06, Buffer.from(algorithm, 'hex'))), tlv(0x04, digest));
-  return seq(small(1), imprint, ...(nonce ? [tlv(0x02, nonce)] : []), ...(certReq ? [Uint8Array.of(0x01, 0x01, 0xff)] : []));
+  return seq(
+    small(1),
+    imprint,
+    ...(nonce ? [tlv(0x02, nonce)] : []),
+    ...(certReq ? [Uint8Array.of(0x01, 0x01, 0xff)] : []),
+  );
 }
 const ALGORITHMS = [
   ['608648016503040201', 32],
@@ -157,17 +187,36 @@ describe('the token writer', () => {
     let compared = 0;
     const nonceLengths = [undefined, 1, 8, 20, 60, 100, 127, 128, 200, 255, 256, 300];
     const millis = [0, 1, 10, 100, 120, 123, 500, 999];
-    const serials = [randomSerial(), Uint8Array.of(0, 0, 1, 2), Uint8Array.of(0xff, 1), Uint8Array.of(0), new Uint8Array(20).fill(0x80)];
+    const serials = [
+      randomSerial(),
+      Uint8Array.of(0, 0, 1, 2),
+      Uint8Array.of(0xff, 1),
+      Uint8Array.of(0),
+      new Uint8Array(20).fill(0x80),
+    ];
     for (const [i, nonceLength] of nonceLengths.entries()) {
       for (const [j, [alg, length]] of ALGORITHMS.entries()) {
         for (const certReq of [true, false]) {
-          const request = parsed(requestDer(alg, crypto.randomBytes(length), nonceLength === undefined ? undefined : nonceOf(nonceLength), certReq));
-          const genTime = new Date(Date.UTC(2026, (i + j) % 12, 1 + i, j, 59, 30, millis[(i * 3 + j) % millis.length]!));
+          const request = parsed(
+            requestDer(
+              alg,
+              crypto.randomBytes(length),
+              nonceLength === undefined ? undefined : nonceOf(nonceLength),
+              certReq,
+            ),
+          );
+          const genTime = new Date(
+            Date.UTC(2026, (i + j) % 12, 1 + i, j, 59, 30, millis[(i * 3 + j) % millis.length]!),
+          );
           const serial = serials[(i + j) % serials.length]!;
           const info = tstInfo(request, fake, genTime, serial);
-          expect(Buffer.from(info).toString('hex')).toBe(Buffer.from(referenceTstInfo(request, keys.certificates, genTime, serial)).toString('hex'));
+          expect(Buffer.from(info).toString('hex')).toBe(
+            Buffer.from(referenceTstInfo(request, keys.certificates, genTime, serial)).toString('hex'),
+          );
           const token = grantedResponse(info, request, fake);
-          expect(Buffer.from(token).toString('hex')).toBe(Buffer.from(referenceResponse(info, request, keys.certificates, fakeSign)).toString('hex'));
+          expect(Buffer.from(token).toString('hex')).toBe(
+            Buffer.from(referenceResponse(info, request, keys.certificates, fakeSign)).toString('hex'),
+          );
           compared++;
         }
       }
@@ -178,7 +227,11 @@ describe('the token writer', () => {
       const request = receiptRequest(crypto.randomBytes(32));
       const info = tstInfo(request, fake, new Date(Date.UTC(2026, 0, 1, 0, 0, 0, k)), randomSerial());
       lengths.add(fakeSign(signedAttributes(info, fake)).length);
-      expect(Buffer.from(grantedResponse(info, request, fake)).equals(Buffer.from(referenceResponse(info, request, keys.certificates, fakeSign)))).toBe(true);
+      expect(
+        Buffer.from(grantedResponse(info, request, fake)).equals(
+          Buffer.from(referenceResponse(info, request, keys.certificates, fakeSign)),
+        ),
+      ).toBe(true);
     }
     expect(compared).toBe(nonceLengths.length * ALGORITHMS.length * 2);
     expect(lengths.size).toBeGreaterThan(60);
@@ -188,8 +241,14 @@ describe('the token writer', () => {
     const request = parsed(requestDer(ALGORITHMS[0][0], crypto.randomBytes(32), nonceOf(8), true));
     const info = tstInfo(request, fake, new Date('2026-03-04T05:06:07.080Z'), randomSerial());
     const attrs = signedAttributes(info, fake);
-    expect(Buffer.from(signedResponse(info, request, fake, attrs, fakeSign(attrs))).equals(Buffer.from(grantedResponse(info, request, fake)))).toBe(true);
-    expect(() => signedResponse(info, request, fake, attrs.subarray(1), fakeSign(attrs))).toThrow(/not the signed attributes/);
+    expect(
+      Buffer.from(signedResponse(info, request, fake, attrs, fakeSign(attrs))).equals(
+        Buffer.from(grantedResponse(info, request, fake)),
+      ),
+    ).toBe(true);
+    expect(() => signedResponse(info, request, fake, attrs.subarray(1), fakeSign(attrs))).toThrow(
+      /not the signed attributes/,
+    );
   });
 
   test('tokens signed with a real TSA key verify (core/rfc3161.ts; pkijs for SHA-256) and say what was asked', async () => {
@@ -244,7 +303,9 @@ describe('the request writer (core/tsa.ts timeStampRequest)', () => {
     ['7fffffffffffffff', '7fffffffffffffff'],
     ['0000000000000000', '00'],
   ])('nonce %s is sent as the minimal positive INTEGER %s, which the strict reader accepts', (nonce, content) => {
-    const parsed = parseTimeStampRequest(Buffer.from(timeStampRequest(crypto.randomBytes(32), Buffer.from(nonce, 'hex'))));
+    const parsed = parseTimeStampRequest(
+      Buffer.from(timeStampRequest(crypto.randomBytes(32), Buffer.from(nonce, 'hex'))),
+    );
     if ('rejection' in parsed) throw new Error(parsed.rejection.text);
     expect(Buffer.from(parsed.request.nonce!).toString('hex')).toBe(content);
   });

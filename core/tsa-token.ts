@@ -117,7 +117,7 @@ const algorithm = (id: string): Uint8Array => seq(oid(id));
 /** A named-bit BIT STRING with one bit set (DER: trailing zero bits dropped). */
 function namedBit(bit: number): Uint8Array {
   const bytes = new Uint8Array(Math.floor(bit / 8) + 1);
-  bytes[bytes.length - 1] = 0x80 >> bit % 8;
+  bytes[bytes.length - 1] = 0x80 >> (bit % 8);
   return tlv(0x03, Uint8Array.of(7 - (bit % 8)), bytes);
 }
 
@@ -137,12 +137,14 @@ class Malformed extends Error {}
 function read(buf: Uint8Array, at: number, limit: number): Der {
   const tag = buf[at];
   const first = buf[at + 1];
-  if (at + 1 >= limit || tag === undefined || first === undefined || (tag & 0x1f) === 0x1f) throw new Malformed('an element is cut short');
+  if (at + 1 >= limit || tag === undefined || first === undefined || (tag & 0x1f) === 0x1f)
+    throw new Malformed('an element is cut short');
   let len = first;
   let body = at + 2;
   if (first & 0x80) {
     const n = first & 0x7f;
-    if (n === 0 || n > 3 || (body < limit && buf[body] === 0)) throw new Malformed('an indefinite or non-minimal length');
+    if (n === 0 || n > 3 || (body < limit && buf[body] === 0))
+      throw new Malformed('an indefinite or non-minimal length');
     len = 0;
     for (let i = 0; i < n; i++) {
       if (body >= limit) throw new Malformed('a length is cut short');
@@ -157,7 +159,7 @@ function read(buf: Uint8Array, at: number, limit: number): Der {
 /** The elements that make up the contents of `d`, exactly. */
 function children(buf: Uint8Array, d: Der): Der[] {
   const out: Der[] = [];
-  for (let at = d.body; at < d.end; ) {
+  for (let at = d.body; at < d.end;) {
     const c = read(buf, at, d.end);
     out.push(c);
     at = c.end;
@@ -173,7 +175,8 @@ function contentsEqual(buf: Uint8Array, d: Der, bytes: Uint8Array): boolean {
 }
 
 function oidText(buf: Uint8Array, d: Der): string {
-  if (d.tag !== 0x06 || d.end === d.body || buf[d.end - 1]! & 0x80) throw new Malformed('an OBJECT IDENTIFIER was expected');
+  if (d.tag !== 0x06 || d.end === d.body || buf[d.end - 1]! & 0x80)
+    throw new Malformed('an OBJECT IDENTIFIER was expected');
   const arcs: bigint[] = [];
   let v = 0n;
   for (let i = d.body; i < d.end; i++) {
@@ -195,7 +198,8 @@ function checkInteger(buf: Uint8Array, d: Der): void {
   if (d.tag !== 0x02 || d.end === d.body) throw new Malformed('an INTEGER was expected');
   const a = buf[d.body]!;
   const b = buf[d.body + 1]!;
-  if (d.end - d.body > 1 && ((a === 0 && !(b & 0x80)) || (a === 0xff && b & 0x80))) throw new Malformed('a non-minimal INTEGER');
+  if (d.end - d.body > 1 && ((a === 0 && !(b & 0x80)) || (a === 0xff && b & 0x80)))
+    throw new Malformed('a non-minimal INTEGER');
 }
 
 // ---- The request ----
@@ -218,7 +222,10 @@ export interface Rejection {
 const reject = (failInfo: FailInfo, text: string): { rejection: Rejection } => ({ rejection: { failInfo, text } });
 
 /** The contents of the OIDs a request is compared with, encoded once. */
-const IMPRINT_OIDS: [ImprintAlgorithm, Uint8Array][] = (['sha256', 'sha384', 'sha512'] as const).map((a) => [a, oid(OID[a]).subarray(2)]);
+const IMPRINT_OIDS: [ImprintAlgorithm, Uint8Array][] = (['sha256', 'sha384', 'sha512'] as const).map((a) => [
+  a,
+  oid(OID[a]).subarray(2),
+]);
 const POLICY_OID = oid(TSA_POLICY_OID).subarray(2);
 
 /** Reads a DER TimeStampReq (RFC 3161 §2.4.1); a request Timeseal does not grant is a Rejection saying why. */
@@ -230,16 +237,22 @@ export function parseTimeStampRequest(der: Uint8Array): { request: TimeStampRequ
     const fields = children(der, top);
     const version = fields[0];
     const imprint = fields[1];
-    if (version === undefined || imprint === undefined) throw new Malformed('the version or the messageImprint is missing');
+    if (version === undefined || imprint === undefined)
+      throw new Malformed('the version or the messageImprint is missing');
     checkInteger(der, version);
-    if (version.end - version.body !== 1 || der[version.body] !== 1) return reject('badRequest', 'Only TimeStampReq version 1 is known.');
+    if (version.end - version.body !== 1 || der[version.body] !== 1)
+      return reject('badRequest', 'Only TimeStampReq version 1 is known.');
     if (imprint.tag !== 0x30) throw new Malformed('the messageImprint is not a SEQUENCE');
     const [algId, hashed, ...extra] = children(der, imprint);
     if (algId === undefined || hashed === undefined || extra.length > 0 || algId.tag !== 0x30 || hashed.tag !== 0x04) {
       throw new Malformed('the messageImprint is not an AlgorithmIdentifier and an OCTET STRING');
     }
     const [algOid, params, ...more] = children(der, algId);
-    if (algOid === undefined || more.length > 0 || (params !== undefined && (params.tag !== 0x05 || params.end !== params.body))) {
+    if (
+      algOid === undefined ||
+      more.length > 0 ||
+      (params !== undefined && (params.tag !== 0x05 || params.end !== params.body))
+    ) {
       throw new Malformed('the hash algorithm identifier is malformed');
     }
     if (algOid.tag !== 0x06) throw new Malformed('an OBJECT IDENTIFIER was expected');
@@ -247,17 +260,26 @@ export function parseTimeStampRequest(der: Uint8Array): { request: TimeStampRequ
     if (algorithm === undefined) {
       const algText = oidText(der, algOid);
       const name = algText === OID.sha1 ? 'SHA-1' : `the algorithm ${algText}`;
-      return reject('badAlg', `The imprint is made with ${name}; this time-stamp authority accepts SHA-256, SHA-384 and SHA-512 only.`);
+      return reject(
+        'badAlg',
+        `The imprint is made with ${name}; this time-stamp authority accepts SHA-256, SHA-384 and SHA-512 only.`,
+      );
     }
     const digestLength = hashed.end - hashed.body;
     if (digestLength !== DIGEST_LENGTH[algorithm]) {
-      return reject('badDataFormat', `A ${algorithm.toUpperCase().replace('SHA', 'SHA-')} imprint is ${DIGEST_LENGTH[algorithm]} bytes; this one is ${digestLength}.`);
+      return reject(
+        'badDataFormat',
+        `A ${algorithm.toUpperCase().replace('SHA', 'SHA-')} imprint is ${DIGEST_LENGTH[algorithm]} bytes; this one is ${digestLength}.`,
+      );
     }
     let at = 2;
     let next = fields[at];
     if (next?.tag === 0x06) {
       if (!contentsEqual(der, next, POLICY_OID)) {
-        return reject('unacceptedPolicy', `This time-stamp authority issues tokens under its policy ${TSA_POLICY_OID} only, not ${oidText(der, next)}.`);
+        return reject(
+          'unacceptedPolicy',
+          `This time-stamp authority issues tokens under its policy ${TSA_POLICY_OID} only, not ${oidText(der, next)}.`,
+        );
       }
       next = fields[++at];
     }
@@ -269,18 +291,26 @@ export function parseTimeStampRequest(der: Uint8Array): { request: TimeStampRequ
     }
     let certReq = false;
     if (next?.tag === 0x01) {
-      if (next.end - next.body !== 1 || (der[next.body] !== 0 && der[next.body] !== 0xff)) throw new Malformed('a BOOLEAN is not DER');
+      if (next.end - next.body !== 1 || (der[next.body] !== 0 && der[next.body] !== 0xff))
+        throw new Malformed('a BOOLEAN is not DER');
       // DER omits a DEFAULT FALSE; a sent FALSE is read as it says.
       certReq = der[next.body] === 0xff;
       next = fields[++at];
     }
-    if (next?.tag === 0xa0) return reject('unacceptedExtension', 'This time-stamp authority accepts no request extensions.');
+    if (next?.tag === 0xa0)
+      return reject('unacceptedExtension', 'This time-stamp authority accepts no request extensions.');
     if (next !== undefined) throw new Malformed('an unknown field follows the request');
-    const request: TimeStampRequest = { algorithm, digest: der.subarray(hashed.body, hashed.end), messageImprint: der.subarray(imprint.start, imprint.end), certReq };
+    const request: TimeStampRequest = {
+      algorithm,
+      digest: der.subarray(hashed.body, hashed.end),
+      messageImprint: der.subarray(imprint.start, imprint.end),
+      certReq,
+    };
     if (nonce !== undefined) request.nonce = nonce;
     return { request };
   } catch (err) {
-    if (err instanceof Malformed) return reject('badDataFormat', `The request is not a DER TimeStampReq (${err.message}).`);
+    if (err instanceof Malformed)
+      return reject('badDataFormat', `The request is not a DER TimeStampReq (${err.message}).`);
     throw err;
   }
 }
@@ -316,7 +346,12 @@ export function receiptRequest(digest: Uint8Array): TimeStampRequest {
   const messageImprint = new Uint8Array(SHA256_IMPRINT_HEAD.length + digest.length);
   messageImprint.set(SHA256_IMPRINT_HEAD);
   messageImprint.set(digest, SHA256_IMPRINT_HEAD.length);
-  return { algorithm: 'sha256', digest: messageImprint.subarray(SHA256_IMPRINT_HEAD.length), messageImprint, certReq: true };
+  return {
+    algorithm: 'sha256',
+    digest: messageImprint.subarray(SHA256_IMPRINT_HEAD.length),
+    messageImprint,
+    certReq: true,
+  };
 }
 
 /** The hash that goes into the ledger for a request: the imprint itself if SHA-256, else SHA-256 of the TSTInfo. */
@@ -435,7 +470,11 @@ function makeTemplate(certificates: Uint8Array[]): TokenTemplate {
   const zeros = signedAttrs(new Uint8Array(32));
   const ones = signedAttrs(new Uint8Array(32).fill(0xff));
   const digestAt = zeros.findIndex((b, i) => b !== ones[i]);
-  if (zeros.length !== ones.length || digestAt < 0 || zeros.some((b, i) => (b !== ones[i]) !== (i >= digestAt && i < digestAt + 32))) {
+  if (
+    zeros.length !== ones.length ||
+    digestAt < 0 ||
+    zeros.some((b, i) => (b !== ones[i]) !== (i >= digestAt && i < digestAt + 32))
+  ) {
     throw new Error('the signed attributes do not keep their order');
   }
   const certificateSet = setOf(certificates);
@@ -450,7 +489,12 @@ function makeTemplate(certificates: Uint8Array[]): TokenTemplate {
 }
 
 /** The DER TSTInfo (RFC 3161 §2.4.2) for `request` at `genTime`, accuracy one second. */
-export function tstInfo(request: TimeStampRequest, identity: TsaIdentity, genTime: Date, serial: Uint8Array): Uint8Array {
+export function tstInfo(
+  request: TimeStampRequest,
+  identity: TsaIdentity,
+  genTime: Date,
+  serial: Uint8Array,
+): Uint8Array {
   const { tsaName } = template(identity);
   // serialNumber INTEGER: leading zero bytes dropped, one added before a high bit (a positive number).
   let serialFrom = 0;
@@ -465,7 +509,13 @@ export function tstInfo(request: TimeStampRequest, identity: TsaIdentity, genTim
   const timeLength = 15 + (fraction > 0 ? 1 + fraction : 0);
   const nonce = request.nonce;
   const contents =
-    TST_HEAD.length + request.messageImprint.length + sized(serialLength) + sized(timeLength) + ACCURACY.length + (nonce ? sized(nonce.length) : 0) + tsaName.length;
+    TST_HEAD.length +
+    request.messageImprint.length +
+    sized(serialLength) +
+    sized(timeLength) +
+    ACCURACY.length +
+    (nonce ? sized(nonce.length) : 0) +
+    tsaName.length;
   const w = new DerWriter(new Uint8Array(sized(contents)));
   w.header(0x30, contents);
   w.bytes(TST_HEAD);
@@ -507,13 +557,24 @@ export function grantedResponse(info: Uint8Array, request: TimeStampRequest, ide
  * A granted TimeStampResp from the token's parts: `info`, its `signedAttrs` (signedAttributes) and `signature`,
  * the DER ECDSA signature over them by the TSA's key, made by the caller (the server signs on another thread).
  */
-export function signedResponse(info: Uint8Array, request: TimeStampRequest, identity: TsaIdentity, signedAttrs: Uint8Array, signature: Uint8Array): Uint8Array {
+export function signedResponse(
+  info: Uint8Array,
+  request: TimeStampRequest,
+  identity: TsaIdentity,
+  signedAttrs: Uint8Array,
+  signature: Uint8Array,
+): Uint8Array {
   const t = template(identity);
-  if (signedAttrs.length !== t.signedAttrs.length || signedAttrs[0] !== 0x31) throw new Error('these are not the signed attributes of a token');
+  if (signedAttrs.length !== t.signedAttrs.length || signedAttrs[0] !== 0x31)
+    throw new Error('these are not the signed attributes of a token');
   // Contents lengths, innermost first.
   const encapsulated = TST_INFO_OID.length + sized(sized(info.length)); // eContentType, eContent [0] { OCTET STRING }
   const signerInfo = t.signerHead.length + signedAttrs.length + ECDSA_SHA256.length + sized(signature.length);
-  const signedData = SIGNED_DATA_HEAD.length + sized(encapsulated) + (request.certReq ? t.certificates.length : 0) + sized(sized(signerInfo));
+  const signedData =
+    SIGNED_DATA_HEAD.length +
+    sized(encapsulated) +
+    (request.certReq ? t.certificates.length : 0) +
+    sized(sized(signerInfo));
   const contentInfo = SIGNED_DATA_OID.length + sized(sized(signedData));
   const response = STATUS_GRANTED.length + sized(contentInfo);
   const w = new DerWriter(new Uint8Array(sized(response)));

@@ -81,7 +81,11 @@ export interface CheckOptions {
  * Checks a DER TimeStampResp (an answer) or a bare token (ContentInfo, as inside one) for `digest`. Resolves to
  * what it says, or rejects with a TsaAnswerError naming the first thing wrong.
  */
-export async function checkTimeStamp(der: Uint8Array, digest: Uint8Array, options: CheckOptions = {}): Promise<TokenFacts> {
+export async function checkTimeStamp(
+  der: Uint8Array,
+  digest: Uint8Array,
+  options: CheckOptions = {},
+): Promise<TokenFacts> {
   try {
     return await checkTimeStampOrThrow(der, digest, options);
   } catch (err) {
@@ -109,9 +113,11 @@ async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, option
   const reencoded = new Uint8Array(resp.toSchema().toBER(false));
   if (!equalBytes(reencoded, der)) throw new TsaAnswerError('not in DER form (a length or tag was changed)');
   const token = resp.timeStampToken;
-  if (token.contentType !== pkijs.id_ContentType_SignedData) throw new TsaAnswerError('the token is not CMS SignedData');
+  if (token.contentType !== pkijs.id_ContentType_SignedData)
+    throw new TsaAnswerError('the token is not CMS SignedData');
   const signed = new pkijs.SignedData({ schema: token.content });
-  if (signed.encapContentInfo.eContentType !== TST_INFO_OID) throw new TsaAnswerError('the token does not hold a TSTInfo');
+  if (signed.encapContentInfo.eContentType !== TST_INFO_OID)
+    throw new TsaAnswerError('the token does not hold a TSTInfo');
   const eContent = signed.encapContentInfo.eContent;
   if (!eContent) throw new TsaAnswerError('the token holds no TSTInfo');
   let info: pkijs.TSTInfo;
@@ -120,31 +126,46 @@ async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, option
   } catch {
     throw new TsaAnswerError('the TSTInfo is malformed');
   }
-  if (info.messageImprint.hashAlgorithm.algorithmId !== SHA256_OID) throw new TsaAnswerError(`the imprint is not SHA-256 (${info.messageImprint.hashAlgorithm.algorithmId})`);
+  if (info.messageImprint.hashAlgorithm.algorithmId !== SHA256_OID)
+    throw new TsaAnswerError(`the imprint is not SHA-256 (${info.messageImprint.hashAlgorithm.algorithmId})`);
   const imprint = new Uint8Array(info.messageImprint.hashedMessage.valueBlock.valueHexView);
-  if (!equalBytes(imprint, digest)) throw new TsaAnswerError(`the token is for another digest (${toHex(imprint)}, not the ledger's ${toHex(digest)})`);
+  if (!equalBytes(imprint, digest))
+    throw new TsaAnswerError(`the token is for another digest (${toHex(imprint)}, not the ledger's ${toHex(digest)})`);
   if (options.nonce !== undefined) {
     if (!info.nonce) throw new TsaAnswerError('the token has no nonce (the request sent one)');
-    if (!equalBytes(strip(new Uint8Array(info.nonce.valueBlock.valueHexView)), strip(options.nonce))) throw new TsaAnswerError('the token holds another nonce than the request');
+    if (!equalBytes(strip(new Uint8Array(info.nonce.valueBlock.valueHexView)), strip(options.nonce)))
+      throw new TsaAnswerError('the token holds another nonce than the request');
   }
   // The signed attributes must say the content is a TSTInfo; then the CMS signature is checked over them with
   // their message digest of the TSTInfo. (pkijs's own TSTInfo path wants the stamped data itself to re-hash; the
   // imprint was compared above, so the signature is checked as for plain data, on a copy of the structure.)
   const contentType = signed.signerInfos[0]?.signedAttrs?.attributes.find((a) => a.type === '1.2.840.113549.1.9.3');
-  if ((contentType?.values[0] as asn1js.ObjectIdentifier | undefined)?.valueBlock.toString() !== TST_INFO_OID) throw new TsaAnswerError('the signed attributes do not name a TSTInfo');
+  if ((contentType?.values[0] as asn1js.ObjectIdentifier | undefined)?.valueBlock.toString() !== TST_INFO_OID)
+    throw new TsaAnswerError('the signed attributes do not name a TSTInfo');
   // What the signature does not cover must be exactly what it describes: versions, the one digest algorithm.
   const signerInfo = signed.signerInfos[0]!;
-  if (signed.version !== 3 || signerInfo.version !== 1 || signed.signerInfos.length !== 1) throw new TsaAnswerError('unexpected SignedData or SignerInfo version');
+  if (signed.version !== 3 || signerInfo.version !== 1 || signed.signerInfos.length !== 1)
+    throw new TsaAnswerError('unexpected SignedData or SignerInfo version');
   // Compared as DER, parameters included: an algorithm identifier the signature does not cover may differ in no byte.
   const algDer = (a: pkijs.AlgorithmIdentifier) => new Uint8Array(a.toSchema().toBER(false));
-  if (signed.digestAlgorithms.length !== 1 || !equalBytes(algDer(signed.digestAlgorithms[0]!), algDer(signerInfo.digestAlgorithm))) throw new TsaAnswerError("the token's digest algorithms are not its signer's");
+  if (
+    signed.digestAlgorithms.length !== 1 ||
+    !equalBytes(algDer(signed.digestAlgorithms[0]!), algDer(signerInfo.digestAlgorithm))
+  )
+    throw new TsaAnswerError("the token's digest algorithms are not its signer's");
   if (signerInfo.unsignedAttrs !== undefined) throw new TsaAnswerError('the token has unsigned attributes');
   const plain = new pkijs.SignedData({ schema: token.content });
   plain.encapContentInfo.eContentType = '1.2.840.113549.1.7.1';
   let verified: Awaited<ReturnType<pkijs.SignedData['verify']>>;
   try {
     const trusted = (options.trusted ?? []).map((c) => pkijs.Certificate.fromBER(buffer(c)));
-    verified = await plain.verify({ signer: 0, checkChain: trusted.length > 0, trustedCerts: trusted, extendedMode: true, checkDate: info.genTime });
+    verified = await plain.verify({
+      signer: 0,
+      checkChain: trusted.length > 0,
+      trustedCerts: trusted,
+      extendedMode: true,
+      checkDate: info.genTime,
+    });
   } catch (err) {
     const e = err as { message?: string; code?: number };
     throw new TsaAnswerError(`the token's signature does not verify${e.message ? `: ${e.message}` : ''}`);
@@ -157,15 +178,22 @@ async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, option
   const carried = (signed.certificates ?? []).filter((c): c is pkijs.Certificate => c instanceof pkijs.Certificate);
   for (const c of carried) {
     const issuer = c.subject.isEqual(c.issuer) ? c : carried.find((i) => i.subject.isEqual(c.issuer));
-    if (issuer && !(await c.verify(issuer).catch(() => false))) throw new TsaAnswerError(`the certificate of ${nameOf(c.subject)} in the token is not signed by ${nameOf(issuer.subject)}`);
+    if (issuer && !(await c.verify(issuer).catch(() => false)))
+      throw new TsaAnswerError(
+        `the certificate of ${nameOf(c.subject)} in the token is not signed by ${nameOf(issuer.subject)}`,
+      );
   }
   const eku = cert.extensions?.find((e) => e.extnID === EKU_OID);
   const purposes = (eku?.parsedValue as { keyPurposes?: string[] } | undefined)?.keyPurposes ?? [];
-  if (!eku || !purposes.includes(TIME_STAMPING_OID)) throw new TsaAnswerError("the TSA's certificate lacks the time-stamping extended key usage");
-  if (!eku.critical) throw new TsaAnswerError("the TSA's certificate's extended key usage is not critical (RFC 3161 §2.3)");
+  if (!eku || !purposes.includes(TIME_STAMPING_OID))
+    throw new TsaAnswerError("the TSA's certificate lacks the time-stamping extended key usage");
+  if (!eku.critical)
+    throw new TsaAnswerError("the TSA's certificate's extended key usage is not critical (RFC 3161 §2.3)");
   const genTime = info.genTime;
   if (genTime < cert.notBefore.value || genTime > cert.notAfter.value) {
-    throw new TsaAnswerError(`the TSA's certificate was not valid at the stated time ${genTime.toISOString()} (valid ${cert.notBefore.value.toISOString()} to ${cert.notAfter.value.toISOString()})`);
+    throw new TsaAnswerError(
+      `the TSA's certificate was not valid at the stated time ${genTime.toISOString()} (valid ${cert.notBefore.value.toISOString()} to ${cert.notAfter.value.toISOString()})`,
+    );
   }
   // A second, strict reading of every element, including the DER inside signature values, which pkijs reads
   // leniently (core/rfc3161.ts, the offline verifier's check).
@@ -182,10 +210,19 @@ async function checkTimeStampOrThrow(der: Uint8Array, digest: Uint8Array, option
   };
 }
 
-const NAMES: Record<string, string> = { '2.5.4.3': 'CN', '2.5.4.10': 'O', '2.5.4.11': 'OU', '2.5.4.6': 'C', '2.5.4.7': 'L', '2.5.4.8': 'ST' };
+const NAMES: Record<string, string> = {
+  '2.5.4.3': 'CN',
+  '2.5.4.10': 'O',
+  '2.5.4.11': 'OU',
+  '2.5.4.6': 'C',
+  '2.5.4.7': 'L',
+  '2.5.4.8': 'ST',
+};
 
 function nameOf(name: pkijs.RelativeDistinguishedNames): string {
-  return name.typesAndValues.map((t) => `${NAMES[t.type] ?? t.type}=${(t.value.valueBlock as { value?: unknown }).value ?? ''}`).join(', ');
+  return name.typesAndValues
+    .map((t) => `${NAMES[t.type] ?? t.type}=${(t.value.valueBlock as { value?: unknown }).value ?? ''}`)
+    .join(', ');
 }
 
 function strip(bytes: Uint8Array): Uint8Array {

@@ -21,7 +21,13 @@
 // `timeseal verify` a day's checkpoint with its `.cosignatures` lines, the others the latest checkpoint or a
 // bundle's, which carry the log's lines and the witnesses' in one note.
 import { FormatError } from './errors.ts';
-import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, readTimestamp, type Vkey } from './cosignature.ts';
+import {
+  NOTE_TYPE_ED25519_COSIGNATURE,
+  NOTE_TYPE_MLDSA44_COSIGNATURE,
+  parseVkey,
+  readTimestamp,
+  type Vkey,
+} from './cosignature.ts';
 import { equalBytes, fromUtf8, utf8 } from './encoding.ts';
 import { parseNote } from './note.ts';
 
@@ -56,9 +62,17 @@ export interface WitnessPolicy {
 export function readWitnessPolicy(text: string): WitnessPolicy {
   const older = /^\s*quorum ([1-9]\d*)\n([^]*)$/.exec(text);
   if (older === null) return parseWitnessPolicy(text);
-  const keys = older[2]!.split('\n').map((l) => l.trim()).filter(Boolean);
-  const names = keys.map((k, i) => `${k.split('+')[0]}${keys.slice(0, i).some((o) => o.split('+')[0] === k.split('+')[0]) ? `#${i + 1}` : ''}`);
-  return parseWitnessPolicy(`${keys.map((k, i) => `witness ${names[i]} ${k}`).join('\n')}\ngroup witnesses ${older[1]} ${names.join(' ')}\nquorum witnesses\n`);
+  const keys = older[2]!
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+  const names = keys.map(
+    (k, i) =>
+      `${k.split('+')[0]}${keys.slice(0, i).some((o) => o.split('+')[0] === k.split('+')[0]) ? `#${i + 1}` : ''}`,
+  );
+  return parseWitnessPolicy(
+    `${keys.map((k, i) => `witness ${names[i]} ${k}`).join('\n')}\ngroup witnesses ${older[1]} ${names.join(' ')}\nquorum witnesses\n`,
+  );
 }
 
 /** Strict parse of a policy in the tlog-policy format. Kept small: the offline verifier carries it within its
@@ -99,7 +113,8 @@ export function parseWitnessPolicy(text: string): WitnessPolicy {
       if (threshold < 1 || threshold > members.length) bad(`threshold ${k}`);
       fresh(name);
       p.groups.push({ name, threshold, members });
-    } else if (keyword === 'quorum' && a.length === 1 && p.quorum === '' && (a[0] === 'none' || names.has(a[0]!))) p.quorum = a[0]!;
+    } else if (keyword === 'quorum' && a.length === 1 && p.quorum === '' && (a[0] === 'none' || names.has(a[0]!)))
+      p.quorum = a[0]!;
     else bad('bad line');
   });
   if (p.quorum === '') throw new FormatError('witness policy', 'no quorum');
@@ -117,7 +132,10 @@ export interface PolicySettings {
  * The tlog-policy text Timeseal publishes as keys/witnesses: the log's line, one witness line each (named by its
  * key name, made unique with #2, #3… when two share one), and a quorum over one flat group.
  */
-export function encodeWitnessPolicy(settings: PolicySettings, comment = "Timeseal's witness policy (c2sp.org/tlog-policy)"): string {
+export function encodeWitnessPolicy(
+  settings: PolicySettings,
+  comment = "Timeseal's witness policy (c2sp.org/tlog-policy)",
+): string {
   const out = [`# ${comment}`];
   if (settings.log !== undefined) out.push(`log ${settings.log}`);
   const names: string[] = [];
@@ -195,9 +213,19 @@ const COSIGNER_TYPES: readonly number[] = [NOTE_TYPE_ED25519_COSIGNATURE, NOTE_T
  * ignored, never fatal. The groups and the quorum are then judged on the witnesses whose line verified. Throws a
  * FormatError when the note or the lines are not signature lines (c2sp.org/signed-note).
  */
-export function judgeCheckpoint(policy: WitnessPolicy, note: string | Uint8Array, cosignatures: string | Uint8Array | undefined, verify: CosignatureCheck): CosignatureVerdict {
+export function judgeCheckpoint(
+  policy: WitnessPolicy,
+  note: string | Uint8Array,
+  cosignatures: string | Uint8Array | undefined,
+  verify: CosignatureCheck,
+): CosignatureVerdict {
   const { text, signatures } = parseNote(note);
-  const extra = cosignatures === undefined ? '' : typeof cosignatures === 'string' ? cosignatures : fromUtf8(cosignatures, 'cosignature lines');
+  const extra =
+    cosignatures === undefined
+      ? ''
+      : typeof cosignatures === 'string'
+        ? cosignatures
+        : fromUtf8(cosignatures, 'cosignature lines');
   const lines = extra === '' ? signatures : signatures.concat(parseNote(`${text}\n${extra}`).signatures);
   const origin = text.slice(0, text.indexOf('\n'));
   const bytes = utf8(text);
@@ -207,7 +235,11 @@ export function judgeCheckpoint(policy: WitnessPolicy, note: string | Uint8Array
     const ignore = (reason: IgnoredReason) => verdict.ignored.push({ name: line.name, keyId: line.keyId, reason });
     const w = policy.witnesses.find((x) => x.vkey.name === line.name && x.vkey.keyId === line.keyId);
     if (w === undefined) {
-      ignore(line.name === origin || policy.logs.some((l) => l.vkey.name === line.name && l.vkey.keyId === line.keyId) ? 'log' : 'unknown key');
+      ignore(
+        line.name === origin || policy.logs.some((l) => l.vkey.name === line.name && l.vkey.keyId === line.keyId)
+          ? 'log'
+          : 'unknown key',
+      );
       continue;
     }
     if (!COSIGNER_TYPES.includes(w.vkey.type)) {
@@ -222,10 +254,17 @@ export function judgeCheckpoint(policy: WitnessPolicy, note: string | Uint8Array
     const good = verify(w, bytes, line.signature);
     if (good === undefined) ignore('not checked here');
     else if (good) verdict.cosigned.push({ witness: w.name, time: readTimestamp(line.signature) });
-    else verdict.problems.push({ witness: w.name, reason: `the ${w.vkey.type === NOTE_TYPE_ED25519_COSIGNATURE ? 'Ed25519' : 'ML-DSA-44'} cosignature line of ${line.name} does not verify against the checkpoint` });
+    else
+      verdict.problems.push({
+        witness: w.name,
+        reason: `the ${w.vkey.type === NOTE_TYPE_ED25519_COSIGNATURE ? 'Ed25519' : 'ML-DSA-44'} cosignature line of ${line.name} does not verify against the checkpoint`,
+      });
   }
   const cosigned = new Set(verdict.cosigned.map((c) => c.witness));
-  verdict.groups = policy.groups.map((g) => ({ name: g.name, met: quorumMet({ ...policy, quorum: g.name }, cosigned) }));
+  verdict.groups = policy.groups.map((g) => ({
+    name: g.name,
+    met: quorumMet({ ...policy, quorum: g.name }, cosigned),
+  }));
   verdict.met = quorumMet(policy, cosigned);
   return verdict;
 }

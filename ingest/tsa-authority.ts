@@ -11,7 +11,15 @@
 // loop, which serves every request, keeps ~7–12 µs of that work per token (docs/BENCHMARKS.md, "Time-stamp
 // authority").
 import crypto from 'node:crypto';
-import { grantedResponse, randomSerial, receiptRequest, signedAttributes, signedResponse, tstInfo, type TsaIdentity } from '../core/tsa-token.ts';
+import {
+  grantedResponse,
+  randomSerial,
+  receiptRequest,
+  signedAttributes,
+  signedResponse,
+  tstInfo,
+  type TsaIdentity,
+} from '../core/tsa-token.ts';
 import { fromHex } from '../core/encoding.ts';
 import { loadTsaKeys } from '../runtime/keys.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';
@@ -21,7 +29,14 @@ export const NO_TSA_KEY = 'This server has no time-stamp key: run `timeseal keys
 
 export interface TsaAuthority {
   /** The signer, or undefined with `unavailable` saying why (no key; a damaged key). */
-  identity: (TsaIdentity & { chainPem: string; validFrom: Date; validTo: Date; signOffThread(data: Uint8Array): Promise<Uint8Array> }) | undefined;
+  identity:
+    | (TsaIdentity & {
+        chainPem: string;
+        validFrom: Date;
+        validTo: Date;
+        signOffThread(data: Uint8Array): Promise<Uint8Array>;
+      })
+    | undefined;
   unavailable: string;
   /** Why no receipt can be made at `now` (no key, a damaged key, outside the certificate's validity), or null. */
   refusal(now: Date): string | null;
@@ -68,7 +83,9 @@ function loadAuthority(s: Services): TsaAuthority {
         // long to sign with the options object (~90 µs against ~45 µs here), most of it in preparing the key.
         sign: (data) => crypto.sign('sha256', data, keys.privateKey),
         signOffThread: (data) =>
-          new Promise((resolve, reject) => crypto.sign('sha256', data, keys.privateKey, (err, signature) => (err ? reject(err) : resolve(signature)))),
+          new Promise((resolve, reject) =>
+            crypto.sign('sha256', data, keys.privateKey, (err, signature) => (err ? reject(err) : resolve(signature))),
+          ),
         sha256: nodeSha256,
       };
     }
@@ -98,7 +115,9 @@ function loadAuthority(s: Services): TsaAuthority {
       const request = receiptRequest(fromHex(hashHex));
       const info = tstInfo(request, signer, submittedAt, randomSerial());
       const attrs = signedAttributes(info, signer);
-      return signer.signOffThread(attrs).then((signature) => base64(signedResponse(info, request, signer, attrs, signature)));
+      return signer
+        .signOffThread(attrs)
+        .then((signature) => base64(signedResponse(info, request, signer, attrs, signature)));
     },
   };
   function receiptDer(hashHex: string, submittedAt: Date): Uint8Array | null {

@@ -72,7 +72,11 @@ class PassingStatus extends Error {}
  * over its cap or any other status is an answer, not asked again. */
 function passing(err: unknown): boolean {
   if (err instanceof PassingStatus) return true;
-  return err instanceof NetworkError && err.reason === 'unreachable' && ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ECONNABORTED'].includes(err.detail);
+  return (
+    err instanceof NetworkError &&
+    err.reason === 'unreachable' &&
+    ['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ECONNABORTED'].includes(err.detail)
+  );
 }
 
 async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
@@ -80,7 +84,8 @@ async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
     try {
       return await attempt();
     } catch (err) {
-      if (i >= RETRY_AFTER_MS.length || !passing(err)) throw err instanceof PassingStatus ? new Error(err.message) : err;
+      if (i >= RETRY_AFTER_MS.length || !passing(err))
+        throw err instanceof PassingStatus ? new Error(err.message) : err;
       await new Promise((resolve) => setTimeout(resolve, RETRY_AFTER_MS[i]));
     }
   }

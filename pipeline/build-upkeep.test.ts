@@ -28,7 +28,8 @@ const FIRST_DAY = Date.parse('2025-11-02T00:00:00.000Z');
 const ORIGIN = 'https://timeseal.test';
 
 /** What Node throws for a write to a full file system. */
-const enospc = () => Object.assign(new Error('ENOSPC: no space left on device, write'), { errno: -28, code: 'ENOSPC', syscall: 'write' });
+const enospc = () =>
+  Object.assign(new Error('ENOSPC: no space left on device, write'), { errno: -28, code: 'ENOSPC', syscall: 'write' });
 
 describe('the index upkeep fails after a day was published', () => {
   it('says the day was published and only the upkeep failed; the archive is whole and the next run merges', async () => {
@@ -45,9 +46,24 @@ describe('the index upkeep fails after a day was published', () => {
       const store = openSqliteStore(config.db, { db });
       const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
       const progress: string[] = [];
-      const ctx = (day: number): BuildContext => ({ config, store, keys, clock: () => new Date(FIRST_DAY + (day + 1) * DAY_MS + 60_000), progress: (m) => progress.push(m) });
-      const hashes = (day: number) => Array.from({ length: 40 }, (_, i) => crypto.createHash('sha256').update(`${day}-${i}`).digest('hex'));
-      for (const day of [0, 1]) enqueue(db, hashes(day).map((hash, i) => ({ hash, submittedAt: new Date(FIRST_DAY + day * DAY_MS + i * 1000), source: 'import' as const })));
+      const ctx = (day: number): BuildContext => ({
+        config,
+        store,
+        keys,
+        clock: () => new Date(FIRST_DAY + (day + 1) * DAY_MS + 60_000),
+        progress: (m) => progress.push(m),
+      });
+      const hashes = (day: number) =>
+        Array.from({ length: 40 }, (_, i) => crypto.createHash('sha256').update(`${day}-${i}`).digest('hex'));
+      for (const day of [0, 1])
+        enqueue(
+          db,
+          hashes(day).map((hash, i) => ({
+            hash,
+            submittedAt: new Date(FIRST_DAY + day * DAY_MS + i * 1000),
+            source: 'import' as const,
+          })),
+        );
 
       expect((await publishLedgers(ctx(0), { date: '2025-11-02' })).index.merged).toEqual([]);
       // Day 2 is as large as day 1, so its segment is merged with day 1's after it is published: there the disk
@@ -77,8 +93,13 @@ describe('the index upkeep fails after a day was published', () => {
       // Published: days.json names the day, the head names both unmerged segments, a lookup finds its hashes,
       // and the failed merge left no file behind.
       const archive = config.archive;
-      expect(JSON.parse(fs.readFileSync(path.join(archive, DAYS_PATH), 'utf8')).days.map((d: { date: string }) => d.date)).toEqual(['2025-11-02', '2025-11-03']);
-      expect(parseIndexHead(fs.readFileSync(path.join(archive, INDEX_HEAD_PATH), 'utf8')).segments).toEqual([{ from: 0, to: 40 }, { from: 40, to: 80 }]);
+      expect(
+        JSON.parse(fs.readFileSync(path.join(archive, DAYS_PATH), 'utf8')).days.map((d: { date: string }) => d.date),
+      ).toEqual(['2025-11-02', '2025-11-03']);
+      expect(parseIndexHead(fs.readFileSync(path.join(archive, INDEX_HEAD_PATH), 'utf8')).segments).toEqual([
+        { from: 0, to: 40 },
+        { from: 40, to: 80 },
+      ]);
       expect(findHash(archive, config.logOrigin, hashes(1)[7]!).map((o) => o.date)).toEqual(['2025-11-03']);
       expect(fs.readdirSync(path.join(archive, TEMP_DIR))).toEqual([]);
       expect(fs.existsSync(path.join(archive, 'index/0-80.idx'))).toBe(false);

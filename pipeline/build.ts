@@ -49,7 +49,15 @@ import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
 import { readState, type ArchiveState } from './archive-state.ts';
-import { readIndexHead, removeUnnamedIndexFiles, segmentFiles, writeDaySegment, writeIndexHead, writeMergedSegment, type Written } from './segment-files.ts';
+import {
+  readIndexHead,
+  removeUnnamedIndexFiles,
+  segmentFiles,
+  writeDaySegment,
+  writeIndexHead,
+  writeMergedSegment,
+  type Written,
+} from './segment-files.ts';
 
 export interface BuildContext {
   config: Config;
@@ -130,10 +138,22 @@ export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRe
     checkpoint: read(dayCheckpointPath(day.date)),
   };
   // In columns (40 bytes an entry), not an object per entry: a million-entry day must fit the build's memory.
-  const verified = verifyDayFilesColumns(day.date, files, keys, { hasher: nodeSha256, mu: mldsaMu, checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)) });
-  if (verified.sha256 !== day.sha256) throw new MismatchError(`${ledgerPath(day.date)} sha256 (days.json)`, day.sha256, verified.sha256);
-  if (verified.ledger.head.root !== day.root) throw new MismatchError(`${day.date} root (days.json)`, day.root, verified.ledger.head.root);
-  const tilesRoot = toHex(treeHash(day.treeSize, tileHashReader(day.treeSize, (l, i, w) => readTile(archive, l, i, w), nodeSha256), nodeSha256));
+  const verified = verifyDayFilesColumns(day.date, files, keys, {
+    hasher: nodeSha256,
+    mu: mldsaMu,
+    checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
+  });
+  if (verified.sha256 !== day.sha256)
+    throw new MismatchError(`${ledgerPath(day.date)} sha256 (days.json)`, day.sha256, verified.sha256);
+  if (verified.ledger.head.root !== day.root)
+    throw new MismatchError(`${day.date} root (days.json)`, day.root, verified.ledger.head.root);
+  const tilesRoot = toHex(
+    treeHash(
+      day.treeSize,
+      tileHashReader(day.treeSize, (l, i, w) => readTile(archive, l, i, w), nodeSha256),
+      nodeSha256,
+    ),
+  );
   if (tilesRoot !== day.root) throw new MismatchError(`tiles root at size ${day.treeSize}`, day.root, tilesRoot);
 }
 
@@ -143,7 +163,10 @@ export async function buildLedgers(ctx: BuildContext, options: { date?: string }
 }
 
 /** buildLedgers, and what the index upkeep after the days did (`upkeep: false` leaves it to a later run). */
-export async function publishLedgers(ctx: BuildContext, options: { date?: string; upkeep?: boolean } = {}): Promise<PublishReport> {
+export async function publishLedgers(
+  ctx: BuildContext,
+  options: { date?: string; upkeep?: boolean } = {},
+): Promise<PublishReport> {
   if (options.date !== undefined) {
     if (!isDate(options.date)) throw new UsageError(`--date must be a date written YYYY-MM-DD: ${options.date}`);
     const today = utcDate(ctx.clock());
@@ -167,7 +190,8 @@ export async function publishLedgers(ctx: BuildContext, options: { date?: string
         await ctx.store.submissions.closeThrough(date);
         const earlier = await ctx.store.submissions.dates(last?.date ?? '', date);
         if (earlier.length > 0) throw new UsageError(`publish ${earlier.join(', ')} first: days are appended in order`);
-        if (last && date < last.date) throw new UsageError(`${date} is before the last published day ${last.date} and cannot be appended`);
+        if (last && date < last.date)
+          throw new UsageError(`${date} is before the last published day ${last.date} and cannot be appended`);
       }
       targets = [date];
     } else {
@@ -202,8 +226,12 @@ export async function publishLedgers(ctx: BuildContext, options: { date?: string
  * names the unmerged segments, lookups use them, and the next run merges again.
  */
 function upkeepFailed(days: readonly DayBuild[], err: unknown): TimesealError {
-  const published = days.length === 0 ? 'Every published day is served' : `${days.map((d) => d.date).join(', ')}: published and served`;
-  return withContext(`${published}; only the index upkeep after the publication failed (lookups use the unmerged index segments until a later \`timeseal ledger build\` merges them)`, err);
+  const published =
+    days.length === 0 ? 'Every published day is served' : `${days.map((d) => d.date).join(', ')}: published and served`;
+  return withContext(
+    `${published}; only the index upkeep after the publication failed (lookups use the unmerged index segments until a later \`timeseal ledger build\` merges them)`,
+    err,
+  );
 }
 
 /** The index upkeep alone (what publishLedgers does after the days), for a run that left it out. */
@@ -241,7 +269,11 @@ function openArchiveRun(ctx: BuildContext): ArchiveRun {
   const state = readState(archive, ctx.config.logOrigin);
   const head = completeMutableFiles(ctx, state);
   const named = new Set(head.segments.map(segmentPath));
-  const retired = new Set(segmentFiles(archive).map(segmentPath).filter((rel) => !named.has(rel)));
+  const retired = new Set(
+    segmentFiles(archive)
+      .map(segmentPath)
+      .filter((rel) => !named.has(rel)),
+  );
   return { state, head, retiredBefore: (segment) => retired.has(segmentPath(segment)) };
 }
 
@@ -261,7 +293,8 @@ function completeMutableFiles(ctx: BuildContext, state: ArchiveState): IndexHead
   const last = state.days.at(-1);
   const head = readIndexHead(archive);
   const size = last?.treeSize ?? 0;
-  if (head.treeSize > size) throw new MismatchError(`tree size of index/segments.json (days.json)`, String(size), String(head.treeSize));
+  if (head.treeSize > size)
+    throw new MismatchError(`tree size of index/segments.json (days.json)`, String(size), String(head.treeSize));
   removeUnnamedIndexFiles(archive, head, (segment) => segment.to > size, { legacy: false });
   if (!last) return head;
   const missing = state.days.filter((d) => d.firstIndex >= head.treeSize);
@@ -314,7 +347,14 @@ function upkeepIndex(ctx: BuildContext, head: IndexHead, removable: (segment: Se
   // in the last 60 s, 360 s while their table block is dirty, which slows the next build's file creation).
   if (removed > 0) syncArchive(archive);
   const seconds = (performance.now() - started) / 1000;
-  return { merged, removed, segments: head.segments.length, filesWritten: written.files, bytesWritten: written.bytes, seconds };
+  return {
+    merged,
+    removed,
+    segments: head.segments.length,
+    filesWritten: written.files,
+    bytesWritten: written.bytes,
+    seconds,
+  };
 }
 
 /**
@@ -330,7 +370,14 @@ function crashPoint(point: string, date?: string): void {
   if (wanted === point && (day === undefined || day === date)) process.kill(process.pid, 'SIGKILL');
 }
 
-function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date: string, day: DayColumns, started: number): DayBuild {
+function buildDay(
+  ctx: BuildContext,
+  state: ArchiveState,
+  head: IndexHead,
+  date: string,
+  day: DayColumns,
+  started: number,
+): DayBuild {
   const archive = ctx.config.archive;
   const position = state.days.findIndex((d) => d.date === date);
   const alreadyPublished = position >= 0;
@@ -343,7 +390,16 @@ function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date:
   const out = new WriteCounter();
   // The day's columns, leaf hashes, tiles and ledger bytes live only inside writeDayFiles, so they can be
   // collected while the worker finishes the entry bundles and the day's index segment.
-  const { record, checkpoint, hashFiles } = writeDayFiles(ctx, state, date, day, previous, oldSize, alreadyPublished, out);
+  const { record, checkpoint, hashFiles } = writeDayFiles(
+    ctx,
+    state,
+    date,
+    day,
+    previous,
+    oldSize,
+    alreadyPublished,
+    out,
+  );
   const written = hashFiles.wait();
   out.files += written.files;
   out.bytes += written.bytes;
@@ -367,7 +423,18 @@ function buildDay(ctx: BuildContext, state: ArchiveState, head: IndexHead, date:
   }
   const { entryCount, treeSize, root, sha256: ledgerSha256 } = record;
   const seconds = (performance.now() - started) / 1000;
-  return { date, alreadyPublished, entryCount, firstIndex: oldSize, treeSize, root, ledgerSha256, filesWritten: out.files, bytesWritten: out.bytes, seconds };
+  return {
+    date,
+    alreadyPublished,
+    entryCount,
+    firstIndex: oldSize,
+    treeSize,
+    root,
+    ledgerSha256,
+    filesWritten: out.files,
+    bytesWritten: out.bytes,
+    seconds,
+  };
 }
 
 /** Everything of one day but the commit: tiles, the ledger, its two signatures, their metadata and the day's
@@ -393,7 +460,8 @@ function writeDayFiles(
   const hashFiles = startHashFilesJob(archive, oldSize, day, { index: !alreadyPublished });
   try {
     const appended = appendToTree(archive, out, oldSize, day.hashes);
-    if (appended.size !== newSize) throw new MismatchError('tree size after appending the day', String(newSize), String(appended.size));
+    if (appended.size !== newSize)
+      throw new MismatchError('tree size after appending the day', String(newSize), String(appended.size));
     const root = toHex(appended.root);
 
     const header = {
@@ -409,14 +477,28 @@ function writeDayFiles(
     const ledgerSha256 = toHex(digest);
     const { ecdsaSecret, mldsaSeed } = ctx.keys;
     const pub = ctx.keys.public;
-    const checkpoint = signCheckpoint({ origin: state.origin, size: appended.size, root: appended.root }, checkpointSigners(ctx, state));
+    const checkpoint = signCheckpoint(
+      { origin: state.origin, size: appended.size, root: appended.root },
+      checkpointSigners(ctx, state),
+    );
     out.immutable(archive, ledgerPath(date), ledgerBytes);
     out.immutable(archive, ecdsaSignaturePath(date), ecdsaSignDigest(digest, ecdsaSecret));
     out.immutable(archive, mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledgerBytes), mldsaSeed));
-    out.immutable(archive, signaturesMetaPath(date), encodeSignaturesMeta(date, ledgerBytes.length, ledgerSha256, keyFingerprints(pub)));
+    out.immutable(
+      archive,
+      signaturesMetaPath(date),
+      encodeSignaturesMeta(date, ledgerBytes.length, ledgerSha256, keyFingerprints(pub)),
+    );
     out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
 
-    const record: DayRecord = { date, firstIndex: oldSize, entryCount: day.count, treeSize: appended.size, root, sha256: ledgerSha256 };
+    const record: DayRecord = {
+      date,
+      firstIndex: oldSize,
+      entryCount: day.count,
+      treeSize: appended.size,
+      root,
+      sha256: ledgerSha256,
+    };
     return { record, checkpoint, hashFiles };
   } catch (err) {
     // Never leave the worker writing the archive after this build has failed (serve runs the next one).
@@ -431,7 +513,12 @@ function writeDayFiles(
 
 /** Appends the entries to the tree and writes its new tiles; returns the new size and root. The leaf hashes
  * and tiles (~100 MB for a million entries) are garbage once it returns, before the ledger is encoded. */
-function appendToTree(archive: string, out: WriteCounter, oldSize: number, entries: Uint8Array): { size: number; root: Uint8Array } {
+function appendToTree(
+  archive: string,
+  out: WriteCounter,
+  oldSize: number,
+  entries: Uint8Array,
+): { size: number; root: Uint8Array } {
   const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), smallSha256);
   const appended = appendLeaves(oldSize, reader, leafHashesOf(entries), smallSha256);
   for (const tile of appended.tiles) out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data);
@@ -461,12 +548,19 @@ export function writeOtsStatus(ctx: BuildContext, state: ArchiveState): void {
 function checkpointSigners(ctx: BuildContext, state: ArchiveState): NoteSigner[] {
   const { keys } = ctx;
   const origin = state.origin;
-  const signers = [ecdsaNoteSigner(origin, keys.ecdsaSecret, keys.public.ecdsa), mldsaNoteSigner(origin, keys.mldsaSeed, keys.public.mldsa)];
+  const signers = [
+    ecdsaNoteSigner(origin, keys.ecdsaSecret, keys.public.ecdsa),
+    mldsaNoteSigner(origin, keys.mldsaSeed, keys.public.mldsa),
+  ];
   if (keys.ed25519Seed === undefined || keys.mldsa44Seed === undefined) return signers;
   if (keys.public.checkpointKeyName !== origin) {
     // Keys made before TIMESEAL_ORIGIN was set: while nothing is published, their vkeys take the log's name.
     if (state.days.length > 0) {
-      throw new MismatchError('name of the checkpoint keys (keys/ed25519.vkey, keys/mldsa44.vkey) and log origin', origin, String(keys.public.checkpointKeyName));
+      throw new MismatchError(
+        'name of the checkpoint keys (keys/ed25519.vkey, keys/mldsa44.vkey) and log origin',
+        origin,
+        String(keys.public.checkpointKeyName),
+      );
     }
     renameCheckpointKeys(ctx.config.keys, keys, origin);
   }

@@ -17,7 +17,10 @@ function readEntryBundle(archive: string, index: number, width: number): Uint8Ar
 export function writeEntryBundles(archive: string, oldSize: number, entries: Uint8Array, written: Written): void {
   const firstBundle = Math.floor(oldSize / TILE_WIDTH);
   const carried = oldSize % TILE_WIDTH;
-  const all = carried === 0 ? entries : concatBytes(...parseEntryBundle(readEntryBundle(archive, firstBundle, carried), carried), entries);
+  const all =
+    carried === 0
+      ? entries
+      : concatBytes(...parseEntryBundle(readEntryBundle(archive, firstBundle, carried), carried), entries);
   const count = all.length / 32;
   for (let start = 0; start < count; start += TILE_WIDTH) {
     const width = Math.min(TILE_WIDTH, count - start);

@@ -55,10 +55,20 @@ describe('boundedFetch', () => {
   });
 
   test('an honest answer comes through byte for byte with any status; the request asks for identity and says its length', async () => {
-    const ok = await boundedFetch(`${echoUrl}/200`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'abc', timeoutMs: 2000, maxBytes: 100 });
+    const ok = await boundedFetch(`${echoUrl}/200`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'abc',
+      timeoutMs: 2000,
+      maxBytes: 100,
+    });
     expect(ok).toMatchObject({ status: 200, statusText: 'Custom Text' });
     expect(new TextDecoder().decode(ok.body)).toBe('got 3 bytes');
-    expect(seen.at(-1)).toMatchObject({ method: 'POST', body: 'abc', headers: { 'accept-encoding': 'identity', 'content-length': '3', 'content-type': 'text/plain' } });
+    expect(seen.at(-1)).toMatchObject({
+      method: 'POST',
+      body: 'abc',
+      headers: { 'accept-encoding': 'identity', 'content-length': '3', 'content-type': 'text/plain' },
+    });
     const missing = await boundedFetch(`${echoUrl}/404`, { timeoutMs: 2000, maxBytes: 100 });
     expect(missing.status).toBe(404);
     expect(new TextDecoder().decode(missing.body)).toBe('got 0 bytes');
@@ -72,20 +82,25 @@ describe('boundedFetch', () => {
     expect(err.message).toBe(`${peer.url}/files/large.bin: answer of 100000 bytes exceeds the 99999-byte limit`);
   });
 
-  test.each(['huge', 'endless'] as const)('an answer of the %s peer stops at the cap, at once, without being held', async (mode) => {
-    peer.mode = mode;
-    const sent = peer.sent;
-    const rss = process.memoryUsage().rss;
-    const started = Date.now();
-    const err = await failure(boundedFetch(`${peer.url}/x`, { method: 'POST', body: 'q', timeoutMs: 10_000, maxBytes: MiB }));
-    expect(err.reason).toBe('too-large');
-    expect(err.message).toBe(`${peer.url}/x: answer exceeds the 1048576-byte limit`);
-    expect(Date.now() - started).toBeLessThan(2000);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    // What the peer got into the socket before it closed: the cap and the kernel's buffers, not 512 MiB.
-    expect(peer.sent - sent).toBeLessThan(64 * MiB);
-    expect(process.memoryUsage().rss - rss).toBeLessThan(100 * MiB);
-  });
+  test.each(['huge', 'endless'] as const)(
+    'an answer of the %s peer stops at the cap, at once, without being held',
+    async (mode) => {
+      peer.mode = mode;
+      const sent = peer.sent;
+      const rss = process.memoryUsage().rss;
+      const started = Date.now();
+      const err = await failure(
+        boundedFetch(`${peer.url}/x`, { method: 'POST', body: 'q', timeoutMs: 10_000, maxBytes: MiB }),
+      );
+      expect(err.reason).toBe('too-large');
+      expect(err.message).toBe(`${peer.url}/x: answer exceeds the 1048576-byte limit`);
+      expect(Date.now() - started).toBeLessThan(2000);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // What the peer got into the socket before it closed: the cap and the kernel's buffers, not 512 MiB.
+      expect(peer.sent - sent).toBeLessThan(64 * MiB);
+      expect(process.memoryUsage().rss - rss).toBeLessThan(100 * MiB);
+    },
+  );
 
   test('a gzip bomb is refused, not inflated', async () => {
     peer.mode = 'gzip-bomb';
@@ -99,7 +114,14 @@ describe('boundedFetch', () => {
   test('a redirect is refused with its status; nothing goes to its Location, for GET or POST', async () => {
     peer.mode = 'redirect';
     for (const method of ['GET', 'POST'] as const) {
-      const err = await failure(boundedFetch(`${peer.url}/tsa`, { method, body: method === 'POST' ? 'secret query' : undefined, timeoutMs: 2000, maxBytes: MiB }));
+      const err = await failure(
+        boundedFetch(`${peer.url}/tsa`, {
+          method,
+          body: method === 'POST' ? 'secret query' : undefined,
+          timeoutMs: 2000,
+          maxBytes: MiB,
+        }),
+      );
       expect(err.reason).toBe('redirect');
       expect(err.message).toBe(`${peer.url}/tsa: HTTP 307 redirect to ${peer.canary.url}/stolen/tsa, not followed`);
     }
@@ -125,7 +147,9 @@ describe('boundedFetch', () => {
     const err = await failure(boundedFetch(`http://127.0.0.1:${port}/`, { timeoutMs: 2000, maxBytes: MiB }));
     expect(err.reason).toBe('unreachable');
     expect(err.message).toBe(`http://127.0.0.1:${port}/: unreachable (ECONNREFUSED)`);
-    expect((await failure(boundedFetch('file:///etc/passwd', { timeoutMs: 2000, maxBytes: MiB }))).reason).toBe('unreachable');
+    expect((await failure(boundedFetch('file:///etc/passwd', { timeoutMs: 2000, maxBytes: MiB }))).reason).toBe(
+      'unreachable',
+    );
   });
 
   test('a stream left early, or cancelled, ends the exchange', async () => {

@@ -78,11 +78,23 @@ export function boundedStream(url: string, req: BoundedRequest): Promise<Bounded
     } catch {
       return reject(new NetworkError('unreachable', url, 'not a URL'));
     }
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') return reject(new NetworkError('unreachable', url, `${target.protocol} is not http: or https:`));
-    const payload = req.body === undefined ? undefined : typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : Buffer.from(req.body);
-    const request = (target.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')).request(target, {
+    if (target.protocol !== 'http:' && target.protocol !== 'https:')
+      return reject(new NetworkError('unreachable', url, `${target.protocol} is not http: or https:`));
+    const payload =
+      req.body === undefined
+        ? undefined
+        : typeof req.body === 'string'
+          ? Buffer.from(req.body, 'utf8')
+          : Buffer.from(req.body);
+    const request = (
+      target.protocol === 'https:' ? process.getBuiltinModule('node:https') : process.getBuiltinModule('node:http')
+    ).request(target, {
       method: req.method ?? 'GET',
-      headers: { ...req.headers, 'accept-encoding': 'identity', ...(payload ? { 'content-length': String(payload.length) } : {}) },
+      headers: {
+        ...req.headers,
+        'accept-encoding': 'identity',
+        ...(payload ? { 'content-length': String(payload.length) } : {}),
+      },
     });
     // The first failure wins: the deadline or the cap ends the exchange, and whatever error the ending then
     // raises (on the request or in the body's loop) reports it. A response read to its end has handed its
@@ -103,7 +115,10 @@ export function boundedStream(url: string, req: BoundedRequest): Promise<Bounded
       const e = err as NodeJS.ErrnoException;
       return new NetworkError('unreachable', url, e.code ?? e.message, { cause: err });
     };
-    const timer = setTimeout(() => fail(new NetworkError('timeout', url, `did not answer within ${req.timeoutMs} ms`)), req.timeoutMs);
+    const timer = setTimeout(
+      () => fail(new NetworkError('timeout', url, `did not answer within ${req.timeoutMs} ms`)),
+      req.timeoutMs,
+    );
     request.on('error', (err) => {
       clearTimeout(timer);
       reject(transport(err));
@@ -122,16 +137,21 @@ export function boundedStream(url: string, req: BoundedRequest): Promise<Bounded
       }
       const encoding = (res.headers['content-encoding'] ?? '').trim().toLowerCase();
       if (encoding !== '' && encoding !== 'identity') {
-        return refuse('encoded', `answer is ${bodyExcerpt(new TextEncoder().encode(encoding), 40)}-encoded although identity was asked for; not decompressed`);
+        return refuse(
+          'encoded',
+          `answer is ${bodyExcerpt(new TextEncoder().encode(encoding), 40)}-encoded although identity was asked for; not decompressed`,
+        );
       }
       const declared = Number(res.headers['content-length']);
-      if (Number.isFinite(declared) && declared > req.maxBytes) return refuse('too-large', `answer of ${declared} bytes exceeds the ${req.maxBytes}-byte limit`);
+      if (Number.isFinite(declared) && declared > req.maxBytes)
+        return refuse('too-large', `answer of ${declared} bytes exceeds the ${req.maxBytes}-byte limit`);
       const body = async function* (): AsyncGenerator<Uint8Array> {
         let total = 0;
         try {
           for await (const chunk of res as AsyncIterable<Buffer>) {
             total += chunk.length;
-            if (total > req.maxBytes) throw fail(new NetworkError('too-large', url, `answer exceeds the ${req.maxBytes}-byte limit`));
+            if (total > req.maxBytes)
+              throw fail(new NetworkError('too-large', url, `answer exceeds the ${req.maxBytes}-byte limit`));
             if (failure) throw failure;
             yield chunk;
           }

@@ -35,7 +35,12 @@ function day(n: number): { hashes: Uint8Array; ms: Float64Array } {
 function tree(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const e of fs.readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (e.isFile()) out[path.relative(dir, path.join(e.parentPath, e.name))] = crypto.hash('sha256', fs.readFileSync(path.join(e.parentPath, e.name)), 'hex');
+    if (e.isFile())
+      out[path.relative(dir, path.join(e.parentPath, e.name))] = crypto.hash(
+        'sha256',
+        fs.readFileSync(path.join(e.parentPath, e.name)),
+        'hex',
+      );
   }
   return out;
 }
@@ -75,7 +80,9 @@ describe('startHashFilesJob', () => {
     for (const onWorker of [true, false]) {
       const dir = archive();
       fs.mkdirSync(path.join(dir, segmentPath({ from: 0, to: 10 })), { recursive: true });
-      expect(() => startHashFilesJob(dir, 0, day(10), { index: true, onWorker }).wait()).toThrow(/published file index\/0-10.idx differs from the rebuild/);
+      expect(() => startHashFilesJob(dir, 0, day(10), { index: true, onWorker }).wait()).toThrow(
+        /published file index\/0-10.idx differs from the rebuild/,
+      );
     }
   });
 

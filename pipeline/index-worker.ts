@@ -5,7 +5,14 @@
 // try/catch); only a failure to load this module would leave the flag unset, which every build in the tests
 // would show at once. A small day is written on the calling thread instead (WORKER_FROM_HASHES): a worker's
 // start costs more than its files.
-import { isMainThread, MessageChannel, receiveMessageOnPort, Worker, workerData, type MessagePort } from 'node:worker_threads';
+import {
+  isMainThread,
+  MessageChannel,
+  receiveMessageOnPort,
+  Worker,
+  workerData,
+  type MessagePort,
+} from 'node:worker_threads';
 import { TimesealError, type ErrorCode } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
 import { writeDaySegment, type Written } from './segment-files.ts';
@@ -20,7 +27,8 @@ interface Job {
   port: MessagePort;
 }
 
-type Answer = { ok: true; written: Written } | { ok: false; message: string; name: string; code?: ErrorCode; stack?: string };
+type Answer =
+  { ok: true; written: Written } | { ok: false; message: string; name: string; code?: ErrorCode; stack?: string };
 
 export interface HashFilesJob {
   /** Blocks until the worker has finished; returns what it wrote or throws what it threw. */
@@ -38,7 +46,8 @@ export function startHashFilesJob(
   day: { hashes: Uint8Array; ms: Float64Array },
   options: { index: boolean; onWorker?: boolean },
 ): HashFilesJob {
-  if (!(options.onWorker ?? day.hashes.length / 32 >= WORKER_FROM_HASHES)) return writeHere(archive, oldSize, day, options.index);
+  if (!(options.onWorker ?? day.hashes.length / 32 >= WORKER_FROM_HASHES))
+    return writeHere(archive, oldSize, day, options.index);
   const done = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const shared = day.hashes.buffer instanceof SharedArrayBuffer && day.ms.buffer instanceof SharedArrayBuffer;
@@ -80,7 +89,12 @@ export function startHashFilesJob(
 export const WORKER_FROM_HASHES = 8192;
 
 /** The files written here, at once; wait() gives what was written or throws what failed, as the worker's would. */
-function writeHere(archive: string, oldSize: number, day: { hashes: Uint8Array; ms: Float64Array }, index: boolean): HashFilesJob {
+function writeHere(
+  archive: string,
+  oldSize: number,
+  day: { hashes: Uint8Array; ms: Float64Array },
+  index: boolean,
+): HashFilesJob {
   let written: Written | undefined;
   let failure: unknown;
   try {
@@ -96,7 +110,13 @@ function writeHere(archive: string, oldSize: number, day: { hashes: Uint8Array; 
   };
 }
 
-function writeHashFiles(archive: string, oldSize: number, hashes: Uint8Array, ms: Float64Array, index: boolean): Written {
+function writeHashFiles(
+  archive: string,
+  oldSize: number,
+  hashes: Uint8Array,
+  ms: Float64Array,
+  index: boolean,
+): Written {
   const written: Written = { files: 0, bytes: 0 };
   writeEntryBundles(archive, oldSize, hashes, written);
   if (index) writeDaySegment(archive, oldSize, hashes, ms, written);
@@ -110,7 +130,13 @@ if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array
     answer = { ok: true, written: writeHashFiles(job.archive, job.oldSize, job.hashes, job.ms, job.index) };
   } catch (err) {
     const e = err as Error;
-    answer = { ok: false, message: e.message, name: e.name, stack: e.stack, ...(err instanceof TimesealError ? { code: err.code } : {}) };
+    answer = {
+      ok: false,
+      message: e.message,
+      name: e.name,
+      stack: e.stack,
+      ...(err instanceof TimesealError ? { code: err.code } : {}),
+    };
   }
   job.port.postMessage(answer);
   Atomics.store(job.done, 0, 1);

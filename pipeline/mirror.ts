@@ -122,9 +122,14 @@ function blockInfoEntries(bytes: Uint8Array | undefined, where: string): Map<str
   if (bytes === undefined) return undefined;
   const out = new Map<string, ProofState>();
   try {
-    const info = JSON.parse(fromUtf8(bytes, BLOCK_INFO_PATH)) as { ledgers?: Record<string, unknown>; pending?: Record<string, { state?: unknown }> };
-    for (const [date, v] of Object.entries(info.ledgers ?? {})) out.set(date, { state: 'confirmed', text: JSON.stringify(v) });
-    for (const [date, v] of Object.entries(info.pending ?? {})) out.set(date, { state: String(v?.state), text: JSON.stringify(v) });
+    const info = JSON.parse(fromUtf8(bytes, BLOCK_INFO_PATH)) as {
+      ledgers?: Record<string, unknown>;
+      pending?: Record<string, { state?: unknown }>;
+    };
+    for (const [date, v] of Object.entries(info.ledgers ?? {}))
+      out.set(date, { state: 'confirmed', text: JSON.stringify(v) });
+    for (const [date, v] of Object.entries(info.pending ?? {}))
+      out.set(date, { state: String(v?.state), text: JSON.stringify(v) });
   } catch (err) {
     throw new MirrorError(`${where} ${BLOCK_INFO_PATH}: ${(err as Error).message}`, { cause: err });
   }
@@ -136,7 +141,14 @@ export async function pullMirror(options: MirrorOptions): Promise<MirrorReport> 
   return withLockAsync(path.join(options.dir, LOCK_NAME), () => pull(options), 'mirror pull');
 }
 
-async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, progress = () => {} }: MirrorOptions): Promise<MirrorReport> {
+async function pull({
+  remote: remoteReader,
+  dir,
+  keys,
+  keyFiles,
+  full = false,
+  progress = () => {},
+}: MirrorOptions): Promise<MirrorReport> {
   removeStaleTemps(dir);
   let requests = 0;
   let bytes = 0;
@@ -161,7 +173,8 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
   /** Files asked for in this run: their bytes (undefined: absent), so each is read once. */
   const seen = new Map<string, Uint8Array | undefined>();
   const stage = (rel: string, data: Uint8Array): void => {
-    if (rel.split('/').some((part) => part === '' || part === '.' || part === '..')) throw new MirrorError(`refusing the path ${JSON.stringify(rel)}`);
+    if (rel.split('/').some((part) => part === '' || part === '.' || part === '..'))
+      throw new MirrorError(`refusing the path ${JSON.stringify(rel)}`);
     const existing = local(rel);
     if (existing !== undefined && equalBytes(existing, data)) return;
     const temp = tempFile(dir);
@@ -212,8 +225,10 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
     const localLatestBytes = local(CHECKPOINT_PATH);
     let before: { size: number; root: Uint8Array } = { size: 0, root: new Uint8Array(0) };
     if (localDays !== undefined && localDays.days.length > 0) {
-      if (localDays.origin !== origin) throw new MirrorError(`the remote's origin ${origin} != the mirror's ${localDays.origin}`);
-      if (localLatestBytes === undefined) throw new MirrorError(`the mirror has ${DAYS_PATH} but no ${CHECKPOINT_PATH}`);
+      if (localDays.origin !== origin)
+        throw new MirrorError(`the remote's origin ${origin} != the mirror's ${localDays.origin}`);
+      if (localLatestBytes === undefined)
+        throw new MirrorError(`the mirror has ${DAYS_PATH} but no ${CHECKPOINT_PATH}`);
       try {
         const held = verifyCheckpoint(localLatestBytes, logVerifiers, { origin });
         before = { size: held.size, root: held.root };
@@ -232,10 +247,13 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
     };
     if (before.size > 0) {
       if (latest.size < before.size)
-        throw new MirrorError(`the remote's tree (size ${latest.size}) is smaller than the mirror's (size ${before.size}): the log went back`);
+        throw new MirrorError(
+          `the remote's tree (size ${latest.size}) is smaller than the mirror's (size ${before.size}): the log went back`,
+        );
       const tiles = new Map<string, Uint8Array>();
       if (latest.size > before.size) {
-        for (const t of tilesForConsistency(before.size, latest.size)) tiles.set(`${t.level}/${t.index}`, await tileAt(t.level, t.index, t.width));
+        for (const t of tilesForConsistency(before.size, latest.size))
+          tiles.set(`${t.level}/${t.index}`, await tileAt(t.level, t.index, t.width));
       }
       try {
         const read = tileHashReader(latest.size, (level, index) => tiles.get(`${level}/${index}`)!, nodeSha256);
@@ -251,7 +269,9 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
       localDays!.days.forEach((held, i) => {
         const now = remoteDays.days[i];
         if (now === undefined || JSON.stringify(now) !== JSON.stringify(held))
-          throw new MirrorError(`${DAYS_PATH}: day ${held.date} of the mirror is ${now === undefined ? 'missing' : `${now.date} with ledger sha256 ${now.sha256} (the mirror's: ${held.sha256})`} at the remote: the log rewrote its history`);
+          throw new MirrorError(
+            `${DAYS_PATH}: day ${held.date} of the mirror is ${now === undefined ? 'missing' : `${now.date} with ledger sha256 ${now.sha256} (the mirror's: ${held.sha256})`} at the remote: the log rewrote its history`,
+          );
       });
     }
 
@@ -276,7 +296,8 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
       if (rel === INDEX_JSON_PATH) return 'local';
       const date = dateOfDayFile(rel) ?? (rel.endsWith('.json.ots') ? rel.slice(0, 10) : null);
       if (date !== null && rel === ledgerOtsPath(date)) return otsSource(date);
-      if (date !== null && heldDates.has(date) && (rel === cosignaturesPath(date) || /\.tsr$/.test(rel))) return date === lastHeld ? 'remote' : 'local';
+      if (date !== null && heldDates.has(date) && (rel === cosignaturesPath(date) || /\.tsr$/.test(rel)))
+        return date === lastHeld ? 'remote' : 'local';
       // Immutable files: the mirror's copy when it has one (a missing one, e.g. removed by hand, is fetched again).
       if (date !== null || rel.startsWith('tile/') || parseSegmentPath(rel) !== null) return 'local-first';
       return 'remote';
@@ -325,7 +346,11 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
         const file = staged.get(rel) ?? (sourceOf(rel) === 'remote' ? undefined : path.join(dir, rel));
         if (file !== undefined && fs.existsSync(file)) return fs.createReadStream(file, { highWaterMark: 1 << 20 });
         const data = await overlay(rel);
-        return data === undefined ? undefined : (async function* () { yield data; })();
+        return data === undefined
+          ? undefined
+          : (async function* () {
+              yield data;
+            })();
       },
     };
 
@@ -337,10 +362,16 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
       const policy = readWitnessPolicy(fromUtf8(policyText, WITNESS_POLICY_FILE));
       if (policy.quorum !== 'none') {
         const dayCheckpoint = await overlay(dayCheckpointPath(last.date));
-        if (dayCheckpoint === undefined) throw new MirrorError(`${dayCheckpointPath(last.date)}: missing at ${remoteReader.location}`);
+        if (dayCheckpoint === undefined)
+          throw new MirrorError(`${dayCheckpointPath(last.date)}: missing at ${remoteReader.location}`);
         const cosignatures = await overlay(cosignaturesPath(last.date));
-        const verdict = judgeDay(dayCheckpoint, cosignatures === undefined ? '' : fromUtf8(cosignatures, cosignaturesPath(last.date)), policy);
-        if (verdict.problems.length > 0) throw new MirrorError(`${cosignaturesPath(last.date)}: ${verdict.problems[0]!.reason}`);
+        const verdict = judgeDay(
+          dayCheckpoint,
+          cosignatures === undefined ? '' : fromUtf8(cosignatures, cosignaturesPath(last.date)),
+          policy,
+        );
+        if (verdict.problems.length > 0)
+          throw new MirrorError(`${cosignaturesPath(last.date)}: ${verdict.problems[0]!.reason}`);
         if (!verdict.met)
           throw new MirrorError(
             `${last.date}: the witness policy's quorum (${describeQuorum(policy)}) is not met (cosigned by: ${verdict.cosigned.map((c) => c.witness).join(', ') || 'none'}); try again once the witnesses have cosigned`,
@@ -349,10 +380,14 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
     }
 
     const newDays = remoteDays.days.filter((d) => !heldDates.has(d.date));
-    progress(`mirror: ${newDays.length} new day${newDays.length === 1 ? '' : 's'} (tree size ${before.size} → ${latest.size}); fetching and verifying`);
+    progress(
+      `mirror: ${newDays.length} new day${newDays.length === 1 ? '' : 's'} (tree size ${before.size} → ${latest.size}); fetching and verifying`,
+    );
     // Block information of each month whose days' entries changed (status, not signed: copied as served).
     if (remoteBlockInfo !== undefined) {
-      const changed = [...remoteBlockInfo].filter(([date, v]) => localBlockInfo.get(date)?.text !== v.text || localBlockInfo.get(date)?.state !== v.state);
+      const changed = [...remoteBlockInfo].filter(
+        ([date, v]) => localBlockInfo.get(date)?.text !== v.text || localBlockInfo.get(date)?.state !== v.state,
+      );
       const months = new Set(changed.map(([date]) => date.slice(0, 7)));
       for (const month of months) await fetchRemote(blockInfoMonthPath(month));
     }
@@ -366,7 +401,11 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
       before.size > 0 && !full
         ? {
             days: heldDays,
-            segments: new Set(heldHead === undefined ? [] : parseIndexHead(fromUtf8(heldHead, INDEX_HEAD_PATH)).segments.map(segmentPath)),
+            segments: new Set(
+              heldHead === undefined
+                ? []
+                : parseIndexHead(fromUtf8(heldHead, INDEX_HEAD_PATH)).segments.map(segmentPath),
+            ),
             recheckOts: new Set(heldDays.filter((d) => otsSource(d.date) === 'remote').map((d) => d.date)),
           }
         : undefined;
@@ -378,7 +417,9 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
     });
     if (!report.ok) throw new MirrorError(report.problems[0]!);
     if (report.treeSize !== latest.size || report.root !== toHex(latest.root))
-      throw new MirrorError(`the verified tree (size ${report.treeSize}) is not the remote's checkpoint (size ${latest.size})`);
+      throw new MirrorError(
+        `the verified tree (size ${report.treeSize}) is not the remote's checkpoint (size ${latest.size})`,
+      );
 
     // The keys, when new or changed (the first pull; a newer witness policy given with --keys).
     for (const [name, data] of keyFiles) stage(`${MIRROR_KEYS_DIR}/${name}`, data);
@@ -386,10 +427,19 @@ async function pull({ remote: remoteReader, dir, keys, keyFiles, full = false, p
     // The commit, in the archive's order.
     const segmentsKept = new Set<string>();
     const headBytes = seen.get(INDEX_HEAD_PATH) ?? local(INDEX_HEAD_PATH);
-    if (headBytes !== undefined) for (const s of parseIndexHead(fromUtf8(headBytes, INDEX_HEAD_PATH)).segments) segmentsKept.add(segmentPath(s));
+    if (headBytes !== undefined)
+      for (const s of parseIndexHead(fromUtf8(headBytes, INDEX_HEAD_PATH)).segments) segmentsKept.add(segmentPath(s));
     // After the commit point, as a build writes them: the index head, the latest checkpoint, the status files.
     const statusFiles = [...staged.keys()].filter((r) => r.startsWith('block-info/')).sort();
-    const LAST = [DAYS_PATH, INDEX_HEAD_PATH, CHECKPOINT_PATH, OTS_STATUS_PATH, ...statusFiles, BLOCK_INFO_PATH, VERIFIER_ARCHIVE_PATH];
+    const LAST = [
+      DAYS_PATH,
+      INDEX_HEAD_PATH,
+      CHECKPOINT_PATH,
+      OTS_STATUS_PATH,
+      ...statusFiles,
+      BLOCK_INFO_PATH,
+      VERIFIER_ARCHIVE_PATH,
+    ];
     const files = staged.size;
     const move = (rel: string): void => {
       const temp = staged.get(rel);
@@ -443,12 +493,18 @@ export async function readKeyFiles(reader: ArchiveReader): Promise<Map<string, U
 }
 
 /** Refuses keys that are not the ones the mirror pinned (the log's identity keys must be byte-identical). */
-export function checkSameIdentity(pinned: ReadonlyMap<string, Uint8Array>, given: ReadonlyMap<string, Uint8Array>, where: string): void {
+export function checkSameIdentity(
+  pinned: ReadonlyMap<string, Uint8Array>,
+  given: ReadonlyMap<string, Uint8Array>,
+  where: string,
+): void {
   for (const name of IDENTITY_KEY_FILES) {
     const a = pinned.get(name);
     const b = given.get(name);
     if (a === undefined && b === undefined) continue;
     if (a === undefined || b === undefined || !equalBytes(a, b))
-      throw new MirrorError(`${where}/${name} is not the key the mirror pinned (${MIRROR_KEYS_DIR}/${name}): a mirror follows one log`);
+      throw new MirrorError(
+        `${where}/${name} is not the key the mirror pinned (${MIRROR_KEYS_DIR}/${name}): a mirror follows one log`,
+      );
   }
 }

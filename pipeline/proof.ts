@@ -1,7 +1,14 @@
 // Finding a published hash in a local archive and assembling its proof bundle (docs/FORMAT.md §8). The archive
 // holds no receipts (the site's submissions' RFC 3161 tokens are in the database, Store.receipts): buildProof
 // leaves `receipts` empty, and a caller with the store fills it (ingest/routes/proof.ts, cli/commands/proof.ts).
-import { cosignaturesPath, dayCheckpointPath, ledgerPath, MAX_TSAS, tsrPath, withCosignatures } from '../core/archive.ts';
+import {
+  cosignaturesPath,
+  dayCheckpointPath,
+  ledgerPath,
+  MAX_TSAS,
+  tsrPath,
+  withCosignatures,
+} from '../core/archive.ts';
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
 import { IndexIncompleteError, NotFoundError, TimesealError } from '../core/errors.ts';
@@ -56,7 +63,12 @@ export function buildProof(archive: string, origin: string, hashHex: string, key
     if (data === undefined) throw new NotFoundError(`tile ${tilePath(level, index, width)} is missing`);
     return data;
   };
-  const path = inclusionProof(found.leafIndex, day.treeSize, tileHashReader(day.treeSize, readTile, nodeSha256), nodeSha256);
+  const path = inclusionProof(
+    found.leafIndex,
+    day.treeSize,
+    tileHashReader(day.treeSize, readTile, nodeSha256),
+    nodeSha256,
+  );
   const fp = keyFingerprints(keys);
   const ots = perHashOts(archive, day, fromHex(hash), found.leafIndex, path);
   return {

@@ -3,7 +3,15 @@
 // files checked against the public keys (both signatures, the signed checkpoint), and for a kept promise the
 // leaf's inclusion proof, built from the published tiles and checked against that checkpoint's root. Only the
 // day's files and a handful of tiles are read, whatever the age of the archive.
-import { DAYS_PATH, dayCheckpointPath, ecdsaSignaturePath, ledgerPath, mldsaSignaturePath, parseDays, signaturesMetaPath } from '../core/archive.ts';
+import {
+  DAYS_PATH,
+  dayCheckpointPath,
+  ecdsaSignaturePath,
+  ledgerPath,
+  mldsaSignaturePath,
+  parseDays,
+  signaturesMetaPath,
+} from '../core/archive.ts';
 import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
@@ -20,7 +28,11 @@ export type CheckedPromise = PromiseVerdict & {
   proofLength?: number;
 };
 
-export async function checkPromise(reader: ArchiveReader, keys: PublicKeySet, facts: Pick<ReceiptFacts, 'ledgerHash' | 'date' | 'genTime'>): Promise<CheckedPromise> {
+export async function checkPromise(
+  reader: ArchiveReader,
+  keys: PublicKeySet,
+  facts: Pick<ReceiptFacts, 'ledgerHash' | 'date' | 'genTime'>,
+): Promise<CheckedPromise> {
   const daysRaw = await reader.read(DAYS_PATH);
   const days = daysRaw === undefined ? [] : parseDays(fromUtf8(daysRaw, DAYS_PATH)).days;
   const lastPublished = days.at(-1)?.date ?? null;
@@ -29,17 +41,31 @@ export async function checkPromise(reader: ArchiveReader, keys: PublicKeySet, fa
 
   const need = async (rel: string): Promise<Uint8Array> => {
     const data = await reader.read(rel);
-    if (data === undefined) throw new Error(`${rel} is missing from ${reader.location}, though ${DAYS_PATH} lists ${day.date}`);
+    if (data === undefined)
+      throw new Error(`${rel} is missing from ${reader.location}, though ${DAYS_PATH} lists ${day.date}`);
     return data;
   };
   const [ledger, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all(
-    [ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath].map((p) => need(p(day.date))),
+    [ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath].map((p) =>
+      need(p(day.date)),
+    ),
   );
-  const verified = verifyDayFiles(day.date, { ledger: ledger!, ecdsaSignature: ecdsaSignature!, mldsaSignature: mldsaSignature!, signaturesMeta: signaturesMeta!, checkpoint: checkpoint! }, keys, {
-    hasher: nodeSha256,
-    mu: mldsaMu,
-    checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
-  });
+  const verified = verifyDayFiles(
+    day.date,
+    {
+      ledger: ledger!,
+      ecdsaSignature: ecdsaSignature!,
+      mldsaSignature: mldsaSignature!,
+      signaturesMeta: signaturesMeta!,
+      checkpoint: checkpoint!,
+    },
+    keys,
+    {
+      hasher: nodeSha256,
+      mu: mldsaMu,
+      checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
+    },
+  );
   const verdict = judgePromise(facts, verified.ledger, lastPublished);
   if (verdict.state !== 'kept') return verdict;
 
@@ -51,7 +77,12 @@ export async function checkPromise(reader: ArchiveReader, keys: PublicKeySet, fa
       tiles.set(`${t.level}/${t.index}`, await need(tilePath(t.level, t.index, t.width)));
     }),
   );
-  const proof = inclusionProof(verdict.leafIndex, size, tileHashReader(size, (level, index) => tiles.get(`${level}/${index}`)!, nodeSha256), nodeSha256);
+  const proof = inclusionProof(
+    verdict.leafIndex,
+    size,
+    tileHashReader(size, (level, index) => tiles.get(`${level}/${index}`)!, nodeSha256),
+    nodeSha256,
+  );
   verifyInclusion(leafHash(fromHex(facts.ledgerHash), nodeSha256), verdict.leafIndex, size, proof, root, nodeSha256);
   return { ...verdict, treeSize: size, root: toHex(root), proofLength: proof.length };
 }

@@ -25,7 +25,7 @@ import {
   tableEntryOffset,
   type IndexHead,
   type Segment,
-  } from '../core/index-segments.ts';
+} from '../core/index-segments.ts';
 import { checkShard, indexJsonChunks, lookupShard, type ShardRecord } from '../core/index-shard.ts';
 import { ConflictError, forgetListings, readOptional, tempFile, writeMutable } from './files.ts';
 
@@ -71,7 +71,8 @@ export class SegmentFile {
     try {
       this.fd = fs.openSync(path.join(archive, this.rel), 'r');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new TimesealError('not-found', `index segment ${this.rel} is missing from the archive`);
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+        throw new TimesealError('not-found', `index segment ${this.rel} is missing from the archive`);
       throw err;
     }
   }
@@ -144,7 +145,11 @@ export function lookupSegment(archive: string, segment: Segment, hashHex: string
 }
 
 /** The merged shards of `segments` at `bits`, the files open while the caller iterates (closed after). */
-function* mergedShards(archive: string, segments: readonly Segment[], bits: number): Generator<{ prefix: number; bytes: Uint8Array }> {
+function* mergedShards(
+  archive: string,
+  segments: readonly Segment[],
+  bits: number,
+): Generator<{ prefix: number; bytes: Uint8Array }> {
   const files: SegmentFile[] = [];
   try {
     for (const segment of segments) files.push(new SegmentFile(archive, segment).readTable());
@@ -160,7 +165,12 @@ function* mergedShards(archive: string, segments: readonly Segment[], bits: numb
  * then the header, into a temp file renamed into place. A file already there (a rerun after a crash) must be
  * byte-identical: published files never change.
  */
-function writeSegmentFile(archive: string, segment: Segment, shards: Iterable<{ prefix: number; bytes: Uint8Array }>, written: Written): void {
+function writeSegmentFile(
+  archive: string,
+  segment: Segment,
+  shards: Iterable<{ prefix: number; bytes: Uint8Array }>,
+  written: Written,
+): void {
   const rel = segmentPath(segment);
   const file = path.join(archive, rel);
   const bits = segmentBits(segment);
@@ -176,7 +186,8 @@ function writeSegmentFile(archive: string, segment: Segment, shards: Iterable<{ 
     const flush = (): void => {
       if (pendingBytes === 0) return;
       let done = fs.writevSync(fd, pending, position);
-      while (done < pendingBytes) done += fs.writeSync(fd, Buffer.concat(pending).subarray(done), 0, pendingBytes - done, position + done);
+      while (done < pendingBytes)
+        done += fs.writeSync(fd, Buffer.concat(pending).subarray(done), 0, pendingBytes - done, position + done);
       position += pendingBytes;
       pending = [];
       pendingBytes = 0;
@@ -221,7 +232,7 @@ function sameFileBytes(a: string, b: string): boolean {
     if (fs.fstatSync(fa).size !== fs.fstatSync(fb).size) return false;
     const ba = Buffer.alloc(1 << 22);
     const bb = Buffer.alloc(1 << 22);
-    for (let position = 0; ; ) {
+    for (let position = 0; ;) {
       const na = fs.readSync(fa, ba, 0, ba.length, position);
       const nb = fs.readSync(fb, bb, 0, bb.length, position);
       if (na !== nb || ba.compare(bb, 0, nb, 0, na) !== 0) return false;
@@ -235,7 +246,13 @@ function sameFileBytes(a: string, b: string): boolean {
 }
 
 /** The segment of a day appended at leaf `firstLeaf` (hashes sorted, without repeats; ms their times). */
-export function writeDaySegment(archive: string, firstLeaf: number, hashes: Uint8Array, ms: ArrayLike<number>, written: Written): Segment {
+export function writeDaySegment(
+  archive: string,
+  firstLeaf: number,
+  hashes: Uint8Array,
+  ms: ArrayLike<number>,
+  written: Written,
+): Segment {
   const segment = { from: firstLeaf, to: firstLeaf + hashes.length / 32 };
   writeSegmentFile(archive, segment, daySegmentShards(firstLeaf, hashes, ms), written);
   return segment;
@@ -265,7 +282,12 @@ export function segmentFiles(archive: string): Segment[] {
  * first, the index/<from>-<to>/ folders of shard files of the second. Only ever called once the head that
  * stopped naming them is on disk and synced.
  */
-export function removeUnnamedIndexFiles(archive: string, head: IndexHead, remove: (segment: Segment) => boolean, options: { legacy: boolean }): number {
+export function removeUnnamedIndexFiles(
+  archive: string,
+  head: IndexHead,
+  remove: (segment: Segment) => boolean,
+  options: { legacy: boolean },
+): number {
   const named = new Set(head.segments.map(segmentPath));
   let removed = 0;
   forgetListings();

@@ -41,7 +41,8 @@ function positiveSetting(env: NodeJS.ProcessEnv, name: string, fallback: number,
   const text = env[name];
   if (text === undefined || text === '') return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} must be a whole number of ${unit}, at least 1, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`${name} must be a whole number of ${unit}, at least 1, got ${JSON.stringify(text)}`);
   return n;
 }
 
@@ -50,16 +51,26 @@ function positiveSetting(env: NodeJS.ProcessEnv, name: string, fallback: number,
  * TSA_DAYS_PER_RUN (default 24) and TSA_RUN_SECONDS (default 600).
  */
 export function loadTsaConfig(env: NodeJS.ProcessEnv = process.env): TsaConfig {
-  const urls = (env.TSA_URLS ?? '').split(',').map((u) => u.trim()).filter(Boolean);
-  for (const url of urls) if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`TSA_URLS: each entry must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
+  const urls = (env.TSA_URLS ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean);
+  for (const url of urls)
+    if (!/^https?:\/\/[^\s/]+/.test(url))
+      throw new UsageError(`TSA_URLS: each entry must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
   if (new Set(urls).size !== urls.length) throw new UsageError('TSA_URLS names a TSA twice');
   if (urls.length > MAX_TSAS) throw new UsageError(`TSA_URLS names ${urls.length} TSAs, at most ${MAX_TSAS}`);
   const min = env.TSA_MIN === undefined || env.TSA_MIN === '' ? Math.min(1, urls.length) : Number(env.TSA_MIN);
   if (!Number.isInteger(min) || min < (urls.length ? 1 : 0) || min > urls.length) {
-    throw new UsageError(`TSA_MIN must be a whole number from 1 to the ${urls.length} TSAs of TSA_URLS, got ${JSON.stringify(env.TSA_MIN)}`);
+    throw new UsageError(
+      `TSA_MIN must be a whole number from 1 to the ${urls.length} TSAs of TSA_URLS, got ${JSON.stringify(env.TSA_MIN)}`,
+    );
   }
   const timeoutMs = Number(env.TSA_TIMEOUT_MS ?? 30_000);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError(`TSA_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TSA_TIMEOUT_MS)}`);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+    throw new UsageError(
+      `TSA_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TSA_TIMEOUT_MS)}`,
+    );
   const daysPerRun = positiveSetting(env, 'TSA_DAYS_PER_RUN', 24, 'days');
   const runMs = 1000 * positiveSetting(env, 'TSA_RUN_SECONDS', 600, 'seconds');
   return { urls, min, timeoutMs, daysPerRun, runMs };
@@ -77,7 +88,10 @@ export interface TsaContext {
 /** The schedule's retry records of RFC 3161 stamping, by day, next to the database file. */
 export const TSA_RETRY_FILE = 'tsa-retry.json';
 
-export function tsaContextOf(c: { config: Config; clock: Clock; progress(message: string): void }, env: NodeJS.ProcessEnv = process.env): TsaContext {
+export function tsaContextOf(
+  c: { config: Config; clock: Clock; progress(message: string): void },
+  env: NodeJS.ProcessEnv = process.env,
+): TsaContext {
   return { config: c.config, tsa: loadTsaConfig(env), clock: c.clock, progress: c.progress };
 }
 
@@ -96,23 +110,36 @@ export interface TsaDayResult {
  * slow or silent TSA bounds a run (the schedule's build never waits for it anyway: cli/schedule.ts); the other
  * days wait for the next run.
  */
-export async function stampLedgers(ctx: TsaContext, now: () => number = () => performance.now()): Promise<TsaDayResult[]> {
+export async function stampLedgers(
+  ctx: TsaContext,
+  now: () => number = () => performance.now(),
+): Promise<TsaDayResult[]> {
   const { config, tsa } = ctx;
   if (tsa.urls.length === 0) return [];
-  const days = readState(config.archive, config.logOrigin).days.filter((d) => readOptional(config.archive, tsrPath(d.date, 0)) === undefined);
+  const days = readState(config.archive, config.logOrigin).days.filter(
+    (d) => readOptional(config.archive, tsrPath(d.date, 0)) === undefined,
+  );
   const results: TsaDayResult[] = [];
   if (ctx.schedule) {
     const book = new RetryBook(path.join(stateDir(config), TSA_RETRY_FILE));
     const bounds = { days: tsa.daysPerRun, runMs: tsa.runMs, stopAfterFailures: Infinity };
-    const run = await retryRun(book, days.map((day) => ({ key: day.date, date: day.date, day })), bounds, { ...ctx.schedule, elapsed: ctx.schedule.elapsed ?? now }, 'time-stamping', async ({ day }) => {
-      const result = await stampDay(ctx, day);
-      results.push(result);
-      if (result.outcome === 'stamped') return null;
-      return `fewer than TSA_MIN (${tsa.min}) good answers: ${result.failures.map((f) => `${f.tsa}: ${f.reason}`).join('; ')}`;
-    });
+    const run = await retryRun(
+      book,
+      days.map((day) => ({ key: day.date, date: day.date, day })),
+      bounds,
+      { ...ctx.schedule, elapsed: ctx.schedule.elapsed ?? now },
+      'time-stamping',
+      async ({ day }) => {
+        const result = await stampDay(ctx, day);
+        results.push(result);
+        if (result.outcome === 'stamped') return null;
+        return `fewer than TSA_MIN (${tsa.min}) good answers: ${result.failures.map((f) => `${f.tsa}: ${f.reason}`).join('; ')}`;
+      },
+    );
     for (const r of results) {
       const next = run.delayed.get(r.date);
-      if (next) r.reason = `${r.reason!.replace(/, asked again at the next run$/, '')}; next attempt at ${next.toISOString()}`;
+      if (next)
+        r.reason = `${r.reason!.replace(/, asked again at the next run$/, '')}; next attempt at ${next.toISOString()}`;
     }
     const waiting = new Set(days.map((d) => d.date));
     book.retain((key) => waiting.has(key));
@@ -124,7 +151,10 @@ export async function stampLedgers(ctx: TsaContext, now: () => number = () => pe
     if (now() - started >= tsa.runMs) break;
     results.push(await stampDay(ctx, day));
   }
-  if (results.length < days.length) ctx.progress?.(`${days.length - results.length} more day${days.length - results.length === 1 ? '' : 's'} without a token: asked at the next run`);
+  if (results.length < days.length)
+    ctx.progress?.(
+      `${days.length - results.length} more day${days.length - results.length === 1 ? '' : 's'} without a token: asked at the next run`,
+    );
   return results;
 }
 
@@ -132,13 +162,20 @@ async function stampDay(ctx: TsaContext, day: DayRecord): Promise<TsaDayResult> 
   const digest = fromHex(day.sha256, 'ledger sha256');
   const answers = await Promise.all(ctx.tsa.urls.map((url) => ask(url, digest, ctx.tsa.timeoutMs)));
   const good = answers.filter((a): a is Extract<typeof a, { der: Uint8Array }> => 'der' in a);
-  const failures = answers.filter((a): a is Extract<typeof a, { reason: string }> => 'reason' in a).map((a) => ({ tsa: a.url, reason: a.reason }));
+  const failures = answers
+    .filter((a): a is Extract<typeof a, { reason: string }> => 'reason' in a)
+    .map((a) => ({ tsa: a.url, reason: a.reason }));
   if (good.length < ctx.tsa.min) {
     const reason = `${good.length} good answer${good.length === 1 ? '' : 's'}, TSA_MIN is ${ctx.tsa.min}; nothing published, asked again at the next run`;
     ctx.progress?.(`${day.date}: not time-stamped — ${reason}`);
     return { date: day.date, outcome: 'failed', tokens: [], failures, reason };
   }
-  const tokens = good.map((a, n) => ({ tsa: a.url, file: tsrPath(day.date, n), genTime: a.facts.genTime.toISOString(), tsaName: a.facts.tsaName }));
+  const tokens = good.map((a, n) => ({
+    tsa: a.url,
+    file: tsrPath(day.date, n),
+    genTime: a.facts.genTime.toISOString(),
+    tsaName: a.facts.tsaName,
+  }));
   withLock(path.join(path.dirname(path.resolve(ctx.config.db)), 'archive.lock'), () => {
     // In order: a run killed between two files leaves the first tokens (each complete: temp file and rename);
     // the day then counts as time-stamped, with fewer tokens than the others got.
@@ -152,7 +189,11 @@ async function stampDay(ctx: TsaContext, day: DayRecord): Promise<TsaDayResult> 
 const MAX_TSA_ANSWER = 1 << 20;
 
 /** One request to one TSA: the checked answer, or why there is none. */
-async function ask(url: string, digest: Uint8Array, timeoutMs: number): Promise<{ url: string; der: Uint8Array; facts: TokenFacts } | { url: string; reason: string }> {
+async function ask(
+  url: string,
+  digest: Uint8Array,
+  timeoutMs: number,
+): Promise<{ url: string; der: Uint8Array; facts: TokenFacts } | { url: string; reason: string }> {
   const nonce = crypto.randomBytes(8);
   let res: BoundedResponse;
   try {
@@ -165,7 +206,12 @@ async function ask(url: string, digest: Uint8Array, timeoutMs: number): Promise<
     });
   } catch (err) {
     if (!(err instanceof NetworkError)) throw err;
-    const reason = err.reason === 'timeout' ? `no answer within ${timeoutMs} ms` : err.reason === 'unreachable' ? `no answer (${err.detail})` : err.detail;
+    const reason =
+      err.reason === 'timeout'
+        ? `no answer within ${timeoutMs} ms`
+        : err.reason === 'unreachable'
+          ? `no answer (${err.detail})`
+          : err.detail;
     return { url, reason };
   }
   if (res.status !== 200) return { url, reason: `HTTP ${res.status} ${res.statusText}` };
@@ -181,7 +227,11 @@ async function ask(url: string, digest: Uint8Array, timeoutMs: number): Promise<
  * For `timeseal verify`: every published token of every day checked against the day's ledger digest, and, when
  * the operator publishes keys/tsa-ca.pem, against that chain. A day's tokens are numbered without gaps.
  */
-export async function checkTimeStamps(reader: ArchiveReader, caPem: string | undefined, days: readonly DayRecord[]): Promise<{ problems: string[]; checked: number; notes: string[] }> {
+export async function checkTimeStamps(
+  reader: ArchiveReader,
+  caPem: string | undefined,
+  days: readonly DayRecord[],
+): Promise<{ problems: string[]; checked: number; notes: string[] }> {
   const problems: string[] = [];
   const notes: string[] = [];
   let checked = 0;
@@ -205,6 +255,9 @@ export async function checkTimeStamps(reader: ArchiveReader, caPem: string | und
       }
     }
   }
-  if (checked > 0 && trusted.length === 0) notes.push(`${checked} RFC 3161 token${checked === 1 ? '' : 's'} checked without a CA chain (publish keys/${TSA_CA_FILE} to check the TSA's chain too)`);
+  if (checked > 0 && trusted.length === 0)
+    notes.push(
+      `${checked} RFC 3161 token${checked === 1 ? '' : 's'} checked without a CA chain (publish keys/${TSA_CA_FILE} to check the TSA's chain too)`,
+    );
   return { problems, checked, notes };
 }

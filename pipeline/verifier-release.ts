@@ -40,7 +40,11 @@ export interface ReleaseOptions {
 /** The version the page declares in <meta name="generator" content="Timeseal offline verifier X">. */
 export function verifierVersion(html: string): string {
   const m = /<meta name="generator" content="Timeseal offline verifier ([0-9A-Za-z.+-]+)">/.exec(html);
-  if (!m) throw new FormatError('offline verifier', 'no <meta name="generator" content="Timeseal offline verifier VERSION"> in the page');
+  if (!m)
+    throw new FormatError(
+      'offline verifier',
+      'no <meta name="generator" content="Timeseal offline verifier VERSION"> in the page',
+    );
   return m[1]!;
 }
 
@@ -73,7 +77,9 @@ export async function releaseVerifier(options: ReleaseOptions): Promise<{ releas
     ledger_date: utcDate(options.now),
   };
   // Enqueue first: a listed release is always one whose hash is committed to the queue.
-  await options.store.submissions.enqueue([{ hash: sha256, submittedAt: options.now, fileName: `offline-verifier.html ${version}`, source: 'import' }]);
+  await options.store.submissions.enqueue([
+    { hash: sha256, submittedAt: options.now, fileName: `offline-verifier.html ${version}`, source: 'import' },
+  ]);
   const next: VerifierReleases = { ...current, releases: [...current.releases, release] };
   writeMutable(options.archive, VERIFIER_ARCHIVE_PATH, `${JSON.stringify(next, null, 2)}\n`);
   return { release, added: true };

@@ -60,9 +60,21 @@ beforeAll(async () => {
     const store = openSqliteStore(config.db, { db });
     const signing = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
     for (const [day, size] of SIZES.entries()) {
-      const hashes = Array.from({ length: size }, (_, i) => crypto.createHash('sha256').update(`${day}-${i}`).digest('hex'));
-      enqueue(db, hashes.map((hash, i) => ({ hash, submittedAt: new Date(FIRST_DAY + day * DAY_MS + i * 1000), source: 'import' as const })));
-      await publishLedgers({ config, store, keys: signing, clock: () => new Date(FIRST_DAY + (day + 1) * DAY_MS + 60_000) }, { date: date(day) });
+      const hashes = Array.from({ length: size }, (_, i) =>
+        crypto.createHash('sha256').update(`${day}-${i}`).digest('hex'),
+      );
+      enqueue(
+        db,
+        hashes.map((hash, i) => ({
+          hash,
+          submittedAt: new Date(FIRST_DAY + day * DAY_MS + i * 1000),
+          source: 'import' as const,
+        })),
+      );
+      await publishLedgers(
+        { config, store, keys: signing, clock: () => new Date(FIRST_DAY + (day + 1) * DAY_MS + 60_000) },
+        { date: date(day) },
+      );
       if (day === BASE_DAYS - 1) {
         base = {
           days: parseDays(read(config.archive, DAYS_PATH)).days,
@@ -89,7 +101,9 @@ describe('verifyArchive from a verified base', () => {
     expect(from.filesChecked).toBeLessThan(whole.filesChecked);
     // A merged segment covers days of the base: its records were read again, and it was checked.
     const head = parseIndexHead(read(config.archive, INDEX_HEAD_PATH));
-    expect(head.segments.some((s) => !base.segments.has(segmentPath(s)) && s.from < base.days.at(-1)!.treeSize)).toBe(true);
+    expect(head.segments.some((s) => !base.segments.has(segmentPath(s)) && s.from < base.days.at(-1)!.treeSize)).toBe(
+      true,
+    );
   });
 
   it('names a changed tile of a new day, and a changed merged segment that covers days of the base', async () => {
@@ -100,7 +114,9 @@ describe('verifyArchive from a verified base', () => {
     expect(tileReport.problems).toContain(`${tile}: differs from the tile recomputed from the ledgers`);
 
     const head = parseIndexHead(read(config.archive, INDEX_HEAD_PATH));
-    const merged = segmentPath(head.segments.find((s) => !base.segments.has(segmentPath(s)) && s.from < base.days.at(-1)!.treeSize)!);
+    const merged = segmentPath(
+      head.segments.find((s) => !base.segments.has(segmentPath(s)) && s.from < base.days.at(-1)!.treeSize)!,
+    );
     const segmentReport = await verifyArchive(folderReader(tampered(merged)), keys(), { from: base });
     expect(segmentReport.problems).toEqual([`${merged}: index segment differs from the ledgers`]);
   });

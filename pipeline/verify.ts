@@ -30,13 +30,28 @@ import {
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
-import { encodeSegmentHeader, INDEX_HEAD_PATH, parseIndexHead, segmentBits, segmentPath, type IndexHead } from '../core/index-segments.ts';
+import {
+  encodeSegmentHeader,
+  INDEX_HEAD_PATH,
+  parseIndexHead,
+  segmentBits,
+  segmentPath,
+  type IndexHead,
+} from '../core/index-segments.ts';
 import { encodeShard, hashPrefix, indexJsonChunks, type ShardRecord } from '../core/index-shard.ts';
 import { isDate, isIsoTime, parseLedgerColumns } from '../core/ledger.ts';
 import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
 import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { leafHash } from '../core/merkle.ts';
-import { appendLeaves, encodeEntryBundle, entryBundlePath, parseEntryBundle, tileHashReader, tilePath, TILE_WIDTH } from '../core/tiles.ts';
+import {
+  appendLeaves,
+  encodeEntryBundle,
+  entryBundlePath,
+  parseEntryBundle,
+  tileHashReader,
+  tilePath,
+  TILE_WIDTH,
+} from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { checkCosignatures } from './witness.ts';
 import { checkTimeStamps } from './tsa.ts';
@@ -75,7 +90,11 @@ export interface VerifiedBase {
   recheckOts: ReadonlySet<string>;
 }
 
-export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, options: VerifyOptions = {}): Promise<VerifyReport> {
+export async function verifyArchive(
+  reader: ArchiveReader,
+  keys: PublicKeySet,
+  options: VerifyOptions = {},
+): Promise<VerifyReport> {
   const problems: string[] = [];
   const notes: string[] = [];
   let filesChecked = 0;
@@ -107,7 +126,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       const root = fromHex(rootHex);
       const sha = fromHex(shaHex);
       const calendar = calendarTreeOf(parseDetached(ots), root, sha);
-      if (!equalBytes(calendar.message, dayCommitment(root, sha))) throw new Error('does not reach the day commitment SHA-256(R || F)');
+      if (!equalBytes(calendar.message, dayCommitment(root, sha)))
+        throw new Error('does not reach the day commitment SHA-256(R || F)');
       if (walkAttestations(calendar).length === 0) throw new Error('holds no attestation');
     } catch (err) {
       problems.push(`${ledgerOtsPath(date)}: ${(err as Error).message}`);
@@ -182,7 +202,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       const ledger = await read(ledgerPath(day.date));
       if (ledger === undefined) return report({ days: state.days.length });
       const { hashes, ms } = parseLedgerColumns(ledger);
-      for (let i = Math.max(0, records.base - day.firstIndex); i < ms.length; i++) records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
+      for (let i = Math.max(0, records.base - day.firstIndex); i < ms.length; i++)
+        records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
     }
   }
 
@@ -198,7 +219,16 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     if (!ledgerBytes || !ecdsaSignature || !mldsaSignature || !signaturesMeta || !checkpoint) break;
     let verified;
     try {
-      verified = verifyDayFilesColumns(day.date, { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint }, keys, { hasher: nodeSha256, mu: mldsaMu, checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)) });
+      verified = verifyDayFilesColumns(
+        day.date,
+        { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint },
+        keys,
+        {
+          hasher: nodeSha256,
+          mu: mldsaMu,
+          checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
+        },
+      );
     } catch (err) {
       problems.push(`${day.date}: ${(err as Error).message}`);
       break;
@@ -206,7 +236,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     // The day's ledger in columns (40 bytes an entry), each entry's hash a view into them.
     const { head: ledger, hashes, ms } = verified.ledger;
     const expect = (what: string, want: unknown, got: unknown) => {
-      if (JSON.stringify(want) !== JSON.stringify(got)) problems.push(`${day.date}: ${what}: expected ${JSON.stringify(want)} != got ${JSON.stringify(got)}`);
+      if (JSON.stringify(want) !== JSON.stringify(got))
+        problems.push(`${day.date}: ${what}: expected ${JSON.stringify(want)} != got ${JSON.stringify(got)}`);
     };
     expect('ledger sha256 (days.json)', day.sha256, verified.sha256);
     expect('origin (days.json)', state.origin, ledger.origin);
@@ -226,7 +257,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       else tiles.delete(`${t.level}/${t.index}`);
       const rel = tilePath(t.level, t.index, t.width);
       const published = await read(rel);
-      if (published && !equalBytes(published, t.data)) problems.push(`${rel}: differs from the tile recomputed from the ledgers`);
+      if (published && !equalBytes(published, t.data))
+        problems.push(`${rel}: differs from the tile recomputed from the ledgers`);
     }
     // Entry bundles start with the entries carried over from the previous day's partial bundle.
     const bundleEntry = (k: number) => (k < carried.length ? carried[k]! : entry(k - carried.length));
@@ -236,7 +268,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       const chunk = Array.from({ length: Math.min(TILE_WIDTH, bundled - start) }, (_, j) => bundleEntry(start + j));
       const rel = entryBundlePath(firstBundle + start / TILE_WIDTH, chunk.length);
       const published = await read(rel);
-      if (published && !equalBytes(published, encodeEntryBundle(chunk))) problems.push(`${rel}: differs from the ledger's entries`);
+      if (published && !equalBytes(published, encodeEntryBundle(chunk)))
+        problems.push(`${rel}: differs from the ledger's entries`);
     }
     const rest = (size + n) % TILE_WIDTH;
     carried = Array.from({ length: rest }, (_, j) => bundleEntry(bundled - rest + j).slice());
@@ -249,7 +282,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     rootHex = computedRoot;
     previous = { date: day.date, sha256: verified.sha256 };
   }
-  for (const day of base?.days ?? []) if (base!.recheckOts.has(day.date)) await checkOts(day.date, day.root, day.sha256);
+  for (const day of base?.days ?? [])
+    if (base!.recheckOts.has(day.date)) await checkOts(day.date, day.root, day.sha256);
   if (problems.length > 0) return report({ days: state.days.length, treeSize: size, root: rootHex });
 
   // The latest checkpoint and the index head follow days.json (written after it, in this order: head, then
@@ -263,7 +297,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
     const latest = await reader.read(CHECKPOINT_PATH);
     const ownCheckpoint = await reader.read(dayCheckpointPath(last.date));
     // The latest checkpoint is the last day's followed by the witnesses' cosignatures of it, when there are.
-    const dayCheckpoint = ownCheckpoint && withCosignatures(ownCheckpoint, await reader.read(cosignaturesPath(last.date)));
+    const dayCheckpoint =
+      ownCheckpoint && withCosignatures(ownCheckpoint, await reader.read(cosignaturesPath(last.date)));
     if (latest !== undefined) filesChecked++;
     if (latest === undefined || (dayCheckpoint !== undefined && !equalBytes(latest, dayCheckpoint))) {
       let earlier: string | undefined;
@@ -273,7 +308,9 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       }
       if (latest === undefined || earlier !== undefined) {
         checkpointBehind = true;
-        notes.push(`${CHECKPOINT_PATH}: ${latest === undefined ? 'missing' : `the checkpoint of ${earlier}`}, not yet of the last published day ${last.date} (a build stopped after its commit point; the next \`timeseal ledger build\` completes it)`);
+        notes.push(
+          `${CHECKPOINT_PATH}: ${latest === undefined ? 'missing' : `the checkpoint of ${earlier}`}, not yet of the last published day ${last.date} (a build stopped after its commit point; the next \`timeseal ledger build\` completes it)`,
+        );
       } else {
         problems.push(`${CHECKPOINT_PATH}: is not the checkpoint of the last day ${last.date}`);
       }
@@ -283,7 +320,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   // The index: the head must name segments that cover the published leaves exactly, on day boundaries, and
   // every segment file must be exactly its fan-out table and the records of its leaves, shard by shard.
   const headRaw = checkpointBehind ? await reader.read(INDEX_HEAD_PATH) : await read(INDEX_HEAD_PATH);
-  if (headRaw === undefined && checkpointBehind && size > 0) notes.push(`${INDEX_HEAD_PATH}: missing, not yet written for the published days (the next build writes it)`);
+  if (headRaw === undefined && checkpointBehind && size > 0)
+    notes.push(`${INDEX_HEAD_PATH}: missing, not yet written for the published days (the next build writes it)`);
   let head: IndexHead | undefined;
   if (headRaw) {
     if (checkpointBehind) filesChecked++;
@@ -291,10 +329,14 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       head = parseIndexHead(fromUtf8(headRaw, INDEX_HEAD_PATH));
       const boundaries = new Set([0, ...state.days.map((d) => d.treeSize)]);
       if (head.treeSize < size && checkpointBehind && boundaries.has(head.treeSize)) {
-        notes.push(`${INDEX_HEAD_PATH}: covers ${head.treeSize} of the ${size} published leaves (the next build indexes the rest)`);
-      } else if (head.treeSize !== size) throw new Error(`tree_size ${head.treeSize} != the published tree size ${size}`);
+        notes.push(
+          `${INDEX_HEAD_PATH}: covers ${head.treeSize} of the ${size} published leaves (the next build indexes the rest)`,
+        );
+      } else if (head.treeSize !== size)
+        throw new Error(`tree_size ${head.treeSize} != the published tree size ${size}`);
       for (const segment of head.segments) {
-        if (!boundaries.has(segment.from) || !boundaries.has(segment.to)) throw new Error(`segment ${segment.from}-${segment.to} does not begin and end on day boundaries`);
+        if (!boundaries.has(segment.from) || !boundaries.has(segment.to))
+          throw new Error(`segment ${segment.from}-${segment.to} does not begin and end on day boundaries`);
       }
     } catch (err) {
       problems.push(`${INDEX_HEAD_PATH}: ${(err as Error).message}`);
@@ -332,7 +374,8 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
       const chunks = function* () {
         for (let prefix = 0; prefix < 2 ** all.bits; prefix++) yield all.encode(prefix);
       };
-      if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks)))) problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
+      if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks))))
+        problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
     }
   }
   // Witness cosignatures: every D.cosignatures judged with D.checkpoint as every reader judges them
@@ -351,13 +394,19 @@ export async function verifyArchive(reader: ArchiveReader, keys: PublicKeySet, o
   const status = await reader.read(OTS_STATUS_PATH);
   // A status file, re-derived by every build after its days: a build killed after its last checkpoint but
   // before this file leaves it missing, and the next run writes it (crash.test.ts hit that window).
-  if (status === undefined) notes.push(`${OTS_STATUS_PATH}: missing, not yet written for the published days (the next build writes it)`);
+  if (status === undefined)
+    notes.push(`${OTS_STATUS_PATH}: missing, not yet written for the published days (the next build writes it)`);
   if (status) {
     filesChecked++;
     try {
       const s = JSON.parse(fromUtf8(status)) as Record<string, unknown>;
       const okDate = s.latest_ots_ok === '' || (typeof s.latest_ots_ok === 'string' && isDate(s.latest_ots_ok));
-      if (!okDate || typeof s.last_update !== 'string' || !isIsoTime(s.last_update) || !Number.isSafeInteger(s.queue_size)) {
+      if (
+        !okDate ||
+        typeof s.last_update !== 'string' ||
+        !isIsoTime(s.last_update) ||
+        !Number.isSafeInteger(s.queue_size)
+      ) {
         problems.push(`${OTS_STATUS_PATH}: fields have the wrong form`);
       }
     } catch {
@@ -400,7 +449,11 @@ class RecordColumns {
    * The records of leaves [from, to) grouped by the first `bits` bits of their hash (a counting sort on the
    * prefix), each group sorted by (hash, leaf index); a group's shard is encoded when asked for, not kept.
    */
-  byShard(from: number, to: number, bits: number): { bits: number; counts: Uint32Array; encode(prefix: number): Uint8Array } {
+  byShard(
+    from: number,
+    to: number,
+    bits: number,
+  ): { bits: number; counts: Uint32Array; encode(prefix: number): Uint8Array } {
     const { hashes, ms, base } = this;
     from -= base;
     to -= base;
@@ -418,7 +471,8 @@ class RecordColumns {
       }
       return a - b;
     };
-    for (let p = 0; p + 1 < starts.length; p++) if (starts[p + 1]! - starts[p]! > 1) order.subarray(starts[p], starts[p + 1]).sort(compare);
+    for (let p = 0; p + 1 < starts.length; p++)
+      if (starts[p + 1]! - starts[p]! > 1) order.subarray(starts[p], starts[p + 1]).sort(compare);
     const counts = new Uint32Array(2 ** bits);
     for (let p = 0; p < counts.length; p++) counts[p] = starts[p + 1]! - starts[p]!;
     return {
@@ -440,7 +494,11 @@ class RecordColumns {
  * the current index head the base has not verified, or the base's size when there is none (a head that cannot be
  * read is reported where the head is checked).
  */
-async function firstUnverifiedLeaf(reader: ArchiveReader, base: VerifiedBase | undefined, size: number): Promise<number> {
+async function firstUnverifiedLeaf(
+  reader: ArchiveReader,
+  base: VerifiedBase | undefined,
+  size: number,
+): Promise<number> {
   if (base === undefined) return 0;
   let first = size;
   try {
@@ -460,7 +518,7 @@ async function sameAsChunks(file: AsyncIterable<Uint8Array>, chunks: Iterable<st
   const text = chunks[Symbol.iterator]();
   let expected: Uint8Array = new Uint8Array(0);
   for await (const piece of file) {
-    for (let offset = 0; offset < piece.length; ) {
+    for (let offset = 0; offset < piece.length;) {
       if (expected.length === 0) {
         const next = text.next();
         if (next.done) return false;

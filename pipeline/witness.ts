@@ -17,10 +17,31 @@
 // `<database folder>/witness-retry.json`); a new day's checkpoint is asked at once. By hand, every witness is asked.
 import fs from 'node:fs';
 import path from 'node:path';
-import { CHECKPOINT_PATH, cosignaturesPath, dayCheckpointPath, withCosignatures, type DayRecord } from '../core/archive.ts';
+import {
+  CHECKPOINT_PATH,
+  cosignaturesPath,
+  dayCheckpointPath,
+  withCosignatures,
+  type DayRecord,
+} from '../core/archive.ts';
 import { parseCheckpoint } from '../core/checkpoint.ts';
-import { NOTE_TYPE_ED25519_COSIGNATURE, NOTE_TYPE_MLDSA44_COSIGNATURE, parseVkey, readTimestamp, vkeyVerifier, type Vkey } from '../core/cosignature.ts';
-import { describeQuorum, encodeWitnessPolicy as encodePolicy, judgeCheckpoint, parseWitnessPolicy, readWitnessPolicy, type CosignatureVerdict, type WitnessPolicy } from '../core/witness-policy.ts';
+import {
+  NOTE_TYPE_ED25519_COSIGNATURE,
+  NOTE_TYPE_MLDSA44_COSIGNATURE,
+  parseVkey,
+  readTimestamp,
+  vkeyVerifier,
+  type Vkey,
+} from '../core/cosignature.ts';
+import {
+  describeQuorum,
+  encodeWitnessPolicy as encodePolicy,
+  judgeCheckpoint,
+  parseWitnessPolicy,
+  readWitnessPolicy,
+  type CosignatureVerdict,
+  type WitnessPolicy,
+} from '../core/witness-policy.ts';
 import { concatBytes, fromUtf8, toBase64, utf8 } from '../core/encoding.ts';
 import { consistencyProof } from '../core/merkle.ts';
 import { parseNote, type NoteVerifier } from '../core/note.ts';
@@ -66,7 +87,8 @@ export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): Witness
   const witnesses: Witness[] = [];
   for (const entry of raw === '' ? [] : raw.split(',')) {
     const parts = entry.trim().split(/\s+/);
-    if (parts.length !== 2) throw new UsageError(`TIMESEAL_WITNESSES: each entry is "<vkey> <URL>", got ${JSON.stringify(entry.trim())}`);
+    if (parts.length !== 2)
+      throw new UsageError(`TIMESEAL_WITNESSES: each entry is "<vkey> <URL>", got ${JSON.stringify(entry.trim())}`);
     const [text, url] = parts as [string, string];
     let vkey: Vkey;
     try {
@@ -75,10 +97,14 @@ export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): Witness
       throw new UsageError(`TIMESEAL_WITNESSES: ${(err as Error).message} (${text.slice(0, 40)}…)`);
     }
     if (vkey.type !== NOTE_TYPE_MLDSA44_COSIGNATURE && vkey.type !== NOTE_TYPE_ED25519_COSIGNATURE) {
-      throw new UsageError(`TIMESEAL_WITNESSES: ${vkey.name} is not a cosigner key (type 0x04 Ed25519 or 0x06 ML-DSA-44)`);
+      throw new UsageError(
+        `TIMESEAL_WITNESSES: ${vkey.name} is not a cosigner key (type 0x04 Ed25519 or 0x06 ML-DSA-44)`,
+      );
     }
-    if (!/^https?:\/\/[^\s/]+/.test(url)) throw new UsageError(`TIMESEAL_WITNESSES: ${vkey.name}'s URL must start with http:// or https://, got ${url}`);
-    if (witnesses.some((w) => w.vkey.name === vkey.name && w.vkey.keyId === vkey.keyId)) throw new UsageError(`TIMESEAL_WITNESSES names ${vkey.name} twice`);
+    if (!/^https?:\/\/[^\s/]+/.test(url))
+      throw new UsageError(`TIMESEAL_WITNESSES: ${vkey.name}'s URL must start with http:// or https://, got ${url}`);
+    if (witnesses.some((w) => w.vkey.name === vkey.name && w.vkey.keyId === vkey.keyId))
+      throw new UsageError(`TIMESEAL_WITNESSES names ${vkey.name} twice`);
     witnesses.push({ vkey, text, url: url.replace(/\/+$/, ''), verifier: vkeyVerifier(vkey) });
   }
   const quorumText = env.TIMESEAL_WITNESS_QUORUM;
@@ -86,17 +112,26 @@ export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): Witness
   if (quorumText !== undefined && quorumText !== '') {
     quorum = Number(quorumText);
     if (!Number.isInteger(quorum) || quorum < 1 || quorum > Math.max(1, witnesses.length)) {
-      throw new UsageError(`TIMESEAL_WITNESS_QUORUM must be a whole number from 1 to the ${witnesses.length} witnesses of TIMESEAL_WITNESSES, got ${JSON.stringify(quorumText)}`);
+      throw new UsageError(
+        `TIMESEAL_WITNESS_QUORUM must be a whole number from 1 to the ${witnesses.length} witnesses of TIMESEAL_WITNESSES, got ${JSON.stringify(quorumText)}`,
+      );
     }
   }
   const timeout = Number(env.TIMESEAL_WITNESS_TIMEOUT_MS ?? 10_000);
-  if (!Number.isInteger(timeout) || timeout < 1) throw new UsageError(`TIMESEAL_WITNESS_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TIMESEAL_WITNESS_TIMEOUT_MS)}`);
+  if (!Number.isInteger(timeout) || timeout < 1)
+    throw new UsageError(
+      `TIMESEAL_WITNESS_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TIMESEAL_WITNESS_TIMEOUT_MS)}`,
+    );
   return { witnesses, quorum, timeoutMs: timeout };
 }
 
 /** keys/witnesses in the tlog-policy format: the log's vkey (when given), the witnesses with their URLs, the quorum. */
 export function encodeWitnessPolicy(config: WitnessConfig, logVkey?: string): string {
-  return encodePolicy({ ...(logVkey === undefined ? {} : { log: logVkey }), witnesses: config.witnesses.map((w) => ({ text: w.text, url: w.url })), threshold: config.quorum });
+  return encodePolicy({
+    ...(logVkey === undefined ? {} : { log: logVkey }),
+    witnesses: config.witnesses.map((w) => ({ text: w.text, url: w.url })),
+    threshold: config.quorum,
+  });
 }
 
 /** The vkeys of keys/witnesses.retired (empty without the file); a malformed line throws naming it. */
@@ -124,7 +159,10 @@ function cosignatureLines(text: string): string[] {
  * are still checked with the key of their time, and count for no quorum. A key still in the policy is not
  * added twice.
  */
-export function withRetiredWitnesses(policy: WitnessPolicy, retired: ReturnType<typeof parseRetiredWitnesses>): WitnessPolicy {
+export function withRetiredWitnesses(
+  policy: WitnessPolicy,
+  retired: ReturnType<typeof parseRetiredWitnesses>,
+): WitnessPolicy {
   const extra = retired
     .filter((r) => !policy.witnesses.some((w) => w.text === r.text))
     .map((r, i) => ({ name: `${r.vkey.name} (retired ${r.date}, #${i + 1})`, vkey: r.vkey, text: r.text }));
@@ -137,7 +175,9 @@ export function withRetiredWitnesses(policy: WitnessPolicy, retired: ReturnType<
  * its vkey. Throws when the lines are not signature lines.
  */
 export function judgeDay(checkpoint: Uint8Array, cosignatures: string, policy: WitnessPolicy): CosignatureVerdict {
-  return judgeCheckpoint(policy, checkpoint, cosignatures, (w, text, signature) => vkeyVerifier(w.vkey).verify(text, signature));
+  return judgeCheckpoint(policy, checkpoint, cosignatures, (w, text, signature) =>
+    vkeyVerifier(w.vkey).verify(text, signature),
+  );
 }
 
 /**
@@ -152,7 +192,12 @@ export async function checkCosignatures(
   policyText: string | undefined,
   days: readonly DayRecord[],
   retiredText?: string,
-): Promise<{ problems: string[]; checked: number; notes: string[]; verdicts: Array<{ date: string; verdict: CosignatureVerdict }> }> {
+): Promise<{
+  problems: string[];
+  checked: number;
+  notes: string[];
+  verdicts: Array<{ date: string; verdict: CosignatureVerdict }>;
+}> {
   const problems: string[] = [];
   const notes: string[] = [];
   const verdicts: Array<{ date: string; verdict: CosignatureVerdict }> = [];
@@ -189,11 +234,16 @@ export async function checkCosignatures(
       problems.push(`${bytes === undefined ? dayCheckpointPath(day.date) : rel}: ${(err as Error).message}`);
     }
   }
-  if (unknown > 0) notes.push(`${unknown} cosignature line${unknown === 1 ? '' : 's'} from keys in neither keys/${WITNESS_POLICY_FILE} nor keys/${RETIRED_WITNESSES_FILE}, not checked`);
+  if (unknown > 0)
+    notes.push(
+      `${unknown} cosignature line${unknown === 1 ? '' : 's'} from keys in neither keys/${WITNESS_POLICY_FILE} nor keys/${RETIRED_WITNESSES_FILE}, not checked`,
+    );
   const latest = verdicts.at(-1);
   if (policy !== undefined && latest !== undefined && latest.date === days.at(-1)?.date && !latest.verdict.met) {
     const names = latest.verdict.cosigned.map((c) => c.witness).join(', ') || 'none';
-    notes.push(`${latest.date}: the witness policy's quorum (${describeQuorum(policy)}) is not met yet (cosigned by: ${names}); the hourly cosigning step asks again`);
+    notes.push(
+      `${latest.date}: the witness policy's quorum (${describeQuorum(policy)}) is not met yet (cosigned by: ${names}); the hourly cosigning step asks again`,
+    );
   }
   return { problems, checked, notes, verdicts };
 }
@@ -210,7 +260,10 @@ export interface WitnessContext {
 /** The schedule's retry records of cosigning, by day and witness (`YYYY-MM-DD name+keyid`). */
 export const WITNESS_RETRY_FILE = 'witness-retry.json';
 
-export function witnessContextOf(c: { config: Config; clock: Clock; progress(message: string): void }, env: NodeJS.ProcessEnv = process.env): WitnessContext {
+export function witnessContextOf(
+  c: { config: Config; clock: Clock; progress(message: string): void },
+  env: NodeJS.ProcessEnv = process.env,
+): WitnessContext {
   return { config: c.config, witness: loadWitnessConfig(env), clock: c.clock, progress: c.progress };
 }
 
@@ -252,7 +305,14 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
   const archive = config.archive;
   const state = readState(archive, config.logOrigin);
   const last = state.days.at(-1);
-  const report: CosignReport = { date: last?.date ?? null, treeSize: last?.treeSize ?? 0, quorum: witness.quorum, cosigned: [], failures: [], met: false };
+  const report: CosignReport = {
+    date: last?.date ?? null,
+    treeSize: last?.treeSize ?? 0,
+    quorum: witness.quorum,
+    cosigned: [],
+    failures: [],
+    met: false,
+  };
   if (witness.witnesses.length === 0) return { ...report, met: true };
   const policy = publishPolicy(config, witness, ctx.clock().toISOString().slice(0, 10));
   if (!last) return report;
@@ -262,8 +322,11 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
   // lists the configured witnesses in their order, so the i-th witness of the policy is witness.witnesses[i].
   const judged = (text: string): Set<Witness> => {
     const verdict = judgeDay(checkpoint, text, policy);
-    if (verdict.problems.length > 0) throw new Error(`${cosignaturesPath(last.date)}: ${verdict.problems.map((p) => p.reason).join('; ')}`);
-    return new Set(verdict.cosigned.map((c) => witness.witnesses[policy.witnesses.findIndex((w) => w.name === c.witness)]!));
+    if (verdict.problems.length > 0)
+      throw new Error(`${cosignaturesPath(last.date)}: ${verdict.problems.map((p) => p.reason).join('; ')}`);
+    return new Set(
+      verdict.cosigned.map((c) => witness.witnesses[policy.witnesses.findIndex((w) => w.name === c.witness)]!),
+    );
   };
   const existing = fromUtf8(readOptional(archive, cosignaturesPath(last.date)) ?? new Uint8Array(0));
   const already = judged(existing);
@@ -277,7 +340,10 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
       const key = `${last.date} ${keyOf(w)}`;
       if (book && at && !book.due(key, at)) {
         const e = book.get(key)!;
-        report.failures.push({ witness: w.vkey.name, reason: `not asked: ${e.failures} failure${e.failures === 1 ? '' : 's'} (${e.reason}); next attempt at ${e.next}` });
+        report.failures.push({
+          witness: w.vkey.name,
+          reason: `not asked: ${e.failures} failure${e.failures === 1 ? '' : 's'} (${e.reason}); next attempt at ${e.next}`,
+        });
         return;
       }
       try {
@@ -290,7 +356,16 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
         report.failures.push({ witness: w.vkey.name, reason });
         if (book && at && ctx.schedule) {
           const next = book.failed(key, reason, at);
-          ctx.schedule.warn({ date: last.date, witness: w.vkey.name, failures: book.get(key)!.failures, retry_at: next.toISOString(), reason }, `cosigning delayed: ${last.date}: ${w.vkey.name}: ${reason}, retrying at ${next.toISOString()}`);
+          ctx.schedule.warn(
+            {
+              date: last.date,
+              witness: w.vkey.name,
+              failures: book.get(key)!.failures,
+              retry_at: next.toISOString(),
+              reason,
+            },
+            `cosigning delayed: ${last.date}: ${w.vkey.name}: ${reason}, retrying at ${next.toISOString()}`,
+          );
         }
       }
     }),
@@ -318,7 +393,9 @@ export async function cosignLatest(ctx: WitnessContext): Promise<CosignReport> {
   const signed = judged(final);
   report.cosigned = witness.witnesses.filter((w) => signed.has(w)).map((w) => w.vkey.name);
   report.met = judgeDay(checkpoint, final, policy).met;
-  ctx.progress?.(`${last.date}: ${report.cosigned.length} of ${witness.witnesses.length} witnesses cosigned (${witness.quorum} required)`);
+  ctx.progress?.(
+    `${last.date}: ${report.cosigned.length} of ${witness.witnesses.length} witnesses cosigned (${witness.quorum} required)`,
+  );
   return report;
 }
 
@@ -358,7 +435,12 @@ function publishPolicy(config: Config, witness: WitnessConfig, today: string): W
     const retiredText = readKeyFile(config, RETIRED_WITNESSES_FILE) ?? '';
     const known = new Set(parseRetiredWitnesses(retiredText).map((r) => r.text));
     const gone = before.filter((t) => !witness.witnesses.some((w) => w.text === t) && !known.has(t));
-    if (gone.length > 0) writeKeyFile(config, RETIRED_WITNESSES_FILE, `${retiredText}${gone.map((t) => `retired ${today} ${t}\n`).join('')}`);
+    if (gone.length > 0)
+      writeKeyFile(
+        config,
+        RETIRED_WITNESSES_FILE,
+        `${retiredText}${gone.map((t) => `retired ${today} ${t}\n`).join('')}`,
+      );
   }
   writeKeyFile(config, WITNESS_POLICY_FILE, text);
   return policy;
@@ -368,7 +450,13 @@ function publishPolicy(config: Config, witness: WitnessConfig, today: string): W
  * One add-checkpoint exchange (and, on 409, one more from the size the witness names): returns the witness's
  * verified cosignature line of `checkpoint`, or throws with the reason.
  */
-async function askWitness(ctx: WitnessContext, w: Witness, checkpoint: Uint8Array, day: DayRecord, states: StateFile): Promise<string> {
+async function askWitness(
+  ctx: WitnessContext,
+  w: Witness,
+  checkpoint: Uint8Array,
+  day: DayRecord,
+  states: StateFile,
+): Promise<string> {
   const size = day.treeSize;
   let old = Math.min(states[keyOf(w)] ?? 0, size);
   for (let attempt = 0; ; attempt++) {
@@ -376,9 +464,16 @@ async function askWitness(ctx: WitnessContext, w: Witness, checkpoint: Uint8Arra
     const url = `${w.url}/add-checkpoint`;
     let res: BoundedResponse;
     try {
-      res = await boundedFetch(url, { method: 'POST', body, headers: { 'content-type': 'text/plain; charset=utf-8' }, timeoutMs: ctx.witness.timeoutMs, maxBytes: MAX_WITNESS_ANSWER });
+      res = await boundedFetch(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+        timeoutMs: ctx.witness.timeoutMs,
+        maxBytes: MAX_WITNESS_ANSWER,
+      });
     } catch (err) {
-      if (err instanceof NetworkError && err.reason === 'unreachable') throw new Error(`${url}: no answer (${err.detail})`);
+      if (err instanceof NetworkError && err.reason === 'unreachable')
+        throw new Error(`${url}: no answer (${err.detail})`);
       throw err;
     }
     const text = new TextDecoder().decode(res.body);
@@ -386,11 +481,15 @@ async function askWitness(ctx: WitnessContext, w: Witness, checkpoint: Uint8Arra
       const theirs = /^(0|[1-9]\d*)\n$/.exec(text);
       if (theirs === null) throw new Error(`409 without a tree size (${JSON.stringify(text.slice(0, 80))})`);
       const seen = Number(theirs[1]);
-      if (seen > size) throw new Error(`the witness has cosigned tree size ${seen}, larger than this log's ${size}: a fork or a rollback; nothing published`);
+      if (seen > size)
+        throw new Error(
+          `the witness has cosigned tree size ${seen}, larger than this log's ${size}: a fork or a rollback; nothing published`,
+        );
       old = seen;
       continue;
     }
-    if (res.status !== 200) throw new Error(`HTTP ${res.status} from ${url}: ${text.trim().slice(0, 200) || res.statusText}`);
+    if (res.status !== 200)
+      throw new Error(`HTTP ${res.status} from ${url}: ${text.trim().slice(0, 200) || res.statusText}`);
     // Witnesses stamp with their real clocks: compared with this machine's real clock, not TIMESEAL_NOW.
     return verifiedLine(w, checkpoint, text, Date.now());
   }
@@ -418,7 +517,9 @@ export const COSIGNATURE_FUTURE_SECONDS = 86_400;
 export function futureCosignature(signature: Uint8Array, nowMs: number): string | null {
   const time = readTimestamp(signature);
   if (time === null) return 'its timestamp is beyond any date';
-  return time > nowMs / 1000 + COSIGNATURE_FUTURE_SECONDS ? `its timestamp ${time} is more than a day in the future` : null;
+  return time > nowMs / 1000 + COSIGNATURE_FUTURE_SECONDS
+    ? `its timestamp ${time} is more than a day in the future`
+    : null;
 }
 
 function verifiedLine(w: Witness, checkpoint: Uint8Array, answer: string, nowMs: number): string {
@@ -433,10 +534,15 @@ function verifiedLine(w: Witness, checkpoint: Uint8Array, answer: string, nowMs:
   const lines = answer.slice(0, -1).split('\n');
   for (const [i, sig] of parsed.signatures.entries()) {
     if (sig.name !== w.vkey.name || sig.keyId !== w.verifier.keyId) continue;
-    if (!w.verifier.verify(utf8(text), sig.signature)) throw new Error(`its ${w.verifier.algorithm} line does not verify against this checkpoint (tree size ${parseCheckpoint(text).size}); not published`);
+    if (!w.verifier.verify(utf8(text), sig.signature))
+      throw new Error(
+        `its ${w.verifier.algorithm} line does not verify against this checkpoint (tree size ${parseCheckpoint(text).size}); not published`,
+      );
     const future = futureCosignature(sig.signature, nowMs);
     if (future !== null) throw new Error(`its line is signed, but ${future}; not published`);
     return lines[i]!;
   }
-  throw new Error(`no line from ${w.vkey.name} (key id ${w.verifier.keyId.toString(16).padStart(8, '0')}) in the answer`);
+  throw new Error(
+    `no line from ${w.vkey.name} (key id ${w.verifier.keyId.toString(16).padStart(8, '0')}) in the answer`,
+  );
 }

@@ -19,10 +19,11 @@ export function bundleOf(p: ProofFile): ProofBundle | null {
 export function bitcoinHeights(bundle: ProofBundle | null): number[] {
   if (bundle?.ots == null) return [];
   try {
-    const heights = walkAttestations(parseDetached(fromBase64(bundle.ots)).timestamp).flatMap((a) => (a.attestation.kind === 'bitcoin' ? [a.attestation.height] : []));
+    const heights = walkAttestations(parseDetached(fromBase64(bundle.ots)).timestamp).flatMap((a) =>
+      a.attestation.kind === 'bitcoin' ? [a.attestation.height] : [],
+    );
     return [...new Set(heights)].sort((a, b) => a - b);
   } catch {
     return [];
   }
 }
-

@@ -50,7 +50,11 @@ export class VerifyCache {
     const key = `${this.#keyId(keys)}\n${origin}\n${note}`;
     let known = this.#checkpoints.get(key);
     if (known === undefined) {
-      known = verifyCheckpoint(note, [ecdsaNoteVerifier(origin, keys.set.ecdsa), mldsaNoteVerifier(origin, keys.set.mldsa)], { origin });
+      known = verifyCheckpoint(
+        note,
+        [ecdsaNoteVerifier(origin, keys.set.ecdsa), mldsaNoteVerifier(origin, keys.set.mldsa)],
+        { origin },
+      );
       this.#checkpoints.set(key, known);
     }
     return known;
@@ -83,20 +87,40 @@ export class VerifyCache {
     }
     const hash = normalizeHashHex(bundle.hash);
     const fp = keyFingerprints(keys.set);
-    if (fp.ecdsa !== bundle.keys.ecdsaP256Fingerprint) throw new MismatchError('ECDSA P-256 key fingerprint', fp.ecdsa, bundle.keys.ecdsaP256Fingerprint);
-    if (fp.mldsa !== bundle.keys.mlDsa65Fingerprint) throw new MismatchError('ML-DSA-65 key fingerprint', fp.mldsa, bundle.keys.mlDsa65Fingerprint);
-    if (known.size !== bundle.treeSize) throw new MismatchError('tree size (checkpoint vs bundle)', String(known.size), String(bundle.treeSize));
+    if (fp.ecdsa !== bundle.keys.ecdsaP256Fingerprint)
+      throw new MismatchError('ECDSA P-256 key fingerprint', fp.ecdsa, bundle.keys.ecdsaP256Fingerprint);
+    if (fp.mldsa !== bundle.keys.mlDsa65Fingerprint)
+      throw new MismatchError('ML-DSA-65 key fingerprint', fp.mldsa, bundle.keys.mlDsa65Fingerprint);
+    if (known.size !== bundle.treeSize)
+      throw new MismatchError('tree size (checkpoint vs bundle)', String(known.size), String(bundle.treeSize));
     const { firstIndex, entryCount } = bundle.ledger;
-    if (firstIndex + entryCount !== bundle.treeSize) throw new MismatchError('ledger range end (first_index + entry_count vs tree_size)', String(bundle.treeSize), String(firstIndex + entryCount));
-    if (bundle.leafIndex < firstIndex || bundle.leafIndex >= bundle.treeSize) throw new FormatError('leaf_index', `${bundle.leafIndex} is outside the day's leaves ${firstIndex}…${bundle.treeSize - 1}`);
-    if (utcDate(Date.parse(bundle.submittedAt)) !== bundle.date) throw new MismatchError('date of submitted_at', bundle.date, utcDate(Date.parse(bundle.submittedAt)));
+    if (firstIndex + entryCount !== bundle.treeSize)
+      throw new MismatchError(
+        'ledger range end (first_index + entry_count vs tree_size)',
+        String(bundle.treeSize),
+        String(firstIndex + entryCount),
+      );
+    if (bundle.leafIndex < firstIndex || bundle.leafIndex >= bundle.treeSize)
+      throw new FormatError(
+        'leaf_index',
+        `${bundle.leafIndex} is outside the day's leaves ${firstIndex}…${bundle.treeSize - 1}`,
+      );
+    if (utcDate(Date.parse(bundle.submittedAt)) !== bundle.date)
+      throw new MismatchError('date of submitted_at', bundle.date, utcDate(Date.parse(bundle.submittedAt)));
     const path = bundle.inclusionPath.map((h, i) => fromHex(h, `inclusion_path[${i}]`));
     try {
       verifyInclusion(leafHash(fromHex(hash)), bundle.leafIndex, bundle.treeSize, path, known.root);
     } catch (err) {
       throw withContext('inclusion proof', err);
     }
-    return { hash, date: bundle.date, submittedAt: bundle.submittedAt, origin: known.origin, treeSize: known.size, root: toHex(known.root) };
+    return {
+      hash,
+      date: bundle.date,
+      submittedAt: bundle.submittedAt,
+      origin: known.origin,
+      treeSize: known.size,
+      root: toHex(known.root),
+    };
   }
 }
 

@@ -41,16 +41,32 @@ export function checkpointLines(note: string, origin: string, keys: LoadedKeys):
   const verifiers = logVerifiers(origin, keys.set);
   const { verified } = verifyNoteSignatures(note, verifiers);
   const algorithms = verified.map((v) => v.algorithm);
-  if (!algorithms.includes('ECDSA-P256-SHA256') || !algorithms.includes('ML-DSA-65')) throw new Error('the checkpoint lacks a verified ECDSA P-256 or ML-DSA-65 line of the log');
-  if (algorithms.includes('Ed25519') !== algorithms.includes('ML-DSA-44 cosignature')) throw new Error('the checkpoint has one of the Ed25519 and ML-DSA-44 lines without the other');
+  if (!algorithms.includes('ECDSA-P256-SHA256') || !algorithms.includes('ML-DSA-65'))
+    throw new Error('the checkpoint lacks a verified ECDSA P-256 or ML-DSA-65 line of the log');
+  if (algorithms.includes('Ed25519') !== algorithms.includes('ML-DSA-44 cosignature'))
+    throw new Error('the checkpoint has one of the Ed25519 and ML-DSA-44 lines without the other');
   const signers = verified.map((v) => SIGNER_NAMES[v.algorithm] ?? v.algorithm);
   if (keys.policy === null) return { signers, witnesses: null };
   // The bundle's checkpoint carries the log's lines (checked above with the pinned keys; the judgement leaves
   // them alone) and the witnesses' lines in one note.
-  const verdict = judgeCheckpoint(keys.policy, note, undefined, (w, text, sig) => vkeyVerifier(w.vkey).verify(text, sig));
-  const cosigned = verdict.cosigned.map((c) => ({ name: c.witness, time: c.time === null || c.time === 0 || c.time > 8.64e12 ? null : new Date(c.time * 1000).toISOString() }));
+  const verdict = judgeCheckpoint(keys.policy, note, undefined, (w, text, sig) =>
+    vkeyVerifier(w.vkey).verify(text, sig),
+  );
+  const cosigned = verdict.cosigned.map((c) => ({
+    name: c.witness,
+    time: c.time === null || c.time === 0 || c.time > 8.64e12 ? null : new Date(c.time * 1000).toISOString(),
+  }));
   const unknown = verdict.ignored.filter((i) => i.reason !== 'log').length;
-  return { signers, witnesses: { required: keys.policy.quorum !== 'none', met: verdict.met, cosigned, unknown, problems: verdict.problems.map((p) => p.reason) } };
+  return {
+    signers,
+    witnesses: {
+      required: keys.policy.quorum !== 'none',
+      met: verdict.met,
+      cosigned,
+      unknown,
+      problems: verdict.problems.map((p) => p.reason),
+    },
+  };
 }
 
 export interface OtsFacts {
@@ -60,7 +76,8 @@ export interface OtsFacts {
   pending: string[];
 }
 
-const sameOp = (a: OtsOp, b: OtsOp): boolean => a.kind === b.kind && (!('argument' in a) || ('argument' in b && equalBytes(a.argument, b.argument)));
+const sameOp = (a: OtsOp, b: OtsOp): boolean =>
+  a.kind === b.kind && (!('argument' in a) || ('argument' in b && equalBytes(a.argument, b.argument)));
 
 /**
  * Reads a bundle's per-hash `.ots` (docs/FORMAT.md §8): it must start at the hash, follow the inclusion path to
@@ -70,18 +87,32 @@ const sameOp = (a: OtsOp, b: OtsOp): boolean => a.kind === b.kind && (!('argumen
 export function readBundleOts(bundle: ProofBundle, root: string): OtsFacts {
   const detached = parseDetached(fromBase64(bundle.ots!, 'ots'));
   if (detached.fileHashOp !== 'sha256' || toHex(detached.timestamp.message) !== bundle.hash) {
-    throw new Error(`the .ots starts at ${detached.fileHashOp} ${toHex(detached.timestamp.message)}, not at the hash ${bundle.hash}`);
+    throw new Error(
+      `the .ots starts at ${detached.fileHashOp} ${toHex(detached.timestamp.message)}, not at the hash ${bundle.hash}`,
+    );
   }
   const ledgerSha = fromHex(bundle.ledger.sha256);
-  const ops = [...inclusionPathOps(bundle.leafIndex, bundle.treeSize, bundle.inclusionPath.map((h) => fromHex(h))), appendOp(ledgerSha), SHA256_OP];
+  const ops = [
+    ...inclusionPathOps(
+      bundle.leafIndex,
+      bundle.treeSize,
+      bundle.inclusionPath.map((h) => fromHex(h)),
+    ),
+    appendOp(ledgerSha),
+    SHA256_OP,
+  ];
   let node: Timestamp = detached.timestamp;
   for (const op of ops) {
     const branch = node.ops.find((b) => sameOp(b.op, op));
-    if (branch === undefined) throw new Error("the .ots does not follow the inclusion path through the checkpoint root and the ledger file's SHA-256");
+    if (branch === undefined)
+      throw new Error(
+        "the .ots does not follow the inclusion path through the checkpoint root and the ledger file's SHA-256",
+      );
     node = branch.timestamp;
   }
   const commitment = dayCommitment(fromHex(root), ledgerSha);
-  if (!equalBytes(node.message, commitment)) throw new Error(`the .ots reaches ${toHex(node.message)}, not the day's commitment ${toHex(commitment)}`);
+  if (!equalBytes(node.message, commitment))
+    throw new Error(`the .ots reaches ${toHex(node.message)}, not the day's commitment ${toHex(commitment)}`);
   const bitcoin: OtsFacts['bitcoin'] = [];
   const pending: string[] = [];
   for (const { message, attestation } of walkAttestations(node)) {

@@ -26,7 +26,11 @@ export class TimesealClientError extends Error {
   readonly status?: number;
   /** Seconds the server asked to wait before trying again (its Retry-After), when it said. */
   readonly retryAfter?: number;
-  constructor(code: ClientErrorCode, message: string, options?: { cause?: unknown; status?: number; retryAfter?: number }) {
+  constructor(
+    code: ClientErrorCode,
+    message: string,
+    options?: { cause?: unknown; status?: number; retryAfter?: number },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'TimesealClientError';
     this.code = code;
@@ -37,7 +41,13 @@ export class TimesealClientError extends Error {
 
 /** `err` as a TimesealClientError: itself, or wrapped with `code` (an AbortError becomes 'aborted'). */
 export function asClientError(err: unknown, code: ClientErrorCode, context?: string): TimesealClientError {
-  if (err instanceof TimesealClientError) return context === undefined ? err : new TimesealClientError(err.code, `${context}: ${err.message}`, { cause: err, ...(err.status === undefined ? {} : { status: err.status }) });
+  if (err instanceof TimesealClientError)
+    return context === undefined
+      ? err
+      : new TimesealClientError(err.code, `${context}: ${err.message}`, {
+          cause: err,
+          ...(err.status === undefined ? {} : { status: err.status }),
+        });
   const name = (err as { name?: string } | null)?.name;
   const message = err instanceof Error ? err.message : String(err);
   const kind: ClientErrorCode = name === 'AbortError' || name === 'TimeoutError' ? 'aborted' : code;
@@ -49,12 +59,17 @@ export function asClientError(err: unknown, code: ClientErrorCode, context?: str
  * the connection broke, a request's deadline passed, or it answered 429 or 5xx. Asking again later may succeed.
  */
 export function isTemporary(err: TimesealClientError): boolean {
-  return err.code === 'network' || err.code === 'aborted' || (err.code === 'http' && err.status !== undefined && (err.status === 429 || err.status >= 500));
+  return (
+    err.code === 'network' ||
+    err.code === 'aborted' ||
+    (err.code === 'http' && err.status !== undefined && (err.status === 429 || err.status >= 500))
+  );
 }
 
 /** Throws an 'aborted' error when `signal` has fired. */
 export function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new TimesealClientError('aborted', `aborted: ${reasonText(signal.reason)}`, { cause: signal.reason });
+  if (signal?.aborted)
+    throw new TimesealClientError('aborted', `aborted: ${reasonText(signal.reason)}`, { cause: signal.reason });
 }
 
 function reasonText(reason: unknown): string {

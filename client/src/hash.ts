@@ -24,13 +24,21 @@ interface Sha256State {
 }
 
 /** Node's crypto module when the platform offers it without an import, else undefined. */
-const nodeCrypto = ((globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process?.getBuiltinModule?.('crypto') ?? undefined) as { createHash(algorithm: 'sha256'): Sha256State } | undefined;
+const nodeCrypto = ((
+  globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }
+).process?.getBuiltinModule?.('crypto') ?? undefined) as { createHash(algorithm: 'sha256'): Sha256State } | undefined;
 
 /** The SHA-256 of everything a stream yields (a web ReadableStream, a Node stream, any async iterable of bytes). */
-export async function hashStream(source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>, options: HashStreamOptions = {}): Promise<string> {
+export async function hashStream(
+  source: AsyncIterable<Uint8Array> | ReadableStream<Uint8Array>,
+  options: HashStreamOptions = {},
+): Promise<string> {
   const h: Sha256State = nodeCrypto?.createHash('sha256') ?? sha256.create();
   let total = 0;
-  const iterable: AsyncIterable<Uint8Array> = Symbol.asyncIterator in source ? (source as AsyncIterable<Uint8Array>) : readerIterable(source as ReadableStream<Uint8Array>);
+  const iterable: AsyncIterable<Uint8Array> =
+    Symbol.asyncIterator in source
+      ? (source as AsyncIterable<Uint8Array>)
+      : readerIterable(source as ReadableStream<Uint8Array>);
   for await (const chunk of iterable) {
     throwIfAborted(options.signal);
     h.update(chunk);
@@ -55,6 +63,10 @@ async function* readerIterable(stream: ReadableStream<Uint8Array>): AsyncGenerat
 
 /** `text` as a SHA-256 hash (lower-case), or a 'usage' error naming `what`. */
 export function checkHash(text: string, what = 'hash'): string {
-  if (!isHashHex(text)) throw new TimesealClientError('usage', `${what}: expected a SHA-256 hash of 64 hexadecimal characters, got ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}`);
+  if (!isHashHex(text))
+    throw new TimesealClientError(
+      'usage',
+      `${what}: expected a SHA-256 hash of 64 hexadecimal characters, got ${JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text)}`,
+    );
   return text.toLowerCase();
 }

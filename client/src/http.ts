@@ -48,7 +48,8 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
  * are; network failures after the last attempt throw a 'network' error, a cancellation an 'aborted' one.
  */
 export async function request(url: string, init: RequestInit, options: HttpOptions = {}): Promise<Response> {
-  if (options.fetch === undefined && typeof globalThis.fetch !== 'function') throw new TimesealClientError('usage', 'this platform has no fetch: pass options.fetch');
+  if (options.fetch === undefined && typeof globalThis.fetch !== 'function')
+    throw new TimesealClientError('usage', 'this platform has no fetch: pass options.fetch');
   // The platform's fetch is called as a plain function of the global object, as browsers require.
   const doFetch: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const attempts = options.attempts ?? 4;
@@ -56,7 +57,13 @@ export async function request(url: string, init: RequestInit, options: HttpOptio
   for (let attempt = 1; ; attempt++) {
     throwIfAborted(options.signal);
     const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(new TimesealClientError('aborted', `no answer from ${url} within ${options.timeoutMs ?? 30_000} ms`)), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () =>
+        deadline.abort(
+          new TimesealClientError('aborted', `no answer from ${url} within ${options.timeoutMs ?? 30_000} ms`),
+        ),
+      options.timeoutMs ?? 30_000,
+    );
     const onAbort = () => deadline.abort(options.signal?.reason);
     options.signal?.addEventListener('abort', onAbort, { once: true });
     let res: Response;
@@ -67,7 +74,9 @@ export async function request(url: string, init: RequestInit, options: HttpOptio
       const timedOut = deadline.signal.aborted;
       if (attempt >= attempts || timedOut) {
         const reason = timedOut ? (deadline.signal.reason as Error).message : (err as Error).message + causeText(err);
-        throw new TimesealClientError(timedOut ? 'aborted' : 'network', `${init.method ?? 'GET'} ${url}: ${reason}`, { cause: err });
+        throw new TimesealClientError(timedOut ? 'aborted' : 'network', `${init.method ?? 'GET'} ${url}: ${reason}`, {
+          cause: err,
+        });
       }
       await sleep(500 * 2 ** (attempt - 1), options.signal);
       continue;
@@ -97,7 +106,8 @@ export async function errorText(res: Response): Promise<string> {
   const text = await res.text().catch(() => '');
   try {
     const body = JSON.parse(text) as { message?: unknown; error?: unknown };
-    const said = typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : undefined;
+    const said =
+      typeof body.message === 'string' ? body.message : typeof body.error === 'string' ? body.error : undefined;
     if (said !== undefined) return said;
   } catch {
     // not JSON
@@ -109,7 +119,10 @@ export async function errorText(res: Response): Promise<string> {
 export async function httpError(res: Response, what: string): Promise<TimesealClientError> {
   const retryAfter = retryAfterSeconds(res);
   const code = res.status === 404 ? 'not-found' : 'http';
-  return new TimesealClientError(code, `${what}: HTTP ${res.status}: ${await errorText(res)}`, { status: res.status, ...(retryAfter === undefined ? {} : { retryAfter }) });
+  return new TimesealClientError(code, `${what}: HTTP ${res.status}: ${await errorText(res)}`, {
+    status: res.status,
+    ...(retryAfter === undefined ? {} : { retryAfter }),
+  });
 }
 
 /** A server base URL as the client keeps it: http(s), no trailing slash, no query. */
@@ -118,9 +131,14 @@ export function normalizeServer(url: string): string {
   try {
     u = new URL(url);
   } catch {
-    throw new TimesealClientError('usage', `not a URL: ${JSON.stringify(url)} (expected e.g. https://timeseal.example)`);
+    throw new TimesealClientError(
+      'usage',
+      `not a URL: ${JSON.stringify(url)} (expected e.g. https://timeseal.example)`,
+    );
   }
-  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new TimesealClientError('usage', `the server URL must be http or https: ${url}`);
-  if (u.search || u.hash) throw new TimesealClientError('usage', `the server URL must have no query or fragment: ${url}`);
+  if (u.protocol !== 'http:' && u.protocol !== 'https:')
+    throw new TimesealClientError('usage', `the server URL must be http or https: ${url}`);
+  if (u.search || u.hash)
+    throw new TimesealClientError('usage', `the server URL must have no query or fragment: ${url}`);
   return `${u.origin}${u.pathname}`.replace(/\/+$/, '');
 }

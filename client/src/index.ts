@@ -10,7 +10,15 @@ export { upgrade, DEFAULT_HEADERS_FROM, type UpgradeOptions, type UpgradeResult 
 export { verify, type VerifyOptions } from './verify.ts';
 export { VerifyCache } from './cache.ts';
 export { describeProof } from './info.ts';
-export { emptyTrust, parseTrust, encodeTrust, pinServer, fetchKeyFiles, keyFilesFrom, type PinResult } from './trust.ts';
+export {
+  emptyTrust,
+  parseTrust,
+  encodeTrust,
+  pinServer,
+  fetchKeyFiles,
+  keyFilesFrom,
+  type PinResult,
+} from './trust.ts';
 export {
   PROOF_FILE_FORMAT,
   TRUST_FORMAT,

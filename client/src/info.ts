@@ -35,7 +35,15 @@ export async function describeProof(proof: ProofFile): Promise<ProofInfo> {
     submittedAt: proof.submittedAt,
     ledgerDate: proof.ledgerDate,
     receipt,
-    ledger: bundle === null ? null : { date: bundle.date, leafIndex: bundle.leafIndex, treeSize: bundle.treeSize, origin: parseCheckpoint(parseNote(bundle.checkpoint).text).origin },
+    ledger:
+      bundle === null
+        ? null
+        : {
+            date: bundle.date,
+            leafIndex: bundle.leafIndex,
+            treeSize: bundle.treeSize,
+            origin: parseCheckpoint(parseNote(bundle.checkpoint).text).origin,
+          },
     ots,
     headers: proof.headers.map((h) => h.height),
     updatedAt: proof.updatedAt,

@@ -33,13 +33,16 @@ export function loadKeys(files: KeyFiles): LoadedKeys {
     if (raw.length !== MLDSA_PUBLIC_KEY_SIZE) throw new Error(`${raw.length} bytes, expected ${MLDSA_PUBLIC_KEY_SIZE}`);
     return raw;
   });
-  const ed25519Vkey = files.ed25519Vkey === undefined ? null : named('ed25519.vkey', () => parseVkey(files.ed25519Vkey!));
-  const mldsa44Vkey = files.mldsa44Vkey === undefined ? null : named('mldsa44.vkey', () => parseVkey(files.mldsa44Vkey!));
-  const tsaRoots = files.tsaRootPem === undefined ? [] : named('timeseal-tsa-root.pem', () => pemCertificates(files.tsaRootPem!));
-  const policy = files.witnessPolicy === undefined ? null : named('witnesses', () => readWitnessPolicy(files.witnessPolicy!));
+  const ed25519Vkey =
+    files.ed25519Vkey === undefined ? null : named('ed25519.vkey', () => parseVkey(files.ed25519Vkey!));
+  const mldsa44Vkey =
+    files.mldsa44Vkey === undefined ? null : named('mldsa44.vkey', () => parseVkey(files.mldsa44Vkey!));
+  const tsaRoots =
+    files.tsaRootPem === undefined ? [] : named('timeseal-tsa-root.pem', () => pemCertificates(files.tsaRootPem!));
+  const policy =
+    files.witnessPolicy === undefined ? null : named('witnesses', () => readWitnessPolicy(files.witnessPolicy!));
   const set: PublicKeySet = { ecdsa, mldsa };
   if (ed25519Vkey !== null) set.ed25519 = ed25519Vkey.publicKey;
   if (mldsa44Vkey !== null) set.mldsa44 = mldsa44Vkey.publicKey;
   return { set, ed25519Vkey, mldsa44Vkey, tsaRoots, policy };
 }
-

@@ -6,7 +6,12 @@
  * call at a time, even when `emit` is async). The first error thrown by `work` or `emit` stops the taking of new
  * items and is thrown once the work in flight has settled.
  */
-export async function mapInOrder<T, R>(items: readonly T[], limit: number, work: (item: T, index: number) => Promise<R>, emit?: (result: R, index: number) => void | Promise<void>): Promise<R[]> {
+export async function mapInOrder<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T, index: number) => Promise<R>,
+  emit?: (result: R, index: number) => void | Promise<void>,
+): Promise<R[]> {
   const results: R[] = new Array<R>(items.length);
   const done: boolean[] = new Array<boolean>(items.length).fill(false);
   let next = 0;

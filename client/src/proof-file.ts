@@ -6,7 +6,19 @@ import { TimesealClientError } from './errors.ts';
 import { bitcoinHeights, bundleOf } from './bundle.ts';
 import { PROOF_FILE_FORMAT, type HeaderRecord, type ProofFile, type ProofStage } from './types.ts';
 
-const FIELDS = ['format', 'hash', 'file', 'server', 'submittedAt', 'ledgerDate', 'receipt', 'bundle', 'consistency', 'headers', 'updatedAt'] as const;
+const FIELDS = [
+  'format',
+  'hash',
+  'file',
+  'server',
+  'submittedAt',
+  'ledgerDate',
+  'receipt',
+  'bundle',
+  'consistency',
+  'headers',
+  'updatedAt',
+] as const;
 
 /** The file name the client writes next to a document: `<name>.timeseal.json`. */
 export const PROOF_SUFFIX = '.timeseal.json';
@@ -39,12 +51,14 @@ export function parseProofFile(text: string): ProofFile {
     throw new TimesealClientError('invalid', `proof file: not valid JSON (${(err as Error).message})`, { cause: err });
   }
   if (!isObject(raw)) return bad('(top)', 'expected an object');
-  if (raw.format !== PROOF_FILE_FORMAT) return bad('format', `expected "${PROOF_FILE_FORMAT}", got ${JSON.stringify(raw.format)}`);
+  if (raw.format !== PROOF_FILE_FORMAT)
+    return bad('format', `expected "${PROOF_FILE_FORMAT}", got ${JSON.stringify(raw.format)}`);
   const extra = Object.keys(raw).filter((k) => !(FIELDS as readonly string[]).includes(k));
   if (extra.length > 0) bad(extra[0]!, 'unknown field');
   const missing = FIELDS.filter((k) => !(k in raw));
   if (missing.length > 0) bad(missing[0]!, 'missing');
-  const hash = typeof raw.hash === 'string' && HEX64.test(raw.hash) ? raw.hash : bad('hash', 'expected 64 lower-case hex digits');
+  const hash =
+    typeof raw.hash === 'string' && HEX64.test(raw.hash) ? raw.hash : bad('hash', 'expected 64 lower-case hex digits');
   if (typeof raw.server !== 'string' || !/^https?:\/\//.test(raw.server)) bad('server', 'expected an http(s) URL');
   const receipt = nullableString(raw, 'receipt', (s) => {
     try {
@@ -57,14 +71,29 @@ export function parseProofFile(text: string): ProofFile {
   let consistency: ProofFile['consistency'] = null;
   if (raw.consistency !== null) {
     const c = raw.consistency;
-    if (!isObject(c) || typeof c.checkpoint !== 'string' || !Array.isArray(c.proof) || !c.proof.every((h) => typeof h === 'string' && HEX64.test(h)) || Object.keys(c).length !== 2) {
+    if (
+      !isObject(c) ||
+      typeof c.checkpoint !== 'string' ||
+      !Array.isArray(c.proof) ||
+      !c.proof.every((h) => typeof h === 'string' && HEX64.test(h)) ||
+      Object.keys(c).length !== 2
+    ) {
       bad('consistency', 'expected {"checkpoint": text, "proof": [hex…]} or null');
     }
     consistency = { checkpoint: (c as { checkpoint: string }).checkpoint, proof: (c as { proof: string[] }).proof };
   }
   if (!Array.isArray(raw.headers)) bad('headers', 'expected an array');
   const headers = (raw.headers as unknown[]).map((h, i): HeaderRecord => {
-    if (!isObject(h) || !Number.isSafeInteger(h.height) || (h.height as number) < 0 || typeof h.hash !== 'string' || !HEX64.test(h.hash) || typeof h.header !== 'string' || !/^[0-9a-f]{160}$/.test(h.header) || Object.keys(h).length !== 3) {
+    if (
+      !isObject(h) ||
+      !Number.isSafeInteger(h.height) ||
+      (h.height as number) < 0 ||
+      typeof h.hash !== 'string' ||
+      !HEX64.test(h.hash) ||
+      typeof h.header !== 'string' ||
+      !/^[0-9a-f]{160}$/.test(h.header) ||
+      Object.keys(h).length !== 3
+    ) {
       return bad(`headers[${i}]`, 'expected {"height", "hash" (64 hex), "header" (160 hex)}');
     }
     return { height: h.height as number, hash: h.hash, header: h.header };
@@ -85,7 +114,17 @@ export function parseProofFile(text: string): ProofFile {
 }
 
 /** A new proof file for a submission's answer. */
-export function newProofFile(fields: { hash: string; server: string; file?: string | null; submittedAt?: string | null; ledgerDate?: string | null; receipt?: string | null }, now: Date = new Date()): ProofFile {
+export function newProofFile(
+  fields: {
+    hash: string;
+    server: string;
+    file?: string | null;
+    submittedAt?: string | null;
+    ledgerDate?: string | null;
+    receipt?: string | null;
+  },
+  now: Date = new Date(),
+): ProofFile {
   return {
     format: PROOF_FILE_FORMAT,
     hash: fields.hash,

@@ -83,7 +83,15 @@ export async function stamp(hashes: readonly string[], options: StampOptions): P
     if (interrupted !== null) return;
     interrupted = error;
     for (const hash of unique) {
-      if (!results.has(hash) && !inFlight.has(hash)) await deliver({ hash, ok: false, error: new TimesealClientError(error.code, `not sent: ${error.message}`, { cause: error, ...(error.status === undefined ? {} : { status: error.status }) }) });
+      if (!results.has(hash) && !inFlight.has(hash))
+        await deliver({
+          hash,
+          ok: false,
+          error: new TimesealClientError(error.code, `not sent: ${error.message}`, {
+            cause: error,
+            ...(error.status === undefined ? {} : { status: error.status }),
+          }),
+        });
     }
   };
   let rest = unique;
@@ -134,7 +142,15 @@ export async function stamp(hashes: readonly string[], options: StampOptions): P
 async function single(server: string, hash: string, wantReceipt: boolean, http: HttpOptions): Promise<StampResult> {
   const url = `${server}${SINGLE_ROUTE}`;
   try {
-    const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(wantReceipt ? { hash, receipt: true } : { hash }) }, http);
+    const res = await request(
+      url,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(wantReceipt ? { hash, receipt: true } : { hash }),
+      },
+      http,
+    );
     if (res.status !== 201 && res.status !== 200) throw await httpError(res, `POST ${url}`);
     return accepted(hash, (await res.json()) as Accepted, wantReceipt, `POST ${url}`);
   } catch (err) {
@@ -148,16 +164,32 @@ async function single(server: string, hash: string, wantReceipt: boolean, http: 
  * One batch request; null when the server has no batch route (404, 405) or answers in a shape this client does
  * not read, so the caller falls back to single requests. Per-hash refusals become failed results.
  */
-async function batchRequest(server: string, hashes: string[], wantReceipt: boolean, http: HttpOptions): Promise<StampResult[] | null> {
+async function batchRequest(
+  server: string,
+  hashes: string[],
+  wantReceipt: boolean,
+  http: HttpOptions,
+): Promise<StampResult[] | null> {
   const url = `${server}${BATCH_ROUTE}`;
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(wantReceipt ? { hashes, receipt: true } : { hashes }) }, http);
+  const res = await request(
+    url,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(wantReceipt ? { hashes, receipt: true } : { hashes }),
+    },
+    http,
+  );
   if (res.status === 404 || res.status === 405) {
     await res.body?.cancel().catch(() => {});
     return null;
   }
   if (res.status >= 400) {
     const retryAfter = retryAfterSeconds(res);
-    const error = new TimesealClientError('http', `POST ${url}: HTTP ${res.status}: ${await errorText(res)}`, { status: res.status, ...(retryAfter === undefined ? {} : { retryAfter }) });
+    const error = new TimesealClientError('http', `POST ${url}: HTTP ${res.status}: ${await errorText(res)}`, {
+      status: res.status,
+      ...(retryAfter === undefined ? {} : { retryAfter }),
+    });
     return hashes.map((hash) => ({ hash, ok: false, error }));
   }
   // A body cut short (the server killed while it answered) is a broken connection, thrown to the caller as one; a
@@ -173,26 +205,63 @@ async function batchRequest(server: string, hashes: string[], wantReceipt: boole
   const top = body as { results: unknown[]; submittedAt?: unknown; ledgerDate?: unknown };
   const byHash = new Map<string, Record<string, unknown>>();
   for (const item of top.results) {
-    if (typeof item === 'object' && item !== null && typeof (item as { hash?: unknown }).hash === 'string') byHash.set((item as { hash: string }).hash.toLowerCase(), item as Record<string, unknown>);
+    if (typeof item === 'object' && item !== null && typeof (item as { hash?: unknown }).hash === 'string')
+      byHash.set((item as { hash: string }).hash.toLowerCase(), item as Record<string, unknown>);
   }
   return hashes.map((hash) => {
     const item = byHash.get(hash);
-    if (item === undefined) return { hash, ok: false, error: new TimesealClientError('http', `POST ${url}: the answer says nothing about ${hash}`) };
+    if (item === undefined)
+      return {
+        hash,
+        ok: false,
+        error: new TimesealClientError('http', `POST ${url}: the answer says nothing about ${hash}`),
+      };
     // accepted and already: stored by this batch (with its receipt when asked); invalid: refused.
     if (item.status !== 'accepted' && item.status !== 'already') {
-      return { hash, ok: false, error: new TimesealClientError('http', `POST ${url}: ${hash}: ${typeof item.error === 'string' ? item.error : `status ${String(item.status)}`}`) };
+      return {
+        hash,
+        ok: false,
+        error: new TimesealClientError(
+          'http',
+          `POST ${url}: ${hash}: ${typeof item.error === 'string' ? item.error : `status ${String(item.status)}`}`,
+        ),
+      };
     }
-    return accepted(hash, { hash: item.hash, submittedAt: item.submittedAt ?? top.submittedAt, ledgerDate: item.ledgerDate ?? top.ledgerDate, receipt: item.receipt }, wantReceipt, `POST ${url}`);
+    return accepted(
+      hash,
+      {
+        hash: item.hash,
+        submittedAt: item.submittedAt ?? top.submittedAt,
+        ledgerDate: item.ledgerDate ?? top.ledgerDate,
+        receipt: item.receipt,
+      },
+      wantReceipt,
+      `POST ${url}`,
+    );
   });
 }
 
 function accepted(hash: string, body: Accepted, wantReceipt: boolean, what: string): StampResult {
   const answered = typeof body.hash === 'string' ? body.hash.toLowerCase() : hash;
-  if (answered !== hash) return { hash, ok: false, error: new TimesealClientError('http', `${what}: answered for another hash (${answered})`) };
+  if (answered !== hash)
+    return {
+      hash,
+      ok: false,
+      error: new TimesealClientError('http', `${what}: answered for another hash (${answered})`),
+    };
   if (typeof body.submittedAt !== 'string' || typeof body.ledgerDate !== 'string') {
-    return { hash, ok: false, error: new TimesealClientError('http', `${what}: the answer lacks submittedAt or ledgerDate`) };
+    return {
+      hash,
+      ok: false,
+      error: new TimesealClientError('http', `${what}: the answer lacks submittedAt or ledgerDate`),
+    };
   }
   const receipt = typeof body.receipt === 'string' ? body.receipt : null;
-  if (wantReceipt && receipt === null) return { hash, ok: false, error: new TimesealClientError('http', `${what}: no receipt in the answer although one was asked for`) };
+  if (wantReceipt && receipt === null)
+    return {
+      hash,
+      ok: false,
+      error: new TimesealClientError('http', `${what}: no receipt in the answer although one was asked for`),
+    };
   return { hash, ok: true, submittedAt: body.submittedAt, ledgerDate: body.ledgerDate, receipt };
 }

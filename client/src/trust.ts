@@ -28,14 +28,27 @@ export function parseTrust(text: string): TrustData {
     throw new TimesealClientError('invalid', `trust store: not valid JSON (${(err as Error).message})`, { cause: err });
   }
   const t = raw as Partial<TrustData>;
-  if (t.format !== TRUST_FORMAT || typeof t.servers !== 'object' || t.servers === null || typeof t.logs !== 'object' || t.logs === null) {
-    throw new TimesealClientError('invalid', `trust store: expected {"format": "${TRUST_FORMAT}", "servers": {…}, "logs": {…}}`);
+  if (
+    t.format !== TRUST_FORMAT ||
+    typeof t.servers !== 'object' ||
+    t.servers === null ||
+    typeof t.logs !== 'object' ||
+    t.logs === null
+  ) {
+    throw new TimesealClientError(
+      'invalid',
+      `trust store: expected {"format": "${TRUST_FORMAT}", "servers": {…}, "logs": {…}}`,
+    );
   }
   for (const [url, s] of Object.entries(t.servers)) {
-    if (typeof s?.keys?.publicPem !== 'string' || typeof s.keys.dilithiumKey !== 'string') throw new TimesealClientError('invalid', `trust store: server ${url}: keys missing`);
+    if (typeof s?.keys?.publicPem !== 'string' || typeof s.keys.dilithiumKey !== 'string')
+      throw new TimesealClientError('invalid', `trust store: server ${url}: keys missing`);
   }
   for (const [origin, log] of Object.entries(t.logs)) {
-    if (!Array.isArray(log?.checkpoints) || !log.checkpoints.every((c) => Number.isSafeInteger(c.size) && /^[0-9a-f]{64}$/.test(c.root))) {
+    if (
+      !Array.isArray(log?.checkpoints) ||
+      !log.checkpoints.every((c) => Number.isSafeInteger(c.size) && /^[0-9a-f]{64}$/.test(c.root))
+    ) {
       throw new TimesealClientError('invalid', `trust store: log ${origin}: checkpoints malformed`);
     }
   }
@@ -53,12 +66,18 @@ export function keyFilesFrom(read: (name: string) => Uint8Array | undefined): Ke
   let dilithium = read('dilithium_public.key');
   if (dilithium === undefined) {
     const pem = text('dilithium_public.pem');
-    if (pem === undefined) throw new TimesealClientError('not-found', 'keys: dilithium_public.key (or dilithium_public.pem) is missing');
+    if (pem === undefined)
+      throw new TimesealClientError('not-found', 'keys: dilithium_public.key (or dilithium_public.pem) is missing');
     const der = fromBase64(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''));
     dilithium = der.slice(der.length - MLDSA_PUBLIC_KEY_SIZE);
   }
   const files: KeyFiles = { publicPem, dilithiumKey: toBase64(dilithium) };
-  const optional: Array<[keyof KeyFiles, string]> = [['ed25519Vkey', 'ed25519.vkey'], ['mldsa44Vkey', 'mldsa44.vkey'], ['tsaRootPem', 'timeseal-tsa-root.pem'], ['witnessPolicy', 'witnesses']];
+  const optional: Array<[keyof KeyFiles, string]> = [
+    ['ed25519Vkey', 'ed25519.vkey'],
+    ['mldsa44Vkey', 'mldsa44.vkey'],
+    ['tsaRootPem', 'timeseal-tsa-root.pem'],
+    ['witnessPolicy', 'witnesses'],
+  ];
   for (const [field, name] of optional) {
     const t = text(name);
     if (t !== undefined) files[field] = t;
@@ -112,11 +131,20 @@ export interface PinResult {
  * when pinned (the checkpoint keys, the TSA root) is added; a witness policy that differs is noted and the
  * pinned one kept (a server cannot drop its witnesses for a client that already knows them).
  */
-export async function pinServer(trust: TrustData, server: string, http: HttpOptions = {}, now: Date = new Date()): Promise<PinResult> {
+export async function pinServer(
+  trust: TrustData,
+  server: string,
+  http: HttpOptions = {},
+  now: Date = new Date(),
+): Promise<PinResult> {
   const served = await fetchKeyFiles(server, http);
   const pinned = trust.servers[server];
   if (pinned === undefined) {
-    trust.servers[server] = { pinnedAt: now.toISOString(), origin: served.ed25519Vkey === undefined ? null : parseVkey(served.ed25519Vkey).name, keys: served };
+    trust.servers[server] = {
+      pinnedAt: now.toISOString(),
+      origin: served.ed25519Vkey === undefined ? null : parseVkey(served.ed25519Vkey).name,
+      keys: served,
+    };
     return { pinned: 'new', notes: [] };
   }
   return { pinned: 'same', notes: mergeKeys(server, pinned, served) };
@@ -128,15 +156,24 @@ function mergeKeys(server: string, pinned: PinnedServer, served: KeyFiles): stri
   const changed: string[] = [];
   if (!equalBytes(a.set.ecdsa, b.set.ecdsa)) changed.push('public.pem (ECDSA P-256)');
   if (!equalBytes(a.set.mldsa, b.set.mldsa)) changed.push('dilithium_public.key (ML-DSA-65)');
-  const sameVkey = (x: Vkey | null, y: Vkey | null) => x === null || y === null || (x.name === y.name && equalBytes(x.publicKey, y.publicKey));
+  const sameVkey = (x: Vkey | null, y: Vkey | null) =>
+    x === null || y === null || (x.name === y.name && equalBytes(x.publicKey, y.publicKey));
   if (!sameVkey(a.ed25519Vkey, b.ed25519Vkey)) changed.push('ed25519.vkey');
   if (!sameVkey(a.mldsa44Vkey, b.mldsa44Vkey)) changed.push('mldsa44.vkey');
-  if (a.tsaRoots.length > 0 && b.tsaRoots.length > 0 && !equalBytes(a.tsaRoots[0]!, b.tsaRoots[0]!)) changed.push('timeseal-tsa-root.pem');
+  if (a.tsaRoots.length > 0 && b.tsaRoots.length > 0 && !equalBytes(a.tsaRoots[0]!, b.tsaRoots[0]!))
+    changed.push('timeseal-tsa-root.pem');
   if (changed.length > 0) {
-    throw new TimesealClientError('trust', `${server} now serves other keys than those pinned on ${pinned.pinnedAt}: ${changed.join(', ')}. If the operator really changed them, check that out of band, then remove the server from the trust store to pin again.`);
+    throw new TimesealClientError(
+      'trust',
+      `${server} now serves other keys than those pinned on ${pinned.pinnedAt}: ${changed.join(', ')}. If the operator really changed them, check that out of band, then remove the server from the trust store to pin again.`,
+    );
   }
   const notes: string[] = [];
-  for (const [field, name] of [['ed25519Vkey', 'ed25519.vkey'], ['mldsa44Vkey', 'mldsa44.vkey'], ['tsaRootPem', 'timeseal-tsa-root.pem']] as const) {
+  for (const [field, name] of [
+    ['ed25519Vkey', 'ed25519.vkey'],
+    ['mldsa44Vkey', 'mldsa44.vkey'],
+    ['tsaRootPem', 'timeseal-tsa-root.pem'],
+  ] as const) {
     if (pinned.keys[field] === undefined && served[field] !== undefined) {
       pinned.keys[field] = served[field];
       notes.push(`pinned ${name}, which ${server} did not serve before`);
@@ -161,7 +198,14 @@ export function seenRoot(trust: TrustData, origin: string, size: number): string
  * Records a verified checkpoint of `origin`. A root that differs from one seen for the same size is a 'fork'
  * error (nothing recorded). `note`, when given and larger than the latest, becomes the latest.
  */
-export function rememberCheckpoint(trust: TrustData, origin: string, size: number, root: string, note?: string, now: Date = new Date()): void {
+export function rememberCheckpoint(
+  trust: TrustData,
+  origin: string,
+  size: number,
+  root: string,
+  note?: string,
+  now: Date = new Date(),
+): void {
   const log = (trust.logs[origin] ??= { checkpoints: [], latest: null });
   const seen = log.checkpoints.find((c) => c.size === size);
   if (seen !== undefined) {
@@ -175,5 +219,8 @@ export function rememberCheckpoint(trust: TrustData, origin: string, size: numbe
 }
 
 export function forkError(origin: string, size: number, seen: SeenCheckpoint, root: string): TimesealClientError {
-  return new TimesealClientError('fork', `the log ${origin} showed two different trees of size ${size}: root ${root}, but ${seen.root} was seen on ${seen.seenAt} (a forked or rewritten log)`);
+  return new TimesealClientError(
+    'fork',
+    `the log ${origin} showed two different trees of size ${size}: root ${root}, but ${seen.root} was seen on ${seen.seenAt} (a forked or rewritten log)`,
+  );
 }

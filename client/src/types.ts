@@ -94,7 +94,8 @@ export interface TrustData {
   logs: Record<string, LogMemory>;
 }
 
-export type LayerName = 'document' | 'keys' | 'receipt' | 'ledger' | 'log-signatures' | 'witnesses' | 'log-view' | 'rfc3161' | 'bitcoin';
+export type LayerName =
+  'document' | 'keys' | 'receipt' | 'ledger' | 'log-signatures' | 'witnesses' | 'log-view' | 'rfc3161' | 'bitcoin';
 export type LayerStatus = 'ok' | 'pending' | 'failed' | 'skipped';
 
 /** One layer of a verification: what was checked, its verdict, and the time it bounds the hash's existence by. */

@@ -99,11 +99,23 @@ export async function upgrade(proofs: readonly ProofFile[], options: UpgradeOpti
     async (proof) => {
       throwIfAborted(options.signal);
       try {
-        return alreadyComplete(proof, options.trust, cache) ?? (await upgradeOne(proof, await stateOf(normalizeServer(options.server ?? proof.server)), options, now));
+        return (
+          alreadyComplete(proof, options.trust, cache) ??
+          (await upgradeOne(proof, await stateOf(normalizeServer(options.server ?? proof.server)), options, now))
+        );
       } catch (err) {
         const error = asClientError(err, 'invalid');
         if (error.code === 'aborted' && options.signal?.aborted) throw error;
-        return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: null, notes: [], error };
+        return {
+          hash: proof.hash,
+          proof,
+          changed: false,
+          stage: stageOf(proof),
+          complete: false,
+          nextCheck: null,
+          notes: [],
+          error,
+        };
       }
     },
     options.onResult,
@@ -114,17 +126,53 @@ export async function upgrade(proofs: readonly ProofFile[], options: UpgradeOpti
 function alreadyComplete(proof: ProofFile, trust: TrustData, cache: VerifyCache): UpgradeResult | null {
   const pinned = trust.servers[proof.server];
   const bundle = bundleOf(proof);
-  if (pinned === undefined || bundle === null || proof.consistency === null || stageOf(proof) !== 'anchored') return null;
-  if (pinned.keys.witnessPolicy === undefined) return { hash: proof.hash, proof, changed: false, stage: 'anchored', complete: true, nextCheck: null, notes: ['already complete'] };
-  const w = cache.lines(bundle.checkpoint, parseCheckpoint(parseNote(bundle.checkpoint).text).origin, loadKeys(pinned.keys)).witnesses;
+  if (pinned === undefined || bundle === null || proof.consistency === null || stageOf(proof) !== 'anchored')
+    return null;
+  if (pinned.keys.witnessPolicy === undefined)
+    return {
+      hash: proof.hash,
+      proof,
+      changed: false,
+      stage: 'anchored',
+      complete: true,
+      nextCheck: null,
+      notes: ['already complete'],
+    };
+  const w = cache.lines(
+    bundle.checkpoint,
+    parseCheckpoint(parseNote(bundle.checkpoint).text).origin,
+    loadKeys(pinned.keys),
+  ).witnesses;
   if (w !== null && w.required && !w.met) return null;
-  return { hash: proof.hash, proof, changed: false, stage: 'anchored', complete: true, nextCheck: null, notes: ['already complete'] };
+  return {
+    hash: proof.hash,
+    proof,
+    changed: false,
+    stage: 'anchored',
+    complete: true,
+    nextCheck: null,
+    notes: ['already complete'],
+  };
 }
 
-async function openServer(server: string, options: UpgradeOptions, now: Date, cache: VerifyCache): Promise<ServerState> {
+async function openServer(
+  server: string,
+  options: UpgradeOptions,
+  now: Date,
+  cache: VerifyCache,
+): Promise<ServerState> {
   const pin = await pinServer(options.trust, server, options, now);
   const pinned = options.trust.servers[server]!;
-  return { cache, headers: new Map(), keys: loadKeys(pinned.keys), origin: pinned.origin, latest: null, tiles: new Map(), tileFetches: new Map(), notes: pin.pinned === 'new' ? [`pinned the keys of ${server}`, ...pin.notes] : pin.notes };
+  return {
+    cache,
+    headers: new Map(),
+    keys: loadKeys(pinned.keys),
+    origin: pinned.origin,
+    latest: null,
+    tiles: new Map(),
+    tileFetches: new Map(),
+    notes: pin.pinned === 'new' ? [`pinned the keys of ${server}`, ...pin.notes] : pin.notes,
+  };
 }
 
 /** Publication time of a day's ledger: 00:01 UTC the next day. */
@@ -132,11 +180,20 @@ function publicationTime(date: string): string {
   return new Date(Date.parse(`${date}T00:01:00.000Z`) + 86_400_000).toISOString();
 }
 
-async function upgradeOne(proof: ProofFile, state: ServerState, options: UpgradeOptions, now: () => Date): Promise<UpgradeResult> {
+async function upgradeOne(
+  proof: ProofFile,
+  state: ServerState,
+  options: UpgradeOptions,
+  now: () => Date,
+): Promise<UpgradeResult> {
   const server = normalizeServer(options.server ?? proof.server);
   const notes = state.notes.splice(0);
   const quorumMet = (bundle: ProofBundle) => {
-    const w = state.cache.lines(bundle.checkpoint, parseCheckpoint(parseNote(bundle.checkpoint).text).origin, state.keys).witnesses;
+    const w = state.cache.lines(
+      bundle.checkpoint,
+      parseCheckpoint(parseNote(bundle.checkpoint).text).origin,
+      state.keys,
+    ).witnesses;
     return w === null || !w.required || w.met;
   };
   const current = bundleOf(proof);
@@ -144,7 +201,18 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
   // Next time not before the day's publication; once that time has passed, whenever the caller polls next.
   const notPublished = (): UpgradeResult => {
     const next = published !== null && Date.parse(published) > now().getTime() ? published : null;
-    return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: next, notes: [...notes, `not published yet${published === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${published})`}`] };
+    return {
+      hash: proof.hash,
+      proof,
+      changed: false,
+      stage: stageOf(proof),
+      complete: false,
+      nextCheck: next,
+      notes: [
+        ...notes,
+        `not published yet${published === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${published})`}`,
+      ],
+    };
   };
   // Before the day's publication time the server can only answer 404: it is not asked.
   if (current === null && published !== null && Date.parse(published) > now().getTime()) return notPublished();
@@ -159,7 +227,15 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
   if (res.status === 503 || res.status === 429) {
     const wait = retryAfterSeconds(res) ?? 300;
     await res.body?.cancel().catch(() => {});
-    return { hash: proof.hash, proof, changed: false, stage: stageOf(proof), complete: false, nextCheck: new Date(now().getTime() + wait * 1000).toISOString(), notes: [...notes, `the server is busy (HTTP ${res.status}); asked to come back in ${wait} s`] };
+    return {
+      hash: proof.hash,
+      proof,
+      changed: false,
+      stage: stageOf(proof),
+      complete: false,
+      nextCheck: new Date(now().getTime() + wait * 1000).toISOString(),
+      notes: [...notes, `the server is busy (HTTP ${res.status}); asked to come back in ${wait} s`],
+    };
   }
   if (!res.ok) throw await httpError(res, `GET ${url}`);
   const text = await res.text();
@@ -174,15 +250,29 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
     verifiedRoot = verified.root;
     origin = verified.origin;
   } catch (err) {
-    throw new TimesealClientError('invalid', `${url}: the bundle does not check with the pinned keys: ${(err as Error).message}`, { cause: err });
+    throw new TimesealClientError(
+      'invalid',
+      `${url}: the bundle does not check with the pinned keys: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const pinned = options.trust.servers[server];
   if (pinned !== undefined && pinned.origin === null) pinned.origin = origin;
-  if (pinned !== undefined && pinned.origin !== origin) throw new TimesealClientError('trust', `${server} is pinned as the log ${pinned.origin}, but its bundle's checkpoint names ${origin}`);
+  if (pinned !== undefined && pinned.origin !== origin)
+    throw new TimesealClientError(
+      'trust',
+      `${server} is pinned as the log ${pinned.origin}, but its bundle's checkpoint names ${origin}`,
+    );
 
   // 2. The log's latest checkpoint, consistent with what this client saw, and the bundle's tree consistent with it.
   const latest = await latestCheckpoint(server, origin, state, options, now());
-  const consistency = await consistencyTo(server, { size: bundle.treeSize, root: verifiedRoot }, latest.checkpoint, state, options);
+  const consistency = await consistencyTo(
+    server,
+    { size: bundle.treeSize, root: verifiedRoot },
+    latest.checkpoint,
+    state,
+    options,
+  );
   rememberCheckpoint(options.trust, origin, bundle.treeSize, verifiedRoot, undefined, now());
 
   // 3. Bitcoin block headers for the .ots's attestations.
@@ -201,16 +291,27 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
           fetching.catch(() => state.headers.delete(att.height));
         }
         const record = await fetching;
-        verifyBitcoinAttestation(att.message, att.height, hexBytes(record.header), record.hash, options.network ?? 'mainnet');
+        verifyBitcoinAttestation(
+          att.message,
+          att.height,
+          hexBytes(record.header),
+          record.hash,
+          options.network ?? 'mainnet',
+        );
         headers.push(record);
         notes.push(`checked and kept the header of Bitcoin block ${att.height}`);
       } catch (err) {
         const e = asClientError(err, 'invalid');
         if (e.code === 'aborted' && options.signal?.aborted) throw e;
-        notes.push(`the header of Bitcoin block ${att.height} from ${options.headersFrom ?? DEFAULT_HEADERS_FROM}: ${e.message}; asked again next time`);
+        notes.push(
+          `the header of Bitcoin block ${att.height} from ${options.headersFrom ?? DEFAULT_HEADERS_FROM}: ${e.message}; asked again next time`,
+        );
       }
     }
-    if (ots.bitcoin.length === 0) notes.push(`not anchored in Bitcoin yet (pending at ${ots.pending.length} calendar${ots.pending.length === 1 ? '' : 's'})`);
+    if (ots.bitcoin.length === 0)
+      notes.push(
+        `not anchored in Bitcoin yet (pending at ${ots.pending.length} calendar${ots.pending.length === 1 ? '' : 's'})`,
+      );
   } else notes.push('not anchored yet (the bundle has no .ots)');
   headers.sort((a, b) => a.height - b.height);
 
@@ -227,7 +328,15 @@ async function upgradeOne(proof: ProofFile, state: ServerState, options: Upgrade
   const complete = stage === 'anchored' && quorumMet(bundle);
   if (stage === 'anchored' && !complete) notes.push("the witness policy's quorum is not met yet");
   if (current === null) notes.unshift(`published: the ledger of ${bundle.date} holds it at leaf ${bundle.leafIndex}`);
-  return { hash: proof.hash, proof: changed ? updated : proof, changed, stage, complete, nextCheck: complete ? null : new Date(now().getTime() + 3_600_000).toISOString(), notes };
+  return {
+    hash: proof.hash,
+    proof: changed ? updated : proof,
+    changed,
+    stage,
+    complete,
+    nextCheck: complete ? null : new Date(now().getTime() + 3_600_000).toISOString(),
+    notes,
+  };
 }
 
 const hexBytes = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../g) ?? [], (b) => Number.parseInt(b, 16));
@@ -236,12 +345,24 @@ const hexBytes = (hex: string): Uint8Array => Uint8Array.from(hex.match(/../g) ?
  * The server's latest checkpoint, verified with the pinned keys, and shown to extend the latest this client saw
  * of the log (or be extended by it): fetched once per run.
  */
-function latestCheckpoint(server: string, origin: string, state: ServerState, options: UpgradeOptions, now: Date): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
+function latestCheckpoint(
+  server: string,
+  origin: string,
+  state: ServerState,
+  options: UpgradeOptions,
+  now: Date,
+): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
   state.latest ??= fetchLatestCheckpoint(server, origin, state, options, now);
   return state.latest;
 }
 
-async function fetchLatestCheckpoint(server: string, origin: string, state: ServerState, options: UpgradeOptions, now: Date): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
+async function fetchLatestCheckpoint(
+  server: string,
+  origin: string,
+  state: ServerState,
+  options: UpgradeOptions,
+  now: Date,
+): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
   const url = `${server}/ledgers/checkpoint`;
   const res = await request(url, { method: 'GET' }, options);
   if (!res.ok) throw await httpError(res, `GET ${url}`);
@@ -251,7 +372,11 @@ async function fetchLatestCheckpoint(server: string, origin: string, state: Serv
     checkpoint = state.cache.checkpoint(note, origin, state.keys);
     state.cache.lines(note, origin, state.keys);
   } catch (err) {
-    throw new TimesealClientError('invalid', `${url}: the latest checkpoint does not check with the pinned keys: ${(err as Error).message}`, { cause: err });
+    throw new TimesealClientError(
+      'invalid',
+      `${url}: the latest checkpoint does not check with the pinned keys: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   const root = toHex(checkpoint.root);
   const memory = options.trust.logs[origin];
@@ -260,12 +385,19 @@ async function fetchLatestCheckpoint(server: string, origin: string, state: Serv
   const known = memory?.checkpoints.at(-1);
   if (known !== undefined && known.size !== checkpoint.size) {
     // The larger of the two must extend the smaller: the tiles at the larger size give the proof.
-    const [small, big] = known.size < checkpoint.size ? [known, { size: checkpoint.size, root }] : [{ size: checkpoint.size, root }, known];
+    const [small, big] =
+      known.size < checkpoint.size
+        ? [known, { size: checkpoint.size, root }]
+        : [{ size: checkpoint.size, root }, known];
     const proof = await consistencyProofFromTiles(server, small.size, big.size, state, options);
     try {
       verifyConsistency(small.size, big.size, proof.map(hexBytes), hexBytes(small.root), hexBytes(big.root));
     } catch (err) {
-      throw new TimesealClientError('fork', `the log ${origin}'s tree of size ${big.size} does not extend its tree of size ${small.size} seen before (a forked or rewritten log): ${(err as Error).message}`, { cause: err });
+      throw new TimesealClientError(
+        'fork',
+        `the log ${origin}'s tree of size ${big.size} does not extend its tree of size ${small.size} seen before (a forked or rewritten log): ${(err as Error).message}`,
+        { cause: err },
+      );
     }
   }
   rememberCheckpoint(options.trust, origin, checkpoint.size, root, note, now);
@@ -273,24 +405,48 @@ async function fetchLatestCheckpoint(server: string, origin: string, state: Serv
 }
 
 /** The consistency proof from `from` to the latest checkpoint, checked (a failure is a fork). */
-async function consistencyTo(server: string, from: { size: number; root: string }, to: ParsedCheckpoint, state: ServerState, options: UpgradeOptions): Promise<string[]> {
+async function consistencyTo(
+  server: string,
+  from: { size: number; root: string },
+  to: ParsedCheckpoint,
+  state: ServerState,
+  options: UpgradeOptions,
+): Promise<string[]> {
   const toRoot = toHex(to.root);
-  if (from.size > to.size) throw new TimesealClientError('fork', `the bundle's tree (size ${from.size}) is larger than the log's latest checkpoint (size ${to.size})`);
+  if (from.size > to.size)
+    throw new TimesealClientError(
+      'fork',
+      `the bundle's tree (size ${from.size}) is larger than the log's latest checkpoint (size ${to.size})`,
+    );
   if (from.size === to.size) {
-    if (from.root !== toRoot) throw new TimesealClientError('fork', `the log ${to.origin} shows two different trees of size ${to.size}: the bundle's root ${from.root} and the latest checkpoint's ${toRoot}`);
+    if (from.root !== toRoot)
+      throw new TimesealClientError(
+        'fork',
+        `the log ${to.origin} shows two different trees of size ${to.size}: the bundle's root ${from.root} and the latest checkpoint's ${toRoot}`,
+      );
     return [];
   }
   const proof = await consistencyProofFromTiles(server, from.size, to.size, state, options);
   try {
     verifyConsistency(from.size, to.size, proof.map(hexBytes), hexBytes(from.root), to.root);
   } catch (err) {
-    throw new TimesealClientError('fork', `the bundle's tree of size ${from.size} is not contained in the log's latest tree of size ${to.size}: ${(err as Error).message}`, { cause: err });
+    throw new TimesealClientError(
+      'fork',
+      `the bundle's tree of size ${from.size} is not contained in the log's latest tree of size ${to.size}: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
   return proof;
 }
 
 /** RFC 9162 consistency proof from the tree of `oldSize` to that of `newSize`, computed from the log's tiles. */
-async function consistencyProofFromTiles(server: string, oldSize: number, newSize: number, state: ServerState, options: UpgradeOptions): Promise<string[]> {
+async function consistencyProofFromTiles(
+  server: string,
+  oldSize: number,
+  newSize: number,
+  state: ServerState,
+  options: UpgradeOptions,
+): Promise<string[]> {
   const needed = tilesForConsistency(oldSize, newSize);
   await Promise.all(
     needed.map((t) => {
@@ -311,7 +467,8 @@ async function consistencyProofFromTiles(server: string, oldSize: number, newSiz
   );
   const reader = tileHashReader(newSize, (level, index, width) => {
     const tile = state.tiles.get(tilePath(level, index, width));
-    if (tile === undefined) throw new TimesealClientError('invalid', `tile ${tilePath(level, index, width)} was not fetched`);
+    if (tile === undefined)
+      throw new TimesealClientError('invalid', `tile ${tilePath(level, index, width)} was not fetched`);
     return tile;
   });
   return consistencyProof(oldSize, newSize, reader).map(toHex);
@@ -329,6 +486,7 @@ async function fetchHeader(height: number, options: UpgradeOptions): Promise<Hea
   const r2 = await request(headerUrl, { method: 'GET' }, options);
   if (!r2.ok) throw await httpError(r2, `GET ${headerUrl}`);
   const header = (await r2.text()).trim().toLowerCase();
-  if (!/^[0-9a-f]{160}$/.test(header)) throw new TimesealClientError('http', `GET ${headerUrl}: not an 80-byte header in hex`);
+  if (!/^[0-9a-f]{160}$/.test(header))
+    throw new TimesealClientError('http', `GET ${headerUrl}: not an 80-byte header in hex`);
   return { height, hash, header };
 }

@@ -56,18 +56,39 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
   const network = options.network ?? 'mainnet';
   const cache = options.cache ?? new VerifyCache();
 
-  if (options.hash === undefined) add({ layer: 'document', status: 'skipped', checked: `no document given: the proof is checked for the hash ${hash} alone` });
-  else if (options.hash.toLowerCase() !== hash) add({ layer: 'document', status: 'failed', checked: `the document's SHA-256 is ${options.hash.toLowerCase()}, but the proof is for ${hash}: the document changed since it was stamped, or this is another document's proof` });
+  if (options.hash === undefined)
+    add({
+      layer: 'document',
+      status: 'skipped',
+      checked: `no document given: the proof is checked for the hash ${hash} alone`,
+    });
+  else if (options.hash.toLowerCase() !== hash)
+    add({
+      layer: 'document',
+      status: 'failed',
+      checked: `the document's SHA-256 is ${options.hash.toLowerCase()}, but the proof is for ${hash}: the document changed since it was stamped, or this is another document's proof`,
+    });
   else add({ layer: 'document', status: 'ok', checked: `the document's SHA-256 is the proof's hash ${hash}` });
 
   let keys: LoadedKeys | null = null;
   const files = options.keys ?? options.trust?.servers[proof.server]?.keys;
   if (files === undefined) {
-    add({ layer: 'keys', status: 'failed', checked: `no keys are pinned for ${proof.server} in the trust store: run stamp or upgrade online once (it pins them), or give the keys folder (--keys DIR)` });
+    add({
+      layer: 'keys',
+      status: 'failed',
+      checked: `no keys are pinned for ${proof.server} in the trust store: run stamp or upgrade online once (it pins them), or give the keys folder (--keys DIR)`,
+    });
   } else {
     try {
       keys = loadKeys(files);
-      add({ layer: 'keys', status: 'ok', checked: options.keys !== undefined ? 'the keys given' : `the keys pinned for ${proof.server} on ${options.trust!.servers[proof.server]!.pinnedAt}` });
+      add({
+        layer: 'keys',
+        status: 'ok',
+        checked:
+          options.keys !== undefined
+            ? 'the keys given'
+            : `the keys pinned for ${proof.server} on ${options.trust!.servers[proof.server]!.pinnedAt}`,
+      });
     } catch (err) {
       add({ layer: 'keys', status: 'failed', checked: message(err) });
     }
@@ -76,7 +97,8 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
   let bundle: ProofBundle | null = null;
   try {
     bundle = bundleOf(proof);
-    if (bundle !== null && bundle.hash !== hash) throw new Error(`the bundle is for ${bundle.hash}, not the proof's hash ${hash}`);
+    if (bundle !== null && bundle.hash !== hash)
+      throw new Error(`the bundle is for ${bundle.hash}, not the proof's hash ${hash}`);
   } catch (err) {
     add({ layer: 'ledger', status: 'failed', checked: message(err) });
     bundle = null;
@@ -84,7 +106,8 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
 
   // Receipts: the one kept at stamping, and those the bundle carries (the same token is checked once).
   const receipts = [...new Set([...(proof.receipt === null ? [] : [proof.receipt]), ...(bundle?.receipts ?? [])])];
-  if (receipts.length === 0) add({ layer: 'receipt', status: 'skipped', checked: 'the proof holds no RFC 3161 receipt' });
+  if (receipts.length === 0)
+    add({ layer: 'receipt', status: 'skipped', checked: 'the proof holds no RFC 3161 receipt' });
   for (const [i, b64] of receipts.entries()) {
     const label = receipts.length > 1 ? `receipt ${i + 1}: ` : '';
     if (keys === null) {
@@ -92,7 +115,11 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
       continue;
     }
     if (keys.tsaRoots.length === 0) {
-      add({ layer: 'receipt', status: 'failed', checked: `${label}not checked: no TSA root (timeseal-tsa-root.pem) is pinned for ${proof.server}` });
+      add({
+        layer: 'receipt',
+        status: 'failed',
+        checked: `${label}not checked: no TSA root (timeseal-tsa-root.pem) is pinned for ${proof.server}`,
+      });
       continue;
     }
     try {
@@ -115,7 +142,12 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
         status = 'failed';
         promise = `; broken promise: the ledger of ${facts.date} should hold the hash, but its first published day is ${bundle.date}`;
       }
-      add({ layer: 'receipt', status, checked: `${label}${token}${promise}`, bound: { time: genTime, by: `the RFC 3161 receipt of ${facts.tsaName}` } });
+      add({
+        layer: 'receipt',
+        status,
+        checked: `${label}${token}${promise}`,
+        bound: { time: genTime, by: `the RFC 3161 receipt of ${facts.tsaName}` },
+      });
     } catch (err) {
       add({ layer: 'receipt', status: 'failed', checked: `${label}${message(err)}` });
     }
@@ -123,8 +155,13 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
 
   if (bundle === null) {
     if (!layers.some((l) => l.layer === 'ledger')) {
-      const when = proof.ledgerDate === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at 00:01 UTC the next day)`;
-      add({ layer: 'ledger', status: 'pending', checked: `not published in this proof yet: run upgrade once the day is published${when}` });
+      const when =
+        proof.ledgerDate === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at 00:01 UTC the next day)`;
+      add({
+        layer: 'ledger',
+        status: 'pending',
+        checked: `not published in this proof yet: run upgrade once the day is published${when}`,
+      });
     }
   } else if (keys !== null) {
     await checkBundle(bundle, keys, proof, options, network, cache, add);
@@ -133,12 +170,30 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
   const failed = layers.filter((l) => l.status === 'failed');
   const pending = layers.some((l) => l.status === 'pending');
   const bounds = layers.flatMap((l) => (l.bound === undefined || l.status === 'failed' ? [] : [l.bound]));
-  const earliest = bounds.reduce<{ time: string; by: string } | null>((best, b) => (best === null || Date.parse(b.time) < Date.parse(best.time) ? b : best), null);
+  const earliest = bounds.reduce<{ time: string; by: string } | null>(
+    (best, b) => (best === null || Date.parse(b.time) < Date.parse(best.time) ? b : best),
+    null,
+  );
   const state = failed.length > 0 ? 'invalid' : pending ? 'pending' : 'complete';
-  return { state, exitCode: state === 'complete' ? 0 : state === 'pending' ? 2 : 1, hash, layers, existedNoLaterThan: earliest, problems: failed.map((l) => `${l.layer}: ${l.checked}`) };
+  return {
+    state,
+    exitCode: state === 'complete' ? 0 : state === 'pending' ? 2 : 1,
+    hash,
+    layers,
+    existedNoLaterThan: earliest,
+    problems: failed.map((l) => `${l.layer}: ${l.checked}`),
+  };
 }
 
-async function checkBundle(bundle: ProofBundle, keys: LoadedKeys, proof: ProofFile, options: VerifyOptions, network: BitcoinNetwork, cache: VerifyCache, add: (l: LayerReport) => void): Promise<void> {
+async function checkBundle(
+  bundle: ProofBundle,
+  keys: LoadedKeys,
+  proof: ProofFile,
+  options: VerifyOptions,
+  network: BitcoinNetwork,
+  cache: VerifyCache,
+  add: (l: LayerReport) => void,
+): Promise<void> {
   let verified: VerifiedProof;
   try {
     verified = cache.bundle(bundle, keys);
@@ -154,17 +209,49 @@ async function checkBundle(bundle: ProofBundle, keys: LoadedKeys, proof: ProofFi
 
   try {
     const lines = cache.lines(bundle.checkpoint, verified.origin, keys);
-    add({ layer: 'log-signatures', status: 'ok', checked: `the checkpoint's lines of the log verify: ${lines.signers.join(', ')}` });
+    add({
+      layer: 'log-signatures',
+      status: 'ok',
+      checked: `the checkpoint's lines of the log verify: ${lines.signers.join(', ')}`,
+    });
     const w = lines.witnesses;
-    if (w === null) add({ layer: 'witnesses', status: 'skipped', checked: 'no witness policy is pinned for this server (it published none)' });
-    else if (w.problems.length > 0) add({ layer: 'witnesses', status: 'failed', checked: `a witness's line does not check: ${w.problems.join('; ')}` });
+    if (w === null)
+      add({
+        layer: 'witnesses',
+        status: 'skipped',
+        checked: 'no witness policy is pinned for this server (it published none)',
+      });
+    else if (w.problems.length > 0)
+      add({
+        layer: 'witnesses',
+        status: 'failed',
+        checked: `a witness's line does not check: ${w.problems.join('; ')}`,
+      });
     else {
-      const times = w.cosigned.flatMap((c) => (c.time === null ? [] : [{ time: c.time, by: `the cosignature of witness ${c.name}` }]));
+      const times = w.cosigned.flatMap((c) =>
+        c.time === null ? [] : [{ time: c.time, by: `the cosignature of witness ${c.name}` }],
+      );
       const firstTime = times.sort((a, b) => Date.parse(a.time) - Date.parse(b.time))[0];
       const names = w.cosigned.length === 0 ? 'none' : w.cosigned.map((c) => c.name).join(', ');
-      if (!w.required) add({ layer: 'witnesses', status: 'ok', checked: `the witness policy requires no cosignature (cosigned by: ${names})` });
-      else if (!w.met) add({ layer: 'witnesses', status: 'pending', checked: `the witness policy's quorum is not met yet (cosigned by: ${names}; ${w.unknown} lines of other keys ignored): run upgrade later for a checkpoint with more cosignatures` });
-      else add({ layer: 'witnesses', status: 'ok', checked: `the witness policy's quorum is met (cosigned by: ${names})`, ...(firstTime === undefined ? {} : { bound: firstTime }) });
+      if (!w.required)
+        add({
+          layer: 'witnesses',
+          status: 'ok',
+          checked: `the witness policy requires no cosignature (cosigned by: ${names})`,
+        });
+      else if (!w.met)
+        add({
+          layer: 'witnesses',
+          status: 'pending',
+          checked: `the witness policy's quorum is not met yet (cosigned by: ${names}; ${w.unknown} lines of other keys ignored): run upgrade later for a checkpoint with more cosignatures`,
+        });
+      else
+        add({
+          layer: 'witnesses',
+          status: 'ok',
+          checked: `the witness policy's quorum is met (cosigned by: ${names})`,
+          ...(firstTime === undefined ? {} : { bound: firstTime }),
+        });
     }
   } catch (err) {
     add({ layer: 'log-signatures', status: 'failed', checked: message(err) });
@@ -186,7 +273,11 @@ async function checkBundle(bundle: ProofBundle, keys: LoadedKeys, proof: ProofFi
   }
 
   if (bundle.ots === null) {
-    add({ layer: 'bitcoin', status: 'pending', checked: 'not anchored yet: the bundle has no .ots; run upgrade later (anchoring takes about a day)' });
+    add({
+      layer: 'bitcoin',
+      status: 'pending',
+      checked: 'not anchored yet: the bundle has no .ots; run upgrade later (anchoring takes about a day)',
+    });
     return;
   }
   let ots;
@@ -197,18 +288,27 @@ async function checkBundle(bundle: ProofBundle, keys: LoadedKeys, proof: ProofFi
     return;
   }
   if (ots.bitcoin.length === 0) {
-    add({ layer: 'bitcoin', status: 'pending', checked: `the .ots follows the path through the checkpoint root to the day's commitment; no Bitcoin attestation yet (pending at ${ots.pending.join(', ') || 'no calendar'}): run upgrade later` });
+    add({
+      layer: 'bitcoin',
+      status: 'pending',
+      checked: `the .ots follows the path through the checkpoint root to the day's commitment; no Bitcoin attestation yet (pending at ${ots.pending.join(', ') || 'no calendar'}): run upgrade later`,
+    });
     return;
   }
   for (const att of ots.bitcoin) {
     const record = proof.headers.find((h) => h.height === att.height);
     if (record === undefined) {
-      add({ layer: 'bitcoin', status: 'pending', checked: `a Bitcoin attestation at block ${att.height}: its header is not in the proof file yet (run upgrade, online, to fetch it)` });
+      add({
+        layer: 'bitcoin',
+        status: 'pending',
+        checked: `a Bitcoin attestation at block ${att.height}: its header is not in the proof file yet (run upgrade, online, to fetch it)`,
+      });
       continue;
     }
     try {
       const header = fromHex(record.header, 'header');
-      if (blockHash(header) !== record.hash) throw new Error(`the header kept for block ${att.height} hashes to ${blockHash(header)}, not ${record.hash}`);
+      if (blockHash(header) !== record.hash)
+        throw new Error(`the header kept for block ${att.height} hashes to ${blockHash(header)}, not ${record.hash}`);
       const facts = verifyBitcoinAttestation(att.message, att.height, header, record.hash, network);
       const time = new Date(facts.time * 1000).toISOString();
       add({
@@ -223,41 +323,77 @@ async function checkBundle(bundle: ProofBundle, keys: LoadedKeys, proof: ProofFi
   }
 }
 
-function checkLogView(verified: VerifiedProof, keys: LoadedKeys, proof: ProofFile, options: VerifyOptions, cache: VerifyCache, add: (l: LayerReport) => void): void {
+function checkLogView(
+  verified: VerifiedProof,
+  keys: LoadedKeys,
+  proof: ProofFile,
+  options: VerifyOptions,
+  cache: VerifyCache,
+  add: (l: LayerReport) => void,
+): void {
   const trust = options.trust;
   const origin = verified.origin;
   const pinnedOrigin = trust?.servers[proof.server]?.origin ?? null;
   if (options.keys === undefined && pinnedOrigin !== null && pinnedOrigin !== origin) {
-    add({ layer: 'log-view', status: 'failed', checked: `the checkpoint names the log ${origin}, but ${proof.server} is pinned as the log ${pinnedOrigin}` });
+    add({
+      layer: 'log-view',
+      status: 'failed',
+      checked: `the checkpoint names the log ${origin}, but ${proof.server} is pinned as the log ${pinnedOrigin}`,
+    });
     return;
   }
   const said: string[] = [];
   const remember = trust !== undefined && (options.remember ?? true);
   const seen = trust === undefined ? undefined : seenRoot(trust, origin, verified.treeSize);
   if (seen !== undefined && seen !== verified.root) {
-    add({ layer: 'log-view', status: 'failed', checked: `fork: the trust store saw the log ${origin} with another tree of size ${verified.treeSize} (root ${seen}); this proof's checkpoint has root ${verified.root}: the log showed two different trees` });
+    add({
+      layer: 'log-view',
+      status: 'failed',
+      checked: `fork: the trust store saw the log ${origin} with another tree of size ${verified.treeSize} (root ${seen}); this proof's checkpoint has root ${verified.root}: the log showed two different trees`,
+    });
     return;
   }
   if (seen !== undefined) said.push(`the tree of size ${verified.treeSize} is the one this trust store saw`);
   if (proof.consistency !== null) {
     try {
       const later = cache.checkpoint(proof.consistency.checkpoint, origin, keys);
-      verifyConsistency(verified.treeSize, later.size, proof.consistency.proof.map((h) => fromHex(h)), fromHex(verified.root), later.root);
+      verifyConsistency(
+        verified.treeSize,
+        later.size,
+        proof.consistency.proof.map((h) => fromHex(h)),
+        fromHex(verified.root),
+        later.root,
+      );
       const laterRoot = toHex(later.root);
       const laterSeen = trust === undefined ? undefined : seenRoot(trust, origin, later.size);
       if (laterSeen !== undefined && laterSeen !== laterRoot) {
-        add({ layer: 'log-view', status: 'failed', checked: `fork: the proof's later checkpoint (tree size ${later.size}, root ${laterRoot}) differs from the one this trust store saw (root ${laterSeen})` });
+        add({
+          layer: 'log-view',
+          status: 'failed',
+          checked: `fork: the proof's later checkpoint (tree size ${later.size}, root ${laterRoot}) differs from the one this trust store saw (root ${laterSeen})`,
+        });
         return;
       }
-      said.push(`it is consistent with the signed tree of size ${later.size}${laterSeen !== undefined ? ', which this trust store saw' : ''} (RFC 9162 consistency proof, ${proof.consistency.proof.length} hashes)`);
+      said.push(
+        `it is consistent with the signed tree of size ${later.size}${laterSeen !== undefined ? ', which this trust store saw' : ''} (RFC 9162 consistency proof, ${proof.consistency.proof.length} hashes)`,
+      );
       if (remember) rememberCheckpoint(trust!, origin, later.size, laterRoot, undefined, options.now);
     } catch (err) {
-      add({ layer: 'log-view', status: 'failed', checked: `the consistency proof to a later checkpoint does not check: ${message(err)}` });
+      add({
+        layer: 'log-view',
+        status: 'failed',
+        checked: `the consistency proof to a later checkpoint does not check: ${message(err)}`,
+      });
       return;
     }
   }
   if (remember) rememberCheckpoint(trust!, origin, verified.treeSize, verified.root, undefined, options.now);
-  if (said.length === 0) add({ layer: 'log-view', status: 'skipped', checked: `this trust store has not seen the log ${origin}'s tree of size ${verified.treeSize} and the proof carries no consistency proof: a fork could not be told apart here (now recorded)` });
+  if (said.length === 0)
+    add({
+      layer: 'log-view',
+      status: 'skipped',
+      checked: `this trust store has not seen the log ${origin}'s tree of size ${verified.treeSize} and the proof carries no consistency proof: a fork could not be told apart here (now recorded)`,
+    });
   else add({ layer: 'log-view', status: 'ok', checked: `${said.join('; ')}: no fork seen` });
 }
 

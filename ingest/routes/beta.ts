@@ -35,11 +35,17 @@ export const betaResponseSchema = {
     message: { type: 'string' },
     origin: { type: 'string', const: 'api_beta' },
     note: { type: 'string' },
-    receipt: { type: 'string', description: 'with "receipt": true: base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt' },
+    receipt: {
+      type: 'string',
+      description: 'with "receipt": true: base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt',
+    },
     verification: {
       type: 'object',
       properties: {
-        availableAt: { type: 'string', description: 'when the ledger is published and dual-signed (00:01 UTC after ledgerDate)' },
+        availableAt: {
+          type: 'string',
+          description: 'when the ledger is published and dual-signed (00:01 UTC after ledgerDate)',
+        },
         anchoring: { type: 'string' },
         instructions: { type: 'string' },
         verifyUrl: url,
@@ -65,7 +71,8 @@ export function betaResponse(base: string, hash: string, submittedAt: string, le
     note: BETA_NOTE,
     verification: {
       availableAt,
-      anchoring: 'Anchored to Bitcoin through OpenTimestamps from 00:02 UTC; confirmation typically follows within 12 to 24 hours.',
+      anchoring:
+        'Anchored to Bitcoin through OpenTimestamps from 00:02 UTC; confirmation typically follows within 12 to 24 hours.',
       instructions: `After ${availableAt}, search the hash at verifyUrl, or download proofUrl and verify it offline with the public keys (${base}/keys/public.pem, ${base}/keys/dilithium_public.key). ledgerUrl is the day's ledger; its signatures and Bitcoin proof sit beside it (.sig, .dilithium.sig, .ots).`,
       verifyUrl: `${base}/verify?hash=${hash}&search=true`,
       proofUrl: `${base}/api/proof/${hash}`,
@@ -116,14 +123,17 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       schema: {
         summary: 'Timestamp a SHA-256 hash',
         description:
-          'Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta (an operator may set a per-address cap: then 429 with Retry-After past it). 503 (nothing stored) while the server\'s clock is not after the last published ledger, and with Retry-After while its disk is full.',
+          "Queues a SHA-256 hash (64 hexadecimal characters) for the daily ledger of the current UTC day. The answer is sent only after the submission is stored. Free, no authentication, no rate limit during the beta (an operator may set a per-address cap: then 429 with Retry-After past it). 503 (nothing stored) while the server's clock is not after the last published ledger, and with Retry-After while its disk is full.",
         tags: ['beta'],
         querystring: noQuery,
         body: {
           type: 'object',
           properties: {
             hash: { type: 'string', pattern: HASH_PATTERN, description: 'SHA-256 hash, 64 hexadecimal characters' },
-            receipt: { type: 'boolean', description: 'true: the answer also carries `receipt`, an RFC 3161 token for the hash' },
+            receipt: {
+              type: 'boolean',
+              description: 'true: the answer also carries `receipt`, an RFC 3161 token for the hash',
+            },
           },
           required: ['hash'],
           additionalProperties: false,
@@ -138,17 +148,23 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const ledgerDate = submittedAt.slice(0, 10);
       // A ledger on or before the last published day can never be built: 503, and nothing is written.
       const paused = s.gate.refusal(ledgerDate);
-      if (paused !== null) return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', paused));
+      if (paused !== null)
+        return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', paused));
       if (cap !== undefined) {
         const refused = await cap.check(request.ip, now);
         if (refused !== null) {
-          return reply.code(429).header('Retry-After', String(refused.retryAfter)).type('application/json; charset=utf-8').send(errorBody('beta', refused.error));
+          return reply
+            .code(429)
+            .header('Retry-After', String(refused.retryAfter))
+            .type('application/json; charset=utf-8')
+            .send(errorBody('beta', refused.error));
         }
       }
       const wantsReceipt = request.body.receipt === true;
       // A receipt that cannot be made is said before anything is stored.
       const noReceipt = wantsReceipt ? tsa.refusal(now) : null;
-      if (noReceipt !== null) return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', noReceipt));
+      if (noReceipt !== null)
+        return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', noReceipt));
       const hash = request.body.hash.toLowerCase();
       // A receipt is signed on libuv's thread pool while the row is committed, and sent only after both. Its
       // failure is handled where it is awaited (an error answer), or ignored if the write fails first.
@@ -160,7 +176,11 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
         // A full or failing disk: 503 with Retry-After, counted and logged by the gate (never a stack trace each).
         const refusal = storageRefusal(err, s.gate, 'submission');
         if (refusal === undefined) throw err;
-        return reply.code(503).header('Retry-After', refusal.retryAfter).type('application/json; charset=utf-8').send(errorBody('beta', refusal.message));
+        return reply
+          .code(503)
+          .header('Retry-After', refusal.retryAfter)
+          .type('application/json; charset=utf-8')
+          .send(errorBody('beta', refusal.message));
       }
       s.gate.stored();
       // A string body is sent as it is (the response schema above documents it for OpenAPI). A receipt is one

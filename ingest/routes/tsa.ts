@@ -8,7 +8,15 @@
 // full disk and a closed day are HTTP 503/429 with Retry-After and a JSON message — never a token.
 // GET /tsa/certs: the TSA's certificate and its root (keys/timeseal-tsa.pem). GET /tsa: to the policy page.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { ledgerHash, parseTimeStampRequest, randomSerial, rejectionResponse, signedAttributes, signedResponse, tstInfo } from '../../core/tsa-token.ts';
+import {
+  ledgerHash,
+  parseTimeStampRequest,
+  randomSerial,
+  rejectionResponse,
+  signedAttributes,
+  signedResponse,
+  tstInfo,
+} from '../../core/tsa-token.ts';
 import { errorHandler, storageRefusal } from '../errors.ts';
 import { betaRateCap } from '../limits.ts';
 import type { Services } from '../services.ts';
@@ -25,7 +33,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const tsa = tsaAuthority(s);
   const { identity, unavailable } = tsa;
-  if (identity === undefined && unavailable !== NO_TSA_KEY) app.log.error({ reason: unavailable }, 'the time-stamp authority key cannot be used; POST /tsa answers 503');
+  if (identity === undefined && unavailable !== NO_TSA_KEY)
+    app.log.error({ reason: unavailable }, 'the time-stamp authority key cannot be used; POST /tsa answers 503');
   const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
 
   // This context only: any body is read as bytes, at most TSA_BODY_LIMIT (its type is checked before, in
@@ -37,13 +46,20 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const fallback = errorHandler(s.gate);
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).type(JSON_TYPE).send({ error: `A time-stamp request is at most ${TSA_BODY_LIMIT} bytes` });
+      return reply
+        .code(413)
+        .type(JSON_TYPE)
+        .send({ error: `A time-stamp request is at most ${TSA_BODY_LIMIT} bytes` });
     }
     return fallback(err, request, reply);
   });
 
   const send = (reply: FastifyReply, der: Uint8Array) =>
-    reply.code(200).header('Cache-Control', 'no-store').type(TSA_REPLY_TYPE).send(Buffer.from(der.buffer, der.byteOffset, der.byteLength));
+    reply
+      .code(200)
+      .header('Cache-Control', 'no-store')
+      .type(TSA_REPLY_TYPE)
+      .send(Buffer.from(der.buffer, der.byteOffset, der.byteLength));
   const refuse = (reply: FastifyReply, code: number, message: string, retryAfter?: string) => {
     if (retryAfter !== undefined) void reply.header('Retry-After', retryAfter);
     return reply.code(code).header('Cache-Control', 'no-store').type(JSON_TYPE).send({ error: message });
@@ -69,7 +85,13 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       parsed = parseTimeStampRequest(Buffer.isBuffer(body) ? body : new Uint8Array());
     } catch (err) {
       request.log.error({ err }, 'time-stamp request reading failed');
-      return send(reply, rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to read the request; nothing was stored.' }));
+      return send(
+        reply,
+        rejectionResponse({
+          failInfo: 'systemFailure',
+          text: 'The time-stamp authority failed to read the request; nothing was stored.',
+        }),
+      );
     }
     if ('rejection' in parsed) return send(reply, rejectionResponse(parsed.rejection));
     const request3161 = parsed.request;
@@ -77,7 +99,11 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     const now = s.clock();
     const invalid = tsa.refusal(now);
     // A token whose genTime lies outside its certificate's validity would not verify: none is given.
-    if (invalid !== null) return send(reply, rejectionResponse({ failInfo: 'timeNotAvailable', text: `${invalid.slice(0, -1)}; nothing was stored.` }));
+    if (invalid !== null)
+      return send(
+        reply,
+        rejectionResponse({ failInfo: 'timeNotAvailable', text: `${invalid.slice(0, -1)}; nothing was stored.` }),
+      );
     const ledgerDate = now.toISOString().slice(0, 10);
     const paused = s.gate.refusal(ledgerDate);
     if (paused !== null) return refuse(reply, 503, paused, GATE_RETRY_AFTER);
@@ -92,7 +118,13 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       attrs = signedAttributes(info, identity);
     } catch (err) {
       request.log.error({ err }, 'time-stamp token failed');
-      return send(reply, rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to make the token; nothing was stored.' }));
+      return send(
+        reply,
+        rejectionResponse({
+          failInfo: 'systemFailure',
+          text: 'The time-stamp authority failed to make the token; nothing was stored.',
+        }),
+      );
     }
     // The signature is made on libuv's thread pool while the row is committed; the token is sent only after both.
     // Its failure is handled where it is awaited (below), or ignored if the write fails first.
@@ -114,7 +146,10 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     } catch (err) {
       // The imprint is stored and will be published; only the token could not be signed.
       request.log.error({ err }, 'time-stamp token signature failed');
-      return send(reply, rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to sign the token.' }));
+      return send(
+        reply,
+        rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to sign the token.' }),
+      );
     }
     return send(reply, answer);
   });

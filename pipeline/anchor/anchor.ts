@@ -19,7 +19,15 @@ import { ledgerOtsPath, type DayRecord } from '../../core/archive.ts';
 import { fromHex, toHex } from '../../core/encoding.ts';
 import { FormatError, MismatchError } from '../../core/errors.ts';
 import { calendarTreeOf, dayCommitment, ledgerTimestamp } from '../../core/ots-path.ts';
-import { mergeTimestamps, newTimestamp, parseDetached, serializeDetached, walkAttestations, type DetachedTimestampFile, type Timestamp } from '../../core/ots.ts';
+import {
+  mergeTimestamps,
+  newTimestamp,
+  parseDetached,
+  serializeDetached,
+  walkAttestations,
+  type DetachedTimestampFile,
+  type Timestamp,
+} from '../../core/ots.ts';
 import { readState } from '../archive-state.ts';
 import type { Clock } from '../../runtime/clock.ts';
 import { UsageError, type Config } from '../../runtime/config.ts';
@@ -75,8 +83,13 @@ const archiveLockOf = (config: Config) => path.join(path.dirname(path.resolve(co
 const anchorLockOf = (config: Config) => path.join(path.dirname(path.resolve(config.db)), 'anchor.lock');
 /** The schedule's retry records of stamps (`stamp YYYY-MM-DD`) and upgrade requests (`upgrade YYYY-MM-DD`). */
 export const ANCHOR_RETRY_FILE = 'anchor-retry.json';
-const retryBookOf = (ctx: AnchorContext): RetryBook | undefined => (ctx.schedule ? new RetryBook(path.join(stateDir(ctx.config), ANCHOR_RETRY_FILE)) : undefined);
-const boundsOf = (anchor: AnchorConfig): RunBounds => ({ days: anchor.daysPerRun, runMs: anchor.runMs, stopAfterFailures: STOP_AFTER_FAILURES });
+const retryBookOf = (ctx: AnchorContext): RetryBook | undefined =>
+  ctx.schedule ? new RetryBook(path.join(stateDir(ctx.config), ANCHOR_RETRY_FILE)) : undefined;
+const boundsOf = (anchor: AnchorConfig): RunBounds => ({
+  days: anchor.daysPerRun,
+  runMs: anchor.runMs,
+  stopAfterFailures: STOP_AFTER_FAILURES,
+});
 
 function readLedgerProof(archive: string, day: DayRecord): DetachedTimestampFile | undefined {
   const raw = readOptional(archive, ledgerOtsPath(day.date));
@@ -88,25 +101,32 @@ function readLedgerProof(archive: string, day: DayRecord): DetachedTimestampFile
 
 /** `timeseal anchor [--date D]`: stamps day D, or every published day without a calendar proof. */
 export async function anchorDays(ctx: AnchorContext, options: { date?: string } = {}): Promise<StampResult[]> {
-  return withLockAsync(anchorLockOf(ctx.config), async () => {
-    const { days } = readState(ctx.config.archive, ctx.config.logOrigin);
-    let targets: DayRecord[];
-    if (options.date !== undefined) {
-      const day = days.find((d) => d.date === options.date);
-      if (!day) throw new UsageError(`${options.date} is not a published day (build it first: timeseal ledger build)`);
-      targets = [day];
-    } else {
-      targets = days.filter((d) => readOptional(ctx.config.archive, ledgerOtsPath(d.date)) === undefined);
-    }
-    const book = options.date === undefined ? retryBookOf(ctx) : undefined;
-    const { results, pending } = await stampDays(ctx, targets, book);
-    withLock(archiveLockOf(ctx.config), () => {
-      writeStamps(ctx, results);
-      writeAnchorStatus(ctx.config.archive, readState(ctx.config.archive, ctx.config.logOrigin).days, ctx.clock(), { pending });
-    });
-    book?.save();
-    return results.map((r) => r.result);
-  }, 'anchoring run');
+  return withLockAsync(
+    anchorLockOf(ctx.config),
+    async () => {
+      const { days } = readState(ctx.config.archive, ctx.config.logOrigin);
+      let targets: DayRecord[];
+      if (options.date !== undefined) {
+        const day = days.find((d) => d.date === options.date);
+        if (!day)
+          throw new UsageError(`${options.date} is not a published day (build it first: timeseal ledger build)`);
+        targets = [day];
+      } else {
+        targets = days.filter((d) => readOptional(ctx.config.archive, ledgerOtsPath(d.date)) === undefined);
+      }
+      const book = options.date === undefined ? retryBookOf(ctx) : undefined;
+      const { results, pending } = await stampDays(ctx, targets, book);
+      withLock(archiveLockOf(ctx.config), () => {
+        writeStamps(ctx, results);
+        writeAnchorStatus(ctx.config.archive, readState(ctx.config.archive, ctx.config.logOrigin).days, ctx.clock(), {
+          pending,
+        });
+      });
+      book?.save();
+      return results.map((r) => r.result);
+    },
+    'anchoring run',
+  );
 }
 
 interface StampOutcome {
@@ -119,7 +139,11 @@ interface StampOutcome {
  * Stamps `targets` (days without a calendar proof): each of them, or with `book` (the schedule's runs) the due
  * ones newest first within the run's bounds; a failed day's reason then says when it is tried again.
  */
-async function stampDays(ctx: AnchorContext, targets: DayRecord[], book?: RetryBook): Promise<{ results: StampOutcome[]; pending: Record<string, PendingInfo> }> {
+async function stampDays(
+  ctx: AnchorContext,
+  targets: DayRecord[],
+  book?: RetryBook,
+): Promise<{ results: StampOutcome[]; pending: Record<string, PendingInfo> }> {
   const results: StampOutcome[] = [];
   const pending: Record<string, PendingInfo> = {};
   const now = ctx.clock().toISOString();
@@ -134,7 +158,9 @@ async function stampDays(ctx: AnchorContext, targets: DayRecord[], book?: RetryB
       return result;
     }
     ctx.progress?.(`${day.date}: submitting ${toHex(c)} to ${ctx.anchor.calendars.length} calendars`);
-    const settled = await Promise.allSettled(ctx.anchor.calendars.map((cal) => submitDigest(cal, c, ctx.anchor.calendarTimeoutMs)));
+    const settled = await Promise.allSettled(
+      ctx.anchor.calendars.map((cal) => submitDigest(cal, c, ctx.anchor.calendarTimeoutMs)),
+    );
     const answered: string[] = [];
     const failures: StampResult['failures'] = [];
     const tree = newTimestamp(c);
@@ -150,7 +176,11 @@ async function stampDays(ctx: AnchorContext, targets: DayRecord[], book?: RetryB
     if (answered.length >= ctx.anchor.minCalendars) {
       const proof = ledgerTimestamp(root, ledgerSha256, tree);
       const note = failures.length ? `; no answer from ${failures.map((f) => f.error).join('; ')}` : '';
-      pending[day.date] = { state: 'pending', reason: `submitted to ${answered.length} calendar${answered.length === 1 ? '' : 's'}; waiting for Bitcoin confirmation${note}`, checked_at: now };
+      pending[day.date] = {
+        state: 'pending',
+        reason: `submitted to ${answered.length} calendar${answered.length === 1 ? '' : 's'}; waiting for Bitcoin confirmation${note}`,
+        checked_at: now,
+      };
       const result: StampResult = { ...base, outcome: 'stamped', answered, failures };
       results.push({ day, proof, result });
       return result;
@@ -166,10 +196,17 @@ async function stampDays(ctx: AnchorContext, targets: DayRecord[], book?: RetryB
     return { results, pending };
   }
   const keys = new Set(targets.map((d) => `stamp ${d.date}`));
-  const run = await retryRun(book, targets.map((day) => ({ key: `stamp ${day.date}`, date: day.date, day })), boundsOf(ctx.anchor), ctx.schedule, 'anchoring', async ({ day }) => {
-    const result = await stampOne(day);
-    return result.outcome === 'failed' ? result.reason! : null;
-  });
+  const run = await retryRun(
+    book,
+    targets.map((day) => ({ key: `stamp ${day.date}`, date: day.date, day })),
+    boundsOf(ctx.anchor),
+    ctx.schedule,
+    'anchoring',
+    async ({ day }) => {
+      const result = await stampOne(day);
+      return result.outcome === 'failed' ? result.reason! : null;
+    },
+  );
   for (const [key, next] of run.delayed) {
     const info = pending[key.slice('stamp '.length)];
     if (info) info.reason += `; next attempt at ${next.toISOString()}`;
@@ -197,7 +234,12 @@ export async function collectUpgrades(
   t: Timestamp,
   trusted: readonly string[],
   timeoutMs: number,
-): Promise<{ upgrades: Array<{ calendar: string; timestamp: Timestamp }>; notes: string[]; asked: number; failed: number }> {
+): Promise<{
+  upgrades: Array<{ calendar: string; timestamp: Timestamp }>;
+  notes: string[];
+  asked: number;
+  failed: number;
+}> {
   const seen = new Set<string>();
   const asks: Array<{ calendar: string; message: Uint8Array }> = [];
   const notes: string[] = [];
@@ -206,7 +248,8 @@ export async function collectUpgrades(
     const key = `${attestation.uri} ${toHex(message)}`;
     if (seen.has(key)) continue;
     seen.add(key);
-    if (!isTrustedCalendar(attestation.uri, trusted)) notes.push(`${attestation.uri}: not a trusted calendar (OTS_CALENDARS, OTS_TRUSTED_CALENDARS); not asked`);
+    if (!isTrustedCalendar(attestation.uri, trusted))
+      notes.push(`${attestation.uri}: not a trusted calendar (OTS_CALENDARS, OTS_TRUSTED_CALENDARS); not asked`);
     else asks.push({ calendar: attestation.uri.replace(/\/+$/, ''), message });
   }
   const answers = await Promise.allSettled(asks.map((a) => fetchUpgrade(a.calendar, a.message, timeoutMs)));
@@ -225,7 +268,10 @@ export async function collectUpgrades(
 }
 
 /** Every Bitcoin attestation of `t` checked against the header source: the verified ones and the problems. */
-export async function checkBitcoinAttestations(t: Timestamp, ctx: { headers: HeaderSource; network: AnchorConfig['network'] }) {
+export async function checkBitcoinAttestations(
+  t: Timestamp,
+  ctx: { headers: HeaderSource; network: AnchorConfig['network'] },
+) {
   const verified: Array<{ height: number; time: number; blockHash: string; merkleRoot: string }> = [];
   const problems: string[] = [];
   let rejected = 0;
@@ -248,134 +294,186 @@ export async function checkBitcoinAttestations(t: Timestamp, ctx: { headers: Hea
  * days not yet confirmed, verifies Bitcoin attestations, refreshes confirmations, rewrites the status files.
  */
 export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
-  return withLockAsync(anchorLockOf(ctx.config), async () => {
-    const archive = ctx.config.archive;
-    const headers = ctx.headers ?? headerSourceFor(ctx.anchor.headerSource, ctx.anchor.bitcoinTimeoutMs);
-    const now = ctx.clock().toISOString();
-    const { days } = readState(archive, ctx.config.logOrigin);
-    const stored = readBlockInfo(archive);
-    const unstamped = days.filter((d) => readOptional(archive, ledgerOtsPath(d.date)) === undefined);
-    const book = retryBookOf(ctx);
-    const stamping = await stampDays(ctx, unstamped, book);
-    const pending: Record<string, PendingInfo> = { ...stamping.pending };
-    // The calendars are asked for the upgrades of every stamped day not yet confirmed (by the schedule: the due
-    // ones, newest first, within the run's bounds); the answers are merged below.
-    const proofs = new Map<string, DetachedTimestampFile>();
-    const toAsk: DayRecord[] = [];
-    for (const day of days) {
-      const proof = stamping.results.find((r) => r.day.date === day.date)?.proof ?? readLedgerProof(archive, day);
-      if (!proof) continue;
-      proofs.set(day.date, proof);
-      if (!stored.ledgers[day.date]) toAsk.push(day);
-    }
-    const asked = new Map<string, Awaited<ReturnType<typeof collectUpgrades>>>();
-    const ask = async (day: DayRecord) => {
-      ctx.progress?.(`${day.date}: asking the calendars for upgrades`);
-      const got = await collectUpgrades(proofs.get(day.date)!.timestamp, ctx.anchor.trusted, ctx.anchor.calendarTimeoutMs);
-      asked.set(day.date, got);
-      return got;
-    };
-    let askDelayed = new Map<string, Date>();
-    if (book === undefined || ctx.schedule === undefined) {
-      for (const day of toAsk) await ask(day);
-    } else {
-      const keys = new Set(toAsk.map((d) => `upgrade ${d.date}`));
-      const run = await retryRun(book, toAsk.map((day) => ({ key: `upgrade ${day.date}`, date: day.date, day })), boundsOf(ctx.anchor), ctx.schedule, 'anchoring', async ({ day }) => {
-        const got = await ask(day);
-        // "Pending" is an answer; only a day that no calendar answered at all counts as a failure.
-        return got.asked > 0 && got.failed === got.asked ? `no calendar answered the upgrade request: ${got.notes.join('; ')}` : null;
-      });
-      askDelayed = new Map([...run.delayed].map(([key, next]) => [key.slice('upgrade '.length), next]));
-      book.retain((key) => !key.startsWith('upgrade ') || keys.has(key));
-    }
-    const confirmed: Record<string, LedgerBlock> = {};
-    const reports = new Map<string, DayReport>();
-    const merges = new Map<string, Timestamp[]>();
-    let tip: number | null = null;
-    let tipError = '';
-    const tipHeight = async (): Promise<number | null> => {
-      if (tip === null && tipError === '') {
-        try {
-          tip = await headers.tipHeight();
-        } catch (err) {
-          tipError = (err as Error).message;
-        }
+  return withLockAsync(
+    anchorLockOf(ctx.config),
+    async () => {
+      const archive = ctx.config.archive;
+      const headers = ctx.headers ?? headerSourceFor(ctx.anchor.headerSource, ctx.anchor.bitcoinTimeoutMs);
+      const now = ctx.clock().toISOString();
+      const { days } = readState(archive, ctx.config.logOrigin);
+      const stored = readBlockInfo(archive);
+      const unstamped = days.filter((d) => readOptional(archive, ledgerOtsPath(d.date)) === undefined);
+      const book = retryBookOf(ctx);
+      const stamping = await stampDays(ctx, unstamped, book);
+      const pending: Record<string, PendingInfo> = { ...stamping.pending };
+      // The calendars are asked for the upgrades of every stamped day not yet confirmed (by the schedule: the due
+      // ones, newest first, within the run's bounds); the answers are merged below.
+      const proofs = new Map<string, DetachedTimestampFile>();
+      const toAsk: DayRecord[] = [];
+      for (const day of days) {
+        const proof = stamping.results.find((r) => r.day.date === day.date)?.proof ?? readLedgerProof(archive, day);
+        if (!proof) continue;
+        proofs.set(day.date, proof);
+        if (!stored.ledgers[day.date]) toAsk.push(day);
       }
-      return tip;
-    };
-    for (const day of days) {
-      const known = stored.ledgers[day.date];
-      const proof = proofs.get(day.date);
-      if (!proof) {
-        reports.set(day.date, { date: day.date, state: 'not-stamped', reason: pending[day.date]?.reason ?? stored.pending[day.date]?.reason, upgraded_from: [] });
-        continue;
-      }
-      if (known && known.confirmations >= RECHECK_BELOW_CONFIRMATIONS) {
-        const t = await tipHeight();
-        const confirmations = t === null ? known.confirmations : Math.max(known.confirmations, t - known.block_height + 1);
-        confirmed[day.date] = { block_height: known.block_height, confirmations };
-        reports.set(day.date, { date: day.date, state: 'confirmed', ...confirmed[day.date], upgraded_from: [] });
-        continue;
-      }
-      const upgradedFrom: string[] = [];
-      const notes: string[] = [];
-      const got = asked.get(day.date);
-      /** Not asked in this scheduled run (waiting out its backoff, or left for a later run). */
-      const notAsked = !known && got === undefined;
-      if (got) {
-        for (const u of got.upgrades) {
-          mergeTimestamps(proof.timestamp, u.timestamp);
-          upgradedFrom.push(u.calendar);
-        }
-        if (got.upgrades.length) merges.set(day.date, got.upgrades.map((u) => u.timestamp));
-        notes.push(...got.notes);
-      }
-      const checked = await checkBitcoinAttestations(proof.timestamp, { headers, network: ctx.anchor.network });
-      const best = checked.verified[0];
-      if (!best && known && checked.rejected === 0) {
-        // The header source failed this run; a confirmed day stays confirmed until a check actually fails.
-        confirmed[day.date] = known;
-        reports.set(day.date, { date: day.date, state: 'confirmed', ...known, reason: checked.problems.join('; '), upgraded_from: [] });
-      } else if (best) {
-        const t = await tipHeight();
-        const confirmations = t === null ? Math.max(known?.confirmations ?? 1, 1) : Math.max(t - best.height + 1, 1);
-        confirmed[day.date] = { block_height: best.height, confirmations };
-        reports.set(day.date, { date: day.date, state: 'confirmed', ...confirmed[day.date], upgraded_from: upgradedFrom });
-      } else if (checked.bitcoinCount === 0 && notAsked) {
-        // What the last request (or this run's stamp) found stays the day's status until the calendars are asked.
-        const last = pending[day.date] ?? stored.pending[day.date];
-        const info: PendingInfo = last?.state === 'pending' ? last : { state: 'pending', reason: 'waiting for Bitcoin confirmation; the calendars are asked at a later run', checked_at: now };
-        pending[day.date] = info;
-        reports.set(day.date, { date: day.date, state: 'pending', reason: info.reason, upgraded_from: [] });
+      const asked = new Map<string, Awaited<ReturnType<typeof collectUpgrades>>>();
+      const ask = async (day: DayRecord) => {
+        ctx.progress?.(`${day.date}: asking the calendars for upgrades`);
+        const got = await collectUpgrades(
+          proofs.get(day.date)!.timestamp,
+          ctx.anchor.trusted,
+          ctx.anchor.calendarTimeoutMs,
+        );
+        asked.set(day.date, got);
+        return got;
+      };
+      let askDelayed = new Map<string, Date>();
+      if (book === undefined || ctx.schedule === undefined) {
+        for (const day of toAsk) await ask(day);
       } else {
-        const state = checked.bitcoinCount > 0 ? 'unverified' : 'pending';
-        const next = askDelayed.get(day.date);
-        const reason =
-          state === 'unverified'
-            ? checked.problems.join('; ')
-            : `waiting for Bitcoin confirmation: ${notes.join('; ') || 'no trusted calendar to ask'}${next ? `; next attempt at ${next.toISOString()}` : ''}`;
-        pending[day.date] = { state, reason, checked_at: now };
-        reports.set(day.date, { date: day.date, state, reason, upgraded_from: upgradedFrom });
+        const keys = new Set(toAsk.map((d) => `upgrade ${d.date}`));
+        const run = await retryRun(
+          book,
+          toAsk.map((day) => ({ key: `upgrade ${day.date}`, date: day.date, day })),
+          boundsOf(ctx.anchor),
+          ctx.schedule,
+          'anchoring',
+          async ({ day }) => {
+            const got = await ask(day);
+            // "Pending" is an answer; only a day that no calendar answered at all counts as a failure.
+            return got.asked > 0 && got.failed === got.asked
+              ? `no calendar answered the upgrade request: ${got.notes.join('; ')}`
+              : null;
+          },
+        );
+        askDelayed = new Map([...run.delayed].map(([key, next]) => [key.slice('upgrade '.length), next]));
+        book.retain((key) => !key.startsWith('upgrade ') || keys.has(key));
       }
-    }
-    withLock(archiveLockOf(ctx.config), () => {
-      writeStamps(ctx, stamping.results);
-      for (const [date, answers] of merges) {
-        const day = days.find((d) => d.date === date)!;
-        const current = readLedgerProof(archive, day);
-        if (!current) continue;
-        for (const a of answers) mergeTimestamps(current.timestamp, a);
-        writeMutable(archive, ledgerOtsPath(date), serializeDetached(current));
+      const confirmed: Record<string, LedgerBlock> = {};
+      const reports = new Map<string, DayReport>();
+      const merges = new Map<string, Timestamp[]>();
+      let tip: number | null = null;
+      let tipError = '';
+      const tipHeight = async (): Promise<number | null> => {
+        if (tip === null && tipError === '') {
+          try {
+            tip = await headers.tipHeight();
+          } catch (err) {
+            tipError = (err as Error).message;
+          }
+        }
+        return tip;
+      };
+      for (const day of days) {
+        const known = stored.ledgers[day.date];
+        const proof = proofs.get(day.date);
+        if (!proof) {
+          reports.set(day.date, {
+            date: day.date,
+            state: 'not-stamped',
+            reason: pending[day.date]?.reason ?? stored.pending[day.date]?.reason,
+            upgraded_from: [],
+          });
+          continue;
+        }
+        if (known && known.confirmations >= RECHECK_BELOW_CONFIRMATIONS) {
+          const t = await tipHeight();
+          const confirmations =
+            t === null ? known.confirmations : Math.max(known.confirmations, t - known.block_height + 1);
+          confirmed[day.date] = { block_height: known.block_height, confirmations };
+          reports.set(day.date, { date: day.date, state: 'confirmed', ...confirmed[day.date], upgraded_from: [] });
+          continue;
+        }
+        const upgradedFrom: string[] = [];
+        const notes: string[] = [];
+        const got = asked.get(day.date);
+        /** Not asked in this scheduled run (waiting out its backoff, or left for a later run). */
+        const notAsked = !known && got === undefined;
+        if (got) {
+          for (const u of got.upgrades) {
+            mergeTimestamps(proof.timestamp, u.timestamp);
+            upgradedFrom.push(u.calendar);
+          }
+          if (got.upgrades.length)
+            merges.set(
+              day.date,
+              got.upgrades.map((u) => u.timestamp),
+            );
+          notes.push(...got.notes);
+        }
+        const checked = await checkBitcoinAttestations(proof.timestamp, { headers, network: ctx.anchor.network });
+        const best = checked.verified[0];
+        if (!best && known && checked.rejected === 0) {
+          // The header source failed this run; a confirmed day stays confirmed until a check actually fails.
+          confirmed[day.date] = known;
+          reports.set(day.date, {
+            date: day.date,
+            state: 'confirmed',
+            ...known,
+            reason: checked.problems.join('; '),
+            upgraded_from: [],
+          });
+        } else if (best) {
+          const t = await tipHeight();
+          const confirmations = t === null ? Math.max(known?.confirmations ?? 1, 1) : Math.max(t - best.height + 1, 1);
+          confirmed[day.date] = { block_height: best.height, confirmations };
+          reports.set(day.date, {
+            date: day.date,
+            state: 'confirmed',
+            ...confirmed[day.date],
+            upgraded_from: upgradedFrom,
+          });
+        } else if (checked.bitcoinCount === 0 && notAsked) {
+          // What the last request (or this run's stamp) found stays the day's status until the calendars are asked.
+          const last = pending[day.date] ?? stored.pending[day.date];
+          const info: PendingInfo =
+            last?.state === 'pending'
+              ? last
+              : {
+                  state: 'pending',
+                  reason: 'waiting for Bitcoin confirmation; the calendars are asked at a later run',
+                  checked_at: now,
+                };
+          pending[day.date] = info;
+          reports.set(day.date, { date: day.date, state: 'pending', reason: info.reason, upgraded_from: [] });
+        } else {
+          const state = checked.bitcoinCount > 0 ? 'unverified' : 'pending';
+          const next = askDelayed.get(day.date);
+          const reason =
+            state === 'unverified'
+              ? checked.problems.join('; ')
+              : `waiting for Bitcoin confirmation: ${notes.join('; ') || 'no trusted calendar to ask'}${next ? `; next attempt at ${next.toISOString()}` : ''}`;
+          pending[day.date] = { state, reason, checked_at: now };
+          reports.set(day.date, { date: day.date, state, reason, upgraded_from: upgradedFrom });
+        }
       }
-      const latestDays = readState(archive, ctx.config.logOrigin).days;
-      writeAnchorStatus(archive, latestDays, ctx.clock(), { confirmed, pending, ...(tip === null ? {} : { tipHeight: tip }) });
-    });
-    book?.save();
-    return { stamps: stamping.results.map((r) => r.result), days: [...reports.values()], tip_height: tip };
-  }, 'anchoring run');
+      withLock(archiveLockOf(ctx.config), () => {
+        writeStamps(ctx, stamping.results);
+        for (const [date, answers] of merges) {
+          const day = days.find((d) => d.date === date)!;
+          const current = readLedgerProof(archive, day);
+          if (!current) continue;
+          for (const a of answers) mergeTimestamps(current.timestamp, a);
+          writeMutable(archive, ledgerOtsPath(date), serializeDetached(current));
+        }
+        const latestDays = readState(archive, ctx.config.logOrigin).days;
+        writeAnchorStatus(archive, latestDays, ctx.clock(), {
+          confirmed,
+          pending,
+          ...(tip === null ? {} : { tipHeight: tip }),
+        });
+      });
+      book?.save();
+      return { stamps: stamping.results.map((r) => r.result), days: [...reports.values()], tip_height: tip };
+    },
+    'anchoring run',
+  );
 }
 
 /** The anchoring context of a CLI or server context (reads OTS_* and BITCOIN_* from the environment). */
-export function anchorContextOf(c: { config: Config; clock: Clock; progress(message: string): void }, env: NodeJS.ProcessEnv = process.env): AnchorContext {
+export function anchorContextOf(
+  c: { config: Config; clock: Clock; progress(message: string): void },
+  env: NodeJS.ProcessEnv = process.env,
+): AnchorContext {
   return { config: c.config, anchor: loadAnchorConfig(env), clock: c.clock, progress: c.progress };
 }

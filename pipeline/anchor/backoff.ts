@@ -74,7 +74,12 @@ export class RetryBook {
     }
     if (parsed === null || typeof parsed !== 'object') return;
     for (const [key, v] of Object.entries(parsed as Record<string, Partial<RetryEntry>>)) {
-      if (Number.isSafeInteger(v?.failures) && typeof v.last === 'string' && typeof v.next === 'string' && !Number.isNaN(Date.parse(v.next))) {
+      if (
+        Number.isSafeInteger(v?.failures) &&
+        typeof v.last === 'string' &&
+        typeof v.next === 'string' &&
+        !Number.isNaN(Date.parse(v.next))
+      ) {
         this.entries.set(key, { failures: v.failures!, last: v.last, next: v.next, reason: String(v.reason ?? '') });
       }
     }
@@ -155,7 +160,9 @@ export async function retryRun<T extends { key: string; date: string }>(
   const startedAt = run.now();
   const elapsed = run.elapsed ?? (() => performance.now());
   const started = elapsed();
-  const due = items.filter((i) => book.due(i.key, startedAt)).sort((a, b) => (a.date > b.date ? -1 : a.date < b.date ? 1 : a.key < b.key ? -1 : 1));
+  const due = items
+    .filter((i) => book.due(i.key, startedAt))
+    .sort((a, b) => (a.date > b.date ? -1 : a.date < b.date ? 1 : a.key < b.key ? -1 : 1));
   const attempted: T[] = [];
   const delayed = new Map<string, Date>();
   let inARow = 0;
@@ -176,10 +183,17 @@ export async function retryRun<T extends { key: string; date: string }>(
     inARow++;
     const next = book.failed(item.key, reason, at);
     delayed.set(item.key, next);
-    run.warn({ date: item.date, failures: book.get(item.key)!.failures, retry_at: next.toISOString(), reason }, `${what} delayed: ${item.date}: ${reason}, retrying at ${next.toISOString()}`);
+    run.warn(
+      { date: item.date, failures: book.get(item.key)!.failures, retry_at: next.toISOString(), reason },
+      `${what} delayed: ${item.date}: ${reason}, retrying at ${next.toISOString()}`,
+    );
   }
   const left = due.length - attempted.length;
   const waiting = items.length - due.length;
-  if (left > 0) run.info({ left, waiting, reason: stop }, `${what}: ${left} day${left === 1 ? '' : 's'} left for a later run (${stop})${waiting ? `; ${waiting} more waiting out their backoff` : ''}`);
+  if (left > 0)
+    run.info(
+      { left, waiting, reason: stop },
+      `${what}: ${left} day${left === 1 ? '' : 's'} left for a later run (${stop})${waiting ? `; ${waiting} more waiting out their backoff` : ''}`,
+    );
   return { attempted, delayed, left, waiting };
 }

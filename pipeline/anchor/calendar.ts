@@ -26,7 +26,8 @@ export type UpgradeAnswer = { kind: 'pending'; text: string } | { kind: 'upgrade
 
 /** Submits `digest`; returns the calendar's timestamp for it (holding at least one attestation). */
 export async function submitDigest(calendar: string, digest: Uint8Array, timeoutMs: number): Promise<Timestamp> {
-  if (digest.length < 1 || digest.length > MAX_DIGEST_LENGTH) throw new CalendarError(`digest must be 1..${MAX_DIGEST_LENGTH} bytes`);
+  if (digest.length < 1 || digest.length > MAX_DIGEST_LENGTH)
+    throw new CalendarError(`digest must be 1..${MAX_DIGEST_LENGTH} bytes`);
   const res = await boundedFetch(`${calendar}/digest`, {
     method: 'POST',
     headers: { ...HEADERS, 'Content-Type': 'application/x-www-form-urlencoded' },
@@ -39,7 +40,11 @@ export async function submitDigest(calendar: string, digest: Uint8Array, timeout
 }
 
 /** Asks for the upgrade of the pending commitment `commitment` (the message at the pending attestation). */
-export async function fetchUpgrade(calendar: string, commitment: Uint8Array, timeoutMs: number): Promise<UpgradeAnswer> {
+export async function fetchUpgrade(
+  calendar: string,
+  commitment: Uint8Array,
+  timeoutMs: number,
+): Promise<UpgradeAnswer> {
   const res = await boundedFetch(`${calendar}/timestamp/${toHex(commitment)}`, {
     headers: HEADERS,
     timeoutMs,
@@ -55,7 +60,9 @@ function parseAnswer(calendar: string, body: Uint8Array, message: Uint8Array): T
   try {
     t = parseTimestamp(body, message);
   } catch (err) {
-    throw new CalendarError(`${calendar}: the answer is not a valid timestamp (${(err as Error).message})`, { cause: err });
+    throw new CalendarError(`${calendar}: the answer is not a valid timestamp (${(err as Error).message})`, {
+      cause: err,
+    });
   }
   if (walkAttestations(t).length === 0) throw new CalendarError(`${calendar}: the answer holds no attestation`);
   return t;

@@ -45,7 +45,10 @@ export interface AnchorConfig {
 
 function list(value: string | undefined): string[] | undefined {
   if (value === undefined || value.trim() === '') return undefined;
-  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 /** Lower-cases scheme and host and drops a trailing slash: the form calendar URLs are compared in. */
@@ -57,7 +60,8 @@ export function normalizeCalendarUrl(raw: string, name = 'calendar URL'): string
     throw new UsageError(`${name} is not a URL: ${raw}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`${name} must be http(s): ${raw}`);
-  if (url.username || url.password || url.search || url.hash) throw new UsageError(`${name} must not carry credentials, a query or a fragment: ${raw}`);
+  if (url.username || url.password || url.search || url.hash)
+    throw new UsageError(`${name} must not carry credentials, a query or a fragment: ${raw}`);
   return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
 }
 
@@ -74,17 +78,27 @@ function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
  * do not read OTS_MIN_CALENDARS, so a stamping setting that is wrong, or right only on the server, cannot stop
  * them; `minCalendars` is then 1.
  */
-export function loadAnchorConfig(env: NodeJS.ProcessEnv = process.env, options: { stamping?: boolean } = {}): AnchorConfig {
+export function loadAnchorConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  options: { stamping?: boolean } = {},
+): AnchorConfig {
   const stamping = options.stamping ?? true;
-  const calendars = [...new Set((list(env.OTS_CALENDARS) ?? DEFAULT_CALENDARS).map((u) => normalizeCalendarUrl(u, 'OTS_CALENDARS entry')))];
+  const calendars = [
+    ...new Set(
+      (list(env.OTS_CALENDARS) ?? DEFAULT_CALENDARS).map((u) => normalizeCalendarUrl(u, 'OTS_CALENDARS entry')),
+    ),
+  ];
   const minCalendars = stamping ? positiveInt(env, 'OTS_MIN_CALENDARS', 2) : 1;
   if (stamping && minCalendars > calendars.length) {
-    throw new UsageError(`OTS_MIN_CALENDARS is ${minCalendars} but OTS_CALENDARS names only ${calendars.length} calendar${calendars.length === 1 ? '' : 's'}`);
+    throw new UsageError(
+      `OTS_MIN_CALENDARS is ${minCalendars} but OTS_CALENDARS names only ${calendars.length} calendar${calendars.length === 1 ? '' : 's'}`,
+    );
   }
   const extra = list(env.OTS_TRUSTED_CALENDARS) ?? DEFAULT_TRUSTED_CALENDARS;
   for (const p of extra) normalizeCalendarUrl(p.replace('*.', 'wildcard.'), 'OTS_TRUSTED_CALENDARS entry');
   const network = env.BITCOIN_NETWORK ?? 'mainnet';
-  if (network !== 'mainnet' && network !== 'regtest') throw new UsageError(`BITCOIN_NETWORK must be mainnet or regtest: ${network}`);
+  if (network !== 'mainnet' && network !== 'regtest')
+    throw new UsageError(`BITCOIN_NETWORK must be mainnet or regtest: ${network}`);
   let headerSource: HeaderSourceConfig;
   if (env.BITCOIN_RPC_URL) {
     if (env.BITCOIN_ESPLORA_URL) throw new UsageError('set BITCOIN_ESPLORA_URL or BITCOIN_RPC_URL, not both');
@@ -96,7 +110,9 @@ export function loadAnchorConfig(env: NodeJS.ProcessEnv = process.env, options: 
     const u = new URL(headerSource.url);
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
   } catch {
-    throw new UsageError(`${headerSource.kind === 'rpc' ? 'BITCOIN_RPC_URL' : 'BITCOIN_ESPLORA_URL'} is not an http(s) URL`);
+    throw new UsageError(
+      `${headerSource.kind === 'rpc' ? 'BITCOIN_RPC_URL' : 'BITCOIN_ESPLORA_URL'} is not an http(s) URL`,
+    );
   }
   return {
     calendars,
@@ -125,7 +141,12 @@ export function isTrustedCalendar(uri: string, trusted: readonly string[]): bool
     const star = /^(https?:\/\/)\*\.(.+)$/.exec(pattern.toLowerCase());
     if (star) {
       const [, scheme, domain] = star;
-      if (url.protocol === scheme!.slice(0, -2) && url.host.endsWith(`.${domain!.replace(/\/+$/, '')}`) && (url.pathname === '/' || url.pathname === '')) return true;
+      if (
+        url.protocol === scheme!.slice(0, -2) &&
+        url.host.endsWith(`.${domain!.replace(/\/+$/, '')}`) &&
+        (url.pathname === '/' || url.pathname === '')
+      )
+        return true;
     } else if (normalized === pattern.replace(/\/+$/, '')) {
       return true;
     }

@@ -5,7 +5,16 @@
 // proof of work meets its nBits within the network's limit (core/bitcoin.ts), and, on mainnet, its difficulty
 // is plausible for its height (below). A lying source can thus at worst withhold headers or name another
 // block; it cannot make a forged merkle root verify without doing the proof of work.
-import { blockHash, checkProofOfWork, POW_LIMIT, targetFromBits, parseBlockHeader, verifyBitcoinAttestation, type BitcoinNetwork, type VerifiedAttestation } from '../../core/bitcoin.ts';
+import {
+  blockHash,
+  checkProofOfWork,
+  POW_LIMIT,
+  targetFromBits,
+  parseBlockHeader,
+  verifyBitcoinAttestation,
+  type BitcoinNetwork,
+  type VerifiedAttestation,
+} from '../../core/bitcoin.ts';
 import { fromHex } from '../../core/encoding.ts';
 import { FormatError, MismatchError, NotFoundError, TimesealError } from '../../core/errors.ts';
 import type { HeaderSourceConfig } from './config.ts';
@@ -60,18 +69,28 @@ export function checkPlausibleDifficulty(header: Uint8Array, height: number, net
 }
 
 /** The header at `height`, accepted only after the checks in this module's opening comment. */
-export async function fetchVerifiedHeader(source: HeaderSource, height: number, network: BitcoinNetwork): Promise<{ header: Uint8Array; hash: string }> {
+export async function fetchVerifiedHeader(
+  source: HeaderSource,
+  height: number,
+  network: BitcoinNetwork,
+): Promise<{ header: Uint8Array; hash: string }> {
   const hash = await source.blockHashAt(height);
   const header = await source.header(hash);
   const actual = blockHash(header);
-  if (actual !== hash) throw new MismatchError(`${source.name}: header of block ${height} hashes to another block`, hash, actual);
+  if (actual !== hash)
+    throw new MismatchError(`${source.name}: header of block ${height} hashes to another block`, hash, actual);
   checkProofOfWork(header, network);
   checkPlausibleDifficulty(header, height, network);
   return { header, hash };
 }
 
 /** Verifies one Bitcoin attestation (message = merkle root, header byte order) against the source. */
-export async function verifyAttestation(source: HeaderSource, message: Uint8Array, height: number, network: BitcoinNetwork): Promise<VerifiedAttestation> {
+export async function verifyAttestation(
+  source: HeaderSource,
+  message: Uint8Array,
+  height: number,
+  network: BitcoinNetwork,
+): Promise<VerifiedAttestation> {
   const { header, hash } = await fetchVerifiedHeader(source, height, network);
   return verifyBitcoinAttestation(message, height, header, hash, network);
 }
@@ -86,7 +105,8 @@ function checkHeight(height: number): void {
 
 function parseHash(text: string, what: string): string {
   const hash = text.trim().toLowerCase();
-  if (!HASH_HEX.test(hash)) throw new FormatError(what, `expected a 64-hex block hash, got ${JSON.stringify(text.slice(0, 80))}`);
+  if (!HASH_HEX.test(hash))
+    throw new FormatError(what, `expected a 64-hex block hash, got ${JSON.stringify(text.slice(0, 80))}`);
   return hash;
 }
 
@@ -104,7 +124,11 @@ export function esploraSource(baseUrl: string, timeoutMs: number): HeaderSource 
     return { status: res.status, text: new TextDecoder().decode(res.body) };
   };
   const ok = (r: { status: number; text: string }, path: string): string => {
-    if (r.status !== 200) throw new TimesealError('io', `${base}${path}: HTTP ${r.status} ${bodyExcerpt(new TextEncoder().encode(r.text))}`.trim());
+    if (r.status !== 200)
+      throw new TimesealError(
+        'io',
+        `${base}${path}: HTTP ${r.status} ${bodyExcerpt(new TextEncoder().encode(r.text))}`.trim(),
+      );
     return r.text;
   };
   return {
@@ -123,7 +147,8 @@ export function esploraSource(baseUrl: string, timeoutMs: number): HeaderSource 
     async tipHeight() {
       const path = '/blocks/tip/height';
       const text = ok(await get(path), path).trim();
-      if (!/^(0|[1-9][0-9]{0,15})$/.test(text)) throw new FormatError(`${base}${path}`, `expected a height, got ${JSON.stringify(text.slice(0, 40))}`);
+      if (!/^(0|[1-9][0-9]{0,15})$/.test(text))
+        throw new FormatError(`${base}${path}`, `expected a height, got ${JSON.stringify(text.slice(0, 40))}`);
       return Number(text);
     },
   };
@@ -132,7 +157,9 @@ export function esploraSource(baseUrl: string, timeoutMs: number): HeaderSource 
 /** bitcoind JSON-RPC; credentials may be given in the URL (http://user:password@host:8332/). */
 export function rpcSource(rawUrl: string, timeoutMs: number): HeaderSource {
   const url = new URL(rawUrl);
-  const auth = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
+  const auth = url.username
+    ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+    : undefined;
   url.username = '';
   url.password = '';
   const endpoint = url.toString();
@@ -153,8 +180,12 @@ export function rpcSource(rawUrl: string, timeoutMs: number): HeaderSource {
       throw new TimesealError('io', `bitcoind ${shown} ${method}: HTTP ${res.status} ${bodyExcerpt(res.body)}`.trim());
     }
     if (parsed.error) {
-      if (parsed.error.code === -8 && method === 'getblockhash') throw new NotFoundError(`bitcoind ${shown}: no block at height ${String(params[0])} yet`);
-      throw new TimesealError('io', `bitcoind ${shown} ${method}: ${parsed.error.message ?? 'error'} (code ${parsed.error.code})`);
+      if (parsed.error.code === -8 && method === 'getblockhash')
+        throw new NotFoundError(`bitcoind ${shown}: no block at height ${String(params[0])} yet`);
+      throw new TimesealError(
+        'io',
+        `bitcoind ${shown} ${method}: ${parsed.error.message ?? 'error'} (code ${parsed.error.code})`,
+      );
     }
     if (res.status !== 200) throw new TimesealError('io', `bitcoind ${shown} ${method}: HTTP ${res.status}`);
     return parsed.result;
@@ -166,11 +197,15 @@ export function rpcSource(rawUrl: string, timeoutMs: number): HeaderSource {
       return parseHash(String(await call('getblockhash', [height])), 'getblockhash');
     },
     async header(hash) {
-      return parseHeaderHex(String(await call('getblockheader', [parseHash(hash, 'block hash'), false])), 'getblockheader');
+      return parseHeaderHex(
+        String(await call('getblockheader', [parseHash(hash, 'block hash'), false])),
+        'getblockheader',
+      );
     },
     async tipHeight() {
       const n = await call('getblockcount', []);
-      if (!Number.isSafeInteger(n) || (n as number) < 0) throw new FormatError('getblockcount', `expected a height, got ${JSON.stringify(n)}`);
+      if (!Number.isSafeInteger(n) || (n as number) < 0)
+        throw new FormatError('getblockcount', `expected a height, got ${JSON.stringify(n)}`);
       return n as number;
     },
   };

@@ -9,14 +9,22 @@ import { withContext } from '../../core/errors.ts';
 import { readOptional } from '../files.ts';
 
 /** The per-hash `.ots` bytes, or null while the day has no calendar proof yet. */
-export function perHashOts(archive: string, day: DayRecord, hash: Uint8Array, leafIndex: number, path: readonly Uint8Array[]): Uint8Array | null {
+export function perHashOts(
+  archive: string,
+  day: DayRecord,
+  hash: Uint8Array,
+  leafIndex: number,
+  path: readonly Uint8Array[],
+): Uint8Array | null {
   const raw = readOptional(archive, ledgerOtsPath(day.date));
   if (raw === undefined) return null;
   try {
     const root = fromHex(day.root);
     const ledgerSha256 = fromHex(day.sha256);
     const calendar = calendarTreeOf(parseDetached(raw), root, ledgerSha256);
-    return serializeDetached(perHashTimestamp({ hash, leafIndex, treeSize: day.treeSize, path, root, ledgerSha256 }, calendar));
+    return serializeDetached(
+      perHashTimestamp({ hash, leafIndex, treeSize: day.treeSize, path, root, ledgerSha256 }, calendar),
+    );
   } catch (err) {
     throw withContext(ledgerOtsPath(day.date), err);
   }

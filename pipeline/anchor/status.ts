@@ -13,7 +13,13 @@
 // Only the pipeline writes them; the build (a new day is "not stamped") and the anchoring steps update them.
 import fs from 'node:fs';
 import path from 'node:path';
-import { BLOCK_INFO_PATH, blockInfoMonthPath, encodeOtsStatus, OTS_STATUS_PATH, type DayRecord } from '../../core/archive.ts';
+import {
+  BLOCK_INFO_PATH,
+  blockInfoMonthPath,
+  encodeOtsStatus,
+  OTS_STATUS_PATH,
+  type DayRecord,
+} from '../../core/archive.ts';
 import { fromUtf8 } from '../../core/encoding.ts';
 import { isDate } from '../../core/ledger.ts';
 import { readOptional, writeMutable } from '../files.ts';
@@ -76,7 +82,8 @@ export function readBlockInfo(archive: string): BlockInfo {
 }
 
 export function encodeBlockInfo(info: BlockInfo): string {
-  const sorted = <T>(o: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const sorted = <T>(o: Record<string, T>): Record<string, T> =>
+    Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : 1)));
   return `${JSON.stringify({ ledgers: sorted(info.ledgers), pending: sorted(info.pending), tip_height: info.tip_height, last_update: info.last_update }, null, 2)}\n`;
 }
 
@@ -84,7 +91,12 @@ export function encodeBlockInfo(info: BlockInfo): string {
  * Applies `update` to the stored status and rewrites both files for the published `days`. Call it while
  * holding the archive lock. Returns the new block information.
  */
-export function writeAnchorStatus(archive: string, days: readonly DayRecord[], now: Date, update: StatusUpdate = {}): BlockInfo {
+export function writeAnchorStatus(
+  archive: string,
+  days: readonly DayRecord[],
+  now: Date,
+  update: StatusUpdate = {},
+): BlockInfo {
   const stored = readBlockInfo(archive);
   const time = now.toISOString();
   const ledgers: Record<string, LedgerBlock> = {};
@@ -104,13 +116,22 @@ export function writeAnchorStatus(archive: string, days: readonly DayRecord[], n
   const queue = days.filter((d) => !ledgers[d.date]).length;
   writeMutable(archive, BLOCK_INFO_PATH, encodeBlockInfo(info));
   writeMonths(archive, days, stored, info);
-  writeMutable(archive, OTS_STATUS_PATH, encodeOtsStatus({ latest_ots_ok: latest, last_update: time, queue_size: queue }));
+  writeMutable(
+    archive,
+    OTS_STATUS_PATH,
+    encodeOtsStatus({ latest_ots_ok: latest, last_update: time, queue_size: queue }),
+  );
   return info;
 }
 
 /** One month of block information, as block-info/YYYY-MM.json holds it. */
 export function encodeBlockInfoMonth(info: Pick<BlockInfo, 'ledgers' | 'pending'>, month: string): string {
-  const of = <T>(o: Record<string, T>): Record<string, T> => Object.fromEntries(Object.entries(o).filter(([d]) => d.startsWith(`${month}-`)).sort(([a], [b]) => (a < b ? -1 : 1)));
+  const of = <T>(o: Record<string, T>): Record<string, T> =>
+    Object.fromEntries(
+      Object.entries(o)
+        .filter(([d]) => d.startsWith(`${month}-`))
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
   return `${JSON.stringify({ ledgers: of(info.ledgers), pending: of(info.pending) }, null, 2)}\n`;
 }
 

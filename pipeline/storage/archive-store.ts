@@ -71,7 +71,8 @@ export function checkObjectPath(rel: string): string {
 
 /** Checks that `rel` is an object the archive may remove: an index segment file (index/<from>-<to>.idx). */
 export function checkRemovable(rel: string): string {
-  if (parseSegmentPath(checkObjectPath(rel)) === null) throw new UsageError(`only retired index segments are removed from an archive, not ${rel}`);
+  if (parseSegmentPath(checkObjectPath(rel)) === null)
+    throw new UsageError(`only retired index segments are removed from an archive, not ${rel}`);
   return rel;
 }
 
@@ -83,7 +84,10 @@ export function checkListPrefix(prefix: string): string {
 
 /** A store read as an archive (pipeline/archive-reader.ts: what `timeseal verify` and the mirror's pull read):
  * `read` answers each path (a store's own read, or one that notes what it read); a stream is the object whole. */
-export function archiveStoreReader(location: string, read: (rel: string) => Promise<Uint8Array | undefined>): ArchiveReader {
+export function archiveStoreReader(
+  location: string,
+  read: (rel: string) => Promise<Uint8Array | undefined>,
+): ArchiveReader {
   return {
     location,
     read,

@@ -10,7 +10,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { forgetListings, readOptional, TEMP_DIR, writeImmutable, writeMutable } from '../files.ts';
 import { withLock } from '../lock.ts';
-import { checkListPrefix, checkObjectPath, checkRemovable, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
+import {
+  checkListPrefix,
+  checkObjectPath,
+  checkRemovable,
+  StaleVersionError,
+  type ArchiveStore,
+  type VersionedObject,
+} from './archive-store.ts';
 
 /** The lock held around a conditional replace, at the root of the folder. */
 const REPLACE_LOCK = '.replace-lock';
@@ -40,7 +47,10 @@ export class FolderArchiveStore implements ArchiveStore {
       () => {
         const current = this.readNow(rel);
         const found = current === undefined ? null : contentVersion(current);
-        if (found !== expected) throw new StaleVersionError(`${path.join(this.root, rel)} is at version ${found ?? '(absent)'}, not ${expected ?? '(absent)'}: another writer changed it`);
+        if (found !== expected)
+          throw new StaleVersionError(
+            `${path.join(this.root, rel)} is at version ${found ?? '(absent)'}, not ${expected ?? '(absent)'}: another writer changed it`,
+          );
         writeMutable(this.root, rel, bytes);
         return contentVersion(bytes);
       },
@@ -63,16 +73,19 @@ export class FolderArchiveStore implements ArchiveStore {
       return readOptional(this.root, rel);
     } catch (err) {
       // A folder on the path (tile/0 when tile/0/000 exists) is no object, as on S3.
-      if ((err as NodeJS.ErrnoException).code === 'EISDIR' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return undefined;
+      if ((err as NodeJS.ErrnoException).code === 'EISDIR' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+        return undefined;
       throw err;
     }
   }
 
   async exists(rel: string): Promise<boolean> {
-    const stat = await fs.promises.stat(path.join(this.root, checkObjectPath(rel))).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
-      throw err;
-    });
+    const stat = await fs.promises
+      .stat(path.join(this.root, checkObjectPath(rel)))
+      .catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+        throw err;
+      });
     return stat?.isFile() ?? false;
   }
 
@@ -88,17 +101,18 @@ export class FolderArchiveStore implements ArchiveStore {
     const base = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
     const found: string[] = [];
     const walk = async (rel: string): Promise<void> => {
-      const entries = await fs.promises.readdir(path.join(this.root, rel), { withFileTypes: true }).catch((err: NodeJS.ErrnoException) => {
-        if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return [];
-        throw err;
-      });
+      const entries = await fs.promises
+        .readdir(path.join(this.root, rel), { withFileTypes: true })
+        .catch((err: NodeJS.ErrnoException) => {
+          if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return [];
+          throw err;
+        });
       for (const entry of entries) {
         const child = rel === '' ? entry.name : `${rel}/${entry.name}`;
         if (entry.name.startsWith('.') || (rel === '' && entry.name === TEMP_DIR)) continue;
         if (entry.isDirectory()) {
           if (`${child}/`.startsWith(prefix) || prefix.startsWith(`${child}/`)) await walk(child);
-        }
-        else if (entry.isFile() && child.startsWith(prefix)) found.push(child);
+        } else if (entry.isFile() && child.startsWith(prefix)) found.push(child);
       }
     };
     await walk(base);

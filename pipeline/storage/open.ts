@@ -23,8 +23,10 @@ export async function openArchiveStore(archive: string, env: NodeJS.ProcessEnv =
   const where = parseS3Url(archive);
   const client = s3Client(env);
   const accept = env[ACCEPT_PLAIN_PUTS];
-  if (accept !== undefined && accept !== '' && accept !== '0' && accept !== '1') throw new UsageError(`${ACCEPT_PLAIN_PUTS} must be 1 or 0: ${accept}`);
-  if ((await probeConditionalWrites(client, where)) === 'enforced') return new S3ArchiveStore(client, where, 'conditional');
+  if (accept !== undefined && accept !== '' && accept !== '0' && accept !== '1')
+    throw new UsageError(`${ACCEPT_PLAIN_PUTS} must be 1 or 0: ${accept}`);
+  if ((await probeConditionalWrites(client, where)) === 'enforced')
+    return new S3ArchiveStore(client, where, 'conditional');
   if (accept === '1') return new S3ArchiveStore(client, where, 'plain');
   throw new UsageError(refusal(archive, env));
 }
@@ -41,7 +43,10 @@ function refusal(archive: string, env: NodeJS.ProcessEnv): string {
 
 /** The store TIMESEAL_ARCHIVE names, to read only (`timeseal verify`): no probe, which would need the right to
  * write; an S3 store's keys need only s3:GetObject and s3:ListBucket. */
-export async function openArchiveStoreToRead(archive: string, env: NodeJS.ProcessEnv = process.env): Promise<ArchiveStore> {
+export async function openArchiveStoreToRead(
+  archive: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ArchiveStore> {
   if (!isS3Archive(archive)) return new FolderArchiveStore(archive);
   const { parseS3Url, s3Client, S3ArchiveStore } = await import('./s3.ts');
   return new S3ArchiveStore(s3Client(env), parseS3Url(archive), 'conditional');

@@ -39,7 +39,17 @@
 // store, so the writer extends only what it has checked.
 import fs from 'node:fs';
 import path from 'node:path';
-import { BLOCK_INFO_PATH, cacheClass, CHECKPOINT_PATH, DAYS_PATH, encodeDays, monthOfBlockInfo, OTS_STATUS_PATH, parseDays, type DayRecord } from '../../core/archive.ts';
+import {
+  BLOCK_INFO_PATH,
+  cacheClass,
+  CHECKPOINT_PATH,
+  DAYS_PATH,
+  encodeDays,
+  monthOfBlockInfo,
+  OTS_STATUS_PATH,
+  parseDays,
+  type DayRecord,
+} from '../../core/archive.ts';
 import type { PublicKeySet } from '../../core/day.ts';
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
@@ -122,7 +132,11 @@ function readRecord(folder: string, location: string): PublishRecord {
   return {
     store: location,
     immutable: new Set(published?.objects ?? []),
-    mutable: new Map(Object.entries(readRecordFile<{ objects?: Record<string, Known> }>(versionsPath(folder), location)?.objects ?? {})),
+    mutable: new Map(
+      Object.entries(
+        readRecordFile<{ objects?: Record<string, Known> }>(versionsPath(folder), location)?.objects ?? {},
+      ),
+    ),
     since: published?.since,
     folders: new Map(Object.entries(published?.folders ?? {})),
     head: published?.head,
@@ -137,7 +151,10 @@ function writeRecordFile(file: string, content: object): void {
 }
 
 function saveVersions(folder: string, record: PublishRecord): void {
-  writeRecordFile(versionsPath(folder), { store: record.store, objects: Object.fromEntries([...record.mutable].sort(([a], [b]) => (a < b ? -1 : 1))) });
+  writeRecordFile(versionsPath(folder), {
+    store: record.store,
+    objects: Object.fromEntries([...record.mutable].sort(([a], [b]) => (a < b ? -1 : 1))),
+  });
 }
 
 function saveRecord(folder: string, record: PublishRecord): void {
@@ -211,7 +228,8 @@ function scanCopy(folder: string, record: PublishRecord): Scan {
       if (entry.isDirectory()) visit(child);
       else if (entry.isFile()) {
         scan.looked++;
-        if (since === undefined || fs.statSync(path.join(folder, child)).ctimeMs >= since - SINCE_MARGIN_MS) scan.changed.push(child);
+        if (since === undefined || fs.statSync(path.join(folder, child)).ctimeMs >= since - SINCE_MARGIN_MS)
+          scan.changed.push(child);
       }
     }
   };
@@ -310,7 +328,16 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
   // Segments retired by a head published before this run, which the build has removed from the copy since.
   const retiring = [...record.retiring].filter((rel) => !fs.existsSync(path.join(folder, rel)));
   const removing = retiring.length > 0;
-  const report: PublishReport = { store: store.location, created: 0, present: 0, replaced: 0, removed: 0, bytes: 0, looked: scan.looked, seconds: 0 };
+  const report: PublishReport = {
+    store: store.location,
+    created: 0,
+    present: 0,
+    replaced: 0,
+    removed: 0,
+    bytes: 0,
+    looked: scan.looked,
+    seconds: 0,
+  };
   // Every file changed before the scan is in the store now. The immutable ones of this run stay in the record: a file
   // changed within the margin before `began` is looked at again next time, and is known, not sent again. So do the
   // record's when the last publication began within that margin too (files older than that are outside it).
@@ -330,11 +357,14 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
   }
   await options.fence();
   try {
-    options.progress?.(`publishing ${immutable.length} immutable and ${mutable.length} mutable objects to ${store.location}`);
+    options.progress?.(
+      `publishing ${immutable.length} immutable and ${mutable.length} mutable objects to ${store.location}`,
+    );
     let done = 0;
     await inParallel(immutable, options.concurrency ?? 16, async (rel) => {
       const bytes = readOptional(folder, rel);
-      if (bytes === undefined) throw new TimesealError('not-found', `${path.join(folder, rel)} went away while it was being published`);
+      if (bytes === undefined)
+        throw new TimesealError('not-found', `${path.join(folder, rel)} went away while it was being published`);
       if (await store.create(rel, bytes)) {
         report.created++;
         report.bytes += bytes.length;
@@ -344,7 +374,9 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
     });
     // Segments the copy's head does not name: retired by a merge in the run that made them.
     const headBytes = readOptional(folder, INDEX_HEAD_PATH);
-    const named = new Set(headBytes === undefined ? [] : parseIndexHead(fromUtf8(headBytes, INDEX_HEAD_PATH)).segments.map(segmentPath));
+    const named = new Set(
+      headBytes === undefined ? [] : parseIndexHead(fromUtf8(headBytes, INDEX_HEAD_PATH)).segments.map(segmentPath),
+    );
     const unnamed = (rel: string): boolean => parseSegmentPath(rel) !== null && !named.has(rel);
     for (const rel of immutable) if (unnamed(rel)) record.retiring.add(rel);
     if (!record.listed && headBytes !== undefined) {
@@ -406,7 +438,12 @@ function noteHead(record: PublishRecord, bytes: Uint8Array): void {
 /** Removes from the store the segments of `retiring` (retired by a head published before this run, and removed
  * from the working copy by the build), unless this run's head names one again; returns how many. Called after this
  * run's head was published. */
-async function removeRetiredSegments(folder: string, store: ArchiveStore, record: PublishRecord, retiring: readonly string[]): Promise<number> {
+async function removeRetiredSegments(
+  folder: string,
+  store: ArchiveStore,
+  record: PublishRecord,
+  retiring: readonly string[],
+): Promise<number> {
   let removed = 0;
   for (const rel of retiring) {
     if (!record.retiring.has(rel)) continue;
@@ -438,7 +475,8 @@ export interface CatchUpReport {
   pull?: MirrorReport;
 }
 
-const sameDay = (a: DayRecord, b: DayRecord | undefined): boolean => b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+const sameDay = (a: DayRecord, b: DayRecord | undefined): boolean =>
+  b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 
 /** Brings the working copy up to date with the store before a step writes it (see the module comment). */
 export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<CatchUpReport> {
@@ -455,13 +493,15 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
   const localBytes = readOptional(folder, DAYS_PATH);
   // Unchanged since this copy last published or read it, and the copy's still the same (not removed or replaced):
   // the record already holds the versions of what this copy published or read (no walk of the whole copy).
-  if (known?.version === remote.version && localBytes !== undefined && contentVersion(localBytes) === known.sha256) return { state: 'current' };
+  if (known?.version === remote.version && localBytes !== undefined && contentVersion(localBytes) === known.sha256)
+    return { state: 'current' };
   if (localBytes !== undefined && equalBytes(localBytes, remote.bytes)) return await adopt('current');
   const localDays = localBytes === undefined ? [] : parseDays(fromUtf8(localBytes, DAYS_PATH)).days;
   const remoteFile = parseDays(fromUtf8(remote.bytes, DAYS_PATH));
   const remoteDays = remoteFile.days;
   // The store names fewer days, all of them this copy's: a publication of this copy's was cut short.
-  if (remoteDays.length < localDays.length && remoteDays.every((d, i) => sameDay(d, localDays[i]))) return await adopt('ahead');
+  if (remoteDays.length < localDays.length && remoteDays.every((d, i) => sameDay(d, localDays[i])))
+    return await adopt('ahead');
   const differs = localDays.findIndex((d, i) => !sameDay(d, remoteDays[i]));
   if (differs >= 0) {
     const day = localDays[differs]!;
@@ -480,15 +520,27 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
     );
   }
   if (consistent.length <= localDays.length) return await adopt('current');
-  options.progress?.(`the working copy is behind ${store.location} (${localDays.length} of ${remoteDays.length} days): pulling and verifying`);
-  const view = consistent.length === remoteDays.length ? remote.bytes : new TextEncoder().encode(encodeDays({ ...remoteFile, days: consistent }));
+  options.progress?.(
+    `the working copy is behind ${store.location} (${localDays.length} of ${remoteDays.length} days): pulling and verifying`,
+  );
+  const view =
+    consistent.length === remoteDays.length
+      ? remote.bytes
+      : new TextEncoder().encode(encodeDays({ ...remoteFile, days: consistent }));
   // A new host's copy is empty: it needs every immutable object, so they are fetched at once, 16 at a time, into a
   // folder beside the copy, and the pull reads them from there (and checks them all the same).
   const incoming = `${path.resolve(folder)}.incoming`;
   fs.rmSync(incoming, { recursive: true, force: true });
   try {
-    const fetched = localBytes === undefined ? await fetchImmutable(store, incoming, options.concurrency ?? 16) : new Set<string>();
-    const pull = await pullMirror({ remote: storeReader(store, view, record, incoming, fetched), dir: folder, keys: options.keys, keyFiles: new Map(), ...(options.progress ? { progress: options.progress } : {}) });
+    const fetched =
+      localBytes === undefined ? await fetchImmutable(store, incoming, options.concurrency ?? 16) : new Set<string>();
+    const pull = await pullMirror({
+      remote: storeReader(store, view, record, incoming, fetched),
+      dir: folder,
+      keys: options.keys,
+      keyFiles: new Map(),
+      ...(options.progress ? { progress: options.progress } : {}),
+    });
     await learnVersions(folder, store, record);
     return { state: 'pulled', pull };
   } finally {
@@ -502,8 +554,12 @@ async function fetchImmutable(store: ArchiveStore, dir: string, concurrency: num
   // Only the head's index segments are wanted: a store may still hold retired ones (the publication removes them
   // only once the writer's build has removed them from its copy, and stores published before it did so never).
   const head = await store.read(INDEX_HEAD_PATH);
-  const named = new Set(head === undefined ? [] : parseIndexHead(fromUtf8(head, INDEX_HEAD_PATH)).segments.map(segmentPath));
-  const wanted = (await store.list('')).filter((rel) => cacheClass(rel) === 'immutable' && (parseSegmentPath(rel) === null || named.has(rel)));
+  const named = new Set(
+    head === undefined ? [] : parseIndexHead(fromUtf8(head, INDEX_HEAD_PATH)).segments.map(segmentPath),
+  );
+  const wanted = (await store.list('')).filter(
+    (rel) => cacheClass(rel) === 'immutable' && (parseSegmentPath(rel) === null || named.has(rel)),
+  );
   const fetched = new Set<string>();
   await inParallel(wanted, concurrency, async (rel) => {
     const bytes = await store.read(rel);
@@ -517,7 +573,11 @@ async function fetchImmutable(store: ArchiveStore, dir: string, concurrency: num
 
 /** Runs `work` on every item, `concurrency` at a time. After the first failure no item is started, and every
  * one under way ends before that failure is thrown: nothing goes on behind the caller's back. */
-async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+async function inParallel<T>(
+  items: readonly T[],
+  concurrency: number,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   let failed = false;
   const worker = async (): Promise<void> => {
@@ -564,7 +624,13 @@ function checkpointSize(note: Uint8Array | undefined): number {
  * ones with the SHA-256 and version of the bytes the store holds. days.json is answered as `days` (the days the
  * store's checkpoint covers); the immutable objects in `fetched` from their copies under `incoming`.
  */
-function storeReader(store: ArchiveStore, days: Uint8Array, record: PublishRecord, incoming: string, fetched: ReadonlySet<string>): ArchiveReader {
+function storeReader(
+  store: ArchiveStore,
+  days: Uint8Array,
+  record: PublishRecord,
+  incoming: string,
+  fetched: ReadonlySet<string>,
+): ArchiveReader {
   const read = async (rel: string): Promise<Uint8Array | undefined> => {
     if (fetched.has(rel)) {
       record.immutable.add(rel);

@@ -13,12 +13,27 @@
 // for one writer, not against two racing.
 import crypto from 'node:crypto';
 import os from 'node:os';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
 import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { ConflictError } from '../files.ts';
 import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
-import { checkListPrefix, checkObjectPath, checkRemovable, StaleVersionError, type ArchiveStore, type VersionedObject } from './archive-store.ts';
+import {
+  checkListPrefix,
+  checkObjectPath,
+  checkRemovable,
+  StaleVersionError,
+  type ArchiveStore,
+  type VersionedObject,
+} from './archive-store.ts';
 import { byteOrder } from './folder.ts';
 
 /** Where an S3 archive is: a bucket and a key prefix ('' or a path without leading or trailing `/`). */
@@ -63,7 +78,11 @@ export class S3ArchiveStore implements ArchiveStore {
   }
 
   /** PUTs the object; returns its ETag (undefined from a store that sends none: some look-alikes). */
-  private async put(rel: string, bytes: Uint8Array, condition: { ifNoneMatch?: '*'; ifMatch?: string } = {}): Promise<string | undefined> {
+  private async put(
+    rel: string,
+    bytes: Uint8Array,
+    condition: { ifNoneMatch?: '*'; ifMatch?: string } = {},
+  ): Promise<string | undefined> {
     const answer = await this.client.send(
       new PutObjectCommand({
         Bucket: this.bucket,
@@ -101,14 +120,20 @@ export class S3ArchiveStore implements ArchiveStore {
         }
       }
       const existing = await this.read(rel);
-      if (existing === undefined) throw new TimesealError('io', `${this.where(rel)}: the store refused to create it (412) but has no such object`);
+      if (existing === undefined)
+        throw new TimesealError(
+          'io',
+          `${this.where(rel)}: the store refused to create it (412) but has no such object`,
+        );
       return this.same(rel, existing, bytes);
     }
   }
 
   private same(rel: string, existing: Uint8Array, bytes: Uint8Array): false {
     if (Buffer.compare(existing, bytes) !== 0) {
-      throw new ConflictError(`published object ${this.where(rel)} differs from the rebuild: sha256 in the store ${sha256(existing)} != rebuilt ${sha256(bytes)}`);
+      throw new ConflictError(
+        `published object ${this.where(rel)} differs from the rebuild: sha256 in the store ${sha256(existing)} != rebuilt ${sha256(bytes)}`,
+      );
     }
     return false;
   }
@@ -121,7 +146,8 @@ export class S3ArchiveStore implements ArchiveStore {
       if (found !== expected) throw this.stale(rel, expected, found);
       expected = undefined;
     }
-    const condition = expected === undefined ? {} : expected === null ? { ifNoneMatch: '*' as const } : { ifMatch: expected };
+    const condition =
+      expected === undefined ? {} : expected === null ? { ifNoneMatch: '*' as const } : { ifMatch: expected };
     // A 409 is a concurrent conditional write of the same key still in progress (AWS): asked again.
     for (let attempt = 1; ; attempt++) {
       try {
@@ -139,7 +165,10 @@ export class S3ArchiveStore implements ArchiveStore {
   }
 
   private stale(rel: string, expected: string | null, found: string | null, cause?: unknown): StaleVersionError {
-    return new StaleVersionError(`${this.where(rel)} is at version ${found ?? '(absent)'}, not ${expected ?? '(absent)'}: another writer changed it`, { cause });
+    return new StaleVersionError(
+      `${this.where(rel)} is at version ${found ?? '(absent)'}, not ${expected ?? '(absent)'}: another writer changed it`,
+      { cause },
+    );
   }
 
   async read(rel: string): Promise<Uint8Array | undefined> {
@@ -155,7 +184,8 @@ export class S3ArchiveStore implements ArchiveStore {
     checkObjectPath(rel);
     try {
       const answer = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(rel) }));
-      if (answer.Body === undefined) throw new TimesealError('io', `${this.where(rel)}: the store answered without a body`);
+      if (answer.Body === undefined)
+        throw new TimesealError('io', `${this.where(rel)}: the store answered without a body`);
       return { bytes: await answer.Body.transformToByteArray(), etag: answer.ETag };
     } catch (err) {
       if (statusOf(err) === 404) return undefined;
@@ -181,7 +211,14 @@ export class S3ArchiveStore implements ArchiveStore {
     let token: string | undefined;
     do {
       const page = await this.client
-        .send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.key(prefix), MaxKeys: this.listPageSize, ContinuationToken: token }))
+        .send(
+          new ListObjectsV2Command({
+            Bucket: this.bucket,
+            Prefix: this.key(prefix),
+            MaxKeys: this.listPageSize,
+            ContinuationToken: token,
+          }),
+        )
         .catch((err: unknown) => {
           throw this.failed('list', `${prefix}*`, err);
         });
@@ -225,13 +262,24 @@ export async function probeConditionalWrites(client: S3Client, where: S3Location
   const key = `${where.prefix === '' ? '' : `${where.prefix}/`}${PROBE_PREFIX}${os.hostname()}-${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
   const location = `s3://${where.bucket}/${key}`;
   const put = (body: string): Promise<unknown> =>
-    client.send(new PutObjectCommand({ Bucket: where.bucket, Key: key, Body: body, IfNoneMatch: '*', ContentType: 'text/plain; charset=utf-8', CacheControl: 'no-store' }));
+    client.send(
+      new PutObjectCommand({
+        Bucket: where.bucket,
+        Key: key,
+        Body: body,
+        IfNoneMatch: '*',
+        ContentType: 'text/plain; charset=utf-8',
+        CacheControl: 'no-store',
+      }),
+    );
   try {
     try {
       await put('first\n');
     } catch (err) {
       if (statusOf(err) === 501) return 'ignored';
-      throw new TimesealError('io', `${location}: the probe's first create-only PUT failed: ${describe(err)}`, { cause: err });
+      throw new TimesealError('io', `${location}: the probe's first create-only PUT failed: ${describe(err)}`, {
+        cause: err,
+      });
     }
     try {
       await put('second\n');
@@ -240,7 +288,9 @@ export async function probeConditionalWrites(client: S3Client, where: S3Location
       const status = statusOf(err);
       if (status === 412) return 'enforced';
       if (status === 501) return 'ignored';
-      throw new TimesealError('io', `${location}: the probe's second create-only PUT failed: ${describe(err)}`, { cause: err });
+      throw new TimesealError('io', `${location}: the probe's second create-only PUT failed: ${describe(err)}`, {
+        cause: err,
+      });
     }
   } finally {
     await client.send(new DeleteObjectCommand({ Bucket: where.bucket, Key: key })).catch(() => undefined);
@@ -259,7 +309,8 @@ function statusOf(err: unknown): number | undefined {
 }
 
 function describe(err: unknown): string {
-  if (err instanceof S3ServiceException) return `${err.$metadata.httpStatusCode ?? 'no status'} ${err.name}${err.message && err.message !== err.name ? `: ${err.message}` : ''}`;
+  if (err instanceof S3ServiceException)
+    return `${err.$metadata.httpStatusCode ?? 'no status'} ${err.name}${err.message && err.message !== err.name ? `: ${err.message}` : ''}`;
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -276,13 +327,21 @@ const IDLE_TIMEOUT_MS = 60_000;
 export function s3Client(env: NodeJS.ProcessEnv, options: { idleTimeoutMs?: number } = {}): S3Client {
   const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
   const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint === undefined ? undefined : 'us-east-1');
-  if (region === undefined) throw new UsageError('TIMESEAL_ARCHIVE=s3://…: set AWS_REGION (or AWS_ENDPOINT_URL for a store other than AWS)');
-  const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = env;
-  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) throw new UsageError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
+  if (region === undefined)
+    throw new UsageError('TIMESEAL_ARCHIVE=s3://…: set AWS_REGION (or AWS_ENDPOINT_URL for a store other than AWS)');
+  const {
+    AWS_ACCESS_KEY_ID: accessKeyId,
+    AWS_SECRET_ACCESS_KEY: secretAccessKey,
+    AWS_SESSION_TOKEN: sessionToken,
+  } = env;
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined))
+    throw new UsageError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
   return new S3Client({
     region,
     ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
-    ...(accessKeyId === undefined || secretAccessKey === undefined ? {} : { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }),
+    ...(accessKeyId === undefined || secretAccessKey === undefined
+      ? {}
+      : { credentials: { accessKeyId, secretAccessKey, ...(sessionToken ? { sessionToken } : {}) } }),
     // Checksums only where S3 requires them: many look-alikes refuse the SDK's newer default trailers.
     requestChecksumCalculation: 'WHEN_REQUIRED',
     requestHandler: { connectionTimeout: CONNECT_TIMEOUT_MS, socketTimeout: options.idleTimeoutMs ?? IDLE_TIMEOUT_MS },

@@ -72,7 +72,15 @@ const stopServer = async () => {
 
 /** A command under the system's Node 20 only: PATH without the project's Node 24, a home and trust store of the test's. */
 function env20(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: SYSTEM_PATH, HOME: path.join(tmp, 'home'), TIMESEAL_TRUST: path.join(tmp, 'trust.json'), LANG: 'C.UTF-8', npm_config_update_notifier: 'false', npm_config_cache: path.join(tmp, 'npm-cache'), ...extra };
+  return {
+    PATH: SYSTEM_PATH,
+    HOME: path.join(tmp, 'home'),
+    TIMESEAL_TRUST: path.join(tmp, 'trust.json'),
+    LANG: 'C.UTF-8',
+    npm_config_update_notifier: 'false',
+    npm_config_cache: path.join(tmp, 'npm-cache'),
+    ...extra,
+  };
 }
 
 interface Result {
@@ -84,7 +92,11 @@ interface Result {
 /** Runs the installed timeseal-client with Node 20, without blocking this process (its loopback servers answer it). */
 function client(args: string[], cwd = tmp, input?: string, onStderr?: (soFar: string) => void): Promise<Result> {
   return new Promise((resolve, reject) => {
-    const child = spawn(bin, args, { cwd, env: env20(), stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, {
+      cwd,
+      env: env20(),
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
@@ -98,7 +110,12 @@ function client(args: string[], cwd = tmp, input?: string, onStderr?: (soFar: st
   });
 }
 
-const lines = (r: Result): any[] => r.stdout.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+const lines = (r: Result): any[] =>
+  r.stdout
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
 
 async function timed<T>(name: string, f: () => Promise<T>): Promise<T> {
   const t0 = Date.now();
@@ -127,9 +144,14 @@ beforeAll(async () => {
   await timed('pack', async () => {
     const stage = path.join(tmp, 'stage');
     fs.mkdirSync(stage);
-    fs.cpSync(path.join(ROOT, 'client'), path.join(stage, 'client'), { recursive: true, filter: (src) => !/[/\\](dist|node_modules)$|\.tgz$/.test(src) });
+    fs.cpSync(path.join(ROOT, 'client'), path.join(stage, 'client'), {
+      recursive: true,
+      filter: (src) => !/[/\\](dist|node_modules)$|\.tgz$/.test(src),
+    });
     for (const dir of ['core', 'node_modules']) fs.symlinkSync(path.join(ROOT, dir), path.join(stage, dir));
-    [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], path.join(stage, 'client'))) as [typeof packed];
+    [packed] = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], path.join(stage, 'client'))) as [
+      typeof packed,
+    ];
   });
   app = path.join(tmp, 'app');
   fs.mkdirSync(app);
@@ -166,14 +188,18 @@ afterAll(async () => {
   for (const s of others) if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGKILL');
   await Promise.all([...calendars.map((c) => c.stop()), esplora.stop()]);
   for (const d of made) fs.rmSync(d, { recursive: true, force: true });
-  process.stderr.write(`client test timings (ms): ${JSON.stringify(timings)}; package ${packed?.size} bytes packed, ${packed?.unpackedSize} unpacked, ${packed?.entryCount} files\n`);
+  process.stderr.write(
+    `client test timings (ms): ${JSON.stringify(timings)}; package ${packed?.size} bytes packed, ${packed?.unpackedSize} unpacked, ${packed?.entryCount} files\n`,
+  );
 });
 
 describe('the packed client, installed offline, under Node 20', () => {
   test('the tarball carries everything: no dependencies, a small install; the library names no node: module', () => {
     const manifest = JSON.parse(fs.readFileSync(path.join(app, 'node_modules/timeseal-client/package.json'), 'utf8'));
     expect(manifest.dependencies ?? {}).toEqual({});
-    expect(fs.readdirSync(path.join(app, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual(['timeseal-client']);
+    expect(fs.readdirSync(path.join(app, 'node_modules')).filter((n) => !n.startsWith('.'))).toEqual([
+      'timeseal-client',
+    ]);
     expect(packed.unpackedSize).toBeLessThan(400_000);
     // Every file the library's entry imports, and what they import (the command line's chunks may use node:).
     const dist = path.join(app, 'node_modules/timeseal-client/dist');
@@ -183,7 +209,8 @@ describe('the packed client, installed offline, under Node 20', () => {
       reached.add(file);
       const text = fs.readFileSync(file, 'utf8');
       expect(text, path.relative(dist, file)).not.toMatch(/["']node:/);
-      for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g)) follow(path.resolve(path.dirname(file), m[1]!));
+      for (const m of text.matchAll(/(?:from|import)\s*\(?\s*["'](\.{1,2}\/[^"']+)["']/g))
+        follow(path.resolve(path.dirname(file), m[1]!));
     };
     follow(path.join(dist, 'index.mjs'));
     expect(reached.size).toBeGreaterThan(1);
@@ -197,7 +224,9 @@ describe('the packed client, installed offline, under Node 20', () => {
     const out = lines(r);
     const stamped = out.filter((l) => l.action === 'stamped');
     expect(stamped).toHaveLength(COUNT);
-    expect(out.filter((l) => l.action === 'skipped')).toEqual([{ file: 'docs/link.txt', action: 'skipped', reason: 'a symbolic link (not followed)' }]);
+    expect(out.filter((l) => l.action === 'skipped')).toEqual([
+      { file: 'docs/link.txt', action: 'skipped', reason: 'a symbolic link (not followed)' },
+    ]);
     expect(out.some((l) => String(l.file).includes('.secret'))).toBe(false);
     for (const f of files) expect(fs.existsSync(`${f}.timeseal.json`), f).toBe(true);
     expect(fs.existsSync(path.join(docs, '.secret.timeseal.json'))).toBe(false);
@@ -205,7 +234,10 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(stamped.every((l) => l.submittedAt === NOW && l.receiptTime === NOW && l.ledgerDate === DAY)).toBe(true);
     const db = new Database(env.TIMESEAL_DB!, { readonly: true });
     try {
-      const rows = db.prepare('SELECT hash, COUNT(*) AS n FROM submissions GROUP BY hash').all() as Array<{ hash: string; n: number }>;
+      const rows = db.prepare('SELECT hash, COUNT(*) AS n FROM submissions GROUP BY hash').all() as Array<{
+        hash: string;
+        n: number;
+      }>;
       expect(rows).toHaveLength(distinct);
       expect(rows.every((row) => row.n === 1)).toBe(true);
     } finally {
@@ -246,13 +278,27 @@ describe('the packed client, installed offline, under Node 20', () => {
       fs.writeFileSync(path.join(folder, name), `many ${i}\n`);
       hashOf.set(name, crypto.createHash('sha256').update(`many ${i}\n`).digest('hex'));
     }
-    const args = ['stamp', 'many', '--server', url, '--batch-size', String(BATCH), '--trust', 'kill-trust.json', '--json'];
+    const args = [
+      'stamp',
+      'many',
+      '--server',
+      url,
+      '--batch-size',
+      String(BATCH),
+      '--trust',
+      'kill-trust.json',
+      '--json',
+    ];
     /** The hashes the server stored, by request (one submittedAt per batch), in the order stored. */
     const requests = (): Map<string, string[]> => {
       const db = new Database(killEnv.TIMESEAL_DB!, { readonly: true });
       try {
         const byRequest = new Map<string, string[]>();
-        for (const row of db.prepare('SELECT submitted_at AS at, hash FROM submissions ORDER BY id').all() as Array<{ at: string; hash: string }>) byRequest.set(row.at, [...(byRequest.get(row.at) ?? []), row.hash]);
+        for (const row of db.prepare('SELECT submitted_at AS at, hash FROM submissions ORDER BY id').all() as Array<{
+          at: string;
+          hash: string;
+        }>)
+          byRequest.set(row.at, [...(byRequest.get(row.at) ?? []), row.hash]);
         return byRequest;
       } finally {
         db.close();
@@ -278,7 +324,10 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(await victim.exited).toEqual({ code: null, signal: 'SIGKILL' });
     expect(storedAtKill).toBeGreaterThanOrEqual(2 * BATCH);
     expect(first.code, first.stdout + first.stderr).toBe(75);
-    const m = /stopped: POST [^ ]+\/api\/v1\/beta\/timestamps: .*\. (\d+) of 300 hash\(es\) were stamped and their proofs written; the other (\d+) were not acknowledged\. Run the same command again to send them/.exec(first.stderr);
+    const m =
+      /stopped: POST [^ ]+\/api\/v1\/beta\/timestamps: .*\. (\d+) of 300 hash\(es\) were stamped and their proofs written; the other (\d+) were not acknowledged\. Run the same command again to send them/.exec(
+        first.stderr,
+      );
     expect(m, first.stderr).not.toBeNull();
     const out1 = lines(first);
     const acknowledged = new Set(out1.filter((l) => l.action === 'stamped').map((l) => l.hash as string));
@@ -287,9 +336,11 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(acknowledged.size).toBeLessThan(N);
     const failed = out1.filter((l) => l.action === 'failed');
     expect(failed).toHaveLength(N - acknowledged.size);
-    for (const l of failed) expect(l, JSON.stringify(l)).toMatchObject({ temporary: true, error: expect.stringMatching(/^not stamped: /) });
+    for (const l of failed)
+      expect(l, JSON.stringify(l)).toMatchObject({ temporary: true, error: expect.stringMatching(/^not stamped: /) });
     // A proof file for exactly the acknowledged hashes.
-    for (const [name, hash] of hashOf) expect(fs.existsSync(path.join(folder, `${name}.timeseal.json`)), name).toBe(acknowledged.has(hash));
+    for (const [name, hash] of hashOf)
+      expect(fs.existsSync(path.join(folder, `${name}.timeseal.json`)), name).toBe(acknowledged.has(hash));
     const storedBefore = requests();
     for (const hashes of storedBefore.values()) expect(hashes.length).toBeLessThanOrEqual(BATCH);
     const storedHashes = new Set([...storedBefore.values()].flat());
@@ -301,9 +352,21 @@ describe('the packed client, installed offline, under Node 20', () => {
     const second = await timed('stamp-rerun', () => client(args));
     expect(second.code, second.stdout + second.stderr).toBe(0);
     const out2 = lines(second);
-    expect(out2.filter((l) => l.action === 'stamped').map((l) => l.hash).sort()).toEqual([...hashOf.values()].filter((h) => !acknowledged.has(h)).sort());
-    expect(out2.filter((l) => l.action === 'unchanged').map((l) => l.hash).sort()).toEqual([...acknowledged].sort()); // pending, asked for its bundle
-    expect(second.stderr).toContain(`300 file(s), ${N - acknowledged.size} distinct hash(es) sent in ${Math.ceil((N - acknowledged.size) / BATCH)} request(s) (batched), ${acknowledged.size} pending proof(s) upgraded`);
+    expect(
+      out2
+        .filter((l) => l.action === 'stamped')
+        .map((l) => l.hash)
+        .sort(),
+    ).toEqual([...hashOf.values()].filter((h) => !acknowledged.has(h)).sort());
+    expect(
+      out2
+        .filter((l) => l.action === 'unchanged')
+        .map((l) => l.hash)
+        .sort(),
+    ).toEqual([...acknowledged].sort()); // pending, asked for its bundle
+    expect(second.stderr).toContain(
+      `300 file(s), ${N - acknowledged.size} distinct hash(es) sent in ${Math.ceil((N - acknowledged.size) / BATCH)} request(s) (batched), ${acknowledged.size} pending proof(s) upgraded`,
+    );
     for (const [name, hash] of hashOf) {
       const proof = JSON.parse(fs.readFileSync(path.join(folder, `${name}.timeseal.json`), 'utf8'));
       expect(proof.hash, name).toBe(hash);
@@ -317,7 +380,11 @@ describe('the packed client, installed offline, under Node 20', () => {
     for (const hashes of rerun) expect(hashes.length).toBeLessThanOrEqual(BATCH);
     expect(rerun.flat().sort()).toEqual([...hashOf.values()].filter((h) => !acknowledged.has(h)).sort());
     const all = [...storedAfter.values()].flat();
-    for (const h of acknowledged) expect(all.filter((x) => x === h), h).toHaveLength(1);
+    for (const h of acknowledged)
+      expect(
+        all.filter((x) => x === h),
+        h,
+      ).toHaveLength(1);
     victim.child.kill('SIGTERM');
     await victim.exited;
     others.delete(victim);
@@ -330,16 +397,28 @@ describe('the packed client, installed offline, under Node 20', () => {
     expect(out).toHaveLength(COUNT);
     for (const l of out) {
       expect(l.state).toBe('pending');
-      expect(l.layers.find((x: any) => x.layer === 'receipt')).toMatchObject({ status: 'pending', bound: { time: NOW } });
+      expect(l.layers.find((x: any) => x.layer === 'receipt')).toMatchObject({
+        status: 'pending',
+        bound: { time: NOW },
+      });
       expect(l.layers.find((x: any) => x.layer === 'ledger').status).toBe('pending');
     }
   }, 60_000);
 
   test('upgrade once the day is built and anchored: 0, every proof complete with its block header', async () => {
     await stopServer();
-    const anchorEnv = { ...env, OTS_CALENDARS: calendars.map((c) => c.url).join(','), OTS_MIN_CALENDARS: '2', BITCOIN_NETWORK: 'regtest', BITCOIN_ESPLORA_URL: esplora.url };
+    const anchorEnv = {
+      ...env,
+      OTS_CALENDARS: calendars.map((c) => c.url).join(','),
+      OTS_MIN_CALENDARS: '2',
+      BITCOIN_NETWORK: 'regtest',
+      BITCOIN_ESPLORA_URL: esplora.url,
+    };
     await timed('build-anchor', async () => {
-      for (const [args, now] of [[['ledger', 'build'], '2025-11-03T00:01:00.000Z'], [['anchor'], '2025-11-03T00:02:00.000Z']] as const) {
+      for (const [args, now] of [
+        [['ledger', 'build'], '2025-11-03T00:01:00.000Z'],
+        [['anchor'], '2025-11-03T00:02:00.000Z'],
+      ] as const) {
         const r = await cli(project, [...args], { ...anchorEnv, TIMESEAL_NOW: now });
         expect(r.code, `${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0);
       }
@@ -349,16 +428,36 @@ describe('the packed client, installed offline, under Node 20', () => {
       expect(up.code, up.stdout + up.stderr).toBe(0);
     });
     // The same address as before: the proof files name the server by it.
-    server = await startServer(project, { ...env, TIMESEAL_NOW: '2025-11-03T01:10:00.000Z', PORT: new URL(serverUrl).port });
+    server = await startServer(project, {
+      ...env,
+      TIMESEAL_NOW: '2025-11-03T01:10:00.000Z',
+      PORT: new URL(serverUrl).port,
+    });
     // Esplora down: the bundle is kept, the proof stays pending and says why.
     esplora.down = true;
-    const down = await client(['upgrade', 'docs/a/f0000.txt', '--headers-from', esplora.url, '--network', 'regtest', '--json']);
+    const down = await client([
+      'upgrade',
+      'docs/a/f0000.txt',
+      '--headers-from',
+      esplora.url,
+      '--network',
+      'regtest',
+      '--json',
+    ]);
     expect(down.code, down.stdout + down.stderr).toBe(2);
-    expect(lines(down)[0]).toMatchObject({ state: 'pending', stage: 'published', notes: expect.arrayContaining([expect.stringMatching(/^the header of Bitcoin block \d+ from .*HTTP 503.*asked again next time$/)]) });
+    expect(lines(down)[0]).toMatchObject({
+      state: 'pending',
+      stage: 'published',
+      notes: expect.arrayContaining([
+        expect.stringMatching(/^the header of Bitcoin block \d+ from .*HTTP 503.*asked again next time$/),
+      ]),
+    });
     esplora.down = false;
     esplora.requests = [];
 
-    const r = await timed('upgrade', () => client(['upgrade', 'docs', '--headers-from', esplora.url, '--network', 'regtest', '--json']));
+    const r = await timed('upgrade', () =>
+      client(['upgrade', 'docs', '--headers-from', esplora.url, '--network', 'regtest', '--json']),
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const out = lines(r);
     expect(out).toHaveLength(COUNT);
@@ -385,9 +484,27 @@ describe('the packed client, installed offline, under Node 20', () => {
     // Waiting for the second day: not published yet, then the server is down while the day is built.
     let firstRound: () => void = () => {};
     const polled = new Promise<void>((resolve) => (firstRound = resolve));
-    const waiting = client(['upgrade', 'docs2', '--wait', '--poll', '1', '--max-wait', '120', '--headers-from', esplora.url, '--network', 'regtest', '--json'], tmp, undefined, (err) => {
-      if (err.includes('pending; asking again')) firstRound();
-    });
+    const waiting = client(
+      [
+        'upgrade',
+        'docs2',
+        '--wait',
+        '--poll',
+        '1',
+        '--max-wait',
+        '120',
+        '--headers-from',
+        esplora.url,
+        '--network',
+        'regtest',
+        '--json',
+      ],
+      tmp,
+      undefined,
+      (err) => {
+        if (err.includes('pending; asking again')) firstRound();
+      },
+    );
     await polled; // its first round found the day unpublished
     await stopServer();
     const built = await cli(project, ['ledger', 'build'], { ...env, TIMESEAL_NOW: '2025-11-04T00:01:00.000Z' });
@@ -403,28 +520,64 @@ describe('the packed client, installed offline, under Node 20', () => {
     fs.mkdirSync(docs3);
     fs.copyFileSync(files[2]!, path.join(docs3, 'f002.txt'));
     const old = JSON.parse(fs.readFileSync(`${files[2]}.timeseal.json`, 'utf8'));
-    fs.writeFileSync(path.join(docs3, 'f002.txt.timeseal.json'), JSON.stringify({ ...old, file: 'f002.txt', consistency: null }, null, 2));
+    fs.writeFileSync(
+      path.join(docs3, 'f002.txt.timeseal.json'),
+      JSON.stringify({ ...old, file: 'f002.txt', consistency: null }, null, 2),
+    );
     const up = await client(['upgrade', 'docs3', '--headers-from', esplora.url, '--network', 'regtest', '--json']);
     expect(up.code, up.stdout + up.stderr).toBe(0);
     const upgraded = JSON.parse(fs.readFileSync(path.join(docs3, 'f002.txt.timeseal.json'), 'utf8'));
     expect(upgraded.consistency.proof.length).toBeGreaterThan(0);
     const day1Size: number = old.bundle.tree_size;
     const trust = JSON.parse(fs.readFileSync(path.join(tmp, 'trust.json'), 'utf8'));
-    const sizes = Object.values(trust.logs as Record<string, { checkpoints: Array<{ size: number }> }>)[0]!.checkpoints.map((c) => c.size);
+    const sizes = Object.values(
+      trust.logs as Record<string, { checkpoints: Array<{ size: number }> }>,
+    )[0]!.checkpoints.map((c) => c.size);
     expect(sizes).toEqual([day1Size, day1Size + 3]);
     const v = await client(['verify', 'docs3/f002.txt', '--network', 'regtest', '--json']);
     expect(v.code, v.stdout).toBe(0);
-    expect(lines(v)[0].layers.find((x: any) => x.layer === 'log-view').checked).toContain(`consistent with the signed tree of size ${day1Size + 3}, which this trust store saw`);
+    expect(lines(v)[0].layers.find((x: any) => x.layer === 'log-view').checked).toContain(
+      `consistent with the signed tree of size ${day1Size + 3}, which this trust store saw`,
+    );
   }, 120_000);
 
   test("stamp's other inputs: stdin, --digest, --digests-from, --out-dir, --all, --exclude; verify and info find the proofs there; --keys DIR", async () => {
     const d = path.join(tmp, 'docs4');
     fs.mkdirSync(path.join(d, 'sub'), { recursive: true });
-    for (const [name, text] of [['x.txt', 'x'], ['.dot.txt', 'dot'], ['skip.log', 'log'], ['sub/y.txt', 'y'], ['named.txt', 'named']]) fs.writeFileSync(path.join(d, name!), `${text}\n`);
+    for (const [name, text] of [
+      ['x.txt', 'x'],
+      ['.dot.txt', 'dot'],
+      ['skip.log', 'log'],
+      ['sub/y.txt', 'y'],
+      ['named.txt', 'named'],
+    ])
+      fs.writeFileSync(path.join(d, name!), `${text}\n`);
     const sha = (text: string) => crypto.createHash('sha256').update(text).digest('hex');
     const digest = sha('a digest given as it is');
     fs.writeFileSync(path.join(tmp, 'list.sha256'), `${sha('named\n')} *docs4/named.txt\n`);
-    const r = await client(['stamp', 'docs4', '-', '--digest', digest, '--digests-from', 'list.sha256', '--out-dir', 'proofs', '--all', '--exclude', '*.log', '--exclude', 'named.txt', '--server', serverUrl, '--json'], tmp, 'from stdin\n');
+    const r = await client(
+      [
+        'stamp',
+        'docs4',
+        '-',
+        '--digest',
+        digest,
+        '--digests-from',
+        'list.sha256',
+        '--out-dir',
+        'proofs',
+        '--all',
+        '--exclude',
+        '*.log',
+        '--exclude',
+        'named.txt',
+        '--server',
+        serverUrl,
+        '--json',
+      ],
+      tmp,
+      'from stdin\n',
+    );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const made = new Set<string>();
     const walkOut = (dir: string): void => {
@@ -436,21 +589,62 @@ describe('the packed client, installed offline, under Node 20', () => {
     };
     walkOut(path.join(tmp, 'proofs'));
     // --exclude applies to the folder walked and to the list's names alike.
-    expect([...made].sort()).toEqual([`${digest}.timeseal.json`, `${sha('from stdin\n')}.timeseal.json`, 'docs4/.dot.txt.timeseal.json', 'docs4/sub/y.txt.timeseal.json', 'docs4/x.txt.timeseal.json'].sort());
-    expect(JSON.parse(fs.readFileSync(path.join(tmp, 'proofs/docs4/x.txt.timeseal.json'), 'utf8')).file).toBe('../../docs4/x.txt');
+    expect([...made].sort()).toEqual(
+      [
+        `${digest}.timeseal.json`,
+        `${sha('from stdin\n')}.timeseal.json`,
+        'docs4/.dot.txt.timeseal.json',
+        'docs4/sub/y.txt.timeseal.json',
+        'docs4/x.txt.timeseal.json',
+      ].sort(),
+    );
+    expect(JSON.parse(fs.readFileSync(path.join(tmp, 'proofs/docs4/x.txt.timeseal.json'), 'utf8')).file).toBe(
+      '../../docs4/x.txt',
+    );
 
-    const v = await client(['verify', 'docs4', '--out-dir', 'proofs', '--all', '--exclude', '*.log', '--exclude', 'named.txt', '--json']);
+    const v = await client([
+      'verify',
+      'docs4',
+      '--out-dir',
+      'proofs',
+      '--all',
+      '--exclude',
+      '*.log',
+      '--exclude',
+      'named.txt',
+      '--json',
+    ]);
     expect(v.code, v.stdout + v.stderr).toBe(2);
-    expect(lines(v).map((l) => [l.file, l.state])).toEqual([['docs4/.dot.txt', 'pending'], ['docs4/sub/y.txt', 'pending'], ['docs4/x.txt', 'pending']]);
-    const byDigest = await client(['verify', '--digest', digest, '--out-dir', 'proofs', '--keys', env.TIMESEAL_KEYS!, '--json']);
+    expect(lines(v).map((l) => [l.file, l.state])).toEqual([
+      ['docs4/.dot.txt', 'pending'],
+      ['docs4/sub/y.txt', 'pending'],
+      ['docs4/x.txt', 'pending'],
+    ]);
+    const byDigest = await client([
+      'verify',
+      '--digest',
+      digest,
+      '--out-dir',
+      'proofs',
+      '--keys',
+      env.TIMESEAL_KEYS!,
+      '--json',
+    ]);
     expect(byDigest.code, byDigest.stdout).toBe(2);
     expect(lines(byDigest)[0].layers.find((l: any) => l.layer === 'keys').checked).toBe('the keys given');
     const missing = await client(['verify', 'docs4/skip.log', '--out-dir', 'proofs']);
     expect(missing.code).toBe(3);
-    expect(missing.stdout).toMatch(/^docs4\/skip\.log: NOT FOUND: no proof file proofs\/docs4\/skip\.log\.timeseal\.json/);
+    expect(missing.stdout).toMatch(
+      /^docs4\/skip\.log: NOT FOUND: no proof file proofs\/docs4\/skip\.log\.timeseal\.json/,
+    );
     const info = await client(['info', 'docs4/x.txt', '--out-dir', 'proofs', '--json']);
     expect(info.code).toBe(0);
-    expect(lines(info)[0]).toMatchObject({ stage: 'stamped', file: '../../docs4/x.txt', ledgerDate: '2025-11-04', receipt: { genTime: '2025-11-04T00:10:00.000Z' } });
+    expect(lines(info)[0]).toMatchObject({
+      stage: 'stamped',
+      file: '../../docs4/x.txt',
+      ledgerDate: '2025-11-04',
+      receipt: { genTime: '2025-11-04T00:10:00.000Z' },
+    });
   }, 60_000);
 
   test('verify with the server, Esplora and the calendars stopped: 0 for every file', async () => {
@@ -468,7 +662,10 @@ describe('the packed client, installed offline, under Node 20', () => {
       expect(layer('ledger').status).toBe('ok');
       expect(layer('log-signatures').checked).toMatch(/ECDSA P-256, ML-DSA-65, Ed25519, ML-DSA-44/);
       expect(layer('log-view').status).toBe('ok');
-      expect(layer('bitcoin')).toMatchObject({ status: 'ok', bound: { time: new Date(chain.blocks[height]!.time * 1000).toISOString() } });
+      expect(layer('bitcoin')).toMatchObject({
+        status: 'ok',
+        bound: { time: new Date(chain.blocks[height]!.time * 1000).toISOString() },
+      });
     }
     // The earliest bound is the receipt's time; Bitcoin bounds it later.
     expect(out[0].existedNoLaterThan.time).toBe(NOW);
@@ -503,7 +700,17 @@ describe('the packed client, installed offline, under Node 20', () => {
       ed25519NoteSigner(origin, keys.ed25519Seed!),
       mldsa44CosignatureSigner(origin, keys.mldsa44Seed!),
     ]);
-    const forked = { ...proof, bundle: { ...bundle, inclusion_path: inclusionProof(bundle.leaf_index, size, read).map(toHex), checkpoint: note, ots: null }, consistency: null, headers: [] };
+    const forked = {
+      ...proof,
+      bundle: {
+        ...bundle,
+        inclusion_path: inclusionProof(bundle.leaf_index, size, read).map(toHex),
+        checkpoint: note,
+        ots: null,
+      },
+      consistency: null,
+      headers: [],
+    };
     fs.writeFileSync(path.join(fork, 'f000.txt.timeseal.json'), JSON.stringify(forked, null, 2));
 
     const r = await client(['verify', 'fork/f000.txt', '--network', 'regtest', '--json']);
@@ -511,7 +718,10 @@ describe('the packed client, installed offline, under Node 20', () => {
     const [l] = lines(r);
     expect(l.state).toBe('invalid');
     expect(l.layers.find((x: any) => x.layer === 'ledger').status).toBe('ok'); // validly signed, the path checks…
-    expect(l.layers.find((x: any) => x.layer === 'log-view')).toMatchObject({ status: 'failed', checked: expect.stringMatching(/^fork: .* another tree of size \d+/) });
+    expect(l.layers.find((x: any) => x.layer === 'log-view')).toMatchObject({
+      status: 'failed',
+      checked: expect.stringMatching(/^fork: .* another tree of size \d+/),
+    });
   }, 60_000);
 
   test('one changed byte in a file: 1, naming it', async () => {
@@ -549,7 +759,12 @@ console.log(JSON.stringify({ state: report.state, stage: info.stage, abc: sha256
     );
     const r = spawnSync(NODE20, [script, `${files[1]}.timeseal.json`], { cwd: app, env: env20(), encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({ state: 'complete', stage: 'anchored', abc: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad', aborted: 'aborted' });
+    expect(JSON.parse(r.stdout)).toEqual({
+      state: 'complete',
+      stage: 'anchored',
+      abc: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      aborted: 'aborted',
+    });
 
     fs.writeFileSync(
       path.join(app, 'consumer.ts'),
@@ -562,7 +777,24 @@ export async function check(p: ProofFile, trust: TrustData): Promise<0 | 1 | 2> 
 }
 `,
     );
-    const tsc = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '--strict', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022', '--lib', 'es2022,dom', 'consumer.ts'], { cwd: app, encoding: 'utf8' });
+    const tsc = spawnSync(
+      process.execPath,
+      [
+        path.join(ROOT, 'node_modules/typescript/bin/tsc'),
+        '--noEmit',
+        '--strict',
+        '--module',
+        'nodenext',
+        '--moduleResolution',
+        'nodenext',
+        '--target',
+        'es2022',
+        '--lib',
+        'es2022,dom',
+        'consumer.ts',
+      ],
+      { cwd: app, encoding: 'utf8' },
+    );
     expect(tsc.status, tsc.stdout + tsc.stderr).toBe(0);
   }, 60_000);
 

@@ -6,7 +6,12 @@
 import crypto from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { signCheckpoint } from '../../core/checkpoint.ts';
-import { ed25519CosignatureSigner, ed25519PublicKey, encodeVkey, NOTE_TYPE_ED25519_COSIGNATURE } from '../../core/cosignature.ts';
+import {
+  ed25519CosignatureSigner,
+  ed25519PublicKey,
+  encodeVkey,
+  NOTE_TYPE_ED25519_COSIGNATURE,
+} from '../../core/cosignature.ts';
 import { toBase64 } from '../../core/encoding.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner } from '../../core/note.ts';
 import { ecdsaKeygen, ecdsaPublicKeyToPem, mldsaKeygen } from '../../core/sig.ts';
@@ -22,7 +27,8 @@ import { upgrade } from '../../client/src/upgrade.ts';
 import type { KeyFiles } from '../../client/src/types.ts';
 
 const hex = (): string => crypto.randomBytes(32).toString('hex');
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
 
 /** A fetch answering by `route(method, path, body)`, recording each call. */
 function fakeFetch(route: (method: string, path: string, body: any) => Response | Promise<Response>) {
@@ -30,7 +36,11 @@ function fakeFetch(route: (method: string, path: string, body: any) => Response 
   const fetch = async (input: string, init?: RequestInit) => {
     const url = new URL(input);
     calls.push(`${init?.method ?? 'GET'} ${url.pathname}`);
-    return route(init?.method ?? 'GET', url.pathname, typeof init?.body === 'string' ? JSON.parse(init.body) : undefined);
+    return route(
+      init?.method ?? 'GET',
+      url.pathname,
+      typeof init?.body === 'string' ? JSON.parse(init.body) : undefined,
+    );
   };
   return { fetch, calls };
 }
@@ -38,12 +48,25 @@ function fakeFetch(route: (method: string, path: string, body: any) => Response 
 describe('stamp', () => {
   test('a server without the batch route: one request per distinct hash after one probe', async () => {
     const [a, b] = [hex(), hex()];
-    const { fetch, calls } = fakeFetch((_m, p, body) => (p === '/api/v1/beta/timestamps' ? json(404, { error: 'No API endpoint' }) : json(201, { hash: body.hash, submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02', receipt: 'AAEC' })));
+    const { fetch, calls } = fakeFetch((_m, p, body) =>
+      p === '/api/v1/beta/timestamps'
+        ? json(404, { error: 'No API endpoint' })
+        : json(201, {
+            hash: body.hash,
+            submittedAt: '2025-11-02T12:00:00.000Z',
+            ledgerDate: '2025-11-02',
+            receipt: 'AAEC',
+          }),
+    );
     const s = await stamp([a, b, a.toUpperCase(), b], { server: 'http://timeseal.test/', fetch });
     expect(s.batched).toBe(false);
     expect(s.results.map((r) => r.hash)).toEqual([a, b]);
     expect(s.results.every((r) => r.ok && r.receipt === 'AAEC')).toBe(true);
-    expect(calls.sort()).toEqual(['POST /api/v1/beta/timestamp', 'POST /api/v1/beta/timestamp', 'POST /api/v1/beta/timestamps']);
+    expect(calls.sort()).toEqual([
+      'POST /api/v1/beta/timestamp',
+      'POST /api/v1/beta/timestamp',
+      'POST /api/v1/beta/timestamps',
+    ]);
     expect(s.requests).toBe(3);
   });
 
@@ -54,7 +77,11 @@ describe('stamp', () => {
         success: true,
         submittedAt: '2025-11-02T12:00:00.000Z',
         ledgerDate: '2025-11-02',
-        results: body.hashes.map((h: string) => (h === hashes[2] ? { hash: h, status: 'invalid', error: 'hash: not 64 hex' } : { hash: h, status: h === hashes[1] ? 'already' : 'accepted', receipt: 'AAEC' })),
+        results: body.hashes.map((h: string) =>
+          h === hashes[2]
+            ? { hash: h, status: 'invalid', error: 'hash: not 64 hex' }
+            : { hash: h, status: h === hashes[1] ? 'already' : 'accepted', receipt: 'AAEC' },
+        ),
       }),
     );
     const s = await stamp(hashes, { server: 'http://timeseal.test', fetch, batchSize: 2 });
@@ -67,7 +94,13 @@ describe('stamp', () => {
 
   test("a 503 with Retry-After is asked again after the wait; an abort during the wait is an 'aborted' error", async () => {
     let n = 0;
-    const { fetch } = fakeFetch((_m, p, body) => (p.endsWith('timestamps') ? json(404, {}) : n++ === 0 ? json(503, { error: 'busy' }, { 'retry-after': '1' }) : json(201, { hash: body.hash, submittedAt: 't', ledgerDate: '2025-11-02', receipt: 'AAEC' })));
+    const { fetch } = fakeFetch((_m, p, body) =>
+      p.endsWith('timestamps')
+        ? json(404, {})
+        : n++ === 0
+          ? json(503, { error: 'busy' }, { 'retry-after': '1' })
+          : json(201, { hash: body.hash, submittedAt: 't', ledgerDate: '2025-11-02', receipt: 'AAEC' }),
+    );
     const t0 = Date.now();
     const s = await stamp([hex()], { server: 'http://timeseal.test', fetch });
     expect(s.results[0]!.ok).toBe(true);
@@ -76,7 +109,12 @@ describe('stamp', () => {
     const always503 = fakeFetch(() => json(503, { error: 'busy' }, { 'retry-after': '30' }));
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    const err = await stamp([hex()], { server: 'http://timeseal.test', fetch: always503.fetch, signal: controller.signal, batch: 'never' }).catch((e: unknown) => e);
+    const err = await stamp([hex()], {
+      server: 'http://timeseal.test',
+      fetch: always503.fetch,
+      signal: controller.signal,
+      batch: 'never',
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TimesealClientError);
     expect((err as TimesealClientError).code).toBe('aborted');
   });
@@ -86,13 +124,27 @@ describe('stamp', () => {
     let batches = 0;
     const { fetch, calls } = fakeFetch((_m, _p, body) => {
       if (++batches === 3) throw new TypeError('fetch failed', { cause: { code: 'ECONNRESET' } });
-      return json(200, { success: true, submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02', results: body.hashes.map((h: string) => ({ hash: h, status: 'accepted', receipt: 'AAEC' })) });
+      return json(200, {
+        success: true,
+        submittedAt: '2025-11-02T12:00:00.000Z',
+        ledgerDate: '2025-11-02',
+        results: body.hashes.map((h: string) => ({ hash: h, status: 'accepted', receipt: 'AAEC' })),
+      });
     });
     const seen: string[] = [];
-    const s = await stamp(hashes, { server: 'http://timeseal.test', fetch, batchSize: 2, attempts: 1, onResult: (r) => void seen.push(r.hash) });
+    const s = await stamp(hashes, {
+      server: 'http://timeseal.test',
+      fetch,
+      batchSize: 2,
+      attempts: 1,
+      onResult: (r) => void seen.push(r.hash),
+    });
     expect(calls).toHaveLength(3);
     expect(s.results.map((r) => r.ok)).toEqual([true, true, true, true, false, false, false, false, false, false]);
-    expect(s.interrupted).toMatchObject({ code: 'network', message: expect.stringMatching(/timestamps: fetch failed \(ECONNRESET\)$/) });
+    expect(s.interrupted).toMatchObject({
+      code: 'network',
+      message: expect.stringMatching(/timestamps: fetch failed \(ECONNRESET\)$/),
+    });
     expect(s.results.slice(4).map((r) => !r.ok && isTemporary(r.error))).toEqual(Array(6).fill(true));
     expect(!s.results[4]!.ok && s.results[4]!.error.message).toMatch(/^POST .*fetch failed/);
     expect(!s.results[6]!.ok && s.results[6]!.error.message).toMatch(/^not sent: POST .*fetch failed/);
@@ -100,9 +152,19 @@ describe('stamp', () => {
 
     // One hash at a time (no batch route): after a 503 without Retry-After, the rest are not sent.
     let singles = 0;
-    const single = fakeFetch((_m, p, body) => (p.endsWith('timestamps') ? json(404, {}) : ++singles === 2 ? json(503, { error: 'down for maintenance' }) : json(201, { hash: body.hash, submittedAt: 't', ledgerDate: '2025-11-02', receipt: 'AAEC' })));
+    const single = fakeFetch((_m, p, body) =>
+      p.endsWith('timestamps')
+        ? json(404, {})
+        : ++singles === 2
+          ? json(503, { error: 'down for maintenance' })
+          : json(201, { hash: body.hash, submittedAt: 't', ledgerDate: '2025-11-02', receipt: 'AAEC' }),
+    );
     const t = await stamp(hashes, { server: 'http://timeseal.test', fetch: single.fetch, concurrency: 1 });
-    expect(single.calls).toEqual(['POST /api/v1/beta/timestamps', 'POST /api/v1/beta/timestamp', 'POST /api/v1/beta/timestamp']);
+    expect(single.calls).toEqual([
+      'POST /api/v1/beta/timestamps',
+      'POST /api/v1/beta/timestamp',
+      'POST /api/v1/beta/timestamp',
+    ]);
     expect(t.results.map((r) => r.ok)).toEqual([true, ...Array(9).fill(false)]);
     expect(t.interrupted).toMatchObject({ code: 'http', status: 503 });
   });
@@ -111,8 +173,14 @@ describe('stamp', () => {
     const hashes = Array.from({ length: 10 }, hex);
     let batches = 0;
     const { fetch, calls } = fakeFetch((_m, _p, body) => {
-      const answer = JSON.stringify({ success: true, submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02', results: body.hashes.map((h: string) => ({ hash: h, status: 'accepted', receipt: 'AAEC' })) });
-      if (++batches !== 3) return new Response(answer, { status: 200, headers: { 'content-type': 'application/json' } });
+      const answer = JSON.stringify({
+        success: true,
+        submittedAt: '2025-11-02T12:00:00.000Z',
+        ledgerDate: '2025-11-02',
+        results: body.hashes.map((h: string) => ({ hash: h, status: 'accepted', receipt: 'AAEC' })),
+      });
+      if (++batches !== 3)
+        return new Response(answer, { status: 200, headers: { 'content-type': 'application/json' } });
       // The status line and half of the body, then the connection's end.
       const cut = new ReadableStream<Uint8Array>({
         start(controller) {
@@ -138,7 +206,14 @@ describe('stamp', () => {
 
 describe('the proof file', () => {
   test('round trip; unknown or missing fields and a bad hash are refused', () => {
-    const p = newProofFile({ hash: hex(), server: 'http://timeseal.test', file: 'a.txt', submittedAt: '2025-11-02T12:00:00.000Z', ledgerDate: '2025-11-02', receipt: 'AAEC' });
+    const p = newProofFile({
+      hash: hex(),
+      server: 'http://timeseal.test',
+      file: 'a.txt',
+      submittedAt: '2025-11-02T12:00:00.000Z',
+      ledgerDate: '2025-11-02',
+      receipt: 'AAEC',
+    });
     const text = encodeProofFile(p);
     expect(parseProofFile(text)).toEqual(p);
     const o = JSON.parse(text);
@@ -146,7 +221,9 @@ describe('the proof file', () => {
     const { receipt: _dropped, ...missing } = o;
     expect(() => parseProofFile(JSON.stringify(missing))).toThrow(/receipt: missing/);
     expect(() => parseProofFile(JSON.stringify({ ...o, hash: o.hash.toUpperCase() }))).toThrow(/hash/);
-    expect(() => parseProofFile(JSON.stringify({ ...o, headers: [{ height: 1, hash: hex(), header: 'ab' }] }))).toThrow(/headers\[0\]/);
+    expect(() => parseProofFile(JSON.stringify({ ...o, headers: [{ height: 1, hash: hex(), header: 'ab' }] }))).toThrow(
+      /headers\[0\]/,
+    );
   });
 });
 
@@ -164,7 +241,9 @@ describe('files', () => {
 
   test('sha256sum output: text and binary mode, escaped names; a bad line names itself', () => {
     const [a, b, c] = [hex(), hex(), hex()];
-    expect(parseSha256sum(`${a}  one.txt\n${b.toUpperCase()} *two words.bin\n\\${c}  new\\nline\\\\x\n\n`, 'list')).toEqual([
+    expect(
+      parseSha256sum(`${a}  one.txt\n${b.toUpperCase()} *two words.bin\n\\${c}  new\\nline\\\\x\n\n`, 'list'),
+    ).toEqual([
       { hash: a, name: 'one.txt' },
       { hash: b, name: 'two words.bin' },
       { hash: c, name: 'new\nline\\x' },
@@ -182,7 +261,10 @@ function makeLog(withPolicy: boolean) {
   const witnessVkey = encodeVkey('witness.example', NOTE_TYPE_ED25519_COSIGNATURE, ed25519PublicKey(witnessSeed));
   const files: KeyFiles = { publicPem: ecdsaPublicKeyToPem(ecdsa.publicKey), dilithiumKey: toBase64(mldsa.publicKey) };
   if (withPolicy) files.witnessPolicy = encodeWitnessPolicy({ witnesses: [{ text: witnessVkey }], threshold: 1 });
-  const log = [ecdsaNoteSigner(origin, ecdsa.secretKey, ecdsa.publicKey), mldsaNoteSigner(origin, mldsa.seed, mldsa.publicKey)];
+  const log = [
+    ecdsaNoteSigner(origin, ecdsa.secretKey, ecdsa.publicKey),
+    mldsaNoteSigner(origin, mldsa.seed, mldsa.publicKey),
+  ];
   const witness = ed25519CosignatureSigner('witness.example', witnessSeed, () => 1_762_041_600);
   return { origin, files, log, witness };
 }
@@ -194,8 +276,17 @@ describe('checkpoint lines and the witness policy', () => {
     const checkpoint = { origin, size: 5, root: crypto.randomBytes(32) };
     const cosigned = checkpointLines(signCheckpoint(checkpoint, [...log, witness]), origin, keys);
     expect(cosigned.signers).toEqual(['ECDSA P-256', 'ML-DSA-65']);
-    expect(cosigned.witnesses).toMatchObject({ required: true, met: true, cosigned: [{ name: 'witness.example', time: new Date(1_762_041_600_000).toISOString() }], problems: [] });
-    expect(checkpointLines(signCheckpoint(checkpoint, log), origin, keys).witnesses).toMatchObject({ required: true, met: false, cosigned: [] });
+    expect(cosigned.witnesses).toMatchObject({
+      required: true,
+      met: true,
+      cosigned: [{ name: 'witness.example', time: new Date(1_762_041_600_000).toISOString() }],
+      problems: [],
+    });
+    expect(checkpointLines(signCheckpoint(checkpoint, log), origin, keys).witnesses).toMatchObject({
+      required: true,
+      met: false,
+      cosigned: [],
+    });
     const note = signCheckpoint(checkpoint, [...log, witness]);
     const lines = note.split('\n');
     const last = lines.length - 2; // the witness's line (the note ends with a newline)
@@ -221,19 +312,31 @@ describe('trust on first use', () => {
     let served = a.files;
     const serve = fakeFetch((_m, p) => {
       const name = p.replace('/keys/', '');
-      const body = { 'public.pem': served.publicPem, 'dilithium_public.key': served.dilithiumKey && Buffer.from(served.dilithiumKey, 'base64'), witnesses: served.witnessPolicy }[name];
-      return body === undefined ? new Response('not found', { status: 404 }) : new Response(body as BodyInit, { status: 200 });
+      const body = {
+        'public.pem': served.publicPem,
+        'dilithium_public.key': served.dilithiumKey && Buffer.from(served.dilithiumKey, 'base64'),
+        witnesses: served.witnessPolicy,
+      }[name];
+      return body === undefined
+        ? new Response('not found', { status: 404 })
+        : new Response(body as BodyInit, { status: 200 });
     });
     const trust = emptyTrust();
     expect((await pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch })).pinned).toBe('new');
     expect(trust.servers['http://timeseal.test']!.keys).toEqual(a.files);
-    expect(await pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch })).toEqual({ pinned: 'same', notes: [] });
+    expect(await pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch })).toEqual({
+      pinned: 'same',
+      notes: [],
+    });
     served = { ...a.files, witnessPolicy: makeLog(true).files.witnessPolicy! };
     const noted = await pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch });
     expect(noted.notes[0]).toMatch(/another witness policy than the one pinned; the pinned one is kept/);
     expect(trust.servers['http://timeseal.test']!.keys.witnessPolicy).toBe(a.files.witnessPolicy);
     served = { ...a.files, publicPem: makeLog(false).files.publicPem };
-    await expect(pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch })).rejects.toMatchObject({ code: 'trust', message: expect.stringMatching(/public\.pem \(ECDSA P-256\)/) });
+    await expect(pinServer(trust, 'http://timeseal.test', { fetch: serve.fetch })).rejects.toMatchObject({
+      code: 'trust',
+      message: expect.stringMatching(/public\.pem \(ECDSA P-256\)/),
+    });
   });
 
   test("two roots for one tree size are a 'fork'", () => {
@@ -256,11 +359,24 @@ describe('upgrade', () => {
     });
     const proof = newProofFile({ hash: hex(), server: 'http://timeseal.test', ledgerDate: '2025-11-02' });
     const [r] = await upgrade([proof], { trust: emptyTrust(), fetch, now: () => new Date('2025-11-02T15:00:00.000Z') });
-    expect(r).toMatchObject({ changed: false, complete: false, stage: 'stamped', nextCheck: '2025-11-03T00:01:00.000Z', notes: ['pinned the keys of http://timeseal.test', 'not published yet (the ledger of 2025-11-02 is published at 2025-11-03T00:01:00.000Z)'] });
+    expect(r).toMatchObject({
+      changed: false,
+      complete: false,
+      stage: 'stamped',
+      nextCheck: '2025-11-03T00:01:00.000Z',
+      notes: [
+        'pinned the keys of http://timeseal.test',
+        'not published yet (the ledger of 2025-11-02 is published at 2025-11-03T00:01:00.000Z)',
+      ],
+    });
     expect(r!.error).toBeUndefined();
     expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([]); // it could only be a 404
     // Once the time has passed, the server is asked; its 404 leaves the proof pending, to be asked again.
-    const [later] = await upgrade([proof], { trust: emptyTrust(), fetch, now: () => new Date('2025-11-03T00:05:00.000Z') });
+    const [later] = await upgrade([proof], {
+      trust: emptyTrust(),
+      fetch,
+      now: () => new Date('2025-11-03T00:05:00.000Z'),
+    });
     expect(later).toMatchObject({ changed: false, complete: false, stage: 'stamped', nextCheck: null });
     expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([`GET /api/proof/${proof.hash}`]);
   });

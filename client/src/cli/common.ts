@@ -64,13 +64,18 @@ export function serverOf(opts: Common, required: boolean): string | undefined {
 
 export function networkOf(opts: Common): BitcoinNetwork {
   const n = opts.network ?? process.env.TIMESEAL_BITCOIN_NETWORK ?? 'mainnet';
-  if (n !== 'mainnet' && n !== 'regtest') throw new TimesealClientError('usage', `--network must be mainnet or regtest, got ${JSON.stringify(n)}`);
+  if (n !== 'mainnet' && n !== 'regtest')
+    throw new TimesealClientError('usage', `--network must be mainnet or regtest, got ${JSON.stringify(n)}`);
   return n;
 }
 
 export function httpOf(opts: Common): HttpOptions {
   const timeoutMs = Number(opts.timeout);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new TimesealClientError('usage', `--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+    throw new TimesealClientError(
+      'usage',
+      `--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`,
+    );
   return { signal: controller.signal, timeoutMs };
 }
 

@@ -56,14 +56,22 @@ export function excluded(rel: string, exclude: RegExp[]): boolean {
  * The regular files under `dir` in name order: symbolic links are not followed (reported as skipped), dot-files
  * and dot-folders are left out unless `all`, excluded paths are left out, and proof files are never documents.
  */
-export function walk(dir: string, options: WalkOptions, skipped: Skipped[], display: (abs: string) => string): string[] {
+export function walk(
+  dir: string,
+  options: WalkOptions,
+  skipped: Skipped[],
+  display: (abs: string) => string,
+): string[] {
   const out: string[] = [];
   const visit = (abs: string, rel: string) => {
     let entries: fs.Dirent[];
     try {
       entries = fs.readdirSync(abs, { withFileTypes: true });
     } catch (err) {
-      skipped.push({ file: display(abs), reason: `cannot read the folder: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}` });
+      skipped.push({
+        file: display(abs),
+        reason: `cannot read the folder: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      });
       return;
     }
     entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -138,10 +146,21 @@ export class Progress {
   }
 }
 
-export const formatBytes = (n: number): string => (n < 1024 ? `${n} B` : n < 1024 ** 2 ? `${(n / 1024).toFixed(1)} KiB` : n < 1024 ** 3 ? `${(n / 1024 ** 2).toFixed(1)} MiB` : `${(n / 1024 ** 3).toFixed(2)} GiB`);
+export const formatBytes = (n: number): string =>
+  n < 1024
+    ? `${n} B`
+    : n < 1024 ** 2
+      ? `${(n / 1024).toFixed(1)} KiB`
+      : n < 1024 ** 3
+        ? `${(n / 1024 ** 2).toFixed(1)} MiB`
+        : `${(n / 1024 ** 3).toFixed(2)} GiB`;
 
 /** The SHA-256 of a file or stdin, read as a stream (1 MiB chunks). */
-export async function hashFile(file: string | NodeJS.ReadableStream, onBytes?: (n: number) => void, signal?: AbortSignal): Promise<string> {
+export async function hashFile(
+  file: string | NodeJS.ReadableStream,
+  onBytes?: (n: number) => void,
+  signal?: AbortSignal,
+): Promise<string> {
   const h = crypto.createHash('sha256');
   const stream = typeof file === 'string' ? fs.createReadStream(file, { highWaterMark: 1 << 20 }) : file;
   let total = 0;
@@ -173,7 +192,11 @@ export function parseSha256sum(text: string, source: string): Array<{ hash: stri
     if (m[1] === '\\') name = name.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     out.push({ hash: m[2]!.toLowerCase(), name });
   });
-  if (bad.length > 0) throw new TimesealClientError('usage', `${source}: not sha256sum output (${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}): expected "<64 hex>  <name>" lines`);
+  if (bad.length > 0)
+    throw new TimesealClientError(
+      'usage',
+      `${source}: not sha256sum output (${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}): expected "<64 hex>  <name>" lines`,
+    );
   return out;
 }
 

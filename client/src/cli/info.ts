@@ -19,7 +19,9 @@ export async function runInfo(paths: string[], opts: Common): Promise<Exit> {
     } catch (err) {
       const code = err instanceof TimesealClientError && err.code === 'not-found' ? 3 : 1;
       codes.push(code);
-      out.record({ proof: shown(file), error: (err as Error).message }, () => [`${shown(file)}: ${code === 3 ? 'NOT FOUND' : 'INVALID'}: ${(err as Error).message}`]);
+      out.record({ proof: shown(file), error: (err as Error).message }, () => [
+        `${shown(file)}: ${code === 3 ? 'NOT FOUND' : 'INVALID'}: ${(err as Error).message}`,
+      ]);
       continue;
     }
     const info = await describeProof(proof);

@@ -12,9 +12,34 @@ import { MAX_BATCH, stamp } from '../stamp.ts';
 import { pinServer } from '../trust.ts';
 import type { ProofFile } from '../types.ts';
 import { DEFAULT_HEADERS_FROM, upgrade } from '../upgrade.ts';
-import { httpOf, isComplete, loadTrust, networkOf, printer, saveTrust, serverOf, shown, trustPath, type Common } from './common.ts';
+import {
+  httpOf,
+  isComplete,
+  loadTrust,
+  networkOf,
+  printer,
+  saveTrust,
+  serverOf,
+  shown,
+  trustPath,
+  type Common,
+} from './common.ts';
 import { controller, TEMPORARY, worst, type Exit } from './exit.ts';
-import { digestProofPath, excluded, fileField, formatBytes, globToRegExp, hashFile, parseSha256sum, Progress, proofPathFor, readIfExists, walk, writeAtomic, type Skipped } from './files.ts';
+import {
+  digestProofPath,
+  excluded,
+  fileField,
+  formatBytes,
+  globToRegExp,
+  hashFile,
+  parseSha256sum,
+  Progress,
+  proofPathFor,
+  readIfExists,
+  walk,
+  writeAtomic,
+  type Skipped,
+} from './files.ts';
 
 interface StampTarget {
   display: string;
@@ -24,12 +49,26 @@ interface StampTarget {
   stdin?: boolean;
 }
 
-export async function runStamp(paths: string[], opts: Common & { digest: string[]; digestsFrom?: string; progress: boolean; concurrency: string; batchSize: string; headersFrom?: string }): Promise<Exit> {
+export async function runStamp(
+  paths: string[],
+  opts: Common & {
+    digest: string[];
+    digestsFrom?: string;
+    progress: boolean;
+    concurrency: string;
+    batchSize: string;
+    headersFrom?: string;
+  },
+): Promise<Exit> {
   const out = printer(!!opts.json);
   const server = serverOf(opts, true)!;
   const http = httpOf(opts);
   const batchSize = Number(opts.batchSize);
-  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH) throw new TimesealClientError('usage', `--batch-size must be a whole number from 1 to ${MAX_BATCH}, got ${JSON.stringify(opts.batchSize)}`);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > MAX_BATCH)
+    throw new TimesealClientError(
+      'usage',
+      `--batch-size must be a whole number from 1 to ${MAX_BATCH}, got ${JSON.stringify(opts.batchSize)}`,
+    );
   const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
   const skipped: Skipped[] = [];
   const targets: StampTarget[] = [];
@@ -58,7 +97,8 @@ export async function runStamp(paths: string[], opts: Common & { digest: string[
       if (target?.isFile()) add({ display: shown(abs), doc: abs, proofPath: proofPathFor(abs, opts.outDir) });
       else skipped.push({ file: p, reason: 'a symbolic link to a folder (not followed)' });
     } else if (st.isDirectory()) {
-      for (const f of walk(abs, walkOptions, skipped, shown)) add({ display: shown(f), doc: f, proofPath: proofPathFor(f, opts.outDir) });
+      for (const f of walk(abs, walkOptions, skipped, shown))
+        add({ display: shown(f), doc: f, proofPath: proofPathFor(f, opts.outDir) });
     } else if (st.isFile()) {
       if (abs.endsWith(PROOF_SUFFIX)) skipped.push({ file: p, reason: 'a proof file' });
       else add({ display: shown(abs), doc: abs, proofPath: proofPathFor(abs, opts.outDir) });
@@ -71,7 +111,8 @@ export async function runStamp(paths: string[], opts: Common & { digest: string[
   if (opts.digestsFrom !== undefined) {
     const text = opts.digestsFrom === '-' ? fs.readFileSync(0, 'utf8') : fs.readFileSync(opts.digestsFrom, 'utf8');
     for (const { hash, name } of parseSha256sum(text, opts.digestsFrom)) {
-      if (name === '-' || name === '') add({ display: hash, doc: null, proofPath: digestProofPath(hash, opts.outDir), hash });
+      if (name === '-' || name === '')
+        add({ display: hash, doc: null, proofPath: digestProofPath(hash, opts.outDir), hash });
       else {
         const abs = path.resolve(name);
         if (excluded(name.split(path.sep).join('/'), walkOptions.exclude)) continue;
@@ -100,13 +141,21 @@ export async function runStamp(paths: string[], opts: Common & { digest: string[
     const before = bytes;
     try {
       if (t.stdin) {
-        t.hash = await hashFile(process.stdin, (n) => progress.update(`hashing stdin · ${formatBytes(before + n)}`), controller.signal);
+        t.hash = await hashFile(
+          process.stdin,
+          (n) => progress.update(`hashing stdin · ${formatBytes(before + n)}`),
+          controller.signal,
+        );
         t.proofPath = digestProofPath(t.hash, opts.outDir);
       } else {
-        t.hash = await hashFile(t.doc!, (n) => {
-          bytes = before + n;
-          progress.update(`hashing ${i + 1}/${targets.length} files · ${formatBytes(bytes)}`);
-        }, controller.signal);
+        t.hash = await hashFile(
+          t.doc!,
+          (n) => {
+            bytes = before + n;
+            progress.update(`hashing ${i + 1}/${targets.length} files · ${formatBytes(bytes)}`);
+          },
+          controller.signal,
+        );
       }
     } catch (err) {
       if (controller.signal.aborted) throw err;
@@ -141,8 +190,13 @@ export async function runStamp(paths: string[], opts: Common & { digest: string[
       failures.set(t, `its proof file ${shown(t.proofPath)} is damaged: ${(err as Error).message}`);
       continue;
     }
-    if (proof.hash !== t.hash) failures.set(t, `it changed since it was stamped: its SHA-256 is ${t.hash}, its proof ${shown(t.proofPath)} is for ${proof.hash} (move the old proof away to stamp it again)`);
-    else if (isComplete(proof)) done.push({ t, record: { action: 'already-complete', stage: 'anchored' }, human: 'already complete', code: 0 });
+    if (proof.hash !== t.hash)
+      failures.set(
+        t,
+        `it changed since it was stamped: its SHA-256 is ${t.hash}, its proof ${shown(t.proofPath)} is for ${proof.hash} (move the old proof away to stamp it again)`,
+      );
+    else if (isComplete(proof))
+      done.push({ t, record: { action: 'already-complete', stage: 'anchored' }, human: 'already complete', code: 0 });
     else toUpgrade.push({ t, proof });
   }
 
@@ -176,17 +230,42 @@ export async function runStamp(paths: string[], opts: Common & { digest: string[
             acknowledged++;
             // Saved at once; the receipt is checked meanwhile, beside the next results (Web Crypto's waits overlap).
             for (const t of group) {
-              const proof = newProofFile({ hash: r.hash, server, file: t.doc === null ? null : fileField(t.doc, t.proofPath), submittedAt: r.submittedAt, ledgerDate: r.ledgerDate, receipt: r.receipt });
+              const proof = newProofFile({
+                hash: r.hash,
+                server,
+                file: t.doc === null ? null : fileField(t.doc, t.proofPath),
+                submittedAt: r.submittedAt,
+                ledgerDate: r.ledgerDate,
+                receipt: r.receipt,
+              });
               writeAtomic(t.proofPath, encodeProofFile(proof));
             }
-            const checked = r.receipt === null ? Promise.resolve(null) : checkReceipt(fromBase64(r.receipt), keys.tsaRoots, fromHex(r.hash)).then((facts) => facts.genTime.toISOString());
+            const checked =
+              r.receipt === null
+                ? Promise.resolve(null)
+                : checkReceipt(fromBase64(r.receipt), keys.tsaRoots, fromHex(r.hash)).then((facts) =>
+                    facts.genTime.toISOString(),
+                  );
             receiptChecks.push(
               checked.then(
                 (genTime) => {
-                  for (const t of group) done.push({ t, record: { action: 'stamped', stage: 'stamped', submittedAt: r.submittedAt, ledgerDate: r.ledgerDate, receiptTime: genTime }, human: `stamped at ${r.submittedAt} (receipt ${genTime ?? 'not asked'}); the ledger of ${r.ledgerDate} is published at 00:01 UTC the next day`, code: 0 });
+                  for (const t of group)
+                    done.push({
+                      t,
+                      record: {
+                        action: 'stamped',
+                        stage: 'stamped',
+                        submittedAt: r.submittedAt,
+                        ledgerDate: r.ledgerDate,
+                        receiptTime: genTime,
+                      },
+                      human: `stamped at ${r.submittedAt} (receipt ${genTime ?? 'not asked'}); the ledger of ${r.ledgerDate} is published at 00:01 UTC the next day`,
+                      code: 0,
+                    });
                 },
                 (err: unknown) => {
-                  for (const t of group) failures.set(t, `stamped, but its receipt does not check: ${(err as Error).message}`);
+                  for (const t of group)
+                    failures.set(t, `stamped, but its receipt does not check: ${(err as Error).message}`);
                 },
               ),
             );
@@ -196,16 +275,33 @@ export async function runStamp(paths: string[], opts: Common & { digest: string[
   progress.done();
 
   if (toUpgrade.length > 0) {
-    const results = await upgrade(toUpgrade.map((u) => u.proof), { ...http, trust, network: networkOf(opts), headersFrom: opts.headersFrom ?? process.env.TIMESEAL_HEADERS_FROM ?? DEFAULT_HEADERS_FROM });
+    const results = await upgrade(
+      toUpgrade.map((u) => u.proof),
+      {
+        ...http,
+        trust,
+        network: networkOf(opts),
+        headersFrom: opts.headersFrom ?? process.env.TIMESEAL_HEADERS_FROM ?? DEFAULT_HEADERS_FROM,
+      },
+    );
     results.forEach((r, i) => {
       const { t } = toUpgrade[i]!;
       if (r.error !== undefined) {
         failures.set(t, `its pending proof could not be upgraded: ${r.error.message}`);
         if (isTemporary(r.error)) temporary.add(t);
-      }
-      else {
+      } else {
         if (r.changed) writeAtomic(t.proofPath, encodeProofFile(r.proof));
-        done.push({ t, record: { action: r.changed ? 'upgraded' : 'unchanged', stage: r.stage, complete: r.complete, notes: r.notes }, human: `already stamped; ${r.stage}${r.complete ? ', complete' : ''} (${r.notes.join('; ')})`, code: 0 });
+        done.push({
+          t,
+          record: {
+            action: r.changed ? 'upgraded' : 'unchanged',
+            stage: r.stage,
+            complete: r.complete,
+            notes: r.notes,
+          },
+          human: `already stamped; ${r.stage}${r.complete ? ', complete' : ''} (${r.notes.join('; ')})`,
+          code: 0,
+        });
       }
     });
   }
@@ -217,15 +313,21 @@ export async function runStamp(paths: string[], opts: Common & { digest: string[
     const base = { file: t.display, proof: shown(t.proofPath), hash: t.hash ?? null };
     if (fail !== undefined) {
       codes.push(temporary.has(t) ? TEMPORARY : 1);
-      out.record({ ...base, action: 'failed', error: fail, ...(temporary.has(t) ? { temporary: true } : {}) }, () => [`${t.display}: FAILED: ${fail}`]);
+      out.record({ ...base, action: 'failed', error: fail, ...(temporary.has(t) ? { temporary: true } : {}) }, () => [
+        `${t.display}: FAILED: ${fail}`,
+      ]);
     } else if (d !== undefined) {
       codes.push(d.code);
       out.record({ ...base, ...d.record }, () => [`${t.display}: ${d.human}`]);
     }
   }
-  out.note(`${targets.length} file(s), ${byHash.size} distinct hash(es) sent in ${summary.requests} request(s)${summary.batched ? ' (batched)' : ''}${toUpgrade.length > 0 ? `, ${toUpgrade.length} pending proof(s) upgraded` : ''}${failures.size > 0 ? `, ${failures.size} failed` : ''}`);
+  out.note(
+    `${targets.length} file(s), ${byHash.size} distinct hash(es) sent in ${summary.requests} request(s)${summary.batched ? ' (batched)' : ''}${toUpgrade.length > 0 ? `, ${toUpgrade.length} pending proof(s) upgraded` : ''}${failures.size > 0 ? `, ${failures.size} failed` : ''}`,
+  );
   if (summary.interrupted !== null) {
-    out.note(`stopped: ${summary.interrupted.message}. ${acknowledged} of ${byHash.size} hash(es) were stamped and their proofs written; the other ${byHash.size - acknowledged} were not acknowledged. Run the same command again to send them: files with a proof are not sent again (exit ${TEMPORARY})`);
+    out.note(
+      `stopped: ${summary.interrupted.message}. ${acknowledged} of ${byHash.size} hash(es) were stamped and their proofs written; the other ${byHash.size - acknowledged} were not acknowledged. Run the same command again to send them: files with a proof are not sent again (exit ${TEMPORARY})`,
+    );
   }
   return worst(codes);
 }

@@ -6,11 +6,25 @@ import { isTemporary, TimesealClientError } from '../errors.ts';
 import { encodeProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import type { ProofFile } from '../types.ts';
 import { DEFAULT_HEADERS_FROM, upgrade, type UpgradeResult } from '../upgrade.ts';
-import { httpOf, loadTrust, networkOf, printer, readProof, saveTrust, serverOf, shown, trustPath, type Common } from './common.ts';
+import {
+  httpOf,
+  loadTrust,
+  networkOf,
+  printer,
+  readProof,
+  saveTrust,
+  serverOf,
+  shown,
+  trustPath,
+  type Common,
+} from './common.ts';
 import { controller, TEMPORARY, worst, type Exit } from './exit.ts';
 import { globToRegExp, proofPathFor, walkProofs, writeAtomic } from './files.ts';
 
-export async function runUpgrade(paths: string[], opts: Common & { wait?: boolean; poll: string; maxWait: string; headersFrom?: string }): Promise<Exit> {
+export async function runUpgrade(
+  paths: string[],
+  opts: Common & { wait?: boolean; poll: string; maxWait: string; headersFrom?: string },
+): Promise<Exit> {
   const out = printer(!!opts.json);
   const http = httpOf(opts);
   const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
@@ -21,7 +35,9 @@ export async function runUpgrade(paths: string[], opts: Common & { wait?: boolea
     const st = fs.statSync(abs, { throwIfNoEntry: false });
     if (st === undefined) {
       codes.push(3);
-      out.record({ file: p, state: 'not-found', error: 'no such file or folder' }, () => [`${p}: NOT FOUND: no such file or folder`]);
+      out.record({ file: p, state: 'not-found', error: 'no such file or folder' }, () => [
+        `${p}: NOT FOUND: no such file or folder`,
+      ]);
     } else if (st.isDirectory()) files.push(...walkProofs(abs, walkOptions));
     else if (abs.endsWith(PROOF_SUFFIX)) files.push(abs);
     else {
@@ -29,7 +45,9 @@ export async function runUpgrade(paths: string[], opts: Common & { wait?: boolea
       if (fs.existsSync(proof)) files.push(proof);
       else {
         codes.push(3);
-        out.record({ file: p, proof: shown(proof), state: 'not-found', error: 'no proof file' }, () => [`${p}: NOT FOUND: no proof file ${shown(proof)} (stamp it first)`]);
+        out.record({ file: p, proof: shown(proof), state: 'not-found', error: 'no proof file' }, () => [
+          `${p}: NOT FOUND: no proof file ${shown(proof)} (stamp it first)`,
+        ]);
       }
     }
   }
@@ -39,7 +57,9 @@ export async function runUpgrade(paths: string[], opts: Common & { wait?: boolea
       proofs.set(f, readProof(f));
     } catch (err) {
       codes.push(1);
-      out.record({ proof: shown(f), state: 'invalid', error: (err as Error).message }, () => [`${shown(f)}: FAILED: ${(err as Error).message}`]);
+      out.record({ proof: shown(f), state: 'invalid', error: (err as Error).message }, () => [
+        `${shown(f)}: FAILED: ${(err as Error).message}`,
+      ]);
     }
   }
   if (proofs.size === 0 && codes.length === 0) {
@@ -52,27 +72,31 @@ export async function runUpgrade(paths: string[], opts: Common & { wait?: boolea
   const headersFrom = opts.headersFrom ?? process.env.TIMESEAL_HEADERS_FROM ?? DEFAULT_HEADERS_FROM;
   const poll = Number(opts.poll);
   const maxWait = Number(opts.maxWait);
-  if (!(poll > 0) || !(maxWait > 0)) throw new TimesealClientError('usage', '--poll and --max-wait take a positive number of seconds');
+  if (!(poll > 0) || !(maxWait > 0))
+    throw new TimesealClientError('usage', '--poll and --max-wait take a positive number of seconds');
   const deadline = Date.now() + maxWait * 1000;
 
   let pending = [...proofs.keys()];
   const final = new Map<string, UpgradeResult>();
   for (;;) {
     const round = pending;
-    const results = await upgrade(round.map((f) => proofs.get(f)!), {
-      ...http,
-      trust,
-      ...(server === undefined ? {} : { server }),
-      headersFrom,
-      network: networkOf(opts),
-      onResult: (r, i) => {
-        const f = round[i]!;
-        if (r.changed) {
-          writeAtomic(f, encodeProofFile(r.proof));
-          proofs.set(f, r.proof);
-        }
+    const results = await upgrade(
+      round.map((f) => proofs.get(f)!),
+      {
+        ...http,
+        trust,
+        ...(server === undefined ? {} : { server }),
+        headersFrom,
+        network: networkOf(opts),
+        onResult: (r, i) => {
+          const f = round[i]!;
+          if (r.changed) {
+            writeAtomic(f, encodeProofFile(r.proof));
+            proofs.set(f, r.proof);
+          }
+        },
       },
-    });
+    );
     saveTrust(trustFile, trust);
     results.forEach((r, i) => final.set(round[i]!, r));
     // With --wait, a server that cannot be reached or fails (5xx) is asked again next round; a proof that does
@@ -83,7 +107,8 @@ export async function runUpgrade(paths: string[], opts: Common & { wait?: boolea
     });
     if (!opts.wait || pending.length === 0) break;
     const nextChecks = pending.map((f) => Date.parse(final.get(f)!.nextCheck ?? '') || Date.now() + poll * 1000);
-    for (const f of pending) if (final.get(f)!.error !== undefined) out.note(`${shown(f)}: ${final.get(f)!.error!.message}; asking again`);
+    for (const f of pending)
+      if (final.get(f)!.error !== undefined) out.note(`${shown(f)}: ${final.get(f)!.error!.message}; asking again`);
     const wakeAt = Math.max(Date.now() + poll * 1000, Math.min(...nextChecks));
     if (wakeAt > deadline) {
       out.note(`--max-wait reached with ${pending.length} proof(s) still pending`);
@@ -92,10 +117,14 @@ export async function runUpgrade(paths: string[], opts: Common & { wait?: boolea
     out.note(`${pending.length} proof(s) pending; asking again at ${new Date(wakeAt).toISOString()}`);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, wakeAt - Date.now());
-      controller.signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        reject(new TimesealClientError('aborted', 'interrupted while waiting'));
-      }, { once: true });
+      controller.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(new TimesealClientError('aborted', 'interrupted while waiting'));
+        },
+        { once: true },
+      );
     });
   }
   for (const [f, r] of final) {
@@ -103,10 +132,24 @@ export async function runUpgrade(paths: string[], opts: Common & { wait?: boolea
     const base = { proof: shown(f), file: p.file, hash: r.hash };
     if (r.error !== undefined) {
       codes.push(r.error.code === 'not-found' ? 3 : isTemporary(r.error) ? TEMPORARY : 1);
-      out.record({ ...base, state: 'error', code: r.error.code, error: r.error.message }, () => [`${shown(f)}: FAILED (${r.error!.code}): ${r.error!.message}`]);
+      out.record({ ...base, state: 'error', code: r.error.code, error: r.error.message }, () => [
+        `${shown(f)}: FAILED (${r.error!.code}): ${r.error!.message}`,
+      ]);
     } else {
       codes.push(r.complete ? 0 : 2);
-      out.record({ ...base, state: r.complete ? 'complete' : 'pending', stage: r.stage, changed: r.changed, nextCheck: r.nextCheck, notes: r.notes }, () => [`${shown(f)}: ${r.complete ? 'COMPLETE' : 'PENDING'} (${r.stage}${r.changed ? ', updated' : ''}): ${r.notes.join('; ') || 'nothing new'}${r.nextCheck ? `; next check ${r.nextCheck}` : ''}`]);
+      out.record(
+        {
+          ...base,
+          state: r.complete ? 'complete' : 'pending',
+          stage: r.stage,
+          changed: r.changed,
+          nextCheck: r.nextCheck,
+          notes: r.notes,
+        },
+        () => [
+          `${shown(f)}: ${r.complete ? 'COMPLETE' : 'PENDING'} (${r.stage}${r.changed ? ', updated' : ''}): ${r.notes.join('; ') || 'nothing new'}${r.nextCheck ? `; next check ${r.nextCheck}` : ''}`,
+        ],
+      );
     }
   }
   return worst(codes);

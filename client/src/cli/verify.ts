@@ -24,7 +24,10 @@ interface VerifyPair {
   proofPath: string;
 }
 
-export async function runVerify(paths: string[], opts: Common & { digest: string[]; proof?: string; keys?: string }): Promise<Exit> {
+export async function runVerify(
+  paths: string[],
+  opts: Common & { digest: string[]; proof?: string; keys?: string },
+): Promise<Exit> {
   const out = printer(!!opts.json);
   const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
   const pairs: VerifyPair[] = [];
@@ -37,13 +40,20 @@ export async function runVerify(paths: string[], opts: Common & { digest: string
   const docs = paths.filter((p) => !p.endsWith(PROOF_SUFFIX));
   for (const d of opts.digest) {
     const hash = checkHash(d, '--digest');
-    const given = opts.proof ?? (opts.digest.length === 1 && docs.length === 0 && proofs.length === 1 ? proofs[0] : undefined);
-    pairs.push({ display: hash, doc: null, digest: hash, proofPath: given !== undefined ? path.resolve(given) : digestProofPath(hash, opts.outDir) });
+    const given =
+      opts.proof ?? (opts.digest.length === 1 && docs.length === 0 && proofs.length === 1 ? proofs[0] : undefined);
+    pairs.push({
+      display: hash,
+      doc: null,
+      digest: hash,
+      proofPath: given !== undefined ? path.resolve(given) : digestProofPath(hash, opts.outDir),
+    });
   }
   if (opts.digest.length === 0) {
     const pairedProof = opts.proof ?? (docs.length === 1 && proofs.length === 1 ? proofs[0] : undefined);
     if (pairedProof !== undefined) {
-      if (docs.length !== 1) throw new TimesealClientError('usage', '--proof goes with exactly one file (or one --digest)');
+      if (docs.length !== 1)
+        throw new TimesealClientError('usage', '--proof goes with exactly one file (or one --digest)');
       pairs.push({ display: docs[0]!, doc: path.resolve(docs[0]!), proofPath: path.resolve(pairedProof) });
     } else {
       for (const p of paths) {
@@ -56,12 +66,14 @@ export async function runVerify(paths: string[], opts: Common & { digest: string
         if (st === undefined) notFound(p, 'no such file or folder');
         else if (st.isDirectory()) {
           const skipped: Skipped[] = [];
-          for (const f of walk(abs, walkOptions, skipped, shown)) pairs.push({ display: shown(f), doc: f, proofPath: proofPathFor(f, opts.outDir) });
+          for (const f of walk(abs, walkOptions, skipped, shown))
+            pairs.push({ display: shown(f), doc: f, proofPath: proofPathFor(f, opts.outDir) });
         } else pairs.push({ display: p, doc: abs, proofPath: proofPathFor(abs, opts.outDir) });
       }
     }
   }
-  if (pairs.length === 0 && codes.length === 0) throw new TimesealClientError('usage', 'nothing to verify: give files, folders, proof files or --digest HEX');
+  if (pairs.length === 0 && codes.length === 0)
+    throw new TimesealClientError('usage', 'nothing to verify: give files, folders, proof files or --digest HEX');
 
   const trustFile = trustPath(opts);
   const trust = loadTrust(trustFile);
@@ -84,15 +96,30 @@ export async function runVerify(paths: string[], opts: Common & { digest: string
     record: Record<string, unknown>;
     human: () => string[];
   }
-  const missing = (file: string, why: string, extra: Record<string, unknown> = {}): Outcome => ({ code: 3, record: { file, state: 'not-found', exitCode: 3, error: why, ...extra }, human: () => [`${file}: NOT FOUND: ${why}`] });
+  const missing = (file: string, why: string, extra: Record<string, unknown> = {}): Outcome => ({
+    code: 3,
+    record: { file, state: 'not-found', exitCode: 3, error: why, ...extra },
+    human: () => [`${file}: NOT FOUND: ${why}`],
+  });
   const verifyPair = async (pair: VerifyPair): Promise<Outcome> => {
     const proofText = readIfExists(pair.proofPath);
-    if (proofText === undefined) return missing(pair.display, `no proof file ${shown(pair.proofPath)}`, { proof: shown(pair.proofPath) });
+    if (proofText === undefined)
+      return missing(pair.display, `no proof file ${shown(pair.proofPath)}`, { proof: shown(pair.proofPath) });
     let proof: ProofFile;
     try {
       proof = parseProofFile(proofText);
     } catch (err) {
-      return { code: 1, record: { file: pair.display, proof: shown(pair.proofPath), state: 'invalid', exitCode: 1, problems: [(err as Error).message] }, human: () => [`${pair.display}: INVALID: ${shown(pair.proofPath)}: ${(err as Error).message}`] };
+      return {
+        code: 1,
+        record: {
+          file: pair.display,
+          proof: shown(pair.proofPath),
+          state: 'invalid',
+          exitCode: 1,
+          problems: [(err as Error).message],
+        },
+        human: () => [`${pair.display}: INVALID: ${shown(pair.proofPath)}: ${(err as Error).message}`],
+      };
     }
     let doc = pair.doc;
     let display = pair.display;
@@ -106,12 +133,26 @@ export async function runVerify(paths: string[], opts: Common & { digest: string
         hash = await hashFile(doc, undefined, controller.signal);
       } catch (err) {
         if (controller.signal.aborted) throw err;
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return missing(display, `the document is missing (its proof is ${shown(pair.proofPath)})`, { proof: shown(pair.proofPath) });
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+          return missing(display, `the document is missing (its proof is ${shown(pair.proofPath)})`, {
+            proof: shown(pair.proofPath),
+          });
         throw err;
       }
     }
-    const report = await verify(proof, { trust, ...(keys === undefined ? {} : { keys }), ...(hash === undefined ? {} : { hash }), network, signal: controller.signal, cache });
-    return { code: report.exitCode, record: { file: display, proof: shown(pair.proofPath), ...report }, human: () => humanReport(display, report) };
+    const report = await verify(proof, {
+      trust,
+      ...(keys === undefined ? {} : { keys }),
+      ...(hash === undefined ? {} : { hash }),
+      network,
+      signal: controller.signal,
+      cache,
+    });
+    return {
+      code: report.exitCode,
+      record: { file: display, proof: shown(pair.proofPath), ...report },
+      human: () => humanReport(display, report),
+    };
   };
   // A few files at once, printed in order: reading a file and Web Crypto's checks wait on other threads.
   await mapInOrder(pairs, VERIFY_CONCURRENCY, verifyPair, (o) => {
@@ -131,6 +172,9 @@ function humanReport(name: string, r: VerifyReport): string[] {
         : `INVALID: ${r.problems[0] ?? ''}`;
   return [
     `${name}: ${head}`,
-    ...r.layers.map((l) => `  ${l.status.padEnd(8)}${l.layer.padEnd(16)}${l.checked}${l.bound ? ` — existed no later than ${l.bound.time} (${l.bound.by})` : ''}`),
+    ...r.layers.map(
+      (l) =>
+        `  ${l.status.padEnd(8)}${l.layer.padEnd(16)}${l.checked}${l.bound ? ` — existed no later than ${l.bound.time} (${l.bound.by})` : ''}`,
+    ),
   ];
 }
