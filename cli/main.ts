@@ -27,7 +27,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['status', async () => (await import('./commands/status.ts')).registerStatus],
   ['serve', async () => (await import('./commands/serve.ts')).registerServe],
   ['witness', async () => (await import('./commands/witness.ts')).registerWitness],
-  ['tsa', async () => (await import('./commands/tsa.ts')).registerTsa],
+  ['tsa', async () => (await import('./commands/tsa-client.ts')).registerTsa],
   ['receipt', async () => (await import('./commands/receipt.ts')).registerReceipt],
   ['anchor', async () => (await import('./commands/anchor.ts')).registerAnchor],
   ['upgrade', async () => (await import('./commands/upgrade.ts')).registerUpgrade],

@@ -7,7 +7,7 @@
 // (they publish proofs of what the build published, and share its archive lock). The archive and anchoring
 // locks keep other processes out. 00:02 anchor: stamp
 // every published day without a calendar proof; hourly at :03: the witnesses' cosignatures of the latest
-// checkpoint (pipeline/witness.ts); hourly at :04: RFC 3161 tokens of the ledger files (pipeline/tsa.ts);
+// checkpoint (pipeline/witness.ts); hourly at :04: RFC 3161 tokens of the ledger files (pipeline/tsa-client.ts);
 // hourly at :05: upgrade, verify, refresh block information.
 //
 // After downtime the build still catches up every missed day, in order. The steps that ask outside services
@@ -30,7 +30,7 @@
 import { anchorContextOf, anchorDays, upgradeDays } from '../pipeline/anchor/anchor.ts';
 import type { ScheduledRun } from '../pipeline/anchor/backoff.ts';
 import { cosignLatest, witnessContextOf } from '../pipeline/witness.ts';
-import { stampLedgers, tsaContextOf } from '../pipeline/tsa.ts';
+import { stampLedgers, tsaContextOf } from '../pipeline/tsa-client.ts';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';

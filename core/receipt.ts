@@ -12,7 +12,7 @@ import { equalBytes, toHex } from './encoding.ts';
 import { sha256 } from './hash.ts';
 import type { Ledger } from './ledger.ts';
 import { checkToken, type TokenFacts } from './rfc3161.ts';
-import { TSA_POLICY_OID } from './tsa-token.ts';
+import { TSA_POLICY_OID } from './tsa-authority.ts';
 
 export interface ReceiptFacts extends TokenFacts {
   /** The SHA-256 the ledger of `date` must hold, hex. */

@@ -40,7 +40,7 @@ import { formRoutes } from './routes/forms.ts';
 import { proofRoutes } from './routes/proof.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
-import { tsaRoutes } from './routes/tsa.ts';
+import { tsaRoutes } from './routes/tsa-authority.ts';
 import { feedRoutes } from './routes/feed.ts';
 import { hashStatusRoutes } from './routes/hash-status.ts';
 import type { Metrics } from './metrics.ts';

@@ -25,7 +25,7 @@ import {
 import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
 import { fromHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
-import { checkTimeStamp } from '../core/tsa.ts';
+import { checkTimeStamp } from '../core/tsa-client.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
@@ -71,7 +71,7 @@ export interface ArchiveView {
   otsState(date: string): 'verified' | 'pending';
   /** Where a published day's Bitcoin anchoring stands, in the words every surface uses (anchoringText). */
   anchoring(date: string): Anchoring;
-  /** The day's RFC 3161 tokens (pipeline/tsa.ts), checked against its ledger digest; [] when none. */
+  /** The day's RFC 3161 tokens (pipeline/tsa-client.ts), checked against its ledger digest; [] when none. */
   timeStamps(day: DayRecord): Promise<TimeStampView[]>;
 }
 

@@ -49,7 +49,7 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   'mldsa44.vkey': 'text/plain; charset=utf-8',
   witnesses: 'text/plain; charset=utf-8',
   'witnesses.retired': 'text/plain; charset=utf-8',
-  // The CA chain of the RFC 3161 time-stamp authorities, when the operator publishes it (pipeline/tsa.ts).
+  // The CA chain of the RFC 3161 time-stamp authorities, when the operator publishes it (pipeline/tsa-client.ts).
   'tsa-ca.pem': 'application/x-pem-file',
   // Timeseal's own time-stamp authority (POST /tsa): its certificate then root, and the root alone.
   'timeseal-tsa.pem': 'application/x-pem-file',

@@ -1,5 +1,5 @@
 // The time-stamp authority's signing identity, loaded once per app from the TSA key and certificates
-// (runtime/keys.ts loadTsaKeys): what POST /tsa (routes/tsa.ts) and the receipts of the JSON submissions
+// (runtime/keys.ts loadTsaKeys): what POST /tsa (routes/tsa-authority.ts) and the receipts of the JSON submissions
 // (routes/submit.ts, routes/beta.ts) sign with. A receipt's genTime is its submission's submittedAt
 // (docs/FORMAT.md §3b), and it is sent only after the submission is stored: the beta API's single route signs
 // while the row commits, its batch route after the commit; the site's route signs just before its
@@ -19,7 +19,7 @@ import {
   signedResponse,
   tstInfo,
   type TsaIdentity,
-} from '../core/tsa-token.ts';
+} from '../core/tsa-authority.ts';
 import { fromHex } from '../core/encoding.ts';
 import { loadTsaKeys } from '../runtime/keys.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';

@@ -1,5 +1,5 @@
 // Every outgoing HTTP request of Timeseal goes through this client: the calendars and header sources of the
-// anchoring step (pipeline/anchor/), the time-stamp authorities (pipeline/tsa.ts), the witnesses
+// anchoring step (pipeline/anchor/), the time-stamp authorities (pipeline/tsa-client.ts), the witnesses
 // (pipeline/witness.ts) and `timeseal verify --archive URL` (pipeline/archive-reader.ts). Whoever answers, an
 // answer costs at most the caller's cap in memory and the caller's deadline in time:
 // - one deadline covers the whole exchange (connect, headers and every byte of the body): a peer that trickles

@@ -45,7 +45,7 @@ import { removeStaleTemps, syncArchive, tempFile } from './files.ts';
 import { withLockAsync } from './lock.ts';
 import { verifyArchive, type VerifiedBase } from './verify.ts';
 import { judgeDay, RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from './witness.ts';
-import { TSA_CA_FILE } from './tsa.ts';
+import { TSA_CA_FILE } from './tsa-client.ts';
 
 /** The mirror's copy of the log's public keys, pinned at the first pull: `<DIR>/keys/`. */
 export const MIRROR_KEYS_DIR = 'keys';

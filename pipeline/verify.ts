@@ -54,7 +54,7 @@ import {
 } from '../core/tiles.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { checkCosignatures } from './witness.ts';
-import { checkTimeStamps } from './tsa.ts';
+import { checkTimeStamps } from './tsa-client.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 
 export interface VerifyReport {
@@ -74,7 +74,7 @@ export interface VerifyOptions {
   witnessPolicy?: string;
   /** keys/witnesses.retired, when published: earlier witnesses, whose cosignatures of past days are checked too. */
   retiredWitnesses?: string;
-  /** keys/tsa-ca.pem (pipeline/tsa.ts), when published: the chain RFC 3161 tokens must lead to. */
+  /** keys/tsa-ca.pem (pipeline/tsa-client.ts), when published: the chain RFC 3161 tokens must lead to. */
   tsaCaPem?: string;
   /** What was verified before: only what came after it is checked. */
   from?: VerifiedBase;

@@ -260,7 +260,7 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
 
 /** asn1js and pkijs, loaded by the first TSA certificate made or checked (~0.1 s of CPU): a command that loads
  * the signing keys only (`ledger build`) does not pay for them. Both are CommonJS packages, so `require` gives the very
- * instances an `import` elsewhere (core/tsa.ts) gives. */
+ * instances an `import` elsewhere (core/tsa-client.ts) gives. */
 function lazyPackage<T extends object>(name: string): T {
   let loaded: T | undefined;
   return new Proxy({} as T, {
@@ -483,7 +483,7 @@ const EKU_RULE =
  * failure): every certificate is signed by the next one (its issuer: a CA) and the last is self-signed; each is
  * valid at `now`; the TSA certificate (the first) is an end entity (basicConstraints absent or CA:FALSE), its
  * key usage, when present, allows digital signatures (and nonRepudiation, nothing else), its extended key usage
- * is present, critical and timeStamping only; its key is ECDSA P-256 (the token writer, core/tsa-token.ts, signs
+ * is present, critical and timeStamping only; its key is ECDSA P-256 (the token writer, core/tsa-authority.ts, signs
  * with ECDSA P-256 and SHA-256 only); and the private key is that certificate's. Each failure throws one line
  * naming the problem and the file.
  *

@@ -24,7 +24,7 @@ import {
 import { output } from '../output.ts';
 import { verifyArchive } from '../../pipeline/verify.ts';
 import { RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
-import { TSA_CA_FILE } from '../../pipeline/tsa.ts';
+import { TSA_CA_FILE } from '../../pipeline/tsa-client.ts';
 
 /** The public keys of an archive (a folder or URL), checked against each other. */
 export async function loadKeys(location: string, timeoutMs: number) {

@@ -119,7 +119,7 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
                     otsStatus: { type: 'string', enum: ['verified', 'pending'] },
                     signatureVerified: { type: 'boolean' },
                     entryCount: { type: 'integer' },
-                    // RFC 3161 tokens of the ledger file (pipeline/tsa.ts), checked: where, when, by whom.
+                    // RFC 3161 tokens of the ledger file (pipeline/tsa-client.ts), checked: where, when, by whom.
                     rfc3161: {
                       type: 'array',
                       items: {

@@ -1,15 +1,15 @@
 // RFC 3161 tokens shown where readers look: GET /api/ledgers.php lists each day's checked
 // tokens (for /ledgers), and the certificate (HTML and PDF, read back with Debian's pdftotext) names the
 // stated time, the TSA and the `openssl ts -verify` command, and links the token. The token comes from a real
-// `openssl ts -reply` TSA on loopback (test/support/tsa.ts) for the day's ledger digest; a token for another
+// `openssl ts -reply` TSA on loopback (test/support/openssl-tsa.ts) for the day's ledger digest; a token for another
 // digest is not shown.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { timeStampRequest } from '../../core/tsa.ts';
-import { startTsa, type LoopbackTsa } from '../../test/support/tsa.ts';
+import { timeStampRequest } from '../../core/tsa-client.ts';
+import { startTsa, type LoopbackTsa } from '../../test/support/openssl-tsa.ts';
 import { DAY, makeFixture, removeTempDirs, tempDir, type Fixture } from './fixture.ts';
 
 let f: Fixture;

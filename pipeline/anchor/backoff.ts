@@ -1,6 +1,6 @@
 // Retries after failures, for the schedule's runs of the steps that ask outside services about published days
 // (docs/OPERATIONS.md "Retries after failures"): anchoring and upgrades (the OpenTimestamps calendars), RFC 3161
-// stamping (pipeline/tsa.ts) and witness cosigning (pipeline/witness.ts). Commands run by hand do not use it:
+// stamping (pipeline/tsa-client.ts) and witness cosigning (pipeline/witness.ts). Commands run by hand do not use it:
 // they try every day at once, as asked.
 //
 // The rule, per day (per day and witness for cosigning):

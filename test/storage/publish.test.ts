@@ -13,7 +13,7 @@ import { parseVkey, vkeyVerifier } from '../../core/cosignature.ts';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
 import { makeHashes, removeTempProjects, runAsync, runJson, sleep, start } from '../cli/helpers.ts';
 import { cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
-import { startTsa } from '../support/tsa.ts';
+import { startTsa } from '../support/openssl-tsa.ts';
 import { startWitness } from '../support/witness.ts';
 import { day, folderDigest, importDay, project, s3Env, storeDigest, verifyUrl } from './publish-project.ts';
 

@@ -1,5 +1,5 @@
 // Timeseal receipts in the offline verifier (docs/FORMAT.md §3b): real receipts made by the server's code
-// (core/tsa-token.ts with the TSA key and certificates of runtime/keys.ts initKeys) for submissions stored in a
+// (core/tsa-authority.ts with the TSA key and certificates of runtime/keys.ts initKeys) for submissions stored in a
 // project whose days the real pipeline builds. Under Node (inputs.ts, checks.ts): what a receipt is taken for,
 // and its verdicts — kept (leaf, the ledger's time), broken (the hash deleted before the build; a day with no
 // ledger though a later day's signed ledger skips it, or days.json leaves it out), pending (no ledger given, or
@@ -22,7 +22,7 @@ import {
   tstInfo,
   type TimeStampRequest,
   type TsaIdentity,
-} from '../../core/tsa-token.ts';
+} from '../../core/tsa-authority.ts';
 import { encodeProofBundle } from '../../core/proof.ts';
 import { buildLedgers } from '../../pipeline/build.ts';
 import { buildProof } from '../../pipeline/proof.ts';

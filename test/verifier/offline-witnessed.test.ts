@@ -1,5 +1,5 @@
 // A witnessed day in the offline verifier, in Chromium with the network off. RFC 3161: a day stamped
-// by a real TSA on loopback (`openssl ts -reply`, test/support/tsa.ts) through `timeseal tsa stamp`; its `.tsr`
+// by a real TSA on loopback (`openssl ts -reply`, test/support/openssl-tsa.ts) through `timeseal tsa stamp`; its `.tsr`
 // given with the day's files, and inside the proof bundle, is checked against the ledger's SHA-256 — verified with
 // the TSA's authority the person drops (tsa-ca.pem from /keys/), named as unchecked without one, not verified when
 // a byte changed or the authority is another TSA's. Witnesses: two loopback witnesses (ML-DSA-44 and Ed25519,
@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { parseVkey, vkeyVerifier } from '../../core/cosignature.ts';
-import { startTsa, type LoopbackTsa } from '../support/tsa.ts';
+import { startTsa, type LoopbackTsa } from '../support/openssl-tsa.ts';
 import { startWitness, type LoopbackWitness } from '../support/witness.ts';
 import { capture, CAPTURE } from '../site/helpers.ts';
 import {

@@ -1,4 +1,4 @@
-// One RFC 3161 stamping run is bounded (pipeline/tsa.ts): at most TSA_DAYS_PER_RUN days, oldest first, and no
+// One RFC 3161 stamping run is bounded (pipeline/tsa-client.ts): at most TSA_DAYS_PER_RUN days, oldest first, and no
 // day started after TSA_RUN_SECONDS, against a loopback TSA that takes every request and never answers; the days
 // left are asked at the next run. Settings that are not whole numbers are refused naming them.
 import http from 'node:http';
@@ -6,7 +6,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../cli/context.ts';
-import { loadTsaConfig, stampLedgers, type TsaContext } from '../../pipeline/tsa.ts';
+import { loadTsaConfig, stampLedgers, type TsaContext } from '../../pipeline/tsa-client.ts';
 import { openStore } from '../../store/index.ts';
 import { makeHashes, removeTempProjects, run, tempProject } from './helpers.ts';
 

@@ -4,7 +4,7 @@
 // signingCertificateV2) or a rejection with its failInfo and a sentence. The signature itself is made by the
 // caller's `sign` (the private key stays in runtime/); this module only arranges bytes, so it is written as a
 // small DER writer and reader rather than through pkijs, whose encoder does not give DER's fractional
-// GeneralizedTime. core/tsa.ts (pkijs) and OpenSSL check what it makes (test/cli/tsa-authority.test.ts).
+// GeneralizedTime. core/tsa-client.ts (pkijs) and OpenSSL check what it makes (test/cli/tsa-authority.test.ts).
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 
 /** Timeseal's TSA policy (a UUID-derived OID, ITU-T X.667): docs/FORMAT.md §3b. */

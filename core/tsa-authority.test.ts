@@ -1,9 +1,9 @@
-// The token writer (core/tsa-token.ts) writes each TimeStampResp into one array from parts encoded once. Here its
+// The token writer (core/tsa-authority.ts) writes each TimeStampResp into one array from parts encoded once. Here its
 // bytes are compared with a plain element-by-element DER encoding of the same ASN.1 (RFC 3161 §2.4.2, RFC 5652
 // §5, RFC 5035 §3) written out in this file, across the fields whose lengths vary: the imprint's algorithm, nonces
 // of every length up to past 256 bytes, certReq, genTime's fraction of a second, serial numbers with leading
 // zero bytes or a high bit, and signatures of 8 to 72 bytes. Tokens signed with a real TSA key (`timeseal keys
-// init`'s chain) pass core/rfc3161.ts and, for SHA-256 imprints, core/tsa.ts (pkijs, which also re-encodes them
+// init`'s chain) pass core/rfc3161.ts and, for SHA-256 imprints, core/tsa-client.ts (pkijs, which also re-encodes them
 // to check the DER). Wall time ~2 s.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { addTsaKeys, loadTsaKeys } from '../runtime/keys.ts';
 import { pemCertificates, checkToken } from './rfc3161.ts';
-import { checkTimeStamp, timeStampRequest } from './tsa.ts';
+import { checkTimeStamp, timeStampRequest } from './tsa-client.ts';
 import {
   grantedResponse,
   parseTimeStampRequest,
@@ -24,7 +24,7 @@ import {
   TSA_POLICY_OID,
   type TimeStampRequest,
   type TsaIdentity,
-} from './tsa-token.ts';
+} from './tsa-authority.ts';
 
 // ---- The reference: each element encoded on its own, then nested ----
 
@@ -293,7 +293,7 @@ describe('the token writer', () => {
   });
 });
 
-describe('the request writer (core/tsa.ts timeStampRequest)', () => {
+describe('the request writer (core/tsa-client.ts timeStampRequest)', () => {
   // A random 8-byte nonce starts with a zero byte about once in 256 requests; written as it is, that INTEGER
   // is not minimal DER and a strict TSA (this one's reader) refuses the request as badDataFormat.
   test.each([

@@ -16,7 +16,7 @@ import {
   signedAttributes,
   signedResponse,
   tstInfo,
-} from '../../core/tsa-token.ts';
+} from '../../core/tsa-authority.ts';
 import { errorHandler, storageRefusal } from '../errors.ts';
 import { betaRateCap } from '../limits.ts';
 import type { Services } from '../services.ts';

@@ -15,7 +15,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { timeStampRequest } from '../core/tsa.ts';
+import { timeStampRequest } from '../core/tsa-client.ts';
 import { machine, TIMESEAL } from './common.ts';
 import { load, loadRequests, median, stop, waitForUrl, type AutocannonResult } from './load.ts';
 
@@ -41,7 +41,7 @@ const GRANTED = '0\x03\x02\x01\x00';
 const granted = (body: string): boolean => body.slice(2, 12).includes(GRANTED);
 
 /**
- * TimeStampReqs (core/tsa.ts timeStampRequest: SHA-256 imprint, a nonce, certReq) for unique imprints: a random
+ * TimeStampReqs (core/tsa-client.ts timeStampRequest: SHA-256 imprint, a nonce, certReq) for unique imprints: a random
  * 24-byte prefix, then a counter, written into one template request. `prefix`: the imprints' common start (hex).
  */
 function tsaRequests(): { prefix: string; next: () => Buffer } {

@@ -1,6 +1,6 @@
-// RFC 3161 tokens on the ledger files (pipeline/tsa.ts, core/tsa.ts; docs/FORMAT.md §3a) against a real TSA on
+// RFC 3161 tokens on the ledger files (pipeline/tsa-client.ts, core/tsa-client.ts; docs/FORMAT.md §3a) against a real TSA on
 // loopback: Debian's `openssl ts -reply` behind HTTP, with a CA and a TSA certificate made by openssl in the test
-// (test/support/tsa.ts). A good token is published once and stock OpenSSL verifies it against the ledger
+// (test/support/openssl-tsa.ts). A good token is published once and stock OpenSSL verifies it against the ledger
 // (`openssl ts -verify -data D.json -in D.json.tsr -CAfile ca.pem`); a reply for another digest, one without the
 // nonce, an expired TSA certificate, a refusal, garbage, an HTTP error and no answer are each refused with a
 // reason and publish nothing; TSA_MIN counts good answers; `timeseal verify` checks every token.
@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { startTsa, type LoopbackTsa, type TsaMode } from '../support/tsa.ts';
+import { startTsa, type LoopbackTsa, type TsaMode } from '../support/openssl-tsa.ts';
 import { flipByte, makeHashes, removeTempProjects, run, runAsync, runJson, tempProject } from './helpers.ts';
 
 describe('RFC 3161 time-stamps of the ledger files', () => {

@@ -1,8 +1,8 @@
 // `timeseal tsa stamp`: ask the RFC 3161 time-stamp authorities of TSA_URLS for a token on every published
-// ledger file that has none (pipeline/tsa.ts); exit 1 when a day got fewer than TSA_MIN good answers (nothing is
+// ledger file that has none (pipeline/tsa-client.ts); exit 1 when a day got fewer than TSA_MIN good answers (nothing is
 // published for it; the hourly schedule asks again).
 import type { Command } from 'commander';
-import { stampLedgers, tsaContextOf } from '../../pipeline/tsa.ts';
+import { stampLedgers, tsaContextOf } from '../../pipeline/tsa-client.ts';
 import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
