@@ -20,6 +20,9 @@ import type { Context } from './context.ts';
 import { checkDatabase } from '../store/sqlite/db.ts';
 import { startSchedule } from './schedule.ts';
 import { releaseVerifier } from '../pipeline/verifier-release.ts';
+import { clockBehindArchive, readLastPublishedDay } from '../runtime/clock-guard.ts';
+import { utcDate } from '../core/ledger.ts';
+import { DayClosedError, type Store } from '../store/store.ts';
 
 /** Whether this process may write the archive folder (false on a read-only mount or without permission). */
 function archiveWritable(archive: string): boolean {
@@ -96,6 +99,64 @@ function checkTsaKeys(c: Context, log: { warn(obj: object, msg: string): void })
  */
 export const START_CHECK_MAX_BYTES = 256 * 2 ** 20;
 
+/** How often a server whose clock's day is closed tries again to record the offline verifier's release. */
+export const RELEASE_RETRY_MS = 60_000;
+
+/**
+ * The built offline verifier is listed with its SHA-256 in the archive and its hash enqueued once
+ * (pipeline/verifier-release.ts), at the server's clock. While that clock's UTC day is closed (on or before the
+ * last published day: a node restarted just after midnight with a lagging clock, a demonstration clock) nothing
+ * can be enqueued for it, so the server starts without the release, says so once, and tries again every
+ * RELEASE_RETRY_MS until a day is open; meanwhile submissions are answered 503 (ingest/submission-gate.ts).
+ */
+async function recordVerifierRelease(
+  c: Context,
+  store: Store,
+  file: string,
+  log: ReturnType<typeof createLogger>,
+): Promise<{ stop(): void }> {
+  let warned = false;
+  const attempt = async (): Promise<boolean> => {
+    const now = c.clock();
+    const today = utcDate(now);
+    const lastPublished = readLastPublishedDay(c.config.archive);
+    try {
+      if (clockBehindArchive(today, lastPublished)) throw new DayClosedError(today);
+      const { release, added } = await releaseVerifier({ file, archive: c.config.archive, store, now });
+      if (added)
+        log.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
+      return true;
+    } catch (err) {
+      if (!(err instanceof DayClosedError)) throw err;
+      if (!warned)
+        log.warn(
+          { today, lastPublished },
+          `the offline verifier release is not recorded yet: the clock's day ${today} is closed (its ledger is published or being built); it is recorded once the clock reaches an open day`,
+        );
+      warned = true;
+      return false;
+    }
+  };
+  if (await attempt()) return { stop: () => {} };
+  let busy = false;
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    attempt().then(
+      (done) => {
+        busy = false;
+        if (done) clearInterval(timer);
+      },
+      (err: unknown) => {
+        busy = false;
+        log.error({ err }, 'recording the offline verifier release failed');
+      },
+    );
+  }, RELEASE_RETRY_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
 /**
  * GET /metrics (ingest/metrics.ts) on its own address, apart from the public site: operators scrape it from
  * their network; nothing else is answered there.
@@ -155,19 +216,10 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     if (built !== null) logger.info({ days: built.map((d) => d.date) }, 'demonstration ledger published');
     if (built !== null) demoDays = built.map((d) => d.date);
   }
-  // The built offline verifier is listed with its SHA-256 in the archive and timestamped once.
-  const verifier = path.join(ingest.site, 'offline-verifier.html');
-  if (writable && fs.existsSync(verifier)) {
-    const { release, added } = await releaseVerifier({
-      file: verifier,
-      archive: c.config.archive,
-      store: await c.store(),
-      now: c.clock(),
-    });
-    if (added)
-      logger.info({ sha256: release.sha256, ledgerDate: release.ledger_date }, 'offline verifier release recorded');
-  }
   const store = await c.store();
+  const verifier = path.join(ingest.site, 'offline-verifier.html');
+  const release =
+    writable && fs.existsSync(verifier) ? await recordVerifierRelease(c, store, verifier, logger) : undefined;
   // A node on PostgreSQL checks its clock against the database server's (not with TIMESEAL_NOW, which moves the
   // clock on purpose; on SQLite the database is this machine's own file).
   const checkClock = store.engine === 'postgres' && !process.env.TIMESEAL_NOW;
@@ -210,6 +262,7 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     : { stop: async () => {} };
   const signal = await stopped;
   logger.info({ signal }, 'shutting down: finishing requests in flight');
+  release?.stop();
   await schedule.stop();
   metricsServer?.close();
   await app.close();

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../store/sqlite/db.ts';
 import { enqueue } from '../../store/sqlite/queue.ts';
-import { BIN, childEnv, projectEnv, removeTempDirs, tempDir } from '../../ingest/test/fixture.ts';
+import { BIN, childEnv, projectEnv, removeTempDirs, startServer, tempDir } from '../../ingest/test/fixture.ts';
 
 afterAll(removeTempDirs);
 
@@ -197,3 +197,46 @@ function chmodTree(dir: string, writable: boolean): void {
     if (fs.statSync(f).isDirectory()) fs.chmodSync(f, writable ? 0o755 : 0o555);
   }
 }
+
+describe('timeseal serve with its clock on a published day', () => {
+  // A node restarted just after midnight with a lagging clock (here TIMESEAL_NOW on the published day): the
+  // offline verifier's release cannot be enqueued for a closed day, and the server must start all the same.
+  it('starts, serves the site and the archive, answers submissions 503 and records no release yet', async () => {
+    const { dir, env } = project('closed-day');
+    expect(timeseal(dir, { ...env, TIMESEAL_NOW: '2025-11-03T00:01:00Z' }, ['ledger', 'build']).code).toBe(0);
+    fs.mkdirSync(env.TIMESEAL_SITE!, { recursive: true });
+    fs.writeFileSync(
+      path.join(env.TIMESEAL_SITE!, 'index.html'),
+      '<!doctype html><title>Timeseal</title><h1>Home</h1>\n',
+    );
+    fs.writeFileSync(
+      path.join(env.TIMESEAL_SITE!, 'offline-verifier.html'),
+      '<html><head><meta name="generator" content="Timeseal offline verifier 1.0.0"></head></html>\n',
+    );
+    const server = await startServer(dir, { ...env, TIMESEAL_NOW: '2025-11-02T23:30:00Z' });
+    try {
+      const home = await fetch(`${server.url}/`);
+      expect(home.status).toBe(200);
+      expect(await home.text()).toContain('<h1>Home</h1>');
+      const ledger = await fetch(`${server.url}/ledgers/2025-11-02.json`);
+      expect(ledger.status).toBe(200);
+      const submitted = await fetch(`${server.url}/api/v1/beta/timestamp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ hash: 'cd'.repeat(32) }),
+      });
+      expect(submitted.status).toBe(503);
+      expect(await submitted.text()).toMatch(
+        /clock \(2025-11-02\) is not after the last published ledger \(2025-11-02\)/,
+      );
+      await expect
+        .poll(() => server.stderr(), { timeout: 30_000 })
+        .toMatch(/offline verifier release is not recorded yet: the clock's day 2025-11-02 is closed/);
+      expect(server.child.exitCode).toBeNull();
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    expect(fs.existsSync(path.join(env.TIMESEAL_ARCHIVE!, 'offline-verifier.json'))).toBe(false);
+  });
+});
