@@ -16,7 +16,7 @@ NODE_DEP := $(LOCAL_NODE)/bin/node
 endif
 export ASTRO_TELEMETRY_DISABLED := 1
 
-.PHONY: install build start test screenshots bench typecheck clean
+.PHONY: install build start test check screenshots bench typecheck clean
 
 install: node_modules/.installed
 
@@ -35,25 +35,32 @@ build: install
 start: install
 	sh scripts/start.sh
 
-typecheck: install
-	npx tsc --noEmit -p tsconfig.json
-	npx tsc --noEmit -p site/tsconfig.json
-	npx tsc --noEmit -p site/offline-verifier/tsconfig.json
-	npx tsc --noEmit -p client/tsconfig.json
-	npx eslint .
-	npm run --silent format:check
+# The static checks: the four TypeScript projects, eslint (it caught unawaited promises) and Prettier's check.
+STATIC_CHECKS := npx tsc --noEmit -p tsconfig.json && npx tsc --noEmit -p site/tsconfig.json \
+	&& npx tsc --noEmit -p site/offline-verifier/tsconfig.json && npx tsc --noEmit -p client/tsconfig.json \
+	&& npx eslint . && npx prettier --check --log-level warn .
 
-# The site is built first (the tests serve it); the four type checks then run beside the tests, so the tests do
-# not wait for them, and their messages are printed after the tests'. Either failing fails the target.
+typecheck: install
+	$(STATIC_CHECKS)
+
+# The everyday command: the static checks and the quick tier, the Vitest project `shared` (in-process tests of
+# core/, runtime/, store/ on SQLite, pipeline/ and ingest/; test/README.md). It needs no Debian package, no
+# server and no built site; the static checks run beside the tests, as in `make test`.
+check: install
+	checks_log=$$(mktemp); ( $(STATIC_CHECKS) ) > $$checks_log 2>&1 & checks=$$!; \
+	npx vitest run --project shared; tested=$$?; wait $$checks; checked=$$?; \
+	if [ $$checked != 0 ]; then echo "static checks failed:"; cat $$checks_log; fi; rm -f $$checks_log; \
+	[ $$tested = 0 ] && [ $$checked = 0 ]
+
+# The site is built first (the tests serve it); the static checks (types, lint, format) then run beside the
+# tests, so the tests do not wait for them, and their messages are printed after the tests'. Either failing
+# fails the target.
 test: install
 	bash scripts/ensure-test-tools.sh
 	node scripts/build.ts
-	checks_log=$$(mktemp); \
-	( npx tsc --noEmit -p tsconfig.json && npx tsc --noEmit -p site/tsconfig.json \
-	  && npx tsc --noEmit -p site/offline-verifier/tsconfig.json && npx tsc --noEmit -p client/tsconfig.json ) \
-	  > $$checks_log 2>&1 & checks=$$!; \
+	checks_log=$$(mktemp); ( $(STATIC_CHECKS) ) > $$checks_log 2>&1 & checks=$$!; \
 	npx vitest run; tested=$$?; wait $$checks; checked=$$?; \
-	if [ $$checked != 0 ]; then echo "type checks failed:"; cat $$checks_log; fi; rm -f $$checks_log; \
+	if [ $$checked != 0 ]; then echo "static checks failed:"; cat $$checks_log; fi; rm -f $$checks_log; \
 	[ $$tested = 0 ] && [ $$checked = 0 ]
 
 # PNGs of every page at 1280 and 390 px, dark and light, and of the screens the browser tests reach, in

@@ -2,37 +2,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { configDefaults, defineConfig } from 'vitest/config';
 import LongestFirstSequencer from './test/support/sequencer.ts';
+import { ALL, NEEDS_TEST_TOOLS, SHARED_WORKERS } from './test/support/tiers.ts';
 
 // Node's compile cache for every Node process of the run, from its first module on: Vitest's workers, which
 // inherit this environment, and what the tests start with node (the `timeseal` CLI turns it on by itself too).
 process.env.NODE_COMPILE_CACHE ??= path.join(os.tmpdir(), 'node-compile-cache');
-
-const ALL = ['{core,store,runtime,pipeline,ingest,cli,site,test}/**/*.test.ts'];
-
-/**
- * Files that leave nothing behind in their process: no module replaced (vi.mock: not
- * store/sqlite/test/writer-storage.test.ts), no change to process.env, no fake timers, no global. They share
- * their workers (isolate: false), so what they load — Fastify and its schemas, noble, the pipeline — is loaded
- * and optimized once per worker instead of once per file: these 77 files alone took 95 s (183 s of CPU) in
- * processes of their own, 62 s (117 s of CPU) sharing. Every other file gets a fresh process, as Vitest does by default.
- */
-const SHARED_WORKERS = [
-  'core/*.test.ts',
-  'runtime/*.test.ts',
-  'ingest/test/*.test.ts',
-  'ingest/accounts/test/*.test.ts',
-  'store/*.test.ts',
-  'store/sqlite/*.test.ts',
-  'store/sqlite/test/writer.test.ts',
-  'store/test/sqlite.test.ts',
-  'pipeline/*.test.ts',
-  'test/sequencer.test.ts',
-  'test/witness-policy-readers.test.ts',
-  'test/storage/{folder,open}.test.ts',
-  'test/verifier/checks.test.ts',
-  'test/site/{verified-search,build-output}.test.ts',
-  'test/anchor/{network,proof-route}.test.ts',
-];
 
 export default defineConfig({
   test: {
@@ -53,7 +27,17 @@ export default defineConfig({
     // Longest files first, by the times in test/durations.json, so no worker is left with a long file at the end.
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
-      { extends: true, test: { name: 'shared', include: SHARED_WORKERS, isolate: false } },
+      // The quick tier (`make check`): in-process files that share their workers and need no Debian package.
+      {
+        extends: true,
+        test: {
+          name: 'shared',
+          include: SHARED_WORKERS,
+          exclude: [...configDefaults.exclude, ...NEEDS_TEST_TOOLS],
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'shared-tools', include: NEEDS_TEST_TOOLS, isolate: false } },
       {
         extends: true,
         test: { name: 'isolated', include: ALL, exclude: [...configDefaults.exclude, ...SHARED_WORKERS] },

@@ -7,7 +7,10 @@
 # check against the database's) and openjdk-17-jdk-headless (keytool, jar and jarsigner: Java's RFC 3161
 # client signs and verifies a jar against `timeseal serve`'s POST /tsa), ceph-mon, ceph-osd, radosgw and
 # ceph-common (a private Ceph cluster whose RADOS Gateway is the real S3 store of the archive's S3 engine:
-# scripts/ceph-rgw.sh) and curl (that script creates the test bucket with it).
+# scripts/ceph-rgw.sh), curl (that script creates the test bucket with it), and for the timestamped PDFs qpdf
+# (`qpdf --check`, and it makes PDFs with object streams and encryption), Apache PDFBox 2 and Bouncy Castle's
+# PKIX (libpdfbox2-java, libbcpkix-java: a signature made before Timeseal's time-stamp, by a tool we did not
+# write; poppler-utils' pdfsig then validates both).
 set -euo pipefail
 need=()
 command -v openssl >/dev/null 2>&1 || need+=(openssl)
@@ -20,6 +23,9 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 command -v faketime >/dev/null 2>&1 || need+=(faketime)
 command -v jarsigner >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
+command -v qpdf >/dev/null 2>&1 || need+=(qpdf)
+[ -f /usr/share/java/pdfbox2.jar ] || need+=(libpdfbox2-java)
+[ -f /usr/share/java/bcpkix.jar ] || need+=(libbcpkix-java)
 [ -x /usr/bin/ceph-mon ] || need+=(ceph-mon)
 [ -x /usr/bin/ceph-osd ] || need+=(ceph-osd)
 [ -x /usr/bin/radosgw ] || need+=(radosgw)
