@@ -83,3 +83,23 @@ describe('the quick tier (Vitest project shared, make check)', () => {
     }
   });
 });
+
+describe('test/README.md', () => {
+  /** The repository paths a text names in backquotes (`test/support/x.ts`, `scripts/y.sh`). */
+  const pathsIn = (text: string) =>
+    [
+      ...text.matchAll(
+        /`((?:test|scripts|core|ingest|pipeline|cli|site|store|runtime|deploy)\/[\w./-]+\.(?:ts|sh|json|conf))`/g,
+      ),
+    ].map((m) => m[1]!);
+
+  it('names only files that exist (the check can fail)', () => {
+    expect(pathsIn('`test/support/nope.ts` and `scripts/x.sh`, not `npm`')).toEqual([
+      'test/support/nope.ts',
+      'scripts/x.sh',
+    ]);
+    const named = pathsIn(fs.readFileSync(path.join(ROOT, 'test/README.md'), 'utf8'));
+    expect(named.length).toBeGreaterThan(10);
+    expect(named.filter((f) => !fs.existsSync(path.join(ROOT, f)))).toEqual([]);
+  });
+});
