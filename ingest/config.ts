@@ -1,6 +1,6 @@
 // The ingest service's own settings, read from the environment beside runtime/config.ts (which it does not
 // extend): where the built site lives, whether a reverse proxy's X-Forwarded-For is trusted, and how e-mail
-// leaves the machine (SMTP_URL / MAIL_FROM, otherwise an outbox folder; the README's "Configuration"), and the operator's
+// leaves the machine (SMTP_URL / MAIL_FROM, otherwise an outbox folder; docs/CONFIGURATION.md), and the operator's
 // optional cap on the beta API (BETA_API_RATE; the product spec sets none during the beta).
 import { isIP } from 'node:net';
 import path from 'node:path';

@@ -1,4 +1,4 @@
-// Configuration from the environment (the README's "Configuration" lists every variable). A `.env` file in the working directory is read first if
+// Configuration from the environment (docs/CONFIGURATION.md lists every variable). A `.env` file in the working directory is read first if
 // present; real environment variables win over it. Every setting has a working default for one machine.
 import fs from 'node:fs';
 import { parseEnv } from 'node:util';

@@ -1,4 +1,4 @@
-// Settings of the accounts context (the README's "Configuration"): the site's public origin (links in e-mails, Stripe return
+// Settings of the accounts context (docs/CONFIGURATION.md): the site's public origin (links in e-mails, Stripe return
 // URLs, the CSRF origin check, the Secure cookie flag) and Stripe. Without STRIPE_SECRET_KEY and both price
 // ids, payments are off and the payment endpoints answer 503 (`PAYMENTS_UNAVAILABLE`).
 import { UsageError } from '../../runtime/config.ts';
