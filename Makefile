@@ -16,7 +16,7 @@ NODE_DEP := $(LOCAL_NODE)/bin/node
 endif
 export ASTRO_TELEMETRY_DISABLED := 1
 
-.PHONY: install build start test check screenshots bench typecheck clean
+.PHONY: install build start test check screenshots bench typecheck clean client-release
 
 install: node_modules/.installed
 
@@ -72,6 +72,11 @@ screenshots: install
 	rm -rf test-results/screenshots
 	TIMESEAL_SCREENSHOTS=1 npx vitest run test/site/*.browser.test.ts test/accounts/*.browser.test.ts test/verifier/offline*.test.ts
 	@echo "screenshots: $$(ls test-results/screenshots/*.png | wc -l) PNG files in $(CURDIR)/test-results/screenshots"
+
+# The client's release command (client/README.md, "Releasing"): pack, check, install into a temporary prefix, run
+# it on Node 20 and 24, and print the publish command; it publishes nothing.
+client-release: install
+	node scripts/client-release.ts --out dist/client
 
 bench: install
 	node bench/run.ts
