@@ -192,7 +192,8 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
       },
       servers: [{ url: config.origin.replace(/\/+$/, '') }],
     },
-    // The beta API, and the routes that say `hide: false` (the status lookup, the paged ledger list).
+    // The beta API, and the routes that say `hide: false`: every public route a program may call (the site's
+    // submission, the status lookups and ledger lists, proofs, the certificate, the feed, POST /tsa); no account route.
     transform: ({ schema, url }) => ({
       schema: {
         ...(schema as object),

@@ -150,6 +150,9 @@ export const certificateRoutes: TypedRoutes<Services> = async (app, s) => {
     '/api/certificate.php',
     {
       schema: {
+        hide: false,
+        summary: "A published hash's certificate, as an HTML page or a PDF",
+        tags: ['proofs'],
         querystring: {
           type: 'object',
           properties: {

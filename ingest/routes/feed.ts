@@ -14,7 +14,14 @@ export const FEED_DAYS = 30;
 
 export const feedRoutes: TypedRoutes<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
-  app.get('/ledgers/feed.xml', { schema: { querystring: noQuery, hide: true } }, async (_request, reply) => {
+  const schema = {
+    querystring: noQuery,
+    hide: false,
+    summary: `An Atom feed of the newest ${FEED_DAYS} published days`,
+    tags: ['status'],
+    response: { 200: { type: 'string', description: 'application/atom+xml (RFC 4287)' } },
+  };
+  app.get('/ledgers/feed.xml', { schema }, async (_request, reply) => {
     const days = s.archive.days();
     const recent = days.slice(-FEED_DAYS).reverse();
     const blocks = s.archive.blockInfo();

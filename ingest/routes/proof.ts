@@ -32,6 +32,9 @@ export const proofRoutes: TypedRoutes<Services> = async (app, s) => {
     '/api/proof/:hash.ots',
     {
       schema: {
+        hide: false,
+        summary: "A published hash's own OpenTimestamps proof (binary .ots), once its day is anchored",
+        tags: ['proofs'],
         params: hashParams,
         querystring: noQuery,
         response: {
@@ -64,6 +67,9 @@ export const proofRoutes: TypedRoutes<Services> = async (app, s) => {
     '/api/proof/:hash.tlog-proof',
     {
       schema: {
+        hide: false,
+        summary: "A published hash's inclusion proof as c2sp.org/tlog-proof@v1 text",
+        tags: ['proofs'],
         params: hashParams,
         querystring: noQuery,
         response: {
@@ -89,6 +95,9 @@ export const proofRoutes: TypedRoutes<Services> = async (app, s) => {
     '/api/proof/:hash',
     {
       schema: {
+        hide: false,
+        summary: "A published hash's proof bundle (timeseal-proof/3): everything the offline verifier needs",
+        tags: ['proofs'],
         params: hashParams,
         querystring: noQuery,
         response: {

@@ -32,6 +32,11 @@ export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
     {
       config: { errorStyle: 'ok' },
       schema: {
+        hide: false,
+        summary: "The site's submission: a hash (and a file name) under the free tier or the Standard plan's limit",
+        description:
+          'What the drop zone sends: 2 a day per address on the free tier, 500 a month on the Standard plan (429 past it). Scripts use the beta API instead (no limit, no key).',
+        tags: ['site'],
         querystring: noQuery,
         body: {
           type: 'object',

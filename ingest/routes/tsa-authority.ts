@@ -69,7 +69,12 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     compress: false,
     decompress: false,
     bodyLimit: TSA_BODY_LIMIT,
-    schema: { hide: true },
+    schema: {
+      hide: false,
+      summary: 'RFC 3161 time-stamp authority: a DER TimeStampReq in, a DER TimeStampResp out',
+      description: `Body: a DER TimeStampReq (Content-Type ${TSA_QUERY_TYPE}), as \`openssl ts -query\` makes. Answer: a DER TimeStampResp (${TSA_REPLY_TYPE}); every granted token's hash is stored before it is signed and published in the day's ledger. The policy: /tsa-policy.`,
+      tags: ['tsa'],
+    },
     // Before any body is read or parsed (a JSON body would otherwise be parsed by the app's JSON parser).
     onRequest: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const type = request.headers['content-type'];

@@ -520,20 +520,32 @@ describe('errors, limits and headers', () => {
     }
   });
 
-  it('publishes an OpenAPI 3 document for the beta API and the public status routes only', async () => {
+  it('publishes an OpenAPI 3 document of every public route a program may call, and of no account route', async () => {
     const res = await f.app.inject('/api/openapi.json');
     expect(res.statusCode).toBe(200);
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/certificate.php',
       '/api/ledgers-calendar.php',
       '/api/ledgers.php',
+      '/api/proof/{hash}',
+      '/api/proof/{hash}.ots',
+      '/api/proof/{hash}.tlog-proof',
       '/api/status/{hash}',
+      '/api/submit',
       '/api/v1/beta/timestamp',
       '/api/v1/beta/timestamps',
+      '/ledgers/feed.xml',
+      '/tsa',
     ]);
+    expect(Object.keys(doc.paths['/tsa'])).toEqual(['post']);
+    for (const [route, methods] of Object.entries(doc.paths as Record<string, Record<string, { summary?: string }>>))
+      for (const [method, op] of Object.entries(methods))
+        expect(op.summary, `${method.toUpperCase()} ${route} has a summary`).toMatch(/\w{3}/);
     const op = doc.paths['/api/v1/beta/timestamp'].post;
     expect(Object.keys(op.responses).sort()).toEqual(['201', '4XX', '5XX'].sort());
     expect(op.requestBody.content['application/json'].schema.properties.hash.pattern).toBe('^[0-9a-fA-F]{64}$');
+    expect(op.requestBody.content['application/json'].schema.properties.receipt.type).toBe('boolean');
   });
 });

@@ -74,6 +74,6 @@ describe('GET /api/status/:hash', () => {
       expect.arrayContaining(['/api/v1/beta/timestamp', '/api/status/{hash}', '/api/ledgers.php']),
     );
     expect(doc.paths['/api/ledgers.php']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['before', 'limit']);
-    expect(Object.keys(doc.paths)).not.toContain('/api/submit');
+    expect(Object.keys(doc.paths)).not.toContain('/api/auth/me');
   });
 });
