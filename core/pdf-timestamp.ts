@@ -42,8 +42,8 @@ import {
 
 export { PdfError, type Inflate } from './pdf-syntax.ts';
 
-/** Bytes reserved in /Contents for the token, by default. A Timeseal token with its two certificates (ECDSA
- * P-256) is about 1.6 KB of DER; an RSA-4096 authority's with a chain of three, about 6.5 KB (docs/FORMAT.md). */
+/** Bytes reserved in /Contents for the token, by default: ten times a Timeseal token with its two certificates
+ * (1,535 bytes, ECDSA P-256), six times an RSA-2048 authority's (2,480 bytes, openssl ts; docs/FORMAT.md §3c). */
 export const DEFAULT_RESERVE = 16_384;
 
 export interface PrepareOptions {

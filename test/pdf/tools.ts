@@ -1,0 +1,100 @@
+// What the PDF time-stamp tests share: the fixtures (test/fixtures/pdf/README.md), Node's zlib as the codec's
+// inflate, the tools we did not write (openssl, qpdf, pdfsig, Java with PDFBox and Bouncy Castle), and readers
+// of a stamped file that do not use core/pdf-*.ts: the ByteRanges as the file's text says them, and the token in
+// the gap of one.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+export const FIXTURES = path.join(import.meta.dirname, '..', 'fixtures', 'pdf');
+export const fixture = (name: string): Uint8Array => new Uint8Array(fs.readFileSync(path.join(FIXTURES, name)));
+
+export const inflate = async (data: Uint8Array): Promise<Uint8Array> => new Uint8Array(zlib.inflateSync(data));
+
+export interface ToolRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function tool(cmd: string, args: string[], cwd?: string): ToolRun {
+  const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 << 20 });
+  if (r.error) throw r.error;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const JARS = ['pdfbox2', 'fontbox2', 'commons-logging', 'bcprov', 'bcpkix', 'bcutil'].map(
+  (j) => `/usr/share/java/${j}.jar`,
+);
+
+/** test/pdf/SignPdf.java compiled into `dir`, with an ECDSA P-256 signing key made by openssl. */
+export function pdfbox(dir: string): { sign(input: string, output: string): void; list(file: string): string[] } {
+  const cp = [...JARS, dir].join(':');
+  const javac = tool('javac', ['-cp', cp, '-d', dir, path.join(import.meta.dirname, 'SignPdf.java')]);
+  if (javac.code !== 0) throw new Error(`javac: ${javac.stderr}`);
+  const key = path.join(dir, 'signer.key');
+  const cert = path.join(dir, 'signer.pem');
+  const p12 = path.join(dir, 'signer.p12');
+  for (const args of [
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', key, '-out', cert],
+    ['pkcs12', '-export', '-inkey', key, '-in', cert, '-out', p12, '-passout', 'pass:secret'],
+  ]) {
+    const r = tool('openssl', args[0] === 'req' ? [...args, '-subj', '/CN=PDFBox test signer', '-days', '30'] : args);
+    if (r.code !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr}`);
+  }
+  const java = (args: string[]): string => {
+    const r = tool('java', ['-cp', cp, 'SignPdf', ...args], dir);
+    if (r.code !== 0) throw new Error(`java SignPdf ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  return {
+    sign: (input, output) => void java(['sign', input, output, p12, 'secret']),
+    list: (file) => java(['list', file]).trim().split('\n').filter(Boolean),
+  };
+}
+
+/** An RFC 3161 answer from the TSA at `url` for a SHA-256 digest, asked with `openssl ts -query` (certificates in). */
+export async function askTsa(url: string, digest: Uint8Array, dir: string): Promise<Uint8Array> {
+  const q = path.join(dir, `q-${Buffer.from(digest).toString('hex').slice(0, 16)}.tsq`);
+  const r = tool('openssl', [
+    'ts',
+    '-query',
+    '-digest',
+    Buffer.from(digest).toString('hex'),
+    '-sha256',
+    '-cert',
+    '-out',
+    q,
+  ]);
+  if (r.code !== 0) throw new Error(`openssl ts -query: ${r.stderr}`);
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/timestamp-query' },
+    body: fs.readFileSync(q),
+  });
+  if (!res.ok) throw new Error(`TSA ${url}: HTTP ${res.status}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/** Every `/ByteRange [0 a b c]` the file's bytes spell out, in file order (read with a regular expression). */
+export function byteRangesOf(pdf: Uint8Array): Array<[number, number, number, number]> {
+  const text = Buffer.from(pdf).toString('latin1');
+  return [...text.matchAll(/\/ByteRange\s*\[\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s*\]/g)].map(
+    (m) => [Number(m[1]), Number(m[2]), Number(m[3]), Number(m[4])] as [number, number, number, number],
+  );
+}
+
+/** The bytes a ByteRange covers. */
+export function covered(pdf: Uint8Array, [a0, a, b, c]: [number, number, number, number]): Uint8Array {
+  return Buffer.concat([pdf.subarray(a0, a0 + a), pdf.subarray(b, b + c)]);
+}
+
+/** The DER element hex-encoded in a ByteRange's gap (`<…>`), its zero padding cut by the DER length. */
+export function gapToken(pdf: Uint8Array, [, a, b]: [number, number, number, number]): Uint8Array {
+  const gap = Buffer.from(Buffer.from(pdf.subarray(a + 1, b - 1)).toString('latin1'), 'hex');
+  const n = gap[1]! & 0x80 ? gap[1]! & 0x7f : 0;
+  let len = n ? 0 : gap[1]!;
+  for (let i = 0; i < n; i++) len = len * 256 + gap[2 + i]!;
+  return new Uint8Array(gap.subarray(0, 2 + n + len));
+}
