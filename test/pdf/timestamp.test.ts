@@ -4,13 +4,13 @@
 // signatures back, cmp for the original as a prefix. The PDFs: a classic xref table (qpdf), xref streams and
 // object streams (qpdf --object-streams=generate), a real pdfTeX file, a form with a field to keep, one signed
 // by PDFBox, one encrypted by qpdf and damaged ones (test/fixtures/pdf/README.md). The token comes from
-// `openssl ts -reply` behind test/support/tsa.ts.
+// `openssl ts -reply` behind test/support/openssl-tsa.ts.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { complete, inspect, prepare, PdfError, tokenCertificates, type PreparedPdf } from '../../core/pdf-timestamp.ts';
-import { startTsa, type LoopbackTsa } from '../support/tsa.ts';
+import { startTsa, type LoopbackTsa } from '../support/openssl-tsa.ts';
 import { askTsa, byteRangesOf, covered, fixture, gapToken, inflate, pdfbox, tool } from './tools.ts';
 
 let dir: string;
