@@ -22,6 +22,8 @@ interface Data {
   subscription: Subscription | null;
   usage: QuotaUsage;
   history: HistoryRecord[] | null;
+  /** Whether Standard can be bought on this server (GET /api/stripe/config); "Upgrade to Standard" only then. */
+  paymentsAvailable: boolean;
 }
 
 function Card({ title, children, testid }: { title: string; children: ReactNode; testid?: string }) {
@@ -49,7 +51,11 @@ export default function Dashboard() {
       const subscription = await getJson<Subscription>('/api/subscription').catch(() => user.subscription ?? null);
       const usage = await getJson<QuotaUsage>('/api/quota/usage').catch(() => ({ used: 0, limit: 500 }));
       const history = isPaying(subscription) ? await getJson<HistoryRecord[]>('/api/timestamps').catch(() => []) : null;
-      setData({ user, subscription, usage, history });
+      const paymentsAvailable = await getJson<{ paymentsAvailable?: boolean }>('/api/stripe/config').then(
+        (c) => c.paymentsAvailable === true,
+        () => false,
+      );
+      setData({ user, subscription, usage, history, paymentsAvailable });
     })();
   }, []);
 
@@ -65,7 +71,9 @@ export default function Dashboard() {
     );
   }
 
-  const { user, subscription, usage, history } = data;
+  const { user, subscription, usage, history, paymentsAvailable } = data;
+  /** The free tier's daily limit: the server's when it said so, else the product's 2. */
+  const freePerDay = usage.period === 'day' ? usage.limit : 2;
   const paying = isPaying(subscription);
 
   const resend = async () => {
@@ -130,7 +138,9 @@ export default function Dashboard() {
       <div className="grid gap-4 md:grid-cols-3">
         <Card title="Subscription Status" testid="status-card">
           <p className="mt-2 text-2xl font-bold">{paying ? 'Active' : 'Free Tier'}</p>
-          <p className="muted mt-1 text-sm">{paying ? (subscription!.plan ?? 'Standard') : '2 timestamps per day'}</p>
+          <p className="muted mt-1 text-sm">
+            {paying ? (subscription!.plan ?? 'Standard') : `${freePerDay} timestamps per day`}
+          </p>
         </Card>
         {paying ? (
           <>
@@ -179,6 +189,13 @@ export default function Dashboard() {
                 <p className="muted mt-1 text-sm">Based on your IP address</p>
               </>
             )}
+            <p className="muted mt-2 text-sm" data-testid="beta-terms">
+              On this site. The{' '}
+              <a className="link" href="/beta-api">
+                beta API
+              </a>
+              , POST /tsa and the command-line client: free, no rate limit, no authentication during beta.
+            </p>
           </Card>
         )}
       </div>
@@ -196,11 +213,11 @@ export default function Dashboard() {
               <button type="button" className="btn-secondary" onClick={portal} disabled={portalPending}>
                 Manage Subscription
               </button>
-            ) : (
+            ) : paymentsAvailable ? (
               <a href="/pricing" className="btn-secondary">
                 Upgrade to Standard
               </a>
-            )}
+            ) : null}
           </div>
         </section>
         <section className="card" aria-labelledby="account-info">

@@ -287,6 +287,7 @@ export default function Pricing() {
           <Features
             items={[
               '2 timestamps per day',
+              'Beta API: free, no rate limit, no authentication during beta',
               'No login required',
               'Quantum shield (ML-DSA-65)',
               'Bitcoin anchoring',
