@@ -40,6 +40,7 @@ import { formRoutes } from './routes/forms.ts';
 import { proofRoutes } from './routes/proof.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
+import { sigstoreTimestampRoutes } from './routes/sigstore-timestamp.ts';
 import { tsaRoutes } from './routes/tsa-authority.ts';
 import { feedRoutes } from './routes/feed.ts';
 import { hashStatusRoutes } from './routes/hash-status.ts';
@@ -121,6 +122,7 @@ export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) 
     proofRoutes,
     siteConfigRoutes,
     tsaRoutes,
+    sigstoreTimestampRoutes,
     feedRoutes,
     hashStatusRoutes,
   ]) {

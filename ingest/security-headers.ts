@@ -95,6 +95,7 @@ const READ_HEADERS = 'Range, If-None-Match, If-Modified-Since, If-Range';
 export const PUBLIC_ROUTES: Readonly<Record<string, readonly string[]>> = {
   '/ledgers/*': READ,
   '/keys/*': READ,
+  '/keys/sigstore-trusted-root.json': READ,
   '/api/proof/:hash': READ,
   '/api/proof/:hash.ots': READ,
   '/api/queue-stats.php': READ,

@@ -1,33 +1,24 @@
 // POST /tsa: Timeseal as an RFC 3161 time-stamp authority (docs/API.md, docs/FORMAT.md §3b). A DER
 // TimeStampReq (Content-Type application/timestamp-query, at most 4 KiB) is answered with a DER TimeStampResp
 // (application/timestamp-reply, no charset: Java's jarsigner refuses one). A token is granted only after its
-// imprint is stored exactly as the beta API's 201 (beta.ts): the submission gate, the optional beta-API rate cap
+// imprint is stored exactly as the beta API's 201 (beta.ts), by the admission path it shares with Sigstore's
+// POST /api/v1/timestamp (tsa-admission.ts): the submission gate, the optional beta-API rate cap
 // (the same per-address count), then the durable write of the imprint (SHA-256) or, for a SHA-384 or SHA-512
 // imprint, of the SHA-256 of the token's TSTInfo; genTime is the stored submittedAt. A request Timeseal does not
 // grant is a TimeStampResp with status rejection and a failInfo (HTTP 200); the gate's refusal, the rate cap, a
 // full disk and a closed day are HTTP 503/429 with Retry-After and a JSON message — never a token.
 // GET /tsa/certs: the TSA's certificate and its root (keys/timeseal-tsa.pem). GET /tsa: to the policy page.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  ledgerHash,
-  parseTimeStampRequest,
-  randomSerial,
-  rejectionResponse,
-  signedAttributes,
-  signedResponse,
-  tstInfo,
-} from '../../core/tsa-authority.ts';
-import { errorHandler, storageRefusal } from '../errors.ts';
-import { betaRateCap } from '../limits.ts';
+import { parseTimeStampRequest, rejectionResponse } from '../../core/tsa-authority.ts';
+import { errorHandler } from '../errors.ts';
 import type { Services } from '../services.ts';
+import { tsaAdmission } from '../tsa-admission.ts';
 import { NO_TSA_KEY, tsaAuthority } from '../tsa-authority.ts';
 
 export const TSA_QUERY_TYPE = 'application/timestamp-query';
 export const TSA_REPLY_TYPE = 'application/timestamp-reply';
 /** The largest TimeStampReq taken: a SHA-512 request with a long nonce and a policy is under 200 bytes. */
 export const TSA_BODY_LIMIT = 4096;
-/** Seconds a client is asked to wait while the submission gate refuses (the clock is not after the last published day). */
-const GATE_RETRY_AFTER = '60';
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
@@ -35,7 +26,7 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const { identity, unavailable } = tsa;
   if (identity === undefined && unavailable !== NO_TSA_KEY)
     app.log.error({ reason: unavailable }, 'the time-stamp authority key cannot be used; POST /tsa answers 503');
-  const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
+  const admit = tsaAdmission(s).admit;
 
   // This context only: any body is read as bytes, at most TSA_BODY_LIMIT (its type is checked before, in
   // onRequest). The exact type has its own entry, which Fastify finds by the header's text without parsing it
@@ -99,64 +90,11 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       );
     }
     if ('rejection' in parsed) return send(reply, rejectionResponse(parsed.rejection));
-    const request3161 = parsed.request;
-
-    const now = s.clock();
-    const invalid = tsa.refusal(now);
-    // A token whose genTime lies outside its certificate's validity would not verify: none is given.
-    if (invalid !== null)
-      return send(
-        reply,
-        rejectionResponse({ failInfo: 'timeNotAvailable', text: `${invalid.slice(0, -1)}; nothing was stored.` }),
-      );
-    const ledgerDate = now.toISOString().slice(0, 10);
-    const paused = s.gate.refusal(ledgerDate);
-    if (paused !== null) return refuse(reply, 503, paused, GATE_RETRY_AFTER);
-    if (cap !== undefined) {
-      const refused = await cap.check(request.ip, now);
-      if (refused !== null) return refuse(reply, 429, refused.error, String(refused.retryAfter));
-    }
-    let info: Uint8Array;
-    let attrs: Uint8Array;
-    try {
-      info = tstInfo(request3161, identity, now, randomSerial());
-      attrs = signedAttributes(info, identity);
-    } catch (err) {
-      request.log.error({ err }, 'time-stamp token failed');
-      return send(
-        reply,
-        rejectionResponse({
-          failInfo: 'systemFailure',
-          text: 'The time-stamp authority failed to make the token; nothing was stored.',
-        }),
-      );
-    }
-    // The signature is made on libuv's thread pool while the row is committed; the token is sent only after both.
-    // Its failure is handled where it is awaited (below), or ignored if the write fails first.
-    const signature = identity.signOffThread(attrs);
-    signature.catch(() => undefined);
-    const ledger = ledgerHash(request3161, info);
-    const hash = Buffer.from(ledger.buffer, ledger.byteOffset, ledger.byteLength).toString('hex');
-    try {
-      await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
-    } catch (err) {
-      const refusal = storageRefusal(err, s.gate, 'submission');
-      if (refusal === undefined) throw err;
-      return refuse(reply, 503, refusal.message, refusal.retryAfter);
-    }
-    s.gate.stored();
-    let answer: Uint8Array;
-    try {
-      answer = signedResponse(info, request3161, identity, attrs, await signature);
-    } catch (err) {
-      // The imprint is stored and will be published; only the token could not be signed.
-      request.log.error({ err }, 'time-stamp token signature failed');
-      return send(
-        reply,
-        rejectionResponse({ failInfo: 'systemFailure', text: 'The time-stamp authority failed to sign the token.' }),
-      );
-    }
-    return send(reply, answer);
+    const admission = await admit(parsed.request, request.ip, request.log);
+    if ('granted' in admission) return send(reply, admission.granted);
+    if ('rejected' in admission) return send(reply, rejectionResponse(admission.rejected));
+    const { status, message, retryAfter } = admission.refused;
+    return refuse(reply, status, message, retryAfter);
   });
 
   // A person who opens the TSA's address in a browser is shown its policy page (site/src/pages/tsa-policy.astro).
