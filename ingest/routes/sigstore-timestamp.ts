@@ -91,7 +91,13 @@ export const sigstoreTimestampRoutes: FastifyPluginAsync<Services> = async (app,
     compress: false,
     decompress: false,
     bodyLimit: TSA_BODY_LIMIT,
-    schema: { hide: true },
+    schema: {
+      hide: false,
+      summary:
+        "Sigstore's timestamp API: the RFC 3161 time-stamp authority of POST /tsa, as sigstore/timestamp-authority",
+      description: `Body: JSON {"artifactHash": base64, "hashAlgorithm": "sha256" | "sha384" | "sha512", "nonce", "certificates", "tsaPolicyOID"} (${JSON_REQUEST_TYPE}, at most ${SIGSTORE_JSON_LIMIT} bytes) or a DER TimeStampReq (${TSA_QUERY_TYPE}). Answer: a DER TimeStampResp (${TSA_REPLY_TYPE}), sent once the token's hash is stored; errors as the reference gives them, {"code", "message"}. The TSA as a Sigstore TrustedRoot: ${SIGSTORE_TRUSTED_ROOT_PATH}.`,
+      tags: ['tsa'],
+    },
     // The reference's middleware, before the body is read: its type, the Accept header, a body at all.
     onRequest: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       void reply.headers(NO_CACHE);
@@ -149,7 +155,12 @@ export const sigstoreTimestampRoutes: FastifyPluginAsync<Services> = async (app,
       .send(Buffer.from(token.buffer, token.byteOffset, token.byteLength));
   });
 
-  app.get(SIGSTORE_CERTCHAIN_PATH, { schema: { hide: true } }, async (_request, reply) => {
+  const certchainSchema = {
+    hide: false,
+    summary: "The time-stamp authority's certificate chain, PEM, leaf first (Sigstore's getTimestampCertChain)",
+    tags: ['tsa'],
+  };
+  app.get(SIGSTORE_CERTCHAIN_PATH, { schema: certchainSchema }, async (_request, reply) => {
     if (tsa.identity === undefined)
       return reply.code(503).type('application/json').send({ code: 503, message: tsa.unavailable });
     return reply

@@ -536,10 +536,13 @@ describe('errors, limits and headers', () => {
       '/api/submit',
       '/api/v1/beta/timestamp',
       '/api/v1/beta/timestamps',
+      '/api/v1/timestamp',
+      '/api/v1/timestamp/certchain',
       '/ledgers/feed.xml',
       '/tsa',
     ]);
     expect(Object.keys(doc.paths['/tsa'])).toEqual(['post']);
+    expect(Object.keys(doc.paths['/api/v1/timestamp'])).toEqual(['post']);
     for (const [route, methods] of Object.entries(doc.paths as Record<string, Record<string, { summary?: string }>>))
       for (const [method, op] of Object.entries(methods))
         expect(op.summary, `${method.toUpperCase()} ${route} has a summary`).toMatch(/\w{3}/);
