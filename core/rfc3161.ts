@@ -1,5 +1,5 @@
 // An RFC 3161 time-stamp answer (DER TimeStampResp, a day's `.tsr`) checked against the ledger's SHA-256 and,
-// when given, the TSA's certificate authority, with a small strict DER reader and Web Crypto. The offline
+// when given, the TSA's certificate authority, with core/der.ts's strict DER reader and Web Crypto. The offline
 // verifier uses it instead of pkijs, which adds about 400 KB to a page whose budget is 160 KB (measured with
 // esbuild, docs/BENCHMARKS.md). core/tsa-client.ts (pkijs) runs it too, as a second, stricter reading: pkijs reads the
 // DER inside signature values leniently (a changed length byte in an ECDSA signature still verified there).
@@ -9,77 +9,31 @@
 // over them verifies with the signer certificate's key; that certificate has the time-stamping extended key
 // usage, critical (RFC 3161 §2.3), and was valid at the stated time; each certificate up the chain is signed by
 // the next, to one of the given authority's certificates.
+import {
+  children as derChildren,
+  contents as bytes,
+  decode,
+  encoding as whole,
+  expectTag as expect,
+  readInteger,
+  readOid,
+  TAG,
+  type Der,
+} from './der.ts';
 import { equalBytes, fromBase64, toHex } from './encoding.ts';
-
-/** One DER element: its tag, and where its header and contents lie in `buf`. */
-interface Der {
-  tag: number;
-  buf: Uint8Array;
-  start: number;
-  body: number;
-  end: number;
-}
 
 const fail = (reason: string): never => {
   throw new Error(reason);
 };
 
-/** Reads one element at `at`; DER only: one-byte tags, definite minimal lengths, within `limit`. */
-function element(buf: Uint8Array, at: number, limit = buf.length): Der {
-  const tag = buf[at];
-  let len = buf[at + 1];
-  if (tag === undefined || len === undefined || (tag & 0x1f) === 0x1f)
-    return fail('not DER (a tag is cut short or too long)');
-  let body = at + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4 || buf[body] === 0) return fail('not DER (an indefinite or non-minimal length)');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + buf[body++]!;
-    if (len < 0x80) return fail('not DER (a non-minimal length)');
-  }
-  const end = body + len;
-  if (end > limit) return fail('not DER (an element runs past its parent)');
-  return { tag, buf, start: at, body, end };
-}
-
-function children(d: Der): Der[] {
-  const out: Der[] = [];
-  for (let at = d.body; at < d.end; at = out[out.length - 1]!.end) out.push(element(d.buf, at, d.end));
-  return out;
-}
-
-const bytes = (d: Der): Uint8Array => d.buf.subarray(d.body, d.end);
-const whole = (d: Der): Uint8Array => d.buf.subarray(d.start, d.end);
-
-function expect(d: Der | undefined, tag: number, what: string): Der {
-  if (!d || d.tag !== tag) fail(`${what} is missing or malformed`);
-  return d!;
-}
-
-function oid(d: Der | undefined, what = 'an object identifier'): string {
-  const b = bytes(expect(d, 0x06, what));
-  // An arc may exceed 2^53 (a UUID arc under 2.25, as Timeseal's TSA policy): numbers while they are exact,
-  // BigInt beyond.
-  const parts: Array<number | bigint> = [];
-  let v: number | bigint = 0;
-  for (const x of b) {
-    v = typeof v === 'number' && v < 2 ** 45 ? v * 128 + (x & 0x7f) : BigInt(v) * 128n + BigInt(x & 0x7f);
-    if (!(x & 0x80)) {
-      if (parts.length === 0) {
-        const n = Number(v);
-        parts.push(...(n < 80 ? [Math.floor(n / 40), n % 40] : [2, typeof v === 'bigint' ? v - 80n : n - 80]));
-      } else parts.push(v);
-      v = 0;
-    }
-  }
-  return parts.join('.');
-}
+/** Every element is read with core/der.ts (strict DER); its refusals name the token. */
+const children = (d: Der): Der[] => derChildren(d, 'the time-stamp token');
+const oid = (d: Der | undefined, what = 'an object identifier'): string => readOid(d, what);
 
 /** An AlgorithmIdentifier whose parameters are absent or NULL (hashes, signatures): its OID. */
 function algorithm(d: Der | undefined, what: string): string {
-  const [id, params, more] = children(expect(d, 0x30, what));
-  if (more || (params && (params.tag !== 0x05 || params.end !== params.body)))
+  const [id, params, more] = children(expect(d, TAG.SEQUENCE, what));
+  if (more || (params && (params.tag !== TAG.NULL || params.end !== params.body)))
     fail(`${what} has unexpected parameters`);
   return oid(id, what);
 }
@@ -152,16 +106,17 @@ function subtle(): SubtleCrypto {
   );
 }
 
-/** A DER ECDSA signature as Web Crypto wants it: r and s, each `size` bytes. */
+/** A DER ECDSA signature as Web Crypto wants it: r and s, each `size` bytes (minimal positive INTEGERs). */
 function rawEcdsa(sig: Uint8Array, size: number): Uint8Array {
-  const seq = element(sig, 0);
-  if (seq.tag !== 0x30 || seq.end !== sig.length) fail('an ECDSA signature is not in DER form');
-  const [r, s] = children(seq);
+  const what = 'an ECDSA signature';
+  const parts = derChildren(expect(decode(sig, what), TAG.SEQUENCE, what), what);
+  if (parts.length !== 2) fail(`${what} is not two INTEGERs`);
   const out = new Uint8Array(2 * size);
-  [r, s].forEach((n, i) => {
-    let v = bytes(expect(n, 0x02, 'an ECDSA signature'));
-    while (v.length > size && v[0] === 0) v = v.subarray(1);
-    if (v.length > size) fail('an ECDSA signature is malformed');
+  parts.forEach((n, i) => {
+    let v = readInteger(n, what);
+    if (v[0]! & 0x80) fail(`${what} holds a negative number`);
+    if (v.length > 1 && v[0] === 0) v = v.subarray(1);
+    if (v.length > size) fail(`${what} is malformed`);
     out.set(v, (i + 1) * size - v.length);
   });
   return out;
@@ -254,7 +209,7 @@ function certificate(d: Der): Cert {
   return {
     raw: whole(d),
     tbs: tbs!,
-    serial: bytes(expect(serial, 0x02, "a certificate's serial number")),
+    serial: readInteger(serial, "a certificate's serial number"),
     issuer: expect(issuer, 0x30, "a certificate's issuer"),
     subject: expect(subject, 0x30, "a certificate's subject"),
     notBefore: time(notBefore!),
@@ -301,25 +256,26 @@ export async function checkToken(
   digest: Uint8Array | null,
   authority: Uint8Array[] = [],
 ): Promise<TokenFacts> {
-  const resp = element(der, 0);
-  if (resp.tag !== 0x30 || resp.end !== der.length) fail('not a DER TimeStampResp (RFC 3161 §2.4.2)');
+  const resp = expect(decode(der, 'the TimeStampResp'), TAG.SEQUENCE, 'the TimeStampResp (RFC 3161 §2.4.2)');
   const [statusInfo, token] = children(resp);
-  const status = bytes(expect(children(expect(statusInfo, 0x30, 'the status'))[0], 0x02, 'the status'));
+  const status = readInteger(children(expect(statusInfo, 0x30, 'the status'))[0], 'the status');
   if (status.length !== 1 || status[0] !== 0) fail(`the TSA refused: status ${toHex(status)}`);
   const [contentType, content] = children(expect(token, 0x30, 'the time-stamp token'));
   if (oid(contentType) !== '1.2.840.113549.1.7.2') fail('the token is not CMS SignedData');
   const sd = children(expect(children(expect(content, 0xa0, 'the SignedData'))[0], 0x30, 'the SignedData'));
   const [sdVersion, digestAlgs, encap] = sd;
-  if (!equalBytes(bytes(expect(sdVersion, 0x02, 'the SignedData version')), Uint8Array.of(3)))
+  if (!equalBytes(readInteger(sdVersion, 'the SignedData version'), Uint8Array.of(3)))
     fail('unexpected SignedData version');
   const signerInfos = children(expect(sd.at(-1), 0x31, 'the signer infos'));
   const certs = sd.find((x) => x.tag === 0xa0);
   const [eType, eWrap] = children(expect(encap, 0x30, 'the encapsulated content'));
   if (oid(eType) !== '1.2.840.113549.1.9.16.1.4') fail('the token does not hold a TSTInfo');
   const eContent = bytes(expect(children(expect(eWrap, 0xa0, 'the TSTInfo'))[0], 0x04, 'the TSTInfo'));
-  const tst = element(eContent, 0);
-  if (tst.end !== eContent.length) fail('the TSTInfo is malformed');
-  const [, policy, imprint, serial, genTimeDer] = children(expect(tst, 0x30, 'the TSTInfo'));
+  const [tstVersion, policy, imprint, serial, genTimeDer] = children(
+    expect(decode(eContent, 'the TSTInfo'), 0x30, 'the TSTInfo'),
+  );
+  if (!equalBytes(readInteger(tstVersion, 'the TSTInfo version'), Uint8Array.of(1))) fail('unexpected TSTInfo version');
+  readInteger(serial, 'the serial number');
   const [imprintAlg, imprintHash] = children(expect(imprint, 0x30, 'the message imprint'));
   const imprintAlgorithm = HASHES[algorithm(imprintAlg, 'the imprint algorithm')] ?? fail('the imprint is not SHA-2');
   if (digest !== null && imprintAlgorithm !== 'SHA-256') fail('the imprint is not SHA-256');
@@ -332,7 +288,7 @@ export async function checkToken(
     fail('the token does not have exactly one signer');
   const si = children(expect(signerInfos[0], 0x30, 'the signer info'));
   const [version, sid, digestAlg, attrs, sigAlg, signature, unsigned] = si;
-  if (!equalBytes(bytes(expect(version, 0x02, "the signer's version")), Uint8Array.of(1)) || unsigned)
+  if (!equalBytes(readInteger(version, "the signer's version"), Uint8Array.of(1)) || unsigned)
     fail('unexpected SignerInfo version or unsigned attributes');
   if (!equalBytes(whole(digestAlg!), whole(children(digestAlgs!)[0]!)))
     fail("the token's digest algorithms are not its signer's");
@@ -356,8 +312,7 @@ export async function checkToken(
   const signer =
     carried.find(
       (x) =>
-        sameName(x.issuer, sidIssuer!) &&
-        equalBytes(x.serial, bytes(expect(sidSerial, 0x02, "the signer's serial number"))),
+        sameName(x.issuer, sidIssuer!) && equalBytes(x.serial, readInteger(sidSerial, "the signer's serial number")),
     ) ?? fail("the token does not include the TSA's certificate");
   const signedAttrs = Uint8Array.from(whole(attrs!));
   signedAttrs[0] = 0x31;
@@ -373,13 +328,13 @@ export async function checkToken(
     fail("the token's signature does not verify");
 
   const eku = signer.extensions.get('2.5.29.37');
-  if (!eku || !children(element(eku.value, 0)).some((p) => oid(p) === '1.3.6.1.5.5.7.3.8'))
+  if (!eku || !children(decode(eku.value, 'the extended key usage')).some((p) => oid(p) === '1.3.6.1.5.5.7.3.8'))
     fail("the TSA's certificate lacks the time-stamping extended key usage");
   if (!eku!.critical) fail("the TSA's certificate's extended key usage is not critical (RFC 3161 §2.3)");
 
   // Every certificate the token carries is signed by its issuer, found in the authority given or in the token
   // (itself for a root); with an authority given, a certificate whose issuer is in neither is refused.
-  const anchors = authority.map((a) => certificate(element(a, 0)));
+  const anchors = authority.map((a) => certificate(decode(a, "the authority's certificate")));
   const signs = async (by: Cert, c: Cert): Promise<void> => {
     if (!(await verifySignature(by.spki, c.sigAlg, undefined, c.signature, whole(c.tbs))))
       fail(`the certificate of ${nameOf(c.subject)} is not signed by ${nameOf(by.subject)}`);

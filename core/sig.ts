@@ -8,6 +8,7 @@ import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { shake256 } from '@noble/hashes/sha3.js';
 import { randomBytes } from '@noble/hashes/utils.js';
 import { ml_dsa65 } from '@noble/post-quantum/ml-dsa.js';
+import { decode, DerReader, expectTag, TAG } from './der.ts';
 import { concatBytes, equalBytes, fromBase64, fromHex, toBase64, toHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
 
@@ -176,38 +177,38 @@ export function ecdsaSecretKeyFromPkcs8Pem(pem: string): EcdsaKeyPair {
   const field = 'ECDSA P-256 private key';
   const der = pemDecode(pem, PEM_PRIVATE_KEY);
   const outer = readSequence(der, field, 'PrivateKeyInfo');
-  const version = outer.next(TAG_INTEGER, 'version');
+  const version = outer.next(TAG.INTEGER, 'version');
   if (!equalBytes(version, Uint8Array.of(0)))
     throw new FormatError(field, `PrivateKeyInfo version ${toHex(version)} is not 0`);
-  const algorithm = outer.next(TAG_SEQUENCE, 'privateKeyAlgorithm');
+  const algorithm = outer.next(TAG.SEQUENCE, 'privateKeyAlgorithm');
   if (!equalBytes(algorithm, EC_ALGORITHM_CONTENTS)) {
     throw new FormatError(field, `algorithm is not id-ecPublicKey on P-256 (${toHex(algorithm)})`);
   }
-  const ecPrivateKey = outer.next(TAG_OCTET_STRING, 'privateKey');
+  const ecPrivateKey = outer.next(TAG.OCTET_STRING, 'privateKey');
   outer.end();
 
   const inner = readSequence(ecPrivateKey, field, 'ECPrivateKey');
-  const innerVersion = inner.next(TAG_INTEGER, 'ECPrivateKey version');
+  const innerVersion = inner.next(TAG.INTEGER, 'ECPrivateKey version');
   if (!equalBytes(innerVersion, Uint8Array.of(1))) {
     throw new FormatError(field, `ECPrivateKey version ${toHex(innerVersion)} is not 1`);
   }
-  const secretKey = inner.next(TAG_OCTET_STRING, 'ECPrivateKey privateKey').slice();
+  const secretKey = inner.next(TAG.OCTET_STRING, 'ECPrivateKey privateKey').slice();
   if (secretKey.length !== ECDSA_SECRET_KEY_SIZE) {
     throw new FormatError(field, `private key is ${secretKey.length} bytes, expected ${ECDSA_SECRET_KEY_SIZE}`);
   }
   checkEcdsaSecretKey(secretKey, field);
   const publicKey = p256.getPublicKey(secretKey, false);
-  if (inner.peek() === TAG_PARAMETERS) {
-    const parameters = inner.next(TAG_PARAMETERS, 'ECPrivateKey parameters');
+  if (inner.peek() === 0xa0) {
+    // RFC 5915 §3: [0] parameters and [1] publicKey, constructed context tags.
+    const parameters = inner.next(0xa0, 'ECPrivateKey parameters');
     if (!equalBytes(parameters, P256_OID))
       throw new FormatError(field, `parameters are not the P-256 OID (${toHex(parameters)})`);
   }
-  if (inner.peek() === TAG_PUBLIC_KEY) {
-    const wrapped = inner.next(TAG_PUBLIC_KEY, 'ECPrivateKey publicKey');
-    const embedded = new DerReader(wrapped, field, 'ECPrivateKey publicKey').next(
-      TAG_BIT_STRING,
-      'publicKey BIT STRING',
-    );
+  if (inner.peek() === 0xa1) {
+    const wrapped = inner.next(0xa1, 'ECPrivateKey publicKey');
+    const publicKeyField = new DerReader(wrapped, `${field}: ECPrivateKey publicKey`);
+    const embedded = publicKeyField.next(TAG.BIT_STRING, 'BIT STRING');
+    publicKeyField.end();
     if (!equalBytes(embedded, concatBytes(Uint8Array.of(0), publicKey))) {
       throw new FormatError(
         field,
@@ -473,80 +474,8 @@ function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
   return bytes.length >= prefix.length && equalBytes(bytes.subarray(0, prefix.length), prefix);
 }
 
-// ---------------------------------------------------------------------------------------------------------
-// Just enough DER (X.690 §10) to read a PKCS#8 EC key: single-byte tags, minimal definite lengths.
-
-const TAG_INTEGER = 0x02;
-const TAG_BIT_STRING = 0x03;
-const TAG_OCTET_STRING = 0x04;
-const TAG_SEQUENCE = 0x30;
-/** RFC 5915 §3: ECPrivateKey's [0] parameters and [1] publicKey, constructed context tags. */
-const TAG_PARAMETERS = 0xa0;
-const TAG_PUBLIC_KEY = 0xa1;
-
-class DerReader {
-  private offset = 0;
-  private readonly bytes: Uint8Array;
-  private readonly field: string;
-  private readonly where: string;
-
-  constructor(bytes: Uint8Array, field: string, where: string) {
-    this.bytes = bytes;
-    this.field = field;
-    this.where = where;
-  }
-
-  peek(): number | undefined {
-    return this.bytes[this.offset];
-  }
-
-  /** The contents of the next element, which must carry `tag`. */
-  next(tag: number, name: string): Uint8Array {
-    const actual = this.bytes[this.offset];
-    if (actual === undefined) throw new FormatError(this.field, `${this.where}: ${name} is missing`);
-    if (actual !== tag) {
-      throw new FormatError(
-        this.field,
-        `${this.where}: ${name} has tag 0x${actual.toString(16)}, expected 0x${tag.toString(16)}`,
-      );
-    }
-    let at = this.offset + 1;
-    const first = this.bytes[at++];
-    if (first === undefined) throw new FormatError(this.field, `${this.where}: ${name} has no length`);
-    let length = first;
-    if (first & 0x80) {
-      const count = first & 0x7f;
-      if (count === 0 || count > 3)
-        throw new FormatError(this.field, `${this.where}: ${name} has an unsupported length form`);
-      length = 0;
-      for (let i = 0; i < count; i++) {
-        const b = this.bytes[at++];
-        if (b === undefined) throw new FormatError(this.field, `${this.where}: ${name} length is truncated`);
-        length = length * 256 + b;
-      }
-      if (length < 0x80 || length < 256 ** (count - 1)) {
-        throw new FormatError(this.field, `${this.where}: ${name} length is not minimally encoded (not DER)`);
-      }
-    }
-    if (at + length > this.bytes.length) throw new FormatError(this.field, `${this.where}: ${name} runs past the end`);
-    this.offset = at + length;
-    return this.bytes.subarray(at, at + length);
-  }
-
-  /** Requires that every byte was read. */
-  end(): void {
-    if (this.offset !== this.bytes.length) {
-      throw new FormatError(
-        this.field,
-        `${this.where}: ${this.bytes.length - this.offset} unexpected bytes at the end`,
-      );
-    }
-  }
-}
-
+/** A reader of the one SEQUENCE that `bytes` holds (core/der.ts: strict DER). */
 function readSequence(bytes: Uint8Array, field: string, where: string): DerReader {
-  const outer = new DerReader(bytes, field, where);
-  const contents = outer.next(TAG_SEQUENCE, 'SEQUENCE');
-  outer.end();
-  return new DerReader(contents, field, where);
+  const what = `${field}: ${where}`;
+  return DerReader.of(expectTag(decode(bytes, what), TAG.SEQUENCE, what), what);
 }

@@ -2,10 +2,32 @@
 // and the DER TimeStampResp answered to it — a granted TimeStampToken (CMS SignedData version 3 over a TSTInfo,
 // one ECDSA P-256 / SHA-256 signer with the signed attributes contentType, messageDigest and
 // signingCertificateV2) or a rejection with its failInfo and a sentence. The signature itself is made by the
-// caller's `sign` (the private key stays in runtime/); this module only arranges bytes, so it is written as a
-// small DER writer and reader rather than through pkijs, whose encoder does not give DER's fractional
-// GeneralizedTime. core/tsa-client.ts (pkijs) and OpenSSL check what it makes (test/cli/tsa-authority.test.ts).
+// caller's `sign` (the private key stays in runtime/); this module only arranges bytes, so it is written with
+// core/der.ts rather than through pkijs, whose encoder does not give DER's fractional GeneralizedTime. core/tsa-client.ts (pkijs) and OpenSSL check what it makes (test/cli/tsa-authority.test.ts).
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
+import {
+  children,
+  contents,
+  contentsEqual,
+  decode,
+  DerWriter,
+  encode as tlv,
+  encodedSize as sized,
+  encoding,
+  expectTag,
+  integer,
+  namedBit,
+  octetString as octets,
+  oid as encodeOid,
+  readBoolean,
+  readInteger,
+  readOid,
+  sequence as seq,
+  setOf,
+  TAG,
+  type Der,
+} from './der.ts';
+import { FormatError } from './errors.ts';
 
 /** Timeseal's TSA policy (a UUID-derived OID, ITU-T X.667): docs/FORMAT.md §3b. */
 export const TSA_POLICY_OID = '2.25.98735976325990746299618456542211080382';
@@ -39,55 +61,6 @@ export const FAIL_INFO = {
 } as const;
 export type FailInfo = keyof typeof FAIL_INFO;
 
-// ---- DER writer ----
-
-/** The element `tag` holding `contents` back to back, written into one new array (one copy of each part). */
-function tlv(tag: number, ...contents: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const c of contents) n += c.length;
-  const lengthBytes = n < 0x80 ? 0 : n < 0x100 ? 1 : n < 0x10000 ? 2 : 3;
-  const out = new Uint8Array(2 + lengthBytes + n);
-  out[0] = tag;
-  if (lengthBytes === 0) out[1] = n;
-  else {
-    out[1] = 0x80 | lengthBytes;
-    for (let i = 0; i < lengthBytes; i++) out[2 + i] = (n >> (8 * (lengthBytes - 1 - i))) & 0xff;
-  }
-  let at = 2 + lengthBytes;
-  for (const c of contents) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-const seq = (...c: Uint8Array[]): Uint8Array => tlv(0x30, ...c);
-const octets = (b: Uint8Array): Uint8Array => tlv(0x04, b);
-
-/** A DER SET OF: its elements sorted by their encodings (X.690 §11.6). */
-function setOf(items: Uint8Array[]): Uint8Array {
-  const sorted = [...items].sort((a, b) => {
-    for (let i = 0; i < Math.min(a.length, b.length); i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
-    return a.length - b.length;
-  });
-  return tlv(0x31, ...sorted);
-}
-
-/** An INTEGER from a non-negative number or the big-endian bytes of a non-negative value. */
-function integer(value: number | Uint8Array): Uint8Array {
-  let bytes: number[];
-  if (typeof value === 'number') {
-    bytes = [];
-    for (let v = value; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  } else {
-    bytes = [...value];
-  }
-  while (bytes.length > 1 && bytes[0] === 0) bytes.shift();
-  if (bytes.length === 0) bytes = [0];
-  if (bytes[0]! & 0x80) bytes.unshift(0);
-  return tlv(0x02, Uint8Array.from(bytes));
-}
-
 /** OID encodings, made once each: a token names about nine. */
 const oidCache = new Map<string, Uint8Array>();
 
@@ -100,107 +73,7 @@ function oid(text: string): Uint8Array {
   return der;
 }
 
-function encodeOid(text: string): Uint8Array {
-  const arcs = text.split('.').map((a) => BigInt(a));
-  const first = arcs[0]! * 40n + arcs[1]!;
-  const out: number[] = [];
-  for (const arc of [first, ...arcs.slice(2)]) {
-    const chunk: number[] = [Number(arc & 0x7fn)];
-    for (let v = arc >> 7n; v > 0n; v >>= 7n) chunk.unshift(Number(v & 0x7fn) | 0x80);
-    out.push(...chunk);
-  }
-  return tlv(0x06, Uint8Array.from(out));
-}
-
 const algorithm = (id: string): Uint8Array => seq(oid(id));
-
-/** A named-bit BIT STRING with one bit set (DER: trailing zero bits dropped). */
-function namedBit(bit: number): Uint8Array {
-  const bytes = new Uint8Array(Math.floor(bit / 8) + 1);
-  bytes[bytes.length - 1] = 0x80 >> (bit % 8);
-  return tlv(0x03, Uint8Array.of(7 - (bit % 8)), bytes);
-}
-
-// ---- DER reader (strict: definite, minimal lengths; one-byte tags) ----
-
-/** One element of `buf`: its tag, where its contents start and where it ends (offsets, no copies). */
-interface Der {
-  tag: number;
-  start: number;
-  body: number;
-  end: number;
-}
-
-class Malformed extends Error {}
-
-/** The element at `at`, which must end by `limit`. */
-function read(buf: Uint8Array, at: number, limit: number): Der {
-  const tag = buf[at];
-  const first = buf[at + 1];
-  if (at + 1 >= limit || tag === undefined || first === undefined || (tag & 0x1f) === 0x1f)
-    throw new Malformed('an element is cut short');
-  let len = first;
-  let body = at + 2;
-  if (first & 0x80) {
-    const n = first & 0x7f;
-    if (n === 0 || n > 3 || (body < limit && buf[body] === 0))
-      throw new Malformed('an indefinite or non-minimal length');
-    len = 0;
-    for (let i = 0; i < n; i++) {
-      if (body >= limit) throw new Malformed('a length is cut short');
-      len = len * 256 + buf[body++]!;
-    }
-    if (len < 0x80) throw new Malformed('a non-minimal length');
-  }
-  if (body + len > limit) throw new Malformed('an element runs past its end');
-  return { tag, start: at, body, end: body + len };
-}
-
-/** The elements that make up the contents of `d`, exactly. */
-function children(buf: Uint8Array, d: Der): Der[] {
-  const out: Der[] = [];
-  for (let at = d.body; at < d.end;) {
-    const c = read(buf, at, d.end);
-    out.push(c);
-    at = c.end;
-  }
-  return out;
-}
-
-/** Whether the contents of `d` are exactly `bytes`. */
-function contentsEqual(buf: Uint8Array, d: Der, bytes: Uint8Array): boolean {
-  if (d.end - d.body !== bytes.length) return false;
-  for (let i = 0; i < bytes.length; i++) if (buf[d.body + i] !== bytes[i]) return false;
-  return true;
-}
-
-function oidText(buf: Uint8Array, d: Der): string {
-  if (d.tag !== 0x06 || d.end === d.body || buf[d.end - 1]! & 0x80)
-    throw new Malformed('an OBJECT IDENTIFIER was expected');
-  const arcs: bigint[] = [];
-  let v = 0n;
-  for (let i = d.body; i < d.end; i++) {
-    const b = buf[i]!;
-    if (v === 0n && b === 0x80) throw new Malformed('a non-minimal OBJECT IDENTIFIER');
-    v = (v << 7n) | BigInt(b & 0x7f);
-    if (!(b & 0x80)) {
-      arcs.push(v);
-      v = 0n;
-    }
-  }
-  const first = arcs[0]!;
-  const head = first < 80n ? [first / 40n, first % 40n] : [2n, first - 80n];
-  return [...head, ...arcs.slice(1)].join('.');
-}
-
-/** The contents of an INTEGER in minimal form. */
-function checkInteger(buf: Uint8Array, d: Der): void {
-  if (d.tag !== 0x02 || d.end === d.body) throw new Malformed('an INTEGER was expected');
-  const a = buf[d.body]!;
-  const b = buf[d.body + 1]!;
-  if (d.end - d.body > 1 && ((a === 0 && !(b & 0x80)) || (a === 0xff && b & 0x80)))
-    throw new Malformed('a non-minimal INTEGER');
-}
 
 // ---- The request ----
 
@@ -231,85 +104,65 @@ const POLICY_OID = oid(TSA_POLICY_OID).subarray(2);
 /** Reads a DER TimeStampReq (RFC 3161 §2.4.1); a request Timeseal does not grant is a Rejection saying why. */
 export function parseTimeStampRequest(der: Uint8Array): { request: TimeStampRequest } | { rejection: Rejection } {
   try {
-    const top = read(der, 0, der.length);
-    if (top.end !== der.length) throw new Malformed('bytes follow the request');
-    if (top.tag !== 0x30) throw new Malformed('a TimeStampReq is a SEQUENCE');
-    const fields = children(der, top);
-    const version = fields[0];
-    const imprint = fields[1];
-    if (version === undefined || imprint === undefined)
-      throw new Malformed('the version or the messageImprint is missing');
-    checkInteger(der, version);
-    if (version.end - version.body !== 1 || der[version.body] !== 1)
-      return reject('badRequest', 'Only TimeStampReq version 1 is known.');
-    if (imprint.tag !== 0x30) throw new Malformed('the messageImprint is not a SEQUENCE');
-    const [algId, hashed, ...extra] = children(der, imprint);
-    if (algId === undefined || hashed === undefined || extra.length > 0 || algId.tag !== 0x30 || hashed.tag !== 0x04) {
-      throw new Malformed('the messageImprint is not an AlgorithmIdentifier and an OCTET STRING');
-    }
-    const [algOid, params, ...more] = children(der, algId);
-    if (
-      algOid === undefined ||
-      more.length > 0 ||
-      (params !== undefined && (params.tag !== 0x05 || params.end !== params.body))
-    ) {
-      throw new Malformed('the hash algorithm identifier is malformed');
-    }
-    if (algOid.tag !== 0x06) throw new Malformed('an OBJECT IDENTIFIER was expected');
-    const algorithm = IMPRINT_OIDS.find(([, bytes]) => contentsEqual(der, algOid, bytes))?.[0];
+    const fields = children(expectTag(decode(der, 'the request'), TAG.SEQUENCE, 'the TimeStampReq'), 'the request');
+    const version = readInteger(fields[0], 'the version');
+    if (version.length !== 1 || version[0] !== 1) return reject('badRequest', 'Only TimeStampReq version 1 is known.');
+    const imprint = expectTag(fields[1], TAG.SEQUENCE, 'the messageImprint');
+    const [algId, hashed, ...extra] = children(imprint, 'the messageImprint');
+    if (extra.length > 0) throw new FormatError('the messageImprint', 'more than an algorithm and a digest');
+    const [algOid, params, ...more] = children(
+      expectTag(algId, TAG.SEQUENCE, 'the hash algorithm'),
+      'the hash algorithm',
+    );
+    if (more.length > 0 || (params !== undefined && (params.tag !== TAG.NULL || params.end !== params.body)))
+      throw new FormatError('the hash algorithm', 'parameters other than none or NULL');
+    expectTag(algOid, TAG.OID, 'the hash algorithm');
+    const digest = contents(expectTag(hashed, TAG.OCTET_STRING, 'the hashed message'));
+    const algorithm = IMPRINT_OIDS.find(([, bytes]) => contentsEqual(algOid!, bytes))?.[0];
     if (algorithm === undefined) {
-      const algText = oidText(der, algOid);
+      const algText = readOid(algOid, 'the hash algorithm');
       const name = algText === OID.sha1 ? 'SHA-1' : `the algorithm ${algText}`;
       return reject(
         'badAlg',
         `The imprint is made with ${name}; this time-stamp authority accepts SHA-256, SHA-384 and SHA-512 only.`,
       );
     }
-    const digestLength = hashed.end - hashed.body;
-    if (digestLength !== DIGEST_LENGTH[algorithm]) {
+    if (digest.length !== DIGEST_LENGTH[algorithm]) {
       return reject(
         'badDataFormat',
-        `A ${algorithm.toUpperCase().replace('SHA', 'SHA-')} imprint is ${DIGEST_LENGTH[algorithm]} bytes; this one is ${digestLength}.`,
+        `A ${algorithm.toUpperCase().replace('SHA', 'SHA-')} imprint is ${DIGEST_LENGTH[algorithm]} bytes; this one is ${digest.length}.`,
       );
     }
     let at = 2;
     let next = fields[at];
-    if (next?.tag === 0x06) {
-      if (!contentsEqual(der, next, POLICY_OID)) {
+    if (next?.tag === TAG.OID) {
+      if (!contentsEqual(next, POLICY_OID)) {
         return reject(
           'unacceptedPolicy',
-          `This time-stamp authority issues tokens under its policy ${TSA_POLICY_OID} only, not ${oidText(der, next)}.`,
+          `This time-stamp authority issues tokens under its policy ${TSA_POLICY_OID} only, not ${readOid(next, 'the policy')}.`,
         );
       }
       next = fields[++at];
     }
     let nonce: Uint8Array | undefined;
-    if (next?.tag === 0x02) {
-      checkInteger(der, next);
-      nonce = der.subarray(next.body, next.end);
+    if (next?.tag === TAG.INTEGER) {
+      nonce = readInteger(next, 'the nonce');
       next = fields[++at];
     }
     let certReq = false;
-    if (next?.tag === 0x01) {
-      if (next.end - next.body !== 1 || (der[next.body] !== 0 && der[next.body] !== 0xff))
-        throw new Malformed('a BOOLEAN is not DER');
+    if (next?.tag === TAG.BOOLEAN) {
       // DER omits a DEFAULT FALSE; a sent FALSE is read as it says.
-      certReq = der[next.body] === 0xff;
+      certReq = readBoolean(next, 'certReq');
       next = fields[++at];
     }
     if (next?.tag === 0xa0)
       return reject('unacceptedExtension', 'This time-stamp authority accepts no request extensions.');
-    if (next !== undefined) throw new Malformed('an unknown field follows the request');
-    const request: TimeStampRequest = {
-      algorithm,
-      digest: der.subarray(hashed.body, hashed.end),
-      messageImprint: der.subarray(imprint.start, imprint.end),
-      certReq,
-    };
+    if (next !== undefined) throw new FormatError('the request', 'an unknown field follows certReq');
+    const request: TimeStampRequest = { algorithm, digest, messageImprint: encoding(imprint), certReq };
     if (nonce !== undefined) request.nonce = nonce;
     return { request };
   } catch (err) {
-    if (err instanceof Malformed)
+    if (err instanceof FormatError)
       return reject('badDataFormat', `The request is not a DER TimeStampReq (${err.message}).`);
     throw err;
   }
@@ -329,15 +182,17 @@ export interface TsaIdentity {
 
 /** The issuer, serial number and subject of a DER certificate. */
 function certificateParts(cert: Uint8Array): { issuer: Uint8Array; serial: Uint8Array; subject: Uint8Array } {
-  const tbs = children(cert, read(cert, 0, cert.length))[0];
-  if (tbs === undefined) throw new Error('not a certificate');
-  const f = children(cert, tbs);
+  const field = "the TSA's certificate";
+  const tbs = children(expectTag(decode(cert, field), TAG.SEQUENCE, field), field)[0];
+  const f = children(expectTag(tbs, TAG.SEQUENCE, field), field);
   const o = f[0]?.tag === 0xa0 ? 1 : 0; // [0] version
-  const raw = (d: Der | undefined): Uint8Array => {
-    if (d === undefined) throw new Error('not a certificate');
-    return cert.subarray(d.start, d.end);
+  const raw = (d: Der | undefined, tag: number, name: string): Uint8Array =>
+    encoding(expectTag(d, tag, `${field}: ${name}`));
+  return {
+    serial: raw(f[o], TAG.INTEGER, 'serial number'),
+    issuer: raw(f[o + 2], TAG.SEQUENCE, 'issuer'),
+    subject: raw(f[o + 4], TAG.SEQUENCE, 'subject'),
   };
-  return { serial: raw(f[o]), issuer: raw(f[o + 2]), subject: raw(f[o + 4]) };
 }
 
 /** The request a JSON submission's receipt answers: a SHA-256 imprint of `digest`, no nonce, certificates included. */
@@ -378,41 +233,6 @@ export function randomSerial(): Uint8Array {
 // The token is written into one array of its exact size: the parts that are the same in every token are encoded
 // once (below, and per certificate list in TokenTemplate), and each token adds only its own fields and the
 // length headers around them.
-
-/** The whole length of an element whose contents are `n` bytes (tlv's header: at most 3 length bytes). */
-const sized = (n: number): number => (n < 0x80 ? 2 : n < 0x100 ? 3 : n < 0x10000 ? 4 : 5) + n;
-
-/** Writes DER into one array of the right size, left to right. */
-class DerWriter {
-  at = 0;
-  readonly out: Uint8Array;
-  constructor(out: Uint8Array) {
-    this.out = out;
-  }
-  header(tag: number, n: number): void {
-    const out = this.out;
-    out[this.at++] = tag;
-    if (n < 0x80) out[this.at++] = n;
-    else {
-      const lengthBytes = n < 0x100 ? 1 : n < 0x10000 ? 2 : 3;
-      out[this.at++] = 0x80 | lengthBytes;
-      for (let i = lengthBytes - 1; i >= 0; i--) out[this.at++] = (n >> (8 * i)) & 0xff;
-    }
-  }
-  bytes(b: Uint8Array): void {
-    this.out.set(b, this.at);
-    this.at += b.length;
-  }
-  /** `contents` as one element of type `tag`. */
-  element(tag: number, contents: Uint8Array): void {
-    this.header(tag, contents.length);
-    this.bytes(contents);
-  }
-  done(): Uint8Array {
-    if (this.at !== this.out.length) throw new Error(`the token writer wrote ${this.at} bytes of ${this.out.length}`);
-    return this.out;
-  }
-}
 
 /** MessageImprint { AlgorithmIdentifier sha256 (no parameters), OCTET STRING of 32 bytes }, up to the digest. */
 const SHA256_IMPRINT_HEAD = seq(algorithm(OID.sha256), octets(new Uint8Array(32))).subarray(0, -32);

@@ -11,7 +11,9 @@
 // runs with the answers. A report is kept only from a pass whose every answer came from Web Crypto. Answers
 // are kept by (SHA-256 of the message, public key, signature).
 import { sha256 } from '@noble/hashes/sha2.js';
+import { children, decode, expectTag, readInteger, TAG } from '../../../core/der.ts';
 import { toHex } from '../../../core/encoding.ts';
+import { FormatError } from '../../../core/errors.ts';
 
 /** SEC 1 P-256: the field prime and the curve's b (a = -3). */
 const P = 2n ** 256n - 2n ** 224n + 2n ** 192n + 2n ** 96n - 1n;
@@ -19,22 +21,26 @@ const B = 0x5ac635d8aa3a93e7b3ebbd55769886bc651d06b0cc53b0f63bce3c3e27d2604bn;
 
 const big = (bytes: Uint8Array): bigint => BigInt(`0x${toHex(bytes)}`);
 
-/** r || s of a DER ECDSA-Sig-Value (X9.62), or undefined unless it is strict DER: minimal positive INTEGERs. */
+/** r || s of a DER ECDSA-Sig-Value (X9.62), or undefined unless it is strict DER (core/der.ts): two minimal
+ *  positive INTEGERs of at most 32 bytes each. */
 function rawSignature(sig: Uint8Array): Uint8Array | undefined {
-  if (sig[0] !== 0x30 || sig[1] !== sig.length - 2) return;
-  const out = new Uint8Array(64);
-  let at = 2;
-  for (const end of [32, 64]) {
-    const len = sig[at + 1]!;
-    let v = sig.subarray(at + 2, at + 2 + len);
-    if (sig[at] !== 2 || len < 1 || v.length !== len || v[0]! > 0x7f || (v[0] === 0 && (len < 2 || v[1]! < 0x80)))
-      return;
-    if (v[0] === 0) v = v.subarray(1);
-    if (v.length > 32) return;
-    out.set(v, end - v.length);
-    at += 2 + len;
+  const field = 'an ECDSA signature';
+  try {
+    const parts = children(expectTag(decode(sig, field), TAG.SEQUENCE, field), field);
+    if (parts.length !== 2) return;
+    const out = new Uint8Array(64);
+    for (const [i, part] of parts.entries()) {
+      let v = readInteger(part, field);
+      if (v[0]! & 0x80) return;
+      if (v.length > 1 && v[0] === 0) v = v.subarray(1);
+      if (v.length > 32) return;
+      out.set(v, (i + 1) * 32 - v.length);
+    }
+    return out;
+  } catch (err) {
+    if (err instanceof FormatError) return;
+    throw err;
   }
-  return at === sig.length ? out : undefined;
 }
 
 interface Asked {
