@@ -2,9 +2,10 @@
 // nginx from Debian's packages on loopback; nothing is mocked"). One project folder (keys, a SQLite database and
 // an archive with one published day) is shared by both nodes, run with TRUST_PROXY=1 as the config requires.
 // Through nginx: the site, archive files and keys come from disk with the same bytes, types, Cache-Control
-// classes and security headers as a node sends; /api/ and index-sha256.json reach the nodes, both of them, and
-// still work with one node stopped; a forged X-Forwarded-For never becomes the client's address; bodies over
-// the app's limit stop at nginx; with every node down the static files are still served.
+// classes and security headers as a node sends; /api/, index-sha256.json and /keys/sigstore-trusted-root.json
+// reach the nodes, both of them, and still work with one node stopped; a forged X-Forwarded-For never becomes
+// the client's address; bodies over the app's limit stop at nginx; with every node down the static files are
+// still served.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -292,7 +293,7 @@ describe('nginx in front of two timeseal serve nodes', () => {
     }
   });
 
-  it('proxies index-sha256.json, which no file on disk holds, and the API to the nodes', async () => {
+  it('proxies index-sha256.json and the Sigstore TrustedRoot, which no file on disk holds, and the API to the nodes', async () => {
     expect(fs.existsSync(path.join(dir, 'ledgers/index-sha256.json'))).toBe(false);
     const before = await loggedSoFar();
     const index = await request(proxy, '/ledgers/index-sha256.json');
@@ -300,6 +301,11 @@ describe('nginx in front of two timeseal serve nodes', () => {
     expect(index.headers['cache-control']).toBe(SHORT);
     expect(index.body.equals((await request(nodes[0]!.url, '/ledgers/index-sha256.json')).body)).toBe(true);
     expect(await loggedAfter(before, 1)).toEqual([expect.stringMatching(/^127\.0\.0\.1:\d+$/)]);
+
+    const root = await request(proxy, '/keys/sigstore-trusted-root.json');
+    expect(root.status).toBe(200);
+    expect(root.body.equals((await request(nodes[0]!.url, '/keys/sigstore-trusted-root.json')).body)).toBe(true);
+    expect(JSON.parse(root.body.toString()).timestampAuthorities).toHaveLength(1);
 
     const stats = await request(proxy, '/api/queue-stats.php');
     expect(stats.status).toBe(200);
