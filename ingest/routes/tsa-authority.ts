@@ -6,7 +6,8 @@
 // (the same per-address count), then the durable write of the imprint (SHA-256) or, for a SHA-384 or SHA-512
 // imprint, of the SHA-256 of the token's TSTInfo; genTime is the stored submittedAt. A request Timeseal does not
 // grant is a TimeStampResp with status rejection and a failInfo (HTTP 200); the gate's refusal, the rate cap, a
-// full disk and a closed day are HTTP 503/429 with Retry-After and a JSON message — never a token.
+// full disk and a closed day are HTTP 503/429 with Retry-After and a JSON message — never a token. A body of
+// another Content-Type, or sent with a Content-Encoding other than identity (gzip, …), is 415 before it is read.
 // GET /tsa/certs: the TSA's certificate and its root (keys/timeseal-tsa.pem). GET /tsa: to the policy page.
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { parseTimeStampRequest, rejectionResponse } from '../../core/tsa-authority.ts';
@@ -20,6 +21,10 @@ export const TSA_REPLY_TYPE = 'application/timestamp-reply';
 /** The largest TimeStampReq taken: a SHA-512 request with a long nonce and a policy is under 200 bytes. */
 export const TSA_BODY_LIMIT = 4096;
 const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Our text for a request body sent with a Content-Encoding (RFC 3161 §3.4 sends the DER TimeStampReq as it is). */
+export const contentEncodingError = (encoding: string): string =>
+  `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not accepted: send the DER TimeStampReq as it is, without a Content-Encoding (or with identity); nothing was stored`;
 
 export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const tsa = tsaAuthority(s);
@@ -69,8 +74,13 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
     // Before any body is read or parsed (a JSON body would otherwise be parsed by the app's JSON parser).
     onRequest: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
       const type = request.headers['content-type'];
-      if (type === TSA_QUERY_TYPE || type?.trim().toLowerCase() === TSA_QUERY_TYPE) done();
-      else void refuse(reply, 415, `Content-Type must be ${TSA_QUERY_TYPE} (a DER RFC 3161 TimeStampReq)`);
+      const encoding = request.headers['content-encoding']?.trim().toLowerCase();
+      if (type !== TSA_QUERY_TYPE && type?.trim().toLowerCase() !== TSA_QUERY_TYPE)
+        void refuse(reply, 415, `Content-Type must be ${TSA_QUERY_TYPE} (a DER RFC 3161 TimeStampReq)`);
+      // The body is stamped as it arrives (decompress: false): an encoded one would be stamped as its encoded bytes.
+      else if (encoding !== undefined && encoding !== '' && encoding !== 'identity')
+        void refuse(reply, 415, contentEncodingError(request.headers['content-encoding']!));
+      else done();
     },
   } as const;
   app.post('/tsa', options, async (request, reply) => {

@@ -4,6 +4,7 @@
 // write error give no token (503, 503, 500). test/cli/tsa-authority.test.ts checks the same with OpenSSL.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import zlib from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -134,5 +135,40 @@ describe('POST /tsa', () => {
     expect(res.json().error).toMatch(message);
     if (status === 503) expect(res.headers['retry-after']).toBe('60');
     expect(written.length).toBe(before);
+  });
+});
+
+describe('POST /tsa with a Content-Encoding', () => {
+  // The body is stamped as it arrives: a gzip of a TimeStampReq stamped as such would give a token for bytes
+  // nobody holds. Any encoding but identity is refused before the body is read; nothing is stored.
+  test.each(['gzip', 'deflate', 'br', 'GZIP', 'gzip, identity'])(
+    '%s: 415, no token, nothing stored',
+    async (encoding) => {
+      const request = timeStampRequest(crypto.randomBytes(32), crypto.randomBytes(8));
+      const before = written.length;
+      const res = await app.inject({
+        method: 'POST',
+        url: '/tsa',
+        headers: { 'content-type': 'application/timestamp-query', 'content-encoding': encoding },
+        payload: encoding.toLowerCase().startsWith('gzip') ? zlib.gzipSync(request) : Buffer.from(request),
+      });
+      expect(res.statusCode).toBe(415);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(res.json().error).toBe(
+        `Content-Encoding ${JSON.stringify(encoding)} is not accepted: send the DER TimeStampReq as it is, without a Content-Encoding (or with identity); nothing was stored`,
+      );
+      expect(written.length).toBe(before);
+    },
+  );
+
+  test('identity is the bytes as they are: a token', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/tsa',
+      headers: { 'content-type': 'application/timestamp-query', 'content-encoding': 'identity' },
+      payload: Buffer.from(timeStampRequest(crypto.randomBytes(32), crypto.randomBytes(8))),
+    });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/timestamp-reply');
   });
 });
