@@ -1,4 +1,4 @@
-// The two account e-mails (ingest/accounts/README.md): verification and password reset, each in plain text and HTML, with
+// The account e-mails (ingest/accounts/README.md): verification, password reset and "you already have an account", each in plain text and HTML, with
 // links to the site (`${TIMESEAL_ORIGIN}/verify-email?token=…`, `/reset-password?token=…`). The username is
 // the only user-chosen text in them; it is HTML-escaped in the HTML part.
 import type { FastifyRequest } from 'fastify';
@@ -57,6 +57,29 @@ export function resetMail(origin: string, to: string, username: string, token: s
       ],
       link,
       'Reset password',
+    ),
+  };
+}
+
+/**
+ * To the address of an existing account when someone signs up with it (the sign-up is answered as a new one, so
+ * the answer does not tell which addresses have an account; open-routes.ts). Our text: the spec gives none.
+ */
+export function existingAccountMail(origin: string, to: string, username: string): AccountMail {
+  const link = `${origin}/login`;
+  return {
+    to,
+    subject: 'You already have a Timeseal account',
+    text: `Hello ${username},\n\nSomeone (hopefully you) tried to create a Timeseal account with this email address, which already has one: ${username}. No new account was created.\n\nLog in here:\n\n${link}\n\nIf you forgot your password, reset it at ${origin}/forgot-password. If this was not you, ignore this message: your account is unchanged.\n`,
+    html: html(
+      'You already have an account',
+      [
+        `Hello ${escapeHtml(username)},`,
+        `Someone (hopefully you) tried to create a Timeseal account with this email address, which already has one: ${escapeHtml(username)}. No new account was created.`,
+        `If you forgot your password, reset it at <a href="${escapeHtml(`${origin}/forgot-password`)}">${escapeHtml(`${origin}/forgot-password`)}</a>. If this was not you, ignore this message: your account is unchanged.`,
+      ],
+      link,
+      'Log in',
     ),
   };
 }

@@ -8,7 +8,7 @@ import { clientKey } from '../limits.ts';
 import { isEmail } from '../routes/forms.ts';
 import { noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
 import { THROTTLED_ERROR } from '../throttle.ts';
-import { RESET_MS, resetMail, sendInBackground, verificationMail, VERIFY_MS } from './emails.ts';
+import { existingAccountMail, RESET_MS, resetMail, sendInBackground, verificationMail, VERIFY_MS } from './emails.ts';
 import { dummyHash, hashPassword, PASSWORD_MAX, PASSWORD_MIN, verifyPassword } from './passwords.ts';
 import type { AccountServices, AccountThrottles } from './services.ts';
 import {
@@ -55,6 +55,28 @@ async function startSession(
   if (previous) await destroySession(s.store, previous);
   setSessionCookie(reply, request, s.accounts.origin, await createSession(s.store, userId, now));
   if (Math.random() < 0.01) await pruneSessions(s.store, now);
+}
+
+/**
+ * A sign-up with the e-mail of an existing account is answered as a new sign-up (201, the same body, a session
+ * cookie of the same form, one that names no session), so that the answer does not tell which addresses have
+ * an account; the address's owner gets a "you already have an account" e-mail instead (at most 5 an hour per
+ * account). A request made afterwards with that cookie finds no session, as after a session expired.
+ */
+async function answerExistingEmail(
+  s: AccountServices,
+  throttles: AccountThrottles,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  email: string,
+  now: Date,
+): Promise<void> {
+  const previous = readCookie(request, SESSION_COOKIE);
+  if (previous) await destroySession(s.store, previous);
+  setSessionCookie(reply, request, s.accounts.origin, newToken());
+  const user = await s.store.users.byEmail(email);
+  if (user && (await throttles.existingMails.attempt([`account:${user.id}`], now)))
+    sendInBackground(s, request, existingAccountMail(s.accounts.origin, email, user.username));
 }
 
 /** Anonymous allowed (a session is used when present). */
@@ -111,9 +133,12 @@ export const openRoutes =
             verification: { tokenHash: tokenHash(token), expires: new Date(now.getTime() + VERIFY_MS) },
           });
         } catch (err) {
-          if (err instanceof UniqueViolationError)
-            throw new ClientError(409, err.field === 'email' ? TEXTS.emailTaken : TEXTS.usernameTaken);
-          throw err;
+          if (!(err instanceof UniqueViolationError)) throw err;
+          // A taken username is said (a person must pick another); so is one taken beside a taken e-mail.
+          if (err.field !== 'email' || (await s.store.users.forLogin(username)) !== undefined)
+            throw new ClientError(409, TEXTS.usernameTaken);
+          await answerExistingEmail(s, throttles, request, reply, email, now);
+          return reply.code(201).send({ username, email, emailVerified: false });
         }
         await startSession(s, request, reply, id, now);
         // The address an account was created from is its owner's (the login throttle spares it).

@@ -18,6 +18,8 @@ export interface AccountThrottles {
   forgotIp: Throttle;
   resetMails: Throttle;
   verifyMails: Throttle;
+  /** "You already have an account" e-mails per account (a sign-up with its address). */
+  existingMails: Throttle;
 }
 
 /** The throttles, counted in the store (so a restart forgets nothing). */
@@ -29,5 +31,6 @@ export function accountThrottles(store: Store): AccountThrottles {
     forgotIp: new Throttle(store, 'forgot', 20, 60 * 60_000),
     resetMails: new Throttle(store, 'reset-mail', 5, 60 * 60_000),
     verifyMails: new Throttle(store, 'verify-mail', 5, 60 * 60_000),
+    existingMails: new Throttle(store, 'existing-mail', 5, 60 * 60_000),
   };
 }

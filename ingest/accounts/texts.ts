@@ -11,7 +11,6 @@ export const TEXTS = {
   passwordShort: 'Password must be at least 8 characters',
   terms: 'You must agree to the Terms of Service and Privacy Policy',
   usernameTaken: 'That username is already taken',
-  emailTaken: 'An account with that email already exists',
   badLogin: 'Invalid username or password',
   loginFields: 'Username and password are required',
   loggedOut: 'Logged out',

@@ -454,15 +454,55 @@ describe('error texts', () => {
       expect(res.json()).toEqual({ error, message: error });
     }
     expect(main.db.prepare('SELECT COUNT(*) AS n FROM users WHERE username = ?').get('valid_name')).toEqual({ n: 0 });
-    const { username, email } = await signUp();
+    const { username } = await signUp();
     expect((await c.post('/api/auth/signup', { ...ok, username: username.toUpperCase() })).json()).toEqual({
       error: TEXTS.usernameTaken,
       message: TEXTS.usernameTaken,
     });
-    expect((await c.post('/api/auth/signup', { ...ok, email: email.toUpperCase() })).json()).toEqual({
-      error: TEXTS.emailTaken,
-      message: TEXTS.emailTaken,
+  });
+
+  it('an e-mail that has an account is answered as a new sign-up, and its owner is told by e-mail', async () => {
+    const owner = await signUp();
+    await smtp.next(owner.email); // its verification e-mail, sent in the background
+    const ownerId = (main.db.prepare('SELECT id FROM users WHERE email = ?').get(owner.email) as { id: string }).id;
+    const users = () => main.db.prepare('SELECT id, username, email, password FROM users ORDER BY id').all();
+    const before = users();
+    const fresh = `fresh${Date.now() % 100000}`;
+    const body = { username: fresh, password: 'another horse', agreeTerms: true };
+    const stranger = new Client();
+    const sent = smtp.mails.length;
+    const taken = await stranger.post('/api/auth/signup', { ...body, email: owner.email.toUpperCase() });
+    const newcomer = new Client();
+    const created = await newcomer.post('/api/auth/signup', {
+      ...body,
+      username: `${fresh}b`,
+      email: `${fresh}b@example.org`,
     });
+    // The same status, body (but for the names sent) and headers, a session cookie in each.
+    expect([taken.statusCode, created.statusCode]).toEqual([201, 201]);
+    expect(taken.json()).toEqual({ username: fresh, email: owner.email, emailVerified: false });
+    expect(created.json()).toEqual({ username: `${fresh}b`, email: `${fresh}b@example.org`, emailVerified: false });
+    expect(Object.keys(taken.headers).sort()).toEqual(Object.keys(created.headers).sort());
+    const cookieForm = (r: LightMyRequestResponse) =>
+      String(r.headers['set-cookie']).replace(/^ts_session=[^;]+/, 'ts_session=…');
+    expect(cookieForm(taken)).toBe(cookieForm(created));
+    expect(stranger.cookie).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    // Nothing was created or changed for the taken address; the owner is told, with a way in.
+    expect(users().length).toBe(before.length + 1);
+    expect(users().filter((u) => (u as { id: string }).id === ownerId)).toEqual(
+      before.filter((u) => (u as { id: string }).id === ownerId),
+    );
+    const mail = await smtp.next(owner.email, sent);
+    expect(mail.text).toContain('Subject: You already have a Timeseal account');
+    expect(mail.text).toContain(
+      `Someone (hopefully you) tried to create a Timeseal account with this email address, which already has one: ${owner.username}. No new account was created.`,
+    );
+    expect(mail.text).toContain(`${ORIGIN}/login`);
+    // The cookie names no session: the stranger is not logged in to the owner's account (nor any other).
+    expect((await stranger.get('/api/auth/me')).json()).toBeNull();
+    // A username that is taken is still said, even with a taken e-mail.
+    const both = await new Client().post('/api/auth/signup', { ...body, username: owner.username, email: owner.email });
+    expect([both.statusCode, both.json()]).toEqual([409, { error: TEXTS.usernameTaken, message: TEXTS.usernameTaken }]);
   });
 
   it('login, verification, reset, forgot, members-only and payments', async () => {
