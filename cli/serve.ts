@@ -8,7 +8,7 @@ import path from 'node:path';
 import { archiveAccess } from './archive-access.ts';
 import { buildApp } from '../ingest/app.ts';
 import type { Metrics } from '../ingest/metrics.ts';
-import { loadIngestConfig } from '../ingest/config.ts';
+import { loadIngestConfig, trustProxyWarning } from '../ingest/config.ts';
 import { publishDemo } from './demo.ts';
 import { startBanner } from './start-banner.ts';
 import { createLogger, logFormat } from '../runtime/logger.ts';
@@ -202,6 +202,8 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
   const logger = createLogger();
   const ingest = loadIngestConfig(c.config);
   checkBeforeServing(c, logger);
+  const proxyWarning = trustProxyWarning(c.config.host, ingest.trustProxy);
+  if (proxyWarning !== undefined) logger.warn({ host: c.config.host, trustProxy: ingest.trustProxy }, proxyWarning);
   // The server never needs to write the archive to serve it: on a read-only archive (a node that only serves
   // what another machine writes) it neither records the verifier release nor runs the schedule's writing steps.
   const writable = archiveWritable(c.config.archive);

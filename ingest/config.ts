@@ -102,6 +102,22 @@ export function parseTrustProxy(value: string | undefined): IngestConfig['trustP
   return v;
 }
 
+/**
+ * The start-up warning of `timeseal serve` when TRUST_PROXY is a hop count and HOST is not a loopback address:
+ * a hop count trusts X-Forwarded-For from whatever peer connects, so a client that reaches the port directly,
+ * not through the proxy, writes its own address into the header and gets a fresh per-address limit with each
+ * value. Proxy addresses trust the header only from those peers. Undefined when there is nothing to say.
+ */
+export function trustProxyWarning(host: string, trustProxy: IngestConfig['trustProxy']): string | undefined {
+  if (typeof trustProxy !== 'number' || isLoopbackHost(host)) return undefined;
+  return `TRUST_PROXY=${trustProxy} is a hop count and HOST=${host} is not a loopback address: a client that reaches this port directly, not through the proxy, chooses its own address in X-Forwarded-For and passes every per-address limit. Set TRUST_PROXY to the proxies' addresses (like TRUST_PROXY=10.0.0.5), or listen on 127.0.0.1 behind a proxy on the same machine (docs/OPERATIONS.md §5, "Behind a proxy").`;
+}
+
+function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127\.\d+\.\d+\.\d+$/.test(h) || /^::ffff:127\.\d+\.\d+\.\d+$/.test(h);
+}
+
 /** The most proxy hops TRUST_PROXY may name (a CDN and a load balancer in front of nginx is three). */
 export const MAX_PROXY_HOPS = 5;
 

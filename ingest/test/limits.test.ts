@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseTrustProxy } from '../config.ts';
+import { parseTrustProxy, trustProxyWarning } from '../config.ts';
 import { clientKey, FREE_PER_DAY, submitWithinLimits } from '../limits.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import type { Store } from '../../store/store.ts';
@@ -122,5 +122,19 @@ describe('verify-quantum on a tampered archive', () => {
     } finally {
       await f.close();
     }
+  });
+});
+
+describe('trustProxyWarning', () => {
+  it('a hop count on an address that is not loopback is warned about; proxy addresses and loopback are not', () => {
+    expect(trustProxyWarning('0.0.0.0', 1)).toMatch(
+      /^TRUST_PROXY=1 is a hop count and HOST=0\.0\.0\.0 is not a loopback address/,
+    );
+    expect(trustProxyWarning('10.0.0.7', 2)).toMatch(/TRUST_PROXY=2 is a hop count/);
+    expect(trustProxyWarning('::', 1)).toMatch(/HOST=:: is not a loopback address/);
+    for (const host of ['127.0.0.1', '127.0.1.1', 'localhost', '::1', '[::1]'])
+      expect(trustProxyWarning(host, 1), host).toBeUndefined();
+    expect(trustProxyWarning('0.0.0.0', '10.0.0.5')).toBeUndefined();
+    expect(trustProxyWarning('0.0.0.0', undefined)).toBeUndefined();
   });
 });

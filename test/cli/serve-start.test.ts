@@ -4,6 +4,7 @@
 // served without the server ever writing to it.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../store/sqlite/db.ts';
@@ -238,5 +239,26 @@ describe('timeseal serve with its clock on a published day', () => {
       await server.exited;
     }
     expect(fs.existsSync(path.join(env.TIMESEAL_ARCHIVE!, 'offline-verifier.json'))).toBe(false);
+  });
+});
+
+describe('timeseal serve with TRUST_PROXY a hop count', () => {
+  // HOST=0.0.0.0 would take X-Forwarded-For from anyone who reaches the port. The test never listens there: the
+  // port is held on 127.0.0.1 by the test, so the server warns, then fails to listen and exits.
+  it('warns at start when HOST is not loopback, naming the safe settings', async () => {
+    const { dir, env } = project('trust-hops');
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = String((holder.address() as net.AddressInfo).port);
+    try {
+      const r = timeseal(dir, { ...env, HOST: '0.0.0.0', PORT: port, TRUST_PROXY: '1' }, ['serve'], 30_000);
+      expect(r.stdout).not.toMatch(/listening/);
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(
+        /TRUST_PROXY=1 is a hop count and HOST=0\.0\.0\.0 is not a loopback address: a client that reaches this port directly, not through the proxy, chooses its own address in X-Forwarded-For .*Set TRUST_PROXY to the proxies' addresses/,
+      );
+    } finally {
+      holder.close();
+    }
   });
 });
