@@ -4,18 +4,84 @@
 // the file can be (archiveFileCap), so that a hostile or broken host costs bounded memory. A read that failed in
 // passing (a reset connection, a 502/503/504) is asked again, three attempts in all: a mirror pull makes tens
 // of thousands of requests, and one reset must not end it.
+// A day's ledger is the one file whose size is not small and fixed: it is read by readLedger, as a stream, within
+// the size its signed entry count allows (ledgerFileCap), and hashed on the way in.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { dateOfDayFile, DAYS_PATH, ledgerPath } from '../core/archive.ts';
-import { withContext } from '../core/errors.ts';
+import { TimesealError, withContext } from '../core/errors.ts';
+import { LEDGER_FORMAT } from '../core/ledger.ts';
 import { boundedStream, NetworkError, readBody } from './http.ts';
 
 const MiB = 1 << 20;
 /** days.json: one line of about 200 bytes a day, so 16 MiB is some 80,000 days (over two centuries). */
 export const MAX_DAYS_FILE = 16 * MiB;
-/** A day's ledger (docs/FORMAT.md §3): about 95 bytes an entry; 4 GiB (some 45 million entries a day) is also
- * the most one buffer holds, and verify holds a day's ledger whole. */
+/** A day's ledger (docs/FORMAT.md §3): about 97 bytes an entry; 4 GiB (some 45 million entries a day) is also
+ * the most one buffer holds, and verify holds a day's ledger whole. A reader that knows the day's signed entry
+ * count reads it within ledgerFileCap instead (readLedger). */
 export const MAX_LEDGER_FILE = 4 * 1024 * MiB;
+
+/** The longest a safe integer is written: 9007199254740991. */
+const LONGEST_NUMBER = '9'.repeat(16);
+const HEX64 = '0'.repeat(64);
+/** The bytes of one entry's line (docs/FORMAT.md §3): `["<64 hex>","<24-character ISO time>"]` and the `,\n`
+ * before the next. */
+const ENTRY_LINE = 2 + 64 + 3 + 24 + 2 + 2;
+
+/**
+ * The most bytes the canonical ledger of a day of `entries` entries in the log `origin` can hold (docs/FORMAT.md
+ * §3, written by core/ledger.ts): its header with every number at its longest and a previous day, one line an
+ * entry, and the closing `]}` and newline. An honest ledger is less than 140 bytes shorter (the numbers' digits, a
+ * first day's `null` previous).
+ */
+export function ledgerFileCap(origin: string, entries: number): number {
+  const header =
+    `{"format":"${LEDGER_FORMAT}","origin":${JSON.stringify(origin)},"date":"YYYY-MM-DD",` +
+    `"first_index":${LONGEST_NUMBER},"entry_count":${LONGEST_NUMBER},"tree_size":${LONGEST_NUMBER},` +
+    `"root":"${HEX64}","previous":{"date":"YYYY-MM-DD","sha256":"${HEX64}"},"entries":[\n`;
+  return Math.min(MAX_LEDGER_FILE, Buffer.byteLength(header) + Math.max(0, entries) * ENTRY_LINE + 4);
+}
+
+/** A ledger larger than its entry count allows: refused at the first byte too many. */
+export class LedgerTooLargeError extends TimesealError {
+  constructor(rel: string, maxBytes: number, entries: number) {
+    super(
+      'format',
+      `${rel}: more than ${maxBytes} bytes, the most a ledger of ${entries} entr${entries === 1 ? 'y' : 'ies'} can hold (docs/FORMAT.md §3): refused before the rest was read`,
+    );
+    this.name = 'LedgerTooLargeError';
+  }
+}
+
+/**
+ * The day's ledger `rel` of `entries` entries (its signed checkpoint's tree size less the tree before it) in the
+ * log `origin`, read as a stream: refused with a LedgerTooLargeError as soon as it holds more bytes than
+ * ledgerFileCap allows (the rest is never asked for), its SHA-256 computed as the pieces arrive. Undefined when the file does not exist.
+ */
+export async function readLedger(
+  reader: ArchiveReader,
+  rel: string,
+  origin: string,
+  entries: number,
+): Promise<{ bytes: Uint8Array; sha256: Uint8Array } | undefined> {
+  const maxBytes = ledgerFileCap(origin, entries);
+  const body = await reader.stream(rel);
+  if (body === undefined) return undefined;
+  const hash = crypto.createHash('sha256');
+  // The cap is the honest size and less than 140 bytes: one buffer of it, filled as the pieces come (memory the
+  // kernel hands out as it is written), rather than the pieces and then their concatenation.
+  const bytes = new Uint8Array(maxBytes);
+  let total = 0;
+  for await (const piece of body) {
+    // Leaving the loop ends the transfer (the ArchiveReader contract).
+    if (total + piece.length > maxBytes) throw new LedgerTooLargeError(rel, maxBytes, entries);
+    hash.update(piece);
+    bytes.set(piece, total);
+    total += piece.length;
+  }
+  return { bytes: bytes.subarray(0, total), sha256: hash.digest() };
+}
 /** Every other file read whole: tiles and entry bundles (8–9 KiB), signatures, a checkpoint with its cosignature
  * lines (at most 100 signatures, about 340 KB of ML-DSA-44 ones), RFC 3161 tokens, OpenTimestamps proofs, the
  * index head, status files and keys are all far below 1 MiB. */

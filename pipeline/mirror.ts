@@ -24,6 +24,7 @@ import {
   dayCheckpointPath,
   INDEX_JSON_PATH,
   ledgerOtsPath,
+  ledgerPath,
   OTS_STATUS_PATH,
   parseDays,
   tsrPath,
@@ -170,16 +171,60 @@ async function pull({
   };
   /** rel -> its temp file, for every file fetched in this run that differs from the mirror's. */
   const staged = new Map<string, string>();
+  /** Every temp file this run made (staged, or still being written), removed when the run ends. */
+  const temps = new Set<string>();
+  /** Set when the run has ended: a read still under way then (one of several asked for at once) stages nothing. */
+  let ended = false;
   /** Files asked for in this run: their bytes (undefined: absent), so each is read once. */
   const seen = new Map<string, Uint8Array | undefined>();
-  const stage = (rel: string, data: Uint8Array): void => {
+  const checkPath = (rel: string): void => {
     if (rel.split('/').some((part) => part === '' || part === '.' || part === '..'))
       throw new MirrorError(`refusing the path ${JSON.stringify(rel)}`);
+  };
+  const newTemp = (): string => {
+    const temp = tempFile(dir);
+    temps.add(temp);
+    return temp;
+  };
+  const stage = (rel: string, data: Uint8Array): void => {
+    checkPath(rel);
+    if (ended) return;
     const existing = local(rel);
     if (existing !== undefined && equalBytes(existing, data)) return;
-    const temp = tempFile(dir);
+    const temp = newTemp();
     fs.writeFileSync(temp, data);
     staged.set(rel, temp);
+  };
+  /**
+   * The remote's `rel` as a stream (a day's ledger, an index segment: files too large to hold twice), written on
+   * the way into a temp file that is staged once the stream has been read to its end; a reader that stops early
+   * (a ledger over its size, a segment that differs) leaves nothing staged.
+   */
+  const streamRemote = async (rel: string): Promise<AsyncIterable<Uint8Array> | undefined> => {
+    checkPath(rel);
+    requests++;
+    const body = await remoteReader.stream(rel);
+    if (body === undefined) return undefined;
+    return (async function* () {
+      const temp = newTemp();
+      const fd = fs.openSync(temp, 'w');
+      let whole = false;
+      try {
+        for await (const piece of body) {
+          bytes += piece.length;
+          fs.writeSync(fd, piece);
+          yield piece;
+        }
+        whole = true;
+      } finally {
+        fs.closeSync(fd);
+        if (whole && !ended) staged.set(rel, temp);
+        else {
+          fs.rmSync(temp, { force: true });
+          temps.delete(temp);
+        }
+      }
+    })();
   };
   const fetchRemote = async (rel: string): Promise<Uint8Array | undefined> => {
     if (seen.has(rel)) return seen.get(rel);
@@ -188,8 +233,11 @@ async function pull({
     if (data !== undefined) stage(rel, data);
     return data;
   };
+  /** Nothing fetched stays behind: every temp file left (all of them when the pull failed), and none is made
+   * after this by a read still under way. */
   const discard = () => {
-    for (const temp of staged.values()) fs.rmSync(temp, { force: true });
+    ended = true;
+    for (const temp of temps) fs.rmSync(temp, { force: true });
   };
 
   try {
@@ -329,20 +377,10 @@ async function pull({
       location: dir,
       read: overlay,
       async stream(rel) {
-        // Index segments can be large: fetched as a stream into a temp file, then read from it.
-        if (parseSegmentPath(rel) !== null && !staged.has(rel) && !fs.existsSync(path.join(dir, rel))) {
-          requests++;
-          const body = await remoteReader.stream(rel);
-          if (body === undefined) return undefined;
-          const temp = tempFile(dir);
-          staged.set(rel, temp);
-          const out = fs.createWriteStream(temp);
-          for await (const piece of body) {
-            bytes += piece.length;
-            if (!out.write(piece)) await new Promise((r) => out.once('drain', r));
-          }
-          await new Promise<void>((ok, fail) => out.end((err?: Error | null) => (err ? fail(err) : ok())));
-        }
+        // Index segments and ledgers can be large: streamed from the remote (and into a temp file on the way).
+        const date = dateOfDayFile(rel);
+        const large = parseSegmentPath(rel) !== null || (date !== null && rel === ledgerPath(date));
+        if (large && !staged.has(rel) && !fs.existsSync(path.join(dir, rel))) return streamRemote(rel);
         const file = staged.get(rel) ?? (sourceOf(rel) === 'remote' ? undefined : path.join(dir, rel));
         if (file !== undefined && fs.existsSync(file)) return fs.createReadStream(file, { highWaterMark: 1 << 20 });
         const data = await overlay(rel);

@@ -27,7 +27,9 @@ import {
   type DayRecord,
   type DaysFile,
 } from '../core/archive.ts';
+import { verifyCheckpoint } from '../core/checkpoint.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
+import { ecdsaNoteVerifier, mldsaNoteVerifier } from '../core/note.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import {
@@ -52,7 +54,7 @@ import {
   tilePath,
   TILE_WIDTH,
 } from '../core/tiles.ts';
-import type { ArchiveReader } from './archive-reader.ts';
+import { LedgerTooLargeError, readLedger, type ArchiveReader } from './archive-reader.ts';
 import { checkCosignatures } from './witness.ts';
 import { checkTimeStamps } from './tsa-client.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
@@ -114,6 +116,13 @@ export async function verifyArchive(
     if (data === undefined) problems.push(`${rel}: missing`);
     else filesChecked++;
     return data;
+  };
+  /** The day's ledger within what `entries` entries allow (archive-reader.ts readLedger). */
+  const readDayLedger = async (date: string, entries: number) => {
+    const ledger = await readLedger(reader, ledgerPath(date), state.origin, entries);
+    if (ledger === undefined) problems.push(`${ledgerPath(date)}: missing`);
+    else filesChecked++;
+    return ledger;
   };
   // A day's OpenTimestamps proof, when anchored: it must start at the ledger's SHA-256 and commit to
   // C = SHA-256(R || F) (docs/FORMAT.md §7). Its Bitcoin attestations are checked against block headers by
@@ -199,24 +208,50 @@ export async function verifyArchive(
   if (records.base < size) {
     for (const day of state.days.slice(0, held)) {
       if (day.treeSize <= records.base) continue;
-      const ledger = await read(ledgerPath(day.date));
+      // A day verified before: its entry count is the one its signed checkpoint had then.
+      let ledger: { bytes: Uint8Array } | undefined;
+      try {
+        ledger = await readDayLedger(day.date, day.treeSize - day.firstIndex);
+      } catch (err) {
+        if (!(err instanceof LedgerTooLargeError)) throw err;
+        problems.push(err.message);
+      }
       if (ledger === undefined) return report({ days: state.days.length });
-      const { hashes, ms } = parseLedgerColumns(ledger);
+      const { hashes, ms } = parseLedgerColumns(ledger.bytes);
       for (let i = Math.max(0, records.base - day.firstIndex); i < ms.length; i++)
         records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
     }
   }
 
   for (const day of state.days.slice(held)) {
-    const files = await Promise.all([
-      read(ledgerPath(day.date)),
+    // The small files first: the day's checkpoint, signed, says how many entries the ledger holds (its tree
+    // size less the tree before it), and so how large the ledger can be before a byte of it is read.
+    const [ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all([
       read(ecdsaSignaturePath(day.date)),
       read(mldsaSignaturePath(day.date)),
       read(signaturesMetaPath(day.date)),
       read(dayCheckpointPath(day.date)),
     ]);
-    const [ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = files;
-    if (!ledgerBytes || !ecdsaSignature || !mldsaSignature || !signaturesMeta || !checkpoint) break;
+    if (!ecdsaSignature || !mldsaSignature || !signaturesMeta || !checkpoint) break;
+    let entries: number;
+    try {
+      entries = signedTreeSize(checkpoint, state.origin, keys) - size;
+      if (entries < 0) throw new Error(`tree size ${entries + size} is smaller than the ${size} leaves before the day`);
+    } catch (err) {
+      problems.push(`${day.date}: ${dayCheckpointPath(day.date)}: ${(err as Error).message}`);
+      break;
+    }
+    let ledgerRead: { bytes: Uint8Array; sha256: Uint8Array } | undefined;
+    try {
+      ledgerRead = await readDayLedger(day.date, entries);
+    } catch (err) {
+      if (!(err instanceof LedgerTooLargeError)) throw err;
+      problems.push(err.message);
+      break;
+    }
+    if (!ledgerRead) break;
+    const ledgerBytes = ledgerRead.bytes;
+    const streamedSha256 = ledgerRead.sha256;
     let verified;
     try {
       verified = verifyDayFilesColumns(
@@ -224,7 +259,8 @@ export async function verifyArchive(
         { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint },
         keys,
         {
-          hasher: nodeSha256,
+          // The ledger's SHA-256 was computed as it streamed in.
+          hasher: (data) => (data === ledgerBytes ? streamedSha256 : nodeSha256(data)),
           mu: mldsaMu,
           checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
         },
@@ -414,6 +450,15 @@ export async function verifyArchive(
     }
   }
   return report({ days: state.days.length, treeSize: size, root: rootHex });
+}
+
+/** The tree size of a day's checkpoint, once both of the log's signatures on it check (under `origin`). */
+function signedTreeSize(checkpoint: Uint8Array, origin: string, keys: PublicKeySet): number {
+  return verifyCheckpoint(
+    fromUtf8(checkpoint, 'checkpoint'),
+    [ecdsaNoteVerifier(origin, keys.ecdsa), mldsaNoteVerifier(origin, keys.mldsa)],
+    { origin },
+  ).size;
 }
 
 /**

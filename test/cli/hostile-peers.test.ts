@@ -6,6 +6,8 @@
 // its API while its schedule's `tsa stamp` talks to an endless peer, and its own peak RSS stays bounded too.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ed25519PublicKey, encodeVkey, NOTE_TYPE_ED25519_COSIGNATURE } from '../../core/cosignature.ts';
@@ -273,4 +275,166 @@ describe('outgoing requests to hostile peers', () => {
       }
     },
   );
+});
+
+/** Names of every file under `root`, relative to it (folders left out). */
+function filesUnder(root: string): string[] {
+  if (!fs.existsSync(root)) return [];
+  return (fs.readdirSync(root, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)))
+    .sort();
+}
+
+/** How an archive host answers one path instead of serving the archive's file. */
+type Answer = (res: http.ServerResponse, honest: Buffer) => void;
+
+/** An archive host on loopback: the real archive's ledgers/ and keys/ as `timeseal serve` would serve them,
+ * except the paths in `answers`. `sent` counts the body bytes written by those answers. */
+async function startArchiveHost(project: string) {
+  const answers = new Map<string, Answer>();
+  const host = { url: '', answers, sent: 0, stop: async () => {} };
+  const server = http.createServer((req, res) => {
+    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const [, top, ...rest] = pathname.split('/');
+    const file = path.join(project, top === 'keys' ? 'keys' : 'ledgers', ...rest);
+    const known = (top === 'keys' || top === 'ledgers') && !rest.includes('..') && fs.existsSync(file);
+    const honest = known && fs.statSync(file).isFile() ? fs.readFileSync(file) : undefined;
+    const answer = answers.get(pathname);
+    if (answer !== undefined) return answer(res, honest ?? Buffer.alloc(0));
+    if (honest === undefined) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-length': honest.length }).end(honest);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  host.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  host.stop = () =>
+    new Promise((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return host;
+}
+
+const GiB = 1024 * 1024 * 1024;
+/** A ledger past its size: the honest bytes, then filler up to `total` bytes (no content-length), written as fast
+ * as the client reads and stopped when it goes away. */
+const oversizeLedger =
+  (host: { sent: number }, total: number): Answer =>
+  (res, honest) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const filler = Buffer.alloc(64 * 1024, 0x20);
+    let open = true;
+    res.on('close', () => (open = false));
+    let written = 0;
+    const pour = (): void => {
+      while (open && written < total) {
+        const piece = written === 0 ? honest : filler;
+        written += piece.length;
+        host.sent += piece.length;
+        if (!res.write(piece)) return void res.once('drain', pour);
+      }
+      if (open) res.end();
+    };
+    pour();
+  };
+
+describe('a day ledger larger than its signed entry count allows (mirror pull, verify --archive URL)', () => {
+  const DAY = '2025-11-02';
+  let project: string;
+  let work: string;
+  let host: Awaited<ReturnType<typeof startArchiveHost>>;
+  const figures: string[] = [];
+  const keysDir = () => path.join(project, 'keys');
+
+  beforeAll(async () => {
+    project = tempProject('hostile-ledger');
+    work = tempProject('hostile-ledger-work');
+    expect(run(project, ['keys', 'init']).code).toBe(0);
+    const imported = run(project, ['import', '-'], {
+      env: { TIMESEAL_NOW: `${DAY}T10:00:00.000Z` },
+      input: `${makeHashes('hostile-ledger', 20).join('\n')}\n`,
+    });
+    expect(imported.code, imported.stderr).toBe(0);
+    const built = run(project, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' } });
+    expect(built.code, built.stderr).toBe(0);
+    host = await startArchiveHost(project);
+  });
+  afterAll(async () => {
+    await host?.stop();
+    removeTempProjects();
+    if (figures.length > 0) console.log(`peak RSS:\n${figures.join('\n')}`);
+  });
+
+  const commands = {
+    mirror: (dir: string) =>
+      measured(work, ['mirror', 'pull', `${host.url}/ledgers/`, dir, '--keys', keysDir(), '--json'], {}),
+    verify: () => measured(work, ['verify', '--archive', `${host.url}/ledgers/`, '--keys', keysDir(), '--json'], {}),
+  };
+
+  test.each([
+    ['mirror', '1 GiB', GiB],
+    ['verify', '1 GiB', GiB],
+    ['mirror', 'an endless', 64 * GiB],
+  ] as const)(
+    '%s against %s ledger for a day of 20 entries: refused as soon as the excess arrives, peak RSS < 200 MB, nothing left in the mirror',
+    async (command, what, total) => {
+      host.answers.set(`/ledgers/${DAY}.json`, oversizeLedger(host, total));
+      const sent = host.sent;
+      const dir = path.join(work, `mirror-${command}-${total}`);
+      try {
+        const result = command === 'mirror' ? await commands.mirror(dir) : await commands.verify();
+        const written = host.sent - sent;
+        figures.push(`  ${what} ledger, ${command}: ${result.peakMb} MB; the host wrote ${written} bytes`);
+        expect(result.code, result.stderr).toBe(1);
+        const said = command === 'mirror' ? JSON.parse(result.stdout).problem : JSON.parse(result.stdout).problems[0];
+        const refused = new RegExp(
+          `^${DAY}\\.json: more than (\\d+) bytes, the most a ledger of 20 entries can hold \\(docs/FORMAT\\.md §3\\): refused before the rest was read$`,
+        ).exec(said);
+        expect(refused, said).not.toBeNull();
+        // The bound is the honest size and a little (the numbers' longest digits, a previous day's link).
+        const honest = fs.statSync(path.join(project, 'ledgers', `${DAY}.json`)).size;
+        expect(Number(refused![1]) - honest).toBeGreaterThanOrEqual(0);
+        expect(Number(refused![1]) - honest).toBeLessThan(140);
+        // What the host got to write before the client hung up: the bound and the sockets' buffers.
+        expect(written).toBeLessThan(32 * 1024 * 1024);
+        expect(result.peakMb, `peak RSS of timeseal ${command}`).toBeLessThan(200);
+        if (command === 'mirror') expect(filesUnder(dir).filter((f) => !f.startsWith('.mirror-lock'))).toEqual([]);
+      } finally {
+        host.answers.clear();
+      }
+    },
+  );
+
+  test('a pull that fails while other files are still arriving leaves none of them behind (.tmp/ empty)', async () => {
+    let lateServed = false;
+    host.answers.set(`/ledgers/${DAY}.json.sig`, (res) => void res.writeHead(500).end('broken'));
+    // The day's checkpoint answers after the failure has ended the pull.
+    host.answers.set(`/ledgers/${DAY}.checkpoint`, (res, honest) => {
+      setTimeout(() => {
+        res.writeHead(200, { 'content-length': honest.length }).end(honest, () => (lateServed = true));
+      }, 500);
+    });
+    const dir = path.join(work, 'mirror-late');
+    try {
+      const result = await commands.mirror(dir);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`${DAY}\\.json\\.sig: HTTP 500`));
+      expect(lateServed).toBe(true);
+      expect(filesUnder(dir).filter((f) => !f.startsWith('.mirror-lock'))).toEqual([]);
+    } finally {
+      host.answers.clear();
+    }
+  });
+
+  test('the honest host: mirror pull and verify --archive URL pass', async () => {
+    const pulled = await commands.mirror(path.join(work, 'mirror-honest'));
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(JSON.parse(pulled.stdout)).toMatchObject({ ok: true, days: { after: 1, fetched: [DAY] } });
+    expect(fs.readFileSync(path.join(work, 'mirror-honest', `${DAY}.json`))).toEqual(
+      fs.readFileSync(path.join(project, 'ledgers', `${DAY}.json`)),
+    );
+    expect(filesUnder(path.join(work, 'mirror-honest', '.tmp'))).toEqual([]);
+    const verified = await commands.verify();
+    expect(verified.code, verified.stderr).toBe(0);
+  });
 });
