@@ -9,7 +9,7 @@
 // caller that saves each result as it comes (onResult) can send only the rest next time.
 import { TimesealClientError, asClientError, isTemporary, throwIfAborted } from './errors.ts';
 import { checkHash } from './hash.ts';
-import { errorText, httpError, normalizeServer, request, retryAfterSeconds, type HttpOptions } from './http.ts';
+import { errorText, httpError, LIMITS, normalizeServer, request, retryAfterSeconds, type HttpOptions } from './http.ts';
 
 export const SINGLE_ROUTE = '/api/v1/beta/timestamp';
 export const BATCH_ROUTE = '/api/v1/beta/timestamps';
@@ -150,9 +150,17 @@ async function single(server: string, hash: string, wantReceipt: boolean, http: 
         body: JSON.stringify(wantReceipt ? { hash, receipt: true } : { hash }),
       },
       http,
+      LIMITS.submission,
     );
     if (res.status !== 201 && res.status !== 200) throw await httpError(res, `POST ${url}`);
-    return accepted(hash, (await res.json()) as Accepted, wantReceipt, `POST ${url}`);
+    const text = await res.text();
+    let body: Accepted;
+    try {
+      body = JSON.parse(text) as Accepted;
+    } catch {
+      throw new TimesealClientError('http', `POST ${url}: the answer is not JSON`, { status: res.status });
+    }
+    return accepted(hash, body, wantReceipt, `POST ${url}`);
   } catch (err) {
     throwIfAborted(http.signal);
     if (err instanceof TimesealClientError && err.code === 'aborted') throw err;
@@ -179,9 +187,10 @@ async function batchRequest(
       body: JSON.stringify(wantReceipt ? { hashes, receipt: true } : { hashes }),
     },
     http,
+    LIMITS.batch(hashes.length),
   );
   if (res.status === 404 || res.status === 405) {
-    await res.body?.cancel().catch(() => {});
+    await res.cancel();
     return null;
   }
   if (res.status >= 400) {

@@ -7,7 +7,7 @@ import { equalBytes, fromBase64, toBase64 } from '../../core/encoding.ts';
 import { MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
 import { TimesealClientError } from './errors.ts';
 import { loadKeys } from './keys.ts';
-import { httpError, request, type HttpOptions } from './http.ts';
+import { httpError, LIMITS, request, type HttpOptions } from './http.ts';
 import { TRUST_FORMAT, type KeyFiles, type PinnedServer, type SeenCheckpoint, type TrustData } from './types.ts';
 
 export function emptyTrust(): TrustData {
@@ -89,13 +89,13 @@ export function keyFilesFrom(read: (name: string) => Uint8Array | undefined): Ke
 export async function fetchKeyFiles(server: string, http: HttpOptions = {}): Promise<KeyFiles> {
   const get = async (name: string, required: boolean): Promise<Uint8Array | undefined> => {
     const url = `${server}/keys/${name}`;
-    const res = await request(url, { method: 'GET' }, http);
+    const res = await request(url, { method: 'GET' }, http, LIMITS.key);
     if (res.status === 404 && !required) {
-      await res.body?.cancel().catch(() => {});
+      await res.cancel();
       return undefined;
     }
     if (!res.ok) throw await httpError(res, `GET ${url}`);
-    return new Uint8Array(await res.arrayBuffer());
+    return res.bytes();
   };
   const [pub, dil, ed, ml, root, witnesses] = await Promise.all([
     get('public.pem', true),

@@ -23,7 +23,7 @@ import { tileHashReader, tilePath, tilesForConsistency } from '../../core/tiles.
 import { VerifyCache } from './cache.ts';
 import { readBundleOts } from './checks.ts';
 import { asClientError, throwIfAborted, TimesealClientError } from './errors.ts';
-import { httpError, normalizeServer, request, retryAfterSeconds, type HttpOptions } from './http.ts';
+import { httpError, LIMITS, normalizeServer, request, retryAfterSeconds, type HttpOptions } from './http.ts';
 import { bundleOf } from './bundle.ts';
 import { mapInOrder } from './pool.ts';
 import { stageOf } from './proof-file.ts';
@@ -219,14 +219,14 @@ async function upgradeOne(
 
   // 1. The bundle.
   const url = `${server}/api/proof/${proof.hash}`;
-  const res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options);
+  const res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options, LIMITS.bundle);
   if (res.status === 404) {
-    await res.body?.cancel().catch(() => {});
+    await res.cancel();
     return notPublished();
   }
   if (res.status === 503 || res.status === 429) {
     const wait = retryAfterSeconds(res) ?? 300;
-    await res.body?.cancel().catch(() => {});
+    await res.cancel();
     return {
       hash: proof.hash,
       proof,
@@ -364,7 +364,7 @@ async function fetchLatestCheckpoint(
   now: Date,
 ): Promise<{ note: string; checkpoint: ParsedCheckpoint }> {
   const url = `${server}/ledgers/checkpoint`;
-  const res = await request(url, { method: 'GET' }, options);
+  const res = await request(url, { method: 'GET' }, options, LIMITS.checkpoint);
   if (!res.ok) throw await httpError(res, `GET ${url}`);
   const note = await res.text();
   let checkpoint: ParsedCheckpoint;
@@ -456,9 +456,9 @@ async function consistencyProofFromTiles(
       if (fetching === undefined) {
         fetching = (async () => {
           const url = `${server}/ledgers/${path}`;
-          const res = await request(url, { method: 'GET' }, options);
+          const res = await request(url, { method: 'GET' }, options, LIMITS.tile);
           if (!res.ok) throw await httpError(res, `GET ${url}`);
-          state.tiles.set(path, new Uint8Array(await res.arrayBuffer()));
+          state.tiles.set(path, await res.bytes());
         })().finally(() => state.tileFetches.delete(path));
         state.tileFetches.set(path, fetching);
       }
@@ -478,12 +478,12 @@ async function consistencyProofFromTiles(
 async function fetchHeader(height: number, options: UpgradeOptions): Promise<HeaderRecord> {
   const base = (options.headersFrom ?? DEFAULT_HEADERS_FROM).replace(/\/+$/, '');
   const hashUrl = `${base}/block-height/${height}`;
-  const r1 = await request(hashUrl, { method: 'GET' }, options);
+  const r1 = await request(hashUrl, { method: 'GET' }, options, LIMITS.esplora);
   if (!r1.ok) throw await httpError(r1, `GET ${hashUrl}`);
   const hash = (await r1.text()).trim().toLowerCase();
   if (!/^[0-9a-f]{64}$/.test(hash)) throw new TimesealClientError('http', `GET ${hashUrl}: not a block hash`);
   const headerUrl = `${base}/block/${hash}/header`;
-  const r2 = await request(headerUrl, { method: 'GET' }, options);
+  const r2 = await request(headerUrl, { method: 'GET' }, options, LIMITS.esplora);
   if (!r2.ok) throw await httpError(r2, `GET ${headerUrl}`);
   const header = (await r2.text()).trim().toLowerCase();
   if (!/^[0-9a-f]{160}$/.test(header))

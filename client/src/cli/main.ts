@@ -31,7 +31,7 @@ function common(cmd: Command, { server = true, walkOpts = true } = {}): Command 
         collect,
         [],
       );
-  return cmd.option('--timeout <ms>', 'deadline of each HTTP request, milliseconds', '30000');
+  return cmd.option('--timeout <ms>', 'deadline of each HTTP request and its whole answer, milliseconds', '30000');
 }
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,5 +1,6 @@
 // `timeseal-client stamp`: hash files, folders, stdin and given digests, submit each distinct hash once (batches),
-// write each proof file as soon as its hash is acknowledged, and upgrade the pending proofs a re-run finds.
+// write each proof file as soon as its hash is acknowledged and its receipt checks, and upgrade the pending proofs a
+// re-run finds.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fromBase64, fromHex } from '../../../core/encoding.ts';
@@ -228,27 +229,28 @@ export async function runStamp(
               return;
             }
             acknowledged++;
-            // Saved at once; the receipt is checked meanwhile, beside the next results (Web Crypto's waits overlap).
-            for (const t of group) {
-              const proof = newProofFile({
-                hash: r.hash,
-                server,
-                file: t.doc === null ? null : fileField(t.doc, t.proofPath),
-                submittedAt: r.submittedAt,
-                ledgerDate: r.ledgerDate,
-                receipt: r.receipt,
-              });
-              writeAtomic(t.proofPath, encodeProofFile(proof));
-            }
+            // The receipt is checked beside the next results (Web Crypto's waits overlap); the proof file is written
+            // once it checks, and never for a receipt that does not (for another hash, another TSA, not DER).
             const checked =
               r.receipt === null
                 ? Promise.resolve(null)
-                : checkReceipt(fromBase64(r.receipt), keys.tsaRoots, fromHex(r.hash)).then((facts) =>
-                    facts.genTime.toISOString(),
-                  );
+                : Promise.resolve()
+                    .then(() => checkReceipt(fromBase64(r.receipt!), keys.tsaRoots, fromHex(r.hash)))
+                    .then((facts) => facts.genTime.toISOString());
             receiptChecks.push(
               checked.then(
                 (genTime) => {
+                  for (const t of group) {
+                    const proof = newProofFile({
+                      hash: r.hash,
+                      server,
+                      file: t.doc === null ? null : fileField(t.doc, t.proofPath),
+                      submittedAt: r.submittedAt,
+                      ledgerDate: r.ledgerDate,
+                      receipt: r.receipt,
+                    });
+                    writeAtomic(t.proofPath, encodeProofFile(proof));
+                  }
                   for (const t of group)
                     done.push({
                       t,
@@ -265,7 +267,10 @@ export async function runStamp(
                 },
                 (err: unknown) => {
                   for (const t of group)
-                    failures.set(t, `stamped, but its receipt does not check: ${(err as Error).message}`);
+                    failures.set(
+                      t,
+                      `stamped, but its receipt does not check: ${(err as Error).message}; no proof file written`,
+                    );
                 },
               ),
             );
