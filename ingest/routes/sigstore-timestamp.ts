@@ -5,10 +5,11 @@
 //
 // POST /api/v1/timestamp takes `application/json` ({"artifactHash": base64, "hashAlgorithm", optional
 // "nonce", "certificates", "tsaPolicyOID"}, at most 1,024 bytes like the reference) or
-// `application/timestamp-query` (a DER TimeStampReq, at most 4 KiB like POST /tsa). The JSON is turned into the
-// DER TimeStampReq it stands for and read by the same reader as POST /tsa's (core/tsa-authority.ts), then
-// admitted by the same path (tsa-admission.ts): the same gate, rate cap, durable write and leaf rule. A 200
-// carries the DER TimeStampResp (`application/timestamp-reply`) and means its leaf is on disk.
+// `application/timestamp-query` (a DER TimeStampReq, at most 4 KiB like POST /tsa). The JSON is written as the
+// DER TimeStampReq it stands for (core/der.ts) and read by the same reader as POST /tsa's
+// (core/tsa-authority.ts), then admitted by the same path (tsa-admission.ts): the same gate, rate cap, durable
+// write and leaf rule. A 200 carries the DER TimeStampResp (`application/timestamp-reply`) and means its leaf is
+// on disk.
 //
 // The reference's answers, kept: a request it does not grant is HTTP 400 with its error model
 // {"code", "message"} — sent, as its go-swagger producer sends it, as JSON under the operation's only type
@@ -23,6 +24,7 @@
 // timestampAuthorities entry is this TSA (docs/DECISIONS.md says why this address).
 import crypto from 'node:crypto';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { encode, integer, octetString, oid, sequence, TAG } from '../../core/der.ts';
 import { parseTimeStampRequest, type Rejection } from '../../core/tsa-authority.ts';
 import { errorHandler } from '../errors.ts';
 import type { Services } from '../services.ts';
@@ -65,11 +67,12 @@ interface Failure {
   retryAfter?: string;
 }
 
+/** RFC 5754 §2: the SHA-2 digest algorithms. */
 const DIGEST_OIDS = {
-  sha256: Uint8Array.of(0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01),
-  sha384: Uint8Array.of(0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02),
-  sha512: Uint8Array.of(0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x03),
-} as const;
+  sha256: oid('2.16.840.1.101.3.4.2.1'),
+  sha384: oid('2.16.840.1.101.3.4.2.2'),
+  sha512: oid('2.16.840.1.101.3.4.2.3'),
+};
 
 export const sigstoreTimestampRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const tsa = tsaAuthority(s);
@@ -332,25 +335,27 @@ function derFromJson(body: Buffer): Uint8Array | Failure {
   let nonce: Uint8Array | undefined;
   if (fields.nonce !== undefined) {
     const text = nonceSource.text;
-    if (typeof fields.nonce !== 'number' || text === undefined || !/^-?\d+$/.test(text))
-      return bad('nonce must be a whole number.');
-    nonce = integerContents(BigInt(text));
+    if (typeof fields.nonce !== 'number' || text === undefined || !/^\d+$/.test(text))
+      return bad('nonce must be a whole number, 0 or more.');
+    const hex = BigInt(text).toString(16);
+    nonce = Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex');
   }
   return timeStampReq(DIGEST_OIDS[algorithm], digest, policy, nonce, fields.certificates === true);
 }
 
-/** The DER OBJECT IDENTIFIER of a dotted OID, or null when `text` is not one. */
+/** The DER OBJECT IDENTIFIER of a dotted OID (arcs may have leading zeros, as Go's Atoi reads them), or null. */
 function oidElement(text: string): Uint8Array | null {
-  if (!/^\d+(\.\d+)+$/.test(text)) return null;
-  const arcs = text.split('.').map((arc) => BigInt(arc));
-  if (arcs.length > 129 || arcs[0]! > 2n || (arcs[0]! < 2n && arcs[1]! >= 40n)) return null;
-  const out: number[] = [];
-  for (const arc of [arcs[0]! * 40n + arcs[1]!, ...arcs.slice(2)]) {
-    const chunk = [Number(arc & 0x7fn)];
-    for (let v = arc >> 7n; v > 0n; v >>= 7n) chunk.unshift(Number(v & 0x7fn) | 0x80);
-    out.push(...chunk);
+  if (!/^\d+(\.\d+)+$/.test(text) || text.split('.').length > 129) return null;
+  try {
+    return oid(
+      text
+        .split('.')
+        .map((arc) => BigInt(arc).toString())
+        .join('.'),
+    );
+  } catch {
+    return null;
   }
-  return tlv(0x06, Uint8Array.from(out));
 }
 
 /** A DER TimeStampReq (RFC 3161 §2.4.1): version 1, the imprint, then the policy, nonce and certReq when given. */
@@ -361,35 +366,14 @@ function timeStampReq(
   nonce: Uint8Array | undefined,
   certReq: boolean,
 ): Uint8Array {
-  const imprint = tlv(0x30, tlv(0x30, algorithm, Uint8Array.of(0x05, 0x00)), tlv(0x04, digest));
-  return tlv(
-    0x30,
-    Uint8Array.of(0x02, 0x01, 0x01),
+  const imprint = sequence(sequence(algorithm, encode(TAG.NULL)), octetString(digest));
+  return sequence(
+    integer(1),
     imprint,
     ...(policy === undefined ? [] : [policy]),
-    ...(nonce === undefined ? [] : [tlv(0x02, nonce)]),
-    ...(certReq ? [Uint8Array.of(0x01, 0x01, 0xff)] : []),
+    ...(nonce === undefined ? [] : [integer(nonce)]),
+    ...(certReq ? [encode(TAG.BOOLEAN, Uint8Array.of(0xff))] : []),
   );
-}
-
-/** One DER element (definite length, at most 65,535 bytes: a JSON request is at most 1,024). */
-function tlv(tag: number, ...parts: Uint8Array[]): Uint8Array {
-  const contents = Buffer.concat(parts);
-  const n = contents.length;
-  const head = n < 0x80 ? [tag, n] : n < 0x100 ? [tag, 0x81, n] : [tag, 0x82, n >> 8, n & 0xff];
-  return Buffer.concat([Uint8Array.from(head), contents]);
-}
-
-/** The contents of a DER INTEGER holding `n`: two's complement, big-endian, minimal. */
-function integerContents(n: bigint): Uint8Array {
-  const bytes: number[] = [];
-  for (let v = n; ;) {
-    const byte = Number(v & 0xffn);
-    bytes.unshift(byte);
-    v >>= 8n;
-    if ((v === 0n && !(byte & 0x80)) || (v === -1n && byte & 0x80)) break;
-  }
-  return Uint8Array.from(bytes);
 }
 
 // ---- The TrustedRoot ----

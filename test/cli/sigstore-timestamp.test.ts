@@ -293,7 +293,14 @@ describe("Sigstore's timestamp API on a running timeseal serve", () => {
       () => postJson({ artifactHash: digest32, hashAlgorithm: 'sha256', nonce: 1.5 }),
       400,
       timestampReply,
-      /^Error generating timestamp response\. nonce must be a whole number\./,
+      /^Error generating timestamp response\. nonce must be a whole number, 0 or more\./,
+    ],
+    [
+      'a negative nonce',
+      () => postJson({ artifactHash: digest32, hashAlgorithm: 'sha256', nonce: -5 }),
+      400,
+      timestampReply,
+      /^Error generating timestamp response\. nonce must be a whole number, 0 or more\./,
     ],
     [
       'a body that is not JSON',
