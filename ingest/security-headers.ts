@@ -105,6 +105,9 @@ export const PUBLIC_ROUTES: Readonly<Record<string, readonly string[]>> = {
   '/api/openapi.json': READ,
   '/api/v1/beta/timestamp': ['POST'],
   '/api/v1/beta/timestamps': ['POST'],
+  // Sigstore's timestamp API, open to any origin as the reference's (rs/cors' defaults) is.
+  '/api/v1/timestamp': ['POST'],
+  '/api/v1/timestamp/certchain': READ,
   '/api/status/:hash': READ,
   '/api/ledgers-calendar.php': READ,
 };

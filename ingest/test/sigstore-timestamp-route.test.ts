@@ -1,7 +1,8 @@
 // POST /tsa and Sigstore's POST /api/v1/timestamp share one admission path (ingest/tsa-admission.ts), in process:
 // with BETA_API_RATE=2/day one token from each door uses up the address's count, and the third request, at
 // either door, is a 429 with Retry-After in that door's own shape, with nothing stored; without the TSA key
-// both doors answer 503 naming `timeseal keys add`. test/cli/sigstore-timestamp.test.ts checks the Sigstore
+// both doors answer 503 naming `timeseal keys add`; the Sigstore routes answer any origin, as the reference's
+// do (a preflight, then the answer's headers). test/cli/sigstore-timestamp.test.ts checks the Sigstore
 // door against a real server with sigstore-js and OpenSSL.
 import crypto from 'node:crypto';
 import { afterEach, expect, test } from 'vitest';
@@ -66,5 +67,33 @@ test('without the TSA key both doors answer 503 naming `timeseal keys add`; the 
     const res = await f.app.inject({ method: 'GET', url });
     expect(res.statusCode, url).toBe(503);
     expect(res.body, url).toMatch(/no time-stamp key/);
+  }
+});
+
+test('any origin may call the Sigstore routes, as the reference allows: a preflight for the JSON POST, then CORS on the answers', async () => {
+  fixture = await makeFixture();
+  const f = fixture;
+  const origin = 'https://signer.example';
+  const pre = await f.app.inject({
+    method: 'OPTIONS',
+    url: '/api/v1/timestamp',
+    headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
+  expect(pre.statusCode).toBe(204);
+  expect(String(pre.headers['access-control-allow-methods'])).toMatch(/\bPOST\b/);
+  expect(String(pre.headers['access-control-allow-headers']).toLowerCase()).toContain('content-type');
+  const answers = [
+    await f.app.inject({
+      method: 'POST',
+      url: '/api/v1/timestamp',
+      headers: { origin, 'content-type': 'application/json' },
+      payload: JSON.stringify({ artifactHash: digest('cors').toString('base64'), hashAlgorithm: 'sha256' }),
+    }),
+    await f.app.inject({ method: 'GET', url: '/api/v1/timestamp/certchain', headers: { origin } }),
+    await f.app.inject({ method: 'GET', url: '/keys/sigstore-trusted-root.json', headers: { origin } }),
+  ];
+  for (const res of answers) {
+    expect(res.statusCode, res.raw.req.url).toBe(200);
+    expect(res.headers['access-control-allow-origin'], res.raw.req.url).toBe('*');
   }
 });
