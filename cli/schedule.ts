@@ -145,6 +145,21 @@ async function published<T>(ctx: Context, holder: string, step: () => Promise<T>
   return archive === undefined ? result : { result, archive };
 }
 
+/**
+ * The days a step's report says failed: the anchoring and RFC 3161 runs report one `{date, outcome}` a day (the
+ * upgrade its `stamps`), possibly wrapped with the S3 publication (`{result, archive}`). A run whose days failed
+ * is not "done" in the log.
+ */
+export function failedDays(result: unknown): { failed: string[]; of: number } {
+  const inner = (result as { result?: unknown } | null)?.result ?? result;
+  const list = Array.isArray(inner) ? inner : (inner as { stamps?: unknown } | null)?.stamps;
+  if (!Array.isArray(list)) return { failed: [], of: 0 };
+  const days = list.filter(
+    (d): d is { date: string; outcome: string } => typeof d?.date === 'string' && typeof d?.outcome === 'string',
+  );
+  return { failed: days.filter((d) => d.outcome === 'failed').map((d) => d.date), of: days.length };
+}
+
 /** The days a `ledger build --json` report says it published (not those it only re-checked). */
 function builtDays(result: unknown): Array<{ entryCount: number }> {
   const days = (result as { days?: unknown } | null)?.days;
@@ -251,7 +266,13 @@ export function startSchedule(
       const seconds = () => (performance.now() - started) / 1000;
       try {
         const result = await step.run(ctx, runOf(step), holder);
-        log.info({ step: step.name, result }, `scheduled ${step.name} done`);
+        const { failed, of } = failedDays(result);
+        if (failed.length === 0) log.info({ step: step.name, result }, `scheduled ${step.name} done`);
+        else
+          runOf(step).warn(
+            { result, failed },
+            `scheduled ${step.name} failed for ${failed.length} of ${of} day${of === 1 ? '' : 's'} (${failed.slice(0, 3).join(', ')}${failed.length > 3 ? ', …' : ''}); each is tried again after its wait`,
+          );
         options.metrics?.stepFinished(step.name, true, seconds());
         const built = step.lane === 'build' ? builtDays(result) : [];
         if (built.length > 0)

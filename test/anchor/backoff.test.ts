@@ -66,6 +66,9 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
   const gets = () => calendar.requests.filter((r) => r.startsWith('GET /timestamp/')).length;
   const delayed = () => lines.filter((l) => l.msg.startsWith('anchoring delayed: '));
   const doneLines = (name: string) => lines.filter((l) => l.msg === `scheduled ${name} done`);
+  /** A run's last line: "done", or which days failed. */
+  const failedLines = (name: string) => lines.filter((l) => l.msg.startsWith(`scheduled ${name} failed for `));
+  const finishedLines = (name: string) => [...doneLines(name), ...failedLines(name)];
   const stamped = () => fs.readdirSync(archive).filter((f) => f.endsWith('.json.ots')).length;
   const blockInfo = () =>
     JSON.parse(fs.readFileSync(path.join(archive, 'block_info.json'), 'utf8')) as {
@@ -160,9 +163,16 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     };
     schedule = startSchedule(ctx, log, steps, { leaseMs: 60_000, now: () => new Date(sim) });
     // The catch-up at start: each step once.
-    for (const end = Date.now() + 20_000; steps.some((s) => doneLines(s.name).length === 0) && Date.now() < end;)
+    for (const end = Date.now() + 20_000; steps.some((s) => finishedLines(s.name).length === 0) && Date.now() < end;)
       await new Promise((r) => setTimeout(r, 20));
-    expect(steps.map((s) => doneLines(s.name).length)).toEqual([1, 1, 1]);
+    expect(steps.map((s) => finishedLines(s.name).length)).toEqual([1, 1, 1]);
+    // Every day it tried failed: the log says so, never "done".
+    expect(steps.map((s) => doneLines(s.name).length)).toEqual([0, 0, 0]);
+    const anchorLine = failedLines('anchor')[0]!;
+    expect(anchorLine.level).toBe('warn');
+    expect(anchorLine.msg).toBe(
+      `scheduled anchor failed for 2 of 2 days (${dateBefore(0)}, ${dateBefore(1)}); each is tried again after its wait`,
+    );
     // Then 00:02 anchor, 00:04 tsa, 00:05 upgrade, 01:04 tsa, 01:05 upgrade: three more calendar runs.
     expect(await advance(T0 + 65 * MINUTE)).toBe(3);
     const seconds = (performance.now() - started) / 1000;

@@ -220,11 +220,17 @@ describe('/ledgers on 3,650 days', () => {
     await expect(
       page.locator('[data-date="2025-11-07"][data-testid=ledger-card]').getByText(/^#\d/).count(),
     ).resolves.toBe(1);
-    await expect(page.locator('[data-date="2025-11-09"] [data-testid=anchoring-delayed]').textContent()).resolves.toBe(
-      `Anchoring delayed: ${STAMP_FAILED}, retrying at 2025-11-10 12:02 UTC.`,
+    await expect(page.locator('[data-date="2025-11-09"] [data-testid=anchoring-sentence]').textContent()).resolves.toBe(
+      'Bitcoin anchoring is delayed; next try 12:02 UTC.',
     );
-    await expect(page.locator('[data-date="2025-11-08"] [data-testid=anchoring-delayed]').textContent()).resolves.toBe(
-      `Anchoring delayed: ${PENDING['2025-11-08'].reason}, retrying hourly.`,
+    await expect(page.locator('[data-date="2025-11-09"] [data-testid=anchoring-details]').textContent()).resolves.toBe(
+      STAMP_FAILED,
+    );
+    await expect(page.locator('[data-date="2025-11-08"] [data-testid=anchoring-sentence]').textContent()).resolves.toBe(
+      'Bitcoin anchoring is delayed; it is retried every hour.',
+    );
+    await expect(page.locator('[data-date="2025-11-08"] [data-testid=anchoring-details]').textContent()).resolves.toBe(
+      PENDING['2025-11-08'].reason,
     );
     await expect(page.locator('[data-date="2025-11-09"]').getByText('Delayed', { exact: true }).count()).resolves.toBe(
       1,
@@ -417,9 +423,10 @@ describe('/ledgers on 10 days, and /verify on a default install', () => {
     fs.writeFileSync(monthFile, JSON.stringify(month));
     await page.reload();
     const delayed = page.locator('[data-testid=search-result][data-found=true] [data-testid=anchoring-delayed]');
-    await expect(delayed.textContent({ timeout: 20_000 })).resolves.toBe(
-      `Anchoring delayed: ${STAMP_FAILED}, retrying at 2025-11-10 12:02 UTC.`,
+    await expect(delayed.locator('[data-testid=anchoring-sentence]').textContent({ timeout: 20_000 })).resolves.toBe(
+      'Bitcoin anchoring is delayed; next try 12:02 UTC.',
     );
+    await expect(delayed.locator('[data-testid=anchoring-details]').textContent()).resolves.toBe(STAMP_FAILED);
     await capture(page.locator('[data-testid=search-result]'), 'verify-anchoring-delayed-dark');
     await context.close();
   });

@@ -14,7 +14,8 @@
 // words of lib/anchoring.ts. When the API cannot be read, the static archive's own days.json, ots_status.json
 // and block information are read instead, so the page works from any static copy of the archive.
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { anchoringDelay, type PendingAnchor } from '../lib/anchoring.ts';
+import { anchoringNote, type PendingAnchor } from '../lib/anchoring.ts';
+import { AnchoringNoteView } from './AnchoringNote.tsx';
 import { getJson } from '../lib/api.ts';
 import { confirmationLabel, confirmationsStrong, formatLedgerDate } from '../lib/format.ts';
 import type { OtsStatusFile } from '../lib/status.ts';
@@ -149,9 +150,18 @@ function otsFileExists(item: LedgerItem): boolean {
   return item.otsStatus === 'verified' || item.anchoring?.state === 'pending' || item.anchoring?.state === 'unverified';
 }
 
-function LedgerCard({ item, highlighted }: { item: LedgerItem; highlighted: boolean }) {
+function LedgerCard({
+  item,
+  highlighted,
+  statusWrittenAt,
+}: {
+  item: LedgerItem;
+  highlighted: boolean;
+  /** ots_status.json's last_update: when the anchoring status was last written. */
+  statusWrittenAt: string | undefined;
+}) {
   const anchored = item.otsStatus === 'verified';
-  const delayed = anchored ? null : anchoringDelay(item.date, item.anchoring);
+  const delayed = anchored ? null : anchoringNote(item.date, item.anchoring, statusWrittenAt);
   const base = `/ledgers/${item.date}.json`;
   return (
     <article
@@ -169,7 +179,9 @@ function LedgerCard({ item, highlighted }: { item: LedgerItem; highlighted: bool
         {anchored ? (
           <span className="badge-green">Anchored</span>
         ) : (
-          <span className="badge-yellow">{delayed ? 'Delayed' : 'Pending'}</span>
+          <span className="badge-yellow">
+            {delayed?.kind === 'delayed' ? 'Delayed' : delayed ? 'Not reached' : 'Pending'}
+          </span>
         )}
         {item.rfc3161 && item.rfc3161.length > 0 && (
           <span className="badge-blue" title="RFC 3161 time-stamp tokens of the ledger file">
@@ -246,13 +258,7 @@ function LedgerCard({ item, highlighted }: { item: LedgerItem; highlighted: bool
           </p>
         ))}
         {delayed ? (
-          <p
-            id={`ots-reason-${item.date}`}
-            className="text-xs text-amber-800 dark:text-amber-300"
-            data-testid="anchoring-delayed"
-          >
-            {delayed}.
-          </p>
+          <AnchoringNoteView note={delayed} id={`ots-reason-${item.date}`} />
         ) : (
           !otsFileExists(item) && (
             <p id={`ots-reason-${item.date}`} className="muted text-xs" data-testid="ots-reason">
@@ -714,7 +720,12 @@ export default function LedgersBrowser() {
           data-complete={complete || undefined}
         >
           {cards.map((l) => (
-            <LedgerCard key={l.date} item={l} highlighted={l.date === view?.highlight} />
+            <LedgerCard
+              key={l.date}
+              item={l}
+              highlighted={l.date === view?.highlight}
+              statusWrittenAt={ots?.last_update}
+            />
           ))}
         </div>
       )}

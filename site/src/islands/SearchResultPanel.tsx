@@ -8,7 +8,8 @@
 // (lib/anchoring.ts, the same words as the /ledgers cards).
 import { useEffect, useState } from 'react';
 import { confirmationLabel, confirmationsStrong, formatDateTime, formatLedgerDate } from '../lib/format.ts';
-import { anchoringDelay } from '../lib/anchoring.ts';
+import { anchoringNote } from '../lib/anchoring.ts';
+import { AnchoringNoteView } from './AnchoringNote.tsx';
 import { getJson } from '../lib/api.ts';
 import { toast } from '../lib/toast.ts';
 import type { SearchResult } from '../lib/verified-search.ts';
@@ -142,7 +143,8 @@ export default function SearchResultPanel({
       </div>
     );
   }
-  const delayed = result.otsStatus === 'verified' ? null : anchoringDelay(result.date!, result.anchoring);
+  const delayed =
+    result.otsStatus === 'verified' ? null : anchoringNote(result.date!, result.anchoring, result.statusWrittenAt);
   const confirmations = result.confirmations;
   const bundleName = `timeseal-proof-${result.hash.slice(0, 12)}.json`;
   return (
@@ -171,9 +173,7 @@ export default function SearchResultPanel({
           {result.otsStatus === 'verified' ? (
             <span className="badge-green">Anchored (verified)</span>
           ) : delayed ? (
-            <span className="text-amber-800 dark:text-amber-300" data-testid="anchoring-delayed">
-              {delayed}.
-            </span>
+            <AnchoringNoteView note={delayed} />
           ) : (
             <span className="badge-yellow">Pending</span>
           )}
@@ -267,7 +267,7 @@ export default function SearchResultPanel({
           ) : (
             <span className="badge-yellow" data-testid="ots-pending">
               {delayed
-                ? 'OTS proof: not available yet (anchoring delayed)'
+                ? `OTS proof: not available yet (${delayed.kind === 'delayed' ? 'anchoring delayed' : 'not anchored yet'})`
                 : 'OTS proof: pending, usually within 24 hours'}
             </span>
           )}

@@ -79,6 +79,8 @@ export interface SearchResult {
   treeSize: number;
   /** Why the day is not anchored yet, as the block information's `pending` says (absent when it says nothing). */
   anchoring?: { state?: string; reason: string; checked_at?: string };
+  /** ots_status.json's last_update: when the anchoring status was last written (absent when unknown). */
+  statusWrittenAt?: string;
   /** Bytes of every response body this search read. */
   bytesFetched: number;
   /** Every checkpoint line that verified here, by signer: the log's algorithms, then each witness by name. */
@@ -356,6 +358,7 @@ export async function verifiedSearch(
       .catch((err) => void console.warn('block info', err)),
   ]);
   const latestOtsOk = (ots as { latest_ots_ok?: unknown } | null | undefined)?.latest_ots_ok;
+  const statusWrittenAt = (ots as { last_update?: unknown } | null | undefined)?.last_update;
   const info = blocks as
     | {
         ledgers?: Record<string, { block_height?: unknown; confirmations?: unknown }>;
@@ -375,6 +378,7 @@ export async function verifiedSearch(
     blockHeight: typeof block?.block_height === 'number' ? block.block_height : null,
     confirmations: typeof block?.confirmations === 'number' ? block.confirmations : null,
     ...(typeof anchoring?.reason === 'string' ? { anchoring } : {}),
+    ...(typeof statusWrittenAt === 'string' ? { statusWrittenAt } : {}),
     ...flags,
     inclusionVerified: true,
     leafIndex: first.leafIndex,
