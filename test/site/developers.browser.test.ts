@@ -78,6 +78,7 @@ describe('/beta-api', () => {
       'GET /api/status/<hash>',
       'GET /api/proof/<hash>',
       'POST /tsa',
+      'POST /api/v1/timestamp',
       'timeseal-client',
       'GET /ledgers/feed.xml',
       'GET /api/openapi.json',
