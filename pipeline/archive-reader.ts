@@ -10,8 +10,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { dateOfDayFile, DAYS_PATH, ledgerPath } from '../core/archive.ts';
+import { verifyCheckpoint } from '../core/checkpoint.ts';
+import type { PublicKeySet } from '../core/day.ts';
+import { fromUtf8 } from '../core/encoding.ts';
 import { TimesealError, withContext } from '../core/errors.ts';
 import { LEDGER_FORMAT } from '../core/ledger.ts';
+import { ecdsaNoteVerifier, mldsaNoteVerifier } from '../core/note.ts';
 import { boundedStream, NetworkError, readBody } from './http.ts';
 
 const MiB = 1 << 20;
@@ -41,6 +45,16 @@ export function ledgerFileCap(origin: string, entries: number): number {
     `"first_index":${LONGEST_NUMBER},"entry_count":${LONGEST_NUMBER},"tree_size":${LONGEST_NUMBER},` +
     `"root":"${HEX64}","previous":{"date":"YYYY-MM-DD","sha256":"${HEX64}"},"entries":[\n`;
   return Math.min(MAX_LEDGER_FILE, Buffer.byteLength(header) + Math.max(0, entries) * ENTRY_LINE + 4);
+}
+
+/** The tree size of a day's checkpoint, once both of the log's signatures on it check (under `origin`): with the
+ * tree size before the day, what says how many entries the day's ledger holds before a byte of it is read. */
+export function signedTreeSize(checkpoint: Uint8Array, origin: string, keys: PublicKeySet): number {
+  return verifyCheckpoint(
+    fromUtf8(checkpoint, 'checkpoint'),
+    [ecdsaNoteVerifier(origin, keys.ecdsa), mldsaNoteVerifier(origin, keys.mldsa)],
+    { origin },
+  ).size;
 }
 
 /** A ledger larger than its entry count allows: refused at the first byte too many. */

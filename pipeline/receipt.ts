@@ -19,7 +19,7 @@ import { inclusionProof, leafHash, verifyInclusion } from '../core/merkle.ts';
 import { judgePromise, type PromiseVerdict, type ReceiptFacts } from '../core/receipt.ts';
 import { tileHashReader, tilePath, tilesForInclusion } from '../core/tiles.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
-import type { ArchiveReader } from './archive-reader.ts';
+import { readLedger, signedTreeSize, type ArchiveReader } from './archive-reader.ts';
 
 export type CheckedPromise = PromiseVerdict & {
   /** For a kept promise: the tree the leaf was proven in (the day's signed checkpoint). */
@@ -34,7 +34,8 @@ export async function checkPromise(
   facts: Pick<ReceiptFacts, 'ledgerHash' | 'date' | 'genTime'>,
 ): Promise<CheckedPromise> {
   const daysRaw = await reader.read(DAYS_PATH);
-  const days = daysRaw === undefined ? [] : parseDays(fromUtf8(daysRaw, DAYS_PATH)).days;
+  const state = daysRaw === undefined ? undefined : parseDays(fromUtf8(daysRaw, DAYS_PATH));
+  const days = state?.days ?? [];
   const lastPublished = days.at(-1)?.date ?? null;
   const day = days.find((d) => d.date === facts.date);
   if (day === undefined) return judgePromise(facts, null, lastPublished);
@@ -45,15 +46,27 @@ export async function checkPromise(
       throw new Error(`${rel} is missing from ${reader.location}, though ${DAYS_PATH} lists ${day.date}`);
     return data;
   };
-  const [ledger, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all(
-    [ledgerPath, ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath].map((p) =>
-      need(p(day.date)),
-    ),
+  // The small files first: the day's signed checkpoint bounds its ledger (at most its tree size less the day's
+  // first index), which is then read as a stream within that (archive-reader.ts readLedger).
+  const [ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all(
+    [ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath].map((p) => need(p(day.date))),
   );
+  const origin = state!.origin;
+  let entries: number;
+  try {
+    entries = signedTreeSize(checkpoint!, origin, keys) - Math.min(Math.max(0, day.firstIndex), day.treeSize);
+  } catch (err) {
+    throw new Error(`${dayCheckpointPath(day.date)}: ${(err as Error).message}`, { cause: err });
+  }
+  const ledger = await readLedger(reader, ledgerPath(day.date), origin, entries);
+  if (ledger === undefined)
+    throw new Error(
+      `${ledgerPath(day.date)} is missing from ${reader.location}, though ${DAYS_PATH} lists ${day.date}`,
+    );
   const verified = verifyDayFiles(
     day.date,
     {
-      ledger: ledger!,
+      ledger: ledger.bytes,
       ecdsaSignature: ecdsaSignature!,
       mldsaSignature: mldsaSignature!,
       signaturesMeta: signaturesMeta!,
@@ -61,7 +74,7 @@ export async function checkPromise(
     },
     keys,
     {
-      hasher: nodeSha256,
+      hasher: (data) => (data === ledger.bytes ? ledger.sha256 : nodeSha256(data)),
       mu: mldsaMu,
       checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
     },

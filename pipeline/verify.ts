@@ -27,9 +27,7 @@ import {
   type DayRecord,
   type DaysFile,
 } from '../core/archive.ts';
-import { verifyCheckpoint } from '../core/checkpoint.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
-import { ecdsaNoteVerifier, mldsaNoteVerifier } from '../core/note.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import {
@@ -54,7 +52,7 @@ import {
   tilePath,
   TILE_WIDTH,
 } from '../core/tiles.ts';
-import { LedgerTooLargeError, readLedger, type ArchiveReader } from './archive-reader.ts';
+import { LedgerTooLargeError, readLedger, signedTreeSize, type ArchiveReader } from './archive-reader.ts';
 import { checkCosignatures } from './witness.ts';
 import { checkTimeStamps } from './tsa-client.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
@@ -450,15 +448,6 @@ export async function verifyArchive(
     }
   }
   return report({ days: state.days.length, treeSize: size, root: rootHex });
-}
-
-/** The tree size of a day's checkpoint, once both of the log's signatures on it check (under `origin`). */
-function signedTreeSize(checkpoint: Uint8Array, origin: string, keys: PublicKeySet): number {
-  return verifyCheckpoint(
-    fromUtf8(checkpoint, 'checkpoint'),
-    [ecdsaNoteVerifier(origin, keys.ecdsa), mldsaNoteVerifier(origin, keys.mldsa)],
-    { origin },
-  ).size;
 }
 
 /**

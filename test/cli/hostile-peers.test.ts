@@ -5,12 +5,16 @@
 // command's peak RSS (GNU time's maximum resident set size) stays under 250 MB. `timeseal serve` keeps answering
 // its API while its schedule's `tsa stamp` talks to an endless peer, and its own peak RSS stays bounded too.
 import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ed25519PublicKey, encodeVkey, NOTE_TYPE_ED25519_COSIGNATURE } from '../../core/cosignature.ts';
+import { fromHex } from '../../core/encoding.ts';
+import { grantedResponse, randomSerial, receiptRequest, tstInfo, type TsaIdentity } from '../../core/tsa-authority.ts';
+import { loadTsaKeys } from '../../runtime/keys.ts';
 import { HOSTILE_MODES, startHostilePeer, type HostileMode, type HostilePeer } from '../support/hostile-peer.ts';
 import { BIN, makeHashes, removeTempProjects, run, sleep, start, tempProject, type RunResult } from './helpers.ts';
 
@@ -350,7 +354,8 @@ describe('a day ledger larger than its signed entry count allows (mirror pull, v
   beforeAll(async () => {
     project = tempProject('hostile-ledger');
     work = tempProject('hostile-ledger-work');
-    expect(run(project, ['keys', 'init']).code).toBe(0);
+    // Keys made on the day, so that a receipt of the day is within the TSA certificate's validity.
+    expect(run(project, ['keys', 'init'], { env: { TIMESEAL_NOW: `${DAY}T09:00:00.000Z` } }).code).toBe(0);
     const imported = run(project, ['import', '-'], {
       env: { TIMESEAL_NOW: `${DAY}T10:00:00.000Z` },
       input: `${makeHashes('hostile-ledger', 20).join('\n')}\n`,
@@ -407,6 +412,37 @@ describe('a day ledger larger than its signed entry count allows (mirror pull, v
       }
     },
   );
+
+  test('receipt check --archive URL against a 1 GiB ledger: refused as soon as the excess arrives, peak RSS < 200 MB', async () => {
+    // A receipt for one of the day's hashes, signed by the project's TSA as `timeseal serve` signs them.
+    const tsa = loadTsaKeys({ keys: keysDir(), privateKeys: path.join(project, 'data/private-keys') })!;
+    const identity: TsaIdentity = {
+      certificates: tsa.certificates,
+      sign: (data) => crypto.sign('sha256', data, tsa.privateKey),
+    };
+    const hash = makeHashes('hostile-ledger', 20)[0]!;
+    const request = receiptRequest(fromHex(hash));
+    const at = new Date(`${DAY}T10:00:00.000Z`);
+    fs.writeFileSync(
+      path.join(work, 'day.tsr'),
+      grantedResponse(tstInfo(request, identity, at, randomSerial()), request, identity),
+    );
+    host.answers.set(`/ledgers/${DAY}.json`, oversizeLedger(host, GiB));
+    const sent = host.sent;
+    try {
+      const args = ['receipt', 'check', 'day.tsr', '--digest', hash, '--archive', `${host.url}/ledgers/`];
+      const result = await measured(work, [...args, '--keys', keysDir()], {});
+      figures.push(`  1 GiB ledger, receipt check: ${result.peakMb} MB; the host wrote ${host.sent - sent} bytes`);
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(`^timeseal: ${DAY}\\.json: more than \\d+ bytes, the most a ledger of 20 entries can hold`, 'm'),
+      );
+      expect(host.sent - sent).toBeLessThan(32 * 1024 * 1024);
+      expect(result.peakMb, 'peak RSS of timeseal receipt check').toBeLessThan(200);
+    } finally {
+      host.answers.clear();
+    }
+  });
 
   test('a pull that fails while other files are still arriving leaves none of them behind (.tmp/ empty)', async () => {
     let lateServed = false;
