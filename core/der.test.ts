@@ -36,7 +36,8 @@ import { FormatError } from './errors.ts';
 import { checkToken, pemCertificates } from './rfc3161.ts';
 import { ecdsaKeygen, ecdsaSecretKeyFromPkcs8Pem, ecdsaSecretKeyToPkcs8Pem, pemDecode, pemEncode } from './sig.ts';
 import { grantedResponse, parseTimeStampRequest, signedAttributes, signedResponse, tstInfo } from './tsa-authority.ts';
-import { checkTimeStamp, timeStampRequest } from './tsa-client.ts';
+import { checkTimeStamp } from '../runtime/tsa-client.ts';
+import { timeStampRequest } from './tsa-client.ts';
 import { p256 as page, settled } from '../site/offline-verifier/src/p256.ts';
 
 const hex = (h: string): Uint8Array => Uint8Array.from(Buffer.from(h.replace(/\s+/g, ''), 'hex'));
@@ -372,7 +373,7 @@ describe('through the PKCS#8 key reader (core/sig.ts)', () => {
   });
 });
 
-describe('through the token checks (core/rfc3161.ts, and core/tsa-client.ts after pkijs)', () => {
+describe('through the token checks (core/rfc3161.ts, and runtime/tsa-client.ts after pkijs)', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-der-'));
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
   const dirs = { keys: path.join(dir, 'keys'), privateKeys: path.join(dir, 'private-keys') };

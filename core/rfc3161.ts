@@ -1,7 +1,7 @@
 // An RFC 3161 time-stamp answer (DER TimeStampResp, a day's `.tsr`) checked against the ledger's SHA-256 and,
 // when given, the TSA's certificate authority, with core/der.ts's strict DER reader and Web Crypto. The offline
 // verifier uses it instead of pkijs, which adds about 400 KB to a page whose budget is 160 KB (measured with
-// esbuild, docs/BENCHMARKS.md). core/tsa-client.ts (pkijs) runs it too, as a second, stricter reading: pkijs reads the
+// esbuild, docs/BENCHMARKS.md). runtime/tsa-client.ts (pkijs) runs it too, as a second, stricter reading: pkijs reads the
 // DER inside signature values leniently (a changed length byte in an ECDSA signature still verified there).
 //
 // What is checked: the status is "granted"; the token is CMS SignedData holding one TSTInfo; its SHA-256 imprint
@@ -67,7 +67,7 @@ const SHORT: Record<string, string> = {
   '2.5.4.8': 'ST',
 };
 
-/** A Name as core/tsa-client.ts prints it: `O=…, CN=…`. */
+/** A Name as runtime/tsa-client.ts prints it: `O=…, CN=…`. */
 function nameOf(name: Der): string {
   return children(name)
     .flatMap(children)

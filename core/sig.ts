@@ -385,17 +385,11 @@ export function mldsaSeedFromPkcs8Pem(pem: string): Uint8Array {
   );
 }
 
-/** The last seed expanded and its secret key: a build signs each day's ledger and checkpoint with one seed, and
- *  expanding it (FIPS 204 ML-DSA.KeyGen_internal) costs about half a signature. */
-let expanded: { seed: Uint8Array; secretKey: Uint8Array } | undefined;
-
+/** The secret key to sign with: a 4032-byte key as given, or a seed expanded now (FIPS 204 ML-DSA.KeyGen_internal,
+ *  about half a signature's work). No key is kept here: a caller that signs more than once holds the expanded key
+ *  (`mldsaKeygen(seed).secretKey`; runtime/keys.ts SigningKeys.mldsaSecret). */
 function mldsaSecretKey(secretKeyOrSeed: Uint8Array): Uint8Array {
-  if (secretKeyOrSeed.length === MLDSA_SEED_SIZE) {
-    if (expanded === undefined || !equalBytes(expanded.seed, secretKeyOrSeed)) {
-      expanded = { seed: secretKeyOrSeed.slice(), secretKey: ml_dsa65.keygen(secretKeyOrSeed).secretKey };
-    }
-    return expanded.secretKey;
-  }
+  if (secretKeyOrSeed.length === MLDSA_SEED_SIZE) return ml_dsa65.keygen(secretKeyOrSeed).secretKey;
   if (secretKeyOrSeed.length === MLDSA_SECRET_KEY_SIZE) return secretKeyOrSeed;
   throw new FormatError(
     'ML-DSA-65 secret key',

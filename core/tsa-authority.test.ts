@@ -3,7 +3,7 @@
 // §5, RFC 5035 §3) written out in this file, across the fields whose lengths vary: the imprint's algorithm, nonces
 // of every length up to past 256 bytes, certReq, genTime's fraction of a second, serial numbers with leading
 // zero bytes or a high bit, and signatures of 8 to 72 bytes. Tokens signed with a real TSA key (`timeseal keys
-// init`'s chain) pass core/rfc3161.ts and, for SHA-256 imprints, core/tsa-client.ts (pkijs, which also re-encodes them
+// init`'s chain) pass core/rfc3161.ts and, for SHA-256 imprints, runtime/tsa-client.ts (pkijs, which also re-encodes them
 // to check the DER). Wall time ~2 s.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -12,7 +12,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { addTsaKeys, loadTsaKeys } from '../runtime/keys.ts';
 import { pemCertificates, checkToken } from './rfc3161.ts';
-import { checkTimeStamp, timeStampRequest } from './tsa-client.ts';
+import { checkTimeStamp } from '../runtime/tsa-client.ts';
+import { timeStampRequest } from './tsa-client.ts';
 import {
   grantedResponse,
   parseTimeStampRequest,

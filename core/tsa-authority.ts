@@ -3,7 +3,7 @@
 // one ECDSA P-256 / SHA-256 signer with the signed attributes contentType, messageDigest and
 // signingCertificateV2) or a rejection with its failInfo and a sentence. The signature itself is made by the
 // caller's `sign` (the private key stays in runtime/); this module only arranges bytes, so it is written with
-// core/der.ts rather than through pkijs, whose encoder does not give DER's fractional GeneralizedTime. core/tsa-client.ts (pkijs) and OpenSSL check what it makes (test/cli/tsa-authority.test.ts).
+// core/der.ts rather than through pkijs, whose encoder does not give DER's fractional GeneralizedTime. runtime/tsa-client.ts (pkijs) and OpenSSL check what it makes (test/cli/tsa-authority.test.ts).
 import { sha256, sha384, sha512 } from '@noble/hashes/sha2.js';
 import {
   children,

@@ -25,7 +25,7 @@ import {
 import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
 import { fromHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
-import { checkTimeStamp } from '../core/tsa-client.ts';
+import { checkTimeStamp } from '../runtime/tsa-client.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';

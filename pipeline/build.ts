@@ -475,7 +475,7 @@ function writeDayFiles(
     const ledgerBytes = encodeLedgerColumns(header, day.hashes, day.ms);
     const digest = nodeSha256(ledgerBytes);
     const ledgerSha256 = toHex(digest);
-    const { ecdsaSecret, mldsaSeed } = ctx.keys;
+    const { ecdsaSecret, mldsaSecret } = ctx.keys;
     const pub = ctx.keys.public;
     const checkpoint = signCheckpoint(
       { origin: state.origin, size: appended.size, root: appended.root },
@@ -483,7 +483,7 @@ function writeDayFiles(
     );
     out.immutable(archive, ledgerPath(date), ledgerBytes);
     out.immutable(archive, ecdsaSignaturePath(date), ecdsaSignDigest(digest, ecdsaSecret));
-    out.immutable(archive, mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledgerBytes), mldsaSeed));
+    out.immutable(archive, mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledgerBytes), mldsaSecret));
     out.immutable(
       archive,
       signaturesMetaPath(date),
@@ -550,7 +550,7 @@ function checkpointSigners(ctx: BuildContext, state: ArchiveState): NoteSigner[]
   const origin = state.origin;
   const signers = [
     ecdsaNoteSigner(origin, keys.ecdsaSecret, keys.public.ecdsa),
-    mldsaNoteSigner(origin, keys.mldsaSeed, keys.public.mldsa),
+    mldsaNoteSigner(origin, keys.mldsaSecret, keys.public.mldsa),
   ];
   if (keys.ed25519Seed === undefined || keys.mldsa44Seed === undefined) return signers;
   if (keys.public.checkpointKeyName !== origin) {

@@ -1,6 +1,6 @@
 // RFC 3161 time-stamps of the published ledger files (docs/FORMAT.md §3a). For every published
 // day without a token, the SHA-256 of `YYYY-MM-DD.json` (days.json's `sha256`) is sent to each TSA of TSA_URLS
-// (RFC 3161 §3.4: POST application/timestamp-query) with a fresh nonce; every answer is checked (core/tsa-client.ts)
+// (RFC 3161 §3.4: POST application/timestamp-query) with a fresh nonce; every answer is checked (runtime/tsa-client.ts)
 // before anything is written, and only when at least TSA_MIN answers are good are they published, once:
 // `YYYY-MM-DD.json.tsr` (the first good answer in TSA_URLS order), `YYYY-MM-DD.json.2.tsr`, … (the others). A day
 // short of good answers gets nothing and is asked again by the next run (hourly under `timeseal serve`). Anyone
@@ -13,7 +13,8 @@ import path from 'node:path';
 import { MAX_TSAS, tsrPath, type DayRecord } from '../core/archive.ts';
 import { fromHex } from '../core/encoding.ts';
 import { pemCertificates } from '../core/rfc3161.ts';
-import { checkTimeStamp, timeStampRequest, TsaAnswerError, type TokenFacts } from '../core/tsa-client.ts';
+import { timeStampRequest } from '../core/tsa-client.ts';
+import { checkTimeStamp, TsaAnswerError, type TokenFacts } from '../runtime/tsa-client.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
 import { retryRun, RetryBook, stateDir, type ScheduledRun } from './anchor/backoff.ts';

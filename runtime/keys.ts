@@ -59,7 +59,10 @@ export interface PublicKeys {
 export interface SigningKeys {
   public: PublicKeys;
   ecdsaSecret: Uint8Array;
+  /** The ML-DSA-65 seed (what the private key file holds) and its secret key, expanded once here: each signature
+   *  made with the expanded key saves the expansion (about half a signature). */
   mldsaSeed: Uint8Array;
+  mldsaSecret: Uint8Array;
   ed25519Seed?: Uint8Array;
   mldsa44Seed?: Uint8Array;
 }
@@ -246,7 +249,12 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
   if (!equalBytes(mldsa.publicKey, pub.mldsa)) {
     throw new TimesealError('mismatch', `the ML-DSA-65 private key does not match ${PUBLIC_MLDSA_PEM}`);
   }
-  const keys: SigningKeys = { public: pub, ecdsaSecret: ecdsa.secretKey, mldsaSeed: mldsa.seed };
+  const keys: SigningKeys = {
+    public: pub,
+    ecdsaSecret: ecdsa.secretKey,
+    mldsaSeed: mldsa.seed,
+    mldsaSecret: mldsa.secretKey,
+  };
   if (pub.ed25519 !== undefined && pub.mldsa44 !== undefined) {
     keys.ed25519Seed = seedFromPkcs8Pem('Ed25519', readText(path.join(dirs.privateKeys, PRIVATE_ED25519_PEM)));
     keys.mldsa44Seed = seedFromPkcs8Pem('ML-DSA-44', readText(path.join(dirs.privateKeys, PRIVATE_MLDSA44_PEM)));
@@ -260,7 +268,7 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
 
 /** asn1js and pkijs, loaded by the first TSA certificate made or checked (~0.1 s of CPU): a command that loads
  * the signing keys only (`ledger build`) does not pay for them. Both are CommonJS packages, so `require` gives the very
- * instances an `import` elsewhere (core/tsa-client.ts) gives. */
+ * instances an `import` elsewhere (runtime/tsa-client.ts) gives. */
 function lazyPackage<T extends object>(name: string): T {
   let loaded: T | undefined;
   return new Proxy({} as T, {

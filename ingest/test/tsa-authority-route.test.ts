@@ -1,5 +1,5 @@
 // POST /tsa in process (ingest/routes/tsa-authority.ts), with a stand-in store and gate: a granted token passes the
-// project's own strict client check (core/tsa-client.ts: pkijs, then core/rfc3161.ts's DER reading) with the nonce and
+// project's own strict client check (runtime/tsa-client.ts: pkijs, then core/rfc3161.ts's DER reading) with the nonce and
 // the root as the only trust; the stored row is the imprint at genTime; a closed day, a full disk and an unknown
 // write error give no token (503, 503, 500). test/cli/tsa-authority.test.ts checks the same with OpenSSL.
 import crypto from 'node:crypto';
@@ -9,7 +9,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import * as pkijs from 'pkijs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { pemCertificates } from '../../core/rfc3161.ts';
-import { checkTimeStamp, timeStampRequest } from '../../core/tsa-client.ts';
+import { timeStampRequest } from '../../core/tsa-client.ts';
+import { checkTimeStamp } from '../../runtime/tsa-client.ts';
 import { addTsaKeys } from '../../runtime/keys.ts';
 import { DayClosedError, StorageUnavailableError, type Submission } from '../../store/store.ts';
 import { tsaRoutes } from '../routes/tsa-authority.ts';
@@ -70,7 +71,7 @@ describe('GET /tsa', () => {
 });
 
 describe('POST /tsa', () => {
-  test('a granted token passes core/tsa-client.ts with the nonce and the root; the row is the imprint at genTime', async () => {
+  test('a granted token passes runtime/tsa-client.ts with the nonce and the root; the row is the imprint at genTime', async () => {
     const digest = crypto.randomBytes(32);
     const nonce = crypto.randomBytes(8);
     const res = await post(timeStampRequest(digest, nonce));
@@ -91,7 +92,7 @@ describe('POST /tsa', () => {
     expect(signed.signerInfos[0]!.signatureAlgorithm.algorithmId).toBe('1.2.840.10045.4.3.2');
   });
 
-  test('a tampered token is refused by core/tsa-client.ts (the check is not vacuous)', async () => {
+  test('a tampered token is refused by runtime/tsa-client.ts (the check is not vacuous)', async () => {
     const digest = crypto.randomBytes(32);
     const res = await post(timeStampRequest(digest, crypto.randomBytes(8)));
     const der = new Uint8Array(res.rawPayload);

@@ -1,4 +1,4 @@
-// RFC 3161 tokens on the ledger files (pipeline/tsa-client.ts, core/tsa-client.ts; docs/FORMAT.md §3a) against a real TSA on
+// RFC 3161 tokens on the ledger files (pipeline/tsa-client.ts, core/ and runtime/tsa-client.ts; docs/FORMAT.md §3a) against a real TSA on
 // loopback: Debian's `openssl ts -reply` behind HTTP, with a CA and a TSA certificate made by openssl in the test
 // (test/support/openssl-tsa.ts). A good token is published once and stock OpenSSL verifies it against the ledger
 // (`openssl ts -verify -data D.json -in D.json.tsr -CAfile ca.pem`); a reply for another digest, one without the

@@ -12,14 +12,14 @@
 //   number twice, and the database holds exactly the 10,000 ledger hashes of the tokens.
 //
 // The tokens are read here with a small DER reader of their own (not the server's code); a sample also passes
-// the project's strict client check, core/tsa-client.ts checkTimeStamp, with the root as the only trust.
+// the project's strict client check, runtime/tsa-client.ts checkTimeStamp, with the root as the only trust.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { checkTimeStamp } from '../../core/tsa-client.ts';
+import { checkTimeStamp } from '../../runtime/tsa-client.ts';
 import { projectEnv, removeTempDirs, startServer, tempDir, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { createDatabase, postgresForSuite } from '../support/postgres.ts';
 import { pemDer, run } from './helpers.ts';

@@ -88,13 +88,13 @@ export function writeLongArchive(o: {
       const write = (rel: string, data: Uint8Array | string) => fs.writeFileSync(path.join(o.archive, rel), data);
       write(ledgerPath(date), ledger);
       write(ecdsaSignaturePath(date), ecdsaSignDigest(digest, o.keys.ecdsaSecret));
-      write(mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledger), o.keys.mldsaSeed));
+      write(mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledger), o.keys.mldsaSecret));
       write(signaturesMetaPath(date), encodeSignaturesMeta(date, ledger.length, record.sha256, keyFingerprints(pub)));
       write(
         dayCheckpointPath(date),
         signCheckpoint({ origin: o.origin, size: size + entryCount, root: fromHex(root) }, [
           ecdsaNoteSigner(o.origin, o.keys.ecdsaSecret, pub.ecdsa),
-          mldsaNoteSigner(o.origin, o.keys.mldsaSeed, pub.mldsa),
+          mldsaNoteSigner(o.origin, o.keys.mldsaSecret, pub.mldsa),
         ]),
       );
       entries.set(date, list);

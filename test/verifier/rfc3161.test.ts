@@ -1,12 +1,13 @@
 // The offline verifier's RFC 3161 check (core/rfc3161.ts: a small DER reader and Web Crypto,
 // because pkijs would not fit the page) against real answers of Debian's `openssl ts -reply` on loopback, with
-// ECDSA P-256 and RSA 2048 authorities: the same facts as `timeseal verify`'s pkijs check (core/tsa-client.ts) for the
+// ECDSA P-256 and RSA 2048 authorities: the same facts as `timeseal verify`'s pkijs check (runtime/tsa-client.ts) for the
 // good token, a refusal of every single flipped byte of it (by both), and each refusal the pipeline makes.
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { checkTimeStamp, timeStampRequest } from '../../core/tsa-client.ts';
+import { timeStampRequest } from '../../core/tsa-client.ts';
+import { checkTimeStamp } from '../../runtime/tsa-client.ts';
 import { checkToken, pemCertificates } from '../../core/rfc3161.ts';
 import { startTsa, type LoopbackTsa, type TsaMode } from '../support/openssl-tsa.ts';
 
@@ -33,7 +34,7 @@ const page = (der: Uint8Array, ca: Uint8Array[] = []) =>
     () => 'ok',
     (e: Error) => e.message,
   );
-/** The reason core/tsa-client.ts (pkijs) gives, or 'ok'. */
+/** The reason runtime/tsa-client.ts (pkijs) gives, or 'ok'. */
 const core = (der: Uint8Array, ca: Uint8Array[] = []) =>
   checkTimeStamp(der, digest, ca.length ? { trusted: ca } : {}).then(
     () => 'ok',
@@ -113,7 +114,7 @@ describe.each([
     }
   });
 
-  // `timeseal verify` (core/tsa-client.ts) reads the token with pkijs and then with the page's strict reader, so the
+  // `timeseal verify` (runtime/tsa-client.ts) reads the token with pkijs and then with the page's strict reader, so the
   // page refusing a byte means verify refuses it too; pkijs costs ~15 ms a token, so verify is asked about every
   // seventh byte (each part of the token still), the page about every byte.
   test('every single flipped byte is refused with the authority, by the page and by `timeseal verify` (pkijs, then the same strict reading)', async () => {
