@@ -10,8 +10,8 @@
 //   {"code", "message"}, its sentences), worked out from its source (pkg/api/timestamp.go, error.go,
 //   go-openapi's validation and ServeError);
 // - after the day's build (`timeseal ledger build` with the clock moved) each token's imprint is a leaf of the
-//   day's ledger at the token's genTime, and a server whose clock is on the published day refuses with 503 and
-//   Retry-After (the admission path POST /tsa shares).
+//   day's ledger at the token's genTime (`timeseal receipt check` says KEPT of one), and a server whose clock is
+//   on the published day refuses with 503 and Retry-After (the admission path POST /tsa shares).
 import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -210,6 +210,7 @@ describe("Sigstore's timestamp API on a running timeseal serve", () => {
     );
     const read = token(body);
     expect(read.certificates).toBe(2);
+    fs.writeFileSync(path.join(dir, 'json.tsr'), body);
     expect(BigInt(`0x${read.nonce}`).toString()).toBe(nonce);
     expect(read.imprint).toBe(digest.toString('hex'));
     stored.push({ hash: read.imprint, genTime: read.genTime });
@@ -387,6 +388,15 @@ describe("Sigstore's timestamp API on a running timeseal serve", () => {
     const entries = new Map(ledger.entries.map((e) => [e[0], e[1]]));
     expect(entries.size).toBe(3);
     for (const { hash, genTime } of stored) expect(Date.parse(entries.get(hash)!), hash).toBe(genTime.getTime());
+    // The JSON request's token (with its certificates: `timeseal receipt check` wants them in the token, which
+    // sigstore-js's requests do not ask for) judged by Timeseal's own receipt checker: its promise is kept.
+    const kept = run(dir, ['receipt', 'check', 'json.tsr', '--digest', stored[1]!.hash], {
+      env: { ...env, TIMESEAL_NOW: '2025-11-03T00:02:00.000Z' },
+    });
+    expect(kept.code, kept.stdout + kept.stderr).toBe(0);
+    expect(kept.stdout).toMatch(
+      /^KEPT: the signed ledger of 2025-11-02 holds it at leaf \d+ \(recorded 2025-11-02T12:00:00\.000Z\); its inclusion proof/m,
+    );
   });
 
   test('a server whose clock is on a published day: 503 with Retry-After in the reference error model, nothing stored', async () => {
