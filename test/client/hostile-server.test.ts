@@ -10,7 +10,9 @@
 //   other-hash the honest answer, each receipt made for another hash.
 // Each must end with a one-line message, exit 75 (try again: the deadline) or 1 (refused), no proof file beside a
 // file whose receipt did not come or does not check, and the client's peak RSS (GNU time's maximum resident set
-// size) bounded where the answer is large. The honest server shows the same command writing both proofs.
+// size) bounded where the answer is large. The honest server shows the same command writing both proofs. Then
+// `upgrade` of such a proof (its day said to be yesterday's, so published) meets the same answers to its
+// GET /api/proof/<hash>, a bundle's cap (4 MiB) in place of a batch's.
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -74,7 +76,8 @@ function pour(res: http.ServerResponse, piece: Buffer, limit: number): void {
 function answer(req: http.IncomingMessage, res: http.ServerResponse, body: string): void {
   const now = new Date();
   const submittedAt = now.toISOString();
-  const ledgerDate = submittedAt.slice(0, 10);
+  // Yesterday's day, published at 00:01 today: `upgrade` asks for its bundle.
+  const ledgerDate = new Date(now.getTime() - 86_400_000).toISOString().slice(0, 10);
   const other = () => crypto.randomBytes(32).toString('hex');
   const receiptFor = (hash: string) => receipt(mode === 'other-hash' ? other() : hash, now);
   switch (mode) {
@@ -153,6 +156,11 @@ beforeAll(async () => {
       const file = path.join(project, 'keys', path.basename(pathname));
       if (!fs.existsSync(file)) return void res.writeHead(404).end();
       return void res.writeHead(200).end(fs.readFileSync(file));
+    }
+    if (req.method === 'GET' && pathname.startsWith('/api/proof/')) {
+      // The bundle: hostile in every mode but the honest one (which has none to give: the day is not built).
+      if (mode === 'honest' || mode === 'other-hash') return void res.writeHead(404).end('{"error":"not published"}');
+      return answer(req, res, '');
     }
     if (req.method !== 'POST' || !pathname.startsWith('/api/v1/beta/timestamp')) return void res.writeHead(404).end();
     let body = '';
@@ -291,4 +299,68 @@ describe('timeseal-client stamp against a hostile server', () => {
       expect(x.error).toMatch(/^stamped, but its receipt does not check: .*; no proof file written$/);
     expect(proofs(r.dir)).toEqual([]);
   });
+});
+
+describe('timeseal-client upgrade against a hostile server (the bundle)', () => {
+  /** `timeseal-client upgrade a.txt.timeseal.json --json` of the honest run's proof, its trust store. */
+  async function upgradeHonest(label: string): Promise<Run & { record: Record<string, unknown> }> {
+    const dir = path.join(work, 'honest');
+    const report = path.join(work, `${label}.upgrade.rss`);
+    const child = spawn(
+      '/usr/bin/time',
+      [
+        '-o',
+        report,
+        '-f',
+        '%M',
+        NODE20,
+        cli,
+        'upgrade',
+        'a.txt.timeseal.json',
+        '--json',
+        '--timeout',
+        String(TIMEOUT_MS),
+      ],
+      {
+        cwd: dir,
+        env: { PATH: '/usr/bin:/bin', HOME: work, TIMESEAL_TRUST: path.join(work, 'honest.trust.json') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (x: string) => (stdout += x));
+    child.stderr.setEncoding('utf8').on('data', (x: string) => (stderr += x));
+    const code = await new Promise<number | null>((resolve, reject) => {
+      child.on('error', reject);
+      child.on('close', (c) => resolve(c));
+    });
+    const kb = Number(fs.readFileSync(report, 'utf8').trim().split('\n').at(-1));
+    const record = JSON.parse(stdout.trim() || '{}') as Record<string, unknown>;
+    return { code, stdout, stderr, peakMb: Math.round(kb / 1024), record };
+  }
+
+  test.each([
+    ['endless', 1, /the answer exceeds the 4194304-byte limit of its kind; refused$/],
+    ['gzip-bomb', 1, /the answer is gzip-encoded although identity was asked for; not decompressed$/],
+    ['oversize', 1, /the answer of 67108864 bytes exceeds the 4194304-byte limit of its kind; refused$/],
+    ['slow', 75, new RegExp(`no complete answer within ${TIMEOUT_MS} ms$`)],
+  ] as const)(
+    `%s bundle: exit %i naming GET /api/proof/<hash> and why, the proof file unchanged, peak RSS < ${PEAK_RSS_LIMIT_MB} MB`,
+    async (hostile, exit, reason) => {
+      const proofFile = path.join(work, 'honest', 'a.txt.timeseal.json');
+      expect(fs.existsSync(proofFile), 'the honest stamp wrote it').toBe(true);
+      const before = fs.readFileSync(proofFile, 'utf8');
+      mode = hostile;
+      const r = await upgradeHonest(hostile);
+      figures.push(`  upgrade, ${hostile} bundle: exit ${r.code}, ${r.peakMb} MB`);
+      expect(r.code, r.stderr).toBe(exit);
+      expect(r.record).toMatchObject({ proof: 'a.txt.timeseal.json', state: 'error' });
+      const error = String(r.record.error);
+      expect(error).toMatch(new RegExp(`^GET ${base}/api/proof/[0-9a-f]{64}: `));
+      expect(error).toMatch(reason);
+      expect(fs.readFileSync(proofFile, 'utf8')).toBe(before);
+      expect(r.peakMb, `peak RSS of upgrade against the ${hostile} bundle`).toBeLessThan(PEAK_RSS_LIMIT_MB);
+    },
+  );
 });
