@@ -1,4 +1,4 @@
-// Black-box tests of the `timeseal` operator CLI (README.md "The operator CLI", docs/FORMAT.md): its commands, run
+// Black-box tests of the `timeseal` operator CLI (docs/CLI.md, docs/FORMAT.md): its commands, run
 // through main() as the executable runs them (helpers.ts run()), in a fresh temp project per scenario, with the clock
 // set through TIMESEAL_NOW; exit codes, stdout and stderr are what the executable gives (test/cli/cli-host.test.ts). The archive it writes
 // is checked with tools we did not write (openssl, node:crypto) and with an RFC 6962 implementation in
