@@ -36,7 +36,7 @@ const ENTRY_LINE = 2 + 64 + 3 + 24 + 2 + 2;
 /**
  * The most bytes the canonical ledger of a day of `entries` entries in the log `origin` can hold (docs/FORMAT.md
  * §3, written by core/ledger.ts): its header with every number at its longest and a previous day, one line an
- * entry, and the closing `]}` and newline. An honest ledger is less than 140 bytes shorter (the numbers' digits, a
+ * entry, and the closing `]}` and newline. An honest ledger is at most 140 bytes shorter (the numbers' digits, a
  * first day's `null` previous).
  */
 export function ledgerFileCap(origin: string, entries: number): number {
@@ -83,7 +83,7 @@ export async function readLedger(
   const body = await reader.stream(rel);
   if (body === undefined) return undefined;
   const hash = crypto.createHash('sha256');
-  // The cap is the honest size and less than 140 bytes: one buffer of it, filled as the pieces come (memory the
+  // The cap is the honest size and at most 140 bytes: one buffer of it, filled as the pieces come (memory the
   // kernel hands out as it is written), rather than the pieces and then their concatenation.
   const bytes = new Uint8Array(maxBytes);
   let total = 0;
