@@ -211,9 +211,11 @@ export async function request(url: string, init: RequestInit, options: HttpOptio
   }
 }
 
-/** Whether this runs in a browser, which sends its own Accept-Encoding and decompresses what it asked for. */
+/** Whether this runs in a browser (a page or a worker), which sends its own Accept-Encoding and decompresses what
+ * it asked for. */
 function inBrowser(): boolean {
-  return typeof (globalThis as { document?: unknown }).document !== 'undefined';
+  const g = globalThis as { document?: unknown; WorkerGlobalScope?: unknown };
+  return g.document !== undefined || g.WorkerGlobalScope !== undefined;
 }
 
 /** The body of `res`, at most `maxBytes`: refused at once when its content-length says more, else at the first
