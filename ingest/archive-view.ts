@@ -81,8 +81,9 @@ export type Anchoring =
   | { state: 'delayed'; reason: string }
   | { state: 'pending'; reason: string | null };
 
-/** The text of a day's anchoring, the same on the certificate, the ledger list and the log: never "done"
- * before a Bitcoin block confirms it, and a failure said as "Anchoring delayed: <reason>". */
+/** The text of a day's anchoring, the same on the certificate and the ledger list as on the site
+ * (site/src/lib/anchoring.ts): never "done" before a Bitcoin block confirms it, and a failure said in one plain
+ * sentence ("Bitcoin anchoring is delayed; next try 14:00 UTC"); the pipeline's words are anchoringDetails'. */
 export function anchoringText(a: Anchoring): string {
   if (a.state === 'anchored') {
     const b = a.block;
@@ -90,10 +91,23 @@ export function anchoringText(a: Anchoring): string {
       ? `Anchored in Bitcoin block ${b.block_height} (${b.confirmations} confirmation${b.confirmations === 1 ? '' : 's'})`
       : 'Anchored in Bitcoin';
   }
-  if (a.state === 'delayed')
-    return `Anchoring delayed: ${a.reason}${/next attempt at/.test(a.reason) ? '' : ', retrying hourly'}`;
+  if (a.state === 'delayed') {
+    const next = NEXT_ATTEMPT.exec(a.reason)?.[1];
+    const at = next === undefined || Number.isNaN(Date.parse(next)) ? undefined : new Date(next).toISOString();
+    return `Bitcoin anchoring is delayed; ${at ? `next try ${at.slice(0, 10)} ${at.slice(11, 16)} UTC` : 'it is retried every hour'}`;
+  }
   return 'Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours';
 }
+
+/** The pipeline's own words for a delayed day (which calendars, which error), for a technical appendix; null
+ * otherwise. */
+export function anchoringDetails(a: Anchoring): string | null {
+  if (a.state !== 'delayed') return null;
+  const next = NEXT_ATTEMPT.exec(a.reason);
+  return (next ? a.reason.slice(0, next.index) : a.reason).trim().replace(/[.;,]+$/, '');
+}
+
+const NEXT_ATTEMPT = /;\s*next attempt at (\d{4}-\d{2}-\d{2}T[\d:.]+Z)\s*$/;
 
 /** block_info.json's `pending` reason for a day that was never submitted yet (pipeline/anchor/status.ts). */
 const NOT_YET_SUBMITTED = /^not yet submitted to the OpenTimestamps calendars/;

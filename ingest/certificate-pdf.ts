@@ -1,14 +1,17 @@
 // The timestamp certificate as a PDF (GET /api/certificate.php?…&format=pdf, docs/API.md): an A4 document styled
-// like the site (slate text, emerald accents), with the hash, file name, ledger date and time, both signature
-// verdicts, the day's checkpoint, the Bitcoin status, a QR code of the online verification link, and an
-// appendix on verifying without Timeseal. pdf-lib writes it (no browser, no native code); the QR code is drawn
-// as vector squares from the `qrcode` package's module matrix. Text is drawn as text, never parsed: a file name
-// holding markup is just characters. User text (the file name) uses DejaVu Sans when the system has it (every
-// script it covers); otherwise, or for a character the font lacks, the character becomes "?". What it draws is
-// capped (MAX_FILE_NAME, MAX_TEXT): drawing is synchronous, and a 100 KB file name from the database blocked the
-// event loop for 17-19 s here and filled 28 pages. When the server kept the hash's RFC 3161 receipt (the site's
-// submissions, Store.receipts), a short "RFC 3161 receipt" section states it (time, TSA, serial number, the
-// OpenSSL command) and the DER file itself is attached to the PDF as <first 16 hex of the hash>.tsr.
+// like the site (slate text, emerald accents). Page 1 is for a person: what was proved in plain words
+// (certificateSummary: who recorded which hash, when, where it is published, how anyone checks it), the file name,
+// hash, times, the signatures' verdict, the Bitcoin status and a QR code of the online verification link. The
+// machine material is attached (the receipt .tsr, the proof bundle, the day's checkpoint) and summed up on one
+// appendix page (each verdict, leaf, ledger SHA-256, the checkpoint's head, how to verify without Timeseal); the
+// checkpoint's signature lines (several KB of base64) are never drawn. pdf-lib writes it (no browser, no native
+// code); the QR code is drawn as vector squares from the `qrcode` package's module matrix. Text is drawn as text,
+// never parsed: a file name holding markup is just characters. User text (the file name) uses DejaVu Sans when the
+// system has it (every script it covers); otherwise, or for a character the font lacks, the character becomes "?".
+// What it draws is capped (MAX_FILE_NAME, MAX_TEXT): drawing is synchronous, and a 100 KB file name from the
+// database blocked the event loop for 17-19 s here and filled 28 pages. When the server kept the hash's RFC 3161
+// receipt (the site's submissions, Store.receipts), page 1 names it, the appendix states it (time, TSA, serial
+// number, the OpenSSL command) and the DER file itself is attached to the PDF as <first 16 hex of the hash>.tsr.
 import fs from 'node:fs';
 import type { PDFFont, PDFPage, RGB } from 'pdf-lib';
 
@@ -66,7 +69,37 @@ export interface CertificateView {
   rfc3161?: { file: string; genTime: string; tsaName: string }[];
   /** The hash's receipt of this submission's day, when the server kept one: drawn and attached. */
   receipt?: CertificateReceipt;
+  /** The proof bundle (timeseal-proof/3 JSON) of a published hash: attached under `file`. */
+  bundle?: { file: string; text: string };
+  /** The pipeline's words for a delayed anchoring (calendars, errors): in the appendix only. */
+  anchoringDetails?: string;
   origin: string;
+}
+
+/** The longest file name the plain-words statement quotes; a longer one is only in its own row. */
+const SUMMARY_FILE_NAME = 80;
+
+/** The plain-words statement at the top of both certificates (HTML and PDF): who recorded what, when, where it
+ *  is published, and that anyone can check it. */
+export function certificateSummary(v: {
+  hash: string;
+  fileName: string | null;
+  submittedAt: string;
+  ledgerDate: string;
+  origin: string;
+  signed: boolean;
+  pending?: boolean;
+}): string {
+  const what =
+    v.fileName === null
+      ? 'the SHA-256 hash below'
+      : v.fileName.length <= SUMMARY_FILE_NAME
+        ? `the SHA-256 hash below, of the file "${v.fileName}",`
+        : 'the SHA-256 hash below, of the file named below,';
+  const when = v.submittedAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
+  if (v.pending)
+    return `Timeseal (${v.origin}) recorded ${what} at ${when}. It enters the public ledger of ${v.ledgerDate}, published and signed at 00:01 UTC the next day; this certificate then says where, and how anyone checks it. Only the hash was sent: the file never left its owner.`;
+  return `Timeseal (${v.origin}) recorded ${what} at ${when}. It is in the public ledger of ${v.ledgerDate}, published at ${v.origin}/ledgers/${v.ledgerDate}.json and signed with two independent signatures (ECDSA P-256 and the quantum-resistant ML-DSA-65)${v.signed ? ', both verified' : ''}. Anyone can check this without Timeseal, with the files attached to this certificate or linked from it and the public keys. Only the hash was sent: the file never left its owner.`;
 }
 
 /** The site's colours, made with pdf-lib's rgb() once it is loaded. */
@@ -135,9 +168,13 @@ function clip(text: string, max: number): string {
   return `${/[\uD800-\uDBFF]$/.test(kept) ? kept.slice(0, -1) : kept}…`;
 }
 
+/** Each font's character set, made once (DejaVu Sans has about 6,000). */
+const characterSets = new WeakMap<PDFFont, Set<number>>();
+
 /** Keeps what `font` can draw (at most MAX_TEXT characters); control characters and anything else become "?". */
 function drawable(text: string, font: PDFFont): string {
-  const set = new Set(font.getCharacterSet());
+  let set = characterSets.get(font);
+  if (set === undefined) characterSets.set(font, (set = new Set(font.getCharacterSet())));
   let out = '';
   for (const ch of clip(text, MAX_TEXT)) {
     const cp = ch.codePointAt(0)!;
@@ -220,57 +257,47 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     y = H - M;
   };
 
-  // Header band.
+  // Page 1, for a person: what was proved, in plain words.
   page.drawRectangle({ x: 0, y: H - 96, width: W, height: 96, color: C.EMERALD_700 });
   y = H - 44;
   text('Timeseal', M, 12, bold, C.WHITE);
   y = H - 72;
   text(v.state === 'pending' ? 'Timestamp Certificate (pending)' : 'Timestamp Certificate', M, 22, bold, C.WHITE);
-  y = H - 122;
+  y = H - 124;
   para(
-    'Public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring through OpenTimestamps.',
+    certificateSummary({
+      hash: v.hash,
+      fileName: v.fileName,
+      submittedAt: v.submittedAt,
+      ledgerDate: v.ledgerDate,
+      origin: v.origin.replace(/\/+$/, ''),
+      signed: v.dual === true,
+      pending: v.state === 'pending',
+    }),
     M,
     W - 2 * M,
-    9.5,
-    sans,
-    C.SLATE_600,
+    10.5,
+    v.fileName === null ? sans : userFont,
+    C.SLATE_900,
+    14.5,
   );
+  y -= 6;
 
+  const base = v.origin.replace(/\/+$/, '');
   const cardTop = y - 4;
-
-  // The card: label / value rows.
   y = cardTop - 22;
   const labelX = M + 14;
   const valueX = M + 130;
   const valueW = W - M - 14 - valueX;
-  const rows: Array<[string, string, PDFFont, RGB?]> = [];
-  if (v.fileName !== null) rows.push(['File name', clip(v.fileName, MAX_FILE_NAME), userFont]);
-  rows.push(['SHA-256 hash', v.hash, mono]);
-  rows.push(['Ledger date (UTC)', v.ledgerDate, sans]);
-  rows.push(['Submitted at', fmtTime(v.submittedAt), sans]);
-  if (v.leaf) rows.push(['Leaf', v.leaf, sans]);
-  if (v.ledgerSha256) rows.push(['Ledger file SHA-256', v.ledgerSha256, mono]);
-  const cardStartY = cardTop;
-  const verdicts: Array<[string, boolean | undefined]> =
-    v.state === 'published'
-      ? [
-          ['ECDSA P-256 signature', v.ecdsa],
-          ['ML-DSA-65 signature', v.mldsa],
-          ['Dual signature', v.dual],
-        ]
-      : [];
   const drawRow = (label: string, value: string, font: PDFFont, width: number, color: RGB = C.SLATE_900) => {
     text(label, labelX, 9, bold, C.SLATE_600);
     para(value, valueX, width, font === mono ? 9 : 10, font, color, 13);
     y -= 5;
   };
-  for (const [label, value, font] of rows) drawRow(label, value, font, valueW);
-  const badge = (label: string, ok: boolean | undefined, okText: string, noText: string) => {
-    text(label, labelX, 9, bold, C.SLATE_600);
-    const t = ok ? okText : noText;
+  const badgeAt = (x: number, ok: boolean | undefined, t: string) => {
     const w = bold.widthOfTextAtSize(t, 9) + 14;
     page.drawRectangle({
-      x: valueX,
+      x,
       y: y - 4,
       width: w,
       height: 15,
@@ -278,21 +305,30 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
       borderColor: ok ? C.EMERALD_700 : C.RED_800,
       borderWidth: 0.6,
     });
-    text(t, valueX + 7, 9, bold, ok ? C.EMERALD_700 : C.RED_800);
-    y -= 22;
+    text(t, x + 7, 9, bold, ok ? C.EMERALD_700 : C.RED_800);
+    return w;
   };
-  for (const [label, ok] of verdicts) badge(label, ok, 'Verified', 'Not verified');
+  if (v.fileName !== null) drawRow('File name', clip(v.fileName, MAX_FILE_NAME), userFont, valueW);
+  drawRow('SHA-256 hash', v.hash, mono, valueW);
+  drawRow('Recorded at', fmtTime(v.submittedAt), sans, valueW);
+  drawRow('Ledger date (UTC)', v.ledgerDate, sans, valueW);
+  if (v.state === 'published') {
+    drawRow('Published at', `${base}/ledgers/${v.ledgerDate}.json`, mono, valueW, C.EMERALD_700);
+    text('Signatures', labelX, 9, bold, C.SLATE_600);
+    const w = badgeAt(valueX, v.dual, v.dual ? 'Both verified' : 'Not verified');
+    text('ECDSA P-256 and ML-DSA-65 (quantum-resistant)', valueX + w + 8, 9, sans, C.SLATE_600);
+    y -= 22;
+  }
   text('Bitcoin', labelX, 9, bold, C.SLATE_600);
   para(v.bitcoin.text, valueX, valueW, 10, bold, v.bitcoin.ok ? C.EMERALD_700 : C.AMBER_800, 13);
   y -= 5;
-  for (const t of v.rfc3161 ?? []) {
+  if (v.receipt)
     drawRow(
-      'RFC 3161 time-stamp',
-      `${fmtTime(t.genTime)} by ${t.tsaName}. Check: openssl ts -verify -data ${v.ledgerDate}.json -in ${t.file} -CAfile tsa-ca.pem`,
+      'Receipt',
+      `RFC 3161 time-stamp token of ${fmtTime(v.receipt.genTime)}, attached as ${v.receipt.file}`,
       sans,
       valueW,
     );
-  }
   if (v.next) {
     y -= 4;
     const lines = wrap(drawable(v.next, sans), sans, 9.5, W - 2 * M - 40);
@@ -318,7 +354,7 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     x: M,
     y: cardBottom,
     width: W - 2 * M,
-    height: cardStartY - cardBottom,
+    height: cardTop - cardBottom,
     borderColor: C.SLATE_200,
     borderWidth: 1,
   });
@@ -360,94 +396,106 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   para(v.verifyUrl, tx, tw, 8, mono, C.EMERALD_700, 11);
   y = Math.min(y, qrY) - 24;
 
-  const base = v.origin.replace(/\/+$/, '');
-  if (v.receipt) {
-    const r = v.receipt;
-    if (y < M + 150) newPage();
-    text('RFC 3161 receipt', M, 11, bold);
-    y -= 15;
-    para(
-      `The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted. It is attached to this PDF as ${r.file} (open your reader's attachments to save it).`,
-      M,
-      W - 2 * M,
-      9,
-      sans,
-      C.SLATE_600,
-      12,
-    );
-    y -= 4;
-    const receiptRow = (label: string, value: string, font: PDFFont) => {
-      text(label, M, 9, bold, C.SLATE_600);
-      para(value, M + 116, W - 2 * M - 116, font === mono ? 9 : 10, font, C.SLATE_900, 13);
-      y -= 2;
-    };
-    receiptRow('Time (UTC)', fmtTime(r.genTime), sans);
-    receiptRow('Time-stamp authority', r.tsaName, sans);
-    receiptRow('Serial number', serialText(r.serialNumber), mono);
-    receiptRow('File', r.file, mono);
-    y -= 2;
-    para(
-      `Check it with OpenSSL (below); the two certificates it needs are ${base}/keys/timeseal-tsa-root.pem and ${base}/keys/timeseal-tsa.pem`,
-      M,
-      W - 2 * M,
-      9,
-      sans,
-      C.SLATE_600,
-      12,
-    );
-    para(receiptCommand(v.hash, r.file), M + 10, W - 2 * M - 10, 8, mono, C.SLATE_900, 11);
-    y -= 16;
-    await doc.attach(r.der, r.file, {
+  const checkpointFile = `${v.ledgerDate}.checkpoint`;
+  const attached = [
+    ...(v.receipt ? [`${v.receipt.file} (the receipt)`] : []),
+    ...(v.bundle ? [`${v.bundle.file} (the proof bundle)`] : []),
+    ...(v.checkpoint ? [`${checkpointFile} (the signed checkpoint)`] : []),
+  ];
+  text('How anyone can check it', M, 11, bold);
+  y -= 15;
+  para(
+    v.state === 'published'
+      ? `Without Timeseal: open the proof bundle with your file in the offline verifier (${base}/offline-verifier.html), a single page that needs no network; or follow the appendix with OpenSSL and the public keys.${attached.length ? ` Attached to this PDF (open your reader's attachments to save them): ${attached.join(', ')}.` : ''}`
+      : `Once the ledger is published, download this certificate again: it then holds the proof bundle and the commands that check it without Timeseal.${attached.length ? ` Attached to this PDF: ${attached.join(', ')}.` : ''}`,
+    M,
+    W - 2 * M,
+    9.5,
+    sans,
+    C.SLATE_600,
+    13,
+  );
+  if (v.receipt)
+    await doc.attach(v.receipt.der, v.receipt.file, {
       mimeType: 'application/timestamp-reply',
-      description: `RFC 3161 receipt of ${v.hash} (DER TimeStampResp, ${r.genTime})`,
-      creationDate: new Date(r.genTime),
-      modificationDate: new Date(r.genTime),
+      description: `RFC 3161 receipt of ${v.hash} (DER TimeStampResp, ${v.receipt.genTime})`,
+      creationDate: new Date(v.receipt.genTime),
+      modificationDate: new Date(v.receipt.genTime),
     });
-  }
-
-  if (v.checkpoint) {
-    text(`Signed checkpoint of ${v.ledgerDate}`, M, 11, bold);
-    y -= 8;
-    const lines = v.checkpoint
-      .replace(/\n$/, '')
-      .split('\n')
-      .flatMap((l) => wrap(drawable(l, mono), mono, 7.5, W - 2 * M - 16));
-    const h = lines.length * 10 + 10;
-    if (y - h < M) newPage();
-    page.drawRectangle({
-      x: M,
-      y: y - h,
-      width: W - 2 * M,
-      height: h,
-      color: C.SLATE_50,
-      borderColor: C.SLATE_200,
-      borderWidth: 0.6,
+  if (v.bundle)
+    await doc.attach(new TextEncoder().encode(v.bundle.text), v.bundle.file, {
+      mimeType: 'application/json',
+      description: `Proof bundle of ${v.hash} (timeseal-proof/3): for the offline verifier`,
     });
-    y -= 14;
-    for (const line of lines) {
-      text(line, M + 8, 7.5, mono, C.SLATE_900);
-      y -= 10;
-    }
-    y -= 12;
-  }
+  if (v.checkpoint)
+    await doc.attach(new TextEncoder().encode(v.checkpoint), checkpointFile, {
+      mimeType: 'text/plain',
+      description: `Signed checkpoint of the ledger of ${v.ledgerDate} (C2SP signed note)`,
+    });
 
-  if (v.files.length > 0) {
-    if (y < M + 60) newPage();
-    text('Proof files', M, 11, bold);
-    y -= 15;
-    for (const f of v.files) {
-      if (y < M + 24) newPage();
-      text(f.label, M, 8.5, bold, C.SLATE_600);
-      y -= 10;
-      para(f.url, M + 10, W - 2 * M - 10, 7, mono, C.EMERALD_700, 10);
-      y -= 3;
-    }
-  }
-
-  // Appendix: verifying without Timeseal.
+  // One appendix page: the machine material, for whoever checks it by hand.
   newPage();
-  text('Appendix: how to verify without Timeseal', M, 15, bold);
+  text('Appendix: the machine material', M, 15, bold);
   y -= 22;
+  const small = (label: string, value: string, font: PDFFont = sans) => {
+    text(label, M, 8.5, bold, C.SLATE_600);
+    para(value, M + 120, W - 2 * M - 120, font === mono ? 8 : 8.5, font, C.SLATE_900, 11);
+    y -= 1;
+  };
+  if (v.state === 'published') {
+    for (const [label, ok] of [
+      ['ECDSA P-256 signature', v.ecdsa],
+      ['ML-DSA-65 signature', v.mldsa],
+      ['Dual signature', v.dual],
+    ] as const) {
+      text(label, M, 8.5, bold, C.SLATE_600);
+      badgeAt(M + 120, ok, ok ? 'Verified' : 'Not verified');
+      y -= 19;
+    }
+  }
+  if (v.leaf) small('Leaf', v.leaf);
+  if (v.ledgerSha256) small('Ledger file SHA-256', v.ledgerSha256, mono);
+  if (v.anchoringDetails) small('Anchoring, in detail', v.anchoringDetails, mono);
+  for (const t of v.rfc3161 ?? [])
+    small(
+      'RFC 3161 time-stamp',
+      `${fmtTime(t.genTime)} by ${t.tsaName}. Check: openssl ts -verify -data ${v.ledgerDate}.json -in ${t.file} -CAfile tsa-ca.pem`,
+    );
+  if (v.receipt) {
+    y -= 4;
+    text('RFC 3161 receipt', M, 9.5, bold);
+    y -= 12;
+    para(
+      `The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted, attached to this PDF as ${v.receipt.file}.`,
+      M,
+      W - 2 * M,
+      8.5,
+      sans,
+      C.SLATE_600,
+      11,
+    );
+    small('Time (UTC)', fmtTime(v.receipt.genTime));
+    small('Time-stamp authority', v.receipt.tsaName);
+    small('Serial number', serialText(v.receipt.serialNumber), mono);
+    y -= 4;
+  }
+  if (v.checkpoint) {
+    const [note = ''] = v.checkpoint.split('\n\n');
+    const signatures =
+      v.checkpoint
+        .split('\n\n')[1]
+        ?.split('\n')
+        .filter((l) => l.startsWith('— ')).length ?? 0;
+    small(
+      'Signed checkpoint',
+      `${note.split('\n').join(' / ')} (origin / tree size / root; its ${signatures} signature line${signatures === 1 ? '' : 's'} are in the attached ${checkpointFile})`,
+      mono,
+    );
+  }
+  y -= 8;
+
+  text('How to verify without Timeseal', M, 11, bold);
+  y -= 15;
   const d = v.ledgerDate;
   const steps: Array<[string, string[]]> = [
     v.state === 'published'
@@ -478,7 +526,7 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
       '5. Bitcoin anchor (OpenTimestamps reference client; needs a Bitcoin node)',
       v.anchored
         ? [`curl -O ${base}/ledgers/${d}.json.ots`, `ots verify -f ${d}.json ${d}.json.ots`]
-        : ["(the ledger's .ots proof does not exist yet: see above for when to come back)"],
+        : ["(the ledger's .ots proof does not exist yet: see page 1 for when to come back)"],
     ],
   ];
   if (v.receipt) {
@@ -490,47 +538,30 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
       ],
     ]);
   }
+  steps.push([
+    `${v.receipt ? 7 : 6}. With no network at all: the offline verifier, one self-contained page, with the proof bundle`,
+    [`${base}/offline-verifier.html`],
+  ]);
   for (const [title, cmds] of steps) {
-    para(title, M, W - 2 * M, 10.5, bold);
-    y -= 2;
-    for (const cmd of cmds) para(cmd, M + 10, W - 2 * M - 10, 8, mono, C.SLATE_900, 11);
-    y -= 8;
+    para(title, M, W - 2 * M, 9, bold, C.SLATE_900, 12);
+    for (const cmd of cmds) para(cmd, M + 10, W - 2 * M - 10, 7.5, mono, C.SLATE_900, 10);
+    y -= 4;
   }
-  para(
-    `${v.receipt ? 7 : 6}. With no network at all: open the offline verifier page, one self-contained file`,
-    M,
-    W - 2 * M,
-    10.5,
-    bold,
-  );
-  para(`${base}/offline-verifier.html`, M + 10, W - 2 * M - 10, 8, mono, C.EMERALD_700, 11);
-  para(
-    'Save it with the proof bundle of this hash; it checks both checkpoint signatures and the Merkle inclusion proof in the browser, with no server.',
-    M + 10,
-    W - 2 * M - 10,
-    9.5,
-    sans,
-    C.SLATE_600,
-  );
+  if (v.files.length > 0) {
+    y -= 4;
+    text('Proof files', M, 11, bold);
+    y -= 14;
+    for (const f of v.files) para(`${f.label}: ${f.url}`, M, W - 2 * M, 7.5, mono, C.SLATE_900, 10);
+  }
   y -= 8;
-  if (v.state === 'pending') {
-    para(
-      `The ledger of ${d} and its files exist once it is published (00:01 UTC the next day); the .ots proof once it is anchored (from 00:02 UTC, confirmed in Bitcoin typically within 12 to 24 hours).`,
-      M,
-      W - 2 * M,
-      9.5,
-      sans,
-      C.AMBER_800,
-    );
-    y -= 8;
-  }
   para(
     'Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows. The file formats are documented in docs/FORMAT.md.',
     M,
     W - 2 * M,
-    8.5,
+    8,
     sans,
     C.SLATE_600,
+    11,
   );
 
   return doc.save();

@@ -1,13 +1,16 @@
-// GET /api/certificate.php?hash= (docs/API.md; linked from the Quantum Shield page): a printable HTML certificate for a
-// published hash: the hash, ledger date, submission time, Bitcoin status, the day's signed checkpoint, the
-// signature status and links to every proof file. Every value placed in the page is HTML-escaped. The `id=`
-// form is a certificate from an account's history: only the row's owner (the session's user) sees
-// it, with the file name; any other id — someone else's, unknown, or no session — is the same 404. A history
-// row whose day is not published yet gets a "pending" certificate. `&format=pdf` answers the same certificate as
-// a PDF download (certificate-pdf.ts); links name only files that exist now. Both forms carry the hash's RFC 3161
-// receipt when the store kept one (Store.receipts: the site's submissions), checked with core/receipt.ts against
-// the TSA root of keys/: of the history row's day and time for `id=`, the earliest of the published day for
-// `hash=`. The HTML page offers it as a data: URL download (<first 16 hex>.tsr); the PDF attaches it.
+// GET /api/certificate.php?hash= (docs/API.md; linked from the Quantum Shield page): a printable HTML certificate
+// for a published hash: first for a person (the plain-words statement of certificate-pdf.ts certificateSummary, the
+// hash, times, where it is published, the signatures' verdict, the Bitcoin status in one sentence, how anyone checks
+// it), then an appendix with the machine material (leaf, ledger SHA-256, each signature's verdict, the anchoring's
+// details, the day's signed checkpoint behind a disclosure, links to every proof file). Every value placed in the
+// page is HTML-escaped. The `id=` form is a certificate from an account's history: only the row's owner (the
+// session's user) sees it, with the file name; any other id — someone else's, unknown, or no session — is the same
+// 404. A history row whose day is not published yet gets a "pending" certificate. `&format=pdf` answers the same
+// certificate as a PDF download (certificate-pdf.ts); links name only files that exist now. Both forms carry the
+// hash's RFC 3161 receipt when the store kept one (Store.receipts: the site's submissions), checked with
+// core/receipt.ts against the TSA root of keys/: of the history row's day and time for `id=`, the earliest of the
+// published day for `hash=`. The HTML page offers it as a data: URL download (<first 16 hex>.tsr); the PDF attaches
+// it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyBaseLogger, FastifyReply } from 'fastify';
@@ -20,12 +23,14 @@ import {
   signaturesMetaPath,
 } from '../../core/archive.ts';
 import { fromHex, toBase64 } from '../../core/encoding.ts';
+import { encodeProofBundle } from '../../core/proof.ts';
 import { checkReceipt } from '../../core/receipt.ts';
 import { pemCertificates } from '../../core/rfc3161.ts';
 import { PUBLIC_TSA_CHAIN_PEM, PUBLIC_TSA_ROOT_PEM } from '../../runtime/keys.ts';
 import { sessionUser } from '../accounts/sessions.ts';
 import {
   certificatePdf,
+  certificateSummary,
   receiptCommand,
   receiptFileName,
   serialText,
@@ -34,7 +39,7 @@ import {
   type CertificateView,
 } from '../certificate-pdf.ts';
 import { ClientError } from '../errors.ts';
-import { anchoringText } from '../archive-view.ts';
+import { anchoringDetails, anchoringText } from '../archive-view.ts';
 import { HASH_PATTERN, plainErrors, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
@@ -53,15 +58,21 @@ function page(title: string, body: string): string {
 <meta name="robots" content="noindex">
 <title>${escapeHtml(title)}</title>
 <style>
-body{font-family:Georgia,'Times New Roman',serif;color:#111;background:#fff;max-width:52rem;margin:2rem auto;padding:0 1.5rem;line-height:1.5}
-h1{font-size:1.8rem;text-align:center;margin-bottom:.2rem}.sub{text-align:center;color:#444;margin-top:0}
-.frame{border:3px double #333;padding:1.5rem 2rem;margin-top:1.5rem}
-dl{display:grid;grid-template-columns:13rem 1fr;gap:.5rem 1rem}dt{font-weight:bold}dd{margin:0}
-code,pre{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.85rem;word-break:break-all;white-space:pre-wrap}
-pre{background:#f5f5f5;padding:.75rem;border:1px solid #ddd}
-.ok{color:#065f46}.bad{color:#991b1b}.wait{color:#92400e}
-ul.links{columns:2}footer{font-size:.8rem;color:#555;margin-top:1.5rem}
-@media print{.noprint{display:none}body{margin:0}}
+:root{color-scheme:light}
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#0f172a;background:#f8fafc;max-width:50rem;margin:2rem auto;padding:0 1rem;line-height:1.55}
+a{color:#047857}h1{font-size:1.75rem;margin:.2rem 0}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
+.brand{color:#047857;font-weight:700;letter-spacing:.04em;text-transform:uppercase;font-size:.8rem;margin:0}
+.sub{color:#475569;margin-top:0}
+.frame{background:#fff;border:1px solid #e2e8f0;border-radius:.75rem;padding:1.25rem 1.5rem;margin-top:1.25rem}
+.summary{font-size:1.05rem}
+dl{display:grid;grid-template-columns:12rem 1fr;gap:.45rem 1rem;margin:0}dt{color:#475569;font-weight:600}dd{margin:0;overflow-wrap:anywhere}
+code,pre{font-family:ui-monospace,Menlo,Consolas,'DejaVu Sans Mono',monospace;font-size:.85rem;word-break:break-all;white-space:pre-wrap}
+pre{background:#f1f5f9;padding:.75rem;border:1px solid #e2e8f0;border-radius:.5rem}
+.ok{color:#047857;font-weight:600}.bad{color:#991b1b;font-weight:600}.wait{color:#92400e}
+.appendix{font-size:.92rem}.appendix summary{cursor:pointer;color:#047857}
+ul.links{columns:2;padding-left:1.2rem}footer{font-size:.8rem;color:#475569;margin-top:1.25rem}
+@media (max-width:40rem){dl{grid-template-columns:1fr}dd{margin-bottom:.4rem}ul.links{columns:1}}
+@media print{.noprint{display:none}body{margin:0;background:#fff}.frame{border:none;padding:0}}
 </style>
 </head>
 <body>
@@ -321,36 +332,69 @@ ${receiptHtml}
           anchored: anchoredFile,
           rfc3161: stamps,
           ...(receipt ? { receipt } : {}),
+          ...(anchoringDetails(anchoring) !== null ? { anchoringDetails: anchoringDetails(anchoring)! } : {}),
+          bundle: {
+            file: `timeseal-proof-${hash.slice(0, 12)}.json`,
+            text: encodeProofBundle({
+              ...s.archive.proof(hash),
+              receipts: (await s.store.receipts.forDay(hash, date)).map(toBase64),
+            }),
+          },
           next: anchorNote,
         });
       }
       const link = (href: string, label: string) =>
         `<li><a href="${escapeHtml(href)}" download>${escapeHtml(label)}</a></li>`;
+      const details = anchoringDetails(anchoring);
+      const both = verification?.dualSignature === true;
+      const summary = certificateSummary({
+        hash,
+        fileName: owned?.fileName ?? null,
+        submittedAt: found.submittedAt,
+        ledgerDate: date,
+        origin: base,
+        signed: both,
+      });
       const body = `<main>
+<p class="brand">Timeseal</p>
 <h1>Timestamp Certificate</h1>
-<p class="sub">Timeseal — public SHA-256 timestamp with dual signatures (ECDSA P-256 + ML-DSA-65) and Bitcoin anchoring</p>
+<p class="sub">What the public archive of ${escapeHtml(base)} shows about one SHA-256 hash</p>
 <div class="frame">
+<p class="summary" data-part="summary">${escapeHtml(summary)}</p>
 <dl>
 ${fileRow}<dt>SHA-256 hash</dt><dd><code>${escapeHtml(hash)}</code></dd>
+<dt>Recorded at (UTC)</dt><dd>${escapeHtml(found.submittedAt)}</dd>
 <dt>Ledger date (UTC)</dt><dd>${escapeHtml(date)}</dd>
-<dt>Submitted at (UTC)</dt><dd>${escapeHtml(found.submittedAt)}</dd>
+<dt>Published at</dt><dd><a href="/ledgers/${escapeHtml(ledgerPath(date))}" download>${escapeHtml(base)}/ledgers/${escapeHtml(ledgerPath(date))}</a></dd>
+<dt>Signatures</dt><dd>${flag(both, 'Both verified', 'Not verified')}: ECDSA P-256 and ML-DSA-65 (quantum-resistant)</dd>
+<dt>Bitcoin</dt><dd>${bitcoin}</dd>
+${receipt ? `<dt>Receipt</dt><dd>RFC 3161 time-stamp token of ${escapeHtml(receipt.genTime)}, below</dd>` : ''}
+</dl>
+<h2>How anyone can check it</h2>
+<p>Without Timeseal: save the <a href="/api/proof/${escapeHtml(hash)}" download>proof bundle</a> and open it with your file in the <a href="/offline-verifier.html">offline verifier</a>, a single page that needs no network; or follow the commands in the appendix with OpenSSL and the public keys. Online: <a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">search the ledgers</a>.</p>
+${receiptHtml}
+</div>
+<section class="frame appendix" aria-labelledby="appendix-title">
+<h2 id="appendix-title">Appendix: the machine material</h2>
+<dl>
 <dt>Leaf index</dt><dd>${found.leafIndex} of a log of ${found.day.treeSize} (day entries ${found.day.firstIndex}–${found.day.treeSize - 1})</dd>
 <dt>Ledger file SHA-256</dt><dd><code>${escapeHtml(found.day.sha256)}</code></dd>
 <dt>ECDSA P-256 signature</dt><dd>${flag(verification?.ecdsa, 'Verified', 'Not verified')}</dd>
 <dt>ML-DSA-65 signature (quantum shield)</dt><dd>${flag(verification?.quantumShield, 'Verified', 'Not verified')}</dd>
 <dt>Dual signature</dt><dd>${flag(verification?.dualSignature, 'Verified (ledger, signatures and checkpoint)', 'Not verified')}</dd>
-<dt>Bitcoin</dt><dd>${bitcoin}</dd>
+${details ? `<dt>Anchoring, in detail</dt><dd><code data-part="anchoring-details">${escapeHtml(details)}</code></dd>` : ''}
 ${stamps.map((t) => `<dt>RFC 3161 time-stamp</dt><dd><span class="ok">${escapeHtml(t.genTime)}</span> by ${escapeHtml(t.tsaName)}<br><code>openssl ts -verify -data ${escapeHtml(date)}.json -in ${escapeHtml(t.file)} -CAfile tsa-ca.pem</code></dd>`).join('\n')}
 </dl>
-${receiptHtml}
-<h2>Signed checkpoint of ${escapeHtml(date)}</h2>
+<details>
+<summary>Signed checkpoint of ${escapeHtml(date)}</summary>
 <pre>${escapeHtml(checkpoint)}</pre>
+</details>
 <h2>Proof files</h2>
 <ul class="links">
 ${files.map((f) => link(f.url, f.label)).join('\n')}
 </ul>
 ${anchorNote ? `<p class="wait">${escapeHtml(anchorNote)}</p>` : ''}
-</div>
+</section>
 <footer>
 <p>Verify online: <a href="/verify?hash=${escapeHtml(hash)}&amp;search=true">${escapeHtml(base)}/verify?hash=${escapeHtml(hash)}&amp;search=true</a>. The proof bundle verifies offline with the two public keys. Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows.</p>
 <p class="noprint"><a href="/api/certificate.php?${id !== undefined ? `id=${escapeHtml(id)}` : `hash=${escapeHtml(hash)}`}&amp;format=pdf" download>Download the PDF certificate</a> · <button type="button" onclick="window.print()">Print</button></p>

@@ -386,7 +386,7 @@ describe('GET /api/certificate.php', () => {
         }),
       );
       expect(await bitcoin()).toBe(
-        '<span class="bad">Anchoring delayed: only 0 of 2 calendars answered (a.example: refused); next attempt at 2025-11-03T14:00:00.000Z</span>',
+        '<span class="bad">Bitcoin anchoring is delayed; next try 2025-11-03 14:00 UTC</span>',
       );
       fs.writeFileSync(
         info,
@@ -397,9 +397,7 @@ describe('GET /api/certificate.php', () => {
           },
         }),
       );
-      expect(await bitcoin()).toBe(
-        '<span class="bad">Anchoring delayed: the block header at height 5 does not match, retrying hourly</span>',
-      );
+      expect(await bitcoin()).toBe('<span class="bad">Bitcoin anchoring is delayed; it is retried every hour</span>');
       fs.writeFileSync(
         info,
         JSON.stringify({ ledgers: { [DAY]: { block_height: 922004, confirmations: 7 } }, pending: {} }),

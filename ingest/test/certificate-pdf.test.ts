@@ -65,7 +65,7 @@ describe('PDF certificate', () => {
     expect(text).toMatch(/ML-DSA-65 signature\s+Verified/);
     expect(text).toContain('Pending: the ledger is submitted for Bitcoin anchoring');
     expect(text.replace(/\s+/g, '')).toContain(`https://timeseal.test/verify?hash=${hash}&search=true`);
-    expect(text).toContain('how to verify without Timeseal');
+    expect(text).toContain('How to verify without Timeseal');
     expect(text).toContain(`openssl dgst -sha256 -verify public.pem -signature ${DAY}.json.sig ${DAY}.json`);
     expect(text).toContain('offline-verifier.html');
     // Not anchored: no link to .ots files that would 404, and a word on when to come back.
@@ -206,5 +206,104 @@ describe('PDF certificate', () => {
   it('format is html or pdf', async () => {
     const r = await f.app.inject({ method: 'GET', url: `/api/certificate.php?hash=${f.published[0]}&format=docx` });
     expect(r.statusCode).toBe(400);
+  });
+});
+
+/** The PDF's pages as pdftotext reads them, one string a page (form feeds split them). */
+function pdfPages(body: Buffer): string[] {
+  return pdfText(body)
+    .split('\f')
+    .filter((p) => p.trim() !== '');
+}
+
+/** Runs of 80 or more base64 characters: signatures, keys and tokens, not words a person reads (a hash is 64). */
+const BASE64_RUN = /[A-Za-z0-9+/=]{80,}/g;
+
+describe('certificates a person reads', () => {
+  it('PDF: page 1 says in plain words what was proved, one appendix page holds the rest; no page is base64; the bundle and the checkpoint are attached', async () => {
+    const hash = f.published[0]!;
+    const r = await f.app.inject(`/api/certificate.php?hash=${hash}&format=pdf`);
+    expect(r.statusCode).toBe(200);
+    const pages = pdfPages(r.rawPayload);
+    expect(pages).toHaveLength(2);
+    const [first, appendix] = pages.map((p) => p.replace(/\s+/g, ' '));
+    expect(first).toContain(`Timeseal (https://timeseal.test) recorded the SHA-256 hash below at ${DAY} 09:00:00 UTC.`);
+    expect(first).toContain(
+      `It is in the public ledger of ${DAY}, published at https://timeseal.test/ledgers/${DAY}.json`,
+    );
+    expect(first).toContain('both verified');
+    expect(first).toMatch(/Signatures Both verified ECDSA P-256 and ML-DSA-65/);
+    expect(first).toContain('How anyone can check it');
+    expect(first).not.toMatch(/Leaf|Ledger file SHA-256|openssl/);
+    expect(appendix).toContain('Appendix: the machine material');
+    expect(appendix).toMatch(/ECDSA P-256 signature\s+Verified/);
+    for (const [i, p] of pages.entries()) expect(p.match(BASE64_RUN) ?? [], `page ${i + 1}`).toEqual([]);
+    expect(pdfText(r.rawPayload).length).toBeLessThan(7_000);
+
+    const dir = tempDir('attachments');
+    const file = path.join(dir, 'c.pdf');
+    fs.writeFileSync(file, r.rawPayload);
+    const list = spawnSync('pdfdetach', ['-list', file], { encoding: 'utf8' });
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toContain(`timeseal-proof-${hash.slice(0, 12)}.json`);
+    expect(list.stdout).toContain(`${DAY}.checkpoint`);
+    const saved = spawnSync('pdfdetach', ['-saveall', '-o', dir, file], { encoding: 'utf8' });
+    expect(saved.status, saved.stderr).toBe(0);
+    const bundle = fs.readFileSync(path.join(dir, `timeseal-proof-${hash.slice(0, 12)}.json`), 'utf8');
+    const served = await f.app.inject(`/api/proof/${hash}`);
+    expect(bundle).toBe(served.body);
+    const checkpoint = fs.readFileSync(path.join(dir, `${DAY}.checkpoint`), 'utf8');
+    expect(checkpoint).toBe(fs.readFileSync(path.join(f.config.archive, `${DAY}.checkpoint`), 'utf8'));
+  });
+
+  it('HTML: the plain-words statement first, styled like the site; the checkpoint only in the appendix, behind a disclosure', async () => {
+    const hash = f.published[0]!;
+    const r = await f.app.inject(`/api/certificate.php?hash=${hash}`);
+    expect(r.statusCode).toBe(200);
+    const html = r.body;
+    expect(html).toMatch(/font-family:system-ui/);
+    expect(html).not.toMatch(/font-family:Georgia/);
+    const [human, appendix] = html.split('<section class="frame appendix"');
+    expect(appendix).toBeDefined();
+    expect(human).toContain(`Timeseal (https://timeseal.test) recorded the SHA-256 hash below at ${DAY} 09:00:00 UTC.`);
+    expect(human!.replace(/<[^>]+>/g, ' ').match(BASE64_RUN) ?? []).toEqual([]);
+    expect(appendix).toMatch(/<details>\s*<summary>Signed checkpoint of /);
+    expect(appendix).toContain(`Ledger file SHA-256`);
+  });
+
+  it('a delayed anchoring: one plain sentence on page 1 and in the HTML, the calendars’ error only in the appendix', async () => {
+    const hash = f.published[0]!;
+    const info = path.join(f.config.archive, 'block_info.json');
+    const saved = fs.existsSync(info) ? fs.readFileSync(info) : undefined;
+    const error =
+      'stamp failed: 0 of 4 calendars answered (2 needed): https://a.pool.opentimestamps.org: unreachable (ENOTFOUND)';
+    fs.writeFileSync(
+      info,
+      JSON.stringify({
+        ledgers: {},
+        pending: {
+          [DAY]: {
+            state: 'not-stamped',
+            reason: `${error}; next attempt at 2025-11-03T20:36:00.000Z`,
+            checked_at: '2025-11-03T19:36:00.000Z',
+          },
+        },
+      }),
+    );
+    try {
+      const pdf = await f.app.inject(`/api/certificate.php?hash=${hash}&format=pdf`);
+      const [first, appendix] = pdfPages(pdf.rawPayload).map((p) => p.replace(/\s+/g, ' '));
+      expect(first).toContain('Bitcoin anchoring is delayed; next try 2025-11-03 20:36 UTC');
+      expect(first).not.toContain('ENOTFOUND');
+      expect(appendix).toContain('ENOTFOUND');
+      const html = (await f.app.inject(`/api/certificate.php?hash=${hash}`)).body;
+      const [human, rest] = html.split('<section class="frame appendix"');
+      expect(human).toContain('Bitcoin anchoring is delayed; next try 2025-11-03 20:36 UTC');
+      expect(human).not.toContain('ENOTFOUND');
+      expect(rest).toContain(error);
+    } finally {
+      if (saved) fs.writeFileSync(info, saved);
+      else fs.rmSync(info);
+    }
   });
 });

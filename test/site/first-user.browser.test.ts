@@ -594,7 +594,8 @@ describe('what a person needs to verify offline', () => {
     await page.goto(`/verify?hash=${SEALED_SHA256}&search=true`);
     const downloads = page.locator('[data-testid=search-result][data-found=true] [data-testid=proof-downloads]');
     await downloads.waitFor();
-    const link = downloads.getByRole('link', { name: 'Download tlog-proof (C2SP)' });
+    const link = downloads.getByRole('link', { name: 'Download the proof for log tools' });
+    await expect(link.getAttribute('title')).resolves.toBe('c2sp.org/tlog-proof@v1 (.tlog-proof file)');
     await expect(link.getAttribute('href')).resolves.toBe(`/api/proof/${SEALED_SHA256}.tlog-proof`);
     const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
     expect(download.suggestedFilename()).toBe(`${SEALED_SHA256}.tlog-proof`);

@@ -38,7 +38,8 @@ async function saveProofBundle(hash: string, name: string): Promise<void> {
   }
 }
 
-function Flag({ ok, label, detail }: { ok: boolean; label: string; detail: string }) {
+/** A verdict: its plain label, and the technical term (the algorithms) as the label's tooltip when given. */
+function Flag({ ok, label, detail, term }: { ok: boolean; label: string; detail: string; term?: string }) {
   return (
     <div className="flex items-start gap-2" data-flag={label} data-ok={ok}>
       <span
@@ -49,7 +50,14 @@ function Flag({ ok, label, detail }: { ok: boolean; label: string; detail: strin
       </span>
       <div>
         <p className="text-sm font-semibold">
-          {label}: {ok ? 'Verified' : 'Not verified'}
+          {term ? (
+            <abbr title={term} className="cursor-help no-underline decoration-dotted hover:underline">
+              {label}
+            </abbr>
+          ) : (
+            label
+          )}
+          : {ok ? 'Verified' : 'Not verified'}
         </p>
         <p className="muted text-xs">{detail}</p>
       </div>
@@ -209,8 +217,9 @@ export default function SearchResultPanel({
         {result.signers?.includes('Ed25519') && result.signers.includes('ML-DSA-44') && (
           <Flag
             ok
-            label="Witness-ready signatures"
-            detail="Ed25519 and ML-DSA-44 signatures of the checkpoint, the kinds transparency-log witnesses check, checked in your browser"
+            label="Signatures independent witnesses can check"
+            term="Ed25519 and ML-DSA-44 signatures of the checkpoint (C2SP signed note)"
+            detail="Two more signatures of this checkpoint, of the kinds independent witnesses check, checked in your browser"
           />
         )}
         {/* The verdict is the witness policy's (core/witness-policy.ts), whatever its groups; a count is shown
@@ -237,8 +246,8 @@ export default function SearchResultPanel({
           <a className="link" href="/offline-verifier.html">
             offline verifier
           </a>
-          , with no network and without us. The <span className="whitespace-nowrap">tlog-proof</span> is the same proof
-          in the C2SP format that other transparency-log tools read.
+          , with no network and without us. The proof for log tools is the same proof in the standard format that other
+          transparency-log tools read.
         </p>
         <div className="mt-2 flex flex-wrap items-center gap-2">
           <a
@@ -257,8 +266,9 @@ export default function SearchResultPanel({
             href={`/api/proof/${result.hash}.tlog-proof`}
             download={`${result.hash}.tlog-proof`}
             data-testid="tlog-proof-download"
+            title="c2sp.org/tlog-proof@v1 (.tlog-proof file)"
           >
-            Download tlog-proof (C2SP)
+            Download the proof for log tools
           </a>
           {result.otsStatus === 'verified' ? (
             <a className="btn-secondary px-3 py-1.5" href={`/api/proof/${result.hash}.ots`} download>
