@@ -1,17 +1,23 @@
 // The layout follows the architecture (docs/ARCHITECTURE.md): which folder's source may import which. Tests
-// may import from anywhere (a fixture builds an archive with pipeline/); the rule is for the other .ts files.
-//   core/      itself and npm only, no node:* (pure, runs in the browser)
+// may import from anywhere (a fixture builds an archive with pipeline/); the rule is for the other source files.
+//   core/      itself; npm: @noble/hashes, @noble/curves, @noble/post-quantum only; no node:* (pure, runs in the
+//              browser)
 //   runtime/   core/, npm, node
 //   store/     core/, runtime/, npm, node
 //   pipeline/  core/, store/, runtime/, npm, node: never ingest/ or cli/
 //   ingest/    core/, store/, runtime/, npm, node: never pipeline/ or cli/ (what it needs of the archive writer
 //              is injected: ArchiveAccess in ingest/services.ts, made by cli/archive-access.ts)
 //   cli/       anything: the `timeseal` command composes pipeline/ and ingest/
+//   site/      core/ and itself (.ts, .tsx and .astro files); npm: its packages (site/README.md) and what core/
+//              uses; node:* and esbuild only in the files that run at build time
+//   client/    core/ and itself; no npm package and no node:* in the library (it runs in browsers and its package
+//              has no dependencies); its command line (client/src/cli/) node:* and commander, bundled when packed
 // And store/ owns the database (docs/ARCHITECTURE.md): no other folder's source prepares a statement or
 // imports better-sqlite3, except pipeline/lock.ts, whose SQLite file is a kernel lock on a lock file, not the
 // database. Only store/, cli/ (the composition point: it chooses the engine through store/index.ts), the tests
 // and the benchmarks name a storage engine (import store/sqlite/, store/postgres/ or an engine's client); every
-// other source file of the repository sees the Store interface only.
+// other source file of the repository sees the Store interface only. No source file imports itself through
+// others, static, dynamic and type-only imports alike.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -24,15 +30,73 @@ const ALLOWED: Record<string, readonly string[]> = {
   store: ['core', 'runtime', 'store'],
   pipeline: ['core', 'store', 'runtime', 'pipeline'],
   ingest: ['core', 'store', 'runtime', 'ingest'],
+  site: ['core', 'site'],
+  client: ['core', 'client'],
 };
 /** Folders of the repository that source may name at all (anything else relative is an error too). */
-const FOLDERS = ['core', 'runtime', 'store', 'pipeline', 'ingest', 'cli'];
+const FOLDERS = ['core', 'runtime', 'store', 'pipeline', 'ingest', 'cli', 'site', 'client'];
 
-const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)(['"])([^'"]+)\1/gm;
+/** The npm packages and node:* modules a folder's source may import (a package's subpaths included), and the
+ * files (or folders, ending in /) that may import more, and what: build scripts and a command line. A folder
+ * not listed may import any npm package and node:*. */
+const PACKAGES: Record<string, { allowed: readonly string[]; why: string; more?: Record<string, readonly string[]> }> =
+  {
+    core: {
+      allowed: ['@noble/hashes', '@noble/curves', '@noble/post-quantum'],
+      why: 'core/ is pure: @noble/* only, no node:* (core/README.md)',
+    },
+    site: {
+      allowed: [
+        'astro',
+        '@astrojs/react',
+        'react',
+        'react-dom',
+        'tailwindcss',
+        'hash-wasm',
+        '@noble/hashes',
+        '@noble/curves',
+        '@noble/post-quantum',
+      ],
+      why: 'site/ imports its own npm packages and what core/ uses (site/README.md)',
+      more: {
+        'site/src/lib/sealed-document.ts': ['node:*'],
+        'site/offline-verifier/build.ts': ['node:*', 'esbuild'],
+      },
+    },
+    client: {
+      allowed: ['@noble/hashes', '@noble/curves', '@noble/post-quantum'],
+      why: "the client's package has no dependency: only what core/ uses, bundled in; node:* only in its command line (client/README.md)",
+      more: { 'client/src/cli/': ['node:*', 'commander'] },
+    },
+  };
+
+/** The package a bare specifier names: `@scope/name` or `name` (a subpath dropped), or `node:*`. */
+function packageOf(spec: string): string {
+  if (spec.startsWith('node:')) return 'node:*';
+  const parts = spec.split('/');
+  return spec.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+}
+
+/** Each npm or node:* import of `file` that its folder's list does not allow, as "file: specifier (why)". */
+export function packageViolationsOf(file: string, source: string): string[] {
+  const rule = PACKAGES[file.split('/')[0]!];
+  if (rule === undefined) return [];
+  const more = Object.entries(rule.more ?? {})
+    .filter(([where]) => (where.endsWith('/') ? file.startsWith(where) : file === where))
+    .flatMap(([, names]) => names);
+  return importsOf(source)
+    .filter((spec) => !spec.startsWith('.') && ![...rule.allowed, ...more].includes(packageOf(spec)))
+    .map((spec) => `${file}: ${spec} (${rule.why})`);
+}
+
+/** An import or re-export statement (from a line's start to its `from '…'`: import lists hold no semicolon), a
+ * side-effect import, or a dynamic import. Text such as `from '2025-11-02'` inside a string is none of them. */
+const SPECIFIER =
+  /^[ \t]*(?:import|export)\b[^;'"`]*?\bfrom\s*(['"])([^'"]+)\1|^[ \t]*import\s*(['"])([^'"]+)\3|\bimport\s*\(\s*(['"])([^'"]+)\5\s*\)/gm;
 
 /** The module specifiers a source file names: static imports and re-exports, side-effect and dynamic imports. */
 export function importsOf(source: string): string[] {
-  return [...source.matchAll(SPECIFIER)].map((m) => m[2]!);
+  return [...source.matchAll(SPECIFIER)].map((m) => (m[2] ?? m[4] ?? m[6])!);
 }
 
 /** Each import of `file` (a path relative to the repository) that breaks the folder rules, as "file: specifier (why)". */
@@ -40,7 +104,7 @@ export function violationsOf(file: string, source: string): string[] {
   const folder = file.split('/')[0]!;
   const allowed = ALLOWED[folder];
   if (allowed === undefined) return [];
-  const found: string[] = [];
+  const found = packageViolationsOf(file, source);
   for (const spec of importsOf(source)) {
     if (spec.startsWith('.')) {
       const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).split('/')[0]!;
@@ -48,8 +112,6 @@ export function violationsOf(file: string, source: string): string[] {
         found.push(
           `${file}: ${spec} (${folder}/ may import only ${allowed.map((f) => `${f}/`).join(', ')}${FOLDERS.includes(target) ? '' : ', not outside the code folders'})`,
         );
-    } else if (folder === 'core' && spec.startsWith('node:')) {
-      found.push(`${file}: ${spec} (core/ is pure: no node:* imports)`);
     }
   }
   return found;
@@ -60,7 +122,7 @@ function* sourceFiles(dir: string): Generator<string> {
     const rel = `${dir}/${entry.name}`;
     if (entry.isDirectory()) {
       if (entry.name !== 'test' && entry.name !== 'node_modules') yield* sourceFiles(rel);
-    } else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.test.ts')) {
+    } else if (/\.(?:ts|tsx|astro)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name)) {
       yield rel;
     }
   }
@@ -87,7 +149,51 @@ describe('layout: what each folder may import', () => {
     expect(violationsOf('cli/serve.ts', "import { buildApp } from '../ingest/app.ts';")).toEqual([]);
   });
 
-  it('core/, runtime/, store/, pipeline/ and ingest/ import only what their README allows', () => {
+  it('finds an npm package or node:* module a folder may not import in an example (the check can fail)', () => {
+    expect(violationsOf('core/tsa-client.ts', "import * as pkijs from 'pkijs';")).toEqual([
+      'core/tsa-client.ts: pkijs (core/ is pure: @noble/* only, no node:* (core/README.md))',
+    ]);
+    expect(violationsOf('core/sig.ts', "import { p256 } from '@noble/curves/nist.js';")).toEqual([]);
+    expect(violationsOf('core/x.ts', "import { x } from '@noble-fake/hashes';")).toHaveLength(1);
+    expect(violationsOf('site/src/lib/x.ts', "import * as pkijs from 'pkijs';")).toHaveLength(1);
+    expect(violationsOf('site/src/lib/x.ts', "import fs from 'node:fs';")).toHaveLength(1);
+    expect(violationsOf('site/src/lib/sealed-document.ts', "import fs from 'node:fs';")).toEqual([]);
+    expect(violationsOf('site/offline-verifier/build.ts', "import * as esbuild from 'esbuild';")).toEqual([]);
+    expect(violationsOf('site/offline-verifier/src/main.ts', "import * as esbuild from 'esbuild';")).toHaveLength(1);
+    expect(
+      violationsOf(
+        'site/src/islands/X.tsx',
+        "import { useState } from 'react';\nimport { createRoot } from 'react-dom/client';",
+      ),
+    ).toEqual([]);
+    expect(violationsOf('client/src/stamp.ts', "import fs from 'node:fs';")).toHaveLength(1);
+    expect(violationsOf('client/src/stamp.ts', "import { Command } from 'commander';")).toHaveLength(1);
+    expect(
+      violationsOf('client/src/cli/main.ts', "import { Command } from 'commander';\nimport fs from 'node:fs';"),
+    ).toEqual([]);
+    expect(violationsOf('runtime/tsa-client.ts', "import * as pkijs from 'pkijs';")).toEqual([]);
+  });
+
+  it('finds a folder site/ or client/ may not import in an example, in .ts, .tsx and .astro (the check can fail)', () => {
+    expect(violationsOf('site/src/lib/x.ts', "import { buildProof } from '../../../pipeline/proof.ts';")).toEqual([
+      'site/src/lib/x.ts: ../../../pipeline/proof.ts (site/ may import only core/, site/)',
+    ]);
+    expect(
+      violationsOf(
+        'site/src/pages/x.astro',
+        "---\nimport { loadConfig } from '../../../runtime/config.ts';\n---\n<p />",
+      ),
+    ).toHaveLength(1);
+    expect(violationsOf('site/src/islands/X.tsx', "const m = await import('../../../ingest/app.ts');")).toHaveLength(1);
+    expect(violationsOf('site/src/islands/X.tsx', "import { x } from '../../../store/store.ts';")).toHaveLength(1);
+    expect(
+      violationsOf('client/src/stamp.ts', "import { loadSigningKeys } from '../../runtime/keys.ts';"),
+    ).toHaveLength(1);
+    expect(violationsOf('client/src/stamp.ts', "import { verifyBundle } from '../../core/proof.ts';")).toEqual([]);
+    expect(violationsOf('site/src/lib/x.ts', "import { sha256 } from '../../../core/hash.ts';")).toEqual([]);
+  });
+
+  it('every code folder, site/ and client/ included, imports only what its README allows', () => {
     const files = Object.keys(ALLOWED).flatMap((folder) => [...sourceFiles(folder)]);
     const counted = Object.fromEntries(
       Object.keys(ALLOWED).map((folder) => [folder, files.filter((f) => f.startsWith(`${folder}/`)).length]),
@@ -287,6 +393,18 @@ export function importCycles(graph: ReadonlyMap<string, readonly string[]>): str
   return cycles;
 }
 
+/** Each file's relative imports (static, dynamic, type-only), resolved to paths from the repository's root. */
+export function importGraph(sources: Record<string, string>): Map<string, string[]> {
+  return new Map(
+    Object.entries(sources).map(([file, source]) => [
+      file,
+      importsOf(source)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec))),
+    ]),
+  );
+}
+
 describe('layout: no import cycles', () => {
   it('finds a cycle in an example (the check can fail)', () => {
     const g = new Map([
@@ -307,15 +425,35 @@ describe('layout: no import cycles', () => {
     ).toEqual([]);
   });
 
-  it('no source file imports itself through others (type-only imports count too)', () => {
+  it('finds a cycle closed by a dynamic import, or by a type-only one, in example sources (the check can fail)', () => {
+    expect(
+      importCycles(
+        importGraph({
+          'site/src/lib/a.ts': "import { b } from './b.ts';",
+          'site/src/lib/b.ts': "export async function b() { return (await import('./a.ts')).a; }",
+        }),
+      ),
+    ).toEqual([['site/src/lib/a.ts', 'site/src/lib/b.ts']]);
+    expect(
+      importCycles(
+        importGraph({
+          'core/a.ts': "import type { B } from './b.ts';",
+          'core/b.ts': "import { type A } from './a.ts';",
+          'core/c.ts': "import { a } from './a.ts';",
+        }),
+      ),
+    ).toEqual([['core/a.ts', 'core/b.ts']]);
+    expect(
+      importCycles(importGraph({ 'site/src/lib/a.ts': "const b = await import('./b.ts');", 'site/src/lib/b.ts': '' })),
+    ).toEqual([]);
+  });
+
+  it('no source file imports itself through others (every code folder, site/ and client/; dynamic and type-only imports count)', () => {
     const files = FOLDERS.flatMap((folder) => [...sourceFiles(folder)]);
-    const graph = new Map(
-      files.map((file) => [
-        file,
-        importsOf(fs.readFileSync(path.join(ROOT, file), 'utf8'))
-          .filter((spec) => spec.startsWith('.'))
-          .map((spec) => path.posix.normalize(path.posix.join(path.posix.dirname(file), spec))),
-      ]),
+    for (const folder of ['site', 'client'])
+      expect(files.filter((f) => f.startsWith(`${folder}/`)).length, `source files in ${folder}/`).toBeGreaterThan(0);
+    const graph = importGraph(
+      Object.fromEntries(files.map((file) => [file, fs.readFileSync(path.join(ROOT, file), 'utf8')])),
     );
     expect([...graph.values()].flat().length).toBeGreaterThan(files.length);
     expect(importCycles(graph)).toEqual([]);

@@ -9,7 +9,7 @@ import {
   type CosignatureVerdict,
   type WitnessPolicy,
 } from '../../../core/witness-policy.ts';
-import { SearchUnavailableError, VerificationFailedError, type SearchResult } from './verified-search.ts';
+import { SearchUnavailableError, VerificationFailedError, type SearchResult } from './search-result.ts';
 
 /**
  * The checkpoint's other lines: the log's Ed25519 and ML-DSA-44 lines (with its published vkeys) and the
