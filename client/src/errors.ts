@@ -18,7 +18,9 @@ export type ClientErrorCode =
   /** The log showed two different trees of one size, or a tree that does not extend an earlier one. */
   | 'fork'
   /** The caller's AbortSignal fired, or a request's own deadline passed. */
-  | 'aborted';
+  | 'aborted'
+  /** A PDF that cannot be read or stamped: damaged, encrypted, or in a form not read (the message says which). */
+  | 'pdf';
 
 export class TimesealClientError extends Error {
   readonly code: ClientErrorCode;

@@ -9,6 +9,17 @@ export { stamp, MAX_BATCH, type StampOptions, type StampResult, type StampSummar
 export { upgrade, DEFAULT_HEADERS_FROM, type UpgradeOptions, type UpgradeResult } from './upgrade.ts';
 export { verify, type VerifyOptions } from './verify.ts';
 export { VerifyCache } from './cache.ts';
+export {
+  stampPdf,
+  checkPdf,
+  timeStampRequest,
+  platformInflate,
+  type Inflate,
+  type StampPdfOptions,
+  type StampedPdf,
+  type PdfReport,
+  type PdfTimeStampReport,
+} from './pdf.ts';
 export { describeProof } from './info.ts';
 export {
   emptyTrust,

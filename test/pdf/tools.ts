@@ -68,11 +68,14 @@ export async function askTsa(url: string, digest: Uint8Array, dir: string): Prom
     q,
   ]);
   if (r.code !== 0) throw new Error(`openssl ts -query: ${r.stderr}`);
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/timestamp-query' },
-    body: fs.readFileSync(q),
-  });
+  // A kept-alive connection the loopback server closed at the same moment fails once (ECONNRESET): ask again.
+  const ask = () =>
+    fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/timestamp-query' },
+      body: fs.readFileSync(q),
+    });
+  const res = await ask().catch(ask);
   if (!res.ok) throw new Error(`TSA ${url}: HTTP ${res.status}`);
   return new Uint8Array(await res.arrayBuffer());
 }

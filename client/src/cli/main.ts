@@ -3,7 +3,7 @@
 // info.ts), loaded only when that command runs, so that `--help` starts quickly. Exit codes: exit.ts.
 import { Command, Option } from 'commander';
 import { isTemporary, TimesealClientError } from '../errors.ts';
-import { controller, TEMPORARY } from './exit.ts';
+import { controller, TEMPORARY, worst } from './exit.ts';
 
 declare const CLIENT_VERSION: string;
 const VERSION = typeof CLIENT_VERSION === 'string' ? CLIENT_VERSION : '0.0.0-dev';
@@ -59,6 +59,13 @@ export async function main(argv: string[]): Promise<number> {
         '--digests-from <file>',
         'sha256sum output (- for stdin): each hash is stamped, its proof beside the file named',
       )
+      .option(
+        '--pdf <file>',
+        'timestamp a PDF inside it: writes <name>.timestamped.pdf (a document time-stamp; only its digest is sent) (repeatable)',
+        collect,
+        [],
+      )
+      .option('--force', 'with --pdf: replace an existing <name>.timestamped.pdf')
       .option('--no-progress', 'no progress line (it shows only on a terminal anyway)')
       .option('--batch-size <n>', 'hashes per request to the batch route (1 to 1000)', '1000')
       .option('--concurrency <n>', 'requests in flight when the server has no batch route', '8')
@@ -73,6 +80,12 @@ export async function main(argv: string[]): Promise<number> {
         ).choices(['mainnet', 'regtest']),
       ),
   ).action(async (paths: string[], opts) => {
+    if (opts.pdf.length > 0) {
+      if (paths.length > 0 || opts.digest.length > 0 || opts.digestsFrom !== undefined)
+        throw new TimesealClientError('usage', '--pdf stamps PDFs alone: give the other files in another run');
+      exit = await (await import('./pdf.ts')).runStampPdf(opts.pdf, opts);
+      return;
+    }
     if (paths.length === 0 && opts.digest.length === 0 && opts.digestsFrom === undefined)
       throw new TimesealClientError(
         'usage',
@@ -122,6 +135,12 @@ export async function main(argv: string[]): Promise<number> {
       .option('--digest <hex>', 'verify a SHA-256 instead of a file (repeatable)', collect, [])
       .option('--proof <file>', 'the proof file of the one file (or digest) given')
       .option(
+        '--pdf <file>',
+        "check a timestamped PDF's document time-stamps (repeatable; a PDF without a proof file beside it is checked so too)",
+        collect,
+        [],
+      )
+      .option(
         '--keys <dir>',
         "a folder of the server's public keys (public.pem, dilithium_public.key, timeseal-tsa-root.pem, …) to use instead of the pinned ones",
       )
@@ -133,7 +152,17 @@ export async function main(argv: string[]): Promise<number> {
       ),
     { server: false },
   ).action(async (paths: string[], opts) => {
-    exit = await (await import('./verify.ts')).runVerify(paths, opts);
+    const pdf = await import('./pdf.ts');
+    const found =
+      opts.digest.length > 0 || opts.proof !== undefined
+        ? { pdfs: [], rest: paths }
+        : pdf.pdfsAmong(paths, opts.outDir);
+    const pdfs = [...opts.pdf, ...found.pdfs];
+    const codes: Array<0 | 1 | 2 | 3 | 75> = [];
+    if (pdfs.length > 0) codes.push(await pdf.runVerifyPdf(pdfs, opts));
+    if (found.rest.length > 0 || opts.digest.length > 0 || pdfs.length === 0)
+      codes.push(await (await import('./verify.ts')).runVerify(found.rest, opts));
+    exit = worst(codes);
   });
   common(
     program

@@ -1,0 +1,255 @@
+// Timestamped PDFs against a real `timeseal serve`: `timeseal-client stamp --pdf` (client/src/cli/pdf.ts, run
+// from source) writes FILE.timestamped.pdf with a token from POST /tsa — the server receives only the digest
+// over the ByteRange (its database holds that one hash, nothing of the PDF) — never over the input, not over an
+// existing output without --force, and refuses an encrypted PDF with its sentence, sending nothing. The token in
+// the file verifies with `openssl ts -verify` against keys/timeseal-tsa-root.pem, qpdf --check passes, and a
+// signature made before it by PDFBox still validates in pdfsig. `timeseal-client verify` checks it offline
+// (exit 2, valid so far), `timeseal receipt check --pdf` finds it pending before the day's build (exit 2) and
+// kept after (exit 0: the leaf and its inclusion proof in the day's signed ledger); a flipped byte, another TSA
+// root and an unstamped PDF are invalid (exit 1); a signature added after the time-stamp is reported as bytes
+// it does not cover.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
+import { removeTempProjects, run, runJson, tempProject } from '../cli/helpers.ts';
+import { byteRangesOf, covered, fixture, gapToken, pdfbox, tool } from './tools.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const CLIENT = path.join(ROOT, 'client/src/cli/bin.ts');
+const DAY = '2025-11-02';
+const NOW = `${DAY}T12:00:00.250Z`;
+const NEXT = '2025-11-03T00:01:00.000Z';
+
+let dir: string;
+let env: Record<string, string>;
+let server: SpawnedServer | undefined;
+let java: ReturnType<typeof pdfbox>;
+
+/** The client from source under the project's Node, with the test's trust store. */
+function client(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLIENT, ...args], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH, HOME: dir, TIMESEAL_TRUST: path.join(dir, 'trust.json') },
+    timeout: 120_000,
+  });
+  if (r.error) throw r.error;
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+const clientJson = (args: string[]) => {
+  const r = client([...args, '--json']);
+  return { r, json: JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, any> };
+};
+const check = (file: string, extra: string[] = [], now = NEXT) =>
+  runJson(dir, ['receipt', 'check', '--pdf', file, ...extra], { env: { ...env, TIMESEAL_NOW: now } });
+const submitted = (): string[] => {
+  const db = new Database(path.join(dir, 'data/timeseal.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT hash FROM submissions ORDER BY hash').all() as Array<{ hash: string }>).map(
+      (r) => r.hash,
+    );
+  } finally {
+    db.close();
+  }
+};
+const stop = async () => {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+  server = undefined;
+};
+
+beforeAll(async () => {
+  dir = tempProject('pdf');
+  env = projectEnv(dir, { LOG_FORMAT: 'json' });
+  const init = run(dir, ['keys', 'init'], { env: { ...env, TIMESEAL_NOW: `${DAY}T00:00:00.000Z` } });
+  expect(init.code, init.stderr).toBe(0);
+  java = pdfbox(fs.mkdtempSync(path.join(dir, 'java-')));
+  fs.writeFileSync(path.join(dir, 'contract.pdf'), fixture('form.pdf'));
+  java.sign(path.join(dir, 'contract.pdf'), path.join(dir, 'signed.pdf'));
+  fs.writeFileSync(path.join(dir, 'spec.pdf'), fixture('shared-mime-info-spec.pdf'));
+  const enc = tool('qpdf', [
+    '--encrypt',
+    'u',
+    'o',
+    '256',
+    '--',
+    path.join(dir, 'contract.pdf'),
+    path.join(dir, 'locked.pdf'),
+  ]);
+  expect(enc.code, enc.stderr).toBe(0);
+  server = await startServer(dir, { ...env, TIMESEAL_NOW: NOW });
+}, 120_000);
+afterAll(async () => {
+  await stop();
+  removeTempProjects();
+});
+
+describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check --pdf', () => {
+  let digest: string;
+
+  test('stamp: FILE.timestamped.pdf, the input a prefix of it, only the digest sent; openssl, qpdf and pdfsig accept it', () => {
+    const before = submitted();
+    const { r, json } = clientJson(['stamp', '--pdf', 'signed.pdf', '--server', server!.url]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(json).toMatchObject({ state: 'stamped', output: 'signed.timestamped.pdf', ledgerDate: DAY, genTime: NOW });
+    digest = json.digest as string;
+    // The server received the one digest, nothing else.
+    expect(submitted()).toEqual([...before, digest].sort());
+    const input = path.join(dir, 'signed.pdf');
+    const output = path.join(dir, 'signed.timestamped.pdf');
+    expect(tool('cmp', ['-n', String(fs.statSync(input).size), input, output]).code).toBe(0);
+    expect(tool('qpdf', ['--check', output]).code).toBe(0);
+    const out = new Uint8Array(fs.readFileSync(output));
+    const range = byteRangesOf(out).at(-1)!;
+    fs.writeFileSync(path.join(dir, 'covered.bin'), covered(out, range));
+    fs.writeFileSync(path.join(dir, 'token.der'), gapToken(out, range));
+    const v = tool(
+      'openssl',
+      [
+        'ts',
+        '-verify',
+        '-data',
+        'covered.bin',
+        '-in',
+        'token.der',
+        '-token_in',
+        '-CAfile',
+        'keys/timeseal-tsa-root.pem',
+      ],
+      dir,
+    );
+    expect(v.stdout, v.stderr).toMatch(/Verification: OK/);
+    const sig = tool('pdfsig', [output]).stdout;
+    expect(sig).toMatch(
+      /Signature #1:[\s\S]*?Signature Validation: Signature is Valid\.[\s\S]*Signature #2:\n\s+- Signature Field Name: Timeseal time-stamp/,
+    );
+    expect(sig).toMatch(/Signer Certificate Common Name: Timeseal TSA/);
+  });
+
+  test('stamp never overwrites: the output exists → refused (exit 1) unless --force; the input is never the output', () => {
+    const again = client(['stamp', '--pdf', 'signed.pdf', '--server', server!.url]);
+    expect(again.code).toBe(1);
+    expect(again.stdout).toMatch(
+      /signed\.timestamped\.pdf exists already: move it away, or give --force to replace it/,
+    );
+    fs.writeFileSync(path.join(dir, 'spec.timestamped.pdf'), 'mine');
+    expect(client(['stamp', '--pdf', 'spec.pdf', '--server', server!.url]).code).toBe(1);
+    expect(fs.readFileSync(path.join(dir, 'spec.timestamped.pdf'), 'utf8')).toBe('mine');
+    const forced = client(['stamp', '--pdf', 'spec.pdf', '--force', '--server', server!.url]);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(dir, 'spec.timestamped.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(fs.readFileSync(path.join(dir, 'spec.pdf'))).toEqual(Buffer.from(fixture('shared-mime-info-spec.pdf')));
+  });
+
+  test('an encrypted PDF: one sentence, nothing sent, nothing written', () => {
+    const before = submitted();
+    const r = client(['stamp', '--pdf', 'locked.pdf', '--server', server!.url]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(
+      'locked.pdf: REFUSED: This PDF is encrypted, so a time-stamp cannot be added without its password: save an unencrypted copy and stamp that.',
+    );
+    expect(submitted()).toEqual(before);
+    expect(fs.existsSync(path.join(dir, 'locked.timestamped.pdf'))).toBe(false);
+  });
+
+  test('before the day is built: the client finds it valid so far (2), receipt check --pdf pending (2)', () => {
+    const v = clientJson(['verify', 'signed.timestamped.pdf']);
+    expect(v.r.code, v.r.stdout + v.r.stderr).toBe(2);
+    expect(v.json.state).toBe('pending');
+    expect(v.json.timeStamps).toHaveLength(1);
+    expect(v.json.timeStamps[0]).toMatchObject({
+      state: 'valid',
+      server: server!.url,
+      digest,
+      token: { genTime: NOW },
+    });
+    expect(v.json.otherSignatures).toBe(1);
+    expect(v.json.afterLastTimeStamp.kind).toBe('validation-data');
+    const human = client(['verify', 'signed.timestamped.pdf']);
+    expect(human.stdout).toMatch(
+      /^signed\.timestamped\.pdf: PENDING \(valid so far\): 1 document time-stamp, existed no later than 2025-11-02T12:00:00\.250Z/m,
+    );
+
+    const { result, json } = check('signed.timestamped.pdf', [], '2025-11-02T18:00:00.000Z');
+    expect(result.code, result.stderr).toBe(2);
+    expect(json.state).toBe('pending');
+    expect(json.timeStamps[0]).toMatchObject({ state: 'pending', digest, ledger: { date: DAY, hash: digest } });
+  });
+
+  test('after the build: kept (exit 0), with the inclusion proof; the DSS update named as validation data', async () => {
+    await stop();
+    const built = run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } });
+    expect(built.code, built.stderr).toBe(0);
+    const { result, json } = check('signed.timestamped.pdf');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(json.state).toBe('kept');
+    expect(json.timeStamps[0].promise).toMatchObject({ state: 'kept', date: DAY, recordedAt: NOW });
+    expect(json.afterLastTimeStamp.kind).toBe('validation-data');
+    const human = run(dir, ['receipt', 'check', '--pdf', 'signed.timestamped.pdf'], {
+      env: { ...env, TIMESEAL_NOW: NEXT },
+    });
+    expect(human.stdout).toMatch(/^\s+KEPT: the signed ledger of 2025-11-02 holds it at leaf \d+/m);
+    expect(human.stdout).toMatch(/after the last time-stamp: \d+ bytes after the last time-stamp are a DSS update/);
+    expect(human.stdout).toMatch(/^KEPT: the time-stamp check and every Timeseal promise is kept\.$/m);
+  });
+
+  test('invalid: a flipped byte, another TSA root, a PDF with no time-stamp (exit 1)', () => {
+    const out = new Uint8Array(fs.readFileSync(path.join(dir, 'signed.timestamped.pdf')));
+    out[200] = out[200]! ^ 0x01;
+    fs.writeFileSync(path.join(dir, 'flipped.pdf'), out);
+    const flipped = check('flipped.pdf');
+    expect(flipped.result.code).toBe(1);
+    expect(flipped.json.state).toBe('invalid');
+    expect(flipped.json.timeStamps[0].reason).toMatch(/its token is for another SHA-256 digest/);
+    const v = client(['verify', '--pdf', 'flipped.pdf']);
+    expect(v.code).toBe(1);
+    expect(v.stdout).toMatch(/INVALID: time-stamp 1: its token is for another SHA-256 digest/);
+
+    const other = tool(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        'o.key',
+        '-out',
+        'other-root.pem',
+        '-subj',
+        '/CN=Other root',
+        '-days',
+        '30',
+      ],
+      dir,
+    );
+    expect(other.code).toBe(0);
+    const rooted = check('signed.timestamped.pdf', ['--tsa-root', 'other-root.pem']);
+    expect(rooted.result.code).toBe(1);
+    expect(rooted.json.timeStamps[0].reason).toMatch(/its token does not check/);
+
+    const none = check('contract.pdf');
+    expect(none.result.code).toBe(1);
+    expect(none.json.reason).toMatch(/no document time-stamp is in it/);
+  });
+
+  test('a signature after the time-stamp: still kept, and its bytes named as not covered', () => {
+    java.sign(path.join(dir, 'signed.timestamped.pdf'), path.join(dir, 'later.pdf'));
+    const { result, json } = check('later.pdf');
+    expect(result.code, result.stdout).toBe(0);
+    expect(json.otherSignatures).toBe(2);
+    expect(json.afterLastTimeStamp.kind).toBe('changes');
+    const human = run(dir, ['receipt', 'check', '--pdf', 'later.pdf'], { env: { ...env, TIMESEAL_NOW: NEXT } });
+    expect(human.stdout).toMatch(
+      /after the last time-stamp: \d+ bytes after the last time-stamp are not covered by it/,
+    );
+  });
+});
