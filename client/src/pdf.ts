@@ -9,7 +9,7 @@ import { checkPdfTimeStamps, type PdfCheck, type PdfTimeStampCheck } from '../..
 import { complete, PdfError, prepare, tokenCertificates } from '../../core/pdf-timestamp.ts';
 import { checkReceipt } from '../../core/receipt.ts';
 import { TimesealClientError } from './errors.ts';
-import { httpError, request, type HttpOptions } from './http.ts';
+import { httpError, LIMITS, request, type HttpOptions } from './http.ts';
 import { loadKeys } from './keys.ts';
 import type { TrustData } from './types.ts';
 
@@ -88,9 +88,11 @@ export async function stampPdf(pdf: Uint8Array, options: StampPdfOptions): Promi
       body: timeStampRequest(prepared.digest) as Uint8Array<ArrayBuffer>,
     },
     options,
+    // A TimeStampResp with its certificates is about 1.5 KB (docs/FORMAT.md §3c), like a submission's answer.
+    LIMITS.submission,
   );
   if (!res.ok) throw await httpError(res, `POST ${url}`);
-  const answer = new Uint8Array(await res.arrayBuffer());
+  const answer = await res.bytes();
   let facts;
   try {
     facts = await checkReceipt(answer, roots, prepared.digest);
