@@ -8,6 +8,7 @@
 // `receipt` (an RFC 3161 token), offered by ReceiptOffer.tsx, a chunk loaded with the first receipt. After a
 // 429 (the plan's limit) no file is submitted and no retry is offered until the limit resets (the free tier's
 // at 00:00 UTC); the upgrade to Standard is offered only when the server can sell it (GET /api/stripe/config).
+// A dropped PDF also offers "Timestamp this PDF" (PdfStamp.tsx, a chunk loaded with the first PDF).
 import { lazy, Suspense, useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
 import { getJson, HttpError, postJson } from '../lib/api.ts';
 import type { HashJob } from '../lib/file-hasher.ts';
@@ -16,6 +17,10 @@ import CopyButton from './CopyButton.tsx';
 
 // A chunk that cannot be loaded shows no receipt rather than taking the file list down with it.
 const ReceiptOffer = lazy(() => import('./ReceiptOffer.tsx').catch(() => ({ default: () => null })));
+const PdfStamp = lazy(() => import('./PdfStamp.tsx').catch(() => ({ default: () => null })));
+
+/** A file the drop zone offers to time-stamp as a PDF: by its type or its name. */
+const isPdf = (file: File): boolean => file.type === 'application/pdf' || /\.pdf$/i.test(file.name);
 
 type SubmitState = 'none' | 'submitting' | 'submitted' | 'failed' | 'limited';
 interface Item {
@@ -138,6 +143,8 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
   const [upgrade, setUpgrade] = useState(false);
   const limitRef = useRef<Extract<SubmitOutcome, { kind: 'limited' }> | null>(null);
   const jobs = useRef(new Map<number, HashJob>());
+  /** The dropped PDFs, by item id, for "Timestamp this PDF". */
+  const pdfs = useRef(new Map<number, File>());
   const nextId = useRef(1);
 
   const update = useCallback((id: number, patch: Partial<Item>) => {
@@ -192,6 +199,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
     (files: FileList | File[]) => {
       for (const file of Array.from(files)) {
         const id = nextId.current++;
+        if (isPdf(file)) pdfs.current.set(id, file);
         setItems((all) => [
           ...all,
           { id, name: file.name, size: file.size, status: 'hashing', loaded: 0, hash: null, submit: 'none' },
@@ -374,6 +382,11 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
               {it.receipt && (
                 <Suspense>
                   <ReceiptOffer receipt={it.receipt} name={`${it.name || it.hash!.slice(0, 12)}.tsr`} hash={it.hash!} />
+                </Suspense>
+              )}
+              {pdfs.current.has(it.id) && (
+                <Suspense>
+                  <PdfStamp file={pdfs.current.get(it.id)!} />
                 </Suspense>
               )}
               {it.submit === 'failed' && it.note && (

@@ -1,0 +1,287 @@
+// Timestamped PDFs made in the browser (site/src/lib/pdf-stamp.ts), in Debian's Chromium against the real server
+// (`timeseal serve` on a temporary project): a PDF given to the drop zone on /proof and on / offers "Timestamp
+// this PDF", and its download `<name>.timestamped.pdf` is checked with tools we did not write — `qpdf --check`
+// passes, poppler's `pdfsig` lists the time-stamp (and still validates a PDFBox signature made before it),
+// `openssl ts -verify` accepts the token over the bytes its ByteRange names with the published TSA root, and
+// the input is a byte-for-byte prefix. The PDFs: a real pdfTeX file with an xref stream and object streams, a
+// form signed by PDFBox, one of 20 MB made here (an uncompressed image of random bytes, laid out by qpdf), and
+// an encrypted (qpdf --encrypt) and a damaged one, each refused in one sentence with nothing sent. The network
+// log (playwright's request events) shows no request carrying PDF bytes: besides the drop zone's JSON
+// submission of the file's hash, only the TimeStampReq, under 200 bytes. Under `make screenshots` also the offer
+// and the result at 1280 and 390 px, dark and light.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page, Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { byteRangesOf, covered, fixture, gapToken, pdfbox, tool } from '../pdf/tools.ts';
+import {
+  capture,
+  CAPTURE,
+  createProject,
+  ensureBuilt,
+  launchBrowser,
+  pngProblems,
+  removeProject,
+  startServer,
+  type Project,
+  type Server,
+} from './helpers.ts';
+
+let project: Project;
+let server: Server;
+let browser: Browser;
+let tmp: string;
+const pageErrors: string[] = [];
+const shots: string[] = [];
+const start = Date.now();
+
+/** Every request a page made, with its body. */
+interface Sent {
+  method: string;
+  path: string;
+  contentType: string | null;
+  body: Buffer | null;
+}
+
+const inputs = { xrefStream: '', signed: '', big: '', encrypted: '', damaged: '' };
+
+/** A one-page PDF of about 20 MB: a 4096 × 5120 grey image of random bytes, unfiltered, written out by qpdf. */
+function bigPdf(file: string): void {
+  const w = 4096;
+  const h = 5120;
+  const image = crypto.randomBytes(w * h);
+  const content = 'q 400 0 0 500 100 100 cm /Im1 Do Q\n';
+  const raw = Buffer.concat([
+    Buffer.from(
+      '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n' +
+        '2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n' +
+        '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>\nendobj\n' +
+        `4 0 obj\n<< /Length ${content.length} >>\nstream\n${content}endstream\nendobj\n` +
+        `5 0 obj\n<< /Type /XObject /Subtype /Image /Width ${w} /Height ${h} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${image.length} >>\nstream\n`,
+      'latin1',
+    ),
+    image,
+    Buffer.from('\nendstream\nendobj\ntrailer\n<< /Size 6 /Root 1 0 R >>\n%%EOF\n', 'latin1'),
+  ]);
+  const src = `${file}.src`;
+  fs.writeFileSync(src, raw);
+  // No xref table in the source: qpdf rebuilds it (exit 3: warnings), then the output must pass its own check.
+  const r = tool('qpdf', ['--compress-streams=n', src, file]);
+  expect([0, 3], r.stderr).toContain(r.code);
+  expect(tool('qpdf', ['--check', file]).code).toBe(0);
+}
+
+async function newPage(
+  options: { theme?: 'light' | 'dark'; width?: number } = {},
+): Promise<{ page: Page; sent: Sent[] }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: 900 },
+    baseURL: server.url,
+    acceptDownloads: true,
+  });
+  if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
+  const sent: Sent[] = [];
+  page.on('request', (r: Request) =>
+    sent.push({
+      method: r.method(),
+      path: new URL(r.url()).pathname,
+      contentType: r.headers()['content-type'] ?? null,
+      body: r.postDataBuffer(),
+    }),
+  );
+  return { page, sent };
+}
+
+async function hydrated(page: Page, selector: string): Promise<void> {
+  await page.locator(selector).first().scrollIntoViewIfNeeded();
+  await page.waitForFunction((s) => {
+    const island = document.querySelector(s)?.closest('astro-island');
+    return !!island && !island.hasAttribute('ssr');
+  }, selector);
+}
+
+/** Gives `file` to the drop zone at `route`, and returns its list item once it offers the PDF action. */
+async function givePdf(page: Page, route: '/proof' | '/', file: string) {
+  await page.goto(route);
+  const input = route === '/' ? '#home-dropzone-input' : '#proof-dropzone-input';
+  await hydrated(page, input);
+  await page.setInputFiles(input, file);
+  const item = page.locator('li', { hasText: path.basename(file) });
+  await item.getByRole('button', { name: 'Timestamp this PDF' }).waitFor();
+  return item;
+}
+
+/** Presses "Timestamp this PDF" and saves the download into tmp. */
+async function stampAndDownload(page: Page, item: ReturnType<Page['locator']>, file: string): Promise<string> {
+  await item.getByRole('button', { name: 'Timestamp this PDF' }).click();
+  const expected = `${path.basename(file, '.pdf')}.timestamped.pdf`;
+  const link = item.getByRole('link', { name: `Download ${expected}` });
+  await link.waitFor({ timeout: 60_000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), link.click()]);
+  expect(download.suggestedFilename()).toBe(expected);
+  const saved = path.join(tmp, `${path.basename(file, '.pdf')}.${crypto.randomUUID().slice(0, 8)}.timestamped.pdf`);
+  await download.saveAs(saved);
+  return saved;
+}
+
+/** The checks of a downloaded timestamped PDF with tools we did not write; returns pdfsig's output. */
+function checkDownload(input: string, output: string): string {
+  const before = fs.readFileSync(input);
+  const after = fs.readFileSync(output);
+  expect(after.length).toBeGreaterThan(before.length);
+  expect(after.subarray(0, before.length).equals(before), 'the input is a prefix of the output').toBe(true);
+  const check = tool('qpdf', ['--check', output]);
+  expect(check.code, `${check.stdout}${check.stderr}`).toBe(0);
+  const sig = tool('pdfsig', [output]);
+  expect(sig.stdout).toMatch(/Signature Field Name: Timeseal time-stamp/);
+  // The token over the bytes the last ByteRange names, with the root this server publishes.
+  const pdf = new Uint8Array(after);
+  const range = byteRangesOf(pdf).at(-1)!;
+  expect(range[2] + range[3]).toBeLessThanOrEqual(pdf.length);
+  const data = path.join(tmp, 'range.bin');
+  const token = path.join(tmp, 'token.der');
+  fs.writeFileSync(data, covered(pdf, range));
+  fs.writeFileSync(token, gapToken(pdf, range));
+  const root = path.join(project.dir, 'keys/timeseal-tsa-root.pem');
+  const ok = tool('openssl', ['ts', '-verify', '-data', data, '-in', token, '-token_in', '-CAfile', root]);
+  expect(`${ok.stdout}${ok.stderr}`).toMatch(/Verification: OK/);
+  return sig.stdout;
+}
+
+/** What a stamp sent: one TimeStampReq to POST /tsa under 200 bytes, and no body holding PDF bytes. */
+function expectOnlyDigestSent(sent: Sent[], input: string): void {
+  const tsa = sent.filter((s) => s.path === '/tsa');
+  expect(tsa.map((s) => [s.method, s.contentType])).toEqual([['POST', 'application/timestamp-query']]);
+  expect(tsa[0]!.body!.length).toBeLessThan(200);
+  const pdf = fs.readFileSync(input);
+  const sample = pdf.subarray(0, 64);
+  for (const s of sent.filter((x) => x.body !== null)) {
+    expect(s.body!.includes(sample), `${s.method} ${s.path} carries the PDF's first bytes`).toBe(false);
+    expect(s.body!.includes(Buffer.from('%PDF')), `${s.method} ${s.path} carries PDF bytes`).toBe(false);
+    expect(s.body!.length, `${s.method} ${s.path}`).toBeLessThan(1024);
+  }
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-pdf-browser-'));
+  project = createProject();
+  server = await startServer(project);
+  browser = await launchBrowser();
+
+  inputs.xrefStream = path.join(tmp, 'shared-mime-info-spec.pdf');
+  fs.writeFileSync(inputs.xrefStream, fixture('shared-mime-info-spec.pdf'));
+  const form = path.join(tmp, 'form.pdf');
+  fs.writeFileSync(form, fixture('form.pdf'));
+  inputs.signed = path.join(tmp, 'contract signed.pdf');
+  pdfbox(tmp).sign(form, inputs.signed);
+  expect(tool('pdfsig', [inputs.signed]).stdout).toMatch(/Signature Validation: Signature is Valid\./);
+  inputs.big = path.join(tmp, 'scan-20mb.pdf');
+  bigPdf(inputs.big);
+  const hello = path.join(tmp, 'hello.pdf');
+  fs.writeFileSync(hello, fixture('hello.pdf'));
+  inputs.encrypted = path.join(tmp, 'locked.pdf');
+  expect(tool('qpdf', ['--encrypt', 'user', 'owner', '256', '--', hello, inputs.encrypted]).code).toBe(0);
+  inputs.damaged = path.join(tmp, 'broken.pdf');
+  fs.writeFileSync(inputs.damaged, fixture('hello-src.pdf'));
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+  if (project) removeProject(project);
+  if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('Timestamp this PDF, in the browser', () => {
+  it('a real pdfTeX file with an xref stream, on /proof: the download passes qpdf, pdfsig and openssl; only the TimeStampReq was sent', async () => {
+    const { page, sent } = await newPage();
+    const item = await givePdf(page, '/proof', inputs.xrefStream);
+    const saved = await stampAndDownload(page, item, inputs.xrefStream);
+    checkDownload(inputs.xrefStream, saved);
+    expectOnlyDigestSent(sent, inputs.xrefStream);
+    // The digest shown is the SHA-256 over the ByteRange of the download.
+    const pdf = new Uint8Array(fs.readFileSync(saved));
+    const range = byteRangesOf(pdf).at(-1)!;
+    const digest = crypto.createHash('sha256').update(covered(pdf, range)).digest('hex');
+    expect((await item.locator('[data-testid=pdf-digest]').textContent())!.trim()).toBe(digest);
+    await page.context().close();
+  }, 90_000);
+
+  it('a PDF signed by PDFBox, on the home page: pdfsig still validates the signature made before the time-stamp', async () => {
+    const { page, sent } = await newPage();
+    const item = await givePdf(page, '/', inputs.signed);
+    const saved = await stampAndDownload(page, item, inputs.signed);
+    const sig = checkDownload(inputs.signed, saved);
+    expect(sig).toMatch(
+      /Signature #1:\n\s+- Signature Field Name: Signature1[\s\S]*?Signature Validation: Signature is Valid\.[\s\S]*Signature #2:\n\s+- Signature Field Name: Timeseal time-stamp/,
+    );
+    expectOnlyDigestSent(sent, inputs.signed);
+    await page.context().close();
+  }, 90_000);
+
+  it('a PDF of 20 MB: stamped on this device, nothing of it sent', async () => {
+    expect(fs.statSync(inputs.big).size).toBeGreaterThan(20_000_000);
+    const { page, sent } = await newPage();
+    const item = await givePdf(page, '/proof', inputs.big);
+    const saved = await stampAndDownload(page, item, inputs.big);
+    checkDownload(inputs.big, saved);
+    expectOnlyDigestSent(sent, inputs.big);
+    await page.context().close();
+  }, 180_000);
+
+  it.each([
+    [
+      'an encrypted',
+      () => inputs.encrypted,
+      /^This PDF is encrypted, so a time-stamp cannot be added without its password/,
+    ],
+    ['a damaged', () => inputs.damaged, /^This PDF is damaged: .*has no startxref/],
+  ])(
+    '%s PDF gets one sentence saying why, and nothing is sent to the TSA',
+    async (_kind, file, sentence) => {
+      const { page, sent } = await newPage();
+      const item = await givePdf(page, '/proof', file());
+      await item.getByRole('button', { name: 'Timestamp this PDF' }).click();
+      const refused = item.locator('[data-testid=pdf-stamp-refused]');
+      await refused.waitFor();
+      const text = (await refused.textContent())!.trim();
+      expect(text).toMatch(sentence);
+      expect(text.match(/[.!?](\s|$)/g)?.length, text).toBe(1);
+      expect(sent.filter((s) => s.path === '/tsa')).toEqual([]);
+      expect(await item.getByRole('link', { name: /timestamped\.pdf/ }).count()).toBe(0);
+      await page.context().close();
+    },
+    60_000,
+  );
+
+  it('no page error', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
+
+describe.runIf(CAPTURE)('screenshots', () => {
+  it('the PDF offer and the result, at 1280 and 390 px, dark and light', async () => {
+    for (const theme of ['light', 'dark'] as const) {
+      for (const width of [1280, 390]) {
+        const { page } = await newPage({ theme, width });
+        const item = await givePdf(page, '/proof', inputs.signed);
+        shots.push(...[await capture(item, `pdf-stamp-offer-${width}-${theme}`)].filter((f) => f !== undefined));
+        await stampAndDownload(page, item, inputs.signed);
+        shots.push(...[await capture(item, `pdf-stamp-result-${width}-${theme}`)].filter((f) => f !== undefined));
+        const refusedItem = await givePdf(page, '/proof', inputs.encrypted);
+        await refusedItem.getByRole('button', { name: 'Timestamp this PDF' }).click();
+        await refusedItem.locator('[data-testid=pdf-stamp-refused]').waitFor();
+        shots.push(
+          ...[await capture(refusedItem, `pdf-stamp-refused-${width}-${theme}`)].filter((f) => f !== undefined),
+        );
+        await page.context().close();
+      }
+    }
+    expect(pngProblems(shots, start)).toEqual([]);
+  }, 240_000);
+});
