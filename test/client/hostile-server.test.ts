@@ -46,6 +46,8 @@ let base: string;
 let mode: Mode = 'honest';
 /** Body bytes the server wrote in a hostile mode. */
 let sent = 0;
+/** Every Accept-Encoding the server was sent (a request without one counts as `(none)`). */
+const encodingsAsked = new Set<string>();
 const figures: string[] = [];
 
 /** A receipt for `hashHex` at `at`, base64 DER, as the server's TSA signs it. */
@@ -151,6 +153,7 @@ beforeAll(async () => {
   });
 
   server = http.createServer((req, res) => {
+    encodingsAsked.add(req.headers['accept-encoding'] ?? '(none)');
     const pathname = new URL(req.url ?? '/', 'http://x').pathname;
     if (req.method === 'GET' && pathname.startsWith('/keys/')) {
       const file = path.join(project, 'keys', path.basename(pathname));
@@ -227,12 +230,14 @@ const proofs = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith('.t
 const errorLines = (r: Run) => r.stderr.trim().split('\n');
 
 describe('timeseal-client stamp against a hostile server', () => {
-  test('the honest server: both files stamped, their proofs written, exit 0', async () => {
+  test('the honest server: both files stamped, their proofs written, exit 0; every request says Accept-Encoding: identity', async () => {
     mode = 'honest';
     const r = await stampTwo('honest');
     figures.push(`  honest: exit ${r.code}, ${r.peakMb} MB`);
     expect(r.code, r.stderr).toBe(0);
     expect(proofs(r.dir).sort()).toEqual(['a.txt.timeseal.json', 'b.txt.timeseal.json']);
+    // The keys, the batch: each request asked for the answer as it is.
+    expect([...encodingsAsked]).toEqual(['identity']);
   });
 
   // Refused (exit 1), one line naming the request and what was wrong with its answer; no proof file.
