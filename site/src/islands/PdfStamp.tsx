@@ -70,17 +70,24 @@ export default function PdfStamp({ file }: { file: File }): ReactElement | null 
           className="rounded-lg border border-emerald-300 bg-emerald-50/60 p-3 dark:border-emerald-800 dark:bg-emerald-950/40"
           data-testid="pdf-stamp-result"
         >
-          <div className="flex flex-wrap items-center gap-2">
-            {url && (
-              <a className="btn-primary px-3 py-1" href={url} download={outcome.name}>
-                Download {outcome.name}
-              </a>
-            )}
-            <span className="badge-green">Time-stamped {utc(outcome.genTime)}</span>
-          </div>
-          <p className="muted mt-2 text-xs">
+          {url && (
+            <a className="btn-primary px-3 py-1" href={url} download={outcome.name}>
+              Download timestamped PDF
+            </a>
+          )}
+          <p className="mt-2 text-sm">
+            <span className="font-medium break-all" data-testid="pdf-stamp-name">
+              {outcome.name}
+            </span>
+            : time-stamped{' '}
+            <time dateTime={outcome.genTime} data-testid="pdf-stamp-time">
+              {utc(outcome.genTime)}
+            </time>
+            .
+          </p>
+          <p className="muted mt-1 text-xs">
             A document time-stamp (RFC 3161, PAdES) signed by Timeseal's time-stamp authority is now inside the PDF; its
-            original bytes are unchanged, so earlier signatures stay valid. The digest below is published in the ledger
+            original bytes are unchanged, so earlier signatures stay valid. The digest below goes into the public ledger
             of {outcome.ledgerDate}. Check the PDF on the{' '}
             <a className="link" href="/verify">
               Verify
