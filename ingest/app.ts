@@ -42,6 +42,7 @@ import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import { sigstoreTimestampRoutes } from './routes/sigstore-timestamp.ts';
 import { tsaRoutes } from './routes/tsa-authority.ts';
+import { crawlerRoutes } from './routes/crawlers.ts';
 import { feedRoutes } from './routes/feed.ts';
 import { hashStatusRoutes } from './routes/hash-status.ts';
 import type { Metrics } from './metrics.ts';
@@ -125,6 +126,7 @@ export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) 
     sigstoreTimestampRoutes,
     feedRoutes,
     hashStatusRoutes,
+    crawlerRoutes,
   ]) {
     await app.register(routes, services);
   }

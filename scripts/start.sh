@@ -7,5 +7,5 @@ bin=cli/bin/timeseal
 if [ ! -f "${TIMESEAL_KEYS:-keys}/public.pem" ]; then
   "$bin" keys init
 fi
-node scripts/build.ts
+node scripts/build.ts --if-changed
 exec "$bin" serve --demo

@@ -97,6 +97,10 @@ describe('the dashboard of a free user', () => {
     );
     await page.getByRole('link', { name: 'Create New Timestamp' }).waitFor();
     await expect(page.getByText('Upgrade to Standard').count()).resolves.toBe(0);
+    // Logged in, /login sends the user on to the dashboard rather than showing the form again.
+    await page.goto('/login');
+    await page.waitForURL('**/dashboard');
+    await page.getByRole('heading', { name: 'Welcome, freeuser' }).waitFor();
     await context.close();
   });
 

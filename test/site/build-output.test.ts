@@ -47,4 +47,11 @@ describe('built site', () => {
       expect(html, route).not.toContain('<astro-island');
     }
   });
+
+  it("states the offline verifier's size once, as built: /verify's card says its kilobytes", () => {
+    const size = fs.statSync(path.join(SITE_DIR, 'offline-verifier.html')).size;
+    const stated = /<span data-verifier-size>about (\d+) KB<\/span>/.exec(read('verify/index.html'));
+    expect(stated, 'the size on /verify').not.toBeNull();
+    expect(Number(stated![1])).toBe(Math.round(size / 1000));
+  });
 });

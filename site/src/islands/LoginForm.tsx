@@ -1,7 +1,7 @@
 // Login (/login; texts: docs/API.md): username and password, "Logging in..." while pending,
 // the server's message in an error box (fallback "Failed to log in"), then /dashboard once /api/auth/me
-// answers with the user.
-import { useState, type FormEvent } from 'react';
+// answers with the user. A visitor already logged in is sent on to /dashboard instead of being shown the form.
+import { useEffect, useState, type FormEvent } from 'react';
 import { errorMessage, postJson } from '../lib/api.ts';
 import { fetchMe } from '../lib/account.ts';
 
@@ -10,6 +10,14 @@ export default function LoginForm() {
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
   const [pending, setPending] = useState(false);
+
+  useEffect(() => {
+    void fetchMe()
+      .then((user) => {
+        if (user) location.replace('/dashboard');
+      })
+      .catch(() => undefined);
+  }, []);
 
   const submit = async (e: FormEvent) => {
     e.preventDefault();

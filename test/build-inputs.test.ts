@@ -1,0 +1,44 @@
+// scripts/build-inputs.ts: `make start` rebuilds the site only when an input changed (scripts/build.ts
+// --if-changed). The fingerprint is stable while nothing changes, and changes with a source edited, a file added,
+// the keys the offline verifier embeds, and nothing outside the inputs.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BUILD_INPUTS, buildFingerprint } from '../scripts/build-inputs.ts';
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-build-inputs-'));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+const write = (rel: string, text: string, mtime = new Date('2025-11-02T10:00:00Z')) => {
+  fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+  fs.writeFileSync(path.join(root, rel), text);
+  fs.utimesSync(path.join(root, rel), mtime, mtime);
+};
+
+describe('the build fingerprint', () => {
+  it('stays the same while no input changes, and changes with each kind of input', () => {
+    expect(BUILD_INPUTS).toEqual(expect.arrayContaining(['site', 'core', 'docs/sealed-disclosure.md']));
+    write('site/src/pages/index.astro', 'home');
+    write('core/hash.ts', 'export {}');
+    write('docs/sealed-disclosure.md', 'sealed');
+    write('keys/public.pem', 'key');
+    const first = buildFingerprint(root, 'keys');
+    expect(first).toMatch(/^[0-9a-f]{64}$/);
+    expect(buildFingerprint(root, 'keys')).toBe(first);
+
+    write('README.md', 'not an input');
+    write('site/node_modules/x.js', 'not an input either');
+    expect(buildFingerprint(root, 'keys')).toBe(first);
+
+    write('site/src/pages/index.astro', 'home', new Date('2025-11-03T10:00:00Z'));
+    const edited = buildFingerprint(root, 'keys');
+    expect(edited).not.toBe(first);
+    write('core/merkle.ts', 'export {}');
+    const added = buildFingerprint(root, 'keys');
+    expect(added).not.toBe(edited);
+    write('keys/public.pem', 'another key');
+    expect(buildFingerprint(root, 'keys')).not.toBe(added);
+    expect(buildFingerprint(root, 'other-keys')).not.toBe(buildFingerprint(root, 'keys'));
+  });
+});
