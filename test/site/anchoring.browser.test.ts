@@ -3,7 +3,8 @@
 // calendars unreachable, a retry at 12:02 UTC), the three before were never submitted to the calendars (the
 // run, after downtime, stamps the newest days first). Each /ledgers card and the /verify result say one plain
 // sentence, and the calendars' error only behind "Details"; a day the run has not reached says so instead of
-// "usually within 24 hours". Screenshots only under `make screenshots` (test/site/helpers.ts capture()).
+// "usually within 24 hours". /live counts people's submissions, not the verifier's own release. Screenshots
+// only under `make screenshots` (test/site/helpers.ts capture()).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -156,6 +157,23 @@ describe('/verify', () => {
     await result.waitFor({ timeout: 20_000 });
     await expect(result.locator('[data-testid=anchoring-sentence]').textContent()).resolves.toBe(NOT_REACHED);
     expect(await result.innerText()).not.toMatch(/usually within 24 hours/);
+    await context.close();
+  }, 60_000);
+});
+
+describe('/live', () => {
+  // The server enqueued the offline verifier's release for today's ledger when it started; nobody else submitted.
+  it('counts people’s submissions: 0 and "All caught up!" before anyone submits, the verifier’s release said apart', async () => {
+    const stats = (await (await fetch(new URL('/api/queue-stats.php', server.url))).json()) as { queueSize: number };
+    expect(stats.queueSize).toBe(1);
+    const { context, page } = await newPage();
+    await page.goto('/live');
+    await settled(page);
+    const queue = page.locator('[data-testid=live-queue]');
+    await expect.poll(() => queue.locator('[data-testid=release-queued]').count()).toBe(1);
+    await expect(queue.locator('[data-testid=pending-count]').textContent()).resolves.toBe('0');
+    await expect(queue.innerText()).resolves.toContain('All caught up!');
+    await capture(page, 'live-release-queued', { fullPage: true });
     await context.close();
   }, 60_000);
 });

@@ -1,6 +1,8 @@
 // The Live status page (/live): queue, Bitcoin anchoring and next-ledger cards, reloaded every
 // 30 seconds, each load followed by a 1-second highlight pulse; below them the last 90 days as two small charts
 // (LiveCharts.tsx: submissions per day, anchoring delay), asked for again only when a new day is published.
+// The pending count is people's submissions: the offline verifier's own release, which the server enqueues when
+// it starts (pipeline/verifier-release.ts, listed in /ledgers/offline-verifier.json), is said apart.
 import { useEffect, useRef, useState } from 'react';
 import { formatDateTime, formatLedgerDate } from '../lib/format.ts';
 import { fetchOtsStatus, PULSE_MS, REFRESH_MS, type OtsStatusFile } from '../lib/status.ts';
@@ -28,7 +30,21 @@ export default function LiveStatus() {
     const id = setInterval(load, REFRESH_MS);
     return () => clearInterval(id);
   }, []);
+  const [releases, setReleases] = useState<{ ledger_date?: unknown }[]>([]);
+  useEffect(() => {
+    fetch('/ledgers/offline-verifier.json', { cache: 'no-cache' })
+      .then((r) => (r.ok ? (r.json() as Promise<{ releases?: unknown }>) : { releases: [] }))
+      .then((v) => setReleases(Array.isArray(v.releases) ? (v.releases as { ledger_date?: unknown }[]) : []))
+      .catch(() => setReleases([]));
+  }, []);
   const cardClass = `card ${pulse ? 'pulse-highlight' : ''}`;
+  const releasesQueued =
+    queue.kind === 'loaded'
+      ? releases.filter(
+          (r) => typeof r.ledger_date === 'string' && r.ledger_date > (queue.stats.lastPublishedDay ?? ''),
+        ).length
+      : 0;
+  const pending = queue.kind === 'loaded' ? Math.max(0, queue.stats.queueSize - releasesQueued) : 0;
   return (
     <div>
       <div className="grid gap-6 md:grid-cols-3" data-pulse={pulse || undefined}>
@@ -60,10 +76,16 @@ export default function LiveStatus() {
               </div>
               <div>
                 <dt className="muted text-xs">Pending submissions (for the next ledger)</dt>
-                <dd className="text-3xl font-bold tabular-nums">{queue.stats.queueSize.toLocaleString('en-US')}</dd>
-                <dd className="muted text-sm">
-                  {queue.stats.queueSize === 0 ? 'All caught up!' : 'Waiting for next ledger'}
+                <dd className="text-3xl font-bold tabular-nums" data-testid="pending-count">
+                  {pending.toLocaleString('en-US')}
                 </dd>
+                <dd className="muted text-sm">{pending === 0 ? 'All caught up!' : 'Waiting for next ledger'}</dd>
+                {releasesQueued > 0 && queue.stats.queueSize >= releasesQueued && (
+                  <dd className="muted mt-1 text-xs" data-testid="release-queued">
+                    Also queued: the offline verifier&apos;s own release, timestamped in the next ledger like every
+                    release.
+                  </dd>
+                )}
               </div>
               <QueueDays stats={queue.stats} />
             </dl>
