@@ -16,6 +16,7 @@ import path from 'node:path';
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { byteRangesOf, covered, fixture, gapToken, pdfbox, tool } from '../pdf/tools.ts';
+import { writeBigPdf } from '../support/big-pdf.ts';
 import {
   capture,
   CAPTURE,
@@ -46,32 +47,6 @@ interface Sent {
 }
 
 const inputs = { xrefStream: '', signed: '', big: '', encrypted: '', damaged: '' };
-
-/** A one-page PDF of about 20 MB: a 4096 × 5120 grey image of random bytes, unfiltered, written out by qpdf. */
-function bigPdf(file: string): void {
-  const w = 4096;
-  const h = 5120;
-  const image = crypto.randomBytes(w * h);
-  const content = 'q 400 0 0 500 100 100 cm /Im1 Do Q\n';
-  const raw = Buffer.concat([
-    Buffer.from(
-      '%PDF-1.7\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n' +
-        '2 0 obj\n<< /Type /Pages /Kids [3 0 R] /Count 1 >>\nendobj\n' +
-        '3 0 obj\n<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im1 5 0 R >> >> /Contents 4 0 R >>\nendobj\n' +
-        `4 0 obj\n<< /Length ${content.length} >>\nstream\n${content}endstream\nendobj\n` +
-        `5 0 obj\n<< /Type /XObject /Subtype /Image /Width ${w} /Height ${h} /ColorSpace /DeviceGray /BitsPerComponent 8 /Length ${image.length} >>\nstream\n`,
-      'latin1',
-    ),
-    image,
-    Buffer.from('\nendstream\nendobj\ntrailer\n<< /Size 6 /Root 1 0 R >>\n%%EOF\n', 'latin1'),
-  ]);
-  const src = `${file}.src`;
-  fs.writeFileSync(src, raw);
-  // No xref table in the source: qpdf rebuilds it (exit 3: warnings), then the output must pass its own check.
-  const r = tool('qpdf', ['--compress-streams=n', src, file]);
-  expect([0, 3], r.stderr).toContain(r.code);
-  expect(tool('qpdf', ['--check', file]).code).toBe(0);
-}
 
 async function newPage(
   options: { theme?: 'light' | 'dark'; width?: number } = {},
@@ -186,7 +161,7 @@ beforeAll(async () => {
   pdfbox(tmp).sign(form, inputs.signed);
   expect(tool('pdfsig', [inputs.signed]).stdout).toMatch(/Signature Validation: Signature is Valid\./);
   inputs.big = path.join(tmp, 'scan-20mb.pdf');
-  bigPdf(inputs.big);
+  writeBigPdf(inputs.big, 20 * 2 ** 20);
   const hello = path.join(tmp, 'hello.pdf');
   fs.writeFileSync(hello, fixture('hello.pdf'));
   inputs.encrypted = path.join(tmp, 'locked.pdf');
@@ -230,7 +205,7 @@ describe('Timestamp this PDF, in the browser', () => {
   }, 90_000);
 
   it('a PDF of 20 MB: stamped on this device, nothing of it sent', async () => {
-    expect(fs.statSync(inputs.big).size).toBeGreaterThan(20_000_000);
+    expect(fs.statSync(inputs.big).size).toBeGreaterThan(20 * 2 ** 20);
     const { page, sent } = await newPage();
     const item = await givePdf(page, '/proof', inputs.big);
     const saved = await stampAndDownload(page, item, inputs.big);
