@@ -29,6 +29,15 @@ interface PullOptions {
   json?: boolean;
 }
 
+/** The days a pull fetched, for the summary line: each of a few, or their count and range (a first pull of 400
+ *  days is one short line, not 400 dates). */
+export function newDaysText(dates: readonly string[]): string {
+  if (dates.length === 0) return ' (no new day)';
+  if (dates.length <= 5) return ` (new: ${dates.join(', ')})`;
+  const sorted = [...dates].sort();
+  return ` (new: ${dates.length} days, ${sorted[0]} to ${sorted.at(-1)})`;
+}
+
 export function registerMirror(program: Command, _ctx: () => Context): void {
   const mirror = program.command('mirror').description('keep a verified copy of a public Timeseal archive');
   mirror
@@ -83,7 +92,7 @@ export function registerMirror(program: Command, _ctx: () => Context): void {
       }
       out.result(report, () => [
         `OK: ${report.dir} mirrors ${report.remote} — ${report.days.after} day${report.days.after === 1 ? '' : 's'}, tree size ${report.treeSize.after}` +
-          (report.days.fetched.length > 0 ? ` (new: ${report.days.fetched.join(', ')})` : ' (no new day)') +
+          newDaysText(report.days.fetched) +
           `; ${report.files} file${report.files === 1 ? '' : 's'} written, ${formatBytes(report.bytes)} in ${report.requests} request${report.requests === 1 ? '' : 's'}.`,
         ...report.notes.map((n) => `  note: ${n}`),
       ]);
