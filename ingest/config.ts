@@ -25,6 +25,8 @@ export interface IngestConfig {
   outbox: string;
   /** BETA_API_RATE: a cap on beta-API submissions per client address, or undefined (the default: no cap). */
   betaApiRate: Rate | undefined;
+  /** STATUS_LOOKUP_RATE: the per-address budget of GET /api/status/<hash> (lookup-budget.ts; default 120/minute). */
+  statusLookupRate: Rate;
   /** Whether Stripe is configured (the rule of accounts/config.ts): the free tier's 429 offers the upgrade only then. */
   paymentsAvailable: boolean;
   /** DONATION_URL: the card-payment donation page the /beta-api page links to (GET /api/site-config); unset, no link. */
@@ -69,6 +71,23 @@ export function parseRate(name: string, value: string | undefined): Rate | undef
   if (m === null || Number(m[1]) < 1) {
     throw new UsageError(
       `${name} must be a count per second, minute, hour or day, like ${name}=600/hour or ${name}=10/minute (leave it unset for no limit), not ${JSON.stringify(v.slice(0, 60))}`,
+    );
+  }
+  const unit = m[2] as RateUnit;
+  return { count: Number(m[1]), unit, windowMs: UNIT_MS[unit] };
+}
+
+/** The status lookup's budget per address when STATUS_LOOKUP_RATE is unset (ingest/lookup-budget.ts). */
+export const DEFAULT_STATUS_LOOKUP_RATE: Rate = { count: 120, unit: 'minute', windowMs: 60_000 };
+
+/** STATUS_LOOKUP_RATE: unset or "" = the default (120/minute); else "COUNT/UNIT" as BETA_API_RATE. */
+export function parseStatusLookupRate(value: string | undefined): Rate {
+  const v = value?.trim();
+  if (v === undefined || v === '') return DEFAULT_STATUS_LOOKUP_RATE;
+  const m = /^(\d{1,9})\s*\/\s*(second|minute|hour|day)$/.exec(v);
+  if (m === null || Number(m[1]) < 1) {
+    throw new UsageError(
+      `STATUS_LOOKUP_RATE must be a count per second, minute, hour or day, like STATUS_LOOKUP_RATE=120/minute (the default), not ${JSON.stringify(v.slice(0, 60))}`,
     );
   }
   const unit = m[2] as RateUnit;
@@ -197,6 +216,7 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
     contactTo: env.CONTACT_TO || mailFrom,
     outbox: env.TIMESEAL_OUTBOX || path.join(path.dirname(config.db), 'outbox'),
     betaApiRate: parseRate('BETA_API_RATE', env.BETA_API_RATE),
+    statusLookupRate: parseStatusLookupRate(env.STATUS_LOOKUP_RATE),
     metricsListen: parseListen('METRICS_LISTEN', env.METRICS_LISTEN),
     paymentsAvailable: loadAccountsConfig(config.origin, env).stripe !== undefined,
     donationUrl: parseDonationUrl(env.DONATION_URL),

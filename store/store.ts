@@ -124,15 +124,15 @@ export interface SubmissionStore {
   queueSize(lastPublished: string): Promise<number>;
   /**
    * Where a hash waits: for each date strictly after `lastPublished` ('' for all) on which it was submitted,
-   * its earliest submission time there, dates ascending. Reads the queued rows only (submissions are indexed by
-   * date, not by hash, to keep inserts cheap: the cost grows with the queue, not with the archive).
+   * its earliest submission time there, dates ascending. Reads the hash's own rows only (an index of the
+   * hash's first 16 hexadecimal digits): its cost grows with the log of the table, not with the day.
    */
   queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>>;
   /**
    * Which of `hashes` (lower-case 64-hex) have a submission on the UTC day `date`, by any path: each with its
    * earliest submission time that day; a hash without a row that day is absent (an empty `hashes` gives an empty
-   * map). One query over the day's rows by the date index (as for `queued`, there is no hash index: the cost
-   * grows with the day's rows, not with the archive), seeing the rows committed when it runs.
+   * map). One query reading each hash's own rows by the hash index (as `queued`), never the day's others,
+   * seeing the rows committed when it runs.
    */
   submittedOn(date: string, hashes: readonly string[]): Promise<Map<string, Date>>;
   /**

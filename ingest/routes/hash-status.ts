@@ -2,12 +2,16 @@
 // leaf and the proof's address), queued (each day it waits for, with the time its ledger is published: 00:01 UTC
 // the next day), or unknown to this server. /verify says "queued for the ledger of D" from it instead of "not
 // found" for a hash submitted today. Published days come from the index (archive-view.ts find: a few shard
-// reads); queued days from the store's rows after the last published day (Store.submissions.queued).
+// reads); queued days from the store's rows after the last published day (Store.submissions.queued: the
+// hash's own rows by its index). Each address has a budget of lookups (STATUS_LOOKUP_RATE, lookup-budget.ts):
+// past it, 429 with Retry-After.
 import { publicationTime } from './beta.ts';
+import { lookupBudget } from '../lookup-budget.ts';
 import { hashParams, noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 
 export const hashStatusRoutes: TypedRoutes<Services> = async (app, s) => {
+  const budget = lookupBudget(s.ingest.statusLookupRate);
   app.get(
     '/api/status/:hash',
     {
@@ -61,6 +65,9 @@ export const hashStatusRoutes: TypedRoutes<Services> = async (app, s) => {
       },
     },
     async (request, reply) => {
+      const refused = budget.take(request.ip, s.clock());
+      if (refused !== null)
+        return reply.code(429).header('Retry-After', String(refused.retryAfter)).send({ error: refused.error });
       const hash = request.params.hash.toLowerCase();
       const published = s.archive.find(hash).map((o) => ({
         date: o.date,

@@ -1,6 +1,7 @@
 // GET /api/status/:hash (ingest/routes/hash-status.ts): published, queued (with the ledger's publication time),
 // both, or unknown; a malformed hash is 400; the route and the paged ledger list are in the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { parseStatusLookupRate } from '../config.ts';
 import { DAY, makeFixture, NOW, randomHash, removeTempDirs, TODAY, type Fixture } from './fixture.ts';
 
 let f: Fixture;
@@ -76,4 +77,34 @@ describe('GET /api/status/:hash', () => {
     expect(doc.paths['/api/ledgers.php']!.get!.parameters!.map((p) => p.name).sort()).toEqual(['before', 'limit']);
     expect(Object.keys(doc.paths)).not.toContain('/api/auth/me');
   });
+});
+
+describe('the status lookup’s budget per address', () => {
+  const lookup = (remoteAddress: string) => f.app.inject({ url: `/api/status/${randomHash()}`, remoteAddress });
+
+  test('120 lookups a minute from one address, then 429 with Retry-After until the next minute; other addresses go on', async () => {
+    for (let i = 0; i < 120; i++) expect((await lookup('203.0.113.7')).statusCode).toBe(200);
+    const refused = await lookup('203.0.113.7');
+    expect(refused.statusCode).toBe(429);
+    // The fixture's clock stands at 12:00:00.000, the start of a minute.
+    expect(refused.headers['retry-after']).toBe('60');
+    const text =
+      'Too many status lookups from this address: this server answers at most 120 a minute from one address. Try again in 60 seconds.';
+    expect(refused.json()).toEqual({ error: text, message: text });
+    expect((await lookup('203.0.113.8')).statusCode).toBe(200);
+  });
+
+  test('an IPv6 /64 is one address', async () => {
+    for (let i = 0; i < 120; i++) expect((await lookup(`2001:db8:1:2::${(i + 1).toString(16)}`)).statusCode).toBe(200);
+    expect((await lookup('2001:db8:1:2:ffff::1')).statusCode).toBe(429);
+    expect((await lookup('2001:db8:1:3::1')).statusCode).toBe(200);
+  });
+});
+
+test('STATUS_LOOKUP_RATE sets the budget; a malformed one is refused at start', () => {
+  expect(parseStatusLookupRate(undefined)).toEqual({ count: 120, unit: 'minute', windowMs: 60_000 });
+  expect(parseStatusLookupRate('10/second')).toEqual({ count: 10, unit: 'second', windowMs: 1000 });
+  expect(() => parseStatusLookupRate('lots')).toThrow(
+    /STATUS_LOOKUP_RATE must be a count per second, minute, hour or day, like STATUS_LOOKUP_RATE=120\/minute/,
+  );
 });

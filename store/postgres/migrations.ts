@@ -171,6 +171,12 @@ export const MIGRATIONS: string[] = [
   );
   CREATE INDEX receipts_by_hash ON receipts (hash, submitted_at);
   `,
+  // 5: submissions found by hash (Store.submissions.queued, submittedOn), as SQLite's migration 10: an index of
+  // the hash's first 16 hexadecimal digits, the queries comparing the whole hash too. Built inside the
+  // migrations' transaction, so writes to submissions wait while it reads the table once (at the upgrade).
+  `
+  CREATE INDEX submissions_by_hash_prefix ON submissions ((substr(hash, 1, 16)));
+  `,
 ];
 
 /** Applies the pending migrations (see the module comment); returns the versions it applied. */

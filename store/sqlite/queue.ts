@@ -102,11 +102,12 @@ export function datesWithSubmissions(db: DB, after: string, before: string): str
 
 /** The earliest submission of `hash` on each date after `lastPublished` (Store.submissions.queued). */
 export function queuedDates(db: DB, hash: string, lastPublished: string): Array<{ date: string; submittedAt: Date }> {
+  // By the hash's index (migration 10): the hash's own rows, whatever the size of the day.
   const rows = db
     .prepare(
-      'SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE ledger_date > ? AND hash = ? GROUP BY ledger_date ORDER BY ledger_date',
+      'SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions INDEXED BY submissions_by_hash_prefix WHERE substr(hash, 1, 16) = substr(@hash, 1, 16) AND hash = @hash AND ledger_date > @lastPublished GROUP BY ledger_date ORDER BY ledger_date',
     )
-    .all(lastPublished, hash) as Array<{ date: string; at: string }>;
+    .all({ hash, lastPublished }) as Array<{ date: string; at: string }>;
   return rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) }));
 }
 

@@ -48,13 +48,13 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
       run(() => {
         const found = new Map<string, Date>();
         if (hashes.length === 0) return found;
-        // The hashes as one JSON parameter (no limit on bound variables); SQLite reads the day's rows by the
-        // date index and tests each against the list (an ephemeral index with a Bloom filter).
+        // The hashes as one JSON parameter (no limit on bound variables); for each, its own rows by the hash's
+        // index (migration 10), never the day's other rows.
         const rows = sql(
-          'SELECT hash, MIN(submitted_at) AS at FROM submissions WHERE ledger_date = ? AND hash IN (SELECT value FROM json_each(?)) GROUP BY hash',
+          'SELECT s.hash, MIN(s.submitted_at) AS at FROM json_each(?) AS j CROSS JOIN submissions AS s INDEXED BY submissions_by_hash_prefix ON substr(s.hash, 1, 16) = substr(j.value, 1, 16) AND s.hash = j.value WHERE s.ledger_date = ? GROUP BY s.hash',
         )
           .raw(true)
-          .all(date, JSON.stringify(hashes)) as Array<[string, string]>;
+          .all(JSON.stringify(hashes), date) as Array<[string, string]>;
         for (const [hash, at] of rows) found.set(hash, new Date(at));
         return found;
       }),
