@@ -20,6 +20,7 @@ import { writeBigPdf } from '../support/big-pdf.ts';
 import {
   capture,
   CAPTURE,
+  cli,
   createProject,
   ensureBuilt,
   launchBrowser,
@@ -29,6 +30,13 @@ import {
   type Project,
   type Server,
 } from './helpers.ts';
+
+const DAY = '2025-11-03';
+/** The server's clock, and `keys init`'s: the TSA certificates are valid from a minute before the latter. */
+const NOW = `${DAY}T10:00:00.000Z`;
+const KEYS_NOW = `${DAY}T00:00:00.000Z`;
+/** When the day's ledger is built. */
+const NEXT_DAY = '2025-11-04T00:01:00.000Z';
 
 let project: Project;
 let server: Server;
@@ -47,6 +55,8 @@ interface Sent {
 }
 
 const inputs = { xrefStream: '', signed: '', big: '', encrypted: '', damaged: '' };
+/** The downloads, for /verify. */
+const stamped = { xrefStream: '', signed: '' };
 
 async function newPage(
   options: { theme?: 'light' | 'dark'; width?: number } = {},
@@ -145,12 +155,12 @@ function expectOnlyDigestSent(sent: Sent[], input: string): void {
 beforeAll(async () => {
   ensureBuilt();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-pdf-browser-'));
-  project = createProject();
+  project = createProject({ keysNow: KEYS_NOW });
   // Each file's hash is also submitted by the drop zone: a free tier of its own (a development server's,
   // ingest/config.ts) keeps the daily limit out of the way.
   project.env.FREE_TIER_DAILY_LIMIT = '100';
   project.env.TIMESEAL_ORIGIN = 'http://localhost';
-  server = await startServer(project);
+  server = await startServer(project, { now: NOW });
   browser = await launchBrowser();
 
   inputs.xrefStream = path.join(tmp, 'shared-mime-info-spec.pdf');
@@ -182,6 +192,7 @@ describe('Timestamp this PDF, in the browser', () => {
     const { page, sent } = await newPage();
     const item = await givePdf(page, '/proof', inputs.xrefStream);
     const saved = await stampAndDownload(page, item, inputs.xrefStream);
+    stamped.xrefStream = saved;
     checkDownload(inputs.xrefStream, saved);
     expectOnlyDigestSent(sent, inputs.xrefStream);
     // The digest shown is the SHA-256 over the ByteRange of the download.
@@ -196,6 +207,7 @@ describe('Timestamp this PDF, in the browser', () => {
     const { page, sent } = await newPage();
     const item = await givePdf(page, '/', inputs.signed);
     const saved = await stampAndDownload(page, item, inputs.signed);
+    stamped.signed = saved;
     const sig = checkDownload(inputs.signed, saved);
     expect(sig).toMatch(
       /Signature #1:\n\s+- Signature Field Name: Signature1[\s\S]*?Signature Validation: Signature is Valid\.[\s\S]*Signature #2:\n\s+- Signature Field Name: Timeseal time-stamp/,
@@ -264,4 +276,128 @@ describe.runIf(CAPTURE)('screenshots', () => {
     }
     expect(pngProblems(shots, start)).toEqual([]);
   }, 240_000);
+});
+
+/** `pdf` with one more incremental update (a classic xref section) adding an object nothing refers to. */
+function withLaterUpdate(pdf: Buffer): Buffer {
+  const text = pdf.toString('latin1');
+  const prev = Number([...text.matchAll(/startxref\s+(\d+)/g)].at(-1)![1]);
+  const trailer = [...text.matchAll(/trailer\s*<<([\s\S]*?)>>\s*startxref/g)].at(-1)![1]!;
+  const size = Number(/\/Size (\d+)/.exec(trailer)![1]);
+  const root = /\/Root (\d+ \d+ R)/.exec(trailer)![1];
+  const object = `${size} 0 obj\n<< /Note (added after the time-stamp) >>\nendobj\n`;
+  const at = pdf.length + 1;
+  const xrefAt = at + object.length;
+  const update =
+    `\n${object}xref\n${size} 1\n${String(at).padStart(10, '0')} 00000 n \n` +
+    `trailer\n<< /Size ${size + 1} /Root ${root} /Prev ${prev} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  return Buffer.concat([pdf, Buffer.from(update, 'latin1')]);
+}
+
+interface PdfVerdict {
+  state: string;
+  stamps: string[];
+  after: string | null;
+  text: string;
+}
+
+/** On /verify: gives `file` to the PDF card and reads the verdict. */
+async function checkPdfOnVerify(page: Page, file: string, shot?: string): Promise<PdfVerdict> {
+  await page.goto('/verify');
+  await hydrated(page, '#pdf-check-file');
+  await page.setInputFiles('#pdf-check-file', file);
+  const result = page.locator('[data-testid=pdf-check-result]');
+  await result.waitFor({ timeout: 30_000 });
+  if (shot)
+    shots.push(...[await capture(page.locator('[data-testid=pdf-check]'), shot)].filter((f) => f !== undefined));
+  return {
+    state: (await result.getAttribute('data-state'))!,
+    stamps: await page
+      .locator('[data-testid=pdf-check-stamp]')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-state')!)),
+    after: await page
+      .locator('[data-testid=pdf-check-after]')
+      .getAttribute('data-kind', { timeout: 1000 })
+      .catch(() => null),
+    text: (await result.innerText()).replace(/\s+/g, ' '),
+  };
+}
+
+describe('/verify checks a timestamped PDF', () => {
+  it('before the day is published: valid, its promise pending, the DSS after it named as validation data', async () => {
+    const { page, sent } = await newPage();
+    const v = await checkPdfOnVerify(page, stamped.xrefStream);
+    expect(v.state).toBe('valid');
+    expect(v.stamps).toEqual(['pending']);
+    expect(v.after).toBe('validation-data');
+    expect(v.text).toContain('Time-stamp 1: valid.');
+    expect(v.text).toContain('Pending: the ledger of');
+    expect(v.text).toContain('2025-11-03 10:00:');
+    const pdf = new Uint8Array(fs.readFileSync(stamped.xrefStream));
+    const digest = crypto
+      .createHash('sha256')
+      .update(covered(pdf, byteRangesOf(pdf).at(-1)!))
+      .digest('hex');
+    expect(v.text).toContain(digest);
+    // The PDF was read on this device.
+    expect(sent.filter((s) => s.body !== null)).toEqual([]);
+    await page.context().close();
+  }, 60_000);
+
+  it('one flipped byte in what the time-stamp covers: not valid, with the reason', async () => {
+    const pdf = Buffer.from(fs.readFileSync(stamped.xrefStream));
+    pdf[1000] = pdf[1000]! ^ 0x01;
+    const file = path.join(tmp, 'flipped.pdf');
+    fs.writeFileSync(file, pdf);
+    const { page } = await newPage();
+    const v = await checkPdfOnVerify(page, file);
+    expect(v.state).toBe('invalid');
+    expect(v.stamps).toEqual(['invalid']);
+    expect(v.text).toMatch(/Time-stamp 1 is not valid: its token is for another SHA-256 digest/);
+    await page.context().close();
+  }, 60_000);
+
+  it('an update after the time-stamp: its bytes are reported as not covered; the earlier signature is listed', async () => {
+    const file = path.join(tmp, 'edited.pdf');
+    const edited = withLaterUpdate(fs.readFileSync(stamped.signed));
+    fs.writeFileSync(file, edited);
+    expect(tool('qpdf', ['--check', file]).code).toBe(0);
+    const { page } = await newPage();
+    const v = await checkPdfOnVerify(page, file);
+    expect(v.stamps).toEqual(['pending']);
+    expect(v.after).toBe('changes');
+    expect(v.text).toMatch(/Not covered: [\d,]+ bytes after the last time-stamp/);
+    expect(v.text).toContain('1 other signature');
+    await page.context().close();
+  }, 60_000);
+
+  it("after the day's build: its promise kept, with the leaf", async () => {
+    cli(['ledger', 'build', '--date', DAY], { env: project.env, now: NEXT_DAY });
+    const { page } = await newPage();
+    const v = await checkPdfOnVerify(page, stamped.xrefStream);
+    expect(v.state).toBe('valid');
+    expect(v.stamps).toEqual(['kept']);
+    expect(v.text).toMatch(/Promise kept: the hash is leaf #\d+ of the ledger of/);
+    await page.context().close();
+  }, 60_000);
+
+  it.runIf(CAPTURE)(
+    "/verify's PDF verdict at 1280 and 390 px, dark and light",
+    async () => {
+      for (const theme of ['light', 'dark'] as const) {
+        for (const width of [1280, 390]) {
+          const { page } = await newPage({ theme, width });
+          await checkPdfOnVerify(page, stamped.signed, `pdf-verify-kept-${width}-${theme}`);
+          await checkPdfOnVerify(page, path.join(tmp, 'edited.pdf'), `pdf-verify-edited-${width}-${theme}`);
+          await page.context().close();
+        }
+      }
+      expect(pngProblems(shots, start)).toEqual([]);
+    },
+    240_000,
+  );
+
+  it('no page error', () => {
+    expect(pageErrors).toEqual([]);
+  });
 });

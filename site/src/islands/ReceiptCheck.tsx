@@ -35,7 +35,7 @@ function Box({ tone, state, children }: { tone: keyof typeof TONES; state: strin
 }
 
 /** The promise of a sound receipt, in one sentence. */
-function PromiseLine({ promise }: { promise: PromiseResult }) {
+export function PromiseLine({ promise }: { promise: PromiseResult }) {
   const day = formatLedgerDate(promise.date);
   switch (promise.state) {
     case 'kept':

@@ -1,6 +1,6 @@
 // The Verify page's interactive cards: hash one file (only the first dropped file is
 // used), hash a text, search the ledgers with a search the browser verifies (lib/verified-search.ts), and check
-// a receipt (.tsr) with its file or hash (ReceiptCheck.tsx). A hash the search does not find is looked up once in
+// a receipt (.tsr) with its file or hash (ReceiptCheck.tsx), and a timestamped PDF (PdfCheck.tsx). A hash the search does not find is looked up once in
 // GET /api/status/<hash>: one queued for a ledger not published yet is said so, with the publication time.
 // `?hash=…&search=true` pre-fills the field and searches when the hash has exactly 64 characters. The field
 // and the parameter drop whitespace and take upper case (lib/validation.ts normalizeHashInput).
@@ -11,6 +11,7 @@ import { toast } from '../lib/toast.ts';
 import { normalizeHashInput } from '../lib/validation.ts';
 import { notFoundResult, SearchUnavailableError, verifiedSearch, type SearchResult } from '../lib/verified-search.ts';
 import CopyButton from './CopyButton.tsx';
+import PdfCheck from './PdfCheck.tsx';
 import ReceiptCheck from './ReceiptCheck.tsx';
 import SearchResultPanel, { type QueuedHash } from './SearchResultPanel.tsx';
 
@@ -269,6 +270,7 @@ export default function VerifyTools() {
         {result && <SearchResultPanel result={result} queued={queued} />}
       </section>
       <ReceiptCheck />
+      <PdfCheck />
     </div>
   );
 }

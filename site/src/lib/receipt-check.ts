@@ -137,7 +137,7 @@ async function signedLedger(date: string): Promise<LedgerDay> {
 }
 
 /** Whether the day's ledger holds the receipt's hash, from the day's files checked against the log's keys. */
-async function promiseOf(facts: ReceiptFacts): Promise<PromiseResult> {
+export async function promiseOf(facts: ReceiptFacts): Promise<PromiseResult> {
   const { date } = facts;
   const dueAt = publicationTime(date);
   const ledgerUrl = `${ARCHIVE_BASE}${ledgerPath(date)}`;
