@@ -31,6 +31,10 @@ export const tsrPath = (date: string, n: number): string =>
   n === 0 ? `${date}.json.tsr` : `${date}.json.${n + 1}.tsr`;
 /** At most this many tokens a day (one per configured TSA). */
 export const MAX_TSAS = 9;
+/** A day's COSE receipt signature (docs/FORMAT.md §11): the detached COSE_Sign1 over its root, one per receipt key. */
+export type ReceiptKeyName = 'es256' | 'mldsa65';
+export const RECEIPT_KEY_NAMES: readonly ReceiptKeyName[] = ['es256', 'mldsa65'];
+export const receiptSignaturePath = (date: string, key: ReceiptKeyName): string => `${date}.receipt-${key}.cose`;
 /** The witnesses' cosignature lines of a day's checkpoint (docs/FORMAT.md, "Witness cosignatures"). */
 export const cosignaturesPath = (date: string): string => `${date}.cosignatures`;
 
@@ -45,7 +49,7 @@ export type CacheClass = 'immutable' | 'short';
 // A day's files: the immutable ones (ledger, signatures, metadata, checkpoint, RFC 3161 tokens) and its witness
 // cosignatures, which grow as witnesses answer (pipeline/witness.ts).
 const DAY_FILE =
-  /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint|json\.tsr|json\.[2-9]\.tsr|cosignatures)$/;
+  /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint|json\.tsr|json\.[2-9]\.tsr|receipt-es256\.cose|receipt-mldsa65\.cose|cosignatures)$/;
 const FULL_TILE = /^tile\/(\d+|entries)\/(x\d{3}\/)*\d{3}$/;
 
 /** How long a file may be cached: daily artifacts and full tiles never change; partial tiles never change
@@ -87,6 +91,7 @@ export function archiveContentType(path: string): string {
   if (path === CHECKPOINT_PATH || path.endsWith('.checkpoint') || path.endsWith('.cosignatures'))
     return 'text/plain; charset=utf-8';
   if (path.endsWith('.tsr')) return 'application/timestamp-reply';
+  if (path.endsWith('.cose')) return 'application/cose';
   return 'application/octet-stream';
 }
 

@@ -27,6 +27,7 @@ import {
   type CborMap,
   type CborValue,
 } from './cbor.ts';
+import type { ReceiptKeyName } from './archive.ts';
 import { equalBytes, toHex } from './encoding.ts';
 import { FormatError, MismatchError, SignatureError, withContext } from './errors.ts';
 import { leafHash, rootFromInclusionProof } from './merkle.ts';
@@ -76,6 +77,9 @@ export const ALGORITHM_NAMES: Record<ReceiptAlgorithm, string> = {
   [ALG_ES256]: 'ES256',
   [ALG_ML_DSA_65]: 'ML-DSA-65',
 };
+
+/** The name of a key's day signature file (core/archive.ts receiptSignaturePath). */
+export const receiptKeyName = (alg: ReceiptAlgorithm): ReceiptKeyName => (alg === ALG_ES256 ? 'es256' : 'mldsa65');
 
 /** A receipt key: its algorithm, its raw public key (65-byte uncompressed P-256 point, or 1952-byte ML-DSA-65). */
 export interface ReceiptPublicKey {

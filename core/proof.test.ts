@@ -50,6 +50,7 @@ function makeBundle(): ProofBundle {
     ots: null,
     rfc3161: [],
     receipts: [],
+    coseReceipts: [],
   };
 }
 
@@ -126,35 +127,47 @@ describe('proof bundle (FORMAT.md §8)', () => {
     expect(fromHex(bundle.hash).length).toBe(32);
   });
 
-  it('writes version 3 with the RFC 3161 tokens and the receipts, and still reads version 2 (no receipts) and 1 (no tokens either), strictly', () => {
-    const full = { ...bundle, rfc3161: ['MIIBAAECAw==', 'AAEC'], receipts: ['MIIGAAECAw==', 'AAED'] };
+  it('writes version 4 with the RFC 3161 tokens, the receipts and the COSE receipts, and still reads version 3 (no COSE receipts), 2 (no receipts either) and 1 (no tokens either), strictly', () => {
+    const full = {
+      ...bundle,
+      rfc3161: ['MIIBAAECAw==', 'AAEC'],
+      receipts: ['MIIGAAECAw==', 'AAED'],
+      coseReceipts: ['0oRYAQ==', '0oRZ'],
+    };
     const json = JSON.parse(encodeProofBundle(full));
-    expect(json.format).toBe('timeseal-proof/3');
-    expect(Object.keys(json).slice(-2)).toEqual(['rfc3161', 'receipts']);
+    expect(json.format).toBe('timeseal-proof/4');
+    expect(Object.keys(json).slice(-3)).toEqual(['rfc3161', 'receipts', 'cose_receipts']);
     expect(parseProofBundle(JSON.stringify(json))).toEqual(full);
     expect(verifyProofBundle(parseProofBundle(JSON.stringify(json)), keys)).toMatchObject({ hash: bundle.hash });
+    // Version 3: tokens and receipts, no COSE receipts (the field is then unknown).
+    const { cose_receipts: _noCose, ...v3 } = { ...json, format: 'timeseal-proof/3' };
+    expect(parseProofBundle(JSON.stringify(v3))).toEqual({ ...full, coseReceipts: [] });
+    expect(() => parseProofBundle(JSON.stringify({ ...v3, cose_receipts: [] }))).toThrow(/unknown field cose_receipts/);
     // Version 2: the tokens, no receipts (the field is then unknown).
-    const { receipts: _none, ...v2 } = { ...json, format: 'timeseal-proof/2' };
-    expect(parseProofBundle(JSON.stringify(v2))).toEqual({ ...full, receipts: [] });
+    const { receipts: _none, ...v2 } = { ...v3, format: 'timeseal-proof/2' };
+    expect(parseProofBundle(JSON.stringify(v2))).toEqual({ ...full, receipts: [], coseReceipts: [] });
     expect(() => parseProofBundle(JSON.stringify({ ...v2, receipts: [] }))).toThrow(/unknown field receipts/);
     expect(() => parseProofBundle(JSON.stringify({ ...v2, rfc3161: undefined }))).toThrow(/missing field rfc3161/);
     // Version 1: neither.
     const { rfc3161: _dropped, ...v1 } = { ...v2, format: 'timeseal-proof/1' };
-    expect(parseProofBundle(JSON.stringify(v1))).toEqual({ ...bundle, rfc3161: [], receipts: [] });
+    expect(parseProofBundle(JSON.stringify(v1))).toEqual({ ...bundle, rfc3161: [], receipts: [], coseReceipts: [] });
     expect(() => parseProofBundle(JSON.stringify({ ...v1, rfc3161: [] }))).toThrow(/unknown field rfc3161/);
     expect(() => parseProofBundle(JSON.stringify({ ...v1, receipts: [] }))).toThrow(/unknown field receipts/);
-    // Version 3: both required, both arrays of base64.
+    // Version 4: all three required, all arrays of base64.
     const { receipts: _gone, ...noReceipts } = json;
     expect(() => parseProofBundle(JSON.stringify(noReceipts))).toThrow(/missing field receipts/);
     const { rfc3161: _gone2, ...noTokens } = json;
     expect(() => parseProofBundle(JSON.stringify(noTokens))).toThrow(/missing field rfc3161/);
+    const { cose_receipts: _gone3, ...noCose } = json;
+    expect(() => parseProofBundle(JSON.stringify(noCose))).toThrow(/missing field cose_receipts/);
     expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: ['not base64!'] }))).toThrow(/proof\.receipts/);
     expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: [''] }))).toThrow(/proof\.receipts/);
     expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: 'MIIB' }))).toThrow(/proof\.receipts/);
     expect(() => parseProofBundle(JSON.stringify({ ...json, receipts: null }))).toThrow(/proof\.receipts/);
-    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 'timeseal-proof/4' }))).toThrow(
-      /expected "timeseal-proof\/3"/,
+    expect(() => parseProofBundle(JSON.stringify({ ...json, cose_receipts: ['?'] }))).toThrow(/proof\.cose_receipts/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 'timeseal-proof/5' }))).toThrow(
+      /expected "timeseal-proof\/4"/,
     );
-    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 3 }))).toThrow(/expected "timeseal-proof\/3"/);
+    expect(() => parseProofBundle(JSON.stringify({ ...json, format: 4 }))).toThrow(/expected "timeseal-proof\/4"/);
   });
 });

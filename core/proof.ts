@@ -1,8 +1,10 @@
-// The per-hash proof bundle `timeseal-proof/3` (docs/FORMAT.md §8): everything needed to check offline, with
+// The per-hash proof bundle `timeseal-proof/4` (docs/FORMAT.md §8): everything needed to check offline, with
 // only the two public keys, that a hash is a leaf of a dual-signed checkpoint of the day's tree; the day's
-// RFC 3161 time-stamp tokens of the ledger file; and the hash's own RFC 3161 receipts of that day (Timeseal's
-// TSA, docs/FORMAT.md §3b), which readers check with core/receipt.ts. Bundles of the earlier versions still
-// parse, strictly: `timeseal-proof/2` (without receipts) and `timeseal-proof/1` (without tokens either).
+// RFC 3161 time-stamp tokens of the ledger file; the hash's own RFC 3161 receipts of that day (Timeseal's
+// TSA, docs/FORMAT.md §3b), which readers check with core/receipt.ts; and the leaf's COSE receipts (RFC 9942,
+// docs/FORMAT.md §11), which readers check with core/cose-receipt.ts. Bundles of the earlier versions still
+// parse, strictly: `timeseal-proof/3` (without COSE receipts), `timeseal-proof/2` (without receipts either) and
+// `timeseal-proof/1` (without tokens either).
 import type { DayRecord } from './archive.ts';
 import { parseCheckpoint, verifyCheckpoint } from './checkpoint.ts';
 import { keyFingerprints, type PublicKeySet } from './day.ts';
@@ -13,7 +15,9 @@ import { isDate, isIsoTime, utcDate } from './ledger.ts';
 import { leafHash, verifyInclusion } from './merkle.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote } from './note.ts';
 
-export const PROOF_FORMAT = 'timeseal-proof/3';
+export const PROOF_FORMAT = 'timeseal-proof/4';
+/** The third version: the same fields without `cose_receipts`. */
+export const PROOF_FORMAT_V3 = 'timeseal-proof/3';
 /** The second version: the same fields without `receipts`. */
 export const PROOF_FORMAT_V2 = 'timeseal-proof/2';
 /** The first version: the same fields without `rfc3161` and `receipts`. */
@@ -47,6 +51,10 @@ export interface ProofBundle {
    * was made without the database, and in a version 1 or 2 bundle. Not checked by verifyProofBundle: readers
    * check each with core/receipt.ts checkReceipt. */
   receipts: string[];
+  /** The leaf's COSE receipts (RFC 9942; docs/FORMAT.md §11), base64: ES256 then ML-DSA-65; empty when the day
+   * was published without receipt keys, and in a version 1, 2 or 3 bundle. Not checked by verifyProofBundle:
+   * readers check each with core/cose-receipt.ts verifyReceipt and the published receipt keys. */
+  coseReceipts: string[];
 }
 
 export function encodeProofBundle(b: ProofBundle): string {
@@ -70,6 +78,7 @@ export function encodeProofBundle(b: ProofBundle): string {
       ots: b.ots,
       rfc3161: b.rfc3161,
       receipts: b.receipts,
+      cose_receipts: b.coseReceipts,
     },
     null,
     2,
@@ -127,14 +136,18 @@ export function parseProofBundle(text: string): ProofBundle {
   const byVersion: Record<string, string[]> = {
     [PROOF_FORMAT_V1]: v1Fields,
     [PROOF_FORMAT_V2]: [...v1Fields, 'rfc3161'],
-    [PROOF_FORMAT]: [...v1Fields, 'rfc3161', 'receipts'],
+    [PROOF_FORMAT_V3]: [...v1Fields, 'rfc3161', 'receipts'],
+    [PROOF_FORMAT]: [...v1Fields, 'rfc3161', 'receipts', 'cose_receipts'],
   };
   const format = typeof raw === 'object' && raw !== null ? (raw as Json).format : undefined;
   const fields =
     typeof format === 'string' && Object.hasOwn(byVersion, format) ? byVersion[format]! : byVersion[PROOF_FORMAT]!;
   const o = exactKeys(raw, fields, w);
   if (typeof format !== 'string' || !Object.hasOwn(byVersion, format)) {
-    throw new FormatError(`${w}.format`, `expected "${PROOF_FORMAT}" (or "${PROOF_FORMAT_V2}", "${PROOF_FORMAT_V1}")`);
+    throw new FormatError(
+      `${w}.format`,
+      `expected "${PROOF_FORMAT}" (or "${PROOF_FORMAT_V3}", "${PROOF_FORMAT_V2}", "${PROOF_FORMAT_V1}")`,
+    );
   }
   const base64 = (t: unknown) => {
     try {
@@ -143,7 +156,7 @@ export function parseProofBundle(text: string): ProofBundle {
       return false;
     }
   };
-  const base64List = (k: 'rfc3161' | 'receipts'): string[] => {
+  const base64List = (k: 'rfc3161' | 'receipts' | 'cose_receipts'): string[] => {
     if (!fields.includes(k)) return [];
     const list = o[k];
     if (!Array.isArray(list) || !list.every(base64))
@@ -152,6 +165,7 @@ export function parseProofBundle(text: string): ProofBundle {
   };
   const tokens = base64List('rfc3161');
   const receipts = base64List('receipts');
+  const coseReceipts = base64List('cose_receipts');
   const path = o.inclusion_path;
   if (!Array.isArray(path) || path.some((p) => typeof p !== 'string' || !HEX64(p))) {
     throw new FormatError(`${w}.inclusion_path`, 'expected an array of 64-hex hashes');
@@ -180,6 +194,7 @@ export function parseProofBundle(text: string): ProofBundle {
     ots: o.ots as string | null,
     rfc3161: tokens,
     receipts,
+    coseReceipts,
   };
 }
 

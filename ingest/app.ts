@@ -38,6 +38,8 @@ import { betaBatchRoutes } from './routes/beta-batch.ts';
 import { certificateRoutes } from './routes/certificate.ts';
 import { formRoutes } from './routes/forms.ts';
 import { proofRoutes } from './routes/proof.ts';
+import { coseReceiptRoutes } from './routes/cose-receipt.ts';
+import { scittKeyRoutes } from './routes/scitt-keys.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
 import { sigstoreTimestampRoutes } from './routes/sigstore-timestamp.ts';
@@ -121,6 +123,8 @@ export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) 
     certificateRoutes,
     formRoutes,
     proofRoutes,
+    coseReceiptRoutes,
+    scittKeyRoutes,
     siteConfigRoutes,
     tsaRoutes,
     sigstoreTimestampRoutes,

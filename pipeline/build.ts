@@ -1,8 +1,8 @@
 // `timeseal ledger build`: turns each finished day's queued hashes into published, dual-signed archive files
 // (docs/FORMAT.md; the commit point: §10). Order of writes, so that a process killed at any point leaves a valid
 // archive and the next run completes it:
-//   1. immutable files (tiles, entry bundles, the day's ledger, signatures, metadata, checkpoint, the day's
-//      index segment), each created atomically or found byte-identical;
+//   1. immutable files (tiles, entry bundles, the day's ledger, signatures, metadata, checkpoint, COSE receipt
+//      signatures, the day's index segment), each created atomically or found byte-identical;
 //   2. a file-system barrier, then days.json — the commit point: a day is published once days.json names it;
 //   3. the index head (index/segments.json) naming the day's segment, the latest checkpoint and
 //      ots_status.json, which every run re-derives from days.json.
@@ -21,11 +21,13 @@ import {
   encodeDays,
   ledgerPath,
   mldsaSignaturePath,
+  receiptSignaturePath,
   signaturesMetaPath,
   withCosignatures,
   type DayRecord,
 } from '../core/archive.ts';
 import { signCheckpoint } from '../core/checkpoint.ts';
+import { receiptKeyName, signDayRoot } from '../core/cose-receipt.ts';
 import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesColumns } from '../core/day.ts';
 import { toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
@@ -490,6 +492,7 @@ function writeDayFiles(
       encodeSignaturesMeta(date, ledgerBytes.length, ledgerSha256, keyFingerprints(pub)),
     );
     out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
+    writeReceiptSignatures(ctx, out, state.origin, date, appended.root, alreadyPublished);
 
     const record: DayRecord = {
       date,
@@ -508,6 +511,27 @@ function writeDayFiles(
       // the build's own error is the one to report
     }
     throw err;
+  }
+}
+
+/**
+ * The day's COSE receipt signatures over its root (docs/FORMAT.md §11), one per receipt key, before the commit
+ * point like every file of the day. A published day being rebuilt reproduces those it has byte for byte and gains
+ * none (a day published before the archive had receipt keys keeps none).
+ */
+function writeReceiptSignatures(
+  ctx: BuildContext,
+  out: WriteCounter,
+  origin: string,
+  date: string,
+  root: Uint8Array,
+  alreadyPublished: boolean,
+): void {
+  const archive = ctx.config.archive;
+  for (const key of ctx.keys.receipt ?? []) {
+    const rel = receiptSignaturePath(date, receiptKeyName(key.alg));
+    if (alreadyPublished && readOptional(archive, rel) === undefined) continue;
+    out.immutable(archive, rel, signDayRoot(root, key, origin, date));
   }
 }
 

@@ -6,9 +6,12 @@ import {
   dayCheckpointPath,
   ledgerPath,
   MAX_TSAS,
+  RECEIPT_KEY_NAMES,
+  receiptSignaturePath,
   tsrPath,
   withCosignatures,
 } from '../core/archive.ts';
+import { receiptFromDaySignature } from '../core/cose-receipt.ts';
 import { keyFingerprints, type PublicKeySet } from '../core/day.ts';
 import { fromHex, fromUtf8, toBase64, toHex } from '../core/encoding.ts';
 import { IndexIncompleteError, NotFoundError, TimesealError } from '../core/errors.ts';
@@ -84,7 +87,25 @@ export function buildProof(archive: string, origin: string, hashHex: string, key
     ots: ots === null ? null : toBase64(ots),
     rfc3161: dayTokens(archive, day.date).map(toBase64),
     receipts: [],
+    coseReceipts: coseReceipts(archive, day.date, { treeSize: day.treeSize, leafIndex: found.leafIndex, path }).map(
+      toBase64,
+    ),
   };
+}
+
+/**
+ * The leaf's COSE receipts (docs/FORMAT.md §11): each of the day's receipt signatures (ES256, then ML-DSA-65) with
+ * the leaf's inclusion proof in its unprotected header; none for a day published without receipt keys.
+ */
+export function coseReceipts(
+  archive: string,
+  date: string,
+  proof: { treeSize: number; leafIndex: number; path: Uint8Array[] },
+): Uint8Array[] {
+  return RECEIPT_KEY_NAMES.flatMap((name) => {
+    const daySignature = readOptional(archive, receiptSignaturePath(date, name));
+    return daySignature === undefined ? [] : [receiptFromDaySignature(daySignature, proof)];
+  });
 }
 
 /** The day's published RFC 3161 answers, in file order (D.json.tsr, D.json.2.tsr, …; numbered without gaps). */

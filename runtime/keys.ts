@@ -36,6 +36,14 @@ import {
   MLDSA_SEED_SIZE,
 } from '../core/sig.ts';
 import { equalBytes } from '../core/encoding.ts';
+import type { ReceiptPublicKey, ReceiptSigningKey } from '../core/cose-receipt.ts';
+import {
+  addReceiptKeys,
+  hasReceiptKeys,
+  loadReceiptPublicKeys,
+  loadReceiptSigningKeys,
+  receiptKeyFiles,
+} from './receipt-keys.ts';
 
 export const PUBLIC_ECDSA_PEM = 'public.pem';
 export const PUBLIC_MLDSA_RAW = 'dilithium_public.key';
@@ -54,6 +62,8 @@ export interface PublicKeys {
   ed25519?: Uint8Array;
   mldsa44?: Uint8Array;
   checkpointKeyName?: string;
+  /** The COSE receipt keys (runtime/receipt-keys.ts), ES256 then ML-DSA-65; empty for an archive without them. */
+  receipt?: ReceiptPublicKey[];
 }
 
 export interface SigningKeys {
@@ -65,6 +75,8 @@ export interface SigningKeys {
   mldsaSecret: Uint8Array;
   ed25519Seed?: Uint8Array;
   mldsa44Seed?: Uint8Array;
+  /** The COSE receipt signing keys; empty for an archive without them. */
+  receipt?: ReceiptSigningKey[];
 }
 
 export interface KeyDirs {
@@ -77,7 +89,8 @@ export interface KeyDirs {
  * too (named after it). Throws (changing nothing) if any of the files already exists.
  */
 export function initKeys(dirs: KeyDirs, origin?: string, now: Date = new Date()): string[] {
-  if (origin !== undefined) refuseExisting([...checkpointKeyFiles(dirs), ...tsaKeyFiles(dirs)]);
+  if (origin !== undefined)
+    refuseExisting([...checkpointKeyFiles(dirs), ...tsaKeyFiles(dirs), ...receiptKeyFiles(dirs)]);
   const files = [
     path.join(dirs.keys, PUBLIC_ECDSA_PEM),
     path.join(dirs.keys, PUBLIC_MLDSA_RAW),
@@ -101,7 +114,7 @@ export function initKeys(dirs: KeyDirs, origin?: string, now: Date = new Date())
   fs.writeFileSync(files[2]!, mldsaPublicKeyToPem(mldsa.publicKey), { flag: 'wx' });
   return origin === undefined
     ? files
-    : [...files, ...addCheckpointKeys(dirs, origin), ...addTsaKeys(dirs, origin, now)];
+    : [...files, ...addCheckpointKeys(dirs, origin), ...addTsaKeys(dirs, origin, now), ...addReceiptKeys(dirs)];
 }
 
 function checkpointKeyFiles(dirs: KeyDirs): string[] {
@@ -147,15 +160,17 @@ export function addMissingKeys(
   dirs: KeyDirs,
   origin: string,
   now: Date = new Date(),
-): { checkpoint: string[]; tsa: string[] } {
+): { checkpoint: string[]; tsa: string[]; receipt: string[] } {
   const absent = (files: string[]) => files.every((f) => !fs.existsSync(f));
   const checkpointFiles = checkpointKeyFiles(dirs);
   const tsaFiles = tsaKeyFiles(dirs);
-  if (!absent(checkpointFiles) && !absent(tsaFiles)) refuseExisting([...checkpointFiles, ...tsaFiles]);
+  const hasReceipt = hasReceiptKeys(dirs);
+  if (!absent(checkpointFiles) && !absent(tsaFiles) && hasReceipt) refuseExisting([...checkpointFiles, ...tsaFiles]);
   // A partial set is refused by its own function, naming the files that exist.
   const checkpoint = checkpointFiles.every((f) => fs.existsSync(f)) ? [] : addCheckpointKeys(dirs, origin);
   const tsa = tsaFiles.every((f) => fs.existsSync(f)) ? [] : addTsaKeys(dirs, origin, now);
-  return { checkpoint, tsa };
+  const receipt = hasReceipt ? [] : addReceiptKeys(dirs);
+  return { checkpoint, tsa, receipt };
 }
 
 /** Rewrites the two checkpoint vkeys under the name `origin` (only while no checkpoint carries their lines). */
@@ -235,7 +250,8 @@ export function loadPublicKeys(keysDir: string): PublicKeys {
     readOptionalText(path.join(keysDir, PUBLIC_ED25519_VKEY)),
     readOptionalText(path.join(keysDir, PUBLIC_MLDSA44_VKEY)),
   );
-  return { ecdsa, mldsa, ...checkpointKeys };
+  const receipt = loadReceiptPublicKeys(keysDir);
+  return { ecdsa, mldsa, ...checkpointKeys, ...(receipt.length > 0 ? { receipt } : {}) };
 }
 
 /** Private and public keys; each private key must belong to its public key. */
@@ -255,6 +271,8 @@ export function loadSigningKeys(dirs: KeyDirs): SigningKeys {
     mldsaSeed: mldsa.seed,
     mldsaSecret: mldsa.secretKey,
   };
+  const receipt = loadReceiptSigningKeys(dirs);
+  if (receipt.length > 0) keys.receipt = receipt;
   if (pub.ed25519 !== undefined && pub.mldsa44 !== undefined) {
     keys.ed25519Seed = seedFromPkcs8Pem('Ed25519', readText(path.join(dirs.privateKeys, PRIVATE_ED25519_PEM)));
     keys.mldsa44Seed = seedFromPkcs8Pem('ML-DSA-44', readText(path.join(dirs.privateKeys, PRIVATE_MLDSA44_PEM)));

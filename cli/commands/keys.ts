@@ -1,6 +1,7 @@
 // `timeseal keys init`: create the signing keys if absent (ECDSA P-256 and ML-DSA-65 for ledgers and checkpoints,
 // Ed25519 and ML-DSA-44 for the checkpoint lines witnesses know, the RFC 3161 time-stamp authority's key and
-// certificates). `timeseal keys add`: the last two sets for an archive made before them.
+// certificates, the COSE receipt keys: ES256 and ML-DSA-65, runtime/receipt-keys.ts). `timeseal keys add`: the last
+// three sets for an archive made before them.
 import type { Command } from 'commander';
 import { addMissingKeys, initKeys } from '../../runtime/keys.ts';
 import type { Context } from '../context.ts';
@@ -11,7 +12,7 @@ export function registerKeys(program: Command, ctx: () => Context): void {
   keys
     .command('init')
     .description(
-      "create the ECDSA P-256, ML-DSA-65, Ed25519 and ML-DSA-44 keys and the time-stamp authority's key and certificates (refuses to overwrite existing keys)",
+      "create the ECDSA P-256, ML-DSA-65, Ed25519 and ML-DSA-44 keys, the time-stamp authority's key and certificates and the COSE receipt keys (refuses to overwrite existing keys)",
     )
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
@@ -26,13 +27,13 @@ export function registerKeys(program: Command, ctx: () => Context): void {
   keys
     .command('add')
     .description(
-      "create the Ed25519 and ML-DSA-44 checkpoint keys and the time-stamp authority's key and certificates an archive made before them lacks (existing keys and past checkpoints stay as they are)",
+      "create the Ed25519 and ML-DSA-44 checkpoint keys, the time-stamp authority's key and certificates and the COSE receipt keys an archive made before them lacks (existing keys and past checkpoints stay as they are)",
     )
     .option('--json', 'machine-readable output')
     .action((opts: { json?: boolean }) => {
       const { config, clock } = ctx();
       const added = addMissingKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, clock());
-      const files = [...added.checkpoint, ...added.tsa];
+      const files = [...added.checkpoint, ...added.tsa, ...added.receipt];
       output(!!opts.json).result({ created: files }, () => [
         ...(added.checkpoint.length > 0
           ? [
@@ -45,6 +46,12 @@ export function registerKeys(program: Command, ctx: () => Context): void {
           ? [
               "Created the time-stamp authority's key and certificates (POST /tsa answers RFC 3161 requests after a restart of `timeseal serve`):",
               ...added.tsa.map((f) => `  ${f}`),
+            ]
+          : []),
+        ...(added.receipt.length > 0
+          ? [
+              'Created the COSE receipt keys (ES256 and ML-DSA-65): from the next build on, each new day is signed for COSE receipts (GET /.well-known/scitt-keys); published days keep none:',
+              ...added.receipt.map((f) => `  ${f}`),
             ]
           : []),
       ]);

@@ -35,7 +35,7 @@ export interface ProofFile {
   ledgerDate: string | null;
   /** The RFC 3161 receipt from the server's time-stamp authority: base64 DER TimeStampResp, or null. */
   receipt: string | null;
-  /** The `timeseal-proof/3` bundle (GET /api/proof/<hash>) as the server sent it, or null before publication. */
+  /** The `timeseal-proof/4` bundle (GET /api/proof/<hash>; older versions are read too) as the server sent it, or null before publication. */
   bundle: Record<string, unknown> | null;
   /** The bundle's checkpoint shown consistent with a later one: that checkpoint (signed note) and the RFC 9162
    * consistency proof from the bundle's tree to it (hex hashes). Null before publication. */

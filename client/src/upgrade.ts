@@ -1,5 +1,5 @@
 // Completing proof files, online. For each proof not yet complete:
-//   1. GET /api/proof/<hash>: the timeseal-proof/3 bundle once the day is published (404 before; not asked
+//   1. GET /api/proof/<hash>: the timeseal-proof/4 bundle once the day is published (404 before; not asked
 //      before the day's publication time, 00:01 UTC the next day). It is verified with the pinned keys before
 //      anything is kept.
 //   2. The log's latest checkpoint (GET /ledgers/checkpoint), verified, must extend the latest this client saw

@@ -1,5 +1,5 @@
 // The receipts of the site's submissions are kept (store receipts, docs/DECISIONS.md) and given back: a person
-// who lost the .tsr that POST /api/submit answered gets it again from the proof bundle (timeseal-proof/3,
+// who lost the .tsr that POST /api/submit answered gets it again from the proof bundle (timeseal-proof/4,
 // `receipts`) once the day is published, and from the certificate: the HTML page's download and the PDF's
 // attachment <first 16 hex>.tsr, read back with Debian's poppler-utils (pdfdetach, pdftotext) and checked with
 // stock `openssl ts -verify`. A logged-in paying user's history certificate (?id=) carries the receipt before
@@ -199,7 +199,7 @@ describe("the site's receipts are kept and given back", () => {
     expect((await f.app.inject({ method: 'GET', url: `/api/certificate.php?id=${historyId}` })).statusCode).toBe(404);
   });
 
-  it('once the day is built: GET /api/proof/<hash> is a timeseal-proof/3 bundle whose receipts check for the hash, earliest first', async () => {
+  it('once the day is built: GET /api/proof/<hash> is a timeseal-proof/4 bundle whose receipts check for the hash, earliest first', async () => {
     const store = openSqliteStore(f.config.db, { db: f.db });
     try {
       await buildLedgers({
@@ -215,7 +215,7 @@ describe("the site's receipts are kept and given back", () => {
     expect(res.statusCode, res.body).toBe(200);
     api = res.body;
     const json = JSON.parse(res.body) as { format: string; receipts: string[] };
-    expect(json.format).toBe('timeseal-proof/3');
+    expect(json.format).toBe('timeseal-proof/4');
     const bundle = parseProofBundle(res.body);
     expect(bundle.date).toBe(TODAY);
     expect(bundle.submittedAt).toBe(AT[0]);
@@ -236,7 +236,7 @@ describe("the site's receipts are kept and given back", () => {
       format: string;
       receipts: string[];
     };
-    expect(imported).toMatchObject({ format: 'timeseal-proof/3', receipts: [] });
+    expect(imported).toMatchObject({ format: 'timeseal-proof/4', receipts: [] });
   });
 
   it('timeseal proof prints the same bundle from the database; without a database here, empty receipts, said on stderr', () => {

@@ -37,6 +37,10 @@ describe('timeseal keys add on an archive made before the checkpoint keys', () =
       'timeseal-tsa.pem',
       'timeseal-tsa-root.pem',
       'tsa_private.pem',
+      'receipt-es256.pem',
+      'receipt-mldsa65.pem',
+      'receipt_es256_private.pem',
+      'receipt_mldsa65_private.pem',
     ]);
     expect(
       run(dir, ['import', '-'], { env: { TIMESEAL_NOW: `${NEW_DAY}T10:00:00.000Z` }, input: `${'7'.repeat(64)}\n` })

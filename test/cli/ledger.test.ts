@@ -467,7 +467,7 @@ describe('a ledger built over several days', () => {
     const l1 = readJson(ledger(DAY1));
     const index = l1.entries.findIndex((e: string[]) => e[0] === repeated);
     expect(bundle).toMatchObject({
-      format: 'timeseal-proof/3',
+      format: 'timeseal-proof/4',
       hash: repeated,
       date: DAY1,
       leaf_index: index,
@@ -838,7 +838,7 @@ describe('--json prints one JSON document on stdout', () => {
     ];
     for (const { result } of docs) expect(result.code, result.stderr).toBe(0);
     const [keys, imp, build, verify, status] = docs.map((d) => d.json);
-    expect(keys.created).toHaveLength(12);
+    expect(keys.created).toHaveLength(16);
     expect(imp).toMatchObject({ enqueued: 2, ledger_date: '2025-11-01' });
     expect(build.days).toMatchObject([{ date: '2025-11-01', entryCount: 2, treeSize: 2 }]);
     expect(verify).toMatchObject({ ok: true, days: 1, treeSize: 2 });

@@ -62,7 +62,7 @@ describe('timeseal proof --tlog-proof', () => {
     const file = path.join(dir, 'twice.tlog-proof');
     const r = run(dir, ['proof', twice, '--tlog-proof', file], { env: BUILD_AT });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ format: 'timeseal-proof/3', hash: twice, date: DAY1 });
+    expect(JSON.parse(r.stdout)).toMatchObject({ format: 'timeseal-proof/4', hash: twice, date: DAY1 });
     const text = fs.readFileSync(file, 'utf8');
     const p = readByHand(text);
     expect(p.extra.toString('hex')).toBe(twice);

@@ -128,7 +128,7 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
     const proof = run(dir, ['proof', makeHashes(`t-${date}`, 20)[3]!]);
     expect(proof.code, proof.stderr).toBe(0);
     const bundle = JSON.parse(proof.stdout);
-    expect(bundle.format).toBe('timeseal-proof/3');
+    expect(bundle.format).toBe('timeseal-proof/4');
     expect(bundle.rfc3161).toEqual(
       [`${date}.json.tsr`, `${date}.json.2.tsr`].map((f) =>
         fs.readFileSync(path.join(ledgers(), f)).toString('base64'),

@@ -467,6 +467,14 @@ describe('the packed client, installed offline, under Node 20', () => {
     const one = await client(['verify', 'docs/a/f0001.txt', '--network', 'regtest']);
     expect(one.code, one.stdout + one.stderr).toBe(0);
     expect(one.stdout).toMatch(/^docs\/a\/f0001\.txt: COMPLETE: existed no later than /);
+    // Beside each proof, the leaf's COSE receipt (RFC 9942), the bytes the server serves for the hash.
+    const digest = crypto
+      .createHash('sha256')
+      .update(fs.readFileSync(path.join(tmp, 'docs/a/f0001.txt')))
+      .digest('hex');
+    const served = Buffer.from(await (await fetch(`${serverUrl}/api/proof/${digest}.receipt.cose`)).arrayBuffer());
+    expect(served.length).toBeGreaterThan(100);
+    expect(fs.readFileSync(path.join(tmp, 'docs/a/f0001.txt.receipt.cose')).equals(served)).toBe(true);
   }, 90_000);
 
   test('a second day: upgrade --wait polls through a server restart; the grown log is shown to extend the tree seen (consistency from the tiles), and an older proof gets a consistency proof to the new tree', async () => {

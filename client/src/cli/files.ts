@@ -83,13 +83,22 @@ export function walk(
       if (e.isSymbolicLink()) skipped.push({ file: display(childAbs), reason: 'a symbolic link (not followed)' });
       else if (e.isDirectory()) visit(childAbs, childRel);
       else if (e.isFile()) {
-        if (!e.name.endsWith(PROOF_SUFFIX)) out.push(childAbs);
+        // A proof file, or the COSE receipt `upgrade` wrote beside one (`<name>.receipt.cose` next to
+        // `<name>.timeseal.json`), is not a document.
+        const receiptOf = e.name.endsWith(RECEIPT_SUFFIX)
+          ? `${e.name.slice(0, -RECEIPT_SUFFIX.length)}${PROOF_SUFFIX}`
+          : undefined;
+        const besideItsProof = receiptOf !== undefined && entries.some((o) => o.name === receiptOf);
+        if (!e.name.endsWith(PROOF_SUFFIX) && !besideItsProof) out.push(childAbs);
       } else skipped.push({ file: display(childAbs), reason: 'not a regular file' });
     }
   };
   visit(dir, '');
   return out;
 }
+
+/** What `upgrade` names the COSE receipt it writes beside `<name>.timeseal.json`. */
+export const RECEIPT_SUFFIX = '.receipt.cose';
 
 /** Every proof file under `dir` (for upgrade), in name order, without following symbolic links. */
 export function walkProofs(dir: string, options: WalkOptions): string[] {
@@ -201,7 +210,7 @@ export function parseSha256sum(text: string, source: string): Array<{ hash: stri
 }
 
 /** Writes a file atomically (a temporary file in the same folder, then a rename). */
-export function writeAtomic(file: string, text: string): void {
+export function writeAtomic(file: string, text: string | Uint8Array): void {
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const tmp = `${file}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   fs.writeFileSync(tmp, text);

@@ -1,5 +1,6 @@
 // `timeseal-client upgrade`: complete proof files (the bundle, the consistency proof, the Bitcoin headers), once
-// or, with --wait, round after round until complete.
+// or, with --wait, round after round until complete. Once a bundle holds the leaf's COSE receipt (RFC 9942,
+// ES256; docs/FORMAT.md §11), it is also written beside the proof file as `<name>.receipt.cose`, for SCITT tools.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isTemporary, TimesealClientError } from '../errors.ts';
@@ -19,7 +20,7 @@ import {
   type Common,
 } from './common.ts';
 import { controller, TEMPORARY, worst, type Exit } from './exit.ts';
-import { globToRegExp, proofPathFor, walkProofs, writeAtomic } from './files.ts';
+import { globToRegExp, proofPathFor, RECEIPT_SUFFIX, walkProofs, writeAtomic } from './files.ts';
 
 export async function runUpgrade(
   paths: string[],
@@ -93,6 +94,7 @@ export async function runUpgrade(
           if (r.changed) {
             writeAtomic(f, encodeProofFile(r.proof));
             proofs.set(f, r.proof);
+            writeCoseReceipt(f, r.proof);
           }
         },
       },
@@ -153,4 +155,12 @@ export async function runUpgrade(
     }
   }
   return worst(codes);
+}
+
+/** `<name>.receipt.cose` beside the proof file `<name>.timeseal.json`: the bundle's ES256 COSE receipt, once. */
+function writeCoseReceipt(proofFile: string, proof: ProofFile): void {
+  const receipts = proof.bundle?.['cose_receipts'];
+  if (!Array.isArray(receipts) || typeof receipts[0] !== 'string') return;
+  const file = `${proofFile.slice(0, -PROOF_SUFFIX.length)}${RECEIPT_SUFFIX}`;
+  if (!fs.existsSync(file)) writeAtomic(file, Buffer.from(receipts[0], 'base64'));
 }

@@ -1,0 +1,63 @@
+// GET /.well-known/scitt-keys — the receipt keys as a COSE Key Set (RFC 9052 §7), `application/cbor`, and
+// GET /.well-known/scitt-keys/{kid} — one of them as a COSE Key, its kid (32 bytes, the RFC 9679 thumbprint)
+// written in base64url without padding since it is not URL-safe: draft-ietf-scitt-scrapi-11 §2.1 and §2.2
+// (docs/API.md). The keys are runtime/receipt-keys.ts's; an archive without them answers 404.
+import { encodeCbor } from '../../core/cbor.ts';
+import { encodeCoseKey, encodeCoseKeySet, receiptKid } from '../../core/cose-receipt.ts';
+import { errorSchema, noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
+import type { Services } from '../services.ts';
+
+const CBOR = 'application/cbor';
+const NO_KEYS = 'this archive has no receipt keys (`timeseal keys add` makes them)';
+
+export const scittKeyRoutes: TypedRoutes<Services> = async (app, s) => {
+  const binary = { type: 'string', format: 'binary' } as const;
+
+  app.get(
+    '/.well-known/scitt-keys',
+    {
+      schema: {
+        querystring: noQuery,
+        response: { 200: { ...binary, description: 'COSE Key Set (CBOR)' }, 404: errorSchema, ...plainErrors },
+      },
+    },
+    async (_request, reply) => {
+      const keys = s.publicKeys().receipt ?? [];
+      if (keys.length === 0) return reply.code(404).send({ error: NO_KEYS });
+      return reply
+        .header('Cache-Control', 'public, max-age=300')
+        .type(CBOR)
+        .send(Buffer.from(encodeCoseKeySet(keys)) as never);
+    },
+  );
+
+  app.get(
+    '/.well-known/scitt-keys/:kid',
+    {
+      schema: {
+        params: {
+          type: 'object',
+          properties: { kid: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' } },
+          required: ['kid'],
+          additionalProperties: false,
+        },
+        querystring: noQuery,
+        response: { 200: { ...binary, description: 'COSE Key (CBOR)' }, 404: errorSchema, ...plainErrors },
+      },
+    },
+    async (request, reply) => {
+      const key = (s.publicKeys().receipt ?? []).find(
+        (k) => Buffer.from(receiptKid(k)).toString('base64url') === request.params.kid,
+      );
+      if (key === undefined) {
+        return reply.code(404).send({
+          error: `no receipt key has the kid ${request.params.kid} (base64url of the 32-byte kid, without padding)`,
+        });
+      }
+      return reply
+        .header('Cache-Control', 'public, max-age=300')
+        .type(CBOR)
+        .send(Buffer.from(encodeCbor(encodeCoseKey(key))) as never);
+    },
+  );
+};

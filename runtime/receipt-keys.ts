@@ -1,0 +1,115 @@
+// The receipt keys (docs/FORMAT.md §11): a P-256 key (COSE ES256) and an ML-DSA-65 key (COSE −49) that sign
+// each day's checkpoint root for the COSE receipts (core/cose-receipt.ts), apart from the log's own keys so that
+// either can be rotated alone. Public keys in the served keys folder as SubjectPublicKeyInfo PEM (RFC 5480,
+// RFC 9881), private keys beside the others (mode 0600). `timeseal keys init` makes them with the rest;
+// `timeseal keys add` gives them to an archive made before them (its published days keep no receipt).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { ALG_ES256, ALG_ML_DSA_65, type ReceiptPublicKey, type ReceiptSigningKey } from '../core/cose-receipt.ts';
+import { equalBytes } from '../core/encoding.ts';
+import { TimesealError, withContext } from '../core/errors.ts';
+import {
+  ecdsaKeygen,
+  ecdsaPublicKeyFromPem,
+  ecdsaPublicKeyToPem,
+  ecdsaSecretKeyFromPkcs8Pem,
+  ecdsaSecretKeyToPkcs8Pem,
+  ECDSA_KEYGEN_SEED_SIZE,
+  mldsaKeygen,
+  mldsaPublicKeyFromPem,
+  mldsaPublicKeyToPem,
+  mldsaSeedFromPkcs8Pem,
+  mldsaSeedToPkcs8Pem,
+  MLDSA_SEED_SIZE,
+} from '../core/sig.ts';
+
+/** The served public keys folder and the private keys folder (runtime/keys.ts KeyDirs). */
+interface KeyDirs {
+  keys: string;
+  privateKeys: string;
+}
+
+export const PUBLIC_RECEIPT_ES256_PEM = 'receipt-es256.pem';
+export const PUBLIC_RECEIPT_MLDSA_PEM = 'receipt-mldsa65.pem';
+export const PRIVATE_RECEIPT_ES256_PEM = 'receipt_es256_private.pem';
+export const PRIVATE_RECEIPT_MLDSA_PEM = 'receipt_mldsa65_private.pem';
+
+/** The four files of the receipt keys: the two public, then the two private. */
+export function receiptKeyFiles(dirs: KeyDirs): string[] {
+  return [
+    path.join(dirs.keys, PUBLIC_RECEIPT_ES256_PEM),
+    path.join(dirs.keys, PUBLIC_RECEIPT_MLDSA_PEM),
+    path.join(dirs.privateKeys, PRIVATE_RECEIPT_ES256_PEM),
+    path.join(dirs.privateKeys, PRIVATE_RECEIPT_MLDSA_PEM),
+  ];
+}
+
+/** Whether the archive has all four receipt key files (false when it has none; a partial set is an error). */
+export function hasReceiptKeys(dirs: KeyDirs): boolean {
+  const present = receiptKeyFiles(dirs).filter((f) => fs.existsSync(f));
+  if (present.length === 0) return false;
+  if (present.length === 4) return true;
+  throw new TimesealError(
+    'not-found',
+    `only some of the receipt keys exist (${present.join(', ')}); all four or none (\`timeseal keys add\` makes them when none exists)`,
+  );
+}
+
+/** Creates the two receipt key pairs. Throws (changing nothing) if any of their files exists. */
+export function addReceiptKeys(dirs: KeyDirs): string[] {
+  const files = receiptKeyFiles(dirs);
+  const existing = files.filter((f) => fs.existsSync(f));
+  if (existing.length > 0)
+    throw new TimesealError('conflict', `keys already exist, refusing to overwrite: ${existing.join(', ')}`);
+  const es256 = ecdsaKeygen(crypto.randomBytes(ECDSA_KEYGEN_SEED_SIZE));
+  const mldsa = mldsaKeygen(crypto.randomBytes(MLDSA_SEED_SIZE));
+  fs.mkdirSync(dirs.keys, { recursive: true });
+  fs.mkdirSync(dirs.privateKeys, { recursive: true, mode: 0o700 });
+  fs.writeFileSync(files[2]!, ecdsaSecretKeyToPkcs8Pem(es256.secretKey), { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(files[3]!, mldsaSeedToPkcs8Pem(mldsa.seed), { mode: 0o600, flag: 'wx' });
+  fs.writeFileSync(files[0]!, ecdsaPublicKeyToPem(es256.publicKey), { flag: 'wx' });
+  fs.writeFileSync(files[1]!, mldsaPublicKeyToPem(mldsa.publicKey), { flag: 'wx' });
+  return files;
+}
+
+function readKeyText(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw withContext(`cannot read key ${file}`, err);
+  }
+}
+
+/** The published receipt keys, ES256 first; empty for an archive without them. */
+export function loadReceiptPublicKeys(keysDir: string): ReceiptPublicKey[] {
+  const es256 = path.join(keysDir, PUBLIC_RECEIPT_ES256_PEM);
+  const mldsa = path.join(keysDir, PUBLIC_RECEIPT_MLDSA_PEM);
+  const present = [es256, mldsa].filter((f) => fs.existsSync(f)).length;
+  if (present === 0) return [];
+  if (present === 1)
+    throw new TimesealError(
+      'not-found',
+      `only one of ${PUBLIC_RECEIPT_ES256_PEM} and ${PUBLIC_RECEIPT_MLDSA_PEM} is published; both or neither`,
+    );
+  return [
+    { alg: ALG_ES256, publicKey: ecdsaPublicKeyFromPem(readKeyText(es256)) },
+    { alg: ALG_ML_DSA_65, publicKey: mldsaPublicKeyFromPem(readKeyText(mldsa)) },
+  ];
+}
+
+/** The receipt signing keys, each private key checked against its published key; empty without them. */
+export function loadReceiptSigningKeys(dirs: KeyDirs): ReceiptSigningKey[] {
+  if (!hasReceiptKeys(dirs)) return [];
+  const [es256Public, mldsaPublic] = loadReceiptPublicKeys(dirs.keys);
+  const es256 = ecdsaSecretKeyFromPkcs8Pem(readKeyText(path.join(dirs.privateKeys, PRIVATE_RECEIPT_ES256_PEM)));
+  const mldsa = mldsaKeygen(mldsaSeedFromPkcs8Pem(readKeyText(path.join(dirs.privateKeys, PRIVATE_RECEIPT_MLDSA_PEM))));
+  if (!equalBytes(es256.publicKey, es256Public!.publicKey))
+    throw new TimesealError('mismatch', `the ES256 receipt private key does not match ${PUBLIC_RECEIPT_ES256_PEM}`);
+  if (!equalBytes(mldsa.publicKey, mldsaPublic!.publicKey))
+    throw new TimesealError('mismatch', `the ML-DSA-65 receipt private key does not match ${PUBLIC_RECEIPT_MLDSA_PEM}`);
+  return [
+    { alg: ALG_ES256, publicKey: es256.publicKey, secret: es256.secretKey },
+    { alg: ALG_ML_DSA_65, publicKey: mldsa.publicKey, secret: mldsa.seed },
+  ];
+}
