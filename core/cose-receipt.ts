@@ -307,6 +307,35 @@ export function receiptFromDaySignature(daySignature: Uint8Array, proof: Inclusi
   return encodeCoseSign1({ ...sign1, unprotectedHeader: new Map([[HEADER_VDP, vdp]]) });
 }
 
+/**
+ * Checks a day's receipt signature file (docs/FORMAT.md §11): a COSE_Sign1 with an empty unprotected header and
+ * a detached payload, vds 1, `iss` the origin, `sub` the day, a kid among `keys`, signing the day's root.
+ */
+export function verifyDaySignature(
+  bytes: Uint8Array,
+  day: { origin: string; date: string; root: Uint8Array },
+  keys: readonly ReceiptPublicKey[],
+): ReceiptAlgorithm {
+  const what = 'receipt signature';
+  const sign1 = parseCoseSign1(bytes, what);
+  const header = receiptHeader(sign1, what);
+  if (sign1.unprotectedHeader.size !== 0 || sign1.payload !== null)
+    throw new FormatError(what, 'expected an empty unprotected header and a detached payload');
+  if (header.iss !== day.origin) throw new MismatchError(`${what} iss`, day.origin, header.iss);
+  if (header.sub !== day.date) throw new MismatchError(`${what} sub`, day.date, header.sub);
+  const key = keys.find((k) => k.alg === header.alg && equalBytes(receiptKid(k), header.kid));
+  if (key === undefined)
+    throw new FormatError(
+      `${what} kid`,
+      `${toHex(header.kid)} is none of the ${ALGORITHM_NAMES[header.alg]} receipt keys`,
+    );
+  const expected = encodeCoseSign1({ ...sign1 });
+  if (!equalBytes(expected, bytes)) throw new FormatError(what, 'not in the deterministic encoding');
+  if (!verifySigStructure(sigStructure(sign1.protectedBytes, day.root), sign1.signature, key))
+    throw new SignatureError(`${what} (${ALGORITHM_NAMES[header.alg]}) over root ${toHex(day.root)}`);
+  return header.alg;
+}
+
 export interface VerifiedReceipt {
   alg: ReceiptAlgorithm;
   kid: string;

@@ -54,6 +54,9 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   // Timeseal's own time-stamp authority (POST /tsa): its certificate then root, and the root alone.
   'timeseal-tsa.pem': 'application/x-pem-file',
   'timeseal-tsa-root.pem': 'application/x-pem-file',
+  // The COSE receipt keys (docs/FORMAT.md §11), also served as a COSE Key Set at /.well-known/scitt-keys.
+  'receipt-es256.pem': 'application/x-pem-file',
+  'receipt-mldsa65.pem': 'application/x-pem-file',
 };
 
 export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, options) => {

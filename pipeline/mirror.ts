@@ -45,6 +45,7 @@ import type { ArchiveReader } from './archive-reader.ts';
 import { removeStaleTemps, syncArchive, tempFile } from './files.ts';
 import { withLockAsync } from './lock.ts';
 import { verifyArchive, type VerifiedBase } from './verify.ts';
+import { PUBLIC_RECEIPT_ES256_PEM, PUBLIC_RECEIPT_MLDSA_PEM, receiptKeysFromPems } from '../runtime/receipt-keys.ts';
 import { judgeDay, RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from './witness.ts';
 import { TSA_CA_FILE } from './tsa-client.ts';
 
@@ -62,6 +63,8 @@ export const MIRRORED_KEY_FILES = [
   TSA_CA_FILE,
   WITNESS_POLICY_FILE,
   RETIRED_WITNESSES_FILE,
+  PUBLIC_RECEIPT_ES256_PEM,
+  PUBLIC_RECEIPT_MLDSA_PEM,
 ] as const;
 /** The key files that identify the log: a pinned mirror refuses other ones. */
 const IDENTITY_KEY_FILES = ['public.pem', 'dilithium_public.key', 'ed25519.vkey', 'mldsa44.vkey'];
@@ -396,6 +399,11 @@ async function pull({
     const policyText = keyFiles.get(WITNESS_POLICY_FILE) ?? local(`${MIRROR_KEYS_DIR}/${WITNESS_POLICY_FILE}`);
     const retiredText = keyFiles.get(RETIRED_WITNESSES_FILE) ?? local(`${MIRROR_KEYS_DIR}/${RETIRED_WITNESSES_FILE}`);
     const tsaCa = keyFiles.get(TSA_CA_FILE) ?? local(`${MIRROR_KEYS_DIR}/${TSA_CA_FILE}`);
+    const keyText = (name: string): string | undefined => {
+      const data = keyFiles.get(name) ?? local(`${MIRROR_KEYS_DIR}/${name}`);
+      return data === undefined ? undefined : fromUtf8(data, name);
+    };
+    const receiptKeys = receiptKeysFromPems(keyText(PUBLIC_RECEIPT_ES256_PEM), keyText(PUBLIC_RECEIPT_MLDSA_PEM));
     if (policyText !== undefined) {
       const policy = readWitnessPolicy(fromUtf8(policyText, WITNESS_POLICY_FILE));
       if (policy.quorum !== 'none') {
@@ -452,6 +460,7 @@ async function pull({
       ...(policyText === undefined ? {} : { witnessPolicy: fromUtf8(policyText, WITNESS_POLICY_FILE) }),
       ...(retiredText === undefined ? {} : { retiredWitnesses: fromUtf8(retiredText, RETIRED_WITNESSES_FILE) }),
       ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),
+      ...(receiptKeys.length === 0 ? {} : { receiptKeys }),
     });
     if (!report.ok) throw new MirrorError(report.problems[0]!);
     if (report.treeSize !== latest.size || report.root !== toHex(latest.root))

@@ -22,14 +22,18 @@ import {
   mldsaSignaturePath,
   OTS_STATUS_PATH,
   parseDays,
+  RECEIPT_KEY_NAMES,
+  receiptSignaturePath,
   signaturesMetaPath,
   withCosignatures,
   type DayRecord,
   type DaysFile,
 } from '../core/archive.ts';
+import { verifyDaySignature, type ReceiptPublicKey } from '../core/cose-receipt.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
+import { TimesealError } from '../core/errors.ts';
 import {
   encodeSegmentHeader,
   INDEX_HEAD_PATH,
@@ -76,6 +80,9 @@ export interface VerifyOptions {
   retiredWitnesses?: string;
   /** keys/tsa-ca.pem (pipeline/tsa-client.ts), when published: the chain RFC 3161 tokens must lead to. */
   tsaCaPem?: string;
+  /** keys/receipt-es256.pem and keys/receipt-mldsa65.pem, when published: the keys of the days' COSE receipt
+   * signatures (docs/FORMAT.md §11), each checked against its day's root. */
+  receiptKeys?: ReceiptPublicKey[];
   /** What was verified before: only what came after it is checked. */
   from?: VerifiedBase;
 }
@@ -266,6 +273,22 @@ export async function verifyArchive(
     } catch (err) {
       problems.push(`${day.date}: ${(err as Error).message}`);
       break;
+    }
+    for (const name of RECEIPT_KEY_NAMES) {
+      const rel = receiptSignaturePath(day.date, name);
+      const signature = await read(rel);
+      if (signature === undefined) continue;
+      try {
+        if (options.receiptKeys === undefined || options.receiptKeys.length === 0)
+          throw new TimesealError('not-found', 'no receipt keys are published to check it with');
+        verifyDaySignature(
+          signature,
+          { origin: state.origin, date: day.date, root: fromHex(day.root) },
+          options.receiptKeys,
+        );
+      } catch (err) {
+        problems.push(`${rel}: ${(err as Error).message}`);
+      }
     }
     // The day's ledger in columns (40 bytes an entry), each entry's hash a view into them.
     const { head: ledger, hashes, ms } = verified.ledger;

@@ -81,21 +81,27 @@ function readKeyText(file: string): string {
   }
 }
 
-/** The published receipt keys, ES256 first; empty for an archive without them. */
-export function loadReceiptPublicKeys(keysDir: string): ReceiptPublicKey[] {
-  const es256 = path.join(keysDir, PUBLIC_RECEIPT_ES256_PEM);
-  const mldsa = path.join(keysDir, PUBLIC_RECEIPT_MLDSA_PEM);
-  const present = [es256, mldsa].filter((f) => fs.existsSync(f)).length;
-  if (present === 0) return [];
-  if (present === 1)
+/** The receipt keys in a keys folder's two PEM texts (from a folder or a URL): ES256 first; both or neither. */
+export function receiptKeysFromPems(es256: string | undefined, mldsa: string | undefined): ReceiptPublicKey[] {
+  if (es256 === undefined && mldsa === undefined) return [];
+  if (es256 === undefined || mldsa === undefined)
     throw new TimesealError(
       'not-found',
       `only one of ${PUBLIC_RECEIPT_ES256_PEM} and ${PUBLIC_RECEIPT_MLDSA_PEM} is published; both or neither`,
     );
   return [
-    { alg: ALG_ES256, publicKey: ecdsaPublicKeyFromPem(readKeyText(es256)) },
-    { alg: ALG_ML_DSA_65, publicKey: mldsaPublicKeyFromPem(readKeyText(mldsa)) },
+    { alg: ALG_ES256, publicKey: ecdsaPublicKeyFromPem(es256) },
+    { alg: ALG_ML_DSA_65, publicKey: mldsaPublicKeyFromPem(mldsa) },
   ];
+}
+
+/** The published receipt keys, ES256 first; empty for an archive without them. */
+export function loadReceiptPublicKeys(keysDir: string): ReceiptPublicKey[] {
+  const read = (name: string): string | undefined => {
+    const file = path.join(keysDir, name);
+    return fs.existsSync(file) ? readKeyText(file) : undefined;
+  };
+  return receiptKeysFromPems(read(PUBLIC_RECEIPT_ES256_PEM), read(PUBLIC_RECEIPT_MLDSA_PEM));
 }
 
 /** The receipt signing keys, each private key checked against its published key; empty without them. */

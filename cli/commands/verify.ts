@@ -25,6 +25,7 @@ import { output } from '../output.ts';
 import { verifyArchive } from '../../pipeline/verify.ts';
 import { RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
 import { TSA_CA_FILE } from '../../pipeline/tsa-client.ts';
+import { PUBLIC_RECEIPT_ES256_PEM, PUBLIC_RECEIPT_MLDSA_PEM, receiptKeysFromPems } from '../../runtime/receipt-keys.ts';
 
 /** The public keys of an archive (a folder or URL), checked against each other. */
 export async function loadKeys(location: string, timeoutMs: number) {
@@ -97,11 +98,18 @@ export function registerVerify(program: Command, ctx: () => Context): void {
         );
       const keys = await loadKeys(keysLocation, timeoutMs);
       const keysReader = readerFor(keysLocation, timeoutMs);
-      const [policy, retired, tsaCa] = await Promise.all([
+      const [policy, retired, tsaCa, receiptEs256, receiptMldsa] = await Promise.all([
         keysReader.read(WITNESS_POLICY_FILE),
         keysReader.read(RETIRED_WITNESSES_FILE),
         keysReader.read(TSA_CA_FILE),
+        keysReader.read(PUBLIC_RECEIPT_ES256_PEM),
+        keysReader.read(PUBLIC_RECEIPT_MLDSA_PEM),
       ]);
+      // The COSE receipt keys (docs/FORMAT.md §11), when published: both or neither.
+      const receiptKeys = receiptKeysFromPems(
+        receiptEs256 && fromUtf8(receiptEs256, PUBLIC_RECEIPT_ES256_PEM),
+        receiptMldsa && fromUtf8(receiptMldsa, PUBLIC_RECEIPT_MLDSA_PEM),
+      );
       const store = isS3Archive(location) ? await openArchiveStoreToRead(location) : undefined;
       const reader = store
         ? archiveStoreReader(store.location, (rel) => store.read(rel))
@@ -110,6 +118,7 @@ export function registerVerify(program: Command, ctx: () => Context): void {
         ...(policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) }),
         ...(retired === undefined ? {} : { retiredWitnesses: fromUtf8(retired, RETIRED_WITNESSES_FILE) }),
         ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),
+        ...(receiptKeys.length === 0 ? {} : { receiptKeys }),
       });
       output(!!opts.json).result({ ...report, keys: { location: keysLocation, from: keysFrom } }, () =>
         report.ok

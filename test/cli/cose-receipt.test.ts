@@ -261,4 +261,26 @@ describe('COSE receipts from a running timeseal serve', () => {
     expect(unknown.res.status).toBe(404);
     expect(JSON.parse(Buffer.from(unknown.body).toString()).error).toMatch(/is not in any published ledger/);
   });
+
+  test('timeseal verify checks each day’s receipt signatures with the published receipt keys, and names a changed one', () => {
+    const atNext = { env: { ...env, TIMESEAL_NOW: `${NEXT}T09:00:00.000Z` } };
+    const ok = run(dir, ['verify'], atNext);
+    expect(ok.code, ok.stdout + ok.stderr).toBe(0);
+    const file = path.join(dir, 'ledgers', `${DAY}.receipt-es256.cose`);
+    const original = fs.readFileSync(file);
+    try {
+      const changed = Buffer.from(original);
+      changed[changed.length - 1]! ^= 1;
+      fs.writeFileSync(file, changed);
+      const bad = run(dir, ['verify'], atNext);
+      expect(bad.code).toBe(1);
+      expect(bad.stdout + bad.stderr).toMatch(
+        new RegExp(
+          `${DAY}\\.receipt-es256\\.cose: receipt signature \\(ES256\\) over root [0-9a-f]{64}: signature does not verify`,
+        ),
+      );
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+  });
 });
