@@ -232,6 +232,9 @@ export const openRoutes =
         // A used link opened again (or the success page reloaded) by the verified user's own session: the token
         // is gone (single use), but the session says the address is verified.
         if (!done && request.account?.emailVerified) return { message: TEXTS.alreadyVerified };
+        // The unverified user's own session with a link that is not theirs now: after a resend, the older
+        // e-mail's link (a resend replaces the token), or an expired one. Said so, with what to do.
+        if (!done && request.account) throw new ClientError(400, TEXTS.staleVerificationToken);
         if (!done) throw new ClientError(400, TEXTS.badVerificationToken);
         return { message: TEXTS.verified };
       },

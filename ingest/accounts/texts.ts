@@ -16,6 +16,8 @@ export const TEXTS = {
   loggedOut: 'Logged out',
   noVerificationToken: 'No verification token provided',
   badVerificationToken: 'Invalid or expired verification link',
+  staleVerificationToken:
+    'This verification link is no longer valid: a newer one replaced it, or it expired. Use the link in your most recent verification e-mail, or send a new one from your dashboard.',
   verified: 'Your email address has been verified. You can now subscribe to a paid plan.',
   alreadyVerified: 'Your email address is already verified',
   verificationSent: 'Verification email sent. Please check your inbox.',

@@ -601,7 +601,13 @@ describe('error texts', () => {
     expect((await c.post('/api/auth/resend-verification')).json()).toEqual({ message: TEXTS.verificationSent });
     const second = linkToken(await smtp.next(email, count), 'verify-email');
     expect(second).not.toBe(first);
-    expect((await c.post('/api/auth/verify-email', { token: first })).json()).toEqual({
+    // The older e-mail's link, opened in the user's own browser, says that a newer one replaced it.
+    const stale = await c.post('/api/auth/verify-email', { token: first });
+    expect(stale.statusCode).toBe(400);
+    expect(stale.json()).toEqual({ error: TEXTS.staleVerificationToken, message: TEXTS.staleVerificationToken });
+    expect(TEXTS.staleVerificationToken).toMatch(/newer one replaced it.*most recent verification e-mail/);
+    // Without the session (another browser) it stays the generic answer: nothing is told of whose it was.
+    expect((await new Client().post('/api/auth/verify-email', { token: first })).json()).toEqual({
       error: TEXTS.badVerificationToken,
       message: TEXTS.badVerificationToken,
     });
