@@ -6,9 +6,8 @@
 // promise — its ledger hash in the ledger of its day — the caller judges with the ledger it can read. Bytes
 // after the last time-stamp are reported as inspect names them (a DSS update, or changes not covered).
 // docs/FORMAT.md §3c.
-import { sha384, sha512 } from '@noble/hashes/sha2.js';
 import { toHex } from './encoding.ts';
-import { inspect, timeStampResp, type Inflate, type PdfInspection } from './pdf-timestamp.ts';
+import { digestOf, inspect, timeStampResp, type Inflate, type PdfInspection } from './pdf-timestamp.ts';
 import { checkReceipt, type ReceiptFacts } from './receipt.ts';
 import { checkToken, type TokenFacts } from './rfc3161.ts';
 import { TSA_POLICY_OID } from './tsa-authority.ts';
@@ -82,7 +81,7 @@ export async function checkPdfTimeStamps(
       stamps.push(invalid(`its token does not check: ${(err as Error).message}`));
       continue;
     }
-    const digest = digestOver(pdf, s.byteRange, token.imprintAlgorithm, s.digest);
+    const digest = await digestOver(pdf, s.byteRange, token.imprintAlgorithm, s.digest);
     if (toHex(token.imprint) !== toHex(digest)) {
       stamps.push(
         invalid(
@@ -111,10 +110,8 @@ export async function checkPdfTimeStamps(
 }
 
 /** The digest over a ByteRange with an imprint's algorithm (the SHA-256 inspect made is reused). */
-function digestOver(pdf: Uint8Array, br: number[], algorithm: string, sha256: Uint8Array): Uint8Array {
+async function digestOver(pdf: Uint8Array, br: number[], algorithm: string, sha256: Uint8Array): Promise<Uint8Array> {
   if (algorithm === 'SHA-256') return sha256;
-  const h = (algorithm === 'SHA-384' ? sha384 : sha512).create();
-  h.update(pdf.subarray(br[0]!, br[0]! + br[1]!));
-  h.update(pdf.subarray(br[2]!, br[2]! + br[3]!));
-  return h.digest();
+  const parts = [pdf.subarray(br[0]!, br[0]! + br[1]!), pdf.subarray(br[2]!, br[2]! + br[3]!)];
+  return digestOf(algorithm === 'SHA-384' ? 'SHA-384' : 'SHA-512', parts);
 }
