@@ -10,6 +10,8 @@
 //      token's genTime — a full disk or a closed day is 503 with Retry-After;
 //   5. the signature, made on libuv's thread pool while the row commits (tsa-authority.ts).
 //
+// Steps 2 to 4 are every submission route's (submission-admission.ts); step 1 comes first here because an
+// invalid certificate is a rejection in the protocol's own terms, not a "try again".
 // A token is handed back only after step 4 resolved: a granted answer always means its leaf is on disk.
 import type { FastifyBaseLogger } from 'fastify';
 import {
@@ -21,9 +23,8 @@ import {
   type Rejection,
   type TimeStampRequest,
 } from '../core/tsa-authority.ts';
-import { storageRefusal } from './errors.ts';
-import { betaRateCap } from './limits.ts';
 import type { Services } from './services.ts';
+import { submissionAdmission } from './submission-admission.ts';
 import { tsaAuthority } from './tsa-authority.ts';
 
 /** Seconds a client is asked to wait while the submission gate refuses (the clock is not after the last published day). */
@@ -52,6 +53,13 @@ export interface TsaAdmission {
   ): Promise<Admission>;
 }
 
+/** The token's content could not be made (before anything was stored). */
+class TokenNotMade extends Error {
+  constructor(cause: unknown) {
+    super('the time-stamp token could not be made', { cause });
+  }
+}
+
 const made = new WeakMap<Services, TsaAdmission>();
 
 /** The app's admission path, made once per `s` (one rate cap for both doors). */
@@ -66,7 +74,7 @@ export function tsaAdmission(s: Services): TsaAdmission {
 
 function makeAdmission(s: Services): TsaAdmission {
   const tsa = tsaAuthority(s);
-  const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
+  const admit = submissionAdmission(s);
   return {
     unavailable: () => (tsa.identity === undefined ? tsa.unavailable : null),
     async admit(request, ip, log, options) {
@@ -78,20 +86,34 @@ function makeAdmission(s: Services): TsaAdmission {
       // A token whose genTime lies outside its certificate's validity would not verify: none is given.
       if (invalid !== null)
         return { rejected: { failInfo: 'timeNotAvailable', text: `${invalid.slice(0, -1)}; nothing was stored.` } };
-      const paused = s.gate.refusal(now.toISOString().slice(0, 10));
-      if (paused !== null) return { refused: { status: 503, message: paused, retryAfter: GATE_RETRY_AFTER } };
-      if (cap !== undefined) {
-        const refused = await cap.check(ip, now);
-        if (refused !== null)
-          return { refused: { status: 429, message: refused.error, retryAfter: String(refused.retryAfter) } };
-      }
-      let info: Uint8Array;
-      let attrs: Uint8Array;
+      let admitted;
       try {
-        info = tstInfo(request, identity, now, randomSerial());
-        attrs = signedAttributes(info, identity);
+        admitted = await admit({
+          now,
+          ip,
+          capCount: 1,
+          // Made only once the gate and the cap let the request through; the token's genTime is the row's time.
+          write: async () => {
+            let info: Uint8Array;
+            let attrs: Uint8Array;
+            try {
+              info = tstInfo(request, identity, now, randomSerial());
+              attrs = signedAttributes(info, identity);
+            } catch (err) {
+              throw new TokenNotMade(err);
+            }
+            // Its failure is handled where it is awaited (below), or ignored if the write fails first.
+            const signature = identity.signOffThread(attrs);
+            signature.catch(() => undefined);
+            const ledger = ledgerHash(request, info);
+            const hash = Buffer.from(ledger.buffer, ledger.byteOffset, ledger.byteLength).toString('hex');
+            await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
+            return { info, attrs, signature };
+          },
+        });
       } catch (err) {
-        log.error({ err }, 'time-stamp token failed');
+        if (!(err instanceof TokenNotMade)) throw err;
+        log.error({ err: err.cause }, 'time-stamp token failed');
         return {
           rejected: {
             failInfo: 'systemFailure',
@@ -99,19 +121,12 @@ function makeAdmission(s: Services): TsaAdmission {
           },
         };
       }
-      // Its failure is handled where it is awaited (below), or ignored if the write fails first.
-      const signature = identity.signOffThread(attrs);
-      signature.catch(() => undefined);
-      const ledger = ledgerHash(request, info);
-      const hash = Buffer.from(ledger.buffer, ledger.byteOffset, ledger.byteLength).toString('hex');
-      try {
-        await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
-      } catch (err) {
-        const refusal = storageRefusal(err, s.gate, 'submission');
-        if (refusal === undefined) throw err;
-        return { refused: { status: 503, message: refusal.message, retryAfter: refusal.retryAfter } };
+      if ('refused' in admitted) {
+        const { step, status, message, retryAfter } = admitted.refused;
+        const wait = step === 'gate' ? GATE_RETRY_AFTER : retryAfter;
+        return { refused: { status, message, ...(wait === undefined ? {} : { retryAfter: wait }) } };
       }
-      s.gate.stored();
+      const { info, attrs, signature } = admitted.written;
       try {
         return { granted: signedResponse(info, request, identity, attrs, await signature) };
       } catch (err) {

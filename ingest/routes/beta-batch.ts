@@ -23,19 +23,13 @@
 // "receipt": true and the server cannot sign (no TSA key, as the single route); 429 with Retry-After when the
 // operator's cap (BETA_API_RATE, limits.ts) would be passed: it counts the hashes a batch stores, whole batch
 // or nothing; 503 with Retry-After on a full or failing disk or a closed day (errors.ts storageRefusal; the
-// cap has then counted the batch, as it counts a single submission that the disk refuses).
+// cap has then counted the batch, as it counts a single submission that the disk refuses). That order is every
+// submission route's (submission-admission.ts).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import {
-  EXAMPLE_HASH,
-  errorBody,
-  errorHandler,
-  formatSchemaErrors,
-  INVALID_HASH_ERROR,
-  storageRefusal,
-} from '../errors.ts';
-import { betaRateCap } from '../limits.ts';
+import { EXAMPLE_HASH, errorBody, errorHandler, formatSchemaErrors, INVALID_HASH_ERROR } from '../errors.ts';
 import { noQuery, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
+import { submissionAdmission } from '../submission-admission.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
 import type { Submission } from '../../store/store.ts';
 import { BETA_NOTE, betaResponse } from './beta.ts';
@@ -200,7 +194,7 @@ const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(reso
 
 export const betaBatchRoutes: TypedRoutes<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
-  const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
+  const admit = submissionAdmission(s);
   const tsa = tsaAuthority(s);
 
   // This context only (the route is its only one): its body limit in the 413's text, its sentences for a
@@ -260,13 +254,7 @@ export const betaBatchRoutes: TypedRoutes<Services> = async (app, s) => {
       const now = s.clock();
       const submittedAt = now.toISOString();
       const ledgerDate = submittedAt.slice(0, 10);
-      // A ledger on or before the last published day can never be built: 503, and nothing is written.
-      const paused = s.gate.refusal(ledgerDate);
-      if (paused !== null) return refuse(reply, 503, paused);
       const wantsReceipt = request.body.receipt === true;
-      // Receipts that cannot be made are said before anything is stored or counted.
-      const noReceipt = wantsReceipt ? tsa.refusal(now) : null;
-      if (noReceipt !== null) return refuse(reply, 503, noReceipt);
 
       const results: BatchResult[] = [];
       /** Each valid hash (lower-case) and the index of its first entry. */
@@ -290,38 +278,39 @@ export const betaBatchRoutes: TypedRoutes<Services> = async (app, s) => {
         rows.push({ hash, submittedAt: now, source: 'api_beta' });
       }
 
-      if (rows.length > 0) {
-        if (cap !== undefined) {
-          const refused = await cap.check(request.ip, now, rows.length);
-          if (refused !== null) return refuse(reply, 429, refused.error, String(refused.retryAfter));
-        }
-        let already: Map<string, Date>;
-        try {
-          already = await s.store.submissions.submittedOn(ledgerDate, [...first.keys()]);
+      const admitted = await admit({
+        now,
+        ip: request.ip,
+        // Receipts that cannot be made are said before anything is stored or counted.
+        ...(wantsReceipt ? { receiptRefusal: () => tsa.refusal(now) } : {}),
+        capCount: rows.length,
+        write: async (): Promise<Map<string, Date>> => {
+          if (rows.length === 0) return new Map();
+          const already = await s.store.submissions.submittedOn(ledgerDate, [...first.keys()]);
           await s.store.submissions.enqueue(rows);
-        } catch (err) {
-          // A full or failing disk, or a closed day: 503 with Retry-After, counted and logged by the gate.
-          const refusal = storageRefusal(err, s.gate, 'submission');
-          if (refusal === undefined) throw err;
-          return refuse(reply, 503, refusal.message, refusal.retryAfter);
-        }
-        s.gate.stored();
-        for (const [hash, at] of already) {
-          const r = results[first.get(hash)!]!;
-          r.status = 'already';
-          r.firstSubmittedAt = at.toISOString();
-        }
-        // Signed after the commit, as the single route's; a few at a time, so that a batch of 1,000 receipts
-        // (about 0.3 ms each) does not hold every other request back for its whole duration.
-        if (wantsReceipt) {
-          let signed = 0;
-          for (const index of first.values()) {
-            if (signed > 0 && signed % RECEIPTS_PER_TURN === 0) await nextTurn();
-            const r = results[index]!;
-            const receipt = tsa.receipt(r.hash, now);
-            if (receipt !== null) r.receipt = receipt;
-            signed++;
-          }
+          return already;
+        },
+        stored: () => rows.length > 0,
+      });
+      if ('refused' in admitted) {
+        const { status, message, retryAfter } = admitted.refused;
+        return refuse(reply, status, message, retryAfter);
+      }
+      for (const [hash, at] of admitted.written) {
+        const r = results[first.get(hash)!]!;
+        r.status = 'already';
+        r.firstSubmittedAt = at.toISOString();
+      }
+      // Signed after the commit, as the single route's; a few at a time, so that a batch of 1,000 receipts
+      // (about 0.3 ms each) does not hold every other request back for its whole duration.
+      if (wantsReceipt) {
+        let signed = 0;
+        for (const index of first.values()) {
+          if (signed > 0 && signed % RECEIPTS_PER_TURN === 0) await nextTurn();
+          const r = results[index]!;
+          const receipt = tsa.receipt(r.hash, now);
+          if (receipt !== null) r.receipt = receipt;
+          signed++;
         }
       }
 

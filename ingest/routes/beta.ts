@@ -4,14 +4,15 @@
 // the row's commit (group commit, services.ts), so an acknowledged hash is in the next ledger even if the
 // server is killed right after. While the clock is not after the last published day the answer is 503 and
 // nothing is written (submission-gate.ts); on a full or failing disk it is 503 with Retry-After (errors.ts
-// storageRefusal), and the first submission stored again clears that condition.
+// storageRefusal), and the first submission stored again clears that condition. The order of those refusals
+// is every submission route's (submission-admission.ts).
 import crypto from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { ledgerPath } from '../../core/archive.ts';
-import { errorBody, storageRefusal } from '../errors.ts';
-import { betaRateCap } from '../limits.ts';
+import { errorBody } from '../errors.ts';
 import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
 import type { Services } from '../services.ts';
+import { submissionAdmission } from '../submission-admission.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
 
 export const BETA_NOTE =
@@ -109,7 +110,7 @@ export function betaResponseWriter(base: string): (hash: string, submittedAt: st
 export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
   const answer = betaResponseWriter(base);
-  const cap = s.ingest.betaApiRate === undefined ? undefined : betaRateCap(s.store, s.ingest.betaApiRate);
+  const admit = submissionAdmission(s);
   const tsa = tsaAuthority(s);
   app.post<{ Body: { hash: string; receipt?: boolean } }>(
     '/api/v1/beta/timestamp',
@@ -146,43 +147,28 @@ export const betaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
       const submittedAt = now.toISOString();
       // The ledger date is the UTC date of the time, read off its ISO text (what core/ledger.ts utcDate does).
       const ledgerDate = submittedAt.slice(0, 10);
-      // A ledger on or before the last published day can never be built: 503, and nothing is written.
-      const paused = s.gate.refusal(ledgerDate);
-      if (paused !== null)
-        return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', paused));
-      if (cap !== undefined) {
-        const refused = await cap.check(request.ip, now);
-        if (refused !== null) {
-          return reply
-            .code(429)
-            .header('Retry-After', String(refused.retryAfter))
-            .type('application/json; charset=utf-8')
-            .send(errorBody('beta', refused.error));
-        }
-      }
       const wantsReceipt = request.body.receipt === true;
-      // A receipt that cannot be made is said before anything is stored.
-      const noReceipt = wantsReceipt ? tsa.refusal(now) : null;
-      if (noReceipt !== null)
-        return reply.code(503).type('application/json; charset=utf-8').send(errorBody('beta', noReceipt));
       const hash = request.body.hash.toLowerCase();
-      // A receipt is signed on libuv's thread pool while the row is committed, and sent only after both. Its
-      // failure is handled where it is awaited (an error answer), or ignored if the write fails first.
-      const receipt = wantsReceipt ? tsa.receiptOffThread(hash, now) : null;
-      receipt?.catch(() => undefined);
-      try {
-        await s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
-      } catch (err) {
-        // A full or failing disk: 503 with Retry-After, counted and logged by the gate (never a stack trace each).
-        const refusal = storageRefusal(err, s.gate, 'submission');
-        if (refusal === undefined) throw err;
-        return reply
-          .code(503)
-          .header('Retry-After', refusal.retryAfter)
-          .type('application/json; charset=utf-8')
-          .send(errorBody('beta', refusal.message));
+      let receipt = null as Promise<string> | null;
+      const admitted = await admit({
+        now,
+        ip: request.ip,
+        // A receipt that cannot be made is said before anything is stored or counted.
+        ...(wantsReceipt ? { receiptRefusal: () => tsa.refusal(now) } : {}),
+        capCount: 1,
+        write: () => {
+          // A receipt is signed on libuv's thread pool while the row is committed, and sent only after both. Its
+          // failure is handled where it is awaited (an error answer), or ignored if the write fails first.
+          receipt = wantsReceipt ? tsa.receiptOffThread(hash, now) : null;
+          receipt?.catch(() => undefined);
+          return s.store.submissions.write({ hash, submittedAt: now, source: 'api_beta' });
+        },
+      });
+      if ('refused' in admitted) {
+        const { status, message, retryAfter } = admitted.refused;
+        if (retryAfter !== undefined) void reply.header('Retry-After', retryAfter);
+        return reply.code(status).type('application/json; charset=utf-8').send(errorBody('beta', message));
       }
-      s.gate.stored();
       // A string body is sent as it is (the response schema above documents it for OpenAPI). A receipt is one
       // more member, base64 (no escaping needed), put before the closing brace.
       const body = answer(hash, submittedAt, ledgerDate);

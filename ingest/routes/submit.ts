@@ -7,6 +7,8 @@
 // 201 carries the hash's receipt (tsa-authority.ts), genTime = submittedAt: signed just before the transaction
 // and stored in it with the row (store receipts: the proof bundle and the certificate give it back later), sent
 // only after the commit. A receipt signed for a request the limit refuses or the store fails is dropped unsent.
+// The order of the refusals is every submission route's (submission-admission.ts); the limits are this route's
+// own, checked in its transaction, not the beta API's cap.
 import { toBase64 } from '../../core/encoding.ts';
 import { utcDate } from '../../core/ledger.ts';
 import {
@@ -16,17 +18,19 @@ import {
   SESSION_COOKIE,
   sessionUser,
 } from '../accounts/sessions.ts';
-import { ClientError, errorBody, storageRefusal } from '../errors.ts';
+import { ClientError, errorBody } from '../errors.ts';
 import { limitRefusal, submitErrorSchema } from '../limit-answer.ts';
 import { submitWithinLimits } from '../limits.ts';
 import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
+import { submissionAdmission } from '../submission-admission.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
 
 /** The client shows "Hash queued!" / "Your timestamp has been submitted". */
 export const SUBMIT_MESSAGE = 'Your timestamp has been submitted';
 
 export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
+  const admit = submissionAdmission(s);
   app.post(
     '/api/submit',
     {
@@ -73,38 +77,40 @@ export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
     },
     async (request, reply) => {
       const now = s.clock();
-      // A ledger on or before the last published day can never be built: 503, and nothing is written (not even
-      // the rate-limit count).
-      const paused = s.gate.refusal(utcDate(now));
-      if (paused !== null) return reply.code(503).send(errorBody('ok', paused));
       const hash = request.body.hash.toLowerCase();
-      // Anonymous submissions stay open to any client; one that carries the session cookie must be same-origin.
-      if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin))
-        throw new ClientError(403, CROSS_ORIGIN_ERROR);
-      const user = await sessionUser(s.store, request, now);
       const fileName = request.body.fileName ?? null;
-      // Signed before the transaction (genTime = now = the row's submittedAt) so that the store keeps it with
-      // the row; null on a server without a usable TSA key (the submission stands without a receipt).
-      const receipt = tsaAuthority(s).receiptDer(hash, now);
-      let decision;
-      try {
-        // The limit check, the count and the rows (with the history row of a paying user, and the receipt) are
-        // one transaction of the store.
-        decision = await submitWithinLimits(s.store, {
-          ip: request.ip,
-          now,
-          hash,
-          fileName,
-          freePerDay: s.ingest.freePerDay,
-          ...(user ? { userId: user.id } : {}),
-          ...(receipt === null ? {} : { receipt }),
-        });
-      } catch (err) {
-        // A full or failing disk: nothing of the transaction was kept (not the count either).
-        const refusal = storageRefusal(err, s.gate, 'submission');
-        if (refusal === undefined) throw err;
-        return reply.code(503).header('Retry-After', refusal.retryAfter).send(errorBody('ok', refusal.message));
+      let receipt = null as Uint8Array | null;
+      const admitted = await admit({
+        now,
+        ip: request.ip,
+        write: async () => {
+          // Anonymous submissions stay open to any client; one that carries the session cookie must be same-origin.
+          if (readCookie(request, SESSION_COOKIE) !== undefined && !sameOriginAllowed(request, s.config.origin))
+            throw new ClientError(403, CROSS_ORIGIN_ERROR);
+          const user = await sessionUser(s.store, request, now);
+          // Signed before the transaction (genTime = now = the row's submittedAt) so that the store keeps it with
+          // the row; null on a server without a usable TSA key (the submission stands without a receipt).
+          receipt = tsaAuthority(s).receiptDer(hash, now);
+          // The limit check, the count and the rows (with the history row of a paying user, and the receipt) are
+          // one transaction of the store; on a full or failing disk nothing of it was kept (not the count either).
+          return submitWithinLimits(s.store, {
+            ip: request.ip,
+            now,
+            hash,
+            fileName,
+            freePerDay: s.ingest.freePerDay,
+            ...(user ? { userId: user.id } : {}),
+            ...(receipt === null ? {} : { receipt }),
+          });
+        },
+        stored: (decision) => decision.allowed,
+      });
+      if ('refused' in admitted) {
+        const { status, message, retryAfter } = admitted.refused;
+        if (retryAfter !== undefined) void reply.header('Retry-After', retryAfter);
+        return reply.code(status).send(errorBody('ok', message));
       }
+      const decision = admitted.written;
       if (!decision.allowed) {
         const refusal = limitRefusal(
           decision.tier,
@@ -115,7 +121,6 @@ export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
         );
         return reply.code(decision.status).header('Retry-After', String(refusal.retryAfter)).send(refusal.body);
       }
-      s.gate.stored();
       return reply.code(201).send({
         ok: true,
         hash,
