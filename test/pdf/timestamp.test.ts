@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { complete, inspect, prepare, PdfError, tokenCertificates, type PreparedPdf } from '../../core/pdf-timestamp.ts';
 import { startTsa, type LoopbackTsa } from '../support/openssl-tsa.ts';
-import { askTsa, byteRangesOf, covered, fixture, gapToken, inflate, pdfbox, tool } from './tools.ts';
+import { askTsa, byteRangesOf, covered, fixture, gapToken, hybridPdf, inflate, pdfbox, tool } from './tools.ts';
 
 let dir: string;
 let tsa: LoopbackTsa;
@@ -117,6 +117,24 @@ describe('a time-stamp appended to real PDFs', () => {
     expect(listed[0]).toContain(`[${range!.join(', ')}]`);
     const report = await inspect(out, { inflate });
     expect(listed[0]!.split(' ').at(-1)).toBe(Buffer.from(report.signatures[0]!.digest).toString('hex'));
+  });
+
+  test('a hybrid-reference file (a table whose /XRefStm holds the page tree): the update is a table, the page found in the object stream', async () => {
+    const pdf = hybridPdf();
+    const input = write('hybrid.pdf', pdf);
+    expectQpdfCheck(input);
+    const { out } = await stamp(pdf);
+    const output = write('hybrid.timestamped.pdf', out);
+    expectPrefix(input, output);
+    expectQpdfCheck(output);
+    const update = Buffer.from(out.subarray(pdf.length)).toString('latin1');
+    expect(update).toMatch(/\nxref\n/);
+    // Page 1 (object 3, compressed) is rewritten with the widget in its /Annots.
+    expect(update).toMatch(/\n3 0 obj\n<< \/Type \/Page [^\n]*\/Annots \[\d+ 0 R\]/);
+    const [range] = byteRangesOf(out);
+    expect(opensslVerify(out, range!, 'hybrid').stdout).toMatch(/Verification: OK/);
+    expect(tool('pdfsig', [output]).stdout).toMatch(/Signature Field Name: Timeseal time-stamp/);
+    expect(tool('pdftotext', [output, '-']).stdout).toMatch(/Hybrid/);
   });
 
   test('a real pdfTeX file (xref stream, object streams, 17 pages)', async () => {

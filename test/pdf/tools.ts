@@ -101,3 +101,47 @@ export function gapToken(pdf: Uint8Array, [, a, b]: [number, number, number, num
   for (let i = 0; i < n; i++) len = len * 256 + gap[2 + i]!;
   return new Uint8Array(gap.subarray(0, 2 + n + len));
 }
+
+/**
+ * A hybrid-reference file (ISO 32000-2 §7.5.8.4), written here: a classic table whose trailer's /XRefStm names
+ * an xref stream holding the page tree's two objects, which sit compressed in an object stream (the table leaves
+ * them out: poppler reads a table's free entry as the last word, qpdf and this code read the stream's). qpdf --check accepts it.
+ */
+export function hybridPdf(): Uint8Array {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.5\n')];
+  const offsets = new Map<number, number>();
+  let at = parts[0]!.length;
+  const put = (num: number, body: string | Buffer) => {
+    offsets.set(num, at);
+    const b = Buffer.concat([Buffer.from(`${num} 0 obj\n`), Buffer.from(body), Buffer.from('\nendobj\n')]);
+    parts.push(b);
+    at += b.length;
+  };
+  put(1, '<< /Type /Catalog /Pages 2 0 R >>');
+  const text = 'BT /F1 24 Tf 72 700 Td (Hybrid) Tj ET';
+  put(4, `<< /Length ${text.length} >>\nstream\n${text}\nendstream`);
+  const pages = '<< /Type /Pages /Kids [3 0 R] /Count 1 >>';
+  const page =
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>';
+  const head = `2 0 3 ${pages.length + 1} `;
+  const objstm = `${head}${pages} ${page}`;
+  put(5, `<< /Type /ObjStm /N 2 /First ${head.length} /Length ${objstm.length} >>\nstream\n${objstm}\nendstream`);
+  const row = (type: number, a: number, b: number) =>
+    Buffer.from([type, (a >>> 24) & 255, (a >>> 16) & 255, (a >>> 8) & 255, a & 255, b >> 8, b & 255]);
+  const xrefStmAt = at;
+  const rows = Buffer.concat([row(2, 5, 0), row(2, 5, 1), row(1, offsets.get(5)!, 0), row(1, xrefStmAt, 0)]);
+  put(
+    6,
+    Buffer.concat([
+      Buffer.from(`<< /Type /XRef /Size 7 /W [1 4 2] /Index [2 2 5 2] /Length ${rows.length} >>\nstream\n`),
+      rows,
+      Buffer.from('\nendstream'),
+    ]),
+  );
+  const entry = (o: number) => `${String(o).padStart(10, '0')} 00000 n\r\n`;
+  const table =
+    `xref\n0 2\n0000000000 65535 f\r\n${entry(offsets.get(1)!)}4 1\n` +
+    `${entry(offsets.get(4)!)}trailer\n<< /Size 7 /Root 1 0 R /XRefStm ${xrefStmAt} >>\nstartxref\n${at}\n%%EOF\n`;
+  parts.push(Buffer.from(table));
+  return new Uint8Array(Buffer.concat(parts));
+}
