@@ -63,9 +63,9 @@ function StampResult({ stamp, rootChecked }: { stamp: PdfStampResult; rootChecke
         )}
         {stamp.tsa && (
           <Row label="Time-stamp authority">
-            <span>{stamp.tsa}</span>
+            <span className="break-normal">{stamp.tsa}</span>
             {stamp.state === 'valid' && (
-              <span className="muted block text-xs">
+              <span className="muted block text-xs break-normal">
                 {rootChecked ? (
                   <>
                     Signature and chain ({stamp.chain.join(' → ')}) verified up to the{' '}
@@ -82,7 +82,7 @@ function StampResult({ stamp, rootChecked }: { stamp: PdfStampResult; rootChecke
           </Row>
         )}
         <Row label="Covers">
-          <span data-testid="pdf-check-range">
+          <span className="break-normal" data-testid="pdf-check-range">
             bytes 0 to {(stamp.revisionEnd - 1).toLocaleString('en-US')} except its own token (ByteRange [{a0} {a} {b}{' '}
             {c}])
           </span>
