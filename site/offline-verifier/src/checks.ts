@@ -26,7 +26,7 @@ import { otsSection } from './checks/ots-file.ts';
 import { receiptSection } from './checks/receipt.ts';
 import { fail, info, NO_ECDSA, NO_MLDSA, pending, type Check, type Report, type Section } from './checks/report.ts';
 import { tlogProofSection } from './checks/tlog-proof.ts';
-import type { ClassifiedInput } from './inputs.ts';
+import { clientProofParts, type ClassifiedInput } from './inputs.ts';
 
 export type { FetchedHeader } from './checks/bitcoin.ts';
 export type { KeyInput, VerifierInputs } from './checks/context.ts';
@@ -68,7 +68,9 @@ function keySection(inputs: VerifierInputs, policy: PolicyInput | undefined, pro
 }
 
 /** Checks everything given and returns the report the page shows. */
-export async function verifyInputs(inputs: VerifierInputs): Promise<Report> {
+export async function verifyInputs(given: VerifierInputs): Promise<Report> {
+  // A timeseal-client proof file is checked as the bundle, receipt and headers it holds.
+  const inputs = { ...given, files: given.files.flatMap(clientProofParts) };
   const files = inputs.files;
   const keys: Partial<PublicKeySet> = {};
   if (inputs.keys.ecdsa) keys.ecdsa = inputs.keys.ecdsa.key;

@@ -39,6 +39,7 @@ function includes(haystack: Uint8Array, needle: Uint8Array): boolean {
 }
 
 export type InputKind =
+  | 'client-proof'
   | 'bundle'
   | 'tlog-proof'
   | 'ledger'
@@ -74,6 +75,7 @@ export interface ClassifiedInput {
 }
 
 export const KIND_LABEL: Record<InputKind, string> = {
+  'client-proof': 'timeseal-client proof file',
   bundle: 'proof bundle',
   'tlog-proof': 'tlog-proof (C2SP)',
   ledger: 'ledger file',
@@ -227,7 +229,8 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
     }
   }
   // JSON files: several markers each, so that one damaged byte (even the opening brace) cannot hide what
-  // the file is.
+  // the file is. A timeseal-client proof file holds a bundle, so it is told apart first.
+  if (/"format":\s*"timeseal-client-proof\//.test(t)) return { kind: 'client-proof', name, bytes };
   if (/timeseal-proof\/|"inclusion_path"|"leaf_index"|"submitted_at"/.test(t)) return { kind: 'bundle', name, bytes };
   // c2sp.org/tlog-proof@v1 (docs/FORMAT.md §8a): its header, or (header damaged) an index line and proof hashes.
   if (/^c2sp\.org\/tlog-proof@|\nindex \d+\n[A-Za-z0-9+/]{43}=\n/.test(t)) return { kind: 'tlog-proof', name, bytes };
@@ -247,4 +250,37 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
     }
   }
   return undefined;
+}
+
+/**
+ * What a timeseal-client proof file (`<file>.timeseal.json`, `timeseal-client-proof/1`: client/src/types.ts
+ * ProofFile) holds, as the inputs this page checks: its proof bundle (once the day is published), its receipt
+ * (when the bundle carries none) and the Bitcoin block headers it keeps. Anything else is the input itself
+ * (a file that is not such JSON keeps its kind, and fails as a bundle would).
+ */
+export function clientProofParts(input: ClassifiedInput): ClassifiedInput[] {
+  if (input.kind !== 'client-proof') return [input];
+  let raw: { bundle?: unknown; receipt?: unknown; headers?: unknown };
+  try {
+    raw = JSON.parse(fromUtf8(input.bytes)) as typeof raw;
+  } catch {
+    return [{ ...input, kind: 'bundle' }];
+  }
+  const parts: ClassifiedInput[] = [];
+  const bundle = raw.bundle && typeof raw.bundle === 'object' ? (raw.bundle as { receipts?: unknown }) : null;
+  if (bundle) parts.push({ kind: 'bundle', name: `bundle in ${input.name}`, bytes: utf8(JSON.stringify(bundle)) });
+  const bundleReceipts = Array.isArray(bundle?.receipts) && bundle.receipts.length > 0;
+  if (typeof raw.receipt === 'string' && !bundleReceipts) {
+    try {
+      parts.push({ ...token(`receipt in ${input.name}`, fromBase64(raw.receipt)), kind: 'receipt' });
+    } catch {
+      parts.push({ kind: 'receipt', name: `receipt in ${input.name}`, bytes: new Uint8Array(0) });
+    }
+  }
+  for (const h of Array.isArray(raw.headers) ? raw.headers : []) {
+    const hex = typeof (h as { header?: unknown }).header === 'string' ? (h as { header: string }).header : '';
+    const name = `block ${String((h as { height?: unknown }).height)} in ${input.name}`;
+    parts.push({ kind: 'header', name, bytes: utf8(hex), ...headerFromText(hex) });
+  }
+  return parts;
 }
