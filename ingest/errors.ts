@@ -4,8 +4,8 @@
 //   plain  {error}                       most routes
 //   ok     {ok: false, error}            POST /api/submit (the site's client reads ok and error)
 //   beta   {success: false, error, example}  POST /api/v1/beta/timestamp (docs/API.md)
-// A write refused by a full or failing disk (`storageFault`), or by a database server that cannot be reached
-// (`storageCause`: said so, not blamed on the disk), is not a fault of the server's code: 503 with Retry-After
+// A write refused by a full or failing disk, or by a database server that cannot be reached (said so, not blamed
+// on the disk: the kind the storage engine gave its error, `storageFault`), is not a fault of the server's code: 503 with Retry-After
 // and a text saying so, reported to the submission gate (which logs it once a minute with a count, and puts it
 // on /api/queue-stats.php) instead of a stack trace per request (docs/OPERATIONS.md §6).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
@@ -139,49 +139,18 @@ export function errorBody(
 }
 
 /**
- * 'full' for an error of a write that found no space, 'io' for one that failed otherwise at the disk, else
- * undefined: the storage module's engine-neutral classification (store/faults.ts): the store's
- * StorageUnavailableError and the file-call codes (ENOSPC, EDQUOT, EIO from a write or sync) of the server's own
- * writes.
+ * 'full' (no space), 'unreachable' (the database server out of reach) or 'io' (another failure at the
+ * storage) for an error of a write, else undefined: the storage module's engine-neutral classification
+ * (store/faults.ts): the `kind` each engine gives its StorageUnavailableError, and the file-call codes (ENOSPC,
+ * EDQUOT, EIO from a write or sync) of the server's own writes. Ingest reads no engine's codes.
  */
 export { storageFault, type StorageFault };
-
-/**
- * The codes (StorageUnavailableError's `code`, the engine's own) of a database server that cannot be reached or
- * dropped the connection: PostgreSQL's class 08 (connection exception), 57P01-57P03 (shutting down, cannot
- * connect now), 53300 (too many connections), Node's socket errors, and ECONNLOST (the PostgreSQL store's code
- * for a connection lost without one). Not the disk: 53100 disk_full and 58030 io_error stay 'full' and 'io'.
- */
-const UNREACHABLE_CODES = new Set([
-  '57P01',
-  '57P02',
-  '57P03',
-  '53300',
-  'ECONNLOST',
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-]);
-
-/** What the texts name: `fault`, or 'unreachable' when the storage's error says the database server is out of reach. */
-export type StorageCause = StorageFault | 'unreachable';
-export function storageCause(fault: StorageFault, err: unknown): StorageCause {
-  const code = (err as { code?: unknown } | null | undefined)?.code;
-  return fault === 'io' && typeof code === 'string' && (UNREACHABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))
-    ? 'unreachable'
-    : fault;
-}
 
 /** Seconds a client is asked to wait after a write refused by the disk. */
 export const STORAGE_RETRY_AFTER = '60';
 
 /** Our texts (the spec has none). `committed`: the row was written but its sync to disk failed. */
-export function storageMessage(cause: StorageCause, what: 'submission' | 'data', committed = false): string {
+export function storageMessage(cause: StorageFault, what: 'submission' | 'data', committed = false): string {
   const why =
     cause === 'full'
       ? 'its disk is full'
@@ -226,7 +195,7 @@ export function storageRefusal(
   if (fault === undefined) return undefined;
   monitor?.storageFailed(fault, err);
   const committed = (err as { committed?: unknown }).committed === true;
-  return { message: storageMessage(storageCause(fault, err), what, committed), retryAfter: STORAGE_RETRY_AFTER };
+  return { message: storageMessage(fault, what, committed), retryAfter: STORAGE_RETRY_AFTER };
 }
 
 export const INDEX_INCOMPLETE = "The archive's index is being completed; please try again in a few minutes.";

@@ -11,16 +11,17 @@
 // one line says so with the total refused. A flood of requests never becomes a flood of lines.
 //
 // The gate also tracks the database's disk (docs/OPERATIONS.md §6): a write that fails because the disk is full or
-// failing (errors.ts storageFault: SQLITE_FULL, SQLITE_IOERR*, ENOSPC, EDQUOT, EIO) is answered 503 with
+// failing (errors.ts storageFault: the kind the storage engine gave its error, or ENOSPC, EDQUOT, EIO from the
+// server's own files) is answered 503 with
 // Retry-After by whoever caught it, and reported here with `storageFailed`; `condition()` then reports it
 // (queue-stats: not "operational") until a submission is stored again (`stored()`). Logged the same way: the
 // first failure at error level with its cause, then at most one line a minute with the count, and one line
 // when a write succeeds again. Submissions are still attempted while it lasts: the next one that succeeds
-// is what clears it. A database server out of reach (PostgreSQL: errors.ts storageCause) is said to be that,
-// not a disk.
+// is what clears it. A database server out of reach (the kind 'unreachable', from the PostgreSQL engine) is
+// said to be that, not a disk.
 import { clockBehindArchive, clockBehindText, lastPublishedDayReader } from '../runtime/clock-guard.ts';
 import type { ClockCheck } from './clock-check.ts';
-import { storageCause, type StorageCause, type StorageFault } from './errors.ts';
+import type { StorageFault } from './errors.ts';
 
 export interface GateLog {
   error(obj: object, msg: string): void;
@@ -36,7 +37,7 @@ export interface ClockCondition {
 }
 
 export interface StorageCondition {
-  /** 'full': no space (or quota) left; 'io': writes fail otherwise. */
+  /** 'full': no space (or quota) left; 'unreachable': the database server is out of reach; 'io': writes fail otherwise. */
   fault: StorageFault;
   /** The first failure's error code, e.g. SQLITE_FULL. */
   code: string;
@@ -84,7 +85,7 @@ export interface GateOptions {
 }
 
 /** The text of a failing disk or an unreachable database, in /api/queue-stats.php. */
-export function storageProblem(cause: StorageCause, since: string): string {
+export function storageProblem(cause: StorageFault, since: string): string {
   const what =
     cause === 'full'
       ? 'its disk is full'
@@ -172,7 +173,7 @@ export function createSubmissionGate(options: GateOptions): SubmissionGate {
       failedSinceLine++;
       if (storage === undefined) {
         const since = wallClock().toISOString();
-        const why = storageCause(fault, err);
+        const why = fault;
         storage = { fault, code, since, problem: storageProblem(why, since) };
         failedAt = t;
         const check =

@@ -16,20 +16,26 @@
 // ---------------------------------------------------------------------------------------------- errors
 
 /**
+ * What kept the storage from working, as each engine classifies its own errors (its errors.ts): 'full' (no
+ * space or quota left), 'unreachable' (a database server that cannot be reached, refuses connections or
+ * dropped the connection), 'io' (anything else at the storage). Callers word their answers by it alone.
+ */
+export type StorageKind = 'full' | 'io' | 'unreachable';
+
+/**
  * The storage could not write or read because of the disk (full, quota, I/O error) or the database server
- * being unreachable: the caller answers 503 with Retry-After (ingest/errors.ts), never 500. `kind` is 'full'
- * (no space) or 'io' (anything else at the storage). `code` is the engine's own code, for the log only
- * (SQLITE_FULL, ENOSPC, 53100, ECONNREFUSED…). `committed` is true when the write may have been committed but
+ * being unreachable: the caller answers 503 with Retry-After (ingest/errors.ts), never 500. `kind` says which
+ * (StorageKind). `code` is the engine's own code, for the log only (SQLITE_FULL, ENOSPC, 53100, ECONNREFUSED…). `committed` is true when the write may have been committed but
  * is not known to be durable (an fdatasync failed after the commit): the answer must not say "nothing was
  * recorded".
  */
 export class StorageUnavailableError extends Error {
   override readonly name = 'StorageUnavailableError';
-  readonly kind: 'full' | 'io';
+  readonly kind: StorageKind;
   readonly code: string;
   readonly committed: boolean;
   constructor(
-    kind: 'full' | 'io',
+    kind: StorageKind,
     code: string,
     message: string,
     options: { committed?: boolean; cause?: unknown } = {},

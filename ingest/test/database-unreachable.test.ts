@@ -1,19 +1,21 @@
 // A PostgreSQL server that cannot be reached was reported as a disk problem ("writing to its disk
 // failed", "Check the database's disk."), sending the operator to the wrong machine. The storage's error keeps
-// the engine's code (store/store.ts StorageUnavailableError); ingest words the answer, queue-stats and the log by
-// it: "it cannot reach its database" for a connection that failed or was lost, the disk only for the disk.
+// the engine's code for the log, and the engine gives it a kind (store/store.ts StorageKind); ingest words the
+// answer, queue-stats and the log by the kind alone: "it cannot reach its database" for a connection that
+// failed or was lost, the disk only for the disk.
 import net from 'node:net';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { neutralError } from '../../store/postgres/errors.ts';
 import { StorageUnavailableError } from '../../store/store.ts';
-import { storageCause, storageFault, storageMessage, storageRefusal, type StorageFault } from '../errors.ts';
+import { neutralError as neutralSqlite } from '../../store/sqlite/errors.ts';
+import { storageFault, storageMessage, storageRefusal, type StorageFault } from '../errors.ts';
 import { createSubmissionGate } from '../submission-gate.ts';
 import { removeTempDirs, tempDir } from './fixture.ts';
 
 afterAll(removeTempDirs);
 
-const unavailable = (kind: 'full' | 'io', code: string) =>
+const unavailable = (kind: StorageFault, code: string) =>
   new StorageUnavailableError(kind, code, `PostgreSQL: ${code}`);
 
 /** A loopback port nothing listens on. */
@@ -26,27 +28,40 @@ async function closedPort(): Promise<number> {
 }
 
 describe('a database server out of reach', () => {
-  it('is told apart from the disk by the storage error code', () => {
+  it('is told apart from the disk by the engine, which gives its error the kind; ingest reads only the kind', () => {
+    const kindOf = (err: object) => (neutralError(err) as StorageUnavailableError).kind;
     for (const code of [
       'ECONNREFUSED',
       'ECONNRESET',
       'ETIMEDOUT',
       'ENOTFOUND',
       'EHOSTUNREACH',
-      'ECONNLOST',
       '08006',
       '08001',
       '57P01',
       '57P03',
       '53300',
     ]) {
-      expect(storageCause('io', unavailable('io', code)), code).toBe('unreachable');
+      expect(kindOf({ code, message: code }), code).toBe('unreachable');
     }
-    expect(storageCause('full', unavailable('full', '53100'))).toBe('full');
-    expect(storageCause('io', unavailable('io', '58030'))).toBe('io');
-    expect(storageCause('io', Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' }))).toBe('io');
-    expect(storageCause('full', Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toBe(
-      'full',
+    // A connection lost without a code (the pg client's own text), kept as ECONNLOST for the log.
+    const lost = neutralError(new Error('Connection terminated unexpectedly')) as StorageUnavailableError;
+    expect([lost.kind, lost.code]).toEqual(['unreachable', 'ECONNLOST']);
+    expect(kindOf({ code: '53100', message: 'could not extend file' })).toBe('full');
+    expect(kindOf({ code: '58030', message: 'could not write' })).toBe('io');
+    // SQLite's faults are the disk's.
+    expect(neutralSqlite(Object.assign(new Error('disk I/O error'), { code: 'SQLITE_IOERR_WRITE' }))).toMatchObject({
+      kind: 'io',
+    });
+    expect(neutralSqlite(Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' }))).toMatchObject({
+      kind: 'full',
+    });
+    // Ingest words the answer by the kind alone: a socket's code under the kind 'io' is the disk's words.
+    expect(storageRefusal(unavailable('io', 'ECONNREFUSED'), undefined, 'data')!.message).toMatch(
+      /\(writing to its disk failed\)/,
+    );
+    expect(storageRefusal(unavailable('unreachable', '58030'), undefined, 'data')!.message).toMatch(
+      /\(it cannot reach its database\)/,
     );
   });
 
@@ -80,7 +95,13 @@ describe('a database server out of reach', () => {
       );
     }
     expect(storageRefusal(lost, monitor, 'submission')!.message).toMatch(/\(it cannot reach its database\)/);
-    expect(reported.map((r) => r.fault)).toEqual(['io', 'io', 'io', 'io', 'io']);
+    expect(reported.map((r) => r.fault)).toEqual([
+      'unreachable',
+      'unreachable',
+      'unreachable',
+      'unreachable',
+      'unreachable',
+    ]);
     // A full or failing disk keeps its words.
     expect(
       storageRefusal(neutralError({ code: '53100', message: 'could not extend file' }), monitor, 'submission')!.message,
@@ -88,7 +109,7 @@ describe('a database server out of reach', () => {
     expect(
       storageRefusal(neutralError({ code: '58030', message: 'could not write' }), monitor, 'data')!.message,
     ).toMatch(/\(writing to its disk failed\)/);
-    expect(storageFault(refused)).toBe('io');
+    expect(storageFault(refused)).toBe('unreachable');
     expect(storageMessage('unreachable', 'submission', true)).toBe(
       'The server could not confirm that your submission was stored (it cannot reach its database). Please submit it again later.',
     );
@@ -105,10 +126,10 @@ describe('a database server out of reach', () => {
       log,
       wallClock: () => new Date('2025-11-03T12:00:00.000Z'),
     });
-    gate.storageFailed('io', unavailable('io', 'ECONNREFUSED'));
+    gate.storageFailed('unreachable', unavailable('unreachable', 'ECONNREFUSED'));
     expect(gate.condition('2025-11-03')).toEqual({
       kind: 'storage',
-      fault: 'io',
+      fault: 'unreachable',
       code: 'ECONNREFUSED',
       since: '2025-11-03T12:00:00.000Z',
       problem:

@@ -2,7 +2,7 @@
 // server that cannot be reached or dropped the connection, becomes StorageUnavailableError; a repeated username
 // or e-mail UniqueViolationError. Callers never see SQLSTATE codes. Codes: PostgreSQL's appendix A "Error
 // Codes".
-import { DayClosedError, StorageUnavailableError, UniqueViolationError } from '../store.ts';
+import { DayClosedError, StorageUnavailableError, UniqueViolationError, type StorageKind } from '../store.ts';
 
 /** The refusal raised by the trigger of migration 3 (store/postgres/migrations.ts): SQLSTATE P0001, this text. */
 const DAY_CLOSED = /^timeseal: day closed: (\d{4}-\d{2}-\d{2})$/;
@@ -23,26 +23,26 @@ const SOCKET_CODES = new Set([
 ]);
 
 /**
- * 'full' for the server's disk full (53100 disk_full), 'io' for another storage or connection failure (58030
- * io_error, class 08 connection exceptions, 57P01-57P03 shutdown/cannot connect now, 53300
- * too_many_connections, a socket error, the pg client's "Connection terminated" and pool time-outs), else
- * undefined (a bug or a constraint: not the storage's fault).
+ * 'full' for the server's disk full (53100 disk_full), 'io' for another failure of its storage (58030
+ * io_error), 'unreachable' for a server out of reach or gone (class 08 connection exceptions, 57P01-57P03
+ * shutdown/cannot connect now, 53300 too_many_connections, a socket error, the pg client's "Connection
+ * terminated" and pool time-outs), else undefined (a bug or a constraint: not the storage's fault).
  */
-export function postgresFault(err: unknown): 'full' | 'io' | undefined {
+export function postgresFault(err: unknown): StorageKind | undefined {
   if (err instanceof StorageUnavailableError) return err.kind;
   const code = (err as { code?: unknown } | null | undefined)?.code;
   if (code === '53100') return 'full';
+  if (code === '58030') return 'io';
   if (typeof code === 'string') {
     if (
-      code === '58030' ||
-      code.startsWith('08') ||
+      /^08[0-9A-Z]{3}$/.test(code) ||
       code === '57P01' ||
       code === '57P02' ||
       code === '57P03' ||
-      code === '53300'
+      code === '53300' ||
+      SOCKET_CODES.has(code)
     )
-      return 'io';
-    if (SOCKET_CODES.has(code)) return 'io';
+      return 'unreachable';
   }
   const message = (err as { message?: unknown } | null | undefined)?.message;
   if (
@@ -52,7 +52,7 @@ export function postgresFault(err: unknown): 'full' | 'io' | undefined {
       message,
     )
   )
-    return 'io';
+    return 'unreachable';
   return undefined;
 }
 

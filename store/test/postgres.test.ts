@@ -331,7 +331,7 @@ describe('PostgreSQL engine', () => {
           (e: unknown) => e,
         );
         expect(err, name).toBeInstanceOf(StorageUnavailableError);
-        expect(err, name).toMatchObject({ kind: 'io' });
+        expect(err, name).toMatchObject({ kind: 'unreachable' });
       }
     } finally {
       await store.close();
@@ -356,7 +356,7 @@ describe('PostgreSQL engine', () => {
       (e: unknown) => e,
     );
     expect(err).toBeInstanceOf(StorageUnavailableError);
-    expect(err).toMatchObject({ kind: 'io', code: 'ECONNREFUSED' });
+    expect(err).toMatchObject({ kind: 'unreachable', code: 'ECONNREFUSED' });
   });
 });
 
