@@ -85,6 +85,17 @@ describe('GET /api/proof/:hash.ots', () => {
     expect(ref!.attestations.filter((a) => a[0] === 'bitcoin')).toEqual([
       ['bitcoin', height, chain.blocks[height]!.merkleRoot.toString('hex')],
     ]);
+    // The anchor of the leaf's COSE receipt: an .ots of the day's root (docs/FORMAT.md §11), the same attestation.
+    const anchor = await f.app.inject({ method: 'GET', url: `/api/receipt-anchor/${f.published[2]}.ots` });
+    expect(anchor.statusCode).toBe(200);
+    const rootFile = path.join(f.dir, 'root.ots');
+    fs.writeFileSync(rootFile, anchor.rawPayload);
+    const [rootRef] = referenceRead([rootFile]);
+    const days = JSON.parse(fs.readFileSync(path.join(f.config.archive, 'days.json'), 'utf8'));
+    expect(rootRef!.digest).toBe(days.days.find((d: { date: string }) => d.date === DAY).root);
+    expect(rootRef!.attestations.filter((a) => a[0] === 'bitcoin')).toEqual([
+      ['bitcoin', height, chain.blocks[height]!.merkleRoot.toString('hex')],
+    ]);
   });
 
   it('a forged header (right merkle root, no proof of work) takes a fresh confirmation back to "unverified"', async () => {

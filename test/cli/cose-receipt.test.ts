@@ -257,6 +257,9 @@ describe('COSE receipts from a running timeseal serve', () => {
     });
     expect(again.code, again.stderr).toBe(0);
     expect(fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.receipt-mldsa65.cose`)).equals(before)).toBe(true);
+    const anchor = await get(`/api/receipt-anchor/${beta}.ots`);
+    expect(anchor.res.status).toBe(404);
+    expect(JSON.parse(Buffer.from(anchor.body).toString()).error).toBe('not anchored yet');
     const unknown = await get(`/api/proof/${'0'.repeat(64)}.receipt.cose`);
     expect(unknown.res.status).toBe(404);
     expect(JSON.parse(Buffer.from(unknown.body).toString()).error).toMatch(/is not in any published ledger/);
