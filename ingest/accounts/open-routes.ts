@@ -277,6 +277,36 @@ export const openRoutes =
       },
     );
 
+    // Whether a reset link can still be used, asked when /reset-password opens: a used or expired link says so
+    // at once instead of showing the form. An unknown token counts as a failed reset (the same throttle).
+    app.post(
+      '/api/auth/reset-password/check',
+      {
+        schema: {
+          querystring: noQuery,
+          body: {
+            type: 'object',
+            properties: { token: { type: 'string', maxLength: 200 } },
+            required: ['token'],
+            additionalProperties: false,
+          },
+          response: {
+            200: { type: 'object', properties: { valid: { type: 'boolean' } }, required: ['valid'] },
+            ...plainErrors,
+          },
+        },
+      },
+      async (request) => {
+        const now = s.clock();
+        const ipKey = `ip:${clientKey(request.ip)}`;
+        if (await throttles.reset.blocked([ipKey], now)) throw new ClientError(429, THROTTLED_ERROR);
+        const { token } = request.body;
+        const valid = isTokenShape(token) && (await s.store.users.forReset(tokenHash(token), now)) !== undefined;
+        if (!valid) await throttles.reset.fail([ipKey], now);
+        return { valid };
+      },
+    );
+
     app.post(
       '/api/auth/reset-password',
       {

@@ -397,9 +397,14 @@ describe('the whole flow', () => {
     const reset = await smtp.next(email, count);
     expect(reset.text).toContain('Subject: Reset your Timeseal password');
     const resetToken = linkToken(reset, 'reset-password');
+    // /reset-password asks whether its link can still be used before it shows the form.
+    const check = () => new Client().post('/api/auth/reset-password/check', { token: resetToken });
+    expect((await check()).json()).toEqual({ valid: true });
     expect(
       (await new Client().post('/api/auth/reset-password', { token: resetToken, password: 'a new password' })).json(),
     ).toEqual({ message: TEXTS.resetDone });
+    // Used once, the link says so when opened again.
+    expect((await check()).json()).toEqual({ valid: false });
     expect((await c.get('/api/auth/me')).json()).toBeNull();
     expect((await other.get('/api/auth/me')).json()).toBeNull();
     expect((await new Client().post('/api/auth/login', { username, password })).statusCode).toBe(401);

@@ -1,7 +1,8 @@
 // Reset password (texts: docs/API.md "Accounts"): the token comes from the URL (none: toast "Invalid link" and off to
 // /forgot-password); New password and Confirm password, hint "Must be at least 8 characters"; "Reset password"
 // ("Resetting..."); the spec's toasts for a short or mismatched password and for a failure; success shows
-// "Password reset successful" with "Go to Login".
+// "Password reset successful" with "Go to Login". A link already used or expired (POST /api/auth/reset-password/check)
+// says so at once, with a way to ask for a new one, instead of showing the form.
 import { useEffect, useState, type FormEvent } from 'react';
 import { errorMessage, postJson } from '../lib/api.ts';
 import { PASSWORD_MIN, toastAcrossNavigation } from '../lib/account.ts';
@@ -13,6 +14,7 @@ export default function ResetPasswordForm() {
   const [confirm, setConfirm] = useState('');
   const [pending, setPending] = useState(false);
   const [done, setDone] = useState<string | null>(null);
+  const [usable, setUsable] = useState(true);
 
   useEffect(() => {
     const t = new URLSearchParams(location.search).get('token');
@@ -26,6 +28,9 @@ export default function ResetPasswordForm() {
       return;
     }
     setToken(t);
+    postJson<{ valid?: boolean }>('/api/auth/reset-password/check', { token: t })
+      .then((answer) => setUsable(answer.valid !== false))
+      .catch(() => undefined);
   }, []);
 
   const submit = async (e: FormEvent) => {
@@ -67,6 +72,22 @@ export default function ResetPasswordForm() {
         <h2 className="text-xl font-semibold">Password reset successful</h2>
         <p className="muted text-sm">{done}</p>
         <a href="/login" className="btn-primary w-full">
+          Go to Login
+        </a>
+      </div>
+    );
+  }
+  if (!usable) {
+    return (
+      <div className="space-y-4 text-center" data-testid="reset-link-used">
+        <h2 className="text-xl font-semibold">This link can no longer be used</h2>
+        <p className="muted text-sm">
+          A password reset link works once and for 1 hour. This one was already used or has expired.
+        </p>
+        <a href="/forgot-password" className="btn-primary w-full">
+          Send a new reset link
+        </a>
+        <a href="/login" className="btn-secondary w-full">
           Go to Login
         </a>
       </div>
