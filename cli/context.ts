@@ -1,6 +1,6 @@
 // What every command needs, created once and only when used: configuration, clock, the store (and the SQLite
 // handle, for what is SQLite's own: `timeseal db check`, the start-up check, the build's queue reading), keys.
-import { clockFromEnv, type Clock } from '../runtime/clock.ts';
+import { clockFromEnv, devClockPath, type Clock } from '../runtime/clock.ts';
 import { loadConfig, type Config } from '../runtime/config.ts';
 import { openDatabase, type DB } from '../store/sqlite/db.ts';
 import { openStore } from '../store/index.ts';
@@ -24,7 +24,8 @@ export interface Context {
 
 export function createContext(env: NodeJS.ProcessEnv = process.env): Context {
   const config = loadConfig(env);
-  const clock = clockFromEnv(env);
+  // The development clock (`timeseal clock`) beside the database, honoured on a local origin only.
+  const clock = clockFromEnv(env, { devClock: devClockPath(config), origin: config.origin });
   let db: DB | undefined;
   let store: Promise<Store> | undefined;
   return {

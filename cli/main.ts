@@ -33,6 +33,7 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['upgrade', async () => (await import('./commands/upgrade.ts')).registerUpgrade],
   ['ots', async () => (await import('./commands/ots.ts')).registerOts],
   ['db', async () => (await import('./commands/db.ts')).registerDb],
+  ['clock', async () => (await import('./commands/clock.ts')).registerClock],
 ];
 
 export async function main(argv: string[]): Promise<number> {

@@ -193,8 +193,9 @@ export function nextRun(step: ScheduledStep, now: number): number {
 }
 
 /**
- * Starts the schedule: catches up at once, then sleeps until the next due step. Uses the real clock for
- * sleeping; a fixed TIMESEAL_NOW means the steps run once at start (catch-up) and then at real due times.
+ * Starts the schedule: catches up at once, then sleeps until the next due step. Due times are the system clock's,
+ * or the development clock's when the context's clock is one (re-armed when `timeseal clock` moves it); a fixed
+ * TIMESEAL_NOW means the steps run once at start (catch-up) and then at the system clock's due times.
  * A step runs only while this node holds the schedule lease (see the module comment); the lease's times are
  * the real clock's too (a fixed TIMESEAL_NOW would never let a lease expire), and so are the waits of the
  * steps' retries (`options.now` replaces that clock for the retries only: tests simulate hours with it).
@@ -296,19 +297,44 @@ export function startSchedule(
       await run();
     }));
   };
+  // Due times: the system clock's, or the development clock's (runtime/clock.ts), which `timeseal clock` moves at
+  // any time: within a second of a move every waiting step is armed again at its next time on the moved clock.
+  // Steps whose times were jumped over do not run (a moved clock is not time that passed; `timeseal ledger build`
+  // closes a day at once).
+  const development = ctx.clock?.development === true;
+  const dueNow = (): number => (development ? ctx.clock().getTime() : Date.now());
+  const waiting = new Map<ScheduledStep, NodeJS.Timeout>();
   const arm = (step: ScheduledStep): void => {
     if (stopped) return;
-    const now = Date.now();
+    const now = dueNow();
     const timer = setTimeout(
       () => {
         timers.delete(timer);
+        waiting.delete(step);
         void runStep(step).then(() => arm(step));
       },
       Math.min(nextRun(step, now) - now, 2 ** 31 - 1),
     );
     timer.unref();
     timers.add(timer);
+    waiting.set(step, timer);
   };
+  let offset = dueNow() - Date.now();
+  const clockWatch = development
+    ? setInterval(() => {
+        const next = dueNow() - Date.now();
+        if (Math.abs(next - offset) < 1000) return;
+        offset = next;
+        log.info({ clock: new Date(dueNow()).toISOString() }, 'the development clock moved: the schedule re-armed');
+        for (const [step, timer] of [...waiting]) {
+          clearTimeout(timer);
+          timers.delete(timer);
+          waiting.delete(step);
+          arm(step);
+        }
+      }, 1000)
+    : undefined;
+  clockWatch?.unref();
   const runAll = async (): Promise<void> => {
     await Promise.all(steps.map(runStep));
   };
@@ -362,6 +388,7 @@ export function startSchedule(
     async stop() {
       stopped = true;
       clearInterval(renewal);
+      clearInterval(clockWatch);
       for (const t of timers) clearTimeout(t);
       await Promise.all([buildLane, proofsLane, following]);
       // Free the lease at once so that another node takes over without waiting for the ttl.

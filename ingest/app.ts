@@ -163,6 +163,12 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   fastify.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
   // A full disk is reported to the gate (queue-stats, one log line a minute), not logged per request.
   fastify.setErrorHandler(errorHandler(services.gate));
+  // Every answer's Date header is this server's clock (a development clock moves it: runtime/clock.ts), so the
+  // client and the site take their countdowns and retry times from the server, not from their own clocks.
+  fastify.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('date', services.clock().toUTCString());
+    return payload;
+  });
   // Every JSON error body carries `message` beside `error` (docs/API.md).
   fastify.addHook('preSerialization', addErrorMessage);
   // Without TIMESEAL_ORIGIN, a browser on 127.0.0.1 is sent to the origin's address (one origin for sessions).

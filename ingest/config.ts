@@ -4,7 +4,7 @@
 // optional cap on the beta API (BETA_API_RATE; the product spec sets none during the beta).
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { UsageError, type Config } from '../runtime/config.ts';
+import { isLoopbackOrigin, UsageError, type Config } from '../runtime/config.ts';
 import { loadAccountsConfig } from './accounts/config.ts';
 import { FREE_PER_DAY } from './limits.ts';
 
@@ -184,17 +184,7 @@ export function parseFreeTierLimit(value: string | undefined, origin: string | u
   const n = Number(value);
   if (!Number.isSafeInteger(n) || n < 1 || n > 1_000_000)
     throw new UsageError(`FREE_TIER_DAILY_LIMIT must be a whole number from 1 to 1000000: ${value}`);
-  const host =
-    origin === undefined
-      ? 'localhost'
-      : (() => {
-          try {
-            return new URL(origin).hostname;
-          } catch {
-            return origin;
-          }
-        })();
-  if (!/^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host)) {
+  if (origin !== undefined && !isLoopbackOrigin(origin)) {
     throw new UsageError(
       `FREE_TIER_DAILY_LIMIT is for a local development server only (TIMESEAL_ORIGIN unset or on localhost); this one is ${origin}, whose free tier stays ${FREE_PER_DAY} a day`,
     );

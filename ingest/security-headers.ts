@@ -115,7 +115,7 @@ export const PUBLIC_ROUTES: Readonly<Record<string, readonly string[]>> = {
 /** Headers of a public route's answer: any origin, no credentials, readable by a page of any origin. */
 const PUBLIC_HEADERS = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': 'ETag, Content-Range, Accept-Ranges, Retry-After',
+  'access-control-expose-headers': 'ETag, Content-Range, Accept-Ranges, Retry-After, Date',
   'cross-origin-resource-policy': 'cross-origin',
 };
 

@@ -70,6 +70,20 @@ export function logOriginOf(origin: string): string {
   return rest;
 }
 
+/**
+ * True when `origin` (a URL, or a bare host) is on a loopback address: localhost, 127.x.x.x, [::1]. What a local
+ * development server is; FREE_TIER_DAILY_LIMIT and the development clock (runtime/clock.ts) are honoured only there.
+ */
+export function isLoopbackOrigin(origin: string): boolean {
+  let host: string;
+  try {
+    host = new URL(origin).hostname;
+  } catch {
+    host = origin;
+  }
+  return /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host);
+}
+
 /** PostgreSQL connections per process when TIMESEAL_DATABASE_POOL is not set. */
 export const DEFAULT_DATABASE_POOL = 10;
 

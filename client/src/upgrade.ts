@@ -1,7 +1,8 @@
 // Completing proof files, online. For each proof not yet complete:
-//   1. GET /api/proof/<hash>: the timeseal-proof/4 bundle once the day is published (404 before; not asked
-//      before the day's publication time, 00:01 UTC the next day). It is verified with the pinned keys before
-//      anything is kept.
+//   1. GET /api/proof/<hash>: the timeseal-proof/4 bundle once the day is published (404 before: asked once per
+//      day and call, and the next check is the day's publication time, 00:01 UTC the next day, by the server's
+//      clock, read from its Date header: a server whose clock was moved, `timeseal clock`, is followed). It is
+//      verified with the pinned keys before anything is kept.
 //   2. The log's latest checkpoint (GET /ledgers/checkpoint), verified, must extend the latest this client saw
 //      (an RFC 9162 consistency proof computed from the log's tiles, GET /ledgers/tile/…); the bundle's
 //      checkpoint must extend to it too, and that proof is kept in the file so verify can show it offline.
@@ -78,6 +79,8 @@ interface ServerState {
   tiles: Map<string, Uint8Array>;
   tileFetches: Map<string, Promise<void>>;
   notes: string[];
+  /** Days the server said are not published yet (404), with its clock's lead over ours then (ms). */
+  notYet: Map<string, number>;
 }
 
 /** Upgrades each proof file; one proof's failure does not stop the others (see its `error`). */
@@ -171,8 +174,17 @@ async function openServer(
     latest: null,
     tiles: new Map(),
     tileFetches: new Map(),
+    notYet: new Map(),
     notes: pin.pinned === 'new' ? [`pinned the keys of ${server}`, ...pin.notes] : pin.notes,
   };
+}
+
+/** How far the server's clock is ahead of ours (ms), from its answer's Date header (0 without one). The header
+ * names the second the server was in: the lead is at most a second short, so a time derived from it is late,
+ * never early. */
+function serverLead(res: { headers: Headers }, ours: Date): number {
+  const theirs = Date.parse(res.headers.get('date') ?? '');
+  return Number.isNaN(theirs) ? 0 : theirs - ours.getTime();
 }
 
 /** Publication time of a day's ledger: 00:01 UTC the next day. */
@@ -198,31 +210,35 @@ async function upgradeOne(
   };
   const current = bundleOf(proof);
   const published = proof.ledgerDate === null ? null : publicationTime(proof.ledgerDate);
-  // Next time not before the day's publication; once that time has passed, whenever the caller polls next.
-  const notPublished = (): UpgradeResult => {
-    const next = published !== null && Date.parse(published) > now().getTime() ? published : null;
+  // Next time not before the day's publication by the server's clock (`lead`: how far it is ahead of ours), as a
+  // time of ours; once that time has passed, whenever the caller polls next.
+  const notPublished = (lead: number): UpgradeResult => {
+    const due = published !== null && Date.parse(published) > now().getTime() + lead;
     return {
       hash: proof.hash,
       proof,
       changed: false,
       stage: stageOf(proof),
       complete: false,
-      nextCheck: next,
+      nextCheck: due ? new Date(Date.parse(published) - lead).toISOString() : null,
       notes: [
         ...notes,
-        `not published yet${published === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${published})`}`,
+        `not published yet${published === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${published}, server time${due ? `, ${new Date(now().getTime() + lead).toISOString()} there now` : ''})`}`,
       ],
     };
   };
-  // Before the day's publication time the server can only answer 404: it is not asked.
-  if (current === null && published !== null && Date.parse(published) > now().getTime()) return notPublished();
+  // The server said it for another proof of the day in this call: the same answer, not asked again.
+  const known = proof.ledgerDate === null ? undefined : state.notYet.get(proof.ledgerDate);
+  if (current === null && known !== undefined) return notPublished(known);
 
   // 1. The bundle.
   const url = `${server}/api/proof/${proof.hash}`;
   const res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options, LIMITS.bundle);
   if (res.status === 404) {
     await res.cancel();
-    return notPublished();
+    const lead = serverLead(res, now());
+    if (proof.ledgerDate !== null && current === null) state.notYet.set(proof.ledgerDate, lead);
+    return notPublished(lead);
   }
   if (res.status === 503 || res.status === 429) {
     const wait = retryAfterSeconds(res) ?? 300;

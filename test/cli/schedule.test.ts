@@ -1,8 +1,12 @@
 // The built-in schedule's timing (cli/schedule.ts, docs/OPERATIONS.md §1): the build runs every hour at :01, so
 // a build that failed or was killed at 00:01 is retried within the hour instead of the next night.
-import { describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
 import type { Context } from '../../cli/context.ts';
 import { nextRun, startSchedule, STEPS } from '../../cli/schedule.ts';
+import { clockFromEnv, writeDevClock } from '../../runtime/clock.ts';
 
 const step = (name: string) => STEPS.find((s) => s.name === name)!;
 const at = (iso: string) => Date.parse(iso);
@@ -77,5 +81,40 @@ describe('the schedule lease', () => {
     await schedule.run('step');
     expect(ran).toBe(3);
     await schedule.stop();
+  });
+});
+
+describe('the development clock', () => {
+  it('moved by `timeseal clock`, the schedule re-arms at the moved time: a step due at 00:01 runs when that clock reaches it', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-schedule-clock-'));
+    const file = path.join(dir, 'dev-clock.json');
+    // Far from any 00:01 of the system clock's.
+    writeDevClock(file, new Date('2030-06-01T12:00:00.000Z'));
+    const clock = clockFromEnv({}, { devClock: file, origin: 'http://localhost:8080', recheckMs: 0 });
+    const lease = { acquire: async () => true, release: async () => undefined };
+    const ctx = { store: async () => ({ lease }), clock } as unknown as Context;
+    const ran: string[] = [];
+    const lines: string[] = [];
+    const log = {
+      info: (_o: object, m: string) => void lines.push(m),
+      error: (_o: object, m: string) => void lines.push(m),
+    };
+    const schedule = startSchedule(
+      ctx,
+      log,
+      [{ name: 'build', lane: 'build', minute: 1, daily: true, run: () => void ran.push(clock().toISOString()) }],
+      { leaseMs: 60_000 },
+    );
+    try {
+      await vi.waitFor(() => expect(ran).toHaveLength(1)); // the catch-up at start
+      // Two seconds before the next day's 00:01 on the development clock.
+      writeDevClock(file, new Date('2030-06-02T00:00:58.000Z'));
+      await vi.waitFor(() => expect(ran).toHaveLength(2), { timeout: 10_000, interval: 100 });
+      expect(ran[1]! >= '2030-06-02T00:01:00.000Z' && ran[1]! < '2030-06-02T00:01:02.000Z').toBe(true);
+      expect(lines).toContain('the development clock moved: the schedule re-armed');
+    } finally {
+      await schedule.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

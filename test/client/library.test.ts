@@ -350,15 +350,19 @@ describe('trust on first use', () => {
 });
 
 describe('upgrade', () => {
-  test('before publication: pending, next check at the publication time (00:01 UTC the next day)', async () => {
+  test("before publication: pending, the next check at the publication time (00:01 UTC the next day) by the server's clock (its Date header), asked once per day", async () => {
     const a = makeLog(false);
+    let serverNow = '2025-11-02T15:00:00.000Z';
     const { fetch, calls } = fakeFetch((_m, p) => {
       if (p === '/keys/public.pem') return new Response(a.files.publicPem);
       if (p === '/keys/dilithium_public.key') return new Response(Buffer.from(a.files.dilithiumKey, 'base64'));
-      return json(404, { error: 'not in any published ledger' });
+      return json(404, { error: 'not in any published ledger' }, { date: new Date(serverNow).toUTCString() });
     });
-    const proof = newProofFile({ hash: hex(), server: 'http://timeseal.test', ledgerDate: '2025-11-02' });
-    const [r] = await upgrade([proof], { trust: emptyTrust(), fetch, now: () => new Date('2025-11-02T15:00:00.000Z') });
+    const proofs = [0, 1].map(() =>
+      newProofFile({ hash: hex(), server: 'http://timeseal.test', ledgerDate: '2025-11-02' }),
+    );
+    const ours = () => new Date('2025-11-02T15:00:00.000Z');
+    const [r, r2] = await upgrade(proofs, { trust: emptyTrust(), fetch, now: ours, concurrency: 1 });
     expect(r).toMatchObject({
       changed: false,
       complete: false,
@@ -366,18 +370,24 @@ describe('upgrade', () => {
       nextCheck: '2025-11-03T00:01:00.000Z',
       notes: [
         'pinned the keys of http://timeseal.test',
-        'not published yet (the ledger of 2025-11-02 is published at 2025-11-03T00:01:00.000Z)',
+        'not published yet (the ledger of 2025-11-02 is published at 2025-11-03T00:01:00.000Z, server time, 2025-11-02T15:00:00.000Z there now)',
       ],
     });
     expect(r!.error).toBeUndefined();
-    expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([]); // it could only be a 404
-    // Once the time has passed, the server is asked; its 404 leaves the proof pending, to be asked again.
-    const [later] = await upgrade([proof], {
-      trust: emptyTrust(),
-      fetch,
-      now: () => new Date('2025-11-03T00:05:00.000Z'),
-    });
-    expect(later).toMatchObject({ changed: false, complete: false, stage: 'stamped', nextCheck: null });
-    expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([`GET /api/proof/${proof.hash}`]);
+    expect(r2).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-03T00:01:00.000Z' });
+    // The second proof of the day took the first one's answer.
+    expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([`GET /api/proof/${proofs[0]!.hash}`]);
+
+    // A server whose clock was moved to 23:59 (timeseal clock): the day is published in two minutes of ours.
+    serverNow = '2025-11-02T23:59:00.000Z';
+    const [moved] = await upgrade([proofs[0]!], { trust: emptyTrust(), fetch, now: ours });
+    expect(moved).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-02T15:02:00.000Z' });
+    // A server already past the publication time, not published yet (its build is under way): ask at the next poll.
+    serverNow = '2025-11-03T00:05:00.000Z';
+    const [due] = await upgrade([proofs[0]!], { trust: emptyTrust(), fetch, now: ours });
+    expect(due).toMatchObject({ changed: false, complete: false, stage: 'stamped', nextCheck: null });
+    expect(due!.notes).toContain(
+      'not published yet (the ledger of 2025-11-02 is published at 2025-11-03T00:01:00.000Z, server time)',
+    );
   });
 });
