@@ -158,7 +158,7 @@ describe('the receipt of a submission', () => {
     const scripts: string[] = [];
     page.on('request', (r) => scripts.push(new URL(r.url()).pathname));
     await page.goto('/');
-    const { saved, command, item } = await submitAndDownload(page, 'home-dropzone-input', files.kept.file, tmp);
+    const { saved, command } = await submitAndDownload(page, 'home-dropzone-input', files.kept.file, tmp);
     // The offer is a chunk of its own, loaded with the receipt; the receipt checker is never loaded here.
     expect(
       scripts.filter((p) => /\/(ReceiptOffer|receipt-check)\./.test(p)).map((p) => p.split('/').pop()!.split('.')[0]),
@@ -167,11 +167,13 @@ describe('the receipt of a submission', () => {
     expect(command).toBe(
       `openssl ts -verify -digest ${files.kept.hash} -in kept.txt.tsr -CAfile timeseal-tsa-root.pem -untrusted timeseal-tsa.pem`,
     );
-    expect(await item.locator('[data-testid=receipt]').innerText()).toContain(
-      "An RFC 3161 time-stamp token, signed now by Timeseal's time-stamp authority; the hash is also published in today's public ledger.",
+    // What a receipt is and the certificates are said once, above the files.
+    const help = page.locator('[data-testid=receipt-help]');
+    expect(await help.innerText()).toContain(
+      "Each receipt is an RFC 3161 time-stamp token, signed at submission by Timeseal's time-stamp authority; the hash is also published in today's public ledger.",
     );
     for (const name of ['timeseal-tsa-root.pem', 'timeseal-tsa.pem']) {
-      await expect(item.getByRole('link', { name }).getAttribute('href')).resolves.toBe(`/keys/${name}`);
+      await expect(help.getByRole('link', { name }).getAttribute('href')).resolves.toBe(`/keys/${name}`);
     }
     const out = openssl(
       [
@@ -200,13 +202,14 @@ describe('the receipt of a submission', () => {
     const { context, page } = await newPage();
     await page.goto('/proof');
     const dir = fs.mkdtempSync(path.join(tmp, 'proof-'));
-    const { saved, command, item } = await submitAndDownload(page, 'proof-dropzone-input', files.broken.file, dir);
+    const { saved, command } = await submitAndDownload(page, 'proof-dropzone-input', files.broken.file, dir);
     files.broken.tsr = saved;
     expect(command).toBe(
       `openssl ts -verify -digest ${files.broken.hash} -in 'lab notes (draft).txt.tsr' -CAfile timeseal-tsa-root.pem -untrusted timeseal-tsa.pem`,
     );
     for (const name of ['timeseal-tsa-root.pem', 'timeseal-tsa.pem']) {
-      const res = await fetch(new URL((await item.getByRole('link', { name }).getAttribute('href'))!, server.url));
+      const help = page.locator('[data-testid=receipt-help]');
+      const res = await fetch(new URL((await help.getByRole('link', { name }).getAttribute('href'))!, server.url));
       expect(res.status, name).toBe(200);
       fs.writeFileSync(path.join(dir, name), Buffer.from(await res.arrayBuffer()));
     }

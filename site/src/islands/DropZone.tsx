@@ -7,11 +7,26 @@
 // the server says is left (`remainingToday` / `remainingThisMonth`), and its receipt at once: the answer's
 // `receipt` (an RFC 3161 token), offered by ReceiptOffer.tsx, a chunk loaded with the first receipt. After a
 // 429 (the plan's limit) no file is submitted and no retry is offered until the limit resets (the free tier's
-// at 00:00 UTC); the upgrade to Standard is offered only when the server can sell it (GET /api/stripe/config).
-// A dropped PDF also offers "Timestamp this PDF" (PdfStamp.tsx, a chunk loaded with the first PDF).
+// at 00:00 UTC by the server's clock, lib/server-clock.ts); the upgrade to Standard is offered only when the
+// server can sell it (GET /api/stripe/config). A dropped PDF also offers "Timestamp this PDF" (PdfStamp.tsx, a
+// chunk loaded with the first PDF). The session's state — rows kept across a reload, submissions in the order
+// dropped, receipts downloaded or not, the archive of all of them — is lib/drop-session.ts's; leaving the page
+// with a receipt not downloaded asks first (beforeunload).
 import { lazy, Suspense, useCallback, useEffect, useRef, useState, type DragEvent } from 'react';
 import { getJson, HttpError, postJson } from '../lib/api.ts';
+import {
+  loadRows,
+  OrderedSubmitter,
+  receiptName,
+  receiptsArchive,
+  saveRows,
+  sessionKey,
+  undownloaded,
+  type Row,
+} from '../lib/drop-session.ts';
 import type { HashJob } from '../lib/file-hasher.ts';
+import { formatDateTime } from '../lib/format.ts';
+import { serverNow, syncServerClock } from '../lib/server-clock.ts';
 import { toast } from '../lib/toast.ts';
 import CopyButton from './CopyButton.tsx';
 
@@ -22,20 +37,7 @@ const PdfStamp = lazy(() => import('./PdfStamp.tsx').catch(() => ({ default: () 
 /** A file the drop zone offers to time-stamp as a PDF: by its type or its name. */
 const isPdf = (file: File): boolean => file.type === 'application/pdf' || /\.pdf$/i.test(file.name);
 
-type SubmitState = 'none' | 'submitting' | 'submitted' | 'failed' | 'limited';
-interface Item {
-  id: number;
-  name: string;
-  size: number;
-  status: 'hashing' | 'complete' | 'cancelled' | 'error';
-  loaded: number;
-  hash: string | null;
-  submit: SubmitState;
-  /** What the server said about this file: what is left after it, or why it was not accepted. */
-  note?: string;
-  /** The file's receipt (base64 DER TimeStampResp), once the server has answered with one. */
-  receipt?: string;
-}
+type Item = Row;
 
 /** The free tier (docs/API.md) allows 2 timestamps per day per IP address; the day is UTC. */
 const FREE_PER_DAY = 2;
@@ -43,13 +45,15 @@ const FREE_PER_DAY = 2;
 interface SubmitAnswer {
   ok?: boolean;
   error?: string;
+  submittedAt?: string;
+  ledgerDate?: string;
   remainingToday?: number;
   remainingThisMonth?: number;
   receipt?: string;
 }
 
 export type SubmitOutcome =
-  | { kind: 'submitted'; note?: string; receipt?: string }
+  | { kind: 'submitted'; note?: string; receipt?: string; submittedAt?: string; ledgerDate?: string }
   | { kind: 'failed'; note: string }
   /** The plan's limit (429): nothing more is accepted until `until` (ms since the epoch) or, without it, on this page. */
   | { kind: 'limited'; daily: boolean; serverMessage: string; until: number | null };
@@ -102,17 +106,30 @@ export async function submitHash(hash: string, fileName?: string): Promise<Submi
       return { kind: 'failed', note };
     }
     toast({ title: 'Hash queued!', description: 'Your timestamp has been submitted' });
-    return { kind: 'submitted', note: leftNote(answer), receipt: answer.receipt };
+    return {
+      kind: 'submitted',
+      note: leftNote(answer),
+      receipt: answer.receipt,
+      submittedAt: answer.submittedAt,
+      ledgerDate: answer.ledgerDate,
+    };
   } catch (err) {
     if (err instanceof HttpError && err.status === 429) {
       const serverMessage = err.serverMessage || 'Limit reached';
       const daily = /\bdaily\b|\bper day\b/i.test(serverMessage);
-      const now = Date.now();
+      const now = serverNow();
+      // When it resets, by the server's clock: its answer's limit.resetsAt (docs/API.md), else the next 00:00 UTC.
+      let resetsAt = Number.NaN;
+      try {
+        resetsAt = Date.parse((JSON.parse(err.body) as { limit?: { resetsAt?: string } }).limit?.resetsAt ?? '');
+      } catch {
+        // Not JSON: the next midnight.
+      }
       const outcome: SubmitOutcome = {
         kind: 'limited',
         daily,
         serverMessage,
-        until: daily ? nextUtcMidnight(now) : null,
+        until: daily ? (Number.isNaN(resetsAt) ? nextUtcMidnight(now) : resetsAt) : null,
       };
       toast({ title: 'Submission failed', description: limitText(outcome, now), variant: 'destructive' });
       return outcome;
@@ -153,10 +170,35 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
 
   useEffect(() => () => jobs.current.forEach((j) => j.cancel()), []);
 
+  // The session's rows: restored after hydration (the static HTML has none), saved on every change after that.
+  const key = sessionKey(idPrefix);
+  const restored = useRef(false);
+  useEffect(() => {
+    const rows = loadRows(window.sessionStorage, key);
+    nextId.current = Math.max(0, ...rows.map((r) => r.id)) + 1;
+    if (rows.length > 0) setItems((now) => [...rows, ...now]);
+    restored.current = true;
+    void syncServerClock();
+  }, [key]);
+  useEffect(() => {
+    if (restored.current) saveRows(window.sessionStorage, key, items);
+  }, [items, key]);
+  const waiting = undownloaded(items);
+  const receipts = items.filter((it) => it.receipt !== undefined).length;
+  useEffect(() => {
+    if (waiting === 0) return;
+    const ask = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = '';
+    };
+    window.addEventListener('beforeunload', ask);
+    return () => window.removeEventListener('beforeunload', ask);
+  }, [waiting]);
+
   /** The limit still in force, if any (a daily one lapses at its 00:00 UTC). */
   const activeLimit = useCallback(() => {
     const l = limitRef.current;
-    if (l && l.until !== null && Date.now() >= l.until) {
+    if (l && l.until !== null && serverNow() >= l.until) {
       limitRef.current = null;
       setLimit(null);
       return null;
@@ -189,17 +231,37 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
       update(id, {
         submit: outcome.kind,
         note: outcome.note,
-        receipt: outcome.kind === 'submitted' ? outcome.receipt : undefined,
+        ...(outcome.kind === 'submitted'
+          ? { receipt: outcome.receipt, submittedAt: outcome.submittedAt, ledgerDate: outcome.ledgerDate }
+          : {}),
       });
     },
     [activeLimit, update],
   );
+  // Dropped files are submitted in the order they were added, each once hashed.
+  const submitRef = useRef(submit);
+  submitRef.current = submit;
+  const submitter = useRef(new OrderedSubmitter((id, hash, name) => submitRef.current(id, hash, name)));
+
+  const downloadAll = () => {
+    const archive = receiptsArchive(items, { origin: location.origin, now: new Date(serverNow()) });
+    const url = URL.createObjectURL(new Blob([archive.bytes as BlobPart], { type: 'application/zip' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = archive.fileName;
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    setItems((all) => all.map((it) => (it.receipt ? { ...it, downloaded: true } : it)));
+  };
 
   const addFiles = useCallback(
     (files: FileList | File[]) => {
       for (const file of Array.from(files)) {
         const id = nextId.current++;
         if (isPdf(file)) pdfs.current.set(id, file);
+        submitter.current.add(id);
         setItems((all) => [
           ...all,
           { id, name: file.name, size: file.size, status: 'hashing', loaded: 0, hash: null, submit: 'none' },
@@ -220,19 +282,23 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
                 jobs.current.delete(id);
                 update(id, { status: 'complete', hash, loaded: file.size });
                 toast({ title: 'Hash computed', description: `${file.name} hashed successfully` });
-                void submit(id, hash, file.name);
+                submitter.current.ready(id, hash, file.name);
               },
               (err: unknown) => {
                 jobs.current.delete(id);
+                submitter.current.skip(id);
                 update(id, { status: err instanceof HashCancelledError ? 'cancelled' : 'error' });
               },
             );
           },
-          () => update(id, { status: 'error' }),
+          () => {
+            submitter.current.skip(id);
+            update(id, { status: 'error' });
+          },
         );
       }
     },
-    [submit, update],
+    [update],
   );
 
   const onDrop = (e: DragEvent) => {
@@ -290,7 +356,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
           className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100"
           data-testid="limit-notice"
         >
-          <p>{limitText(limit, Date.now())} Files added until then are hashed but not submitted.</p>
+          <p>{limitText(limit, serverNow())} Files added until then are hashed but not submitted.</p>
           {upgrade && limit.daily && (
             <p className="mt-1">
               <a className="link" href="/pricing/">
@@ -299,6 +365,40 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
               for 500 timestamps a month.
             </p>
           )}
+        </div>
+      )}
+      {receipts > 0 && (
+        <div
+          className="mt-4 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800"
+          data-testid="receipt-help"
+        >
+          <div className="flex flex-wrap items-center justify-between gap-2">
+            <p className="font-medium" data-testid="receipts-summary">
+              {plural(receipts, 'receipt', 'receipts')}
+              <span className="muted font-normal">
+                {' '}
+                · {waiting === 0 ? 'all downloaded' : `${waiting.toLocaleString('en-US')} not downloaded yet`}
+              </span>
+            </p>
+            {receipts > 1 && (
+              <button type="button" className="btn-primary px-3 py-1" onClick={downloadAll}>
+                Download all receipts (.zip)
+              </button>
+            )}
+          </div>
+          <p className="muted mt-2 text-xs">
+            Each receipt is an RFC 3161 time-stamp token, signed at submission by Timeseal's time-stamp authority; the
+            hash is also published in today's public ledger. Check one with{' '}
+            <a className="link" href="/keys/timeseal-tsa-root.pem" download>
+              timeseal-tsa-root.pem
+            </a>{' '}
+            and{' '}
+            <a className="link" href="/keys/timeseal-tsa.pem" download>
+              timeseal-tsa.pem
+            </a>{' '}
+            (the OpenSSL command is under each file){receipts > 1 ? '; the archive of all adds a manifest.json' : ''}.
+            This tab keeps them until it is closed.
+          </p>
         </div>
       )}
       {items.length > 0 && (
@@ -353,6 +453,11 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
                 <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
                   {it.submit === 'submitting' && <span className="badge-slate">Submitting...</span>}
                   {it.submit === 'submitted' && <span className="badge-green">Queued for today's ledger</span>}
+                  {it.submit === 'submitted' && it.submittedAt && (
+                    <span className="muted text-xs" data-testid="file-time">
+                      Submitted {formatDateTime(it.submittedAt)}
+                    </span>
+                  )}
                   {it.submit === 'submitted' && it.note && (
                     <span className="muted text-xs" data-testid="file-note">
                       {it.note}
@@ -372,7 +477,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
                       Create Proof
                     </button>
                   )}
-                  {it.submit === 'submitted' && (
+                  {it.submit === 'submitted' && !it.receipt && (
                     <a className="link" href={`/verify?hash=${it.hash}&search=true`}>
                       Verify after the next ledger
                     </a>
@@ -381,7 +486,17 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
               )}
               {it.receipt && (
                 <Suspense>
-                  <ReceiptOffer receipt={it.receipt} name={`${it.name || it.hash!.slice(0, 12)}.tsr`} hash={it.hash!} />
+                  <ReceiptOffer
+                    receipt={it.receipt}
+                    name={receiptName(it)}
+                    hash={it.hash!}
+                    downloaded={it.downloaded === true}
+                    onDownload={() => update(it.id, { downloaded: true })}
+                  >
+                    <a className="link text-sm" href={`/verify?hash=${it.hash}&search=true`}>
+                      Verify after the next ledger
+                    </a>
+                  </ReceiptOffer>
                 </Suspense>
               )}
               {pdfs.current.has(it.id) && (

@@ -1,7 +1,8 @@
 // A submitted file's receipt in the drop zone (DropZone.tsx): the "Download receipt (.tsr)" link — the
 // submission answer's `receipt`, base64 of a DER TimeStampResp (docs/API.md, POST /api/submit), saved as
-// `<file name>.tsr` — what it is, and the OpenSSL command that checks it (docs/FORMAT.md §3b).
-import { useEffect, useState, type ReactElement } from 'react';
+// `<file name>.tsr` — and, folded, the OpenSSL command that checks it (docs/FORMAT.md §3b). What a receipt is,
+// and the certificates, are said once above the files (DropZone.tsx), not under each.
+import { useEffect, useState, type ReactElement, type ReactNode } from 'react';
 
 /** `name` as one shell word. */
 const shellWord = (name: string) => (/^[\w.+-]+$/.test(name) ? name : `'${name.replaceAll("'", `'\\''`)}'`);
@@ -10,10 +11,17 @@ export default function ReceiptOffer({
   receipt,
   name,
   hash,
+  downloaded,
+  onDownload,
+  children,
 }: {
   receipt: string;
   name: string;
   hash: string;
+  downloaded: boolean;
+  onDownload: () => void;
+  /** Shown on the receipt's line, after the link (the drop zone's "Verify after the next ledger"). */
+  children?: ReactNode;
 }): ReactElement | null {
   const [url, setUrl] = useState<string>();
   useEffect(() => {
@@ -22,29 +30,29 @@ export default function ReceiptOffer({
     setUrl(made);
     return () => URL.revokeObjectURL(made);
   }, [receipt]);
-  const key = (file: string) => (
-    <a className="link" href={`/keys/${file}`} download>
-      {file}
-    </a>
-  );
   return (
-    <div className="mt-3 text-sm" data-testid="receipt">
+    <div className="mt-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-sm" data-testid="receipt">
       {url && (
-        <a className="btn-secondary px-3 py-1" href={url} download={name}>
+        <a className="btn-secondary px-2 py-0.5 text-xs" href={url} download={name} onClick={onDownload}>
           Download receipt (.tsr)
         </a>
       )}
-      <p className="muted mt-2 text-xs">
-        An RFC 3161 time-stamp token, signed now by Timeseal's time-stamp authority; the hash is also published in
-        today's public ledger. Check it with {key('timeseal-tsa-root.pem')} and {key('timeseal-tsa.pem')}:
-      </p>
-      <code
-        className="hash mt-1 block rounded bg-slate-100 px-2 py-1 select-all dark:bg-slate-800"
-        data-testid="receipt-command"
-      >
-        openssl ts -verify -digest {hash} -in {shellWord(name)} -CAfile timeseal-tsa-root.pem -untrusted
-        timeseal-tsa.pem
-      </code>
+      {downloaded && (
+        <span className="muted text-xs" data-testid="receipt-downloaded">
+          Downloaded
+        </span>
+      )}
+      {children}
+      <details className="open:basis-full">
+        <summary className="muted cursor-pointer text-xs">Check it with OpenSSL</summary>
+        <code
+          className="hash mt-1 block rounded bg-slate-100 px-2 py-1 select-all dark:bg-slate-800"
+          data-testid="receipt-command"
+        >
+          openssl ts -verify -digest {hash} -in {shellWord(name)} -CAfile timeseal-tsa-root.pem -untrusted
+          timeseal-tsa.pem
+        </code>
+      </details>
     </div>
   );
 }
