@@ -1,8 +1,8 @@
 // Completing proof files, online. For each proof not yet complete:
 //   1. GET /api/proof/<hash>: the timeseal-proof/4 bundle once the day is published (404 before: asked once per
-//      day and call, and the next check is the day's publication time, 00:01 UTC the next day, by the server's
-//      clock, read from its Date header: a server whose clock was moved, `timeseal clock`, is followed). It is
-//      verified with the pinned keys before anything is kept.
+//      day and call, and the next check is the day's end, by the server's clock, read from its Date header: a
+//      server whose clock was moved, `timeseal clock`, is followed). It is verified with the pinned keys before
+//      anything is kept.
 //   2. The log's latest checkpoint (GET /ledgers/checkpoint), verified, must extend the latest this client saw
 //      (an RFC 9162 consistency proof computed from the log's tiles, GET /ledgers/tile/…); the bundle's
 //      checkpoint must extend to it too, and that proof is kept in the file so verify can show it offline.
@@ -59,7 +59,7 @@ export interface UpgradeResult {
   stage: ProofStage;
   /** Nothing is left to fetch: anchored in Bitcoin with its header, and the witness quorum met when required. */
   complete: boolean;
-  /** Not before this time is asking again worth it (ISO time): the day's publication, the server's Retry-After, an
+  /** Not before this time is asking again worth it (ISO time): the day's end by the server's clock, its Retry-After, an
    * hour for the Bitcoin anchor; null when complete, or when the next poll may ask at once. */
   nextCheck: string | null;
   /** What happened, in short sentences. */
@@ -210,17 +210,19 @@ async function upgradeOne(
   };
   const current = bundleOf(proof);
   const published = proof.ledgerDate === null ? null : publicationTime(proof.ledgerDate);
-  // Next time not before the day's publication by the server's clock (`lead`: how far it is ahead of ours), as a
-  // time of ours; once that time has passed, whenever the caller polls next.
+  // Next time not before the day has ended by the server's clock (`lead`: how far it is ahead of ours), as a
+  // time of ours: the schedule publishes it at 00:01, a build run by hand or a catch-up at start as soon as the
+  // day is over. Once that time has passed, whenever the caller polls next.
+  const dayEnd = proof.ledgerDate === null ? null : Date.parse(`${proof.ledgerDate}T00:00:00.000Z`) + 86_400_000;
   const notPublished = (lead: number): UpgradeResult => {
-    const due = published !== null && Date.parse(published) > now().getTime() + lead;
+    const due = dayEnd !== null && dayEnd > now().getTime() + lead;
     return {
       hash: proof.hash,
       proof,
       changed: false,
       stage: stageOf(proof),
       complete: false,
-      nextCheck: due ? new Date(Date.parse(published) - lead).toISOString() : null,
+      nextCheck: due ? new Date(dayEnd - lead).toISOString() : null,
       notes: [
         ...notes,
         `not published yet${published === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${published}, server time${due ? `, ${new Date(now().getTime() + lead).toISOString()} there now` : ''})`}`,

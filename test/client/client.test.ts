@@ -489,7 +489,9 @@ describe('the packed client, installed offline, under Node 20', () => {
     const stamped = await client(['stamp', 'docs2', '--server', serverUrl]);
     expect(stamped.code, stamped.stdout + stamped.stderr).toBe(0);
 
-    // Waiting for the second day: not published yet, then the server is down while the day is built.
+    // Waiting for the second day: not published yet (the server's clock, which the client follows, two seconds
+    // before the day's end), then the server is down while the day is built.
+    await restart('2025-11-03T23:59:58.000Z');
     let firstRound: () => void = () => {};
     const polled = new Promise<void>((resolve) => (firstRound = resolve));
     const waiting = client(

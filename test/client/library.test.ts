@@ -350,7 +350,7 @@ describe('trust on first use', () => {
 });
 
 describe('upgrade', () => {
-  test("before publication: pending, the next check at the publication time (00:01 UTC the next day) by the server's clock (its Date header), asked once per day", async () => {
+  test("before publication: pending, the next check at the day's end by the server's clock (its Date header), asked once per day", async () => {
     const a = makeLog(false);
     let serverNow = '2025-11-02T15:00:00.000Z';
     const { fetch, calls } = fakeFetch((_m, p) => {
@@ -367,21 +367,21 @@ describe('upgrade', () => {
       changed: false,
       complete: false,
       stage: 'stamped',
-      nextCheck: '2025-11-03T00:01:00.000Z',
+      nextCheck: '2025-11-03T00:00:00.000Z',
       notes: [
         'pinned the keys of http://timeseal.test',
         'not published yet (the ledger of 2025-11-02 is published at 2025-11-03T00:01:00.000Z, server time, 2025-11-02T15:00:00.000Z there now)',
       ],
     });
     expect(r!.error).toBeUndefined();
-    expect(r2).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-03T00:01:00.000Z' });
+    expect(r2).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-03T00:00:00.000Z' });
     // The second proof of the day took the first one's answer.
     expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([`GET /api/proof/${proofs[0]!.hash}`]);
 
-    // A server whose clock was moved to 23:59 (timeseal clock): the day is published in two minutes of ours.
+    // A server whose clock was moved to 23:59 (timeseal clock): the day ends in a minute of ours.
     serverNow = '2025-11-02T23:59:00.000Z';
     const [moved] = await upgrade([proofs[0]!], { trust: emptyTrust(), fetch, now: ours });
-    expect(moved).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-02T15:02:00.000Z' });
+    expect(moved).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-02T15:01:00.000Z' });
     // A server already past the publication time, not published yet (its build is under way): ask at the next poll.
     serverNow = '2025-11-03T00:05:00.000Z';
     const [due] = await upgrade([proofs[0]!], { trust: emptyTrust(), fetch, now: ours });
