@@ -39,13 +39,12 @@ beforeAll(async () => {
   project = createProject();
   // Two servers on the one project: the free tier as it is (2 a day), and a local one with room for 20 files
   // (FREE_TIER_DAILY_LIMIT is honoured on a loopback origin only).
-  [limited, roomy] = await Promise.all([
-    startServer(project),
-    startServer({
-      dir: project.dir,
-      env: { ...project.env, TIMESEAL_ORIGIN: 'http://127.0.0.1', FREE_TIER_DAILY_LIMIT: '100' },
-    }),
-  ]);
+  // One after the other: the first creates the database's tables.
+  limited = await startServer(project);
+  roomy = await startServer({
+    dir: project.dir,
+    env: { ...project.env, TIMESEAL_ORIGIN: 'http://127.0.0.1', FREE_TIER_DAILY_LIMIT: '100' },
+  });
   browser = await launchBrowser();
 }, 120_000);
 

@@ -170,9 +170,13 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
 
   useEffect(() => () => jobs.current.forEach((j) => j.cancel()), []);
 
-  // The session's rows: restored after hydration (the static HTML has none), saved on every change after that.
+  // The session's rows: restored after hydration (the static HTML has none), saved on every change after that
+  // (the saving effect comes first: on the first render it runs before the rows are restored, and skips).
   const key = sessionKey(idPrefix);
   const restored = useRef(false);
+  useEffect(() => {
+    if (restored.current) saveRows(window.sessionStorage, key, items);
+  }, [items, key]);
   useEffect(() => {
     const rows = loadRows(window.sessionStorage, key);
     nextId.current = Math.max(0, ...rows.map((r) => r.id)) + 1;
@@ -180,9 +184,6 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
     restored.current = true;
     void syncServerClock();
   }, [key]);
-  useEffect(() => {
-    if (restored.current) saveRows(window.sessionStorage, key, items);
-  }, [items, key]);
   const waiting = undownloaded(items);
   const receipts = items.filter((it) => it.receipt !== undefined).length;
   useEffect(() => {
