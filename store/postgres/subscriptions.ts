@@ -10,6 +10,7 @@ import {
   type SubscriptionFields,
   type SubscriptionStore,
 } from '../store.ts';
+import { subscriptionWriteRefusal, type SubscriptionRowState } from '../stripe-order.ts';
 import type { Client, PostgresConnection } from './connection.ts';
 
 /** The user's subscription status, undefined without a row (limits.submit reads it in its transaction). */
@@ -71,7 +72,7 @@ export function stripeEventStore({ one, tx, lock }: PostgresConnection): StripeE
       ).rows[0]?.user_id ?? null
     );
   };
-  /** Writes a subscription's fields to the user's row unless it already holds newer news (store.ts apply). The
+  /** Writes a subscription's fields to the user's row unless Stripe's ordering rules say no (stripe-order.ts). The
    * user's subscription lock makes the read and the write one step against every other event of the user. */
   const writeSubscription = async (
     c: Client,
@@ -82,25 +83,13 @@ export function stripeEventStore({ one, tx, lock }: PostgresConnection): StripeE
   ): Promise<string | undefined> => {
     await lock(c, [`subscription\0${userId}`]);
     const current = (
-      await c.query<{ sid: string | null; status: string; created: number | null }>(
+      await c.query<SubscriptionRowState>(
         'SELECT stripe_subscription_id AS sid, status, stripe_event_created AS created FROM subscriptions WHERE user_id = $1',
         [userId],
       )
     ).rows[0];
-    // A late event about an older subscription must not overwrite the one the user pays for now.
-    if (
-      current?.sid &&
-      current.sid !== f.subscriptionId &&
-      isPayingStatus(current.status) &&
-      !isPayingStatus(f.status)
-    ) {
-      return `ignored: user ${userId} pays through ${current.sid}`;
-    }
-    if (current?.sid === f.subscriptionId) {
-      if (current.status === 'canceled' && f.status !== 'canceled') return `ignored: ${f.subscriptionId} is canceled`;
-      if (!fresh && current.created !== null && created < current.created)
-        return `ignored: older than the last event applied to ${f.subscriptionId}`;
-    }
+    const refused = subscriptionWriteRefusal(userId, current, f, created, fresh);
+    if (refused !== undefined) return refused;
     await c.query(
       `INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, stripe_price_id, status, current_period_start, current_period_end, cancel_at_period_end, stripe_event_created)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)

@@ -9,6 +9,7 @@ import {
   type SubscriptionFields,
   type SubscriptionStore,
 } from '../store.ts';
+import { subscriptionWriteRefusal, type SubscriptionRowState } from '../stripe-order.ts';
 import type { SqliteConnection } from './connection.ts';
 
 /** The user's subscription status, undefined without a row (limits.submit reads it in its transaction). */
@@ -63,7 +64,7 @@ export function stripeEventStore({ sql, tx, run }: SqliteConnection): StripeEven
       { user_id: string } | undefined;
     return row?.user_id ?? null;
   };
-  /** Writes a subscription's fields to the user's row unless it already holds newer news (store.ts apply). */
+  /** Writes a subscription's fields to the user's row unless Stripe's ordering rules say no (stripe-order.ts). */
   const writeSubscription = (
     userId: string,
     f: SubscriptionFields,
@@ -72,21 +73,9 @@ export function stripeEventStore({ sql, tx, run }: SqliteConnection): StripeEven
   ): string | undefined => {
     const current = sql(
       'SELECT stripe_subscription_id AS sid, status, stripe_event_created AS created FROM subscriptions WHERE user_id = ?',
-    ).get(userId) as { sid: string | null; status: string; created: number | null } | undefined;
-    // A late event about an older subscription must not overwrite the one the user pays for now.
-    if (
-      current?.sid &&
-      current.sid !== f.subscriptionId &&
-      isPayingStatus(current.status) &&
-      !isPayingStatus(f.status)
-    ) {
-      return `ignored: user ${userId} pays through ${current.sid}`;
-    }
-    if (current?.sid === f.subscriptionId) {
-      if (current.status === 'canceled' && f.status !== 'canceled') return `ignored: ${f.subscriptionId} is canceled`;
-      if (!fresh && current.created !== null && created < current.created)
-        return `ignored: older than the last event applied to ${f.subscriptionId}`;
-    }
+    ).get(userId) as SubscriptionRowState | undefined;
+    const refused = subscriptionWriteRefusal(userId, current, f, created, fresh);
+    if (refused !== undefined) return refused;
     sql(
       `INSERT INTO subscriptions (user_id, stripe_customer_id, stripe_subscription_id, stripe_price_id, status, current_period_start, current_period_end, cancel_at_period_end, stripe_event_created)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
