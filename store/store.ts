@@ -114,6 +114,15 @@ export interface SubmissionStore {
    * DayClosedError (nothing stored) when any row's day is closed. */
   enqueue(rows: readonly Submission[]): Promise<void>;
   /**
+   * Stores every row that `batches` yields, in their order, in one transaction: all or none, whatever their
+   * number, with memory bounded by a batch, not by the rows (SQLite stages them in a temporary table on disk,
+   * then copies them in one transaction; PostgreSQL inserts each batch in one transaction on one connection).
+   * If iterating `batches` throws, nothing is stored and that error is rethrown as it is. Resolves with the
+   * number of rows once committed and durable. Rejects with DayClosedError (nothing stored) when any row's day is
+   * closed.
+   */
+  enqueueStream(batches: AsyncIterable<readonly Submission[]>): Promise<number>;
+  /**
    * Closes every UTC day up to and including `date` to new rows (the ledger build does this before it reads a
    * day). When it resolves, every row of those days that will ever be stored is committed and visible to a
    * read that starts afterwards: inserts of them already under way were waited for, and every later insert of

@@ -109,6 +109,19 @@ export function submissionStore(conn: PostgresConnection): SubmissionStore {
           await c.query(INSERT_SUBMISSIONS, submissionColumns(rows.slice(i, i + ENQUEUE_CHUNK)));
         }
       }),
+    // Each batch in statements of ENQUEUE_CHUNK rows, all in one transaction on one connection: a source that
+    // throws rolls it back and its error leaves as it is.
+    enqueueStream: (batches) =>
+      tx(async (c) => {
+        let n = 0;
+        for await (const batch of batches) {
+          for (let i = 0; i < batch.length; i += ENQUEUE_CHUNK) {
+            await c.query(INSERT_SUBMISSIONS, submissionColumns(batch.slice(i, i + ENQUEUE_CHUNK)));
+          }
+          n += batch.length;
+        }
+        return n;
+      }),
     // SHARE on submissions waits for every transaction that has inserted a row to end and holds off new
     // inserts until this one commits; the trigger of migration 3 refuses any later insert of a closed day.
     closeThrough: (date) =>

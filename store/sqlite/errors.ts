@@ -11,9 +11,17 @@ const DAY_CLOSED = 'timeseal: day closed';
  * of `rows` (closed days are a prefix, so that one is closed); else undefined.
  */
 export function dayClosed(err: unknown, rows: readonly Submission[]): DayClosedError | undefined {
-  if ((err as { message?: unknown } | null | undefined)?.message !== DAY_CLOSED || rows.length === 0) return undefined;
-  const date = rows.map((r) => r.submittedAt.toISOString().slice(0, 10)).reduce((a, b) => (b < a ? b : a));
-  return new DayClosedError(date);
+  if (rows.length === 0) return undefined;
+  return dayClosedOn(
+    err,
+    rows.map((r) => r.submittedAt.toISOString().slice(0, 10)).reduce((a, b) => (b < a ? b : a)),
+  );
+}
+
+/** The same, when the caller knows the earliest day of its rows. */
+export function dayClosedOn(err: unknown, earliest: string): DayClosedError | undefined {
+  if ((err as { message?: unknown } | null | undefined)?.message !== DAY_CLOSED) return undefined;
+  return new DayClosedError(earliest);
 }
 
 /**

@@ -16,18 +16,21 @@ const ROWS_PER_STATEMENT = 32;
  * A prepared submission insert: each call commits its rows in one transaction, every row or none. Rows go in
  * multi-row INSERT statements (one statement execution per up to 32 rows: the ingest server's hot path).
  */
-export function submissionInserter(db: DB): (rows: readonly Submission[]) => void {
+export function submissionInserter(db: DB, table = 'submissions'): (rows: readonly Submission[]) => void {
   const statements = new Map<number, Database.Statement>();
   const statement = (n: number): Database.Statement => {
     let s = statements.get(n);
     if (s === undefined) {
       s = db.prepare(
-        `INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES ${Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`,
+        `INSERT INTO ${table} (hash, submitted_at, ledger_date, file_name, source) VALUES ${Array(n).fill('(?, ?, ?, ?, ?)').join(', ')}`,
       );
       statements.set(n, s);
     }
     return s;
   };
+  // The text of the last time seen: a batch of one instant (an import) makes it once, not once a row.
+  let lastAt: Date | undefined;
+  let lastTime = '';
   return db.transaction((rows: readonly Submission[]) => {
     for (let i = 0; i < rows.length;) {
       let n = ROWS_PER_STATEMENT;
@@ -35,7 +38,11 @@ export function submissionInserter(db: DB): (rows: readonly Submission[]) => voi
       const values: Array<string | null> = [];
       for (let k = i; k < i + n; k++) {
         const r = rows[k]!;
-        const time = r.submittedAt.toISOString();
+        if (r.submittedAt !== lastAt) {
+          lastAt = r.submittedAt;
+          lastTime = lastAt.toISOString();
+        }
+        const time = lastTime;
         // utcDate(r.submittedAt), from the text already made.
         values.push(r.hash, time, time.slice(0, 10), r.fileName ?? null, r.source);
       }
@@ -48,6 +55,48 @@ export function submissionInserter(db: DB): (rows: readonly Submission[]) => voi
 /** Inserts all rows in one transaction: either every row is committed or none is. */
 export function enqueue(db: DB, rows: readonly Submission[]): void {
   submissionInserter(db)(rows);
+}
+
+/** Staging tables of `stagedEnqueue` made on this process's connections (each one's name is new). */
+let staged = 0;
+
+/**
+ * All rows of `batches` in one transaction, with memory bounded by a batch: each batch goes into a TEMP table
+ * (temp_store is a file in this build: SQLite's page cache holds a few MB of it, the rest is on disk; a temporary
+ * table takes no lock on the database, so other writers go on meanwhile), then one IMMEDIATE transaction copies
+ * them in their order into `submissions` (one statement, no row through JavaScript). `copy` runs that statement in
+ * the caller's transaction and error mapping, given the earliest UTC day of the rows (for DayClosedError). A source
+ * that throws leaves nothing but the dropped stage. Returns the number of rows.
+ */
+export async function stagedEnqueue(
+  db: DB,
+  batches: AsyncIterable<readonly Submission[]>,
+  copy: (run: () => number, earliest: string) => Promise<number>,
+): Promise<number> {
+  const stage = `temp.enqueue_stage_${++staged}`;
+  db.exec(
+    `CREATE TABLE ${stage} (hash TEXT NOT NULL, submitted_at TEXT NOT NULL, ledger_date TEXT NOT NULL, file_name TEXT, source TEXT NOT NULL)`,
+  );
+  try {
+    const insert = submissionInserter(db, stage);
+    let earliest = '';
+    for await (const batch of batches) {
+      insert(batch);
+      let at: Date | undefined;
+      for (const r of batch) {
+        if (r.submittedAt === at) continue;
+        at = r.submittedAt;
+        const d = at.toISOString().slice(0, 10);
+        if (earliest === '' || d < earliest) earliest = d;
+      }
+    }
+    const copyAll = db.prepare(
+      `INSERT INTO main.submissions (hash, submitted_at, ledger_date, file_name, source) SELECT hash, submitted_at, ledger_date, file_name, source FROM ${stage} ORDER BY rowid`,
+    );
+    return await copy(() => copyAll.run().changes, earliest);
+  } finally {
+    db.exec(`DROP TABLE IF EXISTS ${stage}`);
+  }
 }
 
 /** Rows read per query while collecting a day: bounds the memory held in row arrays and strings, small enough

@@ -1,10 +1,10 @@
 // `submissions` on SQLite (store/store.ts SubmissionStore; the PostgreSQL side: store/postgres/submissions.ts).
 // A row written alone goes through the group-commit writer (submission-writer.ts); `enqueue` and the queue's
 // reads are queue.ts's statements on the main connection; a day is streamed by id from one snapshot.
-import { enqueue, queueSize, queuedDates, datesWithSubmissions } from './queue.ts';
+import { enqueue, queueSize, queuedDates, datesWithSubmissions, stagedEnqueue } from './queue.ts';
 import { StoreClosedError, type DayBatch, type DayRow, type SubmissionStore } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
-import { dayClosed, neutral } from './errors.ts';
+import { dayClosed, dayClosedOn, neutral } from './errors.ts';
 
 /**
  * Rows read per query while streaming a day. Small on purpose: a chunk's row arrays and strings must die young.
@@ -28,6 +28,15 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
           throw dayClosed(err, rows) ?? err;
         }
       }),
+    // Staged in a temporary table, then copied in one transaction (queue.ts stagedEnqueue).
+    enqueueStream: (batches) =>
+      conn.closed
+        ? Promise.reject(new StoreClosedError())
+        : stagedEnqueue(db, batches, (copy, earliest) =>
+            tx(copy).catch((err: unknown) => {
+              throw dayClosedOn(err, earliest) ?? err;
+            }),
+          ),
     closeThrough: (date) =>
       tx(
         () =>

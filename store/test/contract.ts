@@ -115,6 +115,69 @@ export function storeContract(
         expect(await drain(store, '2026-03-10')).toEqual([]);
       });
 
+      it('enqueueStream stores every batch in order in one transaction: unseen and not blocking others until its source ends; a source that throws after several batches stores nothing and its error comes back as it is', async () => {
+        const store = await fresh();
+        const other = await open();
+        const batches = Array.from({ length: 5 }, (_, b) =>
+          Array.from({ length: 100 }, (_, i) => ({
+            hash: hex(),
+            submittedAt: new Date(NOW.getTime() + b * 100 + i),
+            source: 'import' as const,
+          })),
+        );
+        let reached!: () => void;
+        const midway = new Promise<void>((r) => (reached = r));
+        let resume!: () => void;
+        const gate = new Promise<void>((r) => (resume = r));
+        async function* source(fail?: Error): AsyncGenerator<readonly Submission[]> {
+          for (const [b, batch] of batches.entries()) {
+            if (b === 3) {
+              reached();
+              await gate;
+            }
+            yield batch;
+          }
+          if (fail) throw fail;
+        }
+        const done = store.submissions.enqueueStream(source());
+        await midway;
+        // Three batches are in the store's hands: no reader sees them, and another store's write is not held up.
+        const lone = hex();
+        await other.submissions.write({ hash: lone, submittedAt: NOW, source: 'api_beta' });
+        expect(await drain(other, '2026-03-10')).toEqual([[lone, NOW.toISOString()]]);
+        resume();
+        expect(await done).toBe(500);
+        // In their order (where the other write falls among them is the engine's: ids are given at insert time).
+        const read = (await drain(other, '2026-03-10', 64)).map((r) => r[0]);
+        expect(read.filter((h) => h !== lone)).toEqual(batches.flat().map((r) => r.hash));
+
+        const boom = new Error('line 501: not a hash');
+        const failed = await store.submissions
+          .enqueueStream(
+            (async function* () {
+              for (const batch of batches) yield batch.map((r) => ({ ...r, hash: hex() }));
+              throw boom;
+            })(),
+          )
+          .then(
+            () => undefined,
+            (err: unknown) => err,
+          );
+        expect(failed).toBe(boom);
+        expect(await store.submissions.queueSize('')).toBe(501);
+
+        await store.submissions.closeThrough('2026-03-10');
+        await expect(
+          store.submissions.enqueueStream(
+            (async function* () {
+              yield [{ hash: hex(), submittedAt: new Date('2026-03-11T00:00:00.000Z'), source: 'import' as const }];
+              yield [{ hash: hex(), submittedAt: NOW, source: 'import' as const }];
+            })(),
+          ),
+        ).rejects.toBeInstanceOf(DayClosedError);
+        expect(await store.submissions.queueSize('')).toBe(501);
+      });
+
       it('queued: the earliest submission of a hash on each date after the last published one', async () => {
         const store = await fresh();
         const a = hex();
