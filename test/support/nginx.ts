@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { expect } from 'vitest';
+import { expect, vi } from 'vitest';
 import { randomHash, ROOT } from '../../ingest/test/fixture.ts';
 import { freePort, parentDeathSignal } from './servers.ts';
 
@@ -164,6 +164,9 @@ http {
       .split('\n')
       .filter(Boolean)
       .map((l) => /upstream=(.*)$/.exec(l)![1]!);
+  // nginx logs a request after it has sent the answer, so the probe's line can come after the caller has counted
+  // the log's lines (and then reads as a request of its own, served from disk): wait for it first.
+  await vi.waitFor(() => expect(upstreams().length).toBeGreaterThanOrEqual(1), { timeout: 10_000, interval: 10 });
   return {
     url,
     accessLog,
