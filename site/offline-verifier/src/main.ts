@@ -9,6 +9,7 @@ import { blockHash } from '../../../core/bitcoin.ts';
 import { dateOfDayFile } from '../../../core/archive.ts';
 import { LEDGER_FORMAT } from '../../../core/ledger.ts';
 import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Report } from './checks.ts';
+import { notCheckedHere, sniffEvidence } from '../../../core/evidence.ts';
 import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput } from './inputs.ts';
 import { settled } from './p256.ts';
 
@@ -83,15 +84,27 @@ async function digestFile(file: File, run: number): Promise<string | undefined> 
   return toHex(hasher.digest());
 }
 
+/** For a timestamped PDF, which this page does not check (its code would not fit the page's size budget): the
+ *  sentence naming the readers that do (core/evidence.ts). Its first KiB and last 256 KiB are read to tell. */
+async function pdfNote(file: File): Promise<string> {
+  const head = new Uint8Array(await file.slice(0, 1024).arrayBuffer());
+  const tail = new Uint8Array(await file.slice(Math.max(1024, file.size - 262_144)).arrayBuffer());
+  const bytes = new Uint8Array(head.length + tail.length);
+  bytes.set(head);
+  bytes.set(tail, head.length);
+  const kind = sniffEvidence(bytes, file.name);
+  return kind === 'timestamped-pdf' ? ` ${notCheckedHere(kind, 'offline-page')} Here it is hashed as a document.` : '';
+}
+
 async function hashFile(file: File): Promise<void> {
   const run = ++state.hashing;
   const status = $('doc-status');
   try {
-    const hash = await digestFile(file, run);
+    const [hash, note] = await Promise.all([digestFile(file, run), pdfNote(file)]);
     if (hash === undefined) return;
     state.document = { hash, source: `${file.name} (${formatSize(file.size)}, hashed in this page)`, file };
     $<HTMLInputElement>('hash-input').value = hash;
-    status.textContent = `SHA-256 of ${file.name}: ${hash}`;
+    status.textContent = `SHA-256 of ${file.name}: ${hash}${note}`;
   } catch (err) {
     status.textContent = `Could not read ${file.name}: ${(err as Error).message}`;
     $<HTMLProgressElement>('doc-progress').hidden = true;

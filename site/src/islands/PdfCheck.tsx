@@ -4,6 +4,7 @@
 // its time and, for Timeseal's, its promise (kept, pending or broken); and bytes after the last time-stamp named
 // as not covered.
 import { useState } from 'react';
+import { notCheckedHere, sniffEvidence } from '../../../core/evidence.ts';
 import type { PdfStampResult, PdfVerifyReport } from '../lib/pdf-verify.ts';
 import { PromiseLine } from './ReceiptCheck.tsx';
 import { Row } from './SearchResultPanel.tsx';
@@ -161,15 +162,24 @@ export default function PdfCheck() {
   const [checking, setChecking] = useState(false);
   const [report, setReport] = useState<PdfVerifyReport | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  /** Another kind of evidence given here: which reader checks it (core/evidence.ts). */
+  const [otherKind, setOtherKind] = useState<string | null>(null);
 
   const check = async (file: File) => {
     setPdf(file);
     setChecking(true);
     setReport(null);
     setFailure(null);
+    setOtherKind(null);
     try {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      const kind = sniffEvidence(bytes, file.name);
+      if (kind !== null && kind !== 'timestamped-pdf') {
+        setOtherKind(notCheckedHere(kind, null));
+        return;
+      }
       const { checkPdfOnline } = await import('../lib/pdf-verify.ts');
-      setReport(await checkPdfOnline(new Uint8Array(await file.arrayBuffer())));
+      setReport(await checkPdfOnline(bytes));
     } catch (err) {
       console.error('pdf', err);
       setFailure(`The PDF could not be checked: ${(err as Error).message}. Please try again.`);
@@ -211,6 +221,11 @@ export default function PdfCheck() {
       {failure && (
         <p role="alert" className="field-error">
           {failure}
+        </p>
+      )}
+      {otherKind && (
+        <p role="status" className="mt-4 rounded-lg border p-4 text-sm" data-testid="pdf-check-other-kind">
+          {otherKind}
         </p>
       )}
       {report && <PdfResult report={report} />}

@@ -3,6 +3,7 @@
 // a pasted hash. The check itself is lib/receipt-check.ts, loaded only once a receipt is given: the token, its
 // chain to the TSA root this site publishes, and its promise (kept, pending or broken) from the day's ledger.
 import { useRef, useState } from 'react';
+import { notCheckedHere, sniffEvidence } from '../../../core/evidence.ts';
 import { hashFile, HashCancelledError, type HashJob } from '../lib/file-hasher.ts';
 import { formatLedgerDate } from '../lib/format.ts';
 import type { PromiseResult, ReceiptReport } from '../lib/receipt-check.ts';
@@ -174,6 +175,8 @@ export default function ReceiptCheck() {
   const [checking, setChecking] = useState(false);
   const [report, setReport] = useState<ReceiptReport | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
+  /** Another kind of evidence given as the receipt: which reader checks it (core/evidence.ts). */
+  const [otherKind, setOtherKind] = useState<string | null>(null);
   const job = useRef<HashJob | null>(null);
 
   const chooseFile = (chosen: File | undefined) => {
@@ -206,9 +209,15 @@ export default function ReceiptCheck() {
     setChecking(true);
     setReport(null);
     setFailure(null);
+    setOtherKind(null);
     try {
-      const { checkReceiptOnline } = await import('../lib/receipt-check.ts');
       const bytes = new Uint8Array(await receipt.arrayBuffer());
+      const kind = sniffEvidence(bytes, receipt.name);
+      if (kind !== null && kind !== 'receipt') {
+        setOtherKind(notCheckedHere(kind, null));
+        return;
+      }
+      const { checkReceiptOnline } = await import('../lib/receipt-check.ts');
       const subject = file ? { file, fileSha256: fileHash ?? undefined } : { hash };
       setReport(await checkReceiptOnline(bytes, subject));
     } catch (err) {
@@ -320,6 +329,11 @@ export default function ReceiptCheck() {
       {failure && (
         <p role="alert" className="field-error">
           {failure}
+        </p>
+      )}
+      {otherKind && (
+        <p role="status" className="mt-4 rounded-lg border p-4 text-sm" data-testid="receipt-other-kind">
+          {otherKind}
         </p>
       )}
       {report && <ReceiptResult report={report} />}

@@ -1,0 +1,120 @@
+// What kind of Timeseal evidence a file is, told from its bytes (and its name where the bytes cannot), and which
+// of our readers checks each kind (docs/FORMAT.md names the formats). A reader given a kind it does not check says
+// so in one sentence naming the file's kind and the readers that check it — never "Not verified" for evidence
+// that may be valid. Pure; of a large file it reads the first 64 KiB and, for a PDF, the last 256 KiB.
+//
+//   const kind = sniffEvidence(bytes, name);                      // 'timestamped-pdf', 'receipt', … or null
+//   if (kind && !READERS[kind].includes('offline-page')) say(notCheckedHere(kind, 'offline-page'));
+export type EvidenceKind =
+  'proof-bundle' | 'client-proof' | 'receipt' | 'ots' | 'tlog-proof' | 'timestamped-pdf' | 'cose-receipt';
+
+export type Reader = 'verify-page' | 'offline-page' | 'client' | 'cli';
+
+/** What each kind is, in a few words. */
+export const EVIDENCE_NAME: Record<EvidenceKind, string> = {
+  'proof-bundle': 'a Timeseal proof bundle (timeseal-proof)',
+  'client-proof': 'a timeseal-client proof file (timeseal-client-proof/1)',
+  receipt: 'an RFC 3161 receipt (.tsr)',
+  ots: 'an OpenTimestamps proof (.ots)',
+  'tlog-proof': 'a transparency-log proof (c2sp.org/tlog-proof)',
+  'timestamped-pdf': 'a timestamped PDF (document time-stamps inside it)',
+  // Filled in with the COSE receipt's readers (RFC 9942, `timeseal proof --receipt`).
+  'cose-receipt': 'a COSE receipt (RFC 9942, .receipt.cose)',
+};
+
+/** Which of our readers check each kind. */
+export const READERS: Record<EvidenceKind, Reader[]> = {
+  'proof-bundle': ['offline-page'],
+  'client-proof': ['offline-page', 'client'],
+  receipt: ['verify-page', 'offline-page', 'cli'],
+  ots: ['offline-page'],
+  'tlog-proof': ['offline-page'],
+  'timestamped-pdf': ['verify-page', 'client', 'cli'],
+  'cose-receipt': [],
+};
+
+/** How a person reaches each reader. */
+export const READER_NAME: Record<Reader, string> = {
+  'verify-page': 'the Verify page (/verify)',
+  'offline-page': 'the offline verifier (/offline-verifier.html)',
+  client: '`timeseal-client verify`',
+  cli: '`timeseal receipt check`',
+};
+
+const READER_FOR: Partial<Record<EvidenceKind, Partial<Record<Reader, string>>>> = {
+  'timestamped-pdf': {
+    'verify-page': "the Verify page's “Check a timestamped PDF” (/verify)",
+    client: '`timeseal-client verify FILE.pdf`',
+    cli: '`timeseal receipt check --pdf FILE.pdf`',
+  },
+  receipt: { 'verify-page': "the Verify page's “Check a receipt” (/verify)" },
+};
+
+const readerName = (kind: EvidenceKind, r: Reader): string => READER_FOR[kind]?.[r] ?? READER_NAME[r];
+
+/**
+ * The one sentence `reader` gives for a file of `kind` it does not check; `reader` null for one card of a page
+ * whose other card may check it (the Verify page's receipt and PDF cards): every reader is then named.
+ */
+export function notCheckedHere(kind: EvidenceKind, reader: Reader | null): string {
+  const others = READERS[kind].filter((r) => r !== reader).map((r) => readerName(kind, r));
+  const list = others.length <= 1 ? (others[0] ?? '') : `${others.slice(0, -1).join(', ')} or ${others.at(-1)}`;
+  const what = EVIDENCE_NAME[kind];
+  return others.length === 0
+    ? `This is ${what}, which no Timeseal reader checks yet.`
+    : `This is ${what}, which ${reader === null ? 'this card' : reader.endsWith('-page') ? 'this page' : 'this command'} does not check: check it with ${list}.`;
+}
+
+const ascii = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
+
+function indexOf(haystack: Uint8Array, needle: Uint8Array, from = 0, to = haystack.length): number {
+  outer: for (let i = from; i + needle.length <= Math.min(to, haystack.length); i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return i;
+  }
+  return -1;
+}
+
+const WINDOW = 65_536;
+const PDF_MARKERS = ['/ETSI.RFC3161', '/DocTimeStamp'].map(ascii);
+/** id-ct-TSTInfo (1.2.840.113549.1.9.16.1.4), DER, inside every RFC 3161 token. */
+const TST_INFO_OID = Uint8Array.of(0x06, 0x0b, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01, 0x04);
+/** The OpenTimestamps file magic ("\x00OpenTimestamps\x00\x00Proof\x00" and its version-independent start). */
+const OTS_MAGIC = Uint8Array.of(
+  0x00,
+  0x4f,
+  0x70,
+  0x65,
+  0x6e,
+  0x54,
+  0x69,
+  0x6d,
+  0x65,
+  0x73,
+  0x74,
+  0x61,
+  0x6d,
+  0x70,
+  0x73,
+);
+
+/** A PDF holding a document time-stamp: each is added at the end (an incremental update, then the DSS), so its
+ * dictionary is within the file's last 256 KiB. */
+function isTimestampedPdf(b: Uint8Array): boolean {
+  if (indexOf(b, ascii('%PDF-'), 0, 1024) < 0) return false;
+  const tail = b.subarray(Math.max(0, b.length - 4 * WINDOW));
+  return PDF_MARKERS.some((m) => indexOf(tail, m) >= 0);
+}
+
+/** The kind of evidence `bytes` is, or null (a document, or something else). */
+export function sniffEvidence(bytes: Uint8Array, name = ''): EvidenceKind | null {
+  if (/\.receipt\.cose$/i.test(name)) return 'cose-receipt';
+  if (isTimestampedPdf(bytes)) return 'timestamped-pdf';
+  if (indexOf(bytes, OTS_MAGIC, 0, OTS_MAGIC.length) === 0) return 'ots';
+  if (bytes[0] === 0x30 && indexOf(bytes, TST_INFO_OID, 0, 4096) >= 0) return 'receipt';
+  const text = new TextDecoder().decode(bytes.subarray(0, Math.min(bytes.length, WINDOW)));
+  if (/^c2sp\.org\/tlog-proof@/.test(text)) return 'tlog-proof';
+  if (/"format":\s*"timeseal-client-proof\//.test(text)) return 'client-proof';
+  if (/"format":\s*"timeseal-proof\//.test(text)) return 'proof-bundle';
+  return null;
+}

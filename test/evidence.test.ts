@@ -1,0 +1,95 @@
+// core/evidence.ts: what kind of evidence a file is, on real files of each kind — a proof bundle and a
+// tlog-proof printed by `timeseal proof` on an archive made by the real pipeline, a timeseal-client proof file
+// holding that bundle, an RFC 3161 answer of `openssl ts -reply` (test/support/openssl-tsa.ts), an .ots of the
+// OpenTimestamps client (test/vectors/ots), a PDF with a document time-stamp (core/pdf-timestamp.ts over a
+// qpdf-written PDF) and the same PDF without one — and the one sentence a reader gives for a kind it does not
+// check, naming the readers that do.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { notCheckedHere, READERS, sniffEvidence, type EvidenceKind } from '../core/evidence.ts';
+import { complete, prepare } from '../core/pdf-timestamp.ts';
+import { askTsa, fixture, inflate } from './pdf/tools.ts';
+import { startTsa, type LoopbackTsa } from './support/openssl-tsa.ts';
+import { buildArchive, OTS_VECTORS, run, BIN, type TestArchive } from './verifier/helpers.ts';
+
+let archive: TestArchive;
+let tsa: LoopbackTsa;
+const files = new Map<string, { name: string; bytes: Uint8Array }>();
+
+beforeAll(async () => {
+  archive = buildArchive();
+  tsa = await startTsa();
+  const bundle = fs.readFileSync(archive.bundle);
+  files.set('proof-bundle', { name: 'proof.json', bytes: bundle });
+  const tlog = run(archive.dir, BIN, ['proof', archive.documentHash, '--tlog-proof', '-'], {
+    TIMESEAL_NOW: '2025-11-03T00:01:00.000Z',
+  });
+  files.set('tlog-proof', { name: 'contract.txt.tlog-proof', bytes: new TextEncoder().encode(tlog) });
+  const client = {
+    format: 'timeseal-client-proof/1',
+    hash: archive.documentHash,
+    file: 'contract.txt',
+    server: 'https://timeseal.test',
+    submittedAt: null,
+    ledgerDate: null,
+    receipt: null,
+    bundle: JSON.parse(bundle.toString('utf8')) as unknown,
+    consistency: null,
+    headers: [],
+    updatedAt: '2025-11-03T00:02:00.000Z',
+  };
+  files.set('client-proof', {
+    name: 'contract.txt.timeseal.json',
+    bytes: new TextEncoder().encode(JSON.stringify(client, null, 2)),
+  });
+  const prepared = await prepare(fixture('hello.pdf'), { inflate });
+  const token = await askTsa(tsa.url, prepared.digest, archive.dir);
+  files.set('receipt', { name: 'answer.tsr', bytes: token });
+  files.set('timestamped-pdf', { name: 'hello.timestamped.pdf', bytes: complete(prepared, token) });
+  files.set('ots', {
+    name: 'hello-world.txt.ots',
+    bytes: new Uint8Array(fs.readFileSync(path.join(OTS_VECTORS, 'opentimestamps-client/hello-world.txt.ots'))),
+  });
+}, 120_000);
+afterAll(async () => {
+  await tsa?.stop();
+  if (archive) fs.rmSync(archive.dir, { recursive: true, force: true });
+});
+
+describe('sniffEvidence', () => {
+  test.each(['proof-bundle', 'tlog-proof', 'client-proof', 'receipt', 'timestamped-pdf', 'ots'] as EvidenceKind[])(
+    '%s',
+    (kind) => {
+      const f = files.get(kind)!;
+      expect(sniffEvidence(f.bytes, f.name)).toBe(kind);
+      // Renamed, it is still what its bytes say.
+      expect(sniffEvidence(f.bytes, 'download')).toBe(kind);
+    },
+  );
+
+  test('a PDF without a time-stamp, a text and an empty file are no evidence; a .receipt.cose is a COSE receipt', () => {
+    expect(sniffEvidence(fixture('hello.pdf'), 'hello.pdf')).toBeNull();
+    expect(sniffEvidence(new TextEncoder().encode('The original document.\n'), 'contract.txt')).toBeNull();
+    expect(sniffEvidence(new Uint8Array(0))).toBeNull();
+    expect(sniffEvidence(Uint8Array.of(0xa1, 0x01), 'contract.txt.receipt.cose')).toBe('cose-receipt');
+  });
+});
+
+describe('notCheckedHere', () => {
+  test('the offline page names the readers that check a timestamped PDF, in one sentence', () => {
+    expect(READERS['timestamped-pdf']).not.toContain('offline-page');
+    const s = notCheckedHere('timestamped-pdf', 'offline-page');
+    expect(s).toBe(
+      "This is a timestamped PDF (document time-stamps inside it), which this page does not check: check it with the Verify page's “Check a timestamped PDF” (/verify), `timeseal-client verify FILE.pdf` or `timeseal receipt check --pdf FILE.pdf`.",
+    );
+    expect(s.match(/[.!?](\s|$)/g)).toHaveLength(1);
+  });
+
+  test('a card of the Verify page names every reader, the page itself included', () => {
+    expect(notCheckedHere('receipt', null)).toContain("the Verify page's “Check a receipt” (/verify)");
+    expect(notCheckedHere('proof-bundle', null)).toBe(
+      'This is a Timeseal proof bundle (timeseal-proof), which this card does not check: check it with the offline verifier (/offline-verifier.html).',
+    );
+  });
+});
