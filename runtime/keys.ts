@@ -10,6 +10,7 @@ import type * as Asn1js from 'asn1js';
 import type * as Pkijs from 'pkijs';
 import fs from 'node:fs';
 import path from 'node:path';
+import { makeFolderDurably, replaceFileDurably, writeNewFileDurably } from './durable-file.ts';
 import {
   ed25519PublicKey,
   encodeVkey,
@@ -104,14 +105,14 @@ export function initKeys(dirs: KeyDirs, origin?: string, now: Date = new Date())
   }
   const ecdsa = ecdsaKeygen(crypto.randomBytes(ECDSA_KEYGEN_SEED_SIZE));
   const mldsa = mldsaKeygen(crypto.randomBytes(MLDSA_SEED_SIZE));
-  fs.mkdirSync(dirs.keys, { recursive: true });
-  fs.mkdirSync(dirs.privateKeys, { recursive: true, mode: 0o700 });
-  const writePrivate = (file: string, text: string) => fs.writeFileSync(file, text, { mode: 0o600, flag: 'wx' });
+  makeFolderDurably(dirs.keys);
+  makeFolderDurably(dirs.privateKeys, 0o700);
+  const writePrivate = (file: string, text: string) => writeNewFileDurably(file, text, 0o600);
   writePrivate(files[3]!, ecdsaSecretKeyToPkcs8Pem(ecdsa.secretKey));
   writePrivate(files[4]!, mldsaSeedToPkcs8Pem(mldsa.seed));
-  fs.writeFileSync(files[0]!, ecdsaPublicKeyToPem(ecdsa.publicKey), { flag: 'wx' });
-  fs.writeFileSync(files[1]!, mldsa.publicKey, { flag: 'wx' });
-  fs.writeFileSync(files[2]!, mldsaPublicKeyToPem(mldsa.publicKey), { flag: 'wx' });
+  writeNewFileDurably(files[0]!, ecdsaPublicKeyToPem(ecdsa.publicKey));
+  writeNewFileDurably(files[1]!, mldsa.publicKey);
+  writeNewFileDurably(files[2]!, mldsaPublicKeyToPem(mldsa.publicKey));
   return origin === undefined
     ? files
     : [...files, ...addCheckpointKeys(dirs, origin), ...addTsaKeys(dirs, origin, now), ...addReceiptKeys(dirs)];
@@ -141,14 +142,12 @@ export function addCheckpointKeys(dirs: KeyDirs, origin: string): string[] {
   refuseExisting(files);
   const ed25519 = crypto.randomBytes(32);
   const mldsa44 = crypto.randomBytes(32);
-  fs.mkdirSync(dirs.keys, { recursive: true });
-  fs.mkdirSync(dirs.privateKeys, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(files[2]!, seedToPkcs8Pem('Ed25519', ed25519), { mode: 0o600, flag: 'wx' });
-  fs.writeFileSync(files[3]!, seedToPkcs8Pem('ML-DSA-44', mldsa44), { mode: 0o600, flag: 'wx' });
-  fs.writeFileSync(files[0]!, `${encodeVkey(origin, NOTE_TYPE_ED25519, ed25519PublicKey(ed25519))}\n`, { flag: 'wx' });
-  fs.writeFileSync(files[1]!, `${encodeVkey(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(mldsa44))}\n`, {
-    flag: 'wx',
-  });
+  makeFolderDurably(dirs.keys);
+  makeFolderDurably(dirs.privateKeys, 0o700);
+  writeNewFileDurably(files[2]!, seedToPkcs8Pem('Ed25519', ed25519), 0o600);
+  writeNewFileDurably(files[3]!, seedToPkcs8Pem('ML-DSA-44', mldsa44), 0o600);
+  writeNewFileDurably(files[0]!, `${encodeVkey(origin, NOTE_TYPE_ED25519, ed25519PublicKey(ed25519))}\n`);
+  writeNewFileDurably(files[1]!, `${encodeVkey(origin, NOTE_TYPE_MLDSA44_COSIGNATURE, mldsa44PublicKey(mldsa44))}\n`);
   return files;
 }
 
@@ -178,8 +177,7 @@ export function renameCheckpointKeys(keysDir: string, keys: SigningKeys, origin:
   if (keys.ed25519Seed === undefined || keys.mldsa44Seed === undefined) return;
   const write = (name: string, text: string): void => {
     const file = path.join(keysDir, name);
-    fs.writeFileSync(`${file}.tmp`, text);
-    fs.renameSync(`${file}.tmp`, file);
+    replaceFileDurably(file, text);
   };
   write(PUBLIC_ED25519_VKEY, `${encodeVkey(origin, NOTE_TYPE_ED25519, ed25519PublicKey(keys.ed25519Seed))}\n`);
   write(
@@ -456,11 +454,11 @@ export function addTsaKeys(dirs: KeyDirs, origin: string, now: Date = new Date()
     ca: false,
     now,
   });
-  fs.mkdirSync(dirs.keys, { recursive: true });
-  fs.mkdirSync(dirs.privateKeys, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(files[2]!, tsaKey.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
-  fs.writeFileSync(files[0]!, pem('CERTIFICATE', leaf) + pem('CERTIFICATE', root), { flag: 'wx' });
-  fs.writeFileSync(files[1]!, pem('CERTIFICATE', root), { flag: 'wx' });
+  makeFolderDurably(dirs.keys);
+  makeFolderDurably(dirs.privateKeys, 0o700);
+  writeNewFileDurably(files[2]!, tsaKey.privateKey.export({ type: 'pkcs8', format: 'pem' }), 0o600);
+  writeNewFileDurably(files[0]!, pem('CERTIFICATE', leaf) + pem('CERTIFICATE', root));
+  writeNewFileDurably(files[1]!, pem('CERTIFICATE', root));
   return files;
 }
 

@@ -6,6 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { makeFolderDurably, writeNewFileDurably } from './durable-file.ts';
 import { ALG_ES256, ALG_ML_DSA_65, type ReceiptPublicKey, type ReceiptSigningKey } from '../core/cose-receipt.ts';
 import { equalBytes } from '../core/encoding.ts';
 import { TimesealError, withContext } from '../core/errors.ts';
@@ -64,12 +65,12 @@ export function addReceiptKeys(dirs: KeyDirs): string[] {
     throw new TimesealError('conflict', `keys already exist, refusing to overwrite: ${existing.join(', ')}`);
   const es256 = ecdsaKeygen(crypto.randomBytes(ECDSA_KEYGEN_SEED_SIZE));
   const mldsa = mldsaKeygen(crypto.randomBytes(MLDSA_SEED_SIZE));
-  fs.mkdirSync(dirs.keys, { recursive: true });
-  fs.mkdirSync(dirs.privateKeys, { recursive: true, mode: 0o700 });
-  fs.writeFileSync(files[2]!, ecdsaSecretKeyToPkcs8Pem(es256.secretKey), { mode: 0o600, flag: 'wx' });
-  fs.writeFileSync(files[3]!, mldsaSeedToPkcs8Pem(mldsa.seed), { mode: 0o600, flag: 'wx' });
-  fs.writeFileSync(files[0]!, ecdsaPublicKeyToPem(es256.publicKey), { flag: 'wx' });
-  fs.writeFileSync(files[1]!, mldsaPublicKeyToPem(mldsa.publicKey), { flag: 'wx' });
+  makeFolderDurably(dirs.keys);
+  makeFolderDurably(dirs.privateKeys, 0o700);
+  writeNewFileDurably(files[2]!, ecdsaSecretKeyToPkcs8Pem(es256.secretKey), 0o600);
+  writeNewFileDurably(files[3]!, mldsaSeedToPkcs8Pem(mldsa.seed), 0o600);
+  writeNewFileDurably(files[0]!, ecdsaPublicKeyToPem(es256.publicKey));
+  writeNewFileDurably(files[1]!, mldsaPublicKeyToPem(mldsa.publicKey));
   return files;
 }
 

@@ -4,7 +4,8 @@
 # library, for .ots files), chromium-headless-shell (the browser tests: test/support/chromium.ts), postgresql (a private
 # PostgreSQL cluster per test run: test/support/postgres.ts), nginx (the several-node topology in deploy/),
 # poppler-utils (pdftotext reads the PDF certificates), faketime (a node whose clock is off, for the clock
-# check against the database's) and openjdk-17-jdk-headless (keytool, jar and jarsigner: Java's RFC 3161
+# check against the database's), strace (it watches the key files' fsyncs: runtime/durable-keys.test.ts) and
+# openjdk-17-jdk-headless (keytool, jar and jarsigner: Java's RFC 3161
 # client signs and verifies a jar against `timeseal serve`'s POST /tsa), ceph-mon, ceph-osd, radosgw and
 # ceph-common (a private Ceph cluster whose RADOS Gateway is the real S3 store of the archive's S3 engine:
 # scripts/ceph-rgw.sh), curl (that script creates the test bucket with it), and for the timestamped PDFs qpdf
@@ -22,6 +23,7 @@ compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 [ -x /usr/sbin/nginx ] || need+=(nginx)
 command -v pdftotext >/dev/null 2>&1 || need+=(poppler-utils)
 command -v faketime >/dev/null 2>&1 || need+=(faketime)
+command -v strace >/dev/null 2>&1 || need+=(strace)
 command -v jarsigner >/dev/null 2>&1 || need+=(openjdk-17-jdk-headless)
 command -v qpdf >/dev/null 2>&1 || need+=(qpdf)
 [ -f /usr/share/java/pdfbox2.jar ] || need+=(libpdfbox2-java)

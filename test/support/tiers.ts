@@ -41,6 +41,7 @@ export const NEEDS_TEST_TOOLS = [
   'ingest/test/certificate-pdf.test.ts',
   'ingest/test/tsa-display.test.ts',
   'ingest/test/receipt-kept.test.ts',
+  'runtime/durable-keys.test.ts',
 ];
 
 /** Programs of the base system that a quick-tier file may run. */
@@ -73,6 +74,7 @@ export const TEST_TOOLS = [
   'ceph-mon',
   'ceph-osd',
   'faketime',
+  'strace',
   'osslsigncode',
   'curl',
 ];
