@@ -23,6 +23,7 @@
 // the DER in /Contents; and the bytes after the last time-stamp, named: a DSS update (validation data, normal)
 // or other changes (not covered by any time-stamp). Checking the tokens is core/pdf-check.ts.
 import { sha256 as nobleSha256, sha384 as nobleSha384, sha512 as nobleSha512 } from '@noble/hashes/sha2.js';
+import { children, decode, encoding, expectTag, integer, readElement, readInteger, sequence, TAG } from './der.ts';
 import {
   ascii,
   type Inflate,
@@ -376,81 +377,40 @@ export function textString(b: Uint8Array): string {
   return String.fromCharCode(...b);
 }
 
-// --- DER, just enough to take the token out of a TimeStampResp and list its certificates.
-
-function tlv(b: Uint8Array, at: number): { tag: number; body: number; end: number } {
-  const tag = b[at];
-  let len = b[at + 1];
-  if (tag === undefined || len === undefined) throw new Error('not DER');
-  let body = at + 2;
-  if (len & 0x80) {
-    const n = len & 0x7f;
-    if (n === 0 || n > 4) throw new Error('not DER');
-    len = 0;
-    for (let i = 0; i < n; i++) len = len * 256 + (b[body++] ?? NaN);
-  }
-  if (!(body + len <= b.length)) throw new Error('not DER');
-  return { tag, body, end: body + len };
-}
+// --- The token's DER (core/der.ts): out of a TimeStampResp, back into one, its certificates.
 
 /** The TimeStampToken (a CMS ContentInfo) itself, from a token or a granted TimeStampResp (RFC 3161 §2.4.2). */
 export function timeStampToken(der: Uint8Array): Uint8Array {
   try {
-    const outer = tlv(der, 0);
-    if (outer.tag !== 0x30 || outer.end !== der.length) throw new Error('not DER');
-    const first = tlv(der, outer.body);
-    if (first.tag === 0x06) return der;
-    if (first.tag !== 0x30) throw new Error('not DER');
-    const status = tlv(der, first.body);
-    if (status.tag !== 0x02 || status.end - status.body !== 1 || (der[status.body]! !== 0 && der[status.body]! !== 1))
-      throw new Error('the time-stamp authority did not grant the request');
-    const token = tlv(der, first.end);
-    if (token.tag !== 0x30 || token.end !== outer.end) throw new Error('not DER');
-    return der.subarray(first.end, token.end);
+    const outer = expectTag(decode(der, 'the token'), TAG.SEQUENCE, 'the token');
+    const [first, token, ...more] = children(outer, 'the token');
+    if (first?.tag === TAG.OID) return der;
+    const [status] = children(expectTag(first, TAG.SEQUENCE, 'the status'), 'the status');
+    const granted = readInteger(status, 'the status');
+    if (granted.length !== 1 || granted[0]! > 1) throw new Error('the time-stamp authority did not grant the request');
+    if (more.length > 0) throw new Error('the answer has more than a status and a token');
+    return encoding(expectTag(token, TAG.SEQUENCE, 'the token'));
   } catch (err) {
-    throw new Error(`the token is neither a TimeStampToken nor a granted TimeStampResp (${(err as Error).message})`);
+    throw new Error(`the token is neither a TimeStampToken nor a granted TimeStampResp (${(err as Error).message})`, {
+      cause: err,
+    });
   }
 }
 
 /** A TimeStampResp (status granted) around a TimeStampToken, for readers of answers (core/rfc3161.ts). */
 export function timeStampResp(token: Uint8Array): Uint8Array {
-  const status = Uint8Array.of(0x30, 0x03, 0x02, 0x01, 0x00);
-  const body = status.length + token.length;
-  const len =
-    body < 0x80
-      ? [body]
-      : body < 0x100
-        ? [0x81, body]
-        : body < 0x10000
-          ? [0x82, body >> 8, body & 0xff]
-          : [0x83, body >> 16, (body >> 8) & 0xff, body & 0xff];
-  const out = new Uint8Array(1 + len.length + body);
-  out.set([0x30, ...len]);
-  out.set(status, 1 + len.length);
-  out.set(token, 1 + len.length + status.length);
-  return out;
+  return sequence(sequence(integer(0)), token);
 }
 
 /** The DER certificates a TimeStampToken carries (SignedData `certificates` [0], RFC 5652 §5.1). */
 export function tokenCertificates(token: Uint8Array): Uint8Array[] {
-  const der = timeStampToken(token);
-  const ci = tlv(der, 0);
-  const type = tlv(der, ci.body);
-  const wrap = tlv(der, type.end);
-  const sd = tlv(der, wrap.body);
-  const out: Uint8Array[] = [];
-  for (let at = sd.body; at < sd.end;) {
-    const e = tlv(der, at);
-    if (e.tag === 0xa0) {
-      for (let c = e.body; c < e.end;) {
-        const cert = tlv(der, c);
-        if (cert.tag === 0x30) out.push(der.slice(c, cert.end));
-        c = cert.end;
-      }
-    }
-    at = e.end;
-  }
-  return out;
+  const ci = decode(timeStampToken(token), 'the token');
+  const [, wrap] = children(ci, 'the token');
+  const [signedData] = children(expectTag(wrap, 0xa0, 'the SignedData'), 'the SignedData');
+  const certs = children(expectTag(signedData, TAG.SEQUENCE, 'the SignedData'), 'the SignedData').find(
+    (e) => e.tag === 0xa0,
+  );
+  return certs ? children(certs, 'the certificates').map((c) => Uint8Array.from(encoding(c))) : [];
 }
 
 // --- inspect
@@ -581,7 +541,7 @@ export async function digestOf(algorithm: 'SHA-256' | 'SHA-384' | 'SHA-512', par
 /** The DER element at the start of `b` (a signature's /Contents), without the zeros padding it. */
 function trimDer(b: Uint8Array): Uint8Array {
   try {
-    const e = tlv(b, 0);
+    const e = readElement(b, 0, b.length, 'the signature contents');
     if (b.subarray(e.end).every((x) => x === 0)) return b.subarray(0, e.end);
   } catch {
     // not DER: the bytes as they are, trailing zeros removed
