@@ -57,6 +57,7 @@ export const PUBLIC_KEY_FILES: Record<string, string> = {
   // The COSE receipt keys (docs/FORMAT.md §11), also served as a COSE Key Set at /.well-known/scitt-keys.
   'receipt-es256.pem': 'application/x-pem-file',
   'receipt-mldsa65.pem': 'application/x-pem-file',
+  'receipt-keys.retired': 'text/plain; charset=utf-8',
 };
 
 export const staticRoutes: FastifyPluginAsync<StaticOptions> = async (app, options) => {

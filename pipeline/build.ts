@@ -27,9 +27,16 @@ import {
   type DayRecord,
 } from '../core/archive.ts';
 import { signCheckpoint } from '../core/checkpoint.ts';
-import { receiptKeyName, signDayRoot } from '../core/cose-receipt.ts';
+import {
+  parseCoseSign1,
+  receiptHeader,
+  receiptKeyName,
+  receiptKid,
+  signDayRoot,
+  verifyDaySignature,
+} from '../core/cose-receipt.ts';
 import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesColumns } from '../core/day.ts';
-import { toHex } from '../core/encoding.ts';
+import { equalBytes, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import { mergeStart, segmentPath, type IndexHead, type Segment } from '../core/index-segments.ts';
 import { encodeLedgerColumns, isDate, parseLedgerColumns, utcDate } from '../core/ledger.ts';
@@ -517,7 +524,8 @@ function writeDayFiles(
 /**
  * The day's COSE receipt signatures over its root (docs/FORMAT.md §11), one per receipt key, before the commit
  * point like every file of the day. A published day being rebuilt reproduces those it has byte for byte and gains
- * none (a day published before the archive had receipt keys keeps none).
+ * none (a day published before the archive had receipt keys keeps none); one signed by a key rotated out since
+ * (keys/receipt-keys.retired) is checked with that key instead.
  */
 function writeReceiptSignatures(
   ctx: BuildContext,
@@ -530,7 +538,16 @@ function writeReceiptSignatures(
   const archive = ctx.config.archive;
   for (const key of ctx.keys.receipt ?? []) {
     const rel = receiptSignaturePath(date, receiptKeyName(key.alg));
-    if (alreadyPublished && readOptional(archive, rel) === undefined) continue;
+    const published = alreadyPublished ? readOptional(archive, rel) : undefined;
+    if (alreadyPublished && published === undefined) continue;
+    const retired = ctx.keys.public.retiredReceipt ?? [];
+    if (published !== undefined && retired.length > 0) {
+      const kid = receiptHeader(parseCoseSign1(published, rel), rel).kid;
+      if (!equalBytes(kid, receiptKid(key))) {
+        verifyDaySignature(published, { origin, date, root }, retired);
+        continue;
+      }
+    }
     out.immutable(archive, rel, signDayRoot(root, key, origin, date));
   }
 }

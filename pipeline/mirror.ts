@@ -45,7 +45,13 @@ import type { ArchiveReader } from './archive-reader.ts';
 import { removeStaleTemps, syncArchive, tempFile } from './files.ts';
 import { withLockAsync } from './lock.ts';
 import { verifyArchive, type VerifiedBase } from './verify.ts';
-import { PUBLIC_RECEIPT_ES256_PEM, PUBLIC_RECEIPT_MLDSA_PEM, receiptKeysFromPems } from '../runtime/receipt-keys.ts';
+import {
+  parseRetiredReceiptKeys,
+  PUBLIC_RECEIPT_ES256_PEM,
+  PUBLIC_RECEIPT_MLDSA_PEM,
+  receiptKeysFromPems,
+  RETIRED_RECEIPT_KEYS,
+} from '../runtime/receipt-keys.ts';
 import { judgeDay, RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from './witness.ts';
 import { TSA_CA_FILE } from './tsa-client.ts';
 
@@ -65,6 +71,7 @@ export const MIRRORED_KEY_FILES = [
   RETIRED_WITNESSES_FILE,
   PUBLIC_RECEIPT_ES256_PEM,
   PUBLIC_RECEIPT_MLDSA_PEM,
+  RETIRED_RECEIPT_KEYS,
 ] as const;
 /** The key files that identify the log: a pinned mirror refuses other ones. */
 const IDENTITY_KEY_FILES = ['public.pem', 'dilithium_public.key', 'ed25519.vkey', 'mldsa44.vkey'];
@@ -403,7 +410,11 @@ async function pull({
       const data = keyFiles.get(name) ?? local(`${MIRROR_KEYS_DIR}/${name}`);
       return data === undefined ? undefined : fromUtf8(data, name);
     };
-    const receiptKeys = receiptKeysFromPems(keyText(PUBLIC_RECEIPT_ES256_PEM), keyText(PUBLIC_RECEIPT_MLDSA_PEM));
+    const retiredReceipt = keyText(RETIRED_RECEIPT_KEYS);
+    const receiptKeys = [
+      ...receiptKeysFromPems(keyText(PUBLIC_RECEIPT_ES256_PEM), keyText(PUBLIC_RECEIPT_MLDSA_PEM)),
+      ...(retiredReceipt === undefined ? [] : parseRetiredReceiptKeys(retiredReceipt)),
+    ];
     if (policyText !== undefined) {
       const policy = readWitnessPolicy(fromUtf8(policyText, WITNESS_POLICY_FILE));
       if (policy.quorum !== 'none') {

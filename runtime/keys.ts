@@ -37,12 +37,13 @@ import {
   MLDSA_SEED_SIZE,
 } from '../core/sig.ts';
 import { equalBytes } from '../core/encoding.ts';
-import type { ReceiptPublicKey, ReceiptSigningKey } from '../core/cose-receipt.ts';
+import type { ReceiptKeyEntry, ReceiptPublicKey, ReceiptSigningKey } from '../core/cose-receipt.ts';
 import {
   addReceiptKeys,
   hasReceiptKeys,
   loadReceiptPublicKeys,
   loadReceiptSigningKeys,
+  loadRetiredReceiptKeys,
   receiptKeyFiles,
 } from './receipt-keys.ts';
 
@@ -65,6 +66,8 @@ export interface PublicKeys {
   checkpointKeyName?: string;
   /** The COSE receipt keys (runtime/receipt-keys.ts), ES256 then ML-DSA-65; empty for an archive without them. */
   receipt?: ReceiptPublicKey[];
+  /** Receipt keys a rotation retired, with the days they signed (keys/receipt-keys.retired). */
+  retiredReceipt?: ReceiptKeyEntry[];
 }
 
 export interface SigningKeys {
@@ -249,7 +252,14 @@ export function loadPublicKeys(keysDir: string): PublicKeys {
     readOptionalText(path.join(keysDir, PUBLIC_MLDSA44_VKEY)),
   );
   const receipt = loadReceiptPublicKeys(keysDir);
-  return { ecdsa, mldsa, ...checkpointKeys, ...(receipt.length > 0 ? { receipt } : {}) };
+  const retiredReceipt = loadRetiredReceiptKeys(keysDir);
+  return {
+    ecdsa,
+    mldsa,
+    ...checkpointKeys,
+    ...(receipt.length > 0 ? { receipt } : {}),
+    ...(retiredReceipt.length > 0 ? { retiredReceipt } : {}),
+  };
 }
 
 /** Private and public keys; each private key must belong to its public key. */

@@ -6,8 +6,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { makeFolderDurably, writeNewFileDurably } from './durable-file.ts';
-import { ALG_ES256, ALG_ML_DSA_65, type ReceiptPublicKey, type ReceiptSigningKey } from '../core/cose-receipt.ts';
+import { makeFolderDurably, syncFolder, writeNewFileDurably } from './durable-file.ts';
+import {
+  ALG_ES256,
+  ALG_ML_DSA_65,
+  type ReceiptKeyEntry,
+  type ReceiptPublicKey,
+  type ReceiptSigningKey,
+} from '../core/cose-receipt.ts';
 import { equalBytes } from '../core/encoding.ts';
 import { TimesealError, withContext } from '../core/errors.ts';
 import {
@@ -35,6 +41,9 @@ export const PUBLIC_RECEIPT_ES256_PEM = 'receipt-es256.pem';
 export const PUBLIC_RECEIPT_MLDSA_PEM = 'receipt-mldsa65.pem';
 export const PRIVATE_RECEIPT_ES256_PEM = 'receipt_es256_private.pem';
 export const PRIVATE_RECEIPT_MLDSA_PEM = 'receipt_mldsa65_private.pem';
+/** Receipt keys no longer in use, with the days they signed: appended to by a rotation, never rewritten. One line
+ * each: `retired <ES256|ML-DSA-65> <first day> <last day> <base64 raw public key>`. */
+export const RETIRED_RECEIPT_KEYS = 'receipt-keys.retired';
 
 /** The four files of the receipt keys: the two public, then the two private. */
 export function receiptKeyFiles(dirs: KeyDirs): string[] {
@@ -103,6 +112,74 @@ export function loadReceiptPublicKeys(keysDir: string): ReceiptPublicKey[] {
     return fs.existsSync(file) ? readKeyText(file) : undefined;
   };
   return receiptKeysFromPems(read(PUBLIC_RECEIPT_ES256_PEM), read(PUBLIC_RECEIPT_MLDSA_PEM));
+}
+
+/** The retired receipt keys (RETIRED_RECEIPT_KEYS' text), each with the days it signed. */
+export function parseRetiredReceiptKeys(text: string): ReceiptKeyEntry[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line, i) => {
+      const m = /^retired (ES256|ML-DSA-65) (\d{4}-\d{2}-\d{2}) (\d{4}-\d{2}-\d{2}) ([A-Za-z0-9+/]+={0,2})$/.exec(line);
+      if (m === null || m[2]! > m[3]!)
+        throw new TimesealError(
+          'format',
+          `${RETIRED_RECEIPT_KEYS} line ${i + 1}: expected "retired <ES256|ML-DSA-65> <first day> <last day> <base64 key>"`,
+        );
+      return {
+        alg: m[1] === 'ES256' ? ALG_ES256 : ALG_ML_DSA_65,
+        publicKey: new Uint8Array(Buffer.from(m[4]!, 'base64')),
+        days: [m[2]!, m[3]!],
+      } satisfies ReceiptKeyEntry;
+    });
+}
+
+/** The retired receipt keys of a keys folder; empty when it has none. */
+export function loadRetiredReceiptKeys(keysDir: string): ReceiptKeyEntry[] {
+  const file = path.join(keysDir, RETIRED_RECEIPT_KEYS);
+  return fs.existsSync(file) ? parseRetiredReceiptKeys(readKeyText(file)) : [];
+}
+
+/**
+ * Replaces both receipt keys with new ones (`timeseal keys rotate-receipt`): the current keys are appended to
+ * RETIRED_RECEIPT_KEYS with the days they signed, `[first, last]`, before new key files replace theirs (each
+ * written to a temporary file and renamed), so a published receipt stays verifiable with the key set, which
+ * lists retired keys too. Returns the files written.
+ */
+export function rotateReceiptKeys(dirs: KeyDirs, signed: [string, string]): string[] {
+  if (!hasReceiptKeys(dirs))
+    throw new TimesealError('not-found', 'no receipt keys to rotate (`timeseal keys add` makes them)');
+  const current = loadReceiptPublicKeys(dirs.keys);
+  const lines = current.map(
+    (k) =>
+      `retired ${k.alg === ALG_ES256 ? 'ES256' : 'ML-DSA-65'} ${signed[0]} ${signed[1]} ${Buffer.from(k.publicKey).toString('base64')}\n`,
+  );
+  const retired = path.join(dirs.keys, RETIRED_RECEIPT_KEYS);
+  const fd = fs.openSync(retired, 'a');
+  try {
+    fs.writeFileSync(fd, lines.join(''));
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  syncFolder(dirs.keys);
+  const es256 = ecdsaKeygen(crypto.randomBytes(ECDSA_KEYGEN_SEED_SIZE));
+  const mldsa = mldsaKeygen(crypto.randomBytes(MLDSA_SEED_SIZE));
+  const [pubEs, pubMl, privEs, privMl] = receiptKeyFiles(dirs);
+  // Each new key durable (runtime/durable-file.ts) in a temporary file with its mode, then renamed over the old.
+  const replace = (file: string, text: string, mode?: number) => {
+    fs.rmSync(`${file}.tmp`, { force: true });
+    writeNewFileDurably(`${file}.tmp`, text, mode);
+    fs.renameSync(`${file}.tmp`, file);
+    syncFolder(path.dirname(file));
+  };
+  // Private keys first: a rotation stopped between the two pairs leaves keys that do not match, which
+  // loadReceiptSigningKeys refuses, naming them, rather than signing with a key the key set does not list.
+  replace(privEs!, ecdsaSecretKeyToPkcs8Pem(es256.secretKey), 0o600);
+  replace(privMl!, mldsaSeedToPkcs8Pem(mldsa.seed), 0o600);
+  replace(pubEs!, ecdsaPublicKeyToPem(es256.publicKey));
+  replace(pubMl!, mldsaPublicKeyToPem(mldsa.publicKey));
+  return [retired, pubEs!, pubMl!, privEs!, privMl!];
 }
 
 /** The receipt signing keys, each private key checked against its published key; empty without them. */

@@ -3,12 +3,35 @@
 // certificates, the COSE receipt keys: ES256 and ML-DSA-65, runtime/receipt-keys.ts). `timeseal keys add`: the last
 // three sets for an archive made before them.
 import type { Command } from 'commander';
+import fs from 'node:fs';
+import path from 'node:path';
+import { DAYS_PATH, parseDays, receiptSignaturePath } from '../../core/archive.ts';
+import { parseCoseSign1, receiptHeader, receiptKid, type ReceiptPublicKey } from '../../core/cose-receipt.ts';
+import { equalBytes } from '../../core/encoding.ts';
+import { TimesealError } from '../../core/errors.ts';
 import { addMissingKeys, initKeys } from '../../runtime/keys.ts';
+import { loadReceiptPublicKeys, rotateReceiptKeys } from '../../runtime/receipt-keys.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
 export function registerKeys(program: Command, ctx: () => Context): void {
   const keys = program.command('keys').description('manage the signing keys');
+  keys
+    .command('rotate-receipt')
+    .description(
+      'replace the two COSE receipt keys with new ones; the old keys are listed in keys/receipt-keys.retired with the days they signed, and stay in the key set',
+    )
+    .option('--json', 'machine-readable output')
+    .action((opts: { json?: boolean }) => {
+      const { config } = ctx();
+      const signed = daysSignedBy(config.archive, loadReceiptPublicKeys(config.keys));
+      const files = rotateReceiptKeys({ keys: config.keys, privateKeys: config.privateKeys }, signed);
+      output(!!opts.json).result({ created: files, retired_days: signed }, () => [
+        `Rotated the COSE receipt keys; the old ones signed ${signed[0]} to ${signed[1]} and stay in GET /.well-known/scitt-keys:`,
+        ...files.map((f) => `  ${f}`),
+        'Restart `timeseal serve` to serve the new key set; the next build signs with the new keys.',
+      ]);
+    });
   keys
     .command('init')
     .description(
@@ -56,4 +79,22 @@ export function registerKeys(program: Command, ctx: () => Context): void {
           : []),
       ]);
     });
+}
+
+/** The first and last published day whose ES256 receipt signature is by the current ES256 receipt key. */
+function daysSignedBy(archive: string, current: ReceiptPublicKey[]): [string, string] {
+  const es256 = current[0];
+  if (es256 === undefined)
+    throw new TimesealError('not-found', 'no receipt keys to rotate (`timeseal keys add` makes them)');
+  const daysFile = path.join(archive, DAYS_PATH);
+  const days = fs.existsSync(daysFile) ? parseDays(fs.readFileSync(daysFile, 'utf8')).days : [];
+  const signed = days.filter((d) => {
+    const file = path.join(archive, receiptSignaturePath(d.date, 'es256'));
+    if (!fs.existsSync(file)) return false;
+    const rel = receiptSignaturePath(d.date, 'es256');
+    return equalBytes(receiptHeader(parseCoseSign1(fs.readFileSync(file), rel), rel).kid, receiptKid(es256));
+  });
+  if (signed.length === 0)
+    throw new TimesealError('usage', 'the receipt keys have signed no published day yet: nothing to keep them for');
+  return [signed[0]!.date, signed.at(-1)!.date];
 }

@@ -25,7 +25,13 @@ import { output } from '../output.ts';
 import { verifyArchive } from '../../pipeline/verify.ts';
 import { RETIRED_WITNESSES_FILE, WITNESS_POLICY_FILE } from '../../pipeline/witness.ts';
 import { TSA_CA_FILE } from '../../pipeline/tsa-client.ts';
-import { PUBLIC_RECEIPT_ES256_PEM, PUBLIC_RECEIPT_MLDSA_PEM, receiptKeysFromPems } from '../../runtime/receipt-keys.ts';
+import {
+  parseRetiredReceiptKeys,
+  PUBLIC_RECEIPT_ES256_PEM,
+  PUBLIC_RECEIPT_MLDSA_PEM,
+  receiptKeysFromPems,
+  RETIRED_RECEIPT_KEYS,
+} from '../../runtime/receipt-keys.ts';
 
 /** The public keys of an archive (a folder or URL), checked against each other. */
 export async function loadKeys(location: string, timeoutMs: number) {
@@ -98,18 +104,24 @@ export function registerVerify(program: Command, ctx: () => Context): void {
         );
       const keys = await loadKeys(keysLocation, timeoutMs);
       const keysReader = readerFor(keysLocation, timeoutMs);
-      const [policy, retired, tsaCa, receiptEs256, receiptMldsa] = await Promise.all([
+      const [policy, retired, tsaCa, receiptEs256, receiptMldsa, retiredReceipt] = await Promise.all([
         keysReader.read(WITNESS_POLICY_FILE),
         keysReader.read(RETIRED_WITNESSES_FILE),
         keysReader.read(TSA_CA_FILE),
         keysReader.read(PUBLIC_RECEIPT_ES256_PEM),
         keysReader.read(PUBLIC_RECEIPT_MLDSA_PEM),
+        keysReader.read(RETIRED_RECEIPT_KEYS),
       ]);
       // The COSE receipt keys (docs/FORMAT.md §11), when published: both or neither.
-      const receiptKeys = receiptKeysFromPems(
-        receiptEs256 && fromUtf8(receiptEs256, PUBLIC_RECEIPT_ES256_PEM),
-        receiptMldsa && fromUtf8(receiptMldsa, PUBLIC_RECEIPT_MLDSA_PEM),
-      );
+      const receiptKeys = [
+        ...receiptKeysFromPems(
+          receiptEs256 && fromUtf8(receiptEs256, PUBLIC_RECEIPT_ES256_PEM),
+          receiptMldsa && fromUtf8(receiptMldsa, PUBLIC_RECEIPT_MLDSA_PEM),
+        ),
+        ...(retiredReceipt === undefined
+          ? []
+          : parseRetiredReceiptKeys(fromUtf8(retiredReceipt, RETIRED_RECEIPT_KEYS))),
+      ];
       const store = isS3Archive(location) ? await openArchiveStoreToRead(location) : undefined;
       const reader = store
         ? archiveStoreReader(store.location, (rel) => store.read(rel))

@@ -1,7 +1,8 @@
 // GET /.well-known/scitt-keys — the receipt keys as a COSE Key Set (RFC 9052 §7), `application/cbor`, and
 // GET /.well-known/scitt-keys/{kid} — one of them as a COSE Key, its kid (32 bytes, the RFC 9679 thumbprint)
 // written in base64url without padding since it is not URL-safe: draft-ietf-scitt-scrapi-11 §2.1 and §2.2
-// (docs/API.md). The keys are runtime/receipt-keys.ts's; an archive without them answers 404.
+// (docs/API.md). The keys are runtime/receipt-keys.ts's, those in use then the retired ones (each with the
+// first and last day it signed, label "timeseal-days"); an archive without them answers 404.
 import { encodeCbor } from '../../core/cbor.ts';
 import { encodeCoseKey, encodeCoseKeySet, receiptKid } from '../../core/cose-receipt.ts';
 import { errorSchema, noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
@@ -12,6 +13,8 @@ const NO_KEYS = 'this archive has no receipt keys (`timeseal keys add` makes the
 
 export const scittKeyRoutes: TypedRoutes<Services> = async (app, s) => {
   const binary = { type: 'string', format: 'binary' } as const;
+  /** The keys in use, then the retired ones with the days they signed (a rotation keeps old receipts verifiable). */
+  const allKeys = () => [...(s.publicKeys().receipt ?? []), ...(s.publicKeys().retiredReceipt ?? [])];
 
   app.get(
     '/.well-known/scitt-keys',
@@ -22,7 +25,7 @@ export const scittKeyRoutes: TypedRoutes<Services> = async (app, s) => {
       },
     },
     async (_request, reply) => {
-      const keys = s.publicKeys().receipt ?? [];
+      const keys = allKeys();
       if (keys.length === 0) return reply.code(404).send({ error: NO_KEYS });
       return reply
         .header('Cache-Control', 'public, max-age=300')
@@ -46,9 +49,7 @@ export const scittKeyRoutes: TypedRoutes<Services> = async (app, s) => {
       },
     },
     async (request, reply) => {
-      const key = (s.publicKeys().receipt ?? []).find(
-        (k) => Buffer.from(receiptKid(k)).toString('base64url') === request.params.kid,
-      );
+      const key = allKeys().find((k) => Buffer.from(receiptKid(k)).toString('base64url') === request.params.kid);
       if (key === undefined) {
         return reply.code(404).send({
           error: `no receipt key has the kid ${request.params.kid} (base64url of the 32-byte kid, without padding)`,
