@@ -57,6 +57,8 @@ describe('timeseal keys rotate-receipt', () => {
 
   test('the retired keys are listed with the days they signed; the key set holds the new keys then the retired ones', async () => {
     expect(rotated.retired_days).toEqual([DAY1, DAY1]);
+    for (const f of ['receipt_es256_private.pem', 'receipt_mldsa65_private.pem'])
+      expect(fs.statSync(path.join(dir, 'data/private-keys', f)).mode & 0o777, f).toBe(0o600);
     const retired = fs.readFileSync(path.join(dir, 'keys/receipt-keys.retired'), 'utf8').trim().split('\n');
     expect(retired.map((l) => l.split(' ').slice(0, 4).join(' '))).toEqual([
       `retired ES256 ${DAY1} ${DAY1}`,
