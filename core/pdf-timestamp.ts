@@ -570,6 +570,15 @@ function revisionEnds(pdf: Uint8Array): Set<number> {
   return ends;
 }
 
+/** Whether nothing but white space follows the `%%EOF` after the file's last `startxref` (ISO 32000-2 §7.5.5):
+ * bytes past it belong to no revision, so no DSS update holds them. */
+function endsAtLastRevision(buf: Uint8Array): boolean {
+  const tail = new TextDecoder('latin1').decode(buf.subarray(Math.max(0, buf.length - 4096)));
+  const at = tail.lastIndexOf('startxref');
+  const eof = at < 0 ? -1 : tail.indexOf('%%EOF', at);
+  return eof >= 0 && /^[\r\n \t\f\0]*$/.test(tail.slice(eof + 5));
+}
+
 /** What follows a time-stamp's revision: nothing, a DSS update only, or other changes. */
 async function after(
   file: PdfFile,
@@ -585,6 +594,7 @@ async function after(
     kind: 'changes' as const,
     text: `${bytes} bytes after the last time-stamp are not covered by it (changes made after it was stamped)`,
   };
+  if (!endsAtLastRevision(file.buf)) return changes;
   const later = file.sections.filter((s) => s.offset >= from);
   if (later.length === 0 || later.some((s) => s.freed.some((n) => n !== 0))) return changes;
   let before: PdfFile;

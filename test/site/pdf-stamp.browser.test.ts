@@ -371,6 +371,18 @@ describe('/verify checks a timestamped PDF', () => {
     await page.context().close();
   }, 60_000);
 
+  it('bytes appended after the last %%EOF (no revision holds them): reported as not covered, not as validation data', async () => {
+    const file = path.join(tmp, 'appended.pdf');
+    const junk = '\n9 0 obj\n<< /Type /Catalog /Changed true >>\nendobj\n';
+    fs.writeFileSync(file, Buffer.concat([fs.readFileSync(stamped.xrefStream), Buffer.from(junk, 'latin1')]));
+    const { page } = await newPage();
+    const v = await checkPdfOnVerify(page, file);
+    expect(v.stamps).toEqual(['pending']);
+    expect(v.after).toBe('changes');
+    expect(v.text).toMatch(/Not covered: [\d,]+ bytes after the last time-stamp/);
+    await page.context().close();
+  }, 60_000);
+
   it("after the day's build: its promise kept, with the leaf", async () => {
     cli(['ledger', 'build', '--date', DAY], { env: project.env, now: NEXT_DAY });
     const { page } = await newPage();
