@@ -1,0 +1,214 @@
+// Benchmark of big days against the machine's limit: for each day size (1 M and 10 M hashes a day by default),
+// `days` days of random hashes, one `timeseal ledger build` a day; per build its wall time, peak RSS and bytes
+// written, and, measured in the same run right after it, the machine's limit for that build: the time to write
+// and fsync as many random bytes as the build wrote (on the archive's disk) plus SHA-256 of the tree's nodes
+// (2 N - 1 for N leaves, 64-byte blocks) at node:crypto's one-core rate. Then one profile of a build
+// (--cpu-prof: where the time goes, by self time).
+// Prints a Markdown section. Usage: node bench/tenmillion.bench.ts [--hashes 1000000,10000000] [--days 2]
+//   [--profile 1000000] (0: no profile); node bench/run.ts --only tenmillion
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDatabase } from '../store/sqlite/db.ts';
+import { mb, run, timed } from './common.ts';
+
+const { values } = parseArgs({
+  options: {
+    hashes: { type: 'string', default: '1000000,10000000' },
+    days: { type: 'string', default: '2' },
+    profile: { type: 'string', default: '1000000' },
+  },
+});
+const sizes = values.hashes.split(',').map(Number);
+const days = Number(values.days);
+const profileSize = Number(values.profile);
+
+function project(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-big-'));
+  run(['keys', 'init'], dir);
+  return dir;
+}
+
+/** `count` random hashes on `date` straight into SQLite (the import is not what is measured). */
+function enqueueRandom(dir: string, date: string, count: number): void {
+  const db = openDatabase(path.join(dir, 'data/timeseal.db'));
+  const insert = db.prepare(
+    "INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')",
+  );
+  const base = Date.parse(`${date}T00:00:00.000Z`);
+  const CHUNK = 65_536;
+  db.transaction(() => {
+    for (let i = 0; i < count; i += CHUNK) {
+      const m = Math.min(CHUNK, count - i);
+      const bytes = crypto.randomBytes(32 * m).toString('hex');
+      for (let k = 0; k < m; k++) {
+        insert.run(
+          bytes.slice(64 * k, 64 * k + 64),
+          new Date(base + Math.floor(((i + k) / count) * 86_399_000)).toISOString(),
+          date,
+        );
+      }
+    }
+  })();
+  db.close();
+}
+
+const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+
+/** Seconds to write and fsync `bytes` random bytes to a new file in `dir` (then removed). */
+function writeLimit(dir: string, bytes: number): number {
+  const block = crypto.randomBytes(8 << 20);
+  const file = path.join(dir, 'limit.bin');
+  const started = process.hrtime.bigint();
+  const fd = fs.openSync(file, 'w');
+  for (let left = bytes; left > 0; left -= block.length) {
+    // Each block made new (a counter over its first bytes), so that nothing below can deduplicate it.
+    block.writeBigUInt64LE(BigInt(left), 0);
+    fs.writeSync(fd, block, 0, Math.min(left, block.length));
+  }
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  fs.rmSync(file);
+  return seconds;
+}
+
+/** node:crypto's SHA-256 rate on one core, bytes a second (64 MiB hashed in one call, best of three). */
+function hashRate(): number {
+  const data = crypto.randomBytes(64 << 20);
+  let best = Infinity;
+  for (let i = 0; i < 3; i++) {
+    const started = process.hrtime.bigint();
+    crypto.createHash('sha256').update(data).digest();
+    best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e9);
+  }
+  return data.length / best;
+}
+
+interface Row {
+  size: number;
+  day: number;
+  seconds: number;
+  rss: number;
+  bytes: number;
+  files: number;
+  write: number;
+  hash: number;
+  rate: number;
+}
+
+const rows: Row[] = [];
+for (const size of sizes) {
+  const dir = project();
+  let date = '2025-11-02';
+  for (let d = 1; d <= days; d++) {
+    enqueueRandom(dir, date, size);
+    const m = timed(['ledger', 'build', '--json'], dir, { TIMESEAL_NOW: `${nextDay(date)}T00:01:00Z` });
+    const out = JSON.parse(m.stdout) as {
+      days: { filesWritten: number; bytesWritten: number }[];
+      index: { filesWritten: number; bytesWritten: number };
+    };
+    const bytes = out.days[0]!.bytesWritten + out.index.bytesWritten;
+    const files = out.days[0]!.filesWritten + out.index.filesWritten;
+    const write = writeLimit(dir, bytes);
+    const rate = hashRate();
+    const hash = ((2 * size - 1) * 64) / rate;
+    rows.push({ size, day: d, seconds: m.seconds, rss: m.maxRssMb, bytes, files, write, hash, rate });
+    process.stderr.write(
+      `${size} a day, day ${d}: ${m.seconds.toFixed(1)} s, RSS ${m.maxRssMb.toFixed(0)} MB, ${mb(bytes)} (${files} files); limit ${(write + hash).toFixed(1)} s (write+fsync ${write.toFixed(1)} s, SHA-256 ${hash.toFixed(1)} s at ${(rate / 1e6).toFixed(0)} MB/s)\n`,
+    );
+    date = nextDay(date);
+  }
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+const lines: string[] = [
+  '## Big days against the machine’s limit (`timeseal ledger build`)',
+  '',
+  `Random hashes, one \`timeseal ledger build\` a day (\`node bench/tenmillion.bench.ts --hashes ${sizes.join(',')} --days ${days}\`). "limit" is measured in the same run right after each build: write and fsync as many random bytes as the build wrote, in the archive's folder, plus SHA-256 of the tree's 2 N − 1 nodes as 64-byte blocks at node:crypto's one-core rate (64 MiB in one call, best of three). Bytes and files are the build's own count (the day and the index upkeep).`,
+  '',
+  `Load average when the section was written: ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(
+      ', ',
+    )} on ${os.cpus().length} cores (the machine is shared: a build waits for the CPU, the limit mostly does not).`,
+  '',
+  '| hashes a day | day | build wall time | peak RSS | bytes written (files) | limit (write+fsync + SHA-256) | build ÷ limit |',
+  '|---|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.size.toLocaleString('en-US')} | ${r.day} | ${r.seconds.toFixed(1)} s | ${r.rss.toFixed(0)} MB | ${mb(r.bytes)} (${r.files.toLocaleString('en-US')}) | ${(r.write + r.hash).toFixed(1)} s (${r.write.toFixed(1)} + ${r.hash.toFixed(1)} at ${(r.rate / 1e6).toFixed(0)} MB/s) | ${(r.seconds / (r.write + r.hash)).toFixed(1)}× |`,
+  ),
+  '',
+];
+for (const size of sizes) {
+  const first = rows.find((r) => r.size === size && r.day === 1);
+  const last = rows.filter((r) => r.size === size).at(-1);
+  if (first && last && last !== first) {
+    lines.push(
+      `- ${size.toLocaleString('en-US')} a day, day ${last.day} ÷ day 1: time ×${(last.seconds / first.seconds).toFixed(2)}, RSS ×${(last.rss / first.rss).toFixed(2)}, bytes ×${(last.bytes / first.bytes).toFixed(2)}.`,
+    );
+  }
+}
+lines.push('');
+
+// Where the time goes: one build of `profileSize` hashes (the second day of an archive) under --cpu-prof, the
+// functions with the most self time.
+if (profileSize > 0) {
+  const dir = project();
+  enqueueRandom(dir, '2025-11-02', profileSize);
+  run(['ledger', 'build'], dir, { TIMESEAL_NOW: '2025-11-03T00:01:00Z' });
+  enqueueRandom(dir, '2025-11-03', profileSize);
+  const profDir = path.join(dir, 'prof');
+  run(['ledger', 'build'], dir, {
+    TIMESEAL_NOW: '2025-11-04T00:01:00Z',
+    NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}`,
+  });
+  const { total, rows: top } = selfTimes(profDir);
+  lines.push(
+    `Where the time of a build goes (day 2 of ${profileSize.toLocaleString('en-US')} a day under \`--cpu-prof\`; self time of the main thread, ${(total / 1e6).toFixed(1)} s sampled; the rest of the wall time is I/O waits and SQLite/zlib/crypto calls counted where they are made):`,
+    '',
+    '| function | where | self time | share |',
+    '|---|---|---|---|',
+    ...top
+      .slice(0, 12)
+      .map(
+        (f) =>
+          `| ${f.name || '(anonymous)'} | ${f.where} | ${(f.us / 1e6).toFixed(2)} s | ${((100 * f.us) / total).toFixed(0)} % |`,
+      ),
+    '',
+  );
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+process.stdout.write(lines.join('\n'));
+
+/** Self time by function over every profile in `dir`, largest first. */
+function selfTimes(dir: string): { total: number; rows: Array<{ name: string; where: string; us: number }> } {
+  const by = new Map<string, { name: string; where: string; us: number }>();
+  let total = 0;
+  for (const file of fs.readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'))) {
+    const prof = JSON.parse(fs.readFileSync(path.join(dir, file), 'utf8')) as {
+      nodes: Array<{ id: number; callFrame: { functionName: string; url: string; lineNumber: number } }>;
+      samples: number[];
+      timeDeltas: number[];
+    };
+    const nodes = new Map(prof.nodes.map((n) => [n.id, n]));
+    prof.samples.forEach((id, i) => {
+      const n = nodes.get(id)!;
+      const us = prof.timeDeltas[i] ?? 0;
+      total += us;
+      const where = n.callFrame.url
+        ? `${n.callFrame.url.replace(/^file:\/\/.*?\/(node_modules|core|pipeline|store|cli|runtime)\//, (_, f: string) => (f === 'node_modules' ? '' : `${f}/`))}:${n.callFrame.lineNumber + 1}`
+        : '(native)';
+      const key = `${n.callFrame.functionName}@${where}`;
+      const e = by.get(key) ?? { name: n.callFrame.functionName, where, us: 0 };
+      e.us += us;
+      by.set(key, e);
+    });
+  }
+  return { total, rows: [...by.values()].sort((a, b) => b.us - a.us) };
+}
