@@ -169,7 +169,7 @@ if (profileSize > 0) {
   });
   const { total, rows: top } = selfTimes(profDir);
   lines.push(
-    `Where the time of a build goes (day 2 of ${profileSize.toLocaleString('en-US')} a day under \`--cpu-prof\`; self time of the main thread, ${(total / 1e6).toFixed(1)} s sampled; the rest of the wall time is I/O waits and SQLite/zlib/crypto calls counted where they are made):`,
+    `Where the time of a build goes (day 2 of ${profileSize.toLocaleString('en-US')} a day under \`--cpu-prof\`; self time summed over its profiles, the main thread's and its workers', ${(total / 1e6).toFixed(1)} s of CPU sampled: what the wall time has beyond that is waiting, for the disk or for a core):`,
     '',
     '| function | where | self time | share |',
     '|---|---|---|---|',
