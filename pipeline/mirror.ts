@@ -12,6 +12,7 @@
 //
 // The commit follows the archive's own order (docs/FORMAT.md §10): every new immutable file and replaced day file,
 // a file-system barrier, then `days.json` (the commit point), the index head, `checkpoint`, the status files.
+import type { ReceiptPublicKey } from '../core/cose-receipt.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -98,6 +99,9 @@ export interface MirrorOptions {
   keyFiles: ReadonlyMap<string, Uint8Array>;
   /** Check the whole mirror again (and fetch what it lacks), not only what came after its last checkpoint. */
   full?: boolean;
+  /** The receipt keys to check the days' receipt signatures with when the mirror's keys/ folder holds none: a
+   * working copy's catch-up (pipeline/storage/publish.ts) passes its host's, since that copy has no keys/. */
+  receiptKeys?: ReceiptPublicKey[];
   /** Progress lines (stderr on a terminal). */
   progress?: (line: string) => void;
 }
@@ -159,6 +163,7 @@ async function pull({
   keyFiles,
   full = false,
   progress = () => {},
+  receiptKeys: givenReceiptKeys = [],
 }: MirrorOptions): Promise<MirrorReport> {
   removeStaleTemps(dir);
   let requests = 0;
@@ -411,10 +416,11 @@ async function pull({
       return data === undefined ? undefined : fromUtf8(data, name);
     };
     const retiredReceipt = keyText(RETIRED_RECEIPT_KEYS);
-    const receiptKeys = [
+    const pinnedReceiptKeys = [
       ...receiptKeysFromPems(keyText(PUBLIC_RECEIPT_ES256_PEM), keyText(PUBLIC_RECEIPT_MLDSA_PEM)),
       ...(retiredReceipt === undefined ? [] : parseRetiredReceiptKeys(retiredReceipt)),
     ];
+    const receiptKeys = pinnedReceiptKeys.length > 0 ? pinnedReceiptKeys : givenReceiptKeys;
     if (policyText !== undefined) {
       const policy = readWitnessPolicy(fromUtf8(policyText, WITNESS_POLICY_FILE));
       if (policy.quorum !== 'none') {

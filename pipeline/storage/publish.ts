@@ -37,6 +37,7 @@
 // catchUpWorkingCopy runs before a step: a working copy that is empty (a new host) or behind the store (another
 // writer published since) is brought up to date by the mirror's verified pull (pipeline/mirror.ts) reading the
 // store, so the writer extends only what it has checked.
+import type { PublicKeys } from '../../runtime/keys.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -457,8 +458,9 @@ async function removeRetiredSegments(
 export interface CatchUpOptions {
   folder: string;
   store: ArchiveStore;
-  /** The log's public keys: the pull checks the store's archive against them. */
-  keys: PublicKeySet;
+  /** The log's public keys: the pull checks the store's archive against them, and the days' receipt signatures
+   * against the receipt keys among them (current and retired: a working copy has no keys/ folder to pin them). */
+  keys: PublicKeySet & Pick<PublicKeys, 'receipt' | 'retiredReceipt'>;
   /** The step that follows is `ledger build`, which makes again the days the store names beyond its checkpoint
    * (a publication cut short); any other step is refused on such a store, since it would publish a days.json
    * without them. */
@@ -539,6 +541,7 @@ export async function catchUpWorkingCopy(options: CatchUpOptions): Promise<Catch
       dir: folder,
       keys: options.keys,
       keyFiles: new Map(),
+      receiptKeys: [...(options.keys.receipt ?? []), ...(options.keys.retiredReceipt ?? [])],
       ...(options.progress ? { progress: options.progress } : {}),
     });
     await learnVersions(folder, store, record);
