@@ -1,8 +1,20 @@
 // core/pdf-syntax.ts: the object parser read against ISO 32000-2 §7.3's own examples (literal strings with
 // escapes and balanced parentheses, hexadecimal strings with an odd digit, names, references, nesting), the
-// serializer's round trip, and a table of damaged inputs, each refused with a sentence.
+// serializer's round trip, a table of damaged inputs, each refused with a sentence, and the last startxref found
+// however many bytes follow the file's last %%EOF.
 import { describe, expect, test } from 'vitest';
-import { parseValue, PdfDict, PdfError, PdfName, PdfNumber, PdfRef, PdfString, serialize } from './pdf-syntax.ts';
+import {
+  lastStartxref,
+  parseValue,
+  PdfDict,
+  PdfError,
+  PdfFile,
+  PdfName,
+  PdfNumber,
+  PdfRef,
+  PdfString,
+  serialize,
+} from './pdf-syntax.ts';
 
 const bytes = (s: string): Uint8Array => Uint8Array.from(s, (c) => c.charCodeAt(0));
 const parse = (s: string) => parseValue(bytes(s), 0).value;
@@ -74,5 +86,52 @@ describe('parseValue', () => {
     expect((err as PdfError).code).toBe('damaged');
     expect((err as PdfError).message).toMatch(/^This PDF is damaged: .+\.$/);
     expect((err as PdfError).message).toMatch(why);
+  });
+});
+
+/** A one-page PDF with a classic cross-reference table (§7.5.4), its offsets counted here. */
+function onePagePdf(): string {
+  const objects = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    '<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+    '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>',
+  ];
+  let out = '%PDF-1.7\n';
+  const offsets: number[] = [];
+  for (const [i, o] of objects.entries()) {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${o}\nendobj\n`;
+  }
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  for (const off of offsets) out += `${String(off).padStart(10, '0')} 00000 n \n`;
+  return `${out}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+}
+
+describe('the last startxref (§7.5.5), wherever the file ends', () => {
+  const inflate = () => Promise.reject(new Error('no streams here'));
+  const pdf = onePagePdf();
+  const xref = pdf.indexOf('xref\n');
+
+  test.each([
+    ['nothing', ''],
+    ['8 KiB of white space', ' \r\n\t\f\0'.repeat(1400)],
+    ['8 KiB of other bytes', 'garbage \u00ff'.repeat(820)],
+    ['a startxref with no number among them', `startxref\n%%EOF\n${'x'.repeat(9000)}startxref oops`],
+  ])('after the last %%EOF: %s', async (_label, tail) => {
+    expect(tail.length === 0 || tail.length > 4096).toBe(true);
+    const buf = bytes(pdf + tail);
+    expect(lastStartxref(buf)).toEqual({ offset: xref, eofEnd: pdf.length - 1 });
+    const file = await PdfFile.open(buf, inflate);
+    expect(file.sections.map((s) => [s.offset, s.kind])).toEqual([[xref, 'table']]);
+    expect(file.trailer.get('Root')).toEqual(new PdfRef(1, 0));
+  });
+
+  test('a file without one is refused in a sentence; one without its %%EOF still names its section', async () => {
+    expect(lastStartxref(bytes('%PDF-1.7\nnothing here'))).toBeNull();
+    await expect(PdfFile.open(bytes('%PDF-1.7\n1 0 obj\nnull\nendobj\n'), inflate)).rejects.toThrow(
+      /its end has no startxref/,
+    );
+    expect(lastStartxref(bytes(pdf.replace('%%EOF\n', '')))).toEqual({ offset: xref, eofEnd: -1 });
   });
 });

@@ -97,7 +97,8 @@ export class PdfStream {
 export type PdfValue = null | boolean | PdfNumber | PdfName | PdfString | PdfRef | PdfValue[] | PdfDict | PdfStream;
 
 // §7.2.3: white-space characters; §7.2.4: delimiters.
-const isSpace = (c: number | undefined): boolean =>
+/** §7.2.3 white-space characters: space, line feed, carriage return, tab, form feed, NUL. */
+export const isSpace = (c: number | undefined): boolean =>
   c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09 || c === 0x0c || c === 0x00;
 const isDelimiter = (c: number | undefined): boolean =>
   c === 0x28 ||
@@ -318,7 +319,7 @@ export class PdfFile {
   static async open(buf: Uint8Array, inflate: Inflate): Promise<PdfFile> {
     const f = new PdfFile(buf, inflate);
     if (latin1(buf, 0, 5) !== '%PDF-') damaged('it does not start with %PDF-, so it is not a PDF file');
-    await f.readChain(lastStartxref(buf));
+    await f.readChain(startxrefOffset(buf));
     return f;
   }
 
@@ -599,17 +600,27 @@ function unpredict(data: Uint8Array, columns: number, bpp: number): Uint8Array {
   return out;
 }
 
-/** The offset after the file's last `startxref` (§7.5.5), searched in its last 4 KiB. */
-function lastStartxref(buf: Uint8Array): number {
-  const from = Math.max(0, buf.length - 4096);
-  for (let i = buf.length - 9; i >= from; i--) {
-    if (buf[i] === 0x73 && latin1(buf, i, i + 9) === 'startxref') {
-      const w = word(buf, i + 9);
-      if (!/^\d+$/.test(w.text)) break;
-      return Number(w.text);
-    }
+/** ISO 32000-2 §7.5.5: the file's last `startxref` — the byte offset of its last cross-reference section, and
+ * where the `%%EOF` after it ends (-1 when none follows). Searched back from the end of the whole file, not in a
+ * window of its tail: bytes appended after the last `%%EOF` (white space, padding, a mail gateway's or an
+ * uploader's trailing bytes, of any length) do not hide it, and a `startxref` among them that no number follows
+ * is passed over. Null when the file has none. */
+export function lastStartxref(buf: Uint8Array): { offset: number; eofEnd: number } | null {
+  for (let i = buf.lastIndexOf(0x73); i >= 0; i = i > 0 ? buf.lastIndexOf(0x73, i - 1) : -1) {
+    if (latin1(buf, i, i + 9) !== 'startxref') continue;
+    const w = word(buf, i + 9);
+    if (!/^\d+$/.test(w.text)) continue;
+    let e = w.end;
+    while (e < buf.length && isSpace(buf[e])) e++;
+    return { offset: Number(w.text), eofEnd: latin1(buf, e, e + 5) === '%%EOF' ? e + 5 : -1 };
   }
-  return damaged('its end has no startxref, so its cross-reference table cannot be found');
+  return null;
+}
+
+function startxrefOffset(buf: Uint8Array): number {
+  return (
+    lastStartxref(buf)?.offset ?? damaged('its end has no startxref, so its cross-reference table cannot be found')
+  );
 }
 
 export const isName = (v: PdfValue | undefined, name: string): boolean => v instanceof PdfName && v.name === name;

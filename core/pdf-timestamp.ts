@@ -28,6 +28,8 @@ import {
   ascii,
   type Inflate,
   isName,
+  isSpace,
+  lastStartxref,
   PdfDict,
   PdfError,
   PdfFile,
@@ -573,10 +575,8 @@ function revisionEnds(pdf: Uint8Array): Set<number> {
 /** Whether nothing but white space follows the `%%EOF` after the file's last `startxref` (ISO 32000-2 §7.5.5):
  * bytes past it belong to no revision, so no DSS update holds them. */
 function endsAtLastRevision(buf: Uint8Array): boolean {
-  const tail = new TextDecoder('latin1').decode(buf.subarray(Math.max(0, buf.length - 4096)));
-  const at = tail.lastIndexOf('startxref');
-  const eof = at < 0 ? -1 : tail.indexOf('%%EOF', at);
-  return eof >= 0 && /^[\r\n \t\f\0]*$/.test(tail.slice(eof + 5));
+  const last = lastStartxref(buf);
+  return last !== null && last.eofEnd >= 0 && buf.subarray(last.eofEnd).every((b) => isSpace(b));
 }
 
 /** What follows a time-stamp's revision: nothing, a DSS update only, or other changes. */

@@ -214,6 +214,27 @@ describe('inspect: what the time-stamps cover', () => {
     expect(later.afterLastTimeStamp!.text).toMatch(/^\d+ bytes after the last time-stamp are not covered by it/);
   });
 
+  test('bytes past 4 KiB after the last %%EOF: white space after the DSS is still validation data, other bytes are changes, and such a file is stamped', async () => {
+    const { out } = await stamp(fixture('hello.pdf'));
+    const spaces = new Uint8Array(8192).fill(0x20);
+    const padded = await inspect(new Uint8Array([...out, ...spaces]), { inflate });
+    expect(padded.signatures.map((s) => s.coversRevision)).toEqual([true]);
+    expect(padded.afterLastTimeStamp).toMatchObject({
+      kind: 'validation-data',
+      bytes: padded.length - padded.afterLastTimeStamp!.from,
+    });
+    const junk = new TextEncoder().encode('appended by a mail gateway\n'.repeat(400));
+    const changed = await inspect(new Uint8Array([...out, ...junk]), { inflate });
+    expect(changed.afterLastTimeStamp).toMatchObject({ kind: 'changes' });
+    // A PDF with that much after its %%EOF is stamped too, and its time-stamp covers it.
+    const input = new Uint8Array([...fixture('hello.pdf'), ...spaces]);
+    const again = await stamp(input);
+    const report = await inspect(again.out, { inflate });
+    expect(report.signatures.map((s) => s.coversRevision)).toEqual([true]);
+    expect(opensslVerify(again.out, byteRangesOf(again.out)[0]!, 'padded').stdout).toMatch(/Verification: OK/);
+    expect(Buffer.from(again.out.subarray(0, input.length)).equals(Buffer.from(input))).toBe(true);
+  });
+
   test('without the DSS nothing follows; a second time-stamp gets its own field and both cover their revisions', async () => {
     const pdf = fixture('hello.pdf');
     const p1 = await prepare(pdf, { inflate });
