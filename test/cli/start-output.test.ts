@@ -1,7 +1,9 @@
-// What a first `make start` prints: the start banner's lines, and no "npm warn Unknown env config"
-// from the Makefile's environment (node-gyp's nodedir is passed as npm_package_config_node_gyp_nodedir,
-// which npm does not read, instead of npm_config_nodedir, which npm 11 warns about on every npm command).
+// What a first `make start` prints: the start banner's lines, no "npm warn Unknown env config" from the
+// Makefile's environment (node-gyp's nodedir is passed as npm_package_config_node_gyp_nodedir, which npm does not
+// read, instead of npm_config_nodedir, which npm 11 warns about on every npm command), and no "npm warn
+// install-scripts" block from `npm install`: the packages whose install scripts run are approved in package.json.
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
 import { startBanner } from '../../cli/start-banner.ts';
@@ -67,4 +69,24 @@ it("the Makefile's environment makes npm print no warning", () => {
     );
   }
   expect(r.stderr).not.toMatch(/npm warn/i);
+});
+
+it("npm install's install scripts are approved in package.json: exactly the packages of the lockfile that have them", () => {
+  // npm 11 runs a dependency's install script with the warning block "N packages have install scripts not yet
+  // covered by allowScripts" unless package.json's allowScripts names it. Entries are by name: a pinned one
+  // (name@version) needs the lockfile's "resolved" URL, which this lockfile leaves out, and npm then ignores it.
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+    allowScripts?: Record<string, boolean>;
+  };
+  const lock = JSON.parse(fs.readFileSync(path.join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { hasInstallScript?: boolean; resolved?: string }>;
+  };
+  const withScripts = Object.entries(lock.packages)
+    .filter(([, p]) => p.hasInstallScript === true)
+    .map(([where]) => where.replace(/^.*node_modules\//, ''))
+    .sort();
+  expect(withScripts).toEqual(['better-sqlite3', 'esbuild']);
+  expect(pkg.allowScripts).toEqual(Object.fromEntries(withScripts.map((name) => [name, true])));
+  for (const [where, p] of Object.entries(lock.packages))
+    if (p.hasInstallScript) expect(p.resolved, where).toBeUndefined();
 });
