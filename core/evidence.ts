@@ -18,7 +18,6 @@ export const EVIDENCE_NAME: Record<EvidenceKind, string> = {
   ots: 'an OpenTimestamps proof (.ots)',
   'tlog-proof': 'a transparency-log proof (c2sp.org/tlog-proof)',
   'timestamped-pdf': 'a timestamped PDF (document time-stamps inside it)',
-  // Filled in with the COSE receipt's readers (RFC 9942, `timeseal proof --receipt`).
   'cose-receipt': 'a COSE receipt (RFC 9942, .receipt.cose)',
 };
 
@@ -29,8 +28,8 @@ export const READERS: Record<EvidenceKind, Reader[]> = {
   receipt: ['verify-page', 'offline-page', 'cli'],
   ots: ['offline-page'],
   'tlog-proof': ['offline-page'],
-  'timestamped-pdf': ['verify-page', 'client', 'cli'],
-  'cose-receipt': [],
+  'timestamped-pdf': ['verify-page', 'offline-page', 'client', 'cli'],
+  'cose-receipt': ['offline-page'],
 };
 
 /** How a person reaches each reader. */
@@ -106,9 +105,15 @@ function isTimestampedPdf(b: Uint8Array): boolean {
   return PDF_MARKERS.some((m) => indexOf(tail, m) >= 0);
 }
 
+/** RFC 9942 §2: a receipt's unprotected header holds its inclusion proofs under vdp (396: CBOR 0x19 0x01 0x8c). */
+const VDP_LABEL = Uint8Array.of(0x19, 0x01, 0x8c);
+
+/** A tagged COSE_Sign1 (tag 18, an array of four: 0xd2 0x84, RFC 9052 §4.2) carrying a vdp: a COSE receipt. */
+const isCoseReceipt = (b: Uint8Array): boolean => b[0] === 0xd2 && b[1] === 0x84 && indexOf(b, VDP_LABEL, 0, 4096) >= 0;
+
 /** The kind of evidence `bytes` is, or null (a document, or something else). */
 export function sniffEvidence(bytes: Uint8Array, name = ''): EvidenceKind | null {
-  if (/\.receipt\.cose$/i.test(name)) return 'cose-receipt';
+  if (/\.receipt\.cose$/i.test(name) || isCoseReceipt(bytes)) return 'cose-receipt';
   if (isTimestampedPdf(bytes)) return 'timestamped-pdf';
   if (indexOf(bytes, OTS_MAGIC, 0, OTS_MAGIC.length) === 0) return 'ots';
   if (bytes[0] === 0x30 && indexOf(bytes, TST_INFO_OID, 0, 4096) >= 0) return 'receipt';

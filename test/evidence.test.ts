@@ -2,7 +2,7 @@
 // tlog-proof printed by `timeseal proof` on an archive made by the real pipeline, a timeseal-client proof file
 // holding that bundle, an RFC 3161 answer of `openssl ts -reply` (test/support/openssl-tsa.ts), an .ots of the
 // OpenTimestamps client (test/vectors/ots), a PDF with a document time-stamp (core/pdf-timestamp.ts over a
-// qpdf-written PDF) and the same PDF without one — and the one sentence a reader gives for a kind it does not
+// qpdf-written PDF) and the same PDF without one, a COSE receipt of `timeseal proof --receipt` — and the one sentence a reader gives for a kind it does not
 // check, naming the readers that do.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,6 +26,11 @@ beforeAll(async () => {
     TIMESEAL_NOW: '2025-11-03T00:01:00.000Z',
   });
   files.set('tlog-proof', { name: 'contract.txt.tlog-proof', bytes: new TextEncoder().encode(tlog) });
+  const cose = path.join(archive.dir, 'contract.txt.receipt.cose');
+  run(archive.dir, BIN, ['proof', archive.documentHash, '--receipt', cose], {
+    TIMESEAL_NOW: '2025-11-03T00:01:00.000Z',
+  });
+  files.set('cose-receipt', { name: 'contract.txt.receipt.cose', bytes: new Uint8Array(fs.readFileSync(cose)) });
   const client = {
     format: 'timeseal-client-proof/1',
     hash: archive.documentHash,
@@ -58,15 +63,20 @@ afterAll(async () => {
 });
 
 describe('sniffEvidence', () => {
-  test.each(['proof-bundle', 'tlog-proof', 'client-proof', 'receipt', 'timestamped-pdf', 'ots'] as EvidenceKind[])(
-    '%s',
-    (kind) => {
-      const f = files.get(kind)!;
-      expect(sniffEvidence(f.bytes, f.name)).toBe(kind);
-      // Renamed, it is still what its bytes say.
-      expect(sniffEvidence(f.bytes, 'download')).toBe(kind);
-    },
-  );
+  test.each([
+    'proof-bundle',
+    'tlog-proof',
+    'client-proof',
+    'receipt',
+    'timestamped-pdf',
+    'ots',
+    'cose-receipt',
+  ] as EvidenceKind[])('%s', (kind) => {
+    const f = files.get(kind)!;
+    expect(sniffEvidence(f.bytes, f.name)).toBe(kind);
+    // Renamed, it is still what its bytes say.
+    expect(sniffEvidence(f.bytes, 'download')).toBe(kind);
+  });
 
   test('a PDF without a time-stamp, a text and an empty file are no evidence; a .receipt.cose is a COSE receipt', () => {
     expect(sniffEvidence(fixture('hello.pdf'), 'hello.pdf')).toBeNull();
@@ -77,11 +87,11 @@ describe('sniffEvidence', () => {
 });
 
 describe('notCheckedHere', () => {
-  test('the offline page names the readers that check a timestamped PDF, in one sentence', () => {
-    expect(READERS['timestamped-pdf']).not.toContain('offline-page');
-    const s = notCheckedHere('timestamped-pdf', 'offline-page');
+  test('the Verify page names the readers that check a proof bundle, in one sentence', () => {
+    expect(READERS['proof-bundle']).not.toContain('verify-page');
+    const s = notCheckedHere('proof-bundle', 'verify-page');
     expect(s).toBe(
-      "This is a timestamped PDF (document time-stamps inside it), which this page does not check: check it with the Verify page's “Check a timestamped PDF” (/verify), `timeseal-client verify FILE.pdf` or `timeseal receipt check --pdf FILE.pdf`.",
+      'This is a Timeseal proof bundle (timeseal-proof), which this page does not check: check it with the offline verifier (/offline-verifier.html).',
     );
     expect(s.match(/[.!?](\s|$)/g)).toHaveLength(1);
   });

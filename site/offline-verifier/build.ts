@@ -5,8 +5,9 @@
 //   offline-verifier.html.sha256    its SHA-256 in sha256sum format
 //   offline-verifier.webmanifest    web app manifest (used only when served over HTTP(S))
 //   offline-verifier-sw.js          service worker that keeps the page for offline use
-// Prints the file's size and fails when it is over MAX_BYTES. The output is reproducible: same sources and
-// keys, same bytes.
+// The verifier's script is kept in the page deflated and base64-encoded, and src/boot.js inflates and runs it
+// (the Content-Security-Policy names both scripts by their SHA-256). Prints the file's size and the script's,
+// and fails when the file is over MAX_BYTES. The output is reproducible: same sources and keys, same bytes.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,8 +16,8 @@ import { build, transform } from 'esbuild';
 import { parseVkey } from '../../core/cosignature.ts';
 import {
   ecdsaPublicKeyFromPem,
-  fingerprint,
   ecdsaPublicKeyToSpkiDer,
+  fingerprint,
   mldsaPublicKeyFromPem,
   MLDSA_PUBLIC_KEY_SIZE,
 } from '../../core/sig.ts';
@@ -39,6 +40,8 @@ export interface BuildOptions {
 export interface BuildResult {
   file: string;
   size: number;
+  /** The verifier's script as it runs (inflated), bytes, and its SHA-256 (hex; base64 in the page's CSP). */
+  script: { size: number; sha256: string };
   sha256: string;
   keys: { ecdsa: string | null; mldsa: string | null; missing: string[] };
 }
@@ -72,6 +75,18 @@ function readKeys(dir: string): BuiltInKeys {
     out.mldsaKey = toBase64(raw);
     out.fingerprints.mldsa = fingerprint(raw);
   }
+  return out;
+}
+
+/** The COSE receipt keys (keys/receipt-es256.pem, keys/receipt-mldsa65.pem; docs/FORMAT.md §11), when present:
+ * ES256 (-7) and ML-DSA-65 (-49), each as its raw public key in base64. A present but malformed key fails. */
+function readReceiptKeys(dir: string): Array<{ alg: number; key: string }> {
+  const out: Array<{ alg: number; key: string }> = [];
+  const es256 = path.join(dir, 'receipt-es256.pem');
+  const mldsa = path.join(dir, 'receipt-mldsa65.pem');
+  if (fs.existsSync(es256)) out.push({ alg: -7, key: toBase64(ecdsaPublicKeyFromPem(fs.readFileSync(es256, 'utf8'))) });
+  if (fs.existsSync(mldsa))
+    out.push({ alg: -49, key: toBase64(mldsaPublicKeyFromPem(fs.readFileSync(mldsa, 'utf8'))) });
   return out;
 }
 
@@ -204,6 +219,7 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
         ecdsaPem: keys.ecdsaPem,
         mldsaKey: keys.mldsaKey,
         vkeys: readVkeys(options.keysDir),
+        receiptKeys: readReceiptKeys(options.keysDir),
       }),
     },
     logLevel: 'warning',
@@ -216,8 +232,18 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
       },
     ],
   });
-  // Inside an inline <script>, "</script" would end the element early; "<\/script" means the same in JS.
-  const script = bundle.outputFiles[0]!.text.trim().replace(/<\/script/gi, '<\\/script');
+  const script = bundle.outputFiles[0]!.text.trim();
+  const scriptBytes = Buffer.from(script, 'utf8');
+  // Deflated (zlib, level 9) and base64: about a third of the script's size. The data block is not run; boot.js
+  // inflates it and runs it as an inline script, allowed by its hash.
+  const payload = zlib.deflateSync(scriptBytes, { level: 9 }).toString('base64');
+  const boot = (
+    await transform(fs.readFileSync(path.join(SRC, 'boot.js'), 'utf8'), {
+      loader: 'js',
+      minify: true,
+      target: 'es2022',
+    })
+  ).code.trim();
   const style = (
     await transform(fs.readFileSync(path.join(SRC, 'style.css'), 'utf8'), { loader: 'css', minify: true })
   ).code.trim();
@@ -229,12 +255,13 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
     __ICON_SVG__: ICON_SVG,
     __ICON_180__: dataUrl(iconPng(180, true)),
     __STYLE__: style,
-    __SCRIPT__: script,
+    __SCRIPT__: payload,
+    __BOOT__: boot,
   };
-  let html = template.replace(/__(VERSION|ICON_SVG|ICON_180|STYLE|SCRIPT)__/g, (m) => fill[m]!);
-  // Tighten the CSP from 'unsafe-inline' to the hashes of this exact script and style.
+  let html = template.replace(/__(VERSION|ICON_SVG|ICON_180|STYLE|SCRIPT|BOOT)__/g, (m) => fill[m]!);
+  // Tighten the CSP from 'unsafe-inline' to the hashes of this exact boot script, verifier script and style.
   html = html
-    .replace("script-src 'unsafe-inline'", `script-src ${cspHash(script)}`)
+    .replace("script-src 'unsafe-inline'", `script-src ${cspHash(boot)} ${cspHash(script)}`)
     .replace("style-src 'unsafe-inline'", `style-src ${cspHash(style)}`);
   const bytes = Buffer.from(html, 'utf8');
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
@@ -267,6 +294,7 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
   return {
     file,
     size: bytes.length,
+    script: { size: scriptBytes.length, sha256: crypto.createHash('sha256').update(scriptBytes).digest('hex') },
     sha256,
     keys: { ecdsa: keys.fingerprints.ecdsa, mldsa: keys.fingerprints.mldsa, missing: keys.missing },
   };
@@ -287,7 +315,8 @@ if (import.meta.main) {
     const r = await buildVerifier(options);
     const kb = (r.size / 1024).toFixed(1);
     process.stdout.write(
-      `offline verifier ${VERSION}: ${r.file} ${kb} KB (${r.size} bytes, limit ${MAX_BYTES / 1024} KB), sha256 ${r.sha256}\n`,
+      `offline verifier ${VERSION}: ${r.file} ${kb} KB (${r.size} bytes, limit ${MAX_BYTES / 1024} KB), sha256 ${r.sha256}\n` +
+        `  its script inflated: ${r.script.size} bytes, sha256 ${r.script.sha256}\n`,
     );
     if (r.keys.ecdsa || r.keys.mldsa) {
       process.stdout.write(

@@ -256,13 +256,17 @@ describe('single-byte corruptions turn the verdict to "Not verified" with the re
       '"first_index": ',
       '"ml_dsa_65_fingerprint": "',
     ].map((key) => text.indexOf(key) + key.length + 3);
-    // Every line of the checkpoint is checked now (the Ed25519 one with Web Crypto): any byte may change, except in
-    // the COSE receipts (`cose_receipts`), which this page does not check yet: `timeseal verify`, @transmute/cose and
-    // node:crypto do (test/cli/cose-receipt.test.ts), and the page says nothing of them.
+    // Every line of the checkpoint is checked now (the Ed25519 one with Web Crypto), and so are the COSE receipts
+    // (`cose_receipts`, with the receipt keys built in): any byte may change, and some in the receipts must.
     const receiptsAt = text.indexOf('"cose_receipts"');
-    const receiptsEnd = receiptsAt < 0 ? -1 : text.indexOf(']', receiptsAt);
-    const outsideReceipts = (i: number) => receiptsAt < 0 || i < receiptsAt || i > receiptsEnd;
-    const positions = [...samplePositions(text.length, 14, outsideReceipts), ...targeted];
+    expect(receiptsAt).toBeGreaterThan(0);
+    const receiptsEnd = text.indexOf(']', receiptsAt);
+    const inReceipts = Array.from({ length: 8 }, (_, k) => {
+      let i = receiptsAt + 20 + Math.floor((k * (receiptsEnd - receiptsAt - 40)) / 7);
+      while (!/[A-Za-z0-9+/]/.test(text[i]!)) i++;
+      return i;
+    });
+    const positions = [...samplePositions(text.length, 14), ...inReceipts, ...targeted];
     for (const at of positions) {
       const bad = corruptCopy(archive.bundle, corruptDir(), at);
       await expectNotVerified(

@@ -15,16 +15,29 @@ import type { Ledger } from '../../../core/ledger.ts';
 import { parseNote } from '../../../core/note.ts';
 import { parseDetached, walkAttestations } from '../../../core/ots.ts';
 import { parseProofBundle } from '../../../core/proof.ts';
+import { ALG_ES256, ALG_ML_DSA_65, receiptKid, type ReceiptPublicKey } from '../../../core/cose-receipt.ts';
 import { ecdsaPublicKeyToSpkiDer, fingerprint } from '../../../core/sig.ts';
 import { describeQuorum, readWitnessPolicy } from '../../../core/witness-policy.ts';
 import { headerSection, HeaderPool, type BitcoinClaim } from './checks/bitcoin.ts';
 import { bundleSection } from './checks/bundle.ts';
 import { checkpointSection } from './checks/checkpoint.ts';
+import { coseReceiptSection } from './checks/cose-receipt.ts';
 import { ledgerOf, sha256Of, type Context, type PolicyInput, type VerifierInputs } from './checks/context.ts';
 import { daySection, type Day } from './checks/day.ts';
 import { otsSection } from './checks/ots-file.ts';
+import { pdfSection } from './checks/pdf.ts';
 import { receiptSection } from './checks/receipt.ts';
-import { fail, info, NO_ECDSA, NO_MLDSA, pending, type Check, type Report, type Section } from './checks/report.ts';
+import {
+  fail,
+  info,
+  message,
+  NO_ECDSA,
+  NO_MLDSA,
+  pending,
+  type Check,
+  type Report,
+  type Section,
+} from './checks/report.ts';
 import { tlogProofSection } from './checks/tlog-proof.ts';
 import { clientProofParts, type ClassifiedInput } from './inputs.ts';
 
@@ -47,6 +60,13 @@ function keySection(inputs: VerifierInputs, policy: PolicyInput | undefined, pro
       ? info('ML-DSA-65 public key', `fingerprint ${fingerprint(mldsa.key)}`, [`From ${mldsa.source}`])
       : pending('ML-DSA-65 public key', NO_MLDSA),
   );
+  for (const [label, k] of [
+    ['ES256 receipt key', inputs.keys.receiptEs256],
+    ['ML-DSA-65 receipt key', inputs.keys.receiptMldsa65],
+  ] as const) {
+    const alg = label.startsWith('ES256') ? ALG_ES256 : ALG_ML_DSA_65;
+    if (k) checks.push(info(label, `kid ${toHex(receiptKid({ alg, publicKey: k.key }))}`, [`From ${k.source}`]));
+  }
   if (policy)
     checks.push(
       info(
@@ -77,6 +97,9 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
   if (inputs.keys.mldsa) keys.mldsa = inputs.keys.mldsa.key;
   if (inputs.keys.ed25519) keys.ed25519 = inputs.keys.ed25519.key;
   if (inputs.keys.mldsa44) keys.mldsa44 = inputs.keys.mldsa44.key;
+  const receiptKeys: ReceiptPublicKey[] = [];
+  if (inputs.keys.receiptEs256) receiptKeys.push({ alg: ALG_ES256, publicKey: inputs.keys.receiptEs256.key });
+  if (inputs.keys.receiptMldsa65) receiptKeys.push({ alg: ALG_ML_DSA_65, publicKey: inputs.keys.receiptMldsa65.key });
 
   const ledgers = files
     .filter((f) => f.kind === 'ledger')
@@ -130,6 +153,7 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
     inputs,
     ...(policy ? { policy } : {}),
     keys,
+    receiptKeys,
     ledgers,
     bundles,
     pool: new HeaderPool(files, inputs.fetchedHeaders ?? [], claims),
@@ -197,6 +221,25 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
       ),
     );
   }
+  for (const { input, bundle } of bundles) {
+    bundle?.coseReceipts.forEach((r, i) => {
+      let bytes: Uint8Array;
+      try {
+        bytes = fromBase64(r, 'cose_receipts');
+      } catch (err) {
+        sections.push({
+          title: `COSE receipt ${i + 1} in ${input.name}`,
+          checks: [fail('COSE receipt', message(err))],
+        });
+        return;
+      }
+      sections.push(
+        coseReceiptSection(ctx, { kind: 'cose-receipt', name: `${i + 1} in ${input.name}`, bytes }, bundle),
+      );
+    });
+  }
+  for (const c of files.filter((f) => f.kind === 'cose-receipt')) sections.push(coseReceiptSection(ctx, c));
+  for (const p of files.filter((f) => f.kind === 'timestamped-pdf')) sections.push(pdfSection(ctx, p));
   for (const o of files.filter((f) => f.kind === 'ots')) sections.push(otsSection(ctx, o));
   for (const h of ctx.pool.unused()) sections.push(headerSection(h, ctx.pool, ctx.network));
   for (const u of unplaced) {
@@ -214,7 +257,11 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
   const evidence = sections.length;
   const keyProblems = files.filter(
     (f) =>
-      (f.kind === 'ecdsa-key' || f.kind === 'mldsa-key' || f.kind === 'tsa-ca' || f.kind === 'witness-policy') &&
+      (f.kind === 'ecdsa-key' ||
+        f.kind === 'mldsa-key' ||
+        f.kind === 'receipt-key' ||
+        f.kind === 'tsa-ca' ||
+        f.kind === 'witness-policy') &&
       f.problem,
   );
   sections.unshift(keySection(inputs, ctx.policy, keyProblems));

@@ -14,6 +14,8 @@ import {
 import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
 import { parseVkey } from '../../../core/cosignature.ts';
 import { readWitnessPolicy } from '../../../core/witness-policy.ts';
+import { sniffEvidence } from '../../../core/evidence.ts';
+import { ALG_ES256, ALG_ML_DSA_65 } from '../../../core/cose-receipt.ts';
 import { pemCertificates } from '../../../core/rfc3161.ts';
 
 /** DER of the id-ct-TSTInfo OID (1.2.840.113549.1.9.16.1.4), which every RFC 3161 token holds. */
@@ -41,6 +43,9 @@ function includes(haystack: Uint8Array, needle: Uint8Array): boolean {
 export type InputKind =
   | 'client-proof'
   | 'bundle'
+  | 'timestamped-pdf'
+  | 'cose-receipt'
+  | 'receipt-key'
   | 'tlog-proof'
   | 'ledger'
   | 'signatures-meta'
@@ -67,16 +72,39 @@ export interface ClassifiedInput {
   bytes: Uint8Array;
   /** The date named by an archive file name (2025-11-02.json.sig → 2025-11-02). */
   date?: string;
-  /** Decoded value for keys (raw public key), headers (80 bytes), hashes (lower-case hex) and certificate
-   * authorities (DER certificates). */
-  value?: Uint8Array | string | Uint8Array[];
+  /** Decoded value for keys (raw public key), headers (80 bytes), hashes (lower-case hex), certificate
+   * authorities (DER certificates) and receipt keys (their COSE algorithm and raw public key). */
+  value?: Uint8Array | string | Uint8Array[] | ReceiptKeyValue;
   /** Why a file that looks like `kind` could not be decoded (a damaged key or header). */
   problem?: string;
+}
+
+/** A COSE receipt key (keys/receipt-es256.pem, keys/receipt-mldsa65.pem): ES256 (−7) or ML-DSA-65 (−49). */
+export interface ReceiptKeyValue {
+  alg: typeof ALG_ES256 | typeof ALG_ML_DSA_65;
+  publicKey: Uint8Array;
+}
+
+/** keys/receipt-es256.pem or keys/receipt-mldsa65.pem (by name: the PEM alone looks like the log's keys). */
+function receiptKey(name: string, bytes: Uint8Array, t: string | undefined): ClassifiedInput {
+  const mldsa = /mldsa|ml-dsa/i.test(name);
+  try {
+    const pem = (t ?? '').replace(/\r\n/g, '\n').trim() + '\n';
+    const value: ReceiptKeyValue = mldsa
+      ? { alg: ALG_ML_DSA_65, publicKey: mldsaPublicKeyFromPem(pem) }
+      : { alg: ALG_ES256, publicKey: ecdsaPublicKeyFromPem(pem) };
+    return { kind: 'receipt-key', name, bytes, value };
+  } catch (err) {
+    return { kind: 'receipt-key', name, bytes, problem: (err as Error).message };
+  }
 }
 
 export const KIND_LABEL: Record<InputKind, string> = {
   'client-proof': 'timeseal-client proof file',
   bundle: 'proof bundle',
+  'timestamped-pdf': 'timestamped PDF',
+  'cose-receipt': 'COSE receipt (RFC 9942)',
+  'receipt-key': 'COSE receipt key',
   'tlog-proof': 'tlog-proof (C2SP)',
   ledger: 'ledger file',
   'signatures-meta': 'signature metadata',
@@ -150,6 +178,10 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     if (base.endsWith('.tsr')) return withDate('tsr');
     if (base.endsWith('.json')) return withDate('ledger');
   }
+  if (/^receipt-(es256|mldsa65)\.pem$/i.test(base)) return receiptKey(base, bytes, t);
+  // The kinds core/evidence.ts tells for every reader: a PDF with document time-stamps, a COSE receipt.
+  const evidence = sniffEvidence(bytes, base);
+  if (evidence === 'timestamped-pdf' || evidence === 'cose-receipt') return { kind: evidence, name: base, bytes };
   if (bytes.length >= HEADER_MAGIC.length && equalBytes(bytes.subarray(0, HEADER_MAGIC.length), HEADER_MAGIC)) {
     return { kind: 'ots', name: base, bytes };
   }

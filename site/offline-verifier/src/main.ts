@@ -8,9 +8,16 @@ import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { blockHash } from '../../../core/bitcoin.ts';
 import { dateOfDayFile } from '../../../core/archive.ts';
 import { LEDGER_FORMAT } from '../../../core/ledger.ts';
-import { verifyInputs, type Check, type FetchedHeader, type KeyInput, type Report } from './checks.ts';
-import { notCheckedHere, sniffEvidence } from '../../../core/evidence.ts';
-import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput } from './inputs.ts';
+import {
+  verifyInputs,
+  type Check,
+  type FetchedHeader,
+  type KeyInput,
+  type Report,
+  type VerifierInputs,
+} from './checks.ts';
+import { sniffEvidence } from '../../../core/evidence.ts';
+import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput, type ReceiptKeyValue } from './inputs.ts';
 import { settled } from './p256.ts';
 
 declare const __VERIFIER_BUILD__: {
@@ -18,6 +25,8 @@ declare const __VERIFIER_BUILD__: {
   ecdsaPem: string | null;
   mldsaKey: string | null;
   vkeys: string[];
+  /** The COSE receipt keys (ES256 −7, ML-DSA-65 −49), raw, base64. */
+  receiptKeys: Array<{ alg: number; key: string }>;
 };
 
 const BUILD = __VERIFIER_BUILD__;
@@ -25,7 +34,8 @@ const CHUNK = 4 * 1024 * 1024;
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
-type Keys = { ecdsa?: KeyInput; mldsa?: KeyInput; ed25519?: KeyInput; mldsa44?: KeyInput };
+type Keys = VerifierInputs['keys'];
+const KEY_NAMES = ['ecdsa', 'mldsa', 'ed25519', 'mldsa44', 'receiptEs256', 'receiptMldsa65'] as const;
 const builtIn: Keys = {};
 if (BUILD.ecdsaPem)
   builtIn.ecdsa = { key: ecdsaPublicKeyFromPem(BUILD.ecdsaPem), source: 'the keys built into this file' };
@@ -35,6 +45,11 @@ for (const text of BUILD.vkeys) {
   const v = parseVkey(text);
   builtIn[v.type === 0x01 ? 'ed25519' : 'mldsa44'] = { key: v.publicKey, source: 'the keys built into this file' };
 }
+for (const { alg, key } of BUILD.receiptKeys)
+  builtIn[alg === -7 ? 'receiptEs256' : 'receiptMldsa65'] = {
+    key: fromBase64(key),
+    source: 'the keys built into this file',
+  };
 
 const state = {
   /** The document: its hash (SHA-256 of a file, or the hash pasted), the file itself, and the SHA-384 / SHA-512 of
@@ -84,27 +99,15 @@ async function digestFile(file: File, run: number): Promise<string | undefined> 
   return toHex(hasher.digest());
 }
 
-/** For a timestamped PDF, which this page does not check (its code would not fit the page's size budget): the
- *  sentence naming the readers that do (core/evidence.ts). Its first KiB and last 256 KiB are read to tell. */
-async function pdfNote(file: File): Promise<string> {
-  const head = new Uint8Array(await file.slice(0, 1024).arrayBuffer());
-  const tail = new Uint8Array(await file.slice(Math.max(1024, file.size - 262_144)).arrayBuffer());
-  const bytes = new Uint8Array(head.length + tail.length);
-  bytes.set(head);
-  bytes.set(tail, head.length);
-  const kind = sniffEvidence(bytes, file.name);
-  return kind === 'timestamped-pdf' ? ` ${notCheckedHere(kind, 'offline-page')} Here it is hashed as a document.` : '';
-}
-
 async function hashFile(file: File): Promise<void> {
   const run = ++state.hashing;
   const status = $('doc-status');
   try {
-    const [hash, note] = await Promise.all([digestFile(file, run), pdfNote(file)]);
+    const hash = await digestFile(file, run);
     if (hash === undefined) return;
     state.document = { hash, source: `${file.name} (${formatSize(file.size)}, hashed in this page)`, file };
     $<HTMLInputElement>('hash-input').value = hash;
-    status.textContent = `SHA-256 of ${file.name}: ${hash}${note}`;
+    status.textContent = `SHA-256 of ${file.name}: ${hash}`;
   } catch (err) {
     status.textContent = `Could not read ${file.name}: ${(err as Error).message}`;
     $<HTMLProgressElement>('doc-progress').hidden = true;
@@ -176,6 +179,10 @@ function addInput(input: ClassifiedInput): void {
     else if (input.kind === 'mldsa-key') state.loadedKeys.mldsa = key;
     else state.loadedKeys[input.value.length === 32 ? 'ed25519' : 'mldsa44'] = key;
   }
+  if (input.kind === 'receipt-key' && input.value !== undefined) {
+    const { alg, publicKey } = input.value as ReceiptKeyValue;
+    state.loadedKeys[alg === -7 ? 'receiptEs256' : 'receiptMldsa65'] = { key: publicKey, source: input.name };
+  }
   state.files = state.files.filter((f) => !(f.name === input.name && f.kind === input.kind));
   state.files.push(input);
 }
@@ -202,6 +209,19 @@ async function readInput(file: File): Promise<ClassifiedInput | undefined> {
       ...(date ? { date } : {}),
     };
   }
+  // A timestamped PDF of any size (its first KiB and last 256 KiB tell it: core/evidence.ts), checked whole.
+  if (sniffEvidence(await headAndTail(file), file.name) === 'timestamped-pdf')
+    return { kind: 'timestamped-pdf', name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
+}
+
+/** A large file's first KiB and last 256 KiB, one after the other (what core/evidence.ts reads of a PDF). */
+async function headAndTail(file: File): Promise<Uint8Array> {
+  const head = new Uint8Array(await file.slice(0, 1024).arrayBuffer());
+  const tail = new Uint8Array(await file.slice(Math.max(1024, file.size - 262_144)).arrayBuffer());
+  const bytes = new Uint8Array(head.length + tail.length);
+  bytes.set(head);
+  bytes.set(tail, head.length);
+  return bytes;
 }
 
 async function addFiles(list: FileList | File[]): Promise<void> {
@@ -374,8 +394,8 @@ function render(report: Report): void {
         state.files = state.files.filter((x) => x !== f);
         if (state.loadedKeys.ecdsa?.source === f.name && f.kind === 'ecdsa-key') delete state.loadedKeys.ecdsa;
         if (state.loadedKeys.mldsa?.source === f.name && f.kind === 'mldsa-key') delete state.loadedKeys.mldsa;
-        if (f.kind === 'vkey')
-          for (const k of ['ed25519', 'mldsa44'] as const)
+        if (f.kind === 'vkey' || f.kind === 'receipt-key')
+          for (const k of ['ed25519', 'mldsa44', 'receiptEs256', 'receiptMldsa65'] as const)
             if (state.loadedKeys[k]?.source === f.name) delete state.loadedKeys[k];
         refresh();
       });
@@ -407,6 +427,8 @@ function renderKeys(): void {
   for (const [name, k] of [
     ['Ed25519', activeKeys().ed25519],
     ['ML-DSA-44', activeKeys().mldsa44],
+    ['ES256 receipt key', activeKeys().receiptEs256],
+    ['ML-DSA-65 receipt key', activeKeys().receiptMldsa65],
   ] as const)
     if (k) rows.push(`${name}: from ${k.source}`);
   $('keys-status').textContent = rows.join('. ') + '.';
@@ -415,7 +437,7 @@ function renderKeys(): void {
 
 function activeKeys(): Keys {
   const keys: Keys = {};
-  for (const name of ['ecdsa', 'mldsa', 'ed25519', 'mldsa44'] as const) {
+  for (const name of KEY_NAMES) {
     const k = state.loadedKeys[name] ?? builtIn[name];
     if (k) keys[name] = k;
   }
@@ -522,7 +544,9 @@ function start(): void {
   });
   $('keys-reset').addEventListener('click', () => {
     state.loadedKeys = {};
-    state.files = state.files.filter((f) => f.kind !== 'ecdsa-key' && f.kind !== 'mldsa-key' && f.kind !== 'vkey');
+    state.files = state.files.filter(
+      (f) => f.kind !== 'ecdsa-key' && f.kind !== 'mldsa-key' && f.kind !== 'vkey' && f.kind !== 'receipt-key',
+    );
     refresh();
   });
   $('hash-input').addEventListener('input', onHashInput);

@@ -7,6 +7,7 @@ import { nobleMu, type PublicKeySet } from '../../../../core/day.ts';
 import { fromHex } from '../../../../core/encoding.ts';
 import { sha256 } from '../../../../core/hash.ts';
 import { parseLedger, type Ledger } from '../../../../core/ledger.ts';
+import type { ReceiptPublicKey } from '../../../../core/cose-receipt.ts';
 import type { ProofBundle } from '../../../../core/proof.ts';
 import { checkToken } from '../../../../core/rfc3161.ts';
 import { mldsaVerifyMu } from '../../../../core/sig.ts';
@@ -26,7 +27,15 @@ export interface VerifierInputs {
    *  SHA-384 / SHA-512 when a receipt asked for them. */
   document?: { hash: string; source: string; digests?: Record<string, string> };
   files: ClassifiedInput[];
-  keys: { ecdsa?: KeyInput; mldsa?: KeyInput; ed25519?: KeyInput; mldsa44?: KeyInput };
+  keys: {
+    ecdsa?: KeyInput;
+    mldsa?: KeyInput;
+    ed25519?: KeyInput;
+    mldsa44?: KeyInput;
+    /** The COSE receipt keys (keys/receipt-es256.pem, keys/receipt-mldsa65.pem; docs/FORMAT.md §11). */
+    receiptEs256?: KeyInput;
+    receiptMldsa65?: KeyInput;
+  };
   fetchedHeaders?: FetchedHeader[];
   /** Whose proof-of-work limit headers are held to; mainnet unless a test network is chosen. */
   network?: BitcoinNetwork;
@@ -44,6 +53,8 @@ export interface Context {
   inputs: VerifierInputs;
   policy?: PolicyInput;
   keys: Partial<PublicKeySet>;
+  /** The receipt keys given, for COSE receipts. */
+  receiptKeys: ReceiptPublicKey[];
   ledgers: Array<{ input: ClassifiedInput; sha256: string; ledger?: Ledger }>;
   bundles: Array<{ input: ClassifiedInput; bundle?: ProofBundle }>;
   pool: HeaderPool;

@@ -92,7 +92,8 @@ function receiptDocument(ctx: Context, f: ReceiptFacts, imprint: string): Check 
   };
 }
 
-function receiptPromise(ctx: Context, f: ReceiptFacts): Check {
+/** The promise of a Timeseal receipt (its ledger hash in the ledger of its day), judged from what was given. */
+export function receiptPromise(ctx: Context, f: ReceiptFacts): Check {
   const { date } = f;
   const label = `Promise: in the ledger of ${date}`;
   const judged = (ledger: Ledger | null, lastPublished: string | null, details: string[]): Check => {

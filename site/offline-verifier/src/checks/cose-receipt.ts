@@ -1,0 +1,73 @@
+// A COSE receipt of inclusion (RFC 9942; docs/FORMAT.md §11), given as a `.receipt.cose` file or carried by a proof
+// bundle (`cose_receipts`, timeseal-proof/4): the root its inclusion proof leads to from the document's hash, and
+// the receipt key's signature over that root (core/cose-receipt.ts verifyReceipt, ES256 with Web Crypto through
+// src/p256.ts, ML-DSA-65 with @noble/post-quantum). In a bundle, it must also be for the bundle's leaf and root.
+import { ALGORITHM_NAMES, parseCoseSign1, receiptHeader, verifyReceipt } from '../../../../core/cose-receipt.ts';
+import { fromHex, toHex } from '../../../../core/encoding.ts';
+import { parseCheckpoint } from '../../../../core/checkpoint.ts';
+import { parseNote } from '../../../../core/note.ts';
+import type { ProofBundle } from '../../../../core/proof.ts';
+import type { ClassifiedInput } from '../inputs.ts';
+import type { Context } from './context.ts';
+import { fail, info, message, ok, pending, short, type Check, type Section } from './report.ts';
+
+export const NO_RECEIPT_KEY = 'add receipt-es256.pem and receipt-mldsa65.pem from /keys/ (the receipt keys)';
+
+export function coseReceiptSection(ctx: Context, input: ClassifiedInput, within?: ProofBundle): Section {
+  const title = `COSE receipt ${input.name}`;
+  let alg: string;
+  try {
+    alg = ALGORITHM_NAMES[receiptHeader(parseCoseSign1(input.bytes, 'receipt'), 'receipt').alg];
+  } catch (err) {
+    return { title, checks: [fail('COSE receipt (RFC 9942)', message(err))] };
+  }
+  const label = `COSE receipt (${alg})`;
+  const checks: Check[] = [];
+  const hash = within?.hash ?? ctx.inputs.document?.hash;
+  if (!within)
+    checks.push(
+      hash === undefined
+        ? pending(
+            'Hash matches the document',
+            'no document given: choose the original file or paste its hash (a COSE receipt names no hash: it proves the one given is in the log)',
+          )
+        : info('For the hash', hash, [`From ${ctx.inputs.document!.source}`]),
+    );
+  if (hash === undefined || hash.length !== 64) return { title, checks };
+  const keys = ctx.receiptKeys;
+  if (keys.length === 0) {
+    // Not checked here for want of a key: named, without holding back a bundle's own verdict.
+    checks.push((within ? info : pending)(label, `${within ? 'not checked here: ' : ''}${NO_RECEIPT_KEY}`));
+    return { title, checks };
+  }
+  try {
+    const r = verifyReceipt(input.bytes, fromHex(hash), keys);
+    const details = [
+      `Leaf ${r.leafIndex} of a tree of ${r.treeSize}, root ${r.root}`,
+      `Issuer ${r.iss}, day ${r.sub}`,
+      `Receipt key kid ${short(r.kid)}`,
+    ];
+    checks.push(ok(label, details));
+    if (within) checks.push(bundleAgreement(within, r));
+  } catch (err) {
+    checks.push(fail(label, message(err)));
+  }
+  return { title, checks };
+}
+
+/** A bundle's receipt is for the bundle's own leaf, in the tree its checkpoint signs. */
+function bundleAgreement(bundle: ProofBundle, r: ReturnType<typeof verifyReceipt>): Check {
+  const label = "The bundle's leaf and root";
+  if (r.leafIndex !== bundle.leafIndex || r.treeSize !== bundle.treeSize)
+    return fail(
+      label,
+      `the receipt is for leaf ${r.leafIndex} of a tree of ${r.treeSize}, the bundle for leaf ${bundle.leafIndex} of ${bundle.treeSize}`,
+    );
+  try {
+    const root = toHex(parseCheckpoint(parseNote(bundle.checkpoint).text).root);
+    if (root !== r.root) return fail(label, `the receipt's root ${r.root} is not the checkpoint's ${root}`);
+  } catch (err) {
+    return fail(label, `the bundle's checkpoint: ${message(err)}`);
+  }
+  return ok(label, [`Leaf ${r.leafIndex}, root ${r.root}`]);
+}
