@@ -20,9 +20,10 @@ import { TimesealError } from '../core/errors.ts';
 import type { Context } from './context.ts';
 import { formatBytes } from './output.ts';
 import { SCHEDULE_LEASE, scheduleLeaseMs } from './schedule-lease.ts';
+import { setting, type SettingName } from '../runtime/settings.ts';
 
 /** The schedule's lease holder, given to the build it runs as a child process. */
-export const SCHEDULE_HOLDER_ENV = 'TIMESEAL_SCHEDULE_HOLDER';
+export const SCHEDULE_HOLDER_ENV = 'TIMESEAL_SCHEDULE_HOLDER' satisfies SettingName;
 
 export interface Published<T> {
   result: T;
@@ -47,7 +48,7 @@ export async function withPublishedArchive<T>(
   // `timeseal verify`'s checks) are modules a step on a folder archive never needs at start.
   const { catchUpWorkingCopy, publishWorkingCopy, PublishConflictError } =
     await import('../pipeline/storage/publish.ts');
-  const inherited = options.holder ?? (process.env[SCHEDULE_HOLDER_ENV] || undefined);
+  const inherited = options.holder ?? setting(process.env, SCHEDULE_HOLDER_ENV);
   const holder = inherited ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   const leaseMs = scheduleLeaseMs();
   const db = await c.store();

@@ -8,6 +8,7 @@ import { TimesealError } from '../core/errors.ts';
 import { useNativeVerify } from '../core/sig.ts';
 import { UsageError } from '../runtime/config.ts';
 import { nodeVerify } from '../runtime/node-verify.ts';
+import { setting } from '../runtime/settings.ts';
 import { createContext, type Context } from './context.ts';
 import { InputError } from './output.ts';
 
@@ -78,7 +79,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     const message = err instanceof TimesealError || err instanceof Error ? err.message : String(err);
     process.stderr.write(`timeseal: ${message}\n`);
-    if (process.env.TIMESEAL_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    if (setting(process.env, 'TIMESEAL_DEBUG') && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     return 1;
   } finally {
     await context

@@ -22,6 +22,7 @@ import { startSchedule } from './schedule.ts';
 import { releaseVerifier } from '../pipeline/verifier-release.ts';
 import { clockBehindArchive, readLastPublishedDay } from '../runtime/clock-guard.ts';
 import { devClockPath } from '../runtime/clock.ts';
+import { setting } from '../runtime/settings.ts';
 import { utcDate } from '../core/ledger.ts';
 import { DayClosedError, type Store } from '../store/store.ts';
 
@@ -225,7 +226,10 @@ export async function serve(c: Context, options: { demo: boolean }): Promise<voi
     writable && fs.existsSync(verifier) ? await recordVerifierRelease(c, store, verifier, logger) : undefined;
   // A node on PostgreSQL checks its clock against the database server's (not with TIMESEAL_NOW or the development
   // clock, which move the clock on purpose; on SQLite the database is this machine's own file).
-  const checkClock = store.engine === 'postgres' && !process.env.TIMESEAL_NOW && !fs.existsSync(devClockPath(c.config));
+  const checkClock =
+    store.engine === 'postgres' &&
+    setting(process.env, 'TIMESEAL_NOW') === undefined &&
+    !fs.existsSync(devClockPath(c.config));
   let metrics: Metrics | undefined;
   const app = await buildApp(
     {

@@ -9,7 +9,7 @@
 // Memory is bounded: the counts are of the current window only (a new window forgets the last), and at most
 // MAX_ADDRESSES addresses are counted apart in one window; addresses beyond them share one count.
 import { clientKey } from './limits.ts';
-import type { Rate } from './config.ts';
+import type { Rate } from '../runtime/setting-parsers.ts';
 
 /** Addresses counted apart in one window (about 100 bytes each): past them, new addresses share one count. */
 export const MAX_ADDRESSES = 100_000;

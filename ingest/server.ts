@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import { UsageError } from '../runtime/config.ts';
+import { setting } from '../runtime/settings.ts';
 
 export interface HttpLimits {
   /** Time to receive a request's headers, from the connection's start or the request's first byte (Node `headersTimeout`). */
@@ -36,44 +37,30 @@ function openFilesLimit(): number | undefined {
   }
 }
 
-function seconds(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = env[name]?.trim();
-  if (value === undefined || value === '') return fallback * 1000;
-  const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || n <= 0)
-    throw new UsageError(`${name} must be a number of seconds above 0: ${value}`);
-  return Math.round(n * 1000);
-}
-
 /**
  * The limits from the environment (ingest/README.md, "Limits"): HTTP_HEADERS_TIMEOUT (15 s),
  * HTTP_REQUEST_TIMEOUT (30 s), HTTP_KEEPALIVE_TIMEOUT (10 s), HTTP_IDLE_TIMEOUT (120 s), all in seconds, and
  * HTTP_MAX_CONNECTIONS (4096, or fewer when the open-files limit leaves less than that beside 256 reserved).
  */
 export function httpLimits(env: NodeJS.ProcessEnv = process.env): HttpLimits {
-  const headersTimeoutMs = seconds(env, 'HTTP_HEADERS_TIMEOUT', 15);
-  const requestTimeoutMs = seconds(env, 'HTTP_REQUEST_TIMEOUT', 30);
+  const headersTimeoutMs = setting(env, 'HTTP_HEADERS_TIMEOUT');
+  const requestTimeoutMs = setting(env, 'HTTP_REQUEST_TIMEOUT');
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new UsageError(
       `HTTP_HEADERS_TIMEOUT (${headersTimeoutMs / 1000} s) must not be longer than HTTP_REQUEST_TIMEOUT (${requestTimeoutMs / 1000} s)`,
     );
   }
   const files = openFilesLimit();
-  let maxConnections =
-    files === undefined
+  const maxConnections =
+    setting(env, 'HTTP_MAX_CONNECTIONS') ??
+    (files === undefined
       ? DEFAULT_MAX_CONNECTIONS
-      : Math.max(64, Math.min(DEFAULT_MAX_CONNECTIONS, files - RESERVED_DESCRIPTORS));
-  const cap = env.HTTP_MAX_CONNECTIONS?.trim();
-  if (cap !== undefined && cap !== '') {
-    if (!/^\d+$/.test(cap) || Number(cap) < 1)
-      throw new UsageError(`HTTP_MAX_CONNECTIONS must be a whole number above 0: ${cap}`);
-    maxConnections = Number(cap);
-  }
+      : Math.max(64, Math.min(DEFAULT_MAX_CONNECTIONS, files - RESERVED_DESCRIPTORS)));
   return {
     headersTimeoutMs,
     requestTimeoutMs,
-    keepAliveTimeoutMs: seconds(env, 'HTTP_KEEPALIVE_TIMEOUT', 10),
-    idleTimeoutMs: seconds(env, 'HTTP_IDLE_TIMEOUT', 120),
+    keepAliveTimeoutMs: setting(env, 'HTTP_KEEPALIVE_TIMEOUT'),
+    idleTimeoutMs: setting(env, 'HTTP_IDLE_TIMEOUT'),
     maxConnections,
   };
 }

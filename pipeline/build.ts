@@ -55,6 +55,7 @@ import { renameCheckpointKeys, type PublicKeys, type SigningKeys } from '../runt
 import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock, withLockAsync } from './lock.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
+import { setting } from '../runtime/settings.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
 import { readState, type ArchiveState } from './archive-state.ts';
@@ -373,7 +374,7 @@ function upkeepIndex(ctx: BuildContext, head: IndexHead, removable: (segment: Se
  * (right after the commit point), head (after the index head), checkpoint (after the latest checkpoint).
  */
 function crashPoint(point: string, date?: string): void {
-  const at = process.env.TIMESEAL_TEST_KILL_AT;
+  const at = setting(process.env, 'TIMESEAL_TEST_KILL_AT');
   if (at === undefined) return;
   const [wanted, day] = at.split('@');
   if (wanted === point && (day === undefined || day === date)) process.kill(process.pid, 'SIGKILL');

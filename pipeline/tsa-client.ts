@@ -17,6 +17,7 @@ import { timeStampRequest } from '../core/tsa-client.ts';
 import { checkTimeStamp, TsaAnswerError, type TokenFacts } from '../runtime/tsa-client.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
+import { setting } from '../runtime/settings.ts';
 import { retryRun, RetryBook, stateDir, type ScheduledRun } from './anchor/backoff.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { readState } from './archive-state.ts';
@@ -37,44 +38,30 @@ export interface TsaConfig {
   runMs: number;
 }
 
-/** A whole number of at least 1 from the environment, or the default; a bad value names the setting. */
-function positiveSetting(env: NodeJS.ProcessEnv, name: string, fallback: number, unit: string): number {
-  const text = env[name];
-  if (text === undefined || text === '') return fallback;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 1)
-    throw new UsageError(`${name} must be a whole number of ${unit}, at least 1, got ${JSON.stringify(text)}`);
-  return n;
-}
-
 /**
  * TSA_URLS (comma-separated; empty: no time-stamps), TSA_MIN (default 1), TSA_TIMEOUT_MS (default 30000),
  * TSA_DAYS_PER_RUN (default 24) and TSA_RUN_SECONDS (default 600).
  */
 export function loadTsaConfig(env: NodeJS.ProcessEnv = process.env): TsaConfig {
-  const urls = (env.TSA_URLS ?? '')
-    .split(',')
-    .map((u) => u.trim())
-    .filter(Boolean);
+  const urls = setting(env, 'TSA_URLS') ?? [];
   for (const url of urls)
     if (!/^https?:\/\/[^\s/]+/.test(url))
       throw new UsageError(`TSA_URLS: each entry must be an http:// or https:// URL, got ${JSON.stringify(url)}`);
   if (new Set(urls).size !== urls.length) throw new UsageError('TSA_URLS names a TSA twice');
   if (urls.length > MAX_TSAS) throw new UsageError(`TSA_URLS names ${urls.length} TSAs, at most ${MAX_TSAS}`);
-  const min = env.TSA_MIN === undefined || env.TSA_MIN === '' ? Math.min(1, urls.length) : Number(env.TSA_MIN);
-  if (!Number.isInteger(min) || min < (urls.length ? 1 : 0) || min > urls.length) {
+  const min = setting(env, 'TSA_MIN') ?? Math.min(1, urls.length);
+  if (min > urls.length) {
     throw new UsageError(
-      `TSA_MIN must be a whole number from 1 to the ${urls.length} TSAs of TSA_URLS, got ${JSON.stringify(env.TSA_MIN)}`,
+      `TSA_MIN must be a whole number from 1 to the ${urls.length} TSAs of TSA_URLS, got ${JSON.stringify(String(min))}`,
     );
   }
-  const timeoutMs = Number(env.TSA_TIMEOUT_MS ?? 30_000);
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
-    throw new UsageError(
-      `TSA_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TSA_TIMEOUT_MS)}`,
-    );
-  const daysPerRun = positiveSetting(env, 'TSA_DAYS_PER_RUN', 24, 'days');
-  const runMs = 1000 * positiveSetting(env, 'TSA_RUN_SECONDS', 600, 'seconds');
-  return { urls, min, timeoutMs, daysPerRun, runMs };
+  return {
+    urls,
+    min,
+    timeoutMs: setting(env, 'TSA_TIMEOUT_MS'),
+    daysPerRun: setting(env, 'TSA_DAYS_PER_RUN'),
+    runMs: 1000 * setting(env, 'TSA_RUN_SECONDS'),
+  };
 }
 
 export interface TsaContext {

@@ -49,6 +49,7 @@ import { tileHashReader, tilePath } from '../core/tiles.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
 import { nodeSha256 } from '../runtime/node-hash.ts';
+import { setting } from '../runtime/settings.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { RetryBook, stateDir, type ScheduledRun } from './anchor/backoff.ts';
 import { readState } from './archive-state.ts';
@@ -83,9 +84,8 @@ export interface WitnessConfig {
 
 /** TIMESEAL_WITNESSES and TIMESEAL_WITNESS_QUORUM; an empty list means no witnesses. Bad values name the setting. */
 export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): WitnessConfig {
-  const raw = (env.TIMESEAL_WITNESSES ?? '').trim();
   const witnesses: Witness[] = [];
-  for (const entry of raw === '' ? [] : raw.split(',')) {
+  for (const entry of setting(env, 'TIMESEAL_WITNESSES') ?? []) {
     const parts = entry.trim().split(/\s+/);
     if (parts.length !== 2)
       throw new UsageError(`TIMESEAL_WITNESSES: each entry is "<vkey> <URL>", got ${JSON.stringify(entry.trim())}`);
@@ -107,21 +107,13 @@ export function loadWitnessConfig(env: NodeJS.ProcessEnv = process.env): Witness
       throw new UsageError(`TIMESEAL_WITNESSES names ${vkey.name} twice`);
     witnesses.push({ vkey, text, url: url.replace(/\/+$/, ''), verifier: vkeyVerifier(vkey) });
   }
-  const quorumText = env.TIMESEAL_WITNESS_QUORUM;
-  let quorum = witnesses.length;
-  if (quorumText !== undefined && quorumText !== '') {
-    quorum = Number(quorumText);
-    if (!Number.isInteger(quorum) || quorum < 1 || quorum > Math.max(1, witnesses.length)) {
-      throw new UsageError(
-        `TIMESEAL_WITNESS_QUORUM must be a whole number from 1 to the ${witnesses.length} witnesses of TIMESEAL_WITNESSES, got ${JSON.stringify(quorumText)}`,
-      );
-    }
-  }
-  const timeout = Number(env.TIMESEAL_WITNESS_TIMEOUT_MS ?? 10_000);
-  if (!Number.isInteger(timeout) || timeout < 1)
+  const quorum = setting(env, 'TIMESEAL_WITNESS_QUORUM') ?? witnesses.length;
+  if (quorum > Math.max(1, witnesses.length)) {
     throw new UsageError(
-      `TIMESEAL_WITNESS_TIMEOUT_MS must be a whole number of milliseconds, got ${JSON.stringify(env.TIMESEAL_WITNESS_TIMEOUT_MS)}`,
+      `TIMESEAL_WITNESS_QUORUM must be a whole number from 1 to the ${witnesses.length} witnesses of TIMESEAL_WITNESSES, got ${JSON.stringify(String(quorum))}`,
     );
+  }
+  const timeout = setting(env, 'TIMESEAL_WITNESS_TIMEOUT_MS');
   return { witnesses, quorum, timeoutMs: timeout };
 }
 

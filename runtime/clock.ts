@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isLoopbackOrigin, UsageError, type Config } from './config.ts';
+import { setting } from './settings.ts';
 
 /** The time now. `development`: it follows the development clock's file, which `timeseal clock` may move at any
  * time (the schedule then re-arms its steps at the new time: cli/schedule.ts). */
@@ -86,8 +87,8 @@ export interface ClockOptions {
 }
 
 export function clockFromEnv(env: NodeJS.ProcessEnv = process.env, options: ClockOptions = {}): Clock {
-  const fixed = env.TIMESEAL_NOW;
-  if (fixed !== undefined && fixed !== '') {
+  const fixed = setting(env, 'TIMESEAL_NOW');
+  if (fixed !== undefined) {
     const t = parseInstant(fixed, 'TIMESEAL_NOW');
     return () => new Date(t);
   }

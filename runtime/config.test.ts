@@ -70,10 +70,11 @@ describe('loadConfig', () => {
     expect([folder.archive, folder.archiveStore]).toEqual(['archive/s3', undefined]);
   });
 
-  it('TIMESEAL_DATABASE_POOL: 10 by default, a whole number from 1 to 1000, anything else refused with its name', () => {
+  it('TIMESEAL_DATABASE_POOL: 10 by default (unset or empty), a whole number from 1 to 1000, anything else refused with its name', () => {
     expect(loadConfig({}).databasePool).toBe(10);
+    expect(loadConfig({ TIMESEAL_DATABASE_POOL: '' }).databasePool).toBe(10);
     expect(loadConfig({ TIMESEAL_DATABASE_POOL: '3' }).databasePool).toBe(3);
-    for (const bad of ['0', '-1', '2.5', 'ten', '1001', ''])
+    for (const bad of ['0', '-1', '2.5', 'ten', '1001', '1e2'])
       expect(() => loadConfig({ TIMESEAL_DATABASE_POOL: bad }), bad).toThrow(/TIMESEAL_DATABASE_POOL/);
   });
 

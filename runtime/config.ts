@@ -1,9 +1,11 @@
-// Configuration from the environment (docs/CONFIGURATION.md lists every variable). A `.env` file in the working directory is read first if
+// The configuration every command shares, from the environment (runtime/settings.ts names every variable, with
+// its default and its parser; docs/CONFIGURATION.md). A `.env` file in the working directory is read first if
 // present; real environment variables win over it. Every setting has a working default for one machine.
 import fs from 'node:fs';
 import { parseEnv } from 'node:util';
 import path from 'node:path';
-import { TimesealError } from '../core/errors.ts';
+import { setting } from './settings.ts';
+import { UsageError } from './usage-error.ts';
 
 export interface Config {
   /** The SQLite database file (TIMESEAL_DB), used when `databaseUrl` is not set. */
@@ -35,12 +37,7 @@ export interface Config {
   port: number;
 }
 
-export class UsageError extends TimesealError {
-  constructor(message: string) {
-    super('usage', message);
-    this.name = 'UsageError';
-  }
-}
+export { UsageError } from './usage-error.ts';
 
 /**
  * Reads a `.env` file with Node's own parser (util.parseEnv: `KEY=VALUE` lines, `export` prefixes, quotes, `#`
@@ -53,7 +50,7 @@ export function loadDotEnv(file: string, env: NodeJS.ProcessEnv = process.env): 
   } catch {
     return;
   }
-  for (const [key, value] of Object.entries(parseEnv(text))) if (env[key] === undefined) env[key] = value;
+  for (const [key, value] of Object.entries(parseEnv(text))) if (!Object.hasOwn(env, key)) env[key] = value;
 }
 
 /** `https://timeseal.example/` → `timeseal.example` (docs/FORMAT.md §5). */
@@ -84,27 +81,14 @@ export function isLoopbackOrigin(origin: string): boolean {
   return /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(host);
 }
 
-/** PostgreSQL connections per process when TIMESEAL_DATABASE_POOL is not set. */
-export const DEFAULT_DATABASE_POOL = 10;
-
 /** The public base URL when TIMESEAL_ORIGIN is not set; its host is then the log origin. */
 export const DEFAULT_ORIGIN = 'http://localhost:8080';
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   loadDotEnv(path.resolve('.env'), env);
-  const port = Number(env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`PORT is not a port number: ${env.PORT}`);
-  // Without TIMESEAL_ORIGIN (development), links follow PORT but the log origin stays DEFAULT_ORIGIN's, so
-  // serving on another port never changes an archive's origin.
-  const pool = Number(env.TIMESEAL_DATABASE_POOL ?? DEFAULT_DATABASE_POOL);
-  if (!Number.isInteger(pool) || pool < 1 || pool > 1000) {
-    throw new UsageError(
-      `TIMESEAL_DATABASE_POOL must be a whole number of connections from 1 to 1000, not "${env.TIMESEAL_DATABASE_POOL}"`,
-    );
-  }
-  const tsaKeyFile = env.TIMESEAL_TSA_KEY_FILE || undefined;
-  const tsaChainFile = env.TIMESEAL_TSA_CHAIN_FILE || undefined;
+  const port = setting(env, 'PORT');
+  const tsaKeyFile = setting(env, 'TIMESEAL_TSA_KEY_FILE');
+  const tsaChainFile = setting(env, 'TIMESEAL_TSA_CHAIN_FILE');
   if ((tsaKeyFile === undefined) !== (tsaChainFile === undefined)) {
     throw new UsageError(
       `TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together (the key and its certificate chain): ${tsaKeyFile === undefined ? 'TIMESEAL_TSA_KEY_FILE' : 'TIMESEAL_TSA_CHAIN_FILE'} is not set`,
@@ -112,26 +96,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   // An s3:// archive is published from a local working copy (docs/OPERATIONS.md §8): the commands read and write
   // that folder as they do a folder archive, and publish what changed through the archive store.
-  const archiveStore = env.TIMESEAL_ARCHIVE?.startsWith('s3://') ? env.TIMESEAL_ARCHIVE : undefined;
-  const cache = env.TIMESEAL_ARCHIVE_CACHE || undefined;
-  if (cache?.startsWith('s3://')) throw new UsageError(`TIMESEAL_ARCHIVE_CACHE must be a folder: ${cache}`);
-  const db = env.TIMESEAL_DB ?? 'data/timeseal.db';
-  const origin = env.TIMESEAL_ORIGIN ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`);
+  const archive = setting(env, 'TIMESEAL_ARCHIVE');
+  const archiveStore = archive.startsWith('s3://') ? archive : undefined;
+  const cache = setting(env, 'TIMESEAL_ARCHIVE_CACHE');
+  const db = setting(env, 'TIMESEAL_DB');
+  const databaseUrl = setting(env, 'TIMESEAL_DATABASE_URL');
+  // Without TIMESEAL_ORIGIN (development), links follow PORT but the log origin stays DEFAULT_ORIGIN's, so
+  // serving on another port never changes an archive's origin.
+  const origin = setting(env, 'TIMESEAL_ORIGIN');
   return {
     db,
-    ...(env.TIMESEAL_DATABASE_URL ? { databaseUrl: env.TIMESEAL_DATABASE_URL } : {}),
-    databasePool: pool,
-    archive:
-      archiveStore === undefined
-        ? (env.TIMESEAL_ARCHIVE ?? 'ledgers')
-        : (cache ?? path.join(path.dirname(db), 'archive-cache')),
+    ...(databaseUrl === undefined ? {} : { databaseUrl }),
+    databasePool: setting(env, 'TIMESEAL_DATABASE_POOL'),
+    archive: archiveStore === undefined ? archive : (cache ?? path.join(path.dirname(db), 'archive-cache')),
     ...(archiveStore === undefined ? {} : { archiveStore }),
-    keys: env.TIMESEAL_KEYS ?? 'keys',
-    privateKeys: env.TIMESEAL_PRIVATE_KEYS ?? 'data/private-keys',
+    keys: setting(env, 'TIMESEAL_KEYS'),
+    privateKeys: setting(env, 'TIMESEAL_PRIVATE_KEYS'),
     ...(tsaKeyFile !== undefined && tsaChainFile !== undefined ? { tsaKeyFile, tsaChainFile } : {}),
-    origin,
-    logOrigin: logOriginOf(env.TIMESEAL_ORIGIN ?? DEFAULT_ORIGIN),
-    host: env.HOST ?? '127.0.0.1',
+    origin: origin ?? (port === 0 || port === 8080 ? DEFAULT_ORIGIN : `http://localhost:${port}`),
+    logOrigin: logOriginOf(origin ?? DEFAULT_ORIGIN),
+    host: setting(env, 'HOST'),
     port,
   };
 }

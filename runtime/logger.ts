@@ -5,7 +5,7 @@
 // `make start` without network printed multi-kilobyte JSON lines). LOG_LEVEL sets the level (default info).
 // Records never hold client addresses next to hashes (app.ts).
 import pino, { type Logger } from 'pino';
-import { UsageError } from './config.ts';
+import { setting } from './settings.ts';
 
 const LABELS: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO ', 40: 'WARN ', 50: 'ERROR', 60: 'FATAL' };
 const FIELD_MAX = 80;
@@ -14,10 +14,7 @@ const MESSAGE_MAX = 300;
 
 /** LOG_FORMAT: json or pretty; unset, pretty on a terminal and JSON otherwise. */
 export function logFormat(env: NodeJS.ProcessEnv, isTTY: boolean): 'json' | 'pretty' {
-  const v = env.LOG_FORMAT;
-  if (v === undefined || v === '') return isTTY ? 'pretty' : 'json';
-  if (v === 'json' || v === 'pretty') return v;
-  throw new UsageError(`LOG_FORMAT must be json or pretty: ${v}`);
+  return setting(env, 'LOG_FORMAT') ?? (isTTY ? 'pretty' : 'json');
 }
 
 function cut(text: string, max: number): string {
@@ -44,7 +41,7 @@ export function prettyLine(json: string): string {
 }
 
 export function createLogger(env: NodeJS.ProcessEnv = process.env): Logger {
-  const level = env.LOG_LEVEL || 'info';
+  const level = setting(env, 'LOG_LEVEL');
   if (logFormat(env, process.stderr.isTTY === true) === 'json') {
     // Buffered: one write per 4 KB of records instead of one blocking write per request (about 5 µs each on
     // the beta API). The buffer is written at least every second and on exit (pino flushes on 'exit'); a

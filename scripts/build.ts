@@ -5,10 +5,12 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setting } from '../runtime/settings.ts';
 import { buildFingerprint } from './build-inputs.ts';
 
 const STAMP = 'dist/.build-inputs';
-const fingerprint = buildFingerprint(process.cwd(), process.env.TIMESEAL_KEYS || 'keys');
+const keys = setting(process.env, 'TIMESEAL_KEYS');
+const fingerprint = buildFingerprint(process.cwd(), keys);
 const built = ['dist/site/index.html', 'dist/site/offline-verifier.html'].every((f) => fs.existsSync(f));
 const previous = fs.existsSync(STAMP) ? fs.readFileSync(STAMP, 'utf8') : '';
 if (process.argv.includes('--if-changed') && built && previous === fingerprint) {
@@ -29,7 +31,7 @@ else process.stdout.write('build: no site yet (site/src/pages), skipping Astro\n
 
 for (const entry of fs.existsSync('site') ? fs.readdirSync('site').sort() : []) {
   const script = path.join('site', entry, 'build.ts');
-  if (fs.existsSync(script)) run(process.execPath, [script]);
+  if (fs.existsSync(script)) run(process.execPath, [script, '--keys', keys]);
 }
 
 // The offline verifier's size, stated once, as built: /verify's card reads "about N KB" (data-verifier-size).

@@ -10,6 +10,7 @@ import { utcDate } from '../../core/ledger.ts';
 import { clockBehindArchive, clockBehindText, readLastPublishedDay } from '../../runtime/clock-guard.ts';
 import { devClockPath, devClockRefusal, parseInstant, readDevClock, writeDevClock } from '../../runtime/clock.ts';
 import { isLoopbackOrigin, loadConfig, type Config } from '../../runtime/config.ts';
+import { setting } from '../../runtime/settings.ts';
 import { output } from '../output.ts';
 
 interface ClockState {
@@ -22,9 +23,9 @@ interface ClockState {
 
 function stateOf(config: Config): ClockState {
   const file = devClockPath(config);
-  const fixed = process.env.TIMESEAL_NOW;
+  const fixed = setting(process.env, 'TIMESEAL_NOW');
   const offset = readDevClock(file);
-  if (fixed !== undefined && fixed !== '')
+  if (fixed !== undefined)
     return {
       now: new Date(parseInstant(fixed, 'TIMESEAL_NOW')).toISOString(),
       source: 'TIMESEAL_NOW',

@@ -1,7 +1,7 @@
 // Settings of the accounts context (docs/CONFIGURATION.md): the site's public origin (links in e-mails, Stripe return
 // URLs, the CSRF origin check, the Secure cookie flag) and Stripe. Without STRIPE_SECRET_KEY and both price
 // ids, payments are off and the payment endpoints answer 503 (`PAYMENTS_UNAVAILABLE`).
-import { UsageError } from '../../runtime/config.ts';
+import { setting } from '../../runtime/settings.ts';
 import { PRODUCTION_COST, type PasswordCost } from './passwords.ts';
 
 export interface StripeSettings {
@@ -24,22 +24,14 @@ export interface AccountsConfig {
 }
 
 export function loadAccountsConfig(origin: string, env: NodeJS.ProcessEnv = process.env): AccountsConfig {
-  const secretKey = env.STRIPE_SECRET_KEY || undefined;
-  const priceMonthly = env.STRIPE_PRICE_MONTHLY || undefined;
-  const priceAnnual = env.STRIPE_PRICE_ANNUAL || undefined;
-  let apiBase: URL | undefined;
-  if (env.STRIPE_API_BASE) {
-    try {
-      apiBase = new URL(env.STRIPE_API_BASE);
-    } catch {
-      throw new UsageError(`STRIPE_API_BASE is not a URL: ${env.STRIPE_API_BASE}`);
-    }
-    if (apiBase.protocol !== 'http:' && apiBase.protocol !== 'https:')
-      throw new UsageError('STRIPE_API_BASE must be http(s)');
-  }
+  const secretKey = setting(env, 'STRIPE_SECRET_KEY');
+  const priceMonthly = setting(env, 'STRIPE_PRICE_MONTHLY');
+  const priceAnnual = setting(env, 'STRIPE_PRICE_ANNUAL');
+  const apiBase = setting(env, 'STRIPE_API_BASE');
+  const webhookSecret = setting(env, 'STRIPE_WEBHOOK_SECRET');
   const stripe =
     secretKey && priceMonthly && priceAnnual
-      ? { secretKey, webhookSecret: env.STRIPE_WEBHOOK_SECRET || undefined, priceMonthly, priceAnnual, apiBase }
+      ? { secretKey, webhookSecret, priceMonthly, priceAnnual, apiBase }
       : undefined;
   return { origin: origin.replace(/\/+$/, ''), stripe, passwordCost: PRODUCTION_COST };
 }

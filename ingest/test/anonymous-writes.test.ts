@@ -5,7 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../runtime/config.ts';
-import { parseRate } from '../config.ts';
+import { setting } from '../../runtime/settings.ts';
 import { betaRateCap } from '../limits.ts';
 import { WAITLIST_PER_HOUR } from '../routes/forms.ts';
 import {
@@ -45,14 +45,16 @@ const beta = (f: Fixture, remoteAddress: string, headers: Record<string, string>
 const betaRows = (f: Fixture): number =>
   (f.db.prepare("SELECT COUNT(*) AS n FROM submissions WHERE source = 'api_beta'").get() as { n: number }).n;
 
+const betaApiRate = (text: string | undefined) => setting({ BETA_API_RATE: text }, 'BETA_API_RATE');
+
 describe('BETA_API_RATE', () => {
   it('parses COUNT/UNIT, is off when unset or empty, and refuses anything else with the usage', () => {
-    expect(parseRate('BETA_API_RATE', undefined)).toBeUndefined();
-    expect(parseRate('BETA_API_RATE', ' ')).toBeUndefined();
-    expect(parseRate('BETA_API_RATE', '600/hour')).toEqual({ count: 600, unit: 'hour', windowMs: 3_600_000 });
-    expect(parseRate('BETA_API_RATE', '10 / minute')).toEqual({ count: 10, unit: 'minute', windowMs: 60_000 });
-    expect(parseRate('BETA_API_RATE', '5/second')).toEqual({ count: 5, unit: 'second', windowMs: 1000 });
-    expect(parseRate('BETA_API_RATE', '100000/day')).toEqual({ count: 100000, unit: 'day', windowMs: 86_400_000 });
+    expect(betaApiRate(undefined)).toBeUndefined();
+    expect(betaApiRate(' ')).toBeUndefined();
+    expect(betaApiRate('600/hour')).toEqual({ count: 600, unit: 'hour', windowMs: 3_600_000 });
+    expect(betaApiRate('10 / minute')).toEqual({ count: 10, unit: 'minute', windowMs: 60_000 });
+    expect(betaApiRate('5/second')).toEqual({ count: 5, unit: 'second', windowMs: 1000 });
+    expect(betaApiRate('100000/day')).toEqual({ count: 100000, unit: 'day', windowMs: 86_400_000 });
     for (const bad of [
       '600',
       '600/h',
@@ -63,8 +65,8 @@ describe('BETA_API_RATE', () => {
       '600 per hour',
       '10/minutes',
     ]) {
-      expect(() => parseRate('BETA_API_RATE', bad), bad).toThrow(UsageError);
-      expect(() => parseRate('BETA_API_RATE', bad), bad).toThrow(
+      expect(() => betaApiRate(bad), bad).toThrow(UsageError);
+      expect(() => betaApiRate(bad), bad).toThrow(
         /^BETA_API_RATE must be a count per second, minute, hour or day, like BETA_API_RATE=600\/hour or BETA_API_RATE=10\/minute \(leave it unset for no limit\)/,
       );
     }

@@ -1,7 +1,7 @@
 // GET /api/status/:hash (ingest/routes/hash-status.ts): published, queued (with the ledger's publication time),
 // both, or unknown; a malformed hash is 400; the route and the paged ledger list are in the OpenAPI document.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { parseStatusLookupRate } from '../config.ts';
+import { setting } from '../../runtime/settings.ts';
 import { DAY, makeFixture, NOW, randomHash, removeTempDirs, TODAY, type Fixture } from './fixture.ts';
 
 let f: Fixture;
@@ -101,10 +101,12 @@ describe('the status lookup’s budget per address', () => {
   });
 });
 
+const statusLookupRate = (text: string | undefined) => setting({ STATUS_LOOKUP_RATE: text }, 'STATUS_LOOKUP_RATE');
+
 test('STATUS_LOOKUP_RATE sets the budget; a malformed one is refused at start', () => {
-  expect(parseStatusLookupRate(undefined)).toEqual({ count: 120, unit: 'minute', windowMs: 60_000 });
-  expect(parseStatusLookupRate('10/second')).toEqual({ count: 10, unit: 'second', windowMs: 1000 });
-  expect(() => parseStatusLookupRate('lots')).toThrow(
+  expect(statusLookupRate(undefined)).toEqual({ count: 120, unit: 'minute', windowMs: 60_000 });
+  expect(statusLookupRate('10/second')).toEqual({ count: 10, unit: 'second', windowMs: 1000 });
+  expect(() => statusLookupRate('lots')).toThrow(
     /STATUS_LOOKUP_RATE must be a count per second, minute, hour or day, like STATUS_LOOKUP_RATE=120\/minute/,
   );
 });

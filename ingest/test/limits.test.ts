@@ -3,7 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseTrustProxy, trustProxyWarning } from '../config.ts';
+import { trustProxyWarning } from '../config.ts';
+import { setting } from '../../runtime/settings.ts';
 import { clientKey, FREE_PER_DAY, submitWithinLimits } from '../limits.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import type { Store } from '../../store/store.ts';
@@ -39,24 +40,26 @@ describe('submitWithinLimits', () => {
   });
 });
 
+const trustProxy = (text: string | undefined) => setting({ TRUST_PROXY: text }, 'TRUST_PROXY');
+
 describe('TRUST_PROXY', () => {
   it('parses its forms', () => {
-    expect(parseTrustProxy(undefined)).toBeUndefined();
-    expect(parseTrustProxy('false')).toBeUndefined();
-    expect(parseTrustProxy('1')).toBe(1);
-    expect(() => parseTrustProxy('true')).toThrow(/TRUST_PROXY=true would let every client choose its own address/);
-    expect(() => parseTrustProxy(' TRUE ')).toThrow(/TRUST_PROXY=1 behind one nginx/);
-    expect(parseTrustProxy('10.0.0.1, 10.0.0.0/8')).toBe('10.0.0.1, 10.0.0.0/8');
-    expect(() => parseTrustProxy('anything; rm')).toThrow(/TRUST_PROXY/);
+    expect(trustProxy(undefined)).toBeUndefined();
+    expect(trustProxy('false')).toBeUndefined();
+    expect(trustProxy('1')).toBe(1);
+    expect(() => trustProxy('true')).toThrow(/TRUST_PROXY=true would let every client choose its own address/);
+    expect(() => trustProxy(' TRUE ')).toThrow(/TRUST_PROXY=1 behind one nginx/);
+    expect(trustProxy('10.0.0.1, 10.0.0.0/8')).toBe('10.0.0.1, 10.0.0.0/8');
+    expect(() => trustProxy('anything; rm')).toThrow(/TRUST_PROXY/);
     // Settings that trust what clients write, as `true` would (found by the re-probe): refused.
-    expect(parseTrustProxy('5')).toBe(5);
-    expect(() => parseTrustProxy('99')).toThrow(/at most 5 proxies/);
-    expect(() => parseTrustProxy('0.0.0.0/1,128.0.0.0/1')).toThrow(/"0\.0\.0\.0\/1" trusts far more than your proxies/);
-    expect(() => parseTrustProxy('0.0.0.0/0')).toThrow(/trusts far more/);
-    expect(() => parseTrustProxy('::/0')).toThrow(/trusts far more/);
-    expect(() => parseTrustProxy('10.0.0.300')).toThrow(/is not an IP address or CIDR range/);
-    expect(() => parseTrustProxy('10.0.0.0/33')).toThrow(/is not an IP address or CIDR range/);
-    expect(parseTrustProxy('10.0.0.0/8, fd00::/16, 192.168.1.7')).toBe('10.0.0.0/8, fd00::/16, 192.168.1.7');
+    expect(trustProxy('5')).toBe(5);
+    expect(() => trustProxy('99')).toThrow(/at most 5 proxies/);
+    expect(() => trustProxy('0.0.0.0/1,128.0.0.0/1')).toThrow(/"0\.0\.0\.0\/1" trusts far more than your proxies/);
+    expect(() => trustProxy('0.0.0.0/0')).toThrow(/trusts far more/);
+    expect(() => trustProxy('::/0')).toThrow(/trusts far more/);
+    expect(() => trustProxy('10.0.0.300')).toThrow(/is not an IP address or CIDR range/);
+    expect(() => trustProxy('10.0.0.0/33')).toThrow(/is not an IP address or CIDR range/);
+    expect(trustProxy('10.0.0.0/8, fd00::/16, 192.168.1.7')).toBe('10.0.0.0/8, fd00::/16, 192.168.1.7');
   });
 
   it('with TRUST_PROXY=1 the address the proxy forwarded is the client; forging earlier hops buys nothing', async () => {

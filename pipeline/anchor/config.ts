@@ -2,6 +2,7 @@
 // answer, which calendars are trusted for upgrades, the Bitcoin header source and network, timeouts, and the
 // bounds of one scheduled run.
 import { UsageError } from '../../runtime/config.ts';
+import { setting } from '../../runtime/settings.ts';
 import type { BitcoinNetwork } from '../../core/bitcoin.ts';
 
 /** The public OpenTimestamps calendar pool (the reference client's defaults, otsclient/args.py). */
@@ -43,14 +44,6 @@ export interface AnchorConfig {
   runMs: number;
 }
 
-function list(value: string | undefined): string[] | undefined {
-  if (value === undefined || value.trim() === '') return undefined;
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}
-
 /** Lower-cases scheme and host and drops a trailing slash: the form calendar URLs are compared in. */
 export function normalizeCalendarUrl(raw: string, name = 'calendar URL'): string {
   let url: URL;
@@ -65,14 +58,6 @@ export function normalizeCalendarUrl(raw: string, name = 'calendar URL'): string
   return `${url.protocol}//${url.host}${url.pathname}`.replace(/\/+$/, '');
 }
 
-function positiveInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isSafeInteger(n) || n < 1) throw new UsageError(`${name} must be a positive integer: ${raw}`);
-  return n;
-}
-
 /**
  * `stamping: false` is for commands that never submit to calendars (`timeseal ots verify`, `ots upgrade`): they
  * do not read OTS_MIN_CALENDARS, so a stamping setting that is wrong, or right only on the server, cannot stop
@@ -85,45 +70,33 @@ export function loadAnchorConfig(
   const stamping = options.stamping ?? true;
   const calendars = [
     ...new Set(
-      (list(env.OTS_CALENDARS) ?? DEFAULT_CALENDARS).map((u) => normalizeCalendarUrl(u, 'OTS_CALENDARS entry')),
+      (setting(env, 'OTS_CALENDARS') ?? DEFAULT_CALENDARS).map((u) => normalizeCalendarUrl(u, 'OTS_CALENDARS entry')),
     ),
   ];
-  const minCalendars = stamping ? positiveInt(env, 'OTS_MIN_CALENDARS', 2) : 1;
+  const minCalendars = stamping ? setting(env, 'OTS_MIN_CALENDARS') : 1;
   if (stamping && minCalendars > calendars.length) {
     throw new UsageError(
       `OTS_MIN_CALENDARS is ${minCalendars} but OTS_CALENDARS names only ${calendars.length} calendar${calendars.length === 1 ? '' : 's'}`,
     );
   }
-  const extra = list(env.OTS_TRUSTED_CALENDARS) ?? DEFAULT_TRUSTED_CALENDARS;
+  const extra = setting(env, 'OTS_TRUSTED_CALENDARS') ?? DEFAULT_TRUSTED_CALENDARS;
   for (const p of extra) normalizeCalendarUrl(p.replace('*.', 'wildcard.'), 'OTS_TRUSTED_CALENDARS entry');
-  const network = env.BITCOIN_NETWORK ?? 'mainnet';
-  if (network !== 'mainnet' && network !== 'regtest')
-    throw new UsageError(`BITCOIN_NETWORK must be mainnet or regtest: ${network}`);
-  let headerSource: HeaderSourceConfig;
-  if (env.BITCOIN_RPC_URL) {
-    if (env.BITCOIN_ESPLORA_URL) throw new UsageError('set BITCOIN_ESPLORA_URL or BITCOIN_RPC_URL, not both');
-    headerSource = { kind: 'rpc', url: env.BITCOIN_RPC_URL };
-  } else {
-    headerSource = { kind: 'esplora', url: env.BITCOIN_ESPLORA_URL || DEFAULT_ESPLORA_URL };
-  }
-  try {
-    const u = new URL(headerSource.url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('not http(s)');
-  } catch {
-    throw new UsageError(
-      `${headerSource.kind === 'rpc' ? 'BITCOIN_RPC_URL' : 'BITCOIN_ESPLORA_URL'} is not an http(s) URL`,
-    );
-  }
+  const rpc = setting(env, 'BITCOIN_RPC_URL');
+  const esplora = setting(env, 'BITCOIN_ESPLORA_URL');
+  if (rpc !== undefined && esplora !== undefined)
+    throw new UsageError('set BITCOIN_ESPLORA_URL or BITCOIN_RPC_URL, not both');
+  const headerSource: HeaderSourceConfig =
+    rpc === undefined ? { kind: 'esplora', url: esplora ?? DEFAULT_ESPLORA_URL } : { kind: 'rpc', url: rpc };
   return {
     calendars,
     minCalendars,
     trusted: [...calendars, ...extra],
     headerSource,
-    network,
-    calendarTimeoutMs: positiveInt(env, 'OTS_TIMEOUT_MS', 10_000),
-    bitcoinTimeoutMs: positiveInt(env, 'BITCOIN_TIMEOUT_MS', 10_000),
-    daysPerRun: positiveInt(env, 'ANCHOR_DAYS_PER_RUN', 24),
-    runMs: 1000 * positiveInt(env, 'ANCHOR_RUN_SECONDS', 600),
+    network: setting(env, 'BITCOIN_NETWORK'),
+    calendarTimeoutMs: setting(env, 'OTS_TIMEOUT_MS'),
+    bitcoinTimeoutMs: setting(env, 'BITCOIN_TIMEOUT_MS'),
+    daysPerRun: setting(env, 'ANCHOR_DAYS_PER_RUN'),
+    runMs: 1000 * setting(env, 'ANCHOR_RUN_SECONDS'),
   };
 }
 

@@ -8,10 +8,11 @@
 // The S3 engine (s3.ts, with the AWS SDK: ~0.2 s of CPU to load) is loaded only for an s3:// archive, so that every
 // command on a folder archive starts without it.
 import { UsageError } from '../../runtime/config.ts';
+import { setting, type SettingName } from '../../runtime/settings.ts';
 import type { ArchiveStore } from './archive-store.ts';
 import { FolderArchiveStore } from './folder.ts';
 
-export const ACCEPT_PLAIN_PUTS = 'TIMESEAL_S3_ACCEPT_PLAIN_PUTS';
+export const ACCEPT_PLAIN_PUTS = 'TIMESEAL_S3_ACCEPT_PLAIN_PUTS' satisfies SettingName;
 
 export function isS3Archive(archive: string): boolean {
   return archive.startsWith('s3://');
@@ -22,9 +23,7 @@ export async function openArchiveStore(archive: string, env: NodeJS.ProcessEnv =
   const { parseS3Url, probeConditionalWrites, s3Client, S3ArchiveStore } = await import('./s3.ts');
   const where = parseS3Url(archive);
   const client = s3Client(env);
-  const accept = env[ACCEPT_PLAIN_PUTS];
-  if (accept !== undefined && accept !== '' && accept !== '0' && accept !== '1')
-    throw new UsageError(`${ACCEPT_PLAIN_PUTS} must be 1 or 0: ${accept}`);
+  const accept = setting(env, ACCEPT_PLAIN_PUTS);
   if ((await probeConditionalWrites(client, where)) === 'enforced')
     return new S3ArchiveStore(client, where, 'conditional');
   if (accept === '1') return new S3ArchiveStore(client, where, 'plain');
@@ -32,7 +31,7 @@ export async function openArchiveStore(archive: string, env: NodeJS.ProcessEnv =
 }
 
 function refusal(archive: string, env: NodeJS.ProcessEnv): string {
-  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || 'AWS S3';
+  const endpoint = setting(env, 'AWS_ENDPOINT_URL_S3') ?? setting(env, 'AWS_ENDPOINT_URL') ?? 'AWS S3';
   return (
     `${archive} (${endpoint}) ignores create-only writes: a second PUT with If-None-Match: * of a scratch key was ` +
     `accepted, so published objects could be overwritten without an error. Use a store that refuses it with 412 ` +

@@ -38,6 +38,7 @@
 // writer published since) is brought up to date by the mirror's verified pull (pipeline/mirror.ts) reading the
 // store, so the writer extends only what it has checked.
 import type { PublicKeys } from '../../runtime/keys.ts';
+import { setting } from '../../runtime/settings.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -279,7 +280,7 @@ function mutableRank(rel: string): number {
  * saying so on stderr, so that a test can kill it there or let another writer take over before it goes on.
  */
 function testPause(phase: 'immutable' | 'mutable', n: number): void {
-  if (process.env.TIMESEAL_TEST_PAUSE_AT !== `${phase}:${n}`) return;
+  if (setting(process.env, 'TIMESEAL_TEST_PAUSE_AT') !== `${phase}:${n}`) return;
   process.stderr.write(`test pause: ${phase}:${n} (pid ${process.pid})\n`);
   process.kill(process.pid, 'SIGSTOP');
 }

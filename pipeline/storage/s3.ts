@@ -24,6 +24,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
+import { setting } from '../../runtime/settings.ts';
 import { ConflictError } from '../files.ts';
 import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
 import {
@@ -325,15 +326,16 @@ const IDLE_TIMEOUT_MS = 60_000;
 
 /** An S3 client from the standard AWS variables of `env`. */
 export function s3Client(env: NodeJS.ProcessEnv, options: { idleTimeoutMs?: number } = {}): S3Client {
-  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
-  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || (endpoint === undefined ? undefined : 'us-east-1');
+  const endpoint = setting(env, 'AWS_ENDPOINT_URL_S3') ?? setting(env, 'AWS_ENDPOINT_URL');
+  const region =
+    setting(env, 'AWS_REGION') ??
+    setting(env, 'AWS_DEFAULT_REGION') ??
+    (endpoint === undefined ? undefined : 'us-east-1');
   if (region === undefined)
     throw new UsageError('TIMESEAL_ARCHIVE=s3://…: set AWS_REGION (or AWS_ENDPOINT_URL for a store other than AWS)');
-  const {
-    AWS_ACCESS_KEY_ID: accessKeyId,
-    AWS_SECRET_ACCESS_KEY: secretAccessKey,
-    AWS_SESSION_TOKEN: sessionToken,
-  } = env;
+  const accessKeyId = setting(env, 'AWS_ACCESS_KEY_ID');
+  const secretAccessKey = setting(env, 'AWS_SECRET_ACCESS_KEY');
+  const sessionToken = setting(env, 'AWS_SESSION_TOKEN');
   if ((accessKeyId === undefined) !== (secretAccessKey === undefined))
     throw new UsageError('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY: set both or neither');
   return new S3Client({

@@ -1,6 +1,6 @@
 // Builds the offline verifier (site/offline-verifier/README.md): one self-contained HTML file with its script and style inline,
-// bundled from src/ and core/ by esbuild, with the public keys of TIMESEAL_KEYS (default keys/) built in when
-// they exist. Run by `make build` (scripts/build.ts) after Astro. Writes, into --out DIR (default dist/site):
+// bundled from src/ and core/ by esbuild, with the public keys of --keys DIR (default keys/; `make build` passes
+// TIMESEAL_KEYS) built in when they exist. Run by `make build` (scripts/build.ts) after Astro. Writes, into --out DIR (default dist/site):
 //   offline-verifier.html           the verifier
 //   offline-verifier.html.sha256    its SHA-256 in sha256sum format
 //   offline-verifier.webmanifest    web app manifest (used only when served over HTTP(S))
@@ -302,11 +302,16 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
 
 function parseArgs(argv: string[]): BuildOptions {
   let outDir = 'dist/site';
+  let keysDir = 'keys';
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--out' && argv[i + 1]) outDir = argv[++i]!;
-    else throw new Error(`usage: node site/offline-verifier/build.ts [--out DIR]  (unknown argument ${argv[i]})`);
+    else if (argv[i] === '--keys' && argv[i + 1]) keysDir = argv[++i]!;
+    else
+      throw new Error(
+        `usage: node site/offline-verifier/build.ts [--out DIR] [--keys DIR]  (unknown argument ${argv[i]})`,
+      );
   }
-  return { outDir, keysDir: process.env.TIMESEAL_KEYS ?? 'keys' };
+  return { outDir, keysDir };
 }
 
 if (import.meta.main) {

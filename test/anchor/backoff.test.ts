@@ -341,7 +341,7 @@ describe('the rule and the bounds', () => {
     }
     expect(loadAnchorConfig({})).toMatchObject({ daysPerRun: 24, runMs: 600_000 });
     expect(() => loadAnchorConfig({ ANCHOR_DAYS_PER_RUN: '0' })).toThrow(
-      /ANCHOR_DAYS_PER_RUN must be a positive integer/,
+      /ANCHOR_DAYS_PER_RUN must be a whole number of days, at least 1, got "0"/,
     );
     expect(() => loadAnchorConfig({ ANCHOR_RUN_SECONDS: 'soon' })).toThrow(/ANCHOR_RUN_SECONDS/);
   });

@@ -69,6 +69,8 @@ describe('the AWS variables', () => {
   it(`${ACCEPT_PLAIN_PUTS} takes 1 or 0, checked before any request`, async () => {
     // Port 1 on loopback: nothing listens, so a request would fail otherwise.
     const env = { AWS_ENDPOINT_URL: 'http://127.0.0.1:1', [ACCEPT_PLAIN_PUTS]: 'true' };
-    await expect(openArchiveStore('s3://archive', env)).rejects.toThrow(`${ACCEPT_PLAIN_PUTS} must be 1 or 0: true`);
+    await expect(openArchiveStore('s3://archive', env)).rejects.toThrow(
+      `${ACCEPT_PLAIN_PUTS} must be 1 or 0, got "true"`,
+    );
   });
 });

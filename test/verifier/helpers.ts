@@ -127,7 +127,7 @@ export function buildArchive(): TestArchive {
 
 /** Runs build.ts as `make build` does, with the given keys folder and output folder; returns its stdout. */
 export function buildVerifier(outDir: string, keysDir: string): string {
-  return run(ROOT, process.execPath, [BUILD_SCRIPT, '--out', outDir], { TIMESEAL_KEYS: keysDir });
+  return run(ROOT, process.execPath, [BUILD_SCRIPT, '--out', outDir, '--keys', keysDir]);
 }
 
 export { launchChromium };

@@ -1,0 +1,10 @@
+// A setting or an argument that cannot be used as given: the command stops before doing anything, with a
+// sentence naming what was wrong (`timeseal` exits 2 for it; cli/main.ts).
+import { TimesealError } from '../core/errors.ts';
+
+export class UsageError extends TimesealError {
+  constructor(message: string) {
+    super('usage', message);
+    this.name = 'UsageError';
+  }
+}
