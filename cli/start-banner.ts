@@ -1,7 +1,9 @@
 // The few human lines `timeseal serve` prints on stderr once it listens, when stderr is a terminal:
 // the one address to open (the links origin, also used in e-mails — open the site there so a login carries
 // over from an e-mail link), where e-mail goes, what the archive holds (the demonstration ledger on a first
-// `make start`), and how to get JSON logs. Scripts and tests keep reading stdout's "Timeseal listening on" line.
+// `make start`), and how to get JSON logs. Where the server listens is said once, by stdout's "Timeseal
+// listening on" line just above (scripts and tests read it); the banner names that address only to say where
+// its page visits go.
 import path from 'node:path';
 
 export interface BannerInput {
@@ -35,7 +37,7 @@ export function startBanner(b: BannerInput): string[] {
     `  Timeseal is running: open ${site}`,
     `    links in e-mails use this address too; open the site there so a login carries over`,
     ...(new URL(site).host !== new URL(b.listening).host
-      ? [`    (listening on ${b.listening}: page visits there are sent here; set TIMESEAL_ORIGIN for another address)`]
+      ? [`    (page visits to ${b.listening} are sent on to it; set TIMESEAL_ORIGIN for another address)`]
       : []),
     `  E-mail:  ${mail}`,
     `  Archive: ${archive}`,

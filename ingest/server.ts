@@ -1,5 +1,6 @@
 // Listening: the app is built elsewhere (app.ts); this starts it on HOST:PORT and prints the
-// one line on stdout that scripts and tests read: `Timeseal listening on http://HOST:PORT`. It also makes the
+// one line on stdout that scripts and tests read, the only one that says where it listens:
+// `Timeseal listening on http://HOST:PORT`. It also makes the
 // HTTP server itself, with the limits a public service needs (docs/OPERATIONS.md §5): without them a client that
 // sends headers and never a body holds its connection for ever, and enough of them exhaust the process's file
 // descriptors. Fastify's defaults switch Node's request timeout off and set no connection cap.
@@ -147,7 +148,15 @@ export async function listen(
   port: number,
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<string> {
-  await app.listen({ host, port });
+  // Fastify logs "Server listening at …" at info once per address (each interface for 0.0.0.0): the line a
+  // person and a script read is this one, so Fastify's own logger (a child of the service's) stays quiet then.
+  const level = app.log.level;
+  app.log.level = 'warn';
+  try {
+    await app.listen({ host, port });
+  } finally {
+    app.log.level = level;
+  }
   const address = app.server.address() as AddressInfo;
   const shown = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${shown}:${address.port}`;

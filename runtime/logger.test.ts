@@ -34,6 +34,28 @@ it('a huge record becomes one short line with the message, the error message and
   expect(line).toContain('(+2 more; LOG_FORMAT=json shows all)');
 });
 
+it('a structured field too long for the line is named by its shape, never cut in the middle of its JSON', () => {
+  // What the schedule logs after a build and after an anchoring that failed (a first `make start` offline).
+  const line = prettyLine(
+    JSON.stringify({
+      level: 30,
+      time: 0,
+      msg: 'scheduled ledger build done',
+      step: 'ledger build',
+      result: { days: [], index: { merged: [], removed: 0, segments: 1, filesWritten: 0, bytesWritten: 0 } },
+      failed: [{ date: '2026-12-01', commitment: '52091ba23a5860778b423b3d724340c9cb2fe2768a4dd02c61329d00cca81142' }],
+      short: { date: '2026-12-01', met: true },
+    }),
+  );
+  expect(line).toBe(
+    '00:00:00 INFO  scheduled ledger build done  step=ledger build result={days, index} failed=[1 item] short={"date":"2026-12-01","met":true} (LOG_FORMAT=json shows all)',
+  );
+  // A long message is cut between words.
+  const long = prettyLine(JSON.stringify({ level: 40, time: 0, msg: `${'calendar unreachable; '.repeat(20)}end` }));
+  expect(long).toMatch(/unreachable;…$|calendar…$/);
+  expect(long.length).toBeLessThan(330);
+});
+
 it('a short record stays whole', () => {
   expect(prettyLine(JSON.stringify({ level: 30, time: 0, msg: 'stopped' }))).toBe('00:00:00 INFO  stopped');
 });

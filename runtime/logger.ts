@@ -2,7 +2,9 @@
 // not a terminal (journald, files, log shippers) or when LOG_FORMAT=json; otherwise (a terminal, or
 // LOG_FORMAT=pretty) one short readable line per record: time, level, message and a few fields, each cut to a
 // readable length — an error shows its message, not its stack or a calendar's whole answer (a first
-// `make start` without network printed multi-kilobyte JSON lines). LOG_LEVEL sets the level (default info).
+// `make start` without network printed multi-kilobyte JSON lines). A structured field that does not fit is named
+// by its shape (`{days, index}`, `[3 items]`), never printed as JSON cut off in the middle, which reads as a
+// broken line. LOG_LEVEL sets the level (default info).
 // Records never hold client addresses next to hashes (app.ts).
 import pino, { type Logger } from 'pino';
 import { setting } from './settings.ts';
@@ -17,25 +19,37 @@ export function logFormat(env: NodeJS.ProcessEnv, isTTY: boolean): 'json' | 'pre
   return setting(env, 'LOG_FORMAT') ?? (isTTY ? 'pretty' : 'json');
 }
 
+/** `text` on one line, at most `max` characters: cut at the last space that keeps a word whole, then "…". */
 function cut(text: string, max: number): string {
   const one = text.replace(/\s*\n\s*/g, ' ');
-  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+  if (one.length <= max) return one;
+  const head = one.slice(0, max - 1);
+  const space = head.lastIndexOf(' ');
+  return `${space > max / 2 ? head.slice(0, space) : head}…`;
 }
 
-function shortValue(value: unknown): string {
+/** A field's value, short; `summarized` is true when a structured value was named by its shape. */
+function shortValue(value: unknown): { text: string; summarized: boolean } {
   if (value !== null && typeof value === 'object' && typeof (value as { message?: unknown }).message === 'string') {
-    return cut((value as { message: string }).message, FIELD_MAX); // an error: its message only
+    return { text: cut((value as { message: string }).message, FIELD_MAX), summarized: false }; // an error: its message
   }
-  if (typeof value === 'string') return cut(value, FIELD_MAX);
-  return cut(JSON.stringify(value) ?? String(value), FIELD_MAX);
+  if (typeof value === 'string') return { text: cut(value, FIELD_MAX), summarized: false };
+  const json = JSON.stringify(value) ?? String(value);
+  if (json.length <= FIELD_MAX || value === null || typeof value !== 'object') return { text: json, summarized: false };
+  const shape = Array.isArray(value)
+    ? `[${value.length} item${value.length === 1 ? '' : 's'}]`
+    : `{${cut(Object.keys(value).join(', '), FIELD_MAX - 2)}}`;
+  return { text: shape, summarized: true };
 }
 
 /** One pino JSON record as one readable line (without the newline). */
 export function prettyLine(json: string): string {
   const { time, level: n, msg, pid: _pid, hostname: _host, ...rest } = JSON.parse(json) as Record<string, unknown>;
   const keys = Object.keys(rest);
-  const fields = keys.slice(0, FIELDS_MAX).map((k) => `${k}=${shortValue(rest[k])}`);
+  const shown = keys.slice(0, FIELDS_MAX).map((k) => ({ k, ...shortValue(rest[k]) }));
+  const fields = shown.map(({ k, text }) => `${k}=${text}`);
   if (keys.length > FIELDS_MAX) fields.push(`(+${keys.length - FIELDS_MAX} more; LOG_FORMAT=json shows all)`);
+  else if (shown.some((f) => f.summarized)) fields.push('(LOG_FORMAT=json shows all)');
   const head = `${new Date(Number(time)).toISOString().slice(11, 19)} ${LABELS[Number(n)] ?? n} ${cut(String(msg ?? ''), MESSAGE_MAX)}`;
   return fields.length > 0 ? `${head}  ${fields.join(' ')}` : head;
 }

@@ -2,12 +2,15 @@
 // Makefile's environment (node-gyp's nodedir is passed as npm_package_config_node_gyp_nodedir, which npm does not
 // read, instead of npm_config_nodedir, which npm 11 warns about on every npm command), and no "npm warn
 // install-scripts" block from `npm install`: the packages whose install scripts run are approved in package.json.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { startBanner } from '../../cli/start-banner.ts';
+import { BIN, childEnv, projectEnv, removeTempDirs, tempDir } from '../../ingest/test/fixture.ts';
 import { ROOT } from './helpers.ts';
+
+afterAll(removeTempDirs);
 
 it('the banner names the one address, where e-mail goes, the demonstration ledger and JSON logs', () => {
   const lines = startBanner({
@@ -22,7 +25,8 @@ it('the banner names the one address, where e-mail goes, the demonstration ledge
   const text = lines.join('\n');
   expect(text).toContain('Timeseal is running: open http://localhost:8080');
   expect(text).toContain('links in e-mails use this address too');
-  expect(text).toContain('(listening on http://127.0.0.1:8080: page visits there are sent here; set TIMESEAL_ORIGIN');
+  expect(text).toContain('(page visits to http://127.0.0.1:8080 are sent on to it; set TIMESEAL_ORIGIN');
+  expect(text).not.toMatch(/listening/i); // stdout's line just above says it
   expect(text).toContain(`E-mail:  written as .eml files to data${path.sep}outbox${path.sep} (no SMTP_URL set)`);
   expect(text).toContain('demonstration ledger of 2025-11-02 published; search it at http://localhost:8080/verify');
   expect(text).toContain('LOG_FORMAT=json');
@@ -40,6 +44,44 @@ it('the banner names the one address, where e-mail goes, the demonstration ledge
   expect(smtp).toContain('sent through mail.example:587 (SMTP_URL)');
   expect(smtp).not.toContain('secret');
   expect(smtp).toContain('nothing published yet');
+});
+
+/** Runs `timeseal serve` on 0.0.0.0 until its output matches `until`, then stops it; `tty`: under script(1). */
+async function serveOutput(tty: boolean, until: RegExp): Promise<string> {
+  const dir = tempDir('start-output');
+  const env = childEnv({ ...projectEnv(dir), HOST: '0.0.0.0', PORT: '0' });
+  expect(spawnSync(BIN, ['keys', 'init'], { cwd: dir, env }).status).toBe(0);
+  const child = tty
+    ? spawn('script', ['-q', '-e', '-c', `exec '${BIN}' serve`, '/dev/null'], { cwd: dir, env, detached: true })
+    : spawn(BIN, ['serve'], { cwd: dir, env, detached: true });
+  let out = '';
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const read = (d: Buffer) => {
+        out += d.toString();
+        if (until.test(out)) resolve();
+      };
+      child.stdout!.on('data', read);
+      child.stderr!.on('data', read);
+      child.on('exit', (code) => reject(new Error(`serve exited with ${code}:\n${out}`)));
+    });
+    // The JSON log is buffered (written at least every second): what it holds of the start is out by then.
+    if (!tty) await new Promise((r) => setTimeout(r, 1500));
+  } finally {
+    process.kill(-child.pid!, 'SIGTERM');
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)));
+  }
+  return out;
+}
+
+it('timeseal serve says where it listens once, on a terminal and in JSON logs, even on every interface', async () => {
+  const terminal = await serveOutput(true, /Logs: {4}one line per event/);
+  expect(terminal.match(/listening/gi), terminal).toHaveLength(1);
+  expect(terminal).toMatch(/^Timeseal listening on http:\/\/0\.0\.0\.0:\d+\r?$/m);
+  expect(terminal).toContain('Timeseal is running: open https://timeseal.test');
+  const json = await serveOutput(false, /schedule lease taken/);
+  expect(json.match(/listening/gi), json).toHaveLength(1);
+  expect(json).not.toContain('Server listening at');
 });
 
 it("the Makefile's environment makes npm print no warning", () => {
