@@ -85,25 +85,40 @@ export function keyFilesFrom(read: (name: string) => Uint8Array | undefined): Ke
   return files;
 }
 
-/** Fetches a server's public key files (/keys/…); the two log keys are required, the others optional. */
-export async function fetchKeyFiles(server: string, http: HttpOptions = {}): Promise<KeyFiles> {
-  const get = async (name: string, required: boolean): Promise<Uint8Array | undefined> => {
-    const url = `${server}/keys/${name}`;
-    const res = await request(url, { method: 'GET' }, http, LIMITS.key);
-    if (res.status === 404 && !required) {
-      await res.cancel();
-      return undefined;
-    }
-    if (!res.ok) throw await httpError(res, `GET ${url}`);
-    return res.bytes();
-  };
+/** One of a server's key files (/keys/NAME); undefined when an optional one is not served (404). */
+async function getKeyFile(
+  server: string,
+  name: string,
+  required: boolean,
+  http: HttpOptions,
+): Promise<Uint8Array | undefined> {
+  const url = `${server}/keys/${name}`;
+  const res = await request(url, { method: 'GET' }, http, LIMITS.key);
+  if (res.status === 404 && !required) {
+    await res.cancel();
+    return undefined;
+  }
+  if (!res.ok) throw await httpError(res, `GET ${url}`);
+  return res.bytes();
+}
+
+/**
+ * Fetches a server's public key files (/keys/…); the two log keys are required, the others optional. The
+ * witness policy is left out with `witnessPolicy: false` (a server without witnesses answers 404 for it).
+ */
+export async function fetchKeyFiles(
+  server: string,
+  http: HttpOptions = {},
+  { witnessPolicy = true }: { witnessPolicy?: boolean } = {},
+): Promise<KeyFiles> {
+  const get = (name: string, required: boolean) => getKeyFile(server, name, required, http);
   const [pub, dil, ed, ml, root, witnesses] = await Promise.all([
     get('public.pem', true),
     get('dilithium_public.key', true),
     get('ed25519.vkey', false),
     get('mldsa44.vkey', false),
     get('timeseal-tsa-root.pem', false),
-    get('witnesses', false),
+    witnessPolicy ? get('witnesses', false) : undefined,
   ]);
   const found = new Map<string, Uint8Array | undefined>([
     ['public.pem', pub],
@@ -129,7 +144,9 @@ export interface PinResult {
  * Pins `server`'s keys in `trust` on first use; afterwards checks that it still serves them. A log key or TSA
  * root that differs from the pinned one is a 'trust' error (nothing changes); a key the server did not have
  * when pinned (the checkpoint keys, the TSA root) is added; a witness policy that differs is noted and the
- * pinned one kept (a server cannot drop its witnesses for a client that already knows them).
+ * pinned one kept (a server cannot drop its witnesses for a client that already knows them). A server pinned
+ * without a witness policy is not asked for one again here (it answered 404 on every run): upgrade asks once a
+ * checkpoint carries lines of others than the log (learnWitnessPolicy).
  */
 export async function pinServer(
   trust: TrustData,
@@ -137,8 +154,10 @@ export async function pinServer(
   http: HttpOptions = {},
   now: Date = new Date(),
 ): Promise<PinResult> {
-  const served = await fetchKeyFiles(server, http);
   const pinned = trust.servers[server];
+  const served = await fetchKeyFiles(server, http, {
+    witnessPolicy: pinned === undefined || pinned.keys.witnessPolicy !== undefined,
+  });
   if (pinned === undefined) {
     trust.servers[server] = {
       pinnedAt: now.toISOString(),
@@ -148,6 +167,26 @@ export async function pinServer(
     return { pinned: 'new', notes: [] };
   }
   return { pinned: 'same', notes: mergeKeys(server, pinned, served) };
+}
+
+/**
+ * Asks a server pinned without a witness policy for one (/keys/witnesses), as upgrade does once a checkpoint
+ * carries cosignature lines: a policy served now is checked and pinned, and the note says so; null when the
+ * server still serves none.
+ */
+export async function learnWitnessPolicy(
+  trust: TrustData,
+  server: string,
+  http: HttpOptions = {},
+): Promise<string | null> {
+  const pinned = trust.servers[server];
+  if (pinned === undefined || pinned.keys.witnessPolicy !== undefined) return null;
+  const bytes = await getKeyFile(server, 'witnesses', false, http);
+  if (bytes === undefined) return null;
+  const witnessPolicy = new TextDecoder().decode(bytes);
+  loadKeys({ ...pinned.keys, witnessPolicy }); // a malformed policy is refused before it is pinned
+  pinned.keys.witnessPolicy = witnessPolicy;
+  return `pinned the witness policy, which ${server} did not serve before`;
 }
 
 function mergeKeys(server: string, pinned: PinnedServer, served: KeyFiles): string[] {

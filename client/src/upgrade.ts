@@ -29,7 +29,7 @@ import { bundleOf } from './bundle.ts';
 import { mapInOrder } from './pool.ts';
 import { stageOf } from './proof-file.ts';
 import { loadKeys, type LoadedKeys } from './keys.ts';
-import { forkError, pinServer, rememberCheckpoint } from './trust.ts';
+import { forkError, learnWitnessPolicy, pinServer, rememberCheckpoint } from './trust.ts';
 import type { BitcoinNetwork, HeaderRecord, ProofFile, ProofStage, TrustData } from './types.ts';
 
 /** The Esplora API the block headers come from unless told otherwise (the offline verifier's default too). */
@@ -81,6 +81,8 @@ interface ServerState {
   notes: string[];
   /** Days the server said are not published yet (404), with its clock's lead over ours then (ms). */
   notYet: Map<string, number>;
+  /** The server asked for a witness policy it did not serve when pinned (once per call). */
+  policyAsked: Promise<void> | null;
 }
 
 /** Upgrades each proof file; one proof's failure does not stop the others (see its `error`). */
@@ -175,8 +177,14 @@ async function openServer(
     tiles: new Map(),
     tileFetches: new Map(),
     notYet: new Map(),
+    policyAsked: null,
     notes: pin.pinned === 'new' ? [`pinned the keys of ${server}`, ...pin.notes] : pin.notes,
   };
+}
+
+/** How many of a checkpoint's signature lines are not the log's own (witnesses' cosignatures, others). */
+function foreignLines(checkpoint: string, origin: string, state: ServerState): number {
+  return parseNote(checkpoint).signatures.length - state.cache.lines(checkpoint, origin, state.keys).signers.length;
 }
 
 /** How far the server's clock is ahead of ours (ms), from its answer's Date header (0 without one). The header
@@ -281,6 +289,18 @@ async function upgradeOne(
       'trust',
       `${server} is pinned as the log ${pinned.origin}, but its bundle's checkpoint names ${origin}`,
     );
+
+  // Witnesses cosign now, and no policy is pinned to judge their lines: the server is asked for it (once per
+  // call). A server without witnesses is not asked (a checkpoint carries only the log's lines then).
+  if (state.keys.policy === null && foreignLines(bundle.checkpoint, origin, state) > 0) {
+    state.policyAsked ??= learnWitnessPolicy(options.trust, server, options).then((note) => {
+      if (note === null) return;
+      state.keys = loadKeys(options.trust.servers[server]!.keys);
+      state.notes.push(note);
+    });
+    await state.policyAsked;
+    notes.push(...state.notes.splice(0));
+  }
 
   // 2. The log's latest checkpoint, consistent with what this client saw, and the bundle's tree consistent with it.
   const latest = await latestCheckpoint(server, origin, state, options, now());

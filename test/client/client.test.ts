@@ -252,6 +252,8 @@ describe('the packed client, installed offline, under Node 20', () => {
     const again = await client(['stamp', 'docs', '--server', server!.url, '--json']);
     expect(again.code, again.stderr).toBe(0);
     expect(lines(again).filter((l) => l.action === 'unchanged')).toHaveLength(COUNT);
+    // Nothing changed (the day is not published yet), and the summary counts only what changed.
+    expect(again.stderr).toContain(`, 0 of ${COUNT} pending proof(s) upgraded`);
     const db2 = new Database(env.TIMESEAL_DB!, { readonly: true });
     expect((db2.prepare('SELECT COUNT(*) AS n FROM submissions').get() as { n: number }).n).toBe(distinct);
     db2.close();
@@ -365,7 +367,7 @@ describe('the packed client, installed offline, under Node 20', () => {
         .sort(),
     ).toEqual([...acknowledged].sort()); // pending, asked for its bundle
     expect(second.stderr).toContain(
-      `300 file(s), ${N - acknowledged.size} distinct hash(es) sent in ${Math.ceil((N - acknowledged.size) / BATCH)} request(s) (batched), ${acknowledged.size} pending proof(s) upgraded`,
+      `300 file(s), ${N - acknowledged.size} distinct hash(es) sent in ${Math.ceil((N - acknowledged.size) / BATCH)} request(s) (batched), 0 of ${acknowledged.size} pending proof(s) upgraded`, // their day is not published yet
     );
     for (const [name, hash] of hashOf) {
       const proof = JSON.parse(fs.readFileSync(path.join(folder, `${name}.timeseal.json`), 'utf8'));

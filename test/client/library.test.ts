@@ -22,7 +22,7 @@ import { isTemporary, TimesealClientError } from '../../client/src/errors.ts';
 import { loadKeys } from '../../client/src/keys.ts';
 import { encodeProofFile, newProofFile, parseProofFile } from '../../client/src/proof-file.ts';
 import { stamp } from '../../client/src/stamp.ts';
-import { emptyTrust, pinServer, rememberCheckpoint } from '../../client/src/trust.ts';
+import { emptyTrust, learnWitnessPolicy, pinServer, rememberCheckpoint } from '../../client/src/trust.ts';
 import { upgrade } from '../../client/src/upgrade.ts';
 import type { KeyFiles } from '../../client/src/types.ts';
 
@@ -337,6 +337,48 @@ describe('trust on first use', () => {
       code: 'trust',
       message: expect.stringMatching(/public\.pem \(ECDSA P-256\)/),
     });
+  });
+
+  test('a server without witnesses is asked for its policy when pinned, not on every later run; a policy it serves later is pinned when asked', async () => {
+    const a = makeLog(true);
+    let policy: string | undefined;
+    const { fetch, calls } = fakeFetch((_m, p) => {
+      const body = {
+        '/keys/public.pem': a.files.publicPem,
+        '/keys/dilithium_public.key': Buffer.from(a.files.dilithiumKey, 'base64'),
+        '/keys/witnesses': policy,
+      }[p];
+      return body === undefined ? new Response('not found', { status: 404 }) : new Response(body as BodyInit);
+    });
+    const trust = emptyTrust();
+    const server = 'http://timeseal.test';
+    await pinServer(trust, server, { fetch });
+    expect(calls.filter((c) => c === 'GET /keys/witnesses')).toHaveLength(1);
+    calls.length = 0;
+    expect(await pinServer(trust, server, { fetch })).toEqual({ pinned: 'same', notes: [] });
+    expect(await pinServer(trust, server, { fetch })).toEqual({ pinned: 'same', notes: [] });
+    expect(calls).not.toContain('GET /keys/witnesses');
+    expect(calls).toContain('GET /keys/public.pem'); // the log keys are still checked on every run
+    // What upgrade does once a checkpoint carries cosignature lines: still none served, nothing pinned.
+    expect(await learnWitnessPolicy(trust, server, { fetch })).toBeNull();
+    policy = a.files.witnessPolicy;
+    expect(await learnWitnessPolicy(trust, server, { fetch })).toBe(
+      'pinned the witness policy, which http://timeseal.test did not serve before',
+    );
+    expect(trust.servers[server]!.keys.witnessPolicy).toBe(a.files.witnessPolicy);
+    // Pinned now: every run asks for it again, to note a policy that differs.
+    calls.length = 0;
+    await pinServer(trust, server, { fetch });
+    expect(calls).toContain('GET /keys/witnesses');
+    policy = 'not a policy';
+    const other = emptyTrust();
+    await pinServer(other, server, {
+      fetch: fakeFetch((_m, p) =>
+        p === '/keys/witnesses' ? new Response('', { status: 404 }) : fetch(`${server}${p}`),
+      ).fetch,
+    });
+    await expect(learnWitnessPolicy(other, server, { fetch })).rejects.toThrow();
+    expect(other.servers[server]!.keys.witnessPolicy).toBeUndefined();
   });
 
   test("two roots for one tree size are a 'fork'", () => {

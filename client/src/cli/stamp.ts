@@ -279,6 +279,7 @@ export async function runStamp(
   await Promise.all(receiptChecks);
   progress.done();
 
+  let upgraded = 0;
   if (toUpgrade.length > 0) {
     const results = await upgrade(
       toUpgrade.map((u) => u.proof),
@@ -295,7 +296,10 @@ export async function runStamp(
         failures.set(t, `its pending proof could not be upgraded: ${r.error.message}`);
         if (isTemporary(r.error)) temporary.add(t);
       } else {
-        if (r.changed) writeAtomic(t.proofPath, encodeProofFile(r.proof));
+        if (r.changed) {
+          writeAtomic(t.proofPath, encodeProofFile(r.proof));
+          upgraded++;
+        }
         done.push({
           t,
           record: {
@@ -327,7 +331,7 @@ export async function runStamp(
     }
   }
   out.note(
-    `${targets.length} file(s), ${byHash.size} distinct hash(es) sent in ${summary.requests} request(s)${summary.batched ? ' (batched)' : ''}${toUpgrade.length > 0 ? `, ${toUpgrade.length} pending proof(s) upgraded` : ''}${failures.size > 0 ? `, ${failures.size} failed` : ''}`,
+    `${targets.length} file(s), ${byHash.size} distinct hash(es) sent in ${summary.requests} request(s)${summary.batched ? ' (batched)' : ''}${toUpgrade.length > 0 ? `, ${upgraded} of ${toUpgrade.length} pending proof(s) upgraded` : ''}${failures.size > 0 ? `, ${failures.size} failed` : ''}`,
   );
   if (summary.interrupted !== null) {
     out.note(
