@@ -125,14 +125,25 @@ describe('PDF certificate', () => {
         headers: { cookie },
       });
       expect(r.statusCode).toBe(200);
-      return { text: pdfText(r.rawPayload), ms: performance.now() - started };
+      return { pdf: r.rawPayload, ms: performance.now() - started };
     };
     const pages = (text: string) => text.split('\f').filter((p) => p.trim() !== '').length;
-    // The short one first: the server loads pdf-lib with its first certificate, which is not what is timed here.
-    const short = await pdfOf('short.txt');
-    const { text, ms } = await pdfOf(name);
-    expect(ms).toBeLessThan(2000);
-    expect(pages(text)).toBe(pages(short.text));
+    // A short name first: the server loads pdf-lib with its first certificate, which is not what is timed here.
+    // Then the long name and a short one in turn: at once means about as fast as a short name (the long one
+    // drawn whole blocked the event loop for 17-19 s), a ratio that holds however loaded the machine is.
+    await pdfOf('short.txt');
+    const short: Array<{ pdf: Buffer; ms: number }> = [];
+    const long: Array<{ pdf: Buffer; ms: number }> = [];
+    for (let i = 0; i < 2; i++) {
+      short.push(await pdfOf('short.txt'));
+      long.push(await pdfOf(name));
+    }
+    const fastest = (runs: Array<{ ms: number }>) => Math.min(...runs.map((r) => r.ms));
+    expect(fastest(long), JSON.stringify({ short: short.map((r) => r.ms), long: long.map((r) => r.ms) })).toBeLessThan(
+      3 * fastest(short) + 250,
+    );
+    const text = pdfText(long[0]!.pdf);
+    expect(pages(text)).toBe(pages(pdfText(short[0]!.pdf)));
     const flat = text.replace(/\s+/g, '');
     expect(MAX_FILE_NAME).toBe(400);
     expect(flat).toContain(`${name.slice(0, MAX_FILE_NAME - 1)}…`);
@@ -141,21 +152,37 @@ describe('PDF certificate', () => {
   });
 
   it('any other text drawn is capped to MAX_TEXT characters (a TSA name, the Bitcoin status)', async () => {
-    const started = performance.now();
     const status = `${'status '.repeat(15_000)}end of status`;
-    const pdf = await certificatePdf({
-      state: 'published',
-      hash: f.published[0]!,
-      fileName: null,
-      submittedAt: `${DAY}T09:00:00.000Z`,
-      ledgerDate: DAY,
-      verifyUrl: 'https://timeseal.test/verify',
-      origin: 'https://timeseal.test',
-      files: [],
-      bitcoin: { ok: false, text: status },
-      rfc3161: [{ file: `${DAY}.json.tsr`, genTime: `${DAY}T00:01:00Z`, tsaName: `CN=${'T'.repeat(100_000)}` }],
-    });
-    expect(performance.now() - started).toBeLessThan(2000);
+    const certificate = (bitcoinText: string, tsaName: string) =>
+      certificatePdf({
+        state: 'published',
+        hash: f.published[0]!,
+        fileName: null,
+        submittedAt: `${DAY}T09:00:00.000Z`,
+        ledgerDate: DAY,
+        verifyUrl: 'https://timeseal.test/verify',
+        origin: 'https://timeseal.test',
+        files: [],
+        bitcoin: { ok: false, text: bitcoinText },
+        rfc3161: [{ file: `${DAY}.json.tsr`, genTime: `${DAY}T00:01:00Z`, tsaName }],
+      });
+    const timed = async (work: () => Promise<Uint8Array>) => {
+      const started = performance.now();
+      const pdf = await work();
+      return { pdf, ms: performance.now() - started };
+    };
+    // The long texts cost about what short ones cost (a ratio, in turn, as above).
+    await certificate('pending', 'CN=Short');
+    const short: number[] = [];
+    const long: Array<{ pdf: Uint8Array; ms: number }> = [];
+    for (let i = 0; i < 2; i++) {
+      short.push((await timed(() => certificate('pending', 'CN=Short'))).ms);
+      long.push(await timed(() => certificate(status, `CN=${'T'.repeat(100_000)}`)));
+    }
+    expect(Math.min(...long.map((r) => r.ms)), JSON.stringify({ short, long: long.map((r) => r.ms) })).toBeLessThan(
+      3 * Math.min(...short) + 250,
+    );
+    const { pdf } = long[0]!;
     const flat = pdfText(Buffer.from(pdf)).replace(/\s+/g, '');
     expect(flat.match(/T/g)!.length).toBeLessThan(MAX_TEXT);
     expect(flat).toContain(`CN=${'T'.repeat(1000)}`);
