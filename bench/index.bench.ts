@@ -60,7 +60,7 @@ for (let d = 0; d < days; d++) {
     const i = Math.floor(Math.random() * n);
     present.push({ hash: Buffer.from(hashes.subarray(32 * i, 32 * i + 32)).toString('hex'), leaf: head.treeSize + i });
   }
-  head.segments.push(writeDaySegment(archive, head.treeSize, hashes, ms, written));
+  head.segments.push(writeDaySegment(archive, head.treeSize, n, [{ hashes, ms }], written));
   head.treeSize += n;
   writeIndexHead(archive, head);
   for (let start = mergeStart(head.segments); start >= 0; start = mergeStart(head.segments)) {

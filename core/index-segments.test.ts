@@ -104,7 +104,13 @@ describe('index segments (FORMAT.md §6)', () => {
           const sorted = [...hashes].sort((a, b) => Buffer.compare(a, b));
           const ms = sorted.map((_, i) => 1_762_000_000_000 + leaf + i);
           const segment = seg(leaf, leaf + sorted.length);
-          const shards = [...daySegmentShards(leaf, Uint8Array.from(sorted.flatMap((h) => [...h])), ms)];
+          // In batches of 7 entries, as a build that streams the day gives them.
+          const flat = Uint8Array.from(sorted.flatMap((h) => [...h]));
+          const batches = Array.from({ length: Math.ceil(sorted.length / 7) }, (_, b) => ({
+            hashes: flat.subarray(32 * 7 * b, 32 * 7 * (b + 1)),
+            ms: ms.slice(7 * b, 7 * (b + 1)),
+          }));
+          const shards = [...daySegmentShards(leaf, sorted.length, batches)];
           expect(shards.map((s) => s.prefix)).toEqual(Array.from({ length: 2 ** segmentBits(segment) }, (_, i) => i));
           sorted.forEach((h, i) => all.push({ hash: h, leafIndex: leaf + i, submittedMs: ms[i]! }));
           sources.push({ segment, read: (prefix: number) => shards[prefix]!.bytes });

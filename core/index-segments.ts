@@ -258,33 +258,55 @@ export function* mergeShards(
 }
 
 /**
- * The shards of one day's segment [firstLeaf, firstLeaf + n): `hashes` holds the day's n hashes sorted by byte
- * value without repeats (hash i is leaf firstLeaf + i), `ms` their submission times. Every prefix is yielded,
- * empty shards included, so that a missing shard file always means a missing segment, never "no such hash".
+ * The shards of one day's segment [firstLeaf, firstLeaf + count): `batches` give the day's `count` hashes in
+ * order, sorted by byte value without repeats (32 bytes each, back to back; the i-th of the day is leaf
+ * firstLeaf + i), with their submission times in `ms`; a batch is read before the next is asked for, so they
+ * may be views of one reused buffer. Every prefix is yielded, empty shards included, so that a missing shard
+ * file always means a missing segment, never "no such hash".
  */
 export function* daySegmentShards(
   firstLeaf: number,
-  hashes: Uint8Array,
-  ms: ArrayLike<number>,
+  count: number,
+  batches: Iterable<{ hashes: Uint8Array; ms: ArrayLike<number> }>,
 ): Generator<{ prefix: number; bytes: Uint8Array }> {
-  const n = hashes.length / 32;
-  const bits = segmentBits({ from: firstLeaf, to: firstLeaf + n });
-  let i = 0;
-  for (let prefix = 0; prefix < 2 ** bits; prefix++) {
-    let end = i;
-    while (end < n && hashPrefix(hashes, 32 * end, bits) === prefix) end++;
-    const out = new Uint8Array((end - i) * SHARD_RECORD_SIZE);
-    for (let k = i, o = 0; k < end; k++, o += SHARD_RECORD_SIZE) {
-      out.set(hashes.subarray(32 * k, 32 * k + 32), o);
-      writeUint48(out, o + 32, firstLeaf + k);
-      writeUint48(out, o + 38, ms[k]!);
-      if (k > i && compareRecordsAt(out, o - SHARD_RECORD_SIZE, out, o) >= 0)
-        throw new FormatError('index', 'day hashes not sorted or repeated');
+  const bits = segmentBits({ from: firstLeaf, to: firstLeaf + count });
+  const source = batches[Symbol.iterator]();
+  let hashes: Uint8Array = new Uint8Array(0);
+  let ms: ArrayLike<number> = [];
+  let at = 0;
+  let leaf = firstLeaf;
+  /** Whether an entry is left, moving to the next batch when this one is read. */
+  const more = (): boolean => {
+    while (at === ms.length) {
+      const next = source.next();
+      if (next.done) return false;
+      ({ hashes, ms } = next.value);
+      at = 0;
     }
-    i = end;
-    yield { prefix, bytes: out };
+    return true;
+  };
+  let records = new Uint8Array(SHARD_RECORD_SIZE * 2 * SEGMENT_SHARD_TARGET);
+  for (let prefix = 0; prefix < 2 ** bits; prefix++) {
+    let o = 0;
+    while (more() && hashPrefix(hashes, 32 * at, bits) === prefix) {
+      if (leaf - firstLeaf === count) throw new FormatError('index', `more than the ${count} day hashes announced`);
+      if (o === records.length) {
+        const grown = new Uint8Array(2 * records.length);
+        grown.set(records);
+        records = grown;
+      }
+      records.set(hashes.subarray(32 * at, 32 * at + 32), o);
+      writeUint48(records, o + 32, leaf);
+      writeUint48(records, o + 38, ms[at]!);
+      if (o > 0 && compareRecordsAt(records, o - SHARD_RECORD_SIZE, records, o) >= 0)
+        throw new FormatError('index', 'day hashes not sorted or repeated');
+      o += SHARD_RECORD_SIZE;
+      at++;
+      leaf++;
+    }
+    yield { prefix, bytes: records.slice(0, o) };
   }
-  if (i !== n) throw new FormatError('index', 'day hashes not sorted');
+  if (more() || leaf - firstLeaf !== count) throw new FormatError('index', 'day hashes not sorted');
 }
 
 /** The segment of an archive path that segmentPath would give, or null for any other path. */

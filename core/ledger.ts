@@ -1,7 +1,7 @@
 // The day's ledger file (docs/FORMAT.md §3): canonical JSON, byte-stable. `parseLedger` is strict: a file is
 // accepted only if re-encoding what it parsed gives back the same bytes, so there is exactly one valid
 // encoding of every ledger.
-import { compareBytes, equalBytes, fromUtf8, lowerHexValue, utf8, writeHex } from './encoding.ts';
+import { compareBytes, equalBytes, fromHex, fromUtf8, lowerHexValue, utf8, writeHex } from './encoding.ts';
 import { FormatError, MismatchError } from './errors.ts';
 
 export const LEDGER_FORMAT = 'timeseal-ledger/1';
@@ -115,18 +115,20 @@ const LINE = 2 + 64 + 3 + 24 + 2; // ["<hash>","<time>"]
 /** The canonical bytes of a ledger (docs/FORMAT.md §3). */
 export function encodeLedger(ledger: Ledger): Uint8Array {
   checkLedger(ledger);
-  return writeLedger(ledger, ledger.entries.length, (out, o, t, i) => {
-    const e = ledger.entries[i]!;
-    for (let k = 0; k < 64; k++) out[o + k] = e.hash.charCodeAt(k);
-    for (let k = 0; k < 24; k++) out[t + k] = e.submittedAt.charCodeAt(k);
-  });
+  const hashes = new Uint8Array(32 * ledger.entries.length);
+  ledger.entries.forEach((e, i) => hashes.set(fromHex(e.hash, `entries[${i}].hash`), 32 * i));
+  return encodeLedgerColumns(
+    ledger,
+    hashes,
+    ledger.entries.map((e) => e.submittedAt),
+  );
 }
 
 /**
  * The same bytes from columns: `hashes` holds the entries' 32-byte hashes back to back and `times` their
  * submission times, as ISO strings or as epoch milliseconds on the ledger's date (written as Date#toISOString
  * would write them), so a writer with a million entries needs no object or string per entry. Validated like
- * encodeLedger.
+ * encodeLedger. One buffer of the whole file; encodeLedgerChunks writes it a batch at a time.
  */
 export function encodeLedgerColumns(
   head: LedgerHeader,
@@ -135,31 +137,80 @@ export function encodeLedgerColumns(
 ): Uint8Array {
   const n = times.length;
   if (hashes.length !== n * 32) throw new FormatError('entries', `${hashes.length} hash bytes for ${n} times`);
-  checkHeader(head, n);
-  for (let i = 1; i < n; i++) {
-    if (compareBytes(hashes.subarray(32 * (i - 1), 32 * i), hashes.subarray(32 * i, 32 * i + 32)) >= 0) {
-      throw new FormatError(`entries[${i}].hash`, 'entries must be sorted by hash without duplicates');
-    }
+  const chunks = [...encodeLedgerChunks(head, n, [{ hashes, times }])];
+  const out = new Uint8Array(chunks.reduce((sum, c) => sum + c.length, 0));
+  let o = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, o);
+    o += chunk.length;
   }
-  if (times instanceof Float64Array) {
-    const dayStart = Date.parse(`${head.date}T00:00:00.000Z`);
-    const datePart = Uint8Array.from(`${head.date}T`, (c) => c.charCodeAt(0));
-    return writeLedger(head, n, (out, o, t, i) => {
-      const ms = times[i]! - dayStart;
-      if (!Number.isInteger(ms) || ms < 0 || ms >= 86_400_000) {
-        throw new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
+  return out;
+}
+
+/** A batch of a ledger's entries in order: hashes (32 bytes each, back to back) and their times (see
+ * encodeLedgerColumns). */
+export interface LedgerBatch {
+  hashes: Uint8Array;
+  times: readonly string[] | Float64Array;
+}
+
+/**
+ * The canonical bytes of a ledger of `count` entries given in batches, in pieces (the header, one piece a batch,
+ * the end), so that a writer of a day of any size holds one batch's bytes at a time; together they are exactly
+ * encodeLedgerColumns's bytes. Validated as it goes (sorted without duplicates across batches, times on the
+ * day, `count` entries in all): a generator that threw has yielded a prefix only, never a whole file.
+ */
+export function* encodeLedgerChunks(
+  head: LedgerHeader,
+  count: number,
+  batches: Iterable<LedgerBatch>,
+): Generator<Uint8Array> {
+  checkHeader(head, count);
+  const top = utf8(header(head, count));
+  const start = new Uint8Array(top.length + 1);
+  start.set(top, 0);
+  start[top.length] = 0x0a;
+  yield start;
+  const dayStart = Date.parse(`${head.date}T00:00:00.000Z`);
+  const datePart = Uint8Array.from(`${head.date}T`, (c) => c.charCodeAt(0));
+  const last = new Uint8Array(32);
+  let i = 0;
+  for (const { hashes, times } of batches) {
+    const n = times.length;
+    if (hashes.length !== n * 32) throw new FormatError('entries', `${hashes.length} hash bytes for ${n} times`);
+    if (i + n > count) throw new FormatError('entries', `more than the ${count} entries announced`);
+    for (let k = 0; k < n; k++) {
+      const previous = k === 0 ? (i === 0 ? undefined : last) : hashes.subarray(32 * (k - 1), 32 * k);
+      if (previous !== undefined && compareBytes(previous, hashes.subarray(32 * k, 32 * k + 32)) >= 0) {
+        throw new FormatError(`entries[${i + k}].hash`, 'entries must be sorted by hash without duplicates');
       }
-      writeHex(hashes, 32 * i, 32 * i + 32, out, o);
-      out.set(datePart, t);
-      writeClock(out, t + 11, ms);
-    });
+    }
+    const first = i;
+    const out = new Uint8Array(n * LINE + n * 2 - (first === 0 && n > 0 ? 2 : 0));
+    const write =
+      times instanceof Float64Array
+        ? (o: number, t: number, k: number): void => {
+            const ms = times[k]! - dayStart;
+            if (!Number.isInteger(ms) || ms < 0 || ms >= 86_400_000) {
+              throw new FormatError(`entries[${first + k}].submitted_at`, `must be an ISO time on ${head.date}`);
+            }
+            writeHex(hashes, 32 * k, 32 * k + 32, out, o);
+            out.set(datePart, t);
+            writeClock(out, t + 11, ms);
+          }
+        : (o: number, t: number, k: number): void => {
+            const time = times[k]!;
+            checkEntryTime(head.date, time, first + k);
+            writeHex(hashes, 32 * k, 32 * k + 32, out, o);
+            for (let c = 0; c < 24; c++) out[t + c] = time.charCodeAt(c);
+          };
+    writeEntries(out, first, n, write);
+    if (n > 0) last.set(hashes.subarray(32 * (n - 1), 32 * n));
+    i += n;
+    yield out;
   }
-  return writeLedger(head, n, (out, o, t, i) => {
-    const time = times[i]!;
-    checkEntryTime(head.date, time, i);
-    writeHex(hashes, 32 * i, 32 * i + 32, out, o);
-    for (let k = 0; k < 24; k++) out[t + k] = time.charCodeAt(k);
-  });
+  if (i !== count) throw new FormatError('entries', `${i} entries for the ${count} announced`);
+  yield utf8(count ? '\n]}\n' : ']}\n');
 }
 
 /** HH:MM:SS.mmmZ of `ms` milliseconds after midnight, as ASCII at `at` (13 bytes). */
@@ -180,33 +231,28 @@ function writeClock(out: Uint8Array, at: number, ms: number): void {
   out[at + 12] = 0x5a;
 }
 
-/** Entries are ASCII of fixed length, so the bytes go straight into one buffer whatever their number.
- * `entry(out, hashAt, timeAt, i)` writes entry i's 64 hex digits at `hashAt` and its 24-byte time at `timeAt`. */
-function writeLedger(
-  head: LedgerHeader,
+/** Entries are ASCII of fixed length, so they go straight into one buffer whatever their number.
+ * `entry(hashAt, timeAt, k)` writes entry k's 64 hex digits at `hashAt` and its 24-byte time at `timeAt`.
+ * Entry `first` + k is the ledger's; every entry but the ledger's first follows ",\n". */
+function writeEntries(
+  out: Uint8Array,
+  first: number,
   n: number,
-  entry: (out: Uint8Array, hashAt: number, timeAt: number, i: number) => void,
-): Uint8Array {
-  const top = utf8(header(head, n));
-  const out = new Uint8Array(top.length + 1 + n * LINE + Math.max(0, n - 1) * 2 + (n ? 1 : 0) + 3);
-  out.set(top, 0);
-  let o = top.length;
-  out[o++] = 0x0a;
+  entry: (hashAt: number, timeAt: number, k: number) => void,
+): void {
+  let o = 0;
   const ascii = (text: string): void => {
     for (let i = 0; i < text.length; i++) out[o++] = text.charCodeAt(i);
   };
-  for (let i = 0; i < n; i++) {
-    if (i > 0) ascii(',\n');
+  for (let k = 0; k < n; k++) {
+    if (first + k > 0) ascii(',\n');
     ascii('["');
-    entry(out, o, o + 67, i);
+    entry(o, o + 67, k);
     o += 64;
     ascii('","');
     o += 24;
     ascii('"]');
   }
-  if (n) out[o++] = 0x0a;
-  ascii(']}\n');
-  return out;
 }
 
 function field<T>(obj: Record<string, unknown>, name: string, check: (v: unknown) => v is T, what: string): T {

@@ -213,19 +213,15 @@ export interface AppendResult {
   root: Uint8Array;
   /**
    * Every tile the new leaves create or widen, level by level, left to right, at its width in the new tree.
-   * Tiles of one level share one buffer (their `data` are views into it).
    */
   tiles: Tile[];
 }
 
 /**
  * Appends `newLeafHashes` (32-byte leaf hashes) to the tree of `oldSize` leaves whose stored hashes `read`
- * returns, and gives the new root and the tiles that changed. `read` is only asked for the level-8·L hashes
- * of the old rightmost partial tiles and for old complete subtrees the new root needs. All hashing goes
- * through `hasher` (the pipeline passes node:crypto's); the hashes of one level go into one buffer and each
- * full tile is reduced to its root through one reused scratch buffer, so the only per-hash allocation is the
- * digest the hasher returns. `newLeafHashes` may also be one flat buffer of concatenated 32-byte leaf hashes,
- * which spares a writer with millions of leaves one object per leaf.
+ * returns, and gives the new root and the tiles that changed, level by level, left to right. `newLeafHashes` may
+ * also be one flat buffer of concatenated 32-byte leaf hashes, which spares a writer with millions of leaves one
+ * object per leaf. The whole batch at once; a writer of more leaves than it wants to hold uses TreeAppender.
  */
 export function appendLeaves(
   oldSize: number,
@@ -238,59 +234,133 @@ export function appendLeaves(
   if (flat !== undefined && flat.length % HASH_SIZE !== 0) {
     throw new FormatError('new leaf hashes', `a flat buffer must hold whole 32-byte hashes, got ${flat.length} bytes`);
   }
-  const count = flat !== undefined ? flat.length / HASH_SIZE : (newLeafHashes as readonly Uint8Array[]).length;
-  const size = oldSize + count;
-  checkCount(size, 'new size');
+  const list = newLeafHashes as readonly Uint8Array[];
+  const count = flat !== undefined ? flat.length / HASH_SIZE : list.length;
   const tiles: Tile[] = [];
-  const layers: Array<{ base: number; hashes: Uint8Array }> = [];
-  const scratch = new Uint8Array((TILE_WIDTH / 2) * HASH_SIZE);
-  // Hashes of level 8·L that did not exist in the old tree, from index floor(oldSize / 256^L) on.
-  let fresh: Uint8Array | undefined;
-  for (let level = 0; level <= MAX_TILE_LEVEL; level++) {
-    const oldCount = levelCount(level, oldSize);
-    const newCount = levelCount(level, size);
-    if (newCount === oldCount) break;
-    const base = oldCount - (oldCount % TILE_WIDTH);
-    const hashes = new Uint8Array((newCount - base) * HASH_SIZE);
-    for (let i = base; i < oldCount; i++) {
-      const hash = read(level * TILE_HEIGHT, i);
-      if (hash.length !== HASH_SIZE) throw hashSizeError(`old hash at level ${level * TILE_HEIGHT} index ${i}`, hash);
-      hashes.set(hash, (i - base) * HASH_SIZE);
-    }
-    const freshOffset = (oldCount - base) * HASH_SIZE;
-    if (fresh === undefined && flat !== undefined) {
-      hashes.set(flat, freshOffset);
-    } else if (fresh === undefined) {
-      const list = newLeafHashes as readonly Uint8Array[];
-      for (let i = 0; i < list.length; i++) {
-        const leaf = list[i]!;
-        if (leaf.length !== HASH_SIZE) throw hashSizeError(`new leaf hash ${i}`, leaf);
-        hashes.set(leaf, freshOffset + i * HASH_SIZE);
-      }
-    } else {
-      hashes.set(fresh, freshOffset);
-    }
-    layers.push({ base, hashes });
-    for (let index = base / TILE_WIDTH; index * TILE_WIDTH < newCount; index++) {
-      const start = index * TILE_WIDTH - base;
-      const width = Math.min(newCount - index * TILE_WIDTH, TILE_WIDTH);
-      tiles.push({ level, index, width, data: hashes.subarray(start * HASH_SIZE, (start + width) * HASH_SIZE) });
-    }
-    const fullTiles = Math.floor((newCount - base) / TILE_WIDTH);
-    fresh = new Uint8Array(fullTiles * HASH_SIZE);
-    for (let t = 0; t < fullTiles; t++) {
-      hashRun(hashes, t * TILE_WIDTH, TILE_WIDTH, hasher, fresh, t * HASH_SIZE, scratch);
-    }
-  }
-  const readNew: HashReader = (level, index) => {
-    const { tileLevel, first, span } = locate(level, index);
-    const layer = layers[tileLevel];
-    if (layer === undefined || first < layer.base) return read(level, index);
-    const out = new Uint8Array(HASH_SIZE);
-    hashRun(layer.hashes, first - layer.base, span, hasher, out, 0, scratch);
-    return out;
+  const keep = (tile: Tile): void => {
+    tiles.push({ ...tile, data: tile.data.slice() });
   };
-  return { size, root: treeHash(size, readNew, hasher), tiles };
+  const appender = new TreeAppender(oldSize, count, read, hasher, keep);
+  if (flat !== undefined) appender.push(flat);
+  else {
+    list.forEach((leaf, i) => {
+      if (leaf.length !== HASH_SIZE) throw hashSizeError(`new leaf hash ${i}`, leaf);
+      appender.push(leaf);
+    });
+  }
+  const { size, root } = appender.finish();
+  tiles.sort((a, b) => a.level - b.level || a.index - b.index);
+  return { size, root, tiles };
+}
+
+/**
+ * The tree of `oldSize` leaves extended by `count` new leaf hashes that arrive in order, a batch at a time
+ * (`push`), holding only the rightmost tile of each level (8 KB a level): each tile the new leaves create or
+ * widen goes to `onTile` once it is complete (full), and the rightmost partial ones at `finish`, which gives the
+ * new size and root. The tile's `data` is valid only during the call (copy it to keep it). `read` is asked only
+ * for the level-8·L hashes of the old rightmost partial tiles and for old complete subtrees the new root needs.
+ * Each full tile is reduced to its root through one reused scratch buffer: the only per-hash allocation is the
+ * digest the hasher returns. The same tiles and root as the whole batch at once (appendLeaves).
+ */
+export class TreeAppender {
+  private readonly size: number;
+  /** Per level: the rightmost tile's hashes so far (`base`: its first hash's index in the level). */
+  private readonly levels: Array<{ base: number; hashes: Uint8Array; n: number }> = [];
+  private readonly scratch = new Uint8Array((TILE_WIDTH / 2) * HASH_SIZE);
+  private pushed = 0;
+
+  private readonly oldSize: number;
+  private readonly count: number;
+  private readonly read: HashReader;
+  private readonly hasher: Hasher;
+  private readonly onTile: (tile: Tile) => void;
+
+  constructor(oldSize: number, count: number, read: HashReader, hasher: Hasher, onTile: (tile: Tile) => void) {
+    checkCount(oldSize, 'old size');
+    checkCount(count, 'new leaf count');
+    this.oldSize = oldSize;
+    this.count = count;
+    this.read = read;
+    this.hasher = hasher;
+    this.onTile = onTile;
+    this.size = oldSize + count;
+    checkCount(this.size, 'new size');
+  }
+
+  /** The next leaf hashes, 32 bytes each, back to back. */
+  push(leafHashes: Uint8Array): void {
+    if (leafHashes.length % HASH_SIZE !== 0) {
+      throw new FormatError(
+        'new leaf hashes',
+        `a flat buffer must hold whole 32-byte hashes, got ${leafHashes.length} bytes`,
+      );
+    }
+    const n = leafHashes.length / HASH_SIZE;
+    if (this.pushed + n > this.count) {
+      throw new FormatError('new leaf hashes', `more than the ${this.count} announced`);
+    }
+    this.pushed += n;
+    for (let at = 0; at < leafHashes.length;) at += this.add(0, leafHashes, at);
+  }
+
+  /** The new size and root, after the rightmost partial tiles went to `onTile`. */
+  finish(): { size: number; root: Uint8Array } {
+    if (this.pushed !== this.count) {
+      throw new FormatError('new leaf hashes', `${this.pushed} pushed, ${this.count} announced`);
+    }
+    this.levels.forEach((layer, level) => {
+      if (layer.n > 0) this.emit(level, layer, layer.n);
+    });
+    const readNew: HashReader = (level, index) => {
+      const { tileLevel, first, span } = locate(level, index);
+      const layer = this.levels[tileLevel];
+      // The root's complete subtrees of tile level L lie in the level's rightmost tile (those left of it are
+      // covered by larger subtrees), which is kept here once the new leaves reached the level.
+      if (layer === undefined || first < layer.base) return this.read(level, index);
+      const out = new Uint8Array(HASH_SIZE);
+      hashRun(layer.hashes, first - layer.base, span, this.hasher, out, 0, this.scratch);
+      return out;
+    };
+    return { size: this.size, root: treeHash(this.size, readNew, this.hasher) };
+  }
+
+  /** Adds hashes of level 8·`level` from `source` at byte `at` into that level's rightmost tile, up to its end;
+   * returns the bytes taken. A tile that becomes full goes out and its root one level up. */
+  private add(level: number, source: Uint8Array, at: number): number {
+    const layer = this.levels[level] ?? this.openLevel(level);
+    const take = Math.min(source.length - at, (TILE_WIDTH - layer.n) * HASH_SIZE);
+    layer.hashes.set(source.subarray(at, at + take), layer.n * HASH_SIZE);
+    layer.n += take / HASH_SIZE;
+    if (layer.n === TILE_WIDTH) {
+      this.emit(level, layer, TILE_WIDTH);
+      const root = new Uint8Array(HASH_SIZE);
+      hashRun(layer.hashes, 0, TILE_WIDTH, this.hasher, root, 0, this.scratch);
+      layer.base += TILE_WIDTH;
+      layer.n = 0;
+      this.add(level + 1, root, 0);
+    }
+    return take;
+  }
+
+  /** The level's rightmost tile in the old tree, its old hashes read (the new leaves reach this level). */
+  private openLevel(level: number): { base: number; hashes: Uint8Array; n: number } {
+    if (level > MAX_TILE_LEVEL) throw new FormatError('tile level', `expected 0 to ${MAX_TILE_LEVEL}, got ${level}`);
+    const oldCount = levelCount(level, this.oldSize);
+    const base = oldCount - (oldCount % TILE_WIDTH);
+    const layer = { base, hashes: new Uint8Array(TILE_WIDTH * HASH_SIZE), n: oldCount - base };
+    for (let i = base; i < oldCount; i++) {
+      const hash = this.read(level * TILE_HEIGHT, i);
+      if (hash.length !== HASH_SIZE) throw hashSizeError(`old hash at level ${level * TILE_HEIGHT} index ${i}`, hash);
+      layer.hashes.set(hash, (i - base) * HASH_SIZE);
+    }
+    this.levels[level] = layer;
+    return layer;
+  }
+
+  private emit(level: number, layer: { base: number; hashes: Uint8Array }, width: number): void {
+    const data = layer.hashes.subarray(0, width * HASH_SIZE);
+    this.onTile({ level, index: layer.base / TILE_WIDTH, width, data });
+  }
 }
 
 /** Where the complete subtree (level, index) lies in the tiles: its first level-8·L hash and how many it spans. */

@@ -39,25 +39,33 @@ import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesColumns } from '..
 import { equalBytes, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import { mergeStart, segmentPath, type IndexHead, type Segment } from '../core/index-segments.ts';
-import { encodeLedgerColumns, isDate, parseLedgerColumns, utcDate } from '../core/ledger.ts';
+import { encodeLedgerChunks, isDate, parseLedgerColumns, utcDate } from '../core/ledger.ts';
 import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner, type NoteSigner } from '../core/note.ts';
 import { ed25519NoteSigner, mldsa44CosignatureSigner } from '../core/cosignature.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
-import { appendLeaves, tileHashReader, tilePath } from '../core/tiles.ts';
+import { tileHashReader, tilePath, TreeAppender } from '../core/tiles.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
-import { collectDay, type DayColumns } from '../store/day-columns.ts';
 import type { Store } from '../store/store.ts';
-import { forgetListings, readOptional, removeStaleTemps, syncArchive, writeImmutable, writeMutable } from './files.ts';
+import {
+  forgetListings,
+  readOptional,
+  removeStaleTemps,
+  syncArchive,
+  writeImmutable,
+  writeImmutableChunks,
+  writeMutable,
+} from './files.ts';
 import { renameCheckpointKeys, type PublicKeys, type SigningKeys } from '../runtime/keys.ts';
 import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock, withLockAsync } from './lock.ts';
-import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
+import { messageDigests, mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 import { setting } from '../runtime/settings.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
+import { dayBatches, sortDay, type SortedDay } from './day-sort.ts';
 import { readState, type ArchiveState } from './archive-state.ts';
 import {
   readIndexHead,
@@ -87,6 +95,9 @@ export interface DayBuild {
   treeSize: number;
   root: string;
   ledgerSha256: string;
+  /** Sorted runs of the day's rows spilled to the archive's disk and merged (pipeline/day-sort.ts): 0 when they
+   * fitted TIMESEAL_BUILD_MEMORY_MB and were sorted in memory. */
+  spilledRuns: number;
   filesWritten: number;
   bytesWritten: number;
   /** Wall time from the start of the day's build to its publication (head and latest checkpoint written). */
@@ -118,6 +129,14 @@ class WriteCounter {
       this.files++;
       this.bytes += data.length;
     }
+  }
+  immutableChunks(root: string, rel: string, chunks: Iterable<Uint8Array>): { bytes: number } {
+    const result = writeImmutableChunks(root, rel, chunks);
+    if (result.written) {
+      this.files++;
+      this.bytes += result.bytes;
+    }
+    return result;
   }
   mutable(root: string, rel: string, data: Uint8Array | string): void {
     writeMutable(root, rel, data);
@@ -212,8 +231,15 @@ export async function publishLedgers(
     for (const date of targets) {
       try {
         const started = performance.now();
-        const columns = await collectDay(ctx.store.submissions.readDay(date), date);
-        days.push(buildDay(ctx, state, head, date, columns, started));
+        const day = await sortDay(ctx.store.submissions.readDay(date), date, {
+          archive: ctx.config.archive,
+          memoryBytes: ctx.config.buildMemoryMb * 2 ** 20,
+        });
+        try {
+          days.push(buildDay(ctx, state, head, date, day, started));
+        } finally {
+          day.dispose();
+        }
       } catch (err) {
         throw withContext(`ledger ${date}`, err);
       }
@@ -315,7 +341,7 @@ function completeMutableFiles(ctx: BuildContext, state: ArchiveState): IndexHead
       const ledger = readOptional(archive, ledgerPath(day.date));
       if (ledger === undefined) throw new TimesealError('not-found', `${ledgerPath(day.date)} is missing`);
       const columns = parseLedgerColumns(ledger);
-      head.segments.push(writeDaySegment(archive, day.firstIndex, columns.hashes, columns.ms, written));
+      head.segments.push(writeDaySegment(archive, day.firstIndex, columns.ms.length, dayBatches(columns), written));
     }
     head.treeSize = size;
     syncArchive(archive);
@@ -385,7 +411,7 @@ function buildDay(
   state: ArchiveState,
   head: IndexHead,
   date: string,
-  day: DayColumns,
+  day: SortedDay,
   started: number,
 ): DayBuild {
   const archive = ctx.config.archive;
@@ -398,8 +424,6 @@ function buildDay(
   }
   const oldSize = previous?.treeSize ?? 0;
   const out = new WriteCounter();
-  // The day's columns, leaf hashes, tiles and ledger bytes live only inside writeDayFiles, so they can be
-  // collected while the worker finishes the entry bundles and the day's index segment.
   const { record, checkpoint, hashFiles } = writeDayFiles(
     ctx,
     state,
@@ -441,6 +465,7 @@ function buildDay(
     treeSize,
     root,
     ledgerSha256,
+    spilledRuns: day.runs,
     filesWritten: out.files,
     bytesWritten: out.bytes,
     seconds,
@@ -454,7 +479,7 @@ function writeDayFiles(
   ctx: BuildContext,
   state: ArchiveState,
   date: string,
-  day: DayColumns,
+  day: SortedDay,
   previous: DayRecord | undefined,
   oldSize: number,
   alreadyPublished: boolean,
@@ -467,9 +492,9 @@ function writeDayFiles(
   // The entry bundles and the day's index segment need only the sorted hashes and their leaf numbers, so a
   // worker thread writes them while this thread hashes the tree, writes tiles, and signs. A published day
   // being rebuilt gets its bundles compared; its segment may since have been merged into a larger one.
-  const hashFiles = startHashFilesJob(archive, oldSize, day, { index: !alreadyPublished });
+  const hashFiles = startHashFilesJob(archive, oldSize, day.data, { index: !alreadyPublished });
   try {
-    const appended = appendToTree(archive, out, oldSize, day.hashes);
+    const appended = appendToTree(archive, out, oldSize, day);
     if (appended.size !== newSize)
       throw new MismatchError('tree size after appending the day', String(newSize), String(appended.size));
     const root = toHex(appended.root);
@@ -482,22 +507,35 @@ function writeDayFiles(
       root,
       previous: previous ? { date: previous.date, sha256: previous.sha256 } : null,
     };
-    const ledgerBytes = encodeLedgerColumns(header, day.hashes, day.ms);
-    const digest = nodeSha256(ledgerBytes);
-    const ledgerSha256 = toHex(digest);
     const { ecdsaSecret, mldsaSecret } = ctx.keys;
     const pub = ctx.keys.public;
+    // The ledger file goes to disk a batch of entries at a time, hashed (SHA-256 and ML-DSA's μ) on the way.
+    const digests = messageDigests(pub.mldsa);
+    const entries = (function* () {
+      for (const { hashes, ms } of dayBatches(day.data)) yield { hashes, times: ms };
+    })();
+    const ledgerFile = out.immutableChunks(
+      archive,
+      ledgerPath(date),
+      (function* () {
+        for (const chunk of encodeLedgerChunks(header, day.count, entries)) {
+          digests.update(chunk);
+          yield chunk;
+        }
+      })(),
+    );
+    const { sha256: digest, mu } = digests.digest();
+    const ledgerSha256 = toHex(digest);
     const checkpoint = signCheckpoint(
       { origin: state.origin, size: appended.size, root: appended.root },
       checkpointSigners(ctx, state),
     );
-    out.immutable(archive, ledgerPath(date), ledgerBytes);
     out.immutable(archive, ecdsaSignaturePath(date), ecdsaSignDigest(digest, ecdsaSecret));
-    out.immutable(archive, mldsaSignaturePath(date), mldsaSignMu(mldsaMu(pub.mldsa, ledgerBytes), mldsaSecret));
+    out.immutable(archive, mldsaSignaturePath(date), mldsaSignMu(mu, mldsaSecret));
     out.immutable(
       archive,
       signaturesMetaPath(date),
-      encodeSignaturesMeta(date, ledgerBytes.length, ledgerSha256, keyFingerprints(pub)),
+      encodeSignaturesMeta(date, ledgerFile.bytes, ledgerSha256, keyFingerprints(pub)),
     );
     out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
     writeReceiptSignatures(ctx, out, state.origin, date, appended.root, alreadyPublished);
@@ -553,18 +591,20 @@ function writeReceiptSignatures(
   }
 }
 
-/** Appends the entries to the tree and writes its new tiles; returns the new size and root. The leaf hashes
- * and tiles (~100 MB for a million entries) are garbage once it returns, before the ledger is encoded. */
+/** Appends the day's entries to the tree, a batch at a time, writing each new tile once it is complete; returns
+ * the new size and root. Holds one batch's leaf hashes and the rightmost tile of each level. */
 function appendToTree(
   archive: string,
   out: WriteCounter,
   oldSize: number,
-  entries: Uint8Array,
+  day: SortedDay,
 ): { size: number; root: Uint8Array } {
   const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), smallSha256);
-  const appended = appendLeaves(oldSize, reader, leafHashesOf(entries), smallSha256);
-  for (const tile of appended.tiles) out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data);
-  return { size: appended.size, root: appended.root };
+  const tree = new TreeAppender(oldSize, day.count, reader, smallSha256, (tile) =>
+    out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data),
+  );
+  for (const { hashes } of dayBatches(day.data)) tree.push(leafHashesOf(hashes));
+  return tree.finish();
 }
 
 /** RFC 6962 leaf hashes SHA-256(0x00 || entry) of back-to-back 32-byte entries, back to back. */

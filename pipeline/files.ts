@@ -93,6 +93,83 @@ export function writeImmutable(root: string, rel: string, bytes: Uint8Array): bo
   return true;
 }
 
+/** Whether two files hold the same bytes, read a few MB at a time. */
+export function sameFileBytes(a: string, b: string): boolean {
+  const fa = fs.openSync(a, 'r');
+  const fb = fs.openSync(b, 'r');
+  try {
+    if (fs.fstatSync(fa).size !== fs.fstatSync(fb).size) return false;
+    const ba = Buffer.alloc(1 << 22);
+    const bb = Buffer.alloc(1 << 22);
+    for (let position = 0; ;) {
+      const na = fs.readSync(fa, ba, 0, ba.length, position);
+      const nb = fs.readSync(fb, bb, 0, bb.length, position);
+      if (na !== nb || ba.compare(bb, 0, nb, 0, na) !== 0) return false;
+      if (na === 0) return true;
+      position += na;
+    }
+  } finally {
+    fs.closeSync(fa);
+    fs.closeSync(fb);
+  }
+}
+
+/**
+ * writeImmutable for content produced in pieces (a day's ledger file of any size, never held whole): the pieces
+ * go to a temp file as they come, which is renamed into place; a file already there must have exactly these bytes
+ * (compared a few MB at a time) and is kept. Returns whether the file was written, and its size.
+ */
+export function writeImmutableChunks(
+  root: string,
+  rel: string,
+  chunks: Iterable<Uint8Array>,
+): { written: boolean; bytes: number } {
+  const file = path.join(root, rel);
+  const names = listing(path.dirname(file));
+  const temp = tempFile(root);
+  const fd = fs.openSync(temp, 'w');
+  let bytes = 0;
+  try {
+    for (const chunk of chunks) {
+      for (let done = 0; done < chunk.length;) done += fs.writeSync(fd, chunk, done, chunk.length - done);
+      bytes += chunk.length;
+    }
+  } catch (err) {
+    fs.closeSync(fd);
+    fs.rmSync(temp, { force: true });
+    throw err;
+  }
+  fs.closeSync(fd);
+  if (names.has(path.basename(file))) {
+    const same = sameFileBytes(temp, file);
+    const rebuilt = same ? '' : fileDigest(temp);
+    fs.rmSync(temp, { force: true });
+    if (!same) {
+      throw new ConflictError(
+        `published file ${rel} differs from the rebuild: sha256 on disk ${fileDigest(file)} != rebuilt ${rebuilt}`,
+      );
+    }
+    return { written: false, bytes };
+  }
+  ensureDir(path.dirname(file));
+  fs.renameSync(temp, file);
+  names.add(path.basename(file));
+  return { written: true, bytes };
+}
+
+/** SHA-256 of a file, read a few MB at a time. */
+function fileDigest(file: string): string {
+  const hash = crypto.createHash('sha256');
+  const fd = fs.openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(1 << 22);
+    for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0;) hash.update(buffer.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
+  return hash.digest('hex');
+}
+
 export function writeMutable(root: string, rel: string, bytes: Uint8Array | string): void {
   const file = path.join(root, rel);
   writeTempAndRename(root, file, typeof bytes === 'string' ? Buffer.from(bytes) : bytes);

@@ -50,8 +50,8 @@ describe('startHashFilesJob', () => {
     const d = day(3000);
     const inThread = archive();
     const expected = { files: 0, bytes: 0 };
-    writeDaySegment(inThread, 0, d.hashes, d.ms, expected);
-    writeEntryBundles(inThread, 0, d.hashes, expected);
+    writeDaySegment(inThread, 0, 3000, [d], expected);
+    writeEntryBundles(inThread, 0, [d.hashes], expected);
     const onWorker = archive();
     const job = startHashFilesJob(onWorker, 0, d, { index: true, onWorker: true });
     const written = job.wait();

@@ -15,13 +15,13 @@ import {
 } from 'node:worker_threads';
 import { TimesealError, type ErrorCode } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
+import { dayBatches, dayCount, type DayData } from './day-sort.ts';
 import { writeDaySegment, type Written } from './segment-files.ts';
 
 interface Job {
   archive: string;
   oldSize: number;
-  hashes: Uint8Array;
-  ms: Float64Array;
+  day: DayData;
   index: boolean;
   done: Int32Array;
   port: MessagePort;
@@ -37,25 +37,32 @@ export interface HashFilesJob {
 
 /**
  * Starts writing the entry bundles of a day's sorted hashes (i at leaf oldSize + i), and with `index` the day's
- * index segment (hash i at leaf oldSize + i, times in ms). Arrays backed by a SharedArrayBuffer (dayColumns makes
- * them so) are shared with the worker, others copied; the caller must not change them until wait() returns.
+ * index segment (hash i at leaf oldSize + i, times in ms). The day's files (an external sort's, day-sort.ts) are
+ * read again by the worker; arrays backed by a SharedArrayBuffer (sortDay makes them so) are shared with it,
+ * others copied; the caller must not change or remove them until wait() returns.
  */
 export function startHashFilesJob(
   archive: string,
   oldSize: number,
-  day: { hashes: Uint8Array; ms: Float64Array },
+  day: DayData,
   options: { index: boolean; onWorker?: boolean },
 ): HashFilesJob {
-  if (!(options.onWorker ?? day.hashes.length / 32 >= WORKER_FROM_HASHES))
+  if (!(options.onWorker ?? dayCount(day) >= WORKER_FROM_HASHES))
     return writeHere(archive, oldSize, day, options.index);
   const done = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
-  const shared = day.hashes.buffer instanceof SharedArrayBuffer && day.ms.buffer instanceof SharedArrayBuffer;
-  const hashes = shared ? day.hashes : new Uint8Array(day.hashes); // a copy (Buffer#slice would be a view)
-  const ms = shared ? day.ms : day.ms.slice();
+  const transfer: ArrayBuffer[] = [];
+  let posted = day;
+  if (
+    !('files' in day) &&
+    !(day.hashes.buffer instanceof SharedArrayBuffer && day.ms.buffer instanceof SharedArrayBuffer)
+  ) {
+    posted = { hashes: new Uint8Array(day.hashes), ms: day.ms.slice() }; // copies (Buffer#slice would be a view)
+    transfer.push(posted.hashes.buffer as ArrayBuffer, posted.ms.buffer as ArrayBuffer);
+  }
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { archive, oldSize, hashes, ms, index: options.index, done, port: port2 },
-    transferList: shared ? [port2] : [port2, hashes.buffer as ArrayBuffer, ms.buffer as ArrayBuffer],
+    workerData: { archive, oldSize, day: posted, index: options.index, done, port: port2 },
+    transferList: [port2, ...transfer],
     // A small young generation: the worker makes ~170 MB of short-lived strings and shard copies per million
     // hashes, and frequent scavenges free them at once instead of letting the heap grow beside the build's.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
@@ -89,16 +96,11 @@ export function startHashFilesJob(
 export const WORKER_FROM_HASHES = 8192;
 
 /** The files written here, at once; wait() gives what was written or throws what failed, as the worker's would. */
-function writeHere(
-  archive: string,
-  oldSize: number,
-  day: { hashes: Uint8Array; ms: Float64Array },
-  index: boolean,
-): HashFilesJob {
+function writeHere(archive: string, oldSize: number, day: DayData, index: boolean): HashFilesJob {
   let written: Written | undefined;
   let failure: unknown;
   try {
-    written = writeHashFiles(archive, oldSize, day.hashes, day.ms, index);
+    written = writeHashFiles(archive, oldSize, day, index);
   } catch (err) {
     failure = err;
   }
@@ -110,16 +112,18 @@ function writeHere(
   };
 }
 
-function writeHashFiles(
-  archive: string,
-  oldSize: number,
-  hashes: Uint8Array,
-  ms: Float64Array,
-  index: boolean,
-): Written {
+/** The entry bundles, then the segment: each reads the day's entries once, a batch at a time. */
+function writeHashFiles(archive: string, oldSize: number, day: DayData, index: boolean): Written {
   const written: Written = { files: 0, bytes: 0 };
-  writeEntryBundles(archive, oldSize, hashes, written);
-  if (index) writeDaySegment(archive, oldSize, hashes, ms, written);
+  writeEntryBundles(
+    archive,
+    oldSize,
+    (function* () {
+      for (const batch of dayBatches(day)) yield batch.hashes;
+    })(),
+    written,
+  );
+  if (index) writeDaySegment(archive, oldSize, dayCount(day), dayBatches(day), written);
   return written;
 }
 
@@ -127,7 +131,7 @@ if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array
   const job = workerData as Job;
   let answer: Answer;
   try {
-    answer = { ok: true, written: writeHashFiles(job.archive, job.oldSize, job.hashes, job.ms, job.index) };
+    answer = { ok: true, written: writeHashFiles(job.archive, job.oldSize, job.day, job.index) };
   } catch (err) {
     const e = err as Error;
     answer = {

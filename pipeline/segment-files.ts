@@ -27,7 +27,7 @@ import {
   type Segment,
 } from '../core/index-segments.ts';
 import { checkShard, indexJsonChunks, lookupShard, type ShardRecord } from '../core/index-shard.ts';
-import { ConflictError, forgetListings, readOptional, tempFile, writeMutable } from './files.ts';
+import { ConflictError, forgetListings, readOptional, sameFileBytes, tempFile, writeMutable } from './files.ts';
 
 export interface Written {
   files: number;
@@ -224,37 +224,17 @@ function writeSegmentFile(
   written.bytes += size;
 }
 
-/** Whether two files hold the same bytes, read a few MB at a time. */
-function sameFileBytes(a: string, b: string): boolean {
-  const fa = fs.openSync(a, 'r');
-  const fb = fs.openSync(b, 'r');
-  try {
-    if (fs.fstatSync(fa).size !== fs.fstatSync(fb).size) return false;
-    const ba = Buffer.alloc(1 << 22);
-    const bb = Buffer.alloc(1 << 22);
-    for (let position = 0; ;) {
-      const na = fs.readSync(fa, ba, 0, ba.length, position);
-      const nb = fs.readSync(fb, bb, 0, bb.length, position);
-      if (na !== nb || ba.compare(bb, 0, nb, 0, na) !== 0) return false;
-      if (na === 0) return true;
-      position += na;
-    }
-  } finally {
-    fs.closeSync(fa);
-    fs.closeSync(fb);
-  }
-}
-
-/** The segment of a day appended at leaf `firstLeaf` (hashes sorted, without repeats; ms their times). */
+/** The segment of a day appended at leaf `firstLeaf`: `count` hashes in batches (sorted, without repeats; ms
+ * their times), read once, in order. */
 export function writeDaySegment(
   archive: string,
   firstLeaf: number,
-  hashes: Uint8Array,
-  ms: ArrayLike<number>,
+  count: number,
+  batches: Iterable<{ hashes: Uint8Array; ms: ArrayLike<number> }>,
   written: Written,
 ): Segment {
-  const segment = { from: firstLeaf, to: firstLeaf + hashes.length / 32 };
-  writeSegmentFile(archive, segment, daySegmentShards(firstLeaf, hashes, ms), written);
+  const segment = { from: firstLeaf, to: firstLeaf + count };
+  writeSegmentFile(archive, segment, daySegmentShards(firstLeaf, count, batches), written);
   return segment;
 }
 

@@ -35,6 +35,9 @@ export interface Config {
   logOrigin: string;
   host: string;
   port: number;
+  /** TIMESEAL_BUILD_MEMORY_MB: what `ledger build` may hold of a day's rows while it sorts them; a larger day is
+   * sorted by an external merge through the archive's temp folder (pipeline/day-sort.ts). */
+  buildMemoryMb: number;
 }
 
 export { UsageError } from './usage-error.ts';
@@ -117,5 +120,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logOrigin: logOriginOf(origin ?? DEFAULT_ORIGIN),
     host: setting(env, 'HOST'),
     port,
+    buildMemoryMb: setting(env, 'TIMESEAL_BUILD_MEMORY_MB'),
   };
 }

@@ -107,6 +107,12 @@ export const SETTINGS = {
     parse: wholeNumber('connections', 1, 1000),
     text: 'with PostgreSQL: connections per process, 1 to 1000; each node holds up to this many',
   },
+  TIMESEAL_BUILD_MEMORY_MB: {
+    section: 'where',
+    default: '256',
+    parse: wholeNumber('megabytes', 1, 1_048_576),
+    text: "what `timeseal ledger build` may hold of a day's rows while it sorts them (84 bytes a row: a day of up to ~3.2 million rows at the default); a larger day is sorted by an external merge: sorted runs spilled to the archive's `.tmp/` folder, then merged, removed when the build ends (docs/OPERATIONS.md, \"Big days\"); whole megabytes, 1 to 1048576. The day's files are the same bytes either way",
+  },
 
   AWS_ENDPOINT_URL: {
     section: 's3',

@@ -1,0 +1,331 @@
+// A day's rows sorted by hash and de-duplicated (each hash with its earliest time) within a memory budget
+// (TIMESEAL_BUILD_MEMORY_MB, docs/CONFIGURATION.md): a day whose rows fit is sorted in memory (store/
+// day-columns.ts columnsOf); a larger one is an external merge sort, as the textbook one: runs of the rows that
+// fit, each sorted and de-duplicated in memory and spilled to the archive's temp folder, then merged in one
+// k-way pass into two files (the hashes, the times) that the build reads in batches, as often as it needs and
+// from two threads. Both give the same entries in the same order; the spill files are temp files (removed by
+// `dispose`, and by the next run after a kill: pipeline/files.ts removeStaleTemps), never part of the archive.
+import fs from 'node:fs';
+import type { DayBatch } from '../store/store.ts';
+import { columnsOf, decodeRow, type DayColumns } from '../store/day-columns.ts';
+import { tempFile } from './files.ts';
+
+/**
+ * What a build reads a day's sorted entries from: the columns in memory (in SharedArrayBuffers when sorted
+ * here, so a worker thread reads them without a copy), or the merged files of an external sort (hash i at
+ * byte 32·i of `hashes`, its time at byte 8·i of `ms`, a Float64Array's bytes). Either can be posted to a
+ * worker (index-worker.ts) and read there with dayBatches.
+ */
+export type DayData =
+  | { hashes: Uint8Array; ms: Float64Array }
+  | { files: { hashes: string; ms: string }; count: number; batchEntries: number };
+
+export interface SortedDay {
+  count: number;
+  data: DayData;
+  /** Sorted runs spilled to disk and merged: 0 for a day sorted in memory. */
+  runs: number;
+  /** Removes the spill files (none for a day sorted in memory). */
+  dispose(): void;
+}
+
+/** A batch of the sorted entries: views, valid until the next batch is asked for. */
+export interface EntryBatch {
+  hashes: Uint8Array;
+  ms: Float64Array;
+}
+
+/** Bytes a row costs while its run is sorted in memory: 32 + 8 as read, 4 of sort order, 32 + 8 sorted
+ * (store/day-columns.ts decodeRow, columnsOf). */
+export const ROW_BYTES = 84;
+
+/** Entries a batch of dayBatches holds at most: 2.6 MB of columns (an external sort's batches are a 16th of its
+ * budget, so that a tiny budget crosses many batch boundaries, as a test of it needs). */
+const BATCH_ENTRIES = 65_536;
+
+/** The number of entries of `data`. */
+export function dayCount(data: DayData): number {
+  return 'files' in data ? data.count : data.ms.length;
+}
+
+/** The entries of `data` in order, `batchEntries` at a time (the last batch may be shorter). */
+export function* dayBatches(data: DayData): Generator<EntryBatch> {
+  if (!('files' in data)) {
+    for (let at = 0; at < data.ms.length; at += BATCH_ENTRIES) {
+      const end = Math.min(at + BATCH_ENTRIES, data.ms.length);
+      yield { hashes: data.hashes.subarray(32 * at, 32 * end), ms: data.ms.subarray(at, end) };
+    }
+    return;
+  }
+  const hashFd = fs.openSync(data.files.hashes, 'r');
+  const msFd = fs.openSync(data.files.ms, 'r');
+  try {
+    const { batchEntries } = data;
+    const hashes = new Uint8Array(32 * batchEntries);
+    const ms = new Float64Array(batchEntries);
+    const msBytes = new Uint8Array(ms.buffer);
+    for (let at = 0; at < data.count; at += batchEntries) {
+      const n = Math.min(batchEntries, data.count - at);
+      readFully(hashFd, hashes, 32 * n, 32 * at, data.files.hashes);
+      readFully(msFd, msBytes, 8 * n, 8 * at, data.files.ms);
+      yield { hashes: hashes.subarray(0, 32 * n), ms: ms.subarray(0, n) };
+    }
+  } finally {
+    fs.closeSync(hashFd);
+    fs.closeSync(msFd);
+  }
+}
+
+function readFully(fd: number, into: Uint8Array, length: number, position: number, file: string): void {
+  for (let got = 0; got < length;) {
+    const n = fs.readSync(fd, into, got, length - got, position + got);
+    if (n === 0) throw new Error(`${file}: truncated at byte ${position + got}`);
+    got += n;
+  }
+}
+
+/**
+ * Reads the day's rows (any engine's readDay batches) and sorts them within `memoryBytes`, spilling to temp
+ * files under `archive` when the day's rows need more (ROW_BYTES a row).
+ */
+export async function sortDay(
+  batches: AsyncIterable<DayBatch>,
+  date: string,
+  options: { archive: string; memoryBytes: number },
+): Promise<SortedDay> {
+  const changed = (): Error => new Error(`submissions of ${date} changed while the day was read`);
+  const runRows = Math.max(1, Math.floor(options.memoryBytes / ROW_BYTES));
+  const runs: string[] = [];
+  const spill = new Spill(options.archive);
+  try {
+    let all = Buffer.alloc(0);
+    let allMs = new Float64Array(0);
+    let total = -1;
+    let seen = 0;
+    let n = 0;
+    for await (const batch of batches) {
+      if (total < 0) {
+        total = batch.total;
+        all = Buffer.alloc(32 * Math.min(total, runRows));
+        allMs = new Float64Array(Math.min(total, runRows));
+      }
+      if (seen + batch.rows.length > total) throw changed();
+      seen += batch.rows.length;
+      for (const [hash, time] of batch.rows) {
+        if (n === allMs.length) {
+          runs.push(spill.run(columnsOf(all, allMs, n)));
+          n = 0;
+        }
+        decodeRow(all, allMs, n++, hash, time);
+      }
+    }
+    if (seen !== Math.max(total, 0)) throw changed();
+    if (runs.length === 0) {
+      const columns = columnsOf(all, allMs, n);
+      return { count: columns.count, data: { hashes: columns.hashes, ms: columns.ms }, runs: 0, dispose: () => {} };
+    }
+    runs.push(spill.run(columnsOf(all, allMs, n)));
+    all = Buffer.alloc(0);
+    allMs = new Float64Array(0);
+    const merged = spill.merge(runs, options.memoryBytes);
+    return { count: merged.count, data: merged, runs: runs.length, dispose: () => spill.removeAll() };
+  } catch (err) {
+    spill.removeAll();
+    throw err;
+  } finally {
+    spill.remove(runs);
+  }
+}
+
+/** A run on disk: 40-byte records, the hash then its time as a little-endian float64. */
+const RECORD = 40;
+/** Bytes written per write call. */
+const WRITE_BYTES = 1 << 20;
+
+/** The spill files of one sort, in the archive's temp folder. */
+class Spill {
+  private readonly files: string[] = [];
+  private readonly archive: string;
+  constructor(archive: string) {
+    this.archive = archive;
+  }
+
+  private file(): string {
+    const file = tempFile(this.archive);
+    this.files.push(file);
+    return file;
+  }
+
+  /** Writes one sorted, de-duplicated run; returns its file. */
+  run(columns: DayColumns): string {
+    const file = this.file();
+    const out = new FileWriter(file);
+    const record = Buffer.alloc(RECORD);
+    for (let i = 0; i < columns.count; i++) {
+      record.set(columns.hashes.subarray(32 * i, 32 * i + 32), 0);
+      record.writeDoubleLE(columns.ms[i]!, 32);
+      out.write(record);
+    }
+    out.close();
+    return file;
+  }
+
+  /**
+   * Merges the runs (each sorted without repeats) into the hashes and times files: a hash in several runs once,
+   * with its earliest time. Each run is read through a buffer of its share of the budget (4 KB to 1 MB).
+   */
+  merge(runs: readonly string[], memoryBytes: number): Extract<DayData, { files: unknown }> {
+    const share = Math.max(100, Math.min(26_214, Math.floor(memoryBytes / 2 / runs.length / RECORD)));
+    const cursors = runs.map((file) => new RunCursor(file, share));
+    const files = { hashes: this.file(), ms: this.file() };
+    const hashesOut = new FileWriter(files.hashes);
+    const msOut = new FileWriter(files.ms);
+    const time = new Float64Array(1);
+    const timeBytes = new Uint8Array(time.buffer);
+    let count = 0;
+    try {
+      const heap = new CursorHeap(cursors.filter((c) => c.next()));
+      const pending = new Uint8Array(32);
+      let pendingMs = 0;
+      let havePending = false;
+      const flush = (): void => {
+        hashesOut.write(pending);
+        time[0] = pendingMs;
+        msOut.write(timeBytes);
+        count++;
+      };
+      while (heap.size > 0) {
+        const top = heap.top();
+        if (havePending && compareAt(top.buffer, top.at, pending, 0) === 0) {
+          pendingMs = Math.min(pendingMs, top.ms());
+        } else {
+          if (havePending) flush();
+          pending.set(top.buffer.subarray(top.at, top.at + 32));
+          pendingMs = top.ms();
+          havePending = true;
+        }
+        if (top.next()) heap.siftDown();
+        else heap.pop();
+      }
+      if (havePending) flush();
+    } finally {
+      for (const c of cursors) c.close();
+      hashesOut.close();
+      msOut.close();
+    }
+    const batchEntries = Math.max(100, Math.min(BATCH_ENTRIES, Math.floor(memoryBytes / 16 / RECORD)));
+    return { files, count, batchEntries };
+  }
+
+  remove(files: readonly string[]): void {
+    for (const file of files) fs.rmSync(file, { force: true });
+  }
+
+  removeAll(): void {
+    this.remove(this.files);
+  }
+}
+
+/** Appends to a new file through a buffer. */
+class FileWriter {
+  private readonly fd: number;
+  private readonly buffer = Buffer.alloc(WRITE_BYTES);
+  private used = 0;
+  constructor(file: string) {
+    this.fd = fs.openSync(file, 'w');
+  }
+  write(bytes: Uint8Array): void {
+    if (this.used + bytes.length > this.buffer.length) this.flush();
+    this.buffer.set(bytes, this.used);
+    this.used += bytes.length;
+  }
+  private flush(): void {
+    for (let done = 0; done < this.used;) done += fs.writeSync(this.fd, this.buffer, done, this.used - done);
+    this.used = 0;
+  }
+  close(): void {
+    try {
+      this.flush();
+    } finally {
+      fs.closeSync(this.fd);
+    }
+  }
+}
+
+/** A run read in order through a buffer of `records` records; `at` is the current record's byte offset. */
+class RunCursor {
+  readonly buffer: Buffer;
+  at = -RECORD;
+  private end = 0;
+  private position = 0;
+  private readonly fd: number;
+  private readonly file: string;
+  constructor(file: string, records: number) {
+    this.file = file;
+    this.buffer = Buffer.alloc(records * RECORD);
+    this.fd = fs.openSync(file, 'r');
+  }
+  /** Moves to the next record; false at the end of the run. */
+  next(): boolean {
+    this.at += RECORD;
+    if (this.at < this.end) return true;
+    const n = fs.readSync(this.fd, this.buffer, 0, this.buffer.length, this.position);
+    if (n % RECORD !== 0) throw new Error(`${this.file}: truncated run`);
+    this.position += n;
+    this.at = 0;
+    this.end = n;
+    return n > 0;
+  }
+  ms(): number {
+    return this.buffer.readDoubleLE(this.at + 32);
+  }
+  close(): void {
+    fs.closeSync(this.fd);
+  }
+}
+
+/** Byte order of the 32-byte hashes at a[i…] and b[j…]. */
+function compareAt(a: Uint8Array, i: number, b: Uint8Array, j: number): number {
+  for (let k = 0; k < 32; k++) {
+    const d = a[i + k]! - b[j + k]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** A binary min-heap of run cursors by their current hash. */
+class CursorHeap {
+  private readonly items: RunCursor[];
+  constructor(items: RunCursor[]) {
+    this.items = items;
+    for (let i = (items.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  }
+  get size(): number {
+    return this.items.length;
+  }
+  top(): RunCursor {
+    return this.items[0]!;
+  }
+  pop(): void {
+    const last = this.items.pop()!;
+    if (this.items.length > 0) {
+      this.items[0] = last;
+      this.siftDown(0);
+    }
+  }
+  /** Restores the order after the item at `i` (the top) grew. */
+  siftDown(i = 0): void {
+    const items = this.items;
+    const less = (a: RunCursor, b: RunCursor): boolean => compareAt(a.buffer, a.at, b.buffer, b.at) < 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let min = i;
+      if (l < items.length && less(items[l]!, items[min]!)) min = l;
+      if (r < items.length && less(items[r]!, items[min]!)) min = r;
+      if (min === i) return;
+      [items[i], items[min]] = [items[min]!, items[i]!];
+      i = min;
+    }
+  }
+}

@@ -1,0 +1,76 @@
+// `timeseal ledger build` of a day larger than TIMESEAL_BUILD_MEMORY_MB sorts it by an external merge (runs
+// spilled to the archive's .tmp/, then merged): the archive it writes is byte for byte the one the in-memory
+// sort writes for the same rows. Two projects get the same imports (a first day of 30,000 hashes, then 5,000
+// of them again at an earlier time of the day beside 7,000 new ones; a second day of 15,000 that starts in the
+// first day's partial tile and bundle); one builds with TIMESEAL_BUILD_MEMORY_MB=1 (12,483 rows a run: four
+// runs, the repeats in a later run than their first rows, batches of 1,638 entries that cross every tile
+// boundary), the other with the default (in memory); every file of both archives is compared.
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, expect, test } from 'vitest';
+import {
+  makeHashes,
+  removeTempProjects,
+  run,
+  runJson,
+  tempProject,
+  treeDiff,
+  treeDigest,
+  writeHashFile,
+} from './helpers.ts';
+
+afterAll(removeTempProjects);
+
+function importAt(dir: string, hashes: string[], at: string): void {
+  const file = writeHashFile(dir, 'hashes.txt', hashes);
+  const r = run(dir, ['import', file], { env: { TIMESEAL_NOW: at } });
+  expect(r.code, r.stderr).toBe(0);
+}
+
+function build(dir: string, at: string, memoryMb?: string): { spilledRuns: number; entryCount: number } {
+  const env: Record<string, string> = { TIMESEAL_NOW: at };
+  if (memoryMb !== undefined) env.TIMESEAL_BUILD_MEMORY_MB = memoryMb;
+  const { result, json } = runJson(dir, ['ledger', 'build'], { env });
+  expect(result.code, result.stderr).toBe(0);
+  expect(json.days).toHaveLength(1);
+  return json.days[0];
+}
+
+test('an external merge forced by a 1 MB budget writes the same archive as the in-memory sort', () => {
+  const first = makeHashes('external-sort-day1', 30_000);
+  const again = [...first.slice(1_000, 6_000), ...makeHashes('external-sort-day1-late', 7_000)];
+  const second = makeHashes('external-sort-day2', 15_000);
+  const external = tempProject('external-sort');
+  expect(run(external, ['keys', 'init']).code).toBe(0);
+  importAt(external, first, '2025-11-01T12:00:00.000Z');
+  importAt(external, again, '2025-11-01T06:30:00.250Z');
+  const inMemory = tempProject('in-memory-sort');
+  fs.cpSync(external, inMemory, { recursive: true });
+
+  const day1 = build(external, '2025-11-02T00:01:00.000Z', '1');
+  expect(day1).toMatchObject({ entryCount: 37_000, spilledRuns: 4 });
+  expect(build(inMemory, '2025-11-02T00:01:00.000Z')).toMatchObject({ entryCount: 37_000, spilledRuns: 0 });
+  for (const dir of [external, inMemory]) importAt(dir, second, '2025-11-02T18:00:00.000Z');
+  expect(build(external, '2025-11-03T00:01:00.000Z', '1').spilledRuns).toBe(2);
+  expect(build(inMemory, '2025-11-03T00:01:00.000Z').spilledRuns).toBe(0);
+
+  const ledgers = (dir: string) => treeDigest(path.join(dir, 'ledgers'));
+  expect(treeDiff(ledgers(inMemory), ledgers(external))).toEqual([]);
+  expect(ledgers(external).size).toBeGreaterThan(300);
+  // The spill files are gone; a repeated hash keeps its earliest time, whichever run it came in.
+  expect(fs.readdirSync(path.join(external, 'ledgers/.tmp'))).toEqual([]);
+  const ledger = fs.readFileSync(path.join(external, 'ledgers/2025-11-01.json'), 'utf8');
+  expect(ledger).toContain(`["${first[1_000]}","2025-11-01T06:30:00.250Z"]`);
+  expect(ledger).toContain(`["${first[0]}","2025-11-01T12:00:00.000Z"]`);
+});
+
+test('TIMESEAL_BUILD_MEMORY_MB that is not a whole number of megabytes is refused, naming it', () => {
+  const dir = tempProject('external-sort-bad');
+  for (const value of ['0', '1.5', 'lots']) {
+    const r = run(dir, ['ledger', 'build'], { env: { TIMESEAL_BUILD_MEMORY_MB: value } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `TIMESEAL_BUILD_MEMORY_MB must be a whole number of megabytes, from 1 to 1048576, got "${value}"`,
+    );
+  }
+});
