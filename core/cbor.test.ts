@@ -116,6 +116,28 @@ describe('the strict decoder refuses', () => {
   });
 });
 
+describe('the well-formed reader ({ deterministic: false }, for Signed Statements from other encoders)', () => {
+  const read = (hex: string) => decodeCbor(fromHex(hex), 'statement', { deterministic: false });
+  it('takes integers and lengths not in their shortest form and map keys out of order', () => {
+    expect(read('1817')).toBe(23);
+    expect(toHex(read('5801aa') as Uint8Array)).toBe('aa');
+    expect([...(read('a203040102') as Map<number, number>)]).toEqual([
+      [3, 4],
+      [1, 2],
+    ]);
+  });
+  const refused: [string, string, RegExp][] = [
+    ['an indefinite-length array', '9f01ff', /indefinite length/],
+    ['a duplicate map key after another key', 'a3010203040105', /duplicate map key 1/],
+    ['a duplicate map key written longer', 'a20102180103', /duplicate map key 1/],
+    ['a float', 'f93c00', /floating-point/],
+    ['bytes after the item', '0101', /bytes after the CBOR item/],
+  ];
+  for (const [what, hex, message] of refused) {
+    it(`still refuses ${what}: ${hex}`, () => expect(() => read(hex)).toThrow(message));
+  }
+});
+
 describe('the encoder refuses', () => {
   it('numbers that are not safe integers', () => {
     expect(() => encodeCbor(1.5)).toThrow(/not a safe integer/);

@@ -4,6 +4,11 @@
 // that form; the decoder accepts only that form (as core/der.ts does for DER), so every value has exactly one
 // encoding and a re-encoding of a decoded item gives back its bytes.
 //
+// Signed Statements come from other people's encoders, so `decodeCbor(bytes, what, { deterministic: false })`
+// also reads any well-formed item of the same data model (RFC 8949 §5.3.1) whose integers and lengths are not
+// in their shortest form or whose map keys are in another order; it still refuses indefinite lengths, floats and
+// duplicate map keys. Nothing but such a reader's caller re-encodes what it read.
+//
 // The data model is the subset COSE needs: integers within ±(2^53 − 1) (JavaScript numbers), byte strings,
 // UTF-8 text strings, arrays, maps (keys: integers or text, as COSE labels are), tags, and the simple values
 // false, true and null. Floats, undefined, other simple values, bignums and indefinite lengths are refused.
@@ -98,8 +103,8 @@ function encodeInto(value: CborValue, out: Uint8Array[], depth: number): void {
  * Decodes exactly one deterministically encoded item filling all of `bytes`. `what` names the bytes in errors
  * ("receipt", "COSE key set"), each of which says where and what is wrong.
  */
-export function decodeCbor(bytes: Uint8Array, what = 'CBOR'): CborValue {
-  const reader = new Reader(bytes, what);
+export function decodeCbor(bytes: Uint8Array, what = 'CBOR', options: { deterministic?: boolean } = {}): CborValue {
+  const reader = new Reader(bytes, what, options.deterministic ?? true);
   const value = reader.item(0);
   if (reader.at !== bytes.length)
     throw new FormatError(what, `${bytes.length - reader.at} bytes after the CBOR item (at byte ${reader.at})`);
@@ -111,9 +116,11 @@ class Reader {
   private readonly view: DataView;
   private readonly bytes: Uint8Array;
   private readonly what: string;
-  constructor(bytes: Uint8Array, what: string) {
+  private readonly deterministic: boolean;
+  constructor(bytes: Uint8Array, what: string, deterministic: boolean) {
     this.bytes = bytes;
     this.what = what;
+    this.deterministic = deterministic;
     this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }
 
@@ -143,7 +150,7 @@ class Reader {
     }
     this.at += size;
     const minimal = size === 1 ? 24 : size === 2 ? 0x100 : size === 4 ? 0x10000 : 0x100000000;
-    if (n < minimal) this.fail(`${n} not in its shortest form`, start);
+    if (n < minimal && this.deterministic) this.fail(`${n} not in its shortest form`, start);
     return n;
   }
 
@@ -200,8 +207,11 @@ class Reader {
           if (previous !== undefined) {
             const order = compareBytes(previous, encoded);
             if (order === 0) this.fail(`duplicate map key ${JSON.stringify(key)}`, keyStart);
-            if (order > 0) this.fail(`map key ${JSON.stringify(key)} out of the deterministic order`, keyStart);
+            if (order > 0 && this.deterministic)
+              this.fail(`map key ${JSON.stringify(key)} out of the deterministic order`, keyStart);
           }
+          // Out of order (a non-deterministic item), a repeat need not follow its first: the map knows.
+          if (map.has(key)) this.fail(`duplicate map key ${JSON.stringify(key)}`, keyStart);
           previous = encoded;
           map.set(key, this.item(depth + 1));
         }

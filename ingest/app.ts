@@ -39,6 +39,7 @@ import { certificateRoutes } from './routes/certificate.ts';
 import { formRoutes } from './routes/forms.ts';
 import { proofRoutes } from './routes/proof.ts';
 import { coseReceiptRoutes } from './routes/cose-receipt.ts';
+import { scittEntryRoutes } from './routes/scitt-entries.ts';
 import { scittKeyRoutes } from './routes/scitt-keys.ts';
 import { statusRoutes } from './routes/status.ts';
 import { submitRoutes } from './routes/submit.ts';
@@ -125,6 +126,7 @@ export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) 
     proofRoutes,
     coseReceiptRoutes,
     scittKeyRoutes,
+    scittEntryRoutes,
     siteConfigRoutes,
     tsaRoutes,
     sigstoreTimestampRoutes,

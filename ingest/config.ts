@@ -38,6 +38,8 @@ export interface IngestConfig {
   defaultOrigin: boolean;
   /** METRICS_LISTEN: where `serve` answers GET /metrics (metrics.ts), or undefined (the default: no metrics). */
   metricsListen: { host: string; port: number } | undefined;
+  /** SCITT_ISSUER_KEYS: the JSON file of the keys each SCITT `iss` may sign with (statement-policy.ts), or undefined. */
+  scittIssuerKeys: string | undefined;
 }
 
 /**
@@ -94,5 +96,6 @@ export function loadIngestConfig(config: Config, env: NodeJS.ProcessEnv = proces
     donationUrl: setting(env, 'DONATION_URL')?.href,
     freePerDay: freeTierLimit(env),
     defaultOrigin: setting(env, 'TIMESEAL_ORIGIN') === undefined,
+    scittIssuerKeys: setting(env, 'SCITT_ISSUER_KEYS'),
   };
 }

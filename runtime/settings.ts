@@ -211,6 +211,12 @@ export const SETTINGS = {
     parse: rate('STATUS_LOOKUP_RATE=120/minute (the default)'),
     text: "the budget per client address (IPv6 per /64) of `GET /api/status/<hash>`: `COUNT/UNIT` as `BETA_API_RATE`; counted in each process's memory (docs/OPERATIONS.md, the limits table); past it `429` with `Retry-After`",
   },
+  SCITT_ISSUER_KEYS: {
+    section: 'server',
+    defaultText: '(unset: statements need an `x5chain`)',
+    parse: asText,
+    text: 'a JSON file `{"<iss>": [<key>, …]}`, each key a JWK object (RFC 7517) or an SPKI PEM text: the keys a SCITT Signed Statement with that `iss` may be signed with (`POST /entries`, docs/API.md); read at start, a bad file stops the server with the member named',
+  },
   HTTP_HEADERS_TIMEOUT: {
     section: 'server',
     default: '15',

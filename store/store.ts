@@ -81,7 +81,7 @@ export class StoreClosedError extends Error {
 
 // ----------------------------------------------------------------------------------------- submissions
 
-export type SubmissionSource = 'web' | 'api_beta' | 'import' | 'account' | 'demo';
+export type SubmissionSource = 'web' | 'api_beta' | 'import' | 'account' | 'demo' | 'scitt';
 
 export interface Submission {
   /** Lower-case 64-hex. */
@@ -245,6 +245,34 @@ export interface ReceiptStore {
    * (limits.submit), never by submissions.write or enqueue.
    */
   forDay(hash: string, date: string): Promise<Uint8Array[]>;
+}
+
+// -------------------------------------------------------------------------------------------- statements
+
+/** A SCITT Signed Statement to register (POST /entries; core/signed-statement.ts). */
+export interface StatementRegistration {
+  /** Lower-case 64-hex: SHA-256 of `bytes`, the statement's log entry (the submission row's hash). */
+  entry: string;
+  /** The statement as the log holds it (core/signed-statement.ts ledgerBytes), non-empty. */
+  bytes: Uint8Array;
+  registeredAt: Date;
+}
+
+export interface StatementStore {
+  /**
+   * Registers a statement: its bytes and its submission row (hash = `entry`, source 'scitt', submittedAt =
+   * registeredAt) in ONE transaction, both or neither. Resolves once committed and durable, as
+   * submissions.write (StorageUnavailableError on a full or failing disk; DayClosedError, nothing stored, when
+   * the UTC day of `registeredAt` is closed). The same statement registered again is one more row of each.
+   */
+  register(statement: StatementRegistration): Promise<void>;
+  /** The bytes of a registered statement (any day), or undefined when `entry` was never registered. */
+  get(entry: string): Promise<Uint8Array | undefined>;
+  /**
+   * The statements registered on the UTC day `date`, one per entry (its earliest registration that day), in
+   * the byte order of their entries (the order of the day's leaves); [] when none.
+   */
+  forDay(date: string): Promise<Array<{ entry: string; bytes: Uint8Array; registeredAt: Date }>>;
 }
 
 // ---------------------------------------------------------------------------------------------- throttle
@@ -473,6 +501,8 @@ export interface Store {
   readonly limits: LimitStore;
   /** The RFC 3161 receipts stored with the site's submissions (limits.submit). */
   readonly receipts: ReceiptStore;
+  /** SCITT Signed Statements registered with their submission rows (POST /entries). */
+  readonly statements: StatementStore;
   readonly throttle: ThrottleStore;
   readonly users: UserStore;
   readonly sessions: SessionStore;

@@ -524,18 +524,23 @@ describe('errors, limits and headers', () => {
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/.well-known/transparency-configuration',
       '/api/certificate.php',
       '/api/ledgers-calendar.php',
       '/api/ledgers.php',
       '/api/proof/{hash}',
       '/api/proof/{hash}.ots',
       '/api/proof/{hash}.tlog-proof',
+      '/api/scitt/registration-policy',
       '/api/status/{hash}',
       '/api/submit',
       '/api/v1/beta/timestamp',
       '/api/v1/beta/timestamps',
       '/api/v1/timestamp',
       '/api/v1/timestamp/certchain',
+      '/entries',
+      '/entries/{id}',
+      '/entries/{id}/transparent-statement',
       '/ledgers/feed.xml',
       '/tsa',
     ]);

@@ -80,6 +80,7 @@ const TABLES: readonly TableCopy[] = [
     identity: true,
   },
   { name: 'receipts', columns: ['id', 'hash', 'submitted_at', 'der'], identity: true },
+  { name: 'statements', columns: ['id', 'entry', 'registered_at', 'ledger_date', 'statement'], identity: true },
   // After submissions: its trigger refuses rows of the days it closes.
   { name: 'ledger_close', columns: ['id', 'through'], identity: false },
 ];

@@ -25,6 +25,7 @@ import { leaseStore } from './lease.ts';
 import { limitStore } from './limits.ts';
 import { migrate } from './migrations.ts';
 import { receiptStore } from './receipts.ts';
+import { statementStore } from './statements.ts';
 import { submissionStore } from './submissions.ts';
 import { stripeEventStore, subscriptionStore } from './subscriptions.ts';
 import { throttleStore } from './throttle.ts';
@@ -103,6 +104,7 @@ function postgresStore(pool: pg.Pool): Store {
     submissions: submissionStore(conn),
     limits: limitStore(conn),
     receipts: receiptStore(conn),
+    statements: statementStore(conn),
     throttle: throttleStore(conn),
     users: userStore(conn),
     sessions: sessionStore(conn),

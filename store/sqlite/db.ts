@@ -190,6 +190,20 @@ export const MIGRATIONS: string[] = [
   `
   CREATE INDEX submissions_by_hash_prefix ON submissions (substr(hash, 1, 16));
   `,
+  // 11: SCITT Signed Statements (Store.statements, POST /entries): the statement as the log holds it, stored by
+  // statements.register in the transaction of its submission row (hash = entry). A table of its own, with no
+  // trigger or index on submissions: the other routes' inserts are unchanged.
+  `
+  CREATE TABLE statements (
+    id INTEGER PRIMARY KEY,
+    entry TEXT NOT NULL CHECK (length(entry) = 64 AND entry NOT GLOB '*[^0-9a-f]*'),
+    registered_at TEXT NOT NULL,
+    ledger_date TEXT NOT NULL,
+    statement BLOB NOT NULL CHECK (typeof(statement) = 'blob' AND length(statement) > 0)
+  );
+  CREATE INDEX statements_by_entry ON statements (entry);
+  CREATE INDEX statements_by_date ON statements (ledger_date, entry);
+  `,
 ];
 
 /**

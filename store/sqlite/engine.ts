@@ -15,6 +15,7 @@ import { historyStore } from './history.ts';
 import { leaseStore } from './lease.ts';
 import { limitStore } from './limits.ts';
 import { receiptStore } from './receipts.ts';
+import { statementStore } from './statements.ts';
 import { submissionStore } from './submissions.ts';
 import { stripeEventStore, subscriptionStore } from './subscriptions.ts';
 import { throttleStore } from './throttle.ts';
@@ -32,6 +33,7 @@ export function openSqliteStore(file: string, options: SqliteStoreOptions = {}):
     submissions: submissionStore(conn),
     limits: limitStore(conn),
     receipts: receiptStore(conn),
+    statements: statementStore(conn),
     throttle: throttleStore(conn),
     users: userStore(conn),
     sessions: sessionStore(conn),

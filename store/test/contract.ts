@@ -597,6 +597,54 @@ export function storeContract(
       });
     });
 
+    describe('statements', () => {
+      const statement = (n = 200): Uint8Array => new Uint8Array(crypto.randomBytes(n));
+      it('register stores the statement and its submission row together; get and forDay read them back from another store, one per entry, in entry order', async () => {
+        const a = await fresh();
+        const b = await open();
+        const [x, y] = [hex(), hex()].sort();
+        const bx = statement();
+        const by = statement(300);
+        await a.statements.register({ entry: y!, bytes: by, registeredAt: new Date('2026-03-10T12:00:02.000Z') });
+        await b.statements.register({ entry: x!, bytes: bx, registeredAt: new Date('2026-03-10T12:00:01.000Z') });
+        await a.statements.register({ entry: x!, bytes: bx, registeredAt: new Date('2026-03-10T12:00:00.500Z') });
+        await a.statements.register({ entry: x!, bytes: bx, registeredAt: new Date('2026-03-11T00:00:00.000Z') });
+        expect(await b.statements.get(x!)).toEqual(bx);
+        expect(await b.statements.get(hex())).toBeUndefined();
+        expect(await b.statements.forDay('2026-03-10')).toEqual([
+          { entry: x, bytes: bx, registeredAt: new Date('2026-03-10T12:00:00.500Z') },
+          { entry: y, bytes: by, registeredAt: new Date('2026-03-10T12:00:02.000Z') },
+        ]);
+        expect((await b.statements.forDay('2026-03-11')).map((r) => r.entry)).toEqual([x]);
+        expect(await b.statements.forDay('2026-03-09')).toEqual([]);
+        // Each registration is a submission row of its day, as every other path's.
+        expect(await b.submissions.queued(x!, '')).toEqual([
+          { date: '2026-03-10', submittedAt: new Date('2026-03-10T12:00:00.500Z') },
+          { date: '2026-03-11', submittedAt: new Date('2026-03-11T00:00:00.000Z') },
+        ]);
+        expect((await drain(b, '2026-03-10')).map(([h]) => h).sort()).toEqual([x, x, y].sort());
+      });
+
+      it('a closed day refuses a registration with DayClosedError, storing neither the statement nor its row; an empty statement is refused', async () => {
+        const store = await fresh();
+        await store.submissions.closeThrough('2026-03-10');
+        const entry = hex();
+        await expect(
+          store.statements.register({ entry, bytes: statement(), registeredAt: new Date('2026-03-10T23:59:59.999Z') }),
+        ).rejects.toBeInstanceOf(DayClosedError);
+        expect(await store.statements.get(entry)).toBeUndefined();
+        expect(await store.submissions.queued(entry, '')).toEqual([]);
+        await expect(
+          store.statements.register({
+            entry,
+            bytes: new Uint8Array(0),
+            registeredAt: new Date('2026-03-11T00:00:00.000Z'),
+          }),
+        ).rejects.toThrow(/empty/);
+        expect(await store.submissions.queued(entry, '')).toEqual([]);
+      });
+    });
+
     describe('receipts', () => {
       const der = (n = 64): Uint8Array => new Uint8Array(crypto.randomBytes(n));
       const payingUser = async (store: Store): Promise<string> => {

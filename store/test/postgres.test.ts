@@ -184,6 +184,7 @@ describe('PostgreSQL engine', () => {
         'schedule_lease',
         'schema_migrations',
         'sessions',
+        'statements',
         'stripe_events',
         'submissions',
         'subscriptions',
@@ -391,6 +392,8 @@ describe('timeseal db copy and db migrate', () => {
     const reset = hex();
     let contact = 0;
     const receiptHash = hex();
+    const statementEntry = hex();
+    const statementBytes = new Uint8Array(crypto.randomBytes(700));
     try {
       await sqlite.users.create({
         id: user,
@@ -432,6 +435,7 @@ describe('timeseal db copy and db migrate', () => {
         caps: CAPS,
         receipt: new Uint8Array(crypto.randomBytes(1500)),
       });
+      await sqlite.statements.register({ entry: statementEntry, bytes: statementBytes, registeredAt: NOW });
       await sqlite.submissions.enqueue(
         Array.from({ length: 2500 }, (_, i) => ({
           hash: hex(),
@@ -460,7 +464,7 @@ describe('timeseal db copy and db migrate', () => {
       users: 1,
       sessions: 1,
       subscriptions: 1,
-      submissions: 2504,
+      submissions: 2505,
       timestamps: 3,
       quota_usage: 1,
       ip_rate_limit: 1,
@@ -469,6 +473,7 @@ describe('timeseal db copy and db migrate', () => {
       professional_waitlist: 1,
       contact_messages: 1,
       receipts: 1,
+      statements: 1,
     });
 
     const [before, after] = [await openStore({ db: file }), await open(url)];
@@ -486,6 +491,8 @@ describe('timeseal db copy and db migrate', () => {
         await before.receipts.forDay(receiptHash, '2026-03-10'),
       );
       expect((await after.receipts.forDay(receiptHash, '2026-03-10'))[0]).toHaveLength(1500);
+      expect(await after.statements.forDay('2026-03-10')).toEqual(await before.statements.forDay('2026-03-10'));
+      expect(await after.statements.get(statementEntry)).toEqual(statementBytes);
       expect(await after.stripeEvents.seen('evt_copy')).toBe(true);
       expect(await after.throttle.count({ scope: 'login', key: 'ip:1' }, 60_000, NOW.getTime())).toBe(1);
       expect(await after.forms.joinWaitlist({ name: 'W', email: 'w@example.com', message: 'm', createdAt: NOW })).toBe(

@@ -9,9 +9,10 @@ import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { cbor, detached, key as coseKey, receipt as coseReceipt } from '@transmute/cose';
+import { cbor, detached, receipt as coseReceipt } from '@transmute/cose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
+import { arrayBuffer, decodeSign1, leafHash, sha256, transmuteVerifier } from './cose-helpers.ts';
 import { makeHashes, removeTempProjects, run, tempProject } from './helpers.ts';
 
 afterAll(() => removeTempProjects());
@@ -19,26 +20,6 @@ afterAll(() => removeTempProjects());
 const DAY = '2025-11-02';
 const NEXT = '2025-11-03';
 const ORIGIN = 'timeseal.test';
-
-const sha256 = (data: Uint8Array): Buffer => crypto.createHash('sha256').update(data).digest();
-/** RFC 9162 §2.1.1: the leaf hash of an entry, SHA-256(0x00 || entry). */
-const leafHash = (entry: Buffer): Uint8Array => sha256(Buffer.concat([Buffer.of(0), entry]));
-const arrayBuffer = (bytes: Uint8Array): ArrayBuffer =>
-  bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
-
-/** A COSE_Sign1 read with @transmute/cose's CBOR (cbor-web), not ours. */
-function decodeSign1(bytes: Uint8Array) {
-  const tagged = cbor.decode(bytes) as { tag: number; value: [Uint8Array, Map<number, unknown>, null, Uint8Array] };
-  expect(tagged.tag).toBe(18);
-  const [protectedBytes, unprotected, payload, signature] = tagged.value;
-  return {
-    protectedBytes,
-    header: cbor.decode(protectedBytes) as Map<number, unknown>,
-    unprotected,
-    payload,
-    signature,
-  };
-}
 
 describe('COSE receipts from a running timeseal serve', () => {
   let dir: string;
@@ -97,21 +78,6 @@ describe('COSE receipts from a running timeseal serve', () => {
   const dayRoot = (): Buffer =>
     Buffer.from(fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.checkpoint`), 'utf8').split('\n')[2]!, 'base64');
 
-  /** @transmute/cose's detached verifier, with the published key of the receipt's kid converted by that library. */
-  async function transmuteVerifier(keySet: Uint8Array) {
-    const keys = cbor.decode(keySet) as Map<number, unknown>[];
-    return detached.verifier({
-      resolver: {
-        resolve: async (sign1: ArrayBuffer) => {
-          const kid = Buffer.from(decodeSign1(new Uint8Array(sign1)).header.get(4) as Uint8Array).toString('hex');
-          const found = keys.find((k) => Buffer.from(k.get(2) as Uint8Array).toString('hex') === kid);
-          if (found === undefined) throw new Error(`no published key has kid ${kid}`);
-          return coseKey.convertCoseKeyToJsonWebKey(found as never);
-        },
-      },
-    });
-  }
-
   test('GET /.well-known/scitt-keys: a COSE Key Set (application/cbor) of the ES256 and ML-DSA-65 keys; each by its kid', async () => {
     const { res, body } = await get('/.well-known/scitt-keys');
     expect(res.status).toBe(200);
@@ -139,7 +105,7 @@ describe('COSE receipts from a running timeseal serve', () => {
 
   test('@transmute/cose verifies the ES256 receipt of a beta-API hash and of a TSA token’s leaf, under the published key', async () => {
     const keySet = (await get('/.well-known/scitt-keys')).body;
-    const verifier = await transmuteVerifier(keySet);
+    const verifier = transmuteVerifier(keySet);
     for (const hash of [beta, tsaLeaf]) {
       const { res, body } = await get(`/api/proof/${hash}.receipt.cose`);
       expect(res.status).toBe(200);
@@ -163,7 +129,7 @@ describe('COSE receipts from a running timeseal serve', () => {
   });
 
   test('@transmute/cose refuses a receipt for another leaf, a flipped byte in the proof and a receipt under another key', async () => {
-    const verifier = await transmuteVerifier((await get('/.well-known/scitt-keys')).body);
+    const verifier = transmuteVerifier((await get('/.well-known/scitt-keys')).body);
     const { body } = await get(`/api/proof/${beta}.receipt.cose`);
     const verify = (receipt: Uint8Array, entry = beta) =>
       coseReceipt.inclusion.verify({
