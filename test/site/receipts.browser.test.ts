@@ -253,8 +253,8 @@ describe('the receipt of a submission', () => {
 describe('checking a receipt on /verify', () => {
   it('before the day is published: pending, with when it will be; another file: not for this file; a flipped byte: not valid', async () => {
     const { context, page } = await newPage();
-    // The browser's clock at the server's, so that the day's publication is still ahead.
-    await page.clock.setFixedTime(NOW);
+    // The browser keeps its own clock, a year and more after the server's (TIMESEAL_NOW): the page judges the
+    // day's publication by the server's clock (its Date header), so it is still ahead.
     const pending = await checkOnVerify(page, files.kept.tsr, { file: files.kept.file }, 'receipt-check-pending');
     expect(pending.state).toBe('pending');
     expect(pending.text).toContain('A valid receipt for this file.');

@@ -6,6 +6,7 @@
 import { useState } from 'react';
 import { notCheckedHere, sniffEvidence } from '../../../core/evidence.ts';
 import type { PdfStampResult, PdfVerifyReport } from '../lib/pdf-verify.ts';
+import { syncServerClock } from '../lib/server-clock.ts';
 import { PromiseLine } from './ReceiptCheck.tsx';
 import { Row } from './SearchResultPanel.tsx';
 
@@ -179,7 +180,8 @@ export default function PdfCheck() {
         return;
       }
       const { checkPdfOnline } = await import('../lib/pdf-verify.ts');
-      setReport(await checkPdfOnline(bytes));
+      const [checked] = await Promise.all([checkPdfOnline(bytes), syncServerClock()]); // PromiseLine's clock
+      setReport(checked);
     } catch (err) {
       console.error('pdf', err);
       setFailure(`The PDF could not be checked: ${(err as Error).message}. Please try again.`);

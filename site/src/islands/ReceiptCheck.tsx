@@ -2,11 +2,14 @@
 // submission; docs/FORMAT.md §3b) with its file — hashed on this device with SHA-256, like the other tools — or
 // a pasted hash. The check itself is lib/receipt-check.ts, loaded only once a receipt is given: the token, its
 // chain to the TSA root this site publishes, and its promise (kept, pending or broken) from the day's ledger.
+// Whether the day's publication is still ahead is judged by the server's clock (lib/server-clock.ts), not the
+// visitor's: a visitor's clock may be wrong, and a local server's may have been moved on purpose.
 import { useRef, useState } from 'react';
 import { notCheckedHere, sniffEvidence } from '../../../core/evidence.ts';
 import { hashFile, HashCancelledError, type HashJob } from '../lib/file-hasher.ts';
 import { formatLedgerDate } from '../lib/format.ts';
 import type { PromiseResult, ReceiptReport } from '../lib/receipt-check.ts';
+import { serverNow, syncServerClock } from '../lib/server-clock.ts';
 import { normalizeHashInput } from '../lib/validation.ts';
 import { Row } from './SearchResultPanel.tsx';
 
@@ -35,7 +38,7 @@ function Box({ tone, state, children }: { tone: keyof typeof TONES; state: strin
   );
 }
 
-/** The promise of a sound receipt, in one sentence. */
+/** The promise of a sound receipt, in one sentence (once the server's clock is known: syncServerClock). */
 export function PromiseLine({ promise }: { promise: PromiseResult }) {
   const day = formatLedgerDate(promise.date);
   switch (promise.state) {
@@ -52,7 +55,7 @@ export function PromiseLine({ promise }: { promise: PromiseResult }) {
         </p>
       );
     case 'pending': {
-      const due = Date.parse(promise.dueAt) > Date.now();
+      const due = Date.parse(promise.dueAt) > serverNow();
       return (
         <p data-testid="receipt-promise">
           <span className="font-semibold">Pending:</span> the ledger of {day} {due ? 'will be' : 'was to be'} published
@@ -219,7 +222,8 @@ export default function ReceiptCheck() {
       }
       const { checkReceiptOnline } = await import('../lib/receipt-check.ts');
       const subject = file ? { file, fileSha256: fileHash ?? undefined } : { hash };
-      setReport(await checkReceiptOnline(bytes, subject));
+      const [checked] = await Promise.all([checkReceiptOnline(bytes, subject), syncServerClock()]);
+      setReport(checked);
     } catch (err) {
       console.error('receipt', err);
       setFailure(`The receipt could not be checked: ${(err as Error).message}. Please try again.`);
