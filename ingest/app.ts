@@ -46,6 +46,7 @@ import { submitRoutes } from './routes/submit.ts';
 import { sigstoreTimestampRoutes } from './routes/sigstore-timestamp.ts';
 import { tsaRoutes } from './routes/tsa-authority.ts';
 import { crawlerRoutes } from './routes/crawlers.ts';
+import { verifyPreviewRoutes } from './routes/verify-preview.ts';
 import { feedRoutes } from './routes/feed.ts';
 import { hashStatusRoutes } from './routes/hash-status.ts';
 import type { Metrics } from './metrics.ts';
@@ -133,6 +134,7 @@ export const publicRoutes: FastifyPluginAsync<Services> = async (app, services) 
     feedRoutes,
     hashStatusRoutes,
     crawlerRoutes,
+    verifyPreviewRoutes,
   ]) {
     await app.register(routes, services);
   }

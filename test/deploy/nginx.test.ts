@@ -293,7 +293,7 @@ describe('nginx in front of two timeseal serve nodes', () => {
     }
   });
 
-  it('proxies index-sha256.json, the Sigstore TrustedRoot, robots.txt, sitemap.xml and favicon.ico, which no file on disk holds, and the API to the nodes', async () => {
+  it('proxies index-sha256.json, the Sigstore TrustedRoot, robots.txt, sitemap.xml, favicon.ico and /verify (its preview tags for a shared link), which no file on disk holds, and the API to the nodes', async () => {
     expect(fs.existsSync(path.join(dir, 'ledgers/index-sha256.json'))).toBe(false);
     const before = await loggedSoFar();
     const index = await request(proxy, '/ledgers/index-sha256.json');
@@ -307,7 +307,9 @@ describe('nginx in front of two timeseal serve nodes', () => {
     expect(root.body.equals((await request(nodes[0]!.url, '/keys/sigstore-trusted-root.json')).body)).toBe(true);
     expect(JSON.parse(root.body.toString()).timestampAuthorities).toHaveLength(1);
 
-    for (const file of ['/robots.txt', '/sitemap.xml', '/favicon.ico']) {
+    // A shared /verify link naming a hash: the node's page with that hash's preview tags.
+    const shared = `/verify?hash=${'ab'.repeat(32)}&search=true`;
+    for (const file of ['/robots.txt', '/sitemap.xml', '/favicon.ico', shared, '/verify']) {
       const [viaNginx, direct] = await Promise.all([request(proxy, file), request(nodes[0]!.url, file)]);
       // The favicon is a redirect to the site's SVG icon; the other two are made by the node.
       expect([viaNginx.status, direct.status], file).toEqual(file === '/favicon.ico' ? [301, 301] : [200, 200]);
@@ -315,6 +317,9 @@ describe('nginx in front of two timeseal serve nodes', () => {
       expect(viaNginx.headers['location'], file).toBe(direct.headers['location']);
       expect(viaNginx.body.equals(direct.body), file).toBe(true);
     }
+    expect((await request(proxy, shared)).body.toString()).toContain(
+      `<meta property="og:title" content="Verify the timestamp of SHA-256 ${'ab'.repeat(6)}…abab · Timeseal">`,
+    );
 
     const stats = await request(proxy, '/api/queue-stats.php');
     expect(stats.status).toBe(200);

@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { verifyPreview, withPreviewTags } from '../../ingest/routes/verify-preview.ts';
 import { ensureBuilt, ROOT, ROUTES, SITE_DIR } from './helpers.ts';
 
 const read = (rel: string) => fs.readFileSync(path.join(SITE_DIR, rel), 'utf8');
@@ -46,6 +47,23 @@ describe('built site', () => {
       expect(html, route).not.toMatch(/<script[^>]+src=/);
       expect(html, route).not.toContain('<astro-island');
     }
+  });
+
+  it("/verify's preview tags are in the form the server replaces for a shared link's hash", () => {
+    const html = read('verify/index.html');
+    const hash = 'ab'.repeat(32);
+    const preview = verifyPreview(hash, ['2025-11-02']);
+    const shared = withPreviewTags(html, `https://timeseal.example/verify?hash=${hash}`, preview);
+    for (const [attr, name] of [
+      ['property', 'og:title'],
+      ['property', 'og:description'],
+      ['name', 'description'],
+    ]) {
+      const content = (h: string) => new RegExp(`<meta ${attr}="${name}" content="([^"]*)">`).exec(h)?.[1];
+      expect(content(html), name).toBeDefined();
+      expect(content(shared), name).not.toBe(content(html));
+    }
+    expect(shared).toContain(`<meta property="og:url" content="https://timeseal.example/verify?hash=${hash}">`);
   });
 
   it("states the offline verifier's size once, as built: /verify's card says its kilobytes", () => {
