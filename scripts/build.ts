@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setting } from '../runtime/settings.ts';
 import { buildFingerprint } from './build-inputs.ts';
+import { verifierSizeText } from '../site/offline-verifier/size.ts';
 
 const STAMP = 'dist/.build-inputs';
 const keys = setting(process.env, 'TIMESEAL_KEYS');
@@ -38,9 +39,9 @@ for (const entry of fs.existsSync('site') ? fs.readdirSync('site').sort() : []) 
 const verifier = 'dist/site/offline-verifier.html';
 const verifyPage = 'dist/site/verify/index.html';
 if (fs.existsSync(verifier) && fs.existsSync(verifyPage)) {
-  const kb = Math.round(fs.statSync(verifier).size / 1000);
+  const size = verifierSizeText(fs.statSync(verifier).size);
   const html = fs.readFileSync(verifyPage, 'utf8');
-  fs.writeFileSync(verifyPage, html.replace(/(<span data-verifier-size>)[^<]*(<\/span>)/, `$1about ${kb} KB$2`));
+  fs.writeFileSync(verifyPage, html.replace(/(<span data-verifier-size>)[^<]*(<\/span>)/, `$1${size}$2`));
 }
 fs.mkdirSync('dist', { recursive: true });
 fs.writeFileSync(STAMP, fingerprint);

@@ -1,11 +1,15 @@
 // scripts/build-inputs.ts: `make start` rebuilds the site only when an input changed (scripts/build.ts
 // --if-changed). The fingerprint is stable while nothing changes, and changes with a source edited, a file added,
-// the keys the offline verifier embeds, and nothing outside the inputs.
+// the keys the offline verifier embeds, and nothing outside the inputs. The build states the offline verifier's
+// size in the one form /verify's card uses.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILD_INPUTS, buildFingerprint } from '../scripts/build-inputs.ts';
+import { verifierSizeText } from '../site/offline-verifier/size.ts';
+import { ROOT } from './cli/helpers.ts';
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-build-inputs-'));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -40,5 +44,23 @@ describe('the build fingerprint', () => {
     write('keys/public.pem', 'another key');
     expect(buildFingerprint(root, 'keys')).not.toBe(added);
     expect(buildFingerprint(root, 'other-keys')).not.toBe(buildFingerprint(root, 'keys'));
+  });
+});
+
+describe("the offline verifier's size", () => {
+  it('the build states it as /verify does (about N KB, and its bytes), and its limit in bytes and KiB', () => {
+    // Before, the build said "143.4 KB" (KiB) for a file /verify called "about 147 KB".
+    const out = path.join(root, 'verifier-out');
+    const r = spawnSync(process.execPath, ['site/offline-verifier/build.ts', '--out', out], {
+      cwd: ROOT,
+      env: { ...process.env, TIMESEAL_KEYS: path.join(root, 'no-keys') },
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const size = fs.statSync(path.join(out, 'offline-verifier.html')).size;
+    expect(r.stdout).toContain(
+      `offline-verifier.html, ${verifierSizeText(size)} (${size.toLocaleString('en-US')} bytes; limit 163,840 bytes, 160 KiB)`,
+    );
+    expect(verifierSizeText(151_484)).toBe('about 151 KB');
   });
 });

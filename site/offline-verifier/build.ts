@@ -22,9 +22,10 @@ import {
   MLDSA_PUBLIC_KEY_SIZE,
 } from '../../core/sig.ts';
 import { toBase64 } from '../../core/encoding.ts';
+import { verifierSizeText } from './size.ts';
 
 export const VERSION = '2.0';
-/** The file stays at most 160 KB (KiB here: 163,840 bytes). */
+/** The file stays at most 160 KiB (163,840 bytes). */
 export const MAX_BYTES = 160 * 1024;
 export const PAGE_NAME = 'offline-verifier.html';
 
@@ -266,7 +267,7 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
   const bytes = Buffer.from(html, 'utf8');
   const sha256 = crypto.createHash('sha256').update(bytes).digest('hex');
   if (bytes.length > MAX_BYTES) {
-    throw new Error(`${PAGE_NAME} is ${bytes.length} bytes, over the limit of ${MAX_BYTES} (160 KB)`);
+    throw new Error(`${PAGE_NAME} is ${bytes.length} bytes, over the limit of ${MAX_BYTES} (160 KiB)`);
   }
   fs.mkdirSync(options.outDir, { recursive: true });
   const file = path.join(options.outDir, PAGE_NAME);
@@ -318,10 +319,10 @@ if (import.meta.main) {
   try {
     const options = parseArgs(process.argv.slice(2));
     const r = await buildVerifier(options);
-    const kb = (r.size / 1024).toFixed(1);
+    const bytes = (n: number) => n.toLocaleString('en-US');
     process.stdout.write(
-      `offline verifier ${VERSION}: ${r.file} ${kb} KB (${r.size} bytes, limit ${MAX_BYTES / 1024} KB), sha256 ${r.sha256}\n` +
-        `  its script inflated: ${r.script.size} bytes, sha256 ${r.script.sha256}\n`,
+      `offline verifier ${VERSION}: ${r.file}, ${verifierSizeText(r.size)} (${bytes(r.size)} bytes; limit ${bytes(MAX_BYTES)} bytes, ${MAX_BYTES / 1024} KiB), sha256 ${r.sha256}\n` +
+        `  its script inflated: ${bytes(r.script.size)} bytes, sha256 ${r.script.sha256}\n`,
     );
     if (r.keys.ecdsa || r.keys.mldsa) {
       process.stdout.write(
