@@ -3,11 +3,21 @@
 // silently dropped or converted). A route's request and reply types are read from these schemas by the
 // json-schema-to-ts type provider (TypedRoutes), so the schemas are written `as const` and no route spells its
 // types again.
-import type { FastifyPluginAsyncJsonSchemaToTs } from '@fastify/type-provider-json-schema-to-ts';
+import type {
+  FastifyPluginAsyncJsonSchemaToTs,
+  JsonSchemaToTsProvider,
+} from '@fastify/type-provider-json-schema-to-ts';
 import type { FastifyPluginOptions } from 'fastify';
 
 /** A plugin of routes whose body, query, params and answers are typed from their JSON schemas. */
 export type TypedRoutes<Options extends FastifyPluginOptions> = FastifyPluginAsyncJsonSchemaToTs<{ Options: Options }>;
+
+/**
+ * The answer a response schema describes, read as the routes' type provider reads it: the type a route returns
+ * for that status, and what a client (or a test) decodes from the body. Routes export their answers' schemas
+ * and these types, so no caller spells them again.
+ */
+export type Answer<Schema> = (JsonSchemaToTsProvider & { schema: Schema })['serializer'];
 
 /**
  * An answer already encoded (JSON text, a file's bytes) where the route's schema describes what it decodes to:
@@ -33,6 +43,9 @@ export const errorSchema = {
   properties: { error: { type: 'string' }, message: MESSAGE },
   required: ['error'],
 } as const;
+
+/** The body of an error answer: `{ error, message? }`. */
+export type ErrorAnswer = Answer<typeof errorSchema>;
 
 export const okErrorSchema = {
   type: 'object',

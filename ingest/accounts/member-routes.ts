@@ -6,7 +6,7 @@ import type Stripe from 'stripe';
 import { utcDate } from '../../core/ledger.ts';
 import { ClientError } from '../errors.ts';
 import { clientKey, STANDARD_PER_MONTH, utcMonth } from '../limits.ts';
-import { noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
+import { noQuery, plainErrors, type Answer, type TypedRoutes } from '../schemas.ts';
 import { sendAccountMail, verificationMail, VERIFY_MS } from './emails.ts';
 import type { AccountServices, AccountThrottles } from './services.ts';
 import type { SessionUser } from './sessions.ts';
@@ -29,6 +29,23 @@ async function issueVerification(s: AccountServices, userId: string, now: Date):
   await s.store.users.setVerification(userId, tokenHash(token), new Date(now.getTime() + VERIFY_MS));
   return token;
 }
+
+/** GET /api/timestamps: the signed-in account's submissions. */
+export const timestampHistorySchema = {
+  type: 'array',
+  items: {
+    type: 'object',
+    properties: {
+      id: { type: 'integer' },
+      fileName: { type: ['string', 'null'] },
+      submittedAt: { type: 'string' },
+      hash: { type: 'string' },
+      ledgerDate: { type: ['string', 'null'] },
+    },
+    required: ['id', 'fileName', 'submittedAt', 'hash', 'ledgerDate'],
+  },
+} as const;
+export type TimestampHistory = Answer<typeof timestampHistorySchema>;
 
 /** Logged-in users only. */
 export const memberRoutes =
@@ -128,20 +145,7 @@ export const memberRoutes =
         schema: {
           querystring: noQuery,
           response: {
-            200: {
-              type: 'array',
-              items: {
-                type: 'object',
-                properties: {
-                  id: { type: 'integer' },
-                  fileName: { type: ['string', 'null'] },
-                  submittedAt: { type: 'string' },
-                  hash: { type: 'string' },
-                  ledgerDate: { type: ['string', 'null'] },
-                },
-                required: ['id', 'fileName', 'submittedAt', 'hash', 'ledgerDate'],
-              },
-            },
+            200: timestampHistorySchema,
             ...plainErrors,
           },
         },

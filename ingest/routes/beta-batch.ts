@@ -27,7 +27,7 @@
 // submission route's (submission-admission.ts).
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { EXAMPLE_HASH, errorBody, errorHandler, formatSchemaErrors, INVALID_HASH_ERROR } from '../errors.ts';
-import { noQuery, type TypedRoutes } from '../schemas.ts';
+import { noQuery, type Answer, type TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import { submissionAdmission } from '../submission-admission.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
@@ -156,6 +156,7 @@ export const batchResponseSchema = {
   },
   required: ['success', 'submittedAt', 'ledgerDate', 'message', 'origin', 'note', 'counts', 'results', 'verification'],
 } as const;
+export type BatchAnswer = Answer<typeof batchResponseSchema>;
 
 /** The answer's `message`: what was stored and where it goes. */
 export function batchMessage(stored: number, invalid: number, ledgerDate: string, availableAt: string): string {

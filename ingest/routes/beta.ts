@@ -10,7 +10,7 @@ import crypto from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import { ledgerPath } from '../../core/archive.ts';
 import { errorBody } from '../errors.ts';
-import { betaErrorSchema, HASH_PATTERN, noQuery } from '../schemas.ts';
+import { betaErrorSchema, HASH_PATTERN, noQuery, type Answer } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import { submissionAdmission } from '../submission-admission.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
@@ -58,6 +58,7 @@ export const betaResponseSchema = {
   },
   required: ['success', 'hash', 'submittedAt', 'ledgerDate', 'message', 'origin', 'note', 'verification'],
 } as const;
+export type BetaAnswer = Answer<typeof betaResponseSchema>;
 
 /** The 201 body for `hash` submitted at `submittedAt` (ISO) into the ledger of `ledgerDate`. */
 export function betaResponse(base: string, hash: string, submittedAt: string, ledgerDate: string) {

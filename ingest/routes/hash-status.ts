@@ -7,8 +7,49 @@
 // past it, 429 with Retry-After.
 import { publicationTime } from './beta.ts';
 import { lookupBudget } from '../lookup-budget.ts';
-import { hashParams, noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
+import { hashParams, noQuery, plainErrors, type TypedRoutes, type Answer } from '../schemas.ts';
 import type { Services } from '../services.ts';
+
+/** GET /api/status/<hash>: where a hash stands. */
+export const hashStatusSchema = {
+  type: 'object',
+  properties: {
+    hash: { type: 'string' },
+    state: {
+      type: 'string',
+      enum: ['published', 'queued', 'unknown'],
+      description: 'published when any ledger holds it; else queued when it waits for one; else unknown',
+    },
+    message: { type: 'string' },
+    published: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          date: { type: 'string' },
+          leafIndex: { type: 'integer' },
+          submittedAt: { type: 'string' },
+          proofUrl: { type: 'string' },
+        },
+        required: ['date', 'leafIndex', 'submittedAt', 'proofUrl'],
+      },
+    },
+    queued: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          ledgerDate: { type: 'string' },
+          submittedAt: { type: 'string', description: 'the earliest submission that day' },
+          publishedAt: { type: 'string', description: 'when that ledger is published' },
+        },
+        required: ['ledgerDate', 'submittedAt', 'publishedAt'],
+      },
+    },
+  },
+  required: ['hash', 'state', 'message', 'published', 'queued'],
+} as const;
+export type HashStatus = Answer<typeof hashStatusSchema>;
 
 export const hashStatusRoutes: TypedRoutes<Services> = async (app, s) => {
   const budget = lookupBudget(s.ingest.statusLookupRate);
@@ -22,44 +63,7 @@ export const hashStatusRoutes: TypedRoutes<Services> = async (app, s) => {
         params: hashParams,
         querystring: noQuery,
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              hash: { type: 'string' },
-              state: {
-                type: 'string',
-                enum: ['published', 'queued', 'unknown'],
-                description: 'published when any ledger holds it; else queued when it waits for one; else unknown',
-              },
-              message: { type: 'string' },
-              published: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    date: { type: 'string' },
-                    leafIndex: { type: 'integer' },
-                    submittedAt: { type: 'string' },
-                    proofUrl: { type: 'string' },
-                  },
-                  required: ['date', 'leafIndex', 'submittedAt', 'proofUrl'],
-                },
-              },
-              queued: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    ledgerDate: { type: 'string' },
-                    submittedAt: { type: 'string', description: 'the earliest submission that day' },
-                    publishedAt: { type: 'string', description: 'when that ledger is published' },
-                  },
-                  required: ['ledgerDate', 'submittedAt', 'publishedAt'],
-                },
-              },
-            },
-            required: ['hash', 'state', 'message', 'published', 'queued'],
-          },
+          200: hashStatusSchema,
           ...plainErrors,
         },
       },

@@ -4,7 +4,7 @@
 import { ledgerOtsPath, ledgerPath, type DayRecord } from '../../core/archive.ts';
 import { isDate } from '../../core/ledger.ts';
 import { ClientError } from '../errors.ts';
-import { DATE_PATTERN, noQuery, plainErrors, type TypedRoutes } from '../schemas.ts';
+import { DATE_PATTERN, noQuery, plainErrors, type TypedRoutes, type Answer } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import type { BlockInfo } from '../archive-view.ts';
 
@@ -35,6 +35,107 @@ export const PAUSED_STATUS = 'submissions paused';
 /** queue-stats `status` while writes to the database fail (a full disk; submission-gate.ts). */
 export const STORAGE_STATUS = 'submissions failing';
 
+/** GET /api/queue-stats.php: the queue and whether submissions are open. */
+export const queueStatsSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string' },
+    lastUpdate: { type: 'string' },
+    latestAnchoredDay: { type: 'string' },
+    queueSize: { type: 'integer' },
+    lastPublishedDay: { type: 'string' },
+    // Beyond the spec's shape: false (status "submissions paused", and `problem` says why) while the
+    // server's clock is not after the last published day and both submission routes answer 503; also
+    // false (status "submissions failing") from a write that failed on a full or failing disk until
+    // a submission is stored again.
+    submissionsOpen: { type: 'boolean' },
+    problem: { type: 'string' },
+  },
+  required: ['status', 'lastUpdate', 'latestAnchoredDay', 'queueSize', 'lastPublishedDay', 'submissionsOpen'],
+} as const;
+export type QueueStats = Answer<typeof queueStatsSchema>;
+
+/** GET /api/ledgers.php: one page of the published days, newest first. */
+export const ledgersPageSchema = {
+  type: 'object',
+  properties: {
+    ledgers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          date: { type: 'string' },
+          jsonUrl: { type: 'string' },
+          otsUrl: { type: 'string' },
+          otsStatus: { type: 'string', enum: ['verified', 'pending'] },
+          signatureVerified: { type: 'boolean' },
+          entryCount: { type: 'integer' },
+          // RFC 3161 tokens of the ledger file (pipeline/tsa-client.ts), checked: where, when, by whom.
+          rfc3161: {
+            type: 'array',
+            items: {
+              type: 'object',
+              properties: { url: { type: 'string' }, genTime: { type: 'string' }, tsa: { type: 'string' } },
+              required: ['url', 'genTime', 'tsa'],
+            },
+          },
+        },
+        required: ['date', 'jsonUrl', 'otsUrl', 'otsStatus', 'signatureVerified', 'entryCount', 'rfc3161'],
+      },
+    },
+    otsStatus: { anyOf: [otsStatusSchema, { type: 'null' }] },
+    // Beyond the spec's shape: paging.
+    next: {
+      type: ['string', 'null'],
+      description: 'the `before` of the next, older page; null when this page reaches the oldest day',
+    },
+    total: { type: 'integer', description: 'published days in all' },
+  },
+  required: ['ledgers', 'otsStatus', 'next', 'total'],
+} as const;
+export type LedgersPage = Answer<typeof ledgersPageSchema>;
+
+/** GET /api/ots-block-info.php: the Bitcoin blocks of the anchored days. */
+export const otsBlockInfoSchema = {
+  type: 'object',
+  properties: {
+    ledgers: {
+      type: 'object',
+      additionalProperties: {
+        type: 'object',
+        properties: { block_height: { type: ['integer', 'null'] }, confirmations: { type: 'integer' } },
+        required: ['block_height', 'confirmations'],
+      },
+    },
+  },
+  required: ['ledgers'],
+} as const;
+export type OtsBlockInfo = Answer<typeof otsBlockInfoSchema>;
+
+/** GET /api/ledgers-calendar.php: a year's days. */
+export const ledgersCalendarSchema = {
+  type: 'object',
+  properties: {
+    year: { type: 'string' },
+    days: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          date: { type: 'string' },
+          entryCount: { type: 'integer' },
+          anchored: { type: 'boolean' },
+        },
+        required: ['date', 'entryCount', 'anchored'],
+      },
+    },
+    first: { type: ['string', 'null'], description: 'the first published day of the archive' },
+    last: { type: ['string', 'null'], description: 'the last published day of the archive' },
+  },
+  required: ['year', 'days', 'first', 'last'],
+} as const;
+export type LedgersCalendar = Answer<typeof ledgersCalendarSchema>;
+
 export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
   app.get(
     '/api/queue-stats.php',
@@ -42,23 +143,7 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
       schema: {
         querystring: noQuery,
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              status: { type: 'string' },
-              lastUpdate: { type: 'string' },
-              latestAnchoredDay: { type: 'string' },
-              queueSize: { type: 'integer' },
-              lastPublishedDay: { type: 'string' },
-              // Beyond the spec's shape: false (status "submissions paused", and `problem` says why) while the
-              // server's clock is not after the last published day and both submission routes answer 503; also
-              // false (status "submissions failing") from a write that failed on a full or failing disk until
-              // a submission is stored again.
-              submissionsOpen: { type: 'boolean' },
-              problem: { type: 'string' },
-            },
-            required: ['status', 'lastUpdate', 'latestAnchoredDay', 'queueSize', 'lastPublishedDay', 'submissionsOpen'],
-          },
+          200: queueStatsSchema,
           ...plainErrors,
         },
       },
@@ -105,43 +190,7 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
           additionalProperties: false,
         },
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              ledgers: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    date: { type: 'string' },
-                    jsonUrl: { type: 'string' },
-                    otsUrl: { type: 'string' },
-                    otsStatus: { type: 'string', enum: ['verified', 'pending'] },
-                    signatureVerified: { type: 'boolean' },
-                    entryCount: { type: 'integer' },
-                    // RFC 3161 tokens of the ledger file (pipeline/tsa-client.ts), checked: where, when, by whom.
-                    rfc3161: {
-                      type: 'array',
-                      items: {
-                        type: 'object',
-                        properties: { url: { type: 'string' }, genTime: { type: 'string' }, tsa: { type: 'string' } },
-                        required: ['url', 'genTime', 'tsa'],
-                      },
-                    },
-                  },
-                  required: ['date', 'jsonUrl', 'otsUrl', 'otsStatus', 'signatureVerified', 'entryCount', 'rfc3161'],
-                },
-              },
-              otsStatus: { anyOf: [otsStatusSchema, { type: 'null' }] },
-              // Beyond the spec's shape: paging.
-              next: {
-                type: ['string', 'null'],
-                description: 'the `before` of the next, older page; null when this page reaches the oldest day',
-              },
-              total: { type: 'integer', description: 'published days in all' },
-            },
-            required: ['ledgers', 'otsStatus', 'next', 'total'],
-          },
+          200: ledgersPageSchema,
           ...plainErrors,
         },
       },
@@ -192,27 +241,7 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
           additionalProperties: false,
         },
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              year: { type: 'string' },
-              days: {
-                type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    date: { type: 'string' },
-                    entryCount: { type: 'integer' },
-                    anchored: { type: 'boolean' },
-                  },
-                  required: ['date', 'entryCount', 'anchored'],
-                },
-              },
-              first: { type: ['string', 'null'], description: 'the first published day of the archive' },
-              last: { type: ['string', 'null'], description: 'the last published day of the archive' },
-            },
-            required: ['year', 'days', 'first', 'last'],
-          },
+          200: ledgersCalendarSchema,
           ...plainErrors,
         },
       },
@@ -242,20 +271,7 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
           additionalProperties: false,
         },
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              ledgers: {
-                type: 'object',
-                additionalProperties: {
-                  type: 'object',
-                  properties: { block_height: { type: ['integer', 'null'] }, confirmations: { type: 'integer' } },
-                  required: ['block_height', 'confirmations'],
-                },
-              },
-            },
-            required: ['ledgers'],
-          },
+          200: otsBlockInfoSchema,
           ...plainErrors,
         },
       },

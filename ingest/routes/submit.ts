@@ -21,13 +21,34 @@ import {
 import { ClientError, errorBody } from '../errors.ts';
 import { limitRefusal, submitErrorSchema } from '../limit-answer.ts';
 import { submitWithinLimits } from '../limits.ts';
-import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE, type TypedRoutes } from '../schemas.ts';
+import { HASH_PATTERN, noQuery, okErrorSchema, SINGLE_LINE, type TypedRoutes, type Answer } from '../schemas.ts';
 import type { Services } from '../services.ts';
 import { submissionAdmission } from '../submission-admission.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
 
 /** The client shows "Hash queued!" / "Your timestamp has been submitted". */
 export const SUBMIT_MESSAGE = 'Your timestamp has been submitted';
+
+/** POST /api/submit: the stored submission (201). */
+export const submitAnswerSchema = {
+  type: 'object',
+  properties: {
+    ok: { type: 'boolean', const: true },
+    hash: { type: 'string' },
+    submittedAt: { type: 'string' },
+    ledgerDate: { type: 'string' },
+    message: { type: 'string' },
+    remainingToday: { type: 'integer' },
+    remainingThisMonth: { type: 'integer' },
+    receipt: {
+      type: 'string',
+      description:
+        "base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt (docs/FORMAT.md §3b), also kept by the server (the proof bundle's receipts, the certificate); absent when the server has no time-stamp key",
+    },
+  },
+  required: ['ok', 'hash', 'submittedAt', 'ledgerDate', 'message'],
+} as const;
+export type SubmitAnswer = Answer<typeof submitAnswerSchema>;
 
 export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
   const admit = submissionAdmission(s);
@@ -52,24 +73,7 @@ export const submitRoutes: TypedRoutes<Services> = async (app, s) => {
           additionalProperties: false,
         },
         response: {
-          201: {
-            type: 'object',
-            properties: {
-              ok: { type: 'boolean', const: true },
-              hash: { type: 'string' },
-              submittedAt: { type: 'string' },
-              ledgerDate: { type: 'string' },
-              message: { type: 'string' },
-              remainingToday: { type: 'integer' },
-              remainingThisMonth: { type: 'integer' },
-              receipt: {
-                type: 'string',
-                description:
-                  "base64 DER RFC 3161 TimeStampResp for the hash, genTime = submittedAt (docs/FORMAT.md §3b), also kept by the server (the proof bundle's receipts, the certificate); absent when the server has no time-stamp key",
-              },
-            },
-            required: ['ok', 'hash', 'submittedAt', 'ledgerDate', 'message'],
-          },
+          201: submitAnswerSchema,
           '4xx': submitErrorSchema,
           '5xx': okErrorSchema,
         },

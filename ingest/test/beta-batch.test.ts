@@ -18,7 +18,6 @@ import {
   BATCH_MISSING_ERROR,
   BATCH_TOO_LARGE_ERROR,
   BATCH_TOO_MANY_ERROR,
-  type BatchResult,
 } from '../routes/beta-batch.ts';
 import {
   DAY,
@@ -31,6 +30,7 @@ import {
   type Fixture,
   type FixtureOptions,
 } from './fixture.ts';
+import type { BatchAnswer } from '../routes/beta-batch.ts';
 
 const URL = '/api/v1/beta/timestamps';
 const fixtures: Fixture[] = [];
@@ -45,18 +45,6 @@ async function fixture(options: FixtureOptions & { env?: Record<string, string> 
   const f = await makeFixture({ ...options, clock: () => now });
   fixtures.push(f);
   return { f, at: (iso: string) => void (now = new Date(iso)) };
-}
-
-interface BatchBody {
-  success: true;
-  submittedAt: string;
-  ledgerDate: string;
-  message: string;
-  origin: string;
-  note: string;
-  counts: Record<BatchResult['status'], number>;
-  results: BatchResult[];
-  verification: Record<string, string>;
 }
 
 const post = (f: Fixture, payload: unknown, options: { ip?: string; headers?: Record<string, string> } = {}) =>
@@ -96,7 +84,7 @@ describe('a batch', () => {
     const res = await post(f, { hashes: [a!.toUpperCase(), b, 'not a hash', a, x, '', c, b!.toUpperCase(), `${c}0`] });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
-    const body = res.json() as BatchBody;
+    const body = res.json() as BatchAnswer;
     expect(body.results).toEqual([
       { hash: a, status: 'accepted' },
       { hash: b, status: 'accepted' },
@@ -147,7 +135,7 @@ describe('a batch', () => {
       headers: { 'content-type': 'application/json' },
     });
     expect(res.statusCode).toBe(200);
-    const body = res.json() as BatchBody;
+    const body = res.json() as BatchAnswer;
     expect(body.counts).toEqual({ accepted: 1000, already: 0, duplicate: 0, invalid: 0 });
     expect(body.results.map((r) => r.hash)).toEqual(list);
     expect(f.rowCounts().submissions).toBe(before + 1000);
@@ -163,7 +151,7 @@ describe('a batch', () => {
       ),
     ).toEqual(new Set([NOW]));
     // The same list again: all already, stored again.
-    const again = (await post(f, { hashes: list })).json() as BatchBody;
+    const again = (await post(f, { hashes: list })).json() as BatchAnswer;
     expect(again.counts).toEqual({ accepted: 0, already: 1000, duplicate: 0, invalid: 0 });
     expect(again.results[999]).toEqual({ hash: list[999], status: 'already', firstSubmittedAt: NOW });
     expect(f.rowCounts().submissions).toBe(before + 2000);
@@ -173,7 +161,7 @@ describe('a batch', () => {
     const before = f.rowCounts();
     const res = await post(f, { hashes: ['abc'] });
     expect(res.statusCode).toBe(200);
-    const body = res.json() as BatchBody;
+    const body = res.json() as BatchAnswer;
     expect(body.counts).toEqual({ accepted: 0, already: 0, duplicate: 0, invalid: 1 });
     expect(body.message).toBe('No hash stored: the entry is not a valid SHA-256 hash (64 hexadecimal characters).');
     expect((await post(f, { hashes: ['abc', 'xyz'] })).json().message).toBe(
@@ -334,7 +322,7 @@ describe('receipts', () => {
     expect((await post(f, { hashes: [x] })).statusCode).toBe(200);
     const res = await post(f, { hashes: [a, x, a!.toUpperCase(), 'zz', b], receipt: true });
     expect(res.statusCode).toBe(200);
-    const body = res.json() as BatchBody;
+    const body = res.json() as BatchAnswer;
     expect(body.results.map((r) => [r.status, 'receipt' in r])).toEqual([
       ['accepted', true],
       ['already', true],
@@ -365,7 +353,7 @@ describe('receipts', () => {
     const res = await post(f, { hashes: list, receipt: true });
     const ms = performance.now() - started;
     expect(res.statusCode).toBe(200);
-    const body = res.json() as BatchBody;
+    const body = res.json() as BatchAnswer;
     expect(
       body.results.every((r, i) => r.status === 'accepted' && r.hash === list[i] && typeof r.receipt === 'string'),
     ).toBe(true);

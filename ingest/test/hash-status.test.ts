@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { setting } from '../../runtime/settings.ts';
 import { DAY, makeFixture, NOW, randomHash, removeTempDirs, TODAY, type Fixture } from './fixture.ts';
+import type { HashStatus } from '../routes/hash-status.ts';
 
 let f: Fixture;
 beforeAll(async () => {
@@ -16,13 +17,7 @@ afterAll(async () => {
 const status = async (hash: string) => {
   const res = await f.app.inject(`/api/status/${hash}`);
   expect(res.statusCode, res.body).toBe(200);
-  return res.json() as {
-    hash: string;
-    state: string;
-    message: string;
-    published: Array<{ date: string; leafIndex: number; submittedAt: string; proofUrl: string }>;
-    queued: Array<{ ledgerDate: string; submittedAt: string; publishedAt: string }>;
-  };
+  return res.json() as HashStatus;
 };
 const submit = (hash: string) => f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash } });
 

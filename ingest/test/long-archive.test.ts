@@ -12,6 +12,8 @@ import { FEED_DAYS } from '../routes/feed.ts';
 import { LEDGERS_PAGE } from '../routes/status.ts';
 import { writeLongArchive, type LongArchive } from '../../test/support/long-archive.ts';
 import { makeFixture, removeTempDirs, type Fixture } from './fixture.ts';
+import type { LedgersCalendar, LedgersPage, OtsBlockInfo } from '../routes/status.ts';
+import type { ErrorAnswer } from '../schemas.ts';
 
 const LAST = '2025-11-02';
 const SIZES = [10, 365, 3650] as const;
@@ -41,15 +43,10 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-interface Page {
-  ledgers: Array<{ date: string; signatureVerified: boolean; entryCount: number; otsStatus: string }>;
-  next: string | null;
-  total: number;
-}
 const get = async (count: number, query = '') => {
   const res = await archives.get(count)!.f.app.inject(`/api/ledgers.php${query}`);
   expect(res.statusCode, res.body).toBe(200);
-  return { page: res.json() as Page, bytes: res.body.length };
+  return { page: res.json() as LedgersPage, bytes: res.body.length };
 };
 
 describe('GET /api/ledgers.php on a long archive', () => {
@@ -82,7 +79,7 @@ describe('GET /api/ledgers.php on a long archive', () => {
     const seen: string[] = [];
     let before: string | null = '9999-12-31';
     while (before !== null) {
-      const { page }: { page: Page } = await get(3650, `?before=${before}&limit=366`);
+      const { page }: { page: LedgersPage } = await get(3650, `?before=${before}&limit=366`);
       expect(page.ledgers.length).toBeLessThanOrEqual(366);
       seen.push(...page.ledgers.map((l) => l.date));
       before = page.next;
@@ -115,7 +112,7 @@ describe('GET /api/ledgers.php on a long archive', () => {
     ]) {
       const res = await f.app.inject(`/api/ledgers.php${q}`);
       expect(res.statusCode, q).toBe(400);
-      expect((res.json() as { error: string }).error, q).toMatch(/\w+ \w+/);
+      expect((res.json() as ErrorAnswer).error, q).toMatch(/\w+ \w+/);
     }
   });
 
@@ -145,14 +142,10 @@ describe('GET /api/ledgers.php on a long archive', () => {
 describe('GET /api/ots-block-info.php', () => {
   test('bounded: the newest page of days by default, or one month', async () => {
     const { f, long } = archives.get(3650)!;
-    const all = (await f.app.inject('/api/ots-block-info.php')).json() as {
-      ledgers: Record<string, { block_height: number }>;
-    };
+    const all = (await f.app.inject('/api/ots-block-info.php')).json() as OtsBlockInfo;
     // The newest day is not anchored yet: the newest page less one.
     expect(Object.keys(all.ledgers)).toEqual(long.days.slice(-LEDGERS_PAGE, -1).map((d) => d.date));
-    const month = (await f.app.inject('/api/ots-block-info.php?month=2020-02')).json() as {
-      ledgers: Record<string, unknown>;
-    };
+    const month = (await f.app.inject('/api/ots-block-info.php?month=2020-02')).json() as OtsBlockInfo;
     expect(Object.keys(month.ledgers)).toEqual(
       long.days.filter((d) => d.date.startsWith('2020-02-')).map((d) => d.date),
     );
@@ -166,12 +159,7 @@ describe('GET /api/ledgers-calendar.php', () => {
     const year = LAST.slice(0, 4);
     const res = await f.app.inject(`/api/ledgers-calendar.php?year=${year}`);
     expect(res.statusCode).toBe(200);
-    const body = res.json() as {
-      year: string;
-      days: Array<{ date: string; entryCount: number; anchored: boolean }>;
-      first: string;
-      last: string;
-    };
+    const body = res.json() as LedgersCalendar;
     const expected = long.days.filter((d) => d.date.startsWith(`${year}-`));
     expect(body.days.map((d) => [d.date, d.entryCount])).toEqual(expected.map((d) => [d.date, d.entryCount]));
     expect(body.days.at(-1)!.anchored).toBe(false);

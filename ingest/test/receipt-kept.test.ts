@@ -19,6 +19,7 @@ import { loadPublicKeys, loadSigningKeys } from '../../runtime/keys.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import { tokenHash } from '../accounts/tokens.ts';
 import { childEnv, makeFixture, ORIGIN, randomHash, removeTempDirs, tempDir, TODAY, type Fixture } from './fixture.ts';
+import type { SubmitAnswer } from '../routes/submit.ts';
 
 const AT = [`${TODAY}T12:00:00.000Z`, `${TODAY}T12:00:05.000Z`, `${TODAY}T12:00:10.000Z`, `${TODAY}T12:00:15.000Z`];
 const NEXT_DAY = '2025-11-04';
@@ -125,9 +126,9 @@ describe("the site's receipts are kept and given back", () => {
       now = AT[i]!;
       const res = await submit(ip);
       expect(res.statusCode, res.body).toBe(201);
-      const body = res.json() as { submittedAt: string; receipt: string };
+      const body = res.json() as SubmitAnswer;
       expect(body.submittedAt).toBe(now);
-      answered.push({ submittedAt: body.submittedAt, der: fromBase64(body.receipt) });
+      answered.push({ submittedAt: body.submittedAt, der: fromBase64(body.receipt!) });
     }
     const stored = () =>
       f.db.prepare('SELECT submitted_at AS t, der FROM receipts WHERE hash = ? ORDER BY id').all(hash) as Array<{
@@ -160,7 +161,7 @@ describe("the site's receipts are kept and given back", () => {
     const mine = await submit('198.51.100.63', { cookie, origin: ORIGIN });
     expect(mine.statusCode, mine.body).toBe(201);
     expect(mine.json()).toHaveProperty('remainingThisMonth');
-    answered.push({ submittedAt: now, der: fromBase64((mine.json() as { receipt: string }).receipt) });
+    answered.push({ submittedAt: now, der: fromBase64((mine.json() as SubmitAnswer).receipt!) });
     expect(stored()).toHaveLength(3);
     historyId = (
       f.db.prepare("SELECT id FROM timestamps WHERE user_id = 'payer' AND hash = ?").get(hash) as { id: number }

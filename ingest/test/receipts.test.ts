@@ -10,6 +10,9 @@ import { fromBase64, fromHex } from '../../core/encoding.ts';
 import { pemCertificates } from '../../core/rfc3161.ts';
 import { checkReceipt } from '../../core/receipt.ts';
 import { makeFixture, NOW, randomHash, removeTempDirs, type Fixture } from './fixture.ts';
+import type { BetaAnswer } from '../routes/beta.ts';
+import type { SubmitAnswer } from '../routes/submit.ts';
+import type { ErrorAnswer } from '../schemas.ts';
 
 let f: Fixture;
 let root: Uint8Array[];
@@ -32,9 +35,9 @@ describe('receipts of JSON submissions', () => {
     const hash = randomHash();
     const res = await post('/api/submit', { hash: hash.toUpperCase() });
     expect(res.statusCode).toBe(201);
-    const body = res.json() as { submittedAt: string; receipt: string };
+    const body = res.json() as SubmitAnswer;
     expect(body.submittedAt).toBe(NOW);
-    const facts = await checkReceipt(fromBase64(body.receipt), root, fromHex(hash));
+    const facts = await checkReceipt(fromBase64(body.receipt!), root, fromHex(hash));
     expect(facts.genTime.toISOString()).toBe(body.submittedAt);
     expect(facts.imprintAlgorithm).toBe('SHA-256');
     expect(facts.ledgerHash).toBe(hash);
@@ -47,7 +50,7 @@ describe('receipts of JSON submissions', () => {
   test('a receipt checked for another hash, or with a flipped byte, is refused', async () => {
     const hash = randomHash();
     const res = await post('/api/submit', { hash }, '198.51.100.41');
-    const der = fromBase64((res.json() as { receipt: string }).receipt);
+    const der = fromBase64((res.json() as SubmitAnswer).receipt!);
     await expect(checkReceipt(der, root, fromHex(randomHash()))).rejects.toThrow(/another SHA-256 digest/);
     const flipped = Uint8Array.from(der);
     flipped[flipped.length - 40]! ^= 1;
@@ -66,10 +69,10 @@ describe('receipts of JSON submissions', () => {
     expect(plain.json()).not.toHaveProperty('receipt');
     const asked = await post('/api/v1/beta/timestamp', { hash, receipt: true });
     expect(asked.statusCode).toBe(201);
-    const body = asked.json() as { submittedAt: string; receipt: string; hash: string; verification: object };
+    const body = asked.json() as BetaAnswer;
     expect(body.hash).toBe(hash);
     expect(body.verification).toBeTypeOf('object');
-    const facts = await checkReceipt(fromBase64(body.receipt), root, fromHex(hash));
+    const facts = await checkReceipt(fromBase64(body.receipt!), root, fromHex(hash));
     expect(facts.genTime.toISOString()).toBe(body.submittedAt);
     const again = await checkReceipt(
       fromBase64((await post('/api/v1/beta/timestamp', { hash, receipt: true })).json().receipt as string),
@@ -103,7 +106,7 @@ describe('a server without a TSA key', () => {
       payload: { hash, receipt: true },
     });
     expect(asked.statusCode).toBe(503);
-    expect((asked.json() as { error: string }).error).toMatch(/no time-stamp key/);
+    expect((asked.json() as ErrorAnswer).error).toMatch(/no time-stamp key/);
     expect(bare.db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash = ?').get(hash)).toEqual({ n: 0 });
     const site = await bare.app.inject({
       method: 'POST',

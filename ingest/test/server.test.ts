@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { childEnv, projectEnv, randomHash, removeTempDirs, ROOT, sha256, startServer, tempDir } from './fixture.ts';
+import type { LedgersPage } from '../routes/status.ts';
 
 afterAll(removeTempDirs);
 
@@ -109,9 +110,7 @@ describe('--demo', () => {
     const server = await startServer(dir, demoEnv, ['--demo']);
     try {
       const disclosure = sha256(fs.readFileSync(path.join(ROOT, 'docs/sealed-disclosure.md')));
-      const ledgers = (await (await fetch(`${server.url}/api/ledgers.php`)).json()) as {
-        ledgers: Array<{ date: string; signatureVerified: boolean }>;
-      };
+      const ledgers = (await (await fetch(`${server.url}/api/ledgers.php`)).json()) as LedgersPage;
       expect(ledgers.ledgers.map((l) => [l.date, l.signatureVerified])).toEqual([['2025-11-02', true]]);
       const ledger = await (await fetch(`${server.url}/ledgers/2025-11-02.json`)).text();
       expect(ledger).toContain(disclosure);
@@ -137,7 +136,7 @@ describe('--demo', () => {
   it('without --demo an empty archive stays empty', async () => {
     const { dir, env } = project('prod');
     const server = await startServer(dir, env);
-    const ledgers = (await (await fetch(`${server.url}/api/ledgers.php`)).json()) as { ledgers: unknown[] };
+    const ledgers = (await (await fetch(`${server.url}/api/ledgers.php`)).json()) as LedgersPage;
     expect(ledgers.ledgers).toEqual([]);
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);

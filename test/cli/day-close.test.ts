@@ -26,6 +26,8 @@ import {
 } from '../../ingest/test/fixture.ts';
 import { createDatabase, postgresForSuite } from '../support/postgres.ts';
 import { BIN, ROOT } from './helpers.ts';
+import type { QueueStats } from '../../ingest/routes/status.ts';
+import type { ErrorAnswer } from '../../ingest/schemas.ts';
 
 const DAY = '2025-11-02';
 /** The lagging node's clock: still on DAY. */
@@ -268,7 +270,7 @@ describe("a node's clock against the database's (PostgreSQL)", () => {
       body: JSON.stringify({ hash }),
     });
     expect(res.status).toBe(503);
-    const body = (await res.json()) as { error: string };
+    const body = (await res.json()) as ErrorAnswer;
     expect(body.error).toMatch(
       /^The server's clock is (8\d|9\d) s behind its database's; submissions are paused until it is corrected\. Nothing was stored\.$/,
     );
@@ -278,21 +280,14 @@ describe("a node's clock against the database's (PostgreSQL)", () => {
       body: JSON.stringify({ hash }),
     });
     expect(site.status).toBe(503);
-    const stats = (await (await fetch(`${skewed.url}/api/queue-stats.php`)).json()) as {
-      submissionsOpen: boolean;
-      problem?: string;
-      queueSize: number;
-    };
+    const stats = (await (await fetch(`${skewed.url}/api/queue-stats.php`)).json()) as QueueStats;
     expect(stats.submissionsOpen).toBe(false);
     expect(stats.problem).toMatch(/clock is \d+ s behind its database's/);
     expect(stats.queueSize).toBe(0);
     // The JSON log is buffered and written at least every second (runtime/logger.ts): wait for the line.
     await expect.poll(() => skewed.stderr()).toMatch(/CLOCK SKEW: The server's clock is \d+ s behind its database's/);
     expect(await submit(good, hash)).toBe(201);
-    const goodStats = (await (await fetch(`${good.url}/api/queue-stats.php`)).json()) as {
-      submissionsOpen: boolean;
-      queueSize: number;
-    };
+    const goodStats = (await (await fetch(`${good.url}/api/queue-stats.php`)).json()) as QueueStats;
     expect(goodStats).toMatchObject({ submissionsOpen: true, queueSize: 1 });
   }, 120_000);
 });

@@ -13,6 +13,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { removeTempProjects, run, runJson, tempProject } from './helpers.ts';
+import type { BetaAnswer } from '../../ingest/routes/beta.ts';
+import type { SubmitAnswer } from '../../ingest/routes/submit.ts';
 
 const DAY = '2025-11-02';
 const NOW = `${DAY}T12:00:00.250Z`;
@@ -42,9 +44,9 @@ async function jsonReceipt(route: string, body: object, name: string): Promise<v
     body: JSON.stringify(body),
   });
   expect(res.status).toBe(201);
-  const answer = (await res.json()) as { receipt: string; submittedAt: string };
+  const answer = (await res.json()) as SubmitAnswer | BetaAnswer;
   expect(answer.submittedAt).toBe(NOW);
-  fs.writeFileSync(path.join(dir, `${name}.tsr`), Buffer.from(answer.receipt, 'base64'));
+  fs.writeFileSync(path.join(dir, `${name}.tsr`), Buffer.from(answer.receipt!, 'base64'));
 }
 
 const check = (args: string[], extra: Record<string, string> = {}) =>

@@ -27,6 +27,7 @@ import {
   type Project,
   type Server,
 } from './helpers.ts';
+import type { QueueStats } from '../../ingest/routes/status.ts';
 
 const DATES = ['2025-11-05', '2025-11-06', '2025-11-07', '2025-11-08', '2025-11-09'];
 /** The server's clock: the ledger of 2025-11-10 is open; the anchoring status was written at 10:05. */
@@ -164,7 +165,7 @@ describe('/verify', () => {
 describe('/live', () => {
   // The server enqueued the offline verifier's release for today's ledger when it started; nobody else submitted.
   it('counts people’s submissions: 0 and "All caught up!" before anyone submits, the verifier’s release said apart', async () => {
-    const stats = (await (await fetch(new URL('/api/queue-stats.php', server.url))).json()) as { queueSize: number };
+    const stats = (await (await fetch(new URL('/api/queue-stats.php', server.url))).json()) as QueueStats;
     expect(stats.queueSize).toBe(1);
     const { context, page } = await newPage();
     await page.goto('/live');

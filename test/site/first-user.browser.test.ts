@@ -26,6 +26,7 @@ import {
   type Project,
   type Server,
 } from './helpers.ts';
+import type { LedgersPage } from '../../ingest/routes/status.ts';
 
 /** The server's clock: the demo ledger is the day before (2025-11-02). */
 const NOW = '2025-11-03T10:00:00.000Z';
@@ -525,7 +526,7 @@ describe('what a person needs to verify offline', () => {
   it('/ledgers links the OTS proof of an anchored day', async () => {
     const { context, page } = await newPage();
     await page.route(/\/api\/ledgers\.php(\?|$)/, async (route) => {
-      const answer = (await (await route.fetch()).json()) as { ledgers: { otsStatus: string }[] };
+      const answer = (await (await route.fetch()).json()) as LedgersPage;
       for (const l of answer.ledgers) l.otsStatus = 'verified';
       await route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(answer) });
     });

@@ -36,6 +36,7 @@ import {
   type StripeStandIn,
 } from './stand-ins.ts';
 import { openSqliteStore } from '../../../store/sqlite/engine.ts';
+import type { TimestampHistory } from '../member-routes.ts';
 
 let smtp: SmtpStandIn;
 let stripe: StripeStandIn;
@@ -352,12 +353,7 @@ describe('the whole flow', () => {
     now += 60_000;
     expect((await c.post('/api/submit', { hash: randomHash() })).statusCode).toBe(201);
     expect((await c.get('/api/quota/usage')).json()).toEqual({ used: 3, limit: 500, period: 'month' });
-    const history = (await c.get('/api/timestamps')).json() as Array<{
-      id: number;
-      fileName: string | null;
-      hash: string;
-      submittedAt: string;
-    }>;
+    const history = (await c.get('/api/timestamps')).json() as TimestampHistory;
     expect(history).toHaveLength(3);
     expect(history[2]).toMatchObject({
       fileName: 'contract <final>.pdf',
@@ -704,7 +700,7 @@ describe('security, as an attacker would try it', () => {
     await subscribe(alice.c, userId(main, alice.username));
     const secret = randomHash();
     expect((await alice.c.post('/api/submit', { hash: secret, fileName: 'alice-secret.txt' })).statusCode).toBe(201);
-    const [row] = (await alice.c.get('/api/timestamps')).json() as Array<{ id: number }>;
+    const [row] = (await alice.c.get('/api/timestamps')).json() as TimestampHistory;
     expect((await alice.c.get(`/api/certificate.php?id=${row!.id}`)).body).toContain('alice-secret.txt');
 
     const mallory = await signUp();
@@ -719,7 +715,7 @@ describe('security, as an attacker would try it', () => {
       expect(res.body).not.toContain(secret);
     }
     expect(unknown.body.replace('99999999', String(row!.id))).toBe(theirs.body);
-    const list = (await mallory.c.get('/api/timestamps')).json() as Array<{ hash: string }>;
+    const list = (await mallory.c.get('/api/timestamps')).json() as TimestampHistory;
     expect(list.map((r) => r.hash)).not.toContain(secret);
   });
 
