@@ -1,18 +1,21 @@
-// The `timeseal` operator CLI, run by cli.ts. Only main() chooses exit codes:
-// 0 success, 1 failure or failed verification, 2 bad usage. Errors print one line (plus details for bad
-// input) on stderr, never a stack trace.
+// The `timeseal` operator CLI, run by cli.ts. Each command's action returns its outcome (cli/command.ts), and
+// only main() turns an outcome, or the error a command threw, into the exit code, with the table of
+// core/exit-codes.ts: 0 ok, 1 failed or invalid, 2 pending, 3 not found, 64 usage, 75 temporary. Errors print
+// one line (plus details for bad input) on stderr, never a stack trace.
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { p256 } from '@noble/curves/nist.js';
-import { Command, CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import { TimesealError } from '../core/errors.ts';
+import { exitCodeOf, type ExitCode, type Outcome } from '../core/exit-codes.ts';
 import { useNativeVerify } from '../core/sig.ts';
 import { UsageError } from '../runtime/config.ts';
 import { nodeVerify } from '../runtime/node-verify.ts';
 import { setting } from '../runtime/settings.ts';
+import { TimesealCommand } from './command.ts';
 import { createContext, type Context } from './context.ts';
 import { InputError } from './output.ts';
 
-type Register = (program: Command, ctx: () => Context) => void;
+type Register = (program: TimesealCommand, ctx: () => Context) => void;
 
 /** Each top-level command's module, loaded only when that command runs (or for help, which lists them all):
  * a command does not pay for loading what the others use (the web server, the pipeline, pkijs), and every
@@ -37,7 +40,12 @@ const COMMANDS: ReadonlyArray<readonly [string, () => Promise<Register>]> = [
   ['clock', async () => (await import('./commands/clock.ts')).registerClock],
 ];
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[]): Promise<ExitCode> {
+  return exitCodeOf(await outcomeOf(argv));
+}
+
+/** Runs the command of `argv` and says how it ended: the outcome its action returned, or that of its error. */
+async function outcomeOf(argv: string[]): Promise<Outcome> {
   // Every signature check of the command (and of the servers and builds it runs) asks OpenSSL first.
   useNativeVerify(nodeVerify);
   // A command signs a few times at most (a build: a day's ledger and checkpoint), and noble builds its table of
@@ -48,7 +56,7 @@ export async function main(argv: string[]): Promise<number> {
   ed25519.Point.BASE.precompute(4);
   let context: Context | undefined;
   const ctx = (): Context => (context ??= createContext());
-  const program = new Command('timeseal')
+  const program = new TimesealCommand('timeseal')
     .description('Timeseal operator CLI: build, sign, verify and prove the public ledger archive')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
@@ -61,26 +69,25 @@ export async function main(argv: string[]): Promise<number> {
     c.commands.forEach(exitOverride);
   });
   try {
-    await program.parseAsync(argv, { from: 'user' });
-    return process.exitCode === undefined ? 0 : Number(process.exitCode);
+    return await program.run(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help')
-        return 0;
-      return 2;
+        return 'ok';
+      return 'usage';
     }
     if (err instanceof UsageError) {
       process.stderr.write(`timeseal: ${err.message}\n`);
-      return 2;
+      return 'usage';
     }
     if (err instanceof InputError) {
       process.stderr.write(`timeseal: ${err.message}\n${err.problems.map((p) => `  ${p}\n`).join('')}`);
-      return 1;
+      return 'failed';
     }
     const message = err instanceof TimesealError || err instanceof Error ? err.message : String(err);
     process.stderr.write(`timeseal: ${message}\n`);
     if (setting(process.env, 'TIMESEAL_DEBUG') && err instanceof Error) process.stderr.write(`${err.stack}\n`);
-    return 1;
+    return err instanceof TimesealError && err.code === 'not-found' ? 'not-found' : 'failed';
   } finally {
     await context
       ?.close()

@@ -1,9 +1,10 @@
 // What `timeseal receipt check` shares between its two forms (a .tsr, cli/commands/receipt.ts; a timestamped PDF,
 // cli/commands/receipt-pdf.ts): the options, where the archive and keys are and the TSA root to trust, the
-// verdict line of a promise, reading a file with a person's error.
+// verdict line of a promise and its outcome, reading a file with a person's error.
 import fs from 'node:fs';
 import { fromUtf8 } from '../core/encoding.ts';
 import { TimesealError } from '../core/errors.ts';
+import type { Outcome } from '../core/exit-codes.ts';
 import { pemCertificates } from '../core/rfc3161.ts';
 import { UsageError } from '../runtime/config.ts';
 import { PUBLIC_TSA_ROOT_PEM } from '../runtime/keys.ts';
@@ -49,6 +50,16 @@ export async function tsaRootFor(opts: CheckOptions, c: Context) {
     );
   return { location, keysLocation, keysFrom, root, rootFrom, timeoutMs };
 }
+
+/** The outcome of a check's verdict: kept (or valid: another authority's time-stamp, no promise) ok, pending,
+ * broken or invalid failed. */
+export const VERDICT_OUTCOMES = {
+  kept: 'ok',
+  valid: 'ok',
+  pending: 'pending',
+  broken: 'failed',
+  invalid: 'failed',
+} as const satisfies Record<string, Outcome>;
 
 export function verdictLine(p: CheckedPromise): string {
   switch (p.state) {

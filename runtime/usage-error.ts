@@ -1,5 +1,5 @@
 // A setting or an argument that cannot be used as given: the command stops before doing anything, with a
-// sentence naming what was wrong (`timeseal` exits 2 for it; cli/main.ts).
+// sentence naming what was wrong (`timeseal` exits 64 for it, bad usage: core/exit-codes.ts).
 import { TimesealError } from '../core/errors.ts';
 
 export class UsageError extends TimesealError {

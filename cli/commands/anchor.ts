@@ -1,7 +1,7 @@
 // `timeseal anchor [--date D]`: submit the commitment of day D (default: every published day without a calendar
 // proof) to the OpenTimestamps calendars. Fails (exit 1) when a day got fewer than OTS_MIN_CALENDARS answers;
 // that day stays "not stamped" with the reason in block_info.json.
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { isDate } from '../../core/ledger.ts';
 import { anchorContextOf, anchorDays } from '../../pipeline/anchor/anchor.ts';
 import { UsageError } from '../../runtime/config.ts';
@@ -9,20 +9,19 @@ import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
-export function registerAnchor(program: Command, ctx: () => Context): void {
+export function registerAnchor(program: TimesealCommand, ctx: () => Context): void {
   program
     .command('anchor')
     .description("submit each published day's commitment to the OpenTimestamps calendars")
     .option('--date <date>', 'the day to stamp, YYYY-MM-DD (default: every published day not yet stamped)')
     .option('--json', 'machine-readable output')
-    .action(async (opts: { date?: string; json?: boolean }) => {
+    .act(async (opts: { date?: string; json?: boolean }) => {
       if (opts.date !== undefined && !isDate(opts.date))
         throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
       const { result: results, archive } = await withPublishedArchive(c, () =>
         anchorDays(anchorContextOf(c), opts.date === undefined ? {} : { date: opts.date }),
       );
-      if (results.some((r) => r.outcome === 'failed')) process.exitCode = 1;
       output(!!opts.json).result({ days: results, ...(archive ? { archive } : {}) }, () => [
         ...(results.length === 0
           ? ['Nothing to stamp: every published day has a calendar proof.']
@@ -35,5 +34,6 @@ export function registerAnchor(program: Command, ctx: () => Context): void {
             })),
         ...publishedLines(archive),
       ]);
+      return results.some((r) => r.outcome === 'failed') ? 'failed' : 'ok';
     });
 }

@@ -4,7 +4,7 @@
 // their times) within a second, and every later `timeseal` command. Refused on a public origin, and refused when
 // the moved clock would be on or before the last published day (the server would then refuse every submission).
 import fs from 'node:fs';
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { clockBehindArchive, clockBehindText, readLastPublishedDay } from '../../runtime/clock-guard.ts';
@@ -74,22 +74,24 @@ function move(config: Config, to: number): ClockState {
   return stateOf(config);
 }
 
-export function registerClock(program: Command): void {
+export function registerClock(program: TimesealCommand): void {
   const clock = program
     .command('clock')
     .description('show the clock; move the development clock of this local installation (set, next-day, reset)')
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const s = stateOf(loadConfig(process.env));
       output(!!opts.json).result(s, () => lines(s));
+      return 'ok';
     });
   clock
     .command('set <instant>')
     .description('the development clock shows <instant> (ISO-8601 with its zone) now, and ticks on from there')
     .option('--json', 'machine-readable output')
-    .action((instant: string, opts: { json?: boolean }) => {
+    .act(async (instant: string, opts: { json?: boolean }) => {
       const s = move(loadConfig(process.env), parseInstant(instant, 'the instant'));
       output(!!opts.json).result(s, () => lines(s));
+      return 'ok';
     });
   clock
     .command('next-day')
@@ -97,7 +99,7 @@ export function registerClock(program: Command): void {
       'move the development clock to 00:01 UTC of the day after its own: the day it was on is finished (timeseal ledger build publishes it)',
     )
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const config = loadConfig(process.env);
       const today = utcDate(new Date(stateOf(config).now));
       const s = move(config, Date.parse(`${today}T00:01:00.000Z`) + 86_400_000);
@@ -105,12 +107,13 @@ export function registerClock(program: Command): void {
         ...lines(s),
         `The day ${today} is finished: timeseal ledger build publishes it (a running server's schedule would at its next build, hourly at :01).`,
       ]);
+      return 'ok';
     });
   clock
     .command('reset')
     .description('back to the system clock (removes the development clock)')
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const config = loadConfig(process.env);
       const file = devClockPath(config);
       const last = readLastPublishedDay(config.archive);
@@ -123,5 +126,6 @@ export function registerClock(program: Command): void {
       fs.rmSync(file, { force: true });
       const s = stateOf(config);
       output(!!opts.json).result(s, () => lines(s));
+      return 'ok';
     });
 }

@@ -1,7 +1,7 @@
 // `timeseal db check`: SQLite's quick check of the whole database file (every page and record well-formed).
 // `timeseal serve` runs it at start on files up to START_CHECK_MAX_BYTES; larger ones are checked by this
 // command, which reads the whole file (about 30 MB/s from a cold cache here: docs/OPERATIONS.md).
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import type { Context } from '../context.ts';
 import { checkDatabase, MIGRATIONS as SQLITE_MIGRATIONS } from '../../store/sqlite/db.ts';
 import { copySqliteToPostgres } from '../../store/postgres/copy.ts';
@@ -9,12 +9,12 @@ import { migratePostgres } from '../../store/postgres/migrations.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { output } from '../output.ts';
 
-export function registerDb(program: Command, ctx: () => Context): void {
+export function registerDb(program: TimesealCommand, ctx: () => Context): void {
   const db = program.command('db').description('the database');
   db.command('check')
-    .description('check every page and record of the database file (PRAGMA quick_check); exit 2 if damaged')
+    .description('check every page and record of the database file (PRAGMA quick_check); exit 1 if damaged')
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const c = ctx();
       const started = performance.now();
       checkDatabase(c.db(), c.config.db);
@@ -22,6 +22,7 @@ export function registerDb(program: Command, ctx: () => Context): void {
       output(!!opts.json).result({ ok: true, file: c.config.db, seconds }, () => [
         `The database ${c.config.db} passed SQLite's quick check (${seconds} s).`,
       ]);
+      return 'ok';
     });
 
   // `timeseal db migrate` and `timeseal db copy`: PostgreSQL's own (store/postgres/).
@@ -30,7 +31,7 @@ export function registerDb(program: Command, ctx: () => Context): void {
       'apply the pending schema migrations of the configured database (TIMESEAL_DATABASE_URL, else the SQLite file TIMESEAL_DB)',
     )
     .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const c = ctx();
       const url = c.config.databaseUrl;
       if (url) {
@@ -40,13 +41,14 @@ export function registerDb(program: Command, ctx: () => Context): void {
             ? `The PostgreSQL database is at schema version ${version}: nothing to apply.`
             : `Applied migration${applied.length > 1 ? 's' : ''} ${applied.join(', ')} to the PostgreSQL database: schema version ${version}.`,
         ]);
-        return;
+        return 'ok';
       }
       c.db();
       output(!!opts.json).result(
         { ok: true, engine: 'sqlite', file: c.config.db, version: SQLITE_MIGRATIONS.length },
         () => [`The SQLite database ${c.config.db} is at schema version ${SQLITE_MIGRATIONS.length}.`],
       );
+      return 'ok';
     });
   db.command('copy')
     .description(
@@ -54,7 +56,7 @@ export function registerDb(program: Command, ctx: () => Context): void {
     )
     .requiredOption('--to <url>', 'the PostgreSQL database: postgres://… or postgresql://…')
     .option('--json', 'machine-readable output')
-    .action(async (opts: { to: string; json?: boolean }) => {
+    .act(async (opts: { to: string; json?: boolean }) => {
       if (!/^postgres(?:ql)?:\/\//.test(opts.to))
         throw new UsageError('--to must be a postgres:// or postgresql:// URL');
       const c = ctx();
@@ -66,5 +68,6 @@ export function registerDb(program: Command, ctx: () => Context): void {
           .join(', ')}).`,
         'Set TIMESEAL_DATABASE_URL to that database to use it.',
       ]);
+      return 'ok';
     });
 }

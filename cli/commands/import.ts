@@ -5,7 +5,7 @@
 // (the first LISTED_PROBLEMS, then how many more).
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { isHashHex } from '../../core/hash.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { TimesealError } from '../../core/errors.ts';
@@ -123,7 +123,8 @@ async function* inputOf(file: string): AsyncGenerator<Buffer> {
     try {
       fd = fs.openSync(file, 'r');
     } catch (err) {
-      throw new TimesealError('io', `cannot read ${file}: ${(err as Error).message}`);
+      const absent = (err as NodeJS.ErrnoException).code === 'ENOENT';
+      throw new TimesealError(absent ? 'not-found' : 'io', `cannot read ${file}: ${(err as Error).message}`);
     }
     stream = fs.createReadStream('', { fd, highWaterMark: CHUNK });
   }
@@ -134,13 +135,13 @@ async function* inputOf(file: string): AsyncGenerator<Buffer> {
   }
 }
 
-export function registerImport(program: Command, ctx: () => Context): void {
+export function registerImport(program: TimesealCommand, ctx: () => Context): void {
   program
     .command('import')
     .description('enqueue SHA-256 hashes (one 64-hex hash a line, or sha256sum output; "-" reads stdin)')
     .argument('<file>', 'file of hashes, or - for standard input')
     .option('--json', 'machine-readable output')
-    .action(async (file: string, opts: { json?: boolean }) => {
+    .act(async (file: string, opts: { json?: boolean }) => {
       const c = ctx();
       const at = c.clock();
       const date = utcDate(at);
@@ -156,5 +157,6 @@ export function registerImport(program: Command, ctx: () => Context): void {
       output(!!opts.json).result({ enqueued, submitted_at: at.toISOString(), ledger_date: date }, () => [
         `Enqueued ${enqueued} hash${enqueued === 1 ? '' : 'es'} for the ledger of ${date} (published after 00:00 UTC).`,
       ]);
+      return 'ok';
     });
 }

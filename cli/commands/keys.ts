@@ -2,7 +2,7 @@
 // Ed25519 and ML-DSA-44 for the checkpoint lines witnesses know, the RFC 3161 time-stamp authority's key and
 // certificates, the COSE receipt keys: ES256 and ML-DSA-65, runtime/receipt-keys.ts). `timeseal keys add`: the last
 // three sets for an archive made before them.
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { DAYS_PATH, parseDays, receiptSignaturePath } from '../../core/archive.ts';
@@ -14,7 +14,7 @@ import { loadReceiptPublicKeys, rotateReceiptKeys } from '../../runtime/receipt-
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
-export function registerKeys(program: Command, ctx: () => Context): void {
+export function registerKeys(program: TimesealCommand, ctx: () => Context): void {
   const keys = program.command('keys').description('manage the signing keys');
   keys
     .command('rotate-receipt')
@@ -22,7 +22,7 @@ export function registerKeys(program: Command, ctx: () => Context): void {
       'replace the two COSE receipt keys with new ones; the old keys are listed in keys/receipt-keys.retired with the days they signed, and stay in the key set',
     )
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const { config } = ctx();
       const signed = daysSignedBy(config.archive, loadReceiptPublicKeys(config.keys));
       const files = rotateReceiptKeys({ keys: config.keys, privateKeys: config.privateKeys }, signed);
@@ -31,6 +31,7 @@ export function registerKeys(program: Command, ctx: () => Context): void {
         ...files.map((f) => `  ${f}`),
         'Restart `timeseal serve` to serve the new key set; the next build signs with the new keys.',
       ]);
+      return 'ok';
     });
   keys
     .command('init')
@@ -38,7 +39,7 @@ export function registerKeys(program: Command, ctx: () => Context): void {
       "create the ECDSA P-256, ML-DSA-65, Ed25519 and ML-DSA-44 keys, the time-stamp authority's key and certificates and the COSE receipt keys (refuses to overwrite existing keys)",
     )
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const { config, clock } = ctx();
       const files = initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, clock());
       output(!!opts.json).result({ created: files }, () => [
@@ -46,6 +47,7 @@ export function registerKeys(program: Command, ctx: () => Context): void {
         ...files.map((f) => `  ${f}`),
         `Private keys (mode 0600) are in ${config.privateKeys}; keep them out of any served folder and back them up.`,
       ]);
+      return 'ok';
     });
   keys
     .command('add')
@@ -53,7 +55,7 @@ export function registerKeys(program: Command, ctx: () => Context): void {
       "create the Ed25519 and ML-DSA-44 checkpoint keys, the time-stamp authority's key and certificates and the COSE receipt keys an archive made before them lacks (existing keys and past checkpoints stay as they are)",
     )
     .option('--json', 'machine-readable output')
-    .action((opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const { config, clock } = ctx();
       const added = addMissingKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, clock());
       const files = [...added.checkpoint, ...added.tsa, ...added.receipt];
@@ -78,6 +80,7 @@ export function registerKeys(program: Command, ctx: () => Context): void {
             ]
           : []),
       ]);
+      return 'ok';
     });
 }
 

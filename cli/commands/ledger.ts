@@ -1,5 +1,5 @@
 // `timeseal ledger build [--date D]`: build, sign and publish finished days.
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { isDate, utcDate } from '../../core/ledger.ts';
 import { publishLedgers } from '../../pipeline/build.ts';
 import { readLastPublishedDay, refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
@@ -8,14 +8,14 @@ import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { formatBytes, output } from '../output.ts';
 
-export function registerLedger(program: Command, ctx: () => Context): void {
+export function registerLedger(program: TimesealCommand, ctx: () => Context): void {
   const ledger = program.command('ledger').description('daily ledgers');
   ledger
     .command('build')
     .description('build, sign and publish day D (default: every finished day not yet published)')
     .option('--date <date>', 'the day to build or re-check, YYYY-MM-DD')
     .option('--json', 'machine-readable output')
-    .action(async (opts: { date?: string; json?: boolean }) => {
+    .act(async (opts: { date?: string; json?: boolean }) => {
       if (opts.date !== undefined && !isDate(opts.date))
         throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
@@ -53,5 +53,6 @@ export function registerLedger(program: Command, ctx: () => Context): void {
         ...upkeep,
         ...publishedLines(archive),
       ]);
+      return 'ok';
     });
 }

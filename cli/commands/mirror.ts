@@ -6,7 +6,7 @@
 // names other identity keys is refused. The witness policy and TSA chain follow --keys when it is given again.
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
 import {
@@ -38,7 +38,7 @@ export function newDaysText(dates: readonly string[]): string {
   return ` (new: ${dates.length} days, ${sorted[0]} to ${sorted.at(-1)})`;
 }
 
-export function registerMirror(program: Command, _ctx: () => Context): void {
+export function registerMirror(program: TimesealCommand, _ctx: () => Context): void {
   const mirror = program.command('mirror').description('keep a verified copy of a public Timeseal archive');
   mirror
     .command('pull')
@@ -54,7 +54,7 @@ export function registerMirror(program: Command, _ctx: () => Context): void {
       'check the whole mirror again, not only what came after its last checkpoint, and fetch any file it lacks',
     )
     .option('--json', 'machine-readable output')
-    .action(async (url: string, dir: string, opts: PullOptions) => {
+    .act(async (url: string, dir: string, opts: PullOptions) => {
       const timeoutMs = Number(opts.timeout);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
         throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
@@ -87,8 +87,7 @@ export function registerMirror(program: Command, _ctx: () => Context): void {
         if (!(err instanceof MirrorError) || !opts.json) throw err;
         out.result({ ok: false, remote: url, dir, problem: err.message }, () => []);
         process.stderr.write(`timeseal: ${err.message}\n`);
-        process.exitCode = 1;
-        return;
+        return 'failed';
       }
       out.result(report, () => [
         `OK: ${report.dir} mirrors ${report.remote} — ${report.days.after} day${report.days.after === 1 ? '' : 's'}, tree size ${report.treeSize.after}` +
@@ -96,5 +95,6 @@ export function registerMirror(program: Command, _ctx: () => Context): void {
           `; ${report.files} file${report.files === 1 ? '' : 's'} written, ${formatBytes(report.bytes)} in ${report.requests} request${report.requests === 1 ? '' : 's'}.`,
         ...report.notes.map((n) => `  note: ${n}`),
       ]);
+      return 'ok';
     });
 }

@@ -2,11 +2,12 @@
 //   info     the proof as a readable tree (the layout of the reference client's `ots info`);
 //   verify   with --file F (hashed with the proof's file hash op) or --digest HEX: every Bitcoin attestation
 //            checked against block headers from BITCOIN_ESPLORA_URL / BITCOIN_RPC_URL; prints the block and
-//            its time. Exit 1 unless at least one verifies and none fails;
+//            its time. Its outcome: ok when one verifies and none fails, pending when none is in Bitcoin yet but
+//            a calendar has it (pending attestations) and none fails, failed otherwise;
 //   upgrade  asks the trusted calendars named in the proof for upgrades and rewrites the file (atomically).
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { equalBytes, fromHex, toHex } from '../../core/encoding.ts';
 import { MismatchError, withContext } from '../../core/errors.ts';
 import {
@@ -57,7 +58,7 @@ function attestationsJson(d: DetachedTimestampFile) {
   }));
 }
 
-export function registerOts(program: Command, ctx: () => Context): void {
+export function registerOts(program: TimesealCommand, ctx: () => Context): void {
   const ots = program.command('ots').description('inspect, verify and upgrade any OpenTimestamps proof');
 
   ots
@@ -65,7 +66,7 @@ export function registerOts(program: Command, ctx: () => Context): void {
     .description('show an OpenTimestamps proof as a readable tree')
     .argument('<file>', 'the .ots file')
     .option('--json', 'machine-readable output')
-    .action((file: string, opts: { json?: boolean }) => {
+    .act(async (file: string, opts: { json?: boolean }) => {
       const d = readProof(file);
       // The JSON only with --json: it repeats every attestation's message in hex beside the tree.
       output(!!opts.json).result(
@@ -74,6 +75,7 @@ export function registerOts(program: Command, ctx: () => Context): void {
           : undefined,
         () => [formatDetached(d).trimEnd()],
       );
+      return 'ok';
     });
 
   ots
@@ -83,7 +85,7 @@ export function registerOts(program: Command, ctx: () => Context): void {
     .option('--file <path>', 'the stamped file (hashed with the proof’s file hash op)')
     .option('--digest <hex>', 'the stamped digest, hexadecimal')
     .option('--json', 'machine-readable output')
-    .action(async (file: string, opts: { file?: string; digest?: string; json?: boolean }) => {
+    .act(async (file: string, opts: { file?: string; digest?: string; json?: boolean }) => {
       if ((opts.file === undefined) === (opts.digest === undefined))
         throw new UsageError('give exactly one of --file F or --digest HEX');
       let digest: Uint8Array;
@@ -117,7 +119,6 @@ export function registerOts(program: Command, ctx: () => Context): void {
         ),
       ];
       const ok = checked.verified.length > 0 && checked.problems.length === 0;
-      if (!ok) process.exitCode = 1;
       const verified = checked.verified.map((v) => ({
         height: v.height,
         time: new Date(v.time * 1000).toISOString().replace('.000Z', 'Z'),
@@ -147,6 +148,8 @@ export function registerOts(program: Command, ctx: () => Context): void {
             : []),
         ],
       );
+      if (ok) return 'ok';
+      return checked.problems.length === 0 && checked.bitcoinCount === 0 && pending.length > 0 ? 'pending' : 'failed';
     });
 
   ots
@@ -154,7 +157,7 @@ export function registerOts(program: Command, ctx: () => Context): void {
     .description('fetch pending upgrades from the trusted calendars named in the proof and rewrite it')
     .argument('<file>', 'the .ots file (rewritten in place, atomically)')
     .option('--json', 'machine-readable output')
-    .action(async (file: string, opts: { json?: boolean }) => {
+    .act(async (file: string, opts: { json?: boolean }) => {
       const d = readProof(file);
       ctx();
       const config = loadAnchorConfig(process.env, { stamping: false });
@@ -181,5 +184,6 @@ export function registerOts(program: Command, ctx: () => Context): void {
             : 'Not yet in Bitcoin; try again later.',
         ],
       );
+      return 'ok';
     });
 }

@@ -8,7 +8,7 @@
 // database here (no TIMESEAL_DATABASE_URL and no SQLite file: an archive-only machine), which the command says
 // on stderr. A database that cannot be read fails the command rather than printing a bundle without them.
 import fs from 'node:fs';
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { ALG_ES256, ALG_ML_DSA_65, ALGORITHM_NAMES, parseCoseSign1, receiptHeader } from '../../core/cose-receipt.ts';
 import { fromBase64, toBase64 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
@@ -19,7 +19,7 @@ import { UsageError } from '../../runtime/config.ts';
 import type { Context } from '../context.ts';
 import { buildProof } from '../../pipeline/proof.ts';
 
-export function registerProof(program: Command, ctx: () => Context): void {
+export function registerProof(program: TimesealCommand, ctx: () => Context): void {
   program
     .command('proof')
     .description('print the proof bundle (JSON) of a published hash')
@@ -32,7 +32,7 @@ export function registerProof(program: Command, ctx: () => Context): void {
     .option('--receipt <file>', "also write the hash's COSE receipt (RFC 9942, ES256) to this file (.receipt.cose)")
     .option('--receipt-mldsa65 <file>', "also write the hash's ML-DSA-65 COSE receipt to this file")
     .option('--json', 'machine-readable output (the bundle is JSON either way)')
-    .action(
+    .act(
       async (
         hash: string,
         opts: { ots?: string; tlogProof?: string; receipt?: string; receiptMldsa65?: string; json?: boolean },
@@ -72,11 +72,12 @@ export function registerProof(program: Command, ctx: () => Context): void {
           const text = encodeTlogProof(tlogProofFromBundle(bundle));
           if (opts.tlogProof === '-') {
             process.stdout.write(text);
-            return;
+            return 'ok';
           }
           fs.writeFileSync(opts.tlogProof, text);
         }
         process.stdout.write(encodeProofBundle(bundle));
+        return 'ok';
       },
     );
 }

@@ -3,16 +3,17 @@
 // ByteRange covers the file up to its update except /Contents, the token is for the digest over it and chains
 // to the TSA root — and, for a Timeseal token, its promise against the archive (pipeline/receipt.ts), as
 // `timeseal receipt check` judges a .tsr. Bytes after the last time-stamp are named (a DSS update is validation
-// data; anything else is not covered). Exit 0 every time-stamp kept (or valid, for another authority's), 2 one
-// pending, 1 one invalid or broken, or no time-stamp at all.
+// data; anything else is not covered). The outcome: ok when every time-stamp is kept (or valid, for another
+// authority's), pending when one is, failed when one is invalid or broken, or when there is no time-stamp.
 import zlib from 'node:zlib';
 import { checkPdfTimeStamps, type PdfCheck, type PdfTimeStampCheck } from '../../core/pdf-check.ts';
+import type { Outcome } from '../../core/exit-codes.ts';
 import { PdfError } from '../../core/pdf-syntax.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
 import { checkPromise, type CheckedPromise } from '../../pipeline/receipt.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
-import { readFile, tsaRootFor, verdictLine, type CheckOptions } from '../receipt-check.ts';
+import { readFile, tsaRootFor, VERDICT_OUTCOMES, verdictLine, type CheckOptions } from '../receipt-check.ts';
 import { loadKeys } from './verify.ts';
 
 const inflate = async (data: Uint8Array): Promise<Uint8Array> =>
@@ -20,7 +21,7 @@ const inflate = async (data: Uint8Array): Promise<Uint8Array> =>
 
 type StampVerdict = PdfTimeStampCheck & { promise: CheckedPromise | null };
 
-export async function checkPdf(file: string, opts: CheckOptions, c: Context): Promise<void> {
+export async function checkPdf(file: string, opts: CheckOptions, c: Context): Promise<Outcome> {
   const pdf = readFile(file, 'PDF');
   const { location, keysLocation, keysFrom, root, rootFrom, timeoutMs } = await tsaRootFor(opts, c);
   const out = output(!!opts.json);
@@ -29,15 +30,13 @@ export async function checkPdf(file: string, opts: CheckOptions, c: Context): Pr
     check = await checkPdfTimeStamps(pdf, { inflate, authority: root });
   } catch (err) {
     if (!(err instanceof PdfError)) throw err;
-    process.exitCode = 1;
     out.result({ state: 'invalid', pdf: file, reason: err.message }, () => [`INVALID: ${file}: ${err.message}`]);
-    return;
+    return 'failed';
   }
   if (check.stamps.length === 0) {
-    process.exitCode = 1;
     const reason = `no document time-stamp is in it (${check.otherSignatures} other signature${check.otherSignatures === 1 ? '' : 's'})`;
     out.result({ state: 'invalid', pdf: file, reason }, () => [`INVALID: ${file}: ${reason}.`]);
-    return;
+    return 'failed';
   }
   const keys = check.stamps.some((s) => s.receipt !== null) ? await loadKeys(keysLocation, timeoutMs) : null;
   const reader = readerFor(location, timeoutMs);
@@ -45,7 +44,6 @@ export async function checkPdf(file: string, opts: CheckOptions, c: Context): Pr
   for (const s of check.stamps)
     verdicts.push({ ...s, promise: s.receipt && keys ? await checkPromise(reader, keys, s.receipt) : null });
   const state = overall(verdicts);
-  process.exitCode = state === 'kept' || state === 'valid' ? 0 : state === 'pending' ? 2 : 1;
   const after = check.inspection.afterLastTimeStamp;
   out.result(
     {
@@ -84,6 +82,7 @@ export async function checkPdf(file: string, opts: CheckOptions, c: Context): Pr
       `${state.toUpperCase()}: ${summary(state, verdicts)}`,
     ],
   );
+  return VERDICT_OUTCOMES[state];
 }
 
 function stampLines(v: StampVerdict, rootFrom: string): string[] {

@@ -1,11 +1,11 @@
 // `timeseal receipt check FILE.tsr (--file F | --digest HEX) [--archive DIR|URL] [--keys DIR|URL]`: checks a
 // Timeseal receipt (an RFC 3161 token from POST /tsa or a JSON submission's `receipt`, docs/FORMAT.md §3b) — its
 // signature, its chain to the TSA root (keys/timeseal-tsa-root.pem), that it is for this file or digest — and
-// the promise it carries: the ledger of its day holds its ledger hash (pipeline/receipt.ts). Exit 0 kept, 2
-// pending (its day is not published yet), 1 invalid or broken (its day is published without it).
+// the promise it carries: the ledger of its day holds its ledger hash (pipeline/receipt.ts). The outcome: ok when
+// kept, pending when its day is not published yet, failed when invalid or broken (its day is published without it).
 // `timeseal receipt check --pdf FILE.pdf` checks every document time-stamp of a PDF the same way (receipt-pdf.ts).
 import crypto from 'node:crypto';
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { toHex } from '../../core/encoding.ts';
 import { checkReceipt, digestLength, type ReceiptFacts } from '../../core/receipt.ts';
 import { UsageError } from '../../runtime/config.ts';
@@ -14,11 +14,11 @@ import { checkPromise } from '../../pipeline/receipt.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 import { loadKeys } from './verify.ts';
-import { readFile, tsaRootFor, verdictLine, type CheckOptions } from '../receipt-check.ts';
+import { readFile, tsaRootFor, VERDICT_OUTCOMES, verdictLine, type CheckOptions } from '../receipt-check.ts';
 
 const NODE_HASH: Record<string, string> = { 'SHA-256': 'sha256', 'SHA-384': 'sha384', 'SHA-512': 'sha512' };
 
-export function registerReceipt(program: Command, ctx: () => Context): void {
+export function registerReceipt(program: TimesealCommand, ctx: () => Context): void {
   const receipt = program
     .command('receipt')
     .description('Timeseal receipts: RFC 3161 tokens whose hash is published in the ledger');
@@ -45,7 +45,7 @@ export function registerReceipt(program: Command, ctx: () => Context): void {
     .option('--tsa-root <file>', 'the TSA root certificate (PEM) to trust instead of the one in the keys')
     .option('--timeout <ms>', 'deadline of each HTTP request, in milliseconds', '30000')
     .option('--json', 'machine-readable output')
-    .action(async (file: string | undefined, opts: CheckOptions) => {
+    .act(async (file: string | undefined, opts: CheckOptions) => {
       if (opts.pdf !== undefined) {
         if (file !== undefined || opts.file !== undefined || opts.digest !== undefined)
           throw new UsageError('--pdf FILE checks the time-stamps inside the PDF: give no receipt, --file or --digest');
@@ -67,16 +67,14 @@ export function registerReceipt(program: Command, ctx: () => Context): void {
         const unchecked = await checkReceipt(der, root);
         facts = await checkReceipt(der, root, digestFor(unchecked.imprintAlgorithm, opts));
       } catch (err) {
-        process.exitCode = 1;
         const reason = (err as Error).message;
         out.result({ state: 'invalid', receipt: file, reason }, () => [
           `INVALID: ${file} is not a sound Timeseal receipt for this ${opts.file !== undefined ? 'file' : 'digest'}: ${reason}.`,
         ]);
-        return;
+        return 'failed';
       }
       const keys = await loadKeys(keysLocation, timeoutMs);
       const promise = await checkPromise(readerFor(location, timeoutMs), keys, facts);
-      process.exitCode = promise.state === 'kept' ? 0 : promise.state === 'pending' ? 2 : 1;
       out.result(
         {
           state: promise.state,
@@ -102,6 +100,7 @@ export function registerReceipt(program: Command, ctx: () => Context): void {
           verdictLine(promise),
         ],
       );
+      return VERDICT_OUTCOMES[promise.state];
     });
 }
 

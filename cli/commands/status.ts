@@ -4,7 +4,7 @@
 // archive: docs/ARCHITECTURE.md, "How the parts grow").
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { utcDate } from '../../core/ledger.ts';
 import { readState } from '../../pipeline/archive-state.ts';
 import { clockBehindArchive, clockBehindText } from '../../runtime/clock-guard.ts';
@@ -28,13 +28,13 @@ function folderSize(dir: string): { files: number; bytes: number } {
   return { files, bytes };
 }
 
-export function registerStatus(program: Command, ctx: () => Context): void {
+export function registerStatus(program: TimesealCommand, ctx: () => Context): void {
   program
     .command('status')
     .description("queue size, last published day, tree size (--disk: the archive's files and bytes)")
     .option('--json', 'machine-readable output')
     .option('--disk', "also count the archive's files and bytes (walks every file: slow on a large archive)")
-    .action(async (opts: { json?: boolean; disk?: boolean }) => {
+    .act(async (opts: { json?: boolean; disk?: boolean }) => {
       const c = ctx();
       const { days } = readState(c.config.archive, c.config.logOrigin);
       const last = days.at(-1) ?? null;
@@ -64,5 +64,6 @@ export function registerStatus(program: Command, ctx: () => Context): void {
             ]
           : []),
       ]);
+      return 'ok';
     });
 }

@@ -1,23 +1,22 @@
 // `timeseal tsa stamp`: ask the RFC 3161 time-stamp authorities of TSA_URLS for a token on every published
 // ledger file that has none (pipeline/tsa-client.ts); exit 1 when a day got fewer than TSA_MIN good answers (nothing is
 // published for it; the hourly schedule asks again).
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { stampLedgers, tsaContextOf } from '../../pipeline/tsa-client.ts';
 import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
-export function registerTsa(program: Command, ctx: () => Context): void {
+export function registerTsa(program: TimesealCommand, ctx: () => Context): void {
   const tsa = program.command('tsa').description('RFC 3161 time-stamps of the ledger files');
   tsa
     .command('stamp')
     .description('ask the TSAs of TSA_URLS for a token on every published ledger file without one')
     .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const c = ctx();
       const context = tsaContextOf(c);
       const { result: days, archive } = await withPublishedArchive(c, () => stampLedgers(context));
-      if (days.some((d) => d.outcome === 'failed')) process.exitCode = 1;
       const lines = (): string[] => {
         if (context.tsa.urls.length === 0)
           return ['No time-stamp authority configured (TSA_URLS is empty): nothing to do.'];
@@ -33,5 +32,6 @@ export function registerTsa(program: Command, ctx: () => Context): void {
         ...lines(),
         ...publishedLines(archive),
       ]);
+      return days.some((d) => d.outcome === 'failed') ? 'failed' : 'ok';
     });
 }

@@ -1,21 +1,20 @@
 // `timeseal upgrade`: stamp days that have no calendar proof yet, fetch upgrades from the calendars for days
 // not yet in Bitcoin, verify Bitcoin attestations against block headers, refresh confirmations and the status
 // files. Days still pending are normal (exit 0); a failed stamp is exit 1.
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { anchorContextOf, upgradeDays } from '../../pipeline/anchor/anchor.ts';
 import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
-export function registerUpgrade(program: Command, ctx: () => Context): void {
+export function registerUpgrade(program: TimesealCommand, ctx: () => Context): void {
   program
     .command('upgrade')
     .description('fetch calendar upgrades, verify Bitcoin attestations, refresh confirmations')
     .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const c = ctx();
       const { result: report, archive } = await withPublishedArchive(c, () => upgradeDays(anchorContextOf(c)));
-      if (report.stamps.some((s) => s.outcome === 'failed')) process.exitCode = 1;
       output(!!opts.json).result({ ...report, ...(archive ? { archive } : {}) }, () => [
         ...(report.days.length === 0 ? ['No published day yet.'] : []),
         ...report.days.map((d) => {
@@ -27,5 +26,6 @@ export function registerUpgrade(program: Command, ctx: () => Context): void {
         ...(report.tip_height === null ? [] : [`Bitcoin tip: block ${report.tip_height}`]),
         ...publishedLines(archive),
       ]);
+      return report.stamps.some((s) => s.outcome === 'failed') ? 'failed' : 'ok';
     });
 }

@@ -4,7 +4,7 @@
 // For an archive URL without --keys, the keys come from the same host (<site>/keys/): the check is then only as
 // good as that host, and the command says so (stderr, and `keys` in --json) so that a person can pin them.
 import fs from 'node:fs';
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts';
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
@@ -72,7 +72,7 @@ export function keysLocationFor(
   return { keysLocation: configured, keysFrom: 'configured' };
 }
 
-export function registerVerify(program: Command, ctx: () => Context): void {
+export function registerVerify(program: TimesealCommand, ctx: () => Context): void {
   program
     .command('verify')
     .description(
@@ -85,7 +85,7 @@ export function registerVerify(program: Command, ctx: () => Context): void {
     )
     .option('--timeout <ms>', 'deadline of each HTTP request, in milliseconds', '30000')
     .option('--json', 'machine-readable output')
-    .action(async (opts: { archive?: string; keys?: string; timeout: string; json?: boolean }) => {
+    .act(async (opts: { archive?: string; keys?: string; timeout: string; json?: boolean }) => {
       const c = ctx();
       const timeoutMs = Number(opts.timeout);
       if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
@@ -143,6 +143,6 @@ export function registerVerify(program: Command, ctx: () => Context): void {
               ...report.problems.map((p) => `  ${p}`),
             ],
       );
-      if (!report.ok) process.exitCode = 1;
+      return report.ok ? 'ok' : 'failed';
     });
 }

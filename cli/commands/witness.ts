@@ -1,13 +1,13 @@
 // `timeseal witness cosign`: send the latest published checkpoint to the witnesses of TIMESEAL_WITNESSES
 // (c2sp.org/tlog-witness add-checkpoint) and publish the cosignatures that verify (pipeline/witness.ts). Exit 1
 // when fewer than TIMESEAL_WITNESS_QUORUM have cosigned it; the hourly schedule asks again.
-import type { Command } from 'commander';
+import type { TimesealCommand } from '../command.ts';
 import { cosignLatest, witnessContextOf } from '../../pipeline/witness.ts';
 import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
-export function registerWitness(program: Command, ctx: () => Context): void {
+export function registerWitness(program: TimesealCommand, ctx: () => Context): void {
   const witness = program
     .command('witness')
     .description('witness cosignatures of the checkpoints (c2sp.org/tlog-witness)');
@@ -17,11 +17,10 @@ export function registerWitness(program: Command, ctx: () => Context): void {
       'ask the witnesses of TIMESEAL_WITNESSES to cosign the latest checkpoint, and publish their verified cosignatures',
     )
     .option('--json', 'machine-readable output')
-    .action(async (opts: { json?: boolean }) => {
+    .act(async (opts: { json?: boolean }) => {
       const c = ctx();
       const context = witnessContextOf(c);
       const { result: report, archive } = await withPublishedArchive(c, () => cosignLatest(context));
-      if (!report.met) process.exitCode = 1;
       const lines = (): string[] => {
         if (context.witness.witnesses.length === 0)
           return ['No witnesses configured (TIMESEAL_WITNESSES is empty): nothing to do.'];
@@ -35,5 +34,6 @@ export function registerWitness(program: Command, ctx: () => Context): void {
         ...lines(),
         ...publishedLines(archive),
       ]);
+      return report.met ? 'ok' : 'failed';
     });
 }

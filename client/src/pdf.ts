@@ -5,6 +5,7 @@
 // roots pinned in the trust store (core/pdf-check.ts). Browser-safe: FlateDecode is the platform's
 // DecompressionStream('deflate') unless `inflate` is given.
 import { toBase64, toHex } from '../../core/encoding.ts';
+import { EXIT_CODES } from '../../core/exit-codes.ts';
 import { checkPdfTimeStamps, type PdfCheck, type PdfTimeStampCheck } from '../../core/pdf-check.ts';
 import { complete, PdfError, prepare, tokenCertificates } from '../../core/pdf-timestamp.ts';
 import { checkReceipt } from '../../core/receipt.ts';
@@ -12,6 +13,7 @@ import { TimesealClientError } from './errors.ts';
 import { httpError, LIMITS, request, type HttpOptions } from './http.ts';
 import { loadKeys } from './keys.ts';
 import type { TrustData } from './types.ts';
+import { outcomeOfState } from './verify.ts';
 
 /** Decompresses zlib data (PDF's FlateDecode). */
 export type Inflate = (data: Uint8Array) => Promise<Uint8Array>;
@@ -208,7 +210,7 @@ export async function checkPdf(pdf: Uint8Array, options: { trust: TrustData; inf
   const state = problems.length > 0 ? 'invalid' : stamps.some((s) => s.ledger !== null) ? 'pending' : 'complete';
   return {
     state,
-    exitCode: state === 'invalid' ? 1 : state === 'pending' ? 2 : 0,
+    exitCode: EXIT_CODES[outcomeOfState(state)],
     timeStamps: stamps,
     otherSignatures: base.otherSignatures,
     afterLastTimeStamp: base.inspection.afterLastTimeStamp,

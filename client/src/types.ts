@@ -113,7 +113,8 @@ export type VerifyState = 'complete' | 'pending' | 'invalid';
 export interface VerifyReport {
   /** complete: every layer checked; pending: valid so far, some layer still to come; invalid: something failed. */
   state: VerifyState;
-  /** The command line's exit code for this state: 0 complete, 2 pending, 1 invalid. */
+  /** The command line's exit code for this state (the table of core/exit-codes.ts): 0 complete, 2 pending, 1
+   * invalid. */
   exitCode: 0 | 1 | 2;
   hash: string;
   layers: LayerReport[];

@@ -16,6 +16,7 @@
 // come (publication, witnesses, Bitcoin); invalid (1) when anything failed.
 import { blockHash, verifyBitcoinAttestation } from '../../core/bitcoin.ts';
 import { fromBase64, fromHex, toHex } from '../../core/encoding.ts';
+import { EXIT_CODES, type Outcome } from '../../core/exit-codes.ts';
 import { verifyConsistency } from '../../core/merkle.ts';
 import type { ProofBundle, VerifiedProof } from '../../core/proof.ts';
 import { checkReceipt } from '../../core/receipt.ts';
@@ -26,7 +27,27 @@ import { throwIfAborted } from './errors.ts';
 import { bundleOf } from './bundle.ts';
 import { loadKeys, type LoadedKeys } from './keys.ts';
 import { rememberCheckpoint, seenRoot } from './trust.ts';
-import type { BitcoinNetwork, KeyFiles, LayerReport, ProofFile, TrustData, VerifyReport } from './types.ts';
+import type {
+  BitcoinNetwork,
+  KeyFiles,
+  LayerReport,
+  ProofFile,
+  TrustData,
+  VerifyReport,
+  VerifyState,
+} from './types.ts';
+
+const STATE_OUTCOMES = {
+  complete: 'ok',
+  pending: 'pending',
+  invalid: 'failed',
+} as const satisfies Record<VerifyState, Outcome>;
+
+/** @internal The outcome of a verification's state (core/exit-codes.ts), whose exit code a report carries:
+ * complete ok, pending pending (valid so far), invalid failed. */
+export function outcomeOfState(state: VerifyState): 'ok' | 'pending' | 'failed' {
+  return STATE_OUTCOMES[state];
+}
 
 export interface VerifyOptions {
   /** The trust store: keys pinned per server, checkpoints seen per log. */
@@ -177,7 +198,7 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
   const state = failed.length > 0 ? 'invalid' : pending ? 'pending' : 'complete';
   return {
     state,
-    exitCode: state === 'complete' ? 0 : state === 'pending' ? 2 : 1,
+    exitCode: EXIT_CODES[outcomeOfState(state)],
     hash,
     layers,
     existedNoLaterThan: earliest,

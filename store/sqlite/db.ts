@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { UsageError } from '../../runtime/config.ts';
+import { TimesealError } from '../../core/errors.ts';
 
 export type DB = Database.Database;
 
@@ -217,7 +217,8 @@ export function openDatabase(file: string): DB {
     fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     const size = fileSize(file);
     if (size === 0) {
-      throw new UsageError(
+      throw new TimesealError(
+        'format',
         `the database file ${file} is empty (0 bytes): it is not a Timeseal database. Restore it from a backup, or, for a new installation, delete the empty file and start again.`,
       );
     }
@@ -227,7 +228,8 @@ export function openDatabase(file: string): DB {
     db.pragma('journal_mode = WAL');
   } catch (err) {
     db.close();
-    throw new UsageError(
+    throw new TimesealError(
+      'format',
       `the database file ${file} cannot be opened: ${(err as Error).message}. Restore it from a backup.`,
     );
   }
@@ -257,14 +259,18 @@ export function checkDatabase(db: DB, file: string): void {
   try {
     rows = db.pragma('quick_check(3)') as Array<{ quick_check: string }>;
   } catch (err) {
-    throw new UsageError(`the database file ${file} is damaged: ${(err as Error).message}. Restore it from a backup.`);
+    throw new TimesealError(
+      'format',
+      `the database file ${file} is damaged: ${(err as Error).message}. Restore it from a backup.`,
+    );
   }
   const problems = rows
     .map((r) => r.quick_check)
     .filter((m) => m !== 'ok')
     .map((m) => m.replace(/\s*\n\s*/g, ' '));
   if (problems.length > 0) {
-    throw new UsageError(
+    throw new TimesealError(
+      'format',
       `the database file ${file} is damaged (PRAGMA quick_check: ${problems.join('; ')}). Restore it from a backup.`,
     );
   }

@@ -518,7 +518,7 @@ describe('timeseal db copy and db migrate', () => {
 
     // A database that already holds rows is never copied into.
     const refused = run(dir, ['db', 'copy', '--to', url], { env: { TIMESEAL_DB: file } });
-    expect(refused.code).toBe(2);
+    expect(refused.code).toBe(64);
     expect(refused.stderr).toMatch(/already holds rows \(table users\): copy only into a new, empty database/);
   });
 

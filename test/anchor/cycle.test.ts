@@ -178,7 +178,7 @@ describe('anchoring cycle through the CLI', () => {
     }
   });
 
-  it('proof --ots fails while the day has no calendar proof, and the bundle carries ots: null', async () => {
+  it('proof --ots fails (not found) while the day has no calendar proof, and the bundle carries ots: null', async () => {
     const other = tempDir('unanchored');
     const e = { ...env, OTS_CALENDARS: calendars.map((c) => c.url).join(',') };
     expect((await cli(other, ['keys', 'init'], e)).code).toBe(0);
@@ -188,7 +188,7 @@ describe('anchoring cycle through the CLI', () => {
     expect(JSON.parse(bundle.stdout).ots).toBeNull();
     const out = path.join(other, 'x.ots');
     const r = await cli(other, ['proof', target, '--ots', out], e);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/no calendar proof yet/);
     expect(fs.existsSync(out)).toBe(false);
   });

@@ -75,13 +75,13 @@ describe('timeseal ots on the real vectors', () => {
     expect(json.problems.join('\n')).toMatch(/height 358391: .*merkle root/);
   });
 
-  it('verify fails for a pending proof, another file, and a header source that is down', async () => {
+  it('verify says pending (exit 2) for a pending proof, and fails for another file and a header source that is down', async () => {
     const pending = await cli(
       dir,
       ['ots', 'verify', client('incomplete.txt.ots'), '--file', client('incomplete.txt')],
       env,
     );
-    expect(pending.code).toBe(1);
+    expect(pending.code).toBe(2);
     expect(pending.stdout).toMatch(/Not yet in Bitcoin.*alice\.btc\.calendar\.opentimestamps\.org/);
     const other = await cli(
       dir,
@@ -105,9 +105,9 @@ describe('timeseal ots on the real vectors', () => {
     }
   });
 
-  it('usage errors exit 2; unreadable proofs exit 1 with a typed reason', async () => {
-    expect((await cli(dir, ['ots', 'verify', client('hello-world.txt.ots')], env)).code).toBe(2);
-    expect((await cli(dir, ['ots', 'verify', client('hello-world.txt.ots'), '--digest', 'zz'], env)).code).toBe(2);
+  it('usage errors exit 64; unreadable proofs exit 1 with a typed reason', async () => {
+    expect((await cli(dir, ['ots', 'verify', client('hello-world.txt.ots')], env)).code).toBe(64);
+    expect((await cli(dir, ['ots', 'verify', client('hello-world.txt.ots'), '--digest', 'zz'], env)).code).toBe(64);
     const keccak = await cli(dir, ['ots', 'info', client('different-blockchains.txt.ots')], env);
     expect(keccak.code).toBe(1);
     expect(keccak.stderr).toMatch(/keccak256/);

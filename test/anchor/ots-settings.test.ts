@@ -24,14 +24,14 @@ it('ots info', () => {
   expect(r.stdout).toContain(`File sha256 hash: ${DIGEST}`);
 });
 
-it('ots verify: a pending proof is reported as pending (exit 1), not refused for a stamping setting (exit 2)', () => {
+it('ots verify: a pending proof is reported as pending (exit 2), not refused for a stamping setting (exit 64)', () => {
   const r = run(
     tempProject('ots-settings'),
     ['ots', 'verify', path.join(VECTORS, 'merkle1.txt.ots'), '--digest', DIGEST, '--json'],
     { env },
   );
   expect(r.stderr).not.toContain('OTS_MIN_CALENDARS');
-  expect(r.code).toBe(1);
+  expect(r.code).toBe(2);
   const json = JSON.parse(r.stdout) as { ok: boolean; verified: unknown[]; pending: string[] };
   expect(json.ok).toBe(false);
   expect(json.pending).toContain('https://alice.btc.calendar.opentimestamps.org');
@@ -47,8 +47,8 @@ it('ots upgrade: a complete proof needs no calendar and is left as it is', () =>
   expect(JSON.parse(r.stdout)).toMatchObject({ complete: true, upgraded_from: [] });
 });
 
-it('timeseal anchor, which stamps, still refuses the setting (exit 2)', () => {
+it('timeseal anchor, which stamps, still refuses the setting (exit 64)', () => {
   const r = run(tempProject('ots-settings'), ['anchor'], { env });
-  expect(r.code).toBe(2);
+  expect(r.code).toBe(64);
   expect(r.stderr).toContain('OTS_MIN_CALENDARS is 2 but OTS_CALENDARS names only 1 calendar');
 });

@@ -68,7 +68,7 @@ test('TIMESEAL_BUILD_MEMORY_MB that is not a whole number of megabytes is refuse
   const dir = tempProject('external-sort-bad');
   for (const value of ['0', '1.5', 'lots']) {
     const r = run(dir, ['ledger', 'build'], { env: { TIMESEAL_BUILD_MEMORY_MB: value } });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(64);
     expect(r.stderr).toContain(
       `TIMESEAL_BUILD_MEMORY_MB must be a whole number of megabytes, from 1 to 1048576, got "${value}"`,
     );

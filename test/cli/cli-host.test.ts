@@ -1,6 +1,6 @@
 // The CLI host (test/support/cli-host.ts) stands in for the `timeseal` executable in most tests: the same command
 // must give the same exit code, stdout and stderr in the host as in a process of its own, for a success, bad
-// usage, bad input and a failed verification, and what one command leaves in the host (environment, exit code,
+// usage, bad input, a missing file and a failed verification, and what one command leaves in the host (environment, exit code,
 // working folder) must not reach the next.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -37,10 +37,11 @@ describe('the CLI host', () => {
     for (const [args, extra, code] of [
       [['import', 'hashes.txt', '--json'], at, 0], // a success (the second run: nothing new)
       [['status', '--json'], at, 0],
-      [['import', 'no-such-file.txt'], at, 1], // bad input
-      [['import'], at, 2], // bad usage: the file is missing
-      [['no-such-command'], at, 2],
-      [['verify', '--archive', 'no-such-folder'], at, 1], // a failed verification
+      [['import', '/dev/null'], at, 1], // bad input: no hashes in it
+      [['import', 'no-such-file.txt'], at, 3], // not found
+      [['import'], at, 64], // bad usage: the file is missing
+      [['no-such-command'], at, 64],
+      [['verify', '--archive', 'no-such-folder'], at, 3], // no such archive
     ] as const) {
       const { spawned, hosted } = bothWays(dir, [...args], extra);
       expect(spawned.code, `${args.join(' ')}: ${spawned.stderr}`).toBe(code);

@@ -38,7 +38,7 @@ const AT_DAY2_EVENING = '2025-11-02T15:30:00.000Z';
 const BUILD_AT = '2025-11-03T00:01:00.000Z';
 
 /** A failure a user can read: the expected exit code, a message on stderr, and no stack trace. */
-function expectCleanFailure(r: RunResult, code: 1 | 2, message: RegExp): void {
+function expectCleanFailure(r: RunResult, code: 1 | 3 | 64, message: RegExp): void {
   expect(r.code, `exit code; stderr: ${r.stderr}`).toBe(code);
   expect(r.stderr).toMatch(message);
   expect(r.stderr).not.toContain('    at ');
@@ -180,7 +180,7 @@ describe('import', () => {
       env: { TIMESEAL_NOW: '2025-11-01T22:00:00', TZ: 'America/New_York' },
       input: `${makeHashes('tz', 1)[0]}\n`,
     });
-    if (r.code === 2) {
+    if (r.code === 64) {
       expect(r.stderr).toMatch(/TIMESEAL_NOW/);
     } else {
       expect(r.code, r.stderr).toBe(0);
@@ -511,11 +511,11 @@ describe('a ledger built over several days', () => {
     );
   });
 
-  test('proof: an unknown hash exits 1 with a clear message; a malformed hash exits 2', () => {
+  test('proof: an unknown hash exits 3 (not found) with a clear message; a malformed hash exits 64 (usage)', () => {
     const unknown = makeHashes('never-submitted', 1)[0]!;
-    expectCleanFailure(run(dir, ['proof', unknown]), 1, new RegExp(`${unknown}.*not in any published ledger`));
-    expectCleanFailure(run(dir, ['proof', 'abc123']), 2, /not a SHA-256 hash/);
-    expectCleanFailure(run(dir, ['proof', `${unknown}0`]), 2, /not a SHA-256 hash/);
+    expectCleanFailure(run(dir, ['proof', unknown]), 3, new RegExp(`${unknown}.*not in any published ledger`));
+    expectCleanFailure(run(dir, ['proof', 'abc123']), 64, /not a SHA-256 hash/);
+    expectCleanFailure(run(dir, ['proof', `${unknown}0`]), 64, /not a SHA-256 hash/);
   });
 
   test('rebuilding a published day reproduces every byte; a second build publishes nothing', () => {
@@ -694,7 +694,7 @@ describe('a ledger built over several days', () => {
   });
 });
 
-describe('bad input gives a clear message and exit 2 (usage) or 1 (failure), never a stack trace', () => {
+describe('bad input gives a clear message and exit 64 (usage), 3 (not found) or 1 (failure), never a stack trace', () => {
   let dir: string;
   const now = { TIMESEAL_NOW: '2025-11-05T12:00:00.000Z' };
   beforeAll(() => {
@@ -707,32 +707,32 @@ describe('bad input gives a clear message and exit 2 (usage) or 1 (failure), nev
     expect(r.code, r.stderr).toBe(0);
   });
 
-  const cases: Array<[string, string[], Record<string, string>, 1 | 2, RegExp]> = [
-    ['an unknown command', ['bogus'], {}, 2, /unknown command/],
-    ['an unknown option', ['ledger', 'build', '--bogus'], {}, 2, /unknown option/],
-    ['a date that does not exist', ['ledger', 'build', '--date', '2025-13-45'], now, 2, /--date.*2025-13-45/],
-    ['February 30', ['ledger', 'build', '--date', '2025-02-30'], now, 2, /--date.*2025-02-30/],
-    ['a date in the future', ['ledger', 'build', '--date', '2099-01-01'], now, 2, /2099-01-01 is not finished/],
-    ['today', ['ledger', 'build', '--date', '2025-11-05'], now, 2, /not finished/],
-    ['proof without a hash', ['proof'], {}, 2, /missing required argument/],
-    ['import without a file', ['import'], {}, 2, /missing required argument/],
-    ['import of a missing file', ['import', 'no/such/file.txt'], now, 1, /cannot read no\/such\/file\.txt/],
+  const cases: Array<[string, string[], Record<string, string>, 1 | 3 | 64, RegExp]> = [
+    ['an unknown command', ['bogus'], {}, 64, /unknown command/],
+    ['an unknown option', ['ledger', 'build', '--bogus'], {}, 64, /unknown option/],
+    ['a date that does not exist', ['ledger', 'build', '--date', '2025-13-45'], now, 64, /--date.*2025-13-45/],
+    ['February 30', ['ledger', 'build', '--date', '2025-02-30'], now, 64, /--date.*2025-02-30/],
+    ['a date in the future', ['ledger', 'build', '--date', '2099-01-01'], now, 64, /2099-01-01 is not finished/],
+    ['today', ['ledger', 'build', '--date', '2025-11-05'], now, 64, /not finished/],
+    ['proof without a hash', ['proof'], {}, 64, /missing required argument/],
+    ['import without a file', ['import'], {}, 64, /missing required argument/],
+    ['import of a missing file', ['import', 'no/such/file.txt'], now, 3, /cannot read no\/such\/file\.txt/],
     ['import of an empty file', ['import', '/dev/null'], now, 1, /no hashes found/],
-    ['verify of a missing archive', ['verify', '--archive', '/nonexistent'], {}, 1, /\/nonexistent does not exist/],
+    ['verify of a missing archive', ['verify', '--archive', '/nonexistent'], {}, 3, /\/nonexistent does not exist/],
     [
       'TIMESEAL_NOW=garbage',
       ['status'],
       { TIMESEAL_NOW: 'garbage' },
-      2,
+      64,
       /TIMESEAL_NOW is not an ISO-8601 instant: garbage/,
     ],
-    ['TIMESEAL_NOW=garbage on import', ['import', '/dev/null'], { TIMESEAL_NOW: 'garbage' }, 2, /TIMESEAL_NOW/],
-    ['TIMESEAL_ORIGIN=not-a-url', ['status'], { TIMESEAL_ORIGIN: 'not-a-url' }, 2, /TIMESEAL_ORIGIN is not a URL/],
+    ['TIMESEAL_NOW=garbage on import', ['import', '/dev/null'], { TIMESEAL_NOW: 'garbage' }, 64, /TIMESEAL_NOW/],
+    ['TIMESEAL_ORIGIN=not-a-url', ['status'], { TIMESEAL_ORIGIN: 'not-a-url' }, 64, /TIMESEAL_ORIGIN is not a URL/],
     [
       'TIMESEAL_ORIGIN=not-a-url on build',
       ['ledger', 'build'],
       { ...now, TIMESEAL_ORIGIN: 'not-a-url' },
-      2,
+      64,
       /TIMESEAL_ORIGIN/,
     ],
   ];

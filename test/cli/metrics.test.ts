@@ -137,9 +137,9 @@ describe('GET /metrics', () => {
     expect(value(samples, 'timeseal_anchoring_lag_seconds')).toBe(240);
   }, 90_000);
 
-  test('a METRICS_LISTEN that is not an address refuses the start (exit 2)', () => {
+  test('a METRICS_LISTEN that is not an address refuses the start (exit 64)', () => {
     const bad = run(dir, ['serve'], { env: { ...env, PORT: '0', METRICS_LISTEN: 'everywhere' } });
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/METRICS_LISTEN must be a port \(on 127\.0\.0\.1\) or HOST:PORT/);
   });
 });

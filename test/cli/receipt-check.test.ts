@@ -179,12 +179,12 @@ describe('timeseal receipt check', () => {
     expect(rooted.json.reason).toMatch(/does not lead to|not signed by/);
   });
 
-  test('usage: exactly one of --file and --digest', () => {
+  test('usage (exit 64): exactly one of --file and --digest; a receipt that is not there (exit 3)', () => {
     const neither = run(dir, ['receipt', 'check', 'kept.tsr'], { env });
-    expect(neither.code).toBe(2);
+    expect(neither.code).toBe(64);
     expect(neither.stderr).toMatch(/--file F\) or its digest \(--digest HEX\)/);
     const missing = run(dir, ['receipt', 'check', 'nothing.tsr', '--digest', kept], { env });
-    expect(missing.code).toBe(1);
+    expect(missing.code).toBe(3);
     expect(missing.stderr).toMatch(/cannot read the receipt nothing\.tsr: no such file/);
   });
 

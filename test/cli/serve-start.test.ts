@@ -1,7 +1,7 @@
-// What `timeseal serve` checks before it accepts anything (docs/OPERATIONS.md §6): each broken
-// installation refuses to start with exit code 2 and one line naming the cause, instead of starting and
-// answering 500 (or, for TRUST_PROXY=true, letting every client pick its address); and a read-only archive is
-// served without the server ever writing to it.
+// What `timeseal serve` checks before it accepts anything (docs/OPERATIONS.md §6): each broken installation
+// refuses to start with exit code 64 (1 for a damaged database) and one line naming the cause, instead of
+// starting and answering 500 (or, for TRUST_PROXY=true, letting every client pick its address); and a read-only
+// archive is served without the server ever writing to it.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -40,11 +40,12 @@ function project(label: string): { dir: string; env: Record<string, string> } {
   return { dir, env };
 }
 
-/** `timeseal serve` must exit by itself (it would otherwise listen until killed) with code 2 and this line. */
-function expectRefused(dir: string, env: Record<string, string>, message: RegExp): void {
+/** `timeseal serve` must exit by itself (it would otherwise listen until killed) with `code` and this line: 64 for
+ * a setting or a missing part of the installation, 1 for a damaged database. */
+function expectRefused(dir: string, env: Record<string, string>, code: 1 | 64, message: RegExp): void {
   const r = timeseal(dir, env, ['serve'], 30_000);
   expect(r.stdout).not.toMatch(/listening/);
-  expect(r.code).toBe(2);
+  expect(r.code).toBe(code);
   expect(r.stderr).toMatch(message);
   expect(r.stderr.trim().split('\n')).toHaveLength(1);
 }
@@ -55,6 +56,7 @@ describe('timeseal serve refuses to start', () => {
     expectRefused(
       dir,
       { ...env, TRUST_PROXY: 'true' },
+      64,
       /^timeseal: TRUST_PROXY=true would let every client choose its own address .*TRUST_PROXY=1 behind one nginx/,
     );
   });
@@ -68,10 +70,11 @@ describe('timeseal serve refuses to start', () => {
     expectRefused(
       dir,
       env,
+      64,
       new RegExp(`cannot serve without the public keys in ${keys}: .*${pem.replace('.', '\\.')}.*timeseal keys init`),
     );
     fs.writeFileSync(path.join(keys, pem), 'not a key\n');
-    expectRefused(dir, env, /cannot serve without the public keys/);
+    expectRefused(dir, env, 64, /cannot serve without the public keys/);
     fs.writeFileSync(path.join(keys, pem), saved);
     const started = timeseal(dir, { ...env, TIMESEAL_NOW: '2025-11-03T12:00:00Z' }, ['status']);
     expect(started.code).toBe(0);
@@ -85,6 +88,7 @@ describe('timeseal serve refuses to start', () => {
     expectRefused(
       dir,
       env,
+      1,
       /the database file .* is empty \(0 bytes\): it is not a Timeseal database\. Restore it from a backup/,
     );
     expect(fs.statSync(db).size).toBe(0);
@@ -94,7 +98,7 @@ describe('timeseal serve refuses to start', () => {
     const { dir, env } = project('garbage-db');
     const db = env.TIMESEAL_DB!;
     fs.writeFileSync(db, Buffer.alloc(8192, 0x41));
-    expectRefused(dir, env, /the database file .* cannot be opened: .*not a database.*Restore it from a backup/);
+    expectRefused(dir, env, 1, /the database file .* cannot be opened: .*not a database.*Restore it from a backup/);
   });
 
   it('on a database with a damaged page (PRAGMA quick_check)', () => {
@@ -107,11 +111,12 @@ describe('timeseal serve refuses to start', () => {
     expectRefused(
       dir,
       env,
+      1,
       /the database file .* is damaged \(PRAGMA quick_check: .*page.*\)\. Restore it from a backup/,
     );
     // The same check as a command, for files too large to check at every start.
     const checked = timeseal(dir, env, ['db', 'check']);
-    expect(checked.code).toBe(2);
+    expect(checked.code).toBe(1);
     expect(checked.stderr).toMatch(/is damaged \(PRAGMA quick_check/);
   });
 

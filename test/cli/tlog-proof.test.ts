@@ -115,16 +115,16 @@ describe('timeseal proof --tlog-proof', () => {
 
   test("'-' with --json is a usage error (stdout would not be JSON)", () => {
     const r = run(dir, ['proof', day2[3]!, '--tlog-proof', '-', '--json'], { env: BUILD_AT });
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(64);
     expect(r.stderr).toMatch(/--tlog-proof - prints text, not JSON/);
     expect(r.stdout).toBe('');
   });
 
-  test('an unknown hash exits 1 and writes no file', () => {
+  test('an unknown hash exits 3 (not found) and writes no file', () => {
     const unknown = makeHashes('never', 1)[0]!;
     const file = path.join(dir, 'unknown.tlog-proof');
     const r = run(dir, ['proof', unknown, '--tlog-proof', file], { env: BUILD_AT });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(r.stderr).toMatch(new RegExp(`${unknown}.*not in any published ledger`));
     expect(fs.existsSync(file)).toBe(false);
   });

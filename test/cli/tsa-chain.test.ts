@@ -3,10 +3,10 @@
 // TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE replace the files `keys init` made; `timeseal serve` checks
 // the pair when it starts, and a good chain answers POST /tsa with tokens `openssl ts -verify` accepts with that
 // root as the only trust. Each defect OpenSSL or Java would refuse a token for — or that Timeseal cannot sign
-// with — makes `serve` exit 2 with one line naming the problem and the file, before it listens: the extended key
-// usage not critical, with another purpose, absent; a key that is not the certificate's; a broken link; a chain
-// without its root; an expired certificate; an RSA key. The default files (keys/timeseal-tsa.pem) get the same
-// checks.
+// with — makes `serve` exit 64 (usage: a setting) with one line naming the problem and the file, before it
+// listens: the extended key usage not critical, with another purpose, absent; a key that is not the certificate's;
+// a broken link; a chain without its root; an expired certificate; an RSA key. The default files
+// (keys/timeseal-tsa.pem) get the same checks.
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -344,12 +344,12 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
       "the TSA certificate's key is RSA \\(2048 bits\\) \\(CHAIN\\): Timeseal signs time-stamp tokens with ECDSA P-256 and SHA-256 only",
     ],
   ])(
-    '%s: serve exits 2 naming the problem and the file',
+    '%s: serve exits 64 naming the problem and the file',
     async (name, message) => {
       const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       const r = await refusedServe(dir, configured(name));
       expect(r.stdout).not.toMatch(/listening/);
-      expect(r.code, r.stderr).toBe(2);
+      expect(r.code, r.stderr).toBe(64);
       const expected = message
         .replace('CHAIN', escape(files[name]!.chain))
         .replace('CHAIN', escape(files[name]!.chain))
@@ -361,18 +361,18 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
   );
 
   test.concurrent(
-    'a configured file that is missing, or only one of the two variables: exit 2',
+    'a configured file that is missing, or only one of the two variables: exit 64',
     async () => {
       const missing = await refusedServe(dir, {
         ...configured('good'),
         TIMESEAL_TSA_KEY_FILE: path.join(ca, 'absent.key'),
       });
-      expect(missing.code).toBe(2);
+      expect(missing.code).toBe(64);
       expect(missing.stderr).toMatch(
         /^timeseal: cannot serve the time-stamp authority: cannot read the TSA private key \(.*absent\.key\): .*no such file/,
       );
       const alone = await refusedServe(dir, { ...env, TIMESEAL_TSA_CHAIN_FILE: files.good!.chain });
-      expect(alone.code).toBe(2);
+      expect(alone.code).toBe(64);
       expect(alone.stderr).toMatch(
         /^timeseal: TIMESEAL_TSA_KEY_FILE and TIMESEAL_TSA_CHAIN_FILE go together \(the key and its certificate chain\): TIMESEAL_TSA_KEY_FILE is not set\n$/,
       );
@@ -389,7 +389,7 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
     fs.copyFileSync(files['eku-not-critical']!.chain, chain);
     fs.copyFileSync(files['eku-not-critical']!.key, key);
     const r = await refusedServe(other, otherEnv);
-    expect(r.code).toBe(2);
+    expect(r.code).toBe(64);
     expect(r.stderr).toBe(
       `timeseal: cannot serve the time-stamp authority: the TSA certificate's extended key usage is not critical (${chain}): RFC 3161 §2.3 requires exactly one purpose, timeStamping, in an extension marked critical (OpenSSL and Java refuse anything else)\n`,
     );

@@ -207,10 +207,10 @@ describe('RFC 3161 time-stamps of the ledger files', () => {
 
   test('bad settings stop the command with a message naming them', async () => {
     const bad = await stamp({ TSA_URLS: 'ftp://example.test' });
-    expect(bad.result.code).toBe(2);
+    expect(bad.result.code).toBe(64);
     expect(bad.result.stderr).toMatch(/TSA_URLS/);
     const min = await stamp({ TSA_URLS: tsa.url, TSA_MIN: '2' });
-    expect(min.result.code).toBe(2);
+    expect(min.result.code).toBe(64);
     expect(min.result.stderr).toMatch(/TSA_MIN/);
   });
 });

@@ -282,10 +282,10 @@ describe('witness cosignatures through the CLI', () => {
 
   test('bad settings stop the command with a message naming them', async () => {
     const bad = run(dir, ['witness', 'cosign'], { env: { TIMESEAL_WITNESSES: 'not-a-vkey http://127.0.0.1:1' } });
-    expect(bad.code).toBe(2);
+    expect(bad.code).toBe(64);
     expect(bad.stderr).toMatch(/TIMESEAL_WITNESSES/);
     const quorum = (await cosign({ TIMESEAL_WITNESS_QUORUM: '3' })).result;
-    expect(quorum.code).toBe(2);
+    expect(quorum.code).toBe(64);
     expect(quorum.stderr).toMatch(/TIMESEAL_WITNESS_QUORUM/);
   });
 });

@@ -1,31 +1,31 @@
 // `timeseal-client info`: what proof files hold, without checking them.
 import path from 'node:path';
-import { TimesealClientError } from '../errors.ts';
+import { worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
 import { describeProof } from '../info.ts';
 import { PROOF_SUFFIX } from '../proof-file.ts';
 import type { ProofFile } from '../types.ts';
 import { printer, readProof, shown, type Common } from './common.ts';
-import { worst, type Exit } from './exit.ts';
+import { outcomeOfError } from './exit.ts';
 import { proofPathFor } from './files.ts';
 
-export async function runInfo(paths: string[], opts: Common): Promise<Exit> {
+export async function runInfo(paths: string[], opts: Common): Promise<Outcome> {
   const out = printer(!!opts.json);
-  const codes: Exit[] = [];
+  const outcomes: Outcome[] = [];
   for (const p of paths) {
     const file = p.endsWith(PROOF_SUFFIX) ? path.resolve(p) : proofPathFor(path.resolve(p), opts.outDir);
     let proof: ProofFile;
     try {
       proof = readProof(file);
     } catch (err) {
-      const code = err instanceof TimesealClientError && err.code === 'not-found' ? 3 : 1;
-      codes.push(code);
+      const outcome = outcomeOfError(err);
+      outcomes.push(outcome);
       out.record({ proof: shown(file), error: (err as Error).message }, () => [
-        `${shown(file)}: ${code === 3 ? 'NOT FOUND' : 'INVALID'}: ${(err as Error).message}`,
+        `${shown(file)}: ${outcome === 'not-found' ? 'NOT FOUND' : 'INVALID'}: ${(err as Error).message}`,
       ]);
       continue;
     }
     const info = await describeProof(proof);
-    codes.push(0);
+    outcomes.push('ok');
     out.record({ proof: shown(file), ...info }, () => [
       `${shown(file)}: ${info.stage}`,
       `  hash:      ${info.hash}${info.file === null ? '' : ` (${info.file})`}`,
@@ -37,5 +37,5 @@ export async function runInfo(paths: string[], opts: Common): Promise<Exit> {
       `  updated:   ${info.updatedAt}`,
     ]);
   }
-  return worst(codes);
+  return worstOutcome(outcomes);
 }

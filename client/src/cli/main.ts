@@ -1,9 +1,12 @@
 // `timeseal-client`: stamp files, upgrade their proofs, verify them offline, show what a proof holds. This file
 // holds the options and the help; each command's code is its own module (stamp.ts, upgrade.ts, verify.ts,
-// info.ts), loaded only when that command runs, so that `--help` starts quickly. Exit codes: exit.ts.
-import { Command, Option } from 'commander';
-import { isTemporary, TimesealClientError } from '../errors.ts';
-import { controller, TEMPORARY, worst } from './exit.ts';
+// info.ts), loaded only when that command runs, so that `--help` starts quickly. Each command returns its
+// outcome, and main() alone turns it (or the error a command threw) into the exit code, with the table of
+// core/exit-codes.ts that `timeseal` uses too.
+import { Command, CommanderError, Option } from 'commander';
+import { exitCodeOf, worstOutcome, type ExitCode, type Outcome } from '../../../core/exit-codes.ts';
+import { TimesealClientError } from '../errors.ts';
+import { outcomeOfError } from './exit.ts';
 
 declare const CLIENT_VERSION: string;
 const VERSION = typeof CLIENT_VERSION === 'string' ? CLIENT_VERSION : '0.0.0-dev';
@@ -34,14 +37,15 @@ function common(cmd: Command, { server = true, walkOpts = true } = {}): Command 
   return cmd.option('--timeout <ms>', 'deadline of each HTTP request and its whole answer, milliseconds', '30000');
 }
 
-export async function main(argv: string[]): Promise<number> {
+export async function main(argv: string[]): Promise<ExitCode> {
   const program = new Command('timeseal-client')
     .version(VERSION)
     .description(
-      'Timestamp files with a Timeseal server and verify the proofs offline. Exit codes: 0 complete, 2 pending (valid so far), 1 invalid or error, 3 not found, 75 temporary (stamp, upgrade: the server could not be reached or failed; run the same command again to continue).',
+      'Timestamp files with a Timeseal server and verify the proofs offline. Exit codes: 0 complete, 1 invalid or failed, 2 pending (valid so far), 3 not found, 64 bad usage, 75 temporary (stamp, upgrade: the server could not be reached or failed; run the same command again to continue).',
     )
+    .exitOverride()
     .showHelpAfterError();
-  let exit: number = 0;
+  let outcome: Outcome = 'ok';
   common(
     program
       .command('stamp')
@@ -83,7 +87,7 @@ export async function main(argv: string[]): Promise<number> {
     if (opts.pdf.length > 0) {
       if (paths.length > 0 || opts.digest.length > 0 || opts.digestsFrom !== undefined)
         throw new TimesealClientError('usage', '--pdf stamps PDFs alone: give the other files in another run');
-      exit = await (await import('./pdf.ts')).runStampPdf(opts.pdf, opts);
+      outcome = await (await import('./pdf.ts')).runStampPdf(opts.pdf, opts);
       return;
     }
     if (paths.length === 0 && opts.digest.length === 0 && opts.digestsFrom === undefined)
@@ -91,7 +95,7 @@ export async function main(argv: string[]): Promise<number> {
         'usage',
         'nothing to stamp: give files, folders, -, --digest HEX or --digests-from FILE',
       );
-    exit = await (await import('./stamp.ts')).runStamp(paths, opts);
+    outcome = await (await import('./stamp.ts')).runStamp(paths, opts);
   });
   common(
     program
@@ -120,7 +124,7 @@ export async function main(argv: string[]): Promise<number> {
         ).choices(['mainnet', 'regtest']),
       ),
   ).action(async (paths: string[], opts) => {
-    exit = await (await import('./upgrade.ts')).runUpgrade(paths, opts);
+    outcome = await (await import('./upgrade.ts')).runUpgrade(paths, opts);
   });
   common(
     program
@@ -158,11 +162,11 @@ export async function main(argv: string[]): Promise<number> {
         ? { pdfs: [], rest: paths }
         : pdf.pdfsAmong(paths, opts.outDir);
     const pdfs = [...opts.pdf, ...found.pdfs];
-    const codes: Array<0 | 1 | 2 | 3 | 75> = [];
-    if (pdfs.length > 0) codes.push(await pdf.runVerifyPdf(pdfs, opts));
+    const outcomes: Outcome[] = [];
+    if (pdfs.length > 0) outcomes.push(await pdf.runVerifyPdf(pdfs, opts));
     if (found.rest.length > 0 || opts.digest.length > 0 || pdfs.length === 0)
-      codes.push(await (await import('./verify.ts')).runVerify(found.rest, opts));
-    exit = worst(codes);
+      outcomes.push(await (await import('./verify.ts')).runVerify(found.rest, opts));
+    outcome = worstOutcome(outcomes);
   });
   common(
     program
@@ -171,15 +175,16 @@ export async function main(argv: string[]): Promise<number> {
       .argument('<proofs...>', 'proof files, or documents (their proofs)'),
     { server: false, walkOpts: false },
   ).action(async (paths: string[], opts) => {
-    exit = await (await import('./info.ts')).runInfo(paths, { ...opts, exclude: [] });
+    outcome = await (await import('./info.ts')).runInfo(paths, { ...opts, exclude: [] });
   });
   try {
     await program.parseAsync(argv);
   } catch (err) {
+    // Commander has said what was wrong (or shown the help, or the version) on its own.
+    if (err instanceof CommanderError) return exitCodeOf(err.exitCode === 0 ? 'ok' : 'usage');
     const e = err as TimesealClientError;
     process.stderr.write(`timeseal-client: ${e.code === undefined ? '' : `${e.code}: `}${e.message}\n`);
-    if (e.code === 'not-found') return 3;
-    return e instanceof TimesealClientError && isTemporary(e) && !controller.signal.aborted ? TEMPORARY : 1;
+    return exitCodeOf(outcomeOfError(err));
   }
-  return exit;
+  return exitCodeOf(outcome);
 }

@@ -1,17 +1,18 @@
 // `timeseal-client stamp --pdf FILE.pdf` and `timeseal-client verify FILE.pdf` (client/src/pdf.ts). Stamping
 // writes FILE.timestamped.pdf beside the input (or under --out-dir), never over the input, and not over an
 // existing file unless --force; only the digest over the ByteRange is sent. Verifying checks every document
-// time-stamp offline against the pinned TSA roots: exit 2 (valid so far) while a Timeseal promise is not in the
-// PDF, 1 when a time-stamp does not check or there is none.
+// time-stamp offline against the pinned TSA roots: pending (valid so far) while a Timeseal promise is not in the
+// PDF, failed when a time-stamp does not check or there is none.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { TimesealClientError } from '../errors.ts';
+import { EXIT_CODES, worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
 import { checkPdf, stampPdf, type PdfReport } from '../pdf.ts';
 import { pinServer } from '../trust.ts';
+import { outcomeOfState } from '../verify.ts';
 import { httpOf, loadTrust, printer, saveTrust, serverOf, shown, trustPath, type Common } from './common.ts';
-import { worst, type Exit } from './exit.ts';
 import { proofPathFor } from './files.ts';
 
 const inflate = async (data: Uint8Array): Promise<Uint8Array> =>
@@ -22,7 +23,7 @@ export function timestampedName(file: string): string {
   return /\.pdf$/i.test(file) ? file.replace(/\.pdf$/i, (ext) => `.timestamped${ext}`) : `${file}.timestamped.pdf`;
 }
 
-export async function runStampPdf(files: string[], opts: Common & { force?: boolean }): Promise<Exit> {
+export async function runStampPdf(files: string[], opts: Common & { force?: boolean }): Promise<Outcome> {
   const out = printer(!!opts.json);
   const server = serverOf(opts, true)!;
   const http = httpOf(opts);
@@ -32,38 +33,44 @@ export async function runStampPdf(files: string[], opts: Common & { force?: bool
   if (pin.pinned === 'new') out.note(`pinned the keys of ${server} in ${trustFile}`);
   for (const n of pin.notes) out.note(n);
   saveTrust(trustFile, trust);
-  const codes: Exit[] = [];
+  const outcomes: Outcome[] = [];
   for (const file of files) {
     const abs = path.resolve(file);
     const target =
       opts.outDir === undefined
         ? timestampedName(abs)
         : path.join(path.resolve(opts.outDir), path.relative(process.cwd(), timestampedName(abs)));
-    const fail = (code: Exit, state: string, error: string) => {
-      codes.push(code);
-      out.record({ file, state, exitCode: code, error }, () => [`${file}: ${state.toUpperCase()}: ${error}`]);
+    const fail = (outcome: Outcome, state: string, error: string) => {
+      outcomes.push(outcome);
+      out.record({ file, state, exitCode: EXIT_CODES[outcome], error }, () => [
+        `${file}: ${state.toUpperCase()}: ${error}`,
+      ]);
     };
     let pdf: Uint8Array;
     try {
       pdf = new Uint8Array(fs.readFileSync(abs));
     } catch (err) {
-      fail(3, 'not-found', `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      fail(
+        'not-found',
+        'not-found',
+        `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+      );
       continue;
     }
     if (fs.existsSync(target) && !opts.force) {
-      fail(1, 'refused', `${shown(target)} exists already: move it away, or give --force to replace it`);
+      fail('failed', 'refused', `${shown(target)} exists already: move it away, or give --force to replace it`);
       continue;
     }
     try {
       const stamped = await stampPdf(pdf, { ...http, server, trust, inflate });
       writeBytesAtomic(target, stamped.bytes);
-      codes.push(0);
+      outcomes.push('ok');
       out.record(
         {
           file,
           output: shown(target),
           state: 'stamped',
-          exitCode: 0,
+          exitCode: EXIT_CODES.ok,
           digest: stamped.digest,
           field: stamped.field,
           genTime: stamped.genTime,
@@ -79,11 +86,11 @@ export async function runStampPdf(files: string[], opts: Common & { force?: bool
         ],
       );
     } catch (err) {
-      if (err instanceof TimesealClientError && err.code === 'pdf') fail(1, 'refused', err.message);
+      if (err instanceof TimesealClientError && err.code === 'pdf') fail('failed', 'refused', err.message);
       else throw err;
     }
   }
-  return worst(codes);
+  return worstOutcome(outcomes);
 }
 
 /** Writes `bytes` to a temporary file beside `file`, then renames it: a reader never sees half a PDF. */
@@ -117,18 +124,20 @@ export function pdfsAmong(paths: string[], outDir: string | undefined): { pdfs: 
   return { pdfs, rest };
 }
 
-export async function runVerifyPdf(files: string[], opts: Common): Promise<Exit> {
+export async function runVerifyPdf(files: string[], opts: Common): Promise<Outcome> {
   const out = printer(!!opts.json);
   const trust = loadTrust(trustPath(opts));
-  const codes: Exit[] = [];
+  const outcomes: Outcome[] = [];
   for (const file of files) {
     let pdf: Uint8Array;
     try {
       pdf = new Uint8Array(fs.readFileSync(path.resolve(file)));
     } catch (err) {
-      codes.push(3);
+      outcomes.push('not-found');
       const error = `cannot read it: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`;
-      out.record({ file, state: 'not-found', exitCode: 3, error }, () => [`${file}: NOT FOUND: ${error}`]);
+      out.record({ file, state: 'not-found', exitCode: EXIT_CODES['not-found'], error }, () => [
+        `${file}: NOT FOUND: ${error}`,
+      ]);
       continue;
     }
     let report: PdfReport;
@@ -136,13 +145,13 @@ export async function runVerifyPdf(files: string[], opts: Common): Promise<Exit>
       report = await checkPdf(pdf, { trust, inflate });
     } catch (err) {
       if (!(err instanceof TimesealClientError && err.code === 'pdf')) throw err;
-      codes.push(1);
-      out.record({ file, state: 'invalid', exitCode: 1, problems: [err.message] }, () => [
+      outcomes.push('failed');
+      out.record({ file, state: 'invalid', exitCode: EXIT_CODES.failed, problems: [err.message] }, () => [
         `${file}: INVALID: ${err.message}`,
       ]);
       continue;
     }
-    codes.push(report.exitCode);
+    outcomes.push(outcomeOfState(report.state));
     out.record(
       {
         file,
@@ -157,7 +166,7 @@ export async function runVerifyPdf(files: string[], opts: Common): Promise<Exit>
     );
   }
   if (files.length === 0) throw new TimesealClientError('usage', 'nothing to verify');
-  return worst(codes);
+  return worstOutcome(outcomes);
 }
 
 function humanPdf(file: string, r: PdfReport): string[] {

@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fromBase64, fromHex } from '../../../core/encoding.ts';
+import { EXIT_CODES, worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
 import { checkReceipt } from '../../../core/receipt.ts';
 import { isTemporary, TimesealClientError } from '../errors.ts';
 import { checkHash } from '../hash.ts';
@@ -25,7 +26,7 @@ import {
   trustPath,
   type Common,
 } from './common.ts';
-import { controller, TEMPORARY, worst, type Exit } from './exit.ts';
+import { controller } from './exit.ts';
 import {
   digestProofPath,
   excluded,
@@ -60,7 +61,7 @@ export async function runStamp(
     batchSize: string;
     headersFrom?: string;
   },
-): Promise<Exit> {
+): Promise<Outcome> {
   const out = printer(!!opts.json);
   const server = serverOf(opts, true)!;
   const http = httpOf(opts);
@@ -121,14 +122,14 @@ export async function runStamp(
       }
     }
   }
-  const codes: Exit[] = [];
+  const outcomes: Outcome[] = [];
   for (const s of skipped) {
     out.record({ file: s.file, action: 'skipped', reason: s.reason }, () => [`${s.file}: skipped: ${s.reason}`]);
-    if (s.reason === 'no such file or folder') codes.push(3);
+    if (s.reason === 'no such file or folder') outcomes.push('not-found');
   }
   if (targets.length === 0) {
     out.note('nothing to stamp');
-    return worst([...codes, 3]);
+    return worstOutcome([...outcomes, 'not-found']);
   }
 
   // Hash what is not hashed yet, one file after the other, streamed.
@@ -176,7 +177,7 @@ export async function runStamp(
   // Existing proofs: complete ones are left alone, pending ones upgraded, a changed document is an error.
   const toStamp: StampTarget[] = [];
   const toUpgrade: Array<{ t: StampTarget; proof: ProofFile }> = [];
-  const done: Array<{ t: StampTarget; record: Record<string, unknown>; human: string; code: Exit }> = [];
+  const done: Array<{ t: StampTarget; record: Record<string, unknown>; human: string }> = [];
   for (const t of targets) {
     if (failures.has(t)) continue;
     const existing = readIfExists(t.proofPath);
@@ -197,7 +198,7 @@ export async function runStamp(
         `it changed since it was stamped: its SHA-256 is ${t.hash}, its proof ${shown(t.proofPath)} is for ${proof.hash} (move the old proof away to stamp it again)`,
       );
     else if (isComplete(proof))
-      done.push({ t, record: { action: 'already-complete', stage: 'anchored' }, human: 'already complete', code: 0 });
+      done.push({ t, record: { action: 'already-complete', stage: 'anchored' }, human: 'already complete' });
     else toUpgrade.push({ t, proof });
   }
 
@@ -262,7 +263,6 @@ export async function runStamp(
                         receiptTime: genTime,
                       },
                       human: `stamped at ${r.submittedAt} (receipt ${genTime ?? 'not asked'}); the ledger of ${r.ledgerDate} is published at 00:01 UTC the next day`,
-                      code: 0,
                     });
                 },
                 (err: unknown) => {
@@ -309,7 +309,6 @@ export async function runStamp(
             notes: r.notes,
           },
           human: `already stamped; ${r.stage}${r.complete ? ', complete' : ''} (${r.notes.join('; ')})`,
-          code: 0,
         });
       }
     });
@@ -321,12 +320,12 @@ export async function runStamp(
     const d = done.find((x) => x.t === t);
     const base = { file: t.display, proof: shown(t.proofPath), hash: t.hash ?? null };
     if (fail !== undefined) {
-      codes.push(temporary.has(t) ? TEMPORARY : 1);
+      outcomes.push(temporary.has(t) ? 'temporary' : 'failed');
       out.record({ ...base, action: 'failed', error: fail, ...(temporary.has(t) ? { temporary: true } : {}) }, () => [
         `${t.display}: FAILED: ${fail}`,
       ]);
     } else if (d !== undefined) {
-      codes.push(d.code);
+      outcomes.push('ok');
       out.record({ ...base, ...d.record }, () => [`${t.display}: ${d.human}`]);
     }
   }
@@ -335,8 +334,8 @@ export async function runStamp(
   );
   if (summary.interrupted !== null) {
     out.note(
-      `stopped: ${summary.interrupted.message}. ${acknowledged} of ${byHash.size} hash(es) were stamped and their proofs written; the other ${byHash.size - acknowledged} were not acknowledged. Run the same command again to send them: files with a proof are not sent again (exit ${TEMPORARY})`,
+      `stopped: ${summary.interrupted.message}. ${acknowledged} of ${byHash.size} hash(es) were stamped and their proofs written; the other ${byHash.size - acknowledged} were not acknowledged. Run the same command again to send them: files with a proof are not sent again (exit ${EXIT_CODES.temporary})`,
     );
   }
-  return worst(codes);
+  return worstOutcome(outcomes);
 }

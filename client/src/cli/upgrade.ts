@@ -3,6 +3,7 @@
 // ES256; docs/FORMAT.md §11), it is also written beside the proof file as `<name>.receipt.cose`, for SCITT tools.
 import fs from 'node:fs';
 import path from 'node:path';
+import { worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
 import { isTemporary, TimesealClientError } from '../errors.ts';
 import { encodeProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import type { ProofFile } from '../types.ts';
@@ -19,23 +20,23 @@ import {
   trustPath,
   type Common,
 } from './common.ts';
-import { controller, TEMPORARY, worst, type Exit } from './exit.ts';
+import { controller, outcomeOfError } from './exit.ts';
 import { globToRegExp, proofPathFor, RECEIPT_SUFFIX, walkProofs, writeAtomic } from './files.ts';
 
 export async function runUpgrade(
   paths: string[],
   opts: Common & { wait?: boolean; poll: string; maxWait: string; headersFrom?: string },
-): Promise<Exit> {
+): Promise<Outcome> {
   const out = printer(!!opts.json);
   const http = httpOf(opts);
   const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
   const files: string[] = [];
-  const codes: Exit[] = [];
+  const outcomes: Outcome[] = [];
   for (const p of paths.length === 0 ? [opts.outDir ?? '.'] : paths) {
     const abs = path.resolve(p);
     const st = fs.statSync(abs, { throwIfNoEntry: false });
     if (st === undefined) {
-      codes.push(3);
+      outcomes.push('not-found');
       out.record({ file: p, state: 'not-found', error: 'no such file or folder' }, () => [
         `${p}: NOT FOUND: no such file or folder`,
       ]);
@@ -45,7 +46,7 @@ export async function runUpgrade(
       const proof = proofPathFor(abs, opts.outDir);
       if (fs.existsSync(proof)) files.push(proof);
       else {
-        codes.push(3);
+        outcomes.push('not-found');
         out.record({ file: p, proof: shown(proof), state: 'not-found', error: 'no proof file' }, () => [
           `${p}: NOT FOUND: no proof file ${shown(proof)} (stamp it first)`,
         ]);
@@ -57,15 +58,15 @@ export async function runUpgrade(
     try {
       proofs.set(f, readProof(f));
     } catch (err) {
-      codes.push(1);
+      outcomes.push('failed');
       out.record({ proof: shown(f), state: 'invalid', error: (err as Error).message }, () => [
         `${shown(f)}: FAILED: ${(err as Error).message}`,
       ]);
     }
   }
-  if (proofs.size === 0 && codes.length === 0) {
+  if (proofs.size === 0 && outcomes.length === 0) {
     out.note('no proof files found');
-    return 3;
+    return 'not-found';
   }
   const trustFile = trustPath(opts);
   const trust = loadTrust(trustFile);
@@ -133,12 +134,12 @@ export async function runUpgrade(
     const p = proofs.get(f)!;
     const base = { proof: shown(f), file: p.file, hash: r.hash };
     if (r.error !== undefined) {
-      codes.push(r.error.code === 'not-found' ? 3 : isTemporary(r.error) ? TEMPORARY : 1);
+      outcomes.push(outcomeOfError(r.error));
       out.record({ ...base, state: 'error', code: r.error.code, error: r.error.message }, () => [
         `${shown(f)}: FAILED (${r.error!.code}): ${r.error!.message}`,
       ]);
     } else {
-      codes.push(r.complete ? 0 : 2);
+      outcomes.push(r.complete ? 'ok' : 'pending');
       out.record(
         {
           ...base,
@@ -154,7 +155,7 @@ export async function runUpgrade(
       );
     }
   }
-  return worst(codes);
+  return worstOutcome(outcomes);
 }
 
 /** `<name>.receipt.cose` beside the proof file `<name>.timeseal.json`: the bundle's ES256 COSE receipt, once. */

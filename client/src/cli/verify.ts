@@ -3,15 +3,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { VerifyCache } from '../cache.ts';
+import { EXIT_CODES, worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
 import { TimesealClientError } from '../errors.ts';
 import { checkHash } from '../hash.ts';
 import { parseProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import { mapInOrder } from '../pool.ts';
 import { keyFilesFrom } from '../trust.ts';
 import type { KeyFiles, ProofFile, VerifyReport } from '../types.ts';
-import { verify } from '../verify.ts';
+import { outcomeOfState, verify } from '../verify.ts';
 import { loadTrust, networkOf, printer, saveTrust, shown, trustPath, type Common } from './common.ts';
-import { controller, worst, type Exit } from './exit.ts';
+import { controller } from './exit.ts';
 import { digestProofPath, globToRegExp, hashFile, proofPathFor, readIfExists, walk, type Skipped } from './files.ts';
 
 /** Files verified at once. */
@@ -27,14 +28,16 @@ interface VerifyPair {
 export async function runVerify(
   paths: string[],
   opts: Common & { digest: string[]; proof?: string; keys?: string },
-): Promise<Exit> {
+): Promise<Outcome> {
   const out = printer(!!opts.json);
   const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
   const pairs: VerifyPair[] = [];
-  const codes: Exit[] = [];
+  const outcomes: Outcome[] = [];
   const notFound = (file: string, why: string, extra: Record<string, unknown> = {}) => {
-    codes.push(3);
-    out.record({ file, state: 'not-found', exitCode: 3, error: why, ...extra }, () => [`${file}: NOT FOUND: ${why}`]);
+    outcomes.push('not-found');
+    out.record({ file, state: 'not-found', exitCode: EXIT_CODES['not-found'], error: why, ...extra }, () => [
+      `${file}: NOT FOUND: ${why}`,
+    ]);
   };
   const proofs = paths.filter((p) => p.endsWith(PROOF_SUFFIX));
   const docs = paths.filter((p) => !p.endsWith(PROOF_SUFFIX));
@@ -72,7 +75,7 @@ export async function runVerify(
       }
     }
   }
-  if (pairs.length === 0 && codes.length === 0)
+  if (pairs.length === 0 && outcomes.length === 0)
     throw new TimesealClientError('usage', 'nothing to verify: give files, folders, proof files or --digest HEX');
 
   const trustFile = trustPath(opts);
@@ -90,18 +93,18 @@ export async function runVerify(
   }
   const network = networkOf(opts);
   const cache = new VerifyCache();
-  /** What verifying one pair gives: its exit code and its record. */
-  interface Outcome {
-    code: Exit;
+  /** What verifying one pair gives: its outcome and its record. */
+  interface Verified {
+    outcome: Outcome;
     record: Record<string, unknown>;
     human: () => string[];
   }
-  const missing = (file: string, why: string, extra: Record<string, unknown> = {}): Outcome => ({
-    code: 3,
-    record: { file, state: 'not-found', exitCode: 3, error: why, ...extra },
+  const missing = (file: string, why: string, extra: Record<string, unknown> = {}): Verified => ({
+    outcome: 'not-found',
+    record: { file, state: 'not-found', exitCode: EXIT_CODES['not-found'], error: why, ...extra },
     human: () => [`${file}: NOT FOUND: ${why}`],
   });
-  const verifyPair = async (pair: VerifyPair): Promise<Outcome> => {
+  const verifyPair = async (pair: VerifyPair): Promise<Verified> => {
     const proofText = readIfExists(pair.proofPath);
     if (proofText === undefined)
       return missing(pair.display, `no proof file ${shown(pair.proofPath)}`, { proof: shown(pair.proofPath) });
@@ -110,12 +113,12 @@ export async function runVerify(
       proof = parseProofFile(proofText);
     } catch (err) {
       return {
-        code: 1,
+        outcome: 'failed',
         record: {
           file: pair.display,
           proof: shown(pair.proofPath),
           state: 'invalid',
-          exitCode: 1,
+          exitCode: EXIT_CODES.failed,
           problems: [(err as Error).message],
         },
         human: () => [`${pair.display}: INVALID: ${shown(pair.proofPath)}: ${(err as Error).message}`],
@@ -149,18 +152,18 @@ export async function runVerify(
       cache,
     });
     return {
-      code: report.exitCode,
+      outcome: outcomeOfState(report.state),
       record: { file: display, proof: shown(pair.proofPath), ...report },
       human: () => humanReport(display, report),
     };
   };
   // A few files at once, printed in order: reading a file and Web Crypto's checks wait on other threads.
   await mapInOrder(pairs, VERIFY_CONCURRENCY, verifyPair, (o) => {
-    codes.push(o.code);
+    outcomes.push(o.outcome);
     out.record(o.record, o.human);
   });
   saveTrust(trustFile, trust);
-  return worst(codes);
+  return worstOutcome(outcomes);
 }
 
 function humanReport(name: string, r: VerifyReport): string[] {
