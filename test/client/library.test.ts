@@ -420,6 +420,16 @@ describe('upgrade', () => {
     // The second proof of the day took the first one's answer.
     expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([`GET /api/proof/${proofs[0]!.hash}`]);
 
+    // Its keys checked by the caller in this run (stamp pins them before it upgrades): no key asked again.
+    const trust = emptyTrust();
+    await pinServer(trust, 'http://timeseal.test', { fetch });
+    calls.length = 0;
+    const [again] = await upgrade([proofs[0]!], { trust, fetch, now: ours, keysChecked: ['http://timeseal.test'] });
+    expect(again).toMatchObject({ stage: 'stamped', changed: false });
+    expect(calls).toEqual([`GET /api/proof/${proofs[0]!.hash}`]);
+    await upgrade([proofs[0]!], { trust, fetch, now: ours });
+    expect(calls.filter((c) => c.startsWith('GET /keys/')).length).toBeGreaterThan(0); // without it, checked again
+
     // A server whose clock was moved to 23:59 (timeseal clock): the day ends in a minute of ours.
     serverNow = '2025-11-02T23:59:00.000Z';
     const [moved] = await upgrade([proofs[0]!], { trust: emptyTrust(), fetch, now: ours });

@@ -286,6 +286,7 @@ export async function runStamp(
       {
         ...http,
         trust,
+        keysChecked: [server],
         network: networkOf(opts),
         headersFrom: opts.headersFrom ?? process.env.TIMESEAL_HEADERS_FROM ?? DEFAULT_HEADERS_FROM,
       },
