@@ -35,6 +35,8 @@ export const MAX_TSAS = 9;
 export type ReceiptKeyName = 'es256' | 'mldsa65';
 export const RECEIPT_KEY_NAMES: readonly ReceiptKeyName[] = ['es256', 'mldsa65'];
 export const receiptSignaturePath = (date: string, key: ReceiptKeyName): string => `${date}.receipt-${key}.cose`;
+/** The SCITT Signed Statements registered on a day (docs/FORMAT.md §12), when it has any. */
+export const statementsPath = (date: string): string => `${date}.statements.cbor`;
 /** The witnesses' cosignature lines of a day's checkpoint (docs/FORMAT.md, "Witness cosignatures"). */
 export const cosignaturesPath = (date: string): string => `${date}.cosignatures`;
 
@@ -49,7 +51,7 @@ export type CacheClass = 'immutable' | 'short';
 // A day's files: the immutable ones (ledger, signatures, metadata, checkpoint, RFC 3161 tokens) and its witness
 // cosignatures, which grow as witnesses answer (pipeline/witness.ts).
 const DAY_FILE =
-  /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint|json\.tsr|json\.[2-9]\.tsr|receipt-es256\.cose|receipt-mldsa65\.cose|cosignatures)$/;
+  /^(\d{4}-\d{2}-\d{2})\.(json|json\.sig|json\.dilithium\.sig|json\.signatures\.json|checkpoint|json\.tsr|json\.[2-9]\.tsr|receipt-es256\.cose|receipt-mldsa65\.cose|statements\.cbor|cosignatures)$/;
 const FULL_TILE = /^tile\/(\d+|entries)\/(x\d{3}\/)*\d{3}$/;
 
 /** How long a file may be cached: daily artifacts and full tiles never change; partial tiles never change
@@ -92,6 +94,7 @@ export function archiveContentType(path: string): string {
     return 'text/plain; charset=utf-8';
   if (path.endsWith('.tsr')) return 'application/timestamp-reply';
   if (path.endsWith('.cose')) return 'application/cose';
+  if (path.endsWith('.cbor')) return 'application/cbor';
   return 'application/octet-stream';
 }
 

@@ -26,6 +26,8 @@ import {
   signSigStructure,
   type ReceiptSigningKey,
 } from './cose-receipt.ts';
+import { compareBytes, equalBytes, toHex } from './encoding.ts';
+import { FormatError } from './errors.ts';
 import { sha256, type Hasher } from './hash.ts';
 
 /** The largest Signed Statement registered, in bytes (the registration policy, docs/API.md). */
@@ -273,4 +275,55 @@ export function signServiceStatement(
   );
   const signature = signSigStructure(sigStructure(protectedBytes, payload), key);
   return encodeCbor(new CborTag(COSE_SIGN1_TAG, [protectedBytes, new Map(), payload, signature]));
+}
+
+/** A statement of a day's statements file: its entry (SHA-256 of `bytes`) and its bytes as the log holds them. */
+export interface DayStatement {
+  entry: Uint8Array;
+  bytes: Uint8Array;
+}
+
+/**
+ * A day's statements file `YYYY-MM-DD.statements.cbor` (docs/FORMAT.md §12): a CBOR array of byte strings, each
+ * a statement as the log holds it, in the byte order of their entries, each entry once.
+ */
+export function encodeDayStatements(statements: readonly Uint8Array[], hasher: Hasher = sha256): Uint8Array {
+  const sorted = statements
+    .map((bytes) => ({ entry: hasher(bytes), bytes }))
+    .sort((a, b) => compareBytes(a.entry, b.entry));
+  for (let i = 1; i < sorted.length; i++) {
+    if (equalBytes(sorted[i - 1]!.entry, sorted[i]!.entry))
+      throw new FormatError('statements', `entry ${toHex(sorted[i]!.entry)} is there twice`);
+  }
+  return encodeCbor(sorted.map((s) => s.bytes));
+}
+
+/**
+ * Strict reader of a day's statements file: deterministic CBOR, an array of byte strings, each a Signed Statement
+ * in its form on the log (reading it and writing it again gives its bytes), entries strictly ascending.
+ */
+export function parseDayStatements(bytes: Uint8Array, hasher: Hasher = sha256): DayStatement[] {
+  const what = 'statements file';
+  const item = decodeCbor(bytes, what);
+  if (!Array.isArray(item)) throw new FormatError(what, 'expected a CBOR array of statements');
+  const out: DayStatement[] = [];
+  item.forEach((value, i) => {
+    if (!(value instanceof Uint8Array)) throw new FormatError(`${what}[${i}]`, 'expected a byte string');
+    let read: SignedStatement;
+    try {
+      read = readSignedStatement(value, hasher);
+    } catch (err) {
+      throw new FormatError(`${what}[${i}]`, (err as Error).message);
+    }
+    if (!equalBytes(read.ledgerBytes, value))
+      throw new FormatError(
+        `${what}[${i}]`,
+        'not in its form on the log (an empty unprotected header, deterministic CBOR)',
+      );
+    const previous = out.at(-1);
+    if (previous !== undefined && compareBytes(previous.entry, read.entry) >= 0)
+      throw new FormatError(`${what}[${i}]`, `entry ${toHex(read.entry)} is not after ${toHex(previous.entry)}`);
+    out.push({ entry: read.entry, bytes: value });
+  });
+  return out;
 }

@@ -22,6 +22,7 @@ import {
   ledgerPath,
   mldsaSignaturePath,
   receiptSignaturePath,
+  statementsPath,
   signaturesMetaPath,
   withCosignatures,
   type DayRecord,
@@ -45,6 +46,7 @@ import { ecdsaNoteSigner, mldsaNoteSigner, type NoteSigner } from '../core/note.
 import { ed25519NoteSigner, mldsa44CosignatureSigner } from '../core/cosignature.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
+import { encodeDayStatements } from '../core/signed-statement.ts';
 import { tileHashReader, tilePath, TreeAppender } from '../core/tiles.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
@@ -231,12 +233,14 @@ export async function publishLedgers(
     for (const date of targets) {
       try {
         const started = performance.now();
+        // The day's SCITT Signed Statements (docs/FORMAT.md §12): closed with the day, each stored with its row.
+        const statements = (await ctx.store.statements.forDay(date)).map((s) => s.bytes);
         const day = await sortDay(ctx.store.submissions.readDay(date), date, {
           archive: ctx.config.archive,
           memoryBytes: ctx.config.buildMemoryMb * 2 ** 20,
         });
         try {
-          days.push(buildDay(ctx, state, head, date, day, started));
+          days.push(buildDay(ctx, state, head, date, day, statements, started));
         } finally {
           day.dispose();
         }
@@ -412,6 +416,7 @@ function buildDay(
   head: IndexHead,
   date: string,
   day: SortedDay,
+  statements: readonly Uint8Array[],
   started: number,
 ): DayBuild {
   const archive = ctx.config.archive;
@@ -429,6 +434,7 @@ function buildDay(
     state,
     date,
     day,
+    statements,
     previous,
     oldSize,
     alreadyPublished,
@@ -480,6 +486,7 @@ function writeDayFiles(
   state: ArchiveState,
   date: string,
   day: SortedDay,
+  statements: readonly Uint8Array[],
   previous: DayRecord | undefined,
   oldSize: number,
   alreadyPublished: boolean,
@@ -539,6 +546,8 @@ function writeDayFiles(
     );
     out.immutable(archive, dayCheckpointPath(date), Buffer.from(checkpoint));
     writeReceiptSignatures(ctx, out, state.origin, date, appended.root, alreadyPublished);
+    if (statements.length > 0)
+      out.immutable(archive, statementsPath(date), encodeDayStatements(statements, nodeSha256));
 
     const record: DayRecord = {
       date,

@@ -24,6 +24,7 @@ import {
   parseDays,
   RECEIPT_KEY_NAMES,
   receiptSignaturePath,
+  statementsPath,
   signaturesMetaPath,
   withCosignatures,
   type DayRecord,
@@ -32,8 +33,9 @@ import {
 import { verifyDaySignature, type ReceiptPublicKey } from '../core/cose-receipt.ts';
 import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
-import { equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
+import { compareBytes, equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { TimesealError } from '../core/errors.ts';
+import { parseDayStatements } from '../core/signed-statement.ts';
 import {
   encodeSegmentHeader,
   INDEX_HEAD_PATH,
@@ -307,6 +309,28 @@ export async function verifyArchive(
 
     const n = ms.length;
     const entry = (i: number) => hashes.subarray(32 * i, 32 * i + 32);
+    // The day's SCITT statements (docs/FORMAT.md §12), when it has any: each in its form on the log, and each
+    // one's entry a leaf of the day (the entries are sorted, so a binary search finds it).
+    const statementsRel = statementsPath(day.date);
+    const statements = await reader.read(statementsRel);
+    if (statements !== undefined) {
+      filesChecked++;
+      try {
+        for (const s of parseDayStatements(statements, nodeSha256)) {
+          let lo = 0;
+          let hi = n;
+          while (lo < hi) {
+            const mid = (lo + hi) >>> 1;
+            if (compareBytes(entry(mid), s.entry) < 0) lo = mid + 1;
+            else hi = mid;
+          }
+          if (lo >= n || !equalBytes(entry(lo), s.entry))
+            problems.push(`${statementsRel}: the statement of entry ${toHex(s.entry)} is not in the day's ledger`);
+        }
+      } catch (err) {
+        problems.push(`${statementsRel}: ${(err as Error).message}`);
+      }
+    }
     // The leaf hashes in one buffer, as appendLeaves accepts them: no object per leaf.
     const leaves = new Uint8Array(32 * n);
     for (let i = 0; i < n; i++) leaves.set(leafHash(entry(i), nodeSha256), 32 * i);

@@ -266,4 +266,53 @@ describe('SCITT registration (POST /entries) from a running timeseal serve', () 
     expect(hashes).toContain(policyEntry);
     for (const e of refusedEntries) expect(hashes).not.toContain(e);
   });
+
+  test("the day's statements are published beside its ledger (immutable), checked by timeseal verify and copied by mirror pull", async () => {
+    const rel = `${DAY}.statements.cbor`;
+    const file = await request(`/ledgers/${rel}`);
+    expect(file.res.status).toBe(200);
+    expect(file.res.headers.get('content-type')).toBe('application/cbor');
+    expect(file.res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    // An array of the day's statements as the log holds them, in entry order: the registered one and the policy.
+    const listed = (cose.cbor.decode(file.body) as Uint8Array[]).map((b) => new Uint8Array(b));
+    const entries = await Promise.all(listed.map((b) => entryOf(b)));
+    expect(entries).toHaveLength(2);
+    expect(entries).toContain(entry);
+    expect([...entries].sort()).toEqual(entries);
+    expect(
+      Buffer.from(listed[entries.indexOf(entry)]!).equals(
+        Buffer.from(await cose.receipt.remove(arrayBuffer(statement))),
+      ),
+    ).toBe(true);
+
+    const verified = run(dir, ['verify', '--json']);
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    const mirror = path.join(dir, 'mirror');
+    const pulled = run(dir, ['mirror', 'pull', `${server!.url}/ledgers/`, mirror, '--keys', path.join(dir, 'keys')]);
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect(fs.readFileSync(path.join(mirror, rel)).equals(fs.readFileSync(path.join(dir, 'ledgers', rel)))).toBe(true);
+
+    // A statements file that was tampered with fails the check: a statement's byte flipped (its entry then is
+    // in no ledger), and the file cut short.
+    const published = fs.readFileSync(path.join(dir, 'ledgers', rel));
+    try {
+      // The issuer's statement with its last byte (of the signature) flipped, the array re-sorted by entry.
+      const forged = listed.map((b, i) =>
+        i === entries.indexOf(entry) ? Buffer.from(b).map((x, j) => (j === b.length - 1 ? x ^ 1 : x)) : Buffer.from(b),
+      );
+      const sorted = forged.map((b) => ({ b, e: sha256(b).toString('hex') })).sort((x, y) => (x.e < y.e ? -1 : 1));
+      fs.writeFileSync(path.join(dir, 'ledgers', rel), new Uint8Array(cose.cbor.encode(sorted.map((x) => x.b))));
+      const refused = run(dir, ['verify']);
+      expect(refused.code).toBe(1);
+      expect(refused.stdout).toMatch(
+        new RegExp(
+          `statements\\.cbor: the statement of entry ${sha256(forged[entries.indexOf(entry)]!).toString('hex')} is not in the day's ledger`,
+        ),
+      );
+      fs.writeFileSync(path.join(dir, 'ledgers', rel), published.subarray(0, published.length - 3));
+      expect(run(dir, ['verify']).stdout).toMatch(/statements\.cbor: .*truncated/);
+    } finally {
+      fs.writeFileSync(path.join(dir, 'ledgers', rel), published);
+    }
+  });
 });

@@ -321,6 +321,24 @@ describe('nginx in front of two timeseal serve nodes', () => {
       `<meta property="og:title" content="Verify the timestamp of SHA-256 ${'ab'.repeat(6)}…abab · Timeseal">`,
     );
 
+    // SCITT's routes (docs/API.md) are the nodes': the configuration, the receipt keys, and a registration
+    // refused with the node's RFC 9290 problem details.
+    for (const file of ['/.well-known/transparency-configuration', '/.well-known/scitt-keys']) {
+      const [viaNginx, direct] = await Promise.all([request(proxy, file), request(nodes[0]!.url, file)]);
+      expect([viaNginx.status, direct.status], file).toEqual([200, 200]);
+      expect(viaNginx.headers['content-type'], file).toBe('application/cbor');
+      expect(viaNginx.body.equals(direct.body), file).toBe(true);
+    }
+    const notCbor = { method: 'POST', headers: { 'content-type': 'application/cose' }, body: '{"not":"cbor"}' };
+    const [refusedViaNginx, refusedDirect] = [
+      await request(proxy, '/entries', notCbor),
+      await request(nodes[0]!.url, '/entries', notCbor),
+    ];
+    expect([refusedViaNginx.status, refusedDirect.status]).toEqual([400, 400]);
+    expect(refusedViaNginx.headers['content-type']).toBe('application/concise-problem-details+cbor');
+    expect(refusedViaNginx.body.equals(refusedDirect.body)).toBe(true);
+    expect((await request(proxy, `/entries/${'0'.repeat(64)}`)).status).toBe(404);
+
     const stats = await request(proxy, '/api/queue-stats.php');
     expect(stats.status).toBe(200);
     expect(JSON.parse(stats.body.toString())).toMatchObject({ lastPublishedDay: DAY, submissionsOpen: true });
