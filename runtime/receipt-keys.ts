@@ -15,7 +15,7 @@ import {
   type ReceiptSigningKey,
 } from '../core/cose-receipt.ts';
 import { equalBytes } from '../core/encoding.ts';
-import { TimesealError, withContext } from '../core/errors.ts';
+import { TimesealError } from '../core/errors.ts';
 import {
   ecdsaKeygen,
   ecdsaPublicKeyFromPem,
@@ -30,12 +30,7 @@ import {
   mldsaSeedToPkcs8Pem,
   MLDSA_SEED_SIZE,
 } from '../core/sig.ts';
-
-/** The served public keys folder and the private keys folder (runtime/keys.ts KeyDirs). */
-interface KeyDirs {
-  keys: string;
-  privateKeys: string;
-}
+import { readKeyText, refuseExisting, type KeyDirs } from './key-files.ts';
 
 export const PUBLIC_RECEIPT_ES256_PEM = 'receipt-es256.pem';
 export const PUBLIC_RECEIPT_MLDSA_PEM = 'receipt-mldsa65.pem';
@@ -69,9 +64,7 @@ export function hasReceiptKeys(dirs: KeyDirs): boolean {
 /** Creates the two receipt key pairs. Throws (changing nothing) if any of their files exists. */
 export function addReceiptKeys(dirs: KeyDirs): string[] {
   const files = receiptKeyFiles(dirs);
-  const existing = files.filter((f) => fs.existsSync(f));
-  if (existing.length > 0)
-    throw new TimesealError('conflict', `keys already exist, refusing to overwrite: ${existing.join(', ')}`);
+  refuseExisting(files);
   const es256 = ecdsaKeygen(crypto.randomBytes(ECDSA_KEYGEN_SEED_SIZE));
   const mldsa = mldsaKeygen(crypto.randomBytes(MLDSA_SEED_SIZE));
   makeFolderDurably(dirs.keys);
@@ -81,14 +74,6 @@ export function addReceiptKeys(dirs: KeyDirs): string[] {
   writeNewFileDurably(files[0]!, ecdsaPublicKeyToPem(es256.publicKey));
   writeNewFileDurably(files[1]!, mldsaPublicKeyToPem(mldsa.publicKey));
   return files;
-}
-
-function readKeyText(file: string): string {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch (err) {
-    throw withContext(`cannot read key ${file}`, err);
-  }
 }
 
 /** The receipt keys in a keys folder's two PEM texts (from a folder or a URL): ES256 first; both or neither. */
