@@ -5,7 +5,14 @@ import { verifyCheckpoint, type ParsedCheckpoint } from './checkpoint.ts';
 import { equalBytes, fromUtf8, toHex, utf8 } from './encoding.ts';
 import { FormatError, MismatchError, SignatureError, withContext } from './errors.ts';
 import { sha256, type Hasher } from './hash.ts';
-import { parseLedger, parseLedgerColumns, type Ledger, type LedgerColumns, type LedgerHeader } from './ledger.ts';
+import {
+  LedgerReader,
+  parseLedger,
+  parseLedgerColumns,
+  type Ledger,
+  type LedgerColumns,
+  type LedgerHeader,
+} from './ledger.ts';
 import { ecdsaNoteVerifier, mldsaNoteVerifier } from './note.ts';
 import {
   ecdsaPublicKeyToSpkiDer,
@@ -15,6 +22,7 @@ import {
   mldsaVerifyMu,
   nativeAccepts,
 } from './sig.ts';
+import { sha256 as nobleSha256 } from '@noble/hashes/sha2.js';
 import { shake256 } from '@noble/hashes/sha3.js';
 import { ecdsaSignaturePath, ledgerPath, mldsaSignaturePath } from './archive.ts';
 
@@ -113,7 +121,7 @@ export function verifyDayFiles(
   keys: PublicKeySet,
   options: DayCheckOptions = {},
 ): VerifiedDay {
-  return checkDay(date, files, keys, options, parseLedger, (ledger) => ledger);
+  return checkDay(date, files, keys, options, wholeLedger(files, keys, options, parseLedger), (ledger) => ledger);
 }
 
 /** verifyDayFiles with the ledger parsed into columns (parseLedgerColumns): for days of millions of entries. */
@@ -123,26 +131,117 @@ export function verifyDayFilesColumns(
   keys: PublicKeySet,
   options: DayCheckOptions = {},
 ): VerifiedDay<LedgerColumns> {
-  return checkDay(date, files, keys, options, parseLedgerColumns, (ledger) => ledger.head);
+  return checkDay(
+    date,
+    files,
+    keys,
+    options,
+    wholeLedger(files, keys, options, parseLedgerColumns),
+    (ledger) => ledger.head,
+  );
 }
 
-function checkDay<L>(
+/** Incremental SHA-256 and ML-DSA-65 μ (as MuFunction) of one message given in pieces; the pipeline passes
+ * node:crypto's (runtime/node-hash.ts messageDigests). */
+export type MessageDigests = (mldsaPublicKey: Uint8Array) => {
+  update(bytes: Uint8Array): void;
+  digest(): { sha256: Uint8Array; mu: Uint8Array };
+};
+
+const nobleDigests: MessageDigests = (publicKey) => {
+  const sha = nobleSha256.create();
+  const mu = shake256.create({ dkLen: 64 }).update(mldsaMuPrefix(publicKey));
+  return {
+    update(bytes) {
+      sha.update(bytes);
+      mu.update(bytes);
+    },
+    digest: () => ({ sha256: sha.digest(), mu: mu.digest() }),
+  };
+};
+
+/**
+ * verifyDayFilesColumns for a ledger file read in pieces and never held (`ledger`: its bytes in order, e.g. a
+ * file read a few MB at a time): hashed and parsed (core/ledger.ts LedgerReader, no columns) in one pass, so
+ * that its memory does not depend on the day. The same checks, in the same order (the signatures first, then
+ * the encoding); what it gives of the ledger is its header.
+ */
+export function verifyDayFilesStreamed(
   date: string,
+  files: Omit<DayFiles, 'ledger'>,
+  ledger: Iterable<Uint8Array>,
+  keys: PublicKeySet,
+  options: DayCheckOptions & { digests?: MessageDigests } = {},
+): VerifiedDay<LedgerHeader> {
+  const digests = (options.digests ?? nobleDigests)(keys.mldsa);
+  const reader = new LedgerReader({ columns: false });
+  let size = 0;
+  let parseFailure: unknown;
+  for (const piece of ledger) {
+    digests.update(piece);
+    size += piece.length;
+    if (parseFailure !== undefined) continue;
+    try {
+      reader.push(piece);
+    } catch (err) {
+      parseFailure = err; // reported after the signatures, as verifyDayFiles does
+    }
+  }
+  const { sha256: digest, mu } = digests.digest();
+  const facts: LedgerFacts<LedgerHeader> = {
+    digest,
+    size,
+    mldsaOk: () => mldsaVerifyMu(mu, files.mldsaSignature, keys.mldsa),
+    parse: () => {
+      if (parseFailure !== undefined) throw parseFailure;
+      return reader.end().head;
+    },
+  };
+  return checkDay(date, files, keys, options, facts, (head) => head);
+}
+
+/** What a day's check needs of its ledger file, whether held whole or read in pieces. */
+interface LedgerFacts<L> {
+  /** SHA-256 of the file. */
+  digest: Uint8Array;
+  size: number;
+  /** Whether its ML-DSA-65 signature verifies. */
+  mldsaOk: () => boolean;
+  /** Its strict parse (throws the FormatError that names what is wrong). */
+  parse: () => L;
+}
+
+function wholeLedger<L>(
   files: DayFiles,
   keys: PublicKeySet,
   options: DayCheckOptions,
   parse: (bytes: Uint8Array) => L,
+): LedgerFacts<L> {
+  const { ledger, mldsaSignature } = files;
+  const mu = options.mu ?? nobleMu;
+  return {
+    // ECDSA is checked on this digest (a runtime verifier would hash a day of up to 100 MB again).
+    digest: (options.hasher ?? sha256)(ledger),
+    size: ledger.length,
+    // The runtime's verifier first, which derives μ from the ledger as the noble path does through `mu`.
+    mldsaOk: () =>
+      nativeAccepts('ml-dsa-65', ledger, mldsaSignature, keys.mldsa) ||
+      mldsaVerifyMu(mu(keys.mldsa, ledger), mldsaSignature, keys.mldsa),
+    parse: () => parse(ledger),
+  };
+}
+
+function checkDay<L>(
+  date: string,
+  files: Omit<DayFiles, 'ledger'>,
+  keys: PublicKeySet,
+  options: DayCheckOptions,
+  facts: LedgerFacts<L>,
   headOf: (ledger: L) => LedgerHeader,
 ): VerifiedDay<L> {
-  const hasher = options.hasher ?? sha256;
-  const mu = options.mu ?? nobleMu;
-  const digest = hasher(files.ledger);
-  // ECDSA on the digest just computed (a runtime verifier would hash a day of up to 100 MB again); ML-DSA-65 asks
-  // the runtime's verifier first, which derives μ from the ledger as the noble path does through `mu`.
+  const digest = facts.digest;
   const ecdsaOk = ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa);
-  const mldsaOk =
-    nativeAccepts('ml-dsa-65', files.ledger, files.mldsaSignature, keys.mldsa) ||
-    mldsaVerifyMu(mu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa);
+  const mldsaOk = facts.mldsaOk();
   if (!ecdsaOk && !mldsaOk) {
     // Two independent signatures failing at once points at the signed bytes, not at both signature files.
     throw new SignatureError(
@@ -153,14 +252,14 @@ function checkDay<L>(
   if (!mldsaOk) throw new SignatureError(mldsaSignaturePath(date));
   let parsed: L;
   try {
-    parsed = parse(files.ledger);
+    parsed = facts.parse();
   } catch (err) {
     throw withContext(ledgerPath(date), err);
   }
   const ledger = headOf(parsed);
   if (ledger.date !== date) throw new MismatchError(`${ledgerPath(date)} date`, date, ledger.date);
   const sha = toHex(digest);
-  const expectedMeta = encodeSignaturesMeta(date, files.ledger.length, sha, keyFingerprints(keys));
+  const expectedMeta = encodeSignaturesMeta(date, facts.size, sha, keyFingerprints(keys));
   if (!equalBytes(expectedMeta, files.signaturesMeta)) {
     throw new FormatError(`${date}.json.signatures.json`, 'does not describe this ledger and these keys');
   }

@@ -6,6 +6,7 @@ import {
   encodeLedgerColumns,
   isDate,
   parseLedger,
+  LedgerReader,
   parseLedgerColumns,
   type Ledger,
   type LedgerColumns,
@@ -282,6 +283,48 @@ describe('columnar ledger parsing (what verify uses for large days)', () => {
     );
     // Enough of the edited ledgers stay valid (a changed hex digit, an unedited ledger) for "same content" to be tested.
     expect(accepted).toBeGreaterThan(100);
+  });
+
+  it('read a piece at a time (LedgerReader, any cuts, no length given) accepts and gives the same as at once', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(
+        arbitraryLedger,
+        fc.array(edit, { maxLength: 2 }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (l, edits, cuts) => {
+          let bytes = encodeLedger(l);
+          for (const e of edits) {
+            const at = e.at % (bytes.length + 1);
+            if (e.kind === 'flip' && at < bytes.length) bytes[at] = bytes[at]! ^ (1 << e.bit);
+            if (e.kind === 'delete' && at < bytes.length)
+              bytes = Uint8Array.of(...bytes.subarray(0, at), ...bytes.subarray(at + 1));
+            if (e.kind === 'insert') bytes = Uint8Array.of(...bytes.subarray(0, at), e.to, ...bytes.subarray(at));
+          }
+          const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b);
+          const pieces = [0, ...points].map((from, k) => bytes.subarray(from, [...points, bytes.length][k]));
+          const whole = outcome(() => parseLedgerColumns(bytes));
+          for (const columns of [true, false]) {
+            const streamed = outcome(() => {
+              // Each piece in one reused Buffer, as a file reader gives them (what the reader keeps, it copies).
+              const reader = new LedgerReader({ columns });
+              const reused = Buffer.alloc(bytes.length);
+              for (const piece of pieces) {
+                reused.set(piece);
+                reader.push(reused.subarray(0, piece.length));
+              }
+              return reader.end();
+            });
+            if (whole === 'rejected') expect(streamed).toBe('rejected');
+            else if (columns) expect(streamed).toEqual(whole);
+            else expect(streamed).toMatchObject({ head: whole.head });
+          }
+          if (whole !== 'rejected') accepted++;
+        },
+      ),
+      { numRuns: 400 },
+    );
+    expect(accepted).toBeGreaterThan(50);
   });
 
   it('rejects the non-canonical variants parseLedger rejects, and names the field of an entry error', () => {

@@ -1,7 +1,7 @@
 // The day's ledger file (docs/FORMAT.md §3): canonical JSON, byte-stable. `parseLedger` is strict: a file is
 // accepted only if re-encoding what it parsed gives back the same bytes, so there is exactly one valid
 // encoding of every ledger.
-import { compareBytes, equalBytes, fromHex, fromUtf8, lowerHexValue, utf8, writeHex } from './encoding.ts';
+import { compareBytes, concatBytes, equalBytes, fromHex, fromUtf8, lowerHexValue, utf8, writeHex } from './encoding.ts';
 import { FormatError, MismatchError } from './errors.ts';
 
 export const LEDGER_FORMAT = 'timeseal-ledger/1';
@@ -292,85 +292,167 @@ const END = ascii(']}\n');
  * two strings an entry. The header is parsed as JSON and must re-encode to the same bytes.
  */
 export function parseLedgerColumns(bytes: Uint8Array): LedgerColumns {
-  const notCanonical = (): FormatError => new FormatError('ledger', 'not in canonical encoding (docs/FORMAT.md §3)');
-  // The header ends at the first `"entries":[` + newline: inside the JSON strings before it a quote is escaped.
-  let end = -1;
-  search: for (let i = 0; i + ENTRIES_OPEN.length <= bytes.length; i++) {
-    for (let k = 0; k < ENTRIES_OPEN.length; k++) if (bytes[i + k] !== ENTRIES_OPEN[k]) continue search;
-    end = i + ENTRIES_OPEN.length - 1;
-    break;
-  }
-  if (end < 0) throw new FormatError('ledger', 'no entries array');
-  const top = bytes.subarray(0, end);
-  let raw: unknown;
-  try {
-    raw = JSON.parse(`${fromUtf8(top, 'ledger')}]}`);
-  } catch (err) {
-    throw new FormatError('ledger', 'not valid JSON', { cause: err });
-  }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FormatError('ledger', 'not an object');
-  const obj = raw as Record<string, unknown>;
-  if (obj.format !== LEDGER_FORMAT) throw new FormatError('format', `expected "${LEDGER_FORMAT}"`);
-  const head = ledgerHeader(obj);
-  const n = field(obj, 'entry_count', isInt, 'a non-negative integer');
-  checkHeader(head, n);
-  if (!equalBytes(utf8(header(head, n)), top)) throw notCanonical();
-  if (bytes.length !== end + 1 + n * LINE + Math.max(0, n - 1) * 2 + (n ? 1 : 0) + 3) throw notCanonical();
+  const reader = new LedgerReader({ columns: true, totalBytes: bytes.length });
+  reader.push(bytes);
+  return reader.end();
+}
 
-  const hashes = new Uint8Array(32 * n);
-  const ms = new Float64Array(n);
-  const dayStart = Date.parse(`${head.date}T00:00:00.000Z`);
-  const datePart = ascii(`${head.date}T`);
-  let o = end + 1;
-  const expect = (text: Uint8Array): void => {
-    for (let k = 0; k < text.length; k++) if (bytes[o + k] !== text[k]) throw notCanonical();
-    o += text.length;
-  };
-  const badTime = (i: number): FormatError =>
-    new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${head.date}`);
-  const digits = (count: number, max: number, i: number): number => {
-    let v = 0;
-    for (let k = 0; k < count; k++) {
-      const c = bytes[o + k]! - 0x30;
-      if (c < 0 || c > 9) throw badTime(i);
-      v = 10 * v + c;
+const notCanonical = (): FormatError => new FormatError('ledger', 'not in canonical encoding (docs/FORMAT.md §3)');
+
+/**
+ * parseLedgerColumns a piece at a time, for a ledger read from disk or the network without holding it: `push`
+ * the bytes in order (pieces of any size), then `end` gives the header and, with `columns`, the entries' columns
+ * (without, it keeps two hashes and checks the same rules: a day of any size in constant memory). Throws the
+ * FormatError parseLedgerColumns would at the first byte that shows it (a `totalBytes` given up front is checked
+ * once the header is read, as the whole file's length is there).
+ */
+export class LedgerReader {
+  private readonly keepColumns: boolean;
+  private readonly totalBytes: number | undefined;
+  private head: LedgerHeader | undefined;
+  private n = 0;
+  /** Entries read so far. */
+  private i = 0;
+  /** Bytes of an unfinished header or entry, carried to the next push. */
+  private pending: Uint8Array = new Uint8Array(0);
+  private hashes: Uint8Array = new Uint8Array(64);
+  private ms = new Float64Array(0);
+  private dayStart = 0;
+  private datePart: Uint8Array = new Uint8Array(0);
+
+  constructor(options: { columns: boolean; totalBytes?: number }) {
+    this.keepColumns = options.columns;
+    this.totalBytes = options.totalBytes;
+  }
+
+  push(chunk: Uint8Array): void {
+    let bytes = chunk;
+    if (this.pending.length > 0) {
+      bytes = new Uint8Array(this.pending.length + chunk.length);
+      bytes.set(this.pending, 0);
+      bytes.set(chunk, this.pending.length);
     }
-    if (v > max) throw badTime(i);
-    o += count;
-    return v;
-  };
-  for (let i = 0; i < n; i++) {
+    let o = 0;
+    if (this.head === undefined) {
+      o = this.readHeader(bytes);
+      if (o < 0) {
+        this.pending = bytes === chunk ? new Uint8Array(chunk) : bytes; // a copy (Buffer#slice would be a view)
+        return;
+      }
+    }
+    for (; this.i < this.n; this.i++) {
+      const size = this.i === 0 ? LINE : LINE + 2;
+      if (bytes.length - o < size) break;
+      this.readEntry(bytes, o, this.i);
+      o += size;
+    }
+    this.pending = new Uint8Array(bytes.subarray(o)); // a copy: `chunk` may be reused by its reader
+    if (this.i === this.n && this.pending.length > (this.n ? 1 : 0) + END.length) throw notCanonical();
+  }
+
+  /** The whole ledger read: its header, and its columns when asked for (empty otherwise). */
+  end(): LedgerColumns {
+    if (this.head === undefined) throw new FormatError('ledger', 'no entries array');
+    if (this.i < this.n) throw notCanonical();
+    const tail = this.n ? concatBytes(NEWLINE, END) : END;
+    if (!equalBytes(this.pending, tail)) throw notCanonical();
+    return this.keepColumns
+      ? { head: this.head, hashes: this.hashes, ms: this.ms }
+      : { head: this.head, hashes: new Uint8Array(0), ms: new Float64Array(0) };
+  }
+
+  /** Parses the header once `bytes` hold all of it; returns where the entries begin, or -1 for not yet. */
+  private readHeader(bytes: Uint8Array): number {
+    // The header ends at the first `"entries":[` + newline: inside the JSON strings before it a quote is escaped.
+    let end = -1;
+    search: for (let i = 0; i + ENTRIES_OPEN.length <= bytes.length; i++) {
+      for (let k = 0; k < ENTRIES_OPEN.length; k++) if (bytes[i + k] !== ENTRIES_OPEN[k]) continue search;
+      end = i + ENTRIES_OPEN.length - 1;
+      break;
+    }
+    if (end < 0) return -1;
+    const top = bytes.subarray(0, end);
+    let raw: unknown;
+    try {
+      raw = JSON.parse(`${fromUtf8(top, 'ledger')}]}`);
+    } catch (err) {
+      throw new FormatError('ledger', 'not valid JSON', { cause: err });
+    }
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new FormatError('ledger', 'not an object');
+    const obj = raw as Record<string, unknown>;
+    if (obj.format !== LEDGER_FORMAT) throw new FormatError('format', `expected "${LEDGER_FORMAT}"`);
+    const head = ledgerHeader(obj);
+    const n = field(obj, 'entry_count', isInt, 'a non-negative integer');
+    checkHeader(head, n);
+    if (!equalBytes(utf8(header(head, n)), top)) throw notCanonical();
+    const size = end + 1 + n * LINE + Math.max(0, n - 1) * 2 + (n ? 1 : 0) + 3;
+    if (this.totalBytes !== undefined && this.totalBytes !== size) throw notCanonical();
+    this.head = head;
+    this.n = n;
+    if (this.keepColumns) {
+      this.hashes = new Uint8Array(32 * n);
+      this.ms = new Float64Array(n);
+    }
+    this.dayStart = Date.parse(`${head.date}T00:00:00.000Z`);
+    this.datePart = ascii(`${head.date}T`);
+    return end + 1;
+  }
+
+  /** Reads entry i (its separator first, but for the first) at `at`: LINE bytes, or LINE + 2. */
+  private readEntry(bytes: Uint8Array, at: number, i: number): void {
+    let o = at;
+    const expect = (text: Uint8Array): void => {
+      for (let k = 0; k < text.length; k++) if (bytes[o + k] !== text[k]) throw notCanonical();
+      o += text.length;
+    };
+    const badTime = (): FormatError =>
+      new FormatError(`entries[${i}].submitted_at`, `must be an ISO time on ${this.head!.date}`);
+    const digits = (count: number, max: number): number => {
+      let v = 0;
+      for (let k = 0; k < count; k++) {
+        const c = bytes[o + k]! - 0x30;
+        if (c < 0 || c > 9) throw badTime();
+        v = 10 * v + c;
+      }
+      if (v > max) throw badTime();
+      o += count;
+      return v;
+    };
     if (i > 0) expect(NEXT);
     expect(OPEN);
+    // Without columns, hashes i - 1 and i take turns in a buffer of two.
+    const h = this.keepColumns ? 32 * i : 32 * (i & 1);
+    const hashes = this.hashes;
     for (let k = 0; k < 32; k++) {
       const hi = lowerHexValue(bytes[o + 2 * k]!);
       const lo = lowerHexValue(bytes[o + 2 * k + 1]!);
       if (hi < 0 || lo < 0) throw new FormatError(`entries[${i}].hash`, 'must be 64 lower-case hex digits');
-      hashes[32 * i + k] = (hi << 4) | lo;
+      hashes[h + k] = (hi << 4) | lo;
     }
     o += 64;
-    if (i > 0 && compareBytes(hashes.subarray(32 * (i - 1), 32 * i), hashes.subarray(32 * i, 32 * i + 32)) >= 0) {
-      throw new FormatError(`entries[${i}].hash`, 'entries must be sorted by hash without duplicates');
+    if (i > 0) {
+      const p = this.keepColumns ? h - 32 : 32 - h;
+      if (compareBytes(hashes.subarray(p, p + 32), hashes.subarray(h, h + 32)) >= 0) {
+        throw new FormatError(`entries[${i}].hash`, 'entries must be sorted by hash without duplicates');
+      }
     }
     expect(MIDDLE);
+    const datePart = this.datePart;
     for (let k = 0; k < datePart.length; k++) {
-      if (bytes[o + k] !== datePart[k]) throw badTime(i);
+      if (bytes[o + k] !== datePart[k]) throw badTime();
     }
     o += datePart.length;
-    const hours = digits(2, 23, i);
+    const hours = digits(2, 23);
     expect(COLON);
-    const minutes = digits(2, 59, i);
+    const minutes = digits(2, 59);
     expect(COLON);
-    const seconds = digits(2, 59, i);
+    const seconds = digits(2, 59);
     expect(DOT);
-    const milli = digits(3, 999, i);
+    const milli = digits(3, 999);
     expect(ZULU);
-    ms[i] = dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + milli;
+    if (this.keepColumns) this.ms[i] = this.dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + milli;
     expect(CLOSE);
   }
-  if (n) expect(NEWLINE);
-  expect(END);
-  return { head, hashes, ms };
 }
 
 /** The header fields of a parsed ledger object, each checked for its JSON type. */

@@ -36,7 +36,7 @@ import {
   signDayRoot,
   verifyDaySignature,
 } from '../core/cose-receipt.ts';
-import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesColumns } from '../core/day.ts';
+import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesStreamed } from '../core/day.ts';
 import { equalBytes, toHex } from '../core/encoding.ts';
 import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import { mergeStart, segmentPath, type IndexHead, type Segment } from '../core/index-segments.ts';
@@ -54,6 +54,7 @@ import type { Store } from '../store/store.ts';
 import {
   forgetListings,
   readOptional,
+  readPieces,
   removeStaleTemps,
   syncArchive,
   writeImmutable,
@@ -63,7 +64,7 @@ import {
 import { renameCheckpointKeys, type PublicKeys, type SigningKeys } from '../runtime/keys.ts';
 import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock, withLockAsync } from './lock.ts';
-import { messageDigests, mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
+import { messageDigests, nodeSha256 } from '../runtime/node-hash.ts';
 import { setting } from '../runtime/settings.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
 import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
@@ -162,22 +163,22 @@ export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRe
     return data;
   };
   const files = {
-    ledger: read(ledgerPath(day.date)),
     ecdsaSignature: read(ecdsaSignaturePath(day.date)),
     mldsaSignature: read(mldsaSignaturePath(day.date)),
     signaturesMeta: read(signaturesMetaPath(day.date)),
     checkpoint: read(dayCheckpointPath(day.date)),
   };
-  // In columns (40 bytes an entry), not an object per entry: a million-entry day must fit the build's memory.
-  const verified = verifyDayFilesColumns(day.date, files, keys, {
-    hasher: nodeSha256,
-    mu: mldsaMu,
+  const ledger = readPieces(archive, ledgerPath(day.date));
+  if (ledger === undefined) throw new TimesealError('not-found', `${ledgerPath(day.date)} is missing from the archive`);
+  // The ledger read a few MB at a time, hashed and parsed as it comes: a day of any size in constant memory.
+  const verified = verifyDayFilesStreamed(day.date, files, ledger, keys, {
+    digests: messageDigests,
     checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
   });
   if (verified.sha256 !== day.sha256)
     throw new MismatchError(`${ledgerPath(day.date)} sha256 (days.json)`, day.sha256, verified.sha256);
-  if (verified.ledger.head.root !== day.root)
-    throw new MismatchError(`${day.date} root (days.json)`, day.root, verified.ledger.head.root);
+  if (verified.ledger.root !== day.root)
+    throw new MismatchError(`${day.date} root (days.json)`, day.root, verified.ledger.root);
   const tilesRoot = toHex(
     treeHash(
       day.treeSize,

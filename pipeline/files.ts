@@ -216,6 +216,26 @@ export function writeMutableChunks(root: string, rel: string, chunks: Iterable<s
   return bytes;
 }
 
+/** A file's bytes in order, a few MB at a time through one reused buffer (each piece is valid until the next is
+ * asked for); undefined when the file does not exist. */
+export function readPieces(root: string, rel: string): Iterable<Uint8Array> | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(path.join(root, rel), 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw err;
+  }
+  return (function* () {
+    try {
+      const buffer = Buffer.alloc(1 << 22);
+      for (let n; (n = fs.readSync(fd, buffer, 0, buffer.length, null)) > 0;) yield buffer.subarray(0, n);
+    } finally {
+      fs.closeSync(fd);
+    }
+  })();
+}
+
 export function readOptional(root: string, rel: string): Uint8Array | undefined {
   try {
     return fs.readFileSync(path.join(root, rel));
