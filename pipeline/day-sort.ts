@@ -76,6 +76,10 @@ export function* dayBatches(data: DayData): Generator<EntryBatch> {
   }
 }
 
+function writeFully(fd: number, bytes: Uint8Array): void {
+  for (let done = 0; done < bytes.length;) done += fs.writeSync(fd, bytes, done, bytes.length - done);
+}
+
 function readFully(fd: number, into: Uint8Array, length: number, position: number, file: string): void {
   for (let got = 0; got < length;) {
     const n = fs.readSync(fd, into, got, length - got, position + got);
@@ -95,7 +99,7 @@ export async function sortDay(
 ): Promise<SortedDay> {
   const changed = (): Error => new Error(`submissions of ${date} changed while the day was read`);
   const runRows = Math.max(1, Math.floor(options.memoryBytes / ROW_BYTES));
-  const runs: string[] = [];
+  const runs: RunFiles[] = [];
   const spill = new Spill(options.archive);
   try {
     let all = Buffer.alloc(0);
@@ -133,12 +137,14 @@ export async function sortDay(
     spill.removeAll();
     throw err;
   } finally {
-    spill.remove(runs);
+    spill.remove(runs.flatMap((run) => [run.hashes, run.ms]));
   }
 }
 
-/** A run on disk: 40-byte records, the hash then its time as a little-endian float64. */
-const RECORD = 40;
+/** A sorted run on disk, laid out as the merged day (DayData): the hashes file and the times file. */
+type RunFiles = { hashes: string; ms: string };
+/** Bytes of an entry in a run or the merged files: its hash and its time (a float64). */
+const ENTRY_BYTES = 40;
 /** Bytes written per write call. */
 const WRITE_BYTES = 1 << 20;
 
@@ -156,27 +162,28 @@ class Spill {
     return file;
   }
 
-  /** Writes one sorted, de-duplicated run; returns its file. */
-  run(columns: DayColumns): string {
-    const file = this.file();
-    const out = new FileWriter(file);
-    const record = Buffer.alloc(RECORD);
-    for (let i = 0; i < columns.count; i++) {
-      record.set(columns.hashes.subarray(32 * i, 32 * i + 32), 0);
-      record.writeDoubleLE(columns.ms[i]!, 32);
-      out.write(record);
+  /** Writes one sorted, de-duplicated run: its two columns as they are in memory. */
+  run(columns: DayColumns): RunFiles {
+    const run = { hashes: this.file(), ms: this.file() };
+    const ms = new Uint8Array(columns.ms.buffer, columns.ms.byteOffset, columns.ms.byteLength);
+    for (const [file, bytes] of [
+      [run.hashes, columns.hashes],
+      [run.ms, ms],
+    ] as const) {
+      const out = new FileWriter(file);
+      out.write(bytes);
+      out.close();
     }
-    out.close();
-    return file;
+    return run;
   }
 
   /**
    * Merges the runs (each sorted without repeats) into the hashes and times files: a hash in several runs once,
-   * with its earliest time. Each run is read through a buffer of its share of the budget (4 KB to 1 MB).
+   * with its earliest time. Each run is read through buffers of its share of the budget (4 KB to 1 MB).
    */
-  merge(runs: readonly string[], memoryBytes: number): Extract<DayData, { files: unknown }> {
-    const share = Math.max(100, Math.min(26_214, Math.floor(memoryBytes / 2 / runs.length / RECORD)));
-    const cursors = runs.map((file) => new RunCursor(file, share));
+  merge(runs: readonly RunFiles[], memoryBytes: number): Extract<DayData, { files: unknown }> {
+    const share = Math.max(100, Math.min(26_214, Math.floor(memoryBytes / 2 / runs.length / ENTRY_BYTES)));
+    const cursors = runs.map((run) => new RunCursor(run, share));
     const files = { hashes: this.file(), ms: this.file() };
     const hashesOut = new FileWriter(files.hashes);
     const msOut = new FileWriter(files.ms);
@@ -196,12 +203,12 @@ class Spill {
       };
       while (heap.size > 0) {
         const top = heap.top();
-        if (havePending && compareAt(top.buffer, top.at, pending, 0) === 0) {
-          pendingMs = Math.min(pendingMs, top.ms());
+        if (havePending && compareAt(top.hashes, 32 * top.at, pending, 0) === 0) {
+          pendingMs = Math.min(pendingMs, top.ms[top.at]!);
         } else {
           if (havePending) flush();
-          pending.set(top.buffer.subarray(top.at, top.at + 32));
-          pendingMs = top.ms();
+          pending.set(top.hashes.subarray(32 * top.at, 32 * top.at + 32));
+          pendingMs = top.ms[top.at]!;
           havePending = true;
         }
         if (top.next()) heap.siftDown();
@@ -213,7 +220,7 @@ class Spill {
       hashesOut.close();
       msOut.close();
     }
-    const batchEntries = Math.max(100, Math.min(BATCH_ENTRIES, Math.floor(memoryBytes / 16 / RECORD)));
+    const batchEntries = Math.max(100, Math.min(BATCH_ENTRIES, Math.floor(memoryBytes / 16 / ENTRY_BYTES)));
     return { files, count, batchEntries };
   }
 
@@ -236,11 +243,15 @@ class FileWriter {
   }
   write(bytes: Uint8Array): void {
     if (this.used + bytes.length > this.buffer.length) this.flush();
+    if (bytes.length > this.buffer.length) {
+      writeFully(this.fd, bytes);
+      return;
+    }
     this.buffer.set(bytes, this.used);
     this.used += bytes.length;
   }
   private flush(): void {
-    for (let done = 0; done < this.used;) done += fs.writeSync(this.fd, this.buffer, done, this.used - done);
+    writeFully(this.fd, this.buffer.subarray(0, this.used));
     this.used = 0;
   }
   close(): void {
@@ -252,35 +263,38 @@ class FileWriter {
   }
 }
 
-/** A run read in order through a buffer of `records` records; `at` is the current record's byte offset. */
+/** A run read in order, `entries` at a time; `at` is the current entry in `hashes` and `ms`. */
 class RunCursor {
-  readonly buffer: Buffer;
-  at = -RECORD;
+  readonly hashes: Uint8Array;
+  readonly ms: Float64Array;
+  at = -1;
   private end = 0;
-  private position = 0;
-  private readonly fd: number;
-  private readonly file: string;
-  constructor(file: string, records: number) {
-    this.file = file;
-    this.buffer = Buffer.alloc(records * RECORD);
-    this.fd = fs.openSync(file, 'r');
+  private read = 0;
+  private readonly run: RunFiles;
+  private readonly fds: { hashes: number; ms: number };
+  private readonly size: number;
+  constructor(run: RunFiles, entries: number) {
+    this.run = run;
+    this.hashes = new Uint8Array(32 * entries);
+    this.ms = new Float64Array(entries);
+    this.fds = { hashes: fs.openSync(run.hashes, 'r'), ms: fs.openSync(run.ms, 'r') };
+    this.size = fs.fstatSync(this.fds.ms).size / 8;
   }
-  /** Moves to the next record; false at the end of the run. */
+  /** Moves to the next entry; false at the end of the run. */
   next(): boolean {
-    this.at += RECORD;
-    if (this.at < this.end) return true;
-    const n = fs.readSync(this.fd, this.buffer, 0, this.buffer.length, this.position);
-    if (n % RECORD !== 0) throw new Error(`${this.file}: truncated run`);
-    this.position += n;
+    if (++this.at < this.end) return true;
+    const n = Math.min(this.ms.length, this.size - this.read);
+    if (n === 0) return false;
+    readFully(this.fds.hashes, this.hashes, 32 * n, 32 * this.read, this.run.hashes);
+    readFully(this.fds.ms, new Uint8Array(this.ms.buffer), 8 * n, 8 * this.read, this.run.ms);
+    this.read += n;
     this.at = 0;
     this.end = n;
-    return n > 0;
-  }
-  ms(): number {
-    return this.buffer.readDoubleLE(this.at + 32);
+    return true;
   }
   close(): void {
-    fs.closeSync(this.fd);
+    fs.closeSync(this.fds.hashes);
+    fs.closeSync(this.fds.ms);
   }
 }
 
@@ -316,7 +330,7 @@ class CursorHeap {
   /** Restores the order after the item at `i` (the top) grew. */
   siftDown(i = 0): void {
     const items = this.items;
-    const less = (a: RunCursor, b: RunCursor): boolean => compareAt(a.buffer, a.at, b.buffer, b.at) < 0;
+    const less = (a: RunCursor, b: RunCursor): boolean => compareAt(a.hashes, 32 * a.at, b.hashes, 32 * b.at) < 0;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;
