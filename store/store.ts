@@ -352,11 +352,14 @@ export interface UserStore {
   /** The user whose username (any case) or e-mail (as lower-cased) is `name`, with the password hash. */
   forLogin(name: string): Promise<{ id: string; passwordHash: string } | undefined>;
   byEmail(email: string): Promise<{ id: string; username: string } | undefined>;
-  /** Replaces the user's verification token (its SHA-256) and expiry. */
+  /** Replaces the user's verification token (its SHA-256) and expiry; the token it replaces is kept as replaced. */
   setVerification(userId: string, tokenHash: string, expires: Date): Promise<void>;
-  /** Marks the e-mail verified if a user holds this token unexpired at `now`, and clears the token: single use
-   * under concurrency (exactly one of concurrent calls gets true). */
+  /** Marks the e-mail verified if a user holds this token unexpired at `now`, and clears the token and the
+   * replaced one: single use under concurrency (exactly one of concurrent calls gets true). */
   verifyEmail(tokenHash: string, now: Date): Promise<boolean>;
+  /** Whether this is the verification token (its SHA-256) that the last resend replaced, for a user whose e-mail is
+   * not verified yet. */
+  replacedVerification(tokenHash: string): Promise<boolean>;
   /** Replaces the user's password reset token (its SHA-256) and expiry. */
   setReset(userId: string, tokenHash: string, expires: Date): Promise<void>;
   /** The user holding this reset token unexpired at `now`. */

@@ -233,8 +233,11 @@ export const openRoutes =
         // is gone (single use), but the session says the address is verified.
         if (!done && request.account?.emailVerified) return { message: TEXTS.alreadyVerified };
         // The unverified user's own session with a link that is not theirs now: after a resend, the older
-        // e-mail's link (a resend replaces the token), or an expired one. Said so, with what to do.
+        // e-mail's link (a resend replaces the token), or an expired one. Said so, with what to do. Without a
+        // session (the older e-mail opened in another browser) the token the last resend replaced says the same.
         if (!done && request.account) throw new ClientError(400, TEXTS.staleVerificationToken);
+        if (!done && (await s.store.users.replacedVerification(tokenHash(token))))
+          throw new ClientError(400, TEXTS.staleVerificationToken);
         if (!done) throw new ClientError(400, TEXTS.badVerificationToken);
         return { message: TEXTS.verified };
       },

@@ -40,18 +40,23 @@ export function userStore({ query, one, tx }: PostgresConnection): UserStore {
       one<{ id: string; username: string }>('SELECT id, username FROM users WHERE email = $1', [email]),
     setVerification: async (userId, tokenHash, expires) =>
       void (await query(
-        'UPDATE users SET verification_token = $1, verification_expires = $2 WHERE id = $3',
+        'UPDATE users SET replaced_verification_token = verification_token, verification_token = $1, verification_expires = $2 WHERE id = $3',
         [tokenHash, expires.toISOString(), userId],
         true,
       )),
     verifyEmail: async (tokenHash, now) =>
       (
         await query(
-          'UPDATE users SET email_verified = true, verification_token = NULL, verification_expires = NULL WHERE verification_token = $1 AND verification_expires > $2 RETURNING id',
+          'UPDATE users SET email_verified = true, verification_token = NULL, verification_expires = NULL, replaced_verification_token = NULL WHERE verification_token = $1 AND verification_expires > $2 RETURNING id',
           [tokenHash, now.toISOString()],
           true,
         )
       ).rowCount === 1,
+    replacedVerification: async (tokenHash) =>
+      (await one<{ id: string }>(
+        'SELECT id FROM users WHERE replaced_verification_token = $1 AND email_verified = false',
+        [tokenHash],
+      )) !== undefined,
     setReset: async (userId, tokenHash, expires) =>
       void (await query(
         'UPDATE users SET password_reset_token = $1, password_reset_expires = $2 WHERE id = $3',

@@ -33,6 +33,7 @@ const TABLES: readonly TableCopy[] = [
       'email_verified',
       'verification_token',
       'verification_expires',
+      'replaced_verification_token',
       'password_reset_token',
       'password_reset_expires',
       'newsletter_subscribed',

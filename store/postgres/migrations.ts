@@ -190,6 +190,11 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX statements_by_entry ON statements (entry);
   CREATE INDEX statements_by_date ON statements (ledger_date, entry);
   `,
+  // 7: the verification token a resend replaced, as SQLite's migration 12 (UserStore.replacedVerification).
+  `
+  ALTER TABLE users ADD COLUMN replaced_verification_token TEXT;
+  CREATE INDEX users_replaced_verification_token ON users (replaced_verification_token);
+  `,
 ];
 
 /** Applies the pending migrations (see the module comment); returns the versions it applied. */

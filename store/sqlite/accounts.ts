@@ -52,18 +52,22 @@ export function userStore({ sql, tx, run }: SqliteConnection): UserStore {
     setVerification: (userId, tokenHash, expires) =>
       run(
         () =>
-          void sql('UPDATE users SET verification_token = ?, verification_expires = ? WHERE id = ?').run(
-            tokenHash,
-            expires.toISOString(),
-            userId,
-          ),
+          void sql(
+            'UPDATE users SET replaced_verification_token = verification_token, verification_token = ?, verification_expires = ? WHERE id = ?',
+          ).run(tokenHash, expires.toISOString(), userId),
       ),
     verifyEmail: (tokenHash, now) =>
       run(
         () =>
           sql(
-            'UPDATE users SET email_verified = 1, verification_token = NULL, verification_expires = NULL WHERE verification_token = ? AND verification_expires > ? RETURNING id',
+            'UPDATE users SET email_verified = 1, verification_token = NULL, verification_expires = NULL, replaced_verification_token = NULL WHERE verification_token = ? AND verification_expires > ? RETURNING id',
           ).get(tokenHash, now.toISOString()) !== undefined,
+      ),
+    replacedVerification: (tokenHash) =>
+      run(
+        () =>
+          sql('SELECT 1 FROM users WHERE replaced_verification_token = ? AND email_verified = 0').get(tokenHash) !==
+          undefined,
       ),
     setReset: (userId, tokenHash, expires) =>
       run(

@@ -204,6 +204,12 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX statements_by_entry ON statements (entry);
   CREATE INDEX statements_by_date ON statements (ledger_date, entry);
   `,
+  // 12: the verification token a resend replaced (its SHA-256), kept until the address is verified, so that the
+  // older e-mail's link says a newer one replaced it, in any browser (UserStore.replacedVerification).
+  `
+  ALTER TABLE users ADD COLUMN replaced_verification_token TEXT;
+  CREATE INDEX users_replaced_verification_token ON users (replaced_verification_token);
+  `,
 ];
 
 /**

@@ -895,6 +895,24 @@ export function storeContract(
         expect((await a.users.get(user))?.emailVerified).toBe(true);
       });
 
+      it('a resend keeps the token it replaced as replaced until the address is verified', async () => {
+        const store = await fresh();
+        const user = await newUser(store);
+        const [first, second, third] = [hex(), hex(), hex()];
+        const later = new Date(NOW.getTime() + 86_400_000);
+        await store.users.setVerification(user, first, later);
+        expect(await store.users.replacedVerification(first)).toBe(false); // the current one
+        await store.users.setVerification(user, second, later);
+        expect(await store.users.replacedVerification(first)).toBe(true);
+        expect(await store.users.verifyEmail(first, NOW)).toBe(false);
+        await store.users.setVerification(user, third, later);
+        expect(await store.users.replacedVerification(second)).toBe(true); // the last one replaced
+        expect(await store.users.replacedVerification(first)).toBe(false); // older: only expired, as far as known
+        expect(await store.users.replacedVerification(hex())).toBe(false);
+        expect(await store.users.verifyEmail(third, NOW)).toBe(true);
+        expect(await store.users.replacedVerification(second)).toBe(false); // verified: nothing to say of it
+      });
+
       it('a reset token is single use under concurrency and deletes every session of the user', async () => {
         const a = await fresh();
         const b = await open();

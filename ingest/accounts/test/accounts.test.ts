@@ -607,12 +607,23 @@ describe('error texts', () => {
     expect(stale.statusCode).toBe(400);
     expect(stale.json()).toEqual({ error: TEXTS.staleVerificationToken, message: TEXTS.staleVerificationToken });
     expect(TEXTS.staleVerificationToken).toMatch(/newer one replaced it.*most recent verification e-mail/);
-    // Without the session (another browser) it stays the generic answer: nothing is told of whose it was.
-    expect((await new Client().post('/api/auth/verify-email', { token: first })).json()).toEqual({
+    // Without the session (the older e-mail opened in another browser) it says the same; it names no one, and
+    // only the holder of that e-mail's random token can ask. A token never issued stays the generic answer.
+    const elsewhere = await new Client().post('/api/auth/verify-email', { token: first });
+    expect([elsewhere.statusCode, elsewhere.json()]).toEqual([
+      400,
+      { error: TEXTS.staleVerificationToken, message: TEXTS.staleVerificationToken },
+    ]);
+    expect((await new Client().post('/api/auth/verify-email', { token: 'A'.repeat(43) })).json()).toEqual({
       error: TEXTS.badVerificationToken,
       message: TEXTS.badVerificationToken,
     });
     expect((await c.post('/api/auth/verify-email', { token: second })).json()).toEqual({ message: TEXTS.verified });
+    // Verified: the older link is a used one now, as any used link.
+    expect((await new Client().post('/api/auth/verify-email', { token: first })).json()).toEqual({
+      error: TEXTS.badVerificationToken,
+      message: TEXTS.badVerificationToken,
+    });
   });
 });
 
