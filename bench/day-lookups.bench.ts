@@ -3,7 +3,7 @@
 // on loopback. For each engine, BENCH_DAY_ROWS (1,000,000) rows are queued for today in one statement (the
 // insert's time is the bulk insert path's cost), then measured:
 // - one status lookup of a queued hash and one batch of one fresh hash, each the median of 21 in a row;
-// - beta submissions (`POST /api/v1/beta/timestamp`, fresh hashes) from 4 connections for BENCH_SECONDS (15):
+// - beta submissions (`POST /api/v1/beta/timestamp`, fresh random hashes) from 4 connections for BENCH_SECONDS (15):
 //   alone (BENCH_ROUNDS rounds, 3, before and after taking turns), while 8 connections ask `GET /api/status/<one hash>`, and while 8 connections send 1-hash batches
 //   (autocannon; the answers counted by status, the submissions' latency percentiles).
 // PostgreSQL's statistics are left as the insert leaves them (no ANALYZE): on a live server today's rows are
@@ -28,6 +28,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BASELINE = process.env.BENCH_BASELINE;
 const ENGINES = (process.env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Array<'sqlite' | 'postgres'>;
+const TICKS_PER_SECOND = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim() || 100);
 const log = (m: string) => process.stderr.write(`bench day-lookups: ${m}\n`);
 const fresh = (): string => crypto.randomBytes(32).toString('hex');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -43,6 +44,8 @@ interface Row {
   statusMs: number;
   batchMs: number;
   alone: AutocannonResult[];
+  /** The server's CPU time (user + system, /proc) per 201 in each round alone, µs. */
+  aloneCpu: number[];
   withStatus: { beta: AutocannonResult; side: AutocannonResult };
   withBatches: { beta: AutocannonResult; side: AutocannonResult };
 }
@@ -117,7 +120,7 @@ async function measureEngine(engine: 'sqlite' | 'postgres'): Promise<Row[]> {
   const prepared: Prepared[] = [];
   try {
     for (const code of codes) prepared.push(await prepare(engine, code));
-    const results = new Map<Prepared, Partial<Row>>(prepared.map((p) => [p, { alone: [] }]));
+    const results = new Map<Prepared, Partial<Row>>(prepared.map((p) => [p, { alone: [], aloneCpu: [] }]));
     for (const p of prepared) {
       const status = async (): Promise<void> => {
         const res = await fetch(`${p.url}/api/status/${p.known}`);
@@ -150,7 +153,10 @@ async function measureEngine(engine: 'sqlite' | 'postgres'): Promise<Row[]> {
       for (let k = 0; k < prepared.length; k++) {
         const p = prepared[(k + round) % prepared.length]!;
         log(`${engine}, ${p.code.label}: beta submissions alone, round ${round + 1}/${ROUNDS}`);
-        results.get(p)!.alone!.push(await beta(p));
+        const cpuBefore = cpuMs(p.server.pid!);
+        const run = await beta(p);
+        results.get(p)!.alone!.push(run);
+        results.get(p)!.aloneCpu!.push(((cpuMs(p.server.pid!) - cpuBefore) * 1000) / Math.max(1, run['2xx']));
       }
     }
     for (const p of prepared) {
@@ -183,6 +189,13 @@ async function measureEngine(engine: 'sqlite' | 'postgres'): Promise<Row[]> {
       fs.rmSync(p.dir, { recursive: true, force: true });
     }
   }
+}
+
+/** A process's CPU time so far (user + system, from /proc/<pid>/stat), ms. */
+function cpuMs(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
 /** Queues DAY_ROWS random hashes and `known` for `now`'s day in one statement; its wall time in ms. */
@@ -239,7 +252,7 @@ const beta = (r: AutocannonResult) => `${answered(r)} × 201, p50 ${ms(r.latency
 const out = [
   '## Lookups on a day of a million rows: status, "already", and the beta API beside them',
   '',
-  `\`timeseal serve\` on loopback with ${count(DAY_ROWS)} rows queued for today (made in one statement: the "queue" column is its time, the bulk insert path). One status lookup (\`GET /api/status/<queued hash>\`) and one batch of one fresh hash: the median of 21 in a row. Then beta submissions (\`POST /api/v1/beta/timestamp\`, fresh hashes) from 4 connections for ${SECONDS} s alone (${ROUNDS} rounds, the codes taking turns, every server already started on its own day), while 8 connections ask \`GET /api/status/<one hash>\`, and while 8 connections send 1-hash batches (autocannon in the same process as the measurement; PostgreSQL a private cluster on the same machine, fsync on). The status lookup's per-address budget was raised for the run. PostgreSQL's statistics are as the insert left them (no ANALYZE), as on a live server. Load average during the run: ${os
+  `\`timeseal serve\` on loopback with ${count(DAY_ROWS)} rows queued for today (made in one statement: the "queue" column is its time, the bulk insert path). One status lookup (\`GET /api/status/<queued hash>\`) and one batch of one fresh hash: the median of 21 in a row. Then beta submissions (\`POST /api/v1/beta/timestamp\`, fresh random hashes) from 4 connections for ${SECONDS} s alone (${ROUNDS} rounds, the codes taking turns, every server already started on its own day), while 8 connections ask \`GET /api/status/<one hash>\`, and while 8 connections send 1-hash batches (autocannon in the same process as the measurement; PostgreSQL a private cluster on the same machine, fsync on). The status lookup's per-address budget was raised for the run. PostgreSQL's statistics are as the insert left them (no ANALYZE), as on a live server. Load average during the run: ${os
     .loadavg()
     .map((l) => l.toFixed(1))
     .join(', ')} (1, 5, 15 min, at its end) on ${os.cpus().length} cores.`,
@@ -248,7 +261,7 @@ const out = [
   '|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.engine} | ${r.code} | ${ms(r.insertMs)} | ${ms(r.statusMs)} | ${ms(r.batchMs)} | ${beta(medianRun(r.alone))} (rounds: ${r.alone.map((a) => count(a['2xx'])).join(', ')}) | ${beta(r.withStatus.beta)} (${answered(r.withStatus.side)}) | ${beta(r.withBatches.beta)} (${answered(r.withBatches.side)}) |`,
+      `| ${r.engine} | ${r.code} | ${ms(r.insertMs)} | ${ms(r.statusMs)} | ${ms(r.batchMs)} | ${beta(medianRun(r.alone))} (rounds: ${r.alone.map((a) => count(a['2xx'])).join(', ')}; the server's CPU per 201: ${r.aloneCpu.map((c) => `${Math.round(c)} µs`).join(', ')}) | ${beta(r.withStatus.beta)} (${answered(r.withStatus.side)}) | ${beta(r.withBatches.beta)} (${answered(r.withBatches.side)}) |`,
   ),
 ];
 process.stdout.write(`${out.join('\n')}\n`);
