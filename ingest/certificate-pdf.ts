@@ -13,7 +13,7 @@
 // receipt (the site's submissions, Store.receipts), page 1 names it, the appendix states it (time, TSA, serial
 // number, the OpenSSL command) and the DER file itself is attached to the PDF as <first 16 hex of the hash>.tsr.
 import fs from 'node:fs';
-import type { PDFFont, PDFPage, RGB } from 'pdf-lib';
+import type { PDFDocument, PDFFont, PDFPage, RGB } from 'pdf-lib';
 
 /** The hash's RFC 3161 receipt from Timeseal's TSA (checked by the caller, core/receipt.ts). */
 export interface CertificateReceipt {
@@ -210,6 +210,81 @@ function wrap(text: string, font: PDFFont, size: number, width: number): string[
 
 const fmtTime = (iso: string) => iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
 
+/** A4 in points, and the margin. */
+const W = 595.28;
+const H = 841.89;
+const M = 48;
+
+interface Fonts {
+  sans: PDFFont;
+  bold: PDFFont;
+  mono: PDFFont;
+  /** For the file name: DejaVu Sans when the system has it, else Helvetica. */
+  user: PDFFont;
+}
+
+/** The document being written top to bottom: its current page and the pen's height `y` on it, with the fonts
+ *  and colours every part draws with. A paragraph that reaches the bottom margin goes on on a new page. */
+class Sheet {
+  readonly doc: PDFDocument;
+  readonly fonts: Fonts;
+  readonly C: Palette;
+  page: PDFPage;
+  y = H - M;
+  constructor(doc: PDFDocument, fonts: Fonts, C: Palette) {
+    this.doc = doc;
+    this.fonts = fonts;
+    this.C = C;
+    this.page = doc.addPage([W, H]);
+  }
+
+  newPage(): void {
+    this.page = this.doc.addPage([W, H]);
+    this.y = H - M;
+  }
+
+  text(s: string, x: number, size: number, font: PDFFont, color: RGB = this.C.SLATE_900): void {
+    this.page.drawText(drawable(s, font), { x, y: this.y, size, font, color });
+  }
+
+  para(
+    s: string,
+    x: number,
+    width: number,
+    size: number,
+    font: PDFFont,
+    color = this.C.SLATE_900,
+    leading = size * 1.35,
+  ) {
+    for (const line of wrap(drawable(s, font), font, size, width)) {
+      if (this.y < M + leading) this.newPage();
+      this.text(line, x, size, font, color);
+      this.y -= leading;
+    }
+  }
+
+  /** A verdict in a framed box at `x` on the pen's line, green when `ok`; returns its width. */
+  badge(x: number, ok: boolean | undefined, t: string): number {
+    const { bold } = this.fonts;
+    const { C } = this;
+    const w = bold.widthOfTextAtSize(t, 9) + 14;
+    this.page.drawRectangle({
+      x,
+      y: this.y - 4,
+      width: w,
+      height: 15,
+      color: ok ? C.EMERALD_50 : C.RED_50,
+      borderColor: ok ? C.EMERALD_700 : C.RED_800,
+      borderWidth: 0.6,
+    });
+    this.text(t, x + 7, 9, bold, ok ? C.EMERALD_700 : C.RED_800);
+    return w;
+  }
+}
+
+const baseOf = (v: CertificateView): string => v.origin.replace(/\/+$/, '');
+const checkpointFileOf = (v: CertificateView): string => `${v.ledgerDate}.checkpoint`;
+
 export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   const { pdf, fontkit, QRCode, C } = await loadPdfLib();
   const { PDFDocument, StandardFonts } = pdf;
@@ -222,106 +297,92 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   const sans = await doc.embedFont(StandardFonts.Helvetica);
   const bold = await doc.embedFont(StandardFonts.HelveticaBold);
   const mono = await doc.embedFont(StandardFonts.Courier);
-  let userFont = sans;
+  let user = sans;
   const ttf = unicodeFont();
   if (ttf) {
     doc.registerFontkit(fontkit);
-    userFont = await doc.embedFont(ttf, { subset: true });
+    user = await doc.embedFont(ttf, { subset: true });
   }
+  const sheet = new Sheet(doc, { sans, bold, mono, user }, C);
 
-  const W = 595.28;
-  const H = 841.89;
-  const M = 48;
-  let page: PDFPage = doc.addPage([W, H]);
-  let y = H - M;
+  // Page 1, for a person: what was proved, in plain words; then how to check it.
+  drawSummary(sheet, v);
+  drawFacts(sheet, v);
+  drawVerifyOnline(sheet, v, QRCode.create(v.verifyUrl, { errorCorrectionLevel: 'M' }));
+  drawHowToCheck(sheet, v);
+  await attachMaterial(doc, v);
+  // One appendix page: the machine material, for whoever checks it by hand.
+  sheet.newPage();
+  drawMachineMaterial(sheet, v);
+  drawStepsWithoutTimeseal(sheet, v);
+  return doc.save();
+}
 
-  const text = (s: string, x: number, size: number, font: PDFFont, color: RGB = C.SLATE_900) =>
-    page.drawText(drawable(s, font), { x, y, size, font, color });
-  const para = (
-    s: string,
-    x: number,
-    width: number,
-    size: number,
-    font: PDFFont,
-    color: RGB = C.SLATE_900,
-    leading = size * 1.35,
-  ) => {
-    for (const line of wrap(drawable(s, font), font, size, width)) {
-      if (y < M + leading) newPage();
-      text(line, x, size, font, color);
-      y -= leading;
-    }
-  };
-  const newPage = () => {
-    page = doc.addPage([W, H]);
-    y = H - M;
-  };
-
-  // Page 1, for a person: what was proved, in plain words.
-  page.drawRectangle({ x: 0, y: H - 96, width: W, height: 96, color: C.EMERALD_700 });
-  y = H - 44;
-  text('Timeseal', M, 12, bold, C.WHITE);
-  y = H - 72;
-  text(v.state === 'pending' ? 'Timestamp Certificate (pending)' : 'Timestamp Certificate', M, 22, bold, C.WHITE);
-  y = H - 124;
-  para(
+/** The green band with the title, and the summary in plain words (certificateSummary). */
+function drawSummary(s: Sheet, v: CertificateView): void {
+  const { C, fonts } = s;
+  s.page.drawRectangle({ x: 0, y: H - 96, width: W, height: 96, color: C.EMERALD_700 });
+  s.y = H - 44;
+  s.text('Timeseal', M, 12, fonts.bold, C.WHITE);
+  s.y = H - 72;
+  s.text(
+    v.state === 'pending' ? 'Timestamp Certificate (pending)' : 'Timestamp Certificate',
+    M,
+    22,
+    fonts.bold,
+    C.WHITE,
+  );
+  s.y = H - 124;
+  s.para(
     certificateSummary({
       hash: v.hash,
       fileName: v.fileName,
       submittedAt: v.submittedAt,
       ledgerDate: v.ledgerDate,
-      origin: v.origin.replace(/\/+$/, ''),
+      origin: baseOf(v),
       signed: v.dual === true,
       pending: v.state === 'pending',
     }),
     M,
     W - 2 * M,
     10.5,
-    v.fileName === null ? sans : userFont,
+    v.fileName === null ? fonts.sans : fonts.user,
     C.SLATE_900,
     14.5,
   );
-  y -= 6;
+  s.y -= 6;
+}
 
-  const base = v.origin.replace(/\/+$/, '');
-  const cardTop = y - 4;
-  y = cardTop - 22;
+/** The framed card of facts: file name, hash, times, where it is published, the signatures' and Bitcoin's
+ *  verdicts, the receipt, and what comes next. */
+function drawFacts(s: Sheet, v: CertificateView): void {
+  const { C } = s;
+  const { sans, bold, mono, user } = s.fonts;
+  const base = baseOf(v);
+  const cardTop = s.y - 4;
+  s.y = cardTop - 22;
   const labelX = M + 14;
   const valueX = M + 130;
   const valueW = W - M - 14 - valueX;
   const drawRow = (label: string, value: string, font: PDFFont, width: number, color: RGB = C.SLATE_900) => {
-    text(label, labelX, 9, bold, C.SLATE_600);
-    para(value, valueX, width, font === mono ? 9 : 10, font, color, 13);
-    y -= 5;
+    s.text(label, labelX, 9, bold, C.SLATE_600);
+    s.para(value, valueX, width, font === mono ? 9 : 10, font, color, 13);
+    s.y -= 5;
   };
-  const badgeAt = (x: number, ok: boolean | undefined, t: string) => {
-    const w = bold.widthOfTextAtSize(t, 9) + 14;
-    page.drawRectangle({
-      x,
-      y: y - 4,
-      width: w,
-      height: 15,
-      color: ok ? C.EMERALD_50 : C.RED_50,
-      borderColor: ok ? C.EMERALD_700 : C.RED_800,
-      borderWidth: 0.6,
-    });
-    text(t, x + 7, 9, bold, ok ? C.EMERALD_700 : C.RED_800);
-    return w;
-  };
-  if (v.fileName !== null) drawRow('File name', clip(v.fileName, MAX_FILE_NAME), userFont, valueW);
+  if (v.fileName !== null) drawRow('File name', clip(v.fileName, MAX_FILE_NAME), user, valueW);
   drawRow('SHA-256 hash', v.hash, mono, valueW);
   drawRow('Recorded at', fmtTime(v.submittedAt), sans, valueW);
   drawRow('Ledger date (UTC)', v.ledgerDate, sans, valueW);
   if (v.state === 'published') {
     drawRow('Published at', `${base}/ledgers/${v.ledgerDate}.json`, mono, valueW, C.EMERALD_700);
-    text('Signatures', labelX, 9, bold, C.SLATE_600);
-    const w = badgeAt(valueX, v.dual, v.dual ? 'Both verified' : 'Not verified');
-    text('ECDSA P-256 and ML-DSA-65 (quantum-resistant)', valueX + w + 8, 9, sans, C.SLATE_600);
-    y -= 22;
+    s.text('Signatures', labelX, 9, bold, C.SLATE_600);
+    const w = s.badge(valueX, v.dual, v.dual ? 'Both verified' : 'Not verified');
+    s.text('ECDSA P-256 and ML-DSA-65 (quantum-resistant)', valueX + w + 8, 9, sans, C.SLATE_600);
+    s.y -= 22;
   }
-  text('Bitcoin', labelX, 9, bold, C.SLATE_600);
-  para(v.bitcoin.text, valueX, valueW, 10, bold, v.bitcoin.ok ? C.EMERALD_700 : C.AMBER_800, 13);
-  y -= 5;
+  s.text('Bitcoin', labelX, 9, bold, C.SLATE_600);
+  s.para(v.bitcoin.text, valueX, valueW, 10, bold, v.bitcoin.ok ? C.EMERALD_700 : C.AMBER_800, 13);
+  s.y -= 5;
   if (v.receipt)
     drawRow(
       'Receipt',
@@ -330,27 +391,27 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
       valueW,
     );
   if (v.next) {
-    y -= 4;
+    s.y -= 4;
     const lines = wrap(drawable(v.next, sans), sans, 9.5, W - 2 * M - 40);
     const h = lines.length * 13 + 10;
-    page.drawRectangle({
+    s.page.drawRectangle({
       x: labelX,
-      y: y - h + 13,
+      y: s.y - h + 13,
       width: W - 2 * M - 28,
       height: h,
       color: C.AMBER_50,
       borderColor: C.AMBER_800,
       borderWidth: 0.6,
     });
-    y -= 2;
+    s.y -= 2;
     for (const line of lines) {
-      text(line, labelX + 8, 9.5, sans, C.AMBER_800);
-      y -= 13;
+      s.text(line, labelX + 8, 9.5, sans, C.AMBER_800);
+      s.y -= 13;
     }
-    y -= 6;
+    s.y -= 6;
   }
-  const cardBottom = y;
-  page.drawRectangle({
+  const cardBottom = s.y;
+  s.page.drawRectangle({
     x: M,
     y: cardBottom,
     width: W - 2 * M,
@@ -358,19 +419,22 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     borderColor: C.SLATE_200,
     borderWidth: 1,
   });
-  y -= 24;
+  s.y -= 24;
+}
 
-  // Verify online: a QR code of the link (vector squares), the link beside it.
-  const qr = QRCode.create(v.verifyUrl, { errorCorrectionLevel: 'M' });
+/** Verify online: a QR code of the link (vector squares from the code's module matrix), the link beside it. */
+function drawVerifyOnline(s: Sheet, v: CertificateView, qr: ReturnType<typeof import('qrcode').create>): void {
+  const { C } = s;
+  const { sans, bold, mono } = s.fonts;
   const modules = qr.modules.size;
   const qrSize = 96;
   const cell = qrSize / modules;
-  const qrTop = y + 10;
+  const qrTop = s.y + 10;
   const qrY = qrTop - qrSize;
   for (let r = 0; r < modules; r++) {
     for (let c = 0; c < modules; c++) {
       if (qr.modules.get(r, c))
-        page.drawRectangle({
+        s.page.drawRectangle({
           x: M + c * cell,
           y: qrY + (modules - 1 - r) * cell,
           width: cell + 0.05,
@@ -381,9 +445,9 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
   }
   const tx = M + qrSize + 18;
   const tw = W - M - tx;
-  text('Verify online', tx, 11, bold);
-  y -= 16;
-  para(
+  s.text('Verify online', tx, 11, bold);
+  s.y -= 16;
+  s.para(
     'Scan the code or open this address: it searches every published ledger for the hash and checks both signatures and the Merkle proof in your browser.',
     tx,
     tw,
@@ -392,29 +456,35 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     C.SLATE_600,
     12,
   );
-  y -= 2;
-  para(v.verifyUrl, tx, tw, 8, mono, C.EMERALD_700, 11);
-  y = Math.min(y, qrY) - 24;
+  s.y -= 2;
+  s.para(v.verifyUrl, tx, tw, 8, mono, C.EMERALD_700, 11);
+  s.y = Math.min(s.y, qrY) - 24;
+}
 
-  const checkpointFile = `${v.ledgerDate}.checkpoint`;
+/** How anyone can check it without Timeseal, and which files are attached. */
+function drawHowToCheck(s: Sheet, v: CertificateView): void {
   const attached = [
     ...(v.receipt ? [`${v.receipt.file} (the receipt)`] : []),
     ...(v.bundle ? [`${v.bundle.file} (the proof bundle)`] : []),
-    ...(v.checkpoint ? [`${checkpointFile} (the signed checkpoint)`] : []),
+    ...(v.checkpoint ? [`${checkpointFileOf(v)} (the signed checkpoint)`] : []),
   ];
-  text('How anyone can check it', M, 11, bold);
-  y -= 15;
-  para(
+  s.text('How anyone can check it', M, 11, s.fonts.bold);
+  s.y -= 15;
+  s.para(
     v.state === 'published'
-      ? `Without Timeseal: open the proof bundle with your file in the offline verifier (${base}/offline-verifier.html), a single page that needs no network; or follow the appendix with OpenSSL and the public keys.${attached.length ? ` Attached to this PDF (open your reader's attachments to save them): ${attached.join(', ')}.` : ''}`
+      ? `Without Timeseal: open the proof bundle with your file in the offline verifier (${baseOf(v)}/offline-verifier.html), a single page that needs no network; or follow the appendix with OpenSSL and the public keys.${attached.length ? ` Attached to this PDF (open your reader's attachments to save them): ${attached.join(', ')}.` : ''}`
       : `Once the ledger is published, download this certificate again: it then holds the proof bundle and the commands that check it without Timeseal.${attached.length ? ` Attached to this PDF: ${attached.join(', ')}.` : ''}`,
     M,
     W - 2 * M,
     9.5,
-    sans,
-    C.SLATE_600,
+    s.fonts.sans,
+    s.C.SLATE_600,
     13,
   );
+}
+
+/** The machine material as attachments: the receipt, the proof bundle, the day's signed checkpoint. */
+async function attachMaterial(doc: PDFDocument, v: CertificateView): Promise<void> {
   if (v.receipt)
     await doc.attach(v.receipt.der, v.receipt.file, {
       mimeType: 'application/timestamp-reply',
@@ -428,19 +498,23 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
       description: `Proof bundle of ${v.hash} (timeseal-proof/3): for the offline verifier`,
     });
   if (v.checkpoint)
-    await doc.attach(new TextEncoder().encode(v.checkpoint), checkpointFile, {
+    await doc.attach(new TextEncoder().encode(v.checkpoint), checkpointFileOf(v), {
       mimeType: 'text/plain',
       description: `Signed checkpoint of the ledger of ${v.ledgerDate} (C2SP signed note)`,
     });
+}
 
-  // One appendix page: the machine material, for whoever checks it by hand.
-  newPage();
-  text('Appendix: the machine material', M, 15, bold);
-  y -= 22;
+/** The appendix's verdicts and facts: each signature, the leaf, the ledger's SHA-256, the anchoring, the RFC 3161
+ *  tokens, the receipt, and the checkpoint's head (its signature lines are in the attachment, never drawn). */
+function drawMachineMaterial(s: Sheet, v: CertificateView): void {
+  const { C } = s;
+  const { sans, bold, mono } = s.fonts;
+  s.text('Appendix: the machine material', M, 15, bold);
+  s.y -= 22;
   const small = (label: string, value: string, font: PDFFont = sans) => {
-    text(label, M, 8.5, bold, C.SLATE_600);
-    para(value, M + 120, W - 2 * M - 120, font === mono ? 8 : 8.5, font, C.SLATE_900, 11);
-    y -= 1;
+    s.text(label, M, 8.5, bold, C.SLATE_600);
+    s.para(value, M + 120, W - 2 * M - 120, font === mono ? 8 : 8.5, font, C.SLATE_900, 11);
+    s.y -= 1;
   };
   if (v.state === 'published') {
     for (const [label, ok] of [
@@ -448,9 +522,9 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
       ['ML-DSA-65 signature', v.mldsa],
       ['Dual signature', v.dual],
     ] as const) {
-      text(label, M, 8.5, bold, C.SLATE_600);
-      badgeAt(M + 120, ok, ok ? 'Verified' : 'Not verified');
-      y -= 19;
+      s.text(label, M, 8.5, bold, C.SLATE_600);
+      s.badge(M + 120, ok, ok ? 'Verified' : 'Not verified');
+      s.y -= 19;
     }
   }
   if (v.leaf) small('Leaf', v.leaf);
@@ -462,10 +536,10 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
       `${fmtTime(t.genTime)} by ${t.tsaName}. Check: openssl ts -verify -data ${v.ledgerDate}.json -in ${t.file} -CAfile tsa-ca.pem`,
     );
   if (v.receipt) {
-    y -= 4;
-    text('RFC 3161 receipt', M, 9.5, bold);
-    y -= 12;
-    para(
+    s.y -= 4;
+    s.text('RFC 3161 receipt', M, 9.5, bold);
+    s.y -= 12;
+    s.para(
       `The hash's RFC 3161 time-stamp token from Timeseal's time-stamp authority, made when it was submitted, attached to this PDF as ${v.receipt.file}.`,
       M,
       W - 2 * M,
@@ -477,7 +551,7 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     small('Time (UTC)', fmtTime(v.receipt.genTime));
     small('Time-stamp authority', v.receipt.tsaName);
     small('Serial number', serialText(v.receipt.serialNumber), mono);
-    y -= 4;
+    s.y -= 4;
   }
   if (v.checkpoint) {
     const [note = ''] = v.checkpoint.split('\n\n');
@@ -488,14 +562,20 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
         .filter((l) => l.startsWith('— ')).length ?? 0;
     small(
       'Signed checkpoint',
-      `${note.split('\n').join(' / ')} (origin / tree size / root; its ${signatures} signature line${signatures === 1 ? '' : 's'} are in the attached ${checkpointFile})`,
+      `${note.split('\n').join(' / ')} (origin / tree size / root; its ${signatures} signature line${signatures === 1 ? '' : 's'} are in the attached ${checkpointFileOf(v)})`,
       mono,
     );
   }
-  y -= 8;
+  s.y -= 8;
+}
 
-  text('How to verify without Timeseal', M, 11, bold);
-  y -= 15;
+/** How to verify without Timeseal, step by step with the commands; the proof files; what the certificate is not. */
+function drawStepsWithoutTimeseal(s: Sheet, v: CertificateView): void {
+  const { C } = s;
+  const { sans, bold, mono } = s.fonts;
+  const base = baseOf(v);
+  s.text('How to verify without Timeseal', M, 11, bold);
+  s.y -= 15;
   const d = v.ledgerDate;
   const steps: Array<[string, string[]]> = [
     v.state === 'published'
@@ -543,18 +623,18 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     [`${base}/offline-verifier.html`],
   ]);
   for (const [title, cmds] of steps) {
-    para(title, M, W - 2 * M, 9, bold, C.SLATE_900, 12);
-    for (const cmd of cmds) para(cmd, M + 10, W - 2 * M - 10, 7.5, mono, C.SLATE_900, 10);
-    y -= 4;
+    s.para(title, M, W - 2 * M, 9, bold, C.SLATE_900, 12);
+    for (const cmd of cmds) s.para(cmd, M + 10, W - 2 * M - 10, 7.5, mono, C.SLATE_900, 10);
+    s.y -= 4;
   }
   if (v.files.length > 0) {
-    y -= 4;
-    text('Proof files', M, 11, bold);
-    y -= 14;
-    for (const f of v.files) para(`${f.label}: ${f.url}`, M, W - 2 * M, 7.5, mono, C.SLATE_900, 10);
+    s.y -= 4;
+    s.text('Proof files', M, 11, bold);
+    s.y -= 14;
+    for (const f of v.files) s.para(`${f.label}: ${f.url}`, M, W - 2 * M, 7.5, mono, C.SLATE_900, 10);
   }
-  y -= 8;
-  para(
+  s.y -= 8;
+  s.para(
     'Timeseal is not a qualified timestamp authority; this certificate states what the public archive shows. The file formats are documented in docs/FORMAT.md.',
     M,
     W - 2 * M,
@@ -563,6 +643,4 @@ export async function certificatePdf(v: CertificateView): Promise<Uint8Array> {
     C.SLATE_600,
     11,
   );
-
-  return doc.save();
 }
