@@ -4,7 +4,7 @@
 // index generation is held back, by a gate the test opens.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildLedgers } from '../../pipeline/build.ts';
 import { loadSigningKeys } from '../../runtime/keys.ts';
 import { enqueue } from '../../store/sqlite/queue.ts';
@@ -114,13 +114,15 @@ describe('index-sha256.json while it is being made', () => {
       expect(gate.started()).toBe(2);
 
       gate.open();
-      let fresh = stale;
-      for (let i = 0; i < 100 && fresh.headers[TREE_SIZE_HEADER.toLowerCase()] !== String(firstSize + 5); i++) {
-        await new Promise((r) => setTimeout(r, 20));
-        fresh = await f.app.inject('/ledgers/index-sha256.json');
-      }
-      expect(fresh.statusCode).toBe(200);
-      expect(fresh.headers[TREE_SIZE_HEADER.toLowerCase()]).toBe(String(firstSize + 5));
+      const fresh = await vi.waitFor(
+        async () => {
+          const fresh = await f.app.inject('/ledgers/index-sha256.json');
+          expect(fresh.statusCode).toBe(200);
+          expect(fresh.headers[TREE_SIZE_HEADER.toLowerCase()]).toBe(String(firstSize + 5));
+          return fresh;
+        },
+        { timeout: 2000, interval: 20 },
+      );
       const map = (fresh.json() as { map: Record<string, string> }).map;
       for (const hash of added) expect(map[hash]).toBe(TODAY);
       for (const hash of f.published) expect(map[hash]).toBe(DAY);

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContext, type Context } from '../../cli/context.ts';
 import { nextRun, startSchedule, STEPS, type Schedule } from '../../cli/schedule.ts';
 import { ANCHOR_RETRY_FILE, anchorDays } from '../../pipeline/anchor/anchor.ts';
@@ -163,9 +163,10 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     };
     schedule = startSchedule(ctx, log, steps, { leaseMs: 60_000, now: () => new Date(sim) });
     // The catch-up at start: each step once.
-    for (const end = Date.now() + 20_000; steps.some((s) => finishedLines(s.name).length === 0) && Date.now() < end;)
-      await new Promise((r) => setTimeout(r, 20));
-    expect(steps.map((s) => finishedLines(s.name).length)).toEqual([1, 1, 1]);
+    await vi.waitFor(() => expect(steps.map((s) => finishedLines(s.name).length)).toEqual([1, 1, 1]), {
+      timeout: 20_000,
+      interval: 20,
+    });
     // Every day it tried failed: the log says so, never "done".
     expect(steps.map((s) => doneLines(s.name).length)).toEqual([0, 0, 0]);
     const anchorLine = failedLines('anchor')[0]!;

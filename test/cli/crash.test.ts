@@ -18,6 +18,7 @@ import {
   treeDigest,
   writeHashFile,
 } from './helpers.ts';
+import { until } from '../support/until.ts';
 
 afterAll(removeTempProjects);
 
@@ -60,13 +61,16 @@ describe('a ledger build killed at any moment completes to the same archive', { 
     const first = start(reference, ['ledger', 'build'], { env: BUILD_AT });
     let done = false;
     void first.exited.then(() => (done = true));
-    while (!done && !fs.existsSync(path.join(reference, 'ledgers', 'tile')) && Date.now() - t0 < 60_000)
-      await sleep(20);
+    await until(
+      'the first build to write tile/ or end',
+      60_000,
+      () => done || fs.existsSync(path.join(reference, 'ledgers', 'tile')),
+    );
     // The first build is stopped (SIGSTOP) while the second runs, so that it still holds the lock however long
     // the second takes to start; /proc says it was stopped, not ended, the whole time.
     first.child.kill('SIGSTOP');
     const state = () => /^\d+ \(.*\) (\S)/.exec(fs.readFileSync(`/proc/${first.child.pid}/stat`, 'utf8'))?.[1];
-    while (!done && state() !== 'T' && state() !== 'Z') await sleep(5);
+    await until('the first build to stop or end', 30_000, () => done || state() === 'T' || state() === 'Z', 5);
     const stoppedBefore = state() === 'T';
     const second = run(reference, ['ledger', 'build'], { env: BUILD_AT });
     concurrent = { code: second.code, stderr: second.stderr, firstStillRunning: stoppedBefore && state() === 'T' };
@@ -151,8 +155,7 @@ describe('a ledger build killed at any moment completes to the same archive', { 
 
   test('killed while the first tiles are being written, then built again: same archive', async () => {
     const { dir, context } = await killBuild('writing', async (_attempt, dir) => {
-      const t0 = Date.now();
-      while (!fs.existsSync(path.join(dir, 'ledgers', 'tile')) && Date.now() - t0 < 60_000) await sleep(5);
+      await until('tile/ to appear', 60_000, () => fs.existsSync(path.join(dir, 'ledgers', 'tile')), 5);
       const extra = Math.round(Math.random() * 300);
       await sleep(extra);
       return `${extra} ms after tile/ appeared`;

@@ -28,6 +28,7 @@ import { createDatabase, postgresForSuite } from '../support/postgres.ts';
 import { BIN, ROOT } from './helpers.ts';
 import type { QueueStats } from '../../ingest/routes/status.ts';
 import type { ErrorAnswer } from '../../ingest/schemas.ts';
+import { until } from '../support/until.ts';
 
 const DAY = '2025-11-02';
 /** The lagging node's clock: still on DAY. */
@@ -47,12 +48,6 @@ afterAll(async () => {
   }
   removeTempDirs();
 });
-
-async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 20)))
-    if (await check()) return;
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
 
 /** A new database on the suite's PostgreSQL; its URL. */
 const newDatabase = (): Promise<string> =>

@@ -4,8 +4,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, expect, test } from 'vitest';
-import { ROOT, removeTempProjects, sleep, tempProject } from './helpers.ts';
+import { afterAll, expect, test, vi } from 'vitest';
+import { ROOT, removeTempProjects, tempProject } from './helpers.ts';
 
 afterAll(removeTempProjects);
 
@@ -56,9 +56,7 @@ test('a holder killed with SIGKILL frees the lock; a live holder is refused by p
   const dir = tempProject('lock-kill');
   const file = path.join(dir, 'archive.lock');
   const holder = racer(file, path.join(dir, 'inside'), 0, -1);
-  const t0 = Date.now();
-  while (!holder.output().includes('held') && Date.now() - t0 < 30_000) await sleep(20);
-  expect(holder.output()).toBe('held\n');
+  await vi.waitFor(() => expect(holder.output()).toBe('held\n'), { timeout: 30_000, interval: 20 });
   const refusedWhileHeld = racer(file, path.join(dir, 'inside-2'), 0, 0);
   expect(await refusedWhileHeld.exited).toBe('refused');
   expect(fs.readFileSync(file, 'utf8')).toBe(String(holder.child.pid));

@@ -8,6 +8,7 @@ import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { removeTempProjects, run, tempProject } from './helpers.ts';
+import { until } from '../support/until.ts';
 
 interface Sample {
   name: string;
@@ -112,16 +113,18 @@ describe('GET /metrics', () => {
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     server = await startServer(dir, { ...env, TIMESEAL_NOW: '2025-11-03T00:05:00.000Z', METRICS_LISTEN: String(port) });
     // The catch-up runs every step once at start: poll until the build's outcome is counted (a deadline, not a sleep).
-    let samples: Sample[] = [];
-    for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
-      samples = parse(await (await fetch(metricsUrl)).text());
-      if (
-        value(samples, 'timeseal_schedule_steps_total', { step: 'ledger build' }) !== undefined &&
-        value(samples, 'timeseal_schedule_steps_total', { step: 'tsa stamp' }) !== undefined
-      )
-        break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    const samples = await until(
+      'the ledger build and tsa stamp steps in /metrics',
+      60_000,
+      async () => {
+        const samples = parse(await (await fetch(metricsUrl)).text());
+        return value(samples, 'timeseal_schedule_steps_total', { step: 'ledger build' }) !== undefined &&
+          value(samples, 'timeseal_schedule_steps_total', { step: 'tsa stamp' }) !== undefined
+          ? samples
+          : undefined;
+      },
+      200,
+    );
     expect(value(samples, 'timeseal_schedule_steps_total', { step: 'ledger build', outcome: 'ok' })).toBe(1);
     expect(value(samples, 'timeseal_last_build', { field: 'days' })).toBe(1);
     expect(value(samples, 'timeseal_last_build', { field: 'entries' })).toBe(3);

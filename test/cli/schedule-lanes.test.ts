@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { startSchedule, STEPS, type Schedule } from '../../cli/schedule.ts';
 import { createContext, type Context } from '../../cli/context.ts';
 import { openStore } from '../../store/index.ts';
@@ -96,8 +96,7 @@ it('while the stamping run waits on a TSA that never answers (20 days), the next
     { leaseMs: 60_000 },
   );
   // The catch-up: the build (nothing finished yet), then the stamping run, stuck on its first day.
-  for (const end = Date.now() + 30_000; asked === 0 && Date.now() < end;) await new Promise((r) => setTimeout(r, 50));
-  expect(asked).toBeGreaterThan(0);
+  await vi.waitFor(() => expect(asked).toBeGreaterThan(0), { timeout: 30_000, interval: 50 });
   expect(lines).toContain('scheduled ledger build done');
   // Midnight passes: the hourly build is due while the stamping run still waits.
   process.env.TIMESEAL_NOW = `${dayOf(DAYS + 1)}T00:01:00Z`;

@@ -6,7 +6,8 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, expect, test } from 'vitest';
 import { postgresForSuite } from '../support/postgres.ts';
-import { makeHashes, removeTempProjects, run, runJson, sleep, start, tempProject } from './helpers.ts';
+import { makeHashes, removeTempProjects, run, runJson, start, tempProject } from './helpers.ts';
+import { until } from '../support/until.ts';
 
 afterAll(removeTempProjects);
 /** A fresh database on a private PostgreSQL server for this file. */
@@ -21,14 +22,6 @@ const lines = (stderr: string): LogLine[] =>
     .split('\n')
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as LogLine);
-
-async function until<T>(what: string, ms: number, check: () => T | undefined): Promise<T> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) {
-    const v = check();
-    if (v !== undefined) return v;
-  }
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
 
 test(
   'two serve nodes: one runs the schedule; killed, the other takes the lease over within the ttl and runs it',

@@ -10,7 +10,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { BIN, childEnv, projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { removeTempProjects, run, tempProject } from './helpers.ts';
 
@@ -308,10 +308,13 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
     const certs = await fetch(`${server.url}/tsa/certs`);
     expect(await certs.text()).toBe(fs.readFileSync(files.good!.chain, 'utf8'));
     // keys/timeseal-tsa.pem (from `keys init`) is not the configured chain: the log says so.
-    const deadline = Date.now() + 5000;
-    while (!server.stderr().includes('is not the configured TSA chain') && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 100));
-    expect(server.stderr()).toMatch(/timeseal-tsa\.pem is not the configured TSA chain \(TIMESEAL_TSA_CHAIN_FILE\)/);
+    await vi.waitFor(
+      () =>
+        expect(server!.stderr()).toMatch(
+          /timeseal-tsa\.pem is not the configured TSA chain \(TIMESEAL_TSA_CHAIN_FILE\)/,
+        ),
+      { timeout: 5000, interval: 100 },
+    );
     server.child.kill('SIGTERM');
     expect((await server.exited).code).toBe(0);
     server = undefined;

@@ -23,6 +23,7 @@ import { checkTimeStamp } from '../../runtime/tsa-client.ts';
 import { projectEnv, removeTempDirs, startServer, tempDir, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { createDatabase, postgresForSuite } from '../support/postgres.ts';
 import { pemDer, run } from './helpers.ts';
+import { until } from '../support/until.ts';
 
 const servers: SpawnedServer[] = [];
 afterAll(async () => {
@@ -272,11 +273,6 @@ async function strictSample(tokens: Token[], count: number, root: Uint8Array): P
   return sample.length;
 }
 
-async function until(what: string, ms: number, check: () => boolean): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) if (check()) return;
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
-
 /** A server started whose catch-up at start (the schedule's steps, last 'tsa stamp') has ended, or which runs no
  * schedule (another node, or a node killed less than the lease's time ago, holds it). */
 async function startNode(dir: string, env: Record<string, string>): Promise<SpawnedServer> {
@@ -324,10 +320,17 @@ describe('POST /tsa: a token answered is a row stored', () => {
       // The kill lands at a moment of its own, while 16 requests are in flight: after `minimum` tokens were
       // answered, and a token of the new day (or 15 s).
       const t0 = Date.now();
-      await until(`${minimum} tokens`, 30_000, () => {
-        const { answered } = load.result;
-        return answered.length >= minimum && (genTimeOf(answered.at(-1)!.der) >= MIDNIGHT || Date.now() - t0 > 15_000);
-      });
+      await until(
+        `${minimum} tokens`,
+        30_000,
+        () => {
+          const { answered } = load.result;
+          return (
+            answered.length >= minimum && (genTimeOf(answered.at(-1)!.der) >= MIDNIGHT || Date.now() - t0 > 15_000)
+          );
+        },
+        10,
+      );
       await sleep(Math.round(Math.random() * 300));
       node.child.kill('SIGKILL');
       const exit = await node.exited;

@@ -22,6 +22,7 @@ import {
 import { ensureBuilt, launchBrowser, SITE_DIR } from '../site/helpers.ts';
 import { request, startNginx, type RunningNginx } from '../support/nginx.ts';
 import { postgresForSuite } from '../support/postgres.ts';
+import { until } from '../support/until.ts';
 
 const DAY = '2025-11-02';
 const NOW = `${DAY}T12:00:00.000Z`;
@@ -47,12 +48,6 @@ const logged = (node: SpawnedServer, message: string): boolean =>
     .stderr()
     .split('\n')
     .some((l) => l.startsWith('{') && (JSON.parse(l) as { msg: string }).msg.startsWith(message));
-
-async function until(what: string, ms: number, check: () => boolean | Promise<boolean>): Promise<void> {
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 100)))
-    if (await check()) return;
-  throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-}
 
 async function leaseHolder(): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: database.url });

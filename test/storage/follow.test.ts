@@ -4,10 +4,10 @@
 // copy, runs no step, and serves the day the bucket holds; the writer then publishes a second day under that lease,
 // and B serves it within a few lease checks, having written nothing to the bucket.
 import path from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { openStore } from '../../store/index.ts';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
-import { makeHashes, removeTempProjects, runJson, sleep, start } from '../cli/helpers.ts';
+import { makeHashes, removeTempProjects, runJson, start } from '../cli/helpers.ts';
 import { cephForSuite } from '../support/ceph-rgw.ts';
 import { day, importDay, project, s3Env, storeDigest } from './publish-project.ts';
 
@@ -50,14 +50,16 @@ it(
     node.child.stdout!.on('data', (s: string) => (out += s));
     node.child.stderr!.on('data', (s: string) => (out += s));
     try {
-      let url: string | undefined;
-      for (const end = Date.now() + 60_000; url === undefined && Date.now() < end; await sleep(50))
-        url = /Timeseal listening on (http:\/\/\S+)/.exec(out)?.[1];
-      expect(url, out).toBeDefined();
+      const url = await vi.waitFor(
+        () => {
+          const url = /Timeseal listening on (http:\/\/\S+)/.exec(out)?.[1];
+          expect(url, out).toBeDefined();
+          return url!;
+        },
+        { timeout: 60_000, interval: 50 },
+      );
       // The day already in the bucket, in B's empty working copy.
-      for (const end = Date.now() + 30_000; !(await servedDays(url!)).includes(day(1)) && Date.now() < end;)
-        await sleep(200);
-      expect(await servedDays(url!)).toEqual([day(1)]);
+      await vi.waitFor(async () => expect(await servedDays(url)).toEqual([day(1)]), { timeout: 30_000, interval: 200 });
       // The JSON log is buffered and written at least every second (runtime/logger.ts): wait for the line.
       await expect.poll(() => out).toContain('schedule held by another node: this node skips its steps');
 
@@ -70,9 +72,10 @@ it(
       expect(second.code, second.stderr).toBe(0);
       const published = await storeDigest(bucket);
       const since = Date.now();
-      for (const end = since + 40_000; !(await servedDays(url!)).includes(day(2)) && Date.now() < end;)
-        await sleep(200);
-      expect(await servedDays(url!)).toEqual([day(1), day(2)]);
+      await vi.waitFor(async () => expect(await servedDays(url)).toEqual([day(1), day(2)]), {
+        timeout: 40_000,
+        interval: 200,
+      });
       // Within a few lease checks (every ttl/3 = 3 s) and the pull of one day.
       expect(Date.now() - since).toBeLessThan(25_000);
       await expect

@@ -10,6 +10,7 @@ import { openArchiveStore } from '../../pipeline/storage/open.ts';
 import { makeHashes, removeTempProjects, run, runJson, sleep, start } from '../cli/helpers.ts';
 import { cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
 import { day, importDay, project, s3Env, storeDigest, verifyUrl } from './publish-project.ts';
+import { until } from '../support/until.ts';
 
 const ceph = cephForSuite();
 afterAll(() => removeTempProjects());
@@ -37,10 +38,13 @@ it(
       });
       let stderr = '';
       build.child.stderr!.on('data', (s: string) => (stderr += s));
-      for (const end = Date.now() + 60_000; !stderr.includes(`test pause: ${pause}`);) {
-        if (Date.now() > end || build.child.exitCode !== null) throw new Error(`the build never paused:\n${stderr}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      const paused = () => {
+        if (build.child.exitCode !== null) throw new Error(`the build never paused:\n${stderr}`);
+        return stderr.includes(`test pause: ${pause}`);
+      };
+      await until(`the build to pause at ${pause}`, 60_000, paused).catch((err: Error) => {
+        throw new Error(`${err.message}:\n${stderr}`);
+      });
       build.child.kill('SIGKILL');
       expect((await build.exited).signal).toBe('SIGKILL');
     };

@@ -13,6 +13,7 @@ import { openArchiveStore } from '../../pipeline/storage/open.ts';
 import { makeHashes, removeTempProjects, runJson, sha256Hex, sleep, start } from '../cli/helpers.ts';
 import { cephClient, cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
 import { day, importDay, project, s3Env, verifyUrl } from './publish-project.ts';
+import { until } from '../support/until.ts';
 
 const ceph = cephForSuite();
 afterAll(() => removeTempProjects());
@@ -57,8 +58,13 @@ it(
     });
     let aErr = '';
     a.child.stderr!.on('data', (s: string) => (aErr += s));
-    for (const end = Date.now() + 60_000; !aErr.includes('test pause: mutable:0'); await sleep(50))
-      if (Date.now() > end || a.child.exitCode !== null) throw new Error(`writer A never paused:\n${aErr}`);
+    const aPaused = () => {
+      if (a.child.exitCode !== null) throw new Error(`writer A never paused:\n${aErr}`);
+      return aErr.includes('test pause: mutable:0');
+    };
+    await until('writer A to pause at mutable:0', 60_000, aPaused).catch((err: Error) => {
+      throw new Error(`${err.message}:\n${aErr}`);
+    });
     const paused = await snapshot();
     expect(paused.has(`${day(2)}.json`)).toBe(true);
 

@@ -11,11 +11,12 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { parseVkey, vkeyVerifier } from '../../core/cosignature.ts';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
-import { makeHashes, removeTempProjects, runAsync, runJson, sleep, start } from '../cli/helpers.ts';
+import { makeHashes, removeTempProjects, runAsync, runJson, start } from '../cli/helpers.ts';
 import { cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
 import { startTsa } from '../support/openssl-tsa.ts';
 import { startWitness } from '../support/witness.ts';
 import { day, folderDigest, importDay, project, s3Env, storeDigest, verifyUrl } from './publish-project.ts';
+import { until } from '../support/until.ts';
 
 const ceph = cephForSuite();
 afterAll(() => removeTempProjects());
@@ -135,8 +136,13 @@ it(
             (l) => l.msg === `scheduled ${step} done` || l.msg === `scheduled ${step} failed; the next run retries`,
           );
       try {
-        for (const end = Date.now() + 60_000; !(done('ledger build') && done('witness cosign')); await sleep(100))
-          if (Date.now() > end || node.child.exitCode !== null) throw new Error(`the schedule did not run:\n${log}`);
+        const ran = () => {
+          if (node.child.exitCode !== null) throw new Error(`the schedule did not run:\n${log}`);
+          return done('ledger build') !== undefined && done('witness cosign') !== undefined;
+        };
+        await until('the scheduled build and cosigning', 60_000, ran, 100).catch((err: Error) => {
+          throw new Error(`${err.message}:\n${log}`);
+        });
       } finally {
         node.child.kill('SIGTERM');
         await node.exited;

@@ -3,7 +3,7 @@
 // transactions, commits are flushed (fsync, synchronous_commit), and stop() really stops it.
 import fs from 'node:fs';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { postgresForSuite, startPostgres, type TestPostgres } from './postgres.ts';
 
 const other = postgresForSuite();
@@ -63,13 +63,14 @@ describe('startPostgres', () => {
     const secondRead = second.query('SELECT n FROM counter WHERE id = 1 FOR UPDATE');
     // The server itself reports the second transaction as waiting for the first one's lock.
     const observer = await connect();
-    let blockedBy: number[] = [];
-    for (let i = 0; i < 200 && blockedBy.length === 0; i++) {
-      blockedBy = (await observer.query('SELECT pg_blocking_pids($1) AS pids', [secondPid])).rows[0].pids as number[];
-      if (blockedBy.length === 0) await new Promise((r) => setTimeout(r, 25));
-    }
     const firstPid = (await first.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
-    expect(blockedBy).toEqual([firstPid]);
+    await vi.waitFor(
+      async () => {
+        const blockedBy = (await observer.query('SELECT pg_blocking_pids($1) AS pids', [secondPid])).rows[0].pids;
+        expect(blockedBy).toEqual([firstPid]);
+      },
+      { timeout: 5000, interval: 25 },
+    );
 
     await first.query('UPDATE counter SET n = n + 1 WHERE id = 1');
     await first.query('COMMIT');

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import pino, { type Logger } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase, type DB } from '../../../store/sqlite/db.ts';
 import { loadConfig } from '../../../runtime/config.ts';
 import { archiveAccess } from '../../../cli/archive-access.ts';
@@ -1334,11 +1334,14 @@ describe('outbox without SMTP', () => {
         payload: { username: 'outboxer', email: 'outboxer@example.org', password: 'long enough', agreeTerms: true },
       });
       expect(res.statusCode).toBe(201);
-      let files: string[] = [];
-      for (let i = 0; i < 100 && files.length === 0; i++) {
-        await new Promise((r) => setTimeout(r, 50));
-        files = fs.existsSync(ingest.outbox) ? fs.readdirSync(ingest.outbox) : [];
-      }
+      const files = await vi.waitFor(
+        () => {
+          const files = fs.existsSync(ingest.outbox) ? fs.readdirSync(ingest.outbox) : [];
+          expect(files, 'the outbox').not.toEqual([]);
+          return files;
+        },
+        { timeout: 5000, interval: 50 },
+      );
       const eml = fs
         .readFileSync(path.join(ingest.outbox, files[0]!), 'utf8')
         .replace(/=\r?\n/g, '')
