@@ -1,7 +1,7 @@
 // The installable client (client/), as a person gets it: `npm pack` of client/ (its prepack bundles core/ and
 // every dependency into dist/; run on a copy of client/), `npm install <tarball>` into an empty folder offline with the system's Node 20
 // and its npm, then the installed `timeseal-client` under Node 20 against a real `timeseal serve`:
-//   stamp a folder of 1,000 files (50 duplicates, a symbolic link, a dot-file) in at most 10 requests (one
+//   stamp a folder of 200 files (10 duplicates, a symbolic link, a dot-file) in at most 10 requests (one
 //   batch): each distinct hash is submitted once (the server's database says so), a proof file beside each
 //   file, the link and the dot-file left out; the server killed (SIGKILL) in the middle of a stamp run in
 //   batches, restarted: the re-run completes every file and sends no acknowledged hash again;
@@ -55,9 +55,13 @@ const others = new Set<SpawnedServer>();
 let serverUrl: string;
 let docs: string;
 const files: string[] = [];
-/** The folder's files and how many of them are copies of others. */
-const COUNT = 1000;
-const COPIES = 50;
+/**
+ * The folder's files and how many of them are copies of others. 200, not more: what is shown here holds for any
+ * folder that fits one batch, and each proof's upgrade and verify under Node 20 cost ~30-50 ms of CPU
+ * (bench/client.bench.ts measures 10,000 files).
+ */
+const COUNT = 200;
+const COPIES = 10;
 const distinct = COUNT - COPIES;
 let height = 0;
 const timings: Record<string, number> = {};
@@ -171,7 +175,7 @@ beforeAll(async () => {
   server = await startServer(project, { ...env, TIMESEAL_NOW: NOW });
   serverUrl = server.url;
 
-  // 1,000 files in two folders, 50 of them copies of others; a dot-file and a symbolic link beside them.
+  // COUNT files in two folders, COPIES of them copies of others; a dot-file and a symbolic link beside them.
   docs = path.join(tmp, 'docs');
   for (const sub of ['a', 'b/deeper']) fs.mkdirSync(path.join(docs, sub), { recursive: true });
   for (let i = 0; i < COUNT; i++) {
@@ -464,7 +468,7 @@ describe('the packed client, installed offline, under Node 20', () => {
     const out = lines(r);
     expect(out).toHaveLength(COUNT);
     expect(out.every((l) => l.state === 'complete' && l.stage === 'anchored')).toBe(true);
-    expect(esplora.requests).toHaveLength(2); // the block's hash by height, then its header: once for all 1,000
+    expect(esplora.requests).toHaveLength(2); // the block's hash by height, then its header: once for all the files
 
     const one = await client(['verify', 'docs/a/f0001.txt', '--network', 'regtest']);
     expect(one.code, one.stdout + one.stderr).toBe(0);
@@ -737,18 +741,22 @@ describe('the packed client, installed offline, under Node 20', () => {
   }, 60_000);
 
   test('one changed byte in a file: 1, naming it', async () => {
-    const changed = files[750]!;
+    // A file of the second folder, three quarters of the way through the list.
+    const index = (COUNT * 3) / 4;
+    const changed = files[index]!;
+    const name = `docs/b/deeper/f${String(index).padStart(4, '0')}.txt`;
+    expect(path.relative(tmp, changed)).toBe(name);
     const bytes = fs.readFileSync(changed);
     bytes[0]! ^= 0x01;
     fs.writeFileSync(changed, bytes);
     const r = await client(['verify', 'docs', '--network', 'regtest', '--json']);
     expect(r.code).toBe(1);
     const bad = lines(r).filter((l) => l.state !== 'complete');
-    expect(bad.map((l) => l.file)).toEqual(['docs/b/deeper/f0750.txt']);
+    expect(bad.map((l) => l.file)).toEqual([name]);
     expect(bad[0].problems[0]).toMatch(/^document: the document's SHA-256 is [0-9a-f]{64}, but the proof is for/);
-    const human = await client(['verify', 'docs/b/deeper/f0750.txt', '--network', 'regtest']);
+    const human = await client(['verify', name, '--network', 'regtest']);
     expect(human.code).toBe(1);
-    expect(human.stdout).toMatch(/^docs\/b\/deeper\/f0750\.txt: INVALID: document: /);
+    expect(human.stdout.startsWith(`${name}: INVALID: document: `), human.stdout).toBe(true);
   }, 60_000);
 
   test('the library under Node 20: verify, info, hashing, an aborted stamp as a typed error; its types check', async () => {
