@@ -241,6 +241,7 @@ export async function publishLedgers(
           memoryBytes: ctx.config.buildMemoryMb * 2 ** 20,
         });
         try {
+          crashPoint('sorted', date);
           days.push(buildDay(ctx, state, head, date, day, statements, started));
         } finally {
           day.dispose();
@@ -399,9 +400,10 @@ function upkeepIndex(ctx: BuildContext, head: IndexHead, removable: (segment: Se
 }
 
 /**
- * Crash-safety tests only (test/cli/build-commit.test.ts): TIMESEAL_TEST_KILL_AT=<point>[@<date>] makes the build
- * kill itself with SIGKILL at that point of its write order (of that day's build), as a power cut or the OOM
- * killer would. Points: day-files (every file of the day written, before the barrier and days.json), days.json
+ * Crash-safety tests only (test/cli/build-commit.test.ts, build-external-sort.test.ts): TIMESEAL_TEST_KILL_AT=
+ * <point>[@<date>] makes the build kill itself with SIGKILL at that point of its write order (of that day's
+ * build), as a power cut or the OOM killer would. Points: sorted (the day's rows sorted, an external sort's
+ * files in .tmp/, nothing of the day written), day-files (every file of the day written, before the barrier and days.json), days.json
  * (right after the commit point), head (after the index head), checkpoint (after the latest checkpoint).
  */
 function crashPoint(point: string, date?: string): void {

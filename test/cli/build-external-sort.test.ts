@@ -4,7 +4,8 @@
 // of them again at an earlier time of the day beside 7,000 new ones; a second day of 15,000 that starts in the
 // first day's partial tile and bundle); one builds with TIMESEAL_BUILD_MEMORY_MB=1 (12,483 rows a run: four
 // runs, the repeats in a later run than their first rows, batches of 1,638 entries that cross every tile
-// boundary), the other with the default (in memory); every file of both archives is compared.
+// boundary), the other with the default (in memory); every file of both archives is compared. A build killed
+// (SIGKILL) right after its sort, its spill files in .tmp/, leaves the archive as it was, and the rerun finishes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
@@ -62,6 +63,27 @@ test('an external merge forced by a 1 MB budget writes the same archive as the i
   const ledger = fs.readFileSync(path.join(external, 'ledgers/2025-11-01.json'), 'utf8');
   expect(ledger).toContain(`["${first[1_000]}","2025-11-01T06:30:00.250Z"]`);
   expect(ledger).toContain(`["${first[0]}","2025-11-01T12:00:00.000Z"]`);
+});
+
+test('a build killed with its spill files on disk leaves the archive as it was; the rerun removes them and finishes', () => {
+  const dir = tempProject('external-sort-kill');
+  expect(run(dir, ['keys', 'init']).code).toBe(0);
+  importAt(dir, makeHashes('external-sort-kill', 15_000), '2025-11-01T12:00:00.000Z');
+  const reference = tempProject('external-sort-kill-reference');
+  fs.cpSync(dir, reference, { recursive: true });
+  const before = treeDigest(path.join(dir, 'ledgers'));
+  const env = { TIMESEAL_NOW: '2025-11-02T00:01:00.000Z', TIMESEAL_BUILD_MEMORY_MB: '1' };
+  const killed = run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_TEST_KILL_AT: 'sorted' } });
+  expect(killed.signal, killed.stderr).toBe('SIGKILL');
+  const spilled = fs.readdirSync(path.join(dir, 'ledgers/.tmp'));
+  expect(spilled.length).toBeGreaterThanOrEqual(2); // the merged hashes and times
+  const left = treeDigest(path.join(dir, 'ledgers'));
+  for (const name of spilled) left.delete(`.tmp/${name}`);
+  expect(treeDiff(before, left)).toEqual([]);
+  expect(build(dir, env.TIMESEAL_NOW, '1').spilledRuns).toBe(2);
+  expect(fs.readdirSync(path.join(dir, 'ledgers/.tmp'))).toEqual([]);
+  build(reference, env.TIMESEAL_NOW);
+  expect(treeDiff(treeDigest(path.join(reference, 'ledgers')), treeDigest(path.join(dir, 'ledgers')))).toEqual([]);
 });
 
 test('TIMESEAL_BUILD_MEMORY_MB that is not a whole number of megabytes is refused, naming it', () => {
