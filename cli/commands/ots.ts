@@ -4,7 +4,10 @@
 //            checked against block headers from BITCOIN_ESPLORA_URL / BITCOIN_RPC_URL; prints the block and
 //            its time. Its outcome: ok when one verifies and none fails, pending when none is in Bitcoin yet but
 //            a calendar has it (pending attestations) and none fails, failed otherwise;
-//   upgrade  asks the trusted calendars named in the proof for upgrades and rewrites the file (atomically).
+//   upgrade  asks the trusted calendars named in the proof for upgrades and rewrites the file (atomically);
+//   verify-receipt  the verdict on a COSE receipt's Bitcoin anchor (pipeline/anchor/receipt-anchor.ts): valid
+//            (exit 0), invalid (1), or unverifiable (2 while too early or fewer than 6 confirmations; 75 when no
+//            block header could be had).
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TimesealCommand } from '../command.ts';
@@ -23,7 +26,9 @@ import {
 import { checkBitcoinAttestations, collectUpgrades } from '../../pipeline/anchor/anchor.ts';
 import { loadAnchorConfig } from '../../pipeline/anchor/config.ts';
 import { headerSourceFor } from '../../pipeline/anchor/headers.ts';
+import { verifyReceiptAnchor } from '../../pipeline/anchor/receipt-anchor.ts';
 import { UsageError } from '../../runtime/config.ts';
+import { loadReceiptPublicKeys, loadRetiredReceiptKeys } from '../../runtime/receipt-keys.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
 
@@ -150,6 +155,70 @@ export function registerOts(program: TimesealCommand, ctx: () => Context): void 
       );
       if (ok) return 'ok';
       return checked.problems.length === 0 && checked.bitcoinCount === 0 && pending.length > 0 ? 'pending' : 'failed';
+    });
+
+  ots
+    .command('verify-receipt')
+    .description(
+      "the verdict on a COSE receipt's Bitcoin anchor: valid, invalid or unverifiable (6 confirmations needed)",
+    )
+    .argument('<file>', 'the .ots of the receipt’s root (GET /api/receipt-anchor/<hash>.ots)')
+    .requiredOption('--receipt <path>', 'the COSE receipt (.receipt.cose)')
+    .requiredOption(
+      '--entry <hex>',
+      'the 32-byte entry the receipt is for (the hash, or a statement’s entry), hexadecimal',
+    )
+    .option(
+      '--keys <dir>',
+      'the folder of receipt-es256.pem, receipt-mldsa65.pem and receipt-keys.retired (default: the keys folder)',
+    )
+    .option('--json', 'machine-readable output')
+    .act(async (file: string, opts: { receipt: string; entry: string; keys?: string; json?: boolean }) => {
+      if (!/^[0-9a-fA-F]{64}$/.test(opts.entry))
+        throw new UsageError(`--entry must be 64 hexadecimal digits: ${opts.entry}`);
+      const anchor = readProof(file);
+      let receipt: Uint8Array;
+      try {
+        receipt = new Uint8Array(fs.readFileSync(opts.receipt));
+      } catch (err) {
+        throw withContext(`reading ${opts.receipt}`, err);
+      }
+      const keysDir = opts.keys ?? ctx().config.keys;
+      const keys = [...loadReceiptPublicKeys(keysDir), ...loadRetiredReceiptKeys(keysDir)];
+      if (keys.length === 0)
+        throw new UsageError(`${keysDir} holds no receipt keys (receipt-es256.pem, receipt-mldsa65.pem)`);
+      const config = loadAnchorConfig(process.env, { stamping: false });
+      const headers = headerSourceFor(config.headerSource, config.bitcoinTimeoutMs);
+      const report = await verifyReceiptAnchor({
+        receipt,
+        entry: fromHex(opts.entry),
+        anchor,
+        keys,
+        headers,
+        network: config.network,
+      });
+      output(!!opts.json).result(
+        {
+          verdict: report.verdict,
+          reason: report.reason,
+          ...(report.receipt ? { root: report.receipt.root, day: report.receipt.sub } : {}),
+          ...(report.block
+            ? {
+                block: {
+                  height: report.block.height,
+                  time: report.block.time,
+                  block_hash: report.block.blockHash,
+                  confirmations: report.block.confirmations,
+                },
+              }
+            : {}),
+          header_source: headers.name,
+        },
+        () => [`${report.verdict}: ${report.reason}`],
+      );
+      if (report.verdict === 'valid') return 'ok';
+      if (report.verdict === 'invalid') return 'failed';
+      return report.sourceFailed ? 'temporary' : 'pending';
     });
 
   ots
