@@ -7,8 +7,11 @@
 // each with fresh hashes, BENCH_ROUNDS (3) rounds with the cases taking turns (their order rotates each round;
 // this machine's speed drifts from minute to minute), the median shown. Then the cost of the `already` check
 // on a large day: one batch of 1,000 fresh hashes on an empty day, then again after
-// BENCH_DAY_ROWS (200,000) rows of the same day are added. Every answer is checked (201 or 200 with 1,000
-// stored results) and afterwards the database must hold every acknowledged hash.
+// BENCH_DAY_ROWS (1,000,000) rows of the same day are added (in one statement). Every answer is checked (201 or
+// 200 with 1,000 stored results) and afterwards the database must hold every acknowledged hash. Last, on that
+// day and in this process, the event loop's longest block (perf_hooks monitorEventLoopDelay) while the store
+// checks one batch of 1,000 (Store.submissions.submittedOn) and while it stores it (enqueue): the server's own
+// two calls for a batch, each synchronous on SQLite.
 // Prints a Markdown section on stdout; progress on stderr.
 import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -16,11 +19,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { TIMESEAL } from './common.ts';
 import { stop, waitForUrl } from './load.ts';
+import { CHECK_PER_TURN } from '../ingest/routes/beta-batch.ts';
+import { openStore } from '../store/index.ts';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const DAY_ROWS = Number(process.env.BENCH_DAY_ROWS ?? 200_000);
+const DAY_ROWS = Number(process.env.BENCH_DAY_ROWS ?? 1_000_000);
 const N = 1_000;
 const IN_FLIGHT = 32;
 const log = (m: string) => process.stderr.write(`bench beta-batch: ${m}\n`);
@@ -42,8 +48,10 @@ try {
   };
   const keys = spawnSync(TIMESEAL, ['keys', 'init'], { cwd: dir, env, encoding: 'utf8' });
   if (keys.status !== 0) throw new Error(`keys init failed: ${keys.stderr}`);
-  const server = spawn(TIMESEAL, ['serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'ignore'] });
-  const url = await waitForUrl(server);
+  const serve = () => spawn(TIMESEAL, ['serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'ignore'] });
+  let server = serve();
+  process.on('exit', () => server.kill('SIGKILL'));
+  let url = await waitForUrl(server);
   const acknowledged: string[] = [];
 
   const single = async (hash: string): Promise<void> => {
@@ -124,20 +132,24 @@ try {
   const smallDay: number[] = [];
   for (let i = 0; i < 3; i++) smallDay.push(await timed(() => batch(fresh(N), false)));
   const emptyDay = median(smallDay);
+  // The rows go in while the server is stopped: one statement of a million rows holds SQLite's write lock for
+  // longer than the server's busy timeout (5 s), and its schedule's lease check would fail meanwhile.
+  await stop(server);
   log(`adding ${DAY_ROWS.toLocaleString('en-US')} rows to today`);
   const db = new Database(env.TIMESEAL_DB);
   db.pragma('busy_timeout = 5000');
   const today = new Date().toISOString();
-  const insert = db.prepare(
-    'INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source) VALUES (?, ?, ?, NULL, ?)',
-  );
-  db.transaction(() => {
-    for (let i = 0; i < DAY_ROWS; i++)
-      insert.run(crypto.randomBytes(32).toString('hex'), today, today.slice(0, 10), 'import');
-  })();
+  db.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+     INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source)
+     SELECT lower(hex(randomblob(32))), ?, ?, NULL, 'import' FROM n`,
+  ).run(DAY_ROWS, today, today.slice(0, 10));
   const dayRows = (
     db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(today.slice(0, 10)) as { n: number }
   ).n;
+  server = serve();
+  url = await waitForUrl(server);
+  for (let i = 0; i < 3; i++) await batch(fresh(N), false); // the new server's routes compiled
   const fullDay: number[] = [];
   for (let i = 0; i < 3; i++) fullDay.push(await timed(() => batch(fresh(N), false)));
   // And its effect on the others: single requests answered while a batch runs on that day.
@@ -159,6 +171,44 @@ try {
   const missing = acknowledged.filter((h) => !stored.has(h)).length;
   if (missing > 0) throw new Error(`${missing} acknowledged hashes are not in the database`);
 
+  // The event loop's longest block while the store checks and stores a batch of 1,000, on the full day.
+  log('the event loop during a batch, in this process');
+  const store = await openStore({ db: env.TIMESEAL_DB });
+  const longestBlock = async (work: () => Promise<unknown>): Promise<number> => {
+    const h = monitorEventLoopDelay({ resolution: 1 });
+    h.enable();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    await work();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    h.disable();
+    return h.max / 1e6;
+  };
+  const blocks = { check: [] as number[], slices: [] as number[], write: [] as number[] };
+  try {
+    for (let i = 0; i < 5; i++) {
+      const hashes = fresh(N);
+      const at = new Date();
+      const day = at.toISOString().slice(0, 10);
+      blocks.check.push(await longestBlock(() => store.submissions.submittedOn(day, hashes)));
+      // As the route asks: CHECK_PER_TURN hashes a query, a turn of the event loop between two.
+      blocks.slices.push(
+        await longestBlock(async () => {
+          for (let k = 0; k < N; k += CHECK_PER_TURN) {
+            await new Promise((resolve) => setImmediate(resolve));
+            await store.submissions.submittedOn(day, hashes.slice(k, k + CHECK_PER_TURN));
+          }
+        }),
+      );
+      blocks.write.push(
+        await longestBlock(() =>
+          store.submissions.enqueue(hashes.map((hash) => ({ hash, submittedAt: at, source: 'api_beta' as const }))),
+        ),
+      );
+    }
+  } finally {
+    await store.close();
+  }
+
   const ms = (x: number) => `${Math.round(x).toLocaleString('en-US')} ms`;
   const base = median(times.get(cases[0]!.name)!);
   const out = [
@@ -176,6 +226,11 @@ try {
     `A batch with 1,000 receipts answers ${(receiptBytes / 1024 / 1024).toFixed(1)} MB of JSON (uncompressed).`,
     '',
     `The \`already\` check (each hash's own rows, by the hash's index): one batch of 1,000 on a day of ${(dayRows - DAY_ROWS).toLocaleString('en-US')} rows ${ms(emptyDay)}; on a day of ${dayRows.toLocaleString('en-US')} rows ${ms(median(fullDay))} (${fullDay.map(ms).join(', ')}). Single requests sent while such a batch runs waited up to ${ms(Math.max(...during))} (median ${ms(median(during))}).`,
+    '',
+    `The event loop's longest block on that day (monitorEventLoopDelay, 1 ms resolution, this process, 5 batches of 1,000 fresh hashes): the "already" check in one query ${blocks.check.map(ms).join(', ')}, in queries of ${CHECK_PER_TURN} as the route asks ${blocks.slices.map(ms).join(', ')}; storing the batch (one transaction, synchronous=FULL) ${blocks.write.map(ms).join(', ')}. Load average at the end: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(', ')} on ${os.cpus().length} cores.`,
   ];
   process.stdout.write(`${out.join('\n')}\n`);
 } finally {

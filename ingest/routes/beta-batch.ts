@@ -14,8 +14,8 @@
 // are stored again because the ledger keeps a hash's earliest time of the day anyway (the extra row changes
 // nothing published), and so that the promise of the 200 never rests on another request's row, which may be
 // committed but not yet synced when it is read; their receipts then have a row at their genTime too.
-// `already` is what the store held just before this batch was stored (Store.submissions.submittedOn: one
-// query over the day's rows), not a lock: two batches racing with the same hash may both call it `accepted`.
+// `already` is what the store held just before this batch was stored (Store.submissions.submittedOn, asked
+// CHECK_PER_TURN hashes at a time), not a lock: two batches racing with the same hash may both call it `accepted`.
 //
 // Refusals, with nothing stored and nothing counted unless said: 400 for a body that is not this shape (no
 // list, an empty one, more than 1,000 entries, an entry that is not a string, an unknown field); 413 above
@@ -41,8 +41,18 @@ export const BATCH_MAX = 1_000;
  * pretty-printed with two-space indentation; 96 KiB leaves room for any common formatting, and nothing more.
  */
 export const BATCH_BODY_LIMIT = 96 * 1024;
-/** Receipts signed between two turns of the event loop, so that other requests are served meanwhile. */
-const RECEIPTS_PER_TURN = 50;
+/**
+ * Receipts signed between two turns of the event loop, so that other requests are served meanwhile. A receipt
+ * costs 0.3-0.65 ms (1,000 of them add ~650 ms to a batch at a load average of 22: docs/BENCHMARKS.md, "Beta
+ * API: one batch of 1,000 hashes"), so 10 hold the loop for 3-7 ms where 50 held it for 15-33 ms.
+ */
+const RECEIPTS_PER_TURN = 10;
+/**
+ * Hashes of one "already" query, a turn of the event loop between two: on SQLite each query runs on the server's
+ * thread (the longest blocks of a whole batch's query and of these slices: docs/BENCHMARKS.md, "Beta API: one
+ * batch of 1,000 hashes").
+ */
+export const CHECK_PER_TURN = 200;
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
@@ -287,7 +297,13 @@ export const betaBatchRoutes: TypedRoutes<Services> = async (app, s) => {
         capCount: rows.length,
         write: async (): Promise<Map<string, Date>> => {
           if (rows.length === 0) return new Map();
-          const already = await s.store.submissions.submittedOn(ledgerDate, [...first.keys()]);
+          const already = new Map<string, Date>();
+          const hashes = [...first.keys()];
+          for (let i = 0; i < hashes.length; i += CHECK_PER_TURN) {
+            if (i > 0) await nextTurn();
+            const found = await s.store.submissions.submittedOn(ledgerDate, hashes.slice(i, i + CHECK_PER_TURN));
+            for (const [hash, at] of found) already.set(hash, at);
+          }
           await s.store.submissions.enqueue(rows);
           return already;
         },
