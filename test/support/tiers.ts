@@ -27,7 +27,7 @@ export const SHARED_WORKERS = [
   'test/witness-policy-readers.test.ts',
   'test/storage/{folder,open}.test.ts',
   'test/verifier/checks.test.ts',
-  'test/site/{verified-search,build-output}.test.ts',
+  'test/site/{verified-search,build-output,ledgers-data}.test.ts',
   'test/anchor/{network,proof-route}.test.ts',
 ];
 

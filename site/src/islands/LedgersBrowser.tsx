@@ -14,141 +14,31 @@
 // words of lib/anchoring.ts. When the API cannot be read, the static archive's own days.json, ots_status.json
 // and block information are read instead, so the page works from any static copy of the archive.
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { anchoringNote, type PendingAnchor } from '../lib/anchoring.ts';
+import { anchoringNote } from '../lib/anchoring.ts';
 import { AnchoringNoteView } from './AnchoringNote.tsx';
 import { getJson } from '../lib/api.ts';
 import { confirmationLabel, confirmationsStrong, formatLedgerDate } from '../lib/format.ts';
+import {
+  addMonths,
+  DATE_RE,
+  DAY_MS,
+  heatMapOf,
+  monthBlockInfo,
+  monthOf,
+  monthPage,
+  MONTH_RE,
+  otsFileExists,
+  withBlockInfo,
+  yearCalendar,
+  type CalendarYear,
+  type LedgerItem,
+  type QuantumCheck,
+} from '../lib/ledgers.ts';
 import type { OtsStatusFile } from '../lib/status.ts';
-
-export interface LedgerItem {
-  date: string;
-  jsonUrl: string;
-  otsUrl: string;
-  otsStatus: 'verified' | 'pending';
-  signatureVerified: boolean;
-  entryCount?: number;
-  blockHeight?: number;
-  confirmations?: number;
-  quantumShield?: boolean;
-  dualSignature?: boolean;
-  /** From the block information's `pending` (beyond the spec): why the day is not confirmed yet; state
-   *  'not-stamped' means its `.json.ots` does not exist yet. */
-  anchoring?: PendingAnchor;
-  /** The ledger file's RFC 3161 tokens, checked by the server (GET /api/ledgers.php; beyond the spec). */
-  rfc3161?: { url: string; genTime: string; tsa: string }[];
-}
-interface LedgersPage {
-  ledgers: LedgerItem[];
-  otsStatus: OtsStatusFile | null;
-}
-interface CalendarDay {
-  date: string;
-  entryCount: number;
-  anchored: boolean;
-}
-interface CalendarYear {
-  year: string;
-  days: CalendarDay[];
-  first: string | null;
-  last: string | null;
-}
-type BlockInfo = {
-  ledgers?: Record<string, { block_height?: number; confirmations?: number }>;
-  pending?: Record<string, Partial<PendingAnchor>>;
-};
-
-/** Days a page asks for: a month at most. */
-const MONTH_DAYS = 31;
-const DAY_MS = 86_400_000;
-const MONTH_RE = /^\d{4}-(0[1-9]|1[0-2])$/;
-const DATE_RE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-/** core/archive.ts blockInfoMonthPath, written out here so that this page's chunk does not share core/archive.ts
- *  with the search (a chunk of its own would cost the home page one more request). */
-const monthBlockInfoUrl = (month: string): string => `/ledgers/block-info/${month}.json`;
 
 const MONTH_TITLE = new Intl.DateTimeFormat('en-US', { month: 'long', year: 'numeric', timeZone: 'UTC' });
 const MONTH_SHORT = new Intl.DateTimeFormat('en-US', { month: 'short', timeZone: 'UTC' });
 const monthTitle = (month: string): string => MONTH_TITLE.format(new Date(`${month}-01T00:00:00Z`));
-const monthOf = (date: string): string => date.slice(0, 7);
-function addMonths(month: string, n: number): string {
-  const [y, m] = month.split('-').map(Number) as [number, number];
-  return new Date(Date.UTC(y, m - 1 + n, 1)).toISOString().slice(0, 7);
-}
-const isoDate = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
-
-// The static archive, read only when the API cannot be (a mirror of /ledgers/ without the server).
-let archive: Promise<{ days: { date: string; entryCount: number }[]; ots: OtsStatusFile | null }> | null = null;
-function fromArchive() {
-  archive ??= Promise.all([
-    getJson<{ days: { date: string; entry_count?: number }[] }>('/ledgers/days.json'),
-    getJson<OtsStatusFile>('/ledgers/ots_status.json').catch(() => null),
-  ]).then(([days, ots]) => ({
-    days: days.days.map((d) => ({ date: d.date, entryCount: Number(d.entry_count ?? 0) })),
-    ots,
-  }));
-  archive.catch(() => (archive = null));
-  return archive;
-}
-const anchoredBy = (ots: OtsStatusFile | null, date: string): boolean =>
-  !!ots?.latest_ots_ok && ots.latest_ots_ok >= date;
-
-/** The days of `month` (newest first), or the newest days when `month` is null. */
-async function monthPage(month: string | null): Promise<LedgersPage> {
-  const before = month === null ? null : `${addMonths(month, 1)}-01`;
-  try {
-    return await getJson<LedgersPage>(`/api/ledgers.php?${before ? `before=${before}&` : ''}limit=${MONTH_DAYS}`);
-  } catch (err) {
-    console.warn('ledgers API unavailable, reading the archive', err);
-    const { days, ots } = await fromArchive();
-    const older = before === null ? days : days.filter((d) => d.date < before);
-    return {
-      otsStatus: ots,
-      ledgers: older
-        .slice(-MONTH_DAYS)
-        .reverse()
-        .map((d): LedgerItem => ({
-          date: d.date,
-          jsonUrl: `/ledgers/${d.date}.json`,
-          otsUrl: `/ledgers/${d.date}.json.ots`,
-          otsStatus: anchoredBy(ots, d.date) ? 'verified' : 'pending',
-          signatureVerified: false,
-          entryCount: d.entryCount,
-        })),
-    };
-  }
-}
-
-async function yearCalendar(year: string): Promise<CalendarYear> {
-  try {
-    return await getJson<CalendarYear>(`/api/ledgers-calendar.php?year=${year}`);
-  } catch {
-    const { days, ots } = await fromArchive();
-    return {
-      year,
-      days: days.filter((d) => d.date.startsWith(`${year}-`)).map((d) => ({ ...d, anchored: anchoredBy(ots, d.date) })),
-      first: days[0]?.date ?? null,
-      last: days.at(-1)?.date ?? null,
-    };
-  }
-}
-
-/** The month's block information; the whole block_info.json only when the archive has no month files. */
-async function monthBlockInfo(month: string): Promise<BlockInfo> {
-  try {
-    const res = await fetch(monthBlockInfoUrl(month), { credentials: 'include' });
-    if (res.ok) return (await res.json()) as BlockInfo;
-    if (res.status === 404) return await getJson<BlockInfo>('/ledgers/block_info.json');
-  } catch (err) {
-    console.warn('block information', err);
-  }
-  return {};
-}
-
-/** The day's OTS file exists once it is anchored or the calendars hold it (state pending / unverified);
- *  before that (not stamped, or not known) there is nothing to download. */
-function otsFileExists(item: LedgerItem): boolean {
-  return item.otsStatus === 'verified' || item.anchoring?.state === 'pending' || item.anchoring?.state === 'unverified';
-}
 
 function LedgerCard({
   item,
@@ -279,6 +169,8 @@ const LEVELS = [
   'bg-emerald-600 dark:bg-emerald-500',
   'bg-emerald-800 dark:bg-emerald-300',
 ];
+/** The ring of the highlighted day and of the shown month's days. */
+const RINGS = { highlight: 'ring-2 ring-sky-500', month: 'ring-1 ring-slate-500 dark:ring-slate-400', none: '' };
 
 /** One square a day of `calendar.year`: shade by entry count (log scale against the year's busiest day), a dot
  *  while a day awaits anchoring, empty without a ledger. One tab stop; the arrow keys move by day (up, down) and
@@ -294,12 +186,16 @@ function HeatMap({
   highlight: string | null;
   onOpen: (month: string, date: string | null) => void;
 }) {
-  const year = Number(calendar.year);
-  const start = Date.UTC(year, 0, 1);
-  const count = Math.round((Date.UTC(year + 1, 0, 1) - start) / DAY_MS);
-  const offset = new Date(start).getUTCDay();
-  const byDate = new Map(calendar.days.map((d) => [d.date, d]));
-  const busiest = Math.max(1, ...calendar.days.map((d) => d.entryCount));
+  const {
+    year,
+    start,
+    count,
+    weeks,
+    squares: days,
+    monthColumns,
+    total,
+    pending,
+  } = heatMapOf(calendar, month, highlight);
   const anchor = highlight !== null && highlight.startsWith(calendar.year) ? highlight : `${month}-01`;
   const [active, setActive] = useState(() =>
     Math.max(0, Math.round((Date.parse(`${anchor}T00:00:00Z`) - start) / DAY_MS)),
@@ -327,8 +223,6 @@ function HeatMap({
     else return;
     e.preventDefault();
   };
-  const total = calendar.days.reduce((n, d) => n + d.entryCount, 0);
-  const pending = calendar.days.filter((d) => !d.anchored).length;
   return (
     <section className="card mb-8" aria-labelledby="heatmap-title" data-testid="heatmap" data-year={calendar.year}>
       <div className="flex flex-wrap items-baseline justify-between gap-2">
@@ -347,24 +241,21 @@ function HeatMap({
           aria-label={`Ledgers of ${calendar.year}, one square a day; arrow keys move, Enter opens the day's month`}
           className="inline-grid gap-[3px]"
           style={{
-            gridTemplateColumns: `auto repeat(${Math.ceil((count + offset) / 7)}, 12px)`,
+            gridTemplateColumns: `auto repeat(${weeks}, 12px)`,
             gridTemplateRows: 'auto repeat(7, 12px)',
           }}
           onKeyDown={onKeyDown}
         >
-          {Array.from({ length: 12 }, (_, m) => {
-            const first = Math.round((Date.UTC(year, m, 1) - start) / DAY_MS);
-            return (
-              <span
-                key={`m${m}`}
-                aria-hidden="true"
-                className="muted text-[10px] leading-3"
-                style={{ gridRow: 1, gridColumn: `${Math.floor((first + offset) / 7) + 2} / span 3` }}
-              >
-                {MONTH_SHORT.format(new Date(Date.UTC(year, m, 1)))}
-              </span>
-            );
-          })}
+          {monthColumns.map((column, m) => (
+            <span
+              key={`m${m}`}
+              aria-hidden="true"
+              className="muted text-[10px] leading-3"
+              style={{ gridRow: 1, gridColumn: `${column} / span 3` }}
+            >
+              {MONTH_SHORT.format(new Date(Date.UTC(year, m, 1)))}
+            </span>
+          ))}
           {['Mon', 'Wed', 'Fri'].map((d, i) => (
             <span
               key={d}
@@ -375,21 +266,7 @@ function HeatMap({
               {d}
             </span>
           ))}
-          {Array.from({ length: count }, (_, i) => {
-            const date = isoDate(start + i * DAY_MS);
-            const day = byDate.get(date);
-            const level = day
-              ? 1 + Math.min(3, Math.floor((3 * Math.log1p(day.entryCount)) / Math.log1p(busiest) + 1e-9))
-              : 0;
-            const label = day
-              ? `${formatLedgerDate(date)}: ${day.entryCount.toLocaleString('en-US')} ${day.entryCount === 1 ? 'entry' : 'entries'}, ${day.anchored ? 'anchored in Bitcoin' : 'awaiting Bitcoin anchoring'}`
-              : `${formatLedgerDate(date)}: no ledger`;
-            const ring =
-              date === highlight
-                ? 'ring-2 ring-sky-500'
-                : date.startsWith(month)
-                  ? 'ring-1 ring-slate-500 dark:ring-slate-400'
-                  : '';
+          {days.map(({ date, day, level, label, ring, column, row }, i) => {
             return (
               <button
                 key={date}
@@ -405,8 +282,8 @@ function HeatMap({
                 data-date={date}
                 data-level={level}
                 data-anchored={day ? String(day.anchored) : undefined}
-                className={`relative h-3 w-3 rounded-sm ${LEVELS[level]} ${ring}`}
-                style={{ gridColumn: Math.floor((i + offset) / 7) + 2, gridRow: ((i + offset) % 7) + 2 }}
+                className={`relative h-3 w-3 rounded-sm ${LEVELS[level]} ${RINGS[ring ?? 'none']}`}
+                style={{ gridColumn: column, gridRow: row }}
                 onFocus={() => setActive(i)}
                 onClick={() => onOpen(monthOf(date), day ? date : null)}
               >
@@ -500,36 +377,13 @@ export default function LedgersBrowser() {
         monthBlockInfo(shown),
         Promise.all(
           items.map((l) =>
-            getJson<{ quantum_shield?: boolean; dual_signature?: boolean }>(
-              `/api/verify-quantum.php?date=${l.date}`,
-            ).catch(() => null),
+            getJson<NonNullable<QuantumCheck>>(`/api/verify-quantum.php?date=${l.date}`).catch(() => null),
           ),
         ),
       ]);
       if (n !== request.current) return;
       if (yearDays) setCalendar(yearDays);
-      setCards(
-        items.map((l, i) => {
-          const b = blocks.ledgers?.[l.date];
-          const q = quantum[i];
-          const p = blocks.pending?.[l.date];
-          return {
-            ...l,
-            ...(typeof p?.reason === 'string'
-              ? {
-                  anchoring: {
-                    reason: p.reason,
-                    ...(typeof p.state === 'string' ? { state: p.state } : {}),
-                    ...(typeof p.checked_at === 'string' ? { checked_at: p.checked_at } : {}),
-                  },
-                }
-              : {}),
-            ...(typeof b?.block_height === 'number' ? { blockHeight: b.block_height } : {}),
-            ...(typeof b?.confirmations === 'number' ? { confirmations: b.confirmations } : {}),
-            ...(q ? { quantumShield: !!q.quantum_shield, dualSignature: !!q.dual_signature } : {}),
-          };
-        }),
-      );
+      setCards(withBlockInfo(items, blocks, quantum));
       setComplete(true);
     } catch (err) {
       console.error('ledgers', err);
