@@ -200,8 +200,11 @@ async function serveMetrics(
   return server;
 }
 
-export async function serve(c: Context, options: { demo: boolean }): Promise<void> {
+export async function serve(command: Context, options: { demo: boolean }): Promise<void> {
   const logger = createLogger();
+  // The steps' progress lines ("2026-12-01: 5 hashes", "… submitting … to 4 calendars"), which a command prints on
+  // a terminal, are log records at debug here: on a terminal they fell between the log's lines, untimed.
+  const c: Context = { ...command, progress: (message) => logger.debug(message) };
   const ingest = loadIngestConfig(c.config);
   checkBeforeServing(c, logger);
   const proxyWarning = trustProxyWarning(c.config.host, ingest.trustProxy);
