@@ -100,7 +100,11 @@ describe('COSE receipts from a running timeseal serve', () => {
     }
     const missing = await get(`/.well-known/scitt-keys/${Buffer.alloc(32).toString('base64url')}`);
     expect(missing.res.status).toBe(404);
-    expect(JSON.parse(Buffer.from(missing.body).toString()).error).toMatch(/no receipt key has the kid/);
+    // SCRAPI -11 §2.2: an RFC 9290 Concise Problem Details body, read with @transmute/cose's CBOR.
+    expect(missing.res.headers.get('content-type')).toBe('application/concise-problem-details+cbor');
+    const problem = cbor.decode(missing.body) as Map<number, string>;
+    expect(problem.get(-1)).toBe('No such key');
+    expect(problem.get(-2)).toMatch(/^No key could be found for this kid value/);
   });
 
   test('@transmute/cose verifies the ES256 receipt of a beta-API hash and of a TSA token’s leaf, under the published key', async () => {
