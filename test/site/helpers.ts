@@ -8,6 +8,7 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
 import { timesealSync } from '../support/cli-host.ts';
+import { SITEMAP_PAGES } from '../../ingest/routes/crawlers.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
 export const SITE_DIR = path.join(ROOT, 'dist/site');
@@ -20,22 +21,9 @@ export const SCREENSHOTS = path.join(ROOT, 'test-results/screenshots');
 export const CAPTURE = process.env.TIMESEAL_SCREENSHOTS === '1';
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** Every public route this site owns (the account screens are tested in test/accounts/). */
-export const ROUTES = [
-  '/',
-  '/proof',
-  '/verify',
-  '/use-cases',
-  '/ledgers',
-  '/live',
-  '/pricing',
-  '/contact',
-  '/quantum-shield',
-  '/beta-api',
-  '/tsa-policy',
-  '/privacy',
-  '/terms',
-] as const;
+/** Every public route this site owns: the pages its sitemap lists (ingest/routes/crawlers.ts; the account screens
+ *  are tested in test/accounts/). */
+export const ROUTES: readonly string[] = SITEMAP_PAGES;
 
 /** Builds the site once if `make test` / `make build` has not (scripts/build.ts: Astro, then site/*\/build.ts). */
 export function ensureBuilt(): void {
