@@ -11,7 +11,7 @@ import { timesealSync } from '../../test/support/cli-host.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { storageFault, storageMessage } from '../errors.ts';
 import { sqliteFault } from '../../store/sqlite/errors.ts';
 import { StorageUnavailableError } from '../../store/store.ts';
@@ -271,8 +271,7 @@ describe.skipIf(!root)('timeseal serve on a full disk (a real 1 MiB tmpfs)', () 
         }
 
         // The log is written at least every second.
-        for (let i = 0; i < 50 && !/storage writable again/.test(stderr); i++)
-          await new Promise((r) => setTimeout(r, 100));
+        await vi.waitFor(() => expect(stderr).toMatch(/storage writable again/), { timeout: 5000, interval: 100 });
         const records = stderr
           .trim()
           .split('\n')

@@ -60,8 +60,7 @@ async function publishAnotherDay(f: Fixture, count: number): Promise<string[]> {
 }
 
 async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(condition()).toBe(true);
+  await vi.waitFor(() => expect(condition()).toBe(true), { timeout: 5000, interval: 10 });
 }
 
 describe('index-sha256.json while it is being made', () => {

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { isCommitted } from '../../ingest/published-archive.ts';
 import {
   makeHashes,
@@ -14,7 +14,6 @@ import {
   removeTempProjects,
   run,
   runJson,
-  sleep,
   tempProject,
   treeDiff,
   treeDigest,
@@ -99,13 +98,15 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
       let err = '';
       server.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
       server.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
-      for (let waited = 0; !held.includes('held') && waited < 30_000; waited += 20) await sleep(20);
-      let url: string | undefined;
-      for (let waited = 0; url === undefined && waited < 60_000; waited += 50) {
-        url = /Timeseal listening on (http:\/\/\S+)/.exec(out)?.[1];
-        if (url === undefined) await sleep(50);
-      }
-      expect(url, `serve did not start: ${out}${err}`).toBeDefined();
+      await vi.waitFor(() => expect(held).toContain('held'), { timeout: 30_000, interval: 20 });
+      const url = await vi.waitFor(
+        () => {
+          const url = /Timeseal listening on (http:\/\/\S+)/.exec(out)?.[1];
+          expect(url, `serve did not start: ${out}${err}`).toBeDefined();
+          return url!;
+        },
+        { timeout: 60_000, interval: 50 },
+      );
       const answers = new Map<string, { status: number; body: Buffer }>();
       for (const p of paths) {
         const res = await fetch(`${url}${p}`);

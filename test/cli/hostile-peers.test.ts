@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ed25519PublicKey, encodeVkey, NOTE_TYPE_ED25519_COSIGNATURE } from '../../core/cosignature.ts';
 import { fromHex } from '../../core/encoding.ts';
 import { grantedResponse, randomSerial, receiptRequest, tstInfo, type TsaIdentity } from '../../core/tsa-authority.ts';
@@ -236,16 +236,20 @@ describe('outgoing requests to hostile peers', () => {
       server.child.stderr!.on('data', (s: string) => (stderr += s));
       const pid = server.child.pid!;
       try {
-        let base: string | undefined;
-        for (let waited = 0; base === undefined && waited < 30_000; waited += 100) {
-          base = /Timeseal listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-          if (base === undefined) await sleep(100);
-        }
-        expect(base, stderr).toBeDefined();
+        const base = await vi.waitFor(
+          () => {
+            const base = /Timeseal listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+            expect(base, stderr).toBeDefined();
+            return base!;
+          },
+          { timeout: 30_000, interval: 100 },
+        );
         // The catch-up runs the schedule's steps at once: wait for the TSA request, then ask the API every 250 ms
         // until the step is done (and at least the TSA deadline long), each answer within 2 s.
-        for (let waited = 0; peer.requests === requests && waited < 60_000; waited += 50) await sleep(50);
-        expect(peer.requests, stderr).toBeGreaterThan(requests);
+        await vi.waitFor(() => expect(peer.requests, stderr).toBeGreaterThan(requests), {
+          timeout: 60_000,
+          interval: 50,
+        });
         const asked = Date.now();
         const latencies: number[] = [];
         let peak = 0;

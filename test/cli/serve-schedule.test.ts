@@ -3,8 +3,8 @@
 // publishes that day on its own (catch-up) and its log has the command's JSON result.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, expect, test } from 'vitest';
-import { makeHashes, removeTempProjects, run, sleep, start, tempProject } from './helpers.ts';
+import { afterAll, expect, test, vi } from 'vitest';
+import { makeHashes, removeTempProjects, run, start, tempProject } from './helpers.ts';
 
 afterAll(removeTempProjects);
 
@@ -26,8 +26,13 @@ test('the schedule publishes a finished day at start and logs what the build did
   });
   try {
     const days = path.join(dir, 'ledgers', 'days.json');
-    for (let waited = 0; !fs.existsSync(days) && waited < 60_000; waited += 200) await sleep(200);
-    expect(JSON.parse(fs.readFileSync(days, 'utf8')).days).toMatchObject([{ date: '2025-11-02', entry_count: 50 }]);
+    await vi.waitFor(
+      () => {
+        expect(fs.existsSync(days), 'ledgers/days.json').toBe(true);
+        expect(JSON.parse(fs.readFileSync(days, 'utf8')).days).toMatchObject([{ date: '2025-11-02', entry_count: 50 }]);
+      },
+      { timeout: 60_000, interval: 200 },
+    );
     expect(fs.existsSync(path.join(dir, 'ledgers', 'index/segments.json'))).toBe(true);
   } finally {
     server.child.kill('SIGTERM');

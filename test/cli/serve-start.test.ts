@@ -6,7 +6,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openDatabase } from '../../store/sqlite/db.ts';
 import { enqueue } from '../../store/sqlite/queue.ts';
 import { BIN, childEnv, projectEnv, removeTempDirs, startServer, tempDir } from '../../ingest/test/fixture.ts';
@@ -179,9 +179,7 @@ describe('timeseal serve on a read-only archive', () => {
       });
       expect(submitted.status).toBe(201);
       // The log is buffered (written at least every second).
-      for (let i = 0; i < 50 && !/the archive is read-only here/.test(stderr); i++)
-        await new Promise((r) => setTimeout(r, 100));
-      expect(stderr).toMatch(/the archive is read-only here/);
+      await vi.waitFor(() => expect(stderr).toMatch(/the archive is read-only here/), { timeout: 5000, interval: 100 });
     } finally {
       child.kill('SIGTERM');
       await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.on('exit', resolve)));
