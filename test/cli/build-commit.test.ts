@@ -19,6 +19,7 @@ import {
   treeDigest,
   writeHashFile,
 } from './helpers.ts';
+import { listeningUrl } from '../support/until.ts';
 
 afterAll(removeTempProjects);
 
@@ -99,13 +100,10 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
       server.stdout.setEncoding('utf8').on('data', (s: string) => (out += s));
       server.stderr.setEncoding('utf8').on('data', (s: string) => (err += s));
       await vi.waitFor(() => expect(held).toContain('held'), { timeout: 30_000, interval: 20 });
-      const url = await vi.waitFor(
-        () => {
-          const url = /Timeseal listening on (http:\/\/\S+)/.exec(out)?.[1];
-          expect(url, `serve did not start: ${out}${err}`).toBeDefined();
-          return url!;
-        },
-        { timeout: 60_000, interval: 50 },
+      const url = await listeningUrl(
+        () => out,
+        60_000,
+        () => `serve did not start: ${out}${err}`,
       );
       const answers = new Map<string, { status: number; body: Buffer }>();
       for (const p of paths) {

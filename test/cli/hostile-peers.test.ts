@@ -17,6 +17,7 @@ import { grantedResponse, randomSerial, receiptRequest, tstInfo, type TsaIdentit
 import { loadTsaKeys } from '../../runtime/keys.ts';
 import { HOSTILE_MODES, startHostilePeer, type HostileMode, type HostilePeer } from '../support/hostile-peer.ts';
 import { BIN, makeHashes, removeTempProjects, run, sleep, start, tempProject, type RunResult } from './helpers.ts';
+import { listeningUrl } from '../support/until.ts';
 
 // The commands' peak RSS on this code: 100–150 MB (serve: under 200 MB); on the code before pipeline/http.ts,
 // 390 MB (a gzip bomb cut off by the deadline while it inflated) to 1.7 GB (512 MiB answers).
@@ -236,13 +237,10 @@ describe('outgoing requests to hostile peers', () => {
       server.child.stderr!.on('data', (s: string) => (stderr += s));
       const pid = server.child.pid!;
       try {
-        const base = await vi.waitFor(
-          () => {
-            const base = /Timeseal listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-            expect(base, stderr).toBeDefined();
-            return base!;
-          },
-          { timeout: 30_000, interval: 100 },
+        const base = await listeningUrl(
+          () => stdout,
+          30_000,
+          () => stderr,
         );
         // The catch-up runs the schedule's steps at once: wait for the TSA request, then ask the API every 250 ms
         // until the step is done (and at least the TSA deadline long), each answer within 2 s.

@@ -10,6 +10,7 @@ import { openArchiveStore } from '../../pipeline/storage/open.ts';
 import { makeHashes, removeTempProjects, runJson, start } from '../cli/helpers.ts';
 import { cephForSuite } from '../support/ceph-rgw.ts';
 import { day, importDay, project, s3Env, storeDigest } from './publish-project.ts';
+import { listeningUrl } from '../support/until.ts';
 
 const ceph = cephForSuite();
 afterAll(() => removeTempProjects());
@@ -50,14 +51,7 @@ it(
     node.child.stdout!.on('data', (s: string) => (out += s));
     node.child.stderr!.on('data', (s: string) => (out += s));
     try {
-      const url = await vi.waitFor(
-        () => {
-          const url = /Timeseal listening on (http:\/\/\S+)/.exec(out)?.[1];
-          expect(url, out).toBeDefined();
-          return url!;
-        },
-        { timeout: 60_000, interval: 50 },
-      );
+      const url = await listeningUrl(() => out, 60_000);
       // The day already in the bucket, in B's empty working copy.
       await vi.waitFor(async () => expect(await servedDays(url)).toEqual([day(1)]), { timeout: 30_000, interval: 200 });
       // The JSON log is buffered and written at least every second (runtime/logger.ts): wait for the line.

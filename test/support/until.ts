@@ -32,3 +32,13 @@ export async function until<T>(
   if (failure !== undefined) throw failure;
   return value as T;
 }
+
+/** The address a `timeseal serve` prints on stdout (`Timeseal listening on URL`) once `stdout()` holds it; after
+ * `ms` ms the failure shows `log()` (what the server said). */
+export function listeningUrl(stdout: () => string, ms: number, log: () => string = stdout): Promise<string> {
+  return until('"Timeseal listening on …"', ms, () => /Timeseal listening on (http:\/\/\S+)/.exec(stdout())?.[1]).catch(
+    (err: Error) => {
+      throw new Error(`${err.message}:\n${log()}`);
+    },
+  );
+}
