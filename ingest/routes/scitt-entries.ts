@@ -83,7 +83,12 @@ export const scittEntryRoutes: TypedRoutes<Services> = async (app, s) => {
   const base = s.config.origin.replace(/\/+$/, '');
   const ownIss = s.config.logOrigin;
   const ownKeys = () => [...(s.publicKeys().receipt ?? []), ...(s.publicKeys().retiredReceipt ?? [])];
-  const policy = statementPolicy(loadIssuerKeys(s.ingest.scittIssuerKeys), ownIss, ownKeys());
+  // The operator's issuer keys are read now (a bad setting stops the start); the service's own receipt keys at
+  // the first statement: a server without keys yet (a test's app, a node before `timeseal keys init`) still
+  // starts and answers everything else.
+  const issuerKeys = loadIssuerKeys(s.ingest.scittIssuerKeys);
+  let policy: ReturnType<typeof statementPolicy> | undefined;
+  const policyInForce = () => (policy ??= statementPolicy(issuerKeys, ownIss, ownKeys()));
   const policyText = `${JSON.stringify(policyDocument(base, ownIss), null, 2)}\n`;
   const admit = submissionAdmission(s);
   const tsa = tsaAuthority(s);
@@ -187,7 +192,7 @@ export const scittEntryRoutes: TypedRoutes<Services> = async (app, s) => {
       const body = Buffer.isBuffer(request.body) ? new Uint8Array(request.body) : new Uint8Array();
       let statement;
       try {
-        statement = policy.check(body);
+        statement = policyInForce().check(body);
       } catch (err) {
         if (!(err instanceof StatementRefusal)) throw err;
         return sendProblem(reply, 400, err.title, `${err.detail}; nothing was stored`);
