@@ -140,7 +140,7 @@ export interface SubmissionStore {
   /**
    * Where a hash waits: for each date strictly after `lastPublished` ('' for all) on which it was submitted,
    * its earliest submission time there, dates ascending. Reads the hash's own rows only (an index of the
-   * hash's first 16 hexadecimal digits): its cost grows with the log of the table, not with the day.
+   * whole hash): its cost grows with the log of the table, not with the day or with rows that share digits.
    */
   queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>>;
   /**

@@ -195,6 +195,12 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE users ADD COLUMN replaced_verification_token TEXT;
   CREATE INDEX users_replaced_verification_token ON users (replaced_verification_token);
   `,
+  // 8: submissions found by the whole hash with the day and the time beside it, as SQLite's migration 13 (a
+  // submitter chooses its hashes, so migration 5's 16 digits could be shared by any number of rows).
+  `
+  DROP INDEX submissions_by_hash_prefix;
+  CREATE INDEX submissions_by_hash ON submissions (hash, ledger_date, submitted_at);
+  `,
 ];
 
 /** Applies the pending migrations (see the module comment); returns the versions it applied. */

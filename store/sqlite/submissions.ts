@@ -57,13 +57,13 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
       run(() => {
         const found = new Map<string, Date>();
         if (hashes.length === 0) return found;
-        // The hashes as one JSON parameter (no limit on bound variables); for each, its own rows by the hash's
-        // index (migration 10), never the day's other rows.
+        // The hashes as one JSON parameter (no limit on bound variables); for each, the first entry of its range
+        // for the day in the hash's index (migration 13): neither the day's other rows nor its repeats are read.
         const rows = sql(
-          'SELECT s.hash, MIN(s.submitted_at) AS at FROM json_each(?) AS j CROSS JOIN submissions AS s INDEXED BY submissions_by_hash_prefix ON substr(s.hash, 1, 16) = substr(j.value, 1, 16) AND s.hash = j.value WHERE s.ledger_date = ? GROUP BY s.hash',
+          `SELECT hash, at FROM (SELECT j.value AS hash, (SELECT MIN(s.submitted_at) FROM submissions AS s INDEXED BY submissions_by_hash WHERE s.hash = j.value AND s.ledger_date = @date) AS at FROM json_each(@hashes) AS j) WHERE at IS NOT NULL`,
         )
           .raw(true)
-          .all(JSON.stringify(hashes), date) as Array<[string, string]>;
+          .all({ hashes: JSON.stringify(hashes), date }) as Array<[string, string]>;
         for (const [hash, at] of rows) found.set(hash, new Date(at));
         return found;
       }),
