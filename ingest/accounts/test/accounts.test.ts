@@ -1317,6 +1317,7 @@ describe('outbox without SMTP', () => {
     const env = projectEnv(dir);
     const config = loadConfig({ ...env });
     const ingest = loadIngestConfig(config, env);
+    initKeys({ keys: config.keys, privateKeys: config.privateKeys });
     const db = openDatabase(config.db);
     const app = await buildApp({
       config,
