@@ -15,18 +15,7 @@ import { encodeBlockInfoMonth, NOT_YET_SUBMITTED } from '../../pipeline/anchor/s
 import { loadConfig } from '../../runtime/config.ts';
 import { loadSigningKeys } from '../../runtime/keys.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
-import {
-  capture,
-  CAPTURE,
-  createProject,
-  ensureBuilt,
-  launchBrowser,
-  removeProject,
-  settled,
-  startServer,
-  type Project,
-  type Server,
-} from './helpers.ts';
+import { capture, CAPTURE, openPage, settled, startSite, stopSite, type Project, type Server } from './helpers.ts';
 import type { QueueStats } from '../../ingest/routes/status.ts';
 
 const DATES = ['2025-11-05', '2025-11-06', '2025-11-07', '2025-11-08', '2025-11-09'];
@@ -46,9 +35,14 @@ let server: Server;
 let browser: Browser;
 
 beforeAll(async () => {
-  ensureBuilt();
-  project = createProject();
-  const config = loadConfig(project.env);
+  ({ project, server, browser } = await startSite({ now: NOW, prepare: (made) => writeArchive(made) }));
+}, 120_000);
+
+afterAll(() => stopSite({ browser, server, project }));
+
+/** The five published days, and the anchoring status the runs left: none anchored. */
+async function writeArchive(made: Project): Promise<void> {
+  const config = loadConfig(made.env);
   const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
   const store = openSqliteStore(config.db);
   await store.submissions.enqueue(
@@ -82,21 +76,10 @@ beforeAll(async () => {
     path.join(config.archive, OTS_STATUS_PATH),
     JSON.stringify({ latest_ots_ok: '', last_update: STATUS_WRITTEN, queue_size: DATES.length }),
   );
-  server = await startServer(project, { now: NOW });
-  browser = await launchBrowser();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (project) removeProject(project);
-});
-
-async function newPage(width = 1280, theme?: 'light' | 'dark'): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, baseURL: server.url });
-  if (theme) await context.addInitScript((t) => localStorage.setItem('theme', t), theme);
-  return { context, page: await context.newPage() };
 }
+
+const newPage = (width = 1280, theme?: 'light' | 'dark'): Promise<{ context: BrowserContext; page: Page }> =>
+  openPage(browser, server, { width, ...(theme ? { theme } : {}) });
 
 async function openLedgers(page: Page): Promise<void> {
   await page.goto('/ledgers?month=2025-11');

@@ -6,18 +6,7 @@
 import crypto from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  capture,
-  CAPTURE,
-  createProject,
-  ensureBuilt,
-  launchBrowser,
-  removeProject,
-  settled,
-  startServer,
-  type Project,
-  type Server,
-} from './helpers.ts';
+import { capture, CAPTURE, openPage, settled, startSite, stopSite, type Project, type Server } from './helpers.ts';
 
 const NOW = '2025-11-03T10:00:00.000Z';
 /** The product's words for the beta API's terms (docs/API.md; the free tier's card and the dashboard). */
@@ -28,26 +17,17 @@ let server: Server;
 let browser: Browser;
 
 beforeAll(async () => {
-  ensureBuilt();
-  project = createProject();
   // A limit of its own is for a development server only (TIMESEAL_ORIGIN on localhost; ingest/config.ts).
-  project.env.FREE_TIER_DAILY_LIMIT = '50';
-  project.env.TIMESEAL_ORIGIN = 'http://localhost';
-  server = await startServer(project, { now: NOW });
-  browser = await launchBrowser();
+  ({ project, server, browser } = await startSite({
+    now: NOW,
+    env: { FREE_TIER_DAILY_LIMIT: '50', TIMESEAL_ORIGIN: 'http://localhost' },
+  }));
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (project) removeProject(project);
-});
+afterAll(() => stopSite({ browser, server, project }));
 
-async function newPage(width = 1280, theme?: 'light' | 'dark'): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width, height: 900 }, baseURL: server.url });
-  if (theme) await context.addInitScript((t) => localStorage.setItem('theme', t), theme);
-  return { context, page: await context.newPage() };
-}
+const newPage = (width = 1280, theme?: 'light' | 'dark'): Promise<{ context: BrowserContext; page: Page }> =>
+  openPage(browser, server, { width, ...(theme ? { theme } : {}) });
 
 /** A new free account, logged in on `page`'s context, with `submitted` hashes sent from the site today. */
 async function freeUser(page: Page, name: string, submitted: number): Promise<void> {

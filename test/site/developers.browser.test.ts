@@ -7,13 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   capture,
   CAPTURE,
-  createProject,
-  ensureBuilt,
-  launchBrowser,
-  removeProject,
+  openPage,
   ROUTES,
   settled,
-  startServer,
+  startSite,
+  stopSite,
   type Project,
   type Server,
 } from './helpers.ts';
@@ -28,25 +26,13 @@ let server: Server;
 let browser: Browser;
 
 beforeAll(async () => {
-  ensureBuilt();
-  project = createProject();
-  server = await startServer(project, { demo: true, now: NOW });
-  browser = await launchBrowser();
+  ({ project, server, browser } = await startSite({ demo: true, now: NOW }));
 }, 120_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (project) removeProject(project);
-});
+afterAll(() => stopSite({ browser, server, project }));
 
 async function open(route: string, options: { width?: number; theme?: 'light' | 'dark' } = {}): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: { width: options.width ?? 1280, height: 900 },
-    baseURL: server.url,
-  });
-  if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
-  const page = await context.newPage();
+  const { page } = await openPage(browser, server, options);
   await page.goto(route);
   await settled(page);
   return page;

@@ -5,7 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
 import { timesealSync } from '../support/cli-host.ts';
 import { SITEMAP_PAGES } from '../../ingest/routes/crawlers.ts';
@@ -129,6 +129,68 @@ export async function startServer(project: Project, options: { now?: string; dem
 }
 
 export { launchChromium as launchBrowser };
+
+/** What a site test runs against: a project (keys, database, archive), its server, one Chromium. */
+export interface SiteUnderTest {
+  project: Project;
+  server: Server;
+  browser: Browser;
+}
+
+/** The built site (ensureBuilt), a new project with `env` added to its settings (`prepare` may write its data
+ *  first), its server at `now` (with `demo`, a demonstration ledger) and Chromium. What started is stopped again
+ *  when a later step fails. */
+export async function startSite(
+  options: {
+    keysNow?: string;
+    now?: string;
+    demo?: boolean;
+    env?: Record<string, string>;
+    prepare?: (project: Project) => Promise<void> | void;
+  } = {},
+): Promise<SiteUnderTest> {
+  ensureBuilt();
+  const project = createProject(options.keysNow === undefined ? {} : { keysNow: options.keysNow });
+  let server: Server | undefined;
+  try {
+    Object.assign(project.env, options.env);
+    await options.prepare?.(project);
+    server = await startServer(project, {
+      ...(options.now === undefined ? {} : { now: options.now }),
+      ...(options.demo ? { demo: true } : {}),
+    });
+    return { project, server, browser: await launchChromium() };
+  } catch (err) {
+    await stopSite({ project, ...(server ? { server } : {}) });
+    throw err;
+  }
+}
+
+/** Stops what startSite started, as far as it got. */
+export async function stopSite(site: Partial<SiteUnderTest>): Promise<void> {
+  await site.browser?.close();
+  await site.server?.stop();
+  if (site.project) removeProject(site.project);
+}
+
+/** A new browser context on `server`, `width` × 900 px, in `theme` when given, accepting downloads with
+ *  `downloads`, and its page, whose errors go to `errors` when given. */
+export async function openPage(
+  browser: Browser,
+  server: Server,
+  options: { width?: number; theme?: 'light' | 'dark'; downloads?: boolean; errors?: string[] } = {},
+): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: 900 },
+    baseURL: server.url,
+    ...(options.downloads ? { acceptDownloads: true } : {}),
+  });
+  if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
+  const page = await context.newPage();
+  const errors = options.errors;
+  if (errors) page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+  return { context, page };
+}
 
 export function sha256sum(file: string): string {
   const result = spawnSync('sha256sum', [file], { encoding: 'utf8' });

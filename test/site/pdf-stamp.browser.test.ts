@@ -21,12 +21,10 @@ import {
   capture,
   CAPTURE,
   cli,
-  createProject,
-  ensureBuilt,
-  launchBrowser,
+  openPage,
   pngProblems,
-  removeProject,
-  startServer,
+  startSite,
+  stopSite,
   type Project,
   type Server,
 } from './helpers.ts';
@@ -61,14 +59,7 @@ const stamped = { xrefStream: '', signed: '' };
 async function newPage(
   options: { theme?: 'light' | 'dark'; width?: number } = {},
 ): Promise<{ page: Page; sent: Sent[] }> {
-  const context = await browser.newContext({
-    viewport: { width: options.width ?? 1280, height: 900 },
-    baseURL: server.url,
-    acceptDownloads: true,
-  });
-  if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
-  const page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
+  const { page } = await openPage(browser, server, { ...options, downloads: true, errors: pageErrors });
   const sent: Sent[] = [];
   page.on('request', (r: Request) =>
     sent.push({
@@ -153,15 +144,14 @@ function expectOnlyDigestSent(sent: Sent[], input: string): void {
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-pdf-browser-'));
-  project = createProject({ keysNow: KEYS_NOW });
   // Each file's hash is also submitted by the drop zone: a free tier of its own (a development server's,
   // ingest/config.ts) keeps the daily limit out of the way.
-  project.env.FREE_TIER_DAILY_LIMIT = '100';
-  project.env.TIMESEAL_ORIGIN = 'http://localhost';
-  server = await startServer(project, { now: NOW });
-  browser = await launchBrowser();
+  ({ project, server, browser } = await startSite({
+    keysNow: KEYS_NOW,
+    now: NOW,
+    env: { FREE_TIER_DAILY_LIMIT: '100', TIMESEAL_ORIGIN: 'http://localhost' },
+  }));
 
   inputs.xrefStream = path.join(tmp, 'shared-mime-info-spec.pdf');
   fs.writeFileSync(inputs.xrefStream, fixture('shared-mime-info-spec.pdf'));
@@ -181,9 +171,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (project) removeProject(project);
+  await stopSite({ browser, server, project });
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 

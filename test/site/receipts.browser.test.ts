@@ -18,13 +18,11 @@ import {
   capture,
   CAPTURE,
   cli,
-  createProject,
-  ensureBuilt,
-  launchBrowser,
+  openPage,
   pngProblems,
-  removeProject,
   sha256sum,
-  startServer,
+  startSite,
+  stopSite,
   type Project,
   type Server,
 } from './helpers.ts';
@@ -52,19 +50,10 @@ const files = {
   sha512: { file: '', tsr: '' },
 };
 
-async function newPage(
+const newPage = (
   options: { theme?: 'light' | 'dark'; width?: number } = {},
-): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({
-    viewport: { width: options.width ?? 1280, height: 900 },
-    baseURL: server.url,
-    acceptDownloads: true,
-  });
-  if (options.theme) await context.addInitScript((t) => localStorage.setItem('theme', t), options.theme);
-  const page = await context.newPage();
-  page.on('pageerror', (e) => pageErrors.push(`${page.url()}: ${e.message}`));
-  return { context, page };
-}
+): Promise<{ context: BrowserContext; page: Page }> =>
+  openPage(browser, server, { ...options, downloads: true, errors: pageErrors });
 
 /** Waits until the island holding `selector` has hydrated (Astro removes `ssr` from <astro-island>). */
 async function hydrated(page: Page, selector: string): Promise<void> {
@@ -127,11 +116,8 @@ async function checkOnVerify(
 }
 
 beforeAll(async () => {
-  ensureBuilt();
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-receipts-'));
-  project = createProject({ keysNow: KEYS_NOW });
-  server = await startServer(project, { now: NOW });
-  browser = await launchBrowser();
+  ({ project, server, browser } = await startSite({ keysNow: KEYS_NOW, now: NOW }));
   for (const [name, content] of [
     ['kept', 'the kept promise'],
     ['broken', 'the broken promise'],
@@ -146,9 +132,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await server?.stop();
-  if (project) removeProject(project);
+  await stopSite({ browser, server, project });
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
