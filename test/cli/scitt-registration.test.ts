@@ -171,7 +171,7 @@ describe('SCITT registration (POST /entries) from a running timeseal serve', () 
     }
   });
 
-  test('a statement signed by @transmute/cose: 303 to its entry with Retry-After up to 00:01 UTC, and an RFC 3161 receipt for the entry at once', async () => {
+  test('a statement signed by @transmute/cose: 303 to its entry with Retry-After up to 00:01 UTC, an RFC 3161 receipt for the entry at once, and the statement kept through kill -9', async () => {
     const { res, body } = await post(statement);
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe(`https://${ORIGIN}/entries/${entry}`);
@@ -187,6 +187,10 @@ describe('SCITT registration (POST /entries) from a running timeseal serve', () 
       { cwd: dir, encoding: 'utf8' },
     );
     expect(verified).toMatch(/Verification: OK/);
+    // The statement was durable before the answer: the server killed with SIGKILL right after, a new one has it.
+    server!.child.kill('SIGKILL');
+    await server!.exited;
+    server = await startServer(dir, { ...env, TIMESEAL_NOW: `${DAY}T12:30:00.000Z` });
     // While the day is open: 302 Found to the same place, Retry-After.
     const status = await request(`/entries/${entry}`);
     expect(status.res.status).toBe(302);
