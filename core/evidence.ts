@@ -29,7 +29,7 @@ export const READERS: Record<EvidenceKind, Reader[]> = {
   ots: ['offline-page'],
   'tlog-proof': ['offline-page'],
   'timestamped-pdf': ['verify-page', 'offline-page', 'client', 'cli'],
-  'cose-receipt': ['offline-page'],
+  'cose-receipt': ['verify-page', 'offline-page', 'client', 'cli'],
 };
 
 /** How a person reaches each reader. */
@@ -47,6 +47,11 @@ const READER_FOR: Partial<Record<EvidenceKind, Partial<Record<Reader, string>>>>
     cli: '`timeseal receipt check --pdf FILE.pdf`',
   },
   receipt: { 'verify-page': "the Verify page's “Check a receipt” (/verify)" },
+  'cose-receipt': {
+    'verify-page': "the Verify page's “Check a receipt” (/verify)",
+    client: '`timeseal-client verify FILE.receipt.cose`',
+    cli: '`timeseal receipt check FILE.receipt.cose --file FILE`',
+  },
 };
 
 const readerName = (kind: EvidenceKind, r: Reader): string => READER_FOR[kind]?.[r] ?? READER_NAME[r];

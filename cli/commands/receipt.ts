@@ -4,9 +4,14 @@
 // the promise it carries: the ledger of its day holds its ledger hash (pipeline/receipt.ts). The outcome: ok when
 // kept, pending when its day is not published yet, failed when invalid or broken (its day is published without it).
 // `timeseal receipt check --pdf FILE.pdf` checks every document time-stamp of a PDF the same way (receipt-pdf.ts).
+// What the file given is comes from core/evidence.ts, the sniffer every reader uses: a timestamped PDF is checked
+// as with --pdf, a COSE receipt (.receipt.cose) with the published receipt keys (receipt-cose.ts), and a kind this
+// command does not check (a proof bundle, a client proof file, an .ots, a tlog-proof) gets one sentence naming
+// the readers that do (failed); anything else is read as a .tsr.
 import crypto from 'node:crypto';
 import type { TimesealCommand } from '../command.ts';
 import { toHex } from '../../core/encoding.ts';
+import { notCheckedHere, READERS, sniffEvidence } from '../../core/evidence.ts';
 import { checkReceipt, digestLength, type ReceiptFacts } from '../../core/receipt.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
@@ -27,7 +32,10 @@ export function registerReceipt(program: TimesealCommand, ctx: () => Context): v
     .description(
       'check a receipt (.tsr) for a file or digest, and whether the ledger of its day keeps its promise (exit 0 kept, 2 pending, 1 invalid or broken)',
     )
-    .argument('[receipt]', 'the receipt: a DER TimeStampResp (.tsr)')
+    .argument(
+      '[receipt]',
+      'the receipt: a DER TimeStampResp (.tsr), a COSE receipt (.receipt.cose) or a timestamped PDF',
+    )
     .option(
       '--pdf <file>',
       'check every document time-stamp of a timestamped PDF instead of a receipt (its ByteRanges, tokens and promises)',
@@ -53,10 +61,28 @@ export function registerReceipt(program: TimesealCommand, ctx: () => Context): v
         return checkPdf(opts.pdf, opts, ctx());
       }
       if (file === undefined) throw new UsageError('give the receipt (.tsr), or --pdf FILE.pdf');
+      const kind = sniffEvidence(readFile(file, 'receipt'), file);
+      if (kind === 'timestamped-pdf') {
+        if (opts.file !== undefined || opts.digest !== undefined)
+          throw new UsageError(
+            `${file} is a timestamped PDF: its time-stamps are inside it; give no --file or --digest`,
+          );
+        const { checkPdf } = await import('./receipt-pdf.ts');
+        return checkPdf(file, opts, ctx());
+      }
+      if (kind !== null && kind !== 'receipt' && !READERS[kind].includes('cli')) {
+        const reason = notCheckedHere(kind, 'cli');
+        output(!!opts.json).result({ state: 'not-checked', receipt: file, kind, reason }, () => [reason]);
+        return 'failed';
+      }
       if ((opts.file === undefined) === (opts.digest === undefined))
         throw new UsageError("give the receipt's file (--file F) or its digest (--digest HEX), one of them");
       if (opts.digest !== undefined && !/^[0-9a-fA-F]+$/.test(opts.digest))
         throw new UsageError(`--digest must be hexadecimal, got ${JSON.stringify(opts.digest)}`);
+      if (kind === 'cose-receipt') {
+        const { checkCoseReceipt } = await import('./receipt-cose.ts');
+        return checkCoseReceipt(file, opts, ctx());
+      }
       const c = ctx();
       const der = readFile(file, 'receipt');
       const { location, keysLocation, keysFrom, root, rootFrom, timeoutMs } = await tsaRootFor(opts, c);

@@ -5,6 +5,7 @@
 // good as that host, and the command says so (stderr, and `keys` in --json) so that a person can pin them.
 import fs from 'node:fs';
 import type { TimesealCommand } from '../command.ts';
+import type { ReceiptKeyEntry } from '../../core/cose-receipt.ts';
 import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts';
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
@@ -58,6 +59,23 @@ export async function loadKeys(location: string, timeoutMs: number) {
 }
 
 /** Where an archive's public keys are taken from: --keys, else <site>/keys/ for an archive URL, else the configured folder. */
+/** The COSE receipt keys published at `keysLocation` (docs/FORMAT.md §11): in use (both or neither) and retired. */
+export async function loadReceiptKeys(keysLocation: string, timeoutMs: number): Promise<ReceiptKeyEntry[]> {
+  const reader = readerFor(keysLocation, timeoutMs);
+  const [es256, mldsa, retired] = await Promise.all([
+    reader.read(PUBLIC_RECEIPT_ES256_PEM),
+    reader.read(PUBLIC_RECEIPT_MLDSA_PEM),
+    reader.read(RETIRED_RECEIPT_KEYS),
+  ]);
+  return [
+    ...receiptKeysFromPems(
+      es256 && fromUtf8(es256, PUBLIC_RECEIPT_ES256_PEM),
+      mldsa && fromUtf8(mldsa, PUBLIC_RECEIPT_MLDSA_PEM),
+    ),
+    ...(retired === undefined ? [] : parseRetiredReceiptKeys(fromUtf8(retired, RETIRED_RECEIPT_KEYS))),
+  ];
+}
+
 export function keysLocationFor(
   archive: string,
   keys: string | undefined,
@@ -104,24 +122,13 @@ export function registerVerify(program: TimesealCommand, ctx: () => Context): vo
         );
       const keys = await loadKeys(keysLocation, timeoutMs);
       const keysReader = readerFor(keysLocation, timeoutMs);
-      const [policy, retired, tsaCa, receiptEs256, receiptMldsa, retiredReceipt] = await Promise.all([
+      const [policy, retired, tsaCa, receiptKeys] = await Promise.all([
         keysReader.read(WITNESS_POLICY_FILE),
         keysReader.read(RETIRED_WITNESSES_FILE),
         keysReader.read(TSA_CA_FILE),
-        keysReader.read(PUBLIC_RECEIPT_ES256_PEM),
-        keysReader.read(PUBLIC_RECEIPT_MLDSA_PEM),
-        keysReader.read(RETIRED_RECEIPT_KEYS),
+        // The COSE receipt keys (docs/FORMAT.md §11), when published: both or neither.
+        loadReceiptKeys(keysLocation, timeoutMs),
       ]);
-      // The COSE receipt keys (docs/FORMAT.md §11), when published: both or neither.
-      const receiptKeys = [
-        ...receiptKeysFromPems(
-          receiptEs256 && fromUtf8(receiptEs256, PUBLIC_RECEIPT_ES256_PEM),
-          receiptMldsa && fromUtf8(receiptMldsa, PUBLIC_RECEIPT_MLDSA_PEM),
-        ),
-        ...(retiredReceipt === undefined
-          ? []
-          : parseRetiredReceiptKeys(fromUtf8(retiredReceipt, RETIRED_RECEIPT_KEYS))),
-      ];
       const store = isS3Archive(location) ? await openArchiveStoreToRead(location) : undefined;
       const reader = store
         ? archiveStoreReader(store.location, (rel) => store.read(rel))

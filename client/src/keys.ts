@@ -3,7 +3,8 @@ import { parseVkey, type Vkey } from '../../core/cosignature.ts';
 import type { PublicKeySet } from '../../core/day.ts';
 import { fromBase64 } from '../../core/encoding.ts';
 import { pemCertificates } from '../../core/rfc3161.ts';
-import { ecdsaPublicKeyFromPem, MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
+import { ALG_ES256, ALG_ML_DSA_65, type ReceiptPublicKey } from '../../core/cose-receipt.ts';
+import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem, MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../../core/witness-policy.ts';
 import { TimesealClientError } from './errors.ts';
 import type { KeyFiles } from './types.ts';
@@ -16,6 +17,8 @@ export interface LoadedKeys {
   /** DER certificates of the TSA root (receipts), empty when the server has none. */
   tsaRoots: Uint8Array[];
   policy: WitnessPolicy | null;
+  /** The COSE receipt keys (ES256, ML-DSA-65), empty when the server has none. */
+  receiptKeys: ReceiptPublicKey[];
 }
 
 /** Parses key files; a malformed key is an 'invalid' error naming the file. */
@@ -41,8 +44,19 @@ export function loadKeys(files: KeyFiles): LoadedKeys {
     files.tsaRootPem === undefined ? [] : named('timeseal-tsa-root.pem', () => pemCertificates(files.tsaRootPem!));
   const policy =
     files.witnessPolicy === undefined ? null : named('witnesses', () => readWitnessPolicy(files.witnessPolicy!));
+  const receiptKeys: ReceiptPublicKey[] = [];
+  if (files.receiptEs256Pem !== undefined)
+    receiptKeys.push({
+      alg: ALG_ES256,
+      publicKey: named('receipt-es256.pem', () => ecdsaPublicKeyFromPem(files.receiptEs256Pem!)),
+    });
+  if (files.receiptMldsa65Pem !== undefined)
+    receiptKeys.push({
+      alg: ALG_ML_DSA_65,
+      publicKey: named('receipt-mldsa65.pem', () => mldsaPublicKeyFromPem(files.receiptMldsa65Pem!)),
+    });
   const set: PublicKeySet = { ecdsa, mldsa };
   if (ed25519Vkey !== null) set.ed25519 = ed25519Vkey.publicKey;
   if (mldsa44Vkey !== null) set.mldsa44 = mldsa44Vkey.publicKey;
-  return { set, ed25519Vkey, mldsa44Vkey, tsaRoots, policy };
+  return { set, ed25519Vkey, mldsa44Vkey, tsaRoots, policy, receiptKeys };
 }

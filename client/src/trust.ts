@@ -77,6 +77,8 @@ export function keyFilesFrom(read: (name: string) => Uint8Array | undefined): Ke
     ['mldsa44Vkey', 'mldsa44.vkey'],
     ['tsaRootPem', 'timeseal-tsa-root.pem'],
     ['witnessPolicy', 'witnesses'],
+    ['receiptEs256Pem', 'receipt-es256.pem'],
+    ['receiptMldsa65Pem', 'receipt-mldsa65.pem'],
   ];
   for (const [field, name] of optional) {
     const t = text(name);
@@ -104,21 +106,24 @@ async function getKeyFile(
 
 /**
  * Fetches a server's public key files (/keys/…); the two log keys are required, the others optional. The
- * witness policy is left out with `witnessPolicy: false` (a server without witnesses answers 404 for it).
+ * witness policy is left out with `witnessPolicy: false` (a server without witnesses answers 404 for it), the
+ * receipt keys with `receiptKeys: false` (once pinned).
  */
 export async function fetchKeyFiles(
   server: string,
   http: HttpOptions = {},
-  { witnessPolicy = true }: { witnessPolicy?: boolean } = {},
+  { witnessPolicy = true, receiptKeys = true }: { witnessPolicy?: boolean; receiptKeys?: boolean } = {},
 ): Promise<KeyFiles> {
   const get = (name: string, required: boolean) => getKeyFile(server, name, required, http);
-  const [pub, dil, ed, ml, root, witnesses] = await Promise.all([
+  const [pub, dil, ed, ml, root, witnesses, receiptEs256, receiptMldsa65] = await Promise.all([
     get('public.pem', true),
     get('dilithium_public.key', true),
     get('ed25519.vkey', false),
     get('mldsa44.vkey', false),
     get('timeseal-tsa-root.pem', false),
     witnessPolicy ? get('witnesses', false) : undefined,
+    receiptKeys ? get('receipt-es256.pem', false) : undefined,
+    receiptKeys ? get('receipt-mldsa65.pem', false) : undefined,
   ]);
   const found = new Map<string, Uint8Array | undefined>([
     ['public.pem', pub],
@@ -127,6 +132,8 @@ export async function fetchKeyFiles(
     ['mldsa44.vkey', ml],
     ['timeseal-tsa-root.pem', root],
     ['witnesses', witnesses],
+    ['receipt-es256.pem', receiptEs256],
+    ['receipt-mldsa65.pem', receiptMldsa65],
   ]);
   const files = keyFilesFrom((name) => found.get(name));
   loadKeys(files); // malformed keys are refused before anything is pinned
@@ -157,6 +164,8 @@ export async function pinServer(
   const pinned = trust.servers[server];
   const served = await fetchKeyFiles(server, http, {
     witnessPolicy: pinned === undefined || pinned.keys.witnessPolicy !== undefined,
+    // Receipt keys are asked for until pinned; once pinned they are kept (a rotation keeps old receipts valid).
+    receiptKeys: pinned === undefined || pinned.keys.receiptEs256Pem === undefined,
   });
   if (pinned === undefined) {
     trust.servers[server] = {
@@ -212,6 +221,8 @@ function mergeKeys(server: string, pinned: PinnedServer, served: KeyFiles): stri
     ['ed25519Vkey', 'ed25519.vkey'],
     ['mldsa44Vkey', 'mldsa44.vkey'],
     ['tsaRootPem', 'timeseal-tsa-root.pem'],
+    ['receiptEs256Pem', 'receipt-es256.pem'],
+    ['receiptMldsa65Pem', 'receipt-mldsa65.pem'],
   ] as const) {
     if (pinned.keys[field] === undefined && served[field] !== undefined) {
       pinned.keys[field] = served[field];

@@ -62,6 +62,9 @@ export interface KeyFiles {
   tsaRootPem?: string;
   /** keys/witnesses: the witness policy (c2sp.org/tlog-policy), when the server has witnesses. */
   witnessPolicy?: string;
+  /** keys/receipt-es256.pem and keys/receipt-mldsa65.pem: the COSE receipt keys (RFC 9942), when the server has them. */
+  receiptEs256Pem?: string;
+  receiptMldsa65Pem?: string;
 }
 
 export interface PinnedServer {
@@ -95,7 +98,16 @@ export interface TrustData {
 }
 
 export type LayerName =
-  'document' | 'keys' | 'receipt' | 'ledger' | 'log-signatures' | 'witnesses' | 'log-view' | 'rfc3161' | 'bitcoin';
+  | 'document'
+  | 'keys'
+  | 'receipt'
+  | 'ledger'
+  | 'log-signatures'
+  | 'witnesses'
+  | 'log-view'
+  | 'rfc3161'
+  | 'cose-receipt'
+  | 'bitcoin';
 export type LayerStatus = 'ok' | 'pending' | 'failed' | 'skipped';
 
 /** One layer of a verification: what was checked, its verdict, and the time it bounds the hash's existence by. */

@@ -10,6 +10,7 @@
 //   log-view     the checkpoint against the checkpoints this client saw before (one size, two roots: a fork),
 //                and the consistency proof the file carries to a later checkpoint;
 //   rfc3161      the day's RFC 3161 tokens of the ledger file, when the bundle carries them;
+//   cose-receipt the leaf's COSE receipts (RFC 9942) the bundle carries, with the pinned receipt keys (cose.ts);
 //   bitcoin      the per-hash .ots follows the path through the checkpoint root to the day's commitment, and
 //                each Bitcoin attestation's block header (kept in the file) has its proof of work and merkle root.
 // Complete (exit 0) when every layer checked; pending (2) when all that checked is valid and something is still to
@@ -22,6 +23,7 @@ import type { ProofBundle, VerifiedProof } from '../../core/proof.ts';
 import { checkReceipt } from '../../core/receipt.ts';
 import { checkToken } from '../../core/rfc3161.ts';
 import { VerifyCache } from './cache.ts';
+import { coseReceiptLayers } from './cose.ts';
 import { readBundleOts } from './checks.ts';
 import { throwIfAborted } from './errors.ts';
 import { bundleOf } from './bundle.ts';
@@ -292,6 +294,14 @@ async function checkBundle(
       add({ layer: 'rfc3161', status: 'failed', checked: `token ${i + 1} over the ledger file: ${message(err)}` });
     }
   }
+
+  // The leaf's COSE receipts (RFC 9942), with the pinned receipt keys: for the bundle's hash, leaf and root.
+  for (const l of coseReceiptLayers(bundle.coseReceipts, bundle.hash, keys.receiptKeys, {
+    leafIndex: bundle.leafIndex,
+    treeSize: bundle.treeSize,
+    root: verified.root,
+  }))
+    add(l);
 
   if (bundle.ots === null) {
     add({

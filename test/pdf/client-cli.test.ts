@@ -8,7 +8,6 @@
 // kept after (exit 0: the leaf and its inclusion proof in the day's signed ledger); a flipped byte, another TSA
 // root and an unstamped PDF are invalid (exit 1); a signature added after the time-stamp is reported as bytes
 // it does not cover.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -16,9 +15,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { removeTempProjects, run, runJson, tempProject } from '../cli/helpers.ts';
 import { byteRangesOf, covered, fixture, gapToken, pdfbox, tool } from './tools.ts';
+import { clientFromSource } from '../support/client-source.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-const CLIENT = path.join(ROOT, 'client/src/cli/bin.ts');
 const DAY = '2025-11-02';
 const NOW = `${DAY}T12:00:00.250Z`;
 const NEXT = '2025-11-03T00:01:00.000Z';
@@ -28,17 +26,7 @@ let env: Record<string, string>;
 let server: SpawnedServer | undefined;
 let java: ReturnType<typeof pdfbox>;
 
-/** The client from source under the project's Node, with the test's trust store. */
-function client(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLIENT, ...args], {
-    cwd: dir,
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, HOME: dir, TIMESEAL_TRUST: path.join(dir, 'trust.json') },
-    timeout: 120_000,
-  });
-  if (r.error) throw r.error;
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const client = (args: string[]) => clientFromSource(dir, args);
 const clientJson = (args: string[]) => {
   const r = client([...args, '--json']);
   return { r, json: JSON.parse(r.stdout.trim().split('\n').at(-1)!) as Record<string, any> };

@@ -1,19 +1,37 @@
 // `timeseal-client verify`: files, folders, proof files or digests, checked offline layer by layer, a few at once,
-// reported in order.
+// reported in order. What a file given is comes from core/evidence.ts, the sniffer every reader uses: a proof file
+// (by its name or its content), a COSE receipt (`.receipt.cose`, checked with the pinned receipt keys of the log it
+// names, for its document beside it or --digest), a timestamped PDF (cli/pdf.ts), or a kind of evidence this
+// command does not check (an RFC 3161 receipt, a proof bundle, an .ots, a tlog-proof: one sentence naming the
+// readers that do); anything else is a document whose proof file is looked for.
 import fs from 'node:fs';
 import path from 'node:path';
+import { notCheckedHere, READERS } from '../../../core/evidence.ts';
+import { parseCoseSign1, receiptHeader } from '../../../core/cose-receipt.ts';
 import { VerifyCache } from '../cache.ts';
 import { EXIT_CODES, worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
+import { verifyCoseReceipt } from '../cose.ts';
+import { loadKeys } from '../keys.ts';
 import { TimesealClientError } from '../errors.ts';
 import { checkHash } from '../hash.ts';
 import { parseProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import { mapInOrder } from '../pool.ts';
 import { keyFilesFrom } from '../trust.ts';
-import type { KeyFiles, ProofFile, VerifyReport } from '../types.ts';
+import type { KeyFiles, ProofFile, TrustData, VerifyReport } from '../types.ts';
 import { outcomeOfState, verify } from '../verify.ts';
 import { loadTrust, networkOf, printer, saveTrust, shown, trustPath, type Common } from './common.ts';
 import { controller } from './exit.ts';
-import { digestProofPath, globToRegExp, hashFile, proofPathFor, readIfExists, walk, type Skipped } from './files.ts';
+import {
+  digestProofPath,
+  evidenceOf,
+  globToRegExp,
+  hashFile,
+  proofPathFor,
+  readIfExists,
+  RECEIPT_SUFFIX,
+  walk,
+  type Skipped,
+} from './files.ts';
 
 /** Files verified at once. */
 const VERIFY_CONCURRENCY = 8;
@@ -26,7 +44,7 @@ interface VerifyPair {
 }
 
 export async function runVerify(
-  paths: string[],
+  given: string[],
   opts: Common & { digest: string[]; proof?: string; keys?: string },
 ): Promise<Outcome> {
   const out = printer(!!opts.json);
@@ -39,12 +57,33 @@ export async function runVerify(
       `${file}: NOT FOUND: ${why}`,
     ]);
   };
-  const proofs = paths.filter((p) => p.endsWith(PROOF_SUFFIX));
-  const docs = paths.filter((p) => !p.endsWith(PROOF_SUFFIX));
-  for (const d of opts.digest) {
+  // What each file given is (core/evidence.ts): proof files by name or content, COSE receipts apart, kinds this
+  // command does not check said so.
+  const kinds = new Map(given.map((p) => [p, p.endsWith(PROOF_SUFFIX) ? ('client-proof' as const) : evidenceOf(p)]));
+  const coseReceipts = given.filter((p) => kinds.get(p) === 'cose-receipt');
+  for (const p of given) {
+    const kind = kinds.get(p);
+    if (kind == null || READERS[kind].includes('client')) continue;
+    outcomes.push('failed');
+    const reason = notCheckedHere(kind, 'client');
+    out.record({ file: p, kind, state: 'not-checked', exitCode: EXIT_CODES.failed, reason }, () => [
+      `${p}: NOT CHECKED: ${reason}`,
+    ]);
+  }
+  const paths = given.filter((p) => {
+    const kind = kinds.get(p);
+    return kind == null || kind === 'client-proof' || kind === 'timestamped-pdf';
+  });
+  const isProof = (p: string) => kinds.get(p) === 'client-proof';
+  // One COSE receipt and one --digest: the digest is the receipt's.
+  const receiptDigest = coseReceipts.length === 1 && opts.digest.length === 1 ? opts.digest[0] : undefined;
+  const digests = receiptDigest === undefined ? opts.digest : [];
+  const proofs = paths.filter(isProof);
+  const docs = paths.filter((p) => !isProof(p));
+  for (const d of digests) {
     const hash = checkHash(d, '--digest');
     const given =
-      opts.proof ?? (opts.digest.length === 1 && docs.length === 0 && proofs.length === 1 ? proofs[0] : undefined);
+      opts.proof ?? (digests.length === 1 && docs.length === 0 && proofs.length === 1 ? proofs[0] : undefined);
     pairs.push({
       display: hash,
       doc: null,
@@ -52,7 +91,7 @@ export async function runVerify(
       proofPath: given !== undefined ? path.resolve(given) : digestProofPath(hash, opts.outDir),
     });
   }
-  if (opts.digest.length === 0) {
+  if (digests.length === 0) {
     const pairedProof = opts.proof ?? (docs.length === 1 && proofs.length === 1 ? proofs[0] : undefined);
     if (pairedProof !== undefined) {
       if (docs.length !== 1)
@@ -61,7 +100,7 @@ export async function runVerify(
     } else {
       for (const p of paths) {
         const abs = path.resolve(p);
-        if (p.endsWith(PROOF_SUFFIX)) {
+        if (isProof(p)) {
           pairs.push({ display: p, doc: null, proofPath: abs });
           continue;
         }
@@ -75,7 +114,7 @@ export async function runVerify(
       }
     }
   }
-  if (pairs.length === 0 && outcomes.length === 0)
+  if (pairs.length === 0 && outcomes.length === 0 && coseReceipts.length === 0)
     throw new TimesealClientError('usage', 'nothing to verify: give files, folders, proof files or --digest HEX');
 
   const trustFile = trustPath(opts);
@@ -157,6 +196,11 @@ export async function runVerify(
       human: () => humanReport(display, report),
     };
   };
+  for (const receipt of coseReceipts) {
+    const o = await verifyCoseFile(receipt, receiptDigest, keys, trust);
+    outcomes.push(o.outcome);
+    out.record(o.record, o.human);
+  }
   // A few files at once, printed in order: reading a file and Web Crypto's checks wait on other threads.
   await mapInOrder(pairs, VERIFY_CONCURRENCY, verifyPair, (o) => {
     outcomes.push(o.outcome);
@@ -164,6 +208,56 @@ export async function runVerify(
   });
   saveTrust(trustFile, trust);
   return worstOutcome(outcomes);
+}
+
+/**
+ * A `.receipt.cose` alone: for its document beside it (`<name>.receipt.cose` → `<name>`) or the --digest given,
+ * with the receipt keys of --keys, else those pinned for the server whose log the receipt names (its `iss`).
+ */
+async function verifyCoseFile(
+  receiptPath: string,
+  digest: string | undefined,
+  keys: KeyFiles | undefined,
+  trust: TrustData,
+): Promise<{ outcome: Outcome; record: Record<string, unknown>; human: () => string[] }> {
+  const bytes = new Uint8Array(fs.readFileSync(receiptPath));
+  const doc = receiptPath.endsWith(RECEIPT_SUFFIX) ? receiptPath.slice(0, -RECEIPT_SUFFIX.length) : null;
+  let hash = digest === undefined ? undefined : checkHash(digest, '--digest');
+  let documentHash: string | undefined;
+  if (hash === undefined) {
+    if (doc === null || !fs.statSync(doc, { throwIfNoEntry: false })?.isFile()) {
+      const why = `the receipt's document ${doc === null ? '' : `${shown(doc)} `}is not there: give it beside the receipt, or --digest HEX`;
+      return {
+        outcome: 'not-found',
+        record: { file: receiptPath, state: 'not-found', exitCode: EXIT_CODES['not-found'], error: why },
+        human: () => [`${receiptPath}: NOT FOUND: ${why}`],
+      };
+    }
+    hash = documentHash = await hashFile(doc, undefined, controller.signal);
+  }
+  let iss: string | null = null;
+  try {
+    iss = receiptHeader(parseCoseSign1(bytes, 'receipt'), 'receipt').iss;
+  } catch {
+    // A receipt that cannot be read is reported by its check below.
+  }
+  const pinned = Object.entries(trust.servers).find(([, s]) => iss !== null && s.origin === iss);
+  const files = keys ?? pinned?.[1].keys;
+  const report = verifyCoseReceipt(bytes, {
+    hash,
+    ...(documentHash === undefined ? {} : { documentHash }),
+    keys: files === undefined ? null : loadKeys(files).receiptKeys,
+    why:
+      files === undefined
+        ? `no server whose log is ${iss ?? 'the one this receipt names'} is pinned in the trust store: run stamp or upgrade online once (it pins its keys), or give the keys folder (--keys DIR)`
+        : `no receipt keys (receipt-es256.pem, receipt-mldsa65.pem) ${keys !== undefined ? 'in the keys given' : `are pinned for ${pinned![0]}`}`,
+  });
+  const display = doc !== null && documentHash !== undefined ? shown(doc) : receiptPath;
+  return {
+    outcome: outcomeOfState(report.state),
+    record: { file: display, receipt: shown(receiptPath), ...report },
+    human: () => humanReport(display, report),
+  };
 }
 
 function humanReport(name: string, r: VerifyReport): string[] {

@@ -7,34 +7,11 @@ import { useState } from 'react';
 import { notCheckedHere, sniffEvidence } from '../../../core/evidence.ts';
 import type { PdfStampResult, PdfVerifyReport } from '../lib/pdf-verify.ts';
 import { syncServerClock } from '../lib/server-clock.ts';
-import { PromiseLine } from './ReceiptCheck.tsx';
+import { PromiseLine, promiseTone, ResultBox, RootNote, TONES, utc, type Tone } from './CheckVerdict.tsx';
 import { Row } from './SearchResultPanel.tsx';
 
-const ROOT_URL = '/keys/timeseal-tsa-root.pem';
-
-/** "2025-11-03 10:00:00.123 UTC" */
-const utc = (iso: string) => iso.replace('T', ' ').replace('Z', ' UTC');
-
-const TONES = {
-  good: 'border-emerald-300 bg-emerald-50/60 dark:border-emerald-800 dark:bg-emerald-950/40',
-  wait: 'border-sky-300 bg-sky-50 dark:border-sky-800 dark:bg-sky-950/40',
-  bad: 'border-red-300 bg-red-50 dark:border-red-800 dark:bg-red-950/40',
-  warn: 'border-amber-300 bg-amber-50 dark:border-amber-700 dark:bg-amber-950/50',
-};
-
-function toneOf(s: PdfStampResult): keyof typeof TONES {
-  if (s.state === 'invalid') return 'bad';
-  switch (s.promise?.state) {
-    case undefined:
-    case 'kept':
-      return 'good';
-    case 'pending':
-      return 'wait';
-    case 'broken':
-      return 'bad';
-    default:
-      return 'warn';
-  }
+function toneOf(s: PdfStampResult): Tone {
+  return s.state === 'invalid' ? 'bad' : promiseTone(s.promise);
 }
 
 function StampResult({ stamp, rootChecked }: { stamp: PdfStampResult; rootChecked: boolean }) {
@@ -68,17 +45,7 @@ function StampResult({ stamp, rootChecked }: { stamp: PdfStampResult; rootChecke
             <span className="break-normal">{stamp.tsa}</span>
             {stamp.state === 'valid' && (
               <span className="muted block text-xs break-normal">
-                {rootChecked ? (
-                  <>
-                    Signature and chain ({stamp.chain.join(' → ')}) verified up to the{' '}
-                    <a className="link" href={ROOT_URL} download>
-                      Timeseal TSA root
-                    </a>{' '}
-                    published by this site.
-                  </>
-                ) : (
-                  <>Not checked against a root: this site publishes no TSA root ({ROOT_URL}).</>
-                )}
+                <RootNote rootChecked={rootChecked} chain={stamp.chain} />
               </span>
             )}
           </Row>
@@ -100,14 +67,9 @@ function StampResult({ stamp, rootChecked }: { stamp: PdfStampResult; rootChecke
 function PdfResult({ report }: { report: PdfVerifyReport }) {
   if (report.kind === 'unreadable') {
     return (
-      <div
-        role="status"
-        className={`mt-4 rounded-lg border p-4 ${TONES.bad}`}
-        data-testid="pdf-check-result"
-        data-state="unreadable"
-      >
+      <ResultBox tone="bad" state="unreadable" testId="pdf-check-result">
         <p className="font-semibold">{report.reason}</p>
-      </div>
+      </ResultBox>
     );
   }
   const none = report.stamps.length === 0;

@@ -4,92 +4,30 @@
 // chain to the TSA root this site publishes, and its promise (kept, pending or broken) from the day's ledger.
 // Whether the day's publication is still ahead is judged by the server's clock (lib/server-clock.ts), not the
 // visitor's: a visitor's clock may be wrong, and a local server's may have been moved on purpose.
+// A COSE receipt (.receipt.cose, RFC 9942; docs/FORMAT.md §11) given here is checked by lib/cose-receipt-check.ts
+// with the receipt keys of /.well-known/scitt-keys, for the same file or hash.
 import { useRef, useState } from 'react';
 import { notCheckedHere, sniffEvidence } from '../../../core/evidence.ts';
 import { hashFile, HashCancelledError, type HashJob } from '../lib/file-hasher.ts';
+import type { CoseReceiptReport } from '../lib/cose-receipt-check.ts';
 import { formatLedgerDate } from '../lib/format.ts';
-import type { PromiseResult, ReceiptReport } from '../lib/receipt-check.ts';
-import { serverNow, syncServerClock } from '../lib/server-clock.ts';
+import type { ReceiptReport } from '../lib/receipt-check.ts';
+import { syncServerClock } from '../lib/server-clock.ts';
 import { normalizeHashInput } from '../lib/validation.ts';
+import { PromiseLine, promiseTone, ResultBox, RootNote, utc } from './CheckVerdict.tsx';
+
+const SCITT_KEYS_URL = '/.well-known/scitt-keys';
 import { Row } from './SearchResultPanel.tsx';
-
-const ROOT_URL = '/keys/timeseal-tsa-root.pem';
-
-/** "2025-11-03 10:00:00.123 UTC" */
-const utc = (iso: string) => iso.replace('T', ' ').replace('Z', ' UTC');
-
-const TONES = {
-  good: 'border-emerald-300 bg-emerald-50/60 dark:border-emerald-800 dark:bg-emerald-950/40',
-  wait: 'border-sky-300 bg-sky-50 dark:border-sky-800 dark:bg-sky-950/40',
-  bad: 'border-red-300 bg-red-50 dark:border-red-800 dark:bg-red-950/40',
-  warn: 'border-amber-300 bg-amber-50 dark:border-amber-700 dark:bg-amber-950/50',
-};
-
-function Box({ tone, state, children }: { tone: keyof typeof TONES; state: string; children: React.ReactNode }) {
-  return (
-    <div
-      role="status"
-      className={`mt-4 rounded-lg border p-4 ${TONES[tone]}`}
-      data-testid="receipt-result"
-      data-state={state}
-    >
-      {children}
-    </div>
-  );
-}
-
-/** The promise of a sound receipt, in one sentence (once the server's clock is known: syncServerClock). */
-export function PromiseLine({ promise }: { promise: PromiseResult }) {
-  const day = formatLedgerDate(promise.date);
-  switch (promise.state) {
-    case 'kept':
-      return (
-        <p data-testid="receipt-promise">
-          <span className="font-semibold">Promise kept:</span> the hash is leaf #
-          {promise.leafIndex.toLocaleString('en-US')} of the{' '}
-          <a className="link" href={promise.ledgerUrl!} download>
-            ledger of {day}
-          </a>
-          , recorded at {utc(promise.recordedAt)}. Your browser checked both of the ledger's signatures, ECDSA P-256 and
-          ML-DSA-65.
-        </p>
-      );
-    case 'pending': {
-      const due = Date.parse(promise.dueAt) > serverNow();
-      return (
-        <p data-testid="receipt-promise">
-          <span className="font-semibold">Pending:</span> the ledger of {day} {due ? 'will be' : 'was to be'} published
-          at 00:01 UTC on {formatLedgerDate(promise.dueAt.slice(0, 10))}
-          {due ? '; check again after that.' : ' and is not published yet; check again later.'}
-        </p>
-      );
-    }
-    case 'broken':
-      return (
-        <p data-testid="receipt-promise">
-          <span className="font-semibold">This receipt is evidence of a broken promise:</span>{' '}
-          {promise.reason.replace(/: the receipt is evidence of a broken promise$/, '')}.
-        </p>
-      );
-    case 'unverified':
-      return (
-        <p data-testid="receipt-promise">
-          <span className="font-semibold">No verdict yet:</span> the ledger of {day} is listed as published, but it
-          could not be verified: {promise.reason}.
-        </p>
-      );
-  }
-}
 
 function ReceiptResult({ report }: { report: ReceiptReport }) {
   if (report.kind === 'invalid') {
     return (
-      <Box tone="bad" state="invalid">
+      <ResultBox tone="bad" state="invalid" testId="receipt-result">
         <p className="font-semibold text-red-900 dark:text-red-200">This receipt is not valid: {report.reason}.</p>
         <p className="mt-1 text-sm text-red-900 dark:text-red-200">
           It proves nothing. A receipt is the .tsr file Timeseal gave when the hash was submitted, unchanged.
         </p>
-      </Box>
+      </ResultBox>
     );
   }
   const { facts } = report;
@@ -111,17 +49,7 @@ function ReceiptResult({ report }: { report: ReceiptReport }) {
         <Row label="Certificate chain">
           <span data-testid="receipt-chain">{facts.chain.join(' → ')}</span>
           <span className="muted block text-xs">
-            {report.rootChecked ? (
-              <>
-                Signature and chain verified up to the{' '}
-                <a className="link" href={ROOT_URL} download>
-                  Timeseal TSA root
-                </a>{' '}
-                published by this site.
-              </>
-            ) : (
-              <>Not checked against a root: this site publishes no TSA root ({ROOT_URL}).</>
-            )}
+            <RootNote rootChecked={report.rootChecked} />
           </span>
         </Row>
       )}
@@ -135,25 +63,17 @@ function ReceiptResult({ report }: { report: ReceiptReport }) {
   );
   if (report.kind === 'mismatch') {
     return (
-      <Box tone="bad" state="mismatch">
+      <ResultBox tone="bad" state="mismatch" testId="receipt-result">
         <p className="font-semibold text-red-900 dark:text-red-200">
           This receipt is not for this {report.comparedWith}: {report.reason}.
         </p>
         {details}
-      </Box>
+      </ResultBox>
     );
   }
   const { promise } = report;
-  const tone =
-    promise.state === 'kept'
-      ? 'good'
-      : promise.state === 'pending'
-        ? 'wait'
-        : promise.state === 'broken'
-          ? 'bad'
-          : 'warn';
   return (
-    <Box tone={tone} state={promise.state}>
+    <ResultBox tone={promiseTone(promise)} state={promise.state} testId="receipt-result">
       <p className="font-semibold">
         {report.comparedWith === 'file'
           ? 'A valid receipt for this file.'
@@ -165,7 +85,57 @@ function ReceiptResult({ report }: { report: ReceiptReport }) {
         <PromiseLine promise={promise} />
       </div>
       {details}
-    </Box>
+    </ResultBox>
+  );
+}
+
+function CoseReceiptResult({ report }: { report: CoseReceiptReport }) {
+  if (report.kind === 'needs-subject')
+    return (
+      <ResultBox tone="warn" state="needs-subject" testId="receipt-result">
+        <p className="font-semibold">
+          A COSE receipt proves that a hash is in the log, and names none: give its file or the file's hash to check it.
+        </p>
+      </ResultBox>
+    );
+  if (report.kind === 'invalid')
+    return (
+      <ResultBox tone="bad" state="invalid" testId="receipt-result">
+        <p className="font-semibold text-red-900 dark:text-red-200">
+          This COSE receipt is not valid for this {report.comparedWith}: {report.reason}.
+        </p>
+      </ResultBox>
+    );
+  const { facts } = report;
+  return (
+    <ResultBox tone="good" state="valid" testId="receipt-result">
+      <p className="font-semibold">A valid COSE receipt for this {report.comparedWith}.</p>
+      <p className="mt-2 text-sm">
+        Its inclusion proof leads from the hash to the root of the log's tree of{' '}
+        {facts.treeSize.toLocaleString('en-US')} leaves, and the receipt key's{' '}
+        {facts.alg === -7 ? 'ES256' : 'ML-DSA-65'} signature over that root verifies (RFC 9942).
+      </p>
+      <dl className="mt-2 divide-y divide-slate-200 dark:divide-slate-800">
+        <Row label="Log (iss)">{facts.iss}</Row>
+        <Row label="Day (sub)">{formatLedgerDate(facts.sub)}</Row>
+        <Row label="Leaf">
+          #{facts.leafIndex.toLocaleString('en-US')} of {facts.treeSize.toLocaleString('en-US')}
+        </Row>
+        <Row label="Root">
+          <span className="font-mono text-xs break-all">{facts.root}</span>
+        </Row>
+        <Row label="Receipt key (kid)">
+          <span className="font-mono text-xs break-all">{facts.kid}</span>{' '}
+          <span className="muted block text-xs">
+            From the{' '}
+            <a className="link" href={SCITT_KEYS_URL}>
+              receipt keys
+            </a>{' '}
+            published by this site.
+          </span>
+        </Row>
+      </dl>
+    </ResultBox>
   );
 }
 
@@ -177,6 +147,7 @@ export default function ReceiptCheck() {
   const [hash, setHash] = useState('');
   const [checking, setChecking] = useState(false);
   const [report, setReport] = useState<ReceiptReport | null>(null);
+  const [coseReport, setCoseReport] = useState<CoseReceiptReport | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
   /** Another kind of evidence given as the receipt: which reader checks it (core/evidence.ts). */
   const [otherKind, setOtherKind] = useState<string | null>(null);
@@ -189,6 +160,7 @@ export default function ReceiptCheck() {
     setFileHash(null);
     setHash('');
     setReport(null);
+    setCoseReport(null);
     setProgress({ loaded: 0, total: chosen.size });
     const current = hashFile(chosen, (loaded, total) => setProgress({ loaded, total }));
     job.current = current;
@@ -211,17 +183,23 @@ export default function ReceiptCheck() {
     if (!receipt) return;
     setChecking(true);
     setReport(null);
+    setCoseReport(null);
     setFailure(null);
     setOtherKind(null);
     try {
       const bytes = new Uint8Array(await receipt.arrayBuffer());
       const kind = sniffEvidence(bytes, receipt.name);
+      const subject = file ? { file, fileSha256: fileHash ?? undefined } : { hash };
+      if (kind === 'cose-receipt') {
+        const { checkCoseReceiptOnline } = await import('../lib/cose-receipt-check.ts');
+        setCoseReport(await checkCoseReceiptOnline(bytes, subject));
+        return;
+      }
       if (kind !== null && kind !== 'receipt') {
         setOtherKind(notCheckedHere(kind, null));
         return;
       }
       const { checkReceiptOnline } = await import('../lib/receipt-check.ts');
-      const subject = file ? { file, fileSha256: fileHash ?? undefined } : { hash };
       const [checked] = await Promise.all([checkReceiptOnline(bytes, subject), syncServerClock()]);
       setReport(checked);
     } catch (err) {
@@ -241,7 +219,7 @@ export default function ReceiptCheck() {
       <p className="muted mt-1 text-sm">
         A receipt (.tsr) is the RFC 3161 time-stamp token Timeseal gives for each submission. Give it with its file or
         the file's hash: your browser checks the token and its certificates, then whether the day's public ledger holds
-        the hash. See the{' '}
+        the hash. A COSE receipt (.receipt.cose) is checked here too, with the receipt keys this site publishes. See the{' '}
         <a className="link" href="/tsa-policy">
           time-stamp authority's policy
         </a>
@@ -255,11 +233,12 @@ export default function ReceiptCheck() {
             <input
               id="receipt-file"
               type="file"
-              accept=".tsr,application/timestamp-reply"
+              accept=".tsr,.cose,application/timestamp-reply,application/cose"
               className="sr-only"
               onChange={(e) => {
                 setReceipt(e.target.files?.[0] ?? null);
                 setReport(null);
+                setCoseReport(null);
                 e.target.value = '';
               }}
             />
@@ -315,6 +294,7 @@ export default function ReceiptCheck() {
               setFileHash(null);
               job.current?.cancel();
               setReport(null);
+              setCoseReport(null);
             }}
             placeholder="The file's hash, hexadecimal"
             spellCheck={false}
@@ -341,6 +321,7 @@ export default function ReceiptCheck() {
         </p>
       )}
       {report && <ReceiptResult report={report} />}
+      {coseReport && <CoseReceiptResult report={coseReport} />}
     </section>
   );
 }

@@ -81,7 +81,8 @@ export function publicationTime(date: string): string {
 }
 
 /** The digest the person gave, with the receipt's imprint algorithm; undefined when none was given. */
-async function subjectDigest(subject: ReceiptSubject, algorithm: string): Promise<Uint8Array | undefined> {
+/** The digest of the subject with `algorithm`: the file's (its SHA-256 as computed already), or the hash given. */
+export async function subjectDigest(subject: ReceiptSubject, algorithm: string): Promise<Uint8Array | undefined> {
   if (subject.file !== undefined) {
     if (algorithm === 'SHA-256' && subject.fileSha256 !== undefined) return fromHex(subject.fileSha256);
     return new Uint8Array(await crypto.subtle.digest(algorithm, await subject.file.arrayBuffer()));

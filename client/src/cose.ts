@@ -1,0 +1,79 @@
+// COSE receipts of inclusion (RFC 9942; the server's docs/FORMAT.md §11) checked offline with the pinned receipt
+// keys: the receipts a proof bundle carries (`cose_receipts`, timeseal-proof/4), and a `.receipt.cose` given alone
+// (what `upgrade` writes beside a proof file). The check is core/cose-receipt.ts verifyReceipt: the inclusion
+// proof from SHA-256(0x00 || hash) to a root, and the receipt key's ES256 or ML-DSA-65 signature over that root.
+import {
+  ALGORITHM_NAMES,
+  parseCoseSign1,
+  receiptHeader,
+  verifyReceipt,
+  type ReceiptPublicKey,
+} from '../../core/cose-receipt.ts';
+import { fromBase64, fromHex } from '../../core/encoding.ts';
+import { EXIT_CODES } from '../../core/exit-codes.ts';
+import type { LayerReport, VerifyReport } from './types.ts';
+
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+/** One layer per receipt, for `hash`; with `leaf` (a bundle's), the receipt must be for that leaf and root. */
+export function coseReceiptLayers(
+  receipts: Array<string | Uint8Array>,
+  hash: string,
+  keys: readonly ReceiptPublicKey[],
+  leaf?: { leafIndex: number; treeSize: number; root: string },
+): LayerReport[] {
+  return receipts.map((r, i) => {
+    const label = receipts.length > 1 ? `COSE receipt ${i + 1}: ` : '';
+    try {
+      const bytes = typeof r === 'string' ? fromBase64(r, 'cose_receipts') : r;
+      const alg = ALGORITHM_NAMES[receiptHeader(parseCoseSign1(bytes, 'receipt'), 'receipt').alg];
+      if (keys.length === 0)
+        return {
+          layer: 'cose-receipt',
+          status: 'skipped',
+          checked: `${label}${alg}: not checked: no receipt keys (receipt-es256.pem, receipt-mldsa65.pem) are pinned for this server`,
+        };
+      const v = verifyReceipt(bytes, fromHex(hash, 'hash'), keys);
+      if (leaf && (v.leafIndex !== leaf.leafIndex || v.treeSize !== leaf.treeSize || v.root !== leaf.root))
+        throw new Error(
+          `it is for leaf ${v.leafIndex} of a tree of ${v.treeSize} (root ${v.root}), the bundle for leaf ${leaf.leafIndex} of ${leaf.treeSize} (root ${leaf.root})`,
+        );
+      return {
+        layer: 'cose-receipt',
+        status: 'ok',
+        checked: `${label}${alg} receipt of ${v.iss} for ${v.sub}: the inclusion proof leads from the hash at leaf ${v.leafIndex} to the root ${v.root} of the tree of size ${v.treeSize}, signed by the receipt key (kid ${v.kid.slice(0, 16)}…)`,
+      };
+    } catch (err) {
+      return { layer: 'cose-receipt', status: 'failed', checked: `${label}${message(err)}` };
+    }
+  });
+}
+
+/**
+ * A `.receipt.cose` alone, for `hash` (the document's SHA-256, or a digest given): the document layer, then the
+ * receipt. `keys` null: none pinned for the log the receipt names (`why` says so).
+ */
+export function verifyCoseReceipt(
+  receipt: Uint8Array,
+  options: { hash: string; documentHash?: string; keys: readonly ReceiptPublicKey[] | null; why?: string },
+): VerifyReport {
+  const layers: LayerReport[] = [];
+  const hash = options.hash.toLowerCase();
+  if (options.documentHash !== undefined)
+    layers.push({ layer: 'document', status: 'ok', checked: `the document's SHA-256 is ${options.documentHash}` });
+  else
+    layers.push({ layer: 'document', status: 'skipped', checked: `no document given: checked for the hash ${hash}` });
+  if (options.keys === null || options.keys.length === 0)
+    layers.push({ layer: 'keys', status: 'failed', checked: options.why ?? 'no receipt keys are pinned' });
+  else layers.push(...coseReceiptLayers([receipt], hash, options.keys));
+  const failed = layers.filter((l) => l.status === 'failed');
+  const state = failed.length > 0 ? 'invalid' : 'complete';
+  return {
+    state,
+    exitCode: EXIT_CODES[state === 'complete' ? 'ok' : 'failed'],
+    hash,
+    layers,
+    existedNoLaterThan: null,
+    problems: failed.map((l) => `${l.layer}: ${l.checked}`),
+  };
+}

@@ -1,0 +1,316 @@
+// One proof, every reader: each kind of evidence Timeseal writes, valid and with one byte changed, given to each of
+// our four readers through its own entry point, and the verdict each gives held to one table (core/evidence.ts
+// READERS): a reader that checks the kind says valid for the valid file and invalid for the changed one; a reader
+// that does not check it says so in the one sentence of notCheckedHere, naming the readers that do — never "not
+// valid" for valid evidence. The readers:
+//   verify-page   the Verify page (/verify) in Chromium against the real server: its receipt card given the file
+//                 with its document (a timestamped PDF to its PDF card);
+//   offline-page  the offline verifier's checks (site/offline-verifier/src/checks.ts verifyInputs, as the page runs
+//                 them) given the file with the document, the day's files, the keys and the TSA root, as a person
+//                 drops them;
+//   client        `timeseal-client verify FILE --json`, from source, with the trust store `stamp` pinned;
+//   cli           `timeseal receipt check FILE --file DOC --json` on the project.
+// The evidence is made by the real parts: `timeseal-client stamp` (the receipt and the proof file, then `upgrade`
+// once the day is built: its bundle and the .receipt.cose beside it), `timeseal-client stamp --pdf`, `timeseal
+// proof` (bundle and tlog-proof) and the OpenTimestamps client's hello-world.txt.ots with its block's header.
+// A verdict here is valid (also "valid so far": a promise or an anchor still to come), invalid or not-checked.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import {
+  EVIDENCE_NAME,
+  notCheckedHere,
+  READERS,
+  sniffEvidence,
+  type EvidenceKind,
+  type Reader,
+} from '../core/evidence.ts';
+import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../core/sig.ts';
+import { pemCertificates } from '../core/rfc3161.ts';
+import { parseVkey } from '../core/cosignature.ts';
+import { verifyInputs, type VerifierInputs } from '../site/offline-verifier/src/checks.ts';
+import { classifyFile } from '../site/offline-verifier/src/inputs.ts';
+import { projectEnv, startServer, type SpawnedServer } from '../ingest/test/fixture.ts';
+import { removeTempProjects, run, tempProject } from './cli/helpers.ts';
+import { fixture } from './pdf/tools.ts';
+import { launchChromium } from './support/chromium.ts';
+import { clientFromSource } from './support/client-source.ts';
+import { freePort } from './support/servers.ts';
+import { ensureBuilt, SITE_DIR } from './site/helpers.ts';
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const OTS = path.join(ROOT, 'test/vectors/ots');
+const DAY = '2025-11-02';
+const NOW = `${DAY}T12:00:00.000Z`;
+const NEXT = '2025-11-03T00:01:00.000Z';
+const LATER = '2025-11-03T09:00:00.000Z';
+
+type Verdict = 'valid' | 'invalid' | 'not-checked';
+interface Evidence {
+  kind: EvidenceKind;
+  file: string;
+  /** The document it is for (the offline page, the Verify page, the CLI are given it); none for a PDF. */
+  document: string | null;
+  /** Where one byte is changed for the tampered copy. */
+  flipAt: (bytes: Buffer) => number;
+}
+
+let dir: string;
+let env: Record<string, string>;
+let server: SpawnedServer | undefined;
+let browser: Browser;
+const evidence: Evidence[] = [];
+
+const client = (args: string[]) => clientFromSource(dir, args);
+
+const stop = async () => {
+  if (server && server.child.exitCode === null && server.child.signalCode === null) {
+    server.child.kill('SIGTERM');
+    await server.exited;
+  }
+  server = undefined;
+};
+
+const at = (name: string) => path.join(dir, name);
+const sha256 = (file: string) => crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+/** The position of the first base64 character after `marker`'s `skip`th character on. */
+const after =
+  (marker: string, skip = 0) =>
+  (b: Buffer) => {
+    let i = b.indexOf(marker) + marker.length + skip;
+    while (!/[A-Za-z0-9+/]/.test(String.fromCharCode(b[i]!))) i++;
+    return i;
+  };
+
+beforeAll(async () => {
+  ensureBuilt();
+  dir = tempProject('readers');
+  // One port for the server before and after the day's build: the proof file names the server by its URL.
+  env = projectEnv(dir, { LOG_FORMAT: 'json', TIMESEAL_SITE: SITE_DIR, PORT: String(await freePort()) });
+  const init = run(dir, ['keys', 'init'], { env: { ...env, TIMESEAL_NOW: `${DAY}T00:00:00.000Z` } });
+  expect(init.code, init.stderr).toBe(0);
+  // Other leaves of the day, so that the proofs have paths.
+  const others = Array.from({ length: 5 }, (_, i) => crypto.createHash('sha256').update(`other ${i}`).digest('hex'));
+  expect(
+    run(dir, ['import', '-'], {
+      env: { ...env, TIMESEAL_NOW: `${DAY}T08:00:00.000Z` },
+      input: `${others.join('\n')}\n`,
+    }).code,
+  ).toBe(0);
+  fs.writeFileSync(at('doc.txt'), 'The document every reader is asked about.\n');
+  fs.writeFileSync(at('contract.pdf'), fixture('hello.pdf'));
+  server = await startServer(dir, { ...env, TIMESEAL_NOW: NOW });
+  for (const args of [
+    ['stamp', 'doc.txt', '--server', server.url],
+    ['stamp', '--pdf', 'contract.pdf', '--server', server.url],
+  ]) {
+    const r = client(args);
+    expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
+  }
+  await stop();
+  expect(run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } }).code).toBe(0);
+  server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
+  const upgraded = client(['upgrade', 'doc.txt']);
+  expect(upgraded.code, `${upgraded.stdout}${upgraded.stderr}`).toBe(2); // anchoring is still to come
+  const hash = sha256(at('doc.txt'));
+  const proofFile = JSON.parse(fs.readFileSync(at('doc.txt.timeseal.json'), 'utf8')) as { receipt: string };
+  fs.writeFileSync(at('doc.txt.tsr'), Buffer.from(proofFile.receipt, 'base64'));
+  const proof = run(dir, ['proof', hash, '--tlog-proof', at('doc.txt.tlog-proof')], {
+    env: { ...env, TIMESEAL_NOW: LATER },
+  });
+  expect(proof.code, proof.stderr).toBe(0);
+  fs.writeFileSync(at('proof.json'), proof.stdout);
+  fs.copyFileSync(path.join(OTS, 'opentimestamps-client/hello-world.txt'), at('hello-world.txt'));
+  fs.copyFileSync(path.join(OTS, 'opentimestamps-client/hello-world.txt.ots'), at('hello-world.txt.ots'));
+  const doc = at('doc.txt');
+  evidence.push(
+    { kind: 'proof-bundle', file: at('proof.json'), document: doc, flipAt: after('"inclusion_path": [', 6) },
+    // In the client proof file, a byte of its bundle's ES256 COSE receipt (its signature).
+    {
+      kind: 'client-proof',
+      file: at('doc.txt.timeseal.json'),
+      document: doc,
+      flipAt: after('"cose_receipts": [', 160),
+    },
+    { kind: 'receipt', file: at('doc.txt.tsr'), document: doc, flipAt: (b) => b.length - 10 },
+    { kind: 'ots', file: at('hello-world.txt.ots'), document: at('hello-world.txt'), flipAt: (b) => b.length >> 1 },
+    { kind: 'tlog-proof', file: at('doc.txt.tlog-proof'), document: doc, flipAt: after('\nindex ', 4) },
+    { kind: 'timestamped-pdf', file: at('contract.timestamped.pdf'), document: null, flipAt: () => 200 },
+    { kind: 'cose-receipt', file: at('doc.txt.receipt.cose'), document: doc, flipAt: (b) => b.length - 5 },
+  );
+  browser = await launchChromium();
+}, 240_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await stop();
+  removeTempProjects();
+});
+
+/** A copy of `e` with one byte changed, in its own folder beside a copy of its document. */
+function tampered(e: Evidence): Evidence {
+  const sub = fs.mkdtempSync(path.join(dir, 'tampered-'));
+  const bytes = fs.readFileSync(e.file);
+  const i = e.flipAt(bytes);
+  bytes[i] = bytes[i]! ^ 0x01;
+  const file = path.join(sub, path.basename(e.file));
+  fs.writeFileSync(file, bytes);
+  let document = e.document;
+  if (document !== null) {
+    document = path.join(sub, path.basename(document));
+    fs.copyFileSync(e.document!, document);
+  }
+  return { ...e, file, document };
+}
+
+// ---- the four readers ----
+
+/** The sentence a reader gave for a kind it does not check, kept to compare with notCheckedHere. */
+const sentences = new Map<string, string>();
+
+async function verifyPage(e: Evidence): Promise<Verdict> {
+  const page = await browser.newPage({ baseURL: server!.url });
+  try {
+    await page.goto('/verify');
+    const pdf = sniffEvidence(fs.readFileSync(e.file), e.file) === 'timestamped-pdf';
+    const input = pdf ? '#pdf-check-file' : '#receipt-file';
+    await page.locator(input).first().scrollIntoViewIfNeeded();
+    await page.waitForFunction((s) => {
+      const island = document.querySelector(s)?.closest('astro-island');
+      return !!island && !island.hasAttribute('ssr');
+    }, input);
+    await page.setInputFiles(input, e.file);
+    if (!pdf) {
+      await page.locator('[data-testid=receipt-name]').waitFor();
+      await page.setInputFiles('#receipt-target', e.document!);
+      await page.locator('[data-testid=receipt-target-hash]').waitFor();
+      await page.getByRole('button', { name: 'Check receipt' }).click();
+    }
+    const prefix = pdf ? 'pdf-check' : 'receipt';
+    const result = page.locator(`[data-testid=${prefix}-result], [data-testid=${prefix}-other-kind]`);
+    await result.first().waitFor({ timeout: 30_000 });
+    if ((await result.first().getAttribute('data-testid'))!.endsWith('other-kind')) {
+      sentences.set(`verify-page ${e.kind}`, (await result.first().innerText()).trim());
+      return 'not-checked';
+    }
+    const state = (await result.first().getAttribute('data-state'))!;
+    if (pdf) {
+      const stamps = await page
+        .locator('[data-testid=pdf-check-stamp]')
+        .evaluateAll((els) => els.map((el) => el.getAttribute('data-state')));
+      return state !== 'unreadable' && stamps.length > 0 && stamps.every((s) => s !== 'invalid' && s !== 'broken')
+        ? 'valid'
+        : 'invalid';
+    }
+    return ['kept', 'pending', 'valid'].includes(state) ? 'valid' : 'invalid';
+  } finally {
+    await page.close();
+  }
+}
+
+async function offlinePage(e: Evidence): Promise<Verdict> {
+  const read = (f: string) => classifyFile(path.basename(f), new Uint8Array(fs.readFileSync(f)));
+  const keys = path.join(dir, 'keys');
+  const pem = (name: string) => fs.readFileSync(path.join(keys, name), 'utf8');
+  const vkey = (name: string) => parseVkey(pem(name).trim()).publicKey;
+  const from = { source: 'keys/' };
+  const dayFiles = ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'].map((s) =>
+    path.join(dir, 'ledgers', `${DAY}${s}`),
+  );
+  const given: VerifierInputs = {
+    ...(e.document === null ? {} : { document: { hash: sha256(e.document), source: 'the document' } }),
+    files: [
+      read(e.file),
+      ...dayFiles.map(read),
+      ...(e.kind === 'ots' ? [read(path.join(OTS, 'headers/block-358391-header.hex'))] : []),
+    ],
+    keys: {
+      ecdsa: { key: ecdsaPublicKeyFromPem(pem('public.pem')), ...from },
+      mldsa: { key: new Uint8Array(fs.readFileSync(path.join(keys, 'dilithium_public.key'))), ...from },
+      ed25519: { key: vkey('ed25519.vkey'), ...from },
+      mldsa44: { key: vkey('mldsa44.vkey'), ...from },
+      receiptEs256: { key: ecdsaPublicKeyFromPem(pem('receipt-es256.pem')), ...from },
+      receiptMldsa65: { key: mldsaPublicKeyFromPem(pem('receipt-mldsa65.pem')), ...from },
+    },
+    authority: { certs: pemCertificates(pem('timeseal-tsa-root.pem')), source: 'keys/timeseal-tsa-root.pem' },
+    network: 'mainnet',
+  };
+  const report = await verifyInputs(given);
+  return report.summary.state === 'fail' ? 'invalid' : report.summary.state === 'empty' ? 'not-checked' : 'valid';
+}
+
+function clientVerdict(e: Evidence): Verdict {
+  const r = client(['verify', e.file, '--json']);
+  const records = r.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { state: string; reason?: string });
+  expect(records, `${r.stdout}${r.stderr}`).toHaveLength(1);
+  const { state, reason } = records[0]!;
+  if (state === 'not-checked') {
+    sentences.set(`client ${e.kind}`, reason!);
+    return 'not-checked';
+  }
+  expect(['complete', 'pending', 'invalid'], `${r.stdout}${r.stderr}`).toContain(state);
+  return state === 'invalid' ? 'invalid' : 'valid';
+}
+
+function cliVerdict(e: Evidence): Verdict {
+  const args = ['receipt', 'check', e.file, ...(e.document === null ? [] : ['--file', e.document]), '--json'];
+  const r = run(dir, args, { env: { ...env, TIMESEAL_NOW: LATER } });
+  const out = JSON.parse(r.stdout) as { state: string; reason?: string };
+  if (out.state === 'not-checked') {
+    sentences.set(`cli ${e.kind}`, out.reason!);
+    return 'not-checked';
+  }
+  expect(['kept', 'valid', 'pending', 'invalid', 'broken'], `${r.stdout}${r.stderr}`).toContain(out.state);
+  return out.state === 'invalid' || out.state === 'broken' ? 'invalid' : 'valid';
+}
+
+const READERS_RUN: Record<Reader, (e: Evidence) => Promise<Verdict> | Verdict> = {
+  'verify-page': verifyPage,
+  'offline-page': offlinePage,
+  client: clientVerdict,
+  cli: cliVerdict,
+};
+
+const KINDS = Object.keys(EVIDENCE_NAME) as EvidenceKind[];
+
+describe('one proof, every reader', () => {
+  test('every kind of evidence is in the table, each is told by the sniffer, and each has a reader', () => {
+    expect(evidence.map((e) => e.kind).sort()).toEqual([...KINDS].sort());
+    for (const e of evidence) expect(sniffEvidence(fs.readFileSync(e.file), e.file), e.file).toBe(e.kind);
+    for (const kind of KINDS) expect(READERS[kind].length, kind).toBeGreaterThan(0);
+  });
+
+  test.each(
+    KINDS.flatMap((kind) => [
+      { kind, changed: false },
+      { kind, changed: true },
+    ]),
+  )(
+    '$kind, changed: $changed',
+    async ({ kind, changed }) => {
+      const valid = evidence.find((e) => e.kind === kind)!;
+      const e = changed ? tampered(valid) : valid;
+      if (changed) expect(sniffEvidence(fs.readFileSync(e.file), e.file), 'still the same kind').toBe(kind);
+      const verdicts: Record<string, Verdict> = {};
+      const expected: Record<string, Verdict> = {};
+      for (const reader of Object.keys(READERS_RUN) as Reader[]) {
+        verdicts[reader] = await READERS_RUN[reader](e);
+        expected[reader] = READERS[kind].includes(reader) ? (changed ? 'invalid' : 'valid') : 'not-checked';
+      }
+      expect(verdicts).toEqual(expected);
+      // A reader that does not check the kind says what it is and which readers do, in the one sentence.
+      for (const reader of ['client', 'cli'] as const)
+        if (!READERS[kind].includes(reader))
+          expect(sentences.get(`${reader} ${kind}`)).toBe(notCheckedHere(kind, reader));
+      if (!READERS[kind].includes('verify-page'))
+        expect(sentences.get(`verify-page ${kind}`)).toBe(notCheckedHere(kind, null));
+    },
+    180_000,
+  );
+});
