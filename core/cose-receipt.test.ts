@@ -105,6 +105,19 @@ describe('receipts', () => {
     }
   });
 
+  it("a reader of many receipts verifies a day's signature once: every leaf shares it; a changed one is still refused", () => {
+    const verified = new Map<string, boolean>();
+    for (let i = 0; i < size; i++)
+      for (const key of [es256, mldsa])
+        expect(verifyReceipt(receiptFor(i, key), entries[i]!, [es256, mldsa], { verified }).leafIndex).toBe(i);
+    expect([...verified.values()]).toEqual([true, true]);
+    const changed = receiptFor(4);
+    changed[changed.length - 1] = changed.at(-1)! ^ 0x01;
+    expect(() => verifyReceipt(changed, entries[4]!, [es256], { verified })).toThrow(/signature/);
+    expect(() => verifyReceipt(receiptFor(4), entries[5]!, [es256], { verified })).toThrow(/signature/);
+    expect([...verified.values()]).toEqual([true, true, false, false]);
+  });
+
   it('ES256: @transmute/cose verifies each with the key from the key set, and refuses another leaf', async () => {
     const keySet = encodeCoseKeySet([es256, mldsa].filter((k) => k.alg === ALG_ES256));
     const verifier = await transmuteVerifier(keySet, kidOfSign1);

@@ -378,6 +378,12 @@ export function verifyReceipt(
   receipt: Uint8Array,
   entry: Uint8Array,
   keys: readonly ReceiptPublicKey[],
+  options: {
+    /** Signatures already verified (true) or refused (false), by key, protected header, root and signature:
+     * every leaf of a day shares the day's signature over one root, so a reader of many receipts verifies it
+     * once. Given, it is read and filled. */
+    verified?: Map<string, boolean>;
+  } = {},
 ): VerifiedReceipt {
   const what = 'receipt';
   const sign1 = parseCoseSign1(receipt, what);
@@ -414,7 +420,14 @@ export function verifyReceipt(
   } catch (err) {
     throw withContext(`${what} inclusion proof`, err);
   }
-  if (!verifySigStructure(sigStructure(sign1.protectedBytes, root), sign1.signature, key)) {
+  const toBeSigned = sigStructure(sign1.protectedBytes, root);
+  const memo = `${header.alg}:${toHex(receiptKid(key))}:${toHex(toBeSigned)}:${toHex(sign1.signature)}`;
+  let good = options.verified?.get(memo);
+  if (good === undefined) {
+    good = verifySigStructure(toBeSigned, sign1.signature, key);
+    options.verified?.set(memo, good);
+  }
+  if (!good) {
     throw new SignatureError(
       `${what} (${ALGORITHM_NAMES[header.alg]}, kid ${toHex(header.kid).slice(0, 16)}…) over root ${toHex(root)} of leaf ${leafIndex}`,
     );

@@ -38,7 +38,8 @@ import { fixture } from './pdf/tools.ts';
 import { launchChromium } from './support/chromium.ts';
 import { clientFromSource } from './support/client-source.ts';
 import { freePort } from './support/servers.ts';
-import { ensureBuilt, SITE_DIR } from './site/helpers.ts';
+import { capture, CAPTURE, ensureBuilt, pngProblems, SITE_DIR } from './site/helpers.ts';
+import { buildVerifier, giveOfflinePage } from './verifier/helpers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 const OTS = path.join(ROOT, 'test/vectors/ots');
@@ -312,5 +313,90 @@ describe('one proof, every reader', () => {
         expect(sentences.get(`verify-page ${kind}`)).toBe(notCheckedHere(kind, null));
     },
     180_000,
+  );
+});
+
+describe('the pages, as a person sees them', () => {
+  const shots: string[] = [];
+  const start = Date.now();
+
+  test('the offline verifier in Chromium, from disk, network off: a timestamped PDF and a COSE receipt verified', async () => {
+    const out = path.join(dir, 'verifier');
+    buildVerifier(out, path.join(dir, 'keys'));
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.setOffline(true);
+    const page = await context.newPage();
+    await page.goto(`file://${path.join(out, 'offline-verifier.html')}`);
+    const day = ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'].map((x) =>
+      path.join(dir, 'ledgers', `${DAY}${x}`),
+    );
+    const given = (files: string[], doc?: string) => giveOfflinePage(page, files, doc);
+    const root = path.join(dir, 'keys/timeseal-tsa-root.pem');
+    expect(await given([at('contract.timestamped.pdf'), root, ...day])).toMatch(/^Verified: all \d+ checks passed/);
+    const pdfRows = await page.locator('section.result', { hasText: 'Timestamped PDF' }).innerText();
+    expect(pdfRows).toMatch(/Time-stamp 1 \(Timeseal time-stamp\)\s+Verified/);
+    expect(pdfRows).toMatch(/promise: in the ledger of 2025-11-02\s+Verified/);
+    shots.push(
+      ...[await capture(page, 'offline-verifier-pdf-1280-light', { fullPage: true })].filter((f) => f !== undefined),
+    );
+    expect(await given([at('doc.txt.receipt.cose')], at('doc.txt'))).toMatch(/^Verified/);
+    expect(await page.locator('section.result', { hasText: 'COSE receipt' }).innerText()).toMatch(
+      /COSE receipt \(ES256\)\s+Verified/,
+    );
+    shots.push(
+      ...[await capture(page, 'offline-verifier-cose-1280-light', { fullPage: true })].filter((f) => f !== undefined),
+    );
+    const changed = tampered(evidence.find((e) => e.kind === 'cose-receipt')!);
+    expect(await given([changed.file], at('doc.txt'))).toMatch(
+      /^Not verified: receipt \(ES256, kid [0-9a-f]{16}…\) over root/,
+    );
+    await context.close();
+  }, 120_000);
+
+  test.runIf(CAPTURE)(
+    '/verify given a COSE receipt and a timestamped PDF, at 1280 and 390 px, dark and light',
+    async () => {
+      for (const theme of ['light', 'dark'] as const)
+        for (const width of [1280, 390]) {
+          const context = await browser.newContext({ viewport: { width, height: 900 }, baseURL: server!.url });
+          await context.addInitScript((t) => localStorage.setItem('theme', t), theme);
+          const page = await context.newPage();
+          for (const [name, e] of [
+            ['cose-valid', evidence.find((x) => x.kind === 'cose-receipt')!],
+            ['cose-changed', tampered(evidence.find((x) => x.kind === 'cose-receipt')!)],
+          ] as const) {
+            await page.goto('/verify');
+            await page.locator('#receipt-file').scrollIntoViewIfNeeded();
+            await page.waitForFunction(
+              () => !document.querySelector('#receipt-file')?.closest('astro-island')?.hasAttribute('ssr'),
+            );
+            await page.setInputFiles('#receipt-file', e.file);
+            await page.setInputFiles('#receipt-target', e.document!);
+            await page.locator('[data-testid=receipt-target-hash]').waitFor();
+            await page.getByRole('button', { name: 'Check receipt' }).click();
+            await page.locator('[data-testid=receipt-result]').waitFor();
+            shots.push(
+              ...[
+                await capture(page.locator('[data-testid=receipt-check]'), `verify-${name}-${width}-${theme}`),
+              ].filter((f) => f !== undefined),
+            );
+          }
+          await page.goto('/verify');
+          await page.locator('#pdf-check-file').scrollIntoViewIfNeeded();
+          await page.waitForFunction(
+            () => !document.querySelector('#pdf-check-file')?.closest('astro-island')?.hasAttribute('ssr'),
+          );
+          await page.setInputFiles('#pdf-check-file', at('contract.timestamped.pdf'));
+          await page.locator('[data-testid=pdf-check-result]').waitFor();
+          shots.push(
+            ...[await capture(page.locator('[data-testid=pdf-check]'), `verify-pdf-kept-${width}-${theme}`)].filter(
+              (f) => f !== undefined,
+            ),
+          );
+          await context.close();
+        }
+      expect(pngProblems(shots, start)).toEqual([]);
+    },
+    240_000,
   );
 });

@@ -1,8 +1,9 @@
 // Checking many proofs of one day means checking one checkpoint many times: its ECDSA P-256, ML-DSA-65, Ed25519
 // and ML-DSA-44 signatures cost tens of milliseconds per proof in JavaScript. A VerifyCache remembers, for one
 // run, which signed checkpoints (byte for byte, with which keys) verified, so each is verified once, and what the
-// day's RFC 3161 tokens over its ledger file (the same bytes in every bundle of the day) gave; every other check
-// of a bundle still runs for each proof.
+// day's RFC 3161 tokens over its ledger file (the same bytes in every bundle of the day) gave, and which COSE
+// receipt signatures verified (every leaf's receipt of a day carries the day's one signature over its root);
+// every other check of a bundle still runs for each proof.
 import { verifyCheckpoint, type ParsedCheckpoint } from '../../core/checkpoint.ts';
 import { keyFingerprints } from '../../core/day.ts';
 import { fromBase64, fromHex, toHex } from '../../core/encoding.ts';
@@ -22,6 +23,8 @@ export class VerifyCache {
   readonly #lines = new Map<string, LineFacts>();
   readonly #keyIds = new WeakMap<LoadedKeys, string>();
   readonly #tokens = new Map<string, Promise<TokenFacts>>();
+  /** @internal COSE receipt signatures verified (core/cose-receipt.ts verifyReceipt's memo): one a day and key. */
+  readonly coseSignatures = new Map<string, boolean>();
 
   /** @internal core/rfc3161.ts checkToken of a day's token (base64 DER) over the ledger file's SHA-256 (hex), once per run. */
   token(b64: string, ledgerSha256: string): Promise<TokenFacts> {

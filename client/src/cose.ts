@@ -21,6 +21,7 @@ export function coseReceiptLayers(
   hash: string,
   keys: readonly ReceiptPublicKey[],
   leaf?: { leafIndex: number; treeSize: number; root: string },
+  verified?: Map<string, boolean>,
 ): LayerReport[] {
   return receipts.map((r, i) => {
     const label = receipts.length > 1 ? `COSE receipt ${i + 1}: ` : '';
@@ -33,7 +34,7 @@ export function coseReceiptLayers(
           status: 'skipped',
           checked: `${label}${alg}: not checked: no receipt keys (receipt-es256.pem, receipt-mldsa65.pem) are pinned for this server`,
         };
-      const v = verifyReceipt(bytes, fromHex(hash, 'hash'), keys);
+      const v = verifyReceipt(bytes, fromHex(hash, 'hash'), keys, verified === undefined ? {} : { verified });
       if (leaf && (v.leafIndex !== leaf.leafIndex || v.treeSize !== leaf.treeSize || v.root !== leaf.root))
         throw new Error(
           `it is for leaf ${v.leafIndex} of a tree of ${v.treeSize} (root ${v.root}), the bundle for leaf ${leaf.leafIndex} of ${leaf.treeSize} (root ${leaf.root})`,

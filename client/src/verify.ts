@@ -296,11 +296,17 @@ async function checkBundle(
   }
 
   // The leaf's COSE receipts (RFC 9942), with the pinned receipt keys: for the bundle's hash, leaf and root.
-  for (const l of coseReceiptLayers(bundle.coseReceipts, bundle.hash, keys.receiptKeys, {
-    leafIndex: bundle.leafIndex,
-    treeSize: bundle.treeSize,
-    root: verified.root,
-  }))
+  for (const l of coseReceiptLayers(
+    bundle.coseReceipts,
+    bundle.hash,
+    keys.receiptKeys,
+    {
+      leafIndex: bundle.leafIndex,
+      treeSize: bundle.treeSize,
+      root: verified.root,
+    },
+    cache.coseSignatures,
+  ))
     add(l);
 
   if (bundle.ots === null) {

@@ -161,3 +161,21 @@ export function samplePositions(length: number, count: number, accept: (i: numbe
   }
   return [...out];
 }
+
+/** On the offline verifier page: clears it, gives the document (if any) and the proof `files`, waits until every
+ *  check has its verdict, and returns the summary. */
+export async function giveOfflinePage(page: Page, files: string[], doc?: string): Promise<string> {
+  await page.click('#clear');
+  if (doc) {
+    await page.setInputFiles('#doc-file', doc);
+    await page.waitForFunction(() => document.getElementById('doc-status')!.textContent!.startsWith('SHA-256 of'));
+  }
+  await page.setInputFiles('#proof-files', files);
+  await page.waitForFunction(
+    (n) =>
+      document.getElementById('file-count')!.textContent === `${n} file${n > 1 ? 's' : ''} given` &&
+      !/checking…/.test(document.getElementById('sections')!.textContent!),
+    files.length,
+  );
+  return (await page.textContent('#summary'))!;
+}

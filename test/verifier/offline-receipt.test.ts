@@ -39,7 +39,7 @@ import { openDatabase, type DB } from '../../store/sqlite/db.ts';
 import { openSqliteStore } from '../../store/sqlite/engine.ts';
 import { enqueue } from '../../store/sqlite/queue.ts';
 import { capture, CAPTURE } from '../site/helpers.ts';
-import { buildVerifier, launchChromium, sha256Hex, tempDir } from './helpers.ts';
+import { buildVerifier, giveOfflinePage, launchChromium, sha256Hex, tempDir } from './helpers.ts';
 
 const ORIGIN = 'https://timeseal.test';
 const DAY1 = '2025-11-01';
@@ -443,18 +443,7 @@ describe('in Chromium, from disk, with the network off', () => {
 
   /** Gives the page the document file and `files`, waits until every check has its verdict, returns the rows. */
   async function verify(files: string[], doc?: string): Promise<{ state: string; summary: string; rows: string[] }> {
-    await page.click('#clear');
-    if (doc) {
-      await page.setInputFiles('#doc-file', doc);
-      await page.waitForFunction(() => document.getElementById('doc-status')!.textContent!.startsWith('SHA-256 of'));
-    }
-    await page.setInputFiles('#proof-files', files);
-    await page.waitForFunction(
-      (n) =>
-        document.getElementById('file-count')!.textContent === `${n} files given` &&
-        !/checking…/.test(document.getElementById('sections')!.textContent!),
-      files.length,
-    );
+    await giveOfflinePage(page, files, doc);
     const rows = await page.$$eval('li.check', (lis) =>
       lis.map((li) => `${li.querySelector('.label')!.textContent} | ${li.querySelector('.verdict')!.textContent}`),
     );

@@ -101,7 +101,7 @@ function CoseReceiptResult({ report }: { report: CoseReceiptReport }) {
   if (report.kind === 'invalid')
     return (
       <ResultBox tone="bad" state="invalid" testId="receipt-result">
-        <p className="font-semibold text-red-900 dark:text-red-200">
+        <p className="font-semibold wrap-anywhere text-red-900 dark:text-red-200">
           This COSE receipt is not valid for this {report.comparedWith}: {report.reason}.
         </p>
       </ResultBox>
