@@ -38,6 +38,7 @@ const PdfStamp = lazy(() => import('./PdfStamp.tsx').catch(() => ({ default: () 
 const isPdf = (file: File): boolean => file.type === 'application/pdf' || /\.pdf$/i.test(file.name);
 
 type Item = Row;
+type Limited = Extract<SubmitOutcome, { kind: 'limited' }>;
 
 /** The free tier (docs/API.md) allows 2 timestamps per day per IP address; the day is UTC. */
 const FREE_PER_DAY = 2;
@@ -153,25 +154,15 @@ function formatSize(bytes: number): string {
   return `${v.toFixed(v < 10 ? 1 : 0)} ${units[u]}`;
 }
 
-export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string }) {
+/** The rows of this tab's session (lib/drop-session.ts): restored after hydration (the static HTML has none),
+ *  saved on every change after that; while a receipt is not downloaded, leaving the page asks first. */
+function useSessionRows(idPrefix: string) {
   const [items, setItems] = useState<Item[]>([]);
-  const [dragging, setDragging] = useState(false);
-  const [limit, setLimit] = useState<Extract<SubmitOutcome, { kind: 'limited' }> | null>(null);
-  const [upgrade, setUpgrade] = useState(false);
-  const limitRef = useRef<Extract<SubmitOutcome, { kind: 'limited' }> | null>(null);
-  const jobs = useRef(new Map<number, HashJob>());
-  /** The dropped PDFs, by item id, for "Timestamp this PDF". */
-  const pdfs = useRef(new Map<number, File>());
   const nextId = useRef(1);
-
   const update = useCallback((id: number, patch: Partial<Item>) => {
     setItems((all) => all.map((it) => (it.id === id ? { ...it, ...patch } : it)));
   }, []);
-
-  useEffect(() => () => jobs.current.forEach((j) => j.cancel()), []);
-
-  // The session's rows: restored after hydration (the static HTML has none), saved on every change after that
-  // (the saving effect comes first: on the first render it runs before the rows are restored, and skips).
+  // The saving effect comes first: on the first render it runs before the rows are restored, and skips.
   const key = sessionKey(idPrefix);
   const restored = useRef(false);
   useEffect(() => {
@@ -185,7 +176,6 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
     void syncServerClock();
   }, [key]);
   const waiting = undownloaded(items);
-  const receipts = items.filter((it) => it.receipt !== undefined).length;
   useEffect(() => {
     if (waiting === 0) return;
     const ask = (e: BeforeUnloadEvent) => {
@@ -195,6 +185,21 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
     window.addEventListener('beforeunload', ask);
     return () => window.removeEventListener('beforeunload', ask);
   }, [waiting]);
+  return { items, setItems, update, nextId, waiting };
+}
+
+export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string }) {
+  const { items, setItems, update, nextId, waiting } = useSessionRows(idPrefix);
+  const [dragging, setDragging] = useState(false);
+  const [limit, setLimit] = useState<Limited | null>(null);
+  const [upgrade, setUpgrade] = useState(false);
+  const limitRef = useRef<Limited | null>(null);
+  const jobs = useRef(new Map<number, HashJob>());
+  /** The dropped PDFs, by item id, for "Timestamp this PDF". */
+  const pdfs = useRef(new Map<number, File>());
+  const receipts = items.filter((it) => it.receipt !== undefined).length;
+
+  useEffect(() => () => jobs.current.forEach((j) => j.cancel()), []);
 
   /** The limit still in force, if any (a daily one lapses at its 00:00 UTC). */
   const activeLimit = useCallback(() => {
@@ -237,7 +242,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
           : {}),
       });
     },
-    [activeLimit, update],
+    [activeLimit, update, setItems],
   );
   // Dropped files are submitted in the order they were added, each once hashed.
   const submitRef = useRef(submit);
@@ -299,7 +304,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
         );
       }
     },
-    [update],
+    [update, nextId, setItems],
   );
 
   const onDrop = (e: DragEvent) => {
@@ -351,169 +356,204 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
           />
         </label>
       </div>
-      {limit && (
-        <div
-          role="status"
-          className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100"
-          data-testid="limit-notice"
-        >
-          <p>{limitText(limit, serverNow())} Files added until then are hashed but not submitted.</p>
-          {upgrade && limit.daily && (
-            <p className="mt-1">
-              <a className="link" href="/pricing/">
-                Upgrade to Standard
-              </a>{' '}
-              for 500 timestamps a month.
-            </p>
-          )}
-        </div>
-      )}
-      {receipts > 0 && (
-        <div
-          className="mt-4 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800"
-          data-testid="receipt-help"
-        >
-          <div className="flex flex-wrap items-center justify-between gap-2">
-            <p className="font-medium" data-testid="receipts-summary">
-              {plural(receipts, 'receipt', 'receipts')}
-              <span className="muted font-normal">
-                {' '}
-                · {waiting === 0 ? 'all downloaded' : `${waiting.toLocaleString('en-US')} not downloaded yet`}
-              </span>
-            </p>
-            {receipts > 1 && (
-              <button type="button" className="btn-primary px-3 py-1" onClick={downloadAll}>
-                Download all receipts (.zip)
-              </button>
-            )}
-          </div>
-          <p className="muted mt-2 text-xs">
-            Each receipt is an RFC 3161 time-stamp token, signed at submission by Timeseal's time-stamp authority; the
-            hash is also published in today's public ledger. Check one with{' '}
-            <a className="link" href="/keys/timeseal-tsa-root.pem" download>
-              timeseal-tsa-root.pem
-            </a>{' '}
-            and{' '}
-            <a className="link" href="/keys/timeseal-tsa.pem" download>
-              timeseal-tsa.pem
-            </a>{' '}
-            (the OpenSSL command is under each file){receipts > 1 ? '; the archive of all adds a manifest.json' : ''}.
-            This tab keeps them until it is closed.
-          </p>
-        </div>
-      )}
+      {limit && <LimitNotice limit={limit} upgrade={upgrade} />}
+      {receipts > 0 && <ReceiptsHelp receipts={receipts} waiting={waiting} onDownloadAll={downloadAll} />}
       {items.length > 0 && (
         <ul className="mt-4 space-y-3" aria-label="Files">
           {items.map((it) => (
-            <li
+            <FileRow
               key={it.id}
-              className="rounded-lg border border-slate-200 p-3 dark:border-slate-800"
-              data-status={it.status}
-              data-submit={it.submit}
-            >
-              <div className="flex items-center justify-between gap-2">
-                <p className="truncate text-sm font-medium" title={it.name}>
-                  {it.name}
-                </p>
-                <span className="muted shrink-0 text-xs">{formatSize(it.size)}</span>
-              </div>
-              {it.status === 'hashing' && (
-                <div className="mt-2 flex items-center gap-3">
-                  <progress
-                    className="h-2 w-full accent-emerald-600"
-                    max={Math.max(it.size, 1)}
-                    value={it.loaded}
-                    aria-label={`Hashing ${it.name}`}
-                  />
-                  <span className="muted w-12 text-right text-xs tabular-nums">
-                    {it.size ? Math.floor((it.loaded / it.size) * 100) : 0}%
-                  </span>
-                  <button
-                    type="button"
-                    className="btn-ghost px-2 py-1 text-xs"
-                    onClick={() => jobs.current.get(it.id)?.cancel()}
-                  >
-                    Cancel
-                  </button>
-                </div>
-              )}
-              {it.status === 'cancelled' && <p className="muted mt-2 text-sm">Hashing cancelled.</p>}
-              {it.status === 'error' && <p className="field-error">This file could not be read.</p>}
-              {it.hash && (
-                <div className="mt-2 flex items-center gap-2">
-                  <code
-                    className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800"
-                    data-testid="file-hash"
-                  >
-                    {it.hash}
-                  </code>
-                  <CopyButton value={it.hash} />
-                </div>
-              )}
-              {it.hash && (
-                <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-                  {it.submit === 'submitting' && <span className="badge-slate">Submitting...</span>}
-                  {it.submit === 'submitted' && <span className="badge-green">Queued for today's ledger</span>}
-                  {it.submit === 'submitted' && it.submittedAt && (
-                    <span className="muted text-xs" data-testid="file-time">
-                      Submitted {formatDateTime(it.submittedAt)}
-                    </span>
-                  )}
-                  {it.submit === 'submitted' && it.note && (
-                    <span className="muted text-xs" data-testid="file-note">
-                      {it.note}
-                    </span>
-                  )}
-                  {it.submit === 'limited' && (
-                    <span className="badge-yellow" data-testid="file-limited">
-                      Not submitted: {limit?.daily === false ? 'limit reached' : 'daily limit reached'}
-                    </span>
-                  )}
-                  {(it.submit === 'failed' || it.submit === 'none') && (
-                    <button
-                      type="button"
-                      className="btn-primary px-3 py-1"
-                      onClick={() => void submit(it.id, it.hash!)}
-                    >
-                      Create Proof
-                    </button>
-                  )}
-                  {it.submit === 'submitted' && !it.receipt && (
-                    <a className="link" href={`/verify?hash=${it.hash}&search=true`}>
-                      Verify after the next ledger
-                    </a>
-                  )}
-                </div>
-              )}
-              {it.receipt && (
-                <Suspense>
-                  <ReceiptOffer
-                    receipt={it.receipt}
-                    name={receiptName(it)}
-                    hash={it.hash!}
-                    downloaded={it.downloaded === true}
-                    onDownload={() => update(it.id, { downloaded: true })}
-                  >
-                    <a className="link text-sm" href={`/verify?hash=${it.hash}&search=true`}>
-                      Verify after the next ledger
-                    </a>
-                  </ReceiptOffer>
-                </Suspense>
-              )}
-              {pdfs.current.has(it.id) && (
-                <Suspense>
-                  <PdfStamp file={pdfs.current.get(it.id)!} />
-                </Suspense>
-              )}
-              {it.submit === 'failed' && it.note && (
-                <p className="field-error" data-testid="file-error">
-                  Not submitted: {it.note}
-                </p>
-              )}
-            </li>
+              it={it}
+              limit={limit}
+              pdf={pdfs.current.get(it.id)}
+              onCancel={() => jobs.current.get(it.id)?.cancel()}
+              onCreateProof={() => void submit(it.id, it.hash!)}
+              onDownloaded={() => update(it.id, { downloaded: true })}
+            />
           ))}
         </ul>
       )}
     </div>
+  );
+}
+
+/** The limit in force (the free tier's), and where to get more. */
+function LimitNotice({ limit, upgrade }: { limit: Limited; upgrade: boolean }) {
+  return (
+    <div
+      role="status"
+      className="mt-4 rounded-lg border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950/50 dark:text-amber-100"
+      data-testid="limit-notice"
+    >
+      <p>{limitText(limit, serverNow())} Files added until then are hashed but not submitted.</p>
+      {upgrade && limit.daily && (
+        <p className="mt-1">
+          <a className="link" href="/pricing/">
+            Upgrade to Standard
+          </a>{' '}
+          for 500 timestamps a month.
+        </p>
+      )}
+    </div>
+  );
+}
+
+/** How many receipts this tab holds, how many are not downloaded, the archive of all, and what a receipt is. */
+function ReceiptsHelp({
+  receipts,
+  waiting,
+  onDownloadAll,
+}: {
+  receipts: number;
+  waiting: number;
+  onDownloadAll: () => void;
+}) {
+  return (
+    <div
+      className="mt-4 rounded-lg border border-slate-200 p-3 text-sm dark:border-slate-800"
+      data-testid="receipt-help"
+    >
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <p className="font-medium" data-testid="receipts-summary">
+          {plural(receipts, 'receipt', 'receipts')}
+          <span className="muted font-normal">
+            {' '}
+            · {waiting === 0 ? 'all downloaded' : `${waiting.toLocaleString('en-US')} not downloaded yet`}
+          </span>
+        </p>
+        {receipts > 1 && (
+          <button type="button" className="btn-primary px-3 py-1" onClick={onDownloadAll}>
+            Download all receipts (.zip)
+          </button>
+        )}
+      </div>
+      <p className="muted mt-2 text-xs">
+        Each receipt is an RFC 3161 time-stamp token, signed at submission by Timeseal's time-stamp authority; the hash
+        is also published in today's public ledger. Check one with{' '}
+        <a className="link" href="/keys/timeseal-tsa-root.pem" download>
+          timeseal-tsa-root.pem
+        </a>{' '}
+        and{' '}
+        <a className="link" href="/keys/timeseal-tsa.pem" download>
+          timeseal-tsa.pem
+        </a>{' '}
+        (the OpenSSL command is under each file){receipts > 1 ? '; the archive of all adds a manifest.json' : ''}. This
+        tab keeps them until it is closed.
+      </p>
+    </div>
+  );
+}
+
+/** One dropped file: its hashing, its hash, its submission, its receipt, and "Timestamp this PDF" for a PDF. */
+function FileRow({
+  it,
+  limit,
+  pdf,
+  onCancel,
+  onCreateProof,
+  onDownloaded,
+}: {
+  it: Item;
+  limit: Limited | null;
+  pdf: File | undefined;
+  onCancel: () => void;
+  onCreateProof: () => void;
+  onDownloaded: () => void;
+}) {
+  return (
+    <li
+      className="rounded-lg border border-slate-200 p-3 dark:border-slate-800"
+      data-status={it.status}
+      data-submit={it.submit}
+    >
+      <div className="flex items-center justify-between gap-2">
+        <p className="truncate text-sm font-medium" title={it.name}>
+          {it.name}
+        </p>
+        <span className="muted shrink-0 text-xs">{formatSize(it.size)}</span>
+      </div>
+      {it.status === 'hashing' && (
+        <div className="mt-2 flex items-center gap-3">
+          <progress
+            className="h-2 w-full accent-emerald-600"
+            max={Math.max(it.size, 1)}
+            value={it.loaded}
+            aria-label={`Hashing ${it.name}`}
+          />
+          <span className="muted w-12 text-right text-xs tabular-nums">
+            {it.size ? Math.floor((it.loaded / it.size) * 100) : 0}%
+          </span>
+          <button type="button" className="btn-ghost px-2 py-1 text-xs" onClick={onCancel}>
+            Cancel
+          </button>
+        </div>
+      )}
+      {it.status === 'cancelled' && <p className="muted mt-2 text-sm">Hashing cancelled.</p>}
+      {it.status === 'error' && <p className="field-error">This file could not be read.</p>}
+      {it.hash && (
+        <div className="mt-2 flex items-center gap-2">
+          <code className="hash flex-1 rounded bg-slate-100 px-2 py-1 dark:bg-slate-800" data-testid="file-hash">
+            {it.hash}
+          </code>
+          <CopyButton value={it.hash} />
+        </div>
+      )}
+      {it.hash && (
+        <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+          {it.submit === 'submitting' && <span className="badge-slate">Submitting...</span>}
+          {it.submit === 'submitted' && <span className="badge-green">Queued for today's ledger</span>}
+          {it.submit === 'submitted' && it.submittedAt && (
+            <span className="muted text-xs" data-testid="file-time">
+              Submitted {formatDateTime(it.submittedAt)}
+            </span>
+          )}
+          {it.submit === 'submitted' && it.note && (
+            <span className="muted text-xs" data-testid="file-note">
+              {it.note}
+            </span>
+          )}
+          {it.submit === 'limited' && (
+            <span className="badge-yellow" data-testid="file-limited">
+              Not submitted: {limit?.daily === false ? 'limit reached' : 'daily limit reached'}
+            </span>
+          )}
+          {(it.submit === 'failed' || it.submit === 'none') && (
+            <button type="button" className="btn-primary px-3 py-1" onClick={onCreateProof}>
+              Create Proof
+            </button>
+          )}
+          {it.submit === 'submitted' && !it.receipt && (
+            <a className="link" href={`/verify?hash=${it.hash}&search=true`}>
+              Verify after the next ledger
+            </a>
+          )}
+        </div>
+      )}
+      {it.receipt && (
+        <Suspense>
+          <ReceiptOffer
+            receipt={it.receipt}
+            name={receiptName(it)}
+            hash={it.hash!}
+            downloaded={it.downloaded === true}
+            onDownload={onDownloaded}
+          >
+            <a className="link text-sm" href={`/verify?hash=${it.hash}&search=true`}>
+              Verify after the next ledger
+            </a>
+          </ReceiptOffer>
+        </Suspense>
+      )}
+      {pdf && (
+        <Suspense>
+          <PdfStamp file={pdf} />
+        </Suspense>
+      )}
+      {it.submit === 'failed' && it.note && (
+        <p className="field-error" data-testid="file-error">
+          Not submitted: {it.note}
+        </p>
+      )}
+    </li>
   );
 }
