@@ -346,6 +346,20 @@ describe('the pages, as a person sees them', () => {
     shots.push(
       ...[await capture(page, 'offline-verifier-cose-1280-light', { fullPage: true })].filter((f) => f !== undefined),
     );
+    if (CAPTURE) {
+      // The same two at phone width in the dark theme (the page follows the system's).
+      await page.setViewportSize({ width: 390, height: 900 });
+      await page.emulateMedia({ colorScheme: 'dark' });
+      expect(await given([at('doc.txt.receipt.cose')], at('doc.txt'))).toMatch(/^Verified/);
+      shots.push(
+        ...[await capture(page, 'offline-verifier-cose-390-dark', { fullPage: true })].filter((f) => f !== undefined),
+      );
+      expect(await given([at('contract.timestamped.pdf'), root, ...day])).toMatch(/^Verified/);
+      shots.push(
+        ...[await capture(page, 'offline-verifier-pdf-390-dark', { fullPage: true })].filter((f) => f !== undefined),
+      );
+      expect(pngProblems(shots, start)).toEqual([]);
+    }
     const changed = tampered(evidence.find((e) => e.kind === 'cose-receipt')!);
     expect(await given([changed.file], at('doc.txt'))).toMatch(
       /^Not verified: receipt \(ES256, kid [0-9a-f]{16}…\) over root/,
