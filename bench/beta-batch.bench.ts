@@ -13,14 +13,14 @@
 // checks one batch of 1,000 (Store.submissions.submittedOn) and while it stores it (enqueue): the server's own
 // two calls for a batch, each synchronous on SQLite.
 // Prints a Markdown section on stdout; progress on stderr.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { TIMESEAL } from './common.ts';
+import { benchProjectEnv, keysInit, TIMESEAL } from './common.ts';
 import { stop, waitForUrl } from './load.ts';
 import { CHECK_PER_TURN } from '../ingest/routes/beta-batch.ts';
 import { openStore } from '../store/index.ts';
@@ -35,19 +35,8 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-batch-'));
 try {
-  const env = {
-    ...process.env,
-    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
-    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
-    TIMESEAL_KEYS: path.join(dir, 'keys'),
-    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
-    TIMESEAL_SITE: path.join(dir, 'site'),
-    OTS_CALENDARS: 'http://127.0.0.1:9/,http://127.0.0.1:7/',
-    HOST: '127.0.0.1',
-    PORT: '0',
-  };
-  const keys = spawnSync(TIMESEAL, ['keys', 'init'], { cwd: dir, env, encoding: 'utf8' });
-  if (keys.status !== 0) throw new Error(`keys init failed: ${keys.stderr}`);
+  const env = benchProjectEnv(dir);
+  keysInit(dir, env);
   const serve = () => spawn(TIMESEAL, ['serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'ignore'] });
   let server = serve();
   process.on('exit', () => server.kill('SIGKILL'));

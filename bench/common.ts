@@ -1,4 +1,5 @@
-// Shared by the benchmarks: the machine's description, running the real CLI with GNU time, folder sizes.
+// Shared by the benchmarks: the machine's description, a server project's settings and keys, running the real CLI
+// with GNU time, folder sizes.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +13,29 @@ import { tileHashReader, tilePath, tilesForInclusion, TILE_WIDTH } from '../core
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 export const TIMESEAL = path.join(ROOT, 'cli/bin/timeseal');
+
+/** The settings of a server project in `dir`: its database, archive, keys and site there, the OpenTimestamps
+ *  calendars on closed loopback ports (nothing leaves the machine), a free loopback port; `extra` on top. */
+export function benchProjectEnv<E extends Record<string, string>>(dir: string, extra?: E) {
+  return {
+    ...process.env,
+    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
+    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
+    TIMESEAL_KEYS: path.join(dir, 'keys'),
+    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
+    TIMESEAL_SITE: path.join(dir, 'site'),
+    OTS_CALENDARS: 'http://127.0.0.1:9/,http://127.0.0.1:7/',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    ...(extra as E),
+  };
+}
+
+/** `timeseal keys init` in `dir` (the CLI `bin`, by default this checkout's); throws with its stderr on failure. */
+export function keysInit(dir: string, env: NodeJS.ProcessEnv, bin: string = TIMESEAL): void {
+  const keys = spawnSync(bin, ['keys', 'init'], { cwd: dir, env, encoding: 'utf8' });
+  if (keys.status !== 0) throw new Error(`keys init failed: ${keys.stderr}`);
+}
 
 export function machine(): string {
   const cpu =

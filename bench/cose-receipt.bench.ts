@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { CborTag, encodeCbor, type CborValue } from '../core/cbor.ts';
 import { sigStructure } from '../core/cose-receipt.ts';
-import { machine, TIMESEAL } from './common.ts';
+import { benchProjectEnv, machine, TIMESEAL } from './common.ts';
 import { load, loadRequests, median, stop, waitForUrl, type AutocannonResult } from './load.ts';
 
 const CONNECTIONS = 32;
@@ -50,18 +50,7 @@ function signedStatements(key: crypto.KeyObject, count: number): Buffer[] {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-cose-'));
 try {
-  const env = {
-    ...process.env,
-    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
-    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
-    TIMESEAL_KEYS: path.join(dir, 'keys'),
-    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
-    TIMESEAL_SITE: path.join(dir, 'site'),
-    OTS_CALENDARS: 'http://127.0.0.1:9/,http://127.0.0.1:7/',
-    HOST: '127.0.0.1',
-    PORT: '0',
-    SCITT_ISSUER_KEYS: path.join(dir, 'issuers.json'),
-  };
+  const env = benchProjectEnv(dir, { SCITT_ISSUER_KEYS: path.join(dir, 'issuers.json') });
   const issuer = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
   fs.writeFileSync(env.SCITT_ISSUER_KEYS, JSON.stringify({ [ISS]: [issuer.publicKey.export({ format: 'jwk' })] }));
   const statements = signedStatements(issuer.privateKey, STATEMENTS);

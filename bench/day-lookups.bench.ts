@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { ROOT } from './common.ts';
+import { benchProjectEnv, ROOT } from './common.ts';
 import { load, loadRequests, stop, waitForUrl, type AutocannonResult } from './load.ts';
 import { createDatabase, startPostgres } from '../test/support/postgres.ts';
 
@@ -80,18 +80,7 @@ try {
 async function prepare(engine: 'sqlite' | 'postgres', code: Code): Promise<Prepared> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-lookups-'));
   const bin = path.join(code.root, 'cli/bin/timeseal');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
-    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
-    TIMESEAL_KEYS: path.join(dir, 'keys'),
-    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
-    TIMESEAL_SITE: path.join(dir, 'site'),
-    OTS_CALENDARS: 'http://127.0.0.1:9/,http://127.0.0.1:7/',
-    STATUS_LOOKUP_RATE: '1000000/second',
-    HOST: '127.0.0.1',
-    PORT: '0',
-  };
+  const env: NodeJS.ProcessEnv = benchProjectEnv(dir, { STATUS_LOOKUP_RATE: '1000000/second' });
   if (postgres && engine === 'postgres')
     env.TIMESEAL_DATABASE_URL = await createDatabase(postgres.url, `lookups_${crypto.randomBytes(4).toString('hex')}`);
   for (const args of [

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { machine, ROOT, TIMESEAL } from './common.ts';
+import { benchProjectEnv, keysInit, machine, ROOT, TIMESEAL } from './common.ts';
 import { load as loadWith, median, stop, waitForUrl, type AutocannonResult } from './load.ts';
 
 const CONNECTIONS = 32;
@@ -28,19 +28,8 @@ process.stdout.write('Timeseal listening on http://127.0.0.1:' + app.server.addr
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-ingest-'));
 try {
-  const env = {
-    ...process.env,
-    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
-    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
-    TIMESEAL_KEYS: path.join(dir, 'keys'),
-    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
-    TIMESEAL_SITE: path.join(dir, 'site'),
-    OTS_CALENDARS: 'http://127.0.0.1:9/,http://127.0.0.1:7/',
-    HOST: '127.0.0.1',
-    PORT: '0',
-  };
-  const keys = spawnSync(TIMESEAL, ['keys', 'init'], { cwd: dir, env, encoding: 'utf8' });
-  if (keys.status !== 0) throw new Error(`keys init failed: ${keys.stderr}`);
+  const env = benchProjectEnv(dir);
+  keysInit(dir, env);
 
   // Both servers run side by side (an idle one costs nothing) and the targets take turns, ROUNDS times, so a
   // slow minute of the machine hits both; the ratio is of the medians.

@@ -9,14 +9,14 @@
 // every answer's body is checked (a granted TimeStampResp; a 201 with its receipt), and afterwards the database
 // must hold a row for every token and every 201. Goals: tokens/s ÷ beta/s ≥ 0.5, receipt ÷ plain ≥ 0.5, 0 errors.
 // Prints a Markdown section on stdout; progress on stderr.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { timeStampRequest } from '../core/tsa-client.ts';
-import { machine, TIMESEAL } from './common.ts';
+import { benchProjectEnv, keysInit, machine, TIMESEAL } from './common.ts';
 import { load, loadRequests, median, stop, waitForUrl, type AutocannonResult } from './load.ts';
 
 const CONNECTIONS = 32;
@@ -61,20 +61,9 @@ function tsaRequests(): { prefix: string; next: () => Buffer } {
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-tsa-'));
 try {
-  const env = {
-    ...process.env,
-    TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
-    TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
-    TIMESEAL_KEYS: path.join(dir, 'keys'),
-    TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
-    TIMESEAL_SITE: path.join(dir, 'site'),
-    OTS_CALENDARS: 'http://127.0.0.1:9/,http://127.0.0.1:7/',
-    HOST: '127.0.0.1',
-    PORT: '0',
-  };
+  const env = benchProjectEnv(dir);
   // The TSA certificate is valid from a minute before this clock (the real one, as the server's).
-  const keys = spawnSync(TIMESEAL, ['keys', 'init'], { cwd: dir, env, encoding: 'utf8' });
-  if (keys.status !== 0) throw new Error(`keys init failed: ${keys.stderr}`);
+  keysInit(dir, env);
   const server = spawn(TIMESEAL, ['serve'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'ignore'] });
   const url = await waitForUrl(server);
 
