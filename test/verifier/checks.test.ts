@@ -3,7 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ecdsaPublicKeyFromPem } from '../../core/sig.ts';
+import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts';
 import { verifyInputs, type KeyInput, type VerifierInputs } from '../../site/offline-verifier/src/checks.ts';
 import { classifyFile, classifyText } from '../../site/offline-verifier/src/inputs.ts';
 import { buildArchive, DAY1, DAY2, OTS_VECTORS, sha256Hex, type TestArchive } from './helpers.ts';
@@ -177,5 +177,34 @@ describe('verdicts', () => {
     expect(r.summary.text).toMatch(
       /^Not verified: the \.ots is for 03ba204e50d126e4674c005e04d82e84c21366780af1f43bd54a37816b6ab340, not your document's hash/,
     );
+  });
+
+  test("the day's COSE receipt signatures: checked over its ledger's root with the receipt keys, never taken for the document", async () => {
+    const signatures = ['es256', 'mldsa65'].map((k) => path.join(archive.ledgers, `${DAY1}.receipt-${k}.cose`));
+    expect(signatures.map((f) => read(f).kind)).toEqual(['day-receipt-signature', 'day-receipt-signature']);
+    const pem = (name: string) => fs.readFileSync(path.join(archive.keys, name), 'utf8');
+    const receiptKeys = {
+      receiptEs256: { key: ecdsaPublicKeyFromPem(pem('receipt-es256.pem')), source: 'test' },
+      receiptMldsa65: { key: mldsaPublicKeyFromPem(pem('receipt-mldsa65.pem')), source: 'test' },
+    };
+    const withKeys = { keys: { ...keys, ...receiptKeys } };
+    const ok = await verifyInputs(given([...archive.dayFiles(DAY1), ...signatures], withKeys));
+    expect(ok.summary.state, ok.summary.text).toBe('ok');
+    const sig = rows(ok).filter((r) => r.includes('COSE receipt signature of the day'));
+    expect(sig).toHaveLength(2);
+    expect(sig.every((r) => r.endsWith('| Verified'))).toBe(true);
+    // With another day's files beside it, it is checked over its own day's ledger.
+    const other = await verifyInputs(
+      given([...archive.dayFiles(DAY2), path.join(archive.ledgers, `${DAY1}.json`), signatures[0]!], withKeys),
+    );
+    expect(rows(other).find((r) => r.includes('COSE receipt signature'))).toMatch(/\| Verified$/);
+    const bytes = fs.readFileSync(signatures[0]!);
+    bytes[bytes.length - 3] = bytes[bytes.length - 3]! ^ 0x01;
+    const changed = path.join(archive.dir, `${DAY1}.receipt-es256.cose`);
+    fs.writeFileSync(changed, bytes);
+    const bad = await verifyInputs(given([...archive.dayFiles(DAY1), changed], withKeys));
+    expect(bad.summary.text).toMatch(/^Not verified: receipt signature \(ES256\) over root [0-9a-f]{64}/);
+    const alone = await verifyInputs(given([signatures[0]!], withKeys));
+    expect(rows(alone).join('\n')).toContain(`add the ledger of ${DAY1} (${DAY1}.json) to check it`);
   });
 });

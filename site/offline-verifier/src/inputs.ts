@@ -45,6 +45,7 @@ export type InputKind =
   | 'bundle'
   | 'timestamped-pdf'
   | 'cose-receipt'
+  | 'day-receipt-signature'
   | 'receipt-key'
   | 'tlog-proof'
   | 'ledger'
@@ -104,6 +105,7 @@ export const KIND_LABEL: Record<InputKind, string> = {
   bundle: 'proof bundle',
   'timestamped-pdf': 'timestamped PDF',
   'cose-receipt': 'COSE receipt (RFC 9942)',
+  'day-receipt-signature': "day's COSE receipt signature",
   'receipt-key': 'COSE receipt key',
   'tlog-proof': 'tlog-proof (C2SP)',
   ledger: 'ledger file',
@@ -176,6 +178,7 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     if (base.endsWith('.checkpoint')) return withDate('checkpoint');
     if (base.endsWith('.cosignatures')) return withDate('cosignatures');
     if (base.endsWith('.tsr')) return withDate('tsr');
+    if (/\.receipt-(es256|mldsa65)\.cose$/.test(base)) return withDate('day-receipt-signature');
     if (base.endsWith('.json')) return withDate('ledger');
   }
   if (/^receipt-(es256|mldsa65)\.pem$/i.test(base)) return receiptKey(base, bytes, t);

@@ -2,7 +2,13 @@
 // bundle (`cose_receipts`, timeseal-proof/4): the root its inclusion proof leads to from the document's hash, and
 // the receipt key's signature over that root (core/cose-receipt.ts verifyReceipt, ES256 with Web Crypto through
 // src/p256.ts, ML-DSA-65 with @noble/post-quantum). In a bundle, it must also be for the bundle's leaf and root.
-import { ALGORITHM_NAMES, parseCoseSign1, receiptHeader, verifyReceipt } from '../../../../core/cose-receipt.ts';
+import {
+  ALGORITHM_NAMES,
+  parseCoseSign1,
+  receiptHeader,
+  verifyDaySignature,
+  verifyReceipt,
+} from '../../../../core/cose-receipt.ts';
 import { fromHex, toHex } from '../../../../core/encoding.ts';
 import { parseCheckpoint } from '../../../../core/checkpoint.ts';
 import { parseNote } from '../../../../core/note.ts';
@@ -70,4 +76,28 @@ function bundleAgreement(bundle: ProofBundle, r: ReturnType<typeof verifyReceipt
     return fail(label, `the bundle's checkpoint: ${message(err)}`);
   }
   return ok(label, [`Leaf ${r.leafIndex}, root ${r.root}`]);
+}
+
+/**
+ * A day's receipt signature (`YYYY-MM-DD.receipt-es256.cose`, `.receipt-mldsa65.cose`; docs/FORMAT.md §11): the
+ * receipt key's signature over the root of that day's ledger, for the log it names (verifyDaySignature), once
+ * the day's ledger is given (its root and origin; the ledger's own signatures are checked in its section).
+ */
+export function daySignatureSection(ctx: Context, input: ClassifiedInput): Section {
+  const title = `Receipt signature ${input.name}`;
+  const label = 'COSE receipt signature of the day';
+  const ledger = ctx.ledgers.find((l) => (l.input.date ?? l.ledger?.date) === input.date)?.ledger;
+  if (!ledger)
+    return { title, checks: [pending(label, `add the ledger of ${input.date} (${input.date}.json) to check it`)] };
+  if (ctx.receiptKeys.length === 0) return { title, checks: [info(label, `not checked here: ${NO_RECEIPT_KEY}`)] };
+  try {
+    const alg = verifyDaySignature(
+      input.bytes,
+      { origin: ledger.origin, date: input.date!, root: fromHex(ledger.root) },
+      ctx.receiptKeys,
+    );
+    return { title, checks: [ok(label, [`${ALGORITHM_NAMES[alg]} over the root ${ledger.root} of ${input.date}`])] };
+  } catch (err) {
+    return { title, checks: [fail(label, message(err))] };
+  }
 }
