@@ -6,6 +6,7 @@
 // reach the nodes, both of them, and still work with one node stopped; a forged X-Forwarded-For never becomes
 // the client's address; bodies over the app's limit stop at nginx; with every node down the static files are
 // still served.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -338,6 +339,32 @@ describe('nginx in front of two timeseal serve nodes', () => {
     expect(refusedViaNginx.headers['content-type']).toBe('application/concise-problem-details+cbor');
     expect(refusedViaNginx.body.equals(refusedDirect.body)).toBe(true);
     expect((await request(proxy, `/entries/${'0'.repeat(64)}`)).status).toBe(404);
+
+    // The time-stamping authority is the nodes': a query gets a token, a refusal the node's message, the chain
+    // and the redirect to the policy the node's bytes (before, POST /tsa fell through to the site folder: 405).
+    const query = execFileSync('openssl', ['ts', '-query', '-digest', 'ab'.repeat(32), '-sha256', '-cert']);
+    const tsaQuery = { method: 'POST', headers: { 'content-type': 'application/timestamp-query' }, body: query };
+    const token = await request(proxy, '/tsa', tsaQuery);
+    expect(token.status).toBe(200);
+    expect(token.headers['content-type']).toBe('application/timestamp-reply');
+    fs.writeFileSync(path.join(dir, 'via-nginx.tsr'), token.body);
+    const reply = execFileSync('openssl', ['ts', '-reply', '-in', path.join(dir, 'via-nginx.tsr'), '-text']);
+    expect(reply.toString()).toMatch(/Status: Granted\./);
+    const notQuery = { ...tsaQuery, body: 'not a query' };
+    const [tsaRefusedViaNginx, tsaRefusedDirect] = [
+      await request(proxy, '/tsa', notQuery),
+      await request(nodes[0]!.url, '/tsa', notQuery),
+    ];
+    // RFC 3161 refuses in the answer (a TimeStampResp with status rejection), as the node does.
+    expect(tsaRefusedViaNginx.status).toBe(tsaRefusedDirect.status);
+    expect(tsaRefusedViaNginx.headers['content-type']).toBe(tsaRefusedDirect.headers['content-type']);
+    expect(tsaRefusedViaNginx.body.equals(tsaRefusedDirect.body)).toBe(true);
+    for (const file of ['/tsa/certs', '/tsa']) {
+      const [viaNginx, direct] = await Promise.all([request(proxy, file), request(nodes[0]!.url, file)]);
+      expect([viaNginx.status, direct.status], file).toEqual(file === '/tsa' ? [302, 302] : [200, 200]);
+      expect(viaNginx.headers['location'], file).toBe(direct.headers['location']);
+      expect(viaNginx.body.equals(direct.body), file).toBe(true);
+    }
 
     const stats = await request(proxy, '/api/queue-stats.php');
     expect(stats.status).toBe(200);

@@ -23,7 +23,7 @@ export interface Answer {
 export function request(
   base: string,
   urlPath: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  options: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array } = {},
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = http.request(
