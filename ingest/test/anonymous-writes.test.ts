@@ -72,7 +72,7 @@ describe('BETA_API_RATE', () => {
     }
   });
 
-  it('a bad value keeps `timeseal serve` from starting: exit 2 and the usage on one line', () => {
+  it('a bad value keeps `timeseal serve` from starting: exit 64 (usage) and the usage on one line', () => {
     const dir = tempDir('beta-rate-bad');
     const env = projectEnv(dir, { BETA_API_RATE: '600 an hour' });
     const r = spawnSync(BIN, ['serve'], {
@@ -82,7 +82,7 @@ describe('BETA_API_RATE', () => {
       timeout: 30_000,
     });
     expect(r.stdout).not.toMatch(/listening/);
-    expect(r.status).toBe(2);
+    expect(r.status).toBe(64);
     expect(r.stderr).toBe(
       'timeseal: BETA_API_RATE must be a count per second, minute, hour or day, like BETA_API_RATE=600/hour or BETA_API_RATE=10/minute (leave it unset for no limit), not "600 an hour"\n',
     );
