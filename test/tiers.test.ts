@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { NEEDS_TEST_TOOLS, SHARED_WORKERS, TEST_TOOLS, TEST_TOOL_HELPERS } from './support/tiers.ts';
+import { NEEDS_TEST_TOOLS, SHARED_WORKERS, TEST_TOOLS, TEST_TOOL_CALLS, TEST_TOOL_HELPERS } from './support/tiers.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -31,6 +31,8 @@ export function brokenPromises(file: string, source: string): string[] {
   if (tool) found.push(`${file}: runs ${tool[1]}, from a Debian package a fresh machine lacks`);
   const helper = HELPER.exec(source);
   if (helper) found.push(`${file}: imports ${helper[1]}, which starts a Debian package's program`);
+  for (const [name, pkg] of TEST_TOOL_CALLS)
+    if (new RegExp(`\\b${name}\\s*\\(`).test(source)) found.push(`${file}: runs ${pkg} through ${name}()`);
   return found;
 }
 
@@ -51,6 +53,7 @@ describe('the quick tier (Vitest project shared, make check)', () => {
       ["execFileSync('/usr/bin/qpdf', ['--check', f]);", 'runs qpdf'],
       ["import { startPostgres } from '../support/postgres.ts';", 'imports support/postgres'],
       ["import { launch } from './support/chromium.ts';", 'imports support/chromium'],
+      ['const [ref] = referenceRead([file]);', 'runs python3-opentimestamps'],
     ];
     for (const [source, why] of cases) {
       const found = brokenPromises('x.test.ts', source);

@@ -42,6 +42,7 @@ export const NEEDS_TEST_TOOLS = [
   'ingest/test/tsa-display.test.ts',
   'ingest/test/receipt-kept.test.ts',
   'runtime/durable-keys.test.ts',
+  'test/anchor/proof-route.test.ts',
 ];
 
 /** Programs of the base system that a quick-tier file may run. */
@@ -80,3 +81,9 @@ export const TEST_TOOLS = [
 ];
 /** Test helpers that start such programs. */
 export const TEST_TOOL_HELPERS = ['support/chromium', 'support/postgres', 'support/ceph-rgw', 'support/nginx'];
+
+/**
+ * Test functions that run a Debian package's program for the caller, with that package: `referenceRead` runs the
+ * OpenTimestamps reference client (python3-opentimestamps; python3 itself is of the base system).
+ */
+export const TEST_TOOL_CALLS: ReadonlyArray<[string, string]> = [['referenceRead', 'python3-opentimestamps']];
