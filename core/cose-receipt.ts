@@ -28,7 +28,7 @@ import {
   type CborValue,
 } from './cbor.ts';
 import type { ReceiptKeyName } from './archive.ts';
-import { equalBytes, toHex } from './encoding.ts';
+import { equalBytes, fromBase64, toHex } from './encoding.ts';
 import { FormatError, MismatchError, SignatureError, withContext } from './errors.ts';
 import { leafHash, rootFromInclusionProof } from './merkle.ts';
 import { ECDSA_PUBLIC_KEY_SIZE, MLDSA_PUBLIC_KEY_SIZE, MLDSA_SIGNATURE_SIZE } from './sig.ts';
@@ -124,6 +124,31 @@ export const KEY_DAYS = 'timeseal-days';
 export interface ReceiptKeyEntry extends ReceiptPublicKey {
   /** [first day, last day] it signed, for a retired key; absent for a key in use. */
   days?: [string, string];
+}
+
+/** Receipt keys no longer in use, with the days they signed (the keys folder's file, docs/FORMAT.md §11): appended
+ * to by a rotation, never rewritten. One line each: `retired <ES256|ML-DSA-65> <first day> <last day> <base64 raw
+ * public key>`. */
+export const RETIRED_RECEIPT_KEYS = 'receipt-keys.retired';
+
+/** The retired receipt keys (RETIRED_RECEIPT_KEYS' text), each with the days it signed. */
+export function parseRetiredReceiptKeys(text: string): ReceiptKeyEntry[] {
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line, i) => {
+      const where = `${RETIRED_RECEIPT_KEYS} line ${i + 1}`;
+      const m = /^retired (ES256|ML-DSA-65) (\d{4}-\d{2}-\d{2}) (\d{4}-\d{2}-\d{2}) ([A-Za-z0-9+/]+={0,2})$/.exec(line);
+      if (m === null || m[2]! > m[3]!)
+        throw new FormatError(where, 'expected "retired <ES256|ML-DSA-65> <first day> <last day> <base64 key>"');
+      const entry: ReceiptKeyEntry = {
+        alg: m[1] === 'ES256' ? ALG_ES256 : ALG_ML_DSA_65,
+        publicKey: fromBase64(m[4]!, where),
+        days: [m[2]!, m[3]!],
+      };
+      checkKey(entry);
+      return entry;
+    });
 }
 
 /** The COSE_Key of a receipt key (RFC 9052 §7): kty, kid, alg and the public key. */

@@ -10,6 +10,8 @@ import { makeFolderDurably, syncFolder, writeNewFileDurably } from './durable-fi
 import {
   ALG_ES256,
   ALG_ML_DSA_65,
+  parseRetiredReceiptKeys,
+  RETIRED_RECEIPT_KEYS,
   type ReceiptKeyEntry,
   type ReceiptPublicKey,
   type ReceiptSigningKey,
@@ -36,9 +38,7 @@ export const PUBLIC_RECEIPT_ES256_PEM = 'receipt-es256.pem';
 export const PUBLIC_RECEIPT_MLDSA_PEM = 'receipt-mldsa65.pem';
 export const PRIVATE_RECEIPT_ES256_PEM = 'receipt_es256_private.pem';
 export const PRIVATE_RECEIPT_MLDSA_PEM = 'receipt_mldsa65_private.pem';
-/** Receipt keys no longer in use, with the days they signed: appended to by a rotation, never rewritten. One line
- * each: `retired <ES256|ML-DSA-65> <first day> <last day> <base64 raw public key>`. */
-export const RETIRED_RECEIPT_KEYS = 'receipt-keys.retired';
+export { parseRetiredReceiptKeys, RETIRED_RECEIPT_KEYS };
 
 /** The four files of the receipt keys: the two public, then the two private. */
 export function receiptKeyFiles(dirs: KeyDirs): string[] {
@@ -97,26 +97,6 @@ export function loadReceiptPublicKeys(keysDir: string): ReceiptPublicKey[] {
     return fs.existsSync(file) ? readKeyText(file) : undefined;
   };
   return receiptKeysFromPems(read(PUBLIC_RECEIPT_ES256_PEM), read(PUBLIC_RECEIPT_MLDSA_PEM));
-}
-
-/** The retired receipt keys (RETIRED_RECEIPT_KEYS' text), each with the days it signed. */
-export function parseRetiredReceiptKeys(text: string): ReceiptKeyEntry[] {
-  return text
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line, i) => {
-      const m = /^retired (ES256|ML-DSA-65) (\d{4}-\d{2}-\d{2}) (\d{4}-\d{2}-\d{2}) ([A-Za-z0-9+/]+={0,2})$/.exec(line);
-      if (m === null || m[2]! > m[3]!)
-        throw new TimesealError(
-          'format',
-          `${RETIRED_RECEIPT_KEYS} line ${i + 1}: expected "retired <ES256|ML-DSA-65> <first day> <last day> <base64 key>"`,
-        );
-      return {
-        alg: m[1] === 'ES256' ? ALG_ES256 : ALG_ML_DSA_65,
-        publicKey: new Uint8Array(Buffer.from(m[4]!, 'base64')),
-        days: [m[2]!, m[3]!],
-      } satisfies ReceiptKeyEntry;
-    });
 }
 
 /** The retired receipt keys of a keys folder; empty when it has none. */

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { build, transform } from 'esbuild';
+import { parseRetiredReceiptKeys, RETIRED_RECEIPT_KEYS } from '../../core/cose-receipt.ts';
 import { parseVkey } from '../../core/cosignature.ts';
 import {
   ecdsaPublicKeyFromPem,
@@ -89,6 +90,15 @@ function readReceiptKeys(dir: string): Array<{ alg: number; key: string }> {
   if (fs.existsSync(mldsa))
     out.push({ alg: -49, key: toBase64(mldsaPublicKeyFromPem(fs.readFileSync(mldsa, 'utf8'))) });
   return out;
+}
+
+/** keys/receipt-keys.retired (the receipt keys a rotation retired, with the days they signed), checked, or null. */
+function readRetiredReceiptKeys(dir: string): string | null {
+  const file = path.join(dir, RETIRED_RECEIPT_KEYS);
+  if (!fs.existsSync(file)) return null;
+  const text = fs.readFileSync(file, 'utf8');
+  parseRetiredReceiptKeys(text);
+  return text;
 }
 
 /** keys/ed25519.vkey and keys/mldsa44.vkey, when the archive has them (checked, one line each). */
@@ -221,6 +231,7 @@ export async function buildVerifier(options: BuildOptions): Promise<BuildResult>
         mldsaKey: keys.mldsaKey,
         vkeys: readVkeys(options.keysDir),
         receiptKeys: readReceiptKeys(options.keysDir),
+        retiredReceiptKeys: readRetiredReceiptKeys(options.keysDir),
       }),
     },
     logLevel: 'warning',

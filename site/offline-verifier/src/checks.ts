@@ -15,7 +15,13 @@ import type { Ledger } from '../../../core/ledger.ts';
 import { parseNote } from '../../../core/note.ts';
 import { parseDetached, walkAttestations } from '../../../core/ots.ts';
 import { parseProofBundle } from '../../../core/proof.ts';
-import { ALG_ES256, ALG_ML_DSA_65, receiptKid, type ReceiptPublicKey } from '../../../core/cose-receipt.ts';
+import {
+  ALG_ES256,
+  ALG_ML_DSA_65,
+  ALGORITHM_NAMES,
+  receiptKid,
+  type ReceiptPublicKey,
+} from '../../../core/cose-receipt.ts';
 import { ecdsaPublicKeyToSpkiDer, fingerprint } from '../../../core/sig.ts';
 import { describeQuorum, readWitnessPolicy } from '../../../core/witness-policy.ts';
 import { headerSection, HeaderPool, type BitcoinClaim } from './checks/bitcoin.ts';
@@ -67,6 +73,15 @@ function keySection(inputs: VerifierInputs, policy: PolicyInput | undefined, pro
     const alg = label.startsWith('ES256') ? ALG_ES256 : ALG_ML_DSA_65;
     if (k) checks.push(info(label, `kid ${toHex(receiptKid({ alg, publicKey: k.key }))}`, [`From ${k.source}`]));
   }
+  const retired = inputs.keys.retiredReceipt;
+  for (const k of retired?.keys ?? [])
+    checks.push(
+      info(
+        `Retired ${ALGORITHM_NAMES[k.alg]} receipt key`,
+        `kid ${toHex(receiptKid(k))}${k.days ? `, signed ${k.days[0]} to ${k.days[1]}` : ''}`,
+        [`From ${retired!.source}`],
+      ),
+    );
   if (policy)
     checks.push(
       info(
@@ -100,6 +115,7 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
   const receiptKeys: ReceiptPublicKey[] = [];
   if (inputs.keys.receiptEs256) receiptKeys.push({ alg: ALG_ES256, publicKey: inputs.keys.receiptEs256.key });
   if (inputs.keys.receiptMldsa65) receiptKeys.push({ alg: ALG_ML_DSA_65, publicKey: inputs.keys.receiptMldsa65.key });
+  receiptKeys.push(...(inputs.keys.retiredReceipt?.keys ?? []));
 
   const ledgers = files
     .filter((f) => f.kind === 'ledger')
@@ -261,6 +277,7 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
       (f.kind === 'ecdsa-key' ||
         f.kind === 'mldsa-key' ||
         f.kind === 'receipt-key' ||
+        f.kind === 'retired-receipt-keys' ||
         f.kind === 'tsa-ca' ||
         f.kind === 'witness-policy') &&
       f.problem,

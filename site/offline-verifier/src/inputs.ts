@@ -15,7 +15,13 @@ import { BLOCK_HEADER_SIZE } from '../../../core/bitcoin.ts';
 import { parseVkey } from '../../../core/cosignature.ts';
 import { readWitnessPolicy } from '../../../core/witness-policy.ts';
 import { sniffEvidence } from '../../../core/evidence.ts';
-import { ALG_ES256, ALG_ML_DSA_65 } from '../../../core/cose-receipt.ts';
+import {
+  ALG_ES256,
+  ALG_ML_DSA_65,
+  parseRetiredReceiptKeys,
+  RETIRED_RECEIPT_KEYS,
+  type ReceiptKeyEntry,
+} from '../../../core/cose-receipt.ts';
 import { pemCertificates } from '../../../core/rfc3161.ts';
 
 /** DER of the id-ct-TSTInfo OID (1.2.840.113549.1.9.16.1.4), which every RFC 3161 token holds. */
@@ -47,6 +53,7 @@ export type InputKind =
   | 'cose-receipt'
   | 'day-receipt-signature'
   | 'receipt-key'
+  | 'retired-receipt-keys'
   | 'tlog-proof'
   | 'ledger'
   | 'signatures-meta'
@@ -74,8 +81,9 @@ export interface ClassifiedInput {
   /** The date named by an archive file name (2025-11-02.json.sig → 2025-11-02). */
   date?: string;
   /** Decoded value for keys (raw public key), headers (80 bytes), hashes (lower-case hex), certificate
-   * authorities (DER certificates) and receipt keys (their COSE algorithm and raw public key). */
-  value?: Uint8Array | string | Uint8Array[] | ReceiptKeyValue;
+   * authorities (DER certificates), receipt keys (their COSE algorithm and raw public key) and retired receipt
+   * keys (each with the days it signed). */
+  value?: Uint8Array | string | Uint8Array[] | ReceiptKeyValue | ReceiptKeyEntry[];
   /** Why a file that looks like `kind` could not be decoded (a damaged key or header). */
   problem?: string;
 }
@@ -100,6 +108,15 @@ function receiptKey(name: string, bytes: Uint8Array, t: string | undefined): Cla
   }
 }
 
+/** keys/receipt-keys.retired: the receipt keys a rotation retired, with the days they signed (docs/FORMAT.md §11). */
+function retiredReceiptKeys(name: string, bytes: Uint8Array, t: string | undefined): ClassifiedInput {
+  try {
+    return { kind: 'retired-receipt-keys', name, bytes, value: parseRetiredReceiptKeys(t ?? '') };
+  } catch (err) {
+    return { kind: 'retired-receipt-keys', name, bytes, problem: (err as Error).message };
+  }
+}
+
 export const KIND_LABEL: Record<InputKind, string> = {
   'client-proof': 'timeseal-client proof file',
   bundle: 'proof bundle',
@@ -107,6 +124,7 @@ export const KIND_LABEL: Record<InputKind, string> = {
   'cose-receipt': 'COSE receipt (RFC 9942)',
   'day-receipt-signature': "day's COSE receipt signature",
   'receipt-key': 'COSE receipt key',
+  'retired-receipt-keys': 'retired COSE receipt keys',
   'tlog-proof': 'tlog-proof (C2SP)',
   ledger: 'ledger file',
   'signatures-meta': 'signature metadata',
@@ -182,6 +200,7 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
     if (base.endsWith('.json')) return withDate('ledger');
   }
   if (/^receipt-(es256|mldsa65)\.pem$/i.test(base)) return receiptKey(base, bytes, t);
+  if (base === RETIRED_RECEIPT_KEYS) return retiredReceiptKeys(base, bytes, t);
   // The kinds core/evidence.ts tells for every reader: a PDF with document time-stamps, a COSE receipt.
   const evidence = sniffEvidence(bytes, base);
   if (evidence === 'timestamped-pdf' || evidence === 'cose-receipt') return { kind: evidence, name: base, bytes };

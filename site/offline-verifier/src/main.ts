@@ -18,6 +18,7 @@ import {
 } from './checks.ts';
 import { sniffEvidence } from '../../../core/evidence.ts';
 import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput, type ReceiptKeyValue } from './inputs.ts';
+import { parseRetiredReceiptKeys, type ReceiptKeyEntry } from '../../../core/cose-receipt.ts';
 import { settled } from './p256.ts';
 
 declare const __VERIFIER_BUILD__: {
@@ -27,6 +28,8 @@ declare const __VERIFIER_BUILD__: {
   vkeys: string[];
   /** The COSE receipt keys (ES256 −7, ML-DSA-65 −49), raw, base64. */
   receiptKeys: Array<{ alg: number; key: string }>;
+  /** keys/receipt-keys.retired as the archive had it (the receipt keys a rotation retired), or null. */
+  retiredReceiptKeys: string | null;
 };
 
 const BUILD = __VERIFIER_BUILD__;
@@ -48,6 +51,12 @@ for (const text of BUILD.vkeys) {
 for (const { alg, key } of BUILD.receiptKeys)
   builtIn[alg === -7 ? 'receiptEs256' : 'receiptMldsa65'] = {
     key: fromBase64(key),
+    source: 'the keys built into this file',
+  };
+
+if (BUILD.retiredReceiptKeys !== null)
+  builtIn.retiredReceipt = {
+    keys: parseRetiredReceiptKeys(BUILD.retiredReceiptKeys),
     source: 'the keys built into this file',
   };
 
@@ -183,6 +192,8 @@ function addInput(input: ClassifiedInput): void {
     const { alg, publicKey } = input.value as ReceiptKeyValue;
     state.loadedKeys[alg === -7 ? 'receiptEs256' : 'receiptMldsa65'] = { key: publicKey, source: input.name };
   }
+  if (input.kind === 'retired-receipt-keys' && input.value !== undefined)
+    state.loadedKeys.retiredReceipt = { keys: input.value as ReceiptKeyEntry[], source: input.name };
   state.files = state.files.filter((f) => !(f.name === input.name && f.kind === input.kind));
   state.files.push(input);
 }
@@ -397,6 +408,8 @@ function render(report: Report): void {
         if (f.kind === 'vkey' || f.kind === 'receipt-key')
           for (const k of ['ed25519', 'mldsa44', 'receiptEs256', 'receiptMldsa65'] as const)
             if (state.loadedKeys[k]?.source === f.name) delete state.loadedKeys[k];
+        if (f.kind === 'retired-receipt-keys' && state.loadedKeys.retiredReceipt?.source === f.name)
+          delete state.loadedKeys.retiredReceipt;
         refresh();
       });
       return el(
@@ -431,6 +444,8 @@ function renderKeys(): void {
     ['ML-DSA-65 receipt key', activeKeys().receiptMldsa65],
   ] as const)
     if (k) rows.push(`${name}: from ${k.source}`);
+  const retired = activeKeys().retiredReceipt;
+  if (retired) rows.push(`Retired receipt keys (${retired.keys.length}): from ${retired.source}`);
   $('keys-status').textContent = rows.join('. ') + '.';
   $('keys-reset').hidden = Object.keys(state.loadedKeys).length === 0;
 }
@@ -441,6 +456,8 @@ function activeKeys(): Keys {
     const k = state.loadedKeys[name] ?? builtIn[name];
     if (k) keys[name] = k;
   }
+  const retired = state.loadedKeys.retiredReceipt ?? builtIn.retiredReceipt;
+  if (retired) keys.retiredReceipt = retired;
   return keys;
 }
 
@@ -545,7 +562,7 @@ function start(): void {
   $('keys-reset').addEventListener('click', () => {
     state.loadedKeys = {};
     state.files = state.files.filter(
-      (f) => f.kind !== 'ecdsa-key' && f.kind !== 'mldsa-key' && f.kind !== 'vkey' && f.kind !== 'receipt-key',
+      (f) => !['ecdsa-key', 'mldsa-key', 'vkey', 'receipt-key', 'retired-receipt-keys'].includes(f.kind),
     );
     refresh();
   });

@@ -7,7 +7,7 @@ import { nobleMu, type PublicKeySet } from '../../../../core/day.ts';
 import { fromHex } from '../../../../core/encoding.ts';
 import { sha256 } from '../../../../core/hash.ts';
 import { parseLedger, type Ledger } from '../../../../core/ledger.ts';
-import type { ReceiptPublicKey } from '../../../../core/cose-receipt.ts';
+import type { ReceiptKeyEntry, ReceiptPublicKey } from '../../../../core/cose-receipt.ts';
 import type { ProofBundle } from '../../../../core/proof.ts';
 import { checkToken } from '../../../../core/rfc3161.ts';
 import { mldsaVerifyMu } from '../../../../core/sig.ts';
@@ -35,6 +35,8 @@ export interface VerifierInputs {
     /** The COSE receipt keys (keys/receipt-es256.pem, keys/receipt-mldsa65.pem; docs/FORMAT.md §11). */
     receiptEs256?: KeyInput;
     receiptMldsa65?: KeyInput;
+    /** The receipt keys a rotation retired (keys/receipt-keys.retired), for the days they signed. */
+    retiredReceipt?: { keys: ReceiptKeyEntry[]; source: string };
   };
   fetchedHeaders?: FetchedHeader[];
   /** Whose proof-of-work limit headers are held to; mainnet unless a test network is chosen. */
