@@ -30,9 +30,10 @@ import {
   parseDays,
   tsrPath,
   VERIFIER_ARCHIVE_PATH,
+  type DayRecord,
   type DaysFile,
 } from '../core/archive.ts';
-import { verifyCheckpoint } from '../core/checkpoint.ts';
+import { verifyCheckpoint, type ParsedCheckpoint } from '../core/checkpoint.ts';
 import type { PublicKeySet } from '../core/day.ts';
 import { equalBytes, fromUtf8, toHex } from '../core/encoding.ts';
 import { TimesealError, withContext } from '../core/errors.ts';
@@ -45,7 +46,7 @@ import { nodeSha256 } from '../runtime/node-hash.ts';
 import type { ArchiveReader } from './archive-reader.ts';
 import { removeStaleTemps, syncArchive, tempFile } from './files.ts';
 import { withLockAsync } from './lock.ts';
-import { verifyArchive, type VerifiedBase } from './verify.ts';
+import { verifyArchive, type VerifiedBase, type VerifyReport } from './verify.ts';
 import {
   parseRetiredReceiptKeys,
   PUBLIC_RECEIPT_ES256_PEM,
@@ -156,344 +157,157 @@ export async function pullMirror(options: MirrorOptions): Promise<MirrorReport> 
   return withLockAsync(path.join(options.dir, LOCK_NAME), () => pull(options), 'mirror pull');
 }
 
-async function pull({
-  remote: remoteReader,
-  dir,
-  keys,
-  keyFiles,
-  full = false,
-  progress = () => {},
-  receiptKeys: givenReceiptKeys = [],
-}: MirrorOptions): Promise<MirrorReport> {
+/** The phases of a pull, in order; each throws a MirrorError naming what stops it, and then nothing is kept. */
+async function pull(options: MirrorOptions): Promise<MirrorReport> {
+  const { remote: remoteReader, dir, keys, keyFiles, full = false, progress = () => {} } = options;
   removeStaleTemps(dir);
-  let requests = 0;
-  let bytes = 0;
-  const remote = {
-    async read(rel: string): Promise<Uint8Array | undefined> {
-      requests++;
-      const data = await remoteReader.read(rel);
-      bytes += data?.length ?? 0;
-      return data;
-    },
-  };
-  const local = (rel: string): Uint8Array | undefined => {
+  const staging = new PullStaging(remoteReader, dir);
+  try {
+    const remote = await readRemoteState(staging, keys);
+    const held = readHeldState(staging, remote, keys);
+    await checkConsistency(staging, remote, held);
+    const sources = await fileSources(staging, held.days);
+    const reader = overlayReader(staging, sources.sourceOf);
+    const pinned = pinnedKeys(staging, keyFiles, options.receiptKeys ?? []);
+    await checkQuorum(reader, pinned.witnessPolicy, remote.last, remoteReader.location);
+    const heldDates = new Set(held.days.map((d) => d.date));
+    const newDays = remote.days.days.filter((d) => !heldDates.has(d.date));
+    progress(
+      `mirror: ${newDays.length} new day${newDays.length === 1 ? '' : 's'} (tree size ${held.checkpoint.size} → ${remote.latest.size}); fetching and verifying`,
+    );
+    await fetchStatusFiles(staging, sources);
+    const report = await verifyPulled(reader, keys, pinned, full ? undefined : verifiedBase(staging, held, sources));
+    if (report.treeSize !== remote.latest.size || report.root !== toHex(remote.latest.root))
+      throw new MirrorError(
+        `the verified tree (size ${report.treeSize}) is not the remote's checkpoint (size ${remote.latest.size})`,
+      );
+    // The keys, when new or changed (the first pull; a newer witness policy given with --keys).
+    for (const [name, data] of keyFiles) staging.stage(`${MIRROR_KEYS_DIR}/${name}`, data);
+    const files = staging.commit();
+    return {
+      ok: true,
+      remote: remoteReader.location,
+      dir,
+      origin: remote.days.origin,
+      treeSize: { before: held.checkpoint.size, after: remote.latest.size },
+      days: { before: held.days.length, after: remote.days.days.length, fetched: newDays.map((d) => d.date) },
+      files,
+      filesChecked: report.filesChecked,
+      bytes: staging.bytes,
+      requests: staging.requests,
+      notes: report.notes,
+    };
+  } finally {
+    staging.discard();
+  }
+}
+
+/** Refuses a path that could leave the mirror's folder. */
+function checkPath(rel: string): void {
+  if (rel.split('/').some((part) => part === '' || part === '.' || part === '..'))
+    throw new MirrorError(`refusing the path ${JSON.stringify(rel)}`);
+}
+
+/**
+ * What one pull has read and staged: the remote's files (each asked for once, counted in requests and bytes),
+ * the mirror's own, and a temp file in the mirror's .tmp/ for each fetched file that differs from the mirror's,
+ * renamed into place by `commit` in the archive's order, or removed by `discard`.
+ */
+class PullStaging {
+  requests = 0;
+  bytes = 0;
+  readonly remote: ArchiveReader;
+  readonly dir: string;
+  /** rel -> its temp file, for every file fetched in this run that differs from the mirror's. */
+  readonly staged = new Map<string, string>();
+  /** Files asked for in this run: their bytes (undefined: absent), so each is read once. */
+  readonly seen = new Map<string, Uint8Array | undefined>();
+  /** Every temp file this run made (staged, or still being written), removed when the run ends. */
+  private readonly temps = new Set<string>();
+  /** Set when the run has ended: a read still under way then (one of several asked for at once) stages nothing. */
+  private ended = false;
+
+  constructor(remote: ArchiveReader, dir: string) {
+    this.remote = remote;
+    this.dir = dir;
+  }
+
+  /** The mirror's own copy of `rel`, or undefined when it has none. */
+  local(rel: string): Uint8Array | undefined {
     try {
-      return fs.readFileSync(path.join(dir, rel));
+      return fs.readFileSync(path.join(this.dir, rel));
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw withContext(`mirror: reading ${rel}`, err);
     }
-  };
-  /** rel -> its temp file, for every file fetched in this run that differs from the mirror's. */
-  const staged = new Map<string, string>();
-  /** Every temp file this run made (staged, or still being written), removed when the run ends. */
-  const temps = new Set<string>();
-  /** Set when the run has ended: a read still under way then (one of several asked for at once) stages nothing. */
-  let ended = false;
-  /** Files asked for in this run: their bytes (undefined: absent), so each is read once. */
-  const seen = new Map<string, Uint8Array | undefined>();
-  const checkPath = (rel: string): void => {
-    if (rel.split('/').some((part) => part === '' || part === '.' || part === '..'))
-      throw new MirrorError(`refusing the path ${JSON.stringify(rel)}`);
-  };
-  const newTemp = (): string => {
-    const temp = tempFile(dir);
-    temps.add(temp);
-    return temp;
-  };
-  const stage = (rel: string, data: Uint8Array): void => {
+  }
+
+  /** The remote's `rel`, read once in the run and staged when it differs from the mirror's copy. */
+  async fetch(rel: string): Promise<Uint8Array | undefined> {
+    if (this.seen.has(rel)) return this.seen.get(rel);
+    this.requests++;
+    const data = await this.remote.read(rel);
+    this.bytes += data?.length ?? 0;
+    this.seen.set(rel, data);
+    if (data !== undefined) this.stage(rel, data);
+    return data;
+  }
+
+  stage(rel: string, data: Uint8Array): void {
     checkPath(rel);
-    if (ended) return;
-    const existing = local(rel);
+    if (this.ended) return;
+    const existing = this.local(rel);
     if (existing !== undefined && equalBytes(existing, data)) return;
-    const temp = newTemp();
+    const temp = this.newTemp();
     fs.writeFileSync(temp, data);
-    staged.set(rel, temp);
-  };
+    this.staged.set(rel, temp);
+  }
+
   /**
    * The remote's `rel` as a stream (a day's ledger, an index segment: files too large to hold twice), written on
    * the way into a temp file that is staged once the stream has been read to its end; a reader that stops early
    * (a ledger over its size, a segment that differs) leaves nothing staged.
    */
-  const streamRemote = async (rel: string): Promise<AsyncIterable<Uint8Array> | undefined> => {
+  async stream(rel: string): Promise<AsyncIterable<Uint8Array> | undefined> {
     checkPath(rel);
-    requests++;
-    const body = await remoteReader.stream(rel);
-    if (body === undefined) return undefined;
-    return (async function* () {
-      const temp = newTemp();
-      const fd = fs.openSync(temp, 'w');
-      let whole = false;
-      try {
-        for await (const piece of body) {
-          bytes += piece.length;
-          fs.writeSync(fd, piece);
-          yield piece;
-        }
-        whole = true;
-      } finally {
-        fs.closeSync(fd);
-        if (whole && !ended) staged.set(rel, temp);
-        else {
-          fs.rmSync(temp, { force: true });
-          temps.delete(temp);
-        }
-      }
-    })();
-  };
-  const fetchRemote = async (rel: string): Promise<Uint8Array | undefined> => {
-    if (seen.has(rel)) return seen.get(rel);
-    const data = await remote.read(rel);
-    seen.set(rel, data);
-    if (data !== undefined) stage(rel, data);
-    return data;
-  };
-  /** Nothing fetched stays behind: every temp file left (all of them when the pull failed), and none is made
-   * after this by a read still under way. */
-  const discard = () => {
-    ended = true;
-    for (const temp of temps) fs.rmSync(temp, { force: true });
-  };
+    this.requests++;
+    const body = await this.remote.stream(rel);
+    return body === undefined ? undefined : this.stageStream(rel, body);
+  }
 
-  try {
-    // The remote's state: days.json and the latest checkpoint, signed by the pinned keys.
-    const remoteDaysBytes = await fetchRemote(DAYS_PATH);
-    if (remoteDaysBytes === undefined) throw new MirrorError(`${DAYS_PATH}: not found at ${remoteReader.location}`);
-    let remoteDays: DaysFile;
+  private async *stageStream(rel: string, body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+    const temp = this.newTemp();
+    const fd = fs.openSync(temp, 'w');
+    let whole = false;
     try {
-      remoteDays = parseDays(fromUtf8(remoteDaysBytes, DAYS_PATH));
-    } catch (err) {
-      throw new MirrorError(`remote ${DAYS_PATH}: ${(err as Error).message}`, { cause: err });
-    }
-    const origin = remoteDays.origin;
-    const last = remoteDays.days.at(-1);
-    if (last === undefined) throw new MirrorError(`remote ${DAYS_PATH} names no day yet: nothing to mirror`);
-    const latestBytes = await fetchRemote(CHECKPOINT_PATH);
-    if (latestBytes === undefined) throw new MirrorError(`${CHECKPOINT_PATH}: not found at ${remoteReader.location}`);
-    const logVerifiers = [ecdsaNoteVerifier(origin, keys.ecdsa), mldsaNoteVerifier(origin, keys.mldsa)];
-    let latest;
-    try {
-      latest = verifyCheckpoint(latestBytes, logVerifiers, { origin });
-    } catch (err) {
-      throw new MirrorError(`remote ${CHECKPOINT_PATH}: ${(err as Error).message}`, { cause: err });
-    }
-    if (latest.size !== last.treeSize || toHex(latest.root) !== last.root)
-      throw new MirrorError(
-        `remote ${CHECKPOINT_PATH} (tree size ${latest.size}) is not the checkpoint of the last day in ${DAYS_PATH} (${last.date}, tree size ${last.treeSize}): the archive is being updated or is inconsistent; try again later`,
-      );
-
-    // The mirror's state, re-verified before it is extended.
-    const localDaysBytes = local(DAYS_PATH);
-    const localDays = localDaysBytes === undefined ? undefined : parseDays(fromUtf8(localDaysBytes, DAYS_PATH));
-    const localLatestBytes = local(CHECKPOINT_PATH);
-    let before: { size: number; root: Uint8Array } = { size: 0, root: new Uint8Array(0) };
-    if (localDays !== undefined && localDays.days.length > 0) {
-      if (localDays.origin !== origin)
-        throw new MirrorError(`the remote's origin ${origin} != the mirror's ${localDays.origin}`);
-      if (localLatestBytes === undefined)
-        throw new MirrorError(`the mirror has ${DAYS_PATH} but no ${CHECKPOINT_PATH}`);
-      try {
-        const held = verifyCheckpoint(localLatestBytes, logVerifiers, { origin });
-        before = { size: held.size, root: held.root };
-      } catch (err) {
-        throw new MirrorError(`the mirror's ${CHECKPOINT_PATH}: ${(err as Error).message}`, { cause: err });
+      for await (const piece of body) {
+        this.bytes += piece.length;
+        fs.writeSync(fd, piece);
+        yield piece;
+      }
+      whole = true;
+    } finally {
+      fs.closeSync(fd);
+      if (whole && !this.ended) this.staged.set(rel, temp);
+      else {
+        fs.rmSync(temp, { force: true });
+        this.temps.delete(temp);
       }
     }
+  }
 
-    // The tiles at the new size, each once: the consistency proof reads them, and verify then compares them with
-    // the tree it recomputes from the ledgers. A tile the mirror holds at that width is never fetched again.
-    const tileAt = async (level: number, index: number, width: number): Promise<Uint8Array> => {
-      const rel = tilePath(level, index, width);
-      const data = local(rel) ?? (await fetchRemote(rel));
-      if (data === undefined) throw new MirrorError(`${rel}: missing at ${remoteReader.location}`);
-      return data;
-    };
-    if (before.size > 0) {
-      if (latest.size < before.size)
-        throw new MirrorError(
-          `the remote's tree (size ${latest.size}) is smaller than the mirror's (size ${before.size}): the log went back`,
-        );
-      const tiles = new Map<string, Uint8Array>();
-      if (latest.size > before.size) {
-        for (const t of tilesForConsistency(before.size, latest.size))
-          tiles.set(`${t.level}/${t.index}`, await tileAt(t.level, t.index, t.width));
-      }
-      try {
-        const read = tileHashReader(latest.size, (level, index) => tiles.get(`${level}/${index}`)!, nodeSha256);
-        const proof = latest.size > before.size ? consistencyProof(before.size, latest.size, read, nodeSha256) : [];
-        verifyConsistency(before.size, latest.size, proof, before.root, latest.root, nodeSha256);
-      } catch (err) {
-        throw new MirrorError(
-          `the remote's checkpoint (tree size ${latest.size}, root ${toHex(latest.root)}) is not consistent with the mirror's (tree size ${before.size}, root ${toHex(before.root)}): the log rewrote its history (${(err as Error).message})`,
-          { cause: err },
-        );
-      }
-      // Every day the mirror holds must be the remote's, record for record.
-      localDays!.days.forEach((held, i) => {
-        const now = remoteDays.days[i];
-        if (now === undefined || JSON.stringify(now) !== JSON.stringify(held))
-          throw new MirrorError(
-            `${DAYS_PATH}: day ${held.date} of the mirror is ${now === undefined ? 'missing' : `${now.date} with ledger sha256 ${now.sha256} (the mirror's: ${held.sha256})`} at the remote: the log rewrote its history`,
-          );
-      });
-    }
-
-    // Which copy each file comes from. Immutable files the mirror holds are never asked for again; files that are
-    // replaced (status, index head, checkpoint) always are; of the files that can change or appear after a day is
-    // published: a day's .ots while its Bitcoin proof can still move on (block_info.json), and the cosignatures and
-    // RFC 3161 tokens of the new days and of the last day held (witnesses and TSAs answer within hours of a build).
-    const heldDays = localDays?.days ?? [];
-    const lastHeld = heldDays.at(-1)?.date;
-    const heldDates = new Set(heldDays.map((d) => d.date));
-    const remoteBlockInfo = blockInfoEntries(await fetchRemote(BLOCK_INFO_PATH), 'remote');
-    const localBlockInfo = blockInfoEntries(local(BLOCK_INFO_PATH), "the mirror's") ?? new Map<string, ProofState>();
-    /** Where a day's .ots comes from: nowhere while block_info.json says the day is not stamped yet; the mirror's
-     * own once both say it is confirmed in Bitcoin (it never changes again); else the remote's. */
-    const otsSource = (date: string): Source => {
-      if (remoteBlockInfo === undefined) return 'remote';
-      const now = remoteBlockInfo.get(date);
-      if (now?.state === 'not-stamped') return 'local';
-      return now?.state === 'confirmed' && localBlockInfo.get(date)?.state === 'confirmed' ? 'local' : 'remote';
-    };
-    const sourceOf = (rel: string): Source => {
-      if (rel === INDEX_JSON_PATH) return 'local';
-      const date = dateOfDayFile(rel) ?? (rel.endsWith('.json.ots') ? rel.slice(0, 10) : null);
-      if (date !== null && rel === ledgerOtsPath(date)) return otsSource(date);
-      if (date !== null && heldDates.has(date) && (rel === cosignaturesPath(date) || /\.tsr$/.test(rel)))
-        return date === lastHeld ? 'remote' : 'local';
-      // Immutable files: the mirror's copy when it has one (a missing one, e.g. removed by hand, is fetched again).
-      if (date !== null || rel.startsWith('tile/') || parseSegmentPath(rel) !== null) return 'local-first';
-      return 'remote';
-    };
-    /** Files the overlay found absent in this run. */
-    const absent = new Set<string>();
-    const resolve = async (rel: string): Promise<Uint8Array | undefined> => {
-      const temp = staged.get(rel);
-      if (temp !== undefined) return fs.readFileSync(temp);
-      const source = sourceOf(rel);
-      if (source !== 'remote') {
-        const held = local(rel);
-        if (held !== undefined || source === 'local') return held;
-      }
-      return fetchRemote(rel);
-    };
-    const overlay = async (rel: string): Promise<Uint8Array | undefined> => {
-      // RFC 3161 tokens are numbered without gaps: after a missing one, the next is not asked for.
-      const token = /^(\d{4}-\d{2}-\d{2})\.json\.(\d)\.tsr$/.exec(rel);
-      if (token && absent.has(tsrPath(token[1]!, Number(token[2]) - 2))) {
-        absent.add(rel);
-        return undefined;
-      }
-      const data = await resolve(rel);
-      if (data === undefined) absent.add(rel);
-      return data;
-    };
-    const reader: ArchiveReader = {
-      location: dir,
-      read: overlay,
-      async stream(rel) {
-        // Index segments and ledgers can be large: streamed from the remote (and into a temp file on the way).
-        const date = dateOfDayFile(rel);
-        const large = parseSegmentPath(rel) !== null || (date !== null && rel === ledgerPath(date));
-        if (large && !staged.has(rel) && !fs.existsSync(path.join(dir, rel))) return streamRemote(rel);
-        const file = staged.get(rel) ?? (sourceOf(rel) === 'remote' ? undefined : path.join(dir, rel));
-        if (file !== undefined && fs.existsSync(file)) return fs.createReadStream(file, { highWaterMark: 1 << 20 });
-        const data = await overlay(rel);
-        return data === undefined
-          ? undefined
-          : (async function* () {
-              yield data;
-            })();
-      },
-    };
-
-    // The witnesses' quorum on the new latest checkpoint, when the pinned policy asks for one.
-    const policyText = keyFiles.get(WITNESS_POLICY_FILE) ?? local(`${MIRROR_KEYS_DIR}/${WITNESS_POLICY_FILE}`);
-    const retiredText = keyFiles.get(RETIRED_WITNESSES_FILE) ?? local(`${MIRROR_KEYS_DIR}/${RETIRED_WITNESSES_FILE}`);
-    const tsaCa = keyFiles.get(TSA_CA_FILE) ?? local(`${MIRROR_KEYS_DIR}/${TSA_CA_FILE}`);
-    const keyText = (name: string): string | undefined => {
-      const data = keyFiles.get(name) ?? local(`${MIRROR_KEYS_DIR}/${name}`);
-      return data === undefined ? undefined : fromUtf8(data, name);
-    };
-    const retiredReceipt = keyText(RETIRED_RECEIPT_KEYS);
-    const pinnedReceiptKeys = [
-      ...receiptKeysFromPems(keyText(PUBLIC_RECEIPT_ES256_PEM), keyText(PUBLIC_RECEIPT_MLDSA_PEM)),
-      ...(retiredReceipt === undefined ? [] : parseRetiredReceiptKeys(retiredReceipt)),
-    ];
-    const receiptKeys = pinnedReceiptKeys.length > 0 ? pinnedReceiptKeys : givenReceiptKeys;
-    if (policyText !== undefined) {
-      const policy = readWitnessPolicy(fromUtf8(policyText, WITNESS_POLICY_FILE));
-      if (policy.quorum !== 'none') {
-        const dayCheckpoint = await overlay(dayCheckpointPath(last.date));
-        if (dayCheckpoint === undefined)
-          throw new MirrorError(`${dayCheckpointPath(last.date)}: missing at ${remoteReader.location}`);
-        const cosignatures = await overlay(cosignaturesPath(last.date));
-        const verdict = judgeDay(
-          dayCheckpoint,
-          cosignatures === undefined ? '' : fromUtf8(cosignatures, cosignaturesPath(last.date)),
-          policy,
-        );
-        if (verdict.problems.length > 0)
-          throw new MirrorError(`${cosignaturesPath(last.date)}: ${verdict.problems[0]!.reason}`);
-        if (!verdict.met)
-          throw new MirrorError(
-            `${last.date}: the witness policy's quorum (${describeQuorum(policy)}) is not met (cosigned by: ${verdict.cosigned.map((c) => c.witness).join(', ') || 'none'}); try again once the witnesses have cosigned`,
-          );
-      }
-    }
-
-    const newDays = remoteDays.days.filter((d) => !heldDates.has(d.date));
-    progress(
-      `mirror: ${newDays.length} new day${newDays.length === 1 ? '' : 's'} (tree size ${before.size} → ${latest.size}); fetching and verifying`,
-    );
-    // Block information of each month whose days' entries changed (status, not signed: copied as served).
-    if (remoteBlockInfo !== undefined) {
-      const changed = [...remoteBlockInfo].filter(
-        ([date, v]) => localBlockInfo.get(date)?.text !== v.text || localBlockInfo.get(date)?.state !== v.state,
-      );
-      const months = new Set(changed.map(([date]) => date.slice(0, 7)));
-      for (const month of months) await fetchRemote(blockInfoMonthPath(month));
-    }
-    await fetchRemote(VERIFIER_ARCHIVE_PATH);
-
-    // What the mirror holds was verified by the pull that wrote it: only what comes after is checked (and the
-    // held days' .ots that are fetched again), as a CT monitor keeps the last tree it verified. A mirror whose own
-    // files were changed or lost since is for `timeseal verify` to find and `--full` to check and repair.
-    const heldHead = local(INDEX_HEAD_PATH);
-    const from: VerifiedBase | undefined =
-      before.size > 0 && !full
-        ? {
-            days: heldDays,
-            segments: new Set(
-              heldHead === undefined
-                ? []
-                : parseIndexHead(fromUtf8(heldHead, INDEX_HEAD_PATH)).segments.map(segmentPath),
-            ),
-            recheckOts: new Set(heldDays.filter((d) => otsSource(d.date) === 'remote').map((d) => d.date)),
-          }
-        : undefined;
-    const report = await verifyArchive(reader, keys, {
-      ...(from === undefined ? {} : { from }),
-      ...(policyText === undefined ? {} : { witnessPolicy: fromUtf8(policyText, WITNESS_POLICY_FILE) }),
-      ...(retiredText === undefined ? {} : { retiredWitnesses: fromUtf8(retiredText, RETIRED_WITNESSES_FILE) }),
-      ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),
-      ...(receiptKeys.length === 0 ? {} : { receiptKeys }),
-    });
-    if (!report.ok) throw new MirrorError(report.problems[0]!);
-    if (report.treeSize !== latest.size || report.root !== toHex(latest.root))
-      throw new MirrorError(
-        `the verified tree (size ${report.treeSize}) is not the remote's checkpoint (size ${latest.size})`,
-      );
-
-    // The keys, when new or changed (the first pull; a newer witness policy given with --keys).
-    for (const [name, data] of keyFiles) stage(`${MIRROR_KEYS_DIR}/${name}`, data);
-
-    // The commit, in the archive's order.
+  /**
+   * The commit, in the archive's order (docs/FORMAT.md §10): every staged file but the replaced ones, a
+   * file-system barrier, then days.json (the commit point), the index head, the latest checkpoint and the status
+   * files, as a build writes them; then the index segments the new head stops naming (merged into a larger one).
+   * Returns the number of files written.
+   */
+  commit(): number {
+    const { dir, staged } = this;
     const segmentsKept = new Set<string>();
-    const headBytes = seen.get(INDEX_HEAD_PATH) ?? local(INDEX_HEAD_PATH);
+    const headBytes = this.seen.get(INDEX_HEAD_PATH) ?? this.local(INDEX_HEAD_PATH);
     if (headBytes !== undefined)
       for (const s of parseIndexHead(fromUtf8(headBytes, INDEX_HEAD_PATH)).segments) segmentsKept.add(segmentPath(s));
-    // After the commit point, as a build writes them: the index head, the latest checkpoint, the status files.
     const statusFiles = [...staged.keys()].filter((r) => r.startsWith('block-info/')).sort();
     const LAST = [
       DAYS_PATH,
@@ -515,7 +329,6 @@ async function pull({
     for (const rel of [...staged.keys()].filter((r) => !LAST.includes(r))) move(rel);
     syncArchive(dir);
     for (const rel of LAST) move(rel);
-    // Index segments the new head stops naming (merged into a larger one) go once the head naming the new one is in.
     const indexDir = path.join(dir, 'index');
     if (headBytes !== undefined && fs.existsSync(indexDir)) {
       for (const name of fs.readdirSync(indexDir)) {
@@ -523,22 +336,327 @@ async function pull({
         if (parseSegmentPath(rel) !== null && !segmentsKept.has(rel)) fs.rmSync(path.join(dir, rel), { force: true });
       }
     }
-    return {
-      ok: true,
-      remote: remoteReader.location,
-      dir,
-      origin,
-      treeSize: { before: before.size, after: latest.size },
-      days: { before: heldDays.length, after: remoteDays.days.length, fetched: newDays.map((d) => d.date) },
-      files,
-      filesChecked: report.filesChecked,
-      bytes,
-      requests,
-      notes: report.notes,
-    };
-  } finally {
-    discard();
+    return files;
   }
+
+  /** Nothing fetched stays behind: every temp file left (all of them when the pull failed), and none is made
+   * after this by a read still under way. */
+  discard(): void {
+    this.ended = true;
+    for (const temp of this.temps) fs.rmSync(temp, { force: true });
+  }
+
+  private newTemp(): string {
+    const temp = tempFile(this.dir);
+    this.temps.add(temp);
+    return temp;
+  }
+}
+
+/** The remote's state: days.json, and the latest checkpoint signed by the pinned keys and naming its last day. */
+async function readRemoteState(
+  staging: PullStaging,
+  keys: PublicKeySet,
+): Promise<{ days: DaysFile; last: DayRecord; latest: ParsedCheckpoint }> {
+  const where = staging.remote.location;
+  const daysBytes = await staging.fetch(DAYS_PATH);
+  if (daysBytes === undefined) throw new MirrorError(`${DAYS_PATH}: not found at ${where}`);
+  let days: DaysFile;
+  try {
+    days = parseDays(fromUtf8(daysBytes, DAYS_PATH));
+  } catch (err) {
+    throw new MirrorError(`remote ${DAYS_PATH}: ${(err as Error).message}`, { cause: err });
+  }
+  const last = days.days.at(-1);
+  if (last === undefined) throw new MirrorError(`remote ${DAYS_PATH} names no day yet: nothing to mirror`);
+  const latestBytes = await staging.fetch(CHECKPOINT_PATH);
+  if (latestBytes === undefined) throw new MirrorError(`${CHECKPOINT_PATH}: not found at ${where}`);
+  let latest;
+  try {
+    latest = verifyCheckpoint(latestBytes, logNoteVerifiers(days.origin, keys), { origin: days.origin });
+  } catch (err) {
+    throw new MirrorError(`remote ${CHECKPOINT_PATH}: ${(err as Error).message}`, { cause: err });
+  }
+  if (latest.size !== last.treeSize || toHex(latest.root) !== last.root)
+    throw new MirrorError(
+      `remote ${CHECKPOINT_PATH} (tree size ${latest.size}) is not the checkpoint of the last day in ${DAYS_PATH} (${last.date}, tree size ${last.treeSize}): the archive is being updated or is inconsistent; try again later`,
+    );
+  return { days, last, latest };
+}
+
+/** The log's two note verifiers under the pinned keys (ECDSA P-256, ML-DSA-65). */
+function logNoteVerifiers(origin: string, keys: PublicKeySet) {
+  return [ecdsaNoteVerifier(origin, keys.ecdsa), mldsaNoteVerifier(origin, keys.mldsa)];
+}
+
+/** What the mirror holds: its days and its latest checkpoint (size 0 for an empty mirror), re-verified before it
+ * is extended: the same origin, and the checkpoint signed by the pinned keys. */
+interface HeldState {
+  days: readonly DayRecord[];
+  checkpoint: { size: number; root: Uint8Array };
+}
+
+function readHeldState(staging: PullStaging, remote: { days: DaysFile }, keys: PublicKeySet): HeldState {
+  const origin = remote.days.origin;
+  const daysBytes = staging.local(DAYS_PATH);
+  const days = daysBytes === undefined ? undefined : parseDays(fromUtf8(daysBytes, DAYS_PATH));
+  const held: HeldState = { days: days?.days ?? [], checkpoint: { size: 0, root: new Uint8Array(0) } };
+  if (days === undefined || days.days.length === 0) return held;
+  if (days.origin !== origin) throw new MirrorError(`the remote's origin ${origin} != the mirror's ${days.origin}`);
+  const latestBytes = staging.local(CHECKPOINT_PATH);
+  if (latestBytes === undefined) throw new MirrorError(`the mirror has ${DAYS_PATH} but no ${CHECKPOINT_PATH}`);
+  try {
+    const checkpoint = verifyCheckpoint(latestBytes, logNoteVerifiers(origin, keys), { origin });
+    return { days: days.days, checkpoint: { size: checkpoint.size, root: checkpoint.root } };
+  } catch (err) {
+    throw new MirrorError(`the mirror's ${CHECKPOINT_PATH}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/**
+ * A consistency proof (RFC 9162 §2.1.4), computed from the remote's tiles at the new size, from the mirror's
+ * checkpoint to the remote's, and every day the mirror holds the remote's, record for record: a log that rewrote
+ * its history is refused. The tiles are read once: verify then compares them with the tree it recomputes from the
+ * ledgers, and a tile the mirror holds at that width is never fetched again.
+ */
+async function checkConsistency(
+  staging: PullStaging,
+  remote: { days: DaysFile; latest: ParsedCheckpoint },
+  held: HeldState,
+): Promise<void> {
+  const before = held.checkpoint;
+  const { latest } = remote;
+  if (before.size === 0) return;
+  if (latest.size < before.size)
+    throw new MirrorError(
+      `the remote's tree (size ${latest.size}) is smaller than the mirror's (size ${before.size}): the log went back`,
+    );
+  const tiles = new Map<string, Uint8Array>();
+  if (latest.size > before.size) {
+    for (const t of tilesForConsistency(before.size, latest.size)) {
+      const rel = tilePath(t.level, t.index, t.width);
+      const data = staging.local(rel) ?? (await staging.fetch(rel));
+      if (data === undefined) throw new MirrorError(`${rel}: missing at ${staging.remote.location}`);
+      tiles.set(`${t.level}/${t.index}`, data);
+    }
+  }
+  try {
+    const read = tileHashReader(latest.size, (level, index) => tiles.get(`${level}/${index}`)!, nodeSha256);
+    const proof = latest.size > before.size ? consistencyProof(before.size, latest.size, read, nodeSha256) : [];
+    verifyConsistency(before.size, latest.size, proof, before.root, latest.root, nodeSha256);
+  } catch (err) {
+    throw new MirrorError(
+      `the remote's checkpoint (tree size ${latest.size}, root ${toHex(latest.root)}) is not consistent with the mirror's (tree size ${before.size}, root ${toHex(before.root)}): the log rewrote its history (${(err as Error).message})`,
+      { cause: err },
+    );
+  }
+  held.days.forEach((day, i) => {
+    const now = remote.days.days[i];
+    if (now === undefined || JSON.stringify(now) !== JSON.stringify(day))
+      throw new MirrorError(
+        `${DAYS_PATH}: day ${day.date} of the mirror is ${now === undefined ? 'missing' : `${now.date} with ledger sha256 ${now.sha256} (the mirror's: ${day.sha256})`} at the remote: the log rewrote its history`,
+      );
+  });
+}
+
+interface FileSources {
+  /** Where `rel` is read from in this pull. */
+  sourceOf(rel: string): Source;
+  /** Where a day's .ots is read from (block_info.json's states on both sides). */
+  otsSource(date: string): Source;
+  remoteBlockInfo: Map<string, ProofState> | undefined;
+  localBlockInfo: Map<string, ProofState>;
+}
+
+/**
+ * Which copy each file comes from. Immutable files the mirror holds are never asked for again; files that are
+ * replaced (status, index head, checkpoint) always are; of the files that can change or appear after a day is
+ * published: a day's .ots while its Bitcoin proof can still move on (block_info.json), and the cosignatures and
+ * RFC 3161 tokens of the new days and of the last day held (witnesses and TSAs answer within hours of a build).
+ */
+async function fileSources(staging: PullStaging, heldDays: readonly DayRecord[]): Promise<FileSources> {
+  const lastHeld = heldDays.at(-1)?.date;
+  const heldDates = new Set(heldDays.map((d) => d.date));
+  const remoteBlockInfo = blockInfoEntries(await staging.fetch(BLOCK_INFO_PATH), 'remote');
+  const localBlockInfo =
+    blockInfoEntries(staging.local(BLOCK_INFO_PATH), "the mirror's") ?? new Map<string, ProofState>();
+  /** Nowhere while block_info.json says the day is not stamped yet; the mirror's own once both say it is
+   * confirmed in Bitcoin (it never changes again); else the remote's. */
+  const otsSource = (date: string): Source => {
+    if (remoteBlockInfo === undefined) return 'remote';
+    const now = remoteBlockInfo.get(date);
+    if (now?.state === 'not-stamped') return 'local';
+    return now?.state === 'confirmed' && localBlockInfo.get(date)?.state === 'confirmed' ? 'local' : 'remote';
+  };
+  const sourceOf = (rel: string): Source => {
+    if (rel === INDEX_JSON_PATH) return 'local';
+    const date = dateOfDayFile(rel) ?? (rel.endsWith('.json.ots') ? rel.slice(0, 10) : null);
+    if (date !== null && rel === ledgerOtsPath(date)) return otsSource(date);
+    if (date !== null && heldDates.has(date) && (rel === cosignaturesPath(date) || /\.tsr$/.test(rel)))
+      return date === lastHeld ? 'remote' : 'local';
+    // Immutable files: the mirror's copy when it has one (a missing one, e.g. removed by hand, is fetched again).
+    if (date !== null || rel.startsWith('tile/') || parseSegmentPath(rel) !== null) return 'local-first';
+    return 'remote';
+  };
+  return { sourceOf, otsSource, remoteBlockInfo, localBlockInfo };
+}
+
+/**
+ * The mirror as it will be after the pull, for verify to read: the files staged in this run, the mirror's own
+ * where they cannot have changed, the remote's (staged on the way) where they are new or may have changed.
+ */
+function overlayReader(staging: PullStaging, sourceOf: (rel: string) => Source): ArchiveReader {
+  const { dir } = staging;
+  /** Files the overlay found absent in this run. */
+  const absent = new Set<string>();
+  const resolve = async (rel: string): Promise<Uint8Array | undefined> => {
+    const temp = staging.staged.get(rel);
+    if (temp !== undefined) return fs.readFileSync(temp);
+    const source = sourceOf(rel);
+    if (source !== 'remote') {
+      const held = staging.local(rel);
+      if (held !== undefined || source === 'local') return held;
+    }
+    return staging.fetch(rel);
+  };
+  const read = async (rel: string): Promise<Uint8Array | undefined> => {
+    // RFC 3161 tokens are numbered without gaps: after a missing one, the next is not asked for.
+    const token = /^(\d{4}-\d{2}-\d{2})\.json\.(\d)\.tsr$/.exec(rel);
+    if (token && absent.has(tsrPath(token[1]!, Number(token[2]) - 2))) {
+      absent.add(rel);
+      return undefined;
+    }
+    const data = await resolve(rel);
+    if (data === undefined) absent.add(rel);
+    return data;
+  };
+  return {
+    location: dir,
+    read,
+    async stream(rel) {
+      // Index segments and ledgers can be large: streamed from the remote (and into a temp file on the way).
+      const date = dateOfDayFile(rel);
+      const large = parseSegmentPath(rel) !== null || (date !== null && rel === ledgerPath(date));
+      if (large && !staging.staged.has(rel) && !fs.existsSync(path.join(dir, rel))) return staging.stream(rel);
+      const file = staging.staged.get(rel) ?? (sourceOf(rel) === 'remote' ? undefined : path.join(dir, rel));
+      if (file !== undefined && fs.existsSync(file)) return fs.createReadStream(file, { highWaterMark: 1 << 20 });
+      const data = await read(rel);
+      return data === undefined
+        ? undefined
+        : (async function* () {
+            yield data;
+          })();
+    },
+  };
+}
+
+/** The pinned keys verify checks with: from --keys when given, else the mirror's keys/ folder (receipt keys: the
+ * caller's when the mirror has none). */
+interface PinnedKeys {
+  witnessPolicy?: string;
+  retiredWitnesses?: string;
+  tsaCaPem?: string;
+  receiptKeys: ReceiptPublicKey[];
+}
+
+function pinnedKeys(
+  staging: PullStaging,
+  keyFiles: ReadonlyMap<string, Uint8Array>,
+  givenReceiptKeys: ReceiptPublicKey[],
+): PinnedKeys {
+  const keyText = (name: string): string | undefined => {
+    const data = keyFiles.get(name) ?? staging.local(`${MIRROR_KEYS_DIR}/${name}`);
+    return data === undefined ? undefined : fromUtf8(data, name);
+  };
+  const retiredReceipt = keyText(RETIRED_RECEIPT_KEYS);
+  const receiptKeys = [
+    ...receiptKeysFromPems(keyText(PUBLIC_RECEIPT_ES256_PEM), keyText(PUBLIC_RECEIPT_MLDSA_PEM)),
+    ...(retiredReceipt === undefined ? [] : parseRetiredReceiptKeys(retiredReceipt)),
+  ];
+  const pinned: PinnedKeys = { receiptKeys: receiptKeys.length > 0 ? receiptKeys : givenReceiptKeys };
+  const witnessPolicy = keyText(WITNESS_POLICY_FILE);
+  const retiredWitnesses = keyText(RETIRED_WITNESSES_FILE);
+  const tsaCaPem = keyText(TSA_CA_FILE);
+  if (witnessPolicy !== undefined) pinned.witnessPolicy = witnessPolicy;
+  if (retiredWitnesses !== undefined) pinned.retiredWitnesses = retiredWitnesses;
+  if (tsaCaPem !== undefined) pinned.tsaCaPem = tsaCaPem;
+  return pinned;
+}
+
+/** The witnesses' quorum on the remote's last day, when the pinned policy asks for one (core/witness-policy.ts
+ * judgeCheckpoint): a quorum still being gathered is refused, to be tried again. */
+async function checkQuorum(
+  reader: ArchiveReader,
+  policyText: string | undefined,
+  last: DayRecord,
+  where: string,
+): Promise<void> {
+  if (policyText === undefined) return;
+  const policy = readWitnessPolicy(policyText);
+  if (policy.quorum === 'none') return;
+  const dayCheckpoint = await reader.read(dayCheckpointPath(last.date));
+  if (dayCheckpoint === undefined) throw new MirrorError(`${dayCheckpointPath(last.date)}: missing at ${where}`);
+  const cosignatures = await reader.read(cosignaturesPath(last.date));
+  const verdict = judgeDay(
+    dayCheckpoint,
+    cosignatures === undefined ? '' : fromUtf8(cosignatures, cosignaturesPath(last.date)),
+    policy,
+  );
+  if (verdict.problems.length > 0)
+    throw new MirrorError(`${cosignaturesPath(last.date)}: ${verdict.problems[0]!.reason}`);
+  if (!verdict.met)
+    throw new MirrorError(
+      `${last.date}: the witness policy's quorum (${describeQuorum(policy)}) is not met (cosigned by: ${verdict.cosigned.map((c) => c.witness).join(', ') || 'none'}); try again once the witnesses have cosigned`,
+    );
+}
+
+/** The block information of each month whose days' entries changed (status, not signed: copied as served), and
+ * the offline verifier's archive. */
+async function fetchStatusFiles(staging: PullStaging, sources: FileSources): Promise<void> {
+  const { remoteBlockInfo, localBlockInfo } = sources;
+  if (remoteBlockInfo !== undefined) {
+    const changed = [...remoteBlockInfo].filter(
+      ([date, v]) => localBlockInfo.get(date)?.text !== v.text || localBlockInfo.get(date)?.state !== v.state,
+    );
+    const months = new Set(changed.map(([date]) => date.slice(0, 7)));
+    for (const month of months) await staging.fetch(blockInfoMonthPath(month));
+  }
+  await staging.fetch(VERIFIER_ARCHIVE_PATH);
+}
+
+/**
+ * What the mirror holds was verified by the pull that wrote it: only what comes after is checked (and the held
+ * days' .ots that are fetched again), as a CT monitor keeps the last tree it verified. A mirror whose own files
+ * were changed or lost since is for `timeseal verify` to find and `--full` to check and repair.
+ */
+function verifiedBase(staging: PullStaging, held: HeldState, sources: FileSources): VerifiedBase | undefined {
+  if (held.checkpoint.size === 0) return undefined;
+  const head = staging.local(INDEX_HEAD_PATH);
+  return {
+    days: held.days,
+    segments: new Set(
+      head === undefined ? [] : parseIndexHead(fromUtf8(head, INDEX_HEAD_PATH)).segments.map(segmentPath),
+    ),
+    recheckOts: new Set(held.days.filter((d) => sources.otsSource(d.date) === 'remote').map((d) => d.date)),
+  };
+}
+
+/** `timeseal verify`'s checks on the mirror as it will be (from the base when there is one); the first problem
+ * refuses the pull. */
+async function verifyPulled(
+  reader: ArchiveReader,
+  keys: PublicKeySet,
+  pinned: PinnedKeys,
+  from: VerifiedBase | undefined,
+): Promise<VerifyReport> {
+  const { receiptKeys, ...texts } = pinned;
+  const report = await verifyArchive(reader, keys, {
+    ...texts,
+    ...(from === undefined ? {} : { from }),
+    ...(receiptKeys.length === 0 ? {} : { receiptKeys }),
+  });
+  if (!report.ok) throw new MirrorError(report.problems[0]!);
+  return report;
 }
 
 /** Whether `dir` holds a mirror's pinned keys. */

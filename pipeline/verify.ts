@@ -10,6 +10,9 @@
 // merged segment covers), the cosignatures and RFC 3161 tokens of the new days and of the base's last day, and
 // the OpenTimestamps proofs named as changed. So a mirror's daily pull costs what the day adds, not the archive's
 // age, as a CT monitor that keeps the last tree it verified.
+//
+// verifyArchive is the sequence; each step below is a small check over one running state (verify-state.ts
+// VerifyRun) that adds its findings to it.
 import {
   CHECKPOINT_PATH,
   DAYS_PATH,
@@ -30,8 +33,8 @@ import {
   type DayRecord,
   type DaysFile,
 } from '../core/archive.ts';
-import { verifyDaySignature, type ReceiptPublicKey } from '../core/cose-receipt.ts';
-import { verifyDayFilesColumns, type PublicKeySet } from '../core/day.ts';
+import { verifyDaySignature } from '../core/cose-receipt.ts';
+import { verifyDayFilesColumns } from '../core/day.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { compareBytes, equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { TimesealError } from '../core/errors.ts';
@@ -44,8 +47,8 @@ import {
   segmentPath,
   type IndexHead,
 } from '../core/index-segments.ts';
-import { encodeShard, hashPrefix, indexJsonChunks, type ShardRecord } from '../core/index-shard.ts';
-import { isDate, isIsoTime, parseLedgerColumns } from '../core/ledger.ts';
+import { indexJsonChunks } from '../core/index-shard.ts';
+import { isDate, isIsoTime, parseLedgerColumns, type LedgerColumns } from '../core/ledger.ts';
 import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
 import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { leafHash } from '../core/merkle.ts';
@@ -58,518 +61,113 @@ import {
   tilePath,
   TILE_WIDTH,
 } from '../core/tiles.ts';
-import { LedgerTooLargeError, readLedger, signedTreeSize, type ArchiveReader } from './archive-reader.ts';
+import type { PublicKeySet } from '../core/day.ts';
+import { signedTreeSize, type ArchiveReader } from './archive-reader.ts';
+import { RecordColumns, sameAsChunks, VerifyRun, type VerifyOptions, type VerifyReport } from './verify-state.ts';
 import { checkCosignatures } from './witness.ts';
 import { checkTimeStamps } from './tsa-client.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
 
-export interface VerifyReport {
-  ok: boolean;
-  location: string;
-  days: number;
-  treeSize: number;
-  root: string | null;
-  filesChecked: number;
-  problems: string[];
-  /** States that are not problems: the latest checkpoint or the index head behind days.json after a stopped build. */
-  notes: string[];
-}
-
-export interface VerifyOptions {
-  /** keys/witnesses (pipeline/witness.ts), when published: the witnesses whose cosignatures are checked. */
-  witnessPolicy?: string;
-  /** keys/witnesses.retired, when published: earlier witnesses, whose cosignatures of past days are checked too. */
-  retiredWitnesses?: string;
-  /** keys/tsa-ca.pem (pipeline/tsa-client.ts), when published: the chain RFC 3161 tokens must lead to. */
-  tsaCaPem?: string;
-  /** keys/receipt-es256.pem and keys/receipt-mldsa65.pem, when published: the keys of the days' COSE receipt
-   * signatures (docs/FORMAT.md §11), each checked against its day's root. */
-  receiptKeys?: ReceiptPublicKey[];
-  /** What was verified before: only what came after it is checked. */
-  from?: VerifiedBase;
-}
-
-/** An archive state verified before, by this code: its days are a prefix of the archive's days.json. */
-export interface VerifiedBase {
-  /** The days verified (days.json's first entries then). */
-  days: readonly DayRecord[];
-  /** The index segment files verified (those its index head named). */
-  segments: ReadonlySet<string>;
-  /** Days among them whose OpenTimestamps proof may have changed since (a proof still moving towards Bitcoin). */
-  recheckOts: ReadonlySet<string>;
-}
+export type { VerifiedBase, VerifyOptions, VerifyReport } from './verify-state.ts';
 
 export async function verifyArchive(
   reader: ArchiveReader,
   keys: PublicKeySet,
   options: VerifyOptions = {},
 ): Promise<VerifyReport> {
-  const problems: string[] = [];
-  const notes: string[] = [];
-  let filesChecked = 0;
-  const report = (extra: Partial<VerifyReport>): VerifyReport => ({
-    ok: problems.length === 0,
-    location: reader.location,
-    days: 0,
-    treeSize: 0,
-    root: null,
-    filesChecked,
-    problems,
-    notes,
-    ...extra,
-  });
-  const read = async (rel: string): Promise<Uint8Array | undefined> => {
-    const data = await reader.read(rel);
-    if (data === undefined) problems.push(`${rel}: missing`);
-    else filesChecked++;
-    return data;
-  };
-  /** The day's ledger within what `entries` entries allow (archive-reader.ts readLedger). */
-  const readDayLedger = async (date: string, entries: number) => {
-    const ledger = await readLedger(reader, ledgerPath(date), state.origin, entries);
-    if (ledger === undefined) problems.push(`${ledgerPath(date)}: missing`);
-    else filesChecked++;
-    return ledger;
-  };
-  // A day's OpenTimestamps proof, when anchored: it must start at the ledger's SHA-256 and commit to
-  // C = SHA-256(R || F) (docs/FORMAT.md §7). Its Bitcoin attestations are checked against block headers by
-  // `timeseal ots verify`, which needs a header source.
-  const checkOts = async (date: string, rootHex: string, shaHex: string): Promise<void> => {
-    const ots = await reader.read(ledgerOtsPath(date));
-    if (ots === undefined) return;
-    filesChecked++;
-    try {
-      const root = fromHex(rootHex);
-      const sha = fromHex(shaHex);
-      const calendar = calendarTreeOf(parseDetached(ots), root, sha);
-      if (!equalBytes(calendar.message, dayCommitment(root, sha)))
-        throw new Error('does not reach the day commitment SHA-256(R || F)');
-      if (walkAttestations(calendar).length === 0) throw new Error('holds no attestation');
-    } catch (err) {
-      problems.push(`${ledgerOtsPath(date)}: ${(err as Error).message}`);
-    }
-  };
+  const run = new VerifyRun(reader, keys, options);
+  const days = await readDaysFile(run);
+  if (days === undefined) return run.report();
+  const counted = { days: days.days.length };
+  if (!(await resumeFromBase(run, days))) return run.report(counted);
+  if (!(await collectBaseRecords(run, days))) return run.report(counted);
+  for (const day of days.days.slice(run.held)) if (!(await checkDay(run, days.origin, day))) break;
+  await recheckBaseOts(run);
+  const tree = () => run.report({ ...counted, treeSize: run.size, root: run.root });
+  if (run.problems.length > 0) return tree();
+  const checkpointBehind = await checkLatestCheckpoint(run, days);
+  const head = await checkIndexHead(run, days, checkpointBehind);
+  await checkIndexSegments(run, head);
+  await checkIndexJson(run);
+  await checkWitnessesAndTokens(run, days);
+  await checkOtsStatus(run);
+  return tree();
+}
 
-  const daysRaw = await reader.read(DAYS_PATH);
-  if (daysRaw === undefined) {
-    const checkpoint = await reader.read(CHECKPOINT_PATH);
-    if (checkpoint !== undefined) problems.push(`${DAYS_PATH}: missing, but a checkpoint exists`);
-    return report({});
+/** days.json, parsed; undefined when it is missing (a problem only when a checkpoint exists) or unreadable. */
+export async function readDaysFile(run: VerifyRun): Promise<DaysFile | undefined> {
+  const raw = await run.reader.read(DAYS_PATH);
+  if (raw === undefined) {
+    const checkpoint = await run.reader.read(CHECKPOINT_PATH);
+    if (checkpoint !== undefined) run.problems.push(`${DAYS_PATH}: missing, but a checkpoint exists`);
+    return undefined;
   }
-  filesChecked++;
-  let state: DaysFile;
+  run.filesChecked++;
   try {
-    state = parseDays(fromUtf8(daysRaw, DAYS_PATH));
+    return parseDays(fromUtf8(raw, DAYS_PATH));
   } catch (err) {
-    problems.push((err as Error).message);
-    return report({});
+    run.problems.push((err as Error).message);
+    return undefined;
   }
-
-  // The tree, recomputed from the ledgers' entries day by day, tiles compared with the published ones. Only
-  // the partial tile of each level is kept: appending reads nothing else (a full tile never changes again).
-  const tiles = new Map<string, Uint8Array>();
-  const memoryTile = (level: number, index: number, width: number): Uint8Array => {
-    const t = tiles.get(`${level}/${index}`);
-    if (!t || t.length < width * 32) throw new Error(`tile ${level}/${index} not computed`);
-    return t.subarray(0, width * 32);
-  };
-  let carried: Uint8Array[] = [];
-  let size = 0;
-  let rootHex: string | null = null;
-  let previous: { date: string; sha256: string } | null = null;
-  const base = options.from;
-  const held = base?.days.length ?? 0;
-  if (base !== undefined && held > 0) {
-    const differs = base.days.findIndex((d, i) => JSON.stringify(d) !== JSON.stringify(state.days[i]));
-    if (differs >= 0) {
-      problems.push(`${DAYS_PATH}: day ${base.days[differs]!.date} is not the one verified before`);
-      return report({ days: state.days.length });
-    }
-    const last = base.days.at(-1)!;
-    size = last.treeSize;
-    rootHex = last.root;
-    previous = { date: last.date, sha256: last.sha256 };
-    // The tree's right edge at the base: each level's partial tile, and the partial entry bundle.
-    for (let level = 0, nodes = size; nodes > 0; level++, nodes = Math.floor(nodes / TILE_WIDTH)) {
-      if (nodes % TILE_WIDTH === 0) continue;
-      const index = Math.floor(nodes / TILE_WIDTH);
-      const tile = await read(tilePath(level, index, nodes % TILE_WIDTH));
-      if (tile === undefined) return report({ days: state.days.length });
-      tiles.set(`${level}/${index}`, tile);
-    }
-    if (size % TILE_WIDTH !== 0) {
-      const rel = entryBundlePath(Math.floor(size / TILE_WIDTH), size % TILE_WIDTH);
-      const bundle = await read(rel);
-      if (bundle === undefined) return report({ days: state.days.length });
-      try {
-        carried = parseEntryBundle(bundle, size % TILE_WIDTH);
-      } catch (err) {
-        problems.push(`${rel}: ${(err as Error).message}`);
-        return report({ days: state.days.length });
-      }
-    }
-  }
-  // The records the index segments are checked against: from the first leaf of the first segment not verified
-  // before (a merged segment covers older days, whose ledgers are read again for their records only).
-  const records = new RecordColumns(await firstUnverifiedLeaf(reader, base, size));
-  if (records.base < size) {
-    for (const day of state.days.slice(0, held)) {
-      if (day.treeSize <= records.base) continue;
-      // A day verified before: its entry count is the one its signed checkpoint had then.
-      let ledger: { bytes: Uint8Array } | undefined;
-      try {
-        ledger = await readDayLedger(day.date, day.treeSize - day.firstIndex);
-      } catch (err) {
-        if (!(err instanceof LedgerTooLargeError)) throw err;
-        problems.push(err.message);
-      }
-      if (ledger === undefined) return report({ days: state.days.length });
-      const { hashes, ms } = parseLedgerColumns(ledger.bytes);
-      for (let i = Math.max(0, records.base - day.firstIndex); i < ms.length; i++)
-        records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
-    }
-  }
-
-  for (const day of state.days.slice(held)) {
-    // The small files first: the day's checkpoint, signed, says how many entries the ledger holds (its tree
-    // size less the tree before it), and so how large the ledger can be before a byte of it is read.
-    const [ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all([
-      read(ecdsaSignaturePath(day.date)),
-      read(mldsaSignaturePath(day.date)),
-      read(signaturesMetaPath(day.date)),
-      read(dayCheckpointPath(day.date)),
-    ]);
-    if (!ecdsaSignature || !mldsaSignature || !signaturesMeta || !checkpoint) break;
-    let entries: number;
-    try {
-      entries = signedTreeSize(checkpoint, state.origin, keys) - size;
-      if (entries < 0) throw new Error(`tree size ${entries + size} is smaller than the ${size} leaves before the day`);
-    } catch (err) {
-      problems.push(`${day.date}: ${dayCheckpointPath(day.date)}: ${(err as Error).message}`);
-      break;
-    }
-    let ledgerRead: { bytes: Uint8Array; sha256: Uint8Array } | undefined;
-    try {
-      ledgerRead = await readDayLedger(day.date, entries);
-    } catch (err) {
-      if (!(err instanceof LedgerTooLargeError)) throw err;
-      problems.push(err.message);
-      break;
-    }
-    if (!ledgerRead) break;
-    const ledgerBytes = ledgerRead.bytes;
-    const streamedSha256 = ledgerRead.sha256;
-    let verified;
-    try {
-      verified = verifyDayFilesColumns(
-        day.date,
-        { ledger: ledgerBytes, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint },
-        keys,
-        {
-          // The ledger's SHA-256 was computed as it streamed in.
-          hasher: (data) => (data === ledgerBytes ? streamedSha256 : nodeSha256(data)),
-          mu: mldsaMu,
-          checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
-        },
-      );
-    } catch (err) {
-      problems.push(`${day.date}: ${(err as Error).message}`);
-      break;
-    }
-    for (const name of RECEIPT_KEY_NAMES) {
-      const rel = receiptSignaturePath(day.date, name);
-      // Optional: days published before the archive had receipt keys have none.
-      const signature = await reader.read(rel);
-      if (signature === undefined) continue;
-      filesChecked++;
-      try {
-        if (options.receiptKeys === undefined || options.receiptKeys.length === 0)
-          throw new TimesealError('not-found', 'no receipt keys are published to check it with');
-        verifyDaySignature(
-          signature,
-          { origin: state.origin, date: day.date, root: fromHex(day.root) },
-          options.receiptKeys,
-        );
-      } catch (err) {
-        problems.push(`${rel}: ${(err as Error).message}`);
-      }
-    }
-    // The day's ledger in columns (40 bytes an entry), each entry's hash a view into them.
-    const { head: ledger, hashes, ms } = verified.ledger;
-    const expect = (what: string, want: unknown, got: unknown) => {
-      if (JSON.stringify(want) !== JSON.stringify(got))
-        problems.push(`${day.date}: ${what}: expected ${JSON.stringify(want)} != got ${JSON.stringify(got)}`);
-    };
-    expect('ledger sha256 (days.json)', day.sha256, verified.sha256);
-    expect('origin (days.json)', state.origin, ledger.origin);
-    expect('first_index', size, ledger.firstIndex);
-    expect('first_index (days.json)', day.firstIndex, ledger.firstIndex);
-    expect('tree_size (days.json)', day.treeSize, ledger.treeSize);
-    expect('previous day link', previous, ledger.previous);
-
-    const n = ms.length;
-    const entry = (i: number) => hashes.subarray(32 * i, 32 * i + 32);
-    // The day's SCITT statements (docs/FORMAT.md §12), when it has any: each in its form on the log, and each
-    // one's entry a leaf of the day (the entries are sorted, so a binary search finds it).
-    const statementsRel = statementsPath(day.date);
-    const statements = await reader.read(statementsRel);
-    if (statements !== undefined) {
-      filesChecked++;
-      try {
-        for (const s of parseDayStatements(statements, nodeSha256)) {
-          let lo = 0;
-          let hi = n;
-          while (lo < hi) {
-            const mid = (lo + hi) >>> 1;
-            if (compareBytes(entry(mid), s.entry) < 0) lo = mid + 1;
-            else hi = mid;
-          }
-          if (lo >= n || !equalBytes(entry(lo), s.entry))
-            problems.push(`${statementsRel}: the statement of entry ${toHex(s.entry)} is not in the day's ledger`);
-        }
-      } catch (err) {
-        problems.push(`${statementsRel}: ${(err as Error).message}`);
-      }
-    }
-    // The leaf hashes in one buffer, as appendLeaves accepts them: no object per leaf.
-    const leaves = new Uint8Array(32 * n);
-    for (let i = 0; i < n; i++) leaves.set(leafHash(entry(i), nodeSha256), 32 * i);
-    const appended = appendLeaves(size, tileHashReader(size, memoryTile, nodeSha256), leaves, nodeSha256);
-    for (const t of appended.tiles) {
-      if (t.width < TILE_WIDTH) tiles.set(`${t.level}/${t.index}`, t.data.slice());
-      else tiles.delete(`${t.level}/${t.index}`);
-      const rel = tilePath(t.level, t.index, t.width);
-      const published = await read(rel);
-      if (published && !equalBytes(published, t.data))
-        problems.push(`${rel}: differs from the tile recomputed from the ledgers`);
-    }
-    // Entry bundles start with the entries carried over from the previous day's partial bundle.
-    const bundleEntry = (k: number) => (k < carried.length ? carried[k]! : entry(k - carried.length));
-    const bundled = carried.length + n;
-    const firstBundle = Math.floor(size / TILE_WIDTH);
-    for (let start = 0; start < bundled; start += TILE_WIDTH) {
-      const chunk = Array.from({ length: Math.min(TILE_WIDTH, bundled - start) }, (_, j) => bundleEntry(start + j));
-      const rel = entryBundlePath(firstBundle + start / TILE_WIDTH, chunk.length);
-      const published = await read(rel);
-      if (published && !equalBytes(published, encodeEntryBundle(chunk)))
-        problems.push(`${rel}: differs from the ledger's entries`);
-    }
-    const rest = (size + n) % TILE_WIDTH;
-    carried = Array.from({ length: rest }, (_, j) => bundleEntry(bundled - rest + j).slice());
-    const computedRoot = toHex(appended.root);
-    expect('root recomputed from the entries', ledger.root, computedRoot);
-    expect('root (days.json)', day.root, computedRoot);
-    await checkOts(day.date, ledger.root, verified.sha256);
-    for (let i = 0; i < n; i++) records.push(entry(i), ms[i]!);
-    size = appended.size;
-    rootHex = computedRoot;
-    previous = { date: day.date, sha256: verified.sha256 };
-  }
-  for (const day of base?.days ?? [])
-    if (base!.recheckOts.has(day.date)) await checkOts(day.date, day.root, day.sha256);
-  if (problems.length > 0) return report({ days: state.days.length, treeSize: size, root: rootHex });
-
-  // The latest checkpoint and the index head follow days.json (written after it, in this order: head, then
-  // checkpoint). A build stopped between its commit point and its end leaves them behind days.json: the
-  // checkpoint of an earlier published day (or none before the first one), and the head as well only while the
-  // checkpoint is behind. That is a state readers handle ("being updated") and the next build completes, so
-  // it is a note, not a problem; anything else is a problem.
-  const last = state.days.at(-1);
-  let checkpointBehind = false;
-  if (last) {
-    const latest = await reader.read(CHECKPOINT_PATH);
-    const ownCheckpoint = await reader.read(dayCheckpointPath(last.date));
-    // The latest checkpoint is the last day's followed by the witnesses' cosignatures of it, when there are.
-    const dayCheckpoint =
-      ownCheckpoint && withCosignatures(ownCheckpoint, await reader.read(cosignaturesPath(last.date)));
-    if (latest !== undefined) filesChecked++;
-    if (latest === undefined || (dayCheckpoint !== undefined && !equalBytes(latest, dayCheckpoint))) {
-      let earlier: string | undefined;
-      for (const day of state.days.slice(0, -1)) {
-        const candidate = latest && (await reader.read(dayCheckpointPath(day.date)));
-        if (candidate && equalBytes(candidate, latest)) earlier = day.date;
-      }
-      if (latest === undefined || earlier !== undefined) {
-        checkpointBehind = true;
-        notes.push(
-          `${CHECKPOINT_PATH}: ${latest === undefined ? 'missing' : `the checkpoint of ${earlier}`}, not yet of the last published day ${last.date} (a build stopped after its commit point; the next \`timeseal ledger build\` completes it)`,
-        );
-      } else {
-        problems.push(`${CHECKPOINT_PATH}: is not the checkpoint of the last day ${last.date}`);
-      }
-    }
-  }
-
-  // The index: the head must name segments that cover the published leaves exactly, on day boundaries, and
-  // every segment file must be exactly its fan-out table and the records of its leaves, shard by shard.
-  const headRaw = checkpointBehind ? await reader.read(INDEX_HEAD_PATH) : await read(INDEX_HEAD_PATH);
-  if (headRaw === undefined && checkpointBehind && size > 0)
-    notes.push(`${INDEX_HEAD_PATH}: missing, not yet written for the published days (the next build writes it)`);
-  let head: IndexHead | undefined;
-  if (headRaw) {
-    if (checkpointBehind) filesChecked++;
-    try {
-      head = parseIndexHead(fromUtf8(headRaw, INDEX_HEAD_PATH));
-      const boundaries = new Set([0, ...state.days.map((d) => d.treeSize)]);
-      if (head.treeSize < size && checkpointBehind && boundaries.has(head.treeSize)) {
-        notes.push(
-          `${INDEX_HEAD_PATH}: covers ${head.treeSize} of the ${size} published leaves (the next build indexes the rest)`,
-        );
-      } else if (head.treeSize !== size)
-        throw new Error(`tree_size ${head.treeSize} != the published tree size ${size}`);
-      for (const segment of head.segments) {
-        if (!boundaries.has(segment.from) || !boundaries.has(segment.to))
-          throw new Error(`segment ${segment.from}-${segment.to} does not begin and end on day boundaries`);
-      }
-    } catch (err) {
-      problems.push(`${INDEX_HEAD_PATH}: ${(err as Error).message}`);
-      head = undefined;
-    }
-  }
-  for (const segment of head?.segments ?? []) {
-    const rel = segmentPath(segment);
-    if (base?.segments.has(rel)) continue;
-    if (segment.from < records.base) {
-      problems.push(`${rel}: not among the index segments verified before, and starts before ${records.base}`);
-      continue;
-    }
-    const published = await reader.stream(rel);
-    if (published === undefined) {
-      problems.push(`${rel}: missing`);
-      continue;
-    }
-    filesChecked++;
-    const shards = records.byShard(segment.from, segment.to, segmentBits(segment));
-    const chunks = function* () {
-      yield encodeSegmentHeader(shards.counts);
-      for (let prefix = 0; prefix < shards.counts.length; prefix++) yield shards.encode(prefix);
-    };
-    if (!(await sameAsChunks(published, chunks()))) problems.push(`${rel}: index segment differs from the ledgers`);
-  }
-  if (records.count > 0 && records.base === 0) {
-    // index-sha256.json is no archive file any more (a server makes it on request, a static deployment with
-    // `timeseal index-json`); where it is offered, it must be exactly what the ledgers give. Compared as it
-    // streams in: at 10,000,000 hashes it is 1.7 GB.
-    const indexJson = await reader.stream(INDEX_JSON_PATH);
-    if (indexJson !== undefined) {
-      filesChecked++;
-      const all = records.byShard(0, size, segmentBits({ from: 0, to: size }));
-      const chunks = function* () {
-        for (let prefix = 0; prefix < 2 ** all.bits; prefix++) yield all.encode(prefix);
-      };
-      if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks))))
-        problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
-    }
-  }
-  // Witness cosignatures: every D.cosignatures judged with D.checkpoint as every reader judges them
-  // (core/witness-policy.ts judgeCheckpoint), with the witnesses of keys/witnesses and keys/witnesses.retired.
-  // From a base: the days after it and its last day (whose cosignatures and tokens may have come since).
-  const recent = state.days.slice(Math.max(0, held - 1));
-  const cosigned = await checkCosignatures(reader, options.witnessPolicy, recent, options.retiredWitnesses);
-  problems.push(...cosigned.problems);
-  notes.push(...cosigned.notes);
-  filesChecked += cosigned.checked;
-  // RFC 3161 tokens: each for its ledger's digest, signed by a time-stamping certificate (and its chain).
-  const stamped = await checkTimeStamps(reader, options.tsaCaPem, recent);
-  problems.push(...stamped.problems);
-  notes.push(...stamped.notes);
-  filesChecked += stamped.checked;
-  const status = await reader.read(OTS_STATUS_PATH);
-  // A status file, re-derived by every build after its days: a build killed after its last checkpoint but
-  // before this file leaves it missing, and the next run writes it (crash.test.ts hit that window).
-  if (status === undefined)
-    notes.push(`${OTS_STATUS_PATH}: missing, not yet written for the published days (the next build writes it)`);
-  if (status) {
-    filesChecked++;
-    try {
-      const s = JSON.parse(fromUtf8(status)) as Record<string, unknown>;
-      const okDate = s.latest_ots_ok === '' || (typeof s.latest_ots_ok === 'string' && isDate(s.latest_ots_ok));
-      if (
-        !okDate ||
-        typeof s.last_update !== 'string' ||
-        !isIsoTime(s.last_update) ||
-        !Number.isSafeInteger(s.queue_size)
-      ) {
-        problems.push(`${OTS_STATUS_PATH}: fields have the wrong form`);
-      }
-    } catch {
-      problems.push(`${OTS_STATUS_PATH}: not valid JSON`);
-    }
-  }
-  return report({ days: state.days.length, treeSize: size, root: rootHex });
 }
 
 /**
- * Every ledger entry of the archive as columns (hash bytes, submission time in ms; the leaf index is the
- * position), so that a large archive costs 40 bytes per entry rather than an object each.
+ * From a verified base: its days must be days.json's first ones, and the tree is taken up at the base's right
+ * edge (its size, root and last day; each level's partial tile and the partial entry bundle, read from the
+ * archive). False when it cannot be.
  */
-class RecordColumns {
-  count = 0;
-  private hashes = new Uint8Array(32 * 1024);
-  private ms = new Float64Array(1024);
-
-  /** The leaf index of the first record pushed. */
-  readonly base: number;
-
-  constructor(base = 0) {
-    this.base = base;
+export async function resumeFromBase(run: VerifyRun, days: DaysFile): Promise<boolean> {
+  const base = run.options.from;
+  if (base === undefined || run.held === 0) return true;
+  const differs = base.days.findIndex((d, i) => JSON.stringify(d) !== JSON.stringify(days.days[i]));
+  if (differs >= 0) {
+    run.problems.push(`${DAYS_PATH}: day ${base.days[differs]!.date} is not the one verified before`);
+    return false;
   }
-
-  push(hash: Uint8Array, submittedMs: number): void {
-    if (this.count === this.ms.length) {
-      const hashes = new Uint8Array(this.hashes.length * 2);
-      hashes.set(this.hashes);
-      this.hashes = hashes;
-      const ms = new Float64Array(this.ms.length * 2);
-      ms.set(this.ms);
-      this.ms = ms;
-    }
-    this.hashes.set(hash, 32 * this.count);
-    this.ms[this.count++] = submittedMs;
+  const last = base.days.at(-1)!;
+  run.size = last.treeSize;
+  run.root = last.root;
+  run.previous = { date: last.date, sha256: last.sha256 };
+  for (let level = 0, nodes = run.size; nodes > 0; level++, nodes = Math.floor(nodes / TILE_WIDTH)) {
+    if (nodes % TILE_WIDTH === 0) continue;
+    const index = Math.floor(nodes / TILE_WIDTH);
+    const tile = await run.read(tilePath(level, index, nodes % TILE_WIDTH));
+    if (tile === undefined) return false;
+    run.tiles.set(`${level}/${index}`, tile);
   }
-
-  /**
-   * The records of leaves [from, to) grouped by the first `bits` bits of their hash (a counting sort on the
-   * prefix), each group sorted by (hash, leaf index); a group's shard is encoded when asked for, not kept.
-   */
-  byShard(
-    from: number,
-    to: number,
-    bits: number,
-  ): { bits: number; counts: Uint32Array; encode(prefix: number): Uint8Array } {
-    const { hashes, ms, base } = this;
-    from -= base;
-    to -= base;
-    const prefixOf = (i: number) => hashPrefix(hashes, 32 * i, bits);
-    const starts = new Uint32Array(2 ** bits + 1);
-    for (let i = from; i < to; i++) starts[prefixOf(i) + 1]!++;
-    for (let p = 1; p < starts.length; p++) starts[p]! += starts[p - 1]!;
-    const order = new Uint32Array(to - from);
-    const next = starts.slice(0, -1);
-    for (let i = from; i < to; i++) order[next[prefixOf(i)]!++] = i;
-    const compare = (a: number, b: number): number => {
-      for (let k = 0; k < 32; k++) {
-        const d = hashes[32 * a + k]! - hashes[32 * b + k]!;
-        if (d !== 0) return d;
-      }
-      return a - b;
-    };
-    for (let p = 0; p + 1 < starts.length; p++)
-      if (starts[p + 1]! - starts[p]! > 1) order.subarray(starts[p], starts[p + 1]).sort(compare);
-    const counts = new Uint32Array(2 ** bits);
-    for (let p = 0; p < counts.length; p++) counts[p] = starts[p + 1]! - starts[p]!;
-    return {
-      bits,
-      counts,
-      encode: (prefix) => {
-        const group: ShardRecord[] = [];
-        for (const i of order.subarray(starts[prefix], starts[prefix + 1])) {
-          group.push({ hash: hashes.subarray(32 * i, 32 * i + 32), leafIndex: base + i, submittedMs: ms[i]! });
-        }
-        return encodeShard(group);
-      },
-    };
+  const partial = run.size % TILE_WIDTH;
+  if (partial === 0) return true;
+  const rel = entryBundlePath(Math.floor(run.size / TILE_WIDTH), partial);
+  const bundle = await run.read(rel);
+  if (bundle === undefined) return false;
+  try {
+    run.carried = parseEntryBundle(bundle, partial);
+  } catch (err) {
+    run.problems.push(`${rel}: ${(err as Error).message}`);
+    return false;
   }
+  return true;
+}
+
+/**
+ * The records the index segments are checked against start at the first leaf of the first segment not verified
+ * before: a merged segment covers days of the base, whose ledgers are read again for their records only. False
+ * when one of them cannot be read.
+ */
+export async function collectBaseRecords(run: VerifyRun, days: DaysFile): Promise<boolean> {
+  run.records = new RecordColumns(await firstUnverifiedLeaf(run));
+  const from = run.records.base;
+  if (from >= run.size) return true;
+  for (const day of days.days.slice(0, run.held)) {
+    if (day.treeSize <= from) continue;
+    // A day verified before: its entry count is the one its signed checkpoint had then.
+    const ledger = await run.readDayLedger(ledgerPath(day.date), days.origin, day.treeSize - day.firstIndex);
+    if (ledger === undefined) return false;
+    const { hashes, ms } = parseLedgerColumns(ledger.bytes);
+    for (let i = Math.max(0, from - day.firstIndex); i < ms.length; i++)
+      run.records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
+  }
+  return true;
 }
 
 /**
@@ -577,44 +175,368 @@ class RecordColumns {
  * the current index head the base has not verified, or the base's size when there is none (a head that cannot be
  * read is reported where the head is checked).
  */
-async function firstUnverifiedLeaf(
-  reader: ArchiveReader,
-  base: VerifiedBase | undefined,
-  size: number,
-): Promise<number> {
+async function firstUnverifiedLeaf(run: VerifyRun): Promise<number> {
+  const base = run.options.from;
   if (base === undefined) return 0;
-  let first = size;
+  let first = run.size;
   try {
-    const raw = await reader.read(INDEX_HEAD_PATH);
+    const raw = await run.reader.read(INDEX_HEAD_PATH);
     if (raw === undefined) return first;
     for (const segment of parseIndexHead(fromUtf8(raw, INDEX_HEAD_PATH)).segments) {
       if (!base.segments.has(segmentPath(segment))) first = Math.min(first, segment.from);
     }
   } catch {
-    // Reported below.
+    // Reported by checkIndexHead.
   }
   return first;
 }
 
-/** Whether the bytes of `file` are exactly those produced in `chunks`, neither side held whole. */
-async function sameAsChunks(file: AsyncIterable<Uint8Array>, chunks: Iterable<string | Uint8Array>): Promise<boolean> {
-  const text = chunks[Symbol.iterator]();
-  let expected: Uint8Array = new Uint8Array(0);
-  for await (const piece of file) {
-    for (let offset = 0; offset < piece.length;) {
-      if (expected.length === 0) {
-        const next = text.next();
-        if (next.done) return false;
-        expected = Buffer.from(next.value);
-        continue;
-      }
-      const n = Math.min(expected.length, piece.length - offset);
-      if (!equalBytes(piece.subarray(offset, offset + n), expected.subarray(0, n))) return false;
-      offset += n;
-      expected = expected.subarray(n);
+/**
+ * One day after the base: its signed files, its record in days.json, its COSE receipt signatures and SCITT
+ * statements, its part of the tree and of the entry bundles, its OpenTimestamps proof; then the running tree is
+ * extended by it. False when the day cannot be read far enough to go on (the days after it are not checked).
+ */
+export async function checkDay(run: VerifyRun, origin: string, day: DayRecord): Promise<boolean> {
+  const signed = await readSignedDay(run, origin, day);
+  if (signed === undefined) return false;
+  await checkReceiptSignatures(run, origin, day);
+  // The day's ledger in columns (40 bytes an entry), each entry's hash a view into them.
+  const { head: ledger, hashes, ms } = signed.ledger;
+  const expect = (what: string, want: unknown, got: unknown) => expectSame(run, day.date, what, want, got);
+  expect('ledger sha256 (days.json)', day.sha256, signed.sha256);
+  expect('origin (days.json)', origin, ledger.origin);
+  expect('first_index', run.size, ledger.firstIndex);
+  expect('first_index (days.json)', day.firstIndex, ledger.firstIndex);
+  expect('tree_size (days.json)', day.treeSize, ledger.treeSize);
+  expect('previous day link', run.previous, ledger.previous);
+  await checkDayStatements(run, day.date, signed.ledger);
+  const extended = await extendTree(run, signed.ledger);
+  const root = toHex(extended.root);
+  expect('root recomputed from the entries', ledger.root, root);
+  expect('root (days.json)', day.root, root);
+  await checkOts(run, day.date, ledger.root, signed.sha256);
+  for (let i = 0; i < ms.length; i++) run.records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
+  run.size = extended.size;
+  run.root = root;
+  run.previous = { date: day.date, sha256: signed.sha256 };
+  return true;
+}
+
+/** A mismatch between what a day's record or the running tree says and what its ledger says, both printed. */
+function expectSame(run: VerifyRun, date: string, what: string, want: unknown, got: unknown): void {
+  if (JSON.stringify(want) !== JSON.stringify(got))
+    run.problems.push(`${date}: ${what}: expected ${JSON.stringify(want)} != got ${JSON.stringify(got)}`);
+}
+
+/**
+ * A day's files, checked as one (core/day.ts verifyDayFilesColumns): the small files first, since the day's
+ * checkpoint, signed, says how many entries the ledger holds (its tree size less the tree before it), and so how
+ * large the ledger can be before a byte of it is read. Undefined when one is missing or does not verify.
+ */
+async function readSignedDay(
+  run: VerifyRun,
+  origin: string,
+  day: DayRecord,
+): Promise<{ ledger: LedgerColumns; sha256: string } | undefined> {
+  const [ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all([
+    run.read(ecdsaSignaturePath(day.date)),
+    run.read(mldsaSignaturePath(day.date)),
+    run.read(signaturesMetaPath(day.date)),
+    run.read(dayCheckpointPath(day.date)),
+  ]);
+  if (!ecdsaSignature || !mldsaSignature || !signaturesMeta || !checkpoint) return undefined;
+  let entries: number;
+  try {
+    entries = signedTreeSize(checkpoint, origin, run.keys) - run.size;
+    if (entries < 0)
+      throw new Error(`tree size ${entries + run.size} is smaller than the ${run.size} leaves before the day`);
+  } catch (err) {
+    run.problems.push(`${day.date}: ${dayCheckpointPath(day.date)}: ${(err as Error).message}`);
+    return undefined;
+  }
+  const ledgerRead = await run.readDayLedger(ledgerPath(day.date), origin, entries);
+  if (!ledgerRead) return undefined;
+  const ledger = ledgerRead.bytes;
+  try {
+    return verifyDayFilesColumns(
+      day.date,
+      { ledger, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint },
+      run.keys,
+      {
+        // The ledger's SHA-256 was computed as it streamed in.
+        hasher: (data) => (data === ledger ? ledgerRead.sha256 : nodeSha256(data)),
+        mu: mldsaMu,
+        checkpointLines: (text, o) => checkLogLines(text, logVerifiers(o, run.keys)),
+      },
+    );
+  } catch (err) {
+    run.problems.push(`${day.date}: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** A day's COSE receipt signatures (docs/FORMAT.md §11), each over the day's root with the published receipt
+ * keys. Optional: days published before the archive had receipt keys have none. */
+export async function checkReceiptSignatures(run: VerifyRun, origin: string, day: DayRecord): Promise<void> {
+  const keys = run.options.receiptKeys ?? [];
+  for (const name of RECEIPT_KEY_NAMES) {
+    const rel = receiptSignaturePath(day.date, name);
+    const signature = await run.readOptional(rel);
+    if (signature === undefined) continue;
+    try {
+      if (keys.length === 0) throw new TimesealError('not-found', 'no receipt keys are published to check it with');
+      verifyDaySignature(signature, { origin, date: day.date, root: fromHex(day.root) }, keys);
+    } catch (err) {
+      run.problems.push(`${rel}: ${(err as Error).message}`);
     }
   }
-  if (expected.length > 0) return false;
-  for (let next = text.next(); !next.done; next = text.next()) if (next.value.length > 0) return false;
+}
+
+/** The entries of a day's ledger in columns (core/ledger.ts LedgerColumns), sorted: entry i is hashes[32i, 32i + 32). */
+type DayEntries = Pick<LedgerColumns, 'hashes' | 'ms'>;
+
+/** The day's SCITT statements (docs/FORMAT.md §12), when it has any: each in its form on the log, and each one's
+ * entry a leaf of the day (the entries are sorted, so a binary search finds it). */
+export async function checkDayStatements(run: VerifyRun, date: string, { hashes, ms }: DayEntries): Promise<void> {
+  const rel = statementsPath(date);
+  const statements = await run.readOptional(rel);
+  if (statements === undefined) return;
+  const n = ms.length;
+  const entry = (i: number) => hashes.subarray(32 * i, 32 * i + 32);
+  try {
+    for (const s of parseDayStatements(statements, nodeSha256)) {
+      let lo = 0;
+      let hi = n;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (compareBytes(entry(mid), s.entry) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      if (lo >= n || !equalBytes(entry(lo), s.entry))
+        run.problems.push(`${rel}: the statement of entry ${toHex(s.entry)} is not in the day's ledger`);
+    }
+  } catch (err) {
+    run.problems.push(`${rel}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * The running tree extended by a day's entries, each tile it touches compared with the
+ * published one, and the day's entry bundles, which start with the entries carried over from the previous day's
+ * partial bundle. Keeps the new partial tiles and bundle in the state; the tree's size and root are the caller's
+ * to take.
+ */
+async function extendTree(run: VerifyRun, { hashes, ms }: DayEntries): Promise<{ size: number; root: Uint8Array }> {
+  const n = ms.length;
+  const entry = (i: number) => hashes.subarray(32 * i, 32 * i + 32);
+  // The leaf hashes in one buffer, as appendLeaves accepts them: no object per leaf.
+  const leaves = new Uint8Array(32 * n);
+  for (let i = 0; i < n; i++) leaves.set(leafHash(entry(i), nodeSha256), 32 * i);
+  const memoryTile = (level: number, index: number, width: number) => run.tile(level, index, width);
+  const appended = appendLeaves(run.size, tileHashReader(run.size, memoryTile, nodeSha256), leaves, nodeSha256);
+  for (const t of appended.tiles) {
+    if (t.width < TILE_WIDTH) run.tiles.set(`${t.level}/${t.index}`, t.data.slice());
+    else run.tiles.delete(`${t.level}/${t.index}`);
+    const rel = tilePath(t.level, t.index, t.width);
+    const published = await run.read(rel);
+    if (published && !equalBytes(published, t.data))
+      run.problems.push(`${rel}: differs from the tile recomputed from the ledgers`);
+  }
+  const carried = run.carried;
+  const bundleEntry = (k: number) => (k < carried.length ? carried[k]! : entry(k - carried.length));
+  const bundled = carried.length + n;
+  const firstBundle = Math.floor(run.size / TILE_WIDTH);
+  for (let start = 0; start < bundled; start += TILE_WIDTH) {
+    const chunk = Array.from({ length: Math.min(TILE_WIDTH, bundled - start) }, (_, j) => bundleEntry(start + j));
+    const rel = entryBundlePath(firstBundle + start / TILE_WIDTH, chunk.length);
+    const published = await run.read(rel);
+    if (published && !equalBytes(published, encodeEntryBundle(chunk)))
+      run.problems.push(`${rel}: differs from the ledger's entries`);
+  }
+  const rest = (run.size + n) % TILE_WIDTH;
+  run.carried = Array.from({ length: rest }, (_, j) => bundleEntry(bundled - rest + j).slice());
+  return appended;
+}
+
+/**
+ * A day's OpenTimestamps proof, when anchored: it must start at the ledger's SHA-256 and commit to
+ * C = SHA-256(R || F) (docs/FORMAT.md §7). Its Bitcoin attestations are checked against block headers by
+ * `timeseal ots verify`, which needs a header source.
+ */
+export async function checkOts(run: VerifyRun, date: string, rootHex: string, shaHex: string): Promise<void> {
+  const ots = await run.readOptional(ledgerOtsPath(date));
+  if (ots === undefined) return;
+  try {
+    const root = fromHex(rootHex);
+    const sha = fromHex(shaHex);
+    const calendar = calendarTreeOf(parseDetached(ots), root, sha);
+    if (!equalBytes(calendar.message, dayCommitment(root, sha)))
+      throw new Error('does not reach the day commitment SHA-256(R || F)');
+    if (walkAttestations(calendar).length === 0) throw new Error('holds no attestation');
+  } catch (err) {
+    run.problems.push(`${ledgerOtsPath(date)}: ${(err as Error).message}`);
+  }
+}
+
+/** The proofs of the base's days named as possibly changed since it was verified (VerifiedBase.recheckOts). */
+async function recheckBaseOts(run: VerifyRun): Promise<void> {
+  const base = run.options.from;
+  for (const day of base?.days ?? [])
+    if (base!.recheckOts.has(day.date)) await checkOts(run, day.date, day.root, day.sha256);
+}
+
+/**
+ * The latest checkpoint follows days.json (written after it, after the index head). A build stopped between its
+ * commit point and its end leaves it behind: the checkpoint of an earlier published day, or none before the first
+ * one. That is a state readers handle ("being updated") and the next build completes, so it is a note, not a
+ * problem; any other checkpoint is a problem. True when the checkpoint is behind.
+ */
+export async function checkLatestCheckpoint(run: VerifyRun, days: DaysFile): Promise<boolean> {
+  const last = days.days.at(-1);
+  if (!last) return false;
+  const { reader } = run;
+  const latest = await run.readOptional(CHECKPOINT_PATH);
+  const ownCheckpoint = await reader.read(dayCheckpointPath(last.date));
+  // The latest checkpoint is the last day's followed by the witnesses' cosignatures of it, when there are.
+  const dayCheckpoint =
+    ownCheckpoint && withCosignatures(ownCheckpoint, await reader.read(cosignaturesPath(last.date)));
+  if (latest !== undefined && (dayCheckpoint === undefined || equalBytes(latest, dayCheckpoint))) return false;
+  let earlier: string | undefined;
+  for (const day of days.days.slice(0, -1)) {
+    const candidate = latest && (await reader.read(dayCheckpointPath(day.date)));
+    if (candidate && equalBytes(candidate, latest)) earlier = day.date;
+  }
+  if (latest !== undefined && earlier === undefined) {
+    run.problems.push(`${CHECKPOINT_PATH}: is not the checkpoint of the last day ${last.date}`);
+    return false;
+  }
+  run.notes.push(
+    `${CHECKPOINT_PATH}: ${latest === undefined ? 'missing' : `the checkpoint of ${earlier}`}, not yet of the last published day ${last.date} (a build stopped after its commit point; the next \`timeseal ledger build\` completes it)`,
+  );
   return true;
+}
+
+/**
+ * The index head must name segments that cover the published leaves exactly, on day boundaries. While the latest
+ * checkpoint is behind (checkLatestCheckpoint), the head may be behind too: missing, or covering the days up to
+ * one of them — a note. Returns the head when it is sound, for checkIndexSegments.
+ */
+export async function checkIndexHead(
+  run: VerifyRun,
+  days: DaysFile,
+  checkpointBehind: boolean,
+): Promise<IndexHead | undefined> {
+  const raw = checkpointBehind ? await run.readOptional(INDEX_HEAD_PATH) : await run.read(INDEX_HEAD_PATH);
+  if (raw === undefined) {
+    if (checkpointBehind && run.size > 0)
+      run.notes.push(`${INDEX_HEAD_PATH}: missing, not yet written for the published days (the next build writes it)`);
+    return undefined;
+  }
+  try {
+    const head = parseIndexHead(fromUtf8(raw, INDEX_HEAD_PATH));
+    const boundaries = new Set([0, ...days.days.map((d) => d.treeSize)]);
+    if (head.treeSize < run.size && checkpointBehind && boundaries.has(head.treeSize)) {
+      run.notes.push(
+        `${INDEX_HEAD_PATH}: covers ${head.treeSize} of the ${run.size} published leaves (the next build indexes the rest)`,
+      );
+    } else if (head.treeSize !== run.size)
+      throw new Error(`tree_size ${head.treeSize} != the published tree size ${run.size}`);
+    for (const segment of head.segments) {
+      if (!boundaries.has(segment.from) || !boundaries.has(segment.to))
+        throw new Error(`segment ${segment.from}-${segment.to} does not begin and end on day boundaries`);
+    }
+    return head;
+  } catch (err) {
+    run.problems.push(`${INDEX_HEAD_PATH}: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+/** Every segment file the head names and the base did not verify: exactly its fan-out table and the records of
+ * its leaves, shard by shard, as the ledgers give them. */
+export async function checkIndexSegments(run: VerifyRun, head: IndexHead | undefined): Promise<void> {
+  const { records } = run;
+  for (const segment of head?.segments ?? []) {
+    const rel = segmentPath(segment);
+    if (run.options.from?.segments.has(rel)) continue;
+    if (segment.from < records.base) {
+      run.problems.push(`${rel}: not among the index segments verified before, and starts before ${records.base}`);
+      continue;
+    }
+    const published = await run.reader.stream(rel);
+    if (published === undefined) {
+      run.problems.push(`${rel}: missing`);
+      continue;
+    }
+    run.filesChecked++;
+    const shards = records.byShard(segment.from, segment.to, segmentBits(segment));
+    const chunks = function* () {
+      yield encodeSegmentHeader(shards.counts);
+      for (let prefix = 0; prefix < shards.counts.length; prefix++) yield shards.encode(prefix);
+    };
+    if (!(await sameAsChunks(published, chunks()))) run.problems.push(`${rel}: index segment differs from the ledgers`);
+  }
+}
+
+/**
+ * index-sha256.json is no archive file any more (a server makes it on request, a static deployment with
+ * `timeseal index-json`); where it is offered, it must be exactly what the ledgers give. Compared as it streams
+ * in: at 10,000,000 hashes it is 1.7 GB. Checked only when every record is at hand (no base).
+ */
+export async function checkIndexJson(run: VerifyRun): Promise<void> {
+  const { records } = run;
+  if (records.count === 0 || records.base !== 0) return;
+  const indexJson = await run.reader.stream(INDEX_JSON_PATH);
+  if (indexJson === undefined) return;
+  run.filesChecked++;
+  const all = records.byShard(0, run.size, segmentBits({ from: 0, to: run.size }));
+  const chunks = function* () {
+    for (let prefix = 0; prefix < 2 ** all.bits; prefix++) yield all.encode(prefix);
+  };
+  if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks))))
+    run.problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
+}
+
+/**
+ * Witness cosignatures: every D.cosignatures judged with D.checkpoint as every reader judges them
+ * (core/witness-policy.ts judgeCheckpoint), with the witnesses of keys/witnesses and keys/witnesses.retired; and
+ * RFC 3161 tokens, each for its ledger's digest, signed by a time-stamping certificate (and its chain). From a
+ * base: the days after it and its last day (whose cosignatures and tokens may have come since).
+ */
+async function checkWitnessesAndTokens(run: VerifyRun, days: DaysFile): Promise<void> {
+  const { options } = run;
+  const recent = days.days.slice(Math.max(0, run.held - 1));
+  const cosigned = await checkCosignatures(run.reader, options.witnessPolicy, recent, options.retiredWitnesses);
+  const stamped = await checkTimeStamps(run.reader, options.tsaCaPem, recent);
+  for (const found of [cosigned, stamped]) {
+    run.problems.push(...found.problems);
+    run.notes.push(...found.notes);
+    run.filesChecked += found.checked;
+  }
+}
+
+/**
+ * ots-status.json, re-derived by every build after its days: a build killed after its last checkpoint but before
+ * this file leaves it missing, and the next run writes it (crash.test.ts hit that window) — a note. When there,
+ * its fields must have their form.
+ */
+export async function checkOtsStatus(run: VerifyRun): Promise<void> {
+  const status = await run.readOptional(OTS_STATUS_PATH);
+  if (status === undefined) {
+    run.notes.push(`${OTS_STATUS_PATH}: missing, not yet written for the published days (the next build writes it)`);
+    return;
+  }
+  try {
+    const s = JSON.parse(fromUtf8(status)) as Record<string, unknown>;
+    const okDate = s.latest_ots_ok === '' || (typeof s.latest_ots_ok === 'string' && isDate(s.latest_ots_ok));
+    if (
+      !okDate ||
+      typeof s.last_update !== 'string' ||
+      !isIsoTime(s.last_update) ||
+      !Number.isSafeInteger(s.queue_size)
+    )
+      run.problems.push(`${OTS_STATUS_PATH}: fields have the wrong form`);
+  } catch {
+    run.problems.push(`${OTS_STATUS_PATH}: not valid JSON`);
+  }
 }
