@@ -7,8 +7,12 @@
 // line of the second block runs in bash from the copy's root, and must exit 0, or N where its comment says
 // "(exit N)". The comment line "In a browser, open … and drop F …" is done in Chromium: the file dropped on the
 // home page's drop zone, its receipt downloaded beside it. After `timeseal clock next-day` the home page's
-// countdown must say 23:59:… (the site follows the server's moved clock); the status answer must say published.
+// countdown must say 23:59:… (the site follows the server's moved clock); the status answer must say published;
+// the client's upgrade says its next check on the server's clock. Then the running server takes the new day's
+// submissions (201, not the 503 of a server left on the closed day), and `make start` run again starts without
+// building the site again.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -92,11 +96,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  if (server?.pid !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    process.kill(-server.pid, 'SIGTERM');
-    await exited;
-  }
+  await stopServer();
   if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
@@ -106,25 +106,10 @@ function run(line: string): { status: number | null; stdout: string; stderr: str
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-async function homeCountdown(): Promise<string> {
-  const page = await browser!.newPage();
-  try {
-    await page.goto(`http://localhost:${port}/`);
-    const countdown = page.locator('[data-testid=countdown]').first();
-    await countdown.scrollIntoViewIfNeeded(); // its card hydrates once visible
-    await expect.poll(async () => countdown.textContent(), { timeout: 30_000 }).toMatch(/^\d\d:\d\d:\d\d$/);
-    return (await countdown.textContent())!;
-  } finally {
-    await page.close();
-  }
-}
-
-test("README's \"A day in five minutes\" works as printed: the site's and the client's stamps, the day closed by the moved clock, the proofs published, upgraded and verified offline", async () => {
-  const [start, steps] = walkthroughBlocks();
-  expect(start?.trim()).toBe('make start');
-  expect(steps).toBeDefined();
-
-  server = spawn('/bin/bash', ['-c', start!], {
+/** Runs the printed start command in the background and waits until the server answers; its output in serverLog. */
+async function startServer(start: string): Promise<void> {
+  serverLog = '';
+  server = spawn('/bin/bash', ['-c', start], {
     cwd: repo,
     env: env(),
     detached: true,
@@ -149,6 +134,52 @@ test("README's \"A day in five minutes\" works as printed: the site's and the cl
       )
       .toBe(200),
   ]);
+}
+
+/** Stops the server `make start` runs (its whole process group) and waits for it to end. */
+async function stopServer(): Promise<void> {
+  if (server?.pid === undefined || server.exitCode !== null) return;
+  const exited = new Promise((resolve) => server!.once('exit', resolve));
+  process.kill(-server.pid, 'SIGTERM');
+  await exited;
+}
+
+/** The server's clock, from its Date header. */
+async function serverDate(): Promise<Date> {
+  return new Date((await fetch(`http://127.0.0.1:${port}/`, { method: 'HEAD' })).headers.get('date')!);
+}
+
+/** A new hash sent to the running server's beta API: its status and the day it was queued for. */
+async function submitNew(): Promise<{ status: number; ledgerDate?: string }> {
+  const hash = crypto.randomBytes(32).toString('hex');
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/beta/timestamp`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ hash }),
+  });
+  const body = (await res.json()) as { ledgerDate?: string };
+  return { status: res.status, ledgerDate: body.ledgerDate };
+}
+
+async function homeCountdown(): Promise<string> {
+  const page = await browser!.newPage();
+  try {
+    await page.goto(`http://localhost:${port}/`);
+    const countdown = page.locator('[data-testid=countdown]').first();
+    await countdown.scrollIntoViewIfNeeded(); // its card hydrates once visible
+    await expect.poll(async () => countdown.textContent(), { timeout: 30_000 }).toMatch(/^\d\d:\d\d:\d\d$/);
+    return (await countdown.textContent())!;
+  } finally {
+    await page.close();
+  }
+}
+
+test("README's \"A day in five minutes\" works as printed: the site's and the client's stamps, the day closed by the moved clock, the proofs published, upgraded and verified offline", async () => {
+  const [start, steps] = walkthroughBlocks();
+  expect(start?.trim()).toBe('make start');
+  expect(steps).toBeDefined();
+
+  await startServer(start!);
   browser = await launchChromium();
 
   const done: string[] = [];
@@ -199,8 +230,24 @@ test("README's \"A day in five minutes\" works as printed: the site's and the cl
       done.push('published');
     }
     if (/timeseal receipt check/.test(line)) done.push('receipt kept');
+    if (/timeseal-client upgrade/.test(line)) {
+      // Its next check is said on the server's (moved) clock, the one the person sees everywhere else.
+      const next = /next check (\S+)/.exec(r.stdout)?.[1];
+      expect(next, r.stdout).toBeDefined();
+      expect(next!.slice(0, 10), r.stdout).toBe((await serverDate()).toISOString().slice(0, 10));
+      done.push('upgraded');
+    }
     if (/timeseal-client verify/.test(line) && done.includes('published')) done.push('client verified');
   }
   // Every part the section promises was run.
-  expect(done).toEqual(['site', 'countdown', 'published', 'receipt kept', 'client verified']);
+  expect(done).toEqual(['site', 'countdown', 'published', 'receipt kept', 'upgraded', 'client verified']);
+
+  // The running server takes the new day's submissions at once (its clock moved with the CLI's: no 503 until a
+  // restart), and a restart of `make start` serves the site as built, without building it again.
+  const today = (await serverDate()).toISOString().slice(0, 10);
+  expect(await submitNew()).toEqual({ status: 201, ledgerDate: today });
+  await stopServer();
+  await startServer(start!);
+  expect(serverLog).toContain('build: dist/site is up to date (no input changed since the last build)');
+  expect(await submitNew()).toEqual({ status: 201, ledgerDate: today });
 }, 900_000);

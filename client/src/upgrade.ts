@@ -64,6 +64,9 @@ export interface UpgradeResult {
   /** Not before this time is asking again worth it (ISO time): the day's end by the server's clock, its Retry-After, an
    * hour for the Bitcoin anchor; null when complete, or when the next poll may ask at once. */
   nextCheck: string | null;
+  /** How far the server's clock was ahead of ours (ms) at its answer (its Date header): a person compares the
+   * next check with the server's times (a moved development clock, `timeseal clock`). Absent without an answer. */
+  serverLead?: number;
   /** What happened, in short sentences. */
   notes: string[];
   /** What went wrong for this proof (nothing of it was kept). */
@@ -234,6 +237,7 @@ async function upgradeOne(
       stage: stageOf(proof),
       complete: false,
       nextCheck: due ? new Date(dayEnd - lead).toISOString() : null,
+      serverLead: lead,
       notes: [
         ...notes,
         `not published yet${published === null ? '' : ` (the ledger of ${proof.ledgerDate} is published at ${published}, server time${due ? `, ${new Date(now().getTime() + lead).toISOString()} there now` : ''})`}`,
@@ -263,10 +267,12 @@ async function upgradeOne(
       stage: stageOf(proof),
       complete: false,
       nextCheck: new Date(now().getTime() + wait * 1000).toISOString(),
+      serverLead: serverLead(res, now()),
       notes: [...notes, `the server is busy (HTTP ${res.status}); asked to come back in ${wait} s`],
     };
   }
   if (!res.ok) throw await httpError(res, `GET ${url}`);
+  const ahead = serverLead(res, now());
   const text = await res.text();
   let bundle: ProofBundle;
   let verifiedRoot: string;
@@ -376,6 +382,7 @@ async function upgradeOne(
     stage,
     complete,
     nextCheck: complete ? null : new Date(now().getTime() + 3_600_000).toISOString(),
+    serverLead: ahead,
     notes,
   };
 }

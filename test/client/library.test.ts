@@ -433,7 +433,8 @@ describe('upgrade', () => {
     // A server whose clock was moved to 23:59 (timeseal clock): the day ends in a minute of ours.
     serverNow = '2025-11-02T23:59:00.000Z';
     const [moved] = await upgrade([proofs[0]!], { trust: emptyTrust(), fetch, now: ours });
-    expect(moved).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-02T15:01:00.000Z' });
+    // The server's lead goes with it, so that the next check can be shown on the server's clock (8 h 59 min ahead).
+    expect(moved).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-02T15:01:00.000Z', serverLead: 32_340_000 });
     // A server already past the publication time, not published yet (its build is under way): ask at the next poll.
     serverNow = '2025-11-03T00:05:00.000Z';
     const [due] = await upgrade([proofs[0]!], { trust: emptyTrust(), fetch, now: ours });

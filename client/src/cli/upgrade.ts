@@ -150,7 +150,7 @@ export async function runUpgrade(
           notes: r.notes,
         },
         () => [
-          `${shown(f)}: ${r.complete ? 'COMPLETE' : 'PENDING'} (${r.stage}${r.changed ? ', updated' : ''}): ${r.notes.join('; ') || 'nothing new'}${r.nextCheck ? `; next check ${r.nextCheck}` : ''}`,
+          `${shown(f)}: ${r.complete ? 'COMPLETE' : 'PENDING'} (${r.stage}${r.changed ? ', updated' : ''}): ${r.notes.join('; ') || 'nothing new'}${r.nextCheck ? `; next check ${onServerClock(r.nextCheck, r.serverLead)}` : ''}`,
         ],
       );
     }
@@ -164,4 +164,11 @@ function writeCoseReceipt(proofFile: string, proof: ProofFile): void {
   if (!Array.isArray(receipts) || typeof receipts[0] !== 'string') return;
   const file = `${proofFile.slice(0, -PROOF_SUFFIX.length)}${RECEIPT_SUFFIX}`;
   if (!fs.existsSync(file)) writeAtomic(file, Buffer.from(receipts[0], 'base64'));
+}
+
+/** A time of ours as the server's clock reads it, when the two differ by a minute or more (a moved development
+ * clock): the person compares it with the server's times (the day published, the site's countdown). */
+function onServerClock(iso: string, lead: number | undefined): string {
+  if (lead === undefined || Math.abs(lead) < 60_000) return iso;
+  return `${new Date(Date.parse(iso) + lead).toISOString()} server time (${iso} here)`;
 }
