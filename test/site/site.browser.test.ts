@@ -223,6 +223,13 @@ describe("a newcomer's flow", () => {
     await expect(page.locator('[data-testid=result-date]').textContent()).resolves.toBe('2025-11-03');
     await expect(result.locator('[data-flag="Quantum shield"]').getAttribute('data-ok')).resolves.toBe('true');
     await expect(result.locator('[data-flag="Dual signature"]').getAttribute('data-ok')).resolves.toBe('true');
+    // The log's two other signature lines under a plain name; the algorithms are the term in its tooltip.
+    const witnessReady = result.locator('[data-flag="Signatures independent witnesses can check"]');
+    await expect(witnessReady.getAttribute('data-ok')).resolves.toBe('true');
+    await expect(witnessReady.locator('abbr').getAttribute('title')).resolves.toBe(
+      'Ed25519 and ML-DSA-44 signatures of the checkpoint (C2SP signed note)',
+    );
+    await expect(result.innerText()).resolves.not.toMatch(/Witness-ready|tlog-proof \(C2SP\)/);
     await page.getByText('Proof found! ✓').waitFor();
     await expect(page.getByText('Hash recorded in ledger 2025-11-03').count()).resolves.toBe(1);
     const ledgerHref = await result.getByRole('link', { name: /^Download Ledger/ }).getAttribute('href');
