@@ -9,15 +9,16 @@ const README = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 
 /** The repository paths a text sends its reader to: docs/X.md, client/README.md, test/README.md, deploy/… */
 export function pathsNamed(text: string): string[] {
-  const found = text.match(/\b(?:docs|client|test|deploy)\/[\w./-]*[\w/]/g) ?? [];
+  const found = text.match(/\b(?:docs|client|test|deploy)\/[\w./@-]*[\w/]/g) ?? [];
   return [...new Set(found.map((p) => p.replace(/[.]$/, '')))];
 }
 
 it('finds the paths a text names (the check can fail)', () => {
-  expect(pathsNamed('see docs/DEPLOY.md, then client/README.md. And docs/NOPE.md')).toEqual([
+  expect(pathsNamed('see docs/DEPLOY.md, then client/README.md. And docs/NOPE.md, deploy/systemd/a@.service')).toEqual([
     'docs/DEPLOY.md',
     'client/README.md',
     'docs/NOPE.md',
+    'deploy/systemd/a@.service',
   ]);
 });
 
@@ -33,4 +34,19 @@ it('README.md starts a newcomer: short, its sections in order, every file it nam
   const named = pathsNamed(README);
   expect(named).toContain('docs/DEPLOY.md');
   expect(named.filter((p) => !fs.existsSync(path.join(ROOT, p)))).toEqual([]);
+});
+
+it('docs/DEPLOY.md, where the README sends an operator, takes one node, PostgreSQL behind nginx and S3 in turn', () => {
+  const guide = fs.readFileSync(path.join(ROOT, 'docs/DEPLOY.md'), 'utf8');
+  const headings = [...guide.matchAll(/^## (.+)$/gm)].map((m) => m[1]!);
+  const shapes = [/^1\. One node/, /^2\. .*PostgreSQL/, /^3\. .*S3/].map((h) => headings.findIndex((t) => h.test(t)));
+  expect(
+    shapes.every((i) => i >= 0),
+    `headings: ${headings.join(', ')}`,
+  ).toBe(true);
+  expect([...shapes].sort((a, b) => a - b)).toEqual(shapes);
+  // The settings that choose each shape, and the files an operator installs, by name.
+  for (const named of ['TIMESEAL_DATABASE_URL', 'TIMESEAL_ARCHIVE=s3://', 'TRUST_PROXY', 'deploy/nginx/timeseal.conf'])
+    expect(guide, named).toContain(named);
+  expect(pathsNamed(guide).filter((p) => !fs.existsSync(path.join(ROOT, p)))).toEqual([]);
 });
