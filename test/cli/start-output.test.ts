@@ -1,9 +1,11 @@
 // What a first `make start` prints: the start banner's lines, no "npm warn Unknown env config" from the
 // Makefile's environment (node-gyp's nodedir is passed as npm_package_config_node_gyp_nodedir, which npm does not
 // read, instead of npm_config_nodedir, which npm 11 warns about on every npm command), and no "npm warn
-// install-scripts" block from `npm install`: the packages whose install scripts run are approved in package.json.
+// install-scripts" block from `npm install`: the packages whose install scripts run are approved in package.json;
+// and no notice offering to upgrade the machine's npm.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { startBanner } from '../../cli/start-banner.ts';
@@ -119,6 +121,20 @@ it("the Makefile's environment makes npm print no warning", () => {
     );
   }
   expect(r.stderr).not.toMatch(/npm warn/i);
+});
+
+it("npm offers no upgrade of the machine's npm in the repository or in client/ (the project's .npmrc)", () => {
+  // A fresh machine's first npm command printed "New minor version of npm available! … npm install -g npm@…".
+  const env: NodeJS.ProcessEnv = {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    HOME: fs.mkdtempSync(path.join(os.tmpdir(), 'npm-home-')),
+  };
+  const setting = (cwd: string) =>
+    spawnSync('npm', ['config', 'get', 'update-notifier'], { cwd, env, encoding: 'utf8' }).stdout.trim();
+  expect(setting(os.tmpdir())).toBe('true'); // npm's default, elsewhere (the check can fail)
+  expect(setting(ROOT)).toBe('false');
+  expect(setting(path.join(ROOT, 'client'))).toBe('false');
+  fs.rmSync(env.HOME!, { recursive: true, force: true });
 });
 
 it("npm install's install scripts are approved in package.json: exactly the packages of the lockfile that have them", () => {
