@@ -1,5 +1,5 @@
 // `timeseal serve [--demo]`: the web server (ingest/) on HOST:PORT with the built-in daily schedule
-// (cli/schedule.ts), loaded only by that command so the others start without Fastify. SIGTERM or
+// (pipeline/schedule.ts), loaded only by that command so the others start without Fastify. SIGTERM or
 // SIGINT: stop the schedule, stop accepting connections, finish the requests in flight, then return so the
 // CLI closes the database and exits 0.
 import fs from 'node:fs';
@@ -18,7 +18,8 @@ import { UsageError } from '../runtime/config.ts';
 import { loadTsaKeys, PUBLIC_TSA_CHAIN_PEM, PUBLIC_TSA_ROOT_PEM } from '../runtime/keys.ts';
 import type { Context } from './context.ts';
 import { checkDatabase } from '../store/sqlite/db.ts';
-import { startSchedule } from './schedule.ts';
+import { scheduledSteps, startSchedule } from '../pipeline/schedule.ts';
+import { launchTimeseal } from './launcher.ts';
 import { releaseVerifier } from '../pipeline/verifier-release.ts';
 import { clockBehindArchive, readLastPublishedDay } from '../runtime/clock-guard.ts';
 import { devClockPath } from '../runtime/clock.ts';
@@ -268,7 +269,7 @@ export async function serve(command: Context, options: { demo: boolean }): Promi
     process.stderr.write(`${banner.join('\n')}\n`);
   }
   const schedule = writable
-    ? startSchedule(c, logger, undefined, metrics ? { metrics } : {})
+    ? startSchedule(c, logger, scheduledSteps(launchTimeseal), metrics ? { metrics } : {})
     : { stop: async () => {} };
   const signal = await stopped;
   logger.info({ signal }, 'shutting down: finishing requests in flight');

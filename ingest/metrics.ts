@@ -14,7 +14,7 @@ export interface Metrics {
   registry: Registry;
   /** Counts every answer of `app` by method, route pattern and status, with its duration. */
   observe(app: FastifyInstance): void;
-  /** A scheduled step ended (cli/schedule.ts). */
+  /** A scheduled step ended (pipeline/schedule.ts). */
   stepFinished(step: string, ok: boolean, seconds: number): void;
   /** What the last build published (its `ledger build --json` report). */
   buildFinished(report: { days: number; entries: number; seconds: number }): void;

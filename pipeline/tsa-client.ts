@@ -95,7 +95,7 @@ export interface TsaDayResult {
 /**
  * Asks the TSAs for the published days without a token, oldest first (the schedule's runs: the due days newest
  * first; see the file's head): at most TSA_DAYS_PER_RUN days, and none started after TSA_RUN_SECONDS, so that a
- * slow or silent TSA bounds a run (the schedule's build never waits for it anyway: cli/schedule.ts); the other
+ * slow or silent TSA bounds a run (the schedule's build never waits for it anyway: pipeline/schedule.ts); the other
  * days wait for the next run.
  */
 export async function stampLedgers(

@@ -13,7 +13,7 @@ import { isLoopbackOrigin, UsageError, type Config } from './config.ts';
 import { setting } from './settings.ts';
 
 /** The time now. `development`: it follows the development clock's file, which `timeseal clock` may move at any
- * time (the schedule then re-arms its steps at the new time: cli/schedule.ts). */
+ * time (the schedule then re-arms its steps at the new time: pipeline/schedule.ts). */
 export type Clock = (() => Date) & { readonly development?: boolean };
 
 /** The development clock's file: `{ "clock": <what it showed>, "at": <the system clock then> }`, both ISO. */

@@ -5,9 +5,9 @@ import type { TimesealCommand } from '../command.ts';
 import { isDate } from '../../core/ledger.ts';
 import { anchorContextOf, anchorDays } from '../../pipeline/anchor/anchor.ts';
 import { UsageError } from '../../runtime/config.ts';
-import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
+import { withPublishedArchive } from '../../pipeline/archive-publish.ts';
 import type { Context } from '../context.ts';
-import { output } from '../output.ts';
+import { output, publishedLines } from '../output.ts';
 
 export function registerAnchor(program: TimesealCommand, ctx: () => Context): void {
   program

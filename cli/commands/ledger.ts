@@ -4,9 +4,9 @@ import { isDate, utcDate } from '../../core/ledger.ts';
 import { publishLedgers } from '../../pipeline/build.ts';
 import { readLastPublishedDay, refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
 import { UsageError } from '../../runtime/config.ts';
-import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
+import { withPublishedArchive } from '../../pipeline/archive-publish.ts';
 import type { Context } from '../context.ts';
-import { formatBytes, output } from '../output.ts';
+import { formatBytes, output, publishedLines } from '../output.ts';
 
 export function registerLedger(program: TimesealCommand, ctx: () => Context): void {
   const ledger = program.command('ledger').description('daily ledgers');
@@ -19,7 +19,7 @@ export function registerLedger(program: TimesealCommand, ctx: () => Context): vo
       if (opts.date !== undefined && !isDate(opts.date))
         throw new UsageError(`--date must be a date written YYYY-MM-DD: ${opts.date}`);
       const c = ctx();
-      // On an s3:// archive: caught up from the store first, then what was committed is published (cli/archive-publish.ts).
+      // On an s3:// archive: caught up from the store first, then what was committed is published (pipeline/archive-publish.ts).
       const {
         result: { days: results, index },
         archive,

@@ -3,9 +3,9 @@
 // published for it; the hourly schedule asks again).
 import type { TimesealCommand } from '../command.ts';
 import { stampLedgers, tsaContextOf } from '../../pipeline/tsa-client.ts';
-import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
+import { withPublishedArchive } from '../../pipeline/archive-publish.ts';
 import type { Context } from '../context.ts';
-import { output } from '../output.ts';
+import { output, publishedLines } from '../output.ts';
 
 export function registerTsa(program: TimesealCommand, ctx: () => Context): void {
   const tsa = program.command('tsa').description('RFC 3161 time-stamps of the ledger files');

@@ -3,9 +3,9 @@
 // files. Days still pending are normal (exit 0); a failed stamp is exit 1.
 import type { TimesealCommand } from '../command.ts';
 import { anchorContextOf, upgradeDays } from '../../pipeline/anchor/anchor.ts';
-import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
+import { withPublishedArchive } from '../../pipeline/archive-publish.ts';
 import type { Context } from '../context.ts';
-import { output } from '../output.ts';
+import { output, publishedLines } from '../output.ts';
 
 export function registerUpgrade(program: TimesealCommand, ctx: () => Context): void {
   program

@@ -3,9 +3,9 @@
 // when fewer than TIMESEAL_WITNESS_QUORUM have cosigned it; the hourly schedule asks again.
 import type { TimesealCommand } from '../command.ts';
 import { cosignLatest, witnessContextOf } from '../../pipeline/witness.ts';
-import { publishedLines, withPublishedArchive } from '../archive-publish.ts';
+import { withPublishedArchive } from '../../pipeline/archive-publish.ts';
 import type { Context } from '../context.ts';
-import { output } from '../output.ts';
+import { output, publishedLines } from '../output.ts';
 
 export function registerWitness(program: TimesealCommand, ctx: () => Context): void {
   const witness = program

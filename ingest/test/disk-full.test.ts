@@ -280,7 +280,7 @@ describe.skipIf(!root)('timeseal serve on a full disk (a real 1 MiB tmpfs)', () 
         // 1,000+ refusals: the whole log stays a few dozen lines (request-log.ts records the first failure of each
         // route and status per minute and counts the rest; the storage condition is logged once with counts).
         expect(records.length).toBeLessThan(40);
-        // The built-in schedule's catch-up steps may run while the disk is full: one line each (cli/schedule.ts).
+        // The built-in schedule's catch-up steps may run while the disk is full: one line each (pipeline/schedule.ts).
         const errors = records.filter((r) => r.level >= 50).map((r) => r.msg);
         const scheduled = errors.filter((m) => /^scheduled .* failed; the next run retries$/.test(m));
         expect(new Set(scheduled).size).toBe(scheduled.length);

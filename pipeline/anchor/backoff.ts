@@ -41,7 +41,7 @@ export interface RetryEntry {
 }
 
 /**
- * What a scheduled run gets from the schedule (cli/schedule.ts): its log, and the clock its waits are measured
+ * What a scheduled run gets from the schedule (pipeline/schedule.ts): its log, and the clock its waits are measured
  * on (the machine's real clock, like the schedule's timers; tests pass a simulated one).
  */
 export interface ScheduledRun {

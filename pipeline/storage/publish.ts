@@ -31,7 +31,7 @@
 // copy's head does not name are retiring too (left by an earlier release, by a writer whose record was lost or by
 // one on another host, or sent by a writer killed before its commit point), so a new host or a new record leaves
 // none behind.
-// Fencing: `fence` (the schedule lease, cli/archive-publish.ts) is asked before each phase, and a writer stopped
+// Fencing: `fence` (the schedule lease, pipeline/archive-publish.ts) is asked before each phase, and a writer stopped
 // after asking (a pause, a long swap-out) still cannot put an older days.json or checkpoint back over a newer one:
 // the store refuses a replace naming a version another writer has replaced, and the run ends there, naming it.
 // catchUpWorkingCopy runs before a step: a working copy that is empty (a new host) or behind the store (another

@@ -1,4 +1,4 @@
-// The schedule's retries after downtime (pipeline/anchor/backoff.ts, cli/schedule.ts; docs/OPERATIONS.md
+// The schedule's retries after downtime (pipeline/anchor/backoff.ts, pipeline/schedule.ts; docs/OPERATIONS.md
 // "Retries after failures"). An archive of 400 published days, none anchored (test/support/long-archive.ts writes
 // what 400 builds leave in days.json and the status files), a loopback OpenTimestamps calendar that counts every
 // request, and the schedule's own steps (anchor, upgrade, tsa stamp) run by startSchedule at the minutes its
@@ -18,7 +18,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createContext, type Context } from '../../cli/context.ts';
-import { nextRun, startSchedule, STEPS, type Schedule } from '../../cli/schedule.ts';
+import { launchTimeseal } from '../../cli/launcher.ts';
+import { nextRun, startSchedule, scheduledSteps, type Schedule } from '../../pipeline/schedule.ts';
 import { ANCHOR_RETRY_FILE, anchorDays } from '../../pipeline/anchor/anchor.ts';
 import { RetryBook, waitAfter } from '../../pipeline/anchor/backoff.ts';
 import { loadAnchorConfig } from '../../pipeline/anchor/config.ts';
@@ -61,7 +62,9 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
   let schedule: Schedule | undefined;
   let sim = T0;
   const lines: Line[] = [];
-  const steps = STEPS.filter((s) => ['anchor', 'upgrade and block refresh', 'tsa stamp'].includes(s.name));
+  const steps = scheduledSteps(launchTimeseal).filter((s) =>
+    ['anchor', 'upgrade and block refresh', 'tsa stamp'].includes(s.name),
+  );
   const posts = () => calendar.requests.filter((r) => r.startsWith('POST /digest')).length;
   const gets = () => calendar.requests.filter((r) => r.startsWith('GET /timestamp/')).length;
   const delayed = () => lines.filter((l) => l.msg.startsWith('anchoring delayed: '));

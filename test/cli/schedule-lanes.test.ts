@@ -1,4 +1,4 @@
-// The schedule's build never waits behind a slow time-stamp authority (cli/schedule.ts: two lanes). A real
+// The schedule's build never waits behind a slow time-stamp authority (pipeline/schedule.ts: two lanes). A real
 // archive of 20 published days without RFC 3161 tokens, a TSA on loopback that accepts connections and never
 // answers, and the schedule's real steps ('ledger build' as its child process, 'tsa stamp' in process): while
 // the stamping run is stuck on the first days, the next day's build runs and publishes at once. (In one chain,
@@ -8,7 +8,8 @@ import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { startSchedule, STEPS, type Schedule } from '../../cli/schedule.ts';
+import { launchTimeseal } from '../../cli/launcher.ts';
+import { startSchedule, scheduledSteps, type Schedule } from '../../pipeline/schedule.ts';
 import { createContext, type Context } from '../../cli/context.ts';
 import { openStore } from '../../store/index.ts';
 import { makeHashes, removeTempProjects, run, tempProject } from './helpers.ts';
@@ -92,7 +93,7 @@ it('while the stamping run waits on a TSA that never answers (20 days), the next
   schedule = startSchedule(
     ctx,
     log,
-    STEPS.filter((s) => s.name === 'ledger build' || s.name === 'tsa stamp'),
+    scheduledSteps(launchTimeseal).filter((s) => s.name === 'ledger build' || s.name === 'tsa stamp'),
     { leaseMs: 60_000 },
   );
   // The catch-up: the build (nothing finished yet), then the stamping run, stuck on its first day.

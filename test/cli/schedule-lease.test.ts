@@ -1,5 +1,5 @@
 // The schedule lease (docs/OPERATIONS.md §1): N `timeseal serve` nodes on one PostgreSQL and one archive folder run the schedule one at a time
-// (cli/schedule.ts, Store.lease). Two real nodes with a 3 s lease: exactly one builds the queued day; killed
+// (pipeline/schedule.ts, Store.lease). Two real nodes with a 3 s lease: exactly one builds the queued day; killed
 // with SIGKILL (no release), its lease is taken over by the other within the ttl plus one renewal period, and
 // the new holder runs the schedule (catch-up). The archive verifies.
 import path from 'node:path';

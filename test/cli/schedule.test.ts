@@ -1,14 +1,15 @@
-// The built-in schedule's timing (cli/schedule.ts, docs/OPERATIONS.md §1): the build runs every hour at :01, so
+// The built-in schedule's timing (pipeline/schedule.ts, docs/OPERATIONS.md §1): the build runs every hour at :01, so
 // a build that failed or was killed at 00:01 is retried within the hour instead of the next night.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Context } from '../../cli/context.ts';
-import { nextRun, startSchedule, STEPS } from '../../cli/schedule.ts';
+import { launchTimeseal } from '../../cli/launcher.ts';
+import { nextRun, startSchedule, scheduledSteps } from '../../pipeline/schedule.ts';
 import { clockFromEnv, writeDevClock } from '../../runtime/clock.ts';
 
-const step = (name: string) => STEPS.find((s) => s.name === name)!;
+const step = (name: string) => scheduledSteps(launchTimeseal).find((s) => s.name === name)!;
 const at = (iso: string) => Date.parse(iso);
 
 describe('schedule', () => {
@@ -26,7 +27,7 @@ describe('schedule', () => {
     expect(new Date(nextRun(step('upgrade and block refresh'), at('2025-11-03T07:06:00Z'))).toISOString()).toBe(
       '2025-11-03T08:05:00.000Z',
     );
-    expect(STEPS.map((s) => s.name)).toEqual([
+    expect(scheduledSteps(launchTimeseal).map((s) => s.name)).toEqual([
       'ledger build',
       'anchor',
       'upgrade and block refresh',

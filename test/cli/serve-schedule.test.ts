@@ -1,4 +1,4 @@
-// `timeseal serve` runs the daily build of its schedule as a child process (cli/schedule.ts), so a long
+// `timeseal serve` runs the daily build of its schedule as a child process (pipeline/schedule.ts), so a long
 // build and its index merges never stop the server: started the day after a day with submissions, it
 // publishes that day on its own (catch-up) and its log has the command's JSON result.
 import fs from 'node:fs';

@@ -1,5 +1,5 @@
-// A `timeseal serve` node without the schedule lease on an s3:// archive follows the writer (cli/schedule.ts,
-// cli/archive-publish.ts followArchiveStore), against a real Ceph RADOS Gateway (test/support/ceph-rgw.ts). The
+// A `timeseal serve` node without the schedule lease on an s3:// archive follows the writer (pipeline/schedule.ts,
+// pipeline/archive-publish.ts followArchiveStore), against a real Ceph RADOS Gateway (test/support/ceph-rgw.ts). The
 // lease is held by another holder (the writer's schedule, renewed by the test); node B starts with an empty working
 // copy, runs no step, and serves the day the bucket holds; the writer then publishes a second day under that lease,
 // and B serves it within a few lease checks, having written nothing to the bucket.

@@ -1,5 +1,5 @@
 // A build publishing to S3 killed with SIGKILL while it uploads (pipeline/storage/publish.ts,
-// cli/archive-publish.ts), against a real Ceph RADOS Gateway (test/support/ceph-rgw.ts, a bucket
+// pipeline/archive-publish.ts), against a real Ceph RADOS Gateway (test/support/ceph-rgw.ts, a bucket
 // of this file's own): the published archive stays as it was, another writer is held off for the lease's ttl, and the rerun
 // finishes the upload; a build killed between days.json and the latest checkpoint is finished by a writer on
 // another (empty) working copy. `timeseal verify` over HTTP passes on the bucket at every stage.

@@ -1,4 +1,4 @@
-// Two writers of one s3:// archive, one of which lost the schedule lease while it published (cli/archive-publish.ts,
+// Two writers of one s3:// archive, one of which lost the schedule lease while it published (pipeline/archive-publish.ts,
 // pipeline/storage/publish.ts), against a real Ceph RADOS Gateway (test/support/ceph-rgw.ts, a bucket
 // of this file's own). Writer A is stopped (SIGSTOP) after its last lease check, just before it replaces days.json; past the
 // lease's ttl writer B, on another working copy and the same database, takes the lease, catches up from the bucket

@@ -1,4 +1,4 @@
-// The archive writer publishing to S3 (pipeline/storage/publish.ts, cli/archive-publish.ts), against a real Ceph
+// The archive writer publishing to S3 (pipeline/storage/publish.ts, pipeline/archive-publish.ts), against a real Ceph
 // RADOS Gateway (test/support/ceph-rgw.ts, a bucket of this file's own): `timeseal ledger build` with
 // TIMESEAL_ARCHIVE=s3://… builds in its working copy and publishes it. The same submissions built day after day
 // into a folder and into RGW give the same objects, byte for byte, and `timeseal verify` passes on the bucket over

@@ -1,6 +1,7 @@
 // The built-in daily schedule (docs/OPERATIONS.md §1; docs/ARCHITECTURE.md), run inside `timeseal serve`: at 00:01 UTC build and dual-sign
 // every finished day. On start, missed runs are caught up in order. The build runs as a child process (the
-// `timeseal ledger build` command itself): it is synchronous and, with its index merges, can take minutes
+// `timeseal ledger build` command itself, started by the launcher the caller gives: cli/launcher.ts for `timeseal
+// serve`): it is synchronous and, with its index merges, can take minutes
 // (docs/BENCHMARKS.md), which in this process would stop the server answering. Steps are idempotent and run in
 // two lanes: the build alone in its own, so that it never waits behind a slow calendar, witness or time-stamp
 // authority; the other steps one at a time in the second lane, each starting after a build under way has ended
@@ -24,51 +25,37 @@
 // When a node newly takes the lease (its holder died or stopped), it runs the catch-up at once. Takeover bound:
 // ttl + ttl/3 after the holder's last renewal. On SQLite (one host) the lease works the same, harmlessly.
 // On an s3:// archive a node without the lease follows the writer: at each lease check (every ttl/3) it brings
-// its working copy up to date from the store (cli/archive-publish.ts followArchiveStore: one read of days.json
+// its working copy up to date from the store (pipeline/archive-publish.ts followArchiveStore: one read of days.json
 // when nothing changed, else the verified pull of what was published since), so what it serves is at most about
 // ttl/3 behind the store.
-import { anchorContextOf, anchorDays, upgradeDays } from '../pipeline/anchor/anchor.ts';
-import type { ScheduledRun } from '../pipeline/anchor/backoff.ts';
-import { cosignLatest, witnessContextOf } from '../pipeline/witness.ts';
-import { stampLedgers, tsaContextOf } from '../pipeline/tsa-client.ts';
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import os from 'node:os';
-import path from 'node:path';
-import { followArchiveStore, SCHEDULE_HOLDER_ENV, withPublishedArchive } from './archive-publish.ts';
-import type { Context } from './context.ts';
+import type { Clock } from '../runtime/clock.ts';
+import type { Config } from '../runtime/config.ts';
+import { anchorContextOf, anchorDays, upgradeDays } from './anchor/anchor.ts';
+import type { ScheduledRun } from './anchor/backoff.ts';
+import {
+  followArchiveStore,
+  SCHEDULE_HOLDER_ENV,
+  withPublishedArchive,
+  type WriterContext,
+} from './archive-publish.ts';
 import { SCHEDULE_LEASE, scheduleLeaseMs } from './schedule-lease.ts';
-import type { Metrics } from '../ingest/metrics.ts';
+import { cosignLatest, witnessContextOf } from './witness.ts';
+import { stampLedgers, tsaContextOf } from './tsa-client.ts';
 
-/** Runs a `timeseal` command in a child process with this one's environment and folder; resolves to its
- * --json output, rejects with the last line it wrote on stderr. */
-function runCommand(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<unknown> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      ['--disable-warning=ExperimentalWarning', path.join(import.meta.dirname, 'cli.ts'), ...args],
-      {
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (code === 0) {
-        try {
-          resolve(JSON.parse(stdout));
-        } catch {
-          reject(new Error(`timeseal ${args.join(' ')}: output is not JSON`));
-        }
-      } else {
-        reject(new Error(stderr.trim().split('\n').at(-1) || `timeseal ${args.join(' ')} exited with ${code}`));
-      }
-    });
-  });
+/**
+ * Runs a `timeseal` command in a child process with this process's environment and folder and `env` added;
+ * resolves to its --json output, rejects with the last line it wrote on stderr (cli/launcher.ts launchTimeseal
+ * is the real one).
+ */
+export type CommandLauncher = (args: readonly string[], env: Readonly<Record<string, string>>) => Promise<unknown>;
+
+/** What the schedule needs of its node: an archive writer's context (the `timeseal` command's, cli/context.ts),
+ * with the clock the steps' due times follow and the configuration its steps read. */
+export interface ScheduleContext extends WriterContext {
+  config: Config;
+  clock: Clock;
 }
 
 export interface ScheduleLog {
@@ -86,11 +73,12 @@ export interface ScheduledStep {
   minute: number;
   daily: boolean;
   /** `run`: the schedule's log and clock for the steps' retries (pipeline/anchor/backoff.ts); `holder`: the
-   * schedule lease's holder, which the step's publication of an s3:// archive renews (cli/archive-publish.ts). */
-  run(ctx: Context, run: ScheduledRun, holder: string): unknown;
+   * schedule lease's holder, which the step's publication of an s3:// archive renews (pipeline/archive-publish.ts). */
+  run(ctx: ScheduleContext, run: ScheduledRun, holder: string): unknown;
 }
 
-export const STEPS: ScheduledStep[] = [
+/** The schedule's steps; the build is a `timeseal ledger build` started by `launch`. */
+export const scheduledSteps = (launch: CommandLauncher): ScheduledStep[] => [
   {
     // Hourly, not only at 00:01: a build that failed or was killed (OOM, a restart) is retried within the
     // hour, not the next night; a run with nothing to publish completes what a killed run left, and removes
@@ -100,9 +88,8 @@ export const STEPS: ScheduledStep[] = [
     minute: 1,
     daily: false,
     // `timeseal ledger build` says when the clock is behind the archive: an error in the log, not a quiet "done".
-    // On an s3:// archive the build publishes what it built under this node's lease (cli/archive-publish.ts).
-    run: (_ctx, _run, holder) =>
-      runCommand(['ledger', 'build', '--json'], { ...process.env, [SCHEDULE_HOLDER_ENV]: holder }),
+    // On an s3:// archive the build publishes what it built under this node's lease (pipeline/archive-publish.ts).
+    run: (_ctx, _run, holder) => launch(['ledger', 'build', '--json'], { [SCHEDULE_HOLDER_ENV]: holder }),
   },
   {
     name: 'anchor',
@@ -139,8 +126,8 @@ export const STEPS: ScheduledStep[] = [
   },
 ];
 
-/** A proofs step's result; on an s3:// archive, with what its publication did (cli/archive-publish.ts). */
-async function published<T>(ctx: Context, holder: string, step: () => Promise<T>): Promise<unknown> {
+/** A proofs step's result; on an s3:// archive, with what its publication did (pipeline/archive-publish.ts). */
+async function published<T>(ctx: ScheduleContext, holder: string, step: () => Promise<T>): Promise<unknown> {
   const { result, archive } = await withPublishedArchive(ctx, step, { holder });
   return archive === undefined ? result : { result, archive };
 }
@@ -192,6 +179,12 @@ export function nextRun(step: ScheduledStep, now: number): number {
   return candidate + (step.daily ? 86_400_000 : 3_600_000);
 }
 
+/** What the schedule reports to the node's metrics (ingest/metrics.ts has them), when `serve` has them. */
+export interface ScheduleMetrics {
+  stepFinished(step: string, ok: boolean, seconds: number): void;
+  buildFinished(report: { days: number; entries: number; seconds: number }): void;
+}
+
 /**
  * Starts the schedule: catches up at once, then sleeps until the next due step. Due times are the system clock's,
  * or the development clock's when the context's clock is one (re-armed when `timeseal clock` moves it); a fixed
@@ -199,14 +192,12 @@ export function nextRun(step: ScheduledStep, now: number): number {
  * A step runs only while this node holds the schedule lease (see the module comment); the lease's times are
  * the real clock's too (a fixed TIMESEAL_NOW would never let a lease expire), and so are the waits of the
  * steps' retries (`options.now` replaces that clock for the retries only: tests simulate hours with it).
+ * `steps`: scheduledSteps(launch) with the launcher of `timeseal` commands.
  */
-/** What the schedule reports to the node's metrics (ingest/metrics.ts), when `serve` has them. */
-export type ScheduleMetrics = Pick<Metrics, 'stepFinished' | 'buildFinished'>;
-
 export function startSchedule(
-  ctx: Context,
+  ctx: ScheduleContext,
   log: ScheduleLog,
-  steps: ScheduledStep[] = STEPS,
+  steps: ScheduledStep[],
   options: { leaseMs?: number; now?: () => Date; metrics?: ScheduleMetrics } = {},
 ): Schedule {
   // The two lanes (see the module comment): the build's, and the proofs' steps one after the other.

@@ -1,6 +1,6 @@
 // The schedule lease (store/README.md, "The schedule lease"): its name in Store.lease and its ttl. One node at a
-// time runs `timeseal serve`'s schedule (cli/schedule.ts), and one writer at a time publishes an s3:// archive
-// (cli/archive-publish.ts): the holder of this lease.
+// time runs `timeseal serve`'s schedule (pipeline/schedule.ts), and one writer at a time publishes an s3:// archive
+// (pipeline/archive-publish.ts): the holder of this lease.
 import { setting } from '../runtime/settings.ts';
 
 /** The schedule lease's name in Store.lease. */

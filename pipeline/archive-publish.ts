@@ -3,7 +3,7 @@
 // exactly as on a folder archive, between a catch-up from the store before it and the publication of what it
 // committed after it (pipeline/storage/publish.ts). On a folder archive the step runs alone, as it always did.
 //
-// One writer: the schedule lease (cli/schedule.ts, Store.lease) decides it, across hosts. A command started by
+// One writer: the schedule lease (pipeline/schedule.ts, Store.lease) decides it, across hosts. A command started by
 // hand takes the lease for itself (renews it every ttl/3 while it awaits, and gives it back at the end); a step of
 // `timeseal serve`'s schedule, or the build it runs as a child process (TIMESEAL_SCHEDULE_HOLDER), renews the
 // schedule's own. The lease is checked before the catch-up and before each phase of the publication; a holder
@@ -12,15 +12,27 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { withLockAsync } from '../pipeline/lock.ts';
-import { openArchiveStore, openArchiveStoreToRead } from '../pipeline/storage/open.ts';
-import type { ArchiveStore } from '../pipeline/storage/archive-store.ts';
-import type { CatchUpReport, PublishReport } from '../pipeline/storage/publish.ts';
+import type { PublicKeySet } from '../core/day.ts';
 import { TimesealError } from '../core/errors.ts';
-import type { Context } from './context.ts';
-import { formatBytes } from './output.ts';
-import { SCHEDULE_LEASE, scheduleLeaseMs } from './schedule-lease.ts';
+import type { Config } from '../runtime/config.ts';
+import type { PublicKeys } from '../runtime/keys.ts';
 import { setting, type SettingName } from '../runtime/settings.ts';
+import type { Store } from '../store/store.ts';
+import { withLockAsync } from './lock.ts';
+import { SCHEDULE_LEASE, scheduleLeaseMs } from './schedule-lease.ts';
+import { openArchiveStore, openArchiveStoreToRead } from './storage/open.ts';
+import type { ArchiveStore } from './storage/archive-store.ts';
+import type { CatchUpReport, PublishReport } from './storage/publish.ts';
+
+/** What a step that writes the archive needs of its command (the `timeseal` command's context, cli/context.ts,
+ * is one): the configuration (the archive folder, and the s3:// store when there is one), the store (for the
+ * schedule lease), the log's public keys (to verify the catch-up) and the progress lines for a person. */
+export interface WriterContext {
+  config: Pick<Config, 'archive' | 'archiveStore'>;
+  store(): Promise<Pick<Store, 'lease'>>;
+  publicKeys(): PublicKeySet & Pick<PublicKeys, 'receipt' | 'retiredReceipt'>;
+  progress(message: string): void;
+}
 
 /** The schedule's lease holder, given to the build it runs as a child process. */
 export const SCHEDULE_HOLDER_ENV = 'TIMESEAL_SCHEDULE_HOLDER' satisfies SettingName;
@@ -38,7 +50,7 @@ export interface Published<T> {
  * `rebuilds`: the step is `ledger build` (pipeline/storage/publish.ts catchUpWorkingCopy).
  */
 export async function withPublishedArchive<T>(
-  c: Context,
+  c: WriterContext,
   step: () => Promise<T>,
   options: { holder?: string; rebuilds?: boolean } = {},
 ): Promise<Published<T>> {
@@ -46,8 +58,7 @@ export async function withPublishedArchive<T>(
   if (location === undefined) return { result: await step() };
   // Loaded for an s3:// archive only: the publication and the catch-up's verified pull (the mirror's, with
   // `timeseal verify`'s checks) are modules a step on a folder archive never needs at start.
-  const { catchUpWorkingCopy, publishWorkingCopy, PublishConflictError } =
-    await import('../pipeline/storage/publish.ts');
+  const { catchUpWorkingCopy, publishWorkingCopy, PublishConflictError } = await import('./storage/publish.ts');
   const inherited = options.holder ?? setting(process.env, SCHEDULE_HOLDER_ENV);
   const holder = inherited ?? `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
   const leaseMs = scheduleLeaseMs();
@@ -93,15 +104,15 @@ export async function withPublishedArchive<T>(
 const readers = new Map<string, Promise<ArchiveStore>>();
 
 /**
- * For a node that does not hold the schedule lease (cli/schedule.ts): brings its working copy of an s3:// archive
+ * For a node that does not hold the schedule lease (pipeline/schedule.ts): brings its working copy of an s3:// archive
  * up to date from the store, as a writer's catch-up does (the mirror's verified pull, from the copy's last
  * checkpoint), so that what the node serves follows what the writer published. Nothing is written to the store.
  * Undefined on a folder archive; 'busy' while a command of this host works on the copy.
  */
-export async function followArchiveStore(c: Context): Promise<CatchUpReport['state'] | 'busy' | undefined> {
+export async function followArchiveStore(c: WriterContext): Promise<CatchUpReport['state'] | 'busy' | undefined> {
   const location = c.config.archiveStore;
   if (location === undefined) return undefined;
-  const { catchUpWorkingCopy } = await import('../pipeline/storage/publish.ts');
+  const { catchUpWorkingCopy } = await import('./storage/publish.ts');
   const folder = c.config.archive;
   try {
     return await withLockAsync(
@@ -119,14 +130,4 @@ export async function followArchiveStore(c: Context): Promise<CatchUpReport['sta
     if (err instanceof TimesealError && err.code === 'conflict' && /^another /.test(err.message)) return 'busy';
     throw err;
   }
-}
-
-/** The text output's line on what was published (none on a folder archive). */
-export function publishedLines(archive: Published<unknown>['archive']): string[] {
-  if (archive === undefined) return [];
-  const { created, present, replaced, bytes } = archive.publish;
-  if (created + present + replaced === 0) return [`Published: ${archive.store} already holds the working copy.`];
-  return [
-    `Published to ${archive.store}: ${created} object${created === 1 ? '' : 's'} created, ${replaced} replaced (${formatBytes(bytes)})${present > 0 ? `; ${present} already there` : ''}.`,
-  ];
 }
