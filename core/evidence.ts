@@ -1,9 +1,12 @@
 // What kind of Timeseal evidence a file is, told from its bytes (and its name where the bytes cannot), and which
 // of our readers checks each kind (docs/FORMAT.md names the formats). A reader given a kind it does not check says
 // so in one sentence naming the file's kind and the readers that check it — never "Not verified" for evidence
-// that may be valid. Pure; of a large file it reads the first 64 KiB and, for a PDF, the last 256 KiB.
+// that may be valid. Pure. Every kind is told from a file's first 64 KiB but a PDF's time-stamps, which may be
+// anywhere in it (bytes appended after the last one, or earlier ones further back): a PDF is searched whole,
+// from its end back, a piece at a time (sniffEvidenceSync / sniffEvidenceAsync read a large file that way).
 //
 //   const kind = sniffEvidence(bytes, name);                      // 'timestamped-pdf', 'receipt', … or null
+//   const kind = sniffEvidenceSync(size, (at, n) => readAt(at, n), name);   // a large file, in pieces
 //   if (kind && !READERS[kind].includes('offline-page')) say(notCheckedHere(kind, 'offline-page'));
 export type EvidenceKind =
   'proof-bundle' | 'client-proof' | 'receipt' | 'ots' | 'tlog-proof' | 'timestamped-pdf' | 'cose-receipt';
@@ -102,29 +105,84 @@ const OTS_MAGIC = Uint8Array.of(
   0x73,
 );
 
-/** A PDF holding a document time-stamp: each is added at the end (an incremental update, then the DSS), so its
- * dictionary is within the file's last 256 KiB. */
-function isTimestampedPdf(b: Uint8Array): boolean {
-  if (indexOf(b, ascii('%PDF-'), 0, 1024) < 0) return false;
-  const tail = b.subarray(Math.max(0, b.length - 4 * WINDOW));
-  return PDF_MARKERS.some((m) => indexOf(tail, m) >= 0);
-}
+/** A PDF starts with its header within its first KiB (ISO 32000-2 §7.5.2, as readers allow). */
+const isPdf = (head: Uint8Array): boolean => indexOf(head, ascii('%PDF-'), 0, 1024) >= 0;
 
+/** A PDF is searched for a time-stamp's dictionary this much at a time, from its end back. */
+const PDF_PIECE = 1 << 20;
+/** Each piece overlaps the next by a marker's length less one, so a marker across their boundary is found. */
+const MARKER_OVERLAP = Math.max(...PDF_MARKERS.map((m) => m.length)) - 1;
+
+/** Whether `piece` names a document time-stamp (`/DocTimeStamp`, `/ETSI.RFC3161`); found by their '/'. */
+function hasTimeStampMarker(piece: Uint8Array): boolean {
+  for (let i = piece.indexOf(0x2f); i >= 0; i = piece.indexOf(0x2f, i + 1))
+    for (const m of PDF_MARKERS) {
+      let j = 1;
+      while (j < m.length && piece[i + j] === m[j]) j++;
+      if (j === m.length) return true;
+    }
+  return false;
+}
 /** RFC 9942 §2: a receipt's unprotected header holds its inclusion proofs under vdp (396: CBOR 0x19 0x01 0x8c). */
 const VDP_LABEL = Uint8Array.of(0x19, 0x01, 0x8c);
 
 /** A tagged COSE_Sign1 (tag 18, an array of four: 0xd2 0x84, RFC 9052 §4.2) carrying a vdp: a COSE receipt. */
 const isCoseReceipt = (b: Uint8Array): boolean => b[0] === 0xd2 && b[1] === 0x84 && indexOf(b, VDP_LABEL, 0, 4096) >= 0;
 
-/** The kind of evidence `bytes` is, or null (a document, or something else). */
-export function sniffEvidence(bytes: Uint8Array, name = ''): EvidenceKind | null {
-  if (/\.receipt\.cose$/i.test(name) || isCoseReceipt(bytes)) return 'cose-receipt';
-  if (isTimestampedPdf(bytes)) return 'timestamped-pdf';
-  if (indexOf(bytes, OTS_MAGIC, 0, OTS_MAGIC.length) === 0) return 'ots';
-  if (bytes[0] === 0x30 && indexOf(bytes, TST_INFO_OID, 0, 4096) >= 0) return 'receipt';
-  const text = new TextDecoder().decode(bytes.subarray(0, Math.min(bytes.length, WINDOW)));
+/** What the sniffer reads of a file, one request at a time: [offset, length] in, those bytes back. */
+type Sniff = Generator<[number, number], EvidenceKind | null, Uint8Array>;
+
+/** The kind of evidence a file of `size` bytes is: its first 64 KiB, and for a PDF the whole of it from the end
+ * back, a piece at a time until a time-stamp is found. */
+function* sniff(size: number, name: string): Sniff {
+  const head = yield [0, Math.min(size, WINDOW)];
+  if (/\.receipt\.cose$/i.test(name) || isCoseReceipt(head)) return 'cose-receipt';
+  if (isPdf(head)) {
+    for (let end = size; end > 0; end -= PDF_PIECE)
+      if (
+        hasTimeStampMarker(
+          yield [Math.max(0, end - PDF_PIECE - MARKER_OVERLAP), Math.min(end, PDF_PIECE + MARKER_OVERLAP)],
+        )
+      )
+        return 'timestamped-pdf';
+    return null;
+  }
+  if (indexOf(head, OTS_MAGIC, 0, OTS_MAGIC.length) === 0) return 'ots';
+  if (head[0] === 0x30 && indexOf(head, TST_INFO_OID, 0, 4096) >= 0) return 'receipt';
+  const text = new TextDecoder().decode(head);
   if (/^c2sp\.org\/tlog-proof@/.test(text)) return 'tlog-proof';
   if (/"format":\s*"timeseal-client-proof\//.test(text)) return 'client-proof';
   if (/"format":\s*"timeseal-proof\//.test(text)) return 'proof-bundle';
   return null;
+}
+
+/** The kind of evidence a file is, read through `read(offset, length)` (a file too large to hold whole). */
+export function sniffEvidenceSync(
+  size: number,
+  read: (offset: number, length: number) => Uint8Array,
+  name = '',
+): EvidenceKind | null {
+  const steps = sniff(size, name);
+  for (let step = steps.next(); ;) {
+    if (step.done) return step.value;
+    step = steps.next(read(...step.value));
+  }
+}
+
+/** sniffEvidenceSync for a reader that answers later (a browser's File.slice). */
+export async function sniffEvidenceAsync(
+  size: number,
+  read: (offset: number, length: number) => Promise<Uint8Array>,
+  name = '',
+): Promise<EvidenceKind | null> {
+  const steps = sniff(size, name);
+  for (let step = steps.next(); ;) {
+    if (step.done) return step.value;
+    step = steps.next(await read(...step.value));
+  }
+}
+
+/** The kind of evidence `bytes` (a whole file) is, or null (a document, or something else). */
+export function sniffEvidence(bytes: Uint8Array, name = ''): EvidenceKind | null {
+  return sniffEvidenceSync(bytes.length, (at, n) => bytes.subarray(at, at + n), name);
 }

@@ -3,13 +3,22 @@
 // holding that bundle, an RFC 3161 answer of `openssl ts -reply` (test/support/openssl-tsa.ts), an .ots of the
 // OpenTimestamps client (test/vectors/ots), a PDF with a document time-stamp (core/pdf-timestamp.ts over a
 // qpdf-written PDF) and the same PDF without one, a COSE receipt of `timeseal proof --receipt` — and the one sentence a reader gives for a kind it does not
-// check, naming the readers that do.
+// check, naming the readers that do. A PDF is searched whole, in pieces from its end back: a time-stamp followed by
+// 300 KiB, one across two pieces, and a large PDF with none.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { notCheckedHere, READERS, sniffEvidence, type EvidenceKind } from '../core/evidence.ts';
+import {
+  notCheckedHere,
+  READERS,
+  sniffEvidence,
+  sniffEvidenceAsync,
+  sniffEvidenceSync,
+  type EvidenceKind,
+} from '../core/evidence.ts';
 import { complete, prepare } from '../core/pdf-timestamp.ts';
-import { askTsa, fixture, inflate } from './pdf/tools.ts';
+import { appendUpdate, askTsa, fixture, inflate } from './pdf/tools.ts';
 import { startTsa, type LoopbackTsa } from './support/openssl-tsa.ts';
 import { buildArchive, OTS_VECTORS, run, BIN, type TestArchive } from './verifier/helpers.ts';
 
@@ -83,6 +92,40 @@ describe('sniffEvidence', () => {
     expect(sniffEvidence(new TextEncoder().encode('The original document.\n'), 'contract.txt')).toBeNull();
     expect(sniffEvidence(new Uint8Array(0))).toBeNull();
     expect(sniffEvidence(Uint8Array.of(0xa1, 0x01), 'contract.txt.receipt.cose')).toBe('cose-receipt');
+  });
+});
+
+describe('a PDF is searched whole for its time-stamps', () => {
+  const stamped = () => files.get('timestamped-pdf')!.bytes;
+  const junk = (n: number) => new Uint8Array(crypto.randomBytes(n));
+
+  test('300 KiB appended after the last time-stamp, as raw bytes or as an update: still a timestamped PDF', () => {
+    for (const grown of [new Uint8Array([...stamped(), ...junk(300 * 1024)]), appendUpdate(stamped(), 300 * 1024)]) {
+      expect(sniffEvidence(grown, 'contract.pdf')).toBe('timestamped-pdf');
+      // Read in pieces as the client and the offline page read a large file: none over a MiB and a marker's length.
+      const pieces: number[] = [];
+      const kind = sniffEvidenceSync(grown.length, (at, n) => (pieces.push(n), grown.subarray(at, at + n)));
+      expect(kind).toBe('timestamped-pdf');
+      expect(Math.max(...pieces)).toBeLessThanOrEqual((1 << 20) + 12);
+    }
+  });
+
+  test('a time-stamp across two pieces is found; a 3 MiB PDF with none is a document, read whole once', async () => {
+    const marker = new TextEncoder().encode('/DocTimeStamp');
+    const size = 3 * (1 << 20);
+    for (const start of [size - (1 << 20) - 5, size - 2 * (1 << 20) - 1, 100]) {
+      const pdf = new Uint8Array(size).fill(0x20);
+      pdf.set(new TextEncoder().encode('%PDF-1.7\n'));
+      pdf.set(marker, start);
+      expect(sniffEvidence(pdf), `marker at ${start}`).toBe('timestamped-pdf');
+      const read = async (at: number, n: number) => pdf.subarray(at, at + n);
+      expect(await sniffEvidenceAsync(pdf.length, read, 'scan.pdf')).toBe('timestamped-pdf');
+    }
+    const plain = new Uint8Array([...fixture('hello.pdf'), ...junk(size)]);
+    let read = 0;
+    expect(sniffEvidenceSync(plain.length, (at, n) => ((read += n), plain.subarray(at, at + n)))).toBeNull();
+    expect(read).toBeLessThan(plain.length + 65_536 + 4 * 12);
+    expect(read).toBeGreaterThanOrEqual(plain.length);
   });
 });
 

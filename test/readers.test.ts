@@ -14,6 +14,8 @@
 // once the day is built: its bundle and the .receipt.cose beside it), `timeseal-client stamp --pdf`, `timeseal
 // proof` (bundle and tlog-proof) and the OpenTimestamps client's hello-world.txt.ots with its block's header.
 // A verdict here is valid (also "valid so far": a promise or an anchor still to come), invalid or not-checked.
+// A timestamped PDF is read whole by every reader: one whose time-stamp is followed by a 300 KiB update, and that
+// one stamped again (its first time-stamp 300 KiB before the end), get the same verdicts as the others.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,7 +36,7 @@ import { verifyInputs, type VerifierInputs } from '../site/offline-verifier/src/
 import { classifyFile } from '../site/offline-verifier/src/inputs.ts';
 import { projectEnv, startServer, type SpawnedServer } from '../ingest/test/fixture.ts';
 import { removeTempProjects, run, tempProject } from './cli/helpers.ts';
-import { fixture } from './pdf/tools.ts';
+import { appendUpdate, fixture } from './pdf/tools.ts';
 import { launchChromium } from './support/chromium.ts';
 import { clientFromSource } from './support/client-source.ts';
 import { freePort } from './support/servers.ts';
@@ -103,13 +105,16 @@ beforeAll(async () => {
   fs.writeFileSync(at('doc.txt'), 'The document every reader is asked about.\n');
   fs.writeFileSync(at('contract.pdf'), fixture('hello.pdf'));
   server = await startServer(dir, { ...env, TIMESEAL_NOW: NOW });
-  for (const args of [
-    ['stamp', 'doc.txt', '--server', server.url],
-    ['stamp', '--pdf', 'contract.pdf', '--server', server.url],
-  ]) {
-    const r = client(args);
+  const stamp = (args: string[]) => {
+    const r = client([...args, '--server', server!.url]);
     expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
-  }
+  };
+  stamp(['stamp', 'doc.txt']);
+  stamp(['stamp', '--pdf', 'contract.pdf']);
+  // The same PDF with a 300 KiB update after its time-stamp, and that one stamped again: a time-stamp more than
+  // 256 KiB before the end of the file.
+  fs.writeFileSync(at('contract-grown.pdf'), appendUpdate(fs.readFileSync(at('contract.timestamped.pdf')), 300 << 10));
+  stamp(['stamp', '--pdf', 'contract-grown.pdf']);
   await stop();
   expect(run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } }).code).toBe(0);
   server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
@@ -175,7 +180,7 @@ async function verifyPage(e: Evidence): Promise<Verdict> {
   const page = await browser.newPage({ baseURL: server!.url });
   try {
     await page.goto('/verify');
-    const pdf = sniffEvidence(fs.readFileSync(e.file), e.file) === 'timestamped-pdf';
+    const pdf = e.kind === 'timestamped-pdf';
     const input = pdf ? '#pdf-check-file' : '#receipt-file';
     await page.locator(input).first().scrollIntoViewIfNeeded();
     await page.waitForFunction((s) => {
@@ -280,6 +285,18 @@ const READERS_RUN: Record<Reader, (e: Evidence) => Promise<Verdict> | Verdict> =
 
 const KINDS = Object.keys(EVIDENCE_NAME) as EvidenceKind[];
 
+/** Every reader's verdict on `e` is the one READERS holds it to: valid, invalid once changed, or not-checked. */
+async function expectAgreement(e: Evidence, changed: boolean): Promise<void> {
+  if (changed) expect(sniffEvidence(fs.readFileSync(e.file), e.file), 'still the same kind').toBe(e.kind);
+  const verdicts: Record<string, Verdict> = {};
+  const expected: Record<string, Verdict> = {};
+  for (const reader of Object.keys(READERS_RUN) as Reader[]) {
+    verdicts[reader] = await READERS_RUN[reader](e);
+    expected[reader] = READERS[e.kind].includes(reader) ? (changed ? 'invalid' : 'valid') : 'not-checked';
+  }
+  expect(verdicts).toEqual(expected);
+}
+
 describe('one proof, every reader', () => {
   test('every kind of evidence is in the table, each is told by the sniffer, and each has a reader', () => {
     expect(evidence.map((e) => e.kind).sort()).toEqual([...KINDS].sort());
@@ -296,15 +313,7 @@ describe('one proof, every reader', () => {
     '$kind, changed: $changed',
     async ({ kind, changed }) => {
       const valid = evidence.find((e) => e.kind === kind)!;
-      const e = changed ? tampered(valid) : valid;
-      if (changed) expect(sniffEvidence(fs.readFileSync(e.file), e.file), 'still the same kind').toBe(kind);
-      const verdicts: Record<string, Verdict> = {};
-      const expected: Record<string, Verdict> = {};
-      for (const reader of Object.keys(READERS_RUN) as Reader[]) {
-        verdicts[reader] = await READERS_RUN[reader](e);
-        expected[reader] = READERS[kind].includes(reader) ? (changed ? 'invalid' : 'valid') : 'not-checked';
-      }
-      expect(verdicts).toEqual(expected);
+      await expectAgreement(changed ? tampered(valid) : valid, changed);
       // A reader that does not check the kind says what it is and which readers do, in the one sentence.
       for (const reader of ['client', 'cli'] as const)
         if (!READERS[kind].includes(reader))
@@ -314,6 +323,42 @@ describe('one proof, every reader', () => {
     },
     180_000,
   );
+});
+
+describe('a timestamped PDF is read wherever its time-stamps are', () => {
+  const pdf = (name: string): Evidence => ({
+    kind: 'timestamped-pdf',
+    file: at(name),
+    document: null,
+    flipAt: () => 200,
+  });
+
+  test.each([
+    { name: 'contract-grown.pdf', what: '300 KiB after its time-stamp', changed: false },
+    { name: 'contract-grown.pdf', what: '300 KiB after its time-stamp', changed: true },
+    { name: 'contract-grown.timestamped.pdf', what: 'stamped again 300 KiB on', changed: false },
+    { name: 'contract-grown.timestamped.pdf', what: 'stamped again 300 KiB on', changed: true },
+  ])(
+    '$what, changed: $changed',
+    async ({ name, changed }) => {
+      const e = pdf(name);
+      expect(sniffEvidence(fs.readFileSync(e.file), name)).toBe('timestamped-pdf');
+      expect(fs.statSync(e.file).size - fs.statSync(at('contract.timestamped.pdf')).size).toBeGreaterThan(256 << 10);
+      await expectAgreement(changed ? tampered(e) : e, changed);
+    },
+    180_000,
+  );
+
+  test('both time-stamps of the file stamped twice are read: the client finds both valid, receipt check both kept', () => {
+    const file = at('contract-grown.timestamped.pdf');
+    const v = client(['verify', file, '--json']);
+    const record = JSON.parse(v.stdout.trim().split('\n').at(-1)!) as { timeStamps: Array<{ state: string }> };
+    expect(record.timeStamps.map((t) => t.state)).toEqual(['valid', 'valid']);
+    const r = run(dir, ['receipt', 'check', file, '--json'], { env: { ...env, TIMESEAL_NOW: LATER } });
+    const checked = JSON.parse(r.stdout) as { state: string; timeStamps: Array<{ state: string }> };
+    expect(checked.state, r.stdout).toBe('kept');
+    expect(checked.timeStamps.map((t) => t.state)).toEqual(['kept', 'kept']);
+  });
 });
 
 describe('the pages, as a person sees them', () => {

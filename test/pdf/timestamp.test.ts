@@ -1,7 +1,7 @@
 // PDF document time-stamps (core/pdf-timestamp.ts) checked with tools we did not write: `openssl ts -verify`
 // over the ByteRange's bytes (and refusing them after one flipped byte), qpdf --check, poppler's pdfsig (it
 // lists the time-stamp, and a signature made before it by PDFBox still validates), PDFBox reading the
-// signatures back, cmp for the original as a prefix. The PDFs: a classic xref table (qpdf), xref streams and
+// signatures back, cmp for the original as a prefix; a first time-stamp more than 256 KiB before the end. The PDFs: a classic xref table (qpdf), xref streams and
 // object streams (qpdf --object-streams=generate), a real pdfTeX file, a form with a field to keep, one signed
 // by PDFBox, one encrypted by qpdf and damaged ones (test/fixtures/pdf/README.md). The token comes from
 // `openssl ts -reply` behind test/support/openssl-tsa.ts.
@@ -10,8 +10,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { complete, inspect, prepare, PdfError, tokenCertificates, type PreparedPdf } from '../../core/pdf-timestamp.ts';
+import { sniffEvidence } from '../../core/evidence.ts';
 import { startTsa, type LoopbackTsa } from '../support/openssl-tsa.ts';
-import { askTsa, byteRangesOf, covered, fixture, gapToken, hybridPdf, inflate, pdfbox, tool } from './tools.ts';
+import {
+  appendUpdate,
+  askTsa,
+  byteRangesOf,
+  covered,
+  fixture,
+  gapToken,
+  hybridPdf,
+  inflate,
+  pdfbox,
+  tool,
+} from './tools.ts';
 
 let dir: string;
 let tsa: LoopbackTsa;
@@ -250,6 +262,37 @@ describe('inspect: what the time-stamps cover', () => {
     ]);
     for (const [i, range] of byteRangesOf(twice).entries())
       expect(opensslVerify(twice, range, `twice-${i}`).stdout).toMatch(/Verification: OK/);
+  });
+
+  test('time-stamps further back than the last 256 KiB: a 300 KiB update after the first, then a second; each covers its revision, openssl, pdfsig and qpdf agree', async () => {
+    const first = (await stamp(fixture('hello.pdf'))).out;
+    const grown = appendUpdate(first, 300 * 1024);
+    const between = await inspect(grown, { inflate });
+    expect(between.signatures.map((s) => s.coversRevision)).toEqual([true]);
+    // The DSS and the update after it: bytes the time-stamp does not cover, named.
+    expect(between.afterLastTimeStamp).toMatchObject({ kind: 'changes', from: between.signatures[0]!.revisionEnd });
+    expect(between.afterLastTimeStamp!.bytes).toBeGreaterThan(300 * 1024);
+    expect(sniffEvidence(grown, 'grown.pdf')).toBe('timestamped-pdf');
+
+    const { out } = await stamp(grown);
+    const input = write('grown.pdf', grown);
+    const output = write('grown.timestamped.pdf', out);
+    expectPrefix(input, output);
+    expectQpdfCheck(output);
+    const report = await inspect(out, { inflate });
+    expect(report.signatures.map((s) => [s.field, s.coversRevision, s.problem])).toEqual([
+      ['Timeseal time-stamp', true, null],
+      ['Timeseal time-stamp 2', true, null],
+    ]);
+    // The first time-stamp's dictionary is more than 256 KiB before the end.
+    expect(out.length - report.signatures[0]!.revisionEnd).toBeGreaterThan(256 * 1024);
+    const ranges = byteRangesOf(out);
+    expect(ranges).toHaveLength(2);
+    for (const [i, range] of ranges.entries())
+      expect(opensslVerify(out, range, `grown-${i}`).stdout).toMatch(/Verification: OK/);
+    expect(tool('pdfsig', [output]).stdout).toMatch(
+      /Signature #1:\n\s+- Signature Field Name: Timeseal time-stamp\n[\s\S]*Signature #2:\n\s+- Signature Field Name: Timeseal time-stamp 2\n/,
+    );
   });
 
   test('a ByteRange that leaves out more than /Contents is reported, and so is a changed byte (another digest)', async () => {

@@ -3,6 +3,7 @@
 // of a stamped file that do not use core/pdf-*.ts: the ByteRanges as the file's text says them, and the token in
 // the gap of one.
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -144,4 +145,29 @@ export function hybridPdf(): Uint8Array {
     `${entry(offsets.get(4)!)}trailer\n<< /Size 7 /Root 1 0 R /XRefStm ${xrefStmAt} >>\nstartxref\n${at}\n%%EOF\n`;
   parts.push(Buffer.from(table));
   return new Uint8Array(Buffer.concat(parts));
+}
+
+/**
+ * `pdf` (whose last cross-reference section is a classic table) with an incremental update appended, written here:
+ * one new object, a stream of `bytes` random bytes that nothing refers to, in a table whose /Prev is the last one
+ * (as an editor saving a large attachment would). qpdf --check accepts it.
+ */
+export function appendUpdate(pdf: Uint8Array, bytes: number): Uint8Array {
+  const text = Buffer.from(pdf).toString('latin1');
+  const last = [...text.matchAll(/trailer\s*<<([\s\S]*?)>>\s*startxref\s+(\d+)\s+%%EOF/g)].at(-1);
+  if (!last) throw new Error('appendUpdate: no classic trailer');
+  const size = Number(/\/Size (\d+)/.exec(last[1]!)![1]);
+  const root = /\/Root (\d+ \d+ R)/.exec(last[1]!)![1]!;
+  const head = Buffer.from(text.endsWith('\n') ? '' : '\n');
+  const object = Buffer.concat([
+    Buffer.from(`${size} 0 obj\n<< /Length ${bytes} >>\nstream\n`),
+    crypto.randomBytes(bytes),
+    Buffer.from('\nendstream\nendobj\n'),
+  ]);
+  const objectAt = pdf.length + head.length;
+  const xrefAt = objectAt + object.length;
+  const table =
+    `xref\n0 1\n0000000000 65535 f\r\n${size} 1\n${String(objectAt).padStart(10, '0')} 00000 n\r\n` +
+    `trailer\n<< /Size ${size + 1} /Root ${root} /Prev ${last[2]} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
+  return new Uint8Array(Buffer.concat([pdf, head, object, Buffer.from(table)]));
 }

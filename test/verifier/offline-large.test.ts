@@ -2,11 +2,17 @@
 // document, so a real 18.5 MB ledger was hashed as "your document" and a valid proof came out "Not verified".
 // A large file is the day's ledger when it is named YYYY-MM-DD.json or starts as a ledger's canonical JSON does
 // (only its first bytes are read to tell); any other large file is still a document. Here a real archive made by
-// the CLI with one day of 150,000 hashes (a 14.5 MB ledger), in Chromium from disk with the network off.
+// the CLI with one day of 150,000 hashes (a 14.5 MB ledger), in Chromium from disk with the network off. A large
+// timestamped PDF is read whole too, wherever its time-stamp is: a 9 MiB PDF (qpdf) stamped by `openssl ts -reply`
+// with a 300 KiB update after it.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { complete, prepare, tokenCertificates } from '../../core/pdf-timestamp.ts';
+import { appendUpdate, askTsa, inflate } from '../pdf/tools.ts';
+import { writeBigPdf } from '../support/big-pdf.ts';
+import { startTsa } from '../support/openssl-tsa.ts';
 import { BIN, buildVerifier, openOffline, run, sha256Hex, tempDir } from './helpers.ts';
 
 const DAY = '2025-11-01';
@@ -115,4 +121,35 @@ describe('a ledger over 8 MB', () => {
     expect(await page.inputValue('#hash-input')).toBe(sha256Hex(fs.readFileSync(other)));
     expect(await page.textContent('#file-count')).toBe('');
   }, 120_000);
+});
+
+describe('a timestamped PDF over 8 MB', () => {
+  test('with 300 KiB after its time-stamp, it is the PDF, checked whole: the time-stamp verified', async () => {
+    const tsa = await startTsa('Large PDF Test TSA');
+    try {
+      const source = path.join(out, 'scan.pdf');
+      writeBigPdf(source, 9 * 2 ** 20);
+      const prepared = await prepare(new Uint8Array(fs.readFileSync(source)), { inflate });
+      const token = await askTsa(tsa.url, prepared.digest, out);
+      const stamped = complete(prepared, token, { certificates: tokenCertificates(token) });
+      const file = path.join(out, 'scan.timestamped.pdf');
+      fs.writeFileSync(file, appendUpdate(stamped, 300 << 10));
+      expect(fs.statSync(file).size).toBeGreaterThan(8 * 1024 * 1024);
+      await page.click('#clear');
+      await page.setInputFiles('#proof-files', [file, tsa.caFile]);
+      await page.waitForFunction(
+        () => document.getElementById('file-count')!.textContent === '2 files given',
+        undefined,
+        {
+          timeout: 60_000,
+        },
+      );
+      expect(await row('Time-stamp 1 (Timeseal time-stamp)')).toBe('Verified');
+      expect(await row('Time-stamp 1: chain to the TSA root')).toBe('Verified');
+      expect(await page.textContent('#summary')).toMatch(/^Verified/);
+      expect(await page.inputValue('#hash-input')).toBe('');
+    } finally {
+      await tsa.stop();
+    }
+  }, 180_000);
 });

@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { sniffEvidence, type EvidenceKind } from '../../../core/evidence.ts';
+import { sniffEvidenceSync, type EvidenceKind } from '../../../core/evidence.ts';
 import { TimesealClientError } from '../errors.ts';
 import { PROOF_SUFFIX } from '../proof-file.ts';
 
@@ -99,21 +99,22 @@ export function walk(
 }
 
 /**
- * What kind of evidence a file is (core/evidence.ts, the sniffer every reader uses), from its first 64 KiB and
- * its last 256 KiB; null for a document, a folder, or a path that cannot be read (left to the caller to report).
+ * What kind of evidence a file is (core/evidence.ts, the sniffer every reader uses), read in pieces: its first
+ * 64 KiB, and a PDF whole from its end back until a time-stamp is found; null for a document, a folder, or a path
+ * that cannot be read (left to the caller to report).
  */
 export function evidenceOf(file: string): EvidenceKind | null {
   let fd: number | undefined;
   try {
     const st = fs.statSync(file);
     if (!st.isFile()) return null;
-    fd = fs.openSync(file, 'r');
-    const head = Buffer.alloc(Math.min(st.size, 65_536));
-    fs.readSync(fd, head, 0, head.length, 0);
-    const tailStart = Math.max(head.length, st.size - 262_144);
-    const tail = Buffer.alloc(st.size - tailStart);
-    fs.readSync(fd, tail, 0, tail.length, tailStart);
-    return sniffEvidence(new Uint8Array(Buffer.concat([head, tail])), path.basename(file));
+    const opened = (fd = fs.openSync(file, 'r'));
+    const read = (at: number, n: number): Uint8Array => {
+      const piece = new Uint8Array(n);
+      fs.readSync(opened, piece, 0, n, at);
+      return piece;
+    };
+    return sniffEvidenceSync(st.size, read, path.basename(file));
   } catch {
     return null;
   } finally {

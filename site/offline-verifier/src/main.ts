@@ -16,7 +16,7 @@ import {
   type Report,
   type VerifierInputs,
 } from './checks.ts';
-import { sniffEvidence } from '../../../core/evidence.ts';
+import { sniffEvidenceAsync } from '../../../core/evidence.ts';
 import { classifyFile, classifyText, KIND_LABEL, type ClassifiedInput, type ReceiptKeyValue } from './inputs.ts';
 import { parseRetiredReceiptKeys, type ReceiptKeyEntry } from '../../../core/cose-receipt.ts';
 import { settled } from './p256.ts';
@@ -220,19 +220,10 @@ async function readInput(file: File): Promise<ClassifiedInput | undefined> {
       ...(date ? { date } : {}),
     };
   }
-  // A timestamped PDF of any size (its first KiB and last 256 KiB tell it: core/evidence.ts), checked whole.
-  if (sniffEvidence(await headAndTail(file), file.name) === 'timestamped-pdf')
+  // A timestamped PDF of any size (core/evidence.ts reads it in pieces, from its end back), checked whole.
+  const read = async (at: number, n: number) => new Uint8Array(await file.slice(at, at + n).arrayBuffer());
+  if ((await sniffEvidenceAsync(file.size, read, file.name)) === 'timestamped-pdf')
     return { kind: 'timestamped-pdf', name: file.name, bytes: new Uint8Array(await file.arrayBuffer()) };
-}
-
-/** A large file's first KiB and last 256 KiB, one after the other (what core/evidence.ts reads of a PDF). */
-async function headAndTail(file: File): Promise<Uint8Array> {
-  const head = new Uint8Array(await file.slice(0, 1024).arrayBuffer());
-  const tail = new Uint8Array(await file.slice(Math.max(1024, file.size - 262_144)).arrayBuffer());
-  const bytes = new Uint8Array(head.length + tail.length);
-  bytes.set(head);
-  bytes.set(tail, head.length);
-  return bytes;
 }
 
 async function addFiles(list: FileList | File[]): Promise<void> {
