@@ -263,7 +263,10 @@ export interface StatementStore {
    * Registers a statement: its bytes and its submission row (hash = `entry`, source 'scitt', submittedAt =
    * registeredAt) in ONE transaction, both or neither. Resolves once committed and durable, as
    * submissions.write (StorageUnavailableError on a full or failing disk; DayClosedError, nothing stored, when
-   * the UTC day of `registeredAt` is closed). The same statement registered again is one more row of each.
+   * the UTC day of `registeredAt` is closed). Concurrent calls may share one commit (SQLite: with the
+   * submissions.write of the same turn; PostgreSQL: one statement for the registrations that arrive together); one
+   * that fails alone never fails the others of its group. The same statement registered again is one more row of
+   * each.
    */
   register(statement: StatementRegistration): Promise<void>;
   /** The bytes of a registered statement (any day), or undefined when `entry` was never registered. */

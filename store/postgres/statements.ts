@@ -1,25 +1,44 @@
 // `statements` on PostgreSQL (store/store.ts StatementStore; the SQLite side: store/sqlite/statements.ts): SCITT
-// Signed Statements, each stored with its submission row in one transaction (committed with synchronous_commit
-// on: durable when it resolves).
-import type { StatementStore } from '../store.ts';
+// Signed Statements, each stored with its submission row by one statement (both or neither), the registrations
+// that arrive together grouped into one statement and one commit (group-commit.ts; synchronous_commit on:
+// durable when it resolves).
+import type { StatementRegistration, StatementStore } from '../store.ts';
 import type { PostgresConnection } from './connection.ts';
-import { insertSubmission } from './submissions.ts';
+import { groupCommit } from './group-commit.ts';
 
-export function statementStore({ query, tx }: PostgresConnection): StatementStore {
-  return {
-    register: ({ entry, bytes, registeredAt }) => {
-      if (bytes.length === 0) return Promise.reject(new RangeError('statements.register: the statement is empty'));
-      const time = registeredAt.toISOString();
-      return tx(async (c) => {
-        await insertSubmission(c, { hash: entry, submittedAt: registeredAt, source: 'scitt' });
-        await c.query('INSERT INTO statements (entry, registered_at, ledger_date, statement) VALUES ($1, $2, $3, $4)', [
-          entry,
-          time,
-          time.slice(0, 10),
-          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-        ]);
-      });
+/** Registrations in flight at once, and in one statement at most (as submissions.write). */
+const REGISTER_FLUSHES = 2;
+const REGISTER_BATCH_MAX = 1_000;
+
+/** The statements and their submission rows in one statement: a data-modifying CTE runs once, in the same
+ * snapshot and transaction; the closed-day trigger of migration 3 on a row fails the whole statement. */
+const INSERT_REGISTRATIONS = `WITH rows AS (
+    INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source)
+    SELECT h, t, d, NULL, 'scitt' FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS r (h, t, d, n) ORDER BY n
+  )
+  INSERT INTO statements (entry, registered_at, ledger_date, statement)
+  SELECT h, t, d, b FROM unnest($1::text[], $2::text[], $3::text[], $4::bytea[]) WITH ORDINALITY AS r (h, t, d, b, n) ORDER BY n`;
+
+export function statementStore(conn: PostgresConnection): StatementStore {
+  const { query, pool } = conn;
+  const register = groupCommit<StatementRegistration>(conn, {
+    flushes: REGISTER_FLUSHES,
+    batchMax: REGISTER_BATCH_MAX,
+    commit: (items) => {
+      const times = items.map((s) => s.registeredAt.toISOString());
+      return pool.query(INSERT_REGISTRATIONS, [
+        items.map((s) => s.entry),
+        times,
+        times.map((t) => t.slice(0, 10)),
+        items.map((s) => Buffer.from(s.bytes.buffer, s.bytes.byteOffset, s.bytes.byteLength)),
+      ]);
     },
+  });
+  return {
+    register: (statement) =>
+      statement.bytes.length === 0
+        ? Promise.reject(new RangeError('statements.register: the statement is empty'))
+        : register(statement),
     get: async (entry) => {
       const row = (
         await query<{ statement: Buffer }>('SELECT statement FROM statements WHERE entry = $1 ORDER BY id LIMIT 1', [

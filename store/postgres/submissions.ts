@@ -2,16 +2,10 @@
 // Rows written one by one are grouped into one INSERT … unnest and one commit per flush; a day is streamed by
 // keyset pagination on id inside one REPEATABLE READ READ ONLY transaction (one snapshot); closing days takes a
 // SHARE lock on the table, and the trigger of migration 3 refuses a closed day's rows afterwards.
-import {
-  StorageUnavailableError,
-  StoreClosedError,
-  type DayBatch,
-  type DayRow,
-  type Submission,
-  type SubmissionStore,
-} from '../store.ts';
+import { StoreClosedError, type DayBatch, type DayRow, type Submission, type SubmissionStore } from '../store.ts';
 import type { Client, PostgresConnection } from './connection.ts';
 import { neutralError } from './errors.ts';
+import { groupCommit } from './group-commit.ts';
 
 /** Rows read per query while streaming a day (the interface's default batch): small, so that a chunk's rows die
  * young instead of being promoted (store/sqlite/submissions.ts DAY_CHUNK; docs/BENCHMARKS.md). */
@@ -57,52 +51,19 @@ function submissionValues(r: Submission): Array<string | null> {
 export function submissionStore(conn: PostgresConnection): SubmissionStore {
   const { pool, query, one, tx } = conn;
 
-  // Group commit of submissions.write (like the SQLite engine's writer): rows that arrive while WRITE_FLUSHES
-  // statements are in flight wait and go together in the next one, one INSERT … unnest and one commit (one WAL
-  // flush) for all of them; each promise resolves after that commit. A statement that fails for one row (not for
-  // the server) is retried row by row, so a row that fails fails alone. close() waits for every queued row.
-  const queuedWrites: Array<{ row: Submission; resolve: () => void; reject: (err: unknown) => void }> = [];
-  let flushing = 0;
-  const flushWrites = (): void => {
-    while (flushing < WRITE_FLUSHES && queuedWrites.length > 0) {
-      const batch = queuedWrites.splice(0, WRITE_BATCH_MAX);
-      flushing++;
-      const p = (async () => {
-        try {
-          await pool.query(INSERT_SUBMISSIONS, submissionColumns(batch.map((w) => w.row)));
-          for (const w of batch) w.resolve();
-        } catch (err) {
-          const neutral = neutralError(err, true);
-          if (batch.length === 1 || neutral instanceof StorageUnavailableError)
-            for (const w of batch) w.reject(neutral);
-          else {
-            await Promise.all(
-              batch.map((w) =>
-                pool.query(INSERT_SUBMISSION, submissionValues(w.row)).then(
-                  () => w.resolve(),
-                  (e: unknown) => w.reject(neutralError(e, true)),
-                ),
-              ),
-            );
-          }
-        } finally {
-          flushing--;
-          flushWrites();
-        }
-      })();
-      conn.keep(p);
-    }
-  };
+  // Group commit of submissions.write (group-commit.ts): one INSERT … unnest and one commit for the rows that
+  // arrive together.
+  const write = groupCommit<Submission>(conn, {
+    flushes: WRITE_FLUSHES,
+    batchMax: WRITE_BATCH_MAX,
+    commit: (rows) =>
+      rows.length === 1
+        ? pool.query(INSERT_SUBMISSION, submissionValues(rows[0]!))
+        : pool.query(INSERT_SUBMISSIONS, submissionColumns(rows)),
+  });
 
   return {
-    // Group commit (flushWrites above): one statement and one commit for the rows that arrive together.
-    write: (row) =>
-      conn.closed
-        ? Promise.reject(new StoreClosedError())
-        : new Promise<void>((resolve, reject) => {
-            queuedWrites.push({ row, resolve, reject });
-            flushWrites();
-          }),
+    write,
     enqueue: (rows) =>
       tx(async (c) => {
         for (let i = 0; i < rows.length; i += ENQUEUE_CHUNK) {

@@ -2,8 +2,9 @@
 // migrations in store/sqlite/db.ts. Every method does its work synchronously inside a better-sqlite3 transaction
 // (no await between a check and its write), which makes it atomic against this process and, through SQLite's
 // write lock (BEGIN IMMEDIATE), against every other process on the same file; the async signature is the
-// interface's. Submissions written one by one (`submissions.write`) go through the group-commit writer
-// (submission-writer.ts, its own connection); everything else uses the main connection (synchronous=FULL,
+// interface's. Submissions written one by one (`submissions.write`) and SCITT registrations
+// (`statements.register`) go through the group-commit writer (submission-writer.ts, its own connection);
+// everything else uses the main connection (synchronous=FULL,
 // so a resolved write is durable). Each group of the interface is its own file (submissions.ts, limits.ts, …,
 // beside the PostgreSQL engine's file of the same name), on connection.ts's means; this file composes them.
 import type { Store } from '../store.ts';

@@ -1,32 +1,18 @@
 // `statements` on SQLite (store/store.ts StatementStore; the PostgreSQL side: store/postgres/statements.ts): SCITT
-// Signed Statements, each stored with its submission row in one IMMEDIATE transaction on the main connection
-// (synchronous=FULL: durable when it resolves).
-import type { StatementStore } from '../store.ts';
+// Signed Statements, each stored with its submission row in one transaction of the group-commit writer
+// (submission-writer.ts: the registrations and submissions of one event-loop turn share a commit and its
+// fdatasync; durable when it resolves).
+import { StoreClosedError, type StatementStore } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
-import { dayClosed } from './errors.ts';
-import { submissionInserter } from './queue.ts';
 
 export function statementStore(conn: SqliteConnection): StatementStore {
-  const { sql, tx, run } = conn;
-  const insertSubmission = submissionInserter(conn.db);
+  const { sql, run } = conn;
   return {
-    register: ({ entry, bytes, registeredAt }) => {
-      if (bytes.length === 0) return Promise.reject(new RangeError('statements.register: the statement is empty'));
-      const time = registeredAt.toISOString();
-      const row = { hash: entry, submittedAt: registeredAt, source: 'scitt' as const };
-      return tx(() => {
-        try {
-          insertSubmission([row]);
-        } catch (err) {
-          throw dayClosed(err, [row]) ?? err;
-        }
-        sql('INSERT INTO statements (entry, registered_at, ledger_date, statement) VALUES (?, ?, ?, ?)').run(
-          entry,
-          time,
-          time.slice(0, 10),
-          Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-        );
-      });
+    register: (statement) => {
+      if (statement.bytes.length === 0)
+        return Promise.reject(new RangeError('statements.register: the statement is empty'));
+      if (conn.closed) return Promise.reject(new StoreClosedError());
+      return conn.writer().register(statement);
     },
     get: (entry) =>
       run(() => {

@@ -1,6 +1,7 @@
-// Group commit for submissions: the SQLite engine's `submissions.write` (store/store.ts; it was once in
-// ingest/). Contract of `write(row)`: resolves only after the row is committed to SQLite
-// and the commit is on disk (it survives kill -9 and power loss); rejects if the commit failed.
+// Group commit for submissions: the SQLite engine's `submissions.write` and `statements.register` (store/store.ts;
+// it was once in ingest/). Contract of `write(row)`: resolves only after the row is committed to SQLite
+// and the commit is on disk (it survives kill -9 and power loss); rejects if the commit failed. `register` is the
+// same for a SCITT statement and its submission row, both in the same transaction (both or neither).
 //
 // How: the rows that arrive in one turn of the event loop are committed together in one transaction, at the
 // end of that turn (setImmediate), on the writer's own connection in WAL mode with `synchronous=NORMAL`; then
@@ -21,17 +22,21 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase } from './db.ts';
 import { submissionInserter } from './queue.ts';
-import { StoreClosedError, type Submission } from '../store.ts';
+import { StoreClosedError, type StatementRegistration, type Submission } from '../store.ts';
 import { dayClosed, neutralError, sqliteFault } from './errors.ts';
 
 export interface SubmissionWriter {
   write(row: Submission): Promise<void>;
+  /** The statement and its submission row (hash = entry, source 'scitt'), in the group's transaction. */
+  register(statement: StatementRegistration): Promise<void>;
   /** Commits what is pending and closes the writer's connection; later writes are rejected. */
   close(): Promise<void>;
 }
 
 interface Pending {
   row: Submission;
+  /** A SCITT statement stored with the row (statements.register). */
+  statement?: Uint8Array;
   resolve: () => void;
   reject: (err: unknown) => void;
 }
@@ -39,7 +44,24 @@ interface Pending {
 export function createSubmissionWriter(dbFile: string): SubmissionWriter {
   const db = openDatabase(dbFile);
   db.pragma('synchronous = NORMAL');
-  const insert = submissionInserter(db);
+  const insertRows = submissionInserter(db);
+  const insertStatement = db.prepare(
+    'INSERT INTO statements (entry, registered_at, ledger_date, statement) VALUES (?, ?, ?, ?)',
+  );
+  /** One transaction: every row, then the statements that come with some of them. */
+  const insert = db.transaction((batch: readonly Pending[]) => {
+    insertRows(batch.map((p) => p.row));
+    for (const { row, statement } of batch) {
+      if (statement === undefined) continue;
+      const time = row.submittedAt.toISOString();
+      insertStatement.run(
+        row.hash,
+        time,
+        time.slice(0, 10),
+        Buffer.from(statement.buffer, statement.byteOffset, statement.byteLength),
+      );
+    }
+  });
   const walFile = `${path.resolve(dbFile)}-wal`;
   // SQLite deletes the -wal file only when the last connection to the database closes; this connection stays
   // open as long as the descriptor, so the descriptor always names the live WAL.
@@ -76,7 +98,7 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
     if (batch.length === 0) return;
     let committed: Pending[] = [];
     try {
-      insert(batch.map((p) => p.row));
+      insert(batch);
       committed = batch;
     } catch (err) {
       // A full or failing disk fails every row alike (and each retry would cost another failing write): all
@@ -89,7 +111,7 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
       // One bad row must not fail the others that happened to share its transaction: each on its own.
       for (const p of batch) {
         try {
-          insert([p.row]);
+          insert([p]);
           committed.push(p);
         } catch (err) {
           p.reject(dayClosed(err, [p.row]) ?? neutralError(err));
@@ -110,17 +132,21 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
     for (const p of committed) p.resolve();
   };
 
+  const enqueue = (row: Submission, statement?: Uint8Array): Promise<void> => {
+    if (closed) return Promise.reject(new StoreClosedError());
+    return new Promise((resolve, reject) => {
+      waiting.push({ row, ...(statement === undefined ? {} : { statement }), resolve, reject });
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    });
+  };
+
   return {
-    write(row) {
-      if (closed) return Promise.reject(new StoreClosedError());
-      return new Promise((resolve, reject) => {
-        waiting.push({ row, resolve, reject });
-        if (!scheduled) {
-          scheduled = true;
-          setImmediate(flush);
-        }
-      });
-    },
+    write: (row) => enqueue(row),
+    register: ({ entry, bytes, registeredAt }) =>
+      enqueue({ hash: entry, submittedAt: registeredAt, source: 'scitt' }, bytes),
     async close() {
       if (closed) return;
       closed = true;

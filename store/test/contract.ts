@@ -643,6 +643,33 @@ export function storeContract(
         ).rejects.toThrow(/empty/);
         expect(await store.submissions.queued(entry, '')).toEqual([]);
       });
+
+      it('registrations made at once (one group commit) are each stored with its row, and one of a closed day fails alone', async () => {
+        const store = await fresh();
+        await store.submissions.closeThrough('2026-03-10');
+        const today = Array.from({ length: 20 }, () => ({
+          entry: hex(),
+          bytes: statement(),
+          registeredAt: new Date('2026-03-11T08:00:00.000Z'),
+        }));
+        const late = { entry: hex(), bytes: statement(), registeredAt: new Date('2026-03-10T23:59:59.000Z') };
+        const results = await Promise.allSettled([
+          ...today.slice(0, 10).map((s) => store.statements.register(s)),
+          store.statements.register(late),
+          ...today.slice(10).map((s) => store.statements.register(s)),
+        ]);
+        expect(results.filter((r) => r.status === 'rejected')).toHaveLength(1);
+        expect((results[10] as PromiseRejectedResult).reason).toBeInstanceOf(DayClosedError);
+        expect(await store.statements.get(late.entry)).toBeUndefined();
+        expect(await store.submissions.queued(late.entry, '')).toEqual([]);
+        const other = await open();
+        for (const s of today) {
+          expect(await other.statements.get(s.entry)).toEqual(s.bytes);
+          expect(await other.submissions.queued(s.entry, '')).toEqual([
+            { date: '2026-03-11', submittedAt: s.registeredAt },
+          ]);
+        }
+      });
     });
 
     describe('receipts', () => {

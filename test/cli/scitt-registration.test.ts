@@ -12,7 +12,7 @@ import path from 'node:path';
 import * as cose from '@transmute/cose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
-import { arrayBuffer, leafHash, sha256, transmuteVerifier } from './cose-helpers.ts';
+import { arrayBuffer, entryOf, ISS, leafHash, sha256, signStatement, transmuteVerifier } from './cose-helpers.ts';
 import { removeTempProjects, run, tempProject } from './helpers.ts';
 
 afterAll(() => removeTempProjects());
@@ -20,37 +20,6 @@ afterAll(() => removeTempProjects());
 const DAY = '2025-11-02';
 const NEXT = '2025-11-03';
 const ORIGIN = 'timeseal.test';
-const ISS = 'https://issuer.example';
-
-/** A Signed Statement made by @transmute/cose's attached signer: alg ES256, a content type, kid, CWT claims. */
-async function signStatement(
-  privateKeyJwk: cose.SecretKeyJwk,
-  payload: Uint8Array,
-  claims: Map<number, string> | null = new Map([
-    [1, ISS],
-    [2, 'urn:example:product@1.2.3'],
-  ]),
-): Promise<Uint8Array> {
-  const header: [number, unknown][] = [
-    [cose.Protected.Alg, cose.Signature.ES256],
-    [cose.Protected.ContentType, 'application/json'],
-    [cose.Protected.Kid, Buffer.from(privateKeyJwk.kid ?? 'issuer-key')],
-  ];
-  if (claims !== null) header.push([cose.Protected.CWTClaims, claims]);
-  const signer = cose.attached.signer({ remote: cose.crypto.signer({ privateKeyJwk }) });
-  return new Uint8Array(
-    await signer.sign({
-      protectedHeader: cose.ProtectedHeader(header as never),
-      unprotectedHeader: new Map(),
-      payload: arrayBuffer(payload),
-    }),
-  );
-}
-
-/** The entry of a statement as the log holds it: SHA-256 of the statement with an empty unprotected header,
- * computed by @transmute/cose (receipt.remove re-encodes it with {} as its unprotected header). */
-const entryOf = async (statement: Uint8Array): Promise<string> =>
-  sha256(new Uint8Array(await cose.receipt.remove(arrayBuffer(statement)))).toString('hex');
 
 describe('SCITT registration (POST /entries) from a running timeseal serve', () => {
   let dir: string;
