@@ -1,7 +1,7 @@
 // SCITT Signed Statements (RFC 9943 §6: a COSE_Sign1, RFC 9052 §4.2) as Timeseal registers them (POST /entries,
 // draft-ietf-scitt-scrapi-11 §2.3; docs/FORMAT.md §12): the structural part of the registration policy, the
 // statement as the log holds it, its 32-byte log entry, and the Transparent Statement (a receipt in the
-// unprotected header, label 394). Whether the signature verifies is the caller's step (ingest/statement-policy.ts,
+// unprotected header, label 394). Whether the signature verifies is the caller's step (runtime/statement-policy.ts,
 // with node:crypto and the issuer's key); this module gives it the Sig_structure and the facts it needs.
 //
 // The statement on the log: RFC 9943 §6.3 sets the unprotected header to an empty map before a statement is

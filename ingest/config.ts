@@ -38,7 +38,7 @@ export interface IngestConfig {
   defaultOrigin: boolean;
   /** METRICS_LISTEN: where `serve` answers GET /metrics (metrics.ts), or undefined (the default: no metrics). */
   metricsListen: { host: string; port: number } | undefined;
-  /** SCITT_ISSUER_KEYS: the JSON file of the keys each SCITT `iss` may sign with (statement-policy.ts), or undefined. */
+  /** SCITT_ISSUER_KEYS: the JSON file of the keys each SCITT `iss` may sign with (runtime/statement-policy.ts), or undefined. */
   scittIssuerKeys: string | undefined;
 }
 

@@ -6,6 +6,7 @@ import type { ReceiptPublicKey } from '../core/cose-receipt.ts';
 import type { PublicKeySet } from '../core/day.ts';
 import { equalBytes } from '../core/encoding.ts';
 import { encodeShard, hashPrefix, type ShardRecord } from '../core/index-shard.ts';
+import type { IssuerKeys } from '../runtime/statement-policy.ts';
 import { LedgerTooLargeError, readLedger, type ArchiveReader } from './archive-reader.ts';
 
 export interface VerifyReport {
@@ -30,6 +31,10 @@ export interface VerifyOptions {
   /** keys/receipt-es256.pem and keys/receipt-mldsa65.pem, when published: the keys of the days' COSE receipt
    * signatures (docs/FORMAT.md §11), each checked against its day's root. */
   receiptKeys?: ReceiptPublicKey[];
+  /** SCITT_ISSUER_KEYS (runtime/statement-policy.ts loadIssuerKeys), when configured: the keys each iss's
+   * statements are checked with, beside an x5chain's leaf certificate and, for the log's own origin, the ES256
+   * receipt keys. A statement with no key to check it with is counted in a note, not a problem. */
+  issuerKeys?: IssuerKeys;
   /** What was verified before: only what came after it is checked. */
   from?: VerifiedBase;
 }

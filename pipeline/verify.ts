@@ -38,7 +38,7 @@ import { verifyDayFilesColumns } from '../core/day.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { compareBytes, equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { TimesealError } from '../core/errors.ts';
-import { parseDayStatements } from '../core/signed-statement.ts';
+import { parseDayStatements, StatementRefusal } from '../core/signed-statement.ts';
 import {
   encodeSegmentHeader,
   INDEX_HEAD_PATH,
@@ -67,6 +67,7 @@ import { RecordColumns, sameAsChunks, VerifyRun, type VerifyOptions, type Verify
 import { checkCosignatures } from './witness.ts';
 import { checkTimeStamps } from './tsa-client.ts';
 import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
+import { NoStatementKey, statementPolicy } from '../runtime/statement-policy.ts';
 
 export type { VerifiedBase, VerifyOptions, VerifyReport } from './verify-state.ts';
 
@@ -209,7 +210,7 @@ export async function checkDay(run: VerifyRun, origin: string, day: DayRecord): 
   expect('first_index (days.json)', day.firstIndex, ledger.firstIndex);
   expect('tree_size (days.json)', day.treeSize, ledger.treeSize);
   expect('previous day link', run.previous, ledger.previous);
-  await checkDayStatements(run, day.date, signed.ledger);
+  await checkDayStatements(run, origin, day.date, signed.ledger);
   const extended = await extendTree(run, signed.ledger);
   const root = toHex(extended.root);
   expect('root recomputed from the entries', ledger.root, root);
@@ -295,16 +296,32 @@ export async function checkReceiptSignatures(run: VerifyRun, origin: string, day
 /** The entries of a day's ledger in columns (core/ledger.ts LedgerColumns), sorted: entry i is hashes[32i, 32i + 32). */
 type DayEntries = Pick<LedgerColumns, 'hashes' | 'ms'>;
 
-/** The day's SCITT statements (docs/FORMAT.md §12), when it has any: each in its form on the log, and each one's
- * entry a leaf of the day (the entries are sorted, so a binary search finds it). */
-export async function checkDayStatements(run: VerifyRun, date: string, { hashes, ms }: DayEntries): Promise<void> {
+/** The day's SCITT statements (docs/FORMAT.md §12), when it has any: each in its form on the log, its issuer's
+ * signature verifying as the registration policy checked it (runtime/statement-policy.ts), and each one's entry
+ * a leaf of the day (the entries are sorted, so a binary search finds it). */
+export async function checkDayStatements(
+  run: VerifyRun,
+  origin: string,
+  date: string,
+  { hashes, ms }: DayEntries,
+): Promise<void> {
   const rel = statementsPath(date);
   const statements = await run.readOptional(rel);
   if (statements === undefined) return;
   const n = ms.length;
   const entry = (i: number) => hashes.subarray(32 * i, 32 * i + 32);
+  const policy = statementPolicy(run.options.issuerKeys ?? new Map(), origin, run.options.receiptKeys ?? []);
+  let unchecked = 0;
   try {
     for (const s of parseDayStatements(statements, nodeSha256)) {
+      try {
+        policy.check(s.bytes);
+      } catch (err) {
+        if (err instanceof NoStatementKey) unchecked++;
+        else if (err instanceof StatementRefusal)
+          run.problems.push(`${rel}: the statement of entry ${toHex(s.entry)}: ${err.detail}`);
+        else throw err;
+      }
       let lo = 0;
       let hi = n;
       while (lo < hi) {
@@ -318,6 +335,10 @@ export async function checkDayStatements(run: VerifyRun, date: string, { hashes,
   } catch (err) {
     run.problems.push(`${rel}: ${(err as Error).message}`);
   }
+  if (unchecked > 0)
+    run.notes.push(
+      `${rel}: the signature of ${unchecked} statement${unchecked === 1 ? '' : 's'} not checked: no x5chain and no key for its iss (SCITT_ISSUER_KEYS)`,
+    );
 }
 
 /**

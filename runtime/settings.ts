@@ -215,7 +215,7 @@ export const SETTINGS = {
     section: 'server',
     defaultText: '(unset: statements need an `x5chain`)',
     parse: asText,
-    text: 'a JSON file `{"<iss>": [<key>, …]}`, each key a JWK object (RFC 7517) or an SPKI PEM text: the keys a SCITT Signed Statement with that `iss` may be signed with (`POST /entries`, docs/API.md); read at start, a bad file stops the server with the member named',
+    text: 'a JSON file `{"<iss>": [<key>, …]}`, each key a JWK object (RFC 7517) or an SPKI PEM text: the keys a SCITT Signed Statement with that `iss` may be signed with (`POST /entries`, docs/API.md); read at start, a bad file stops the server with the member named; `timeseal verify` checks every published statement’s signature with them again (a statement with neither an `x5chain` nor a key here is named in a note as not checked)',
   },
   HTTP_HEADERS_TIMEOUT: {
     section: 'server',

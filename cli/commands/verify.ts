@@ -10,6 +10,8 @@ import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts'
 import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
+import { setting } from '../../runtime/settings.ts';
+import { loadIssuerKeys } from '../../runtime/statement-policy.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
 import { archiveStoreReader } from '../../pipeline/storage/archive-store.ts';
 import { isS3Archive, openArchiveStoreToRead } from '../../pipeline/storage/open.ts';
@@ -138,6 +140,7 @@ export function registerVerify(program: TimesealCommand, ctx: () => Context): vo
         ...(retired === undefined ? {} : { retiredWitnesses: fromUtf8(retired, RETIRED_WITNESSES_FILE) }),
         ...(tsaCa === undefined ? {} : { tsaCaPem: fromUtf8(tsaCa, TSA_CA_FILE) }),
         ...(receiptKeys.length === 0 ? {} : { receiptKeys }),
+        issuerKeys: loadIssuerKeys(setting(process.env, 'SCITT_ISSUER_KEYS')),
       });
       output(!!opts.json).result({ ...report, keys: { location: keysLocation, from: keysFrom } }, () =>
         report.ok

@@ -4,7 +4,7 @@
 //   GET  /entries/{id}/transparent-statement       the statement with its receipt (RFC 9943 §7, label 394)
 //   GET  /.well-known/transparency-configuration   the service's configuration (CBOR; see docs/API.md: -11 has none)
 //   GET  /api/scitt/registration-policy            the registration policy (JSON), itself registered as an entry
-// A statement passes the registration policy (statement-policy.ts) and is stored with its submission row in one
+// A statement passes the registration policy (runtime/statement-policy.ts) and is stored with its submission row in one
 // durable transaction through the submission admission every route shares (submission-admission.ts: the gate,
 // the optional BETA_API_RATE cap, the write, a full disk), and the registrant gets at once an RFC 3161 receipt
 // for the statement's entry (the body of the 303), as the beta API's `"receipt": true` gives. The day's build
@@ -32,7 +32,7 @@ import { loadReceiptSigningKeys } from '../../runtime/receipt-keys.ts';
 import { publicationTime } from './beta.ts';
 import type { TypedRoutes } from '../schemas.ts';
 import type { Services } from '../services.ts';
-import { loadIssuerKeys, policyDocument, statementPolicy } from '../statement-policy.ts';
+import { loadIssuerKeys, policyDocument, statementPolicy } from '../../runtime/statement-policy.ts';
 import { submissionAdmission } from '../submission-admission.ts';
 import { tsaAuthority } from '../tsa-authority.ts';
 import { TSA_REPLY_TYPE } from './tsa-authority.ts';

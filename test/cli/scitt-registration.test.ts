@@ -258,8 +258,16 @@ describe('SCITT registration (POST /entries) from a running timeseal serve', () 
       ),
     ).toBe(true);
 
-    const verified = run(dir, ['verify', '--json']);
+    // timeseal verify checks each statement's signature again: the policy's with the receipt key, the issuer's
+    // with SCITT_ISSUER_KEYS; without that setting the issuer's is named as not checked.
+    const verified = run(dir, ['verify', '--json'], { env });
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect(JSON.parse(verified.stdout).notes.join('\n')).not.toMatch(/statements\.cbor/);
+    const noIssuerKeys = run(dir, ['verify', '--json'], { env: { ...env, SCITT_ISSUER_KEYS: undefined } });
+    expect(noIssuerKeys.code, noIssuerKeys.stdout + noIssuerKeys.stderr).toBe(0);
+    expect(JSON.parse(noIssuerKeys.stdout).notes).toContain(
+      `${rel}: the signature of 1 statement not checked: no x5chain and no key for its iss (SCITT_ISSUER_KEYS)`,
+    );
     const mirror = path.join(dir, 'mirror');
     const pulled = run(dir, ['mirror', 'pull', `${server!.url}/ledgers/`, mirror, '--keys', path.join(dir, 'keys')]);
     expect(pulled.code, pulled.stderr).toBe(0);
@@ -275,15 +283,30 @@ describe('SCITT registration (POST /entries) from a running timeseal serve', () 
       );
       const sorted = forged.map((b) => ({ b, e: sha256(b).toString('hex') })).sort((x, y) => (x.e < y.e ? -1 : 1));
       fs.writeFileSync(path.join(dir, 'ledgers', rel), new Uint8Array(cose.cbor.encode(sorted.map((x) => x.b))));
-      const refused = run(dir, ['verify']);
+      const refused = run(dir, ['verify'], { env });
       expect(refused.code).toBe(1);
-      expect(refused.stdout).toMatch(
-        new RegExp(
-          `statements\\.cbor: the statement of entry ${sha256(forged[entries.indexOf(entry)]!).toString('hex')} is not in the day's ledger`,
-        ),
+      const forgedEntry = sha256(forged[entries.indexOf(entry)]!).toString('hex');
+      expect(refused.stdout).toContain(
+        `statements.cbor: the statement of entry ${forgedEntry}: the ES256 signature does not verify with a key configured for iss "${ISS}"`,
       );
+      expect(refused.stdout).toContain(
+        `statements.cbor: the statement of entry ${forgedEntry} is not in the day's ledger`,
+      );
+      // The same file served to a new mirror: mirror pull refuses it and keeps nothing of the day.
+      const other = path.join(dir, 'mirror-of-forged');
+      const forgedPull = run(dir, [
+        'mirror',
+        'pull',
+        `${server!.url}/ledgers/`,
+        other,
+        '--keys',
+        path.join(dir, 'keys'),
+      ]);
+      expect(forgedPull.code).not.toBe(0);
+      expect(forgedPull.stderr).toContain(`${rel}: the statement of entry ${forgedEntry}`);
+      expect(fs.existsSync(path.join(other, rel))).toBe(false);
       fs.writeFileSync(path.join(dir, 'ledgers', rel), published.subarray(0, published.length - 3));
-      expect(run(dir, ['verify']).stdout).toMatch(/statements\.cbor: .*truncated/);
+      expect(run(dir, ['verify'], { env }).stdout).toMatch(/statements\.cbor: .*truncated/);
     } finally {
       fs.writeFileSync(path.join(dir, 'ledgers', rel), published);
     }

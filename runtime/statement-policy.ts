@@ -1,9 +1,10 @@
-// The registration policy of POST /entries (docs/API.md, "Registration of Signed Statements"): the structural
+// The registration policy of POST /entries (docs/API.md, "Registration of Signed Statements"), and the check
+// `timeseal verify` makes again of every published statement's signature: the structural
 // checks of core/signed-statement.ts, then the signature, checked with node:crypto against the key of the
 // leaf certificate of the statement's x5chain (label 33, RFC 9360) or against a key the operator configured
 // for the statement's `iss` (SCITT_ISSUER_KEYS, a JSON file: docs/CONFIGURATION.md). The service's own `iss`
 // (the log origin) has its ES256 receipt keys, in use and retired, so the policy statement Timeseal registers
-// itself (statement-policy-entry.ts) passes the same policy as everyone's.
+// itself (ingest/routes/scitt-entries.ts) passes the same policy as everyone's.
 //
 // The policy as a document (`policyDocument`) is what GET /api/scitt/registration-policy serves and what the
 // policy statement carries as its payload: one text, so that what is served is what is on the log.
@@ -17,8 +18,8 @@ import {
   type SignedStatement,
 } from '../core/signed-statement.ts';
 import { ALG_ES256, type ReceiptPublicKey } from '../core/cose-receipt.ts';
-import { UsageError } from '../runtime/config.ts';
-import { nodeSha256 } from '../runtime/node-hash.ts';
+import { UsageError } from './usage-error.ts';
+import { nodeSha256 } from './node-hash.ts';
 
 /** The keys an `iss` may sign with: node:crypto public keys. */
 export type IssuerKeys = ReadonlyMap<string, readonly crypto.KeyObject[]>;
@@ -102,6 +103,10 @@ function signatureVerifies(statement: SignedStatement, key: crypto.KeyObject): b
   }
 }
 
+/** The policy's refusal when there is no key to check the signature with (no x5chain, no key for the iss):
+ * `timeseal verify` counts such a statement as not checked rather than as a problem. */
+export class NoStatementKey extends StatementRefusal {}
+
 export interface StatementPolicy {
   /** Applies the policy to a request body: the statement, or a StatementRefusal saying why not. */
   check(body: Uint8Array): SignedStatement;
@@ -141,7 +146,7 @@ export function statementPolicy(
       for (const key of keysOf(statement.iss))
         candidates.push({ key, from: `a key configured for iss ${JSON.stringify(statement.iss)}` });
       if (candidates.length === 0) {
-        throw new StatementRefusal(
+        throw new NoStatementKey(
           'Rejected',
           `no key to check the signature with: the statement has no x5chain (33) in its protected header and this Transparency Service has no key for iss ${JSON.stringify(statement.iss)}`,
         );

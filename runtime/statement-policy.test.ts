@@ -1,4 +1,4 @@
-// The registration policy's signature step (ingest/statement-policy.ts): a statement signed with the key of a
+// The registration policy's signature step (runtime/statement-policy.ts): a statement signed with the key of a
 // certificate that openssl made (not our code) and carried in its protected header's x5chain (label 33) is
 // admitted with no configured key; one whose x5chain is another key's certificate, or whose alg does not fit the
 // certificate's key, is refused; an iss with configured keys admits its key's statements (PEM or JWK).
@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { CborTag, encodeCbor, type CborValue } from '../../core/cbor.ts';
-import { sigStructure } from '../../core/cose-receipt.ts';
-import { StatementRefusal } from '../../core/signed-statement.ts';
-import { loadIssuerKeys, statementPolicy } from '../statement-policy.ts';
+import { CborTag, encodeCbor, type CborValue } from '../core/cbor.ts';
+import { sigStructure } from '../core/cose-receipt.ts';
+import { StatementRefusal } from '../core/signed-statement.ts';
+import { loadIssuerKeys, statementPolicy } from './statement-policy.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-statement-policy-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
