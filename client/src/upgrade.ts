@@ -84,8 +84,9 @@ interface ServerState {
   tiles: Map<string, Uint8Array>;
   tileFetches: Map<string, Promise<void>>;
   notes: string[];
-  /** Days the server said are not published yet (404), with its clock's lead over ours then (ms). */
-  notYet: Map<string, number>;
+  /** Days asked about in this call: the server's clock's lead over ours (ms) when it said the day is not
+   * published yet (404), null when it said something else; pending while the first proof of the day asks. */
+  notYet: Map<string, Promise<number | null>>;
   /** The server asked for a witness policy it did not serve when pinned (once per call). */
   policyAsked: Promise<void> | null;
 }
@@ -244,19 +245,33 @@ async function upgradeOne(
       ],
     };
   };
-  // The server said it for another proof of the day in this call: the same answer, not asked again.
-  const known = proof.ledgerDate === null ? undefined : state.notYet.get(proof.ledgerDate);
-  if (current === null && known !== undefined) return notPublished(known);
+  // The server said it, or is saying it, for another proof of the day in this call (a few are asked at once):
+  // the same answer, not asked again. Only the first proof of a day without a bundle asks.
+  const day = current === null ? proof.ledgerDate : null;
+  const asked = day === null ? undefined : state.notYet.get(day);
+  if (asked !== undefined) {
+    const lead = await asked;
+    if (lead !== null) return notPublished(lead);
+  }
+  let answered: (lead: number | null) => void = () => {};
+  if (day !== null && asked === undefined) state.notYet.set(day, new Promise((resolve) => (answered = resolve)));
 
   // 1. The bundle.
   const url = `${server}/api/proof/${proof.hash}`;
-  const res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options, LIMITS.bundle);
+  let res: Awaited<ReturnType<typeof request>>;
+  try {
+    res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options, LIMITS.bundle);
+  } catch (err) {
+    answered(null);
+    throw err;
+  }
   if (res.status === 404) {
-    await res.cancel();
     const lead = serverLead(res, now());
-    if (proof.ledgerDate !== null && current === null) state.notYet.set(proof.ledgerDate, lead);
+    answered(lead);
+    await res.cancel();
     return notPublished(lead);
   }
+  answered(null);
   if (res.status === 503 || res.status === 429) {
     const wait = retryAfterSeconds(res) ?? 300;
     await res.cancel();

@@ -419,6 +419,14 @@ describe('upgrade', () => {
     expect(r2).toMatchObject({ stage: 'stamped', nextCheck: '2025-11-03T00:00:00.000Z' });
     // The second proof of the day took the first one's answer.
     expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([`GET /api/proof/${proofs[0]!.hash}`]);
+    // Asked at once (concurrency 8), the day's proofs wait for the first one's answer: one request, not one each.
+    calls.length = 0;
+    const many = Array.from({ length: 20 }, () =>
+      newProofFile({ hash: hex(), server: 'http://timeseal.test', ledgerDate: '2025-11-02' }),
+    );
+    const results = await upgrade(many, { trust: emptyTrust(), fetch, now: ours, concurrency: 8 });
+    expect(results.map((x) => x.nextCheck)).toEqual(many.map(() => '2025-11-03T00:00:00.000Z'));
+    expect(calls.filter((c) => c.startsWith('GET /api/proof/'))).toEqual([`GET /api/proof/${many[0]!.hash}`]);
 
     // Its keys checked by the caller in this run (stamp pins them before it upgrades): no key asked again.
     const trust = emptyTrust();
