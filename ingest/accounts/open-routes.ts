@@ -232,12 +232,12 @@ export const openRoutes =
         // A used link opened again (or the success page reloaded) by the verified user's own session: the token
         // is gone (single use), but the session says the address is verified.
         if (!done && request.account?.emailVerified) return { message: TEXTS.alreadyVerified };
-        // The unverified user's own session with a link that is not theirs now: after a resend, the older
-        // e-mail's link (a resend replaces the token), or an expired one. Said so, with what to do. Without a
-        // session (the older e-mail opened in another browser) the token the last resend replaced says the same.
-        if (!done && request.account) throw new ClientError(400, TEXTS.staleVerificationToken);
+        // The token the last resend replaced (the older e-mail's link, in any browser): 410, the link is gone
+        // and a newer one was sent; the page says so rather than "Verification Failed". The unverified user's
+        // own session with another link that is not theirs now (an expired one): the same words, 400.
         if (!done && (await s.store.users.replacedVerification(tokenHash(token))))
-          throw new ClientError(400, TEXTS.staleVerificationToken);
+          throw new ClientError(410, TEXTS.staleVerificationToken);
+        if (!done && request.account) throw new ClientError(400, TEXTS.staleVerificationToken);
         if (!done) throw new ClientError(400, TEXTS.badVerificationToken);
         return { message: TEXTS.verified };
       },

@@ -175,11 +175,23 @@ describe('account screens', () => {
     );
   });
 
-  it('verify-email: no token, success; the same link again or a reload says already verified; elsewhere it fails', async () => {
+  it('verify-email: no token, a replaced link (a newer one was sent), success; the same link again or a reload says already verified; elsewhere it fails', async () => {
     await page.goto('/verify-email');
     await page.getByRole('heading', { name: 'Verification Failed' }).waitFor();
     await page.getByText('No verification token provided').waitFor();
-    const token = linkToken(smtp.mails.filter((m) => m.to.includes(user.email)).at(-1)!, 'verify-email');
+    const mails = smtp.mails.filter((m) => m.to.includes(user.email));
+    // The first e-mail's link, which the resend above replaced: a newer one was sent, in any browser.
+    const replaced = linkToken(mails.at(0)!, 'verify-email');
+    const elsewhere = await browser.newContext({ baseURL: server.url });
+    for (const p of [page, await elsewhere.newPage()]) {
+      await p.goto(`/verify-email?token=${replaced}`);
+      await p.getByRole('heading', { name: 'A newer link was sent' }).waitFor();
+      await p.getByText(/a newer one replaced it.*most recent verification e-mail/).waitFor();
+      await expect(p.getByText('Verification Failed').count()).resolves.toBe(0);
+    }
+    await shoot(page, 'verify-replaced-desktop-dark');
+    await elsewhere.close();
+    const token = linkToken(mails.at(-1)!, 'verify-email');
     await page.goto(`/verify-email?token=${token}`);
     await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
     await shoot(page, 'verify-success-desktop-dark');

@@ -604,14 +604,14 @@ describe('error texts', () => {
     expect(second).not.toBe(first);
     // The older e-mail's link, opened in the user's own browser, says that a newer one replaced it.
     const stale = await c.post('/api/auth/verify-email', { token: first });
-    expect(stale.statusCode).toBe(400);
+    expect(stale.statusCode).toBe(410);
     expect(stale.json()).toEqual({ error: TEXTS.staleVerificationToken, message: TEXTS.staleVerificationToken });
     expect(TEXTS.staleVerificationToken).toMatch(/newer one replaced it.*most recent verification e-mail/);
     // Without the session (the older e-mail opened in another browser) it says the same; it names no one, and
     // only the holder of that e-mail's random token can ask. A token never issued stays the generic answer.
     const elsewhere = await new Client().post('/api/auth/verify-email', { token: first });
     expect([elsewhere.statusCode, elsewhere.json()]).toEqual([
-      400,
+      410,
       { error: TEXTS.staleVerificationToken, message: TEXTS.staleVerificationToken },
     ]);
     expect((await new Client().post('/api/auth/verify-email', { token: 'A'.repeat(43) })).json()).toEqual({

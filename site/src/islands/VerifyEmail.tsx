@@ -3,13 +3,18 @@
 // message (fallback "Failed to verify email"; no token: "No verification token provided"). A link that
 // succeeded in this tab is remembered (sessionStorage), so reloading the success page shows it again instead of
 // "Verification Failed" (the token is single use); the server also answers "already verified" to the verified
-// user's own session.
+// user's own session. The link of an e-mail that a resend replaced (410) says "A newer link was sent" instead of
+// "Verification Failed", with the server's message.
 import { useEffect, useState } from 'react';
-import { errorMessage, postJson } from '../lib/api.ts';
+import { errorMessage, HttpError, postJson } from '../lib/api.ts';
 
 const VERIFIED_KEY = 'timeseal-verified-token';
 
-type State = { kind: 'loading' } | { kind: 'success'; message: string } | { kind: 'error'; message: string };
+type State =
+  | { kind: 'loading' }
+  | { kind: 'success'; message: string }
+  | { kind: 'replaced'; message: string }
+  | { kind: 'error'; message: string };
 
 export default function VerifyEmail() {
   const [state, setState] = useState<State>({ kind: 'loading' });
@@ -39,7 +44,13 @@ export default function VerifyEmail() {
         }
         setState({ kind: 'success', message: answer.message || 'Your email address has been verified.' });
       })
-      .catch((err: unknown) => setState({ kind: 'error', message: errorMessage(err, 'Failed to verify email') }));
+      .catch((err: unknown) =>
+        setState({
+          // 410: the link of an e-mail a resend replaced; a newer one was sent.
+          kind: err instanceof HttpError && err.status === 410 ? 'replaced' : 'error',
+          message: errorMessage(err, 'Failed to verify email'),
+        }),
+      );
   }, []);
 
   if (state.kind === 'loading') {
@@ -64,6 +75,28 @@ export default function VerifyEmail() {
           ✓
         </div>
         <h2 className="text-xl font-semibold">Email Verified!</h2>
+        <p className="muted text-sm">{state.message}</p>
+        <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
+          <a href="/dashboard" className="btn-primary">
+            Go to Dashboard
+          </a>
+          <a href="/" className="btn-secondary">
+            Go to Home
+          </a>
+        </div>
+      </div>
+    );
+  }
+  if (state.kind === 'replaced') {
+    return (
+      <div className="space-y-4 text-center" data-testid="verify-replaced">
+        <div
+          className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-amber-100 text-2xl text-amber-800 dark:bg-amber-950 dark:text-amber-200"
+          aria-hidden="true"
+        >
+          ✉
+        </div>
+        <h2 className="text-xl font-semibold">A newer link was sent</h2>
         <p className="muted text-sm">{state.message}</p>
         <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
           <a href="/dashboard" className="btn-primary">
