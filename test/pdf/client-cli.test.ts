@@ -2,8 +2,9 @@
 // from source) writes FILE.timestamped.pdf with a token from POST /tsa — the server receives only the digest
 // over the ByteRange (its database holds that one hash, nothing of the PDF) — never over the input, not over an
 // existing output without --force, and refuses an encrypted PDF with its sentence, sending nothing. The token in
-// the file verifies with `openssl ts -verify` against keys/timeseal-tsa-root.pem, qpdf --check passes, and a
-// signature made before it by PDFBox still validates in pdfsig. `timeseal-client verify` checks it offline
+// the file verifies with `openssl ts -verify` against keys/timeseal-tsa-root.pem (and not after one flipped byte of
+// what it covers), qpdf --check passes, and a signature made before it by PDFBox still validates in pdfsig.
+// `timeseal-client verify` checks it offline
 // (exit 2, valid so far), `timeseal receipt check --pdf` finds it pending before the day's build (exit 2) and
 // kept after (exit 0: the leaf and its inclusion proof in the day's signed ledger); a flipped byte, another TSA
 // root and an unstamped PDF are invalid (exit 1); a signature added after the time-stamp is reported as bytes
@@ -96,22 +97,30 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     const range = byteRangesOf(out).at(-1)!;
     fs.writeFileSync(path.join(dir, 'covered.bin'), covered(out, range));
     fs.writeFileSync(path.join(dir, 'token.der'), gapToken(out, range));
-    const v = tool(
+    const verifyArgs = [
+      'ts',
+      '-verify',
+      '-data',
+      'covered.bin',
+      '-in',
+      'token.der',
+      '-token_in',
+      '-CAfile',
+      'keys/timeseal-tsa-root.pem',
+    ];
+    const v = tool('openssl', verifyArgs, dir);
+    expect(v.stdout, v.stderr).toMatch(/Verification: OK/);
+    // One byte of the covered range flipped (in the signed original): openssl refuses the token.
+    const flipped = covered(out, range);
+    flipped[flipped.length >> 1] = flipped[flipped.length >> 1]! ^ 0x20;
+    fs.writeFileSync(path.join(dir, 'covered-flipped.bin'), flipped);
+    const bad = tool(
       'openssl',
-      [
-        'ts',
-        '-verify',
-        '-data',
-        'covered.bin',
-        '-in',
-        'token.der',
-        '-token_in',
-        '-CAfile',
-        'keys/timeseal-tsa-root.pem',
-      ],
+      [...verifyArgs.slice(0, 2), '-data', 'covered-flipped.bin', ...verifyArgs.slice(4)],
       dir,
     );
-    expect(v.stdout, v.stderr).toMatch(/Verification: OK/);
+    expect(bad.stdout).not.toMatch(/Verification: OK/);
+    expect(`${bad.stdout}${bad.stderr}`).toMatch(/Verification: FAILED[\s\S]*message imprint mismatch/);
     const sig = tool('pdfsig', [output]).stdout;
     expect(sig).toMatch(
       /Signature #1:[\s\S]*?Signature Validation: Signature is Valid\.[\s\S]*Signature #2:\n\s+- Signature Field Name: Timeseal time-stamp/,
