@@ -62,13 +62,19 @@ try {
 }
 const sorted = [...times].sort((a, b) => a - b);
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const load = os
+  .loadavg()
+  .map((l) => l.toFixed(1))
+  .join(', ');
 process.stdout.write(
   [
     '## A 20 MiB PDF time-stamped in the browser',
     '',
     `From giving a ${(size / 2 ** 20).toFixed(1)} MiB PDF (qpdf, one page, an unfiltered image) to the /proof drop zone,`,
     "pressing 'Timestamp this PDF' at once, to the download of the timestamped PDF, in headless Chromium against",
-    `\`timeseal serve\` on this machine (${RUNS} runs in fresh pages).`,
+    `\`timeseal serve\` on this machine (${RUNS} runs in fresh pages). \`make bench\` runs it with the others;`,
+    `alone: \`nice -n 10 node bench/run.ts --only pdf-stamp\`. Run ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC;`,
+    `load average at its end ${load} (1, 5, 15 min) on ${os.cpus().length} cores shared with other sessions.`,
     '',
     '| median | fastest | output | sent to POST /tsa |',
     '|---|---|---|---|',
