@@ -4,18 +4,23 @@
 // existing output without --force, and refuses an encrypted PDF with its sentence, sending nothing. The token in
 // the file verifies with `openssl ts -verify` against keys/timeseal-tsa-root.pem (and not after one flipped byte of
 // what it covers), qpdf --check passes, and a signature made before it by PDFBox still validates in pdfsig.
-// `timeseal-client verify` checks it offline
-// (exit 2, valid so far), `timeseal receipt check --pdf` finds it pending before the day's build (exit 2) and
-// kept after (exit 0: the leaf and its inclusion proof in the day's signed ledger); a flipped byte, another TSA
-// root and an unstamped PDF are invalid (exit 1); a signature added after the time-stamp is reported as bytes
-// it does not cover.
+// `timeseal-client verify` checks it offline (exit 2, valid so far), `timeseal receipt check --pdf` finds it
+// pending before the day's build (exit 2) and kept after (exit 0: the leaf and its inclusion proof in the day's
+// signed ledger), broken for a digest deleted before the build (and so do the offline verifier's checks); a
+// flipped byte, another TSA root and an unstamped PDF are invalid (exit 1); a signature added after the
+// time-stamp is reported as bytes it does not cover.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { projectEnv, startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
 import { removeTempProjects, run, runJson, tempProject } from '../cli/helpers.ts';
-import { byteRangesOf, covered, fixture, gapToken, pdfbox, tool } from './tools.ts';
+import { inspect } from '../../core/pdf-timestamp.ts';
+import { pemCertificates } from '../../core/rfc3161.ts';
+import { ecdsaPublicKeyFromPem } from '../../core/sig.ts';
+import { verifyInputs } from '../../site/offline-verifier/src/checks.ts';
+import { classifyFile } from '../../site/offline-verifier/src/inputs.ts';
+import { byteRangesOf, covered, fixture, gapToken, inflate, pdfbox, tool } from './tools.ts';
 import { clientFromSource } from '../support/client-source.ts';
 
 const DAY = '2025-11-02';
@@ -43,6 +48,11 @@ const submitted = (): string[] => {
   } finally {
     db.close();
   }
+};
+/** The SHA-256 over the ByteRange of a stamped file's first time-stamp (what its token is for), hex. */
+const digestOf = async (file: string): Promise<string> => {
+  const report = await inspect(new Uint8Array(fs.readFileSync(path.join(dir, file))), { inflate });
+  return Buffer.from(report.signatures[0]!.digest).toString('hex');
 };
 const stop = async () => {
   if (server && server.child.exitCode === null && server.child.signalCode === null) {
@@ -180,6 +190,12 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
 
   test('after the build: kept (exit 0), with the inclusion proof; the DSS update named as validation data', async () => {
     await stop();
+    // The broken promise, staged: spec.timestamped.pdf's acknowledged digest disappears before the build.
+    const db = new Database(path.join(dir, 'data/timeseal.db'));
+    expect(
+      db.prepare('DELETE FROM submissions WHERE hash = ?').run(await digestOf('spec.timestamped.pdf')).changes,
+    ).toBe(1);
+    db.close();
     const built = run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } });
     expect(built.code, built.stderr).toBe(0);
     const { result, json } = check('signed.timestamped.pdf');
@@ -193,6 +209,31 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     expect(human.stdout).toMatch(/^\s+KEPT: the signed ledger of 2025-11-02 holds it at leaf \d+/m);
     expect(human.stdout).toMatch(/after the last time-stamp: \d+ bytes after the last time-stamp are a DSS update/);
     expect(human.stdout).toMatch(/^KEPT: the time-stamp check and every Timeseal promise is kept\.$/m);
+  });
+
+  test("broken: a time-stamp whose digest the day's signed ledger does not hold (exit 1), in receipt check and the offline verifier's checks", async () => {
+    const { result, json } = check('spec.timestamped.pdf');
+    expect(result.code, result.stdout + result.stderr).toBe(1);
+    expect(json.state).toBe('broken');
+    expect(json.timeStamps[0]).toMatchObject({ state: 'broken', promise: { state: 'broken', date: DAY } });
+    const human = run(dir, ['receipt', 'check', '--pdf', 'spec.timestamped.pdf'], {
+      env: { ...env, TIMESEAL_NOW: NEXT },
+    });
+    expect(human.stdout).toMatch(/^\s+BROKEN: /m);
+
+    const read = (f: string) => classifyFile(path.basename(f), new Uint8Array(fs.readFileSync(path.join(dir, f))));
+    const day = ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'];
+    const pem = (name: string) => fs.readFileSync(path.join(dir, 'keys', name), 'utf8');
+    const report = await verifyInputs({
+      files: [read('spec.timestamped.pdf'), ...day.map((x) => read(`ledgers/${DAY}${x}`))],
+      keys: {
+        ecdsa: { key: ecdsaPublicKeyFromPem(pem('public.pem')), source: 'keys/' },
+        mldsa: { key: new Uint8Array(fs.readFileSync(path.join(dir, 'keys/dilithium_public.key'))), source: 'keys/' },
+      },
+      authority: { certs: pemCertificates(pem('timeseal-tsa-root.pem')), source: 'keys/timeseal-tsa-root.pem' },
+    });
+    expect(report.summary.state).toBe('fail');
+    expect(report.summary.text).toMatch(/^Not verified: .*broken promise/);
   });
 
   test('invalid: a flipped byte, another TSA root, a PDF with no time-stamp (exit 1)', () => {
