@@ -8,7 +8,6 @@ import { CommanderError, type Command } from 'commander';
 import { TimesealError } from '../core/errors.ts';
 import { exitCodeOf, type ExitCode, type Outcome } from '../core/exit-codes.ts';
 import { useNativeVerify } from '../core/sig.ts';
-import { UsageError } from '../runtime/config.ts';
 import { nodeVerify } from '../runtime/node-verify.ts';
 import { setting } from '../runtime/settings.ts';
 import { TimesealCommand } from './command.ts';
@@ -76,7 +75,8 @@ async function outcomeOf(argv: string[]): Promise<Outcome> {
         return 'ok';
       return 'usage';
     }
-    if (err instanceof UsageError) {
+    // A usage mistake (runtime/usage-error.ts UsageError, or a setting's error that rose with its code kept).
+    if (err instanceof TimesealError && err.code === 'usage') {
       process.stderr.write(`timeseal: ${err.message}\n`);
       return 'usage';
     }

@@ -14,7 +14,7 @@ import { startBanner } from './start-banner.ts';
 import { createLogger, logFormat } from '../runtime/logger.ts';
 import { createMailer } from '../ingest/mail.ts';
 import { listen } from '../ingest/server.ts';
-import { UsageError } from '../runtime/config.ts';
+import { TimesealError } from '../core/errors.ts';
 import { loadTsaKeys, PUBLIC_TSA_CHAIN_PEM, PUBLIC_TSA_ROOT_PEM } from '../runtime/keys.ts';
 import type { Context } from './context.ts';
 import { checkDatabase } from '../store/sqlite/db.ts';
@@ -39,6 +39,17 @@ function archiveWritable(archive: string): boolean {
 }
 
 /**
+ * `serve`'s refusal to start on a part of the installation, with the code of what is wrong in the one exit-code
+ * table (core/exit-codes.ts): a setting is bad usage (64), a file that is not there is not found (3), a damaged or
+ * unfit key or certificate is a failure (1).
+ */
+function startRefusal(message: string, err: unknown): TimesealError {
+  const code = err instanceof TimesealError ? err.code : 'format';
+  const missing = (err as { cause?: NodeJS.ErrnoException } | undefined)?.cause?.code === 'ENOENT';
+  return new TimesealError(code === 'io' && missing ? 'not-found' : code, message, { cause: err });
+}
+
+/**
  * What must hold before the server accepts a request, checked at start so a broken installation refuses to
  * start with one clear line instead of answering 500 to the requests that need the missing part: the
  * public keys load and match, the time-stamp authority's key and chain (when the archive has them, or the
@@ -49,8 +60,9 @@ function checkBeforeServing(c: Context, log: { warn(obj: object, msg: string): v
   try {
     c.publicKeys();
   } catch (err) {
-    throw new UsageError(
+    throw startRefusal(
       `cannot serve without the public keys in ${c.config.keys}: ${(err as Error).message}. Run \`timeseal keys init\` for a new installation, or restore the keys folder.`,
+      err,
     );
   }
   checkTsaKeys(c, log);
@@ -77,7 +89,7 @@ function checkTsaKeys(c: Context, log: { warn(obj: object, msg: string): void })
   try {
     tsa = loadTsaKeys(c.config);
   } catch (err) {
-    throw new UsageError(`cannot serve the time-stamp authority: ${(err as Error).message}`);
+    throw startRefusal(`cannot serve the time-stamp authority: ${(err as Error).message}`, err);
   }
   if (tsa === undefined || c.config.tsaChainFile === undefined) return;
   const published = path.join(c.config.keys, PUBLIC_TSA_CHAIN_PEM);
@@ -189,7 +201,11 @@ async function serveMetrics(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', (err) =>
-      reject(new UsageError(`cannot listen for metrics on ${at.host}:${at.port} (METRICS_LISTEN): ${err.message}`)),
+      reject(
+        new TimesealError('io', `cannot listen for metrics on ${at.host}:${at.port} (METRICS_LISTEN): ${err.message}`, {
+          cause: err,
+        }),
+      ),
     );
     server.listen(at.port, at.host, resolve);
   });

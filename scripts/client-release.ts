@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { EXIT_CODES } from '../core/exit-codes.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** What the package must carry: the command, the library and its declarations, the README. */
@@ -18,7 +19,7 @@ function usage(message: string): never {
   process.stderr.write(
     `client-release: ${message}\nusage: node scripts/client-release.ts [--out DIR] [--node PATH]...\n`,
   );
-  process.exit(2);
+  process.exit(EXIT_CODES.usage);
 }
 
 function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): string {
@@ -101,7 +102,7 @@ try {
   );
 } catch (err) {
   process.stderr.write(`client-release: ${(err as Error).message}\n`);
-  process.exitCode = 1;
+  process.exitCode = EXIT_CODES.failed;
 } finally {
   fs.rmSync(work, { recursive: true, force: true });
 }

@@ -5,7 +5,7 @@
 // 503 for the temporary failure. And no command chooses its exit code: only the two entry points set
 // process.exitCode, from main(), and every `timeseal` command registers its action with act(), whose outcome
 // main() maps (cli/command.ts).
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -106,6 +106,79 @@ describe('every outcome ends with the exit code of core/exit-codes.ts', () => {
     expectOutcome(timeseal(['ledger', 'build', '--date', 'yesterday']), 'usage');
     expectOutcome(timeseal(['no-such-command']), 'usage');
   }, 60_000);
+});
+
+describe('a usage mistake is 64, and only a usage mistake', () => {
+  test('timeseal: a file that is no proof, missing receipt keys, a missing or damaged key at serve, a metrics port taken', () => {
+    const big = path.join(dir, 'big.ots');
+    fs.writeFileSync(big, '');
+    fs.truncateSync(big, 5 * 1024 * 1024);
+    const tooLarge = timeseal(['ots', 'info', 'big.ots']);
+    expectOutcome(tooLarge, 'failed');
+    expect(tooLarge.stderr).toMatch(/big\.ots: 5242880 bytes is too large for an OpenTimestamps proof/);
+
+    const noKeys = path.join(dir, 'no-receipt-keys');
+    fs.mkdirSync(noKeys, { recursive: true });
+    const vector = path.join(ROOT, 'test/vectors/ots/opentimestamps-client/merkle1.txt.ots');
+    const receiptKeys = timeseal([
+      'ots',
+      'verify-receipt',
+      vector,
+      '--receipt',
+      'doc.txt',
+      '--entry',
+      hex(),
+      '--keys',
+      noKeys,
+    ]);
+    expectOutcome(receiptKeys, 'not-found');
+    expect(receiptKeys.stderr).toMatch(/holds no receipt keys/);
+
+    const serve = (extra: Record<string, string>) =>
+      run(dir, ['serve'], { env: { ...env, TIMESEAL_NOW: NEXT, PORT: '0', ...extra } });
+    const keys = path.join(dir, 'serve-keys');
+    fs.cpSync(env.TIMESEAL_KEYS!, keys, { recursive: true });
+    fs.rmSync(path.join(keys, 'public.pem'));
+    const missing = serve({ TIMESEAL_KEYS: keys });
+    expectOutcome(missing, 'not-found');
+    expect(missing.stderr).toMatch(/cannot serve without the public keys/);
+    fs.writeFileSync(path.join(keys, 'public.pem'), 'not a key\n');
+    const damaged = serve({ TIMESEAL_KEYS: keys });
+    expectOutcome(damaged, 'failed');
+    expect(damaged.stderr).toMatch(/cannot serve without the public keys/);
+    const taken = serve({ METRICS_LISTEN: `127.0.0.1:${(failing.address() as AddressInfo).port}` });
+    expectOutcome(taken, 'failed');
+    expect(taken.stderr).toMatch(/cannot listen for metrics on 127\.0\.0\.1:\d+ \(METRICS_LISTEN\): .*EADDRINUSE/);
+
+    // A setting that is not valid is a usage mistake wherever it is read (here when the archive store is opened).
+    const s3 = run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT, TIMESEAL_ARCHIVE: 's3://' } });
+    expectOutcome(s3, 'usage');
+    expect(s3.stderr).toMatch(/TIMESEAL_ARCHIVE: not an S3 location/);
+  }, 90_000);
+
+  test('timeseal keys rotate-receipt before the receipt keys signed a day is refused (1), no usage mistake', () => {
+    const fresh = tempProject('exit-codes-rotate');
+    const freshEnv = projectEnv(fresh);
+    expect(run(fresh, ['keys', 'init'], { env: freshEnv }).code).toBe(0);
+    const r = run(fresh, ['keys', 'rotate-receipt'], { env: freshEnv });
+    expectOutcome(r, 'failed');
+    expect(r.stderr).toMatch(/the receipt keys have signed no published day yet/);
+  });
+
+  test('timeseal-client: a --digests-from list that is not sha256sum output is invalid, not bad usage', async () => {
+    fs.writeFileSync(path.join(dir, 'list.txt'), 'these are not hashes\n');
+    const r = await client(['stamp', '--digests-from', 'list.txt', '--server', failingUrl]);
+    expectOutcome(r, 'failed');
+    expect(r.stderr).toMatch(/list\.txt: not sha256sum output \(line 1\)/);
+  });
+
+  test("scripts/client-release.ts: an unknown argument is bad usage, with the table's code", () => {
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/client-release.ts'), '--no-such-option'], {
+      encoding: 'utf8',
+    });
+    expect(r.status, r.stderr).toBe(EXIT_CODES.usage);
+    expect(r.stderr).toMatch(/^client-release: unknown argument --no-such-option\nusage: /);
+  });
 });
 
 /** The files among `sources` (path → text) that choose an exit code themselves, other than `entryPoints`: they set

@@ -98,6 +98,6 @@ function daysSignedBy(archive: string, current: ReceiptPublicKey[]): [string, st
     return equalBytes(receiptHeader(parseCoseSign1(fs.readFileSync(file), rel), rel).kid, receiptKid(es256));
   });
   if (signed.length === 0)
-    throw new TimesealError('usage', 'the receipt keys have signed no published day yet: nothing to keep them for');
+    throw new TimesealError('conflict', 'the receipt keys have signed no published day yet: nothing to keep them for');
   return [signed[0]!.date, signed.at(-1)!.date];
 }

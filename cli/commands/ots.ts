@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TimesealCommand } from '../command.ts';
 import { equalBytes, fromHex, toHex } from '../../core/encoding.ts';
-import { MismatchError, withContext } from '../../core/errors.ts';
+import { MismatchError, TimesealError, withContext } from '../../core/errors.ts';
 import {
   formatAttestation,
   formatDetached,
@@ -39,10 +39,12 @@ function readProof(file: string): DetachedTimestampFile {
   let bytes: Buffer;
   try {
     const size = fs.statSync(file).size;
-    if (size > MAX_OTS_FILE) throw new UsageError(`${file}: ${size} bytes is too large for an OpenTimestamps proof`);
+    // Not a usage mistake: the file named is not an OpenTimestamps proof (exit 1, core/exit-codes.ts).
+    if (size > MAX_OTS_FILE)
+      throw new TimesealError('format', `${file}: ${size} bytes is too large for an OpenTimestamps proof`);
     bytes = fs.readFileSync(file);
   } catch (err) {
-    if (err instanceof UsageError) throw err;
+    if (err instanceof TimesealError) throw err;
     throw withContext(`reading ${file}`, err);
   }
   try {
@@ -186,7 +188,10 @@ export function registerOts(program: TimesealCommand, ctx: () => Context): void 
       const keysDir = opts.keys ?? ctx().config.keys;
       const keys = [...loadReceiptPublicKeys(keysDir), ...loadRetiredReceiptKeys(keysDir)];
       if (keys.length === 0)
-        throw new UsageError(`${keysDir} holds no receipt keys (receipt-es256.pem, receipt-mldsa65.pem)`);
+        throw new TimesealError(
+          'not-found',
+          `${keysDir} holds no receipt keys (receipt-es256.pem, receipt-mldsa65.pem)`,
+        );
       const config = loadAnchorConfig(process.env, { stamping: false });
       const headers = headerSourceFor(config.headerSource, config.bitcoinTimeoutMs);
       const report = await verifyReceiptAnchor({

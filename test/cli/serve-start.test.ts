@@ -41,8 +41,8 @@ function project(label: string): { dir: string; env: Record<string, string> } {
 }
 
 /** `timeseal serve` must exit by itself (it would otherwise listen until killed) with `code` and this line: 64 for
- * a setting or a missing part of the installation, 1 for a damaged database. */
-function expectRefused(dir: string, env: Record<string, string>, code: 1 | 64, message: RegExp): void {
+ * a setting, 3 for a missing part of the installation, 1 for a damaged database or key. */
+function expectRefused(dir: string, env: Record<string, string>, code: 1 | 3 | 64, message: RegExp): void {
   const r = timeseal(dir, env, ['serve'], 30_000);
   expect(r.stdout).not.toMatch(/listening/);
   expect(r.code).toBe(code);
@@ -70,11 +70,11 @@ describe('timeseal serve refuses to start', () => {
     expectRefused(
       dir,
       env,
-      64,
+      3,
       new RegExp(`cannot serve without the public keys in ${keys}: .*${pem.replace('.', '\\.')}.*timeseal keys init`),
     );
     fs.writeFileSync(path.join(keys, pem), 'not a key\n');
-    expectRefused(dir, env, 64, /cannot serve without the public keys/);
+    expectRefused(dir, env, 1, /cannot serve without the public keys/);
     fs.writeFileSync(path.join(keys, pem), saved);
     const started = timeseal(dir, { ...env, TIMESEAL_NOW: '2025-11-03T12:00:00Z' }, ['status']);
     expect(started.code).toBe(0);

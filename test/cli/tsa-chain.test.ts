@@ -347,12 +347,12 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
       "the TSA certificate's key is RSA \\(2048 bits\\) \\(CHAIN\\): Timeseal signs time-stamp tokens with ECDSA P-256 and SHA-256 only",
     ],
   ])(
-    '%s: serve exits 64 naming the problem and the file',
+    '%s: serve exits 1 (an unfit key or certificate is no usage mistake) naming the problem and the file',
     async (name, message) => {
       const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       const r = await refusedServe(dir, configured(name));
       expect(r.stdout).not.toMatch(/listening/);
-      expect(r.code, r.stderr).toBe(64);
+      expect(r.code, r.stderr).toBe(1);
       const expected = message
         .replace('CHAIN', escape(files[name]!.chain))
         .replace('CHAIN', escape(files[name]!.chain))
@@ -364,13 +364,13 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
   );
 
   test.concurrent(
-    'a configured file that is missing, or only one of the two variables: exit 64',
+    'a configured file that is missing: exit 3 (not found); only one of the two variables: exit 64 (a setting)',
     async () => {
       const missing = await refusedServe(dir, {
         ...configured('good'),
         TIMESEAL_TSA_KEY_FILE: path.join(ca, 'absent.key'),
       });
-      expect(missing.code).toBe(64);
+      expect(missing.code).toBe(3);
       expect(missing.stderr).toMatch(
         /^timeseal: cannot serve the time-stamp authority: cannot read the TSA private key \(.*absent\.key\): .*no such file/,
       );
@@ -392,7 +392,7 @@ describe("timeseal serve with an operator's TSA key and chain", () => {
     fs.copyFileSync(files['eku-not-critical']!.chain, chain);
     fs.copyFileSync(files['eku-not-critical']!.key, key);
     const r = await refusedServe(other, otherEnv);
-    expect(r.code).toBe(64);
+    expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `timeseal: cannot serve the time-stamp authority: the TSA certificate's extended key usage is not critical (${chain}): RFC 3161 §2.3 requires exactly one purpose, timeStamping, in an extension marked critical (OpenSSL and Java refuse anything else)\n`,
     );

@@ -226,9 +226,11 @@ export function parseSha256sum(text: string, source: string): Array<{ hash: stri
     if (m[1] === '\\') name = name.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     out.push({ hash: m[2]!.toLowerCase(), name });
   });
+  // The list is read and is not what it must be: invalid (exit 1), as `sha256sum -c` ends on such lines; not a
+  // usage mistake.
   if (bad.length > 0)
     throw new TimesealClientError(
-      'usage',
+      'invalid',
       `${source}: not sha256sum output (${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}): expected "<64 hex>  <name>" lines`,
     );
   return out;
