@@ -3,7 +3,7 @@ import { parseVkey, type Vkey } from '../../core/cosignature.ts';
 import type { PublicKeySet } from '../../core/day.ts';
 import { fromBase64 } from '../../core/encoding.ts';
 import { pemCertificates } from '../../core/rfc3161.ts';
-import { ALG_ES256, ALG_ML_DSA_65, type ReceiptPublicKey } from '../../core/cose-receipt.ts';
+import { ALG_ES256, ALG_ML_DSA_65, parseRetiredReceiptKeys, type ReceiptPublicKey } from '../../core/cose-receipt.ts';
 import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem, MLDSA_PUBLIC_KEY_SIZE } from '../../core/sig.ts';
 import { readWitnessPolicy, type WitnessPolicy } from '../../core/witness-policy.ts';
 import { TimesealClientError } from './errors.ts';
@@ -17,7 +17,7 @@ export interface LoadedKeys {
   /** DER certificates of the TSA root (receipts), empty when the server has none. */
   tsaRoots: Uint8Array[];
   policy: WitnessPolicy | null;
-  /** The COSE receipt keys (ES256, ML-DSA-65), empty when the server has none. */
+  /** The COSE receipt keys (ES256, ML-DSA-65) and the retired ones, empty when the server has none. */
   receiptKeys: ReceiptPublicKey[];
 }
 
@@ -55,6 +55,8 @@ export function loadKeys(files: KeyFiles): LoadedKeys {
       alg: ALG_ML_DSA_65,
       publicKey: named('receipt-mldsa65.pem', () => mldsaPublicKeyFromPem(files.receiptMldsa65Pem!)),
     });
+  if (files.receiptKeysRetired !== undefined)
+    receiptKeys.push(...named('receipt-keys.retired', () => parseRetiredReceiptKeys(files.receiptKeysRetired!)));
   const set: PublicKeySet = { ecdsa, mldsa };
   if (ed25519Vkey !== null) set.ed25519 = ed25519Vkey.publicKey;
   if (mldsa44Vkey !== null) set.mldsa44 = mldsa44Vkey.publicKey;

@@ -79,6 +79,7 @@ export function keyFilesFrom(read: (name: string) => Uint8Array | undefined): Ke
     ['witnessPolicy', 'witnesses'],
     ['receiptEs256Pem', 'receipt-es256.pem'],
     ['receiptMldsa65Pem', 'receipt-mldsa65.pem'],
+    ['receiptKeysRetired', 'receipt-keys.retired'],
   ];
   for (const [field, name] of optional) {
     const t = text(name);
@@ -115,7 +116,7 @@ export async function fetchKeyFiles(
   { witnessPolicy = true, receiptKeys = true }: { witnessPolicy?: boolean; receiptKeys?: boolean } = {},
 ): Promise<KeyFiles> {
   const get = (name: string, required: boolean) => getKeyFile(server, name, required, http);
-  const [pub, dil, ed, ml, root, witnesses, receiptEs256, receiptMldsa65] = await Promise.all([
+  const [pub, dil, ed, ml, root, witnesses, receiptEs256, receiptMldsa65, receiptRetired] = await Promise.all([
     get('public.pem', true),
     get('dilithium_public.key', true),
     get('ed25519.vkey', false),
@@ -124,6 +125,7 @@ export async function fetchKeyFiles(
     witnessPolicy ? get('witnesses', false) : undefined,
     receiptKeys ? get('receipt-es256.pem', false) : undefined,
     receiptKeys ? get('receipt-mldsa65.pem', false) : undefined,
+    receiptKeys ? get('receipt-keys.retired', false) : undefined,
   ]);
   const found = new Map<string, Uint8Array | undefined>([
     ['public.pem', pub],
@@ -134,6 +136,7 @@ export async function fetchKeyFiles(
     ['witnesses', witnesses],
     ['receipt-es256.pem', receiptEs256],
     ['receipt-mldsa65.pem', receiptMldsa65],
+    ['receipt-keys.retired', receiptRetired],
   ]);
   const files = keyFilesFrom((name) => found.get(name));
   loadKeys(files); // malformed keys are refused before anything is pinned
@@ -164,7 +167,8 @@ export async function pinServer(
   const pinned = trust.servers[server];
   const served = await fetchKeyFiles(server, http, {
     witnessPolicy: pinned === undefined || pinned.keys.witnessPolicy !== undefined,
-    // Receipt keys are asked for until pinned; once pinned they are kept (a rotation keeps old receipts valid).
+    // Receipt keys are asked for until pinned, with the retired ones (receipts of the days they signed); once
+    // pinned they are kept (a rotation keeps old receipts valid).
     receiptKeys: pinned === undefined || pinned.keys.receiptEs256Pem === undefined,
   });
   if (pinned === undefined) {

@@ -65,6 +65,8 @@ export interface KeyFiles {
   /** keys/receipt-es256.pem and keys/receipt-mldsa65.pem: the COSE receipt keys (RFC 9942), when the server has them. */
   receiptEs256Pem?: string;
   receiptMldsa65Pem?: string;
+  /** keys/receipt-keys.retired: the receipt keys a rotation retired, with the days they signed. */
+  receiptKeysRetired?: string;
 }
 
 export interface PinnedServer {

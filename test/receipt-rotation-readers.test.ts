@@ -1,18 +1,31 @@
 // COSE receipts of a day signed by a receipt key since retired (`timeseal keys rotate-receipt`, docs/FORMAT.md
-// §11), in the offline verifier as in the other readers: an archive made by the real CLI, a day built, the receipt
-// keys rotated, a second day built. Under Node (inputs.ts, checks.ts): with the current keys alone the first day's
-// receipt is not verified (its kid is none of them); with keys/receipt-keys.retired dropped beside them it is, and
-// so is that day's receipt signature over its ledger's root; the retired keys are listed with their days; a
-// damaged list is named; a changed byte still fails. In Chromium, from disk, with the network off: the page built
-// with that keys folder verifies both days' receipts with its built-in keys alone.
+// §11), in every reader that checks COSE receipts: an archive made by the real CLI, a day built, the receipt keys
+// rotated, a second day built. The offline verifier under Node (inputs.ts, checks.ts): with the current keys
+// alone the first day's receipt is not verified (its kid is none of them); with keys/receipt-keys.retired dropped
+// beside them it is, and so is that day's receipt signature over its ledger's root; the retired keys are listed
+// with their days; a damaged list is named; a changed byte still fails. In Chromium, from disk, with the network
+// off: the page built with that keys folder verifies both days' receipts with its built-in keys alone.
+// `timeseal receipt check` with the keys folder, and `timeseal-client verify` with `--keys` and with the keys it
+// pinned from a server after the rotation: both days' receipts valid, a changed one not.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../../core/sig.ts';
-import { verifyInputs, type Report, type VerifierInputs } from '../../site/offline-verifier/src/checks.ts';
-import { classifyFile } from '../../site/offline-verifier/src/inputs.ts';
-import type { ReceiptKeyEntry } from '../../core/cose-receipt.ts';
-import { BIN, buildVerifier, corruptCopy, giveOfflinePage, openOffline, run, sha256Hex, tempDir } from './helpers.ts';
+import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../core/sig.ts';
+import { verifyInputs, type Report, type VerifierInputs } from '../site/offline-verifier/src/checks.ts';
+import { classifyFile } from '../site/offline-verifier/src/inputs.ts';
+import type { ReceiptKeyEntry } from '../core/cose-receipt.ts';
+import { projectEnv, startServer } from '../ingest/test/fixture.ts';
+import { clientFromSource } from './support/client-source.ts';
+import {
+  BIN,
+  buildVerifier,
+  corruptCopy,
+  giveOfflinePage,
+  openOffline,
+  run,
+  sha256Hex,
+  tempDir,
+} from './verifier/helpers.ts';
 
 const DAY1 = '2025-11-01';
 const DAY2 = '2025-11-02';
@@ -142,5 +155,57 @@ describe('in Chromium, from disk, with the network off', () => {
     } finally {
       await browser.close();
     }
+  }, 120_000);
+});
+
+describe('the other readers: timeseal receipt check and timeseal-client verify', () => {
+  const receipts = () => [DAY1, DAY2].map((day) => `${letter(day)}.receipt.cose`);
+  const changed = () => {
+    const receipt = `${letter(DAY1)}.receipt.cose`;
+    const sub = tempDir('retired-changed-client');
+    fs.copyFileSync(letter(DAY1), path.join(sub, path.basename(letter(DAY1))));
+    return corruptCopy(receipt, sub, fs.statSync(receipt).size - 5);
+  };
+  const clientState = (cwd: string, args: string[]) => {
+    const r = clientFromSource(cwd, [...args, '--json']);
+    return (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { state: string }).state;
+  };
+
+  test('receipt check with the keys folder: both days valid, a changed receipt invalid', () => {
+    const state = (receipt: string, doc: string) =>
+      (
+        JSON.parse(run(dir, BIN, ['receipt', 'check', receipt, '--file', doc, '--json'], {}).trim()) as {
+          state: string;
+        }
+      ).state;
+    for (const [i, day] of [DAY1, DAY2].entries()) expect(state(receipts()[i]!, letter(day)), day).toBe('valid');
+    expect(() => state(changed(), letter(DAY1))).toThrow(/"state": "invalid"/);
+  });
+
+  test('timeseal-client verify with --keys: both days valid, a changed receipt invalid', () => {
+    const home = tempDir('retired-client-keys');
+    for (const receipt of receipts())
+      expect(clientState(home, ['verify', receipt, '--keys', at('keys')]), receipt).toBe('complete');
+    expect(clientState(home, ['verify', changed(), '--keys', at('keys')])).toBe('invalid');
+  });
+
+  test('timeseal-client pinning the keys after the rotation (stamp): the retired ones are pinned too, both days valid', async () => {
+    const home = tempDir('retired-client-pin');
+    const server = await startServer(dir, { ...projectEnv(dir), TIMESEAL_NOW: LATER });
+    try {
+      fs.writeFileSync(path.join(home, 'note.txt'), 'written after the rotation\n');
+      const r = clientFromSource(home, ['stamp', 'note.txt', '--server', server.url]);
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+    } finally {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+    const trust = JSON.parse(fs.readFileSync(path.join(home, 'trust.json'), 'utf8')) as {
+      servers: Record<string, { keys: { receiptKeysRetired?: string } }>;
+    };
+    expect(Object.values(trust.servers)[0]!.keys.receiptKeysRetired).toBe(
+      fs.readFileSync(at('keys/receipt-keys.retired'), 'utf8'),
+    );
+    for (const receipt of receipts()) expect(clientState(home, ['verify', receipt]), receipt).toBe('complete');
   }, 120_000);
 });
