@@ -87,7 +87,8 @@ async function outcomeOf(argv: string[]): Promise<Outcome> {
     const message = err instanceof TimesealError || err instanceof Error ? err.message : String(err);
     process.stderr.write(`timeseal: ${message}\n`);
     if (setting(process.env, 'TIMESEAL_DEBUG') && err instanceof Error) process.stderr.write(`${err.stack}\n`);
-    return err instanceof TimesealError && err.code === 'not-found' ? 'not-found' : 'failed';
+    if (err instanceof TimesealError && err.code === 'not-found') return 'not-found';
+    return err instanceof TimesealError && err.code === 'busy' ? 'temporary' : 'failed';
   } finally {
     await context
       ?.close()

@@ -1,7 +1,8 @@
 // Typed errors shared by every reader and writer of the archive. Each names what failed; mismatch errors show
 // both sides ("root abcd… != ef01…") so an operator can see what differs without a debugger.
 
-export type ErrorCode = 'format' | 'mismatch' | 'signature' | 'not-found' | 'usage' | 'conflict' | 'io';
+/** `busy`: another run holds what this one needs (the archive lock); the same command later goes on. */
+export type ErrorCode = 'format' | 'mismatch' | 'signature' | 'not-found' | 'usage' | 'conflict' | 'busy' | 'io';
 
 export class TimesealError extends Error {
   readonly code: ErrorCode;

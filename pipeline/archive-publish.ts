@@ -127,7 +127,7 @@ export async function followArchiveStore(c: WriterContext): Promise<CatchUpRepor
       'publication of the working copy',
     );
   } catch (err) {
-    if (err instanceof TimesealError && err.code === 'conflict' && /^another /.test(err.message)) return 'busy';
+    if (err instanceof TimesealError && err.code === 'busy') return 'busy';
     throw err;
   }
 }

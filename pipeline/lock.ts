@@ -50,7 +50,7 @@ function acquire(file: string, what: string): Held {
     } catch {
       // the holder has not written its pid yet
     }
-    throw new TimesealError('conflict', `another ${what} holds ${file} (pid ${owner}); try again when it ends`);
+    throw new TimesealError('busy', `another ${what} holds ${file} (pid ${owner}); try again when it ends`);
   }
   try {
     fs.writeFileSync(file, String(process.pid));

@@ -106,6 +106,31 @@ describe('every outcome ends with the exit code of core/exit-codes.ts', () => {
     expectOutcome(timeseal(['ledger', 'build', '--date', 'yesterday']), 'usage');
     expectOutcome(timeseal(['no-such-command']), 'usage');
   }, 60_000);
+
+  test('timeseal: a build while another run holds the archive lock is temporary (75), and goes on once it ends', async () => {
+    // A second process holds the archive's lock (pipeline/lock.ts, beside the database) until its stdin closes.
+    const holder = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { withLockAsync } from ${JSON.stringify(path.join(ROOT, 'pipeline/lock.ts'))};
+         await withLockAsync(process.argv[1], async () => {
+           process.stdout.write('held\\n');
+           await new Promise((r) => process.stdin.once('end', r).resume());
+         });`,
+        path.join(path.dirname(path.resolve(dir, env.TIMESEAL_DB!)), 'archive.lock'),
+      ],
+      { stdio: ['pipe', 'pipe', 'inherit'] },
+    );
+    await new Promise((r) => holder.stdout.once('data', r));
+    const busy = timeseal(['ledger', 'build'], '2025-11-04T00:01:00.000Z');
+    expectOutcome(busy, 'temporary');
+    expect(busy.stderr).toMatch(/another timeseal run holds .*archive\.lock \(pid \d+\); try again when it ends/);
+    holder.stdin.end();
+    await new Promise((r) => holder.once('close', r));
+    expectOutcome(timeseal(['ledger', 'build'], '2025-11-04T00:01:00.000Z'), 'ok');
+  });
 });
 
 describe('a usage mistake is 64, and only a usage mistake', () => {

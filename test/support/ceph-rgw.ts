@@ -113,8 +113,7 @@ async function runCluster(): Promise<Omit<TestCeph, 'stop'>> {
       return await withLockAsync(lock, () => findOrStart(dir, runPid), 'test file starting the Ceph cluster');
     } catch (err) {
       // Another file of the run holds the lock while it starts the cluster: wait for it, then find it.
-      if (!(err instanceof TimesealError && err.code === 'conflict') || Date.now() - started > READY_TIMEOUT_MS)
-        throw err;
+      if (!(err instanceof TimesealError && err.code === 'busy') || Date.now() - started > READY_TIMEOUT_MS) throw err;
       await sleep(250);
     }
   }
