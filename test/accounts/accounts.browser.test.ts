@@ -189,8 +189,21 @@ describe('account screens', () => {
       await p.getByText(/a newer one replaced it.*most recent verification e-mail/).waitFor();
       await expect(p.getByText('Verification Failed').count()).resolves.toBe(0);
     }
-    await shoot(page, 'verify-replaced-desktop-dark');
     await elsewhere.close();
+    // While the address is not verified the link stays replaced: its screen at both widths, in both themes.
+    for (const [label, width] of CAPTURE
+      ? ([
+          ['desktop', 1280],
+          ['phone', 390],
+        ] as const)
+      : [])
+      for (const theme of ['dark', 'light'] as const) {
+        const { context: c, page: p } = await newPage({ theme, width });
+        await p.goto(`/verify-email?token=${replaced}`);
+        await p.getByRole('heading', { name: 'A newer link was sent' }).waitFor();
+        await shoot(p, `verify-email-replaced-${label}-${theme}`);
+        await c.close();
+      }
     const token = linkToken(mails.at(-1)!, 'verify-email');
     await page.goto(`/verify-email?token=${token}`);
     await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
