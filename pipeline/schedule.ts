@@ -207,7 +207,13 @@ export function startSchedule(
   const timers = new Set<NodeJS.Timeout>();
   const leaseMs = options.leaseMs ?? scheduleLeaseMs();
   const holder = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString('hex')}`;
-  const now = options.now ?? (() => new Date());
+  // Due times: the system clock's, or the development clock's (runtime/clock.ts), which `timeseal clock` moves at
+  // any time: within a second of a move every waiting step is armed again at its next time on the moved clock.
+  // Steps whose times were jumped over do not run (a moved clock is not time that passed; `timeseal ledger build`
+  // closes a day at once). A step's retry times (`run.now`: "next try 20:36 UTC") are on the same clock.
+  const development = ctx.clock?.development === true;
+  const dueNow = (): number => (development ? ctx.clock().getTime() : Date.now());
+  const now = options.now ?? (() => new Date(dueNow()));
   const runOf = (step: ScheduledStep): ScheduledRun => ({
     warn: (fields, msg) =>
       log.warn ? log.warn({ step: step.name, ...fields }, msg) : log.info({ step: step.name, ...fields }, msg),
@@ -288,12 +294,6 @@ export function startSchedule(
       await run();
     }));
   };
-  // Due times: the system clock's, or the development clock's (runtime/clock.ts), which `timeseal clock` moves at
-  // any time: within a second of a move every waiting step is armed again at its next time on the moved clock.
-  // Steps whose times were jumped over do not run (a moved clock is not time that passed; `timeseal ledger build`
-  // closes a day at once).
-  const development = ctx.clock?.development === true;
-  const dueNow = (): number => (development ? ctx.clock().getTime() : Date.now());
   const waiting = new Map<ScheduledStep, NodeJS.Timeout>();
   const arm = (step: ScheduledStep): void => {
     if (stopped) return;

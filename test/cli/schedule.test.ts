@@ -95,6 +95,7 @@ describe('the development clock', () => {
     const lease = { acquire: async () => true, release: async () => undefined };
     const ctx = { store: async () => ({ lease }), clock } as unknown as Context;
     const ran: string[] = [];
+    const nows: string[] = [];
     const lines: string[] = [];
     const log = {
       info: (_o: object, m: string) => void lines.push(m),
@@ -103,7 +104,18 @@ describe('the development clock', () => {
     const schedule = startSchedule(
       ctx,
       log,
-      [{ name: 'build', lane: 'build', minute: 1, daily: true, run: () => void ran.push(clock().toISOString()) }],
+      [
+        {
+          name: 'build',
+          lane: 'build',
+          minute: 1,
+          daily: true,
+          run: (_c, run) => {
+            ran.push(clock().toISOString());
+            nows.push(run.now().toISOString());
+          },
+        },
+      ],
       { leaseMs: 60_000 },
     );
     try {
@@ -113,6 +125,8 @@ describe('the development clock', () => {
       await vi.waitFor(() => expect(ran).toHaveLength(2), { timeout: 10_000, interval: 100 });
       expect(ran[1]! >= '2030-06-02T00:01:00.000Z' && ran[1]! < '2030-06-02T00:01:02.000Z').toBe(true);
       expect(lines).toContain('the development clock moved: the schedule re-armed');
+      // A step's retry times are on that clock too (run.now: the anchoring's "next try 01:02 UTC", its retry book).
+      expect(nows[1]! >= '2030-06-02T00:01:00.000Z' && nows[1]! < '2030-06-02T00:01:02.000Z').toBe(true);
     } finally {
       await schedule.stop();
       fs.rmSync(dir, { recursive: true, force: true });
