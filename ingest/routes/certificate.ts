@@ -303,9 +303,12 @@ ${receiptHtml}
         { url: '/keys/public.pem', label: 'ECDSA P-256 public key' },
         { url: '/keys/dilithium_public.key', label: 'ML-DSA-65 public key' },
       ];
+      // A delayed anchoring is said as everywhere (its next try), not "come back after 00:02", long gone then.
       const anchorNote = anchoredFile
         ? undefined
-        : `The OpenTimestamps proofs of this ledger do not exist yet: the ledger is submitted to the calendars at 00:02 UTC after ${date}. Come back after that for the .ots files, and 12 to 24 hours later for the Bitcoin block.`;
+        : anchoring.state === 'delayed'
+          ? `The OpenTimestamps proofs of this ledger do not exist yet: ${anchoringText(anchoring)}. The .ots files follow once the calendars answer, and the Bitcoin block 12 to 24 hours later.`
+          : `The OpenTimestamps proofs of this ledger do not exist yet: the ledger is submitted to the calendars at 00:02 UTC after ${date}. Come back after that for the .ots files, and 12 to 24 hours later for the Bitcoin block.`;
       if (format === 'pdf') {
         const bitcoinText =
           block && block.block_height !== null

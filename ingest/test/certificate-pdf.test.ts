@@ -328,6 +328,10 @@ describe('certificates a person reads', () => {
       expect(human).toContain('Bitcoin anchoring is delayed; next try 2025-11-03 20:36 UTC');
       expect(human).not.toContain('ENOTFOUND');
       expect(rest).toContain(error);
+      // Nowhere "come back after 00:02": the next try, as the Bitcoin row says it.
+      for (const text of [first, appendix, html])
+        expect(text).not.toMatch(/Come back after that|submitted to the calendars at 00:02/);
+      expect(rest).toContain('do not exist yet: Bitcoin anchoring is delayed; next try 2025-11-03 20:36 UTC.');
     } finally {
       if (saved) fs.writeFileSync(info, saved);
       else fs.rmSync(info);
