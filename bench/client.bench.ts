@@ -291,7 +291,7 @@ process.stdout.write(JSON.stringify({ hash, ms: performance.now() - t }));
     `| first | ${ms(first.wall)} | ${first.requests} | ${ms(first.cpu)} | ${first.summary} |`,
     `| second (nothing new) | ${ms(second.wall)} | ${second.requests} | ${ms(second.cpu)} | ${second.summary} |`,
     '',
-    `The requests the server answered include the keys fetched to compare with the pinned ones (each run); the server logs every answer at debug level for the count. The second run hashes every file again, finds each proof, and does not ask for the bundles of a day whose publication time (00:01 UTC the next day) has not come.`,
+    `The requests the server answered include the keys fetched to compare with the pinned ones (each run); the server logs every answer at debug level for the count. The second run hashes every file again, finds each proof, and asks the server once about their day (not published yet: one GET /api/proof/<hash> for all of its proofs).`,
     '',
     `**Start-up**: \`timeseal-client --help\` with Node 20, the median of ${STARTS} runs: ${ms(median(help))} (goal ≤ 150 ms); a bare \`node -e 0\` in the same run: ${ms(median(bare))}.`,
   ];
