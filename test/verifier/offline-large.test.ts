@@ -4,7 +4,7 @@
 // (only its first bytes are read to tell); any other large file is still a document. Here a real archive made by
 // the CLI with one day of 150,000 hashes (a 14.5 MB ledger), in Chromium from disk with the network off. A large
 // timestamped PDF is read whole too, wherever its time-stamp is: a 9 MiB PDF (qpdf) stamped by `openssl ts -reply`
-// with a 300 KiB update after it.
+// with a 300 KiB update after it, which the page names as not covered.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -146,6 +146,10 @@ describe('a timestamped PDF over 8 MB', () => {
       );
       expect(await row('Time-stamp 1 (Timeseal time-stamp)')).toBe('Verified');
       expect(await row('Time-stamp 1: chain to the TSA root')).toBe('Verified');
+      // The update after it is named as bytes the time-stamp does not cover.
+      expect(await row('After the last time-stamp')).toMatch(
+        /^\d+ bytes after the last time-stamp are not covered by it/,
+      );
       expect(await page.textContent('#summary')).toMatch(/^Verified/);
       expect(await page.inputValue('#hash-input')).toBe('');
     } finally {
