@@ -5,8 +5,9 @@
 // beside them it is, and so is that day's receipt signature over its ledger's root; the retired keys are listed
 // with their days; a damaged list is named; a changed byte still fails. In Chromium, from disk, with the network
 // off: the page built with that keys folder verifies both days' receipts with its built-in keys alone.
-// `timeseal receipt check` with the keys folder, and `timeseal-client verify` with `--keys` and with the keys it
-// pinned from a server after the rotation: both days' receipts valid, a changed one not.
+// The Verify page (Chromium, a real server: /.well-known/scitt-keys), `timeseal receipt check` with the keys
+// folder, and `timeseal-client verify` with `--keys` and with the keys it pinned from a server after the
+// rotation: both days' receipts valid, a changed one not.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
@@ -14,7 +15,9 @@ import { ecdsaPublicKeyFromPem, mldsaPublicKeyFromPem } from '../core/sig.ts';
 import { verifyInputs, type Report, type VerifierInputs } from '../site/offline-verifier/src/checks.ts';
 import { classifyFile } from '../site/offline-verifier/src/inputs.ts';
 import type { ReceiptKeyEntry } from '../core/cose-receipt.ts';
-import { projectEnv, startServer } from '../ingest/test/fixture.ts';
+import { projectEnv, startServer, type SpawnedServer } from '../ingest/test/fixture.ts';
+import { ensureBuilt, SITE_DIR } from './site/helpers.ts';
+import { launchChromium } from './support/chromium.ts';
 import { clientFromSource } from './support/client-source.ts';
 import {
   BIN,
@@ -158,7 +161,18 @@ describe('in Chromium, from disk, with the network off', () => {
   }, 120_000);
 });
 
-describe('the other readers: timeseal receipt check and timeseal-client verify', () => {
+describe('the other readers: the Verify page, timeseal receipt check and timeseal-client verify', () => {
+  let server: SpawnedServer | undefined;
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await startServer(dir, { ...projectEnv(dir), TIMESEAL_SITE: SITE_DIR, TIMESEAL_NOW: LATER });
+  }, 120_000);
+  afterAll(async () => {
+    if (server && server.child.exitCode === null) {
+      server.child.kill('SIGTERM');
+      await server.exited;
+    }
+  });
   const receipts = () => [DAY1, DAY2].map((day) => `${letter(day)}.receipt.cose`);
   const changed = () => {
     const receipt = `${letter(DAY1)}.receipt.cose`;
@@ -170,6 +184,33 @@ describe('the other readers: timeseal receipt check and timeseal-client verify',
     const r = clientFromSource(cwd, [...args, '--json']);
     return (JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { state: string }).state;
   };
+
+  test("the Verify page's “Check a receipt” (the key set it serves lists the retired keys): both days valid, a changed receipt not", async () => {
+    const browser = await launchChromium();
+    try {
+      const page = await browser.newPage({ baseURL: server!.url });
+      const check = async (receipt: string, doc: string) => {
+        await page.goto('/verify');
+        await page.locator('#receipt-file').scrollIntoViewIfNeeded();
+        await page.waitForFunction(
+          () => !document.querySelector('#receipt-file')?.closest('astro-island')?.hasAttribute('ssr'),
+        );
+        await page.setInputFiles('#receipt-file', receipt);
+        await page.locator('[data-testid=receipt-name]').waitFor();
+        await page.setInputFiles('#receipt-target', doc);
+        await page.locator('[data-testid=receipt-target-hash]').waitFor();
+        await page.getByRole('button', { name: 'Check receipt' }).click();
+        const result = page.locator('[data-testid=receipt-result]');
+        await result.waitFor({ timeout: 30_000 });
+        return result.getAttribute('data-state');
+      };
+      for (const [i, day] of [DAY1, DAY2].entries())
+        expect(await check(receipts()[i]!, letter(day)), day).toBe('valid');
+      expect(await check(changed(), letter(DAY1))).not.toBe('valid');
+    } finally {
+      await browser.close();
+    }
+  }, 120_000);
 
   test('receipt check with the keys folder: both days valid, a changed receipt invalid', () => {
     const state = (receipt: string, doc: string) =>
@@ -191,15 +232,9 @@ describe('the other readers: timeseal receipt check and timeseal-client verify',
 
   test('timeseal-client pinning the keys after the rotation (stamp): the retired ones are pinned too, both days valid', async () => {
     const home = tempDir('retired-client-pin');
-    const server = await startServer(dir, { ...projectEnv(dir), TIMESEAL_NOW: LATER });
-    try {
-      fs.writeFileSync(path.join(home, 'note.txt'), 'written after the rotation\n');
-      const r = clientFromSource(home, ['stamp', 'note.txt', '--server', server.url]);
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-    } finally {
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
+    fs.writeFileSync(path.join(home, 'note.txt'), 'written after the rotation\n');
+    const r = clientFromSource(home, ['stamp', 'note.txt', '--server', server!.url]);
+    expect(r.code, r.stdout + r.stderr).toBe(0);
     const trust = JSON.parse(fs.readFileSync(path.join(home, 'trust.json'), 'utf8')) as {
       servers: Record<string, { keys: { receiptKeysRetired?: string } }>;
     };
