@@ -4,13 +4,17 @@
 // into a folder and into RGW give the same objects, byte for byte, and `timeseal verify` passes on the bucket over
 // HTTP. The other steps that write the archive publish too: `tsa stamp` (RFC 3161 tokens from a real `openssl ts`
 // TSA), `witness cosign` (cosignatures and the latest checkpoint, from loopback witnesses), and `timeseal serve`'s
-// schedule (its build, a child process under the node's lease, and its witness step). Crashes:
+// schedule (its build, a child process under the node's lease, and its witness step), and a day's SCITT
+// statements file, which `timeseal verify` reads from the bucket with the issuers' signatures. Crashes:
 // publish-crash.test.ts; two writers: publish-lease.test.ts.
 import fs from 'node:fs';
 import path from 'node:path';
+import * as cose from '@transmute/cose';
 import { afterAll, expect, it } from 'vitest';
 import { parseVkey, vkeyVerifier } from '../../core/cosignature.ts';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
+import { openStore } from '../../store/index.ts';
+import { arrayBuffer, entryOf, ISS, signStatement } from '../cli/cose-helpers.ts';
 import { makeHashes, removeTempProjects, runAsync, runJson, start } from '../cli/helpers.ts';
 import { cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
 import { startTsa } from '../support/openssl-tsa.ts';
@@ -162,5 +166,61 @@ it(
       await tsa.stop();
       await witness.stop();
     }
+  },
+);
+
+it(
+  "a day's SCITT statements file is published like its ledger, and timeseal verify reads it from the bucket: signatures checked, a changed byte refused",
+  { timeout: 120_000 },
+  async () => {
+    const dir = project('publish-statements');
+    const env = s3Env(ceph.current, 'statements/ledgers');
+    const store = await openArchiveStore(env.TIMESEAL_ARCHIVE!, ceph.current.env);
+    // Three statements by @transmute/cose's signer, registered as POST /entries does (the form on the log).
+    const issuerKey = await cose.key.generate<cose.SecretKeyJwk>('ES256', 'application/jwk+json');
+    const issuerPublic = await cose.key.publicFromPrivate<cose.PublicKeyJwk>(issuerKey);
+    fs.writeFileSync(path.join(dir, 'issuers.json'), JSON.stringify({ [ISS]: [issuerPublic] }));
+    const db = await openStore({ db: path.join(dir, 'data/timeseal.db') });
+    const entries: string[] = [];
+    try {
+      for (const n of [1, 2, 3]) {
+        const statement = await signStatement(issuerKey, new TextEncoder().encode(`{"release":${n}}`));
+        const bytes = new Uint8Array(await cose.receipt.remove(arrayBuffer(statement)));
+        const entry = await entryOf(statement);
+        entries.push(entry);
+        await db.statements.register({ entry, bytes, registeredAt: new Date(`${day(1)}T12:00:0${n}Z`) });
+      }
+    } finally {
+      await db.close();
+    }
+    const built = runJson(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: `${day(2)}T00:01:00Z` } });
+    expect(built.result.code, built.result.stderr).toBe(0);
+    const rel = `${day(1)}.statements.cbor`;
+    const object = await store.read(rel);
+    expect(object, rel).toBeDefined();
+    expect(Buffer.from(object!).equals(fs.readFileSync(path.join(dir, 'data/archive-cache', rel)))).toBe(true);
+    const listed = await Promise.all((cose.cbor.decode(object!) as Uint8Array[]).map((b) => entryOf(b)));
+    expect(listed).toEqual([...entries].sort());
+
+    // Read from the bucket: with the issuer's keys every signature is checked, without them they are named.
+    const checked = runJson(dir, ['verify'], { env: { ...env, SCITT_ISSUER_KEYS: path.join(dir, 'issuers.json') } });
+    expect(checked.result.code, checked.result.stdout).toBe(0);
+    expect(checked.json).toMatchObject({ ok: true, location: env.TIMESEAL_ARCHIVE, days: 1, problems: [] });
+    expect(checked.json.notes.join('\n')).not.toContain(rel);
+    const unchecked = runJson(dir, ['verify'], { env });
+    expect(unchecked.json.notes).toContain(
+      `${rel}: the signature of 3 statements not checked: no x5chain and no key for its iss (SCITT_ISSUER_KEYS)`,
+    );
+    // One byte of the object changed (the last: a signature's), the working copy left as it was: refused.
+    const changed = Buffer.from(object!);
+    changed[changed.length - 1]! ^= 1;
+    await store.replace(rel, changed);
+    const refused = runJson(dir, ['verify'], { env: { ...env, SCITT_ISSUER_KEYS: path.join(dir, 'issuers.json') } });
+    expect(refused.result.code).toBe(1);
+    expect(refused.json.problems.join('\n')).toMatch(
+      new RegExp(
+        `${rel.replace(/\./g, '\\.')}: the statement of entry [0-9a-f]{64}: the ES256 signature does not verify`,
+      ),
+    );
   },
 );
