@@ -37,6 +37,11 @@ export function keysInit(dir: string, env: NodeJS.ProcessEnv, bin: string = TIME
   if (keys.status !== 0) throw new Error(`keys init failed: ${keys.stderr}`);
 }
 
+/** The short commit id of the checkout at `root`. */
+export function gitCommit(root: string): string {
+  return spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
+}
+
 export function machine(): string {
   const cpu =
     /model name\s*:\s*(.*)/.exec(fs.readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? 'unknown CPU';

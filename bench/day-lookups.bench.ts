@@ -19,7 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { benchProjectEnv, ROOT } from './common.ts';
+import { benchProjectEnv, gitCommit, ROOT } from './common.ts';
 import { load, loadRequests, stop, waitForUrl, type AutocannonResult } from './load.ts';
 import { createDatabase, startPostgres } from '../test/support/postgres.ts';
 
@@ -58,10 +58,6 @@ interface Prepared {
   url: string;
   known: string;
   insertMs: number;
-}
-
-function gitCommit(root: string): string {
-  return spawnSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim();
 }
 
 const codes: Code[] = [
