@@ -9,7 +9,14 @@
 //   const kind = sniffEvidenceSync(size, (at, n) => readAt(at, n), name);   // a large file, in pieces
 //   if (kind && !READERS[kind].includes('offline-page')) say(notCheckedHere(kind, 'offline-page'));
 export type EvidenceKind =
-  'proof-bundle' | 'client-proof' | 'receipt' | 'ots' | 'tlog-proof' | 'timestamped-pdf' | 'cose-receipt';
+  | 'proof-bundle'
+  | 'client-proof'
+  | 'receipt'
+  | 'ots'
+  | 'tlog-proof'
+  | 'timestamped-pdf'
+  | 'cose-receipt'
+  | 'transparent-statement';
 
 export type Reader = 'verify-page' | 'offline-page' | 'client' | 'cli';
 
@@ -22,6 +29,7 @@ export const EVIDENCE_NAME: Record<EvidenceKind, string> = {
   'tlog-proof': 'a transparency-log proof (c2sp.org/tlog-proof)',
   'timestamped-pdf': 'a timestamped PDF (document time-stamps inside it)',
   'cose-receipt': 'a COSE receipt (RFC 9942, .receipt.cose)',
+  'transparent-statement': 'a SCITT Transparent Statement (a Signed Statement with its receipts, RFC 9943)',
 };
 
 /** Which of our readers check each kind. */
@@ -33,6 +41,7 @@ export const READERS: Record<EvidenceKind, Reader[]> = {
   'tlog-proof': ['offline-page'],
   'timestamped-pdf': ['verify-page', 'offline-page', 'client', 'cli'],
   'cose-receipt': ['verify-page', 'offline-page', 'client', 'cli'],
+  'transparent-statement': ['offline-page', 'client', 'cli'],
 };
 
 /** How a person reaches each reader. */
@@ -54,6 +63,10 @@ const READER_FOR: Partial<Record<EvidenceKind, Partial<Record<Reader, string>>>>
     'verify-page': "the Verify page's “Check a receipt” (/verify)",
     client: '`timeseal-client verify FILE.receipt.cose`',
     cli: '`timeseal receipt check FILE.receipt.cose --file FILE`',
+  },
+  'transparent-statement': {
+    client: '`timeseal-client verify FILE`',
+    cli: '`timeseal receipt check FILE`',
   },
 };
 
@@ -123,11 +136,38 @@ function hasTimeStampMarker(piece: Uint8Array): boolean {
     }
   return false;
 }
-/** RFC 9942 §2: a receipt's unprotected header holds its inclusion proofs under vdp (396: CBOR 0x19 0x01 0x8c). */
-const VDP_LABEL = Uint8Array.of(0x19, 0x01, 0x8c);
+/** The unprotected header labels that tell the two COSE kinds apart: RFC 9942 §2's vdp (396), a receipt's
+ * inclusion proofs, and RFC 9943 §7's receipts (394), a Transparent Statement's. */
+const VDP = 396;
+const RECEIPTS = 394;
+/** vdp as CBOR (0x19 0x01 0x8c), for a receipt whose unprotected header has a smaller label first. */
+const VDP_BYTES = Uint8Array.of(0x19, 0x01, 0x8c);
 
-/** A tagged COSE_Sign1 (tag 18, an array of four: 0xd2 0x84, RFC 9052 §4.2) carrying a vdp: a COSE receipt. */
-const isCoseReceipt = (b: Uint8Array): boolean => b[0] === 0xd2 && b[1] === 0x84 && indexOf(b, VDP_LABEL, 0, 4096) >= 0;
+/**
+ * The first label of the unprotected header of a tagged COSE_Sign1 (tag 18, an array of four: 0xd2 0x84, RFC 9052
+ * §4.2), read from the CBOR heads alone: the protected header (a byte string) skipped, then the map's first key
+ * when it is an unsigned integer. Undefined for anything else.
+ */
+function firstUnprotectedLabel(b: Uint8Array): number | undefined {
+  if (b[0] !== 0xd2 || b[1] !== 0x84) return undefined;
+  /** A CBOR head at `at` of major type `major`: its argument and where its content starts. */
+  const head = (at: number, major: number): [number, number] | undefined => {
+    const first = b[at];
+    if (first === undefined || first >> 5 !== major) return undefined;
+    const info = first & 0x1f;
+    if (info < 24) return [info, at + 1];
+    const size = info === 24 ? 1 : info === 25 ? 2 : info === 26 ? 4 : 0;
+    if (size === 0 || at + 1 + size > b.length) return undefined;
+    let value = 0;
+    for (let i = 1; i <= size; i++) value = value * 256 + b[at + i]!;
+    return [value, at + 1 + size];
+  };
+  const protectedHeader = head(2, 2);
+  if (protectedHeader === undefined) return undefined;
+  const map = head(protectedHeader[0] + protectedHeader[1], 5);
+  if (map === undefined || map[0] === 0) return undefined;
+  return head(map[1], 0)?.[0];
+}
 
 /** What the sniffer reads of a file, one request at a time: [offset, length] in, those bytes back. */
 type Sniff = Generator<[number, number], EvidenceKind | null, Uint8Array>;
@@ -136,7 +176,14 @@ type Sniff = Generator<[number, number], EvidenceKind | null, Uint8Array>;
  * back, a piece at a time until a time-stamp is found. */
 function* sniff(size: number, name: string): Sniff {
   const head = yield [0, Math.min(size, WINDOW)];
-  if (/\.receipt\.cose$/i.test(name) || isCoseReceipt(head)) return 'cose-receipt';
+  const label = firstUnprotectedLabel(head);
+  if (label === RECEIPTS) return 'transparent-statement';
+  if (
+    /\.receipt\.cose$/i.test(name) ||
+    label === VDP ||
+    (label !== undefined && indexOf(head, VDP_BYTES, 0, 4096) >= 0)
+  )
+    return 'cose-receipt';
   if (isPdf(head)) {
     for (let end = size; end > 0; end -= PDF_PIECE)
       if (

@@ -11,7 +11,9 @@ import {
   encodeDayStatements,
   parseDayStatements,
   readSignedStatement,
+  readTransparentStatement,
   signServiceStatement,
+  transparentStatement,
   StatementRefusal,
   STATEMENT_MAX_BYTES,
 } from './signed-statement.ts';
@@ -188,6 +190,29 @@ describe('a statement on the log', () => {
     expect(p256.verify(read.signature, read.toBeSigned, key.publicKey, { prehash: true, format: 'compact' })).toBe(
       true,
     );
+  });
+});
+
+describe('a Transparent Statement as a reader takes it', () => {
+  it('gives the entry of its statement on the log and its receipts, whatever the encoding sent', () => {
+    const onLog = sign1(good);
+    const receipts = [Uint8Array.of(0xd2, 0x84), Uint8Array.of(0xd2, 0x84, 0x40)];
+    const read = readTransparentStatement(transparentStatement(onLog, receipts));
+    expect(toHex(read.entry)).toBe(toHex(sha256(onLog)));
+    expect(read.receipts.map(toHex)).toEqual(receipts.map(toHex));
+    // The array head in a longer form (0x98 0x04): the same entry.
+    const longer = concatBytes(Uint8Array.of(0xd2, 0x98, 0x04), transparentStatement(onLog, receipts).subarray(2));
+    expect(toHex(readTransparentStatement(longer).entry)).toBe(toHex(sha256(onLog)));
+  });
+
+  it.each([
+    ['no receipts', sign1(good), /no receipts \(394/],
+    ['an empty array of receipts', sign1(good, utf8('{}'), new Map([[394, []]])), /no receipts \(394/],
+    ['a receipt that is not a byte string', sign1(good, utf8('{}'), new Map([[394, [1]]])), /no receipts \(394/],
+    ['a detached payload', sign1(good, null, new Map([[394, [new Uint8Array(2)]]])), /must be byte strings/],
+    ['not a COSE_Sign1', encodeCbor([1, 2, 3]), /not a COSE_Sign1/],
+  ] as Array<[string, Uint8Array, RegExp]>)('refuses %s', (_what, bytes, why) => {
+    expect(() => readTransparentStatement(bytes)).toThrow(why);
   });
 });
 

@@ -327,3 +327,33 @@ export function parseDayStatements(bytes: Uint8Array, hasher: Hasher = sha256): 
   });
   return out;
 }
+
+/** A Transparent Statement as a reader checks it: the entry of its statement on the log, and its receipts. */
+export interface TransparentStatementParts {
+  /** SHA-256 of the statement with an empty unprotected header (its form on the log): what the receipts are for. */
+  entry: Uint8Array;
+  /** The COSE receipts of its unprotected header (394), each a tagged COSE_Sign1. */
+  receipts: Uint8Array[];
+}
+
+/**
+ * Reads a Transparent Statement (RFC 9943 §7): a COSE_Sign1 whose unprotected header holds receipts (394, an
+ * array of byte strings). Its entry is computed as the log's (the statement with `{}` as its unprotected header,
+ * deterministic CBOR, hashed); each receipt is to be checked for that entry (core/cose-receipt.ts verifyReceipt).
+ * Throws FormatError naming what is missing. The issuer's signature is not checked here.
+ */
+export function readTransparentStatement(bytes: Uint8Array, hasher: Hasher = sha256): TransparentStatementParts {
+  const what = 'Transparent Statement';
+  let item = decodeCbor(bytes, what, { deterministic: false });
+  if (item instanceof CborTag && item.tag === COSE_SIGN1_TAG) item = item.value;
+  if (!Array.isArray(item) || item.length !== 4)
+    throw new FormatError(what, 'not a COSE_Sign1 (an array of 4: protected, unprotected, payload, signature)');
+  const [protectedItem, unprotected, payload, signature] = item as [CborValue, CborValue, CborValue, CborValue];
+  if (!(protectedItem instanceof Uint8Array) || !(payload instanceof Uint8Array) || !(signature instanceof Uint8Array))
+    throw new FormatError(what, 'its protected header, attached payload and signature must be byte strings');
+  const receipts = unprotected instanceof Map ? unprotected.get(HEADER_RECEIPTS) : undefined;
+  if (!Array.isArray(receipts) || receipts.length === 0 || !receipts.every((r) => r instanceof Uint8Array))
+    throw new FormatError(what, 'its unprotected header has no receipts (394: an array of COSE receipts)');
+  const onTheLog = encodeCbor(new CborTag(COSE_SIGN1_TAG, [protectedItem, new Map(), payload, signature]));
+  return { entry: hasher(onTheLog), receipts: receipts as Uint8Array[] };
+}

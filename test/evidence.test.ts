@@ -2,7 +2,7 @@
 // tlog-proof printed by `timeseal proof` on an archive made by the real pipeline, a timeseal-client proof file
 // holding that bundle, an RFC 3161 answer of `openssl ts -reply` (test/support/openssl-tsa.ts), an .ots of the
 // OpenTimestamps client (test/vectors/ots), a PDF with a document time-stamp (core/pdf-timestamp.ts over a
-// qpdf-written PDF) and the same PDF without one, a COSE receipt of `timeseal proof --receipt` — and the one sentence a reader gives for a kind it does not
+// qpdf-written PDF) and the same PDF without one, a COSE receipt of `timeseal proof --receipt` and a Transparent Statement carrying it — and the one sentence a reader gives for a kind it does not
 // check, naming the readers that do. A PDF is searched whole, in pieces from its end back: a time-stamp followed by
 // 300 KiB, one across two pieces, and a large PDF with none.
 import crypto from 'node:crypto';
@@ -17,7 +17,10 @@ import {
   sniffEvidenceSync,
   type EvidenceKind,
 } from '../core/evidence.ts';
+import { CborTag, encodeCbor } from '../core/cbor.ts';
+import { utf8 } from '../core/encoding.ts';
 import { complete, prepare } from '../core/pdf-timestamp.ts';
+import { transparentStatement } from '../core/signed-statement.ts';
 import { appendUpdate, askTsa, fixture, inflate } from './pdf/tools.ts';
 import { startTsa, type LoopbackTsa } from './support/openssl-tsa.ts';
 import { buildArchive, OTS_VECTORS, run, BIN, type TestArchive } from './verifier/helpers.ts';
@@ -40,6 +43,18 @@ beforeAll(async () => {
     TIMESEAL_NOW: '2025-11-03T00:01:00.000Z',
   });
   files.set('cose-receipt', { name: 'contract.txt.receipt.cose', bytes: new Uint8Array(fs.readFileSync(cose)) });
+  // A Transparent Statement (RFC 9943 §7): a statement with that receipt in its unprotected header (394), the
+  // receipt's own vdp (396) within its first bytes.
+  const statement = new CborTag(18, [
+    encodeCbor(new Map([[1, -7]])),
+    new Map(),
+    utf8('{"sbom":1}'),
+    new Uint8Array(64),
+  ]);
+  files.set('transparent-statement', {
+    name: 'sbom.cose',
+    bytes: transparentStatement(encodeCbor(statement), [files.get('cose-receipt')!.bytes]),
+  });
   const client = {
     format: 'timeseal-client-proof/1',
     hash: archive.documentHash,
@@ -80,6 +95,7 @@ describe('sniffEvidence', () => {
     'timestamped-pdf',
     'ots',
     'cose-receipt',
+    'transparent-statement',
   ] as EvidenceKind[])('%s', (kind) => {
     const f = files.get(kind)!;
     expect(sniffEvidence(f.bytes, f.name)).toBe(kind);

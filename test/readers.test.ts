@@ -12,13 +12,15 @@
 //   cli           `timeseal receipt check FILE --file DOC --json` on the project.
 // The evidence is made by the real parts: `timeseal-client stamp` (the receipt and the proof file, then `upgrade`
 // once the day is built: its bundle and the .receipt.cose beside it), `timeseal-client stamp --pdf`, `timeseal
-// proof` (bundle and tlog-proof) and the OpenTimestamps client's hello-world.txt.ots with its block's header.
+// proof` (bundle and tlog-proof), the OpenTimestamps client's hello-world.txt.ots with its block's header, and the
+// Transparent Statement of a Signed Statement @transmute/cose's signer made, registered with POST /entries.
 // A verdict here is valid (also "valid so far": a promise or an anchor still to come), invalid or not-checked.
 // A timestamped PDF is read whole by every reader: one whose time-stamp is followed by a 300 KiB update, and that
 // one stamped again (its first time-stamp 300 KiB before the end), get the same verdicts as the others.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import * as cose from '@transmute/cose';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -35,6 +37,7 @@ import { parseVkey } from '../core/cosignature.ts';
 import { verifyInputs, type VerifierInputs } from '../site/offline-verifier/src/checks.ts';
 import { classifyFile } from '../site/offline-verifier/src/inputs.ts';
 import { projectEnv, startServer, type SpawnedServer } from '../ingest/test/fixture.ts';
+import { entryOf, ISS, signStatement } from './cli/cose-helpers.ts';
 import { removeTempProjects, run, tempProject } from './cli/helpers.ts';
 import { appendUpdate, fixture } from './pdf/tools.ts';
 import { launchChromium } from './support/chromium.ts';
@@ -54,7 +57,8 @@ type Verdict = 'valid' | 'invalid' | 'not-checked';
 interface Evidence {
   kind: EvidenceKind;
   file: string;
-  /** The document it is for (the offline page, the Verify page, the CLI are given it); none for a PDF. */
+  /** The document it is for (the offline page, the Verify page, the CLI are given it); none for a PDF and a
+   * Transparent Statement (their subject is in them). */
   document: string | null;
   /** Where one byte is changed for the tampered copy. */
   flipAt: (bytes: Buffer) => number;
@@ -91,7 +95,18 @@ beforeAll(async () => {
   ensureBuilt();
   dir = tempProject('readers');
   // One port for the server before and after the day's build: the proof file names the server by its URL.
-  env = projectEnv(dir, { LOG_FORMAT: 'json', TIMESEAL_SITE: SITE_DIR, PORT: String(await freePort()) });
+  // An issuer whose Signed Statement (made by @transmute/cose's signer) is registered: its Transparent Statement.
+  const issuerKey = await cose.key.generate<cose.SecretKeyJwk>('ES256', 'application/jwk+json');
+  fs.writeFileSync(
+    path.join(dir, 'issuers.json'),
+    JSON.stringify({ [ISS]: [await cose.key.publicFromPrivate<cose.PublicKeyJwk>(issuerKey)] }),
+  );
+  env = projectEnv(dir, {
+    LOG_FORMAT: 'json',
+    TIMESEAL_SITE: SITE_DIR,
+    PORT: String(await freePort()),
+    SCITT_ISSUER_KEYS: path.join(dir, 'issuers.json'),
+  });
   const init = run(dir, ['keys', 'init'], { env: { ...env, TIMESEAL_NOW: `${DAY}T00:00:00.000Z` } });
   expect(init.code, init.stderr).toBe(0);
   // Other leaves of the day, so that the proofs have paths.
@@ -115,6 +130,14 @@ beforeAll(async () => {
   // 256 KiB before the end of the file.
   fs.writeFileSync(at('contract-grown.pdf'), appendUpdate(fs.readFileSync(at('contract.timestamped.pdf')), 300 << 10));
   stamp(['stamp', '--pdf', 'contract-grown.pdf']);
+  const statement = await signStatement(issuerKey, new TextEncoder().encode('{"sbom":"every reader"}'));
+  const registered = await fetch(`${server.url}/entries`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/cose' },
+    body: Buffer.from(statement),
+    redirect: 'manual',
+  });
+  expect(registered.status).toBe(303);
   await stop();
   expect(run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } }).code).toBe(0);
   server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
@@ -128,6 +151,9 @@ beforeAll(async () => {
   });
   expect(proof.code, proof.stderr).toBe(0);
   fs.writeFileSync(at('proof.json'), proof.stdout);
+  const transparent = await fetch(`${server.url}/entries/${await entryOf(statement)}/transparent-statement`);
+  expect(transparent.status).toBe(200);
+  fs.writeFileSync(at('sbom.cose'), new Uint8Array(await transparent.arrayBuffer()));
   fs.copyFileSync(path.join(OTS, 'opentimestamps-client/hello-world.txt'), at('hello-world.txt'));
   fs.copyFileSync(path.join(OTS, 'opentimestamps-client/hello-world.txt.ots'), at('hello-world.txt.ots'));
   const doc = at('doc.txt');
@@ -145,6 +171,8 @@ beforeAll(async () => {
     { kind: 'tlog-proof', file: at('doc.txt.tlog-proof'), document: doc, flipAt: after('\nindex ', 4) },
     { kind: 'timestamped-pdf', file: at('contract.timestamped.pdf'), document: null, flipAt: () => 200 },
     { kind: 'cose-receipt', file: at('doc.txt.receipt.cose'), document: doc, flipAt: (b) => b.length - 5 },
+    // Its own subject (the statement's entry): in the issuer's signature, its last bytes.
+    { kind: 'transparent-statement', file: at('sbom.cose'), document: null, flipAt: (b) => b.length - 5 },
   );
   browser = await launchChromium();
 }, 240_000);
@@ -190,7 +218,8 @@ async function verifyPage(e: Evidence): Promise<Verdict> {
     await page.setInputFiles(input, e.file);
     if (!pdf) {
       await page.locator('[data-testid=receipt-name]').waitFor();
-      await page.setInputFiles('#receipt-target', e.document!);
+      // A Transparent Statement is its own subject: any document will do for the card to be asked.
+      await page.setInputFiles('#receipt-target', e.document ?? e.file);
       await page.locator('[data-testid=receipt-target-hash]').waitFor();
       await page.getByRole('button', { name: 'Check receipt' }).click();
     }
@@ -430,7 +459,8 @@ describe('the pages, as a person sees them', () => {
               () => !document.querySelector('#receipt-file')?.closest('astro-island')?.hasAttribute('ssr'),
             );
             await page.setInputFiles('#receipt-file', e.file);
-            await page.setInputFiles('#receipt-target', e.document!);
+            // A Transparent Statement is its own subject: any document will do for the card to be asked.
+            await page.setInputFiles('#receipt-target', e.document ?? e.file);
             await page.locator('[data-testid=receipt-target-hash]').waitFor();
             await page.getByRole('button', { name: 'Check receipt' }).click();
             await page.locator('[data-testid=receipt-result]').waitFor();

@@ -70,6 +70,10 @@ export function registerReceipt(program: TimesealCommand, ctx: () => Context): v
         const { checkPdf } = await import('./receipt-pdf.ts');
         return checkPdf(file, opts, ctx());
       }
+      if (kind === 'transparent-statement') {
+        const { checkTransparentStatement } = await import('./receipt-cose.ts');
+        return checkTransparentStatement(file, opts, ctx());
+      }
       if (kind !== null && kind !== 'receipt' && !READERS[kind].includes('cli')) {
         const reason = notCheckedHere(kind, 'cli');
         output(!!opts.json).result({ state: 'not-checked', receipt: file, kind, reason }, () => [reason]);

@@ -2,6 +2,8 @@
 // keys: the receipts a proof bundle carries (`cose_receipts`, timeseal-proof/4), and a `.receipt.cose` given alone
 // (what `upgrade` writes beside a proof file). The check is core/cose-receipt.ts verifyReceipt: the inclusion
 // proof from SHA-256(0x00 || hash) to a root, and the receipt key's ES256 or ML-DSA-65 signature over that root.
+// A SCITT Transparent Statement (RFC 9943 §7) is checked the same way: each receipt it carries (394), for the
+// statement's entry (SHA-256 of its form on the log, core/signed-statement.ts readTransparentStatement).
 import {
   ALGORITHM_NAMES,
   parseCoseSign1,
@@ -9,8 +11,9 @@ import {
   verifyReceipt,
   type ReceiptPublicKey,
 } from '../../core/cose-receipt.ts';
-import { fromBase64, fromHex } from '../../core/encoding.ts';
+import { fromBase64, fromHex, toHex } from '../../core/encoding.ts';
 import { EXIT_CODES } from '../../core/exit-codes.ts';
+import { readTransparentStatement } from '../../core/signed-statement.ts';
 import type { LayerReport, VerifyReport } from './types.ts';
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -64,9 +67,21 @@ export function verifyCoseReceipt(
     layers.push({ layer: 'document', status: 'ok', checked: `the document's SHA-256 is ${options.documentHash}` });
   else
     layers.push({ layer: 'document', status: 'skipped', checked: `no document given: checked for the hash ${hash}` });
+  return reportOf(hash, [...layers, ...receiptLayers([receipt], hash, options)]);
+}
+
+/** The receipts' layers, or one failed 'keys' layer when no receipt keys are pinned (`why` says so). */
+function receiptLayers(
+  receipts: Uint8Array[],
+  hash: string,
+  options: { keys: readonly ReceiptPublicKey[] | null; why?: string },
+): LayerReport[] {
   if (options.keys === null || options.keys.length === 0)
-    layers.push({ layer: 'keys', status: 'failed', checked: options.why ?? 'no receipt keys are pinned' });
-  else layers.push(...coseReceiptLayers([receipt], hash, options.keys));
+    return [{ layer: 'keys', status: 'failed', checked: options.why ?? 'no receipt keys are pinned' }];
+  return coseReceiptLayers(receipts, hash, options.keys);
+}
+
+function reportOf(hash: string, layers: LayerReport[]): VerifyReport {
   const failed = layers.filter((l) => l.status === 'failed');
   const state = failed.length > 0 ? 'invalid' : 'complete';
   return {
@@ -77,4 +92,40 @@ export function verifyCoseReceipt(
     existedNoLaterThan: null,
     problems: failed.map((l) => `${l.layer}: ${l.checked}`),
   };
+}
+
+/** The iss of a COSE receipt (the log it names), or null when it cannot be read. */
+export function receiptIss(receipt: Uint8Array): string | null {
+  try {
+    return receiptHeader(parseCoseSign1(receipt, 'receipt'), 'receipt').iss;
+  } catch {
+    return null;
+  }
+}
+
+/** The receipts of a Transparent Statement, read from `bytes`, or the reason it cannot be read. */
+export function transparentStatementParts(bytes: Uint8Array): { entry: string; receipts: Uint8Array[] } | string {
+  try {
+    const parts = readTransparentStatement(bytes);
+    return { entry: toHex(parts.entry), receipts: parts.receipts };
+  } catch (err) {
+    return message(err);
+  }
+}
+
+/** A Transparent Statement: the statement's entry, then each receipt it carries checked for that entry. */
+export function verifyTransparentStatement(
+  bytes: Uint8Array,
+  options: { keys: readonly ReceiptPublicKey[] | null; why?: string },
+): VerifyReport {
+  const parts = transparentStatementParts(bytes);
+  if (typeof parts === 'string') return reportOf('', [{ layer: 'statement', status: 'failed', checked: parts }]);
+  return reportOf(parts.entry, [
+    {
+      layer: 'statement',
+      status: 'ok',
+      checked: `a SCITT Transparent Statement with ${parts.receipts.length} receipt${parts.receipts.length === 1 ? '' : 's'}; the statement's entry (SHA-256 of its form on the log) is ${parts.entry}`,
+    },
+    ...receiptLayers(parts.receipts, parts.entry, options),
+  ]);
 }

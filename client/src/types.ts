@@ -109,6 +109,7 @@ export type LayerName =
   | 'log-view'
   | 'rfc3161'
   | 'cose-receipt'
+  | 'statement'
   | 'bitcoin';
 export type LayerStatus = 'ok' | 'pending' | 'failed' | 'skipped';
 

@@ -7,10 +7,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { notCheckedHere, READERS } from '../../../core/evidence.ts';
-import { parseCoseSign1, receiptHeader } from '../../../core/cose-receipt.ts';
 import { VerifyCache } from '../cache.ts';
 import { EXIT_CODES, worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
-import { verifyCoseReceipt } from '../cose.ts';
+import { receiptIss, transparentStatementParts, verifyCoseReceipt, verifyTransparentStatement } from '../cose.ts';
 import { loadKeys } from '../keys.ts';
 import { TimesealClientError } from '../errors.ts';
 import { checkHash } from '../hash.ts';
@@ -61,6 +60,7 @@ export async function runVerify(
   // command does not check said so.
   const kinds = new Map(given.map((p) => [p, p.endsWith(PROOF_SUFFIX) ? ('client-proof' as const) : evidenceOf(p)]));
   const coseReceipts = given.filter((p) => kinds.get(p) === 'cose-receipt');
+  const statements = given.filter((p) => kinds.get(p) === 'transparent-statement');
   for (const p of given) {
     const kind = kinds.get(p);
     if (kind == null || READERS[kind].includes('client')) continue;
@@ -114,7 +114,7 @@ export async function runVerify(
       }
     }
   }
-  if (pairs.length === 0 && outcomes.length === 0 && coseReceipts.length === 0)
+  if (pairs.length === 0 && outcomes.length === 0 && coseReceipts.length === 0 && statements.length === 0)
     throw new TimesealClientError('usage', 'nothing to verify: give files, folders, proof files or --digest HEX');
 
   const trustFile = trustPath(opts);
@@ -201,6 +201,11 @@ export async function runVerify(
     outcomes.push(o.outcome);
     out.record(o.record, o.human);
   }
+  for (const statement of statements) {
+    const o = verifyStatementFile(statement, keys, trust);
+    outcomes.push(o.outcome);
+    out.record(o.record, o.human);
+  }
   // A few files at once, printed in order: reading a file and Web Crypto's checks wait on other threads.
   await mapInOrder(pairs, VERIFY_CONCURRENCY, verifyPair, (o) => {
     outcomes.push(o.outcome);
@@ -235,28 +240,46 @@ async function verifyCoseFile(
     }
     hash = documentHash = await hashFile(doc, undefined, controller.signal);
   }
-  let iss: string | null = null;
-  try {
-    iss = receiptHeader(parseCoseSign1(bytes, 'receipt'), 'receipt').iss;
-  } catch {
-    // A receipt that cannot be read is reported by its check below.
-  }
-  const pinned = Object.entries(trust.servers).find(([, s]) => iss !== null && s.origin === iss);
-  const files = keys ?? pinned?.[1].keys;
   const report = verifyCoseReceipt(bytes, {
     hash,
     ...(documentHash === undefined ? {} : { documentHash }),
-    keys: files === undefined ? null : loadKeys(files).receiptKeys,
-    why:
-      files === undefined
-        ? `no server whose log is ${iss ?? 'the one this receipt names'} is pinned in the trust store: run stamp or upgrade online once (it pins its keys), or give the keys folder (--keys DIR)`
-        : `no receipt keys (receipt-es256.pem, receipt-mldsa65.pem) ${keys !== undefined ? 'in the keys given' : `are pinned for ${pinned![0]}`}`,
+    ...receiptKeysOf(receiptIss(bytes), keys, trust),
   });
   const display = doc !== null && documentHash !== undefined ? shown(doc) : receiptPath;
   return {
     outcome: outcomeOfState(report.state),
     record: { file: display, receipt: shown(receiptPath), ...report },
     human: () => humanReport(display, report),
+  };
+}
+
+/** The receipt keys for a receipt of the log `iss`: those of --keys, else those pinned for its server; `why` when none. */
+function receiptKeysOf(iss: string | null, keys: KeyFiles | undefined, trust: TrustData) {
+  const pinned = Object.entries(trust.servers).find(([, s]) => iss !== null && s.origin === iss);
+  const files = keys ?? pinned?.[1].keys;
+  return {
+    keys: files === undefined ? null : loadKeys(files).receiptKeys,
+    why:
+      files === undefined
+        ? `no server whose log is ${iss ?? 'the one this receipt names'} is pinned in the trust store: run stamp or upgrade online once (it pins its keys), or give the keys folder (--keys DIR)`
+        : `no receipt keys (receipt-es256.pem, receipt-mldsa65.pem) ${keys !== undefined ? 'in the keys given' : `are pinned for ${pinned![0]}`}`,
+  };
+}
+
+/** A Transparent Statement: its receipts for its entry, with the keys of the log its first receipt names. */
+function verifyStatementFile(
+  file: string,
+  keys: KeyFiles | undefined,
+  trust: TrustData,
+): { outcome: Outcome; record: Record<string, unknown>; human: () => string[] } {
+  const bytes = new Uint8Array(fs.readFileSync(file));
+  const parts = transparentStatementParts(bytes);
+  const iss = typeof parts === 'string' ? null : receiptIss(parts.receipts[0]!);
+  const report = verifyTransparentStatement(bytes, receiptKeysOf(iss, keys, trust));
+  return {
+    outcome: outcomeOfState(report.state),
+    record: { file, kind: 'transparent-statement', ...report },
+    human: () => humanReport(file, report),
   };
 }
 

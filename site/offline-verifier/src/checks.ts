@@ -27,7 +27,7 @@ import { describeQuorum, readWitnessPolicy } from '../../../core/witness-policy.
 import { headerSection, HeaderPool, type BitcoinClaim } from './checks/bitcoin.ts';
 import { bundleSection } from './checks/bundle.ts';
 import { checkpointSection } from './checks/checkpoint.ts';
-import { coseReceiptSection, daySignatureSection } from './checks/cose-receipt.ts';
+import { coseReceiptSection, daySignatureSection, transparentStatementSection } from './checks/cose-receipt.ts';
 import { ledgerOf, sha256Of, type Context, type PolicyInput, type VerifierInputs } from './checks/context.ts';
 import { daySection, type Day } from './checks/day.ts';
 import { otsSection } from './checks/ots-file.ts';
@@ -255,6 +255,8 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
     });
   }
   for (const c of files.filter((f) => f.kind === 'cose-receipt')) sections.push(coseReceiptSection(ctx, c));
+  for (const t of files.filter((f) => f.kind === 'transparent-statement'))
+    sections.push(transparentStatementSection(ctx, t));
   for (const d of files.filter((f) => f.kind === 'day-receipt-signature')) sections.push(daySignatureSection(ctx, d));
   for (const p of files.filter((f) => f.kind === 'timestamped-pdf')) sections.push(pdfSection(ctx, p));
   for (const o of files.filter((f) => f.kind === 'ots')) sections.push(otsSection(ctx, o));

@@ -51,6 +51,7 @@ export type InputKind =
   | 'bundle'
   | 'timestamped-pdf'
   | 'cose-receipt'
+  | 'transparent-statement'
   | 'day-receipt-signature'
   | 'receipt-key'
   | 'retired-receipt-keys'
@@ -122,6 +123,7 @@ export const KIND_LABEL: Record<InputKind, string> = {
   bundle: 'proof bundle',
   'timestamped-pdf': 'timestamped PDF',
   'cose-receipt': 'COSE receipt (RFC 9942)',
+  'transparent-statement': 'SCITT Transparent Statement (RFC 9943)',
   'day-receipt-signature': "day's COSE receipt signature",
   'receipt-key': 'COSE receipt key',
   'retired-receipt-keys': 'retired COSE receipt keys',
@@ -201,9 +203,11 @@ export function classifyFile(name: string, bytes: Uint8Array): ClassifiedInput {
   }
   if (/^receipt-(es256|mldsa65)\.pem$/i.test(base)) return receiptKey(base, bytes, t);
   if (base === RETIRED_RECEIPT_KEYS) return retiredReceiptKeys(base, bytes, t);
-  // The kinds core/evidence.ts tells for every reader: a PDF with document time-stamps, a COSE receipt.
+  // The kinds core/evidence.ts tells for every reader: a PDF with document time-stamps, a COSE receipt, a
+  // Transparent Statement.
   const evidence = sniffEvidence(bytes, base);
-  if (evidence === 'timestamped-pdf' || evidence === 'cose-receipt') return { kind: evidence, name: base, bytes };
+  if (evidence === 'timestamped-pdf' || evidence === 'cose-receipt' || evidence === 'transparent-statement')
+    return { kind: evidence, name: base, bytes };
   if (bytes.length >= HEADER_MAGIC.length && equalBytes(bytes.subarray(0, HEADER_MAGIC.length), HEADER_MAGIC)) {
     return { kind: 'ots', name: base, bytes };
   }
