@@ -51,23 +51,25 @@ export function machine(): string {
 export interface Measured {
   seconds: number;
   maxRssMb: number;
+  /** User and system CPU seconds of the process and its threads (and of the commands it waited for). */
+  cpuSeconds: number;
   stdout: string;
 }
 
-/** Runs the timeseal CLI under GNU time (wall seconds, peak RSS of the process). */
+/** Runs the timeseal CLI under GNU time (wall seconds, peak RSS of the process, CPU seconds). */
 export function timed(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Measured {
-  const result = spawnSync('/usr/bin/time', ['-f', '%e %M', TIMESEAL, ...args], {
+  const result = spawnSync('/usr/bin/time', ['-f', '%e %M %U %S', TIMESEAL, ...args], {
     cwd,
     env: { ...process.env, ...env },
     encoding: 'utf8',
     maxBuffer: 1 << 26,
   });
   const last = result.stderr.trim().split('\n').at(-1) ?? '';
-  const [seconds, kb] = last.split(' ').map(Number);
-  if (result.status !== 0 || seconds === undefined || kb === undefined) {
+  const [seconds, kb, user, system] = last.split(' ').map(Number);
+  if (result.status !== 0 || seconds === undefined || kb === undefined || user === undefined || system === undefined) {
     throw new Error(`timeseal ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   }
-  return { seconds, maxRssMb: kb / 1024, stdout: result.stdout };
+  return { seconds, maxRssMb: kb / 1024, cpuSeconds: user + system, stdout: result.stdout };
 }
 
 export function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {

@@ -45,7 +45,7 @@ import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner, type NoteSigner } from '../core/note.ts';
 import { ed25519NoteSigner, mldsa44CosignatureSigner } from '../core/cosignature.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
-import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
+import { ecdsaSignDigest, mldsaMuPrefix, mldsaSignMu } from '../core/sig.ts';
 import { encodeDayStatements } from '../core/signed-statement.ts';
 import { tileHashReader, tilePath, TreeAppender } from '../core/tiles.ts';
 import type { Clock } from '../runtime/clock.ts';
@@ -67,7 +67,8 @@ import { withLock, withLockAsync } from './lock.ts';
 import { messageDigests, nodeSha256 } from '../runtime/node-hash.ts';
 import { setting } from '../runtime/settings.ts';
 import { smallSha256, smallSha256Into } from './small-sha256.ts';
-import { startHashFilesJob, type HashFilesJob } from './index-worker.ts';
+import { startHashFilesJob, WORKER_FROM_HASHES, type HashFilesJob } from './index-worker.ts';
+import { messageDigestsBeside } from './digest-worker.ts';
 import { dayBatches, sortDay, type SortedDay } from './day-sort.ts';
 import { readState, type ArchiveState } from './archive-state.ts';
 import {
@@ -444,6 +445,9 @@ function buildDay(
     out,
   );
   const written = hashFiles.wait();
+  // Nothing reads the day's sorted entries any more: an external sort's files go before the barrier below, which
+  // would otherwise write them to disk (400 MB for 10 M hashes) only for them to be removed after it.
+  day.dispose();
   out.files += written.files;
   out.bytes += written.bytes;
   if (alreadyPublished) {
@@ -519,8 +523,10 @@ function writeDayFiles(
     };
     const { ecdsaSecret, mldsaSecret } = ctx.keys;
     const pub = ctx.keys.public;
-    // The ledger file goes to disk a batch of entries at a time, hashed (SHA-256 and ML-DSA's μ) on the way.
-    const digests = messageDigests(pub.mldsa);
+    // The ledger file goes to disk a batch of entries at a time, hashed (SHA-256 and ML-DSA's μ) on the way: a
+    // big day's on a worker thread, each piece handed over once it is written.
+    const digests =
+      day.count >= WORKER_FROM_HASHES ? messageDigestsBeside(mldsaMuPrefix(pub.mldsa)) : messageDigests(pub.mldsa);
     const entries = (function* () {
       for (const { hashes, ms } of dayBatches(day.data)) yield { hashes, times: ms };
     })();
@@ -529,8 +535,8 @@ function writeDayFiles(
       ledgerPath(date),
       (function* () {
         for (const chunk of encodeLedgerChunks(header, day.count, entries)) {
-          digests.update(chunk);
           yield chunk;
+          digests.update(chunk);
         }
       })(),
     );

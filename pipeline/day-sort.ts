@@ -6,8 +6,8 @@
 // from two threads. Both give the same entries in the same order; the spill files are temp files (removed by
 // `dispose`, and by the next run after a kill: pipeline/files.ts removeStaleTemps), never part of the archive.
 import fs from 'node:fs';
-import type { DayBatch } from '../store/store.ts';
-import { columnsOf, decodeRow, type DayColumns } from '../store/day-columns.ts';
+import { dayRowCount, type DayBatch } from '../store/store.ts';
+import { columnsOf, decodeRows, type DayColumns } from '../store/day-columns.ts';
 import { tempFile } from './files.ts';
 
 /**
@@ -25,7 +25,7 @@ export interface SortedDay {
   data: DayData;
   /** Sorted runs spilled to disk and merged: 0 for a day sorted in memory. */
   runs: number;
-  /** Removes the spill files (none for a day sorted in memory). */
+  /** Removes the spill files (none for a day sorted in memory); again, it does nothing. */
   dispose(): void;
 }
 
@@ -113,14 +113,18 @@ export async function sortDay(
         all = Buffer.alloc(32 * Math.min(total, runRows));
         allMs = new Float64Array(Math.min(total, runRows));
       }
-      if (seen + batch.rows.length > total) throw changed();
-      seen += batch.rows.length;
-      for (const [hash, time] of batch.rows) {
+      const count = dayRowCount(batch);
+      if (seen + count > total) throw changed();
+      seen += count;
+      for (let from = 0; from < count;) {
         if (n === allMs.length) {
           runs.push(spill.run(columnsOf(all, allMs, n)));
           n = 0;
         }
-        decodeRow(all, allMs, n++, hash, time);
+        const to = Math.min(count, from + allMs.length - n);
+        decodeRows(all, allMs, n, batch.rows, from, to);
+        n += to - from;
+        from = to;
       }
     }
     if (seen !== Math.max(total, 0)) throw changed();
@@ -147,6 +151,8 @@ type RunFiles = { hashes: string; ms: string };
 const ENTRY_BYTES = 40;
 /** Bytes written per write call. */
 const WRITE_BYTES = 1 << 20;
+/** Entries of the merge's output buffers: 1 MB of hashes a write. */
+const WRITE_ENTRIES = WRITE_BYTES / 32;
 
 /** The spill files of one sort, in the archive's temp folder. */
 class Spill {
@@ -185,40 +191,40 @@ class Spill {
     const share = Math.max(100, Math.min(26_214, Math.floor(memoryBytes / 2 / runs.length / ENTRY_BYTES)));
     const cursors = runs.map((run) => new RunCursor(run, share));
     const files = { hashes: this.file(), ms: this.file() };
-    const hashesOut = new FileWriter(files.hashes);
-    const msOut = new FileWriter(files.ms);
-    const time = new Float64Array(1);
-    const timeBytes = new Uint8Array(time.buffer);
+    // The merged entries gather in two column buffers written when full; the last entry in them may still get
+    // an earlier time from the next run's copy of its hash, so it is complete only once a different hash comes.
+    const outHashes = new Uint8Array(32 * WRITE_ENTRIES);
+    const outMs = new Float64Array(WRITE_ENTRIES);
+    const fds = { hashes: fs.openSync(files.hashes, 'w'), ms: fs.openSync(files.ms, 'w') };
     let count = 0;
+    let m = 0;
+    const write = (): void => {
+      writeFully(fds.hashes, outHashes.subarray(0, 32 * m));
+      writeFully(fds.ms, new Uint8Array(outMs.buffer, 0, 8 * m));
+      count += m;
+      m = 0;
+    };
     try {
       const heap = new CursorHeap(cursors.filter((c) => c.next()));
-      const pending = new Uint8Array(32);
-      let pendingMs = 0;
-      let havePending = false;
-      const flush = (): void => {
-        hashesOut.write(pending);
-        time[0] = pendingMs;
-        msOut.write(timeBytes);
-        count++;
-      };
       while (heap.size > 0) {
         const top = heap.top();
-        if (havePending && compareAt(top.hashes, 32 * top.at, pending, 0) === 0) {
-          pendingMs = Math.min(pendingMs, top.ms[top.at]!);
+        const at = 32 * top.at;
+        const time = top.ms[top.at]!;
+        if (m > 0 && compareAt(top.hashes, at, outHashes, 32 * (m - 1)) === 0) {
+          if (time < outMs[m - 1]!) outMs[m - 1] = time;
         } else {
-          if (havePending) flush();
-          pending.set(top.hashes.subarray(32 * top.at, 32 * top.at + 32));
-          pendingMs = top.ms[top.at]!;
-          havePending = true;
+          if (m === WRITE_ENTRIES) write();
+          for (let k = 0; k < 32; k++) outHashes[32 * m + k] = top.hashes[at + k]!;
+          outMs[m++] = time;
         }
         if (top.next()) heap.siftDown();
         else heap.pop();
       }
-      if (havePending) flush();
+      write();
     } finally {
       for (const c of cursors) c.close();
-      hashesOut.close();
-      msOut.close();
+      fs.closeSync(fds.hashes);
+      fs.closeSync(fds.ms);
     }
     const batchEntries = Math.max(100, Math.min(BATCH_ENTRIES, Math.floor(memoryBytes / 16 / ENTRY_BYTES)));
     return { files, count, batchEntries };

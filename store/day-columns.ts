@@ -2,8 +2,8 @@
 // engine-neutral: from the SQLite queue's chunks (queue.ts dayColumns) or from any engine's streamed batches
 // (store.ts SubmissionStore.readDay, `collectDay`).
 import { FormatError } from '../core/errors.ts';
-import type { DayBatch } from './store.ts';
-import { sameKey, sortedOrder } from './sort-keys.ts';
+import { dayRowCount, type DayBatch } from './store.ts';
+import { sortedOrder } from './sort-keys.ts';
 
 export interface DayColumns {
   count: number;
@@ -29,26 +29,128 @@ export function decodeRow(all: Buffer, allMs: Float64Array, n: number, hash: str
   allMs[n] = ms;
 }
 
+/**
+ * Writes rows [from, to) of a batch into the buffers from row `n` on, refusing a malformed one as decodeRow does.
+ * Packed rows (store.ts PackedDayRows) are decoded without a string per row: the hashes of the range in one
+ * native hex decoding, each time from its characters (a time that this fast path does not take, such as one on
+ * another day than the row before it, goes through decodeRow: the same milliseconds or the same refusal).
+ */
+export function decodeRows(
+  all: Buffer,
+  allMs: Float64Array,
+  n: number,
+  rows: DayBatch['rows'],
+  from: number,
+  to: number,
+): void {
+  if (!('count' in rows)) {
+    for (let k = from; k < to; k++) decodeRow(all, allMs, n + k - from, rows[k]![0], rows[k]![1]);
+    return;
+  }
+  const { hashes, times } = rows;
+  if (hashes.length !== 64 * rows.count || times.length !== 24 * rows.count)
+    throw new FormatError(
+      'rows',
+      `${rows.count} packed rows in ${hashes.length} hash and ${times.length} time characters`,
+    );
+  const slow = (k: number): void =>
+    decodeRow(all, allMs, n + k - from, hashes.slice(64 * k, 64 * k + 64), times.slice(24 * k, 24 * k + 24));
+  if (all.write(hashes.slice(64 * from, 64 * to), 32 * n, 32 * (to - from), 'hex') !== 32 * (to - from)) {
+    for (let k = from; k < to; k++) slow(k); // throws at the first bad hash, naming it
+  }
+  for (let k = from; k < to; k++) {
+    const ms = packedTime(times, 24 * k);
+    if (Number.isNaN(ms)) slow(k);
+    else allMs[n + k - from] = ms;
+  }
+}
+
+/** The day of the last time packedTime read ("YYYY-MM-DDT") and its midnight in epoch milliseconds. */
+let lastDay = '';
+let lastDayMs = Number.NaN;
+
+const digitAt = (text: string, at: number): number => {
+  const d = text.charCodeAt(at) - 0x30;
+  return d >= 0 && d <= 9 ? d : Number.NaN;
+};
+
+/**
+ * Epoch milliseconds of the ISO time of 24 characters at `at` when it is on the same day as the last one read
+ * (or a new day that Date.parse takes) with hours below 24, minutes and seconds below 60: exactly what Date.parse
+ * gives for it. NaN for anything else, which the caller hands to decodeRow.
+ */
+function packedTime(times: string, at: number): number {
+  if (!times.startsWith(lastDay, at) || lastDay === '') {
+    const day = times.slice(at, at + 11);
+    if (!/^\d{4}-\d{2}-\d{2}T$/.test(day)) return Number.NaN;
+    lastDay = day;
+    lastDayMs = Date.parse(`${day}00:00:00.000Z`);
+  }
+  if (
+    times.charCodeAt(at + 13) !== 0x3a ||
+    times.charCodeAt(at + 16) !== 0x3a ||
+    times.charCodeAt(at + 19) !== 0x2e ||
+    times.charCodeAt(at + 23) !== 0x5a
+  )
+    return Number.NaN;
+  const hours = 10 * digitAt(times, at + 11) + digitAt(times, at + 12);
+  const minutes = 10 * digitAt(times, at + 14) + digitAt(times, at + 15);
+  const seconds = 10 * digitAt(times, at + 17) + digitAt(times, at + 18);
+  const millis = 100 * digitAt(times, at + 20) + 10 * digitAt(times, at + 21) + digitAt(times, at + 22);
+  if (!(hours < 24 && minutes < 60 && seconds < 60)) return Number.NaN; // false for NaN too
+  return lastDayMs + ((hours * 60 + minutes) * 60 + seconds) * 1000 + millis;
+}
+
 /** Sorts the first `n` rows and folds duplicates into their earliest time. */
 export function columnsOf(all: Buffer, allMs: Float64Array, n: number): DayColumns {
   const order = sortedOrder(all, n);
-  let count = 0;
-  for (let k = 0; k < n; k++) if (k === 0 || !sameKey(all, order[k - 1]!, order[k]!)) count++;
-  // Shared memory, so the build's index worker (pipeline/index-worker.ts) reads the columns without a copy.
-  const hashes = new Uint8Array(new SharedArrayBuffer(32 * count));
-  const ms = new Float64Array(new SharedArrayBuffer(8 * count));
+  // Shared memory, so the build's index worker (pipeline/index-worker.ts) reads the columns without a copy;
+  // room for every row, of which the distinct ones are kept (the columns are views of their length).
+  const hashes = new Uint8Array(new SharedArrayBuffer(32 * n));
+  const ms = new Float64Array(new SharedArrayBuffer(8 * n));
+  // One pass in sorted order: each row is read once (rows are far apart in `all`: a cache miss each) and
+  // compared with the last hash written, which is near. Hashes are copied and compared as 8 words.
+  const { copy, same } = wordAccess(all, hashes);
   let out = -1;
   for (let k = 0; k < n; k++) {
     const i = order[k]!;
-    if (k === 0 || !sameKey(all, order[k - 1]!, i)) {
+    if (out >= 0 && same(i, out)) {
+      if (allMs[i]! < ms[out]!) ms[out] = allMs[i]!;
+    } else {
       out++;
-      all.copy(hashes, 32 * out, 32 * i, 32 * i + 32);
-      ms[out] = allMs[i]!;
-    } else if (allMs[i]! < ms[out]!) {
+      copy(i, out);
       ms[out] = allMs[i]!;
     }
   }
-  return { count, hashes, ms };
+  const count = out + 1;
+  return { count, hashes: hashes.subarray(0, 32 * count), ms: ms.subarray(0, count) };
+}
+
+/** Copies 32-byte key i of `from` to key j of `to`, and compares them: as 32-bit words where both are aligned
+ * to them (a native Buffer#copy per row cost more than the copy itself). */
+function wordAccess(
+  from: Uint8Array,
+  to: Uint8Array,
+): { copy: (i: number, j: number) => void; same: (i: number, j: number) => boolean } {
+  if (from.byteOffset % 4 !== 0 || to.byteOffset % 4 !== 0) {
+    return {
+      copy: (i, j) => to.set(from.subarray(32 * i, 32 * i + 32), 32 * j),
+      same: (i, j) => equalAt(from, 32 * i, to, 32 * j, 32),
+    };
+  }
+  const a = new Int32Array(from.buffer, from.byteOffset, from.length >> 2);
+  const b = new Int32Array(to.buffer, to.byteOffset, to.length >> 2);
+  return {
+    copy: (i, j) => {
+      for (let w = 0; w < 8; w++) b[8 * j + w] = a[8 * i + w]!;
+    },
+    same: (i, j) => equalAt(a, 8 * i, b, 8 * j, 8),
+  };
+}
+
+function equalAt(a: ArrayLike<number>, i: number, b: ArrayLike<number>, j: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (a[i + k] !== b[j + k]) return false;
+  return true;
 }
 
 /** The columns of a day streamed by any engine (SubmissionStore.readDay): one allocation of the day's size. */
@@ -61,8 +163,10 @@ export async function collectDay(batches: AsyncIterable<DayBatch>, date: string)
       all = Buffer.alloc(32 * batch.total);
       allMs = new Float64Array(batch.total);
     }
-    if (n + batch.rows.length > allMs.length) throw new Error(`submissions of ${date} changed while the day was read`);
-    for (const [hash, time] of batch.rows) decodeRow(all, allMs, n++, hash, time);
+    const count = dayRowCount(batch);
+    if (n + count > allMs.length) throw new Error(`submissions of ${date} changed while the day was read`);
+    decodeRows(all, allMs, n, batch.rows, 0, count);
+    n += count;
   }
   if (n !== allMs.length) throw new Error(`submissions of ${date} changed while the day was read`);
   return columnsOf(all, allMs, n);

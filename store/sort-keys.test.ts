@@ -7,6 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './sqlite/db.ts';
 import { dayColumns, enqueue } from './sqlite/queue.ts';
 import { sameKey, sortedOrder } from './sort-keys.ts';
+import { decodeRow, decodeRows } from './day-columns.ts';
 
 /** The obvious stable sort of 32-byte keys, as the oracle. */
 function referenceOrder(keys: Uint8Array, n: number): number[] {
@@ -106,5 +107,85 @@ describe('dayColumns', () => {
     ).run('ab'.repeat(32));
     expect(() => dayColumns(db, '2026-11-21')).toThrow(/ISO-8601/);
     db.close();
+  });
+});
+
+describe('decodeRows of packed rows', () => {
+  /** What decodeRow makes of each pair: the milliseconds, or the refusal's message. */
+  const byPairs = (rows: Array<[string, string]>): Array<number | string> =>
+    rows.map(([hash, time]) => {
+      const all = Buffer.alloc(32);
+      const ms = new Float64Array(1);
+      try {
+        decodeRow(all, ms, 0, hash, time);
+        return ms[0]!;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    });
+  /** The same rows packed, each decoded after a first ordinary row (so that a new day is a change of day). */
+  const byPacked = (rows: Array<[string, string]>): Array<number | string> =>
+    rows.map(([hash, time]) => {
+      const first = ['00'.repeat(32), '2026-11-21T08:00:00.000Z'];
+      const packed = { count: 2, hashes: first[0] + hash, times: first[1] + time };
+      const all = Buffer.alloc(64);
+      const ms = new Float64Array(2);
+      try {
+        decodeRows(all, ms, 0, packed, 0, 2);
+        expect(all.subarray(32).toString('hex')).toBe(hash);
+        return ms[1]!;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    });
+
+  it('gives exactly what decodeRow gives, milliseconds or refusal, for every kind of time text', () => {
+    const hash = 'ab'.repeat(32);
+    const times = [
+      '2026-11-21T00:00:00.000Z',
+      '2026-11-21T23:59:59.999Z',
+      '2026-11-21T12:34:56.789Z',
+      '2026-11-22T00:00:00.001Z', // another day than the row before
+      '2026-02-29T10:00:00.000Z', // not a leap year
+      '2024-02-29T10:00:00.000Z',
+      '2026-04-31T10:00:00.000Z',
+      '2026-13-01T10:00:00.000Z',
+      '2026-11-21T24:00:00.000Z',
+      '2026-11-21T23:60:00.000Z',
+      '2026-11-21T23:59:60.000Z',
+      '2026-11-21T1a:00:00.000Z',
+      '2026-11-21T10:00:00.00aZ',
+      '2026-11-21T10:00:00,000Z',
+      '2026-11-21T10:00:00.000+',
+      '2026-11-21 10:00:00.000Z',
+      '+02026-11-21T10:00:00.00',
+    ];
+    const rows = times.map((t): [string, string] => [hash, t]);
+    expect(byPacked(rows)).toEqual(byPairs(rows));
+    expect(byPairs(rows).filter((r) => typeof r === 'number').length).toBeGreaterThanOrEqual(5);
+    expect(byPairs(rows).filter((r) => typeof r === 'string').length).toBeGreaterThanOrEqual(8);
+    const badHash = [['ab'.repeat(31) + 'zz', '2026-11-21T10:00:00.000Z'] as [string, string]];
+    expect(byPacked(badHash)).toEqual(byPairs(badHash));
+    expect(byPairs(badHash)[0]).toMatch(/not 64 hex digits/);
+  });
+
+  it('decodes a range of packed rows that crosses midnight into the same columns as their pairs', () => {
+    const base = Date.parse('2026-11-21T23:59:59.000Z');
+    const rows = Array.from({ length: 3000 }, (_, i): [string, string] => [
+      crypto.randomBytes(32).toString('hex'),
+      new Date(base + i).toISOString(),
+    ]);
+    const packed = {
+      count: rows.length,
+      hashes: rows.map((r) => r[0]).join(''),
+      times: rows.map((r) => r[1]).join(''),
+    };
+    const [a, b] = [Buffer.alloc(32 * 2000), Buffer.alloc(32 * 2000)];
+    const [ma, mb] = [new Float64Array(2000), new Float64Array(2000)];
+    decodeRows(a, ma, 0, packed, 500, 2500);
+    decodeRows(b, mb, 0, rows.slice(500, 2500), 0, 2000);
+    expect(a.equals(b)).toBe(true);
+    expect(Array.from(ma)).toEqual(Array.from(mb));
+    expect(ma[1999]! - ma[0]!).toBe(1999);
   });
 });

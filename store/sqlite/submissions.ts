@@ -81,16 +81,33 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
             }))(),
           );
           if (total === 0) return;
-          const chunk = db
+          const range = 'FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?';
+          // A chunk packed (store.ts PackedDayRows) in one result row, or, when a time is not 24 ASCII
+          // characters, as pairs (the reader refuses it by its text). Both aggregates take the rows in one pass,
+          // so the n-th hash and the n-th time are one row's; in the subquery's order (no ORDER BY in the
+          // aggregates: it would sort each chunk again, and 1 M rows cost 0.62 s of CPU instead of 0.30 s).
+          const packed = db
             .prepare(
-              'SELECT id, hash, submitted_at FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?',
+              `SELECT max(id), count(*), sum(length(submitted_at) = 24 AND octet_length(submitted_at) = 24), string_agg(hash, ''), string_agg(submitted_at, '') FROM (SELECT id, hash, submitted_at ${range})`,
             )
             .raw(true);
+          const pairs = db.prepare(`SELECT id, hash, submitted_at ${range}`).raw(true);
           for (let after = -1; ;) {
-            const rows = neutral(() => chunk.all(date, after, last, batchRows)) as Array<[number, string, string]>;
-            if (rows.length === 0) return;
-            after = rows[rows.length - 1]![0];
-            yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
+            const [end, count, fixed, hashes, times] = neutral(() => packed.get(date, after, last, batchRows)) as [
+              number | null,
+              number,
+              number | null,
+              string | null,
+              string | null,
+            ];
+            if (count === 0 || end === null) return;
+            if (fixed === count && hashes !== null && times !== null) {
+              yield { total, rows: { count, hashes, times } };
+            } else {
+              const rows = neutral(() => pairs.all(date, after, last, batchRows)) as Array<[number, string, string]>;
+              yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
+            }
+            after = end;
           }
         },
       };

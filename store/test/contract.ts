@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { collectDay } from '../day-columns.ts';
 import {
   DayClosedError,
+  dayRowCount,
+  dayRows,
   RECEIPTS_PER_DAY,
   UniqueViolationError,
   type Store,
@@ -26,7 +28,7 @@ const NOW = new Date('2026-03-10T12:00:00.000Z');
 async function drain(store: Store, date: string, batchRows?: number): Promise<Array<readonly [string, string]>> {
   const rows: Array<readonly [string, string]> = [];
   for await (const batch of store.submissions.readDay(date, batchRows === undefined ? {} : { batchRows }))
-    rows.push(...batch.rows);
+    rows.push(...dayRows(batch));
   return rows;
 }
 
@@ -261,8 +263,8 @@ export function storeContract(
         const read: Array<readonly [string, string]> = [];
         for await (const batch of store.submissions.readDay('2026-03-10', { batchRows: 16 })) {
           expect(batch.total).toBe(42);
-          batches.push(batch.rows.length);
-          read.push(...batch.rows);
+          batches.push(dayRowCount(batch));
+          read.push(...dayRows(batch));
         }
         expect(batches).toEqual([16, 16, 10]);
         expect(read).toEqual(rows.map((r) => [r.hash, r.submittedAt.toISOString()]));
@@ -287,7 +289,7 @@ export function storeContract(
         const other = await open();
         let seen = 0;
         for await (const batch of store.submissions.readDay('2026-03-10', { batchRows: 3 })) {
-          seen += batch.rows.length;
+          seen += dayRowCount(batch);
           await other.submissions.enqueue([{ hash: hex(), submittedAt: NOW, source: 'import' }]);
         }
         expect(seen).toBe(10);
