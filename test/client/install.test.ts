@@ -81,6 +81,6 @@ test('the release command packs, installs into an empty prefix, runs on Node 20,
     cwd: ROOT,
     encoding: 'utf8',
   });
-  expect(bad.status).toBe(2);
+  expect(bad.status).toBe(64);
   expect(bad.stderr).toContain('--out needs a value');
 }, 180_000);
