@@ -65,50 +65,18 @@ export default function VerifyEmail() {
       </div>
     );
   }
-  if (state.kind === 'success') {
+  if (state.kind === 'success')
     return (
-      <div className="space-y-4 text-center" data-testid="verify-success">
-        <div
-          className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-emerald-100 text-2xl text-emerald-700 dark:bg-emerald-900 dark:text-emerald-300"
-          aria-hidden="true"
-        >
-          ✓
-        </div>
-        <h2 className="text-xl font-semibold">Email Verified!</h2>
-        <p className="muted text-sm">{state.message}</p>
-        <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
-          <a href="/dashboard" className="btn-primary">
-            Go to Dashboard
-          </a>
-          <a href="/" className="btn-secondary">
-            Go to Home
-          </a>
-        </div>
-      </div>
+      <Outcome testId="verify-success" badge={SUCCESS_BADGE} symbol="✓" heading="Email Verified!">
+        {state.message}
+      </Outcome>
     );
-  }
-  if (state.kind === 'replaced') {
+  if (state.kind === 'replaced')
     return (
-      <div className="space-y-4 text-center" data-testid="verify-replaced">
-        <div
-          className="mx-auto flex h-12 w-12 items-center justify-center rounded-full bg-amber-100 text-2xl text-amber-800 dark:bg-amber-950 dark:text-amber-200"
-          aria-hidden="true"
-        >
-          ✉
-        </div>
-        <h2 className="text-xl font-semibold">A newer link was sent</h2>
-        <p className="muted text-sm">{state.message}</p>
-        <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
-          <a href="/dashboard" className="btn-primary">
-            Go to Dashboard
-          </a>
-          <a href="/" className="btn-secondary">
-            Go to Home
-          </a>
-        </div>
-      </div>
+      <Outcome testId="verify-replaced" badge={REPLACED_BADGE} symbol="✉" heading="A newer link was sent">
+        {state.message}
+      </Outcome>
     );
-  }
   return (
     <div className="space-y-4 text-center" data-testid="verify-error">
       <div
@@ -125,6 +93,33 @@ export default function VerifyEmail() {
       <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
         <a href="/login" className="btn-primary">
           Go to Login
+        </a>
+        <a href="/" className="btn-secondary">
+          Go to Home
+        </a>
+      </div>
+    </div>
+  );
+}
+
+const SUCCESS_BADGE = 'bg-emerald-100 text-emerald-700 dark:bg-emerald-900 dark:text-emerald-300';
+const REPLACED_BADGE = 'bg-amber-100 text-amber-800 dark:bg-amber-950 dark:text-amber-200';
+
+/** A link's outcome that leads on to the dashboard: its badge, heading and the server's sentence. */
+function Outcome(props: { testId: string; badge: string; symbol: string; heading: string; children: string }) {
+  return (
+    <div className="space-y-4 text-center" data-testid={props.testId}>
+      <div
+        className={`mx-auto flex h-12 w-12 items-center justify-center rounded-full text-2xl ${props.badge}`}
+        aria-hidden="true"
+      >
+        {props.symbol}
+      </div>
+      <h2 className="text-xl font-semibold">{props.heading}</h2>
+      <p className="muted text-sm">{props.children}</p>
+      <div className="flex flex-col gap-2 sm:flex-row sm:justify-center">
+        <a href="/dashboard" className="btn-primary">
+          Go to Dashboard
         </a>
         <a href="/" className="btn-secondary">
           Go to Home
