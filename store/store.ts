@@ -177,7 +177,7 @@ export interface SubmissionStore {
    */
   submittedOn(date: string, hashes: readonly string[]): Promise<Map<string, Date>>;
   /**
-   * The rows of one UTC day, streamed in arrival order, in batches of at most `batchRows` (default 65,536):
+   * The rows of one UTC day, streamed in arrival order, in batches of at most `batchRows` (default 4,096):
    * never the whole day in one result. The stream is one consistent snapshot taken when iteration starts: rows
    * committed after that are not yielded, and no row is yielded twice or skipped, even while writers append to
    * the same day. A day without rows yields no batch.
