@@ -13,6 +13,7 @@ import { setting } from '../runtime/settings.ts';
 import { TimesealCommand } from './command.ts';
 import { createContext, type Context } from './context.ts';
 import { InputError } from './output.ts';
+import { NetworkError } from '../pipeline/http.ts';
 
 type Register = (program: TimesealCommand, ctx: () => Context) => void;
 
@@ -88,7 +89,8 @@ async function outcomeOf(argv: string[]): Promise<Outcome> {
     process.stderr.write(`timeseal: ${message}\n`);
     if (setting(process.env, 'TIMESEAL_DEBUG') && err instanceof Error) process.stderr.write(`${err.stack}\n`);
     if (err instanceof TimesealError && err.code === 'not-found') return 'not-found';
-    return err instanceof TimesealError && err.code === 'busy' ? 'temporary' : 'failed';
+    if (err instanceof TimesealError && err.code === 'busy') return 'temporary';
+    return unreachable(err) ? 'temporary' : 'failed';
   } finally {
     await context
       ?.close()
@@ -96,4 +98,12 @@ async function outcomeOf(argv: string[]): Promise<Outcome> {
         process.stderr.write(`timeseal: closing the database: ${err instanceof Error ? err.message : String(err)}\n`),
       );
   }
+}
+
+/** A server that could not be reached or did not answer in time, anywhere in the error's causes: running the
+ * same command again may succeed (75). A server that answered wrongly (too large, redirected, encoded) is not. */
+function unreachable(err: unknown): boolean {
+  for (let e = err; e instanceof Error; e = e.cause)
+    if (e instanceof NetworkError) return e.reason === 'unreachable' || e.reason === 'timeout';
+  return false;
 }

@@ -59,7 +59,9 @@ export function withContext(context: string, err: unknown): TimesealError {
     return wrapped;
   }
   const message = err instanceof Error ? err.message : String(err);
-  return new TimesealError('io', `${context}: ${message}`, { cause: err });
+  // A file that is not there (the system's ENOENT) is "not found" (exit 3), not a failure of the file's content.
+  const missing = err instanceof Error && (err as { code?: unknown }).code === 'ENOENT';
+  return new TimesealError(missing ? 'not-found' : 'io', `${context}: ${message}`, { cause: err });
 }
 
 function shorten(value: string): string {

@@ -103,6 +103,18 @@ describe('every outcome ends with the exit code of core/exit-codes.ts', () => {
     expectOutcome(timeseal(['receipt', 'check', 'doc.tsr', '--file', 'doc.txt']), 'ok');
     expectOutcome(timeseal(['proof', hex()]), 'not-found');
     expectOutcome(timeseal(['receipt', 'check', 'no-such.tsr', '--file', 'doc.txt']), 'not-found');
+    // A file named that is not there is "not found" in every command that reads one (the system's ENOENT).
+    const noProof = timeseal(['ots', 'info', 'no-such.ots']);
+    expectOutcome(noProof, 'not-found');
+    expect(noProof.stderr).toMatch(/reading no-such\.ots: ENOENT/);
+    // An archive whose server cannot be reached is temporary: the same command later goes on.
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/`;
+    await new Promise((r) => closed.close(r));
+    const unreachable = timeseal(['verify', '--archive', closedUrl]);
+    expectOutcome(unreachable, 'temporary');
+    expect(unreachable.stderr).toMatch(/unreachable \(ECONNREFUSED\)/);
     expectOutcome(timeseal(['ledger', 'build', '--date', 'yesterday']), 'usage');
     expectOutcome(timeseal(['no-such-command']), 'usage');
   }, 60_000);

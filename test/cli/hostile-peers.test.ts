@@ -183,7 +183,9 @@ describe('outgoing requests to hostile peers', () => {
         );
         reason = result.stderr;
       }
-      expect(result.code, result.stderr).toBe(1);
+      // A verify stopped by its deadline may pass later (75, try again); every other refusal is final (1). The
+      // builds' steps (tsa, witness) report the failure in their output and exit 1 either way.
+      expect(result.code, result.stderr).toBe(command === 'verify' && mode === 'trickle' ? 75 : 1);
       expect(reason).toMatch(REASONS[mode][command]);
       expect(peer.requests).toBeGreaterThan(requests);
       expect(peer.canary.requests).toEqual([]);
