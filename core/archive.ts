@@ -1,44 +1,36 @@
-// Archive paths and the small JSON files that describe the archive (docs/FORMAT.md §2–§7). Like tessera's
-// layout package, every path is a pure function here, imported by every writer and reader, so the pipeline,
-// the server and the browser can never disagree on where a file lives. Paths are relative to the archive root
-// (`ledgers/`), with `/` separators.
+// The archive's small JSON files (days.json, the OTS status), its cache classes and the `Cache-Control` and
+// `Content-Type` each path is served and stored with (docs/FORMAT.md §2–§7). The paths themselves are
+// core/archive-paths.ts, re-exported here for the writers and readers that need both.
 import { concatBytes } from './encoding.ts';
 import { FormatError } from './errors.ts';
 import { parseSegmentPath } from './index-segments.ts';
 import { isDate, isIsoTime } from './ledger.ts';
+import { BLOCK_INFO_PATH, CHECKPOINT_PATH, DAYS_PATH, monthOfBlockInfo, OTS_STATUS_PATH } from './archive-paths.ts';
 
-export const CHECKPOINT_PATH = 'checkpoint';
-export const DAYS_PATH = 'days.json';
-export const INDEX_JSON_PATH = 'index-sha256.json';
-export const OTS_STATUS_PATH = 'ots_status.json';
-export const BLOCK_INFO_PATH = 'block_info.json';
-/** block_info.json's entries of one month (`YYYY-MM`): what a reader of one day needs (docs/FORMAT.md §7). */
-export const blockInfoMonthPath = (month: string): string => `block-info/${month}.json`;
-const BLOCK_INFO_MONTH = /^block-info\/(\d{4}-(0[1-9]|1[0-2]))\.json$/;
-/** The month of a block-info month path, or null. */
-export const monthOfBlockInfo = (path: string): string | null => BLOCK_INFO_MONTH.exec(path)?.[1] ?? null;
-/** The offline verifier's releases (pipeline/verifier-release.ts). */
-export const VERIFIER_ARCHIVE_PATH = 'offline-verifier.json';
-
-export const ledgerPath = (date: string): string => `${date}.json`;
-export const ecdsaSignaturePath = (date: string): string => `${date}.json.sig`;
-export const mldsaSignaturePath = (date: string): string => `${date}.json.dilithium.sig`;
-export const signaturesMetaPath = (date: string): string => `${date}.json.signatures.json`;
-export const dayCheckpointPath = (date: string): string => `${date}.checkpoint`;
-export const ledgerOtsPath = (date: string): string => `${date}.json.ots`;
-/** The n-th RFC 3161 token of a day's ledger file (0: the first; docs/FORMAT.md §3a). */
-export const tsrPath = (date: string, n: number): string =>
-  n === 0 ? `${date}.json.tsr` : `${date}.json.${n + 1}.tsr`;
-/** At most this many tokens a day (one per configured TSA). */
-export const MAX_TSAS = 9;
-/** A day's COSE receipt signature (docs/FORMAT.md §11): the detached COSE_Sign1 over its root, one per receipt key. */
-export type ReceiptKeyName = 'es256' | 'mldsa65';
-export const RECEIPT_KEY_NAMES: readonly ReceiptKeyName[] = ['es256', 'mldsa65'];
-export const receiptSignaturePath = (date: string, key: ReceiptKeyName): string => `${date}.receipt-${key}.cose`;
-/** The SCITT Signed Statements registered on a day (docs/FORMAT.md §12), when it has any. */
-export const statementsPath = (date: string): string => `${date}.statements.cbor`;
-/** The witnesses' cosignature lines of a day's checkpoint (docs/FORMAT.md, "Witness cosignatures"). */
-export const cosignaturesPath = (date: string): string => `${date}.cosignatures`;
+export {
+  BLOCK_INFO_PATH,
+  blockInfoMonthPath,
+  CHECKPOINT_PATH,
+  cosignaturesPath,
+  DAYS_PATH,
+  dayCheckpointPath,
+  ecdsaSignaturePath,
+  FEED_PATH,
+  INDEX_JSON_PATH,
+  ledgerOtsPath,
+  ledgerPath,
+  MAX_TSAS,
+  mldsaSignaturePath,
+  monthOfBlockInfo,
+  OTS_STATUS_PATH,
+  RECEIPT_KEY_NAMES,
+  type ReceiptKeyName,
+  receiptSignaturePath,
+  signaturesMetaPath,
+  statementsPath,
+  tsrPath,
+  VERIFIER_ARCHIVE_PATH,
+} from './archive-paths.ts';
 
 /** A day's checkpoint note followed by its witnesses' cosignature lines (a valid signed note either way): what
  * the latest `checkpoint` and proofs carry. */

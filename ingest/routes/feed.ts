@@ -3,7 +3,7 @@
 // its Bitcoin anchoring stands — newest first, at most FEED_DAYS of them: the feed costs the same whatever the
 // archive's age (the archive view keeps days.json parsed, archive-view.ts). An entry's `updated` is the
 // day's publication time (00:01 UTC the next day); its anchoring line changes in place once the day is anchored.
-import { ledgerOtsPath, ledgerPath } from '../../core/archive.ts';
+import { FEED_PATH, ledgerOtsPath, ledgerPath } from '../../core/archive.ts';
 import { escapeHtml } from './certificate.ts';
 import { publicationTime } from './beta.ts';
 import { noQuery, type TypedRoutes } from '../schemas.ts';
@@ -21,7 +21,7 @@ export const feedRoutes: TypedRoutes<Services> = async (app, s) => {
     tags: ['status'],
     response: { 200: { type: 'string', description: 'application/atom+xml (RFC 4287)' } },
   };
-  app.get('/ledgers/feed.xml', { schema }, async (_request, reply) => {
+  app.get(`/ledgers/${FEED_PATH}`, { schema }, async (_request, reply) => {
     const days = s.archive.days();
     const recent = days.slice(-FEED_DAYS).reverse();
     const blocks = s.archive.blockInfo();
@@ -48,11 +48,11 @@ export const feedRoutes: TypedRoutes<Services> = async (app, s) => {
     const feed = [
       '<?xml version="1.0" encoding="utf-8"?>',
       '<feed xmlns="http://www.w3.org/2005/Atom">',
-      `<id>${x(`${base}/ledgers/feed.xml`)}</id>`,
+      `<id>${x(`${base}/ledgers/${FEED_PATH}`)}</id>`,
       '<title>Timeseal ledgers</title>',
       `<subtitle>Each day's public ledger of timestamped SHA-256 hashes, dual-signed and anchored to Bitcoin.</subtitle>`,
       `<updated>${updated}</updated>`,
-      `<link rel="self" type="application/atom+xml" href="${x(`${base}/ledgers/feed.xml`)}"/>`,
+      `<link rel="self" type="application/atom+xml" href="${x(`${base}/ledgers/${FEED_PATH}`)}"/>`,
       `<link rel="alternate" type="text/html" href="${x(`${base}/ledgers`)}"/>`,
       `<author><name>Timeseal</name><uri>${x(base)}</uri></author>`,
       ...entries,
