@@ -14,9 +14,16 @@
 // words of lib/anchoring.ts. When the API cannot be read, the static archive's own days.json, ots_status.json
 // and block information are read instead, so the page works from any static copy of the archive.
 import { useCallback, useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
+import {
+  dayCheckpointPath,
+  ecdsaSignaturePath,
+  mldsaSignaturePath,
+  signaturesMetaPath,
+} from '../../../core/archive-paths.ts';
 import { anchoringNote } from '../lib/anchoring.ts';
 import { AnchoringNoteView } from './AnchoringNote.tsx';
 import { getJson } from '../lib/api.ts';
+import { archiveUrl } from '../lib/archive-url.ts';
 import { confirmationLabel, confirmationsStrong, formatLedgerDate } from '../lib/format.ts';
 import {
   addMonths,
@@ -52,7 +59,6 @@ function LedgerCard({
 }) {
   const anchored = item.otsStatus === 'verified';
   const delayed = anchored ? null : anchoringNote(item.date, item.anchoring, statusWrittenAt);
-  const base = `/ledgers/${item.date}.json`;
   return (
     <article
       className={`card flex flex-col ${highlighted ? 'ring-2 ring-sky-500 ring-offset-2 ring-offset-slate-50 dark:ring-offset-slate-950' : ''}`}
@@ -112,16 +118,16 @@ function LedgerCard({
           Download Ledger
         </a>
         <div className="grid grid-cols-2 gap-2">
-          <a className="btn-secondary px-2 text-xs" href={`${base}.signatures.json`} download>
+          <a className="btn-secondary px-2 text-xs" href={archiveUrl(signaturesMetaPath(item.date))} download>
             Signature Metadata
           </a>
-          <a className="btn-secondary px-2 text-xs" href={`${base}.sig`} download>
+          <a className="btn-secondary px-2 text-xs" href={archiveUrl(ecdsaSignaturePath(item.date))} download>
             ECDSA P-256 Signature
           </a>
-          <a className="btn-secondary px-2 text-xs" href={`${base}.dilithium.sig`} download>
+          <a className="btn-secondary px-2 text-xs" href={archiveUrl(mldsaSignaturePath(item.date))} download>
             ML-DSA-65 Signature
           </a>
-          <a className="btn-secondary px-2 text-xs" href={`/ledgers/${item.date}.checkpoint`} download>
+          <a className="btn-secondary px-2 text-xs" href={archiveUrl(dayCheckpointPath(item.date))} download>
             Checkpoint
           </a>
           {otsFileExists(item) ? (

@@ -4,6 +4,8 @@
 // The pending count is people's submissions: the offline verifier's own release, which the server enqueues when
 // it starts (pipeline/verifier-release.ts, listed in /ledgers/offline-verifier.json), is said apart.
 import { useEffect, useRef, useState } from 'react';
+import { VERIFIER_ARCHIVE_PATH } from '../../../core/archive-paths.ts';
+import { archiveUrl } from '../lib/archive-url.ts';
 import { formatDateTime, formatLedgerDate } from '../lib/format.ts';
 import { fetchOtsStatus, PULSE_MS, REFRESH_MS, type OtsStatusFile } from '../lib/status.ts';
 import Countdown from './Countdown.tsx';
@@ -32,7 +34,7 @@ export default function LiveStatus() {
   }, []);
   const [releases, setReleases] = useState<{ ledger_date?: unknown }[]>([]);
   useEffect(() => {
-    fetch('/ledgers/offline-verifier.json', { cache: 'no-cache' })
+    fetch(archiveUrl(VERIFIER_ARCHIVE_PATH), { cache: 'no-cache' })
       .then((r) => (r.ok ? (r.json() as Promise<{ releases?: unknown }>) : { releases: [] }))
       .then((v) => setReleases(Array.isArray(v.releases) ? (v.releases as { ledger_date?: unknown }[]) : []))
       .catch(() => setReleases([]));

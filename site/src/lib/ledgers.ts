@@ -3,8 +3,17 @@
 // read), the year's calendar (GET /api/ledgers-calendar.php), the month's block information, the cards enriched
 // with it and with each day's signature check, and the heat map's squares (a day's shade, label and place).
 // Everything but the three readers is a pure function of its arguments (test/site/ledgers-data.test.ts).
+import {
+  BLOCK_INFO_PATH,
+  blockInfoMonthPath,
+  DAYS_PATH,
+  ledgerOtsPath,
+  ledgerPath,
+  OTS_STATUS_PATH,
+} from '../../../core/archive-paths.ts';
 import type { PendingAnchor } from './anchoring.ts';
 import { getJson } from './api.ts';
+import { archiveUrl } from './archive-url.ts';
 import { formatLedgerDate } from './format.ts';
 import type { OtsStatusFile } from './status.ts';
 
@@ -50,9 +59,6 @@ export const MONTH_DAYS = 31;
 export const DAY_MS = 86_400_000;
 export const MONTH_RE = /^\d{4}-(0[1-9]|1[0-2])$/;
 export const DATE_RE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
-/** core/archive.ts blockInfoMonthPath, written out here so that this page's chunk does not share core/archive.ts
- *  with the search (a chunk of its own would cost the home page one more request). */
-const monthBlockInfoUrl = (month: string): string => `/ledgers/block-info/${month}.json`;
 
 export const monthOf = (date: string): string => date.slice(0, 7);
 export function addMonths(month: string, n: number): string {
@@ -65,8 +71,8 @@ export const isoDate = (ms: number): string => new Date(ms).toISOString().slice(
 let archive: Promise<{ days: { date: string; entryCount: number }[]; ots: OtsStatusFile | null }> | null = null;
 function fromArchive() {
   archive ??= Promise.all([
-    getJson<{ days: { date: string; entry_count?: number }[] }>('/ledgers/days.json'),
-    getJson<OtsStatusFile>('/ledgers/ots_status.json').catch(() => null),
+    getJson<{ days: { date: string; entry_count?: number }[] }>(archiveUrl(DAYS_PATH)),
+    getJson<OtsStatusFile>(archiveUrl(OTS_STATUS_PATH)).catch(() => null),
   ]).then(([days, ots]) => ({
     days: days.days.map((d) => ({ date: d.date, entryCount: Number(d.entry_count ?? 0) })),
     ots,
@@ -104,8 +110,8 @@ export function pageFromArchive(
       .reverse()
       .map((d): LedgerItem => ({
         date: d.date,
-        jsonUrl: `/ledgers/${d.date}.json`,
-        otsUrl: `/ledgers/${d.date}.json.ots`,
+        jsonUrl: archiveUrl(ledgerPath(d.date)),
+        otsUrl: archiveUrl(ledgerOtsPath(d.date)),
         otsStatus: anchoredBy(ots, d.date) ? 'verified' : 'pending',
         signatureVerified: false,
         entryCount: d.entryCount,
@@ -139,9 +145,9 @@ export function calendarFromArchive(
 /** The month's block information; the whole block_info.json only when the archive has no month files. */
 export async function monthBlockInfo(month: string): Promise<BlockInfo> {
   try {
-    const res = await fetch(monthBlockInfoUrl(month), { credentials: 'include' });
+    const res = await fetch(archiveUrl(blockInfoMonthPath(month)), { credentials: 'include' });
     if (res.ok) return (await res.json()) as BlockInfo;
-    if (res.status === 404) return await getJson<BlockInfo>('/ledgers/block_info.json');
+    if (res.status === 404) return await getJson<BlockInfo>(archiveUrl(BLOCK_INFO_PATH));
   } catch (err) {
     console.warn('block information', err);
   }

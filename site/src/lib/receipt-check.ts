@@ -12,7 +12,7 @@
 // It imports from core/ only what lib/verified-search.ts already loads, apart from the receipt check itself:
 // modules both use land in a chunk the home page's live proof loads too (core/day.ts's full check of a day
 // would bring the strict ledger parser there).
-import { DAYS_PATH, ecdsaSignaturePath, ledgerPath, mldsaSignaturePath } from '../../../core/archive.ts';
+import { DAYS_PATH, ecdsaSignaturePath, ledgerPath, mldsaSignaturePath } from '../../../core/archive-paths.ts';
 import { fromHex, toHex } from '../../../core/encoding.ts';
 import type { LedgerEntry } from '../../../core/ledger.ts';
 import {
@@ -25,7 +25,8 @@ import {
 } from '../../../core/receipt.ts';
 import { pemCertificates } from '../../../core/rfc3161.ts';
 import { ecdsaPublicKeyFromPem, ecdsaVerify, mldsaVerify } from '../../../core/sig.ts';
-import { ARCHIVE_BASE, ECDSA_KEY_URL, MLDSA_KEY_URL } from './verified-search.ts';
+import { archiveUrl } from './archive-url.ts';
+import { ECDSA_KEY_URL, MLDSA_KEY_URL } from './verified-search.ts';
 
 export const TSA_ROOT_URL = '/keys/timeseal-tsa-root.pem';
 
@@ -100,7 +101,7 @@ export async function subjectDigest(subject: ReceiptSubject, algorithm: string):
 
 /** The published days (days.json, revalidated: it changes at 00:01 UTC), oldest first; none before the first. */
 async function publishedDays(): Promise<string[]> {
-  const body = await get(`${ARCHIVE_BASE}${DAYS_PATH}`, { cache: 'no-cache' });
+  const body = await get(archiveUrl(DAYS_PATH), { cache: 'no-cache' });
   if (body === null) return [];
   const days = (JSON.parse(new TextDecoder().decode(body)) as { days?: { date?: unknown }[] }).days;
   if (!Array.isArray(days) || days.some((d) => typeof d?.date !== 'string'))
@@ -114,9 +115,9 @@ async function publishedDays(): Promise<string[]> {
  */
 async function signedLedger(date: string): Promise<LedgerDay> {
   const [bytes, ecdsaSignature, mldsaSignature, pem, mldsaKey] = await Promise.all([
-    need(`${ARCHIVE_BASE}${ledgerPath(date)}`),
-    need(`${ARCHIVE_BASE}${ecdsaSignaturePath(date)}`),
-    need(`${ARCHIVE_BASE}${mldsaSignaturePath(date)}`),
+    need(archiveUrl(ledgerPath(date))),
+    need(archiveUrl(ecdsaSignaturePath(date))),
+    need(archiveUrl(mldsaSignaturePath(date))),
     need(ECDSA_KEY_URL),
     need(MLDSA_KEY_URL),
   ]);
@@ -141,7 +142,7 @@ async function signedLedger(date: string): Promise<LedgerDay> {
 export async function promiseOf(facts: ReceiptFacts): Promise<PromiseResult> {
   const { date } = facts;
   const dueAt = publicationTime(date);
-  const ledgerUrl = `${ARCHIVE_BASE}${ledgerPath(date)}`;
+  const ledgerUrl = archiveUrl(ledgerPath(date));
   const days = await publishedDays();
   const lastPublished = days.at(-1) ?? null;
   if (!days.includes(date)) return { ...judgePromise(facts, null, lastPublished), ledgerUrl: null, dueAt };

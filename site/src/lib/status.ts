@@ -1,5 +1,7 @@
 // Shapes of the status answers (docs/API.md "Status") and the 30-second refresh constant.
+import { OTS_STATUS_PATH } from '../../../core/archive-paths.ts';
 import { getJson } from './api.ts';
+import { archiveUrl } from './archive-url.ts';
 
 export const REFRESH_MS = 30_000;
 export const PULSE_MS = 1000;
@@ -25,9 +27,9 @@ export interface OtsStatusFile {
 
 export const fetchQueueStats = (): Promise<QueueStats> => getJson<QueueStats>('/api/queue-stats.php');
 
-/** /ledgers/ots_status.json, or null when the archive has none yet. */
+/** The archive's ots_status.json, or null when the archive has none yet. */
 export async function fetchOtsStatus(): Promise<OtsStatusFile | null> {
-  const res = await fetch('/ledgers/ots_status.json', { credentials: 'include' });
+  const res = await fetch(archiveUrl(OTS_STATUS_PATH), { credentials: 'include' });
   if (res.status === 404) return null;
   if (!res.ok) throw new Error(`${res.status}: ${res.statusText}`);
   return (await res.json()) as OtsStatusFile;

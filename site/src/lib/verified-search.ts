@@ -21,7 +21,7 @@ import {
   CHECKPOINT_PATH,
   OTS_STATUS_PATH,
   ledgerPath,
-} from '../../../core/archive.ts';
+} from '../../../core/archive-paths.ts';
 import { parseCheckpoint, verifyCheckpoint, type ParsedCheckpoint } from '../../../core/checkpoint.ts';
 import { fromHex } from '../../../core/encoding.ts';
 import {
@@ -41,10 +41,10 @@ import { inclusionProof, leafHash, verifyInclusion } from '../../../core/merkle.
 import { ecdsaNoteVerifier, mldsaNoteVerifier, parseNote, type NoteVerifier } from '../../../core/note.ts';
 import { ecdsaPublicKeyFromPem } from '../../../core/sig.ts';
 import { tileHashReader, tilePath, tilesForInclusion } from '../../../core/tiles.ts';
+import { archiveUrl } from './archive-url.ts';
 import { SearchUnavailableError, VerificationFailedError, type OtsState, type SearchResult } from './search-result.ts';
 
-/** Where the archive and the keys are served (docs/API.md, "Static files"). */
-export const ARCHIVE_BASE = '/ledgers/';
+/** Where the keys are served (docs/API.md, "Static files"; the archive's files: lib/archive-url.ts). */
 export const ECDSA_KEY_URL = '/keys/public.pem';
 export const MLDSA_KEY_URL = '/keys/dilithium_public.key';
 export const ED25519_VKEY_URL = '/keys/ed25519.vkey';
@@ -162,7 +162,7 @@ function decodeJson(bytes: Uint8Array | null): unknown {
  */
 async function indexRecords(net: ByteCountingFetcher, hash: string, size: number): Promise<ShardRecord[]> {
   for (let attempt = 0; ; attempt++) {
-    const raw = await net.require(`${ARCHIVE_BASE}${INDEX_HEAD_PATH}`);
+    const raw = await net.require(archiveUrl(INDEX_HEAD_PATH));
     const head = parseIndexHead(new TextDecoder().decode(raw));
     if (head.treeSize < size) {
       throw new SearchUnavailableError(
@@ -179,7 +179,7 @@ async function indexRecords(net: ByteCountingFetcher, hash: string, size: number
 
 /** The checked records of the shard of `segment` that can hold `hash`, or null when the segment file is missing. */
 async function segmentShard(net: ByteCountingFetcher, segment: Segment, hash: string): Promise<Uint8Array | null> {
-  const url = `${ARCHIVE_BASE}${segmentPath(segment)}`;
+  const url = archiveUrl(segmentPath(segment));
   const prefix = shardOf(segment, hash);
   const entries = await net.range(url, tableEntryOffset(prefix), 8);
   if (entries === null) return null;
@@ -229,7 +229,7 @@ export async function verifiedSearch(
   // that it loads neither the vkeys nor the Ed25519 / ML-DSA-44 code (a chunk of its own, loaded on demand).
   const other = options.otherLines ?? true;
   const [note, pem, mldsaKey, edVkey, mlVkey] = await Promise.all([
-    net.get(`${ARCHIVE_BASE}${CHECKPOINT_PATH}`),
+    net.get(archiveUrl(CHECKPOINT_PATH)),
     net.require(ECDSA_KEY_URL),
     net.require(MLDSA_KEY_URL),
     other ? net.get(ED25519_VKEY_URL) : null,
@@ -273,9 +273,7 @@ export async function verifiedSearch(
   if (!first) return { ...notFound(size, flags), bytesFetched: net.bytes };
 
   const tiles = tilesForInclusion(first.leafIndex, size);
-  const bodies = await Promise.all(
-    tiles.map((t) => net.require(`${ARCHIVE_BASE}${tilePath(t.level, t.index, t.width)}`)),
-  );
+  const bodies = await Promise.all(tiles.map((t) => net.require(archiveUrl(tilePath(t.level, t.index, t.width)))));
   const byKey = new Map(tiles.map((t, i) => [`${t.level}/${t.index}/${t.width}`, bodies[i]!]));
   const reader = tileHashReader(size, (level, index, width) => {
     const tile = byKey.get(`${level}/${index}/${width}`);
@@ -297,12 +295,12 @@ export async function verifiedSearch(
   // written before the month files.
   const [ots, blocks] = await Promise.all([
     net
-      .get(`${ARCHIVE_BASE}${OTS_STATUS_PATH}`)
+      .get(archiveUrl(OTS_STATUS_PATH))
       .then(decodeJson)
       .catch((err) => void console.warn('ots_status.json', err)),
     net
-      .get(`${ARCHIVE_BASE}${blockInfoMonthPath(date.slice(0, 7))}`)
-      .then((b) => b ?? net.get(`${ARCHIVE_BASE}${BLOCK_INFO_PATH}`))
+      .get(archiveUrl(blockInfoMonthPath(date.slice(0, 7))))
+      .then((b) => b ?? net.get(archiveUrl(BLOCK_INFO_PATH)))
       .then(decodeJson)
       .catch((err) => void console.warn('block info', err)),
   ]);
@@ -322,7 +320,7 @@ export async function verifiedSearch(
     hash,
     date,
     timestamp: new Date(first.submittedMs).toISOString(),
-    ledgerUrl: `${ARCHIVE_BASE}${ledgerPath(date)}`,
+    ledgerUrl: archiveUrl(ledgerPath(date)),
     otsStatus: otsStateFor(date, latestOtsOk, block),
     blockHeight: typeof block?.block_height === 'number' ? block.block_height : null,
     confirmations: typeof block?.confirmations === 'number' ? block.confirmations : null,
