@@ -17,7 +17,8 @@
 // database. Only store/, cli/ (the composition point: it chooses the engine through store/index.ts), the tests
 // and the benchmarks name a storage engine (import store/sqlite/, store/postgres/ or an engine's client); every
 // other source file of the repository sees the Store interface only. No source file imports itself through
-// others, static, dynamic and type-only imports alike.
+// others, static, dynamic and type-only imports alike. And site/ names an archive file only through
+// archiveUrl(<a name from core/archive-paths.ts>): no source of it writes a /ledgers/<file> URL by hand.
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -457,5 +458,55 @@ describe('layout: no import cycles', () => {
     );
     expect([...graph.values()].flat().length).toBeGreaterThan(files.length);
     expect(importCycles(graph)).toEqual([]);
+  });
+});
+
+/** Comments of a .ts, .tsx or .astro source: block and JSDoc comments, HTML comments, and `//` comments that start
+ * a line or follow a space (a URL's `://` in a string is not one). */
+const COMMENT = /\/\*[\s\S]*?\*\/|<!--[\s\S]*?-->|(?:^|(?<=\s))\/\/.*$/gm;
+/** An archive file's URL written out: `/ledgers/` and a file name after it (the page `/ledgers/` itself is not one). */
+const ARCHIVE_FILE_URL = /\/ledgers\/[\w${}.-][^\s'"`<>)]*/g;
+
+/** Each archive file URL that `source` (a site source file) writes by hand outside its comments, instead of
+ * archiveUrl(<a name from core/archive-paths.ts>) (site/src/lib/archive-url.ts). */
+export function handWrittenArchiveUrlsOf(source: string): string[] {
+  return [...source.replace(COMMENT, '').matchAll(ARCHIVE_FILE_URL)].map((m) => m[0]);
+}
+
+describe('layout: the site names archive files only through core/archive-paths.ts', () => {
+  it('finds a hand-written archive file URL in an example (the check can fail)', () => {
+    expect(handWrittenArchiveUrlsOf("const res = await fetch('/ledgers/ots_status.json');")).toEqual([
+      '/ledgers/ots_status.json',
+    ]);
+    expect(handWrittenArchiveUrlsOf('<a href={`/ledgers/${item.date}.checkpoint`} download>')).toEqual([
+      '/ledgers/${item.date}.checkpoint',
+    ]);
+    expect(handWrittenArchiveUrlsOf('ledgerUrl: `${PLACEHOLDER}/ledgers/${day}.json`,')).toHaveLength(1);
+    expect(handWrittenArchiveUrlsOf("getJson('/ledgers/block-info/' + month + '.json')")).toHaveLength(1);
+    expect(handWrittenArchiveUrlsOf("net.get('/ledgers/checkpoint') // the latest")).toHaveLength(1);
+    expect(handWrittenArchiveUrlsOf('<link rel="alternate" href="/ledgers/feed.xml" />')).toHaveLength(1);
+    // Names from core joined by archiveUrl, the page /ledgers/ and comments are not hand-written archive URLs.
+    expect(
+      handWrittenArchiveUrlsOf(
+        [
+          "fetch(archiveUrl(blockInfoMonthPath(month)), { credentials: 'include' });",
+          "const links = [{ href: '/ledgers/', label: 'Ledgers' }, { href: 'https://example.com/x' }];",
+          '// the static archive: /ledgers/days.json when the API fails',
+          "const base = '/ledgers/'; // then /ledgers/ots_status.json",
+          '/** /ledgers/ots_status.json, or null\n *  when there is none (/ledgers/block_info.json too). */',
+          '<!-- /ledgers/feed.xml -->',
+        ].join('\n'),
+      ),
+    ).toEqual([]);
+  });
+
+  it('no source file of site/ writes an archive file URL by hand', () => {
+    const files = [...sourceFiles('site')];
+    expect(files.filter((f) => f.endsWith('.astro')).length, '.astro files read').toBeGreaterThan(0);
+    expect(files.filter((f) => f.endsWith('.tsx')).length, '.tsx files read').toBeGreaterThan(0);
+    const found = files.flatMap((file) =>
+      handWrittenArchiveUrlsOf(fs.readFileSync(path.join(ROOT, file), 'utf8')).map((url) => `${file}: ${url}`),
+    );
+    expect(found).toEqual([]);
   });
 });
