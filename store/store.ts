@@ -137,7 +137,9 @@ export interface SubmissionStore {
    */
   write(row: Submission): Promise<void>;
   /** Stores every row in one transaction, all or none; resolves once committed and durable. Rejects with
-   * DayClosedError (nothing stored) when any row's day is closed. */
+   * DayClosedError (nothing stored) when any row's day is closed. That transaction may hold other rows too
+   * (SQLite: the group commit of `write`, whose turn's rows and batches share one commit and one fdatasync); a
+   * batch that fails never fails the others of its group, and none of its rows is stored without the others. */
   enqueue(rows: readonly Submission[]): Promise<void>;
   /**
    * Stores every row that `batches` yields, in their order, in one transaction: all or none, whatever their

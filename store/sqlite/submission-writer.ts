@@ -1,10 +1,12 @@
-// Group commit for submissions: the SQLite engine's `submissions.write` and `statements.register` (store/store.ts;
-// it was once in ingest/). Contract of `write(row)`: resolves only after the row is committed to SQLite
-// and the commit is on disk (it survives kill -9 and power loss); rejects if the commit failed. `register` is the
-// same for a SCITT statement and its submission row, both in the same transaction (both or neither).
+// Group commit for submissions: the SQLite engine's `submissions.write`, `submissions.enqueue` and
+// `statements.register` (store/store.ts; it was once in ingest/). Contract of `write(row)`: resolves only after
+// the row is committed to SQLite and the commit is on disk (it survives kill -9 and power loss); rejects if the
+// commit failed. `writeAll(rows)` is the same for several rows, all or none: they are one member of the group,
+// committed together or refused together, never some of them. `register` is the same for a SCITT statement and
+// its submission row, both in the same transaction (both or neither).
 //
-// How: the rows that arrive in one turn of the event loop are committed together in one transaction, at the
-// end of that turn (setImmediate), on the writer's own connection in WAL mode with `synchronous=NORMAL`; then
+// How: the members that arrive in one turn of the event loop (single rows, whole batches, statements) are
+// committed together in one transaction, at the end of that turn (setImmediate), on the writer's own connection in WAL mode with `synchronous=NORMAL`; then
 // the -wal file is synced with fdatasync, and only then are the rows' answers released. That is what
 // `synchronous=FULL` does (sync the WAL after each commit), but with fdatasync instead of fsync: the WAL's
 // pages, not its modification time, which on this file system saves a second write per commit. NORMAL keeps
@@ -27,6 +29,8 @@ import { dayClosed, neutralError, sqliteFault } from './errors.ts';
 
 export interface SubmissionWriter {
   write(row: Submission): Promise<void>;
+  /** Every row in the group's transaction, all or none (DayClosedError when one row's day is closed). */
+  writeAll(rows: readonly Submission[]): Promise<void>;
   /** The statement and its submission row (hash = entry, source 'scitt'), in the group's transaction. */
   register(statement: StatementRegistration): Promise<void>;
   /** Commits what is pending and closes the writer's connection; later writes are rejected. */
@@ -34,8 +38,9 @@ export interface SubmissionWriter {
 }
 
 interface Pending {
-  row: Submission;
-  /** A SCITT statement stored with the row (statements.register). */
+  /** One row (write, register) or a batch's rows (writeAll), stored or refused together. */
+  rows: readonly Submission[];
+  /** A SCITT statement stored with its one row (statements.register). */
   statement?: Uint8Array;
   resolve: () => void;
   reject: (err: unknown) => void;
@@ -48,11 +53,12 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
   const insertStatement = db.prepare(
     'INSERT INTO statements (entry, registered_at, ledger_date, statement) VALUES (?, ?, ?, ?)',
   );
-  /** One transaction: every row, then the statements that come with some of them. */
+  /** One transaction: every row, in the members' order, then the statements that come with some of them. */
   const insert = db.transaction((batch: readonly Pending[]) => {
-    insertRows(batch.map((p) => p.row));
-    for (const { row, statement } of batch) {
+    insertRows(batch.length === 1 ? batch[0]!.rows : batch.flatMap((p) => p.rows));
+    for (const { rows, statement } of batch) {
       if (statement === undefined) continue;
+      const row = rows[0]!;
       const time = row.submittedAt.toISOString();
       insertStatement.run(
         row.hash,
@@ -90,7 +96,7 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
     return walFd;
   };
 
-  /** Commits the rows of this turn in one transaction, syncs the WAL, then answers them. */
+  /** Commits the members of this turn in one transaction, syncs the WAL, then answers them. */
   const flush = (): void => {
     scheduled = false;
     const batch = waiting;
@@ -101,20 +107,21 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
       insert(batch);
       committed = batch;
     } catch (err) {
-      // A full or failing disk fails every row alike (and each retry would cost another failing write): all
-      // are rejected with it, nothing of the batch committed (the transaction was rolled back).
+      // A full or failing disk fails every member alike (and each retry would cost another failing write): all
+      // are rejected with it, nothing of the group committed (the transaction was rolled back).
       if (sqliteFault(err) !== undefined) {
         const neutral = neutralError(err);
         for (const p of batch) p.reject(neutral);
         return;
       }
-      // One bad row must not fail the others that happened to share its transaction: each on its own.
+      // One bad member must not fail the others that happened to share its transaction: each on its own (a
+      // batch's rows still together, all or none).
       for (const p of batch) {
         try {
           insert([p]);
           committed.push(p);
         } catch (err) {
-          p.reject(dayClosed(err, [p.row]) ?? neutralError(err));
+          p.reject(dayClosed(err, p.rows) ?? neutralError(err));
         }
       }
     }
@@ -132,10 +139,10 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
     for (const p of committed) p.resolve();
   };
 
-  const enqueue = (row: Submission, statement?: Uint8Array): Promise<void> => {
+  const enqueue = (rows: readonly Submission[], statement?: Uint8Array): Promise<void> => {
     if (closed) return Promise.reject(new StoreClosedError());
     return new Promise((resolve, reject) => {
-      waiting.push({ row, ...(statement === undefined ? {} : { statement }), resolve, reject });
+      waiting.push({ rows, ...(statement === undefined ? {} : { statement }), resolve, reject });
       if (!scheduled) {
         scheduled = true;
         setImmediate(flush);
@@ -144,9 +151,11 @@ export function createSubmissionWriter(dbFile: string): SubmissionWriter {
   };
 
   return {
-    write: (row) => enqueue(row),
+    write: (row) => enqueue([row]),
+    writeAll: (rows) =>
+      rows.length === 0 ? (closed ? Promise.reject(new StoreClosedError()) : Promise.resolve()) : enqueue(rows),
     register: ({ entry, bytes, registeredAt }) =>
-      enqueue({ hash: entry, submittedAt: registeredAt, source: 'scitt' }, bytes),
+      enqueue([{ hash: entry, submittedAt: registeredAt, source: 'scitt' }], bytes),
     async close() {
       if (closed) return;
       closed = true;

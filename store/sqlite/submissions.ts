@@ -1,10 +1,12 @@
 // `submissions` on SQLite (store/store.ts SubmissionStore; the PostgreSQL side: store/postgres/submissions.ts).
-// A row written alone goes through the group-commit writer (submission-writer.ts); `enqueue` and the queue's
-// reads are queue.ts's statements on the main connection; a day is streamed by id from one snapshot.
-import { enqueue, queueSize, queuedDates, datesWithSubmissions, stagedEnqueue } from './queue.ts';
+// A row written alone and the rows of one `enqueue` go through the group-commit writer (submission-writer.ts):
+// a batch's rows are one member of the group, all or none, and share the commit and the sync of the rows around
+// them; the queue's reads are queue.ts's statements on the main connection; a day is streamed by id from one
+// snapshot.
+import { queueSize, queuedDates, datesWithSubmissions, stagedEnqueue } from './queue.ts';
 import { StoreClosedError, type DayBatch, type DayRow, type SubmissionStore } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
-import { dayClosed, dayClosedOn, neutral } from './errors.ts';
+import { dayClosedOn, neutral } from './errors.ts';
 
 /**
  * Rows read per query while streaming a day. Small on purpose: a chunk's row arrays and strings must die young.
@@ -20,14 +22,10 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
       if (conn.closed) return Promise.reject(new StoreClosedError());
       return conn.writer().write(row);
     },
-    enqueue: (rows) =>
-      run(() => {
-        try {
-          enqueue(db, rows);
-        } catch (err) {
-          throw dayClosed(err, rows) ?? err;
-        }
-      }),
+    enqueue(rows) {
+      if (conn.closed) return Promise.reject(new StoreClosedError());
+      return conn.writer().writeAll(rows);
+    },
     // Staged in a temporary table, then copied in one transaction (queue.ts stagedEnqueue).
     enqueueStream: (batches) =>
       conn.closed
