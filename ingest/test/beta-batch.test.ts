@@ -1,11 +1,11 @@
 // POST /api/v1/beta/timestamps (ingest/routes/beta-batch.ts, docs/API.md) in process: one result per entry in
 // the request's order (accepted, already, duplicate, invalid), every stored hash at one submittedAt and in one
-// transaction (a disk that fills up in the middle of the batch, or a closed day, stores none of it), receipts
+// transaction (a closed day stores none of it; a disk that fills up in the middle: isolated/beta-batch-full-disk.test.ts), receipts
 // checked with core/receipt.ts against the archive's TSA root, the optional cap counting hashes, the 400s and
 // the 413 with their sentences and nothing stored, the submission gate, and the OpenAPI document.
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ledgerPath } from '../../core/archive.ts';
 import { fromBase64, fromHex } from '../../core/encoding.ts';
 import { checkReceipt } from '../../core/receipt.ts';
@@ -33,21 +33,6 @@ import {
   type FixtureOptions,
 } from './fixture.ts';
 import type { BatchAnswer } from '../routes/beta-batch.ts';
-import type { DB } from '../../store/sqlite/db.ts';
-
-/** Every SQLite connection opened, by file: the group-commit writer's own among them, where a batch is stored. */
-const connections = vi.hoisted(() => new Map<string, DB[]>());
-vi.mock('../../store/sqlite/db.ts', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../store/sqlite/db.ts')>();
-  return {
-    ...original,
-    openDatabase: (file: string) => {
-      const db = original.openDatabase(file);
-      connections.set(file, [...(connections.get(file) ?? []), db]);
-      return db;
-    },
-  };
-});
 
 const URL = '/api/v1/beta/timestamps';
 const fixtures: Fixture[] = [];
@@ -277,40 +262,6 @@ describe('a batch', () => {
 });
 
 describe('one transaction: all stored or none', () => {
-  it('a disk that fills up in the middle of the batch: 503 with Retry-After, none of it stored; the same batch goes through once there is room', async () => {
-    const { f } = await fixture({ publish: [] });
-    const list = hashes(1000);
-    // A first batch opens the group-commit writer's connection, which stores the batches.
-    expect((await post(f, { hashes: [randomHash()] })).statusCode).toBe(200);
-    const open = connections.get(f.config.db)!.filter((db) => db.open);
-    expect(open.length).toBeGreaterThanOrEqual(2);
-    const pages = f.db.pragma('page_count', { simple: true }) as number;
-    // The database may grow by 4 pages (16 KB) on any connection: the first rows of the batch fit, the rest do not.
-    for (const db of open) db.pragma(`max_page_count = ${pages + 4}`);
-    const before = f.rowCounts();
-    const res = await post(f, { hashes: list });
-    expect(res.statusCode).toBe(503);
-    expect(res.headers['retry-after']).toBe('60');
-    expect(res.json()).toMatchObject({
-      success: false,
-      error:
-        'The server cannot store submissions right now (its disk is full); nothing was recorded. Please try again later.',
-      example: { hashes: [EXAMPLE_HASH] },
-    });
-    expect(storedOf(f, list)).toBe(0);
-    expect(f.rowCounts()).toEqual(before);
-    expect((await f.app.inject('/api/queue-stats.php')).json()).toMatchObject({ status: 'submissions failing' });
-    // A batch small enough to fit still fits (the limit is real, not a refusal of every write).
-    const one = randomHash();
-    expect((await post(f, { hashes: [one] })).statusCode).toBe(200);
-    expect(storedOf(f, [one])).toBe(1);
-    for (const db of open) db.pragma('max_page_count = 1073741823');
-    const retried = await post(f, { hashes: list });
-    expect(retried.statusCode).toBe(200);
-    expect(storedOf(f, list)).toBe(1000);
-    expect((await f.app.inject('/api/queue-stats.php')).json()).toMatchObject({ status: 'operational' });
-  });
-
   it('a closed day (another server built it already): 503 with Retry-After, none of it stored', async () => {
     const { f } = await fixture({ publish: [] });
     const builder = openSqliteStore(f.config.db);
