@@ -180,6 +180,7 @@ export function tileHashReader(size: number, getTile: TileFetcher, hasher: Hashe
   checkCount(size, 'size');
   const cache = new Map<string, Uint8Array>();
   const scratch = new Uint8Array((TILE_WIDTH / 2) * HASH_SIZE);
+  const nodeInto = nodeHasherInto(hasher);
   return (level, index) => {
     const { tileLevel, first, span } = locate(level, index);
     if (first + span > levelCount(tileLevel, size)) {
@@ -200,7 +201,7 @@ export function tileHashReader(size: number, getTile: TileFetcher, hasher: Hashe
       cache.set(key, tile);
     }
     const out = new Uint8Array(HASH_SIZE);
-    hashRun(tile, first - tileIndex * TILE_WIDTH, span, hasher, out, 0, scratch);
+    hashRun(tile, first - tileIndex * TILE_WIDTH, span, nodeInto, out, 0, scratch);
     return out;
   };
 }
@@ -268,27 +269,43 @@ export class TreeAppender {
   private readonly levels: Array<{ base: number; hashes: Uint8Array; n: number }> = [];
   private readonly scratch = new Uint8Array((TILE_WIDTH / 2) * HASH_SIZE);
   private pushed = 0;
+  /** During a push with tile roots: them, and the first leaf of the first tile they are the roots of. */
+  private given: { roots: Uint8Array; from: number } | undefined;
 
   private readonly oldSize: number;
   private readonly count: number;
   private readonly read: HashReader;
   private readonly hasher: Hasher;
+  private readonly nodeInto: NodeHasherInto;
   private readonly onTile: (tile: Tile) => void;
 
-  constructor(oldSize: number, count: number, read: HashReader, hasher: Hasher, onTile: (tile: Tile) => void) {
+  /** `nodeInto`, when given, must compute what `hasher` does for a node (a writer's faster path for the tiles). */
+  constructor(
+    oldSize: number,
+    count: number,
+    read: HashReader,
+    hasher: Hasher,
+    onTile: (tile: Tile) => void,
+    nodeInto: NodeHasherInto = nodeHasherInto(hasher),
+  ) {
     checkCount(oldSize, 'old size');
     checkCount(count, 'new leaf count');
     this.oldSize = oldSize;
     this.count = count;
     this.read = read;
     this.hasher = hasher;
+    this.nodeInto = nodeInto;
     this.onTile = onTile;
     this.size = oldSize + count;
     checkCount(this.size, 'new size');
   }
 
-  /** The next leaf hashes, 32 bytes each, back to back. */
-  push(leafHashes: Uint8Array): void {
+  /**
+   * The next leaf hashes, 32 bytes each, back to back. `tileRoots`, when given, holds the roots of the level-0
+   * tiles that lie wholly within these leaves (from a tile boundary to the next), in order, 32 bytes each:
+   * computed elsewhere (a writer's other threads), they are taken instead of hashing those tiles here.
+   */
+  push(leafHashes: Uint8Array, tileRoots?: Uint8Array): void {
     if (leafHashes.length % HASH_SIZE !== 0) {
       throw new FormatError(
         'new leaf hashes',
@@ -299,8 +316,24 @@ export class TreeAppender {
     if (this.pushed + n > this.count) {
       throw new FormatError('new leaf hashes', `more than the ${this.count} announced`);
     }
+    const start = this.oldSize + this.pushed;
+    if (tileRoots !== undefined) {
+      const first = Math.ceil(start / TILE_WIDTH);
+      const whole = Math.max(0, Math.floor((start + n) / TILE_WIDTH) - first);
+      if (tileRoots.length !== whole * HASH_SIZE) {
+        throw new FormatError(
+          'level-0 tile roots',
+          `expected ${whole} for leaves ${start} to ${start + n}, got ${tileRoots.length} bytes`,
+        );
+      }
+      this.given = { roots: tileRoots, from: first * TILE_WIDTH };
+    }
     this.pushed += n;
-    for (let at = 0; at < leafHashes.length;) at += this.add(0, leafHashes, at);
+    try {
+      for (let at = 0; at < leafHashes.length;) at += this.add(0, leafHashes, at);
+    } finally {
+      this.given = undefined;
+    }
   }
 
   /** The new size and root, after the rightmost partial tiles went to `onTile`. */
@@ -318,7 +351,7 @@ export class TreeAppender {
       // covered by larger subtrees), which is kept here once the new leaves reached the level.
       if (layer === undefined || first < layer.base) return this.read(level, index);
       const out = new Uint8Array(HASH_SIZE);
-      hashRun(layer.hashes, first - layer.base, span, this.hasher, out, 0, this.scratch);
+      hashRun(layer.hashes, first - layer.base, span, this.nodeInto, out, 0, this.scratch);
       return out;
     };
     return { size: this.size, root: treeHash(this.size, readNew, this.hasher) };
@@ -333,8 +366,15 @@ export class TreeAppender {
     layer.n += take / HASH_SIZE;
     if (layer.n === TILE_WIDTH) {
       this.emit(level, layer, TILE_WIDTH);
-      const root = new Uint8Array(HASH_SIZE);
-      hashRun(layer.hashes, 0, TILE_WIDTH, this.hasher, root, 0, this.scratch);
+      const given = this.given;
+      let root: Uint8Array;
+      if (level === 0 && given !== undefined && layer.base >= given.from) {
+        const at = ((layer.base - given.from) / TILE_WIDTH) * HASH_SIZE;
+        root = given.roots.subarray(at, at + HASH_SIZE);
+      } else {
+        root = new Uint8Array(HASH_SIZE);
+        hashRun(layer.hashes, 0, TILE_WIDTH, this.nodeInto, root, 0, this.scratch);
+      }
       layer.base += TILE_WIDTH;
       layer.n = 0;
       this.add(level + 1, root, 0);
@@ -383,8 +423,19 @@ function tilesHolding(subtrees: readonly Subtree[], size: number): TileCoordinat
   return [...seen.values()].sort((a, b) => a.level - b.level || a.index - b.index);
 }
 
-const nodeInput = new Uint8Array(1 + 2 * HASH_SIZE);
-nodeInput[0] = NODE_PREFIX;
+/** Writes SHA-256(0x01 ‖ src[at … at+64)) into out[outAt … outAt+32): the RFC 6962 node hash of the two
+ *  hashes back to back at `at`, read before anything is written (`out` may be `src`, at or before `at`). */
+export type NodeHasherInto = (src: Uint8Array, at: number, out: Uint8Array, outAt: number) => void;
+
+/** The node hash of `hasher` as a NodeHasherInto, through one reused 65-byte input. */
+export function nodeHasherInto(hasher: Hasher): NodeHasherInto {
+  const input = new Uint8Array(1 + 2 * HASH_SIZE);
+  input[0] = NODE_PREFIX;
+  return (src, at, out, outAt) => {
+    input.set(src.subarray(at, at + 2 * HASH_SIZE), 1);
+    out.set(hasher(input), outAt);
+  };
+}
 
 /**
  * Writes into out[outOffset…] the RFC 6962 root of the `count` (a power of two, at most 256) consecutive
@@ -394,7 +445,7 @@ function hashRun(
   hashes: Uint8Array,
   first: number,
   count: number,
-  hasher: Hasher,
+  nodeInto: NodeHasherInto,
   out: Uint8Array,
   outOffset: number,
   scratch: Uint8Array,
@@ -403,9 +454,7 @@ function hashRun(
   let offset = first * HASH_SIZE;
   for (let n = count; n > 1; n /= 2) {
     for (let i = 0; i < n / 2; i++) {
-      const at = offset + i * 2 * HASH_SIZE;
-      nodeInput.set(source.subarray(at, at + 2 * HASH_SIZE), 1);
-      scratch.set(hasher(nodeInput), i * HASH_SIZE);
+      nodeInto(source, offset + i * 2 * HASH_SIZE, scratch, i * HASH_SIZE);
     }
     source = scratch;
     offset = 0;

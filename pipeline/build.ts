@@ -66,7 +66,8 @@ import { writeAnchorStatus } from './anchor/status.ts';
 import { withLock, withLockAsync } from './lock.ts';
 import { messageDigests, nodeSha256 } from '../runtime/node-hash.ts';
 import { setting } from '../runtime/settings.ts';
-import { smallSha256, smallSha256Into } from './small-sha256.ts';
+import { nodeSha256Into, smallSha256 } from './small-sha256.ts';
+import { hashedBatches, treeWorkers } from './tree-hashes.ts';
 import { startHashFilesJob, WORKER_FROM_HASHES, type HashFilesJob } from './index-worker.ts';
 import { messageDigestsBeside } from './digest-worker.ts';
 import { dayBatches, sortDay, type SortedDay } from './day-sort.ts';
@@ -610,7 +611,8 @@ function writeReceiptSignatures(
 }
 
 /** Appends the day's entries to the tree, a batch at a time, writing each new tile once it is complete; returns
- * the new size and root. Holds one batch's leaf hashes and the rightmost tile of each level. */
+ * the new size and root. The leaf hashes and level-0 tile roots of a big day's batches are computed on worker
+ * threads too (tree-hashes.ts). Holds a few batches' leaf hashes and the rightmost tile of each level. */
 function appendToTree(
   archive: string,
   out: WriteCounter,
@@ -618,22 +620,17 @@ function appendToTree(
   day: SortedDay,
 ): { size: number; root: Uint8Array } {
   const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), smallSha256);
-  const tree = new TreeAppender(oldSize, day.count, reader, smallSha256, (tile) =>
-    out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data),
+  const tree = new TreeAppender(
+    oldSize,
+    day.count,
+    reader,
+    smallSha256,
+    (tile) => out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data),
+    nodeSha256Into,
   );
-  for (const { hashes } of dayBatches(day.data)) tree.push(leafHashesOf(hashes));
+  for (const { leaves, tileRoots } of hashedBatches(day.data, oldSize, treeWorkers(day.data)))
+    tree.push(leaves, tileRoots);
   return tree.finish();
-}
-
-/** RFC 6962 leaf hashes SHA-256(0x00 || entry) of back-to-back 32-byte entries, back to back. */
-function leafHashesOf(entries: Uint8Array): Uint8Array {
-  const out = new Uint8Array(entries.length);
-  const input = new Uint8Array(33); // input[0] = 0x00, RFC 6962 §2.1 leaf prefix
-  for (let at = 0; at < entries.length; at += 32) {
-    input.set(entries.subarray(at, at + 32), 1);
-    smallSha256Into(input, out, at);
-  }
-  return out;
 }
 
 /** ots_status.json and block_info.json for the published days (pipeline/anchor/status.ts owns their content). */

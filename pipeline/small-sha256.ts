@@ -24,24 +24,27 @@ const IV = new Int32Array([
 /** The longest message that pads into two blocks: 128 − 1 (0x80) − 8 (length). */
 export const SMALL_MAX = 119;
 
-const W = new Int32Array(64);
+// The message schedule with the round constants added (K[t] + W[t]), and the running hash value.
+const KW = new Int32Array(64);
 const H = new Int32Array(8);
 const block = new Uint8Array(128);
 
-function compress(b: Uint8Array, off: number): void {
-  for (let i = 0; i < 16; i++) {
-    const j = off + 4 * i;
-    W[i] = (b[j]! << 24) | (b[j + 1]! << 16) | (b[j + 2]! << 8) | b[j + 3]!;
-  }
+/** Expands the 16 words in KW[0…16) into the whole schedule and adds the round constants, in place. */
+function schedule(): void {
   for (let i = 16; i < 64; i++) {
-    const w15 = W[i - 15]!;
-    const w2 = W[i - 2]!;
+    const w15 = KW[i - 15]!;
+    const w2 = KW[i - 2]!;
     const s0 = ((w15 >>> 7) | (w15 << 25)) ^ ((w15 >>> 18) | (w15 << 14)) ^ (w15 >>> 3);
     const s1 = ((w2 >>> 17) | (w2 << 15)) ^ ((w2 >>> 19) | (w2 << 13)) ^ (w2 >>> 10);
-    W[i] = (W[i - 16]! + s0 + W[i - 7]! + s1) | 0;
+    KW[i] = (KW[i - 16]! + s0 + KW[i - 7]! + s1) | 0;
   }
+  for (let i = 0; i < 64; i++) KW[i] = (KW[i]! + K[i]!) | 0;
+}
+
+/** The 64 rounds of one block into H, from a schedule with its constants added: kw[at … at+64). */
+function rounds(kw: Int32Array, at: number): void {
   let a = H[0]!,
-    b2 = H[1]!,
+    b = H[1]!,
     c = H[2]!,
     d = H[3]!,
     e = H[4]!,
@@ -50,26 +53,90 @@ function compress(b: Uint8Array, off: number): void {
     h = H[7]!;
   for (let i = 0; i < 64; i++) {
     const S1 = ((e >>> 6) | (e << 26)) ^ ((e >>> 11) | (e << 21)) ^ ((e >>> 25) | (e << 7));
-    const t1 = (h + S1 + ((e & f) ^ (~e & g)) + K[i]! + W[i]!) | 0;
+    const t1 = (h + S1 + ((e & f) ^ (~e & g)) + kw[at + i]!) | 0;
     const S0 = ((a >>> 2) | (a << 30)) ^ ((a >>> 13) | (a << 19)) ^ ((a >>> 22) | (a << 10));
-    const t2 = (S0 + ((a & b2) ^ (a & c) ^ (b2 & c))) | 0;
+    const t2 = (S0 + ((a & b) ^ (a & c) ^ (b & c))) | 0;
     h = g;
     g = f;
     f = e;
     e = (d + t1) | 0;
     d = c;
-    c = b2;
-    b2 = a;
+    c = b;
+    b = a;
     a = (t1 + t2) | 0;
   }
   H[0] = (H[0]! + a) | 0;
-  H[1] = (H[1]! + b2) | 0;
+  H[1] = (H[1]! + b) | 0;
   H[2] = (H[2]! + c) | 0;
   H[3] = (H[3]! + d) | 0;
   H[4] = (H[4]! + e) | 0;
   H[5] = (H[5]! + f) | 0;
   H[6] = (H[6]! + g) | 0;
   H[7] = (H[7]! + h) | 0;
+}
+
+function compress(b: Uint8Array, off: number): void {
+  for (let i = 0; i < 16; i++) {
+    const j = off + 4 * i;
+    KW[i] = (b[j]! << 24) | (b[j + 1]! << 16) | (b[j + 2]! << 8) | b[j + 3]!;
+  }
+  schedule();
+  rounds(KW, 0);
+}
+
+/** H as 32 big-endian bytes into out[offset … offset+32). */
+function output(out: Uint8Array, offset: number): void {
+  for (let i = 0; i < 8; i++) {
+    const v = H[i]!;
+    out[offset + 4 * i] = v >>> 24;
+    out[offset + 4 * i + 1] = (v >>> 16) & 255;
+    out[offset + 4 * i + 2] = (v >>> 8) & 255;
+    out[offset + 4 * i + 3] = v & 255;
+  }
+}
+
+/** KW[1 … 1+n) := the big-endian words of the bytes src[at+3 … at+3+4n), and KW[0] := prefix ‖ src[at … at+3):
+ *  the words of a one-byte prefix followed by the bytes at `at`. */
+function prefixedWords(prefix: number, src: Uint8Array, at: number, n: number): void {
+  KW[0] = (prefix << 24) | (src[at]! << 16) | (src[at + 1]! << 8) | src[at + 2]!;
+  for (let i = 1; i <= n; i++) {
+    const j = at + 4 * i - 1;
+    KW[i] = (src[j]! << 24) | (src[j + 1]! << 16) | (src[j + 2]! << 8) | src[j + 3]!;
+  }
+}
+
+// The second block of a 65-byte message (an RFC 6962 node, 0x01 ‖ left ‖ right) is its last byte, the padding
+// and the length, all fixed but that byte: its whole schedule, constants added, for each of the 256 values.
+const NODE_LAST_BLOCK = new Int32Array(256 * 64);
+for (let last = 0; last < 256; last++) {
+  KW.fill(0);
+  KW[0] = (last << 24) | (0x80 << 16);
+  KW[15] = 65 * 8;
+  schedule();
+  NODE_LAST_BLOCK.set(KW, last * 64);
+}
+
+/** SHA-256(0x00 ‖ src[at … at+32)), the RFC 6962 leaf hash of a 32-byte entry, into out[outAt … outAt+32). */
+export function leafSha256Into(src: Uint8Array, at: number, out: Uint8Array, outAt: number): void {
+  prefixedWords(0x00, src, at, 7);
+  KW[8] = (src[at + 31]! << 24) | (0x80 << 16);
+  KW.fill(0, 9, 15);
+  KW[15] = 33 * 8;
+  schedule();
+  H.set(IV);
+  rounds(KW, 0);
+  output(out, outAt);
+}
+
+/** SHA-256(0x01 ‖ src[at … at+64)), the RFC 6962 node hash of two 32-byte hashes back to back, into
+ *  out[outAt … outAt+32): the first block read in place, the second's schedule taken from NODE_LAST_BLOCK. */
+export function nodeSha256Into(src: Uint8Array, at: number, out: Uint8Array, outAt: number): void {
+  prefixedWords(0x01, src, at, 15);
+  schedule();
+  H.set(IV);
+  rounds(KW, 0);
+  rounds(NODE_LAST_BLOCK, src[at + 63]! * 64);
+  output(out, outAt);
 }
 
 export const smallSha256: Hasher = (data) => {
@@ -94,11 +161,5 @@ export function smallSha256Into(data: Uint8Array, out: Uint8Array, offset: numbe
   H.set(IV);
   compress(block, 0);
   if (blocks === 2) compress(block, 64);
-  for (let i = 0; i < 8; i++) {
-    const v = H[i]!;
-    out[offset + 4 * i] = v >>> 24;
-    out[offset + 4 * i + 1] = (v >>> 16) & 255;
-    out[offset + 4 * i + 2] = (v >>> 8) & 255;
-    out[offset + 4 * i + 3] = v & 255;
-  }
+  output(out, offset);
 }
