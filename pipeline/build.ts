@@ -47,7 +47,8 @@ import { ed25519NoteSigner, mldsa44CosignatureSigner } from '../core/cosignature
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { ecdsaSignDigest, mldsaMuPrefix, mldsaSignMu } from '../core/sig.ts';
 import { encodeDayStatements } from '../core/signed-statement.ts';
-import { tileHashReader, tilePath, TreeAppender } from '../core/tiles.ts';
+import { HASH_SIZE } from '../core/hash.ts';
+import { tileHashReader, tilePath, TILE_WIDTH, TreeAppender } from '../core/tiles.ts';
 import type { Clock } from '../runtime/clock.ts';
 import { UsageError, type Config } from '../runtime/config.ts';
 import type { Store } from '../store/store.ts';
@@ -620,16 +621,32 @@ function appendToTree(
   day: SortedDay,
 ): { size: number; root: Uint8Array } {
   const reader = tileHashReader(oldSize, (l, i, w) => readTile(archive, l, i, w), smallSha256);
+  // While a batch a worker hashed is pushed, its whole level-0 tiles are the ones that worker wrote.
+  let wrote: { from: number; to: number } | undefined;
   const tree = new TreeAppender(
     oldSize,
     day.count,
     reader,
     smallSha256,
-    (tile) => out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data),
+    (tile) => {
+      const first = tile.index * TILE_WIDTH;
+      if (tile.level === 0 && wrote !== undefined && first >= wrote.from && first + tile.width <= wrote.to) return;
+      out.immutable(archive, tilePath(tile.level, tile.index, tile.width), tile.data);
+    },
     nodeSha256Into,
   );
-  for (const { leaves, tileRoots } of hashedBatches(day.data, oldSize, treeWorkers(day.data)))
-    tree.push(leaves, tileRoots);
+  let start = oldSize;
+  for (const batch of hashedBatches(day.data, oldSize, treeWorkers(day.data), archive)) {
+    const n = batch.leaves.length / HASH_SIZE;
+    wrote = batch.written && { from: start, to: start + n };
+    if (batch.written) {
+      out.files += batch.written.files;
+      out.bytes += batch.written.bytes;
+    }
+    tree.push(batch.leaves, batch.tileRoots);
+    start += n;
+  }
+  wrote = undefined;
   return tree.finish();
 }
 

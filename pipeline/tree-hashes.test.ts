@@ -89,4 +89,23 @@ describe('hashedBatches', () => {
     // Batches of 1,000 entries: tiles cross batch boundaries, and those are hashed by the caller.
     expect(build(old, files(day, 1_000), 2), '2 workers, files').toEqual(expected);
   });
+
+  it("with an archive, a worker writes its batches' whole level-0 tiles, the bytes node:crypto's tree has", () => {
+    const archive = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-tree-tiles-'));
+    dirs.push(archive);
+    const old = crypto.randomBytes(32 * 100);
+    const day = shared(3 * 65_536);
+    const batches = [...hashedBatches(day, 100, 1, archive)];
+    // Batch 1 (leaves 65,636 … 131,172) is the worker's: tiles 257 … 511 wholly within it, 255 files of 8 KB.
+    expect(batches.map((b) => b.written)).toEqual([undefined, { files: 255, bytes: 255 * 8192 }, undefined]);
+    const tiles = new Map(reference(old, day.hashes).tiles.map((t) => [t.split(' ')[0], t.split(' ')[1]]));
+    const files = fs.readdirSync(path.join(archive, 'tile/0'), { recursive: true, withFileTypes: true });
+    const written = files.filter((e) => e.isFile()).map((e) => path.relative(archive, path.join(e.parentPath, e.name)));
+    expect(written.length).toBe(255);
+    for (const t of [257, 300, 511]) {
+      const rel = `tile/0/${String(t).padStart(3, '0')}`;
+      expect(written).toContain(rel);
+      expect(hex(fs.readFileSync(path.join(archive, rel)))).toBe(tiles.get(`0/${t}/256`));
+    }
+  });
 });

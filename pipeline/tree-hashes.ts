@@ -2,9 +2,10 @@
 // the batches shared out between the build's thread and worker threads: batch i of dayBatches is hashed by
 // thread i mod (workers + 1), 0 being the caller's. Those hashes are nearly all of a tree's SHA-256 (a level-0
 // tile is 256 leaves and 255 nodes; the levels above add 1/255 of that), and they need nothing but the entries,
-// so the tree's hashing uses both cores of a two-core machine. The workers only compute: the tiles are written
-// by the caller (core/tiles.ts TreeAppender), and a worker's batch is handed over without a copy (its buffer
-// transferred), at most LAG_BATCHES ahead of the caller. The answers are read synchronously (Atomics.wait and
+// so the tree's hashing uses both cores of a two-core machine. Given the archive, a worker also writes the
+// level-0 tiles wholly within its batches (their bytes are the batch's leaf hashes; each file's creation costs
+// this machine's ext4 100-160 µs of system time), and the caller (core/tiles.ts TreeAppender) the rest. A
+// worker's batch is handed over without a copy (its buffer transferred), at most LAG_BATCHES ahead of the caller. The answers are read synchronously (Atomics.wait and
 // receiveMessageOnPort), as index-worker.ts does, so the build stays synchronous.
 import os from 'node:os';
 import {
@@ -15,15 +16,21 @@ import {
   workerData,
   type MessagePort,
 } from 'node:worker_threads';
+import { TimesealError, type ErrorCode } from '../core/errors.ts';
 import { HASH_SIZE } from '../core/hash.ts';
-import { TILE_WIDTH } from '../core/tiles.ts';
+import { tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import { dayBatches, dayCount, type DayData } from './day-sort.ts';
+import { writeImmutable } from './files.ts';
+import type { Written } from './segment-files.ts';
 import { leafSha256Into, nodeSha256Into } from './small-sha256.ts';
 
 /** One batch of the day: its leaf hashes, and the roots of the level-0 tiles that lie wholly within it. */
 export interface HashedBatch {
   leaves: Uint8Array;
   tileRoots: Uint8Array;
+  /** Set when a worker wrote the batch's whole level-0 tiles to the archive: what it wrote (an identical file
+   *  already there is not written, as pipeline/files.ts writeImmutable says). */
+  written?: Written;
 }
 
 /** Batches a worker hashes ahead of the caller before it waits (a batch of 65,536 entries is 2 MB of hashes). */
@@ -36,6 +43,7 @@ interface Job {
   treeHashes: true;
   day: DayData;
   oldSize: number;
+  archive: string | undefined;
   /** This worker's thread number (1 …) and how many threads share the batches. */
   thread: number;
   threads: number;
@@ -44,7 +52,7 @@ interface Job {
   port: MessagePort;
 }
 
-type Answer = ({ ok: true } & HashedBatch) | { ok: false; message: string };
+type Answer = ({ ok: true } & HashedBatch) | { ok: false; message: string; name: string; code?: ErrorCode };
 
 /**
  * The leaf hashes of `entries` (32-byte entries back to back, the first at leaf `start` of the tree), and the
@@ -70,6 +78,21 @@ export function hashBatch(entries: Uint8Array, start: number): HashedBatch {
   return { leaves, tileRoots };
 }
 
+/** Writes the level-0 tiles wholly within `leaves` (leaf hashes, the first at leaf `start`) to `archive`. */
+export function writeWholeTiles(archive: string, leaves: Uint8Array, start: number): Written {
+  const written: Written = { files: 0, bytes: 0 };
+  const end = start + leaves.length / HASH_SIZE;
+  for (let t = Math.ceil(start / TILE_WIDTH); (t + 1) * TILE_WIDTH <= end; t++) {
+    const at = (t * TILE_WIDTH - start) * HASH_SIZE;
+    const data = leaves.subarray(at, at + TILE_WIDTH * HASH_SIZE);
+    if (writeImmutable(archive, tilePath(0, t, TILE_WIDTH), data)) {
+      written.files++;
+      written.bytes += data.length;
+    }
+  }
+  return written;
+}
+
 /** How many worker threads hash a day of `count` entries beside the caller: one a core beyond the first, at
  *  most three; none for a small day, or one whose entries a worker could not read without a copy. */
 export function treeWorkers(day: DayData): number {
@@ -80,12 +103,18 @@ export function treeWorkers(day: DayData): number {
 
 /**
  * The day's batches hashed (leaf i at leaf oldSize + i of the tree), in dayBatches' order, `workers` worker
- * threads hashing their share beside this one. The caller must not change or remove the day's data until the
- * generator is done; leaving it early (return or throw) stops the workers.
+ * threads hashing their share beside this one, and with `archive` writing their batches' whole level-0 tiles
+ * (`written`); a worker's batch is yielded once its tiles are on disk. The caller must not change or remove the
+ * day's data until the generator is done; leaving it early (return or throw) stops the workers.
  */
-export function* hashedBatches(day: DayData, oldSize: number, workers: number): Generator<HashedBatch> {
+export function* hashedBatches(
+  day: DayData,
+  oldSize: number,
+  workers: number,
+  archive?: string,
+): Generator<HashedBatch> {
   const threads = workers + 1;
-  const started = Array.from({ length: workers }, (_, k) => startWorker(day, oldSize, k + 1, threads));
+  const started = Array.from({ length: workers }, (_, k) => startWorker(day, oldSize, archive, k + 1, threads));
   try {
     let start = oldSize;
     let i = 0;
@@ -103,12 +132,13 @@ export function* hashedBatches(day: DayData, oldSize: number, workers: number): 
 function startWorker(
   day: DayData,
   oldSize: number,
+  archive: string | undefined,
   thread: number,
   threads: number,
 ): { next(): HashedBatch; stop(): void } {
   const state = new Int32Array(new SharedArrayBuffer(8));
   const { port1, port2 } = new MessageChannel();
-  const job: Job = { treeHashes: true, day, oldSize, thread, threads, state, port: port2 };
+  const job: Job = { treeHashes: true, day, oldSize, archive, thread, threads, state, port: port2 };
   const worker = new Worker(new URL(import.meta.url), { workerData: job, transferList: [port2] });
   worker.unref();
   return {
@@ -117,10 +147,15 @@ function startWorker(
         const posted = Atomics.load(state, 0);
         const answer = receiveMessageOnPort(port1)?.message as Answer | undefined;
         if (answer !== undefined) {
-          if (!answer.ok) throw new Error(`tree hashing worker: ${answer.message}`);
+          if (!answer.ok) {
+            const err = answer.code ? new TimesealError(answer.code, answer.message) : new Error(answer.message);
+            err.name = answer.name;
+            throw err;
+          }
           Atomics.add(state, 1, 1);
           Atomics.notify(state, 1);
-          return { leaves: answer.leaves, tileRoots: answer.tileRoots };
+          const { leaves, tileRoots, written } = answer;
+          return written === undefined ? { leaves, tileRoots } : { leaves, tileRoots, written };
         }
         Atomics.wait(state, 0, posted, 1000);
       }
@@ -147,7 +182,9 @@ if (!isMainThread && (workerData as Job | undefined)?.treeHashes === true) {
       if (i % job.threads === job.thread) {
         waitTaken(job.state, mine - LAG_BATCHES + 1);
         const { leaves, tileRoots } = hashBatch(hashes, start);
-        post({ ok: true, leaves, tileRoots }, [leaves.buffer as ArrayBuffer, tileRoots.buffer as ArrayBuffer]);
+        const transfer = [leaves.buffer as ArrayBuffer, tileRoots.buffer as ArrayBuffer];
+        if (job.archive === undefined) post({ ok: true, leaves, tileRoots }, transfer);
+        else post({ ok: true, leaves, tileRoots, written: writeWholeTiles(job.archive, leaves, start) }, transfer);
         mine++;
       }
       start += hashes.length / HASH_SIZE;
@@ -156,7 +193,8 @@ if (!isMainThread && (workerData as Job | undefined)?.treeHashes === true) {
     // Ends once the caller has every batch (it stops this worker when it is done or fails).
     waitTaken(job.state, mine);
   } catch (err) {
-    post({ ok: false, message: (err as Error).message }, []);
+    const e = err as Error;
+    post({ ok: false, message: e.message, name: e.name, code: (err as TimesealError).code }, []);
   }
 }
 
