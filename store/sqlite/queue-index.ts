@@ -1,0 +1,250 @@
+// The queue's hashes by day, in the serving process's memory: how the SQLite engine answers Store.submissions
+// `queued` (the status lookup) and `submittedOn` (a batch's "already") without reading a day's rows and without
+// an index of the hash on `submissions`. Any B-tree of random keys kept up to date by every commit costs that
+// commit a leaf of its own per row (docs/BENCHMARKS.md, "What a hash index costs each SQLite commit"), so the
+// table keeps only its date index and this index is caught up from the table before each lookup.
+//
+// Catching up is by id: SQLite has one writer at a time and a new row's id is the largest one + 1, so ids grow in
+// commit order and the rows with an id above the last one read are exactly those committed since, by any process
+// (this server's group-commit writer, `timeseal import`, another server on the same file). They are read in slices
+// of SLICE_ROWS, the event loop running between two slices. Only days after a floor are held: the status lookup
+// gives the last published day, and the days up to it are dropped; a lookup about an earlier day lowers the floor
+// and reads that day's rows again (adding a row twice changes nothing).
+//
+// Each day is an open-addressing table (linear probing) in typed arrays, one slot per distinct hash: a 64-bit
+// fingerprint of the hash and the id of its earliest row that day (16 bytes a slot, at most 3/4 of the slots
+// used; docs/BENCHMARKS.md gives the bytes per queued row measured). The fingerprint is SHA-256 of a random
+// per-process secret and the hash: a submitter chooses hash values freely, and with a fingerprint it could compute
+// it could make any number of them share one probe sequence. A fingerprint that matches is confirmed by reading
+// its row by id and comparing the whole hash, so a collision costs one read and never changes an answer.
+import { hash as sha, randomBytes } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { DB } from './db.ts';
+
+/** Rows read per catch-up query: about a millisecond of work, then the event loop runs (docs/BENCHMARKS.md). */
+const SLICE_ROWS = 512;
+/** Slots of a day's table when it is made (a power of two); it doubles when more than 3/4 of them are used. */
+const INITIAL_SLOTS = 1_024;
+/** Sorts after every date: the upper bound of "every day after the floor". */
+const LAST_DATE = '9999-12-31';
+
+/** Writes a 64-bit fingerprint of `hash` (64 lower-case hexadecimal digits) into out[0] and out[1]. */
+export type Fingerprint = (hash: string, out: Uint32Array) => void;
+
+/** SHA-256 of a secret and the hash, its first 8 bytes: keyed with 32 random bytes unless `secret` is given. */
+export function keyedFingerprint(secret: string = randomBytes(32).toString('hex')): Fingerprint {
+  return (hash, out) => {
+    const digest = sha('sha256', secret + hash, 'buffer');
+    out[0] = digest.readUInt32LE(0);
+    out[1] = digest.readUInt32LE(4);
+  };
+}
+
+/** A row read back by id: its hash and submission time, or undefined when no row has that id. */
+type RowReader = (id: number) => [hash: string, submittedAt: string] | undefined;
+
+/** One day's distinct hashes: slot i holds a fingerprint (high[i], low[i]) and a row id (ids[i]; 0 is empty:
+ * SQLite's rowids start at 1). */
+class DayTable {
+  high = new Uint32Array(INITIAL_SLOTS);
+  low = new Uint32Array(INITIAL_SLOTS);
+  ids = new Float64Array(INITIAL_SLOTS);
+  size = 0;
+  /** The submission time of the row that the last `find` matched. */
+  foundAt = '';
+
+  /** The slot holding `hash` (its row's time in foundAt), else the empty slot where it would go. */
+  find(high: number, low: number, hash: string, read: RowReader): number {
+    const mask = this.ids.length - 1;
+    for (let i = low & mask; ; i = (i + 1) & mask) {
+      const id = this.ids[i]!;
+      if (id === 0) return i;
+      if (this.high[i] !== high || this.low[i] !== low) continue;
+      const row = read(id);
+      if (row !== undefined && row[0] === hash) {
+        this.foundAt = row[1];
+        return i;
+      }
+    }
+  }
+
+  /** Row `id` of `hash` at `at`: the hash's slot keeps the earliest time's row (the first of equal times). */
+  add(high: number, low: number, id: number, hash: string, at: string, read: RowReader): void {
+    const i = this.find(high, low, hash, read);
+    if (this.ids[i] !== 0) {
+      if (at < this.foundAt) this.ids[i] = id;
+      return;
+    }
+    this.high[i] = high;
+    this.low[i] = low;
+    this.ids[i] = id;
+    if (++this.size * 4 > this.ids.length * 3) this.grow();
+  }
+
+  private grow(): void {
+    const { high, low, ids } = this;
+    const slots = ids.length * 2;
+    const mask = slots - 1;
+    this.high = new Uint32Array(slots);
+    this.low = new Uint32Array(slots);
+    this.ids = new Float64Array(slots);
+    for (let k = 0; k < ids.length; k++) {
+      if (ids[k] === 0) continue;
+      let i = low[k]! & mask;
+      while (this.ids[i] !== 0) i = (i + 1) & mask;
+      this.high[i] = high[k]!;
+      this.low[i] = low[k]!;
+      this.ids[i] = ids[k]!;
+    }
+  }
+
+  get bytes(): number {
+    return this.high.byteLength + this.low.byteLength + this.ids.byteLength;
+  }
+}
+
+export interface QueueIndexOptions {
+  /** The fingerprint (default: keyedFingerprint() with a secret of this process); a test gives a tiny one. */
+  fingerprint?: Fingerprint;
+  /** Rows read per catch-up query (default SLICE_ROWS). */
+  sliceRows?: number;
+}
+
+/** The index of `submissions` on `db` (module comment). Its lookups see every row committed before they began. */
+export class QueueIndex {
+  readonly #db: DB;
+  readonly #fingerprint: Fingerprint;
+  readonly #sliceRows: number;
+  readonly #fp = new Uint32Array(2);
+  readonly #days = new Map<string, DayTable>();
+  /** Days strictly after it are held; undefined before the first lookup. */
+  #floor: string | undefined;
+  /** The largest id read. */
+  #seen = 0;
+  /** The catch-up under way: one at a time. */
+  #tail: Promise<void> = Promise.resolve();
+  readonly #slice: Database.Statement;
+  readonly #row: Database.Statement;
+  readonly #read: RowReader;
+
+  constructor(db: DB, options: QueueIndexOptions = {}) {
+    this.#db = db;
+    this.#fingerprint = options.fingerprint ?? keyedFingerprint();
+    this.#sliceRows = options.sliceRows ?? SLICE_ROWS;
+    this.#slice = db
+      .prepare('SELECT id, hash, submitted_at, ledger_date FROM submissions WHERE id > ? ORDER BY id LIMIT ?')
+      .raw(true);
+    this.#row = db.prepare('SELECT hash, submitted_at FROM submissions WHERE id = ?').raw(true);
+    this.#read = (id) => this.#row.get(id) as [string, string] | undefined;
+  }
+
+  /** For each day after `lastPublished` on which `hash` was submitted, its earliest time there, days ascending.
+   * The days up to `lastPublished` are dropped from memory. */
+  async queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>> {
+    await this.#ready(lastPublished, true);
+    this.#fingerprint(hash, this.#fp);
+    const found: Array<{ date: string; submittedAt: Date }> = [];
+    for (const date of [...this.#days.keys()].sort()) {
+      if (date <= lastPublished) continue;
+      const at = this.#lookup(this.#days.get(date)!, hash);
+      if (at !== undefined) found.push({ date, submittedAt: new Date(at) });
+    }
+    return found;
+  }
+
+  /** Which of `hashes` were submitted on `date`, each with its earliest time that day. */
+  async submittedOn(date: string, hashes: readonly string[]): Promise<Map<string, Date>> {
+    const found = new Map<string, Date>();
+    if (hashes.length === 0) return found;
+    await this.#ready(dayBefore(date), false);
+    const day = this.#days.get(date);
+    if (day === undefined) return found;
+    for (const hash of hashes) {
+      this.#fingerprint(hash, this.#fp);
+      const at = this.#lookup(day, hash);
+      if (at !== undefined) found.set(hash, new Date(at));
+    }
+    return found;
+  }
+
+  /** What the day tables hold: distinct (day, hash) entries and the bytes of their arrays. */
+  get size(): { entries: number; bytes: number } {
+    let entries = 0;
+    let bytes = 0;
+    for (const day of this.#days.values()) {
+      entries += day.size;
+      bytes += day.bytes;
+    }
+    return { entries, bytes };
+  }
+
+  /** The time of `hash` in `day` (its fingerprint in #fp), if any. */
+  #lookup(day: DayTable, hash: string): string | undefined {
+    const i = day.find(this.#fp[0]!, this.#fp[1]!, hash, this.#read);
+    return day.ids[i] === 0 ? undefined : day.foundAt;
+  }
+
+  /** Holds the days after `floor` (and, unless `raise`, any earlier ones it already holds), caught up. */
+  #ready(floor: string, raise: boolean): Promise<void> {
+    const run = this.#tail.then(() => this.#catchUp(floor, raise));
+    this.#tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async #catchUp(floor: string, raise: boolean): Promise<void> {
+    if (this.#floor === undefined || floor < this.#floor) this.#lower(floor);
+    else if (raise && floor > this.#floor) {
+      this.#floor = floor;
+      for (const date of this.#days.keys()) if (date <= floor) this.#days.delete(date);
+    }
+    const held = this.#floor!;
+    for (;;) {
+      const rows = this.#slice.all(this.#seen, this.#sliceRows) as Array<[number, string, string, string]>;
+      let table: DayTable | undefined;
+      let tableDate = '';
+      for (const [id, hash, at, date] of rows) {
+        if (date <= held) continue;
+        if (date !== tableDate) {
+          tableDate = date;
+          table = this.#days.get(date);
+          if (table === undefined) this.#days.set(date, (table = new DayTable()));
+        }
+        this.#fingerprint(hash, this.#fp);
+        table!.add(this.#fp[0]!, this.#fp[1]!, id, hash, at, this.#read);
+      }
+      if (rows.length > 0) this.#seen = rows[rows.length - 1]![0];
+      if (rows.length < this.#sliceRows) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Holds the days after `floor` from now on: the rows of the days it did not hold are read (again) from the
+   * first one's id; the days' first ids come from the date index, one seek each. */
+  #lower(floor: string): void {
+    const before = this.#floor ?? LAST_DATE;
+    const next = this.#db.prepare('SELECT MIN(ledger_date) AS d FROM submissions WHERE ledger_date > ?');
+    const first = this.#db.prepare('SELECT id FROM submissions WHERE ledger_date = ? ORDER BY id LIMIT 1').pluck();
+    let start = Infinity;
+    for (
+      let d = (next.get(floor) as { d: string | null }).d;
+      d !== null && d <= before;
+      d = (next.get(d) as { d: string | null }).d
+    ) {
+      start = Math.min(start, first.get(d) as number);
+    }
+    if (this.#floor === undefined) {
+      this.#seen =
+        start === Infinity
+          ? ((this.#db.prepare('SELECT MAX(id) FROM submissions').pluck().get() as number | null) ?? 0)
+          : start - 1;
+    } else if (start !== Infinity) {
+      this.#seen = Math.min(this.#seen, start - 1);
+    }
+    this.#floor = floor;
+  }
+}
+
+/** The UTC date before `date` (YYYY-MM-DD). */
+function dayBefore(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
