@@ -1,5 +1,5 @@
 // Sorting a day's hashes in memory. The submissions table has no (date, hash) index (a wide one, whose random
-// pages an insert would touch; the hash's index begins with the hash, so it finds a hash, not a day in order);
+// pages an insert would touch; PostgreSQL's hash index begins with the hash, so it finds a hash, not a day in order);
 // a build reads the day's rows in arrival order and sorts them here (faster than SQLite's GROUP BY … ORDER BY sorter on a
 // million rows, and without a row object per hash).
 

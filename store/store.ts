@@ -167,15 +167,17 @@ export interface SubmissionStore {
   queueSize(lastPublished: string): Promise<number>;
   /**
    * Where a hash waits: for each date strictly after `lastPublished` ('' for all) on which it was submitted,
-   * its earliest submission time there, dates ascending. Reads the hash's own rows only (an index of the
-   * whole hash): its cost grows with the log of the table, not with the day or with rows that share digits.
+   * its earliest submission time there, dates ascending. Reads the hash's own rows only: its cost grows with
+   * the log of the table at most, not with the day or with rows that share digits (PostgreSQL: an index of the
+   * whole hash; SQLite: an index of the unpublished days in this process's memory, store/sqlite/queue-index.ts,
+   * caught up with the rows committed since the last lookup, in slices between which the event loop runs).
    */
   queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>>;
   /**
    * Which of `hashes` (lower-case 64-hex) have a submission on the UTC day `date`, by any path: each with its
    * earliest submission time that day; a hash without a row that day is absent (an empty `hashes` gives an empty
-   * map). One query reading each hash's own rows by the hash index (as `queued`), never the day's others,
-   * seeing the rows committed when it runs.
+   * map). Reads each hash's own rows by the hash index (as `queued`), never the day's others, seeing the rows
+   * committed when it runs.
    */
   submittedOn(date: string, hashes: readonly string[]): Promise<Map<string, Date>>;
   /**

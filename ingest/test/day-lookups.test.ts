@@ -1,7 +1,7 @@
 // A status lookup and a batch's "already" check on a day of a million queued rows (Store.submissions.queued and
-// submittedOn, by the hash's index: store/sqlite/db.ts migration 13) cost about what they cost on an empty day,
-// while beta submissions keep flowing beside them: the server's only thread is never held by one lookup reading
-// the whole day. Timings are compared with the same requests on the empty day under the same load (a ratio with
+// submittedOn; on SQLite by the in-memory index of store/sqlite/queue-index.ts) cost about what they cost on an
+// empty day, while beta submissions keep flowing beside them: the server's only thread is never held by one lookup
+// reading the whole day. Timings are compared with the same requests on the empty day under the same load (a ratio with
 // a floor, so a loaded machine slows both alike); a lookup that reads the day's rows takes ~100 ms per million
 // (docs/BENCHMARKS.md, "Lookups on a day of a million rows") and fails the bound by far. A submitter chooses its
 // hashes, so part of the day shares the looked-up hash's first 16 digits and part repeats it: an index of the

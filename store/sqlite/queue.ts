@@ -149,24 +149,6 @@ export function datesWithSubmissions(db: DB, after: string, before: string): str
   return dates;
 }
 
-/** The earliest submission of `hash` on each date after `lastPublished` (Store.submissions.queued). */
-export function queuedDates(db: DB, hash: string, lastPublished: string): Array<{ date: string; submittedAt: Date }> {
-  // By the hash's index (migration 13), one date after the other: each step finds the next date and that date's
-  // earliest time as the first entries of a range, so neither the day's other rows nor the hash's repeats are read.
-  const rows = db
-    .prepare(
-      `WITH RECURSIVE dates(date) AS (
-         SELECT (SELECT MIN(ledger_date) FROM submissions INDEXED BY submissions_by_hash WHERE hash = @hash AND ledger_date > @lastPublished)
-         UNION ALL
-         SELECT (SELECT MIN(ledger_date) FROM submissions INDEXED BY submissions_by_hash WHERE hash = @hash AND ledger_date > dates.date)
-         FROM dates WHERE dates.date IS NOT NULL)
-       SELECT date, (SELECT MIN(submitted_at) FROM submissions INDEXED BY submissions_by_hash WHERE hash = @hash AND ledger_date = dates.date) AS at
-       FROM dates WHERE date IS NOT NULL ORDER BY date`,
-    )
-    .all({ hash, lastPublished }) as Array<{ date: string; at: string }>;
-  return rows.map((r) => ({ date: r.date, submittedAt: new Date(r.at) }));
-}
-
 /** Submissions not yet in a published ledger (dates after the last published day). */
 export function queueSize(db: DB, lastPublished: string): number {
   return (db.prepare('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date > ?').get(lastPublished) as { n: number })

@@ -1,12 +1,14 @@
 // `submissions` on SQLite (store/store.ts SubmissionStore; the PostgreSQL side: store/postgres/submissions.ts).
 // A row written alone and the rows of one `enqueue` go through the group-commit writer (submission-writer.ts):
 // a batch's rows are one member of the group, all or none, and share the commit and the sync of the rows around
-// them; the queue's reads are queue.ts's statements on the main connection; a day is streamed by id from one
-// snapshot.
-import { queueSize, queuedDates, datesWithSubmissions, stagedEnqueue } from './queue.ts';
+// them; the queue's reads are queue.ts's statements on the main connection; the lookups by hash (`queued`,
+// `submittedOn`) are queue-index.ts's index of the unpublished days, made on the first lookup; a day is streamed
+// by id from one snapshot.
+import { queueSize, datesWithSubmissions, stagedEnqueue } from './queue.ts';
+import { QueueIndex } from './queue-index.ts';
 import { StoreClosedError, type DayBatch, type DayRow, type SubmissionStore } from '../store.ts';
 import type { SqliteConnection } from './connection.ts';
-import { dayClosedOn, neutral } from './errors.ts';
+import { dayClosedOn, neutral, neutralError } from './errors.ts';
 
 /**
  * Rows read per query while streaming a day. Small on purpose: a chunk's row arrays and strings must die young.
@@ -17,6 +19,18 @@ const DAY_CHUNK = 4_096;
 
 export function submissionStore(conn: SqliteConnection): SubmissionStore {
   const { db, sql, tx, run } = conn;
+  let index: QueueIndex | undefined;
+  /** `lookup` on the index, made on the first call (a store that never looks up holds nothing), its faults
+   * engine-neutral and a store closed meanwhile StoreClosedError. */
+  const byHash = async <T>(lookup: (index: QueueIndex) => Promise<T>): Promise<T> => {
+    if (conn.closed) throw new StoreClosedError();
+    try {
+      index ??= new QueueIndex(db);
+      return await lookup(index);
+    } catch (err) {
+      throw conn.closed ? new StoreClosedError() : neutralError(err);
+    }
+  };
   return {
     write(row) {
       if (conn.closed) return Promise.reject(new StoreClosedError());
@@ -50,21 +64,8 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
       ),
     dates: (after, before) => run(() => datesWithSubmissions(db, after, before)),
     queueSize: (lastPublished) => run(() => queueSize(db, lastPublished)),
-    queued: (hash, lastPublished) => run(() => queuedDates(db, hash, lastPublished)),
-    submittedOn: (date, hashes) =>
-      run(() => {
-        const found = new Map<string, Date>();
-        if (hashes.length === 0) return found;
-        // The hashes as one JSON parameter (no limit on bound variables); for each, the first entry of its range
-        // for the day in the hash's index (migration 13): neither the day's other rows nor its repeats are read.
-        const rows = sql(
-          `SELECT hash, at FROM (SELECT j.value AS hash, (SELECT MIN(s.submitted_at) FROM submissions AS s INDEXED BY submissions_by_hash WHERE s.hash = j.value AND s.ledger_date = @date) AS at FROM json_each(@hashes) AS j) WHERE at IS NOT NULL`,
-        )
-          .raw(true)
-          .all({ hashes: JSON.stringify(hashes), date }) as Array<[string, string]>;
-        for (const [hash, at] of rows) found.set(hash, new Date(at));
-        return found;
-      }),
+    queued: (hash, lastPublished) => byHash((index) => index.queued(hash, lastPublished)),
+    submittedOn: (date, hashes) => byHash((index) => index.submittedOn(date, hashes)),
     readDay(date, options = {}) {
       const batchRows = options.batchRows ?? DAY_CHUNK;
       return {
