@@ -1,0 +1,98 @@
+// What the SQLite engine's in-memory index of the queue (store/sqlite/queue-index.ts) costs: on a day of
+// BENCH_DAY_ROWS (1,000,000) random rows made in one statement, the first lookup's catch-up (every row read once,
+// in slices), the longest the event loop waited meanwhile (perf_hooks' delay histogram, 1 ms resolution), the
+// bytes its tables hold per row (and the process's ArrayBuffer memory before and after, which counts them), then
+// lookups on the caught-up day: `queued` of a queued hash, `submittedOn` of 1 and of 200 hashes (medians of 201),
+// and a catch-up of 19 new rows (a commit of the beta API at 32 connections) before a lookup. In one process,
+// no server. Prints a Markdown section on stdout; progress on stderr.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { openDatabase } from '../store/sqlite/db.ts';
+import { QueueIndex } from '../store/sqlite/queue-index.ts';
+import { submissionInserter } from '../store/sqlite/queue.ts';
+
+const DAY_ROWS = Number(process.env.BENCH_DAY_ROWS ?? 1_000_000);
+const log = (m: string) => process.stderr.write(`bench queue-index: ${m}\n`);
+const fresh = (): string => crypto.randomBytes(32).toString('hex');
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const us = (ms: number): string => `${Math.round(ms * 1000).toLocaleString('en-US')} µs`;
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await work();
+  return performance.now() - t;
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-queue-index-'));
+try {
+  const db = openDatabase(path.join(dir, 'timeseal.db'));
+  const now = new Date();
+  const day = now.toISOString().slice(0, 10);
+  const known = fresh();
+  log(`queueing ${DAY_ROWS.toLocaleString('en-US')} rows for ${day}`);
+  db.prepare(
+    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+     INSERT INTO submissions (hash, submitted_at, ledger_date, file_name, source)
+     SELECT lower(hex(randomblob(32))), ?, ?, NULL, 'import' FROM n`,
+  ).run(DAY_ROWS - 1, now.toISOString(), day);
+  const insert = submissionInserter(db);
+  insert([{ hash: known, submittedAt: now, source: 'api_beta' }]);
+
+  const index = new QueueIndex(db);
+  global.gc?.();
+  const buffersBefore = process.memoryUsage().arrayBuffers;
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const cpu = process.cpuUsage();
+  const catchUp = await timed(() => index.queued(known, ''));
+  const cpuUs = process.cpuUsage(cpu);
+  delay.disable();
+  global.gc?.();
+  const buffersAfter = process.memoryUsage().arrayBuffers;
+  const { entries, bytes } = index.size;
+  log(`caught up ${entries.toLocaleString('en-US')} entries in ${Math.round(catchUp)} ms`);
+
+  const queued = [];
+  const one = [];
+  const many = [];
+  const afterCommit = [];
+  for (let i = 0; i < 201; i++) {
+    queued.push(await timed(() => index.queued(known, '')));
+    one.push(await timed(() => index.submittedOn(day, [fresh()])));
+    many.push(await timed(() => index.submittedOn(day, [known, ...Array.from({ length: 199 }, fresh)])));
+    insert(Array.from({ length: 19 }, () => ({ hash: fresh(), submittedAt: now, source: 'api_beta' as const })));
+    afterCommit.push(await timed(() => index.queued(known, '')));
+  }
+  db.close();
+
+  const perRow = ((cpuUs.user + cpuUs.system) / DAY_ROWS).toFixed(2);
+  process.stdout.write(
+    [
+      '## The SQLite queue index in memory: catch-up, memory, lookups',
+      '',
+      `A day of ${DAY_ROWS.toLocaleString('en-US')} random rows in one SQLite file, one \`QueueIndex\` (store/sqlite/queue-index.ts) in the same process; the first lookup reads every row (in slices of 512, the event loop running between two). Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}), load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(', ')} at the end.`,
+      '',
+      '| what | figure |',
+      '|---|---|',
+      `| first lookup: catch-up of ${DAY_ROWS.toLocaleString('en-US')} rows | ${Math.round(catchUp).toLocaleString('en-US')} ms wall, ${Math.round((cpuUs.user + cpuUs.system) / 1000).toLocaleString('en-US')} ms CPU (${perRow} µs a row) |`,
+      `| the event loop's longest wait during it | ${(delay.max / 1e6).toFixed(1)} ms (p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms) |`,
+      `| the index's tables | ${entries.toLocaleString('en-US')} entries, ${(bytes / 1e6).toFixed(1)} MB: ${(bytes / DAY_ROWS).toFixed(1)} bytes a queued row |`,
+      `| the process's ArrayBuffer memory | ${(buffersBefore / 1e6).toFixed(1)} → ${(buffersAfter / 1e6).toFixed(1)} MB |`,
+      `| \`queued\` of a queued hash (median of 201) | ${us(median(queued))} |`,
+      `| \`submittedOn\` of 1 fresh hash | ${us(median(one))} |`,
+      `| \`submittedOn\` of 200 hashes | ${us(median(many))} |`,
+      `| \`queued\` after a commit of 19 rows (their catch-up included) | ${us(median(afterCommit))} |`,
+      '',
+      `_(queue-index.bench.ts: \`node --expose-gc bench/queue-index.bench.ts\`, ${new Date().toISOString().slice(0, 16)} UTC)_`,
+      '',
+    ].join('\n'),
+  );
+} finally {
+  fs.rmSync(dir, { recursive: true, force: true });
+}
