@@ -140,31 +140,33 @@ export class QueueIndex {
 
   /** For each day after `lastPublished` on which `hash` was submitted, its earliest time there, days ascending.
    * The days up to `lastPublished` are dropped from memory. */
-  async queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>> {
-    await this.#ready(lastPublished, true);
-    this.#fingerprint(hash, this.#fp);
-    const found: Array<{ date: string; submittedAt: Date }> = [];
-    for (const date of [...this.#days.keys()].sort()) {
-      if (date <= lastPublished) continue;
-      const at = this.#lookup(this.#days.get(date)!, hash);
-      if (at !== undefined) found.push({ date, submittedAt: new Date(at) });
-    }
-    return found;
+  queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>> {
+    return this.#serial(lastPublished, true, () => {
+      this.#fingerprint(hash, this.#fp);
+      const found: Array<{ date: string; submittedAt: Date }> = [];
+      for (const date of [...this.#days.keys()].sort()) {
+        if (date <= lastPublished) continue;
+        const at = this.#lookup(this.#days.get(date)!, hash);
+        if (at !== undefined) found.push({ date, submittedAt: new Date(at) });
+      }
+      return found;
+    });
   }
 
   /** Which of `hashes` were submitted on `date`, each with its earliest time that day. */
-  async submittedOn(date: string, hashes: readonly string[]): Promise<Map<string, Date>> {
-    const found = new Map<string, Date>();
-    if (hashes.length === 0) return found;
-    await this.#ready(dayBefore(date), false);
-    const day = this.#days.get(date);
-    if (day === undefined) return found;
-    for (const hash of hashes) {
-      this.#fingerprint(hash, this.#fp);
-      const at = this.#lookup(day, hash);
-      if (at !== undefined) found.set(hash, new Date(at));
-    }
-    return found;
+  submittedOn(date: string, hashes: readonly string[]): Promise<Map<string, Date>> {
+    if (hashes.length === 0) return Promise.resolve(new Map());
+    return this.#serial(dayBefore(date), false, () => {
+      const found = new Map<string, Date>();
+      const day = this.#days.get(date);
+      if (day === undefined) return found;
+      for (const hash of hashes) {
+        this.#fingerprint(hash, this.#fp);
+        const at = this.#lookup(day, hash);
+        if (at !== undefined) found.set(hash, new Date(at));
+      }
+      return found;
+    });
   }
 
   /** What the day tables hold: distinct (day, hash) entries and the bytes of their arrays. */
@@ -184,10 +186,17 @@ export class QueueIndex {
     return day.ids[i] === 0 ? undefined : day.foundAt;
   }
 
-  /** Holds the days after `floor` (and, unless `raise`, any earlier ones it already holds), caught up. */
-  #ready(floor: string, raise: boolean): Promise<void> {
-    const run = this.#tail.then(() => this.#catchUp(floor, raise));
-    this.#tail = run.catch(() => undefined);
+  /** `answer` once the days after `floor` (and, unless `raise`, any earlier ones already held) are caught up:
+   * one call at a time, so that no other call's catch-up changes the days between the two. */
+  #serial<T>(floor: string, raise: boolean, answer: () => T): Promise<T> {
+    const run = this.#tail.then(async () => {
+      await this.#catchUp(floor, raise);
+      return answer();
+    });
+    this.#tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
     return run;
   }
 
