@@ -1,10 +1,11 @@
 // What the SQLite engine's in-memory index of the queue (store/sqlite/queue-index.ts) costs: on a day of
 // BENCH_DAY_ROWS (1,000,000) random rows made in one statement, the first lookup's catch-up (every row read once,
-// in slices), the longest the event loop waited meanwhile (perf_hooks' delay histogram, 1 ms resolution), the
-// bytes its tables hold per row (and the process's ArrayBuffer memory before and after, which counts them), then
-// lookups on the caught-up day: `queued` of a queued hash, `submittedOn` of 1 and of 200 hashes (medians of 201),
-// and a catch-up of 19 new rows (a commit of the beta API at 32 connections) before a lookup. In one process,
-// no server. Prints a Markdown section on stdout; progress on stderr.
+// in slices), the longest the event loop waited meanwhile (perf_hooks' delay histogram, 1 ms resolution; and
+// idle, before it, for comparison), the bytes its tables hold per row (and the process's ArrayBuffer memory
+// before and after, which counts them), then lookups on the caught-up day: `queued` of a queued hash,
+// `submittedOn` of 1 and of 200 hashes (medians of 201), and a catch-up of 19 new rows (a commit of the beta API
+// at 32 connections) before a lookup. In one process, no server. Prints a Markdown section on stdout; progress
+// on stderr.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -40,6 +41,12 @@ try {
   ).run(DAY_ROWS - 1, now.toISOString(), day);
   const insert = submissionInserter(db);
   insert([{ hash: known, submittedAt: now, source: 'api_beta' }]);
+
+  // The event loop's waits with nothing to do, for comparison: on a shared machine the others' work shows here.
+  const idle = monitorEventLoopDelay({ resolution: 1 });
+  idle.enable();
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  idle.disable();
 
   const index = new QueueIndex(db);
   global.gc?.();
@@ -81,7 +88,7 @@ try {
       '| what | figure |',
       '|---|---|',
       `| first lookup: catch-up of ${DAY_ROWS.toLocaleString('en-US')} rows | ${Math.round(catchUp).toLocaleString('en-US')} ms wall, ${Math.round((cpuUs.user + cpuUs.system) / 1000).toLocaleString('en-US')} ms CPU (${perRow} µs a row) |`,
-      `| the event loop's longest wait during it | ${(delay.max / 1e6).toFixed(1)} ms (p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms) |`,
+      `| the event loop's longest wait during it | ${(delay.max / 1e6).toFixed(1)} ms (p99 ${(delay.percentile(99) / 1e6).toFixed(1)} ms; idle for 2 s before it: ${(idle.max / 1e6).toFixed(1)} ms, p99 ${(idle.percentile(99) / 1e6).toFixed(1)} ms) |`,
       `| the index's tables | ${entries.toLocaleString('en-US')} entries, ${(bytes / 1e6).toFixed(1)} MB: ${(bytes / DAY_ROWS).toFixed(1)} bytes a queued row |`,
       `| the process's ArrayBuffer memory | ${(buffersBefore / 1e6).toFixed(1)} → ${(buffersAfter / 1e6).toFixed(1)} MB |`,
       `| \`queued\` of a queued hash (median of 201) | ${us(median(queued))} |`,

@@ -23,16 +23,22 @@ const row = (hash: string, day: string, ms: number): Submission => ({
   source: 'import',
 });
 
-/** What SQL over the whole table says: each hash's earliest time on each day. */
-function truth(db: DB, hash: string): Array<{ date: string; submittedAt: Date }> {
-  return (
-    db
-      .prepare(
-        'SELECT ledger_date AS date, MIN(submitted_at) AS at FROM submissions WHERE hash = ? GROUP BY ledger_date ORDER BY ledger_date',
-      )
-      .all(hash) as Array<{ date: string; at: string }>
-  ).map((r) => ({ date: r.date, submittedAt: new Date(r.at) }));
+/** What SQL over the whole table says: each hash's earliest time on each day, dates ascending. */
+function truths(db: DB): Map<string, Array<{ date: string; submittedAt: Date }>> {
+  const all = new Map<string, Array<{ date: string; submittedAt: Date }>>();
+  const rows = db
+    .prepare(
+      'SELECT hash, ledger_date AS date, MIN(submitted_at) AS at FROM submissions GROUP BY hash, ledger_date ORDER BY ledger_date',
+    )
+    .all() as Array<{ hash: string; date: string; at: string }>;
+  for (const r of rows) {
+    const list = all.get(r.hash) ?? [];
+    list.push({ date: r.date, submittedAt: new Date(r.at) });
+    all.set(r.hash, list);
+  }
+  return all;
 }
+const truth = (db: DB, hash: string) => truths(db).get(hash) ?? [];
 
 /** `count` rows over DAYS: hashes from `pool`, repeated, times in any order. */
 function randomRows(pool: readonly string[], count: number): Submission[] {
@@ -42,11 +48,12 @@ function randomRows(pool: readonly string[], count: number): Submission[] {
 }
 
 async function expectTruth(index: QueueIndex, db: DB, hashes: readonly string[]): Promise<void> {
-  for (const hash of hashes) expect(await index.queued(hash, '')).toEqual(truth(db, hash));
+  const all = truths(db);
+  for (const hash of hashes) expect(await index.queued(hash, '')).toEqual(all.get(hash) ?? []);
   for (const date of DAYS) {
     const want = new Map<string, Date>();
     for (const hash of hashes) {
-      const at = truth(db, hash).find((q) => q.date === date)?.submittedAt;
+      const at = all.get(hash)?.find((q) => q.date === date)?.submittedAt;
       if (at !== undefined) want.set(hash, at);
     }
     expect(await index.submittedOn(date, hashes)).toEqual(want);
@@ -138,19 +145,23 @@ describe('QueueIndex', () => {
     db.close();
   });
 
-  it('fingerprints of 2 bits (every hash colliding with a quarter of the others) answer the same', async () => {
+  it('fingerprints of 4 bits (every hash colliding with a sixteenth of the others) answer the same, while the tables grow', async () => {
     const db = openDatabase(freshFile());
     const insert = submissionInserter(db);
     const tiny: Fingerprint = (hash, out) => {
       out[0] = 0;
-      out[1] = parseInt(hash.slice(0, 2), 16) & 3;
+      out[1] = parseInt(hash.slice(0, 2), 16) & 15;
     };
     const index = new QueueIndex(db, { fingerprint: tiny, sliceRows: 64 });
-    const pool = Array.from({ length: 120 }, hex);
-    insert(randomRows(pool, 600));
+    const pool = Array.from({ length: 1_200 }, hex);
+    insert(randomRows(pool, 2_000));
     await expectTruth(index, db, [...pool, hex(), hex()]);
-    insert(randomRows(pool, 300));
+    // More rows: each day's table grows past its first 1,024 slots while lookups go on.
+    insert(randomRows(pool, 2_000));
     await expectTruth(index, db, pool);
+    expect(index.size.entries).toBe(
+      Number(db.prepare('SELECT COUNT(DISTINCT hash || ledger_date) FROM submissions').pluck().get()),
+    );
     db.close();
   });
 });

@@ -43,63 +43,111 @@ export function keyedFingerprint(secret: string = randomBytes(32).toString('hex'
 /** A row read back by id: its hash and submission time, or undefined when no row has that id. */
 type RowReader = (id: number) => [hash: string, submittedAt: string] | undefined;
 
-/** One day's distinct hashes: slot i holds a fingerprint (high[i], low[i]) and a row id (ids[i]; 0 is empty:
- * SQLite's rowids start at 1). */
-class DayTable {
-  high = new Uint32Array(INITIAL_SLOTS);
-  low = new Uint32Array(INITIAL_SLOTS);
-  ids = new Float64Array(INITIAL_SLOTS);
-  size = 0;
-  /** The submission time of the row that the last `find` matched. */
-  foundAt = '';
+/** The submission time of the row that the last `Slots.find` matched. */
+let foundAt = '';
+
+/** Open-addressing slots (linear probing): slot i holds a fingerprint (high[i], low[i]) and a row id (ids[i]; 0 is
+ * empty: SQLite's rowids start at 1). */
+class Slots {
+  readonly high: Uint32Array;
+  readonly low: Uint32Array;
+  readonly ids: Float64Array;
+  readonly mask: number;
+
+  constructor(slots: number) {
+    this.high = new Uint32Array(slots);
+    this.low = new Uint32Array(slots);
+    this.ids = new Float64Array(slots);
+    this.mask = slots - 1;
+  }
 
   /** The slot holding `hash` (its row's time in foundAt), else the empty slot where it would go. */
   find(high: number, low: number, hash: string, read: RowReader): number {
-    const mask = this.ids.length - 1;
-    for (let i = low & mask; ; i = (i + 1) & mask) {
+    for (let i = low & this.mask; ; i = (i + 1) & this.mask) {
       const id = this.ids[i]!;
       if (id === 0) return i;
       if (this.high[i] !== high || this.low[i] !== low) continue;
       const row = read(id);
       if (row !== undefined && row[0] === hash) {
-        this.foundAt = row[1];
+        foundAt = row[1];
         return i;
       }
     }
   }
 
-  /** Row `id` of `hash` at `at`: the hash's slot keeps the earliest time's row (the first of equal times). */
-  add(high: number, low: number, id: number, hash: string, at: string, read: RowReader): void {
-    const i = this.find(high, low, hash, read);
-    if (this.ids[i] !== 0) {
-      if (at < this.foundAt) this.ids[i] = id;
-      return;
-    }
+  /** Puts an entry that these slots do not hold. */
+  put(high: number, low: number, id: number): void {
+    let i = low & this.mask;
+    while (this.ids[i] !== 0) i = (i + 1) & this.mask;
     this.high[i] = high;
     this.low[i] = low;
     this.ids[i] = id;
-    if (++this.size * 4 > this.ids.length * 3) this.grow();
-  }
-
-  private grow(): void {
-    const { high, low, ids } = this;
-    const slots = ids.length * 2;
-    const mask = slots - 1;
-    this.high = new Uint32Array(slots);
-    this.low = new Uint32Array(slots);
-    this.ids = new Float64Array(slots);
-    for (let k = 0; k < ids.length; k++) {
-      if (ids[k] === 0) continue;
-      let i = low[k]! & mask;
-      while (this.ids[i] !== 0) i = (i + 1) & mask;
-      this.high[i] = high[k]!;
-      this.low[i] = low[k]!;
-      this.ids[i] = ids[k]!;
-    }
   }
 
   get bytes(): number {
     return this.high.byteLength + this.low.byteLength + this.ids.byteLength;
+  }
+}
+
+/** Old slots moved into the new ones at each add while a day's table grows: the move ends after a quarter of the
+ * old size in adds, long before the new slots (twice as many) are 3/4 full, and no add ever waits for a whole
+ * rehash (which took ~90 ms at a million entries). */
+const MOVES_PER_ADD = 8;
+
+/** One day's distinct hashes, each with the id of its earliest row that day. */
+class DayTable {
+  #slots = new Slots(INITIAL_SLOTS);
+  /** While growing: the previous slots; those from #moved on are not in #slots yet. */
+  #old: Slots | undefined;
+  #moved = 0;
+  size = 0;
+
+  /** The time of `hash`'s earliest row that day, if it has one. */
+  at(high: number, low: number, hash: string, read: RowReader): string | undefined {
+    if (this.#slots.ids[this.#slots.find(high, low, hash, read)] !== 0) return foundAt;
+    const old = this.#old;
+    if (old !== undefined && old.ids[old.find(high, low, hash, read)] !== 0) return foundAt;
+    return undefined;
+  }
+
+  /** Row `id` of `hash` at `at`: the hash's entry keeps the earliest time's row (the first of equal times). */
+  add(high: number, low: number, id: number, hash: string, at: string, read: RowReader): void {
+    this.#move(MOVES_PER_ADD);
+    let slots = this.#slots;
+    let i = slots.find(high, low, hash, read);
+    // Not in the new slots: in the old ones only if not moved yet (a moved entry is found in the new ones).
+    if (slots.ids[i] === 0 && this.#old !== undefined) {
+      const k = this.#old.find(high, low, hash, read);
+      if (this.#old.ids[k] !== 0) [slots, i] = [this.#old, k];
+    }
+    if (slots.ids[i] !== 0) {
+      if (at < foundAt) slots.ids[i] = id;
+      return;
+    }
+    slots.high[i] = high;
+    slots.low[i] = low;
+    slots.ids[i] = id;
+    if (++this.size * 4 > slots.ids.length * 3) {
+      this.#move(Infinity);
+      this.#old = slots;
+      this.#moved = 0;
+      this.#slots = new Slots(slots.ids.length * 2);
+    }
+  }
+
+  /** Moves up to `count` old slots into the new ones. */
+  #move(count: number): void {
+    const old = this.#old;
+    if (old === undefined) return;
+    const end = Math.min(old.ids.length, this.#moved + count);
+    for (let k = this.#moved; k < end; k++)
+      if (old.ids[k] !== 0) this.#slots.put(old.high[k]!, old.low[k]!, old.ids[k]!);
+    this.#moved = end;
+    if (end === old.ids.length) this.#old = undefined;
+  }
+
+  get bytes(): number {
+    return this.#slots.bytes + (this.#old?.bytes ?? 0);
   }
 }
 
@@ -182,8 +230,7 @@ export class QueueIndex {
 
   /** The time of `hash` in `day` (its fingerprint in #fp), if any. */
   #lookup(day: DayTable, hash: string): string | undefined {
-    const i = day.find(this.#fp[0]!, this.#fp[1]!, hash, this.#read);
-    return day.ids[i] === 0 ? undefined : day.foundAt;
+    return day.at(this.#fp[0]!, this.#fp[1]!, hash, this.#read);
   }
 
   /** `answer` once the days after `floor` (and, unless `raise`, any earlier ones already held) are caught up:
