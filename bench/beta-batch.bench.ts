@@ -214,7 +214,7 @@ try {
     '',
     `A batch with 1,000 receipts answers ${(receiptBytes / 1024 / 1024).toFixed(1)} MB of JSON (uncompressed).`,
     '',
-    `The \`already\` check (each hash's own rows, by the hash's index): one batch of 1,000 on a day of ${(dayRows - DAY_ROWS).toLocaleString('en-US')} rows ${ms(emptyDay)}; on a day of ${dayRows.toLocaleString('en-US')} rows ${ms(median(fullDay))} (${fullDay.map(ms).join(', ')}). Single requests sent while such a batch runs waited up to ${ms(Math.max(...during))} (median ${ms(median(during))}).`,
+    `The \`already\` check (each hash's own rows, by SQLite's queue index in memory, store/sqlite/queue-index.ts): one batch of 1,000 on a day of ${(dayRows - DAY_ROWS).toLocaleString('en-US')} rows ${ms(emptyDay)}; on a day of ${dayRows.toLocaleString('en-US')} rows ${ms(median(fullDay))} (${fullDay.map(ms).join(', ')}). Single requests sent while such a batch runs waited up to ${ms(Math.max(...during))} (median ${ms(median(during))}).`,
     '',
     `The event loop's longest block on that day (monitorEventLoopDelay, 1 ms resolution, this process, 5 batches of 1,000 fresh hashes): the "already" check in one query ${blocks.check.map(ms).join(', ')}, in queries of ${CHECK_PER_TURN} as the route asks ${blocks.slices.map(ms).join(', ')}; storing the batch (one transaction, synchronous=FULL) ${blocks.write.map(ms).join(', ')}. Load average at the end: ${os
       .loadavg()
