@@ -127,6 +127,30 @@ describe('QueueIndex', () => {
     db.close();
   });
 
+  it('a server that only takes batches holds no more than three days: each batch drops the days up to two before its own', async () => {
+    const db = openDatabase(freshFile());
+    const days = ['2026-04-01', '2026-04-02', '2026-04-03', '2026-04-04', '2026-04-05'];
+    const byDay = days.map(() => Array.from({ length: 50 }, hex));
+    const index = new QueueIndex(db);
+    for (const [i, date] of days.entries()) {
+      submissionInserter(db)(byDay[i]!.map((h, j) => row(h, date, j)));
+      const answered = await index.submittedOn(date, [byDay[i]![0]!, hex()]);
+      expect([...answered.keys()]).toEqual([byDay[i]![0]]);
+      // Held: this day and the one before it (the day two before is dropped by this call).
+      expect(index.size.entries).toBe(Math.min(i + 1, 2) * 50);
+    }
+    // A status lookup about an earlier day reads it again, and answers as SQL over the table.
+    const early = byDay[0]![7]!;
+    expect(await index.queued(early, '')).toEqual(truth(db, early));
+    // The next batch holds its own day and the day before again (and reads nothing else).
+    const last = days[days.length - 1]!;
+    expect(await index.submittedOn(last, [byDay[4]![3]!])).toEqual(
+      new Map([[byDay[4]![3]!, new Date(`${last}T00:00:00.003Z`)]]),
+    );
+    expect(index.size.entries).toBe(100);
+    db.close();
+  });
+
   it('hashes sharing 60 of their 64 digits are each found, and one more such hash is not', async () => {
     const db = openDatabase(freshFile());
     const prefix = hex().slice(0, 60);
@@ -159,6 +183,8 @@ describe('QueueIndex', () => {
     // More rows: each day's table grows past its first 1,024 slots while lookups go on.
     insert(randomRows(pool, 2_000));
     await expectTruth(index, db, pool);
+    // Every day held again (the last batch lookup dropped the day two before its own), one entry per hash and day.
+    await index.queued(pool[0]!, '');
     expect(index.size.entries).toBe(
       Number(db.prepare('SELECT COUNT(DISTINCT hash || ledger_date) FROM submissions').pluck().get()),
     );

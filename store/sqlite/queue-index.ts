@@ -8,7 +8,8 @@
 // commit order and the rows with an id above the last one read are exactly those committed since, by any process
 // (this server's group-commit writer, `timeseal import`, another server on the same file). They are read in slices
 // of SLICE_ROWS, the event loop running between two slices. Only days after a floor are held: the status lookup
-// gives the last published day, and the days up to it are dropped; a lookup about an earlier day lowers the floor
+// gives the last published day, and the days up to it are dropped (a batch's lookup drops those up to two days
+// before its own); a lookup about an earlier day lowers the floor
 // and reads that day's rows again (adding a row twice changes nothing).
 //
 // Each day is an open-addressing table (linear probing) in typed arrays, one slot per distinct hash: a 64-bit
@@ -193,7 +194,7 @@ export class QueueIndex {
   /** For each day after `lastPublished` on which `hash` was submitted, its earliest time there, days ascending.
    * The days up to `lastPublished` are dropped from memory. */
   queued(hash: string, lastPublished: string): Promise<Array<{ date: string; submittedAt: Date }>> {
-    return this.#serial(lastPublished, true, () => {
+    return this.#serial(lastPublished, lastPublished, () => {
       this.#fingerprint(hash, this.#fp);
       const found: Array<{ date: string; submittedAt: Date }> = [];
       for (const date of [...this.#days.keys()].sort()) {
@@ -205,10 +206,14 @@ export class QueueIndex {
     });
   }
 
-  /** Which of `hashes` were submitted on `date`, each with its earliest time that day. */
+  /** Which of `hashes` were submitted on `date`, each with its earliest time that day. The days up to two before
+   * `date` are dropped from memory: a batch is for today, whose day before is published or being built, so a
+   * server that only takes batches holds no more than three days (a status lookup about an earlier day reads it
+   * again). */
   submittedOn(date: string, hashes: readonly string[]): Promise<Map<string, Date>> {
     if (hashes.length === 0) return Promise.resolve(new Map());
-    return this.#serial(dayBefore(date), false, () => {
+    const before = dayBefore(date);
+    return this.#serial(before, dayBefore(before), () => {
       const found = new Map<string, Date>();
       const day = this.#days.get(date);
       if (day === undefined) return found;
@@ -237,11 +242,12 @@ export class QueueIndex {
     return day.at(this.#fp[0]!, this.#fp[1]!, hash, this.#read);
   }
 
-  /** `answer` once the days after `floor` (and, unless `raise`, any earlier ones already held) are caught up:
-   * one call at a time, so that no other call's catch-up changes the days between the two. */
-  #serial<T>(floor: string, raise: boolean, answer: () => T): Promise<T> {
+  /** `answer` once the days after `floor` are caught up, the days up to `dropThrough` (at most `floor`) dropped
+   * and any others already held kept: one call at a time, so that no other call's catch-up changes the days
+   * between the two. */
+  #serial<T>(floor: string, dropThrough: string, answer: () => T): Promise<T> {
     const run = this.#tail.then(async () => {
-      await this.#catchUp(floor, raise);
+      await this.#catchUp(floor, dropThrough);
       return answer();
     });
     this.#tail = run.then(
@@ -251,11 +257,11 @@ export class QueueIndex {
     return run;
   }
 
-  async #catchUp(floor: string, raise: boolean): Promise<void> {
+  async #catchUp(floor: string, dropThrough: string): Promise<void> {
     if (this.#floor === undefined || floor < this.#floor) this.#lower(floor);
-    else if (raise && floor > this.#floor) {
-      this.#floor = floor;
-      for (const date of this.#days.keys()) if (date <= floor) this.#days.delete(date);
+    else if (dropThrough > this.#floor) {
+      this.#floor = dropThrough;
+      for (const date of this.#days.keys()) if (date <= dropThrough) this.#days.delete(date);
     }
     const held = this.#floor!;
     for (;;) {
