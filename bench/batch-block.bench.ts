@@ -5,7 +5,9 @@
 //   longest wait is the longest time the server did nothing else (its median wait when idle is given beside it);
 //   BENCH_ROUNDS (3) batches, the median and the longest of their longest waits;
 // - beta submissions (`POST /api/v1/beta/timestamp`, fresh random hashes) from 4 connections for BENCH_SECONDS
-//   (10) while 8 connections send 1-hash batches, BENCH_ROUNDS rounds, the median round shown.
+//   (10) while 8 connections send 1-hash batches, BENCH_ROUNDS rounds, the median round shown;
+// - BENCH_CONCURRENT (64) connections sending batches of 1,000 with receipts, twice as many batches in all: the
+//   wall time, and the server's resident memory before them and its peak (VmRSS, VmHWM of /proc/<pid>/status).
 // With BENCH_BASELINE=<a checkout of an earlier commit, with node_modules> the same is measured on its code in
 // the same run: both servers run, each on its own day, and each phase runs on one and the other in turn (the
 // order rotating each round), so "before" and "after" share the machine's minute. Every batch's answer is checked
@@ -24,6 +26,7 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const BASELINE = process.env.BENCH_BASELINE;
 const N = 1_000;
+const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 64);
 const log = (m: string) => process.stderr.write(`bench batch-block: ${m}\n`);
 const fresh = (): string => crypto.randomBytes(32).toString('hex');
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -46,9 +49,41 @@ interface Block {
   /** The probe's median wait just before the batch, ms. */
   idleMs: number;
 }
+interface Crowd {
+  /** The wall time of all 2 × CONCURRENT batches, ms. */
+  ms: number;
+  /** The server's resident memory before them and its peak since it started, MB. */
+  rssBeforeMb: number;
+  peakMb: number;
+}
 interface Result {
   blocks: Block[];
   beside: Array<{ beta: AutocannonResult; batches: AutocannonResult }>;
+  crowd?: Crowd;
+}
+
+/** A figure of /proc/<pid>/status (VmRSS, VmHWM), MB. */
+function procMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (!m) throw new Error(`no ${field} for ${pid}`);
+  return Number(m[1]) / 1024;
+}
+
+/** 2 × CONCURRENT batches of N with receipts from CONCURRENT connections at once. */
+async function crowd(s: Server): Promise<Crowd> {
+  const pid = s.child.pid!;
+  const rssBeforeMb = procMb(pid, 'VmRSS');
+  let sent = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENT }, async () => {
+      while (sent < 2 * CONCURRENT) {
+        sent++;
+        await batch(s.url);
+      }
+    }),
+  );
+  return { ms: performance.now() - t, rssBeforeMb, peakMb: procMb(pid, 'VmHWM') };
 }
 
 const codes: Code[] = [
@@ -163,6 +198,10 @@ try {
       results.get(s)!.beside.push({ beta, batches });
     }
   }
+  for (const s of servers) {
+    log(`${s.code.label}: ${2 * CONCURRENT} batches of 1,000 with receipts from ${CONCURRENT} connections`);
+    results.get(s)!.crowd = await crowd(s);
+  }
 } finally {
   for (const s of servers) {
     await stop(s.child);
@@ -192,4 +231,15 @@ const out = [
     return `| ${s.code.label} | ${ms(median(r.blocks.map((b) => b.batchMs)))} | ${ms(median(longest))} (${longest.map(ms).join(', ')}) | ${ms(median(r.blocks.map((b) => b.idleMs)))} | ${answered(mid.beta)}, p50 ${ms(mid.beta.latency.p50)}, p99 ${ms(mid.beta.latency.p99)} (${rounds.map(count).join(', ')}) | ${answered(mid.batches)} |`;
   }),
 ];
+out.push(
+  '',
+  `${2 * CONCURRENT} batches of 1,000 fresh hashes with receipts from ${CONCURRENT} connections at once (each code in turn, after the phases above):`,
+  '',
+  '| code | wall time | batches a second | server RSS before | server peak RSS |',
+  '|---|---|---|---|---|',
+  ...servers.map((s) => {
+    const c = results.get(s)!.crowd!;
+    return `| ${s.code.label} | ${(c.ms / 1000).toFixed(1)} s | ${((2 * CONCURRENT) / (c.ms / 1000)).toFixed(1)} | ${Math.round(c.rssBeforeMb)} MB | ${Math.round(c.peakMb)} MB |`;
+  }),
+);
 process.stdout.write(`${out.join('\n')}\n`);
