@@ -187,15 +187,39 @@ export function verifyDayFilesStreamed(
       parseFailure = err; // reported after the signatures, as verifyDayFiles does
     }
   }
-  const { sha256: digest, mu } = digests.digest();
+  const { sha256, mu } = digests.digest();
+  const head = () => {
+    if (parseFailure !== undefined) throw parseFailure;
+    return reader.end().head;
+  };
+  return verifyDayFilesDigested(date, files, { sha256, mu, size, head }, keys, options);
+}
+
+/** What a reader of a day's ledger file in pieces (never held) learnt of it on the way: its SHA-256 and ML-DSA-65
+ * μ, its size, and its strict parse (core/ledger.ts LedgerReader; `head` throws the FormatError it met). */
+export interface DigestedLedger {
+  sha256: Uint8Array;
+  mu: Uint8Array;
+  size: number;
+  head: () => LedgerHeader;
+}
+
+/**
+ * verifyDayFilesColumns for a ledger the caller read in pieces and never held (DigestedLedger): the same checks,
+ * in the same order (the signatures first, then the encoding); what it gives of the ledger is its header.
+ */
+export function verifyDayFilesDigested(
+  date: string,
+  files: Omit<DayFiles, 'ledger'>,
+  ledger: DigestedLedger,
+  keys: PublicKeySet,
+  options: DayCheckOptions = {},
+): VerifiedDay<LedgerHeader> {
   const facts: LedgerFacts<LedgerHeader> = {
-    digest,
-    size,
-    mldsaOk: () => mldsaVerifyMu(mu, files.mldsaSignature, keys.mldsa),
-    parse: () => {
-      if (parseFailure !== undefined) throw parseFailure;
-      return reader.end().head;
-    },
+    digest: ledger.sha256,
+    size: ledger.size,
+    mldsaOk: () => mldsaVerifyMu(ledger.mu, files.mldsaSignature, keys.mldsa),
+    parse: ledger.head,
   };
   return checkDay(date, files, keys, options, facts, (head) => head);
 }

@@ -161,31 +161,58 @@ function isoTime(ms: number): string {
  * for "map", one for "timestamps") and yields each shard's bytes (as in the archive) in prefix order.
  */
 export function* indexJsonChunks(shards: () => Iterable<Uint8Array>): Generator<string> {
-  for (const section of ['map', 'timestamps'] as const) {
-    yield section === 'map' ? '{"map":{\n' : '\n},"timestamps":{\n';
+  for (const section of INDEX_JSON_SECTIONS) {
+    yield sectionOpening(section);
     let first = true;
     for (const shard of shards()) {
-      const lines: string[] = [];
-      for (let o = 0; o < shard.length;) {
-        let next = o + SHARD_RECORD_SIZE;
-        while (next < shard.length && compareHashAt(shard, next, shard, o) === 0) next += SHARD_RECORD_SIZE;
-        const hash = hexOf(shard, o, o + 32);
-        if (section === 'map') {
-          if (next === o + SHARD_RECORD_SIZE) lines.push(`"${hash}":"${isoDate(readUint48(shard, o + 38))}"`);
-          else {
-            const dates: string[] = [];
-            for (let r = o; r < next; r += SHARD_RECORD_SIZE) dates.push(isoDate(readUint48(shard, r + 38)));
-            lines.push(`"${hash}":${JSON.stringify(dates)}`);
-          }
-        } else {
-          lines.push(`"${hash}":"${isoTime(readUint48(shard, o + 38))}"`);
-        }
-        o = next;
-      }
+      const lines = shardLines(shard, section);
       if (lines.length === 0) continue;
       yield (first ? '' : ',\n') + lines.join(',\n');
       first = false;
     }
   }
-  yield '\n}}\n';
+  yield INDEX_JSON_END;
+}
+
+/** indexJsonChunks for shards made as they are asked for, a piece of input at a time (e.g. merged from ledgers
+ * read as streams): the same text. */
+export async function* indexJsonChunksAsync(shards: () => AsyncIterable<Uint8Array>): AsyncGenerator<string> {
+  for (const section of INDEX_JSON_SECTIONS) {
+    yield sectionOpening(section);
+    let first = true;
+    for await (const shard of shards()) {
+      const lines = shardLines(shard, section);
+      if (lines.length === 0) continue;
+      yield (first ? '' : ',\n') + lines.join(',\n');
+      first = false;
+    }
+  }
+  yield INDEX_JSON_END;
+}
+
+const INDEX_JSON_SECTIONS = ['map', 'timestamps'] as const;
+const INDEX_JSON_END = '\n}}\n';
+const sectionOpening = (section: (typeof INDEX_JSON_SECTIONS)[number]): string =>
+  section === 'map' ? '{"map":{\n' : '\n},"timestamps":{\n';
+
+/** A shard's lines of one section of index-sha256.json: one per hash (its dates, or its first time). */
+function shardLines(shard: Uint8Array, section: (typeof INDEX_JSON_SECTIONS)[number]): string[] {
+  const lines: string[] = [];
+  for (let o = 0; o < shard.length;) {
+    let next = o + SHARD_RECORD_SIZE;
+    while (next < shard.length && compareHashAt(shard, next, shard, o) === 0) next += SHARD_RECORD_SIZE;
+    const hash = hexOf(shard, o, o + 32);
+    if (section === 'map') {
+      if (next === o + SHARD_RECORD_SIZE) lines.push(`"${hash}":"${isoDate(readUint48(shard, o + 38))}"`);
+      else {
+        const dates: string[] = [];
+        for (let r = o; r < next; r += SHARD_RECORD_SIZE) dates.push(isoDate(readUint48(shard, r + 38)));
+        lines.push(`"${hash}":${JSON.stringify(dates)}`);
+      }
+    } else {
+      lines.push(`"${hash}":"${isoTime(readUint48(shard, o + 38))}"`);
+    }
+    o = next;
+  }
+  return lines;
 }

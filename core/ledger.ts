@@ -319,10 +319,22 @@ export class LedgerReader {
   private ms = new Float64Array(0);
   private dayStart = 0;
   private datePart: Uint8Array = new Uint8Array(0);
+  private readonly onHeader: ((head: LedgerHeader, entryCount: number) => void) | undefined;
+  private readonly onEntry: ((hashes: Uint8Array, at: number, ms: number) => void) | undefined;
 
-  constructor(options: { columns: boolean; totalBytes?: number }) {
+  /** `onHeader` is called once the header is read (with its entry count), `onEntry` with each entry once it is
+   * read and checked (its hash at hashes[at, at + 32), valid only during the call; its time in ms): a reader
+   * without columns that needs the entries takes them as they pass. */
+  constructor(options: {
+    columns: boolean;
+    totalBytes?: number;
+    onHeader?: (head: LedgerHeader, entryCount: number) => void;
+    onEntry?: (hashes: Uint8Array, at: number, ms: number) => void;
+  }) {
     this.keepColumns = options.columns;
     this.totalBytes = options.totalBytes;
+    this.onHeader = options.onHeader;
+    this.onEntry = options.onEntry;
   }
 
   push(chunk: Uint8Array): void {
@@ -395,6 +407,7 @@ export class LedgerReader {
     }
     this.dayStart = Date.parse(`${head.date}T00:00:00.000Z`);
     this.datePart = ascii(`${head.date}T`);
+    this.onHeader?.(head, n);
     return end + 1;
   }
 
@@ -450,8 +463,10 @@ export class LedgerReader {
     expect(DOT);
     const milli = digits(3, 999);
     expect(ZULU);
-    if (this.keepColumns) this.ms[i] = this.dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + milli;
+    const ms = this.dayStart + ((hours * 60 + minutes) * 60 + seconds) * 1000 + milli;
+    if (this.keepColumns) this.ms[i] = ms;
     expect(CLOSE);
+    this.onEntry?.(hashes, h, ms);
   }
 }
 

@@ -5,9 +5,8 @@ import type { DayRecord } from '../core/archive.ts';
 import type { ReceiptPublicKey } from '../core/cose-receipt.ts';
 import type { PublicKeySet } from '../core/day.ts';
 import { equalBytes } from '../core/encoding.ts';
-import { encodeShard, hashPrefix, type ShardRecord } from '../core/index-shard.ts';
 import type { IssuerKeys } from '../runtime/statement-policy.ts';
-import { LedgerTooLargeError, readLedger, type ArchiveReader } from './archive-reader.ts';
+import type { ArchiveReader } from './archive-reader.ts';
 
 export interface VerifyReport {
   ok: boolean;
@@ -62,8 +61,8 @@ export class VerifyRun {
   readonly tiles = new Map<string, Uint8Array>();
   /** The entries of the partial entry bundle, with which the next day's first bundle starts. */
   carried: Uint8Array[] = [];
-  /** The ledger records the index segments are checked against (from the first leaf they must be checked from). */
-  records = new RecordColumns(0);
+  /** The first leaf whose records the index segments are checked against (a base's last verified segments'). */
+  recordsFrom = 0;
 
   readonly reader: ArchiveReader;
   readonly keys: PublicKeySet;
@@ -95,26 +94,6 @@ export class VerifyRun {
     return data;
   }
 
-  /** A day's ledger within what `entries` entries allow (archive-reader.ts readLedger); a ledger missing or over
-   * that size is a problem. */
-  async readDayLedger(
-    rel: string,
-    origin: string,
-    entries: number,
-  ): Promise<{ bytes: Uint8Array; sha256: Uint8Array } | undefined> {
-    let ledger;
-    try {
-      ledger = await readLedger(this.reader, rel, origin, entries);
-    } catch (err) {
-      if (!(err instanceof LedgerTooLargeError)) throw err;
-      this.problems.push(err.message);
-      return undefined;
-    }
-    if (ledger === undefined) this.problems.push(`${rel}: missing`);
-    else this.filesChecked++;
-    return ledger;
-  }
-
   /** The tile `level/index` recomputed so far, cut to `width` hashes (core/tiles.ts tileHashReader's reader). */
   tile(level: number, index: number, width: number): Uint8Array {
     const t = this.tiles.get(`${level}/${index}`);
@@ -138,100 +117,74 @@ export class VerifyRun {
 }
 
 /**
- * Every ledger entry of the archive as columns (hash bytes, submission time in ms; the leaf index is the
- * position), so that a large archive costs 40 bytes per entry rather than an object each.
+ * A file read as a stream compared with bytes made as they are asked for, neither side held whole: `take` the
+ * file's next bytes (a header checked once what follows is known), `expect` the bytes it must hold next, `end`
+ * whether it holds nothing more. False from the first difference on, which releases the file (as `close` does).
  */
-export class RecordColumns {
-  count = 0;
-  private hashes = new Uint8Array(32 * 1024);
-  private ms = new Float64Array(1024);
+export class StreamComparer {
+  private readonly source: AsyncIterator<Uint8Array>;
+  private piece: Uint8Array = new Uint8Array(0);
+  private same = true;
+  private started = false;
+  private closed = false;
 
-  /** The leaf index of the first record pushed. */
-  readonly base: number;
-
-  constructor(base = 0) {
-    this.base = base;
+  constructor(file: AsyncIterable<Uint8Array>) {
+    this.source = file[Symbol.asyncIterator]();
   }
 
-  push(hash: Uint8Array, submittedMs: number): void {
-    if (this.count === this.ms.length) {
-      const hashes = new Uint8Array(this.hashes.length * 2);
-      hashes.set(this.hashes);
-      this.hashes = hashes;
-      const ms = new Float64Array(this.ms.length * 2);
-      ms.set(this.ms);
-      this.ms = ms;
+  /** The file's next `n` bytes (fewer at its end). */
+  async take(n: number): Promise<Uint8Array> {
+    const out = new Uint8Array(n);
+    let o = 0;
+    while (o < n && (await this.fill())) {
+      const k = Math.min(n - o, this.piece.length);
+      out.set(this.piece.subarray(0, k), o);
+      this.piece = this.piece.subarray(k);
+      o += k;
     }
-    this.hashes.set(hash, 32 * this.count);
-    this.ms[this.count++] = submittedMs;
+    return out.subarray(0, o);
   }
 
-  /**
-   * The records of leaves [from, to) grouped by the first `bits` bits of their hash (a counting sort on the
-   * prefix), each group sorted by (hash, leaf index); a group's shard is encoded when asked for, not kept.
-   */
-  byShard(
-    from: number,
-    to: number,
-    bits: number,
-  ): { bits: number; counts: Uint32Array; encode(prefix: number): Uint8Array } {
-    const { hashes, ms, base } = this;
-    from -= base;
-    to -= base;
-    const prefixOf = (i: number) => hashPrefix(hashes, 32 * i, bits);
-    const starts = new Uint32Array(2 ** bits + 1);
-    for (let i = from; i < to; i++) starts[prefixOf(i) + 1]!++;
-    for (let p = 1; p < starts.length; p++) starts[p]! += starts[p - 1]!;
-    const order = new Uint32Array(to - from);
-    const next = starts.slice(0, -1);
-    for (let i = from; i < to; i++) order[next[prefixOf(i)]!++] = i;
-    const compare = (a: number, b: number): number => {
-      for (let k = 0; k < 32; k++) {
-        const d = hashes[32 * a + k]! - hashes[32 * b + k]!;
-        if (d !== 0) return d;
-      }
-      return a - b;
-    };
-    for (let p = 0; p + 1 < starts.length; p++)
-      if (starts[p + 1]! - starts[p]! > 1) order.subarray(starts[p], starts[p + 1]).sort(compare);
-    const counts = new Uint32Array(2 ** bits);
-    for (let p = 0; p < counts.length; p++) counts[p] = starts[p + 1]! - starts[p]!;
-    return {
-      bits,
-      counts,
-      encode: (prefix) => {
-        const group: ShardRecord[] = [];
-        for (const i of order.subarray(starts[prefix], starts[prefix + 1])) {
-          group.push({ hash: hashes.subarray(32 * i, 32 * i + 32), leafIndex: base + i, submittedMs: ms[i]! });
-        }
-        return encodeShard(group);
-      },
-    };
-  }
-}
-
-/** Whether the bytes of `file` are exactly those produced in `chunks`, neither side held whole. */
-export async function sameAsChunks(
-  file: AsyncIterable<Uint8Array>,
-  chunks: Iterable<string | Uint8Array>,
-): Promise<boolean> {
-  const text = chunks[Symbol.iterator]();
-  let expected: Uint8Array = new Uint8Array(0);
-  for await (const piece of file) {
-    for (let offset = 0; offset < piece.length;) {
-      if (expected.length === 0) {
-        const next = text.next();
-        if (next.done) return false;
-        expected = Buffer.from(next.value);
-        continue;
-      }
-      const n = Math.min(expected.length, piece.length - offset);
-      if (!equalBytes(piece.subarray(offset, offset + n), expected.subarray(0, n))) return false;
-      offset += n;
-      expected = expected.subarray(n);
+  /** Whether the file's next bytes are `bytes` (and every bytes expected before were there). */
+  async expect(bytes: Uint8Array): Promise<boolean> {
+    for (let o = 0; this.same && o < bytes.length;) {
+      if (!(await this.fill())) return this.differs();
+      const k = Math.min(bytes.length - o, this.piece.length);
+      if (!equalBytes(this.piece.subarray(0, k), bytes.subarray(o, o + k))) return this.differs();
+      this.piece = this.piece.subarray(k);
+      o += k;
     }
+    return this.same;
   }
-  if (expected.length > 0) return false;
-  for (let next = text.next(); !next.done; next = text.next()) if (next.value.length > 0) return false;
-  return true;
+
+  /** Whether the file ended where the bytes expected did. */
+  async end(): Promise<boolean> {
+    if (this.same && (await this.fill())) return this.differs();
+    return this.same;
+  }
+
+  /** Releases the file (leaving it unread). */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    // A stream's iterator releases it only once started.
+    if (!this.started) await this.source.next().catch(() => undefined);
+    await this.source.return?.();
+  }
+
+  private async fill(): Promise<boolean> {
+    while (this.piece.length === 0) {
+      this.started = true;
+      const next = await this.source.next();
+      if (next.done) return false;
+      this.piece = next.value;
+    }
+    return true;
+  }
+
+  private async differs(): Promise<false> {
+    this.same = false;
+    await this.close();
+    return false;
+  }
 }

@@ -34,7 +34,7 @@ import {
   type DaysFile,
 } from '../core/archive.ts';
 import { verifyDaySignature } from '../core/cose-receipt.ts';
-import { verifyDayFilesColumns } from '../core/day.ts';
+import { verifyDayFilesDigested } from '../core/day.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { compareBytes, equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { TimesealError } from '../core/errors.ts';
@@ -44,29 +44,23 @@ import {
   INDEX_HEAD_PATH,
   parseIndexHead,
   segmentBits,
+  segmentLayout,
   segmentPath,
   type IndexHead,
+  type Segment,
 } from '../core/index-segments.ts';
-import { indexJsonChunks } from '../core/index-shard.ts';
-import { isDate, isIsoTime, parseLedgerColumns, type LedgerColumns } from '../core/ledger.ts';
+import { indexJsonChunksAsync, SHARD_RECORD_SIZE } from '../core/index-shard.ts';
+import { isDate, isIsoTime, LedgerReader, type LedgerHeader } from '../core/ledger.ts';
 import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
 import { parseDetached, walkAttestations } from '../core/ots.ts';
-import { leafHash } from '../core/merkle.ts';
-import {
-  appendLeaves,
-  encodeEntryBundle,
-  entryBundlePath,
-  parseEntryBundle,
-  tileHashReader,
-  tilePath,
-  TILE_WIDTH,
-} from '../core/tiles.ts';
+import { entryBundlePath, parseEntryBundle, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { PublicKeySet } from '../core/day.ts';
-import { signedTreeSize, type ArchiveReader } from './archive-reader.ts';
-import { RecordColumns, sameAsChunks, VerifyRun, type VerifyOptions, type VerifyReport } from './verify-state.ts';
+import { ledgerFileCap, LedgerTooLargeError, signedTreeSize, type ArchiveReader } from './archive-reader.ts';
+import { StreamComparer, VerifyRun, type VerifyOptions, type VerifyReport } from './verify-state.ts';
+import { DayTree, LedgerReadFinding, mergedShards, openDayRecords } from './verify-ledgers.ts';
 import { checkCosignatures } from './witness.ts';
 import { checkTimeStamps } from './tsa-client.ts';
-import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
+import { messageDigests, nodeSha256 } from '../runtime/node-hash.ts';
 import { NoStatementKey, statementPolicy } from '../runtime/statement-policy.ts';
 
 export type { VerifiedBase, VerifyOptions, VerifyReport } from './verify-state.ts';
@@ -88,8 +82,8 @@ export async function verifyArchive(
   if (run.problems.length > 0) return tree();
   const checkpointBehind = await checkLatestCheckpoint(run, days);
   const head = await checkIndexHead(run, days, checkpointBehind);
-  await checkIndexSegments(run, head);
-  await checkIndexJson(run);
+  await checkIndexSegments(run, days, head);
+  await checkIndexJson(run, days);
   await checkWitnessesAndTokens(run, days);
   await checkOtsStatus(run);
   return tree();
@@ -152,21 +146,24 @@ export async function resumeFromBase(run: VerifyRun, days: DaysFile): Promise<bo
 
 /**
  * The records the index segments are checked against start at the first leaf of the first segment not verified
- * before: a merged segment covers days of the base, whose ledgers are read again for their records only. False
- * when one of them cannot be read.
+ * before: a merged segment covers days of the base, whose ledgers are read again for their records (when the
+ * segment is checked). False when one of them is missing.
  */
 export async function collectBaseRecords(run: VerifyRun, days: DaysFile): Promise<boolean> {
-  run.records = new RecordColumns(await firstUnverifiedLeaf(run));
-  const from = run.records.base;
+  run.recordsFrom = await firstUnverifiedLeaf(run);
+  const from = run.recordsFrom;
   if (from >= run.size) return true;
   for (const day of days.days.slice(0, run.held)) {
     if (day.treeSize <= from) continue;
-    // A day verified before: its entry count is the one its signed checkpoint had then.
-    const ledger = await run.readDayLedger(ledgerPath(day.date), days.origin, day.treeSize - day.firstIndex);
-    if (ledger === undefined) return false;
-    const { hashes, ms } = parseLedgerColumns(ledger.bytes);
-    for (let i = Math.max(0, from - day.firstIndex); i < ms.length; i++)
-      run.records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
+    const rel = ledgerPath(day.date);
+    const body = await run.reader.stream(rel);
+    if (body === undefined) {
+      run.problems.push(`${rel}: missing`);
+      return false;
+    }
+    run.filesChecked++;
+    // Its first piece is enough to know it is there; leaving the loop releases it.
+    for await (const piece of body) if (piece) break;
   }
   return true;
 }
@@ -195,14 +192,15 @@ async function firstUnverifiedLeaf(run: VerifyRun): Promise<number> {
 /**
  * One day after the base: its signed files, its record in days.json, its COSE receipt signatures and SCITT
  * statements, its part of the tree and of the entry bundles, its OpenTimestamps proof; then the running tree is
- * extended by it. False when the day cannot be read far enough to go on (the days after it are not checked).
+ * extended by it. The ledger is read once, as a stream (never held): hashed, parsed, and its entries handed to
+ * the tree and the statements as they pass; what they found is reported once the day's signatures hold. False
+ * when the day cannot be read far enough to go on (the days after it are not checked).
  */
 export async function checkDay(run: VerifyRun, origin: string, day: DayRecord): Promise<boolean> {
   const signed = await readSignedDay(run, origin, day);
   if (signed === undefined) return false;
   await checkReceiptSignatures(run, origin, day);
-  // The day's ledger in columns (40 bytes an entry), each entry's hash a view into them.
-  const { head: ledger, hashes, ms } = signed.ledger;
+  const { head: ledger, tree, statements } = signed;
   const expect = (what: string, want: unknown, got: unknown) => expectSame(run, day.date, what, want, got);
   expect('ledger sha256 (days.json)', day.sha256, signed.sha256);
   expect('origin (days.json)', origin, ledger.origin);
@@ -210,13 +208,14 @@ export async function checkDay(run: VerifyRun, origin: string, day: DayRecord): 
   expect('first_index (days.json)', day.firstIndex, ledger.firstIndex);
   expect('tree_size (days.json)', day.treeSize, ledger.treeSize);
   expect('previous day link', run.previous, ledger.previous);
-  await checkDayStatements(run, origin, day.date, signed.ledger);
-  const extended = await extendTree(run, signed.ledger);
+  statements?.report(run);
+  const extended = await tree.finish();
+  run.filesChecked += tree.checked;
+  run.problems.push(...tree.tileFindings.map((f) => f.text), ...tree.bundleFindings);
   const root = toHex(extended.root);
   expect('root recomputed from the entries', ledger.root, root);
   expect('root (days.json)', day.root, root);
   await checkOts(run, day.date, ledger.root, signed.sha256);
-  for (let i = 0; i < ms.length; i++) run.records.push(hashes.subarray(32 * i, 32 * i + 32), ms[i]!);
   run.size = extended.size;
   run.root = root;
   run.previous = { date: day.date, sha256: signed.sha256 };
@@ -230,15 +229,17 @@ function expectSame(run: VerifyRun, date: string, what: string, want: unknown, g
 }
 
 /**
- * A day's files, checked as one (core/day.ts verifyDayFilesColumns): the small files first, since the day's
+ * A day's files, checked as one (core/day.ts verifyDayFilesDigested): the small files first, since the day's
  * checkpoint, signed, says how many entries the ledger holds (its tree size less the tree before it), and so how
- * large the ledger can be before a byte of it is read. Undefined when one is missing or does not verify.
+ * large the ledger can be (archive-reader.ts ledgerFileCap) before a byte of it is read; then the ledger as it
+ * streams in, its entries going to the tree (DayTree) and the statements as they pass. Undefined when one is
+ * missing or does not verify (and then nothing the pass found is reported).
  */
 async function readSignedDay(
   run: VerifyRun,
   origin: string,
   day: DayRecord,
-): Promise<{ ledger: LedgerColumns; sha256: string } | undefined> {
+): Promise<{ head: LedgerHeader; sha256: string; tree: DayTree; statements: DayStatements | undefined } | undefined> {
   const [ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all([
     run.read(ecdsaSignaturePath(day.date)),
     run.read(mldsaSignaturePath(day.date)),
@@ -255,21 +256,61 @@ async function readSignedDay(
     run.problems.push(`${day.date}: ${dayCheckpointPath(day.date)}: ${(err as Error).message}`);
     return undefined;
   }
-  const ledgerRead = await run.readDayLedger(ledgerPath(day.date), origin, entries);
-  if (!ledgerRead) return undefined;
-  const ledger = ledgerRead.bytes;
+  const rel = ledgerPath(day.date);
+  const checked = run.filesChecked;
+  const statements = await DayStatements.read(run, origin, day.date);
+  const body = await run.reader.stream(rel);
+  if (body === undefined) {
+    run.filesChecked = checked;
+    run.problems.push(`${rel}: missing`);
+    return undefined;
+  }
+  const maxBytes = ledgerFileCap(origin, entries);
+  const tree = new DayTree(run);
+  const digests = messageDigests(run.keys.mldsa);
+  let size = 0;
+  let parseFailure: unknown;
+  const reader = new LedgerReader({
+    columns: false,
+    onHeader: (_head, count) => tree.begin(count),
+    onEntry: (hashes, at) => {
+      tree.add(hashes, at);
+      statements?.pass(hashes, at);
+    },
+  });
+  // Leaving the loop ends the transfer (the ArchiveReader contract).
+  for await (const piece of body) {
+    if (size + piece.length > maxBytes) {
+      run.filesChecked = checked;
+      run.problems.push(new LedgerTooLargeError(rel, maxBytes, entries).message);
+      return undefined;
+    }
+    digests.update(piece);
+    size += piece.length;
+    if (parseFailure !== undefined) continue;
+    try {
+      reader.push(piece);
+    } catch (err) {
+      parseFailure = err; // reported after the signatures, as verifyDayFiles does
+    }
+    if (parseFailure === undefined) await tree.settle();
+  }
+  run.filesChecked = checked + 1;
+  const { sha256, mu } = digests.digest();
+  const head = () => {
+    if (parseFailure !== undefined) throw parseFailure;
+    return reader.end().head;
+  };
   try {
-    return verifyDayFilesColumns(
+    const verified = verifyDayFilesDigested(
       day.date,
-      { ledger, ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint },
+      { ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint },
+      { sha256, mu, size, head },
       run.keys,
-      {
-        // The ledger's SHA-256 was computed as it streamed in.
-        hasher: (data) => (data === ledger ? ledgerRead.sha256 : nodeSha256(data)),
-        mu: mldsaMu,
-        checkpointLines: (text, o) => checkLogLines(text, logVerifiers(o, run.keys)),
-      },
+      { checkpointLines: (text, o) => checkLogLines(text, logVerifiers(o, run.keys)) },
     );
+    if (statements !== undefined) run.filesChecked++;
+    return { head: verified.ledger, sha256: verified.sha256, tree, statements };
   } catch (err) {
     run.problems.push(`${day.date}: ${(err as Error).message}`);
     return undefined;
@@ -293,90 +334,78 @@ export async function checkReceiptSignatures(run: VerifyRun, origin: string, day
   }
 }
 
-/** The entries of a day's ledger in columns (core/ledger.ts LedgerColumns), sorted: entry i is hashes[32i, 32i + 32). */
-type DayEntries = Pick<LedgerColumns, 'hashes' | 'ms'>;
-
-/** The day's SCITT statements (docs/FORMAT.md §12), when it has any: each in its form on the log, its issuer's
- * signature verifying as the registration policy checked it (runtime/statement-policy.ts), and each one's entry
- * a leaf of the day (the entries are sorted, so a binary search finds it). */
-export async function checkDayStatements(
-  run: VerifyRun,
-  origin: string,
-  date: string,
-  { hashes, ms }: DayEntries,
-): Promise<void> {
-  const rel = statementsPath(date);
-  const statements = await run.readOptional(rel);
-  if (statements === undefined) return;
-  const n = ms.length;
-  const entry = (i: number) => hashes.subarray(32 * i, 32 * i + 32);
-  const policy = statementPolicy(run.options.issuerKeys ?? new Map(), origin, run.options.receiptKeys ?? []);
-  let unchecked = 0;
-  try {
-    for (const s of parseDayStatements(statements, nodeSha256)) {
-      try {
-        policy.check(s.bytes);
-      } catch (err) {
-        if (err instanceof NoStatementKey) unchecked++;
-        else if (err instanceof StatementRefusal)
-          run.problems.push(`${rel}: the statement of entry ${toHex(s.entry)}: ${err.detail}`);
-        else throw err;
-      }
-      let lo = 0;
-      let hi = n;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (compareBytes(entry(mid), s.entry) < 0) lo = mid + 1;
-        else hi = mid;
-      }
-      if (lo >= n || !equalBytes(entry(lo), s.entry))
-        run.problems.push(`${rel}: the statement of entry ${toHex(s.entry)} is not in the day's ledger`);
-    }
-  } catch (err) {
-    run.problems.push(`${rel}: ${(err as Error).message}`);
-  }
-  if (unchecked > 0)
-    run.notes.push(
-      `${rel}: the signature of ${unchecked} statement${unchecked === 1 ? '' : 's'} not checked: no x5chain and no key for its iss (SCITT_ISSUER_KEYS)`,
-    );
-}
-
 /**
- * The running tree extended by a day's entries, each tile it touches compared with the
- * published one, and the day's entry bundles, which start with the entries carried over from the previous day's
- * partial bundle. Keeps the new partial tiles and bundle in the state; the tree's size and root are the caller's
- * to take.
+ * The day's SCITT statements (docs/FORMAT.md §12), when it has any: each in its form on the log, its issuer's
+ * signature verifying as the registration policy checked it (runtime/statement-policy.ts), and each one's entry
+ * a leaf of the day. The file (small: MAX_SMALL_FILE) is read and judged before the ledger; the entries are
+ * looked for as the sorted ledger passes (`pass`), and `report` gives the findings in the statements' order.
  */
-async function extendTree(run: VerifyRun, { hashes, ms }: DayEntries): Promise<{ size: number; root: Uint8Array }> {
-  const n = ms.length;
-  const entry = (i: number) => hashes.subarray(32 * i, 32 * i + 32);
-  // The leaf hashes in one buffer, as appendLeaves accepts them: no object per leaf.
-  const leaves = new Uint8Array(32 * n);
-  for (let i = 0; i < n; i++) leaves.set(leafHash(entry(i), nodeSha256), 32 * i);
-  const memoryTile = (level: number, index: number, width: number) => run.tile(level, index, width);
-  const appended = appendLeaves(run.size, tileHashReader(run.size, memoryTile, nodeSha256), leaves, nodeSha256);
-  for (const t of appended.tiles) {
-    if (t.width < TILE_WIDTH) run.tiles.set(`${t.level}/${t.index}`, t.data.slice());
-    else run.tiles.delete(`${t.level}/${t.index}`);
-    const rel = tilePath(t.level, t.index, t.width);
-    const published = await run.read(rel);
-    if (published && !equalBytes(published, t.data))
-      run.problems.push(`${rel}: differs from the tile recomputed from the ledgers`);
+class DayStatements {
+  private readonly rel: string;
+  /** Per statement, in order: its entry, whether the ledger has it, its policy finding. */
+  private readonly items: { entry: Uint8Array; found: boolean; refusal?: string }[] = [];
+  /** The items by entry, sorted, and the next one the ledger has not passed. */
+  private readonly sorted: { entry: Uint8Array; found: boolean }[];
+  private next = 0;
+  /** A failure that ended the reading of the file (reported after the items read before it). */
+  private failure: string | undefined;
+  private unchecked = 0;
+
+  private constructor(rel: string, statements: Uint8Array, policy: ReturnType<typeof statementPolicy>) {
+    this.rel = rel;
+    try {
+      for (const s of parseDayStatements(statements, nodeSha256)) {
+        const item: (typeof this.items)[number] = { entry: s.entry, found: false };
+        try {
+          policy.check(s.bytes);
+        } catch (err) {
+          if (err instanceof NoStatementKey) this.unchecked++;
+          else if (err instanceof StatementRefusal) item.refusal = err.detail;
+          else throw err;
+        }
+        this.items.push(item);
+      }
+    } catch (err) {
+      this.failure = (err as Error).message;
+    }
+    this.sorted = [...this.items].sort((a, b) => compareBytes(a.entry, b.entry));
   }
-  const carried = run.carried;
-  const bundleEntry = (k: number) => (k < carried.length ? carried[k]! : entry(k - carried.length));
-  const bundled = carried.length + n;
-  const firstBundle = Math.floor(run.size / TILE_WIDTH);
-  for (let start = 0; start < bundled; start += TILE_WIDTH) {
-    const chunk = Array.from({ length: Math.min(TILE_WIDTH, bundled - start) }, (_, j) => bundleEntry(start + j));
-    const rel = entryBundlePath(firstBundle + start / TILE_WIDTH, chunk.length);
-    const published = await run.read(rel);
-    if (published && !equalBytes(published, encodeEntryBundle(chunk)))
-      run.problems.push(`${rel}: differs from the ledger's entries`);
+
+  /** The day's statements, or undefined when it has none (the file is counted once the day verifies). */
+  static async read(run: VerifyRun, origin: string, date: string): Promise<DayStatements | undefined> {
+    const rel = statementsPath(date);
+    const statements = await run.reader.read(rel);
+    if (statements === undefined) return undefined;
+    const policy = statementPolicy(run.options.issuerKeys ?? new Map(), origin, run.options.receiptKeys ?? []);
+    return new DayStatements(rel, statements, policy);
   }
-  const rest = (run.size + n) % TILE_WIDTH;
-  run.carried = Array.from({ length: rest }, (_, j) => bundleEntry(bundled - rest + j).slice());
-  return appended;
+
+  /** The ledger's next entry (entries come sorted, without repeats). */
+  pass(hashes: Uint8Array, at: number): void {
+    const { sorted } = this;
+    const entry = hashes.subarray(at, at + 32);
+    while (this.next < sorted.length) {
+      const c = compareBytes(sorted[this.next]!.entry, entry);
+      if (c > 0) return;
+      if (c === 0) sorted[this.next]!.found = true;
+      this.next++;
+    }
+  }
+
+  report(run: VerifyRun): void {
+    const { rel } = this;
+    for (const item of this.items) {
+      if (item.refusal !== undefined)
+        run.problems.push(`${rel}: the statement of entry ${toHex(item.entry)}: ${item.refusal}`);
+      if (!item.found)
+        run.problems.push(`${rel}: the statement of entry ${toHex(item.entry)} is not in the day's ledger`);
+    }
+    if (this.failure !== undefined) run.problems.push(`${rel}: ${this.failure}`);
+    if (this.unchecked > 0)
+      run.notes.push(
+        `${rel}: the signature of ${this.unchecked} statement${this.unchecked === 1 ? '' : 's'} not checked: no x5chain and no key for its iss (SCITT_ISSUER_KEYS)`,
+      );
+  }
 }
 
 /**
@@ -474,14 +503,13 @@ export async function checkIndexHead(
 }
 
 /** Every segment file the head names and the base did not verify: exactly its fan-out table and the records of
- * its leaves, shard by shard, as the ledgers give them. */
-export async function checkIndexSegments(run: VerifyRun, head: IndexHead | undefined): Promise<void> {
-  const { records } = run;
+ * its leaves, shard by shard, as the ledgers give them (read again as streams and merged: verify-ledgers.ts). */
+export async function checkIndexSegments(run: VerifyRun, days: DaysFile, head: IndexHead | undefined): Promise<void> {
   for (const segment of head?.segments ?? []) {
     const rel = segmentPath(segment);
     if (run.options.from?.segments.has(rel)) continue;
-    if (segment.from < records.base) {
-      run.problems.push(`${rel}: not among the index segments verified before, and starts before ${records.base}`);
+    if (segment.from < run.recordsFrom) {
+      run.problems.push(`${rel}: not among the index segments verified before, and starts before ${run.recordsFrom}`);
       continue;
     }
     const published = await run.reader.stream(rel);
@@ -490,32 +518,60 @@ export async function checkIndexSegments(run: VerifyRun, head: IndexHead | undef
       continue;
     }
     run.filesChecked++;
-    const shards = records.byShard(segment.from, segment.to, segmentBits(segment));
-    const chunks = function* () {
-      yield encodeSegmentHeader(shards.counts);
-      for (let prefix = 0; prefix < shards.counts.length; prefix++) yield shards.encode(prefix);
-    };
-    if (!(await sameAsChunks(published, chunks()))) run.problems.push(`${rel}: index segment differs from the ledgers`);
+    const file = new StreamComparer(published);
+    try {
+      if (!(await sameSegment(run, days, segment, file)))
+        run.problems.push(`${rel}: index segment differs from the ledgers`);
+    } catch (err) {
+      if (!(err instanceof LedgerReadFinding)) throw err;
+      run.problems.push(`${rel}: ${err.message}`);
+    } finally {
+      await file.close();
+    }
   }
+}
+
+/** Whether `file` is the segment the days' ledgers give: its header (the fan-out table, known once every shard is
+ * made) and then its shards. */
+async function sameSegment(run: VerifyRun, days: DaysFile, segment: Segment, file: StreamComparer): Promise<boolean> {
+  const bits = segmentBits(segment);
+  const header = await file.take(segmentLayout(bits).recordsOffset);
+  const counts = new Uint32Array(2 ** bits);
+  let prefix = 0;
+  const records = await openDayRecords(run, days.origin, days.days, segment.from, segment.to);
+  for await (const shard of mergedShards(records, bits)) {
+    counts[prefix++] = shard.length / SHARD_RECORD_SIZE;
+    if (!(await file.expect(shard))) return false;
+  }
+  return (await file.end()) && equalBytes(header, encodeSegmentHeader(counts));
 }
 
 /**
  * index-sha256.json is no archive file any more (a server makes it on request, a static deployment with
  * `timeseal index-json`); where it is offered, it must be exactly what the ledgers give. Compared as it streams
- * in: at 10,000,000 hashes it is 1.7 GB. Checked only when every record is at hand (no base).
+ * in (at 10,000,000 hashes it is 1.7 GB), against the text made from the ledgers read again and merged. Checked
+ * only when every record is to be checked (no base, or a segment from the first leaf not verified before).
  */
-export async function checkIndexJson(run: VerifyRun): Promise<void> {
-  const { records } = run;
-  if (records.count === 0 || records.base !== 0) return;
+export async function checkIndexJson(run: VerifyRun, days: DaysFile): Promise<void> {
+  if (run.size === 0 || run.recordsFrom !== 0) return;
   const indexJson = await run.reader.stream(INDEX_JSON_PATH);
   if (indexJson === undefined) return;
   run.filesChecked++;
-  const all = records.byShard(0, run.size, segmentBits({ from: 0, to: run.size }));
-  const chunks = function* () {
-    for (let prefix = 0; prefix < 2 ** all.bits; prefix++) yield all.encode(prefix);
+  const bits = segmentBits({ from: 0, to: run.size });
+  const shards = async function* () {
+    yield* mergedShards(await openDayRecords(run, days.origin, days.days, 0, run.size), bits);
   };
-  if (!(await sameAsChunks(indexJson, indexJsonChunks(chunks))))
-    run.problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
+  const file = new StreamComparer(indexJson);
+  try {
+    let same = true;
+    for await (const chunk of indexJsonChunksAsync(shards)) if (!(same = await file.expect(Buffer.from(chunk)))) break;
+    if (!same || !(await file.end())) run.problems.push(`${INDEX_JSON_PATH}: differs from the ledgers`);
+  } catch (err) {
+    if (!(err instanceof LedgerReadFinding)) throw err;
+    run.problems.push(`${INDEX_JSON_PATH}: ${err.message}`);
+  } finally {
+    await file.close();
+  }
 }
 
 /**
