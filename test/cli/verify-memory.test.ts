@@ -1,0 +1,119 @@
+// `timeseal verify` and `timeseal mirror pull` stream: what they hold does not grow with the day. Two archives,
+// one day each, built by the real CLI: 2,000 hashes and 400,000. Each is verified from its folder and pulled
+// into an empty mirror from a loopback host serving its files, every command under GNU time with a small
+// JavaScript heap (V8 lets its heap grow lazily over garbage; under a small one, what remains is what is held);
+// the big day's peak RSS must stay within GROWTH_LIMIT_MB of the small day's. Code that holds the day grows far
+// more than that here: the ledger read whole (97 bytes an entry, 39 MB), its entries, leaves and tiles in
+// columns (~100 bytes an entry), every record of the archive for the index (40 bytes an entry, doubled as it
+// grows), and, in a pull, every tile and entry bundle fetched (~70 bytes an entry). Measured on this machine:
+// the code before grew by 81 MB (verify) and 87 MB (pull); streamed, by 22 and 23 MB (what a longer run of Node
+// takes whatever the day: its heap up to the limit, compiled code).
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { BIN, makeHashes, removeTempProjects, run, tempProject } from './helpers.ts';
+
+const DAY = '2025-11-02';
+const SMALL = 2_000;
+const BIG = 400_000;
+const GROWTH_LIMIT_MB = 50;
+/** The JavaScript heap of every command: old space (MB); new space 1 MB. */
+const HEAP_MB = 32;
+
+/** `timeseal <args>` under GNU time: its exit code, output and peak RSS in MB (asynchronous: the host that
+ * serves the archive runs in this process). */
+async function measured(
+  cwd: string,
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string; peakMb: number }> {
+  const env: NodeJS.ProcessEnv = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('TIMESEAL_') && k !== 'NODE_OPTIONS'),
+  );
+  env.PATH = `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`;
+  env.NODE_OPTIONS = `--max-old-space-size=${HEAP_MB} --max-semi-space-size=1`;
+  const report = path.join(cwd, `peak-rss-${process.hrtime.bigint()}.txt`);
+  const child = spawn('/usr/bin/time', ['-o', report, '-f', '%M', BIN, ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  const kb = Number(fs.readFileSync(report, 'utf8').trim().split('\n').at(-1));
+  return { code, stdout, stderr, peakMb: Math.round(kb / 1024) };
+}
+
+/** A project with one built day of `count` hashes, and a loopback host serving its ledgers/ folder. */
+async function archive(label: string, count: number) {
+  const dir = tempProject(label);
+  expect(run(dir, ['keys', 'init'], { env: { TIMESEAL_NOW: `${DAY}T09:00:00.000Z` } }).code).toBe(0);
+  const imported = run(dir, ['import', '-'], {
+    env: { TIMESEAL_NOW: `${DAY}T10:00:00.000Z` },
+    input: `${makeHashes(label, count).join('\n')}\n`,
+  });
+  expect(imported.code, imported.stderr).toBe(0);
+  const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' } });
+  expect(built.code, built.stderr).toBe(0);
+  const root = path.join(dir, 'ledgers');
+  const server = http.createServer((req, res) => {
+    const rel = new URL(req.url ?? '/', 'http://x').pathname.slice(1).split('/');
+    const file = path.join(root, ...rel);
+    if (rel.includes('..') || !fs.existsSync(file) || !fs.statSync(file).isFile()) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-length': fs.statSync(file).size });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
+  return { dir, url, stop };
+}
+
+describe('verify and mirror pull: peak RSS flat in the size of the day', () => {
+  const archives: Awaited<ReturnType<typeof archive>>[] = [];
+  const figures: string[] = [];
+
+  beforeAll(async () => {
+    archives.push(await archive('verify-memory-small', SMALL), await archive('verify-memory-big', BIG));
+  }, 240_000);
+  afterAll(async () => {
+    for (const a of archives) await a.stop();
+    if (figures.length > 0) console.log(`peak RSS:\n${figures.join('\n')}`);
+    removeTempProjects();
+  });
+
+  test.each([
+    ['verify', (a: (typeof archives)[number]) => ['verify', '--archive', 'ledgers', '--keys', 'keys', '--json']],
+    ['mirror pull', (a: (typeof archives)[number]) => ['mirror', 'pull', a.url, 'mirror', '--keys', 'keys', '--json']],
+  ])(
+    `%s: the day of ${BIG.toLocaleString('en-US')} hashes within ${GROWTH_LIMIT_MB} MB of the day of ${SMALL.toLocaleString('en-US')}`,
+    async (name, args) => {
+      const peaks: number[] = [];
+      for (const a of archives) {
+        const r = await measured(a.dir, args(a));
+        expect(r.code, r.stderr).toBe(0);
+        expect(JSON.parse(r.stdout)).toMatchObject({ ok: true });
+        peaks.push(r.peakMb);
+      }
+      const [small, big] = peaks;
+      figures.push(`${name}: ${SMALL} hashes ${small} MB, ${BIG} hashes ${big} MB`);
+      expect(small).toBeGreaterThan(0);
+      expect(big! - small!, `peak RSS of ${name}: ${big} MB for ${BIG} hashes, ${small} MB for ${SMALL}`).toBeLessThan(
+        GROWTH_LIMIT_MB,
+      );
+    },
+    120_000,
+  );
+});
