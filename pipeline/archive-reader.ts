@@ -21,9 +21,9 @@ import { boundedStream, NetworkError, readBody } from './http.ts';
 const MiB = 1 << 20;
 /** days.json: one line of about 200 bytes a day, so 16 MiB is some 80,000 days (over two centuries). */
 export const MAX_DAYS_FILE = 16 * MiB;
-/** A day's ledger (docs/FORMAT.md §3): about 97 bytes an entry; 4 GiB (some 45 million entries a day) is also
- * the most one buffer holds, and verify holds a day's ledger whole. A reader that knows the day's signed entry
- * count reads it within ledgerFileCap instead (readLedger). */
+/** A day's ledger (docs/FORMAT.md §3) read whole: about 97 bytes an entry; 4 GiB (some 45 million entries a
+ * day) is also the most one buffer holds. A reader that knows the day's signed entry count reads it within
+ * ledgerFileCap instead (readLedger); verify and mirror pull stream it, never held, within ledgerStreamCap. */
 export const MAX_LEDGER_FILE = 4 * 1024 * MiB;
 
 /** The longest a safe integer is written: 9007199254740991. */
@@ -40,11 +40,17 @@ const ENTRY_LINE = 2 + 64 + 3 + 24 + 2 + 2;
  * first day's `null` previous).
  */
 export function ledgerFileCap(origin: string, entries: number): number {
+  return Math.min(MAX_LEDGER_FILE, ledgerStreamCap(origin, entries));
+}
+
+/** ledgerFileCap for a reader that streams the ledger and never holds it: the same bound without the 4 GiB of
+ * one buffer (a day of 100,000,000 entries is a ledger of 9.7 GB). */
+export function ledgerStreamCap(origin: string, entries: number): number {
   const header =
     `{"format":"${LEDGER_FORMAT}","origin":${JSON.stringify(origin)},"date":"YYYY-MM-DD",` +
     `"first_index":${LONGEST_NUMBER},"entry_count":${LONGEST_NUMBER},"tree_size":${LONGEST_NUMBER},` +
     `"root":"${HEX64}","previous":{"date":"YYYY-MM-DD","sha256":"${HEX64}"},"entries":[\n`;
-  return Math.min(MAX_LEDGER_FILE, Buffer.byteLength(header) + Math.max(0, entries) * ENTRY_LINE + 4);
+  return Buffer.byteLength(header) + Math.max(0, entries) * ENTRY_LINE + 4;
 }
 
 /** The tree size of a day's checkpoint, once both of the log's signatures on it check (under `origin`): with the

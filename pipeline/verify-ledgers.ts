@@ -20,7 +20,7 @@ import {
 } from '../core/tiles.ts';
 import crypto from 'node:crypto';
 import { nodeSha256 } from '../runtime/node-hash.ts';
-import { ledgerFileCap, LedgerTooLargeError } from './archive-reader.ts';
+import { ledgerStreamCap, LedgerTooLargeError } from './archive-reader.ts';
 import type { VerifyRun } from './verify-state.ts';
 
 /**
@@ -169,7 +169,7 @@ export class DayRecords {
     this.rel = ledgerPath(day.date);
     this.first = day.firstIndex;
     this.entries = day.treeSize - day.firstIndex;
-    this.maxBytes = ledgerFileCap(origin, this.entries);
+    this.maxBytes = ledgerStreamCap(origin, this.entries);
     this.body = body[Symbol.asyncIterator]();
     this.reader = new LedgerReader({
       columns: false,

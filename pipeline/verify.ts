@@ -55,7 +55,7 @@ import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
 import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { entryBundlePath, parseEntryBundle, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { PublicKeySet } from '../core/day.ts';
-import { ledgerFileCap, LedgerTooLargeError, signedTreeSize, type ArchiveReader } from './archive-reader.ts';
+import { ledgerStreamCap, LedgerTooLargeError, signedTreeSize, type ArchiveReader } from './archive-reader.ts';
 import { StreamComparer, VerifyRun, type VerifyOptions, type VerifyReport } from './verify-state.ts';
 import { DayTree, LedgerReadFinding, mergedShards, openDayRecords } from './verify-ledgers.ts';
 import { checkCosignatures } from './witness.ts';
@@ -231,7 +231,7 @@ function expectSame(run: VerifyRun, date: string, what: string, want: unknown, g
 /**
  * A day's files, checked as one (core/day.ts verifyDayFilesDigested): the small files first, since the day's
  * checkpoint, signed, says how many entries the ledger holds (its tree size less the tree before it), and so how
- * large the ledger can be (archive-reader.ts ledgerFileCap) before a byte of it is read; then the ledger as it
+ * large the ledger can be (archive-reader.ts ledgerStreamCap) before a byte of it is read; then the ledger as it
  * streams in, its entries going to the tree (DayTree) and the statements as they pass. Undefined when one is
  * missing or does not verify (and then nothing the pass found is reported).
  */
@@ -265,7 +265,7 @@ async function readSignedDay(
     run.problems.push(`${rel}: missing`);
     return undefined;
   }
-  const maxBytes = ledgerFileCap(origin, entries);
+  const maxBytes = ledgerStreamCap(origin, entries);
   const tree = new DayTree(run);
   const digests = messageDigests(run.keys.mldsa);
   let size = 0;
