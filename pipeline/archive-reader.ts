@@ -120,11 +120,13 @@ export function archiveFileCap(rel: string): number {
 /** Contract: `read(rel)` returns the bytes of the archive file at the relative path `rel`, or undefined when
  * the file does not exist (HTTP 404); any other failure throws. `rel` never starts with '/'. `stream(rel)` is
  * the same file in pieces, for files too large to hold (index-sha256.json: 1.7 GB at 10,000,000 hashes);
- * leaving the loop early releases it. */
+ * leaving the loop early releases it. `maxBytes`, when the caller knows how large the file may be (a day's ledger:
+ * ledgerStreamCap, which the caller holds it to), gives the transfer time in proportion (httpReader:
+ * STREAM_MIN_RATE). */
 export interface ArchiveReader {
   readonly location: string;
   read(rel: string): Promise<Uint8Array | undefined>;
-  stream(rel: string): Promise<AsyncIterable<Uint8Array> | undefined>;
+  stream(rel: string, maxBytes?: number): Promise<AsyncIterable<Uint8Array> | undefined>;
 }
 
 export function folderReader(root: string): ArchiveReader {
@@ -177,12 +179,24 @@ async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The slowest a streamed file of known size may arrive, bytes a second, on top of the request's deadline: a day's
+ * ledger is read as verify checks it, between the tiles and bundles it fetches meanwhile (some 8 MB/s on these
+ * machines), so the 970 MB ledger of a 10,000,000-hash day needed more than the 30 s of one request. A peer that
+ * sends slower than this is still cut off, after time in proportion to what it may send.
+ */
+export const STREAM_MIN_RATE = MiB;
+
 export function httpReader(baseUrl: string, timeoutMs = 30_000): ArchiveReader {
   const base = baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`;
-  /** The body of `rel` within `maxBytes`, undefined on 404 (no such file); any other status throws. */
-  const open = async (rel: string, maxBytes: number): Promise<AsyncIterable<Uint8Array> | undefined> => {
+  /** The body of `rel` within `maxBytes` and `deadlineMs`, undefined on 404 (no such file); any other status throws. */
+  const open = async (
+    rel: string,
+    maxBytes: number,
+    deadlineMs = timeoutMs,
+  ): Promise<AsyncIterable<Uint8Array> | undefined> => {
     const url = new URL(rel, base).href;
-    const res = await boundedStream(url, { timeoutMs, maxBytes });
+    const res = await boundedStream(url, { timeoutMs: deadlineMs, maxBytes });
     if (res.status >= 200 && res.status <= 299) return res.body;
     res.cancel();
     if (res.status === 404) return undefined;
@@ -198,7 +212,16 @@ export function httpReader(baseUrl: string, timeoutMs = 30_000): ArchiveReader {
         const body = await open(rel, archiveFileCap(rel));
         return body && readBody(body);
       }),
-    stream: (rel) => withRetries(() => open(rel, MAX_STREAMED_FILE)),
+    // The caller checks the size it knows (a ledger against its signed entry count, with its own message); here
+    // it only gives the transfer its time.
+    stream: (rel, maxBytes) =>
+      withRetries(() =>
+        open(
+          rel,
+          MAX_STREAMED_FILE,
+          maxBytes === undefined ? timeoutMs : timeoutMs + Math.ceil((maxBytes / STREAM_MIN_RATE) * 1000),
+        ),
+      ),
   };
 }
 

@@ -277,10 +277,10 @@ class PullStaging {
    * the way into a temp file that is staged once the stream has been read to its end; a reader that stops early
    * (a ledger over its size, a segment that differs) leaves nothing staged.
    */
-  async stream(rel: string): Promise<AsyncIterable<Uint8Array> | undefined> {
+  async stream(rel: string, maxBytes?: number): Promise<AsyncIterable<Uint8Array> | undefined> {
     checkPath(rel);
     this.requests++;
-    const body = await this.remote.stream(rel);
+    const body = await this.remote.stream(rel, maxBytes);
     return body === undefined ? undefined : this.stageStream(rel, body);
   }
 
@@ -542,11 +542,12 @@ function overlayReader(staging: PullStaging, sourceOf: (rel: string) => Source):
   return {
     location: dir,
     read,
-    async stream(rel) {
+    async stream(rel, maxBytes) {
       // Index segments and ledgers can be large: streamed from the remote (and into a temp file on the way).
       const date = dateOfDayFile(rel);
       const large = parseSegmentPath(rel) !== null || (date !== null && rel === ledgerPath(date));
-      if (large && !staging.staged.has(rel) && !fs.existsSync(path.join(dir, rel))) return staging.stream(rel);
+      if (large && !staging.staged.has(rel) && !fs.existsSync(path.join(dir, rel)))
+        return staging.stream(rel, maxBytes);
       const file = staging.staged.get(rel) ?? (sourceOf(rel) === 'remote' ? undefined : path.join(dir, rel));
       if (file !== undefined && fs.existsSync(file)) return fs.createReadStream(file, { highWaterMark: 1 << 20 });
       const data = await read(rel);

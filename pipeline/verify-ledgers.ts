@@ -183,7 +183,7 @@ export class DayRecords {
 
   static async open(run: VerifyRun, origin: string, day: DayRecord): Promise<DayRecords> {
     const rel = ledgerPath(day.date);
-    const body = await run.reader.stream(rel);
+    const body = await run.reader.stream(rel, ledgerStreamCap(origin, day.treeSize - day.firstIndex));
     if (body === undefined) throw new LedgerReadFinding(`${rel}: missing`);
     return new DayRecords(day, origin, body);
   }

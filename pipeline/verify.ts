@@ -259,13 +259,13 @@ async function readSignedDay(
   const rel = ledgerPath(day.date);
   const checked = run.filesChecked;
   const statements = await DayStatements.read(run, origin, day.date);
-  const body = await run.reader.stream(rel);
+  const maxBytes = ledgerStreamCap(origin, entries);
+  const body = await run.reader.stream(rel, maxBytes);
   if (body === undefined) {
     run.filesChecked = checked;
     run.problems.push(`${rel}: missing`);
     return undefined;
   }
-  const maxBytes = ledgerStreamCap(origin, entries);
   const tree = new DayTree(run);
   const digests = messageDigests(run.keys.mldsa);
   let size = 0;
