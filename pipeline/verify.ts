@@ -42,6 +42,7 @@ import { parseDayStatements, StatementRefusal } from '../core/signed-statement.t
 import {
   encodeSegmentHeader,
   INDEX_HEAD_PATH,
+  MAX_SEGMENT_BITS,
   parseIndexHead,
   segmentBits,
   segmentLayout,
@@ -512,7 +513,10 @@ export async function checkIndexSegments(run: VerifyRun, days: DaysFile, head: I
       run.problems.push(`${rel}: not among the index segments verified before, and starts before ${run.recordsFrom}`);
       continue;
     }
-    const published = await run.reader.stream(rel);
+    // Its size is known from the head (the fan-out table at most MAX_SEGMENT_BITS wide, a record an entry): it is
+    // compared as the ledgers are read again, so it gets time in proportion (archive-reader.ts STREAM_MIN_RATE).
+    const largest = segmentLayout(MAX_SEGMENT_BITS).recordsOffset + SHARD_RECORD_SIZE * (segment.to - segment.from + 1);
+    const published = await run.reader.stream(rel, largest);
     if (published === undefined) {
       run.problems.push(`${rel}: missing`);
       continue;
