@@ -118,7 +118,7 @@ describe('phone widths', () => {
     }
     await context.close();
     expect(overflowing).toEqual([]);
-  }, 120_000);
+  }, 240_000);
 });
 
 /** Whether the keyboard focus is visible, in the dark and in the light theme (the `dark` class on <html> is the
