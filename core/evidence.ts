@@ -3,11 +3,15 @@
 // so in one sentence naming the file's kind and the readers that check it — never "Not verified" for evidence
 // that may be valid. Pure. Every kind is told from a file's first 64 KiB but a PDF's time-stamps, which may be
 // anywhere in it (bytes appended after the last one, or earlier ones further back): a PDF is searched whole,
-// from its end back, a piece at a time (sniffEvidenceSync / sniffEvidenceAsync read a large file that way).
+// from its end back, a piece at a time (sniffEvidenceSync / sniffEvidenceAsync read a large file that way), for
+// the words of a time-stamp; one that has them is read whole once more, and is a timestamped PDF only when one
+// of its own objects is a time-stamp's signature dictionary (the words in a page's text or a comment are not).
 //
 //   const kind = sniffEvidence(bytes, name);                      // 'timestamped-pdf', 'receipt', … or null
 //   const kind = sniffEvidenceSync(size, (at, n) => readAt(at, n), name);   // a large file, in pieces
 //   if (kind && !READERS[kind].includes('offline-page')) say(notCheckedHere(kind, 'offline-page'));
+import { indirectObjectValues, isName, PdfDict, PdfString, type PdfValue } from './pdf-syntax.ts';
+
 export type EvidenceKind =
   | 'proof-bundle'
   | 'client-proof'
@@ -126,7 +130,30 @@ const PDF_PIECE = 1 << 20;
 /** Each piece overlaps the next by a marker's length less one, so a marker across their boundary is found. */
 const MARKER_OVERLAP = Math.max(...PDF_MARKERS.map((m) => m.length)) - 1;
 
-/** Whether `piece` names a document time-stamp (`/DocTimeStamp`, `/ETSI.RFC3161`); found by their '/'. */
+/**
+ * Whether one of the file's own objects is a document time-stamp's signature dictionary: a dictionary with
+ * /SubFilter /ETSI.RFC3161 or /Type /DocTimeStamp (as core/pdf-timestamp.ts inspect tells a time-stamp from a
+ * signature), a /ByteRange array and a /Contents string — not the words in a content stream, a comment, a string
+ * or bytes that are not objects (core/pdf-syntax.ts indirectObjectValues).
+ */
+function hasTimeStampDictionary(pdf: Uint8Array): boolean {
+  const isTimeStamp = (v: PdfValue, depth: number): boolean => {
+    if (Array.isArray(v)) return depth < 8 && v.some((x) => isTimeStamp(x, depth + 1));
+    if (!(v instanceof PdfDict)) return false;
+    if (
+      (isName(v.get('SubFilter'), 'ETSI.RFC3161') || isName(v.get('Type'), 'DocTimeStamp')) &&
+      Array.isArray(v.get('ByteRange')) &&
+      v.get('Contents') instanceof PdfString
+    )
+      return true;
+    return depth < 8 && [...v.entries.values()].some((x) => isTimeStamp(x, depth + 1));
+  };
+  for (const v of indirectObjectValues(pdf)) if (isTimeStamp(v, 0)) return true;
+  return false;
+}
+
+/** Whether `piece` holds a word of a document time-stamp (`/DocTimeStamp`, `/ETSI.RFC3161`), found by their '/': a
+ * PDF without them has none, one with them is then read whole (hasTimeStampDictionary). */
 function hasTimeStampMarker(piece: Uint8Array): boolean {
   for (let i = piece.indexOf(0x2f); i >= 0; i = piece.indexOf(0x2f, i + 1))
     for (const m of PDF_MARKERS) {
@@ -191,7 +218,7 @@ function* sniff(size: number, name: string): Sniff {
           yield [Math.max(0, end - PDF_PIECE - MARKER_OVERLAP), Math.min(end, PDF_PIECE + MARKER_OVERLAP)],
         )
       )
-        return 'timestamped-pdf';
+        return hasTimeStampDictionary(size <= head.length ? head : yield [0, size]) ? 'timestamped-pdf' : null;
     return null;
   }
   if (indexOf(head, OTS_MAGIC, 0, OTS_MAGIC.length) === 0) return 'ots';

@@ -464,29 +464,10 @@ export class PdfFile {
       let s = k.end;
       if (buf[s] === 0x0d) s++;
       if (buf[s] === 0x0a) s++;
-      const end = this.streamEnd(v.value, s);
+      const end = streamEnd(buf, v.value, s);
       return { num: Number(n.text), gen: Number(g.text), value: new PdfStream(v.value, buf, s, end), start: n.start };
     }
     return { num: Number(n.text), gen: Number(g.text), value: v.value, start: n.start };
-  }
-
-  /** The end of a stream's data: /Length when it is a direct number that lands on `endstream`, else the keyword. */
-  private streamEnd(dict: PdfDict, s: number): number {
-    const buf = this.buf;
-    const len = dict.get('Length');
-    if (len instanceof PdfNumber && s + len.value <= buf.length) {
-      const e = skipSpace(buf, s + len.value);
-      if (latin1(buf, e, e + 9) === 'endstream') return s + len.value;
-    }
-    for (let i = s; i + 9 <= buf.length; i++) {
-      if (buf[i] === 0x65 && latin1(buf, i, i + 9) === 'endstream') {
-        let e = i;
-        if (buf[e - 1] === 0x0a) e--;
-        if (buf[e - 1] === 0x0d) e--;
-        return Math.max(s, e);
-      }
-    }
-    return damaged(`a stream at byte ${s} has no end`);
   }
 
   /** An object by reference (null for a free or missing object, as §7.3.10 says). */
@@ -598,6 +579,75 @@ function unpredict(data: Uint8Array, columns: number, bpp: number): Uint8Array {
     }
   }
   return out;
+}
+
+/** The end of a stream's data from `s`: /Length when it is a direct number that lands on `endstream`, else the
+ * keyword. */
+function streamEnd(buf: Uint8Array, dict: PdfDict, s: number): number {
+  const len = dict.get('Length');
+  if (len instanceof PdfNumber && s + len.value <= buf.length) {
+    const e = skipSpace(buf, s + len.value);
+    if (latin1(buf, e, e + 9) === 'endstream') return s + len.value;
+  }
+  for (let i = s; i + 9 <= buf.length; i++) {
+    if (buf[i] === 0x65 && latin1(buf, i, i + 9) === 'endstream') {
+      let e = i;
+      if (buf[e - 1] === 0x0a) e--;
+      if (buf[e - 1] === 0x0d) e--;
+      return Math.max(s, e);
+    }
+  }
+  return damaged(`a stream at byte ${s} has no end`);
+}
+
+/**
+ * The values of the file's indirect objects (`N G obj … endobj`, §7.3.10) as its bytes lay them out, every
+ * revision from the first to the last, read without the cross-reference chain (so without decompressing
+ * anything): a stream's data is passed over, not read as objects, and so are comments (§7.2.4), strings, xref
+ * tables and trailers, and bytes that are not objects (a reader's garbage, bytes appended to the file), up to
+ * the next line. Objects inside object streams (§7.5.7) are not among them: a signature's dictionary never is,
+ * for its /Contents must be the gap its /ByteRange leaves in the file's own bytes. Stops at a stream with no end.
+ */
+export function* indirectObjectValues(buf: Uint8Array): Generator<PdfValue> {
+  const nextLine = (from: number): number => {
+    let i = from;
+    while (i < buf.length && buf[i] !== 0x0a && buf[i] !== 0x0d) i++;
+    return i + 1;
+  };
+  for (let p = skipSpace(buf, 0); p < buf.length; p = skipSpace(buf, p)) {
+    const n = word(buf, p);
+    if (n.text === 'endobj' || n.text === 'endstream') {
+      p = n.end;
+      continue;
+    }
+    const g = INTEGER.test(n.text) ? word(buf, n.end) : null;
+    const o = g && /^\d+$/.test(g.text) ? word(buf, g.end) : null;
+    if (o?.text !== 'obj') {
+      p = nextLine(p);
+      continue;
+    }
+    let value: { value: PdfValue; end: number };
+    try {
+      value = parseValue(buf, o.end);
+    } catch (err) {
+      if (!(err instanceof PdfError)) throw err;
+      p = nextLine(o.end);
+      continue;
+    }
+    yield value.value;
+    p = value.end;
+    const k = word(buf, p);
+    if (k.text !== 'stream' || !(value.value instanceof PdfDict)) continue;
+    let s = k.end;
+    if (buf[s] === 0x0d) s++;
+    if (buf[s] === 0x0a) s++;
+    try {
+      p = streamEnd(buf, value.value, s);
+    } catch (err) {
+      if (!(err instanceof PdfError)) throw err;
+      return;
+    }
+  }
 }
 
 /** ISO 32000-2 §7.5.5: the file's last `startxref` — the byte offset of its last cross-reference section, and

@@ -4,7 +4,8 @@
 // OpenTimestamps client (test/vectors/ots), a PDF with a document time-stamp (core/pdf-timestamp.ts over a
 // qpdf-written PDF) and the same PDF without one, a COSE receipt of `timeseal proof --receipt` and a Transparent Statement carrying it — and the one sentence a reader gives for a kind it does not
 // check, naming the readers that do. A PDF is searched whole, in pieces from its end back: a time-stamp followed by
-// 300 KiB, one across two pieces, and a large PDF with none.
+// 300 KiB, one across two pieces, and a large PDF with none. A PDF whose objects hold a time-stamp's words (in a
+// stream's data, a comment, a string) but no time-stamp's dictionary is a PDF without a time-stamp.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,7 +22,7 @@ import { CborTag, encodeCbor } from '../core/cbor.ts';
 import { utf8 } from '../core/encoding.ts';
 import { complete, prepare } from '../core/pdf-timestamp.ts';
 import { transparentStatement } from '../core/signed-statement.ts';
-import { appendUpdate, askTsa, fixture, inflate } from './pdf/tools.ts';
+import { appendUpdate, askTsa, fixture, inflate, tool, withTimeStampWords } from './pdf/tools.ts';
 import { startTsa, type LoopbackTsa } from './support/openssl-tsa.ts';
 import { buildArchive, OTS_VECTORS, run, BIN, type TestArchive } from './verifier/helpers.ts';
 
@@ -127,12 +128,14 @@ describe('a PDF is searched whole for its time-stamps', () => {
   });
 
   test('a time-stamp across two pieces is found; a 3 MiB PDF with none is a document, read whole once', async () => {
-    const marker = new TextEncoder().encode('/DocTimeStamp');
+    // A time-stamp's dictionary, its /DocTimeStamp across the boundary of two pieces (or at the file's start).
+    const object = '7 0 obj\n<< /Type /DocTimeStamp /ByteRange [0 1 2 3] /Contents <00> >>\nendobj\n';
+    const marker = new TextEncoder().encode(object);
     const size = 3 * (1 << 20);
     for (const start of [size - (1 << 20) - 5, size - 2 * (1 << 20) - 1, 100]) {
       const pdf = new Uint8Array(size).fill(0x20);
       pdf.set(new TextEncoder().encode('%PDF-1.7\n'));
-      pdf.set(marker, start);
+      pdf.set(marker, start - object.indexOf('/DocTimeStamp'));
       expect(sniffEvidence(pdf), `marker at ${start}`).toBe('timestamped-pdf');
       const read = async (at: number, n: number) => pdf.subarray(at, at + n);
       expect(await sniffEvidenceAsync(pdf.length, read, 'scan.pdf')).toBe('timestamped-pdf');
@@ -142,6 +145,39 @@ describe('a PDF is searched whole for its time-stamps', () => {
     expect(sniffEvidenceSync(plain.length, (at, n) => ((read += n), plain.subarray(at, at + n)))).toBeNull();
     expect(read).toBeLessThan(plain.length + 65_536 + 4 * 12);
     expect(read).toBeGreaterThanOrEqual(plain.length);
+  });
+});
+
+describe('a PDF is timestamped only when one of its objects is a time-stamp', () => {
+  const read = (pdf: Uint8Array) => ({
+    sync: (at: number, n: number) => pdf.subarray(at, at + n),
+    async: async (at: number, n: number) => pdf.subarray(at, at + n),
+  });
+
+  test("a PDF with a time-stamp's words in a stream's data, a comment and a string is a PDF without a time-stamp", async () => {
+    const words = withTimeStampWords(fixture('hello.pdf'));
+    const text = Buffer.from(words).toString('latin1');
+    for (const w of ['/DocTimeStamp', '/ETSI.RFC3161', '9 0 obj\n<< /Type /DocTimeStamp']) expect(text).toContain(w);
+    const file = path.join(archive.dir, 'words.pdf');
+    fs.writeFileSync(file, words);
+    expect(tool('qpdf', ['--check', file]).code).toBe(0);
+    expect(sniffEvidence(words, 'words.pdf')).toBeNull();
+    expect(sniffEvidenceSync(words.length, read(words).sync, 'words.pdf')).toBeNull();
+    expect(await sniffEvidenceAsync(words.length, read(words).async, 'words.pdf')).toBeNull();
+    // Behind 2 MiB of an update, read in pieces: the same.
+    const grown = withTimeStampWords(appendUpdate(fixture('hello.pdf'), 2 << 20));
+    expect(sniffEvidenceSync(grown.length, read(grown).sync)).toBeNull();
+    // A timestamped PDF with the words after its time-stamp is still one.
+    const stamped = withTimeStampWords(files.get('timestamped-pdf')!.bytes);
+    expect(sniffEvidence(stamped)).toBe('timestamped-pdf');
+    expect(await sniffEvidenceAsync(stamped.length, read(stamped).async)).toBe('timestamped-pdf');
+  });
+
+  test('a dictionary with the words but no /ByteRange and /Contents is not a time-stamp', () => {
+    const pdf = new TextEncoder().encode(
+      '%PDF-1.7\n1 0 obj\n<< /Type /DocTimeStamp /SubFilter /ETSI.RFC3161 >>\nendobj\n',
+    );
+    expect(sniffEvidence(pdf)).toBeNull();
   });
 });
 

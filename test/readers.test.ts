@@ -16,7 +16,8 @@
 // Transparent Statement of a Signed Statement @transmute/cose's signer made, registered with POST /entries.
 // A verdict here is valid (also "valid so far": a promise or an anchor still to come), invalid or not-checked.
 // A timestamped PDF is read whole by every reader: one whose time-stamp is followed by a 300 KiB update, and that
-// one stamped again (its first time-stamp 300 KiB before the end), get the same verdicts as the others.
+// one stamped again (its first time-stamp 300 KiB before the end), get the same verdicts as the others. A PDF
+// that holds a time-stamp's words (in a stream's data, a comment, a string) but none is a document to each.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,7 +40,7 @@ import { classifyFile } from '../site/offline-verifier/src/inputs.ts';
 import { projectEnv, startServer, type SpawnedServer } from '../ingest/test/fixture.ts';
 import { entryOf, ISS, signStatement } from './cli/cose-helpers.ts';
 import { removeTempProjects, run, tempProject } from './cli/helpers.ts';
-import { appendUpdate, fixture } from './pdf/tools.ts';
+import { appendUpdate, fixture, withTimeStampWords } from './pdf/tools.ts';
 import { launchChromium } from './support/chromium.ts';
 import { clientFromSource } from './support/client-source.ts';
 import { freePort } from './support/servers.ts';
@@ -130,6 +131,9 @@ beforeAll(async () => {
   // 256 KiB before the end of the file.
   fs.writeFileSync(at('contract-grown.pdf'), appendUpdate(fs.readFileSync(at('contract.timestamped.pdf')), 300 << 10));
   stamp(['stamp', '--pdf', 'contract-grown.pdf']);
+  // A PDF that holds a time-stamp's words but no time-stamp, stamped as a document (its proof file beside it).
+  fs.writeFileSync(at('contract-words.pdf'), withTimeStampWords(fs.readFileSync(at('contract.pdf'))));
+  stamp(['stamp', 'contract-words.pdf']);
   const statement = await signStatement(issuerKey, new TextEncoder().encode('{"sbom":"every reader"}'));
   const registered = await fetch(`${server.url}/entries`, {
     method: 'POST',
@@ -388,6 +392,34 @@ describe('a timestamped PDF is read wherever its time-stamps are', () => {
     expect(checked.state, r.stdout).toBe('kept');
     expect(checked.timeStamps.map((t) => t.state)).toEqual(['kept', 'kept']);
   });
+});
+
+describe("a PDF that only holds a time-stamp's words is a PDF without a time-stamp", () => {
+  test('every reader reads it as it reads the same PDF without the words: a document, not a timestamped PDF', async () => {
+    const plain = at('contract.pdf');
+    const words = at('contract-words.pdf');
+    expect(fs.readFileSync(words).toString('latin1')).toMatch(/9 0 obj\n<< \/Type \/DocTimeStamp/);
+    // The offline page: dropped, it is the document, and its proof file verifies it.
+    const kind = (f: string) => classifyFile(path.basename(f), new Uint8Array(fs.readFileSync(f))).kind;
+    expect(kind(words)).toBe(kind(plain));
+    expect(kind(words)).not.toBe('timestamped-pdf');
+    expect(
+      await offlinePage({ kind: 'client-proof', file: `${words}.timeseal.json`, document: words, flipAt: () => 0 }),
+    ).toBe('valid');
+    // timeseal receipt check: the answer it gives the PDF without the words.
+    const cli = (f: string) => {
+      const r = run(dir, ['receipt', 'check', f], { env: { ...env, TIMESEAL_NOW: LATER } });
+      return { code: r.code, said: `${r.stdout}${r.stderr}`.replaceAll(f, 'FILE') };
+    };
+    expect(cli(words)).toEqual(cli(plain));
+    // timeseal-client verify: the document checked against its proof file.
+    expect(clientVerdict({ kind: 'client-proof', file: words, document: null, flipAt: () => 0 })).toBe('valid');
+    // The Verify page's receipt card: the verdict it gives the PDF without the words, no sentence naming a
+    // timestamped PDF.
+    const card = (file: string) => verifyPage({ kind: 'receipt', file, document: at('doc.txt'), flipAt: () => 0 });
+    expect(await card(words)).toBe(await card(plain));
+    expect(sentences.get('verify-page receipt')).toBeUndefined();
+  }, 180_000);
 });
 
 describe('the pages, as a person sees them', () => {

@@ -22,7 +22,28 @@ export interface ToolRun {
 export function tool(cmd: string, args: string[], cwd?: string): ToolRun {
   const r = spawnSync(cmd, args, { cwd, encoding: 'utf8', timeout: 120_000, maxBuffer: 64 << 20 });
   if (r.error) throw r.error;
+  logTool(cmd, args, r.status, `${r.stdout}${r.stderr}`);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The outside checkers whose verdicts a run prints, so that their own words can be quoted. */
+const LOGGED = new Set(['openssl ts', 'qpdf --check', 'pdfsig', 'cmp']);
+
+/** pdfsig's lines that say what it found and its verdicts (not the signer's names and times). */
+const PDFSIG_LINES =
+  /^(Signature #|Signature Field Name|Signature Type|Signed Ranges|Total document|Not total|Signature Validation|Certificate Validation|File '.*' does not contain)/;
+
+/** One compact line of what an outside checker said (its verdict lines, at most 12 of them), on stdout. */
+export function logTool(cmd: string, args: string[], code: number | null, said: string): void {
+  const name = cmd === 'openssl' || cmd === 'qpdf' ? `${cmd} ${args[0]}` : cmd;
+  if (!LOGGED.has(name) || (cmd === 'openssl' && args[1] !== '-verify')) return;
+  const lines = said
+    .split('\n')
+    .map((l) => l.replace(/^\s*-?\s*/, ''))
+    .filter((l) => l !== '' && !l.startsWith('Using configuration') && (cmd !== 'pdfsig' || PDFSIG_LINES.test(l)));
+  if (cmd === 'cmp' && code === 0) lines.push(`the first ${args[1]} bytes are the same`);
+  const file = path.basename((cmd === 'openssl' ? args[args.indexOf('-in') + 1] : args.at(-1)) ?? '');
+  console.log(`[${name} ${file}] exit ${code}: ${lines.slice(0, 12).join(' | ') || '(nothing printed)'}`);
 }
 
 const JARS = ['pdfbox2', 'fontbox2', 'commons-logging', 'bcprov', 'bcpkix', 'bcutil'].map(
@@ -153,21 +174,57 @@ export function hybridPdf(): Uint8Array {
  * (as an editor saving a large attachment would). qpdf --check accepts it.
  */
 export function appendUpdate(pdf: Uint8Array, bytes: number): Uint8Array {
+  return appendObjects(pdf, [(num) => streamObject(num, crypto.randomBytes(bytes))]);
+}
+
+/** The words a document time-stamp's dictionary holds, as a PDF's text may hold them too. */
+const TIME_STAMP_WORDS =
+  '<< /Type /DocTimeStamp /Filter /Adobe.PPKLite /SubFilter /ETSI.RFC3161 /ByteRange [0 10 20 30] /Contents <00> >>';
+
+/**
+ * `pdf` (a classic table last) with an update whose objects hold a document time-stamp's words but are no
+ * time-stamp: a stream whose data is the text of a whole signature dictionary (`9 0 obj << /Type /DocTimeStamp
+ * /SubFilter /ETSI.RFC3161 … >> endobj`, as a page's content or an attachment may hold it), a comment line with
+ * the words, and a string of them (a document's title). qpdf --check accepts it.
+ */
+export function withTimeStampWords(pdf: Uint8Array): Uint8Array {
+  return appendObjects(
+    pdf,
+    [
+      (num) => streamObject(num, Buffer.from(`% a page about time-stamps\n9 0 obj\n${TIME_STAMP_WORDS}\nendobj\n`)),
+      (num) => Buffer.from(`${num} 0 obj\n(${TIME_STAMP_WORDS.replace(/[()]/g, '')})\nendobj\n`),
+    ],
+    `% ${TIME_STAMP_WORDS}\n`,
+  );
+}
+
+const streamObject = (num: number, data: Buffer): Buffer =>
+  Buffer.concat([
+    Buffer.from(`${num} 0 obj\n<< /Length ${data.length} >>\nstream\n`),
+    data,
+    Buffer.from('\nendstream\nendobj\n'),
+  ]);
+
+/** `pdf` with an incremental update of new objects (numbered from the last trailer's /Size on) that nothing refers
+ * to, `comment` (comment lines) before them, in a table whose /Prev is the last one. */
+function appendObjects(pdf: Uint8Array, objects: Array<(num: number) => Buffer>, comment = ''): Uint8Array {
   const text = Buffer.from(pdf).toString('latin1');
   const last = [...text.matchAll(/trailer\s*<<([\s\S]*?)>>\s*startxref\s+(\d+)\s+%%EOF/g)].at(-1);
   if (!last) throw new Error('appendUpdate: no classic trailer');
   const size = Number(/\/Size (\d+)/.exec(last[1]!)![1]);
   const root = /\/Root (\d+ \d+ R)/.exec(last[1]!)![1]!;
-  const head = Buffer.from(text.endsWith('\n') ? '' : '\n');
-  const object = Buffer.concat([
-    Buffer.from(`${size} 0 obj\n<< /Length ${bytes} >>\nstream\n`),
-    crypto.randomBytes(bytes),
-    Buffer.from('\nendstream\nendobj\n'),
-  ]);
-  const objectAt = pdf.length + head.length;
-  const xrefAt = objectAt + object.length;
+  const parts: Buffer[] = [Buffer.from(pdf), Buffer.from(`${text.endsWith('\n') ? '' : '\n'}${comment}`)];
+  let at = parts[0]!.length + parts[1]!.length;
+  const offsets: number[] = [];
+  objects.forEach((make, i) => {
+    const object = make(size + i);
+    offsets.push(at);
+    parts.push(object);
+    at += object.length;
+  });
+  const entries = offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n\r\n`).join('');
   const table =
-    `xref\n0 1\n0000000000 65535 f\r\n${size} 1\n${String(objectAt).padStart(10, '0')} 00000 n\r\n` +
-    `trailer\n<< /Size ${size + 1} /Root ${root} /Prev ${last[2]} >>\nstartxref\n${xrefAt}\n%%EOF\n`;
-  return new Uint8Array(Buffer.concat([pdf, head, object, Buffer.from(table)]));
+    `xref\n0 1\n0000000000 65535 f\r\n${size} ${objects.length}\n${entries}` +
+    `trailer\n<< /Size ${size + objects.length} /Root ${root} /Prev ${last[2]} >>\nstartxref\n${at}\n%%EOF\n`;
+  return new Uint8Array(Buffer.concat([...parts, Buffer.from(table)]));
 }
