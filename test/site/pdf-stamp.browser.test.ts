@@ -131,6 +131,13 @@ function checkDownload(input: string, output: string): string {
 
 /** What a stamp sent: one TimeStampReq to POST /tsa under 200 bytes, and no body holding PDF bytes. */
 function expectOnlyDigestSent(sent: Sent[], input: string): void {
+  // The network log, one line: each request with a body, its type and size (the page's GETs counted).
+  const bodies = sent
+    .filter((s) => s.body !== null)
+    .map((s) => `${s.method} ${s.path} ${s.contentType} ${s.body!.length} B`);
+  console.log(
+    `[Chromium network log ${path.basename(input)}] ${sent.length - bodies.length} requests without a body; ${bodies.join(' | ')}`,
+  );
   const tsa = sent.filter((s) => s.path === '/tsa');
   expect(tsa.map((s) => [s.method, s.contentType])).toEqual([['POST', 'application/timestamp-query']]);
   expect(tsa[0]!.body!.length).toBeLessThan(200);
