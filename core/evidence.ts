@@ -123,7 +123,7 @@ const OTS_MAGIC = Uint8Array.of(
 );
 
 /** A PDF starts with its header within its first KiB (ISO 32000-2 §7.5.2, as readers allow). */
-const isPdf = (head: Uint8Array): boolean => indexOf(head, ascii('%PDF-'), 0, 1024) >= 0;
+export const isPdf = (head: Uint8Array): boolean => indexOf(head, ascii('%PDF-'), 0, 1024) >= 0;
 
 /** A PDF is searched for a time-stamp's dictionary this much at a time, from its end back. */
 const PDF_PIECE = 1 << 20;

@@ -327,6 +327,11 @@ async function expectAgreement(e: Evidence, changed: boolean): Promise<void> {
     verdicts[reader] = await READERS_RUN[reader](e);
     expected[reader] = READERS[e.kind].includes(reader) ? (changed ? 'invalid' : 'valid') : 'not-checked';
   }
+  // One line a kind: each reader's verdict, and the sentence of each that does not check it.
+  const said = Object.keys(verdicts).map((r) =>
+    verdicts[r] === 'not-checked' ? `${r} not-checked: ${sentences.get(`${r} ${e.kind}`)}` : `${r} ${verdicts[r]}`,
+  );
+  console.log(`[readers ${e.kind}${changed ? ', changed' : ''}] ${said.join(' | ')}`);
   expect(verdicts).toEqual(expected);
 }
 
@@ -406,12 +411,13 @@ describe("a PDF that only holds a time-stamp's words is a PDF without a time-sta
     expect(
       await offlinePage({ kind: 'client-proof', file: `${words}.timeseal.json`, document: words, flipAt: () => 0 }),
     ).toBe('valid');
-    // timeseal receipt check: the answer it gives the PDF without the words.
+    // timeseal receipt check: the answer it gives the PDF without the words, that it has no time-stamp.
     const cli = (f: string) => {
       const r = run(dir, ['receipt', 'check', f], { env: { ...env, TIMESEAL_NOW: LATER } });
       return { code: r.code, said: `${r.stdout}${r.stderr}`.replaceAll(f, 'FILE') };
     };
     expect(cli(words)).toEqual(cli(plain));
+    expect(cli(words).said).toMatch(/^INVALID: FILE: no document time-stamp is in it \(0 other signatures\)\.$/m);
     // timeseal-client verify: the document checked against its proof file.
     expect(clientVerdict({ kind: 'client-proof', file: words, document: null, flipAt: () => 0 })).toBe('valid');
     // The Verify page's receipt card: the verdict it gives the PDF without the words, no sentence naming a

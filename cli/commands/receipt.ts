@@ -11,7 +11,7 @@
 import crypto from 'node:crypto';
 import type { TimesealCommand } from '../command.ts';
 import { toHex } from '../../core/encoding.ts';
-import { notCheckedHere, READERS, sniffEvidence } from '../../core/evidence.ts';
+import { isPdf, notCheckedHere, READERS, sniffEvidence } from '../../core/evidence.ts';
 import { checkReceipt, digestLength, type ReceiptFacts } from '../../core/receipt.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
@@ -61,7 +61,13 @@ export function registerReceipt(program: TimesealCommand, ctx: () => Context): v
         return checkPdf(opts.pdf, opts, ctx());
       }
       if (file === undefined) throw new UsageError('give the receipt (.tsr), or --pdf FILE.pdf');
-      const kind = sniffEvidence(readFile(file, 'receipt'), file);
+      const bytes = readFile(file, 'receipt');
+      const kind = sniffEvidence(bytes, file);
+      // A PDF without a time-stamp given alone is checked as --pdf would: it says so, not that a --file is missing.
+      if (kind === null && isPdf(bytes) && opts.file === undefined && opts.digest === undefined) {
+        const { checkPdf } = await import('./receipt-pdf.ts');
+        return checkPdf(file, opts, ctx());
+      }
       if (kind === 'timestamped-pdf') {
         if (opts.file !== undefined || opts.digest !== undefined)
           throw new UsageError(

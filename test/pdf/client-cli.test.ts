@@ -164,6 +164,17 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     expect(fs.existsSync(path.join(dir, 'locked.timestamped.pdf'))).toBe(false);
   });
 
+  test('a damaged PDF (its end cut off): one sentence, nothing sent, nothing written', () => {
+    const whole = fs.readFileSync(path.join(dir, 'contract.pdf'));
+    fs.writeFileSync(path.join(dir, 'cut.pdf'), whole.subarray(0, whole.length - 200));
+    const before = submitted();
+    const r = client(['stamp', '--pdf', 'cut.pdf', '--server', server!.url]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/^cut\.pdf: REFUSED: This PDF is damaged: [^\n]+\.\n$/);
+    expect(submitted()).toEqual(before);
+    expect(fs.existsSync(path.join(dir, 'cut.timestamped.pdf'))).toBe(false);
+  });
+
   test('before the day is built: the client finds it valid so far (2), receipt check --pdf pending (2)', () => {
     const v = clientJson(['verify', 'signed.timestamped.pdf']);
     expect(v.r.code, v.r.stdout + v.r.stderr).toBe(2);
@@ -277,6 +288,12 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     const none = check('contract.pdf');
     expect(none.result.code).toBe(1);
     expect(none.json.reason).toMatch(/no document time-stamp is in it/);
+    // Given as the receipt, without --pdf: the same answer, not a request for --file.
+    const alone = run(dir, ['receipt', 'check', 'contract.pdf'], { env: { ...env, TIMESEAL_NOW: NEXT } });
+    expect({ code: alone.code, out: alone.stdout + alone.stderr }).toEqual({
+      code: 1,
+      out: 'INVALID: contract.pdf: no document time-stamp is in it (0 other signatures).\n',
+    });
   });
 
   test('a signature after the time-stamp: still kept, and its bytes named as not covered', () => {
