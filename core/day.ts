@@ -162,9 +162,9 @@ const nobleDigests: MessageDigests = (publicKey) => {
 
 /**
  * verifyDayFilesColumns for a ledger file read in pieces and never held (`ledger`: its bytes in order, e.g. a
- * file read a few MB at a time): hashed and parsed (core/ledger.ts LedgerReader, no columns) in one pass, so
- * that its memory does not depend on the day. The same checks, in the same order (the signatures first, then
- * the encoding); what it gives of the ledger is its header.
+ * file read a few MB at a time): hashed and parsed in one pass (LedgerPass), so that its memory does not depend
+ * on the day. The same checks, in the same order (the signatures first, then the encoding); what it gives of the
+ * ledger is its header.
  */
 export function verifyDayFilesStreamed(
   date: string,
@@ -173,26 +173,57 @@ export function verifyDayFilesStreamed(
   keys: PublicKeySet,
   options: DayCheckOptions & { digests?: MessageDigests } = {},
 ): VerifiedDay<LedgerHeader> {
-  const digests = (options.digests ?? nobleDigests)(keys.mldsa);
-  const reader = new LedgerReader({ columns: false });
-  let size = 0;
-  let parseFailure: unknown;
-  for (const piece of ledger) {
-    digests.update(piece);
-    size += piece.length;
-    if (parseFailure !== undefined) continue;
-    try {
-      reader.push(piece);
-    } catch (err) {
-      parseFailure = err; // reported after the signatures, as verifyDayFiles does
-    }
+  const pass = new LedgerPass(keys.mldsa, options.digests);
+  for (const piece of ledger) pass.push(piece);
+  return verifyDayFilesDigested(date, files, pass.digested(), keys, options);
+}
+
+/**
+ * One pass over a day's ledger file given in pieces, never held: each piece hashed (SHA-256 and ML-DSA-65 μ),
+ * counted and parsed strictly (core/ledger.ts LedgerReader without columns; `onHeader` and `onEntry` are its
+ * own, for a caller that needs the entries as they pass). A parse failure is kept, and the pieces after it only
+ * hashed: it is reported after the signatures (`digested().head`), as verifyDayFiles does. Where the pieces come
+ * from, how many bytes the caller allows and what it does between pieces are the caller's.
+ */
+export class LedgerPass {
+  /** Bytes pushed so far. */
+  size = 0;
+  private readonly digests: ReturnType<MessageDigests>;
+  private readonly reader: LedgerReader;
+  private failure: unknown;
+
+  constructor(
+    mldsaPublicKey: Uint8Array,
+    digests: MessageDigests = nobleDigests,
+    entries: Pick<ConstructorParameters<typeof LedgerReader>[0], 'onHeader' | 'onEntry'> = {},
+  ) {
+    this.digests = digests(mldsaPublicKey);
+    this.reader = new LedgerReader({ columns: false, ...entries });
   }
-  const { sha256, mu } = digests.digest();
-  const head = () => {
-    if (parseFailure !== undefined) throw parseFailure;
-    return reader.end().head;
-  };
-  return verifyDayFilesDigested(date, files, { sha256, mu, size, head }, keys, options);
+
+  /** The file's next piece; whether the ledger still parses (false from the piece where it failed on). */
+  push(piece: Uint8Array): boolean {
+    this.digests.update(piece);
+    this.size += piece.length;
+    if (this.failure !== undefined) return false;
+    try {
+      this.reader.push(piece);
+    } catch (err) {
+      this.failure = err; // reported after the signatures, as verifyDayFiles does
+      return false;
+    }
+    return true;
+  }
+
+  /** What the pass learnt, once every piece is pushed (verifyDayFilesDigested). */
+  digested(): DigestedLedger {
+    const { sha256, mu } = this.digests.digest();
+    const head = () => {
+      if (this.failure !== undefined) throw this.failure;
+      return this.reader.end().head;
+    };
+    return { sha256, mu, size: this.size, head };
+  }
 }
 
 /** What a reader of a day's ledger file in pieces (never held) learnt of it on the way: its SHA-256 and ML-DSA-65

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { dateOfDayFile, DAYS_PATH, ledgerPath } from '../core/archive.ts';
 import { verifyCheckpoint } from '../core/checkpoint.ts';
-import type { PublicKeySet } from '../core/day.ts';
+import type { LedgerPass, PublicKeySet } from '../core/day.ts';
 import { fromUtf8 } from '../core/encoding.ts';
 import { TimesealError, withContext } from '../core/errors.ts';
 import { LEDGER_FORMAT } from '../core/ledger.ts';
@@ -102,6 +102,31 @@ export async function readLedger(
   }
   return { bytes: bytes.subarray(0, total), sha256: hash.digest() };
 }
+/**
+ * The day's ledger `rel` of `entries` entries (its signed checkpoint's tree size less the tree before it) in the
+ * log `origin`, read as a stream through `pass` (core/day.ts LedgerPass: hashed and parsed as it passes, never
+ * held) and refused with a LedgerTooLargeError at the first piece past ledgerStreamCap (the rest is never asked
+ * for); `afterPiece` runs after each piece that parsed. False when the file does not exist.
+ */
+export async function streamLedger(
+  reader: ArchiveReader,
+  rel: string,
+  origin: string,
+  entries: number,
+  pass: LedgerPass,
+  afterPiece?: () => Promise<void>,
+): Promise<boolean> {
+  const maxBytes = ledgerStreamCap(origin, entries);
+  const body = await reader.stream(rel, maxBytes);
+  if (body === undefined) return false;
+  // Leaving the loop ends the transfer (the ArchiveReader contract).
+  for await (const piece of body) {
+    if (pass.size + piece.length > maxBytes) throw new LedgerTooLargeError(rel, maxBytes, entries);
+    if (pass.push(piece) && afterPiece) await afterPiece();
+  }
+  return true;
+}
+
 /** Every other file read whole: tiles and entry bundles (8–9 KiB), signatures, a checkpoint with its cosignature
  * lines (at most 100 signatures, about 340 KB of ML-DSA-44 ones), RFC 3161 tokens, OpenTimestamps proofs, the
  * index head, status files and keys are all far below 1 MiB. */

@@ -34,7 +34,7 @@ import {
   type DaysFile,
 } from '../core/archive.ts';
 import { verifyDaySignature } from '../core/cose-receipt.ts';
-import { verifyDayFilesDigested } from '../core/day.ts';
+import { LedgerPass, verifyDayFilesDigested } from '../core/day.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { compareBytes, equalBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { TimesealError } from '../core/errors.ts';
@@ -51,12 +51,12 @@ import {
   type Segment,
 } from '../core/index-segments.ts';
 import { indexJsonChunksAsync, SHARD_RECORD_SIZE } from '../core/index-shard.ts';
-import { isDate, isIsoTime, LedgerReader, type LedgerHeader } from '../core/ledger.ts';
+import { isDate, isIsoTime, type LedgerHeader } from '../core/ledger.ts';
 import { calendarTreeOf, dayCommitment } from '../core/ots-path.ts';
 import { parseDetached, walkAttestations } from '../core/ots.ts';
 import { entryBundlePath, parseEntryBundle, tilePath, TILE_WIDTH } from '../core/tiles.ts';
 import type { PublicKeySet } from '../core/day.ts';
-import { ledgerStreamCap, LedgerTooLargeError, signedTreeSize, type ArchiveReader } from './archive-reader.ts';
+import { LedgerTooLargeError, signedTreeSize, streamLedger, type ArchiveReader } from './archive-reader.ts';
 import { StreamComparer, VerifyRun, type VerifyOptions, type VerifyReport } from './verify-state.ts';
 import { DayTree, LedgerReadFinding, mergedShards, openDayRecords } from './verify-ledgers.ts';
 import { checkCosignatures } from './witness.ts';
@@ -260,53 +260,34 @@ async function readSignedDay(
   const rel = ledgerPath(day.date);
   const checked = run.filesChecked;
   const statements = await DayStatements.read(run, origin, day.date);
-  const maxBytes = ledgerStreamCap(origin, entries);
-  const body = await run.reader.stream(rel, maxBytes);
-  if (body === undefined) {
-    run.filesChecked = checked;
-    run.problems.push(`${rel}: missing`);
-    return undefined;
-  }
   const tree = new DayTree(run);
-  const digests = messageDigests(run.keys.mldsa);
-  let size = 0;
-  let parseFailure: unknown;
-  const reader = new LedgerReader({
-    columns: false,
+  const pass = new LedgerPass(run.keys.mldsa, messageDigests, {
     onHeader: (_head, count) => tree.begin(count),
     onEntry: (hashes, at) => {
       tree.add(hashes, at);
       statements?.pass(hashes, at);
     },
   });
-  // Leaving the loop ends the transfer (the ArchiveReader contract).
-  for await (const piece of body) {
-    if (size + piece.length > maxBytes) {
-      run.filesChecked = checked;
-      run.problems.push(new LedgerTooLargeError(rel, maxBytes, entries).message);
-      return undefined;
-    }
-    digests.update(piece);
-    size += piece.length;
-    if (parseFailure !== undefined) continue;
-    try {
-      reader.push(piece);
-    } catch (err) {
-      parseFailure = err; // reported after the signatures, as verifyDayFiles does
-    }
-    if (parseFailure === undefined) await tree.settle();
+  let found: boolean;
+  try {
+    found = await streamLedger(run.reader, rel, origin, entries, pass, () => tree.settle());
+  } catch (err) {
+    if (!(err instanceof LedgerTooLargeError)) throw err;
+    run.filesChecked = checked;
+    run.problems.push(err.message);
+    return undefined;
+  }
+  if (!found) {
+    run.filesChecked = checked;
+    run.problems.push(`${rel}: missing`);
+    return undefined;
   }
   run.filesChecked = checked + 1;
-  const { sha256, mu } = digests.digest();
-  const head = () => {
-    if (parseFailure !== undefined) throw parseFailure;
-    return reader.end().head;
-  };
   try {
     const verified = verifyDayFilesDigested(
       day.date,
       { ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint },
-      { sha256, mu, size, head },
+      pass.digested(),
       run.keys,
       { checkpointLines: (text, o) => checkLogLines(text, logVerifiers(o, run.keys)) },
     );
