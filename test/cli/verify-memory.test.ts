@@ -12,8 +12,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { measurePeakRss, type MeasuredRun } from '../support/peak-rss.ts';
 import { BIN, makeHashes, removeTempProjects, run, tempProject } from './helpers.ts';
 
 const DAY = '2025-11-02';
@@ -23,33 +23,14 @@ const GROWTH_LIMIT_MB = 50;
 /** The JavaScript heap of every command: old space (MB); new space 1 MB. */
 const HEAP_MB = 32;
 
-/** `timeseal <args>` under GNU time: its exit code, output and peak RSS in MB (asynchronous: the host that
- * serves the archive runs in this process). */
-async function measured(
-  cwd: string,
-  args: string[],
-): Promise<{ code: number | null; stdout: string; stderr: string; peakMb: number }> {
+/** `timeseal <args>` under GNU time (test/support/peak-rss.ts), with the small heap. */
+function measured(cwd: string, args: string[]): Promise<MeasuredRun> {
   const env: NodeJS.ProcessEnv = Object.fromEntries(
     Object.entries(process.env).filter(([k]) => !k.startsWith('TIMESEAL_') && k !== 'NODE_OPTIONS'),
   );
   env.PATH = `${path.dirname(process.execPath)}:${process.env.PATH ?? ''}`;
   env.NODE_OPTIONS = `--max-old-space-size=${HEAP_MB} --max-semi-space-size=1`;
-  const report = path.join(cwd, `peak-rss-${process.hrtime.bigint()}.txt`);
-  const child = spawn('/usr/bin/time', ['-o', report, '-f', '%M', BIN, ...args], {
-    cwd,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', resolve);
-  });
-  const kb = Number(fs.readFileSync(report, 'utf8').trim().split('\n').at(-1));
-  return { code, stdout, stderr, peakMb: Math.round(kb / 1024) };
+  return measurePeakRss(BIN, args, { cwd, env });
 }
 
 /** A project with one built day of `count` hashes, and a loopback host serving its ledgers/ folder. */

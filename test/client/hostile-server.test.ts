@@ -13,7 +13,6 @@
 // size) bounded where the answer is large. The honest server shows the same command writing both proofs. Then
 // `upgrade` of such a proof (its day said to be yesterday's, so published) meets the same answers to its
 // GET /api/proof/<hash>, a bundle's cap (4 MiB) in place of a batch's.
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -26,6 +25,7 @@ import { fromHex, toBase64 } from '../../core/encoding.ts';
 import { grantedResponse, randomSerial, receiptRequest, tstInfo, type TsaIdentity } from '../../core/tsa-authority.ts';
 import { loadTsaKeys } from '../../runtime/keys.ts';
 import { removeTempProjects, run, tempProject } from '../cli/helpers.ts';
+import { measurePeakRss, type MeasuredRun } from '../support/peak-rss.ts';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const NODE20 = '/usr/bin/node';
@@ -184,50 +184,27 @@ afterAll(async () => {
   if (figures.length > 0) console.log(`timeseal-client stamp against a hostile server:\n${figures.join('\n')}`);
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  peakMb: number;
-}
-
 /** `timeseal-client stamp a.txt b.txt --json` under Node 20 and GNU time, in a folder of its own. */
-async function stampTwo(label: string): Promise<Run & { dir: string }> {
+async function stampTwo(label: string): Promise<MeasuredRun & { dir: string }> {
   const dir = path.join(work, label);
   fs.mkdirSync(dir);
   fs.writeFileSync(path.join(dir, 'a.txt'), `first file of ${label}\n`);
   fs.writeFileSync(path.join(dir, 'b.txt'), `second file of ${label}\n`);
-  const report = path.join(dir, '..', `${label}.rss`);
-  const child = spawn(
-    '/usr/bin/time',
-    ['-o', report, '-f', '%M', NODE20, cli, 'stamp', 'a.txt', 'b.txt', '--json', '--timeout', String(TIMEOUT_MS)],
-    {
-      cwd: dir,
-      env: {
-        PATH: '/usr/bin:/bin',
-        HOME: work,
-        TIMESEAL_SERVER: base,
-        TIMESEAL_TRUST: path.join(work, `${label}.trust.json`),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+  const r = await measurePeakRss(NODE20, [cli, 'stamp', 'a.txt', 'b.txt', '--json', '--timeout', String(TIMEOUT_MS)], {
+    cwd: dir,
+    env: {
+      PATH: '/usr/bin:/bin',
+      HOME: work,
+      TIMESEAL_SERVER: base,
+      TIMESEAL_TRUST: path.join(work, `${label}.trust.json`),
     },
-  );
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-  const code = await new Promise<number | null>((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (c) => resolve(c));
   });
-  // GNU time writes "Command exited with non-zero status N" before the figure.
-  const kb = Number(fs.readFileSync(report, 'utf8').trim().split('\n').at(-1));
-  return { code, stdout, stderr, peakMb: Math.round(kb / 1024), dir };
+  return { ...r, dir };
 }
 
 const proofs = (dir: string) => fs.readdirSync(dir).filter((f) => f.endsWith('.timeseal.json'));
 /** The lines the client wrote on stderr, its notes and its final message. */
-const errorLines = (r: Run) => r.stderr.trim().split('\n');
+const errorLines = (r: MeasuredRun) => r.stderr.trim().split('\n');
 
 describe('timeseal-client stamp against a hostile server', () => {
   test('the honest server: both files stamped, their proofs written, exit 0; every request says Accept-Encoding: identity', async () => {
@@ -308,41 +285,18 @@ describe('timeseal-client stamp against a hostile server', () => {
 
 describe('timeseal-client upgrade against a hostile server (the bundle)', () => {
   /** `timeseal-client upgrade a.txt.timeseal.json --json` of the honest run's proof, its trust store. */
-  async function upgradeHonest(label: string): Promise<Run & { record: Record<string, unknown> }> {
+  async function upgradeHonest(label: string): Promise<MeasuredRun & { record: Record<string, unknown> }> {
     const dir = path.join(work, 'honest');
-    const report = path.join(work, `${label}.upgrade.rss`);
-    const child = spawn(
-      '/usr/bin/time',
-      [
-        '-o',
-        report,
-        '-f',
-        '%M',
-        NODE20,
-        cli,
-        'upgrade',
-        'a.txt.timeseal.json',
-        '--json',
-        '--timeout',
-        String(TIMEOUT_MS),
-      ],
+    const r = await measurePeakRss(
+      NODE20,
+      [cli, 'upgrade', 'a.txt.timeseal.json', '--json', '--timeout', String(TIMEOUT_MS)],
       {
         cwd: dir,
         env: { PATH: '/usr/bin:/bin', HOME: work, TIMESEAL_TRUST: path.join(work, 'honest.trust.json') },
-        stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (x: string) => (stdout += x));
-    child.stderr.setEncoding('utf8').on('data', (x: string) => (stderr += x));
-    const code = await new Promise<number | null>((resolve, reject) => {
-      child.on('error', reject);
-      child.on('close', (c) => resolve(c));
-    });
-    const kb = Number(fs.readFileSync(report, 'utf8').trim().split('\n').at(-1));
-    const record = JSON.parse(stdout.trim() || '{}') as Record<string, unknown>;
-    return { code, stdout, stderr, peakMb: Math.round(kb / 1024), record };
+    const record = JSON.parse(r.stdout.trim() || '{}') as Record<string, unknown>;
+    return { ...r, record };
   }
 
   test.each([
