@@ -4,9 +4,8 @@
 // the file can be (archiveFileCap), so that a hostile or broken host costs bounded memory. A read that failed in
 // passing (a reset connection, a 502/503/504) is asked again, three attempts in all: a mirror pull makes tens
 // of thousands of requests, and one reset must not end it.
-// A day's ledger is the one file whose size is not small and fixed: it is read by readLedger, as a stream, within
-// the size its signed entry count allows (ledgerFileCap), and hashed on the way in.
-import crypto from 'node:crypto';
+// A day's ledger is the one file whose size is not small and fixed: it is read by streamLedger, as a stream and
+// never held, within the size its signed entry count allows (ledgerStreamCap), hashed and parsed on the way in.
 import fs from 'node:fs';
 import path from 'node:path';
 import { dateOfDayFile, DAYS_PATH, ledgerPath } from '../core/archive.ts';
@@ -22,8 +21,8 @@ const MiB = 1 << 20;
 /** days.json: one line of about 200 bytes a day, so 16 MiB is some 80,000 days (over two centuries). */
 export const MAX_DAYS_FILE = 16 * MiB;
 /** A day's ledger (docs/FORMAT.md §3) read whole: about 97 bytes an entry; 4 GiB (some 45 million entries a
- * day) is also the most one buffer holds. A reader that knows the day's signed entry count reads it within
- * ledgerFileCap instead (readLedger); verify and mirror pull stream it, never held, within ledgerStreamCap. */
+ * day) is also the most one buffer holds. A reader that knows the day's signed entry count streams it within
+ * ledgerStreamCap instead (streamLedger), never held. */
 export const MAX_LEDGER_FILE = 4 * 1024 * MiB;
 
 /** The longest a safe integer is written: 9007199254740991. */
@@ -37,14 +36,9 @@ const ENTRY_LINE = 2 + 64 + 3 + 24 + 2 + 2;
  * The most bytes the canonical ledger of a day of `entries` entries in the log `origin` can hold (docs/FORMAT.md
  * §3, written by core/ledger.ts): its header with every number at its longest and a previous day, one line an
  * entry, and the closing `]}` and newline. An honest ledger is at most 140 bytes shorter (the numbers' digits, a
- * first day's `null` previous).
+ * first day's `null` previous). A reader that streams the ledger (streamLedger) holds it to this, with no bound
+ * of one buffer: a day of 100,000,000 entries is a ledger of 9.7 GB.
  */
-export function ledgerFileCap(origin: string, entries: number): number {
-  return Math.min(MAX_LEDGER_FILE, ledgerStreamCap(origin, entries));
-}
-
-/** ledgerFileCap for a reader that streams the ledger and never holds it: the same bound without the 4 GiB of
- * one buffer (a day of 100,000,000 entries is a ledger of 9.7 GB). */
 export function ledgerStreamCap(origin: string, entries: number): number {
   const header =
     `{"format":"${LEDGER_FORMAT}","origin":${JSON.stringify(origin)},"date":"YYYY-MM-DD",` +
@@ -74,34 +68,6 @@ export class LedgerTooLargeError extends TimesealError {
   }
 }
 
-/**
- * The day's ledger `rel` of `entries` entries (its signed checkpoint's tree size less the tree before it) in the
- * log `origin`, read as a stream: refused with a LedgerTooLargeError as soon as it holds more bytes than
- * ledgerFileCap allows (the rest is never asked for), its SHA-256 computed as the pieces arrive. Undefined when the file does not exist.
- */
-export async function readLedger(
-  reader: ArchiveReader,
-  rel: string,
-  origin: string,
-  entries: number,
-): Promise<{ bytes: Uint8Array; sha256: Uint8Array } | undefined> {
-  const maxBytes = ledgerFileCap(origin, entries);
-  const body = await reader.stream(rel);
-  if (body === undefined) return undefined;
-  const hash = crypto.createHash('sha256');
-  // The cap is the honest size and at most 140 bytes: one buffer of it, filled as the pieces come (memory the
-  // kernel hands out as it is written), rather than the pieces and then their concatenation.
-  const bytes = new Uint8Array(maxBytes);
-  let total = 0;
-  for await (const piece of body) {
-    // Leaving the loop ends the transfer (the ArchiveReader contract).
-    if (total + piece.length > maxBytes) throw new LedgerTooLargeError(rel, maxBytes, entries);
-    hash.update(piece);
-    bytes.set(piece, total);
-    total += piece.length;
-  }
-  return { bytes: bytes.subarray(0, total), sha256: hash.digest() };
-}
 /**
  * The day's ledger `rel` of `entries` entries (its signed checkpoint's tree size less the tree before it) in the
  * log `origin`, read as a stream through `pass` (core/day.ts LedgerPass: hashed and parsed as it passes, never

@@ -12,14 +12,14 @@ import {
   parseDays,
   signaturesMetaPath,
 } from '../core/archive.ts';
-import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
-import { fromHex, fromUtf8, toHex } from '../core/encoding.ts';
+import { LedgerPass, verifyDayFilesDigested, type PublicKeySet } from '../core/day.ts';
+import { compareBytes, fromHex, fromUtf8, toHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { inclusionProof, leafHash, verifyInclusion } from '../core/merkle.ts';
 import { judgePromise, type PromiseVerdict, type ReceiptFacts } from '../core/receipt.ts';
 import { tileHashReader, tilePath, tilesForInclusion } from '../core/tiles.ts';
-import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
-import { readLedger, signedTreeSize, type ArchiveReader } from './archive-reader.ts';
+import { messageDigests, nodeSha256 } from '../runtime/node-hash.ts';
+import { signedTreeSize, streamLedger, type ArchiveReader } from './archive-reader.ts';
 
 export type CheckedPromise = PromiseVerdict & {
   /** For a kept promise: the tree the leaf was proven in (the day's signed checkpoint). */
@@ -47,7 +47,7 @@ export async function checkPromise(
     return data;
   };
   // The small files first: the day's signed checkpoint bounds its ledger (at most its tree size less the day's
-  // first index), which is then read as a stream within that (archive-reader.ts readLedger).
+  // first index), which is then read as a stream within that (archive-reader.ts streamLedger).
   const [ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all(
     [ecdsaSignaturePath, mldsaSignaturePath, signaturesMetaPath, dayCheckpointPath].map((p) => need(p(day.date))),
   );
@@ -58,28 +58,41 @@ export async function checkPromise(
   } catch (err) {
     throw new Error(`${dayCheckpointPath(day.date)}: ${(err as Error).message}`, { cause: err });
   }
-  const ledger = await readLedger(reader, ledgerPath(day.date), origin, entries);
-  if (ledger === undefined)
-    throw new Error(
-      `${ledgerPath(day.date)} is missing from ${reader.location}, though ${DAYS_PATH} lists ${day.date}`,
-    );
-  const verified = verifyDayFiles(
+  // The ledger passes once, hashed and parsed, never held (at 10,000,000 entries it is 970 MB): of its entries,
+  // sorted by hash, only the first at or after the receipt's ledger hash is kept, which is all judgePromise's
+  // search of the whole ledger looks at.
+  const wanted = fromHex(facts.ledgerHash, 'ledger hash');
+  let position = 0;
+  let candidate: { hash: string; submittedAt: string } | undefined;
+  const pass = new LedgerPass(keys.mldsa, messageDigests, {
+    onEntry: (hashes, at, ms) => {
+      if (candidate !== undefined) return;
+      if (compareBytes(hashes.subarray(at, at + 32), wanted) < 0) position++;
+      else candidate = { hash: toHex(hashes.subarray(at, at + 32)), submittedAt: new Date(ms).toISOString() };
+    },
+  });
+  const rel = ledgerPath(day.date);
+  if (!(await streamLedger(reader, rel, origin, entries, pass)))
+    throw new Error(`${rel} is missing from ${reader.location}, though ${DAYS_PATH} lists ${day.date}`);
+  const verified = verifyDayFilesDigested(
     day.date,
     {
-      ledger: ledger.bytes,
       ecdsaSignature: ecdsaSignature!,
       mldsaSignature: mldsaSignature!,
       signaturesMeta: signaturesMeta!,
       checkpoint: checkpoint!,
     },
+    pass.digested(),
     keys,
-    {
-      hasher: (data) => (data === ledger.bytes ? ledger.sha256 : nodeSha256(data)),
-      mu: mldsaMu,
-      checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
-    },
+    { checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)) },
   );
-  const verdict = judgePromise(facts, verified.ledger, lastPublished);
+  const head = verified.ledger;
+  const ledger = {
+    date: head.date,
+    firstIndex: head.firstIndex + position,
+    entries: candidate === undefined ? [] : [candidate],
+  };
+  const verdict = judgePromise(facts, ledger, lastPublished);
   if (verdict.state !== 'kept') return verdict;
 
   // The leaf in the signed tree of the day's end: the tiles its inclusion proof reads, fetched first.

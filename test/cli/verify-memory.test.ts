@@ -1,18 +1,25 @@
-// `timeseal verify` and `timeseal mirror pull` stream: what they hold does not grow with the day. Two archives,
-// one day each, built by the real CLI: 2,000 hashes and 400,000. Each is verified from its folder and pulled
-// into an empty mirror from a loopback host serving its files, every command under GNU time with a small
-// JavaScript heap (V8 lets its heap grow lazily over garbage; under a small one, what remains is what is held);
-// the big day's peak RSS must stay within GROWTH_LIMIT_MB of the small day's. Code that holds the day grows far
-// more than that here: the ledger read whole (97 bytes an entry, 39 MB), its entries, leaves and tiles in
-// columns (~100 bytes an entry), every record of the archive for the index (40 bytes an entry, doubled as it
-// grows), and, in a pull, every tile and entry bundle fetched (~70 bytes an entry). Measured on this machine:
-// the code before grew by 81 MB (verify) and 87 MB (pull); streamed, by 22 and 23 MB (what a longer run of Node
-// takes whatever the day: its heap up to the limit, compiled code).
+// `timeseal verify`, `timeseal mirror pull` and `timeseal receipt check` stream: what they hold does not grow
+// with the day. Two archives, one day each, built by the real CLI: 2,000 hashes and 400,000, with a receipt of
+// one of them signed by the project's TSA key. Each is verified from its folder, pulled into an empty mirror from a
+// loopback host serving its files, and its receipt checked against the folder and the host, every command under
+// GNU time with a small JavaScript heap (V8 lets its heap grow lazily over garbage; under a small one, what
+// remains is what is held); the big day's peak RSS must stay within GROWTH_LIMIT_MB of the small day's. Code that
+// holds the day grows far more than that here: the ledger read whole (97 bytes an entry, 39 MB), its entries,
+// leaves and tiles in columns (~100 bytes an entry), every record of the archive for the index (40 bytes an
+// entry, doubled as it grows), and, in a pull, every tile and entry bundle fetched (~70 bytes an entry).
+// Measured on this machine: the code before grew by 81 MB (verify) and 87 MB (pull); streamed, by 22 and 23 MB
+// (what a longer run of Node takes whatever the day: its heap up to the limit, compiled code). A receipt check
+// that read the ledger whole and parsed it ran out of its 32 MB heap on the big day; streamed, it grew by 0 and
+// 4 MB (folder, host).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { fromHex } from '../../core/encoding.ts';
+import { grantedResponse, randomSerial, receiptRequest, tstInfo } from '../../core/tsa-authority.ts';
+import { loadTsaKeys } from '../../runtime/keys.ts';
 import { measurePeakRss, type MeasuredRun } from '../support/peak-rss.ts';
 import { BIN, makeHashes, removeTempProjects, run, tempProject } from './helpers.ts';
 
@@ -33,13 +40,25 @@ function measured(cwd: string, args: string[]): Promise<MeasuredRun> {
   return measurePeakRss(BIN, args, { cwd, env });
 }
 
-/** A project with one built day of `count` hashes, and a loopback host serving its ledgers/ folder. */
+/** A project with one built day of `count` hashes, the receipt of one of them (receipt.tsr, signed by the
+ * project's TSA key a second after the import), and a loopback host serving its ledgers/ folder. */
 async function archive(label: string, count: number) {
   const dir = tempProject(label);
   expect(run(dir, ['keys', 'init'], { env: { TIMESEAL_NOW: `${DAY}T09:00:00.000Z` } }).code).toBe(0);
+  const hashes = makeHashes(label, count);
+  const receiptHash = hashes[count >> 1]!;
+  const tsa = loadTsaKeys({ keys: path.join(dir, 'keys'), privateKeys: path.join(dir, 'data/private-keys') });
+  if (tsa === undefined) throw new Error('keys init made no TSA key');
+  const identity = {
+    certificates: tsa.certificates,
+    sign: (data: Uint8Array) => crypto.sign('sha256', data, tsa.privateKey),
+  };
+  const request = receiptRequest(fromHex(receiptHash));
+  const token = tstInfo(request, identity, new Date(`${DAY}T10:00:01.000Z`), randomSerial());
+  fs.writeFileSync(path.join(dir, 'receipt.tsr'), grantedResponse(token, request, identity));
   const imported = run(dir, ['import', '-'], {
     env: { TIMESEAL_NOW: `${DAY}T10:00:00.000Z` },
-    input: `${makeHashes(label, count).join('\n')}\n`,
+    input: `${hashes.join('\n')}\n`,
   });
   expect(imported.code, imported.stderr).toBe(0);
   const built = run(dir, ['ledger', 'build'], { env: { TIMESEAL_NOW: '2025-11-03T00:01:00.000Z' } });
@@ -59,10 +78,10 @@ async function archive(label: string, count: number) {
       server.closeAllConnections();
       server.close(() => resolve());
     });
-  return { dir, url, stop };
+  return { dir, url, stop, receiptHash };
 }
 
-describe('verify and mirror pull: peak RSS flat in the size of the day', () => {
+describe('verify, mirror pull and receipt check: peak RSS flat in the size of the day', () => {
   const archives: Awaited<ReturnType<typeof archive>>[] = [];
   const figures: string[] = [];
 
@@ -75,17 +94,32 @@ describe('verify and mirror pull: peak RSS flat in the size of the day', () => {
     removeTempProjects();
   });
 
+  type Archive = (typeof archives)[number];
+  const receiptCheck = (a: Archive, archive: string) => [
+    'receipt',
+    'check',
+    'receipt.tsr',
+    '--digest',
+    a.receiptHash,
+    '--archive',
+    archive,
+    '--keys',
+    'keys',
+    '--json',
+  ];
   test.each([
-    ['verify', (a: (typeof archives)[number]) => ['verify', '--archive', 'ledgers', '--keys', 'keys', '--json']],
-    ['mirror pull', (a: (typeof archives)[number]) => ['mirror', 'pull', a.url, 'mirror', '--keys', 'keys', '--json']],
+    ['verify', (a: Archive) => ['verify', '--archive', 'ledgers', '--keys', 'keys', '--json'], { ok: true }],
+    ['mirror pull', (a: Archive) => ['mirror', 'pull', a.url, 'mirror', '--keys', 'keys', '--json'], { ok: true }],
+    ['receipt check', (a: Archive) => receiptCheck(a, 'ledgers'), { state: 'kept', promise: { state: 'kept' } }],
+    ['receipt check --archive URL', (a: Archive) => receiptCheck(a, a.url), { promise: { state: 'kept' } }],
   ])(
     `%s: the day of ${BIG.toLocaleString('en-US')} hashes within ${GROWTH_LIMIT_MB} MB of the day of ${SMALL.toLocaleString('en-US')}`,
-    async (name, args) => {
+    async (name, args, answer) => {
       const peaks: number[] = [];
       for (const a of archives) {
         const r = await measured(a.dir, args(a));
         expect(r.code, r.stderr).toBe(0);
-        expect(JSON.parse(r.stdout)).toMatchObject({ ok: true });
+        expect(JSON.parse(r.stdout)).toMatchObject(answer);
         peaks.push(r.peakMb);
       }
       const [small, big] = peaks;
