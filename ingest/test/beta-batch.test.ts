@@ -26,8 +26,11 @@ import {
   makeFixture,
   NOW,
   ORIGIN,
+  postBatch,
   randomHash,
+  randomHashes,
   removeTempDirs,
+  storedOf,
   TODAY,
   type Fixture,
   type FixtureOptions,
@@ -49,26 +52,11 @@ async function fixture(options: FixtureOptions & { env?: Record<string, string> 
   return { f, at: (iso: string) => void (now = new Date(iso)) };
 }
 
-const post = (f: Fixture, payload: unknown, options: { ip?: string; headers?: Record<string, string> } = {}) =>
-  f.app.inject({
-    method: 'POST',
-    url: URL,
-    payload: payload as object,
-    remoteAddress: options.ip ?? '198.51.100.60',
-    ...(options.headers ? { headers: options.headers } : {}),
-  });
 const rowsOf = (f: Fixture, hash: string) =>
   f.db.prepare('SELECT submitted_at AS at, source FROM submissions WHERE hash = ? ORDER BY id').all(hash) as Array<{
     at: string;
     source: string;
   }>;
-const storedOf = (f: Fixture, hashes: string[]): number =>
-  (
-    f.db
-      .prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash IN (SELECT value FROM json_each(?))')
-      .get(JSON.stringify(hashes.map((h) => h.toLowerCase()))) as { n: number }
-  ).n;
-const hashes = (n: number): string[] => Array.from({ length: n }, randomHash);
 
 describe('a batch', () => {
   let f: Fixture;
@@ -76,14 +64,16 @@ describe('a batch', () => {
   beforeAll(async () => ({ f, at } = await fixture()));
 
   it("stores every valid hash once, at one submittedAt, and answers one result per entry in the request's order", async () => {
-    const [a, b, c, x] = hashes(4);
+    const [a, b, c, x] = randomHashes(4);
     // x was submitted earlier today through the single route.
     at(`${TODAY}T09:30:00.000Z`);
     expect(
       (await f.app.inject({ method: 'POST', url: '/api/v1/beta/timestamp', payload: { hash: x } })).statusCode,
     ).toBe(201);
     at(NOW);
-    const res = await post(f, { hashes: [a!.toUpperCase(), b, 'not a hash', a, x, '', c, b!.toUpperCase(), `${c}0`] });
+    const res = await postBatch(f, {
+      hashes: [a!.toUpperCase(), b, 'not a hash', a, x, '', c, b!.toUpperCase(), `${c}0`],
+    });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/^application\/json/);
     const body = res.json() as BatchAnswer;
@@ -126,7 +116,7 @@ describe('a batch', () => {
   });
 
   it('takes 1,000 hashes in one body, also pretty-printed, and one transaction stores them', async () => {
-    const list = hashes(1000);
+    const list = randomHashes(1000);
     const text = JSON.stringify({ hashes: list }, null, 2);
     expect(text.length).toBeLessThan(BATCH_BODY_LIMIT);
     const before = f.rowCounts().submissions ?? 0;
@@ -153,7 +143,7 @@ describe('a batch', () => {
       ),
     ).toEqual(new Set([NOW]));
     // The same list again: all already, stored again.
-    const again = (await post(f, { hashes: list })).json() as BatchAnswer;
+    const again = (await postBatch(f, { hashes: list })).json() as BatchAnswer;
     expect(again.counts).toEqual({ accepted: 0, already: 1000, duplicate: 0, invalid: 0 });
     expect(again.results[999]).toEqual({ hash: list[999], status: 'already', firstSubmittedAt: NOW });
     expect(f.rowCounts().submissions).toBe(before + 2000);
@@ -161,12 +151,12 @@ describe('a batch', () => {
 
   it('only invalid entries: 200, nothing stored, said in the message', async () => {
     const before = f.rowCounts();
-    const res = await post(f, { hashes: ['abc'] });
+    const res = await postBatch(f, { hashes: ['abc'] });
     expect(res.statusCode).toBe(200);
     const body = res.json() as BatchAnswer;
     expect(body.counts).toEqual({ accepted: 0, already: 0, duplicate: 0, invalid: 1 });
     expect(body.message).toBe('No hash stored: the entry is not a valid SHA-256 hash (64 hexadecimal characters).');
-    expect((await post(f, { hashes: ['abc', 'xyz'] })).json().message).toBe(
+    expect((await postBatch(f, { hashes: ['abc', 'xyz'] })).json().message).toBe(
       'No hash stored: none of the 2 entries is a valid SHA-256 hash (64 hexadecimal characters).',
     );
     expect(f.rowCounts()).toEqual(before);
@@ -178,7 +168,7 @@ describe('a batch', () => {
       [{}, BATCH_MISSING_ERROR],
       [{ hash: randomHash() }, BATCH_MISSING_ERROR],
       [{ hashes: [] }, BATCH_EMPTY_ERROR],
-      [{ hashes: hashes(1001) }, BATCH_TOO_MANY_ERROR],
+      [{ hashes: randomHashes(1001) }, BATCH_TOO_MANY_ERROR],
       [{ hashes: randomHash() }, 'hashes: must be of type array'],
       [{ hashes: [randomHash(), 42] }, 'hashes.1: must be of type string'],
       [{ hashes: [randomHash(), null] }, 'hashes.1: must be of type string'],
@@ -187,7 +177,7 @@ describe('a batch', () => {
       [[randomHash()], 'body: must be a JSON object'],
     ];
     for (const [payload, error] of cases) {
-      const res = await post(f, payload);
+      const res = await postBatch(f, payload);
       expect(res.statusCode, error).toBe(400);
       expect(res.json(), error).toEqual({ success: false, error, message: error, example: { hashes: [EXAMPLE_HASH] } });
     }
@@ -209,10 +199,10 @@ describe('a batch', () => {
   it('a body over the limit: 413 with the limit in the sentence, nothing stored', async () => {
     const before = f.rowCounts();
     // 1,500 hashes (100 KB) or 1,000 padded with whitespace: over 96 KiB either way.
-    const padded = `{"hashes": [\n${hashes(1000)
+    const padded = `{"hashes": [\n${randomHashes(1000)
       .map((h) => `${' '.repeat(40)}"${h}"`)
       .join(',\n')}\n]}`;
-    for (const text of [JSON.stringify({ hashes: hashes(1500) }), padded]) {
+    for (const text of [JSON.stringify({ hashes: randomHashes(1500) }), padded]) {
       expect(text.length).toBeGreaterThan(BATCH_BODY_LIMIT);
       const res = await f.app.inject({
         method: 'POST',
@@ -270,8 +260,8 @@ describe('one transaction: all stored or none', () => {
     } finally {
       await builder.close();
     }
-    const list = hashes(10);
-    const res = await post(f, { hashes: list });
+    const list = randomHashes(10);
+    const res = await postBatch(f, { hashes: list });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('60');
     expect(res.json().error).toBe(
@@ -290,9 +280,9 @@ describe('receipts', () => {
   });
 
   it('"receipt": true gives every accepted and already result a receipt for its hash, genTime = submittedAt; duplicates and invalid entries none', async () => {
-    const [a, b, x] = hashes(3);
-    expect((await post(f, { hashes: [x] })).statusCode).toBe(200);
-    const res = await post(f, { hashes: [a, x, a!.toUpperCase(), 'zz', b], receipt: true });
+    const [a, b, x] = randomHashes(3);
+    expect((await postBatch(f, { hashes: [x] })).statusCode).toBe(200);
+    const res = await postBatch(f, { hashes: [a, x, a!.toUpperCase(), 'zz', b], receipt: true });
     expect(res.statusCode).toBe(200);
     const body = res.json() as BatchAnswer;
     expect(body.results.map((r) => [r.status, 'receipt' in r])).toEqual([
@@ -320,9 +310,9 @@ describe('receipts', () => {
   });
 
   it('1,000 receipts in one answer, each for its own hash', async () => {
-    const list = hashes(1000);
+    const list = randomHashes(1000);
     const started = performance.now();
-    const res = await post(f, { hashes: list, receipt: true });
+    const res = await postBatch(f, { hashes: list, receipt: true });
     const ms = performance.now() - started;
     expect(res.statusCode).toBe(200);
     const body = res.json() as BatchAnswer;
@@ -339,8 +329,8 @@ describe('receipts', () => {
   });
 
   it("the answer, built in slices of results, is byte for byte what the route schema's serializer makes of it", async () => {
-    const [x, ...list] = hashes(351);
-    expect((await post(f, { hashes: [x] })).statusCode).toBe(200);
+    const [x, ...list] = randomHashes(351);
+    expect((await postBatch(f, { hashes: [x] })).statusCode).toBe(200);
     // Every status, spread over more than one slice of RESULTS_PER_TURN results.
     const sent = [...list.slice(0, 150), x!, 'not hex', list[3]!.toUpperCase(), ...list.slice(150), list[200]!, ''];
     const serialize = fastifyCompilers().buildSerializer(
@@ -348,7 +338,7 @@ describe('receipts', () => {
       {},
     )({ schema: batchResponseSchema, method: 'POST', url: URL, httpStatus: '200' });
     for (const receipt of [true, false]) {
-      const res = await post(f, { hashes: sent, receipt });
+      const res = await postBatch(f, { hashes: sent, receipt });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
       const body = res.json() as BatchAnswer;
@@ -370,7 +360,7 @@ describe('receipts', () => {
       const used = process.threadCpuUsage();
       return (used.user + used.system) / 1000;
     };
-    expect((await post(f, { hashes: hashes(1000), receipt: true })).statusCode).toBe(200); // the route's code compiled
+    expect((await postBatch(f, { hashes: randomHashes(1000), receipt: true })).statusCode).toBe(200); // the route's code compiled
     let longest = 0;
     let turns = 0;
     let running = true;
@@ -383,7 +373,7 @@ describe('receipts', () => {
       if (running) setImmediate(probe);
     };
     setImmediate(probe);
-    const res = await post(f, { hashes: hashes(1000), receipt: true });
+    const res = await postBatch(f, { hashes: randomHashes(1000), receipt: true });
     running = false;
     expect(res.statusCode).toBe(200);
     expect((res.json() as BatchAnswer).results.filter((r) => r.receipt !== undefined)).toHaveLength(1000);
@@ -395,12 +385,12 @@ describe('receipts', () => {
 
   it('a server without a TSA key refuses "receipt": true with 503 before storing anything; without it the batch is stored', async () => {
     const { f: bare } = await fixture({ publish: [], withoutTsaKey: true });
-    const list = hashes(5);
-    const asked = await post(bare, { hashes: list, receipt: true });
+    const list = randomHashes(5);
+    const asked = await postBatch(bare, { hashes: list, receipt: true });
     expect(asked.statusCode).toBe(503);
     expect(asked.json().error).toMatch(/no time-stamp key/);
     expect(storedOf(bare, list)).toBe(0);
-    const plain = await post(bare, { hashes: list });
+    const plain = await postBatch(bare, { hashes: list });
     expect(plain.statusCode).toBe(200);
     expect(storedOf(bare, list)).toBe(5);
   });
@@ -416,8 +406,8 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
           { count: number } | undefined
       )?.count ?? 0;
     // 4 distinct valid hashes (a repeat and an invalid entry are not counted).
-    const [a, b, c, d] = hashes(4);
-    expect((await post(f, { hashes: [a, b, a, 'nope', c, d] }, { ip })).statusCode).toBe(200);
+    const [a, b, c, d] = randomHashes(4);
+    expect((await postBatch(f, { hashes: [a, b, a, 'nope', c, d] }, { ip })).statusCode).toBe(200);
     expect(used()).toBe(4);
     expect(
       (
@@ -431,8 +421,8 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
     ).toBe(201);
     expect(used()).toBe(5);
     // 6 more would pass 10: refused whole, nothing stored, nothing counted.
-    const six = hashes(6);
-    const refused = await post(f, { hashes: six }, { ip });
+    const six = randomHashes(6);
+    const refused = await postBatch(f, { hashes: six }, { ip });
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('60');
     expect(refused.json()).toEqual({
@@ -446,7 +436,7 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
     expect(storedOf(f, six)).toBe(0);
     expect(used()).toBe(5);
     // 5 fit exactly; then nothing more, not even one through the single route.
-    expect((await post(f, { hashes: six.slice(0, 5) }, { ip })).statusCode).toBe(200);
+    expect((await postBatch(f, { hashes: six.slice(0, 5) }, { ip })).statusCode).toBe(200);
     expect(used()).toBe(10);
     expect(
       (
@@ -459,13 +449,13 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
       ).statusCode,
     ).toBe(429);
     // Entries that store nothing are not refused (and not counted).
-    expect((await post(f, { hashes: ['nope'] }, { ip })).statusCode).toBe(200);
+    expect((await postBatch(f, { hashes: ['nope'] }, { ip })).statusCode).toBe(200);
     // Another address has its own count.
-    expect((await post(f, { hashes: hashes(10) }, { ip: '198.51.100.77' })).statusCode).toBe(200);
+    expect((await postBatch(f, { hashes: randomHashes(10) }, { ip: '198.51.100.77' })).statusCode).toBe(200);
     // More than the cap itself never fits: said so.
     at(`${TODAY}T12:01:00.000Z`);
-    const eleven = hashes(11);
-    const tooMany = await post(f, { hashes: eleven }, { ip });
+    const eleven = randomHashes(11);
+    const tooMany = await postBatch(f, { hashes: eleven }, { ip });
     expect(tooMany.statusCode).toBe(429);
     expect(tooMany.headers['retry-after']).toBe('60');
     expect(tooMany.json().error).toBe(
@@ -473,7 +463,7 @@ describe('BETA_API_RATE counts hashes, not requests', () => {
     );
     expect(storedOf(f, eleven)).toBe(0);
     // In the new window a full batch of 10 is admitted.
-    expect((await post(f, { hashes: eleven.slice(0, 10) }, { ip })).statusCode).toBe(200);
+    expect((await postBatch(f, { hashes: eleven.slice(0, 10) }, { ip })).statusCode).toBe(200);
     expect(used()).toBe(10);
   });
 });
@@ -482,14 +472,14 @@ describe('the submission gate', () => {
   it('while the clock is not after the last published day: 503, nothing stored; once it is, the batch goes through', async () => {
     const { f, at } = await fixture();
     at(`${DAY}T23:00:00.000Z`);
-    const list = hashes(3);
-    const res = await post(f, { hashes: list });
+    const list = randomHashes(3);
+    const res = await postBatch(f, { hashes: list });
     expect(res.statusCode).toBe(503);
     expect(res.json()).toMatchObject({ success: false, example: { hashes: [EXAMPLE_HASH] } });
     expect(res.json().error).toMatch(/submissions are paused/);
     expect(storedOf(f, list)).toBe(0);
     at(NOW);
-    expect((await post(f, { hashes: list })).statusCode).toBe(200);
+    expect((await postBatch(f, { hashes: list })).statusCode).toBe(200);
     expect(storedOf(f, list)).toBe(3);
   });
 });

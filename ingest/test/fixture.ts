@@ -32,6 +32,9 @@ export const sha256 = (text: string | Uint8Array): string => crypto.createHash('
 /** A fresh random 64-hex hash. */
 export const randomHash = (): string => crypto.randomBytes(32).toString('hex');
 
+/** `n` random hashes, lower-case hex. */
+export const randomHashes = (n: number): string[] => Array.from({ length: n }, randomHash);
+
 export interface Fixture {
   dir: string;
   env: Record<string, string>;
@@ -213,3 +216,26 @@ export function startServer(cwd: string, env: Record<string, string>, args: stri
     });
   });
 }
+
+/** POST /api/v1/beta/timestamps (a batch) with `payload`, in process, from `ip` (a documentation address by
+ * default) with `headers`. */
+export const postBatch = (
+  f: Fixture,
+  payload: unknown,
+  options: { ip?: string; headers?: Record<string, string> } = {},
+) =>
+  f.app.inject({
+    method: 'POST',
+    url: '/api/v1/beta/timestamps',
+    payload: payload as object,
+    remoteAddress: options.ip ?? '198.51.100.60',
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+
+/** How many rows of the fixture's submissions table hold one of `hashes` (any case). */
+export const storedOf = (f: Fixture, hashes: string[]): number =>
+  (
+    f.db
+      .prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash IN (SELECT value FROM json_each(?))')
+      .get(JSON.stringify(hashes.map((h) => h.toLowerCase()))) as { n: number }
+  ).n;

@@ -6,7 +6,16 @@
 // is not in the quick tier (test/support/tiers.ts): it runs in a process of its own.
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EXAMPLE_HASH } from '../../errors.ts';
-import { makeFixture, NOW, randomHash, removeTempDirs, type Fixture } from '../fixture.ts';
+import {
+  makeFixture,
+  NOW,
+  postBatch,
+  randomHash,
+  randomHashes,
+  removeTempDirs,
+  storedOf,
+  type Fixture,
+} from '../fixture.ts';
 import type { DB } from '../../../store/sqlite/db.ts';
 
 /** Every SQLite connection opened, by file: the group-commit writer's own among them, where a batch is stored. */
@@ -23,7 +32,6 @@ vi.mock('../../../store/sqlite/db.ts', async (importOriginal) => {
   };
 });
 
-const URL = '/api/v1/beta/timestamps';
 const fixtures: Fixture[] = [];
 afterAll(async () => {
   for (const f of fixtures) await f.close();
@@ -35,29 +43,20 @@ async function fixture(options: { publish?: string[] } = {}) {
   fixtures.push(f);
   return { f };
 }
-const post = (f: Fixture, payload: unknown) =>
-  f.app.inject({ method: 'POST', url: URL, payload: payload as object, remoteAddress: '198.51.100.60' });
-const storedOf = (f: Fixture, hashes: string[]): number =>
-  (
-    f.db
-      .prepare('SELECT COUNT(*) AS n FROM submissions WHERE hash IN (SELECT value FROM json_each(?))')
-      .get(JSON.stringify(hashes.map((h) => h.toLowerCase()))) as { n: number }
-  ).n;
-const hashes = (n: number): string[] => Array.from({ length: n }, randomHash);
 
 describe('one transaction: all stored or none', () => {
   it('a disk that fills up in the middle of the batch: 503 with Retry-After, none of it stored; the same batch goes through once there is room', async () => {
     const { f } = await fixture({ publish: [] });
-    const list = hashes(1000);
+    const list = randomHashes(1000);
     // A first batch opens the group-commit writer's connection, which stores the batches.
-    expect((await post(f, { hashes: [randomHash()] })).statusCode).toBe(200);
+    expect((await postBatch(f, { hashes: [randomHash()] })).statusCode).toBe(200);
     const open = connections.get(f.config.db)!.filter((db) => db.open);
     expect(open.length).toBeGreaterThanOrEqual(2);
     const pages = f.db.pragma('page_count', { simple: true }) as number;
     // The database may grow by 4 pages (16 KB) on any connection: the first rows of the batch fit, the rest do not.
     for (const db of open) db.pragma(`max_page_count = ${pages + 4}`);
     const before = f.rowCounts();
-    const res = await post(f, { hashes: list });
+    const res = await postBatch(f, { hashes: list });
     expect(res.statusCode).toBe(503);
     expect(res.headers['retry-after']).toBe('60');
     expect(res.json()).toMatchObject({
@@ -71,10 +70,10 @@ describe('one transaction: all stored or none', () => {
     expect((await f.app.inject('/api/queue-stats.php')).json()).toMatchObject({ status: 'submissions failing' });
     // A batch small enough to fit still fits (the limit is real, not a refusal of every write).
     const one = randomHash();
-    expect((await post(f, { hashes: [one] })).statusCode).toBe(200);
+    expect((await postBatch(f, { hashes: [one] })).statusCode).toBe(200);
     expect(storedOf(f, [one])).toBe(1);
     for (const db of open) db.pragma('max_page_count = 1073741823');
-    const retried = await post(f, { hashes: list });
+    const retried = await postBatch(f, { hashes: list });
     expect(retried.statusCode).toBe(200);
     expect(storedOf(f, list)).toBe(1000);
     expect((await f.app.inject('/api/queue-stats.php')).json()).toMatchObject({ status: 'operational' });
