@@ -22,14 +22,14 @@ import {
   tsrPath,
   type DayRecord,
 } from '../core/archive.ts';
-import { verifyDayFiles, type PublicKeySet } from '../core/day.ts';
+import { LedgerPass, verifyDayFilesDigested, type DigestedLedger, type PublicKeySet } from '../core/day.ts';
 import { fromHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { checkTimeStamp } from '../runtime/tsa-client.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
 import type { Occurrence, ProofBundle } from '../core/proof.ts';
 import { ecdsaVerifyDigest, mldsaVerifyMu } from '../core/sig.ts';
-import { mldsaMu, nodeSha256 } from '../runtime/node-hash.ts';
+import { messageDigests } from '../runtime/node-hash.ts';
 import type { ArchiveAccess } from './archive-access.ts';
 
 // Type aliases, not interfaces: the status routes answer them as they are, and an answer's type read from its
@@ -117,6 +117,17 @@ export interface TimeStampView {
   file: string;
   genTime: string;
   tsaName: string;
+}
+
+/** The file's bytes in pieces of 1 MiB, read synchronously, one buffer reused (a piece is valid until the next). */
+function* readPieces(file: string): Generator<Uint8Array> {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const piece = Buffer.alloc(1 << 20);
+    for (let n; (n = fs.readSync(fd, piece, 0, piece.length, null)) > 0;) yield piece.subarray(0, n);
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 function readJson(archive: string, rel: string): unknown {
@@ -220,32 +231,35 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
       result = { quantumShield: false, dualSignature: false, ecdsa: false, mldsa: false };
     } else {
       const files = {
-        ledger: read(rels[0]!),
         ecdsaSignature: read(rels[1]!),
         mldsaSignature: read(rels[2]!),
         signaturesMeta: read(rels[3]!),
         checkpoint: read(rels[4]!),
       };
+      // The ledger passes once in pieces, never held (at 10,000,000 hashes it is 970 MB): its digests serve the
+      // whole check and each signature alone.
+      const pass = new LedgerPass(keys.mldsa, messageDigests);
+      const ledger = readPieces(path.join(archive, rels[0]!));
+      let digested: DigestedLedger | undefined;
       let all = true;
       try {
-        verifyDayFiles(date, files, keys, {
-          hasher: nodeSha256,
-          mu: mldsaMu,
+        for (const piece of ledger) pass.push(piece);
+        digested = pass.digested();
+        verifyDayFilesDigested(date, files, digested, keys, {
           checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
         });
       } catch {
         all = false;
       }
-      const attempt = (check: () => boolean): boolean => {
+      const attempt = (check: (d: DigestedLedger) => boolean): boolean => {
         try {
-          return check();
+          return digested !== undefined && check(digested);
         } catch {
           return false;
         }
       };
-      const ecdsa = all || attempt(() => ecdsaVerifyDigest(nodeSha256(files.ledger), files.ecdsaSignature, keys.ecdsa));
-      const mldsa =
-        all || attempt(() => mldsaVerifyMu(mldsaMu(keys.mldsa, files.ledger), files.mldsaSignature, keys.mldsa));
+      const ecdsa = all || attempt((d) => ecdsaVerifyDigest(d.sha256, files.ecdsaSignature, keys.ecdsa));
+      const mldsa = all || attempt((d) => mldsaVerifyMu(d.mu, files.mldsaSignature, keys.mldsa));
       result = { quantumShield: mldsa, dualSignature: all, ecdsa, mldsa };
     }
     cache.set(date, { key, result });
