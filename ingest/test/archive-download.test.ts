@@ -1,6 +1,8 @@
 // Downloads of archive files (ingest/README.md, "Downloads"): immutable archive files are sent as stored — never
 // compressed again per request, whatever Accept-Encoding says — and every static file answers byte ranges
-// (206, Content-Range, 416, If-Range with ETag or date), keeping its cache class.
+// (206, Content-Range, 416, If-Range with ETag or date), keeping its cache class. A day's ledger of 512 MiB (a
+// sparse file) answers ranges with exactly its bytes and is sent whole as a stream, never held: the process grows
+// by far less than the file while sending it (a server that read it whole grew by 536 MB here).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +18,10 @@ const LARGE = '2025-10-01.json';
 const SMALL = '2025-10-02.json';
 let large: Buffer;
 let small: Buffer;
+/** A day's ledger of 512 MiB, sparse (a hole between bytes written at its start, middle and end): served streamed,
+ * never held. */
+const HUGE = '2025-10-03.json';
+const HUGE_SIZE = 512 * 1024 * 1024;
 /** A site file above the compression threshold and below the as-stored size: still compressed per request. */
 let asset: Buffer;
 
@@ -46,7 +52,11 @@ beforeAll(async () => {
     root: '0'.repeat(64),
     sha256: '0'.repeat(64),
   });
-  days.days.unshift(planted('2025-10-01'), planted('2025-10-02'));
+  days.days.unshift(planted('2025-10-01'), planted('2025-10-02'), planted('2025-10-03'));
+  const huge = fs.openSync(path.join(f.config.archive, HUGE), 'w');
+  fs.ftruncateSync(huge, HUGE_SIZE);
+  for (const at of [0, HUGE_SIZE / 2 - 5, HUGE_SIZE - 4096]) fs.writeSync(huge, crypto.randomBytes(4096), 0, 4096, at);
+  fs.closeSync(huge);
   fs.writeFileSync(daysFile, JSON.stringify(days));
   asset = Buffer.from(`console.log(${JSON.stringify('x'.repeat(200_000))});\n`);
   fs.mkdirSync(path.join(f.ingest.site, '_astro'), { recursive: true });
@@ -232,6 +242,56 @@ describe('over a real socket', () => {
     const whole = await fetch(`${url}/ledgers/${LARGE}`, { headers: { 'accept-encoding': 'gzip' } });
     expect([null, 'gzip']).toContain(whole.headers.get('content-encoding'));
     expect(Buffer.from(await whole.arrayBuffer()).equals(large)).toBe(true);
+  });
+});
+
+describe('a ledger of 512 MiB', () => {
+  const file = () => path.join(f.config.archive, HUGE);
+  const bytesAt = (start: number, length: number) => {
+    const out = Buffer.alloc(length);
+    const fd = fs.openSync(file(), 'r');
+    fs.readSync(fd, out, 0, length, start);
+    fs.closeSync(fd);
+    return out;
+  };
+
+  it('answers ranges at its start, across its middle and at its end with exactly those bytes', async () => {
+    for (const [start, end] of [
+      [0, 4095],
+      [HUGE_SIZE / 2 - 1000, HUGE_SIZE / 2 + (1 << 20)],
+      [HUGE_SIZE - 8192, HUGE_SIZE - 1],
+    ] as const) {
+      const res = await f.app.inject({ url: `/ledgers/${HUGE}`, headers: { range: `bytes=${start}-${end}` } });
+      expect(res.statusCode).toBe(206);
+      expect(res.headers['content-range']).toBe(`bytes ${start}-${end}/${HUGE_SIZE}`);
+      expect(res.rawPayload.equals(bytesAt(start, end - start + 1)), `bytes ${start}-${end}`).toBe(true);
+    }
+  });
+
+  it("is sent whole as a stream: its SHA-256 the file's, the process never holding it (RSS within 256 MB)", async () => {
+    // Listening already when the file's socket tests ran before.
+    const bound = f.app.addresses()[0];
+    const url =
+      typeof bound === 'object' ? `http://127.0.0.1:${bound.port}` : await f.app.listen({ host: '127.0.0.1', port: 0 });
+    const want = crypto.createHash('sha256');
+    for await (const piece of fs.createReadStream(file())) want.update(piece as Buffer);
+    const before = process.memoryUsage.rss();
+    let peak = before;
+    const res = await fetch(`${url}/ledgers/${HUGE}`, { headers: { 'accept-encoding': 'identity' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-length')).toBe(String(HUGE_SIZE));
+    const got = crypto.createHash('sha256');
+    let size = 0;
+    const body = res.body!.getReader();
+    for (let next = await body.read(); !next.done; next = await body.read()) {
+      const piece = next.value;
+      got.update(piece);
+      size += piece.length;
+      peak = Math.max(peak, process.memoryUsage.rss());
+    }
+    expect(size).toBe(HUGE_SIZE);
+    expect(got.digest('hex')).toBe(want.digest('hex'));
+    expect((peak - before) / 2 ** 20, 'MB the process grew by while sending it').toBeLessThan(256);
   });
 });
 
