@@ -113,11 +113,12 @@ export function archiveFileCap(rel: string): number {
  * the same file in pieces, for files too large to hold (index-sha256.json: 1.7 GB at 10,000,000 hashes);
  * leaving the loop early releases it. `maxBytes`, when the caller knows how large the file may be (a day's ledger:
  * ledgerStreamCap, which the caller holds it to), gives the transfer time in proportion (httpReader:
- * STREAM_MIN_RATE). */
+ * STREAM_MIN_RATE). `pieceBytes`, when given, is the most a piece of a file read from disk may hold (1 MiB
+ * otherwise): for a caller that reads many files at once (the index check merges every day of a segment). */
 export interface ArchiveReader {
   readonly location: string;
   read(rel: string): Promise<Uint8Array | undefined>;
-  stream(rel: string, maxBytes?: number): Promise<AsyncIterable<Uint8Array> | undefined>;
+  stream(rel: string, maxBytes?: number, pieceBytes?: number): Promise<AsyncIterable<Uint8Array> | undefined>;
 }
 
 export function folderReader(root: string): ArchiveReader {
@@ -133,9 +134,9 @@ export function folderReader(root: string): ArchiveReader {
   return {
     location: root,
     read: (rel) => opened(rel, (file) => fs.promises.readFile(file)),
-    async stream(rel) {
+    async stream(rel, _maxBytes, pieceBytes = MiB) {
       const handle = await opened(rel, (file) => fs.promises.open(file));
-      return handle?.createReadStream({ highWaterMark: 1 << 20 });
+      return handle?.createReadStream({ highWaterMark: pieceBytes });
     },
   };
 }

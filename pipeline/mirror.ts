@@ -542,14 +542,14 @@ function overlayReader(staging: PullStaging, sourceOf: (rel: string) => Source):
   return {
     location: dir,
     read,
-    async stream(rel, maxBytes) {
+    async stream(rel, maxBytes, pieceBytes = 1 << 20) {
       // Index segments and ledgers can be large: streamed from the remote (and into a temp file on the way).
       const date = dateOfDayFile(rel);
       const large = parseSegmentPath(rel) !== null || (date !== null && rel === ledgerPath(date));
       if (large && !staging.staged.has(rel) && !fs.existsSync(path.join(dir, rel)))
         return staging.stream(rel, maxBytes);
       const file = staging.staged.get(rel) ?? (sourceOf(rel) === 'remote' ? undefined : path.join(dir, rel));
-      if (file !== undefined && fs.existsSync(file)) return fs.createReadStream(file, { highWaterMark: 1 << 20 });
+      if (file !== undefined && fs.existsSync(file)) return fs.createReadStream(file, { highWaterMark: pieceBytes });
       const data = await read(rel);
       return data === undefined
         ? undefined

@@ -181,9 +181,11 @@ export class DayRecords {
     });
   }
 
-  static async open(run: VerifyRun, origin: string, day: DayRecord): Promise<DayRecords> {
+  /** `pieceBytes`: the most a piece of the ledger read from disk holds (ArchiveReader.stream). */
+  static async open(run: VerifyRun, origin: string, day: DayRecord, pieceBytes: number): Promise<DayRecords> {
     const rel = ledgerPath(day.date);
-    const body = await run.reader.stream(rel, ledgerStreamCap(origin, day.treeSize - day.firstIndex));
+    const cap = ledgerStreamCap(origin, day.treeSize - day.firstIndex);
+    const body = await run.reader.stream(rel, cap, pieceBytes);
     if (body === undefined) throw new LedgerReadFinding(`${rel}: missing`);
     return new DayRecords(day, origin, body);
   }
@@ -296,7 +298,16 @@ export async function* mergedShards(days: DayRecords[], bits: number): AsyncGene
   }
 }
 
-/** The days of `days` with entries in the leaves [from, to) (which begin and end on day boundaries), opened. */
+/**
+ * What the ledgers read at once for one merge hold in pieces, together (a fixed window): split between the days
+ * of a segment, each between MIN_PIECE and 1 MiB. A piece of 1 MiB a day held some 2.7 MB a day (the piece, the
+ * next one read ahead, its records), so a segment of hundreds of days held GBs.
+ */
+export const MERGE_WINDOW_BYTES = 16 << 20;
+const MIN_PIECE = 16 << 10;
+
+/** The days of `days` with entries in the leaves [from, to) (which begin and end on day boundaries), opened,
+ * their pieces within MERGE_WINDOW_BYTES together. */
 export async function openDayRecords(
   run: VerifyRun,
   origin: string,
@@ -304,11 +315,11 @@ export async function openDayRecords(
   from: number,
   to: number,
 ): Promise<DayRecords[]> {
+  const covered = days.filter((d) => d.firstIndex >= from && d.treeSize <= to && d.treeSize > d.firstIndex);
+  const pieceBytes = Math.min(1 << 20, Math.max(MIN_PIECE, Math.floor(MERGE_WINDOW_BYTES / covered.length)));
   const opened: DayRecords[] = [];
   try {
-    for (const day of days)
-      if (day.firstIndex >= from && day.treeSize <= to && day.treeSize > day.firstIndex)
-        opened.push(await DayRecords.open(run, origin, day));
+    for (const day of covered) opened.push(await DayRecords.open(run, origin, day, pieceBytes));
   } catch (err) {
     for (const d of opened) await d.close();
     throw err;
