@@ -95,6 +95,36 @@ export function folderBytes(dir: string): { files: number; bytes: number } {
   return { files, bytes };
 }
 
+/** Seconds to write and fsync `bytes` random bytes to a new file in `dir` (then removed). */
+export function writeLimit(dir: string, bytes: number): number {
+  const block = crypto.randomBytes(8 << 20);
+  const file = path.join(dir, 'limit.bin');
+  const started = process.hrtime.bigint();
+  const fd = fs.openSync(file, 'w');
+  for (let left = bytes; left > 0; left -= block.length) {
+    // Each block made new (a counter over its first bytes), so that nothing below can deduplicate it.
+    block.writeBigUInt64LE(BigInt(left), 0);
+    fs.writeSync(fd, block, 0, Math.min(left, block.length));
+  }
+  fs.fsyncSync(fd);
+  fs.closeSync(fd);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  fs.rmSync(file);
+  return seconds;
+}
+
+/** OpenSSL's SHA-256 rate on one core for 64-byte blocks, bytes a second (`openssl speed`, best of three 1 s runs). */
+export function hashRate(): number {
+  let best = 0;
+  for (let i = 0; i < 3; i++) {
+    const out = spawnSync('openssl', ['speed', '-seconds', '1', '-bytes', '64', 'sha256'], { encoding: 'utf8' });
+    const k = /^sha256\s+([\d.]+)k\s*$/m.exec(out.stdout)?.[1];
+    if (k === undefined) throw new Error(`openssl speed: no sha256 line in ${JSON.stringify(out.stdout)}`);
+    best = Math.max(best, Number(k) * 1000);
+  }
+  return best;
+}
+
 export const mb = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MB`;
 
 /**

@@ -6,14 +6,13 @@
 // one profile of a build (--cpu-prof: where the time goes, by self time).
 // Prints a Markdown section. Usage: node bench/tenmillion.bench.ts [--hashes 1000000,10000000] [--days 2]
 //   [--profile 1000000] (0: no profile); node bench/run.ts --only tenmillion
-import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../store/sqlite/db.ts';
-import { mb, run, timed } from './common.ts';
+import { hashRate, mb, run, timed, writeLimit } from './common.ts';
 
 const { values } = parseArgs({
   options: {
@@ -61,36 +60,6 @@ function enqueueRandom(dir: string, date: string, count: number): void {
 
 const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
 
-/** Seconds to write and fsync `bytes` random bytes to a new file in `dir` (then removed). */
-function writeLimit(dir: string, bytes: number): number {
-  const block = crypto.randomBytes(8 << 20);
-  const file = path.join(dir, 'limit.bin');
-  const started = process.hrtime.bigint();
-  const fd = fs.openSync(file, 'w');
-  for (let left = bytes; left > 0; left -= block.length) {
-    // Each block made new (a counter over its first bytes), so that nothing below can deduplicate it.
-    block.writeBigUInt64LE(BigInt(left), 0);
-    fs.writeSync(fd, block, 0, Math.min(left, block.length));
-  }
-  fs.fsyncSync(fd);
-  fs.closeSync(fd);
-  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  fs.rmSync(file);
-  return seconds;
-}
-
-/** OpenSSL's SHA-256 rate on one core for 64-byte blocks, bytes a second (`openssl speed`, best of three 1 s runs). */
-function hashRate(): number {
-  let best = 0;
-  for (let i = 0; i < 3; i++) {
-    const out = spawnSync('openssl', ['speed', '-seconds', '1', '-bytes', '64', 'sha256'], { encoding: 'utf8' });
-    const k = /^sha256\s+([\d.]+)k\s*$/m.exec(out.stdout)?.[1];
-    if (k === undefined) throw new Error(`openssl speed: no sha256 line in ${JSON.stringify(out.stdout)}`);
-    best = Math.max(best, Number(k) * 1000);
-  }
-  return best;
-}
-
 interface Row {
   size: number;
   day: number;
@@ -105,12 +74,29 @@ interface Row {
   rate: number;
 }
 
+/** Free bytes on the file system of `dir`. */
+function freeBytes(dir: string): number {
+  const s = fs.statfsSync(dir);
+  return s.bavail * s.bsize;
+}
+
+// The machine is shared: a day is not started when it could leave less than this free (its rows, its files and
+// its sort's spill, at about 400 bytes a hash, on top of this floor).
+const FREE_FLOOR = 15 * 2 ** 30;
+
 const rows: Row[] = [];
 for (const size of sizes) {
   const dir = project();
   let date = '2025-11-02';
   for (let d = 1; d <= days; d++) {
+    if (freeBytes(dir) - 400 * size < FREE_FLOOR) {
+      throw new Error(
+        `day ${d} of ${size} hashes not started: ${mb(freeBytes(dir))} free in ${dir}, under ${mb(FREE_FLOOR + 400 * size)}`,
+      );
+    }
+    const enqueueStarted = process.hrtime.bigint();
     enqueueRandom(dir, date, size);
+    const enqueueSeconds = Number(process.hrtime.bigint() - enqueueStarted) / 1e9;
     const m = timed(['ledger', 'build', '--json'], dir, { TIMESEAL_NOW: `${nextDay(date)}T00:01:00Z` });
     const out = JSON.parse(m.stdout) as {
       days: { filesWritten: number; bytesWritten: number }[];
@@ -136,7 +122,7 @@ for (const size of sizes) {
       rate,
     });
     process.stderr.write(
-      `${size} a day, day ${d}: ${m.seconds.toFixed(1)} s (CPU ${m.cpuSeconds.toFixed(1)} s, load ${load.toFixed(1)}), RSS ${m.maxRssMb.toFixed(0)} MB, ${mb(bytes)} (${files} files); limit ${(write + hash).toFixed(1)} s (write+fsync ${write.toFixed(1)} s, SHA-256 ${hash.toFixed(1)} s at ${(rate / 1e6).toFixed(0)} MB/s)\n`,
+      `${size} a day, day ${d} (enqueued in ${enqueueSeconds.toFixed(1)} s, ${mb(freeBytes(dir))} free after): ${m.seconds.toFixed(1)} s (CPU ${m.cpuSeconds.toFixed(1)} s, load ${load.toFixed(1)}), RSS ${m.maxRssMb.toFixed(0)} MB, ${mb(bytes)} (${files} files); limit ${(write + hash).toFixed(1)} s (write+fsync ${write.toFixed(1)} s, SHA-256 ${hash.toFixed(1)} s at ${(rate / 1e6).toFixed(0)} MB/s)\n`,
     );
     date = nextDay(date);
   }
