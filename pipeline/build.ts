@@ -71,7 +71,7 @@ import { nodeSha256Into, smallSha256 } from './small-sha256.ts';
 import { hashedBatches, treeWorkers } from './tree-hashes.ts';
 import { startHashFilesJob, WORKER_FROM_HASHES, type HashFilesJob } from './index-worker.ts';
 import { messageDigestsBeside } from './digest-worker.ts';
-import { dayBatches, sortDay, type SortedDay } from './day-sort.ts';
+import { dayBatches, sortStoredDay, type SortedDay } from './day-sort.ts';
 import { readState, type ArchiveState } from './archive-state.ts';
 import {
   readIndexHead,
@@ -239,7 +239,7 @@ export async function publishLedgers(
         const started = performance.now();
         // The day's SCITT Signed Statements (docs/FORMAT.md §12): closed with the day, each stored with its row.
         const statements = (await ctx.store.statements.forDay(date)).map((s) => s.bytes);
-        const day = await sortDay(ctx.store.submissions.readDay(date), date, {
+        const day = await sortStoredDay(ctx.store.submissions, date, {
           archive: ctx.config.archive,
           memoryBytes: ctx.config.buildMemoryMb * 2 ** 20,
         });

@@ -6,7 +6,9 @@
 // from two threads. Both give the same entries in the same order; the spill files are temp files (removed by
 // `dispose`, and by the next run after a kill: pipeline/files.ts removeStaleTemps), never part of the archive.
 import fs from 'node:fs';
-import { dayRowCount, type DayBatch } from '../store/store.ts';
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { FormatError, TimesealError, type ErrorCode } from '../core/errors.ts';
+import { dayRowCount, type DayBatch, type DayPart, type SubmissionStore } from '../store/store.ts';
 import { columnsOf, decodeRows, type DayColumns } from '../store/day-columns.ts';
 import { tempFile } from './files.ts';
 
@@ -42,6 +44,9 @@ export const ROW_BYTES = 84;
 /** Entries a batch of dayBatches holds at most: 2.6 MB of columns (an external sort's batches are a 16th of its
  * budget, so that a tiny budget crosses many batch boundaries, as a test of it needs). */
 const BATCH_ENTRIES = 65_536;
+
+/** Rows a query of the worker of sortStoredDay reads: the store's own chunk (store/sqlite/submissions.ts). */
+const DAY_PART_CHUNK = 4_096;
 
 /** The number of entries of `data`. */
 export function dayCount(data: DayData): number {
@@ -97,52 +102,193 @@ export async function sortDay(
   date: string,
   options: { archive: string; memoryBytes: number },
 ): Promise<SortedDay> {
-  const changed = (): Error => new Error(`submissions of ${date} changed while the day was read`);
   const runRows = Math.max(1, Math.floor(options.memoryBytes / ROW_BYTES));
-  const runs: RunFiles[] = [];
   const spill = new Spill(options.archive);
+  const runs = new RunSorter(spill, runRows, date);
   try {
-    let all = Buffer.alloc(0);
-    let allMs = new Float64Array(0);
-    let total = -1;
-    let seen = 0;
-    let n = 0;
-    for await (const batch of batches) {
-      if (total < 0) {
-        total = batch.total;
-        all = Buffer.alloc(32 * Math.min(total, runRows));
-        allMs = new Float64Array(Math.min(total, runRows));
-      }
-      const count = dayRowCount(batch);
-      if (seen + count > total) throw changed();
-      seen += count;
-      for (let from = 0; from < count;) {
-        if (n === allMs.length) {
-          runs.push(spill.run(columnsOf(all, allMs, n)));
-          n = 0;
-        }
-        const to = Math.min(count, from + allMs.length - n);
-        decodeRows(all, allMs, n, batch.rows, from, to);
-        n += to - from;
-        from = to;
-      }
-    }
-    if (seen !== Math.max(total, 0)) throw changed();
-    if (runs.length === 0) {
-      const columns = columnsOf(all, allMs, n);
+    for await (const batch of batches) runs.add(batch);
+    runs.check(runs.seen);
+    if (runs.files.length === 0) {
+      const columns = runs.columns();
       return { count: columns.count, data: { hashes: columns.hashes, ms: columns.ms }, runs: 0, dispose: () => {} };
     }
-    runs.push(spill.run(columnsOf(all, allMs, n)));
-    all = Buffer.alloc(0);
-    allMs = new Float64Array(0);
-    const merged = spill.merge(runs, options.memoryBytes);
-    return { count: merged.count, data: merged, runs: runs.length, dispose: () => spill.removeAll() };
+    runs.spillRest();
+    return merged(spill, runs.files, options.memoryBytes);
   } catch (err) {
     spill.removeAll();
     throw err;
   } finally {
-    spill.remove(runs.flatMap((run) => [run.hashes, run.ms]));
+    spill.remove(runs.files.flatMap((run) => [run.hashes, run.ms]));
   }
+}
+
+/**
+ * sortDay of a day of `store`, on two threads when the day needs more than `memoryBytes` and the store can cut
+ * it into parts that another thread reads (SubmissionStore.splitDay with a SQLite file): a worker thread reads
+ * the second half of the day's ids on a connection of its own, this thread the first through the store, each
+ * sorting and spilling its runs within half the budget; then one merge of all the runs. The entries are the
+ * same whatever the runs (each hash once, with its earliest time, in hash order), so the day's bytes are too.
+ */
+export async function sortStoredDay(
+  store: SubmissionStore,
+  date: string,
+  options: { archive: string; memoryBytes: number },
+): Promise<SortedDay> {
+  const runRows = Math.max(1, Math.floor(options.memoryBytes / ROW_BYTES));
+  if (store.splitDay === undefined) return sortDay(store.readDay(date), date, options);
+  const split = await store.splitDay(date, 2);
+  const [mine, theirs] = split.parts;
+  if (mine === undefined) return sortDay(emptyDay(), date, options);
+  if (split.total <= runRows || split.sqliteFile === undefined || theirs === undefined) {
+    return sortDay(partsOf(store, date, split.parts), date, options);
+  }
+  // Runs of equal size within each thread's half of the budget (the last of a part may be shorter).
+  const half = Math.max(1, Math.floor(runRows / 2));
+  const perPart = Math.ceil(split.total / 2);
+  const partRunRows = Math.ceil(perPart / Math.ceil(perPart / half));
+  const worker = sortPartInWorker({
+    daySortPart: true,
+    sqliteFile: split.sqliteFile,
+    date,
+    part: theirs,
+    runRows: partRunRows,
+    archive: options.archive,
+  });
+  const spill = new Spill(options.archive);
+  const runs = new RunSorter(spill, partRunRows, date);
+  let theirRuns: RunFiles[] = [];
+  try {
+    try {
+      for await (const batch of store.readDay(date, { part: mine })) runs.add(batch);
+      runs.spillRest();
+    } finally {
+      // Waited for even when this thread's part failed, so that no run of the worker's is left behind.
+      const answer = await worker;
+      if (answer.ok) theirRuns = answer.runs;
+    }
+    const answer = await worker;
+    if (!answer.ok) throw answerError(answer);
+    runs.check(runs.seen + answer.seen);
+    return merged(spill, [...runs.files, ...theirRuns], options.memoryBytes);
+  } catch (err) {
+    spill.removeAll();
+    throw err;
+  } finally {
+    spill.remove([...runs.files, ...theirRuns].flatMap((run) => [run.hashes, run.ms]));
+  }
+}
+
+async function* emptyDay(): AsyncGenerator<DayBatch> {}
+
+async function* partsOf(store: SubmissionStore, date: string, parts: readonly DayPart[]): AsyncGenerator<DayBatch> {
+  for (const part of parts) yield* store.readDay(date, { part });
+}
+
+function merged(spill: Spill, runs: readonly RunFiles[], memoryBytes: number): SortedDay {
+  const data = spill.merge(runs, memoryBytes);
+  return { count: data.count, data, runs: runs.length, dispose: () => spill.removeAll() };
+}
+
+/**
+ * The rows of a day gathered in runs of `runRows`, each sorted and de-duplicated in memory and spilled to a temp
+ * file when the next row needs its room (the last one is left in memory until `spillRest` or `columns`).
+ */
+class RunSorter {
+  readonly files: RunFiles[] = [];
+  seen = 0;
+  private all = Buffer.alloc(0);
+  private allMs = new Float64Array(0);
+  private n = 0;
+  private total = -1;
+  private readonly spill: Spill;
+  private readonly runRows: number;
+  private readonly date: string;
+  constructor(spill: Spill, runRows: number, date: string) {
+    this.spill = spill;
+    this.runRows = runRows;
+    this.date = date;
+  }
+
+  private changed(): Error {
+    return new Error(`submissions of ${this.date} changed while the day was read`);
+  }
+
+  /** Refuses a day whose rows read (`seen`, over all its parts) are not the snapshot's count. */
+  check(seen: number): void {
+    if (seen !== Math.max(this.total, 0)) throw this.changed();
+  }
+
+  add(batch: DayBatch): void {
+    if (this.total < 0) {
+      this.total = batch.total;
+      this.all = Buffer.alloc(32 * Math.min(this.total, this.runRows));
+      this.allMs = new Float64Array(Math.min(this.total, this.runRows));
+    }
+    const count = dayRowCount(batch);
+    if (this.seen + count > this.total) throw this.changed();
+    this.seen += count;
+    for (let from = 0; from < count;) {
+      if (this.n === this.allMs.length) {
+        this.files.push(this.spill.run(columnsOf(this.all, this.allMs, this.n)));
+        this.n = 0;
+      }
+      const to = Math.min(count, from + this.allMs.length - this.n);
+      decodeRows(this.all, this.allMs, this.n, batch.rows, from, to);
+      this.n += to - from;
+      from = to;
+    }
+  }
+
+  /** The rows held, sorted: the whole day when nothing was spilled. */
+  columns(): DayColumns {
+    return columnsOf(this.all, this.allMs, this.n);
+  }
+
+  /** Spills the rows held as the last run (none when there are none) and lets their buffers go. */
+  spillRest(): void {
+    if (this.n > 0) this.files.push(this.spill.run(this.columns()));
+    this.n = 0;
+    this.all = Buffer.alloc(0);
+    this.allMs = new Float64Array(0);
+  }
+}
+
+/** What the worker of sortStoredDay is given: the part of the day it reads from the SQLite file, and its runs' size. */
+interface PartJob {
+  daySortPart: true;
+  sqliteFile: string;
+  date: string;
+  part: DayPart;
+  runRows: number;
+  archive: string;
+}
+
+type PartAnswer =
+  | { ok: true; runs: RunFiles[]; seen: number }
+  | { ok: false; message: string; name: string; code?: ErrorCode; field?: string };
+
+/** Runs a PartJob on a worker thread; resolves with its answer (a failure too, as an answer). */
+function sortPartInWorker(job: PartJob): Promise<PartAnswer> {
+  return new Promise((resolve) => {
+    const worker = new Worker(new URL(import.meta.url), { workerData: job });
+    let answer: PartAnswer | undefined;
+    worker.on('message', (message: PartAnswer) => (answer = message));
+    worker.on('error', (err: Error) => (answer ??= { ok: false, message: err.message, name: err.name }));
+    worker.on('exit', (code) =>
+      resolve(answer ?? { ok: false, message: `the day's sorting worker exited with code ${code}`, name: 'Error' }),
+    );
+  });
+}
+
+function answerError(answer: Extract<PartAnswer, { ok: false }>): Error {
+  const err =
+    answer.field !== undefined
+      ? new FormatError(answer.field, answer.message.slice(answer.field.length + 2))
+      : answer.code !== undefined
+        ? new TimesealError(answer.code, answer.message)
+        : new Error(answer.message);
+  err.name = answer.name;
+  return err;
 }
 
 /** A sorted run on disk, laid out as the merged day (DayData): the hashes file and the times file. */
@@ -349,3 +495,36 @@ class CursorHeap {
     }
   }
 }
+
+/** The worker of sortStoredDay: reads its part, spills its runs and answers (no top-level await: this module is
+ * also loaded by the build's other workers). */
+async function sortPart(job: PartJob): Promise<void> {
+  const spill = new Spill(job.archive);
+  let answer: PartAnswer;
+  try {
+    // Loaded here only: the build's thread reads its part through the store, engine-neutral.
+    const { openDayReader, readDayPart } = await import('../store/sqlite/day-read.ts');
+    const db = openDayReader(job.sqliteFile);
+    try {
+      const runs = new RunSorter(spill, job.runRows, job.date);
+      for (const batch of readDayPart(db, job.date, job.part, DAY_PART_CHUNK)) runs.add(batch);
+      runs.spillRest();
+      answer = { ok: true, runs: runs.files, seen: runs.seen };
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    spill.removeAll();
+    const e = err instanceof Error ? err : new Error(String(err));
+    answer = {
+      ok: false,
+      message: e.message,
+      name: e.name,
+      code: e instanceof TimesealError ? e.code : undefined,
+      field: e instanceof FormatError ? e.field : undefined,
+    };
+  }
+  parentPort!.postMessage(answer);
+}
+
+if (!isMainThread && (workerData as PartJob | undefined)?.daySortPart === true) void sortPart(workerData as PartJob);

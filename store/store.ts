@@ -186,7 +186,29 @@ export interface SubmissionStore {
    * committed after that are not yielded, and no row is yielded twice or skipped, even while writers append to
    * the same day. A day without rows yields no batch.
    */
-  readDay(date: string, options?: { batchRows?: number }): AsyncIterable<DayBatch>;
+  readDay(date: string, options?: { batchRows?: number; part?: DayPart }): AsyncIterable<DayBatch>;
+  /**
+   * The snapshot readDay would take now, cut into at most `parts` parts of arrival order that separate
+   * connections may read at once: `readDay(date, { part })` streams one of them (its batches' `total` is the
+   * whole day's), and together they yield the day's rows exactly once. `sqliteFile` is the database that another
+   * thread can open read-only to read a part there (store/sqlite/day-read.ts readDayPart); without it every part
+   * is read through this store. Engines that read a day only as one stream leave it out.
+   */
+  splitDay?(date: string, parts: number): Promise<DaySplit>;
+}
+
+/** One part of a day's snapshot: the day's rows with an id in (after, last]; `total` is the whole day's rows. */
+export interface DayPart {
+  total: number;
+  after: number;
+  last: number;
+}
+
+/** A day's snapshot in parts (SubmissionStore.splitDay): none for a day without rows. */
+export interface DaySplit {
+  total: number;
+  parts: DayPart[];
+  sqliteFile?: string;
 }
 
 // ------------------------------------------------------------------------------------------------ limits

@@ -6,9 +6,10 @@
 // by id from one snapshot.
 import { queueSize, datesWithSubmissions, stagedEnqueue } from './queue.ts';
 import { QueueIndex } from './queue-index.ts';
-import { StoreClosedError, type DayBatch, type DayRow, type SubmissionStore } from '../store.ts';
+import { StoreClosedError, type DayBatch, type SubmissionStore } from '../store.ts';
+import { readDayPart, splitDaySnapshot } from './day-read.ts';
 import type { SqliteConnection } from './connection.ts';
-import { dayClosedOn, neutral, neutralError } from './errors.ts';
+import { dayClosedOn, neutralError } from './errors.ts';
 
 /**
  * Rows read per query while streaming a day. Small on purpose: a chunk's row arrays and strings must die young.
@@ -71,45 +72,20 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
       return {
         async *[Symbol.asyncIterator](): AsyncGenerator<DayBatch> {
           if (conn.closed) throw new StoreClosedError();
-          // The snapshot: rows are only appended and ids grow with each commit (one writer at a time), so the
-          // day's rows with an id up to the largest one now are exactly those committed now.
-          const { last, total } = neutral(() =>
-            db.transaction(() => ({
-              last: (sql('SELECT MAX(id) AS m FROM submissions').get() as { m: number | null }).m ?? 0,
-              total: (sql('SELECT COUNT(*) AS n FROM submissions WHERE ledger_date = ?').get(date) as { n: number }).n,
-            }))(),
-          );
-          if (total === 0) return;
-          const range = 'FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?';
-          // A chunk packed (store.ts PackedDayRows) in one result row, or, when a time is not 24 ASCII
-          // characters, as pairs (the reader refuses it by its text). Both aggregates take the rows in one pass,
-          // so the n-th hash and the n-th time are one row's; in the subquery's order (no ORDER BY in the
-          // aggregates: it would sort each chunk again, and 1 M rows cost 0.62 s of CPU instead of 0.30 s).
-          const packed = db
-            .prepare(
-              `SELECT max(id), count(*), sum(length(submitted_at) = 24 AND octet_length(submitted_at) = 24), string_agg(hash, ''), string_agg(submitted_at, '') FROM (SELECT id, hash, submitted_at ${range})`,
-            )
-            .raw(true);
-          const pairs = db.prepare(`SELECT id, hash, submitted_at ${range}`).raw(true);
-          for (let after = -1; ;) {
-            const [end, count, fixed, hashes, times] = neutral(() => packed.get(date, after, last, batchRows)) as [
-              number | null,
-              number,
-              number | null,
-              string | null,
-              string | null,
-            ];
-            if (count === 0 || end === null) return;
-            if (fixed === count && hashes !== null && times !== null) {
-              yield { total, rows: { count, hashes, times } };
-            } else {
-              const rows = neutral(() => pairs.all(date, after, last, batchRows)) as Array<[number, string, string]>;
-              yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
-            }
-            after = end;
-          }
+          // A part given is one of splitDay's; otherwise the whole day in one part, its snapshot taken now.
+          const parts = options.part ? [options.part] : splitDaySnapshot(db, date, 1).parts;
+          for (const part of parts) yield* readDayPart(db, date, part, batchRows);
         },
       };
+    },
+    splitDay(date, parts) {
+      if (conn.closed) return Promise.reject(new StoreClosedError());
+      try {
+        const split = splitDaySnapshot(db, date, parts);
+        return Promise.resolve(db.memory ? split : { ...split, sqliteFile: db.name });
+      } catch (err) {
+        return Promise.reject(err);
+      }
     },
   };
 }

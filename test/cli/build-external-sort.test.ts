@@ -2,8 +2,9 @@
 // spilled to the archive's .tmp/, then merged): the archive it writes is byte for byte the one the in-memory
 // sort writes for the same rows. Two projects get the same imports (a first day of 30,000 hashes, then 5,000
 // of them again at an earlier time of the day beside 7,000 new ones; a second day of 15,000 that starts in the
-// first day's partial tile and bundle); one builds with TIMESEAL_BUILD_MEMORY_MB=1 (12,483 rows a run: four
-// runs, the repeats in a later run than their first rows, batches of 1,638 entries that cross every tile
+// first day's partial tile and bundle); one builds with TIMESEAL_BUILD_MEMORY_MB=1 (12,483 rows of budget: the
+// day's ids read in two halves on two threads, each in runs within half of it, 5,250 rows a run on day 1: eight
+// runs, the repeats in a later run than their first rows; batches of 1,638 entries that cross every tile
 // boundary), the other with the default (in memory); every file of both archives is compared. A build killed
 // (SIGKILL) right after its sort, its spill files in .tmp/, leaves the archive as it was, and the rerun finishes.
 import fs from 'node:fs';
@@ -49,10 +50,10 @@ test('an external merge forced by a 1 MB budget writes the same archive as the i
   fs.cpSync(external, inMemory, { recursive: true });
 
   const day1 = build(external, '2025-11-02T00:01:00.000Z', '1');
-  expect(day1).toMatchObject({ entryCount: 37_000, spilledRuns: 4 });
+  expect(day1).toMatchObject({ entryCount: 37_000, spilledRuns: 8 }); // 42,000 rows: 4 runs a half
   expect(build(inMemory, '2025-11-02T00:01:00.000Z')).toMatchObject({ entryCount: 37_000, spilledRuns: 0 });
   for (const dir of [external, inMemory]) importAt(dir, second, '2025-11-02T18:00:00.000Z');
-  expect(build(external, '2025-11-03T00:01:00.000Z', '1').spilledRuns).toBe(2);
+  expect(build(external, '2025-11-03T00:01:00.000Z', '1').spilledRuns).toBe(4); // 15,000 rows: 2 a half
   expect(build(inMemory, '2025-11-03T00:01:00.000Z').spilledRuns).toBe(0);
 
   const ledgers = (dir: string) => treeDigest(path.join(dir, 'ledgers'));
@@ -80,7 +81,7 @@ test('a build killed with its spill files on disk leaves the archive as it was; 
   const left = treeDigest(path.join(dir, 'ledgers'));
   for (const name of spilled) left.delete(`.tmp/${name}`);
   expect(treeDiff(before, left)).toEqual([]);
-  expect(build(dir, env.TIMESEAL_NOW, '1').spilledRuns).toBe(2);
+  expect(build(dir, env.TIMESEAL_NOW, '1').spilledRuns).toBe(4);
   expect(fs.readdirSync(path.join(dir, 'ledgers/.tmp'))).toEqual([]);
   build(reference, env.TIMESEAL_NOW);
   expect(treeDiff(treeDigest(path.join(reference, 'ledgers')), treeDigest(path.join(dir, 'ledgers')))).toEqual([]);
