@@ -502,17 +502,12 @@ async function sortPart(job: PartJob): Promise<void> {
   const spill = new Spill(job.archive);
   let answer: PartAnswer;
   try {
-    // Loaded here only: the build's thread reads its part through the store, engine-neutral.
-    const { openDayReader, readDayPart } = await import('../store/sqlite/day-read.ts');
-    const db = openDayReader(job.sqliteFile);
-    try {
-      const runs = new RunSorter(spill, job.runRows, job.date);
-      for (const batch of readDayPart(db, job.date, job.part, DAY_PART_CHUNK)) runs.add(batch);
-      runs.spillRest();
-      answer = { ok: true, runs: runs.files, seen: runs.seen };
-    } finally {
-      db.close();
-    }
+    // Loaded here only: the build's own thread reads its part through the store.
+    const { readSplitPart } = await import('../store/day-part.ts');
+    const runs = new RunSorter(spill, job.runRows, job.date);
+    for (const batch of readSplitPart(job, job.date, job.part, DAY_PART_CHUNK)) runs.add(batch);
+    runs.spillRest();
+    answer = { ok: true, runs: runs.files, seen: runs.seen };
   } catch (err) {
     spill.removeAll();
     const e = err instanceof Error ? err : new Error(String(err));

@@ -191,7 +191,7 @@ export interface SubmissionStore {
    * The snapshot readDay would take now, cut into at most `parts` parts of arrival order that separate
    * connections may read at once: `readDay(date, { part })` streams one of them (its batches' `total` is the
    * whole day's), and together they yield the day's rows exactly once. `sqliteFile` is the database that another
-   * thread can open read-only to read a part there (store/sqlite/day-read.ts readDayPart); without it every part
+   * thread can open read-only to read a part there (store/day-part.ts readSplitPart); without it every part
    * is read through this store. Engines that read a day only as one stream leave it out.
    */
   splitDay?(date: string, parts: number): Promise<DaySplit>;
