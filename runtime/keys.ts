@@ -100,9 +100,11 @@ export interface SigningKeys {
 
 /**
  * Creates the ECDSA P-256 and ML-DSA-65 key pairs, and with `origin` the Ed25519 and ML-DSA-44 checkpoint keys
- * too (named after it). Throws (changing nothing) if any of the files already exists.
+ * too (named after it), the time-stamp authority's (named `tsaName`: the host of the links origin, which follows
+ * PORT in development while the log origin does not) and the COSE receipt keys. Throws (changing nothing) if any
+ * of the files already exists.
  */
-export function initKeys(dirs: KeyDirs, origin?: string, now: Date = new Date()): string[] {
+export function initKeys(dirs: KeyDirs, origin?: string, now: Date = new Date(), tsaName = origin): string[] {
   if (origin !== undefined)
     refuseExisting([...checkpointKeyFiles(dirs), ...tsaKeyFiles(dirs), ...receiptKeyFiles(dirs)]);
   const files = [
@@ -125,7 +127,12 @@ export function initKeys(dirs: KeyDirs, origin?: string, now: Date = new Date())
   writeNewFileDurably(files[2]!, mldsaPublicKeyToPem(mldsa.publicKey));
   return origin === undefined
     ? files
-    : [...files, ...addCheckpointKeys(dirs, origin), ...addTsaKeys(dirs, origin, now), ...addReceiptKeys(dirs)];
+    : [
+        ...files,
+        ...addCheckpointKeys(dirs, origin),
+        ...addTsaKeys(dirs, tsaName ?? origin, now),
+        ...addReceiptKeys(dirs),
+      ];
 }
 
 function checkpointKeyFiles(dirs: KeyDirs): string[] {
@@ -157,12 +164,14 @@ export function addCheckpointKeys(dirs: KeyDirs, origin: string): string[] {
 
 /**
  * `timeseal keys add`: the checkpoint keys and the time-stamp authority's key and certificates, each set only
- * if the archive lacks it entirely; existing keys are not touched. Throws if it has both sets already.
+ * if the archive lacks it entirely; existing keys are not touched. Throws if it has both sets already. The
+ * checkpoint keys are named `origin` (the log origin), the TSA `tsaName` (as in initKeys).
  */
 export function addMissingKeys(
   dirs: KeyDirs,
   origin: string,
   now: Date = new Date(),
+  tsaName: string = origin,
 ): { checkpoint: string[]; tsa: string[]; receipt: string[] } {
   const absent = (files: string[]) => files.every((f) => !fs.existsSync(f));
   const checkpointFiles = checkpointKeyFiles(dirs);
@@ -171,7 +180,7 @@ export function addMissingKeys(
   if (!absent(checkpointFiles) && !absent(tsaFiles) && hasReceipt) refuseExisting([...checkpointFiles, ...tsaFiles]);
   // A partial set is refused by its own function, naming the files that exist.
   const checkpoint = checkpointFiles.every((f) => fs.existsSync(f)) ? [] : addCheckpointKeys(dirs, origin);
-  const tsa = tsaFiles.every((f) => fs.existsSync(f)) ? [] : addTsaKeys(dirs, origin, now);
+  const tsa = tsaFiles.every((f) => fs.existsSync(f)) ? [] : addTsaKeys(dirs, tsaName, now);
   const receipt = hasReceipt ? [] : addReceiptKeys(dirs);
   return { checkpoint, tsa, receipt };
 }

@@ -9,6 +9,7 @@ import { DAYS_PATH, parseDays, receiptSignaturePath } from '../../core/archive.t
 import { parseCoseSign1, receiptHeader, receiptKid, type ReceiptPublicKey } from '../../core/cose-receipt.ts';
 import { equalBytes } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
+import { logOriginOf } from '../../runtime/config.ts';
 import { addMissingKeys, initKeys } from '../../runtime/keys.ts';
 import { loadReceiptPublicKeys, rotateReceiptKeys } from '../../runtime/receipt-keys.ts';
 import type { Context } from '../context.ts';
@@ -41,7 +42,12 @@ export function registerKeys(program: TimesealCommand, ctx: () => Context): void
     .option('--json', 'machine-readable output')
     .act(async (opts: { json?: boolean }) => {
       const { config, clock } = ctx();
-      const files = initKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, clock());
+      const files = initKeys(
+        { keys: config.keys, privateKeys: config.privateKeys },
+        config.logOrigin,
+        clock(),
+        logOriginOf(config.origin),
+      );
       output(!!opts.json).result({ created: files }, () => [
         'Created signing keys:',
         ...files.map((f) => `  ${f}`),
@@ -57,7 +63,12 @@ export function registerKeys(program: TimesealCommand, ctx: () => Context): void
     .option('--json', 'machine-readable output')
     .act(async (opts: { json?: boolean }) => {
       const { config, clock } = ctx();
-      const added = addMissingKeys({ keys: config.keys, privateKeys: config.privateKeys }, config.logOrigin, clock());
+      const added = addMissingKeys(
+        { keys: config.keys, privateKeys: config.privateKeys },
+        config.logOrigin,
+        clock(),
+        logOriginOf(config.origin),
+      );
       const files = [...added.checkpoint, ...added.tsa, ...added.receipt];
       output(!!opts.json).result({ created: files }, () => [
         ...(added.checkpoint.length > 0

@@ -100,6 +100,25 @@ describe('the time-stamp authority keys', () => {
   });
 });
 
+test('without TIMESEAL_ORIGIN the TSA is named after localhost:PORT (the links origin), the checkpoint keys after the log origin localhost:8080', () => {
+  const dev = tempProject('tsa-keys-port');
+  const portEnv = { PORT: '18093' };
+  const subjectOf = (file: string): string =>
+    openssl(['x509', '-in', file, '-noout', '-subject', '-issuer', '-nameopt', 'RFC2253'], dev);
+  const init = run(dev, ['keys', 'init'], { env: portEnv });
+  expect(init.code, init.stderr).toBe(0);
+  expect(subjectOf('keys/timeseal-tsa.pem')).toBe(
+    'subject=CN=Timeseal TSA localhost:18093,O=localhost:18093\nissuer=CN=Timeseal TSA root,O=localhost:18093\n',
+  );
+  expect(fs.readFileSync(path.join(dev, 'keys/ed25519.vkey'), 'utf8')).toMatch(/^localhost:8080\+/);
+  // keys add names a TSA made later the same way.
+  for (const f of ['keys/timeseal-tsa.pem', 'keys/timeseal-tsa-root.pem', 'data/private-keys/tsa_private.pem'])
+    fs.rmSync(path.join(dev, f));
+  const added = run(dev, ['keys', 'add'], { env: { PORT: '18094' } });
+  expect(added.code, added.stderr).toBe(0);
+  expect(subjectOf('keys/timeseal-tsa.pem')).toMatch(/^subject=CN=Timeseal TSA localhost:18094,O=localhost:18094\n/);
+});
+
 describe('POST /tsa on a running timeseal serve', () => {
   const DAY = '2025-11-02';
   const NOW = `${DAY}T12:00:00.250Z`;
