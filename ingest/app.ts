@@ -211,7 +211,8 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
       servers: [{ url: config.origin.replace(/\/+$/, '') }],
     },
     // The beta API, and the routes that say `hide: false`: every public route a program may call (the site's
-    // submission, the status lookups and ledger lists, proofs, the certificate, the feed, POST /tsa); no account route.
+    // submission, the status lookups and ledger lists, proofs and COSE receipts, the receipt keys, the certificate,
+    // the feed, POST /tsa and its certificates); no account route. ingest/test/api.test.ts holds it to the routes.
     transform: ({ schema, url }) => ({
       schema: {
         ...(schema as object),

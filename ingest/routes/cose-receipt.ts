@@ -21,6 +21,10 @@ export const coseReceiptRoutes: TypedRoutes<Services> = async (app, s) => {
     '/api/receipt-anchor/:hash.ots',
     {
       schema: {
+        hide: false,
+        summary:
+          "The OpenTimestamps proof of a published hash's COSE receipt root (binary .ots), once its day is anchored",
+        tags: ['proofs'],
         params: hashParams,
         querystring: noQuery,
         response: {
@@ -59,6 +63,9 @@ export const coseReceiptRoutes: TypedRoutes<Services> = async (app, s) => {
       `/api/proof/:hash.${suffix}`,
       {
         schema: {
+          hide: false,
+          summary: `A published hash's COSE receipt (RFC 9942), signed ${alg === ALG_ES256 ? 'ES256' : 'ML-DSA-65'}`,
+          tags: ['proofs'],
           params: hashParams,
           querystring: noQuery,
           response: {

@@ -23,6 +23,9 @@ export const scittKeyRoutes: TypedRoutes<Services> = async (app, s) => {
     '/.well-known/scitt-keys',
     {
       schema: {
+        hide: false,
+        summary: 'The COSE receipt keys, in use and retired (a COSE Key Set)',
+        tags: ['scitt'],
         querystring: noQuery,
         response: { 200: { ...binary, description: 'COSE Key Set (CBOR)' }, 404: problem, ...plainErrors },
       },
@@ -45,6 +48,9 @@ export const scittKeyRoutes: TypedRoutes<Services> = async (app, s) => {
     '/.well-known/scitt-keys/:kid',
     {
       schema: {
+        hide: false,
+        summary: 'One COSE receipt key by its kid',
+        tags: ['scitt'],
         params: {
           type: 'object',
           properties: { kid: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,100}$' } },

@@ -173,7 +173,12 @@ export const sigstoreTimestampRoutes: FastifyPluginAsync<Services> = async (app,
       .send(tsa.identity.chainPem);
   });
 
-  app.get(SIGSTORE_TRUSTED_ROOT_PATH, { schema: { hide: true } }, async (_request, reply) => {
+  const trustedRootSchema = {
+    hide: false,
+    summary: "A Sigstore trusted root naming this time-stamp authority (for sigstore's verifiers)",
+    tags: ['tsa'],
+  };
+  app.get(SIGSTORE_TRUSTED_ROOT_PATH, { schema: trustedRootSchema }, async (_request, reply) => {
     if (trustedRoot === undefined) return reply.code(503).type('application/json').send({ error: tsa.unavailable });
     return reply.code(200).header('cache-control', 'public, max-age=300').type('application/json').send(trustedRoot);
   });

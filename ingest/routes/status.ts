@@ -141,6 +141,10 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
     '/api/queue-stats.php',
     {
       schema: {
+        hide: false,
+        summary:
+          'The queue: hashes waiting for the next ledger, the last published and anchored days, submissions open',
+        tags: ['status'],
         querystring: noQuery,
         response: {
           200: queueStatsSchema,
@@ -263,6 +267,9 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
     '/api/ots-block-info.php',
     {
       schema: {
+        hide: false,
+        summary: "The Bitcoin blocks of the newest days' anchors, or of one month's",
+        tags: ['status'],
         // Bounded like the ledger list: the days of the newest LEDGERS_PAGE published days by default, or of one
         // month (`month=YYYY-MM`), never the whole archive's.
         querystring: {
@@ -295,6 +302,9 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
     '/api/verify-quantum.php',
     {
       schema: {
+        hide: false,
+        summary: "Whether a published day's ledger signatures (ECDSA P-256, ML-DSA-65) verify",
+        tags: ['status'],
         querystring: {
           type: 'object',
           properties: { date: { type: 'string', pattern: DATE_PATTERN } },

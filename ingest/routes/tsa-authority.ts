@@ -110,7 +110,12 @@ export const tsaRoutes: FastifyPluginAsync<Services> = async (app, s) => {
   // A person who opens the TSA's address in a browser is shown its policy page (site/src/pages/tsa-policy.astro).
   app.get('/tsa', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/tsa-policy', 302));
 
-  app.get('/tsa/certs', { schema: { hide: true } }, async (_request, reply) => {
+  const certsSchema = {
+    hide: false,
+    summary: "The time-stamp authority's certificate chain (PEM: the TSA's certificate, then its root)",
+    tags: ['tsa'],
+  };
+  app.get('/tsa/certs', { schema: certsSchema }, async (_request, reply) => {
     if (identity === undefined) return refuse(reply, 503, unavailable);
     return reply.code(200).type('application/pem-certificate-chain').send(identity.chainPem);
   });

@@ -524,13 +524,20 @@ describe('errors, limits and headers', () => {
     const doc = res.json();
     expect(doc.openapi).toMatch(/^3\./);
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/.well-known/scitt-keys',
+      '/.well-known/scitt-keys/{kid}',
       '/.well-known/transparency-configuration',
       '/api/certificate.php',
       '/api/ledgers-calendar.php',
       '/api/ledgers.php',
+      '/api/ots-block-info.php',
       '/api/proof/{hash}',
       '/api/proof/{hash}.ots',
+      '/api/proof/{hash}.receipt-mldsa65.cose',
+      '/api/proof/{hash}.receipt.cose',
       '/api/proof/{hash}.tlog-proof',
+      '/api/queue-stats.php',
+      '/api/receipt-anchor/{hash}.ots',
       '/api/scitt/registration-policy',
       '/api/status/{hash}',
       '/api/submit',
@@ -538,17 +545,48 @@ describe('errors, limits and headers', () => {
       '/api/v1/beta/timestamps',
       '/api/v1/timestamp',
       '/api/v1/timestamp/certchain',
+      '/api/verify-quantum.php',
       '/entries',
       '/entries/{id}',
       '/entries/{id}/transparent-statement',
+      '/keys/sigstore-trusted-root.json',
       '/ledgers/feed.xml',
       '/tsa',
+      '/tsa/certs',
     ]);
     expect(Object.keys(doc.paths['/tsa'])).toEqual(['post']);
     expect(Object.keys(doc.paths['/api/v1/timestamp'])).toEqual(['post']);
     for (const [route, methods] of Object.entries(doc.paths as Record<string, Record<string, { summary?: string }>>))
       for (const [method, op] of Object.entries(methods))
         expect(op.summary, `${method.toUpperCase()} ${route} has a summary`).toMatch(/\w{3}/);
+    // Every GET and POST route the app has is in it, but for the accounts', the site's pages and files, and these.
+    const notForPrograms = [
+      /^\/api\/(auth|stripe)\//,
+      /^\/api\/(subscription|quota\/usage|timestamps|site-config|contact|professional-waitlist\.php|openapi\.json)$/,
+      /^(\*|\/verify\/?|\/robots\.txt|\/sitemap\.xml|\/favicon\.ico)$/,
+    ];
+    const routes: string[] = [];
+    const parents: string[] = [];
+    for (const line of f.app.printRoutes({ commonPrefix: false }).split('\n')) {
+      const m = /^([│ ]*)[├└]── (\S+) \(([^)]+)\)$/.exec(line);
+      if (m === null) continue;
+      const depth = m[1]!.length / 4;
+      parents[depth] = (parents[depth - 1] ?? '') + m[2]!;
+      parents.length = depth + 1;
+      const route = parents[depth]!.replace(/:(\w+)/g, '{$1}');
+      for (const method of m[3]!.split(', '))
+        if ((method === 'GET' || method === 'POST') && !notForPrograms.some((r) => r.test(parents[depth]!)))
+          routes.push(`${method} ${route}`);
+    }
+    // The tree's nested routes are read whole.
+    expect(routes).toEqual(
+      expect.arrayContaining(['POST /api/v1/beta/timestamps', 'GET /.well-known/scitt-keys/{kid}']),
+    );
+    const documented = Object.entries(doc.paths as Record<string, object>).flatMap(([route, methods]) =>
+      Object.keys(methods).map((method) => `${method.toUpperCase()} ${route}`),
+    );
+    // GET /tsa is a person's: a browser sent on to the policy page.
+    expect(routes.filter((r) => r !== 'GET /tsa' && !documented.includes(r))).toEqual([]);
     const op = doc.paths['/api/v1/beta/timestamp'].post;
     expect(Object.keys(op.responses).sort()).toEqual(['201', '4XX', '5XX'].sort());
     expect(op.requestBody.content['application/json'].schema.properties.hash.pattern).toBe('^[0-9a-fA-F]{64}$');
