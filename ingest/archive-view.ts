@@ -22,6 +22,7 @@ import {
   tsrPath,
   type DayRecord,
 } from '../core/archive.ts';
+import { anchoringNote, NOT_REACHED_SENTENCE, type PendingAnchor } from '../core/anchoring-note.ts';
 import { LedgerPass, verifyDayFilesDigested, type DigestedLedger, type PublicKeySet } from '../core/day.ts';
 import { fromHex } from '../core/encoding.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
@@ -79,6 +80,8 @@ export interface ArchiveView {
 export type Anchoring =
   | { state: 'anchored'; block: BlockInfo | null }
   | { state: 'delayed'; reason: string }
+  /** Never submitted to the calendars, a day after its publication: the run stamps the newest days first. */
+  | { state: 'not-reached'; reason: string }
   | { state: 'pending'; reason: string | null };
 
 /** The text of a day's anchoring, the same on the certificate and the ledger list as on the site
@@ -96,13 +99,14 @@ export function anchoringText(a: Anchoring): string {
     const at = next === undefined || Number.isNaN(Date.parse(next)) ? undefined : new Date(next).toISOString();
     return `Bitcoin anchoring is delayed; ${at ? `next try ${at.slice(0, 10)} ${at.slice(11, 16)} UTC` : 'it is retried every hour'}`;
   }
+  if (a.state === 'not-reached') return NOT_REACHED_SENTENCE;
   return 'Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC and typically confirmed within 12 to 24 hours';
 }
 
 /** The pipeline's own words for a delayed day (which calendars, which error), for a technical appendix; null
  * otherwise. */
 export function anchoringDetails(a: Anchoring): string | null {
-  if (a.state !== 'delayed') return null;
+  if (a.state !== 'delayed' && a.state !== 'not-reached') return null;
   const next = NEXT_ATTEMPT.exec(a.reason);
   return (next ? a.reason.slice(0, next.index) : a.reason).trim().replace(/[.;,]+$/, '');
 }
@@ -187,7 +191,7 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
   const blockFile = cachedByFile(
     archive,
     BLOCK_INFO_PATH,
-    (): { ledgers: Record<string, BlockInfo>; pending: Map<string, { state: string; reason: string }> } => {
+    (): { ledgers: Record<string, BlockInfo>; pending: Map<string, PendingAnchor> } => {
       const raw = readJson(archive, BLOCK_INFO_PATH);
       const map = isObject(raw) ? (isObject(raw.ledgers) ? raw.ledgers : raw) : {};
       const ledgers: Record<string, BlockInfo> = {};
@@ -199,11 +203,15 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
           Number.isSafeInteger(v.confirmations) && (v.confirmations as number) >= 0 ? (v.confirmations as number) : 0;
         ledgers[date] = { block_height: height, confirmations };
       }
-      const pending = new Map<string, { state: string; reason: string }>();
+      const pending = new Map<string, PendingAnchor>();
       if (isObject(raw) && isObject(raw.pending)) {
         for (const [date, v] of Object.entries(raw.pending)) {
           if (isDate(date) && isObject(v) && typeof v.state === 'string' && typeof v.reason === 'string')
-            pending.set(date, { state: v.state, reason: v.reason });
+            pending.set(date, {
+              state: v.state,
+              reason: v.reason,
+              ...(typeof v.checked_at === 'string' && isIsoTime(v.checked_at) ? { checked_at: v.checked_at } : {}),
+            });
         }
       }
       return { ledgers, pending };
@@ -283,6 +291,10 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
         /next attempt at/.test(p.reason))
     )
       return { state: 'delayed', reason: p.reason };
+    // Still waiting a day after its publication, by the status's own times: said as the site says it.
+    const note = anchoringNote(date, p, otsStatus()?.last_update);
+    if (p && note?.kind === 'delayed') return { state: 'delayed', reason: p.reason };
+    if (p && note?.kind === 'not-reached') return { state: 'not-reached', reason: p.reason };
     return { state: 'pending', reason: p?.reason ?? null };
   };
 

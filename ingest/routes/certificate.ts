@@ -308,7 +308,9 @@ ${receiptHtml}
         ? undefined
         : anchoring.state === 'delayed'
           ? `The OpenTimestamps proofs of this ledger do not exist yet: ${anchoringText(anchoring)}. The .ots files follow once the calendars answer, and the Bitcoin block 12 to 24 hours later.`
-          : `The OpenTimestamps proofs of this ledger do not exist yet: the ledger is submitted to the calendars at 00:02 UTC after ${date}. Come back after that for the .ots files, and 12 to 24 hours later for the Bitcoin block.`;
+          : anchoring.state === 'not-reached'
+            ? `The OpenTimestamps proofs of this ledger do not exist yet: ${anchoringText(anchoring)}. The .ots files follow once it is stamped, and the Bitcoin block 12 to 24 hours later.`
+            : `The OpenTimestamps proofs of this ledger do not exist yet: the ledger is submitted to the calendars at 00:02 UTC after ${date}. Come back after that for the .ots files, and 12 to 24 hours later for the Bitcoin block.`;
       if (format === 'pdf') {
         const bitcoinText =
           block && block.block_height !== null

@@ -340,4 +340,39 @@ describe('certificates a person reads', () => {
       else fs.rmSync(info);
     }
   });
+
+  it('a day the anchoring run has not reached, months after its publication: said so, not "typically within 12 to 24 hours"', async () => {
+    const hash = f.published[0]!;
+    const info = path.join(f.config.archive, 'block_info.json');
+    const saved = fs.existsSync(info) ? fs.readFileSync(info) : undefined;
+    const reason = 'not yet submitted to the OpenTimestamps calendars (anchoring runs at 00:02 UTC)';
+    const write = (checkedAt: string) =>
+      fs.writeFileSync(
+        info,
+        JSON.stringify({ ledgers: {}, pending: { [DAY]: { state: 'not-stamped', reason, checked_at: checkedAt } } }),
+      );
+    const sentence = 'Not anchored yet: the anchoring run has not reached this day (it stamps the newest days first)';
+    try {
+      write('2026-02-01T00:02:00.000Z');
+      const pdf = await f.app.inject(`/api/certificate.php?hash=${hash}&format=pdf`);
+      const [first, appendix] = pdfPages(pdf.rawPayload).map((p) => p.replace(/\s+/g, ' '));
+      const html = (await f.app.inject(`/api/certificate.php?hash=${hash}`)).body;
+      const [human, rest] = html.split('<section class="frame appendix"');
+      expect(first).toContain(sentence);
+      expect(human).toContain(sentence);
+      expect(rest).toContain(`do not exist yet: ${sentence}.`);
+      expect(appendix).toContain(reason);
+      for (const text of [first, appendix, html])
+        expect(text).not.toMatch(/typically confirmed within 12 to 24 hours|Come back after that/);
+      // Checked within a day of its publication, the same entry is the normal wait.
+      write('2025-11-03T12:00:00.000Z');
+      const soon = pdfPages((await f.app.inject(`/api/certificate.php?hash=${hash}&format=pdf`)).rawPayload)[0]!;
+      expect(soon.replace(/\s+/g, ' ')).toContain(
+        'Pending: the ledger is submitted for Bitcoin anchoring at 00:02 UTC',
+      );
+    } finally {
+      if (saved) fs.writeFileSync(info, saved);
+      else fs.rmSync(info);
+    }
+  });
 });

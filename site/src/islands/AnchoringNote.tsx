@@ -1,7 +1,7 @@
 // A day's anchoring note (lib/anchoring.ts) as the /ledgers cards and the /verify result show it: one plain
 // sentence, and the pipeline's own words (calendars, errors) behind a "Details" disclosure. Not an island of its
 // own: rendered inside LedgersBrowser and SearchResultPanel.
-import type { AnchoringNote } from '../lib/anchoring.ts';
+import type { AnchoringNote } from '../../../core/anchoring-note.ts';
 
 export function AnchoringNoteView({ note, id }: { note: AnchoringNote; id?: string }) {
   return (

@@ -20,7 +20,7 @@ import {
   mldsaSignaturePath,
   signaturesMetaPath,
 } from '../../../core/archive-paths.ts';
-import { anchoringNote } from '../lib/anchoring.ts';
+import { anchoringNote } from '../../../core/anchoring-note.ts';
 import { AnchoringNoteView } from './AnchoringNote.tsx';
 import { getJson } from '../lib/api.ts';
 import { archiveUrl } from '../lib/archive-url.ts';

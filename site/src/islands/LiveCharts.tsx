@@ -8,7 +8,7 @@
 // a day still waiting as a bar of the hours since its ledger was published (00:01 UTC the next day), counted
 // to the server's clock (the queue card's lastUpdate), so a browser with a wrong clock draws the same picture.
 import { useEffect, useRef, useState } from 'react';
-import { publicationTime } from '../lib/anchoring.ts';
+import { publicationTime } from '../../../core/anchoring-note.ts';
 import { getJson } from '../lib/api.ts';
 
 export const CHART_DAYS = 90;

@@ -8,7 +8,7 @@
 // (lib/anchoring.ts, the same words as the /ledgers cards).
 import { useEffect, useState } from 'react';
 import { confirmationLabel, confirmationsStrong, formatDateTime, formatLedgerDate } from '../lib/format.ts';
-import { anchoringNote } from '../lib/anchoring.ts';
+import { anchoringNote } from '../../../core/anchoring-note.ts';
 import { AnchoringNoteView } from './AnchoringNote.tsx';
 import { getJson } from '../lib/api.ts';
 import { toast } from '../lib/toast.ts';

@@ -11,7 +11,7 @@ import {
   ledgerPath,
   OTS_STATUS_PATH,
 } from '../../../core/archive-paths.ts';
-import type { PendingAnchor } from './anchoring.ts';
+import type { PendingAnchor } from '../../../core/anchoring-note.ts';
 import { getJson } from './api.ts';
 import { archiveUrl } from './archive-url.ts';
 import { formatLedgerDate } from './format.ts';

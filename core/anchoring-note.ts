@@ -1,5 +1,5 @@
-// Where a day's Bitcoin anchoring stands, worded once for every surface that shows it (the /ledgers cards, the
-// /verify result). The block information's `pending` entry of a day (block_info.json or block-info/YYYY-MM.json:
+// Where a day's Bitcoin anchoring stands, worded once for every surface that shows it (the site's /ledgers cards
+// and /verify result; the server's certificates through ingest/archive-view.ts). The block information's `pending` entry of a day (block_info.json or block-info/YYYY-MM.json:
 // {state, reason, checked_at}) says why the day is not anchored yet; this module decides whether that is the
 // normal wait, a delay, or a day the anchoring run has not reached:
 //   - failed: the calendars refused the day ("stamp failed: …", state not-stamped), a retry was scheduled
@@ -42,6 +42,10 @@ function utcTime(iso: string, reference: string | undefined): string {
   return `${sameDay ? text.slice(11, 16) : text.slice(0, 16).replace('T', ' ')} UTC`;
 }
 
+/** What is said of a day never submitted to the calendars a day after its publication. */
+export const NOT_REACHED_SENTENCE =
+  'Not anchored yet: the anchoring run has not reached this day (it stamps the newest days first)';
+
 /** What a person reads about a day that is not anchored when it should be: one sentence, and the details. */
 export interface AnchoringNote {
   kind: 'delayed' | 'not-reached';
@@ -66,11 +70,7 @@ export function anchoringNote(
   const lateAt = (t: number) => !Number.isNaN(t) && t - publicationTime(date) > LATE_AFTER_MS;
   if (pending.state === 'not-stamped' && NOT_YET_SUBMITTED.test(reason) && next === null) {
     if (!lateAt(checked) && !lateAt(written)) return null;
-    return {
-      kind: 'not-reached',
-      sentence: 'Not anchored yet: the anchoring run has not reached this day (it stamps the newest days first)',
-      details: reason,
-    };
+    return { kind: 'not-reached', sentence: NOT_REACHED_SENTENCE, details: reason };
   }
   const failed = pending.state === 'unverified' || /^stamp failed\b/.test(reason) || next !== null;
   if (!failed && !lateAt(checked)) return null;
