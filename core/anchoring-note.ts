@@ -42,9 +42,9 @@ function utcTime(iso: string, reference: string | undefined): string {
   return `${sameDay ? text.slice(11, 16) : text.slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** What is said of a day never submitted to the calendars a day after its publication. */
-export const NOT_REACHED_SENTENCE =
-  'Not anchored yet: the anchoring run has not reached this day (it stamps the newest days first)';
+/** Why a day never submitted to the calendars a day after its publication is not anchored, and the sentence. */
+export const NOT_REACHED_REASON = 'the anchoring run has not reached this day (it stamps the newest days first)';
+export const NOT_REACHED_SENTENCE = `Not anchored yet: ${NOT_REACHED_REASON}`;
 
 /** What a person reads about a day that is not anchored when it should be: one sentence, and the details. */
 export interface AnchoringNote {

@@ -22,6 +22,7 @@ import {
   mldsaSignaturePath,
   signaturesMetaPath,
 } from '../../core/archive.ts';
+import { NOT_REACHED_REASON } from '../../core/anchoring-note.ts';
 import { fromHex, toBase64 } from '../../core/encoding.ts';
 import { encodeProofBundle } from '../../core/proof.ts';
 import { checkReceipt } from '../../core/receipt.ts';
@@ -309,7 +310,7 @@ ${receiptHtml}
         : anchoring.state === 'delayed'
           ? `The OpenTimestamps proofs of this ledger do not exist yet: ${anchoringText(anchoring)}. The .ots files follow once the calendars answer, and the Bitcoin block 12 to 24 hours later.`
           : anchoring.state === 'not-reached'
-            ? `The OpenTimestamps proofs of this ledger do not exist yet: ${anchoringText(anchoring)}. The .ots files follow once it is stamped, and the Bitcoin block 12 to 24 hours later.`
+            ? `The OpenTimestamps proofs of this ledger do not exist yet: ${NOT_REACHED_REASON}. The .ots files follow once it is stamped, and the Bitcoin block 12 to 24 hours later.`
             : `The OpenTimestamps proofs of this ledger do not exist yet: the ledger is submitted to the calendars at 00:02 UTC after ${date}. Come back after that for the .ots files, and 12 to 24 hours later for the Bitcoin block.`;
       if (format === 'pdf') {
         const bitcoinText =

@@ -360,7 +360,9 @@ describe('certificates a person reads', () => {
       const [human, rest] = html.split('<section class="frame appendix"');
       expect(first).toContain(sentence);
       expect(human).toContain(sentence);
-      expect(rest).toContain(`do not exist yet: ${sentence}.`);
+      expect(rest).toContain(
+        'do not exist yet: the anchoring run has not reached this day (it stamps the newest days first). The .ots files follow once it is stamped',
+      );
       expect(appendix).toContain(reason);
       for (const text of [first, appendix, html])
         expect(text).not.toMatch(/typically confirmed within 12 to 24 hours|Come back after that/);
