@@ -60,7 +60,7 @@ function page(title: string, body: string): string {
 <title>${escapeHtml(title)}</title>
 <style>
 :root{color-scheme:light}
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#0f172a;background:#f8fafc;max-width:50rem;margin:2rem auto;padding:0 1rem;line-height:1.55}
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;color:#0f172a;background:#f8fafc;max-width:50rem;margin:2rem auto;padding:0 1rem;line-height:1.55;overflow-wrap:anywhere}
 a{color:#047857}h1{font-size:1.75rem;margin:.2rem 0}h2{font-size:1.1rem;margin:1.5rem 0 .5rem}
 .brand{color:#047857;font-weight:700;letter-spacing:.04em;text-transform:uppercase;font-size:.8rem;margin:0}
 .sub{color:#475569;margin-top:0}

@@ -103,7 +103,8 @@ describe('phone widths', () => {
   it('lays out every route within the viewport at 430, 390 and 320 px (no sideways scroll)', async () => {
     const overflowing: string[] = [];
     const { context, page } = await newPage({ width: 430, height: 800 });
-    for (const route of ALL_ROUTES) {
+    // The HTML certificate of a published hash too (the server's page, not the site's).
+    for (const route of [...ALL_ROUTES, `/api/certificate.php?hash=${SEALED_SHA256}`]) {
       await page.setViewportSize({ width: 430, height: 800 });
       await openSettled(page, route);
       for (const width of [430, 390, 320]) {
