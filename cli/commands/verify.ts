@@ -133,7 +133,11 @@ export function registerVerify(program: TimesealCommand, ctx: () => Context): vo
       ]);
       const store = isS3Archive(location) ? await openArchiveStoreToRead(location) : undefined;
       const reader = store
-        ? archiveStoreReader(store.location, (rel) => store.read(rel))
+        ? archiveStoreReader(
+            store.location,
+            (rel) => store.read(rel),
+            (rel) => store.stream(rel),
+          )
         : readerFor(location, timeoutMs);
       const report = await verifyArchive(reader, keys, {
         ...(policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) }),

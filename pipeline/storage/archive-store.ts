@@ -1,5 +1,5 @@
 // The archive's storage contract: what the archive writer needs of wherever the public archive lives (a folder,
-// or an S3 bucket), in seven calls. Two kinds of writes and one removal, as docs/FORMAT.md §10 separates the files:
+// or an S3 bucket), in eight calls. Two kinds of writes and one removal, as docs/FORMAT.md §10 separates the files:
 // - create: an immutable object (daily files, tiles, entry bundles, index segments, RFC 3161 tokens) is created
 //   only if absent. If it exists, identical bytes are success (a rerun after a crash rewrites what it already
 //   wrote) and other bytes are a hard error naming the object: a published object is never overwritten.
@@ -48,6 +48,9 @@ export interface ArchiveStore {
   replace(rel: string, bytes: Uint8Array, expected?: string | null): Promise<string>;
   /** The object's bytes, or undefined when there is none. */
   read(rel: string): Promise<Uint8Array | undefined>;
+  /** The object's bytes in pieces as they arrive, never held whole (a day's ledger: 9.7 GB at 100,000,000
+   * entries), or undefined when there is none; leaving the loop early ends the transfer. */
+  stream(rel: string): Promise<AsyncIterable<Uint8Array> | undefined>;
   /** The object's bytes and version, read together, or undefined when there is none. */
   readVersioned(rel: string): Promise<VersionedObject | undefined>;
   exists(rel: string): Promise<boolean>;
@@ -83,15 +86,19 @@ export function checkListPrefix(prefix: string): string {
 }
 
 /** A store read as an archive (pipeline/archive-reader.ts: what `timeseal verify` and the mirror's pull read):
- * `read` answers each path (a store's own read, or one that notes what it read); a stream is the object whole. */
+ * `read` answers each path (a store's own read, or one that notes what it read); `stream`, when given, each file
+ * read in pieces (a store's own stream: a day's ledger and index-sha256.json are never held), else a stream is
+ * the object read whole. */
 export function archiveStoreReader(
   location: string,
   read: (rel: string) => Promise<Uint8Array | undefined>,
+  stream?: (rel: string) => Promise<AsyncIterable<Uint8Array> | undefined>,
 ): ArchiveReader {
   return {
     location,
     read,
     async stream(rel) {
+      if (stream) return stream(rel);
       const data = await read(rel);
       return data === undefined
         ? undefined

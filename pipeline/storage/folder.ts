@@ -63,6 +63,22 @@ export class FolderArchiveStore implements ArchiveStore {
     return this.readNow(rel);
   }
 
+  async stream(rel: string): Promise<AsyncIterable<Uint8Array> | undefined> {
+    checkObjectPath(rel);
+    try {
+      const handle = await fs.promises.open(path.join(this.root, rel));
+      if (!(await handle.stat()).isFile()) {
+        await handle.close();
+        return undefined;
+      }
+      return handle.createReadStream({ highWaterMark: 1 << 20 });
+    } catch (err) {
+      // A folder on the path is no object, as for read.
+      if (['ENOENT', 'EISDIR', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return undefined;
+      throw err;
+    }
+  }
+
   async readVersioned(rel: string): Promise<VersionedObject | undefined> {
     const bytes = await this.read(rel);
     return bytes === undefined ? undefined : { bytes, version: contentVersion(bytes) };

@@ -13,6 +13,7 @@
 // for one writer, not against two racing.
 import crypto from 'node:crypto';
 import os from 'node:os';
+import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
@@ -174,6 +175,29 @@ export class S3ArchiveStore implements ArchiveStore {
 
   async read(rel: string): Promise<Uint8Array | undefined> {
     return (await this.get(rel))?.bytes;
+  }
+
+  /** GetObject's body as it arrives (never collected whole, as read does): a failure half way names the object. */
+  async stream(rel: string): Promise<AsyncIterable<Uint8Array> | undefined> {
+    checkObjectPath(rel);
+    let body: unknown;
+    try {
+      body = (await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.key(rel) }))).Body;
+    } catch (err) {
+      if (statusOf(err) === 404) return undefined;
+      throw this.failed('read', rel, err);
+    }
+    if (!(body instanceof Readable))
+      throw new TimesealError('io', `${this.where(rel)}: the store answered without a body`);
+    const failed = (err: unknown) => this.failed('read', rel, err);
+    return (async function* () {
+      try {
+        // Leaving the loop early (a caller that stops) destroys the body, which ends the transfer.
+        for await (const piece of body) yield piece as Uint8Array;
+      } catch (err) {
+        throw failed(err);
+      }
+    })();
   }
 
   async readVersioned(rel: string): Promise<VersionedObject | undefined> {

@@ -147,6 +147,24 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
       expect(await store.exists('tile/0/x001/002/more')).toBe(false);
     });
 
+    it('stream: an object of 5 MiB in pieces of at most 2 MiB, the same bytes as read; leaving early ends it; an absent object (or a prefix of objects) is undefined', async () => {
+      const large = new Uint8Array(crypto.randomBytes(5 << 20));
+      await store.create('2025-11-02.json', large);
+      const pieces: Buffer[] = [];
+      for await (const piece of (await store.stream('2025-11-02.json'))!) pieces.push(Buffer.from(piece));
+      expect(Buffer.concat(pieces).equals(large)).toBe(true);
+      expect(Math.max(...pieces.map((p) => p.length))).toBeLessThanOrEqual(2 << 20);
+      let first: number | undefined;
+      for await (const piece of (await store.stream('2025-11-02.json'))!) {
+        first = piece.length;
+        break;
+      }
+      expect(first).toBeGreaterThan(0);
+      expect(await store.stream('2025-11-03.json')).toBeUndefined();
+      await store.create('tile/0/x001/002', bytes('t'));
+      expect(await store.stream('tile/0/x001')).toBeUndefined();
+    });
+
     it('list: every object under a prefix (a folder or the start of a name), in byte order, and nothing else', async () => {
       const paths = [
         'tile/0/000',
