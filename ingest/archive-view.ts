@@ -6,7 +6,8 @@
 // are each parsed once per change of the file (one stat per call tells), and a day is found by its date in a
 // map. Day verification is cached per date, keyed by the size and modification time of the day's five files:
 // daily files are immutable, so a day is verified once; a file changed on disk (tampering, a test) is noticed
-// and verified again.
+// and verified again. The check reads the ledger asynchronously in pieces (9.7 GB at 100,000,000 hashes), so
+// the server answers other requests meanwhile, and concurrent requests for one day wait for the same check.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -63,8 +64,9 @@ export interface ArchiveView {
   day(date: string): DayRecord | undefined;
   otsStatus(): OtsStatusView | null;
   blockInfo(): Record<string, BlockInfo>;
-  /** null when the date is not a published day. */
-  verifyDay(date: string): DayVerification | null;
+  /** null when the date is not a published day. Checked once per day (its files never change) without holding
+   * the event loop: concurrent requests for one day share the check. */
+  verifyDay(date: string): Promise<DayVerification | null>;
   find(hash: string): Occurrence[];
   /** The proof bundle of a published hash, under the served public keys. */
   proof(hash: string): ProofBundle;
@@ -123,14 +125,15 @@ export interface TimeStampView {
   tsaName: string;
 }
 
-/** The file's bytes in pieces of 1 MiB, read synchronously, one buffer reused (a piece is valid until the next). */
-function* readPieces(file: string): Generator<Uint8Array> {
-  const fd = fs.openSync(file, 'r');
+/** The file's bytes in pieces of 1 MiB, each read asynchronously (the event loop runs between pieces), one
+ * buffer reused (a piece is valid until the next). */
+async function* readPieces(file: string): AsyncGenerator<Uint8Array> {
+  const handle = await fs.promises.open(file, 'r');
   try {
     const piece = Buffer.alloc(1 << 20);
-    for (let n; (n = fs.readSync(fd, piece, 0, piece.length, null)) > 0;) yield piece.subarray(0, n);
+    for (let n; (n = (await handle.read(piece, 0, piece.length, null)).bytesRead) > 0;) yield piece.subarray(0, n);
   } finally {
-    fs.closeSync(fd);
+    await handle.close();
   }
 }
 
@@ -167,7 +170,7 @@ function cachedByFile<T>(archive: string, rel: string, load: () => T): () => T {
 }
 
 export function createArchiveView(archive: string, access: ArchiveAccess, publicKeys: () => PublicKeySet): ArchiveView {
-  const cache = new Map<string, { key: string; result: DayVerification }>();
+  const cache = new Map<string, { key: string; result: Promise<DayVerification> }>();
 
   const dayIndex = cachedByFile(archive, DAYS_PATH, () => {
     const list = access.days();
@@ -219,7 +222,48 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
   );
   const blockInfo = (): Record<string, BlockInfo> => blockFile().ledgers;
 
-  const verifyDay = (date: string): DayVerification | null => {
+  /** The check of one day's five files (their paths `rels`, all present): the ledger read in pieces. */
+  const checkDay = async (date: string, rels: string[]): Promise<DayVerification> => {
+    const read = (rel: string) => fs.promises.readFile(path.join(archive, rel));
+    const keys = publicKeys();
+    const [ecdsaSignature, mldsaSignature, signaturesMeta, checkpoint] = await Promise.all(rels.slice(1).map(read));
+    const files = {
+      ecdsaSignature: ecdsaSignature!,
+      mldsaSignature: mldsaSignature!,
+      signaturesMeta: signaturesMeta!,
+      checkpoint: checkpoint!,
+    };
+    // The ledger passes once in pieces, never held (at 100,000,000 hashes it is 9.7 GB): its digests serve the
+    // whole check and each signature alone. Each piece is read asynchronously, so other requests are answered
+    // between pieces: hashing and parsing 1 MiB takes a few milliseconds, the whole ledger minutes at that size.
+    const pass = new LedgerPass(keys.mldsa, messageDigests);
+    let digested: DigestedLedger | undefined;
+    let all = true;
+    try {
+      for await (const piece of readPieces(path.join(archive, rels[0]!))) pass.push(piece);
+      digested = pass.digested();
+      verifyDayFilesDigested(date, files, digested, keys, {
+        checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
+      });
+    } catch {
+      all = false;
+    }
+    const attempt = (check: (d: DigestedLedger) => boolean): boolean => {
+      try {
+        return digested !== undefined && check(digested);
+      } catch {
+        return false;
+      }
+    };
+    const ecdsa = all || attempt((d) => ecdsaVerifyDigest(d.sha256, files.ecdsaSignature, keys.ecdsa));
+    const mldsa = all || attempt((d) => mldsaVerifyMu(d.mu, files.mldsaSignature, keys.mldsa));
+    return { quantumShield: mldsa, dualSignature: all, ecdsa, mldsa };
+  };
+
+  // A day is checked once: every request for it while the check runs waits for the same promise, and later ones
+  // get its result, until one of the day's files changes on disk. A check that failed (not a day that fails
+  // to verify: an error reading it) is forgotten, so that the next request tries again.
+  const verifyDay = async (date: string): Promise<DayVerification | null> => {
     if (day(date) === undefined) return null;
     const rels = [
       ledgerPath(date),
@@ -232,45 +276,13 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     const key = stats.map((s) => (s ? `${s.size}:${s.mtimeMs}` : '-')).join('|');
     const hit = cache.get(date);
     if (hit && hit.key === key) return hit.result;
-    const read = (rel: string) => fs.readFileSync(path.join(archive, rel));
-    const keys = publicKeys();
-    let result: DayVerification;
-    if (stats.some((s) => s === undefined)) {
-      result = { quantumShield: false, dualSignature: false, ecdsa: false, mldsa: false };
-    } else {
-      const files = {
-        ecdsaSignature: read(rels[1]!),
-        mldsaSignature: read(rels[2]!),
-        signaturesMeta: read(rels[3]!),
-        checkpoint: read(rels[4]!),
-      };
-      // The ledger passes once in pieces, never held (at 10,000,000 hashes it is 970 MB): its digests serve the
-      // whole check and each signature alone.
-      const pass = new LedgerPass(keys.mldsa, messageDigests);
-      const ledger = readPieces(path.join(archive, rels[0]!));
-      let digested: DigestedLedger | undefined;
-      let all = true;
-      try {
-        for (const piece of ledger) pass.push(piece);
-        digested = pass.digested();
-        verifyDayFilesDigested(date, files, digested, keys, {
-          checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
-        });
-      } catch {
-        all = false;
-      }
-      const attempt = (check: (d: DigestedLedger) => boolean): boolean => {
-        try {
-          return digested !== undefined && check(digested);
-        } catch {
-          return false;
-        }
-      };
-      const ecdsa = all || attempt((d) => ecdsaVerifyDigest(d.sha256, files.ecdsaSignature, keys.ecdsa));
-      const mldsa = all || attempt((d) => mldsaVerifyMu(d.mu, files.mldsaSignature, keys.mldsa));
-      result = { quantumShield: mldsa, dualSignature: all, ecdsa, mldsa };
-    }
+    const result = stats.some((s) => s === undefined)
+      ? Promise.resolve({ quantumShield: false, dualSignature: false, ecdsa: false, mldsa: false })
+      : checkDay(date, rels);
     cache.set(date, { key, result });
+    result.catch(() => {
+      if (cache.get(date)?.result === result) cache.delete(date);
+    });
     return result;
   };
 

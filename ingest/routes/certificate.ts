@@ -269,7 +269,7 @@ ${receiptHtml}
           );
       }
       const date = found.date;
-      const verification = s.archive.verifyDay(date);
+      const verification = await s.archive.verifyDay(date);
       const block = s.archive.blockInfo()[date];
       const otsState = s.archive.otsState(date);
       // The words of archive-view.ts anchoringText, as every surface says them ("Anchoring delayed: …" on a failure).

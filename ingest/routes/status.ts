@@ -211,14 +211,17 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
       const start = Math.max(0, end - limit);
       const days = all.slice(start, end).reverse();
       reply.header('Cache-Control', 'no-cache');
-      const stamps = await Promise.all(days.map((d) => s.archive.timeStamps(d)));
+      const [stamps, verified] = await Promise.all([
+        Promise.all(days.map((d) => s.archive.timeStamps(d))),
+        Promise.all(days.map((d) => s.archive.verifyDay(d.date))),
+      ]);
       return {
         ledgers: days.map((d, i) => ({
           date: d.date,
           jsonUrl: `/ledgers/${ledgerPath(d.date)}`,
           otsUrl: `/ledgers/${ledgerOtsPath(d.date)}`,
           otsStatus: s.archive.otsState(d.date),
-          signatureVerified: s.archive.verifyDay(d.date)?.dualSignature ?? false,
+          signatureVerified: verified[i]?.dualSignature ?? false,
           entryCount: d.entryCount,
           rfc3161: stamps[i]!.map((t) => ({ url: `/ledgers/${t.file}`, genTime: t.genTime, tsa: t.tsaName })),
         })),
@@ -330,7 +333,7 @@ export const statusRoutes: TypedRoutes<Services> = async (app, s) => {
     async (request, reply) => {
       const { date } = request.query;
       if (!isDate(date)) throw new ClientError(400, `date: ${date} is not a calendar date`);
-      const result = s.archive.verifyDay(date);
+      const result = await s.archive.verifyDay(date);
       if (result === null) return reply.code(404).send({ error: `No published ledger for ${date}` });
       reply.header('Cache-Control', 'no-cache');
       return {
