@@ -4,9 +4,13 @@
 // object comes from the bucket (the access log names the gateway, not the node) with the bytes, Content-Type,
 // Cache-Control class, security and CORS headers the node sends for the same path; a name the format does not
 // define never reaches the bucket; an object the bucket lacks is the site's 404 page, as on the node; a
-// preflight is answered by nginx like the node answers it, and a POST is refused.
+// preflight is answered by nginx like the node answers it, and a POST is refused. A large object (a day's ledger
+// is 9.7 GB at 100,000,000 hashes) is served by ranges: bytes far into it, and its last bytes, come from the
+// bucket as a 206 with those bytes.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openArchiveStore } from '../../pipeline/storage/open.ts';
 import { startServer, type SpawnedServer } from '../../ingest/test/fixture.ts';
@@ -118,6 +122,30 @@ describe('nginx in front of the archive in an S3 bucket', () => {
     const logged = await loggedAfter(before, 2);
     expect(logged[0]).toBe('-');
     expect(logged[1]).toBe(gateway);
+  });
+
+  it('answers a Range request far into a large object with 206 and those bytes, from the bucket', async () => {
+    // 64 MiB of random bytes under a ledger's name, put in the bucket as a writer would.
+    const big = crypto.randomBytes(64 << 20);
+    const name = '2000-01-01.json';
+    await new S3Client({
+      endpoint: ceph.current.endpoint,
+      region: 'us-east-1',
+      forcePathStyle: true,
+      credentials: { accessKeyId: ceph.current.accessKeyId, secretAccessKey: ceph.current.secretAccessKey },
+    }).send(new PutObjectCommand({ Bucket: ceph.current.bucket, Key: `archive/${name}`, Body: big }));
+    const before = nginx.upstreams().length;
+    const from = 60_000_000;
+    const ranged = await request(nginx.url, `/ledgers/${name}`, { headers: { Range: `bytes=${from}-${from + 4095}` } });
+    expect(ranged.status).toBe(206);
+    expect(ranged.headers['content-range']).toBe(`bytes ${from}-${from + 4095}/${big.length}`);
+    expect(ranged.body.equals(big.subarray(from, from + 4096))).toBe(true);
+    // The last bytes, asked as a suffix.
+    const tail = await request(nginx.url, `/ledgers/${name}`, { headers: { Range: 'bytes=-100' } });
+    expect(tail.status).toBe(206);
+    expect(tail.body.equals(big.subarray(big.length - 100))).toBe(true);
+    const gateway = new URL(ceph.current.endpoint).host;
+    expect(await loggedAfter(before, 2)).toEqual([gateway, gateway]);
   });
 
   it('answers a preflight itself, with the headers the node sends', async () => {
