@@ -327,6 +327,29 @@ describe('columnar ledger parsing (what verify uses for large days)', () => {
     expect(accepted).toBeGreaterThan(50);
   });
 
+  it('LedgerReader: bytes that never end the header cost their length, not its square; a ledger a byte at a time is the same', () => {
+    // CPU of pushing `mib` pieces of 1 MiB of zeros (no header's end mark): on the code that joined and searched
+    // everything kept on each push, 64 MiB cost some 64 times 8 MiB (quadratic); searched piece by piece, ~8.
+    const cost = (mib: number): number => {
+      const reader = new LedgerReader({ columns: false });
+      const piece = Buffer.alloc(1 << 20);
+      const start = process.cpuUsage();
+      for (let i = 0; i < mib; i++) reader.push(piece);
+      const used = process.cpuUsage(start);
+      expect(() => reader.end()).toThrow(/no entries array/);
+      return used.user + used.system;
+    };
+    cost(8); // compiled once, before it is measured
+    const small = cost(8);
+    const big = cost(64);
+    expect(big / small, `8 MiB: ${small / 1000} ms of CPU, 64 MiB: ${big / 1000} ms`).toBeLessThan(24);
+    // The mark `"entries":[` and its newline cut across many pieces: a byte at a time reads as at once.
+    const bytes = encodeLedger(ledger());
+    const reader = new LedgerReader({ columns: true });
+    for (let i = 0; i < bytes.length; i++) reader.push(bytes.subarray(i, i + 1));
+    expect(reader.end()).toEqual(parseLedgerColumns(bytes));
+  });
+
   it('rejects the non-canonical variants parseLedger rejects, and names the field of an entry error', () => {
     const bytes = encodeLedger(ledger());
     const text = fromUtf8(bytes);

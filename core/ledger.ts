@@ -313,8 +313,11 @@ export class LedgerReader {
   private n = 0;
   /** Entries read so far. */
   private i = 0;
-  /** Bytes of an unfinished header or entry, carried to the next push. */
+  /** Bytes of an unfinished entry, carried to the next push. */
   private pending: Uint8Array = new Uint8Array(0);
+  /** The pieces read before the header's end was found, and their length. */
+  private headerPieces: Uint8Array[] = [];
+  private headerBytes = 0;
   private hashes: Uint8Array = new Uint8Array(64);
   private ms = new Float64Array(0);
   private dayStart = 0;
@@ -339,18 +342,23 @@ export class LedgerReader {
 
   push(chunk: Uint8Array): void {
     let bytes = chunk;
-    if (this.pending.length > 0) {
+    let o = 0;
+    if (this.head === undefined) {
+      // Until the header's end is found, the pieces are kept apart and only each new one is searched (with the
+      // few bytes before it that could start the mark): a file without the mark costs its length, not its
+      // length squared.
+      if (!this.headerEnds(chunk)) {
+        this.headerPieces.push(new Uint8Array(chunk)); // a copy: `chunk` may be reused by its reader
+        this.headerBytes += chunk.length;
+        return;
+      }
+      if (this.headerPieces.length > 0) bytes = concatBytes(...this.headerPieces, chunk);
+      this.headerPieces = [];
+      o = this.readHeader(bytes);
+    } else if (this.pending.length > 0) {
       bytes = new Uint8Array(this.pending.length + chunk.length);
       bytes.set(this.pending, 0);
       bytes.set(chunk, this.pending.length);
-    }
-    let o = 0;
-    if (this.head === undefined) {
-      o = this.readHeader(bytes);
-      if (o < 0) {
-        this.pending = bytes === chunk ? new Uint8Array(chunk) : bytes; // a copy (Buffer#slice would be a view)
-        return;
-      }
     }
     for (; this.i < this.n; this.i++) {
       const size = this.i === 0 ? LINE : LINE + 2;
@@ -373,7 +381,26 @@ export class LedgerReader {
       : { head: this.head, hashes: new Uint8Array(0), ms: new Float64Array(0) };
   }
 
-  /** Parses the header once `bytes` hold all of it; returns where the entries begin, or -1 for not yet. */
+  /** Whether the header's end mark is in the bytes before `chunk` (the kept pieces' last few) and `chunk`. */
+  private headerEnds(chunk: Uint8Array): boolean {
+    const overlap = Math.min(this.headerBytes, ENTRIES_OPEN.length - 1);
+    const before = new Uint8Array(overlap);
+    for (let i = this.headerPieces.length - 1, filled = 0; filled < overlap; i--) {
+      const piece = this.headerPieces[i]!;
+      const take = Math.min(piece.length, overlap - filled);
+      before.set(piece.subarray(piece.length - take), overlap - filled - take);
+      filled += take;
+    }
+    const at = (i: number): number | undefined => (i < overlap ? before[i] : chunk[i - overlap]);
+    const length = overlap + chunk.length;
+    search: for (let i = 0; i + ENTRIES_OPEN.length <= length; i++) {
+      for (let k = 0; k < ENTRIES_OPEN.length; k++) if (at(i + k) !== ENTRIES_OPEN[k]) continue search;
+      return true;
+    }
+    return false;
+  }
+
+  /** Parses the header, which `bytes` hold all of (headerEnds); returns where the entries begin. */
   private readHeader(bytes: Uint8Array): number {
     // The header ends at the first `"entries":[` + newline: inside the JSON strings before it a quote is escaped.
     let end = -1;
@@ -382,7 +409,7 @@ export class LedgerReader {
       end = i + ENTRIES_OPEN.length - 1;
       break;
     }
-    if (end < 0) return -1;
+    if (end < 0) throw new FormatError('ledger', 'no entries array');
     const top = bytes.subarray(0, end);
     let raw: unknown;
     try {
