@@ -97,14 +97,15 @@ export function archiveStoreReader(
   return {
     location,
     read,
-    async stream(rel) {
-      if (stream) return stream(rel);
-      const data = await read(rel);
-      return data === undefined
-        ? undefined
-        : (async function* () {
-            yield data;
-          })();
-    },
+    stream: async (rel) => (stream ? stream(rel) : wholeStream(await read(rel))),
   };
+}
+
+/** Bytes read whole as a stream of one piece (undefined stays undefined). */
+export function wholeStream(data: Uint8Array | undefined): AsyncIterable<Uint8Array> | undefined {
+  return data === undefined
+    ? undefined
+    : (async function* () {
+        yield data;
+      })();
 }

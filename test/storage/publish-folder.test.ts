@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { cacheClass } from '../../core/archive.ts';
+import { cacheClass, dateOfDayFile, ledgerPath } from '../../core/archive.ts';
 import { INDEX_HEAD_PATH, parseIndexHead, segmentPath } from '../../core/index-segments.ts';
 import { forgetListings } from '../../pipeline/files.ts';
 import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
@@ -24,6 +24,16 @@ function buildDay(dir: string, n: number, hashes: string[]): void {
 }
 
 const noFence = async (): Promise<void> => {};
+
+/** The folder engine, except that a day's ledger read whole is refused: whatever reads one must stream it (a
+ * ledger is 9.25 GB at 100,000,000 hashes). */
+class LedgersStreamedOnly extends FolderArchiveStore {
+  override async read(rel: string): Promise<Uint8Array | undefined> {
+    const date = dateOfDayFile(rel);
+    if (date !== null && rel === ledgerPath(date)) throw new Error(`${rel}: a ledger read whole`);
+    return super.read(rel);
+  }
+}
 
 it('publishes a working copy whole, then only what changed; a fence that refuses stops it before any write', async () => {
   const dir = project('publish-folder-whole');
@@ -54,6 +64,32 @@ it('publishes a working copy whole, then only what changed; a fence that refuses
   const again = await publishWorkingCopy({ folder: copy, store: target, fence: noFence });
   expect(again).toMatchObject({ created: 0, present: first.created });
   expect(folderDigest(target.location)).toEqual(folderDigest(copy));
+});
+
+it("a catch-up streams each day's ledger, never reading it whole: into an empty copy (a new host) and into a copy a day behind", async () => {
+  const dir = project('publish-folder-stream');
+  buildDay(dir, 1, makeHashes('stream', 30));
+  const copy = path.join(dir, 'ledgers');
+  const root = path.join(tempProject('publish-folder-stream-target'), 'archive');
+  await publishWorkingCopy({ folder: copy, store: new FolderArchiveStore(root), fence: noFence });
+  const behind = path.join(tempProject('publish-folder-stream-behind'), 'ledgers');
+  fs.cpSync(copy, behind, { recursive: true });
+  buildDay(dir, 2, makeHashes('stream', 20, 30));
+  await publishWorkingCopy({ folder: copy, store: new FolderArchiveStore(root), fence: noFence });
+  const store = new LedgersStreamedOnly(root);
+  await expect(store.read(`${day(2)}.json`)).rejects.toThrow('a ledger read whole');
+  const keys = loadPublicKeys(path.join(dir, 'keys'));
+  const fresh = path.join(tempProject('publish-folder-stream-new'), 'ledgers');
+  const published = folderDigest(copy);
+  for (const [folder, days] of [
+    [behind, [day(2)]],
+    [fresh, [day(1), day(2)]],
+  ] as const) {
+    const caught = await catchUpWorkingCopy({ folder, store, keys });
+    expect(caught.state, folder).toBe('pulled');
+    expect(caught.pull?.days.fetched, folder).toEqual(days);
+    for (const n of [1, 2]) expect(folderDigest(folder).get(`${day(n)}.json`)).toBe(published.get(`${day(n)}.json`));
+  }
 });
 
 it('two writers: the one behind catches up by a verified pull; its stale replace and a copy with another history are refused, naming what', async () => {
