@@ -17,6 +17,8 @@ export {
   type Inflate,
   type StampPdfOptions,
   type StampedPdf,
+  type CheckPdfOptions,
+  type PdfPromise,
   type PdfReport,
   type PdfTimeStampReport,
 } from './pdf.ts';

@@ -2,8 +2,11 @@
 // whose token comes from the server's POST /tsa — only the SHA-256 over the ByteRange is sent — checked
 // against the TSA root pinned for the server before it goes into the file, with the authority's certificates
 // in a DSS update after it; `checkPdf` checks, offline, every document time-stamp of a PDF against the TSA
-// roots pinned in the trust store (core/pdf-check.ts). Browser-safe: FlateDecode is the platform's
-// DecompressionStream('deflate') unless `inflate` is given.
+// roots pinned in the trust store (core/pdf-check.ts), and each Timeseal time-stamp's promise (the ledger of its
+// day holds its digest) against the proof file of that digest when one is given (`proofFor`: the one `stamp
+// --pdf` writes beside the PDF, completed by `upgrade`): kept once the proof holds the day's signed ledger,
+// pending before, broken when the ledger places the digest on another day or after the token's time.
+// Browser-safe: FlateDecode is the platform's DecompressionStream('deflate') unless `inflate` is given.
 import { toBase64, toHex } from '../../core/encoding.ts';
 import { EXIT_CODES } from '../../core/exit-codes.ts';
 import { checkPdfTimeStamps, type PdfCheck, type PdfTimeStampCheck } from '../../core/pdf-check.ts';
@@ -12,8 +15,8 @@ import { checkReceipt } from '../../core/receipt.ts';
 import { TimesealClientError } from './errors.ts';
 import { httpError, LIMITS, request, type HttpOptions } from './http.ts';
 import { loadKeys } from './keys.ts';
-import type { TrustData } from './types.ts';
-import { outcomeOfState } from './verify.ts';
+import type { LayerReport, ProofFile, TrustData } from './types.ts';
+import { outcomeOfState, verify } from './verify.ts';
 
 /** Decompresses zlib data (PDF's FlateDecode). */
 export type Inflate = (data: Uint8Array) => Promise<Uint8Array>;
@@ -138,13 +141,34 @@ export interface PdfTimeStampReport {
   token: { genTime: string; tsa: string; serialNumber: string; policy: string; chain: string[] } | null;
   /** For a Timeseal token: the ledger that must hold the digest (its promise). */
   ledger: { date: string; hash: string } | null;
+  /** For a valid Timeseal token: its promise as far as the proof file of its digest shows it (null otherwise). */
+  promise: PdfPromise | null;
   /** The token as a receipt (base64 DER TimeStampResp), for `timeseal receipt check`. */
   receipt: string;
 }
 
+/**
+ * A Timeseal time-stamp's promise, judged offline from the proof file of its digest: 'kept' when the proof holds
+ * the day's signed ledger with the digest in it (leaf, inclusion path, checkpoint: verify's layers) no later than
+ * the token's time, 'pending' while there is no such proof or it is not upgraded yet, 'broken' when its ledger
+ * places the digest on a later day or after the token's time, 'invalid' when the proof file does not check.
+ */
+export interface PdfPromise {
+  state: 'kept' | 'pending' | 'broken' | 'invalid';
+  date: string;
+  hash: string;
+  /** Whether a proof file of the digest was given. */
+  proof: boolean;
+  /** What was found, in a sentence. */
+  checked: string;
+  /** The proof file's layers as verify checked them for this token (none without a proof file). */
+  layers: LayerReport[];
+}
+
 export interface PdfReport {
-  /** 'invalid' when a time-stamp does not check or there is none; else 'pending' while a Timeseal promise is
-   * to be checked (its ledger's proof is not in the PDF), 'complete' when every token is another authority's. */
+  /** 'invalid' when a time-stamp does not check, a promise is broken or its proof file does not check, or there
+   * is no time-stamp; else 'pending' while a Timeseal promise is to be shown (no proof file of its digest, or
+   * one not upgraded yet), 'complete' when every Timeseal promise is kept (or every token is another's). */
   state: 'complete' | 'pending' | 'invalid';
   exitCode: 0 | 1 | 2;
   timeStamps: PdfTimeStampReport[];
@@ -178,12 +202,53 @@ function reportOf(s: PdfTimeStampCheck, server: string | null): PdfTimeStampRepo
       chain: s.token.chain,
     },
     ledger: s.receipt && { date: s.receipt.date, hash: s.receipt.ledgerHash },
+    promise: null,
     receipt: toBase64(s.response),
   };
 }
 
-/** Checks every document time-stamp of `pdf`, offline, against the TSA roots pinned in `trust`. */
-export async function checkPdf(pdf: Uint8Array, options: { trust: TrustData; inflate?: Inflate }): Promise<PdfReport> {
+/** The layers of a proof file that show the ledger holds its hash; any other that fails makes the proof invalid. */
+async function promiseOf(s: PdfTimeStampReport, proof: ProofFile | undefined, trust: TrustData): Promise<PdfPromise> {
+  const { date, hash } = s.ledger!;
+  if (proof === undefined)
+    return {
+      state: 'pending',
+      date,
+      hash,
+      proof: false,
+      checked: `the ledger of ${date} must hold ${hash}: the PDF holds the receipt, not the ledger's proof, and no proof file of this digest is here (stamp --pdf writes it beside the PDF it makes; timeseal receipt check --pdf, or /verify, checks the promise against the published ledger)`,
+      layers: [],
+    };
+  // The proof checked for this token: its receipt is the one in the PDF, so the promise judged is this token's.
+  const report = await verify({ ...proof, receipt: s.receipt }, { trust, hash, remember: false });
+  const receipt = report.layers.find((l) => l.layer === 'receipt')!;
+  const failed = report.layers.find((l) => l.status === 'failed' && l !== receipt);
+  const base = { date, hash, proof: true, layers: report.layers };
+  if (failed !== undefined)
+    return { ...base, state: 'invalid', checked: `its proof file does not check: ${failed.layer}: ${failed.checked}` };
+  if (receipt.status === 'failed') return { ...base, state: 'broken', checked: receipt.checked };
+  if (receipt.status === 'pending')
+    return {
+      ...base,
+      state: 'pending',
+      checked: `the ledger of ${date} must hold ${hash}: its proof file does not hold the day's ledger yet (run timeseal-client upgrade once the day is published, 00:01 UTC the next day)`,
+    };
+  const ledger = report.layers.find((l) => l.layer === 'ledger' && l.status === 'ok')!;
+  return { ...base, state: 'kept', checked: `kept: the ledger of ${date} holds ${hash}: ${ledger.checked}` };
+}
+
+export interface CheckPdfOptions {
+  trust: TrustData;
+  inflate?: Inflate;
+  /** The proof file of a Timeseal time-stamp's digest (its ledger hash, hex), when there is one. */
+  proofFor?: (hash: string) => ProofFile | undefined;
+}
+
+/**
+ * Checks every document time-stamp of `pdf`, offline, against the TSA roots pinned in `trust`, and each Timeseal
+ * time-stamp's promise against the proof file `proofFor` gives for its digest.
+ */
+export async function checkPdf(pdf: Uint8Array, options: CheckPdfOptions): Promise<PdfReport> {
   const inflate = options.inflate ?? platformInflate;
   const servers = Object.entries(options.trust.servers)
     .map(([url, s]) => ({ url, roots: loadKeys(s.keys).tsaRoots }))
@@ -205,9 +270,15 @@ export async function checkPdf(pdf: Uint8Array, options: { trust: TrustData; inf
       problems.push(
         `time-stamp ${s.index}: its token (${s.token!.tsa}) does not chain to a TSA root pinned in the trust store`,
       );
+    else if (s.ledger !== null) {
+      s.promise = await promiseOf(s, options.proofFor?.(s.ledger.hash), options.trust);
+      if (s.promise.state === 'broken' || s.promise.state === 'invalid')
+        problems.push(`promise ${s.index}: ${s.promise.checked}`);
+    }
   }
   if (stamps.length === 0) problems.push('the PDF holds no document time-stamp');
-  const state = problems.length > 0 ? 'invalid' : stamps.some((s) => s.ledger !== null) ? 'pending' : 'complete';
+  const state =
+    problems.length > 0 ? 'invalid' : stamps.some((s) => s.promise?.state === 'pending') ? 'pending' : 'complete';
   return {
     state,
     exitCode: EXIT_CODES[outcomeOfState(state)],

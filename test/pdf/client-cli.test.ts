@@ -6,7 +6,10 @@
 // what it covers), qpdf --check passes, and a signature made before it by PDFBox still validates in pdfsig.
 // `timeseal-client verify` checks it offline (exit 2, valid so far), `timeseal receipt check --pdf` finds it
 // pending before the day's build (exit 2) and kept after (exit 0: the leaf and its inclusion proof in the day's
-// signed ledger), broken for a digest deleted before the build (and so do the offline verifier's checks); a
+// signed ledger), broken for a digest deleted before the build (and so do the offline verifier's checks). The
+// proof file of the time-stamp's digest `stamp --pdf` writes beside its output is completed by `upgrade` (of the
+// PDF, or of its folder), and then `timeseal-client verify` finds the promise kept too (exit 0), offline; a
+// changed character of that proof's checkpoint root makes it invalid, and a proof not upgraded leaves it pending. A
 // flipped byte, another TSA root and an unstamped PDF are invalid (exit 1); a signature added after the
 // time-stamp is reported as bytes it does not cover.
 import fs from 'node:fs';
@@ -22,10 +25,12 @@ import { verifyInputs } from '../../site/offline-verifier/src/checks.ts';
 import { classifyFile } from '../../site/offline-verifier/src/inputs.ts';
 import { byteRangesOf, covered, fixture, gapToken, inflate, pdfbox, tool } from './tools.ts';
 import { clientFromSource } from '../support/client-source.ts';
+import { freePort } from '../support/servers.ts';
 
 const DAY = '2025-11-02';
 const NOW = `${DAY}T12:00:00.250Z`;
 const NEXT = '2025-11-03T00:01:00.000Z';
+const LATER = '2025-11-03T09:00:00.000Z';
 
 let dir: string;
 let env: Record<string, string>;
@@ -64,7 +69,8 @@ const stop = async () => {
 
 beforeAll(async () => {
   dir = tempProject('pdf');
-  env = projectEnv(dir, { LOG_FORMAT: 'json' });
+  // One port before and after the day's build: the proof file names the server by its URL.
+  env = projectEnv(dir, { LOG_FORMAT: 'json', PORT: String(await freePort()) });
   const init = run(dir, ['keys', 'init'], { env: { ...env, TIMESEAL_NOW: `${DAY}T00:00:00.000Z` } });
   expect(init.code, init.stderr).toBe(0);
   java = pdfbox(fs.mkdtempSync(path.join(dir, 'java-')));
@@ -95,8 +101,19 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     const before = submitted();
     const { r, json } = clientJson(['stamp', '--pdf', 'signed.pdf', '--server', server!.url]);
     expect(r.code, r.stderr).toBe(0);
-    expect(json).toMatchObject({ state: 'stamped', output: 'signed.timestamped.pdf', ledgerDate: DAY, genTime: NOW });
+    expect(json).toMatchObject({
+      state: 'stamped',
+      output: 'signed.timestamped.pdf',
+      proof: 'signed.timestamped.pdf.timeseal.json',
+      ledgerDate: DAY,
+      genTime: NOW,
+    });
     digest = json.digest as string;
+    // Beside it, the proof file of that digest (not of the PDF's bytes: no `file`), holding the receipt.
+    const proof = JSON.parse(fs.readFileSync(path.join(dir, 'signed.timestamped.pdf.timeseal.json'), 'utf8'));
+    expect(proof).toMatchObject({ format: 'timeseal-client-proof/1', hash: digest, file: null, ledgerDate: DAY });
+    expect(proof.receipt).toMatch(/^[A-Za-z0-9+/]+=*$/);
+    expect(proof.bundle).toBeNull();
     // The server received the one digest, nothing else.
     expect(submitted()).toEqual([...before, digest].sort());
     const input = path.join(dir, 'signed.pdf');
@@ -186,11 +203,21 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
       digest,
       token: { genTime: NOW },
     });
+    expect(v.json.timeStamps[0].promise).toMatchObject({
+      state: 'pending',
+      date: DAY,
+      hash: digest,
+      proof: true,
+      proofFile: 'signed.timestamped.pdf.timeseal.json',
+    });
     expect(v.json.otherSignatures).toBe(1);
     expect(v.json.afterLastTimeStamp.kind).toBe('validation-data');
     const human = client(['verify', 'signed.timestamped.pdf']);
     expect(human.stdout).toMatch(
       /^signed\.timestamped\.pdf: PENDING \(valid so far\): 1 document time-stamp, existed no later than 2025-11-02T12:00:00\.250Z/m,
+    );
+    expect(human.stdout).toMatch(
+      /^ {2}pending promise 1 {7}the ledger of 2025-11-02 must hold [0-9a-f]{64}: its proof file does not hold the day's ledger yet \(run timeseal-client upgrade once the day is published, 00:01 UTC the next day\) \(its proof file signed\.timestamped\.pdf\.timeseal\.json\)$/m,
     );
 
     const { result, json } = check('signed.timestamped.pdf', [], '2025-11-02T18:00:00.000Z');
@@ -221,6 +248,78 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     expect(human.stdout).toMatch(/after the last time-stamp: \d+ bytes after the last time-stamp are a DSS update/);
     expect(human.stdout).toMatch(/^KEPT: the time-stamp check and every Timeseal promise is kept\.$/m);
   });
+
+  test('the client: upgrade completes the proof beside the PDF, then verify finds its promise kept (exit 0), offline', async () => {
+    server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
+    try {
+      const up = clientJson(['upgrade', 'signed.timestamped.pdf']);
+      expect(up.r.code, up.r.stdout + up.r.stderr).toBe(2); // the Bitcoin anchor is still to come
+      expect(up.json).toMatchObject({
+        proof: 'signed.timestamped.pdf.timeseal.json',
+        hash: digest,
+        stage: 'published',
+      });
+      // The folder: every proof in it, that of the PDF's digest among them (spec.timestamped.pdf's: not published).
+      const folder = client(['upgrade', '.', '--json']);
+      const records = folder.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(records.map((r) => r.proof)).toEqual(
+        expect.arrayContaining(['signed.timestamped.pdf.timeseal.json', 'spec.timestamped.pdf.timeseal.json']),
+      );
+    } finally {
+      await stop();
+    }
+    const v = clientJson(['verify', 'signed.timestamped.pdf']);
+    expect(v.r.code, v.r.stdout + v.r.stderr).toBe(0);
+    expect(v.json.state).toBe('complete');
+    expect(v.json.timeStamps[0]).toMatchObject({ state: 'valid', digest });
+    expect(v.json.timeStamps[0].promise).toMatchObject({
+      state: 'kept',
+      date: DAY,
+      hash: digest,
+      proofFile: 'signed.timestamped.pdf.timeseal.json',
+    });
+    const human = client(['verify', 'signed.timestamped.pdf']);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(
+      /^signed\.timestamped\.pdf: COMPLETE: 1 document time-stamp, existed no later than 2025-11-02T12:00:00\.250Z \([^)]*Timeseal TSA[^)]*\); its promise kept$/m,
+    );
+    expect(human.stdout).toMatch(
+      /^ {2}ok {6}promise 1 {7}kept: the ledger of 2025-11-02 holds [0-9a-f]{64}: leaf \d+ of the log /m,
+    );
+    // Verifying the folder reads the PDF as a timestamped PDF with its proof, not as a document whose bytes changed.
+    const all = client(['verify', '.', '--json']);
+    const pdfRecord = all.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { file: string; state: string })
+      .find((r) => r.file === 'signed.timestamped.pdf');
+    expect(pdfRecord, all.stdout).toMatchObject({ state: 'complete' });
+    // The digest deleted before the build: the server has no proof of it, so the client's proof stays pending.
+    const spec = clientJson(['verify', 'spec.timestamped.pdf']);
+    expect(spec.r.code).toBe(2);
+    expect(spec.json.timeStamps[0].promise).toMatchObject({ state: 'pending', proof: true });
+    // One changed character of the root in the proof's checkpoint: the promise is not shown kept, the PDF is
+    // invalid.
+    const proofPath = path.join(dir, 'signed.timestamped.pdf.timeseal.json');
+    const good = fs.readFileSync(proofPath, 'utf8');
+    try {
+      const proof = JSON.parse(good);
+      const lines = (proof.bundle.checkpoint as string).split('\n');
+      lines[2] = `${lines[2]![0] === 'A' ? 'B' : 'A'}${lines[2]!.slice(1)}`;
+      proof.bundle.checkpoint = lines.join('\n');
+      fs.writeFileSync(proofPath, `${JSON.stringify(proof, null, 2)}\n`);
+      const bad = clientJson(['verify', 'signed.timestamped.pdf']);
+      expect(bad.r.code).toBe(1);
+      expect(bad.json.state).toBe('invalid');
+      expect(bad.json.timeStamps[0].promise).toMatchObject({ state: 'invalid' });
+      expect(bad.json.problems[0]).toMatch(/^promise 1: its proof file does not check: ledger: /);
+    } finally {
+      fs.writeFileSync(proofPath, good);
+    }
+  }, 120_000);
 
   test("broken: a time-stamp whose digest the day's signed ledger does not hold (exit 1), in receipt check and the offline verifier's checks", async () => {
     const { result, json } = check('spec.timestamped.pdf');

@@ -1,8 +1,12 @@
 // `timeseal-client stamp --pdf FILE.pdf` and `timeseal-client verify FILE.pdf` (client/src/pdf.ts). Stamping
 // writes FILE.timestamped.pdf beside the input (or under --out-dir), never over the input, and not over an
-// existing file unless --force; only the digest over the ByteRange is sent. Verifying checks every document
-// time-stamp offline against the pinned TSA roots: pending (valid so far) while a Timeseal promise is not in the
-// PDF, failed when a time-stamp does not check or there is none.
+// existing file unless --force; only the digest over the ByteRange is sent. Beside the output goes the proof file
+// of that digest, FILE.timestamped.pdf.timeseal.json (no `file`: it is a digest's, not the PDF's bytes'), which
+// `upgrade` completes like any other. Verifying checks every document time-stamp offline against the pinned TSA
+// roots and each Timeseal promise against the proof file of its digest (beside the PDF, `<digest>.timeseal.json`
+// in its folder, or the proof of another PDF of its folder: an earlier version stamped before): pending (valid
+// so far) while there is none or it is not upgraded, kept once it holds the day's signed ledger; failed when a
+// time-stamp does not check, a promise is broken, or there is no time-stamp.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,10 +14,12 @@ import zlib from 'node:zlib';
 import { TimesealClientError } from '../errors.ts';
 import { EXIT_CODES, worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
 import { checkPdf, stampPdf, type PdfReport } from '../pdf.ts';
+import { encodeProofFile, newProofFile, parseProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import { pinServer } from '../trust.ts';
+import type { ProofFile } from '../types.ts';
 import { outcomeOfState } from '../verify.ts';
 import { httpOf, loadTrust, printer, saveTrust, serverOf, shown, trustPath, type Common } from './common.ts';
-import { proofPathFor } from './files.ts';
+import { proofPathFor, readIfExists, writeAtomic } from './files.ts';
 
 const inflate = async (data: Uint8Array): Promise<Uint8Array> =>
   new Uint8Array(await new Promise<Buffer>((ok, no) => zlib.inflate(data, (e, r) => (e ? no(e) : ok(r)))));
@@ -64,11 +70,21 @@ export async function runStampPdf(files: string[], opts: Common & { force?: bool
     try {
       const stamped = await stampPdf(pdf, { ...http, server, trust, inflate });
       writeBytesAtomic(target, stamped.bytes);
+      const proofPath = `${target}${PROOF_SUFFIX}`;
+      const proof = newProofFile({
+        hash: stamped.digest,
+        server,
+        submittedAt: stamped.genTime,
+        ledgerDate: stamped.ledgerDate,
+        receipt: stamped.receipt,
+      });
+      writeAtomic(proofPath, encodeProofFile(proof));
       outcomes.push('ok');
       out.record(
         {
           file,
           output: shown(target),
+          proof: shown(proofPath),
           state: 'stamped',
           exitCode: EXIT_CODES.ok,
           digest: stamped.digest,
@@ -83,6 +99,7 @@ export async function runStampPdf(files: string[], opts: Common & { force?: bool
         () => [
           `${file}: STAMPED: ${shown(target)} (${stamped.bytes.length - pdf.length} bytes appended; the original bytes unchanged)`,
           `  time-stamp "${stamped.field}" at ${stamped.genTime} by ${stamped.tsa} (serial ${stamped.serialNumber}), for SHA-256 ${stamped.digest} over the ByteRange; the ledger of ${stamped.ledgerDate} will hold it`,
+          `  its proof file ${shown(proofPath)}: run timeseal-client upgrade ${shown(target)} once the day is published, then verify shows the promise kept`,
         ],
       );
     } catch (err) {
@@ -101,32 +118,99 @@ function writeBytesAtomic(file: string, bytes: Uint8Array): void {
   fs.renameSync(tmp, file);
 }
 
-/** Which of `paths` are PDFs to check as timestamped PDFs: named by --pdf, or PDF files without a proof file. */
+/** The proof file at `file`, or undefined when there is none or it cannot be read as one. */
+function proofAt(file: string): ProofFile | undefined {
+  try {
+    const text = readIfExists(file);
+    return text === undefined ? undefined : parseProofFile(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether `abs` is a PDF to check as a timestamped PDF rather than as a document against its proof file: a PDF
+ * without a proof file beside it, or whose proof file is a digest's (`stamp --pdf` writes the proof of its
+ * time-stamp's digest there, with no `file`), not the proof of its bytes.
+ */
+export function isPdfToCheck(abs: string, outDir: string | undefined): boolean {
+  try {
+    const proofPath = proofPathFor(abs, outDir);
+    if (!fs.statSync(abs).isFile() || (fs.existsSync(proofPath) && proofAt(proofPath)?.file !== null)) return false;
+    const fd = fs.openSync(abs, 'r');
+    const b = Buffer.alloc(5);
+    fs.readSync(fd, b, 0, 5, 0);
+    fs.closeSync(fd);
+    return b.toString('latin1') === '%PDF-';
+  } catch {
+    return false; // not a readable file: left to the proof files' verify, which reports it
+  }
+}
+
+/** Which of `paths` are PDFs to check as timestamped PDFs (named by --pdf, or isPdfToCheck), and the rest. */
 export function pdfsAmong(paths: string[], outDir: string | undefined): { pdfs: string[]; rest: string[] } {
   const pdfs: string[] = [];
   const rest: string[] = [];
-  for (const p of paths) {
-    const abs = path.resolve(p);
-    let head = '';
-    try {
-      if (fs.statSync(abs).isFile() && !fs.existsSync(proofPathFor(abs, outDir))) {
-        const fd = fs.openSync(abs, 'r');
-        const b = Buffer.alloc(5);
-        fs.readSync(fd, b, 0, 5, 0);
-        fs.closeSync(fd);
-        head = b.toString('latin1');
-      }
-    } catch {
-      // not a readable file: left to the proof files' verify, which reports it
-    }
-    (head === '%PDF-' ? pdfs : rest).push(p);
-  }
+  for (const p of paths) (isPdfToCheck(path.resolve(p), outDir) ? pdfs : rest).push(p);
   return { pdfs, rest };
+}
+
+/**
+ * The proof files of a PDF's time-stamps, by digest: the one beside it (or under --out-dir), `<digest>.timeseal.json`
+ * in its folder, then the proof of another PDF of its folder (`*.pdf.timeseal.json`: an earlier version stamped
+ * before this one). Only proofs of a digest (no `file`) count. The folders' proofs are read once a run.
+ */
+class PdfProofs {
+  private readonly folders = new Map<string, Array<{ file: string; proof: ProofFile }>>();
+  private readonly outDir: string | undefined;
+  constructor(outDir: string | undefined) {
+    this.outDir = outDir;
+  }
+
+  for(pdf: string): { lookup: (hash: string) => ProofFile | undefined; used: Map<string, string> } {
+    const used = new Map<string, string>();
+    const dir = path.dirname(pdf);
+    const lookup = (hash: string): ProofFile | undefined => {
+      const mine = (p: ProofFile | undefined) => p !== undefined && p.file === null && p.hash === hash;
+      const direct = [
+        proofPathFor(pdf, this.outDir),
+        `${pdf}${PROOF_SUFFIX}`,
+        path.join(dir, `${hash}${PROOF_SUFFIX}`),
+      ];
+      const found =
+        direct.map((file) => ({ file, proof: proofAt(file) })).find((c) => mine(c.proof)) ??
+        this.folder(dir).find((c) => mine(c.proof));
+      if (found === undefined) return undefined;
+      used.set(hash, found.file);
+      return found.proof!;
+    };
+    return { lookup, used };
+  }
+
+  private folder(dir: string): Array<{ file: string; proof: ProofFile }> {
+    let proofs = this.folders.get(dir);
+    if (proofs === undefined) {
+      let names: string[] = [];
+      try {
+        names = fs.readdirSync(dir).filter((n) => /\.pdf\.timeseal\.json$/i.test(n));
+      } catch {
+        // an unreadable folder holds no proof here
+      }
+      proofs = names.sort().flatMap((n) => {
+        const file = path.join(dir, n);
+        const proof = proofAt(file);
+        return proof === undefined ? [] : [{ file, proof }];
+      });
+      this.folders.set(dir, proofs);
+    }
+    return proofs;
+  }
 }
 
 export async function runVerifyPdf(files: string[], opts: Common): Promise<Outcome> {
   const out = printer(!!opts.json);
   const trust = loadTrust(trustPath(opts));
+  const proofs = new PdfProofs(opts.outDir);
   const outcomes: Outcome[] = [];
   for (const file of files) {
     let pdf: Uint8Array;
@@ -141,8 +225,9 @@ export async function runVerifyPdf(files: string[], opts: Common): Promise<Outco
       continue;
     }
     let report: PdfReport;
+    const found = proofs.for(path.resolve(file));
     try {
-      report = await checkPdf(pdf, { trust, inflate });
+      report = await checkPdf(pdf, { trust, inflate, proofFor: found.lookup });
     } catch (err) {
       if (!(err instanceof TimesealClientError && err.code === 'pdf')) throw err;
       outcomes.push('failed');
@@ -157,31 +242,42 @@ export async function runVerifyPdf(files: string[], opts: Common): Promise<Outco
         file,
         state: report.state,
         exitCode: report.exitCode,
-        timeStamps: report.timeStamps,
+        timeStamps: report.timeStamps.map((s) =>
+          s.promise === null
+            ? s
+            : { ...s, promise: { ...s.promise, proofFile: proofShown(found.used, s.promise.hash) } },
+        ),
         otherSignatures: report.otherSignatures,
         afterLastTimeStamp: report.afterLastTimeStamp,
         problems: report.problems,
       },
-      () => humanPdf(file, report),
+      () => humanPdf(file, report, (hash) => proofShown(found.used, hash)),
     );
   }
   if (files.length === 0) throw new TimesealClientError('usage', 'nothing to verify');
   return worstOutcome(outcomes);
 }
 
-function humanPdf(file: string, r: PdfReport): string[] {
+const proofShown = (used: Map<string, string>, hash: string): string | null => {
+  const f = used.get(hash);
+  return f === undefined ? null : shown(f);
+};
+
+function humanPdf(file: string, r: PdfReport, proofOf: (hash: string) => string | null): string[] {
   const n = `${r.timeStamps.length} document time-stamp${r.timeStamps.length === 1 ? '' : 's'}`;
   const earliest = r.timeStamps
     .filter((s) => s.state === 'valid' && s.server !== null)
     .map((s) => s.token!)
     .sort((a, b) => a.genTime.localeCompare(b.genTime))[0];
   const bound = earliest ? `, existed no later than ${earliest.genTime} (${earliest.tsa})` : '';
+  const promises = r.timeStamps.filter((s) => s.promise !== null).length;
+  const kept = promises === 0 ? '' : promises === 1 ? '; its promise kept' : `; all ${promises} promises kept`;
   const head =
     r.state === 'invalid'
       ? `INVALID: ${r.problems[0]}`
       : r.state === 'pending'
         ? `PENDING (valid so far): ${n}${bound}`
-        : `COMPLETE: ${n}${bound}`;
+        : `COMPLETE: ${n}${bound}${kept}`;
   const lines = [`${file}: ${head}`];
   for (const s of r.timeStamps) {
     const label = `time-stamp ${s.index}`.padEnd(16);
@@ -193,10 +289,13 @@ function humanPdf(file: string, r: PdfReport): string[] {
     lines.push(
       `  ${'ok'.padEnd(8)}${label}${s.field ? `field "${s.field}": ` : ''}the ByteRange covers the file up to byte ${s.revisionEnd} except /Contents; RFC 3161 token of ${t.tsa} (serial ${t.serialNumber}), chain to the TSA root pinned for ${s.server} checked, for its SHA-256 ${s.digest} — existed no later than ${t.genTime} (${t.tsa})`,
     );
-    if (s.ledger !== null)
+    if (s.promise !== null) {
+      const status = { kept: 'ok', pending: 'pending', broken: 'failed', invalid: 'failed' }[s.promise.state];
+      const proof = proofOf(s.promise.hash);
       lines.push(
-        `  ${'pending'.padEnd(8)}${`promise ${s.index}`.padEnd(16)}the ledger of ${s.ledger.date} must hold ${s.ledger.hash}: the PDF holds the receipt, not the ledger's proof (timeseal receipt check --pdf, or /verify, checks it against the published ledger)`,
+        `  ${status.padEnd(8)}${`promise ${s.index}`.padEnd(16)}${s.promise.checked}${proof === null ? '' : ` (its proof file ${proof})`}`,
       );
+    }
   }
   if (r.otherSignatures > 0)
     lines.push(

@@ -192,7 +192,8 @@ export async function runStamp(
       failures.set(t, `its proof file ${shown(t.proofPath)} is damaged: ${(err as Error).message}`);
       continue;
     }
-    if (proof.hash !== t.hash)
+    // A proof of a digest beside a document is its time-stamp's (stamp --pdf): upgraded as any pending proof.
+    if (proof.hash !== t.hash && proof.file !== null)
       failures.set(
         t,
         `it changed since it was stamped: its SHA-256 is ${t.hash}, its proof ${shown(t.proofPath)} is for ${proof.hash} (move the old proof away to stamp it again)`,

@@ -20,6 +20,7 @@ import type { KeyFiles, ProofFile, TrustData, VerifyReport } from '../types.ts';
 import { outcomeOfState, verify } from '../verify.ts';
 import { loadTrust, networkOf, printer, saveTrust, shown, trustPath, type Common } from './common.ts';
 import { controller } from './exit.ts';
+import { isPdfToCheck, runVerifyPdf } from './pdf.ts';
 import {
   digestProofPath,
   evidenceOf,
@@ -49,6 +50,8 @@ export async function runVerify(
   const out = printer(!!opts.json);
   const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
   const pairs: VerifyPair[] = [];
+  /** Timestamped PDFs found in folders with the proof of their time-stamp beside them (cli/pdf.ts). */
+  const pdfs: string[] = [];
   const outcomes: Outcome[] = [];
   const notFound = (file: string, why: string, extra: Record<string, unknown> = {}) => {
     outcomes.push('not-found');
@@ -109,12 +112,19 @@ export async function runVerify(
         else if (st.isDirectory()) {
           const skipped: Skipped[] = [];
           for (const f of walk(abs, walkOptions, skipped, shown))
-            pairs.push({ display: shown(f), doc: f, proofPath: proofPathFor(f, opts.outDir) });
+            if (isPdfToCheck(f, opts.outDir) && fs.existsSync(proofPathFor(f, opts.outDir))) pdfs.push(shown(f));
+            else pairs.push({ display: shown(f), doc: f, proofPath: proofPathFor(f, opts.outDir) });
         } else pairs.push({ display: p, doc: abs, proofPath: proofPathFor(abs, opts.outDir) });
       }
     }
   }
-  if (pairs.length === 0 && outcomes.length === 0 && coseReceipts.length === 0 && statements.length === 0)
+  if (
+    pairs.length === 0 &&
+    pdfs.length === 0 &&
+    outcomes.length === 0 &&
+    coseReceipts.length === 0 &&
+    statements.length === 0
+  )
     throw new TimesealClientError('usage', 'nothing to verify: give files, folders, proof files or --digest HEX');
 
   const trustFile = trustPath(opts);
@@ -206,6 +216,7 @@ export async function runVerify(
     outcomes.push(o.outcome);
     out.record(o.record, o.human);
   }
+  if (pdfs.length > 0) outcomes.push(await runVerifyPdf(pdfs, opts));
   // A few files at once, printed in order: reading a file and Web Crypto's checks wait on other threads.
   await mapInOrder(pairs, VERIFY_CONCURRENCY, verifyPair, (o) => {
     outcomes.push(o.outcome);
