@@ -11,10 +11,13 @@
 //   client        `timeseal-client verify FILE --json`, from source, with the trust store `stamp` pinned;
 //   cli           `timeseal receipt check FILE --file DOC --json` on the project.
 // The evidence is made by the real parts: `timeseal-client stamp` (the receipt and the proof file, then `upgrade`
-// once the day is built: its bundle and the .receipt.cose beside it), `timeseal-client stamp --pdf`, `timeseal
+// once the day is built: its bundle and the .receipt.cose beside it), `timeseal-client stamp --pdf` (and `upgrade`
+// of the proof file of its time-stamp's digest it writes beside the PDF), `timeseal
 // proof` (bundle and tlog-proof), the OpenTimestamps client's hello-world.txt.ots with its block's header, and the
 // Transparent Statement of a Signed Statement @transmute/cose's signer made, registered with POST /entries.
-// A verdict here is valid (also "valid so far": a promise or an anchor still to come), invalid or not-checked.
+// A verdict here is valid (also "valid so far": a promise or an anchor still to come), invalid or not-checked; for a
+// timestamped PDF whose day is published, kept: every reader must show each time-stamp's promise kept (the leaf
+// and its inclusion proof in the day's signed ledger), not valid so far.
 // A timestamped PDF is read whole by every reader: one whose time-stamp is followed by a 300 KiB update, and that
 // one stamped again (its first time-stamp 300 KiB before the end), get the same verdicts as the others. A PDF
 // that holds a time-stamp's words (in a stream's data, a comment, a string) but none is a document to each.
@@ -54,7 +57,10 @@ const NOW = `${DAY}T12:00:00.000Z`;
 const NEXT = '2025-11-03T00:01:00.000Z';
 const LATER = '2025-11-03T09:00:00.000Z';
 
-type Verdict = 'valid' | 'invalid' | 'not-checked';
+type Verdict = 'kept' | 'valid' | 'invalid' | 'not-checked';
+/** What every reader that checks the kind must say of the valid file: kept for a timestamped PDF (its day is
+ * published when the readers are asked), valid for the others. */
+const VALID: Partial<Record<EvidenceKind, Verdict>> = { 'timestamped-pdf': 'kept' };
 interface Evidence {
   kind: EvidenceKind;
   file: string;
@@ -145,7 +151,8 @@ beforeAll(async () => {
   await stop();
   expect(run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } }).code).toBe(0);
   server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
-  const upgraded = client(['upgrade', 'doc.txt']);
+  // The document's proof file, and those of the timestamped PDFs' digests `stamp --pdf` wrote beside them.
+  const upgraded = client(['upgrade', 'doc.txt', 'contract.timestamped.pdf', 'contract-grown.timestamped.pdf']);
   expect(upgraded.code, `${upgraded.stdout}${upgraded.stderr}`).toBe(2); // anchoring is still to come
   const hash = sha256(at('doc.txt'));
   const proofFile = JSON.parse(fs.readFileSync(at('doc.txt.timeseal.json'), 'utf8')) as { receipt: string };
@@ -239,9 +246,10 @@ async function verifyPage(e: Evidence): Promise<Verdict> {
       const stamps = await page
         .locator('[data-testid=pdf-check-stamp]')
         .evaluateAll((els) => els.map((el) => el.getAttribute('data-state')));
-      return state !== 'unreadable' && stamps.length > 0 && stamps.every((s) => s !== 'invalid' && s !== 'broken')
-        ? 'valid'
-        : 'invalid';
+      if (state === 'unreadable' || stamps.length === 0 || stamps.some((s) => s === 'invalid' || s === 'broken'))
+        return 'invalid';
+      // The card's state is the file's (valid or invalid); each time-stamp's is its promise's.
+      return stamps.every((s) => s === 'kept') ? 'kept' : 'valid';
     }
     return ['kept', 'pending', 'valid'].includes(state) ? 'valid' : 'invalid';
   } finally {
@@ -277,7 +285,10 @@ async function offlinePage(e: Evidence): Promise<Verdict> {
     network: 'mainnet',
   };
   const report = await verifyInputs(given);
-  return report.summary.state === 'fail' ? 'invalid' : report.summary.state === 'empty' ? 'not-checked' : 'valid';
+  if (report.summary.state === 'fail') return 'invalid';
+  if (report.summary.state === 'empty') return 'not-checked';
+  // Given the day's files, every check of a PDF passed: its time-stamps and their promises in the signed ledger.
+  return e.kind === 'timestamped-pdf' && report.summary.state === 'ok' ? 'kept' : 'valid';
 }
 
 function clientVerdict(e: Evidence): Verdict {
@@ -286,7 +297,7 @@ function clientVerdict(e: Evidence): Verdict {
     .trim()
     .split('\n')
     .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as { state: string; reason?: string });
+    .map((l) => JSON.parse(l) as { state: string; reason?: string; timeStamps?: ClientStamp[] });
   expect(records, `${r.stdout}${r.stderr}`).toHaveLength(1);
   const { state, reason } = records[0]!;
   if (state === 'not-checked') {
@@ -294,8 +305,17 @@ function clientVerdict(e: Evidence): Verdict {
     return 'not-checked';
   }
   expect(['complete', 'pending', 'invalid'], `${r.stdout}${r.stderr}`).toContain(state);
-  return state === 'invalid' ? 'invalid' : 'valid';
+  if (state === 'invalid') return 'invalid';
+  const stamps = records[0]!.timeStamps?.map(clientStampVerdict) ?? [];
+  return state === 'complete' && stamps.length > 0 && stamps.every((s) => s === 'kept') ? 'kept' : 'valid';
 }
+
+interface ClientStamp {
+  state: 'valid' | 'invalid';
+  promise: { state: string } | null;
+}
+/** A time-stamp's verdict in the client's record, in the words receipt check uses: its promise's, else its own. */
+const clientStampVerdict = (t: ClientStamp) => (t.state === 'invalid' ? 'invalid' : (t.promise?.state ?? 'valid'));
 
 function cliVerdict(e: Evidence): Verdict {
   const args = ['receipt', 'check', e.file, ...(e.document === null ? [] : ['--file', e.document]), '--json'];
@@ -306,7 +326,8 @@ function cliVerdict(e: Evidence): Verdict {
     return 'not-checked';
   }
   expect(['kept', 'valid', 'pending', 'invalid', 'broken'], `${r.stdout}${r.stderr}`).toContain(out.state);
-  return out.state === 'invalid' || out.state === 'broken' ? 'invalid' : 'valid';
+  if (out.state === 'invalid' || out.state === 'broken') return 'invalid';
+  return e.kind === 'timestamped-pdf' && out.state === 'kept' ? 'kept' : 'valid';
 }
 
 const READERS_RUN: Record<Reader, (e: Evidence) => Promise<Verdict> | Verdict> = {
@@ -325,7 +346,11 @@ async function expectAgreement(e: Evidence, changed: boolean): Promise<void> {
   const expected: Record<string, Verdict> = {};
   for (const reader of Object.keys(READERS_RUN) as Reader[]) {
     verdicts[reader] = await READERS_RUN[reader](e);
-    expected[reader] = READERS[e.kind].includes(reader) ? (changed ? 'invalid' : 'valid') : 'not-checked';
+    expected[reader] = READERS[e.kind].includes(reader)
+      ? changed
+        ? 'invalid'
+        : (VALID[e.kind] ?? 'valid')
+      : 'not-checked';
   }
   // One line a kind: each reader's verdict, and the sentence of each that does not check it.
   const said = Object.keys(verdicts).map((r) =>
@@ -387,11 +412,13 @@ describe('a timestamped PDF is read wherever its time-stamps are', () => {
     180_000,
   );
 
-  test('both time-stamps of the file stamped twice are read: the client finds both valid, receipt check both kept', () => {
+  test('both time-stamps of the file stamped twice are read: the client and receipt check find both promises kept', () => {
     const file = at('contract-grown.timestamped.pdf');
     const v = client(['verify', file, '--json']);
-    const record = JSON.parse(v.stdout.trim().split('\n').at(-1)!) as { timeStamps: Array<{ state: string }> };
-    expect(record.timeStamps.map((t) => t.state)).toEqual(['valid', 'valid']);
+    expect(v.code, v.stdout).toBe(0);
+    const record = JSON.parse(v.stdout.trim().split('\n').at(-1)!) as { state: string; timeStamps: ClientStamp[] };
+    expect(record.state).toBe('complete');
+    expect(record.timeStamps.map(clientStampVerdict)).toEqual(['kept', 'kept']);
     const r = run(dir, ['receipt', 'check', file, '--json'], { env: { ...env, TIMESEAL_NOW: LATER } });
     const checked = JSON.parse(r.stdout) as { state: string; timeStamps: Array<{ state: string }> };
     expect(checked.state, r.stdout).toBe('kept');
