@@ -32,3 +32,24 @@ const WORST_FIRST: readonly Outcome[] = ['usage', 'failed', 'temporary', 'not-fo
 /** The outcome of many: usage, then failed, temporary, not found, pending; ok when there are none. */
 export const worstOutcome = (outcomes: readonly Outcome[]): Outcome =>
   WORST_FIRST.find((o) => outcomes.includes(o)) ?? 'ok';
+
+/** The exit status when the reader of the output goes away (`… | head -1`): 128 + SIGPIPE (13), what a shell
+ * reports for a tool a closed pipe ended. Node ignores SIGPIPE, so the program ends itself with this status. */
+export const CLOSED_OUTPUT_STATUS = 141;
+
+interface OutputStream {
+  on(event: 'error', listener: (err: Error & { code?: string }) => void): unknown;
+}
+
+/**
+ * Ends the program quietly with CLOSED_OUTPUT_STATUS when the reader of one of `streams` (stdout, stderr) has gone
+ * away (EPIPE), as a Unix tool does, instead of Node's crash on the unhandled error with its stack trace; any other
+ * error of a stream is thrown as before.
+ */
+export function endWhenOutputCloses(streams: OutputStream[], exit: (status: number) => void): void {
+  for (const stream of streams)
+    stream.on('error', (err) => {
+      if (err.code !== 'EPIPE') throw err;
+      exit(CLOSED_OUTPUT_STATUS);
+    });
+}
