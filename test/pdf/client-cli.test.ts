@@ -268,6 +268,10 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
       expect(records.map((r) => r.proof)).toEqual(
         expect.arrayContaining(['signed.timestamped.pdf.timeseal.json', 'spec.timestamped.pdf.timeseal.json']),
       );
+      // `stamp` of the PDF as a file: the proof beside it is its time-stamp's, upgraded, not a changed document.
+      const again = clientJson(['stamp', 'signed.timestamped.pdf', '--server', server!.url]);
+      expect(again.r.code, again.r.stdout + again.r.stderr).toBe(0);
+      expect(again.json).toMatchObject({ file: 'signed.timestamped.pdf', action: 'unchanged', stage: 'published' });
     } finally {
       await stop();
     }
