@@ -151,9 +151,22 @@ beforeAll(async () => {
   await stop();
   expect(run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } }).code).toBe(0);
   server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
-  // The document's proof file, and those of the timestamped PDFs' digests `stamp --pdf` wrote beside them.
-  const upgraded = client(['upgrade', 'doc.txt', 'contract.timestamped.pdf', 'contract-grown.timestamped.pdf']);
+  // The document's proof file, and those of the timestamped PDFs' digests `stamp --pdf` wrote beside them: the PDF
+  // stamped twice names both (its first time-stamp's proof is beside contract.timestamped.pdf).
+  const upgraded = client(['upgrade', 'doc.txt', 'contract-grown.timestamped.pdf', '--json']);
   expect(upgraded.code, `${upgraded.stdout}${upgraded.stderr}`).toBe(2); // anchoring is still to come
+  const upgradedProofs = upgraded.stdout
+    .trim()
+    .split('\n')
+    .map((l) => {
+      const r = JSON.parse(l) as { proof: string; stage: string };
+      return `${r.proof} ${r.stage}`;
+    });
+  expect(upgradedProofs).toEqual([
+    'doc.txt.timeseal.json published',
+    'contract.timestamped.pdf.timeseal.json published',
+    'contract-grown.timestamped.pdf.timeseal.json published',
+  ]);
   const hash = sha256(at('doc.txt'));
   const proofFile = JSON.parse(fs.readFileSync(at('doc.txt.timeseal.json'), 'utf8')) as { receipt: string };
   fs.writeFileSync(at('doc.txt.tsr'), Buffer.from(proofFile.receipt, 'base64'));

@@ -13,6 +13,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { TimesealClientError } from '../errors.ts';
 import { EXIT_CODES, worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
+import { checkPdfTimeStamps } from '../../../core/pdf-check.ts';
 import { checkPdf, stampPdf, type PdfReport } from '../pdf.ts';
 import { encodeProofFile, newProofFile, parseProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import { pinServer } from '../trust.ts';
@@ -153,6 +154,24 @@ export function pdfsAmong(paths: string[], outDir: string | undefined): { pdfs: 
   const rest: string[] = [];
   for (const p of paths) (isPdfToCheck(path.resolve(p), outDir) ? pdfs : rest).push(p);
   return { pdfs, rest };
+}
+
+/**
+ * The proof files of the Timeseal time-stamps of `pdf` (for upgrade), found as verify finds them (PdfProofs); none
+ * when it is not a PDF to check as a timestamped PDF (isPdfToCheck), cannot be read as one, or has no such proof.
+ */
+export async function proofsOfPdf(pdf: string, outDir: string | undefined): Promise<string[]> {
+  if (!isPdfToCheck(pdf, outDir)) return [];
+  let hashes: string[];
+  try {
+    const check = await checkPdfTimeStamps(new Uint8Array(fs.readFileSync(pdf)), { inflate, authority: [] });
+    hashes = check.stamps.flatMap((s) => (s.receipt === null ? [] : [s.receipt.ledgerHash]));
+  } catch {
+    return []; // not readable as a PDF: the caller says there is no proof file
+  }
+  const found = new PdfProofs(outDir).for(pdf);
+  for (const h of hashes) found.lookup(h);
+  return [...new Set(found.used.values())];
 }
 
 /**

@@ -1,5 +1,6 @@
 // `timeseal-client upgrade`: complete proof files (the bundle, the consistency proof, the Bitcoin headers), once
-// or, with --wait, round after round until complete. Once a bundle holds the leaf's COSE receipt (RFC 9942,
+// or, with --wait, round after round until complete; given a timestamped PDF, the proof of each of its
+// time-stamps' digests (cli/pdf.ts). Once a bundle holds the leaf's COSE receipt (RFC 9942,
 // ES256; docs/FORMAT.md §11), it is also written beside the proof file as `<name>.receipt.cose`, for SCITT tools.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,7 @@ import {
 } from './common.ts';
 import { controller, outcomeOfError } from './exit.ts';
 import { globToRegExp, proofPathFor, RECEIPT_SUFFIX, walkProofs, writeAtomic } from './files.ts';
+import { proofsOfPdf } from './pdf.ts';
 
 export async function runUpgrade(
   paths: string[],
@@ -44,7 +46,10 @@ export async function runUpgrade(
     else if (abs.endsWith(PROOF_SUFFIX)) files.push(abs);
     else {
       const proof = proofPathFor(abs, opts.outDir);
-      if (fs.existsSync(proof)) files.push(proof);
+      // A timestamped PDF: the proof of each of its time-stamps' digests (an earlier version's among them).
+      const ofPdf = await proofsOfPdf(abs, opts.outDir);
+      if (ofPdf.length > 0) files.push(...ofPdf);
+      else if (fs.existsSync(proof)) files.push(proof);
       else {
         outcomes.push('not-found');
         out.record({ file: p, proof: shown(proof), state: 'not-found', error: 'no proof file' }, () => [
