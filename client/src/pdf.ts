@@ -207,7 +207,11 @@ function reportOf(s: PdfTimeStampCheck, server: string | null): PdfTimeStampRepo
   };
 }
 
-/** The layers of a proof file that show the ledger holds its hash; any other that fails makes the proof invalid. */
+/**
+ * A valid Timeseal time-stamp's promise, from the proof file of its digest checked by verify with the PDF's own token
+ * as its receipt: a failed layer other than the receipt's makes the proof invalid; then the receipt's layer says
+ * whether the day's ledger in the proof keeps the promise (kept), is still to come (pending) or breaks it.
+ */
 async function promiseOf(s: PdfTimeStampReport, proof: ProofFile | undefined, trust: TrustData): Promise<PdfPromise> {
   const { date, hash } = s.ledger!;
   if (proof === undefined)
@@ -226,14 +230,17 @@ async function promiseOf(s: PdfTimeStampReport, proof: ProofFile | undefined, tr
   const base = { date, hash, proof: true, layers: report.layers };
   if (failed !== undefined)
     return { ...base, state: 'invalid', checked: `its proof file does not check: ${failed.layer}: ${failed.checked}` };
-  if (receipt.status === 'failed') return { ...base, state: 'broken', checked: receipt.checked };
   if (receipt.status === 'pending')
     return {
       ...base,
       state: 'pending',
       checked: `the ledger of ${date} must hold ${hash}: its proof file does not hold the day's ledger yet (run timeseal-client upgrade once the day is published, 00:01 UTC the next day)`,
     };
-  const ledger = report.layers.find((l) => l.layer === 'ledger' && l.status === 'ok')!;
+  const ledger = report.layers.find((l) => l.layer === 'ledger' && l.status === 'ok');
+  // Without a verified ledger the receipt's failure is the proof's (no TSA root pinned for its server, say).
+  if (ledger === undefined)
+    return { ...base, state: 'invalid', checked: `its proof file does not check: receipt: ${receipt.checked}` };
+  if (receipt.status === 'failed') return { ...base, state: 'broken', checked: receipt.checked };
   return { ...base, state: 'kept', checked: `kept: the ledger of ${date} holds ${hash}: ${ledger.checked}` };
 }
 

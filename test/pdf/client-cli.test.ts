@@ -9,7 +9,8 @@
 // signed ledger), broken for a digest deleted before the build (and so do the offline verifier's checks). The
 // proof file of the time-stamp's digest `stamp --pdf` writes beside its output is completed by `upgrade` (of the
 // PDF, or of its folder), and then `timeseal-client verify` finds the promise kept too (exit 0), offline; a
-// changed character of that proof's checkpoint root makes it invalid, and a proof not upgraded leaves it pending. A
+// changed character of that proof's checkpoint root makes it invalid, a bundle recording the digest after the
+// token's time makes the promise broken, and a proof not upgraded leaves it pending. A
 // flipped byte, another TSA root and an unstamped PDF are invalid (exit 1); a signature added after the
 // time-stamp is reported as bytes it does not cover.
 import fs from 'node:fs';
@@ -320,6 +321,14 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
       expect(bad.json.state).toBe('invalid');
       expect(bad.json.timeStamps[0].promise).toMatchObject({ state: 'invalid' });
       expect(bad.json.problems[0]).toMatch(/^promise 1: its proof file does not check: ledger: /);
+      // A bundle that records the digest after the token's time (its own statement, not signed): a broken promise.
+      const late = JSON.parse(good);
+      late.bundle.submitted_at = `${DAY}T23:00:00.000Z`;
+      fs.writeFileSync(proofPath, `${JSON.stringify(late, null, 2)}\n`);
+      const broken = clientJson(['verify', 'signed.timestamped.pdf']);
+      expect(broken.r.code).toBe(1);
+      expect(broken.json.timeStamps[0].promise).toMatchObject({ state: 'broken', date: DAY });
+      expect(broken.json.problems[0]).toMatch(/^promise 1: .*after the receipt's time: a broken promise$/);
     } finally {
       fs.writeFileSync(proofPath, good);
     }
