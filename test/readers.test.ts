@@ -439,6 +439,39 @@ describe('a timestamped PDF is read wherever its time-stamps are', () => {
   });
 });
 
+describe('a timestamped PDF given with the proof file of its digest', () => {
+  test("the offline page, given both: the proof's hash is the time-stamp's digest, so every check passes", async () => {
+    const pdf = at('contract.timestamped.pdf');
+    const read = (f: string) => classifyFile(path.basename(f), new Uint8Array(fs.readFileSync(f)));
+    const pem = (name: string) => fs.readFileSync(path.join(dir, 'keys', name), 'utf8');
+    const day = ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'];
+    const given = (files: string[]) =>
+      verifyInputs({
+        files: [...files.map(read), ...day.map((x) => read(path.join(dir, 'ledgers', `${DAY}${x}`)))],
+        keys: {
+          ecdsa: { key: ecdsaPublicKeyFromPem(pem('public.pem')), source: 'keys/' },
+          mldsa: { key: new Uint8Array(fs.readFileSync(path.join(dir, 'keys/dilithium_public.key'))), source: 'keys/' },
+        },
+        authority: { certs: pemCertificates(pem('timeseal-tsa-root.pem')), source: 'keys/timeseal-tsa-root.pem' },
+        network: 'mainnet',
+      });
+    const report = await given([pdf, `${pdf}.timeseal.json`]);
+    expect(report.summary.state, report.summary.text).toBe('ok');
+    const matches = report.sections
+      .flatMap((s) => s.checks)
+      .filter((c) => c.label === 'Hash matches the document')
+      .map((c) => [c.state, c.details?.join(' ')]);
+    expect(matches.length).toBeGreaterThan(0);
+    for (const m of matches)
+      expect(m).toEqual([
+        'ok',
+        expect.stringMatching(/over the ByteRange of time-stamp 1 of contract\.timestamped\.pdf$/),
+      ]);
+    // The proof alone: its document is still to be given.
+    expect((await given([`${pdf}.timeseal.json`])).summary.state).toBe('pending');
+  });
+});
+
 describe("a PDF that only holds a time-stamp's words is a PDF without a time-stamp", () => {
   test('every reader reads it as it reads the same PDF without the words: a document, not a timestamped PDF', async () => {
     const plain = at('contract.pdf');

@@ -31,7 +31,7 @@ import { coseReceiptSection, daySignatureSection, transparentStatementSection } 
 import { ledgerOf, sha256Of, type Context, type PolicyInput, type VerifierInputs } from './checks/context.ts';
 import { daySection, type Day } from './checks/day.ts';
 import { otsSection } from './checks/ots-file.ts';
-import { pdfSection } from './checks/pdf.ts';
+import { checkPdfs, pdfDigests, pdfSection } from './checks/pdf.ts';
 import { receiptSection } from './checks/receipt.ts';
 import {
   fail,
@@ -165,8 +165,14 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
   const policy = policyFile
     ? { policy: readWitnessPolicy(policyFile.value as string), source: policyFile.name }
     : undefined;
+  // The PDFs first: a proof of a time-stamp's digest (timeseal-client's) is for that PDF, its document.
+  const pdfs = checkPdfs(
+    files.filter((f) => f.kind === 'timestamped-pdf'),
+    inputs.authority?.certs ?? [],
+  );
   const ctx: Context = {
     inputs,
+    pdfDigests: await pdfDigests(pdfs),
     ...(policy ? { policy } : {}),
     keys,
     receiptKeys,
@@ -258,7 +264,7 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
   for (const t of files.filter((f) => f.kind === 'transparent-statement'))
     sections.push(transparentStatementSection(ctx, t));
   for (const d of files.filter((f) => f.kind === 'day-receipt-signature')) sections.push(daySignatureSection(ctx, d));
-  for (const p of files.filter((f) => f.kind === 'timestamped-pdf')) sections.push(pdfSection(ctx, p));
+  for (const [p, check] of pdfs) sections.push(pdfSection(ctx, p, check));
   for (const o of files.filter((f) => f.kind === 'ots')) sections.push(otsSection(ctx, o));
   for (const h of ctx.pool.unused()) sections.push(headerSection(h, ctx.pool, ctx.network));
   for (const u of unplaced) {

@@ -65,6 +65,9 @@ export interface Context {
   later: Promise<unknown>[];
   /** The ledgers whose day checked out (both signatures, metadata, checkpoint), by date. */
   verified: Map<string, Ledger>;
+  /** The digest over the ByteRange of each sound time-stamp of the timestamped PDFs given (checks/pdf.ts), and
+   * which one it is: the document of a proof of that digest (timeseal-client's, beside the PDF). */
+  pdfDigests: Map<string, string>;
 }
 
 // What a large ledger costs to read (its SHA-256, its ML-DSA-65 μ, its parse: seconds for a busy day's) is
@@ -128,6 +131,8 @@ export function tokenChecks(
 export function documentMatch(ctx: Context, hash: string, what: string): Check {
   const doc = ctx.inputs.document;
   const label = 'Hash matches the document';
+  const stamp = ctx.pdfDigests.get(hash);
+  if (stamp !== undefined) return ok(label, [`SHA-256 ${hash}, over the ByteRange of ${stamp}`]);
   if (!doc)
     return pending(
       label,

@@ -14,13 +14,31 @@ async function inflate(data: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-export function pdfSection(ctx: Context, input: ClassifiedInput): Section {
+/** Each timestamped PDF given, checked once: the section shows it, and its time-stamps' digests are known first. */
+export type PdfChecks = Map<ClassifiedInput, Promise<PdfCheck>>;
+
+export function checkPdfs(pdfs: ClassifiedInput[], authority: Uint8Array[]): PdfChecks {
+  return new Map(pdfs.map((p) => [p, checkPdfTimeStamps(p.bytes, { inflate, authority })]));
+}
+
+/** The digest over the ByteRange of each sound time-stamp of the PDFs, and which time-stamp of which PDF it is. */
+export async function pdfDigests(checks: PdfChecks): Promise<Map<string, string>> {
+  const digests = new Map<string, string>();
+  for (const [input, check] of checks) {
+    const report = await check.catch(() => null); // a PDF that cannot be read says so in its section
+    for (const s of report?.stamps ?? [])
+      if (s.state === 'valid') digests.set(s.digest, `time-stamp ${s.index} of ${input.name}`);
+  }
+  return digests;
+}
+
+export function pdfSection(ctx: Context, input: ClassifiedInput, check: Promise<PdfCheck>): Section {
   const section: Section = { title: `Timestamped PDF ${input.name}`, checks: [] };
   const row = pending('Document time-stamps', 'checking…');
   section.checks.push(row);
   const authority = ctx.inputs.authority;
   ctx.later.push(
-    checkPdfTimeStamps(input.bytes, { inflate, authority: authority?.certs ?? [] }).then(
+    check.then(
       (report) => {
         section.checks = stampChecks(ctx, report, authority?.source);
       },
