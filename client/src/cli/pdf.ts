@@ -135,17 +135,22 @@ function proofAt(file: string): ProofFile | undefined {
  * time-stamp's digest there, with no `file`), not the proof of its bytes.
  */
 export function isPdfToCheck(abs: string, outDir: string | undefined): boolean {
+  const head = Buffer.alloc(5);
   try {
-    const proofPath = proofPathFor(abs, outDir);
-    if (!fs.statSync(abs).isFile() || (fs.existsSync(proofPath) && proofAt(proofPath)?.file !== null)) return false;
+    if (!fs.statSync(abs).isFile()) return false;
     const fd = fs.openSync(abs, 'r');
-    const b = Buffer.alloc(5);
-    fs.readSync(fd, b, 0, 5, 0);
-    fs.closeSync(fd);
-    return b.toString('latin1') === '%PDF-';
+    try {
+      fs.readSync(fd, head, 0, 5, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
   } catch {
     return false; // not a readable file: left to the proof files' verify, which reports it
   }
+  // The proof beside it is read only for a PDF (a folder's other files are not read twice).
+  if (head.toString('latin1') !== '%PDF-') return false;
+  const proofPath = proofPathFor(abs, outDir);
+  return !fs.existsSync(proofPath) || proofAt(proofPath)?.file === null;
 }
 
 /** Which of `paths` are PDFs to check as timestamped PDFs (named by --pdf, or isPdfToCheck), and the rest. */
