@@ -1,10 +1,12 @@
 // What the site's build reads, as one fingerprint, so that `make start` rebuilds dist/ only when one of them
 // changed (scripts/build.ts --if-changed): the site's sources, core/ (the islands and the offline verifier bundle
-// it), the sealed document, the build's configuration and lock file, and the public keys the offline verifier
-// embeds (TIMESEAL_KEYS, default keys/). Each file counts by its path, size and modification time.
+// it), the sealed document, the build's configuration and lock file, and every key file the offline verifier
+// embeds (of TIMESEAL_KEYS, default keys/; site/offline-verifier/key-files.ts names them). Each file counts by
+// its path, size and modification time.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { VERIFIER_KEY_FILES } from '../site/offline-verifier/key-files.ts';
 
 /** Folders and files under the repository root that the build reads. */
 export const BUILD_INPUTS = [
@@ -18,8 +20,8 @@ export const BUILD_INPUTS = [
   'scripts/build.ts',
 ];
 
-/** The public key files the offline verifier may embed (site/offline-verifier/build.ts). */
-const KEY_FILES = ['public.pem', 'dilithium_public.key', 'dilithium_public.pem'];
+/** The key files the offline verifier may embed (site/offline-verifier/build.ts reads each by this name). */
+const KEY_FILES = Object.values(VERIFIER_KEY_FILES);
 
 function walk(root: string, rel: string, out: string[]): void {
   const full = path.join(root, rel);

@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BUILD_INPUTS, buildFingerprint } from '../scripts/build-inputs.ts';
+import { VERIFIER_KEY_FILES } from '../site/offline-verifier/key-files.ts';
 import { verifierSizeText } from '../site/offline-verifier/size.ts';
 import { ROOT } from './cli/helpers.ts';
 
@@ -44,6 +45,32 @@ describe('the build fingerprint', () => {
     write('keys/public.pem', 'another key');
     expect(buildFingerprint(root, 'keys')).not.toBe(added);
     expect(buildFingerprint(root, 'other-keys')).not.toBe(buildFingerprint(root, 'keys'));
+  });
+  it('changes with every key file the offline verifier embeds: its receipt keys, the retired ones, the vkeys', () => {
+    // The page embeds the COSE receipt keys, the retired receipt keys and the vkeys too (site/offline-verifier/
+    // build.ts); with only the log's two keys counted, `timeseal keys rotate-receipt` then `make start` served a
+    // page without the key it had just retired.
+    const keys = path.join(root, 'keys-all');
+    write('keys-all/public.pem', 'key');
+    let before = buildFingerprint(root, 'keys-all');
+    for (const name of [
+      'dilithium_public.key',
+      'dilithium_public.pem',
+      'receipt-es256.pem',
+      'receipt-mldsa65.pem',
+      'receipt-keys.retired',
+      'ed25519.vkey',
+      'mldsa44.vkey',
+    ]) {
+      write(`keys-all/${name}`, name);
+      const after = buildFingerprint(root, 'keys-all');
+      expect(after, name).not.toBe(before);
+      before = after;
+    }
+    expect(Object.values(VERIFIER_KEY_FILES).sort()).toEqual(fs.readdirSync(keys).sort());
+    // The build reads each key file by the one list's name: none named in build.ts itself.
+    const build = fs.readFileSync(path.join(ROOT, 'site/offline-verifier/build.ts'), 'utf8');
+    expect(build.match(/['"`][\w.-]+\.(?:pem|key|vkey|retired)['"`]/g) ?? []).toEqual([]);
   });
 });
 

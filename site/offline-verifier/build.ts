@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { build, transform } from 'esbuild';
-import { parseRetiredReceiptKeys, RETIRED_RECEIPT_KEYS } from '../../core/cose-receipt.ts';
+import { parseRetiredReceiptKeys } from '../../core/cose-receipt.ts';
 import { parseVkey } from '../../core/cosignature.ts';
 import {
   ecdsaPublicKeyFromPem,
@@ -23,6 +23,7 @@ import {
   MLDSA_PUBLIC_KEY_SIZE,
 } from '../../core/sig.ts';
 import { toBase64 } from '../../core/encoding.ts';
+import { VERIFIER_KEY_FILES } from './key-files.ts';
 import { verifierSizeText } from './size.ts';
 
 export const VERSION = '2.0';
@@ -58,15 +59,15 @@ interface BuiltInKeys {
 /** Reads keys/public.pem and keys/dilithium_public.key (or .pem); a missing file is reported, a bad one fails. */
 function readKeys(dir: string): BuiltInKeys {
   const out: BuiltInKeys = { ecdsaPem: null, mldsaKey: null, missing: [], fingerprints: { ecdsa: null, mldsa: null } };
-  const ecdsaFile = path.join(dir, 'public.pem');
+  const ecdsaFile = path.join(dir, VERIFIER_KEY_FILES.ecdsa);
   if (fs.existsSync(ecdsaFile)) {
     const pem = fs.readFileSync(ecdsaFile, 'utf8');
     const key = ecdsaPublicKeyFromPem(pem);
     out.ecdsaPem = pem;
     out.fingerprints.ecdsa = fingerprint(ecdsaPublicKeyToSpkiDer(key));
   } else out.missing.push(ecdsaFile);
-  const rawFile = path.join(dir, 'dilithium_public.key');
-  const pemFile = path.join(dir, 'dilithium_public.pem');
+  const rawFile = path.join(dir, VERIFIER_KEY_FILES.mldsa);
+  const pemFile = path.join(dir, VERIFIER_KEY_FILES.mldsaPem);
   let raw: Uint8Array | undefined;
   if (fs.existsSync(rawFile)) raw = new Uint8Array(fs.readFileSync(rawFile));
   else if (fs.existsSync(pemFile)) raw = mldsaPublicKeyFromPem(fs.readFileSync(pemFile, 'utf8'));
@@ -84,8 +85,8 @@ function readKeys(dir: string): BuiltInKeys {
  * ES256 (-7) and ML-DSA-65 (-49), each as its raw public key in base64. A present but malformed key fails. */
 function readReceiptKeys(dir: string): Array<{ alg: number; key: string }> {
   const out: Array<{ alg: number; key: string }> = [];
-  const es256 = path.join(dir, 'receipt-es256.pem');
-  const mldsa = path.join(dir, 'receipt-mldsa65.pem');
+  const es256 = path.join(dir, VERIFIER_KEY_FILES.receiptEs256);
+  const mldsa = path.join(dir, VERIFIER_KEY_FILES.receiptMldsa65);
   if (fs.existsSync(es256)) out.push({ alg: -7, key: toBase64(ecdsaPublicKeyFromPem(fs.readFileSync(es256, 'utf8'))) });
   if (fs.existsSync(mldsa))
     out.push({ alg: -49, key: toBase64(mldsaPublicKeyFromPem(fs.readFileSync(mldsa, 'utf8'))) });
@@ -94,7 +95,7 @@ function readReceiptKeys(dir: string): Array<{ alg: number; key: string }> {
 
 /** keys/receipt-keys.retired (the receipt keys a rotation retired, with the days they signed), checked, or null. */
 function readRetiredReceiptKeys(dir: string): string | null {
-  const file = path.join(dir, RETIRED_RECEIPT_KEYS);
+  const file = path.join(dir, VERIFIER_KEY_FILES.retiredReceipts);
   if (!fs.existsSync(file)) return null;
   const text = fs.readFileSync(file, 'utf8');
   parseRetiredReceiptKeys(text);
@@ -103,7 +104,7 @@ function readRetiredReceiptKeys(dir: string): string | null {
 
 /** keys/ed25519.vkey and keys/mldsa44.vkey, when the archive has them (checked, one line each). */
 function readVkeys(dir: string): string[] {
-  return ['ed25519.vkey', 'mldsa44.vkey']
+  return [VERIFIER_KEY_FILES.ed25519, VERIFIER_KEY_FILES.mldsa44]
     .map((name) => path.join(dir, name))
     .filter((file) => fs.existsSync(file))
     .map((file) => {
