@@ -1,6 +1,7 @@
 // The drop zone with many files, in Debian's Chromium against the real server (lib/drop-session.ts, DropZone.tsx):
 //   - submissions go in the order the files were dropped: with the free tier's 2 a day and three files, a large
-//     first one (its hash finishes last) and two small ones, the first two are kept and the third refused;
+//     first one and two small ones, the first two are kept and the third refused, also when the second's request
+//     is slow (held until the third's is sent, or until the page keeps the third waiting for its turn);
 //   - 20 files: each row shows its submission time; what a receipt is is said once, not 20 times; one "Download
 //     all receipts" gives a zip that Python's zipfile reads (CRCs checked) with the 20 .tsr and a manifest.json
 //     naming each hash, and each .tsr checks with `openssl ts -verify`; a reload keeps every row, in order, with
@@ -82,6 +83,27 @@ describe('the drop zone', () => {
     const submits: string[] = [];
     page.on('request', (r) => {
       if (r.url().endsWith('/api/submit')) submits.push(JSON.parse(r.postData() ?? '{}').fileName);
+    });
+    // The race the issue saw (the second refused, the third kept, in 2 of 3 runs): two submissions in flight at
+    // once reach the server in either order. Made certain here: the second file's request is held until the third
+    // file's request is sent too, or until the page shows the third hashed and waiting for its turn (what a drop
+    // zone that submits one at a time does), and only then goes on to the server.
+    let thirdSent!: () => void;
+    const third = new Promise<void>((resolve) => (thirdSent = resolve));
+    await page.route('**/api/submit', async (route) => {
+      const name = JSON.parse(route.request().postData() ?? '{}').fileName;
+      if (name === 'third.txt') thirdSent();
+      if (name === 'second.txt')
+        await Promise.race([
+          third,
+          page.waitForFunction(() => {
+            const row = [...document.querySelectorAll('ul[aria-label=Files] > li')].find(
+              (li) => li.querySelector('p')?.textContent === 'third.txt',
+            );
+            return row?.getAttribute('data-status') === 'complete' && row.getAttribute('data-submit') === 'none';
+          }),
+        ]);
+      await route.continue();
     });
     const dir = fs.mkdtempSync(path.join(tmp, 'order-'));
     const big = path.join(dir, 'first-large.bin');
