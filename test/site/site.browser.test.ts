@@ -22,6 +22,7 @@ import {
   removeProject,
   ROOT,
   ROUTES,
+  SCREENSHOTS,
   settled,
   sha256sum,
   startServer,
@@ -807,6 +808,32 @@ if (CAPTURE) {
       expect(written).toHaveLength((ROUTES.length + 1) * 4);
       expect(pngProblems(written, start)).toEqual([]);
     }, 300_000);
+
+    it("captures a published hash's certificate: the HTML page at both widths and themes, and each page of the PDF", async () => {
+      const start = Date.now();
+      const written: string[] = [];
+      const url = `/api/certificate.php?hash=${SEALED_SHA256}`;
+      for (const [label, width, height] of [
+        ['desktop', 1280, 900],
+        ['phone', 390, 844],
+      ] as const)
+        for (const theme of ['dark', 'light'] as const) {
+          const { context, page } = await newPage({ theme, width, height });
+          await page.emulateMedia({ colorScheme: theme });
+          await page.goto(url);
+          await page.locator('section.appendix').waitFor();
+          written.push((await capture(page, `certificate-${label}-${theme}`, { fullPage: true }))!);
+          await context.close();
+        }
+      // The PDF as a reader shows it: each page drawn by poppler's pdftoppm.
+      const pdf = path.join(tmp, 'certificate.pdf');
+      fs.writeFileSync(pdf, Buffer.from(await (await fetch(`${server.url}${url}&format=pdf`)).arrayBuffer()));
+      execFileSync('pdftoppm', ['-png', '-r', '96', pdf, path.join(SCREENSHOTS, 'certificate-pdf')]);
+      const pages = fs.readdirSync(SCREENSHOTS).filter((f) => /^certificate-pdf-\d+\.png$/.test(f));
+      expect(pages).toEqual(['certificate-pdf-1.png', 'certificate-pdf-2.png']);
+      written.push(...pages.map((f) => path.join(SCREENSHOTS, f)));
+      expect(pngProblems(written, start)).toEqual([]);
+    }, 120_000);
   });
 }
 
