@@ -76,6 +76,23 @@ const toastText = (page: Page) => page.locator('#toaster .toast').first();
 /** A full-page screenshot test-results/screenshots/accounts-<name>.png under `make screenshots`; nothing otherwise. */
 const shoot = (page: Page, name: string) => capture(page, `accounts-${name}`, { fullPage: true });
 
+/** Under `make screenshots`, `url` at 1280 and 390 px in both themes, each once `ready` says it is drawn:
+ *  accounts-<name>-{desktop,phone}-{dark,light}.png. */
+async function shootEachWay(url: string, name: string, ready: (page: Page) => Promise<void>): Promise<void> {
+  if (!CAPTURE) return;
+  for (const [label, width] of [
+    ['desktop', 1280],
+    ['phone', 390],
+  ] as const)
+    for (const theme of ['dark', 'light'] as const) {
+      const { context, page } = await newPage({ theme, width });
+      await page.goto(url);
+      await ready(page);
+      await shoot(page, `${name}-${label}-${theme}`);
+      await context.close();
+    }
+}
+
 async function deliver(event: { payload: string; signature: string }): Promise<number> {
   const res = await fetch(`${server.url}/api/stripe/webhook`, {
     method: 'POST',
@@ -191,19 +208,9 @@ describe('account screens', () => {
     }
     await elsewhere.close();
     // While the address is not verified the link stays replaced: its screen at both widths, in both themes.
-    for (const [label, width] of CAPTURE
-      ? ([
-          ['desktop', 1280],
-          ['phone', 390],
-        ] as const)
-      : [])
-      for (const theme of ['dark', 'light'] as const) {
-        const { context: c, page: p } = await newPage({ theme, width });
-        await p.goto(`/verify-email?token=${replaced}`);
-        await p.getByRole('heading', { name: 'A newer link was sent' }).waitFor();
-        await shoot(p, `verify-email-replaced-${label}-${theme}`);
-        await c.close();
-      }
+    await shootEachWay(`/verify-email?token=${replaced}`, 'verify-email-replaced', (p) =>
+      p.getByRole('heading', { name: 'A newer link was sent' }).waitFor(),
+    );
     const token = linkToken(mails.at(-1)!, 'verify-email');
     await page.goto(`/verify-email?token=${token}`);
     await page.getByRole('heading', { name: 'Email Verified!' }).waitFor();
@@ -363,6 +370,7 @@ describe('account screens', () => {
     await page.goto(`/reset-password?token=${token}`);
     await hydrated(page, 'form[aria-label="Choose a new password"]');
     await page.getByText('Must be at least 8 characters').waitFor();
+    await page.getByText('Choose a new password for your account.').waitFor();
     await page.getByLabel('New password', { exact: true }).fill('short');
     await page.getByLabel('Confirm password', { exact: true }).fill('short');
     await page.getByRole('button', { name: 'Reset password' }).click();
@@ -376,6 +384,7 @@ describe('account screens', () => {
     await page.getByRole('button', { name: 'Reset password' }).click();
     await page.getByRole('heading', { name: 'Password reset successful' }).waitFor();
     await page.getByText('You can now log in with your new password').waitFor();
+    await expect(page.getByText('Choose a new password').count()).resolves.toBe(0);
     // The same link a second time: said at once, with a way to a new one, instead of the form again.
     await page.goto(`/reset-password?token=${token}`);
     const used = page.locator('[data-testid=reset-link-used]');
@@ -385,7 +394,11 @@ describe('account screens', () => {
       '/forgot-password',
     );
     await expect(page.locator('form[aria-label="Choose a new password"]').count()).resolves.toBe(0);
-    await shoot(page, 'reset-link-used-desktop-light');
+    // Nor the form's invitation above it (it said "Choose a new password for your account." there).
+    await expect(page.getByText('Choose a new password').count()).resolves.toBe(0);
+    await shootEachWay(`/reset-password?token=${token}`, 'reset-link-used', (p) =>
+      p.locator('[data-testid=reset-link-used]').waitFor(),
+    );
     // No token at all.
     await page.goto('/reset-password');
     await page.waitForURL('**/forgot-password');

@@ -68,7 +68,7 @@ export default function ResetPasswordForm() {
 
   if (done !== null) {
     return (
-      <div className="space-y-4 text-center" data-testid="reset-done">
+      <div className="mt-6 space-y-4 text-center" data-testid="reset-done">
         <h2 className="text-xl font-semibold">Password reset successful</h2>
         <p className="muted text-sm">{done}</p>
         <a href="/login" className="btn-primary w-full">
@@ -79,7 +79,7 @@ export default function ResetPasswordForm() {
   }
   if (!usable) {
     return (
-      <div className="space-y-4 text-center" data-testid="reset-link-used">
+      <div className="mt-6 space-y-4 text-center" data-testid="reset-link-used">
         <h2 className="text-xl font-semibold">This link can no longer be used</h2>
         <p className="muted text-sm">
           A password reset link works once and for 1 hour. This one was already used or has expired.
@@ -94,7 +94,9 @@ export default function ResetPasswordForm() {
     );
   }
   return (
-    <form onSubmit={submit} noValidate className="space-y-4" aria-label="Choose a new password">
+    <form onSubmit={submit} noValidate className="mt-1 space-y-4" aria-label="Choose a new password">
+      {/* Said with the form only: above a used link's or a reset's answer it would ask for what cannot be done. */}
+      <p className="muted mb-6 text-sm">Choose a new password for your account.</p>
       <div>
         <label htmlFor="reset-password" className="label">
           New password
