@@ -90,19 +90,33 @@ describe('the drop zone', () => {
     // zone that submits one at a time does), and only then goes on to the server.
     let thirdSent!: () => void;
     const third = new Promise<void>((resolve) => (thirdSent = resolve));
+    // What the third row offers while it waits: no "Create Proof" (a click would send it out of turn, and the
+    // queue would then send it again), but a word that it waits.
+    let waiting: { createProof: number; text: string } | undefined;
     await page.route('**/api/submit', async (route) => {
       const name = JSON.parse(route.request().postData() ?? '{}').fileName;
       if (name === 'third.txt') thirdSent();
-      if (name === 'second.txt')
-        await Promise.race([
-          third,
-          page.waitForFunction(() => {
-            const row = [...document.querySelectorAll('ul[aria-label=Files] > li')].find(
-              (li) => li.querySelector('p')?.textContent === 'third.txt',
-            );
-            return row?.getAttribute('data-status') === 'complete' && row.getAttribute('data-submit') === 'none';
-          }),
+      if (name === 'second.txt') {
+        const thirdFirst = await Promise.race([
+          third.then(() => true),
+          page
+            .waitForFunction(() => {
+              const row = [...document.querySelectorAll('ul[aria-label=Files] > li')].find(
+                (li) => li.querySelector('p')?.textContent === 'third.txt',
+              );
+              const submit = row?.getAttribute('data-submit');
+              return row?.getAttribute('data-status') === 'complete' && (submit === 'none' || submit === 'queued');
+            })
+            .then(() => false),
         ]);
+        if (!thirdFirst) {
+          const row = page.locator('ul[aria-label=Files] > li', { hasText: 'third.txt' });
+          waiting = {
+            createProof: await row.getByRole('button', { name: 'Create Proof' }).count(),
+            text: await row.innerText(),
+          };
+        }
+      }
       await route.continue();
     });
     const dir = fs.mkdtempSync(path.join(tmp, 'order-'));
@@ -130,6 +144,8 @@ describe('the drop zone', () => {
       ['third.txt', 'limited'],
     ]);
     expect(submits).toEqual(['first-large.bin', 'second.txt', 'third.txt']);
+    expect(waiting?.createProof).toBe(0);
+    expect(waiting?.text).toContain('Waiting for the files before it');
     await context.close();
   }, 120_000);
 

@@ -227,7 +227,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
         // Files that were waiting to be submitted will not be accepted either.
         setItems((all) =>
           all.map((it) =>
-            it.id === id || (it.hash && (it.submit === 'none' || it.submit === 'failed'))
+            it.id === id || (it.hash && (it.submit === 'none' || it.submit === 'queued' || it.submit === 'failed'))
               ? { ...it, submit: 'limited', note: undefined }
               : it,
           ),
@@ -286,7 +286,7 @@ export default function DropZone({ idPrefix = 'dropzone' }: { idPrefix?: string 
             return job.promise.then(
               (hash) => {
                 jobs.current.delete(id);
-                update(id, { status: 'complete', hash, loaded: file.size });
+                update(id, { status: 'complete', hash, loaded: file.size, submit: 'queued' });
                 toast({ title: 'Hash computed', description: `${file.name} hashed successfully` });
                 submitter.current.ready(id, hash, file.name);
               },
@@ -510,6 +510,11 @@ function FileRow({
           {it.submit === 'submitted' && it.note && (
             <span className="muted text-xs" data-testid="file-note">
               {it.note}
+            </span>
+          )}
+          {it.submit === 'queued' && (
+            <span className="badge-slate" data-testid="file-queued">
+              Waiting for the files before it
             </span>
           )}
           {it.submit === 'limited' && (

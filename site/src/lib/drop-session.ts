@@ -7,7 +7,9 @@
 //   - "Download all receipts": one zip of every .tsr with a manifest.json (docs/DECISIONS.md: why a zip, and
 //     why written here rather than by a library).
 
-export type SubmitState = 'none' | 'submitting' | 'submitted' | 'failed' | 'limited';
+/** `queued`: hashed, waiting for the files dropped before it to be submitted (never saved: after a reload it is
+ *  `none`, not submitted, and "Create Proof" offers it). */
+export type SubmitState = 'none' | 'queued' | 'submitting' | 'submitted' | 'failed' | 'limited';
 
 export interface Row {
   id: number;
@@ -36,13 +38,13 @@ const HASH = /^[0-9a-f]{64}$/;
 
 /**
  * The rows worth keeping: those with a hash (a file still being hashed cannot be resumed after a reload, its
- * contents are gone). A submission under way when the page goes is kept as not made: "Create Proof" then
- * offers it again (the server keeps each submission; at worst it is kept twice, never lost).
+ * contents are gone). A submission under way or waiting its turn when the page goes is kept as not made:
+ * "Create Proof" then offers it again (the server keeps each submission; at worst it is kept twice, never lost).
  */
 export function saveRows(storage: Storage | undefined, key: string, rows: readonly Row[]): void {
   const kept = rows
     .filter((r) => r.status === 'complete' && r.hash !== null)
-    .map((r) => (r.submit === 'submitting' ? { ...r, submit: 'none' as const } : r));
+    .map((r) => (r.submit === 'submitting' || r.submit === 'queued' ? { ...r, submit: 'none' as const } : r));
   try {
     if (kept.length === 0) storage?.removeItem(key);
     else storage?.setItem(key, JSON.stringify(kept));
