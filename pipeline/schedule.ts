@@ -147,6 +147,50 @@ export function failedDays(result: unknown): { failed: string[]; of: number } {
   return { failed: days.filter((d) => d.outcome === 'failed').map((d) => d.date), of: days.length };
 }
 
+/**
+ * The days of an anchoring report (the upgrade's `days`) not stamped because their stamp failed, with when each
+ * is tried again: a run after a failed anchoring is not "done" either.
+ */
+function retryingDays(result: unknown): Array<{ date: string; next: string }> {
+  const inner = (result as { result?: unknown } | null)?.result ?? result;
+  const days = (inner as { days?: unknown } | null)?.days;
+  if (!Array.isArray(days)) return [];
+  return days
+    .filter(
+      (d): d is { date: string; state: string; next_attempt: string } =>
+        d?.state === 'not-stamped' && typeof d.date === 'string' && typeof d.next_attempt === 'string',
+    )
+    .map((d) => ({ date: d.date, next: d.next_attempt }));
+}
+
+/**
+ * A step's report as its last log line carries it: without the raw errors of the days that failed (a failed
+ * stamp's `reason` and `failures`, the `reason` of a day whose stamp waits for its next attempt), which their
+ * "… delayed: <day>: <reason>" line gave once already.
+ */
+function loggedResult(result: unknown): unknown {
+  const day = (d: unknown): unknown => {
+    if (d === null || typeof d !== 'object') return d;
+    const entry = d as Record<string, unknown>;
+    if (entry.outcome !== 'failed' && !(entry.state === 'not-stamped' && 'next_attempt' in entry)) return d;
+    return Object.fromEntries(Object.entries(entry).filter(([k]) => k !== 'reason' && k !== 'failures'));
+  };
+  const report = (r: unknown): unknown => {
+    if (Array.isArray(r)) return r.map(day);
+    if (r === null || typeof r !== 'object') return r;
+    const o = r as Record<string, unknown>;
+    return {
+      ...o,
+      ...(Array.isArray(o.stamps) ? { stamps: o.stamps.map(day) } : {}),
+      ...(Array.isArray(o.days) ? { days: o.days.map(day) } : {}),
+    };
+  };
+  const wrapped = result as { result?: unknown; archive?: unknown } | null;
+  return wrapped !== null && typeof wrapped === 'object' && 'archive' in wrapped && 'result' in wrapped
+    ? { ...wrapped, result: report(wrapped.result) }
+    : report(result);
+}
+
 /** The days a `ledger build --json` report says it published (not those it only re-checked). */
 function builtDays(result: unknown): Array<{ entryCount: number }> {
   const days = (result as { days?: unknown } | null)?.days;
@@ -265,12 +309,22 @@ export function startSchedule(
       try {
         const result = await step.run(ctx, runOf(step), holder);
         const { failed, of } = failedDays(result);
-        if (failed.length === 0) log.info({ step: step.name, result }, `scheduled ${step.name} done`);
-        else
+        const retrying = retryingDays(result);
+        const logged = loggedResult(result);
+        const listed = (dates: string[]) => `${dates.slice(0, 3).join(', ')}${dates.length > 3 ? ', …' : ''}`;
+        if (failed.length > 0)
           runOf(step).warn(
-            { result, failed },
-            `scheduled ${step.name} failed for ${failed.length} of ${of} day${of === 1 ? '' : 's'} (${failed.slice(0, 3).join(', ')}${failed.length > 3 ? ', …' : ''}); each is tried again after its wait`,
+            { result: logged, failed },
+            `scheduled ${step.name} failed for ${failed.length} of ${of} day${of === 1 ? '' : 's'} (${listed(failed)}); each is tried again after its wait`,
           );
+        else if (retrying.length > 0) {
+          const n = retrying.length;
+          const next = retrying.map((d) => d.next).sort()[0]!;
+          runOf(step).warn(
+            { result: logged, retrying: retrying.map((d) => d.date), next_attempt: next },
+            `scheduled ${step.name}: ${n} day${n === 1 ? '' : 's'} not anchored yet, ${n === 1 ? 'its stamp' : 'their stamps'} failed (${listed(retrying.map((d) => d.date))}); next try ${next}`,
+          );
+        } else log.info({ step: step.name, result: logged }, `scheduled ${step.name} done`);
         options.metrics?.stepFinished(step.name, true, seconds());
         const built = step.lane === 'build' ? builtDays(result) : [];
         if (built.length > 0)

@@ -70,6 +70,8 @@ export interface DayReport {
   block_height?: number;
   confirmations?: number;
   reason?: string;
+  /** A day not stamped because its stamp failed (scheduled runs): when the stamp is tried again (ISO time). */
+  next_attempt?: string;
   upgraded_from: string[];
 }
 
@@ -368,10 +370,15 @@ export async function upgradeDays(ctx: AnchorContext): Promise<UpgradeReport> {
         const known = stored.ledgers[day.date];
         const proof = proofs.get(day.date);
         if (!proof) {
+          // A retry record whose time is still to come: its stamp failed (this run or before) and waits out its
+          // backoff (a day due but left for a later run by the run's bounds has none).
+          const retry = book?.get(`stamp ${day.date}`)?.next;
+          const next = retry !== undefined && Date.parse(retry) > ctx.schedule!.now().getTime() ? retry : undefined;
           reports.set(day.date, {
             date: day.date,
             state: 'not-stamped',
             reason: pending[day.date]?.reason ?? stored.pending[day.date]?.reason,
+            ...(next === undefined ? {} : { next_attempt: next }),
             upgraded_from: [],
           });
           continue;

@@ -41,6 +41,32 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const dateBefore = (n: number) => new Date(Date.parse(`${LAST}T00:00:00Z`) - n * 86_400_000).toISOString().slice(0, 10);
 
+/** The settings of an archive, its keys and its database in the folder `dir`. */
+const archiveEnv = (dir: string) => ({
+  TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
+  TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
+  TIMESEAL_KEYS: path.join(dir, 'keys'),
+  TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
+  TIMESEAL_ORIGIN: 'https://timeseal.test',
+});
+
+/** New keys and an archive of `count` published days up to LAST, none anchored, with the settings `env`. */
+function smallArchive(env: ReturnType<typeof archiveEnv>, count: number) {
+  const config = loadConfig(env);
+  initKeys({ keys: config.keys, privateKeys: config.privateKeys });
+  const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
+  writeLongArchive({
+    archive: config.archive,
+    origin: config.logOrigin,
+    keys,
+    count,
+    lastDate: LAST,
+    signed: 1,
+    anchoredThrough: '',
+  });
+  return { config, keys };
+}
+
 interface Line {
   level: 'info' | 'warn' | 'error';
   fields: Record<string, unknown>;
@@ -69,9 +95,16 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
   const gets = () => calendar.requests.filter((r) => r.startsWith('GET /timestamp/')).length;
   const delayed = () => lines.filter((l) => l.msg.startsWith('anchoring delayed: '));
   const doneLines = (name: string) => lines.filter((l) => l.msg === `scheduled ${name} done`);
-  /** A run's last line: "done", or which days failed. */
+  /** The runs whose last line says which days failed. */
   const failedLines = (name: string) => lines.filter((l) => l.msg.startsWith(`scheduled ${name} failed for `));
-  const finishedLines = (name: string) => [...doneLines(name), ...failedLines(name)];
+  /** A run's last line: "done", which days failed, or which days wait for their stamp after a failure. */
+  const finishedLines = (name: string) =>
+    lines.filter(
+      (l) =>
+        l.msg === `scheduled ${name} done` ||
+        l.msg.startsWith(`scheduled ${name} failed for `) ||
+        l.msg.startsWith(`scheduled ${name}: `),
+    );
   const stamped = () => fs.readdirSync(archive).filter((f) => f.endsWith('.json.ots')).length;
   const blockInfo = () =>
     JSON.parse(fs.readFileSync(path.join(archive, 'block_info.json'), 'utf8')) as {
@@ -114,11 +147,7 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     calendar.fault = 'hang';
     dir = tempDir('backoff');
     const env = {
-      TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
-      TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
-      TIMESEAL_KEYS: path.join(dir, 'keys'),
-      TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
-      TIMESEAL_ORIGIN: 'https://timeseal.test',
+      ...archiveEnv(dir),
       OTS_CALENDARS: calendar.url,
       OTS_MIN_CALENDARS: '1',
       OTS_TIMEOUT_MS: '250',
@@ -267,7 +296,7 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     // workers) can take longer than that to answer on loopback, and a day whose upgrade timed out is missing below.
     process.env.OTS_TIMEOUT_MS = '10000';
     const start = sim;
-    const firstRun = doneLines('upgrade and block refresh').length;
+    const firstRun = finishedLines('upgrade and block refresh').length;
     // Until every day has its calendar proof: at most ANCHOR_DAYS_PER_RUN (24) new stamps a run.
     let runs = 0;
     while (stamped() < DAYS && sim < start + 48 * HOUR) {
@@ -280,7 +309,7 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     // One successful request a day: 10 + 70 failed ones before, then exactly 400.
     expect(posts()).toBe(10 + 70 + DAYS);
     // The first run after the calendar came back stamped 24 days, newest due first.
-    const first = doneLines('upgrade and block refresh')[firstRun]!.fields.result as {
+    const first = finishedLines('upgrade and block refresh')[firstRun]!.fields.result as {
       stamps: Array<{ date: string; outcome: string }>;
     };
     const dates = first.stamps.filter((s) => s.outcome === 'stamped').map((s) => s.date);
@@ -310,23 +339,7 @@ describe('the rule and the bounds', () => {
     try {
       cal.fault = 'http500';
       const dir = tempDir('backoff-budget');
-      const config = loadConfig({
-        TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
-        TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
-        TIMESEAL_KEYS: path.join(dir, 'keys'),
-        TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
-        TIMESEAL_ORIGIN: 'https://timeseal.test',
-      });
-      initKeys({ keys: config.keys, privateKeys: config.privateKeys });
-      writeLongArchive({
-        archive: config.archive,
-        origin: config.logOrigin,
-        keys: loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys }),
-        count: 5,
-        lastDate: LAST,
-        signed: 1,
-        anchoredThrough: '',
-      });
+      const { config } = smallArchive(archiveEnv(dir), 5);
       const anchor = loadAnchorConfig({ OTS_CALENDARS: cal.url, OTS_MIN_CALENDARS: '1', ANCHOR_RUN_SECONDS: '1' });
       // A budget clock that moves 0.6 s a reading: the first day starts at 0.6 s, the second would start after 1 s.
       let t = 0;
@@ -353,26 +366,65 @@ describe('the rule and the bounds', () => {
     expect(() => loadAnchorConfig({ ANCHOR_RUN_SECONDS: 'soon' })).toThrow(/ANCHOR_RUN_SECONDS/);
   });
 
+  it('after a failed anchoring the upgrade says one plain line, what failed and the next try; the raw error once', async () => {
+    const cal = await new LoopbackCalendar().start();
+    const dir = tempDir('backoff-plain');
+    const env = {
+      ...archiveEnv(dir),
+      OTS_CALENDARS: cal.url,
+      OTS_MIN_CALENDARS: '1',
+      BITCOIN_NETWORK: 'regtest',
+    };
+    // The schedule's steps read their settings from the environment, as in `timeseal serve`.
+    for (const [k, v] of Object.entries(env)) vi.stubEnv(k, v);
+    smallArchive(env, 1);
+    const ctx = { ...createContext(env), clock: () => new Date(T0) };
+    const lines: Line[] = [];
+    const push = (level: Line['level']) => (fields: object, msg: string) =>
+      void lines.push({ level, fields: fields as Line['fields'], msg });
+    const steps = scheduledSteps(launchTimeseal).filter((s) =>
+      ['anchor', 'upgrade and block refresh'].includes(s.name),
+    );
+    cal.fault = 'http500';
+    const schedule = startSchedule(ctx, { info: push('info'), warn: push('warn'), error: push('error') }, steps, {
+      leaseMs: 60_000,
+      now: () => new Date(T0),
+    });
+    try {
+      // The catch-up at start: the anchor's stamp fails, then the upgrade finds the day still without its stamp.
+      await vi.waitFor(
+        () => expect(lines.some((l) => l.msg.startsWith('scheduled upgrade and block refresh'))).toBe(true),
+        {
+          timeout: 20_000,
+          interval: 20,
+        },
+      );
+      const upgrade = lines.filter((l) => l.msg.startsWith('scheduled upgrade and block refresh'));
+      expect(upgrade.map((l) => [l.level, l.msg])).toEqual([
+        [
+          'warn',
+          `scheduled upgrade and block refresh: 1 day not anchored yet, its stamp failed (${LAST}); next try 2026-02-05T01:00:00.000Z`,
+        ],
+      ]);
+      // The calendar's answer (HTTP 500) is in the log once: the line that says the day's anchoring is delayed.
+      const raw = lines.filter((l) => /\b500\b/.test(JSON.stringify(l)));
+      expect(raw.map((l) => l.msg)).toEqual([
+        expect.stringMatching(new RegExp(`^anchoring delayed: ${LAST}: stamp failed: `)),
+      ]);
+      expect(lines.map((l) => l.msg)).toContain(
+        `scheduled anchor failed for 1 of 1 day (${LAST}); each is tried again after its wait`,
+      );
+    } finally {
+      await schedule.stop();
+      await ctx.close();
+      await cal.stop();
+      vi.unstubAllEnvs();
+    }
+  });
+
   it('a witness that is down is asked again after its wait, not at every run; its cosignature clears the record', async () => {
     const dir = tempDir('backoff-witness');
-    const config = loadConfig({
-      TIMESEAL_DB: path.join(dir, 'data/timeseal.db'),
-      TIMESEAL_ARCHIVE: path.join(dir, 'ledgers'),
-      TIMESEAL_KEYS: path.join(dir, 'keys'),
-      TIMESEAL_PRIVATE_KEYS: path.join(dir, 'data/private-keys'),
-      TIMESEAL_ORIGIN: 'https://timeseal.test',
-    });
-    initKeys({ keys: config.keys, privateKeys: config.privateKeys });
-    const keys = loadSigningKeys({ keys: config.keys, privateKeys: config.privateKeys });
-    writeLongArchive({
-      archive: config.archive,
-      origin: config.logOrigin,
-      keys,
-      count: 3,
-      lastDate: LAST,
-      signed: 1,
-      anchoredThrough: '',
-    });
+    const { config, keys } = smallArchive(archiveEnv(dir), 3);
     const witness = await startWitness({
       name: 'w.example/witness',
       seed: new Uint8Array(32).fill(21),
