@@ -156,3 +156,37 @@ it("npm install's install scripts are approved in package.json: exactly the pack
   for (const [where, p] of Object.entries(lock.packages))
     if (p.hasInstallScript) expect(p.resolved, where).toBeUndefined();
 });
+
+it('timeseal refuses a Node older than 24.8 in one line when .tools/ has none (package.json names no engines)', () => {
+  // The bin as a clone without `make install` has it, and a `node` on PATH that says its version, or what it ran.
+  const dir = tempDir('old-node');
+  fs.mkdirSync(path.join(dir, 'cli/bin'), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'cli/bin/timeseal'), path.join(dir, 'cli/bin/timeseal'));
+  fs.chmodSync(path.join(dir, 'cli/bin/timeseal'), 0o755);
+  const run = (version: string) => {
+    const bin = path.join(dir, `node-${version}`);
+    fs.mkdirSync(bin, { recursive: true });
+    const node = `#!/bin/sh\nif [ "$1" = --version ]; then echo ${version}; else echo "ran: $*"; fi\n`;
+    fs.writeFileSync(path.join(bin, 'node'), node, { mode: 0o755 });
+    return spawnSync(path.join(dir, 'cli/bin/timeseal'), ['status'], {
+      env: { PATH: `${bin}:/usr/bin:/bin`, HOME: dir },
+      encoding: 'utf8',
+    });
+  };
+  for (const old of ['v20.20.2', 'v24.7.0']) {
+    const r = run(old);
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(
+      `timeseal needs Node >= 24.8 (node on PATH: ${old}); \`make install\` puts Node 24 in ${fs.realpathSync(dir)}/.tools\n`,
+    );
+  }
+  for (const ok of ['v24.8.0', 'v25.0.1']) {
+    const r = run(ok);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^ran: .*\/cli\/cli\.ts status$/);
+  }
+  // package.json names no engines: npx's first run installs the project into its cache and checked them against
+  // the Node that runs npm (test/walkthrough.test.ts runs it as a newcomer does).
+  expect(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'))).not.toHaveProperty('engines');
+});
