@@ -19,6 +19,8 @@ export type ClientErrorCode =
   | 'fork'
   /** The caller's AbortSignal fired, or a request's own deadline passed. */
   | 'aborted'
+  /** The day's ledger is published and the server has no proof of the hash in it: the receipt's promise is broken. */
+  | 'broken'
   /** A PDF that cannot be read or stamped: damaged, encrypted, or in a form not read (the message says which). */
   | 'pdf';
 

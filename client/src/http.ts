@@ -51,6 +51,8 @@ export interface AnswerLimits {
   readonly tile: number;
   /** An Esplora answer: a block hash or an 80-byte header, in hex. */
   readonly esplora: number;
+  /** The published days (/ledgers/days.json: about 200 bytes a day, some 730 KB after ten years). */
+  readonly days: number;
   /** The text of an error answer (its first 200 characters are shown). */
   readonly error: number;
 }
@@ -63,6 +65,7 @@ export const LIMITS: AnswerLimits = {
   checkpoint: MiB,
   tile: 64 * KiB,
   esplora: 4 * KiB,
+  days: 8 * MiB,
   error: 16 * KiB,
 };
 

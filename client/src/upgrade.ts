@@ -2,7 +2,8 @@
 //   1. GET /api/proof/<hash>: the timeseal-proof/4 bundle once the day is published (404 before: asked once per
 //      day and call, and the next check is the day's end, by the server's clock, read from its Date header: a
 //      server whose clock was moved, `timeseal clock`, is followed). It is verified with the pinned keys before
-//      anything is kept.
+//      anything is kept. A 404 once the day is over, for a day /ledgers/days.json lists as published, is a broken
+//      promise: an error with code 'broken' (the server's word, not a proof of absence: nothing is kept).
 //   2. The log's latest checkpoint (GET /ledgers/checkpoint), verified, must extend the latest this client saw
 //      (an RFC 9162 consistency proof computed from the log's tiles, GET /ledgers/tile/…); the bundle's
 //      checkpoint must extend to it too, and that proof is kept in the file so verify can show it offline.
@@ -20,6 +21,8 @@ import { consistencyProof, verifyConsistency } from '../../core/merkle.ts';
 import { parseNote } from '../../core/note.ts';
 import { parseProofBundle, type ProofBundle } from '../../core/proof.ts';
 import { parseCheckpoint } from '../../core/checkpoint.ts';
+import { parseDays } from '../../core/archive.ts';
+import { DAYS_PATH } from '../../core/archive-paths.ts';
 import { tileHashReader, tilePath, tilesForConsistency } from '../../core/tiles.ts';
 import { VerifyCache } from './cache.ts';
 import { readBundleOts } from './checks.ts';
@@ -89,6 +92,8 @@ interface ServerState {
   notYet: Map<string, Promise<number | null>>;
   /** The server asked for a witness policy it did not serve when pinned (once per call). */
   policyAsked: Promise<void> | null;
+  /** The days its days.json lists as published, once asked (after a 404 past a day's publication time). */
+  days: Promise<Set<string>> | null;
 }
 
 /** Upgrades each proof file; one proof's failure does not stop the others (see its `error`). */
@@ -185,8 +190,39 @@ async function openServer(
     tileFetches: new Map(),
     notYet: new Map(),
     policyAsked: null,
+    days: null,
     notes: pin.pinned === 'new' ? [`pinned the keys of ${server}`, ...pin.notes] : pin.notes,
   };
+}
+
+/** Whether the server's days.json lists the proof's day as published (read once per call and server). */
+async function dayIsOut(
+  proof: ProofFile,
+  state: ServerState,
+  server: string,
+  options: UpgradeOptions,
+): Promise<boolean> {
+  state.days ??= (async () => {
+    const url = `${server}/ledgers/${DAYS_PATH}`;
+    const res = await request(url, { method: 'GET', headers: { accept: 'application/json' } }, options, LIMITS.days);
+    if (res.status === 404) {
+      await res.cancel();
+      return new Set<string>(); // nothing published yet
+    }
+    if (!res.ok) throw await httpError(res, `GET ${url}`);
+    try {
+      return new Set(parseDays(await res.text()).days.map((d) => d.date));
+    } catch (err) {
+      throw new TimesealClientError('invalid', `${url}: ${(err as Error).message}`, { cause: err });
+    }
+  })();
+  const days = state.days;
+  try {
+    return (await days).has(proof.ledgerDate!);
+  } catch (err) {
+    if (state.days === days) state.days = null; // asked again by a later proof
+    throw err;
+  }
 }
 
 /** How many of a checkpoint's signature lines are not the log's own (witnesses' cosignatures, others). */
@@ -267,8 +303,24 @@ async function upgradeOne(
   }
   if (res.status === 404) {
     const lead = serverLead(res, now());
-    answered(lead);
     await res.cancel();
+    // Once the day is over by the server's clock, its days.json says whether the day is published: then the 404
+    // is this hash's alone (the next proof of the day asks for its own), and the promise is broken.
+    let out = false;
+    try {
+      out = dayEnd !== null && dayEnd <= now().getTime() + lead && (await dayIsOut(proof, state, server, options));
+    } catch (err) {
+      answered(null);
+      throw err;
+    }
+    if (out) {
+      answered(null);
+      throw new TimesealClientError(
+        'broken',
+        `the ledger of ${proof.ledgerDate} is published and does not hold this hash: the promise is broken (GET ${url}: 404)`,
+      );
+    }
+    answered(lead);
     return notPublished(lead);
   }
   answered(null);

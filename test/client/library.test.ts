@@ -450,5 +450,33 @@ describe('upgrade', () => {
     expect(due!.notes).toContain(
       'not published yet (the ledger of 2025-11-02 is published at 2025-11-03T00:01:00.000Z, server time)',
     );
+
+    // Its days.json lists the day: a 404 is that hash's alone, a broken promise (each proof of the day asks for
+    // its own; days.json is read once). A days.json without the day (only the day before): not published yet.
+    const day = (date: string, firstIndex: number) => ({
+      date,
+      first_index: firstIndex,
+      entry_count: 1,
+      tree_size: firstIndex + 1,
+      root: hex(),
+      sha256: hex(),
+    });
+    let listed = [day('2025-11-01', 0), day('2025-11-02', 1)];
+    const served = fakeFetch((m, p) =>
+      p === '/ledgers/days.json'
+        ? json(200, { format: 'timeseal-days/1', origin: 'timeseal.test', days: listed })
+        : fetch(`http://timeseal.test${p}`, { method: m }),
+    );
+    const broken = await upgrade(proofs, { trust: emptyTrust(), fetch: served.fetch, now: ours });
+    expect(broken.map((x) => x.error?.code)).toEqual(['broken', 'broken']);
+    expect(broken[0]!.error!.message).toBe(
+      `the ledger of 2025-11-02 is published and does not hold this hash: the promise is broken (GET http://timeseal.test/api/proof/${proofs[0]!.hash}: 404)`,
+    );
+    expect(served.calls.filter((c) => c.startsWith('GET /api/proof/'))).toHaveLength(2);
+    expect(served.calls.filter((c) => c === 'GET /ledgers/days.json')).toHaveLength(1);
+    listed = [day('2025-11-01', 0)];
+    const [later] = await upgrade([proofs[0]!], { trust: emptyTrust(), fetch: served.fetch, now: ours });
+    expect(later!.error).toBeUndefined();
+    expect(later!.notes.at(-1)).toMatch(/^not published yet /);
   });
 });
