@@ -220,7 +220,7 @@ async function promiseOf(s: PdfTimeStampReport, proof: ProofFile | undefined, tr
       date,
       hash,
       proof: false,
-      checked: `the ledger of ${date} must hold ${hash}: the PDF holds the receipt, not the ledger's proof, and no proof file of this digest is here (stamp --pdf writes it beside the PDF it makes; timeseal receipt check --pdf, or /verify, checks the promise against the published ledger)`,
+      checked: `the ledger of ${date} must hold ${hash}: the PDF holds the receipt, not the ledger's proof, and no proof file of this digest is here (run timeseal-client upgrade on this PDF with --server ${s.server} once the day is published, 00:01 UTC the next day: it writes the proof file beside the PDF; timeseal receipt check --pdf, or /verify, checks the promise against the published ledger)`,
       layers: [],
     };
   // The proof checked for this token: its receipt is the one in the PDF, so the promise judged is this token's.

@@ -10,7 +10,10 @@
 // proof file of the time-stamp's digest `stamp --pdf` writes beside its output is completed by `upgrade` (of the
 // PDF, or of its folder), and then `timeseal-client verify` finds the promise kept too (exit 0), offline; a
 // changed character of that proof's checkpoint root makes it invalid, a bundle recording the digest after the
-// token's time makes the promise broken, and a proof not upgraded leaves it pending. A
+// token's time makes the promise broken, and a proof not upgraded leaves it pending. A PDF stamped by the site's
+// code (site/src/lib/pdf-stamp.ts, run here against the server) has no proof file: verify says pending and names
+// `upgrade --server`, which writes the proof of its digest beside it, and verify then finds it kept. `upgrade`
+// of the deleted digest's proof, once its day is published, says the promise is broken (exit 1). A
 // flipped byte, another TSA root and an unstamped PDF are invalid (exit 1); a signature added after the
 // time-stamp is reported as bytes it does not cover.
 import fs from 'node:fs';
@@ -24,6 +27,7 @@ import { pemCertificates } from '../../core/rfc3161.ts';
 import { ecdsaPublicKeyFromPem } from '../../core/sig.ts';
 import { verifyInputs } from '../../site/offline-verifier/src/checks.ts';
 import { classifyFile } from '../../site/offline-verifier/src/inputs.ts';
+import { stampPdfFile } from '../../site/src/lib/pdf-stamp.ts';
 import { byteRangesOf, covered, fixture, gapToken, inflate, pdfbox, tool } from './tools.ts';
 import { clientFromSource } from '../support/client-source.ts';
 import { freePort } from '../support/servers.ts';
@@ -97,6 +101,7 @@ afterAll(async () => {
 
 describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check --pdf', () => {
   let digest: string;
+  let browserDigest: string;
 
   test('stamp: FILE.timestamped.pdf, the input a prefix of it, only the digest sent; openssl, qpdf and pdfsig accept it', () => {
     const before = submitted();
@@ -191,6 +196,29 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     expect(r.stdout).toMatch(/^cut\.pdf: REFUSED: This PDF is damaged: [^\n]+\.\n$/);
     expect(submitted()).toEqual(before);
     expect(fs.existsSync(path.join(dir, 'cut.timestamped.pdf'))).toBe(false);
+  });
+
+  test('a PDF stamped by the site\'s code (the drop zone\'s "Timestamp this PDF"): no proof file, the client says pending (2) and names upgrade --server', async () => {
+    // site/src/lib/pdf-stamp.ts as the page runs it, its same-origin requests sent to the server.
+    const pageFetch = globalThis.fetch;
+    globalThis.fetch = (input, init) => pageFetch(new URL(String(input), server!.url), init);
+    let outcome: Awaited<ReturnType<typeof stampPdfFile>>;
+    try {
+      outcome = await stampPdfFile(new File([fs.readFileSync(path.join(dir, 'contract.pdf'))], 'browser.pdf'));
+    } finally {
+      globalThis.fetch = pageFetch;
+    }
+    if (outcome.kind !== 'stamped') throw new Error(`not stamped: ${outcome.reason}`);
+    expect(outcome).toMatchObject({ name: 'browser.timestamped.pdf', ledgerDate: DAY, genTime: NOW });
+    browserDigest = outcome.digest;
+    fs.writeFileSync(path.join(dir, 'browser.timestamped.pdf'), outcome.bytes);
+    const v = clientJson(['verify', 'browser.timestamped.pdf']);
+    expect(v.r.code, v.r.stdout + v.r.stderr).toBe(2);
+    expect(v.json.timeStamps[0]).toMatchObject({ state: 'valid', server: server!.url, digest: browserDigest });
+    expect(v.json.timeStamps[0].promise).toMatchObject({ state: 'pending', proof: false, hash: browserDigest });
+    expect(v.json.timeStamps[0].promise.checked).toContain(
+      `run timeseal-client upgrade on this PDF with --server ${server!.url} once the day is published`,
+    );
   });
 
   test('before the day is built: the client finds it valid so far (2), receipt check --pdf pending (2)', () => {
@@ -331,6 +359,50 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
       expect(broken.json.problems[0]).toMatch(/^promise 1: .*after the receipt's time: a broken promise$/);
     } finally {
       fs.writeFileSync(proofPath, good);
+    }
+  }, 120_000);
+
+  test('the PDF stamped in the browser: upgrade --server writes the proof file of its digest beside it, then verify finds its promise kept (exit 0)', async () => {
+    const proofPath = path.join(dir, 'browser.timestamped.pdf.timeseal.json');
+    expect(fs.existsSync(proofPath)).toBe(false);
+    server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
+    try {
+      const up = clientJson(['upgrade', 'browser.timestamped.pdf', '--server', server!.url]);
+      expect(up.r.code, up.r.stdout + up.r.stderr).toBe(2); // the Bitcoin anchor is still to come
+      expect(up.json).toMatchObject({
+        proof: 'browser.timestamped.pdf.timeseal.json',
+        hash: browserDigest,
+        stage: 'published',
+      });
+      expect(up.r.stderr).toContain('browser.timestamped.pdf: wrote browser.timestamped.pdf.timeseal.json');
+      const proof = JSON.parse(fs.readFileSync(proofPath, 'utf8'));
+      expect(proof).toMatchObject({ hash: browserDigest, file: null, ledgerDate: DAY, server: server!.url });
+      expect(proof.bundle).not.toBeNull();
+    } finally {
+      await stop();
+    }
+    const v = clientJson(['verify', 'browser.timestamped.pdf']);
+    expect(v.r.code, v.r.stdout + v.r.stderr).toBe(0);
+    expect(v.json.state).toBe('complete');
+    expect(v.json.timeStamps[0].promise).toMatchObject({
+      state: 'kept',
+      hash: browserDigest,
+      proofFile: 'browser.timestamped.pdf.timeseal.json',
+    });
+  }, 120_000);
+
+  test("upgrade of a proof whose digest the published day lacks: the promise is broken (exit 1), not 'not published yet'", async () => {
+    server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
+    try {
+      // spec.timestamped.pdf's digest was deleted before the build: the day is published without it.
+      const spec = clientJson(['upgrade', 'spec.timestamped.pdf']);
+      expect(spec.r.code, spec.r.stdout + spec.r.stderr).toBe(1);
+      expect(spec.json).toMatchObject({ proof: 'spec.timestamped.pdf.timeseal.json', state: 'error', code: 'broken' });
+      expect(spec.json.error).toMatch(
+        /^the ledger of 2025-11-02 is published and does not hold this hash: the promise is broken \(GET /,
+      );
+    } finally {
+      await stop();
     }
   }, 120_000);
 

@@ -17,7 +17,7 @@ import { checkPdfTimeStamps } from '../../../core/pdf-check.ts';
 import { checkPdf, stampPdf, type PdfReport } from '../pdf.ts';
 import { encodeProofFile, newProofFile, parseProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import { pinServer } from '../trust.ts';
-import type { ProofFile } from '../types.ts';
+import type { ProofFile, TrustData } from '../types.ts';
 import { outcomeOfState } from '../verify.ts';
 import { httpOf, loadTrust, printer, saveTrust, serverOf, shown, trustPath, type Common } from './common.ts';
 import { proofPathFor, readIfExists, writeAtomic } from './files.ts';
@@ -177,6 +177,52 @@ export async function proofsOfPdf(pdf: string, outDir: string | undefined): Prom
   const found = new PdfProofs(outDir).for(pdf);
   for (const h of hashes) found.lookup(h);
   return [...new Set(found.used.values())];
+}
+
+/**
+ * For `upgrade` of a timestamped PDF: the proof file of each valid Timeseal time-stamp whose digest has none (a
+ * PDF stamped in the browser), written as `stamp --pdf` writes it: the digest, its server (the pinned one whose
+ * TSA root the token chains to), the token's time and day, and the PDF's own token as the receipt. It goes beside
+ * the PDF (or under --out-dir) when that place is free, else `<digest>.timeseal.json` in its folder (where
+ * verify looks too). What cannot be done is said: a Timeseal token whose server is not pinned (give --server).
+ */
+export async function writeMissingPdfProofs(
+  pdf: string,
+  outDir: string | undefined,
+  trust: TrustData,
+): Promise<{ written: string[]; unpinned: number[] }> {
+  const none = { written: [], unpinned: [] };
+  if (!isPdfToCheck(pdf, outDir)) return none;
+  let report: PdfReport;
+  const found = new PdfProofs(outDir).for(pdf);
+  try {
+    report = await checkPdf(new Uint8Array(fs.readFileSync(pdf)), { trust, inflate, proofFor: found.lookup });
+  } catch {
+    return none; // not readable as a PDF: the caller says there is no proof file
+  }
+  const written: string[] = [];
+  const unpinned: number[] = [];
+  for (const s of report.timeStamps) {
+    if (s.ledger === null || s.state !== 'valid') continue;
+    if (s.server === null) {
+      if (found.lookup(s.ledger.hash) === undefined) unpinned.push(s.index);
+      continue;
+    }
+    if (s.promise?.proof !== false) continue;
+    const beside = proofPathFor(pdf, outDir);
+    const file = fs.existsSync(beside) ? path.join(path.dirname(pdf), `${s.ledger.hash}${PROOF_SUFFIX}`) : beside;
+    if (fs.existsSync(file)) continue; // a proof of another kind is there: left alone
+    const proof = newProofFile({
+      hash: s.ledger.hash,
+      server: s.server,
+      submittedAt: s.token!.genTime,
+      ledgerDate: s.ledger.date,
+      receipt: s.receipt,
+    });
+    writeAtomic(file, encodeProofFile(proof));
+    written.push(file);
+  }
+  return { written, unpinned };
 }
 
 /**

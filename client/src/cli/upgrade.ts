@@ -8,6 +8,7 @@ import { worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
 import { isTemporary, TimesealClientError } from '../errors.ts';
 import { encodeProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import type { ProofFile } from '../types.ts';
+import { pinServer } from '../trust.ts';
 import { DEFAULT_HEADERS_FROM, upgrade, type UpgradeResult } from '../upgrade.ts';
 import {
   httpOf,
@@ -23,7 +24,7 @@ import {
 } from './common.ts';
 import { controller, outcomeOfError } from './exit.ts';
 import { globToRegExp, proofPathFor, RECEIPT_SUFFIX, walkProofs, writeAtomic } from './files.ts';
-import { proofsOfPdf } from './pdf.ts';
+import { proofsOfPdf, writeMissingPdfProofs } from './pdf.ts';
 
 export async function runUpgrade(
   paths: string[],
@@ -34,6 +35,28 @@ export async function runUpgrade(
   const walkOptions = { all: !!opts.all, exclude: opts.exclude.map(globToRegExp) };
   const files: string[] = [];
   const outcomes: Outcome[] = [];
+  const trustFile = trustPath(opts);
+  const trust = loadTrust(trustFile);
+  const server = serverOf(opts, false);
+  // A timestamped PDF without the proof files of its time-stamps (stamped in the browser) gets them written:
+  // its tokens are checked against the TSA root of --server, pinned here when it is not yet.
+  let pinned = false;
+  const proofsWritten = async (abs: string): Promise<string[]> => {
+    if (server !== undefined && !pinned) {
+      pinned = true;
+      const pin = await pinServer(trust, server, http);
+      if (pin.pinned === 'new') out.note(`pinned the keys of ${server} in ${trustFile}`);
+      for (const n of pin.notes) out.note(n);
+    }
+    const made = await writeMissingPdfProofs(abs, opts.outDir, trust);
+    for (const f of made.written) out.note(`${shown(abs)}: wrote ${shown(f)}, the proof file of a time-stamp's digest`);
+    if (made.unpinned.length > 0) {
+      outcomes.push('not-found');
+      const error = `time-stamp ${made.unpinned.join(', ')} has no proof file, and no server whose TSA root its token chains to is pinned: give --server URL of the server that made it`;
+      out.record({ file: shown(abs), state: 'not-found', error }, () => [`${shown(abs)}: NOT FOUND: ${error}`]);
+    }
+    return made.written;
+  };
   for (const p of paths.length === 0 ? [opts.outDir ?? '.'] : paths) {
     const abs = path.resolve(p);
     const st = fs.statSync(abs, { throwIfNoEntry: false });
@@ -47,8 +70,10 @@ export async function runUpgrade(
     else {
       const proof = proofPathFor(abs, opts.outDir);
       // A timestamped PDF: the proof of each of its time-stamps' digests (an earlier version's among them).
+      const made = await proofsWritten(abs);
       const ofPdf = await proofsOfPdf(abs, opts.outDir);
       if (ofPdf.length > 0) files.push(...ofPdf);
+      else if (made.length > 0) files.push(...made);
       else if (fs.existsSync(proof)) files.push(proof);
       else {
         outcomes.push('not-found');
@@ -73,9 +98,6 @@ export async function runUpgrade(
     out.note('no proof files found');
     return 'not-found';
   }
-  const trustFile = trustPath(opts);
-  const trust = loadTrust(trustFile);
-  const server = serverOf(opts, false);
   const headersFrom = opts.headersFrom ?? process.env.TIMESEAL_HEADERS_FROM ?? DEFAULT_HEADERS_FROM;
   const poll = Number(opts.poll);
   const maxWait = Number(opts.maxWait);
