@@ -36,11 +36,18 @@ import {
   signDayRoot,
   verifyDaySignature,
 } from '../core/cose-receipt.ts';
-import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesStreamed } from '../core/day.ts';
+import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesDigested, verifyDayFilesStreamed } from '../core/day.ts';
 import { equalBytes, toHex } from '../core/encoding.ts';
-import { MismatchError, TimesealError, withContext } from '../core/errors.ts';
+import { FormatError, MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import { mergeStart, segmentPath, type IndexHead, type Segment } from '../core/index-segments.ts';
-import { encodeLedgerChunks, isDate, parseLedgerColumns, utcDate } from '../core/ledger.ts';
+import {
+  encodeLedgerChunks,
+  isDate,
+  LedgerReader,
+  parseLedgerColumns,
+  utcDate,
+  type LedgerHeader,
+} from '../core/ledger.ts';
 import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner, type NoteSigner } from '../core/note.ts';
 import { ed25519NoteSigner, mldsa44CosignatureSigner } from '../core/cosignature.ts';
@@ -71,6 +78,7 @@ import { nodeSha256Into, smallSha256 } from './small-sha256.ts';
 import { hashedBatches, treeWorkers } from './tree-hashes.ts';
 import { startHashFilesJob, WORKER_FROM_HASHES, type HashFilesJob } from './index-worker.ts';
 import { messageDigestsBeside } from './digest-worker.ts';
+import { stampedLedger, writeLedgerStamp } from './ledger-stamp.ts';
 import { dayBatches, sortStoredDay, type SortedDay } from './day-sort.ts';
 import { readState, type ArchiveState } from './archive-state.ts';
 import {
@@ -158,8 +166,18 @@ function readTile(archive: string, level: number, index: number, width: number):
   return data;
 }
 
-/** Checks a published day's files and that the tiles at its size give its root. */
-export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRecord): void {
+/**
+ * Checks a published day's files and that the tiles at its size give its root. `written`: the ledger file's
+ * digests as the build that wrote it computed them, when it is still that very file (pipeline/ledger-stamp.ts):
+ * the signatures, their metadata and the checkpoint are checked against those, and of the ledger only its header
+ * is read (its date, size and root); without, the ledger is read whole, hashed and parsed.
+ */
+export function verifyPublishedDay(
+  archive: string,
+  keys: PublicKeys,
+  day: DayRecord,
+  written?: { sha256: Uint8Array; mu: Uint8Array; size: number },
+): void {
   const read = (rel: string): Uint8Array => {
     const data = readOptional(archive, rel);
     if (data === undefined) throw new TimesealError('not-found', `${rel} is missing from the archive`);
@@ -173,11 +191,21 @@ export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRe
   };
   const ledger = readPieces(archive, ledgerPath(day.date));
   if (ledger === undefined) throw new TimesealError('not-found', `${ledgerPath(day.date)} is missing from the archive`);
-  // The ledger read a few MB at a time, hashed and parsed as it comes: a day of any size in constant memory.
-  const verified = verifyDayFilesStreamed(day.date, files, ledger, keys, {
+  const options = {
     digests: messageDigests,
-    checkpointLines: (text, origin) => checkLogLines(text, logVerifiers(origin, keys)),
-  });
+    checkpointLines: (text: string, origin: string) => checkLogLines(text, logVerifiers(origin, keys)),
+  };
+  // The ledger read a few MB at a time, hashed and parsed as it comes: a day of any size in constant memory.
+  const verified =
+    written === undefined
+      ? verifyDayFilesStreamed(day.date, files, ledger, keys, options)
+      : verifyDayFilesDigested(
+          day.date,
+          files,
+          { ...written, head: () => ledgerHeader(ledger, written.size) },
+          keys,
+          options,
+        );
   if (verified.sha256 !== day.sha256)
     throw new MismatchError(`${ledgerPath(day.date)} sha256 (days.json)`, day.sha256, verified.sha256);
   if (verified.ledger.root !== day.root)
@@ -190,6 +218,19 @@ export function verifyPublishedDay(archive: string, keys: PublicKeys, day: DayRe
     ),
   );
   if (tilesRoot !== day.root) throw new MismatchError(`tiles root at size ${day.treeSize}`, day.root, tilesRoot);
+}
+
+/** The header of a ledger file of `size` bytes, read from its first pieces only (the rest is not read). */
+function ledgerHeader(pieces: Iterable<Uint8Array>, size: number): LedgerHeader {
+  let head: LedgerHeader | undefined;
+  const reader = new LedgerReader({ columns: false, totalBytes: size, onHeader: (h) => (head = h) });
+  // 64 KiB at a time until the header is found: at most that many bytes of entries are parsed.
+  for (const piece of pieces) {
+    for (let o = 0; o < piece.length && head === undefined; o += 1 << 16) reader.push(piece.subarray(o, o + (1 << 16)));
+    if (head !== undefined) break;
+  }
+  if (head === undefined) throw new FormatError('ledger', 'no entries array');
+  return head;
 }
 
 /** Builds, signs and publishes the given day or every finished unpublished day. Returns what it did. */
@@ -430,12 +471,19 @@ function buildDay(
   const alreadyPublished = position >= 0;
   const previous = alreadyPublished ? state.days[position - 1] : state.days.at(-1);
   if (previous) {
-    ctx.progress?.(`re-verifying ${previous.date} before extending the log`);
-    verifyPublishedDay(archive, ctx.keys.public, previous);
+    // The tree it extends (tiles root at the previous size, the signed checkpoint) always; the previous ledger
+    // file read whole only when it is not, untouched, the file this archive's build wrote (docs/DECISIONS.md).
+    const written = stampedLedger(ctx.config.db, archive, previous.date, previous.sha256);
+    ctx.progress?.(
+      written === undefined
+        ? `re-verifying ${previous.date} before extending the log`
+        : `re-verifying ${previous.date}'s signed files and tiles before extending the log (its ledger file is the one this build wrote)`,
+    );
+    verifyPublishedDay(archive, ctx.keys.public, previous, written);
   }
   const oldSize = previous?.treeSize ?? 0;
   const out = new WriteCounter();
-  const { record, checkpoint, hashFiles } = writeDayFiles(
+  const { record, checkpoint, hashFiles, ledgerDigests } = writeDayFiles(
     ctx,
     state,
     date,
@@ -447,6 +495,7 @@ function buildDay(
     out,
   );
   const written = hashFiles.wait();
+  if (!alreadyPublished) writeLedgerStamp(ctx.config.db, archive, date, ledgerDigests);
   // Nothing reads the day's sorted entries any more: an external sort's files go before the barrier below, which
   // would otherwise write them to disk (400 MB for 10 M hashes) only for them to be removed after it.
   day.dispose();
@@ -500,7 +549,12 @@ function writeDayFiles(
   oldSize: number,
   alreadyPublished: boolean,
   out: WriteCounter,
-): { record: DayRecord; checkpoint: string; hashFiles: HashFilesJob } {
+): {
+  record: DayRecord;
+  checkpoint: string;
+  hashFiles: HashFilesJob;
+  ledgerDigests: { sha256: Uint8Array; mu: Uint8Array };
+} {
   const archive = ctx.config.archive;
   if (day.count === 0) throw new UsageError(`no submissions for ${date}`);
   ctx.progress?.(`${date}: ${day.count} hashes`);
@@ -568,7 +622,7 @@ function writeDayFiles(
       root,
       sha256: ledgerSha256,
     };
-    return { record, checkpoint, hashFiles };
+    return { record, checkpoint, hashFiles, ledgerDigests: { sha256: digest, mu } };
   } catch (err) {
     // Never leave the worker writing the archive after this build has failed (serve runs the next one).
     try {
