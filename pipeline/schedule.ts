@@ -135,16 +135,23 @@ async function published<T>(ctx: ScheduleContext, holder: string, step: () => Pr
 /**
  * The days a step's report says failed: the anchoring and RFC 3161 runs report one `{date, outcome}` a day (the
  * upgrade its `stamps`), possibly wrapped with the S3 publication (`{result, archive}`). A run whose days failed
- * is not "done" in the log.
+ * is not "done" in the log. `next`: the earliest time a failed day is tried again, when the report gives one (the
+ * schedule's runs do).
  */
-export function failedDays(result: unknown): { failed: string[]; of: number } {
+export function failedDays(result: unknown): { failed: string[]; of: number; next?: string } {
   const inner = (result as { result?: unknown } | null)?.result ?? result;
   const list = Array.isArray(inner) ? inner : (inner as { stamps?: unknown } | null)?.stamps;
   if (!Array.isArray(list)) return { failed: [], of: 0 };
   const days = list.filter(
-    (d): d is { date: string; outcome: string } => typeof d?.date === 'string' && typeof d?.outcome === 'string',
+    (d): d is { date: string; outcome: string; next_attempt?: unknown } =>
+      typeof d?.date === 'string' && typeof d?.outcome === 'string',
   );
-  return { failed: days.filter((d) => d.outcome === 'failed').map((d) => d.date), of: days.length };
+  const failed = days.filter((d) => d.outcome === 'failed');
+  const next = failed
+    .map((d) => d.next_attempt)
+    .filter((t): t is string => typeof t === 'string')
+    .sort()[0];
+  return { failed: failed.map((d) => d.date), of: days.length, ...(next === undefined ? {} : { next }) };
 }
 
 /**
@@ -308,14 +315,14 @@ export function startSchedule(
       const seconds = () => (performance.now() - started) / 1000;
       try {
         const result = await step.run(ctx, runOf(step), holder);
-        const { failed, of } = failedDays(result);
+        const { failed, of, next: nextTry } = failedDays(result);
         const retrying = retryingDays(result);
         const logged = loggedResult(result);
         const listed = (dates: string[]) => `${dates.slice(0, 3).join(', ')}${dates.length > 3 ? ', …' : ''}`;
         if (failed.length > 0)
           runOf(step).warn(
             { result: logged, failed },
-            `scheduled ${step.name} failed for ${failed.length} of ${of} day${of === 1 ? '' : 's'} (${listed(failed)}); each is tried again after its wait`,
+            `scheduled ${step.name} failed for ${failed.length} of ${of} day${of === 1 ? '' : 's'} (${listed(failed)}); ${nextTry === undefined ? 'each is tried again after its wait' : `next try ${nextTry}`}`,
           );
         else if (retrying.length > 0) {
           const n = retrying.length;

@@ -90,6 +90,8 @@ export interface TsaDayResult {
   tokens: Array<{ tsa: string; file: string; genTime: string; tsaName: string }>;
   failures: Array<{ tsa: string; reason: string }>;
   reason?: string;
+  /** A failed day of a scheduled run: when it is asked again (ISO time). */
+  next_attempt?: string;
 }
 
 /**
@@ -126,8 +128,10 @@ export async function stampLedgers(
     );
     for (const r of results) {
       const next = run.delayed.get(r.date);
-      if (next)
+      if (next) {
         r.reason = `${r.reason!.replace(/, asked again at the next run$/, '')}; next attempt at ${next.toISOString()}`;
+        r.next_attempt = next.toISOString();
+      }
     }
     const waiting = new Set(days.map((d) => d.date));
     book.retain((key) => waiting.has(key));

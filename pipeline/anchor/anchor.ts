@@ -60,6 +60,8 @@ export interface StampResult {
   answered: string[];
   failures: Array<{ calendar: string; error: string }>;
   reason?: string;
+  /** A failed stamp of a scheduled run: when it is tried again (ISO time). */
+  next_attempt?: string;
 }
 
 export type DayState = 'confirmed' | PendingInfo['state'];
@@ -210,8 +212,11 @@ async function stampDays(
     },
   );
   for (const [key, next] of run.delayed) {
-    const info = pending[key.slice('stamp '.length)];
+    const date = key.slice('stamp '.length);
+    const info = pending[date];
     if (info) info.reason += `; next attempt at ${next.toISOString()}`;
+    const failed = results.find((r) => r.day.date === date && r.result.outcome === 'failed');
+    if (failed) failed.result.next_attempt = next.toISOString();
   }
   book.retain((key) => !key.startsWith('stamp ') || keys.has(key));
   return { results, pending };

@@ -203,8 +203,9 @@ describe('retries after downtime: 400 days, a calendar that is down', () => {
     expect(steps.map((s) => doneLines(s.name).length)).toEqual([0, 0, 0]);
     const anchorLine = failedLines('anchor')[0]!;
     expect(anchorLine.level).toBe('warn');
+    // … and when they are tried again: the earliest time their own "anchoring delayed" lines give.
     expect(anchorLine.msg).toBe(
-      `scheduled anchor failed for 2 of 2 days (${dateBefore(0)}, ${dateBefore(1)}); each is tried again after its wait`,
+      `scheduled anchor failed for 2 of 2 days (${dateBefore(0)}, ${dateBefore(1)}); next try ${firstRetry(lines)}`,
     );
     // Then 00:02 anchor, 00:04 tsa, 00:05 upgrade, 01:04 tsa, 01:05 upgrade: three more calendar runs.
     expect(await advance(T0 + 65 * MINUTE)).toBe(3);
@@ -412,8 +413,9 @@ describe('the rule and the bounds', () => {
         expect.stringMatching(new RegExp(`^anchoring delayed: ${LAST}: stamp failed: `)),
       ]);
       expect(lines.map((l) => l.msg)).toContain(
-        `scheduled anchor failed for 1 of 1 day (${LAST}); each is tried again after its wait`,
+        `scheduled anchor failed for 1 of 1 day (${LAST}); next try 2026-02-05T01:00:00.000Z`,
       );
+      expect(firstRetry(lines)).toBe('2026-02-05T01:00:00.000Z');
     } finally {
       await schedule.stop();
       await ctx.close();
@@ -468,3 +470,11 @@ describe('the rule and the bounds', () => {
     }
   });
 });
+
+/** The earliest "retrying at <time>" of the log's "anchoring delayed: …" lines (undefined without one). */
+function firstRetry(lines: ReadonlyArray<{ msg: string }>): string | undefined {
+  return lines
+    .map((l) => /^anchoring delayed: .*, retrying at (\S+)$/.exec(l.msg)?.[1])
+    .filter((t): t is string => t !== undefined)
+    .sort()[0];
+}
