@@ -367,6 +367,22 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     expect(fs.existsSync(proofPath)).toBe(false);
     server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
     try {
+      // A folder given with --server: its PDF stamped in the browser gets the proof file of its digest too, and
+      // a PDF without a time-stamp beside it is left alone (no proof file, nothing said of it).
+      const folder = path.join(dir, 'from-the-site');
+      fs.mkdirSync(folder);
+      fs.copyFileSync(path.join(dir, 'browser.timestamped.pdf'), path.join(folder, 'copy.timestamped.pdf'));
+      fs.copyFileSync(path.join(dir, 'contract.pdf'), path.join(folder, 'plain.pdf'));
+      const inFolder = clientJson(['upgrade', 'from-the-site', '--server', server!.url]);
+      expect(inFolder.r.code, inFolder.r.stdout + inFolder.r.stderr).toBe(2); // the Bitcoin anchor is still to come
+      expect(inFolder.json).toMatchObject({ hash: browserDigest, stage: 'published' });
+      expect(fs.readdirSync(folder).sort()).toEqual([
+        'copy.timestamped.pdf',
+        'copy.timestamped.pdf.receipt.cose', // the leaf's COSE receipt, as upgrade writes beside every proof
+        'copy.timestamped.pdf.timeseal.json',
+        'plain.pdf',
+      ]);
+      expect(inFolder.r.stdout + inFolder.r.stderr).not.toContain('plain.pdf');
       const up = clientJson(['upgrade', 'browser.timestamped.pdf', '--server', server!.url]);
       expect(up.r.code, up.r.stdout + up.r.stderr).toBe(2); // the Bitcoin anchor is still to come
       expect(up.json).toMatchObject({

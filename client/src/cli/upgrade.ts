@@ -23,7 +23,7 @@ import {
   type Common,
 } from './common.ts';
 import { controller, outcomeOfError } from './exit.ts';
-import { globToRegExp, proofPathFor, RECEIPT_SUFFIX, walkProofs, writeAtomic } from './files.ts';
+import { globToRegExp, proofPathFor, RECEIPT_SUFFIX, walk, walkProofs, writeAtomic } from './files.ts';
 import { proofsOfPdf, writeMissingPdfProofs } from './pdf.ts';
 
 export async function runUpgrade(
@@ -41,7 +41,7 @@ export async function runUpgrade(
   // A timestamped PDF without the proof files of its time-stamps (stamped in the browser) gets them written:
   // its tokens are checked against the TSA root of --server, pinned here when it is not yet.
   let pinned = false;
-  const proofsWritten = async (abs: string): Promise<string[]> => {
+  const proofsWritten = async (abs: string, inFolder = false): Promise<string[]> => {
     if (server !== undefined && !pinned) {
       pinned = true;
       const pin = await pinServer(trust, server, http);
@@ -50,7 +50,8 @@ export async function runUpgrade(
     }
     const made = await writeMissingPdfProofs(abs, opts.outDir, trust);
     for (const f of made.written) out.note(`${shown(abs)}: wrote ${shown(f)}, the proof file of a time-stamp's digest`);
-    if (made.unpinned.length > 0) {
+    // In a folder, a time-stamp of another authority is not this command's to name.
+    if (made.unpinned.length > 0 && !inFolder) {
       outcomes.push('not-found');
       const error = `time-stamp ${made.unpinned.join(', ')} has no proof file, and no server whose TSA root its token chains to is pinned: give --server URL of the server that made it`;
       out.record({ file: shown(abs), state: 'not-found', error }, () => [`${shown(abs)}: NOT FOUND: ${error}`]);
@@ -65,8 +66,16 @@ export async function runUpgrade(
       out.record({ file: p, state: 'not-found', error: 'no such file or folder' }, () => [
         `${p}: NOT FOUND: no such file or folder`,
       ]);
-    } else if (st.isDirectory()) files.push(...walkProofs(abs, walkOptions));
-    else if (abs.endsWith(PROOF_SUFFIX)) files.push(abs);
+    } else if (st.isDirectory()) {
+      files.push(...walkProofs(abs, walkOptions));
+      // With --server, the folder's PDFs stamped in the browser (no proof file yet) get theirs written too; without
+      // it no PDF is read (a folder of documents is not read whole for the time-stamps that may be in them).
+      if (server !== undefined) {
+        for (const doc of walk(abs, walkOptions, [], shown)) {
+          if (/\.pdf$/i.test(doc)) files.push(...(await proofsWritten(doc, true)));
+        }
+      }
+    } else if (abs.endsWith(PROOF_SUFFIX)) files.push(abs);
     else {
       const proof = proofPathFor(abs, opts.outDir);
       // A timestamped PDF: the proof of each of its time-stamps' digests (an earlier version's among them).
