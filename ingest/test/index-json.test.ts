@@ -110,7 +110,8 @@ describe('index-sha256.json while it is being made', () => {
       expect(stale.statusCode).toBe(200);
       expect(stale.headers[TREE_SIZE_HEADER.toLowerCase()]).toBe(String(firstSize));
       expect(stale.body).toBe(first.body);
-      expect(gate.started()).toBe(2);
+      // … and the new one is being made: its making starts beside that answer, not before it.
+      await vi.waitFor(() => expect(gate.started()).toBe(2), { timeout: 5000, interval: 10 });
 
       gate.open();
       const fresh = await vi.waitFor(
