@@ -132,6 +132,16 @@ async function published<T>(ctx: ScheduleContext, holder: string, step: () => Pr
   return archive === undefined ? result : { result, archive };
 }
 
+/** A step's own report, out of the S3 publication's `{result, archive}` when it is wrapped in it. */
+function reportOf(result: unknown): unknown {
+  return (result as { result?: unknown } | null)?.result ?? result;
+}
+
+/** The earliest of ISO times (they sort as text); undefined for none. */
+function earliest(times: readonly string[]): string | undefined {
+  return [...times].sort()[0];
+}
+
 /**
  * The days a step's report says failed: the anchoring and RFC 3161 runs report one `{date, outcome}` a day (the
  * upgrade its `stamps`), possibly wrapped with the S3 publication (`{result, archive}`). A run whose days failed
@@ -139,7 +149,7 @@ async function published<T>(ctx: ScheduleContext, holder: string, step: () => Pr
  * schedule's runs do).
  */
 export function failedDays(result: unknown): { failed: string[]; of: number; next?: string } {
-  const inner = (result as { result?: unknown } | null)?.result ?? result;
+  const inner = reportOf(result);
   const list = Array.isArray(inner) ? inner : (inner as { stamps?: unknown } | null)?.stamps;
   if (!Array.isArray(list)) return { failed: [], of: 0 };
   const days = list.filter(
@@ -147,10 +157,7 @@ export function failedDays(result: unknown): { failed: string[]; of: number; nex
       typeof d?.date === 'string' && typeof d?.outcome === 'string',
   );
   const failed = days.filter((d) => d.outcome === 'failed');
-  const next = failed
-    .map((d) => d.next_attempt)
-    .filter((t): t is string => typeof t === 'string')
-    .sort()[0];
+  const next = earliest(failed.map((d) => d.next_attempt).filter((t): t is string => typeof t === 'string'));
   return { failed: failed.map((d) => d.date), of: days.length, ...(next === undefined ? {} : { next }) };
 }
 
@@ -159,8 +166,7 @@ export function failedDays(result: unknown): { failed: string[]; of: number; nex
  * is tried again: a run after a failed anchoring is not "done" either.
  */
 function retryingDays(result: unknown): Array<{ date: string; next: string }> {
-  const inner = (result as { result?: unknown } | null)?.result ?? result;
-  const days = (inner as { days?: unknown } | null)?.days;
+  const days = (reportOf(result) as { days?: unknown } | null)?.days;
   if (!Array.isArray(days)) return [];
   return days
     .filter(
@@ -326,7 +332,7 @@ export function startSchedule(
           );
         else if (retrying.length > 0) {
           const n = retrying.length;
-          const next = retrying.map((d) => d.next).sort()[0]!;
+          const next = earliest(retrying.map((d) => d.next))!;
           runOf(step).warn(
             { result: logged, retrying: retrying.map((d) => d.date), next_attempt: next },
             `scheduled ${step.name}: ${n} day${n === 1 ? '' : 's'} not anchored yet, ${n === 1 ? 'its stamp' : 'their stamps'} failed (${listed(retrying.map((d) => d.date))}); next try ${next}`,
