@@ -145,6 +145,7 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
   let keys: PublicKeys | undefined;
   const publicKeys = (): PublicKeys => (keys ??= loadPublicKeys(config.keys));
   const store = options.store;
+  const cache = path.join(path.dirname(path.resolve(config.db)), 'cache');
   const clockCheck = options.checkClock
     ? createClockCheck({ databaseTime: async () => (await store.databaseTime()) ?? Date.now(), log: fastify.log })
     : undefined;
@@ -153,7 +154,7 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     ingest,
     clock: options.clock,
     store: options.store,
-    archive: createArchiveView(config.archive, options.archiveAccess, publicKeys),
+    archive: createArchiveView(config.archive, options.archiveAccess, publicKeys, cache),
     publicKeys,
     mailer: options.mailer,
     gate: createSubmissionGate({ archive: config.archive, log: fastify.log, ...(clockCheck ? { clockCheck } : {}) }),
@@ -232,7 +233,7 @@ const appPlugin: FastifyPluginAsync<AppOptions> = async (fastify, options) => {
     site: ingest.site,
     archive: config.archive,
     keys: config.keys,
-    cache: path.join(path.dirname(path.resolve(config.db)), 'cache'),
+    cache,
     index: options.archiveAccess,
     ...(options.indexJsonWaitMs !== undefined ? { indexJsonWaitMs: options.indexJsonWaitMs } : {}),
   });

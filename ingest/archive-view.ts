@@ -4,10 +4,14 @@
 //
 // Nothing here costs what the archive's age costs per request: days.json, ots_status.json and block_info.json
 // are each parsed once per change of the file (one stat per call tells), and a day is found by its date in a
-// map. Day verification is cached per date, keyed by the size and modification time of the day's five files:
-// daily files are immutable, so a day is verified once; a file changed on disk (tampering, a test) is noticed
-// and verified again. The check reads the ledger asynchronously in pieces (9.7 GB at 100,000,000 hashes), so
-// the server answers other requests meanwhile, and concurrent requests for one day wait for the same check.
+// map. Day verification is cached per date, keyed by the identity of the day's five files on disk (device, inode,
+// size, modification and change times in nanoseconds) and the public keys: daily files are immutable, so a day is
+// verified once; a file changed on disk (tampering, a test) is noticed and verified again. The result is also
+// kept in the cache folder beside the database (cache/day-checks/<date>.json), so a restarted server does not
+// read every day again (at 100,000,000 hashes a day a page of /ledgers is 60 ledgers of 9.7 GB): the kernel sets
+// a new change time on every write, rename or touch, which no caller can set back (docs/DECISIONS.md). The check
+// reads the ledger asynchronously in pieces, so the server answers other requests meanwhile, and concurrent
+// requests for one day wait for the same check.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -25,7 +29,8 @@ import {
 } from '../core/archive.ts';
 import { anchoringNote, NOT_REACHED_SENTENCE, type PendingAnchor } from '../core/anchoring-note.ts';
 import { LedgerPass, verifyDayFilesDigested, type DigestedLedger, type PublicKeySet } from '../core/day.ts';
-import { fromHex } from '../core/encoding.ts';
+import { fromHex, toHex } from '../core/encoding.ts';
+import { sha256 } from '../core/hash.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
 import { checkTimeStamp } from '../runtime/tsa-client.ts';
 import { isDate, isIsoTime } from '../core/ledger.ts';
@@ -169,8 +174,45 @@ function cachedByFile<T>(archive: string, rel: string, load: () => T): () => T {
   };
 }
 
-export function createArchiveView(archive: string, access: ArchiveAccess, publicKeys: () => PublicKeySet): ArchiveView {
+/** The results of a day's check kept between runs of the server: `<cache>/day-checks/<date>.json`. */
+const DAY_CHECKS = 'day-checks';
+
+/**
+ * The view of the archive the routes read. `cacheDir` (the server's cache folder beside the database) keeps each
+ * day's check between runs; without it a day is checked once per run.
+ */
+export function createArchiveView(
+  archive: string,
+  access: ArchiveAccess,
+  publicKeys: () => PublicKeySet,
+  cacheDir?: string,
+): ArchiveView {
   const cache = new Map<string, { key: string; result: Promise<DayVerification> }>();
+  const checksDir = cacheDir === undefined ? undefined : path.join(cacheDir, DAY_CHECKS);
+  /** The check kept on disk for `date` under `key`, if any: an unreadable or other file is none. */
+  const kept = (date: string, key: string): DayVerification | undefined => {
+    if (checksDir === undefined) return undefined;
+    try {
+      const raw = JSON.parse(fs.readFileSync(path.join(checksDir, `${date}.json`), 'utf8')) as unknown;
+      if (isObject(raw) && raw.key === key && isVerification(raw.result)) return raw.result;
+    } catch {
+      // none kept, or not readable: checked again
+    }
+    return undefined;
+  };
+  /** Keeps a check's result (written aside, then renamed into place); a failure to keep it costs a re-check. */
+  const keep = (date: string, key: string, result: DayVerification): void => {
+    if (checksDir === undefined) return;
+    const file = path.join(checksDir, `${date}.json`);
+    const temp = `${file}.${process.pid}.tmp`;
+    try {
+      fs.mkdirSync(checksDir, { recursive: true });
+      fs.writeFileSync(temp, `${JSON.stringify({ key, result })}\n`);
+      fs.renameSync(temp, file);
+    } catch {
+      fs.rmSync(temp, { force: true });
+    }
+  };
 
   const dayIndex = cachedByFile(archive, DAYS_PATH, () => {
     const list = access.days();
@@ -272,17 +314,26 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
       signaturesMetaPath(date),
       dayCheckpointPath(date),
     ];
-    const stats = rels.map((rel) => fs.statSync(path.join(archive, rel), { throwIfNoEntry: false }));
-    const key = stats.map((s) => (s ? `${s.size}:${s.mtimeMs}` : '-')).join('|');
+    const stats = rels.map((rel) => fs.statSync(path.join(archive, rel), { throwIfNoEntry: false, bigint: true }));
+    if (stats.some((s) => s === undefined))
+      return { quantumShield: false, dualSignature: false, ecdsa: false, mldsa: false };
+    const key = [
+      ...stats.map((s) => `${s!.dev}:${s!.ino}:${s!.size}:${s!.mtimeNs}:${s!.ctimeNs}`),
+      keysKey(publicKeys()),
+    ].join('|');
     const hit = cache.get(date);
     if (hit && hit.key === key) return hit.result;
-    const result = stats.some((s) => s === undefined)
-      ? Promise.resolve({ quantumShield: false, dualSignature: false, ecdsa: false, mldsa: false })
-      : checkDay(date, rels);
+    const known = kept(date, key);
+    const result = known ? Promise.resolve(known) : checkDay(date, rels);
     cache.set(date, { key, result });
-    result.catch(() => {
-      if (cache.get(date)?.result === result) cache.delete(date);
-    });
+    result.then(
+      (r) => {
+        if (!known) keep(date, key, r);
+      },
+      () => {
+        if (cache.get(date)?.result === result) cache.delete(date);
+      },
+    );
     return result;
   };
 
@@ -346,4 +397,24 @@ export function createArchiveView(archive: string, access: ArchiveAccess, public
     otsState,
     timeStamps,
   };
+}
+
+const keysKeys = new WeakMap<PublicKeySet, string>();
+/** What the public keys are, for a kept check's key: a check made with other keys is made again. */
+function keysKey(keys: PublicKeySet): string {
+  let key = keysKeys.get(keys);
+  if (key === undefined) {
+    const parts = [keys.ecdsa, keys.mldsa, keys.ed25519 ?? new Uint8Array(), keys.mldsa44 ?? new Uint8Array()];
+    key = toHex(sha256(new Uint8Array(Buffer.concat(parts.flatMap((p) => [Buffer.from(`${p.length}:`), p])))));
+    keysKeys.set(keys, key);
+  }
+  return key;
+}
+
+function isVerification(v: unknown): v is DayVerification {
+  return (
+    isObject(v) &&
+    (['quantumShield', 'dualSignature', 'ecdsa', 'mldsa'] as const).every((k) => typeof v[k] === 'boolean') &&
+    Object.keys(v).length === 4
+  );
 }
