@@ -6,16 +6,12 @@
 // signed ledger kept beside it, checked first (omission.ts fetchDayLedger: downloaded once per day and run, in
 // pieces, never held), in `timeseal-ledgers/` of its folder, and is written as `timeseal-client-proof/2` naming it:
 // verify then shows the broken promise offline.
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
 import { isTemporary, TimesealClientError } from '../errors.ts';
 import { encodeProofFile, PROOF_SUFFIX } from '../proof-file.ts';
-import { normalizeServer, type HttpOptions } from '../http.ts';
-import { loadKeys } from '../keys.ts';
-import { fetchDayLedger, keptSignatures, type LedgerSink } from '../omission.ts';
-import type { ProofFile, TrustData } from '../types.ts';
+import type { ProofFile } from '../types.ts';
 import { pinServer } from '../trust.ts';
 import { DEFAULT_HEADERS_FROM, upgrade, type UpgradeResult } from '../upgrade.ts';
 import {
@@ -31,16 +27,8 @@ import {
   type Common,
 } from './common.ts';
 import { controller, outcomeOfError } from './exit.ts';
-import {
-  globToRegExp,
-  KEPT_LEDGERS,
-  nodeDigests,
-  proofPathFor,
-  RECEIPT_SUFFIX,
-  walk,
-  walkProofs,
-  writeAtomic,
-} from './files.ts';
+import { globToRegExp, proofPathFor, RECEIPT_SUFFIX, walk, walkProofs, writeAtomic } from './files.ts';
+import { keepOmissions } from './omission.ts';
 import { proofsOfPdf, writeMissingPdfProofs } from './pdf.ts';
 
 export async function runUpgrade(
@@ -218,128 +206,6 @@ export async function runUpgrade(
     }
   }
   return worstOutcome(outcomes);
-}
-
-/**
- * For each proof the library found broken (the server's 404 once days.json lists its day): the day's signed ledger,
- * downloaded once per server and day (shared by every such proof of the run), checked (fetchDayLedger) and kept in
- * `timeseal-ledgers/` of the first proof's folder (copied into the others'); each proof whose hash it does not hold
- * is written as version 2 naming it. A hash the signed ledger holds makes the server's 404 wrong: said, nothing
- * kept (an 'http' error, exit 1). A download or check that fails keeps nothing, and its error is the proof's.
- * `results` are changed in place; the files are written here.
- */
-async function keepOmissions(
-  results: UpgradeResult[],
-  files: string[],
-  options: HttpOptions & { trust: TrustData; server?: string },
-): Promise<void> {
-  const groups = new Map<string, number[]>();
-  for (const [i, r] of results.entries()) {
-    if (r.error?.code !== 'broken' || r.proof.ledgerDate === null) continue;
-    const key = `${normalizeServer(options.server ?? r.proof.server)} ${r.proof.ledgerDate}`;
-    groups.set(key, [...(groups.get(key) ?? []), i]);
-  }
-  for (const [key, members] of groups) {
-    const [server, date] = key.split(' ') as [string, string];
-    const pinned = options.trust.servers[server];
-    if (pinned === undefined) continue;
-    const folders = [...new Set(members.map((i) => path.dirname(files[i]!)))];
-    const relative = `${KEPT_LEDGERS}/${date}.json`;
-    const home = path.join(folders[0]!, ...relative.split('/'));
-    let facts;
-    try {
-      facts = await fetchDayLedger(
-        server,
-        date,
-        members.map((i) => results[i]!.proof.hash),
-        loadKeys(pinned.keys),
-        pinned.origin,
-        fileSink(home),
-        { ...options, digests: nodeDigests },
-      );
-    } catch (err) {
-      const e = err instanceof TimesealClientError ? err : new TimesealClientError('invalid', (err as Error).message);
-      for (const i of members)
-        results[i] = {
-          ...results[i]!,
-          error: new TimesealClientError(
-            e.code,
-            `${results[i]!.error!.message}; the day's signed ledger, which would show it, was not kept: ${e.message}`,
-            { cause: e, ...(e.status === undefined ? {} : { status: e.status }) },
-          ),
-        };
-      continue;
-    }
-    if (pinned.origin === null) pinned.origin = facts.head.origin;
-    const names = keptSignatures(relative);
-    if (facts.absent.length > 0)
-      for (const folder of folders.slice(1))
-        for (const f of [relative, names.ecdsa, names.mldsa]) {
-          const to = path.join(folder, ...f.split('/'));
-          fs.mkdirSync(path.dirname(to), { recursive: true });
-          const tmp = `${to}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
-          fs.copyFileSync(path.join(folders[0]!, ...f.split('/')), tmp);
-          fs.renameSync(tmp, to);
-        }
-    for (const i of members) {
-      const r = results[i]!;
-      const leaf = facts.present.get(r.proof.hash);
-      if (leaf !== undefined) {
-        results[i] = {
-          ...r,
-          error: new TimesealClientError(
-            'http',
-            `${server} answered 404 for ${r.proof.hash}, but its signed ledger of ${date} (both signatures checked with the pinned keys) holds it at leaf ${leaf}: the server's answer is wrong, and nothing is kept; run upgrade again later`,
-            { status: 404 },
-          ),
-        };
-        continue;
-      }
-      const proof: ProofFile = {
-        ...r.proof,
-        omittedFrom: { date, ledger: relative, sha256: facts.sha256, size: facts.size },
-        updatedAt: new Date().toISOString(),
-      };
-      writeAtomic(files[i]!, encodeProofFile(proof));
-      results[i] = {
-        ...r,
-        proof,
-        changed: true,
-        error: new TimesealClientError(
-          'broken',
-          `the ledger of ${date} is published and does not hold this hash: the promise is broken; its signed ledger (${facts.size} bytes, SHA-256 ${facts.sha256}, the one ${server}/ledgers/days.json lists; both signatures checked with the pinned keys; ${facts.head.treeSize - facts.head.firstIndex} hashes, not this one) is kept in ${shown(path.join(path.dirname(files[i]!), ...relative.split('/')))} with its .sig and .dilithium.sig, and the proof file names it: verify shows the broken promise offline`,
-        ),
-      };
-    }
-  }
-}
-
-/** A kept ledger written to a temporary file beside `file` as it is read, renamed to `file` once it checked (its
- * signatures written beside it first). */
-function fileSink(file: string): LedgerSink {
-  const tmp = `${file}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
-  let handle: fs.promises.FileHandle | undefined;
-  return {
-    async write(piece) {
-      if (handle === undefined) {
-        await fs.promises.mkdir(path.dirname(file), { recursive: true });
-        handle = await fs.promises.open(tmp, 'w');
-      }
-      await handle.write(piece);
-    },
-    async keep({ ecdsa, mldsa }) {
-      await handle?.close();
-      handle = undefined;
-      writeAtomic(`${file}.sig`, ecdsa);
-      writeAtomic(`${file}.dilithium.sig`, mldsa);
-      fs.renameSync(tmp, file);
-    },
-    async discard() {
-      await handle?.close();
-      handle = undefined;
-      fs.rmSync(tmp, { force: true });
-    },
-  };
 }
 
 /** `<name>.receipt.cose` beside the proof file `<name>.timeseal.json`: the bundle's ES256 COSE receipt, once. */
