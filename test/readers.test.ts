@@ -480,6 +480,27 @@ describe('a client proof of a promise broken by omission', () => {
     180_000,
   );
 
+  test('the offline page given the proof file without the kept ledger: one sentence naming the files it needs', async () => {
+    const read = (f: string) => classifyFile(path.basename(f), new Uint8Array(fs.readFileSync(f)));
+    const pem = fs.readFileSync(path.join(dir, 'keys', 'public.pem'), 'utf8');
+    const report = await verifyInputs({
+      document: { hash: sha256(broken.document!), source: 'the document' },
+      files: [read(broken.file)],
+      keys: {
+        ecdsa: { key: ecdsaPublicKeyFromPem(pem), source: 'keys/' },
+        mldsa: { key: new Uint8Array(fs.readFileSync(path.join(dir, 'keys/dilithium_public.key'))), source: 'keys/' },
+      },
+    });
+    expect(report.summary.state).toBe('pending');
+    const section = report.sections.find((x) => x.title === 'Broken promise in left-out.txt.timeseal.json')!;
+    expect(section.checks.map((c) => [c.state, c.verdict])).toEqual([
+      [
+        'pending',
+        `Not verified: this proof file says the signed ledger of ${DAY} does not hold its hash: add ${DAY}.json, ${DAY}.json.sig, ${DAY}.json.dilithium.sig (kept in timeseal-ledgers/ beside the proof file) to check it`,
+      ],
+    ]);
+  });
+
   test("a tool we did not write agrees: openssl verifies the kept ledger's ECDSA signature, and the hash is not in it", () => {
     const proof = JSON.parse(fs.readFileSync(broken.file, 'utf8')) as {
       format: string;
