@@ -15,7 +15,8 @@
 // `upgrade --server`, which writes the proof of its digest beside it, and verify then finds it kept. `upgrade`
 // of the deleted digest's proof, once its day is published, says the promise is broken (exit 1) and keeps the day's
 // signed ledger beside it (openssl verifies its ECDSA signature; the digest is not in it): verify then says broken
-// offline (exit 1), and a changed byte of the kept ledger, or its absence, is invalid, naming it. A
+// offline (exit 1), and a changed byte of the kept ledger, or its absence, is invalid, naming it; upgrade again
+// checks the kept ledger without downloading it, and fetches it again once it is gone. A
 // flipped byte, another TSA root and an unstamped PDF are invalid (exit 1); a signature added after the
 // time-stamp is reported as bytes it does not cover.
 import fs from 'node:fs';
@@ -416,7 +417,9 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
     let specDigest: string;
     try {
-      // spec.timestamped.pdf's digest was deleted before the build: the day is published without it.
+      // spec.timestamped.pdf's digest was deleted before the build: the day is published without it. The folder's
+      // upgrade above kept the day's ledger already: removed, so that this one downloads it.
+      fs.rmSync(path.join(dir, 'timeseal-ledgers'), { recursive: true });
       const spec = clientJson(['upgrade', 'spec.timestamped.pdf']);
       expect(spec.r.code, spec.r.stdout + spec.r.stderr).toBe(1);
       expect(spec.json).toMatchObject({ proof: 'spec.timestamped.pdf.timeseal.json', state: 'broken', code: 'broken' });
@@ -491,6 +494,26 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     } finally {
       fs.writeFileSync(kept, good);
     }
+
+    // upgrade again: the intact kept ledger is checked again, not downloaded; once removed, it is fetched again.
+    server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
+    try {
+      const again = clientJson(['upgrade', 'spec.timestamped.pdf']);
+      expect(again.r.code).toBe(1);
+      expect(again.json).toMatchObject({ state: 'broken', code: 'broken' });
+      expect(again.json.error).toMatch(
+        /kept in timeseal-ledgers\/2025-11-02\.json, checked again .*not downloaded again\)$/,
+      );
+      fs.rmSync(kept);
+      const restored = clientJson(['upgrade', 'spec.timestamped.pdf']);
+      expect(restored.r.code).toBe(1);
+      expect(restored.json.state).toBe('broken');
+      expect(restored.json.error).toMatch(/is kept in timeseal-ledgers\/2025-11-02\.json with its \.sig/);
+      expect(fs.readFileSync(kept)).toEqual(published);
+    } finally {
+      await stop();
+    }
+    expect(clientJson(['verify', 'spec.timestamped.pdf']).json.state).toBe('broken');
   }, 120_000);
 
   test("broken: a time-stamp whose digest the day's signed ledger does not hold (exit 1), in receipt check and the offline verifier's checks", async () => {

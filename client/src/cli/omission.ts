@@ -8,12 +8,12 @@ import path from 'node:path';
 import { TimesealClientError } from '../errors.ts';
 import { normalizeServer, type HttpOptions } from '../http.ts';
 import { loadKeys } from '../keys.ts';
-import { fetchDayLedger, keptSignatures, type LedgerSink } from '../omission.ts';
+import { checkKeptLedger, fetchDayLedger, keptSignatures, type LedgerSink } from '../omission.ts';
 import { encodeProofFile } from '../proof-file.ts';
 import type { ProofFile, TrustData } from '../types.ts';
 import type { UpgradeResult } from '../upgrade.ts';
 import { shown } from './common.ts';
-import { KEPT_LEDGERS, nodeDigests, writeAtomic } from './files.ts';
+import { besideProof, KEPT_LEDGERS, nodeDigests, writeAtomic } from './files.ts';
 
 /**
  * For each proof the library found broken (the server's 404 once days.json lists its day): the day's signed ledger,
@@ -21,7 +21,9 @@ import { KEPT_LEDGERS, nodeDigests, writeAtomic } from './files.ts';
  * `timeseal-ledgers/` of the first proof's folder (copied into the others'); each proof whose hash it does not hold
  * is written as version 2 naming it. A hash the signed ledger holds makes the server's 404 wrong: said, nothing
  * kept (an 'http' error, exit 1). A download or check that fails keeps nothing, and its error is the proof's.
- * `results` are changed in place; the files are written here.
+ * A proof that is version 2 already, whose kept ledger still checks (checkKeptLedger, as verify checks it), is
+ * not downloaded for again (a day may be a gigabyte, and `upgrade .` runs often); one whose kept files are missing
+ * or changed is, and they are written anew. `results` are changed in place; the files are written here.
  */
 export async function keepOmissions(
   results: UpgradeResult[],
@@ -34,10 +36,36 @@ export async function keepOmissions(
     const key = `${normalizeServer(options.server ?? r.proof.server)} ${r.proof.ledgerDate}`;
     groups.set(key, [...(groups.get(key) ?? []), i]);
   }
-  for (const [key, members] of groups) {
+  for (const [key, all] of groups) {
     const [server, date] = key.split(' ') as [string, string];
     const pinned = options.trust.servers[server];
     if (pinned === undefined) continue;
+    const members: number[] = [];
+    for (const i of all) {
+      const r = results[i]!;
+      const o = r.proof.omittedFrom;
+      const kept =
+        o === undefined || o.date !== date
+          ? null
+          : await checkKeptLedger(
+              o,
+              r.proof.hash,
+              loadKeys(pinned.keys),
+              pinned.origin,
+              besideProof(files[i]!),
+              nodeDigests,
+            );
+      if (kept !== null && 'facts' in kept && kept.facts.absent.length > 0)
+        results[i] = {
+          ...r,
+          error: new TimesealClientError(
+            'broken',
+            `the ledger of ${date} is published and does not hold this hash: the promise is broken; its signed ledger, kept in ${shown(path.join(path.dirname(files[i]!), ...o!.ledger.split('/')))}, checked again (both signatures with the pinned keys; not downloaded again)`,
+          ),
+        };
+      else members.push(i);
+    }
+    if (members.length === 0) continue;
     const folders = [...new Set(members.map((i) => path.dirname(files[i]!)))];
     const relative = `${KEPT_LEDGERS}/${date}.json`;
     const home = path.join(folders[0]!, ...relative.split('/'));
