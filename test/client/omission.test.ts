@@ -4,6 +4,9 @@
 // piece to the sink as it arrives (the first before the last is read: the day is never held), keeps it only when it
 // checks and a hash is absent, and discards it otherwise; the proof file's version 2 is parsed strictly, and every
 // proof without `omittedFrom` stays version 1.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { DAYS_PATH } from '../../core/archive-paths.ts';
 import { encodeDays } from '../../core/archive.ts';
@@ -12,6 +15,8 @@ import { encodeLedger, type LedgerEntry } from '../../core/ledger.ts';
 import { OmissionPass } from '../../core/omission.ts';
 import { sha256 } from '../../core/hash.ts';
 import { ecdsaKeygen, ecdsaPublicKeyToPem, ecdsaSign, mldsaKeygen, mldsaSign } from '../../core/sig.ts';
+import { keepOmissions } from '../../client/src/cli/omission.ts';
+import { TimesealClientError } from '../../client/src/errors.ts';
 import { loadKeys } from '../../client/src/keys.ts';
 import { fetchDayLedger, type LedgerSink } from '../../client/src/omission.ts';
 import { encodeProofFile, newProofFile, parseProofFile } from '../../client/src/proof-file.ts';
@@ -21,7 +26,8 @@ const ORIGIN = 'timeseal.test/log';
 const SERVER = 'https://timeseal.test';
 const ecdsa = ecdsaKeygen();
 const mldsa = mldsaKeygen();
-const keys = loadKeys({ publicPem: ecdsaPublicKeyToPem(ecdsa.publicKey), dilithiumKey: toBase64(mldsa.publicKey) });
+const keyFiles = { publicPem: ecdsaPublicKeyToPem(ecdsa.publicKey), dilithiumKey: toBase64(mldsa.publicKey) };
+const keys = loadKeys(keyFiles);
 
 const hashOf = (i: number) => toHex(sha256(new TextEncoder().encode(`leaf ${i}`)));
 const entries: LedgerEntry[] = Array.from({ length: 200 }, (_, i) => hashOf(i))
@@ -73,10 +79,11 @@ describe('OmissionPass: a signed ledger in pieces', () => {
 
 /** A stand-in server: days.json, the two signatures, and the ledger served a KiB at a time, each piece counted
  * as it is pulled. */
-function server(listedSha256: string) {
+function server(listedSha256: string, served: Uint8Array = ledger) {
   const PIECE = 1024;
   let pulled = 0;
-  const pieces = Math.ceil(ledger.length / PIECE);
+  let asked = 0;
+  const pieces = Math.ceil(served.length / PIECE);
   const days = encodeDays({
     origin: ORIGIN,
     days: [
@@ -96,17 +103,18 @@ function server(listedSha256: string) {
     if (file === `${DATE}.json.sig`) return new Response(Buffer.from(ecdsaSig));
     if (file === `${DATE}.json.dilithium.sig`) return new Response(Buffer.from(mldsaSig));
     if (file !== `${DATE}.json`) return new Response('not found', { status: 404 });
+    asked++;
     return new Response(
       new ReadableStream<Uint8Array>({
         pull(controller) {
           if (pulled === pieces) return controller.close();
-          controller.enqueue(ledger.slice(pulled * PIECE, (pulled + 1) * PIECE));
+          controller.enqueue(served.slice(pulled * PIECE, (pulled + 1) * PIECE));
           pulled++;
         },
       }),
     );
   };
-  return { fetch, pulled: () => pulled, pieces };
+  return { fetch, pulled: () => pulled, pieces, asked: () => asked };
 }
 
 function sink() {
@@ -162,6 +170,80 @@ describe('fetchDayLedger: downloaded in pieces, checked, kept only then', () => 
       ),
     });
     expect(seen).toMatchObject({ kept: false, discarded: true });
+  });
+});
+
+describe('fetchDayLedger: an answer larger than its day can be is cut off', () => {
+  test('more bytes than the entry count days.json lists allows: refused at the cap, nothing kept', async () => {
+    const huge = new Uint8Array(4096 + entries.length * 128 + 10_000).fill(0x20);
+    const srv = server(toHex(sha256(ledger)), huge);
+    const { s, seen } = sink();
+    seen.at = srv.pulled;
+    await expect(
+      fetchDayLedger(SERVER, DATE, [absentHash], keys, ORIGIN, s, { fetch: srv.fetch }),
+    ).rejects.toMatchObject({
+      code: 'http',
+      message: expect.stringMatching(/exceeds the \d+-byte limit of its kind; refused$/),
+    });
+    expect(seen).toMatchObject({ kept: false, discarded: true });
+    expect(srv.pulled()).toBeLessThan(srv.pieces);
+  });
+});
+
+describe('keepOmissions: one download per server and day, kept in each folder of its proofs', () => {
+  test('two broken proofs of one day in two folders: the ledger asked for once, kept beside both, both version 2', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-omission-'));
+    try {
+      const srv = server(toHex(sha256(ledger)));
+      const trust = {
+        format: 'timeseal-client-trust/1' as const,
+        servers: { [SERVER]: { pinnedAt: `${DATE}T00:00:00.000Z`, origin: ORIGIN, keys: keyFiles } },
+        logs: {},
+      };
+      const hashes = [absentHash, hashOf(1001)];
+      const files = ['a', 'b'].map((f, i) => {
+        fs.mkdirSync(path.join(root, f));
+        const file = path.join(root, f, `${hashes[i]}.timeseal.json`);
+        fs.writeFileSync(file, encodeProofFile(newProofFile({ hash: hashes[i]!, server: SERVER, ledgerDate: DATE })));
+        return file;
+      });
+      const results = files.map((file) => {
+        const proof = parseProofFile(fs.readFileSync(file, 'utf8'));
+        return {
+          hash: proof.hash,
+          proof,
+          changed: false,
+          stage: 'stamped' as const,
+          complete: false,
+          nextCheck: null,
+          notes: [],
+          error: new TimesealClientError('broken', 'the promise is broken'),
+        };
+      });
+      await keepOmissions(results, files, { trust, fetch: srv.fetch });
+      expect(srv.asked()).toBe(1);
+      for (const [i, file] of files.entries()) {
+        const kept = path.join(path.dirname(file), 'timeseal-ledgers', `${DATE}.json`);
+        expect(new Uint8Array(fs.readFileSync(kept))).toEqual(ledger);
+        expect(new Uint8Array(fs.readFileSync(`${kept}.sig`))).toEqual(ecdsaSig);
+        expect(new Uint8Array(fs.readFileSync(`${kept}.dilithium.sig`))).toEqual(mldsaSig);
+        expect(parseProofFile(fs.readFileSync(file, 'utf8')).omittedFrom).toEqual({
+          date: DATE,
+          ledger: `timeseal-ledgers/${DATE}.json`,
+          sha256: toHex(sha256(ledger)),
+          size: ledger.length,
+        });
+        expect(results[i]!.error.code).toBe('broken');
+      }
+      // No temporary file is left behind.
+      expect(fs.readdirSync(path.join(root, 'a', 'timeseal-ledgers')).sort()).toEqual([
+        `${DATE}.json`,
+        `${DATE}.json.dilithium.sig`,
+        `${DATE}.json.sig`,
+      ]);
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
