@@ -178,4 +178,6 @@ export interface ProofInfo {
   ots: { bitcoin: number[]; pending: string[] } | null;
   headers: number[];
   updatedAt: string;
+  /** The kept signed ledger of the day that does not hold the hash (a version 2 proof file), or null. */
+  omittedFrom: Omission | null;
 }

@@ -440,6 +440,11 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
       omittedFrom: { date: DAY, ledger: `timeseal-ledgers/${DAY}.json`, size: published.length },
     });
     expect(fs.readFileSync(kept)).toEqual(published);
+    const info = clientJson(['info', 'spec.timestamped.pdf.timeseal.json']);
+    expect(info.json.omittedFrom).toEqual(proof.omittedFrom);
+    expect(client(['info', 'spec.timestamped.pdf.timeseal.json']).stdout).toMatch(
+      /^ {2}ledger: {4}the signed ledger of 2025-11-02 does not hold it: kept in timeseal-ledgers\/2025-11-02\.json \(\d+ bytes, SHA-256 [0-9a-f]{64}; verify checks it\)$/m,
+    );
     for (const sig of ['.sig', '.dilithium.sig'])
       expect(fs.readFileSync(`${kept}${sig}`)).toEqual(fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.json${sig}`)));
     // A tool we did not write agrees: openssl verifies the kept ledger's ECDSA signature, and the digest is not in it.
