@@ -520,6 +520,16 @@ describe('a client proof of a promise broken by omission', () => {
     expect(text.indexOf(proof.hash)).toBe(-1);
     expect(text.indexOf(sha256(at('doc.txt')))).toBeGreaterThan(0); // a hash the day holds is found the same way
   });
+
+  test("the client given the proof's folder: the document broken, the kept ledger not taken for a document", () => {
+    const r = client(['verify', at('omitted'), '--json']);
+    expect(r.code, r.stdout).toBe(1);
+    const records = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { file: string; state: string });
+    expect(records.map((x) => [path.basename(x.file), x.state])).toEqual([['left-out.txt', 'broken']]);
+  });
 });
 
 describe('a timestamped PDF is read wherever its time-stamps are', () => {

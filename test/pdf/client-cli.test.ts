@@ -335,6 +335,8 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     expect(pdfRecord, all.stdout).toMatchObject({ state: 'complete' });
     // The day's ledger the folder's upgrade kept for spec.timestamped.pdf (below) is not a document of the folder.
     expect(allRecords.filter((r) => r.file.startsWith('timeseal-ledgers'))).toEqual([]);
+    // The PDF whose day was published without its digest: broken, from the kept ledger, in the folder's verify too.
+    expect(allRecords.find((r) => r.file === 'spec.timestamped.pdf')).toMatchObject({ state: 'broken' });
     // The digest deleted before the build: the folder's upgrade found the day published without it and kept the
     // day's signed ledger beside its proof, so the client's proof shows the promise broken.
     const spec = clientJson(['verify', 'spec.timestamped.pdf']);
