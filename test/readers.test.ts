@@ -22,8 +22,9 @@
 // database before the day's build, so that the day is published without it; `upgrade` then keeps the day's signed
 // ledger beside the proof (timeseal-client-proof/2). Every reader that checks a client proof file says broken (the
 // offline page given the kept ledger and its two signatures, not the archive's other day files), and invalid once a
-// byte of the kept ledger or of the proof file is changed; the others say in notCheckedHere's sentence who checks
-// it. openssl verifies the kept ledger's ECDSA signature, and the hash's hex is not in it.
+// byte of the kept ledger or of the proof file is changed, or its receipt is another hash's (the ledger then breaks
+// no promise of it); the others say in notCheckedHere's sentence who checks it. openssl verifies the kept ledger's
+// ECDSA signature, and the hash's hex is not in it.
 // A timestamped PDF is read whole by every reader: one whose time-stamp is followed by a 300 KiB update, and that
 // one stamped again (its first time-stamp 300 KiB before the end), get the same verdicts as the others. A PDF
 // that holds a time-stamp's words (in a stream's data, a comment, a string) but none is a document to each.
@@ -445,7 +446,7 @@ describe('one proof, every reader', () => {
 
 describe('a client proof of a promise broken by omission', () => {
   /** The proof, its document and its kept ledger copied to a folder of their own, one byte of `which` changed. */
-  const changedCopy = (which: 'ledger' | 'proof'): Evidence => {
+  const changedCopy = (which: 'ledger' | 'proof' | 'receipt'): Evidence => {
     const sub = fs.mkdtempSync(path.join(dir, 'tampered-'));
     fs.cpSync(at('omitted'), sub, { recursive: true });
     const moved = (f: string) => path.join(sub, path.relative(at('omitted'), f));
@@ -455,6 +456,13 @@ describe('a client proof of a promise broken by omission', () => {
       document: moved(broken.document!),
       dayFiles: broken.dayFiles!.map(moved),
     };
+    if (which === 'receipt') {
+      // Another hash's receipt (doc.txt's, which the day holds) in its place: the kept ledger breaks no promise of it.
+      const proof = JSON.parse(fs.readFileSync(e.file, 'utf8')) as Record<string, unknown>;
+      proof.receipt = (JSON.parse(fs.readFileSync(at('doc.txt.timeseal.json'), 'utf8')) as { receipt: string }).receipt;
+      fs.writeFileSync(e.file, `${JSON.stringify(proof, null, 2)}\n`);
+      return e;
+    }
     const target = which === 'proof' ? e.file : e.dayFiles[0]!;
     const bytes = fs.readFileSync(target);
     // In the ledger: a hex digit of its last entry's hash (the file still parses; its signatures no longer verify).
@@ -468,6 +476,7 @@ describe('a client proof of a promise broken by omission', () => {
     { what: 'as kept', changed: null },
     { what: 'one byte of the kept ledger changed', changed: 'ledger' as const },
     { what: 'one byte of the proof file changed', changed: 'proof' as const },
+    { what: "another hash's receipt in the proof file", changed: 'receipt' as const },
   ])(
     '$what',
     async ({ changed }) => {

@@ -2,11 +2,13 @@
 // day's signed ledger that does not hold its hash, which `upgrade` kept beside it in timeseal-ledgers/). Given the
 // day's ledger file and its two signatures (the kept ones, or the archive's: the same bytes), the page checks what
 // `timeseal-client verify` checks: the ledger is the one the proof names (SHA-256 and size), both signatures verify
-// with the keys given, its date is the day, and the hash is not among its entries: the promise is broken. Without
-// those files, one sentence names them.
+// with the keys given, its date is the day, the hash is not among its entries, and the proof file's receipt promised
+// that hash in that day's ledger (its genTime's day): the promise is broken. Without those files, one sentence names
+// them.
 import { ecdsaSignaturePath, ledgerPath, mldsaSignaturePath } from '../../../../core/archive-paths.ts';
 import { requireBothSignatures } from '../../../../core/day.ts';
-import { fromUtf8, toHex } from '../../../../core/encoding.ts';
+import { fromBase64, fromUtf8, toHex } from '../../../../core/encoding.ts';
+import { checkReceipt } from '../../../../core/receipt.ts';
 import { ecdsaVerifyDigest } from '../../../../core/sig.ts';
 import type { ClassifiedInput } from '../inputs.ts';
 import { ledgerOf, mldsaVerify, sha256Of, type Context } from './context.ts';
@@ -20,6 +22,8 @@ export interface OmissionClaim {
   ledger: string;
   sha256: string;
   size: number;
+  /** The proof file's receipt (base64 DER), whose promise the ledger breaks. */
+  receipt: string | null;
 }
 
 /** The claim of a version 2 proof file, or null for any other input (a damaged one is checked as its parts are). */
@@ -29,6 +33,7 @@ export function omissionClaim(input: ClassifiedInput): OmissionClaim | null {
     const raw = JSON.parse(fromUtf8(input.bytes)) as {
       format?: unknown;
       hash?: unknown;
+      receipt?: unknown;
       omittedFrom?: { date?: unknown; ledger?: unknown; sha256?: unknown; size?: unknown };
     };
     const o = raw.omittedFrom;
@@ -41,7 +46,8 @@ export function omissionClaim(input: ClassifiedInput): OmissionClaim | null {
       typeof size !== 'number'
     )
       return null;
-    return { name: input.name, hash: raw.hash, date, ledger, sha256, size };
+    const receipt = typeof raw.receipt === 'string' ? raw.receipt : null;
+    return { name: input.name, hash: raw.hash, date, ledger, sha256, size, receipt };
   } catch {
     return null;
   }
@@ -106,16 +112,31 @@ export function omissionSection(ctx: Context, claim: OmissionClaim): Section {
           ),
         ],
       };
-    return {
-      title,
-      checks: [
-        fail(
-          label,
-          `broken promise: the signed ledger of ${date} does not hold ${hash} (both signatures verified; ${ledger.entries.length} hashes, not this one)`,
-          [`${l!.input.name}: ${bytes.length} bytes, SHA-256 ${sha256}, the file ${claim.name} names`],
-        ),
-      ],
-    };
+    // The promise is the receipt's: for this hash, in the ledger of its genTime's day (its chain is checked in its
+    // own section).
+    const row = pending(label, 'checking the receipt whose promise this is…');
+    const broken = fail(
+      label,
+      `broken promise: the signed ledger of ${date} does not hold ${hash} (both signatures verified; ${ledger.entries.length} hashes, not this one), which the receipt promised`,
+      [`${l!.input.name}: ${bytes.length} bytes, SHA-256 ${sha256}, the file ${claim.name} names`],
+    );
+    const notIts = (why: string) => Object.assign(row, fail(label, `${why}: the kept ledger shows no broken promise`));
+    if (claim.receipt === null) notIts('the proof file holds no receipt');
+    else
+      ctx.later.push(
+        (async () => fromBase64(claim.receipt!))()
+          .then((der) => checkReceipt(der, []))
+          .then(
+            (f) =>
+              f.ledgerHash !== hash
+                ? notIts(`its receipt is for ${f.ledgerHash}, not ${hash}`)
+                : f.date !== date
+                  ? notIts(`its receipt promised the ledger of ${f.date}, not of ${date}`)
+                  : Object.assign(row, broken),
+            (err: unknown) => notIts(`its receipt does not check (${message(err)})`),
+          ),
+      );
+    return { title, checks: [row] };
   } catch (err) {
     return { title, checks: [fail(label, message(err))] };
   }
