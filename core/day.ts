@@ -286,6 +286,18 @@ function wholeLedger<L>(
   };
 }
 
+/** Throws the SignatureError that names what failed of a day's two detached signatures over its ledger file. */
+export function requireBothSignatures(date: string, ecdsaOk: boolean, mldsaOk: boolean): void {
+  if (!ecdsaOk && !mldsaOk) {
+    // Two independent signatures failing at once points at the signed bytes, not at both signature files.
+    throw new SignatureError(
+      `${ledgerPath(date)} was altered after signing: neither its ECDSA P-256 (${ecdsaSignaturePath(date)}) nor its ML-DSA-65 (${mldsaSignaturePath(date)}) signature`,
+    );
+  }
+  if (!ecdsaOk) throw new SignatureError(ecdsaSignaturePath(date));
+  if (!mldsaOk) throw new SignatureError(mldsaSignaturePath(date));
+}
+
 function checkDay<L>(
   date: string,
   files: Omit<DayFiles, 'ledger'>,
@@ -295,16 +307,7 @@ function checkDay<L>(
   headOf: (ledger: L) => LedgerHeader,
 ): VerifiedDay<L> {
   const digest = facts.digest;
-  const ecdsaOk = ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa);
-  const mldsaOk = facts.mldsaOk();
-  if (!ecdsaOk && !mldsaOk) {
-    // Two independent signatures failing at once points at the signed bytes, not at both signature files.
-    throw new SignatureError(
-      `${ledgerPath(date)} was altered after signing: neither its ECDSA P-256 (${ecdsaSignaturePath(date)}) nor its ML-DSA-65 (${mldsaSignaturePath(date)}) signature`,
-    );
-  }
-  if (!ecdsaOk) throw new SignatureError(ecdsaSignaturePath(date));
-  if (!mldsaOk) throw new SignatureError(mldsaSignaturePath(date));
+  requireBothSignatures(date, ecdsaVerifyDigest(digest, files.ecdsaSignature, keys.ecdsa), facts.mldsaOk());
   let parsed: L;
   try {
     parsed = facts.parse();

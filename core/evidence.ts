@@ -27,7 +27,7 @@ export type Reader = 'verify-page' | 'offline-page' | 'client' | 'cli';
 /** What each kind is, in a few words. */
 export const EVIDENCE_NAME: Record<EvidenceKind, string> = {
   'proof-bundle': 'a Timeseal proof bundle (timeseal-proof)',
-  'client-proof': 'a timeseal-client proof file (timeseal-client-proof/1)',
+  'client-proof': 'a timeseal-client proof file (timeseal-client-proof/1 or /2)',
   receipt: 'an RFC 3161 receipt (.tsr)',
   ots: 'an OpenTimestamps proof (.ots)',
   'tlog-proof': 'a transparency-log proof (c2sp.org/tlog-proof)',

@@ -18,6 +18,13 @@
 // A verdict here is valid (also "valid so far": a promise or an anchor still to come), invalid or not-checked; for a
 // timestamped PDF whose day is published, kept: every reader must show each time-stamp's promise kept (the leaf
 // and its inclusion proof in the day's signed ledger), not valid so far.
+// A promise broken by omission, made for real: a hash stamped with timeseal-client, deleted from the server's
+// database before the day's build, so that the day is published without it; `upgrade` then keeps the day's signed
+// ledger beside the proof (timeseal-client-proof/2). Every reader that checks a client proof file says broken (the
+// offline page given the kept ledger and its two signatures, not the archive's other day files), and invalid once a
+// byte of the kept ledger or of the proof file is changed, or its receipt is another hash's (the ledger then breaks
+// no promise of it); the others say in notCheckedHere's sentence who checks it. openssl verifies the kept ledger's
+// ECDSA signature, and the hash's hex is not in it.
 // A timestamped PDF is read whole by every reader: one whose time-stamp is followed by a 300 KiB update, and that
 // one stamped again (its first time-stamp 300 KiB before the end), get the same verdicts as the others. A PDF
 // that holds a time-stamp's words (in a stream's data, a comment, a string) but none is a document to each.
@@ -25,6 +32,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as cose from '@transmute/cose';
+import Database from 'better-sqlite3';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import {
@@ -43,7 +51,7 @@ import { classifyFile } from '../site/offline-verifier/src/inputs.ts';
 import { projectEnv, startServer, type SpawnedServer } from '../ingest/test/fixture.ts';
 import { entryOf, ISS, signStatement } from './cli/cose-helpers.ts';
 import { removeTempProjects, run, tempProject } from './cli/helpers.ts';
-import { appendUpdate, fixture, withTimeStampWords } from './pdf/tools.ts';
+import { appendUpdate, fixture, tool, withTimeStampWords } from './pdf/tools.ts';
 import { launchChromium } from './support/chromium.ts';
 import { clientFromSource } from './support/client-source.ts';
 import { freePort } from './support/servers.ts';
@@ -57,7 +65,7 @@ const NOW = `${DAY}T12:00:00.000Z`;
 const NEXT = '2025-11-03T00:01:00.000Z';
 const LATER = '2025-11-03T09:00:00.000Z';
 
-type Verdict = 'kept' | 'valid' | 'invalid' | 'not-checked';
+type Verdict = 'kept' | 'valid' | 'broken' | 'invalid' | 'not-checked';
 /** What every reader that checks the kind must say of the valid file: kept for a timestamped PDF (its day is
  * published when the readers are asked), valid for the others. */
 const VALID: Partial<Record<EvidenceKind, Verdict>> = { 'timestamped-pdf': 'kept' };
@@ -69,6 +77,10 @@ interface Evidence {
   document: string | null;
   /** Where one byte is changed for the tampered copy. */
   flipAt: (bytes: Buffer) => number;
+  /** What every reader that checks the kind must say of it, when not what VALID says of the kind. */
+  expected?: Verdict;
+  /** The day's files the offline page is given (default: the archive's five). */
+  dayFiles?: string[];
 }
 
 let dir: string;
@@ -76,6 +88,10 @@ let env: Record<string, string>;
 let server: SpawnedServer | undefined;
 let browser: Browser;
 const evidence: Evidence[] = [];
+/** The client proof of a promise broken by omission (its own row: kind client-proof, verdict broken). */
+let broken: Evidence;
+/** The kept ledger's files beside a version 2 proof file, in timeseal-ledgers/. */
+const KEPT = ['.json', '.json.sig', '.json.dilithium.sig'];
 
 const client = (args: string[]) => clientFromSource(dir, args);
 
@@ -140,6 +156,10 @@ beforeAll(async () => {
   // A PDF that holds a time-stamp's words but no time-stamp, stamped as a document (its proof file beside it).
   fs.writeFileSync(at('contract-words.pdf'), withTimeStampWords(fs.readFileSync(at('contract.pdf'))));
   stamp(['stamp', 'contract-words.pdf']);
+  // The promise to break: a document of its own folder, stamped, then deleted from the database before the build.
+  fs.mkdirSync(at('omitted'));
+  fs.writeFileSync(at('omitted/left-out.txt'), 'The document the published day leaves out.\n');
+  stamp(['stamp', 'omitted/left-out.txt']);
   const statement = await signStatement(issuerKey, new TextEncoder().encode('{"sbom":"every reader"}'));
   const registered = await fetch(`${server.url}/entries`, {
     method: 'POST',
@@ -149,6 +169,9 @@ beforeAll(async () => {
   });
   expect(registered.status).toBe(303);
   await stop();
+  const db = new Database(path.join(dir, 'data/timeseal.db'));
+  expect(db.prepare('DELETE FROM submissions WHERE hash = ?').run(sha256(at('omitted/left-out.txt'))).changes).toBe(1);
+  db.close();
   expect(run(dir, ['ledger', 'build'], { env: { ...env, TIMESEAL_NOW: NEXT } }).code).toBe(0);
   server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
   // The document's proof file, and those of the timestamped PDFs' digests `stamp --pdf` wrote beside them: the PDF
@@ -167,6 +190,10 @@ beforeAll(async () => {
     'contract.timestamped.pdf.timeseal.json published',
     'contract-grown.timestamped.pdf.timeseal.json published',
   ]);
+  // The day is published without it: upgrade says broken (exit 1) and keeps the day's signed ledger beside it.
+  const omitted = client(['upgrade', 'omitted/left-out.txt', '--json']);
+  expect(omitted.code, `${omitted.stdout}${omitted.stderr}`).toBe(1);
+  expect(JSON.parse(omitted.stdout.trim())).toMatchObject({ state: 'broken', code: 'broken' });
   const hash = sha256(at('doc.txt'));
   const proofFile = JSON.parse(fs.readFileSync(at('doc.txt.timeseal.json'), 'utf8')) as { receipt: string };
   fs.writeFileSync(at('doc.txt.tsr'), Buffer.from(proofFile.receipt, 'base64'));
@@ -198,6 +225,19 @@ beforeAll(async () => {
     // Its own subject (the statement's entry): in the issuer's signature, its last bytes.
     { kind: 'transparent-statement', file: at('sbom.cose'), document: null, flipAt: (b) => b.length - 5 },
   );
+  broken = {
+    kind: 'client-proof',
+    file: at('omitted/left-out.txt.timeseal.json'),
+    document: at('omitted/left-out.txt'),
+    // A digit of the kept ledger's SHA-256 the proof file names (still a digit: the file still parses).
+    flipAt: (b) => {
+      let i = b.indexOf('"sha256": "', b.indexOf('"omittedFrom"')) + 11;
+      while (!/[0-9]/.test(String.fromCharCode(b[i]!))) i++;
+      return i;
+    },
+    expected: 'broken',
+    dayFiles: KEPT.map((x) => at(`omitted/timeseal-ledgers/${DAY}${x}`)),
+  };
   browser = await launchChromium();
 }, 240_000);
 
@@ -276,9 +316,11 @@ async function offlinePage(e: Evidence): Promise<Verdict> {
   const pem = (name: string) => fs.readFileSync(path.join(keys, name), 'utf8');
   const vkey = (name: string) => parseVkey(pem(name).trim()).publicKey;
   const from = { source: 'keys/' };
-  const dayFiles = ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'].map((s) =>
-    path.join(dir, 'ledgers', `${DAY}${s}`),
-  );
+  const dayFiles =
+    e.dayFiles ??
+    ['.json', '.json.sig', '.json.dilithium.sig', '.json.signatures.json', '.checkpoint'].map((s) =>
+      path.join(dir, 'ledgers', `${DAY}${s}`),
+    );
   const given: VerifierInputs = {
     ...(e.document === null ? {} : { document: { hash: sha256(e.document), source: 'the document' } }),
     files: [
@@ -298,7 +340,8 @@ async function offlinePage(e: Evidence): Promise<Verdict> {
     network: 'mainnet',
   };
   const report = await verifyInputs(given);
-  if (report.summary.state === 'fail') return 'invalid';
+  if (report.summary.state === 'fail')
+    return /^Not verified: broken promise/.test(report.summary.text) ? 'broken' : 'invalid';
   if (report.summary.state === 'empty') return 'not-checked';
   // Given the day's files, every check of a PDF passed: its time-stamps and their promises in the signed ledger.
   return e.kind === 'timestamped-pdf' && report.summary.state === 'ok' ? 'kept' : 'valid';
@@ -317,8 +360,8 @@ function clientVerdict(e: Evidence): Verdict {
     sentences.set(`client ${e.kind}`, reason!);
     return 'not-checked';
   }
-  expect(['complete', 'pending', 'invalid'], `${r.stdout}${r.stderr}`).toContain(state);
-  if (state === 'invalid') return 'invalid';
+  expect(['complete', 'pending', 'invalid', 'broken'], `${r.stdout}${r.stderr}`).toContain(state);
+  if (state === 'invalid' || state === 'broken') return state;
   const stamps = records[0]!.timeStamps?.map(clientStampVerdict) ?? [];
   return state === 'complete' && stamps.length > 0 && stamps.every((s) => s === 'kept') ? 'kept' : 'valid';
 }
@@ -362,7 +405,7 @@ async function expectAgreement(e: Evidence, changed: boolean): Promise<void> {
     expected[reader] = READERS[e.kind].includes(reader)
       ? changed
         ? 'invalid'
-        : (VALID[e.kind] ?? 'valid')
+        : (e.expected ?? VALID[e.kind] ?? 'valid')
       : 'not-checked';
   }
   // One line a kind: each reader's verdict, and the sentence of each that does not check it.
@@ -399,6 +442,103 @@ describe('one proof, every reader', () => {
     },
     180_000,
   );
+});
+
+describe('a client proof of a promise broken by omission', () => {
+  /** The proof, its document and its kept ledger copied to a folder of their own, one byte of `which` changed. */
+  const changedCopy = (which: 'ledger' | 'proof' | 'receipt'): Evidence => {
+    const sub = fs.mkdtempSync(path.join(dir, 'tampered-'));
+    fs.cpSync(at('omitted'), sub, { recursive: true });
+    const moved = (f: string) => path.join(sub, path.relative(at('omitted'), f));
+    const e = {
+      ...broken,
+      file: moved(broken.file),
+      document: moved(broken.document!),
+      dayFiles: broken.dayFiles!.map(moved),
+    };
+    if (which === 'receipt') {
+      // Another hash's receipt (doc.txt's, which the day holds) in its place: the kept ledger breaks no promise of it.
+      const proof = JSON.parse(fs.readFileSync(e.file, 'utf8')) as Record<string, unknown>;
+      proof.receipt = (JSON.parse(fs.readFileSync(at('doc.txt.timeseal.json'), 'utf8')) as { receipt: string }).receipt;
+      fs.writeFileSync(e.file, `${JSON.stringify(proof, null, 2)}\n`);
+      return e;
+    }
+    const target = which === 'proof' ? e.file : e.dayFiles[0]!;
+    const bytes = fs.readFileSync(target);
+    // In the ledger: a hex digit of its last entry's hash (the file still parses; its signatures no longer verify).
+    const i = which === 'proof' ? broken.flipAt(bytes) : bytes.length - 40;
+    bytes[i] = bytes[i]! ^ 0x01;
+    fs.writeFileSync(target, bytes);
+    return e;
+  };
+
+  test.each([
+    { what: 'as kept', changed: null },
+    { what: 'one byte of the kept ledger changed', changed: 'ledger' as const },
+    { what: 'one byte of the proof file changed', changed: 'proof' as const },
+    { what: "another hash's receipt in the proof file", changed: 'receipt' as const },
+  ])(
+    '$what',
+    async ({ changed }) => {
+      await expectAgreement(changed === null ? broken : changedCopy(changed), changed !== null);
+      for (const reader of ['client', 'cli'] as const)
+        if (!READERS['client-proof'].includes(reader))
+          expect(sentences.get(`${reader} client-proof`)).toBe(notCheckedHere('client-proof', reader));
+      expect(sentences.get('verify-page client-proof')).toBe(notCheckedHere('client-proof', null));
+    },
+    180_000,
+  );
+
+  test('the offline page given the proof file without the kept ledger: one sentence naming the files it needs', async () => {
+    const read = (f: string) => classifyFile(path.basename(f), new Uint8Array(fs.readFileSync(f)));
+    const pem = fs.readFileSync(path.join(dir, 'keys', 'public.pem'), 'utf8');
+    const report = await verifyInputs({
+      document: { hash: sha256(broken.document!), source: 'the document' },
+      files: [read(broken.file)],
+      keys: {
+        ecdsa: { key: ecdsaPublicKeyFromPem(pem), source: 'keys/' },
+        mldsa: { key: new Uint8Array(fs.readFileSync(path.join(dir, 'keys/dilithium_public.key'))), source: 'keys/' },
+      },
+    });
+    expect(report.summary.state).toBe('pending');
+    const section = report.sections.find((x) => x.title === 'Broken promise in left-out.txt.timeseal.json')!;
+    expect(section.checks.map((c) => [c.state, c.verdict])).toEqual([
+      [
+        'pending',
+        `Not verified: this proof file says the signed ledger of ${DAY} does not hold its hash: add ${DAY}.json, ${DAY}.json.sig, ${DAY}.json.dilithium.sig (kept in timeseal-ledgers/ beside the proof file) to check it`,
+      ],
+    ]);
+  });
+
+  test("a tool we did not write agrees: openssl verifies the kept ledger's ECDSA signature, and the hash is not in it", () => {
+    const proof = JSON.parse(fs.readFileSync(broken.file, 'utf8')) as {
+      format: string;
+      hash: string;
+      omittedFrom: { ledger: string };
+    };
+    expect(proof.format).toBe('timeseal-client-proof/2');
+    expect(proof.omittedFrom.ledger).toBe(`timeseal-ledgers/${DAY}.json`);
+    const ledger = `timeseal-ledgers/${DAY}.json`;
+    const r = tool(
+      'openssl',
+      ['dgst', '-sha256', '-verify', '../keys/public.pem', '-signature', `${ledger}.sig`, ledger],
+      at('omitted'),
+    );
+    expect(r.stdout.trim(), r.stderr).toBe('Verified OK');
+    const text = fs.readFileSync(at(`omitted/${ledger}`), 'utf8');
+    expect(text.indexOf(proof.hash)).toBe(-1);
+    expect(text.indexOf(sha256(at('doc.txt')))).toBeGreaterThan(0); // a hash the day holds is found the same way
+  });
+
+  test("the client given the proof's folder: the document broken, the kept ledger not taken for a document", () => {
+    const r = client(['verify', at('omitted'), '--json']);
+    expect(r.code, r.stdout).toBe(1);
+    const records = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { file: string; state: string });
+    expect(records.map((x) => [path.basename(x.file), x.state])).toEqual([['left-out.txt', 'broken']]);
+  });
 });
 
 describe('a timestamped PDF is read wherever its time-stamps are', () => {

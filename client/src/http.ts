@@ -80,6 +80,8 @@ export interface Answer {
   bytes(maxBytes?: number): Promise<Uint8Array>;
   /** The whole body as UTF-8. */
   text(maxBytes?: number): Promise<string>;
+  /** The body in pieces as they arrive, never held: within the cap and the deadline, as `bytes`. */
+  pieces(): AsyncIterable<Uint8Array>;
   /** Ends the exchange without reading the body. */
   cancel(): Promise<void>;
 }
@@ -209,6 +211,17 @@ export async function request(url: string, init: RequestInit, options: HttpOptio
       headers: res.headers,
       bytes,
       text: async (limit) => new TextDecoder().decode(await bytes(limit)),
+      pieces: () => ({
+        [Symbol.asyncIterator]: async function* () {
+          try {
+            yield* readPieces(answered, maxBytes, what);
+          } catch (err) {
+            throw failure(err);
+          } finally {
+            over();
+          }
+        },
+      }),
       cancel,
     };
   }
@@ -221,9 +234,9 @@ function inBrowser(): boolean {
   return g.document !== undefined || g.WorkerGlobalScope !== undefined;
 }
 
-/** The body of `res`, at most `maxBytes`: refused at once when its content-length says more, else at the first
- * byte beyond (the rest is never read). */
-async function readBounded(res: Response, maxBytes: number, what: string): Promise<Uint8Array> {
+/** The body of `res` in pieces, at most `maxBytes`: refused at once when its content-length says more, else at the
+ * first byte beyond (the rest is never read). */
+async function* readPieces(res: Response, maxBytes: number, what: string): AsyncGenerator<Uint8Array> {
   const tooLarge = (declared?: number) =>
     new TimesealClientError(
       'http',
@@ -235,19 +248,33 @@ async function readBounded(res: Response, maxBytes: number, what: string): Promi
     await res.body?.cancel().catch(() => {});
     throw tooLarge(declared);
   }
-  if (res.body === null) return new Uint8Array(0);
+  if (res.body === null) return;
   const reader = res.body.getReader();
+  let total = 0;
+  let finished = false;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) {
+        finished = true;
+        return;
+      }
+      total += value.length;
+      if (total > maxBytes) throw tooLarge();
+      yield value;
+    }
+  } finally {
+    if (!finished) await reader.cancel().catch(() => {});
+  }
+}
+
+/** The body of `res`, at most `maxBytes` (readPieces), whole. */
+async function readBounded(res: Response, maxBytes: number, what: string): Promise<Uint8Array> {
   const pieces: Uint8Array[] = [];
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge();
-    }
-    pieces.push(value);
+  for await (const piece of readPieces(res, maxBytes, what)) {
+    pieces.push(piece);
+    total += piece.length;
   }
   if (pieces.length === 1) return pieces[0]!;
   const out = new Uint8Array(total);

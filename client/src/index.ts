@@ -34,6 +34,7 @@ export {
 } from './trust.ts';
 export {
   PROOF_FILE_FORMAT,
+  PROOF_FILE_FORMAT_OMITTED,
   TRUST_FORMAT,
   type BitcoinNetwork,
   type HeaderRecord,
@@ -42,10 +43,12 @@ export {
   type LayerReport,
   type LayerStatus,
   type LogMemory,
+  type Omission,
   type PinnedServer,
   type ProofFile,
   type ProofInfo,
   type ProofStage,
+  type ReadBeside,
   type SeenCheckpoint,
   type TrustData,
   type VerifyReport,

@@ -47,5 +47,6 @@ export async function describeProof(proof: ProofFile): Promise<ProofInfo> {
     ots,
     headers: proof.headers.map((h) => h.height),
     updatedAt: proof.updatedAt,
+    omittedFrom: proof.omittedFrom ?? null,
   };
 }

@@ -15,7 +15,7 @@ import { checkReceipt } from '../../core/receipt.ts';
 import { TimesealClientError } from './errors.ts';
 import { httpError, LIMITS, request, type HttpOptions } from './http.ts';
 import { loadKeys } from './keys.ts';
-import type { LayerReport, ProofFile, TrustData } from './types.ts';
+import type { LayerReport, ProofFile, ReadBeside, TrustData } from './types.ts';
 import { outcomeOfState, verify } from './verify.ts';
 
 /** Decompresses zlib data (PDF's FlateDecode). */
@@ -166,10 +166,10 @@ export interface PdfPromise {
 }
 
 export interface PdfReport {
-  /** 'invalid' when a time-stamp does not check, a promise is broken or its proof file does not check, or there
-   * is no time-stamp; else 'pending' while a Timeseal promise is to be shown (no proof file of its digest, or
+  /** 'broken' when every problem is a Timeseal promise broken (each time-stamp itself valid); 'invalid' when a
+   * time-stamp does not check, its proof file does not check, or there is no time-stamp; else 'pending' while a Timeseal promise is to be shown (no proof file of its digest, or
    * one not upgraded yet), 'complete' when every Timeseal promise is kept (or every token is another's). */
-  state: 'complete' | 'pending' | 'invalid';
+  state: 'complete' | 'pending' | 'invalid' | 'broken';
   exitCode: 0 | 1 | 2;
   timeStamps: PdfTimeStampReport[];
   /** Signatures that are not document time-stamps (listed, not checked). */
@@ -212,7 +212,12 @@ function reportOf(s: PdfTimeStampCheck, server: string | null): PdfTimeStampRepo
  * as its receipt: a failed layer other than the receipt's makes the proof invalid; then the receipt's layer says
  * whether the day's ledger in the proof keeps the promise (kept), is still to come (pending) or breaks it.
  */
-async function promiseOf(s: PdfTimeStampReport, proof: ProofFile | undefined, trust: TrustData): Promise<PdfPromise> {
+async function promiseOf(
+  s: PdfTimeStampReport,
+  proof: ProofFile | undefined,
+  trust: TrustData,
+  readBeside: ReadBeside | undefined,
+): Promise<PdfPromise> {
   const { date, hash } = s.ledger!;
   if (proof === undefined)
     return {
@@ -224,7 +229,10 @@ async function promiseOf(s: PdfTimeStampReport, proof: ProofFile | undefined, tr
       layers: [],
     };
   // The proof checked for this token: its receipt is the one in the PDF, so the promise judged is this token's.
-  const report = await verify({ ...proof, receipt: s.receipt }, { trust, hash, remember: false });
+  const report = await verify(
+    { ...proof, receipt: s.receipt },
+    { trust, hash, remember: false, ...(readBeside === undefined ? {} : { readBeside }) },
+  );
   const receipt = report.layers.find((l) => l.layer === 'receipt')!;
   const failed = report.layers.find((l) => l.status === 'failed' && l !== receipt);
   const base = { date, hash, proof: true, layers: report.layers };
@@ -249,6 +257,8 @@ export interface CheckPdfOptions {
   inflate?: Inflate;
   /** The proof file of a Timeseal time-stamp's digest (its ledger hash, hex), when there is one. */
   proofFor?: (hash: string) => ProofFile | undefined;
+  /** The files beside that proof file (its kept ledger, when it keeps one: a promise broken by omission). */
+  readBesideFor?: (hash: string) => ReadBeside | undefined;
 }
 
 /**
@@ -278,14 +288,27 @@ export async function checkPdf(pdf: Uint8Array, options: CheckPdfOptions): Promi
         `time-stamp ${s.index}: its token (${s.token!.tsa}) does not chain to a TSA root pinned in the trust store`,
       );
     else if (s.ledger !== null) {
-      s.promise = await promiseOf(s, options.proofFor?.(s.ledger.hash), options.trust);
+      s.promise = await promiseOf(
+        s,
+        options.proofFor?.(s.ledger.hash),
+        options.trust,
+        options.readBesideFor?.(s.ledger.hash),
+      );
       if (s.promise.state === 'broken' || s.promise.state === 'invalid')
         problems.push(`promise ${s.index}: ${s.promise.checked}`);
     }
   }
   if (stamps.length === 0) problems.push('the PDF holds no document time-stamp');
+  // Broken when every problem is a broken promise (each time-stamp itself valid).
+  const broken = stamps.filter((s) => s.promise?.state === 'broken').length;
   const state =
-    problems.length > 0 ? 'invalid' : stamps.some((s) => s.promise?.state === 'pending') ? 'pending' : 'complete';
+    problems.length > 0
+      ? broken === problems.length
+        ? 'broken'
+        : 'invalid'
+      : stamps.some((s) => s.promise?.state === 'pending')
+        ? 'pending'
+        : 'complete';
   return {
     state,
     exitCode: EXIT_CODES[outcomeOfState(state)],

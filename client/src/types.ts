@@ -3,6 +3,9 @@
 
 /** The format name of a proof file (one per stamped file or digest). */
 export const PROOF_FILE_FORMAT = 'timeseal-client-proof/1';
+/** The format name of a proof file that keeps the day's signed ledger its hash is not in (`omittedFrom`): a promise
+ * broken by omission. Every other proof file is version 1 (a version 1 reader refuses the field). */
+export const PROOF_FILE_FORMAT_OMITTED = 'timeseal-client-proof/2';
 /** The format name of a trust store (the keys pinned per server, the checkpoints seen per log). */
 export const TRUST_FORMAT = 'timeseal-client-trust/1';
 
@@ -22,8 +25,28 @@ export interface HeaderRecord {
  * the day is published, a consistency proof to the latest checkpoint seen then, and the Bitcoin block headers
  * once the day is anchored.
  */
+/**
+ * The day's signed ledger a proof's hash is not in, kept beside the proof file by `upgrade` (checked before it was
+ * kept: its SHA-256 the one the server's days.json lists, both signatures with the pinned keys, its date and origin,
+ * the hash absent): `ledger` is the ledger file's path relative to the proof file's folder (slashes), its detached
+ * signatures beside it as `<ledger>.sig` (ECDSA P-256) and `<ledger>.dilithium.sig` (ML-DSA-65).
+ */
+export interface Omission {
+  /** The day whose ledger does not hold the hash (the receipt's day). */
+  date: string;
+  ledger: string;
+  /** SHA-256 of the ledger file (lower-case hex) and its length in bytes. */
+  sha256: string;
+  size: number;
+}
+
+/** A file beside a proof file, by its path relative to the proof's folder (slashes), in pieces; null when it is
+ * not there (the kept ledger of a version 2 proof file is read so: verify, checkPdf). */
+export type ReadBeside = (relativePath: string) => AsyncIterable<Uint8Array> | null;
+
 export interface ProofFile {
-  format: typeof PROOF_FILE_FORMAT;
+  /** Version 2 exactly when `omittedFrom` is there. */
+  format: typeof PROOF_FILE_FORMAT | typeof PROOF_FILE_FORMAT_OMITTED;
   /** The SHA-256 stamped, lower-case hex. */
   hash: string;
   /** The document's path relative to the proof file's folder (slashes), or null for a digest or stdin. */
@@ -44,6 +67,8 @@ export interface ProofFile {
   headers: HeaderRecord[];
   /** When the client last changed this file. */
   updatedAt: string;
+  /** The kept signed ledger of the day that does not hold the hash (version 2 only): the promise is broken. */
+  omittedFrom?: Omission;
 }
 
 /** How far a proof file has come: a receipt only, the signed ledger too, or anchored in Bitcoin with its headers. */
@@ -123,13 +148,14 @@ export interface LayerReport {
   bound?: { time: string; by: string };
 }
 
-export type VerifyState = 'complete' | 'pending' | 'invalid';
+export type VerifyState = 'complete' | 'pending' | 'invalid' | 'broken';
 
 export interface VerifyReport {
-  /** complete: every layer checked; pending: valid so far, some layer still to come; invalid: something failed. */
+  /** complete: every layer checked; pending: valid so far, some layer still to come; invalid: something failed;
+   * broken: everything checked, and the day's signed ledger kept in the proof does not hold the hash. */
   state: VerifyState;
   /** The command line's exit code for this state (the table of core/exit-codes.ts): 0 complete, 2 pending, 1
-   * invalid. */
+   * invalid or broken. */
   exitCode: 0 | 1 | 2;
   hash: string;
   layers: LayerReport[];
@@ -152,4 +178,6 @@ export interface ProofInfo {
   ots: { bitcoin: number[]; pending: string[] } | null;
   headers: number[];
   updatedAt: string;
+  /** The kept signed ledger of the day that does not hold the hash (a version 2 proof file), or null. */
+  omittedFrom: Omission | null;
 }

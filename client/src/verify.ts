@@ -13,8 +13,13 @@
 //   cose-receipt the leaf's COSE receipts (RFC 9942) the bundle carries, with the pinned receipt keys (cose.ts);
 //   bitcoin      the per-hash .ots follows the path through the checkpoint root to the day's commitment, and
 //                each Bitcoin attestation's block header (kept in the file) has its proof of work and merkle root.
+// A proof file of a promise broken by omission (version 2, `omittedFrom`) keeps the day's signed ledger beside it:
+// its `ledger` layer reads that file in pieces (options.readBeside) and checks its length and SHA-256, both
+// signatures with the pinned keys, its date and origin, and that the hash is not in it (omission.ts); the receipt
+// of that day then fails as a broken promise.
 // Complete (exit 0) when every layer checked; pending (2) when all that checked is valid and something is still to
-// come (publication, witnesses, Bitcoin); invalid (1) when anything failed.
+// come (publication, witnesses, Bitcoin); broken (1) when all that checked is valid and the kept signed ledger of
+// the receipt's day does not hold the hash; invalid (1) when anything else failed.
 import { blockHash, verifyBitcoinAttestation } from '../../core/bitcoin.ts';
 import { fromBase64, fromHex, toHex } from '../../core/encoding.ts';
 import { EXIT_CODES, type Outcome } from '../../core/exit-codes.ts';
@@ -28,12 +33,15 @@ import { readBundleOts } from './checks.ts';
 import { throwIfAborted } from './errors.ts';
 import { bundleOf } from './bundle.ts';
 import { loadKeys, type LoadedKeys } from './keys.ts';
+import { checkKeptLedger } from './omission.ts';
+import type { MessageDigests } from '../../core/day.ts';
 import { rememberCheckpoint, seenRoot } from './trust.ts';
 import type {
   BitcoinNetwork,
   KeyFiles,
   LayerReport,
   ProofFile,
+  ReadBeside,
   TrustData,
   VerifyReport,
   VerifyState,
@@ -43,10 +51,11 @@ const STATE_OUTCOMES = {
   complete: 'ok',
   pending: 'pending',
   invalid: 'failed',
+  broken: 'failed',
 } as const satisfies Record<VerifyState, Outcome>;
 
 /** @internal The outcome of a verification's state (core/exit-codes.ts), whose exit code a report carries:
- * complete ok, pending pending (valid so far), invalid failed. */
+ * complete ok, pending pending (valid so far), invalid and broken failed. */
 export function outcomeOfState(state: VerifyState): 'ok' | 'pending' | 'failed' {
   return STATE_OUTCOMES[state];
 }
@@ -66,6 +75,11 @@ export interface VerifyOptions {
   cache?: VerifyCache;
   signal?: AbortSignal;
   now?: Date;
+  /** Reads a file beside the proof file by its relative path, in pieces (the kept ledger of a version 2 proof
+   * file); without it such a proof's ledger is not checked, and the report says which reader checks it. */
+  readBeside?: ReadBeside;
+  /** @internal The SHA-256 and ML-DSA-65 μ of a kept ledger (the command line's are node:crypto's). */
+  digests?: MessageDigests;
 }
 
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err));
@@ -127,6 +141,36 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
     bundle = null;
   }
 
+  // A promise broken by omission: the kept signed ledger of the day, checked before the receipts (whose promise it
+  // judges).
+  let omitted: { date: string; ledger: string; leaves: number } | null = null;
+  if (proof.omittedFrom !== undefined) {
+    const o = proof.omittedFrom;
+    if (keys === null)
+      add({ layer: 'ledger', status: 'failed', checked: `the kept ledger ${o.ledger} is not checked: no keys` });
+    else {
+      const pinnedOrigin = options.keys === undefined ? (options.trust?.servers[proof.server]?.origin ?? null) : null;
+      const kept = await checkKeptLedger(o, hash, keys, pinnedOrigin, options.readBeside, options.digests);
+      if ('problem' in kept) add({ layer: 'ledger', status: 'failed', checked: kept.problem });
+      else if (kept.facts.present.has(hash))
+        add({
+          layer: 'ledger',
+          status: 'failed',
+          checked: `the kept signed ledger ${o.ledger} of ${o.date} holds the hash at leaf ${kept.facts.present.get(hash)}: this proof file's broken promise is not one`,
+        });
+      else {
+        const { head } = kept.facts;
+        omitted = { date: o.date, ledger: o.ledger, leaves: head.treeSize - head.firstIndex };
+        add({
+          layer: 'ledger',
+          status: 'ok',
+          checked: `the signed ledger of ${o.date} kept in ${o.ledger} (${o.size} bytes, SHA-256 ${o.sha256}): its ECDSA P-256 (${o.ledger}.sig) and ML-DSA-65 (${o.ledger}.dilithium.sig) signatures verify with the pinned keys, its log is ${head.origin}, and none of its ${omitted.leaves} hashes is ${hash}`,
+        });
+      }
+    }
+  }
+  const brokenLayers = new Set<LayerReport>();
+
   // Receipts: the one kept at stamping, and those the bundle carries (the same token is checked once).
   const receipts = [...new Set([...(proof.receipt === null ? [] : [proof.receipt]), ...(bundle?.receipts ?? [])])];
   if (receipts.length === 0)
@@ -151,7 +195,10 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
       const token = `RFC 3161 token of ${facts.tsaName} (serial ${facts.serialNumber}), signature and chain to the pinned TSA root checked, for SHA-256 ${hash}`;
       let promise = '';
       let status: LayerReport['status'] = 'ok';
-      if (bundle === null) {
+      if (omitted !== null && omitted.date === facts.date) {
+        status = 'failed';
+        promise = `; broken promise: the signed ledger of ${facts.date} (kept in ${omitted.ledger}) does not hold the hash`;
+      } else if (bundle === null) {
         status = 'pending';
         promise = `; its promise (the ledger of ${facts.date} holds the hash) is not shown yet: the day is not in this proof`;
       } else if (bundle.date === facts.date) {
@@ -165,17 +212,29 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
         status = 'failed';
         promise = `; broken promise: the ledger of ${facts.date} should hold the hash, but its first published day is ${bundle.date}`;
       }
-      add({
+      const layer: LayerReport = {
         layer: 'receipt',
         status,
         checked: `${label}${token}${promise}`,
         bound: { time: genTime, by: `the RFC 3161 receipt of ${facts.tsaName}` },
-      });
+      };
+      add(layer);
+      if (omitted !== null && omitted.date === facts.date) brokenLayers.add(layer);
     } catch (err) {
       add({ layer: 'receipt', status: 'failed', checked: `${label}${message(err)}` });
     }
   }
 
+  if (
+    omitted !== null &&
+    brokenLayers.size === 0 &&
+    !layers.some((l) => l.layer === 'receipt' && l.status === 'failed')
+  )
+    add({
+      layer: 'receipt',
+      status: 'failed',
+      checked: `the kept ledger ${omitted.ledger} is of ${omitted.date}, but no receipt in this proof file promised that day`,
+    });
   if (bundle === null) {
     if (!layers.some((l) => l.layer === 'ledger')) {
       const when =
@@ -197,7 +256,14 @@ export async function verify(proof: ProofFile, options: VerifyOptions = {}): Pro
     (best, b) => (best === null || Date.parse(b.time) < Date.parse(best.time) ? b : best),
     null,
   );
-  const state = failed.length > 0 ? 'invalid' : pending ? 'pending' : 'complete';
+  const state =
+    failed.length > 0
+      ? failed.every((l) => brokenLayers.has(l))
+        ? 'broken'
+        : 'invalid'
+      : pending
+        ? 'pending'
+        : 'complete';
   return {
     state,
     exitCode: EXIT_CODES[outcomeOfState(state)],

@@ -13,7 +13,10 @@
 // token's time makes the promise broken, and a proof not upgraded leaves it pending. A PDF stamped by the site's
 // code (site/src/lib/pdf-stamp.ts, run here against the server) has no proof file: verify says pending and names
 // `upgrade --server`, which writes the proof of its digest beside it, and verify then finds it kept. `upgrade`
-// of the deleted digest's proof, once its day is published, says the promise is broken (exit 1). A
+// of the deleted digest's proof, once its day is published, says the promise is broken (exit 1) and keeps the day's
+// signed ledger beside it (openssl verifies its ECDSA signature; the digest is not in it): verify then says broken
+// offline (exit 1), and a changed byte of the kept ledger, or its absence, is invalid, naming it; upgrade again
+// checks the kept ledger without downloading it, and fetches it again once it is gone. A
 // flipped byte, another TSA root and an unstamped PDF are invalid (exit 1); a signature added after the
 // time-stamp is reported as bytes it does not cover.
 import fs from 'node:fs';
@@ -324,16 +327,21 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     );
     // Verifying the folder reads the PDF as a timestamped PDF with its proof, not as a document whose bytes changed.
     const all = client(['verify', '.', '--json']);
-    const pdfRecord = all.stdout
+    const allRecords = all.stdout
       .trim()
       .split('\n')
-      .map((l) => JSON.parse(l) as { file: string; state: string })
-      .find((r) => r.file === 'signed.timestamped.pdf');
+      .map((l) => JSON.parse(l) as { file: string; state: string });
+    const pdfRecord = allRecords.find((r) => r.file === 'signed.timestamped.pdf');
     expect(pdfRecord, all.stdout).toMatchObject({ state: 'complete' });
-    // The digest deleted before the build: the server has no proof of it, so the client's proof stays pending.
+    // The day's ledger the folder's upgrade kept for spec.timestamped.pdf (below) is not a document of the folder.
+    expect(allRecords.filter((r) => r.file.startsWith('timeseal-ledgers'))).toEqual([]);
+    // The PDF whose day was published without its digest: broken, from the kept ledger, in the folder's verify too.
+    expect(allRecords.find((r) => r.file === 'spec.timestamped.pdf')).toMatchObject({ state: 'broken' });
+    // The digest deleted before the build: the folder's upgrade found the day published without it and kept the
+    // day's signed ledger beside its proof, so the client's proof shows the promise broken.
     const spec = clientJson(['verify', 'spec.timestamped.pdf']);
-    expect(spec.r.code).toBe(2);
-    expect(spec.json.timeStamps[0].promise).toMatchObject({ state: 'pending', proof: true });
+    expect(spec.r.code).toBe(1);
+    expect(spec.json.timeStamps[0].promise).toMatchObject({ state: 'broken', proof: true });
     // One changed character of the root in the proof's checkpoint: the promise is not shown kept, the PDF is
     // invalid.
     const proofPath = path.join(dir, 'signed.timestamped.pdf.timeseal.json');
@@ -407,19 +415,112 @@ describe('timeseal-client stamp --pdf, then verify, then timeseal receipt check 
     });
   }, 120_000);
 
-  test("upgrade of a proof whose digest the published day lacks: the promise is broken (exit 1), not 'not published yet'", async () => {
+  test("upgrade of a proof whose digest the published day lacks: broken (exit 1), the day's signed ledger kept beside it, and verify says broken offline", async () => {
     server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
+    let specDigest: string;
     try {
-      // spec.timestamped.pdf's digest was deleted before the build: the day is published without it.
+      // spec.timestamped.pdf's digest was deleted before the build: the day is published without it. The folder's
+      // upgrade above kept the day's ledger already: removed, so that this one downloads it.
+      fs.rmSync(path.join(dir, 'timeseal-ledgers'), { recursive: true });
       const spec = clientJson(['upgrade', 'spec.timestamped.pdf']);
       expect(spec.r.code, spec.r.stdout + spec.r.stderr).toBe(1);
-      expect(spec.json).toMatchObject({ proof: 'spec.timestamped.pdf.timeseal.json', state: 'error', code: 'broken' });
+      expect(spec.json).toMatchObject({ proof: 'spec.timestamped.pdf.timeseal.json', state: 'broken', code: 'broken' });
       expect(spec.json.error).toMatch(
-        /^the ledger of 2025-11-02 is published and does not hold this hash: the promise is broken \(GET /,
+        /^the ledger of 2025-11-02 is published and does not hold this hash: the promise is broken; its signed ledger \(\d+ bytes, SHA-256 [0-9a-f]{64}, .*\) is kept in timeseal-ledgers\/2025-11-02\.json /,
       );
+      specDigest = spec.json.hash as string;
     } finally {
       await stop();
     }
+    // The proof file is version 2 and names the kept ledger, the archive's own bytes.
+    const proof = JSON.parse(fs.readFileSync(path.join(dir, 'spec.timestamped.pdf.timeseal.json'), 'utf8'));
+    const kept = path.join(dir, 'timeseal-ledgers', `${DAY}.json`);
+    const published = fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.json`));
+    expect(proof).toMatchObject({
+      format: 'timeseal-client-proof/2',
+      hash: specDigest,
+      omittedFrom: { date: DAY, ledger: `timeseal-ledgers/${DAY}.json`, size: published.length },
+    });
+    expect(fs.readFileSync(kept)).toEqual(published);
+    const info = clientJson(['info', 'spec.timestamped.pdf.timeseal.json']);
+    expect(info.json.omittedFrom).toEqual(proof.omittedFrom);
+    expect(client(['info', 'spec.timestamped.pdf.timeseal.json']).stdout).toMatch(
+      /^ {2}ledger: {4}the signed ledger of 2025-11-02 does not hold it: kept in timeseal-ledgers\/2025-11-02\.json \(\d+ bytes, SHA-256 [0-9a-f]{64}; verify checks it\)$/m,
+    );
+    for (const sig of ['.sig', '.dilithium.sig'])
+      expect(fs.readFileSync(`${kept}${sig}`)).toEqual(fs.readFileSync(path.join(dir, 'ledgers', `${DAY}.json${sig}`)));
+    // A tool we did not write agrees: openssl verifies the kept ledger's ECDSA signature, and the digest is not in it.
+    const ossl = tool(
+      'openssl',
+      [
+        'dgst',
+        '-sha256',
+        '-verify',
+        'keys/public.pem',
+        '-signature',
+        `timeseal-ledgers/${DAY}.json.sig`,
+        `timeseal-ledgers/${DAY}.json`,
+      ],
+      dir,
+    );
+    expect(ossl.stdout.trim(), ossl.stderr).toBe('Verified OK');
+    expect(published.indexOf(specDigest)).toBe(-1);
+
+    // Offline: the PDF's promise is broken (exit 1), from the kept ledger.
+    const v = clientJson(['verify', 'spec.timestamped.pdf']);
+    expect(v.r.code, v.r.stdout + v.r.stderr).toBe(1);
+    expect(v.json.state).toBe('broken');
+    expect(v.json.timeStamps[0]).toMatchObject({ state: 'valid', promise: { state: 'broken', date: DAY } });
+    expect(v.json.timeStamps[0].promise.checked).toMatch(
+      /broken promise: the signed ledger of 2025-11-02 \(kept in timeseal-ledgers\/2025-11-02\.json\) does not hold the hash$/,
+    );
+    expect(client(['verify', 'spec.timestamped.pdf']).stdout).toMatch(/^spec\.timestamped\.pdf: BROKEN: promise 1: /m);
+    // The proof file alone: broken too.
+    const alone = clientJson(['verify', 'spec.timestamped.pdf.timeseal.json']);
+    expect(alone.r.code).toBe(1);
+    expect(alone.json.state).toBe('broken');
+
+    // One changed byte of the kept ledger: not broken, not valid — invalid, naming the file and `upgrade`.
+    const good = fs.readFileSync(kept);
+    const changed = Buffer.from(good);
+    changed[changed.length - 40] = changed[changed.length - 40]! ^ 0x01;
+    fs.writeFileSync(kept, changed);
+    try {
+      const bad = clientJson(['verify', 'spec.timestamped.pdf.timeseal.json']);
+      expect(bad.r.code).toBe(1);
+      expect(bad.json.state).toBe('invalid');
+      expect(bad.json.problems[0]).toMatch(
+        /^ledger: timeseal-ledgers\/2025-11-02\.json changed since upgrade kept it, or is not the one this proof names: .*; run timeseal-client upgrade on this proof file again, online, to fetch and check it again$/,
+      );
+      fs.rmSync(kept);
+      const gone = clientJson(['verify', 'spec.timestamped.pdf.timeseal.json']);
+      expect(gone.json.state).toBe('invalid');
+      expect(gone.json.problems[0]).toBe(
+        `ledger: timeseal-ledgers/${DAY}.json, the day's signed ledger this proof file keeps for its broken promise, is missing: run timeseal-client upgrade on this proof file again, online, to fetch and check it again`,
+      );
+    } finally {
+      fs.writeFileSync(kept, good);
+    }
+
+    // upgrade again: the intact kept ledger is checked again, not downloaded; once removed, it is fetched again.
+    server = await startServer(dir, { ...env, TIMESEAL_NOW: LATER });
+    try {
+      const again = clientJson(['upgrade', 'spec.timestamped.pdf']);
+      expect(again.r.code).toBe(1);
+      expect(again.json).toMatchObject({ state: 'broken', code: 'broken' });
+      expect(again.json.error).toMatch(
+        /kept in timeseal-ledgers\/2025-11-02\.json, checked again .*not downloaded again\)$/,
+      );
+      fs.rmSync(kept);
+      const restored = clientJson(['upgrade', 'spec.timestamped.pdf']);
+      expect(restored.r.code).toBe(1);
+      expect(restored.json.state).toBe('broken');
+      expect(restored.json.error).toMatch(/is kept in timeseal-ledgers\/2025-11-02\.json with its \.sig/);
+      expect(fs.readFileSync(kept)).toEqual(published);
+    } finally {
+      await stop();
+    }
+    expect(clientJson(['verify', 'spec.timestamped.pdf']).json.state).toBe('broken');
   }, 120_000);
 
   test("broken: a time-stamp whose digest the day's signed ledger does not hold (exit 1), in receipt check and the offline verifier's checks", async () => {

@@ -4,9 +4,17 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { MessageDigests } from '../../../core/day.ts';
 import { sniffEvidenceSync, type EvidenceKind } from '../../../core/evidence.ts';
+import { mldsaMuPrefix } from '../../../core/sig.ts';
 import { TimesealClientError } from '../errors.ts';
 import { PROOF_SUFFIX } from '../proof-file.ts';
+import type { ReadBeside } from '../types.ts';
+
+/** The folder beside proof files where `upgrade` keeps the signed ledger of a day that does not hold their hash
+ * (a promise broken by omission): `timeseal-ledgers/YYYY-MM-DD.json` with its `.sig` and `.dilithium.sig`. Its
+ * files are evidence, not documents: walking a folder skips it. */
+export const KEPT_LEDGERS = 'timeseal-ledgers';
 
 export interface WalkOptions {
   /** Include dot-files and dot-folders. */
@@ -82,6 +90,7 @@ export function walk(
       if (e.name.startsWith('.') && !options.all) continue;
       if (excluded(childRel, options.exclude)) continue;
       if (e.isSymbolicLink()) skipped.push({ file: display(childAbs), reason: 'a symbolic link (not followed)' });
+      else if (e.isDirectory() && e.name === KEPT_LEDGERS) continue;
       else if (e.isDirectory()) visit(childAbs, childRel);
       else if (e.isFile()) {
         // A proof file, or the COSE receipt `upgrade` wrote beside one (`<name>.receipt.cose` next to
@@ -235,6 +244,34 @@ export function parseSha256sum(text: string, source: string): Array<{ hash: stri
     );
   return out;
 }
+
+/** The files beside a proof file, read from disk in 1 MiB pieces (a kept ledger is never held whole). */
+export function besideProof(proofFile: string): ReadBeside {
+  return (relative) => {
+    const abs = path.resolve(path.dirname(proofFile), ...relative.split('/'));
+    if (fs.statSync(abs, { throwIfNoEntry: false })?.isFile() !== true) return null;
+    return {
+      async *[Symbol.asyncIterator]() {
+        for await (const piece of fs.createReadStream(abs, { highWaterMark: 1 << 20 }))
+          yield new Uint8Array((piece as Buffer).buffer, (piece as Buffer).byteOffset, (piece as Buffer).length);
+      },
+    };
+  };
+}
+
+/** SHA-256 and ML-DSA-65 μ (SHAKE256 of the key's tr prefix and the message, FIPS 204) with node:crypto, for a
+ * kept ledger of up to a gigabyte. */
+export const nodeDigests: MessageDigests = (publicKey) => {
+  const sha = crypto.createHash('sha256');
+  const mu = crypto.createHash('shake256', { outputLength: 64 }).update(mldsaMuPrefix(publicKey));
+  return {
+    update(bytes) {
+      sha.update(bytes);
+      mu.update(bytes);
+    },
+    digest: () => ({ sha256: new Uint8Array(sha.digest()), mu: new Uint8Array(mu.digest()) }),
+  };
+};
 
 /** Writes a file atomically (a temporary file in the same folder, then a rename). */
 export function writeAtomic(file: string, text: string | Uint8Array): void {

@@ -32,7 +32,7 @@ export async function runInfo(paths: string[], opts: Common): Promise<Outcome> {
       `  server:    ${info.server}`,
       `  submitted: ${info.submittedAt ?? 'unknown'}${info.ledgerDate === null ? '' : `, for the ledger of ${info.ledgerDate}`}`,
       `  receipt:   ${info.receipt === null ? 'none' : `${info.receipt.genTime}, ${info.receipt.tsa}, serial ${info.receipt.serialNumber}`}`,
-      `  ledger:    ${info.ledger === null ? 'not published in this proof yet' : `${info.ledger.date}, leaf ${info.ledger.leafIndex} of ${info.ledger.treeSize}, log ${info.ledger.origin}`}`,
+      `  ledger:    ${info.ledger === null ? (info.omittedFrom === null ? 'not published in this proof yet' : `the signed ledger of ${info.omittedFrom.date} does not hold it: kept in ${info.omittedFrom.ledger} (${info.omittedFrom.size} bytes, SHA-256 ${info.omittedFrom.sha256}; verify checks it)`) : `${info.ledger.date}, leaf ${info.ledger.leafIndex} of ${info.ledger.treeSize}, log ${info.ledger.origin}`}`,
       `  bitcoin:   ${info.ots === null ? 'no .ots yet' : `${info.ots.bitcoin.length > 0 ? `block(s) ${info.ots.bitcoin.join(', ')}` : 'not yet'}${info.ots.pending.length > 0 ? `; pending at ${info.ots.pending.join(', ')}` : ''}`}; headers kept: ${info.headers.join(', ') || 'none'}`,
       `  updated:   ${info.updatedAt}`,
     ]);

@@ -17,10 +17,10 @@ import { checkPdfTimeStamps } from '../../../core/pdf-check.ts';
 import { checkPdf, stampPdf, type PdfReport } from '../pdf.ts';
 import { encodeProofFile, newProofFile, parseProofFile, PROOF_SUFFIX } from '../proof-file.ts';
 import { pinServer } from '../trust.ts';
-import type { ProofFile, TrustData } from '../types.ts';
+import type { ProofFile, ReadBeside, TrustData } from '../types.ts';
 import { outcomeOfState } from '../verify.ts';
 import { httpOf, loadTrust, printer, saveTrust, serverOf, shown, trustPath, type Common } from './common.ts';
-import { proofPathFor, readIfExists, writeAtomic } from './files.ts';
+import { besideProof, proofPathFor, readIfExists, writeAtomic } from './files.ts';
 
 const inflate = async (data: Uint8Array): Promise<Uint8Array> =>
   new Uint8Array(await new Promise<Buffer>((ok, no) => zlib.inflate(data, (e, r) => (e ? no(e) : ok(r)))));
@@ -237,7 +237,11 @@ class PdfProofs {
     this.outDir = outDir;
   }
 
-  for(pdf: string): { lookup: (hash: string) => ProofFile | undefined; used: Map<string, string> } {
+  for(pdf: string): {
+    lookup: (hash: string) => ProofFile | undefined;
+    used: Map<string, string>;
+    beside: (hash: string) => ReadBeside | undefined;
+  } {
     const used = new Map<string, string>();
     const dir = path.dirname(pdf);
     const lookup = (hash: string): ProofFile | undefined => {
@@ -254,7 +258,12 @@ class PdfProofs {
       used.set(hash, found.file);
       return found.proof!;
     };
-    return { lookup, used };
+    /** The files beside the proof file found for `hash` (its kept ledger). */
+    const beside = (hash: string): ReadBeside | undefined => {
+      const file = used.get(hash);
+      return file === undefined ? undefined : besideProof(file);
+    };
+    return { lookup, used, beside };
   }
 
   private folder(dir: string): Array<{ file: string; proof: ProofFile }> {
@@ -297,7 +306,7 @@ export async function runVerifyPdf(files: string[], opts: Common): Promise<Outco
     let report: PdfReport;
     const found = proofs.for(path.resolve(file));
     try {
-      report = await checkPdf(pdf, { trust, inflate, proofFor: found.lookup });
+      report = await checkPdf(pdf, { trust, inflate, proofFor: found.lookup, readBesideFor: found.beside });
     } catch (err) {
       if (!(err instanceof TimesealClientError && err.code === 'pdf')) throw err;
       outcomes.push('failed');
@@ -345,9 +354,11 @@ function humanPdf(file: string, r: PdfReport, proofOf: (hash: string) => string 
   const head =
     r.state === 'invalid'
       ? `INVALID: ${r.problems[0]}`
-      : r.state === 'pending'
-        ? `PENDING (valid so far): ${n}${bound}`
-        : `COMPLETE: ${n}${bound}${kept}`;
+      : r.state === 'broken'
+        ? `BROKEN: ${r.problems[0]}`
+        : r.state === 'pending'
+          ? `PENDING (valid so far): ${n}${bound}`
+          : `COMPLETE: ${n}${bound}${kept}`;
   const lines = [`${file}: ${head}`];
   for (const s of r.timeStamps) {
     const label = `time-stamp ${s.index}`.padEnd(16);

@@ -27,6 +27,7 @@ import {
   type Common,
 } from './common.ts';
 import { controller } from './exit.ts';
+import { keepOmissions } from './omission.ts';
 import {
   digestProofPath,
   excluded,
@@ -291,6 +292,11 @@ export async function runStamp(
         network: networkOf(opts),
         headersFrom: opts.headersFrom ?? process.env.TIMESEAL_HEADERS_FROM ?? DEFAULT_HEADERS_FROM,
       },
+    );
+    await keepOmissions(
+      results,
+      toUpgrade.map((u) => u.t.proofPath),
+      { ...http, trust },
     );
     results.forEach((r, i) => {
       const { t } = toUpgrade[i]!;

@@ -2,6 +2,10 @@
 // or, with --wait, round after round until complete; given a timestamped PDF, the proof of each of its
 // time-stamps' digests (cli/pdf.ts). Once a bundle holds the leaf's COSE receipt (RFC 9942,
 // ES256; docs/FORMAT.md §11), it is also written beside the proof file as `<name>.receipt.cose`, for SCITT tools.
+// A proof whose day is published without its hash (the library's 'broken', from the server's 404) gets the day's
+// signed ledger kept beside it, checked first (omission.ts fetchDayLedger: downloaded once per day and run, in
+// pieces, never held), in `timeseal-ledgers/` of its folder, and is written as `timeseal-client-proof/2` naming it:
+// verify then shows the broken promise offline.
 import fs from 'node:fs';
 import path from 'node:path';
 import { worstOutcome, type Outcome } from '../../../core/exit-codes.ts';
@@ -24,6 +28,7 @@ import {
 } from './common.ts';
 import { controller, outcomeOfError } from './exit.ts';
 import { globToRegExp, proofPathFor, RECEIPT_SUFFIX, walk, walkProofs, writeAtomic } from './files.ts';
+import { keepOmissions } from './omission.ts';
 import { proofsOfPdf, writeMissingPdfProofs } from './pdf.ts';
 
 export async function runUpgrade(
@@ -136,6 +141,8 @@ export async function runUpgrade(
         },
       },
     );
+    await keepOmissions(results, round, { ...http, trust, ...(server === undefined ? {} : { server }) });
+    for (const [i, r] of results.entries()) if (r.proof.omittedFrom !== undefined) proofs.set(round[i]!, r.proof);
     saveTrust(trustFile, trust);
     results.forEach((r, i) => final.set(round[i]!, r));
     // With --wait, a server that cannot be reached or fails (5xx) is asked again next round; a proof that does
@@ -169,7 +176,14 @@ export async function runUpgrade(
   for (const [f, r] of final) {
     const p = proofs.get(f)!;
     const base = { proof: shown(f), file: p.file, hash: r.hash };
-    if (r.error !== undefined) {
+    if (r.error !== undefined && r.proof.omittedFrom !== undefined && r.error.code === 'broken') {
+      // The promise broken, and the day's signed ledger that shows it kept beside the proof.
+      outcomes.push('failed');
+      out.record(
+        { ...base, state: 'broken', code: r.error.code, error: r.error.message, omittedFrom: r.proof.omittedFrom },
+        () => [`${shown(f)}: BROKEN: ${r.error!.message}`],
+      );
+    } else if (r.error !== undefined) {
       outcomes.push(outcomeOfError(r.error));
       out.record({ ...base, state: 'error', code: r.error.code, error: r.error.message }, () => [
         `${shown(f)}: FAILED (${r.error!.code}): ${r.error!.message}`,

@@ -22,10 +22,12 @@ import { loadTrust, networkOf, printer, saveTrust, shown, trustPath, type Common
 import { controller } from './exit.ts';
 import { isPdfToCheck, runVerifyPdf } from './pdf.ts';
 import {
+  besideProof,
   digestProofPath,
   evidenceOf,
   globToRegExp,
   hashFile,
+  nodeDigests,
   proofPathFor,
   readIfExists,
   RECEIPT_SUFFIX,
@@ -199,6 +201,8 @@ export async function runVerify(
       network,
       signal: controller.signal,
       cache,
+      readBeside: besideProof(pair.proofPath),
+      digests: nodeDigests,
     });
     return {
       outcome: outcomeOfState(report.state),
@@ -300,7 +304,9 @@ function humanReport(name: string, r: VerifyReport): string[] {
       ? `COMPLETE${r.existedNoLaterThan ? `: existed no later than ${r.existedNoLaterThan.time} (${r.existedNoLaterThan.by})` : ''}`
       : r.state === 'pending'
         ? `PENDING (valid so far)${r.existedNoLaterThan ? `: existed no later than ${r.existedNoLaterThan.time} (${r.existedNoLaterThan.by})` : ''}`
-        : `INVALID: ${r.problems[0] ?? ''}`;
+        : r.state === 'broken'
+          ? `BROKEN: ${r.problems[0] ?? ''}`
+          : `INVALID: ${r.problems[0] ?? ''}`;
   return [
     `${name}: ${head}`,
     ...r.layers.map(

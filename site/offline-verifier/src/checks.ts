@@ -30,6 +30,7 @@ import { checkpointSection } from './checks/checkpoint.ts';
 import { coseReceiptSection, daySignatureSection, transparentStatementSection } from './checks/cose-receipt.ts';
 import { ledgerOf, sha256Of, type Context, type PolicyInput, type VerifierInputs } from './checks/context.ts';
 import { daySection, type Day } from './checks/day.ts';
+import { omissionClaim, omissionSection } from './checks/omission.ts';
 import { otsSection } from './checks/ots-file.ts';
 import { checkPdfs, pdfDigests, pdfSection } from './checks/pdf.ts';
 import { receiptSection } from './checks/receipt.ts';
@@ -104,7 +105,9 @@ function keySection(inputs: VerifierInputs, policy: PolicyInput | undefined, pro
 
 /** Checks everything given and returns the report the page shows. */
 export async function verifyInputs(given: VerifierInputs): Promise<Report> {
-  // A timeseal-client proof file is checked as the bundle, receipt and headers it holds.
+  // A timeseal-client proof file is checked as the bundle, receipt and headers it holds, and (version 2) as the
+  // broken promise it keeps the day's signed ledger for.
+  const omissions = given.files.flatMap((f) => omissionClaim(f) ?? []);
   const inputs = { ...given, files: given.files.flatMap(clientProofParts) };
   const files = inputs.files;
   const keys: Partial<PublicKeySet> = {};
@@ -235,6 +238,7 @@ export async function verifyInputs(given: VerifierInputs): Promise<Report> {
   for (const day of [...days.values()].sort((a, b) => (a.date < b.date ? -1 : 1)))
     sections.push(daySection(ctx, day, days));
   for (const c of standaloneCheckpoints) sections.push(checkpointSection(ctx, c));
+  for (const o of omissions) sections.push(omissionSection(ctx, o));
   for (const r of files.filter((f) => f.kind === 'receipt')) sections.push(receiptSection(ctx, r));
   for (const { input, bundle } of bundles) {
     bundle?.receipts.forEach((r, i) =>

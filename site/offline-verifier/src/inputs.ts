@@ -311,7 +311,7 @@ export function classifyText(t: string, name = 'pasted text'): ClassifiedInput |
 }
 
 /**
- * What a timeseal-client proof file (`<file>.timeseal.json`, `timeseal-client-proof/1`: client/src/types.ts
+ * What a timeseal-client proof file (`<file>.timeseal.json`, `timeseal-client-proof/1` or `/2`: client/src/types.ts
  * ProofFile) holds, as the inputs this page checks: its proof bundle (once the day is published), its receipt
  * (when the bundle carries none) and the Bitcoin block headers it keeps. Anything else is the input itself
  * (a file that is not such JSON keeps its kind, and fails as a bundle would).
