@@ -103,7 +103,7 @@ export class S3ArchiveStore implements ArchiveStore {
   private readonly partSize: number;
   private readonly partsInFlight: number;
   /** Whether the store refuses a CompleteMultipartUpload with `If-None-Match: *` of an existing key, asked once
-   * (probeConditionalComplete) when the first multipart upload is about to complete. */
+   * (probeConditionalComplete) when the first multipart upload begins. */
   private completeProbe: Promise<'enforced' | 'ignored'> | undefined;
 
   constructor(client: S3Client, where: S3Location, mode: CreateMode, options: S3StoreOptions = {}) {
@@ -336,7 +336,10 @@ export class S3ArchiveStore implements ArchiveStore {
   }
 
   private vanished(rel: string): TimesealError {
-    return new TimesealError('io', `${this.where(rel)}: the store refused to create it (412) but has no such object`);
+    return new TimesealError(
+      'io',
+      `${this.where(rel)}: the store said it was there (a 412, or a HEAD) but has no such object`,
+    );
   }
 
   async replace(rel: string, bytes: Uint8Array, expected?: string | null): Promise<string> {
