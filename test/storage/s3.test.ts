@@ -423,6 +423,22 @@ describe('on a store that ignores If-None-Match', () => {
     expect(standIn.objects.get('archive/ledgers/2025-11-02.json')?.toString()).toBe('one');
     expect(standIn.puts.get('archive/ledgers/2025-11-02.json')).toBe(1);
   });
+
+  it(`with ${ACCEPT_PLAIN_PUTS}=1, createFromFile looks first too: absent, one PUT streamed from the file; present, compared with the file and never PUT again`, async () => {
+    const store = await openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: '1' });
+    const dir = tempProject('s3-plain-files');
+    const file = (name: string, data: string): string => {
+      fs.writeFileSync(path.join(dir, name), data);
+      return path.join(dir, name);
+    };
+    const key = 'archive/ledgers/2025-11-03.json';
+    expect(await store.createFromFile('2025-11-03.json', file('one', 'one day'))).toBe(true);
+    expect(await store.createFromFile('2025-11-03.json', file('same', 'one day'))).toBe(false);
+    await expect(store.createFromFile('2025-11-03.json', file('other', 'another day'))).rejects.toThrow(
+      `sha256 in the store ${crypto.hash('sha256', 'one day', 'hex')} != rebuilt ${crypto.hash('sha256', 'another day', 'hex')}`,
+    );
+    expect([standIn.objects.get(key)?.toString(), standIn.puts.get(key)]).toEqual(['one day', 1]);
+  });
 });
 
 describe('on a store that never answers', () => {
