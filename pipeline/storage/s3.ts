@@ -128,20 +128,26 @@ export class S3ArchiveStore implements ArchiveStore {
     body: Uint8Array | LocalFile,
     condition: { ifNoneMatch?: '*'; ifMatch?: string } = {},
   ): Promise<string | undefined> {
-    const answer = await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: this.key(rel),
-        ...(body instanceof Uint8Array
-          ? { Body: body, ContentLength: body.length }
-          : { Body: fs.createReadStream(body.file, { highWaterMark: MiB }), ContentLength: body.size }),
-        CacheControl: archiveCacheControl(rel),
-        ContentType: archiveContentType(rel),
-        ...(condition.ifNoneMatch === undefined ? {} : { IfNoneMatch: condition.ifNoneMatch }),
-        ...(condition.ifMatch === undefined ? {} : { IfMatch: condition.ifMatch }),
-      }),
-    );
-    return answer.ETag;
+    const stream = body instanceof Uint8Array ? undefined : fileRange(body.file, 0, body.size);
+    try {
+      const answer = await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.key(rel),
+          ...(body instanceof Uint8Array
+            ? { Body: body, ContentLength: body.length }
+            : { Body: stream, ContentLength: body.size }),
+          CacheControl: archiveCacheControl(rel),
+          ContentType: archiveContentType(rel),
+          ...(condition.ifNoneMatch === undefined ? {} : { IfNoneMatch: condition.ifNoneMatch }),
+          ...(condition.ifMatch === undefined ? {} : { IfMatch: condition.ifMatch }),
+        }),
+      );
+      return answer.ETag;
+    } finally {
+      // A request that failed before its body was read (or half way) leaves the file open otherwise.
+      stream?.destroy();
+    }
   }
 
   async create(rel: string, bytes: Uint8Array): Promise<boolean> {
@@ -168,18 +174,28 @@ export class S3ArchiveStore implements ArchiveStore {
   private async createOnly(rel: string, body: Uint8Array | LocalFile, compare: () => Promise<false>): Promise<boolean> {
     if (this.mode === 'plain') {
       if (await this.exists(rel)) return compare();
-      await this.put(rel, body);
-      return true;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.put(rel, body);
+          return true;
+        } catch (err) {
+          if (!sendAgain(body, err, attempt)) throw this.failed('create', rel, err);
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        }
+      }
     }
-    // A 409 is a concurrent conditional write of the same key still in progress (AWS): asked again.
+    // A 409 is a concurrent conditional write of the same key still in progress (AWS): asked again. A body streamed
+    // from a file that failed in passing is sent again too (the SDK sends bytes given whole again itself); should
+    // the first have arrived after all, the next is refused with 412 and compared.
     for (let attempt = 1; ; attempt++) {
       try {
         await this.put(rel, body, { ifNoneMatch: '*' });
         return true;
       } catch (err) {
         const status = statusOf(err);
-        if (status !== 412 && !(status === 409 && attempt < 5)) throw this.failed('create', rel, err);
-        if (status === 409) {
+        const again = (status === 409 && attempt < 5) || sendAgain(body, err, attempt);
+        if (status !== 412 && !again) throw this.failed('create', rel, err);
+        if (again) {
           await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
           continue;
         }
@@ -219,9 +235,10 @@ export class S3ArchiveStore implements ArchiveStore {
       await inParallel(numbers, this.partsInFlight, async (n) => {
         const start = (n - 1) * partSize;
         const length = Math.min(partSize, local.size - start);
-        // The SDK never retries a streamed body: a part that failed in passing (no answer, a 5xx) is sent again,
-        // from a new stream of its range, three attempts in all.
+        // The SDK never retries a streamed body: a part that failed in passing is sent again (sendAgain), from a
+        // new stream of its range.
         for (let attempt = 1; ; attempt++) {
+          const stream = fileRange(local.file, start, length);
           try {
             const answer = await this.client.send(
               new UploadPartCommand({
@@ -229,21 +246,17 @@ export class S3ArchiveStore implements ArchiveStore {
                 Key: key,
                 UploadId: uploadId,
                 PartNumber: n,
-                // An empty range is no stream: createReadStream's `end` is inclusive.
-                Body:
-                  length === 0
-                    ? new Uint8Array(0)
-                    : fs.createReadStream(local.file, { start, end: start + length - 1, highWaterMark: MiB }),
+                Body: stream,
                 ContentLength: length,
               }),
             );
             etags[n - 1] = unquoted(answer.ETag, `${this.where(rel)} part ${n}`);
             return;
           } catch (err) {
-            const status = statusOf(err);
-            if (attempt >= 3 || (status !== undefined && status < 500) || err instanceof TimesealError)
-              throw this.failed(`upload part ${n} of`, rel, err);
+            if (!sendAgain(local, err, attempt)) throw this.failed(`upload part ${n} of`, rel, err);
             await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+          } finally {
+            stream.destroy();
           }
         }
       });
@@ -572,6 +585,23 @@ export async function probeConditionalComplete(client: S3Client, where: S3Locati
         .catch(() => undefined);
     await client.send(new DeleteObjectCommand({ Bucket: where.bucket, Key: key })).catch(() => undefined);
   }
+}
+
+/** Whether a request with a body streamed from a file that failed in passing (no answer, or a 5xx) is sent again,
+ * from a new stream: three attempts in all, as the SDK makes of one whose body it holds (which it sends again
+ * itself: false for those). */
+function sendAgain(body: Uint8Array | LocalFile, err: unknown, attempt: number): boolean {
+  if (body instanceof Uint8Array || attempt >= 3 || err instanceof TimesealError) return false;
+  const status = statusOf(err);
+  return status === undefined || status >= 500;
+}
+
+/** `length` bytes of the file from `start`, read 1 MiB at a time (an empty range is an empty stream: a read
+ * stream's `end` is inclusive). */
+function fileRange(file: string, start: number, length: number): Readable {
+  return length === 0
+    ? Readable.from([])
+    : fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: MiB });
 }
 
 /** A local file to store, and its size. */

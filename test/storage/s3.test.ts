@@ -294,6 +294,27 @@ describe('on a Ceph RADOS Gateway', () => {
       expect(await storeWith('failed', {}).createFromFile('2025-11-02.json', file)).toBe(true);
     });
 
+    it('a streamed PutObject or part whose first attempt fails in passing (no answer) is sent again from the file, and the object is the file', async () => {
+      const failures = new Set(['PutObjectCommand', 'UploadPartCommand 2']);
+      const attempts: string[] = [];
+      const store = storeWith('again', {
+        before: (command, input) => {
+          const name = command === 'UploadPartCommand' ? `${command} ${input.PartNumber as number}` : command;
+          attempts.push(name);
+          if (failures.delete(name)) throw new Error('socket hang up (injected)');
+        },
+      });
+      const small = crypto.randomBytes(70_000);
+      const large = crypto.randomBytes(2 * LARGE_FILE + 1);
+      expect(await store.createFromFile('2025-11-02.json.tsr', localFile('again-small', small))).toBe(true);
+      expect(await store.createFromFile('2025-11-02.json', localFile('again-large', large))).toBe(true);
+      expect(attempts.filter((a) => a === 'PutObjectCommand')).toHaveLength(2);
+      expect(attempts.filter((a) => a === 'UploadPartCommand 2')).toHaveLength(2);
+      expect(Buffer.from((await store.read('2025-11-02.json.tsr'))!).equals(small)).toBe(true);
+      expect(Buffer.from((await store.read('2025-11-02.json'))!).equals(large)).toBe(true);
+      expect(await pending('again')).toEqual([]);
+    });
+
     it('Ceph RGW 16.2 completes a multipart upload over an existing key despite If-None-Match: * (the probe says "ignored", leaving nothing behind); so an object another writer creates while the parts go up is found before completing, the upload aborted and the object left as it was', async () => {
       const where = parseS3Url(`s3://${ceph.current.bucket}/probe-complete`);
       expect(await probeConditionalComplete(s3Client(ceph.current.env), where)).toBe('ignored');
