@@ -29,7 +29,9 @@ export async function tsaRootFor(opts: CheckOptions, c: Context) {
   const timeoutMs = Number(opts.timeout);
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
     throw new UsageError(`--timeout must be a whole number of milliseconds, got ${JSON.stringify(opts.timeout)}`);
-  const location = opts.archive ?? c.config.archive;
+  // An s3:// archive is read from its bucket, as `timeseal verify` reads it (its working copy is not what readers
+  // see).
+  const location = opts.archive ?? c.config.archiveStore ?? c.config.archive;
   const { keysLocation, keysFrom } = keysLocationFor(location, opts.keys, c.config.keys);
   const keysReader = readerFor(keysLocation, timeoutMs);
   const rootPem =

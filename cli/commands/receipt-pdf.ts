@@ -1,4 +1,4 @@
-// `timeseal receipt check --pdf FILE.pdf [--archive DIR|URL] [--keys DIR|URL] [--tsa-root FILE]`: every
+// `timeseal receipt check --pdf FILE.pdf [--archive DIR|URL|s3://…] [--keys DIR|URL] [--tsa-root FILE]`: every
 // document time-stamp of a timestamped PDF (docs/FORMAT.md §3c) checked as core/pdf-check.ts says — its
 // ByteRange covers the file up to its update except /Contents, the token is for the digest over it and chains
 // to the TSA root — and, for a Timeseal token, its promise against the archive (pipeline/receipt.ts), as
@@ -9,7 +9,7 @@ import zlib from 'node:zlib';
 import { checkPdfTimeStamps, type PdfCheck, type PdfTimeStampCheck } from '../../core/pdf-check.ts';
 import type { Outcome } from '../../core/exit-codes.ts';
 import { PdfError } from '../../core/pdf-syntax.ts';
-import { readerFor } from '../../pipeline/archive-reader.ts';
+import { openArchiveReader } from '../../pipeline/storage/open.ts';
 import { checkPromise, type CheckedPromise } from '../../pipeline/receipt.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
@@ -39,7 +39,7 @@ export async function checkPdf(file: string, opts: CheckOptions, c: Context): Pr
     return 'failed';
   }
   const keys = check.stamps.some((s) => s.receipt !== null) ? await loadKeys(keysLocation, timeoutMs) : null;
-  const reader = readerFor(location, timeoutMs);
+  const reader = await openArchiveReader(location, timeoutMs);
   const verdicts: StampVerdict[] = [];
   for (const s of check.stamps)
     verdicts.push({ ...s, promise: s.receipt && keys ? await checkPromise(reader, keys, s.receipt) : null });

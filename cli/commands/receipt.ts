@@ -1,4 +1,4 @@
-// `timeseal receipt check FILE.tsr (--file F | --digest HEX) [--archive DIR|URL] [--keys DIR|URL]`: checks a
+// `timeseal receipt check FILE.tsr (--file F | --digest HEX) [--archive DIR|URL|s3://…] [--keys DIR|URL]`: checks a
 // Timeseal receipt (an RFC 3161 token from POST /tsa or a JSON submission's `receipt`, docs/FORMAT.md §3b) — its
 // signature, its chain to the TSA root (keys/timeseal-tsa-root.pem), that it is for this file or digest — and
 // the promise it carries: the ledger of its day holds its ledger hash (pipeline/receipt.ts). The outcome: ok when
@@ -14,7 +14,7 @@ import { toHex } from '../../core/encoding.ts';
 import { isPdf, notCheckedHere, READERS, sniffEvidence } from '../../core/evidence.ts';
 import { checkReceipt, digestLength, type ReceiptFacts } from '../../core/receipt.ts';
 import { UsageError } from '../../runtime/config.ts';
-import { readerFor } from '../../pipeline/archive-reader.ts';
+import { openArchiveReader } from '../../pipeline/storage/open.ts';
 import { checkPromise } from '../../pipeline/receipt.ts';
 import type { Context } from '../context.ts';
 import { output } from '../output.ts';
@@ -45,7 +45,7 @@ export function registerReceipt(program: TimesealCommand, ctx: () => Context): v
       '--digest <hex>',
       'the digest the receipt is for, hexadecimal (SHA-256, SHA-384 or SHA-512, as the receipt says)',
     )
-    .option('--archive <dir-or-url>', 'archive folder or URL (default: TIMESEAL_ARCHIVE)')
+    .option('--archive <dir-or-url>', 'archive folder, URL or s3://BUCKET/PREFIX (default: TIMESEAL_ARCHIVE)')
     .option(
       '--keys <dir-or-url>',
       'public keys folder or URL, with timeseal-tsa-root.pem (default: TIMESEAL_KEYS, or <site>/keys/ for an archive URL)',
@@ -110,7 +110,7 @@ export function registerReceipt(program: TimesealCommand, ctx: () => Context): v
         return 'failed';
       }
       const keys = await loadKeys(keysLocation, timeoutMs);
-      const promise = await checkPromise(readerFor(location, timeoutMs), keys, facts);
+      const promise = await checkPromise(await openArchiveReader(location, timeoutMs), keys, facts);
       out.result(
         {
           state: promise.state,

@@ -13,8 +13,7 @@ import { UsageError } from '../../runtime/config.ts';
 import { setting } from '../../runtime/settings.ts';
 import { loadIssuerKeys } from '../../runtime/statement-policy.ts';
 import { readerFor } from '../../pipeline/archive-reader.ts';
-import { archiveStoreReader } from '../../pipeline/storage/archive-store.ts';
-import { isS3Archive, openArchiveStoreToRead } from '../../pipeline/storage/open.ts';
+import { openArchiveReader } from '../../pipeline/storage/open.ts';
 import type { Context } from '../context.ts';
 import {
   checkpointKeysFromVkeys,
@@ -131,14 +130,7 @@ export function registerVerify(program: TimesealCommand, ctx: () => Context): vo
         // The COSE receipt keys (docs/FORMAT.md §11), when published: both or neither.
         loadReceiptKeys(keysLocation, timeoutMs),
       ]);
-      const store = isS3Archive(location) ? await openArchiveStoreToRead(location) : undefined;
-      const reader = store
-        ? archiveStoreReader(
-            store.location,
-            (rel) => store.read(rel),
-            (rel) => store.stream(rel),
-          )
-        : readerFor(location, timeoutMs);
+      const reader = await openArchiveReader(location, timeoutMs);
       const report = await verifyArchive(reader, keys, {
         ...(policy === undefined ? {} : { witnessPolicy: fromUtf8(policy, WITNESS_POLICY_FILE) }),
         ...(retired === undefined ? {} : { retiredWitnesses: fromUtf8(retired, RETIRED_WITNESSES_FILE) }),

@@ -1,7 +1,7 @@
 // The archive's storage contract: what the archive writer needs of wherever the public archive lives (a folder,
-// or an S3 bucket), in eight calls. Two kinds of writes and one removal, as docs/FORMAT.md §10 separates the files:
+// or an S3 bucket), in nine calls. Two kinds of writes and one removal, as docs/FORMAT.md §10 separates the files:
 // - create: an immutable object (daily files, tiles, entry bundles, index segments, RFC 3161 tokens) is created
-//   only if absent. If it exists, identical bytes are success (a rerun after a crash rewrites what it already
+//   only if absent (createFromFile: the same from a local file, streamed: a day's ledger of any size). If it exists, identical bytes are success (a rerun after a crash rewrites what it already
 //   wrote) and other bytes are a hard error naming the object: a published object is never overwritten.
 // - replace: one of the few mutable objects (checkpoint, index head, days.json, status files) is replaced whole;
 //   a reader sees the old or the new object, never a part. Given the version the writer last read or wrote, it
@@ -42,6 +42,10 @@ export interface ArchiveStore {
   /** Creates the immutable object `rel` holding `bytes`. true: written; false: it existed with these bytes.
    * Throws ConflictError (pipeline/files.ts) naming `rel` when it exists with other bytes, and leaves it. */
   create(rel: string, bytes: Uint8Array): Promise<boolean>;
+  /** `create` of the bytes of the local file `file` (a day's ledger: 9.25 GB at 100,000,000 entries), streamed
+   * from it and never held whole; the comparison with an object already there streams both. The file must not
+   * change meanwhile (the working copy's immutable files never do). */
+  createFromFile(rel: string, file: string): Promise<boolean>;
   /** Creates or replaces the mutable object `rel`, atomically for readers; returns its new version. `expected`
    * undefined: whatever is there; a version: only if the object is at that version; null: only if there is no
    * such object. Throws StaleVersionError naming `rel` when the condition fails, and leaves the object. */

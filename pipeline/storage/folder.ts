@@ -1,14 +1,24 @@
 // The folder engine of the archive store (archive-store.ts): today's archive folder, written by the same
 // functions as the build (pipeline/files.ts), so its files are those of `ledgers/`, byte for byte. Create is
-// writeImmutable (absent: temp file and rename; present: compared), replace is writeMutable (temp file and
-// rename). Cache classes are the server's business here: `timeseal serve` or nginx derive them from the path.
+// writeImmutable (absent: temp file and rename; present: compared), createFromFile the same a few MB at a time
+// (writeImmutableChunks), replace is writeMutable (temp file and rename). Cache classes are the server's
+// business here: `timeseal serve` or nginx derive them from the path.
 // An object's version is the SHA-256 of its bytes; a conditional replace compares and renames while holding a
 // kernel lock (pipeline/lock.ts, `.replace-lock` at the root), so two processes cannot both pass the comparison.
 // Names starting with a dot (locks, temp files) are no objects and are never listed. Remove deletes the file.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { forgetListings, readOptional, TEMP_DIR, writeImmutable, writeMutable } from '../files.ts';
+import { TimesealError } from '../../core/errors.ts';
+import {
+  forgetListings,
+  readOptional,
+  readPieces,
+  TEMP_DIR,
+  writeImmutable,
+  writeImmutableChunks,
+  writeMutable,
+} from '../files.ts';
 import { withLock } from '../lock.ts';
 import {
   checkListPrefix,
@@ -33,6 +43,15 @@ export class FolderArchiveStore implements ArchiveStore {
 
   async create(rel: string, bytes: Uint8Array): Promise<boolean> {
     return writeImmutable(this.root, checkObjectPath(rel), bytes);
+  }
+
+  /** writeImmutableChunks of the file's pieces: copied to a temp file and renamed into place, or compared with
+   * the file already there, a few MB at a time. */
+  async createFromFile(rel: string, file: string): Promise<boolean> {
+    checkObjectPath(rel);
+    const pieces = readPieces(path.dirname(file), path.basename(file));
+    if (pieces === undefined) throw new TimesealError('not-found', `${file}: no such file to store as ${rel}`);
+    return writeImmutableChunks(this.root, rel, pieces).written;
   }
 
   async replace(rel: string, bytes: Uint8Array, expected?: string | null): Promise<string> {

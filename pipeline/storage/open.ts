@@ -9,7 +9,8 @@
 // command on a folder archive starts without it.
 import { UsageError } from '../../runtime/config.ts';
 import { setting, type SettingName } from '../../runtime/settings.ts';
-import type { ArchiveStore } from './archive-store.ts';
+import { readerFor, type ArchiveReader } from '../archive-reader.ts';
+import { archiveStoreReader, type ArchiveStore } from './archive-store.ts';
 import { FolderArchiveStore } from './folder.ts';
 
 export const ACCEPT_PLAIN_PUTS = 'TIMESEAL_S3_ACCEPT_PLAIN_PUTS' satisfies SettingName;
@@ -40,7 +41,7 @@ function refusal(archive: string, env: NodeJS.ProcessEnv): string {
   );
 }
 
-/** The store TIMESEAL_ARCHIVE names, to read only (`timeseal verify`): no probe, which would need the right to
+/** The store TIMESEAL_ARCHIVE names, to read only (`timeseal verify`, `timeseal receipt check`): no probe, which would need the right to
  * write; an S3 store's keys need only s3:GetObject and s3:ListBucket. */
 export async function openArchiveStoreToRead(
   archive: string,
@@ -49,4 +50,17 @@ export async function openArchiveStoreToRead(
   if (!isS3Archive(archive)) return new FolderArchiveStore(archive);
   const { parseS3Url, s3Client, S3ArchiveStore } = await import('./s3.ts');
   return new S3ArchiveStore(s3Client(env), parseS3Url(archive), 'conditional');
+}
+
+/** The archive at `location` as a reader (pipeline/archive-reader.ts), for `timeseal verify` and `timeseal receipt
+ * check`: an s3:// archive through its store (openArchiveStoreToRead; a day's ledger streamed from the bucket),
+ * a folder or an http(s) URL as readerFor reads it (`timeoutMs` its deadline of each HTTP request). */
+export async function openArchiveReader(location: string, timeoutMs?: number): Promise<ArchiveReader> {
+  if (!isS3Archive(location)) return readerFor(location, timeoutMs);
+  const store = await openArchiveStoreToRead(location);
+  return archiveStoreReader(
+    store.location,
+    (rel) => store.read(rel),
+    (rel) => store.stream(rel),
+  );
 }

@@ -3,7 +3,7 @@
 // (the same files byte for byte, the same crash safety); after a step has committed there, publishWorkingCopy
 // sends what changed, in the archive's commit order (docs/FORMAT.md §10, pipeline/build.ts):
 //   1. every immutable object the store is not known to hold, created only if absent (present with the same
-//      bytes is success: a rerun after a crash);
+//      bytes is success: a rerun after a crash); a large one (a day's ledger) streamed from its file, never held;
 //   2. the mutable objects that changed: a day's .ots and cosignatures, then days.json (the commit point), the
 //      index head, the latest checkpoint, the other files, the status files last; each a compare-and-swap against
 //      the version this writer last read or wrote (ArchiveStore.replace with a version).
@@ -58,6 +58,7 @@ import { equalBytes, fromUtf8 } from '../../core/encoding.ts';
 import { TimesealError } from '../../core/errors.ts';
 import { INDEX_HEAD_PATH, parseIndexHead, parseSegmentPath, segmentPath } from '../../core/index-segments.ts';
 import type { ArchiveReader } from '../archive-reader.ts';
+import { inParallel } from '../in-parallel.ts';
 import { readOptional } from '../files.ts';
 import { pullMirror, type MirrorReport } from '../mirror.ts';
 import { archiveStoreReader, StaleVersionError, wholeStream, type ArchiveStore } from './archive-store.ts';
@@ -295,7 +296,15 @@ export interface PublishOptions {
   progress?: (message: string) => void;
   /** Requests under way at once while creating immutable objects (default 16). */
   concurrency?: number;
+  /** Immutable files of this many bytes or more are streamed to the store (createFromFile), not read whole
+   * (default STREAM_FROM). */
+  streamFrom?: number;
 }
+
+/** The size from which an immutable file is streamed to the store instead of read whole: a day's ledger (97 MB at
+ * 1,000,000 hashes, 9.25 GB at 100,000,000) and the larger index segments; tiles and entry bundles (8-9 KiB), the
+ * days' signatures and tokens are read whole, at most `concurrency` × 4 MiB held at once. */
+export const STREAM_FROM = 4 << 20;
 
 export interface PublishReport {
   store: string;
@@ -364,13 +373,20 @@ export async function publishWorkingCopy(options: PublishOptions): Promise<Publi
       `publishing ${immutable.length} immutable and ${mutable.length} mutable objects to ${store.location}`,
     );
     let done = 0;
+    const streamFrom = options.streamFrom ?? STREAM_FROM;
     await inParallel(immutable, options.concurrency ?? 16, async (rel) => {
-      const bytes = readOptional(folder, rel);
-      if (bytes === undefined)
-        throw new TimesealError('not-found', `${path.join(folder, rel)} went away while it was being published`);
-      if (await store.create(rel, bytes)) {
+      const file = path.join(folder, rel);
+      const wentAway = (): never => {
+        throw new TimesealError('not-found', `${file} went away while it was being published`);
+      };
+      const size = fs.statSync(file, { throwIfNoEntry: false })?.size ?? wentAway();
+      const created =
+        size >= streamFrom
+          ? await store.createFromFile(rel, file)
+          : await store.create(rel, readOptional(folder, rel) ?? wentAway());
+      if (created) {
         report.created++;
-        report.bytes += bytes.length;
+        report.bytes += size;
       } else report.present++;
       record.immutable.add(rel);
       testPause('immutable', ++done);
@@ -575,30 +591,6 @@ async function fetchImmutable(store: ArchiveStore, dir: string, concurrency: num
     fetched.add(rel);
   });
   return fetched;
-}
-
-/** Runs `work` on every item, `concurrency` at a time. After the first failure no item is started, and every
- * one under way ends before that failure is thrown: nothing goes on behind the caller's back. */
-async function inParallel<T>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async (): Promise<void> => {
-    while (!failed && next < items.length) {
-      try {
-        await work(items[next++]!);
-      } catch (err) {
-        failed = true;
-        throw err;
-      }
-    }
-  };
-  const ended = await Promise.allSettled(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  const failure = ended.find((e): e is PromiseRejectedResult => e.status === 'rejected');
-  if (failure !== undefined) throw failure.reason;
 }
 
 /**

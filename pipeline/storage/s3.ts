@@ -6,15 +6,29 @@
 // - replace: a PutObject (S3 replaces an object whole: readers get the old or the new one); conditional, with
 //   `If-Match: <ETag>` (a version is the ETag, unquoted: Ceph RGW matches only an unquoted one, AWS either) or
 //   `If-None-Match: *`; a 412 (or AWS's 404 for If-Match on no object) is a StaleVersionError.
+// - createFromFile (a day's ledger: 9.25 GB at 100,000,000 hashes, beyond one PutObject's 5 GB): streamed from the
+//   file, never held. Below `multipartThreshold` one PutObject as create; from it a multipart upload, its parts
+//   streamed from ranges of the file, `partsInFlight` at a time, aborted on any failure (no parts linger, unless
+//   the abort itself cannot reach the store: docs/OPERATIONS.md §8, the lifecycle rule). Create-only as create:
+//   CompleteMultipartUpload with `If-None-Match: *` where the store enforces it there (AWS S3 since 2024; probed
+//   once a store, probeConditionalComplete). Ceph RGW 16.2 ignores it and overwrites: then the object is looked
+//   up (HEAD) before completing, and after completing its ETag must be the one these parts make — safe under the
+//   archive's one writer (the schedule lease); two writers racing to complete one key within the same moment
+//   could both succeed, the later's bytes replacing the earlier's (docs/DECISIONS.md). A 412, or an object
+//   found there, is compared with the file, both streamed in step.
 // - remove (retired index segments only): DeleteObject.
 // Stores that ignore the condition would silently overwrite, so the engine is opened only after a probe
 // (probeConditionalWrites) shows that a second create-only PUT of one key is refused; an operator may instead
 // accept plain PUTs explicitly, and then create reads the object first and writes only when it is absent — safe
 // for one writer, not against two racing.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import { Readable } from 'node:stream';
 import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
   DeleteObjectCommand,
   GetObjectCommand,
   HeadObjectCommand,
@@ -22,11 +36,13 @@ import {
   PutObjectCommand,
   S3Client,
   S3ServiceException,
+  UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { TimesealError } from '../../core/errors.ts';
 import { UsageError } from '../../runtime/config.ts';
 import { setting } from '../../runtime/settings.ts';
 import { ConflictError } from '../files.ts';
+import { inParallel } from '../in-parallel.ts';
 import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
 import {
   checkListPrefix,
@@ -57,6 +73,25 @@ export function parseS3Url(url: string): S3Location {
  * choice, for a store that ignores the condition) a read and then a plain PUT. */
 export type CreateMode = 'conditional' | 'plain';
 
+const MiB = 1 << 20;
+/** S3's limits on a multipart upload: parts of at least 5 MiB but the last (RGW's rgw_multipart_min_part_size
+ * too: a smaller one is refused, 400 EntityTooSmall), at most 10,000 parts. */
+export const MIN_PART_SIZE = 5 * MiB;
+const MAX_PARTS = 10_000;
+
+export interface S3StoreOptions {
+  /** Keys asked of each ListObjectsV2 request (S3's most and default, 1,000). */
+  listPageSize?: number;
+  /** createFromFile of a file this large or larger is a multipart upload (default 64 MiB; one PutObject holds at
+   * most 5 GB). */
+  multipartThreshold?: number;
+  /** Bytes of each part but the last (default 16 MiB, at least MIN_PART_SIZE; more when the file would need over
+   * 10,000 parts). */
+  partSize?: number;
+  /** Parts uploaded at once (default 4); each streams from the file, so memory does not grow with it. */
+  partsInFlight?: number;
+}
+
 export class S3ArchiveStore implements ArchiveStore {
   readonly location: string;
   private readonly client: S3Client;
@@ -64,14 +99,22 @@ export class S3ArchiveStore implements ArchiveStore {
   private readonly prefix: string;
   private readonly mode: CreateMode;
   private readonly listPageSize: number;
+  private readonly multipartThreshold: number;
+  private readonly partSize: number;
+  private readonly partsInFlight: number;
+  /** Whether the store refuses a CompleteMultipartUpload with `If-None-Match: *` of an existing key, asked once
+   * (probeConditionalComplete) when the first multipart upload begins. */
+  private completeProbe: Promise<'enforced' | 'ignored'> | undefined;
 
-  /** `listPageSize`: keys asked of each ListObjectsV2 request (S3's most and default, 1,000). */
-  constructor(client: S3Client, where: S3Location, mode: CreateMode, options: { listPageSize?: number } = {}) {
+  constructor(client: S3Client, where: S3Location, mode: CreateMode, options: S3StoreOptions = {}) {
     this.client = client;
     this.bucket = where.bucket;
     this.prefix = where.prefix;
     this.mode = mode;
     this.listPageSize = options.listPageSize ?? 1000;
+    this.multipartThreshold = options.multipartThreshold ?? 64 * MiB;
+    this.partSize = Math.max(MIN_PART_SIZE, options.partSize ?? 16 * MiB);
+    this.partsInFlight = options.partsInFlight ?? 4;
     this.location = `s3://${where.bucket}${where.prefix === '' ? '' : `/${where.prefix}`}`;
   }
 
@@ -82,62 +125,234 @@ export class S3ArchiveStore implements ArchiveStore {
   /** PUTs the object; returns its ETag (undefined from a store that sends none: some look-alikes). */
   private async put(
     rel: string,
-    bytes: Uint8Array,
+    body: Uint8Array | LocalFile,
     condition: { ifNoneMatch?: '*'; ifMatch?: string } = {},
   ): Promise<string | undefined> {
-    const answer = await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket,
-        Key: this.key(rel),
-        Body: bytes,
-        ContentLength: bytes.length,
-        CacheControl: archiveCacheControl(rel),
-        ContentType: archiveContentType(rel),
-        ...(condition.ifNoneMatch === undefined ? {} : { IfNoneMatch: condition.ifNoneMatch }),
-        ...(condition.ifMatch === undefined ? {} : { IfMatch: condition.ifMatch }),
-      }),
-    );
-    return answer.ETag;
+    const stream = body instanceof Uint8Array ? undefined : fileRange(body.file, 0, body.size);
+    try {
+      const answer = await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: this.key(rel),
+          ...(body instanceof Uint8Array
+            ? { Body: body, ContentLength: body.length }
+            : { Body: stream, ContentLength: body.size }),
+          CacheControl: archiveCacheControl(rel),
+          ContentType: archiveContentType(rel),
+          ...(condition.ifNoneMatch === undefined ? {} : { IfNoneMatch: condition.ifNoneMatch }),
+          ...(condition.ifMatch === undefined ? {} : { IfMatch: condition.ifMatch }),
+        }),
+      );
+      return answer.ETag;
+    } finally {
+      // A request that failed before its body was read (or half way) leaves the file open otherwise.
+      stream?.destroy();
+    }
   }
 
   async create(rel: string, bytes: Uint8Array): Promise<boolean> {
     checkObjectPath(rel);
-    if (this.mode === 'plain') {
+    const compare = async (): Promise<false> => {
       const existing = await this.read(rel);
-      if (existing !== undefined) return this.same(rel, existing, bytes);
-      await this.put(rel, bytes);
-      return true;
+      if (existing === undefined) throw this.vanished(rel);
+      if (Buffer.compare(existing, bytes) !== 0) throw this.differs(rel, sha256(existing), sha256(bytes));
+      return false;
+    };
+    return this.createOnly(rel, bytes, compare);
+  }
+
+  async createFromFile(rel: string, file: string): Promise<boolean> {
+    checkObjectPath(rel);
+    const local: LocalFile = { file, size: (await fs.promises.stat(file)).size };
+    const compare = () => this.sameAsFile(rel, local);
+    return local.size < this.multipartThreshold
+      ? this.createOnly(rel, local, compare)
+      : this.createInParts(rel, local, compare);
+  }
+
+  /** One create-only PutObject of `body`; `compare` answers when the object is there (false, or a ConflictError). */
+  private async createOnly(rel: string, body: Uint8Array | LocalFile, compare: () => Promise<false>): Promise<boolean> {
+    if (this.mode === 'plain') {
+      if (await this.exists(rel)) return compare();
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.put(rel, body);
+          return true;
+        } catch (err) {
+          if (!sendAgain(body, err, attempt)) throw this.failed('create', rel, err);
+          await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+        }
+      }
     }
-    // A 409 is a concurrent conditional write of the same key still in progress (AWS): asked again.
+    // A 409 is a concurrent conditional write of the same key still in progress (AWS): asked again. A body streamed
+    // from a file that failed in passing is sent again too (the SDK sends bytes given whole again itself); should
+    // the first have arrived after all, the next is refused with 412 and compared.
     for (let attempt = 1; ; attempt++) {
       try {
-        await this.put(rel, bytes, { ifNoneMatch: '*' });
+        await this.put(rel, body, { ifNoneMatch: '*' });
         return true;
       } catch (err) {
         const status = statusOf(err);
-        if (status !== 412 && !(status === 409 && attempt < 5)) throw this.failed('create', rel, err);
-        if (status === 409) {
+        const again = (status === 409 && attempt < 5) || sendAgain(body, err, attempt);
+        if (status !== 412 && !again) throw this.failed('create', rel, err);
+        if (again) {
           await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
           continue;
         }
       }
-      const existing = await this.read(rel);
-      if (existing === undefined)
-        throw new TimesealError(
-          'io',
-          `${this.where(rel)}: the store refused to create it (412) but has no such object`,
-        );
-      return this.same(rel, existing, bytes);
+      return compare();
     }
   }
 
-  private same(rel: string, existing: Uint8Array, bytes: Uint8Array): false {
-    if (Buffer.compare(existing, bytes) !== 0) {
-      throw new ConflictError(
-        `published object ${this.where(rel)} differs from the rebuild: sha256 in the store ${sha256(existing)} != rebuilt ${sha256(bytes)}`,
-      );
+  /**
+   * A multipart upload of the file (see the module comment): created, its parts streamed `partsInFlight` at a
+   * time, completed create-only (the store's `If-None-Match: *`, or a HEAD before and the ETag after where the
+   * store ignores it), and aborted on any failure or when the object turns out to be there already.
+   */
+  private async createInParts(rel: string, local: LocalFile, compare: () => Promise<false>): Promise<boolean> {
+    const guarded = this.mode === 'plain' || (await this.conditionalComplete()) === 'ignored';
+    if (guarded && (await this.exists(rel))) return compare();
+    const key = this.key(rel);
+    const started = await this.client
+      .send(
+        new CreateMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          CacheControl: archiveCacheControl(rel),
+          ContentType: archiveContentType(rel),
+        }),
+      )
+      .catch((err: unknown) => {
+        throw this.failed('start the upload of', rel, err);
+      });
+    const uploadId = started.UploadId;
+    if (uploadId === undefined) throw new TimesealError('io', `${this.where(rel)}: the store gave no upload id`);
+    const partSize = Math.max(this.partSize, Math.ceil(local.size / MAX_PARTS));
+    const etags: string[] = [];
+    let outcome: 'created' | 'present' | undefined;
+    try {
+      const numbers = Array.from({ length: Math.max(1, Math.ceil(local.size / partSize)) }, (_, i) => i + 1);
+      await inParallel(numbers, this.partsInFlight, async (n) => {
+        const start = (n - 1) * partSize;
+        const length = Math.min(partSize, local.size - start);
+        // The SDK never retries a streamed body: a part that failed in passing is sent again (sendAgain), from a
+        // new stream of its range.
+        for (let attempt = 1; ; attempt++) {
+          const stream = fileRange(local.file, start, length);
+          try {
+            const answer = await this.client.send(
+              new UploadPartCommand({
+                Bucket: this.bucket,
+                Key: key,
+                UploadId: uploadId,
+                PartNumber: n,
+                Body: stream,
+                ContentLength: length,
+              }),
+            );
+            etags[n - 1] = unquoted(answer.ETag, `${this.where(rel)} part ${n}`);
+            return;
+          } catch (err) {
+            if (!sendAgain(local, err, attempt)) throw this.failed(`upload part ${n} of`, rel, err);
+            await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+          } finally {
+            stream.destroy();
+          }
+        }
+      });
+      if (guarded && (await this.exists(rel))) outcome = 'present';
+      else {
+        try {
+          await this.client.send(
+            new CompleteMultipartUploadCommand({
+              Bucket: this.bucket,
+              Key: key,
+              UploadId: uploadId,
+              MultipartUpload: { Parts: etags.map((etag, i) => ({ PartNumber: i + 1, ETag: `"${etag}"` })) },
+              ...(guarded ? {} : { IfNoneMatch: '*' }),
+            }),
+          );
+          outcome = 'created';
+        } catch (err) {
+          if (statusOf(err) !== 412) throw this.failed('complete the upload of', rel, err);
+          outcome = 'present';
+        }
+      }
+    } finally {
+      if (outcome !== 'created')
+        await this.client
+          .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: uploadId }))
+          .catch(() => undefined);
     }
+    if (outcome === 'present') return compare();
+    // Where the store ignores the condition: these parts' object must be the one there now (else another writer
+    // completed the same key in the same moment, which the store let overwrite).
+    if (guarded && (await this.etagOf(rel)) !== multipartEtag(etags)) await compare();
+    return true;
+  }
+
+  /** The store's answer to probeConditionalComplete, asked once. */
+  private conditionalComplete(): Promise<'enforced' | 'ignored'> {
+    this.completeProbe ??= probeConditionalComplete(this.client, { bucket: this.bucket, prefix: this.prefix });
+    return this.completeProbe;
+  }
+
+  private async etagOf(rel: string): Promise<string | undefined> {
+    const head = await this.client
+      .send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.key(rel) }))
+      .catch((err: unknown) => {
+        if (statusOf(err) === 404) return undefined;
+        throw this.failed('look up', rel, err);
+      });
+    return head?.ETag?.replace(/^"(.*)"$/, '$1');
+  }
+
+  /** Compares the object with the local file, both streamed in step and hashed: false when they are the same, a
+   * ConflictError naming both SHA-256s when not. */
+  private async sameAsFile(rel: string, local: LocalFile): Promise<false> {
+    const body = await this.stream(rel);
+    if (body === undefined) throw this.vanished(rel);
+    const inStore = crypto.createHash('sha256');
+    const inFile = crypto.createHash('sha256');
+    const handle = await fs.promises.open(local.file, 'r');
+    let same = true;
+    let position = 0;
+    try {
+      const buffer = Buffer.alloc(MiB);
+      for await (const piece of body) {
+        inStore.update(piece);
+        for (let done = 0; done < piece.length;) {
+          const want = Math.min(buffer.length, piece.length - done);
+          const { bytesRead } = await handle.read(buffer, 0, want, position);
+          inFile.update(buffer.subarray(0, bytesRead));
+          if (bytesRead < want || buffer.compare(piece, done, done + want, 0, want) !== 0) same = false;
+          position += bytesRead;
+          done += want;
+        }
+      }
+      // The file's rest, when it is longer than the object.
+      for (let n; (n = (await handle.read(buffer, 0, buffer.length, position)).bytesRead) > 0; position += n) {
+        inFile.update(buffer.subarray(0, n));
+        same = false;
+      }
+    } finally {
+      await handle.close();
+    }
+    if (!same) throw this.differs(rel, inStore.digest('hex'), inFile.digest('hex'));
     return false;
+  }
+
+  private differs(rel: string, inStore: string, rebuilt: string): ConflictError {
+    return new ConflictError(
+      `published object ${this.where(rel)} differs from the rebuild: sha256 in the store ${inStore} != rebuilt ${rebuilt}`,
+    );
+  }
+
+  private vanished(rel: string): TimesealError {
+    return new TimesealError(
+      'io',
+      `${this.where(rel)}: the store said it was there (a 412, or a HEAD) but has no such object`,
+    );
   }
 
   async replace(rel: string, bytes: Uint8Array, expected?: string | null): Promise<string> {
@@ -322,6 +537,86 @@ export async function probeConditionalWrites(client: S3Client, where: S3Location
   }
 }
 
+/**
+ * Asks the store whether it enforces create-only completion of multipart uploads: a scratch key is PUT, then a
+ * one-part upload of the same key is completed with `If-None-Match: *`. 'enforced' when that is refused with 412
+ * (AWS S3); 'ignored' when it completes (Ceph RGW 16.2: the object is overwritten) or the store refuses the
+ * header as not implemented (501, or 400 NotImplemented). Other failures are thrown; the scratch key and the
+ * upload are removed afterwards.
+ */
+export async function probeConditionalComplete(client: S3Client, where: S3Location): Promise<'enforced' | 'ignored'> {
+  const key = `${where.prefix === '' ? '' : `${where.prefix}/`}${PROBE_PREFIX}${os.hostname()}-${process.pid}-${crypto.randomBytes(6).toString('hex')}`;
+  const location = `s3://${where.bucket}/${key}`;
+  let uploadId: string | undefined;
+  try {
+    await client.send(
+      new PutObjectCommand({ Bucket: where.bucket, Key: key, Body: 'first\n', CacheControl: 'no-store' }),
+    );
+    uploadId = (await client.send(new CreateMultipartUploadCommand({ Bucket: where.bucket, Key: key }))).UploadId;
+    const part = await client.send(
+      new UploadPartCommand({ Bucket: where.bucket, Key: key, UploadId: uploadId, PartNumber: 1, Body: 'second\n' }),
+    );
+    try {
+      await client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: where.bucket,
+          Key: key,
+          UploadId: uploadId,
+          MultipartUpload: { Parts: [{ PartNumber: 1, ETag: part.ETag }] },
+          IfNoneMatch: '*',
+        }),
+      );
+      uploadId = undefined;
+      return 'ignored';
+    } catch (err) {
+      const status = statusOf(err);
+      if (status === 412) return 'enforced';
+      if (status === 501 || (err instanceof S3ServiceException && err.name === 'NotImplemented')) return 'ignored';
+      throw err;
+    }
+  } catch (err) {
+    throw new TimesealError('io', `${location}: the probe of create-only multipart uploads failed: ${describe(err)}`, {
+      cause: err,
+    });
+  } finally {
+    if (uploadId !== undefined)
+      await client
+        .send(new AbortMultipartUploadCommand({ Bucket: where.bucket, Key: key, UploadId: uploadId }))
+        .catch(() => undefined);
+    await client.send(new DeleteObjectCommand({ Bucket: where.bucket, Key: key })).catch(() => undefined);
+  }
+}
+
+/** Whether a request with a body streamed from a file that failed in passing (no answer, or a 5xx) is sent again,
+ * from a new stream: three attempts in all, as the SDK makes of one whose body it holds (which it sends again
+ * itself: false for those). */
+function sendAgain(body: Uint8Array | LocalFile, err: unknown, attempt: number): boolean {
+  if (body instanceof Uint8Array || attempt >= 3 || err instanceof TimesealError) return false;
+  const status = statusOf(err);
+  return status === undefined || status >= 500;
+}
+
+/** `length` bytes of the file from `start`, read 1 MiB at a time (an empty range is an empty stream: a read
+ * stream's `end` is inclusive). */
+function fileRange(file: string, start: number, length: number): Readable {
+  return length === 0
+    ? Readable.from([])
+    : fs.createReadStream(file, { start, end: start + length - 1, highWaterMark: MiB });
+}
+
+/** A local file to store, and its size. */
+interface LocalFile {
+  file: string;
+  size: number;
+}
+
+/** The ETag S3 (and RGW) give an object completed from these parts: the MD5 of their MD5s, then `-` and their
+ * count (unquoted). */
+function multipartEtag(partEtags: readonly string[]): string {
+  const md5s = Buffer.concat(partEtags.map((etag) => Buffer.from(etag, 'hex')));
+  return `${crypto.hash('md5', md5s, 'hex')}-${partEtags.length}`;
+}
+
 /** An ETag as a version: without its quotes (RGW's If-Match matches only the unquoted form). */
 function unquoted(etag: string | undefined, where: string): string {
   if (etag === undefined || etag === '') throw new TimesealError('io', `${where}: the store answered without an ETag`);
@@ -375,5 +670,11 @@ export function s3Client(env: NodeJS.ProcessEnv, options: { idleTimeoutMs?: numb
     // Each command class's middleware stack is resolved once, not on every send (nothing here adds middleware to
     // one command): ~5-10% of the writer's CPU when a day's ~7,800 objects are published (docs/BENCHMARKS.md).
     cacheMiddleware: true,
+    logger: SDK_LOGGER,
   });
 }
+
+/** The SDK's default logger says nothing, except one warning on the console at every failed request with a
+ * streamed body (createFromFile), which it sends only when no logger is given: a 412 of an object already there is
+ * an answer here, and a failed part is sent again or reported with its cause. So a logger that says nothing. */
+const SDK_LOGGER = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };

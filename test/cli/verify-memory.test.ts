@@ -2,7 +2,8 @@
 // with the day. Two archives, one day each, built by the real CLI: 2,000 hashes and 400,000, with a receipt of
 // one of them signed by the project's TSA key. Each is verified from its folder and from a loopback S3 stand-in
 // serving its files (`--archive s3://…`, the S3 engine's GetObject), pulled into an empty mirror from a
-// loopback host serving its files, and its receipt checked against the folder and the host, every command under
+// loopback host serving its files, and its receipt checked against the folder, the host and the S3 stand-in (a
+// receipt check that took s3:// for a folder found no day there: pending), every command under
 // GNU time with a small JavaScript heap (V8 lets its heap grow lazily over garbage; under a small one, what
 // remains is what is held); the big day's peak RSS must stay within GROWTH_LIMIT_MB of the small day's. Code that
 // holds the day grows far more than that here: the ledger read whole (97 bytes an entry, 39 MB), its entries,
@@ -132,6 +133,11 @@ describe('verify, mirror pull and receipt check: peak RSS flat in the size of th
     ['mirror pull', (a: Archive) => ['mirror', 'pull', a.url, 'mirror', '--keys', 'keys', '--json'], { ok: true }],
     ['receipt check', (a: Archive) => receiptCheck(a, 'ledgers'), { state: 'kept', promise: { state: 'kept' } }],
     ['receipt check --archive URL', (a: Archive) => receiptCheck(a, a.url), { promise: { state: 'kept' } }],
+    [
+      'receipt check --archive s3://',
+      (a: Archive) => receiptCheck(a, `s3://${BUCKET}`),
+      { state: 'kept', promise: { state: 'kept' } },
+    ],
   ])(
     `%s: the day of ${BIG.toLocaleString('en-US')} hashes within ${GROWTH_LIMIT_MB} MB of the day of ${SMALL.toLocaleString('en-US')}`,
     async (name, args, answer) => {

@@ -2,20 +2,38 @@
 // blocks. Each engine's test calls `archiveStoreContract` (test/storage/folder.test.ts; test/storage/s3.test.ts,
 // against a real Ceph RADOS Gateway). Engine-neutral: only the ArchiveStore interface.
 import crypto from 'node:crypto';
-import { beforeEach, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ArchiveStore } from '../../pipeline/storage/archive-store.ts';
 
 export interface ContractEngine {
   /** Points the engine at a new, empty archive (called before each test). */
   fresh(): Promise<void> | void;
   /** A store on the current archive; two calls within a test give two stores on the SAME archive, as two
-   * processes would have. */
+   * processes would have. An engine that uploads large files in parts does so from LARGE_FILE bytes on. */
   open(): Promise<ArchiveStore>;
 }
+
+/** The size from which the contract's createFromFile tests expect an engine to upload in parts (the S3 engine under
+ * test is opened with this threshold and S3's smallest part, 5 MiB): their large files span three parts. */
+export const LARGE_FILE = 5 << 20;
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 const text = (data: Uint8Array | undefined): string | undefined =>
   data === undefined ? undefined : new TextDecoder().decode(data);
+
+const files = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-contract-files-'));
+afterAll(() => fs.rmSync(files, { recursive: true, force: true }));
+let fileCount = 0;
+
+/** A local file holding `data`, for createFromFile. */
+function localFile(name: string, data: Uint8Array): string {
+  const file = path.join(files, `${++fileCount}-${name}`);
+  fs.writeFileSync(file, data);
+  return file;
+}
 
 export function archiveStoreContract(name: string, engine: ContractEngine): void {
   describe(`ArchiveStore contract: ${name}`, () => {
@@ -59,6 +77,58 @@ export function archiveStoreContract(name: string, engine: ContractEngine): void
       // A replaced (mutable) object is not a licence either: create still compares.
       await store.replace('checkpoint', bytes('size 1\n'));
       await expect(store.create('checkpoint', bytes('size 2\n'))).rejects.toThrow(/checkpoint/);
+      expect(text(await store.read('checkpoint'))).toBe('size 1\n');
+    });
+
+    it('createFromFile: an absent object is created from the file, a small one and one of three parts, and reads back byte for byte', async () => {
+      const small = localFile('small', crypto.randomBytes(70_000));
+      const large = localFile('large', crypto.randomBytes(2 * LARGE_FILE + 12_345));
+      const empty = localFile('empty', new Uint8Array(0));
+      expect(await store.createFromFile('2025-11-02.json', large)).toBe(true);
+      expect(await store.createFromFile('index/0-99.idx', small)).toBe(true);
+      expect(await store.createFromFile('2025-11-02.json.sig', empty)).toBe(true);
+      const other = await engine.open();
+      expect(Buffer.from((await other.read('2025-11-02.json'))!).equals(fs.readFileSync(large))).toBe(true);
+      expect(Buffer.from((await other.read('index/0-99.idx'))!).equals(fs.readFileSync(small))).toBe(true);
+      expect((await other.read('2025-11-02.json.sig'))?.length).toBe(0);
+      expect(await other.list('')).toEqual(['2025-11-02.json', '2025-11-02.json.sig', 'index/0-99.idx']);
+    });
+
+    it('createFromFile: the same bytes already there are success (false); other bytes (a byte changed, a byte more, a byte less) are refused naming the object and both SHA-256s, and the object is left as it was', async () => {
+      const content = crypto.randomBytes(2 * LARGE_FILE + 100);
+      for (const [rel, size] of [
+        ['2025-11-02.json', content.length],
+        ['tile/0/000', 9000],
+      ] as const) {
+        const original = content.subarray(0, size);
+        expect(await store.createFromFile(rel, localFile(`${size}`, original))).toBe(true);
+        const other = await engine.open();
+        expect(await other.createFromFile(rel, localFile(`${size}-again`, original))).toBe(false);
+        // create and createFromFile are one contract: bytes given whole compare with what a file created.
+        expect(await other.create(rel, original)).toBe(false);
+        const changedLast = Buffer.from(original);
+        changedLast[size - 1]! ^= 1;
+        for (const [what, changed] of [
+          ['last byte changed', changedLast],
+          ['a byte more', Buffer.concat([original, Buffer.from([0])])],
+          ['a byte less', original.subarray(0, size - 1)],
+        ] as const) {
+          const err = await other.createFromFile(rel, localFile(`${size}-${what}`, changed)).then(
+            () => undefined,
+            (e: unknown) => e as Error,
+          );
+          expect(err?.name, `${rel}: ${what}`).toBe('ConflictError');
+          expect(err?.message).toContain(rel);
+          expect(err?.message).toContain(crypto.hash('sha256', changed, 'hex'));
+          expect(err?.message).toContain(crypto.hash('sha256', original, 'hex'));
+        }
+        expect(Buffer.from((await store.read(rel))!).equals(original), rel).toBe(true);
+      }
+      // Bytes created whole are compared with a file too.
+      await store.create('checkpoint', bytes('size 1\n'));
+      await expect(store.createFromFile('checkpoint', localFile('checkpoint', bytes('size 2\n')))).rejects.toThrow(
+        /checkpoint/,
+      );
       expect(text(await store.read('checkpoint'))).toBe('size 1\n');
     });
 

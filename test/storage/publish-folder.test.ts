@@ -66,6 +66,46 @@ it('publishes a working copy whole, then only what changed; a fence that refuses
   expect(folderDigest(target.location)).toEqual(folderDigest(copy));
 });
 
+/** The folder engine, except that an immutable object given whole at `limit` bytes or more is refused: a
+ * publication must stream it from its file (createFromFile). Notes what was streamed. */
+class LargeFilesStreamedOnly extends FolderArchiveStore {
+  readonly streamed: string[] = [];
+  readonly limit: number;
+  constructor(root: string, limit: number) {
+    super(root);
+    this.limit = limit;
+  }
+  override async create(rel: string, bytes: Uint8Array): Promise<boolean> {
+    if (bytes.length >= this.limit) throw new Error(`${rel}: a file of ${bytes.length} bytes read whole`);
+    return super.create(rel, bytes);
+  }
+  override async createFromFile(rel: string, file: string): Promise<boolean> {
+    this.streamed.push(rel);
+    return super.createFromFile(rel, file);
+  }
+}
+
+it("the publication streams every immutable file from `streamFrom` bytes on (a day's ledger: 9.25 GB at 100,000,000 hashes) instead of reading it whole, and a rerun compares it streamed", async () => {
+  const dir = project('publish-folder-large');
+  buildDay(dir, 1, makeHashes('large', 60));
+  const copy = path.join(dir, 'ledgers');
+  const limit = 2048;
+  const large = [...folderDigest(copy).keys()].filter(
+    (rel) => cacheClass(rel) === 'immutable' && fs.statSync(path.join(copy, rel)).size >= limit,
+  );
+  expect(large).toContain(`${day(1)}.json`);
+  const target = new LargeFilesStreamedOnly(path.join(tempProject('publish-folder-large-target'), 'archive'), limit);
+  const first = await publishWorkingCopy({ folder: copy, store: target, fence: noFence, streamFrom: limit });
+  expect(target.streamed.sort()).toEqual(large.sort());
+  expect(folderDigest(target.location)).toEqual(folderDigest(copy));
+  // The record lost: everything is offered again; the large files are compared streamed, and nothing is written.
+  fs.rmSync(publishRecordPath(copy));
+  target.streamed.length = 0;
+  const again = await publishWorkingCopy({ folder: copy, store: target, fence: noFence, streamFrom: limit });
+  expect(again).toMatchObject({ created: 0, present: first.created });
+  expect(target.streamed.sort()).toEqual(large.sort());
+});
+
 it("a catch-up streams each day's ledger, never reading it whole: into an empty copy (a new host) and into a copy a day behind", async () => {
   const dir = project('publish-folder-stream');
   buildDay(dir, 1, makeHashes('stream', 30));

@@ -4,20 +4,34 @@
 // passing; a real archive built by `timeseal ledger build`, stored through the engine and verified over HTTP. Against a stand-in S3 server written here that accepts every PUT, as many S3 look-alikes do: the probe
 // refusing it, and plain PUTs when the operator accepts them.
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import path from 'node:path';
-import { HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  HeadObjectCommand,
+  ListMultipartUploadsCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cacheClass, DAYS_PATH } from '../../core/archive.ts';
 import { archiveCacheControl, archiveContentType } from '../../core/archive.ts';
 import type { ArchiveStore } from '../../pipeline/storage/archive-store.ts';
 import { FolderArchiveStore } from '../../pipeline/storage/folder.ts';
 import { ACCEPT_PLAIN_PUTS, openArchiveStore } from '../../pipeline/storage/open.ts';
-import { parseS3Url, probeConditionalWrites, s3Client, S3ArchiveStore } from '../../pipeline/storage/s3.ts';
+import {
+  parseS3Url,
+  probeConditionalComplete,
+  probeConditionalWrites,
+  PROBE_PREFIX,
+  s3Client,
+  S3ArchiveStore,
+} from '../../pipeline/storage/s3.ts';
 import { makeHashes, removeTempProjects, run, runJson, tempProject, writeHashFile } from '../cli/helpers.ts';
 import { cephForSuite, publicArchiveUrl } from '../support/ceph-rgw.ts';
-import { archiveStoreContract } from './contract.ts';
+import { archiveStoreContract, LARGE_FILE } from './contract.ts';
 
 const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
 
@@ -51,7 +65,11 @@ describe('on a Ceph RADOS Gateway', () => {
   archiveStoreContract('S3 on Ceph RGW', {
     fresh: () => void (location = `s3://${ceph.current.bucket}/contract-${++n}/ledgers`),
     open: async () =>
-      new S3ArchiveStore(s3Client(ceph.current.env), parseS3Url(location), 'conditional', { listPageSize: 100 }),
+      new S3ArchiveStore(s3Client(ceph.current.env), parseS3Url(location), 'conditional', {
+        listPageSize: 100,
+        multipartThreshold: LARGE_FILE,
+        partSize: LARGE_FILE,
+      }),
   });
 
   it('the probe passes (RGW refuses a second create-only PUT) and leaves no scratch object behind', async () => {
@@ -186,6 +204,163 @@ describe('on a Ceph RADOS Gateway', () => {
     );
   });
 
+  describe('createFromFile in parts (5 MiB parts from 5 MiB on; Ceph RGW refuses a smaller part but the last: 400 EntityTooSmall)', () => {
+    const files = tempProject('s3-parts');
+    const localFile = (name: string, data: Uint8Array): string => {
+      const file = path.join(files, name);
+      fs.writeFileSync(file, data);
+      return file;
+    };
+    /** A store on `prefix` whose SDK client runs `before` ahead of each request it sends and `after` once each
+     * answered (a failure thrown there is that request's), given the command's name ('probe' for the probe's). */
+    const storeWith = (
+      prefix: string,
+      hooks: {
+        before?: (command: string, input: Record<string, unknown>) => Promise<void> | void;
+        after?: typeof hooks.before;
+      },
+    ): S3ArchiveStore => {
+      const client = s3Client(ceph.current.env);
+      client.middlewareStack.add(
+        (next, context) => async (args) => {
+          const input = args.input as Record<string, unknown>;
+          // The store's own probe (probeConditionalComplete) is not the upload under test.
+          const command = String(input.Key).includes(PROBE_PREFIX) ? 'probe' : (context.commandName ?? '');
+          await hooks.before?.(command, input);
+          const answer = await next(args);
+          await hooks.after?.(command, input);
+          return answer;
+        },
+        { step: 'initialize', name: 'testHooks' },
+      );
+      return new S3ArchiveStore(client, parseS3Url(`s3://${ceph.current.bucket}/${prefix}`), 'conditional', {
+        multipartThreshold: LARGE_FILE,
+        partSize: LARGE_FILE,
+      });
+    };
+    const pending = async (prefix: string): Promise<string[]> =>
+      (
+        (await sdk().send(new ListMultipartUploadsCommand({ Bucket: ceph.current.bucket, Prefix: `${prefix}/` })))
+          .Uploads ?? []
+      ).map((u) => u.Key ?? '');
+
+    it('a file of three parts is one multipart upload (its ETag says 3 parts) with the cache class and type of its path, read back byte for byte; nothing is left pending', async () => {
+      const data = crypto.randomBytes(2 * LARGE_FILE + 1);
+      const sent: number[] = [];
+      const store = storeWith('parts', {
+        before: (command, input) => void (command === 'UploadPartCommand' && sent.push(input.PartNumber as number)),
+      });
+      expect(await store.createFromFile('2025-11-02.json', localFile('three', data))).toBe(true);
+      expect(sent.sort()).toEqual([1, 2, 3]);
+      const head = await sdk().send(
+        new HeadObjectCommand({ Bucket: ceph.current.bucket, Key: 'parts/2025-11-02.json' }),
+      );
+      expect([head.ETag?.endsWith('-3"'), head.ContentLength, head.CacheControl, head.ContentType]).toEqual([
+        true,
+        data.length,
+        'public, max-age=31536000, immutable',
+        'application/json; charset=utf-8',
+      ]);
+      expect(Buffer.from((await store.read('2025-11-02.json'))!).equals(data)).toBe(true);
+      expect(await pending('parts')).toEqual([]);
+    });
+
+    it('a failed part or a failed completion leaves no object and no pending multipart upload, and says which object', async () => {
+      const data = crypto.randomBytes(2 * LARGE_FILE + 1);
+      const file = localFile('failing', data);
+      for (const [failing, what] of [
+        ['UploadPartCommand', /could not upload part \d of it: injected failure/],
+        ['CompleteMultipartUploadCommand', /could not complete the upload of it: injected failure/],
+      ] as const) {
+        let started = 0;
+        const store = storeWith('failed', {
+          before: (command, input) => {
+            if (command === 'CreateMultipartUploadCommand') started++;
+            if (command === failing && (command !== 'UploadPartCommand' || input.PartNumber === 2))
+              throw new Error('injected failure');
+          },
+        });
+        const err = await store.createFromFile('2025-11-02.json', file).then(
+          () => undefined,
+          (e: unknown) => e as Error,
+        );
+        expect(err?.message, failing).toMatch(what);
+        expect(err?.message).toContain(`s3://${ceph.current.bucket}/failed/2025-11-02.json`);
+        expect(started, failing).toBe(1);
+        expect(await store.exists('2025-11-02.json'), failing).toBe(false);
+        expect(await pending('failed'), failing).toEqual([]);
+      }
+      // And then it goes through.
+      expect(await storeWith('failed', {}).createFromFile('2025-11-02.json', file)).toBe(true);
+    });
+
+    it('a streamed PutObject or part whose first attempt fails in passing (no answer) is sent again from the file, and the object is the file', async () => {
+      const failures = new Set(['PutObjectCommand', 'UploadPartCommand 2']);
+      const attempts: string[] = [];
+      const store = storeWith('again', {
+        before: (command, input) => {
+          const name = command === 'UploadPartCommand' ? `${command} ${input.PartNumber as number}` : command;
+          attempts.push(name);
+          if (failures.delete(name)) throw new Error('socket hang up (injected)');
+        },
+      });
+      const small = crypto.randomBytes(70_000);
+      const large = crypto.randomBytes(2 * LARGE_FILE + 1);
+      expect(await store.createFromFile('2025-11-02.json.tsr', localFile('again-small', small))).toBe(true);
+      expect(await store.createFromFile('2025-11-02.json', localFile('again-large', large))).toBe(true);
+      expect(attempts.filter((a) => a === 'PutObjectCommand')).toHaveLength(2);
+      expect(attempts.filter((a) => a === 'UploadPartCommand 2')).toHaveLength(2);
+      expect(Buffer.from((await store.read('2025-11-02.json.tsr'))!).equals(small)).toBe(true);
+      expect(Buffer.from((await store.read('2025-11-02.json'))!).equals(large)).toBe(true);
+      expect(await pending('again')).toEqual([]);
+    });
+
+    it('Ceph RGW 16.2 completes a multipart upload over an existing key despite If-None-Match: * (the probe says "ignored", leaving nothing behind); so an object another writer creates while the parts go up is found before completing, the upload aborted and the object left as it was', async () => {
+      const where = parseS3Url(`s3://${ceph.current.bucket}/probe-complete`);
+      expect(await probeConditionalComplete(s3Client(ceph.current.env), where)).toBe('ignored');
+      expect(
+        (await sdk().send(new ListObjectsV2Command({ Bucket: ceph.current.bucket, Prefix: 'probe-complete/' })))
+          .KeyCount ?? 0,
+      ).toBe(0);
+      expect(await pending('probe-complete')).toEqual([]);
+
+      const data = crypto.randomBytes(2 * LARGE_FILE + 1);
+      const theirs = bytes('another writer');
+      const store = storeWith('raced', {
+        after: async (command, input) => {
+          if (command === 'UploadPartCommand' && input.PartNumber === 3)
+            await sdk().send(
+              new PutObjectCommand({ Bucket: ceph.current.bucket, Key: 'raced/2025-11-02.json', Body: theirs }),
+            );
+        },
+      });
+      const err = await store.createFromFile('2025-11-02.json', localFile('raced', data)).then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(err?.name).toBe('ConflictError');
+      expect(err?.message).toContain(crypto.hash('sha256', data, 'hex'));
+      expect(await store.read('2025-11-02.json')).toEqual(new Uint8Array(theirs));
+      expect(await pending('raced')).toEqual([]);
+    });
+
+    it('where completing is not create-only, an object another writer completes over this one in the same moment is found by its ETag and refused, naming both SHA-256s', async () => {
+      const data = crypto.randomBytes(2 * LARGE_FILE + 1);
+      const theirs = crypto.randomBytes(1000);
+      const store = storeWith('overwritten', {
+        after: async (command) => {
+          if (command === 'CompleteMultipartUploadCommand')
+            await sdk().send(
+              new PutObjectCommand({ Bucket: ceph.current.bucket, Key: 'overwritten/2025-11-02.json', Body: theirs }),
+            );
+        },
+      });
+      await expect(store.createFromFile('2025-11-02.json', localFile('overwritten', data))).rejects.toThrow(
+        `sha256 in the store ${crypto.hash('sha256', theirs, 'hex')} != rebuilt ${crypto.hash('sha256', data, 'hex')}`,
+      );
+    });
+  });
+
   it('wrong credentials or a missing bucket fail at start, naming the location and what the store answered', async () => {
     const env = { ...ceph.current.env, AWS_SECRET_ACCESS_KEY: 'wrong' };
     await expect(openArchiveStore(`s3://${ceph.current.bucket}/x`, env)).rejects.toThrow(
@@ -268,6 +443,22 @@ describe('on a store that ignores If-None-Match', () => {
     );
     expect(standIn.objects.get('archive/ledgers/2025-11-02.json')?.toString()).toBe('one');
     expect(standIn.puts.get('archive/ledgers/2025-11-02.json')).toBe(1);
+  });
+
+  it(`with ${ACCEPT_PLAIN_PUTS}=1, createFromFile looks first too: absent, one PUT streamed from the file; present, compared with the file and never PUT again`, async () => {
+    const store = await openArchiveStore('s3://archive/ledgers', { ...env(), [ACCEPT_PLAIN_PUTS]: '1' });
+    const dir = tempProject('s3-plain-files');
+    const file = (name: string, data: string): string => {
+      fs.writeFileSync(path.join(dir, name), data);
+      return path.join(dir, name);
+    };
+    const key = 'archive/ledgers/2025-11-03.json';
+    expect(await store.createFromFile('2025-11-03.json', file('one', 'one day'))).toBe(true);
+    expect(await store.createFromFile('2025-11-03.json', file('same', 'one day'))).toBe(false);
+    await expect(store.createFromFile('2025-11-03.json', file('other', 'another day'))).rejects.toThrow(
+      `sha256 in the store ${crypto.hash('sha256', 'one day', 'hex')} != rebuilt ${crypto.hash('sha256', 'another day', 'hex')}`,
+    );
+    expect([standIn.objects.get(key)?.toString(), standIn.puts.get(key)]).toEqual(['one day', 1]);
   });
 });
 
