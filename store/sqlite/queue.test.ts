@@ -181,29 +181,29 @@ describe('stagedEnqueue: the copy in slices', () => {
   });
 
   it("another process's insert while the import copies gets the write lock between slices, within its busy timeout, before the copy ends", async () => {
-    // Each row the import copies takes 1 ms (a TEMP trigger on the import's own connection), so one transaction
-    // for the 1,200 rows would hold the write lock 1.2 s, twice the other side's busy timeout of 600 ms; slices
-    // of 100 rows hold it 0.1 s at a time.
-    Object.assign(COPY_SLICES, { stepRows: 100, sliceMs: 0, gapMs: 100 });
+    // Each row the import copies takes 1 ms until the other side has tried (a TEMP trigger on the import's own
+    // connection), so one transaction for the 2,000 rows would hold the write lock 2 s, twice the other side's
+    // busy timeout of 1 s; slices of 200 rows hold it 0.2 s at a time.
+    Object.assign(COPY_SLICES, { stepRows: 200, sliceMs: 0, gapMs: 100 });
     const file = path.join(dir, `q${n++}.db`);
     const conn = openConnection(file);
     const progress = new Int32Array(new SharedArrayBuffer(8));
     const pause = new Int32Array(new SharedArrayBuffer(4));
     conn.db.function('slow_row', () => {
-      Atomics.wait(pause, 0, 0, 1);
+      if (Atomics.load(progress, 1) === 0) Atomics.wait(pause, 0, 0, 1);
       Atomics.add(progress, 0, 1);
       Atomics.notify(progress, 0);
       return 0;
     });
     conn.db.exec('CREATE TEMP TRIGGER slow_copy AFTER INSERT ON main.submissions BEGIN SELECT slow_row(); END');
     // The server-like side, on a thread of its own: once the copy has begun it inserts one row in a transaction
-    // with a busy timeout of 600 ms, and says how many of the import's rows were committed by then.
+    // with a busy timeout of 1 s, and says how many of the import's rows were committed by then.
     const worker = new Worker(
       `
       const { workerData, parentPort } = require('node:worker_threads');
       const Database = require('better-sqlite3');
       const db = new Database(workerData.file);
-      db.pragma('busy_timeout = 600');
+      db.pragma('busy_timeout = 1000');
       const progress = workerData.progress;
       while (Atomics.load(progress, 0) === 0) Atomics.wait(progress, 0, 0);
       try {
@@ -214,6 +214,7 @@ describe('stagedEnqueue: the copy in slices', () => {
       } catch (err) {
         parentPort.postMessage({ ok: false, error: err.code + ': ' + err.message });
       }
+      Atomics.store(progress, 1, 1);
       db.close();
       `,
       { eval: true, workerData: { file, progress } },
@@ -223,14 +224,14 @@ describe('stagedEnqueue: the copy in slices', () => {
       worker.once('error', reject);
     });
     const store = submissionStore(conn);
-    const rows = rowsAt(1_200, new Date('2026-11-22T12:00:00.000Z'));
+    const rows = rowsAt(2_000, new Date('2026-11-22T12:00:00.000Z'));
     const [n1, got] = await Promise.all([store.enqueueStream(inBatches(rows, 500)), answer]);
     await worker.terminate();
     expect(got).toEqual({ ok: true, imported: expect.any(Number) as number });
     // It went in while the copy was under way, not after it.
     expect(got.imported).toBeGreaterThan(0);
-    expect(got.imported).toBeLessThan(1_200);
-    expect(n1).toBe(1_200);
+    expect(got.imported).toBeLessThan(2_000);
+    expect(n1).toBe(2_000);
     expect(stored(conn.db).filter((r) => r.source === 'import')).toEqual(expected(rows));
     await conn.close();
   });
