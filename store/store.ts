@@ -168,8 +168,8 @@ export interface SubmissionStore {
    * slices of a bounded time, each its own transaction, so that other writers get SQLite's write lock between
    * them (docs/DECISIONS.md, "An import's copy in slices"): a failure or a crash during that copy leaves the
    * rows of the slices committed before it, a prefix in the stream's order (PartlyStoredError says how many).
-   * PostgreSQL inserts each batch in one transaction on one connection, which takes no lock other writers wait
-   * for: all rows or none.
+   * PostgreSQL inserts each batch in one transaction on one connection, all rows or none: it holds up no other
+   * insert, but closeThrough waits for it to end.
    */
   enqueueStream(batches: AsyncIterable<readonly Submission[]>): Promise<number>;
   /**

@@ -146,7 +146,7 @@ describe('stagedEnqueue: the copy in slices', () => {
     db.close();
   });
 
-  it('a slice refused after others committed (the day closed meanwhile) leaves those rows, a prefix, and says how many: PartlyStoredError with DayClosedError as its cause; a first slice refused stores nothing', async () => {
+  it('a slice refused after others committed (the day closed meanwhile) leaves those rows, a prefix, and says how many: PartlyStoredError with DayClosedError as its cause; a day closed before the first slice stores nothing, even when its rows come later', async () => {
     Object.assign(COPY_SLICES, { stepRows: 10, sliceMs: 0, gapMs: 0 });
     const db = freshDb();
     const other = new Database(db.name);
@@ -175,6 +175,10 @@ describe('stagedEnqueue: the copy in slices', () => {
     await expect(
       stagedEnqueue(db, inBatches(rowsAt(5, new Date(`${day}T13:00:00.000Z`)), 8), copy),
     ).rejects.toBeInstanceOf(DayClosedError);
+    expect(stored(db)).toHaveLength(20);
+    // The closed day's rows only after a first slice of an open day's: refused before that slice, nothing stored.
+    const mixed = [...rowsAt(10, new Date('2026-11-23T08:00:00.000Z')), ...rowsAt(5, new Date(`${day}T14:00:00.000Z`))];
+    await expect(stagedEnqueue(db, inBatches(mixed, 8), copy)).rejects.toBeInstanceOf(DayClosedError);
     expect(stored(db)).toHaveLength(20);
     other.close();
     db.close();

@@ -3,7 +3,7 @@
 import type Database from 'better-sqlite3';
 import type { DB } from './db.ts';
 
-import { PartlyStoredError, type Submission } from '../store.ts';
+import { DayClosedError, PartlyStoredError, type Submission } from '../store.ts';
 import { columnsOf, decodeRow, type DayColumns } from '../day-columns.ts';
 import { neutral } from './errors.ts';
 
@@ -116,6 +116,7 @@ export async function stagedEnqueue(
     const copyStep = db.prepare(
       `INSERT INTO main.submissions (hash, submitted_at, ledger_date, file_name, source) SELECT hash, submitted_at, ledger_date, file_name, source FROM ${stage} WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
     );
+    const closedThrough = db.prepare('SELECT 1 FROM ledger_close WHERE id = 1 AND through >= ?');
     // The checkpoints are this copy's own, after each commit and outside the write lock.
     const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
     db.pragma('wal_autocheckpoint = 0');
@@ -130,6 +131,9 @@ export async function stagedEnqueue(
           const cache = db.pragma('main.cache_size', { simple: true }) as number;
           db.pragma(`main.cache_size = -${STAGE_CACHE_KIB}`);
           try {
+            // In the first slice's transaction: the earliest day closed stores nothing (whichever slice holds
+            // its rows, which the trigger of db.ts migration 8 would refuse).
+            if (from === 0 && closedThrough.get(earliest) !== undefined) throw new DayClosedError(earliest);
             const began = performance.now();
             let done = from;
             do {
