@@ -71,6 +71,24 @@ export class DayClosedError extends Error {
   }
 }
 
+/**
+ * `enqueueStream` stopped after it had committed the first `stored` of its `total` rows (in the stream's order;
+ * SQLite copies a large stream in slices, each its own transaction): those are stored and durable, the rest are
+ * not. `cause` is what stopped it (DayClosedError when the day closed meanwhile, StorageUnavailableError…).
+ */
+export class PartlyStoredError extends Error {
+  override readonly name = 'PartlyStoredError';
+  readonly stored: number;
+  readonly total: number;
+  constructor(stored: number, total: number, cause: unknown) {
+    super(`${stored} of ${total} rows stored, then: ${cause instanceof Error ? cause.message : String(cause)}`, {
+      cause,
+    });
+    this.stored = stored;
+    this.total = total;
+  }
+}
+
 /** The store was closed; nothing more is accepted. */
 export class StoreClosedError extends Error {
   override readonly name = 'StoreClosedError';
@@ -142,12 +160,16 @@ export interface SubmissionStore {
    * batch that fails never fails the others of its group, and none of its rows is stored without the others. */
   enqueue(rows: readonly Submission[]): Promise<void>;
   /**
-   * Stores every row that `batches` yields, in their order, in one transaction: all or none, whatever their
-   * number, with memory bounded by a batch, not by the rows (SQLite stages them in a temporary table on disk,
-   * then copies them in one transaction; PostgreSQL inserts each batch in one transaction on one connection).
-   * If iterating `batches` throws, nothing is stored and that error is rethrown as it is. Resolves with the
-   * number of rows once committed and durable. Rejects with DayClosedError (nothing stored) when any row's day is
-   * closed.
+   * Stores every row that `batches` yields, in their order, with memory bounded by a batch, not by the rows.
+   * Nothing is stored, and no reader sees any row, until the source has ended: if iterating `batches` throws,
+   * nothing is stored and that error is rethrown as it is. Resolves with the number of rows once committed and
+   * durable. Rejects with DayClosedError (nothing stored) when the earliest row's day is closed when the rows
+   * start to be stored. SQLite stages the rows in a temporary table on disk, then copies them into the queue in
+   * slices of a bounded time, each its own transaction, so that other writers get SQLite's write lock between
+   * them (docs/DECISIONS.md, "An import's copy in slices"): a failure or a crash during that copy leaves the
+   * rows of the slices committed before it, a prefix in the stream's order (PartlyStoredError says how many).
+   * PostgreSQL inserts each batch in one transaction on one connection, all rows or none: it holds up no other
+   * insert, but closeThrough waits for it to end.
    */
   enqueueStream(batches: AsyncIterable<readonly Submission[]>): Promise<number>;
   /**

@@ -1,8 +1,8 @@
 // `timeseal import FILE|-`: enqueue hashes at the current clock. One hash a line, in either case; a line may
 // also be `sha256sum` output ("HASH  NAME" or "HASH *NAME"), the name kept as the file name. Blank lines are
-// skipped. Any size, from a file or stdin: the lines are read as a stream into one transaction of the store
-// (enqueueStream). If any line is invalid nothing is enqueued, and the bad lines are reported with their numbers
-// (the first LISTED_PROBLEMS, then how many more).
+// skipped. Any size, from a file or stdin: the lines are read as a stream into the store (enqueueStream), which
+// stores nothing before the stream's end. If any line is invalid nothing is enqueued, and the bad lines are
+// reported with their numbers (the first LISTED_PROBLEMS, then how many more).
 import fs from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 import type { TimesealCommand } from '../command.ts';
@@ -11,7 +11,7 @@ import { utcDate } from '../../core/ledger.ts';
 import { TimesealError } from '../../core/errors.ts';
 import type { Context } from '../context.ts';
 import { InputError, output } from '../output.ts';
-import type { Submission } from '../../store/store.ts';
+import { PartlyStoredError, type Submission } from '../../store/store.ts';
 import { readState } from '../../pipeline/archive-state.ts';
 import { refuseClockBehindArchive } from '../../runtime/clock-guard.ts';
 
@@ -152,8 +152,21 @@ export function registerImport(program: TimesealCommand, ctx: () => Context): vo
         readState(c.config.archive, c.config.logOrigin).days.at(-1)?.date ?? '',
         'Nothing was enqueued.',
       );
-      // One transaction for the whole stream: a bad line anywhere, or a read that fails, stores nothing.
-      const enqueued = await (await c.store()).submissions.enqueueStream(hashBatches(inputOf(file), at));
+      // A bad line anywhere, or a read that fails, stores nothing: the store keeps every row until the stream
+      // has ended. A failure while SQLite copies them in slices leaves a prefix of the lines, said here.
+      const enqueued = await (
+        await c.store()
+      ).submissions
+        .enqueueStream(hashBatches(inputOf(file), at))
+        .catch((err: unknown) => {
+          if (!(err instanceof PartlyStoredError)) throw err;
+          const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
+          throw new TimesealError(
+            'io',
+            `the import stopped after ${err.stored} of ${err.total} hashes were enqueued for the ledger of ${date} (the first ${err.stored} hash lines): ${cause}. Importing the same lines again enqueues them all again; a hash enqueued twice on a day is in that day's ledger once, at its earliest time.`,
+            { cause: err },
+          );
+        });
       output(!!opts.json).result({ enqueued, submitted_at: at.toISOString(), ledger_date: date }, () => [
         `Enqueued ${enqueued} hash${enqueued === 1 ? '' : 'es'} for the ledger of ${date} (published after 00:00 UTC).`,
       ]);

@@ -3,8 +3,9 @@
 import type Database from 'better-sqlite3';
 import type { DB } from './db.ts';
 
-import type { Submission } from '../store.ts';
+import { DayClosedError, PartlyStoredError, type Submission } from '../store.ts';
 import { columnsOf, decodeRow, type DayColumns } from '../day-columns.ts';
+import { neutral } from './errors.ts';
 
 export type { Submission, SubmissionSource } from '../store.ts';
 export type { DayColumns } from '../day-columns.ts';
@@ -60,16 +61,27 @@ export function enqueue(db: DB, rows: readonly Submission[]): void {
 /** The page cache of stagedEnqueue's stage and copy, in KiB (each). */
 const STAGE_CACHE_KIB = 2048;
 
+/**
+ * How stagedEnqueue cuts its copy into slices (tests make them tiny). A slice is one IMMEDIATE transaction of
+ * statements of `stepRows` rows, committed once `sliceMs` have passed since it began (or the stage is done);
+ * after each commit the WAL is checkpointed (PASSIVE: it waits for no one and blocks no writer) and the write
+ * lock stays free for `gapMs` at least, counting the checkpoint: a writer waiting on its busy timeout (5 s on
+ * every connection of this engine, db.ts) tries again at least every 100 ms, so it gets the lock in that gap.
+ */
+export const COPY_SLICES = { sliceMs: 500, stepRows: 8_192, gapMs: 100 };
+
 /** Staging tables of `stagedEnqueue` made on this process's connections (each one's name is new). */
 let staged = 0;
 
 /**
- * All rows of `batches` in one transaction, with memory bounded by a batch: each batch goes into a TEMP table
- * (temp_store is a file in this build: SQLite's page cache holds a few MB of it, the rest is on disk; a temporary
- * table takes no lock on the database, so other writers go on meanwhile), then one IMMEDIATE transaction copies
- * them in their order into `submissions` (one statement, no row through JavaScript). `copy` runs that statement in
- * the caller's transaction and error mapping, given the earliest UTC day of the rows (for DayClosedError). A source
- * that throws leaves nothing but the dropped stage. Returns the number of rows.
+ * All rows of `batches`, with memory bounded by a batch: each batch goes into a TEMP table (temp_store is a
+ * file in this build: SQLite's page cache holds a few MB of it, the rest is on disk; a temporary table takes no
+ * lock on the database, so other writers go on meanwhile); once the source has ended, the stage is copied in
+ * its order into `submissions` in slices (COPY_SLICES), no row through JavaScript. `copy` runs one slice's
+ * statements in the caller's transaction and error mapping, given the earliest UTC day of the rows (for
+ * DayClosedError). A source that throws, or a first slice that fails, leaves nothing but the dropped stage; a
+ * later slice that fails leaves the slices before it committed, and PartlyStoredError says how many rows those
+ * hold. Returns the number of rows.
  */
 export async function stagedEnqueue(
   db: DB,
@@ -88,8 +100,10 @@ export async function stagedEnqueue(
   try {
     const insert = submissionInserter(db, stage);
     let earliest = '';
+    let total = 0;
     for await (const batch of batches) {
       insert(batch);
+      total += batch.length;
       let at: Date | undefined;
       for (const r of batch) {
         if (r.submittedAt === at) continue;
@@ -98,19 +112,59 @@ export async function stagedEnqueue(
         if (earliest === '' || d < earliest) earliest = d;
       }
     }
-    const copyAll = db.prepare(
-      `INSERT INTO main.submissions (hash, submitted_at, ledger_date, file_name, source) SELECT hash, submitted_at, ledger_date, file_name, source FROM ${stage} ORDER BY rowid`,
+    // The stage's rowids are 1…total in the order of the rows (a table only inserted into).
+    const copyStep = db.prepare(
+      `INSERT INTO main.submissions (hash, submitted_at, ledger_date, file_name, source) SELECT hash, submitted_at, ledger_date, file_name, source FROM ${stage} WHERE rowid > ? AND rowid <= ? ORDER BY rowid`,
     );
-    return await copy(() => {
-      // For this one synchronous statement: no other statement on the connection runs with the small cache.
-      const cache = db.pragma('main.cache_size', { simple: true }) as number;
-      db.pragma(`main.cache_size = -${STAGE_CACHE_KIB}`);
-      try {
-        return copyAll.run().changes;
-      } finally {
-        db.pragma(`main.cache_size = ${cache}`);
+    const closedThrough = db.prepare('SELECT 1 FROM ledger_close WHERE id = 1 AND through >= ?');
+    // The checkpoints are this copy's own, after each commit and outside the write lock.
+    const autocheckpoint = db.pragma('wal_autocheckpoint', { simple: true }) as number;
+    db.pragma('wal_autocheckpoint = 0');
+    let stored = 0;
+    let committed = 0;
+    const checkpoint = (): void => void neutral(() => db.pragma('main.wal_checkpoint(PASSIVE)'));
+    try {
+      while (stored < total) {
+        const from = stored;
+        const slice = (): number => {
+          // For these synchronous statements: no other statement on the connection runs with the small cache.
+          const cache = db.pragma('main.cache_size', { simple: true }) as number;
+          db.pragma(`main.cache_size = -${STAGE_CACHE_KIB}`);
+          try {
+            // In the first slice's transaction: the earliest day closed stores nothing (whichever slice holds
+            // its rows, which the trigger of db.ts migration 8 would refuse).
+            if (from === 0 && closedThrough.get(earliest) !== undefined) throw new DayClosedError(earliest);
+            const began = performance.now();
+            let done = from;
+            do {
+              const to = Math.min(total, done + COPY_SLICES.stepRows);
+              copyStep.run(done, to);
+              done = to;
+            } while (done < total && performance.now() - began < COPY_SLICES.sliceMs);
+            return done - from;
+          } finally {
+            db.pragma(`main.cache_size = ${cache}`);
+          }
+        };
+        try {
+          if (stored > 0) {
+            const rest = COPY_SLICES.gapMs - (performance.now() - committed);
+            if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest));
+            // What a writer committed during the gap, checkpointed too (a few pages), so that the next slice
+            // starts the WAL over from its beginning instead of appending to it.
+            checkpoint();
+          }
+          stored += await copy(slice, earliest);
+          committed = performance.now();
+          checkpoint();
+        } catch (err) {
+          throw stored === 0 ? err : new PartlyStoredError(stored, total, err);
+        }
       }
-    }, earliest);
+    } finally {
+      db.pragma(`wal_autocheckpoint = ${autocheckpoint}`);
+    }
+    return stored;
   } finally {
     db.exec(`DROP TABLE IF EXISTS ${stage}`);
   }

@@ -41,7 +41,7 @@ export function submissionStore(conn: SqliteConnection): SubmissionStore {
       if (conn.closed) return Promise.reject(new StoreClosedError());
       return conn.writer().writeAll(rows);
     },
-    // Staged in a temporary table, then copied in one transaction (queue.ts stagedEnqueue).
+    // Staged in a temporary table, then copied in slices, each one transaction (queue.ts stagedEnqueue).
     enqueueStream: (batches) =>
       conn.closed
         ? Promise.reject(new StoreClosedError())

@@ -117,7 +117,7 @@ export function storeContract(
         expect(await drain(store, '2026-03-10')).toEqual([]);
       });
 
-      it('enqueueStream stores every batch in order in one transaction: unseen and not blocking others until its source ends; a source that throws after several batches stores nothing and its error comes back as it is', async () => {
+      it('enqueueStream stores every batch in order: unseen and not blocking others until its source ends; a source that throws after several batches stores nothing and its error comes back as it is', async () => {
         const store = await fresh();
         const other = await open();
         const batches = Array.from({ length: 5 }, (_, b) =>
