@@ -37,8 +37,8 @@ export interface EntryBatch {
   ms: Float64Array;
 }
 
-/** Bytes a row costs while its run is sorted in memory: 32 + 8 as read, 4 of sort order, 32 + 8 sorted
- * (store/day-columns.ts decodeRow, columnsOf). */
+/** Bytes a row costs while its run is sorted in memory: 32 + 8 as read, 32 + 8 sorted and 4 of the sort's word
+ * (store/day-columns.ts decodeRow, columnsOf; store/sort-keys.ts sortRows). */
 export const ROW_BYTES = 84;
 
 /** Entries a batch of dayBatches holds at most: 2.6 MB of columns (an external sort's batches are a 16th of its
