@@ -7,6 +7,7 @@
 // `dispose`, and by the next run after a kill: pipeline/files.ts removeStaleTemps), never part of the archive.
 import fs from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { compareHashAt } from '../core/encoding.ts';
 import { FormatError, TimesealError, type ErrorCode } from '../core/errors.ts';
 import { dayRowCount, type DayBatch, type DayPart, type SubmissionStore } from '../store/store.ts';
 import { columnsOf, decodeRows, type DayColumns } from '../store/day-columns.ts';
@@ -477,16 +478,7 @@ class RunCursor {
 
 /** Whether cursor a's hash comes before b's. */
 function less(a: RunCursor, b: RunCursor): boolean {
-  return a.head !== b.head ? a.head < b.head : compareAt(a.hashes, 32 * a.at, b.hashes, 32 * b.at) < 0;
-}
-
-/** Byte order of the 32-byte hashes at a[i…] and b[j…]. */
-function compareAt(a: Uint8Array, i: number, b: Uint8Array, j: number): number {
-  for (let k = 0; k < 32; k++) {
-    const d = a[i + k]! - b[j + k]!;
-    if (d !== 0) return d;
-  }
-  return 0;
+  return a.head !== b.head ? a.head < b.head : compareHashAt(a.hashes, 32 * a.at, b.hashes, 32 * b.at) < 0;
 }
 
 /** A binary min-heap of run cursors by their current hash. */
