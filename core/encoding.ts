@@ -126,6 +126,13 @@ export function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return a.length - b.length;
 }
 
+/** compareBytes of the 32-byte hashes at a[i…] and b[j…], in place (no view made: a loop over millions of
+ * hashes made two views a hash). */
+export function compareHashAt(a: Uint8Array, i: number, b: Uint8Array, j: number): number {
+  for (let k = 0; k < 32; k++) if (a[i + k] !== b[j + k]) return a[i + k]! - b[j + k]!;
+  return 0;
+}
+
 /** Lower-case hex of bytes[start … end) without making a view. */
 export function hexOf(bytes: Uint8Array, start: number, end: number): string {
   let out = '';

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { fromUtf8, utf8 } from './encoding.ts';
 import {
   encodeLedger,
+  encodeLedgerChunks,
   encodeLedgerColumns,
   isDate,
   parseLedger,
@@ -171,6 +172,30 @@ describe('columnar ledger encoding (what the build uses)', () => {
       /sorted/,
     );
     expect(() => encodeLedgerColumns(head, new Uint8Array(32), ['2025-11-02T00:00:00.000Z'])).toThrow(/tree_size/);
+  });
+
+  it('in batches: the same bytes as in one, and a hash not after the last of the batch before refused', () => {
+    const { entries: _, ...head } = ledger({ firstIndex: 0, treeSize: 4 });
+    const ms = Float64Array.from({ length: 4 }, (_, i) => Date.UTC(2025, 10, 2) + i);
+    const hashes = (...bytes: number[]) => new Uint8Array(bytes.flatMap((b) => Array<number>(32).fill(b)));
+    const chunks = (second: Uint8Array) =>
+      Buffer.concat([
+        ...encodeLedgerChunks(head, 4, [
+          { hashes: hashes(1, 2), times: ms.subarray(0, 2) },
+          { hashes: second, times: ms.subarray(2) },
+        ]),
+      ]);
+    expect(chunks(hashes(3, 4)).equals(Buffer.from(encodeLedgerColumns(head, hashes(1, 2, 3, 4), ms)))).toBe(true);
+    // The second batch's first hash equal to, or before, the first batch's last.
+    for (const second of [hashes(2, 4), hashes(1, 4)]) {
+      expect(() => chunks(second)).toThrow(/entries\[2\]\.hash.*sorted/);
+    }
+    // A hash that differs from the one before it only in its last byte.
+    const close = hashes(3, 3);
+    close[63] = 2;
+    expect(() => chunks(close)).toThrow(/entries\[3\]\.hash.*sorted/);
+    close[63] = 4;
+    expect(chunks(close).length).toBeGreaterThan(0);
   });
 
   it('writes times given as milliseconds exactly as Date#toISOString does, and refuses times off the day', () => {

@@ -1,7 +1,16 @@
 // The day's ledger file (docs/FORMAT.md §3): canonical JSON, byte-stable. `parseLedger` is strict: a file is
 // accepted only if re-encoding what it parsed gives back the same bytes, so there is exactly one valid
 // encoding of every ledger.
-import { compareBytes, concatBytes, equalBytes, fromHex, fromUtf8, lowerHexValue, utf8, writeHex } from './encoding.ts';
+import {
+  compareHashAt,
+  concatBytes,
+  equalBytes,
+  fromHex,
+  fromUtf8,
+  lowerHexValue,
+  utf8,
+  writeHex,
+} from './encoding.ts';
 import { FormatError, MismatchError } from './errors.ts';
 
 export const LEDGER_FORMAT = 'timeseal-ledger/1';
@@ -179,9 +188,11 @@ export function* encodeLedgerChunks(
     const n = times.length;
     if (hashes.length !== n * 32) throw new FormatError('entries', `${hashes.length} hash bytes for ${n} times`);
     if (i + n > count) throw new FormatError('entries', `more than the ${count} entries announced`);
+    // Each hash after the one before it (the last of the batch before for the first), compared in place.
     for (let k = 0; k < n; k++) {
-      const previous = k === 0 ? (i === 0 ? undefined : last) : hashes.subarray(32 * (k - 1), 32 * k);
-      if (previous !== undefined && compareBytes(previous, hashes.subarray(32 * k, 32 * k + 32)) >= 0) {
+      const after =
+        k > 0 ? compareHashAt(hashes, 32 * k, hashes, 32 * (k - 1)) : i > 0 ? compareHashAt(hashes, 0, last, 0) : 1;
+      if (after <= 0) {
         throw new FormatError(`entries[${i + k}].hash`, 'entries must be sorted by hash without duplicates');
       }
     }
@@ -472,7 +483,7 @@ export class LedgerReader {
     o += 64;
     if (i > 0) {
       const p = this.keepColumns ? h - 32 : 32 - h;
-      if (compareBytes(hashes.subarray(p, p + 32), hashes.subarray(h, h + 32)) >= 0) {
+      if (compareHashAt(hashes, p, hashes, h) >= 0) {
         throw new FormatError(`entries[${i}].hash`, 'entries must be sorted by hash without duplicates');
       }
     }

@@ -92,21 +92,23 @@ describe('sortStoredDay', () => {
     expect(fs.readdirSync(path.join(archive, '.tmp'))).toEqual([]);
   });
 
-  it("a malformed time in the worker's half is refused as the one-thread sort refuses it; no spill file is left", async () => {
-    const { rows } = dayRows();
-    rows.splice(rows.length - 10, 0, [crypto.randomBytes(32).toString('hex'), '2025-11-02 10:00:00', DAY]);
-    const { store, archive } = storeOf(rows);
-    const one = await sortDay(store.submissions.readDay(DAY), DAY, { archive, memoryBytes: 2 ** 30 }).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    expect(one).toBeInstanceOf(FormatError);
-    const two = sortStoredDay(store.submissions, DAY, { archive, memoryBytes: ROW_BYTES * 1_000 });
-    await expect(two).rejects.toThrow(FormatError);
-    await expect(two).rejects.toThrow((one as Error).message);
-    expect((one as Error).message).toContain(
-      'not an ISO-8601 UTC time with milliseconds in the queue: 2025-11-02 10:00:00',
-    );
-    expect(fs.readdirSync(path.join(archive, '.tmp'))).toEqual([]);
-  });
+  // Too short; 24 bytes of UTF-8 in 23 characters; 24 characters in 25 bytes.
+  it.each(['2025-11-02 10:00:00', '2025-11-02T10:00:00.00é', '2025-11-02T10:00:00.000é'])(
+    "a malformed time in the worker's half (%s) is refused as the one-thread sort refuses it; no spill file is left",
+    async (bad) => {
+      const { rows } = dayRows();
+      rows.splice(rows.length - 10, 0, [crypto.randomBytes(32).toString('hex'), bad, DAY]);
+      const { store, archive } = storeOf(rows);
+      const one = await sortDay(store.submissions.readDay(DAY), DAY, { archive, memoryBytes: 2 ** 30 }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(one).toBeInstanceOf(FormatError);
+      const two = sortStoredDay(store.submissions, DAY, { archive, memoryBytes: ROW_BYTES * 1_000 });
+      await expect(two).rejects.toThrow(FormatError);
+      await expect(two).rejects.toThrow((one as Error).message);
+      expect((one as Error).message).toContain(`not an ISO-8601 UTC time with milliseconds in the queue: ${bad}`);
+      expect(fs.readdirSync(path.join(archive, '.tmp'))).toEqual([]);
+    },
+  );
 });

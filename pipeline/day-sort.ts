@@ -7,6 +7,7 @@
 // `dispose`, and by the next run after a kill: pipeline/files.ts removeStaleTemps), never part of the archive.
 import fs from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { compareHashAt } from '../core/encoding.ts';
 import { FormatError, TimesealError, type ErrorCode } from '../core/errors.ts';
 import { dayRowCount, type DayBatch, type DayPart, type SubmissionStore } from '../store/store.ts';
 import { columnsOf, decodeRows, type DayColumns } from '../store/day-columns.ts';
@@ -37,8 +38,8 @@ export interface EntryBatch {
   ms: Float64Array;
 }
 
-/** Bytes a row costs while its run is sorted in memory: 32 + 8 as read, 4 of sort order, 32 + 8 sorted
- * (store/day-columns.ts decodeRow, columnsOf). */
+/** Bytes a row costs while its run is sorted in memory: 32 + 8 as read, 32 + 8 sorted and 4 of the sort's word
+ * (store/day-columns.ts decodeRow, columnsOf; store/sort-keys.ts sortRows). */
 export const ROW_BYTES = 84;
 
 /** Entries a batch of dayBatches holds at most: 2.6 MB of columns (an external sort's batches are a 16th of its
@@ -350,17 +351,21 @@ class Spill {
       count += m;
       m = 0;
     };
+    // Hashes are copied and compared as 8 words (both buffers are the start of their own ArrayBuffers), the
+    // first 4 bytes of the last one kept as a number.
+    const outWords = new Int32Array(outHashes.buffer);
+    let lastHead = -1;
     try {
       const heap = new CursorHeap(cursors.filter((c) => c.next()));
       while (heap.size > 0) {
         const top = heap.top();
-        const at = 32 * top.at;
         const time = top.ms[top.at]!;
-        if (m > 0 && compareAt(top.hashes, at, outHashes, 32 * (m - 1)) === 0) {
+        if (m > 0 && top.head === lastHead && top.equals(outWords, m - 1)) {
           if (time < outMs[m - 1]!) outMs[m - 1] = time;
         } else {
           if (m === WRITE_ENTRIES) write();
-          for (let k = 0; k < 32; k++) outHashes[32 * m + k] = top.hashes[at + k]!;
+          top.copyTo(outWords, m);
+          lastHead = top.head;
           outMs[m++] = time;
         }
         if (top.next()) heap.siftDown();
@@ -415,11 +420,14 @@ class FileWriter {
   }
 }
 
-/** A run read in order, `entries` at a time; `at` is the current entry in `hashes` and `ms`. */
+/** A run read in order, `entries` at a time; `at` is the current entry in `hashes` and `ms`, `head` its first
+ * 4 bytes as a number (big-endian: in the hashes' order). */
 class RunCursor {
   readonly hashes: Uint8Array;
   readonly ms: Float64Array;
   at = -1;
+  head = 0;
+  private readonly words: Int32Array;
   private end = 0;
   private read = 0;
   private readonly run: RunFiles;
@@ -428,21 +436,39 @@ class RunCursor {
   constructor(run: RunFiles, entries: number) {
     this.run = run;
     this.hashes = new Uint8Array(32 * entries);
+    this.words = new Int32Array(this.hashes.buffer);
     this.ms = new Float64Array(entries);
     this.fds = { hashes: fs.openSync(run.hashes, 'r'), ms: fs.openSync(run.ms, 'r') };
     this.size = fs.fstatSync(this.fds.ms).size / 8;
   }
   /** Moves to the next entry; false at the end of the run. */
   next(): boolean {
-    if (++this.at < this.end) return true;
-    const n = Math.min(this.ms.length, this.size - this.read);
-    if (n === 0) return false;
-    readFully(this.fds.hashes, this.hashes, 32 * n, 32 * this.read, this.run.hashes);
-    readFully(this.fds.ms, new Uint8Array(this.ms.buffer), 8 * n, 8 * this.read, this.run.ms);
-    this.read += n;
-    this.at = 0;
-    this.end = n;
+    if (++this.at >= this.end) {
+      const n = Math.min(this.ms.length, this.size - this.read);
+      if (n === 0) return false;
+      readFully(this.fds.hashes, this.hashes, 32 * n, 32 * this.read, this.run.hashes);
+      readFully(this.fds.ms, new Uint8Array(this.ms.buffer), 8 * n, 8 * this.read, this.run.ms);
+      this.read += n;
+      this.at = 0;
+      this.end = n;
+    }
+    const h = this.hashes;
+    const x = 32 * this.at;
+    this.head = ((h[x]! << 24) | (h[x + 1]! << 16) | (h[x + 2]! << 8) | h[x + 3]!) >>> 0;
     return true;
+  }
+  /** Whether the current hash is hash j of `words` (8 words a hash). */
+  equals(words: Int32Array, j: number): boolean {
+    const w = this.words;
+    const i = 8 * this.at;
+    for (let k = 0; k < 8; k++) if (w[i + k] !== words[8 * j + k]) return false;
+    return true;
+  }
+  /** Copies the current hash to hash j of `words`. */
+  copyTo(words: Int32Array, j: number): void {
+    const w = this.words;
+    const i = 8 * this.at;
+    for (let k = 0; k < 8; k++) words[8 * j + k] = w[i + k]!;
   }
   close(): void {
     fs.closeSync(this.fds.hashes);
@@ -450,13 +476,9 @@ class RunCursor {
   }
 }
 
-/** Byte order of the 32-byte hashes at a[i…] and b[j…]. */
-function compareAt(a: Uint8Array, i: number, b: Uint8Array, j: number): number {
-  for (let k = 0; k < 32; k++) {
-    const d = a[i + k]! - b[j + k]!;
-    if (d !== 0) return d;
-  }
-  return 0;
+/** Whether cursor a's hash comes before b's. */
+function less(a: RunCursor, b: RunCursor): boolean {
+  return a.head !== b.head ? a.head < b.head : compareHashAt(a.hashes, 32 * a.at, b.hashes, 32 * b.at) < 0;
 }
 
 /** A binary min-heap of run cursors by their current hash. */
@@ -482,7 +504,6 @@ class CursorHeap {
   /** Restores the order after the item at `i` (the top) grew. */
   siftDown(i = 0): void {
     const items = this.items;
-    const less = (a: RunCursor, b: RunCursor): boolean => compareAt(a.hashes, 32 * a.at, b.hashes, 32 * b.at) < 0;
     for (;;) {
       const l = 2 * i + 1;
       const r = l + 1;

@@ -3,7 +3,7 @@
 // (store.ts SubmissionStore.readDay, `collectDay`).
 import { FormatError } from '../core/errors.ts';
 import { dayRowCount, type DayBatch } from './store.ts';
-import { sortedOrder } from './sort-keys.ts';
+import { keyCopier, sameKey, sortRows } from './sort-keys.ts';
 
 export interface DayColumns {
   count: number;
@@ -103,54 +103,24 @@ function packedTime(times: string, at: number): number {
 
 /** Sorts the first `n` rows and folds duplicates into their earliest time. */
 export function columnsOf(all: Buffer, allMs: Float64Array, n: number): DayColumns {
-  const order = sortedOrder(all, n);
   // Shared memory, so the build's index worker (pipeline/index-worker.ts) reads the columns without a copy;
-  // room for every row, of which the distinct ones are kept (the columns are views of their length).
+  // room for every row, sorted there, then the distinct ones moved up in one pass (the columns are views of
+  // their length).
   const hashes = new Uint8Array(new SharedArrayBuffer(32 * n));
   const ms = new Float64Array(new SharedArrayBuffer(8 * n));
-  // One pass in sorted order: each row is read once (rows are far apart in `all`: a cache miss each) and
-  // compared with the last hash written, which is near. Hashes are copied and compared as 8 words.
-  const { copy, same } = wordAccess(all, hashes);
+  sortRows(all, allMs, n, hashes, ms);
+  const copy = keyCopier(hashes, hashes);
   let out = -1;
   for (let k = 0; k < n; k++) {
-    const i = order[k]!;
-    if (out >= 0 && same(i, out)) {
-      if (allMs[i]! < ms[out]!) ms[out] = allMs[i]!;
-    } else {
-      out++;
-      copy(i, out);
-      ms[out] = allMs[i]!;
+    if (out >= 0 && sameKey(hashes, k, out)) {
+      if (ms[k]! < ms[out]!) ms[out] = ms[k]!;
+    } else if (++out !== k) {
+      copy(k, out);
+      ms[out] = ms[k]!;
     }
   }
   const count = out + 1;
   return { count, hashes: hashes.subarray(0, 32 * count), ms: ms.subarray(0, count) };
-}
-
-/** Copies 32-byte key i of `from` to key j of `to`, and compares them: as 32-bit words where both are aligned
- * to them (a native Buffer#copy per row cost more than the copy itself). */
-function wordAccess(
-  from: Uint8Array,
-  to: Uint8Array,
-): { copy: (i: number, j: number) => void; same: (i: number, j: number) => boolean } {
-  if (from.byteOffset % 4 !== 0 || to.byteOffset % 4 !== 0) {
-    return {
-      copy: (i, j) => to.set(from.subarray(32 * i, 32 * i + 32), 32 * j),
-      same: (i, j) => equalAt(from, 32 * i, to, 32 * j, 32),
-    };
-  }
-  const a = new Int32Array(from.buffer, from.byteOffset, from.length >> 2);
-  const b = new Int32Array(to.buffer, to.byteOffset, to.length >> 2);
-  return {
-    copy: (i, j) => {
-      for (let w = 0; w < 8; w++) b[8 * j + w] = a[8 * i + w]!;
-    },
-    same: (i, j) => equalAt(a, 8 * i, b, 8 * j, 8),
-  };
-}
-
-function equalAt(a: ArrayLike<number>, i: number, b: ArrayLike<number>, j: number, length: number): boolean {
-  for (let k = 0; k < length; k++) if (a[i + k] !== b[j + k]) return false;
-  return true;
 }
 
 /** The columns of a day streamed by any engine (SubmissionStore.readDay): one allocation of the day's size. */

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './sqlite/db.ts';
 import { dayColumns, enqueue } from './sqlite/queue.ts';
-import { sameKey, sortedOrder } from './sort-keys.ts';
-import { decodeRow, decodeRows } from './day-columns.ts';
+import { prefixBits, sameKey, sortedOrder, sortRows } from './sort-keys.ts';
+import { columnsOf, decodeRow, decodeRows } from './day-columns.ts';
 
 /** The obvious stable sort of 32-byte keys, as the oracle. */
 function referenceOrder(keys: Uint8Array, n: number): number[] {
@@ -60,6 +60,109 @@ describe('sortedOrder', () => {
     keys[63] = 1;
     expect(sameKey(keys, 0, 1)).toBe(true);
     expect(sameKey(keys, 0, 2)).toBe(false);
+  });
+});
+
+/** Keys against each bucket size: one base key, each of its 256 bits flipped alone (keys that differ from it in one
+ * bit only, before, inside and after the prefix and the word after it), runs of a shared prefix of every length with
+ * random tails, repeats of the base and of some others, all in a shuffled order. */
+function adversarialKeys(): { keys: Uint8Array; n: number } {
+  const base = crypto.randomBytes(32);
+  const list: Buffer[] = [];
+  for (let bit = 0; bit < 256; bit++) {
+    const k = Buffer.from(base);
+    k[bit >> 3]! ^= 0x80 >> (bit & 7);
+    list.push(k);
+  }
+  for (let shared = 0; shared <= 32; shared++) {
+    for (let r = 0; r < 40; r++) {
+      const k = crypto.randomBytes(32);
+      base.copy(k, 0, 0, shared);
+      list.push(k);
+    }
+  }
+  for (let r = 0; r < 50; r++) list.push(Buffer.from(base), Buffer.from(list[(r * 37) % list.length]!));
+  for (let i = list.length - 1; i > 0; i--) {
+    const j = crypto.randomInt(i + 1);
+    [list[i], list[j]] = [list[j]!, list[i]!];
+  }
+  return { keys: Buffer.concat(list), n: list.length };
+}
+
+describe('sortRows', () => {
+  /** sortRows of the keys with each key's input place as its value: the sorted keys and the places. */
+  function rowsSorted(keys: Uint8Array, n: number, bits?: number): { keys: Uint8Array; places: number[] } {
+    const out = new Uint8Array(32 * n);
+    const places = new Float64Array(n);
+    sortRows(
+      keys,
+      Float64Array.from({ length: n }, (_, i) => i),
+      n,
+      out,
+      places,
+      bits,
+    );
+    return { keys: out, places: Array.from(places) };
+  }
+  const keysInOrder = (keys: Uint8Array, order: readonly number[]): Uint8Array =>
+    Buffer.concat(order.map((i) => keys.subarray(32 * i, 32 * i + 32)));
+
+  it('moves the keys and their values into the stable Buffer.compare order, for shared prefixes and repeats', () => {
+    fc.assert(
+      fc.property(keySets, ({ keys, n }) => {
+        const expected = referenceOrder(keys, n);
+        const got = rowsSorted(keys, n);
+        expect(got.places).toEqual(expected);
+        expect(Buffer.from(got.keys).equals(keysInOrder(keys, expected))).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('sorts keys that differ in a single bit anywhere, for every prefix size, as sortedOrder does', () => {
+    const { keys, n } = adversarialKeys();
+    const expected = referenceOrder(keys, n);
+    for (let bits = 8; bits <= 24; bits++) {
+      expect(Array.from(sortedOrder(keys, n, bits)), `sortedOrder, ${bits} bits`).toEqual(expected);
+      const got = rowsSorted(keys, n, bits);
+      expect(got.places, `sortRows, ${bits} bits`).toEqual(expected);
+      expect(Buffer.from(got.keys).equals(keysInOrder(keys, expected))).toBe(true);
+    }
+  });
+
+  it('chooses about eight keys a bucket, from 8 to 20 bits, and refuses other prefix sizes or short buffers', () => {
+    expect([0, 1, 2_000, 1_250_000, 3_200_000, 1e9].map(prefixBits)).toEqual([8, 8, 8, 17, 19, 20]);
+    const keys = crypto.randomBytes(64);
+    expect(() => sortedOrder(keys, 2, 7)).toThrow(RangeError);
+    expect(() => sortedOrder(keys, 2, 25)).toThrow(RangeError);
+    expect(() => sortRows(keys, new Float64Array(2), 2, new Uint8Array(63), new Float64Array(2))).toThrow(RangeError);
+  });
+});
+
+describe('columnsOf', () => {
+  it('keeps each distinct key once with its earliest time, for random keys over a million rows and adversarial ones', () => {
+    const random = crypto.randomBytes(32 * 1_100_000);
+    // Repeats: every 10th row is the row 5 before it again.
+    for (let i = 10; i < 1_100_000; i += 10) random.copyWithin(32 * i, 32 * (i - 5), 32 * (i - 4));
+    const adversarial = adversarialKeys();
+    for (const { keys, n } of [{ keys: random, n: 1_100_000 }, adversarial]) {
+      const ms = Float64Array.from({ length: n }, () => crypto.randomInt(1e12));
+      const earliest = new Map<string, number>();
+      for (let i = 0; i < n; i++) {
+        const hex = Buffer.from(keys.subarray(32 * i, 32 * i + 32)).toString('hex');
+        earliest.set(hex, Math.min(earliest.get(hex) ?? Infinity, ms[i]!));
+      }
+      const sorted = [...earliest.keys()].sort();
+      const columns = columnsOf(Buffer.from(keys), ms, n);
+      expect(columns.count).toBe(sorted.length);
+      // The first entry that differs (-1: none), not the arrays: a diff of a million entries takes minutes.
+      const wrong = sorted.findIndex(
+        (h, i) =>
+          Buffer.from(columns.hashes.subarray(32 * i, 32 * i + 32)).toString('hex') !== h ||
+          columns.ms[i] !== earliest.get(h),
+      );
+      expect(wrong).toBe(-1);
+    }
   });
 });
 

@@ -2,73 +2,199 @@
 // pages an insert would touch; PostgreSQL's hash index begins with the hash, so it finds a hash, not a day in order);
 // a build reads the day's rows in arrival order and sorts them here (faster than SQLite's GROUP BY … ORDER BY sorter on a
 // million rows, and without a row object per hash).
+//
+// Both sorts below are a counting sort on the keys' first bits, as many as leave about eight random keys to a
+// bucket (prefixBits), then each bucket on its own: four of its keys' bytes as one number (`word`, kept beside the
+// bucketed keys so that no key is read again for them), a tie of those going on to the bytes after; by insertion
+// for the small buckets random keys give, by the engine's sort for a bucket of keys that share a longer prefix
+// (no slower than O(n log n)).
 
 /**
  * The ascending order of `n` keys of 32 bytes stored back to back in `keys`; equal keys keep their input
- * order (the sort is stable). A counting sort on the first two bytes, then each bucket by comparison:
- * insertion sort for the small buckets random hashes give; a bucket of more than INSERTION_MAX (a run of
- * millions of rows has ~50 a bucket) first by a counting sort on its third byte, then each part by insertion;
- * the engine's sort for a part still larger (hashes that share a prefix are no slower than O(n log n)).
+ * order (the sort is stable).
  */
-export function sortedOrder(keys: Uint8Array, n: number): Uint32Array {
-  if (keys.length < 32 * n) throw new RangeError(`sortedOrder: ${keys.length} bytes hold fewer than ${n} keys`);
-  const bucket = (i: number): number => (keys[32 * i]! << 8) | keys[32 * i + 1]!;
-  const start = new Uint32Array(65537);
-  for (let i = 0; i < n; i++) start[bucket(i) + 1]!++;
-  for (let b = 1; b <= 65536; b++) start[b]! += start[b - 1]!;
+export function sortedOrder(keys: Uint8Array, n: number, bits = prefixBits(n)): Uint32Array {
+  checkLength(keys, n, bits);
+  const start = bucketStarts(keys, n, bits);
+  const next = start.slice(0, -1);
   const order = new Uint32Array(n);
-  const next = start.slice(0, 65536);
-  for (let i = 0; i < n; i++) order[next[bucket(i)]!++] = i;
-
-  const compare = (a: number, b: number): number => {
-    const x = 32 * a;
-    const y = 32 * b;
-    for (let k = 2; k < 32; k++) {
-      const d = keys[x + k]! - keys[y + k]!;
-      if (d !== 0) return d;
-    }
-    return a - b;
-  };
-  const byComparison = (lo: number, hi: number): void => {
-    if (hi - lo < 2) return;
-    if (hi - lo > INSERTION_MAX) {
-      order.set(Array.from(order.subarray(lo, hi)).sort(compare), lo);
-      return;
-    }
-    for (let i = lo + 1; i < hi; i++) {
-      const v = order[i]!;
-      let j = i - 1;
-      while (j >= lo && compare(order[j]!, v) > 0) {
-        order[j + 1] = order[j]!;
-        j--;
-      }
-      order[j + 1] = v;
-    }
-  };
-  const third = new Uint32Array(257);
-  let scratch = new Uint32Array(0);
-  for (let b = 0; b < 65536; b++) {
+  const word = new Uint32Array(n);
+  for (let i = 0; i < n; i++) {
+    const at = next[bucketOf(keys, 32 * i, bits)]!++;
+    order[at] = i;
+    word[at] = wordAt(keys, 32 * i, bits >> 3);
+  }
+  const sorter = new BucketSorter(word, (p, q) => compareFrom(keys, order[p]!, order[q]!, (bits >> 3) + 4));
+  let moved = new Uint32Array(sorter.perm.length);
+  for (let b = 0; b + 1 < start.length; b++) {
     const lo = start[b]!;
-    const hi = start[b + 1]!;
-    if (hi - lo <= INSERTION_MAX) {
-      byComparison(lo, hi);
-      continue;
-    }
-    // A stable counting sort of the bucket on byte 2, through `scratch`; then each part on the bytes after.
-    if (scratch.length < hi - lo) scratch = new Uint32Array(hi - lo);
-    third.fill(0);
-    for (let i = lo; i < hi; i++) third[keys[32 * order[i]! + 2]! + 1]!++;
-    for (let c = 1; c <= 256; c++) third[c]! += third[c - 1]!;
-    const at = third.slice(0, 256);
-    for (let i = lo; i < hi; i++) scratch[at[keys[32 * order[i]! + 2]!]!++] = order[i]!;
-    order.set(scratch.subarray(0, hi - lo), lo);
-    for (let c = 0; c < 256; c++) byComparison(lo + third[c]!, lo + third[c + 1]!);
+    const m = sorter.sort(lo, start[b + 1]!);
+    if (m === 0) continue;
+    if (moved.length < m) moved = new Uint32Array(m);
+    for (let k = 0; k < m; k++) moved[k] = order[sorter.perm[k]!]!;
+    order.set(moved.subarray(0, m), lo);
   }
   return order;
 }
 
-/** The largest part sorted by insertion (above it, insertion's quadratic moves cost more than the engine's sort). */
+/**
+ * Copies the `n` keys of `keys` (32 bytes each) and their `values` into `outKeys` and `outValues` in ascending
+ * order of the keys, equal keys in input order: the same order as sortedOrder, without reading a key out of
+ * place (each is copied once to its bucket, and sorted there, where its neighbours are).
+ */
+export function sortRows(
+  keys: Uint8Array,
+  values: Float64Array,
+  n: number,
+  outKeys: Uint8Array,
+  outValues: Float64Array,
+  bits = prefixBits(n),
+): void {
+  checkLength(keys, n, bits);
+  if (outKeys.length < 32 * n || values.length < n || outValues.length < n)
+    throw new RangeError(`sortRows: buffers too short for ${n} rows`);
+  const start = bucketStarts(keys, n, bits);
+  const next = start.slice(0, -1);
+  const word = new Uint32Array(n);
+  const copy = keyCopier(keys, outKeys);
+  for (let i = 0; i < n; i++) {
+    const at = next[bucketOf(keys, 32 * i, bits)]!++;
+    copy(i, at);
+    outValues[at] = values[i]!;
+    word[at] = wordAt(keys, 32 * i, bits >> 3);
+  }
+  // A key's place in its bucket is its place in the input among the bucket's keys: the tie's last criterion.
+  const sorter = new BucketSorter(word, (p, q) => compareAt(outKeys, p, q, (bits >> 3) + 4) || p - q);
+  // A bucket's rows are put in order through a scratch copy of them (its first m rows).
+  let scratchKeys = new Uint8Array(0);
+  let scratchValues = new Float64Array(0);
+  let toScratch = keyCopier(outKeys, scratchKeys);
+  let fromScratch = keyCopier(scratchKeys, outKeys);
+  for (let b = 0; b + 1 < start.length; b++) {
+    const lo = start[b]!;
+    const m = sorter.sort(lo, start[b + 1]!);
+    if (m === 0) continue;
+    if (scratchValues.length < m) {
+      scratchKeys = new Uint8Array(32 * Math.max(m, INSERTION_MAX));
+      scratchValues = new Float64Array(Math.max(m, INSERTION_MAX));
+      toScratch = keyCopier(outKeys, scratchKeys);
+      fromScratch = keyCopier(scratchKeys, outKeys);
+    }
+    for (let k = 0; k < m; k++) {
+      const from = sorter.perm[k]!;
+      toScratch(from, k);
+      scratchValues[k] = outValues[from]!;
+    }
+    for (let k = 0; k < m; k++) {
+      fromScratch(k, lo + k);
+      outValues[lo + k] = scratchValues[k]!;
+    }
+  }
+}
+
+/** The largest bucket sorted by insertion (above it, insertion's quadratic moves cost more than the engine's sort). */
 const INSERTION_MAX = 32;
+
+/** Bits of the counting sort's prefix for `n` keys: about eight random keys a bucket, from 8 to 20 bits (a count
+ * array of at most 4 MB). */
+export function prefixBits(n: number): number {
+  return Math.max(8, Math.min(20, Math.round(Math.log2(Math.max(1, n) / 8))));
+}
+
+function checkLength(keys: Uint8Array, n: number, bits: number): void {
+  if (keys.length < 32 * n) throw new RangeError(`sortedOrder: ${keys.length} bytes hold fewer than ${n} keys`);
+  if (!(Number.isInteger(bits) && bits >= 8 && bits <= 24)) throw new RangeError(`sortedOrder: ${bits} prefix bits`);
+}
+
+/** The bucket of the key at byte x: its first `bits` bits (at most 24). */
+function bucketOf(keys: Uint8Array, x: number, bits: number): number {
+  return ((keys[x]! << 16) | (keys[x + 1]! << 8) | keys[x + 2]!) >>> (24 - bits);
+}
+
+/** The four bytes of the key at byte x from its byte `from` on, big-endian. With `from` the prefix's bits ÷ 8
+ * (rounded down) they begin within or right after the prefix: its bits among them are the same for every key of a
+ * bucket, and so compare equal. */
+function wordAt(keys: Uint8Array, x: number, from: number): number {
+  const y = x + from;
+  return ((keys[y]! << 24) | (keys[y + 1]! << 16) | (keys[y + 2]! << 8) | keys[y + 3]!) >>> 0;
+}
+
+/** Where each bucket begins in sorted order (the keys' counts summed), and the end as the last element. */
+function bucketStarts(keys: Uint8Array, n: number, bits: number): Uint32Array {
+  const start = new Uint32Array((1 << bits) + 1);
+  for (let i = 0; i < n; i++) start[bucketOf(keys, 32 * i, bits) + 1]!++;
+  for (let b = 1; b < start.length; b++) start[b]! += start[b - 1]!;
+  return start;
+}
+
+/** Order of keys a and b (32 bytes each, back to back) from byte `from` on, then of a and b. */
+function compareFrom(keys: Uint8Array, a: number, b: number, from: number): number {
+  return compareAt(keys, a, b, from) || a - b;
+}
+
+/** Order of keys a and b (32 bytes each, back to back) from byte `from` on; 0 when equal. */
+function compareAt(keys: Uint8Array, a: number, b: number, from: number): number {
+  const x = 32 * a;
+  const y = 32 * b;
+  for (let k = from; k < 32; k++) {
+    const d = keys[x + k]! - keys[y + k]!;
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Sorts the places of one bucket by their `word`, ties by `tie`, into `perm`. */
+class BucketSorter {
+  perm = new Uint32Array(INSERTION_MAX);
+  private readonly word: Uint32Array;
+  private readonly tie: (p: number, q: number) => number;
+  constructor(word: Uint32Array, tie: (p: number, q: number) => number) {
+    this.word = word;
+    this.tie = tie;
+  }
+
+  /** The places lo…hi − 1 in sorted order in perm[0…m), and m; 0 when they are in order already. */
+  sort(lo: number, hi: number): number {
+    const m = hi - lo;
+    if (m < 2) return 0;
+    const { word, tie } = this;
+    if (m > INSERTION_MAX) {
+      const sorted = Array.from({ length: m }, (_, k) => lo + k).sort((p, q) => word[p]! - word[q]! || tie(p, q));
+      if (this.perm.length < m) this.perm = new Uint32Array(m);
+      this.perm.set(sorted);
+      return m;
+    }
+    const perm = this.perm;
+    let moved = false;
+    perm[0] = lo;
+    for (let k = 1; k < m; k++) {
+      const p = lo + k;
+      const w = word[p]!;
+      let j = k - 1;
+      for (; j >= 0; j--) {
+        const q = perm[j]!;
+        const d = word[q]! - w;
+        if (d < 0 || (d === 0 && tie(q, p) < 0)) break;
+        perm[j + 1] = q;
+      }
+      if (j !== k - 1) moved = true;
+      perm[j + 1] = p;
+    }
+    return moved ? m : 0;
+  }
+}
+
+/** Copies 32-byte key i of `from` to key j of `to`: as 32-bit words where both are aligned to them (a native
+ * copy per key costs more than the copy itself). */
+export function keyCopier(from: Uint8Array, to: Uint8Array): (i: number, j: number) => void {
+  if (from.byteOffset % 4 !== 0 || to.byteOffset % 4 !== 0)
+    return (i, j) => to.set(from.subarray(32 * i, 32 * i + 32), 32 * j);
+  const a = new Int32Array(from.buffer, from.byteOffset, from.length >> 2);
+  const b = new Int32Array(to.buffer, to.byteOffset, to.length >> 2);
+  return (i, j) => {
+    for (let w = 0; w < 8; w++) b[8 * j + w] = a[8 * i + w]!;
+  };
+}
 
 /** Whether keys i and j (32 bytes each, back to back) are equal. */
 export function sameKey(keys: Uint8Array, i: number, j: number): boolean {

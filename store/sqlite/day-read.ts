@@ -48,36 +48,39 @@ export function openDayReader(file: string): DB {
 }
 
 /**
- * The day's rows with an id in the part's range, in arrival order, `batchRows` a chunk: packed in one result row
- * (store.ts PackedDayRows), or, when a time is not 24 ASCII characters, as pairs (the reader refuses it by its
- * text). Both aggregates take the rows in one pass, so the n-th hash and the n-th time are one row's; in the
- * subquery's order (no ORDER BY in the aggregates: it would sort each chunk again, and 1 M rows cost 0.62 s of
- * CPU instead of 0.30 s).
+ * The day's rows with an id in the part's range, in arrival order, a window of `batchRows` ids a chunk (at most
+ * as many rows): packed in one result row (store.ts PackedDayRows), or, when a time is not 24 ASCII characters,
+ * as pairs (the reader refuses it by its text). Both aggregates take the window's rows in one pass of the date's
+ * index, so the n-th hash and the n-th time are one row's. A window of ids, not a LIMIT of rows: the aggregates
+ * then read the index directly, where a LIMIT needs a subquery (a coroutine that hands each row on: 0.33 µs a row
+ * against 0.27 on 3 M rows); a window without rows of the day costs one step of the index. A time's length is
+ * checked by its bytes only (SQLite's length() counts the characters, 0.05 µs a row), its characters here.
  */
 export function* readDayPart(db: DB, date: string, part: DayPart, batchRows: number): Generator<DayBatch> {
   const { total, last } = part;
-  const range = 'FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?';
+  const range = 'FROM submissions WHERE ledger_date = ? AND id > ? AND id <= ?';
   const packed = db
     .prepare(
-      `SELECT max(id), count(*), sum(length(submitted_at) = 24 AND octet_length(submitted_at) = 24), string_agg(hash, ''), string_agg(submitted_at, '') FROM (SELECT id, hash, submitted_at ${range})`,
+      `SELECT count(*), sum(octet_length(submitted_at) = 24), string_agg(hash, ''), string_agg(submitted_at, '') ${range}`,
     )
     .raw(true);
-  const pairs = db.prepare(`SELECT id, hash, submitted_at ${range}`).raw(true);
-  for (let after = part.after; ;) {
-    const [end, count, fixed, hashes, times] = neutral(() => packed.get(date, after, last, batchRows)) as [
-      number | null,
+  const pairs = db.prepare(`SELECT hash, submitted_at ${range} ORDER BY id`).raw(true);
+  for (let after = part.after; after < last; after += batchRows) {
+    const end = Math.min(last, after + batchRows);
+    const [count, fixed, hashes, times] = neutral(() => packed.get(date, after, end)) as [
       number,
       number | null,
       string | null,
       string | null,
     ];
-    if (count === 0 || end === null) return;
-    if (fixed === count && hashes !== null && times !== null) {
+    if (count === 0) continue;
+    // Each time 24 bytes, and together 24 characters a row: 24 ASCII characters each (a character that is not
+    // ASCII takes more bytes in SQLite's UTF-8 than characters in JavaScript's string).
+    if (fixed === count && hashes !== null && times !== null && times.length === 24 * count) {
       yield { total, rows: { count, hashes, times } };
     } else {
-      const rows = neutral(() => pairs.all(date, after, last, batchRows)) as Array<[number, string, string]>;
-      yield { total, rows: rows.map(([, hash, time]): DayRow => [hash, time]) };
+      const rows = neutral(() => pairs.all(date, after, end)) as Array<[string, string]>;
+      yield { total, rows: rows.map(([hash, time]): DayRow => [hash, time]) };
     }
-    after = end;
   }
 }
