@@ -20,7 +20,7 @@ const MAX_FAN_OUT_BITS = 16;
 /** Records a piece holds on average, at least, while the run has fewer than 2^MAX_FAN_OUT_BITS of them. */
 const RECORDS_PER_PIECE = 16;
 /** Slots or records handled between two turns of the event loop while a run is made. */
-const SLICE = 1 << 16;
+const SLICE = 1 << 14;
 /** Bytes of a write while a run is written. */
 const WRITE_BYTES = 1 << 20;
 
@@ -123,6 +123,11 @@ export async function writeRun(slots: SlotArrays, entries: number, file: string)
   const records = new ArrayBuffer(entries * RECORD_BYTES);
   const words = new Uint32Array(records);
   const recordIds = new Float64Array(records);
+  // Its pages touched in order, a slice at a time: the scatter below would fault them all in its first slice.
+  for (let from = 0; from < words.length; from += WRITE_BYTES / 4) {
+    words.fill(0, from, from + WRITE_BYTES / 4);
+    await nextTurn();
+  }
   const next = starts.slice(0, -1);
   for (let from = 0; from < ids.length; from += SLICE) {
     const end = Math.min(ids.length, from + SLICE);
