@@ -2,6 +2,7 @@
 // (each hash's earliest time per day), whatever the order, repeats and days of the rows; it catches up with rows
 // written by another connection, in slices with the event loop running between them; a published day is dropped
 // and read again when asked about; neither hashes sharing a long prefix nor colliding fingerprints change an answer.
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -265,6 +266,25 @@ describe('QueueIndex within a budget of slots: tables frozen into runs on disk',
     expect(index.size).toEqual({ entries: 0, bytes: 0, runs: 0 });
     expect(runFiles(runsDir)).toEqual([]);
     db.close();
+  });
+
+  it("a process's run folder goes with it at exit", () => {
+    const runsDir = fs.mkdtempSync(path.join(dir, 'runs-'));
+    const child = `
+      import { openDatabase } from ${JSON.stringify(path.resolve('store/sqlite/db.ts'))};
+      import { QueueIndex } from ${JSON.stringify(path.resolve('store/sqlite/queue-index.ts'))};
+      import { submissionInserter } from ${JSON.stringify(path.resolve('store/sqlite/queue.ts'))};
+      const db = openDatabase(${JSON.stringify(freshFile())});
+      const at = new Date('${DAYS[0]}T00:00:00Z');
+      submissionInserter(db)(Array.from({ length: 100 }, (_, i) => ({ hash: i.toString(16).padStart(64, '0'), submittedAt: at, source: 'import' })));
+      const index = new QueueIndex(db, { maxSlots: ${BUDGET}, runsDir: ${JSON.stringify(runsDir)} });
+      await index.queued('0'.repeat(64), '');
+      await index.frozen();
+      process.stdout.write(String(index.size.runs));
+    `;
+    const runs = execFileSync(process.execPath, ['--input-type=module', '-e', child], { encoding: 'utf8' });
+    expect(Number(runs)).toBeGreaterThan(5);
+    expect(fs.readdirSync(runsDir)).toEqual([]);
   });
 
   it('removes the run folders of processes that are gone, and only those', () => {

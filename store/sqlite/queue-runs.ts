@@ -186,21 +186,18 @@ function sortRecords(words: Uint32Array, ids: Float64Array, from: number, to: nu
 
 /** The run folders of this process (removed at its exit). */
 const ours = new Set<string>();
+let removedAtExit = false;
 
 /** A new folder of this process under `root` for runs, removed when the process exits. */
 export function runFolder(root: string): string {
-  if (ours.size === 0)
+  if (!removedAtExit) {
+    removedAtExit = true;
     process.on('exit', () => ours.forEach((dir) => fs.rmSync(dir, { recursive: true, force: true })));
+  }
   const dir = path.join(root, `${process.pid}-${randomBytes(4).toString('hex')}`);
   fs.mkdirSync(dir, { recursive: true });
   ours.add(dir);
   return dir;
-}
-
-/** Removes a run folder of this process (its runs removed or closed first). */
-export function removeRunFolder(dir: string): void {
-  ours.delete(dir);
-  fs.rmSync(dir, { recursive: true, force: true });
 }
 
 /** Removes the run folders under `root` of processes that are gone: no process has the folder's pid, or this one
