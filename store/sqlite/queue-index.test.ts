@@ -2,6 +2,7 @@
 // (each hash's earliest time per day), whatever the order, repeats and days of the rows; it catches up with rows
 // written by another connection, in slices with the event loop running between them; a published day is dropped
 // and read again when asked about; neither hashes sharing a long prefix nor colliding fingerprints change an answer.
+import { execFileSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -188,6 +189,117 @@ describe('QueueIndex', () => {
     expect(index.size.entries).toBe(
       Number(db.prepare('SELECT COUNT(DISTINCT hash || ledger_date) FROM submissions').pluck().get()),
     );
+    db.close();
+  });
+});
+
+describe('QueueIndex within a budget of slots: tables frozen into runs on disk', () => {
+  const BUDGET = 32;
+  /** 4-bit fingerprints: hashes collide within a table, across runs and across days. */
+  const tiny: Fingerprint = (hash, out) => {
+    out[0] = parseInt(hash.slice(0, 1), 16) >>> 3;
+    out[1] = parseInt(hash.slice(1, 2), 16) >>> 1;
+  };
+  const runFiles = (root: string): string[] =>
+    fs.existsSync(root) ? fs.readdirSync(root).flatMap((f) => fs.readdirSync(path.join(root, f))) : [];
+
+  it('after many freezes answers as the unbounded index: present, absent, earliest time, collisions across runs', async () => {
+    const db = openDatabase(freshFile());
+    const insert = submissionInserter(db);
+    const runsDir = fs.mkdtempSync(path.join(dir, 'runs-'));
+    const index = new QueueIndex(db, { fingerprint: tiny, sliceRows: 29, maxSlots: BUDGET, runsDir });
+    const pool = Array.from({ length: 150 }, hex);
+    // One hash first seen late, then earlier after many other rows (frozen in between), then in between.
+    const late = hex();
+    const fillers = (): Submission[] => Array.from({ length: 40 }, () => row(hex(), DAYS[1]!, 1));
+    insert([row(late, DAYS[1]!, 5_000), ...fillers(), row(late, DAYS[1]!, 3_000), ...fillers()]);
+    insert([row(late, DAYS[1]!, 4_000), ...randomRows(pool, 700)]);
+    let peak = 0;
+    let sampling = true;
+    const sample = (): void => {
+      const { bytes, runs } = index.size;
+      peak = Math.max(peak, bytes - 8 * runs);
+      if (sampling) setImmediate(sample);
+    };
+    setImmediate(sample);
+    expect(await index.queued(late, '')).toEqual([
+      { date: DAYS[1], submittedAt: new Date(`${DAYS[1]}T00:00:03.000Z`) },
+    ]);
+    await expectTruth(index, db, [...pool, late, hex(), hex()]);
+    // More rows after the first lookups: new tables, frozen again.
+    insert(randomRows(pool, 500));
+    await expectTruth(index, db, [...pool, late, hex()]);
+    await index.queued(pool[0]!, '');
+    sampling = false;
+    await index.frozen();
+    const runs = runFiles(runsDir).length;
+    expect(runs).toBeGreaterThan(20);
+    // In memory: at most the budget's slots of 16 bytes and 8 bytes of fan-out a run (runs of under 32 entries
+    // have one piece), and while a run is written its table, at most half the budget (a table never grows past it).
+    expect(index.size.bytes).toBeLessThanOrEqual(16 * BUDGET + 8 * runs);
+    expect(peak).toBeLessThanOrEqual(16 * BUDGET * 1.5);
+    expect(index.size.runs).toBe(runs);
+    db.close();
+  });
+
+  it('a dropped day takes its runs with it', async () => {
+    const db = openDatabase(freshFile());
+    const runsDir = fs.mkdtempSync(path.join(dir, 'runs-'));
+    const index = new QueueIndex(db, { fingerprint: tiny, maxSlots: BUDGET, runsDir });
+    const byDay = DAYS.map(() => Array.from({ length: 60 }, hex));
+    submissionInserter(db)(DAYS.flatMap((date, i) => byDay[i]!.map((h, j) => row(h, date, j))));
+    await index.queued(hex(), '');
+    await index.frozen();
+    const all = runFiles(runsDir).length;
+    expect(all).toBeGreaterThanOrEqual(3 * 4);
+    expect(index.size.runs).toBe(all);
+    // DAYS[0] published: its runs are deleted, the others kept and still answering.
+    expect(await index.queued(byDay[1]![5]!, DAYS[0]!)).toEqual([
+      { date: DAYS[1], submittedAt: new Date(`${DAYS[1]}T00:00:00.005Z`) },
+    ]);
+    await index.frozen();
+    expect(index.size.runs).toBeLessThan(all);
+    expect(runFiles(runsDir)).toHaveLength(index.size.runs);
+    // Every day published: no run left.
+    await index.queued(hex(), DAYS[2]!);
+    await index.frozen();
+    expect(index.size).toEqual({ entries: 0, bytes: 0, runs: 0 });
+    expect(runFiles(runsDir)).toEqual([]);
+    db.close();
+  });
+
+  it("a process's run folder goes with it at exit", () => {
+    const runsDir = fs.mkdtempSync(path.join(dir, 'runs-'));
+    const child = `
+      import { openDatabase } from ${JSON.stringify(path.resolve('store/sqlite/db.ts'))};
+      import { QueueIndex } from ${JSON.stringify(path.resolve('store/sqlite/queue-index.ts'))};
+      import { submissionInserter } from ${JSON.stringify(path.resolve('store/sqlite/queue.ts'))};
+      const db = openDatabase(${JSON.stringify(freshFile())});
+      const at = new Date('${DAYS[0]}T00:00:00Z');
+      submissionInserter(db)(Array.from({ length: 100 }, (_, i) => ({ hash: i.toString(16).padStart(64, '0'), submittedAt: at, source: 'import' })));
+      const index = new QueueIndex(db, { maxSlots: ${BUDGET}, runsDir: ${JSON.stringify(runsDir)} });
+      await index.queued('0'.repeat(64), '');
+      await index.frozen();
+      process.stdout.write(String(index.size.runs));
+    `;
+    const runs = execFileSync(process.execPath, ['--input-type=module', '-e', child], { encoding: 'utf8' });
+    expect(Number(runs)).toBeGreaterThan(5);
+    expect(fs.readdirSync(runsDir)).toEqual([]);
+  });
+
+  it('removes the run folders of processes that are gone, and only those', () => {
+    const db = openDatabase(freshFile());
+    const runsDir = fs.mkdtempSync(path.join(dir, 'runs-'));
+    // Linux pids stop at 2^22: no process has 999999999. This process's pid on a folder it did not make: a pid
+    // used again (a container's pid 1 after a restart).
+    const gone = ['999999999-0a1b2c3d', `${process.pid}-0badc0de`];
+    const kept = [`${process.ppid}-cafe0001`, 'notes'];
+    for (const name of [...gone, ...kept]) {
+      fs.mkdirSync(path.join(runsDir, name));
+      fs.writeFileSync(path.join(runsDir, name, '0.run'), 'x');
+    }
+    new QueueIndex(db, { runsDir });
+    expect(fs.readdirSync(runsDir).sort()).toEqual([...kept].sort());
     db.close();
   });
 });

@@ -18,14 +18,29 @@
 // per-process secret and the hash: a submitter chooses hash values freely, and with a fingerprint it could compute
 // it could make any number of them share one probe sequence. A fingerprint that matches is confirmed by reading
 // its row by id and comparing the whole hash, so a collision costs one read and never changes an answer.
+//
+// The tables' slots, all days together, stay within a budget (`maxSlots`, default MAX_SLOTS): when a table would
+// grow past it, the largest table is frozen instead and its day starts a new, empty one. A frozen table stays
+// searchable in memory while it is written to disk as a run (queue-runs.ts: sorted by fingerprint, a small
+// fan-out table in memory, one pread a lookup), in slices with the event loop running between two, one at a
+// time (a second freeze waits for the first's run). A day's lookup reads its table, its frozen tables and each
+// of its runs, and answers the earliest time found: a hash can have an entry in several of them. A dropped day's
+// runs are deleted. The runs live in a folder of this process under `runsDir` (default `<database
+// folder>/cache/queue-index/`), removed at exit; nothing survives a restart.
 import { hash as sha, randomBytes } from 'node:crypto';
+import os from 'node:os';
+import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { DB } from './db.ts';
+import { Run, writeRun, runFolder, removeStaleRunFolders, type RowReader } from './queue-runs.ts';
 
 /** Rows read per catch-up query: about a millisecond of work, then the event loop runs (docs/BENCHMARKS.md). */
 const SLICE_ROWS = 512;
 /** Slots of a day's table when it is made (a power of two); it doubles when more than 3/4 of them are used. */
 const INITIAL_SLOTS = 1_024;
+/** The slots of every day's table together, at most: 2^23 slots of 16 bytes, 128 MiB (a day's table then holds
+ * up to 3,145,728 entries, 2^22 slots, before it is frozen; docs/BENCHMARKS.md). */
+const MAX_SLOTS = 1 << 23;
 /** Sorts after every date: the upper bound of "every day after the floor". */
 const LAST_DATE = '9999-12-31';
 
@@ -44,9 +59,6 @@ export function keyedFingerprint(secret: string = randomBytes(32).toString('hex'
     out[1] = word(digest, 4);
   };
 }
-
-/** A row read back by id: its hash and submission time, or undefined when no row has that id. */
-type RowReader = (id: number) => [hash: string, submittedAt: string] | undefined;
 
 /** The submission time of the row that the last `Slots.find` matched. */
 let foundAt = '';
@@ -99,13 +111,17 @@ class Slots {
  * rehash (which took ~90 ms at a million entries). */
 const MOVES_PER_ADD = 8;
 
-/** One day's distinct hashes, each with the id of its earliest row that day. */
+/** Distinct hashes of one day, each with the id of its earliest row that day among the rows added. */
 class DayTable {
-  #slots = new Slots(INITIAL_SLOTS);
+  #slots: Slots;
   /** While growing: the previous slots; those from #moved on are not in #slots yet. */
   #old: Slots | undefined;
   #moved = 0;
   size = 0;
+
+  constructor(slots: number) {
+    this.#slots = new Slots(slots);
+  }
 
   /** The time of `hash`'s earliest row that day, if it has one. */
   at(high: number, low: number, hash: string, read: RowReader): string | undefined {
@@ -115,8 +131,9 @@ class DayTable {
     return undefined;
   }
 
-  /** Row `id` of `hash` at `at`: the hash's entry keeps the earliest time's row (the first of equal times). */
-  add(high: number, low: number, id: number, hash: string, at: string, read: RowReader): void {
+  /** Row `id` of `hash` at `at`: the hash's entry keeps the earliest time's row (the first of equal times).
+   * True when the table is now more than 3/4 full: the caller grows it or freezes it before the next add. */
+  add(high: number, low: number, id: number, hash: string, at: string, read: RowReader): boolean {
     this.#move(MOVES_PER_ADD);
     let slots = this.#slots;
     let i = slots.find(high, low, hash, read);
@@ -127,17 +144,31 @@ class DayTable {
     }
     if (slots.ids[i] !== 0) {
       if (at < foundAt) slots.ids[i] = id;
-      return;
+      return false;
     }
     slots.high[i] = high;
     slots.low[i] = low;
     slots.ids[i] = id;
-    if (++this.size * 4 > slots.ids.length * 3) {
-      this.#move(Infinity);
-      this.#old = slots;
-      this.#moved = 0;
-      this.#slots = new Slots(slots.ids.length * 2);
-    }
+    return ++this.size * 4 > this.#slots.ids.length * 3;
+  }
+
+  /** Doubles the slots (the old ones moved over the next adds). */
+  grow(): void {
+    this.#move(Infinity);
+    this.#old = this.#slots;
+    this.#moved = 0;
+    this.#slots = new Slots(this.#old.ids.length * 2);
+  }
+
+  /** Its one array of slots, every entry in it (a table that takes no more adds: to be frozen). */
+  settled(): Slots {
+    this.#move(Infinity);
+    return this.#slots;
+  }
+
+  /** Its slots, the old ones included while it grows. */
+  get slots(): number {
+    return this.#slots.ids.length + (this.#old?.ids.length ?? 0);
   }
 
   /** Moves up to `count` old slots into the new ones. */
@@ -156,11 +187,44 @@ class DayTable {
   }
 }
 
+/** One held day: the table that takes its rows, the tables frozen and not written yet, and its runs. */
+class Day {
+  table: DayTable;
+  readonly frozen: DayTable[] = [];
+  readonly runs: Run[] = [];
+  /** Set when the day is dropped: a run written after that is deleted at once. */
+  dropped = false;
+
+  constructor(slots: number) {
+    this.table = new DayTable(slots);
+  }
+
+  /** The earliest time of `hash` in its table, frozen tables and runs, if any. */
+  at(high: number, low: number, hash: string, read: RowReader): string | undefined {
+    let earliest = this.table.at(high, low, hash, read);
+    for (const part of [...this.frozen, ...this.runs]) {
+      const at = part.at(high, low, hash, read);
+      if (at !== undefined && (earliest === undefined || at < earliest)) earliest = at;
+    }
+    return earliest;
+  }
+
+  drop(): void {
+    this.dropped = true;
+    for (const run of this.runs.splice(0)) run.remove();
+  }
+}
+
 export interface QueueIndexOptions {
   /** The fingerprint (default: keyedFingerprint() with a secret of this process); a test gives a tiny one. */
   fingerprint?: Fingerprint;
   /** Rows read per catch-up query (default SLICE_ROWS). */
   sliceRows?: number;
+  /** The slots of all the day tables together, at most (default MAX_SLOTS); a test gives a handful. */
+  maxSlots?: number;
+  /** Where this process's folder of runs is made (default: `<database folder>/cache/queue-index`, or the
+   * system's temporary folder for a database in memory); folders of processes gone are removed from it. */
+  runsDir?: string;
 }
 
 /** The index of `submissions` on `db` (module comment). Its lookups see every row committed before they began. */
@@ -168,8 +232,21 @@ export class QueueIndex {
   readonly #db: DB;
   readonly #fingerprint: Fingerprint;
   readonly #sliceRows: number;
+  readonly #maxSlots: number;
+  /** Slots of a new table: INITIAL_SLOTS, fewer when the budget is tiny (at least 8: a table frozen at 3/4 full
+   * and one more entry keeps an empty slot, where a lookup of an absent hash stops). */
+  readonly #newSlots: number;
+  readonly #runsRoot: string;
+  /** This process's folder of runs, made at the first freeze. */
+  #runsDir: string | undefined;
+  #runNumber = 0;
+  /** The freeze under way (its run being written), if any: never rejects. */
+  #freezing: Promise<void> = Promise.resolve();
   readonly #fp = new Uint32Array(2);
-  readonly #days = new Map<string, DayTable>();
+  readonly #days = new Map<string, Day>();
+  /** Rows already added before the floor was last lowered (a lowering reads them again): ids up to `through`
+   * of the days after `above`. */
+  #replay = { through: 0, above: LAST_DATE };
   /** Days strictly after it are held; undefined before the first lookup. */
   #floor: string | undefined;
   /** The largest id read. */
@@ -184,6 +261,14 @@ export class QueueIndex {
     this.#db = db;
     this.#fingerprint = options.fingerprint ?? keyedFingerprint();
     this.#sliceRows = options.sliceRows ?? SLICE_ROWS;
+    this.#maxSlots = options.maxSlots ?? MAX_SLOTS;
+    this.#newSlots = Math.max(8, Math.min(INITIAL_SLOTS, 2 ** Math.floor(Math.log2(this.#maxSlots / 4))));
+    this.#runsRoot =
+      options.runsDir ??
+      (db.memory
+        ? path.join(os.tmpdir(), 'timeseal-queue-index')
+        : path.join(path.dirname(path.resolve(db.name)), 'cache', 'queue-index'));
+    removeStaleRunFolders(this.#runsRoot);
     this.#slice = db
       .prepare('SELECT id, hash, submitted_at, ledger_date FROM submissions WHERE id > ? ORDER BY id LIMIT ?')
       .raw(true);
@@ -226,19 +311,29 @@ export class QueueIndex {
     });
   }
 
-  /** What the day tables hold: distinct (day, hash) entries and the bytes of their arrays. */
-  get size(): { entries: number; bytes: number } {
+  /** What the index holds: (day, hash) entries (a hash counted once in each table and run of a day that has it),
+   * the bytes it keeps in memory (the tables' arrays and the runs' fan-out tables) and the number of runs. */
+  get size(): { entries: number; bytes: number; runs: number } {
     let entries = 0;
     let bytes = 0;
+    let runs = 0;
     for (const day of this.#days.values()) {
-      entries += day.size;
-      bytes += day.bytes;
+      for (const part of [day.table, ...day.frozen, ...day.runs]) {
+        entries += part instanceof Run ? part.entries : part.size;
+        bytes += part.bytes;
+      }
+      runs += day.runs.length;
     }
-    return { entries, bytes };
+    return { entries, bytes, runs };
+  }
+
+  /** Resolves once the freeze under way, if any, has its run written (a frozen table leaves memory then). */
+  frozen(): Promise<void> {
+    return this.#freezing;
   }
 
   /** The time of `hash` in `day` (its fingerprint in #fp), if any. */
-  #lookup(day: DayTable, hash: string): string | undefined {
+  #lookup(day: Day, hash: string): string | undefined {
     return day.at(this.#fp[0]!, this.#fp[1]!, hash, this.#read);
   }
 
@@ -261,27 +356,68 @@ export class QueueIndex {
     if (this.#floor === undefined || floor < this.#floor) this.#lower(floor);
     else if (dropThrough > this.#floor) {
       this.#floor = dropThrough;
-      for (const date of this.#days.keys()) if (date <= dropThrough) this.#days.delete(date);
+      for (const [date, day] of this.#days) {
+        if (date > dropThrough) continue;
+        day.drop();
+        this.#days.delete(date);
+      }
     }
     const held = this.#floor!;
     for (;;) {
       const rows = this.#slice.all(this.#seen, this.#sliceRows) as Array<[number, string, string, string]>;
-      let table: DayTable | undefined;
-      let tableDate = '';
+      let day: Day | undefined;
+      let dayDate = '';
       for (const [id, hash, at, date] of rows) {
-        if (date <= held) continue;
-        if (date !== tableDate) {
-          tableDate = date;
-          table = this.#days.get(date);
-          if (table === undefined) this.#days.set(date, (table = new DayTable()));
+        if (date <= held || (id <= this.#replay.through && date > this.#replay.above)) continue;
+        if (date !== dayDate) {
+          dayDate = date;
+          day = this.#days.get(date);
+          if (day === undefined) this.#days.set(date, (day = new Day(this.#newSlots)));
         }
         this.#fingerprint(hash, this.#fp);
-        table!.add(this.#fp[0]!, this.#fp[1]!, id, hash, at, this.#read);
+        if (day!.table.add(this.#fp[0]!, this.#fp[1]!, id, hash, at, this.#read)) await this.#makeRoom(day!);
       }
       if (rows.length > 0) this.#seen = rows[rows.length - 1]![0];
       if (rows.length < this.#sliceRows) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** Grows `day`'s table, which is more than 3/4 full, if the slots fit the budget; else freezes the largest
+   * table (another day's if larger, then tries again) or this one. */
+  async #makeRoom(day: Day): Promise<void> {
+    for (;;) {
+      let used = 0;
+      let largest = day;
+      for (const held of this.#days.values()) {
+        used += held.table.slots;
+        if (held.table.slots > largest.table.slots) largest = held;
+      }
+      // Growing holds the old slots and twice as many new ones for a while.
+      if (used + 2 * day.table.slots <= this.#maxSlots) return day.table.grow();
+      await this.#freeze(largest);
+      if (largest === day) return;
+    }
+  }
+
+  /** Moves `day`'s table to its frozen ones (a new empty table takes its rows) and writes it as a run, once the
+   * freeze under way, if any, is over. */
+  async #freeze(day: Day): Promise<void> {
+    await this.#freezing;
+    const table = day.table;
+    day.table = new DayTable(this.#newSlots);
+    day.frozen.push(table);
+    this.#runsDir ??= runFolder(this.#runsRoot);
+    const file = path.join(this.#runsDir, `${this.#runNumber++}.run`);
+    this.#freezing = writeRun(table.settled(), table.size, file).then(
+      (run) => {
+        day.frozen.splice(day.frozen.indexOf(table), 1);
+        if (day.dropped) run.remove();
+        else day.runs.push(run);
+      },
+      // A run that cannot be written (a full disk): the table stays in memory, the answers unchanged.
+      () => undefined,
+    );
   }
 
   /** Holds the days after `floor` from now on: the rows of the days it did not hold are read (again) from the
@@ -303,8 +439,10 @@ export class QueueIndex {
         start === Infinity
           ? ((this.#db.prepare('SELECT MAX(id) FROM submissions').pluck().get() as number | null) ?? 0)
           : start - 1;
-    } else if (start !== Infinity) {
-      this.#seen = Math.min(this.#seen, start - 1);
+    } else if (start !== Infinity && start - 1 < this.#seen) {
+      // The rows of the days held already are read again from `start`: those read before are skipped.
+      this.#replay = { through: this.#seen, above: this.#floor };
+      this.#seen = start - 1;
     }
     this.#floor = floor;
   }
