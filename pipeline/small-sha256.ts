@@ -7,7 +7,7 @@ import crypto from 'node:crypto';
 import type { Hasher } from '../core/hash.ts';
 
 // FIPS 180-4 §4.2.2: the first 32 bits of the fractional parts of the cube roots of the first 64 primes.
-const K = new Int32Array([
+export const K = new Int32Array([
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5, 0xd807aa98,
   0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786,
   0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8,
@@ -18,7 +18,7 @@ const K = new Int32Array([
   0xc67178f2,
 ]);
 // FIPS 180-4 §5.3.3: the initial hash value.
-const IV = new Int32Array([
+export const IV = new Int32Array([
   0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
 ]);
 /** The longest message that pads into two blocks: 128 − 1 (0x80) − 8 (length). */
@@ -107,7 +107,7 @@ function prefixedWords(prefix: number, src: Uint8Array, at: number, n: number): 
 
 // The second block of a 65-byte message (an RFC 6962 node, 0x01 ‖ left ‖ right) is its last byte, the padding
 // and the length, all fixed but that byte: its whole schedule, constants added, for each of the 256 values.
-const NODE_LAST_BLOCK = new Int32Array(256 * 64);
+export const NODE_LAST_BLOCK = new Int32Array(256 * 64);
 for (let last = 0; last < 256; last++) {
   KW.fill(0);
   KW[0] = (last << 24) | (0x80 << 16);
