@@ -55,15 +55,17 @@ interface Job {
 
 type Answer = ({ ok: true } & HashedBatch) | { ok: false; message: string; name: string; code?: ErrorCode };
 
-/** The 4-lane WebAssembly SIMD SHA-256 (pipeline/sha256x4.ts), or null where the engine has no SIMD. */
-const simdSha256 = sha256x4();
+/** The 4-lane WebAssembly SIMD SHA-256 (pipeline/sha256x4.ts), or null where the engine has no SIMD: made on
+ *  first use (writing and compiling the module takes ~20 ms, which a command that builds nothing need not pay). */
+let lanes: Sha256x4 | null | undefined;
+const simdSha256 = (): Sha256x4 | null => (lanes === undefined ? (lanes = sha256x4()) : lanes);
 
 /**
  * The leaf hashes of `entries` (32-byte entries back to back, the first at leaf `start` of the tree), and the
  * roots of the level-0 tiles wholly within them, in order: four at a time on SIMD lanes (`x4`) where there are
  * SIMD lanes, else (`x4` null) with small-sha256.ts's JavaScript.
  */
-export function hashBatch(entries: Uint8Array, start: number, x4: Sha256x4 | null = simdSha256): HashedBatch {
+export function hashBatch(entries: Uint8Array, start: number, x4: Sha256x4 | null = simdSha256()): HashedBatch {
   const n = entries.length / HASH_SIZE;
   const leaves = new Uint8Array(entries.length);
   if (x4) x4.leaves(entries, 0, n, leaves, 0);
