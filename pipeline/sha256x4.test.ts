@@ -27,7 +27,8 @@ function reference(entries: Uint8Array, start: number): { leaves: string; tileRo
 
 const x4 = sha256x4();
 // [entries, start]: one entry, fewer than four, a tile less, one more, a start inside a tile, lengths that are
-// not a multiple of four, and more entries than the kernel's buffer (8192) with a tile across its end.
+// not a multiple of four, 1, 3, 5, 7, 32 and 256 whole tiles (four a step on the lanes, the rest one by one),
+// and more entries than the kernel's buffer (8192) with a tile across its end.
 const cases: [number, number][] = [
   [1, 0],
   [3, 5],
@@ -38,6 +39,8 @@ const cases: [number, number][] = [
   [257, 255],
   [511, 129],
   [1021, 3],
+  [1280, 0],
+  [2048 + 17, 100],
   [100, 200],
   [8192 + 300, 7],
   [65_536, 65_536 * 3],
@@ -74,7 +77,7 @@ describe('hashBatch without SIMD', () => {
 
   it('uses the kernel it is given, and the JavaScript when given none', () => {
     const entries = new Uint8Array(crypto.randomBytes(32 * 300));
-    const zeros = { leaves: () => {}, tileRoot: () => {} };
+    const zeros = { leaves: () => {}, tileRoots: () => {} };
     expect(hashBatch(entries, 0, zeros).leaves.every((b) => b === 0)).toBe(true);
     const want = reference(entries, 0);
     const got = hashBatch(entries, 0, null);

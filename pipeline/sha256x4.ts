@@ -10,18 +10,20 @@ import { IV, K, NODE_LAST_BLOCK } from './small-sha256.ts';
 export interface Sha256x4 {
   /** SHA-256(0x00 ‖ entry) of `count` 32-byte entries src[at …) into out[outAt …), 32 bytes each. */
   leaves(src: Uint8Array, at: number, count: number, out: Uint8Array, outAt: number): void;
-  /** The root of a level-0 tile: the RFC 6962 tree of the 256 leaf hashes src[at … at + 8192), into out[outAt …). */
-  tileRoot(src: Uint8Array, at: number, out: Uint8Array, outAt: number): void;
+  /** The roots of `count` level-0 tiles, each the RFC 6962 tree of 256 leaf hashes, the first tile's at
+   *  src[at … at + 8192), the next's after it, into out[outAt …), 32 bytes each. */
+  tileRoots(src: Uint8Array, at: number, count: number, out: Uint8Array, outAt: number): void;
 }
 
 // The module's memory: the second block of a node, its schedule with constants added for each last byte (256 × 64
-// words, small-sha256.ts NODE_LAST_BLOCK), at 0; then a buffer of CHUNK entries hashed in place; then a tile.
+// words, small-sha256.ts NODE_LAST_BLOCK), at 0; then a buffer of CHUNK entries hashed in place; then four tiles.
 const TABLE = 0;
 const CHUNK = 8192;
 const SLACK = 256;
 const BUF = TABLE + NODE_LAST_BLOCK.length * 4 + 16;
 const TILE = BUF + CHUNK * 32 + SLACK;
-const PAGES = Math.ceil((TILE + 256 * 32 + SLACK) / 65536);
+const TILE_BYTES = 256 * 32;
+const PAGES = Math.ceil((TILE + 4 * TILE_BYTES + SLACK) / 65536);
 
 // Opcodes (core spec §5.4) and the SIMD ones after the 0xfd prefix: v128.const, i8x16.shuffle, i32x4.splat,
 // i32x4.replace_lane, v128.and/or/xor/bitselect, v128.store32_lane, i32x4.shl/shr_u/add.
@@ -201,8 +203,8 @@ function firstBlock(c: Code): void {
   });
 }
 
-/** H as 32 big-endian bytes a lane at q + 32k. */
-function output(c: Code): void {
+/** H as 32 big-endian bytes a lane, lane k's at q + lane × k. */
+function output(c: Code, lane: number): void {
   for (let i = 0; i < 8; i++) {
     c.get(H + i)
       .byteSwap()
@@ -210,7 +212,7 @@ function output(c: Code): void {
     for (let k = 0; k < 4; k++)
       c.get(Q)
         .get(T1)
-        .v(simd.store32Lane, 0, ...uleb(32 * k + 4 * i), k);
+        .v(simd.store32Lane, 0, ...uleb(lane * k + 4 * i), k);
   }
 }
 
@@ -246,18 +248,19 @@ function leafGroup(c: Code): void {
   for (let i = 9; i < 15; i++) c.splat(0).set(W + i);
   c.splat(33 * 8).set(W + 15);
   firstBlock(c);
-  output(c);
+  output(c, 32);
 }
 
-/** Four nodes, 0x01 ‖ 64 bytes: block 1 from the message, block 2's K + W the table's row for the last byte. */
-function nodeGroup(c: Code): void {
+/** Four nodes, 0x01 ‖ 64 bytes, lane k's at p + 1 + inLane × k, its hash to q + outLane × k: block 1 from the
+ *  message, block 2's K + W the table's row for the last byte. */
+const nodeGroup = (inLane: number, outLane: number) => (c: Code) => {
   for (let k = 0; k < 4; k++)
     c.get(P)
-      .emit(op.i32Load8u, 0, ...uleb(64 * k + 64))
+      .emit(op.i32Load8u, 0, ...uleb(inLane * k + 64))
       .i32(8)
       .emit(op.i32Shl)
       .set(ROW + k);
-  const at = (i: number) => [0, 1, 2, 3].map((k) => 64 * k + 4 * i);
+  const at = (i: number) => [0, 1, 2, 3].map((k) => inLane * k + 4 * i);
   c.loadWords(at(0)).splat(0x00ffffff).v(simd.and).splat(0x01000000).v(simd.or).set(W);
   for (let i = 1; i < 16; i++) c.loadWords(at(i)).set(W + i);
   firstBlock(c);
@@ -270,17 +273,22 @@ function nodeGroup(c: Code): void {
         .emit(op.i32Load, 2, ...uleb(TABLE + 4 * t))
         .v(simd.replaceLane, k);
   });
-  output(c);
-}
+  output(c, outLane);
+};
 
-/** The module's bytes: memory and the functions leaves(src, dst, groups) and nodes(src, dst, groups). */
+/** The module's bytes: memory and the functions (src, dst, groups) leaves (four consecutive entries a step),
+ *  nodes (four consecutive nodes a step) and across (four tiles' nodes a step, lane k in the k-th tile). */
 function moduleBytes(): Uint8Array<ArrayBuffer> {
   const params = [0x60, ...vec([[I32], [I32], [I32]]), ...vec([])];
-  const bodies = [loopFunction(leafGroup, 128, 128), loopFunction(nodeGroup, 256, 128)];
+  const bodies = [
+    loopFunction(leafGroup, 128, 128),
+    loopFunction(nodeGroup(64, 32), 256, 128),
+    loopFunction(nodeGroup(TILE_BYTES, TILE_BYTES), 64, 32),
+  ];
   return new Uint8Array([
     ...[0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00],
     ...section(1, vec([params])),
-    ...section(3, vec([[0], [0]])),
+    ...section(3, vec([[0], [0], [0]])),
     ...section(5, vec([[0x00, ...uleb(PAGES)]])),
     ...section(
       7,
@@ -288,6 +296,7 @@ function moduleBytes(): Uint8Array<ArrayBuffer> {
         [...name('memory'), 2, 0],
         [...name('leaves'), 0, 0],
         [...name('nodes'), 0, 1],
+        [...name('across'), 0, 2],
       ]),
     ),
     ...section(10, vec(bodies.map((b) => [...uleb(b.length), ...b]))),
@@ -304,6 +313,7 @@ export function sha256x4(
   const memory = new Uint8Array((exports.memory as WebAssembly.Memory).buffer);
   const leaves = exports.leaves as (src: number, dst: number, groups: number) => void;
   const nodes = exports.nodes as (src: number, dst: number, groups: number) => void;
+  const across = exports.across as (src: number, dst: number, groups: number) => void;
   const table = new DataView(memory.buffer, TABLE, NODE_LAST_BLOCK.length * 4);
   NODE_LAST_BLOCK.forEach((w, i) => table.setInt32(4 * i, w, true));
   return {
@@ -315,11 +325,24 @@ export function sha256x4(
         out.set(memory.subarray(BUF, BUF + 32 * n), outAt + 32 * done);
       }
     },
-    tileRoot(src, at, out, outAt) {
-      memory.set(src.subarray(at, at + 256 * 32), TILE);
-      // Each level in place, four nodes a step: step j reads hashes 8j … 8j + 8 before it writes 4j … 4j + 4.
-      for (let width = 128; width >= 1; width /= 2) nodes(TILE, TILE, Math.ceil(width / 4));
-      out.set(memory.subarray(TILE, TILE + 32), outAt);
+    tileRoots(src, at, count, out, outAt) {
+      // Four tiles a step on the four lanes, each level in place: node i reads hashes 2i and 2i + 1 before it
+      // writes hash i (measured 3–5 % faster than four consecutive nodes of one tile, whose last two levels
+      // leave lanes idle).
+      let t = 0;
+      for (; t + 4 <= count; t += 4) {
+        memory.set(src.subarray(at + t * TILE_BYTES, at + (t + 4) * TILE_BYTES), TILE);
+        for (let width = 128; width >= 1; width /= 2) across(TILE, TILE, width);
+        for (let k = 0; k < 4; k++)
+          out.set(memory.subarray(TILE + k * TILE_BYTES, TILE + k * TILE_BYTES + 32), outAt + 32 * (t + k));
+      }
+      // The rest one tile at a time, four consecutive nodes a step: step j reads hashes 8j … 8j + 8 before it
+      // writes 4j … 4j + 4.
+      for (; t < count; t++) {
+        memory.set(src.subarray(at + t * TILE_BYTES, at + (t + 1) * TILE_BYTES), TILE);
+        for (let width = 128; width >= 1; width /= 2) nodes(TILE, TILE, Math.ceil(width / 4));
+        out.set(memory.subarray(TILE, TILE + 32), outAt + 32 * t);
+      }
     },
   };
 }

@@ -73,13 +73,13 @@ export function hashBatch(entries: Uint8Array, start: number, x4: Sha256x4 | nul
   const first = Math.ceil(start / TILE_WIDTH) * TILE_WIDTH;
   const whole = Math.max(0, Math.floor((start + n) / TILE_WIDTH) - first / TILE_WIDTH);
   const tileRoots = new Uint8Array(whole * HASH_SIZE);
+  if (x4) {
+    x4.tileRoots(leaves, (first - start) * HASH_SIZE, whole, tileRoots, 0);
+    return { leaves, tileRoots };
+  }
   const scratch = new Uint8Array((TILE_WIDTH / 2) * HASH_SIZE);
   for (let t = 0; t < whole; t++) {
     const at = (first - start + t * TILE_WIDTH) * HASH_SIZE;
-    if (x4) {
-      x4.tileRoot(leaves, at, tileRoots, t * HASH_SIZE);
-      continue;
-    }
     for (let i = 0; i < TILE_WIDTH / 2; i++) nodeSha256Into(leaves, at + 2 * i * HASH_SIZE, scratch, i * HASH_SIZE);
     // Each level above in place: node i reads hashes 2i and 2i + 1 before it writes hash i.
     for (let width = TILE_WIDTH / 4; width >= 1; width /= 2) {
