@@ -1,7 +1,7 @@
 // SHA-256 (FIPS 180-4 §6.2) of four independent messages at once on 128-bit WebAssembly SIMD lanes (the
 // multi-buffer technique: lane k of each i32x4 holds message k's word), for the RFC 6962 leaves (0x00 ‖ 32 bytes,
 // one block) and nodes (0x01 ‖ 64 bytes, two blocks) of a Merkle build. The module is written here, at load,
-// byte by byte (WebAssembly core spec §5, binary format; SIMD opcodes from the fixed-width SIMD proposal), with
+// byte by byte (the WebAssembly core specification's binary format; SIMD opcodes from the fixed-width SIMD proposal), with
 // the 64 rounds unrolled; no binary is kept in the repository. Where the engine has no SIMD the module does not
 // validate and sha256x4() returns null: the caller keeps small-sha256.ts's JavaScript.
 import { IV, K, NODE_LAST_BLOCK } from './small-sha256.ts';
@@ -25,7 +25,7 @@ const TILE = BUF + CHUNK * 32 + SLACK;
 const TILE_BYTES = 256 * 32;
 const PAGES = Math.ceil((TILE + 4 * TILE_BYTES + SLACK) / 65536);
 
-// Opcodes (core spec §5.4) and the SIMD ones after the 0xfd prefix: v128.const, i8x16.shuffle, i32x4.splat,
+// Opcodes (the binary format's instruction chapter) and the SIMD ones after the 0xfd prefix: v128.const, i8x16.shuffle, i32x4.splat,
 // i32x4.replace_lane, v128.and/or/xor/bitselect, v128.store32_lane, i32x4.shl/shr_u/add.
 const op = {
   block: 0x02,

@@ -235,9 +235,10 @@ describe('QueueIndex within a budget of slots: tables frozen into runs on disk',
     const runs = runFiles(runsDir).length;
     expect(runs).toBeGreaterThan(20);
     // In memory: at most the budget's slots of 16 bytes and 8 bytes of fan-out a run (runs of under 32 entries
-    // have one piece), and while a run is written its table, at most half the budget (a table never grows past it).
+    // have one piece), and while a run is written its table, at most half the budget (a table never grows past it),
+    // beside the fresh table of 8 slots that its day starts then (a fresh run of this test peaked there, 896 bytes).
     expect(index.size.bytes).toBeLessThanOrEqual(16 * BUDGET + 8 * runs);
-    expect(peak).toBeLessThanOrEqual(16 * BUDGET * 1.5);
+    expect(peak).toBeLessThanOrEqual(16 * (BUDGET * 1.5 + 8));
     expect(index.size.runs).toBe(runs);
     db.close();
   });

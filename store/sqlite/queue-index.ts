@@ -403,7 +403,11 @@ export class QueueIndex {
   /** Moves `day`'s table to its frozen ones (a new empty table takes its rows) and writes it as a run, once the
    * freeze under way, if any, is over. */
   async #freeze(day: Day): Promise<void> {
-    await this.#freezing;
+    // Two callers may wait for the same freeze: the first to resume starts the next one, the other waits for it.
+    for (let under = this.#freezing; ; under = this.#freezing) {
+      await under;
+      if (under === this.#freezing) break;
+    }
     const table = day.table;
     day.table = new DayTable(this.#newSlots);
     day.frozen.push(table);
