@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { DAYS_PATH } from '../core/archive.ts';
 import { TimesealError } from '../core/errors.ts';
-import { INDEX_HEAD_PATH, parseIndexHead } from '../core/index-segments.ts';
+import { encodeIndexHead, INDEX_HEAD_PATH, parseIndexHead } from '../core/index-segments.ts';
 import { loadConfig } from '../runtime/config.ts';
 import { initKeys, loadSigningKeys } from '../runtime/keys.ts';
 import { openDatabase } from '../store/sqlite/db.ts';
@@ -66,12 +66,11 @@ describe('the index upkeep fails after a day was published', () => {
         );
 
       expect((await publishLedgers(ctx(0), { date: '2025-11-02' })).index.merged).toEqual([]);
-      // Day 2 is as large as day 1, so its segment is merged with day 1's after it is published: there the disk
-      // is full.
-      const ctx1 = ctx(1);
-      ctx1.progress = (m) => {
-        progress.push(m);
-        if (!m.startsWith('merging')) return;
+      const archive = config.archive;
+      const head = () => parseIndexHead(fs.readFileSync(path.join(archive, INDEX_HEAD_PATH), 'utf8'));
+      const dates = () =>
+        JSON.parse(fs.readFileSync(path.join(archive, DAYS_PATH), 'utf8')).days.map((d: { date: string }) => d.date);
+      const diskFull = () => {
         vi.spyOn(fs, 'writevSync').mockImplementation(() => {
           throw enospc();
         });
@@ -79,24 +78,60 @@ describe('the index upkeep fails after a day was published', () => {
           throw enospc();
         });
       };
-      const failed = await publishLedgers(ctx1).then(
+
+      // Day 2 is as large as day 1, so its segment is merged with day 1's at once, before the commit point: a
+      // full disk there fails the day, which is not published, and the archive stays as it was.
+      const ctx1 = ctx(1);
+      ctx1.progress = (m) => {
+        progress.push(m);
+        if (m.startsWith('2025-11-03: its index segment merged')) diskFull();
+      };
+      const unpublished = await publishLedgers(ctx1).then(
         () => undefined,
         (err: unknown) => err,
       );
+      vi.restoreAllMocks();
+      expect(progress).toContain('2025-11-03: its index segment merged with 1 older ones (leaves 0–79)');
+      expect((unpublished as Error).message).toContain('ENOSPC');
+      expect((unpublished as Error).message).not.toContain('published and served');
+      expect(dates()).toEqual(['2025-11-02']);
+      expect(head().segments).toEqual([{ from: 0, to: 40 }]);
+
+      // With space again: the day is published with the merged segment written directly; its own segment
+      // file is never written, and nothing is left to merge after it.
+      const built = await publishLedgers(ctx(1));
+      expect(built.days.map((d) => d.date)).toEqual(['2025-11-03']);
+      expect(built.index.merged).toEqual([]);
+      expect(head().segments).toEqual([{ from: 0, to: 80 }]);
+      expect(fs.existsSync(path.join(archive, 'index/40-80.idx'))).toBe(false);
+      expect(findHash(archive, config.logOrigin, hashes(1)[7]!).map((o) => o.date)).toEqual(['2025-11-03']);
+      expect(findHash(archive, config.logOrigin, hashes(0)[3]!).map((o) => o.date)).toEqual(['2025-11-02']);
+
+      // A run killed after days.json and before the head leaves the head at day 1: the next run writes day 2's
+      // own segment from its ledger, and the upkeep merges. A full disk in that merge: the message says the
+      // day is published, the head names the unmerged segments, and lookups use them.
+      fs.writeFileSync(
+        path.join(archive, INDEX_HEAD_PATH),
+        encodeIndexHead({ treeSize: 40, segments: [{ from: 0, to: 40 }] }),
+      );
+      fs.rmSync(path.join(archive, 'index/0-80.idx'));
+      const ctx2 = ctx(1);
+      ctx2.progress = (m) => {
+        progress.push(m);
+        if (m.startsWith('merging')) diskFull();
+      };
+      const failed = await publishLedgers(ctx2).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      vi.restoreAllMocks();
       expect(progress).toContain('merging 2 index segments (leaves 0–79)');
       expect(failed).toBeInstanceOf(TimesealError);
       expect((failed as Error).message).toBe(
-        '2025-11-03: published and served; only the index upkeep after the publication failed (lookups use the unmerged index segments until a later `timeseal ledger build` merges them): ENOSPC: no space left on device, write',
+        'Every published day is served; only the index upkeep after the publication failed (lookups use the unmerged index segments until a later `timeseal ledger build` merges them): ENOSPC: no space left on device, write',
       );
-      vi.restoreAllMocks();
-
-      // Published: days.json names the day, the head names both unmerged segments, a lookup finds its hashes,
-      // and the failed merge left no file behind.
-      const archive = config.archive;
-      expect(
-        JSON.parse(fs.readFileSync(path.join(archive, DAYS_PATH), 'utf8')).days.map((d: { date: string }) => d.date),
-      ).toEqual(['2025-11-02', '2025-11-03']);
-      expect(parseIndexHead(fs.readFileSync(path.join(archive, INDEX_HEAD_PATH), 'utf8')).segments).toEqual([
+      expect(dates()).toEqual(['2025-11-02', '2025-11-03']);
+      expect(head().segments).toEqual([
         { from: 0, to: 40 },
         { from: 40, to: 80 },
       ]);

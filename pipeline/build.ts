@@ -2,13 +2,14 @@
 // (docs/FORMAT.md; the commit point: §10). Order of writes, so that a process killed at any point leaves a valid
 // archive and the next run completes it:
 //   1. immutable files (tiles, entry bundles, the day's ledger, signatures, metadata, checkpoint, COSE receipt
-//      signatures, the day's index segment), each created atomically or found byte-identical;
+//      signatures, the day's index segment — or, on a day whose segment the merge rule would merge at once with
+//      the newest ones, that merged segment instead), each created atomically or found byte-identical;
 //   2. a file-system barrier, then days.json — the commit point: a day is published once days.json names it;
-//   3. the index head (index/segments.json) naming the day's segment, the latest checkpoint and
+//   3. the index head (index/segments.json) naming the day's (or merged) segment, the latest checkpoint and
 //      ots_status.json, which every run re-derives from days.json.
-// After the days, the index upkeep (background work: no day waits for it): the newest segments are merged
-// (core/index-segments.ts), and segment files that the head stopped naming in an earlier run are removed
-// (pipeline/segment-files.ts).
+// After the days, the index upkeep: the newest segments are merged while the rule still asks for it (after a run
+// killed between the commit point and the head; core/index-segments.ts), and segment files that the head stopped
+// naming in an earlier run are removed (pipeline/segment-files.ts).
 // Rebuilding a published day reproduces every immutable file; a differing byte is a hard error.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -112,6 +113,9 @@ export interface DayBuild {
   /** Sorted runs of the day's rows spilled to the archive's disk and merged (pipeline/day-sort.ts): 0 when they
    * fitted TIMESEAL_BUILD_MEMORY_MB and were sorted in memory. */
   spilledRuns: number;
+  /** The index segment the head names for the day: its own [firstIndex, treeSize), or the segment it was merged
+   * into at once (from an older day's first leaf); null for a published day being rebuilt. */
+  segment: Segment | null;
   filesWritten: number;
   bytesWritten: number;
   /** Wall time from the start of the day's build to its publication (head and latest checkpoint written). */
@@ -363,6 +367,14 @@ function openArchiveRun(ctx: BuildContext): ArchiveRun {
   return { state, head, retiredBefore: (segment) => retired.has(segmentPath(segment)) };
 }
 
+/** The newest segments of `head` that the day's segment [oldSize, oldSize + count) would be merged with at once
+ * (none when it would stand alone); they end at oldSize, as the head does before the day. */
+function mergedWithDay(head: IndexHead, oldSize: number, count: number): Segment[] {
+  if (head.treeSize !== oldSize) return [];
+  const start = mergeStart([...head.segments, { from: oldSize, to: oldSize + count }]);
+  return start < 0 ? [] : head.segments.slice(start);
+}
+
 function noUpkeep(head: IndexHead): IndexUpkeep {
   return { merged: [], removed: 0, segments: head.segments.length, filesWritten: 0, bytesWritten: 0, seconds: 0 };
 }
@@ -482,6 +494,13 @@ function buildDay(
     verifyPublishedDay(archive, ctx.keys.public, previous, written);
   }
   const oldSize = previous?.treeSize ?? 0;
+  // A day whose segment the upkeep would merge at once with the newest ones (core/index-segments.ts mergeStart)
+  // gets the merged segment written directly, beside the tree, instead of its own one written and read back.
+  const mergeWith = alreadyPublished ? [] : mergedWithDay(head, oldSize, day.count);
+  if (mergeWith.length > 0)
+    ctx.progress?.(
+      `${date}: its index segment merged with ${mergeWith.length} older ones (leaves ${mergeWith[0]!.from}–${oldSize + day.count - 1})`,
+    );
   const out = new WriteCounter();
   const { record, checkpoint, hashFiles, ledgerDigests } = writeDayFiles(
     ctx,
@@ -492,6 +511,7 @@ function buildDay(
     previous,
     oldSize,
     alreadyPublished,
+    mergeWith,
     out,
   );
   const written = hashFiles.wait();
@@ -512,7 +532,10 @@ function buildDay(
     state.days.push(record);
     out.mutable(archive, DAYS_PATH, encodeDays(state));
     crashPoint('days.json', date);
-    head.segments.push({ from: oldSize, to: record.treeSize });
+    head.segments.splice(head.segments.length - mergeWith.length, mergeWith.length, {
+      from: mergeWith[0]?.from ?? oldSize,
+      to: record.treeSize,
+    });
     head.treeSize = record.treeSize;
     writeIndexHead(archive, head, out);
     crashPoint('head', date);
@@ -530,6 +553,7 @@ function buildDay(
     root,
     ledgerSha256,
     spilledRuns: day.runs,
+    segment: alreadyPublished ? null : { from: mergeWith[0]?.from ?? oldSize, to: treeSize },
     filesWritten: out.files,
     bytesWritten: out.bytes,
     seconds,
@@ -548,6 +572,7 @@ function writeDayFiles(
   previous: DayRecord | undefined,
   oldSize: number,
   alreadyPublished: boolean,
+  mergeWith: readonly Segment[],
   out: WriteCounter,
 ): {
   record: DayRecord;
@@ -562,7 +587,7 @@ function writeDayFiles(
   // The entry bundles and the day's index segment need only the sorted hashes and their leaf numbers, so a
   // worker thread writes them while this thread hashes the tree, writes tiles, and signs. A published day
   // being rebuilt gets its bundles compared; its segment may since have been merged into a larger one.
-  const hashFiles = startHashFilesJob(archive, oldSize, day.data, { index: !alreadyPublished });
+  const hashFiles = startHashFilesJob(archive, oldSize, day.data, { index: !alreadyPublished, mergeWith });
   try {
     const appended = appendToTree(archive, out, oldSize, day);
     if (appended.size !== newSize)

@@ -9,7 +9,7 @@ import { INDEX_HEAD_PATH, parseSegmentHeader, segmentPath } from '../core/index-
 import { TimesealError } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
 import { startHashFilesJob, WORKER_FROM_HASHES } from './index-worker.ts';
-import { writeDaySegment } from './segment-files.ts';
+import { writeDaySegment, writeMergedSegment } from './segment-files.ts';
 import { sortedOrder } from '../store/sort-keys.ts';
 
 const dirs: string[] = [];
@@ -112,5 +112,46 @@ describe('startHashFilesJob', () => {
     expect(failure).toBeInstanceOf(TimesealError);
     expect((failure as TimesealError).code).toBe('conflict');
     expect((failure as Error).message).toMatch(/differs from the rebuild/);
+  });
+
+  it('a day merged at once with older segments: the same files as its own segment merged after, on either thread', () => {
+    // Two older segments of 5,120 and 2,816 leaves and a day of 4,000 (sorted like every day), merged into [0, 11,936);
+    // the day starts on a bundle's boundary, so its bundles need no earlier leaves.
+    const older = [day(5120), day(2816)];
+    const d = day(4000);
+    const twoSteps = archive();
+    const segments = [
+      writeDaySegment(twoSteps, 0, 5120, [older[0]!], { files: 0, bytes: 0 }),
+      writeDaySegment(twoSteps, 5120, 2816, [older[1]!], { files: 0, bytes: 0 }),
+    ];
+    const own = { files: 0, bytes: 0 };
+    writeEntryBundles(twoSteps, 7936, [d.hashes], own);
+    segments.push(writeDaySegment(twoSteps, 7936, 4000, [d], own));
+    writeMergedSegment(twoSteps, segments, { files: 0, bytes: 0 });
+    fs.rmSync(path.join(twoSteps, segmentPath({ from: 7936, to: 11936 })));
+    for (const onWorker of [true, false]) {
+      const direct = archive();
+      writeDaySegment(direct, 0, 5120, [older[0]!], { files: 0, bytes: 0 });
+      writeDaySegment(direct, 5120, 2816, [older[1]!], { files: 0, bytes: 0 });
+      const written = startHashFilesJob(direct, 7936, d, {
+        index: true,
+        mergeWith: segments.slice(0, 2),
+        onWorker,
+      }).wait();
+      expect(tree(direct), `onWorker ${onWorker}`).toEqual(tree(twoSteps));
+      // The bundles and the merged file only: 16 bundles of 4,000 entries and a segment of 11,936 records.
+      const merged = fs.statSync(path.join(direct, segmentPath({ from: 0, to: 11936 }))).size;
+      expect(written).toEqual({ files: 17, bytes: 4000 * 34 + merged });
+      expect(fs.existsSync(path.join(direct, segmentPath({ from: 7936, to: 11936 })))).toBe(false);
+    }
+  });
+
+  it('segments to merge with that do not end at the day’s first leaf are refused before any segment is written', () => {
+    const dir = archive();
+    writeDaySegment(dir, 0, 512, [day(512)], { files: 0, bytes: 0 });
+    expect(() =>
+      startHashFilesJob(dir, 768, day(100), { index: true, mergeWith: [{ from: 0, to: 512 }], onWorker: false }).wait(),
+    ).toThrow(/the segments to merge with the day at leaf 768 do not end there/);
+    expect(fs.readdirSync(path.join(dir, 'index'))).toEqual(['0-512.idx']);
   });
 });

@@ -16,13 +16,15 @@ import {
 import { TimesealError, type ErrorCode } from '../core/errors.ts';
 import { writeEntryBundles } from './bundle-files.ts';
 import { dayBatches, dayCount, type DayData } from './day-sort.ts';
-import { writeDaySegment, type Written } from './segment-files.ts';
+import type { Segment } from '../core/index-segments.ts';
+import { writeDayMergedSegment, writeDaySegment, type Written } from './segment-files.ts';
 
 interface Job {
   archive: string;
   oldSize: number;
   day: DayData;
   index: boolean;
+  mergeWith: Segment[];
   done: Int32Array;
   port: MessagePort;
 }
@@ -37,7 +39,8 @@ export interface HashFilesJob {
 
 /**
  * Starts writing the entry bundles of a day's sorted hashes (i at leaf oldSize + i), and with `index` the day's
- * index segment (hash i at leaf oldSize + i, times in ms). The day's files (an external sort's, day-sort.ts) are
+ * index segment (hash i at leaf oldSize + i, times in ms) — or, given `mergeWith` (the newest published segments,
+ * ending at oldSize), that segment merged with them at once. The day's files (an external sort's, day-sort.ts) are
  * read again by the worker; arrays backed by a SharedArrayBuffer (sortDay makes them so) are shared with it,
  * others copied; the caller must not change or remove them until wait() returns.
  */
@@ -45,10 +48,11 @@ export function startHashFilesJob(
   archive: string,
   oldSize: number,
   day: DayData,
-  options: { index: boolean; onWorker?: boolean },
+  options: { index: boolean; mergeWith?: readonly Segment[]; onWorker?: boolean },
 ): HashFilesJob {
+  const mergeWith = [...(options.mergeWith ?? [])];
   if (!(options.onWorker ?? dayCount(day) >= WORKER_FROM_HASHES))
-    return writeHere(archive, oldSize, day, options.index);
+    return writeHere(archive, oldSize, day, options.index, mergeWith);
   const done = new Int32Array(new SharedArrayBuffer(4));
   const { port1, port2 } = new MessageChannel();
   const transfer: ArrayBuffer[] = [];
@@ -61,7 +65,7 @@ export function startHashFilesJob(
     transfer.push(posted.hashes.buffer as ArrayBuffer, posted.ms.buffer as ArrayBuffer);
   }
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { archive, oldSize, day: posted, index: options.index, done, port: port2 },
+    workerData: { archive, oldSize, day: posted, index: options.index, mergeWith, done, port: port2 },
     transferList: [port2, ...transfer],
     // A small young generation: the worker makes ~170 MB of short-lived strings and shard copies per million
     // hashes, and frequent scavenges free them at once instead of letting the heap grow beside the build's.
@@ -96,11 +100,17 @@ export function startHashFilesJob(
 export const WORKER_FROM_HASHES = 8192;
 
 /** The files written here, at once; wait() gives what was written or throws what failed, as the worker's would. */
-function writeHere(archive: string, oldSize: number, day: DayData, index: boolean): HashFilesJob {
+function writeHere(
+  archive: string,
+  oldSize: number,
+  day: DayData,
+  index: boolean,
+  mergeWith: readonly Segment[],
+): HashFilesJob {
   let written: Written | undefined;
   let failure: unknown;
   try {
-    written = writeHashFiles(archive, oldSize, day, index);
+    written = writeHashFiles(archive, oldSize, day, index, mergeWith);
   } catch (err) {
     failure = err;
   }
@@ -112,8 +122,15 @@ function writeHere(archive: string, oldSize: number, day: DayData, index: boolea
   };
 }
 
-/** The entry bundles, then the segment: each reads the day's entries once, a batch at a time. */
-function writeHashFiles(archive: string, oldSize: number, day: DayData, index: boolean): Written {
+/** The entry bundles, then the segment (the day's own, or merged with `mergeWith` at once): each reads the day's
+ * entries once, a batch at a time. */
+function writeHashFiles(
+  archive: string,
+  oldSize: number,
+  day: DayData,
+  index: boolean,
+  mergeWith: readonly Segment[],
+): Written {
   const written: Written = { files: 0, bytes: 0 };
   writeEntryBundles(
     archive,
@@ -123,7 +140,9 @@ function writeHashFiles(archive: string, oldSize: number, day: DayData, index: b
     })(),
     written,
   );
-  if (index) writeDaySegment(archive, oldSize, dayCount(day), dayBatches(day), written);
+  if (index && mergeWith.length > 0)
+    writeDayMergedSegment(archive, mergeWith, oldSize, dayCount(day), dayBatches(day), written);
+  else if (index) writeDaySegment(archive, oldSize, dayCount(day), dayBatches(day), written);
   return written;
 }
 
@@ -131,7 +150,7 @@ if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array
   const job = workerData as Job;
   let answer: Answer;
   try {
-    answer = { ok: true, written: writeHashFiles(job.archive, job.oldSize, job.day, job.index) };
+    answer = { ok: true, written: writeHashFiles(job.archive, job.oldSize, job.day, job.index, job.mergeWith) };
   } catch (err) {
     const e = err as Error;
     answer = {

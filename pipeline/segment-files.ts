@@ -1,12 +1,13 @@
-// The index segments on disk (core/index-segments.ts has the layout): the day's segment file, written before
-// the build's commit point; the head (index/segments.json), replaced after it; the merges that follow
-// publication; and the removal of segment files no head names any more. During a build the day's segment is
-// written on a worker thread (index-worker.ts) so that it overlaps the Merkle hashing, tiles and signing.
+// The index segments on disk (core/index-segments.ts has the layout): the day's segment file (or the segment it
+// merges into at once), written before the build's commit point; the head (index/segments.json), replaced after
+// it; the merges after publication; and the removal of segment files no head names any more. During a build the
+// day's segment is written on a worker thread (index-worker.ts) so that it overlaps the Merkle hashing, tiles and
+// signing.
 import fs from 'node:fs';
 import path from 'node:path';
 import { INDEX_JSON_PATH } from '../core/archive.ts';
 import { fromUtf8 } from '../core/encoding.ts';
-import { TimesealError } from '../core/errors.ts';
+import { FormatError, TimesealError } from '../core/errors.ts';
 import {
   daySegmentShards,
   encodeIndexHead,
@@ -25,6 +26,7 @@ import {
   tableEntryOffset,
   type IndexHead,
   type Segment,
+  type SegmentSource,
 } from '../core/index-segments.ts';
 import { checkShard, indexJsonChunks, lookupShard, type ShardRecord } from '../core/index-shard.ts';
 import { ConflictError, forgetListings, readOptional, sameFileBytes, tempFile, writeMutable } from './files.ts';
@@ -149,11 +151,16 @@ function* mergedShards(
   archive: string,
   segments: readonly Segment[],
   bits: number,
+  newest?: SegmentSource,
 ): Generator<{ prefix: number; bytes: Uint8Array }> {
   const files: SegmentFile[] = [];
   try {
     for (const segment of segments) files.push(new SegmentFile(archive, segment).readTable());
-    const sources = files.map((file) => ({ segment: file.segment, read: (prefix: number) => file.shard(prefix) }));
+    const sources: SegmentSource[] = files.map((file) => ({
+      segment: file.segment,
+      read: (prefix: number) => file.shard(prefix),
+    }));
+    if (newest) sources.push(newest);
     yield* mergeShards(sources, bits);
   } finally {
     for (const file of files) file.close();
@@ -236,6 +243,42 @@ export function writeDaySegment(
   const segment = { from: firstLeaf, to: firstLeaf + count };
   writeSegmentFile(archive, segment, daySegmentShards(firstLeaf, count, batches), written);
   return segment;
+}
+
+/**
+ * The segment of a day appended at leaf `firstLeaf` merged at once with the newest published segments `older`
+ * (which end at `firstLeaf`), as the upkeep after publication would merge them (core/index-segments.ts
+ * mergeStart): one pass over the older files and the day's sorted batches, so the day's own segment is never
+ * written only to be read back. The same bytes as writeDaySegment then writeMergedSegment.
+ */
+export function writeDayMergedSegment(
+  archive: string,
+  older: readonly Segment[],
+  firstLeaf: number,
+  count: number,
+  batches: Iterable<{ hashes: Uint8Array; ms: ArrayLike<number> }>,
+  written: Written,
+): Segment {
+  if (older.length === 0 || older.at(-1)!.to !== firstLeaf)
+    throw new FormatError('index', `the segments to merge with the day at leaf ${firstLeaf} do not end there`);
+  const day = { from: firstLeaf, to: firstLeaf + count };
+  const merged = { from: older[0]!.from, to: day.to };
+  const shards = daySegmentShards(firstLeaf, count, batches);
+  const last = 2 ** segmentBits(day) - 1;
+  // mergeShards reads each input's shards once, in order: the day's come from its generator as they are asked
+  // for, and after the last one the generator is run to its end, which checks the day's count.
+  const newest: SegmentSource = {
+    segment: day,
+    read(prefix) {
+      const got = shards.next();
+      if (got.done || got.value.prefix !== prefix)
+        throw new FormatError('index', `the day's shard ${prefix} is not the next one`);
+      if (prefix === last && !shards.next().done) throw new FormatError('index', `the day's shards go past ${last}`);
+      return got.value.bytes;
+    },
+  };
+  writeSegmentFile(archive, merged, mergedShards(archive, older, segmentBits(merged), newest), written);
+  return merged;
 }
 
 /** Merges consecutive published segments into one new segment (written, not yet named by the head). */
