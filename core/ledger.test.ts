@@ -3,9 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { fromUtf8, utf8 } from './encoding.ts';
 import {
   encodeLedger,
+  encodeLedgerBody,
   encodeLedgerChunks,
   encodeLedgerColumns,
+  encodeLedgerHeader,
   isDate,
+  ledgerHeaderLength,
   parseLedger,
   LedgerReader,
   parseLedgerColumns,
@@ -196,6 +199,59 @@ describe('columnar ledger encoding (what the build uses)', () => {
     expect(() => chunks(close)).toThrow(/entries\[3\]\.hash.*sorted/);
     close[63] = 4;
     expect(chunks(close).length).toBeGreaterThan(0);
+  });
+
+  it('in a header and a body: the header as long for every root, and header + body the same bytes', () => {
+    const hex = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex'));
+    fc.assert(
+      fc.property(
+        fc.record({
+          origin: fc.stringMatching(/^[a-z0-9./"\\é-]{1,30}$/),
+          firstIndex: fc.integer({ min: 0, max: 2 ** 40 }),
+          count: fc.integer({ min: 0, max: 12 }),
+          split: fc.integer({ min: 0, max: 12 }),
+          previous: fc.option(hex),
+          roots: fc.array(hex, { minLength: 2, maxLength: 5 }),
+        }),
+        ({ origin, firstIndex, count, split, previous, roots }) => {
+          const head = {
+            origin,
+            date: '2025-11-02',
+            firstIndex,
+            treeSize: firstIndex + count,
+            previous: previous === null ? null : { date: '2025-11-01', sha256: previous },
+          };
+          const length = ledgerHeaderLength(head, count);
+          const hashes = new Uint8Array(32 * count);
+          for (let i = 0; i < count; i++) hashes.set([i + 1], 32 * i);
+          const ms = Float64Array.from({ length: count }, (_, i) => Date.UTC(2025, 10, 2) + 1000 * i);
+          const at = Math.min(split, count);
+          const batches = [
+            { hashes: hashes.subarray(0, 32 * at), times: ms.subarray(0, at) },
+            { hashes: hashes.subarray(32 * at), times: ms.subarray(at) },
+          ];
+          const body = Buffer.concat([...encodeLedgerBody(head, count, batches)]);
+          for (const root of roots) {
+            const top = encodeLedgerHeader({ ...head, root }, count);
+            expect(top.length).toBe(length);
+            const whole = Buffer.concat([top, body]);
+            expect(whole.equals(Buffer.from(encodeLedgerColumns({ ...head, root }, hashes, ms)))).toBe(true);
+            // And the text docs/FORMAT.md §3 gives, written out here.
+            const lines = Array.from(
+              { length: count },
+              (_, i) =>
+                `["${Buffer.from(hashes.subarray(32 * i, 32 * i + 32)).toString('hex')}","${new Date(ms[i]!).toISOString()}"]`,
+            );
+            const previousText = JSON.stringify(head.previous);
+            expect(whole.toString()).toBe(
+              `{"format":"timeseal-ledger/1","origin":${JSON.stringify(origin)},"date":"2025-11-02",` +
+                `"first_index":${firstIndex},"entry_count":${count},"tree_size":${firstIndex + count},` +
+                `"root":"${root}","previous":${previousText},"entries":[\n${lines.join(',\n')}${count ? '\n' : ''}]}\n`,
+            );
+          }
+        },
+      ),
+    );
   });
 
   it('writes times given as milliseconds exactly as Date#toISOString does, and refuses times off the day', () => {

@@ -174,12 +174,42 @@ export function* encodeLedgerChunks(
   count: number,
   batches: Iterable<LedgerBatch>,
 ): Generator<Uint8Array> {
+  yield encodeLedgerHeader(head, count);
+  yield* encodeLedgerBody(head, count, batches);
+}
+
+/** The first piece of encodeLedgerChunks: the header line, up to and with the newline after `"entries":[`. */
+export function encodeLedgerHeader(head: LedgerHeader, count: number): Uint8Array {
   checkHeader(head, count);
   const top = utf8(header(head, count));
   const start = new Uint8Array(top.length + 1);
   start.set(top, 0);
   start[top.length] = 0x0a;
-  yield start;
+  return start;
+}
+
+/** A root of the right form (64 lower-case hex digits) for what does not depend on the root's value. */
+const ANY_ROOT = '0'.repeat(64);
+
+/**
+ * The byte length of encodeLedgerHeader(head, count) for every root: the root is always 64 hex digits and the
+ * other fields are known before the tree is hashed, so a writer knows where the entries begin before it knows
+ * the root.
+ */
+export function ledgerHeaderLength(head: Omit<LedgerHeader, 'root'>, count: number): number {
+  return encodeLedgerHeader({ ...head, root: ANY_ROOT }, count).length;
+}
+
+/**
+ * The pieces of encodeLedgerChunks after the header (one a batch, then the end), which do not depend on the root:
+ * written at ledgerHeaderLength's offset, they and the header are the whole file. Validated as encodeLedgerChunks.
+ */
+export function* encodeLedgerBody(
+  head: Omit<LedgerHeader, 'root'>,
+  count: number,
+  batches: Iterable<LedgerBatch>,
+): Generator<Uint8Array> {
+  checkHeader({ ...head, root: ANY_ROOT }, count);
   const dayStart = Date.parse(`${head.date}T00:00:00.000Z`);
   const datePart = Uint8Array.from(`${head.date}T`, (c) => c.charCodeAt(0));
   const last = new Uint8Array(32);

@@ -11,6 +11,9 @@
 // killed between the commit point and the head; core/index-segments.ts), and segment files that the head stopped
 // naming in an earlier run are removed (pipeline/segment-files.ts).
 // Rebuilding a published day reproduces every immutable file; a differing byte is a hard error.
+// Within step 1, the day's ledger file is written in two parts (pipeline/ledger-file.ts): its entries to its temp
+// file while the tree is hashed, and, once the root is known, its header before them; then it is hashed, renamed
+// into place and signed.
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -41,19 +44,12 @@ import { encodeSignaturesMeta, keyFingerprints, verifyDayFilesDigested, verifyDa
 import { equalBytes, toHex } from '../core/encoding.ts';
 import { FormatError, MismatchError, TimesealError, withContext } from '../core/errors.ts';
 import { mergeStart, segmentPath, type IndexHead, type Segment } from '../core/index-segments.ts';
-import {
-  encodeLedgerChunks,
-  isDate,
-  LedgerReader,
-  parseLedgerColumns,
-  utcDate,
-  type LedgerHeader,
-} from '../core/ledger.ts';
+import { isDate, LedgerReader, parseLedgerColumns, utcDate, type LedgerHeader } from '../core/ledger.ts';
 import { treeHash } from '../core/merkle.ts';
 import { ecdsaNoteSigner, mldsaNoteSigner, type NoteSigner } from '../core/note.ts';
 import { ed25519NoteSigner, mldsa44CosignatureSigner } from '../core/cosignature.ts';
 import { checkLogLines, logVerifiers } from '../core/log-keys.ts';
-import { ecdsaSignDigest, mldsaMuPrefix, mldsaSignMu } from '../core/sig.ts';
+import { ecdsaSignDigest, mldsaSignMu } from '../core/sig.ts';
 import { encodeDayStatements } from '../core/signed-statement.ts';
 import { HASH_SIZE } from '../core/hash.ts';
 import { tileHashReader, tilePath, TILE_WIDTH, TreeAppender } from '../core/tiles.ts';
@@ -67,7 +63,6 @@ import {
   removeStaleTemps,
   syncArchive,
   writeImmutable,
-  writeImmutableChunks,
   writeMutable,
 } from './files.ts';
 import { renameCheckpointKeys, type PublicKeys, type SigningKeys } from '../runtime/keys.ts';
@@ -78,7 +73,7 @@ import { setting } from '../runtime/settings.ts';
 import { nodeSha256Into, smallSha256 } from './small-sha256.ts';
 import { hashedBatches, treeWorkers } from './tree-hashes.ts';
 import { startHashFilesJob, WORKER_FROM_HASHES, type HashFilesJob } from './index-worker.ts';
-import { messageDigestsBeside } from './digest-worker.ts';
+import { startLedgerFile, type LedgerFile } from './ledger-file.ts';
 import { stampedLedger, writeLedgerStamp } from './ledger-stamp.ts';
 import { dayBatches, sortStoredDay, type SortedDay } from './day-sort.ts';
 import { readState, type ArchiveState } from './archive-state.ts';
@@ -148,13 +143,12 @@ class WriteCounter {
       this.bytes += data.length;
     }
   }
-  immutableChunks(root: string, rel: string, chunks: Iterable<Uint8Array>): { bytes: number } {
-    const result = writeImmutableChunks(root, rel, chunks);
+  /** A file written by other means (pipeline/ledger-file.ts): counted when it was written, not found identical. */
+  published(result: { written: boolean; bytes: number }): void {
     if (result.written) {
       this.files++;
       this.bytes += result.bytes;
     }
-    return result;
   }
   mutable(root: string, rel: string, data: Uint8Array | string): void {
     writeMutable(root, rel, data);
@@ -459,7 +453,8 @@ function upkeepIndex(ctx: BuildContext, head: IndexHead, removable: (segment: Se
  * Crash-safety tests only (test/cli/build-commit.test.ts, build-external-sort.test.ts): TIMESEAL_TEST_KILL_AT=
  * <point>[@<date>] makes the build kill itself with SIGKILL at that point of its write order (of that day's
  * build), as a power cut or the OOM killer would. Points: sorted (the day's rows sorted, an external sort's
- * files in .tmp/, nothing of the day written), day-files (every file of the day written, before the barrier and days.json), days.json
+ * files in .tmp/, nothing of the day written), ledger-entries (the tree's files written, the ledger's entries in
+ * its temp file in .tmp/, its header not), day-files (every file of the day written, before the barrier and days.json), days.json
  * (right after the commit point), head (after the index head), checkpoint (after the latest checkpoint).
  */
 function crashPoint(point: string, date?: string): void {
@@ -588,40 +583,33 @@ function writeDayFiles(
   // worker thread writes them while this thread hashes the tree, writes tiles, and signs. A published day
   // being rebuilt gets its bundles compared; its segment may since have been merged into a larger one.
   const hashFiles = startHashFilesJob(archive, oldSize, day.data, { index: !alreadyPublished, mergeWith });
+  const { ecdsaSecret, mldsaSecret } = ctx.keys;
+  const pub = ctx.keys.public;
+  let ledger: LedgerFile | undefined;
   try {
+    // The ledger file's entries go to its temp file while the tree is hashed (a big day's on a worker thread of
+    // their own), its header, which holds the root, after; then the file is hashed (SHA-256 and ML-DSA's μ) and
+    // published (pipeline/ledger-file.ts).
+    const head = {
+      origin: state.origin,
+      date,
+      firstIndex: oldSize,
+      treeSize: newSize,
+      previous: previous ? { date: previous.date, sha256: previous.sha256 } : null,
+    };
+    ledger = startLedgerFile(archive, ledgerPath(date), head, day.data, pub.mldsa, {
+      onWorker: day.count >= WORKER_FROM_HASHES,
+    });
     const appended = appendToTree(archive, out, oldSize, day);
     if (appended.size !== newSize)
       throw new MismatchError('tree size after appending the day', String(newSize), String(appended.size));
     const root = toHex(appended.root);
 
-    const header = {
-      origin: state.origin,
-      date,
-      firstIndex: oldSize,
-      treeSize: appended.size,
-      root,
-      previous: previous ? { date: previous.date, sha256: previous.sha256 } : null,
-    };
-    const { ecdsaSecret, mldsaSecret } = ctx.keys;
-    const pub = ctx.keys.public;
-    // The ledger file goes to disk a batch of entries at a time, hashed (SHA-256 and ML-DSA's μ) on the way: a
-    // big day's on a worker thread, each piece handed over once it is written.
-    const digests =
-      day.count >= WORKER_FROM_HASHES ? messageDigestsBeside(mldsaMuPrefix(pub.mldsa)) : messageDigests(pub.mldsa);
-    const entries = (function* () {
-      for (const { hashes, ms } of dayBatches(day.data)) yield { hashes, times: ms };
-    })();
-    const ledgerFile = out.immutableChunks(
-      archive,
-      ledgerPath(date),
-      (function* () {
-        for (const chunk of encodeLedgerChunks(header, day.count, entries)) {
-          yield chunk;
-          digests.update(chunk);
-        }
-      })(),
-    );
-    const { sha256: digest, mu } = digests.digest();
+    ledger.entriesWritten();
+    crashPoint('ledger-entries', date);
+    const ledgerFile = ledger.finish(root);
+    out.published(ledgerFile);
+    const { sha256: digest, mu } = ledgerFile;
     const ledgerSha256 = toHex(digest);
     const checkpoint = signCheckpoint(
       { origin: state.origin, size: appended.size, root: appended.root },
@@ -649,7 +637,8 @@ function writeDayFiles(
     };
     return { record, checkpoint, hashFiles, ledgerDigests: { sha256: digest, mu } };
   } catch (err) {
-    // Never leave the worker writing the archive after this build has failed (serve runs the next one).
+    // Never leave a worker writing the archive after this build has failed (serve runs the next one).
+    ledger?.abandon();
     try {
       hashFiles.wait();
     } catch {

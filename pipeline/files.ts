@@ -124,8 +124,6 @@ export function writeImmutableChunks(
   rel: string,
   chunks: Iterable<Uint8Array>,
 ): { written: boolean; bytes: number } {
-  const file = path.join(root, rel);
-  const names = listing(path.dirname(file));
   const temp = tempFile(root);
   const fd = fs.openSync(temp, 'w');
   let bytes = 0;
@@ -140,6 +138,17 @@ export function writeImmutableChunks(
     throw err;
   }
   fs.closeSync(fd);
+  return { written: publishImmutableTemp(root, rel, temp), bytes };
+}
+
+/**
+ * The end of writeImmutableChunks for a temp file (tempFile) written whole by other means: renamed into place as
+ * `rel`, or, when a file is already there, compared with it a few MB at a time and removed (a published file is
+ * never replaced: ConflictError when they differ). Returns whether the file was written.
+ */
+export function publishImmutableTemp(root: string, rel: string, temp: string): boolean {
+  const file = path.join(root, rel);
+  const names = listing(path.dirname(file));
   if (names.has(path.basename(file))) {
     const same = sameFileBytes(temp, file);
     const rebuilt = same ? '' : fileDigest(temp);
@@ -149,12 +158,12 @@ export function writeImmutableChunks(
         `published file ${rel} differs from the rebuild: sha256 on disk ${fileDigest(file)} != rebuilt ${rebuilt}`,
       );
     }
-    return { written: false, bytes };
+    return false;
   }
   ensureDir(path.dirname(file));
   fs.renameSync(temp, file);
   names.add(path.basename(file));
-  return { written: true, bytes };
+  return true;
 }
 
 /** SHA-256 of a file, read a few MB at a time. */

@@ -120,6 +120,7 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
 
   const points: Array<[string, string, string]> = [
     ['the first day, right after days.json', DAY1, 'days.json'],
+    ['a later day, the entries of its ledger in a temp file, not the header', DAY2, 'ledger-entries'],
     ['a later day, all its files written, before days.json', DAY2, 'day-files'],
     ['a later day, right after days.json', DAY2, 'days.json'],
     ['a later day, after the index head', DAY2, 'head'],
@@ -139,7 +140,12 @@ describe('a build killed at each point of its write order', { timeout: 300_000 }
       }
     ).days;
     const published = committed.some((d) => d.date === day);
-    expect(published).toBe(point !== 'day-files');
+    expect(published).toBe(!['ledger-entries', 'day-files'].includes(point));
+    // Nothing of the ledger file is in the archive before it is whole: its entries are in a temp file of .tmp/.
+    if (point === 'ledger-entries') {
+      expect(fs.existsSync(path.join(archive, `${day}.json`))).toBe(false);
+      expect(fs.readdirSync(path.join(archive, '.tmp')).length).toBeGreaterThan(0);
+    }
 
     // (a) The archive as left verifies.
     const left = runJson(dir, ['verify', '--json']);
