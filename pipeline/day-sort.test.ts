@@ -86,8 +86,13 @@ describe('sortStoredDay', () => {
         day.dispose();
       }
     }
-    // A day that fits is read by both threads into the same columns and sorted there, in place.
-    const inMemory = await sortStoredDay(store.submissions, DAY, { archive, memoryBytes: ROW_BYTES * 8_500 });
+    // A day that fits is read by both threads into the same columns and sorted there, in place (at any size here;
+    // a build does so from 1,000,000 rows on).
+    const inMemory = await sortStoredDay(store.submissions, DAY, {
+      archive,
+      memoryBytes: ROW_BYTES * 8_500,
+      twoThreadsFrom: 0,
+    });
     expect(inMemory.runs).toBe(0);
     expect(entries(inMemory)).toEqual(expected);
     expect(fs.readdirSync(path.join(archive, '.tmp'))).toEqual([]);
@@ -107,7 +112,11 @@ describe('sortStoredDay', () => {
       expect(one).toBeInstanceOf(FormatError);
       // Spilled in runs, and read into shared columns (the day's 8,501 rows fit).
       for (const rows of [1_000, 8_501]) {
-        const two = sortStoredDay(store.submissions, DAY, { archive, memoryBytes: ROW_BYTES * rows });
+        const two = sortStoredDay(store.submissions, DAY, {
+          archive,
+          memoryBytes: ROW_BYTES * rows,
+          twoThreadsFrom: 0,
+        });
         await expect(two).rejects.toThrow(FormatError);
         await expect(two).rejects.toThrow((one as Error).message);
       }

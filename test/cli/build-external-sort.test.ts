@@ -1,15 +1,15 @@
 // `timeseal ledger build` of a day larger than TIMESEAL_BUILD_MEMORY_MB sorts it by an external merge (runs
 // spilled to the archive's .tmp/, then merged): the archive it writes is byte for byte the one the in-memory
-// sort writes for the same rows (both threads reading the day's ids into one pair of shared columns, sorted
-// there in place). Two projects get the same imports (a first day of 30,000 hashes, then 5,000 of them again at
-// an earlier time of the day beside 7,000 new ones; a second day of 30,000 that starts in the first day's partial
-// tile and bundle); one builds with TIMESEAL_BUILD_MEMORY_MB=1 (26,214 rows of budget: the day's ids read in two
-// halves on two threads, each in runs within half of it, 10,500 rows a run on day 1: four runs, the repeats in a
-// later run than their first rows; batches of 1,638 entries that cross every tile boundary), the other with the
-// default (in memory); every file of both archives is compared. So are those of a day made for the in-place
-// sort's hard cases: one hash many times at different times in both halves of the ids, and 12,000 hashes that
-// share their first 30 bytes. A build killed (SIGKILL) right after its sort, its spill files in .tmp/, leaves the
-// archive as it was, and the rerun finishes.
+// sort writes for the same rows (sorted in place in the columns the day was read into). Two projects get the
+// same imports (a first day of 30,000 hashes, then 5,000 of them again at an earlier time of the day beside 7,000
+// new ones; a second day of 30,000 that starts in the first day's partial tile and bundle); one builds with
+// TIMESEAL_BUILD_MEMORY_MB=1 (26,214 rows of budget: the day's ids read in two halves on two threads, each in
+// runs within half of it, 10,500 rows a run on day 1: four runs, the repeats in a later run than their first
+// rows; batches of 1,638 entries that cross every tile boundary), the other with the default (in memory); every
+// file of both archives is compared. So are those of a day made for the in-place sort's hard cases: one hash
+// many times at different times in both halves of the ids, and 12,000 hashes that share their first 30 bytes. A
+// build killed (SIGKILL) right after its sort, its spill files in .tmp/, leaves the archive as it was, and the
+// rerun finishes.
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, test } from 'vitest';
