@@ -10,7 +10,8 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { compareHashAt } from '../core/encoding.ts';
 import { FormatError, TimesealError, type ErrorCode } from '../core/errors.ts';
 import { dayRowCount, type DayBatch, type DayPart, type SubmissionStore } from '../store/store.ts';
-import { columnsInPlace, decodeRows, type DayColumns } from '../store/day-columns.ts';
+import { columnsInPlace, decodeRows, foldSorted, type DayColumns } from '../store/day-columns.ts';
+import { sortRowsInPlace, splitInPlace } from '../store/sort-keys.ts';
 import { tempFile } from './files.ts';
 
 /**
@@ -134,8 +135,8 @@ export async function sortDay(
  * reads (SubmissionStore.splitDay with a SQLite file) and the day has at least `twoThreadsFrom` rows (default
  * TWO_THREADS_FROM) or needs more than `memoryBytes`: a worker thread reads the second half of the day's ids on
  * a connection of its own, this thread the first through the store. A day within `memoryBytes` is read by both
- * into one pair of shared columns (each batch into the next rows free, claimed atomically), then sorted there on
- * this thread; a larger one is sorted and spilled in runs by each thread within half the budget, then merged in
+ * into one pair of shared columns (each batch into the next rows free, claimed atomically), then sorted there,
+ * split in two by the keys' first byte (store/sort-keys.ts splitInPlace), a range a thread; a larger one is sorted and spilled in runs by each thread within half the budget, then merged in
  * one pass. The entries are the same whatever the path (each hash once, with its earliest time, in hash order),
  * so the day's bytes are too.
  */
@@ -194,7 +195,8 @@ export async function sortStoredDay(
   }
 }
 
-/** The in-memory path of sortStoredDay: both threads read their part into the same shared columns. */
+/** The in-memory path of sortStoredDay: both threads read their part into the same shared columns, then each
+ * sorts a range of them. */
 async function sortSharedDay(
   store: SubmissionStore,
   date: string,
@@ -207,19 +209,70 @@ async function sortSharedDay(
     ms: new SharedArrayBuffer(8 * mine.total),
     claimed: new SharedArrayBuffer(4),
   };
-  const worker = sortPartInWorker({ daySortPart: true, sqliteFile, date, part: theirs, into: shared });
+  const worker = new SharedPartWorker({ daySortPart: true, sqliteFile, date, part: theirs, into: shared });
   const rows = new SharedRows(shared, date);
   try {
-    for await (const batch of store.readDay(date, { part: mine })) rows.add(batch);
+    const reading = worker.next();
+    try {
+      for await (const batch of store.readDay(date, { part: mine })) rows.add(batch);
+    } finally {
+      // Waited for even when this thread's part failed, so that the worker is not left writing to the columns.
+      await reading;
+    }
+    const read = await reading;
+    if (!read.ok) throw answerError(read);
+    rows.check(read.seen);
+    const n = rows.ms.length;
+    const k = splitInPlace(rows.hashes, rows.ms, n);
+    const sorting = worker.sortFrom(k);
+    sortRowsInPlace(rows.hashes.subarray(0, 32 * k), rows.ms.subarray(0, k), k);
+    const sorted = await sorting;
+    if (!sorted.ok) throw answerError(sorted);
+    const columns = foldSorted(rows.hashes, rows.ms, n);
+    return { count: columns.count, data: { hashes: columns.hashes, ms: columns.ms }, runs: 0, dispose: () => {} };
   } finally {
-    // Waited for even when this thread's part failed, so that the worker is not left writing to the columns.
-    await worker;
+    await worker.end();
   }
-  const answer = await worker;
-  if (!answer.ok) throw answerError(answer);
-  rows.check(answer.seen);
-  const columns = columnsInPlace(rows.hashes, rows.ms, rows.ms.length);
-  return { count: columns.count, data: { hashes: columns.hashes, ms: columns.ms }, runs: 0, dispose: () => {} };
+}
+
+/**
+ * The worker of sortSharedDay: its answers in order (its part read, then its range sorted), a failure for each
+ * one asked for after it ended without giving it.
+ */
+class SharedPartWorker {
+  private readonly worker: Worker;
+  private readonly waiting: Array<(answer: PartAnswer) => void> = [];
+  private readonly answers: PartAnswer[] = [];
+  private ended: PartAnswer | undefined;
+  constructor(job: PartJob) {
+    this.worker = new Worker(new URL(import.meta.url), { workerData: job });
+    this.worker.on('message', (answer: PartAnswer) => {
+      const resolve = this.waiting.shift();
+      if (resolve !== undefined) resolve(answer);
+      else this.answers.push(answer);
+    });
+    this.worker.on('error', (err: Error) => (this.ended ??= { ok: false, message: err.message, name: err.name }));
+    this.worker.on('exit', (code) => {
+      this.ended ??= { ok: false, message: `the day's sorting worker exited with code ${code}`, name: 'Error' };
+      for (const resolve of this.waiting.splice(0)) resolve(this.ended);
+    });
+  }
+
+  /** The worker's next answer. */
+  next(): Promise<PartAnswer> {
+    const answer = this.answers.shift() ?? this.ended;
+    return answer !== undefined ? Promise.resolve(answer) : new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Has the worker sort rows `from` to the end of the columns; resolves with its answer. */
+  sortFrom(from: number): Promise<PartAnswer> {
+    this.worker.postMessage({ sortFrom: from });
+    return this.next();
+  }
+
+  async end(): Promise<void> {
+    await this.worker.terminate();
+  }
 }
 
 /** The columns that both threads of sortSharedDay read into: room for the snapshot's rows, and the number of its
@@ -609,6 +662,7 @@ async function sortPart(job: PartJob): Promise<void> {
       const rows = new SharedRows(job.into, job.date);
       for (const batch of batches) rows.add(batch);
       answer = { ok: true, runs: [], seen: rows.seen };
+      parentPort!.once('message', ({ sortFrom }: { sortFrom: number }) => sortRest(rows, sortFrom));
     } else {
       const runs = new RunSorter(spill!, job.runRows, job.date);
       for (const batch of batches) runs.add(batch);
@@ -617,16 +671,34 @@ async function sortPart(job: PartJob): Promise<void> {
     }
   } catch (err) {
     spill?.removeAll();
-    const e = err instanceof Error ? err : new Error(String(err));
-    answer = {
-      ok: false,
-      message: e.message,
-      name: e.name,
-      code: e instanceof TimesealError ? e.code : undefined,
-      field: e instanceof FormatError ? e.field : undefined,
-    };
+    answer = failure(err);
   }
   parentPort!.postMessage(answer);
+}
+
+/** The worker of sortSharedDay, its part read: sorts the columns' rows from `from` on, answers and ends. */
+function sortRest(rows: SharedRows, from: number): void {
+  let answer: PartAnswer;
+  try {
+    const n = rows.ms.length - from;
+    sortRowsInPlace(rows.hashes.subarray(32 * from), rows.ms.subarray(from), n);
+    answer = { ok: true, runs: [], seen: rows.seen };
+  } catch (err) {
+    answer = failure(err);
+  }
+  parentPort!.postMessage(answer);
+  parentPort!.close();
+}
+
+function failure(err: unknown): Extract<PartAnswer, { ok: false }> {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return {
+    ok: false,
+    message: e.message,
+    name: e.name,
+    code: e instanceof TimesealError ? e.code : undefined,
+    field: e instanceof FormatError ? e.field : undefined,
+  };
 }
 
 if (!isMainThread && (workerData as PartJob | undefined)?.daySortPart === true) void sortPart(workerData as PartJob);

@@ -109,7 +109,7 @@ export function columnsOf(all: Buffer, allMs: Float64Array, n: number): DayColum
   const hashes = new Uint8Array(new SharedArrayBuffer(32 * n));
   const ms = new Float64Array(new SharedArrayBuffer(8 * n));
   sortRows(all, allMs, n, hashes, ms);
-  return folded(hashes, ms, n);
+  return foldSorted(hashes, ms, n);
 }
 
 /**
@@ -119,11 +119,12 @@ export function columnsOf(all: Buffer, allMs: Float64Array, n: number): DayColum
  */
 export function columnsInPlace(all: Uint8Array, allMs: Float64Array, n: number): DayColumns {
   sortRowsInPlace(all, allMs, n);
-  return folded(all, allMs, n);
+  return foldSorted(all, allMs, n);
 }
 
-/** Sorted rows with each hash once, its earliest time: the distinct ones moved up in one pass. */
-function folded(hashes: Uint8Array, ms: Float64Array, n: number): DayColumns {
+/** The columns of `n` rows sorted by hash: each hash once, its earliest time, the distinct ones moved up in one
+ * pass where they are. */
+export function foldSorted(hashes: Uint8Array, ms: Float64Array, n: number): DayColumns {
   const copy = keyCopier(hashes, hashes);
   let out = -1;
   for (let k = 0; k < n; k++) {

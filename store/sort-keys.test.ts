@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './sqlite/db.ts';
 import { dayColumns, enqueue } from './sqlite/queue.ts';
-import { prefixBits, sameKey, sortedOrder, sortRows, sortRowsInPlace } from './sort-keys.ts';
+import { prefixBits, sameKey, sortedOrder, sortRows, sortRowsInPlace, splitInPlace } from './sort-keys.ts';
 import { columnsInPlace, columnsOf, decodeRow, decodeRows } from './day-columns.ts';
 
 /** The obvious stable sort of 32-byte keys, as the oracle. */
@@ -201,6 +201,31 @@ describe('sortRowsInPlace', () => {
         for (let i = 0; i < count; i++) crowded.fill(0xa5, 32 * i, 32 * i + shared);
         expect(sortsAsSortRows(crowded, count), `${count} keys sharing ${shared} bytes`).toBe(true);
       }
+    }
+  });
+
+  it('splits rows in two ranges near the middle that sort the whole when each is sorted on its own', () => {
+    const random = crypto.randomBytes(32 * 100_000);
+    const { keys: adversarial, n: m } = adversarialKeys();
+    const equal = Buffer.concat(Array.from({ length: 1_000 }, () => random.subarray(0, 32)));
+    for (const [name, source, n, near] of [
+      ['random', random, 100_000, 1_000],
+      ['adversarial', adversarial, m, m / 2],
+      ['all equal', equal, 1_000, 0],
+    ] as const) {
+      const values = Float64Array.from({ length: n }, (_, i) => i);
+      const expected = new Uint8Array(32 * n);
+      sortRows(source, values, n, expected, new Float64Array(n));
+      const keys = new Uint8Array(source.subarray(0, 32 * n));
+      const k = splitInPlace(keys, values, n);
+      expect(Math.abs(k - (name === 'all equal' ? n : n / 2)), name).toBeLessThanOrEqual(near);
+      sortRowsInPlace(keys.subarray(0, 32 * k), values.subarray(0, k), k);
+      sortRowsInPlace(keys.subarray(32 * k), values.subarray(k), n - k);
+      expect(Buffer.from(keys).equals(Buffer.from(expected)), name).toBe(true);
+      expect(
+        Array.from(values).sort((a, b) => a - b),
+        name,
+      ).toEqual(Array.from({ length: n }, (_, i) => i));
     }
   });
 

@@ -104,15 +104,35 @@ export function sortRows(
  * after without a move: at most 256 counts of a bucket, for keys all equal.
  */
 export function sortRowsInPlace(keys: Uint8Array, values: Float64Array, n: number, bits = IN_PLACE_BITS): void {
-  checkLength(keys, n, bits);
-  if (values.length < n) throw new RangeError(`sortRowsInPlace: ${values.length} values for ${n} rows`);
-  if (keys.byteOffset % 4 !== 0) throw new RangeError('sortRowsInPlace: keys not aligned to 4 bytes');
+  checkInPlace(keys, values, n, bits);
   const sorter = new InPlaceSorter(keys, values, bits);
   const start = new Uint32Array((1 << bits) + 1);
   if (!sorter.partition(0, n, 0, 24 - bits, (1 << bits) - 1, start)) return sorter.sortRange(0, n, bits, 0);
   for (let b = 0; b + 1 < start.length; b++) {
     if (start[b + 1]! - start[b]! > 1) sorter.sortRange(start[b]!, start[b + 1]!, bits, 0);
   }
+}
+
+/**
+ * Moves the `n` rows (as sortRowsInPlace takes them) into two ranges, rows 0…k − 1 and k…n − 1, every key of the
+ * first before every key of the second, k as near n / 2 as the keys' buckets of sortRowsInPlace's first count
+ * allow: each range sorted by sortRowsInPlace, by two threads at once, sorts the whole. Returns k (n when every
+ * key is in one bucket: nothing to split).
+ */
+export function splitInPlace(keys: Uint8Array, values: Float64Array, n: number): number {
+  checkInPlace(keys, values, n, IN_PLACE_BITS);
+  const start = new Uint32Array((1 << IN_PLACE_BITS) + 1);
+  const sorter = new InPlaceSorter(keys, values, IN_PLACE_BITS);
+  if (!sorter.partition(0, n, 0, 24 - IN_PLACE_BITS, (1 << IN_PLACE_BITS) - 1, start)) return n;
+  let k = 0;
+  for (const s of start) if (Math.abs(s - n / 2) < Math.abs(k - n / 2)) k = s;
+  return k;
+}
+
+function checkInPlace(keys: Uint8Array, values: Float64Array, n: number, bits: number): void {
+  checkLength(keys, n, bits);
+  if (values.length < n) throw new RangeError(`sortRowsInPlace: ${values.length} values for ${n} rows`);
+  if (keys.byteOffset % 4 !== 0) throw new RangeError('sortRowsInPlace: keys not aligned to 4 bytes');
 }
 
 /** Bits of sortRowsInPlace's first count: 257 buckets, whose next free places stay in the caches while the rows
