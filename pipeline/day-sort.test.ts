@@ -1,7 +1,8 @@
 // A day sorted on two threads (day-sort.ts sortStoredDay: a worker thread reads the second half of the day's ids
 // on its own SQLite connection) gives the same entries as the one-thread sort in memory, whatever the number of
-// runs, however the day's ids are spread among other days' rows, with repeats in both halves; a malformed row in
-// the worker's half is refused with the message the one-thread sort gives, and no spill file is left behind.
+// runs or none (both threads reading into shared columns), however the day's ids are spread among other days'
+// rows, with repeats in both halves; a malformed row in the worker's half is refused with the message the
+// one-thread sort gives, and no spill file is left behind.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -85,8 +86,13 @@ describe('sortStoredDay', () => {
         day.dispose();
       }
     }
-    // A day that fits is sorted in memory, on this thread, as before.
-    const inMemory = await sortStoredDay(store.submissions, DAY, { archive, memoryBytes: ROW_BYTES * 9_000 });
+    // A day that fits is read by both threads into the same columns and sorted there, in place (at any size here;
+    // a build does so from 1,000,000 rows on).
+    const inMemory = await sortStoredDay(store.submissions, DAY, {
+      archive,
+      memoryBytes: ROW_BYTES * 8_500,
+      twoThreadsFrom: 0,
+    });
     expect(inMemory.runs).toBe(0);
     expect(entries(inMemory)).toEqual(expected);
     expect(fs.readdirSync(path.join(archive, '.tmp'))).toEqual([]);
@@ -104,9 +110,16 @@ describe('sortStoredDay', () => {
         (err: unknown) => err,
       );
       expect(one).toBeInstanceOf(FormatError);
-      const two = sortStoredDay(store.submissions, DAY, { archive, memoryBytes: ROW_BYTES * 1_000 });
-      await expect(two).rejects.toThrow(FormatError);
-      await expect(two).rejects.toThrow((one as Error).message);
+      // Spilled in runs, and read into shared columns (the day's 8,501 rows fit).
+      for (const rows of [1_000, 8_501]) {
+        const two = sortStoredDay(store.submissions, DAY, {
+          archive,
+          memoryBytes: ROW_BYTES * rows,
+          twoThreadsFrom: 0,
+        });
+        await expect(two).rejects.toThrow(FormatError);
+        await expect(two).rejects.toThrow((one as Error).message);
+      }
       expect((one as Error).message).toContain(`not an ISO-8601 UTC time with milliseconds in the queue: ${bad}`);
       expect(fs.readdirSync(path.join(archive, '.tmp'))).toEqual([]);
     },

@@ -1,8 +1,8 @@
 // A day's rows sorted by hash and de-duplicated (each hash with its earliest time) within a memory budget
-// (TIMESEAL_BUILD_MEMORY_MB, docs/CONFIGURATION.md): a day whose rows fit is sorted in memory (store/
-// day-columns.ts columnsOf); a larger one is an external merge sort, as the textbook one: runs of the rows that
-// fit, each sorted and de-duplicated in memory and spilled to the archive's temp folder, then merged in one
-// k-way pass into two files (the hashes, the times) that the build reads in batches, as often as it needs and
+// (TIMESEAL_BUILD_MEMORY_MB, docs/CONFIGURATION.md): a day whose rows fit is read into one pair of columns in
+// shared memory and sorted there, in place (store/day-columns.ts columnsInPlace); a larger one is an external
+// merge sort, as the textbook one: runs of the rows that fit, each sorted in place and spilled to the archive's
+// temp folder, then merged in one k-way pass into two files (the hashes, the times) that the build reads in batches, as often as it needs and
 // from two threads. Both give the same entries in the same order; the spill files are temp files (removed by
 // `dispose`, and by the next run after a kill: pipeline/files.ts removeStaleTemps), never part of the archive.
 import fs from 'node:fs';
@@ -10,7 +10,8 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { compareHashAt } from '../core/encoding.ts';
 import { FormatError, TimesealError, type ErrorCode } from '../core/errors.ts';
 import { dayRowCount, type DayBatch, type DayPart, type SubmissionStore } from '../store/store.ts';
-import { columnsOf, decodeRows, type DayColumns } from '../store/day-columns.ts';
+import { columnsInPlace, decodeRows, foldSorted, type DayColumns } from '../store/day-columns.ts';
+import { sortRowsInPlace, splitInPlace } from '../store/sort-keys.ts';
 import { tempFile } from './files.ts';
 
 /**
@@ -38,13 +39,19 @@ export interface EntryBatch {
   ms: Float64Array;
 }
 
-/** Bytes a row costs while its run is sorted in memory: 32 + 8 as read, 32 + 8 sorted and 4 of the sort's word
- * (store/day-columns.ts decodeRow, columnsOf; store/sort-keys.ts sortRows). */
-export const ROW_BYTES = 84;
+/** Bytes a row costs while its run (or the whole day) is sorted in memory: its hash (32) and its time (8) as read,
+ * sorted where they are (store/sort-keys.ts sortRowsInPlace, whose own memory is a few count arrays of 1 KB,
+ * whatever the rows). */
+export const ROW_BYTES = 40;
 
 /** Entries a batch of dayBatches holds at most: 2.6 MB of columns (an external sort's batches are a 16th of its
  * budget, so that a tiny budget crosses many batch boundaries, as a test of it needs). */
 const BATCH_ENTRIES = 65_536;
+
+/** Rows from which sortStoredDay reads a day that fits on two threads: a worker costs ~0.1 s to start, and two
+ * threads read 1,000 rows ~0.15 ms sooner than one (400,000 rows: 0.27 s on one thread, 0.33–0.42 s on two;
+ * 10,000,000: ~3 s sooner). */
+const TWO_THREADS_FROM = 1_000_000;
 
 /** Rows a query of the worker of sortStoredDay reads: the store's own chunk (store/sqlite/submissions.ts). */
 const DAY_PART_CHUNK = 4_096;
@@ -124,25 +131,34 @@ export async function sortDay(
 }
 
 /**
- * sortDay of a day of `store`, on two threads when the day needs more than `memoryBytes` and the store can cut
- * it into parts that another thread reads (SubmissionStore.splitDay with a SQLite file): a worker thread reads
- * the second half of the day's ids on a connection of its own, this thread the first through the store, each
- * sorting and spilling its runs within half the budget; then one merge of all the runs. The entries are the
- * same whatever the runs (each hash once, with its earliest time, in hash order), so the day's bytes are too.
+ * sortDay of a day of `store`, read on two threads when the store can cut it into parts that another thread
+ * reads (SubmissionStore.splitDay with a SQLite file) and the day has at least `twoThreadsFrom` rows (default
+ * TWO_THREADS_FROM) or needs more than `memoryBytes`: a worker thread reads the second half of the day's ids on
+ * a connection of its own, this thread the first through the store. A day within `memoryBytes` is read by both
+ * into one pair of shared columns (each batch into the next rows free, claimed atomically), then sorted there,
+ * split in two by the keys' first byte (store/sort-keys.ts splitInPlace), a range a thread; a larger one is sorted and spilled in runs by each thread within half the budget, then merged in
+ * one pass. The entries are the same whatever the path (each hash once, with its earliest time, in hash order),
+ * so the day's bytes are too.
  */
 export async function sortStoredDay(
   store: SubmissionStore,
   date: string,
-  options: { archive: string; memoryBytes: number },
+  options: { archive: string; memoryBytes: number; twoThreadsFrom?: number },
 ): Promise<SortedDay> {
   const runRows = Math.max(1, Math.floor(options.memoryBytes / ROW_BYTES));
   if (store.splitDay === undefined) return sortDay(store.readDay(date), date, options);
   const split = await store.splitDay(date, 2);
   const [mine, theirs] = split.parts;
   if (mine === undefined) return sortDay(emptyDay(), date, options);
-  if (split.total <= runRows || split.sqliteFile === undefined || theirs === undefined) {
+  const fits = split.total <= runRows;
+  if (
+    split.sqliteFile === undefined ||
+    theirs === undefined ||
+    (fits && split.total < (options.twoThreadsFrom ?? TWO_THREADS_FROM))
+  ) {
     return sortDay(partsOf(store, date, split.parts), date, options);
   }
+  if (fits) return sortSharedDay(store, date, split.sqliteFile, mine, theirs);
   // Runs of equal size within each thread's half of the budget (the last of a part may be shorter).
   const half = Math.max(1, Math.floor(runRows / 2));
   const perPart = Math.ceil(split.total / 2);
@@ -179,6 +195,128 @@ export async function sortStoredDay(
   }
 }
 
+/** The in-memory path of sortStoredDay: both threads read their part into the same shared columns, then each
+ * sorts a range of them. */
+async function sortSharedDay(
+  store: SubmissionStore,
+  date: string,
+  sqliteFile: string,
+  mine: DayPart,
+  theirs: DayPart,
+): Promise<SortedDay> {
+  const shared: SharedDay = {
+    hashes: new SharedArrayBuffer(32 * mine.total),
+    ms: new SharedArrayBuffer(8 * mine.total),
+    claimed: new SharedArrayBuffer(4),
+  };
+  const worker = new SharedPartWorker({ daySortPart: true, sqliteFile, date, part: theirs, into: shared });
+  const rows = new SharedRows(shared, date);
+  try {
+    const reading = worker.next();
+    try {
+      for await (const batch of store.readDay(date, { part: mine })) rows.add(batch);
+    } finally {
+      // Waited for even when this thread's part failed, so that the worker is not left writing to the columns.
+      await reading;
+    }
+    const read = await reading;
+    if (!read.ok) throw answerError(read);
+    rows.check(read.seen);
+    const n = rows.ms.length;
+    const k = splitInPlace(rows.hashes, rows.ms, n);
+    const sorting = worker.sortFrom(k);
+    sortRowsInPlace(rows.hashes.subarray(0, 32 * k), rows.ms.subarray(0, k), k);
+    const sorted = await sorting;
+    if (!sorted.ok) throw answerError(sorted);
+    const columns = foldSorted(rows.hashes, rows.ms, n);
+    return { count: columns.count, data: { hashes: columns.hashes, ms: columns.ms }, runs: 0, dispose: () => {} };
+  } finally {
+    await worker.end();
+  }
+}
+
+/**
+ * The worker of sortSharedDay: its answers in order (its part read, then its range sorted), a failure for each
+ * one asked for after it ended without giving it.
+ */
+class SharedPartWorker {
+  private readonly worker: Worker;
+  private readonly waiting: Array<(answer: PartAnswer) => void> = [];
+  private readonly answers: PartAnswer[] = [];
+  private ended: PartAnswer | undefined;
+  constructor(job: PartJob) {
+    this.worker = new Worker(new URL(import.meta.url), { workerData: job });
+    this.worker.on('message', (answer: PartAnswer) => {
+      const resolve = this.waiting.shift();
+      if (resolve !== undefined) resolve(answer);
+      else this.answers.push(answer);
+    });
+    this.worker.on('error', (err: Error) => (this.ended ??= { ok: false, message: err.message, name: err.name }));
+    this.worker.on('exit', (code) => {
+      this.ended ??= { ok: false, message: `the day's sorting worker exited with code ${code}`, name: 'Error' };
+      for (const resolve of this.waiting.splice(0)) resolve(this.ended);
+    });
+  }
+
+  /** The worker's next answer. */
+  next(): Promise<PartAnswer> {
+    const answer = this.answers.shift() ?? this.ended;
+    return answer !== undefined ? Promise.resolve(answer) : new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Has the worker sort rows `from` to the end of the columns; resolves with its answer. */
+  sortFrom(from: number): Promise<PartAnswer> {
+    this.worker.postMessage({ sortFrom: from });
+    return this.next();
+  }
+
+  async end(): Promise<void> {
+    await this.worker.terminate();
+  }
+}
+
+/** The columns that both threads of sortSharedDay read into: room for the snapshot's rows, and the number of its
+ * rows claimed so far (an Int32). */
+interface SharedDay {
+  hashes: SharedArrayBuffer;
+  ms: SharedArrayBuffer;
+  claimed: SharedArrayBuffer;
+}
+
+/** One thread's reading into a SharedDay: each batch decoded into the next rows free, claimed atomically. */
+class SharedRows {
+  readonly hashes: Buffer;
+  readonly ms: Float64Array;
+  /** Rows this thread read. */
+  seen = 0;
+  private readonly claimed: Int32Array;
+  private readonly date: string;
+  constructor(shared: SharedDay, date: string) {
+    this.hashes = Buffer.from(shared.hashes);
+    this.ms = new Float64Array(shared.ms);
+    this.claimed = new Int32Array(shared.claimed);
+    this.date = date;
+  }
+
+  add(batch: DayBatch): void {
+    const count = dayRowCount(batch);
+    const at = Atomics.add(this.claimed, 0, count);
+    if (batch.total !== this.ms.length || at + count > this.ms.length) throw changedWhileRead(this.date);
+    decodeRows(this.hashes, this.ms, at, batch.rows, 0, count);
+    this.seen += count;
+  }
+
+  /** Refuses a day whose rows read by both threads (this one's and `theirs`) are not the snapshot's count. */
+  check(theirs: number): void {
+    if (this.seen + theirs !== this.ms.length || Atomics.load(this.claimed, 0) !== this.ms.length)
+      throw changedWhileRead(this.date);
+  }
+}
+
+function changedWhileRead(date: string): Error {
+  return new Error(`submissions of ${date} changed while the day was read`);
+}
+
 async function* emptyDay(): AsyncGenerator<DayBatch> {}
 
 async function* partsOf(store: SubmissionStore, date: string, parts: readonly DayPart[]): AsyncGenerator<DayBatch> {
@@ -197,8 +335,8 @@ function merged(spill: Spill, runs: readonly RunFiles[], memoryBytes: number): S
 class RunSorter {
   readonly files: RunFiles[] = [];
   seen = 0;
-  private all = Buffer.alloc(0);
-  private allMs = new Float64Array(0);
+  private all: Buffer = Buffer.alloc(0);
+  private allMs: Float64Array = new Float64Array(0);
   private n = 0;
   private total = -1;
   private readonly spill: Spill;
@@ -210,27 +348,25 @@ class RunSorter {
     this.date = date;
   }
 
-  private changed(): Error {
-    return new Error(`submissions of ${this.date} changed while the day was read`);
-  }
-
   /** Refuses a day whose rows read (`seen`, over all its parts) are not the snapshot's count. */
   check(seen: number): void {
-    if (seen !== Math.max(this.total, 0)) throw this.changed();
+    if (seen !== Math.max(this.total, 0)) throw changedWhileRead(this.date);
   }
 
   add(batch: DayBatch): void {
     if (this.total < 0) {
       this.total = batch.total;
-      this.all = Buffer.alloc(32 * Math.min(this.total, this.runRows));
-      this.allMs = new Float64Array(Math.min(this.total, this.runRows));
+      // Shared memory: a day sorted in memory is read there by the build's index worker (index-worker.ts).
+      const rows = Math.min(this.total, this.runRows);
+      this.all = Buffer.from(new SharedArrayBuffer(32 * rows));
+      this.allMs = new Float64Array(new SharedArrayBuffer(8 * rows));
     }
     const count = dayRowCount(batch);
-    if (this.seen + count > this.total) throw this.changed();
+    if (this.seen + count > this.total) throw changedWhileRead(this.date);
     this.seen += count;
     for (let from = 0; from < count;) {
       if (this.n === this.allMs.length) {
-        this.files.push(this.spill.run(columnsOf(this.all, this.allMs, this.n)));
+        this.files.push(this.spill.run(this.columns()));
         this.n = 0;
       }
       const to = Math.min(count, from + this.allMs.length - this.n);
@@ -240,9 +376,9 @@ class RunSorter {
     }
   }
 
-  /** The rows held, sorted: the whole day when nothing was spilled. */
+  /** The rows held, sorted where they are (views of the run's buffers): the whole day when nothing was spilled. */
   columns(): DayColumns {
-    return columnsOf(this.all, this.allMs, this.n);
+    return columnsInPlace(this.all, this.allMs, this.n);
   }
 
   /** Spills the rows held as the last run (none when there are none) and lets their buffers go. */
@@ -254,15 +390,11 @@ class RunSorter {
   }
 }
 
-/** What the worker of sortStoredDay is given: the part of the day it reads from the SQLite file, and its runs' size. */
-interface PartJob {
-  daySortPart: true;
-  sqliteFile: string;
-  date: string;
-  part: DayPart;
-  runRows: number;
-  archive: string;
-}
+/** What the worker of sortStoredDay is given: the part of the day it reads from the SQLite file, and either the
+ * shared columns to read it into (a day sorted in memory) or its runs' size and where to spill them. */
+type PartJob = { daySortPart: true; sqliteFile: string; date: string; part: DayPart } & (
+  { into: SharedDay } | { runRows: number; archive: string }
+);
 
 type PartAnswer =
   | { ok: true; runs: RunFiles[]; seen: number }
@@ -520,27 +652,53 @@ class CursorHeap {
 /** The worker of sortStoredDay: reads its part, spills its runs and answers (no top-level await: this module is
  * also loaded by the build's other workers). */
 async function sortPart(job: PartJob): Promise<void> {
-  const spill = new Spill(job.archive);
+  const spill = 'into' in job ? undefined : new Spill(job.archive);
   let answer: PartAnswer;
   try {
     // Loaded here only: the build's own thread reads its part through the store.
     const { readSplitPart } = await import('../store/day-part.ts');
-    const runs = new RunSorter(spill, job.runRows, job.date);
-    for (const batch of readSplitPart(job, job.date, job.part, DAY_PART_CHUNK)) runs.add(batch);
-    runs.spillRest();
-    answer = { ok: true, runs: runs.files, seen: runs.seen };
+    const batches = readSplitPart(job, job.date, job.part, DAY_PART_CHUNK);
+    if ('into' in job) {
+      const rows = new SharedRows(job.into, job.date);
+      for (const batch of batches) rows.add(batch);
+      answer = { ok: true, runs: [], seen: rows.seen };
+      parentPort!.once('message', ({ sortFrom }: { sortFrom: number }) => sortRest(rows, sortFrom));
+    } else {
+      const runs = new RunSorter(spill!, job.runRows, job.date);
+      for (const batch of batches) runs.add(batch);
+      runs.spillRest();
+      answer = { ok: true, runs: runs.files, seen: runs.seen };
+    }
   } catch (err) {
-    spill.removeAll();
-    const e = err instanceof Error ? err : new Error(String(err));
-    answer = {
-      ok: false,
-      message: e.message,
-      name: e.name,
-      code: e instanceof TimesealError ? e.code : undefined,
-      field: e instanceof FormatError ? e.field : undefined,
-    };
+    spill?.removeAll();
+    answer = failure(err);
   }
   parentPort!.postMessage(answer);
+}
+
+/** The worker of sortSharedDay, its part read: sorts the columns' rows from `from` on, answers and ends. */
+function sortRest(rows: SharedRows, from: number): void {
+  let answer: PartAnswer;
+  try {
+    const n = rows.ms.length - from;
+    sortRowsInPlace(rows.hashes.subarray(32 * from), rows.ms.subarray(from), n);
+    answer = { ok: true, runs: [], seen: rows.seen };
+  } catch (err) {
+    answer = failure(err);
+  }
+  parentPort!.postMessage(answer);
+  parentPort!.close();
+}
+
+function failure(err: unknown): Extract<PartAnswer, { ok: false }> {
+  const e = err instanceof Error ? err : new Error(String(err));
+  return {
+    ok: false,
+    message: e.message,
+    name: e.name,
+    code: e instanceof TimesealError ? e.code : undefined,
+    field: e instanceof FormatError ? e.field : undefined,
+  };
 }
 
 if (!isMainThread && (workerData as PartJob | undefined)?.daySortPart === true) void sortPart(workerData as PartJob);

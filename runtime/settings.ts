@@ -109,9 +109,9 @@ export const SETTINGS = {
   },
   TIMESEAL_BUILD_MEMORY_MB: {
     section: 'where',
-    default: '256',
+    default: '512',
     parse: wholeNumber('megabytes', 1, 1_048_576),
-    text: "what `timeseal ledger build` may hold of a day's rows while it sorts them (84 bytes a row: a day of up to ~3.2 million rows at the default); a larger day is sorted by an external merge: sorted runs spilled to the archive's `.tmp/` folder, then merged, removed when the build ends (docs/OPERATIONS.md, \"Big days\"); on SQLite such a day is read and sorted on two threads, each within half of this budget; whole megabytes, 1 to 1048576. The day's files are the same bytes either way",
+    text: "what `timeseal ledger build` may hold of a day's rows while it sorts them (40 bytes a row: a day of up to ~13.4 million rows at the default, read into memory and sorted there); a larger day is sorted by an external merge: sorted runs spilled to the archive's `.tmp/` folder, then merged, removed when the build ends (docs/OPERATIONS.md, \"Big days\"); on SQLite such a day is read and sorted on two threads, each within half of this budget; whole megabytes, 1 to 1048576. The day's files are the same bytes either way",
   },
 
   AWS_ENDPOINT_URL: {

@@ -6,8 +6,8 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from './sqlite/db.ts';
 import { dayColumns, enqueue } from './sqlite/queue.ts';
-import { prefixBits, sameKey, sortedOrder, sortRows } from './sort-keys.ts';
-import { columnsOf, decodeRow, decodeRows } from './day-columns.ts';
+import { prefixBits, sameKey, sortedOrder, sortRows, sortRowsInPlace, splitInPlace } from './sort-keys.ts';
+import { columnsInPlace, columnsOf, decodeRow, decodeRows } from './day-columns.ts';
 
 /** The obvious stable sort of 32-byte keys, as the oracle. */
 function referenceOrder(keys: Uint8Array, n: number): number[] {
@@ -139,8 +139,106 @@ describe('sortRows', () => {
   });
 });
 
+describe('sortRowsInPlace', () => {
+  /** Whether sortRowsInPlace leaves the keys as sortRows orders them, each key with the values it came with
+   * (equal keys' values in any order). */
+  function sortsAsSortRows(keys: Uint8Array, n: number, bits?: number): boolean {
+    const values = Float64Array.from({ length: n }, (_, i) => i);
+    const outKeys = new Uint8Array(32 * n);
+    const outValues = new Float64Array(n);
+    sortRows(keys, values, n, outKeys, outValues);
+    const inPlace = new Uint8Array(keys.subarray(0, 32 * n));
+    sortRowsInPlace(inPlace, values, n, bits);
+    if (!Buffer.from(inPlace).equals(Buffer.from(outKeys))) return false;
+    // Each run of equal keys holds the same values.
+    for (let i = 0; i < n;) {
+      let j = i + 1;
+      while (j < n && sameKey(outKeys, i, j)) j++;
+      const want = Array.from(outValues.subarray(i, j)).sort((a, b) => a - b);
+      const got = Array.from(values.subarray(i, j)).sort((a, b) => a - b);
+      if (want.join() !== got.join()) return false;
+      i = j;
+    }
+    return true;
+  }
+
+  it('orders keys as sortRows does, for shared prefixes and repeated keys', () => {
+    fc.assert(
+      fc.property(keySets, ({ keys, n }) => sortsAsSortRows(keys, n)),
+      { numRuns: 300 },
+    );
+  });
+
+  it('sorts random, sorted, reversed and all-equal keys, and n = 0, 1, 2, 33 (one bucket over insertion)', () => {
+    const random = crypto.randomBytes(32 * 100_000);
+    const sorted = Buffer.from(random);
+    sortRowsInPlace(sorted, new Float64Array(100_000), 100_000);
+    const reversed = Buffer.concat(
+      Array.from({ length: 100_000 }, (_, i) => sorted.subarray(32 * (99_999 - i), 32 * (100_000 - i))),
+    );
+    const equal = Buffer.concat(Array.from({ length: 5_000 }, () => random.subarray(0, 32)));
+    for (const [name, keys, n] of [
+      ['random', random, 100_000],
+      ['sorted', sorted, 100_000],
+      ['reversed', reversed, 100_000],
+      ['all equal', equal, 5_000],
+      ['n = 0', random, 0],
+      ['n = 1', random, 1],
+      ['n = 2', reversed, 2],
+      ['n = 33', reversed, 33],
+    ] as const) {
+      expect(sortsAsSortRows(keys, n), name).toBe(true);
+    }
+  });
+
+  it('sorts buckets over the insertion limit (keys sharing 0 to 32 bytes, single-bit neighbours) at every prefix size', () => {
+    const { keys, n } = adversarialKeys();
+    for (let bits = 8; bits <= 24; bits++) expect(sortsAsSortRows(keys, n, bits), `${bits} bits`).toBe(true);
+    // 40 to 3,000 keys that share a prefix of every length and differ after it.
+    for (const count of [40, 300, 3_000]) {
+      for (const shared of [2, 5, 16, 29, 30, 31]) {
+        const crowded = crypto.randomBytes(32 * count);
+        for (let i = 0; i < count; i++) crowded.fill(0xa5, 32 * i, 32 * i + shared);
+        expect(sortsAsSortRows(crowded, count), `${count} keys sharing ${shared} bytes`).toBe(true);
+      }
+    }
+  });
+
+  it('splits rows in two ranges near the middle that sort the whole when each is sorted on its own', () => {
+    const random = crypto.randomBytes(32 * 100_000);
+    const { keys: adversarial, n: m } = adversarialKeys();
+    const equal = Buffer.concat(Array.from({ length: 1_000 }, () => random.subarray(0, 32)));
+    for (const [name, source, n, near] of [
+      ['random', random, 100_000, 1_000],
+      ['adversarial', adversarial, m, m / 2],
+      ['all equal', equal, 1_000, 0],
+    ] as const) {
+      const values = Float64Array.from({ length: n }, (_, i) => i);
+      const expected = new Uint8Array(32 * n);
+      sortRows(source, values, n, expected, new Float64Array(n));
+      const keys = new Uint8Array(source.subarray(0, 32 * n));
+      const k = splitInPlace(keys, values, n);
+      expect(Math.abs(k - (name === 'all equal' ? n : n / 2)), name).toBeLessThanOrEqual(near);
+      sortRowsInPlace(keys.subarray(0, 32 * k), values.subarray(0, k), k);
+      sortRowsInPlace(keys.subarray(32 * k), values.subarray(k), n - k);
+      expect(Buffer.from(keys).equals(Buffer.from(expected)), name).toBe(true);
+      expect(
+        Array.from(values).sort((a, b) => a - b),
+        name,
+      ).toEqual(Array.from({ length: n }, (_, i) => i));
+    }
+  });
+
+  it('refuses keys not aligned to 4 bytes, too few values or prefix sizes out of range', () => {
+    const keys = new Uint8Array(68);
+    expect(() => sortRowsInPlace(keys.subarray(2, 66), new Float64Array(2), 2)).toThrow(RangeError);
+    expect(() => sortRowsInPlace(keys, new Float64Array(1), 2)).toThrow(RangeError);
+    expect(() => sortRowsInPlace(keys, new Float64Array(2), 2, 25)).toThrow(RangeError);
+  });
+});
+
 describe('columnsOf', () => {
-  it('keeps each distinct key once with its earliest time, for random keys over a million rows and adversarial ones', () => {
+  it('keeps each distinct key once with its earliest time, for random keys over a million rows and adversarial ones (and columnsInPlace)', () => {
     const random = crypto.randomBytes(32 * 1_100_000);
     // Repeats: every 10th row is the row 5 before it again.
     for (let i = 10; i < 1_100_000; i += 10) random.copyWithin(32 * i, 32 * (i - 5), 32 * (i - 4));
@@ -153,15 +251,20 @@ describe('columnsOf', () => {
         earliest.set(hex, Math.min(earliest.get(hex) ?? Infinity, ms[i]!));
       }
       const sorted = [...earliest.keys()].sort();
-      const columns = columnsOf(Buffer.from(keys), ms, n);
-      expect(columns.count).toBe(sorted.length);
-      // The first entry that differs (-1: none), not the arrays: a diff of a million entries takes minutes.
-      const wrong = sorted.findIndex(
-        (h, i) =>
-          Buffer.from(columns.hashes.subarray(32 * i, 32 * i + 32)).toString('hex') !== h ||
-          columns.ms[i] !== earliest.get(h),
-      );
-      expect(wrong).toBe(-1);
+      // columnsInPlace sorts its own copy of the rows: the same columns.
+      for (const columns of [
+        columnsOf(Buffer.from(keys), ms, n),
+        columnsInPlace(Buffer.from(keys), Float64Array.from(ms), n),
+      ]) {
+        expect(columns.count).toBe(sorted.length);
+        // The first entry that differs (-1: none), not the arrays: a diff of a million entries takes minutes.
+        const wrong = sorted.findIndex(
+          (h, i) =>
+            Buffer.from(columns.hashes.subarray(32 * i, 32 * i + 32)).toString('hex') !== h ||
+            columns.ms[i] !== earliest.get(h),
+        );
+        expect(wrong).toBe(-1);
+      }
     }
   });
 });
