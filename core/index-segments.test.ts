@@ -5,6 +5,7 @@ import {
   daySegmentShards,
   encodeIndexHead,
   mergeShards,
+  MAX_SEGMENT_LEAVES,
   mergeStart,
   parseIndexHead,
   segmentBits,
@@ -90,6 +91,36 @@ describe('index segments (FORMAT.md §6)', () => {
       for (let i = 1; i < sizes.length; i++) expect(sizes[i - 1]!).toBeGreaterThanOrEqual(2 * sizes[i]!);
       expect(sizes.length).toBe(day.toString(2).replace(/0/g, '').length);
     }
+  });
+
+  it('never merges into a segment larger than the format allows: years of big days end in large segments', () => {
+    const sized = (...sizes: number[]): Segment[] => {
+      let at = 0;
+      return sizes.map((n) => seg(at, (at += n)));
+    };
+    for (const perDay of [10_000_000, 3_000_000, 400_000_000]) {
+      const sizes: number[] = [];
+      for (let day = 1; day <= 1_000; day++) {
+        sizes.push(perDay);
+        const start = mergeStart(sized(...sizes));
+        if (start >= 0)
+          sizes.splice(
+            start,
+            sizes.length - start,
+            sizes.slice(start).reduce((a, b) => a + b),
+          );
+        for (const size of sizes) expect(size).toBeLessThanOrEqual(MAX_SEGMENT_LEAVES);
+        for (let i = 1; i < sizes.length; i++)
+          expect(sizes[i - 1]! >= 2 * sizes[i]! || sizes[i - 1]! > MAX_SEGMENT_LEAVES / 3).toBe(true);
+      }
+      // 10 G leaves at 10 M a day: full segments of 640 M, then the doubling below them.
+      const total = 1_000 * perDay;
+      expect(sizes.length).toBeLessThanOrEqual(Math.ceil((3 * total) / MAX_SEGMENT_LEAVES) + 31);
+      expect(() => sized(...sizes).map(segmentBits)).not.toThrow();
+    }
+    // The 128th day of 10 M would have merged every segment into 1.28 billion leaves.
+    const before = sized(640e6, 320e6, 160e6, 80e6, 40e6, 20e6, 10e6, 10e6);
+    expect(mergeStart(before)).toBe(1);
   });
 
   it('a day segment and a merge of segments give exactly the shards of the sorted records (property)', () => {

@@ -5,9 +5,10 @@
 // reader fetches one shard with two small byte-range reads, and a day writes one file instead of thousands.
 // Publishing a day writes one new segment for the day's leaves; afterwards the newest segments are merged into
 // one whenever the one before them is less than twice their size, so segment sizes at least double from newest
-// to oldest: a log of N leaves in days of at least m leaves has at most log2(N / m) + 1 segments, a lookup
-// reads one shard from each, and each leaf's record is rewritten about log2(N / m) times in its life. Only the
-// head (index/segments.json, the list of live segments) changes; segment files never do.
+// to oldest — up to the largest segment the format allows, MAX_SEGMENT_LEAVES (~1.07 billion): a log of N leaves
+// in days of at least m leaves has at most log2(min(N, MAX_SEGMENT_LEAVES) / m) + 1 + 3 N / MAX_SEGMENT_LEAVES
+// segments, a lookup reads one shard from each, and each leaf's record is rewritten at most about
+// log2(MAX_SEGMENT_LEAVES / m) times in its life. Only the head (index/segments.json, the list of live segments) changes; segment files never do.
 import { fromHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
 import { compareRecordsAt, hashPrefix, SHARD_RECORD_SIZE, writeUint48 } from './index-shard.ts';
@@ -186,17 +187,24 @@ export function isPreviousIndexHead(text: string): boolean {
   }
 }
 
+/** The most leaves a segment can cover: 2^MAX_SEGMENT_BITS shards of SEGMENT_SHARD_TARGET records. */
+export const MAX_SEGMENT_LEAVES = SEGMENT_SHARD_TARGET * 2 ** MAX_SEGMENT_BITS;
+
 /**
  * Which newest segments to merge after a segment was appended: the index of the first of them, or -1 for none.
  * Merging continues downwards while the next older segment is less than twice the merged size, so that
- * afterwards every segment is at least twice the size of the next newer one. The whole run is merged in one pass.
+ * afterwards every segment is at least twice the size of the next newer one — up to MAX_SEGMENT_LEAVES: a merge
+ * that would cover more stops short of it (at 10,000,000 leaves a day the 128th day's merge would cover 1.28
+ * billion), and the segment it stops at then covers more than a third of that. So every segment is at least
+ * twice the next newer one or more than MAX_SEGMENT_LEAVES / 3. The whole run is merged in one pass.
  */
 export function mergeStart(segments: readonly Segment[]): number {
   const size = (i: number): number => segments[i]!.to - segments[i]!.from;
   let start = segments.length - 1;
   if (start < 1) return -1;
   let merged = size(start);
-  while (start > 0 && size(start - 1) < 2 * merged) merged += size(--start);
+  while (start > 0 && size(start - 1) < 2 * merged && merged + size(start - 1) <= MAX_SEGMENT_LEAVES)
+    merged += size(--start);
   return start === segments.length - 1 ? -1 : start;
 }
 
