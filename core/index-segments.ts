@@ -249,13 +249,29 @@ export function* mergeShards(
       total += c.end - c.at;
     }
     const out = new Uint8Array(total);
-    for (let o = 0; o < out.length; o += SHARD_RECORD_SIZE) {
+    let o = 0;
+    while (o < total) {
+      // The input with the smallest record, and the smallest record of the others: the first input's records
+      // go out as one run until one of them is not smaller than that.
       let best: (typeof cursors)[number] | undefined;
+      let next: (typeof cursors)[number] | undefined;
       for (const c of cursors) {
-        if (c.at < c.end && (best === undefined || compareRecordsAt(c.bytes, c.at, best.bytes, best.at) < 0)) best = c;
+        if (c.at === c.end) continue;
+        if (best === undefined || compareRecordsAt(c.bytes, c.at, best.bytes, best.at) < 0) {
+          next = best;
+          best = c;
+        } else if (next === undefined || compareRecordsAt(c.bytes, c.at, next.bytes, next.at) < 0) {
+          next = c;
+        }
       }
-      out.set(best!.bytes.subarray(best!.at, best!.at + SHARD_RECORD_SIZE), o);
-      best!.at += SHARD_RECORD_SIZE;
+      const start = best!.at;
+      let at = start + SHARD_RECORD_SIZE;
+      if (next === undefined) at = best!.end;
+      else while (at < best!.end && compareRecordsAt(best!.bytes, at, next.bytes, next.at) < 0) at += SHARD_RECORD_SIZE;
+      if (at - start === SHARD_RECORD_SIZE) copyRecord(best!.bytes, start, out, o);
+      else out.set(best!.bytes.subarray(start, at), o);
+      o += at - start;
+      best!.at = at;
     }
     yield { prefix, bytes: out };
   }
@@ -263,6 +279,11 @@ export function* mergeShards(
     if (c.at !== c.bytes.length)
       throw new FormatError(`${segmentPath(c.input.segment)} shard ${c.shard}`, 'holds records outside its prefix');
   }
+}
+
+/** Copies the 44-byte record at from[f …] to to[t …] (a view for one record costs more than the copy). */
+function copyRecord(from: Uint8Array, f: number, to: Uint8Array, t: number): void {
+  for (let k = 0; k < SHARD_RECORD_SIZE; k++) to[t + k] = from[f + k]!;
 }
 
 /**
