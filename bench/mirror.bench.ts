@@ -4,13 +4,11 @@
 // cost about what the new day adds, not what the archive holds. Time, bytes and requests of both pulls.
 // Prints a Markdown section. Usage: node bench/mirror.bench.ts [--hashes 1000000] [--days 10]
 import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../store/sqlite/db.ts';
-import { mb, run, TIMESEAL, timed } from './common.ts';
+import { enqueueRandom, mb, run, TIMESEAL, timed } from './common.ts';
 
 const { values } = parseArgs({
   options: { hashes: { type: 'string', default: '1000000' }, days: { type: 'string', default: '10' } },
@@ -19,23 +17,6 @@ const perDay = Number(values.hashes);
 const days = Number(values.days);
 const date = (n: number): string =>
   new Date(Date.parse('2025-11-01T00:00:00Z') + n * 86_400_000).toISOString().slice(0, 10);
-
-function enqueue(dir: string, day: string): void {
-  const db = openDatabase(path.join(dir, 'data/timeseal.db'));
-  const insert = db.prepare(
-    "INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')",
-  );
-  const base = Date.parse(`${day}T00:00:00.000Z`);
-  db.transaction(() => {
-    for (let i = 0; i < perDay; i++)
-      insert.run(
-        crypto.randomBytes(32).toString('hex'),
-        new Date(base + Math.floor((i / perDay) * 86_399_000)).toISOString(),
-        day,
-      );
-  })();
-  db.close();
-}
 
 /** `timeseal serve` on the source, its clock at `now`, until stop(); resolved once its start-up run has ended. */
 async function serve(dir: string, now: string): Promise<{ url: string; stop(): Promise<void> }> {
@@ -101,7 +82,7 @@ const work = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-mirror-'));
 const mirror = path.join(work, 'mirror');
 const keys = path.join(source, 'keys');
 run(['keys', 'init'], source);
-for (let d = 0; d < days; d++) enqueue(source, date(d));
+for (let d = 0; d < days; d++) enqueueRandom(source, date(d), perDay);
 const built = timed(['ledger', 'build', '--json'], source, { TIMESEAL_NOW: `${date(days)}T00:01:00Z` });
 const filesBefore = archiveFiles(path.join(source, 'ledgers'));
 
@@ -116,7 +97,7 @@ async function pullServed(now: string): Promise<ReturnType<typeof pull>> {
 }
 
 const first = await pullServed(`${date(days)}T00:05:00Z`);
-enqueue(source, date(days));
+enqueueRandom(source, date(days), perDay);
 timed(['ledger', 'build', '--json'], source, { TIMESEAL_NOW: `${date(days + 1)}T00:01:00Z` });
 // What the build added or rewrote: the new day's files, and an index segment merged from older ones with it.
 let dayBytes = 0;

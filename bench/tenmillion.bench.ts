@@ -6,13 +6,11 @@
 // one profile of a build (--cpu-prof: where the time goes, by self time).
 // Prints a Markdown section. Usage: node bench/tenmillion.bench.ts [--hashes 1000000,10000000] [--days 2]
 //   [--profile 1000000] (0: no profile); node bench/run.ts --only tenmillion
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDatabase } from '../store/sqlite/db.ts';
-import { hashRate, mb, run, timed, writeLimit } from './common.ts';
+import { enqueueRandom, hashRate, mb, run, timed, writeLimit } from './common.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,33 +27,6 @@ function project(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-big-'));
   run(['keys', 'init'], dir);
   return dir;
-}
-
-/** `count` random hashes on `date` straight into SQLite (the import is not what is measured). */
-function enqueueRandom(dir: string, date: string, count: number): void {
-  const db = openDatabase(path.join(dir, 'data/timeseal.db'));
-  // A page cache that holds the hash index, so that the random inserts of 10 M rows do not wait on the disk
-  // (this connection's only: the build opens its own).
-  db.pragma('cache_size = -2000000');
-  const insert = db.prepare(
-    "INSERT INTO submissions (hash, submitted_at, ledger_date, source) VALUES (?, ?, ?, 'import')",
-  );
-  const base = Date.parse(`${date}T00:00:00.000Z`);
-  const CHUNK = 65_536;
-  db.transaction(() => {
-    for (let i = 0; i < count; i += CHUNK) {
-      const m = Math.min(CHUNK, count - i);
-      const bytes = crypto.randomBytes(32 * m).toString('hex');
-      for (let k = 0; k < m; k++) {
-        insert.run(
-          bytes.slice(64 * k, 64 * k + 64),
-          new Date(base + Math.floor(((i + k) / count) * 86_399_000)).toISOString(),
-          date,
-        );
-      }
-    }
-  })();
-  db.close();
 }
 
 const nextDay = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
