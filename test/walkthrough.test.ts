@@ -83,9 +83,11 @@ beforeAll(async () => {
     fs.mkdirSync(path.dirname(path.join(repo, file)), { recursive: true });
     fs.cpSync(from, path.join(repo, file), { preserveTimestamps: true, verbatimSymlinks: true });
   }
-  // What `make install` leaves: Node 24 in .tools/, the packages in node_modules/ (each linked, so that what the
-  // build caches there, .astro and .vite, stays in the copy) and the stamp file that says they are installed.
-  fs.symlinkSync(fs.realpathSync(path.join(ROOT, '.tools')), path.join(repo, '.tools'));
+  // What `make install` leaves: Node 24 in .tools/ (none when the machine's own Node is new enough), the packages
+  // in node_modules/ (each linked, so that what the build caches there, .astro and .vite, stays in the copy) and
+  // the stamp file that says they are installed.
+  if (fs.existsSync(path.join(ROOT, '.tools')))
+    fs.symlinkSync(fs.realpathSync(path.join(ROOT, '.tools')), path.join(repo, '.tools'));
   const modules = fs.realpathSync(path.join(ROOT, 'node_modules'));
   fs.mkdirSync(path.join(repo, 'node_modules'));
   for (const name of fs.readdirSync(modules))
