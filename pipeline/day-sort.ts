@@ -2,8 +2,8 @@
 // (TIMESEAL_BUILD_MEMORY_MB, docs/CONFIGURATION.md): a day whose rows fit is read into one pair of columns in
 // shared memory and sorted there, in place (store/day-columns.ts columnsInPlace); a larger one is an external
 // merge sort, as the textbook one: runs of the rows that fit, each sorted in place and spilled to the archive's
-// temp folder, then merged in one k-way pass into two files (the hashes, the times) that the build reads in batches, as often as it needs and
-// from two threads. Both give the same entries in the same order; the spill files are temp files (removed by
+// temp folder, then merged in one k-way pass into two files (the hashes, the times) that the build reads in
+// batches, as often as it needs and from two threads. Both give the same entries in the same order; the spill files are temp files (removed by
 // `dispose`, and by the next run after a kill: pipeline/files.ts removeStaleTemps), never part of the archive.
 import fs from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
@@ -136,8 +136,8 @@ export async function sortDay(
  * TWO_THREADS_FROM) or needs more than `memoryBytes`: a worker thread reads the second half of the day's ids on
  * a connection of its own, this thread the first through the store. A day within `memoryBytes` is read by both
  * into one pair of shared columns (each batch into the next rows free, claimed atomically), then sorted there,
- * split in two by the keys' first byte (store/sort-keys.ts splitInPlace), a range a thread; a larger one is sorted and spilled in runs by each thread within half the budget, then merged in
- * one pass. The entries are the same whatever the path (each hash once, with its earliest time, in hash order),
+ * split in two by the keys' first byte (store/sort-keys.ts splitInPlace), a range a thread; a larger one is
+ * sorted and spilled in runs by each thread within half the budget, then merged in one pass. The entries are the same whatever the path (each hash once, with its earliest time, in hash order),
  * so the day's bytes are too.
  */
 export async function sortStoredDay(
