@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { toHex } from './encoding.ts';
@@ -22,6 +23,45 @@ import {
 import { encodeShard, hashPrefix, lookupShard, parseShard, type ShardRecord } from './index-shard.ts';
 
 const seg = (from: number, to: number): Segment => ({ from, to });
+
+/** Checks the day segments of `days` (each day's hashes unique) and their merge against the records sorted. */
+function checkDaysMerged(days: Uint8Array[][]): void {
+  const all: ShardRecord[] = [];
+  const sources = [];
+  let leaf = 0;
+  for (const hashes of days) {
+    const sorted = [...hashes].sort((a, b) => Buffer.compare(a, b));
+    const ms = sorted.map((_, i) => 1_762_000_000_000 + leaf + i);
+    const segment = seg(leaf, leaf + sorted.length);
+    // In batches of 7 entries, as a build that streams the day gives them.
+    const flat = Uint8Array.from(sorted.flatMap((h) => [...h]));
+    const batches = Array.from({ length: Math.ceil(sorted.length / 7) }, (_, b) => ({
+      hashes: flat.subarray(32 * 7 * b, 32 * 7 * (b + 1)),
+      ms: ms.slice(7 * b, 7 * (b + 1)),
+    }));
+    const shards = [...daySegmentShards(leaf, sorted.length, batches)];
+    expect(shards.map((s) => s.prefix)).toEqual(Array.from({ length: 2 ** segmentBits(segment) }, (_, i) => i));
+    sorted.forEach((h, i) => all.push({ hash: h, leafIndex: leaf + i, submittedMs: ms[i]! }));
+    sources.push({ segment, read: (prefix: number) => shards[prefix]!.bytes });
+    leaf += sorted.length;
+  }
+  all.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
+  const merged = seg(0, leaf);
+  const bits = segmentBits(merged);
+  const out = [...mergeShards(sources, bits)];
+  expect(out).toHaveLength(2 ** bits);
+  for (const { prefix, bytes } of out) {
+    expect(toHex(bytes)).toBe(toHex(encodeShard(all.filter((r) => hashPrefix(r.hash, 0, bits) === prefix))));
+  }
+  // Every hash is found in the one shard its prefix names, with all its leaves, oldest first.
+  const leaves = new Map<string, number[]>();
+  for (const r of all) leaves.set(toHex(r.hash), [...(leaves.get(toHex(r.hash)) ?? []), r.leafIndex]);
+  for (const r of all) {
+    const found = lookupShard(out[hashPrefix(r.hash, 0, bits)]!.bytes, toHex(r.hash));
+    expect(found.map((f) => f.leafIndex)).toEqual(leaves.get(toHex(r.hash)));
+  }
+  expect(out.flatMap((s) => parseShard(s.bytes))).toEqual(all);
+}
 
 describe('index segments (FORMAT.md §6)', () => {
   it('sizes shards to at most 64 records on average, and names segment files by their leaves', () => {
@@ -126,46 +166,54 @@ describe('index segments (FORMAT.md §6)', () => {
   it('a day segment and a merge of segments give exactly the shards of the sorted records (property)', () => {
     const hash = fc.uint8Array({ minLength: 32, maxLength: 32 });
     const day = fc.uniqueArray(hash, { minLength: 1, maxLength: 300, selector: (h) => toHex(h) });
+    fc.assert(fc.property(fc.array(day, { minLength: 1, maxLength: 5 }), checkDaysMerged), { numRuns: 60 });
+  });
+
+  it('the merge puts a hash found in several segments oldest first, and tells hashes apart by their last byte (property)', () => {
+    // A pool of hashes in pairs that differ in the last bit only; each day takes some of them, so hashes repeat
+    // across days and neighbours share 31 bytes.
+    const pool = fc
+      .array(fc.uint8Array({ minLength: 32, maxLength: 32 }), { minLength: 1, maxLength: 60 })
+      .map((hs) => hs.flatMap((h) => [h, Uint8Array.from(h, (b, i) => (i === 31 ? b ^ 1 : b))]));
+    const picks = fc.array(fc.array(fc.nat(), { minLength: 1, maxLength: 150 }), { minLength: 2, maxLength: 5 });
     fc.assert(
-      fc.property(fc.array(day, { minLength: 1, maxLength: 5 }), (days) => {
-        const all: ShardRecord[] = [];
-        const sources = [];
-        let leaf = 0;
-        for (const hashes of days) {
-          const sorted = [...hashes].sort((a, b) => Buffer.compare(a, b));
-          const ms = sorted.map((_, i) => 1_762_000_000_000 + leaf + i);
-          const segment = seg(leaf, leaf + sorted.length);
-          // In batches of 7 entries, as a build that streams the day gives them.
-          const flat = Uint8Array.from(sorted.flatMap((h) => [...h]));
-          const batches = Array.from({ length: Math.ceil(sorted.length / 7) }, (_, b) => ({
-            hashes: flat.subarray(32 * 7 * b, 32 * 7 * (b + 1)),
-            ms: ms.slice(7 * b, 7 * (b + 1)),
-          }));
-          const shards = [...daySegmentShards(leaf, sorted.length, batches)];
-          expect(shards.map((s) => s.prefix)).toEqual(Array.from({ length: 2 ** segmentBits(segment) }, (_, i) => i));
-          sorted.forEach((h, i) => all.push({ hash: h, leafIndex: leaf + i, submittedMs: ms[i]! }));
-          sources.push({ segment, read: (prefix: number) => shards[prefix]!.bytes });
-          leaf += sorted.length;
-        }
-        all.sort((a, b) => Buffer.compare(a.hash, b.hash) || a.leafIndex - b.leafIndex);
-        const merged = seg(0, leaf);
-        const bits = segmentBits(merged);
-        const out = [...mergeShards(sources, bits)];
-        expect(out).toHaveLength(2 ** bits);
-        for (const { prefix, bytes } of out) {
-          expect(toHex(bytes)).toBe(toHex(encodeShard(all.filter((r) => hashPrefix(r.hash, 0, bits) === prefix))));
-        }
-        // Every hash is found in the one shard its prefix names, with all its leaves, oldest first.
-        for (const r of all) {
-          const found = lookupShard(out[hashPrefix(r.hash, 0, bits)]!.bytes, toHex(r.hash));
-          expect(found.map((f) => f.leafIndex)).toEqual(
-            all.filter((x) => toHex(x.hash) === toHex(r.hash)).map((x) => x.leafIndex),
-          );
-        }
-        expect(out.flatMap((s) => parseShard(s.bytes))).toEqual(all);
-      }),
+      fc.property(pool, picks, (hashes, days) =>
+        checkDaysMerged(
+          days.map((day) => [
+            ...new Map(day.map((i) => hashes[i % hashes.length]!).map((h) => [toHex(h), h])).values(),
+          ]),
+        ),
+      ),
       { numRuns: 60 },
     );
+  });
+
+  it('merges segments of thousands of records (shards of 8 bits and more) with repeats and near repeats', () => {
+    // Past 8 prefix bits a comparison starts at the second byte: neighbours here share 1 to 31 bytes.
+    let counter = 0;
+    const random = (): Uint8Array => new Uint8Array(createHash('sha256').update(`h${counter++}`).digest());
+    const near = (h: Uint8Array, byte: number): Uint8Array => Uint8Array.from(h, (b, i) => (i === byte ? b ^ 0x01 : b));
+    const first = Array.from({ length: 6000 }, random);
+    const second = [
+      ...first.filter((_, i) => i % 3 === 0),
+      ...first.filter((_, i) => i % 3 === 1).map((h, i) => near(h, 1 + (i % 31))),
+      ...Array.from({ length: 2000 }, random),
+    ];
+    const third = [
+      ...first.filter((_, i) => i % 5 === 0),
+      ...second.filter((_, i) => i % 7 === 0).map((h) => near(h, 31)),
+    ];
+    const unique = (hs: Uint8Array[]) => [...new Map(hs.map((h) => [toHex(h), h])).values()];
+    checkDaysMerged([first, second].map(unique)); // two inputs: 8 bits
+    checkDaysMerged([first, second, third].map(unique)); // three: 9 bits
+  });
+
+  it("refuses a day's hashes out of order or repeated", () => {
+    const h = (last: number): number[] => [...new Array<number>(31).fill(7), last];
+    const day = (...hashes: number[][]) => [{ hashes: Uint8Array.from(hashes.flat()), ms: hashes.map(() => 0) }];
+    expect([...daySegmentShards(0, 2, day(h(1), h(2)))]).toHaveLength(1);
+    expect(() => [...daySegmentShards(0, 2, day(h(2), h(1)))]).toThrow(/not sorted or repeated/);
+    expect(() => [...daySegmentShards(0, 2, day(h(2), h(2)))]).toThrow(/not sorted or repeated/);
   });
 
   it('segment file header: magic, a fan-out table of record numbers, records after it', () => {

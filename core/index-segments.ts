@@ -11,7 +11,7 @@
 // log2(MAX_SEGMENT_LEAVES / m) times in its life. Only the head (index/segments.json, the list of live segments) changes; segment files never do.
 import { fromHex } from './encoding.ts';
 import { FormatError } from './errors.ts';
-import { compareRecordsAt, hashPrefix, SHARD_RECORD_SIZE, writeUint48 } from './index-shard.ts';
+import { hashPrefix, SHARD_RECORD_SIZE, writeUint48 } from './index-shard.ts';
 
 /** The mutable head: which segments make up the index of the log as of `tree_size`. */
 export const INDEX_HEAD_PATH = 'index/segments.json';
@@ -218,25 +218,36 @@ export interface SegmentSource {
  * The shards, at `bits` prefix bits, of the records of several segments in leaf order — every prefix from 0 to
  * 2^bits - 1, empty shards included — each the k-way merge of the inputs' records with that prefix (equal
  * hashes: the older segment's record first, as its leaf index is smaller). Reads each input shard once, in
- * order; `bits` must be at least every input's own. Checks that each input shard's records all carry its prefix.
+ * order; `bits` must be at least every input's own, and the inputs must follow each other in leaf order. Checks
+ * that each input shard's records all carry its prefix. A shard's bytes stay as they are after the next one is
+ * asked for (they are carved from blocks that are never reused).
  */
 export function* mergeShards(
   inputs: readonly SegmentSource[],
   bits: number,
 ): Generator<{ prefix: number; bytes: Uint8Array }> {
-  const cursors = inputs.map((input) => {
+  const cursors = inputs.map((input, i) => {
     const own = segmentBits(input.segment);
     if (own > bits)
       throw new FormatError(
         'index',
         `cannot merge segment ${input.segment.from}-${input.segment.to} of ${own} bits into ${bits}`,
       );
-    return { input, shift: bits - own, shard: -1, bytes: new Uint8Array(0) as Uint8Array, at: 0, end: 0 };
+    if (i > 0 && inputs[i - 1]!.segment.to !== input.segment.from)
+      throw new FormatError(
+        'index',
+        `segment ${input.segment.from}-${input.segment.to} does not follow the one before it`,
+      );
+    return { input, order: i, shift: bits - own, shard: -1, bytes: new Uint8Array(0) as Uint8Array, at: 0, end: 0 };
   });
+  // Records of one prefix share its first `bits` bits, so a comparison of two of them starts past those bytes.
+  const from = bits >>> 3;
+  const out = new Blocks();
   for (let prefix = 0; prefix < 2 ** bits; prefix++) {
     let total = 0;
+    let live = 0;
     for (const c of cursors) {
-      const shard = Math.floor(prefix / 2 ** c.shift);
+      const shard = c.shift === 0 ? prefix : Math.floor(prefix / 2 ** c.shift);
       if (shard !== c.shard) {
         if (c.at !== c.bytes.length)
           throw new FormatError(`${segmentPath(c.input.segment)} shard ${c.shard}`, 'holds records outside its prefix');
@@ -247,33 +258,18 @@ export function* mergeShards(
       c.end = c.at;
       while (c.end < c.bytes.length && hashPrefix(c.bytes, c.end, bits) === prefix) c.end += SHARD_RECORD_SIZE;
       total += c.end - c.at;
+      if (c.end > c.at) live++;
     }
-    const out = new Uint8Array(total);
-    let o = 0;
-    while (o < total) {
-      // The input with the smallest record, and the smallest record of the others: the first input's records
-      // go out as one run until one of them is not smaller than that.
-      let best: (typeof cursors)[number] | undefined;
-      let next: (typeof cursors)[number] | undefined;
-      for (const c of cursors) {
-        if (c.at === c.end) continue;
-        if (best === undefined || compareRecordsAt(c.bytes, c.at, best.bytes, best.at) < 0) {
-          next = best;
-          best = c;
-        } else if (next === undefined || compareRecordsAt(c.bytes, c.at, next.bytes, next.at) < 0) {
-          next = c;
-        }
-      }
-      const start = best!.at;
-      let at = start + SHARD_RECORD_SIZE;
-      if (next === undefined) at = best!.end;
-      else while (at < best!.end && compareRecordsAt(best!.bytes, at, next.bytes, next.at) < 0) at += SHARD_RECORD_SIZE;
-      if (at - start === SHARD_RECORD_SIZE) copyRecord(best!.bytes, start, out, o);
-      else out.set(best!.bytes.subarray(start, at), o);
-      o += at - start;
-      best!.at = at;
+    const bytes = out.take(total);
+    if (live === 2) {
+      let a: (typeof cursors)[number] | undefined;
+      let b: (typeof cursors)[number] | undefined;
+      for (const c of cursors) if (c.end > c.at) [a, b] = a === undefined ? [c, b] : [a, c];
+      mergeTwo(a!, b!, bytes, from);
+    } else {
+      mergeMany(cursors, bytes, from);
     }
-    yield { prefix, bytes: out };
+    yield { prefix, bytes };
   }
   for (const c of cursors) {
     if (c.at !== c.bytes.length)
@@ -281,11 +277,108 @@ export function* mergeShards(
   }
 }
 
+interface MergeCursor {
+  /** The input's place in leaf order. */
+  order: number;
+  bytes: Uint8Array;
+  at: number;
+  end: number;
+}
+
+/** Whether the hash at x[xo …] sorts before the one at y[yo …], comparing from byte `from` (the bytes before
+ * are the same). Equal hashes do not: the older input's record goes first. */
+function hashBefore(x: Uint8Array, xo: number, y: Uint8Array, yo: number, from: number): boolean {
+  for (let k = from; k < 32; k++) {
+    const d = x[xo + k]! - y[yo + k]!;
+    if (d !== 0) return d < 0;
+  }
+  return false;
+}
+
+/** The records of a (older) and b (newer) from at to end, merged into out (exactly their length). Records are
+ * copied as eleven 32-bit words. */
+function mergeTwo(a: MergeCursor, b: MergeCursor, out: Uint8Array, from: number): void {
+  const x = a.bytes;
+  const y = b.bytes;
+  const xv = new DataView(x.buffer, x.byteOffset, x.byteLength);
+  const yv = new DataView(y.buffer, y.byteOffset, y.byteLength);
+  const ov = new DataView(out.buffer, out.byteOffset, out.byteLength);
+  let i = a.at;
+  let j = b.at;
+  let o = 0;
+  while (i < a.end && j < b.end) {
+    if (hashBefore(y, j, x, i, from)) {
+      for (let k = 0; k < SHARD_RECORD_SIZE; k += 4) ov.setUint32(o + k, yv.getUint32(j + k));
+      j += SHARD_RECORD_SIZE;
+    } else {
+      for (let k = 0; k < SHARD_RECORD_SIZE; k += 4) ov.setUint32(o + k, xv.getUint32(i + k));
+      i += SHARD_RECORD_SIZE;
+    }
+    o += SHARD_RECORD_SIZE;
+  }
+  if (i < a.end) out.set(x.subarray(i, a.end), o);
+  else if (j < b.end) out.set(y.subarray(j, b.end), o);
+  a.at = a.end;
+  b.at = b.end;
+}
+
+/** The records of any number of inputs (in leaf order) from at to end, merged into out: the input with the
+ * smallest record goes out as one run until it is not smaller than the smallest of the others. */
+function mergeMany(cursors: readonly MergeCursor[], out: Uint8Array, from: number): void {
+  let o = 0;
+  while (o < out.length) {
+    let best: MergeCursor | undefined;
+    let next: MergeCursor | undefined;
+    for (const c of cursors) {
+      if (c.at === c.end) continue;
+      // Later inputs hold later leaves: one goes first only with a smaller hash.
+      if (best === undefined || hashBefore(c.bytes, c.at, best.bytes, best.at, from)) {
+        next = best;
+        best = c;
+      } else if (next === undefined || hashBefore(c.bytes, c.at, next.bytes, next.at, from)) {
+        next = c;
+      }
+    }
+    const start = best!.at;
+    let at = start + SHARD_RECORD_SIZE;
+    if (next === undefined) at = best!.end;
+    else while (at < best!.end && beforeOrOlder(best!, at, next, from)) at += SHARD_RECORD_SIZE;
+    if (at - start === SHARD_RECORD_SIZE) copyRecord(best!.bytes, start, out, o);
+    else out.set(best!.bytes.subarray(start, at), o);
+    o += at - start;
+    best!.at = at;
+  }
+}
+
+/** Whether best's record at `at` goes out before next's current one (on equal hashes, the older input's). */
+function beforeOrOlder(best: MergeCursor, at: number, next: MergeCursor, from: number): boolean {
+  if (hashBefore(best.bytes, at, next.bytes, next.at, from)) return true;
+  return best.order < next.order && !hashBefore(next.bytes, next.at, best.bytes, at, from);
+}
+
 /** Copies the 44-byte record at from[f …] to to[t …] (a view for one record costs more than the copy). */
 function copyRecord(from: Uint8Array, f: number, to: Uint8Array, t: number): void {
   for (let k = 0; k < SHARD_RECORD_SIZE; k++) to[t + k] = from[f + k]!;
 }
 
+/** Bytes handed out as views of 1 MB blocks, each block left to its views once full: one allocation a
+ * megabyte where a shard of its own would be one allocation each (a shard is ~2.8 KB). */
+class Blocks {
+  private block = new Uint8Array(0);
+  private used = 0;
+
+  take(length: number): Uint8Array {
+    if (this.used + length > this.block.length) {
+      this.block = new Uint8Array(Math.max(length, BLOCK_BYTES));
+      this.used = 0;
+    }
+    const view = this.block.subarray(this.used, this.used + length);
+    this.used += length;
+    return view;
+  }
+}
+
+const BLOCK_BYTES = 1 << 20;
 /**
  * The shards of one day's segment [firstLeaf, firstLeaf + count): `batches` give the day's `count` hashes in
  * order, sorted by byte value without repeats (32 bytes each, back to back; the i-th of the day is leaf
@@ -315,6 +408,8 @@ export function* daySegmentShards(
     return true;
   };
   let records = new Uint8Array(SHARD_RECORD_SIZE * 2 * SEGMENT_SHARD_TARGET);
+  const from = bits >>> 3;
+  const out = new Blocks();
   for (let prefix = 0; prefix < 2 ** bits; prefix++) {
     let o = 0;
     while (more() && hashPrefix(hashes, 32 * at, bits) === prefix) {
@@ -324,16 +419,18 @@ export function* daySegmentShards(
         grown.set(records);
         records = grown;
       }
-      records.set(hashes.subarray(32 * at, 32 * at + 32), o);
+      for (let k = 0, h = 32 * at; k < 32; k++) records[o + k] = hashes[h + k]!;
       writeUint48(records, o + 32, leaf);
       writeUint48(records, o + 38, ms[at]!);
-      if (o > 0 && compareRecordsAt(records, o - SHARD_RECORD_SIZE, records, o) >= 0)
+      if (o > 0 && !hashBefore(records, o - SHARD_RECORD_SIZE, records, o, from))
         throw new FormatError('index', 'day hashes not sorted or repeated');
       o += SHARD_RECORD_SIZE;
       at++;
       leaf++;
     }
-    yield { prefix, bytes: records.slice(0, o) };
+    const bytes = out.take(o);
+    bytes.set(records.subarray(0, o));
+    yield { prefix, bytes };
   }
   if (more() || leaf - firstLeaf !== count) throw new FormatError('index', 'day hashes not sorted');
 }
