@@ -54,6 +54,8 @@ export interface Measured {
   maxRssMb: number;
   /** User and system CPU seconds of the process and its threads (and of the commands it waited for). */
   cpuSeconds: number;
+  /** The system part of cpuSeconds: the kernel's work for the process (file creation, copies into the page cache). */
+  systemSeconds: number;
   stdout: string;
 }
 
@@ -70,7 +72,7 @@ export function timed(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}):
   if (result.status !== 0 || seconds === undefined || kb === undefined || user === undefined || system === undefined) {
     throw new Error(`timeseal ${args.join(' ')} failed (${result.status}): ${result.stderr}`);
   }
-  return { seconds, maxRssMb: kb / 1024, cpuSeconds: user + system, stdout: result.stdout };
+  return { seconds, maxRssMb: kb / 1024, cpuSeconds: user + system, systemSeconds: system, stdout: result.stdout };
 }
 
 export function run(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): string {

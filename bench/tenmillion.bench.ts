@@ -5,7 +5,12 @@
 // (2 N - 1 for N leaves, 64-byte blocks) at OpenSSL's one-core rate for 64-byte blocks (`openssl speed`). Then
 // one profile of a build (--cpu-prof: where the time goes, by self time).
 // Prints a Markdown section. Usage: node bench/tenmillion.bench.ts [--hashes 1000000,10000000] [--days 2]
-//   [--profile 1000000] (0: no profile); node bench/run.ts --only tenmillion
+//   [--profile 1000000] (0: no profile) [--drop-caches]; node bench/run.ts --only tenmillion
+// --drop-caches (root only): before each build, sync and empty the kernel's page, inode and dentry caches, so
+// that every day's build starts from the same state. On this machine's ext4 (no journal) the kernel's time to
+// create a file grows with what those caches hold: without it a build's system time rose from 6 to 27 s over
+// half an hour of the same build repeated (docs/BENCHMARKS.md, "The kernel's caches and a build's system time").
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,11 +22,19 @@ const { values } = parseArgs({
     hashes: { type: 'string', default: '1000000,10000000' },
     days: { type: 'string', default: '2' },
     profile: { type: 'string', default: '1000000' },
+    'drop-caches': { type: 'boolean', default: false },
   },
 });
 const sizes = values.hashes.split(',').map(Number);
 const days = Number(values.days);
 const profileSize = Number(values.profile);
+const dropCaches = values['drop-caches'];
+
+/** Writes the dirty pages out, then empties the page, dentry and inode caches (needs root). */
+function emptyKernelCaches(): void {
+  execFileSync('sync');
+  fs.writeFileSync('/proc/sys/vm/drop_caches', '3\n');
+}
 
 function project(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'timeseal-bench-big-'));
@@ -36,6 +49,7 @@ interface Row {
   day: number;
   seconds: number;
   cpu: number;
+  system: number;
   load: number;
   rss: number;
   bytes: number;
@@ -68,6 +82,7 @@ for (const size of sizes) {
     const enqueueStarted = process.hrtime.bigint();
     enqueueRandom(dir, date, size);
     const enqueueSeconds = Number(process.hrtime.bigint() - enqueueStarted) / 1e9;
+    if (dropCaches) emptyKernelCaches();
     const m = timed(['ledger', 'build', '--json'], dir, { TIMESEAL_NOW: `${nextDay(date)}T00:01:00Z` });
     const out = JSON.parse(m.stdout) as {
       days: { filesWritten: number; bytesWritten: number }[];
@@ -84,6 +99,7 @@ for (const size of sizes) {
       day: d,
       seconds: m.seconds,
       cpu: m.cpuSeconds,
+      system: m.systemSeconds,
       load,
       rss: m.maxRssMb,
       bytes,
@@ -93,7 +109,7 @@ for (const size of sizes) {
       rate,
     });
     process.stderr.write(
-      `${size} a day, day ${d} (enqueued in ${enqueueSeconds.toFixed(1)} s, ${mb(freeBytes(dir))} free after): ${m.seconds.toFixed(1)} s (CPU ${m.cpuSeconds.toFixed(1)} s, load ${load.toFixed(1)}), RSS ${m.maxRssMb.toFixed(0)} MB, ${mb(bytes)} (${files} files); limit ${(write + hash).toFixed(1)} s (write+fsync ${write.toFixed(1)} s, SHA-256 ${hash.toFixed(1)} s at ${(rate / 1e6).toFixed(0)} MB/s)\n`,
+      `${size} a day, day ${d} (enqueued in ${enqueueSeconds.toFixed(1)} s, ${mb(freeBytes(dir))} free after): ${m.seconds.toFixed(1)} s (CPU ${m.cpuSeconds.toFixed(1)} s of which system ${m.systemSeconds.toFixed(1)} s, load ${load.toFixed(1)}), RSS ${m.maxRssMb.toFixed(0)} MB, ${mb(bytes)} (${files} files); limit ${(write + hash).toFixed(1)} s (write+fsync ${write.toFixed(1)} s, SHA-256 ${hash.toFixed(1)} s at ${(rate / 1e6).toFixed(0)} MB/s)\n`,
     );
     date = nextDay(date);
   }
@@ -103,7 +119,7 @@ for (const size of sizes) {
 const lines: string[] = [
   '## Big days against the machine’s limit (`timeseal ledger build`)',
   '',
-  `Random hashes, one \`timeseal ledger build\` a day (\`node bench/tenmillion.bench.ts --hashes ${sizes.join(',')} --days ${days}\`). "limit" is measured in the same run right after each build: write and fsync as many random bytes as the build wrote, in the archive's folder, plus SHA-256 of the tree's 2 N − 1 nodes as 64-byte blocks at OpenSSL's one-core rate for 64-byte blocks (\`openssl speed -bytes 64 sha256\`, best of three 1 s runs). "CPU" is the build's user + system time over its threads, "load" the 1-minute load average right after it. Bytes and files are the build's own count (the day and the index upkeep).`,
+  `Random hashes, one \`timeseal ledger build\` a day (\`node bench/tenmillion.bench.ts --hashes ${sizes.join(',')} --days ${days}${dropCaches ? ' --drop-caches' : ''}\`). "limit" is measured in the same run right after each build: write and fsync as many random bytes as the build wrote, in the archive's folder, plus SHA-256 of the tree's 2 N − 1 nodes as 64-byte blocks at OpenSSL's one-core rate for 64-byte blocks (\`openssl speed -bytes 64 sha256\`, best of three 1 s runs). "CPU" is the build's user + system time over its threads (the system part in brackets),${dropCaches ? " the kernel's caches emptied before each build (--drop-caches)," : ''} "load" the 1-minute load average right after it. Bytes and files are the build's own count (the day and the index upkeep).`,
   '',
   `Load average when the section was written: ${os
     .loadavg()
@@ -112,11 +128,11 @@ const lines: string[] = [
       ', ',
     )} on ${os.cpus().length} cores (the machine is shared: a build waits for the CPU, the limit mostly does not).`,
   '',
-  '| hashes a day | day | build wall time | CPU | load | peak RSS | bytes written (files) | limit (write+fsync + SHA-256) | build ÷ limit |',
+  '| hashes a day | day | build wall time | CPU (system) | load | peak RSS | bytes written (files) | limit (write+fsync + SHA-256) | build ÷ limit |',
   '|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.size.toLocaleString('en-US')} | ${r.day} | ${r.seconds.toFixed(1)} s | ${r.cpu.toFixed(1)} s | ${r.load.toFixed(1)} | ${r.rss.toFixed(0)} MB | ${mb(r.bytes)} (${r.files.toLocaleString('en-US')}) | ${(r.write + r.hash).toFixed(1)} s (${r.write.toFixed(1)} + ${r.hash.toFixed(1)} at ${(r.rate / 1e6).toFixed(0)} MB/s) | ${(r.seconds / (r.write + r.hash)).toFixed(1)}× |`,
+      `| ${r.size.toLocaleString('en-US')} | ${r.day} | ${r.seconds.toFixed(1)} s | ${r.cpu.toFixed(1)} s (${r.system.toFixed(1)} s) | ${r.load.toFixed(1)} | ${r.rss.toFixed(0)} MB | ${mb(r.bytes)} (${r.files.toLocaleString('en-US')}) | ${(r.write + r.hash).toFixed(1)} s (${r.write.toFixed(1)} + ${r.hash.toFixed(1)} at ${(r.rate / 1e6).toFixed(0)} MB/s) | ${(r.seconds / (r.write + r.hash)).toFixed(1)}× |`,
   ),
   '',
 ];
