@@ -61,6 +61,7 @@ import {
   readOptional,
   readPieces,
   removeStaleTemps,
+  startArchiveWriteback,
   syncArchive,
   writeImmutable,
   writeMutable,
@@ -606,6 +607,9 @@ function writeDayFiles(
     const root = toHex(appended.root);
 
     ledger.entriesWritten();
+    // The ledger file's entries, the tiles and most bundles are written: the disk writes them out while the file
+    // is hashed and the bundles and segment are finished, instead of all at the barrier before the commit.
+    if (day.count >= WORKER_FROM_HASHES) startArchiveWriteback(archive);
     crashPoint('ledger-entries', date);
     const ledgerFile = ledger.finish(root);
     out.published(ledgerFile);

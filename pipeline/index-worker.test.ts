@@ -86,6 +86,21 @@ describe('startHashFilesJob', () => {
     }
   });
 
+  it('the bundles and the segment are written on a worker each: a failure of one is thrown once the other has finished', () => {
+    const dir = archive();
+    const d = day(600);
+    fs.mkdirSync(path.join(dir, segmentPath({ from: 0, to: 600 })), { recursive: true });
+    expect(() => startHashFilesJob(dir, 0, d, { index: true, onWorker: true }).wait()).toThrow(
+      /published file index\/0-600.idx differs from the rebuild/,
+    );
+    // The bundles' worker had finished when wait() threw: its three bundles (256, 256, 88 hashes) are all there.
+    const other = archive();
+    startHashFilesJob(other, 0, d, { index: false, onWorker: false }).wait();
+    const bundles = (root: string) => Object.entries(tree(root)).filter(([rel]) => rel.startsWith('tile/entries/'));
+    expect(bundles(dir)).toHaveLength(3);
+    expect(bundles(dir)).toEqual(bundles(other));
+  });
+
   it(`a day under ${WORKER_FROM_HASHES} hashes is written on this thread: its files are there before wait(), the same as the worker's`, () => {
     const d = day(WORKER_FROM_HASHES - 1);
     const here = archive();

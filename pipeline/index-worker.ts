@@ -1,7 +1,7 @@
-// Writes the files made from a day's sorted hashes alone on a worker thread: entry bundles (bundle-files.ts)
-// and the day's index segment (segment-files.ts); and the handle the build waits on. The build stays
-// synchronous: `wait()` blocks on a shared flag (Atomics.wait) and reads the worker's answer with
-// receiveMessageOnPort, so no caller has to become async. The worker always answers (its work is inside
+// Writes the files made from a day's sorted hashes alone, on worker threads: the entry bundles (bundle-files.ts)
+// on one, the day's index segment (segment-files.ts) on another; and the handle the build waits on. The build
+// stays synchronous: `wait()` blocks on each worker's shared flag (Atomics.wait) and reads its answer with
+// receiveMessageOnPort, so no caller has to become async. A worker always answers (its work is inside
 // try/catch); only a failure to load this module would leave the flag unset, which every build in the tests
 // would show at once. A small day is written on the calling thread instead (WORKER_FROM_HASHES): a worker's
 // start costs more than its files.
@@ -23,6 +23,7 @@ interface Job {
   archive: string;
   oldSize: number;
   day: DayData;
+  bundles: boolean;
   index: boolean;
   mergeWith: Segment[];
   done: Int32Array;
@@ -41,8 +42,8 @@ export interface HashFilesJob {
  * Starts writing the entry bundles of a day's sorted hashes (i at leaf oldSize + i), and with `index` the day's
  * index segment (hash i at leaf oldSize + i, times in ms) — or, given `mergeWith` (the newest published segments,
  * ending at oldSize), that segment merged with them at once. The day's files (an external sort's, day-sort.ts) are
- * read again by the worker; arrays backed by a SharedArrayBuffer (sortDay makes them so) are shared with it,
- * others copied; the caller must not change or remove them until wait() returns.
+ * read again by each worker; arrays backed by a SharedArrayBuffer (sortDay makes them so) are shared with them,
+ * others copied once into shared memory; the caller must not change or remove them until wait() returns.
  */
 export function startHashFilesJob(
   archive: string,
@@ -53,41 +54,70 @@ export function startHashFilesJob(
   const mergeWith = [...(options.mergeWith ?? [])];
   if (!(options.onWorker ?? dayCount(day) >= WORKER_FROM_HASHES))
     return writeHere(archive, oldSize, day, options.index, mergeWith);
-  const done = new Int32Array(new SharedArrayBuffer(4));
-  const { port1, port2 } = new MessageChannel();
-  const transfer: ArrayBuffer[] = [];
   let posted = day;
   if (
     !('files' in day) &&
     !(day.hashes.buffer instanceof SharedArrayBuffer && day.ms.buffer instanceof SharedArrayBuffer)
   ) {
-    posted = { hashes: new Uint8Array(day.hashes), ms: day.ms.slice() }; // copies (Buffer#slice would be a view)
-    transfer.push(posted.hashes.buffer as ArrayBuffer, posted.ms.buffer as ArrayBuffer);
+    // copies into shared memory (Buffer#slice would be a view), which both workers read
+    const hashes = new Uint8Array(new SharedArrayBuffer(day.hashes.length));
+    hashes.set(day.hashes);
+    const ms = new Float64Array(new SharedArrayBuffer(day.ms.byteLength));
+    ms.set(day.ms);
+    posted = { hashes, ms };
   }
+  // The bundles (many small files: mostly the kernel's time) and the segment (one large file: mostly the
+  // merge's) on a worker each, so that neither waits for the other and the build's last seconds are not one
+  // thread's.
+  const workers = [startWorker({ archive, oldSize, day: posted, bundles: true, index: false, mergeWith: [] })];
+  if (options.index)
+    workers.push(startWorker({ archive, oldSize, day: posted, bundles: false, index: true, mergeWith }));
+  let result: Written | undefined;
+  return {
+    wait() {
+      if (result !== undefined) return result;
+      // Every worker waited for before a failure is thrown, so that none is left writing the archive.
+      const answers = workers.map((worker) => worker.answer());
+      const failed = answers.find((answer) => !answer.ok);
+      if (failed !== undefined && !failed.ok) {
+        const err = failed.code ? new TimesealError(failed.code, failed.message) : new Error(failed.message);
+        err.name = failed.name;
+        if (failed.stack) err.stack = failed.stack;
+        throw err;
+      }
+      const total: Written = { files: 0, bytes: 0 };
+      for (const answer of answers) {
+        if (!answer.ok) continue;
+        total.files += answer.written.files;
+        total.bytes += answer.written.bytes;
+      }
+      result = total;
+      return result;
+    },
+  };
+}
+
+/** A worker writing `job`'s files; answer() blocks until it has answered (a failure if it stopped without). */
+function startWorker(job: Omit<Job, 'done' | 'port'>): { answer(): Answer } {
+  const done = new Int32Array(new SharedArrayBuffer(4));
+  const { port1, port2 } = new MessageChannel();
   const worker = new Worker(new URL(import.meta.url), {
-    workerData: { archive, oldSize, day: posted, index: options.index, mergeWith, done, port: port2 },
-    transferList: [port2, ...transfer],
+    workerData: { ...job, done, port: port2 },
+    transferList: [port2],
     // A small young generation: the worker makes ~170 MB of short-lived strings and shard copies per million
     // hashes, and frequent scavenges free them at once instead of letting the heap grow beside the build's.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   });
   worker.unref();
-  let result: Written | undefined;
+  let answer: Answer | undefined;
   return {
-    wait() {
-      if (result !== undefined) return result;
+    answer() {
+      if (answer !== undefined) return answer;
       while (Atomics.load(done, 0) === 0) Atomics.wait(done, 0, 0, 1000);
-      const answer = receiveMessageOnPort(port1)?.message as Answer | undefined;
+      const message = receiveMessageOnPort(port1)?.message as Answer | undefined;
       port1.close();
-      if (answer === undefined) throw new Error('index writer stopped without an answer');
-      if (!answer.ok) {
-        const err = answer.code ? new TimesealError(answer.code, answer.message) : new Error(answer.message);
-        err.name = answer.name;
-        if (answer.stack) err.stack = answer.stack;
-        throw err;
-      }
-      result = answer.written;
-      return result;
+      answer = message ?? { ok: false, message: 'index writer stopped without an answer', name: 'Error' };
+      return answer;
     },
   };
 }
@@ -110,7 +140,7 @@ function writeHere(
   let written: Written | undefined;
   let failure: unknown;
   try {
-    written = writeHashFiles(archive, oldSize, day, index, mergeWith);
+    written = writeHashFiles(archive, oldSize, day, true, index, mergeWith);
   } catch (err) {
     failure = err;
   }
@@ -122,24 +152,26 @@ function writeHere(
   };
 }
 
-/** The entry bundles, then the segment (the day's own, or merged with `mergeWith` at once): each reads the day's
- * entries once, a batch at a time. */
+/** With `bundles` the entry bundles, then with `index` the segment (the day's own, or merged with `mergeWith` at
+ * once): each reads the day's entries once, a batch at a time. */
 function writeHashFiles(
   archive: string,
   oldSize: number,
   day: DayData,
+  bundles: boolean,
   index: boolean,
   mergeWith: readonly Segment[],
 ): Written {
   const written: Written = { files: 0, bytes: 0 };
-  writeEntryBundles(
-    archive,
-    oldSize,
-    (function* () {
-      for (const batch of dayBatches(day)) yield batch.hashes;
-    })(),
-    written,
-  );
+  if (bundles)
+    writeEntryBundles(
+      archive,
+      oldSize,
+      (function* () {
+        for (const batch of dayBatches(day)) yield batch.hashes;
+      })(),
+      written,
+    );
   if (index && mergeWith.length > 0)
     writeDayMergedSegment(archive, mergeWith, oldSize, dayCount(day), dayBatches(day), written);
   else if (index) writeDaySegment(archive, oldSize, dayCount(day), dayBatches(day), written);
@@ -150,7 +182,10 @@ if (!isMainThread && (workerData as Job | undefined)?.done instanceof Int32Array
   const job = workerData as Job;
   let answer: Answer;
   try {
-    answer = { ok: true, written: writeHashFiles(job.archive, job.oldSize, job.day, job.index, job.mergeWith) };
+    answer = {
+      ok: true,
+      written: writeHashFiles(job.archive, job.oldSize, job.day, job.bundles, job.index, job.mergeWith),
+    };
   } catch (err) {
     const e = err as Error;
     answer = {
