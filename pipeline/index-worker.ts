@@ -78,16 +78,14 @@ export function startHashFilesJob(
       if (result !== undefined) return result;
       // Every worker waited for before a failure is thrown, so that none is left writing the archive.
       const answers = workers.map((worker) => worker.answer());
-      const failed = answers.find((answer) => !answer.ok);
-      if (failed !== undefined && !failed.ok) {
-        const err = failed.code ? new TimesealError(failed.code, failed.message) : new Error(failed.message);
-        err.name = failed.name;
-        if (failed.stack) err.stack = failed.stack;
-        throw err;
-      }
       const total: Written = { files: 0, bytes: 0 };
       for (const answer of answers) {
-        if (!answer.ok) continue;
+        if (!answer.ok) {
+          const err = answer.code ? new TimesealError(answer.code, answer.message) : new Error(answer.message);
+          err.name = answer.name;
+          if (answer.stack) err.stack = answer.stack;
+          throw err;
+        }
         total.files += answer.written.files;
         total.bytes += answer.written.bytes;
       }
